@@ -1,0 +1,13 @@
+// Command detect is stopgate's PostToolUse / UserPromptExpansion /
+// UserPromptSubmit hook: it arms a prompt's validators when the agent reads a
+// mapped prompt file or invokes a mapped slash command.
+package main
+
+import (
+	"os"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/detector"
+)
+
+func main() { os.Exit(cli.Main("detect", detector.Run)) }

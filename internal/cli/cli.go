@@ -1,0 +1,102 @@
+// Package cli runs a stopgate command and maps its outcome to an exit code,
+// in one place, with the meaning each code has to Claude Code:
+//
+//	0  success; stdout, if any, is the hook's JSON answer
+//	1  a non-blocking error: the client logs stderr and carries on
+//	2  a blocking error; never used by the hooks, only by CLI usage errors
+//
+// Errors are printed as one line "name: error" on stderr, followed by any
+// hint lines, so a misconfigured hook never wedges the agent.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Env is what a command sees of its process, so tests and in-process callers
+// can supply their own.
+type Env struct {
+	Args   []string // arguments after the program name
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Dir    string // working directory
+}
+
+// OS returns the Env of the running process.
+func OS() *Env {
+	wd, _ := os.Getwd()
+	return &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}
+}
+
+// ExitError asks for a specific exit code. Its message, if any, is printed
+// like any other error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Exit returns an error that exits with code after printing nothing more.
+func Exit(code int) error { return &ExitError{Code: code} }
+
+// Hinted attaches hint lines to an error; they are printed on their own lines
+// under it.
+type Hinted struct {
+	Err   error
+	Hints []string
+}
+
+func (h *Hinted) Error() string { return h.Err.Error() }
+func (h *Hinted) Unwrap() error { return h.Err }
+
+// WithHint wraps err with hint lines.
+func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints: hints} }
+
+// Main runs run with the process's Env and returns the exit code.
+func Main(name string, run func(*Env) error) int {
+	return Run(name, OS(), run)
+}
+
+// Run is Main with a given Env.
+func Run(name string, env *Env, run func(*Env) error) int {
+	err := run(env)
+	if err == nil {
+		return 0
+	}
+	code := 1
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		code = ee.Code
+		if ee.Err == nil {
+			return code
+		}
+	}
+	fmt.Fprintf(env.Stderr, "%s: %s\n", name, oneLine(err.Error()))
+	var h *Hinted
+	if errors.As(err, &h) {
+		for _, hint := range h.Hints {
+			fmt.Fprintf(env.Stderr, "\t%s\n", hint)
+		}
+	}
+	return code
+}
+
+// oneLine keeps an error on one line: the client shows stderr in a log, and
+// a multi-line message there reads as several errors.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

@@ -1,0 +1,93 @@
+// Package config loads mappings.toml: which prompt files arm which
+// validators, and the settings of the gate.
+//
+// Decoding is strict: an unknown key, a wrong type, a validator that names
+// both file and run, a regex that does not compile or a mapping that names an
+// undefined validator is a Problem that names the file, the line and the key.
+package config
+
+import (
+	"regexp"
+	"time"
+)
+
+// Defaults for every [settings] key.
+const (
+	DefaultPromptsDir  = "src/prompts"
+	DefaultStateDir    = "tmp/validation"
+	DefaultTimeout     = 60 * time.Second
+	DefaultMaxBlocks   = 3
+	DefaultOutputLines = 40
+)
+
+// Failure policies for [settings] on_failure.
+const (
+	OnFailureBlock = "block" // hand the failures to the agent, halt after max_blocks
+	OnFailureHalt  = "halt"  // halt the session at the first failing stop
+)
+
+// Config is a loaded mappings.toml.
+type Config struct {
+	File     string // path of the file it was loaded from
+	Root     string // project root that relative paths resolve against
+	Settings Settings
+	Mappings []Mapping
+	// Validators by name, and their names in file order: output follows the
+	// order of mappings.toml, never completion order.
+	Validators map[string]*Validator
+	Order      []string
+
+	index *Index
+}
+
+// Settings is the [settings] table with defaults applied.
+type Settings struct {
+	PromptsDir  string
+	StateDir    string
+	Timeout     time.Duration
+	MaxBlocks   int
+	OutputLines int
+	Announce    bool
+	OnFailure   string
+	// Protect lists paths the PreToolUse guard keeps the agent from writing,
+	// beyond the state dir, mappings.toml and run validators' paths. Nil
+	// means the default protection; an empty list turns the guard off.
+	Protect []string
+}
+
+// Mapping arms Validators when the prompt Prompt is read or invoked.
+type Mapping struct {
+	Prompt     string // key relative to prompts_dir, no ".md"
+	Validators []string
+	Line       int
+}
+
+// Validator is one named check: a built-in file check or a command.
+type Validator struct {
+	Name        string
+	File        string // built-in: this file must exist and meet the expectations
+	Run         string // command run with sh -c from the project root
+	Contains    string
+	NotContains string
+	Regex       string
+	Timeout     time.Duration
+	Fix         string
+	Line        int
+
+	regex *regexp.Regexp
+}
+
+// CompiledRegex returns the compiled Regex, or nil when there is none.
+func (v *Validator) CompiledRegex() *regexp.Regexp { return v.regex }
+
+// Command reports the D form of a prompt key: the slash command name and the
+// file name under .claude/commands, with "/" replaced by "-".
+func Command(key string) string {
+	b := []byte(key)
+	for i, c := range b {
+		if c == '/' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,285 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// The raw shapes decoded from TOML. Pointers tell "absent" from "zero", so
+// defaults apply only to keys the user did not write.
+type rawFile struct {
+	Settings   rawSettings             `toml:"settings"`
+	Mapping    []rawMapping            `toml:"mapping"`
+	Validators map[string]rawValidator `toml:"validators"`
+}
+
+type rawSettings struct {
+	PromptsDir  *string   `toml:"prompts_dir"`
+	StateDir    *string   `toml:"state_dir"`
+	Timeout     *string   `toml:"timeout"`
+	MaxBlocks   *int      `toml:"max_blocks"`
+	OutputLines *int      `toml:"output_lines"`
+	Announce    *bool     `toml:"announce"`
+	OnFailure   *string   `toml:"on_failure"`
+	Protect     *[]string `toml:"protect"`
+}
+
+type rawMapping struct {
+	Prompt     string   `toml:"prompt"`
+	Validators []string `toml:"validators"`
+}
+
+type rawValidator struct {
+	File        string `toml:"file"`
+	Run         string `toml:"run"`
+	Contains    string `toml:"contains"`
+	NotContains string `toml:"not_contains"`
+	Regex       string `toml:"regex"`
+	Timeout     string `toml:"timeout"`
+	Fix         string `toml:"fix"`
+}
+
+// BlockCap is the number of consecutive blocked stops after which Claude
+// Code overrides a Stop hook: 9 unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP says
+// otherwise. max_blocks must stay below it so that stopgate's own halt, with
+// its explanation, comes first.
+func BlockCap(getenv func(string) string) int {
+	if n, err := strconv.Atoi(getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")); err == nil && n > 0 {
+		return n
+	}
+	return 9
+}
+
+// Load reads and checks the config at file, resolving relative paths
+// against root. A file that does not exist gives an error wrapping
+// os.ErrNotExist. Any other mistake gives Problems; warnings alone do not
+// fail the load (they are kept in Config.Warnings).
+func Load(file, root string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, file, root)
+}
+
+// Parse is Load on the file's contents.
+func Parse(data []byte, file, root string) (*Config, error) {
+	p := &parser{file: display(file, root), text: string(data)}
+	cfg := &Config{File: file, Root: root, Validators: map[string]*Validator{}}
+	var raw rawFile
+	md, err := toml.Decode(p.text, &raw)
+	if err != nil {
+		return nil, Problems{p.decodeError(err)}
+	}
+	p.lines = scanLines(p.text)
+	for _, k := range md.Undecoded() {
+		p.add(k.String(), "unknown key", hintFor(k))
+	}
+	p.settings(&cfg.Settings, raw.Settings)
+	p.validators(cfg, md, raw.Validators)
+	p.mappings(cfg, raw.Mapping)
+	if errs := p.problems.Errors(); len(errs) > 0 {
+		return nil, p.problems
+	}
+	return cfg, nil
+}
+
+type parser struct {
+	file     string
+	text     string
+	lines    lines
+	problems Problems
+}
+
+func (p *parser) add(key, msg, hint string) {
+	p.problems = append(p.problems, &Problem{File: p.file, Line: p.lines.line(key), Key: key, Msg: msg, Hint: hint})
+}
+
+// decodeError turns a toml error into a Problem with its line.
+func (p *parser) decodeError(err error) *Problem {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &Problem{File: p.file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+	}
+	// Type mismatches come as "toml: line N (last key "k"): msg".
+	if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &Problem{File: p.file, Line: n, Key: m[2], Msg: m[3]}
+	}
+	return &Problem{File: p.file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
+var typeErr = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+
+func (p *parser) settings(s *Settings, raw rawSettings) {
+	*s = Settings{
+		PromptsDir:  DefaultPromptsDir,
+		StateDir:    DefaultStateDir,
+		Timeout:     DefaultTimeout,
+		MaxBlocks:   DefaultMaxBlocks,
+		OutputLines: DefaultOutputLines,
+		Announce:    true,
+		OnFailure:   OnFailureBlock,
+	}
+	if v := raw.PromptsDir; v != nil {
+		if *v == "" {
+			p.add("settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
+		}
+		s.PromptsDir = *v
+	}
+	if v := raw.StateDir; v != nil {
+		if *v == "" {
+			p.add("settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
+		}
+		s.StateDir = *v
+	}
+	if v := raw.Timeout; v != nil {
+		s.Timeout = p.duration("settings.timeout", *v)
+	}
+	if v := raw.MaxBlocks; v != nil {
+		s.MaxBlocks = *v
+		if cap := BlockCap(os.Getenv); *v < 1 || *v >= cap {
+			p.add("settings.max_blocks", fmt.Sprintf("%d is out of range 1..%d", *v, cap-1),
+				fmt.Sprintf("Claude Code overrides a Stop hook after %d consecutive blocks; stay below (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP raises that cap)", cap))
+		}
+	}
+	if v := raw.OutputLines; v != nil {
+		s.OutputLines = *v
+		if *v < 1 {
+			p.add("settings.output_lines", fmt.Sprintf("%d must be at least 1", *v), "")
+		}
+	}
+	if v := raw.Announce; v != nil {
+		s.Announce = *v
+	}
+	if v := raw.OnFailure; v != nil {
+		s.OnFailure = *v
+		if *v != OnFailureBlock && *v != OnFailureHalt {
+			p.add("settings.on_failure", fmt.Sprintf("%q is not a policy", *v), `use "block" (send the agent back, halt after max_blocks) or "halt"`)
+		}
+	}
+	if v := raw.Protect; v != nil {
+		s.Protect = append([]string{}, *v...)
+	}
+}
+
+func (p *parser) duration(key, s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		p.add(key, fmt.Sprintf("%q is not a positive duration", s), `write it like "60s", "1m30s" or "500ms"`)
+		return DefaultTimeout
+	}
+	return d
+}
+
+func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawValidator) {
+	// Validator names in file order, from the decoder's key list.
+	for _, k := range md.Keys() {
+		if len(k) != 2 || k[0] != "validators" {
+			continue
+		}
+		name := k[1]
+		if _, seen := cfg.Validators[name]; seen {
+			continue
+		}
+		rv, ok := raw[name]
+		if !ok {
+			continue
+		}
+		key := "validators." + name
+		v := &Validator{
+			Name: name, File: rv.File, Run: rv.Run,
+			Contains: rv.Contains, NotContains: rv.NotContains, Regex: rv.Regex,
+			Timeout: cfg.Settings.Timeout, Fix: rv.Fix, Line: p.lines.line(key),
+		}
+		switch {
+		case v.File == "" && v.Run == "":
+			p.add(key, "needs file or run", `file = "path" checks a file; run = "command" runs a program`)
+		case v.File != "" && v.Run != "":
+			p.add(key, "has both file and run", "a validator is one or the other: split it into two validators")
+		case v.Run != "" && (v.Contains != "" || v.NotContains != "" || v.Regex != ""):
+			p.add(key, "contains, not_contains and regex apply to file validators only", "check the output inside the run program instead")
+		}
+		if v.Regex != "" {
+			re, err := regexp.Compile(v.Regex)
+			if err != nil {
+				p.add(key+".regex", "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), "the syntax is Go's RE2")
+			}
+			v.regex = re
+		}
+		if rv.Timeout != "" {
+			v.Timeout = p.duration(key+".timeout", rv.Timeout)
+		}
+		cfg.Validators[name] = v
+		cfg.Order = append(cfg.Order, name)
+	}
+}
+
+func (p *parser) mappings(cfg *Config, raw []rawMapping) {
+	seen := map[string]int{}
+	for i, rm := range raw {
+		key := fmt.Sprintf("mapping[%d]", i)
+		m := Mapping{Prompt: rm.Prompt, Validators: rm.Validators, Line: p.lines.line(key)}
+		if msg, hint := badPromptKey(rm.Prompt); msg != "" {
+			p.add(key+".prompt", msg, hint)
+		} else if first, dup := seen[rm.Prompt]; dup {
+			p.add(key+".prompt", fmt.Sprintf("prompt %q is mapped twice (first on line %d)", rm.Prompt, first), "list all its validators in one [[mapping]]")
+		} else {
+			seen[rm.Prompt] = m.Line
+		}
+		if len(rm.Validators) == 0 {
+			p.add(key+".validators", "no validators", `validators = ["name", …] naming [validators.name] tables`)
+		}
+		for _, name := range rm.Validators {
+			if _, ok := cfg.Validators[name]; !ok {
+				p.add(key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
+			}
+		}
+		cfg.Mappings = append(cfg.Mappings, m)
+	}
+}
+
+// badPromptKey says what is wrong with a prompt key, if anything: keys are
+// clean relative paths so that they map to one file.
+func badPromptKey(k string) (msg, hint string) {
+	switch {
+	case k == "":
+		return "missing prompt", `prompt = "key", the prompt file's path under prompts_dir without ".md"`
+	case strings.HasSuffix(k, ".md"):
+		return fmt.Sprintf("prompt %q ends in .md", k), fmt.Sprintf("write %q", strings.TrimSuffix(k, ".md"))
+	case strings.HasPrefix(k, "/") || path.Clean(k) != k || k == "." || strings.HasPrefix(k, "../") || k == ".." || strings.Contains(k, "\\"):
+		return fmt.Sprintf("prompt %q is not a clean relative path", k), `keys look like "joke" or "git/worktrees/create"`
+	}
+	return "", ""
+}
+
+func hintFor(k toml.Key) string {
+	known := map[string]string{
+		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, protect",
+		"mapping":    "prompt, validators",
+		"validators": "file, run, contains, not_contains, regex, timeout, fix",
+	}
+	if len(k) > 0 {
+		if keys, ok := known[k[0]]; ok {
+			return "known keys here: " + keys
+		}
+	}
+	return "top-level tables are [settings], [[mapping]] and [validators.NAME]"
+}
+
+// display shows file relative to root when it lies inside it.
+func display(file, root string) string {
+	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return file
+}

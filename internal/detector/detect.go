@@ -1,0 +1,150 @@
+// Package detector is the detect hook: it arms a prompt's validators when
+// the agent reads a mapped prompt file or invokes a mapped slash command.
+//
+// Contract (stdin: one hook input object):
+//
+//	PostToolUse of Read, UserPromptExpansion, UserPromptSubmit
+//	  matched:   one pending entry per (session, scope, prompt key); with
+//	             announce, additionalContext naming the acceptance criteria
+//	             the first time the entry is armed; exit 0
+//	  unmatched: nothing enqueued, nothing printed, exit 0
+//	bad input or config: one line on stderr, exit 1 (the client's
+//	  non-blocking error), nothing enqueued. Never exit 2: detect must not
+//	  block a tool call or a prompt.
+package detector
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/hashicorp/go-multierror"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// Events are the hook events detect handles.
+var Events = []string{hook.PostToolUse, hook.UserPromptExpansion, hook.UserPromptSubmit}
+
+// Run is the detect command.
+func Run(env *cli.Env) error {
+	fl := flag.NewFlagSet("detect", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
+	if err := fl.Parse(env.Args); err != nil {
+		return err
+	}
+	in, err := hook.Decode(env.Stdin, Events...)
+	if err != nil {
+		return err
+	}
+	root := project.Root(env.Getenv, in.Cwd, env.Dir)
+
+	// Read: what did the agent touch? Cheap tests first, so that the common
+	// case, an unrelated tool call or prompt, never parses the config.
+	t := triggerOf(in, root)
+	if t.kind == "" {
+		return nil
+	}
+	cfg, err := config.Load(config.Path(root, *configFile, env.Dir), root)
+	if err != nil {
+		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
+			return nil // not a stopgate project: nothing is mapped
+		}
+		return err
+	}
+
+	// Decide: which mappings does it arm?
+	var maps []*config.Mapping
+	if t.kind == queue.TriggerRead {
+		maps = cfg.MatchPath(t.rel)
+		if len(maps) > 0 && !project.Inside(root, t.path) {
+			return nil // a symlink leading out of the project is not its prompt
+		}
+	} else {
+		maps = cfg.MatchCommand(t.command)
+	}
+	if len(maps) == 0 {
+		return nil
+	}
+
+	// Write: the entries, then the announcement.
+	q, err := queue.Open(cfg.StateDir())
+	if err != nil {
+		return err
+	}
+	var errs *multierror.Error
+	var armed []*config.Mapping
+	for _, m := range maps {
+		created, err := q.Enqueue(queue.Entry{
+			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
+			Path: t.path, Trigger: t.kind,
+		})
+		errs = multierror.Append(errs, err)
+		if created {
+			armed = append(armed, m)
+		}
+	}
+	if err := errs.ErrorOrNil(); err != nil {
+		return err
+	}
+	if !cfg.Settings.Announce || len(armed) == 0 {
+		return nil
+	}
+	return hook.Write(env.Stdout, hook.Context(in.HookEventName, Announcement(cfg, armed)))
+}
+
+type trigger struct {
+	kind    string // a queue.Trigger*, or "" for nothing to match
+	path    string // the file read, absolute
+	rel     string // the file read, relative to root
+	command string // the slash command, without "/"
+}
+
+func triggerOf(in *hook.Input, root string) trigger {
+	switch in.HookEventName {
+	case hook.PostToolUse:
+		if in.ToolName != "Read" {
+			return trigger{}
+		}
+		path := in.FilePath()
+		if !strings.HasSuffix(path, ".md") {
+			return trigger{}
+		}
+		rel, ok := project.Rel(root, path)
+		if !ok {
+			return trigger{}
+		}
+		return trigger{kind: queue.TriggerRead, path: path, rel: rel}
+	case hook.UserPromptExpansion:
+		if in.ExpansionType != "" && in.ExpansionType != "slash_command" || in.CommandName == "" {
+			return trigger{}
+		}
+		return trigger{kind: queue.TriggerCommand, command: strings.TrimPrefix(in.CommandName, "/")}
+	case hook.UserPromptSubmit:
+		if name := SlashCommand(in.Prompt); name != "" {
+			return trigger{kind: queue.TriggerPrompt, command: name}
+		}
+	}
+	return trigger{}
+}
+
+// SlashCommand returns the command name of a prompt whose first word is
+// /name, or "".
+func SlashCommand(prompt string) string {
+	prompt = strings.TrimLeft(prompt, " \t\r\n")
+	if !strings.HasPrefix(prompt, "/") {
+		return ""
+	}
+	word := prompt[1:]
+	if i := strings.IndexAny(word, " \t\r\n"); i >= 0 {
+		word = word[:i]
+	}
+	return word
+}

@@ -1,0 +1,135 @@
+// Package gate is the gate hook: at Stop and SubagentStop it runs the
+// validators of the prompts pending for that scope and decides whether the
+// agent may stop.
+//
+// Contract (stdin: one Stop or SubagentStop hook input object):
+//
+//	nothing pending                exit 0, no output
+//	every validator passes         entries removed, exit 0, no output
+//	a validator fails              {"decision":"block","reason":…}, exit 0: the
+//	                               agent gets the failures and fixes and works on
+//	after max_blocks blocked stops {"continue":false,"stopReason":…}, exit 0: the
+//	  (or on_failure = "halt")     session halts and the user sees the failures
+//	config that cannot be read     {"continue":false,"stopReason":"mappings.toml:LINE: …"}
+//	bad hook input                 one line on stderr, exit 1
+//
+// Stop takes the session's main-thread entries; SubagentStop takes that
+// agent's. Validators come from the current mappings.toml by prompt key:
+// the gate never runs anything stored in the queue.
+package gate
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// Events are the hook events the gate handles.
+var Events = []string{hook.Stop, hook.SubagentStop}
+
+// Run is the gate command.
+func Run(env *cli.Env) error {
+	fl := flag.NewFlagSet("gate", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
+	if err := fl.Parse(env.Args); err != nil {
+		return err
+	}
+	in, err := hook.Decode(env.Stdin, Events...)
+	if err != nil {
+		return err
+	}
+	root := project.Root(env.Getenv, in.Cwd, env.Dir)
+	scope := queue.Scope{Session: in.SessionID, Agent: in.AgentID}
+	if in.HookEventName == hook.Stop {
+		scope.Agent = "" // the main thread's stop, whatever else the input says
+	}
+
+	cfg, err := config.Load(config.Path(root, *configFile, env.Dir), root)
+	if err != nil {
+		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
+			return missingConfig(env, root, scope)
+		}
+		return hook.Write(env.Stdout, hook.Halt(configReason(err)))
+	}
+	q, err := queue.Open(cfg.StateDir())
+	if err != nil {
+		return err
+	}
+	entries, bad, err := q.Snapshot(scope)
+	if err != nil {
+		return err
+	}
+	for _, b := range bad {
+		fmt.Fprintf(env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
+	}
+	prior := q.Blocks(scope)
+	if !in.StopHookActive {
+		// Not a stop that follows a block: the client's own count of
+		// consecutive blocks starts again, and so does ours.
+		prior = 0
+	}
+
+	v := Decide(context.Background(), cfg, in, entries, prior)
+	return v.apply(env, q, scope)
+}
+
+// apply writes the verdict: the queue and block count first, so that a gate
+// killed after deciding errs towards checking again, then the answer.
+func (v *Verdict) apply(env *cli.Env, q *queue.Queue, scope queue.Scope) error {
+	if err := q.Remove(scope, v.Done); err != nil {
+		return err
+	}
+	if err := q.SetBlocks(scope, v.Blocks); err != nil {
+		return err
+	}
+	switch v.Kind {
+	case Block:
+		return hook.Write(env.Stdout, hook.Block(v.Reason))
+	case Halt:
+		return hook.Write(env.Stdout, hook.Halt(v.Reason))
+	}
+	return nil
+}
+
+// missingConfig handles a project whose mappings.toml is gone: nothing can
+// be pending unless it was deleted after prompts were armed, and then the
+// stop must not pass unchecked.
+func missingConfig(env *cli.Env, root string, scope queue.Scope) error {
+	q, err := queue.Open(filepath.Join(root, config.DefaultStateDir))
+	if err != nil {
+		return nil
+	}
+	entries, _, _ := q.Snapshot(scope)
+	if len(entries) == 0 {
+		return nil
+	}
+	return hook.Write(env.Stdout, hook.Halt(fmt.Sprintf(
+		"stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
+		project.ConfigName, len(entries))))
+}
+
+func configReason(err error) string {
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		msg := "stopgate cannot check this stop: mappings.toml has mistakes; fix them (the agent must not edit its own gate):"
+		for _, p := range ps.Errors() {
+			msg += "\n" + p.Error()
+			if p.Hint != "" {
+				msg += "\n  hint: " + p.Hint
+			}
+		}
+		return msg
+	}
+	return "stopgate cannot check this stop: " + err.Error()
+}

@@ -1,0 +1,134 @@
+// Package hook reads Claude Code hook input and writes hook output.
+//
+// The shapes follow what the real client sends and accepts (see the project's
+// notes on the client): unknown input fields are ignored because the client
+// adds fields over time, but a field stopgate reads must have the right JSON
+// type, and the event must be one stopgate handles.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Hook event names, exactly as the client spells them.
+const (
+	PreToolUse          = "PreToolUse"
+	PostToolUse         = "PostToolUse"
+	UserPromptSubmit    = "UserPromptSubmit"
+	UserPromptExpansion = "UserPromptExpansion"
+	Stop                = "Stop"
+	SubagentStop        = "SubagentStop"
+)
+
+// MaxInput bounds what Decode reads. The largest real inputs are PostToolUse
+// events carrying a whole file in tool_response; 64 MiB is far above them.
+const MaxInput = 64 << 20
+
+// Input is the JSON object a hook receives on stdin. Fields of other events
+// are left empty.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+	PermissionMode string `json:"permission_mode"`
+
+	// AgentID is set only inside a subagent; empty means the main thread.
+	AgentID             string `json:"agent_id"`
+	AgentType           string `json:"agent_type"`
+	AgentTranscriptPath string `json:"agent_transcript_path"`
+
+	// PreToolUse and PostToolUse.
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	ToolUseID string          `json:"tool_use_id"`
+
+	// UserPromptSubmit and UserPromptExpansion.
+	Prompt        string `json:"prompt"`
+	ExpansionType string `json:"expansion_type"`
+	CommandName   string `json:"command_name"`
+	CommandArgs   string `json:"command_args"`
+	CommandSource string `json:"command_source"`
+
+	// Stop and SubagentStop.
+	StopHookActive       bool   `json:"stop_hook_active"`
+	LastAssistantMessage string `json:"last_assistant_message"`
+}
+
+// ErrNoInput is returned by Decode for empty or all-blank stdin.
+var ErrNoInput = errors.New("no hook input on stdin (expected one JSON object)")
+
+// Decode reads one hook input object from r and checks that it names an
+// event from events (any event if events is empty) and a session.
+func Decode(r io.Reader, events ...string) (*Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading hook input: %w", err)
+	}
+	if len(data) > MaxInput {
+		return nil, fmt.Errorf("hook input is larger than %d MiB", MaxInput>>20)
+	}
+	return Parse(data, events...)
+}
+
+// Parse is Decode on bytes already read.
+func Parse(data []byte, events ...string) (*Input, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, ErrNoInput
+	}
+	if trimmed[0] != '{' {
+		return nil, fmt.Errorf("hook input is not a JSON object (starts with %q)", firstRune(trimmed))
+	}
+	var in Input
+	if err := json.Unmarshal(trimmed, &in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("hook input field %q is a JSON %s, want %s", te.Field, te.Value, te.Type)
+		}
+		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
+	}
+	if in.HookEventName == "" {
+		return nil, errors.New("hook input has no hook_event_name")
+	}
+	if len(events) > 0 && !contains(events, in.HookEventName) {
+		return nil, fmt.Errorf("unsupported hook event %q (handles %s)", in.HookEventName, strings.Join(events, ", "))
+	}
+	if in.SessionID == "" {
+		return nil, errors.New("hook input has no session_id")
+	}
+	return &in, nil
+}
+
+// FilePath returns tool_input.file_path, or "" when the tool input has none.
+func (in *Input) FilePath() string {
+	var ti struct {
+		FilePath string `json:"file_path"`
+	}
+	if len(in.ToolInput) == 0 || json.Unmarshal(in.ToolInput, &ti) != nil {
+		return ""
+	}
+	return ti.FilePath
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func firstRune(b []byte) string {
+	s := string(b)
+	for _, r := range s {
+		return string(r)
+	}
+	return ""
+}

@@ -1,0 +1,65 @@
+package hook
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// Output is the JSON object a hook may print on stdout with exit code 0.
+// Only fields the client documents are here: the client silently ignores
+// anything else (such as the legacy "replace"), so an unknown key would be a
+// bug that no error ever reports.
+type Output struct {
+	Continue       *bool  `json:"continue,omitempty"`
+	StopReason     string `json:"stopReason,omitempty"`
+	SuppressOutput bool   `json:"suppressOutput,omitempty"`
+	SystemMessage  string `json:"systemMessage,omitempty"`
+	// Decision "block" on Stop/SubagentStop keeps the agent working and
+	// hands it Reason; on UserPromptSubmit it drops the prompt and shows
+	// Reason to the user.
+	Decision           string    `json:"decision,omitempty"`
+	Reason             string    `json:"reason,omitempty"`
+	HookSpecificOutput *Specific `json:"hookSpecificOutput,omitempty"`
+}
+
+// Specific is hookSpecificOutput. HookEventName must equal the event.
+type Specific struct {
+	HookEventName            string `json:"hookEventName"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+}
+
+// Block refuses a stop (Stop, SubagentStop) or a prompt (UserPromptSubmit):
+// the reason goes to the model, or for a prompt to the user.
+func Block(reason string) Output { return Output{Decision: "block", Reason: reason} }
+
+// Halt ends the whole session: the user sees reason, the model does not.
+func Halt(reason string) Output {
+	f := false
+	return Output{Continue: &f, StopReason: reason}
+}
+
+// Context adds text to the model's context after event.
+func Context(event, text string) Output {
+	return Output{HookSpecificOutput: &Specific{HookEventName: event, AdditionalContext: text}}
+}
+
+// Deny refuses a PreToolUse tool call and tells the model why.
+func Deny(reason string) Output {
+	return Output{HookSpecificOutput: &Specific{
+		HookEventName:            PreToolUse,
+		PermissionDecision:       "deny",
+		PermissionDecisionReason: reason,
+	}}
+}
+
+// Write prints o as one line of JSON.
+func Write(w io.Writer, o Output) error {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

@@ -1,0 +1,59 @@
+// Package project locates a stopgate project's root and relates paths to it.
+package project
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ConfigName is the file, at the project root, that holds the mappings.
+const ConfigName = "mappings.toml"
+
+// Root returns the project root: $CLAUDE_PROJECT_DIR, else the hook input's
+// cwd, else the working directory; always absolute and clean.
+func Root(getenv func(string) string, cwd, wd string) string {
+	for _, dir := range []string{getenv("CLAUDE_PROJECT_DIR"), cwd, wd} {
+		if dir == "" {
+			continue
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(wd, dir)
+		}
+		return filepath.Clean(dir)
+	}
+	return "/"
+}
+
+// Rel returns path relative to root with forward slashes, and false when
+// path lies outside root. It is lexical: callers that act on a match also
+// check symlinks with Inside.
+func Rel(root, path string) (string, bool) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// Inside reports whether path, with symlinks resolved, lies inside root
+// (also resolved). A path that does not exist is judged lexically.
+func Inside(root, path string) bool {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	realPath, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			_, ok := Rel(root, path)
+			return ok
+		}
+		return false
+	}
+	_, ok := Rel(realRoot, realPath)
+	return ok
+}

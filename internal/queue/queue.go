@@ -1,0 +1,188 @@
+// Package queue is stopgate's crash-safe file queue of pending validations.
+//
+// Layout under the state dir:
+//
+//	lock                                  permanent flock file, never deleted
+//	sessions/<session>/<scope>/<key>.json one pending entry per prompt key
+//	sessions/<session>/<scope>/blocks     consecutive blocked stops of the scope
+//	quarantine/<time>-<name>              unreadable entries, set aside
+//
+// <scope> is "main" for the main thread and "agent-<id>" for a subagent.
+// Names are escaped so that any session id or key is one path segment.
+//
+// Every change happens under the exclusive lock, and every file is written
+// to a temp file, fsynced and renamed into place, so a reader never sees a
+// partial entry even when a writer is killed mid-write. Temp files left by a
+// killed writer are swept by the next writer of the same scope, and by
+// Snapshot. The lock is held only for file operations, never while
+// validators run.
+package queue
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Scope identifies whose stop an entry gates: a session's main thread
+// (Agent == "") or one subagent.
+type Scope struct {
+	Session string
+	Agent   string
+}
+
+func (s Scope) String() string {
+	if s.Agent == "" {
+		return s.Session + "/main"
+	}
+	return s.Session + "/agent " + s.Agent
+}
+
+// Triggers: how a prompt came to be armed.
+const (
+	TriggerRead    = "read"          // PostToolUse of Read
+	TriggerCommand = "slash_command" // UserPromptExpansion
+	TriggerPrompt  = "prompt"        // UserPromptSubmit starting with /command
+)
+
+// Entry is one pending validation: the validators of Prompt must pass
+// before Scope may stop. It records what armed it, never what to run: the
+// gate resolves validators from the current mappings.toml.
+type Entry struct {
+	ID        string    `json:"id"` // changes on every write; Remove checks it
+	Prompt    string    `json:"prompt"`
+	Session   string    `json:"session_id"`
+	AgentID   string    `json:"agent_id,omitempty"`
+	AgentType string    `json:"agent_type,omitempty"`
+	Path      string    `json:"path,omitempty"` // the file whose read armed it
+	Trigger   string    `json:"trigger"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	Arms      int       `json:"arms"` // how many times it was armed
+}
+
+// Scope returns the entry's scope.
+func (e *Entry) Scope() Scope { return Scope{Session: e.Session, Agent: e.AgentID} }
+
+// Queue is a state dir. Its methods are safe for concurrent use by many
+// processes.
+type Queue struct {
+	dir  string
+	lock *flock.Flock
+}
+
+// Open returns the queue in dir, creating dir and its lock file if needed.
+func Open(dir string) (*Queue, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating state dir: %w", err)
+	}
+	return &Queue{dir: dir, lock: flock.New(filepath.Join(dir, "lock"))}, nil
+}
+
+// Dir returns the state dir.
+func (q *Queue) Dir() string { return q.dir }
+
+// locked runs f under the exclusive lock.
+func (q *Queue) locked(f func() error) error {
+	if err := q.lock.Lock(); err != nil {
+		return fmt.Errorf("locking %s: %w", q.lock.Path(), err)
+	}
+	defer q.lock.Unlock()
+	return f()
+}
+
+func (q *Queue) scopeDir(s Scope) string {
+	scope := "main"
+	if s.Agent != "" {
+		scope = "agent-" + segment(s.Agent)
+	}
+	return filepath.Join(q.dir, "sessions", segment(s.Session), scope)
+}
+
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Enqueue arms e.Prompt for e's scope. Arming a prompt that is already
+// pending keeps one entry: it keeps Created and counts the arm. It reports
+// whether the entry is new.
+func (q *Queue) Enqueue(e Entry) (created bool, err error) {
+	if e.Session == "" || e.Prompt == "" {
+		return false, errors.New("queue entry needs a session and a prompt")
+	}
+	now := time.Now().UTC()
+	dir := q.scopeDir(e.Scope())
+	path := filepath.Join(dir, segment(e.Prompt)+".json")
+	err = q.locked(func() error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		sweepTemps(dir)
+		var old Entry
+		if readJSON(path, &old) == nil {
+			e.Created, e.Arms = old.Created, old.Arms
+		} else {
+			e.Created, created = now, true
+		}
+		e.ID, e.Updated = newID(), now
+		e.Arms++
+		return writeJSON(path, &e)
+	})
+	if err != nil {
+		return false, fmt.Errorf("enqueueing %q for %s: %w", e.Prompt, e.Scope(), err)
+	}
+	return created, nil
+}
+
+// Bad is an entry file that could not be read; Snapshot moves it to the
+// quarantine folder and reports it instead of failing.
+type Bad struct {
+	Path  string // where it now lies
+	Error error
+}
+
+// Snapshot returns the pending entries of s, ordered by prompt key, and any
+// unreadable entries it set aside.
+func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
+	dir := q.scopeDir(s)
+	err = q.locked(func() error {
+		entries, bad = q.readScope(dir)
+		return nil
+	})
+	return entries, bad, err
+}
+
+// Remove deletes entries that are still as they were when read: an entry
+// re-armed since (its ID changed) stays pending.
+func (q *Queue) Remove(s Scope, done []Entry) error {
+	dir := q.scopeDir(s)
+	return q.locked(func() error {
+		for _, e := range done {
+			path := filepath.Join(dir, segment(e.Prompt)+".json")
+			var cur Entry
+			if readJSON(path, &cur) != nil || cur.ID != e.ID {
+				continue
+			}
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+		return q.prune(dir)
+	})
+}
+
+// prune removes a scope dir, and its session dir, once nothing is left.
+func (q *Queue) prune(dir string) error {
+	if os.Remove(dir) == nil {
+		os.Remove(filepath.Dir(dir))
+	}
+	return nil
+}

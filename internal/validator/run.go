@@ -1,0 +1,237 @@
+package validator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	defaultOutputLimit = 64 << 10
+	defaultTimeout     = 60 * time.Second
+	// drainGrace is how long output is still read after a command exits and
+	// its process group is killed: a child that escaped the group (setsid)
+	// and holds the pipe open cannot delay the gate beyond it.
+	drainGrace = 250 * time.Millisecond
+	// maxFileBytes bounds how much of a File is read for its expectations.
+	maxFileBytes = 16 << 20
+)
+
+// Run runs every spec at once and returns their results in the order of
+// specs. A spec's timeout kills its whole process group. Run itself never
+// fails: a check that cannot start is a failing Result saying why.
+func Run(ctx context.Context, env Env, specs []Spec) []Result {
+	results := make([]Result, len(specs))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			if s.Run != "" {
+				results[i] = runCommand(ctx, env, s)
+			} else {
+				results[i] = checkFile(env, s)
+			}
+			results[i].Name = s.Name
+			results[i].Duration = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// RunOne runs a single spec.
+func RunOne(ctx context.Context, env Env, s Spec) Result { return Run(ctx, env, []Spec{s})[0] }
+
+func checkFile(env Env, s Spec) Result {
+	path := s.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Result{Output: s.File + ": no such file"}
+		}
+		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return Result{Output: s.File + ": is a directory, not a file"}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes))
+	if err != nil {
+		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
+	}
+	whys := CheckAll(string(data), s.Expect)
+	if len(whys) == 0 {
+		return Result{Passed: true}
+	}
+	for i, w := range whys {
+		whys[i] = s.File + ": " + w
+	}
+	return Result{Output: strings.Join(whys, "\n")}
+}
+
+func runCommand(ctx context.Context, env Env, s Spec) Result {
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = defaultTimeout
+	}
+	limit := env.OutputLimit
+	if limit <= 0 {
+		limit = defaultOutputLimit
+	}
+	if why := unrunnable(env.Dir, s.Run); why != "" {
+		return Result{Output: why, Problem: "cannot start: " + why, ExitCode: -1}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// Output goes through a pipe of our own rather than exec's copying
+	// goroutine, so that Wait returns when the command exits even if a
+	// background child still holds the pipe open.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Result{Problem: "cannot start: " + err.Error(), Output: err.Error(), ExitCode: -1}
+	}
+	out := &capped{limit: limit}
+	drained := make(chan struct{})
+	go func() { io.Copy(out, pr); close(drained) }()
+
+	cmd := exec.CommandContext(ctx, "sh", "-c", s.Run)
+	cmd.Dir = env.Dir
+	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = time.Second
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return Result{Problem: "cannot start: " + err.Error(), Output: err.Error(), ExitCode: -1}
+	}
+	waitErr := cmd.Wait()
+	// Leftover children of the group would hold the pipe and keep running
+	// after the gate returns: a validator's work ends with it.
+	killGroup(cmd)
+	select {
+	case <-drained:
+	case <-time.After(drainGrace):
+	}
+	pr.Close()
+	<-drained
+
+	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: cmd.ProcessState.ExitCode()}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		r.Problem = fmt.Sprintf("timed out after %s", timeout)
+		r.ExitCode = -1
+	case ctx.Err() != nil:
+		r.Problem = "canceled"
+		r.ExitCode = -1
+	case waitErr == nil:
+		r.Passed = true
+	default:
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Problem = "killed by signal " + signalName(ws.Signal())
+		} else if r.ExitCode == 126 || r.ExitCode == 127 {
+			r.Problem = fmt.Sprintf("exit status %d (the shell could not run the command)", r.ExitCode)
+		}
+	}
+	return r
+}
+
+// unrunnable reports why the program a run line starts with cannot run,
+// when it names a file by path: the shell's own messages for this are terse.
+func unrunnable(dir, run string) string {
+	fields := strings.Fields(run)
+	if len(fields) == 0 {
+		return "empty command"
+	}
+	prog := fields[0]
+	if !strings.Contains(prog, "/") || strings.ContainsAny(prog, `"'$`+"`") {
+		return ""
+	}
+	path := prog
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return prog + ": no such file"
+	case err != nil:
+		return fmt.Sprintf("%s: %v", prog, unwrapPath(err))
+	case st.IsDir():
+		return prog + ": is a directory"
+	case st.Mode()&0o111 == 0:
+		return prog + ": not executable (chmod +x " + prog + ")"
+	}
+	return ""
+}
+
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGSEGV: "SIGSEGV",
+		syscall.SIGABRT: "SIGABRT", syscall.SIGINT: "SIGINT", syscall.SIGHUP: "SIGHUP", syscall.SIGPIPE: "SIGPIPE",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return s.String()
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// capped keeps the first limit bytes written and counts the rest.
+type capped struct {
+	mu      sync.Mutex
+	buf     []byte
+	limit   int
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.limit - len(c.buf)
+	if room > len(p) {
+		room = len(p)
+	}
+	if room > 0 {
+		c.buf = append(c.buf, p[:room]...)
+	}
+	c.dropped += int64(len(p) - max(room, 0))
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.buf)
+}

@@ -1,0 +1,70 @@
+package validator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Spec is one check to run: a File that must exist and meet Expect, or a
+// command Run with sh -c.
+type Spec struct {
+	Name    string
+	File    string // relative to Env.Dir unless absolute
+	Expect  []Expectation
+	Run     string
+	Env     []string // extra KEY=value for Run, after Env.Vars
+	Timeout time.Duration
+}
+
+// Env is where specs run.
+type Env struct {
+	Dir string // project root: the working directory and base of File paths
+	// Vars are added to the process environment of every Run.
+	Vars []string
+	// OutputLimit bounds the bytes of output kept per check (default 64 KiB);
+	// the rest is counted and dropped, so a runaway validator cannot take
+	// the gate's memory.
+	OutputLimit int
+}
+
+// Result is the outcome of one Spec.
+type Result struct {
+	Name     string
+	Passed   bool
+	Output   string // what the check said: the command's output, or the file's failures
+	Dropped  int64  // bytes of output beyond the limit
+	Problem  string // why it could not judge, e.g. "timed out after 10s"; "" otherwise
+	ExitCode int    // for Run: the exit code, -1 when killed or not started
+	Duration time.Duration
+}
+
+// Summary is the result in one line, for logs and status.
+func (r Result) Summary() string {
+	switch {
+	case r.Passed:
+		return "passed"
+	case r.Problem != "":
+		return r.Problem
+	case r.ExitCode > 0:
+		return fmt.Sprintf("exit status %d", r.ExitCode)
+	}
+	return "failed"
+}
+
+// Lines returns at most n lines of the result's output, and a note of how
+// many more there were, for feedback that must stay short.
+func (r Result) Lines(n int) []string {
+	out := strings.TrimRight(r.Output, "\n")
+	if out == "" {
+		return nil
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) > n {
+		rest := len(lines) - n
+		lines = append(lines[:n:n], fmt.Sprintf("… %d more lines", rest))
+	} else if r.Dropped > 0 {
+		lines = append(lines, fmt.Sprintf("… %d more bytes", r.Dropped))
+	}
+	return lines
+}

@@ -1,0 +1,145 @@
+package stopgate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/detector"
+	"github.com/stopgate/stopgate/internal/gate"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// Commands are the stopgate binaries as testscript runs them: in-process,
+// from this test binary, so a script never runs a stale build.
+var Commands = map[string]func(){
+	"detect": func() { os.Exit(cli.Main("detect", detector.Run)) },
+	"gate":   func() { os.Exit(cli.Main("gate", gate.Run)) },
+}
+
+func TestMain(m *testing.M) { testscript.Main(m, Commands) }
+
+// TestScripts runs testdata/script/*.txtar: each is one hook or CLI
+// contract, stdin JSON in, stdout and exit code out.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CLAUDE_PROJECT_DIR", env.WorkDir)
+			env.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"expand":  cmdExpand,
+			"example": cmdExample,
+			"queue":   cmdQueue,
+		},
+	})
+}
+
+// expand FILE... replaces $VAR and ${VAR} in each file with the script's
+// environment, so hook inputs can carry absolute paths under $WORK.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: expand FILE...")
+	}
+	for _, f := range args {
+		data := ts.ReadFile(f)
+		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(os.Expand(data, ts.Getenv)), 0o644))
+	}
+}
+
+// example copies the repo's example project (mappings.toml, src/prompts,
+// .claude/commands, validators) into the working dir.
+func cmdExample(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: example")
+	}
+	repo, err := os.Getwd()
+	ts.Check(err)
+	for _, p := range []string{"mappings.toml", "src/prompts", ".claude/commands", "validators"} {
+		ts.Check(copyTree(filepath.Join(repo, p), ts.MkAbs(p)))
+	}
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+}
+
+// queue [STATEDIR] prints the pending entries, one line each, sorted:
+// "session scope prompt trigger arms=N", and "blocks session scope N".
+func cmdQueue(ts *testscript.TestScript, neg bool, args []string) {
+	dir := "tmp/validation"
+	if len(args) > 0 {
+		dir = args[0]
+	}
+	root := filepath.Join(ts.MkAbs(dir), "sessions")
+	var lines []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		parts := strings.Split(rel, string(filepath.Separator))
+		if len(parts) != 3 {
+			lines = append(lines, "stray "+rel)
+			return nil
+		}
+		switch {
+		case parts[2] == "blocks":
+			var b struct{ Count int }
+			readJSON(ts, path, &b)
+			lines = append(lines, fmt.Sprintf("blocks %s %s %d", parts[0], parts[1], b.Count))
+		case strings.HasSuffix(parts[2], ".json"):
+			var e queue.Entry
+			readJSON(ts, path, &e)
+			lines = append(lines, fmt.Sprintf("%s %s %s %s arms=%d", e.Session, parts[1], e.Prompt, e.Trigger, e.Arms))
+		default:
+			lines = append(lines, "stray "+rel)
+		}
+		return nil
+	})
+	sort.Strings(lines)
+	out := strings.Join(lines, "\n")
+	if len(lines) > 0 {
+		out += "\n"
+	}
+	if neg && out != "" {
+		ts.Fatalf("queue is not empty:\n%s", out)
+	}
+	ts.Stdout().Write([]byte(out))
+}
+
+func readJSON(ts *testscript.TestScript, path string, v any) {
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	ts.Check(json.Unmarshal(data, v))
+}
