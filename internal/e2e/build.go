@@ -1,0 +1,48 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+)
+
+var build struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Stopgate returns a directory holding the stopgate commands (./cmd/...) built from the
+// module's source by this test binary, so a scenario never runs a stale build. The build
+// happens once per test binary; Main removes it.
+func Stopgate(t testing.TB) string {
+	t.Helper()
+	build.once.Do(func() {
+		build.dir, build.err = os.MkdirTemp("", "stopgate-e2e-bin-")
+		if build.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", build.dir+string(os.PathSeparator), "./cmd/...")
+		cmd.Dir = Root(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("go build ./cmd/...: %v\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatalf("e2e: %v", build.err)
+	}
+	return build.dir
+}
+
+// Main runs the tests and then removes what Stopgate built. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(e2e.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	return code
+}

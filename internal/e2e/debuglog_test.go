@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+)
+
+// sampleDebug holds lines as Claude Code 2.1.328 writes them to --debug-file.
+const sampleDebug = `2026-11-22T08:16:12.172Z [DEBUG] Hooks: UserPromptSubmit ["$CLAUDE_PROJECT_DIR"/bin/h ups] finished with status 0 (14ms)
+2026-11-22T08:16:12.172Z [DEBUG] Hook output does not start with {, treating as plain text
+2026-11-22T08:16:43.244Z [DEBUG] Hooks: PreToolUse:Read [echo '{"replace":"x"}'] finished with status 0 (15ms)
+2026-11-22T08:16:43.248Z [DEBUG] Hook JSON output had unrecognized keys (ignored): replace.
+2026-11-22T08:16:43.300Z [DEBUG] Hooks: PostToolUse:Read [echo oops >&2; exit 1] finished with status 1 (6ms)
+2026-11-22T08:16:43.301Z [ERROR] "Hook PostToolUse:Read (PostToolUse) error: status code 1\nstderr:\noops"
+2026-11-22T08:16:11.827Z [ERROR] Failed to save config with lock: Error: ENOENT: no such file or directory, lstat '/h/.claude.json'
+2026-11-22T08:16:12.469Z [DEBUG] Hooks: Stop ["$CLAUDE_PROJECT_DIR"/bin/stop] finished with status 0 (15ms)
+2026-11-22T08:16:12.478Z [DEBUG] Hook Stop ("$CLAUDE_PROJECT_DIR"/bin/stop) returned permissionDecision: deny (reason: XYZ)
+2026-11-22T08:16:12.053Z [DEBUG] hooks module cc-plugin-agents-md@builtin session.start settled in 9.4ms (native link, next() included)
+`
+
+func TestHookRuns(t *testing.T) {
+	want := []HookRun{
+		{"UserPromptSubmit", "", `"$CLAUDE_PROJECT_DIR"/bin/h ups`, 0, 14 * time.Millisecond},
+		{"PreToolUse", "Read", `echo '{"replace":"x"}'`, 0, 15 * time.Millisecond},
+		{"PostToolUse", "Read", `echo oops >&2; exit 1`, 1, 6 * time.Millisecond},
+		{"Stop", "", `"$CLAUDE_PROJECT_DIR"/bin/stop`, 0, 15 * time.Millisecond},
+	}
+	got := HookRuns(sampleDebug)
+	if len(got) != len(want) {
+		t.Fatalf("got %d runs %v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("run %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestUnrecognizedAndHookErrors(t *testing.T) {
+	if u := Unrecognized(sampleDebug); len(u) != 1 {
+		t.Errorf("Unrecognized: %q", u)
+	}
+	if e := HookErrors(sampleDebug); len(e) != 1 || e[0][25:] != `[ERROR] "Hook PostToolUse:Read (PostToolUse) error: status code 1\nstderr:\noops"` {
+		t.Errorf("HookErrors: %q", e)
+	}
+}

@@ -1,0 +1,12 @@
+package fakeapi
+
+// isSide reports whether r is one of the client's own side requests rather than a turn
+// of an agent thread. Agent threads (main and subagents) are always offered tools.
+func isSide(r *Request) bool {
+	return len(r.Tools) == 0
+}
+
+// sideReply answers a side request harmlessly.
+func sideReply(r *Request) []Block {
+	return []Block{Text("ok")}
+}

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A Project is a throwaway Claude Code project for one scenario: a fresh directory the
+// client runs in, with its own HOME so no user configuration, session or transcript
+// leaks in or out.
+type Project struct {
+	t testing.TB
+	// Dir is the project root, the client's working directory and CLAUDE_PROJECT_DIR.
+	Dir string
+	// Home is the client's HOME; transcripts go under Home/.claude/projects.
+	Home string
+	// Env holds extra KEY=VALUE settings for the client, e.g.
+	// CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=20.
+	Env []string
+	// Timeout bounds one Run; zero means 60 seconds.
+	Timeout time.Duration
+
+	hooks map[string][]hookGroup
+}
+
+// hookGroup is one entry of an event's list in .claude/settings.json.
+type hookGroup struct {
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []hookCommand `json:"hooks"`
+}
+
+type hookCommand struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
+// NewProject returns an empty Project in a temporary directory that t removes.
+func NewProject(t testing.TB) *Project {
+	t.Helper()
+	return &Project{
+		t:     t,
+		Dir:   t.TempDir(),
+		Home:  t.TempDir(),
+		hooks: map[string][]hookGroup{},
+	}
+}
+
+// Path returns the absolute path of rel, a slash-separated path in the project.
+func (p *Project) Path(rel string) string {
+	return filepath.Join(p.Dir, filepath.FromSlash(rel))
+}
+
+// WriteFile writes content to rel in the project, creating directories. A file whose
+// content starts with "#!" is made executable.
+func (p *Project) WriteFile(rel, content string) {
+	p.t.Helper()
+	path := p.Path(rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		p.t.Fatalf("e2e: %v", err)
+	}
+	mode := fs.FileMode(0o644)
+	if strings.HasPrefix(content, "#!") {
+		mode = 0o755
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		p.t.Fatalf("e2e: %v", err)
+	}
+}
+
+// ReadFile returns the content of rel in the project, or "" if it does not exist.
+func (p *Project) ReadFile(rel string) string {
+	p.t.Helper()
+	data, err := os.ReadFile(p.Path(rel))
+	if err != nil && !os.IsNotExist(err) {
+		p.t.Fatalf("e2e: %v", err)
+	}
+	return string(data)
+}
+
+// Hook registers command for event in the project's .claude/settings.json, as a user
+// would: matcher is a tool-name pattern for tool events and "" for the others. Refer to
+// project files as "$CLAUDE_PROJECT_DIR"/path.
+func (p *Project) Hook(event, matcher, command string) {
+	p.hooks[event] = append(p.hooks[event], hookGroup{
+		Matcher: matcher,
+		Hooks:   []hookCommand{{Type: "command", Command: command}},
+	})
+}
+
+// writeSettings writes .claude/settings.json with the registered hooks, unless none
+// are registered and the project already has one.
+func (p *Project) writeSettings() {
+	p.t.Helper()
+	rel := ".claude/settings.json"
+	if len(p.hooks) == 0 {
+		if _, err := os.Stat(p.Path(rel)); err == nil {
+			return
+		}
+	}
+	data, err := json.MarshalIndent(map[string]any{"hooks": p.hooks}, "", "  ")
+	if err != nil {
+		p.t.Fatalf("e2e: %v", err)
+	}
+	p.WriteFile(rel, string(data)+"\n")
+}
+
+// copyDir copies the tree at src into dst, keeping executable bits.
+func copyDir(dst, src string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		return copyFile(target, path)
+	})
+}
+
+func copyFile(dst, src string) error {
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, info.Mode().Perm())
+}
