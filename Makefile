@@ -1,0 +1,44 @@
+# stopgate: `make demo` shows the main job, `make test` runs every test.
+GO      ?= go
+BIN     ?= bin
+PREFIX  ?= /usr/local
+CMDS    := $(notdir $(wildcard cmd/*))
+
+.PHONY: all build demo test unit e2e-install e2e bench install clean
+
+all: build
+
+# build writes bin/detect, bin/gate (and the other commands under cmd/).
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# demo feeds detect and gate the hook events the real client sends, on a copy
+# of this example project: a blocked stop, the fix, a passing stop.
+demo: build
+	@bash scripts/demo
+
+# test runs every test, the end-to-end suite on the real Claude Code binary
+# included (its pinned npm package is installed first).
+test: e2e-install
+	$(GO) test ./...
+
+# unit runs the tests without installing anything; the end-to-end suite skips.
+unit:
+	$(GO) test ./...
+
+e2e-install:
+	@bash scripts/install-claude
+
+e2e: e2e-install
+	$(GO) test -count=1 -v -run . ./internal/e2e/
+
+# install puts the commands in $GOBIN (go install), or PREFIX/bin with PREFIX=.
+install:
+ifeq ($(origin PREFIX),command line)
+	$(GO) build -o $(PREFIX)/bin/ ./cmd/...
+else
+	$(GO) install ./cmd/...
+endif
+
+clean:
+	rm -rf $(BIN) tmp/validation
