@@ -50,7 +50,7 @@ func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
 		if r.Passed {
 			continue
 		}
-		fmt.Fprintf(b, "\n✘ prompt %q, validator %q", strings.Join(c.Prompts, `", "`), c.Validator.Name)
+		fmt.Fprintf(b, "\n✘ prompt %s, validator %q", quoted(c.Prompts), c.Validator.Name)
 		if r.Problem != "" {
 			fmt.Fprintf(b, ": %s", r.Problem)
 		}
@@ -62,4 +62,12 @@ func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
 			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
 		}
 	}
+}
+
+func quoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }

@@ -47,6 +47,8 @@ type Input struct {
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
 	ToolUseID string          `json:"tool_use_id"`
+	// Tool is the part of ToolInput stopgate reads, type-checked by Parse.
+	Tool ToolInput `json:"-"`
 
 	// UserPromptSubmit and UserPromptExpansion.
 	Prompt        string `json:"prompt"`
@@ -93,6 +95,15 @@ func Parse(data []byte, events ...string) (*Input, error) {
 		}
 		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
 	}
+	if readsTool[in.ToolName] && len(in.ToolInput) > 0 && string(in.ToolInput) != "null" {
+		if err := json.Unmarshal(in.ToolInput, &in.Tool); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return nil, fmt.Errorf("hook input field \"tool_input.%s\" is a JSON %s, want %s", te.Field, te.Value, te.Type)
+			}
+			return nil, fmt.Errorf("hook input field \"tool_input\" is not an object: %w", err)
+		}
+	}
 	if in.HookEventName == "" {
 		return nil, errors.New("hook input has no hook_event_name")
 	}
@@ -105,16 +116,21 @@ func Parse(data []byte, events ...string) (*Input, error) {
 	return &in, nil
 }
 
-// FilePath returns tool_input.file_path, or "" when the tool input has none.
-func (in *Input) FilePath() string {
-	var ti struct {
-		FilePath string `json:"file_path"`
-	}
-	if len(in.ToolInput) == 0 || json.Unmarshal(in.ToolInput, &ti) != nil {
-		return ""
-	}
-	return ti.FilePath
+// ToolInput holds the tool_input fields stopgate reads: the path of Read,
+// Write, Edit and MultiEdit, NotebookEdit's path, and Bash's command.
+type ToolInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Command      string `json:"command"`
 }
+
+// readsTool lists the tools whose input stopgate reads; other tools' inputs
+// (MCP tools included) are never type-checked, so they can never make a
+// hook fail.
+var readsTool = map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true}
+
+// FilePath returns tool_input.file_path, or "" when the tool input has none.
+func (in *Input) FilePath() string { return in.Tool.FilePath }
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
