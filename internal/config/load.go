@@ -82,7 +82,8 @@ func Parse(data []byte, file, root string) (*Config, error) {
 	}
 	p.lines = scanLines(p.text)
 	for _, k := range md.Undecoded() {
-		p.add(k.String(), "unknown key", hintFor(k))
+		// Located by the unquoted parts, shown as TOML writes the key.
+		p.addAt(k.String(), p.lines.line(strings.Join(k, ".")), "unknown key", hintFor(k))
 	}
 	p.settings(&cfg.Settings, raw.Settings)
 	p.validators(cfg, md, raw.Validators)
@@ -100,8 +101,10 @@ type parser struct {
 	problems Problems
 }
 
-func (p *parser) add(key, msg, hint string) {
-	p.problems = append(p.problems, &Problem{File: p.file, Line: p.lines.line(key), Key: key, Msg: msg, Hint: hint})
+func (p *parser) add(key, msg, hint string) { p.addAt(key, p.lines.line(key), msg, hint) }
+
+func (p *parser) addAt(key string, line int, msg, hint string) {
+	p.problems = append(p.problems, &Problem{File: p.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
 // decodeError turns a toml error into a Problem with its line.

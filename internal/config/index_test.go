@@ -1,0 +1,74 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestMatch(t *testing.T) {
+	cfg, err := Parse([]byte(example), "/p/mappings.toml", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, command string
+		want          string
+	}{
+		{path: "src/prompts/joke.md", want: "joke"},
+		{path: "src/prompts/git/worktrees/create.md", want: "git/worktrees/create"},
+		{path: ".claude/commands/git-worktrees-create.md", want: "git/worktrees/create"},
+		{path: "-/joke.md", want: "joke"},
+		{path: ".claude/commands/joke.md", want: "joke"},
+		{path: "src/prompts/git-worktrees-create.md"},
+		{path: "src/prompts/joke"},
+		{path: "joke.md"},
+		{path: "src/prompts/JOKE.md"},
+		{command: "joke", want: "joke"},
+		{command: "git-worktrees-create", want: "git/worktrees/create"},
+		{command: "git/worktrees/create"},
+		{command: "jokes"},
+	}
+	for _, tt := range tests {
+		var ms []*Mapping
+		if tt.command != "" {
+			ms = cfg.MatchCommand(tt.command)
+		} else {
+			ms = cfg.MatchPath(tt.path)
+		}
+		var got []string
+		for _, m := range ms {
+			got = append(got, m.Prompt)
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("match(%q%q) = %v, want %q", tt.path, tt.command, got, tt.want)
+		}
+	}
+}
+
+func TestMatchPromptsDirVariants(t *testing.T) {
+	for _, dir := range []string{"prompts", "prompts/", "./prompts", "."} {
+		cfg, err := Parse([]byte(fmt.Sprintf("[settings]\nprompts_dir = %q\n[[mapping]]\nprompt = \"a/b\"\nvalidators = [\"v\"]\n[validators.v]\nfile = \"x\"\n", dir)), "m", "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "prompts/a/b.md"
+		if dir == "." {
+			want = "a/b.md"
+		}
+		if len(cfg.MatchPath(want)) != 1 {
+			t.Errorf("prompts_dir %q: no match for %s (paths %v)", dir, want, cfg.Paths("a/b"))
+		}
+	}
+}
+
+// TestCommandCollision: two keys with the same D form both arm.
+func TestCommandCollision(t *testing.T) {
+	cfg, err := Parse([]byte("[[mapping]]\nprompt = \"a/b\"\nvalidators = [\"v\"]\n[[mapping]]\nprompt = \"a-b\"\nvalidators = [\"v\"]\n[validators.v]\nfile = \"x\"\n"), "m", "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cfg.MatchCommand("a-b")); n != 2 {
+		t.Errorf("MatchCommand(a-b) = %d mappings, want 2", n)
+	}
+}
