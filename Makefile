@@ -15,7 +15,7 @@ build:
 # demo feeds detect and gate the hook events the real client sends, on a copy
 # of this example project: a blocked stop, the fix, a passing stop.
 demo: build
-	@bash scripts/demo
+	@$(GO) run ./internal/demo -bin $(BIN)
 
 # test runs every test, the end-to-end suite on the real Claude Code binary
 # included (its pinned npm package is installed first).

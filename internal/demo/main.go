@@ -1,0 +1,184 @@
+// Command demo shows stopgate's main job on a copy of the example project:
+// it feeds bin/detect and bin/gate the hook events Claude Code sends (shapes
+// in testdata/events) and prints what the agent and the user would see.
+//
+//	go run ./internal/demo [-bin DIR]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+type demo struct {
+	bin, root, home string
+	step            int
+}
+
+func run() error {
+	bin := flag.String("bin", "bin", "directory holding detect and gate")
+	flag.Parse()
+	abs, err := filepath.Abs(*bin)
+	if err != nil {
+		return err
+	}
+	root, err := os.MkdirTemp("", "stopgate-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	for _, p := range []string{"mappings.toml", "src/prompts", ".claude/commands", "validators"} {
+		if err := copyTree(p, filepath.Join(root, p)); err != nil {
+			return fmt.Errorf("copying the example project: %w", err)
+		}
+	}
+	if err := git(root, "init", "-q"); err != nil {
+		return err
+	}
+	git(root, "-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-q", "--allow-empty", "-m", "start")
+	d := &demo{bin: abs, root: root, home: filepath.Join(root, ".home")}
+	fmt.Printf("stopgate demo on a copy of the example project in %s\n", root)
+
+	d.say("The agent reads the mapped prompt src/prompts/joke.md (PostToolUse Read).")
+	d.hook("detect", "read-joke.json")
+	d.say("The agent tries to stop without writing the joke (Stop).")
+	d.hook("gate", "stop.json")
+	d.say("The agent writes output/joke.txt as the remediation text says.")
+	os.MkdirAll(filepath.Join(root, "output"), 0o755)
+	os.WriteFile(filepath.Join(root, "output/joke.txt"), []byte("Why do programmers prefer dark mode? Because light attracts bugs.\n"), 0o644)
+	d.say("The agent stops again (Stop, stop_hook_active: true).")
+	d.hook("gate", "stop-again.json")
+
+	d.say("The user runs /git-worktrees-create: a slash command arms a run validator, no Read needed (UserPromptExpansion).")
+	d.hook("detect", "expand-worktree.json")
+	d.say("The agent stops before creating the worktree: validators/validate-worktree.sh fails.")
+	d.hook("gate", "stop.json")
+	d.say("The agent creates the worktree, then stops again.")
+	if err := git(root, "worktree", "add", "-q", "-b", "feature/stopgate-demo", ".worktrees/stopgate-demo"); err != nil {
+		return err
+	}
+	d.hook("gate", "stop-again.json")
+	fmt.Println("\nThat is the whole loop: read → armed → blocked with the fix → fixed → stop allowed.")
+	return nil
+}
+
+func (d *demo) say(s string) {
+	d.step++
+	fmt.Printf("\n%d. %s\n", d.step, s)
+}
+
+// hook runs a stopgate binary on an event file and explains its answer the
+// way the client acts on it.
+func (d *demo) hook(name, event string) {
+	data, err := os.ReadFile(filepath.Join("testdata/events", event))
+	if err != nil {
+		fail(err)
+	}
+	in := strings.NewReplacer("{{ROOT}}", d.root, "{{HOME}}", d.home).Replace(string(data))
+	cmd := exec.Command(filepath.Join(d.bin, name))
+	cmd.Dir = d.root
+	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+d.root)
+	cmd.Stdin = strings.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	fmt.Printf("   $ %s < testdata/events/%s   → exit %d\n", name, event, cmd.ProcessState.ExitCode())
+	if stderr.Len() > 0 {
+		fmt.Printf("   stderr: %s", stderr.String())
+	}
+	if stdout.Len() == 0 {
+		if err == nil {
+			fmt.Println("   (no output: the client carries on; for a stop, the agent may stop)")
+		}
+		return
+	}
+	var out struct {
+		Continue           *bool  `json:"continue"`
+		StopReason         string `json:"stopReason"`
+		Decision           string `json:"decision"`
+		Reason             string `json:"reason"`
+		HookSpecificOutput *struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		fmt.Printf("   stdout: %s", stdout.String())
+		return
+	}
+	fmt.Printf("   stdout: %s", truncate(stdout.String(), 160))
+	switch {
+	case out.Decision == "block":
+		fmt.Println("   The stop is blocked; the model receives:")
+		indent(out.Reason)
+	case out.Continue != nil && !*out.Continue:
+		fmt.Println("   The session halts; the user sees:")
+		indent(out.StopReason)
+	case out.HookSpecificOutput != nil:
+		fmt.Println("   Added to the model's context:")
+		indent(out.HookSpecificOutput.AdditionalContext)
+	}
+}
+
+func indent(s string) {
+	for _, line := range strings.Split(s, "\n") {
+		fmt.Println("   │ " + line)
+	}
+}
+
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…\n"
+	}
+	return s + "\n"
+}
+
+func git(dir string, args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "demo:", err)
+	os.Exit(1)
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+}
