@@ -73,12 +73,11 @@ func Run(env *cli.Env) error {
 	for _, b := range bad {
 		fmt.Fprintf(env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
 	}
+	// The count is ours, not derived from stop_hook_active: the client has
+	// been seen to send false on repeated stops within one turn
+	// (anthropics/claude-code#54360), which would let a loop run into the
+	// client's own cap. It resets only on a passing stop or a halt.
 	prior := q.Blocks(scope)
-	if !in.StopHookActive {
-		// Not a stop that follows a block: the client's own count of
-		// consecutive blocks starts again, and so does ours.
-		prior = 0
-	}
 
 	v := Decide(context.Background(), cfg, in, entries, prior)
 	return v.apply(env, q, scope)
