@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,7 +19,9 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	bin := flag.String("bin", "bin", "directory holding detect and gate")
+	flag.Parse()
+	if err := run(*bin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
@@ -26,13 +29,14 @@ func main() {
 
 type demo struct {
 	bin, root, home string
+	w               io.Writer
 	step            int
+	err             error
 }
 
-func run() error {
-	bin := flag.String("bin", "bin", "directory holding detect and gate")
-	flag.Parse()
-	abs, err := filepath.Abs(*bin)
+// run plays the demo with the binaries in bin, from the repo root.
+func run(bin string, w io.Writer) error {
+	abs, err := filepath.Abs(bin)
 	if err != nil {
 		return err
 	}
@@ -50,8 +54,8 @@ func run() error {
 		return err
 	}
 	git(root, "-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-q", "--allow-empty", "-m", "start")
-	d := &demo{bin: abs, root: root, home: filepath.Join(root, ".home")}
-	fmt.Printf("stopgate demo on a copy of the example project in %s\n", root)
+	d := &demo{bin: abs, root: root, home: filepath.Join(root, ".home"), w: w}
+	fmt.Fprintf(w, "stopgate demo on a copy of the example project in %s\n", root)
 
 	d.say("The agent reads the mapped prompt src/prompts/joke.md (PostToolUse Read).")
 	d.hook("detect", "read-joke.json")
@@ -72,13 +76,13 @@ func run() error {
 		return err
 	}
 	d.hook("gate", "stop-again.json")
-	fmt.Println("\nThat is the whole loop: read → armed → blocked with the fix → fixed → stop allowed.")
-	return nil
+	fmt.Fprintln(w, "\nThat is the whole loop: read → armed → blocked with the fix → fixed → stop allowed.")
+	return d.err
 }
 
 func (d *demo) say(s string) {
 	d.step++
-	fmt.Printf("\n%d. %s\n", d.step, s)
+	fmt.Fprintf(d.w, "\n%d. %s\n", d.step, s)
 }
 
 // hook runs a stopgate binary on an event file and explains its answer the
@@ -86,7 +90,8 @@ func (d *demo) say(s string) {
 func (d *demo) hook(name, event string) {
 	data, err := os.ReadFile(filepath.Join("testdata/events", event))
 	if err != nil {
-		fail(err)
+		d.err = err
+		return
 	}
 	in := strings.NewReplacer("{{ROOT}}", d.root, "{{HOME}}", d.home).Replace(string(data))
 	cmd := exec.Command(filepath.Join(d.bin, name))
@@ -96,13 +101,17 @@ func (d *demo) hook(name, event string) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
-	fmt.Printf("   $ %s < testdata/events/%s   → exit %d\n", name, event, cmd.ProcessState.ExitCode())
+	if err != nil && cmd.ProcessState == nil {
+		d.err = err
+		return
+	}
+	fmt.Fprintf(d.w, "   $ %s < testdata/events/%s   → exit %d\n", name, event, cmd.ProcessState.ExitCode())
 	if stderr.Len() > 0 {
-		fmt.Printf("   stderr: %s", stderr.String())
+		fmt.Fprintf(d.w, "   stderr: %s", stderr.String())
 	}
 	if stdout.Len() == 0 {
 		if err == nil {
-			fmt.Println("   (no output: the client carries on; for a stop, the agent may stop)")
+			fmt.Fprintln(d.w, "   (no output: the client carries on; for a stop, the agent may stop)")
 		}
 		return
 	}
@@ -116,26 +125,26 @@ func (d *demo) hook(name, event string) {
 		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		fmt.Printf("   stdout: %s", stdout.String())
+		fmt.Fprintf(d.w, "   stdout: %s", stdout.String())
 		return
 	}
-	fmt.Printf("   stdout: %s", truncate(stdout.String(), 160))
+	fmt.Fprintf(d.w, "   stdout: %s", truncate(stdout.String(), 160))
 	switch {
 	case out.Decision == "block":
-		fmt.Println("   The stop is blocked; the model receives:")
-		indent(out.Reason)
+		fmt.Fprintln(d.w, "   The stop is blocked; the model receives:")
+		d.indent(out.Reason)
 	case out.Continue != nil && !*out.Continue:
-		fmt.Println("   The session halts; the user sees:")
-		indent(out.StopReason)
+		fmt.Fprintln(d.w, "   The session halts; the user sees:")
+		d.indent(out.StopReason)
 	case out.HookSpecificOutput != nil:
-		fmt.Println("   Added to the model's context:")
-		indent(out.HookSpecificOutput.AdditionalContext)
+		fmt.Fprintln(d.w, "   Added to the model's context:")
+		d.indent(out.HookSpecificOutput.AdditionalContext)
 	}
 }
 
-func indent(s string) {
+func (d *demo) indent(s string) {
 	for _, line := range strings.Split(s, "\n") {
-		fmt.Println("   │ " + line)
+		fmt.Fprintln(d.w, "   │ "+line)
 	}
 }
 
@@ -154,11 +163,6 @@ func git(dir string, args ...string) error {
 		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	return nil
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "demo:", err)
-	os.Exit(1)
 }
 
 func copyTree(src, dst string) error {
