@@ -4,6 +4,10 @@
 //
 // The client is not vendored: scripts/install-claude puts the pinned version under
 // tmp/e2e/claude, and tests skip when it is absent.
+//
+// Scenarios run one after another, not with t.Parallel: the client tolerates parallel
+// runs, but on a 2-core machine they triple the hook durations the client reports, and
+// those are checked against a budget (Result.CheckHooks). One run takes about a second.
 package e2e
 
 import (

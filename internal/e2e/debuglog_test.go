@@ -15,15 +15,23 @@ const sampleDebug = `2026-11-22T08:16:12.172Z [DEBUG] Hooks: UserPromptSubmit ["
 2026-11-22T08:16:11.827Z [ERROR] Failed to save config with lock: Error: ENOENT: no such file or directory, lstat '/h/.claude.json'
 2026-11-22T08:16:12.469Z [DEBUG] Hooks: Stop ["$CLAUDE_PROJECT_DIR"/bin/stop] finished with status 0 (15ms)
 2026-11-22T08:16:12.478Z [DEBUG] Hook Stop ("$CLAUDE_PROJECT_DIR"/bin/stop) returned permissionDecision: deny (reason: XYZ)
+2026-11-22T08:16:12.472Z [DEBUG] "Hook Stop (Stop) success:\n{\"decision\":\"block\",\"reason\":\"XYZ\\nsecond line\"}"
 2026-11-22T08:16:12.053Z [DEBUG] hooks module cc-plugin-agents-md@builtin session.start settled in 9.4ms (native link, next() included)
 `
 
 func TestHookRuns(t *testing.T) {
+	at := func(s string) time.Time {
+		ts, err := time.Parse(time.RFC3339Nano, "2026-11-22T08:"+s+"Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
 	want := []HookRun{
-		{"UserPromptSubmit", "", `"$CLAUDE_PROJECT_DIR"/bin/h ups`, 0, 14 * time.Millisecond},
-		{"PreToolUse", "Read", `echo '{"replace":"x"}'`, 0, 15 * time.Millisecond},
-		{"PostToolUse", "Read", `echo oops >&2; exit 1`, 1, 6 * time.Millisecond},
-		{"Stop", "", `"$CLAUDE_PROJECT_DIR"/bin/stop`, 0, 15 * time.Millisecond},
+		{"UserPromptSubmit", "", `"$CLAUDE_PROJECT_DIR"/bin/h ups`, 0, 14 * time.Millisecond, at("16:12.172")},
+		{"PreToolUse", "Read", `echo '{"replace":"x"}'`, 0, 15 * time.Millisecond, at("16:43.244")},
+		{"PostToolUse", "Read", `echo oops >&2; exit 1`, 1, 6 * time.Millisecond, at("16:43.300")},
+		{"Stop", "", `"$CLAUDE_PROJECT_DIR"/bin/stop`, 0, 15 * time.Millisecond, at("16:12.469")},
 	}
 	got := HookRuns(sampleDebug)
 	if len(got) != len(want) {
@@ -42,5 +50,28 @@ func TestUnrecognizedAndHookErrors(t *testing.T) {
 	}
 	if e := HookErrors(sampleDebug); len(e) != 1 || e[0][25:] != `[ERROR] "Hook PostToolUse:Read (PostToolUse) error: status code 1\nstderr:\noops"` {
 		t.Errorf("HookErrors: %q", e)
+	}
+}
+
+func TestHookOutputs(t *testing.T) {
+	outs := HookOutputs(sampleDebug)
+	if len(outs) != 1 || outs[0].Event != "Stop" || outs[0].Output["decision"] != "block" || outs[0].Output["reason"] != "XYZ\nsecond line" {
+		t.Errorf("HookOutputs: %+v", outs)
+	}
+}
+
+func TestOverlapping(t *testing.T) {
+	ms := func(end, d int) HookRun {
+		return HookRun{End: time.UnixMilli(int64(end)), Duration: time.Duration(d) * time.Millisecond}
+	}
+	// Three parallel Reads (the last ends after the first starts), then a lone Stop.
+	runs := []HookRun{ms(130, 30), ms(150, 50), ms(170, 60), ms(400, 20)}
+	got := Overlapping(runs)
+	want := []int{3, 3, 3, 1}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Overlapping = %v, want %v", got, want)
+			break
+		}
 	}
 }

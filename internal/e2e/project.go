@@ -22,7 +22,7 @@ type Project struct {
 	// Env holds extra KEY=VALUE settings for the client, e.g.
 	// CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=20.
 	Env []string
-	// Timeout bounds one Run; zero means 60 seconds.
+	// Timeout bounds one Run; zero means 30 seconds (a run takes about one).
 	Timeout time.Duration
 
 	hooks map[string][]hookGroup
@@ -37,12 +37,13 @@ type hookGroup struct {
 type hookCommand struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
-	Timeout int    `json:"timeout,omitempty"`
 }
 
-// NewProject returns an empty Project in a temporary directory that t removes.
+// NewProject returns an empty Project in a temporary directory that t removes. It skips
+// t when the client is not installed, before any work is done.
 func NewProject(t testing.TB) *Project {
 	t.Helper()
+	Claude(t)
 	return &Project{
 		t:     t,
 		Dir:   t.TempDir(),

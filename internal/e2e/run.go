@@ -21,8 +21,9 @@ import (
 type Result struct {
 	t testing.TB
 
-	// Lines holds every line of the stream-json output, decoded.
-	Lines []map[string]any
+	// Stdout is the client's stream-json output; Lines holds its lines, decoded.
+	Stdout string
+	Lines  []map[string]any
 	// Final is the closing "result" line.
 	Final Final
 	// Debug is the text of the client's --debug-file.
@@ -60,7 +61,7 @@ func (p *Project) Run(api *fakeapi.Server, prompt string) *Result {
 	debug := filepath.Join(p.t.TempDir(), "debug.log")
 	timeout := p.Timeout
 	if timeout == 0 {
-		timeout = 60 * time.Second
+		timeout = 30 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -74,7 +75,7 @@ func (p *Project) Run(api *fakeapi.Server, prompt string) *Result {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	r := &Result{t: p.t, Wall: time.Since(start), Stderr: stderr.String(), Requests: api.Requests()}
+	r := &Result{t: p.t, Wall: time.Since(start), Stdout: stdout.String(), Stderr: stderr.String(), Requests: api.Requests()}
 	if data, rerr := os.ReadFile(debug); rerr == nil {
 		r.Debug = string(data)
 	}
@@ -162,7 +163,7 @@ func transcript(home, session string) string {
 	return matches[0]
 }
 
-// Lines of the given type ("assistant", "user", "system", "result").
+// Of returns the stream-json lines of typ ("assistant", "user", "system", "result").
 func (r *Result) Of(typ string) []map[string]any {
 	var out []map[string]any
 	for _, m := range r.Lines {

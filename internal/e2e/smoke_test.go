@@ -13,7 +13,6 @@ import (
 // model's Read reaches a PostToolUse hook with the expected input, and a Stop hook's
 // block reason reaches the model, which then stops for good.
 func TestSmoke(t *testing.T) {
-	t.Parallel()
 	p := NewProject(t)
 	p.WriteFile("hello.txt", "hello world\n")
 	// record saves the hook's input as tmp/NAME.N.json (one file per run).
