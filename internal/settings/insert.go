@@ -1,0 +1,223 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// insert adds h as a new matcher group: at the end of its event's list, or
+// as a new event, or as a new "hooks" object, whichever is missing. The
+// caller has checked the shapes with lookup.
+func insert(text []byte, root *node, h Hook) []byte {
+	group := groupOf(h)
+	hooks := root.get("hooks")
+	if hooks == nil {
+		return appendItem(text, root, true, "hooks", object{{h.Event, array{group}}})
+	}
+	list := hooks.get(h.Event)
+	if list == nil {
+		return appendItem(text, hooks, layoutOf(text, root).multi, h.Event, array{group})
+	}
+	return appendItem(text, list, layoutOf(text, hooks).multi, "", group)
+}
+
+// groupOf renders h as the client's matcher group, in the key order the
+// client's own /hooks editor writes.
+func groupOf(h Hook) object {
+	cmd := object{{"type", "command"}, {"command", h.Command}}
+	if h.Timeout > 0 {
+		cmd = append(cmd, field{"timeout", h.Timeout})
+	}
+	if h.Matcher == "" {
+		return object{{"hooks", array{cmd}}}
+	}
+	return object{{"matcher", h.Matcher}, {"hooks", array{cmd}}}
+}
+
+// layout is how a container is written: one item per line, and with what
+// indentation, or all on one line.
+type layout struct {
+	multi  bool
+	indent string // of the items, when multi
+}
+
+// layoutOf reads the layout of a non-empty container from its first item.
+func layoutOf(text []byte, c *node) layout {
+	first := -1
+	switch {
+	case len(c.members) > 0:
+		first = c.members[0].keyStart
+	case len(c.elems) > 0:
+		first = c.elems[0].start
+	default:
+		return layout{multi: bytes.ContainsRune(text[c.start:c.end], '\n')}
+	}
+	if !bytes.ContainsRune(text[c.start:first], '\n') {
+		return layout{}
+	}
+	return layout{multi: true, indent: lineIndent(text, first)}
+}
+
+// appendItem inserts a member key: v (or, with key "", the element v) as the
+// last item of container c. An empty container takes the layout its parent
+// has (parentMulti).
+func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byte {
+	unit := indentUnit(text)
+	spaced := spacedColons(text)
+	item := func(indent string, multi bool) string {
+		var b strings.Builder
+		if key != "" {
+			b.WriteString(quote(key))
+			b.WriteString(colon(spaced || multi))
+		}
+		render(&b, v, multi, indent, unit, spaced || multi)
+		return b.String()
+	}
+
+	var at int
+	var ins string
+	if len(c.members) == 0 && len(c.elems) == 0 {
+		// Replace the blank inside the brackets.
+		multi := bytes.ContainsRune(text[c.start:c.end], '\n') || parentMulti
+		base := lineIndent(text, c.start)
+		inner := item(base+unit, multi)
+		if multi {
+			inner = "\n" + base + unit + inner + "\n" + base
+		}
+		out := append([]byte{}, text[:c.start+1]...)
+		out = append(out, inner...)
+		return append(out, text[c.end-1:]...)
+	}
+	l := layoutOf(text, c)
+	if len(c.members) > 0 {
+		at = c.members[len(c.members)-1].val.end
+	} else {
+		at = c.elems[len(c.elems)-1].end
+	}
+	if l.multi {
+		ins = ",\n" + l.indent + item(l.indent, true)
+	} else {
+		ins = "," + map[bool]string{true: " ", false: ""}[spaced] + item("", false)
+	}
+	out := append([]byte{}, text[:at]...)
+	out = append(out, ins...)
+	return append(out, text[at:]...)
+}
+
+// lineIndent returns the blanks that start the line holding offset off.
+func lineIndent(text []byte, off int) string {
+	start := bytes.LastIndexByte(text[:off], '\n') + 1
+	end := start
+	for end < len(text) && (text[end] == ' ' || text[end] == '\t') {
+		end++
+	}
+	return string(text[start:end])
+}
+
+// indentUnit guesses one level of the file's indentation from its first
+// indented line; two spaces when nothing is indented.
+func indentUnit(text []byte) string {
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		n := 0
+		for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
+			n++
+		}
+		if n > 0 && n < len(line) {
+			return string(line[:n])
+		}
+	}
+	return "  "
+}
+
+// spacedColons reports whether the file writes "key": value rather than
+// "key":value, judged by its first member.
+func spacedColons(text []byte) bool {
+	s := &scanner{text: text}
+	s.skipSpace()
+	if s.pos >= len(text) || text[s.pos] != '{' {
+		return true
+	}
+	s.pos++
+	s.skipSpace()
+	if s.pos >= len(text) || text[s.pos] != '"' {
+		return true
+	}
+	s.str()
+	s.skipSpace()
+	return s.pos+1 < len(text) && (text[s.pos+1] == ' ' || text[s.pos+1] == '\t' || text[s.pos+1] == '\n')
+}
+
+// object and array are the values insert writes: an object keeps its key
+// order.
+type (
+	object []field
+	array  []any
+	field  struct {
+		key string
+		val any
+	}
+)
+
+func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced bool) {
+	switch v := v.(type) {
+	case object:
+		b.WriteByte('{')
+		for i, f := range v {
+			sep(b, i, multi, indent+unit, spaced)
+			b.WriteString(quote(f.key))
+			b.WriteString(colon(spaced))
+			render(b, f.val, multi, indent+unit, unit, spaced)
+		}
+		closer(b, len(v), multi, indent)
+		b.WriteByte('}')
+	case array:
+		b.WriteByte('[')
+		for i, e := range v {
+			sep(b, i, multi, indent+unit, spaced)
+			render(b, e, multi, indent+unit, unit, spaced)
+		}
+		closer(b, len(v), multi, indent)
+		b.WriteByte(']')
+	case string:
+		b.WriteString(quote(v))
+	case int:
+		b.WriteString(strconv.Itoa(v))
+	}
+}
+
+func sep(b *strings.Builder, i int, multi bool, indent string, spaced bool) {
+	if i > 0 {
+		b.WriteByte(',')
+		if !multi && spaced {
+			b.WriteByte(' ')
+		}
+	}
+	if multi {
+		b.WriteString("\n" + indent)
+	}
+}
+
+func closer(b *strings.Builder, n int, multi bool, indent string) {
+	if multi && n > 0 {
+		b.WriteString("\n" + indent)
+	}
+}
+
+func colon(spaced bool) string {
+	if spaced {
+		return ": "
+	}
+	return ":"
+}
+
+// quote writes s as a JSON string without encoding/json's HTML escaping, so
+// a command reads the same in the file as in a terminal.
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,240 @@
+// Package settings registers hook commands in a Claude Code settings file,
+// a project's .claude/settings.json or a plugin's hooks/hooks.json, the way
+// a careful person edits it by hand.
+//
+// Contract:
+//
+//   - Merge only inserts: every byte outside the inserted text is kept, so
+//     other settings, other hooks, key order and formatting stay as they
+//     were. Inserted text follows the file's own indentation.
+//   - A hook counts as registered when a command running the same program
+//     is registered for its event under a matcher covering its tools; it is
+//     then left alone, timeout included, so a second Merge changes nothing.
+//   - Text that is not valid JSON, or whose "hooks" is not shaped as the
+//     client expects, is refused with an *Error naming line and column.
+package settings
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Hook is one command registered for an event.
+type Hook struct {
+	Event   string
+	Matcher string // tool-name pattern for tool events ("Read", "Edit|Write"); "" for the others
+	Command string // a shell command line
+	Timeout int    // seconds; 0 leaves the client's default
+}
+
+func (h Hook) String() string {
+	if h.Matcher == "" {
+		return h.Event + " → " + Program(h.Command)
+	}
+	return h.Event + " (" + h.Matcher + ") → " + Program(h.Command)
+}
+
+// Found says whether, and where, a wanted hook is registered.
+type Found struct {
+	Hook
+	Registered bool   // every tool of the matcher is covered
+	Uncovered  string // the tools not covered, as a matcher; "" when Registered
+	Timeout    int    // the registered command's timeout, 0 when it gives none
+	Line       int    // the registered command's line, 0 when not registered
+}
+
+// Lookup reports, for each wanted hook, whether data registers it.
+func Lookup(data []byte, want []Hook) ([]Found, error) {
+	text := normalize(data)
+	root, err := parse(text)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Found, len(want))
+	for i, h := range want {
+		out[i], err = lookup(text, root, h)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Merge returns data with every wanted hook that is not registered added,
+// each as a new matcher group at the end of its event's list, narrowed to
+// the tools no registered group covers. It returns the hooks it added; none
+// means data is returned unchanged.
+func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
+	text := normalize(data)
+	var added []Hook
+	for _, h := range want {
+		root, err := parse(text)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := lookup(text, root, h)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f.Registered {
+			continue
+		}
+		h.Matcher = f.Uncovered
+		text = insert(text, root, h)
+		added = append(added, h)
+	}
+	if len(added) == 0 {
+		return data, nil, nil
+	}
+	return text, added, nil
+}
+
+// normalize gives empty input the shape of an empty settings object.
+func normalize(data []byte) []byte {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return []byte("{\n}\n")
+	}
+	return data
+}
+
+// hooksOf returns the "hooks" object of root, nil when there is none.
+func hooksOf(text []byte, root *node) (*node, error) {
+	if root.kind != '{' {
+		return nil, errorAt(text, root.start, "settings is %s, want an object", root.kindName())
+	}
+	hooks := root.get("hooks")
+	if hooks != nil && hooks.kind != '{' {
+		return nil, errorAt(text, hooks.start, `"hooks" is %s, want an object of event names`, hooks.kindName())
+	}
+	return hooks, nil
+}
+
+// eventOf returns the list of matcher groups of event, nil when absent.
+func eventOf(text []byte, hooks *node, event string) (*node, error) {
+	if hooks == nil {
+		return nil, nil
+	}
+	list := hooks.get(event)
+	if list != nil && list.kind != '[' {
+		return nil, errorAt(text, list.start, "hooks.%s is %s, want an array of matcher groups", event, list.kindName())
+	}
+	return list, nil
+}
+
+func lookup(text []byte, root *node, h Hook) (Found, error) {
+	f := Found{Hook: h}
+	hooks, err := hooksOf(text, root)
+	if err != nil {
+		return f, err
+	}
+	list, err := eventOf(text, hooks, h.Event)
+	if err != nil {
+		return f, err
+	}
+	prog := Program(h.Command)
+	uncovered := tools(h.Matcher)
+	if list != nil {
+		for _, g := range list.elems {
+			if g.kind != '{' {
+				continue
+			}
+			cmd := commandRunning(g, prog)
+			if cmd == nil {
+				continue
+			}
+			matcher := ""
+			if m := g.get("matcher"); m != nil && m.kind == '"' {
+				matcher = m.str
+			}
+			var rest []string
+			for _, t := range uncovered {
+				if !covers(matcher, t) {
+					rest = append(rest, t)
+				}
+			}
+			if len(rest) < len(uncovered) && f.Line == 0 {
+				f.Line, _ = position(text, cmd.start)
+				if t := cmd.get("timeout"); t != nil && t.kind == 'v' {
+					fmt.Sscan(t.str, &f.Timeout)
+				}
+			}
+			uncovered = rest
+		}
+	}
+	f.Registered = len(uncovered) == 0
+	f.Uncovered = strings.Join(uncovered, "|")
+	return f, nil
+}
+
+// commandRunning returns the first hook of group g whose command runs prog.
+func commandRunning(g *node, prog string) *node {
+	hs := g.get("hooks")
+	if hs == nil || hs.kind != '[' {
+		return nil
+	}
+	for _, h := range hs.elems {
+		if h.kind != '{' {
+			continue
+		}
+		if c := h.get("command"); c != nil && c.kind == '"' && Program(c.str) == prog {
+			return h
+		}
+	}
+	return nil
+}
+
+// tools splits a matcher of alternatives into its tool names; a matcher of
+// an event without tools is one empty name.
+func tools(matcher string) []string {
+	if matcher == "" {
+		return []string{""}
+	}
+	return strings.Split(matcher, "|")
+}
+
+// covers reports whether a registered group's matcher applies to tool. The
+// client treats matchers as anchored patterns; "" and "*" match every tool.
+func covers(matcher, tool string) bool {
+	if tool == "" || matcher == "" || matcher == "*" {
+		return true
+	}
+	re, err := regexp.Compile("^(?:" + matcher + ")$")
+	if err != nil {
+		return matcher == tool
+	}
+	return re.MatchString(tool)
+}
+
+// Program returns the name of the program a command line runs: the base
+// name of its first word, unquoted. "\"$CLAUDE_PROJECT_DIR\"/bin/gate"
+// and "/usr/local/bin/gate --config x.toml" both run "gate".
+func Program(cmd string) string {
+	var word strings.Builder
+	quote := byte(0)
+	cmd = strings.TrimLeft(cmd, " \t")
+loop:
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				word.WriteByte(c)
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '\\' && i+1 < len(cmd):
+			i++
+			word.WriteByte(cmd[i])
+		case c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|':
+			break loop
+		default:
+			word.WriteByte(c)
+		}
+	}
+	return path.Base(word.String())
+}

@@ -1,0 +1,199 @@
+package settings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// node is one JSON value and where it lies in the text, so that a change
+// can be an insertion at a byte offset that leaves every other byte alone.
+type node struct {
+	kind       byte // '{', '[', '"', or 'v' for any other scalar
+	start, end int  // the value's bytes: text[start:end]
+	str        string // a string's value, or a scalar's literal text
+	members    []member // objects, in text order
+	elems      []*node  // arrays
+}
+
+type member struct {
+	key      string
+	keyStart int
+	val      *node
+}
+
+// get returns the value of key; with duplicate keys the last wins, as it
+// does for the client's JSON parser.
+func (n *node) get(key string) *node {
+	var v *node
+	for _, m := range n.members {
+		if m.key == key {
+			v = m.val
+		}
+	}
+	return v
+}
+
+func (n *node) kindName() string {
+	switch n.kind {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	}
+	switch n.str {
+	case "true", "false":
+		return "a boolean"
+	case "null":
+		return "null"
+	}
+	return "a number"
+}
+
+// Error is a settings file that cannot be read or is not shaped as the
+// client expects, located by line and column (1-based; the column counts
+// characters).
+type Error struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg) }
+
+// errorAt returns an Error at byte offset off of text.
+func errorAt(text []byte, off int, format string, args ...any) *Error {
+	line, col := position(text, off)
+	return &Error{Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// position returns the 1-based line and column of byte offset off.
+func position(text []byte, off int) (line, col int) {
+	if off > len(text) {
+		off = len(text)
+	}
+	line, lineStart := 1, 0
+	for i := 0; i < off; i++ {
+		if text[i] == '\n' {
+			line, lineStart = line+1, i+1
+		}
+	}
+	return line, utf8.RuneCount(text[lineStart:off]) + 1
+}
+
+// parse checks text with encoding/json, for its exact error messages, and
+// then builds the tree of byte spans.
+func parse(text []byte) (*node, error) {
+	var v any
+	if err := json.Unmarshal(text, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// The offset is just past the byte that broke the parse.
+			off := int(se.Offset) - 1
+			if off < 0 {
+				off = 0
+			}
+			return nil, errorAt(text, off, "%s", se.Error())
+		}
+		return nil, err
+	}
+	s := &scanner{text: text}
+	n := s.value()
+	return n, nil
+}
+
+// scanner walks text that encoding/json has already accepted, so it can be
+// simple: no error paths, only spans.
+type scanner struct {
+	text []byte
+	pos  int
+}
+
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.text) {
+		switch s.text[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) value() *node {
+	s.skipSpace()
+	n := &node{start: s.pos}
+	switch c := s.text[s.pos]; c {
+	case '{':
+		n.kind = '{'
+		s.pos++
+		for {
+			s.skipSpace()
+			if s.text[s.pos] == '}' {
+				s.pos++
+				break
+			}
+			if s.text[s.pos] == ',' {
+				s.pos++
+				continue
+			}
+			keyStart := s.pos
+			key := s.str()
+			s.skipSpace()
+			s.pos++ // ':'
+			n.members = append(n.members, member{key: key, keyStart: keyStart, val: s.value()})
+		}
+	case '[':
+		n.kind = '['
+		s.pos++
+		for {
+			s.skipSpace()
+			if s.text[s.pos] == ']' {
+				s.pos++
+				break
+			}
+			if s.text[s.pos] == ',' {
+				s.pos++
+				continue
+			}
+			n.elems = append(n.elems, s.value())
+		}
+	case '"':
+		n.kind = '"'
+		n.str = s.str()
+	default:
+		n.kind = 'v'
+		for s.pos < len(s.text) && !isDelim(s.text[s.pos]) {
+			s.pos++
+		}
+		n.str = string(s.text[n.start:s.pos])
+	}
+	n.end = s.pos
+	return n
+}
+
+// str scans a string literal and returns its value.
+func (s *scanner) str() string {
+	start := s.pos
+	s.pos++
+	for s.text[s.pos] != '"' {
+		if s.text[s.pos] == '\\' {
+			s.pos++
+		}
+		s.pos++
+	}
+	s.pos++
+	var v string
+	json.Unmarshal(s.text[start:s.pos], &v)
+	return v
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
