@@ -10,9 +10,9 @@ import (
 // node is one JSON value and where it lies in the text, so that a change
 // can be an insertion at a byte offset that leaves every other byte alone.
 type node struct {
-	kind       byte // '{', '[', '"', or 'v' for any other scalar
-	start, end int  // the value's bytes: text[start:end]
-	str        string // a string's value, or a scalar's literal text
+	kind       byte     // '{', '[', '"', or 'v' for any other scalar
+	start, end int      // the value's bytes: text[start:end]
+	str        string   // a string's value, or a scalar's literal text
 	members    []member // objects, in text order
 	elems      []*node  // arrays
 }
