@@ -73,6 +73,17 @@ func Load(file, root string) (*Config, error) {
 
 // Parse is Load on the file's contents.
 func Parse(data []byte, file, root string) (*Config, error) {
+	cfg, problems := parse(data, file, root)
+	if errs := problems.Errors(); len(errs) > 0 {
+		return nil, problems
+	}
+	return cfg, nil
+}
+
+// parse reads as much of the config as it can: the config is nil only when
+// the TOML itself does not parse, so that `gate check` can go on to check
+// the rest of a config with mistakes.
+func parse(data []byte, file, root string) (*Config, Problems) {
 	p := &parser{file: display(file, root), text: string(data)}
 	cfg := &Config{File: file, Root: root, Validators: map[string]*Validator{}}
 	var raw rawFile
@@ -88,10 +99,7 @@ func Parse(data []byte, file, root string) (*Config, error) {
 	p.settings(&cfg.Settings, raw.Settings)
 	p.validators(cfg, md, raw.Validators)
 	p.mappings(cfg, raw.Mapping)
-	if errs := p.problems.Errors(); len(errs) > 0 {
-		return nil, p.problems
-	}
-	return cfg, nil
+	return cfg, p.problems
 }
 
 type parser struct {

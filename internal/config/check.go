@@ -1,0 +1,125 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/validator"
+)
+
+// Depth says how far Inspect looks beyond mappings.toml itself.
+type Depth int
+
+const (
+	// FileOnly checks the file alone. The gate hook inspects at this depth
+	// at every stop: it costs no more than loading. What the project's
+	// files are like (a run script missing) is then judged when the
+	// validator runs, and reported to the agent with the other failures.
+	FileOnly Depth = iota
+	// Project also checks the files the config names, for `gate check`:
+	// run programs and prompt files.
+	Project
+)
+
+// Inspect loads the config at file and checks it, the one entry point of
+// `gate check` and of the gate hook, so that the two never disagree on what
+// is a mistake. It returns the config as far as it could be read (nil when
+// the TOML does not parse), every problem sorted by line, errors and
+// warnings alike, and an error only when the file cannot be read (wrapping
+// fs.ErrNotExist when it does not exist). A config with Problems.Errors()
+// must not be used to judge a stop.
+func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, ps := parse(data, file, root)
+	if cfg != nil {
+		c := checker{cfg: cfg, file: display(file, root), lines: scanLines(string(data))}
+		c.unused()
+		if depth >= Project {
+			c.programs()
+			c.promptFiles()
+		}
+		ps = append(ps, c.problems...)
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
+	return cfg, ps, nil
+}
+
+type checker struct {
+	cfg      *Config
+	file     string
+	lines    lines
+	problems Problems
+}
+
+func (c *checker) add(warning bool, key, msg, hint string) {
+	c.problems = append(c.problems, &Problem{File: c.file, Line: c.lines.line(key), Key: key, Msg: msg, Hint: hint, Warning: warning})
+}
+
+// unused warns of validators no mapping names, and of a config that maps
+// nothing: both are usually a rule someone meant to write.
+func (c *checker) unused() {
+	if len(c.cfg.Mappings) == 0 {
+		c.add(true, "", "no [[mapping]]: nothing will be checked",
+			`add one: [[mapping]] prompt = "key" validators = ["name"]`)
+	}
+	used := map[string]bool{}
+	for _, m := range c.cfg.Mappings {
+		for _, v := range m.Validators {
+			used[v] = true
+		}
+	}
+	for _, name := range c.cfg.Order {
+		if !used[name] {
+			c.add(true, "validators."+name, fmt.Sprintf("validator %q is not used by any mapping", name),
+				"list it in a [[mapping]]'s validators, or delete it")
+		}
+	}
+}
+
+// programs finds run validators whose program cannot start: at stop time
+// each would fail with "cannot start" whatever the agent does.
+func (c *checker) programs() {
+	for _, name := range c.cfg.Order {
+		v := c.cfg.Validators[name]
+		if v.Run == "" {
+			continue
+		}
+		if why := validator.Unrunnable(c.cfg.Root, v.Run); why != "" {
+			hint := "the gate runs it with sh -c from the project root; as it is, it fails at every stop"
+			if strings.Contains(why, "not executable") {
+				hint = "make it executable, or run it through its interpreter: run = \"sh " + strings.Fields(v.Run)[0] + "\""
+			}
+			c.add(false, "validators."+name+".run", "cannot start: "+why, hint)
+		}
+	}
+}
+
+// promptFiles warns of mappings whose prompt has no file under any access
+// pattern: no read can arm them, only a slash command from elsewhere (a
+// plugin). A misspelt key or prompts_dir looks exactly like this.
+func (c *checker) promptFiles() {
+	for i, m := range c.cfg.Mappings {
+		if msg, _ := badPromptKey(m.Prompt); msg != "" {
+			continue
+		}
+		paths := c.cfg.Paths(m.Prompt)
+		found := false
+		for _, p := range paths {
+			if st, err := os.Stat(filepath.Join(c.cfg.Root, filepath.FromSlash(p))); err == nil && !st.IsDir() {
+				found = true
+				break
+			}
+		}
+		if !found {
+			c.add(true, fmt.Sprintf("mapping[%d].prompt", i),
+				fmt.Sprintf("prompt %q has no file: none of %s exists", m.Prompt, strings.Join(paths, ", ")),
+				fmt.Sprintf("it fires only on a read of one of them or on /%s; check the key's spelling and prompts_dir", Command(m.Prompt)))
+		}
+	}
+}
