@@ -80,6 +80,9 @@ func (p *Project) Run(api *fakeapi.Server, prompt string) *Result {
 		r.Debug = string(data)
 	}
 	p.t.Logf("claude -p %.60q: %v", prompt, r.Wall.Round(time.Millisecond))
+	if others := api.Others(); len(others) > 0 {
+		p.t.Logf("the fake API was also asked (a new client version?): %v", others)
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.Fatalf("claude did not finish within %v", timeout)
 	}
@@ -161,17 +164,6 @@ func transcript(home, session string) string {
 		return ""
 	}
 	return matches[0]
-}
-
-// Of returns the stream-json lines of typ ("assistant", "user", "system", "result").
-func (r *Result) Of(typ string) []map[string]any {
-	var out []map[string]any
-	for _, m := range r.Lines {
-		if m["type"] == typ {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // Told reports whether some scenario request (not a side request) showed the model s,

@@ -107,7 +107,7 @@ func (s *Server) messages(w http.ResponseWriter, path string, body []byte) {
 	var reply []Block
 	ok := true
 	if r.Side {
-		reply = sideReply(r)
+		reply = sideReply()
 	} else {
 		reply, ok = s.script.answer(r)
 	}
