@@ -43,6 +43,8 @@ func TestScripts(t *testing.T) {
 			"expand":  cmdExpand,
 			"example": cmdExample,
 			"queue":   cmdQueue,
+			"exits":   cmdExits,
+			"gone":    cmdGone,
 		},
 	})
 }

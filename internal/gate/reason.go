@@ -51,8 +51,10 @@ func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
 			continue
 		}
 		fmt.Fprintf(b, "\n✘ prompt %s, validator %q", quoted(c.Prompts), c.Validator.Name)
-		if r.Problem != "" {
-			fmt.Fprintf(b, ": %s", r.Problem)
+		if r.Problem != "" || r.ExitCode > 0 {
+			// A run validator's failure says how it ended; a file
+			// validator's output says what is wrong with the file.
+			fmt.Fprintf(b, ": %s", r.Summary())
 		}
 		b.WriteString("\n")
 		for _, line := range r.Lines(cfg.Settings.OutputLines) {

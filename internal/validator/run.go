@@ -21,6 +21,11 @@ const (
 	// its process group is killed: a child that escaped the group (setsid)
 	// and holds the pipe open cannot delay the gate beyond it.
 	drainGrace = 250 * time.Millisecond
+	// reapGrace bounds the wait for the killed members of a group to be
+	// reaped. SIGKILLed processes die at once; only one stuck in the
+	// kernel (a hung NFS read) takes longer, and the gate must not wait
+	// for it.
+	reapGrace = 2 * time.Second
 	// maxFileBytes bounds how much of a File is read for its expectations.
 	maxFileBytes = 16 << 20
 )
@@ -82,6 +87,9 @@ func checkFile(env Env, s Spec) Result {
 	return Result{Output: strings.Join(whys, "\n")}
 }
 
+// adopt makes the process a subreaper once, before its first command.
+var adopt sync.Once
+
 func runCommand(ctx context.Context, env Env, s Spec) Result {
 	timeout := s.Timeout
 	if timeout <= 0 {
@@ -92,7 +100,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 		limit = defaultOutputLimit
 	}
 	if why := unrunnable(env.Dir, s.Run); why != "" {
-		return Result{Output: why, Problem: "cannot start: " + why, ExitCode: -1}
+		return Result{Problem: "cannot start: " + why, ExitCode: -1}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -102,7 +110,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	// background child still holds the pipe open.
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return Result{Problem: "cannot start: " + err.Error(), Output: err.Error(), ExitCode: -1}
+		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
 	}
 	out := &capped{limit: limit}
 	drained := make(chan struct{})
@@ -116,41 +124,68 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = time.Second
+	adopt.Do(adoptOrphans)
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
 		pr.Close()
-		return Result{Problem: "cannot start: " + err.Error(), Output: err.Error(), ExitCode: -1}
+		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
 	}
 	waitErr := cmd.Wait()
+	// Judged now: the deadline passing while leftovers are cleaned up
+	// below does not make a finished check a timeout.
+	ctxErr := ctx.Err()
 	// Leftover children of the group would hold the pipe and keep running
-	// after the gate returns: a validator's work ends with it.
+	// after the gate returns: a validator's work ends with it. The leader's
+	// pid, which names the group, is not handed out again before pid_max
+	// wraps, so the kill cannot reach a stranger.
 	killGroup(cmd)
+	reaped := make(chan struct{})
+	go func() { reapGroup(cmd.Process.Pid); close(reaped) }()
 	select {
 	case <-drained:
 	case <-time.After(drainGrace):
 	}
 	pr.Close()
 	<-drained
+	select {
+	case <-reaped:
+	case <-time.After(reapGrace):
+	}
 
 	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: cmd.ProcessState.ExitCode()}
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.Problem = fmt.Sprintf("timed out after %s", timeout)
+	case errors.Is(ctxErr, context.DeadlineExceeded):
+		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout)
 		r.ExitCode = -1
-	case ctx.Err() != nil:
+	case ctxErr != nil:
 		r.Problem = "canceled"
 		r.ExitCode = -1
 	case waitErr == nil:
 		r.Passed = true
 	default:
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			r.Problem = "killed by signal " + signalName(ws.Signal())
-		} else if r.ExitCode == 126 || r.ExitCode == 127 {
-			r.Problem = fmt.Sprintf("exit status %d (the shell could not run the command)", r.ExitCode)
-		}
+		r.Problem = exitProblem(cmd.ProcessState)
 	}
 	return r
+}
+
+// exitProblem explains an exit that is not a verdict of the check itself:
+// death by a signal, or the codes the shell uses for a command it could
+// not run or that a signal killed. Ordinary failures give "".
+func exitProblem(ps *os.ProcessState) string {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	code := ps.ExitCode()
+	switch {
+	case ok && ws.Signaled():
+		return "killed by signal " + signalName(ws.Signal())
+	case code == 126:
+		return "exit status 126: the shell found the command but could not execute it"
+	case code == 127:
+		return "exit status 127: the shell could not find the command"
+	case code > 128 && code <= 128+64 && knownSignal(syscall.Signal(code-128)):
+		return fmt.Sprintf("exit status %d: the shell's code for a command killed by %s", code, signalName(syscall.Signal(code-128)))
+	}
+	return ""
 }
 
 // unrunnable reports why the program a run line starts with cannot run,
@@ -158,7 +193,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 func unrunnable(dir, run string) string {
 	fields := strings.Fields(run)
 	if len(fields) == 0 {
-		return "empty command"
+		return "the run command is empty"
 	}
 	prog := fields[0]
 	if !strings.Contains(prog, "/") || strings.ContainsAny(prog, `"'$`+"`") {
@@ -175,7 +210,7 @@ func unrunnable(dir, run string) string {
 	case err != nil:
 		return fmt.Sprintf("%s: %v", prog, unwrapPath(err))
 	case st.IsDir():
-		return prog + ": is a directory"
+		return prog + ": is a directory, not a program"
 	case st.Mode()&0o111 == 0:
 		return prog + ": not executable (chmod +x " + prog + ")"
 	}
@@ -189,13 +224,20 @@ func killGroup(cmd *exec.Cmd) error {
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
+// signalNames are the signals a validator plausibly dies of.
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGSEGV: "SIGSEGV",
+	syscall.SIGABRT: "SIGABRT", syscall.SIGINT: "SIGINT", syscall.SIGHUP: "SIGHUP", syscall.SIGPIPE: "SIGPIPE",
+	syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGILL: "SIGILL", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ",
+}
+
+func knownSignal(s syscall.Signal) bool { _, ok := signalNames[s]; return ok }
+
+// signalName names a signal for a person: "SIGSEGV (segmentation fault)".
 func signalName(s syscall.Signal) string {
-	names := map[syscall.Signal]string{
-		syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGSEGV: "SIGSEGV",
-		syscall.SIGABRT: "SIGABRT", syscall.SIGINT: "SIGINT", syscall.SIGHUP: "SIGHUP", syscall.SIGPIPE: "SIGPIPE",
-	}
-	if n, ok := names[s]; ok {
-		return n
+	if n, ok := signalNames[s]; ok {
+		return n + " (" + s.String() + ")"
 	}
 	return s.String()
 }

@@ -60,11 +60,16 @@ func (r Result) Lines(n int) []string {
 		return nil
 	}
 	lines := strings.Split(out, "\n")
+	var more []string
 	if len(lines) > n {
-		rest := len(lines) - n
-		lines = append(lines[:n:n], fmt.Sprintf("… %d more lines", rest))
-	} else if r.Dropped > 0 {
-		lines = append(lines, fmt.Sprintf("… %d more bytes", r.Dropped))
+		more = append(more, fmt.Sprintf("%d more lines", len(lines)-n))
+		lines = lines[:n:n]
+	}
+	if r.Dropped > 0 {
+		more = append(more, fmt.Sprintf("%d more bytes (output is capped)", r.Dropped))
+	}
+	if len(more) > 0 {
+		lines = append(lines, "… "+strings.Join(more, " and "))
 	}
 	return lines
 }
