@@ -1,0 +1,208 @@
+// Package outcome is the gate's outcome log: one JSON line per decision in
+// <state_dir>/outcomes.jsonl, read back by `gate log` and `gate stats`.
+//
+// Appends are serialised with an exclusive flock on the log file and each
+// record is one write, so concurrent gates (subagents stopping together)
+// never interleave lines. A line torn by a killed writer is skipped by
+// Read and fenced off by the next Append, which starts a fresh line. Past
+// MaxSize the log is rotated to outcomes.jsonl.1, so it stays bounded.
+package outcome
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// FileName is the log's name in the state dir; the rotated log adds ".1".
+const FileName = "outcomes.jsonl"
+
+// MaxSize is the size past which the log is rotated. At a few hundred
+// bytes a decision it holds tens of thousands of decisions.
+var MaxSize int64 = 8 << 20
+
+// Decisions, as logged.
+const (
+	Pass  = "pass"
+	Block = "block"
+	Halt  = "halt"
+)
+
+// Record is one gate decision.
+type Record struct {
+	Time     time.Time `json:"time"`
+	Event    string    `json:"event"` // Stop or SubagentStop
+	Session  string    `json:"session_id"`
+	Agent    string    `json:"agent_id,omitempty"`
+	Prompts  []string  `json:"prompts"`    // the pending prompts judged
+	Checks   []Check   `json:"validators"` // in mappings.toml order
+	Decision string    `json:"decision"`   // pass, block or halt
+	Blocks   int       `json:"blocks"`     // consecutive blocked stops after this one
+}
+
+// Scope is "main" for the main thread, else "agent ID".
+func (r *Record) Scope() string {
+	if r.Agent == "" {
+		return "main"
+	}
+	return "agent " + r.Agent
+}
+
+// Check is one validator's result within a decision.
+type Check struct {
+	Name       string   `json:"name"`
+	Prompts    []string `json:"prompts"`
+	Passed     bool     `json:"passed"`
+	Result     string   `json:"result"` // "passed", "exit status 1", "timed out after 10s", …
+	DurationMS float64  `json:"duration_ms"`
+}
+
+// Duration returns the check's run time.
+func (c *Check) Duration() time.Duration {
+	return time.Duration(c.DurationMS * float64(time.Millisecond))
+}
+
+// Millis converts d for Check.DurationMS, to the microsecond.
+func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Append adds r to the log in dir.
+func Append(dir string, r Record) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	path := filepath.Join(dir, FileName)
+	for tries := 0; ; tries++ {
+		f, err := lockedLog(path)
+		if err != nil {
+			return fmt.Errorf("outcome log: %w", err)
+		}
+		if f == nil {
+			if tries < 10 {
+				continue // rotated while we waited: open the new log
+			}
+			return errors.New("outcome log: rotated under us repeatedly")
+		}
+		err = appendLine(f, path, line)
+		f.Close() // releases the lock
+		if err != nil {
+			return fmt.Errorf("outcome log: %w", err)
+		}
+		return nil
+	}
+}
+
+// lockedLog opens the log for appending and locks it. It returns nil when
+// the file at path changed while it waited for the lock (another writer
+// rotated it), so that the caller opens the new one.
+func lockedLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	held, err1 := f.Stat()
+	now, err2 := os.Stat(path)
+	if err1 != nil || err2 != nil || !os.SameFile(held, now) {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
+}
+
+func appendLine(f *os.File, path string, line []byte) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	if size >= MaxSize {
+		// Rotate under the lock: writers waiting on this file see that it
+		// moved and reopen.
+		if err := os.Rename(path, path+".1"); err != nil {
+			return err
+		}
+		nf, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		defer nf.Close()
+		_, err = nf.Write(line)
+		return err
+	}
+	if size > 0 && !endsInNewline(path, size) {
+		line = append([]byte{'\n'}, line...) // fence off a line torn by a killed writer
+	}
+	_, err = f.Write(line)
+	return err
+}
+
+func endsInNewline(path string, size int64) bool {
+	r, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer r.Close()
+	b := make([]byte, 1)
+	if _, err := r.ReadAt(b, size-1); err != nil {
+		return true
+	}
+	return b[0] == '\n'
+}
+
+// Read returns the records logged at or after since (all for the zero
+// time), oldest first, from the rotated log and the current one, and how
+// many lines it skipped because they do not parse. A log that does not
+// exist yet has no records.
+func Read(dir string, since time.Time) (records []Record, skipped int, err error) {
+	path := filepath.Join(dir, FileName)
+	for _, p := range []string{path + ".1", path} {
+		f, err := os.Open(p)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return nil, 0, err
+		}
+		rs, n, err := readFrom(f, since)
+		f.Close()
+		if err != nil {
+			return nil, 0, fmt.Errorf("reading %s: %w", p, err)
+		}
+		records, skipped = append(records, rs...), skipped+n
+	}
+	return records, skipped, nil
+}
+
+func readFrom(r io.Reader, since time.Time) ([]Record, int, error) {
+	var out []Record
+	skipped := 0
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(line, &rec); err != nil || rec.Time.IsZero() {
+			skipped++
+			continue
+		}
+		if !rec.Time.Before(since) {
+			out = append(out, rec)
+		}
+	}
+	return out, skipped, sc.Err()
+}

@@ -1,0 +1,183 @@
+package outcome
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// Stats summarises a log: how often each prompt and validator passes, how
+// many stops each session had blocked, how many attempts a prompt takes to
+// pass, and which validators are slow.
+type Stats struct {
+	Decisions, Passes, Blocks, Halts int
+	From, To                         time.Time
+	Prompts                          []PromptStats    // by prompt key
+	Validators                       []ValidatorStats // by name
+	Sessions                         []SessionStats   // most blocks first
+}
+
+// PromptStats is one prompt's record. A prompt passes a decision when every
+// validator it uses passed in it.
+type PromptStats struct {
+	Prompt          string
+	Checked, Passed int
+	// Attempts: in each session scope, the decisions that checked the
+	// prompt up to and including the one where it passed. Unresolved counts
+	// scopes whose last check of it failed.
+	Resolved, Unresolved int
+	AttemptsTotal        int
+	AttemptsMax          int
+}
+
+// AttemptsAvg is the mean number of checks until the prompt passed.
+func (p PromptStats) AttemptsAvg() float64 {
+	if p.Resolved == 0 {
+		return 0
+	}
+	return float64(p.AttemptsTotal) / float64(p.Resolved)
+}
+
+// ValidatorStats is one validator's record.
+type ValidatorStats struct {
+	Name         string
+	Runs, Passed int
+	Durations    []time.Duration // sorted
+}
+
+// Median returns the validator's median run time.
+func (v ValidatorStats) Median() time.Duration {
+	if len(v.Durations) == 0 {
+		return 0
+	}
+	return v.Durations[len(v.Durations)/2]
+}
+
+// Max returns the validator's longest run time.
+func (v ValidatorStats) Max() time.Duration {
+	if len(v.Durations) == 0 {
+		return 0
+	}
+	return v.Durations[len(v.Durations)-1]
+}
+
+// SessionStats is one session's record, its agents included.
+type SessionStats struct {
+	Session                  string
+	Decisions, Blocks, Halts int
+}
+
+// Summarize computes the Stats of records, oldest first.
+func Summarize(records []Record) Stats {
+	var st Stats
+	prompts := map[string]*PromptStats{}
+	validators := map[string]*ValidatorStats{}
+	sessions := map[string]*SessionStats{}
+	attempts := map[[3]string]int{} // (session, scope, prompt) → checks since the last pass
+
+	for _, r := range records {
+		st.Decisions++
+		if st.From.IsZero() || r.Time.Before(st.From) {
+			st.From = r.Time
+		}
+		if r.Time.After(st.To) {
+			st.To = r.Time
+		}
+		s := sessions[r.Session]
+		if s == nil {
+			s = &SessionStats{Session: r.Session}
+			sessions[r.Session] = s
+		}
+		s.Decisions++
+		switch r.Decision {
+		case Pass:
+			st.Passes++
+		case Block:
+			st.Blocks++
+			s.Blocks++
+		case Halt:
+			st.Halts++
+			s.Halts++
+		}
+
+		for _, c := range r.Checks {
+			v := validators[c.Name]
+			if v == nil {
+				v = &ValidatorStats{Name: c.Name}
+				validators[c.Name] = v
+			}
+			v.Runs++
+			if c.Passed {
+				v.Passed++
+			}
+			v.Durations = append(v.Durations, c.Duration())
+		}
+
+		for _, p := range r.Prompts {
+			checked, passed := promptResult(r, p)
+			if !checked {
+				continue
+			}
+			ps := prompts[p]
+			if ps == nil {
+				ps = &PromptStats{Prompt: p}
+				prompts[p] = ps
+			}
+			ps.Checked++
+			key := [3]string{r.Session, r.Agent, p}
+			attempts[key]++
+			if passed {
+				ps.Passed++
+				ps.Resolved++
+				ps.AttemptsTotal += attempts[key]
+				ps.AttemptsMax = max(ps.AttemptsMax, attempts[key])
+				delete(attempts, key)
+			}
+		}
+	}
+	for key := range attempts {
+		prompts[key[2]].Unresolved++
+	}
+
+	for _, p := range prompts {
+		st.Prompts = append(st.Prompts, *p)
+	}
+	sort.Slice(st.Prompts, func(i, j int) bool { return st.Prompts[i].Prompt < st.Prompts[j].Prompt })
+	for _, v := range validators {
+		slices.Sort(v.Durations)
+		st.Validators = append(st.Validators, *v)
+	}
+	sort.Slice(st.Validators, func(i, j int) bool { return st.Validators[i].Name < st.Validators[j].Name })
+	for _, s := range sessions {
+		st.Sessions = append(st.Sessions, *s)
+	}
+	sort.Slice(st.Sessions, func(i, j int) bool {
+		a, b := st.Sessions[i], st.Sessions[j]
+		if a.Blocks+a.Halts != b.Blocks+b.Halts {
+			return a.Blocks+a.Halts > b.Blocks+b.Halts
+		}
+		return a.Session < b.Session
+	})
+	return st
+}
+
+// Slowest returns the validators ordered by their longest run, slowest
+// first.
+func (st Stats) Slowest() []ValidatorStats {
+	out := slices.Clone(st.Validators)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Max() > out[j].Max() })
+	return out
+}
+
+// promptResult reports whether any validator of prompt p ran in r, and
+// whether all of those passed.
+func promptResult(r Record, p string) (checked, passed bool) {
+	passed = true
+	for _, c := range r.Checks {
+		if slices.Contains(c.Prompts, p) {
+			checked = true
+			passed = passed && c.Passed
+		}
+	}
+	return checked, checked && passed
+}
