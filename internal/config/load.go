@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -87,15 +86,12 @@ func parse(data []byte, file, root string) (*Config, Problems) {
 	p := &parser{file: display(file, root), text: string(data)}
 	cfg := &Config{File: file, Root: root, Validators: map[string]*Validator{}}
 	var raw rawFile
+	p.lines = scanLines(p.text)
 	md, err := toml.Decode(p.text, &raw)
 	if err != nil {
 		return nil, Problems{p.decodeError(err)}
 	}
-	p.lines = scanLines(p.text)
-	for _, k := range md.Undecoded() {
-		// Located by the unquoted parts, shown as TOML writes the key.
-		p.addAt(k.String(), p.lines.line(strings.Join(k, ".")), "unknown key", hintFor(k))
-	}
+	p.unknownKeys(md.Undecoded())
 	p.settings(&cfg.Settings, raw.Settings)
 	p.validators(cfg, md, raw.Validators)
 	p.mappings(cfg, raw.Mapping)
@@ -114,22 +110,6 @@ func (p *parser) add(key, msg, hint string) { p.addAt(key, p.lines.line(key), ms
 func (p *parser) addAt(key string, line int, msg, hint string) {
 	p.problems = append(p.problems, &Problem{File: p.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
-
-// decodeError turns a toml error into a Problem with its line.
-func (p *parser) decodeError(err error) *Problem {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		return &Problem{File: p.file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
-	}
-	// Type mismatches come as "toml: line N (last key "k"): msg".
-	if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &Problem{File: p.file, Line: n, Key: m[2], Msg: m[3]}
-	}
-	return &Problem{File: p.file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
-}
-
-var typeErr = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
 
 func (p *parser) settings(s *Settings, raw rawSettings) {
 	*s = Settings{
@@ -193,9 +173,11 @@ func (p *parser) duration(key, s string) time.Duration {
 }
 
 func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawValidator) {
-	// Validator names in file order, from the decoder's key list.
+	// Validator names in file order, from the decoder's key list: a
+	// validator written with dotted keys (validators.v.file = …) has no
+	// key of its own there, only its fields'.
 	for _, k := range md.Keys() {
-		if len(k) != 2 || k[0] != "validators" {
+		if len(k) < 2 || k[0] != "validators" {
 			continue
 		}
 		name := k[1]

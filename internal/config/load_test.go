@@ -71,7 +71,7 @@ func TestProblems(t *testing.T) {
 		{"unknown settings key", "[settings]\nstate = \"x\"\n" + base, `mappings.toml:2: settings.state: unknown key`},
 		{"unknown mapping key", "[[mapping]]\nprompt = \"p\"\nvalidator = [\"v\"]\n", `mappings.toml:3: mapping.validator: unknown key`},
 		{"unknown validator key", base + "fixx = \"y\"\n", `mappings.toml:7: validators.v.fixx: unknown key`},
-		{"wrong type", "[settings]\nmax_blocks = \"3\"\n", `mappings.toml:2: settings.max_blocks: incompatible types`},
+		{"wrong type", "[settings]\nmax_blocks = \"3\"\n", `mappings.toml:2: settings.max_blocks: is a string, want an integer`},
 		{"file and run", base + "run = \"true\"\n", `mappings.toml:5: validators.v: has both file and run`},
 		{"neither", "[validators.v]\nfix = \"x\"\n", `mappings.toml:1: validators.v: needs file or run`},
 		{"contains on run", "[validators.v]\nrun = \"true\"\ncontains = \"x\"\n", `mappings.toml:1: validators.v: contains, not_contains and regex apply to file validators only`},

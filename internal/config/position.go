@@ -10,11 +10,15 @@ import (
 // unknown keys and semantic mistakes with this light scan of the text.
 //
 // Paths are dotted with array tables indexed: "mapping[2].validators"; the
-// unindexed "mapping.validators" names the first occurrence.
-type lines map[string]int
+// unindexed "mapping.validators" names the first occurrence, and nth finds
+// the others (the decoder reports keys of array tables unindexed).
+type lines struct {
+	at    map[string]int   // path → first line that defines it
+	every map[string][]int // unindexed path → every line that defines it, in order
+}
 
 func scanLines(text string) lines {
-	ls := lines{}
+	ls := lines{at: map[string]int{}, every: map[string][]int{}}
 	table := ""
 	counts := map[string]int{}
 	inMulti := ""
@@ -37,11 +41,14 @@ func scanLines(text string) lines {
 			table = name + "[" + strconv.Itoa(idx) + "]"
 			ls.set(table, n)
 			ls.set(name, n)
+			ls.add(name, n)
 			continue
 		}
 		if line[0] == '[' {
 			table = joinKey(splitKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[")), "]")))
+			ls.setParents(table, n)
 			ls.set(table, n)
+			ls.add(unindex(table), n)
 			continue
 		}
 		key, rest, ok := keyOf(line)
@@ -52,8 +59,11 @@ func scanLines(text string) lines {
 		if table != "" {
 			full = table + "." + key
 		}
+		// A dotted key (validators.v.file = …) also defines its tables.
+		ls.setParents(full, n)
 		ls.set(full, n)
 		ls.set(unindex(full), n)
+		ls.add(unindex(full), n)
 		for _, q := range []string{`"""`, `'''`} {
 			if strings.Count(rest, q)%2 == 1 {
 				inMulti = q
@@ -64,27 +74,50 @@ func scanLines(text string) lines {
 }
 
 func (ls lines) set(path string, n int) {
-	if _, ok := ls[path]; !ok {
-		ls[path] = n
+	if _, ok := ls.at[path]; !ok {
+		ls.at[path] = n
 	}
 }
 
-// line returns the line of path, or of its nearest located parent.
+// setParents sets the tables a dotted path implies, where not yet defined.
+func (ls lines) setParents(path string, n int) {
+	for i := 0; i < len(path); i++ {
+		if path[i] == '.' {
+			ls.set(path[:i], n)
+			ls.set(unindex(path[:i]), n)
+		}
+	}
+}
+
+func (ls lines) add(path string, n int) { ls.every[path] = append(ls.every[path], n) }
+
+// line returns the line of path, or of its nearest located parent. An
+// indexed path never falls back to the first occurrence of its unindexed
+// form: "mapping[1].prompt", when absent, is located at its table
+// "mapping[1]", not at mapping[0]'s prompt.
 func (ls lines) line(path string) int {
-	for path != "" {
-		if n, ok := ls[path]; ok {
-			return n
+	for _, p := range []string{path, unindex(path)} {
+		for p != "" {
+			if n, ok := ls.at[p]; ok {
+				return n
+			}
+			i := strings.LastIndexAny(p, ".[")
+			if i < 0 {
+				break
+			}
+			p = p[:i]
 		}
-		if n, ok := ls[unindex(path)]; ok {
-			return n
-		}
-		i := strings.LastIndexAny(path, ".[")
-		if i < 0 {
-			break
-		}
-		path = path[:i]
 	}
 	return 0
+}
+
+// nth returns the line of the i-th (0-based) definition of the unindexed
+// path, or line(path) when there are not that many.
+func (ls lines) nth(path string, i int) int {
+	if all := ls.every[path]; i < len(all) {
+		return all[i]
+	}
+	return ls.line(path)
 }
 
 // keyOf splits `key = value` into the normalised key and the value text.

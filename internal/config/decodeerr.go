@@ -1,0 +1,193 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// The TOML decoder's errors, said for a person and located at the right
+// line: it reports syntax errors at the character after the mistake (the
+// next line, for a header left open), and type mismatches of an array
+// table's key at that key's last occurrence, in Go's type names.
+
+// decodeError turns a toml error into a Problem with its line.
+func (p *parser) decodeError(err error) *Problem {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		n := pe.Position.Line
+		if s := pe.Position.Start; s > 0 && s <= len(p.text) {
+			// The offending character's own line, not the one after it
+			// when that character is the newline.
+			n = 1 + strings.Count(p.text[:s], "\n")
+		}
+		key := pe.LastKey
+		if !p.definedOn(key, n) {
+			key = "" // the last key parsed, not the one in error
+		}
+		return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
+	}
+	// Type mismatches come as `toml: line N (last key "k"): msg`.
+	m := typeErr.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &Problem{File: p.file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	key := m[2]
+	if uq, err := strconv.Unquote(`"` + key + `"`); err == nil {
+		key = uq
+	}
+	path := joinKey(splitKey(key))
+	n, _ := strconv.Atoi(m[1])
+	msg, hint := m[3], ""
+	if t := typeMismatch.FindStringSubmatch(msg); t != nil {
+		n = p.lineOfValue(path, t[1], n)
+		msg, hint = fmt.Sprintf("is %s, want %s", tomlKind(t[1]), wantKind(path, t[2])), typeHint(path)
+	} else if t := tableMismatch.FindStringSubmatch(msg); t != nil {
+		msg, hint = fmt.Sprintf("is %s, want a table", tomlKind(t[1])), typeHint(path)
+	}
+	return &Problem{File: p.file, Line: n, Key: key, Msg: msg, Hint: hint}
+}
+
+var (
+	typeErr       = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "((?:[^"\\]|\\.)*)"\): (.*)$`)
+	typeMismatch  = regexp.MustCompile(`^incompatible types: TOML value has type (.+); destination has type (.+)$`)
+	tableMismatch = regexp.MustCompile(`^type mismatch for .+: expected table but found (.+)$`)
+)
+
+// definedOn reports whether the key path is defined on line n.
+func (p *parser) definedOn(key string, n int) bool {
+	if key == "" {
+		return false
+	}
+	path := unindex(joinKey(splitKey(key)))
+	for _, l := range p.lines.every[path] {
+		if l == n {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOfValue picks, among the definitions of path, the first whose value
+// is of the TOML type the decoder rejected; else the decoder's line.
+func (p *parser) lineOfValue(path, goType string, fallback int) int {
+	want := tomlKind(goType)
+	text := strings.Split(p.text, "\n")
+	for _, n := range p.lines.every[unindex(path)] {
+		if n < 1 || n > len(text) {
+			continue
+		}
+		if _, rest, ok := keyOf(strings.TrimSpace(text[n-1])); ok && valueKind(rest) == want {
+			return n
+		}
+	}
+	return fallback
+}
+
+// tomlKind names, in TOML's words, the Go type the decoder gave a value.
+func tomlKind(goType string) string {
+	switch {
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "int"):
+		return "an integer"
+	case strings.HasPrefix(goType, "float"):
+		return "a float"
+	case goType == "bool":
+		return "a boolean"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map["):
+		return "a table"
+	case strings.HasPrefix(goType, "time."):
+		return "a date-time"
+	}
+	return "a " + goType
+}
+
+// valueKind guesses the TOML type of a value from its text.
+func valueKind(v string) string {
+	v = strings.TrimSpace(v)
+	switch {
+	case v == "":
+		return ""
+	case v[0] == '"' || v[0] == '\'':
+		return "a string"
+	case v[0] == '[':
+		return "an array"
+	case v[0] == '{':
+		return "a table"
+	case strings.HasPrefix(v, "true") || strings.HasPrefix(v, "false"):
+		return "a boolean"
+	case strings.ContainsAny(v, "T:") && !strings.HasPrefix(v, "0x"):
+		return "a date-time"
+	case strings.ContainsAny(v, ".eE") && !strings.HasPrefix(v, "0x"), strings.Contains(v, "inf"), strings.Contains(v, "nan"):
+		return "a float"
+	}
+	return "an integer"
+}
+
+// wantKind names the type a key wants, from the decoder's destination kind.
+func wantKind(path, dst string) string {
+	switch dst {
+	case "integer":
+		return "an integer"
+	case "boolean":
+		return "a boolean"
+	case "float":
+		return "a float"
+	case "map":
+		return "a table"
+	case "slice":
+		if path == "mapping" {
+			return "an array of tables"
+		}
+		return "an array"
+	}
+	return "a " + dst
+}
+
+// typeHint shows how to write the keys most often written with the wrong
+// type.
+func typeHint(path string) string {
+	switch {
+	case path == "mapping":
+		return `each mapping is a [[mapping]] table with prompt = "key" and validators = ["name", …]`
+	case unindex(path) == "mapping.validators":
+		return `validators = ["name", …], a list even for one`
+	case strings.HasSuffix(path, ".timeout"):
+		return `durations are strings: timeout = "10s"`
+	case strings.HasPrefix(path, "validators.") && strings.Count(path, ".") == 1:
+		return `each validator is a table: [validators.NAME] with file = "path" or run = "command"`
+	}
+	return ""
+}
+
+// unknownKeys reports each key no field decoded, at its own line: keys of
+// array tables come unindexed, so the i-th report of a key is its i-th
+// definition. Keys under an unknown table are not reported again.
+func (p *parser) unknownKeys(keys []toml.Key) {
+	seen := map[string]int{}
+	var reported []string
+	for _, k := range keys {
+		path := strings.Join(k, ".")
+		under := false
+		for _, r := range reported {
+			if strings.HasPrefix(path, r+".") {
+				under = true
+				break
+			}
+		}
+		if under {
+			continue
+		}
+		reported = append(reported, path)
+		// Located by the unquoted parts, shown as TOML writes the key.
+		p.addAt(k.String(), p.lines.nth(path, seen[path]), "unknown key", hintFor(k))
+		seen[path]++
+	}
+}
