@@ -39,10 +39,18 @@ var Events = []string{hook.Stop, hook.SubagentStop}
 
 // Run is the gate command.
 func Run(env *cli.Env) error {
+	if len(env.Args) > 0 {
+		if c := subcommand(env.Args[0]); c != nil {
+			return c.run(env, env.Args[1:]) // a person's command: see commands.go
+		}
+	}
 	fl := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
 	if err := fl.Parse(env.Args); err != nil {
+		return err
+	}
+	if err := notAHook(env, fl); err != nil {
 		return err
 	}
 	in, err := hook.Decode(env.Stdin, Events...)
@@ -55,7 +63,12 @@ func Run(env *cli.Env) error {
 		scope.Agent = "" // the main thread's stop, whatever else the input says
 	}
 
-	cfg, err := config.Load(config.Path(root, *configFile, env.Dir), root)
+	// The same checks as `gate check`, at the depth that costs no more than
+	// loading: its errors halt, its warnings do not.
+	cfg, problems, err := config.Inspect(config.Path(root, *configFile, env.Dir), root, config.FileOnly)
+	if err == nil && len(problems.Errors()) > 0 {
+		err = problems
+	}
 	if err != nil {
 		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return missingConfig(env, root, scope)
@@ -92,6 +105,7 @@ func (v *Verdict) apply(env *cli.Env, q *queue.Queue, scope queue.Scope) error {
 	if err := q.SetBlocks(scope, v.Blocks); err != nil {
 		return err
 	}
+	v.record(env, q, scope)
 	switch v.Kind {
 	case Block:
 		return hook.Write(env.Stdout, hook.Block(v.Reason))

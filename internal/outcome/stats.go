@@ -63,8 +63,10 @@ func (v ValidatorStats) Max() time.Duration {
 
 // SessionStats is one session's record, its agents included.
 type SessionStats struct {
-	Session                  string
-	Decisions, Blocks, Halts int
+	Session   string `json:"session_id"`
+	Decisions int    `json:"decisions"`
+	Blocks    int    `json:"blocks"`
+	Halts     int    `json:"halts"`
 }
 
 // Summarize computes the Stats of records, oldest first.

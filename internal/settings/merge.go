@@ -42,6 +42,7 @@ type Found struct {
 	Hook
 	Registered bool   // every tool of the matcher is covered
 	Uncovered  string // the tools not covered, as a matcher; "" when Registered
+	Command    string // the registered command line, "" when not registered
 	Timeout    int    // the registered command's timeout, 0 when it gives none
 	Line       int    // the registered command's line, 0 when not registered
 }
@@ -157,6 +158,7 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 			}
 			if len(rest) < len(uncovered) && f.Line == 0 {
 				f.Line, _ = position(text, cmd.start)
+				f.Command = cmd.get("command").str
 				if t := cmd.get("timeout"); t != nil && t.kind == 'v' {
 					fmt.Sscan(t.str, &f.Timeout)
 				}
@@ -211,7 +213,11 @@ func covers(matcher, tool string) bool {
 // Program returns the name of the program a command line runs: the base
 // name of its first word, unquoted. "\"$CLAUDE_PROJECT_DIR\"/bin/gate"
 // and "/usr/local/bin/gate --config x.toml" both run "gate".
-func Program(cmd string) string {
+func Program(cmd string) string { return path.Base(FirstWord(cmd)) }
+
+// FirstWord returns the first word of a command line with shell quoting
+// removed and variables left as they are: "$CLAUDE_PROJECT_DIR/bin/gate".
+func FirstWord(cmd string) string {
 	var word strings.Builder
 	quote := byte(0)
 	cmd = strings.TrimLeft(cmd, " \t")
@@ -236,5 +242,5 @@ loop:
 			word.WriteByte(c)
 		}
 	}
-	return path.Base(word.String())
+	return word.String()
 }

@@ -204,7 +204,7 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := found[0]; !f.Registered || f.Timeout != 45 || f.Line != 6 {
+	if f := found[0]; !f.Registered || f.Timeout != 45 || f.Line != 6 || f.Command != `"$CLAUDE_PROJECT_DIR"/bin/gate` {
 		t.Errorf("gate: %+v, want registered on line 6 with timeout 45", f)
 	}
 	if f := found[1]; f.Registered || f.Uncovered != "Read" || f.Line != 0 {

@@ -1,0 +1,278 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// finding is one line of `gate check`: where, what, and how to fix it.
+type finding struct {
+	loc     string // "file", "file:line" or "file:line:column"
+	warning bool
+	msg     string
+	hint    string
+}
+
+func (f finding) String() string {
+	s := f.loc + ": "
+	if f.warning {
+		s += "warning: "
+	}
+	s += f.msg
+	if f.hint != "" {
+		s += "\n    hint: " + f.hint
+	}
+	return s
+}
+
+// runCheck is `gate check`: mappings.toml as the gate loads it (config.Inspect,
+// the gate's own entry point), the files it names, and the hook
+// registrations. Every finding is one line and a hint; exit 1 when any is
+// an error, 0 when there are only warnings.
+func runCheck(env *cli.Env, args []string) error {
+	fl := flags("check")
+	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	plugin := fl.String("plugin", "", "check the hooks of the plugin in `DIR` instead of .claude/settings.json")
+	rest, err := parse(env, fl, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError("check", fmt.Errorf("unexpected argument %q", rest[0]))
+	}
+	ws := workspaceOf(env, *configFile)
+
+	var fs []finding
+	cfg, problems, err := config.Inspect(ws.file, ws.root, config.Project)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		fs = append(fs, finding{loc: ws.rel(ws.file), msg: "does not exist", hint: `"gate init" writes a starter`})
+	case err != nil:
+		return err
+	}
+	for _, p := range problems {
+		fs = append(fs, problemFinding(p))
+	}
+	fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
+
+	errs, warns := 0, 0
+	for _, f := range fs {
+		fmt.Fprintln(env.Stdout, f)
+		if f.warning {
+			warns++
+		} else {
+			errs++
+		}
+	}
+	if errs+warns == 0 {
+		fmt.Fprintf(env.Stdout, "ok: %s, %s; every stopgate hook registered\n",
+			plural(len(cfg.Mappings), "mapping", "mappings"), plural(len(cfg.Validators), "validator", "validators"))
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "%s, %s\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	if errs > 0 {
+		return cli.Exit(1)
+	}
+	return nil
+}
+
+func problemFinding(p *config.Problem) finding {
+	loc := p.File
+	if p.Line > 0 {
+		loc += fmt.Sprintf(":%d", p.Line)
+	}
+	msg := p.Msg
+	if p.Key != "" {
+		msg = p.Key + ": " + msg
+	}
+	return finding{loc: loc, warning: p.Warning, msg: msg, hint: p.Hint}
+}
+
+// hookSource is a settings file that may register the hooks.
+type hookSource struct {
+	path, name string
+	data       []byte
+}
+
+// hookFindings checks that every stopgate hook is registered, in the
+// project's settings (shared or local) or the user's, or in the plugin;
+// that each registered program exists; and that the gate's hook timeout
+// exceeds every validator's.
+func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string) []finding {
+	prefix := projectBin
+	var candidates []hookSource
+	if plugin != "" {
+		prefix = pluginBin
+		dir := absFrom(env.Dir, plugin)
+		candidates = []hookSource{{path: filepath.Join(dir, "hooks", "hooks.json"), name: shown(env.Dir, filepath.Join(dir, "hooks", "hooks.json"))}}
+	} else {
+		candidates = []hookSource{
+			{path: filepath.Join(ws.root, ".claude", "settings.json"), name: settingsFile},
+			{path: filepath.Join(ws.root, ".claude", "settings.local.json"), name: ".claude/settings.local.json"},
+		}
+		if home := env.Getenv("HOME"); home != "" {
+			candidates = append(candidates, hookSource{path: filepath.Join(home, ".claude", "settings.json"), name: "~/.claude/settings.json"})
+		}
+	}
+	want := wanted(prefix)
+
+	var out []finding
+	var sources []hookSource
+	for _, c := range candidates {
+		data, err := os.ReadFile(c.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			out = append(out, finding{loc: c.name, msg: err.Error()})
+			continue
+		}
+		c.data = data
+		sources = append(sources, c)
+	}
+	primary := candidates[0].name
+	if len(sources) == 0 {
+		return append(out, finding{loc: primary, msg: "does not exist: no stopgate hook is registered",
+			hint: `"` + initCommand(plugin) + `" registers them`})
+	}
+
+	registered := make([]bool, len(want))
+	for _, src := range sources {
+		found, err := settings.Lookup(src.data, want)
+		if err != nil {
+			f := finding{loc: src.name, msg: err.Error(), hint: "Claude Code cannot read this file either: fix it by hand"}
+			var se *settings.Error
+			if errors.As(err, &se) {
+				f.loc, f.msg = fmt.Sprintf("%s:%d:%d", src.name, se.Line, se.Column), se.Msg
+			}
+			out = append(out, f)
+			continue
+		}
+		for i, fd := range found {
+			if !fd.Registered {
+				continue
+			}
+			registered[i] = true
+			loc := fmt.Sprintf("%s:%d", src.name, fd.Line)
+			if f, bad := programFinding(env, ws, fd, loc, plugin); bad {
+				out = append(out, f)
+			}
+			if f, bad := timeoutFinding(cfg, fd, loc); bad {
+				out = append(out, f)
+			}
+		}
+	}
+	for i, h := range want {
+		if !registered[i] {
+			out = append(out, finding{loc: primary, msg: h.String() + " is not registered",
+				hint: `"` + initCommand(plugin) + `" registers every stopgate hook and keeps the rest of the file`})
+		}
+	}
+	out = dedupe(out)
+	sort.SliceStable(out, func(i, j int) bool { return locLess(out[i].loc, out[j].loc) })
+	return out
+}
+
+// locLess orders "file:line[:col]" locations by file, then line.
+func locLess(a, b string) bool {
+	fa, la := splitLoc(a)
+	fb, lb := splitLoc(b)
+	if fa != fb {
+		return false // keep the order of the files as checked
+	}
+	return la < lb
+}
+
+func splitLoc(loc string) (file string, line int) {
+	parts := strings.SplitN(loc, ":", 3)
+	if len(parts) > 1 {
+		line, _ = strconv.Atoi(parts[1])
+	}
+	return parts[0], line
+}
+
+// programFinding warns when a registered hook's program is not where its
+// command says: the client would fail it on every event.
+func programFinding(env *cli.Env, ws workspace, fd settings.Found, loc, plugin string) (finding, bool) {
+	word := settings.FirstWord(fd.Command)
+	base := ws.root
+	if plugin != "" {
+		base = absFrom(env.Dir, plugin)
+	}
+	path := os.Expand(word, func(v string) string {
+		switch v {
+		case "CLAUDE_PROJECT_DIR":
+			return ws.root
+		case "CLAUDE_PLUGIN_ROOT":
+			return base
+		}
+		return env.Getenv(v)
+	})
+	if !filepath.IsAbs(path) {
+		return finding{}, false // on $PATH, or relative to where the client runs: not ours to judge
+	}
+	st, err := os.Stat(path)
+	if err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return finding{}, false
+	}
+	shownPath := path
+	if r, ok := project.Rel(base, path); ok {
+		shownPath = r
+	}
+	how := "build it: make install PREFIX=" + shellQuote(filepath.Dir(filepath.Dir(path))) + " in the stopgate source"
+	return finding{loc: loc, warning: true, msg: fmt.Sprintf("hook program %s is missing or not executable", shownPath), hint: how}, true
+}
+
+// timeoutFinding warns when the gate's hook timeout does not exceed a
+// validator's: the client would kill the gate before the validator's own
+// timeout could report.
+func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) (finding, bool) {
+	if cfg == nil || fd.Timeout <= 0 || settings.Program(fd.Command) != "gate" {
+		return finding{}, false
+	}
+	limit := time.Duration(fd.Timeout) * time.Second
+	for _, name := range cfg.Order {
+		v := cfg.Validators[name]
+		if v.Timeout >= limit {
+			return finding{loc: loc, warning: true,
+				msg:  fmt.Sprintf("%s has a timeout of %ds, but validator %q may run for %s: the client would kill the gate first", fd.Hook.String(), fd.Timeout, name, v.Timeout),
+				hint: "raise the hook's timeout above the longest validator timeout (gate init writes 600)"}, true
+		}
+	}
+	return finding{}, false
+}
+
+func initCommand(plugin string) string {
+	if plugin != "" {
+		return "gate init --plugin " + shellQuote(plugin)
+	}
+	return "gate init"
+}
+
+// dedupe drops repeated findings: one missing program is reported once,
+// not once per event that runs it.
+func dedupe(fs []finding) []finding {
+	seen := map[string]bool{}
+	var out []finding
+	for _, f := range fs {
+		key := f.msg
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f)
+	}
+	return out
+}

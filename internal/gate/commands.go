@@ -1,0 +1,211 @@
+package gate
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/project"
+)
+
+// command is one of gate's subcommands. With a subcommand name first, gate
+// is a tool a person runs; with none, it is the hook (JSON on stdin).
+//
+// Exit codes of the subcommands: 0 done; 1 findings (check found an
+// error, run saw a validator fail, explain found no mapping) or a failure,
+// with one line on stderr; 2 a usage mistake. The hook never exits 2.
+type command struct {
+	name, args, summary string
+	run                 func(env *cli.Env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"init", "[--plugin DIR] [--bin DIR]", "register the stopgate hooks in .claude/settings.json (or write a plugin) and a starter mappings.toml", runInit},
+		{"check", "[--config FILE] [--plugin DIR]", "check mappings.toml and the project against it; exit 1 on any error", runCheck},
+		{"status", "[--config FILE] [--json]", "pending entries per session and scope, blocked stops, set-aside entries", runStatus},
+		{"run", "[--config FILE] [--json] (PROMPT... | --all)", "run prompts' validators now, as the gate would", runRun},
+		{"explain", "[--config FILE] PATH|/command", "which mappings a read of PATH or a slash command arms, and why", runExplain},
+		{"log", "[--config FILE] [--since D] [--json]", "the gate's decisions, from the outcome log", runLog},
+		{"stats", "[--config FILE] [--since D] [--json]", "pass rates, blocks per session, attempts until pass, slowest validators", runStats},
+		{"help", "", "this list", runHelp},
+	}
+}
+
+// subcommand returns the command named name, or nil.
+func subcommand(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return &c
+		}
+	}
+	return nil
+}
+
+func runHelp(env *cli.Env, args []string) error {
+	w := env.Stdout
+	fmt.Fprintln(w, "usage: gate                 the Stop / SubagentStop hook: one hook input object on stdin")
+	fmt.Fprintln(w, "       gate COMMAND [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		if c.args != "" {
+			fmt.Fprintf(w, "  %-8s   gate %s %s\n", "", c.name, c.args)
+		}
+	}
+	return nil
+}
+
+// usageError exits 2 with err and a pointer to the usage.
+func usageError(name string, err error) error {
+	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, usageLine(name))}
+}
+
+func usageLine(name string) string {
+	if c := subcommand(name); c != nil {
+		return "usage: gate " + c.name + " " + c.args
+	}
+	return `run "gate help" for the commands`
+}
+
+// notAHook refuses gate run as a hook with arguments it does not take, or
+// from a terminal, where it would wait for hook input that never comes.
+func notAHook(env *cli.Env, fl *flag.FlagSet) error {
+	if fl.NArg() > 0 {
+		return usageError("", fmt.Errorf("unknown command %q", fl.Arg(0)))
+	}
+	if f, ok := env.Stdin.(*os.File); ok && isTerminal(f) {
+		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
+	}
+	return nil
+}
+
+// flags is a subcommand's flag set: errors are returned, never printed.
+func flags(name string) *flag.FlagSet {
+	fl := flag.NewFlagSet(name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	return fl
+}
+
+// parse parses args allowing flags after arguments ("gate run joke
+// --json"), and returns the arguments. -h prints the usage and ends the
+// command with exit 0 (errHelp).
+func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fl.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(env.Stdout, usageLine(fl.Name()))
+				fl.SetOutput(env.Stdout)
+				fl.PrintDefaults()
+				return nil, errHelp
+			}
+			return nil, usageError(fl.Name(), err)
+		}
+		if fl.NArg() == 0 {
+			return rest, nil
+		}
+		// After "--", everything is an argument.
+		if n := len(args) - fl.NArg(); n > 0 && args[n-1] == "--" {
+			return append(rest, fl.Args()...), nil
+		}
+		rest = append(rest, fl.Arg(0))
+		args = fl.Args()[1:]
+	}
+}
+
+// errHelp ends a command that printed its usage on request.
+var errHelp = &cli.ExitError{Code: 0}
+
+// project is what a subcommand works on.
+type workspace struct {
+	root string
+	file string // mappings.toml
+}
+
+func workspaceOf(env *cli.Env, configFile string) workspace {
+	root := project.Find(env.Getenv, env.Dir)
+	return workspace{root: root, file: config.Path(root, configFile, env.Dir)}
+}
+
+// load loads the config for a command that needs it whole: a mistake in it
+// is the command's failure, pointing at gate check.
+func (w workspace) load() (*config.Config, error) {
+	cfg, ps, err := config.Inspect(w.file, w.root, config.FileOnly)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, cli.WithHint(fmt.Errorf("no %s in %s", project.ConfigName, w.root), `"gate init" writes a starter one`)
+		}
+		return nil, err
+	}
+	if errs := ps.Errors(); len(errs) > 0 {
+		more := ""
+		if len(errs) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(errs)-1)
+		}
+		return nil, cli.WithHint(fmt.Errorf("%s%s", errs[0].Error(), more), `"gate check" lists every problem with a hint`)
+	}
+	return cfg, nil
+}
+
+// stateDir returns the state dir, from the config when it can be read at
+// all, else the default: the log and the queue stay readable while the
+// config has mistakes.
+func (w workspace) stateDir() string {
+	cfg, _, _ := config.Inspect(w.file, w.root, config.FileOnly)
+	if cfg != nil && cfg.Settings.StateDir != "" {
+		return cfg.StateDir()
+	}
+	return (&config.Config{Root: w.root, Settings: config.Settings{StateDir: config.DefaultStateDir}}).StateDir()
+}
+
+// rel shows path relative to the root when it lies inside it.
+func (w workspace) rel(path string) string {
+	if r, ok := project.Rel(w.root, path); ok {
+		return r
+	}
+	return path
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&fs.ModeCharDevice != 0
+}
+
+// palette colours marks on a terminal, unless NO_COLOR is set.
+type palette struct{ on bool }
+
+func paletteFor(env *cli.Env) palette {
+	f, ok := env.Stdout.(*os.File)
+	return palette{on: ok && isTerminal(f) && env.Getenv("NO_COLOR") == ""}
+}
+
+func (p palette) paint(code, s string) string {
+	if !p.on {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p palette) green(s string) string { return p.paint("32", s) }
+func (p palette) red(s string) string   { return p.paint("31", s) }
+func (p palette) dim(s string) string   { return p.paint("2", s) }
+
+// plural writes "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// indent prefixes every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,227 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// settingsFile is where a project registers its hooks.
+const settingsFile = ".claude/settings.json"
+
+// runInit is `gate init [--plugin DIR] [--bin DIR]`: it registers every
+// stopgate hook in the project's .claude/settings.json, merging (see
+// package settings: untouched bytes stay, a second run changes nothing, the
+// write is atomic, a file that is not JSON is refused with its line and
+// column), and writes a starter mappings.toml if there is none. With
+// --plugin it writes a Claude Code plugin in DIR instead.
+func runInit(env *cli.Env, args []string) error {
+	fl := flags("init")
+	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
+	bin := fl.String("bin", "bin", "the `DIR` holding the stopgate commands: relative to the project root, or absolute")
+	rest, err := parse(env, fl, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError("init", fmt.Errorf("unexpected argument %q", rest[0]))
+	}
+	if *plugin != "" {
+		return initPlugin(env, absFrom(env.Dir, *plugin))
+	}
+	root := project.Root(env.Getenv, "", env.Dir)
+	prefix, binDir := binPrefix(root, *bin)
+	want := wanted(prefix)
+
+	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, want, nil); err != nil {
+		return err
+	}
+	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	noteMissing(env, binDir, want, root)
+	return nil
+}
+
+// register merges want into the settings file at path (shown as name), or
+// into initial when there is no file yet.
+func register(env *cli.Env, path, name string, want []settings.Hook, initial []byte) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		data = initial
+	} else if err != nil {
+		return err
+	}
+	out, added, err := settings.Merge(data, want)
+	if err != nil {
+		return settingsError(name, err)
+	}
+	if len(added) == 0 {
+		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", name)
+		return nil
+	}
+	if err := settings.WriteFile(path, out); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	fmt.Fprintf(env.Stdout, "%s: registered %s\n", name, plural(len(added), "hook", "hooks"))
+	for _, h := range added {
+		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %ds)\n", h, h.Command, h.Timeout)
+	}
+	return nil
+}
+
+// settingsError names the file, line and column of a settings file that
+// cannot be merged, and says it was left alone.
+func settingsError(name string, err error) error {
+	var se *settings.Error
+	if errors.As(err, &se) {
+		err = fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg)
+	} else {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	return cli.WithHint(err, "the file is left as it was: fix it by hand, then run gate init again")
+}
+
+// writeStarter writes the starter mappings.toml unless one exists; it never
+// replaces a file, even one created a moment ago.
+func writeStarter(env *cli.Env, root string) error {
+	path := filepath.Join(root, project.ConfigName)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		fmt.Fprintf(env.Stdout, "%s: exists, left as it is\n", project.ConfigName)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(config.Starter)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("writing %s: %w", project.ConfigName, err)
+	}
+	fmt.Fprintf(env.Stdout, "%s: wrote a starter; add a [[mapping]] for each prompt to check\n", project.ConfigName)
+	return nil
+}
+
+// noteMissing tells which hook programs are not in binDir yet, and how to
+// put them there: a registered hook whose program is missing fails on
+// every event.
+func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string) {
+	var missing []string
+	for _, p := range programs(want) {
+		if st, err := os.Stat(filepath.Join(binDir, p)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	shown := binDir
+	if r, ok := project.Rel(prefixRoot, binDir); ok {
+		shown = r
+	}
+	how := fmt.Sprintf(`GOBIN=%s go install ./cmd/...`, shellQuote(binDir))
+	if filepath.Base(binDir) == "bin" {
+		how = "make install PREFIX=" + shellQuote(filepath.Dir(binDir))
+	}
+	fmt.Fprintf(env.Stdout, "note: %s not in %s yet; from the stopgate source, run: %s\n",
+		strings.Join(missing, ", "), shown, how)
+}
+
+// binPrefix returns the shell text the hook commands start with, and the
+// directory it names. Relative directories go through $CLAUDE_PROJECT_DIR,
+// so the settings work wherever the project is checked out.
+func binPrefix(root, bin string) (prefix, dir string) {
+	if filepath.IsAbs(bin) {
+		return shellQuote(filepath.Clean(bin)), filepath.Clean(bin)
+	}
+	rel := filepath.ToSlash(filepath.Clean(bin))
+	if rel == "." {
+		return `"$CLAUDE_PROJECT_DIR"`, root
+	}
+	return `"$CLAUDE_PROJECT_DIR"/` + shellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shown is path relative to the working directory dir when inside it.
+func shown(dir, path string) string {
+	if r, ok := project.Rel(dir, path); ok && r != "." {
+		return r
+	}
+	return path
+}
+
+func absFrom(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(dir, path)
+}
+
+// initPlugin writes a Claude Code plugin in dir that `claude --plugin-dir
+// DIR` loads: the manifest, unless one exists, and hooks/hooks.json merged
+// like settings.json, with commands under ${CLAUDE_PLUGIN_ROOT}/bin.
+func initPlugin(env *cli.Env, dir string) error {
+	manifest := filepath.Join(dir, ".claude-plugin", "plugin.json")
+	if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
+		m := map[string]string{
+			"name":        "stopgate",
+			"description": "Makes the agent prove it followed a prompt before it may stop: mapped prompts arm validators, which run when the agent stops.",
+		}
+		if v := version(); v != "" {
+			m["version"] = v
+		}
+		data, _ := json.MarshalIndent(m, "", "  ")
+		if err := settings.WriteFile(manifest, append(data, '\n')); err != nil {
+			return fmt.Errorf("writing the plugin manifest: %w", err)
+		}
+		fmt.Fprintf(env.Stdout, "%s: wrote the plugin manifest\n", shown(env.Dir, manifest))
+	} else if err != nil {
+		return err
+	} else {
+		fmt.Fprintf(env.Stdout, "%s: exists, left as it is\n", shown(env.Dir, manifest))
+	}
+
+	// A new hooks.json starts with a description the client shows.
+	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
+	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
+	want := wanted(pluginBin)
+	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial); err != nil {
+		return err
+	}
+	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir)
+	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))
+	return nil
+}
+
+// version is the module version this gate was built from, "" for a
+// development build.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return ""
+	}
+	return strings.TrimPrefix(bi.Main.Version, "v")
+}

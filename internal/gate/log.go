@@ -1,0 +1,278 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/outcome"
+)
+
+// runLog is `gate log [--since D]`: the gate's decisions, oldest first, one
+// line each; --json prints the log's own JSON lines.
+func runLog(env *cli.Env, args []string) error {
+	ws, since, asJSON, err := logFlags(env, "log", args)
+	if err != nil {
+		return err
+	}
+	dir := ws.stateDir()
+	records, skipped, err := outcome.Read(dir, since)
+	if err != nil {
+		return err
+	}
+	noteSkipped(env, skipped)
+	if asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		for _, r := range records {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(records) == 0 {
+		fmt.Fprintf(env.Stdout, "no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
+		return nil
+	}
+	p := paletteFor(env)
+	for _, r := range records {
+		var checks []string
+		for _, c := range r.Checks {
+			mark := p.green("✔")
+			if !c.Passed {
+				mark = p.red("✘")
+			}
+			s := mark + " " + c.Name + " " + duration(c.Duration())
+			if !c.Passed && c.Result != "failed" {
+				s += " (" + c.Result + ")"
+			}
+			checks = append(checks, s)
+		}
+		decision := r.Decision
+		if decision != outcome.Pass {
+			decision = p.red(decision)
+		}
+		fmt.Fprintf(env.Stdout, "%s  %s %s  %s  %s: %s\n", r.Time.Local().Format("2006-01-02 15:04:05"),
+			r.Session, r.Scope(), decision, strings.Join(r.Prompts, ", "), strings.Join(checks, ", "))
+	}
+	return nil
+}
+
+// runStats is `gate stats [--since D]`: pass rates per prompt and
+// validator, attempts until a prompt passes, blocks per session, and the
+// slowest validators.
+func runStats(env *cli.Env, args []string) error {
+	ws, since, asJSON, err := logFlags(env, "stats", args)
+	if err != nil {
+		return err
+	}
+	dir := ws.stateDir()
+	records, skipped, err := outcome.Read(dir, since)
+	if err != nil {
+		return err
+	}
+	noteSkipped(env, skipped)
+	st := outcome.Summarize(records)
+	if asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(statsJSON(st))
+	}
+	w := env.Stdout
+	if st.Decisions == 0 {
+		fmt.Fprintf(w, "no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
+		return nil
+	}
+	fmt.Fprintf(w, "%s from %s to %s: %d passed, %d blocked, %d halted\n", plural(st.Decisions, "decision", "decisions"),
+		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
+
+	if len(st.Prompts) > 0 {
+		fmt.Fprintln(w)
+		rows := [][]string{{"prompt", "checked", "passed", "pass rate", "attempts to pass (avg / max)", "still failing"}}
+		for _, p := range st.Prompts {
+			attempts := "-"
+			if p.Resolved > 0 {
+				attempts = fmt.Sprintf("%.1f / %d", p.AttemptsAvg(), p.AttemptsMax)
+			}
+			rows = append(rows, []string{p.Prompt, strconv.Itoa(p.Checked), strconv.Itoa(p.Passed), rate(p.Passed, p.Checked), attempts, strconv.Itoa(p.Unresolved)})
+		}
+		table(w, rows)
+	}
+	if len(st.Validators) > 0 {
+		fmt.Fprintln(w)
+		rows := [][]string{{"validator", "runs", "passed", "pass rate", "median", "max"}}
+		for _, v := range st.Validators {
+			rows = append(rows, []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), duration(v.Median()), duration(v.Max())})
+		}
+		table(w, rows)
+	}
+
+	blocked := 0
+	var worst []string
+	for _, s := range st.Sessions {
+		if s.Blocks+s.Halts == 0 {
+			continue
+		}
+		blocked++
+		if len(worst) < 5 {
+			worst = append(worst, fmt.Sprintf("%s (%s%s)", s.Session, plural(s.Blocks, "block", "blocks"), map[bool]string{true: ", " + plural(s.Halts, "halt", "halts"), false: ""}[s.Halts > 0]))
+		}
+	}
+	fmt.Fprintf(w, "\nsessions: %d, %d with blocked stops", len(st.Sessions), blocked)
+	if len(worst) > 0 {
+		fmt.Fprintf(w, "; most blocked: %s", strings.Join(worst, ", "))
+	}
+	fmt.Fprintln(w)
+
+	var slow []string
+	for i, v := range st.Slowest() {
+		if i == 5 {
+			break
+		}
+		slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
+	}
+	if len(slow) > 0 {
+		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(slow, ", "))
+	}
+	return nil
+}
+
+func logFlags(env *cli.Env, name string, args []string) (ws workspace, since time.Time, asJSON bool, err error) {
+	fl := flags(name)
+	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
+	j := fl.Bool("json", false, "print JSON")
+	rest, err := parse(env, fl, args)
+	if err != nil {
+		return ws, since, false, err
+	}
+	if len(rest) > 0 {
+		return ws, since, false, usageError(name, fmt.Errorf("unexpected argument %q", rest[0]))
+	}
+	since, err = parseSince(*sinceFlag, time.Now())
+	if err != nil {
+		return ws, since, false, usageError(name, err)
+	}
+	return workspaceOf(env, *configFile), since, *j, nil
+}
+
+// parseSince reads --since: a duration back from now (Go syntax, plus d
+// for days and w for weeks), or a date or time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
+		if k, err := strconv.Atoi(s[:n-1]); err == nil && k >= 0 {
+			days := k
+			if s[n-1] == 'w' {
+				days *= 7
+			}
+			return now.AddDate(0, 0, -days), nil
+		}
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q is neither a duration (90m, 24h, 7d) nor a date (2006-01-02)", s)
+}
+
+func sinceNote(since time.Time) string {
+	if since.IsZero() {
+		return ""
+	}
+	return " since " + since.Local().Format("2006-01-02 15:04:05")
+}
+
+func noteSkipped(env *cli.Env, n int) {
+	if n > 0 {
+		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(n, "line", "lines"))
+	}
+}
+
+// table writes rows in columns: the first, names, left-aligned, the
+// others, figures, right-aligned.
+func table(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for i, cell := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, cell := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			if i == 0 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString("  " + pad + cell)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+func rate(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d%%", (n*100+of/2)/of)
+}
+
+// statsJSON is `gate stats --json`, with durations in milliseconds.
+func statsJSON(st outcome.Stats) any {
+	type prompt struct {
+		Prompt      string  `json:"prompt"`
+		Checked     int     `json:"checked"`
+		Passed      int     `json:"passed"`
+		Resolved    int     `json:"resolved"`
+		Unresolved  int     `json:"still_failing"`
+		AttemptsAvg float64 `json:"attempts_avg"`
+		AttemptsMax int     `json:"attempts_max"`
+	}
+	type validator struct {
+		Name     string  `json:"name"`
+		Runs     int     `json:"runs"`
+		Passed   int     `json:"passed"`
+		MedianMS float64 `json:"median_ms"`
+		MaxMS    float64 `json:"max_ms"`
+	}
+	out := struct {
+		Decisions  int                    `json:"decisions"`
+		Passes     int                    `json:"passes"`
+		Blocks     int                    `json:"blocks"`
+		Halts      int                    `json:"halts"`
+		From       *time.Time             `json:"from,omitempty"`
+		To         *time.Time             `json:"to,omitempty"`
+		Prompts    []prompt               `json:"prompts"`
+		Validators []validator            `json:"validators"`
+		Sessions   []outcome.SessionStats `json:"sessions"`
+	}{Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
+	if st.Decisions > 0 {
+		out.From, out.To = &st.From, &st.To
+	}
+	for _, p := range st.Prompts {
+		out.Prompts = append(out.Prompts, prompt{p.Prompt, p.Checked, p.Passed, p.Resolved, p.Unresolved, p.AttemptsAvg(), p.AttemptsMax})
+	}
+	for _, v := range st.Slowest() {
+		out.Validators = append(out.Validators, validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max())})
+	}
+	if out.Sessions == nil {
+		out.Sessions = []outcome.SessionStats{}
+	}
+	return out
+}

@@ -1,0 +1,218 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/detector"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// runSession is the session id validators see under `gate run`
+// (STOPGATE_SESSION_ID), so a validator can tell a trial run from a stop.
+const runSession = "gate-run"
+
+// runOutputLines bounds the output shown per failing validator on a
+// terminal; the agent gets output_lines.
+const runOutputLines = 10
+
+type runJSON struct {
+	Passed     bool            `json:"passed"`
+	Validators []validatorJSON `json:"validators"`
+}
+
+type validatorJSON struct {
+	Name       string   `json:"name"`
+	Prompts    []string `json:"prompts"`
+	Passed     bool     `json:"passed"`
+	Result     string   `json:"result"`
+	Problem    string   `json:"problem,omitempty"`
+	ExitCode   int      `json:"exit_code"`
+	DurationMS float64  `json:"duration_ms"`
+	Output     string   `json:"output"`
+	Fix        string   `json:"fix,omitempty"`
+}
+
+// runRun is `gate run PROMPT... | --all`: it runs those prompts' validators
+// now, through the gate's own Decide, as if they were pending at a stop,
+// without touching the queue. A PROMPT is a key, a /command or a prompt
+// file's path. Exit 1 when any validator fails.
+func runRun(env *cli.Env, args []string) error {
+	fl := flags("run")
+	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	all := fl.Bool("all", false, "run every mapped prompt's validators")
+	prompts, err := parse(env, fl, args)
+	if err != nil {
+		return err
+	}
+	if *all == (len(prompts) > 0) {
+		return usageError("run", fmt.Errorf("name the prompts to run, or --all"))
+	}
+	ws := workspaceOf(env, *configFile)
+	cfg, err := ws.load()
+	if err != nil {
+		return err
+	}
+	var keys []string
+	if *all {
+		for _, m := range cfg.Mappings {
+			keys = append(keys, m.Prompt)
+		}
+		if len(keys) == 0 {
+			return fmt.Errorf("%s maps no prompts", ws.rel(cfg.File))
+		}
+	}
+	for _, p := range prompts {
+		found, err := resolvePrompt(env, ws, cfg, p)
+		if err != nil {
+			return err
+		}
+		for _, k := range found {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+
+	entries := make([]queue.Entry, len(keys))
+	now := time.Now().UTC()
+	for i, k := range keys {
+		entries[i] = queue.Entry{Prompt: k, Session: runSession, Trigger: "gate run", Created: now, Updated: now}
+	}
+	// Ctrl-C stops the validators (their process groups are killed) rather
+	// than leaving them behind.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	v := Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0)
+
+	out := runJSON{Passed: true, Validators: []validatorJSON{}}
+	for _, c := range v.Checks {
+		r := c.Result
+		out.Passed = out.Passed && r.Passed
+		out.Validators = append(out.Validators, validatorJSON{
+			Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
+			ExitCode: r.ExitCode, DurationMS: float64(r.Duration.Microseconds()) / 1000, Output: r.Output, Fix: c.Validator.Fix,
+		})
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printRun(env, v)
+	}
+	if !out.Passed {
+		return cli.Exit(1)
+	}
+	return nil
+}
+
+// resolvePrompt turns what a person typed into prompt keys: a key, a
+// /command (as detect matches it), or the path of a prompt file.
+func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) ([]string, error) {
+	if cfg.Mapping(arg) != nil {
+		return []string{arg}, nil
+	}
+	var maps []*config.Mapping
+	if name := detector.SlashCommand(arg); name != "" && !strings.Contains(name, "/") {
+		maps = cfg.MatchCommand(name)
+	} else if rel, ok := project.Rel(ws.root, absFrom(env.Dir, arg)); ok {
+		maps = cfg.MatchPath(rel)
+	}
+	if len(maps) == 0 {
+		return nil, usageError("run", cli.WithHint(fmt.Errorf("%q is not a mapped prompt, /command or prompt file", arg), knownPrompts(cfg)))
+	}
+	keys := make([]string, len(maps))
+	for i, m := range maps {
+		keys[i] = m.Prompt
+	}
+	return keys, nil
+}
+
+// knownPrompts lists some mapped keys, for a hint.
+func knownPrompts(cfg *config.Config) string {
+	var keys []string
+	for i, m := range cfg.Mappings {
+		if i == 8 {
+			keys = append(keys, fmt.Sprintf("… %d more", len(cfg.Mappings)-i))
+			break
+		}
+		keys = append(keys, m.Prompt)
+	}
+	if len(keys) == 0 {
+		return "mappings.toml maps no prompts yet"
+	}
+	return "mapped prompts: " + strings.Join(keys, ", ")
+}
+
+func printRun(env *cli.Env, v *Verdict) {
+	p := paletteFor(env)
+	w := env.Stdout
+	nameW, durW := 0, 0
+	for _, c := range v.Checks {
+		nameW = max(nameW, len([]rune(c.Validator.Name)))
+		durW = max(durW, len(duration(c.Result.Duration)))
+	}
+	failed := 0
+	for _, c := range v.Checks {
+		r := c.Result
+		mark := p.green("✔")
+		what := strings.Join(c.Prompts, ", ")
+		if !r.Passed {
+			mark = p.red("✘")
+			if r.Problem != "" || r.ExitCode > 0 {
+				what += ": " + r.Summary() // a file check's output says it all
+			}
+			failed++
+		}
+		// Pad before colouring: escape codes have no width on screen.
+		name := c.Validator.Name + strings.Repeat(" ", nameW-len([]rune(c.Validator.Name)))
+		d := duration(r.Duration)
+		d = strings.Repeat(" ", durW-len(d)) + d
+		fmt.Fprintf(w, "%s %s  %s  %s\n", mark, name, p.dim(d), what)
+		if r.Passed {
+			continue
+		}
+		for _, line := range r.Lines(runOutputLines) {
+			fmt.Fprintf(w, "    | %s\n", line)
+		}
+		if c.Validator.Fix != "" {
+			fmt.Fprintf(w, "    fix: %s\n", c.Validator.Fix)
+		}
+	}
+	n := len(v.Checks)
+	switch {
+	case n == 0:
+		fmt.Fprintln(w, "no validators to run")
+	case failed == 0:
+		fmt.Fprintf(w, "%s passed\n", plural(n, "validator", "validators"))
+	default:
+		fmt.Fprintf(w, "%s: %d passed, %d failed\n", plural(n, "validator", "validators"), n-failed, failed)
+	}
+}
+
+// duration writes a run time to two or three significant figures.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
