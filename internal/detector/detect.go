@@ -8,6 +8,9 @@
 //	             announce, additionalContext naming the acceptance criteria
 //	             the first time the entry is armed; exit 0
 //	  unmatched: nothing enqueued, nothing printed, exit 0
+//	PreToolUse of Write, Edit, MultiEdit, NotebookEdit, Bash: the tamper
+//	  guard (guard.go): permissionDecision "deny" for a write to a protected
+//	  path, else no output, exit 0
 //	bad input or config: one line on stderr, exit 1 (the client's
 //	  non-blocking error), nothing enqueued. Never exit 2: detect must not
 //	  block a tool call or a prompt.
@@ -30,7 +33,7 @@ import (
 )
 
 // Events are the hook events detect handles.
-var Events = []string{hook.PostToolUse, hook.UserPromptExpansion, hook.UserPromptSubmit}
+var Events = []string{hook.PostToolUse, hook.UserPromptExpansion, hook.UserPromptSubmit, hook.PreToolUse}
 
 // Run is the detect command.
 func Run(env *cli.Env) error {
@@ -45,6 +48,9 @@ func Run(env *cli.Env) error {
 		return err
 	}
 	root := project.Root(env.Getenv, in.Cwd, env.Dir)
+	if in.HookEventName == hook.PreToolUse {
+		return guardTool(env, in, root, *configFile)
+	}
 
 	// Read: what did the agent touch? Cheap tests first, so that the common
 	// case, an unrelated tool call or prompt, never parses the config.

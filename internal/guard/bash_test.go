@@ -1,0 +1,372 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// project lays out a stopgate project in a temp dir and returns its root
+// and protected set: the default state dir, mappings.toml, a run validator
+// in validators/, and scripts/check.sh, a validator outside validators/.
+func project(t *testing.T, protect []string) (string, *Set) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{
+		"mappings.toml", "validators/validate-worktree.sh", "validators/lib.sh", "scripts/check.sh",
+		"scripts/other.sh", "src/prompts/joke.md", "tmp/validation/lock", "tmp/other/x", "output/joke.txt",
+		".claude/settings.json",
+	} {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, Defaults(Source{
+		Root: root, Home: "/home/agent", File: filepath.Join(root, "mappings.toml"),
+		StateDir: filepath.Join(root, "tmp/validation"), Protect: protect,
+		Runs: []Run{
+			{Name: "worktree", Command: "validators/validate-worktree.sh --strict"},
+			{Name: "check", Command: `sh "$CLAUDE_PROJECT_DIR/scripts/check.sh"`},
+			{Name: "tests", Command: "go test ./..."},
+		},
+	})
+}
+
+func TestBash(t *testing.T) {
+	root, set := project(t, nil)
+	tests := []struct {
+		cmd  string
+		want string // the protected path hit, "" for allowed
+	}{
+		// Reading is always allowed, and so is writing elsewhere.
+		{"cat mappings.toml", ""},
+		{"grep -r x tmp/validation", ""},
+		{"ls -la tmp/validation/sessions", ""},
+		{"cat tmp/validation/sessions/s/main/joke.json | jq .", ""},
+		{"diff mappings.toml /tmp/m.toml", ""},
+		{"git diff mappings.toml; git log -- mappings.toml", ""},
+		{"bin/gate status", ""},
+		{"cp mappings.toml /tmp/backup.toml", ""},
+		{"sed -n 1,10p mappings.toml", ""},
+		{"awk '{print $1}' mappings.toml", ""},
+		{"echo hi > output/joke.txt", ""},
+		{"echo x > mappings.toml.bak", ""},
+		{"rm mappings.tomlx tmp/other/x", ""},
+		{"rm -rf tmp/other", ""},
+		{"rm -f *.o", ""},
+		{"chmod +x scripts/other.sh", ""},
+		{"mv a b && cp c d", ""},
+		{"x=$(cat mappings.toml)", ""},
+		{"./validators/validate-worktree.sh", ""},
+		{"sh validators/validate-worktree.sh", ""},
+		{"python3 -c 'print(1)'", ""},
+		{"find src -name '*.bak' -delete", ""},
+		{"find . -name '*.go' -exec grep -l foo {} +", ""},
+		{"git checkout main && git status", ""},
+		{"git clean -fd", ""},
+		{"git clean -n -x", ""},
+		{"git restore --staged mappings.toml", ""},
+		{"go build -o bin/ ./cmd/...", ""},
+		{"touch output/joke.txt && mkdir -p output/more", ""},
+		{"tee output/log.txt < mappings.toml", ""},
+		// Quoted or commented text is not a redirection or a command.
+		{`echo "> tmp/validation"`, ""},
+		{`echo 'rm -rf tmp/validation'`, ""},
+		{`printf '%s\n' "sed -i s/a/b/ mappings.toml"`, ""},
+		{"ls # rm -rf tmp/validation", ""},
+		{"cat <<'EOF'\nrm -rf tmp/validation\nEOF", ""},
+		{`grep ">" mappings.toml`, ""},
+		// A variable the text does not set cannot be judged.
+		{`rm -rf "$BUILD_DIR"`, ""},
+
+		// Redirections.
+		{"echo x > mappings.toml", "mappings.toml"},
+		{"echo x >> mappings.toml", "mappings.toml"},
+		{": >mappings.toml", "mappings.toml"},
+		{">mappings.toml", "mappings.toml"},
+		{"make 2>mappings.toml", "mappings.toml"},
+		{"make &> tmp/validation/log", "tmp/validation"},
+		{"make &>>tmp/validation/log", "tmp/validation"},
+		{"echo >| mappings.toml", "mappings.toml"},
+		{"cmd >& mappings.toml", "mappings.toml"},
+		{"exec 3<>mappings.toml", "mappings.toml"},
+		{"cat <<EOF > mappings.toml\n[settings]\nEOF", "mappings.toml"},
+		{`echo x > "mappings.toml"`, "mappings.toml"},
+		{`echo x > 'mappings'.toml`, "mappings.toml"},
+		{`echo x > mapp\ings.toml`, "mappings.toml"},
+		{`echo x > ./tmp/../mappings.toml`, "mappings.toml"},
+		{`echo x > ` + root + `/mappings.toml`, "mappings.toml"},
+		{`echo x > "$CLAUDE_PROJECT_DIR/mappings.toml"`, "mappings.toml"},
+		{`echo x > "${CLAUDE_PROJECT_DIR}"/tmp/validation/lock`, "tmp/validation"},
+		{`echo x > $PWD/mappings.toml`, "mappings.toml"},
+		{"echo ok; echo x > mappings.toml", "mappings.toml"},
+		{"true && echo x > mappings.toml || false", "mappings.toml"},
+		{"if true; then echo x > mappings.toml; fi", "mappings.toml"},
+		{"(echo x > mappings.toml)", "mappings.toml"},
+		{"{ echo x; } > mappings.toml", "mappings.toml"},
+		{"echo x | tee -a tmp/validation/lock", "tmp/validation"},
+		{"tee mappings.toml < /dev/null", "mappings.toml"},
+		{"echo $(echo x > mappings.toml)", "mappings.toml"},
+		{"echo `rm mappings.toml`", "mappings.toml"},
+		{"diff <(cat a) >(tee mappings.toml)", "mappings.toml"},
+		// Removing, moving, copying onto.
+		{"rm mappings.toml", "mappings.toml"},
+		{"rm -rf tmp/validation", "tmp/validation"},
+		{"rm -rf tmp/validation/", "tmp/validation"},
+		{"rm -rf tmp", "tmp/validation"},
+		{"rm -rf tmp/*", "tmp/validation"},
+		{"rm -rf tmp/valid*", "tmp/validation"},
+		{"rm -rf tmp/validation/sessions/*/main", "tmp/validation"},
+		{"rm -rf t{mp,est}", "tmp/validation"},
+		{"rm -rf *", "tmp/validation"},
+		{"rm -rf .", "tmp/validation"},
+		{"rm -r -- tmp", "tmp/validation"},
+		{"rmdir tmp/validation", "tmp/validation"},
+		{"unlink tmp/validation/lock", "tmp/validation"},
+		{"sudo rm mappings.toml", "mappings.toml"},
+		{"command rm -f mappings.toml", "mappings.toml"},
+		{`\rm mappings.toml`, "mappings.toml"},
+		{"/bin/rm mappings.toml", "mappings.toml"},
+		{"env FOO=1 rm mappings.toml", "mappings.toml"},
+		{"timeout 5 rm mappings.toml", "mappings.toml"},
+		{"nice -n 5 nohup rm mappings.toml", "mappings.toml"},
+		{"mv mappings.toml mappings.old", "mappings.toml"},
+		{"mv /tmp/m.toml mappings.toml", "mappings.toml"},
+		{"mv /tmp/mappings.toml .", "mappings.toml"},
+		{"mv tmp /tmp/gone", "tmp/validation"},
+		{"cp /tmp/m.toml mappings.toml", "mappings.toml"},
+		{"cp -r /tmp/state tmp/validation", "tmp/validation"},
+		{"cp -t validators evil.sh", "validators"},
+		{"install -m 755 x.sh validators/validate-worktree.sh", "validators"},
+		{"rsync -a /tmp/v/ validators/", "validators"},
+		{"ln -sf /dev/null mappings.toml", "mappings.toml"},
+		{"ln -s tmp/validation state", "tmp/validation"},
+		// Editing in place and other writers.
+		{"sed -i s/a/b/ mappings.toml", "mappings.toml"},
+		{"sed -i.bak -e s/a/b/ mappings.toml", "mappings.toml"},
+		{"sed -Ei 's/a/b/' mappings.toml", "mappings.toml"},
+		{"sed --in-place 's/a/b/' mappings.toml", "mappings.toml"},
+		{"perl -pi -e 's/a/b/' mappings.toml", "mappings.toml"},
+		{"awk -i inplace '{print}' mappings.toml", "mappings.toml"},
+		{`awk '{print > "mappings.toml"}' x`, "mappings.toml"},
+		{"truncate -s 0 mappings.toml", "mappings.toml"},
+		{"touch tmp/validation/sessions/x", "tmp/validation"},
+		{"mkdir -p tmp/validation/sessions/fake/main", "tmp/validation"},
+		{"chmod -x validators/validate-worktree.sh", "validators"},
+		{"chmod 000 tmp", "tmp/validation"},
+		{"chmod -R u-w .", "tmp/validation"},
+		{"chown nobody mappings.toml", "mappings.toml"},
+		{"dd if=/dev/zero of=mappings.toml", "mappings.toml"},
+		{"sort -o mappings.toml mappings.toml", "mappings.toml"},
+		{"curl -o mappings.toml https://example.com/m.toml", "mappings.toml"},
+		{"wget -O mappings.toml https://example.com/m.toml", "mappings.toml"},
+		{"tar -xf x.tar -C tmp/validation", "tmp/validation"},
+		{"tar cf mappings.toml src", "mappings.toml"},
+		{"ed -s mappings.toml <<EOF\n,d\nw\nEOF", "mappings.toml"},
+		{"patch mappings.toml fix.diff", "mappings.toml"},
+		// The validators' programs.
+		{"echo 'exit 0' > validators/validate-worktree.sh", "validators"},
+		{"echo 'exit 0' > validators/lib.sh", "validators"},
+		{"echo 'exit 0' > validators/new.sh", "validators"},
+		{"echo 'exit 0' > scripts/check.sh", "scripts/check.sh"},
+		{"echo '{}' > .claude/settings.json", ".claude/settings.json"},
+		// git.
+		{"git checkout -- mappings.toml", "mappings.toml"},
+		{"git checkout HEAD~1 -- mappings.toml", "mappings.toml"},
+		{"git checkout .", "tmp/validation"},
+		{"git restore mappings.toml", "mappings.toml"},
+		{"git restore --source=HEAD -- validators", "validators"},
+		{"git -C validators checkout -- .", "validators"},
+		{"git rm mappings.toml", "mappings.toml"},
+		{"git clean -fdx", "tmp/validation"},
+		{"git clean -f validators/", "validators"},
+		// find and xargs.
+		{"find . -delete", "tmp/validation"},
+		{"find tmp -name '*.json' -delete", "tmp/validation"},
+		{"find tmp -type f -exec rm {} +", "tmp/validation"},
+		{`find . -name x -exec rm -f {} \;`, "tmp/validation"},
+		{"find validators -name '*.sh' -exec sed -i s/1/0/ {} +", "validators"},
+		{"find src -fprint mappings.toml", "mappings.toml"},
+		{"ls tmp/validation/sessions | xargs rm -rf", "tmp/validation"},
+		{"echo mappings.toml | xargs -I{} cp /dev/null {}", "mappings.toml"},
+		{"xargs rm mappings.toml < list", "mappings.toml"},
+		// The working directory, variables and loops.
+		{"cd tmp && rm -rf validation", "tmp/validation"},
+		{"cd tmp/validation; rm -rf *", "tmp/validation"},
+		{"cd " + root + "/tmp\nrm -r validation", "tmp/validation"},
+		{"cd src && echo x > ../mappings.toml", "mappings.toml"},
+		{"cd $SOMEWHERE && rm -rf validation", "tmp/validation"},
+		{"cd $SOMEWHERE && rm -rf build", ""},
+		{"D=tmp/validation; rm -rf $D", "tmp/validation"},
+		{`D=tmp; rm -rf "$D/validation"`, "tmp/validation"},
+		{"export F=mappings.toml && : > $F", "mappings.toml"},
+		{"for f in tmp/validation/*; do rm $f; done", "tmp/validation"},
+		{"for f in a mappings.toml; do sed -i s/x/y/ $f; done", "mappings.toml"},
+		{"rm -rf ~/x", ""},
+		// Shells and interpreters.
+		{"bash -c 'rm -rf tmp/validation'", "tmp/validation"},
+		{`sh -c "echo x > mappings.toml"`, "mappings.toml"},
+		{"sh -c 'cat mappings.toml'", ""},
+		{"eval 'rm mappings.toml'", "mappings.toml"},
+		{"bash <<EOF\nrm -rf tmp/validation\nEOF", "tmp/validation"},
+		{"echo 'rm -rf tmp/validation' | sh", "tmp/validation"},
+		{"echo 'rm -rf tmp/other' | bash", ""},
+		{`python3 -c "open('mappings.toml', 'w').write('')"`, "mappings.toml"},
+		{"python3 - <<'EOF'\nimport shutil; shutil.rmtree('tmp/validation')\nEOF", "tmp/validation"},
+		{"python3 tools/fix.py mappings.toml", "mappings.toml"},
+		{"python3 tools/fix.py output/joke.txt", ""},
+		{`node -e "require('fs').unlinkSync('mappings.toml')"`, "mappings.toml"},
+		{`ruby -e 'File.write("mappings.toml", "")'`, "mappings.toml"},
+		{`perl -e 'unlink "mappings.toml"'`, "mappings.toml"},
+		{"echo \"import os; os.remove('mappings.toml')\" | python3", "mappings.toml"},
+	}
+	for _, tt := range tests {
+		h := set.CheckBash(tt.cmd, root)
+		got := ""
+		if h != nil {
+			got = h.Protected.Show
+		}
+		if got != tt.want {
+			t.Errorf("%q: hit %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestBashCwd(t *testing.T) {
+	root, set := project(t, nil)
+	// The session's cwd is a subfolder: relative paths start there.
+	if h := set.CheckBash("rm -rf validation", filepath.Join(root, "tmp")); h == nil {
+		t.Errorf("rm -rf validation in tmp/: allowed")
+	}
+	if h := set.CheckBash("rm -rf validation", filepath.Join(root, "src")); h != nil {
+		t.Errorf("rm -rf validation in src/: denied: %s", h.Reason())
+	}
+	if h := set.CheckBash("echo > ../mappings.toml", filepath.Join(root, "src")); h == nil {
+		t.Errorf("echo > ../mappings.toml in src/: allowed")
+	}
+}
+
+func TestBashSymlink(t *testing.T) {
+	root, set := project(t, nil)
+	if err := os.Symlink(filepath.Join(root, "tmp/validation"), filepath.Join(root, "state")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "mappings.toml"), filepath.Join(root, "m.toml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"rm -rf state/sessions", "echo x > state/lock", "echo x > m.toml", "rm -rf state/*"} {
+		if h := set.CheckBash(cmd, root); h == nil {
+			t.Errorf("%q through a symlink: allowed", cmd)
+		}
+	}
+}
+
+func TestProtectSettings(t *testing.T) {
+	root, off := project(t, []string{})
+	if !off.Empty() {
+		t.Fatalf("protect = []: %d paths protected, want none", len(off.Paths()))
+	}
+	if h := off.CheckBash("rm -rf tmp/validation", root); h != nil {
+		t.Errorf("protect = []: denied %s", h.Reason())
+	}
+	_, custom := project(t, []string{"docs/policy.md", "scripts"})
+	var shows []string
+	for _, p := range custom.Paths() {
+		shows = append(shows, p.Show)
+	}
+	want := "tmp/validation mappings.toml validators scripts/check.sh .claude/settings.json .claude/settings.local.json docs/policy.md scripts"
+	if got := strings.Join(shows, " "); got != want {
+		t.Errorf("protected:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	root, set := project(t, nil)
+	if err := os.Symlink(filepath.Join(root, "tmp/validation"), filepath.Join(root, "state")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, cwd string
+		denied    bool
+	}{
+		{root + "/mappings.toml", "", true},
+		{root + "/src/../mappings.toml", "", true},
+		{"mappings.toml", root, true},
+		{"../mappings.toml", root + "/src", true},
+		{root + "/tmp/validation/sessions/s/main/joke.json", "", true},
+		{root + "/state/sessions/new.json", "", true}, // through a symlink into the state dir
+		{root + "/validators/new-helper.sh", "", true},
+		{root + "/scripts/check.sh", "", true},
+		{root + "/scripts/other.sh", "", false},
+		{root + "/src/prompts/joke.md", "", false},
+		{root + "/output/joke.txt", "", false},
+		{root + "/mappings.toml.orig", "", false},
+		{root + "/tmp/validation-notes.md", "", false},
+		{"", root, false},
+	}
+	for _, tt := range tests {
+		cwd := tt.cwd
+		if cwd == "" {
+			cwd = root
+		}
+		if got := set.CheckPath(tt.path, cwd) != nil; got != tt.denied {
+			t.Errorf("%s (cwd %s): denied %v, want %v", tt.path, cwd, got, tt.denied)
+		}
+	}
+}
+
+func TestProgram(t *testing.T) {
+	root := "/p"
+	tests := map[string]string{
+		"validators/check.sh":                   "/p/validators/check.sh",
+		"./validators/check.sh --flag":          "/p/validators/check.sh",
+		`"$CLAUDE_PROJECT_DIR"/validators/x.sh`: "/p/validators/x.sh",
+		"sh validators/x.sh":                    "/p/validators/x.sh",
+		"bash -e scripts/x.sh arg":              "/p/scripts/x.sh",
+		"python3 tools/check.py":                "/p/tools/check.py",
+		"FOO=1 timeout 5 validators/x.sh":       "/p/validators/x.sh",
+		"env A=1 validators/x.sh":               "/p/validators/x.sh",
+		"go test ./...":                         "",
+		"make lint":                             "",
+		"python3 -c 'import x'":                 "",
+		"/usr/local/bin/check":                  "",
+		"../elsewhere/check.sh":                 "",
+		"test -f output/joke.txt":               "",
+		"validators/x.sh && validators/y.sh":    "/p/validators/x.sh",
+		"sh -c 'validators/x.sh'":               "",
+	}
+	for run, want := range tests {
+		if got := program(run, root); got != want {
+			t.Errorf("program(%q) = %q, want %q", run, got, want)
+		}
+	}
+}
+
+func TestReason(t *testing.T) {
+	root, set := project(t, nil)
+	h := set.Check("Bash", []byte(`{"command":"rm -rf tmp"}`), root)
+	if h == nil {
+		t.Fatal("rm -rf tmp: allowed")
+	}
+	want := "stopgate denied this Bash call: it would change tmp/validation (through tmp) with `rm -rf tmp`. tmp/validation is protected: it is stopgate's state dir, which holds the checks pending before you may stop, and the agent being checked must not change its own checks. Do not try another way to change it. If it really needs to change, ask the user to change it. Reading it is allowed (Read, cat, grep, gate status)."
+	if got := h.Reason(); got != want {
+		t.Errorf("reason:\n got %s\nwant %s", got, want)
+	}
+	if h := set.Check("Read", []byte(`{"file_path":"`+root+`/mappings.toml"}`), root); h != nil {
+		t.Errorf("Read: denied")
+	}
+	if h := set.Check("Edit", []byte(`{"file_path":"`+root+`/mappings.toml","old_string":"a","new_string":"b"}`), root); h == nil || h.Tool != "Edit" {
+		t.Errorf("Edit of mappings.toml: %+v", h)
+	}
+	if h := set.Check("NotebookEdit", []byte(`{"notebook_path":"`+root+`/tmp/validation/x.ipynb"}`), root); h == nil {
+		t.Errorf("NotebookEdit in the state dir: allowed")
+	}
+}

@@ -1,0 +1,236 @@
+// Package guard keeps the agent that stopgate checks from changing its own
+// checks: it decides whether a tool call would write to a protected path
+// (the state dir, the config, the validators) before the tool runs.
+//
+// Write, Edit, MultiEdit and NotebookEdit name their file, which is judged
+// with relative parts, ".." and symlinks resolved. A Bash command is judged
+// conservatively by its text: the words and redirections of each simple
+// command, for the commands known to write (redirections, rm, mv, cp, tee,
+// sed -i, …) and the code of interpreters that names a protected path. The
+// limits of that are documented in docs/security.md; reading is never
+// denied.
+//
+// The package decides only; the detect hook turns a Hit into the client's
+// permissionDecision "deny" and says nothing otherwise, so the user's own
+// permission prompts still apply to every call the guard lets through.
+package guard
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Tools are the tools whose calls the guard judges; any other tool call is
+// let through without loading anything.
+var Tools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"}
+
+// Guards reports whether tool is one of Tools.
+func Guards(tool string) bool {
+	for _, t := range Tools {
+		if t == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// Protected is one protected path and why it is protected.
+type Protected struct {
+	Path string // absolute and clean
+	Show string // as shown to the agent: relative to the root when inside it
+	Why  string // what it is to stopgate, for the reason
+}
+
+// Set is the protected paths of one project.
+type Set struct {
+	root    string
+	home    string
+	targets []target
+	cwds    []string // where a relative path may start when the cwd is unknown
+}
+
+type target struct {
+	Protected
+	rel  string // root-relative, for mentions in interpreter code; "" outside the root
+	real string // Path with symlinks resolved, when that differs
+}
+
+// New returns the set protecting ps in the project at root. home expands ~
+// in commands ("" leaves ~ unknown).
+func New(root, home string, ps []Protected) *Set {
+	s := &Set{root: slash(root), home: slash(home)}
+	seen := map[string]bool{}
+	cwds := map[string]bool{}
+	for _, p := range ps {
+		p.Path = path.Clean(slash(p.Path))
+		if seen[p.Path] {
+			continue
+		}
+		seen[p.Path] = true
+		t := target{Protected: p}
+		if r, ok := rel(s.root, p.Path); ok {
+			t.rel = r
+		}
+		if p.Show == "" {
+			t.Show = p.Path
+			if t.rel != "" {
+				t.Show = t.rel
+			}
+		}
+		if real := resolve(p.Path); real != p.Path {
+			t.real = real
+		}
+		s.targets = append(s.targets, t)
+		for _, d := range ancestors(path.Dir(p.Path)) {
+			if !cwds[d] {
+				cwds[d] = true
+				s.cwds = append(s.cwds, d)
+			}
+		}
+	}
+	return s
+}
+
+// Empty reports whether nothing is protected.
+func (s *Set) Empty() bool { return s == nil || len(s.targets) == 0 }
+
+// Paths returns the protected paths, in the order given.
+func (s *Set) Paths() []Protected {
+	out := make([]Protected, len(s.targets))
+	for i, t := range s.targets {
+		out[i] = t.Protected
+	}
+	return out
+}
+
+// Hit is a tool call that would write to a protected path.
+type Hit struct {
+	Protected Protected
+	Tool      string // Write, Edit, …, Bash
+	Target    string // the path as the call named it
+	By        string // for Bash, the command that would write it
+}
+
+// Reason is the permissionDecisionReason: what is protected, why, and what
+// to do instead.
+func (h *Hit) Reason() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stopgate denied this %s call: it would change %s", h.Tool, h.Protected.Show)
+	if h.Target != "" && h.Target != h.Protected.Show && h.Target != h.Protected.Path {
+		fmt.Fprintf(&b, " (through %s)", h.Target)
+	}
+	if h.By != "" {
+		fmt.Fprintf(&b, " with `%s`", clip(h.By, 120))
+	}
+	fmt.Fprintf(&b, ". %s is protected: %s, and the agent being checked must not change its own checks. ", h.Protected.Show, h.Protected.Why)
+	b.WriteString("Do not try another way to change it. If it really needs to change, ask the user to change it. Reading it is allowed (Read, cat, grep, gate status).")
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Check judges one PreToolUse call of tool with its tool_input. cwd is the
+// session's working directory, against which relative paths resolve
+// (the root when empty). It returns nil for a call to let through.
+func (s *Set) Check(tool string, input json.RawMessage, cwd string) *Hit {
+	if s.Empty() || !Guards(tool) {
+		return nil
+	}
+	if cwd == "" {
+		cwd = s.root
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Command      string `json:"command"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil // the client validates tool input; nothing here to judge
+	}
+	var h *Hit
+	switch tool {
+	case "Bash":
+		h = s.CheckBash(in.Command, cwd)
+	case "NotebookEdit":
+		h = s.CheckPath(in.NotebookPath, cwd)
+	default:
+		h = s.CheckPath(in.FilePath, cwd)
+	}
+	if h != nil {
+		h.Tool = tool
+	}
+	return h
+}
+
+// CheckPath judges a write to the file p, relative to cwd unless absolute.
+func (s *Set) CheckPath(p, cwd string) *Hit {
+	if p == "" {
+		return nil
+	}
+	abs := path.Clean(slash(p))
+	if !strings.HasPrefix(abs, "/") {
+		abs = absolute(abs, slash(cwd))
+	}
+	if t := s.hit(abs, false, under); t != nil {
+		return &Hit{Protected: t.Protected, Target: p}
+	}
+	return nil
+}
+
+// hit returns the target that an operation in mode m on p (a pattern when
+// glob) reaches, judging p both as written and with symlinks resolved.
+func (s *Set) hit(p string, glob bool, m mode) *target {
+	forms := []string{p}
+	if glob {
+		if r := resolvePattern(p); r != p {
+			forms = append(forms, r)
+		}
+	} else if r := resolve(p); r != p {
+		forms = append(forms, r)
+	}
+	for i := range s.targets {
+		t := &s.targets[i]
+		for _, f := range forms {
+			for _, prot := range []string{t.Path, t.real} {
+				if prot == "" {
+					continue
+				}
+				if glob && globHit(f, prot, m) || !glob && pathHit(f, prot, m) {
+					return t
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// mentions returns the target whose path text appears in code, for
+// interpreter programs the guard cannot follow.
+func (s *Set) mentions(code string) *target {
+	for i := range s.targets {
+		t := &s.targets[i]
+		if strings.Contains(code, t.Path) || t.rel != "" && t.rel != "." && strings.Contains(code, t.rel) {
+			return t
+		}
+	}
+	return nil
+}
+
+func rel(root, p string) (string, bool) {
+	r, err := filepath.Rel(root, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+func slash(p string) string { return filepath.ToSlash(p) }

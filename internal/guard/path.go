@@ -1,0 +1,246 @@
+package guard
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Paths are compared as clean absolute slash paths. A protected path P is
+// hit by a write to P or anything under it; a destructive operation (rm,
+// mv away, chmod) also hits when its operand is an ancestor of P, since
+// removing tmp removes tmp/validation.
+
+type mode uint8
+
+const (
+	under   mode = iota // writes the operand: hits P and what lies under P
+	destroy             // removes or replaces the operand: also hits P's ancestors
+)
+
+// within reports whether p is base or lies under it.
+func within(p, base string) bool {
+	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
+}
+
+// pathHit reports whether an operation in mode m on the literal path p
+// reaches the protected path prot.
+func pathHit(p, prot string, m mode) bool {
+	return within(p, prot) || m == destroy && within(prot, p)
+}
+
+// globHit is pathHit for a glob pattern: it hits when it can match prot,
+// a path under prot or, in destroy mode, an ancestor of prot. The shell
+// matches each path component separately, and * does not match a leading
+// dot, so neither does this.
+func globHit(pat, prot string, m mode) bool {
+	pc, tc := components(pat), components(prot)
+	if len(pc) < len(tc) && m != destroy {
+		return false
+	}
+	for i := 0; i < min(len(pc), len(tc)); i++ {
+		if !matchComponent(pc[i], tc[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func components(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+func matchComponent(pat, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") && !strings.HasPrefix(pat, `\.`) {
+		return false
+	}
+	ok, err := path.Match(pat, name)
+	if err != nil {
+		return unescape(pat) == name // a malformed pattern is taken literally, as the shell does
+	}
+	return ok
+}
+
+// resolve returns p with symlinks resolved, as far as p exists: the
+// longest existing prefix is resolved and the rest appended, so a path a
+// write would create through a symlinked folder is judged where it lands.
+func resolve(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.ToSlash(filepath.Join(real, rest))
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// resolvePattern resolves the symlinks of a pattern's literal leading
+// folders.
+func resolvePattern(pat string) string {
+	cs := components(pat)
+	i := 0
+	for i < len(cs) && !hasMeta(cs[i]) {
+		i++
+	}
+	prefix := "/" + strings.Join(cs[:i], "/")
+	real := resolve(unescape(prefix))
+	if real == unescape(prefix) {
+		return pat
+	}
+	return path.Join(append([]string{escape(real)}, cs[i:]...)...)
+}
+
+// absolute makes p, relative to dir unless absolute, clean.
+func absolute(p, dir string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = dir + "/" + p
+	}
+	return path.Clean(p)
+}
+
+// ancestors returns dir and every folder above it.
+func ancestors(dir string) []string {
+	var out []string
+	for {
+		out = append(out, dir)
+		parent := path.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
+}
+
+// Pattern escaping: a literal character special to path.Match or to brace
+// expansion is preceded by a backslash.
+
+const special = `\*?[]{},`
+
+func escape(s string) string {
+	if !strings.ContainsAny(s, special) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(special, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// hasMeta reports an unescaped *, ? or [.
+func hasMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// maxWords bounds what one word may expand to (braces, loop variables).
+const maxWords = 64
+
+// braces performs the shell's brace expansion on a pattern: a{b,c}d is
+// abd and acd. Sequences ({1..3}) are left alone.
+func braces(s string) []string {
+	open, comma, depth := -1, -1, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			if depth == 0 {
+				open, comma = i, -1
+			}
+			depth++
+		case ',':
+			if depth == 1 && comma < 0 {
+				comma = i
+			}
+		case '}':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth > 0 {
+				continue
+			}
+			if comma < 0 {
+				open = -1
+				continue
+			}
+			var out []string
+			tails := braces(s[i+1:])
+			for _, alt := range splitTop(s[open+1 : i]) {
+				for _, tail := range tails {
+					for _, w := range braces(s[:open] + alt) {
+						if len(out) == maxWords {
+							return out
+						}
+						out = append(out, w+tail)
+					}
+				}
+			}
+			return out
+		}
+	}
+	return []string{s}
+}
+
+// splitTop splits on the commas outside nested braces.
+func splitTop(s string) []string {
+	var out []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, s[from:])
+}
+
+// exists reports whether p names a folder.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,655 @@
+package guard
+
+import (
+	"path"
+	"strings"
+)
+
+// A rule judges one command's arguments.
+type rule func(a *analyzer, args []word, c *command, all []*command) *Hit
+
+// rules hold the commands known to write, by name. A command not here (and
+// not an interpreter or a wrapper) is taken to write nothing but its
+// redirections: cat, grep, ls, diff, gate status, …
+var rules map[string]rule
+
+func init() {
+	rules = map[string]rule{
+		"rm": removes(""), "rmdir": removes(""), "unlink": removes(""), "srm": removes(""), "wipe": removes(""),
+		"shred": removes("nsu"),
+		"mv":    copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
+		"rsync": lastOperand, "scp": lastOperand,
+		"ln": writes("tS"), "tee": writes(""), "touch": writes("dtr", "date", "reference"),
+		"truncate": writes("sr", "size", "reference"), "mkdir": writes("m", "mode"),
+		"mkfifo": writes("m", "mode"), "mknod": writes("m", "mode"), "fallocate": writes("lon", "length", "offset"),
+		"sponge": writes(""), "patch": patchRule,
+		"chmod": chmodRule, "chown": ownerRule, "chgrp": ownerRule, "chattr": chattrRule,
+		"setfacl": removes("mMxX", "modify", "modify-file", "remove", "remove-file", "set", "set-file"),
+		"dd":      ddRule,
+		"sed":     sedRule, "awk": awkRule, "gawk": awkRule, "mawk": awkRule, "nawk": awkRule,
+		"find": findRule, "xargs": xargsRule, "git": gitRule,
+		"tar": tarRule, "unzip": valueRule("dxP", []string{"d"}),
+		"curl": valueRule("oDcKeHdXuAFTrwmy", []string{"o", "output", "D", "dump-header", "c", "cookie-jar", "trace", "trace-ascii", "output-dir", "stderr"},
+			"output", "dump-header", "cookie-jar", "trace", "trace-ascii", "output-dir", "stderr", "header", "data", "request", "user"),
+		"wget": valueRule("OoaPeU", []string{"O", "output-document", "o", "output-file", "a", "append-output", "P", "directory-prefix"},
+			"output-document", "output-file", "append-output", "directory-prefix"),
+		"sort": valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
+		"go":   dashO, "gcc": dashO, "cc": dashO, "clang": dashO, "g++": dashO, "c++": dashO, "ld": dashO, "rustc": dashO,
+		"cd": cdRule, "pushd": cdRule, "popd": func(a *analyzer, _ []word, _ *command, _ []*command) *Hit { a.cwd = ""; return nil },
+		"export": declareRule, "declare": declareRule, "typeset": declareRule, "local": declareRule, "readonly": declareRule,
+		"unset": unsetRule, "for": forRule, "select": forRule,
+		"eval": evalRule,
+	}
+	for _, sh := range []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"} {
+		rules[sh] = shellRule
+	}
+	for _, ed := range []string{"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe", "kak", "hx"} {
+		rules[ed] = writes("c")
+	}
+}
+
+// wrappers run the command that follows their own options; the function
+// returns how many arguments to skip to reach it, or -1 when none runs.
+var wrappers = map[string]func([]word) int{
+	"sudo": skipOpts("ugpCDrtUT", 0), "doas": skipOpts("uC", 0), "nice": skipOpts("n", 0),
+	"nohup": skipOpts("", 0), "builtin": skipOpts("", 0), "chronic": skipOpts("", 0),
+	"unbuffer": skipOpts("", 0), "setsid": skipOpts("", 0), "exec": skipOpts("a", 0),
+	"time": skipOpts("fo", 0), "timeout": skipOpts("sk", 1), "stdbuf": skipOpts("ioe", 0),
+	"ionice": skipOpts("cnpP", 0), "busybox": skipOpts("", 0), "flock": skipOpts("wEn", 1),
+	"env": envSkip,
+	"command": func(ws []word) int {
+		for _, w := range ws {
+			if w.text == "-v" || w.text == "-V" {
+				return -1 // a lookup, nothing runs
+			}
+		}
+		return skipOpts("", 0)(ws)
+	},
+}
+
+func skipOpts(short string, positional int) func([]word) int {
+	return func(ws []word) int {
+		i := 0
+		for i < len(ws) && !ws[i].unknown && strings.HasPrefix(ws[i].text, "-") && ws[i].text != "-" {
+			t := ws[i].text
+			i++
+			if t == "--" {
+				break
+			}
+			if !strings.HasPrefix(t, "--") && len(t) == 2 && strings.Contains(short, t[1:]) {
+				i++ // its value
+			}
+		}
+		return i + positional
+	}
+}
+
+func envSkip(ws []word) int {
+	i := 0
+	for i < len(ws) {
+		t := ws[i].text
+		switch {
+		case t == "-u" || t == "-C" || t == "-S":
+			i += 2
+		case strings.HasPrefix(t, "-") && t != "-":
+			i++
+		case !ws[i].unknown && strings.Contains(t, "=") && paramName(t[:strings.IndexByte(t, '=')]) == t[:strings.IndexByte(t, '=')]:
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// removes is rm and the like: every operand is destroyed.
+func removes(short string, long ...string) rule {
+	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
+		return a.each(parse(args, short, long...).ops, destroy, c)
+	}
+}
+
+// writes is touch, tee and the like: every operand is written.
+func writes(short string, long ...string) rule {
+	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
+		o := parse(args, short, long...)
+		if h := a.each(o.val("t", "target-directory"), under, c); h != nil {
+			return h
+		}
+		return a.each(o.ops, under, c)
+	}
+}
+
+// copies is cp and mv: the destination (the last operand, or -t) is
+// written, also as DEST/NAME when it is a folder; mv destroys its sources.
+func copies(short string, sources mode) rule {
+	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
+		o := parse(args, short, "target-directory", "suffix")
+		srcs := o.ops
+		dest := o.val("t", "target-directory")
+		if len(dest) == 0 && len(srcs) > 0 {
+			dest, srcs = srcs[len(srcs)-1:], srcs[:len(srcs)-1]
+		}
+		if sources == destroy {
+			if h := a.each(srcs, destroy, c); h != nil {
+				return h
+			}
+		}
+		return a.into(dest, srcs, c)
+	}
+}
+
+// into judges writing srcs to each of dests.
+func (a *analyzer) into(dests, srcs []word, c *command) *Hit {
+	for _, d := range dests {
+		if h := a.target(d, under, c); h != nil {
+			return h
+		}
+		if d.unknown || a.cwd == "" || !isDir(unescape(absolute(d.pats[0], escape(a.cwd)))) {
+			continue
+		}
+		for _, s := range srcs {
+			if s.unknown {
+				continue
+			}
+			in := word{pats: []string{strings.TrimSuffix(d.pats[0], "/") + "/" + path.Base(s.pats[0])}}
+			in.text = unescape(in.pats[0])
+			if h := a.target(in, under, c); h != nil {
+				return h
+			}
+		}
+	}
+	return nil
+}
+
+func installRule(a *analyzer, args []word, c *command, all []*command) *Hit {
+	o := parse(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
+	if o.has("d", "directory") {
+		return a.each(o.ops, under, c)
+	}
+	return copies("tSmogb", under)(a, args, c, all)
+}
+
+func lastOperand(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	o := parse(args, "e")
+	if len(o.ops) < 2 {
+		return nil
+	}
+	dest := o.ops[len(o.ops)-1]
+	if strings.Contains(dest.text, ":") {
+		return nil // a remote host
+	}
+	return a.into([]word{dest}, o.ops[:len(o.ops)-1], c)
+}
+
+func patchRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	o := parse(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
+	if h := a.each(o.val("o", "output", "r", "reject-file"), under, c); h != nil {
+		return h
+	}
+	if len(o.ops) > 0 {
+		return a.target(o.ops[0], under, c) // patch FILE [PATCH]
+	}
+	return nil
+}
+
+// chmodRule: the first operand that is not an option is the mode (-x is a
+// mode, not an option), unless --reference gives it.
+func chmodRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	var ops []word
+	mode := true
+	for _, w := range args {
+		t := w.text
+		switch {
+		case strings.HasPrefix(t, "--"):
+			if strings.HasPrefix(t, "--reference") {
+				mode = false
+			}
+		case mode && !w.unknown && isMode(t):
+			mode = false
+		case strings.HasPrefix(t, "-") && strings.Trim(t[1:], "cfvR") == "":
+		default:
+			ops = append(ops, w)
+		}
+	}
+	return a.each(ops, destroy, c)
+}
+
+func isMode(t string) bool {
+	if t == "" {
+		return false
+	}
+	return strings.Trim(t, "01234567") == "" || strings.Trim(t, "ugoa+-=rwxXst,") == ""
+}
+
+func ownerRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	o := parse(args, "", "reference", "from")
+	ops := o.ops
+	if len(o.val("reference")) == 0 && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	return a.each(ops, destroy, c)
+}
+
+func chattrRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-v" || t == "-p":
+			i++
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") || strings.HasPrefix(t, "="):
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	return a.each(ops, destroy, c)
+}
+
+func ddRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	for _, w := range args {
+		if !strings.HasPrefix(w.text, "of=") {
+			continue
+		}
+		out := word{text: w.text[3:], unknown: w.unknown}
+		for _, p := range w.pats {
+			out.pats = append(out.pats, strings.TrimPrefix(p, "of="))
+		}
+		if h := a.target(out, under, c); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// sedRule: sed writes only in place (-i, -i.bak, -Ei, --in-place).
+func sedRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	o := parse(args, "efl", "expression", "file", "line-length")
+	if !o.has("i", "in-place") {
+		return nil
+	}
+	return a.each(o.ops, under, c)
+}
+
+func awkRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	o := parse(args, "fvFiEl", "file", "assign", "field-separator", "include", "exec", "load", "source")
+	ops := o.ops
+	for _, w := range o.val("source") {
+		if h := a.mention(w.text, c); h != nil {
+			return h
+		}
+	}
+	if len(o.val("f", "file", "E", "exec")) == 0 && len(ops) > 0 {
+		if h := a.mention(ops[0].text, c); h != nil {
+			return h
+		}
+		ops = ops[1:]
+	}
+	for _, w := range o.val("i", "include", "l", "load") {
+		if w.text == "inplace" {
+			return a.each(ops, under, c)
+		}
+	}
+	return nil
+}
+
+// findRule: find destroys what lies under its start paths with -delete,
+// or with -exec of a command that writes; -fprint writes its file.
+func findRule(a *analyzer, args []word, c *command, all []*command) *Hit {
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
+			i++
+		} else if t == "-D" {
+			i += 2
+		} else {
+			break
+		}
+	}
+	var starts []word
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if !args[i].unknown && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []word{{pats: []string{"."}, text: "."}}
+	}
+	expr := args[min(i, len(args)):]
+	removes := false
+	for j := 0; j < len(expr); j++ {
+		switch expr[j].text {
+		case "-delete":
+			removes = true
+		case "-exec", "-execdir", "-ok", "-okdir":
+			k := j + 1
+			for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
+				k++
+			}
+			sub := make([]word, 0, k-j-1)
+			for _, w := range expr[j+1 : k] {
+				if strings.Contains(w.text, "{}") {
+					w.unknown = true // each file found: judged through the start paths
+				}
+				sub = append(sub, w)
+			}
+			if _, ok := writer(sub); ok {
+				removes = true
+			}
+			if h := a.run(sub, c, all); h != nil {
+				return h
+			}
+			j = k
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if j+1 < len(expr) {
+				if h := a.target(expr[j+1], under, c); h != nil {
+					return h
+				}
+			}
+		}
+	}
+	if removes {
+		return a.each(starts, destroy, c)
+	}
+	return nil
+}
+
+// writer reports whether a command writes the paths it is given, and in
+// which mode: for xargs and find -exec, whose paths come from elsewhere.
+func writer(ws []word) (mode, bool) {
+	if len(ws) == 0 || ws[0].unknown {
+		return under, false
+	}
+	name := path.Base(ws[0].text)
+	if skip, ok := wrappers[name]; ok {
+		n := skip(ws[1:])
+		if n < 0 || n >= len(ws)-1 {
+			return under, false
+		}
+		return writer(ws[1+n:])
+	}
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl":
+		return destroy, true
+	case "cp", "ln", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
+		return under, true
+	case "sed", "perl", "ruby":
+		for _, w := range ws[1:] {
+			if strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "i") || strings.HasPrefix(w.text, "--in-place") {
+				return under, true
+			}
+		}
+	}
+	return under, false
+}
+
+// xargsRule judges the command xargs runs; when it writes, the paths it
+// gets come from the rest of the pipeline, so those words are judged too:
+// ls tmp/validation | xargs rm.
+func xargsRule(a *analyzer, args []word, c *command, all []*command) *Hit {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown {
+		t := args[i].text
+		i++
+		if len(t) == 2 && strings.Contains("IdEeLlnPsa", t[1:]) {
+			i++
+		}
+	}
+	if i >= len(args) {
+		return nil // xargs alone runs echo
+	}
+	sub := args[i:]
+	if h := a.run(sub, c, all); h != nil {
+		return h
+	}
+	m, ok := writer(sub)
+	if !ok {
+		return nil
+	}
+	for _, o := range all {
+		if o == c || o.pipeline != c.pipeline {
+			continue
+		}
+		if h := a.each(a.expandAll(o.words), m, c); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+func gitRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	b := *a
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		switch {
+		case t == "-C" && i+1 < len(args):
+			if d := args[i+1]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
+				b.cwd = ""
+			} else {
+				b.cwd = unescape(absolute(d.pats[0], escape(b.cwd)))
+			}
+			i += 2
+		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
+			i += 2
+		case strings.HasPrefix(t, "-"):
+			i++
+		default:
+			goto sub
+		}
+	}
+	return nil
+sub:
+	rest := args[i+1:]
+	switch args[i].text {
+	case "checkout", "restore":
+		o := parse(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
+		if args[i].text == "restore" && o.has("S", "staged") && !o.has("W", "worktree") {
+			return nil // the index only
+		}
+		return b.each(o.ops, destroy, c)
+	case "rm", "mv":
+		return b.each(parse(rest, "").ops, destroy, c)
+	case "clean":
+		o := parse(rest, "e", "exclude")
+		if o.has("n", "dry-run") {
+			return nil
+		}
+		ops := o.ops
+		if len(ops) == 0 {
+			if !o.has("x", "X") {
+				return nil // keeps ignored files, such as the state dir
+			}
+			ops = []word{{pats: []string{"."}, text: "."}}
+		}
+		return b.each(ops, destroy, c)
+	}
+	return nil
+}
+
+func tarRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && !args[0].unknown {
+		args = append([]word{{pats: []string{"-" + args[0].pats[0]}, text: "-" + args[0].text}}, args[1:]...)
+	}
+	o := parse(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
+	if o.has("c", "create", "r", "append", "u", "update") {
+		if h := a.each(o.val("f", "file"), under, c); h != nil {
+			return h
+		}
+	}
+	if o.has("x", "extract", "get") {
+		return a.each(o.val("C", "directory"), under, c)
+	}
+	return nil
+}
+
+// valueRule writes the values of the options named in out.
+func valueRule(short string, out []string, long ...string) rule {
+	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
+		return a.each(parse(args, short, long...).val(out...), under, c)
+	}
+}
+
+// dashO writes the value of -o (go build, cc).
+func dashO(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	for i, w := range args {
+		switch {
+		case w.text == "-o" && i+1 < len(args):
+			if h := a.target(args[i+1], under, c); h != nil {
+				return h
+			}
+		case strings.HasPrefix(w.text, "-o=") || strings.HasPrefix(w.text, "-o") && len(w.text) > 2 && path.Base(args[0].text) != "go":
+			v := strings.TrimPrefix(strings.TrimPrefix(w.text, "-o"), "=")
+			if h := a.target(word{pats: []string{escape(v)}, text: v}, under, c); h != nil {
+				return h
+			}
+		}
+	}
+	return nil
+}
+
+func cdRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
+	var dir *word
+	for i := range args {
+		if t := args[i].text; !strings.HasPrefix(t, "-") || t == "-" {
+			dir = &args[i]
+			break
+		}
+	}
+	switch {
+	case dir == nil:
+		a.cwd = a.set.home
+	case dir.unknown || dir.text == "-" || hasMeta(dir.pats[0]) || a.cwd == "" && !strings.HasPrefix(dir.text, "/"):
+		a.cwd = ""
+	default:
+		a.cwd = unescape(absolute(dir.pats[0], escape(a.cwd)))
+	}
+	return nil
+}
+
+// declareRule records export NAME=value and the like.
+func declareRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+	for _, raw := range c.words[1:] {
+		if isAssignment(raw) {
+			a.assign(raw)
+		}
+	}
+	return nil
+}
+
+func unsetRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
+	for _, w := range args {
+		delete(a.vars, w.text)
+	}
+	return nil
+}
+
+// forRule records for NAME in WORDS: NAME stands for each of them.
+func forRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
+	if len(args) < 2 || args[1].text != "in" {
+		return nil
+	}
+	name := args[0].text
+	var vals []string
+	for _, w := range args[2:] {
+		if w.unknown {
+			delete(a.vars, name)
+			return nil
+		}
+		vals = append(vals, w.pats...)
+	}
+	if len(vals) > maxWords {
+		vals = vals[:maxWords]
+	}
+	a.vars[name] = vals
+	return nil
+}
+
+func evalRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
+	texts := make([]string, len(args))
+	for i, w := range args {
+		texts[i] = w.text
+	}
+	return a.child().script(strings.Join(texts, " "))
+}
+
+// shellRule: sh -c 'script' is judged as a script; sh reading its script
+// from a here-document or a pipe is judged on that text; sh FILE runs a
+// file the guard cannot see.
+func shellRule(a *analyzer, args []word, c *command, all []*command) *Hit {
+	o := parse(args, "oO")
+	if o.has("c") {
+		if len(o.ops) == 0 || o.ops[0].unknown {
+			return nil
+		}
+		return a.child().script(o.ops[0].text)
+	}
+	if len(o.ops) == 0 || o.has("s") {
+		return a.stdin(c, func(body string) *Hit { return a.child().script(body) }, all)
+	}
+	return nil
+}
+
+// interpreters, with the options that take a value and those whose value
+// is program text.
+type interp struct {
+	values string
+	code   []string
+	long   []string
+}
+
+var interps = map[string]interp{
+	"python":    {values: "cmWXQ", code: []string{"c"}},
+	"perl":      {values: "eEI", code: []string{"e", "E"}},
+	"ruby":      {values: "eIrCE", code: []string{"e"}},
+	"node":      {values: "epr", code: []string{"e", "p", "eval", "print"}, long: []string{"eval", "print", "require"}},
+	"nodejs":    {values: "epr", code: []string{"e", "p", "eval", "print"}, long: []string{"eval", "print", "require"}},
+	"bun":       {values: "epr", code: []string{"e", "p", "eval", "print"}, long: []string{"eval", "print"}},
+	"php":       {values: "rdcfB", code: []string{"r", "B"}},
+	"lua":       {values: "el", code: []string{"e"}},
+	"luajit":    {values: "el", code: []string{"e"}},
+	"Rscript":   {values: "e", code: []string{"e"}},
+	"julia":     {values: "eE", code: []string{"e", "E"}},
+	"osascript": {values: "e", code: []string{"e"}},
+	"tclsh":     {},
+}
+
+var interpreterNames = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range interps {
+		m[k] = true
+	}
+	return m
+}()
+
+// interpreter judges a program the guard cannot follow: it is denied when
+// its code names a protected path, or when a protected path is among its
+// arguments (the script might write it).
+func (a *analyzer) interpreter(name string, args []word, c *command, all []*command) *Hit {
+	spec, ok := interps[name]
+	if !ok {
+		spec = interps["python"] // python3, python3.12
+	}
+	o := parse(args, spec.values, spec.long...)
+	code := o.val(spec.code...)
+	for _, w := range code {
+		if h := a.mention(w.text, c); h != nil {
+			return h
+		}
+	}
+	ops := o.ops
+	if len(code) == 0 && len(o.val("m")) == 0 {
+		if len(ops) == 0 || ops[0].text == "-" {
+			if h := a.stdin(c, func(body string) *Hit { return a.mention(body, c) }, all); h != nil {
+				return h
+			}
+		}
+		if len(ops) > 0 {
+			ops = ops[1:] // the script or -
+		}
+	}
+	return a.each(ops, under, c)
+}
