@@ -1,0 +1,157 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// Events are the hook events testhook handles. SubagentStop is accepted
+// and ignored: a subagent's stop is never the run's answer.
+var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
+
+// maxKept bounds the agent's answer kept at Stop for a later validate.
+const maxKept = 1 << 20
+
+func runHook(env *cli.Env, configFile string) error {
+	in, err := hook.Decode(env.Stdin, Events...)
+	if err != nil {
+		return err
+	}
+	switch in.HookEventName {
+	case hook.UserPromptSubmit:
+		return promptHook(env, configFile, in)
+	case hook.Stop:
+		return stopHook(env, configFile, in)
+	}
+	return nil
+}
+
+// promptHook answers a prompt. Anything that is not a runner command is
+// left alone before the disk is touched: this runs on every prompt.
+func promptHook(env *cli.Env, configFile string, in *hook.Input) error {
+	req, ok, perr := parsePrompt(in.Prompt)
+	if !ok {
+		return nil
+	}
+	r, err := newRunner(env, configFile, in.Cwd)
+	if err != nil {
+		if req.slash {
+			return hook.Write(env.Stdout, hook.Block("testhook: "+err.Error()))
+		}
+		return err
+	}
+	r.session, r.hook = in.SessionID, true
+	if perr != nil {
+		return hook.Write(env.Stdout, hook.Block("testhook: "+perr.Error()+"\nusage: "+SlashCommand+" [--category C] [--tag T] [--file F] [--auto]"))
+	}
+	if req.slash {
+		rep, err := r.do(req)
+		if err != nil {
+			return hook.Write(env.Stdout, hook.Block(errText("cannot start the run", err)))
+		}
+		if rep.context != "" {
+			out := hook.Context(hook.UserPromptSubmit, rep.context)
+			out.SystemMessage = rep.text
+			return hook.Write(env.Stdout, out)
+		}
+		return hook.Write(env.Stdout, hook.Block(rep.text))
+	}
+
+	st, err := loadRun(runFile(r.stateDir, r.session))
+	if err != nil {
+		return err
+	}
+	if st == nil || !applies(st, req) {
+		return nil
+	}
+	r.seen = st
+	rep, err := r.do(req)
+	if err != nil {
+		return hook.Write(env.Stdout, hook.Block(errText("", err)))
+	}
+	if req.name == "next" && rep.context != "" {
+		return hook.Write(env.Stdout, hook.Context(hook.UserPromptSubmit, rep.context))
+	}
+	return hook.Write(env.Stdout, hook.Block(rep.text))
+}
+
+// applies says whether a typed word is the runner's, given the session's
+// run: every word while it runs; once it is over, only the words that look
+// at it (and retry, which can reopen a completed run). Otherwise "next" or
+// "skip" is the person talking to the agent.
+func applies(st *State, req request) bool {
+	if req.name == "retry" && len(req.opts.args) == 1 && st.index(req.opts.args[0]) < 0 {
+		return false // "retry parsing": not a test of this run
+	}
+	switch st.Mode {
+	case Running:
+		return true
+	case Completed:
+		return req.name == "status" || req.name == "report" || req.name == "vars" ||
+			req.name == "retry" && (len(req.opts.args) == 1 || st.lastRetryable() >= 0)
+	}
+	return req.name == "status" || req.name == "report" || req.name == "vars"
+}
+
+// stopHook handles a main-thread Stop: in an auto run the agent's final
+// message is the current test's answer; in a manual run it is kept for
+// "validate". The gate's pending validations come first.
+func stopHook(env *cli.Env, configFile string, in *hook.Input) error {
+	r, err := newRunner(env, configFile, in.Cwd)
+	if err != nil {
+		return err
+	}
+	r.session, r.hook = in.SessionID, true
+	path := runFile(r.stateDir, r.session)
+	if _, err := os.Stat(path); err != nil {
+		return nil // no run: the common case, decided without the lock
+	}
+	st, err := loadRun(path)
+	if err != nil || st == nil || st.current() == nil || !st.Issued {
+		return err
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	if s.Queue().HasPending(queue.Scope{Session: r.session}) {
+		// The gate judges this stop: its block, or its pass, must not be
+		// mixed with a test's answer. Nothing is recorded; see
+		// docs/testhook.md for how the run goes on.
+		return nil
+	}
+	if !st.Auto {
+		_, err := s.Update(r.session, func(st *State) (*State, error) {
+			if st == nil || st.current() == nil || !st.Issued || st.Auto {
+				return nil, nil
+			}
+			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
+			return st, nil
+		})
+		return err
+	}
+	return r.autoStop(in)
+}
+
+// errText is an error as the person reads it in Claude Code: the message,
+// then its hint lines.
+func errText(lead string, err error) string {
+	var b strings.Builder
+	b.WriteString("testhook: ")
+	if lead != "" {
+		b.WriteString(lead + ": ")
+	}
+	b.WriteString(err.Error())
+	var h *cli.Hinted
+	if errors.As(err, &h) {
+		for _, l := range h.Hints {
+			b.WriteString("\n" + l)
+		}
+	}
+	return b.String()
+}

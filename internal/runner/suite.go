@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/validator"
+)
+
+// Suite is a loaded tests file.
+type Suite struct {
+	File        string // as shown to a person: relative to the project root when inside it
+	Version     string
+	Description string
+	Tests       []Test
+}
+
+// Test is one test: an action handed to the agent, and what its answer
+// must meet. It is also the plan's entry in a run's state, so it has JSON
+// tags of its own.
+type Test struct {
+	ID          string   `json:"id"`
+	Description string   `json:"description,omitempty"`
+	Category    string   `json:"category"`
+	Action      string   `json:"action"`
+	Expect      []Expect `json:"expect,omitempty"`
+	Save        []Save   `json:"save,omitempty"` // sorted by Var
+	Tags        []string `json:"tags,omitempty"`
+	Line        int      `json:"line,omitempty"` // in the tests file; 0 when unknown
+}
+
+// Expect is one expectation on the answer, before ${var} substitution.
+type Expect struct {
+	Kind    validator.Kind `json:"kind"`
+	Pattern string         `json:"pattern"`
+}
+
+// Save captures group 1 of Regex in the answer as ${Var}.
+type Save struct {
+	Var   string `json:"var"`
+	Regex string `json:"regex"`
+}
+
+// DefaultCategory is the category of a test that names none.
+const DefaultCategory = "general"
+
+// refs returns the ${var} names t uses, in order of first use.
+func (t *Test) refs() []string {
+	var names []string
+	add := func(s string) {
+		for _, n := range refs(s) {
+			if !contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	add(t.Action)
+	for _, x := range t.Expect {
+		add(x.Pattern)
+	}
+	for _, s := range t.Save {
+		add(s.Regex)
+	}
+	return names
+}
+
+// saves reports whether t saves name.
+func (t *Test) saves(name string) bool {
+	for _, s := range t.Save {
+		if s.Var == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Problem is one mistake in a tests file, located by line and test.
+type Problem struct {
+	File string
+	Line int    // 0 when unknown
+	Test string // the test's id, `#N` when it has none, "" for the file itself
+	Msg  string
+	Hint string
+}
+
+func (p *Problem) Error() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d", p.Line)
+	}
+	b.WriteString(": ")
+	if p.Test != "" {
+		b.WriteString("test " + p.Test + ": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is every mistake found in one load, in file order.
+type Problems []*Problem
+
+func (ps Problems) Error() string {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap gives each problem to errors.Is and errors.As.
+func (ps Problems) Unwrap() []error {
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = p
+	}
+	return errs
+}
+
+// Lines is each problem on its own line, each hint indented under it.
+func (ps Problems) Lines() []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Error())
+		if p.Hint != "" {
+			out = append(out, "  hint: "+p.Hint)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
