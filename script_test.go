@@ -16,13 +16,15 @@ import (
 	"github.com/stopgate/stopgate/internal/detector"
 	"github.com/stopgate/stopgate/internal/gate"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/runner"
 )
 
 // Commands are the stopgate binaries as testscript runs them: in-process,
 // from this test binary, so a script never runs a stale build.
 var Commands = map[string]func(){
-	"detect": func() { os.Exit(cli.Main("detect", detector.Run)) },
-	"gate":   func() { os.Exit(cli.Main("gate", gate.Run)) },
+	"detect":   func() { os.Exit(cli.Main("detect", detector.Run)) },
+	"gate":     func() { os.Exit(cli.Main("gate", gate.Run)) },
+	"testhook": func() { os.Exit(cli.Main("testhook", runner.Run)) },
 }
 
 func TestMain(m *testing.M) { testscript.Main(m, Commands) }
