@@ -1,0 +1,208 @@
+package config
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Compiled is a config laid out for answering one hook event: its settings
+// are decoded up front, its mappings and validators read only when a
+// lookup reaches them. Detect loads one on every event that might match,
+// from the index cache (see LoadCompiled), so that its cost does not grow
+// with the number of mappings.
+//
+// Every answer is the one Load would give: a lookup that finds the
+// encoding malformed parses the config file instead. Close releases the
+// index file.
+type Compiled struct {
+	File     string // path of the config file
+	Root     string // project root that relative paths resolve against
+	Settings Settings
+
+	head   *head
+	src    io.ReaderAt
+	closer io.Closer
+
+	text []byte  // the config text, when it was read
+	full *Config // the parsed text, once needed
+}
+
+func newCompiled(h *head, src io.ReaderAt, file, root string) *Compiled {
+	return &Compiled{File: file, Root: root, Settings: h.settings, head: h, src: src}
+}
+
+// Close releases the index file.
+func (c *Compiled) Close() error {
+	if c.closer == nil {
+		return nil
+	}
+	err := c.closer.Close()
+	c.closer = nil
+	return err
+}
+
+// StateDir returns the absolute state dir.
+func (c *Compiled) StateDir() string { return resolve(c.Root, c.Settings.StateDir) }
+
+// MatchPath returns the mappings armed by a read of rel, a slash path
+// relative to the project root, in file order.
+func (c *Compiled) MatchPath(rel string) ([]*Mapping, error) {
+	return c.match(c.head.paths, rel, (*Config).MatchPath)
+}
+
+// MatchCommand returns the mappings armed by the slash command /name.
+func (c *Compiled) MatchCommand(name string) ([]*Mapping, error) {
+	return c.match(c.head.commands, name, (*Config).MatchCommand)
+}
+
+// Validator returns the validator called name, or nil when there is none.
+func (c *Compiled) Validator(name string) (*Validator, error) {
+	if c.full == nil {
+		v, err := c.validator(name)
+		if err == nil {
+			return v, nil
+		}
+		if err := c.fallBack(); err != nil {
+			return nil, err
+		}
+	}
+	return c.full.Validators[name], nil
+}
+
+// Config returns the whole config, parsed.
+func (c *Compiled) Config() (*Config, error) {
+	if c.full == nil {
+		if err := c.fallBack(); err != nil {
+			return nil, err
+		}
+	}
+	return c.full, nil
+}
+
+func (c *Compiled) match(t table, key string, parsed func(*Config, string) []*Mapping) ([]*Mapping, error) {
+	if c.full == nil {
+		maps, err := c.lookup(t, key)
+		if err == nil {
+			return maps, nil
+		}
+		if err := c.fallBack(); err != nil {
+			return nil, err
+		}
+	}
+	return parsed(c.full, key), nil
+}
+
+// fallBack parses the config, for an answer the encoding cannot give.
+func (c *Compiled) fallBack() error {
+	if c.text == nil {
+		text, err := os.ReadFile(c.File)
+		if err != nil {
+			return err
+		}
+		c.text = text
+	}
+	cfg, err := Parse(c.text, c.File, c.Root)
+	if err != nil {
+		return err
+	}
+	c.full, c.Settings = cfg, cfg.Settings
+	return nil
+}
+
+// search finds the record of table t whose leading string is key, and
+// returns the rest of its body.
+func (c *Compiled) search(t table, key string) (rest []byte, found bool, err error) {
+	lo, hi := 0, t.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		body, err := readRecord(c.src, t.offset(c.head.b, mid))
+		if err != nil {
+			return nil, false, err
+		}
+		r := reader{b: body}
+		k := r.bytes()
+		if r.err != nil {
+			return nil, false, r.err
+		}
+		switch cmp := strings.Compare(string(k), key); {
+		case cmp == 0:
+			return r.b, true, nil
+		case cmp < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return nil, false, nil
+}
+
+func (c *Compiled) lookup(t table, key string) ([]*Mapping, error) {
+	rest, found, err := c.search(t, key)
+	if err != nil || !found {
+		return nil, err
+	}
+	r := reader{b: rest}
+	n := r.index(c.head.mappings.n + 1)
+	if r.err != nil || n == 0 {
+		return nil, errCorrupt
+	}
+	maps := make([]*Mapping, n)
+	for j := range maps {
+		i := r.index(c.head.mappings.n)
+		if r.err != nil {
+			return nil, r.err
+		}
+		if maps[j], err = c.mapping(i); err != nil {
+			return nil, err
+		}
+	}
+	return maps, nil
+}
+
+func (c *Compiled) mapping(i int) (*Mapping, error) {
+	body, err := readRecord(c.src, c.head.mappings.offset(c.head.b, i))
+	if err != nil {
+		return nil, err
+	}
+	r := reader{b: body}
+	self := r.uvarint()
+	m := &Mapping{Prompt: r.str(), Line: int(r.uvarint()), Validators: r.strs()}
+	if r.err != nil || self != uint64(i) || m.Prompt == "" || len(m.Validators) == 0 {
+		return nil, errCorrupt
+	}
+	return m, nil
+}
+
+func (c *Compiled) validator(name string) (*Validator, error) {
+	rest, found, err := c.search(c.head.validators, name)
+	if err != nil || !found {
+		return nil, err
+	}
+	v := &Validator{Name: name}
+	r := reader{b: rest}
+	r.validatorBody(v)
+	if r.err != nil || (v.File == "") == (v.Run == "") {
+		return nil, errCorrupt
+	}
+	if v.Regex != "" {
+		if v.regex, err = regexp.Compile(v.Regex); err != nil {
+			return nil, errCorrupt
+		}
+	}
+	return v, nil
+}
+
+func durationOf(v int64) time.Duration { return time.Duration(v) }
+
+// resolve returns dir, a setting relative to root unless absolute, as an
+// absolute clean path.
+func resolve(root, dir string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	return filepath.Join(root, dir)
+}

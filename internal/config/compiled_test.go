@@ -1,0 +1,427 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// compiledConfigs are configs whose compiled answers must equal Load's:
+// shared command names, prompts_dir spellings, every settings kind.
+var compiledConfigs = map[string]string{
+	"example": `
+[settings]
+announce = false
+on_failure = "halt"
+max_blocks = 2
+protect = []
+
+[[mapping]]
+prompt = "joke"
+validators = ["joke-file", "joke-short"]
+
+[[mapping]]
+prompt = "git/worktrees/create"
+validators = ["worktree"]
+
+[validators.joke-file]
+file = "output/joke.txt"
+fix  = "Write the joke to output/joke.txt."
+
+[validators.joke-short]
+file         = "output/joke.txt"
+regex        = "^.{1,280}$"
+not_contains = "TODO"
+contains     = "a"
+
+[validators.worktree]
+run     = "validators/validate-worktree.sh"
+timeout = "10s"
+`,
+	"shared-command": `
+[settings]
+prompts_dir = "./prompts/"
+protect = ["secrets", "more"]
+
+[[mapping]]
+prompt = "a/b"
+validators = ["v"]
+
+[[mapping]]
+prompt = "a-b"
+validators = ["w", "v"]
+
+[[mapping]]
+prompt = "a"
+validators = ["w"]
+
+[validators.w]
+run = "true"
+
+[validators.v]
+file = "x"
+`,
+	"prompts-at-root": `
+[settings]
+prompts_dir = "."
+state_dir = "st"
+
+[[mapping]]
+prompt = "-/x"
+validators = ["v"]
+
+[[mapping]]
+prompt = "x"
+validators = ["v"]
+
+[validators.v]
+file = "x"
+`,
+	"commands-dir": `
+[settings]
+prompts_dir = ".claude/commands"
+
+[[mapping]]
+prompt = "p"
+validators = ["v"]
+
+[[mapping]]
+prompt = "q/r"
+validators = ["v"]
+
+[validators.v]
+file = "x"
+`,
+	"many": manyMappings(300),
+}
+
+func manyMappings(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "[[mapping]]\nprompt = \"p/%04d\"\nvalidators = [\"v%04d\", \"common\"]\n\n", i, i)
+	}
+	b.WriteString("[validators.common]\nrun = \"true\"\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "[validators.v%04d]\nfile = \"out/%04d.txt\"\nregex = \"^ok-%04d$\"\nfix = \"fix %d\"\n\n", i, i, i, i)
+	}
+	return b.String()
+}
+
+// queries returns the paths and commands worth asking of cfg: every key it
+// indexes, near misses, and strangers.
+func queries(cfg *Config) (paths, commands []string) {
+	for _, m := range cfg.Mappings {
+		for _, p := range cfg.Paths(m.Prompt) {
+			paths = append(paths, p, p+"x", strings.TrimSuffix(p, ".md"), "x/"+p)
+		}
+		d := Command(m.Prompt)
+		commands = append(commands, d, d+"-", m.Prompt)
+	}
+	paths = append(paths, "", "README.md", "src/prompts/joke.md", "zzz", "\x00", "~")
+	commands = append(commands, "", "joke", "zzz", "\x00", "~")
+	return paths, commands
+}
+
+func writeConfig(t *testing.T, dir, text string) string {
+	t.Helper()
+	file := filepath.Join(dir, "mappings.toml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func loadCompiled(t *testing.T, file, root string) *Compiled {
+	t.Helper()
+	c, err := LoadCompiled(file, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// sameAnswers checks that every lookup of c answers as cfg does.
+func sameAnswers(t *testing.T, c *Compiled, cfg *Config) {
+	t.Helper()
+	if !reflect.DeepEqual(c.Settings, cfg.Settings) {
+		t.Errorf("settings: got %+v, want %+v", c.Settings, cfg.Settings)
+	}
+	paths, commands := queries(cfg)
+	for _, p := range paths {
+		got, err := c.MatchPath(p)
+		if err != nil {
+			t.Fatalf("MatchPath(%q): %v", p, err)
+		}
+		if want := cfg.MatchPath(p); !sameMappings(got, want) {
+			t.Errorf("MatchPath(%q) = %s, want %s", p, show(got), show(want))
+		}
+	}
+	for _, d := range commands {
+		got, err := c.MatchCommand(d)
+		if err != nil {
+			t.Fatalf("MatchCommand(%q): %v", d, err)
+		}
+		if want := cfg.MatchCommand(d); !sameMappings(got, want) {
+			t.Errorf("MatchCommand(%q) = %s, want %s", d, show(got), show(want))
+		}
+	}
+	for _, name := range append(cfg.Order, "nope", "") {
+		got, err := c.Validator(name)
+		if err != nil {
+			t.Fatalf("Validator(%q): %v", name, err)
+		}
+		want := cfg.Validators[name]
+		if (got == nil) != (want == nil) || got != nil && describe(got) != describe(want) {
+			t.Errorf("Validator(%q) = %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+// describe shows every field of v, its compiled regex by its source.
+func describe(v *Validator) string {
+	re := ""
+	if v.regex != nil {
+		re = v.regex.String()
+	}
+	return fmt.Sprintf("%s|%s|%s|%s|%s|%s|%s|%s|%d|re=%s", v.Name, v.File, v.Run, v.Contains, v.NotContains, v.Regex, v.Timeout, v.Fix, v.Line, re)
+}
+
+func sameMappings(got, want []*Mapping) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if !reflect.DeepEqual(*got[i], *want[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func show(ms []*Mapping) string {
+	var s []string
+	for _, m := range ms {
+		s = append(s, fmt.Sprintf("%+v", *m))
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// settled makes fingerprints trustworthy at once, as if every config had
+// been written long ago; the racily-clean rule has its own test.
+func settled(t *testing.T) {
+	old := settle
+	settle = -time.Hour
+	t.Cleanup(func() { settle = old })
+}
+
+func TestCompiledAnswersAsLoad(t *testing.T) {
+	for name, text := range compiledConfigs {
+		t.Run(name, func(t *testing.T) {
+			settled(t)
+			root := t.TempDir()
+			file := writeConfig(t, root, text)
+			cfg, err := Load(file, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			miss := loadCompiled(t, file, root)
+			sameAnswers(t, miss, cfg)
+
+			// From the cache; by fingerprint, without reading the text, in
+			// the default state dir.
+			hit := loadCompiled(t, file, root)
+			if hit.full != nil || hit.text != nil && cfg.Settings.StateDir == DefaultStateDir {
+				t.Fatal("second load did not come from the cache by fingerprint")
+			}
+			sameAnswers(t, hit, cfg)
+			if hit.full != nil {
+				t.Fatal("a lookup fell back to parsing a sound cache")
+			}
+			if got := hit.StateDir(); got != cfg.StateDir() {
+				t.Errorf("StateDir() = %s, want %s", got, cfg.StateDir())
+			}
+			full, err := hit.Config()
+			if err != nil || !reflect.DeepEqual(full.Mappings, cfg.Mappings) {
+				t.Errorf("Config() = %v, %v", full, err)
+			}
+		})
+	}
+}
+
+func cacheFiles(t *testing.T, root string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(root, DefaultStateDir, CacheDir, "*"))
+	return files
+}
+
+func TestCacheNeverStale(t *testing.T) {
+	// No settled(t): the config is rewritten within the same clock tick as
+	// the cache, the case the racily-clean rule exists for.
+	root := t.TempDir()
+	a := "[[mapping]]\nprompt = \"aaaa\"\nvalidators = [\"v\"]\n[validators.v]\nfile = \"x\"\n"
+	b := strings.Replace(a, "aaaa", "bbbb", 1) // same size
+	file := writeConfig(t, root, a)
+	for i := range 20 {
+		text, want, gone := a, "aaaa", "bbbb"
+		if i%2 == 1 {
+			text, want, gone = b, "bbbb", "aaaa"
+		}
+		writeConfig(t, root, text)
+		c := loadCompiled(t, file, root)
+		if ms, _ := c.MatchCommand(want); len(ms) != 1 {
+			t.Fatalf("load %d: /%s not mapped: stale cache", i, want)
+		}
+		if ms, _ := c.MatchCommand(gone); len(ms) != 0 {
+			t.Fatalf("load %d: /%s still mapped: stale cache", i, gone)
+		}
+	}
+	if files := cacheFiles(t, root); len(files) != 1 {
+		t.Errorf("cache files: %v, want one", files)
+	}
+}
+
+func TestCacheFingerprintChange(t *testing.T) {
+	settled(t)
+	root := t.TempDir()
+	file := writeConfig(t, root, compiledConfigs["example"])
+	loadCompiled(t, file, root)
+	// Another size, another inode: both must miss the fingerprint.
+	for _, text := range []string{compiledConfigs["commands-dir"], compiledConfigs["shared-command"]} {
+		os.Remove(file)
+		writeConfig(t, root, text)
+		cfg, err := Load(file, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameAnswers(t, loadCompiled(t, file, root), cfg)
+	}
+}
+
+func TestCacheTouchedConfigRefreshes(t *testing.T) {
+	settled(t)
+	root := t.TempDir()
+	file := writeConfig(t, root, compiledConfigs["example"])
+	loadCompiled(t, file, root)
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(file, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if c := loadCompiled(t, file, root); c.text == nil {
+		t.Fatal("a touched config was trusted by its old fingerprint")
+	} else if c.full != nil {
+		t.Fatal("a touched but unchanged config was parsed again")
+	}
+	if c := loadCompiled(t, file, root); c.text != nil {
+		t.Fatal("the cache was not refreshed with the new fingerprint")
+	}
+}
+
+func TestCacheCorruptionNeverWrong(t *testing.T) {
+	settled(t)
+	root := t.TempDir()
+	file := writeConfig(t, root, compiledConfigs["shared-command"])
+	cfg, err := Load(file, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadCompiled(t, file, root)
+	files := cacheFiles(t, root)
+	if len(files) != 1 {
+		t.Fatalf("cache files: %v", files)
+	}
+	good, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage := func(name string, data []byte) {
+		t.Helper()
+		if err := os.WriteFile(files[0], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := LoadCompiled(file, root)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		defer c.Close()
+		sameAnswers(t, c, cfg)
+		if t.Failed() {
+			t.Fatalf("wrong answers from a cache with %s", name)
+		}
+	}
+	for i := range good {
+		data := append([]byte(nil), good...)
+		data[i] ^= 1 << (i % 8)
+		damage(fmt.Sprintf("byte %d flipped", i), data)
+	}
+	for n := 0; n < len(good); n += 3 {
+		damage(fmt.Sprintf("length %d", n), good[:n])
+	}
+	damage("garbage", []byte(strings.Repeat("SGIX garbage ", 100)))
+}
+
+func TestCacheNeverHoldsBadConfig(t *testing.T) {
+	root := t.TempDir()
+	file := writeConfig(t, root, "[[mapping]]\nprompt = \"x\"\nvalidators = [\"undefined\"]\n")
+	for range 2 {
+		if _, err := LoadCompiled(file, root); err == nil {
+			t.Fatal("a config with mistakes loaded")
+		}
+	}
+	if files := cacheFiles(t, root); len(files) != 0 {
+		t.Errorf("cache files for a bad config: %v", files)
+	}
+}
+
+func TestCacheKeyedByBlockCap(t *testing.T) {
+	settled(t)
+	root := t.TempDir()
+	file := writeConfig(t, root, "[settings]\nmax_blocks = 6\n[[mapping]]\nprompt = \"x\"\nvalidators = [\"v\"]\n[validators.v]\nfile = \"x\"\n")
+	t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
+	loadCompiled(t, file, root)
+	t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "5")
+	if _, err := LoadCompiled(file, root); err == nil {
+		t.Fatal("max_blocks = 6 loaded from the cache under a block cap of 5")
+	}
+}
+
+func TestCacheCustomStateDir(t *testing.T) {
+	settled(t)
+	root := t.TempDir()
+	text := "[settings]\nstate_dir = \".state\" # here\n" + compiledConfigs["many"]
+	file := writeConfig(t, root, text)
+	loadCompiled(t, file, root)
+	files, _ := filepath.Glob(filepath.Join(root, ".state", CacheDir, "*.idx"))
+	if len(files) != 1 {
+		t.Fatalf("cache files under .state: %v", files)
+	}
+	if _, err := os.Stat(filepath.Join(root, DefaultStateDir)); err == nil {
+		t.Error("the default state dir was created for a config that moves it")
+	}
+	if c := loadCompiled(t, file, root); c.full != nil {
+		t.Error("the cache under a custom state dir was not used")
+	}
+}
+
+func TestStateDirGuess(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"", DefaultStateDir},
+		{"[settings]\nstate_dir = \"s\"\n", "s"},
+		{"[settings]\n  state_dir='s' # comment\n", "s"},
+		{"[settings]\nprompts_dir = \"p\"\nstate_dir = \"/abs\"", "/abs"},
+		{"# state_dir = \"no\"\n[settings]\nstate_dir = \"yes\"\n", "yes"},
+		{"[validators.v]\nstate_dir = \"no\"\n", DefaultStateDir},
+		{"[settings]\nstate_dir = \"esc\\\"aped\"\n", DefaultStateDir},
+		{"[settings]\nstate_dirs = \"no\"\n", DefaultStateDir},
+		{"settings.state_dir = \"unusual\"\n", DefaultStateDir},
+		{"[validators.v]\nfix = \"\"\"\nstate_dir = \"x\"\n\"\"\"\n[settings]\nstate_dir = \"s\"\n", "s"},
+	} {
+		if got := stateDirGuess([]byte(tc.text)); got != tc.want {
+			t.Errorf("stateDirGuess(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}

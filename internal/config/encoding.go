@@ -1,0 +1,371 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"slices"
+	"sort"
+)
+
+// The compiled form of a config, as the index cache holds it. The head is
+// read and checked whole; records are read one at a time, each checked on
+// its own, so that a lookup reads a few hundred bytes however large the
+// config is.
+//
+//	head:
+//	  0   magic "SGIX", uint32 format version
+//	  8   uint32 CRC-32C of the rest of the head (bytes 12 to headEnd)
+//	  12  uint32 headEnd: where the records start
+//	  16  context: SHA-256 of what besides the text decides a parse
+//	  48  key: SHA-256 of the config text
+//	  80  fingerprint of the config file when the text was read (see memo.go)
+//	  120 uint32 counts: validators, mappings, paths, commands
+//	  136 tables, one uint32 record offset per entry: validators sorted by
+//	      name, mappings in file order, paths and commands sorted by key
+//	      the settings record's body
+//	records, each: uvarint length, body, uint32 CRC-32C of the body
+//
+// Integers in the head are little-endian; in bodies strings are a uvarint
+// length and bytes, numbers varints. Lookups binary-search a table.
+const (
+	indexMagic   = "SGIX"
+	indexVersion = 1
+	keySize      = sha256.Size
+
+	offCRC     = 8
+	offHeadEnd = 12
+	offContext = 16
+	offKey     = offContext + keySize
+	offPrint   = offKey + keySize
+	offCounts  = offPrint + printSize
+	offTables  = offCounts + 4*4
+
+	// maxRecord bounds a record's claimed length, so a corrupt one cannot
+	// make a lookup allocate without limit.
+	maxRecord = 1 << 24
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errCorrupt is what every malformed encoding decodes to.
+var errCorrupt = errors.New("malformed index")
+
+// encode compiles cfg. context and key identify what it was compiled from,
+// print the config file as it was when read.
+func encode(cfg *Config, context, key [keySize]byte, print fingerprint) []byte {
+	// Validators by name; each record keeps its position in file order.
+	order := make(map[string]int, len(cfg.Order))
+	for i, name := range cfg.Order {
+		order[name] = i
+	}
+	names := slices.Clone(cfg.Order)
+	sort.Strings(names)
+
+	paths := map[string][]int{}
+	commands := map[string][]int{}
+	for i, m := range cfg.Mappings {
+		for _, p := range cfg.Paths(m.Prompt) {
+			paths[p] = appendOnce(paths[p], i)
+		}
+		d := Command(m.Prompt)
+		commands[d] = appendOnce(commands[d], i)
+	}
+	pathKeys, commandKeys := sortedKeys(paths), sortedKeys(commands)
+	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys)}
+
+	var settings writer
+	settings.settings(&cfg.Settings)
+	headEnd := offTables + 4*(counts[0]+counts[1]+counts[2]+counts[3]) + len(settings.b)
+
+	head := make([]byte, offTables, headEnd)
+	copy(head, indexMagic)
+	binary.LittleEndian.PutUint32(head[4:], indexVersion)
+	binary.LittleEndian.PutUint32(head[offHeadEnd:], uint32(headEnd))
+	copy(head[offContext:], context[:])
+	copy(head[offKey:], key[:])
+	print.put(head[offPrint:])
+	for i, n := range counts {
+		binary.LittleEndian.PutUint32(head[offCounts+4*i:], uint32(n))
+	}
+
+	var recs, body writer
+	record := func(write func(w *writer)) {
+		head = binary.LittleEndian.AppendUint32(head, uint32(headEnd+len(recs.b)))
+		body.b = body.b[:0]
+		write(&body)
+		recs.uvarint(uint64(len(body.b)))
+		recs.b = append(recs.b, body.b...)
+		recs.b = binary.LittleEndian.AppendUint32(recs.b, crc32.Checksum(body.b, castagnoli))
+	}
+	for _, name := range names {
+		v := cfg.Validators[name]
+		record(func(w *writer) { w.validator(v, order[name]) })
+	}
+	for i := range cfg.Mappings {
+		m := &cfg.Mappings[i]
+		record(func(w *writer) {
+			w.uvarint(uint64(i))
+			w.str(m.Prompt)
+			w.uvarint(uint64(m.Line))
+			w.strs(m.Validators)
+		})
+	}
+	for _, t := range []struct {
+		keys []string
+		idx  map[string][]int
+	}{{pathKeys, paths}, {commandKeys, commands}} {
+		for _, k := range t.keys {
+			record(func(w *writer) {
+				w.str(k)
+				w.uvarint(uint64(len(t.idx[k])))
+				for _, i := range t.idx[k] {
+					w.uvarint(uint64(i))
+				}
+			})
+		}
+	}
+	head = append(head, settings.b...)
+	sealHead(head)
+	return append(head, recs.b...)
+}
+
+// sealHead writes the head's checksum.
+func sealHead(head []byte) {
+	binary.LittleEndian.PutUint32(head[offCRC:], crc32.Checksum(head[offHeadEnd:], castagnoli))
+}
+
+func sortedKeys(m map[string][]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+type writer struct{ b []byte }
+
+func (w *writer) uvarint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+func (w *writer) varint(v int64)   { w.b = binary.AppendVarint(w.b, v) }
+func (w *writer) str(s string)     { w.uvarint(uint64(len(s))); w.b = append(w.b, s...) }
+
+// strs writes a list with its length plus one, so that nil (0) and empty
+// (1) stay apart: protect = [] means something else than no protect key.
+func (w *writer) strs(ss []string) {
+	if ss == nil {
+		w.uvarint(0)
+		return
+	}
+	w.uvarint(uint64(len(ss)) + 1)
+	for _, s := range ss {
+		w.str(s)
+	}
+}
+
+func (w *writer) settings(s *Settings) {
+	w.str(s.PromptsDir)
+	w.str(s.StateDir)
+	w.varint(int64(s.Timeout))
+	w.varint(int64(s.MaxBlocks))
+	w.varint(int64(s.OutputLines))
+	if s.Announce {
+		w.uvarint(1)
+	} else {
+		w.uvarint(0)
+	}
+	w.str(s.OnFailure)
+	w.strs(s.Protect)
+}
+
+func (w *writer) validator(v *Validator, order int) {
+	w.str(v.Name)
+	w.uvarint(uint64(order))
+	for _, s := range []string{v.File, v.Run, v.Contains, v.NotContains, v.Regex, v.Fix} {
+		w.str(s)
+	}
+	w.varint(int64(v.Timeout))
+	w.uvarint(uint64(v.Line))
+}
+
+// head is the checked head of an encoding.
+type head struct {
+	b                                     []byte
+	context, key                          [keySize]byte
+	print                                 fingerprint
+	validators, mappings, paths, commands table
+	settings                              Settings
+}
+
+// readHead reads and checks the head of the encoding in src.
+func readHead(src io.ReaderAt) (*head, error) {
+	fixed := make([]byte, offTables)
+	if _, err := src.ReadAt(fixed, 0); err != nil {
+		return nil, errCorrupt
+	}
+	if string(fixed[:4]) != indexMagic || binary.LittleEndian.Uint32(fixed[4:]) != indexVersion {
+		return nil, errCorrupt
+	}
+	end := int(binary.LittleEndian.Uint32(fixed[offHeadEnd:]))
+	if end < offTables || end > maxRecord*4 {
+		return nil, errCorrupt
+	}
+	b := make([]byte, end)
+	if _, err := src.ReadAt(b, 0); err != nil {
+		return nil, errCorrupt
+	}
+	if binary.LittleEndian.Uint32(b[offCRC:]) != crc32.Checksum(b[offHeadEnd:], castagnoli) {
+		return nil, errCorrupt
+	}
+	h := &head{b: b}
+	copy(h.context[:], b[offContext:])
+	copy(h.key[:], b[offKey:])
+	h.print = getFingerprint(b[offPrint:])
+	at := offTables
+	for i, t := range []*table{&h.validators, &h.mappings, &h.paths, &h.commands} {
+		n := int(binary.LittleEndian.Uint32(b[offCounts+4*i:]))
+		if n > (end-at)/4 {
+			return nil, errCorrupt
+		}
+		*t = table{at: at, n: n}
+		at += 4 * n
+	}
+	r := reader{b: b[at:]}
+	r.settings(&h.settings)
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errCorrupt
+	}
+	return h, nil
+}
+
+// table is one array of record offsets in the head.
+type table struct {
+	at, n int // byte offset of the array, number of entries
+}
+
+func (t table) offset(head []byte, i int) int64 {
+	return int64(binary.LittleEndian.Uint32(head[t.at+4*i:]))
+}
+
+// readRecord reads and checks the body of the record at off.
+func readRecord(src io.ReaderAt, off int64) ([]byte, error) {
+	buf := make([]byte, 256)
+	n, err := src.ReadAt(buf, off)
+	if n == 0 {
+		return nil, errCorrupt
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	buf = buf[:n]
+	size, k := binary.Uvarint(buf)
+	if k <= 0 || size > maxRecord {
+		return nil, errCorrupt
+	}
+	total := k + int(size) + 4
+	if total > len(buf) {
+		buf = make([]byte, total)
+		if _, err := src.ReadAt(buf, off); err != nil {
+			return nil, errCorrupt
+		}
+	}
+	body := buf[k : k+int(size)]
+	if binary.LittleEndian.Uint32(buf[k+int(size):]) != crc32.Checksum(body, castagnoli) {
+		return nil, errCorrupt
+	}
+	return body, nil
+}
+
+// reader decodes a body with every read bounds-checked: a malformed body
+// sets err, never panics.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail() { r.err, r.b = errCorrupt, nil }
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// index reads a uvarint that must be below limit.
+func (r *reader) index(limit int) int {
+	v := r.uvarint()
+	if v >= uint64(limit) {
+		r.fail()
+		return 0
+	}
+	return int(v)
+}
+
+func (r *reader) bytes() []byte {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return nil
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) str() string { return string(r.bytes()) }
+
+func (r *reader) strs() []string {
+	n := r.uvarint()
+	if n == 0 || r.err != nil {
+		return nil
+	}
+	n--
+	if n > uint64(len(r.b)) { // each string takes at least a byte
+		r.fail()
+		return nil
+	}
+	ss := make([]string, n)
+	for i := range ss {
+		ss[i] = r.str()
+	}
+	return ss
+}
+
+func (r *reader) settings(s *Settings) {
+	s.PromptsDir = r.str()
+	s.StateDir = r.str()
+	s.Timeout = durationOf(r.varint())
+	s.MaxBlocks = int(r.varint())
+	s.OutputLines = int(r.varint())
+	s.Announce = r.uvarint() == 1
+	s.OnFailure = r.str()
+	s.Protect = r.strs()
+}
+
+// validatorBody decodes a validator record after its name, which the
+// table search has read.
+func (r *reader) validatorBody(v *Validator) (order int) {
+	order = int(r.uvarint())
+	for _, p := range []*string{&v.File, &v.Run, &v.Contains, &v.NotContains, &v.Regex, &v.Fix} {
+		*p = r.str()
+	}
+	v.Timeout = durationOf(r.varint())
+	v.Line = int(r.uvarint())
+	return order
+}
