@@ -149,9 +149,11 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	}
 
 	registered := make([]bool, len(want))
+	unreadable := false
 	for _, src := range sources {
 		found, err := settings.Lookup(src.data, want)
 		if err != nil {
+			unreadable = true
 			f := finding{loc: src.name, msg: err.Error(), hint: "Claude Code cannot read this file either: fix it by hand"}
 			var se *settings.Error
 			if errors.As(err, &se) {
@@ -175,7 +177,8 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 		}
 	}
 	for i, h := range want {
-		if !registered[i] {
+		// Behind a file that cannot be read, "not registered" would be a guess.
+		if !registered[i] && !unreadable {
 			out = append(out, finding{loc: primary, msg: h.String() + " is not registered",
 				hint: `"` + initCommand(plugin) + `" registers every stopgate hook and keeps the rest of the file`})
 		}
@@ -243,15 +246,19 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) (finding,
 		return finding{}, false
 	}
 	limit := time.Duration(fd.Timeout) * time.Second
+	var longest *config.Validator
 	for _, name := range cfg.Order {
-		v := cfg.Validators[name]
-		if v.Timeout >= limit {
-			return finding{loc: loc, warning: true,
-				msg:  fmt.Sprintf("%s has a timeout of %ds, but validator %q may run for %s: the client would kill the gate first", fd.Hook.String(), fd.Timeout, name, v.Timeout),
-				hint: "raise the hook's timeout above the longest validator timeout (gate init writes 600)"}, true
+		// File checks take no time; only programs can run into the limit.
+		if v := cfg.Validators[name]; v.Run != "" && (longest == nil || v.Timeout > longest.Timeout) {
+			longest = v
 		}
 	}
-	return finding{}, false
+	if longest == nil || longest.Timeout < limit {
+		return finding{}, false
+	}
+	return finding{loc: loc, warning: true,
+		msg:  fmt.Sprintf("%s has a timeout of %ds, but validator %q may run for %s: the client would kill the gate first", fd.Hook.String(), fd.Timeout, longest.Name, longest.Timeout),
+		hint: "raise the hook's timeout above the longest validator timeout (gate init writes 600)"}, true
 }
 
 func initCommand(plugin string) string {

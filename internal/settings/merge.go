@@ -44,7 +44,7 @@ type Found struct {
 	Uncovered  string // the tools not covered, as a matcher; "" when Registered
 	Command    string // the registered command line, "" when not registered
 	Timeout    int    // the registered command's timeout, 0 when it gives none
-	Line       int    // the registered command's line, 0 when not registered
+	Line       int    // the line of the registered command, 0 when not registered
 }
 
 // Lookup reports, for each wanted hook, whether data registers it.
@@ -157,8 +157,9 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 				}
 			}
 			if len(rest) < len(uncovered) && f.Line == 0 {
-				f.Line, _ = position(text, cmd.start)
-				f.Command = cmd.get("command").str
+				c := cmd.get("command")
+				f.Line, _ = position(text, c.start)
+				f.Command = c.str
 				if t := cmd.get("timeout"); t != nil && t.kind == 'v' {
 					fmt.Sscan(t.str, &f.Timeout)
 				}
