@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // Hook event names, exactly as the client spells them.
@@ -84,14 +86,19 @@ func Parse(data []byte, events ...string) (*Input, error) {
 	if len(trimmed) == 0 {
 		return nil, ErrNoInput
 	}
+	// The client writes JSON with JSON.stringify, always UTF-8: anything
+	// else is not from it, and decoding would silently replace bytes.
+	if !utf8.Valid(trimmed) {
+		return nil, fmt.Errorf("hook input is not valid UTF-8 (bad byte at offset %d), want one JSON object in UTF-8", badUTF8(data))
+	}
 	if trimmed[0] != '{' {
-		return nil, fmt.Errorf("hook input is not a JSON object (starts with %q)", firstRune(trimmed))
+		return nil, fmt.Errorf("hook input is %s, want one JSON object", describe(trimmed))
 	}
 	var in Input
 	if err := json.Unmarshal(trimmed, &in); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("hook input field %q is a JSON %s, want %s", te.Field, te.Value, te.Type)
+			return nil, typeError("", te)
 		}
 		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
 	}
@@ -99,16 +106,16 @@ func Parse(data []byte, events ...string) (*Input, error) {
 		if err := json.Unmarshal(in.ToolInput, &in.Tool); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return nil, fmt.Errorf("hook input field \"tool_input.%s\" is a JSON %s, want %s", te.Field, te.Value, te.Type)
+				return nil, typeError("tool_input", te)
 			}
-			return nil, fmt.Errorf("hook input field \"tool_input\" is not an object: %w", err)
+			return nil, fmt.Errorf("hook input field \"tool_input\" is not a JSON object: %w", err)
 		}
 	}
 	if in.HookEventName == "" {
 		return nil, errors.New("hook input has no hook_event_name")
 	}
 	if len(events) > 0 && !contains(events, in.HookEventName) {
-		return nil, fmt.Errorf("unsupported hook event %q (handles %s)", in.HookEventName, strings.Join(events, ", "))
+		return nil, fmt.Errorf("unsupported hook event %q: this hook handles %s (check how it is registered in .claude/settings.json)", in.HookEventName, strings.Join(events, ", "))
 	}
 	if in.SessionID == "" {
 		return nil, errors.New("hook input has no session_id")
@@ -141,10 +148,59 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func firstRune(b []byte) string {
-	s := string(b)
-	for _, r := range s {
-		return string(r)
+// describe says what kind of JSON value, or non-JSON text, b starts with.
+func describe(b []byte) string {
+	switch c := b[0]; {
+	case c == '[':
+		return "a JSON array"
+	case c == '"':
+		return "a JSON string"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a JSON number"
+	case bytes.HasPrefix(b, []byte("true")) || bytes.HasPrefix(b, []byte("false")):
+		return "a JSON boolean"
+	case bytes.HasPrefix(b, []byte("null")):
+		return "JSON null"
 	}
-	return ""
+	r, _ := utf8.DecodeRune(b)
+	return fmt.Sprintf("not JSON (it starts with %q)", string(r))
+}
+
+// typeError names a field of the wrong JSON type in JSON's words, not Go's.
+func typeError(parent string, te *json.UnmarshalTypeError) error {
+	field := te.Field
+	if parent != "" {
+		field = strings.TrimSuffix(parent+"."+field, ".")
+	}
+	got := te.Value
+	if got == "bool" {
+		got = "boolean"
+	}
+	return fmt.Errorf("hook input field %q is a JSON %s, want %s", field, got, jsonKind(te.Type))
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean (true or false)"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "a number"
+}
+
+// badUTF8 returns the offset of the first byte of b that is not UTF-8.
+func badUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
