@@ -62,9 +62,14 @@ func runHelp(env *cli.Env, args []string) error {
 	return nil
 }
 
-// usageError exits 2 with err and a pointer to the usage.
+// usageError exits 2 with err, its own hints, and the usage.
 func usageError(name string, err error) error {
-	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, usageLine(name))}
+	hints := []string{usageLine(name)}
+	var h *cli.Hinted
+	if errors.As(err, &h) {
+		err, hints = h.Err, append(h.Hints, hints...)
+	}
+	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, hints...)}
 }
 
 func usageLine(name string) string {
