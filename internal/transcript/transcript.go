@@ -1,0 +1,316 @@
+// Package transcript reads Claude Code session transcripts for what armed a
+// prompt: Read tool calls and slash commands.
+//
+// A transcript is JSONL, appended to as the session runs. The lines that
+// matter (as the real client, 2.1.x, writes them):
+//
+//	{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/abs/p.md"}}]},"uuid":…}
+//	{"type":"user","message":{"content":"<command-message>joke</command-message>\n<command-name>/joke</command-name>\n<command-args>…</command-args>"},…}
+//	{"type":"user","message":{"content":"/joke extra words"},…}   a typed prompt
+//
+// A subagent's lines carry "isSidechain":true and its "agentId"; the
+// client writes them to <session>/subagents/agent-<id>.jsonl, older clients
+// into the session's own transcript.
+//
+// Scan streams from a byte offset and is bounded: it examines at most
+// MaxScan bytes (the newest, when there are more), skips lines longer than
+// MaxLine, decodes only lines that can hold a trigger, and tolerates lines
+// that are not JSON. A last line without its newline is being written and
+// is left for the next scan.
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+)
+
+// Limits of one Scan.
+var (
+	MaxScan int64 = 32 << 20
+	MaxLine       = 4 << 20
+)
+
+// Kinds of Event.
+const (
+	Read    = "read"    // a Read tool call
+	Command = "command" // a slash command the client expanded
+	Prompt  = "prompt"  // a typed prompt: Text holds its first line
+)
+
+// Event is one trigger found in a transcript.
+type Event struct {
+	Kind    string
+	Path    string // Read: tool_input.file_path
+	Command string // Command: the name, without "/"
+	Text    string // Prompt: its first line
+	Offset  int64  // where the line starts
+	End     int64  // just past the line
+	UUID    string
+}
+
+// Thread picks the lines of one thread of a session.
+type Thread struct {
+	// Agent is the subagent's id; "" is the main thread, whose lines are
+	// neither sidechain nor an agent's.
+	Agent string
+	// Own is set when the file is the agent's own transcript, whose lines
+	// may omit agentId.
+	Own bool
+}
+
+func (t Thread) wants(l *line) bool {
+	switch {
+	case t.Agent == "":
+		return !l.IsSidechain && l.AgentID == ""
+	case l.AgentID == t.Agent:
+		return true
+	}
+	return t.Own && l.AgentID == ""
+}
+
+// Result is what one Scan saw.
+type Result struct {
+	Events []Event
+	From   int64 // where it started reading
+	End    int64 // just past the last complete line: where the next scan starts
+	// Reset is set when the file was shorter than the offset asked for: it
+	// was replaced, and was read from its start.
+	Reset bool
+	// Skipped counts the bytes after the offset asked for that were not
+	// examined because of MaxScan, and Long the lines skipped for MaxLine.
+	Skipped int64
+	Long    int
+	// Bad counts candidate lines that did not decode.
+	Bad int
+}
+
+// Scan reads the transcript at path from offset for the events of thread.
+func Scan(path string, offset int64, thread Thread) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	res := &Result{From: offset}
+	if offset > size || offset < 0 {
+		res.Reset, res.From = true, 0
+	}
+	if size-res.From > MaxScan {
+		res.Skipped = size - MaxScan - res.From
+		res.From = size - MaxScan
+	}
+	if _, err := f.Seek(res.From, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	pos := res.From
+	if res.Skipped > 0 {
+		// Started mid-line: resume at the next line.
+		n, complete, err := skipLine(r)
+		pos += n
+		if err != nil || !complete {
+			res.End = res.From
+			return res, nil
+		}
+	}
+	res.End = pos
+	var buf []byte
+	for {
+		buf = buf[:0]
+		n, long, complete, err := readLine(r, &buf)
+		if !complete {
+			// EOF inside a line: it is still being written.
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return res, nil
+		}
+		start := pos
+		pos += n
+		res.End = pos
+		if long {
+			res.Long++
+			continue
+		}
+		scanLine(buf, start, pos, thread, res)
+	}
+}
+
+// readLine reads one line into buf, up to MaxLine bytes; longer lines are
+// read through and reported long. complete is false at EOF without "\n".
+func readLine(r *bufio.Reader, buf *[]byte) (n int64, long, complete bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !long {
+			if len(*buf)+len(chunk) > MaxLine {
+				long = true
+				*buf = (*buf)[:0]
+			} else {
+				*buf = append(*buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			return n, long, true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return n, long, false, err
+		}
+	}
+}
+
+func skipLine(r *bufio.Reader) (n int64, complete bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n += int64(len(chunk))
+		switch {
+		case err == nil:
+			return n, true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return n, false, err
+		}
+	}
+}
+
+type line struct {
+	Type        string `json:"type"`
+	UUID        string `json:"uuid"`
+	IsMeta      bool   `json:"isMeta"`
+	IsSidechain bool   `json:"isSidechain"`
+	AgentID     string `json:"agentId"`
+	Message     struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+type block struct {
+	Type  string          `json:"type"`
+	Name  string          `json:"name"`
+	Text  string          `json:"text"`
+	Input json.RawMessage `json:"input"`
+}
+
+var (
+	keyToolUse    = []byte(`"tool_use"`)
+	keyRead       = []byte(`"Read"`)
+	keyCommand    = []byte(`<command-name>`)
+	keyUser       = []byte(`"user"`)
+	keyToolResult = []byte(`"tool_result"`)
+)
+
+// scanLine adds the events of one complete line. Only lines that can hold
+// a trigger are decoded: tool results, which carry whole files, are not.
+func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
+	assistant := bytes.Contains(b, keyToolUse) && bytes.Contains(b, keyRead)
+	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
+	if !assistant && !user {
+		return
+	}
+	var l line
+	if err := json.Unmarshal(b, &l); err != nil {
+		res.Bad++
+		return
+	}
+	if !thread.wants(&l) || len(l.Message.Content) == 0 {
+		return
+	}
+	ev := Event{Offset: start, End: end, UUID: l.UUID}
+	switch l.Type {
+	case "assistant":
+		var blocks []json.RawMessage
+		if json.Unmarshal(l.Message.Content, &blocks) != nil {
+			return
+		}
+		for _, raw := range blocks {
+			var bl block
+			if json.Unmarshal(raw, &bl) != nil || bl.Type != "tool_use" || bl.Name != "Read" {
+				continue
+			}
+			var in struct {
+				FilePath string `json:"file_path"`
+			}
+			if json.Unmarshal(bl.Input, &in) != nil || in.FilePath == "" {
+				continue
+			}
+			e := ev
+			e.Kind, e.Path = Read, in.FilePath
+			res.Events = append(res.Events, e)
+		}
+	case "user":
+		if l.IsMeta {
+			return // the expansion of a command, not what was typed
+		}
+		text, ok := userText(l.Message.Content)
+		if !ok {
+			return
+		}
+		if name, ok := commandName(text); ok {
+			ev.Kind, ev.Command = Command, name
+			res.Events = append(res.Events, ev)
+			return
+		}
+		first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
+		if strings.HasPrefix(first, "/") {
+			ev.Kind, ev.Text = Prompt, first
+			res.Events = append(res.Events, ev)
+		}
+	}
+}
+
+// userText returns what a person typed: the content string, or its text
+// blocks; false for tool results.
+func userText(content json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s, true
+	}
+	var blocks []block
+	if json.Unmarshal(content, &blocks) != nil {
+		return "", false
+	}
+	var texts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_result":
+			return "", false
+		case "text":
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), len(texts) > 0
+}
+
+// commandName reads a slash command the client expanded, recorded as
+// <command-message>…</command-message><command-name>/name</command-name>….
+// Only text that starts so counts: a prompt that merely quotes the tags
+// is not a command.
+func commandName(text string) (string, bool) {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(t, "<command-message>") && !strings.HasPrefix(t, "<command-name>") {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(t, "<command-name>")
+	if !ok {
+		return "", false
+	}
+	name, _, ok := strings.Cut(rest, "</command-name>")
+	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
+	if !ok || name == "" {
+		return "", false
+	}
+	return name, true
+}

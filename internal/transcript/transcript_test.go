@@ -1,0 +1,144 @@
+package transcript
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testdata/main.jsonl and agent.jsonl are the user, assistant and system
+// lines of a real session of Claude Code 2.1.328 (paths shortened to /p):
+// `claude -p "/joke extra args"`, then Read, Write, Bash and a subagent that
+// reads the same prompt file.
+
+func kinds(evs []Event) string {
+	var out []string
+	for _, e := range evs {
+		switch e.Kind {
+		case Read:
+			out = append(out, "read "+e.Path)
+		case Command:
+			out = append(out, "command "+e.Command)
+		case Prompt:
+			out = append(out, "prompt "+e.Text)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestScanRealTranscripts(t *testing.T) {
+	res, err := Scan("testdata/main.jsonl", 0, Thread{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kinds(res.Events), "command joke; read /p/src/prompts/joke.md"; got != want {
+		t.Errorf("main thread: %s, want %s", got, want)
+	}
+	fi, _ := os.Stat("testdata/main.jsonl")
+	if res.End != fi.Size() || res.Bad != 0 || res.Long != 0 || res.Skipped != 0 || res.Reset {
+		t.Errorf("main thread: %+v, want the whole file read cleanly (%d bytes)", res, fi.Size())
+	}
+	// From just past the Read, nothing more is found.
+	again, err := Scan("testdata/main.jsonl", res.Events[1].End, Thread{})
+	if err != nil || len(again.Events) != 0 || again.End != res.End {
+		t.Errorf("rescan from the Read's end: %+v, %v", again, err)
+	}
+
+	const agent = "a06c39d70bf6107a2"
+	for _, th := range []Thread{{Agent: agent, Own: true}, {Agent: agent}} {
+		res, err := Scan("testdata/agent.jsonl", 0, th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := kinds(res.Events), "read /p/src/prompts/joke.md"; got != want {
+			t.Errorf("agent %+v: %s, want %s", th, got, want)
+		}
+	}
+	// The main thread's filter takes nothing from a subagent's lines.
+	if res, _ := Scan("testdata/agent.jsonl", 0, Thread{}); len(res.Events) != 0 {
+		t.Errorf("main thread in the agent's transcript: %s", kinds(res.Events))
+	}
+}
+
+func write(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const (
+	readLine1   = `{"type":"assistant","uuid":"a1","message":{"content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/p/src/prompts/joke.md"}}]}}` + "\n"
+	typed       = `{"type":"user","uuid":"u1","message":{"role":"user","content":"  /joke about compilers\nmore"}}` + "\n"
+	typedBlocks = `{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"text","text":"/git-worktrees-create now"}]}}` + "\n"
+	quoted      = `{"type":"user","uuid":"u3","message":{"role":"user","content":"see <command-name>/joke</command-name>"}}` + "\n"
+	expanded    = `{"type":"user","uuid":"u4","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"/joke\n"}]}}` + "\n"
+	result      = `{"type":"user","uuid":"u5","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"<command-name>/joke</command-name>"}]}}` + "\n"
+	sidechain   = `{"type":"assistant","isSidechain":true,"agentId":"x","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/p/a.md"}}]}}` + "\n"
+	otherTool   = `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"file_path":"/p/Read.md"}}]}}` + "\n"
+)
+
+func TestScanLines(t *testing.T) {
+	p := write(t, readLine1, typed, typedBlocks, quoted, expanded, result, sidechain, otherTool,
+		"not json but \"user\"\n", `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":7}}]}}`+"\n",
+		"\n", `{"type":"user","message":{"content":"/half`)
+	res, err := Scan(p, 0, Thread{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "read /p/src/prompts/joke.md; prompt /joke about compilers; prompt /git-worktrees-create now"
+	if got := kinds(res.Events); got != want {
+		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	if res.Bad != 1 {
+		t.Errorf("bad lines %d, want 1", res.Bad)
+	}
+	data, _ := os.ReadFile(p)
+	if half := int64(len(data)) - int64(len(`{"type":"user","message":{"content":"/half`)); res.End != half {
+		t.Errorf("end %d, want %d: the unfinished last line is left for later", res.End, half)
+	}
+	if e := res.Events[0]; e.Offset != 0 || e.End != int64(len(readLine1)) || e.UUID != "a1" {
+		t.Errorf("first event %+v", e)
+	}
+}
+
+func TestScanLimits(t *testing.T) {
+	defer func(s int64, l int) { MaxScan, MaxLine = s, l }(MaxScan, MaxLine)
+	var lines []string
+	for i := range 100 {
+		lines = append(lines, fmt.Sprintf(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/p/%03d.md"}}]}}`+"\n", i))
+	}
+	p := write(t, lines...)
+	size := int64(100 * len(lines[0]))
+
+	// Only the newest MaxScan bytes, from the first whole line in them.
+	MaxScan = 10*int64(len(lines[0])) + 5
+	res, err := Scan(p, 0, Thread{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 10 || res.Events[0].Path != "/p/090.md" || res.Skipped != size-MaxScan || res.End != size {
+		t.Errorf("capped scan: %d events from %q, skipped %d, end %d", len(res.Events), res.Events[0].Path, res.Skipped, res.End)
+	}
+
+	// A line over MaxLine is skipped whole, and the scan goes on.
+	MaxScan, MaxLine = 1<<20, 50
+	res, err = Scan(write(t, readLine1, `{"type":"user","message":{"content":"/x"}}`+"\n"), 0, Thread{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Long != 1 || kinds(res.Events) != "prompt /x" {
+		t.Errorf("long line: %+v", res)
+	}
+
+	// An offset past the end: the file was replaced; it is read again.
+	MaxLine = 1 << 20
+	res, err = Scan(p, size+10, Thread{})
+	if err != nil || !res.Reset || len(res.Events) != 100 {
+		t.Errorf("offset past the end: %+v, %v", res, err)
+	}
+}
