@@ -1,0 +1,69 @@
+package queue
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Mark is how far the gate has reconciled a scope's transcript with the
+// queue (see the gate's reconcile.go): every mapped prompt read or invoked
+// before Offset was judged at a passing stop, and prompt P also up to
+// Passed[P], where it passed at a stop that blocked on others. A prompt
+// found later in the transcript whose entry is missing is judged anyway.
+//
+// It lives outside sessions/, in reconciled/<session>/<scope>.json, so the
+// queue's own folders hold pending work only.
+type Mark struct {
+	Transcript string           `json:"transcript"`
+	Offset     int64            `json:"offset"`
+	Passed     map[string]int64 `json:"passed,omitempty"`
+	Updated    time.Time        `json:"updated"`
+}
+
+// Equal reports whether m and o mark the same place.
+func (m Mark) Equal(o Mark) bool {
+	return m.Transcript == o.Transcript && m.Offset == o.Offset && maps.Equal(m.Passed, o.Passed)
+}
+
+func (q *Queue) markPath(s Scope) string {
+	scope := "main"
+	if s.Agent != "" {
+		scope = "agent-" + segment(s.Agent)
+	}
+	return filepath.Join(q.dir, "reconciled", segment(s.Session), scope+".json")
+}
+
+// Mark returns the mark of s; the zero Mark when there is none or it
+// cannot be read, which only costs a longer reconciliation.
+func (q *Queue) Mark(s Scope) Mark {
+	var m Mark
+	if readJSON(q.markPath(s), &m) != nil {
+		return Mark{}
+	}
+	return m
+}
+
+// SetMark records m for s, under the lock and crash-safe; a zero Mark
+// removes it.
+func (q *Queue) SetMark(s Scope, m Mark) error {
+	path := q.markPath(s)
+	return q.locked(func() error {
+		dir := filepath.Dir(path)
+		if m.Transcript == "" {
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			os.Remove(dir) // the session's last mark
+			return nil
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		sweepTemps(dir)
+		m.Updated = time.Now().UTC()
+		return writeJSON(path, &m)
+	})
+}
