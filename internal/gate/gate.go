@@ -92,7 +92,14 @@ func Run(env *cli.Env) error {
 	// client's own cap. It resets only on a passing stop or a halt.
 	prior := q.Blocks(scope)
 
+	// The transcript may show prompts armed whose entries are gone.
+	rec := reconcile(env, cfg, in, q, scope, entries)
+	if rec != nil {
+		entries = append(entries, rec.missing...)
+	}
+
 	v := Decide(context.Background(), cfg, in, entries, prior)
+	rec.settle(env, q, v)
 	return v.apply(env, q, scope)
 }
 

@@ -26,7 +26,7 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope) {
 
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
-	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}}
+	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled}
 	if scope.Agent != "" {
 		r.Event = hook.SubagentStop
 	}

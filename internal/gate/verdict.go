@@ -8,6 +8,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -30,6 +31,9 @@ type Verdict struct {
 	Blocks  int           // consecutive blocked stops after this one
 	Checks  []Check       // every validator run, in mappings.toml order
 	Failure error         // the failing checks, aggregated; nil on Pass
+	// Reconciled are prompts judged although their entry was missing:
+	// the transcript armed them (reconcile.go).
+	Reconciled []outcome.Discrepancy
 }
 
 // Check is one validator's run for the pending prompts that use it.

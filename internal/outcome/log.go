@@ -45,6 +45,20 @@ type Record struct {
 	Checks   []Check   `json:"validators"` // in mappings.toml order
 	Decision string    `json:"decision"`   // pass, block or halt
 	Blocks   int       `json:"blocks"`     // consecutive blocked stops after this one
+	// Reconciled are the prompts judged although their queue entry was
+	// missing: the transcript shows them read or invoked since they last
+	// passed (an entry deleted, or never written).
+	Reconciled []Discrepancy `json:"reconciled,omitempty"`
+}
+
+// Discrepancy is one prompt the transcript armed that the queue lacked.
+type Discrepancy struct {
+	Prompt     string `json:"prompt"`
+	Trigger    string `json:"trigger"`        // read, slash_command or prompt
+	Path       string `json:"path,omitempty"` // the file read
+	Transcript string `json:"transcript"`
+	Offset     int64  `json:"offset"`         // of the transcript line
+	UUID       string `json:"uuid,omitempty"` // the transcript line's
 }
 
 // Scope is "main" for the main thread, else "agent ID".

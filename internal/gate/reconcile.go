@@ -1,0 +1,200 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/detector"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/transcript"
+)
+
+// Transcript reconciliation: the queue is files the agent can reach, so
+// the gate does not take it on trust. At each stop it reads the scope's
+// transcript (transcript_path; a subagent's agent_transcript_path) for the
+// mapped prompts read or invoked there, as detect would have armed them,
+// and judges every one whose entry is missing as if it were queued; the
+// outcome log records each such discrepancy.
+//
+// Only what happened since the prompt last passed counts, so that a prompt
+// whose checks passed and whose entry the gate removed is not armed again
+// forever: a per-scope queue.Mark keeps the transcript offset up to which
+// every prompt passed (advanced at a passing stop) and, for a stop that
+// blocks on some prompts, the offset up to which each other one passed.
+// The scan starts at the mark, so its cost follows what happened since,
+// and is bounded by transcript.MaxScan.
+
+// markEvery is how much unreconciled transcript without any mapped prompt
+// a passing stop lets accumulate before it moves the mark: rereading it
+// costs less than writing the mark on every stop.
+const markEvery = 1 << 20
+
+type reconciliation struct {
+	scope   queue.Scope
+	queue   string     // the state dir, as configured
+	mark    queue.Mark // as read
+	end     int64      // where this scan stopped
+	seen    bool       // a mapped prompt was found
+	missing []queue.Entry
+	found   []outcome.Discrepancy
+}
+
+// reconcile returns the entries the transcript says are missing from
+// entries, or nil when there is no transcript to read. Problems reading it
+// are reported on stderr and cost the reconciliation, never the stop.
+func reconcile(env *cli.Env, cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) *reconciliation {
+	path, thread := in.TranscriptPath, transcript.Thread{}
+	if scope.Agent != "" {
+		thread.Agent = scope.Agent
+		if in.AgentTranscriptPath != "" {
+			path, thread.Own = in.AgentTranscriptPath, true
+		}
+	}
+	if path == "" || len(cfg.Mappings) == 0 {
+		return nil
+	}
+	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir, mark: q.Mark(scope)}
+	from := r.mark
+	if from.Transcript != path {
+		from = queue.Mark{Transcript: path}
+	}
+	res, err := transcript.Scan(path, from.Offset, thread)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(env.Stderr, "gate: reconciling with the transcript: %v\n", err)
+		}
+		return nil
+	}
+	if res.Reset {
+		from = queue.Mark{Transcript: path}
+	}
+	if res.Skipped > 0 {
+		fmt.Fprintf(env.Stderr, "gate: reconciled only the last %d MiB of the transcript (%d bytes since the last passing stop)\n",
+			transcript.MaxScan>>20, res.Skipped+res.End-res.From)
+	}
+	r.mark, r.end = from, res.End
+
+	// Which mapped prompts did the transcript arm since they last passed?
+	// The latest event of each, in mappings.toml order.
+	latest := map[string]transcript.Event{}
+	for _, ev := range res.Events {
+		for _, m := range armed(cfg, ev, scope) {
+			if ev.End > from.Passed[m.Prompt] {
+				latest[m.Prompt] = ev
+			}
+		}
+	}
+	r.seen = len(latest) > 0
+	queued := map[string]bool{}
+	for _, e := range entries {
+		queued[e.Prompt] = true
+	}
+	for _, m := range cfg.Mappings {
+		ev, ok := latest[m.Prompt]
+		if !ok || queued[m.Prompt] {
+			continue
+		}
+		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
+		r.missing = append(r.missing, queue.Entry{
+			Prompt: m.Prompt, Session: scope.Session, AgentID: scope.Agent, AgentType: in.AgentType,
+			Path: ev.Path, Trigger: trigger,
+		})
+		r.found = append(r.found, outcome.Discrepancy{
+			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: path, Offset: ev.Offset, UUID: ev.UUID,
+		})
+	}
+	return r
+}
+
+// armed returns the mappings an event arms, by detect's rules: a Read of
+// a mapped .md file inside the project, a slash command, or a typed /name
+// (a prompt only the main thread receives).
+func armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) []*config.Mapping {
+	switch ev.Kind {
+	case transcript.Read:
+		if !strings.HasSuffix(ev.Path, ".md") {
+			return nil
+		}
+		rel, ok := project.Rel(cfg.Root, ev.Path)
+		if !ok {
+			return nil
+		}
+		maps := cfg.MatchPath(rel)
+		if len(maps) > 0 && !project.Inside(cfg.Root, ev.Path) {
+			return nil
+		}
+		return maps
+	case transcript.Command:
+		return cfg.MatchCommand(ev.Command)
+	case transcript.Prompt:
+		if scope.Agent == "" {
+			if name := detector.SlashCommand(ev.Text); name != "" {
+				return cfg.MatchCommand(name)
+			}
+		}
+	}
+	return nil
+}
+
+// settle records the reconciliation in the verdict and moves the mark: to
+// the end of the scan when the stop passes, else past each prompt that
+// passed. The mark is written before the answer, so a gate killed later
+// has only ever moved it past checks that passed.
+func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
+	if r == nil {
+		return
+	}
+	v.Reconciled = r.found
+	if len(r.found) > 0 && v.Kind != Pass {
+		v.Reason += reconciledNote(r.found, r.queue)
+	}
+	next := queue.Mark{Transcript: r.mark.Transcript, Offset: r.mark.Offset}
+	if v.Kind == Pass {
+		if !r.seen && len(r.mark.Passed) == 0 && r.end-r.mark.Offset < markEvery {
+			return // nothing worth a write
+		}
+		next.Offset = r.end
+	} else {
+		next.Passed = map[string]int64{}
+		for p, off := range r.mark.Passed {
+			next.Passed[p] = off
+		}
+		for _, e := range v.Done {
+			next.Passed[e.Prompt] = r.end
+		}
+		if len(next.Passed) == 0 {
+			next.Passed = nil
+		}
+	}
+	if next.Equal(r.mark) {
+		return
+	}
+	if err := q.SetMark(r.scope, next); err != nil {
+		fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
+	}
+}
+
+// reconciledNote tells whoever reads a block or halt which checks ran
+// although their entry was gone.
+func reconciledNote(found []outcome.Discrepancy, stateDir string) string {
+	var names []string
+	for _, d := range found {
+		names = append(names, fmt.Sprintf("%q", d.Prompt))
+	}
+	return fmt.Sprintf("\n\nChecked although missing from the queue in %s: prompt %s (the transcript shows it %s). The queue is stopgate's, not the agent's: leave it alone.",
+		stateDir, strings.Join(names, ", "), how(found[0].Trigger))
+}
+
+func how(trigger string) string {
+	if trigger == queue.TriggerRead {
+		return "read"
+	}
+	return "invoked"
+}
