@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -163,8 +164,8 @@ func printRun(env *cli.Env, v *Verdict) {
 	w := env.Stdout
 	nameW, durW := 0, 0
 	for _, c := range v.Checks {
-		nameW = max(nameW, len([]rune(c.Validator.Name)))
-		durW = max(durW, len(duration(c.Result.Duration)))
+		nameW = max(nameW, utf8.RuneCountInString(c.Validator.Name))
+		durW = max(durW, utf8.RuneCountInString(duration(c.Result.Duration)))
 	}
 	failed := 0
 	for _, c := range v.Checks {
@@ -179,9 +180,9 @@ func printRun(env *cli.Env, v *Verdict) {
 			failed++
 		}
 		// Pad before colouring: escape codes have no width on screen.
-		name := c.Validator.Name + strings.Repeat(" ", nameW-len([]rune(c.Validator.Name)))
+		name := c.Validator.Name + strings.Repeat(" ", nameW-utf8.RuneCountInString(c.Validator.Name))
 		d := duration(r.Duration)
-		d = strings.Repeat(" ", durW-len(d)) + d
+		d = strings.Repeat(" ", durW-utf8.RuneCountInString(d)) + d
 		fmt.Fprintf(w, "%s %s  %s  %s\n", mark, name, p.dim(d), what)
 		if r.Passed {
 			continue
