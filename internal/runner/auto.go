@@ -11,12 +11,13 @@ import (
 // records it and, while tests remain, blocks the stop with the next test's
 // action, so the agent goes straight on.
 //
-// Claude Code ends a turn after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (9)
-// consecutive blocked stops, overriding the hook. The run never lets that
-// happen mid-test: it blocks at most cap-1 times in a row, then records the
-// answer, lets the stop through and says so (a pause); "next" starts the
-// next turn. stop_hook_active false means the stop does not follow a block,
-// so the count starts again.
+// Claude Code allows CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (9) consecutive
+// blocked stops and overrides the hook at the next one, ending the turn
+// with a test handed out but never done. The run never lets that happen: it
+// blocks at most cap-1 times in a row (one in reserve, for a block of the
+// gate's it cannot see), then records the answer, lets the stop through and
+// says so (a pause); "next" starts the next turn. stop_hook_active false
+// means the stop does not follow a block, so the count starts again.
 
 type autoOutcome int
 
@@ -37,7 +38,7 @@ func (r *runner) autoStop(in *hook.Input) error {
 		return err
 	}
 	st, err := s.Update(r.session, func(st *State) (*State, error) {
-		if st == nil || st.current() == nil || !st.Issued || !st.Auto {
+		if st == nil || !r.answers(st) || !st.Auto {
 			return nil, nil
 		}
 		prior := 0
@@ -52,7 +53,7 @@ func (r *runner) autoStop(in *hook.Input) error {
 			st.Streak, st.Paused, outcome = 0, true, autoPause
 			st.Pauses = append(st.Pauses, judged)
 		default:
-			st.Streak, st.Issued, st.Since, outcome = prior+1, true, now, autoBlock
+			st.Streak, st.Issued, st.Turn, st.Since, outcome = prior+1, true, r.turn, now, autoBlock
 		}
 		return st, nil
 	})
@@ -68,10 +69,8 @@ func (r *runner) autoStop(in *hook.Input) error {
 		return hook.Write(r.env.Stdout, hook.Block(r.brief(st, lead)))
 	case autoPause:
 		return hook.Write(r.env.Stdout, hook.Output{SystemMessage: fmt.Sprintf(
-			"stopgate testhook: %s. The run pauses here, after %s in a row: %s. Progress: %s. Type next to go on with %s.",
-			resultLine(st, judged), count(r.perTurn(), "test"),
-			fmt.Sprintf("Claude Code ends a turn after %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)", r.blockCap),
-			st.counts(), st.testLine(st.Current))})
+			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
+			resultLine(st, judged), count(r.perTurn(), "test"), r.blockCap, st.counts(), st.testLine(st.Current))})
 	case autoDone:
 		msg := fmt.Sprintf("stopgate testhook: %s. %s", resultLine(st, judged), r.endText(st))
 		if note := r.finish(st); note != "" {

@@ -43,7 +43,7 @@ func (r *runner) start(o opts) (reply, error) {
 	if o.auto && r.hook {
 		// The slash command's turn carries the first test: the agent
 		// starts at once, and every stop after it is an answer.
-		st.Issued = true
+		st.Issued, st.Turn = true, r.turn
 		ctx = r.brief(st, "")
 	}
 	s, err := r.openStore()
@@ -123,7 +123,7 @@ func (r *runner) next() (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	if !handedOut(st) {
+	if !r.handedOut(st) {
 		st, err = r.update(r.handOut)
 		if err != nil {
 			return reply{}, err
@@ -136,12 +136,12 @@ func (r *runner) next() (reply, error) {
 }
 
 // handedOut reports whether next would change nothing.
-func handedOut(st *State) bool {
-	return st.current() == nil || st.Issued && !st.Paused && st.Streak == 0
+func (r *runner) handedOut(st *State) bool {
+	return st.current() == nil || st.Issued && !st.Paused && st.Streak == 0 && st.Turn == r.turn
 }
 
 func (r *runner) handOut(st *State) (*State, error) {
-	if handedOut(st) {
+	if r.handedOut(st) {
 		return nil, nil // handed out since we looked
 	}
 	now := r.now()
@@ -150,7 +150,7 @@ func (r *runner) handOut(st *State) (*State, error) {
 	}
 	// The person asked: a new turn, so the count of blocked stops starts
 	// again.
-	st.Issued, st.Paused, st.Streak, st.Updated = true, false, 0, now
+	st.Issued, st.Turn, st.Paused, st.Streak, st.Updated = true, r.turn, false, 0, now
 	return st, nil
 }
 

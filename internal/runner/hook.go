@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -18,22 +21,41 @@ var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
 const maxKept = 1 << 20
 
 func runHook(env *cli.Env, configFile string) error {
-	in, err := hook.Decode(env.Stdin, Events...)
+	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
+	if err != nil {
+		return fmt.Errorf("reading hook input: %w", err)
+	}
+	if len(data) > hook.MaxInput {
+		return fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
+	}
+	in, err := hook.Parse(data, Events...)
 	if err != nil {
 		return err
 	}
+	turn := promptID(data)
 	switch in.HookEventName {
 	case hook.UserPromptSubmit:
-		return promptHook(env, configFile, in)
+		return promptHook(env, configFile, in, turn)
 	case hook.Stop:
-		return stopHook(env, configFile, in)
+		return stopHook(env, configFile, in, turn)
 	}
 	return nil
 }
 
+// promptID returns the input's prompt_id: the client gives a prompt's
+// UserPromptSubmit and every Stop of the turn it starts the same one. It
+// is read here rather than in hook.Input, which only the runner needs it in.
+func promptID(data []byte) string {
+	var v struct {
+		PromptID string `json:"prompt_id"`
+	}
+	json.Unmarshal(data, &v)
+	return v.PromptID
+}
+
 // promptHook answers a prompt. Anything that is not a runner command is
 // left alone before the disk is touched: this runs on every prompt.
-func promptHook(env *cli.Env, configFile string, in *hook.Input) error {
+func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) error {
 	req, ok, perr := parsePrompt(in.Prompt)
 	if !ok {
 		return nil
@@ -45,7 +67,7 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input) error {
 		}
 		return err
 	}
-	r.session, r.hook = in.SessionID, true
+	r.session, r.hook, r.turn = in.SessionID, true, turn
 	if perr != nil {
 		return hook.Write(env.Stdout, hook.Block("testhook: "+perr.Error()+"\nusage: "+SlashCommand+" [--category C] [--tag T] [--file F] [--auto]"))
 	}
@@ -101,18 +123,18 @@ func applies(st *State, req request) bool {
 // stopHook handles a main-thread Stop: in an auto run the agent's final
 // message is the current test's answer; in a manual run it is kept for
 // "validate". The gate's pending validations come first.
-func stopHook(env *cli.Env, configFile string, in *hook.Input) error {
+func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) error {
 	r, err := newRunner(env, configFile, in.Cwd)
 	if err != nil {
 		return err
 	}
-	r.session, r.hook = in.SessionID, true
+	r.session, r.hook, r.turn = in.SessionID, true, turn
 	path := runFile(r.stateDir, r.session)
 	if _, err := os.Stat(path); err != nil {
 		return nil // no run: the common case, decided without the lock
 	}
 	st, err := loadRun(path)
-	if err != nil || st == nil || st.current() == nil || !st.Issued {
+	if err != nil || st == nil || !r.answers(st) {
 		return err
 	}
 	s, err := r.openStore()
@@ -127,7 +149,7 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input) error {
 	}
 	if !st.Auto {
 		_, err := s.Update(r.session, func(st *State) (*State, error) {
-			if st == nil || st.current() == nil || !st.Issued || st.Auto {
+			if st == nil || !r.answers(st) || st.Auto {
 				return nil, nil
 			}
 			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
@@ -136,6 +158,15 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input) error {
 		return err
 	}
 	return r.autoStop(in)
+}
+
+// answers reports whether this stop's final message answers st's current
+// test: one was handed out, in this turn when the turn is known.
+func (r *runner) answers(st *State) bool {
+	if st.current() == nil || !st.Issued {
+		return false
+	}
+	return st.Turn == "" || r.turn == "" || st.Turn == r.turn
 }
 
 // errText is an error as the person reads it in Claude Code: the message,

@@ -176,3 +176,22 @@ func TestSelectTests(t *testing.T) {
 		}
 	}
 }
+
+// The example project's suite loads, and chains its variables.
+func TestExampleSuite(t *testing.T) {
+	s, err := Load("../../"+DefaultJSONFile, "../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tests) < 3 || s.File != DefaultJSONFile {
+		t.Fatalf("suite %s has %d tests", s.File, len(s.Tests))
+	}
+	saved, used := 0, 0
+	for _, test := range s.Tests {
+		saved += len(test.Save)
+		used += len(test.refs())
+	}
+	if saved == 0 || used == 0 {
+		t.Errorf("the example saves %d and uses %d variables; it should show capture", saved, used)
+	}
+}

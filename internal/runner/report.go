@@ -138,7 +138,7 @@ func markdown(st *State) string {
 		for _, i := range st.Pauses {
 			at = append(at, fmt.Sprintf("%d (`%s`)", i+1, st.Tests[i].ID))
 		}
-		fmt.Fprintf(&b, "The auto run paused %s, after test %s: Claude Code ends a turn after a fixed number of consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 9 by default), so the run let the stop through rather than be cut off mid-test, and went on when `next` was typed.\n",
+		fmt.Fprintf(&b, "The auto run paused %s, after test %s: Claude Code allows a fixed number of consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 9 by default) and then ends the turn, so the run let the stop through itself rather than be cut off with a test handed out, and went on when `next` was typed.\n",
 			count(len(st.Pauses), "time"), strings.Join(at, ", "))
 	}
 	return b.String()

@@ -37,11 +37,12 @@
 //	Stop, in a running manual run  the answer is kept for "validate" without TEXT; no output
 //	Stop while the gate has entries
 //	  pending for the session      exit 0, no output, nothing recorded: the gate's verdict first
-//	Stop otherwise, SubagentStop   exit 0, no output
+//	Stop of another turn (prompt_id) than the test was handed out in,
+//	  Stop otherwise, SubagentStop exit 0, no output
 //	bad hook input                 one line on stderr, exit 1; never exit 2
 //
-// Runs live in the state dir of mappings.toml (default tmp/validation),
-// one per session, under the queue's lock (see Store).
+// Runs live in the state dir that mappings.toml names (default
+// tmp/validation), one per session, under the queue's lock (see Store).
 package runner
 
 import (
@@ -49,7 +50,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,7 +160,8 @@ type runner struct {
 	root     string
 	stateDir string
 	session  string
-	hook     bool // answering a hook: the user types "next", not "testhook next"
+	hook     bool   // answering a hook: the user types "next", not "testhook next"
+	turn     string // the hook input's prompt_id, if any
 	blockCap int
 	now      func() time.Time
 	store    *Store // opened on first use
@@ -171,19 +172,11 @@ type runner struct {
 // input's, if any.
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	root := project.Root(env.Getenv, cwd, env.Dir)
-	r := &runner{env: env, root: root, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}
-	cfg, err := config.Load(config.Path(root, configFile, env.Dir), root)
-	switch {
-	case err == nil:
-		r.stateDir = cfg.StateDir()
-	case configFile == "" && errors.Is(err, fs.ErrNotExist):
-		// No mappings.toml: not a gated project, but the runner works
-		// on its own, with the default state dir.
-		r.stateDir = filepath.Join(root, config.DefaultStateDir)
-	default:
-		return nil, fmt.Errorf("reading the state dir from the config: %w", err)
+	sd, err := stateDir(root, configFile, env.Dir)
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	return &runner{env: env, root: root, stateDir: sd, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 func (r *runner) openStore() (*Store, error) {

@@ -114,6 +114,10 @@ type State struct {
 	// was handed out or became current: its result's start.
 	Issued bool      `json:"issued"`
 	Since  time.Time `json:"since"`
+	// Turn is the prompt_id of the turn the current test was handed out
+	// in, when a hook handed it out: a stop of another turn (the person
+	// asked the agent something else) is not the test's answer.
+	Turn string `json:"turn,omitempty"`
 	// Answer is the agent's last message after the current test was handed
 	// out, kept at Stop in a manual run for "validate" without text.
 	Answer string         `json:"answer,omitempty"`
@@ -222,7 +226,7 @@ func (st *State) saver(name string) (*Test, *Result) {
 // run: it is recorded as skipped, saying why, and the run goes on. When no
 // test is left the run is completed. It returns the tests it skipped.
 func (st *State) advance(now time.Time) (skipped []int) {
-	st.Issued, st.Answer, st.Since, st.Updated = false, "", now, now
+	st.Issued, st.Turn, st.Answer, st.Since, st.Updated = false, "", "", now, now
 	for i := range st.Tests {
 		if st.Results[i] != nil {
 			continue

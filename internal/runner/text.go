@@ -54,14 +54,14 @@ func (r *runner) startText(st *State, old *State) string {
 }
 
 // capText says how many tests fit in one turn of an auto run. Claude Code
-// ends a turn after blockCap consecutive blocked stops; the run blocks at
-// most blockCap-1 times in a row, so a turn holds the test it starts with
-// and blockCap-1 more.
+// allows blockCap consecutive blocked stops; the run blocks at most
+// blockCap-1 times in a row (see auto.go), so a turn holds the test it
+// starts with and blockCap-1 more.
 func (r *runner) capText(n int) string {
 	per := r.perTurn()
-	capNote := fmt.Sprintf("Claude Code ends a turn after %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)", r.blockCap)
+	capNote := fmt.Sprintf("Claude Code allows %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) and the run keeps one in reserve", r.blockCap)
 	if n <= per {
-		return fmt.Sprintf("All %d tests fit in one turn: %s, and %d tests run per turn.", n, capNote, per)
+		return fmt.Sprintf("All %d tests fit in one turn: %s, so %d tests run per turn.", n, capNote, per)
 	}
 	var at []string
 	for i := per; i < n; i += per {
