@@ -106,6 +106,19 @@ type hookSource struct {
 	data       []byte
 }
 
+// settingsFiles are the settings the client reads hooks from, the
+// project's shared settings first.
+func settingsFiles(env *cli.Env, root string) []hookSource {
+	files := []hookSource{
+		{path: filepath.Join(root, ".claude", "settings.json"), name: settingsFile},
+		{path: filepath.Join(root, ".claude", "settings.local.json"), name: ".claude/settings.local.json"},
+	}
+	if home := env.Getenv("HOME"); home != "" {
+		files = append(files, hookSource{path: filepath.Join(home, ".claude", "settings.json"), name: "~/.claude/settings.json"})
+	}
+	return files
+}
+
 // hookFindings checks that every stopgate hook is registered, in the
 // project's settings (shared or local) or the user's, or in the plugin;
 // that each registered program exists; and that the gate's hook timeout
@@ -118,13 +131,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 		dir := absFrom(env.Dir, plugin)
 		candidates = []hookSource{{path: filepath.Join(dir, "hooks", "hooks.json"), name: shown(env.Dir, filepath.Join(dir, "hooks", "hooks.json"))}}
 	} else {
-		candidates = []hookSource{
-			{path: filepath.Join(ws.root, ".claude", "settings.json"), name: settingsFile},
-			{path: filepath.Join(ws.root, ".claude", "settings.local.json"), name: ".claude/settings.local.json"},
-		}
-		if home := env.Getenv("HOME"); home != "" {
-			candidates = append(candidates, hookSource{path: filepath.Join(home, ".claude", "settings.json"), name: "~/.claude/settings.json"})
-		}
+		candidates = settingsFiles(env, ws.root)
 	}
 	want := wanted(prefix)
 

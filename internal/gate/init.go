@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -44,7 +45,7 @@ func runInit(env *cli.Env, args []string) error {
 	prefix, binDir := binPrefix(root, *bin)
 	want := wanted(prefix)
 
-	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, want, nil); err != nil {
+	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil); err != nil {
 		return err
 	}
 	if err := writeStarter(env, root); err != nil {
@@ -52,6 +53,34 @@ func runInit(env *cli.Env, args []string) error {
 	}
 	noteMissing(env, binDir, want, root)
 	return nil
+}
+
+// elsewhere leaves out of want the hooks the local or the user's settings
+// already register: the client runs every registration, so registering
+// them again in the shared settings would run them twice. It says which.
+func elsewhere(env *cli.Env, root string, want []settings.Hook) []settings.Hook {
+	keep := slices.Clone(want)
+	for _, src := range settingsFiles(env, root)[1:] {
+		data, err := os.ReadFile(src.path)
+		if err != nil {
+			continue
+		}
+		found, err := settings.Lookup(data, keep)
+		if err != nil {
+			fmt.Fprintf(env.Stdout, "note: %s: %v (its hooks are not counted)\n", src.name, err)
+			continue
+		}
+		var rest []settings.Hook
+		for _, f := range found {
+			if f.Registered {
+				fmt.Fprintf(env.Stdout, "%s: %s is registered here; not adding it to %s\n", src.name, f.Hook, settingsFile)
+			} else {
+				rest = append(rest, f.Hook)
+			}
+		}
+		keep = rest
+	}
+	return keep
 }
 
 // register merges want into the settings file at path (shown as name), or
