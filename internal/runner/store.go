@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
@@ -53,12 +54,17 @@ func loadRun(path string) (*State, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("run %s is unreadable: %w", path, err)
+		return nil, unreadable(path, err)
 	}
 	if err := st.check(); err != nil {
-		return nil, fmt.Errorf("run %s is unreadable: %w", path, err)
+		return nil, unreadable(path, err)
 	}
 	return &st, nil
+}
+
+// unreadable is a run file that cannot be used: a new run replaces it.
+func unreadable(path string, err error) error {
+	return cli.WithHint(fmt.Errorf("run %s is unreadable: %w", path, err), "start a new run with testhook init, or /run-tests in Claude Code")
 }
 
 // Update changes session's run under the lock: f gets the run (nil when
@@ -107,11 +113,7 @@ func (s *Store) locked(session string, f func(path string) error) error {
 	})
 }
 
-// Sessions returns the sessions that have a run, sorted.
-func (s *Store) Sessions() ([]string, error) {
-	return sessions(s.dir)
-}
-
+// sessions returns the sessions that have a run in stateDir, sorted.
 func sessions(stateDir string) ([]string, error) {
 	des, err := os.ReadDir(filepath.Join(stateDir, "runs"))
 	if err != nil {
