@@ -118,7 +118,8 @@ func Append(dir string, r Record) error {
 // the file at path changed while it waited for the lock (another writer
 // rotated it), so that the caller opens the new one.
 func lockedLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	// Read-write, so that the last byte can be checked on the same file.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -155,21 +156,16 @@ func appendLine(f *os.File, path string, line []byte) error {
 		_, err = nf.Write(line)
 		return err
 	}
-	if size > 0 && !endsInNewline(path, size) {
+	if size > 0 && !endsInNewline(f, size) {
 		line = append([]byte{'\n'}, line...) // fence off a line torn by a killed writer
 	}
 	_, err = f.Write(line)
 	return err
 }
 
-func endsInNewline(path string, size int64) bool {
-	r, err := os.Open(path)
-	if err != nil {
-		return true
-	}
-	defer r.Close()
+func endsInNewline(f *os.File, size int64) bool {
 	b := make([]byte, 1)
-	if _, err := r.ReadAt(b, size-1); err != nil {
+	if _, err := f.ReadAt(b, size-1); err != nil {
 		return true
 	}
 	return b[0] == '\n'

@@ -125,3 +125,20 @@ func TestConcurrentAppend(t *testing.T) {
 		t.Errorf("expected one rotation: %v", err)
 	}
 }
+
+// BenchmarkAppend is the outcome log's cost on the gate's path, per
+// decision with three validators.
+func BenchmarkAppend(b *testing.B) {
+	dir := b.TempDir()
+	r := Record{Time: time.Now(), Event: "Stop", Session: "9f0c6d2e-5b7a-4c1e-8d3f-2a6b1c0e9d47", Prompts: []string{"joke", "git/worktrees/create"}, Decision: Block, Blocks: 1,
+		Checks: []Check{
+			{Name: "joke-file", Prompts: []string{"joke"}, Passed: true, Result: "passed", DurationMS: 0.04},
+			{Name: "joke-short", Prompts: []string{"joke"}, Passed: true, Result: "passed", DurationMS: 0.03},
+			{Name: "worktree", Prompts: []string{"git/worktrees/create"}, Result: "exit status 1", DurationMS: 8.2},
+		}}
+	for b.Loop() {
+		if err := Append(dir, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
