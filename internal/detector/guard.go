@@ -10,6 +10,7 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/queue"
 )
 
 // guardTool is detect's PreToolUse answer, the tamper guard (package
@@ -35,14 +36,13 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
 		StateDir: filepath.Join(root, config.DefaultStateDir),
 		Commands: hookPrograms(),
 	}
-	cfg, loadErr := config.Load(file, root)
+	cfg, loadErr := config.LoadCompiled(file, root)
 	switch {
 	case loadErr == nil:
+		defer cfg.Close()
 		src.StateDir, src.Protect = cfg.StateDir(), cfg.Settings.Protect
-		for _, name := range cfg.Order {
-			if v := cfg.Validators[name]; v.Run != "" {
-				src.Runs = append(src.Runs, guard.Run{Name: name, Command: v.Run})
-			}
+		if src.Protect == nil || len(src.Protect) > 0 {
+			src.Runs, loadErr = guardRuns(cfg)
 		}
 	case configFile == "" && errors.Is(loadErr, fs.ErrNotExist):
 		return nil // not a stopgate project: nothing to protect
@@ -56,6 +56,43 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
 	}
 	return loadErr
 }
+
+// guardRuns returns the run validators, remembered under the state dir by
+// the config's content key: listing them from the compiled config reads
+// every validator's record, which at thousands of validators costs more
+// than the whole hook may, on every Write, Edit and Bash call.
+func guardRuns(cfg *config.Compiled) ([]guard.Run, error) {
+	dir := filepath.Join(cfg.StateDir(), guardCache)
+	path := filepath.Join(dir, "runs-"+cfg.Key()[:32]+".json")
+	var runs []guard.Run
+	if queue.ReadJSON(path, &runs) == nil {
+		return runs, nil
+	}
+	vs, err := cfg.Runs()
+	if err != nil {
+		return nil, err
+	}
+	runs = make([]guard.Run, 0, len(vs))
+	for _, v := range vs {
+		runs = append(runs, guard.Run{Name: v.Name, Command: v.Run})
+	}
+	// Best effort: a cache that cannot be written costs the next call the
+	// listing again, never an answer.
+	if q, err := queue.Open(cfg.StateDir()); err == nil && os.MkdirAll(dir, 0o755) == nil {
+		q.Locked(func() error {
+			queue.SweepTemps(dir)
+			old, _ := filepath.Glob(filepath.Join(dir, "runs-*.json"))
+			for _, o := range old {
+				os.Remove(o) // for an older config
+			}
+			return queue.WriteJSON(path, runs)
+		})
+	}
+	return runs, nil
+}
+
+// guardCache is the guard's folder under the state dir.
+const guardCache = "guard"
 
 // hookPrograms returns stopgate's hook programs beside this one: the guard
 // protects them when they live in the project (bin/detect, bin/gate).
