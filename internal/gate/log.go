@@ -57,8 +57,17 @@ func runLog(env *cli.Env, args []string) error {
 		if decision != outcome.Pass {
 			decision = p.red(decision)
 		}
-		fmt.Fprintf(env.Stdout, "%s  %s %s  %s  %s: %s\n", r.Time.Local().Format("2006-01-02 15:04:05"),
+		line := fmt.Sprintf("%s  %s %s  %s  %s: %s", r.Time.Local().Format("2006-01-02 15:04:05"),
 			r.Session, r.Scope(), decision, strings.Join(r.Prompts, ", "), strings.Join(checks, ", "))
+		if len(r.Reconciled) > 0 {
+			var missing []string
+			for _, d := range r.Reconciled {
+				missing = append(missing, d.Prompt)
+			}
+			// The transcript armed them, the queue had no entry: worth a look.
+			line += p.red(" [not in the queue, found in the transcript: " + strings.Join(missing, ", ") + "]")
+		}
+		fmt.Fprintln(env.Stdout, line)
 	}
 	return nil
 }
