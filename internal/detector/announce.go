@@ -10,15 +10,22 @@ import (
 // Announcement tells the agent, when it picks up a mapped prompt, what will
 // be checked before it may stop: acceptance criteria up front cost fewer
 // blocked stops than criteria discovered at the end.
-func Announcement(cfg *config.Config, maps []*config.Mapping) string {
+func Announcement(cfg *config.Compiled, maps []*config.Mapping) (string, error) {
 	var b strings.Builder
 	for _, m := range maps {
 		fmt.Fprintf(&b, "stopgate: before you stop, the prompt %q will be checked:\n", m.Prompt)
 		for _, name := range m.Validators {
-			fmt.Fprintf(&b, "- %s: %s\n", name, Criterion(cfg.Validators[name]))
+			v, err := cfg.Validator(name)
+			if err != nil {
+				return "", err
+			}
+			if v == nil {
+				continue // cannot happen in a config that loaded
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", name, Criterion(v))
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(b.String(), "\n"), nil
 }
 
 // Criterion describes a validator in one line: its fix when it has one,

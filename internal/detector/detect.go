@@ -58,23 +58,30 @@ func Run(env *cli.Env) error {
 	if t.kind == "" {
 		return nil
 	}
-	cfg, err := config.Load(config.Path(root, *configFile, env.Dir), root)
+	// The compiled config, from the index cache when it is current: this
+	// runs on every read of a .md file, and parsing thousands of mappings
+	// would cost more than the whole hook may.
+	cfg, err := config.LoadCompiled(config.Path(root, *configFile, env.Dir), root)
 	if err != nil {
 		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return nil // not a stopgate project: nothing is mapped
 		}
 		return err
 	}
+	defer cfg.Close()
 
 	// Decide: which mappings does it arm?
 	var maps []*config.Mapping
 	if t.kind == queue.TriggerRead {
-		maps = cfg.MatchPath(t.rel)
+		maps, err = cfg.MatchPath(t.rel)
 		if len(maps) > 0 && !project.Inside(root, t.path) {
 			return nil // a symlink leading out of the project is not its prompt
 		}
 	} else {
-		maps = cfg.MatchCommand(t.command)
+		maps, err = cfg.MatchCommand(t.command)
+	}
+	if err != nil {
+		return err
 	}
 	if len(maps) == 0 {
 		return nil
@@ -103,7 +110,11 @@ func Run(env *cli.Env) error {
 	if !cfg.Settings.Announce || len(armed) == 0 {
 		return nil
 	}
-	return hook.Write(env.Stdout, hook.Context(in.HookEventName, Announcement(cfg, armed)))
+	text, err := Announcement(cfg, armed)
+	if err != nil {
+		return err
+	}
+	return hook.Write(env.Stdout, hook.Context(in.HookEventName, text))
 }
 
 type trigger struct {
