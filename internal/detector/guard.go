@@ -34,7 +34,7 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
 	src := guard.Source{
 		Root: root, Home: env.Getenv("HOME"), File: file,
 		StateDir: filepath.Join(root, config.DefaultStateDir),
-		Commands: hookPrograms(),
+		Commands: hookPrograms(), Transcript: in.TranscriptPath,
 	}
 	cfg, loadErr := config.LoadCompiled(file, root)
 	switch {

@@ -32,6 +32,7 @@ func project(t *testing.T, protect []string) (string, *Set) {
 	return root, Defaults(Source{
 		Root: root, Home: "/home/agent", File: filepath.Join(root, "mappings.toml"),
 		StateDir: filepath.Join(root, "tmp/validation"), Protect: protect,
+		Transcript: "/home/agent/.claude/projects/-p/s1.jsonl",
 		Runs: []Run{
 			{Name: "worktree", Command: "validators/validate-worktree.sh --strict"},
 			{Name: "check", Command: `sh "$CLAUDE_PROJECT_DIR/scripts/check.sh"`},
@@ -211,6 +212,11 @@ func TestBash(t *testing.T) {
 		{"for f in tmp/validation/*; do rm $f; done", "tmp/validation"},
 		{"for f in a mappings.toml; do sed -i s/x/y/ $f; done", "mappings.toml"},
 		{"rm -rf ~/x", ""},
+		// The session's transcripts, which the gate reconciles with.
+		{"sed -i /Read/d ~/.claude/projects/-p/s1.jsonl", "/home/agent/.claude/projects/-p/s1.jsonl"},
+		{"rm -rf $HOME/.claude/projects/-p/s1/subagents", "/home/agent/.claude/projects/-p/s1"},
+		{"cat ~/.claude/projects/-p/s1.jsonl", ""},
+		{"rm ~/.claude/projects/-p/other.jsonl", ""},
 		// Shells and interpreters.
 		{"bash -c 'rm -rf tmp/validation'", "tmp/validation"},
 		{`sh -c "echo x > mappings.toml"`, "mappings.toml"},
@@ -282,7 +288,8 @@ func TestProtectSettings(t *testing.T) {
 	for _, p := range custom.Paths() {
 		shows = append(shows, p.Show)
 	}
-	want := "tmp/validation mappings.toml validators scripts/check.sh .claude/settings.json .claude/settings.local.json docs/policy.md scripts"
+	want := "tmp/validation mappings.toml validators scripts/check.sh .claude/settings.json .claude/settings.local.json " +
+		"/home/agent/.claude/projects/-p/s1.jsonl /home/agent/.claude/projects/-p/s1 docs/policy.md scripts"
 	if got := strings.Join(shows, " "); got != want {
 		t.Errorf("protected:\n got %s\nwant %s", got, want)
 	}

@@ -20,6 +20,10 @@ type Source struct {
 	// one with `exit 0` would switch the gate off. Only those inside Root
 	// are protected.
 	Commands []string
+	// Transcript is the session's transcript (transcript_path), which the
+	// gate checks the queue against: it and the session's folder of
+	// subagent transcripts beside it are protected.
+	Transcript string
 }
 
 // Run is a validator that runs a program.
@@ -44,6 +48,7 @@ var hookSettings = []string{".claude/settings.json", ".claude/settings.local.jso
 //   - .claude/settings.json and .claude/settings.local.json, which
 //     register the hooks, and stopgate's own hook programs when they live
 //     in the project;
+//   - the session's transcript and its subagents' transcripts;
 //   - the paths in Protect.
 //
 // A validator's folder is protected whole only under the conventional
@@ -78,6 +83,10 @@ func Defaults(src Source) *Set {
 		if c = absolute(slash(c), root); c != root && within(c, root) {
 			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs"})
 		}
+	}
+	if t := slash(src.Transcript); strings.HasPrefix(t, "/") && strings.HasSuffix(t, ".jsonl") && !within(root, path.Dir(t)) {
+		why := "it is this session's transcript, which stopgate checks the queue against"
+		ps = append(ps, Protected{Path: t, Why: why}, Protected{Path: strings.TrimSuffix(t, ".jsonl"), Why: why})
 	}
 	for _, p := range src.Protect {
 		if strings.TrimSpace(p) == "" {
