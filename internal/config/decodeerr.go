@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -53,9 +52,9 @@ func (p *parser) decodeError(err error) *Problem {
 }
 
 var (
-	typeErr       = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "((?:[^"\\]|\\.)*)"\): (.*)$`)
-	typeMismatch  = regexp.MustCompile(`^incompatible types: TOML value has type (.+); destination has type (.+)$`)
-	tableMismatch = regexp.MustCompile(`^type mismatch for .+: expected table but found (.+)$`)
+	typeErr       = lazyRE(`^toml: (?:line (\d+) )?\(last key "((?:[^"\\]|\\.)*)"\): (.*)$`)
+	typeMismatch  = lazyRE(`^incompatible types: TOML value has type (.+); destination has type (.+)$`)
+	tableMismatch = lazyRE(`^type mismatch for .+: expected table but found (.+)$`)
 )
 
 // definedOn reports whether the key path is defined on line n.
