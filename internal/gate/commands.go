@@ -161,13 +161,13 @@ func (w workspace) load() (*config.Config, error) {
 
 // stateDir returns the state dir, from the config when it can be read at
 // all, else the default: the log and the queue stay readable while the
-// config has mistakes.
-func (w workspace) stateDir() string {
+// config has mistakes. It also returns that config, or nil.
+func (w workspace) stateDir() (string, *config.Config) {
 	cfg, _, _ := config.Inspect(w.file, w.root, config.FileOnly)
 	if cfg != nil && cfg.Settings.StateDir != "" {
-		return cfg.StateDir()
+		return cfg.StateDir(), cfg
 	}
-	return (&config.Config{Root: w.root, Settings: config.Settings{StateDir: config.DefaultStateDir}}).StateDir()
+	return (&config.Config{Root: w.root, Settings: config.Settings{StateDir: config.DefaultStateDir}}).StateDir(), cfg
 }
 
 // rel shows path relative to the root when it lies inside it.

@@ -20,7 +20,7 @@ func runLog(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir := ws.stateDir()
+	dir, _ := ws.stateDir()
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func runStats(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir := ws.stateDir()
+	dir, _ := ws.stateDir()
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
 		return err

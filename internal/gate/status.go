@@ -62,11 +62,11 @@ func runStatus(env *cli.Env, args []string) error {
 		return usageError("status", fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	ws := workspaceOf(env, *configFile)
+	dir, cfg := ws.stateDir()
 	maxBlocks := config.DefaultMaxBlocks
-	if cfg, _, _ := config.Inspect(ws.file, ws.root, config.FileOnly); cfg != nil {
+	if cfg != nil {
 		maxBlocks = cfg.Settings.MaxBlocks
 	}
-	dir := ws.stateDir()
 	st := statusJSON{StateDir: ws.rel(dir), Scopes: []scopeJSON{}, SetAside: []setAsideRef{}}
 
 	if _, err := os.Stat(dir); err == nil {
