@@ -4,7 +4,7 @@ BIN     ?= bin
 PREFIX  ?= /usr/local
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build demo test unit e2e-install e2e bench install clean
+.PHONY: all build demo test unit fuzz e2e-install e2e bench install clean
 
 all: build
 
@@ -18,13 +18,30 @@ demo: build
 	@$(GO) run ./internal/demo -bin $(BIN)
 
 # test runs every test, the end-to-end suite on the real Claude Code binary
-# included (its pinned npm package is installed first).
+# included (its pinned npm package is installed first), then each fuzz target
+# briefly. The end-to-end suite runs after the others, not beside them: it
+# records each hook's duration as the client reports it, and the crash and
+# concurrency suites would load the 2 cores it shares with them.
 test: e2e-install
-	$(GO) test ./...
+	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
+	$(GO) test ./internal/e2e/...
+	@$(MAKE) --no-print-directory fuzz
 
 # unit runs the tests without installing anything; the end-to-end suite skips.
 unit:
 	$(GO) test ./...
+
+# fuzz runs each fuzz target for FUZZTIME, from the seed corpus in its
+# package's testdata/fuzz; an input that fails is saved there, and from then
+# on is a regression test of plain `go test`.
+FUZZTIME ?= 6s
+FUZZ     := internal/hook:FuzzParseInput internal/config:FuzzParseConfig \
+            internal/runner:FuzzParseTests internal/guard:FuzzCheckBash
+fuzz:
+	@set -e; for t in $(FUZZ); do \
+		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$${t%%:*}; \
+	done
 
 e2e-install:
 	@bash scripts/install-claude
