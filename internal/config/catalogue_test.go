@@ -40,20 +40,18 @@ func edit(repl map[int]string) string {
 	return strings.Join(ls, "\n")
 }
 
-// TestCatalogue is every mistake the loader knows, each located at its
-// exact line and key, with a hint where one helps. These are what the gate
-// halts a stop with, and what `gate check` prints.
-func TestCatalogue(t *testing.T) {
-	t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
-	if _, err := Parse([]byte(catalogueBase), "/p/mappings.toml", "/p"); err != nil {
-		t.Fatalf("the base config must load: %v", err)
-	}
-	tests := []struct {
-		name string
-		toml string
-		want []string // every problem, exactly, in order
-		hint bool     // the first problem has a hint
-	}{
+// catalogueCase is one mistake in mappings.toml and what the loader says.
+type catalogueCase struct {
+	name string
+	toml string
+	want []string // every problem, exactly, in order
+	hint bool     // the first problem has a hint
+}
+
+// catalogue is every mistake the loader knows; FuzzParseConfig starts from
+// it too.
+func catalogue() []catalogueCase {
+	return []catalogueCase{
 		// Syntax errors, located by the TOML decoder.
 		{"unterminated string", edit(map[int]string{7: `prompt = "joke`}),
 			[]string{`mappings.toml:7: mapping.prompt: strings cannot contain newlines`}, false},
@@ -77,6 +75,12 @@ func TestCatalogue(t *testing.T) {
 			[]string{`mappings.toml:9: mapping.note: unknown key`, `mappings.toml:14: mapping.note: unknown key`}, true},
 		{"unknown validator key", edit(map[int]string{16: `contain = "joke"`}),
 			[]string{`mappings.toml:16: validators.joke-file.contain: unknown key`}, true},
+		{"key in other letter case", edit(map[int]string{7: `Prompt = "joke"`}),
+			[]string{`mappings.toml:7: mapping.Prompt: unknown key`}, true},
+		{"table in other letter case", edit(map[int]string{10: `[[Mapping]]`}),
+			[]string{`mappings.toml:10: Mapping: unknown key`}, true},
+		{"validator key in other letter case", edit(map[int]string{19: `RUN = "validators/validate-worktree.sh"`}),
+			[]string{`mappings.toml:19: validators.worktree.RUN: unknown key`}, true},
 
 		// Wrong types, said in TOML's words.
 		{"string for an integer", edit(map[int]string{4: `max_blocks = "3"`}),
@@ -159,6 +163,15 @@ func TestCatalogue(t *testing.T) {
 			[]string{`mappings.toml:20: validators.worktree.timeout: "soon" is not a positive duration`}, true},
 		{"multi-line string before the mistake", edit(map[int]string{16: "fix = \"\"\"\nmax_blocks = 0\n[settings]\n\"\"\"\ncontain = \"joke\""}),
 			[]string{`mappings.toml:20: validators.joke-file.contain: unknown key`}, true},
+		{"byte-order mark", "\ufeff" + edit(map[int]string{16: `contain = "joke"`}),
+			[]string{`mappings.toml:16: validators.joke-file.contain: unknown key`}, true},
+		{"quoted header with a quoting comment", edit(map[int]string{18: `[validators."worktree"] # the "worktree" check`, 20: `timeout = "soon"`}),
+			[]string{`mappings.toml:20: validators.worktree.timeout: "soon" is not a positive duration`}, true},
+		{"triple quotes inside a one-line string", edit(map[int]string{15: `file = "out'''put.txt"`, 16: `contain = "joke"`}),
+			[]string{`mappings.toml:16: validators.joke-file.contain: unknown key`}, true},
+		{"escaped quote in a key", edit(map[int]string{18: `[validators."work\"tree"]`, 20: `timeout = "soon"`}),
+			[]string{`mappings.toml:20: validators.work"tree.timeout: "soon" is not a positive duration`,
+				`mappings.toml:12: mapping[1].validators: validator "worktree" is not defined`}, true},
 		{"several mistakes, in file order", edit(map[int]string{4: `max_blocks = 0`, 16: `contain = "joke"`, 20: `timeout = "x"`}),
 			[]string{
 				`mappings.toml:16: validators.joke-file.contain: unknown key`,
@@ -166,7 +179,17 @@ func TestCatalogue(t *testing.T) {
 				`mappings.toml:20: validators.worktree.timeout: "x" is not a positive duration`,
 			}, true},
 	}
-	for _, tt := range tests {
+}
+
+// TestCatalogue is every mistake the loader knows, each located at its
+// exact line and key, with a hint where one helps. These are what the gate
+// halts a stop with, and what `gate check` prints.
+func TestCatalogue(t *testing.T) {
+	t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
+	if _, err := Parse([]byte(catalogueBase), "/p/mappings.toml", "/p"); err != nil {
+		t.Fatalf("the base config must load: %v", err)
+	}
+	for _, tt := range catalogue() {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse([]byte(tt.toml), "/p/mappings.toml", "/p")
 			var ps Problems

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -47,6 +48,9 @@ func (p *parser) decodeError(err error) *Problem {
 		msg, hint = fmt.Sprintf("is %s, want %s", tomlKind(t[1]), wantKind(path, t[2])), typeHint(path)
 	} else if t := tableMismatch.FindStringSubmatch(msg); t != nil {
 		msg, hint = fmt.Sprintf("is %s, want a table", tomlKind(t[1])), typeHint(path)
+	}
+	if n == 0 {
+		n = p.lines.line(path) // the decoder knew no line for the key
 	}
 	return &Problem{File: p.file, Line: n, Key: key, Msg: msg, Hint: hint}
 }
@@ -142,7 +146,7 @@ func wantKind(path, dst string) string {
 	case "map":
 		return "a table"
 	case "slice":
-		if path == "mapping" {
+		if strings.EqualFold(path, "mapping") {
 			return "an array of tables"
 		}
 		return "an array"
@@ -154,7 +158,7 @@ func wantKind(path, dst string) string {
 // type.
 func typeHint(path string) string {
 	switch {
-	case path == "mapping":
+	case strings.EqualFold(path, "mapping"):
 		return `each mapping is a [[mapping]] table with prompt = "key" and validators = ["name", …]`
 	case unindex(path) == "mapping.validators":
 		return `validators = ["name", …], a list even for one`
@@ -168,25 +172,80 @@ func typeHint(path string) string {
 
 // unknownKeys reports each key no field decoded, at its own line: keys of
 // array tables come unindexed, so the i-th report of a key is its i-th
-// definition. Keys under an unknown table are not reported again.
-func (p *parser) unknownKeys(keys []toml.Key) {
+// definition. Keys under an unknown table are not reported again. A key
+// spelt with other letter case (Prompt, [[Mapping]]) is unknown too: TOML
+// keys are case-sensitive, but the decoder matches fields regardless of
+// case and would quietly accept it.
+func (p *parser) unknownKeys(md toml.MetaData) {
 	seen := map[string]int{}
 	var reported []string
-	for _, k := range keys {
+	report := func(k toml.Key, hint string) {
 		path := strings.Join(k, ".")
-		under := false
 		for _, r := range reported {
 			if strings.HasPrefix(path, r+".") {
-				under = true
-				break
+				return // under a table already reported
 			}
-		}
-		if under {
-			continue
 		}
 		reported = append(reported, path)
 		// Located by the unquoted parts, shown as TOML writes the key.
-		p.addAt(k.String(), p.lines.nth(path, seen[path]), "unknown key", hintFor(k))
+		p.addAt(k.String(), p.lines.nth(path, seen[path]), "unknown key", hint)
 		seen[path]++
 	}
+	undecoded := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		undecoded[k.String()] = true
+	}
+	for _, k := range md.Keys() {
+		if undecoded[k.String()] {
+			report(k, hintFor(k))
+			continue
+		}
+		i, want := miscased(k)
+		if i < 0 || i < len(k)-1 && seen[strings.Join(k[:i+1], ".")] > 0 {
+			continue // fine, or under a miscased table already reported
+		}
+		report(k[:i+1], fmt.Sprintf("keys are case-sensitive: write %q", want))
+	}
+}
+
+// fields are the keys each table takes, from the raw shapes' tags.
+var fields = map[string][]string{
+	"":           tags(reflect.TypeOf(rawFile{})),
+	"settings":   tags(reflect.TypeOf(rawSettings{})),
+	"mapping":    tags(reflect.TypeOf(rawMapping{})),
+	"validators": tags(reflect.TypeOf(rawValidator{})),
+}
+
+func tags(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		names = append(names, strings.Split(t.Field(i).Tag.Get("toml"), ",")[0])
+	}
+	return names
+}
+
+// miscased returns the index of the first part of k that matches a known
+// key only when letter case is ignored, and that key; -1 if none does.
+func miscased(k toml.Key) (int, string) {
+	check := func(i int, table string) (int, string) {
+		if i >= len(k) {
+			return -1, ""
+		}
+		for _, f := range fields[table] {
+			if k[i] != f && strings.EqualFold(k[i], f) {
+				return i, f
+			}
+		}
+		return -1, ""
+	}
+	if i, f := check(0, ""); i >= 0 {
+		return i, f
+	}
+	switch k[0] {
+	case "settings", "mapping":
+		return check(1, k[0])
+	case "validators":
+		return check(2, "validators") // k[1] is the validator's name
+	}
+	return -1, ""
 }

@@ -60,8 +60,8 @@ func BlockCap(getenv func(string) string) int {
 
 // Load reads and checks the config at file, resolving relative paths
 // against root. A file that does not exist gives an error wrapping
-// os.ErrNotExist. Any other mistake gives Problems; warnings alone do not
-// fail the load (they are kept in Config.Warnings).
+// os.ErrNotExist. Any other mistake gives Problems. The checks of the
+// project around the file (scripts, prompt files, hooks) are Inspect's.
 func Load(file, root string) (*Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -91,7 +91,7 @@ func parse(data []byte, file, root string) (*Config, Problems) {
 	if err != nil {
 		return nil, Problems{p.decodeError(err)}
 	}
-	p.unknownKeys(md.Undecoded())
+	p.unknownKeys(md)
 	p.settings(&cfg.Settings, raw.Settings)
 	p.validators(cfg, md, raw.Validators)
 	p.mappings(cfg, raw.Mapping)

@@ -15,10 +15,17 @@ import (
 type lines struct {
 	at    map[string]int   // path → first line that defines it
 	every map[string][]int // unindexed path → every line that defines it, in order
+	// folded is at with paths in lower case, for a key the decoder
+	// accepted in other letter case ([[Mapping]]), already reported.
+	folded map[string]int
 }
 
 func scanLines(text string) lines {
-	ls := lines{at: map[string]int{}, every: map[string][]int{}}
+	ls := lines{at: map[string]int{}, every: map[string][]int{}, folded: map[string]int{}}
+	// Byte-order marks, skipped as the decoder skips them (UTF-16's too).
+	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
+		text = strings.TrimPrefix(text, bom)
+	}
 	table := ""
 	counts := map[string]int{}
 	inMulti := ""
@@ -39,6 +46,7 @@ func scanLines(text string) lines {
 			idx := counts[name]
 			counts[name]++
 			table = name + "[" + strconv.Itoa(idx) + "]"
+			ls.setParents(name, n)
 			ls.set(table, n)
 			ls.set(name, n)
 			ls.add(name, n)
@@ -64,11 +72,7 @@ func scanLines(text string) lines {
 		ls.set(full, n)
 		ls.set(unindex(full), n)
 		ls.add(unindex(full), n)
-		for _, q := range []string{`"""`, `'''`} {
-			if strings.Count(rest, q)%2 == 1 {
-				inMulti = q
-			}
-		}
+		inMulti = opensMulti(rest)
 	}
 	return ls
 }
@@ -76,6 +80,9 @@ func scanLines(text string) lines {
 func (ls lines) set(path string, n int) {
 	if _, ok := ls.at[path]; !ok {
 		ls.at[path] = n
+	}
+	if f := strings.ToLower(path); ls.folded[f] == 0 {
+		ls.folded[f] = n
 	}
 }
 
@@ -96,9 +103,17 @@ func (ls lines) add(path string, n int) { ls.every[path] = append(ls.every[path]
 // form: "mapping[1].prompt", when absent, is located at its table
 // "mapping[1]", not at mapping[0]'s prompt.
 func (ls lines) line(path string) int {
-	for _, p := range []string{path, unindex(path)} {
+	tries := []struct {
+		at   map[string]int
+		path string
+	}{
+		{ls.at, path}, {ls.at, unindex(path)},
+		{ls.folded, strings.ToLower(path)}, {ls.folded, strings.ToLower(unindex(path))},
+	}
+	for _, try := range tries {
+		at, p := try.at, try.path
 		for p != "" {
-			if n, ok := ls.at[p]; ok {
+			if n, ok := at[p]; ok {
 				return n
 			}
 			i := strings.LastIndexAny(p, ".[")
@@ -129,6 +144,8 @@ func keyOf(line string) (key, rest string, ok bool) {
 	inQuote := byte(0)
 	for i := 0; i < len(line); i++ {
 		switch ch := line[i]; {
+		case inQuote == '"' && ch == '\\':
+			i++ // an escaped character
 		case inQuote != 0:
 			if ch == inQuote {
 				inQuote = 0
@@ -142,14 +159,29 @@ func keyOf(line string) (key, rest string, ok bool) {
 	return "", "", false
 }
 
-// splitKey splits a dotted TOML key into its unquoted parts.
+// splitKey splits a dotted TOML key into its unquoted parts: quoted parts
+// as the decoder reads them, spaces and escapes included.
 func splitKey(s string) []string {
 	var parts []string
-	var cur strings.Builder
+	var cur, basic strings.Builder
 	inQuote := rune(0)
+	escaped := false
 	for _, r := range s {
 		switch {
-		case inQuote != 0:
+		case inQuote == '"':
+			switch {
+			case escaped:
+				escaped = false
+			case r == '\\':
+				escaped = true
+			case r == '"':
+				inQuote = 0
+				cur.WriteString(unescape(basic.String()))
+				basic.Reset()
+				continue
+			}
+			basic.WriteRune(r)
+		case inQuote == '\'':
 			if r == inQuote {
 				inQuote = 0
 			} else {
@@ -158,14 +190,49 @@ func splitKey(s string) []string {
 		case r == '"' || r == '\'':
 			inQuote = r
 		case r == '.':
-			parts = append(parts, strings.TrimSpace(cur.String()))
+			parts = append(parts, cur.String())
 			cur.Reset()
 		case r == ' ' || r == '\t':
 		default:
 			cur.WriteRune(r)
 		}
 	}
-	return append(parts, strings.TrimSpace(cur.String()))
+	return append(parts, cur.String())
+}
+
+var (
+	escapes   = map[byte]string{'b': "\b", 't': "\t", 'n': "\n", 'f': "\f", 'r': "\r", 'e': "\x1b", '"': `"`, '\\': `\`}
+	hexDigits = map[byte]int{'x': 2, 'u': 4, 'U': 8}
+)
+
+// unescape reads the escapes of a TOML basic string; one it cannot read
+// is kept as written.
+func unescape(raw string) string {
+	if !strings.Contains(raw, "\\") {
+		return raw
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 == len(raw) {
+			b.WriteByte(raw[i])
+			continue
+		}
+		i++
+		if r, ok := escapes[raw[i]]; ok {
+			b.WriteString(r)
+			continue
+		}
+		if n := hexDigits[raw[i]]; n > 0 && i+n < len(raw) {
+			if v, err := strconv.ParseUint(raw[i+1:i+1+n], 16, 32); err == nil {
+				b.WriteRune(rune(v))
+				i += n
+				continue
+			}
+		}
+		b.WriteByte('\\')
+		b.WriteByte(raw[i])
+	}
+	return b.String()
 }
 
 func joinKey(parts []string) string { return strings.Join(parts, ".") }
@@ -186,13 +253,55 @@ func unindex(path string) string {
 	return b.String()
 }
 
+// cutComment removes a comment from a line, minding quoted "#".
 func cutComment(line string) string {
-	if i := strings.Index(line, "#"); i >= 0 && !strings.ContainsAny(line[:i], `"'`) {
-		return strings.TrimSpace(line[:i])
+	inQuote := byte(0)
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case inQuote == '"' && c == '\\':
+			i++
+		case inQuote != 0:
+			if c == inQuote {
+				inQuote = 0
+			}
+		case c == '"' || c == '\'':
+			inQuote = c
+		case c == '#':
+			return strings.TrimSpace(line[:i])
+		}
 	}
 	return line
 }
 
 func isBare(r rune) bool {
 	return r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+// opensMulti returns the delimiter of a multi-line string that value text
+// opens and leaves open on its line, or "". Quotes inside one-line strings
+// and comments do not count.
+func opensMulti(v string) string {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '#':
+			return ""
+		case '"', '\'':
+			q := string([]byte{c, c, c})
+			if strings.HasPrefix(v[i:], q) {
+				end := strings.Index(v[i+3:], q)
+				if end < 0 {
+					return q
+				}
+				i += 3 + end + 2
+				continue
+			}
+			// A one-line string: skip to its closing quote.
+			for i++; i < len(v) && v[i] != c; i++ {
+				if c == '"' && v[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return ""
 }
