@@ -140,16 +140,23 @@ func Overlapping(runs []HookRun) []int {
 const BudgetEnv = "STOPGATE_E2E_HOOK_BUDGET"
 
 // CheckHooks logs every hook run with its duration and fails the test if a hook ran
-// longer than budget, exited non-zero, printed keys the client ignored, or failed.
+// longer than budget, exited non-zero, printed keys the client ignored, or failed, or
+// if a captured input fails CheckInputs.
 //
 // Durations are the client's, spawn included. Runs that overlap share the CPUs, so
-// one of k overlapping runs gets budget × ⌈k/NumCPU⌉.
+// one of k overlapping runs gets budget × ⌈k/NumCPU⌉; and a machine busy with other
+// work during the run (Result.Load above the CPU count) scales the budget by load per
+// CPU, as logged.
 func (r *Result) CheckHooks(budget time.Duration) {
 	r.t.Helper()
 	if env := os.Getenv(BudgetEnv); env == "off" {
 		budget = 0
 	} else if d, err := time.ParseDuration(env); err == nil {
 		budget = d
+	}
+	if f := loadFactor(r.Load); budget > 0 && f > 1 {
+		r.t.Logf("load average %.1f on %d CPUs: hook budget %v scaled ×%.1f", r.Load, runtime.NumCPU(), budget, f)
+		budget = time.Duration(float64(budget) * f)
 	}
 	runs := r.HookRuns()
 	overlap := Overlapping(runs)
@@ -169,4 +176,5 @@ func (r *Result) CheckHooks(budget time.Duration) {
 	for _, line := range HookErrors(r.Debug) {
 		r.t.Errorf("hook error: %s", line)
 	}
+	r.CheckInputs()
 }

@@ -15,7 +15,11 @@ import (
 // armed, the stop is blocked with the fix, and after the fix it passes.
 func TestInitRegistersWorkingHooks(t *testing.T) {
 	p := NewStopgateProject(t)
-	p.hooks = map[string][]hookGroup{} // gate init registers them instead
+	// NewStopgateProject ran gate init already: start again from a project with no
+	// settings, so this run's registration is the one under test.
+	if err := os.Remove(p.Path(".claude/settings.json")); err != nil {
+		t.Fatal(err)
+	}
 	// The real gate, not the capturing wrapper in the project's bin/.
 	cmd := exec.Command(filepath.Join(Stopgate(t), "gate"), "init")
 	cmd.Dir = p.Dir

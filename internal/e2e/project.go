@@ -24,8 +24,14 @@ type Project struct {
 	Env []string
 	// Timeout bounds one Run; zero means 30 seconds (a run takes about one).
 	Timeout time.Duration
+	// InitOutput is what `gate init` printed, for a stopgate project.
+	InitOutput string
 
 	hooks map[string][]hookGroup
+	// captureDir receives the hook inputs the wrapper saves (see capture); wrapped
+	// names the commands that run through it.
+	captureDir string
+	wrapped    map[string]bool
 }
 
 // hookGroup is one entry of an event's list in .claude/settings.json.
@@ -86,7 +92,8 @@ func (p *Project) ReadFile(rel string) string {
 
 // Hook registers command for event in the project's .claude/settings.json, as a user
 // would: matcher is a tool-name pattern for tool events and "" for the others. Refer to
-// project files as "$CLAUDE_PROJECT_DIR"/path.
+// project files as "$CLAUDE_PROJECT_DIR"/path. A file already there (a stopgate
+// project's, from gate init) keeps its hooks: Run merges these in.
 func (p *Project) Hook(event, matcher, command string) {
 	p.hooks[event] = append(p.hooks[event], hookGroup{
 		Matcher: matcher,
@@ -94,21 +101,67 @@ func (p *Project) Hook(event, matcher, command string) {
 	})
 }
 
-// writeSettings writes .claude/settings.json with the registered hooks, unless none
-// are registered and the project already has one.
+// writeSettings writes the registered hooks into .claude/settings.json: the file as is
+// when none are, else merged into what it holds (a stopgate project's come from gate
+// init), each command once per event and matcher.
 func (p *Project) writeSettings() {
 	p.t.Helper()
 	rel := ".claude/settings.json"
-	if len(p.hooks) == 0 {
-		if _, err := os.Stat(p.Path(rel)); err == nil {
-			return
+	existing := p.ReadFile(rel)
+	if len(p.hooks) == 0 && existing != "" {
+		return
+	}
+	settings := map[string]any{}
+	if existing != "" {
+		if err := json.Unmarshal([]byte(existing), &settings); err != nil {
+			p.t.Fatalf("e2e: %s: %v", rel, err)
 		}
 	}
-	data, err := json.MarshalIndent(map[string]any{"hooks": p.hooks}, "", "  ")
+	hooks, _ := settings["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	changed := existing == ""
+	for event, groups := range p.hooks {
+		list, _ := hooks[event].([]any)
+		for _, g := range groups {
+			if !registered(list, g) {
+				list = append(list, g)
+				changed = true
+			}
+		}
+		hooks[event] = list
+	}
+	if !changed {
+		return
+	}
+	settings["hooks"] = hooks
+	data, err := json.MarshalIndent(settings, "", "  ")
 	if err != nil {
 		p.t.Fatalf("e2e: %v", err)
 	}
 	p.WriteFile(rel, string(data)+"\n")
+}
+
+// registered reports whether every command of g is in list, an event's groups as
+// decoded from a settings file, under the same matcher.
+func registered(list []any, g hookGroup) bool {
+	for _, c := range g.Hooks {
+		found := false
+		for _, item := range list {
+			group, _ := item.(map[string]any)
+			matcher, _ := group["matcher"].(string)
+			cmds, _ := group["hooks"].([]any)
+			for _, cmd := range cmds {
+				command, _ := cmd.(map[string]any)["command"].(string)
+				found = found || matcher == g.Matcher && command == c.Command
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // copyDir copies the tree at src into dst, keeping executable bits.

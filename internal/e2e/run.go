@@ -30,7 +30,8 @@ type Result struct {
 	Debug string
 	// Stderr is the client's standard error.
 	Stderr string
-	// Requests are the model requests the fake API received, in arrival order.
+	// Requests are the model requests the fake API received during the run, in
+	// arrival order.
 	Requests []*fakeapi.Request
 	// SessionID is the main session's id.
 	SessionID string
@@ -38,6 +39,15 @@ type Result struct {
 	Transcript string
 	// Wall is how long the client ran.
 	Wall time.Duration
+	// Load is the machine's 1-minute load average around the run: the higher of the
+	// values before and after.
+	Load float64
+	// Inputs are the hook inputs the client sent the wrapped stopgate commands, oldest
+	// first (see Wrapper).
+	Inputs []Captured
+
+	dir, home string          // the project's, for Scrub
+	wrapped   map[string]bool // the project's wrapped commands
 }
 
 // Final is the stream-json "result" line, in part.
@@ -56,6 +66,18 @@ type Final struct {
 // cannot start, outlives p.Timeout, exits non-zero or prints no result line.
 func (p *Project) Run(api *fakeapi.Server, prompt string) *Result {
 	p.t.Helper()
+	return p.run(api, prompt)
+}
+
+// Resume is Run in an earlier session of the project (claude --resume SESSION): the
+// prompt continues that conversation, as a person typing it next would.
+func (p *Project) Resume(api *fakeapi.Server, session, prompt string) *Result {
+	p.t.Helper()
+	return p.run(api, prompt, "--resume", session)
+}
+
+func (p *Project) run(api *fakeapi.Server, prompt string, extra ...string) *Result {
+	p.t.Helper()
 	claude := Claude(p.t)
 	p.writeSettings()
 	debug := filepath.Join(p.t.TempDir(), "debug.log")
@@ -65,17 +87,25 @@ func (p *Project) Run(api *fakeapi.Server, prompt string) *Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", prompt,
+	args := append([]string{"-p", prompt,
 		"--output-format", "stream-json", "--verbose",
 		"--allowedTools", "Read Write Bash",
-		"--debug-file", debug)
+		"--debug-file", debug}, extra...)
+	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir = p.Dir
 	cmd.Env = p.env(api.URL())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	seen := len(api.Requests()) // an earlier run's, when the server is shared
+	load := loadAverage()
 	start := time.Now()
-	err := cmd.Run()
-	r := &Result{t: p.t, Wall: time.Since(start), Stdout: stdout.String(), Stderr: stderr.String(), Requests: api.Requests()}
+	runErr := cmd.Run()
+	r := &Result{t: p.t, Wall: time.Since(start), Stdout: stdout.String(), Stderr: stderr.String(), Requests: api.Requests()[seen:],
+		Load: max(load, loadAverage()), dir: p.Dir, home: p.Home, wrapped: p.wrapped}
+	var cerr error
+	if r.Inputs, cerr = p.takeCaptured(); cerr != nil {
+		p.t.Fatalf("e2e: captured hook inputs: %v", cerr)
+	}
 	if data, rerr := os.ReadFile(debug); rerr == nil {
 		r.Debug = string(data)
 	}
@@ -86,8 +116,8 @@ func (p *Project) Run(api *fakeapi.Server, prompt string) *Result {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.Fatalf("claude did not finish within %v", timeout)
 	}
-	if err != nil {
-		r.Fatalf("claude: %v\nstderr: %s", err, r.Stderr)
+	if runErr != nil {
+		r.Fatalf("claude: %v\nstderr: %s", runErr, r.Stderr)
 	}
 	if err := r.parse(stdout.Bytes()); err != nil {
 		r.Fatalf("stream-json: %v", err)

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,9 +18,9 @@ var exampleFiles = []string{"mappings.toml", "src/prompts", ".claude/commands", 
 const StateDir = "tmp/validation"
 
 // NewStopgateProject returns a Project holding a copy of the repository's example
-// project, the stopgate commands built from source in its bin/, and the hooks
-// registered in .claude/settings.json as a user would: detect on PostToolUse of Read,
-// UserPromptExpansion and UserPromptSubmit; gate on Stop and SubagentStop.
+// project, the stopgate commands built from source in its bin/ (behind the Wrapper that
+// captures their inputs), and the hooks registered as a user registers them: by running
+// `gate init` in it, which writes .claude/settings.json (InitOutput holds what it said).
 func NewStopgateProject(t testing.TB) *Project {
 	t.Helper()
 	p := NewProject(t)
@@ -28,17 +30,75 @@ func NewStopgateProject(t testing.TB) *Project {
 			t.Fatalf("e2e: copying the example project: %v", err)
 		}
 	}
-	if err := copyDir(p.Path("bin"), Stopgate(t)); err != nil {
-		t.Fatalf("e2e: copying the stopgate commands: %v", err)
+	// bin/ holds the commands as a user installs them, each a link to the capturing
+	// wrapper that runs the build's own.
+	built := Stopgate(t)
+	des, err := os.ReadDir(built)
+	if err != nil {
+		t.Fatalf("e2e: %v", err)
 	}
-	detect := `"$CLAUDE_PROJECT_DIR"/bin/detect`
-	gate := `"$CLAUDE_PROJECT_DIR"/bin/gate`
-	p.Hook("PostToolUse", "Read", detect)
-	p.Hook("UserPromptExpansion", "", detect)
-	p.Hook("UserPromptSubmit", "", detect)
-	p.Hook("Stop", "", gate)
-	p.Hook("SubagentStop", "", gate)
+	p.wrapped = map[string]bool{}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+		p.wrapped[de.Name()] = true
+	}
+	p.capture(built, names)
+
+	// The real gate, not bin/gate: the wrapper is for hook input.
+	cmd := exec.Command(filepath.Join(built, "gate"), "init")
+	cmd.Dir = p.Dir
+	cmd.Env = p.env("http://127.0.0.1:9") // no client runs: the URL is never used
+	out, err := cmd.CombinedOutput()
+	p.InitOutput = string(out)
+	if err != nil || !strings.Contains(p.InitOutput, ".claude/settings.json: registered") {
+		t.Fatalf("e2e: gate init: %v\n%s", err, out)
+	}
 	return p
+}
+
+// Unregister removes from .claude/settings.json every hook of event whose command runs
+// program (such as "detect"), as a user editing the file would.
+func (p *Project) Unregister(event, program string) {
+	p.t.Helper()
+	var settings map[string]any
+	if err := json.Unmarshal([]byte(p.ReadFile(".claude/settings.json")), &settings); err != nil {
+		p.t.Fatalf("e2e: .claude/settings.json: %v", err)
+	}
+	hooks, _ := settings["hooks"].(map[string]any)
+	groups, _ := hooks[event].([]any)
+	var keep []any
+	removed := 0
+	for _, g := range groups {
+		group, _ := g.(map[string]any)
+		cmds, _ := group["hooks"].([]any)
+		var left []any
+		for _, c := range cmds {
+			command, _ := c.(map[string]any)["command"].(string)
+			if filepath.Base(strings.Trim(command, `"`)) == program {
+				removed++
+				continue
+			}
+			left = append(left, c)
+		}
+		if len(left) > 0 {
+			group["hooks"] = left
+			keep = append(keep, group)
+		}
+	}
+	if removed == 0 {
+		p.t.Fatalf("e2e: no %s hook runs %s", event, program)
+	}
+	if len(keep) == 0 {
+		delete(hooks, event)
+	} else {
+		hooks[event] = keep
+	}
+	data, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		p.t.Fatalf("e2e: %v", err)
+	}
+	p.WriteFile(".claude/settings.json", string(data)+"\n")
 }
 
 // Pending returns the queue's pending entries, as paths under StateDir/sessions

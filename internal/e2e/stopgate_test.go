@@ -104,7 +104,7 @@ func TestUnmappedRead(t *testing.T) {
 // UserPromptExpansion alone.
 func TestSlashCommand(t *testing.T) {
 	p := NewStopgateProject(t)
-	delete(p.hooks, "UserPromptSubmit") // it would arm /joke first and hide the expansion
+	p.Unregister("UserPromptSubmit", "detect") // it would arm /joke first and hide the expansion
 	api := Start(t, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
