@@ -43,6 +43,13 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$${t%%:*}; \
 	done
 
+# bench builds the commands and prints one table of whole-process wall times
+# beside a hello-world floor built in the same run (docs/benchmarks.md).
+# BENCHFLAGS passes options, e.g. BENCHFLAGS=-runs=100. The in-process Go
+# benchmarks: go test -run '^$$' -bench . ./internal/...
+bench: build
+	$(GO) run ./internal/bench/cmd/benchtable -bin $(BIN) $(BENCHFLAGS)
+
 e2e-install:
 	@bash scripts/install-claude
 

@@ -1,0 +1,413 @@
+// Command benchtable measures stopgate's built commands as whole processes,
+// the way Claude Code pays for them, and prints one table: detect, gate and
+// testhook beside a hello-world Go binary built in the same run (the floor),
+// the gate's parallelism over validators that sleep, and the enqueue
+// throughput of concurrent detect processes. `make bench` runs it after
+// building; docs/benchmarks.md explains the table.
+//
+// Usage: go run ./internal/bench/cmd/benchtable [-bin bin] [-runs 50] …
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/bench"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	bin, repo, dir          string
+	runs, warmup, gateRuns  int
+	coldRuns, jobs          int
+	sizes                   []int
+	stdout, progress        io.Writer
+	tmp                     string
+	hello, detect, gate, th string
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o := &options{stdout: stdout, progress: stderr, sizes: []int{10, 1000, 10000}}
+	fl := flag.NewFlagSet("benchtable", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.StringVar(&o.bin, "bin", "bin", "directory of the built commands")
+	fl.StringVar(&o.repo, "repo", ".", "repository root (its example project feeds testhook)")
+	fl.StringVar(&o.dir, "dir", "", "where to generate projects (default: the temp dir)")
+	fl.IntVar(&o.runs, "runs", 50, "measured runs per whole-process case (at least 30)")
+	fl.IntVar(&o.warmup, "warmup", 5, "unmeasured runs before them")
+	fl.IntVar(&o.gateRuns, "gate-runs", 10, "measured runs per gate parallelism case")
+	fl.IntVar(&o.coldRuns, "cold-runs", 5, "measured runs per cold-cache case")
+	fl.IntVar(&o.jobs, "jobs", 256, "enqueues per throughput case")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if o.runs < 30 {
+		return fmt.Errorf("-runs %d: a median needs at least 30 runs", o.runs)
+	}
+	var err error
+	if o.tmp, err = os.MkdirTemp(o.dir, "stopgate-bench-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(o.tmp)
+	for _, b := range []struct {
+		path *string
+		name string
+	}{{&o.detect, "detect"}, {&o.gate, "gate"}, {&o.th, "testhook"}} {
+		p, err := filepath.Abs(filepath.Join(o.bin, b.name))
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(p); err != nil {
+			if b.name == "testhook" && errors.Is(err, fs.ErrNotExist) {
+				continue // not built yet: its rows say so
+			}
+			return fmt.Errorf("%w (run make build first)", err)
+		}
+		*b.path = p
+	}
+	o.logf("building the hello-world floor")
+	if o.hello, err = buildHello(o.tmp); err != nil {
+		return err
+	}
+
+	var t bench.Table
+	t.Header = []string{"measurement", "runs", "median", "p90", "baseline", "result"}
+	t.Right = []bool{false, true, true, true, false, true}
+	machine := bench.Machine(o.tmp)
+	start := time.Now()
+	if err := o.processes(&t); err != nil {
+		return err
+	}
+	if err := o.parallelism(&t); err != nil {
+		return err
+	}
+	if err := o.throughput(&t); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(o.stdout, "stopgate benchmarks, %s\n", start.UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(o.stdout, "machine: %s\n", machine)
+	fmt.Fprintf(o.stdout, "load average after the run: %s; took %s\n\n", bench.Load(), time.Since(start).Round(time.Second))
+	return t.Write(o.stdout)
+}
+
+func (o *options) logf(format string, args ...any) {
+	fmt.Fprintf(o.progress, "benchtable: "+format+"\n", args...)
+}
+
+func (o *options) env(root string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	if root != "" {
+		env = append(env, "CLAUDE_PROJECT_DIR="+root)
+	}
+	return env
+}
+
+// buildHello compiles the floor: the standard library's hello world, built
+// by the same Go as stopgate.
+func buildHello(dir string) (string, error) {
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	files := map[string]string{
+		"go.mod":  "module hello\n\ngo 1.26\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	out := filepath.Join(src, "hello")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building hello world: %w: %s", err, msg)
+	}
+	return out, nil
+}
+
+// processes measures every command beside the floor, interleaved.
+func (o *options) processes(t *bench.Table) error {
+	var cases []bench.Case
+	var projects []*bench.Project
+	for _, n := range o.sizes {
+		p, err := bench.WriteProject(filepath.Join(o.tmp, fmt.Sprintf("mappings-%d", n)), n)
+		if err != nil {
+			return err
+		}
+		projects = append(projects, p)
+	}
+	written := time.Now()
+	example, err := o.exampleProject()
+	if err != nil {
+		return err
+	}
+
+	cases = append(cases, bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: o.hello, Env: o.env("")}})
+	for _, p := range projects {
+		cases = append(cases, bench.Case{
+			Name: fmt.Sprintf("detect, unmatched Read, %s mappings", count(p.Mappings)),
+			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+				Stdin: func(int) []byte { return p.Unmatched("bench-unmatched") },
+				Check: silent},
+		})
+	}
+	for _, p := range projects {
+		cases = append(cases, bench.Case{
+			Name: fmt.Sprintf("detect, matched Read, %s mappings", count(p.Mappings)),
+			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+				// A new session each run: the first read of the prompt, which
+				// writes an entry and announces its checks.
+				Stdin: func(i int) []byte { return p.Matched(fmt.Sprintf("bench-matched-%d", i)) },
+				Check: contains("additionalContext")},
+		})
+	}
+	for _, p := range projects {
+		cases = append(cases, bench.Case{
+			Name: fmt.Sprintf("gate, empty queue, %s mappings", count(p.Mappings)),
+			Cmd: &bench.Cmd{Path: o.gate, Dir: p.Dir, Env: o.env(p.Dir),
+				Stdin: func(int) []byte { return bench.StopEvent(p.Dir, "bench-empty") },
+				Check: silent},
+		})
+	}
+	cases = append(cases, o.testhookCases(example)...)
+
+	// A config written less than two seconds before a load is hashed at
+	// every load, by the racily-clean rule (internal/config/memo.go);
+	// projects' configs are older than that.
+	if wait := 2500*time.Millisecond - time.Since(written); wait > 0 {
+		time.Sleep(wait)
+	}
+	o.logf("measuring %d commands, %d+%d runs each, interleaved", len(cases), o.warmup, o.runs)
+	series := bench.Interleave(cases, o.warmup, o.runs)
+	floor := series[0]
+	if floor.Err != nil {
+		return floor.Err
+	}
+	for _, s := range series {
+		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
+	}
+
+	// The worst case: the first event after mappings.toml changed parses it.
+	var cold []bench.Case
+	for _, p := range projects[1:] {
+		cache := filepath.Join(p.Dir, "tmp", "validation", "cache")
+		cold = append(cold, bench.Case{
+			Name: fmt.Sprintf("detect, unmatched Read, %s mappings, cache cold", count(p.Mappings)),
+			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+				Before: func(int) error { return os.RemoveAll(cache) },
+				Stdin:  func(int) []byte { return p.Unmatched("bench-cold") },
+				Check:  silent},
+		})
+	}
+	cold = append([]bench.Case{cases[0]}, cold...)
+	o.logf("measuring cold caches, %d runs each", o.coldRuns)
+	coldSeries := bench.Interleave(cold, 1, o.coldRuns)
+	for _, s := range coldSeries[1:] {
+		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), coldSeries[0].Median()) })
+	}
+	return nil
+}
+
+func (o *options) row(t *bench.Table, s bench.Series, baseline string, result func() string) {
+	if s.Err != nil {
+		t.Add(s.Name, "–", "–", "–", "–", "not measured: "+s.Err.Error())
+		return
+	}
+	if s.Name == "hello-world floor (stdlib Go)" {
+		baseline = "–"
+	}
+	t.Add(s.Name, fmt.Sprint(len(s.Times)), bench.Ms(s.Median()), bench.Ms(s.P90()), baseline, result())
+}
+
+// exampleProject copies the repository's example project, with its tests
+// file, for testhook, and starts a run there for `testhook next`.
+func (o *options) exampleProject() (string, error) {
+	dir := filepath.Join(o.tmp, "example")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	text, err := os.ReadFile(filepath.Join(o.repo, "mappings.toml"))
+	if err != nil {
+		return "", fmt.Errorf("copying the example project: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mappings.toml"), text, 0o644); err != nil {
+		return "", err
+	}
+	for _, p := range []string{"src/prompts", ".claude/commands", "validators", "tests/functional"} {
+		if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join(o.repo, p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("copying the example project: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+func (o *options) testhookCases(example string) []bench.Case {
+	if o.th == "" {
+		return []bench.Case{
+			{Name: "testhook, non-runner prompt", Cmd: missing("bin/testhook is not built")},
+			{Name: "testhook next", Cmd: missing("bin/testhook is not built")},
+		}
+	}
+	next := &bench.Cmd{Path: o.th, Args: []string{"next"}, Dir: example, Env: o.env(example), Check: nonEmpty}
+	init := exec.Command(o.th, "init")
+	init.Dir, init.Env = example, o.env(example)
+	if msg, err := init.CombinedOutput(); err != nil {
+		next = missing(fmt.Sprintf("testhook init: %v: %s", err, bytes.TrimSpace(msg)))
+	}
+	return []bench.Case{
+		{Name: "testhook, non-runner prompt", Cmd: &bench.Cmd{Path: o.th, Dir: example, Env: o.env(example),
+			Stdin: func(int) []byte {
+				return bench.PromptEvent(example, "bench-prompt", "Tidy up the README, then run the tests.")
+			},
+			Check: silent}},
+		{Name: "testhook next", Cmd: next},
+	}
+}
+
+// missing is a case that cannot run, and says why.
+func missing(why string) *bench.Cmd {
+	return &bench.Cmd{Before: func(int) error { return errors.New(why) }}
+}
+
+// parallelism times the gate on validators that each sleep 0.2 s, beside
+// one such validator run alone: the difference is the gate's overhead.
+func (o *options) parallelism(t *bench.Table) error {
+	alone := bench.Case{Name: "one validator alone: sh -c 'sleep 0.2'", Cmd: &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2"}, Env: o.env("")}}
+	cases := []bench.Case{alone}
+	for _, n := range []int{1, 4, 16, 64} {
+		p, err := bench.WriteSleepProject(filepath.Join(o.tmp, fmt.Sprintf("sleep-%d", n)), n, "0.2")
+		if err != nil {
+			return err
+		}
+		session := "bench-sleep"
+		arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+			Stdin: func(int) []byte { return bench.ReadEvent(p.Dir, session, p.WorkPrompt()) },
+			Check: contains("additionalContext")}
+		cases = append(cases, bench.Case{
+			Name: fmt.Sprintf("gate, %d validator(s) × sleep 0.2", n),
+			Cmd: &bench.Cmd{Path: o.gate, Dir: p.Dir, Env: o.env(p.Dir),
+				Before: func(i int) error { _, err := arm.Run(i); return err },
+				Stdin:  func(int) []byte { return bench.StopEvent(p.Dir, session) },
+				Check:  silent},
+		})
+	}
+	o.logf("measuring the gate's parallelism, 1+%d runs each", o.gateRuns)
+	series := bench.Interleave(cases, 1, o.gateRuns)
+	base := series[0]
+	for _, s := range series {
+		if s.Name == alone.Name {
+			o.row(t, s, "–", func() string { return "–" })
+			continue
+		}
+		o.row(t, s, "one validator alone", func() string {
+			if base.Err != nil {
+				return "–"
+			}
+			return fmt.Sprintf("%+.1f ms overhead", float64(s.Median()-base.Median())/float64(time.Millisecond))
+		})
+	}
+	return nil
+}
+
+// throughput arms jobs entries, each by its own detect process, k at a
+// time, and checks that every one of them is in the queue afterwards.
+func (o *options) throughput(t *bench.Table) error {
+	for _, k := range []int{1, 8, 64} {
+		p, err := bench.WriteProject(filepath.Join(o.tmp, fmt.Sprintf("throughput-%d", k)), 10)
+		if err != nil {
+			return err
+		}
+		arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+			Stdin: func(j int) []byte { return p.Matched(fmt.Sprintf("bench-q%d-%d", k, j)) },
+			Check: contains("additionalContext")}
+		if _, err := arm.Run(-1); err != nil { // warm the config cache
+			return err
+		}
+		o.logf("measuring enqueue throughput, %d concurrent detects", k)
+		wall, err := bench.Concurrently(k, o.jobs, func(j int) error { _, err := arm.Run(j); return err })
+		name := fmt.Sprintf("enqueue, %d concurrent detect process(es)", k)
+		if err != nil {
+			t.Add(name, "–", "–", "–", "–", "not measured: "+err.Error())
+			continue
+		}
+		found, err := countEntries(filepath.Join(p.Dir, "tmp", "validation", "sessions"))
+		if err != nil {
+			return err
+		}
+		result := fmt.Sprintf("%.0f enqueues/s", float64(o.jobs)/wall.Seconds())
+		if found != o.jobs+1 {
+			result += fmt.Sprintf(", LOST: %d of %d entries found", found, o.jobs+1)
+		}
+		t.Add(name, fmt.Sprint(o.jobs), "–", "–", bench.Ms(wall)+" for all", result)
+	}
+	return nil
+}
+
+func countEntries(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".json") {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+func count(n int) string {
+	if n >= 1000 {
+		return fmt.Sprintf("%d,%03d", n/1000, n%1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func silent(_ int, out []byte) error {
+	if len(out) > 0 {
+		return fmt.Errorf("unexpected output: %s", firstLine(out))
+	}
+	return nil
+}
+
+func nonEmpty(_ int, out []byte) error {
+	if len(bytes.TrimSpace(out)) == 0 {
+		return errors.New("no output")
+	}
+	return nil
+}
+
+func contains(s string) func(int, []byte) error {
+	return func(_ int, out []byte) error {
+		if !bytes.Contains(out, []byte(s)) {
+			return fmt.Errorf("output lacks %q: %s", s, firstLine(out))
+		}
+		return nil
+	}
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
+}

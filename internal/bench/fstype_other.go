@@ -1,0 +1,5 @@
+//go:build !linux
+
+package bench
+
+func fsType(string) string { return "unknown" }
