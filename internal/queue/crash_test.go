@@ -109,8 +109,8 @@ func writeUntilKilled(dir string) {
 	for i := 0; ; i++ {
 		e := Entry{
 			Session: crashSessions[i%len(crashSessions)], AgentID: crashAgents[i/3%len(crashAgents)],
-			Prompt:  crashPrompts[i/12%len(crashPrompts)],
-			Path:    "/project/src/prompts/" + strings.Repeat("long/", 40) + "prompt.md", Trigger: TriggerRead,
+			Prompt: crashPrompts[i/12%len(crashPrompts)],
+			Path:   "/project/src/prompts/" + strings.Repeat("long/", 40) + "prompt.md", Trigger: TriggerRead,
 		}
 		if e.AgentID != "" {
 			e.AgentType = "general-purpose"
