@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -187,11 +186,6 @@ func (c *Compiled) validator(name string) (*Validator, error) {
 	r.validatorBody(v)
 	if r.err != nil || (v.File == "") == (v.Run == "") {
 		return nil, errCorrupt
-	}
-	if v.Regex != "" {
-		if v.regex, err = regexp.Compile(v.Regex); err != nil {
-			return nil, errCorrupt
-		}
 	}
 	return v, nil
 }

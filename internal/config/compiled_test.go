@@ -185,8 +185,8 @@ func sameAnswers(t *testing.T, c *Compiled, cfg *Config) {
 // describe shows every field of v, its compiled regex by its source.
 func describe(v *Validator) string {
 	re := ""
-	if v.regex != nil {
-		re = v.regex.String()
+	if r := v.CompiledRegex(); r != nil {
+		re = r.String()
 	}
 	return fmt.Sprintf("%s|%s|%s|%s|%s|%s|%s|%s|%d|re=%s", v.Name, v.File, v.Run, v.Contains, v.NotContains, v.Regex, v.Timeout, v.Fix, v.Line, re)
 }

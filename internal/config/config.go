@@ -77,8 +77,15 @@ type Validator struct {
 	regex *regexp.Regexp
 }
 
-// CompiledRegex returns the compiled Regex, or nil when there is none.
-func (v *Validator) CompiledRegex() *regexp.Regexp { return v.regex }
+// CompiledRegex returns the compiled Regex, or nil when there is none. A
+// validator from a Compiled config compiles it here, on first use: the
+// hooks that look validators up there only describe them.
+func (v *Validator) CompiledRegex() *regexp.Regexp {
+	if v.regex == nil && v.Regex != "" {
+		v.regex, _ = regexp.Compile(v.Regex)
+	}
+	return v.regex
+}
 
 // Command reports the D form of a prompt key: the slash command name and the
 // file name under .claude/commands, with "/" replaced by "-".
