@@ -7,6 +7,7 @@
 //	{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/abs/p.md"}}]},"uuid":…}
 //	{"type":"user","message":{"content":"<command-message>joke</command-message>\n<command-name>/joke</command-name>\n<command-args>…</command-args>"},…}
 //	{"type":"user","message":{"content":"/joke extra words"},…}   a typed prompt
+//	{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"joke"}}]},…}
 //
 // A subagent's lines carry "isSidechain":true and its "agentId"; the
 // client writes them to <session>/subagents/agent-<id>.jsonl, older clients
@@ -38,7 +39,7 @@ var (
 // Kinds of Event.
 const (
 	Read    = "read"    // a Read tool call
-	Command = "command" // a slash command the client expanded
+	Command = "command" // a slash command the client expanded, or the model ran with the Skill tool
 	Prompt  = "prompt"  // a typed prompt: Text holds its first line
 )
 
@@ -207,6 +208,7 @@ type block struct {
 var (
 	keyToolUse    = []byte(`"tool_use"`)
 	keyRead       = []byte(`"Read"`)
+	keySkill      = []byte(`"Skill"`)
 	keyCommand    = []byte(`<command-name>`)
 	keyUser       = []byte(`"user"`)
 	keyToolResult = []byte(`"tool_result"`)
@@ -215,7 +217,7 @@ var (
 // scanLine adds the events of one complete line. Only lines that can hold
 // a trigger are decoded: tool results, which carry whole files, are not.
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
-	assistant := bytes.Contains(b, keyToolUse) && bytes.Contains(b, keyRead)
+	assistant := bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
 	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
 	if !assistant && !user {
 		return
@@ -237,17 +239,27 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		}
 		for _, raw := range blocks {
 			var bl block
-			if json.Unmarshal(raw, &bl) != nil || bl.Type != "tool_use" || bl.Name != "Read" {
+			if json.Unmarshal(raw, &bl) != nil || bl.Type != "tool_use" {
 				continue
 			}
 			var in struct {
 				FilePath string `json:"file_path"`
+				Skill    string `json:"skill"`
 			}
-			if json.Unmarshal(bl.Input, &in) != nil || in.FilePath == "" {
+			if json.Unmarshal(bl.Input, &in) != nil {
 				continue
 			}
 			e := ev
-			e.Kind, e.Path = Read, in.FilePath
+			switch {
+			case bl.Name == "Read" && in.FilePath != "":
+				e.Kind, e.Path = Read, in.FilePath
+			case bl.Name == "Skill" && in.Skill != "":
+				// The model ran a command itself: the client expands it
+				// with no UserPromptExpansion and no Read.
+				e.Kind, e.Command = Command, strings.TrimPrefix(in.Skill, "/")
+			default:
+				continue
+			}
 			res.Events = append(res.Events, e)
 		}
 	case "user":

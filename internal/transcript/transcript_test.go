@@ -79,18 +79,19 @@ const (
 	expanded    = `{"type":"user","uuid":"u4","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"/joke\n"}]}}` + "\n"
 	result      = `{"type":"user","uuid":"u5","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"<command-name>/joke</command-name>"}]}}` + "\n"
 	sidechain   = `{"type":"assistant","isSidechain":true,"agentId":"x","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/p/a.md"}}]}}` + "\n"
+	skill       = `{"type":"assistant","uuid":"a2","message":{"content":[{"type":"tool_use","id":"t2","name":"Skill","input":{"skill":"joke","args":"about cats"}}]}}` + "\n"
 	otherTool   = `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"file_path":"/p/Read.md"}}]}}` + "\n"
 )
 
 func TestScanLines(t *testing.T) {
-	p := write(t, readLine1, typed, typedBlocks, quoted, expanded, result, sidechain, otherTool,
+	p := write(t, readLine1, typed, typedBlocks, quoted, expanded, result, sidechain, skill, otherTool,
 		"not json but \"user\"\n", `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":7}}]}}`+"\n",
 		"\n", `{"type":"user","message":{"content":"/half`)
 	res, err := Scan(p, 0, Thread{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "read /p/src/prompts/joke.md; prompt /joke about compilers; prompt /git-worktrees-create now"
+	want := "read /p/src/prompts/joke.md; prompt /joke about compilers; prompt /git-worktrees-create now; command joke"
 	if got := kinds(res.Events); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}
