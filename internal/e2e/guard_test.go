@@ -43,8 +43,8 @@ func TestTamperGuard(t *testing.T) {
 			r.Errorf("the %s call was not denied for %s: %q", tool, what, reason)
 			continue
 		}
-		// The model gets the reason as the tool's error result.
-		if !r.toldError(reason) {
+		// The model gets the reason as the tool's error result, in the client's words.
+		if !r.toldError("PreToolUse:" + tool + " hook error: " + reason) {
 			r.Errorf("the model did not get the %s deny reason as an error result", tool)
 		}
 	}
