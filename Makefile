@@ -36,7 +36,8 @@ unit:
 # on is a regression test of plain `go test`.
 FUZZTIME ?= 6s
 FUZZ     := internal/hook:FuzzParseInput internal/config:FuzzParseConfig \
-            internal/runner:FuzzParseTests internal/guard:FuzzCheckBash
+            internal/runner:FuzzParseTests internal/guard:FuzzCheckBash \
+            internal/transcript:FuzzScan
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
