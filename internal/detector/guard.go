@@ -34,7 +34,7 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
 	src := guard.Source{
 		Root: root, Home: env.Getenv("HOME"), File: file,
 		StateDir: filepath.Join(root, config.DefaultStateDir),
-		Commands: hookPrograms(), Transcript: in.TranscriptPath,
+		Commands: hookPrograms(root), Transcript: in.TranscriptPath,
 	}
 	cfg, loadErr := config.LoadCompiled(file, root)
 	switch {
@@ -94,13 +94,20 @@ func guardRuns(cfg *config.Compiled) ([]guard.Run, error) {
 // guardCache is the guard's folder under the state dir.
 const guardCache = "guard"
 
-// hookPrograms returns stopgate's hook programs beside this one: the guard
-// protects them when they live in the project (bin/detect, bin/gate).
-func hookPrograms() []string {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
+// hookPrograms returns stopgate's hook programs: those beside this one and
+// those gate init registers in the project's bin/. The guard protects the
+// ones inside the project.
+func hookPrograms(root string) []string {
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
 	}
-	dir := filepath.Dir(exe)
-	return []string{exe, filepath.Join(dir, "detect"), filepath.Join(dir, "gate")}
+	dirs = append(dirs, filepath.Join(root, "bin"))
+	var out []string
+	for _, d := range dirs {
+		for _, name := range []string{"detect", "gate", "testhook"} {
+			out = append(out, filepath.Join(d, name))
+		}
+	}
+	return out
 }

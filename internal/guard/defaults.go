@@ -16,9 +16,9 @@ type Source struct {
 	// absolute; a folder covers what is in it) are protected as well.
 	Protect []string
 	Runs    []Run
-	// Commands are stopgate's own hook programs (detect, gate): replacing
-	// one with `exit 0` would switch the gate off. Only those inside Root
-	// are protected.
+	// Commands are stopgate's own hook programs (bin/detect, bin/gate):
+	// replacing one with `exit 0` would switch the gate off. Only those
+	// inside Root are protected.
 	Commands []string
 	// Transcript is the session's transcript (transcript_path), which the
 	// gate checks the queue against: it and the session's folder of
