@@ -173,12 +173,27 @@ func (o *options) processes(t *bench.Table) error {
 	}
 	for _, p := range projects {
 		cases = append(cases, bench.Case{
-			Name: fmt.Sprintf("detect, matched Read, %s mappings", count(p.Mappings)),
+			Name: fmt.Sprintf("detect, matched Read (first in its session), %s mappings", count(p.Mappings)),
 			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
 				// A new session each run: the first read of the prompt, which
 				// writes an entry and announces its checks.
 				Stdin: func(i int) []byte { return p.Matched(fmt.Sprintf("bench-matched-%d", i)) },
 				Check: contains("additionalContext")},
+		})
+	}
+	for _, p := range projects {
+		cases = append(cases, bench.Case{
+			Name: fmt.Sprintf("detect, matched Read again (re-arm), %s mappings", count(p.Mappings)),
+			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+				// The same session each run: the entry exists, so the read
+				// rewrites it and announces nothing.
+				Stdin: func(int) []byte { return p.Matched("bench-rearm") },
+				Check: func(i int, out []byte) error {
+					if i == 0 {
+						return contains("additionalContext")(i, out)
+					}
+					return silent(i, out)
+				}},
 		})
 	}
 	for _, p := range projects {
