@@ -2,6 +2,7 @@ package stopgate_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -27,6 +28,8 @@ var Commands = map[string]func(){
 	"testhook": func() { os.Exit(cli.Main("testhook", runner.Run)) },
 }
 
+var update = flag.Bool("update", false, "rewrite the cmp golden files of failing scripts (review the diff)")
+
 func TestMain(m *testing.M) { testscript.Main(m, Commands) }
 
 // TestScripts runs testdata/script/*.txtar: each is one hook or CLI
@@ -35,6 +38,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CLAUDE_PROJECT_DIR", env.WorkDir)

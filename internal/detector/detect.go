@@ -3,7 +3,7 @@
 //
 // Contract (stdin: one hook input object):
 //
-//	PostToolUse of Read, UserPromptExpansion, UserPromptSubmit
+//	PostToolUse of Read or Skill, UserPromptExpansion, UserPromptSubmit
 //	  matched:   one pending entry per (session, scope, prompt key); with
 //	             announce, additionalContext naming the acceptance criteria
 //	             the first time the entry is armed; exit 0
@@ -127,6 +127,14 @@ type trigger struct {
 func triggerOf(in *hook.Input, root string) trigger {
 	switch in.HookEventName {
 	case hook.PostToolUse:
+		if in.ToolName == "Skill" {
+			// The model ran a slash command itself: no Read and no
+			// UserPromptExpansion happen for it.
+			if name := strings.TrimPrefix(in.Tool.Skill, "/"); name != "" {
+				return trigger{kind: queue.TriggerSkill, command: name}
+			}
+			return trigger{}
+		}
 		if in.ToolName != "Read" {
 			return trigger{}
 		}

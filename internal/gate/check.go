@@ -156,6 +156,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	}
 
 	registered := make([]bool, len(want))
+	uncovered := make([]string, len(want)) // tools a partial registration lacks
 	unreadable := false
 	for _, src := range sources {
 		found, err := settings.Lookup(src.data, want)
@@ -171,6 +172,9 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 		}
 		for i, fd := range found {
 			if !fd.Registered {
+				if fd.Uncovered != "" && fd.Uncovered != fd.Matcher {
+					uncovered[i] = fd.Uncovered // registered for some of its tools
+				}
 				continue
 			}
 			registered[i] = true
@@ -186,7 +190,11 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	for i, h := range want {
 		// Behind a file that cannot be read, "not registered" would be a guess.
 		if !registered[i] && !unreadable {
-			out = append(out, finding{loc: primary, msg: h.String() + " is not registered",
+			msg := h.String() + " is not registered"
+			if uncovered[i] != "" {
+				msg = h.String() + " is registered without " + uncovered[i]
+			}
+			out = append(out, finding{loc: primary, msg: msg,
 				hint: `"` + initCommand(plugin) + `" registers every stopgate hook and keeps the rest of the file`})
 		}
 	}

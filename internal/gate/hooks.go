@@ -27,7 +27,7 @@ type registration struct {
 // them in parallel, so its hook timeout only needs to exceed the longest
 // (`gate check` warns when it does not).
 var registrations = []registration{
-	{hook.PostToolUse, "Read", "detect", 10},
+	{hook.PostToolUse, "Read|Skill", "detect", 10}, // a prompt read, or a command the model ran
 	{hook.UserPromptExpansion, "", "detect", 10},
 	{hook.UserPromptSubmit, "", "detect", 10},
 	{hook.PreToolUse, "Write|Edit|MultiEdit|NotebookEdit|Bash", "detect", 10}, // the tamper guard

@@ -124,17 +124,19 @@ func Parse(data []byte, events ...string) (*Input, error) {
 }
 
 // ToolInput holds the tool_input fields stopgate reads: the path of Read,
-// Write, Edit and MultiEdit, NotebookEdit's path, and Bash's command.
+// Write, Edit and MultiEdit, NotebookEdit's path, Bash's command, and the
+// command the Skill tool runs.
 type ToolInput struct {
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
 	Command      string `json:"command"`
+	Skill        string `json:"skill"` // the Skill tool: a command the model runs itself
 }
 
 // readsTool lists the tools whose input stopgate reads; other tools' inputs
 // (MCP tools included) are never type-checked, so they can never make a
 // hook fail.
-var readsTool = map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true}
+var readsTool = map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true, "Skill": true}
 
 // FilePath returns tool_input.file_path, or "" when the tool input has none.
 func (in *Input) FilePath() string { return in.Tool.FilePath }

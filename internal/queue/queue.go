@@ -49,6 +49,7 @@ const (
 	TriggerRead    = "read"          // PostToolUse of Read
 	TriggerCommand = "slash_command" // UserPromptExpansion
 	TriggerPrompt  = "prompt"        // UserPromptSubmit starting with /command
+	TriggerSkill   = "skill"         // PostToolUse of the Skill tool running a command
 )
 
 // Entry is one pending validation: the validators of Prompt must pass
