@@ -160,6 +160,11 @@ func (p *parser) settings(s *Settings, raw rawSettings) {
 	}
 	if v := raw.Protect; v != nil {
 		s.Protect = append([]string{}, *v...)
+		for i, path := range *v {
+			if strings.TrimSpace(path) == "" {
+				p.add("settings.protect", fmt.Sprintf("entry %d is empty", i+1), "list paths relative to the project root; protect = [] turns the guard off")
+			}
+		}
 	}
 }
 

@@ -87,6 +87,7 @@ func TestProblems(t *testing.T) {
 		{"max_blocks zero", "[settings]\nmax_blocks = 0\n", `mappings.toml:2: settings.max_blocks: 0 is out of range 1..8`},
 		{"max_blocks at client cap", "[settings]\nmax_blocks = 9\n", `mappings.toml:2: settings.max_blocks: 9 is out of range 1..8`},
 		{"bad on_failure", "[settings]\non_failure = \"stop\"\n", `mappings.toml:2: settings.on_failure: "stop" is not a policy`},
+		{"empty protect entry", "[settings]\nprotect = [\"docs\", \"\"]\n", `mappings.toml:2: settings.protect: entry 2 is empty`},
 		{"empty prompts_dir", "[settings]\nprompts_dir = \"\"\n", `mappings.toml:2: settings.prompts_dir: must not be empty`},
 		{"quoted keys", "[validators.\"my v\"]\nfile = \"x\"\n\"bad key\" = 1\n", `mappings.toml:3: validators."my v"."bad key": unknown key`},
 		{"comment after header", "[validators.v] # the check\nfile = \"x\"\nfixx = 1\n", `mappings.toml:3: validators.v.fixx: unknown key`},
