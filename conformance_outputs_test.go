@@ -12,6 +12,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/detector"
 	"github.com/stopgate/stopgate/internal/gate"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/runner"
 	"github.com/stopgate/stopgate/internal/schema"
 )
@@ -532,10 +533,8 @@ func agentID(t *testing.T) string {
 func exampleProject(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for _, p := range []string{"mappings.toml", "src/prompts", ".claude/commands", "validators"} {
-		if err := copyTree(p, filepath.Join(root, p)); err != nil {
-			t.Fatal(err)
-		}
+	if err := project.CopyExample(".", root); err != nil {
+		t.Fatal(err)
 	}
 	return root
 }

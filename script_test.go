@@ -16,6 +16,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/detector"
 	"github.com/stopgate/stopgate/internal/gate"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/runner"
 )
@@ -75,31 +76,7 @@ func cmdExample(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	repo, err := os.Getwd()
 	ts.Check(err)
-	for _, p := range []string{"mappings.toml", "src/prompts", ".claude/commands", "validators"} {
-		ts.Check(copyTree(filepath.Join(repo, p), ts.MkAbs(p)))
-	}
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
+	ts.Check(project.CopyExample(repo, ts.MkAbs(".")))
 }
 
 // queue [STATEDIR] prints the pending entries, one line each, sorted:

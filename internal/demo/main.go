@@ -11,11 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 func main() {
@@ -45,10 +46,8 @@ func run(bin string, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(root)
-	for _, p := range []string{"mappings.toml", "src/prompts", ".claude/commands", "validators"} {
-		if err := copyTree(p, filepath.Join(root, p)); err != nil {
-			return fmt.Errorf("copying the example project: %w", err)
-		}
+	if err := project.CopyExample(".", root); err != nil {
+		return fmt.Errorf("copying the example project: %w", err)
 	}
 	if err := git(root, "init", "-q"); err != nil {
 		return err
@@ -163,26 +162,4 @@ func git(dir string, args ...string) error {
 		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	return nil
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
 }

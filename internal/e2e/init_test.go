@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 // TestInitRegistersWorkingHooks: the hooks `gate init` writes into
@@ -81,7 +82,7 @@ func TestInitPluginLoads(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gate init --plugin: %v\n%s", err, out)
 	}
-	if err := copyDir(filepath.Join(plugin, "bin"), Stopgate(t)); err != nil {
+	if err := project.CopyTree(Stopgate(t), filepath.Join(plugin, "bin")); err != nil {
 		t.Fatal(err)
 	}
 

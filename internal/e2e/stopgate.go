@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// exampleFiles are the parts of the repository's example project a stopgate scenario
-// starts from, relative to the module root.
-var exampleFiles = []string{"mappings.toml", "src/prompts", ".claude/commands", "validators"}
+	"github.com/stopgate/stopgate/internal/project"
+)
 
 // StateDir is where the example's mappings.toml keeps the queue (settings.state_dir).
 const StateDir = "tmp/validation"
@@ -25,10 +23,8 @@ func NewStopgateProject(t testing.TB) *Project {
 	t.Helper()
 	p := NewProject(t)
 	root := Root(t)
-	for _, rel := range exampleFiles {
-		if err := copyDir(p.Path(rel), filepath.Join(root, filepath.FromSlash(rel))); err != nil {
-			t.Fatalf("e2e: copying the example project: %v", err)
-		}
+	if err := project.CopyExample(root, p.Path(".")); err != nil {
+		t.Fatalf("e2e: copying the example project: %v", err)
 	}
 	// bin/ holds the commands as a user installs them, each a link to the capturing
 	// wrapper that runs the build's own.

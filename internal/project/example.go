@@ -1,0 +1,51 @@
+package project
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Example lists, relative to the repository root, the parts of stopgate's
+// own example project: what the demo plays on and tests start from.
+var Example = []string{ConfigName, "src/prompts", ".claude/commands", "validators"}
+
+// CopyExample copies the example project from the repository at repo into
+// dst, keeping executable bits.
+func CopyExample(repo, dst string) error {
+	for _, p := range Example {
+		if err := CopyTree(filepath.Join(repo, p), filepath.Join(dst, p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CopyTree copies the file or tree at src to dst, keeping permissions.
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+}
