@@ -100,6 +100,11 @@ func BenchmarkLoad(b *testing.B) {
 				c.Close()
 			}
 		})
+		if c, err := LoadCompiled(file, root); err != nil { // the cache, for the next two
+			b.Fatal(err)
+		} else {
+			c.Close()
+		}
 		for _, mode := range []string{"cached", "hashed"} {
 			b.Run(fmt.Sprintf("mappings=%d/cache=%s", n, mode), func(b *testing.B) {
 				if mode == "hashed" {
