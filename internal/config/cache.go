@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -88,7 +89,7 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 type loader struct {
 	file, root string
 	print      fingerprint    // of the config file, zero when unknown
-	context    [keySize]byte  // see contextKey
+	context    string         // see contextKey
 	key        *[keySize]byte // of the text, once read
 }
 
@@ -140,8 +141,12 @@ func (l *loader) refresh(path string, f *os.File, size int64) {
 	if _, err := f.ReadAt(data, 0); err != nil {
 		return
 	}
+	headEnd := binary.LittleEndian.Uint32(data[offHeadEnd:])
+	if int64(headEnd) > size {
+		return
+	}
 	l.print.put(data[offPrint:])
-	sealHead(data[:binary.LittleEndian.Uint32(data[offHeadEnd:])])
+	sealHead(data[:headEnd])
 	writeCache(path, data)
 }
 
@@ -151,11 +156,11 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// contextKey identifies what besides the text decides a parse, so that a
-// compilation is never read by a stopgate with other rules.
-func contextKey() [keySize]byte {
-	return sha256.Sum256([]byte("stopgate mappings index\x00" + strconv.Itoa(indexVersion) + "\x00" +
-		buildVersion() + "\x00" + strconv.Itoa(BlockCap(os.Getenv))))
+// contextKey says what besides the text decides a parse, so that a
+// compilation is never read by a stopgate with other rules. It is kept
+// as it is, not hashed: a load compares it before the text is read.
+func contextKey() string {
+	return "stopgate " + buildVersion() + ", block cap " + strconv.Itoa(BlockCap(os.Getenv))
 }
 
 // buildVersion is the stopgate version the binary was built from, so that
@@ -175,14 +180,17 @@ func buildVersion() string {
 }
 
 // cachePath names the cache of config file under stateDir: one per config
-// file, so that a project with several configs keeps each warm.
+// file, so that a project with several configs keeps each warm. Two files
+// whose names collide only share, and rewrite, one cache: its key still
+// tells their texts apart.
 func cachePath(stateDir, file string) string {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		abs = file
 	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(stateDir, CacheDir, "mappings-"+hex.EncodeToString(sum[:8])+".idx")
+	h := fnv.New64a()
+	h.Write([]byte(abs))
+	return filepath.Join(stateDir, CacheDir, "mappings-"+hex.EncodeToString(h.Sum(nil))+".idx")
 }
 
 // writeCache writes data to path atomically, on a best-effort basis: a

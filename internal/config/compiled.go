@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/binary"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ type Compiled struct {
 	head   *head
 	src    io.ReaderAt
 	closer io.Closer
+	tables []byte // read and checked on the first lookup that needs them
 
 	text []byte  // the config text, when it was read
 	full *Config // the parsed text, once needed
@@ -50,7 +52,21 @@ func (c *Compiled) StateDir() string { return resolve(c.Root, c.Settings.StateDi
 // MatchPath returns the mappings armed by a read of rel, a slash path
 // relative to the project root, in file order.
 func (c *Compiled) MatchPath(rel string) ([]*Mapping, error) {
+	if c.full == nil && !c.promptShaped(rel) {
+		return nil, nil // most reads: no table need be read
+	}
 	return c.match(c.head.paths, rel, (*Config).MatchPath)
+}
+
+// promptShaped reports whether rel has the shape of a path that arms a
+// prompt key (see Paths): a .md file under prompts_dir, .claude/commands
+// or -.
+func (c *Compiled) promptShaped(rel string) bool {
+	if !strings.HasSuffix(rel, ".md") {
+		return false
+	}
+	prompts := strings.TrimSuffix(cleanJoin(c.Settings.PromptsDir, "x"), "x")
+	return strings.HasPrefix(rel, prompts) || strings.HasPrefix(rel, ".claude/commands/") || strings.HasPrefix(rel, "-/")
 }
 
 // MatchCommand returns the mappings armed by the slash command /name.
@@ -112,13 +128,29 @@ func (c *Compiled) fallBack() error {
 	return nil
 }
 
+// record reads and checks the body of entry i of table t.
+func (c *Compiled) record(t table, i int) ([]byte, error) {
+	if c.tables == nil {
+		b := make([]byte, c.head.tablesEnd-c.head.headEnd)
+		if _, err := c.src.ReadAt(b, int64(c.head.headEnd)); err != nil || checksum(b) != c.head.tablesCRC {
+			return nil, errCorrupt
+		}
+		c.tables = b
+	}
+	off := int64(binary.LittleEndian.Uint32(c.tables[t.at+4*i:]))
+	if off < int64(c.head.tablesEnd) {
+		return nil, errCorrupt
+	}
+	return readRecord(c.src, off)
+}
+
 // search finds the record of table t whose leading string is key, and
 // returns the rest of its body.
 func (c *Compiled) search(t table, key string) (rest []byte, found bool, err error) {
 	lo, hi := 0, t.n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		body, err := readRecord(c.src, t.offset(c.head.b, mid))
+		body, err := c.record(t, mid)
 		if err != nil {
 			return nil, false, err
 		}
@@ -163,7 +195,7 @@ func (c *Compiled) lookup(t table, key string) ([]*Mapping, error) {
 }
 
 func (c *Compiled) mapping(i int) (*Mapping, error) {
-	body, err := readRecord(c.src, c.head.mappings.offset(c.head.b, i))
+	body, err := c.record(c.head.mappings, i)
 	if err != nil {
 		return nil, err
 	}

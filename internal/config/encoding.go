@@ -10,38 +10,41 @@ import (
 	"sort"
 )
 
-// The compiled form of a config, as the index cache holds it. The head is
-// read and checked whole; records are read one at a time, each checked on
-// its own, so that a lookup reads a few hundred bytes however large the
-// config is.
+// The compiled form of a config, as the index cache holds it. The head
+// (fixed fields, context, settings) is read and checked first; the tables
+// only when a lookup needs them, and records one at a time, each checked
+// on its own, so that an event costs a few reads however large the config.
 //
-//	head:
-//	  0   magic "SGIX", uint32 format version
-//	  8   uint32 CRC-32 of the rest of the head (bytes 12 to headEnd)
-//	  12  uint32 headEnd: where the records start
-//	  16  context: SHA-256 of what besides the text decides a parse
-//	  48  key: SHA-256 of the config text
-//	  80  fingerprint of the config file when the text was read (see memo.go)
-//	  120 uint32 counts: validators, mappings, paths, commands
-//	  136 tables, one uint32 record offset per entry: validators sorted by
-//	      name, mappings in file order, paths and commands sorted by key
-//	      the settings record's body
+//	0   magic "SGIX", uint32 format version
+//	8   uint32 CRC-32 of the rest of the head (bytes 12 to headEnd)
+//	12  uint32 headEnd: where the tables start
+//	16  uint32 tablesEnd: where the records start
+//	20  uint32 CRC-32 of the tables
+//	24  key: SHA-256 of the config text
+//	56  fingerprint of the config file when the text was read (memo.go)
+//	96  uint32 counts: validators, mappings, paths, commands
+//	112 context (what besides the text decides a parse), then the
+//	    settings record's body
+//	tables, one uint32 record offset per entry: validators sorted by
+//	    name, mappings in file order, paths and commands sorted by key
 //	records, each: uvarint length, body, uint32 CRC-32 of the body
 //
-// Integers in the head are little-endian; in bodies strings are a uvarint
-// length and bytes, numbers varints. Lookups binary-search a table.
+// Integers in the head and tables are little-endian; in bodies strings
+// are a uvarint length and bytes, numbers varints. Lookups binary-search a
+// table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 2
+	indexVersion = 3
 	keySize      = sha256.Size
 
-	offCRC     = 8
-	offHeadEnd = 12
-	offContext = 16
-	offKey     = offContext + keySize
-	offPrint   = offKey + keySize
-	offCounts  = offPrint + printSize
-	offTables  = offCounts + 4*4
+	offCRC       = 8
+	offHeadEnd   = 12
+	offTablesEnd = 16
+	offTablesCRC = 20
+	offKey       = 24
+	offPrint     = offKey + keySize
+	offCounts    = offPrint + printSize
+	offContext   = offCounts + 4*4
 
 	// maxRecord bounds a record's claimed length, so a corrupt one cannot
 	// make a lookup allocate without limit.
@@ -57,7 +60,7 @@ var errCorrupt = errors.New("malformed index")
 
 // encode compiles cfg. context and key identify what it was compiled from,
 // print the config file as it was when read.
-func encode(cfg *Config, context, key [keySize]byte, print fingerprint) []byte {
+func encode(cfg *Config, context string, key [keySize]byte, print fingerprint) []byte {
 	// Validators by name; each record keeps its position in file order.
 	order := make(map[string]int, len(cfg.Order))
 	for i, name := range cfg.Order {
@@ -78,24 +81,28 @@ func encode(cfg *Config, context, key [keySize]byte, print fingerprint) []byte {
 	pathKeys, commandKeys := sortedKeys(paths), sortedKeys(commands)
 	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys)}
 
-	var settings writer
-	settings.settings(&cfg.Settings)
-	headEnd := offTables + 4*(counts[0]+counts[1]+counts[2]+counts[3]) + len(settings.b)
+	var tail writer
+	tail.str(context)
+	tail.settings(&cfg.Settings)
+	headEnd := offContext + len(tail.b)
+	tablesEnd := headEnd + 4*(counts[0]+counts[1]+counts[2]+counts[3])
 
-	head := make([]byte, offTables, headEnd)
+	head := make([]byte, offContext, headEnd)
 	copy(head, indexMagic)
 	binary.LittleEndian.PutUint32(head[4:], indexVersion)
 	binary.LittleEndian.PutUint32(head[offHeadEnd:], uint32(headEnd))
-	copy(head[offContext:], context[:])
+	binary.LittleEndian.PutUint32(head[offTablesEnd:], uint32(tablesEnd))
 	copy(head[offKey:], key[:])
 	print.put(head[offPrint:])
 	for i, n := range counts {
 		binary.LittleEndian.PutUint32(head[offCounts+4*i:], uint32(n))
 	}
+	head = append(head, tail.b...)
 
+	tables := make([]byte, 0, tablesEnd-headEnd)
 	var recs, body writer
 	record := func(write func(w *writer)) {
-		head = binary.LittleEndian.AppendUint32(head, uint32(headEnd+len(recs.b)))
+		tables = binary.LittleEndian.AppendUint32(tables, uint32(tablesEnd+len(recs.b)))
 		body.b = body.b[:0]
 		write(&body)
 		recs.uvarint(uint64(len(body.b)))
@@ -129,12 +136,13 @@ func encode(cfg *Config, context, key [keySize]byte, print fingerprint) []byte {
 			})
 		}
 	}
-	head = append(head, settings.b...)
+	binary.LittleEndian.PutUint32(head[offTablesCRC:], checksum(tables))
 	sealHead(head)
-	return append(head, recs.b...)
+	out := make([]byte, 0, len(head)+len(tables)+len(recs.b))
+	return append(append(append(out, head...), tables...), recs.b...)
 }
 
-// sealHead writes the head's checksum.
+// sealHead writes the checksum of head, the bytes up to headEnd.
 func sealHead(head []byte) {
 	binary.LittleEndian.PutUint32(head[offCRC:], checksum(head[offHeadEnd:]))
 }
@@ -194,8 +202,10 @@ func (w *writer) validator(v *Validator, order int) {
 
 // head is the checked head of an encoding.
 type head struct {
-	b                                     []byte
-	context, key                          [keySize]byte
+	headEnd, tablesEnd                    int
+	tablesCRC                             uint32
+	context                               string
+	key                                   [keySize]byte
 	print                                 fingerprint
 	validators, mappings, paths, commands table
 	settings                              Settings
@@ -203,38 +213,44 @@ type head struct {
 
 // readHead reads and checks the head of the encoding in src.
 func readHead(src io.ReaderAt) (*head, error) {
-	fixed := make([]byte, offTables)
-	if _, err := src.ReadAt(fixed, 0); err != nil {
+	b := make([]byte, 512) // the head of a usual config, in one read
+	n, err := src.ReadAt(b, 0)
+	if n < offContext || err != nil && err != io.EOF {
 		return nil, errCorrupt
 	}
-	if string(fixed[:4]) != indexMagic || binary.LittleEndian.Uint32(fixed[4:]) != indexVersion {
+	if string(b[:4]) != indexMagic || binary.LittleEndian.Uint32(b[4:]) != indexVersion {
 		return nil, errCorrupt
 	}
-	end := int(binary.LittleEndian.Uint32(fixed[offHeadEnd:]))
-	if end < offTables || end > maxRecord*4 {
+	h := &head{
+		headEnd:   int(binary.LittleEndian.Uint32(b[offHeadEnd:])),
+		tablesEnd: int(binary.LittleEndian.Uint32(b[offTablesEnd:])),
+		tablesCRC: binary.LittleEndian.Uint32(b[offTablesCRC:]),
+	}
+	if h.headEnd < offContext || h.headEnd > maxRecord || h.tablesEnd < h.headEnd {
 		return nil, errCorrupt
 	}
-	b := make([]byte, end)
-	if _, err := src.ReadAt(b, 0); err != nil {
-		return nil, errCorrupt
+	if h.headEnd > n {
+		b = make([]byte, h.headEnd)
+		if _, err := src.ReadAt(b, 0); err != nil {
+			return nil, errCorrupt
+		}
 	}
+	b = b[:h.headEnd]
 	if binary.LittleEndian.Uint32(b[offCRC:]) != checksum(b[offHeadEnd:]) {
 		return nil, errCorrupt
 	}
-	h := &head{b: b}
-	copy(h.context[:], b[offContext:])
 	copy(h.key[:], b[offKey:])
 	h.print = getFingerprint(b[offPrint:])
-	at := offTables
+	at := 0
 	for i, t := range []*table{&h.validators, &h.mappings, &h.paths, &h.commands} {
-		n := int(binary.LittleEndian.Uint32(b[offCounts+4*i:]))
-		if n > (end-at)/4 {
-			return nil, errCorrupt
-		}
-		*t = table{at: at, n: n}
-		at += 4 * n
+		*t = table{at: at, n: int(binary.LittleEndian.Uint32(b[offCounts+4*i:]))}
+		at += 4 * t.n
 	}
-	r := reader{b: b[at:]}
+	if at != h.tablesEnd-h.headEnd {
+		return nil, errCorrupt
+	}
+	r := reader{b: b[offContext:]}
+	h.context = r.str()
 	r.settings(&h.settings)
 	if r.err != nil || len(r.b) != 0 {
 		return nil, errCorrupt
@@ -242,13 +258,9 @@ func readHead(src io.ReaderAt) (*head, error) {
 	return h, nil
 }
 
-// table is one array of record offsets in the head.
+// table is one array of record offsets among the tables.
 type table struct {
-	at, n int // byte offset of the array, number of entries
-}
-
-func (t table) offset(head []byte, i int) int64 {
-	return int64(binary.LittleEndian.Uint32(head[t.at+4*i:]))
+	at, n int // byte offset of the array in the tables, number of entries
 }
 
 // readRecord reads and checks the body of the record at off.

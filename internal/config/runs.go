@@ -37,7 +37,7 @@ func (c *Compiled) runs() ([]*Validator, error) {
 	}
 	var out []found
 	for i := 0; i < c.head.validators.n; i++ {
-		body, err := readRecord(c.src, c.head.validators.offset(c.head.b, i))
+		body, err := c.record(c.head.validators, i)
 		if err != nil {
 			return nil, err
 		}
