@@ -234,11 +234,9 @@ func (o *options) processes(t *bench.Table) error {
 				Check:  silent},
 		})
 	}
-	cold = append([]bench.Case{cases[0]}, cold...)
 	o.logf("measuring cold caches, %d runs each", o.coldRuns)
-	coldSeries := bench.Interleave(cold, 1, o.coldRuns)
-	for _, s := range coldSeries[1:] {
-		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), coldSeries[0].Median()) })
+	for _, s := range bench.Interleave(cold, 1, o.coldRuns) {
+		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
 	}
 	return nil
 }
