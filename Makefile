@@ -49,7 +49,7 @@ fuzz:
 # BENCHFLAGS passes options, e.g. BENCHFLAGS=-runs=100. The in-process Go
 # benchmarks: go test -run '^$$' -bench . ./internal/...
 bench: build
-	$(GO) run ./internal/bench/cmd/benchtable -bin $(BIN) $(BENCHFLAGS)
+	$(GO) run ./internal/bench/cmd/benchtable -go $(GO) -bin $(BIN) $(BENCHFLAGS)
 
 e2e-install:
 	@bash scripts/install-claude

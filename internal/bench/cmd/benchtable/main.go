@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -33,7 +32,7 @@ func main() {
 }
 
 type options struct {
-	bin, repo, dir          string
+	bin, repo, dir, gocmd   string
 	runs, warmup, gateRuns  int
 	coldRuns, jobs          int
 	sizes                   []int
@@ -49,6 +48,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fl.StringVar(&o.bin, "bin", "bin", "directory of the built commands")
 	fl.StringVar(&o.repo, "repo", ".", "repository root (its example project feeds testhook)")
 	fl.StringVar(&o.dir, "dir", "", "where to generate projects (default: the temp dir)")
+	fl.StringVar(&o.gocmd, "go", "go", "the go command that built the commands, to build the floor")
 	fl.IntVar(&o.runs, "runs", 50, "measured runs per whole-process case (at least 30)")
 	fl.IntVar(&o.warmup, "warmup", 5, "unmeasured runs before them")
 	fl.IntVar(&o.gateRuns, "gate-runs", 10, "measured runs per gate parallelism case")
@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		*b.path = p
 	}
 	o.logf("building the hello-world floor")
-	if o.hello, err = buildHello(o.tmp); err != nil {
+	if o.hello, err = buildHello(o.gocmd, o.tmp); err != nil {
 		return err
 	}
 
@@ -121,7 +121,7 @@ func (o *options) env(root string) []string {
 
 // buildHello compiles the floor: the standard library's hello world, built
 // by the same Go as stopgate.
-func buildHello(dir string) (string, error) {
+func buildHello(gocmd, dir string) (string, error) {
 	src := filepath.Join(dir, "hello")
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		return "", err
@@ -136,7 +136,7 @@ func buildHello(dir string) (string, error) {
 		}
 	}
 	out := filepath.Join(src, "hello")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
+	cmd := exec.Command(gocmd, "build", "-o", out, ".")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	if msg, err := cmd.CombinedOutput(); err != nil {
