@@ -425,3 +425,46 @@ func TestStateDirGuess(t *testing.T) {
 		}
 	}
 }
+
+func TestCacheWriteIsBestEffort(t *testing.T) {
+	root := t.TempDir()
+	file := writeConfig(t, root, compiledConfigs["example"])
+	// The cache folder cannot be made: the load still answers.
+	state := filepath.Join(root, DefaultStateDir)
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, CacheDir), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := loadCompiled(t, file, root)
+	if ms, err := c.MatchCommand("joke"); err != nil || len(ms) != 1 {
+		t.Fatalf("MatchCommand(joke) = %v, %v", ms, err)
+	}
+}
+
+func TestCacheSweepsStaleTemps(t *testing.T) {
+	root := t.TempDir()
+	file := writeConfig(t, root, compiledConfigs["example"])
+	dir := filepath.Join(root, DefaultStateDir, CacheDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale, fresh := filepath.Join(dir, ".tmp-killed"), filepath.Join(dir, ".tmp-writing")
+	for _, f := range []string{stale, fresh} {
+		if err := os.WriteFile(f, []byte("SGIX"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * staleTemp)
+	if err := os.Chtimes(stale, long, long); err != nil {
+		t.Fatal(err)
+	}
+	loadCompiled(t, file, root) // a miss: writes the cache
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Error("a temp file left by a killed writer was not swept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a temp file another writer may still be writing was swept")
+	}
+}
