@@ -63,19 +63,19 @@ func Run(env *cli.Env) error {
 		scope.Agent = "" // the main thread's stop, whatever else the input says
 	}
 
-	// The same checks as `gate check`, at the depth that costs no more than
-	// loading: its errors halt, its warnings do not.
-	cfg, problems, err := config.Inspect(config.Path(root, *configFile, env.Dir), root, config.FileOnly)
-	if err == nil && len(problems.Errors()) > 0 {
-		err = problems
-	}
+	// The compiled config, from the index cache when it is current: most
+	// stops have nothing to judge, and parsing a mappings.toml of thousands
+	// of mappings at every one would cost more than the stop. Its errors are
+	// the loader's, the ones `gate check` calls errors: they halt.
+	compiled, err := config.LoadCompiled(config.Path(root, *configFile, env.Dir), root)
 	if err != nil {
 		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return missingConfig(env, root, scope)
 		}
 		return hook.Write(env.Stdout, hook.Halt(configReason(err)))
 	}
-	q, err := queue.Open(cfg.StateDir())
+	defer compiled.Close()
+	q, err := queue.Open(compiled.StateDir())
 	if err != nil {
 		return err
 	}
@@ -93,12 +93,20 @@ func Run(env *cli.Env) error {
 	prior := q.Blocks(scope)
 
 	// The transcript may show prompts armed whose entries are gone.
-	rec := reconcile(env, cfg, in, q, scope, entries)
+	rec := reconcile(env, compiled, in, q, scope, entries)
 	if rec != nil {
 		entries = append(entries, rec.missing...)
 	}
 
-	v := Decide(context.Background(), cfg, in, entries, prior)
+	// Only a stop with something to judge needs the whole config.
+	v := &Verdict{}
+	if len(entries) > 0 {
+		cfg, err := compiled.Config()
+		if err != nil {
+			return hook.Write(env.Stdout, hook.Halt(configReason(err)))
+		}
+		v = Decide(context.Background(), cfg, in, entries, prior)
+	}
 	rec.settle(env, q, v)
 	return v.apply(env, q, scope)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -49,7 +50,10 @@ type reconciliation struct {
 // reconcile returns the entries the transcript says are missing from
 // entries, or nil when there is no transcript to read. Problems reading it
 // are reported on stderr and cost the reconciliation, never the stop.
-func reconcile(env *cli.Env, cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) *reconciliation {
+//
+// It asks the compiled config, so that a stop with nothing to judge never
+// parses mappings.toml (see Run).
+func reconcile(env *cli.Env, cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) *reconciliation {
 	path, thread := in.TranscriptPath, transcript.Thread{}
 	if scope.Agent != "" {
 		thread.Agent = scope.Agent
@@ -57,7 +61,7 @@ func reconcile(env *cli.Env, cfg *config.Config, in *hook.Input, q *queue.Queue,
 			path, thread.Own = in.AgentTranscriptPath, true
 		}
 	}
-	if path == "" || len(cfg.Mappings) == 0 {
+	if path == "" {
 		return nil
 	}
 	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir, mark: q.Mark(scope)}
@@ -84,21 +88,32 @@ func reconcile(env *cli.Env, cfg *config.Config, in *hook.Input, q *queue.Queue,
 	// Which mapped prompts did the transcript arm since they last passed?
 	// The latest event of each, in mappings.toml order.
 	latest := map[string]transcript.Event{}
+	var order []*config.Mapping // each armed mapping once, sorted to file order below
 	for _, ev := range res.Events {
-		for _, m := range armed(cfg, ev, scope) {
-			if ev.End > from.Passed[m.Prompt] {
-				latest[m.Prompt] = ev
+		maps, err := armed(cfg, ev, scope)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "gate: reconciling with the transcript: %v\n", err)
+			return nil
+		}
+		for _, m := range maps {
+			if ev.End <= from.Passed[m.Prompt] {
+				continue
 			}
+			if _, ok := latest[m.Prompt]; !ok {
+				order = append(order, m)
+			}
+			latest[m.Prompt] = ev
 		}
 	}
+	sort.Slice(order, func(i, j int) bool { return order[i].Line < order[j].Line })
 	r.seen = len(latest) > 0
 	queued := map[string]bool{}
 	for _, e := range entries {
 		queued[e.Prompt] = true
 	}
-	for _, m := range cfg.Mappings {
-		ev, ok := latest[m.Prompt]
-		if !ok || queued[m.Prompt] {
+	for _, m := range order {
+		ev := latest[m.Prompt]
+		if queued[m.Prompt] {
 			continue
 		}
 		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
@@ -116,21 +131,21 @@ func reconcile(env *cli.Env, cfg *config.Config, in *hook.Input, q *queue.Queue,
 // armed returns the mappings an event arms, by detect's rules: a Read of
 // a mapped .md file inside the project, a slash command, or a typed /name
 // (a prompt only the main thread receives).
-func armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) []*config.Mapping {
+func armed(cfg *config.Compiled, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
 	switch ev.Kind {
 	case transcript.Read:
 		if !strings.HasSuffix(ev.Path, ".md") {
-			return nil
+			return nil, nil
 		}
 		rel, ok := project.Rel(cfg.Root, ev.Path)
 		if !ok {
-			return nil
+			return nil, nil
 		}
-		maps := cfg.MatchPath(rel)
+		maps, err := cfg.MatchPath(rel)
 		if len(maps) > 0 && !project.Inside(cfg.Root, ev.Path) {
-			return nil
+			return nil, nil
 		}
-		return maps
+		return maps, err
 	case transcript.Command:
 		return cfg.MatchCommand(ev.Command)
 	case transcript.Prompt:
@@ -140,7 +155,7 @@ func armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) []*config
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // settle records the reconciliation in the verdict and moves the mark: to
