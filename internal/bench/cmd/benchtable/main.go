@@ -122,25 +122,61 @@ func (o *options) env(root string) []string {
 // buildHello compiles the floor: the standard library's hello world, built
 // by the same Go as stopgate.
 func buildHello(gocmd, dir string) (string, error) {
-	src := filepath.Join(dir, "hello")
+	return buildFloor(gocmd, dir, "hello", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n")
+}
+
+// spawnSource is the floor of the gate's parallelism: a bare Go program
+// that starts N `sh -c 'sleep 0.2'` at once, each in its own process group
+// as the gate starts validators, and waits for them. On a machine of few
+// cores, starting 2N programs costs time of its own, whoever starts them;
+// the gate's overhead is what it adds over this.
+const spawnSource = `package main
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+)
+
+func main() {
+	n, _ := strconv.Atoi(os.Args[1])
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := exec.Command("sh", "-c", "sleep 0.2")
+			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			c.Run()
+		}()
+	}
+	wg.Wait()
+}
+`
+
+// buildFloor compiles a one-file program by the same Go as stopgate.
+func buildFloor(gocmd, dir, name, source string) (string, error) {
+	src := filepath.Join(dir, name)
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		return "", err
 	}
 	files := map[string]string{
-		"go.mod":  "module hello\n\ngo 1.26\n",
-		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n",
+		"go.mod":  "module " + name + "\n\ngo 1.26\n",
+		"main.go": source,
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
 			return "", err
 		}
 	}
-	out := filepath.Join(src, "hello")
+	out := filepath.Join(src, name)
 	cmd := exec.Command(gocmd, "build", "-o", out, ".")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building hello world: %w: %s", err, msg)
+		return "", fmt.Errorf("building %s: %w: %s", name, err, msg)
 	}
 	return out, nil
 }
@@ -303,11 +339,22 @@ func missing(why string) *bench.Cmd {
 }
 
 // parallelism times the gate on validators that each sleep 0.2 s, beside
-// one such validator run alone: the difference is the gate's overhead.
+// one such validator run alone (the issue's baseline), and beside a bare Go
+// program starting as many at once (the spawn floor): the difference from
+// the floor is what the gate itself adds.
 func (o *options) parallelism(t *bench.Table) error {
+	spawn, err := buildFloor(o.gocmd, o.tmp, "spawnfloor", spawnSource)
+	if err != nil {
+		return err
+	}
 	alone := bench.Case{Name: "one validator alone: sh -c 'sleep 0.2'", Cmd: &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2"}, Env: o.env("")}}
 	cases := []bench.Case{alone}
+	floors := map[string]string{} // gate case → its spawn floor case
 	for _, n := range []int{1, 4, 16, 64} {
+		floor := bench.Case{Name: fmt.Sprintf("spawn floor, %d × sleep 0.2 from a bare Go program", n),
+			Cmd: &bench.Cmd{Path: spawn, Args: []string{fmt.Sprint(n)}, Env: o.env("")}}
+		cases = append(cases, floor)
+		floors[fmt.Sprintf("gate, %d validator(s) × sleep 0.2", n)] = floor.Name
 		p, err := bench.WriteSleepProject(filepath.Join(o.tmp, fmt.Sprintf("sleep-%d", n)), n, "0.2")
 		if err != nil {
 			return err
@@ -327,16 +374,23 @@ func (o *options) parallelism(t *bench.Table) error {
 	o.logf("measuring the gate's parallelism, 1+%d runs each", o.gateRuns)
 	series := bench.Interleave(cases, 1, o.gateRuns)
 	base := series[0]
+	byName := map[string]bench.Series{}
 	for _, s := range series {
-		if s.Name == alone.Name {
+		byName[s.Name] = s
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	for _, s := range series {
+		floorName, isGate := floors[s.Name]
+		if !isGate {
 			o.row(t, s, "–", func() string { return "–" })
 			continue
 		}
-		o.row(t, s, "one validator alone", func() string {
-			if base.Err != nil {
+		o.row(t, s, "one alone / spawn floor", func() string {
+			floor := byName[floorName]
+			if base.Err != nil || floor.Err != nil {
 				return "–"
 			}
-			return fmt.Sprintf("%+.1f ms overhead", float64(s.Median()-base.Median())/float64(time.Millisecond))
+			return fmt.Sprintf("%+.1f ms / %+.1f ms", ms(s.Median()-base.Median()), ms(s.Median()-floor.Median()))
 		})
 	}
 	return nil
