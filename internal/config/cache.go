@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/atomicfile"
 )
 
 // CacheDir is where, under the state dir, LoadCompiled keeps compiled
@@ -203,20 +205,7 @@ func writeCache(path string, data []byte) {
 		return
 	}
 	sweepCacheTemps(dir)
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: ".tmp-", NoSync: true})
 }
 
 // staleTemp is the age after which a cache temp file is taken for one left
