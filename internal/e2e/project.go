@@ -24,6 +24,8 @@ type Project struct {
 	Env []string
 	// Timeout bounds one Run; zero means 30 seconds (a run takes about one).
 	Timeout time.Duration
+	// AllowedTools is claude's --allowedTools; "" means "Read Write Bash".
+	AllowedTools string
 	// InitOutput is what `gate init` printed, for a stopgate project.
 	InitOutput string
 

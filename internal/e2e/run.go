@@ -87,9 +87,13 @@ func (p *Project) run(api *fakeapi.Server, prompt string, extra ...string) *Resu
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	tools := p.AllowedTools
+	if tools == "" {
+		tools = "Read Write Bash"
+	}
 	args := append([]string{"-p", prompt,
 		"--output-format", "stream-json", "--verbose",
-		"--allowedTools", "Read Write Bash",
+		"--allowedTools", tools,
 		"--debug-file", debug}, extra...)
 	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir = p.Dir

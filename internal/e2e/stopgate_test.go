@@ -131,6 +131,36 @@ func TestSlashCommand(t *testing.T) {
 	finish(t, p, r)
 }
 
+// TestSkillTool: the model runs the mapped command itself with the Skill tool. The
+// client then fires neither a Read nor a UserPromptExpansion, only PostToolUse of
+// Skill, and detect must arm the prompt from it.
+func TestSkillTool(t *testing.T) {
+	p := NewStopgateProject(t)
+	p.AllowedTools = "Read Write Bash Skill"
+	api := Start(t, Script{
+		When(LastHas(blocked), writeJoke(p)),
+		When(ResultOf("Write"), Text("Wrote the joke.")),
+		When(ResultOf("Skill"), Text("Here is a joke, in my head.")),
+		When(AtTurn(0), ToolUse("Skill", map[string]any{"skill": "joke"})),
+	})
+	r := p.Run(api, "Tell me a programming joke.")
+
+	for _, want := range []string{
+		`the prompt "joke" will be checked`, // detect's announcement after the Skill call
+		`✘ prompt "joke", validator "joke-file"`,
+	} {
+		if !r.Told(want) {
+			r.Errorf("the model was not told %q", want)
+		}
+	}
+	for _, h := range r.HookRuns() {
+		if h.Event == "UserPromptExpansion" {
+			r.Errorf("a UserPromptExpansion ran; the Skill call alone must arm the prompt")
+		}
+	}
+	finish(t, p, r)
+}
+
 // TestSubagent: a subagent that reads a mapped prompt is gated at its own SubagentStop;
 // the main thread's stop does not inherit its entry.
 func TestSubagent(t *testing.T) {
