@@ -125,3 +125,23 @@ func TestProtectEmptyVersusAbsent(t *testing.T) {
 		t.Errorf("protect = [] gave %#v, %v; want an empty non-nil list", cfg.Settings.Protect, err)
 	}
 }
+
+// TestProblemIsOneLine guards the one-line error contract against messages
+// that quote control characters (the TOML decoder quotes a bad escape,
+// newline and all).
+func TestProblemIsOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                             "plain",
+		"invalid escape in string '\\\n'": `invalid escape in string '\\n'`,
+		"tab\there\x00":                     `tab\there\x00`,
+		"ünïcode ✘":                         "ünïcode ✘",
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+	_, err := Parse([]byte("\"\\\n"), "/p/mappings.toml", "/p")
+	if err == nil || strings.ContainsAny(err.Error(), "\r\n") {
+		t.Errorf("error is not one line: %q", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -91,9 +92,9 @@ func (p *Problem) Error() string {
 	}
 	b.WriteString(": ")
 	if p.Test != "" {
-		b.WriteString("test " + p.Test + ": ")
+		b.WriteString("test " + config.OneLine(p.Test) + ": ")
 	}
-	b.WriteString(p.Msg)
+	b.WriteString(config.OneLine(p.Msg))
 	return b.String()
 }
 
