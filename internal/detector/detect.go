@@ -73,10 +73,7 @@ func Run(env *cli.Env) error {
 	// Decide: which mappings does it arm?
 	var maps []*config.Mapping
 	if t.kind == queue.TriggerRead {
-		maps, err = cfg.MatchPath(t.rel)
-		if len(maps) > 0 && !project.Inside(root, t.path) {
-			return nil // a symlink leading out of the project is not its prompt
-		}
+		maps, err = cfg.MatchRead(t.path)
 	} else {
 		maps, err = cfg.MatchCommand(t.command)
 	}
@@ -120,7 +117,6 @@ func Run(env *cli.Env) error {
 type trigger struct {
 	kind    string // a queue.Trigger*, or "" for nothing to match
 	path    string // the file read, absolute
-	rel     string // the file read, relative to root
 	command string // the slash command, without "/"
 }
 
@@ -142,11 +138,10 @@ func triggerOf(in *hook.Input, root string) trigger {
 		if !strings.HasSuffix(path, ".md") {
 			return trigger{}
 		}
-		rel, ok := project.Rel(root, path)
-		if !ok {
+		if _, ok := project.Rel(root, path); !ok {
 			return trigger{}
 		}
-		return trigger{kind: queue.TriggerRead, path: path, rel: rel}
+		return trigger{kind: queue.TriggerRead, path: path}
 	case hook.UserPromptExpansion:
 		if in.ExpansionType != "" && in.ExpansionType != "slash_command" || in.CommandName == "" {
 			return trigger{}

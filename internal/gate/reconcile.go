@@ -12,7 +12,6 @@ import (
 	"github.com/stopgate/stopgate/internal/detector"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
@@ -134,18 +133,7 @@ func reconcile(env *cli.Env, cfg *config.Compiled, in *hook.Input, q *queue.Queu
 func armed(cfg *config.Compiled, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
 	switch ev.Kind {
 	case transcript.Read:
-		if !strings.HasSuffix(ev.Path, ".md") {
-			return nil, nil
-		}
-		rel, ok := project.Rel(cfg.Root, ev.Path)
-		if !ok {
-			return nil, nil
-		}
-		maps, err := cfg.MatchPath(rel)
-		if len(maps) > 0 && !project.Inside(cfg.Root, ev.Path) {
-			return nil, nil
-		}
-		return maps, err
+		return cfg.MatchRead(ev.Path)
 	case transcript.Command:
 		return cfg.MatchCommand(ev.Command)
 	case transcript.Prompt:
