@@ -131,10 +131,10 @@ func TestProtectEmptyVersusAbsent(t *testing.T) {
 // newline and all).
 func TestProblemIsOneLine(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain":                             "plain",
+		"plain":                           "plain",
 		"invalid escape in string '\\\n'": `invalid escape in string '\\n'`,
-		"tab\there\x00":                     `tab\there\x00`,
-		"ünïcode ✘":                         "ünïcode ✘",
+		"tab\there\x00":                   `tab\there\x00`,
+		"ünïcode ✘":                       "ünïcode ✘",
 	} {
 		if got := OneLine(in); got != want {
 			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
