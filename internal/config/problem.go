@@ -72,6 +72,18 @@ func (ps Problems) Unwrap() []error {
 	return errs
 }
 
+// Lines is each problem on its own line, each hint indented under it.
+func (ps Problems) Lines() []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Error())
+		if p.Hint != "" {
+			out = append(out, "  hint: "+p.Hint)
+		}
+	}
+	return out
+}
+
 // Errors returns the problems that are not warnings.
 func (ps Problems) Errors() Problems {
 	var out Problems

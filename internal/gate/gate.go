@@ -26,6 +26,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -150,14 +151,8 @@ func missingConfig(env *cli.Env, root string, scope queue.Scope) error {
 func configReason(err error) string {
 	var ps config.Problems
 	if errors.As(err, &ps) {
-		msg := "stopgate cannot check this stop: mappings.toml has mistakes; fix them (the agent must not edit its own gate):"
-		for _, p := range ps.Errors() {
-			msg += "\n" + p.Error()
-			if p.Hint != "" {
-				msg += "\n  hint: " + p.Hint
-			}
-		}
-		return msg
+		return "stopgate cannot check this stop: mappings.toml has mistakes; fix them (the agent must not edit its own gate):\n" +
+			strings.Join(ps.Errors().Lines(), "\n")
 	}
 	return "stopgate cannot check this stop: " + err.Error()
 }

@@ -92,7 +92,7 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 			}
 			for _, u := range s.Tests {
 				if u.saves(n) {
-					ps = append(ps, &Problem{File: s.File, Line: t.Line, Test: quote(t.ID),
+					ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(quote(t.ID)),
 						Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
 						Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
 					break

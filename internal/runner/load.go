@@ -96,7 +96,7 @@ type loader struct {
 }
 
 func (l *loader) add(line int, test, msg, hint string) {
-	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Test: test, Msg: msg, Hint: hint})
+	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: testKey(test), Msg: msg, Hint: hint})
 }
 
 func (l *loader) decodeJSON(data []byte) map[string]any {

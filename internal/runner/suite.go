@@ -1,9 +1,6 @@
 package runner
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -75,59 +72,20 @@ func (t *Test) saves(name string) bool {
 	return false
 }
 
-// Problem is one mistake in a tests file, located by line and test.
-type Problem struct {
-	File string
-	Line int    // 0 when unknown
-	Test string // the test's id, `#N` when it has none, "" for the file itself
-	Msg  string
-	Hint string
-}
-
-func (p *Problem) Error() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d", p.Line)
-	}
-	b.WriteString(": ")
-	if p.Test != "" {
-		b.WriteString("test " + config.OneLine(p.Test) + ": ")
-	}
-	b.WriteString(config.OneLine(p.Msg))
-	return b.String()
-}
+// Problem is one mistake in a tests file: the config loader's, with the
+// test named in Key ("test login", "test #2"), so that both files' mistakes
+// read, wrap and print alike.
+type Problem = config.Problem
 
 // Problems is every mistake found in one load, in file order.
-type Problems []*Problem
+type Problems = config.Problems
 
-func (ps Problems) Error() string {
-	msgs := make([]string, len(ps))
-	for i, p := range ps {
-		msgs[i] = p.Error()
+// testKey is the Key of a problem in test id, or "" for the file itself.
+func testKey(id string) string {
+	if id == "" {
+		return ""
 	}
-	return strings.Join(msgs, "; ")
-}
-
-// Unwrap gives each problem to errors.Is and errors.As.
-func (ps Problems) Unwrap() []error {
-	errs := make([]error, len(ps))
-	for i, p := range ps {
-		errs[i] = p
-	}
-	return errs
-}
-
-// Lines is each problem on its own line, each hint indented under it.
-func (ps Problems) Lines() []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Error())
-		if p.Hint != "" {
-			out = append(out, "  hint: "+p.Hint)
-		}
-	}
-	return out
+	return "test " + id
 }
 
 func contains(list []string, s string) bool {
