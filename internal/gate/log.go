@@ -16,17 +16,12 @@ import (
 // runLog is `gate log [--since D]`: the gate's decisions, oldest first, one
 // line each; --json prints the log's own JSON lines.
 func runLog(env *cli.Env, args []string) error {
-	ws, since, asJSON, err := logFlags(env, "log", args)
+	d, err := readDecisions(env, "log", args)
 	if err != nil {
 		return err
 	}
-	dir, _ := ws.stateDir()
-	records, skipped, err := outcome.Read(dir, since)
-	if err != nil {
-		return err
-	}
-	noteSkipped(env, skipped)
-	if asJSON {
+	records := d.records
+	if d.asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		for _, r := range records {
 			if err := enc.Encode(r); err != nil {
@@ -36,7 +31,7 @@ func runLog(env *cli.Env, args []string) error {
 		return nil
 	}
 	if len(records) == 0 {
-		fmt.Fprintf(env.Stdout, "no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
+		fmt.Fprint(env.Stdout, d.none)
 		return nil
 	}
 	p := paletteFor(env)
@@ -76,25 +71,19 @@ func runLog(env *cli.Env, args []string) error {
 // validator, attempts until a prompt passes, blocks per session, and the
 // slowest validators.
 func runStats(env *cli.Env, args []string) error {
-	ws, since, asJSON, err := logFlags(env, "stats", args)
+	d, err := readDecisions(env, "stats", args)
 	if err != nil {
 		return err
 	}
-	dir, _ := ws.stateDir()
-	records, skipped, err := outcome.Read(dir, since)
-	if err != nil {
-		return err
-	}
-	noteSkipped(env, skipped)
-	st := outcome.Summarize(records)
-	if asJSON {
+	st := outcome.Summarize(d.records)
+	if d.asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(statsJSON(st))
 	}
 	w := env.Stdout
 	if st.Decisions == 0 {
-		fmt.Fprintf(w, "no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
+		fmt.Fprint(w, d.none)
 		return nil
 	}
 	fmt.Fprintf(w, "%s from %s to %s: %d passed, %d blocked, %d halted\n", plural(st.Decisions, "decision", "decisions"),
@@ -149,6 +138,29 @@ func runStats(env *cli.Env, args []string) error {
 		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(slow, ", "))
 	}
 	return nil
+}
+
+// decisions is what gate log and gate stats read: the outcome log's records
+// since --since, and what to say when there are none.
+type decisions struct {
+	records []outcome.Record
+	asJSON  bool
+	none    string
+}
+
+func readDecisions(env *cli.Env, name string, args []string) (*decisions, error) {
+	ws, since, asJSON, err := logFlags(env, name, args)
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := ws.stateDir()
+	records, skipped, err := outcome.Read(dir, since)
+	if err != nil {
+		return nil, err
+	}
+	noteSkipped(env, skipped)
+	none := fmt.Sprintf("no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
+	return &decisions{records: records, asJSON: asJSON, none: none}, nil
 }
 
 func logFlags(env *cli.Env, name string, args []string) (ws workspace, since time.Time, asJSON bool, err error) {
