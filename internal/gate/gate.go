@@ -109,17 +109,22 @@ func Run(env *cli.Env) error {
 		v = Decide(context.Background(), cfg, in, entries, prior)
 	}
 	rec.settle(env, q, v)
-	return v.apply(env, q, scope)
+	return v.apply(env, q, scope, prior)
 }
 
 // apply writes the verdict: the queue and block count first, so that a gate
-// killed after deciding errs towards checking again, then the answer.
-func (v *Verdict) apply(env *cli.Env, q *queue.Queue, scope queue.Scope) error {
-	if err := q.Remove(scope, v.Done); err != nil {
-		return err
+// killed after deciding errs towards checking again, then the answer. A
+// stop that changes neither (most stops: nothing pending) writes nothing.
+func (v *Verdict) apply(env *cli.Env, q *queue.Queue, scope queue.Scope, prior int) error {
+	if len(v.Done) > 0 {
+		if err := q.Remove(scope, v.Done); err != nil {
+			return err
+		}
 	}
-	if err := q.SetBlocks(scope, v.Blocks); err != nil {
-		return err
+	if v.Blocks != prior {
+		if err := q.SetBlocks(scope, v.Blocks); err != nil {
+			return err
+		}
 	}
 	v.record(env, q, scope)
 	switch v.Kind {
