@@ -22,11 +22,13 @@ import (
 //	20  uint32 CRC-32 of the tables
 //	24  key: SHA-256 of the config text
 //	56  fingerprint of the config file when the text was read (memo.go)
-//	96  uint32 counts: validators, mappings, paths, commands
-//	112 context (what besides the text decides a parse), then the
+//	96  uint32 counts: validators, mappings, paths, commands, runs
+//	116 context (what besides the text decides a parse), then the
 //	    settings record's body
 //	tables, one uint32 record offset per entry: validators sorted by
-//	    name, mappings in file order, paths and commands sorted by key
+//	    name, mappings in file order, paths and commands sorted by key,
+//	    and one record listing every run validator's name and command in
+//	    file order (the tamper guard reads it on every write it judges)
 //	records, each: uvarint length, body, uint32 CRC-32 of the body
 //
 // Integers in the head and tables are little-endian; in bodies strings
@@ -34,7 +36,7 @@ import (
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 3
+	indexVersion = 4
 	keySize      = sha256.Size
 
 	offCRC       = 8
@@ -44,7 +46,7 @@ const (
 	offKey       = 24
 	offPrint     = offKey + keySize
 	offCounts    = offPrint + printSize
-	offContext   = offCounts + 4*4
+	offContext   = offCounts + 5*4
 
 	// maxRecord bounds a record's claimed length, so a corrupt one cannot
 	// make a lookup allocate without limit.
@@ -79,13 +81,13 @@ func encode(cfg *Config, context string, key [keySize]byte, print fingerprint) [
 		commands[d] = appendOnce(commands[d], i)
 	}
 	pathKeys, commandKeys := sortedKeys(paths), sortedKeys(commands)
-	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys)}
+	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys), 1}
 
 	var tail writer
 	tail.str(context)
 	tail.settings(&cfg.Settings)
 	headEnd := offContext + len(tail.b)
-	tablesEnd := headEnd + 4*(counts[0]+counts[1]+counts[2]+counts[3])
+	tablesEnd := headEnd + 4*(counts[0]+counts[1]+counts[2]+counts[3]+counts[4])
 
 	head := make([]byte, offContext, headEnd)
 	copy(head, indexMagic)
@@ -136,6 +138,19 @@ func encode(cfg *Config, context string, key [keySize]byte, print fingerprint) [
 			})
 		}
 	}
+	record(func(w *writer) {
+		var runs []*Validator
+		for _, name := range cfg.Order {
+			if v := cfg.Validators[name]; v.Run != "" {
+				runs = append(runs, v)
+			}
+		}
+		w.uvarint(uint64(len(runs)))
+		for _, v := range runs {
+			w.str(v.Name)
+			w.str(v.Run)
+		}
+	})
 	binary.LittleEndian.PutUint32(head[offTablesCRC:], checksum(tables))
 	sealHead(head)
 	out := make([]byte, 0, len(head)+len(tables)+len(recs.b))
@@ -208,6 +223,7 @@ type head struct {
 	key                                   [keySize]byte
 	print                                 fingerprint
 	validators, mappings, paths, commands table
+	runs                                  table // one record: the run validators
 	settings                              Settings
 }
 
@@ -242,11 +258,11 @@ func readHead(src io.ReaderAt) (*head, error) {
 	copy(h.key[:], b[offKey:])
 	h.print = getFingerprint(b[offPrint:])
 	at := 0
-	for i, t := range []*table{&h.validators, &h.mappings, &h.paths, &h.commands} {
+	for i, t := range []*table{&h.validators, &h.mappings, &h.paths, &h.commands, &h.runs} {
 		*t = table{at: at, n: int(binary.LittleEndian.Uint32(b[offCounts+4*i:]))}
 		at += 4 * t.n
 	}
-	if at != h.tablesEnd-h.headEnd {
+	if at != h.tablesEnd-h.headEnd || h.runs.n != 1 {
 		return nil, errCorrupt
 	}
 	r := reader{b: b[offContext:]}

@@ -1,17 +1,11 @@
 package config
 
-import (
-	"encoding/hex"
-	"sort"
-)
-
-// Key identifies the config text the compiled form was made from (a
-// SHA-256 of it, in hex): for caches of what is derived from the config.
-func (c *Compiled) Key() string { return hex.EncodeToString(c.head.key[:]) }
-
-// Runs returns the validators that run a program, in file order: what the
-// PreToolUse guard protects. Like every lookup it reads the compiled
-// records, and parses the config only when they are malformed.
+// Runs returns the validators that run a program, in file order, with
+// their Name and Run: what the PreToolUse guard protects, which it asks on
+// every Write, Edit and Bash call it judges. The compiled form keeps them
+// in one record, so that costs one read however many validators there are;
+// like every lookup it parses the config only when that record is
+// malformed.
 func (c *Compiled) Runs() ([]*Validator, error) {
 	if c.full == nil {
 		if vs, err := c.runs(); err == nil {
@@ -31,30 +25,22 @@ func (c *Compiled) Runs() ([]*Validator, error) {
 }
 
 func (c *Compiled) runs() ([]*Validator, error) {
-	type found struct {
-		v     *Validator
-		order int
+	body, err := c.record(c.head.runs, 0)
+	if err != nil {
+		return nil, err
 	}
-	var out []found
-	for i := 0; i < c.head.validators.n; i++ {
-		body, err := c.record(c.head.validators, i)
-		if err != nil {
-			return nil, err
-		}
-		r := reader{b: body}
-		v := &Validator{Name: r.str()}
-		order := r.validatorBody(v)
-		if r.err != nil || v.Name == "" || (v.File == "") == (v.Run == "") {
+	r := reader{b: body}
+	n := r.index(c.head.validators.n + 1)
+	vs := make([]*Validator, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		v := &Validator{Name: r.str(), Run: r.str()}
+		if v.Name == "" || v.Run == "" {
 			return nil, errCorrupt
 		}
-		if v.Run != "" {
-			out = append(out, found{v, order})
-		}
+		vs = append(vs, v)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].order < out[j].order })
-	vs := make([]*Validator, len(out))
-	for i, f := range out {
-		vs[i] = f.v
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errCorrupt
 	}
 	return vs, nil
 }

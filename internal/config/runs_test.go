@@ -43,8 +43,8 @@ run = "make alpha"
 		if err != nil || names(vs) != want {
 			t.Errorf("load %d: Runs() = %q, %v; want %q", i, names(vs), err, want)
 		}
-		if len(c.Key()) != 64 {
-			t.Errorf("Key() = %q", c.Key())
+		if i == 1 && c.full != nil {
+			t.Errorf("load %d: Runs() parsed the config; the index's runs record should answer", i)
 		}
 		c.Close()
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/queue"
 )
 
 // guardTool is detect's PreToolUse answer, the tamper guard (package
@@ -57,42 +56,19 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
 	return loadErr
 }
 
-// guardRuns returns the run validators, remembered under the state dir by
-// the config's content key: listing them from the compiled config reads
-// every validator's record, which at thousands of validators costs more
-// than the whole hook may, on every Write, Edit and Bash call.
+// guardRuns returns the run validators, from the one record the compiled
+// config keeps of them.
 func guardRuns(cfg *config.Compiled) ([]guard.Run, error) {
-	dir := filepath.Join(cfg.StateDir(), guardCache)
-	path := filepath.Join(dir, "runs-"+cfg.Key()[:32]+".json")
-	var runs []guard.Run
-	if queue.ReadJSON(path, &runs) == nil {
-		return runs, nil
-	}
 	vs, err := cfg.Runs()
 	if err != nil {
 		return nil, err
 	}
-	runs = make([]guard.Run, 0, len(vs))
-	for _, v := range vs {
-		runs = append(runs, guard.Run{Name: v.Name, Command: v.Run})
-	}
-	// Best effort: a cache that cannot be written costs the next call the
-	// listing again, never an answer.
-	if q, err := queue.Open(cfg.StateDir()); err == nil && os.MkdirAll(dir, 0o755) == nil {
-		q.Locked(func() error {
-			queue.SweepTemps(dir)
-			old, _ := filepath.Glob(filepath.Join(dir, "runs-*.json"))
-			for _, o := range old {
-				os.Remove(o) // for an older config
-			}
-			return queue.WriteJSON(path, runs)
-		})
+	runs := make([]guard.Run, len(vs))
+	for i, v := range vs {
+		runs[i] = guard.Run{Name: v.Name, Command: v.Run}
 	}
 	return runs, nil
 }
-
-// guardCache is the guard's folder under the state dir.
-const guardCache = "guard"
 
 // hookPrograms returns stopgate's hook programs: those beside this one and
 // those gate init registers in the project's bin/. The guard protects the
