@@ -65,11 +65,26 @@ func Defaults(src Source) *Set {
 		{Path: src.StateDir, Why: "it is stopgate's state dir, which holds the checks pending before you may stop"},
 		{Path: src.File, Why: "it is stopgate's config, which says what is checked before you may stop"},
 	}
+	// Thousands of validators usually share a few programs: judge each plain
+	// first word once, and protect each program once (New would drop the
+	// repeats anyway, after building them).
+	plain := map[string]string{}
+	protected := map[string]bool{}
 	for _, r := range src.Runs {
-		prog := program(r.Command, root)
-		if prog == "" {
+		first := firstWord(r.Command)
+		prog, ok := plain[first]
+		if !ok {
+			var isPlain bool
+			if prog, isPlain = plainProgram(r.Command, root); isPlain {
+				plain[first] = prog
+			} else {
+				prog = analyzedProgram(r.Command, root)
+			}
+		}
+		if prog == "" || protected[prog] {
 			continue
 		}
+		protected[prog] = true
 		if dir := path.Dir(prog); dir != root && path.Base(dir) == ValidatorsDir {
 			ps = append(ps, Protected{Path: dir, Why: "it holds the program of the validator " + quote(r.Name)})
 			continue
@@ -102,6 +117,46 @@ func Defaults(src Source) *Set {
 // interpreter runs; "" when it runs something outside the project or names
 // no file (go test ./..., make lint, python3 -c …).
 func program(run, root string) string {
+	if p, ok := plainProgram(run, root); ok {
+		return p
+	}
+	return analyzedProgram(run, root)
+}
+
+// plainProgram answers the usual run line, a path and plain arguments
+// ("validators/check.sh 42"), without the shell analysis: Defaults asks
+// for every run validator on every call the guard judges, and a config of
+// thousands of validators would spend most of the hook there. ok is false
+// for anything the analysis must see: quotes, expansions, assignments,
+// wrappers, shells and interpreters.
+func plainProgram(run, root string) (p string, ok bool) {
+	first := firstWord(run)
+	if first == "" || !strings.Contains(first, "/") {
+		return "", false
+	}
+	for _, c := range first {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+,@", c)) {
+			return "", false
+		}
+	}
+	name := path.Base(first)
+	if _, wrapper := wrappers[name]; wrapper || isShell(name) || interpreterNames[name] || strings.HasPrefix(name, "python") {
+		return "", false
+	}
+	p = absolute(first, root)
+	if !within(p, root) || p == root {
+		return "", true
+	}
+	return p, true
+}
+
+// firstWord is run's text up to its first space: all plainProgram reads.
+func firstWord(run string) string {
+	first, _, _ := strings.Cut(strings.TrimLeft(run, " \t"), " ")
+	return first
+}
+
+func analyzedProgram(run, root string) string {
 	cmds, _ := lex(run)
 	if len(cmds) == 0 {
 		return ""
