@@ -25,18 +25,10 @@ func (st *State) countsOf(idx []int) (Counts, time.Duration) {
 	var d time.Duration
 	for _, i := range idx {
 		r := st.Results[i]
-		switch {
-		case r == nil:
-			c.NotRun++
-			continue
-		case r.Status == Passed:
-			c.Passed++
-		case r.Status == Failed:
-			c.Failed++
-		default:
-			c.Skipped++
+		c.add(r)
+		if r != nil {
+			d += r.Duration()
 		}
-		d += r.Duration()
 	}
 	return c, d
 }

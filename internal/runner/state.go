@@ -186,18 +186,23 @@ func (c Counts) String() string {
 func (st *State) counts() Counts {
 	var c Counts
 	for _, r := range st.Results {
-		switch {
-		case r == nil:
-			c.NotRun++
-		case r.Status == Passed:
-			c.Passed++
-		case r.Status == Failed:
-			c.Failed++
-		default:
-			c.Skipped++
-		}
+		c.add(r)
 	}
 	return c
+}
+
+// add counts one test's result; nil is a test not run yet.
+func (c *Counts) add(r *Result) {
+	switch {
+	case r == nil:
+		c.NotRun++
+	case r.Status == Passed:
+		c.Passed++
+	case r.Status == Failed:
+		c.Failed++
+	default:
+		c.Skipped++
+	}
 }
 
 // missing returns the variables t uses that are not saved.
