@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/bench"
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 func main() {
@@ -292,20 +293,12 @@ func (o *options) row(t *bench.Table, s bench.Series, baseline string, result fu
 // file, for testhook, and starts a run there for `testhook next`.
 func (o *options) exampleProject() (string, error) {
 	dir := filepath.Join(o.tmp, "example")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+	err := project.CopyExample(o.repo, dir)
+	if err == nil {
+		err = project.CopyTree(filepath.Join(o.repo, "tests/functional"), filepath.Join(dir, "tests/functional"))
 	}
-	text, err := os.ReadFile(filepath.Join(o.repo, "mappings.toml"))
 	if err != nil {
 		return "", fmt.Errorf("copying the example project: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mappings.toml"), text, 0o644); err != nil {
-		return "", err
-	}
-	for _, p := range []string{"src/prompts", ".claude/commands", "validators", "tests/functional"} {
-		if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join(o.repo, p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("copying the example project: %w", err)
-		}
 	}
 	return dir, nil
 }
