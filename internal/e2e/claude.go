@@ -6,8 +6,8 @@
 // tmp/e2e/claude, and tests skip when it is absent.
 //
 // Scenarios run one after another, not with t.Parallel: the client tolerates parallel
-// runs, but on a 2-core machine they triple the hook durations the client reports, and
-// those are checked against a budget (Result.CheckHooks). One run takes about a second.
+// runs, but on a 2-core machine they triple the hook durations the client reports, which
+// the suite logs (Result.CheckHooks). One run takes about a second.
 package e2e
 
 import (

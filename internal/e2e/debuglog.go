@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -14,13 +13,18 @@ import (
 // A HookRun is one run of a command hook, as the client's debug log reports it:
 //
 //	... [DEBUG] Hooks: PostToolUse:Read ["$CLAUDE_PROJECT_DIR"/bin/detect] finished with status 0 (13ms)
+//	... [DEBUG] Hooks: UserPromptSubmit ["$CLAUDE_PROJECT_DIR"/bin/detect] cancelled (77ms)
+//
+// The client cancels a hook still running when another hook of the same event has
+// already decided (a UserPromptSubmit hook that blocks the prompt cancels its siblings).
 type HookRun struct {
-	Event    string // "PostToolUse", "Stop", "SubagentStop", ...
-	Matcher  string // the tool for tool events ("Read"), else ""
-	Command  string // the command as registered
-	Status   int    // exit status
-	Duration time.Duration
-	End      time.Time // when the client logged the end of the run
+	Event     string // "PostToolUse", "Stop", "SubagentStop", ...
+	Matcher   string // the tool for tool events ("Read"), else ""
+	Command   string // the command as registered
+	Status    int    // exit status; 0 when Cancelled
+	Cancelled bool   // the client stopped waiting for it
+	Duration  time.Duration
+	End       time.Time // when the client logged the end of the run
 }
 
 // Start is when the run began, as far as the log tells.
@@ -31,10 +35,13 @@ func (h HookRun) String() string {
 	if h.Matcher != "" {
 		event += ":" + h.Matcher
 	}
+	if h.Cancelled {
+		return fmt.Sprintf("%s [%s] cancelled after %v", event, h.Command, h.Duration)
+	}
 	return fmt.Sprintf("%s [%s] status %d in %v", event, h.Command, h.Status, h.Duration)
 }
 
-var hookRunRE = regexp.MustCompile(`^(\S+) \[\w+\] Hooks: ([A-Za-z]+)(?::(\S+))? \[(.*)\] finished with status (-?\d+) \((\d+)ms\)$`)
+var hookRunRE = regexp.MustCompile(`^(\S+) \[\w+\] Hooks: ([A-Za-z]+)(?::(\S+))? \[(.*)\] (?:finished with status (-?\d+)|(cancelled)) \((\d+)ms\)$`)
 
 // HookRuns returns every command hook run in a debug log, in order.
 func HookRuns(debug string) []HookRun {
@@ -46,8 +53,9 @@ func HookRuns(debug string) []HookRun {
 		}
 		end, _ := time.Parse(time.RFC3339Nano, m[1])
 		status, _ := strconv.Atoi(m[5])
-		ms, _ := strconv.Atoi(m[6])
-		runs = append(runs, HookRun{Event: m[2], Matcher: m[3], Command: m[4], Status: status, Duration: time.Duration(ms) * time.Millisecond, End: end})
+		ms, _ := strconv.Atoi(m[7])
+		runs = append(runs, HookRun{Event: m[2], Matcher: m[3], Command: m[4], Status: status, Cancelled: m[6] != "",
+			Duration: time.Duration(ms) * time.Millisecond, End: end})
 	}
 	return runs
 }
@@ -135,39 +143,22 @@ func Overlapping(runs []HookRun) []int {
 	return n
 }
 
-// BudgetEnv overrides CheckHooks' budget, e.g. STOPGATE_E2E_HOOK_BUDGET=200ms on a
-// loaded machine, or "off".
-const BudgetEnv = "STOPGATE_E2E_HOOK_BUDGET"
-
-// CheckHooks logs every hook run with its duration and fails the test if a hook ran
-// longer than budget, exited non-zero, printed keys the client ignored, or failed, or
-// if a captured input fails CheckInputs.
+// CheckHooks logs every hook run with its duration as the client measured it, and
+// fails the test if a hook exited non-zero, printed keys the client ignored, or
+// failed, or if a captured input fails CheckInputs.
 //
-// Durations are the client's, spawn included. Runs that overlap share the CPUs, so
-// one of k overlapping runs gets budget × ⌈k/NumCPU⌉; and a machine busy with other
-// work during the run (Result.Load above the CPU count) scales the budget by load per
-// CPU, as logged.
-func (r *Result) CheckHooks(budget time.Duration) {
+// Durations are logged, never judged: on a shared 2-core machine a hook's wall time
+// says more about the machine than about the hook. They are measured in `make bench`
+// and reported in docs/conformance.md.
+func (r *Result) CheckHooks() {
 	r.t.Helper()
-	if env := os.Getenv(BudgetEnv); env == "off" {
-		budget = 0
-	} else if d, err := time.ParseDuration(env); err == nil {
-		budget = d
-	}
-	if f := loadFactor(r.Load); budget > 0 && f > 1 {
-		r.t.Logf("load average %.1f on %d CPUs: hook budget %v scaled ×%.1f", r.Load, runtime.NumCPU(), budget, f)
-		budget = time.Duration(float64(budget) * f)
-	}
 	runs := r.HookRuns()
 	overlap := Overlapping(runs)
+	r.t.Logf("load average %.1f on %d CPUs", r.Load, runtime.NumCPU())
 	for i, h := range runs {
-		allowed := budget * time.Duration((overlap[i]+runtime.NumCPU()-1)/runtime.NumCPU())
 		r.t.Logf("hook %v (%d at once)", h, overlap[i])
 		if h.Status != 0 {
 			r.t.Errorf("hook %v: exit status %d", h, h.Status)
-		}
-		if budget > 0 && h.Duration > allowed {
-			r.t.Errorf("hook %v: slower than %v (%d at once; %s=200ms eases this on a loaded machine)", h, allowed, overlap[i], BudgetEnv)
 		}
 	}
 	for _, line := range Unrecognized(r.Debug) {

@@ -28,10 +28,10 @@ func TestHookRuns(t *testing.T) {
 		return ts
 	}
 	want := []HookRun{
-		{"UserPromptSubmit", "", `"$CLAUDE_PROJECT_DIR"/bin/h ups`, 0, 14 * time.Millisecond, at("16:12.172")},
-		{"PreToolUse", "Read", `echo '{"replace":"x"}'`, 0, 15 * time.Millisecond, at("16:43.244")},
-		{"PostToolUse", "Read", `echo oops >&2; exit 1`, 1, 6 * time.Millisecond, at("16:43.300")},
-		{"Stop", "", `"$CLAUDE_PROJECT_DIR"/bin/stop`, 0, 15 * time.Millisecond, at("16:12.469")},
+		{Event: "UserPromptSubmit", Matcher: "", Command: `"$CLAUDE_PROJECT_DIR"/bin/h ups`, Status: 0, Duration: 14 * time.Millisecond, End: at("16:12.172")},
+		{Event: "PreToolUse", Matcher: "Read", Command: `echo '{"replace":"x"}'`, Status: 0, Duration: 15 * time.Millisecond, End: at("16:43.244")},
+		{Event: "PostToolUse", Matcher: "Read", Command: `echo oops >&2; exit 1`, Status: 1, Duration: 6 * time.Millisecond, End: at("16:43.300")},
+		{Event: "Stop", Matcher: "", Command: `"$CLAUDE_PROJECT_DIR"/bin/stop`, Status: 0, Duration: 15 * time.Millisecond, End: at("16:12.469")},
 	}
 	got := HookRuns(sampleDebug)
 	if len(got) != len(want) {

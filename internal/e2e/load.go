@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 )
@@ -20,16 +19,4 @@ func loadAverage() float64 {
 		return 0
 	}
 	return load
-}
-
-// loadFactor is how much slower than on an idle machine a process may run when load
-// processes want the machine's CPUs: at least 1, else load per CPU. The hook budget is
-// a claim about stopgate, not about what else the machine is doing (other test
-// packages, other people's builds), so it is scaled by this and the scaling is logged.
-func loadFactor(load float64) float64 {
-	f := load / float64(runtime.NumCPU())
-	if f < 1 {
-		return 1
-	}
-	return f
 }

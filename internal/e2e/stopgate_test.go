@@ -3,14 +3,10 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 
 	// Dot import: scenarios read as scripts of model turns.
 	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
 )
-
-// hookBudget is the longest a stopgate hook may take, as the client measures it.
-const hookBudget = 50 * time.Millisecond
 
 // blocked starts every block reason the gate gives the model.
 const blocked = "stopgate: you may not stop yet"
@@ -46,7 +42,7 @@ func finish(t *testing.T, p *Project, r *Result) {
 	if pending := p.Pending(); len(pending) > 0 {
 		r.Errorf("entries left pending: %v", pending)
 	}
-	r.CheckHooks(hookBudget)
+	r.CheckHooks()
 }
 
 // TestJoke: reading a mapped prompt arms it; a stop without the work is blocked with the
@@ -287,7 +283,7 @@ fix = "There is no fix."
 	if pending := p.Pending(); len(pending) != 1 {
 		r.Errorf("pending %v, want the doomed entry kept", pending)
 	}
-	r.CheckHooks(hookBudget)
+	r.CheckHooks()
 }
 
 func appendFile(p *Project, rel, text string) {

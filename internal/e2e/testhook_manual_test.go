@@ -74,7 +74,7 @@ func TestTesthookByHand(t *testing.T) {
 		if s.model != "" && !r.Told(s.model) {
 			r.Errorf("%q: the model was not told %q", s.prompt, s.model)
 		}
-		r.CheckHooks(hookBudget)
+		r.CheckHooks()
 	}
 
 	report := p.ReadFile("tests/functional/report.md")

@@ -79,7 +79,7 @@ func TestTesthookAuto(t *testing.T) {
 	if u := Unrecognized(r.Debug); len(u) > 0 {
 		r.Errorf("the client ignored output keys: %v", u)
 	}
-	r.CheckHooks(hookBudget)
+	r.CheckHooks()
 }
 
 // TestTesthookBlockCap: with CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=4 the client would end a
@@ -117,7 +117,7 @@ func TestTesthookBlockCap(t *testing.T) {
 	if !strings.Contains(run, `"paused": true`) || !strings.Contains(run, `"pauses": [`) {
 		r.Errorf("the run did not pause:\n%s", run)
 	}
-	r.CheckHooks(hookBudget)
+	r.CheckHooks()
 }
 
 // TestTesthookStepByStep: /run-tests without --auto is answered by testhook alone: the
