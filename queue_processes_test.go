@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // These tests run detect and gate as real processes (this test binary,
@@ -38,7 +39,11 @@ func procStart(t *testing.T, root, name string, input []byte) *procHook {
 	t.Helper()
 	p := &procHook{cmd: exec.Command(name), stdin: input}
 	p.cmd.Dir = root
-	p.cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+root)
+	// These tests claim that nothing is lost however many writers meet, not
+	// how long one waits: 200 processes on 2 busy cores can queue for the
+	// lock longer than the hooks' own deadline (statedir.DefaultWait),
+	// which gate_fault_lock_held proves on its own.
+	p.cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+root, statedir.WaitEnv+"=2m")
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	return p
 }

@@ -41,17 +41,26 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
+		Condition: func(cond string) (bool, error) {
+			if cond == "mountable" {
+				return mountable(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CLAUDE_PROJECT_DIR", env.WorkDir)
 			env.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"expand":  cmdExpand,
-			"example": cmdExample,
-			"queue":   cmdQueue,
-			"exits":   cmdExits,
-			"gone":    cmdGone,
+			"expand":   cmdExpand,
+			"example":  cmdExample,
+			"queue":    cmdQueue,
+			"exits":    cmdExits,
+			"gone":     cmdGone,
+			"waitfile": cmdWaitFile,
+			"faultfs":  cmdFaultFS,
+			"signal":   cmdSignal,
 		},
 	})
 }

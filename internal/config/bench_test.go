@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stopgate/stopgate/internal/bench"
 )
@@ -17,12 +16,9 @@ import (
 var benchSizes = []int{10, 1000, 10000}
 
 // benchProject writes a generated project of n mappings and returns its
-// config file, already older than the racily-clean margin.
+// config file.
 func benchProject(b *testing.B, n int) (root, file string) {
 	b.Helper()
-	old := settle
-	settle = -time.Hour // the config counts as settled at once
-	b.Cleanup(func() { settle = old })
 	root = b.TempDir()
 	file = filepath.Join(root, "mappings.toml")
 	if err := os.WriteFile(file, []byte(bench.Mappings(n)), 0o644); err != nil {
@@ -105,13 +101,8 @@ func BenchmarkLoad(b *testing.B) {
 		} else {
 			c.Close()
 		}
-		for _, mode := range []string{"cached", "hashed"} {
+		for _, mode := range []string{"cached"} {
 			b.Run(fmt.Sprintf("mappings=%d/cache=%s", n, mode), func(b *testing.B) {
-				if mode == "hashed" {
-					old := settle
-					settle = 1 << 40 // no fingerprint is settled: about 18 minutes
-					defer func() { settle = old }()
-				}
 				for b.Loop() {
 					c, err := LoadCompiled(file, root)
 					if err != nil {

@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"hash/fnv"
 	"os"
@@ -21,49 +20,34 @@ import (
 const CacheDir = "cache"
 
 // LoadCompiled is Load for a hook that answers one event. When the index
-// cache under the state dir holds a compilation of the config's text, it
-// opens that instead of parsing: parsing a mappings.toml of thousands of
-// mappings takes far longer than a hook may. Close the result when done.
+// cache under the state dir holds a compilation of the config's exact
+// text, it opens that instead of parsing: parsing a mappings.toml of
+// thousands of mappings takes far longer than a hook may. Close the result
+// when done.
 //
 // A compilation is keyed by the SHA-256 of the text and of what else
-// decides a parse (the index format, stopgate's version, the block cap); a
-// load reads and hashes the text unless the file's stat fingerprint proves
-// it unchanged since it was hashed (see fingerprint). Every part of the
-// index is checked against a CRC as it is read, and it is written
+// decides a parse (the index format, stopgate's version, the block cap),
+// and the text is read and hashed on every load: a file's stat (size,
+// times, inode) can be made to match another text, and a cache trusted on
+// it could disarm every prompt while git shows nothing changed. Every part
+// of the index is checked against a CRC as it is read, and it is written
 // atomically. A cache that is missing, stale, corrupt or cannot be written
 // costs a full parse, never a wrong answer. Errors are Load's: a config
 // with mistakes is never cached.
 func LoadCompiled(file, root string) (*Compiled, error) {
-	f, err := os.Open(file)
+	text, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	l := &loader{file: file, root: root, print: fingerprintOf(info), context: contextKey()}
-
-	// Most projects keep the default state dir: look there before reading
-	// the text to find out.
-	home := cachePath(resolve(root, DefaultStateDir), file)
-	if c := l.open(home, nil); c != nil {
-		return c, nil
-	}
-	text, err := readAll(f, info.Size())
-	if err != nil {
-		return nil, err
-	}
-	if after, err := f.Stat(); err != nil || fingerprintOf(after) != l.print {
-		l.print = fingerprint{} // changed while read: the text has no fingerprint
 	}
 	key := sha256.Sum256(text)
-	l.key = &key
-	guess := cachePath(resolve(root, stateDirGuess(text)), file)
+	l := &loader{file: file, root: root, context: contextKey(), key: key}
+
+	// Most projects keep the default state dir: look there first.
+	home := cachePath(resolve(root, DefaultStateDir), file)
 	if c := l.open(home, text); c != nil {
 		return c, nil
 	}
+	guess := cachePath(resolve(root, stateDirGuess(text)), file)
 	if guess != home {
 		if c := l.open(guess, text); c != nil {
 			return c, nil
@@ -74,7 +58,7 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := encode(cfg, l.context, key, l.print)
+	data := encode(cfg, l.context, key)
 	h, err := readHead(bytes.NewReader(data))
 	if err != nil {
 		return nil, err // a bug in encode: tests guard against it
@@ -90,72 +74,25 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 // loader opens cached compilations of one config file.
 type loader struct {
 	file, root string
-	print      fingerprint    // of the config file, zero when unknown
-	context    string         // see contextKey
-	key        *[keySize]byte // of the text, once read
+	context    string // see contextKey
+	key        [keySize]byte
 }
 
 // open returns the compilation cached at path if it is of the config's
-// text, or nil. Before the text is read (text == nil) only a settled
-// fingerprint can prove that; after, the key does.
+// text, or nil.
 func (l *loader) open(path string, text []byte) *Compiled {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
-	h, info, err := readCached(f)
-	if err == nil && h.context == l.context {
-		switch {
-		case text == nil && h.print == l.print && h.print.settledBefore(info.ModTime()):
-			c := newCompiled(h, f, l.file, l.root)
-			c.closer = f
-			return c
-		case text != nil && h.key == *l.key:
-			if h.print != l.print || !h.print.settledBefore(info.ModTime()) {
-				l.refresh(path, f, info.Size())
-			}
-			c := newCompiled(h, f, l.file, l.root)
-			c.closer, c.text = f, text
-			return c
-		}
-	}
-	f.Close()
-	return nil
-}
-
-func readCached(f *os.File) (*head, os.FileInfo, error) {
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
 	h, err := readHead(f)
-	return h, info, err
-}
-
-// refresh rewrites the cache at path with the config's current
-// fingerprint, once that is settled: a config touched but not changed
-// would otherwise be hashed on every load.
-func (l *loader) refresh(path string, f *os.File, size int64) {
-	if !l.print.settledBefore(time.Now()) {
-		return
+	if err != nil || h.context != l.context || h.key != l.key {
+		f.Close()
+		return nil
 	}
-	data := make([]byte, size)
-	if _, err := f.ReadAt(data, 0); err != nil {
-		return
-	}
-	headEnd := binary.LittleEndian.Uint32(data[offHeadEnd:])
-	if int64(headEnd) > size {
-		return
-	}
-	l.print.put(data[offPrint:])
-	sealHead(data[:headEnd])
-	writeCache(path, data)
-}
-
-func readAll(f *os.File, size int64) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, size+1))
-	_, err := buf.ReadFrom(f)
-	return buf.Bytes(), err
+	c := newCompiled(h, f, l.file, l.root)
+	c.closer, c.text = f, text
+	return c
 }
 
 // contextKey says what besides the text decides a parse, so that a

@@ -21,9 +21,8 @@ import (
 //	16  uint32 tablesEnd: where the records start
 //	20  uint32 CRC-32 of the tables
 //	24  key: SHA-256 of the config text
-//	56  fingerprint of the config file when the text was read (memo.go)
-//	96  uint32 counts: validators, mappings, paths, commands, runs
-//	116 context (what besides the text decides a parse), then the
+//	56  uint32 counts: validators, mappings, paths, commands, runs
+//	76  context (what besides the text decides a parse), then the
 //	    settings record's body
 //	tables, one uint32 record offset per entry: validators sorted by
 //	    name, mappings in file order, paths and commands sorted by key,
@@ -36,7 +35,7 @@ import (
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 4
+	indexVersion = 5
 	keySize      = sha256.Size
 
 	offCRC       = 8
@@ -44,8 +43,7 @@ const (
 	offTablesEnd = 16
 	offTablesCRC = 20
 	offKey       = 24
-	offPrint     = offKey + keySize
-	offCounts    = offPrint + printSize
+	offCounts    = offKey + keySize
 	offContext   = offCounts + 5*4
 
 	// maxRecord bounds a record's claimed length, so a corrupt one cannot
@@ -60,9 +58,8 @@ func checksum(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 // errCorrupt is what every malformed encoding decodes to.
 var errCorrupt = errors.New("malformed index")
 
-// encode compiles cfg. context and key identify what it was compiled from,
-// print the config file as it was when read.
-func encode(cfg *Config, context string, key [keySize]byte, print fingerprint) []byte {
+// encode compiles cfg. context and key identify what it was compiled from.
+func encode(cfg *Config, context string, key [keySize]byte) []byte {
 	// Validators by name; each record keeps its position in file order.
 	order := make(map[string]int, len(cfg.Order))
 	for i, name := range cfg.Order {
@@ -95,7 +92,6 @@ func encode(cfg *Config, context string, key [keySize]byte, print fingerprint) [
 	binary.LittleEndian.PutUint32(head[offHeadEnd:], uint32(headEnd))
 	binary.LittleEndian.PutUint32(head[offTablesEnd:], uint32(tablesEnd))
 	copy(head[offKey:], key[:])
-	print.put(head[offPrint:])
 	for i, n := range counts {
 		binary.LittleEndian.PutUint32(head[offCounts+4*i:], uint32(n))
 	}
@@ -221,7 +217,6 @@ type head struct {
 	tablesCRC                             uint32
 	context                               string
 	key                                   [keySize]byte
-	print                                 fingerprint
 	validators, mappings, paths, commands table
 	runs                                  table // one record: the run validators
 	settings                              Settings
@@ -256,7 +251,6 @@ func readHead(src io.ReaderAt) (*head, error) {
 		return nil, errCorrupt
 	}
 	copy(h.key[:], b[offKey:])
-	h.print = getFingerprint(b[offPrint:])
 	at := 0
 	for i, t := range []*table{&h.validators, &h.mappings, &h.paths, &h.commands, &h.runs} {
 		*t = table{at: at, n: int(binary.LittleEndian.Uint32(b[offCounts+4*i:]))}

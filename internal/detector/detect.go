@@ -85,16 +85,13 @@ func Run(env *cli.Env) error {
 	}
 
 	// Write: the entries, then the announcement.
-	q, err := queue.Open(cfg.StateDir())
-	if err != nil {
-		return err
-	}
+	q := queue.Open(cfg.StateDir())
 	var errs *multierror.Error
 	var armed []*config.Mapping
 	for _, m := range maps {
 		created, err := q.Enqueue(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
-			Path: t.path, Trigger: t.kind,
+			Path: t.path, Trigger: t.kind, Line: m.Line,
 		})
 		errs = multierror.Append(errs, err)
 		if created {

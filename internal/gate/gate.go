@@ -11,7 +11,23 @@
 //	after max_blocks blocked stops {"continue":false,"stopReason":…}, exit 0: the
 //	  (or on_failure = "halt")     session halts and the user sees the failures
 //	config that cannot be read     {"continue":false,"stopReason":"mappings.toml:LINE: …"}
-//	bad hook input                 one line on stderr, exit 1
+//	an armed prompt lost its       {"continue":false,"stopReason":…} naming the prompt
+//	  mapping                        and the mappings.toml line that is gone
+//	anything else going wrong      {"continue":false,"stopReason":…} naming what failed and
+//	  while something is armed,      what the human should do: an I/O error, a lock held
+//	  or may be                      past its deadline, an unreadable transcript, a signal
+//	                                 (SIGTERM, SIGINT, SIGHUP: the validators' process
+//	                                 groups are killed first), a recovered panic
+//	bad hook input, or an error    one line on stderr, exit 1 (the client's non-blocking
+//	  with nothing armed             error: the stop passes)
+//
+// This is the fail-closed rule: once a prompt is armed, no path of a stop
+// ends without a block or a halt on stdout. Errors answer with a halt, not
+// a block, because a gate that cannot keep its block count could otherwise
+// block forever (the client then overrides it and the stop passes
+// unjudged). The block count is also derived from the transcript, where
+// the client records each block it fed back, so a validator that deletes
+// the state dir cannot reset it.
 //
 // Stop takes the session's main-thread entries; SubagentStop takes that
 // agent's. Validators come from the current mappings.toml by prompt key:
@@ -19,13 +35,14 @@
 package gate
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -58,32 +75,78 @@ func Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	root := project.Root(env.Getenv, in.Cwd, env.Dir)
-	scope := queue.Scope{Session: in.SessionID, Agent: in.AgentID}
+	s := &stop{env: env, in: in, configFile: *configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir)}
+	s.scope = queue.Scope{Session: in.SessionID, Agent: in.AgentID}
 	if in.HookEventName == hook.Stop {
-		scope.Agent = "" // the main thread's stop, whatever else the input says
+		s.scope.Agent = "" // the main thread's stop, whatever else the input says
 	}
+	v, err := s.judge()
+	return s.answer(v, err)
+}
+
+// stop is one Stop or SubagentStop being judged.
+type stop struct {
+	env        *cli.Env
+	in         *hook.Input
+	configFile string
+	root       string
+	scope      queue.Scope
+	// clear is set once the gate knows nothing is armed for the scope:
+	// the queue and the transcript were read and hold nothing to judge.
+	// Until then an error is taken to hide something armed.
+	clear bool
+	armed []queue.Entry // what was found armed, for the reason of an error
+}
+
+// answer writes the verdict, or applies the fail-closed rule to err: a
+// halt naming the failure, unless the gate knows nothing is armed.
+func (s *stop) answer(v *Verdict, err error) error {
+	if err == nil {
+		return v.write(s.env)
+	}
+	if s.clear {
+		return err // exit 1: nothing is armed, the stop may pass
+	}
+	fmt.Fprintf(s.env.Stderr, "gate: %v\n", err)
+	var bug *panicError
+	if errors.As(err, &bug) {
+		s.env.Stderr.Write(bug.stack)
+	}
+	return hook.Write(s.env.Stdout, hook.Halt(failReason(err, s.armed)))
+}
+
+// judge decides the stop: read, then run the validators, then record. A
+// panic comes back as an error, so that answer still applies the rule.
+func (s *stop) judge() (v *Verdict, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &panicError{value: p, stack: debug.Stack()}
+		}
+	}()
+	env := s.env
 
 	// The compiled config, from the index cache when it is current: most
 	// stops have nothing to judge, and parsing a mappings.toml of thousands
 	// of mappings at every one would cost more than the stop. Its errors are
 	// the loader's, the ones `gate check` calls errors: they halt.
-	compiled, err := config.LoadCompiled(config.Path(root, *configFile, env.Dir), root)
+	compiled, err := config.LoadCompiled(config.Path(s.root, s.configFile, env.Dir), s.root)
 	if err != nil {
-		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
-			return missingConfig(env, root, scope)
+		if s.configFile == "" && errors.Is(err, fs.ErrNotExist) {
+			return s.missingConfig()
 		}
-		return hook.Write(env.Stdout, hook.Halt(configReason(err)))
+		return halt(configReason(err)), nil
 	}
 	defer compiled.Close()
-	q, err := queue.Open(compiled.StateDir())
+
+	// Read everything the verdict depends on before any validator runs: a
+	// validator may delete or move the state dir.
+	q := queue.Open(compiled.StateDir())
+	queued, bad, err := q.Snapshot(s.scope)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	entries, bad, err := q.Snapshot(scope)
-	if err != nil {
-		return err
-	}
+	entries := queued
+	s.armed = entries
 	for _, b := range bad {
 		fmt.Fprintf(env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
 	}
@@ -91,33 +154,65 @@ func Run(env *cli.Env) error {
 	// been seen to send false on repeated stops within one turn
 	// (anthropics/claude-code#54360), which would let a loop run into the
 	// client's own cap. It resets only on a passing stop or a halt.
-	prior := q.Blocks(scope)
-
-	// The transcript may show prompts armed whose entries are gone.
-	rec := reconcile(env, compiled, in, q, scope, entries)
+	prior, err := q.Blocks(s.scope)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := reconcile(compiled, s.in, q, s.scope, entries)
+	if err != nil {
+		return nil, err
+	}
 	if rec != nil {
 		entries = append(entries, rec.missing...)
+		s.armed = entries
+		prior = max(prior, rec.blocks) // the transcript remembers what a deleted file forgets
+	}
+	if len(entries) == 0 {
+		s.clear = true
+		v := &Verdict{}
+		rec.settle(env, q, v)
+		return v, nil
 	}
 
 	// Only a stop with something to judge needs the whole config.
-	v := &Verdict{}
-	if len(entries) > 0 {
-		cfg, err := compiled.Config()
-		if err != nil {
-			return hook.Write(env.Stdout, hook.Halt(configReason(err)))
-		}
-		v = Decide(context.Background(), cfg, in, entries, prior)
+	cfg, err := compiled.Config()
+	if err != nil {
+		return halt(configReason(err)), nil
+	}
+	ctx, caught, release := interruptible()
+	defer release()
+	v = Decide(ctx, cfg, s.in, entries, prior)
+	if sig := caught(); sig != nil {
+		return nil, &interruptedError{sig: sig}
 	}
 	rec.settle(env, q, v)
-	return v.apply(env, q, scope, prior)
+	if err := v.apply(q, s.scope, prior, queued); err != nil {
+		return nil, &unrecordedError{err: err, verdict: v}
+	}
+	v.record(env, q, s.scope)
+	return v, nil
 }
 
-// apply writes the verdict: the queue and block count first, so that a gate
-// killed after deciding errs towards checking again, then the answer. A
-// stop that changes neither (most stops: nothing pending) writes nothing.
-func (v *Verdict) apply(env *cli.Env, q *queue.Queue, scope queue.Scope, prior int) error {
+func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
+
+// apply records the verdict in the state dir: the queue and the block
+// count, so that a gate killed after deciding errs towards checking again.
+// What the verdict keeps armed is written back if a validator removed it.
+// A stop that changes neither (most stops: nothing pending) writes nothing.
+func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []queue.Entry) error {
 	if len(v.Done) > 0 {
 		if err := q.Remove(scope, v.Done); err != nil {
+			return err
+		}
+	}
+	if v.Kind != Pass {
+		var kept []queue.Entry
+		for _, e := range queued {
+			if !slices.ContainsFunc(v.Done, func(d queue.Entry) bool { return d.Prompt == e.Prompt }) {
+				kept = append(kept, e)
+			}
+		}
+		if err := q.Keep(scope, kept); err != nil {
 			return err
 		}
 	}
@@ -126,7 +221,11 @@ func (v *Verdict) apply(env *cli.Env, q *queue.Queue, scope queue.Scope, prior i
 			return err
 		}
 	}
-	v.record(env, q, scope)
+	return nil
+}
+
+// write prints the verdict's answer; a pass prints nothing.
+func (v *Verdict) write(env *cli.Env) error {
 	switch v.Kind {
 	case Block:
 		return hook.Write(env.Stdout, hook.Block(v.Reason))
@@ -138,19 +237,20 @@ func (v *Verdict) apply(env *cli.Env, q *queue.Queue, scope queue.Scope, prior i
 
 // missingConfig handles a project whose mappings.toml is gone: nothing can
 // be pending unless it was deleted after prompts were armed, and then the
-// stop must not pass unchecked.
-func missingConfig(env *cli.Env, root string, scope queue.Scope) error {
-	q, err := queue.Open(filepath.Join(root, config.DefaultStateDir))
+// stop must not pass unchecked. It creates nothing: a project without
+// stopgate keeps no state dir.
+func (s *stop) missingConfig() (*Verdict, error) {
+	entries, _, err := queue.Open(filepath.Join(s.root, config.DefaultStateDir)).Snapshot(s.scope)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	entries, _, _ := q.Snapshot(scope)
 	if len(entries) == 0 {
-		return nil
+		s.clear = true
+		return &Verdict{}, nil
 	}
-	return hook.Write(env.Stdout, hook.Halt(fmt.Sprintf(
+	return halt(fmt.Sprintf(
 		"stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
-		project.ConfigName, len(entries))))
+		project.ConfigName, len(entries))), nil
 }
 
 func configReason(err error) string {

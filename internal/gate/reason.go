@@ -2,17 +2,23 @@ package gate
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/queue"
 )
+
+// blockPrefix starts every block reason: the transcript's record of the
+// blocks the client fed back is counted by it (reconcile.go).
+const blockPrefix = "stopgate: you may not stop yet"
 
 // blockReason is the remediation text the agent receives: for each failing
 // validator the prompt, the validator, the first output_lines lines of its
 // output and its fix, then what to do next.
 func blockReason(cfg *config.Config, v *Verdict) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "stopgate: you may not stop yet: %s.\n", failedCount(v))
+	fmt.Fprintf(&b, "%s: %s.\n", blockPrefix, failedCount(v))
 	writeFailures(&b, cfg, v)
 	fmt.Fprintf(&b, "\nFix each failure above, then finish again. (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
 	return b.String()
@@ -72,4 +78,42 @@ func quoted(list []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// vanishedReason is what the user sees when armed prompts lost their
+// mapping: which prompts, where their mapping stood, and how to clear an
+// entry whose mapping was removed on purpose.
+func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
+	var b strings.Builder
+	file := filepath.Base(cfg.File)
+	b.WriteString("stopgate halted the session: ")
+	if len(gone) == 1 {
+		b.WriteString("a prompt armed in this session has lost its mapping")
+	} else {
+		fmt.Fprintf(&b, "%d prompts armed in this session have lost their mapping", len(gone))
+	}
+	if len(cfg.Mappings) == 0 {
+		fmt.Fprintf(&b, " (%s has no [[mapping]] at all)", file)
+	}
+	b.WriteString(", so their checks cannot run and the stop cannot pass.\n")
+	q := queue.Open(cfg.StateDir())
+	for _, e := range gone {
+		fmt.Fprintf(&b, "\n✘ prompt %q", e.Prompt)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ": its [[mapping]] at %s:%d is gone", file, e.Line)
+		} else {
+			fmt.Fprintf(&b, ": %s has no [[mapping]] for it", file)
+		}
+		fmt.Fprintf(&b, "\n  armed entry: %s\n", rel(cfg.Root, q.EntryPath(e)))
+	}
+	fmt.Fprintf(&b, "\nRestore the mapping in %s (the agent must not edit its own gate). If it was removed on purpose, remove the armed entry above, then stop again.", file)
+	return b.String()
+}
+
+// rel shows path relative to root when it lies inside.
+func rel(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
 }

@@ -44,15 +44,22 @@ type reconciliation struct {
 	seen    bool       // a mapped prompt was found
 	missing []queue.Entry
 	found   []outcome.Discrepancy
+	// unread is how many bytes since the mark the scan could not read
+	// (transcript.MaxScan): every mapping was then judged (unreadNote).
+	unread int64
+	// blocks is how many of this turn's stops the gate blocked, as the
+	// transcript records the client feeding them back: a count that a
+	// deleted file in the state dir cannot reset.
+	blocks int
 }
 
 // reconcile returns the entries the transcript says are missing from
-// entries, or nil when there is no transcript to read. Problems reading it
-// are reported on stderr and cost the reconciliation, never the stop.
+// entries, or nil when there is no transcript. A transcript that exists
+// but cannot be read is an error: the gate cannot tell what is armed.
 //
 // It asks the compiled config, so that a stop with nothing to judge never
 // parses mappings.toml (see Run).
-func reconcile(env *cli.Env, cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) *reconciliation {
+func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) (*reconciliation, error) {
 	path, thread := in.TranscriptPath, transcript.Thread{}
 	if scope.Agent != "" {
 		thread.Agent = scope.Agent
@@ -61,7 +68,7 @@ func reconcile(env *cli.Env, cfg *config.Compiled, in *hook.Input, q *queue.Queu
 		}
 	}
 	if path == "" {
-		return nil
+		return nil, nil
 	}
 	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir, mark: q.Mark(scope)}
 	from := r.mark
@@ -69,20 +76,21 @@ func reconcile(env *cli.Env, cfg *config.Compiled, in *hook.Input, q *queue.Queu
 		from = queue.Mark{Transcript: path}
 	}
 	res, err := transcript.Scan(path, from.Offset, thread)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(env.Stderr, "gate: reconciling with the transcript: %v\n", err)
-		}
-		return nil
+		return nil, fmt.Errorf("reading the transcript: %w", err)
 	}
 	if res.Reset {
 		from = queue.Mark{Transcript: path}
 	}
-	if res.Skipped > 0 {
-		fmt.Fprintf(env.Stderr, "gate: reconciled only the last %d MiB of the transcript (%d bytes since the last passing stop)\n",
-			transcript.MaxScan>>20, res.Skipped+res.End-res.From)
+	r.mark, r.end, r.unread = from, res.End, res.Skipped
+	for _, reason := range res.Blocks {
+		if strings.HasPrefix(reason, blockPrefix) {
+			r.blocks++
+		}
 	}
-	r.mark, r.end = from, res.End
 
 	// Which mapped prompts did the transcript arm since they last passed?
 	// The latest event of each, in mappings.toml order.
@@ -91,8 +99,7 @@ func reconcile(env *cli.Env, cfg *config.Compiled, in *hook.Input, q *queue.Queu
 	for _, ev := range res.Events {
 		maps, err := armed(cfg, ev, scope)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "gate: reconciling with the transcript: %v\n", err)
-			return nil
+			return nil, err
 		}
 		for _, m := range maps {
 			if ev.End <= from.Passed[m.Prompt] {
@@ -118,13 +125,40 @@ func reconcile(env *cli.Env, cfg *config.Compiled, in *hook.Input, q *queue.Queu
 		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
 		r.missing = append(r.missing, queue.Entry{
 			Prompt: m.Prompt, Session: scope.Session, AgentID: scope.Agent, AgentType: in.AgentType,
-			Path: ev.Path, Trigger: trigger,
+			Path: ev.Path, Trigger: trigger, Line: m.Line,
 		})
 		r.found = append(r.found, outcome.Discrepancy{
 			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: path, Offset: ev.Offset, UUID: ev.UUID,
 		})
 	}
-	return r
+	if r.unread > 0 {
+		if err := r.judgeAll(cfg, in, res.From, queued, latest); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// judgeAll adds every mapped prompt not already judged, for a scan that
+// could not read all the transcript since the mark: what the unread part
+// armed is unknown, so everything it could have armed is judged, except
+// prompts that passed after it.
+func (r *reconciliation) judgeAll(cfg *config.Compiled, in *hook.Input, readFrom int64, queued map[string]bool, latest map[string]transcript.Event) error {
+	full, err := cfg.Config()
+	if err != nil {
+		return err
+	}
+	for _, m := range full.Mappings {
+		if queued[m.Prompt] || latest[m.Prompt].End > 0 || r.mark.Passed[m.Prompt] >= readFrom {
+			continue
+		}
+		r.seen = true
+		r.missing = append(r.missing, queue.Entry{
+			Prompt: m.Prompt, Session: r.scope.Session, AgentID: r.scope.Agent, AgentType: in.AgentType,
+			Trigger: queue.TriggerUnread, Line: m.Line,
+		})
+	}
+	return nil
 }
 
 // armed returns the mappings an event arms, by detect's rules: a Read of
@@ -157,6 +191,9 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 	v.Reconciled = r.found
 	if len(r.found) > 0 && v.Kind != Pass {
 		v.Reason += reconciledNote(r.found, r.queue)
+	}
+	if r.unread > 0 && v.Kind != Pass {
+		v.Reason += unreadNote(r.unread)
 	}
 	next := queue.Mark{Transcript: r.mark.Transcript, Offset: r.mark.Offset}
 	if v.Kind == Pass {
@@ -200,4 +237,10 @@ func how(trigger string) string {
 		return "read"
 	}
 	return "invoked"
+}
+
+// unreadNote says why prompts that may never have been read were judged.
+func unreadNote(unread int64) string {
+	return fmt.Sprintf("\n\nstopgate reads at most the last %d MiB of a transcript at a stop, and %.1f MiB written since the last passing stop went unread; what they armed is unknown, so every mapped prompt was judged.",
+		transcript.MaxScan>>20, float64(unread)/(1<<20))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // statusJSON is `gate status --json`.
@@ -70,11 +71,14 @@ func runStatus(env *cli.Env, args []string) error {
 	st := statusJSON{StateDir: ws.rel(dir), Scopes: []scopeJSON{}, SetAside: []setAsideRef{}}
 
 	if _, err := os.Stat(dir); err == nil {
-		q, err := queue.Open(dir)
-		if err != nil {
-			return err
-		}
+		q := queue.Open(dir)
 		scopes, bad, err := q.List()
+		var held *statedir.HeldError
+		if errors.As(err, &held) {
+			return cli.WithHint(err,
+				"every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
+				"end the process holding it; stopgate's own hooks hold it for milliseconds only")
+		}
 		if err != nil {
 			return err
 		}

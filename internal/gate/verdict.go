@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/hashicorp/go-multierror"
-
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
@@ -30,7 +28,6 @@ type Verdict struct {
 	Done    []queue.Entry // entries to remove: all their validators passed, or their prompt is unmapped
 	Blocks  int           // consecutive blocked stops after this one
 	Checks  []Check       // every validator run, in mappings.toml order
-	Failure error         // the failing checks, aggregated; nil on Pass
 	// Reconciled are prompts judged although their entry was missing:
 	// the transcript armed them (reconcile.go).
 	Reconciled []outcome.Discrepancy
@@ -43,21 +40,20 @@ type Check struct {
 	Result    validator.Result
 }
 
-// Failure is one failing check, as an error for the aggregate.
-type Failure struct{ Check *Check }
-
-func (f *Failure) Error() string {
-	return f.Check.Prompts[0] + "/" + f.Check.Validator.Name + ": " + f.Check.Result.Summary()
-}
-
 // Decide runs the validators of entries and decides the stop. prior is the
-// count of consecutive blocked stops before this one.
+// count of consecutive blocked stops before this one. An entry whose prompt
+// is no longer mapped halts the stop without running anything: the agent
+// must not disarm a check by editing the config it is checked by.
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int) *Verdict {
 	v := &Verdict{}
 	if len(entries) == 0 {
 		return v
 	}
-	checks, specs, pending := plan(cfg, in, entries)
+	if gone := vanished(cfg, entries); len(gone) > 0 {
+		v.Kind, v.Reason = Halt, vanishedReason(cfg, gone)
+		return v
+	}
+	checks, specs := plan(cfg, in, entries)
 	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
@@ -65,11 +61,9 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	}}, specs)
 
 	failed := map[string]bool{} // prompt keys with a failing validator
-	var errs *multierror.Error
 	for i := range checks {
 		checks[i].Result = results[i]
 		if !results[i].Passed {
-			errs = multierror.Append(errs, &Failure{Check: &checks[i]})
 			for _, p := range checks[i].Prompts {
 				failed[p] = true
 			}
@@ -77,14 +71,13 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	}
 	v.Checks = checks
 	for _, e := range entries {
-		if !pending[e.Prompt] || !failed[e.Prompt] {
+		if !failed[e.Prompt] {
 			v.Done = append(v.Done, e)
 		}
 	}
-	if errs == nil {
+	if len(failed) == 0 {
 		return v
 	}
-	v.Failure = errs
 	if cfg.Settings.OnFailure == config.OnFailureHalt || prior >= cfg.Settings.MaxBlocks {
 		v.Kind, v.Reason = Halt, haltReason(cfg, v, prior)
 		return v
@@ -94,12 +87,22 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	return v
 }
 
+// vanished returns the entries whose prompt has no mapping any more.
+func vanished(cfg *config.Config, entries []queue.Entry) []queue.Entry {
+	var gone []queue.Entry
+	for _, e := range entries {
+		if cfg.Mapping(e.Prompt) == nil {
+			gone = append(gone, e)
+		}
+	}
+	return gone
+}
+
 // plan resolves the pending prompts' validators from the config: each
-// distinct validator once, in mappings.toml order. Prompts no longer mapped
-// are left out of pending, so their entries are dropped.
-func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, []validator.Spec, map[string]bool) {
+// distinct validator once, in mappings.toml order. Every entry's prompt is
+// mapped (Decide checked).
+func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, []validator.Spec) {
 	byName := map[string]*Check{}
-	pending := map[string]bool{}
 	entryOf := map[string]queue.Entry{}
 	for _, e := range entries {
 		entryOf[e.Prompt] = e
@@ -109,7 +112,6 @@ func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, [
 		if _, ok := entryOf[m.Prompt]; !ok {
 			continue
 		}
-		pending[m.Prompt] = true
 		for _, name := range m.Validators {
 			c, ok := byName[name]
 			if !ok {
@@ -131,7 +133,7 @@ func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, [
 		checks = append(checks, *c)
 		specs = append(specs, spec(cfg, c, entryOf[c.Prompts[0]]))
 	}
-	return checks, specs, pending
+	return checks, specs
 }
 
 // spec turns a validator into what the engine runs. A validator shared by

@@ -54,8 +54,16 @@ func Deny(reason string) Output {
 	}}
 }
 
-// Write prints o as one line of JSON.
+// Write prints o as one line of JSON, with its texts made Visible: this is
+// the one place every hook answer passes through.
 func Write(w io.Writer, o Output) error {
+	o.StopReason, o.SystemMessage, o.Reason = Visible(o.StopReason), Visible(o.SystemMessage), Visible(o.Reason)
+	if o.HookSpecificOutput != nil {
+		spec := *o.HookSpecificOutput
+		spec.AdditionalContext = Visible(spec.AdditionalContext)
+		spec.PermissionDecisionReason = Visible(spec.PermissionDecisionReason)
+		o.HookSpecificOutput = &spec
+	}
 	b, err := json.Marshal(o)
 	if err != nil {
 		return err

@@ -1,9 +1,9 @@
 // Package outcome is the gate's outcome log: one JSON line per decision in
 // <state_dir>/outcomes.jsonl, read back by `gate log` and `gate stats`.
 //
-// Appends are serialised with an exclusive flock on the log file and each
-// record is one write, so concurrent gates (subagents stopping together)
-// never interleave lines. A line torn by a killed writer is skipped by
+// Appends are serialised with the lock outcomes.jsonl.lock (taken with a
+// deadline, see statedir) and each record is one write, so concurrent
+// gates (subagents stopping together) never interleave lines. A line torn by a killed writer is skipped by
 // Read and fenced off by the next Append, which starts a fresh line. Past
 // MaxSize the log is rotated to outcomes.jsonl.1, so it stays bounded.
 package outcome
@@ -12,12 +12,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/stopgate/stopgate/internal/statedir"
 	"time"
 )
 
@@ -94,46 +94,22 @@ func Append(dir string, r Record) error {
 	}
 	line = append(line, '\n')
 	path := filepath.Join(dir, FileName)
-	for tries := 0; ; tries++ {
-		f, err := lockedLog(path)
+	// A lock file of its own, beside the log: the log itself is renamed
+	// away on rotation, and a lock on it would not exclude a writer that
+	// opened the new one.
+	err = statedir.NewLock(path + ".lock").Do(func() error {
+		// Read-write, so that the last byte can be checked on the same file.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
-			return fmt.Errorf("outcome log: %w", err)
+			return err
 		}
-		if f == nil {
-			if tries < 10 {
-				continue // rotated while we waited: open the new log
-			}
-			return errors.New("outcome log: rotated under us repeatedly")
-		}
-		err = appendLine(f, path, line)
-		f.Close() // releases the lock
-		if err != nil {
-			return fmt.Errorf("outcome log: %w", err)
-		}
-		return nil
-	}
-}
-
-// lockedLog opens the log for appending and locks it. It returns nil when
-// the file at path changed while it waited for the lock (another writer
-// rotated it), so that the caller opens the new one.
-func lockedLog(path string) (*os.File, error) {
-	// Read-write, so that the last byte can be checked on the same file.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+		defer f.Close()
+		return appendLine(f, path, line)
+	})
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("outcome log: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	held, err1 := f.Stat()
-	now, err2 := os.Stat(path)
-	if err1 != nil || err2 != nil || !os.SameFile(held, now) {
-		f.Close()
-		return nil, nil
-	}
-	return f, nil
+	return nil
 }
 
 func appendLine(f *os.File, path string, line []byte) error {

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,11 +15,19 @@ type blockCount struct {
 
 func (q *Queue) blocksPath(s Scope) string { return filepath.Join(q.scopeDir(s), "blocks") }
 
-// Blocks returns how many consecutive stops of s were blocked.
-func (q *Queue) Blocks(s Scope) int {
+// Blocks returns how many consecutive stops of s were blocked: 0 when no
+// count is kept, an error when one is kept but cannot be read (the gate
+// then cannot bound a loop of blocks, and halts).
+func (q *Queue) Blocks(s Scope) (int, error) {
 	var b blockCount
-	readJSON(q.blocksPath(s), &b)
-	return b.Count
+	err := readJSON(q.blocksPath(s), &b)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the block count: %w", err)
+	}
+	return b.Count, nil
 }
 
 // SetBlocks records n consecutive blocked stops for s; 0 clears the count.

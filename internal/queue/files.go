@@ -71,10 +71,13 @@ func sweepTemps(dir string) {
 
 // readScope reads every entry in dir, quarantining the unreadable. The
 // caller holds the lock.
-func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad) {
+func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 	des, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
 	if err != nil {
-		return nil, nil
+		return nil, nil, fmt.Errorf("reading the queue: %w", err)
 	}
 	for _, de := range des {
 		name := de.Name()
@@ -98,7 +101,7 @@ func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad) {
 		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Prompt < entries[j].Prompt })
-	return entries, bad
+	return entries, bad, nil
 }
 
 // quarantine moves an unreadable file aside, keeping it for inspection.

@@ -22,6 +22,9 @@ type Pending struct {
 // Snapshot, it sets unreadable entries aside and reports them.
 func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 	sessions := filepath.Join(q.dir, "sessions")
+	if _, err := os.Lstat(sessions); os.IsNotExist(err) {
+		return nil, nil, nil // nothing was ever armed: no lock, nothing created
+	}
 	err = q.locked(func() error {
 		sdirs, err := os.ReadDir(sessions)
 		if err != nil {
@@ -41,7 +44,10 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 					continue
 				}
 				dir := filepath.Join(sessions, sd.Name(), d.Name())
-				entries, b := q.readScope(dir)
+				entries, b, err := q.readScope(dir)
+				if err != nil {
+					return err
+				}
 				bad = append(bad, b...)
 				var bc blockCount
 				readJSON(filepath.Join(dir, "blocks"), &bc)

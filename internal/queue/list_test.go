@@ -7,10 +7,7 @@ import (
 )
 
 func TestList(t *testing.T) {
-	q, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := Open(t.TempDir())
 	if scopes, bad, err := q.List(); len(scopes) != 0 || len(bad) != 0 || err != nil {
 		t.Fatalf("empty queue: List = %v, %v, %v", scopes, bad, err)
 	}

@@ -7,10 +7,7 @@ import (
 )
 
 func TestMark(t *testing.T) {
-	q, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := Open(t.TempDir())
 	main := Scope{Session: "s/1"}
 	agent := Scope{Session: "s/1", Agent: "../a"}
 	if m := q.Mark(main); !m.Equal(Mark{}) {

@@ -27,7 +27,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // Scope identifies whose stop an entry gates: a session's main thread
@@ -50,22 +50,28 @@ const (
 	TriggerCommand = "slash_command" // UserPromptExpansion
 	TriggerPrompt  = "prompt"        // UserPromptSubmit starting with /command
 	TriggerSkill   = "skill"         // PostToolUse of the Skill tool running a command
+	// TriggerUnread is a prompt judged because the gate could not read
+	// all of the transcript since it last passed (never queued).
+	TriggerUnread = "unread transcript"
 )
 
 // Entry is one pending validation: the validators of Prompt must pass
 // before Scope may stop. It records what armed it, never what to run: the
 // gate resolves validators from the current mappings.toml.
 type Entry struct {
-	ID        string    `json:"id"` // changes on every write; Remove checks it
-	Prompt    string    `json:"prompt"`
-	Session   string    `json:"session_id"`
-	AgentID   string    `json:"agent_id,omitempty"`
-	AgentType string    `json:"agent_type,omitempty"`
-	Path      string    `json:"path,omitempty"` // the file whose read armed it
-	Trigger   string    `json:"trigger"`
-	Created   time.Time `json:"created"`
-	Updated   time.Time `json:"updated"`
-	Arms      int       `json:"arms"` // how many times it was armed
+	ID        string `json:"id"` // changes on every write; Remove checks it
+	Prompt    string `json:"prompt"`
+	Session   string `json:"session_id"`
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+	Path      string `json:"path,omitempty"` // the file whose read armed it
+	Trigger   string `json:"trigger"`
+	// Line is the line of mappings.toml where the prompt's [[mapping]]
+	// stood when it was armed: if the mapping vanishes, the gate names it.
+	Line    int       `json:"line,omitempty"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Arms    int       `json:"arms"` // how many times it was armed
 }
 
 // Scope returns the entry's scope.
@@ -75,27 +81,28 @@ func (e *Entry) Scope() Scope { return Scope{Session: e.Session, Agent: e.AgentI
 // processes.
 type Queue struct {
 	dir  string
-	lock *flock.Flock
+	lock *statedir.Lock
 }
 
-// Open returns the queue in dir, creating dir and its lock file if needed.
-func Open(dir string) (*Queue, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating state dir: %w", err)
-	}
-	return &Queue{dir: dir, lock: flock.New(filepath.Join(dir, "lock"))}, nil
+// Open returns the queue in dir. Nothing is created until something is
+// written: reading a state dir that does not exist finds nothing pending,
+// and a hook in a project that arms nothing leaves no trace there.
+func Open(dir string) *Queue {
+	return &Queue{dir: dir, lock: statedir.NewLock(filepath.Join(dir, statedir.LockName))}
 }
 
 // Dir returns the state dir.
 func (q *Queue) Dir() string { return q.dir }
 
-// locked runs f under the exclusive lock.
-func (q *Queue) locked(f func() error) error {
-	if err := q.lock.Lock(); err != nil {
-		return fmt.Errorf("locking %s: %w", q.lock.Path(), err)
-	}
-	defer q.lock.Unlock()
-	return f()
+// locked runs f under the exclusive lock, creating the state dir if needed.
+// It waits for the lock at most statedir.Wait(), then fails with a
+// *statedir.HeldError.
+func (q *Queue) locked(f func() error) error { return q.lock.Do(f) }
+
+// EntryPath is where e's file lies: the one thing to remove to disarm it
+// by hand.
+func (q *Queue) EntryPath(e Entry) string {
+	return filepath.Join(q.scopeDir(e.Scope()), segment(e.Prompt)+".json")
 }
 
 func (q *Queue) scopeDir(s Scope) string {
@@ -120,8 +127,8 @@ func (q *Queue) Enqueue(e Entry) (created bool, err error) {
 		return false, errors.New("queue entry needs a session and a prompt")
 	}
 	now := time.Now().UTC()
-	dir := q.scopeDir(e.Scope())
-	path := filepath.Join(dir, segment(e.Prompt)+".json")
+	path := q.EntryPath(e)
+	dir := filepath.Dir(path)
 	err = q.locked(func() error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -154,9 +161,12 @@ type Bad struct {
 // unreadable entries it set aside.
 func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
 	dir := q.scopeDir(s)
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil // nothing was ever armed here: no lock needed
+	}
 	err = q.locked(func() error {
-		entries, bad = q.readScope(dir)
-		return nil
+		entries, bad, err = q.readScope(dir)
+		return err
 	})
 	return entries, bad, err
 }
@@ -177,6 +187,31 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 			}
 		}
 		return q.prune(dir)
+	})
+}
+
+// Keep writes back any of entries whose file is gone, as it was read: a
+// validator that deleted or moved the state dir must not disarm the checks
+// that failed. An entry still there, or re-armed since, is left as it is.
+func (q *Queue) Keep(s Scope, entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	dir := q.scopeDir(s)
+	return q.locked(func() error {
+		for _, e := range entries {
+			path := filepath.Join(dir, segment(e.Prompt)+".json")
+			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := writeJSON(path, &e); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -7,10 +7,7 @@ import (
 )
 
 func TestEnqueueSnapshotRemove(t *testing.T) {
-	q, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := Open(t.TempDir())
 	main := Scope{Session: "s1"}
 	agent := Scope{Session: "s1", Agent: "a1"}
 	mustEnqueue := func(e Entry) bool {
@@ -61,16 +58,16 @@ func TestEnqueueSnapshotRemove(t *testing.T) {
 }
 
 func TestBlocks(t *testing.T) {
-	q, _ := Open(t.TempDir())
+	q := Open(t.TempDir())
 	s := Scope{Session: "s"}
-	if q.Blocks(s) != 0 {
+	if n, err := q.Blocks(s); n != 0 || err != nil {
 		t.Fatal("fresh scope has blocks")
 	}
 	for _, n := range []int{1, 2, 0} {
 		if err := q.SetBlocks(s, n); err != nil {
 			t.Fatal(err)
 		}
-		if got := q.Blocks(s); got != n {
+		if got, err := q.Blocks(s); got != n || err != nil {
 			t.Errorf("Blocks = %d, want %d", got, n)
 		}
 	}
@@ -89,7 +86,7 @@ func TestSegmentIsOnePathElement(t *testing.T) {
 }
 
 func TestStrayTempSwept(t *testing.T) {
-	q, _ := Open(t.TempDir())
+	q := Open(t.TempDir())
 	s := Scope{Session: "s"}
 	q.Enqueue(Entry{Prompt: "p", Session: "s"})
 	stray := filepath.Join(q.scopeDir(s), tempPrefix+"123")

@@ -7,10 +7,7 @@ import (
 )
 
 func TestHasPendingLooksWithoutMoving(t *testing.T) {
-	q, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := Open(t.TempDir())
 	s := Scope{Session: "s1"}
 	if q.HasPending(s) {
 		t.Fatal("empty queue has pending entries")
@@ -41,12 +38,9 @@ func TestHasPendingLooksWithoutMoving(t *testing.T) {
 
 func TestStoreHelpers(t *testing.T) {
 	dir := t.TempDir()
-	q, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := Open(dir)
 	path := filepath.Join(dir, "x.json")
-	err = q.Locked(func() error {
+	err := q.Locked(func() error {
 		os.WriteFile(filepath.Join(dir, tempPrefix+"orphan"), nil, 0o644)
 		SweepTemps(dir)
 		return WriteJSON(path, map[string]int{"n": 1})

@@ -181,11 +181,7 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 
 func (r *runner) openStore() (*Store, error) {
 	if r.store == nil {
-		s, err := OpenStore(r.stateDir)
-		if err != nil {
-			return nil, err
-		}
-		r.store = s
+		r.store = OpenStore(r.stateDir)
 	}
 	return r.store, nil
 }

@@ -30,13 +30,9 @@ type Store struct {
 	dir string
 }
 
-// OpenStore opens the runs of stateDir, creating it if needed.
-func OpenStore(stateDir string) (*Store, error) {
-	q, err := queue.Open(stateDir)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{q: q, dir: stateDir}, nil
+// OpenStore opens the runs of stateDir; the first write creates it.
+func OpenStore(stateDir string) *Store {
+	return &Store{q: queue.Open(stateDir), dir: stateDir}
 }
 
 // Queue is the state dir's queue, whose pending entries the gate judges.

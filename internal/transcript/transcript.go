@@ -88,6 +88,11 @@ type Result struct {
 	Long    int
 	// Bad counts candidate lines that did not decode.
 	Bad int
+	// Blocks are the reasons of the stop blocks the client fed back to the
+	// thread (its hook_blocking_error records of Stop and SubagentStop)
+	// since the last prompt a person gave it, oldest first: the blocks of
+	// the current turn, which no deleted file can make the gate forget.
+	Blocks []string
 }
 
 // Scan reads the transcript at path from offset for the events of thread.
@@ -188,7 +193,14 @@ func skipLine(r *bufio.Reader) (n int64, complete bool, err error) {
 }
 
 type line struct {
-	Type        string `json:"type"`
+	Type       string `json:"type"`
+	Attachment struct {
+		Type          string `json:"type"`
+		HookEvent     string `json:"hookEvent"`
+		BlockingError struct {
+			Reason string `json:"blockingError"`
+		} `json:"blockingError"`
+	} `json:"attachment"`
 	UUID        string `json:"uuid"`
 	IsMeta      bool   `json:"isMeta"`
 	IsSidechain bool   `json:"isSidechain"`
@@ -212,6 +224,7 @@ var (
 	keyCommand    = []byte(`<command-name>`)
 	keyUser       = []byte(`"user"`)
 	keyToolResult = []byte(`"tool_result"`)
+	keyBlocking   = []byte(`"hook_blocking_error"`)
 )
 
 // scanLine adds the events of one complete line. Only lines that can hold
@@ -219,7 +232,8 @@ var (
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	assistant := bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
 	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
-	if !assistant && !user {
+	blocking := bytes.Contains(b, keyBlocking)
+	if !assistant && !user && !blocking {
 		return
 	}
 	var l line
@@ -227,7 +241,15 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		res.Bad++
 		return
 	}
-	if !thread.wants(&l) || len(l.Message.Content) == 0 {
+	if !thread.wants(&l) {
+		return
+	}
+	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
+		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
+		res.Blocks = append(res.Blocks, clip(l.Attachment.BlockingError.Reason, maxReason))
+		return
+	}
+	if len(l.Message.Content) == 0 {
 		return
 	}
 	ev := Event{Offset: start, End: end, UUID: l.UUID}
@@ -264,12 +286,13 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		}
 	case "user":
 		if l.IsMeta {
-			return // the expansion of a command, not what was typed
+			return // the expansion of a command, or a hook's feedback: not what was typed
 		}
 		text, ok := userText(l.Message.Content)
 		if !ok {
 			return
 		}
+		res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
 		if name, ok := commandName(text); ok {
 			ev.Kind, ev.Command = Command, name
 			res.Events = append(res.Events, ev)
@@ -325,4 +348,15 @@ func commandName(text string) (string, bool) {
 		return "", false
 	}
 	return name, true
+}
+
+// maxReason is how much of a block reason Result.Blocks keeps: enough to
+// tell whose block it was.
+const maxReason = 200
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -142,4 +143,49 @@ func TestScanLimits(t *testing.T) {
 	if err != nil || !res.Reset || len(res.Events) != 100 {
 		t.Errorf("offset past the end: %+v, %v", res, err)
 	}
+}
+
+// TestScanBlocks reads the blocks of the current turn from a transcript the
+// real client (2.1.328) wrote while a Stop hook blocked every stop: it fed
+// back nine blocks, then overrode the hook.
+func TestScanBlocks(t *testing.T) {
+	data, err := os.ReadFile("testdata/blocks.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := `{"isSidechain":false,"type":"attachment","attachment":{"type":"hook_blocking_error","hookName":"Stop","hookEvent":"Stop","blockingError":{"blockingError":"again","command":"gate"}}}` + "\n"
+	prompt := `{"isSidechain":false,"type":"user","message":{"role":"user","content":"next task"}}` + "\n"
+	toolResult := `{"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"x"}]}}` + "\n"
+	subagent := `{"isSidechain":true,"agentId":"a1","type":"attachment","attachment":{"type":"hook_blocking_error","hookEvent":"SubagentStop","blockingError":{"blockingError":"sub"}}}` + "\n"
+	tests := []struct {
+		name   string
+		text   string
+		thread Thread
+		want   []string
+	}{
+		{"nine blocks in one turn", string(data), Thread{}, repeat("XYZ reason", 9)},
+		{"a new prompt starts a new turn", string(data) + prompt, Thread{}, nil},
+		{"blocks after the new prompt", string(data) + prompt + block + toolResult + block, Thread{}, repeat("again", 2)},
+		{"a subagent's blocks are its own", string(data) + subagent, Thread{Agent: "a1"}, []string{"sub"}},
+		{"the main thread ignores a subagent's", prompt + subagent, Thread{}, nil},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		os.WriteFile(path, []byte(tt.text), 0o644)
+		res, err := Scan(path, 0, tt.thread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Blocks, tt.want) {
+			t.Errorf("%s: Blocks = %q, want %q", tt.name, res.Blocks, tt.want)
+		}
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }

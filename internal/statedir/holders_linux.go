@@ -1,0 +1,73 @@
+package statedir
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Holders returns the processes holding a lock on path, read from
+// /proc/locks, or nil when that cannot tell. It is for messages only.
+func Holders(path string) []Holder {
+	var st syscall.Stat_t
+	if syscall.Stat(path, &st) != nil {
+		return nil
+	}
+	f, err := os.Open("/proc/locks")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
+	want := fmt.Sprintf(":%d", st.Ino)
+	var hs []Holder
+	seen := map[int]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 6 || fs[1] == "->" || !strings.HasSuffix(fs[5], want) {
+			continue
+		}
+		if !sameDevice(fs[5], st.Dev) {
+			continue
+		}
+		pid, err := strconv.Atoi(fs[4])
+		if err != nil || pid <= 0 || seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		hs = append(hs, Holder{PID: pid, Command: commandLine(pid)})
+	}
+	return hs
+}
+
+// sameDevice compares /proc/locks' "MAJ:MIN:INODE" with a stat device.
+func sameDevice(field string, dev uint64) bool {
+	parts := strings.Split(field, ":")
+	if len(parts) != 3 {
+		return false
+	}
+	maj, err1 := strconv.ParseUint(parts[0], 16, 32)
+	min, err2 := strconv.ParseUint(parts[1], 16, 32)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	devMaj := (dev >> 8) & 0xfff
+	devMin := (dev & 0xff) | ((dev >> 12) & 0xfff00)
+	return maj == devMaj && min == devMin
+}
+
+func commandLine(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
