@@ -23,11 +23,11 @@ const (
 
 // Verdict is the gate's decision on one stop.
 type Verdict struct {
-	Kind    Kind
-	Reason  string
-	Done    []queue.Entry // entries to remove: all their validators passed, or their prompt is unmapped
-	Blocks  int           // consecutive blocked stops after this one
-	Checks  []Check       // every validator run, in mappings.toml order
+	Kind   Kind
+	Reason string
+	Done   []queue.Entry // entries to remove: all their validators passed, or their prompt is unmapped
+	Blocks int           // consecutive blocked stops after this one
+	Checks []Check       // every validator run, in mappings.toml order
 	// Reconciled are prompts judged although their entry was missing:
 	// the transcript armed them (reconcile.go).
 	Reconciled []outcome.Discrepancy
