@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -123,23 +124,35 @@ func applies(st *State, req request) bool {
 // stopHook handles a main-thread Stop: in an auto run the agent's final
 // message is the current test's answer; in a manual run it is kept for
 // "validate". The gate's pending validations come first.
-func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) error {
+func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err error) {
 	r, err := newRunner(env, configFile, in.Cwd)
 	if err != nil {
 		return err
 	}
 	r.session, r.hook, r.turn = in.SessionID, true, turn
 	path := runFile(r.stateDir, r.session)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil // no run: the common case, decided without the lock
+	} else if err != nil {
+		return haltRun(env, err)
 	}
+	// A run is under way: from here on no error lets the stop through
+	// unanswered (the gate's fail-closed rule, for the test run).
+	defer func() {
+		if p := recover(); p != nil {
+			err = haltRun(env, fmt.Errorf("internal error (a bug in stopgate): %v", p))
+		}
+	}()
 	st, err := loadRun(path)
-	if err != nil || st == nil || !r.answers(st) {
-		return err
+	if err != nil {
+		return haltRun(env, err)
+	}
+	if st == nil || !r.answers(st) {
+		return nil
 	}
 	s, err := r.openStore()
 	if err != nil {
-		return err
+		return haltRun(env, err)
 	}
 	if s.Queue().HasPending(queue.Scope{Session: r.session}) {
 		// The gate judges this stop: its block, or its pass, must not be
@@ -155,9 +168,24 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) erro
 			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
 			return st, nil
 		})
-		return err
+		if err != nil {
+			return haltRun(env, err)
+		}
+		return nil
 	}
-	return r.autoStop(in)
+	if err := r.autoStop(in); err != nil {
+		return haltRun(env, err)
+	}
+	return nil
+}
+
+// haltRun answers a stop that a run under way could not judge: the
+// session halts, and the user sees what failed, rather than the stop
+// passing with the run's answer lost.
+func haltRun(env *cli.Env, err error) error {
+	fmt.Fprintf(env.Stderr, "testhook: %v\n", err)
+	return hook.Write(env.Stdout, hook.Halt(errText("the test run under way could not record this stop", err)+
+		"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
 }
 
 // answers reports whether this stop's final message answers st's current
