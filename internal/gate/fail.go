@@ -46,7 +46,9 @@ type panicError struct {
 	stack []byte
 }
 
-func (e *panicError) Error() string { return fmt.Sprintf("internal error (a bug in stopgate): %v", e.value) }
+func (e *panicError) Error() string {
+	return fmt.Sprintf("internal error (a bug in stopgate): %v", e.value)
+}
 
 // interruptible returns a context cancelled by SIGTERM, SIGINT or SIGHUP
 // (the client's timeout, a closed terminal), which kills running
