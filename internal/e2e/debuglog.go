@@ -87,7 +87,8 @@ type HookOutput struct {
 	Output map[string]any // the decoded JSON
 }
 
-var hookOutputRE = regexp.MustCompile(`(?s)^Hook \S+ \((\w+)\) success:\n(\{.*\})$`)
+// A hook that also wrote to stderr is logged as "success:\nstdout:\n{…}\nstderr:\n…".
+var hookOutputRE = regexp.MustCompile(`(?s)^Hook \S+ \((\w+)\) success:\n(?:stdout:\n)?(\{.*?\})(?:\nstderr:\n.*)?$`)
 
 // HookOutputs returns, in order, the JSON outputs of the hooks that printed one.
 func HookOutputs(debug string) []HookOutput {
