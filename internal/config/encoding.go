@@ -36,7 +36,7 @@ import (
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 4
+	indexVersion = 5
 	keySize      = sha256.Size
 
 	offCRC       = 8
@@ -203,6 +203,7 @@ func (w *writer) settings(s *Settings) {
 	}
 	w.str(s.OnFailure)
 	w.strs(s.Protect)
+	w.str(s.Confine)
 }
 
 func (w *writer) validator(v *Validator, order int) {
@@ -386,6 +387,7 @@ func (r *reader) settings(s *Settings) {
 	s.Announce = r.uvarint() == 1
 	s.OnFailure = r.str()
 	s.Protect = r.strs()
+	s.Confine = r.str()
 }
 
 // validatorBody decodes a validator record after its name, which the
