@@ -42,7 +42,7 @@ type Result struct {
 	// Unconfined is a Run that was not run: it had to be confined and
 	// could not be. The gate halts on it rather than judge without it.
 	Unconfined bool
-	Duration time.Duration
+	Duration   time.Duration
 }
 
 // Summary is the result in one line, for logs and status.
