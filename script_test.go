@@ -19,6 +19,7 @@ import (
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/runner"
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // Commands are the stopgate binaries as testscript runs them: in-process,
@@ -45,6 +46,15 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CLAUDE_PROJECT_DIR", env.WorkDir)
 			env.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
 			return nil
+		},
+		// [bwrap]: bubblewrap can confine a validator here (make test
+		// installs it; scripts that need it skip elsewhere).
+		Condition: func(cond string) (bool, error) {
+			if cond != "bwrap" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := validator.Bwrap()
+			return err == nil, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"expand":  cmdExpand,

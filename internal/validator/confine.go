@@ -68,7 +68,7 @@ func findBwrap() (string, error) {
 	cmd := exec.CommandContext(ctx, path, append(slices.Clone(bwrapBase), "--", "true")...)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		why := strings.TrimSpace(firstLine(stderr.String()))
+		why := strings.TrimSuffix(strings.TrimSpace(firstLine(stderr.String())), ".")
 		if why == "" {
 			why = err.Error()
 		}
