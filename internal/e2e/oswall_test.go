@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -55,4 +56,23 @@ func TestOSWallRefusesEncodedWrite(t *testing.T) {
 	if pending := p.Pending(); len(pending) > 0 {
 		r.Errorf("entries left pending: %v", pending)
 	}
+}
+
+// withoutWall takes the OS wall gate init wrote out of the project's settings, for a
+// scenario about the layers behind it (the guard, reconciliation): with the wall up,
+// the client's own deny rules and sandbox refuse the agent's writes first.
+func withoutWall(p *Project) *Project {
+	p.t.Helper()
+	var settings map[string]any
+	if err := json.Unmarshal([]byte(p.ReadFile(".claude/settings.json")), &settings); err != nil {
+		p.t.Fatalf("e2e: .claude/settings.json: %v", err)
+	}
+	delete(settings, "sandbox")
+	delete(settings, "permissions")
+	data, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		p.t.Fatalf("e2e: %v", err)
+	}
+	p.WriteFile(".claude/settings.json", string(data)+"\n")
+	return p
 }
