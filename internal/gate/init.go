@@ -47,6 +47,11 @@ func runInit(env *cli.Env, args []string) error {
 	prefix, binDir := binPrefix(root, *bin)
 	want := wanted(prefix)
 
+	// The wall is merged after the hooks: a file it would refuse is
+	// refused before either is written.
+	if err := wallReadable(filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile); err != nil {
+		return err
+	}
 	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil); err != nil {
 		return err
 	}

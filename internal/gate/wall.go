@@ -136,6 +136,19 @@ func writeWall(env *cli.Env, root, path, name string, bins []string) error {
 	return nil
 }
 
+// wallReadable refuses a settings file whose sandbox or permissions the
+// wall could not be merged into, as writeWall would.
+func wallReadable(path, name string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil // missing: a new file; unreadable: register says so
+	}
+	if _, err := settings.InspectWall(data); err != nil {
+		return settingsError(name, err)
+	}
+	return nil
+}
+
 // missingTools returns the programs the client's sandbox needs that are not
 // on PATH: bwrap and socat on Linux; macOS's Seatbelt is built in.
 func missingTools(env *cli.Env) []string {

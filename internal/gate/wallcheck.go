@@ -57,23 +57,27 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding
 	if cfg != nil {
 		stateDir = cfg.StateDir()
 	}
+	// The client reads the user's settings, then the project's, then the
+	// local ones: the last that sets a key wins. sts is in the opposite
+	// order, the project's first.
 	var deny, excluded []string
+	set1 := map[string]bool{}
+	from := map[string]int{} // the file whose value counts
 	for i, st := range sts {
 		deny = append(deny, st.Deny...)
 		excluded = append(excluded, st.Excluded...)
-		for _, a := range st.Against() {
-			key, _, _ := strings.Cut(strings.TrimPrefix(a, "sandbox."), " ")
-			out = append(out, finding{loc: fmt.Sprintf("%s:%d", names[i], st.Line[key]), warning: true,
-				msg: a + ": the OS wall is down", hint: "set it as gate init writes it, or keep it knowing the guard alone stands"})
+		for k, v := range st.Set {
+			if j, seen := from[k]; !seen || later(names[i], names[j]) {
+				set1[k], from[k] = v, i
+			}
 		}
 	}
-	// The client reads the user's settings, then the project's, then the
-	// local ones: the last that sets a key wins.
-	set1 := map[string]bool{}
-	for i := len(sts) - 1; i >= 0; i-- {
-		for k, v := range sts[i].Set {
-			if _, seen := set1[k]; !seen {
-				set1[k] = v
+	for i, st := range sts {
+		for _, a := range st.Against() {
+			key, _, _ := strings.Cut(strings.TrimPrefix(a, "sandbox."), " ")
+			if from[key] == i {
+				out = append(out, finding{loc: fmt.Sprintf("%s:%d", names[i], st.Line[key]), warning: true,
+					msg: a + ": the OS wall is down", hint: "set it as gate init writes it, or keep it knowing the guard alone stands"})
 			}
 		}
 	}
@@ -113,6 +117,21 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding
 		}
 	}
 	return out, summary
+}
+
+// later reports whether the client reads settings file a after b, so that
+// a's keys win: the user's first, then the project's, then the local ones.
+func later(a, b string) bool {
+	rank := func(name string) int {
+		switch {
+		case strings.HasPrefix(name, "~"):
+			return 0
+		case strings.HasSuffix(name, ".local.json"):
+			return 2
+		}
+		return 1
+	}
+	return rank(a) > rank(b)
 }
 
 // confineFindings says when run validators will not be confined: an error
