@@ -50,6 +50,7 @@ func TestConfinedCommandCannotWriteTheProtectedSet(t *testing.T) {
 		`chmod 777 mappings.toml`,
 		`touch tmp/validation/forged.json`,
 		`for p in /proc/[0-9]*; do : > "$p/root$PWD/mappings.toml"; done`,
+		`unshare -Urm sh -c 'umount "$PWD/mappings.toml"; : > mappings.toml'`,
 	}, ") 2>/dev/null\n(") + ") 2>/dev/null\n"
 	run := attacks + `
 test "$PWD" = "` + dir + `" || { echo "cwd $PWD"; exit 1; }
