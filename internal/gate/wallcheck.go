@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,8 +45,14 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding
 			continue
 		}
 		st, err := settings.InspectWall(data)
+		var se *settings.Error
+		if errors.As(err, &se) && !strings.Contains(se.Msg, "JSON") {
+			// Valid JSON of the wrong shape: hookFindings has nothing to say.
+			return append(out, finding{loc: fmt.Sprintf("%s:%d:%d", src.name, se.Line, se.Column), warning: true,
+				msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}), summary
+		}
 		if err != nil {
-			return out, summary
+			return out, summary // not JSON: hookFindings says so
 		}
 		sts, names = append(sts, st), append(names, src.name)
 	}
