@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -46,7 +47,7 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding
 		}
 		st, err := settings.InspectWall(data)
 		var se *settings.Error
-		if errors.As(err, &se) && !strings.Contains(se.Msg, "JSON") {
+		if errors.As(err, &se) && json.Valid(data) {
 			// Valid JSON of the wrong shape: hookFindings has nothing to say.
 			return append(out, finding{loc: fmt.Sprintf("%s:%d:%d", src.name, se.Line, se.Column), warning: true,
 				msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}), summary
