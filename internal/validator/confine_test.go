@@ -3,6 +3,7 @@ package validator
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -187,4 +188,21 @@ func BenchmarkRun(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A confined validator can still build: the Go cache (under HOME) and
+// the module's own folder are writable, only the protected set is not.
+func TestConfinedGoBuild(t *testing.T) {
+	needBwrap(t)
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	env, dir := confinedProject(t)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"built\") }\n"), 0o644)
+	r := RunOne(context.Background(), env, Spec{Name: "build", Run: goCmd + " build -o out/m . && out/m", Timeout: 2 * time.Minute})
+	if !r.Passed || !strings.Contains(r.Output, "built") {
+		t.Fatalf("a confined go build failed: %s\n%s", r.Summary(), r.Output)
+	}
 }
