@@ -19,27 +19,66 @@ import (
 // settings as the client merges the settings files (the local settings
 // over the project's over the user's), the deny rules the protected set
 // needs, the sandbox tools on this machine; and whether run validators
-// will be confined. Settings that are missing or cannot be read are
+// will be confined. Settings that are missing or not JSON are
 // hookFindings' to report.
 //
 // summary is the state in a few words, for the line of a clean check.
 func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
-	summary = "the OS wall is up"
 	set := protectedSet(ws.root, env.Getenv("HOME"), ws.file, cfg, nil, "")
-	if set.Empty() {
-		summary = "nothing protected (protect = [])"
+	summary = wallSummary(cfg, set.Empty())
+	w, bad := readWalls(settingsFiles(env, ws.root))
+	if bad != nil {
+		return append(out, *bad), summary
+	}
+	if len(w.files) == 0 || set.Empty() {
+		return out, summary // no settings: hookFindings says so; protect = []: nothing to wall in
+	}
+	stateDir := filepath.Join(ws.root, config.DefaultStateDir)
+	if cfg != nil {
+		stateDir = cfg.StateDir()
+	}
+	out = append(out, w.against()...)
+	out = append(out, w.unset()...)
+	out = append(out, w.lacking(denyRules(set, ws.root, env.Getenv("HOME"), stateDir))...)
+	out = append(out, w.excludedCommands()...)
+	if w.value["enabled"] {
+		out = append(out, toolFindings(env, w.primary)...)
+	}
+	return out, summary
+}
+
+func wallSummary(cfg *config.Config, nothing bool) string {
+	s := "the OS wall is up"
+	if nothing {
+		s = "nothing protected (protect = [])"
 	}
 	switch {
 	case cfg == nil || !hasRun(cfg):
 	case cfg.Settings.Confine == config.ConfineOff:
-		summary += "; run validators unconfined (confine = false)"
+		s += "; run validators unconfined (confine = false)"
 	default:
-		summary += "; run validators confined"
+		s += "; run validators confined"
 	}
-	srcs := settingsFiles(env, ws.root)
-	var sts []settings.WallStatus
-	var names []string
+	return s
+}
+
+// walls is the wall's settings across the settings files, as the client
+// merges them.
+type walls struct {
+	primary  string // the project's shared settings, where gate init writes
+	files    []settings.WallStatus
+	names    []string
+	value    map[string]bool // each sandbox key's value that counts
+	from     map[string]int  // the index of the file it counts from
+	deny     []string        // every file's rules: the client adds them up
+	excluded []string
+}
+
+// readWalls reads the settings files that exist. A file of valid JSON that
+// is shaped wrong is a finding: nothing else would report it.
+func readWalls(srcs []hookSource) (walls, *finding) {
+	w := walls{primary: srcs[0].name, value: map[string]bool{}, from: map[string]int{}}
 	for _, src := range srcs {
 		data, err := os.ReadFile(src.path)
 		if err != nil {
@@ -48,83 +87,91 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding
 		st, err := settings.InspectWall(data)
 		var se *settings.Error
 		if errors.As(err, &se) && json.Valid(data) {
-			// Valid JSON of the wrong shape: hookFindings has nothing to say.
-			return append(out, finding{loc: fmt.Sprintf("%s:%d:%d", src.name, se.Line, se.Column), warning: true,
-				msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}), summary
+			return w, &finding{loc: fmt.Sprintf("%s:%d:%d", src.name, se.Line, se.Column), warning: true,
+				msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}
 		}
 		if err != nil {
-			return out, summary // not JSON: hookFindings says so
+			return walls{}, nil // not JSON: hookFindings says so
 		}
-		sts, names = append(sts, st), append(names, src.name)
-	}
-	if len(sts) == 0 || set.Empty() {
-		return out, summary // no settings: hookFindings says so; protect = []: nothing to wall in
-	}
-	primary := srcs[0].name
-	stateDir := filepath.Join(ws.root, config.DefaultStateDir)
-	if cfg != nil {
-		stateDir = cfg.StateDir()
-	}
-	// The client reads the user's settings, then the project's, then the
-	// local ones: the last that sets a key wins. sts is in the opposite
-	// order, the project's first.
-	var deny, excluded []string
-	set1 := map[string]bool{}
-	from := map[string]int{} // the file whose value counts
-	for i, st := range sts {
-		deny = append(deny, st.Deny...)
-		excluded = append(excluded, st.Excluded...)
+		i := len(w.files)
+		w.files, w.names = append(w.files, st), append(w.names, src.name)
+		w.deny = append(w.deny, st.Deny...)
+		w.excluded = append(w.excluded, st.Excluded...)
 		for k, v := range st.Set {
-			if j, seen := from[k]; !seen || later(names[i], names[j]) {
-				set1[k], from[k] = v, i
+			if j, seen := w.from[k]; !seen || later(src.name, w.names[j]) {
+				w.value[k], w.from[k] = v, i
 			}
 		}
 	}
-	for i, st := range sts {
+	return w, nil
+}
+
+// against reports the sandbox keys set against the wall, where the value
+// that counts is written.
+func (w walls) against() []finding {
+	var out []finding
+	for i, st := range w.files {
 		for _, a := range st.Against() {
 			key, _, _ := strings.Cut(strings.TrimPrefix(a, "sandbox."), " ")
-			if from[key] == i {
-				out = append(out, finding{loc: fmt.Sprintf("%s:%d", names[i], st.Line[key]), warning: true,
+			if w.from[key] == i {
+				out = append(out, finding{loc: fmt.Sprintf("%s:%d", w.names[i], st.Line[key]), warning: true,
 					msg: a + ": the OS wall is down", hint: "set it as gate init writes it, or keep it knowing the guard alone stands"})
 			}
 		}
 	}
-	enabled := set1["enabled"]
+	return out
+}
+
+// unset reports the sandbox keys no file sets.
+func (w walls) unset() []finding {
 	var unset []string
 	for _, k := range []string{"enabled", "failIfUnavailable", "allowUnsandboxedCommands"} {
-		if _, ok := set1[k]; !ok {
+		if _, ok := w.value[k]; !ok {
 			unset = append(unset, "sandbox."+k)
 		}
 	}
-	if len(unset) > 0 {
-		out = append(out, finding{loc: primary, warning: true,
-			msg:  "the OS wall is down: " + strings.Join(unset, ", ") + " not set, so the agent's Bash can write the protected set in ways the guard cannot see",
-			hint: `"gate init" writes the sandbox settings and keeps the rest of the file`})
+	if len(unset) == 0 {
+		return nil
 	}
+	return []finding{{loc: w.primary, warning: true,
+		msg:  "the OS wall is down: " + strings.Join(unset, ", ") + " not set, so the agent's Bash can write the protected set in ways the guard cannot see",
+		hint: `"gate init" writes the sandbox settings and keeps the rest of the file`}}
+}
+
+// lacking reports the deny rules of the protected set no file has.
+func (w walls) lacking(rules []string) []finding {
 	var missing []string
-	for _, r := range denyRules(set, ws.root, env.Getenv("HOME"), stateDir) {
-		if !slices.Contains(deny, r) {
+	for _, r := range rules {
+		if !slices.Contains(w.deny, r) {
 			missing = append(missing, r)
 		}
 	}
-	if len(missing) > 0 {
-		out = append(out, finding{loc: primary, warning: true,
-			msg:  "permissions.deny lacks " + strings.Join(missing, ", ") + ": the sandbox and the Write/Edit tools let the agent change it",
-			hint: `"gate init" adds the deny rules of the protected set (run it again after adding a run validator)`})
+	if len(missing) == 0 {
+		return nil
 	}
-	if len(excluded) > 0 {
-		out = append(out, finding{loc: primary, warning: true,
-			msg:  "sandbox.excludedCommands run outside the OS sandbox: " + strings.Join(excluded, ", "),
-			hint: "keep it empty: an excluded command can write the protected set"})
+	return []finding{{loc: w.primary, warning: true,
+		msg:  "permissions.deny lacks " + strings.Join(missing, ", ") + ": the sandbox and the Write/Edit tools let the agent change it",
+		hint: `"gate init" adds the deny rules of the protected set (run it again after adding a run validator)`}}
+}
+
+func (w walls) excludedCommands() []finding {
+	if len(w.excluded) == 0 {
+		return nil
 	}
-	if enabled {
-		if m := missingTools(env); len(m) > 0 {
-			out = append(out, finding{loc: primary, warning: true,
-				msg:  "the OS sandbox needs " + strings.Join(m, " and ") + ", not installed here: the client refuses every Bash command until it is",
-				hint: "apt-get install " + strings.Join(packages(m), " ") + " (as root; scripts/install-sandbox-tools does it)"})
-		}
+	return []finding{{loc: w.primary, warning: true,
+		msg:  "sandbox.excludedCommands run outside the OS sandbox: " + strings.Join(w.excluded, ", "),
+		hint: "keep it empty: an excluded command can write the protected set"}}
+}
+
+// toolFindings reports the sandbox tools this machine lacks.
+func toolFindings(env *cli.Env, loc string) []finding {
+	m := missingTools(env)
+	if len(m) == 0 {
+		return nil
 	}
-	return out, summary
+	return []finding{{loc: loc, warning: true,
+		msg:  "the OS sandbox needs " + strings.Join(m, " and ") + ", not installed here: the client refuses every Bash command until it is",
+		hint: "apt-get install " + strings.Join(packages(m), " ") + " (as root; scripts/install-sandbox-tools does it)"}}
 }
 
 // later reports whether the client reads settings file a after b, so that
