@@ -117,23 +117,32 @@ func writeWall(env *cli.Env, root, path, name string, bins []string) error {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}
 	}
-	for _, a := range st.Against() {
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
-	}
-	for _, src := range settingsFiles(env, root)[1:] {
-		if data, err := os.ReadFile(src.path); err == nil {
-			if other, err := settings.InspectWall(data); err == nil {
-				for _, a := range other.Against() {
-					fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", src.name, a, name)
-				}
-			}
-		}
-	}
+	noteAgainst(env, root, name, st)
 	if missing := missingTools(env); len(missing) > 0 {
 		fmt.Fprintf(env.Stdout, "note: the OS sandbox needs %s, not installed here: until it is, the client refuses every Bash command (apt-get install %s)\n",
 			strings.Join(missing, " and "), strings.Join(packages(missing), " "))
 	}
 	return nil
+}
+
+// noteAgainst tells which sandbox keys the user set against the wall, in
+// the file init wrote (st) or in the local or user settings, which init
+// leaves alone.
+func noteAgainst(env *cli.Env, root, name string, st settings.WallStatus) {
+	for _, a := range st.Against() {
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
+	}
+	for _, src := range settingsFiles(env, root)[1:] {
+		data, err := os.ReadFile(src.path)
+		if err != nil {
+			continue
+		}
+		if other, err := settings.InspectWall(data); err == nil {
+			for _, a := range other.Against() {
+				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", src.name, a, name)
+			}
+		}
+	}
 }
 
 // wallReadable refuses a settings file whose sandbox or permissions the
