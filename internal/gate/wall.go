@@ -126,13 +126,14 @@ func writeWall(env *cli.Env, root, path, name string, bins []string) error {
 }
 
 // noteAgainst tells which sandbox keys the user set against the wall, in
-// the file init wrote (st) or in the local or user settings, which init
-// leaves alone.
+// the file init wrote (st) or in the local settings, which init leaves
+// alone and which win over it. The user's settings lose to the project's,
+// where init has set every key.
 func noteAgainst(env *cli.Env, root, name string, st settings.WallStatus) {
 	for _, a := range st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
 	}
-	for _, src := range settingsFiles(env, root)[1:] {
+	for _, src := range settingsFiles(env, root)[1:2] {
 		data, err := os.ReadFile(src.path)
 		if err != nil {
 			continue
