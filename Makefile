@@ -4,7 +4,7 @@ BIN     ?= bin
 PREFIX  ?= /usr/local
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build demo test unit fuzz e2e-install e2e bench install clean
+.PHONY: all build demo test unit fuzz e2e-install sandbox-tools e2e bench install clean
 
 all: build
 
@@ -22,7 +22,7 @@ demo: build
 # briefly. The end-to-end suite runs after the others, not beside them: it
 # records each hook's duration as the client reports it, and the crash and
 # concurrency suites would load the 2 cores it shares with them.
-test: e2e-install
+test: e2e-install sandbox-tools
 	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
 	$(GO) test ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
@@ -54,7 +54,13 @@ bench: build
 e2e-install:
 	@bash scripts/install-claude
 
-e2e: e2e-install
+# sandbox-tools installs bubblewrap and socat (apt-get, as root) for the
+# client's OS sandbox and the confined validators; elsewhere it says what is
+# missing and the tests that need them skip.
+sandbox-tools:
+	@bash scripts/install-sandbox-tools
+
+e2e: e2e-install sandbox-tools
 	$(GO) test -count=1 -v -run . ./internal/e2e/
 
 # install puts the commands in $GOBIN (go install), or PREFIX/bin with PREFIX=.

@@ -19,6 +19,7 @@ import (
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/runner"
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // Commands are the stopgate binaries as testscript runs them: in-process,
@@ -41,9 +42,15 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
+		// [mountable]: faultfs can mount here. [bwrap]: bubblewrap can
+		// confine a validator here (make test installs it).
 		Condition: func(cond string) (bool, error) {
-			if cond == "mountable" {
+			switch cond {
+			case "mountable":
 				return mountable(), nil
+			case "bwrap":
+				_, err := validator.Bwrap()
+				return err == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -19,6 +19,7 @@ announce = false
 on_failure = "halt"
 max_blocks = 2
 protect = []
+confine = false
 
 [[mapping]]
 prompt = "joke"
@@ -46,6 +47,7 @@ timeout = "10s"
 [settings]
 prompts_dir = "./prompts/"
 protect = ["secrets", "more"]
+confine = true
 
 [[mapping]]
 prompt = "a/b"

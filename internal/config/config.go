@@ -26,6 +26,13 @@ const (
 	OnFailureHalt  = "halt"  // halt the session at the first failing stop
 )
 
+// Confinement policies for [settings] confine.
+const (
+	ConfineAuto = ""    // no confine key: confine where bubblewrap works
+	ConfineOn   = "on"  // confine = true: a stop that cannot confine them halts
+	ConfineOff  = "off" // confine = false: run validators as the gate runs
+)
+
 // Config is a loaded mappings.toml.
 type Config struct {
 	File     string // path of the file it was loaded from
@@ -53,6 +60,10 @@ type Settings struct {
 	// beyond the state dir, mappings.toml and run validators' paths. Nil
 	// means the default protection; an empty list turns the guard off.
 	Protect []string
+	// Confine is [settings] confine: whether run validators execute with
+	// the protected set mounted read-only (bubblewrap). ConfineAuto, the
+	// default, confines them where bubblewrap works.
+	Confine string
 }
 
 // Mapping arms Validators when the prompt Prompt is read or invoked.

@@ -35,7 +35,7 @@ import (
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 5
+	indexVersion = 6
 	keySize      = sha256.Size
 
 	offCRC       = 8
@@ -199,6 +199,7 @@ func (w *writer) settings(s *Settings) {
 	}
 	w.str(s.OnFailure)
 	w.strs(s.Protect)
+	w.str(s.Confine)
 }
 
 func (w *writer) validator(v *Validator, order int) {
@@ -380,6 +381,7 @@ func (r *reader) settings(s *Settings) {
 	s.Announce = r.uvarint() == 1
 	s.OnFailure = r.str()
 	s.Protect = r.strs()
+	s.Confine = r.str()
 }
 
 // validatorBody decodes a validator record after its name, which the

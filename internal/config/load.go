@@ -30,6 +30,7 @@ type rawSettings struct {
 	Announce    *bool     `toml:"announce"`
 	OnFailure   *string   `toml:"on_failure"`
 	Protect     *[]string `toml:"protect"`
+	Confine     *bool     `toml:"confine"`
 }
 
 type rawMapping struct {
@@ -158,6 +159,9 @@ func (p *parser) settings(s *Settings, raw rawSettings) {
 			p.add("settings.on_failure", fmt.Sprintf("%q is not a policy", *v), `use "block" (send the agent back, halt after max_blocks) or "halt"`)
 		}
 	}
+	if v := raw.Confine; v != nil {
+		s.Confine = map[bool]string{true: ConfineOn, false: ConfineOff}[*v]
+	}
 	if v := raw.Protect; v != nil {
 		s.Protect = append([]string{}, *v...)
 		for i, path := range *v {
@@ -262,7 +266,7 @@ func badPromptKey(k string) (msg, hint string) {
 
 func hintFor(k toml.Key) string {
 	known := map[string]string{
-		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, protect",
+		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, protect, confine",
 		"mapping":    "prompt, validators",
 		"validators": "file, run, contains, not_contains, regex, timeout, fix",
 	}

@@ -145,3 +145,19 @@ func TestProblemIsOneLine(t *testing.T) {
 		t.Errorf("error is not one line: %q", err)
 	}
 }
+
+func TestConfineSetting(t *testing.T) {
+	for toml, want := range map[string]string{
+		"":                              ConfineAuto,
+		"[settings]\nconfine = true\n":  ConfineOn,
+		"[settings]\nconfine = false\n": ConfineOff,
+	} {
+		cfg, err := Parse([]byte(toml), "m.toml", "/")
+		if err != nil || cfg.Settings.Confine != want {
+			t.Errorf("%q: confine %q, %v; want %q", toml, cfg.Settings.Confine, err, want)
+		}
+	}
+	if _, err := Parse([]byte("[settings]\nconfine = \"yes\"\n"), "m.toml", "/"); err == nil {
+		t.Errorf(`confine = "yes" loaded without a problem`)
+	}
+}

@@ -12,16 +12,19 @@ import (
 )
 
 // cleanConfig maps a prompt to a validator that runs `make clean test` the way many
-// projects do: clean removes tmp/, and with it the state dir.
+// projects do: clean removes tmp/, and with it the state dir. Unconfined: confinement
+// would keep the state dir read-only to it; this is the gate's own defence where
+// bubblewrap is missing.
 const cleanConfig = `[settings]
 max_blocks = 3
+confine    = false
 
 [[mapping]]
 prompt     = "release"
 validators = ["clean-test"]
 
 [validators.clean-test]
-run = "rm -rf tmp && test -f output/done.txt"
+run = "rm -rf tmp; test -f output/done.txt"
 fix = "Write output/done.txt once the release is done."
 `
 

@@ -12,7 +12,7 @@ import (
 // denies both; the model is told why in the tool results; the queue and the config
 // survive, so the stop is still blocked until the work is done.
 func TestTamperGuard(t *testing.T) {
-	p := NewStopgateProject(t)
+	p := withoutWall(NewStopgateProject(t)) // the guard alone: TestOSWallRefusesEncodedWrite has the wall
 	config := p.ReadFile("mappings.toml")
 	api := Start(t, Script{
 		When(LastHas(blocked), writeJoke(p)),

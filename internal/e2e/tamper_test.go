@@ -54,7 +54,7 @@ func TestGuardDeniesTampering(t *testing.T) {
 // queue entry; the gate finds the Read in the real client's transcript, blocks the stop
 // with the prompt's failures and a note, and logs the discrepancy; the fixed work passes.
 func TestReconcileDeletedEntry(t *testing.T) {
-	p := guarded(NewStopgateProject(t))
+	p := withoutWall(guarded(NewStopgateProject(t))) // the sandbox would refuse the deletion
 	cfg := p.ReadFile("mappings.toml")
 	p.WriteFile("mappings.toml", strings.Replace(cfg, "[settings]\n", "[settings]\nprotect = []\n", 1))
 	api := Start(t, Script{

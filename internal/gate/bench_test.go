@@ -63,5 +63,7 @@ func decideProject(b *testing.B, kind string, n int, pass bool) (*config.Config,
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Unconfined, as before confinement: BenchmarkDecideConfined has the rest.
+	cfg.Settings.Confine = config.ConfineOff
 	return cfg, entries
 }

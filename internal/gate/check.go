@@ -66,6 +66,8 @@ func runCheck(env *cli.Env, args []string) error {
 		fs = append(fs, problemFinding(p))
 	}
 	fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
+	wall, summary := wallFindings(env, ws, cfg)
+	fs = append(fs, wall...)
 
 	errs, warns := 0, 0
 	for _, f := range fs {
@@ -77,8 +79,8 @@ func runCheck(env *cli.Env, args []string) error {
 		}
 	}
 	if errs+warns == 0 {
-		fmt.Fprintf(env.Stdout, "ok: %s, %s; every stopgate hook registered\n",
-			plural(len(cfg.Mappings), "mapping", "mappings"), plural(len(cfg.Validators), "validator", "validators"))
+		fmt.Fprintf(env.Stdout, "ok: %s, %s; every stopgate hook registered; %s\n",
+			plural(len(cfg.Mappings), "mapping", "mappings"), plural(len(cfg.Validators), "validator", "validators"), summary)
 		return nil
 	}
 	fmt.Fprintf(env.Stdout, "%s, %s\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))

@@ -25,8 +25,10 @@ const settingsFile = ".claude/settings.json"
 // stopgate hook in the project's .claude/settings.json, merging (see
 // package settings: untouched bytes stay, a second run changes nothing, the
 // write is atomic, a file that is not JSON is refused with its line and
-// column), and writes a starter mappings.toml if there is none. With
-// --plugin it writes a Claude Code plugin in DIR instead.
+// column), writes a starter mappings.toml if there is none, and merges the
+// OS wall into the same settings (wall.go). With --plugin it writes a
+// Claude Code plugin in DIR instead, and the wall only into a stopgate
+// project's settings: a plugin cannot set the sandbox or permissions.
 func runInit(env *cli.Env, args []string) error {
 	fl := flags("init")
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
@@ -45,10 +47,18 @@ func runInit(env *cli.Env, args []string) error {
 	prefix, binDir := binPrefix(root, *bin)
 	want := wanted(prefix)
 
+	// The wall is merged after the hooks: a file it would refuse is
+	// refused before either is written.
+	if err := wallReadable(filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile); err != nil {
+		return err
+	}
 	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil); err != nil {
 		return err
 	}
 	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	if err := writeWall(env, root, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, []string{binDir}); err != nil {
 		return err
 	}
 	noteMissing(env, binDir, want, root)
@@ -239,6 +249,14 @@ func initPlugin(env *cli.Env, dir string) error {
 	want := wanted(pluginBin)
 	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial); err != nil {
 		return err
+	}
+	root := project.Root(env.Getenv, "", env.Dir)
+	if _, err := os.Stat(filepath.Join(root, project.ConfigName)); err == nil {
+		if err := writeWall(env, root, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, []string{filepath.Join(dir, "bin")}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(env.Stdout, "note: no %s here, so no OS wall: a plugin cannot set the client's sandbox or permissions; run gate init --plugin again in the project to add them to its %s\n", project.ConfigName, settingsFile)
 	}
 	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir)
 	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))

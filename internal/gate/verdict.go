@@ -58,7 +58,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
-	}}, specs)
+	}, Confine: confinement(cfg, in)}, specs)
 
 	failed := map[string]bool{} // prompt keys with a failing validator
 	for i := range checks {
@@ -76,6 +76,10 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		}
 	}
 	if len(failed) == 0 {
+		return v
+	}
+	if why := unconfinedReason(cfg, v); why != "" {
+		v.Kind, v.Reason = Halt, why
 		return v
 	}
 	if cfg.Settings.OnFailure == config.OnFailureHalt || prior >= cfg.Settings.MaxBlocks {

@@ -184,6 +184,8 @@ func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced b
 		b.WriteString(quote(v))
 	case int:
 		b.WriteString(strconv.Itoa(v))
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
 	}
 }
 

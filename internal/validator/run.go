@@ -102,6 +102,16 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	if why := unrunnable(env.Dir, s.Run); why != "" {
 		return Result{Problem: "cannot start: " + why, ExitCode: -1}
 	}
+	name, args := "sh", []string{"-c", s.Run}
+	if env.Confine != nil {
+		bwrap, wrapped, err := env.Confine.command(env.Dir, s.Run)
+		switch {
+		case err == nil:
+			name, args = bwrap, wrapped
+		case env.Confine.Required:
+			return unconfined(err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -116,7 +126,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
 
-	cmd := exec.CommandContext(ctx, "sh", "-c", s.Run)
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = env.Dir
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
 	cmd.Stdin = nil

@@ -26,6 +26,9 @@ type Env struct {
 	// the rest is counted and dropped, so a runaway validator cannot take
 	// the gate's memory.
 	OutputLimit int
+	// Confine, when set, runs every Run inside bubblewrap with the
+	// protected set read-only (confine.go).
+	Confine *Confinement
 }
 
 // Result is the outcome of one Spec.
@@ -36,7 +39,10 @@ type Result struct {
 	Dropped  int64  // bytes of output beyond the limit
 	Problem  string // why it could not judge, e.g. "timed out after 10s"; "" otherwise
 	ExitCode int    // for Run: the exit code, -1 when killed or not started
-	Duration time.Duration
+	// Unconfined is a Run that was not run: it had to be confined and
+	// could not be. The gate halts on it rather than judge without it.
+	Unconfined bool
+	Duration   time.Duration
 }
 
 // Summary is the result in one line, for logs and status.

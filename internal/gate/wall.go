@@ -1,0 +1,196 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// The second wall. The tamper guard judges a tool call by its text, which
+// cannot be complete; the client's own OS sandbox refuses the agent's Bash
+// any write to the protected set whatever the text, and its Edit deny
+// rules refuse the Write and Edit tools. The rules, the guard and the
+// confinement of validators (confine.go) all take the protected set from
+// protectedSet, so they cannot disagree.
+
+// protectedSet is the project's protected set as the tamper guard computes
+// it (guard.Defaults). cfg may be nil, for a project without a readable
+// config: then the config file and the default state dir. bins are the
+// folders that may hold stopgate's hook programs; transcript is the
+// session's, "" outside a hook.
+func protectedSet(root, home, file string, cfg *config.Config, bins []string, transcript string) *guard.Set {
+	src := guard.Source{
+		Root: root, Home: home, File: file,
+		StateDir:   filepath.Join(root, config.DefaultStateDir),
+		Commands:   hookPrograms(root, bins),
+		Transcript: transcript,
+	}
+	if cfg != nil {
+		src.StateDir, src.Protect = cfg.StateDir(), cfg.Settings.Protect
+		for _, name := range cfg.Order {
+			if v := cfg.Validators[name]; v.Run != "" {
+				src.Runs = append(src.Runs, guard.Run{Name: name, Command: v.Run})
+			}
+		}
+	}
+	return guard.Defaults(src)
+}
+
+// hookPrograms returns stopgate's hook programs in bins, beside the running
+// gate and in the project's bin/, as detect's guard counts them.
+func hookPrograms(root string, bins []string) []string {
+	dirs := append([]string{filepath.Join(root, "bin")}, bins...)
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, name := range []string{"detect", "gate", "testhook"} {
+			out = append(out, filepath.Join(d, name))
+		}
+	}
+	return out
+}
+
+// denyRules returns the client's Edit deny rules for set: a folder's rule
+// covers what is in it, and the state dir is a folder even before it
+// exists.
+func denyRules(set *guard.Set, root, home, stateDir string) []string {
+	var out []string
+	for _, p := range set.Paths() {
+		st, err := os.Stat(filepath.FromSlash(p.Path))
+		dir := (err == nil && st.IsDir()) || p.Path == filepath.ToSlash(stateDir)
+		out = append(out, settings.DenyRule(filepath.ToSlash(root), filepath.ToSlash(home), p.Path, dir))
+	}
+	return out
+}
+
+// projectWall is what the wall of the project at root needs: its deny
+// rules, from the config when it can be read.
+func projectWall(env *cli.Env, root string, bins []string) (rules []string, off bool) {
+	file := filepath.Join(root, project.ConfigName)
+	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
+	set := protectedSet(root, env.Getenv("HOME"), file, cfg, bins, "")
+	stateDir := filepath.Join(root, config.DefaultStateDir)
+	if cfg != nil {
+		stateDir = cfg.StateDir()
+	}
+	return denyRules(set, root, env.Getenv("HOME"), stateDir), set.Empty()
+}
+
+// writeWall merges the sandbox settings and the deny rules into the
+// settings file at path (shown as name), as register merges hooks, and
+// says what it added, what the user's settings keep against the wall, and
+// what the machine lacks for it.
+func writeWall(env *cli.Env, root, path, name string, bins []string) error {
+	rules, off := projectWall(env, root, bins)
+	if off {
+		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	out, added, st, err := settings.MergeWall(data, rules)
+	if err != nil {
+		return settingsError(name, err)
+	}
+	if len(added) == 0 {
+		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", name, plural(len(rules), "deny rule", "deny rules"))
+	} else {
+		if err := settings.WriteFile(path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", name, plural(len(added), "setting", "settings"))
+		for _, a := range added {
+			fmt.Fprintf(env.Stdout, "  + %s\n", a)
+		}
+	}
+	noteAgainst(env, root, name, st)
+	if missing := missingTools(env); len(missing) > 0 {
+		fmt.Fprintf(env.Stdout, "note: the OS sandbox needs %s, not installed here: until it is, the client refuses every Bash command (apt-get install %s)\n",
+			strings.Join(missing, " and "), strings.Join(packages(missing), " "))
+	}
+	return nil
+}
+
+// noteAgainst tells which sandbox keys the user set against the wall, in
+// the file init wrote (st) or in the local settings, which init leaves
+// alone and which win over it. The user's settings lose to the project's,
+// where init has set every key.
+func noteAgainst(env *cli.Env, root, name string, st settings.WallStatus) {
+	for _, a := range st.Against() {
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
+	}
+	for _, src := range settingsFiles(env, root)[1:2] {
+		data, err := os.ReadFile(src.path)
+		if err != nil {
+			continue
+		}
+		if other, err := settings.InspectWall(data); err == nil {
+			for _, a := range other.Against() {
+				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", src.name, a, name)
+			}
+		}
+	}
+}
+
+// wallReadable refuses a settings file whose sandbox or permissions the
+// wall could not be merged into, as writeWall would.
+func wallReadable(path, name string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil // missing: a new file; unreadable: register says so
+	}
+	if _, err := settings.InspectWall(data); err != nil {
+		return settingsError(name, err)
+	}
+	return nil
+}
+
+// missingTools returns the programs the client's sandbox needs that are not
+// on PATH: bwrap and socat on Linux; macOS's Seatbelt is built in.
+func missingTools(env *cli.Env) []string {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	var out []string
+	for _, t := range []string{"bwrap", "socat"} {
+		if !onPath(env.Getenv("PATH"), t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func onPath(path, name string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// packages names the Debian packages of tools.
+func packages(tools []string) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = map[string]string{"bwrap": "bubblewrap"}[t]
+		if out[i] == "" {
+			out[i] = t
+		}
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package settings
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The client's OS sandbox settings that make it a wall: Bash runs inside
+// bubblewrap (Linux) or Seatbelt (macOS); a missing sandbox tool refuses
+// the command instead of running it unsandboxed; the Bash tool's
+// dangerouslyDisableSandbox parameter is ignored.
+var wallKeys = []struct {
+	key  string
+	want bool
+	why  string // what the opposite value does
+}{
+	{"enabled", true, "the agent's Bash runs outside the OS sandbox"},
+	{"failIfUnavailable", true, "a missing sandbox tool only warns, and Bash runs unsandboxed"},
+	{"allowUnsandboxedCommands", false, "the agent can ask to run a command outside the sandbox (dangerouslyDisableSandbox)"},
+}
+
+// WallStatus is what one settings file says about the wall.
+type WallStatus struct {
+	// Set holds the wall's keys the file sets, by name ("enabled"), with
+	// their values; a key set to a non-boolean counts as against the wall.
+	Set map[string]bool
+	// Line holds where each key of Set is written.
+	Line map[string]int
+	// Deny is the file's permissions.deny rules.
+	Deny []string
+	// Excluded is sandbox.excludedCommands: commands that run outside the
+	// sandbox whatever else is set.
+	Excluded []string
+}
+
+// Against returns, for the keys s sets against the wall, "sandbox.KEY is
+// VALUE: WHY".
+func (s WallStatus) Against() []string {
+	var out []string
+	for _, k := range wallKeys {
+		if v, ok := s.Set[k.key]; ok && v != k.want {
+			out = append(out, fmt.Sprintf("sandbox.%s is %t: %s", k.key, v, k.why))
+		}
+	}
+	return out
+}
+
+// InspectWall reads the wall's settings from a settings file.
+func InspectWall(data []byte) (WallStatus, error) {
+	text := normalize(data)
+	root, err := parse(text)
+	if err != nil {
+		return WallStatus{}, err
+	}
+	return inspectWall(text, root)
+}
+
+func inspectWall(text []byte, root *node) (WallStatus, error) {
+	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
+	sb, perms, err := wallObjects(text, root)
+	if err != nil {
+		return st, err
+	}
+	if sb != nil {
+		for _, k := range wallKeys {
+			if v := sb.get(k.key); v != nil {
+				st.Set[k.key] = v.kind == 'v' && v.str == "true"
+				st.Line[k.key], _ = position(text, v.start)
+			}
+		}
+		if ex := sb.get("excludedCommands"); ex != nil && ex.kind == '[' {
+			for _, e := range ex.elems {
+				st.Excluded = append(st.Excluded, e.str)
+			}
+		}
+	}
+	if deny, err := denyOf(text, perms); err != nil {
+		return st, err
+	} else if deny != nil {
+		for _, e := range deny.elems {
+			if e.kind == '"' {
+				st.Deny = append(st.Deny, e.str)
+			}
+		}
+	}
+	return st, nil
+}
+
+// wallObjects returns the "sandbox" and "permissions" objects of root, nil
+// when absent; either of another type is an *Error.
+func wallObjects(text []byte, root *node) (sandbox, perms *node, err error) {
+	if root.kind != '{' {
+		return nil, nil, errorAt(text, root.start, "settings is %s, want an object", root.kindName())
+	}
+	sandbox, perms = root.get("sandbox"), root.get("permissions")
+	if sandbox != nil && sandbox.kind != '{' {
+		return nil, nil, errorAt(text, sandbox.start, `"sandbox" is %s, want an object`, sandbox.kindName())
+	}
+	if perms != nil && perms.kind != '{' {
+		return nil, nil, errorAt(text, perms.start, `"permissions" is %s, want an object`, perms.kindName())
+	}
+	return sandbox, perms, nil
+}
+
+func denyOf(text []byte, perms *node) (*node, error) {
+	if perms == nil {
+		return nil, nil
+	}
+	deny := perms.get("deny")
+	if deny != nil && deny.kind != '[' {
+		return nil, errorAt(text, deny.start, `"permissions.deny" is %s, want an array of rules`, deny.kindName())
+	}
+	return deny, nil
+}
+
+// MergeWall returns data with the wall added the way Merge adds hooks,
+// only inserting: each of the sandbox keys that is absent, and each rule
+// of deny that permissions.deny lacks. A key the file already sets is left
+// as it is, even against the wall: that is the user's decision, which the
+// returned status reports. added names what was inserted ("sandbox.enabled",
+// "Edit(/mappings.toml)"); none means data is returned unchanged.
+func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
+	text := normalize(data)
+	root, err := parse(text)
+	if err != nil {
+		return nil, nil, st, err
+	}
+	if st, err = inspectWall(text, root); err != nil {
+		return nil, nil, st, err
+	}
+	// One insertion at a time, each on a fresh parse, as Merge does.
+	for _, k := range wallKeys {
+		if _, ok := st.Set[k.key]; ok {
+			continue
+		}
+		root, _ = parse(text)
+		sb := root.get("sandbox")
+		if sb == nil {
+			text = appendItem(text, root, true, "sandbox", object{{k.key, k.want}})
+		} else {
+			text = appendItem(text, sb, layoutOf(text, root).multi, k.key, k.want)
+		}
+		added = append(added, "sandbox."+k.key)
+	}
+	for _, rule := range deny {
+		if slices.Contains(st.Deny, rule) {
+			continue
+		}
+		root, _ = parse(text)
+		perms := root.get("permissions")
+		switch {
+		case perms == nil:
+			text = appendItem(text, root, true, "permissions", object{{"deny", array{rule}}})
+		case perms.get("deny") == nil:
+			text = appendItem(text, perms, layoutOf(text, root).multi, "deny", array{rule})
+		default:
+			text = appendItem(text, perms.get("deny"), layoutOf(text, perms).multi, "", rule)
+		}
+		st.Deny = append(st.Deny, rule)
+		added = append(added, rule)
+	}
+	if len(added) == 0 {
+		return data, nil, st, nil
+	}
+	return text, added, st, nil
+}
+
+// DenyRule is the client's permission rule denying Edit of path, which
+// also feeds the sandbox's write policy: "/x" is relative to the project
+// root, "//x" absolute, "~/x" under home. A folder's rule covers what is in
+// it.
+func DenyRule(root, home, path string, dir bool) string {
+	spelled := "/" + path
+	switch {
+	case within(path, root):
+		spelled = strings.TrimPrefix(path, strings.TrimSuffix(root, "/"))
+	case home != "" && within(path, home):
+		spelled = "~" + strings.TrimPrefix(path, strings.TrimSuffix(home, "/"))
+	}
+	if dir {
+		spelled = strings.TrimSuffix(spelled, "/") + "/**"
+	}
+	return "Edit(" + spelled + ")"
+}
+
+// within reports whether path is below dir (slash-separated, clean).
+func within(path, dir string) bool {
+	dir = strings.TrimSuffix(dir, "/")
+	return dir != "" && strings.HasPrefix(path, dir+"/")
+}
