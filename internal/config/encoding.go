@@ -36,7 +36,7 @@ import (
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 4
+	indexVersion = 5 // 5: the names of nested commands, skills and plugins
 	keySize      = sha256.Size
 
 	offCRC       = 8
@@ -71,15 +71,7 @@ func encode(cfg *Config, context string, key [keySize]byte, print fingerprint) [
 	names := slices.Clone(cfg.Order)
 	sort.Strings(names)
 
-	paths := map[string][]int{}
-	commands := map[string][]int{}
-	for i, m := range cfg.Mappings {
-		for _, p := range cfg.Paths(m.Prompt) {
-			paths[p] = appendOnce(paths[p], i)
-		}
-		d := Command(m.Prompt)
-		commands[d] = appendOnce(commands[d], i)
-	}
+	paths, commands := cfg.tables()
 	pathKeys, commandKeys := sortedKeys(paths), sortedKeys(commands)
 	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys), 1}
 
