@@ -108,13 +108,13 @@ func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string)
 
 func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bool, error) {
 	w := env.Stdout
-	abs := absFrom(env.Dir, arg)
+	abs := readPath(env.Dir, arg)
 	rel, inside := project.Rel(ws.root, abs)
 	switch {
 	case !inside:
 		fmt.Fprintf(w, "a read of %s arms nothing: it is outside the project root %s\n", arg, ws.root)
 		return false, nil
-	case !strings.HasSuffix(rel, ".md"):
+	case !strings.HasSuffix(abs, ".md"):
 		fmt.Fprintf(w, "a read of %s arms nothing: detect only looks at reads of .md files\n", rel)
 		return false, nil
 	}
@@ -153,6 +153,16 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bo
 	}
 	noteUnregistered(env, ws, hook.PostToolUse)
 	return true, nil
+}
+
+// readPath is the absolute path a Read of arg names, left as the client
+// would pass it (a trailing "/" kept), so that it is judged as detect
+// judges it.
+func readPath(dir, arg string) string {
+	if filepath.IsAbs(arg) {
+		return arg
+	}
+	return dir + string(filepath.Separator) + arg
 }
 
 // explainKey lists every name that arms the mapping m, in the client's

@@ -132,7 +132,7 @@ func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) (
 	if name := detector.SlashCommand(arg); name != "" && !strings.Contains(name, "/") {
 		maps, err = cfg.Compiled().MatchCommand(name)
 	} else {
-		maps, err = cfg.Compiled().MatchRead(absFrom(env.Dir, arg))
+		maps, err = cfg.Compiled().MatchRead(readPath(env.Dir, arg))
 	}
 	if err != nil {
 		return nil, err
