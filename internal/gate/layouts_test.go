@@ -60,7 +60,7 @@ var layoutCases = []struct {
 	{"-/git-commit.md", []string{"git/commit", "git-commit"}},
 	{"src/prompts/git-commit.md", []string{"git-commit"}},
 	{".claude/skills/release-notes/SKILL.md", []string{"release-notes"}},
-	{"docs/joke.md", []string{"joke"}},                // a symlink to src/prompts/joke.md
+	{"docs/joke.md", []string{"joke"}},                   // a symlink to src/prompts/joke.md
 	{"$ROOT/src/prompts/x/../joke.md", []string{"joke"}}, // ".." that stays inside reads the prompt
 	{"/joke", []string{"joke"}},
 	{"/git:commit", []string{"git/commit"}},
