@@ -132,3 +132,29 @@ func TestPluginCommand(t *testing.T) {
 	}
 	checkLayout(t, p, r, "myplugin:review", "review", "Write the review to output/review.txt.", "output/review.txt")
 }
+
+// TestReconcileNestedCommand: with detect told of no command at all, the
+// gate finds /git:commit in the real transcript and judges it by the same
+// names: the stop is blocked all the same.
+func TestReconcileNestedCommand(t *testing.T) {
+	p := layoutProject(t)
+	p.Unregister("UserPromptSubmit", "detect")
+	p.Unregister("UserPromptExpansion", "detect")
+	api := Start(t, layoutScript(Text("Here is a message, in my head."), p, "output/commit.txt"))
+	r := p.Run(api, "/git:commit")
+	for _, want := range []string{
+		`✘ prompt "git/commit", validator "commit-msg"`,
+		`Checked although missing from the queue in tmp/validation: prompt "git/commit"`,
+	} {
+		if !r.Told(want) {
+			r.Errorf("the model was not told %q", want)
+		}
+	}
+	if r.Told("will be checked") {
+		r.Errorf("detect armed the prompt; it was meant to see nothing")
+	}
+	if n := gateRuns(r, "Stop"); n != 2 {
+		r.Errorf("gate ran %d times at Stop, want 2 (blocked, passed)", n)
+	}
+	finish(t, p, r)
+}
