@@ -45,7 +45,7 @@ func runExplain(env *cli.Env, args []string) error {
 	case isCommand(env, arg):
 		armed, err = explainCommand(env, ws, cfg, detector.SlashCommand(arg))
 	case isKey(env, cfg, arg):
-		armed = explainKey(env, ws, cfg, cfg.Mapping(arg))
+		armed = explainKey(env, ws, cfg, arg)
 	default:
 		armed, err = explainPath(env, ws, cfg, arg)
 	}
@@ -69,10 +69,10 @@ func isCommand(env *cli.Env, arg string) bool {
 	return err != nil
 }
 
-// isKey tells a mapped key ("git/commit") from a path: a key is mapped,
-// and not a file that exists.
+// isKey tells a key ("git/commit", "myplugin:review") from a path: a key
+// is mapped, or has no extension, and is not a file that exists.
 func isKey(env *cli.Env, cfg *config.Config, arg string) bool {
-	if cfg.Mapping(arg) == nil {
+	if cfg.Mapping(arg) == nil && (path.Ext(arg) != "" || strings.ContainsAny(arg, " \t")) {
 		return false
 	}
 	_, err := os.Stat(absFrom(env.Dir, arg))
@@ -165,10 +165,17 @@ func readPath(dir, arg string) string {
 	return dir + string(filepath.Separator) + arg
 }
 
-// explainKey lists every name that arms the mapping m, in the client's
-// spelling, marking the files that exist.
-func explainKey(env *cli.Env, ws workspace, cfg *config.Config, m *config.Mapping) bool {
+// explainKey lists every name that arms the mapping of key, in the
+// client's spelling, marking the files that exist; or names the nearest
+// keys when none is mapped.
+func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool {
 	w := env.Stdout
+	m := cfg.Mapping(key)
+	if m == nil {
+		fmt.Fprintf(w, "no mapping has prompt = %q\n", key)
+		suggest(w, cfg, key)
+		return false
+	}
 	fmt.Fprintf(w, "prompt %q (%s:%d) is armed by:\n", m.Prompt, ws.rel(cfg.File), m.Line)
 	for _, n := range cfg.Names(m.Prompt) {
 		name, why := describe(cfg, m.Prompt, n)
