@@ -92,15 +92,7 @@ func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string)
 	}
 	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, plural(len(maps), "mapping", "mappings"), name)
 	for _, m := range maps {
-		why := "matched"
-		for _, n := range cfg.Names(m.Prompt) {
-			if n.Command == name {
-				_, w := describe(cfg, m.Prompt, n)
-				why = "matched as " + w
-				break
-			}
-		}
-		printMapping(w, ws, cfg, m, why)
+		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{Command: name}))
 	}
 	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
 	return true, nil
@@ -138,15 +130,7 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bo
 	}
 	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read%s):\n", rel, plural(len(r.Maps), "mapping", "mappings"), via)
 	for _, m := range r.Maps {
-		why := "matched"
-		for _, n := range cfg.Names(m.Prompt) {
-			if n.File == r.Target {
-				_, w := describe(cfg, m.Prompt, n)
-				why = "matched as " + w
-				break
-			}
-		}
-		printMapping(w, ws, cfg, m, why)
+		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{File: r.Target}))
 	}
 	if _, err := os.Stat(abs); err != nil {
 		fmt.Fprintf(w, "note: %s does not exist, so the agent cannot read it yet\n", rel)
@@ -190,6 +174,17 @@ func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool
 	}
 	fmt.Fprintf(w, "  validators: %s\n", strings.Join(m.Validators, ", "))
 	return true
+}
+
+// matchedAs says which of key's names the file or command of name is.
+func matchedAs(cfg *config.Config, key string, name config.Name) string {
+	for _, n := range cfg.Names(key) {
+		if n.File == name.File && n.Command == name.Command {
+			_, why := describe(cfg, key, n)
+			return "matched as " + why
+		}
+	}
+	return "matched"
 }
 
 // describe says, in the client's words, what name n of key is: the file
