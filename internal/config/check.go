@@ -100,26 +100,71 @@ func (c *checker) programs() {
 	}
 }
 
-// promptFiles warns of mappings whose prompt has no file under any access
-// pattern: no read can arm them, only a slash command from elsewhere (a
-// plugin). A misspelt key or prompts_dir looks exactly like this.
+// promptFiles warns of mappings whose prompt no file of the project
+// names (see Names): no read can arm them, only a slash command. A
+// misspelt key or prompts_dir looks exactly like this, and so does a key
+// in another spelling of the client's names ("git-commit" or "git:commit"
+// for .claude/commands/git/commit.md), which the hint then names. A
+// plugin's command ("plugin:name") has no file in the project: it is
+// warned of only when it looks like such a misspelling.
 func (c *checker) promptFiles() {
 	for i, m := range c.cfg.Mappings {
 		if msg, _ := badPromptKey(m.Prompt); msg != "" {
 			continue
 		}
-		paths := c.cfg.Paths(m.Prompt)
-		found := false
-		for _, p := range paths {
-			if st, err := os.Stat(filepath.Join(c.cfg.Root, filepath.FromSlash(p))); err == nil && !st.IsDir() {
-				found = true
-				break
-			}
+		if c.existing(m.Prompt) != "" {
+			continue
 		}
-		if !found {
-			c.add(true, fmt.Sprintf("mapping[%d].prompt", i),
-				fmt.Sprintf("prompt %q has no file: none of %s exists", m.Prompt, strings.Join(paths, ", ")),
-				fmt.Sprintf("it fires only on a read of one of them or on /%s; check the key's spelling and prompts_dir", Command(m.Prompt)))
+		key := fmt.Sprintf("mapping[%d].prompt", i)
+		alt, file := c.respelt(m.Prompt)
+		if IsPluginKey(m.Prompt) {
+			if alt != "" {
+				c.add(true, key, fmt.Sprintf("prompt %q names a plugin's command, but %s is the project's /%s", m.Prompt, file, m.Prompt),
+					fmt.Sprintf("did you mean prompt = %q? It is armed by a read of %s as well", alt, file))
+			}
+			continue
+		}
+		msg := fmt.Sprintf("prompt %q has no file: none of %s exists", m.Prompt, strings.Join(c.cfg.Files(m.Prompt), ", "))
+		hint := fmt.Sprintf("it fires only on %s; check the key's spelling and prompts_dir", slashes(c.cfg.Commands(m.Prompt)))
+		if alt != "" {
+			hint = fmt.Sprintf("did you mean prompt = %q? %s exists", alt, file)
+		}
+		c.add(true, key, msg, hint)
+	}
+}
+
+// existing returns the first file among key's Names that exists, or "".
+func (c *checker) existing(key string) string {
+	for _, f := range c.cfg.Files(key) {
+		if st, err := os.Stat(filepath.Join(c.cfg.Root, filepath.FromSlash(f))); err == nil && !st.IsDir() {
+			return f
 		}
 	}
+	return ""
+}
+
+// respelt returns key in another of the client's spellings ("/", "-" or
+// ":" between segments) whose file exists, and that file; or "", "".
+func (c *checker) respelt(key string) (alt, file string) {
+	for _, k := range []string{Spelling(key), strings.ReplaceAll(key, ":", "/"), Command(key)} {
+		if k == key || c.cfg.Mapping(k) != nil {
+			continue
+		}
+		if msg, _ := badPromptKey(k); msg != "" {
+			continue
+		}
+		if f := c.existing(k); f != "" {
+			return k, f
+		}
+	}
+	return "", ""
+}
+
+// slashes writes command names as the user types them: "/a:b or /a-b".
+func slashes(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "/" + n
+	}
+	return strings.Join(out, " or ")
 }

@@ -62,7 +62,7 @@ run = "./validators/ok.sh"
 		},
 		depth: Project,
 		want: []string{
-			`mappings.toml:2: mapping[0].prompt: prompt "p" has no file: none of src/prompts/p.md, .claude/commands/p.md, -/p.md exists (warning)`,
+			`mappings.toml:2: mapping[0].prompt: prompt "p" has no file: none of src/prompts/p.md, .claude/commands/p.md, -/p.md, .claude/skills/p/SKILL.md exists (warning)`,
 			"mappings.toml:10: validators.missing.run: cannot start: validators/missing.sh: no such file",
 			"mappings.toml:13: validators.plain.run: cannot start: validators/plain.sh: not executable (chmod +x validators/plain.sh)",
 		},
@@ -135,5 +135,59 @@ func writeProjectFile(t *testing.T, root, rel, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInspectPromptLayouts: a prompt found under any of its Names has a
+// file; a key in another of the client's spellings is named in the hint;
+// a plugin's command has no file in the project and is not warned of.
+func TestInspectPromptLayouts(t *testing.T) {
+	root := t.TempDir()
+	writeProjectFile(t, root, "mappings.toml", `[[mapping]]
+prompt = "git/commit"
+validators = ["v"]
+
+[[mapping]]
+prompt = "release-notes"
+validators = ["v"]
+
+[[mapping]]
+prompt = "myplugin:review"
+validators = ["v"]
+
+[[mapping]]
+prompt = "deploy-prod"
+validators = ["v"]
+
+[[mapping]]
+prompt = "ops:restart"
+validators = ["v"]
+
+[[mapping]]
+prompt = "nowhere/at/all"
+validators = ["v"]
+
+[validators.v]
+file = "x"
+`)
+	for _, f := range []string{".claude/commands/git/commit.md", ".claude/skills/release-notes/SKILL.md",
+		".claude/commands/deploy/prod.md", ".claude/commands/ops/restart.md"} {
+		writeProjectFile(t, root, f, "do it\n")
+	}
+	_, ps, err := Inspect(filepath.Join(root, "mappings.toml"), root, Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Error()+" | "+p.Hint)
+	}
+	want := []string{
+		`mappings.toml:14: mapping[3].prompt: prompt "deploy-prod" has no file: none of src/prompts/deploy-prod.md, .claude/commands/deploy-prod.md, -/deploy-prod.md, .claude/skills/deploy-prod/SKILL.md exists | did you mean prompt = "deploy/prod"? .claude/commands/deploy/prod.md exists`,
+		`mappings.toml:18: mapping[4].prompt: prompt "ops:restart" names a plugin's command, but .claude/commands/ops/restart.md is the project's /ops:restart | did you mean prompt = "ops/restart"? It is armed by a read of .claude/commands/ops/restart.md as well`,
+		`mappings.toml:22: mapping[5].prompt: prompt "nowhere/at/all" has no file: none of src/prompts/nowhere/at/all.md, .claude/commands/nowhere/at/all.md, .claude/commands/nowhere-at-all.md, -/nowhere-at-all.md exists | it fires only on /nowhere:at:all or /nowhere-at-all; check the key's spelling and prompts_dir`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -36,6 +36,13 @@ func newCompiled(h *head, src io.ReaderAt, file, root string) *Compiled {
 	return &Compiled{File: file, Root: root, Settings: h.settings, head: h, src: src}
 }
 
+// Compiled returns the parsed config as a Compiled, so that the commands
+// that hold a Config (gate explain, gate run) judge a read by the very
+// code detect runs.
+func (c *Config) Compiled() *Compiled {
+	return &Compiled{File: c.File, Root: c.Root, Settings: c.Settings, full: c}
+}
+
 // Close releases the index file.
 func (c *Compiled) Close() error {
 	if c.closer == nil {
@@ -50,27 +57,23 @@ func (c *Compiled) Close() error {
 func (c *Compiled) StateDir() string { return resolve(c.Root, c.Settings.StateDir) }
 
 // MatchPath returns the mappings armed by a read of rel, a slash path
-// relative to the project root, in file order.
+// relative to the project root, in file order: those with rel among their
+// Names.
 func (c *Compiled) MatchPath(rel string) ([]*Mapping, error) {
-	if c.full == nil && !c.promptShaped(rel) {
+	if c.full != nil {
+		return c.full.MatchPath(rel), nil
+	}
+	if !mayName(c.Settings.PromptsDir, rel) {
 		return nil, nil // most reads: no table need be read
 	}
 	return c.match(c.head.paths, rel, (*Config).MatchPath)
 }
 
-// promptShaped reports whether rel has the shape of a path that arms a
-// prompt key (see Paths): a .md file under prompts_dir, .claude/commands
-// or -.
-func (c *Compiled) promptShaped(rel string) bool {
-	if !strings.HasSuffix(rel, ".md") {
-		return false
-	}
-	prompts := strings.TrimSuffix(cleanJoin(c.Settings.PromptsDir, "x"), "x")
-	return strings.HasPrefix(rel, prompts) || strings.HasPrefix(rel, ".claude/commands/") || strings.HasPrefix(rel, "-/")
-}
-
 // MatchCommand returns the mappings armed by the slash command /name.
 func (c *Compiled) MatchCommand(name string) ([]*Mapping, error) {
+	if c.full != nil {
+		return c.full.MatchCommand(name), nil
+	}
 	return c.match(c.head.commands, name, (*Config).MatchCommand)
 }
 

@@ -117,11 +117,13 @@ func manyMappings(n int) string {
 // indexes, near misses, and strangers.
 func queries(cfg *Config) (paths, commands []string) {
 	for _, m := range cfg.Mappings {
-		for _, p := range cfg.Paths(m.Prompt) {
+		for _, p := range cfg.Files(m.Prompt) {
 			paths = append(paths, p, p+"x", strings.TrimSuffix(p, ".md"), "x/"+p)
 		}
-		d := Command(m.Prompt)
-		commands = append(commands, d, d+"-", m.Prompt)
+		for _, d := range cfg.Commands(m.Prompt) {
+			commands = append(commands, d, d+"-", d+":")
+		}
+		commands = append(commands, m.Prompt)
 	}
 	paths = append(paths, "", "README.md", "src/prompts/joke.md", "zzz", "\x00", "~")
 	commands = append(commands, "", "joke", "zzz", "\x00", "~")

@@ -68,7 +68,7 @@ type Settings struct {
 
 // Mapping arms Validators when the prompt Prompt is read or invoked.
 type Mapping struct {
-	Prompt     string // key relative to prompts_dir, no ".md"
+	Prompt     string // key: a path without ".md" (see Names), or "plugin:name"
 	Validators []string
 	Line       int
 }
@@ -98,8 +98,8 @@ func (v *Validator) CompiledRegex() *regexp.Regexp {
 	return v.regex
 }
 
-// Command reports the D form of a prompt key: the slash command name and the
-// file name under .claude/commands, with "/" replaced by "-".
+// Command reports the dashed form of a prompt key, "/" replaced by "-": the
+// flat command's name and its file name under .claude/commands (see Names).
 func Command(key string) string {
 	b := []byte(key)
 	for i, c := range b {

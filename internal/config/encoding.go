@@ -35,7 +35,7 @@ import (
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 6
+	indexVersion = 7 // 7: exact-text key only, confine, and the names of nested commands, skills and plugins
 	keySize      = sha256.Size
 
 	offCRC       = 8
@@ -68,15 +68,7 @@ func encode(cfg *Config, context string, key [keySize]byte) []byte {
 	names := slices.Clone(cfg.Order)
 	sort.Strings(names)
 
-	paths := map[string][]int{}
-	commands := map[string][]int{}
-	for i, m := range cfg.Mappings {
-		for _, p := range cfg.Paths(m.Prompt) {
-			paths[p] = appendOnce(paths[p], i)
-		}
-		d := Command(m.Prompt)
-		commands[d] = appendOnce(commands[d], i)
-	}
+	paths, commands := cfg.tables()
 	pathKeys, commandKeys := sortedKeys(paths), sortedKeys(commands)
 	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys), 1}
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/project"
@@ -26,7 +27,19 @@ func (c *Config) StateDir() string {
 	return filepath.Join(c.Root, c.Settings.StateDir)
 }
 
-// PromptPath returns the absolute path of prompt key's file under prompts_dir.
+// PromptPath returns the absolute path of prompt key's file: the first of
+// its Names' files that exists, else its place under prompts_dir; "" for
+// a plugin's command, whose file is the plugin's.
 func (c *Config) PromptPath(key string) string {
-	return filepath.Join(c.Root, filepath.FromSlash(c.Paths(key)[0]))
+	fs := c.Files(key)
+	if len(fs) == 0 {
+		return ""
+	}
+	for _, f := range fs {
+		abs := filepath.Join(c.Root, filepath.FromSlash(f))
+		if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+			return abs
+		}
+	}
+	return filepath.Join(c.Root, filepath.FromSlash(fs[0]))
 }

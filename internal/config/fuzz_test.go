@@ -110,25 +110,29 @@ func checkMappings(t *testing.T, cfg *Config) {
 func checkIndex(t *testing.T, cfg *Config) {
 	for i := range cfg.Mappings {
 		m := &cfg.Mappings[i]
-		for _, p := range cfg.Paths(m.Prompt) {
+		for _, p := range cfg.Files(m.Prompt) {
+			if !mayName(cfg.Settings.PromptsDir, p) {
+				t.Fatalf("mayName(%q) is false, but %q names it", p, m.Prompt)
+			}
 			found := cfg.MatchPath(p)
 			if !slices.Contains(found, m) {
 				t.Fatalf("MatchPath(%q) misses mapping %q", p, m.Prompt)
 			}
 			for _, o := range found {
-				if !slices.Contains(cfg.Paths(o.Prompt), p) {
-					t.Fatalf("MatchPath(%q) finds mapping %q, whose paths are %v", p, o.Prompt, cfg.Paths(o.Prompt))
+				if !slices.Contains(cfg.Files(o.Prompt), p) {
+					t.Fatalf("MatchPath(%q) finds mapping %q, whose files are %v", p, o.Prompt, cfg.Files(o.Prompt))
 				}
 			}
 		}
-		d := Command(m.Prompt)
-		found := cfg.MatchCommand(d)
-		if !slices.Contains(found, m) {
-			t.Fatalf("MatchCommand(%q) misses mapping %q", d, m.Prompt)
-		}
-		for _, o := range found {
-			if Command(o.Prompt) != d {
-				t.Fatalf("MatchCommand(%q) finds mapping %q", d, o.Prompt)
+		for _, d := range cfg.Commands(m.Prompt) {
+			found := cfg.MatchCommand(d)
+			if !slices.Contains(found, m) {
+				t.Fatalf("MatchCommand(%q) misses mapping %q", d, m.Prompt)
+			}
+			for _, o := range found {
+				if !slices.Contains(cfg.Commands(o.Prompt), d) {
+					t.Fatalf("MatchCommand(%q) finds mapping %q", d, o.Prompt)
+				}
 			}
 		}
 		if cfg.Mapping(m.Prompt) != m {

@@ -7,11 +7,33 @@ type Index struct {
 	byCommand map[string][]int
 }
 
-// Paths returns the root-relative paths whose read arms the prompt key:
-// <prompts_dir>/K.md, .claude/commands/D.md and -/D.md.
-func (c *Config) Paths(key string) []string {
-	d := Command(key)
-	return []string{cleanJoin(c.Settings.PromptsDir, key+".md"), ".claude/commands/" + d + ".md", "-/" + d + ".md"}
+// Names returns every name of the prompt key: see the function Names.
+func (c *Config) Names(key string) []Name { return Names(c.Settings.PromptsDir, key) }
+
+// Files returns the root-relative paths whose read arms the prompt key.
+func (c *Config) Files(key string) []string { return files(Names(c.Settings.PromptsDir, key)) }
+
+// Commands returns the slash commands, without "/", that arm the prompt key.
+func (c *Config) Commands(key string) []string { return commands(Names(c.Settings.PromptsDir, key)) }
+
+func files(names []Name) []string {
+	var out []string
+	for _, n := range names {
+		if n.File != "" {
+			out = append(out, n.File)
+		}
+	}
+	return out
+}
+
+func commands(names []Name) []string {
+	var out []string
+	for _, n := range names {
+		if n.Command != "" {
+			out = append(out, n.Command)
+		}
+	}
+	return out
 }
 
 // Index returns the config's index, building it on first use.
@@ -19,14 +41,8 @@ func (c *Config) Index() *Index {
 	if c.index != nil {
 		return c.index
 	}
-	ix := &Index{byPath: make(map[string][]int, 3*len(c.Mappings)), byCommand: make(map[string][]int, len(c.Mappings))}
-	for i, m := range c.Mappings {
-		for _, p := range c.Paths(m.Prompt) {
-			ix.byPath[p] = appendOnce(ix.byPath[p], i)
-		}
-		d := Command(m.Prompt)
-		ix.byCommand[d] = appendOnce(ix.byCommand[d], i)
-	}
+	ix := &Index{}
+	ix.byPath, ix.byCommand = c.tables()
 	c.index = ix
 	return ix
 }
@@ -57,6 +73,24 @@ func (c *Config) pick(idx []int) []*Mapping {
 		out[i] = &c.Mappings[j]
 	}
 	return out
+}
+
+// tables maps each file and each command of every mapping's Names to the
+// mappings they arm, in file order: the one source of the Index and of
+// the compiled index's tables.
+func (c *Config) tables() (byPath, byCommand map[string][]int) {
+	byPath = make(map[string][]int, 4*len(c.Mappings))
+	byCommand = make(map[string][]int, 2*len(c.Mappings))
+	for i, m := range c.Mappings {
+		for _, n := range c.Names(m.Prompt) {
+			if n.File != "" {
+				byPath[n.File] = appendOnce(byPath[n.File], i)
+			} else {
+				byCommand[n.Command] = appendOnce(byCommand[n.Command], i)
+			}
+		}
+	}
+	return byPath, byCommand
 }
 
 func appendOnce(s []int, v int) []int {

@@ -26,8 +26,16 @@ func TestMatch(t *testing.T) {
 		{path: "src/prompts/JOKE.md"},
 		{command: "joke", want: "joke"},
 		{command: "git-worktrees-create", want: "git/worktrees/create"},
+		{command: "git:worktrees:create", want: "git/worktrees/create"},
 		{command: "git/worktrees/create"},
 		{command: "jokes"},
+		{command: "git:worktrees-create"},
+		{path: ".claude/commands/git/worktrees/create.md", want: "git/worktrees/create"},
+		{path: ".claude/skills/joke/SKILL.md", want: "joke"},
+		{path: ".claude/skills/joke/skill.md"},
+		{path: ".claude/skills/git/worktrees/create/SKILL.md"},
+		{path: ".claude/skills/git-worktrees-create/SKILL.md"},
+		{path: ".claude/commands/git:worktrees:create.md"},
 	}
 	for _, tt := range tests {
 		var ms []*Mapping
@@ -57,7 +65,7 @@ func TestMatchPromptsDirVariants(t *testing.T) {
 			want = "a/b.md"
 		}
 		if len(cfg.MatchPath(want)) != 1 {
-			t.Errorf("prompts_dir %q: no match for %s (paths %v)", dir, want, cfg.Paths("a/b"))
+			t.Errorf("prompts_dir %q: no match for %s (paths %v)", dir, want, cfg.Files("a/b"))
 		}
 	}
 }
@@ -70,5 +78,14 @@ func TestCommandCollision(t *testing.T) {
 	}
 	if n := len(cfg.MatchCommand("a-b")); n != 2 {
 		t.Errorf("MatchCommand(a-b) = %d mappings, want 2", n)
+	}
+	if n := len(cfg.MatchPath(".claude/commands/a-b.md")); n != 2 {
+		t.Errorf("MatchPath(.claude/commands/a-b.md) = %d mappings, want 2", n)
+	}
+	// The nested names are a/b's alone.
+	for _, got := range [][]*Mapping{cfg.MatchCommand("a:b"), cfg.MatchPath(".claude/commands/a/b.md")} {
+		if len(got) != 1 || got[0].Prompt != "a/b" {
+			t.Errorf("a nested name arms %v, want a/b alone", got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -260,6 +261,9 @@ func badPromptKey(k string) (msg, hint string) {
 		return fmt.Sprintf("prompt %q ends in .md", k), fmt.Sprintf("write %q", strings.TrimSuffix(k, ".md"))
 	case strings.HasPrefix(k, "/") || path.Clean(k) != k || k == "." || strings.HasPrefix(k, "../") || k == ".." || strings.Contains(k, "\\"):
 		return fmt.Sprintf("prompt %q is not a clean relative path", k), `keys look like "joke" or "git/worktrees/create"`
+	case IsPluginKey(k) && (strings.Contains(k, "/") || slices.Contains(strings.Split(k, ":"), "")):
+		return fmt.Sprintf("prompt %q is neither a path nor a plugin command's name", k),
+			`a plugin's command or skill is "plugin:name", as the client runs it (/plugin:name); .claude/commands/git/commit.md is "git/commit"`
 	}
 	return "", ""
 }

@@ -35,7 +35,7 @@ func TestStarter(t *testing.T) {
 	if err != nil || len(ps) != 0 {
 		t.Fatalf("uncommented starter: %v %v", ps, err)
 	}
-	if len(cfg.Mappings) != 1 || len(cfg.Validators) != 2 {
-		t.Errorf("uncommented starter has %d mappings and %d validators, want 1 and 2", len(cfg.Mappings), len(cfg.Validators))
+	if len(cfg.Mappings) != 2 || len(cfg.Validators) != 2 {
+		t.Errorf("uncommented starter has %d mappings and %d validators, want 2 and 2", len(cfg.Mappings), len(cfg.Validators))
 	}
 }

@@ -31,7 +31,7 @@ func commands() []command {
 		{"check", "[--config FILE] [--plugin DIR]", "check mappings.toml and the project against it; exit 1 on any error", runCheck},
 		{"status", "[--config FILE] [--json]", "pending entries per session and scope, blocked stops, set-aside entries", runStatus},
 		{"run", "[--config FILE] [--json] (PROMPT... | --all)", "run prompts' validators now, as the gate would", runRun},
-		{"explain", "[--config FILE] PATH|/command", "which mappings a read of PATH or a slash command arms, and why", runExplain},
+		{"explain", "[--config FILE] PATH|/command|KEY", "which mappings a read of PATH or a slash command arms, and why; every name of a KEY", runExplain},
 		{"log", "[--config FILE] [--since D] [--json]", "the gate's decisions, from the outcome log", runLog},
 		{"stats", "[--config FILE] [--since D] [--json]", "pass rates, blocks per session, attempts until pass, slowest validators", runStats},
 		{"help", "", "this list", runHelp},

@@ -17,11 +17,13 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// runExplain is `gate explain PATH|/command`: which mappings a read of PATH,
-// or the slash command, would arm, by which access pattern; or why none
-// would, with the nearest keys. It decides exactly as detect does (the
-// config's Index, detect's own parsing of commands). Exit 1 when nothing
-// is armed, like grep finding nothing.
+// runExplain is `gate explain PATH|/command|KEY`: which mappings a read of
+// PATH, or the slash command, would arm, by which of the client's names
+// for them; or why none would, with the nearest keys in the client's
+// spellings. Given a mapped key, it lists every name that arms it. It
+// decides with detect's own code (config.Compiled's JudgeRead and
+// MatchCommand over config.Names). Exit 1 when nothing is armed, like
+// grep finding nothing.
 func runExplain(env *cli.Env, args []string) error {
 	fl := flags("explain")
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
@@ -39,10 +41,16 @@ func runExplain(env *cli.Env, args []string) error {
 	}
 	arg := strings.Join(rest, " ")
 	var armed bool
-	if isCommand(env, arg) {
-		armed = explainCommand(env, ws, cfg, detector.SlashCommand(arg))
-	} else {
-		armed = explainPath(env, ws, cfg, arg)
+	switch {
+	case isCommand(env, arg):
+		armed, err = explainCommand(env, ws, cfg, detector.SlashCommand(arg))
+	case isKey(env, cfg, arg):
+		armed = explainKey(env, ws, cfg, arg)
+	default:
+		armed, err = explainPath(env, ws, cfg, arg)
+	}
+	if err != nil {
+		return err
 	}
 	if !armed {
 		return cli.Exit(1)
@@ -61,83 +69,156 @@ func isCommand(env *cli.Env, arg string) bool {
 	return err != nil
 }
 
-func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) bool {
-	w := env.Stdout
-	maps := cfg.MatchCommand(name)
-	if len(maps) == 0 {
-		fmt.Fprintf(w, "/%s arms nothing: no mapping's prompt key, with \"/\" written as \"-\", is %q\n", name, name)
-		suggest(w, cfg, name, func(k string) string { return config.Command(k) })
+// isKey tells a key ("git/commit", "myplugin:review") from a path: a key
+// is mapped, or has no extension, and is not a file that exists.
+func isKey(env *cli.Env, cfg *config.Config, arg string) bool {
+	if cfg.Mapping(arg) == nil && (path.Ext(arg) != "" || strings.ContainsAny(arg, " \t")) {
 		return false
 	}
-	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, or a prompt starting with /%s):\n", name, plural(len(maps), "mapping", "mappings"), name)
-	for _, m := range maps {
-		why := fmt.Sprintf("the command is the key %q", m.Prompt)
-		if config.Command(m.Prompt) != m.Prompt {
-			why += ` with "/" written as "-"`
-		}
-		printMapping(w, ws, cfg, m, why)
-	}
-	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
-	return true
+	_, err := os.Stat(absFrom(env.Dir, arg))
+	return err != nil
 }
 
-func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) bool {
+func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) (bool, error) {
 	w := env.Stdout
-	abs := absFrom(env.Dir, arg)
+	maps, err := cfg.Compiled().MatchCommand(name)
+	if err != nil {
+		return false, err
+	}
+	if len(maps) == 0 {
+		fmt.Fprintf(w, "/%s arms nothing: no mapping is run as /%s\n", name, name)
+		suggest(w, cfg, name)
+		return false, nil
+	}
+	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, plural(len(maps), "mapping", "mappings"), name)
+	for _, m := range maps {
+		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{Command: name}))
+	}
+	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
+	return true, nil
+}
+
+func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bool, error) {
+	w := env.Stdout
+	abs := readPath(env.Dir, arg)
 	rel, inside := project.Rel(ws.root, abs)
 	switch {
 	case !inside:
 		fmt.Fprintf(w, "a read of %s arms nothing: it is outside the project root %s\n", arg, ws.root)
-		return false
-	case !strings.HasSuffix(rel, ".md"):
+		return false, nil
+	case !strings.HasSuffix(abs, ".md"):
 		fmt.Fprintf(w, "a read of %s arms nothing: detect only looks at reads of .md files\n", rel)
-		return false
+		return false, nil
 	}
-	maps := cfg.MatchPath(rel)
-	if len(maps) == 0 {
-		fmt.Fprintf(w, "a read of %s arms nothing: %s\n", rel, whyNot(cfg, rel))
-		key, form := keyOf(cfg, rel)
-		if key != "" {
-			suggest(w, cfg, key, form)
-		}
-		return false
-	}
-	if !project.Inside(ws.root, abs) {
+	r, err := cfg.Compiled().JudgeRead(abs)
+	switch {
+	case err != nil:
+		return false, err
+	case r.Outside:
 		fmt.Fprintf(w, "a read of %s arms nothing: it is a symlink leading out of the project, which detect never follows\n", rel)
-		return false
+		return false, nil
+	case len(r.Maps) == 0:
+		fmt.Fprintf(w, "a read of %s arms nothing: %s\n", rel, whyNot(cfg, rel))
+		if key, _ := config.KeyOf(cfg.Settings.PromptsDir, rel); key != "" {
+			suggest(w, cfg, key)
+		}
+		return false, nil
 	}
-	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read):\n", rel, plural(len(maps), "mapping", "mappings"))
-	for _, m := range maps {
-		printMapping(w, ws, cfg, m, pattern(cfg, m.Prompt, rel))
+	via := ""
+	if r.Target != r.Rel {
+		via = ", a symlink to " + r.Target
+	}
+	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read%s):\n", rel, plural(len(r.Maps), "mapping", "mappings"), via)
+	for _, m := range r.Maps {
+		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{File: r.Target}))
 	}
 	if _, err := os.Stat(abs); err != nil {
 		fmt.Fprintf(w, "note: %s does not exist, so the agent cannot read it yet\n", rel)
 	}
 	noteUnregistered(env, ws, hook.PostToolUse)
+	return true, nil
+}
+
+// readPath is the absolute path a Read of arg names, left as the client
+// would pass it (a trailing "/" kept), so that it is judged as detect
+// judges it.
+func readPath(dir, arg string) string {
+	if filepath.IsAbs(arg) {
+		return arg
+	}
+	return dir + string(filepath.Separator) + arg
+}
+
+// explainKey lists every name that arms the mapping of key, in the
+// client's spelling, marking the files that exist; or names the nearest
+// keys when none is mapped.
+func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool {
+	w := env.Stdout
+	m := cfg.Mapping(key)
+	if m == nil {
+		fmt.Fprintf(w, "no mapping has prompt = %q\n", key)
+		suggest(w, cfg, key)
+		return false
+	}
+	fmt.Fprintf(w, "prompt %q (%s:%d) is armed by:\n", m.Prompt, ws.rel(cfg.File), m.Line)
+	for _, n := range cfg.Names(m.Prompt) {
+		name, why := describe(cfg, m.Prompt, n)
+		line := fmt.Sprintf("  %s (%s)", name, why)
+		if n.File != "" {
+			line = "  a read of " + line[2:]
+			if st, err := os.Stat(filepath.Join(ws.root, filepath.FromSlash(n.File))); err == nil && !st.IsDir() {
+				line += " (exists)"
+			}
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "  validators: %s\n", strings.Join(m.Validators, ", "))
 	return true
 }
 
-// pattern says which of a key's access patterns rel is.
-func pattern(cfg *config.Config, key, rel string) string {
-	paths := cfg.Paths(key)
-	d := config.Command(key)
-	switch rel {
-	case paths[0]:
-		return fmt.Sprintf("matched <prompts_dir>/<key>.md, with prompts_dir = %q", cfg.Settings.PromptsDir)
-	case paths[1]:
-		return fmt.Sprintf("matched .claude/commands/<command>.md, the command %q being the key%s", d, dashNote(key))
-	case paths[2]:
-		return fmt.Sprintf("matched -/<command>.md, the command %q being the key%s", d, dashNote(key))
+// matchedAs says which of key's names the file or command of name is.
+func matchedAs(cfg *config.Config, key string, name config.Name) string {
+	for _, n := range cfg.Names(key) {
+		if n.File == name.File && n.Command == name.Command {
+			_, why := describe(cfg, key, n)
+			return "matched as " + why
+		}
 	}
 	return "matched"
 }
 
-func dashNote(key string) string {
-	if config.Command(key) != key {
-		return ` with "/" written as "-"`
+// describe says, in the client's words, what name n of key is: the file
+// or "/command", and why it names key.
+func describe(cfg *config.Config, key string, n config.Name) (name, why string) {
+	plugin, bare, _ := strings.Cut(key, ":")
+	switch {
+	case n.File != "" && n.Layout == config.LayoutPromptsDir:
+		return n.File, fmt.Sprintf("<prompts_dir>/<key>.md, prompts_dir = %q", cfg.Settings.PromptsDir)
+	case n.File != "" && n.Layout == config.LayoutCommand:
+		return n.File, "the command file of /" + commandName(key)
+	case n.File != "" && n.Layout == config.LayoutDashed:
+		return n.File, "the flat command file of /" + config.Command(key)
+	case n.File != "" && n.Layout == config.LayoutMirror:
+		return n.File, `-/<key with "/" as "-">.md`
+	case n.File != "" && n.Layout == config.LayoutSkill:
+		return n.File, "the skill /" + key
+	case n.Layout == config.LayoutCommand && n.Command != key:
+		return "/" + n.Command, fmt.Sprintf("the client's name of .claude/commands/%s.md", key)
+	case n.Layout == config.LayoutCommand:
+		return "/" + n.Command, fmt.Sprintf("the command .claude/commands/%s.md or the skill .claude/skills/%s/SKILL.md", key, key)
+	case n.Layout == config.LayoutDashed:
+		return "/" + n.Command, fmt.Sprintf("the flat command .claude/commands/%s.md", n.Command)
+	case n.Layout == config.LayoutPlugin:
+		return "/" + n.Command, fmt.Sprintf("the command or skill %q of the plugin %q", bare, plugin)
+	case n.Layout == config.LayoutPluginBare:
+		return "/" + n.Command, "the plugin's skill by its bare name"
 	}
-	return ""
+	return n.File + n.Command, n.Layout
 }
+
+// commandName is the client's name of the command file of key: folders
+// become ":" segments.
+func commandName(key string) string { return strings.ReplaceAll(key, "/", ":") }
 
 func printMapping(w io.Writer, ws workspace, cfg *config.Config, m *config.Mapping, why string) {
 	fmt.Fprintf(w, "  prompt %q (%s:%d): %s\n", m.Prompt, ws.rel(cfg.File), m.Line, why)
@@ -146,44 +227,30 @@ func printMapping(w io.Writer, ws workspace, cfg *config.Config, m *config.Mappi
 
 // whyNot explains a .md path inside the root that matches no mapping.
 func whyNot(cfg *config.Config, rel string) string {
-	key, _ := keyOf(cfg, rel)
+	key, layout := config.KeyOf(cfg.Settings.PromptsDir, rel)
 	switch {
-	case strings.HasPrefix(rel, ".claude/commands/") || strings.HasPrefix(rel, "-/"):
-		return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
-	case key != "":
+	case key == "":
+		return fmt.Sprintf("it is not under prompts_dir (%q), .claude/commands, .claude/skills or -/, where prompt files are matched", cfg.Settings.PromptsDir)
+	case layout == config.LayoutSkill:
+		return fmt.Sprintf("no mapping has prompt = %q, the skill's name", key)
+	case layout == config.LayoutPromptsDir:
 		return fmt.Sprintf("no mapping has prompt = %q", key)
+	case strings.Contains(key, "/"):
+		return fmt.Sprintf("no mapping has prompt = %q, the command /%s", key, commandName(key))
 	}
-	return fmt.Sprintf("it is not under prompts_dir (%q), .claude/commands or -/, where prompt files are matched", cfg.Settings.PromptsDir)
+	return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
 }
 
-// keyOf returns the key a prompt file at rel would have, and how keys are
-// compared for it (as is, or in command form).
-func keyOf(cfg *config.Config, rel string) (string, func(string) string) {
-	asIs := func(k string) string { return k }
-	name := strings.TrimSuffix(rel, ".md")
-	for _, dir := range []string{".claude/commands/", "-/"} {
-		if d, ok := strings.CutPrefix(name, dir); ok && !strings.Contains(d, "/") {
-			return d, config.Command
-		}
-	}
-	dir := strings.TrimPrefix(path.Clean(filepath.ToSlash(cfg.Settings.PromptsDir)), "./")
-	if k, ok := strings.CutPrefix(name, dir+"/"); ok {
-		return k, asIs
-	}
-	if dir == "." {
-		return name, asIs
-	}
-	return "", asIs
-}
-
-// suggest names mapped keys close to key: the same last element, or a few
-// letters apart.
-func suggest(w io.Writer, cfg *config.Config, key string, form func(string) string) {
+// suggest names mapped keys close to name in any of the client's
+// spellings ("git:commit", "git-commit", "git/commit"): the same once
+// folded, the same last element, or a few letters apart.
+func suggest(w io.Writer, cfg *config.Config, name string) {
+	want := config.Spelling(name)
 	var near []string
 	for _, m := range cfg.Mappings {
-		k := form(m.Prompt)
-		if path.Base(k) == path.Base(key) || distance(k, key) <= 2 {
-			near = append(near, fmt.Sprintf("%q", m.Prompt))
+		k := config.Spelling(m.Prompt)
+		if k == want || path.Base(k) == path.Base(want) || distance(k, want) <= 2 {
+			near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, slashes(cfg.Commands(m.Prompt))))
 		}
 	}
 	if len(near) > 0 {
@@ -191,6 +258,15 @@ func suggest(w io.Writer, cfg *config.Config, key string, form func(string) stri
 	} else {
 		fmt.Fprintf(w, "  %s\n", knownPrompts(cfg))
 	}
+}
+
+// slashes writes command names as a person types them.
+func slashes(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "/" + n
+	}
+	return strings.Join(out, ", ")
 }
 
 // distance is the Levenshtein distance of a and b.

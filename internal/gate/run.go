@@ -15,7 +15,6 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/detector"
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
@@ -127,11 +126,16 @@ func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) (
 	if cfg.Mapping(arg) != nil {
 		return []string{arg}, nil
 	}
+	// Judged by detect's own code, symlinks and all.
 	var maps []*config.Mapping
+	var err error
 	if name := detector.SlashCommand(arg); name != "" && !strings.Contains(name, "/") {
-		maps = cfg.MatchCommand(name)
-	} else if rel, ok := project.Rel(ws.root, absFrom(env.Dir, arg)); ok {
-		maps = cfg.MatchPath(rel)
+		maps, err = cfg.Compiled().MatchCommand(name)
+	} else {
+		maps, err = cfg.Compiled().MatchRead(readPath(env.Dir, arg))
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(maps) == 0 {
 		return nil, usageError("run", cli.WithHint(fmt.Errorf("%q is not a mapped prompt, /command or prompt file", arg), knownPrompts(cfg)))
