@@ -89,9 +89,13 @@ func Run(env *cli.Env) error {
 	var errs *multierror.Error
 	var armed []*config.Mapping
 	for _, m := range maps {
+		inputs, err := config.InputsOf(root, cfg.File, cfg.Key(), m, cfg.Validator)
+		if err != nil {
+			return err
+		}
 		created, err := q.Enqueue(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
-			Path: t.path, Trigger: t.kind, Line: m.Line,
+			Path: t.path, Trigger: t.kind, Line: m.Line, Inputs: inputs,
 		})
 		errs = multierror.Append(errs, err)
 		if created {

@@ -185,6 +185,7 @@ func (s *stop) judge() (v *Verdict, err error) {
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}
+	v.noteChanges(compiled, queued)
 	rec.settle(env, q, v)
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
 		return nil, &unrecordedError{err: err, verdict: v}
@@ -224,13 +225,16 @@ func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []q
 	return nil
 }
 
-// write prints the verdict's answer; a pass prints nothing.
+// write prints the verdict's answer; a pass prints nothing, unless the
+// human must hear that the gate's inputs changed.
 func (v *Verdict) write(env *cli.Env) error {
-	switch v.Kind {
-	case Block:
+	switch {
+	case v.Kind == Block:
 		return hook.Write(env.Stdout, hook.Block(v.Reason))
-	case Halt:
+	case v.Kind == Halt:
 		return hook.Write(env.Stdout, hook.Halt(v.Reason))
+	case v.Changed != "":
+		return hook.Write(env.Stdout, hook.Output{SystemMessage: v.Changed})
 	}
 	return nil
 }

@@ -31,6 +31,10 @@ type Verdict struct {
 	// Reconciled are prompts judged although their entry was missing:
 	// the transcript armed them (reconcile.go).
 	Reconciled []outcome.Discrepancy
+	// Changed tells the human which of the gate's own inputs changed
+	// since the prompts were armed (changed.go): a pass shows it as a
+	// system message, a block or halt adds it to the reason.
+	Changed string
 }
 
 // Check is one validator's run for the pending prompts that use it.

@@ -68,10 +68,14 @@ type Entry struct {
 	Trigger   string `json:"trigger"`
 	// Line is the line of mappings.toml where the prompt's [[mapping]]
 	// stood when it was armed: if the mapping vanishes, the gate names it.
-	Line    int       `json:"line,omitempty"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
-	Arms    int       `json:"arms"` // how many times it was armed
+	Line int `json:"line,omitempty"`
+	// Inputs are mappings.toml and the validator programs the prompt's
+	// checks depend on, with the SHA-256 of each when first armed
+	// (config.Inputs): the gate names those changed since.
+	Inputs  map[string]string `json:"inputs,omitempty"`
+	Created time.Time         `json:"created"`
+	Updated time.Time         `json:"updated"`
+	Arms    int               `json:"arms"` // how many times it was armed
 }
 
 // Scope returns the entry's scope.
@@ -137,6 +141,9 @@ func (q *Queue) Enqueue(e Entry) (created bool, err error) {
 		var old Entry
 		if readJSON(path, &old) == nil {
 			e.Created, e.Arms = old.Created, old.Arms
+			if old.Inputs != nil {
+				e.Inputs = old.Inputs // as first armed: a change before a re-arm still shows
+			}
 		} else {
 			e.Created, created = now, true
 		}

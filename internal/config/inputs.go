@@ -1,0 +1,98 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Inputs are what a mapping's verdict depends on beyond the agent's work:
+// mappings.toml and the files its run validators execute, each with the
+// SHA-256 of its content, keyed by a path relative to the root ("" for a
+// file that is gone). Detect records them when it arms a prompt; the gate
+// tells the human which changed before the stop was judged (a check that
+// passes because its script was rewritten must not pass in silence).
+type Inputs map[string]string
+
+// maxInputFile bounds how much of a program is hashed: past it, a change
+// in the tail goes unseen, and reading a huge binary would cost a hook.
+const maxInputFile = 4 << 20
+
+// InputsOf returns the inputs of m: the config file's text (given as its
+// hash, key) and every file inside root that a word of a run validator's
+// command names ("validators/check.sh", "sh tests/x.sh").
+func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator func(string) (*Validator, error)) (Inputs, error) {
+	in := Inputs{rel(root, file): hex.EncodeToString(key[:])}
+	for _, name := range m.Validators {
+		v, err := validator(name)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil || v.Run == "" {
+			continue
+		}
+		for _, w := range strings.Fields(v.Run) {
+			path := w
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(root, path)
+			}
+			r := rel(root, path)
+			if strings.HasPrefix(r, "..") || filepath.IsAbs(r) {
+				continue
+			}
+			if sum, ok := digest(path); ok {
+				in[r] = sum
+			}
+		}
+	}
+	return in, nil
+}
+
+// Changed returns the paths of in whose content is not what it was, sorted
+// as given by keys; a file gone since counts as changed.
+func (in Inputs) Changed(root string, configKey [sha256.Size]byte, configFile string) []string {
+	var changed []string
+	cfg := rel(root, configFile)
+	for path, was := range in {
+		now := ""
+		if path == cfg {
+			now = hex.EncodeToString(configKey[:])
+		} else if sum, ok := digest(filepath.Join(root, path)); ok {
+			now = sum
+		}
+		if now != was {
+			changed = append(changed, path)
+		}
+	}
+	return changed
+}
+
+// digest is the SHA-256 of a regular file's first maxInputFile bytes.
+func digest(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return "", false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxInputFile)); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+func rel(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return path
+}
+
+// Key is the SHA-256 of the config's text, which its compilation is keyed by.
+func (c *Compiled) Key() [sha256.Size]byte { return c.head.key }
