@@ -1,0 +1,519 @@
+package guard
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A dry run executes a Bash command in mvdan.cc/sh's interpreter with
+// nothing real behind it: every program is a stub that the policy table
+// (rules.go) judges with its expanded arguments, every open for writing is
+// judged and captured in memory, and reads see the real files (reading is
+// never denied). Builtins, functions, variables, arrays, cd, read,
+// printf -v, eval, trap and the rest run as in bash, so what the shell
+// resolves without running anything is resolved here too.
+
+// unknownMark stands for a value the dry run cannot know: a variable the
+// command does not set (in the marking pass), the output of a program it
+// does not run. A word that holds it is not judged.
+const unknownMark = "\x01?\x01"
+
+// Bounds of one dry run: a command that needs more is judged
+// conservatively (see doubt).
+const (
+	maxSteps    = 4000            // simple commands run, over all passes of one call
+	maxDepth    = 8               // shells nested in shells (sh -c, sh FILE, a pipe into sh)
+	maxRead     = 1 << 20         // bytes read from one file, stdin or captured write
+	dryDeadline = 2 * time.Second // wall time of one pass, never reached by sane input
+	maxItems    = 64              // xargs items judged
+)
+
+var (
+	errHit   = errors.New("guard: protected path hit")
+	errLimit = errors.New("guard: dry run over its bounds")
+)
+
+// pass is one dry run of a command: unknown variables are unset (lenient)
+// or unknownMark, programs exit with status.
+type pass struct {
+	lenient bool
+	status  uint8
+}
+
+var passes = []pass{{lenient: true, status: 0}, {lenient: false, status: 1}}
+
+// dryRun is the state one CheckBash call shares across its passes and its
+// nested shells.
+type dryRun struct {
+	set   *Set
+	steps atomic.Int64
+
+	mu     sync.Mutex
+	hit    *Hit
+	doubts []string // why part of the command could not be followed
+	texts  []string // every script seen, for the conservative mention check
+	files  map[string]*capture
+	ran    map[syntax.Pos]bool // simple commands of the top script that ran
+	// lockable is set when a redirection opened a protected file for
+	// reading: flock on a descriptor then holds the gate's lock.
+	lockable *Hit
+}
+
+// capture is a file written during the dry run: its content when known.
+type capture struct {
+	buf   bytes.Buffer
+	known bool
+	dir   bool
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) <= maxRead {
+		c.buf.Write(p)
+	} else {
+		c.known = false
+	}
+	return len(p), nil
+}
+func (c *capture) Read([]byte) (int, error) { return 0, io.EOF }
+func (c *capture) Close() error             { return nil }
+
+type reader struct{ io.Reader }
+
+func (reader) Write(p []byte) (int, error) { return len(p), nil }
+func (reader) Close() error                { return nil }
+
+func (d *dryRun) found(h *Hit) {
+	d.mu.Lock()
+	if d.hit == nil {
+		d.hit = h
+	}
+	d.mu.Unlock()
+}
+
+func (d *dryRun) doubt(why string) {
+	d.mu.Lock()
+	d.doubts = append(d.doubts, why)
+	d.mu.Unlock()
+}
+
+func (d *dryRun) text(s string) {
+	d.mu.Lock()
+	d.texts = append(d.texts, s)
+	d.mu.Unlock()
+}
+
+func (d *dryRun) file(p string) *capture {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.files[p]
+}
+
+// wrote records that p was written with content it does not know (a
+// program's output file), unless it has a capture already.
+func (d *dryRun) wrote(p string, dir bool) {
+	d.mu.Lock()
+	if d.files[p] == nil {
+		d.files[p] = &capture{dir: dir}
+	}
+	d.mu.Unlock()
+}
+
+// shell is one interpreter in a dry run: the top script or a nested shell.
+type shell struct {
+	d     *dryRun
+	p     pass
+	depth int
+	top   bool
+}
+
+// run parses and dry-runs src in dir with positional params and stdin,
+// recording hits and doubts in s.d.
+func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
+	if s.depth > maxDepth {
+		s.d.doubt("it nests shells deeper than the guard follows")
+		s.d.text(src)
+		return
+	}
+	s.d.text(src)
+	f, err := parse(src)
+	if err != nil {
+		s.d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
+		return
+	}
+	s.runFile(f, dir, params, stdin)
+}
+
+func parse(src string) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil, err
+	}
+	prepare(f)
+	return f, nil
+}
+
+// prepare makes the script safe and complete to dry-run: background jobs
+// run in turn (so their calls are judged before the run ends), and process
+// substitutions become command substitutions (the interpreter would make
+// real FIFOs for them, which a stub never opens).
+func prepare(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			n.Background, n.Disown, n.Coprocess = false, false, false
+		case *syntax.Word:
+			for i, p := range n.Parts {
+				if ps, ok := p.(*syntax.ProcSubst); ok {
+					n.Parts[i] = &syntax.CmdSubst{Left: ps.OpPos, Right: ps.Rparen, Stmts: ps.Stmts, Last: ps.Last}
+				}
+			}
+		}
+		return true
+	})
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = existingAncestor(dir)
+	}
+	opts := []interp.RunnerOption{
+		interp.Env(environ{set: s.d.set, lenient: s.p.lenient}),
+		interp.Dir(dir),
+		interp.StdIO(stdin, io.Discard, io.Discard),
+		interp.CallHandler(s.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
+		interp.OpenHandler(s.open),
+		interp.StatHandler(s.stat),
+		interp.AccessHandler(s.access),
+		interp.ReadDirHandler2(func(_ context.Context, p string) ([]fs.DirEntry, error) { return os.ReadDir(p) }),
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	}
+	r, err := interp.New(opts...)
+	if err != nil {
+		s.d.doubt("the guard could not start its dry run (" + err.Error() + ")")
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dryDeadline)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- errLimit // an interpreter panic: judged as a run it could not finish
+			}
+		}()
+		done <- r.Run(ctx, f)
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(dryDeadline + time.Second):
+		err = errLimit // a read the context cannot stop; the goroutine is left behind
+	}
+	if errors.Is(err, errLimit) || ctx.Err() != nil {
+		s.d.doubt("the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)")
+	}
+	return r
+}
+
+func existingAncestor(dir string) string {
+	for d := dir; ; d = path.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+		if d == "/" || d == "." {
+			return "/"
+		}
+	}
+}
+
+// call runs before every simple command, builtins and functions included:
+// it counts steps and records which commands of the top script ran.
+func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
+	if s.d.steps.Add(1) > maxSteps {
+		return nil, errLimit
+	}
+	hc := interp.HandlerCtx(ctx)
+	if s.top {
+		s.d.mu.Lock()
+		s.d.ran[hc.Pos] = true
+		s.d.mu.Unlock()
+	}
+	switch args[0] {
+	case "source", ".":
+		if len(args) > 1 {
+			p := absolute(slash(args[1]), slash(hc.Dir))
+			if c := s.d.file(p); c != nil && !c.known {
+				s.d.found(&Hit{Protected: Protected{Show: args[1], Path: p}, By: strings.Join(args, " "),
+					Why: "it sources a file written in the same call, whose content the guard cannot know", doubt: true})
+				return nil, errHit
+			}
+		}
+	case "trap":
+		// The interpreter runs only EXIT and ERR traps: judge the action
+		// of any other signal as a script of its own.
+		if len(args) > 2 {
+			s.nested(hc).run(args[1], hc.Dir, nil, nil)
+			if s.d.hit != nil {
+				return nil, errHit
+			}
+		}
+	}
+	return args, nil
+}
+
+func (s *shell) nested(interp.HandlerContext) *shell {
+	return &shell{d: s.d, p: s.p, depth: s.depth + 1}
+}
+
+// exec is every program: judged by the policy table, then stubbed.
+func (s *shell) exec(ctx context.Context, args []string) error {
+	hc := interp.HandlerCtx(ctx)
+	a := s.analyzer(hc)
+	ws := a.words(args)
+	if h := a.run(ws); h != nil {
+		s.d.found(h)
+		return errHit
+	}
+	if s.d.hit != nil {
+		return errHit // found by a nested shell of this program
+	}
+	s.output(a, ws)
+	if s.p.status != 0 {
+		return interp.NewExitStatus(s.p.status)
+	}
+	return nil
+}
+
+// output writes what the stub of a program prints: cat and tee their
+// input, ls and find their operands, anything else a value the guard
+// cannot know.
+func (s *shell) output(a *analyzer, ws []word) {
+	out := a.hc.Stdout
+	name := ""
+	if !ws[0].unknown {
+		name = path.Base(ws[0].text)
+	}
+	switch name {
+	case "cat":
+		files := 0
+		for _, w := range ws[1:] {
+			if strings.HasPrefix(w.text, "-") && w.text != "-" {
+				continue
+			}
+			files++
+			if w.text == "-" {
+				io.Copy(out, a.stdin())
+			} else if w.unknown {
+				io.WriteString(out, unknownMark+"\n")
+			} else if r, err := a.read(w.text); err == nil {
+				io.Copy(out, r)
+			}
+		}
+		if files == 0 {
+			io.Copy(out, a.stdin())
+		}
+		return
+	case "tee":
+		in, _ := io.ReadAll(a.stdin())
+		out.Write(in)
+		for _, w := range parse1(ws[1:]).ops {
+			if !w.unknown {
+				c := &capture{known: true}
+				c.buf.Write(in)
+				s.d.mu.Lock()
+				s.d.files[absolute(slash(w.text), slash(a.hc.Dir))] = c
+				s.d.mu.Unlock()
+			}
+		}
+		return
+	case "ls", "find":
+		for _, w := range ws[1:] {
+			if !strings.HasPrefix(w.text, "-") {
+				io.WriteString(out, w.text+"\n")
+			}
+		}
+	}
+	io.WriteString(out, unknownMark+"\n")
+}
+
+func parse1(ws []word) opts { return parseOpts(ws, "") }
+
+// open judges a redirection: a write to a protected path is a hit, any
+// other write is captured; a read sees the captured or the real file.
+func (s *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
+	hc := interp.HandlerCtx(ctx)
+	a := s.analyzer(hc)
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0 {
+		a.by = "> " + name
+		w := a.word(name)
+		if h := a.target(w, under); h != nil {
+			s.d.found(h)
+			return nil, errHit
+		}
+		// The interpreter keeps the backslashes of a redirection's word
+		// (> mapp\ings.toml): judge the name without them as well.
+		if strings.Contains(name, `\`) {
+			if h := a.target(a.word(strings.ReplaceAll(name, `\`, "")), under); h != nil {
+				s.d.found(h)
+				return nil, errHit
+			}
+		}
+		if w.unknown || strings.HasPrefix(name, "/dev/") {
+			return &capture{}, nil
+		}
+		c := &capture{known: true}
+		p := absolute(slash(w.text), slash(hc.Dir))
+		s.d.mu.Lock()
+		if old := s.d.files[p]; old != nil && flag&os.O_APPEND != 0 {
+			c = old
+		} else {
+			s.d.files[p] = c
+		}
+		s.d.mu.Unlock()
+		return c, nil
+	}
+	if strings.Contains(name, unknownMark) {
+		return reader{strings.NewReader(unknownMark + "\n")}, nil
+	}
+	if h := a.target(a.word(name), under); h != nil {
+		s.d.mu.Lock()
+		s.d.lockable = h // a descriptor on a protected file, which flock could hold
+		s.d.mu.Unlock()
+	}
+	r, err := a.read(name)
+	if err != nil {
+		return nil, err
+	}
+	return reader{r}, nil
+}
+
+// stat answers the shell's tests and cd: the real file system, with what
+// the dry run wrote, and any unknown path taken to be a folder.
+func (s *shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	if strings.Contains(name, unknownMark) {
+		return fakeInfo{name: path.Base(name), dir: true}, nil
+	}
+	var fi fs.FileInfo
+	var err error
+	if follow {
+		fi, err = os.Stat(name)
+	} else {
+		fi, err = os.Lstat(name)
+	}
+	if err == nil {
+		return fi, nil
+	}
+	if c := s.d.file(path.Clean(slash(name))); c != nil {
+		return fakeInfo{name: path.Base(name), dir: c.dir}, nil
+	}
+	return nil, err
+}
+
+// access answers cd's and test's permission checks like stat.
+func (s *shell) access(ctx context.Context, name string, mode interp.AccessMode) error {
+	if strings.Contains(name, unknownMark) || s.d.file(path.Clean(slash(name))) != nil {
+		return nil
+	}
+	return interp.DefaultAccessHandler()(ctx, name, mode)
+}
+
+type fakeInfo struct {
+	name string
+	dir  bool
+}
+
+func (f fakeInfo) Name() string { return f.name }
+func (f fakeInfo) Size() int64  { return 0 }
+func (f fakeInfo) Mode() fs.FileMode {
+	if f.dir {
+		return fs.ModeDir | 0o755
+	}
+	return 0o644
+}
+func (f fakeInfo) ModTime() time.Time { return time.Time{} }
+func (f fakeInfo) IsDir() bool        { return f.dir }
+func (f fakeInfo) Sys() any           { return nil }
+
+// environ is the environment a dry run starts from: what the guard knows
+// ($CLAUDE_PROJECT_DIR, $HOME) and, for any other variable the command
+// reads without setting, nothing (lenient) or unknownMark.
+type environ struct {
+	set     *Set
+	lenient bool
+}
+
+// shellVars are managed by the shell, never taken as unknown.
+var shellVars = map[string]bool{
+	"IFS": true, "PWD": true, "OLDPWD": true, "PATH": true, "OPTIND": true, "OPTARG": true, "PS1": true,
+	"PS2": true, "PS3": true, "PS4": true, "SHELLOPTS": true, "BASHOPTS": true, "RANDOM": true, "SECONDS": true,
+	"LINENO": true, "UID": true, "EUID": true, "GID": true, "PPID": true, "TMPDIR": true, "GLOBIGNORE": true,
+	"REPLY": true, "BASH_REMATCH": true, "DIRSTACK": true, "FUNCNAME": true, "PIPESTATUS": true, "HISTFILE": true,
+	"BASH_VERSION": true, "BASH_VERSINFO": true, "HOSTNAME": true, "COLUMNS": true, "LINES": true,
+}
+
+func str(v string) expand.Variable {
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+}
+
+func (e environ) Get(name string) expand.Variable {
+	switch name {
+	case "CLAUDE_PROJECT_DIR":
+		return str(e.set.root)
+	case "HOME":
+		if e.set.home != "" {
+			return str(e.set.home)
+		}
+	case "HOME +":
+		return str("~+") // kept as written: the judge resolves it against the cwd
+	case "HOME -":
+		return str("~-")
+	case "PATH":
+		return str("/usr/local/bin:/usr/bin:/bin")
+	}
+	if e.lenient || shellVars[name] || strings.HasPrefix(name, "HOME ") || !isName(name) {
+		return expand.Variable{}
+	}
+	return str(unknownMark)
+}
+
+func (e environ) Each(f func(name string, vr expand.Variable) bool) {
+	if !f("CLAUDE_PROJECT_DIR", str(e.set.root)) {
+		return
+	}
+	if e.set.home != "" {
+		f("HOME", str(e.set.home))
+	}
+}
+
+func isName(s string) bool {
+	if s == "" || !(s[0] == '_' || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
