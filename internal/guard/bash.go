@@ -35,7 +35,11 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		return d.verdict()
 	}
 	var first *interp.Runner
+	branches := steered(f)
 	for i, p := range passes {
+		if i > 0 && !branches && !d.unknownVars.Load() {
+			break
+		}
 		d.files = map[string]*capture{}
 		r := (&shell{d: d, p: p, top: true}).runFile(f, cwd, nil, nil)
 		if d.hit != nil {
@@ -50,6 +54,23 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		return h
 	}
 	return d.verdict()
+}
+
+// steered reports whether f has a branch a program's exit status decides.
+func steered(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.IfClause, *syntax.WhileClause, *syntax.CaseClause:
+			found = true
+		case *syntax.BinaryCmd:
+			found = found || n.Op == syntax.AndStmt || n.Op == syntax.OrStmt
+		case *syntax.Stmt:
+			found = found || n.Negated
+		}
+		return !found
+	})
+	return found
 }
 
 // verdict is the judgement once nothing hit: a command with a part the
@@ -300,9 +321,10 @@ func (a *analyzer) mention(code string) *Hit {
 	return nil
 }
 
-// script dry-runs src as a nested shell, with positional params and stdin.
-func (a *analyzer) script(src string, params []string, stdin io.Reader) *Hit {
-	n := &shell{d: a.sh.d, p: a.sh.p, depth: a.sh.depth + 1}
+// script dry-runs src as a nested shell, with $0 (zero), the positional
+// params and stdin.
+func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
+	n := &shell{d: a.sh.d, p: a.sh.p, depth: a.sh.depth + 1, zero: zero}
 	dir := a.hc.Dir
 	if a.cwd == "" || dir == "" {
 		dir = a.set.root
@@ -350,11 +372,11 @@ func (a *analyzer) written(prog word, args []word) *Hit {
 	if c == nil || c.dir {
 		return nil
 	}
-	if !c.known {
+	if c.unknown() {
 		return &Hit{Target: prog.text, By: a.by, doubt: true,
 			Why: "it runs a script written in the same call, whose content the guard cannot know"}
 	}
-	return a.script(c.buf.String(), texts(args), nil)
+	return a.script(c.buf.String(), "", texts(args), nil)
 }
 
 func joinWords(ws []word) string {

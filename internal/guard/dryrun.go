@@ -60,6 +60,10 @@ var passes = []pass{{lenient: true, status: 0}, {lenient: false, status: 1}}
 type dryRun struct {
 	set   *Set
 	steps atomic.Int64
+	// unknownVars is set once the command reads a variable it does not
+	// set: only then, or when a program's status steers it, does the
+	// second pass see anything the first did not.
+	unknownVars atomic.Bool
 
 	mu     sync.Mutex
 	hit    *Hit
@@ -87,6 +91,12 @@ func (c *capture) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// unknown reports whether part of the content is not known.
+func (c *capture) unknown() bool {
+	return !c.known || bytes.Contains(c.buf.Bytes(), []byte(unknownMark))
+}
+
 func (c *capture) Read([]byte) (int, error) { return 0, io.EOF }
 func (c *capture) Close() error             { return nil }
 
@@ -137,6 +147,7 @@ type shell struct {
 	p     pass
 	depth int
 	top   bool
+	zero  string // $0 of a nested shell
 }
 
 // run parses and dry-runs src in dir with positional params and stdin,
@@ -153,6 +164,7 @@ func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
 		s.d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
 		return
 	}
+	f.Name = s.zero // the interpreter's $0
 	s.runFile(f, dir, params, stdin)
 }
 
@@ -191,11 +203,8 @@ func firstLine(s string) string {
 }
 
 func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		dir = existingAncestor(dir)
-	}
 	opts := []interp.RunnerOption{
-		interp.Env(environ{set: s.d.set, lenient: s.p.lenient}),
+		interp.Env(environ{set: s.d.set, lenient: s.p.lenient, d: s.d}),
 		interp.Dir(dir),
 		interp.StdIO(stdin, io.Discard, io.Discard),
 		interp.CallHandler(s.call),
@@ -209,6 +218,10 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
 	}
 	r, err := interp.New(opts...)
+	if err != nil && dir != existingAncestor(dir) {
+		opts[1] = interp.Dir(existingAncestor(dir))
+		r, err = interp.New(opts...)
+	}
 	if err != nil {
 		s.d.doubt("the guard could not start its dry run (" + err.Error() + ")")
 		return nil
@@ -259,10 +272,16 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		s.d.mu.Unlock()
 	}
 	switch args[0] {
+	case "printf":
+		return printfV(hc, args), nil
+	case "command":
+		if len(args) > 1 && args[1] == "-p" {
+			return append(args[:1:1], args[2:]...), nil // the interpreter lacks -p
+		}
 	case "source", ".":
 		if len(args) > 1 {
 			p := absolute(slash(args[1]), slash(hc.Dir))
-			if c := s.d.file(p); c != nil && !c.known {
+			if c := s.d.file(p); c != nil && c.unknown() {
 				s.d.found(&Hit{Protected: Protected{Show: args[1], Path: p}, By: strings.Join(args, " "),
 					Why: "it sources a file written in the same call, whose content the guard cannot know", doubt: true})
 				return nil, errHit
@@ -279,6 +298,37 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	}
 	return args, nil
+}
+
+// printfV gives printf -v VAR, which the interpreter lacks, as the
+// assignment it makes.
+func printfV(hc interp.HandlerContext, args []string) []string {
+	if len(args) < 4 || args[1] != "-v" {
+		return args
+	}
+	name, _, _ := strings.Cut(args[2], "[")
+	if !isName(name) {
+		return args
+	}
+	cfg := &expand.Config{Env: hc.Env}
+	var b strings.Builder
+	format, rest := args[3], args[4:]
+	for {
+		out, n, err := expand.Format(cfg, format, rest)
+		if err != nil {
+			return args
+		}
+		b.WriteString(out)
+		rest = rest[n:]
+		if n == 0 || len(rest) == 0 {
+			break
+		}
+	}
+	q, err := syntax.Quote(b.String(), syntax.LangBash)
+	if err != nil {
+		return args
+	}
+	return []string{"eval", args[2] + "=" + q}
 }
 
 func (s *shell) nested(interp.HandlerContext) *shell {
@@ -460,6 +510,7 @@ func (f fakeInfo) Sys() any           { return nil }
 type environ struct {
 	set     *Set
 	lenient bool
+	d       *dryRun // told when an unknown variable is read; nil in the static pass
 }
 
 // shellVars are managed by the shell, never taken as unknown.
@@ -490,7 +541,13 @@ func (e environ) Get(name string) expand.Variable {
 	case "PATH":
 		return str("/usr/local/bin:/usr/bin:/bin")
 	}
-	if e.lenient || shellVars[name] || strings.HasPrefix(name, "HOME ") || !isName(name) {
+	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !isName(name) {
+		return expand.Variable{}
+	}
+	if e.d != nil {
+		e.d.unknownVars.Store(true)
+	}
+	if e.lenient {
 		return expand.Variable{}
 	}
 	return str(unknownMark)

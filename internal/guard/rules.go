@@ -534,7 +534,7 @@ func evalRule(a *analyzer, args []word) *Hit {
 	for i, w := range args {
 		texts[i] = w.text
 	}
-	return a.script(strings.Join(texts, " "), nil, nil)
+	return a.script(strings.Join(texts, " "), "", nil, nil)
 }
 
 // shellRule: sh -c 'script' is dry-run as a script; sh reading its
@@ -548,18 +548,19 @@ func shellRule(a *analyzer, args []word) *Hit {
 		if len(o.ops) == 0 || o.ops[0].unknown {
 			return nil
 		}
-		var params []string
-		if len(o.ops) > 2 {
-			params = texts(o.ops[2:])
+		// The word after the script is $0, the next ones $1 on.
+		zero, params := "", []string(nil)
+		if len(o.ops) > 1 {
+			zero, params = o.ops[1].text, texts(o.ops[2:])
 		}
-		return a.script(o.ops[0].text, params, nil)
+		return a.script(o.ops[0].text, zero, params, nil)
 	}
 	if len(o.ops) == 0 || o.has("s") || o.ops[0].text == "-" {
 		body, _ := io.ReadAll(a.stdin())
 		if bytes.Contains(body, []byte(unknownMark)) {
 			a.sh.d.doubt("it pipes text into a shell that the guard cannot know")
 		}
-		return a.script(strings.ReplaceAll(string(body), unknownMark, ""), nil, nil)
+		return a.script(strings.ReplaceAll(string(body), unknownMark, ""), "", nil, nil)
 	}
 	if o.ops[0].unknown {
 		return nil
@@ -583,12 +584,13 @@ func flockRule(a *analyzer, args []word) *Hit {
 		if h != nil {
 			return &Hit{Protected: h.Protected, Target: h.Target, By: a.by, Why: "it would hold a lock on " + h.Protected.Show + ", which stalls stopgate's gate"}
 		}
+		a.sh.d.doubt("it holds a lock on a file descriptor the guard may not see opened")
 	} else if t := a.target(lock, under); t != nil {
 		t.Why = "it would hold a lock on " + t.Protected.Show + ", which stalls stopgate's gate"
 		return t
 	}
 	for _, c := range o.val("c", "command") {
-		if h := a.script(c.text, nil, nil); h != nil {
+		if h := a.script(c.text, "", nil, nil); h != nil {
 			return h
 		}
 	}
