@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -27,11 +28,15 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		return nil
 	}
 	cwd = path.Clean(slash(cwd))
-	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}}
+	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, deadline: time.Now().Add(dryDeadline)}
 	d.text(cmd)
 	f, err := parse(cmd)
 	if err != nil {
 		d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
+		return d.verdict()
+	}
+	if why := tooBig(f); why != "" {
+		d.doubt(why)
 		return d.verdict()
 	}
 	var first *interp.Runner

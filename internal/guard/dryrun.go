@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,11 +35,11 @@ const unknownMark = "\x01?\x01"
 // Bounds of one dry run: a command that needs more is judged
 // conservatively (see doubt).
 const (
-	maxSteps    = 4000            // simple commands run, over all passes of one call
-	maxDepth    = 8               // shells nested in shells (sh -c, sh FILE, a pipe into sh)
-	maxRead     = 1 << 20         // bytes read from one file, stdin or captured write
-	dryDeadline = 2 * time.Second // wall time of one pass, never reached by sane input
-	maxItems    = 64              // xargs items judged
+	maxSteps    = 4000        // simple commands run, over all passes of one call
+	maxDepth    = 8           // shells nested in shells (sh -c, sh FILE, a pipe into sh)
+	maxRead     = 1 << 20     // bytes read from one file, stdin or captured write
+	dryDeadline = time.Second // wall time of all passes of one call, never reached by sane input
+	maxItems    = 64          // xargs items judged
 )
 
 var (
@@ -58,8 +59,9 @@ var passes = []pass{{lenient: true, status: 0}, {lenient: false, status: 1}}
 // dryRun is the state one CheckBash call shares across its passes and its
 // nested shells.
 type dryRun struct {
-	set   *Set
-	steps atomic.Int64
+	set      *Set
+	steps    atomic.Int64
+	deadline time.Time // of all passes
 	// unknownVars is set once the command reads a variable it does not
 	// set: only then, or when a program's status steers it, does the
 	// second pass see anything the first did not.
@@ -165,6 +167,10 @@ func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
 		return
 	}
 	f.Name = s.zero // the interpreter's $0
+	if why := tooBig(f); why != "" {
+		s.d.doubt(why)
+		return
+	}
 	s.runFile(f, dir, params, stdin)
 }
 
@@ -197,6 +203,95 @@ func prepare(f *syntax.File) {
 	})
 }
 
+// Bounds on a script's size, checked before a dry run: its cost grows
+// with them, and no hand-written command comes near.
+const (
+	maxCommands = 500  // simple commands and pipes in the text
+	maxBraces   = 1024 // words one brace expansion makes
+)
+
+// tooBig says why f is too large to dry-run, or "".
+func tooBig(f *syntax.File) string {
+	n, braces := 0, 0
+	syntax.Walk(f, func(node syntax.Node) bool {
+		switch node := node.(type) {
+		case *syntax.CallExpr, *syntax.BinaryCmd:
+			n++
+		case *syntax.Word:
+			braces = max(braces, braceCount(node))
+		}
+		return n <= maxCommands && braces <= maxBraces
+	})
+	switch {
+	case n > maxCommands:
+		return "it has more commands than the guard's dry run follows"
+	case braces > maxBraces:
+		return "its brace expansions make more words than the guard's dry run follows"
+	}
+	return ""
+}
+
+// braceCount is how many words w's brace expansion makes, capped above
+// maxBraces.
+func braceCount(w *syntax.Word) int {
+	if !strings.Contains(w.Lit(), "{") && w.Lit() != "" {
+		return 1
+	}
+	w2 := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(w2) {
+		return 1
+	}
+	return partsCount(w2.Parts)
+}
+
+func partsCount(parts []syntax.WordPart) int {
+	total := 1
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n := 0
+		if b.Sequence {
+			n = seqLen(b)
+		} else {
+			for _, e := range b.Elems {
+				n += partsCount(e.Parts)
+			}
+		}
+		total *= max(n, 1)
+		if total > maxBraces {
+			return maxBraces + 1
+		}
+	}
+	return total
+}
+
+// seqLen is the length of {x..y}: letters or numbers, capped.
+func seqLen(b *syntax.BraceExp) int {
+	if len(b.Elems) < 2 {
+		return 1
+	}
+	x, y := b.Elems[0].Lit(), b.Elems[1].Lit()
+	if a, errA := strconv.Atoi(x); errA == nil {
+		if c, errC := strconv.Atoi(y); errC == nil {
+			d := a - c
+			if d < 0 {
+				d = -d
+			}
+			return min(d+1, maxBraces+1)
+		}
+	}
+	if len(x) == 1 && len(y) == 1 {
+		d := int(x[0]) - int(y[0])
+		if d < 0 {
+			d = -d
+		}
+		return d + 1
+	}
+	return 1
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
@@ -226,7 +321,7 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 		s.d.doubt("the guard could not start its dry run (" + err.Error() + ")")
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), dryDeadline)
+	ctx, cancel := context.WithDeadline(context.Background(), s.d.deadline)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
@@ -239,7 +334,7 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 	}()
 	select {
 	case err = <-done:
-	case <-time.After(dryDeadline + time.Second):
+	case <-time.After(time.Until(s.d.deadline) + time.Second):
 		err = errLimit // a read the context cannot stop; the goroutine is left behind
 	}
 	if errors.Is(err, errLimit) || ctx.Err() != nil {
