@@ -39,6 +39,7 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		d.doubt(why)
 		return d.verdict()
 	}
+	d.src, d.top = cmd, f
 	var first *interp.Runner
 	branches := steered(f)
 	for i, p := range passes {

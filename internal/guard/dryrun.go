@@ -62,6 +62,8 @@ type dryRun struct {
 	set      *Set
 	steps    atomic.Int64
 	deadline time.Time // of all passes
+	src      string       // the command
+	top      *syntax.File // the command parsed
 	// unknownVars is set once the command reads a variable it does not
 	// set: only then, or when a program's status steers it, does the
 	// second pass see anything the first did not.
@@ -395,6 +397,30 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 	return args, nil
 }
 
+// redirectBy is the statement of the top script whose redirection
+// names name, for the reason; def when none does (a nested script).
+func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string {
+	if d.top == nil {
+		return def
+	}
+	cfg := &expand.Config{Env: env}
+	by := def
+	syntax.Walk(d.top, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok || by != def {
+			return by == def
+		}
+		for _, rd := range st.Redirs {
+			if t, err := expand.Literal(cfg, rd.Word); err == nil && writesFile(rd) && t == name {
+				by = d.src[st.Pos().Offset():st.End().Offset()]
+				return false
+			}
+		}
+		return true
+	})
+	return by
+}
+
 // printfV gives printf -v VAR, which the interpreter lacks, as the
 // assignment it makes.
 func printfV(hc interp.HandlerContext, args []string) []string {
@@ -512,6 +538,7 @@ func (s *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 		a.by = "> " + name
 		w := a.word(name)
 		if h := a.target(w, under); h != nil {
+			h.By = s.d.redirectBy(name, hc.Env, h.By)
 			s.d.found(h)
 			return nil, errHit
 		}
