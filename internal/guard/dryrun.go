@@ -61,7 +61,7 @@ var passes = []pass{{lenient: true, status: 0}, {lenient: false, status: 1}}
 type dryRun struct {
 	set      *Set
 	steps    atomic.Int64
-	deadline time.Time // of all passes
+	deadline time.Time    // of all passes
 	src      string       // the command
 	top      *syntax.File // the command parsed
 	// unknownVars is set once the command reads a variable it does not
