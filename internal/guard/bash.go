@@ -48,8 +48,8 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		}
 		d.files = map[string]*capture{}
 		r := (&shell{d: d, p: p, top: true}).runFile(f, cwd, nil, nil)
-		if d.hit != nil {
-			return d.hit
+		if h := d.hitNow(); h != nil {
+			return h
 		}
 		if i == 0 {
 			first = r
@@ -152,7 +152,7 @@ func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 			if hit = a.run(a.words(args)); hit != nil {
 				return false
 			}
-			if hit = d.hit; hit != nil {
+			if hit = d.hitNow(); hit != nil {
 				return false
 			}
 		}
@@ -336,9 +336,7 @@ func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *H
 		dir = a.set.root
 	}
 	n.run(src, dir, params, stdin)
-	a.sh.d.mu.Lock()
-	defer a.sh.d.mu.Unlock()
-	return a.sh.d.hit
+	return a.sh.d.hitNow()
 }
 
 // run judges one program call, its expanded words ws, by its name.

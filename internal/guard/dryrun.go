@@ -117,6 +117,13 @@ func (d *dryRun) found(h *Hit) {
 	d.mu.Unlock()
 }
 
+// hitNow is the hit found so far, if any.
+func (d *dryRun) hitNow() *Hit {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hit
+}
+
 func (d *dryRun) doubt(why string) {
 	d.mu.Lock()
 	d.doubts = append(d.doubts, why)
@@ -389,7 +396,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		// of any other signal as a script of its own.
 		if len(args) > 2 {
 			s.nested(hc).run(args[1], hc.Dir, nil, nil)
-			if s.d.hit != nil {
+			if s.d.hitNow() != nil {
 				return nil, errHit
 			}
 		}
@@ -465,7 +472,7 @@ func (s *shell) exec(ctx context.Context, args []string) error {
 		s.d.found(h)
 		return errHit
 	}
-	if s.d.hit != nil {
+	if s.d.hitNow() != nil {
 		return errHit // found by a nested shell of this program
 	}
 	s.output(a, ws)
