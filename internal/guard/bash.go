@@ -28,8 +28,16 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		return nil
 	}
 	cwd = path.Clean(slash(cwd))
-	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, deadline: time.Now().Add(dryDeadline)}
+	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, files: map[string]*capture{}, deadline: time.Now().Add(dryDeadline)}
 	d.text(cmd)
+	if words, ok := plainCommand(cmd); ok && !fullOnly {
+		sh := &shell{d: d, p: passes[0]}
+		a := sh.analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
+		if h := a.run(a.words(words)); h != nil {
+			return h
+		}
+		return d.verdict()
+	}
 	f, err := parse(cmd)
 	if err != nil {
 		d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
@@ -62,21 +70,60 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	return d.verdict()
 }
 
-// steered reports whether f has a branch a program's exit status decides.
+// fullOnly turns the plain fast path off, for the test that compares it
+// with the dry run.
+var fullOnly = false
+
+// plainCommand splits the usual Bash call, one program and plain words
+// (go test ./..., git status, ls -la src), which the shell passes as
+// written: the dry run would judge the same words, only slower. ok is
+// false for anything the shell would expand, quote, redirect, chain or
+// assign, and for source, which runs a file.
+func plainCommand(cmd string) (words []string, ok bool) {
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
+			return nil, false
+		}
+	}
+	words = strings.Fields(cmd)
+	if len(words) == 0 || words[0] == "source" || words[0] == "." {
+		return nil, false
+	}
+	return words, true
+}
+
+// steered reports whether a program's exit status could steer the shell
+// state f builds: a branch (if, while, case, &&, ||, !) in a script that
+// changes state (assignments, functions, cd, read, set, …). Without one,
+// a second pass with failing programs would see nothing new.
 func steered(f *syntax.File) bool {
-	found := false
+	branch, state := false, false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.IfClause, *syntax.WhileClause, *syntax.CaseClause:
-			found = true
+			branch = true
 		case *syntax.BinaryCmd:
-			found = found || n.Op == syntax.AndStmt || n.Op == syntax.OrStmt
+			branch = branch || n.Op == syntax.AndStmt || n.Op == syntax.OrStmt
 		case *syntax.Stmt:
-			found = found || n.Negated
+			branch = branch || n.Negated
+		case *syntax.Assign, *syntax.DeclClause, *syntax.FuncDecl, *syntax.ArithmCmd, *syntax.ForClause:
+			state = true
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && stateBuiltins[n.Args[0].Lit()] {
+				state = true
+			}
 		}
-		return !found
+		return !(branch && state)
 	})
-	return found
+	return branch && state
+}
+
+// stateBuiltins change the shell's variables, parameters or directory.
+var stateBuiltins = map[string]bool{
+	"cd": true, "pushd": true, "popd": true, "read": true, "mapfile": true, "readarray": true, "set": true,
+	"shift": true, "source": true, ".": true, "eval": true, "printf": true, "unset": true, "let": true,
+	"getopts": true, "export": true, "alias": true, "trap": true, "shopt": true,
 }
 
 // verdict is the judgement once nothing hit: a command with a part the

@@ -237,3 +237,34 @@ func TestCatalogueDoc(t *testing.T) {
 		t.Errorf("the catalogue in %s is stale: run STOPGATE_UPDATE_DOCS=1 go test -run TestCatalogueDoc ./internal/guard", file)
 	}
 }
+
+// TestPlainCommandAgrees guards the fast path: wherever plainCommand
+// answers, the dry run gives the same verdict.
+func TestPlainCommandAgrees(t *testing.T) {
+	root, set := project(t, nil)
+	var plain []string
+	for _, c := range existingCases(root) {
+		plain = append(plain, c.cmd)
+	}
+	plain = append(plain, benignCases...)
+	for _, c := range tamperCases {
+		plain = append(plain, c.cmd)
+	}
+	answered := 0
+	for _, cmd := range plain {
+		if _, ok := plainCommand(cmd); !ok {
+			continue
+		}
+		answered++
+		fast := set.CheckBash(cmd, root)
+		fullOnly = true
+		full := set.CheckBash(cmd, root)
+		fullOnly = false
+		if (fast == nil) != (full == nil) || fast != nil && fast.Protected.Path != full.Protected.Path {
+			t.Errorf("%q: the fast path says %v, the dry run %v", cmd, fast, full)
+		}
+	}
+	if answered < 30 {
+		t.Errorf("the fast path answered only %d commands", answered)
+	}
+}
