@@ -152,6 +152,14 @@ var benignCases = []string{
 	"ls tmp/validation | wc -l", "cat tmp/validation/log.jsonl | tail -5", "flock /tmp/my.lock make",
 	"git checkout -b feature", "ps aux | grep detect", "env | sort", "printf '%s\\n' a b c | sort -u",
 	"sed -i s/a/b/ src/prompts/joke.md", "xargs -n1 echo < /dev/null", "history | tail", "true",
+	"npm run build && npm test", `cd "$(git rev-parse --show-toplevel)" && make`, "python3 - <<'EOF'\nprint(1)\nEOF",
+	`for f in $(git ls-files '*.go'); do gofmt -l "$f"; done`, "rm -rf node_modules && npm ci",
+	"export PATH=$PATH:/usr/local/go/bin; go version", `git commit -am "fix: x > y"`,
+	"cat > output/notes.md <<'EOF'\n# notes\nEOF", `rm -rf "${TMPDIR:-/tmp}/build"`, "cd .. && ls",
+	"rm -rf ./build ./dist", "go test ./... 2>&1 | tee /tmp/test.log", "mkdir -p tmp && touch tmp/scratch.txt",
+	"while read -r f; do echo \"$f\"; done < <(ls)", "source .venv/bin/activate 2>/dev/null; pytest -x",
+	`if [ -f go.mod ]; then go build ./...; else make; fi`, `tmp=$(mktemp); go env > "$tmp"; rm -f "$tmp"`,
+	"git log --format='%h %s' | head -3 > output/log.txt", `x=$(wc -l < mappings.toml); echo "lines: $x"`,
 }
 
 func TestCatalogue(t *testing.T) {
