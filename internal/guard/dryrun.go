@@ -375,7 +375,12 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		s.d.ran[hc.Pos] = true
 		s.d.mu.Unlock()
 	}
+	if (args[0] == "builtin" || args[0] == "command") && len(args) > 1 && reparsed[args[1]] {
+		args = args[1:]
+	}
 	switch args[0] {
+	case "eval":
+		return []string{"eval", prepared(strings.Join(args[1:], " "))}, nil
 	case "printf":
 		return printfV(hc, args), nil
 	case "command":
@@ -386,9 +391,17 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		if len(args) > 1 {
 			p := absolute(slash(args[1]), slash(hc.Dir))
 			if c := s.d.file(p); c != nil && c.unknown() {
-				s.d.found(&Hit{Protected: Protected{Show: args[1], Path: p}, By: strings.Join(args, " "),
+				s.d.found(&Hit{Target: args[1], By: strings.Join(args, " "),
 					Why: "it sources a file written in the same call, whose content the guard cannot know", doubt: true})
 				return nil, errHit
+			}
+			// Run the file's text as eval would, prepared like any script.
+			a := s.analyzer(hc)
+			if r, err := a.read(args[1]); err == nil {
+				if b, err := io.ReadAll(r); err == nil {
+					s.d.text(string(b))
+					return []string{"eval", prepared(string(b))}, nil
+				}
 			}
 		}
 	case "trap":
@@ -399,6 +412,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 			if s.d.hitNow() != nil {
 				return nil, errHit
 			}
+			args = append([]string{"trap", prepared(args[1])}, args[2:]...)
 		}
 	}
 	return args, nil
@@ -426,6 +440,27 @@ func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string 
 		return true
 	})
 	return by
+}
+
+// reparsed are the builtins that parse text of their own (eval's words,
+// a trap's action, a sourced file): the call handler hands them the text
+// prepared, so their process substitutions and background jobs are as safe
+// as the script's.
+var reparsed = map[string]bool{"eval": true, "trap": true, "source": true, ".": true}
+
+// prepared is src parsed, prepared and printed back; src itself when it
+// does not parse (the interpreter reports that).
+func prepared(src string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return src
+	}
+	prepare(f)
+	var b strings.Builder
+	if syntax.NewPrinter().Print(&b, f) != nil {
+		return src
+	}
+	return b.String()
 }
 
 // printfV gives printf -v VAR, which the interpreter lacks, as the
