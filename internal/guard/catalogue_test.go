@@ -102,6 +102,7 @@ var tamperCases = []bashCase{
 	{`i=0; while [ $i -lt 3 ]; do i=$((i+1)); done; : > mappings.toml`, "mappings.toml"},
 	{`while :; do :; done # tmp/validation`, "*"},
 	{`until false; do sleep 1; done; echo mappings.toml`, "*"},
+	{`for ((;;)); do x=1; done # mappings.toml`, "*"}, // no command to count: the deadline stops it
 	// Background jobs and held locks on the state dir.
 	{`flock -s tmp/validation/lock sleep 3600 &`, "tmp/validation"},
 	{`flock tmp/validation/lock -c 'sleep 3600' &`, "tmp/validation"},
