@@ -341,16 +341,23 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 		}()
 		done <- r.Run(ctx, f)
 	}()
+	timer := time.NewTimer(time.Until(s.d.deadline) + time.Second)
+	defer timer.Stop()
 	select {
 	case err = <-done:
-	case <-time.After(time.Until(s.d.deadline) + time.Second):
-		err = errLimit // a read the context cannot stop; the goroutine is left behind
+	case <-timer.C:
+		// A read the context cannot stop: the goroutine is left behind,
+		// and its runner, still running, is not handed out.
+		s.d.doubt(stopped)
+		return nil
 	}
 	if errors.Is(err, errLimit) || ctx.Err() != nil {
-		s.d.doubt("the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)")
+		s.d.doubt(stopped)
 	}
 	return r
 }
+
+const stopped = "the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)"
 
 func existingAncestor(dir string) string {
 	for d := dir; ; d = path.Dir(d) {

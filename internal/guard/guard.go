@@ -3,11 +3,12 @@
 // (the state dir, the config, the validators) before the tool runs.
 //
 // Write, Edit, MultiEdit and NotebookEdit name their file, which is judged
-// with relative parts, ".." and symlinks resolved. A Bash command is judged
-// conservatively by its text: the words and redirections of each simple
-// command, for the commands known to write (redirections, rm, mv, cp, tee,
-// sed -i, …) and the code of interpreters that names a protected path. The
-// limits of that are documented in docs/security.md; reading is never
+// with relative parts, ".." and symlinks resolved. A Bash command is parsed
+// by mvdan.cc/sh and dry-run in its interpreter (dryrun.go): programs are
+// stubs judged by the one hand-written part, the policy table of which
+// programs write which operands (rules.go), and redirections are judged as
+// they open; what the run cannot follow is judged conservatively (bash.go).
+// The limits of that are documented in docs/security.md; reading is never
 // denied.
 //
 // The package decides only; the detect hook turns a Hit into the client's
