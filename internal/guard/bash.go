@@ -409,6 +409,12 @@ func (a *analyzer) run(ws []word) *Hit {
 	if interpreterNames[name] || strings.HasPrefix(name, "python") {
 		return a.interpreter(name, args)
 	}
+	if base := unversioned(name); base != name && interpreterNames[base] {
+		return a.interpreter(base, args) // php8.2, lua5.4, node20
+	}
+	if otherInterpreters[unversioned(name)] {
+		return a.unknownInterpreter(name, args)
+	}
 	if strings.Contains(ws[0].text, "/") {
 		return a.written(ws[0], args)
 	}

@@ -127,6 +127,9 @@ var tamperCases = []bashCase{
 	{`touch -d yesterday tmp/validation/lock`, "tmp/validation"},
 	{`python3 -c 'import os; os.remove("mappings.toml")'`, "mappings.toml"},
 	{`perl -i -pe 's/x/y/' mappings.toml`, "mappings.toml"},
+	{`php8.2 -r 'unlink("mappings.toml");'`, "mappings.toml"},
+	{`deno eval 'Deno.removeSync("tmp/validation", {recursive: true})'`, "*"},
+	{`pwsh -c 'Remove-Item mappings.toml'`, "*"},
 	{`: > .claude/settings.local.json`, ".claude/settings.local.json"},
 	{`cat /dev/null > scripts/check.sh`, "scripts/check.sh"},
 }

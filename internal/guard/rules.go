@@ -636,6 +636,30 @@ var interpreterNames = func() map[string]bool {
 	return m
 }()
 
+// otherInterpreters run code the policy table has no options for: any
+// argument that names a protected path gets the call denied.
+var otherInterpreters = map[string]bool{
+	"deno": true, "pwsh": true, "powershell": true, "guile": true, "racket": true, "groovy": true,
+	"scala": true, "elixir": true, "escript": true, "swift": true, "jshell": true, "wish": true,
+	"R": true, "gst": true, "sbcl": true, "clisp": true, "ocaml": true, "runghc": true, "kotlin": true,
+}
+
+// unversioned is an interpreter's name without a version suffix: php8.2
+// is php, lua5.4 lua, node20 node.
+func unversioned(name string) string {
+	return strings.TrimRight(name, "0123456789.-")
+}
+
+func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
+	for _, w := range args {
+		if h := a.mention(w.text); h != nil {
+			h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
+			return h
+		}
+	}
+	return nil
+}
+
 // interpreter judges a program the guard cannot follow: it is denied when
 // its code names a protected path, or when a protected path is among its
 // arguments (the script might write it).
