@@ -59,6 +59,7 @@ var tamperCases = []bashCase{
 	{`unset CLAUDE_PROJECT_DIR; : > ${CLAUDE_PROJECT_DIR:-.}/mappings.toml`, "mappings.toml"},
 	{`cd "$CLAUDE_PROJECT_DIR/tmp" && rm -rf validation`, "tmp/validation"},
 	{`pushd tmp >/dev/null && rm -rf validation`, "tmp/validation"},
+	{`mkdir -p build/x && cd build/x && rm -rf ../../tmp/validation`, "tmp/validation"},
 	{`x="mappings"; : > "$x".toml`, "mappings.toml"},
 	{`x=m; y=appings; : > $x$y.toml`, "mappings.toml"},
 	{`: > "$(echo mappings).toml"`, "mappings.toml"},

@@ -22,7 +22,7 @@ func init() {
 		"mv":    copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
 		"rsync": lastOperand, "scp": lastOperand,
 		"ln": writes("tS"), "tee": writes(""), "touch": writes("dtr", "date", "reference"),
-		"truncate": writes("sr", "size", "reference"), "mkdir": writes("m", "mode"),
+		"truncate": writes("sr", "size", "reference"), "mkdir": mkdirRule,
 		"mkfifo": writes("m", "mode"), "mknod": writes("m", "mode"), "fallocate": writes("lon", "length", "offset"),
 		"sponge": writes(""), "patch": patchRule,
 		"chmod": chmodRule, "chown": ownerRule, "chgrp": ownerRule, "chattr": chattrRule,
@@ -117,6 +117,18 @@ func writes(short string, long ...string) rule {
 		}
 		return a.each(o.ops, under)
 	}
+}
+
+// mkdirRule writes its operands, which later commands of the call (cd,
+// test -d) see as folders.
+func mkdirRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "m", "mode")
+	for _, w := range o.ops {
+		if !w.unknown && a.cwd != "" && w.text != "" {
+			a.sh.d.wrote(unescape(absolute(w.pats[0], escape(a.cwd))), true)
+		}
+	}
+	return a.each(o.ops, under)
 }
 
 // copies is cp and mv: the destination (the last operand, or -t) is
