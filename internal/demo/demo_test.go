@@ -16,7 +16,7 @@ func TestDemo(t *testing.T) {
 		t.Skip("builds the binaries")
 	}
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+"/", "github.com/stopgate/stopgate/cmd/detect", "github.com/stopgate/stopgate/cmd/gate")
+	build := exec.Command("go", "build", "-tags", "osusergo,netgo", "-o", bin+"/", "github.com/stopgate/stopgate/cmd/detect", "github.com/stopgate/stopgate/cmd/gate")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

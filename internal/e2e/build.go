@@ -27,7 +27,7 @@ func Stopgate(t testing.TB) string {
 		if build.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", build.dir+string(os.PathSeparator), "./cmd/...")
+		cmd := exec.Command("go", "build", "-tags", "osusergo,netgo", "-o", build.dir+string(os.PathSeparator), "./cmd/...")
 		cmd.Dir = Root(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			build.err = fmt.Errorf("go build ./cmd/...: %v\n%s", err, out)

@@ -22,7 +22,8 @@ type Project struct {
 	// Env holds extra KEY=VALUE settings for the client, e.g.
 	// CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=20.
 	Env []string
-	// Timeout bounds one Run; zero means 30 seconds (a run takes about one).
+	// Timeout bounds one Run; zero means 90 seconds (a run takes about one; the bound is
+	// for a hang, and a 2-core machine busy with other work can take 30).
 	Timeout time.Duration
 	// AllowedTools is claude's --allowedTools; "" means "Read Write Bash".
 	AllowedTools string

@@ -83,7 +83,7 @@ func (p *Project) run(api *fakeapi.Server, prompt string, extra ...string) *Resu
 	debug := filepath.Join(p.t.TempDir(), "debug.log")
 	timeout := p.Timeout
 	if timeout == 0 {
-		timeout = 30 * time.Second
+		timeout = 90 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -1,233 +1,398 @@
 package guard
 
 import (
+	"bytes"
+	"io"
+	"os"
 	"path"
 	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxDepth bounds nesting: $(…) in bash -c in eval …
-const maxDepth = 8
-
-// analyzer walks the simple commands of one Bash tool call in order,
-// tracking what the text itself determines: the working directory (cd),
-// variables assigned literally (D=tmp; for f in tmp/*), $CLAUDE_PROJECT_DIR,
-// $HOME and $PWD.
-type analyzer struct {
-	set   *Set
-	cwd   string // "" once unknown (cd $X)
-	vars  map[string][]string
-	depth int
-}
-
-// word is a word after expansion: the patterns it stands for.
-type word struct {
-	pats    []string // clean glob patterns, literal characters escaped
-	text    string   // the first pattern unescaped, for flags and messages
-	unknown bool     // part of it has no static value
-}
-
-// CheckBash judges a Bash command run in cwd.
+// CheckBash judges a Bash command run in cwd. The command is parsed by
+// mvdan.cc/sh and dry-run (dryrun.go) twice: once with the variables it
+// does not set unset and every program succeeding, once with them unknown
+// and every program failing, so both sides of `cmd || …` and
+// `${X:-default}` are seen. The simple commands neither run reached
+// (a branch not taken, a function never called) are then judged on their
+// words as written, with the variables the first run ended with. When a
+// part cannot be followed (a pipe of unknown text into a shell, a loop
+// that does not end, nesting too deep, text that does not parse) the
+// command is denied if any text it holds names a protected path.
 func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	if s.Empty() || strings.TrimSpace(cmd) == "" {
 		return nil
 	}
-	a := &analyzer{set: s, cwd: path.Clean(slash(cwd)), vars: map[string][]string{
-		"CLAUDE_PROJECT_DIR": {escape(s.root)},
-	}}
-	if s.home != "" {
-		a.vars["HOME"] = []string{escape(s.home)}
-	}
-	return a.script(cmd)
-}
-
-func (a *analyzer) script(src string) *Hit {
-	if a.depth > maxDepth {
-		return nil
-	}
-	cmds, nested := lex(src)
-	for _, n := range nested {
-		if h := a.child().script(n); h != nil {
+	cwd = path.Clean(slash(cwd))
+	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, files: map[string]*capture{}, deadline: time.Now().Add(dryDeadline)}
+	d.text(cmd)
+	if words, ok := plainCommand(cmd); ok && !fullOnly {
+		sh := &shell{d: d, p: passes[0]}
+		a := sh.analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
+		if h := a.run(a.words(words)); h != nil {
 			return h
 		}
+		return d.verdict()
 	}
-	for _, c := range cmds {
-		if h := a.command(c, cmds); h != nil {
+	f, err := parse(cmd)
+	if err != nil {
+		d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
+		return d.verdict()
+	}
+	if why := tooBig(f); why != "" {
+		d.doubt(why)
+		return d.verdict()
+	}
+	d.src, d.top = cmd, f
+	var first *interp.Runner
+	branches := steered(f)
+	for i, p := range passes {
+		if i > 0 && !branches && !d.unknownVars.Load() {
+			break
+		}
+		d.files = map[string]*capture{}
+		r := (&shell{d: d, p: p, top: true}).runFile(f, cwd, nil, nil)
+		if h := d.hitNow(); h != nil {
 			return h
+		}
+		if i == 0 {
+			first = r
+		}
+	}
+	d.files = map[string]*capture{}
+	if h := d.static(f, first, cwd); h != nil {
+		return h
+	}
+	return d.verdict()
+}
+
+// fullOnly turns the plain fast path off, for the test that compares it
+// with the dry run.
+var fullOnly = false
+
+// plainCommand splits the usual Bash call, one program and plain words
+// (go test ./..., git status, ls -la src), which the shell passes as
+// written: the dry run would judge the same words, only slower. ok is
+// false for anything the shell would expand, quote, redirect, chain or
+// assign, and for source, which runs a file.
+func plainCommand(cmd string) (words []string, ok bool) {
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
+			return nil, false
+		}
+	}
+	words = strings.Fields(cmd)
+	if len(words) == 0 || words[0] == "source" || words[0] == "." {
+		return nil, false
+	}
+	return words, true
+}
+
+// steered reports whether a program's exit status could steer the shell
+// state f builds: a branch (if, while, case, &&, ||, !) in a script that
+// changes state (assignments, functions, cd, read, set, …). Without one,
+// a second pass with failing programs would see nothing new.
+func steered(f *syntax.File) bool {
+	branch, state := false, false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.IfClause, *syntax.WhileClause, *syntax.CaseClause:
+			branch = true
+		case *syntax.BinaryCmd:
+			branch = branch || n.Op == syntax.AndStmt || n.Op == syntax.OrStmt
+		case *syntax.Stmt:
+			branch = branch || n.Negated
+		case *syntax.Assign, *syntax.DeclClause, *syntax.FuncDecl, *syntax.ArithmCmd, *syntax.ForClause:
+			state = true
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && stateBuiltins[n.Args[0].Lit()] {
+				state = true
+			}
+		}
+		return !(branch && state)
+	})
+	return branch && state
+}
+
+// stateBuiltins change the shell's variables, parameters or directory.
+var stateBuiltins = map[string]bool{
+	"cd": true, "pushd": true, "popd": true, "read": true, "mapfile": true, "readarray": true, "set": true,
+	"shift": true, "source": true, ".": true, "eval": true, "printf": true, "unset": true, "let": true,
+	"getopts": true, "export": true, "alias": true, "trap": true, "shopt": true,
+}
+
+// verdict is the judgement once nothing hit: a command with a part the
+// guard could not follow is denied when its text names a protected path.
+func (d *dryRun) verdict() *Hit {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.hit != nil {
+		return d.hit
+	}
+	if len(d.doubts) == 0 {
+		return nil
+	}
+	for _, t := range d.texts {
+		if tg := d.set.mentions(t); tg != nil {
+			return &Hit{Protected: tg.Protected, By: d.texts[0], Why: d.doubts[0], doubt: true}
 		}
 	}
 	return nil
 }
 
-// child is an analyzer for a nested shell: it starts where a is, and what
-// it changes (cd, variables) stays inside.
-func (a *analyzer) child() *analyzer {
-	vars := make(map[string][]string, len(a.vars))
-	for k, v := range a.vars {
-		vars[k] = v
+// static judges the simple commands and redirections of f that no dry
+// run reached, on their words expanded with the variables r ended with.
+func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
+	env := finalEnv{base: environ{set: d.set, lenient: true}}
+	dir := cwd
+	if r != nil {
+		env.vars = r.Vars
+		if r.Dir != "" {
+			dir = r.Dir
+		}
 	}
-	return &analyzer{set: a.set, cwd: a.cwd, vars: vars, depth: a.depth + 1}
-}
-
-func (a *analyzer) expand(w rawWord) word {
-	alts := []string{""}
-	unknown := false
-	for _, p := range w {
-		var vals []string
-		switch p.kind {
-		case partLit:
-			vals = []string{p.text}
-		case partParam:
-			if p.text == "PWD" && a.cwd != "" {
-				vals = []string{escape(a.cwd)}
-			} else if v, ok := a.vars[p.text]; ok && len(v) > 0 {
-				vals = v
-			} else {
-				unknown = true
+	cfg := &expand.Config{
+		Env: env,
+		CmdSubst: func(w io.Writer, _ *syntax.CmdSubst) error {
+			_, err := io.WriteString(w, unknownMark)
+			return err
+		},
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return unknownMark, nil },
+		ReadDir2:  os.ReadDir,
+	}
+	sh := &shell{d: d, p: passes[0]}
+	a := sh.analyzer(interp.HandlerContext{Env: env, Dir: dir, Stdout: io.Discard, Stderr: io.Discard})
+	var hit *Hit
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if hit != nil || !ok {
+			return hit == nil
+		}
+		call, isCall := st.Cmd.(*syntax.CallExpr)
+		if isCall && len(call.Args) > 0 && d.ran[call.Args[0].Pos()] {
+			return true
+		}
+		for _, rd := range st.Redirs {
+			if !writesFile(rd) {
 				continue
 			}
-		case partTilde:
-			if a.set.home == "" {
-				unknown = true
+			t, err := expand.Literal(cfg, rd.Word)
+			if err != nil {
 				continue
 			}
-			vals = []string{escape(a.set.home)}
-		default:
-			unknown = true
-			continue
-		}
-		var next []string
-		for _, x := range alts {
-			for _, v := range vals {
-				if len(next) < maxWords {
-					next = append(next, x+v)
-				}
+			a.by = "> " + t
+			if hit = a.target(a.word(t), under); hit != nil {
+				return false
 			}
 		}
-		alts = next
-	}
-	var pats []string
-	for _, x := range alts {
-		for _, b := range braces(x) {
-			if len(pats) < maxWords {
-				pats = append(pats, b)
+		if isCall && len(call.Args) > 0 {
+			args, err := expand.Fields(cfg, call.Args...)
+			if err != nil || len(args) == 0 {
+				return true
+			}
+			a.by = strings.Join(args, " ")
+			if hit = a.run(a.words(args)); hit != nil {
+				return false
+			}
+			if hit = d.hitNow(); hit != nil {
+				return false
 			}
 		}
-	}
-	return word{pats: pats, text: unescape(pats[0]), unknown: unknown}
+		return true
+	})
+	return hit
 }
 
-func (a *analyzer) expandAll(ws []rawWord) []word {
-	out := make([]word, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, a.expand(w))
+func writesFile(rd *syntax.Redirect) bool {
+	switch rd.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
+		return true
+	case syntax.DplOut:
+		lit := rd.Word.Lit()
+		return lit != "-" && strings.Trim(lit, "0123456789") != ""
+	}
+	return false
+}
+
+// finalEnv is the variables a dry run ended with, over the start.
+type finalEnv struct {
+	vars map[string]expand.Variable
+	base environ
+}
+
+func (e finalEnv) Get(name string) expand.Variable {
+	if v, ok := e.vars[name]; ok {
+		return v
+	}
+	return e.base.Get(name)
+}
+
+func (e finalEnv) Each(f func(string, expand.Variable) bool) {
+	for k, v := range e.vars {
+		if !f(k, v) {
+			return
+		}
+	}
+}
+
+// analyzer judges one program call of a dry run, or one command of the
+// static pass, in the shell state the handler context gives.
+type analyzer struct {
+	sh  *shell
+	set *Set
+	hc  interp.HandlerContext
+	cwd string // "" when unknown (cd "$X")
+	by  string // the command, for messages
+	in  []byte // stdin, once read
+	got bool
+}
+
+// word is one expanded argument.
+type word struct {
+	pats    []string // one clean glob pattern, literal characters escaped
+	text    string
+	unknown bool // it holds a value the dry run cannot know
+}
+
+func (s *shell) analyzer(hc interp.HandlerContext) *analyzer {
+	a := &analyzer{sh: s, set: s.d.set, hc: hc, cwd: path.Clean(slash(hc.Dir))}
+	if strings.Contains(hc.Dir, unknownMark) {
+		a.cwd = ""
+	}
+	return a
+}
+
+// word makes an argument a word: ~+ and ~- (which expand leaves alone)
+// are the cwd and $OLDPWD; glob characters that survived expansion
+// matched nothing, and are kept as a pattern.
+func (a *analyzer) word(t string) word {
+	if rest, ok := strings.CutPrefix(t, "~+"); ok && (rest == "" || rest[0] == '/') {
+		t = a.hc.Dir + rest
+	} else if rest, ok := strings.CutPrefix(t, "~-"); ok && (rest == "" || rest[0] == '/') && a.hc.Env != nil {
+		if old := a.hc.Env.Get("OLDPWD"); old.IsSet() {
+			t = old.String() + rest
+		}
+	}
+	return newWord(t)
+}
+
+func newWord(t string) word {
+	w := word{text: t, unknown: strings.Contains(t, unknownMark)}
+	if hasMeta(t) {
+		w.pats = []string{t}
+	} else {
+		w.pats = []string{escape(t)}
+	}
+	return w
+}
+
+func (a *analyzer) words(args []string) []word {
+	out := make([]word, len(args))
+	for i, t := range args {
+		out[i] = a.word(t)
 	}
 	return out
 }
 
-// target judges an operation in mode m on the path w names.
-func (a *analyzer) target(w word, m mode, c *command) *Hit {
+// stdin is what the program reads, bounded; read once.
+func (a *analyzer) stdin() io.Reader {
+	if !a.got {
+		a.got = true
+		if a.hc.Stdin != nil {
+			a.in, _ = io.ReadAll(io.LimitReader(a.hc.Stdin, maxRead))
+		}
+	}
+	return bytes.NewReader(a.in)
+}
+
+// read opens a file for the dry run to read: what this call wrote to it,
+// else the real file, bounded; a folder, a device or a FIFO reads as empty
+// (never blocking).
+func (a *analyzer) read(name string) (io.Reader, error) {
+	p := absolute(slash(name), slash(a.hc.Dir))
+	if c := a.sh.d.file(p); c != nil {
+		if !c.known {
+			return strings.NewReader(unknownMark + "\n"), nil
+		}
+		return bytes.NewReader(c.buf.Bytes()), nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return strings.NewReader(""), nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRead))
+	return bytes.NewReader(b), err
+}
+
+// target judges an operation in mode m on the path w names. In the
+// lenient pass an unset variable may have emptied a path ("$BUILD"/*):
+// there only a path in the project or under a protected one counts.
+func (a *analyzer) target(w word, m mode) *Hit {
 	if w.unknown || w.text == "" {
-		return nil // $X, $(…): nothing static to judge (see docs/security.md)
+		return nil
 	}
 	for _, p := range w.pats {
 		bases := []string{a.cwd}
 		if strings.HasPrefix(p, "/") {
 			bases = []string{"/"}
 		} else if a.cwd == "" {
-			bases = a.set.cwds // cd to somewhere unknown: wherever it could reach a protected path from
+			bases = a.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
 		}
 		for _, b := range bases {
 			abs := absolute(p, escape(b))
-			if t := a.set.hit(abs, hasMeta(abs), m); t != nil {
-				return &Hit{Protected: t.Protected, Target: w.text, By: c.src}
+			t := a.set.hit(abs, hasMeta(abs), m)
+			if t == nil {
+				continue
 			}
+			if a.sh.p.lenient && !within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
+				continue
+			}
+			return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
 		}
 	}
 	return nil
 }
 
 // mention judges program text an interpreter runs.
-func (a *analyzer) mention(code string, c *command) *Hit {
+func (a *analyzer) mention(code string) *Hit {
 	if t := a.set.mentions(code); t != nil {
-		return &Hit{Protected: t.Protected, By: c.src}
+		return &Hit{Protected: t.Protected, By: a.by}
 	}
 	return nil
 }
 
-// reserved words that may open a simple command and are not its name.
-var reserved = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
-	"while": true, "until": true, "!": true, "{": true, "}": true, "time": true, "esac": true,
-	"coproc": true,
+// script dry-runs src as a nested shell, with $0 (zero), the positional
+// params and stdin.
+func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
+	n := &shell{d: a.sh.d, p: a.sh.p, depth: a.sh.depth + 1, zero: zero}
+	dir := a.hc.Dir
+	if a.cwd == "" || dir == "" {
+		dir = a.set.root
+	}
+	n.run(src, dir, params, stdin)
+	return a.sh.d.hitNow()
 }
 
-func (a *analyzer) command(c *command, all []*command) *Hit {
-	for _, r := range c.redirects {
-		if h := a.target(a.expand(r.target), under, c); h != nil {
-			return h
-		}
-	}
-	raw := c.words
-	for len(raw) > 0 && reserved[literal(raw[0])] && len(raw[0]) == 1 && raw[0][0].kind == partLit {
-		raw = raw[1:]
-	}
-	// Leading NAME=value words: alone they set variables for what follows;
-	// before a command they are its environment only.
-	n := 0
-	for n < len(raw) && isAssignment(raw[n]) {
-		n++
-	}
-	if n == len(raw) {
-		for _, w := range raw {
-			a.assign(w)
-		}
-		return a.stdin(c, nil, all)
-	}
-	return a.run(a.expandAll(raw[n:]), c, all)
-}
-
-// assign records NAME=value.
-func (a *analyzer) assign(w rawWord) {
-	name, value, _ := strings.Cut(w[0].text, "=")
-	rest := append(rawWord{{kind: partLit, text: value}}, w[1:]...)
-	v := a.expand(rest)
-	if v.unknown {
-		delete(a.vars, name)
-		return
-	}
-	a.vars[name] = v.pats
-}
-
-// stdin judges what the command reads as a program from here-documents:
-// nothing, unless it is a shell or an interpreter (prog says which).
-func (a *analyzer) stdin(c *command, prog func(string) *Hit, all []*command) *Hit {
-	if prog == nil {
-		return nil
-	}
-	for _, body := range c.stdin {
-		if h := prog(body); h != nil {
-			return h
-		}
-	}
-	// A program piped in: judge the other commands' words of the pipeline,
-	// as in echo 'rm -rf tmp' | sh.
-	for _, o := range all {
-		if o == c || o.pipeline != c.pipeline {
-			continue
-		}
-		for _, w := range o.words {
-			if h := prog(literal(w)); h != nil {
-				return h
-			}
-		}
-	}
-	return nil
-}
-
-// run judges one command, its expanded words ws, by its name.
-func (a *analyzer) run(ws []word, c *command, all []*command) *Hit {
+// run judges one program call, its expanded words ws, by its name.
+func (a *analyzer) run(ws []word) *Hit {
 	if len(ws) == 0 || ws[0].unknown {
 		return nil
+	}
+	if a.by == "" {
+		a.by = joinWords(ws)
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
@@ -236,98 +401,63 @@ func (a *analyzer) run(ws []word, c *command, all []*command) *Hit {
 		if skip < 0 || skip >= len(args) {
 			return nil
 		}
-		return a.run(args[skip:], c, all)
+		return a.run(args[skip:])
 	}
 	if r, ok := rules[name]; ok {
-		return r(a, args, c, all)
+		return r(a, args)
 	}
 	if interpreterNames[name] || strings.HasPrefix(name, "python") {
-		return a.interpreter(name, args, c, all)
+		return a.interpreter(name, args)
+	}
+	if base := unversioned(name); base != name && interpreterNames[base] {
+		return a.interpreter(base, args) // php8.2, lua5.4, node20
+	}
+	if otherInterpreters[unversioned(name)] {
+		return a.unknownInterpreter(name, args)
+	}
+	if strings.Contains(ws[0].text, "/") {
+		return a.written(ws[0], args)
 	}
 	return nil
 }
 
-// each judges every word in mode m.
-func (a *analyzer) each(ws []word, m mode, c *command) *Hit {
-	for _, w := range ws {
-		if h := a.target(w, m, c); h != nil {
-			return h
-		}
+// written judges running a script this call wrote: its text when known;
+// denied when not, since it could do anything.
+func (a *analyzer) written(prog word, args []word) *Hit {
+	p := unescape(absolute(prog.pats[0], escape(a.hc.Dir)))
+	c := a.sh.d.file(p)
+	if c == nil || c.dir {
+		return nil
 	}
-	return nil
-}
-
-// opts is a command's options, parsed getopt-style.
-type opts struct {
-	ops   []word
-	vals  map[string][]word // option → values, short as "t", long as "target-directory"
-	flags map[string]bool   // options seen, short letters and long names
-}
-
-func (o opts) has(names ...string) bool {
-	for _, n := range names {
-		if o.flags[n] {
-			return true
-		}
+	if c.unknown() {
+		return &Hit{Target: prog.text, By: a.by, doubt: true,
+			Why: "it runs a script written in the same call, whose content the guard cannot know"}
 	}
-	return false
+	return a.script(c.buf.String(), "", texts(args), nil)
 }
 
-func (o opts) val(names ...string) []word {
-	var out []word
-	for _, n := range names {
-		out = append(out, o.vals[n]...)
+func joinWords(ws []word) string {
+	return strings.Join(texts(ws), " ")
+}
+
+func texts(ws []word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.text
 	}
 	return out
 }
 
-// parse splits args into options and operands. short lists the letters
-// that take a value, long the long options that do (without "--").
-func parse(args []word, short string, long ...string) opts {
-	o := opts{vals: map[string][]word{}, flags: map[string]bool{}}
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		t := w.text
-		switch {
-		case w.unknown || t == "-" || !strings.HasPrefix(t, "-"):
-			o.ops = append(o.ops, w)
-		case t == "--":
-			o.ops = append(o.ops, args[i+1:]...)
-			return o
-		case strings.HasPrefix(t, "--"):
-			name, val, eq := strings.Cut(t[2:], "=")
-			o.flags[name] = true
-			if eq {
-				o.vals[name] = append(o.vals[name], word{pats: []string{escape(val)}, text: val})
-			} else if contains(long, name) && i+1 < len(args) {
-				i++
-				o.vals[name] = append(o.vals[name], args[i])
-			}
-		default:
-			for j := 1; j < len(t); j++ {
-				f := t[j : j+1]
-				o.flags[f] = true
-				if strings.Contains(short, f) {
-					if j+1 < len(t) {
-						v := t[j+1:]
-						o.vals[f] = append(o.vals[f], word{pats: []string{escape(v)}, text: v})
-					} else if i+1 < len(args) {
-						i++
-						o.vals[f] = append(o.vals[f], args[i])
-					}
-					break
-				}
-			}
+// each judges every word in mode m. A path written and not denied is
+// remembered as written with content the guard does not know.
+func (a *analyzer) each(ws []word, m mode) *Hit {
+	for _, w := range ws {
+		if h := a.target(w, m); h != nil {
+			return h
+		}
+		if m == under && !w.unknown && a.cwd != "" && w.text != "" {
+			a.sh.d.wrote(unescape(absolute(w.pats[0], escape(a.cwd))), false)
 		}
 	}
-	return o
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
+	return nil
 }

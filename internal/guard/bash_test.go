@@ -41,12 +41,18 @@ func project(t *testing.T, protect []string) (string, *Set) {
 	})
 }
 
-func TestBash(t *testing.T) {
-	root, set := project(t, nil)
-	tests := []struct {
-		cmd  string
-		want string // the protected path hit, "" for allowed
-	}{
+// bashCase is one Bash command and the protected path it hits ("" when
+// allowed, "*" for a conservative deny of a command the guard could not
+// follow, which names the path it protects).
+type bashCase struct {
+	cmd  string
+	want string
+}
+
+// existingCases are the commands judged before the guard moved to
+// mvdan.cc/sh; each keeps its verdict. root is the project's root.
+func existingCases(root string) []bashCase {
+	return []bashCase{
 		// Reading is always allowed, and so is writing elsewhere.
 		{"cat mappings.toml", ""},
 		{"grep -r x tmp/validation", ""},
@@ -127,7 +133,7 @@ func TestBash(t *testing.T) {
 		{"rm -rf tmp/valid*", "tmp/validation"},
 		{"rm -rf tmp/validation/sessions/*/main", "tmp/validation"},
 		{"rm -rf t{mp,est}", "tmp/validation"},
-		{"rm -rf *", "tmp/validation"},
+		{"rm -rf *", "mappings.toml"}, // the glob is expanded: mappings.toml comes first
 		{"rm -rf .", "tmp/validation"},
 		{"rm -r -- tmp", "tmp/validation"},
 		{"rmdir tmp/validation", "tmp/validation"},
@@ -234,6 +240,11 @@ func TestBash(t *testing.T) {
 		{`perl -e 'unlink "mappings.toml"'`, "mappings.toml"},
 		{"echo \"import os; os.remove('mappings.toml')\" | python3", "mappings.toml"},
 	}
+}
+
+func TestBash(t *testing.T) {
+	root, set := project(t, nil)
+	tests := existingCases(root)
 	for _, tt := range tests {
 		h := set.CheckBash(tt.cmd, root)
 		got := ""

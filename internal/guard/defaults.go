@@ -3,6 +3,9 @@ package guard
 import (
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Source is what the guard needs of a project and its config.
@@ -157,16 +160,31 @@ func firstWord(run string) string {
 }
 
 func analyzedProgram(run, root string) string {
-	cmds, _ := lex(run)
-	if len(cmds) == 0 {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(run), "")
+	if err != nil || len(f.Stmts) == 0 {
 		return ""
 	}
-	a := &analyzer{set: &Set{root: root}, cwd: root, vars: map[string][]string{"CLAUDE_PROJECT_DIR": {escape(root)}}}
-	raw := cmds[0].words
-	for len(raw) > 0 && isAssignment(raw[0]) {
-		raw = raw[1:]
+	cmd := f.Stmts[0].Cmd
+	for {
+		b, ok := cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
+		}
+		cmd = b.X.Cmd
 	}
-	ws := a.expandAll(raw)
+	call, ok := cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return ""
+	}
+	cfg := &expand.Config{Env: environ{set: &Set{root: root}}}
+	args, err := expand.Fields(cfg, call.Args...)
+	if err != nil {
+		return ""
+	}
+	ws := make([]word, len(args))
+	for i, t := range args {
+		ws[i] = newWord(t)
+	}
 	for len(ws) > 0 && !ws[0].unknown {
 		skip, ok := wrappers[path.Base(ws[0].text)]
 		if !ok {
@@ -211,14 +229,6 @@ func isShell(name string) bool {
 		return true
 	}
 	return false
-}
-
-func isAssignment(w rawWord) bool {
-	if len(w) == 0 || w[0].kind != partLit {
-		return false
-	}
-	name, _, ok := strings.Cut(w[0].text, "=")
-	return ok && name != "" && paramName(name) == name
 }
 
 func quote(s string) string { return `"` + s + `"` }

@@ -12,6 +12,9 @@ func FuzzCheckBash(f *testing.F) {
 		"rm -rf tmp/validation", `echo "$(cat <<EOF`, "${", "$'", "$((", "`", `"\`, "a <<", "cat <<-X\n\tX\n",
 		"for f in {a,{b,c}}; do rm $f; done", "find . -exec", "git -C", "xargs -I", "dd of=", "cd; cd -; rm x",
 		"echo $'\\x41' > m", "a=(1 2); ${a[0]}", "f() { rm -rf tmp; }", "case x in a) rm y;; esac",
+		`f(){ : > "$1"; }; f mappings.toml`, `declare -n r=x; x=m; : > $r`, `printf -v F '%s' m; : > "$F"`,
+		"trap ': > m' EXIT", "cat <<'EOF' | sh\n: > m\nEOF", "eval 'diff <(a) >(b)'", "while :; do :; done",
+		"echo x | xargs -I{} sh -c ': > {}'", "flock -s tmp/validation/lock sleep 1 &",
 	} {
 		f.Add(s)
 	}

@@ -3,11 +3,12 @@
 // (the state dir, the config, the validators) before the tool runs.
 //
 // Write, Edit, MultiEdit and NotebookEdit name their file, which is judged
-// with relative parts, ".." and symlinks resolved. A Bash command is judged
-// conservatively by its text: the words and redirections of each simple
-// command, for the commands known to write (redirections, rm, mv, cp, tee,
-// sed -i, …) and the code of interpreters that names a protected path. The
-// limits of that are documented in docs/security.md; reading is never
+// with relative parts, ".." and symlinks resolved. A Bash command is parsed
+// by mvdan.cc/sh and dry-run in its interpreter (dryrun.go): programs are
+// stubs judged by the one hand-written part, the policy table of which
+// programs write which operands (rules.go), and redirections are judged as
+// they open; what the run cannot follow is judged conservatively (bash.go).
+// The limits of that are documented in docs/security.md; reading is never
 // denied.
 //
 // The package decides only; the detect hook turns a Hit into the client's
@@ -112,20 +113,43 @@ type Hit struct {
 	Tool      string // Write, Edit, …, Bash
 	Target    string // the path as the call named it
 	By        string // for Bash, the command that would write it
+	// Why says how the guard judged a command it could not follow to the
+	// end, or a hit that is not a write (a held lock); "" for a write.
+	Why   string
+	doubt bool // judged conservatively: no write was seen
 }
 
 // Reason is the permissionDecisionReason: what is protected, why, and what
 // to do instead.
 func (h *Hit) Reason() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "stopgate denied this %s call: it would change %s", h.Tool, h.Protected.Show)
-	if h.Target != "" && h.Target != h.Protected.Show && h.Target != h.Protected.Path {
-		fmt.Fprintf(&b, " (through %s)", h.Target)
+	show := h.Protected.Show
+	switch {
+	case h.doubt && show != "":
+		fmt.Fprintf(&b, "stopgate denied this %s call: %s, and it names %s", h.Tool, h.Why, show)
+	case h.doubt:
+		fmt.Fprintf(&b, "stopgate denied this %s call: %s", h.Tool, h.Why)
+	case h.Why != "":
+		fmt.Fprintf(&b, "stopgate denied this %s call: %s", h.Tool, h.Why)
+	default:
+		fmt.Fprintf(&b, "stopgate denied this %s call: it would change %s", h.Tool, show)
+		if h.Target != "" && h.Target != show && h.Target != h.Protected.Path {
+			fmt.Fprintf(&b, " (through %s)", h.Target)
+		}
 	}
 	if h.By != "" {
 		fmt.Fprintf(&b, " with `%s`", clip(h.By, 120))
 	}
-	fmt.Fprintf(&b, ". %s is protected: %s, and the agent being checked must not change its own checks. ", h.Protected.Show, h.Protected.Why)
+	b.WriteString(". ")
+	if h.doubt {
+		b.WriteString("The guard judges what it cannot follow to the end conservatively. ")
+	}
+	if show != "" {
+		fmt.Fprintf(&b, "%s is protected: %s, and the agent being checked must not change its own checks. ", show, h.Protected.Why)
+	}
+	if h.doubt {
+		b.WriteString("If the command does not change it, run its steps as separate plain commands; ")
+	}
 	b.WriteString("Do not try another way to change it. If it really needs to change, ask the user to change it. Reading it is allowed (Read, cat, grep, gate status).")
 	return b.String()
 }

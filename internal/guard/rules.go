@@ -1,12 +1,14 @@
 package guard
 
 import (
+	"bytes"
+	"io"
 	"path"
 	"strings"
 )
 
 // A rule judges one command's arguments.
-type rule func(a *analyzer, args []word, c *command, all []*command) *Hit
+type rule func(a *analyzer, args []word) *Hit
 
 // rules hold the commands known to write, by name. A command not here (and
 // not an interpreter or a wrapper) is taken to write nothing but its
@@ -20,7 +22,7 @@ func init() {
 		"mv":    copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
 		"rsync": lastOperand, "scp": lastOperand,
 		"ln": writes("tS"), "tee": writes(""), "touch": writes("dtr", "date", "reference"),
-		"truncate": writes("sr", "size", "reference"), "mkdir": writes("m", "mode"),
+		"truncate": writes("sr", "size", "reference"), "mkdir": mkdirRule,
 		"mkfifo": writes("m", "mode"), "mknod": writes("m", "mode"), "fallocate": writes("lon", "length", "offset"),
 		"sponge": writes(""), "patch": patchRule,
 		"chmod": chmodRule, "chown": ownerRule, "chgrp": ownerRule, "chattr": chattrRule,
@@ -35,10 +37,7 @@ func init() {
 			"output-document", "output-file", "append-output", "directory-prefix"),
 		"sort": valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
 		"go":   dashO, "gcc": dashO, "cc": dashO, "clang": dashO, "g++": dashO, "c++": dashO, "ld": dashO, "rustc": dashO,
-		"cd": cdRule, "pushd": cdRule, "popd": func(a *analyzer, _ []word, _ *command, _ []*command) *Hit { a.cwd = ""; return nil },
-		"export": declareRule, "declare": declareRule, "typeset": declareRule, "local": declareRule, "readonly": declareRule,
-		"unset": unsetRule, "for": forRule, "select": forRule,
-		"eval": evalRule,
+		"eval": evalRule, "flock": flockRule,
 	}
 	for _, sh := range []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"} {
 		rules[sh] = shellRule
@@ -55,7 +54,7 @@ var wrappers = map[string]func([]word) int{
 	"nohup": skipOpts("", 0), "builtin": skipOpts("", 0), "chronic": skipOpts("", 0),
 	"unbuffer": skipOpts("", 0), "setsid": skipOpts("", 0), "exec": skipOpts("a", 0),
 	"time": skipOpts("fo", 0), "timeout": skipOpts("sk", 1), "stdbuf": skipOpts("ioe", 0),
-	"ionice": skipOpts("cnpP", 0), "busybox": skipOpts("", 0), "flock": skipOpts("wEn", 1),
+	"ionice": skipOpts("cnpP", 0), "busybox": skipOpts("", 0),
 	"env": envSkip,
 	"command": func(ws []word) int {
 		for _, w := range ws {
@@ -93,7 +92,7 @@ func envSkip(ws []word) int {
 			i += 2
 		case strings.HasPrefix(t, "-") && t != "-":
 			i++
-		case !ws[i].unknown && strings.Contains(t, "=") && paramName(t[:strings.IndexByte(t, '=')]) == t[:strings.IndexByte(t, '=')]:
+		case !ws[i].unknown && strings.Contains(t, "=") && isName(t[:strings.IndexByte(t, '=')]):
 			i++
 		default:
 			return i
@@ -104,45 +103,57 @@ func envSkip(ws []word) int {
 
 // removes is rm and the like: every operand is destroyed.
 func removes(short string, long ...string) rule {
-	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
-		return a.each(parse(args, short, long...).ops, destroy, c)
+	return func(a *analyzer, args []word) *Hit {
+		return a.each(parseOpts(args, short, long...).ops, destroy)
 	}
 }
 
 // writes is touch, tee and the like: every operand is written.
 func writes(short string, long ...string) rule {
-	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
-		o := parse(args, short, long...)
-		if h := a.each(o.val("t", "target-directory"), under, c); h != nil {
+	return func(a *analyzer, args []word) *Hit {
+		o := parseOpts(args, short, long...)
+		if h := a.each(o.val("t", "target-directory"), under); h != nil {
 			return h
 		}
-		return a.each(o.ops, under, c)
+		return a.each(o.ops, under)
 	}
+}
+
+// mkdirRule writes its operands, which later commands of the call (cd,
+// test -d) see as folders.
+func mkdirRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "m", "mode")
+	for _, w := range o.ops {
+		if !w.unknown && a.cwd != "" && w.text != "" {
+			a.sh.d.wrote(unescape(absolute(w.pats[0], escape(a.cwd))), true)
+		}
+	}
+	return a.each(o.ops, under)
 }
 
 // copies is cp and mv: the destination (the last operand, or -t) is
 // written, also as DEST/NAME when it is a folder; mv destroys its sources.
 func copies(short string, sources mode) rule {
-	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
-		o := parse(args, short, "target-directory", "suffix")
+	return func(a *analyzer, args []word) *Hit {
+		o := parseOpts(args, short, "target-directory", "suffix")
 		srcs := o.ops
 		dest := o.val("t", "target-directory")
 		if len(dest) == 0 && len(srcs) > 0 {
 			dest, srcs = srcs[len(srcs)-1:], srcs[:len(srcs)-1]
 		}
 		if sources == destroy {
-			if h := a.each(srcs, destroy, c); h != nil {
+			if h := a.each(srcs, destroy); h != nil {
 				return h
 			}
 		}
-		return a.into(dest, srcs, c)
+		return a.into(dest, srcs)
 	}
 }
 
 // into judges writing srcs to each of dests.
-func (a *analyzer) into(dests, srcs []word, c *command) *Hit {
+func (a *analyzer) into(dests, srcs []word) *Hit {
 	for _, d := range dests {
-		if h := a.target(d, under, c); h != nil {
+		if h := a.each([]word{d}, under); h != nil {
 			return h
 		}
 		if d.unknown || a.cwd == "" || !isDir(unescape(absolute(d.pats[0], escape(a.cwd)))) {
@@ -154,7 +165,7 @@ func (a *analyzer) into(dests, srcs []word, c *command) *Hit {
 			}
 			in := word{pats: []string{strings.TrimSuffix(d.pats[0], "/") + "/" + path.Base(s.pats[0])}}
 			in.text = unescape(in.pats[0])
-			if h := a.target(in, under, c); h != nil {
+			if h := a.target(in, under); h != nil {
 				return h
 			}
 		}
@@ -162,16 +173,16 @@ func (a *analyzer) into(dests, srcs []word, c *command) *Hit {
 	return nil
 }
 
-func installRule(a *analyzer, args []word, c *command, all []*command) *Hit {
-	o := parse(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
+func installRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
 	if o.has("d", "directory") {
-		return a.each(o.ops, under, c)
+		return a.each(o.ops, under)
 	}
-	return copies("tSmogb", under)(a, args, c, all)
+	return copies("tSmogb", under)(a, args)
 }
 
-func lastOperand(a *analyzer, args []word, c *command, _ []*command) *Hit {
-	o := parse(args, "e")
+func lastOperand(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "e")
 	if len(o.ops) < 2 {
 		return nil
 	}
@@ -179,23 +190,23 @@ func lastOperand(a *analyzer, args []word, c *command, _ []*command) *Hit {
 	if strings.Contains(dest.text, ":") {
 		return nil // a remote host
 	}
-	return a.into([]word{dest}, o.ops[:len(o.ops)-1], c)
+	return a.into([]word{dest}, o.ops[:len(o.ops)-1])
 }
 
-func patchRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
-	o := parse(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
-	if h := a.each(o.val("o", "output", "r", "reject-file"), under, c); h != nil {
+func patchRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
+	if h := a.each(o.val("o", "output", "r", "reject-file"), under); h != nil {
 		return h
 	}
 	if len(o.ops) > 0 {
-		return a.target(o.ops[0], under, c) // patch FILE [PATCH]
+		return a.target(o.ops[0], under) // patch FILE [PATCH]
 	}
 	return nil
 }
 
 // chmodRule: the first operand that is not an option is the mode (-x is a
 // mode, not an option), unless --reference gives it.
-func chmodRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+func chmodRule(a *analyzer, args []word) *Hit {
 	var ops []word
 	mode := true
 	for _, w := range args {
@@ -212,7 +223,7 @@ func chmodRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
 			ops = append(ops, w)
 		}
 	}
-	return a.each(ops, destroy, c)
+	return a.each(ops, destroy)
 }
 
 func isMode(t string) bool {
@@ -222,16 +233,16 @@ func isMode(t string) bool {
 	return strings.Trim(t, "01234567") == "" || strings.Trim(t, "ugoa+-=rwxXst,") == ""
 }
 
-func ownerRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
-	o := parse(args, "", "reference", "from")
+func ownerRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "", "reference", "from")
 	ops := o.ops
 	if len(o.val("reference")) == 0 && len(ops) > 0 {
 		ops = ops[1:]
 	}
-	return a.each(ops, destroy, c)
+	return a.each(ops, destroy)
 }
 
-func chattrRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+func chattrRule(a *analyzer, args []word) *Hit {
 	var ops []word
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
@@ -243,10 +254,10 @@ func chattrRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
 			ops = append(ops, args[i])
 		}
 	}
-	return a.each(ops, destroy, c)
+	return a.each(ops, destroy)
 }
 
-func ddRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+func ddRule(a *analyzer, args []word) *Hit {
 	for _, w := range args {
 		if !strings.HasPrefix(w.text, "of=") {
 			continue
@@ -255,7 +266,7 @@ func ddRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
 		for _, p := range w.pats {
 			out.pats = append(out.pats, strings.TrimPrefix(p, "of="))
 		}
-		if h := a.target(out, under, c); h != nil {
+		if h := a.target(out, under); h != nil {
 			return h
 		}
 	}
@@ -263,31 +274,31 @@ func ddRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
 }
 
 // sedRule: sed writes only in place (-i, -i.bak, -Ei, --in-place).
-func sedRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
-	o := parse(args, "efl", "expression", "file", "line-length")
+func sedRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "efl", "expression", "file", "line-length")
 	if !o.has("i", "in-place") {
 		return nil
 	}
-	return a.each(o.ops, under, c)
+	return a.each(o.ops, under)
 }
 
-func awkRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
-	o := parse(args, "fvFiEl", "file", "assign", "field-separator", "include", "exec", "load", "source")
+func awkRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "fvFiEl", "file", "assign", "field-separator", "include", "exec", "load", "source")
 	ops := o.ops
 	for _, w := range o.val("source") {
-		if h := a.mention(w.text, c); h != nil {
+		if h := a.mention(w.text); h != nil {
 			return h
 		}
 	}
 	if len(o.val("f", "file", "E", "exec")) == 0 && len(ops) > 0 {
-		if h := a.mention(ops[0].text, c); h != nil {
+		if h := a.mention(ops[0].text); h != nil {
 			return h
 		}
 		ops = ops[1:]
 	}
 	for _, w := range o.val("i", "include", "l", "load") {
 		if w.text == "inplace" {
-			return a.each(ops, under, c)
+			return a.each(ops, under)
 		}
 	}
 	return nil
@@ -295,7 +306,7 @@ func awkRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
 
 // findRule: find destroys what lies under its start paths with -delete,
 // or with -exec of a command that writes; -fprint writes its file.
-func findRule(a *analyzer, args []word, c *command, all []*command) *Hit {
+func findRule(a *analyzer, args []word) *Hit {
 	i := 0
 	for i < len(args) {
 		t := args[i].text
@@ -339,20 +350,20 @@ func findRule(a *analyzer, args []word, c *command, all []*command) *Hit {
 			if _, ok := writer(sub); ok {
 				removes = true
 			}
-			if h := a.run(sub, c, all); h != nil {
+			if h := a.run(sub); h != nil {
 				return h
 			}
 			j = k
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if j+1 < len(expr) {
-				if h := a.target(expr[j+1], under, c); h != nil {
+				if h := a.target(expr[j+1], under); h != nil {
 					return h
 				}
 			}
 		}
 	}
 	if removes {
-		return a.each(starts, destroy, c)
+		return a.each(starts, destroy)
 	}
 	return nil
 }
@@ -386,41 +397,60 @@ func writer(ws []word) (mode, bool) {
 	return under, false
 }
 
-// xargsRule judges the command xargs runs; when it writes, the paths it
-// gets come from the rest of the pipeline, so those words are judged too:
-// ls tmp/validation | xargs rm.
-func xargsRule(a *analyzer, args []word, c *command, all []*command) *Hit {
-	i := 0
+// xargsRule judges the command xargs runs, alone and with each item it
+// reads (from the dry run's pipe: ls tmp/validation | xargs rm).
+func xargsRule(a *analyzer, args []word) *Hit {
+	i, repl := 0, ""
 	for i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown {
 		t := args[i].text
 		i++
+		switch {
+		case t == "-I" && i < len(args):
+			repl = args[i].text
+		case strings.HasPrefix(t, "-I"):
+			repl = t[2:]
+		case strings.HasPrefix(t, "--replace"):
+			repl = "{}"
+			if _, v, ok := strings.Cut(t, "="); ok {
+				repl = v
+			}
+		case t == "-i":
+			repl = "{}"
+		}
 		if len(t) == 2 && strings.Contains("IdEeLlnPsa", t[1:]) {
 			i++
 		}
 	}
-	if i >= len(args) {
+	sub := args[min(i, len(args)):]
+	if len(sub) == 0 {
 		return nil // xargs alone runs echo
 	}
-	sub := args[i:]
-	if h := a.run(sub, c, all); h != nil {
+	if h := a.run(sub); h != nil {
 		return h
 	}
-	m, ok := writer(sub)
-	if !ok {
-		return nil
-	}
-	for _, o := range all {
-		if o == c || o.pipeline != c.pipeline {
-			continue
+	items := strings.Fields(string(must(io.ReadAll(a.stdin()))))
+	for n, item := range items {
+		if n == maxItems {
+			break
 		}
-		if h := a.each(a.expandAll(o.words), m, c); h != nil {
+		var cmd []word
+		if repl != "" {
+			for _, w := range sub {
+				cmd = append(cmd, a.word(strings.ReplaceAll(w.text, repl, item)))
+			}
+		} else {
+			cmd = append(append(cmd, sub...), a.word(item))
+		}
+		if h := a.run(cmd); h != nil {
 			return h
 		}
 	}
 	return nil
 }
 
-func gitRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+func must(b []byte, _ error) []byte { return b }
+
+func gitRule(a *analyzer, args []word) *Hit {
 	b := *a
 	i := 0
 	for i < len(args) {
@@ -446,15 +476,15 @@ sub:
 	rest := args[i+1:]
 	switch args[i].text {
 	case "checkout", "restore":
-		o := parse(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
+		o := parseOpts(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
 		if args[i].text == "restore" && o.has("S", "staged") && !o.has("W", "worktree") {
 			return nil // the index only
 		}
-		return b.each(o.ops, destroy, c)
+		return b.each(o.ops, destroy)
 	case "rm", "mv":
-		return b.each(parse(rest, "").ops, destroy, c)
+		return b.each(parseOpts(rest, "").ops, destroy)
 	case "clean":
-		o := parse(rest, "e", "exclude")
+		o := parseOpts(rest, "e", "exclude")
 		if o.has("n", "dry-run") {
 			return nil
 		}
@@ -465,45 +495,45 @@ sub:
 			}
 			ops = []word{{pats: []string{"."}, text: "."}}
 		}
-		return b.each(ops, destroy, c)
+		return b.each(ops, destroy)
 	}
 	return nil
 }
 
-func tarRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
+func tarRule(a *analyzer, args []word) *Hit {
 	if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && !args[0].unknown {
 		args = append([]word{{pats: []string{"-" + args[0].pats[0]}, text: "-" + args[0].text}}, args[1:]...)
 	}
-	o := parse(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
+	o := parseOpts(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
 	if o.has("c", "create", "r", "append", "u", "update") {
-		if h := a.each(o.val("f", "file"), under, c); h != nil {
+		if h := a.each(o.val("f", "file"), under); h != nil {
 			return h
 		}
 	}
 	if o.has("x", "extract", "get") {
-		return a.each(o.val("C", "directory"), under, c)
+		return a.each(o.val("C", "directory"), under)
 	}
 	return nil
 }
 
 // valueRule writes the values of the options named in out.
 func valueRule(short string, out []string, long ...string) rule {
-	return func(a *analyzer, args []word, c *command, _ []*command) *Hit {
-		return a.each(parse(args, short, long...).val(out...), under, c)
+	return func(a *analyzer, args []word) *Hit {
+		return a.each(parseOpts(args, short, long...).val(out...), under)
 	}
 }
 
 // dashO writes the value of -o (go build, cc).
-func dashO(a *analyzer, args []word, c *command, _ []*command) *Hit {
+func dashO(a *analyzer, args []word) *Hit {
 	for i, w := range args {
 		switch {
 		case w.text == "-o" && i+1 < len(args):
-			if h := a.target(args[i+1], under, c); h != nil {
+			if h := a.target(args[i+1], under); h != nil {
 				return h
 			}
 		case strings.HasPrefix(w.text, "-o=") || strings.HasPrefix(w.text, "-o") && len(w.text) > 2 && path.Base(args[0].text) != "go":
 			v := strings.TrimPrefix(strings.TrimPrefix(w.text, "-o"), "=")
-			if h := a.target(word{pats: []string{escape(v)}, text: v}, under, c); h != nil {
+			if h := a.target(word{pats: []string{escape(v)}, text: v}, under); h != nil {
 				return h
 			}
 		}
@@ -511,97 +541,90 @@ func dashO(a *analyzer, args []word, c *command, _ []*command) *Hit {
 	return nil
 }
 
-func cdRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
-	var dir *word
-	for i := range args {
-		if t := args[i].text; !strings.HasPrefix(t, "-") || t == "-" {
-			dir = &args[i]
-			break
-		}
-	}
-	switch {
-	case dir == nil:
-		a.cwd = a.set.home
-	case dir.unknown || dir.text == "-" || hasMeta(dir.pats[0]) || a.cwd == "" && !strings.HasPrefix(dir.text, "/"):
-		a.cwd = ""
-	default:
-		a.cwd = unescape(absolute(dir.pats[0], escape(a.cwd)))
-	}
-	return nil
-}
-
-// declareRule records export NAME=value and the like.
-func declareRule(a *analyzer, args []word, c *command, _ []*command) *Hit {
-	for _, raw := range c.words[1:] {
-		if isAssignment(raw) {
-			a.assign(raw)
-		}
-	}
-	return nil
-}
-
-func unsetRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
-	for _, w := range args {
-		delete(a.vars, w.text)
-	}
-	return nil
-}
-
-// forRule records for NAME in WORDS: NAME stands for each of them.
-func forRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
-	if len(args) < 2 || args[1].text != "in" {
-		return nil
-	}
-	name := args[0].text
-	var vals []string
-	for _, w := range args[2:] {
-		if w.unknown {
-			delete(a.vars, name)
-			return nil
-		}
-		vals = append(vals, w.pats...)
-	}
-	if len(vals) > maxWords {
-		vals = vals[:maxWords]
-	}
-	a.vars[name] = vals
-	return nil
-}
-
-func evalRule(a *analyzer, args []word, _ *command, _ []*command) *Hit {
+func evalRule(a *analyzer, args []word) *Hit {
 	texts := make([]string, len(args))
 	for i, w := range args {
 		texts[i] = w.text
 	}
-	return a.child().script(strings.Join(texts, " "))
+	return a.script(strings.Join(texts, " "), "", nil, nil)
 }
 
-// shellRule: sh -c 'script' is judged as a script; sh reading its script
-// from a here-document or a pipe is judged on that text; sh FILE runs a
-// file the guard cannot see.
-func shellRule(a *analyzer, args []word, c *command, all []*command) *Hit {
-	o := parse(args, "oO")
+// shellRule: sh -c 'script' is dry-run as a script; sh reading its
+// script from stdin (a here-document, a pipe) is dry-run on that text,
+// and when part of it is unknown (… | base64 -d | sh) the command is
+// judged by the text it holds; sh FILE runs a file the guard cannot see,
+// unless this call wrote it.
+func shellRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "oO")
 	if o.has("c") {
 		if len(o.ops) == 0 || o.ops[0].unknown {
 			return nil
 		}
-		return a.child().script(o.ops[0].text)
+		// The word after the script is $0, the next ones $1 on.
+		zero, params := "", []string(nil)
+		if len(o.ops) > 1 {
+			zero, params = o.ops[1].text, texts(o.ops[2:])
+		}
+		return a.script(o.ops[0].text, zero, params, nil)
 	}
-	if len(o.ops) == 0 || o.has("s") {
-		return a.stdin(c, func(body string) *Hit { return a.child().script(body) }, all)
+	if len(o.ops) == 0 || o.has("s") || o.ops[0].text == "-" {
+		body, _ := io.ReadAll(a.stdin())
+		if bytes.Contains(body, []byte(unknownMark)) {
+			a.sh.d.doubt("it pipes text into a shell that the guard cannot know")
+		}
+		return a.script(strings.ReplaceAll(string(body), unknownMark, ""), "", nil, nil)
+	}
+	if o.ops[0].unknown {
+		return nil
+	}
+	return a.written(o.ops[0], o.ops[1:])
+}
+
+// flockRule: flock FILE takes a lock, which on the state dir stalls the
+// gate (it waits for that lock); flock FD does so on a descriptor a
+// redirection opened, and the command it runs is judged as well.
+func flockRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "wEc", "timeout", "conflict-exit-code", "command")
+	if len(o.ops) == 0 {
+		return nil
+	}
+	lock := o.ops[0]
+	if allDigits(lock.text) {
+		a.sh.d.mu.Lock()
+		h := a.sh.d.lockable
+		a.sh.d.mu.Unlock()
+		if h != nil {
+			return &Hit{Protected: h.Protected, Target: h.Target, By: a.by, Why: "it would hold a lock on " + h.Protected.Show + ", which stalls stopgate's gate"}
+		}
+		a.sh.d.doubt("it holds a lock on a file descriptor the guard may not see opened")
+	} else if t := a.target(lock, under); t != nil {
+		t.Why = "it would hold a lock on " + t.Protected.Show + ", which stalls stopgate's gate"
+		return t
+	}
+	for _, c := range o.val("c", "command") {
+		if h := a.script(c.text, "", nil, nil); h != nil {
+			return h
+		}
+	}
+	if len(o.ops) > 1 {
+		return a.run(o.ops[1:])
 	}
 	return nil
 }
 
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
 // interpreters, with the options that take a value and those whose value
 // is program text.
-type interp struct {
+type interpSpec struct {
 	values string
 	code   []string
 	long   []string
 }
 
-var interps = map[string]interp{
+var interps = map[string]interpSpec{
 	"python":    {values: "cmWXQ", code: []string{"c"}},
 	"perl":      {values: "eEI", code: []string{"e", "E"}},
 	"ruby":      {values: "eIrCE", code: []string{"e"}},
@@ -625,25 +648,49 @@ var interpreterNames = func() map[string]bool {
 	return m
 }()
 
+// otherInterpreters run code the policy table has no options for: any
+// argument that names a protected path gets the call denied.
+var otherInterpreters = map[string]bool{
+	"deno": true, "pwsh": true, "powershell": true, "guile": true, "racket": true, "groovy": true,
+	"scala": true, "elixir": true, "escript": true, "swift": true, "jshell": true, "wish": true,
+	"R": true, "gst": true, "sbcl": true, "clisp": true, "ocaml": true, "runghc": true, "kotlin": true,
+}
+
+// unversioned is an interpreter's name without a version suffix: php8.2
+// is php, lua5.4 lua, node20 node.
+func unversioned(name string) string {
+	return strings.TrimRight(name, "0123456789.-")
+}
+
+func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
+	for _, w := range args {
+		if h := a.mention(w.text); h != nil {
+			h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
+			return h
+		}
+	}
+	return nil
+}
+
 // interpreter judges a program the guard cannot follow: it is denied when
 // its code names a protected path, or when a protected path is among its
 // arguments (the script might write it).
-func (a *analyzer) interpreter(name string, args []word, c *command, all []*command) *Hit {
+func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec, ok := interps[name]
 	if !ok {
 		spec = interps["python"] // python3, python3.12
 	}
-	o := parse(args, spec.values, spec.long...)
+	o := parseOpts(args, spec.values, spec.long...)
 	code := o.val(spec.code...)
 	for _, w := range code {
-		if h := a.mention(w.text, c); h != nil {
+		if h := a.mention(w.text); h != nil {
 			return h
 		}
 	}
 	ops := o.ops
 	if len(code) == 0 && len(o.val("m")) == 0 {
 		if len(ops) == 0 || ops[0].text == "-" {
-			if h := a.stdin(c, func(body string) *Hit { return a.mention(body, c) }, all); h != nil {
+			if h := a.mention(string(must(io.ReadAll(a.stdin())))); h != nil {
 				return h
 			}
 		}
@@ -651,5 +698,5 @@ func (a *analyzer) interpreter(name string, args []word, c *command, all []*comm
 			ops = ops[1:] // the script or -
 		}
 	}
-	return a.each(ops, under, c)
+	return a.each(ops, under)
 }

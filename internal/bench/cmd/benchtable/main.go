@@ -242,6 +242,7 @@ func (o *options) processes(t *bench.Table) error {
 		})
 	}
 	cases = append(cases, o.testhookCases(example)...)
+	cases = append(cases, o.guardCases(example)...)
 
 	// A config written less than two seconds before a load is hashed at
 	// every load, by the racily-clean rule (internal/config/memo.go);
@@ -301,6 +302,24 @@ func (o *options) exampleProject() (string, error) {
 		return "", fmt.Errorf("copying the example project: %w", err)
 	}
 	return dir, nil
+}
+
+// guardCases are detect's tamper guard on the example project: a typical
+// Bash call, a pipeline with a branch and a substitution (dry-run twice),
+// and a write through a shell function, denied.
+func (o *options) guardCases(example string) []bench.Case {
+	bash := func(name, command string, check func(int, []byte) error) bench.Case {
+		return bench.Case{Name: "detect, guard: Bash " + name, Cmd: &bench.Cmd{Path: o.detect, Dir: example, Env: o.env(example),
+			Stdin: func(int) []byte {
+				return bench.ToolEvent(example, "bench-guard", "Bash", map[string]any{"command": command})
+			},
+			Check: check}}
+	}
+	return []bench.Case{
+		bash("`go test ./...`", "go test ./...", silent),
+		bash("pipeline", `git diff --stat | grep -v vendor | sort -k2 > output/stat.txt && echo "done: $(date)"`, silent),
+		bash("function writing mappings.toml, denied", `f(){ : > "$1"; }; f mappings.toml`, contains(`"permissionDecision":"deny"`)),
+	}
 }
 
 func (o *options) testhookCases(example string) []bench.Case {

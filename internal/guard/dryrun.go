@@ -1,0 +1,275 @@
+package guard
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A dry run executes a Bash command in mvdan.cc/sh's interpreter with
+// nothing real behind it: every program is a stub that the policy table
+// (rules.go) judges with its expanded arguments, every open for writing is
+// judged and captured in memory, and reads see the real files (reading is
+// never denied). Builtins, functions, variables, arrays, cd, read,
+// printf -v, eval, trap and the rest run as in bash, so what the shell
+// resolves without running anything is resolved here too.
+
+// unknownMark stands for a value the dry run cannot know: a variable the
+// command does not set (in the marking pass), the output of a program it
+// does not run. A word that holds it is not judged.
+const unknownMark = "\x01?\x01"
+
+// Bounds of one dry run: a command that needs more is judged
+// conservatively (see doubt).
+const (
+	maxSteps    = 4000        // simple commands run, over all passes of one call
+	maxDepth    = 8           // shells nested in shells (sh -c, sh FILE, a pipe into sh)
+	maxRead     = 1 << 20     // bytes read from one file, stdin or captured write
+	dryDeadline = time.Second // wall time of all passes of one call, never reached by sane input
+	maxItems    = 64          // xargs items judged
+)
+
+var (
+	errHit   = errors.New("guard: protected path hit")
+	errLimit = errors.New("guard: dry run over its bounds")
+)
+
+// pass is one dry run of a command: unknown variables are unset (lenient)
+// or unknownMark, programs exit with status.
+type pass struct {
+	lenient bool
+	status  uint8
+}
+
+var passes = []pass{{lenient: true, status: 0}, {lenient: false, status: 1}}
+
+// dryRun is the state one CheckBash call shares across its passes and its
+// nested shells.
+type dryRun struct {
+	set      *Set
+	steps    atomic.Int64
+	deadline time.Time    // of all passes
+	src      string       // the command
+	top      *syntax.File // the command parsed
+	// unknownVars is set once the command reads a variable it does not
+	// set: only then, or when a program's status steers it, does the
+	// second pass see anything the first did not.
+	unknownVars atomic.Bool
+
+	mu     sync.Mutex
+	hit    *Hit
+	doubts []string // why part of the command could not be followed
+	texts  []string // every script seen, for the conservative mention check
+	files  map[string]*capture
+	ran    map[syntax.Pos]bool // simple commands of the top script that ran
+	// lockable is set when a redirection opened a protected file for
+	// reading: flock on a descriptor then holds the gate's lock.
+	lockable *Hit
+}
+
+// capture is a file written during the dry run: its content when known.
+type capture struct {
+	buf   bytes.Buffer
+	known bool
+	dir   bool
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) <= maxRead {
+		c.buf.Write(p)
+	} else {
+		c.known = false
+	}
+	return len(p), nil
+}
+
+// unknown reports whether part of the content is not known.
+func (c *capture) unknown() bool {
+	return !c.known || bytes.Contains(c.buf.Bytes(), []byte(unknownMark))
+}
+
+func (c *capture) Read([]byte) (int, error) { return 0, io.EOF }
+func (c *capture) Close() error             { return nil }
+
+type reader struct{ io.Reader }
+
+func (reader) Write(p []byte) (int, error) { return len(p), nil }
+func (reader) Close() error                { return nil }
+
+func (d *dryRun) found(h *Hit) {
+	d.mu.Lock()
+	if d.hit == nil {
+		d.hit = h
+	}
+	d.mu.Unlock()
+}
+
+// hitNow is the hit found so far, if any.
+func (d *dryRun) hitNow() *Hit {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hit
+}
+
+func (d *dryRun) doubt(why string) {
+	d.mu.Lock()
+	d.doubts = append(d.doubts, why)
+	d.mu.Unlock()
+}
+
+func (d *dryRun) text(s string) {
+	d.mu.Lock()
+	d.texts = append(d.texts, s)
+	d.mu.Unlock()
+}
+
+func (d *dryRun) file(p string) *capture {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.files[p]
+}
+
+// wrote records that p was written with content it does not know (a
+// program's output file), unless it has a capture already.
+func (d *dryRun) wrote(p string, dir bool) {
+	d.mu.Lock()
+	if d.files[p] == nil {
+		d.files[p] = &capture{dir: dir}
+	}
+	d.mu.Unlock()
+}
+
+// shell is one interpreter in a dry run: the top script or a nested shell.
+type shell struct {
+	d     *dryRun
+	p     pass
+	depth int
+	top   bool
+	zero  string // $0 of a nested shell
+}
+
+// run parses and dry-runs src in dir with positional params and stdin,
+// recording hits and doubts in s.d.
+func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
+	if s.depth > maxDepth {
+		s.d.doubt("it nests shells deeper than the guard follows")
+		s.d.text(src)
+		return
+	}
+	s.d.text(src)
+	f, err := parse(src)
+	if err != nil {
+		s.d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
+		return
+	}
+	f.Name = s.zero // the interpreter's $0
+	if why := tooBig(f); why != "" {
+		s.d.doubt(why)
+		return
+	}
+	s.runFile(f, dir, params, stdin)
+}
+
+func parse(src string) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil, err
+	}
+	prepare(f)
+	return f, nil
+}
+
+// prepare makes the script safe and complete to dry-run: background jobs
+// run in turn (so their calls are judged before the run ends), and process
+// substitutions become command substitutions (the interpreter would make
+// real FIFOs for them, which a stub never opens).
+func prepare(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			n.Background, n.Disown, n.Coprocess = false, false, false
+		case *syntax.Word:
+			for i, p := range n.Parts {
+				if ps, ok := p.(*syntax.ProcSubst); ok {
+					n.Parts[i] = &syntax.CmdSubst{Left: ps.OpPos, Right: ps.Rparen, Stmts: ps.Stmts, Last: ps.Last}
+				}
+			}
+		}
+		return true
+	})
+}
+
+func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
+	opts := []interp.RunnerOption{
+		interp.Env(environ{set: s.d.set, lenient: s.p.lenient, d: s.d}),
+		interp.Dir(dir),
+		interp.StdIO(stdin, io.Discard, io.Discard),
+		interp.CallHandler(s.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
+		interp.OpenHandler(s.open),
+		interp.StatHandler(s.stat),
+		interp.AccessHandler(s.access),
+		interp.ReadDirHandler2(func(_ context.Context, p string) ([]fs.DirEntry, error) { return os.ReadDir(p) }),
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	}
+	r, err := interp.New(opts...)
+	if err != nil && dir != existingAncestor(dir) {
+		opts[1] = interp.Dir(existingAncestor(dir))
+		r, err = interp.New(opts...)
+	}
+	if err != nil {
+		s.d.doubt("the guard could not start its dry run (" + err.Error() + ")")
+		return nil
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), s.d.deadline)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- errLimit // an interpreter panic: judged as a run it could not finish
+			}
+		}()
+		done <- r.Run(ctx, f)
+	}()
+	timer := time.NewTimer(time.Until(s.d.deadline) + time.Second)
+	defer timer.Stop()
+	select {
+	case err = <-done:
+	case <-timer.C:
+		// A read the context cannot stop: the goroutine is left behind,
+		// and its runner, still running, is not handed out.
+		s.d.doubt(stopped)
+		return nil
+	}
+	if errors.Is(err, errLimit) || ctx.Err() != nil {
+		s.d.doubt(stopped)
+	}
+	return r
+}
+
+const stopped = "the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)"
+
+func existingAncestor(dir string) string {
+	for d := dir; ; d = path.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+		if d == "/" || d == "." {
+			return "/"
+		}
+	}
+}
