@@ -7,7 +7,7 @@ CMDS    := $(notdir $(wildcard cmd/*))
 # os/user, which with cgo links libc dynamically (+1.4 ms at every start).
 TAGS    ?= osusergo,netgo
 
-.PHONY: all build demo test unit fuzz e2e-install sandbox-tools e2e bench install clean
+.PHONY: all build demo test unit lint fuzz e2e-install sandbox-tools e2e bench install clean
 
 all: build
 
@@ -25,10 +25,20 @@ demo: build
 # briefly. The end-to-end suite runs after the others, not beside them: it
 # records each hook's duration as the client reports it, and the crash and
 # concurrency suites would load the 2 cores it shares with them.
-test: e2e-install sandbox-tools
+test: e2e-install sandbox-tools lint
 	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
 	$(GO) test ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
+
+# lint runs go vet, staticcheck and deadcode, pinned here (the go command
+# fetches them through the module proxy); any finding fails it.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE    ?= golang.org/x/tools/cmd/deadcode@v0.52.0
+lint:
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	@out=$$($(GO) run $(DEADCODE) -test ./...); \
+	if [ -n "$$out" ]; then echo "$$out"; echo "deadcode: unreachable functions above"; exit 1; fi
 
 # unit runs the tests without installing anything; the end-to-end suite skips.
 unit:

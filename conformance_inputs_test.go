@@ -122,11 +122,11 @@ func fieldShape(t *testing.T, data []byte) []string {
 		for k, v := range m {
 			path := prefix + k
 			typ := "null"
-			switch v.(type) {
+			switch v := v.(type) {
 			case map[string]any:
 				typ = "object"
 				if path != "tool_input" {
-					walk(path+".", v.(map[string]any))
+					walk(path+".", v)
 				}
 			case []any:
 				typ = "array"

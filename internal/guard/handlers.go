@@ -163,7 +163,7 @@ func (s *shell) exec(ctx context.Context, args []string) error {
 	}
 	s.output(a, ws)
 	if s.p.status != 0 {
-		return interp.NewExitStatus(s.p.status)
+		return interp.ExitStatus(s.p.status)
 	}
 	return nil
 }

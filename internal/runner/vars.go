@@ -99,7 +99,7 @@ func capture(answer string, saves []Save, vars map[string]Var, test string) (map
 			continue
 		}
 		m := re.FindStringSubmatch(answer)
-		if m == nil || len(m) < 2 {
+		if len(m) < 2 {
 			whys = append(whys, fmt.Sprintf("cannot save ${%s}: no match for regex %s", s.Var, pattern))
 			continue
 		}
