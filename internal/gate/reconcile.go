@@ -86,8 +86,12 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		from = queue.Mark{Transcript: path}
 	}
 	r.mark, r.end, r.unread = from, res.End, res.Skipped
-	for _, reason := range res.Blocks {
-		if strings.HasPrefix(reason, blockPrefix) {
+	event := hook.Stop
+	if scope.Agent != "" {
+		event = hook.SubagentStop
+	}
+	for _, b := range res.Blocks {
+		if b.Event == event && strings.HasPrefix(b.Reason, blockPrefix) {
 			r.blocks++
 		}
 	}

@@ -88,11 +88,17 @@ type Result struct {
 	Long    int
 	// Bad counts candidate lines that did not decode.
 	Bad int
-	// Blocks are the reasons of the stop blocks the client fed back to the
-	// thread (its hook_blocking_error records of Stop and SubagentStop)
-	// since the last prompt a person gave it, oldest first: the blocks of
-	// the current turn, which no deleted file can make the gate forget.
-	Blocks []string
+	// Blocks are the stop blocks the client fed back to the thread (its
+	// hook_blocking_error records of Stop and SubagentStop) since the last
+	// prompt a person gave it, oldest first: the blocks of the current
+	// turn, which no deleted file can make the gate forget.
+	Blocks []Block
+}
+
+// Block is one stop block the client fed back.
+type Block struct {
+	Event  string // "Stop" or "SubagentStop"
+	Reason string // its first maxReason bytes
 }
 
 // Scan reads the transcript at path from offset for the events of thread.
@@ -246,7 +252,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	}
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
-		res.Blocks = append(res.Blocks, clip(l.Attachment.BlockingError.Reason, maxReason))
+		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: clip(l.Attachment.BlockingError.Reason, maxReason)})
 		return
 	}
 	if len(l.Message.Content) == 0 {

@@ -161,12 +161,12 @@ func TestScanBlocks(t *testing.T) {
 		name   string
 		text   string
 		thread Thread
-		want   []string
+		want   []Block
 	}{
-		{"nine blocks in one turn", string(data), Thread{}, repeat("XYZ reason", 9)},
+		{"nine blocks in one turn", string(data), Thread{}, repeat(Block{"Stop", "XYZ reason"}, 9)},
 		{"a new prompt starts a new turn", string(data) + prompt, Thread{}, nil},
-		{"blocks after the new prompt", string(data) + prompt + block + toolResult + block, Thread{}, repeat("again", 2)},
-		{"a subagent's blocks are its own", string(data) + subagent, Thread{Agent: "a1"}, []string{"sub"}},
+		{"blocks after the new prompt", string(data) + prompt + block + toolResult + block, Thread{}, repeat(Block{"Stop", "again"}, 2)},
+		{"a subagent's blocks are its own", string(data) + subagent, Thread{Agent: "a1"}, []Block{{"SubagentStop", "sub"}}},
 		{"the main thread ignores a subagent's", prompt + subagent, Thread{}, nil},
 	}
 	for _, tt := range tests {
@@ -182,8 +182,8 @@ func TestScanBlocks(t *testing.T) {
 	}
 }
 
-func repeat(s string, n int) []string {
-	out := make([]string, n)
+func repeat(s Block, n int) []Block {
+	out := make([]Block, n)
 	for i := range out {
 		out[i] = s
 	}
