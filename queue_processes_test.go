@@ -146,9 +146,9 @@ func procEntries(t *testing.T, root string) map[string]queue.Entry {
 		}
 		scope := "main"
 		if e.AgentID != "" {
-			scope = "agent-" + queue.Segment(e.AgentID)
+			scope = "agent-" + statedir.Segment(e.AgentID)
 		}
-		if parts[0] != queue.Segment(e.Session) || parts[1] != scope || parts[2] != queue.Segment(e.Prompt)+".json" {
+		if parts[0] != statedir.Segment(e.Session) || parts[1] != scope || parts[2] != statedir.Segment(e.Prompt)+".json" {
 			return fmt.Errorf("entry %+v in the wrong place: %s", e, rel)
 		}
 		got[e.Session+" "+e.AgentID+" "+e.Prompt] = e

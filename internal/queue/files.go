@@ -1,73 +1,27 @@
 package queue
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/stopgate/stopgate/internal/atomicfile"
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
-const tempPrefix = ".tmp-"
+const tempPrefix = statedir.TempPrefix
 
-// segment escapes s into one safe path segment: no "/", and no leading dot
-// so it can never be "..", a temp file, or hidden.
-func segment(s string) string {
-	e := url.PathEscape(s)
-	if strings.HasPrefix(e, ".") {
-		e = "%2E" + e[1:]
-	}
-	return e
-}
-
-// unsegment reverses segment.
-func unsegment(s string) string {
-	u, err := url.PathUnescape(s)
-	if err != nil {
-		return s
-	}
-	return u
-}
-
-// writeJSON writes v to path atomically: temp file, fsync, rename, and an
-// fsync of the directory so the rename itself survives a crash.
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFile(path, append(data, '\n'))
-}
-
-func writeFile(path string, data []byte) error {
-	return atomicfile.Write(path, data, atomicfile.Options{TempPrefix: tempPrefix})
-}
-
-func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, v)
-}
-
-// sweepTemps removes temp files in dir. Callers hold the lock, and writers
-// write only under it, so any temp file seen then was left by a killed
-// writer.
-func sweepTemps(dir string) {
-	des, _ := os.ReadDir(dir)
-	for _, de := range des {
-		if strings.HasPrefix(de.Name(), tempPrefix) {
-			os.Remove(filepath.Join(dir, de.Name()))
-		}
-	}
-}
+// The state dir's shared mechanics, under the names this package uses.
+var (
+	segment    = statedir.Segment
+	unsegment  = statedir.Unsegment
+	writeJSON  = statedir.WriteJSON
+	readJSON   = statedir.ReadJSON
+	sweepTemps = statedir.SweepTemps
+)
 
 // readScope reads every entry in dir, quarantining the unreadable. The
 // caller holds the lock.

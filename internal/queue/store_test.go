@@ -35,30 +35,3 @@ func TestHasPendingLooksWithoutMoving(t *testing.T) {
 		t.Error("another scope has pending entries")
 	}
 }
-
-func TestStoreHelpers(t *testing.T) {
-	dir := t.TempDir()
-	q := Open(dir)
-	path := filepath.Join(dir, "x.json")
-	err := q.Locked(func() error {
-		os.WriteFile(filepath.Join(dir, tempPrefix+"orphan"), nil, 0o644)
-		SweepTemps(dir)
-		return WriteJSON(path, map[string]int{"n": 1})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]int
-	if err := ReadJSON(path, &got); err != nil || got["n"] != 1 {
-		t.Errorf("ReadJSON = %v, %v", got, err)
-	}
-	if m, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*")); len(m) != 0 {
-		t.Errorf("temp files left: %v", m)
-	}
-	for _, s := range []string{"plain", "a/b", ".hidden", "..", "sp ace"} {
-		seg := Segment(s)
-		if filepath.Base(seg) != seg || seg[0] == '.' || Unsegment(seg) != s {
-			t.Errorf("Segment(%q) = %q, Unsegment = %q", s, seg, Unsegment(seg))
-		}
-	}
-}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // start loads the tests file, applies the filters and queues the plan as
@@ -304,7 +304,7 @@ func writeOut(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return queue.WriteFile(path, data)
+	return statedir.WriteFile(path, data)
 }
 
 // update changes the session's run, which must exist.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // Runs live beside the gate's queue, under the same lock and written the
@@ -21,7 +22,7 @@ import (
 
 // runFile returns where session's run is kept, without touching the disk.
 func runFile(stateDir, session string) string {
-	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
+	return filepath.Join(stateDir, "runs", statedir.Segment(session), "run.json")
 }
 
 // Store is the runs of one state dir.
@@ -46,7 +47,7 @@ func (s *Store) Load(session string) (*State, error) {
 
 func loadRun(path string) (*State, error) {
 	var st State
-	if err := queue.ReadJSON(path, &st); err != nil {
+	if err := statedir.ReadJSON(path, &st); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -82,7 +83,7 @@ func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, 
 			out = old
 			return nil
 		}
-		return queue.WriteJSON(path, st)
+		return statedir.WriteJSON(path, st)
 	})
 	return out, err
 }
@@ -92,19 +93,19 @@ func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, 
 func (s *Store) Replace(session string, st *State) (old *State, err error) {
 	err = s.locked(session, func(path string) error {
 		old, _ = loadRun(path)
-		return queue.WriteJSON(path, st)
+		return statedir.WriteJSON(path, st)
 	})
 	return old, err
 }
 
 func (s *Store) locked(session string, f func(path string) error) error {
 	path := runFile(s.dir, session)
-	return s.q.Locked(func() error {
+	return statedir.NewLock(filepath.Join(s.dir, statedir.LockName)).Do(func() error {
 		dir := filepath.Dir(path)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		queue.SweepTemps(dir)
+		statedir.SweepTemps(dir)
 		return f(path)
 	})
 }
@@ -121,7 +122,7 @@ func sessions(stateDir string) ([]string, error) {
 	var out []string
 	for _, de := range des {
 		if _, err := os.Stat(filepath.Join(stateDir, "runs", de.Name(), "run.json")); err == nil {
-			out = append(out, queue.Unsegment(de.Name()))
+			out = append(out, statedir.Unsegment(de.Name()))
 		}
 	}
 	sort.Strings(out)

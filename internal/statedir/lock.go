@@ -1,5 +1,8 @@
 // Package statedir holds what every writer of stopgate's state dir shares:
-// its lock, and how long anyone waits for it.
+// its lock and how long anyone waits for it (lock.go), and how files are
+// named, written crash-safe and read there (files.go). The queue, the
+// marks, the block counts, the test runner's runs and the outcome log are
+// built on it.
 //
 // Every lock acquisition has a deadline (Wait): a hook must never run into
 // the client's timeout because another process, an agent's `flock … sleep`
