@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -38,7 +39,7 @@ func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	}
 	cfg, ps := parse(data, file, root)
 	if cfg != nil {
-		c := checker{cfg: cfg, file: display(file, root), lines: scanLines(string(data))}
+		c := checker{cfg: cfg, file: project.Display(root, file), lines: scanLines(string(data))}
 		c.unused()
 		if depth >= Project {
 			c.programs()

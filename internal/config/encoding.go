@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -69,7 +70,7 @@ func encode(cfg *Config, context string, key [keySize]byte) []byte {
 	sort.Strings(names)
 
 	paths, commands := cfg.tables()
-	pathKeys, commandKeys := sortedKeys(paths), sortedKeys(commands)
+	pathKeys, commandKeys := slices.Sorted(maps.Keys(paths)), slices.Sorted(maps.Keys(commands))
 	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys), 1}
 
 	var tail writer
@@ -148,15 +149,6 @@ func encode(cfg *Config, context string, key [keySize]byte) []byte {
 // sealHead writes the checksum of head, the bytes up to headEnd.
 func sealHead(head []byte) {
 	binary.LittleEndian.PutUint32(head[offCRC:], checksum(head[offHeadEnd:]))
-}
-
-func sortedKeys(m map[string][]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 type writer struct{ b []byte }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 // Inputs are what a mapping's verdict depends on beyond the agent's work:
@@ -25,7 +27,7 @@ const maxInputFile = 4 << 20
 // hash, key) and every file inside root that a word of a run validator's
 // command names ("validators/check.sh", "sh tests/x.sh").
 func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator func(string) (*Validator, error)) (Inputs, error) {
-	in := Inputs{rel(root, file): hex.EncodeToString(key[:])}
+	in := Inputs{project.Display(root, file): hex.EncodeToString(key[:])}
 	for _, name := range m.Validators {
 		v, err := validator(name)
 		if err != nil {
@@ -39,8 +41,8 @@ func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator fu
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(root, path)
 			}
-			r := rel(root, path)
-			if strings.HasPrefix(r, "..") || filepath.IsAbs(r) {
+			r, inside := project.Rel(root, path)
+			if !inside {
 				continue
 			}
 			if sum, ok := digest(path); ok {
@@ -55,7 +57,7 @@ func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator fu
 // as given by keys; a file gone since counts as changed.
 func (in Inputs) Changed(root string, configKey [sha256.Size]byte, configFile string) []string {
 	var changed []string
-	cfg := rel(root, configFile)
+	cfg := project.Display(root, configFile)
 	for path, was := range in {
 		now := ""
 		if path == cfg {
@@ -85,13 +87,6 @@ func digest(path string) (string, bool) {
 		return "", false
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
-}
-
-func rel(root, path string) string {
-	if r, err := filepath.Rel(root, path); err == nil {
-		return filepath.ToSlash(r)
-	}
-	return path
 }
 
 // Key is the SHA-256 of the config's text, which its compilation is keyed by.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 // The raw shapes decoded from TOML. Pointers tell "absent" from "zero", so
@@ -85,7 +85,7 @@ func Parse(data []byte, file, root string) (*Config, error) {
 // the TOML itself does not parse, so that `gate check` can go on to check
 // the rest of a config with mistakes.
 func parse(data []byte, file, root string) (*Config, Problems) {
-	p := &parser{file: display(file, root), text: string(data)}
+	p := &parser{file: project.Display(root, file), text: string(data)}
 	cfg := &Config{File: file, Root: root, Validators: map[string]*Validator{}}
 	var raw rawFile
 	p.lines = scanLines(p.text)
@@ -280,12 +280,4 @@ func hintFor(k toml.Key) string {
 		}
 	}
 	return "top-level tables are [settings], [[mapping]] and [validators.NAME]"
-}
-
-// display shows file relative to root when it lies inside it.
-func display(file, root string) string {
-	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return file
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
@@ -104,16 +105,8 @@ func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
 		} else {
 			fmt.Fprintf(&b, ": %s has no [[mapping]] for it", file)
 		}
-		fmt.Fprintf(&b, "\n  armed entry: %s\n", rel(cfg.Root, q.EntryPath(e)))
+		fmt.Fprintf(&b, "\n  armed entry: %s\n", project.Display(cfg.Root, q.EntryPath(e)))
 	}
 	fmt.Fprintf(&b, "\nRestore the mapping in %s (the agent must not edit its own gate). If it was removed on purpose, remove the armed entry above, then stop again.", file)
 	return b.String()
-}
-
-// rel shows path relative to root when it lies inside.
-func rel(root, path string) string {
-	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return path
 }

@@ -1,6 +1,9 @@
 package guard
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // opts is a command's options, parsed getopt-style.
 type opts struct {
@@ -46,7 +49,7 @@ func parseOpts(args []word, short string, long ...string) opts {
 			o.flags[name] = true
 			if eq {
 				o.vals[name] = append(o.vals[name], lit(val))
-			} else if contains(long, name) && i+1 < len(args) {
+			} else if slices.Contains(long, name) && i+1 < len(args) {
 				i++
 				o.vals[name] = append(o.vals[name], args[i])
 			}
@@ -67,13 +70,4 @@ func parseOpts(args []word, short string, long ...string) opts {
 		}
 	}
 	return o
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

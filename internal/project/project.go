@@ -39,6 +39,17 @@ func Rel(root, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
+// Display shows path as a person reads it in a message: relative to root,
+// with forward slashes, when it lies inside root; else as it is. Both are
+// taken as given (absolute, or relative to the same folder).
+func Display(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
 // Inside reports whether path, with symlinks resolved, lies inside root
 // (also resolved). A path that does not exist is judged lexically.
 func Inside(root, path string) bool {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/statedir"
 )
 
@@ -27,7 +29,7 @@ func (r *runner) start(o opts) (reply, error) {
 	if err != nil {
 		var ps Problems
 		if errors.As(err, &ps) {
-			return reply{}, cli.WithHint(fmt.Errorf("%s: %s", display(path, r.root), count(len(ps), "mistake")), ps.Lines()...)
+			return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), count(len(ps), "mistake")), ps.Lines()...)
 		}
 		return reply{}, err
 	}
@@ -37,7 +39,7 @@ func (r *runner) start(o opts) (reply, error) {
 		return reply{}, err
 	}
 	now := r.now()
-	report := display(filepath.Join(filepath.Dir(path), "report.md"), r.root)
+	report := project.Display(r.root, filepath.Join(filepath.Dir(path), "report.md"))
 	st := newState(r.session, suite, tests, f, report, o.auto, now)
 	ctx := ""
 	if o.auto && r.hook {
@@ -69,11 +71,11 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 	if len(tests) == 0 {
 		var cats, tags []string
 		for _, t := range s.Tests {
-			if !contains(cats, t.Category) {
+			if !slices.Contains(cats, t.Category) {
 				cats = append(cats, t.Category)
 			}
 			for _, tag := range t.Tags {
-				if !contains(tags, tag) {
+				if !slices.Contains(tags, tag) {
 					tags = append(tags, tag)
 				}
 			}
@@ -272,7 +274,7 @@ func (r *runner) report(o opts) (reply, error) {
 	if err := writeOut(md, []byte(markdown(st))); err != nil {
 		return reply{}, fmt.Errorf("writing the report: %w", err)
 	}
-	written = append(written, display(md, r.root))
+	written = append(written, project.Display(r.root, md))
 	if o.junit != "" {
 		data, err := junit(st)
 		if err == nil {
@@ -281,7 +283,7 @@ func (r *runner) report(o opts) (reply, error) {
 		if err != nil {
 			return reply{}, fmt.Errorf("writing the JUnit report: %w", err)
 		}
-		written = append(written, display(r.path(o.junit), r.root))
+		written = append(written, project.Display(r.root, r.path(o.junit)))
 	}
 	c := st.counts()
 	return reply{text: reportText(st, written), failed: c.Failed, total: c.Total()}, nil

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -55,7 +58,7 @@ func Load(path, root string) (*Suite, error) {
 // Parse is Load on the file's contents. A file ending in .json, or whose
 // text starts with "{", is JSON; anything else is TOML.
 func Parse(data []byte, path, root string) (*Suite, error) {
-	l := &loader{file: display(path, root)}
+	l := &loader{file: project.Display(root, path)}
 	var top map[string]any
 	if isJSON(path, data) {
 		l.testsKey, l.kind = "tests", "object"
@@ -142,7 +145,7 @@ func (l *loader) decodeTOML(data []byte) map[string]any {
 
 func (l *loader) suite(top map[string]any) *Suite {
 	s := &Suite{File: l.file}
-	for _, k := range sortedKeys(top) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
 		v := top[k]
 		switch k {
 		case "version":
@@ -240,8 +243,8 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	default:
 		t.ID, name = id, quote(id)
 	}
-	for _, k := range sortedKeys(m) {
-		if !contains(testKeys, k) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(testKeys, k) {
 			l.add(t.Line, name, fmt.Sprintf("unknown key %q", k), "known keys: "+strings.Join(testKeys, ", "))
 		}
 	}
@@ -327,7 +330,7 @@ func (l *loader) saves(line int, name string, raw any) []Save {
 		return nil
 	}
 	var out []Save
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		p, isStr := m[k].(string)
 		switch {
 		case !validName(k):
@@ -449,21 +452,4 @@ func typeName(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func quote(id string) string { return fmt.Sprintf("%q", id) }
-
-// display shows path relative to root when it lies inside it.
-func display(path, root string) string {
-	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return filepath.ToSlash(rel)
-	}
-	return path
-}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,14 +44,14 @@ type Filters struct {
 }
 
 func (f Filters) match(t *Test) bool {
-	if len(f.Categories) > 0 && !contains(f.Categories, t.Category) {
+	if len(f.Categories) > 0 && !slices.Contains(f.Categories, t.Category) {
 		return false
 	}
 	if len(f.Tags) == 0 {
 		return true
 	}
 	for _, tag := range t.Tags {
-		if contains(f.Tags, tag) {
+		if slices.Contains(f.Tags, tag) {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 // stateDir returns the state dir the project's mappings.toml names, or the
@@ -34,9 +35,9 @@ func stateDir(root, configFile, dir string) (string, error) {
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return "", fmt.Errorf("%s:%d: %s (the state dir cannot be read)", display(path, root), pe.Position.Line, pe.Message)
+			return "", fmt.Errorf("%s:%d: %s (the state dir cannot be read)", project.Display(root, path), pe.Position.Line, pe.Message)
 		}
-		return "", fmt.Errorf("%s: %v (the state dir cannot be read)", display(path, root), err)
+		return "", fmt.Errorf("%s: %v (the state dir cannot be read)", project.Display(root, path), err)
 	}
 	sd := raw.Settings.StateDir
 	switch {

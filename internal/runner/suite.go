@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"slices"
+
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -47,7 +49,7 @@ func (t *Test) refs() []string {
 	var names []string
 	add := func(s string) {
 		for _, n := range refs(s) {
-			if !contains(names, n) {
+			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}
@@ -86,13 +88,4 @@ func testKey(id string) string {
 		return ""
 	}
 	return "test " + id
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

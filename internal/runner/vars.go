@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -65,7 +66,7 @@ func substitute(s string, vars map[string]Var, quote bool) (string, []string) {
 	scanRefs(s, func(start, end int, name string) {
 		v, ok := vars[name]
 		if !ok {
-			if !contains(missing, name) {
+			if !slices.Contains(missing, name) {
 				missing = append(missing, name)
 			}
 			return

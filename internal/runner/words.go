@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -43,7 +44,7 @@ type list []string
 func (l *list) String() string { return strings.Join(*l, ",") }
 func (l *list) Set(v string) error {
 	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" && !contains(*l, p) {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(*l, p) {
 			*l = append(*l, p)
 		}
 	}
