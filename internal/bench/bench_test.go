@@ -67,7 +67,7 @@ func TestGeneratedProject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := config.Load(filepath.Join(dir, "mappings.toml"), dir)
+		cfg, err := parseConfig(dir)
 		if err != nil {
 			t.Fatalf("%d mappings: %v", n, err)
 		}
@@ -99,7 +99,7 @@ func TestSleepProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(filepath.Join(dir, "mappings.toml"), dir)
+	cfg, err := parseConfig(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,4 +111,14 @@ func TestSleepProject(t *testing.T) {
 	if err := json.Unmarshal(bench.StopEvent(p.Dir, "s"), &ev); err != nil || ev["hook_event_name"] != "Stop" {
 		t.Errorf("stop event: %v, %v", ev, err)
 	}
+}
+
+// parseConfig parses the generated project's mappings.toml.
+func parseConfig(dir string) (*config.Config, error) {
+	file := filepath.Join(dir, "mappings.toml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return config.Parse(data, file, dir)
 }

@@ -32,7 +32,7 @@ func benchProject(b *testing.B, n int) (root, file string) {
 func BenchmarkMatch(b *testing.B) {
 	for _, n := range benchSizes {
 		root, file := benchProject(b, n)
-		cfg, err := Load(file, root)
+		cfg, err := loadFile(file, root)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -220,7 +220,7 @@ func TestCompiledAnswersAsLoad(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			file := writeConfig(t, root, text)
-			cfg, err := Load(file, root)
+			cfg, err := loadFile(file, root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +286,7 @@ func TestCacheOtherText(t *testing.T) {
 	for _, text := range []string{compiledConfigs["commands-dir"], compiledConfigs["shared-command"]} {
 		os.Remove(file)
 		writeConfig(t, root, text)
-		cfg, err := Load(file, root)
+		cfg, err := loadFile(file, root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestCacheStatMatchNotTrusted(t *testing.T) {
 func TestCacheCorruptionNeverWrong(t *testing.T) {
 	root := t.TempDir()
 	file := writeConfig(t, root, compiledConfigs["shared-command"])
-	cfg, err := Load(file, root)
+	cfg, err := loadFile(file, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,4 +461,13 @@ func TestCacheSweepsStaleTemps(t *testing.T) {
 	if _, err := os.Stat(fresh); err != nil {
 		t.Error("a temp file another writer may still be writing was swept")
 	}
+}
+
+// loadFile is Parse on a file's text, for tests.
+func loadFile(file, root string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, file, root)
 }

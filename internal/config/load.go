@@ -60,19 +60,10 @@ func BlockCap(getenv func(string) string) int {
 	return 9
 }
 
-// Load reads and checks the config at file, resolving relative paths
-// against root. A file that does not exist gives an error wrapping
-// os.ErrNotExist. Any other mistake gives Problems. The checks of the
-// project around the file (scripts, prompt files, hooks) are Inspect's.
-func Load(file, root string) (*Config, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data, file, root)
-}
-
-// Parse is Load on the file's contents.
+// Parse reads and checks config text read from file, resolving relative
+// paths against root. Any mistake gives Problems. The checks of the
+// project around the file (scripts, prompt files, hooks) are Inspect's;
+// hooks load a config with LoadCompiled.
 func Parse(data []byte, file, root string) (*Config, error) {
 	cfg, problems := parse(data, file, root)
 	if errs := problems.Errors(); len(errs) > 0 {

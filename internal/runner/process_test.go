@@ -91,7 +91,7 @@ func TestConcurrentProcessesLoseNoResult(t *testing.T) {
 	}
 	store := OpenStore(filepath.Join(dir, "tmp/validation"))
 	for _, s := range []string{"s1", "s2"} {
-		st, err := store.Load(s)
+		st, err := loadRun(runFile(store.dir, s))
 		if err != nil || st == nil {
 			t.Fatalf("load %s: %v %v", s, st, err)
 		}

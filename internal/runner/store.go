@@ -39,12 +39,8 @@ func OpenStore(stateDir string) *Store {
 // Queue is the state dir's queue, whose pending entries the gate judges.
 func (s *Store) Queue() *queue.Queue { return s.q }
 
-// Load returns session's run, or nil when it has none. It needs no lock:
-// the file is replaced whole.
-func (s *Store) Load(session string) (*State, error) {
-	return loadRun(runFile(s.dir, session))
-}
-
+// loadRun returns the run in path, or nil when there is none. It needs no
+// lock: the file is replaced whole.
 func loadRun(path string) (*State, error) {
 	var st State
 	if err := statedir.ReadJSON(path, &st); err != nil {

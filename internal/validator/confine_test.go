@@ -60,7 +60,7 @@ echo made > scratch.txt && echo cached > "$HOME/cache" && echo tmp > "$TMPDIR/t"
 echo confined; exit 3`
 	t.Setenv("HOME", home)
 	t.Setenv("TMPDIR", t.TempDir())
-	r := RunOne(context.Background(), env, Spec{Name: "agent-tests", Run: run, Timeout: 20 * time.Second})
+	r := Run(context.Background(), env, []Spec{{Name: "agent-tests", Run: run, Timeout: 20 * time.Second}})[0]
 	if r.ExitCode != 3 || !strings.Contains(r.Output, "confined") {
 		t.Fatalf("the confined command did not run to its end: %+v", r)
 	}
@@ -90,7 +90,7 @@ func TestConfinedCommandKeepsTheEngineContracts(t *testing.T) {
 	env, dir := confinedProject(t)
 	pidFile := filepath.Join(dir, "child.pid")
 	start := time.Now()
-	r := RunOne(context.Background(), env, Spec{Name: "hang", Run: `sleep 3171 & echo $! > child.pid; sleep 3171`, Timeout: time.Second})
+	r := Run(context.Background(), env, []Spec{{Name: "hang", Run: `sleep 3171 & echo $! > child.pid; sleep 3171`, Timeout: time.Second}})[0]
 	if !strings.Contains(r.Problem, "timed out") || time.Since(start) > 15*time.Second {
 		t.Fatalf("hang: %+v after %s", r, time.Since(start))
 	}
@@ -104,7 +104,7 @@ func TestConfinedCommandKeepsTheEngineContracts(t *testing.T) {
 	}
 
 	env.OutputLimit = 1000
-	r = RunOne(context.Background(), env, Spec{Name: "loud", Run: `yes | head -c 100000`})
+	r = Run(context.Background(), env, []Spec{{Name: "loud", Run: `yes | head -c 100000`}})[0]
 	if len(r.Output) != 1000 || r.Dropped != 99000 || !r.Passed {
 		t.Errorf("loud: kept %d, dropped %d, %+v", len(r.Output), r.Dropped, r.Summary())
 	}
@@ -147,7 +147,7 @@ func TestConfinementWithoutBwrap(t *testing.T) {
 	marker := filepath.Join(dir, "ran")
 	run := "/bin/echo ran > " + marker
 	c := &Confinement{Required: true, ReadOnly: []string{dir}}
-	r := RunOne(context.Background(), Env{Dir: dir, Confine: c}, Spec{Name: "v", Run: run})
+	r := Run(context.Background(), Env{Dir: dir, Confine: c}, []Spec{{Name: "v", Run: run}})[0]
 	if r.Passed || !r.Unconfined || !strings.Contains(r.Problem, "bwrap is not installed") {
 		t.Errorf("required: %+v", r)
 	}
@@ -156,7 +156,7 @@ func TestConfinementWithoutBwrap(t *testing.T) {
 	}
 	c.Required = false
 	t.Setenv("PATH", "/usr/bin:/bin")
-	r = RunOne(context.Background(), Env{Dir: dir, Confine: c}, Spec{Name: "v", Run: run})
+	r = Run(context.Background(), Env{Dir: dir, Confine: c}, []Spec{{Name: "v", Run: run}})[0]
 	if !r.Passed || r.Unconfined {
 		t.Errorf("optional: %+v", r)
 	}
@@ -172,7 +172,7 @@ func BenchmarkRun(b *testing.B) {
 	spec := Spec{Name: "true", Run: "true"}
 	b.Run("plain", func(b *testing.B) {
 		for b.Loop() {
-			if r := RunOne(context.Background(), Env{Dir: dir}, spec); !r.Passed {
+			if r := Run(context.Background(), Env{Dir: dir}, []Spec{spec})[0]; !r.Passed {
 				b.Fatal(r.Summary())
 			}
 		}
@@ -183,7 +183,7 @@ func BenchmarkRun(b *testing.B) {
 			filepath.Join(dir, "mappings.toml"), filepath.Join(dir, "validators"), filepath.Join(dir, "tmp", "validation"),
 		}}}
 		for b.Loop() {
-			if r := RunOne(context.Background(), env, spec); !r.Passed {
+			if r := Run(context.Background(), env, []Spec{spec})[0]; !r.Passed {
 				b.Fatal(r.Summary(), r.Output)
 			}
 		}
@@ -201,7 +201,7 @@ func TestConfinedGoBuild(t *testing.T) {
 	env, dir := confinedProject(t)
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"built\") }\n"), 0o644)
-	r := RunOne(context.Background(), env, Spec{Name: "build", Run: goCmd + " build -o out/m . && out/m", Timeout: 2 * time.Minute})
+	r := Run(context.Background(), env, []Spec{{Name: "build", Run: goCmd + " build -o out/m . && out/m", Timeout: 2 * time.Minute}})[0]
 	if !r.Passed || !strings.Contains(r.Output, "built") {
 		t.Fatalf("a confined go build failed: %s\n%s", r.Summary(), r.Output)
 	}

@@ -33,7 +33,7 @@ sleep 613 & echo $! >> pids
 until [ "$(wc -l < pids)" -ge 4 ]; do sleep 0.01; done
 echo ready >> pids
 wait`
-	r := validator.RunOne(context.Background(), validator.Env{Dir: dir}, validator.Spec{Name: "hang", Run: run, Timeout: 2 * time.Second})
+	r := validator.Run(context.Background(), validator.Env{Dir: dir}, []validator.Spec{{Name: "hang", Run: run, Timeout: 2 * time.Second}})[0]
 	if r.Passed || r.ExitCode != -1 {
 		t.Fatalf("Passed=%v ExitCode=%d, want a failure with exit code -1", r.Passed, r.ExitCode)
 	}
@@ -50,7 +50,7 @@ wait`
 func TestRunBackgroundChildHoldingOutput(t *testing.T) {
 	dir := t.TempDir()
 	run := `sleep 621 & echo $! > pids; echo ready >> pids; echo checked`
-	r := validator.RunOne(context.Background(), validator.Env{Dir: dir}, validator.Spec{Name: "bg", Run: run})
+	r := validator.Run(context.Background(), validator.Env{Dir: dir}, []validator.Spec{{Name: "bg", Run: run}})[0]
 	if !r.Passed || r.Output != "checked\n" {
 		t.Fatalf("Passed=%v Output=%q Problem=%q, want a pass with output %q", r.Passed, r.Output, r.Problem, "checked\n")
 	}
@@ -70,7 +70,7 @@ func TestRunSetsidEscapeeIsNotWaitedFor(t *testing.T) {
 until [ -f pids ]; do sleep 0.01; done
 echo checked`
 	start := time.Now()
-	r := validator.RunOne(context.Background(), validator.Env{Dir: dir}, validator.Spec{Name: "escapee", Run: run})
+	r := validator.Run(context.Background(), validator.Env{Dir: dir}, []validator.Spec{{Name: "escapee", Run: run}})[0]
 	t.Logf("Run returned after %s with an escapee holding the pipe", time.Since(start).Round(time.Millisecond))
 	pids := readPids(t, filepath.Join(dir, "pids"), 1)
 	t.Cleanup(func() {
@@ -95,7 +95,7 @@ func TestRunHugeOutputIsCapped(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	r := validator.RunOne(context.Background(), env, validator.Spec{Name: "loud", Run: run})
+	r := validator.Run(context.Background(), env, []validator.Spec{{Name: "loud", Run: run}})[0]
 	runtime.ReadMemStats(&after)
 	allocated := after.TotalAlloc - before.TotalAlloc
 	t.Logf("50 MiB of output: %d bytes allocated by the engine, %d mallocs", allocated, after.Mallocs-before.Mallocs)
@@ -154,7 +154,7 @@ func TestRunCannotRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := validator.RunOne(context.Background(), validator.Env{Dir: dir}, validator.Spec{Name: "v", Run: tt.run})
+			r := validator.Run(context.Background(), validator.Env{Dir: dir}, []validator.Spec{{Name: "v", Run: tt.run}})[0]
 			if r.Passed {
 				t.Fatal("passed")
 			}

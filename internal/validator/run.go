@@ -54,8 +54,6 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	return results
 }
 
-// RunOne runs a single spec.
-func RunOne(ctx context.Context, env Env, s Spec) Result { return Run(ctx, env, []Spec{s})[0] }
 
 func checkFile(env Env, s Spec) Result {
 	path := s.File
