@@ -54,12 +54,40 @@ func Deny(reason string) Output {
 	}}
 }
 
-// Write prints o as one line of JSON.
+// Write prints o as one line of JSON: as Claude Code reads it, or, when w
+// is bound to an input (Bind), as the client that sent it reads it. It is
+// the one writer of hook output, so no answer can leave in the wrong shape.
 func Write(w io.Writer, o Output) error {
-	b, err := json.Marshal(o)
+	var v any = o
+	if b, ok := w.(*bound); ok {
+		w = b.w
+		if b.in.Client != nil {
+			if v = b.in.Client.Encode(b.in, o); v == nil {
+				return nil
+			}
+		}
+	}
+	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(data, '\n'))
 	return err
 }
+
+// Bind returns w answering in: Write to it encodes for in's client. The
+// commands bind their stdout once, after decoding, so that the engine
+// writes its answers without knowing the client.
+func Bind(w io.Writer, in *Input) io.Writer {
+	if b, ok := w.(*bound); ok {
+		w = b.w
+	}
+	return &bound{w: w, in: in}
+}
+
+type bound struct {
+	w  io.Writer
+	in *Input
+}
+
+func (b *bound) Write(p []byte) (int, error) { return b.w.Write(p) }
