@@ -88,6 +88,9 @@ func shellReads(cmd string, depth int, add func(string)) {
 				s, ok := literal(w)
 				if !ok {
 					s = "\x00" // an expansion: never taken as a path
+					if l, isLit := w.Parts[0].(*syntax.Lit); isLit {
+						s = l.Value + s // but still seen as an option: --include=*.md
+					}
 				}
 				args = append(args, s)
 			}
