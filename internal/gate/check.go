@@ -45,6 +45,7 @@ func runCheck(env *cli.Env, args []string) error {
 	fl := flags("check")
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 	plugin := fl.String("plugin", "", "check the hooks of the plugin in `DIR` instead of .claude/settings.json")
+	clientName := fl.String("client", "", "check the hooks of the agent `CLIENT` only (claude, codex, gemini, copilot)")
 	rest, err := parse(env, fl, args)
 	if err != nil {
 		return err
@@ -65,7 +66,16 @@ func runCheck(env *cli.Env, args []string) error {
 	for _, p := range problems {
 		fs = append(fs, problemFinding(p))
 	}
-	fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
+	clients, err := checkedClients(ws.root, *clientName)
+	if err != nil {
+		return usageError("check", err)
+	}
+	if *clientName == "" || *clientName == "claude" {
+		fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
+	}
+	for _, c := range clients {
+		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
+	}
 
 	errs, warns := 0, 0
 	for _, f := range fs {
@@ -76,6 +86,7 @@ func runCheck(env *cli.Env, args []string) error {
 			errs++
 		}
 	}
+	clientNotes(env, clients)
 	if errs+warns == 0 {
 		fmt.Fprintf(env.Stdout, "ok: %s, %s; every stopgate hook registered\n",
 			plural(len(cfg.Mappings), "mapping", "mappings"), plural(len(cfg.Validators), "validator", "validators"))
