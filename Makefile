@@ -53,6 +53,7 @@ bench: build
 
 e2e-install:
 	@bash scripts/install-claude
+	@bash scripts/install-clients
 
 e2e: e2e-install
 	$(GO) test -count=1 -v -run . ./internal/e2e/
