@@ -85,3 +85,31 @@ func TestGeminiBlockFixPass(t *testing.T) {
 	}
 	checkInputs(t, "gemini", r.Inputs)
 }
+
+// Gemini CLI has no block cap of its own: an agent that never fixes its work is ended
+// by max_blocks, the halt (continue:false) after the third blocked stop.
+func TestGeminiLoopEndsAtMaxBlocks(t *testing.T) {
+	p := NewProject(t, "gemini")
+	srv := Start(t, Gemini, Script{
+		When(latest(blocked), Text("Done, really.")),
+		When(resultOf("read_file"), Text("Done.")),
+		When(first, Tool("read_file", map[string]any{"file_path": p.Path("src/prompts/joke.md")})),
+	})
+	r := gemini(t, p, srv, "Follow src/prompts/joke.md")
+	stops := 0
+	for _, in := range r.Inputs {
+		if in.Program == "gate" {
+			stops++
+		}
+	}
+	if stops != 4 {
+		t.Errorf("the gate ran at %d stops, want 4: three blocks, then the halt", stops)
+	}
+	if n := len(r.Requests); n != 5 {
+		t.Errorf("%d model requests, want 5: the read, the first stop, three more after blocks", n)
+	}
+	if !strings.Contains(r.Stdout+r.Stderr, "stopgate halted the session") {
+		t.Errorf("the halt reason is not shown\nstdout: %s\nstderr: %s", r.Stdout, tail(r.Stderr, 2000))
+	}
+	checkInputs(t, "gemini", r.Inputs)
+}

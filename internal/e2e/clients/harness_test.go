@@ -135,7 +135,6 @@ func (p *Project) Pending() []string {
 // Captured is one hook input the client sent a stopgate command.
 type Captured struct {
 	Program string // detect, gate, testhook
-	event   string // the --event of its command line, for Copilot's native inputs
 	Raw     []byte
 }
 
