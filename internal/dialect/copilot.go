@@ -80,6 +80,12 @@ func decodeCopilot(data []byte, event string) (*hook.Input, error) {
 		} {
 			rename(m, from, to)
 		}
+		// A subagent's own hooks (its tools, its prompt) carry its session,
+		// whose id is its agentId; its subagentStop carries the parent's
+		// session, parentAgentId. Scope the child's hooks like that stop.
+		if child := str(m, "agent_id"); child != "" && str(m, "session_id") == child && str(m, "parentAgentId") != "" {
+			m["session_id"] = str(m, "parentAgentId")
+		}
 		if s, ok := m["tool_input"].(string); ok {
 			var v any // toolArgs may come as JSON text
 			if json.Unmarshal([]byte(s), &v) == nil {

@@ -40,6 +40,7 @@ const (
 	copilotPreCreate    = `{"sessionId":"3854","timestamp":1795383237966,"cwd":"/p","toolName":"create","toolArgs":{"path":"/p/mappings.toml","file_text":"x"}}`
 	copilotPreBashText  = `{"sessionId":"3854","timestamp":1795383237966,"cwd":"/p","toolName":"bash","toolArgs":"{\"command\":\"rm -rf tmp/validation\"}"}`
 	copilotPrompt       = `{"sessionId":"3854","timestamp":1795383237966,"cwd":"/p","prompt":"/joke"}`
+	copilotChildView    = `{"sessionId":"11f7","timestamp":1795383237966,"cwd":"/p","toolName":"view","toolArgs":{"path":"/p/a.md"},"toolResult":{"resultType":"success","textResultForLlm":"…"},"agentId":"11f7","agentType":"general-purpose","parentAgentId":"3854"}`
 	copilotClaudeRead   = `{"hook_event_name":"PostToolUse","session_id":"3854","cwd":"/p","tool_name":"Read","tool_input":{"path":"/p/src/prompts/joke.md"},"tool_result":{"result_type":"success","text_result_for_llm":"# joke"}}`
 )
 
@@ -81,6 +82,7 @@ func TestDecode(t *testing.T) {
 		{"copilot agentStop inferred", copilotAgentStop, "", "", want{client: Copilot, event: hook.Stop, clientEvent: "agentStop", session: "3854"}},
 		{"copilot subagentStop", copilotSubagentStop, Copilot, "subagentStop", want{client: Copilot, event: hook.SubagentStop, clientEvent: "subagentStop", session: "3854", agent: "11f7", agentType: "general-purpose", last: "done"}},
 		{"copilot postToolUse view", copilotPostView, Copilot, "postToolUse", want{client: Copilot, event: hook.PostToolUse, clientEvent: "postToolUse", session: "3854", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"copilot subagent's view, in the parent's session", copilotChildView, Copilot, "postToolUse", want{client: Copilot, event: hook.PostToolUse, clientEvent: "postToolUse", session: "3854", agent: "11f7", agentType: "general-purpose", tool: "Read", filePath: "/p/a.md", reads: []string{"/p/a.md"}}},
 		{"copilot preToolUse create", copilotPreCreate, Copilot, "preToolUse", want{client: Copilot, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
 		{"copilot toolArgs as JSON text", copilotPreBashText, Copilot, "preToolUse", want{client: Copilot, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Bash", command: "rm -rf tmp/validation", calls: []string{"Bash rm -rf tmp/validation"}}},
 		{"copilot userPromptSubmitted", copilotPrompt, Copilot, "userPromptSubmitted", want{client: Copilot, event: hook.UserPromptSubmit, clientEvent: "userPromptSubmitted", session: "3854", prompt: "/joke"}},

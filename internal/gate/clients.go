@@ -95,7 +95,7 @@ var agentClients = []*agentClient{
 		limits: []string{
 			"Copilot CLI lets the agent stop after 8 consecutive blocks: keep max_blocks below 8",
 			"Copilot CLI ignores exit code 2: stopgate answers with JSON only",
-			"a Copilot subagent's tool calls carry the child's session id, so its reads arm the child's session, which its subagentStop (the parent's session) does not gate",
+			"a subagent's agentStop (it has parentAgentId) is not answered: Copilot ignores a block there; the subagent is gated at subagentStop",
 		},
 	},
 }

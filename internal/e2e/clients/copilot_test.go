@@ -36,12 +36,6 @@ func TestCopilotBlockFixPass(t *testing.T) {
 		When(first, Tool("view", map[string]any{"path": p.Path("src/prompts/joke.md")})),
 	})
 	r := copilot(t, p, srv, "Follow src/prompts/joke.md")
-	if testing.Verbose() {
-		t.Logf("err %v\nstdout: %s\nstderr: %s", r.Err, r.Stdout, tail(r.Stderr, 4000))
-		for _, q := range r.Requests {
-			t.Logf("request: tools %v, %d messages, latest %q", q.Tools, len(q.Messages), tail(q.Latest(), 300))
-		}
-	}
 	var sawBlock, sawDeny bool
 	for _, q := range r.Requests {
 		sawBlock = sawBlock || strings.Contains(q.Latest(), "Fix: Write the joke to output/joke.txt.")
@@ -83,6 +77,64 @@ func TestCopilotLoopEndsAtMaxBlocks(t *testing.T) {
 	}
 	if n := len(r.Requests); n != 5 {
 		t.Errorf("%d model requests, want 5: the read, the first stop, three more after blocks", n)
+	}
+	checkInputs(t, "copilot", r.Inputs)
+}
+
+// subtask matches the requests of the subagent the task tool started.
+func subtask(r *Request) bool {
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			return strings.Contains(m.Text, "SUBTASK")
+		}
+	}
+	return false
+}
+
+func and(ms ...func(*Request) bool) func(*Request) bool {
+	return func(r *Request) bool {
+		for _, m := range ms {
+			if !m(r) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// A Copilot subagent's read arms its own scope: its subagentStop is blocked until it
+// fixes the work, and the main agent's agentStop is not held by it.
+func TestCopilotSubagentScope(t *testing.T) {
+	p := NewProject(t, "copilot")
+	p.WriteFile("output/.keep", "")
+	srv := Start(t, Chat, Script{
+		When(and(subtask, latest(blocked)), Tool("create", map[string]any{"path": p.Path("output/joke.txt"), "file_text": joke + "\n"})),
+		When(and(subtask, resultOf("create")), Text("Subtask fixed.")),
+		When(and(subtask, resultOf("view")), Text("Subtask done.")),
+		When(subtask, Tool("view", map[string]any{"path": p.Path("src/prompts/joke.md")})),
+		When(resultOf("task"), Text("All done.")),
+		When(first, Tool("task", map[string]any{"agent_type": "general-purpose", "name": "joker", "description": "write a joke",
+			"prompt": "SUBTASK: follow src/prompts/joke.md"})),
+	})
+	r := copilot(t, p, srv, "Delegate the joke to a subagent")
+	var subBlocked, mainBlocked bool
+	for _, q := range r.Requests {
+		if strings.Contains(q.Latest(), blocked) {
+			if subtask(q) {
+				subBlocked = true
+			} else {
+				mainBlocked = true
+			}
+		}
+	}
+	if !subBlocked || mainBlocked {
+		t.Errorf("blocked: subagent %v (want true), main agent %v (want false)", subBlocked, mainBlocked)
+	}
+	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
+		t.Errorf("output/joke.txt = %q", got)
+	}
+	if q := p.Pending(); len(q) != 0 {
+		t.Errorf("entries left: %v", q)
 	}
 	checkInputs(t, "copilot", r.Inputs)
 }
