@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,6 +120,71 @@ func TestCodexLoopEndsAtMaxBlocks(t *testing.T) {
 	}
 	if n := len(r.Requests); n != 5 {
 		t.Errorf("%d model requests, want 5: the read, the first stop, three more after blocks", n)
+	}
+	checkInputs(t, "codex", r.Inputs)
+}
+
+// agentIDIn finds the id spawn_agent returned to the main thread.
+var agentIDIn = regexp.MustCompile(`"(?:agent_id|id)"\s*:\s*"([^"]+)"`)
+
+// child matches the requests of the subagent's thread.
+func child(r *Request) bool {
+	for _, m := range r.Messages {
+		if m.Role == "user" && strings.Contains(m.Text, "SUBTASK") {
+			return true
+		}
+	}
+	return false
+}
+
+// A Codex subagent's shell read arms its own scope: its SubagentStop is blocked until
+// it writes the joke, and the main thread's Stop is not held by it.
+func TestCodexSubagentScope(t *testing.T) {
+	p := NewProject(t, "codex")
+	srv := Start(t, Responses, Script{
+		after(func(r *Request) bool { return child(r) && strings.Contains(r.Latest(), blocked) },
+			run("mkdir -p output && printf '%s\\n' '"+joke+"' > output/joke.txt")),
+		When(func(r *Request) bool {
+			return child(r) && strings.Contains(r.Latest(), "Process exited with code 0") && r.Turns() > 2
+		}, Text("Subtask fixed.")),
+		When(func(r *Request) bool {
+			return child(r) && strings.Contains(r.Latest(), "Write a short, original programming joke")
+		}, Text("Subtask done.")),
+		after(func(r *Request) bool { return child(r) && !strings.Contains(r.Latest(), "Process exited") }, run("cat src/prompts/joke.md")),
+		func(r *Request) []Part {
+			if !resultOf("spawn_agent")(r) {
+				return nil
+			}
+			m := agentIDIn.FindStringSubmatch(r.Latest())
+			if m == nil {
+				t.Errorf("no agent id in %q", r.Latest())
+				return []Part{Text("no agent")}
+			}
+			return []Part{{Call: &Call{Namespace: "multi_agent_v1", Name: "wait_agent", Args: map[string]any{"targets": []any{m[1]}, "timeout_ms": 60000}}}}
+		},
+		When(latest(`"timed_out":false`), Text("All done.")), // wait_agent's result
+
+		When(first, Part{Call: &Call{Namespace: "multi_agent_v1", Name: "spawn_agent", Args: map[string]any{"message": "SUBTASK: follow src/prompts/joke.md"}}}),
+	})
+	r := codex(t, p, srv, "Delegate the joke to a subagent")
+	var subBlocked, mainBlocked bool
+	for _, q := range r.Requests {
+		if strings.Contains(q.Latest(), blocked) {
+			if child(q) {
+				subBlocked = true
+			} else {
+				mainBlocked = true
+			}
+		}
+	}
+	if !subBlocked || mainBlocked {
+		t.Errorf("blocked: subagent %v (want true), main thread %v (want false)", subBlocked, mainBlocked)
+	}
+	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
+		t.Errorf("output/joke.txt = %q", got)
+	}
+	if q := p.Pending(); len(q) != 0 {
+		t.Errorf("entries left: %v", q)
 	}
 	checkInputs(t, "codex", r.Inputs)
 }

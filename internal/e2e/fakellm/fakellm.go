@@ -51,6 +51,8 @@ type Call struct {
 	Name   string
 	Args   map[string]any
 	Custom string // a freeform tool's input (Responses' custom tools), instead of Args
+	// Namespace is the Responses namespace tool holding Name (Codex's multi_agent_v1).
+	Namespace string
 }
 
 // Request is one model request, decoded.

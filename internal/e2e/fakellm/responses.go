@@ -15,6 +15,7 @@ type responsesRequest struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 		Input     string `json:"input"`
+		Namespace string `json:"namespace"`
 		CallID    string `json:"call_id"`
 		Output    any    `json:"output"`
 	} `json:"input"`
@@ -49,7 +50,7 @@ func decodeResponses(body []byte) (*Request, error) {
 		case "function_call", "custom_tool_call", "local_shell_call":
 			var args map[string]any
 			json.Unmarshal([]byte(it.Arguments), &args)
-			c := Call{ID: it.CallID, Name: it.Name, Args: args, Custom: it.Input}
+			c := Call{ID: it.CallID, Name: it.Name, Args: args, Custom: it.Input, Namespace: it.Namespace}
 			// Consecutive calls are one assistant turn.
 			if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "assistant" && r.Messages[n-1].Text == "" {
 				r.Messages[n-1].Calls = append(r.Messages[n-1].Calls, c)
@@ -90,6 +91,9 @@ func (s *Server) streamResponses(w http.ResponseWriter, reply []Part, id string)
 			args, _ := json.Marshal(p.Call.Args)
 			item = map[string]any{"type": "function_call", "id": "fc_" + p.Call.ID, "call_id": p.Call.ID,
 				"name": p.Call.Name, "arguments": string(args), "status": "completed"}
+			if p.Call.Namespace != "" {
+				item["namespace"] = p.Call.Namespace
+			}
 		}
 		if err := sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": item}); err != nil {
 			return err
