@@ -37,7 +37,7 @@ unit:
 FUZZTIME ?= 6s
 FUZZ     := internal/hook:FuzzParseInput internal/config:FuzzParseConfig \
             internal/runner:FuzzParseTests internal/guard:FuzzCheckBash \
-            internal/transcript:FuzzScan
+            internal/transcript:FuzzScan internal/dialect:FuzzParse
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
