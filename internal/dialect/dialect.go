@@ -14,6 +14,8 @@
 //	copilot  the native camelCase payloads (agentStop, subagentStop,
 //	         postToolUse, preToolUse, userPromptSubmitted; the event comes
 //	         from the registration's --event), or a Claude-shaped file
+//	opencode the events stopgate's OpenCode plugin builds: Claude-shaped,
+//	         with OpenCode's tool names (read, write, edit, bash) and filePath
 //
 // The registration names the dialect (`--client NAME`, written by gate
 // init); the input is also recognised on its own as a safety net, and an
@@ -34,14 +36,15 @@ import (
 
 // The dialects' names, as --client takes them.
 const (
-	Claude  = "claude"
-	Codex   = "codex"
-	Gemini  = "gemini"
-	Copilot = "copilot"
+	Claude   = "claude"
+	Codex    = "codex"
+	Gemini   = "gemini"
+	Copilot  = "copilot"
+	OpenCode = "opencode"
 )
 
 // Names lists the dialects, the reference first.
-var Names = []string{Claude, Codex, Gemini, Copilot}
+var Names = []string{Claude, Codex, Gemini, Copilot, OpenCode}
 
 // Options is what the registration says about its hook.
 type Options struct {
@@ -127,6 +130,8 @@ func decode(client string, data []byte, opt Options) (*hook.Input, error) {
 		return decodeGemini(trimmed)
 	case Copilot:
 		return decodeCopilot(trimmed, opt.Event)
+	case OpenCode:
+		return decodeOpenCode(trimmed)
 	}
 	return nil, fmt.Errorf("unknown client %q", client)
 }

@@ -40,6 +40,9 @@ const (
 	copilotPreCreate    = `{"sessionId":"3854","timestamp":1795383237966,"cwd":"/p","toolName":"create","toolArgs":{"path":"/p/mappings.toml","file_text":"x"}}`
 	copilotPreBashText  = `{"sessionId":"3854","timestamp":1795383237966,"cwd":"/p","toolName":"bash","toolArgs":"{\"command\":\"rm -rf tmp/validation\"}"}`
 	copilotPrompt       = `{"sessionId":"3854","timestamp":1795383237966,"cwd":"/p","prompt":"/joke"}`
+	opencodeRead        = `{"cwd":"/p","hook_event_name":"PostToolUse","session_id":"ses_1","tool_name":"read","tool_input":{"filePath":"/p/src/prompts/joke.md"}}`
+	opencodeWrite       = `{"cwd":"/p","hook_event_name":"PreToolUse","session_id":"ses_1","tool_name":"write","tool_input":{"filePath":"/p/mappings.toml","content":""}}`
+	opencodeStop        = `{"cwd":"/p","hook_event_name":"Stop","session_id":"ses_1","stop_hook_active":true}`
 	copilotChildView    = `{"sessionId":"11f7","timestamp":1795383237966,"cwd":"/p","toolName":"view","toolArgs":{"path":"/p/a.md"},"toolResult":{"resultType":"success","textResultForLlm":"…"},"agentId":"11f7","agentType":"general-purpose","parentAgentId":"3854"}`
 	copilotClaudeRead   = `{"hook_event_name":"PostToolUse","session_id":"3854","cwd":"/p","tool_name":"Read","tool_input":{"path":"/p/src/prompts/joke.md"},"tool_result":{"result_type":"success","text_result_for_llm":"# joke"}}`
 )
@@ -86,6 +89,9 @@ func TestDecode(t *testing.T) {
 		{"copilot preToolUse create", copilotPreCreate, Copilot, "preToolUse", want{client: Copilot, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
 		{"copilot toolArgs as JSON text", copilotPreBashText, Copilot, "preToolUse", want{client: Copilot, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Bash", command: "rm -rf tmp/validation", calls: []string{"Bash rm -rf tmp/validation"}}},
 		{"copilot userPromptSubmitted", copilotPrompt, Copilot, "userPromptSubmitted", want{client: Copilot, event: hook.UserPromptSubmit, clientEvent: "userPromptSubmitted", session: "3854", prompt: "/joke"}},
+		{"opencode read", opencodeRead, OpenCode, "", want{client: OpenCode, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "ses_1", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"opencode write", opencodeWrite, OpenCode, "", want{client: OpenCode, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "ses_1", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
+		{"opencode stop", opencodeStop, OpenCode, "", want{client: OpenCode, event: hook.Stop, clientEvent: "Stop", session: "ses_1", stopActive: true}},
 		{"copilot Claude-shaped Read", copilotClaudeRead, "", "", want{client: Copilot, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "3854", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
 	}
 	for _, tt := range tests {

@@ -19,7 +19,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{geminiAfterAgent, geminiAfterTool, geminiMany, geminiBeforeTool, geminiShell, geminiPrompt,
 		codexStop, codexSubagent, codexPostBash, codexPreBash, codexApplyPatch, codexPromptInput,
 		copilotAgentStop, copilotChildStop, copilotSubagentStop, copilotPostView, copilotPreCreate, copilotPreBashText,
-		copilotPrompt, copilotChildView, copilotClaudeRead} {
+		copilotPrompt, copilotChildView, copilotClaudeRead, opencodeRead, opencodeWrite, opencodeStop} {
 		f.Add([]byte(s))
 	}
 	events := [][]string{nil, {hook.Stop, hook.SubagentStop}, {hook.PostToolUse, hook.PreToolUse, hook.UserPromptSubmit}}

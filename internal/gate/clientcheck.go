@@ -16,6 +16,9 @@ import (
 // registered or missing, each registered program present, the gate's
 // timeout above every validator's, and max_blocks below the client's cap.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClient) []finding {
+	if c.plugin {
+		return opencodeFindings(ws)
+	}
 	bin := "bin"
 	want := c.wanted(ws.root, bin)
 	path := filepath.Join(ws.root, filepath.FromSlash(c.file))

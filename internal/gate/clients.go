@@ -32,6 +32,7 @@ type agentClient struct {
 	blockCap int
 	trust    string   // what the user must do about the client's trust gate
 	limits   []string // what the client lacks that a stopgate feature needs
+	plugin   bool     // registered by a plugin file, not hook entries (OpenCode)
 }
 
 // clientHook is one registration: a program for a client's event.
@@ -98,6 +99,16 @@ var agentClients = []*agentClient{
 			"a subagent's agentStop (it has parentAgentId) is not answered: Copilot ignores a block there; the subagent is gated at subagentStop",
 		},
 	},
+	{
+		name: dialect.OpenCode, title: "OpenCode", file: opencodeFile, unit: 1, plugin: true,
+		prefix: absoluteBin,
+		trust:  "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
+		limits: []string{
+			"OpenCode has no command hooks: the plugin in .opencode/plugin/stopgate.js runs detect and gate; session.idle cannot refuse a stop, so a block is sent back as the session's next prompt",
+			"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
+			"opencode run exits when the session goes idle: use opencode serve or the TUI",
+		},
+	},
 }
 
 // clientNamed returns the client registered by `--client name`, nil for
@@ -159,6 +170,16 @@ func envBin(v string) func(root, bin string) string {
 // about the client's trust gate.
 func initClient(env *cli.Env, c *agentClient, bin string) error {
 	root := project.Root(env.Getenv, "", env.Dir)
+	if c.plugin {
+		if err := initOpenCode(env, root, bin); err != nil {
+			return err
+		}
+		if err := writeStarter(env, root); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "note: %s\n", c.trust)
+		return nil
+	}
 	want := c.wanted(root, bin)
 	path := filepath.Join(root, filepath.FromSlash(c.file))
 	var err error
