@@ -147,19 +147,48 @@ type probe struct {
 // geminiEvents are the hook events only Gemini CLI sends.
 var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
 
+// markers are text every input recognised as another client's contains.
+var markers = func() [][]byte {
+	out := [][]byte{[]byte(`"sessionId"`), []byte(`"turn_id"`), []byte(`"tool_result"`)}
+	for _, e := range geminiEvents {
+		out = append(out, []byte(`"`+e+`"`))
+	}
+	return out
+}()
+
+// marked reports whether data may be another client's than Claude Code's:
+// one pass over its quotes, each checked against the markers.
+func marked(data []byte) bool {
+	for i := bytes.IndexByte(data, '"'); i >= 0; {
+		for _, m := range markers {
+			if bytes.HasPrefix(data[i:], m) {
+				return true
+			}
+		}
+		j := bytes.IndexByte(data[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
 // Recognise says which client an input is from, and whether it is sure:
 // only Claude Code is ever the guess, when nothing marks the input as
 // another client's.
 func Recognise(data []byte, getenv func(string) string) (client string, sure bool) {
-	var p probe
-	if json.Unmarshal(data, &p) != nil {
-		return Claude, false
-	}
 	env := func(k string) string {
 		if getenv == nil {
 			return ""
 		}
 		return getenv(k)
+	}
+	var p probe
+	// Most inputs are Claude Code's: unless a marker is somewhere in the text,
+	// skip decoding it all a second time (a PostToolUse carries a whole file).
+	if marked(data) && json.Unmarshal(data, &p) != nil {
+		return Claude, false
 	}
 	switch {
 	case p.HookEventName == "" && p.SessionID != "":
