@@ -50,7 +50,7 @@ unit:
 FUZZTIME ?= 6s
 FUZZ     := internal/hook:FuzzParseInput internal/config:FuzzParseConfig \
             internal/runner:FuzzParseTests internal/guard:FuzzCheckBash \
-            internal/transcript:FuzzScan
+            internal/transcript:FuzzScan internal/dialect:FuzzParse
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
@@ -66,6 +66,7 @@ bench: build
 
 e2e-install:
 	@bash scripts/install-claude
+	@bash scripts/install-clients
 
 # sandbox-tools installs bubblewrap and socat (apt-get, as root) for the
 # client's OS sandbox and the confined validators; elsewhere it says what is

@@ -27,6 +27,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -40,13 +41,19 @@ func Run(env *cli.Env) error {
 	fl := flag.NewFlagSet("detect", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
+	client := fl.String("client", "", "the agent client the hook is registered for (gate init --client)")
+	event := fl.String("event", "", "the client's event, when its input does not name it")
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
-	in, err := hook.Decode(env.Stdin, Events...)
+	in, err := dialect.Decode(env.Stdin, dialect.Options{Client: *client, Event: *event, Getenv: env.Getenv}, Events...)
+	if errors.Is(err, dialect.ErrIgnored) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
+	env.Stdout = hook.Bind(env.Stdout, in)
 	root := project.Root(env.Getenv, in.Cwd, env.Dir)
 	if in.HookEventName == hook.PreToolUse {
 		return guardTool(env, in, root, *configFile)
@@ -54,8 +61,8 @@ func Run(env *cli.Env) error {
 
 	// Read: what did the agent touch? Cheap tests first, so that the common
 	// case, an unrelated tool call or prompt, never parses the config.
-	t := triggerOf(in, root)
-	if t.kind == "" {
+	ts := triggersOf(in, root)
+	if len(ts) == 0 {
 		return nil
 	}
 	// The compiled config, from the index cache when it is current: this
@@ -72,30 +79,38 @@ func Run(env *cli.Env) error {
 
 	// Decide: which mappings does it arm?
 	var maps []*config.Mapping
-	if t.kind == queue.TriggerRead {
-		maps, err = cfg.MatchRead(t.path)
-	} else {
-		maps, err = cfg.MatchCommand(t.command)
-	}
-	if err != nil {
-		return err
+	var paths []string // the file read that armed each of maps
+	for _, t := range ts {
+		var ms []*config.Mapping
+		if t.kind == queue.TriggerRead {
+			ms, err = cfg.MatchRead(t.path)
+		} else {
+			ms, err = cfg.MatchCommand(t.command)
+		}
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			maps, paths = append(maps, m), append(paths, t.path)
+		}
 	}
 	if len(maps) == 0 {
 		return nil
 	}
+	kind := ts[0].kind // one input is one kind of trigger
 
 	// Write: the entries, then the announcement.
 	q := queue.Open(cfg.StateDir())
 	var errs *multierror.Error
 	var armed []*config.Mapping
-	for _, m := range maps {
+	for i, m := range maps {
 		inputs, err := config.InputsOf(root, cfg.File, cfg.Key(), m, cfg.Validator)
 		if err != nil {
 			return err
 		}
 		created, err := q.Enqueue(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
-			Path: t.path, Trigger: t.kind, Line: m.Line, Inputs: inputs,
+			Path: paths[i], Trigger: kind, Line: m.Line, Inputs: inputs,
 		})
 		errs = multierror.Append(errs, err)
 		if created {
@@ -121,39 +136,41 @@ type trigger struct {
 	command string // the slash command, without "/"
 }
 
-func triggerOf(in *hook.Input, root string) trigger {
+// triggersOf returns what the input arms: the mapped-looking files a tool
+// call read (several for a shell command), or a slash command.
+func triggersOf(in *hook.Input, root string) []trigger {
 	switch in.HookEventName {
 	case hook.PostToolUse:
 		if in.ToolName == "Skill" {
 			// The model ran a slash command itself: no Read and no
 			// UserPromptExpansion happen for it.
 			if name := strings.TrimPrefix(in.Tool.Skill, "/"); name != "" {
-				return trigger{kind: queue.TriggerSkill, command: name}
+				return []trigger{{kind: queue.TriggerSkill, command: name}}
 			}
-			return trigger{}
+			return nil
 		}
-		if in.ToolName != "Read" {
-			return trigger{}
+		var ts []trigger
+		for _, path := range in.ReadPaths() {
+			if !strings.HasSuffix(path, ".md") {
+				continue
+			}
+			if _, ok := project.Rel(root, path); !ok {
+				continue
+			}
+			ts = append(ts, trigger{kind: queue.TriggerRead, path: path})
 		}
-		path := in.FilePath()
-		if !strings.HasSuffix(path, ".md") {
-			return trigger{}
-		}
-		if _, ok := project.Rel(root, path); !ok {
-			return trigger{}
-		}
-		return trigger{kind: queue.TriggerRead, path: path}
+		return ts
 	case hook.UserPromptExpansion:
 		if in.ExpansionType != "" && in.ExpansionType != "slash_command" || in.CommandName == "" {
-			return trigger{}
+			return nil
 		}
-		return trigger{kind: queue.TriggerCommand, command: strings.TrimPrefix(in.CommandName, "/")}
+		return []trigger{{kind: queue.TriggerCommand, command: strings.TrimPrefix(in.CommandName, "/")}}
 	case hook.UserPromptSubmit:
 		if name := SlashCommand(in.Prompt); name != "" {
-			return trigger{kind: queue.TriggerPrompt, command: name}
+			return []trigger{{kind: queue.TriggerPrompt, command: name}}
 		}
 	}
-	return trigger{}
+	return nil
 }
 
 // SlashCommand returns the command name of a prompt whose first word is

@@ -26,7 +26,8 @@ import (
 //	mappings.toml with mistakes     the state dir and the config file are still
 //	                                protected; otherwise one line on stderr, exit 1
 func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
-	if !guard.Guards(in.ToolName) {
+	calls := guardedCalls(in)
+	if len(calls) == 0 {
 		return nil
 	}
 	file := config.Path(root, configFile, env.Dir)
@@ -50,10 +51,29 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
 	if cwd == "" {
 		cwd = root
 	}
-	if h := guard.Defaults(src).Check(in.ToolName, in.ToolInput, cwd); h != nil {
-		return hook.Write(env.Stdout, hook.Deny(h.Reason()))
+	set := guard.Defaults(src)
+	for _, c := range calls {
+		dir := cwd
+		if c.Cwd != "" {
+			dir = c.Cwd
+		}
+		if h := set.Check(c.Tool, c.Input, dir); h != nil {
+			return hook.Write(env.Stdout, hook.Deny(h.Reason()))
+		}
 	}
 	return loadErr
+}
+
+// guardedCalls returns the input's tool calls the guard judges: the call
+// itself, or the writes a client's tool makes (package dialect).
+func guardedCalls(in *hook.Input) []hook.Call {
+	var out []hook.Call
+	for _, c := range in.GuardCalls() {
+		if guard.Guards(c.Tool) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // guardRuns returns the run validators, from the one record the compiled

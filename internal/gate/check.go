@@ -45,6 +45,7 @@ func runCheck(env *cli.Env, args []string) error {
 	fl := flags("check")
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 	plugin := fl.String("plugin", "", "check the hooks of the plugin in `DIR` instead of .claude/settings.json")
+	clientName := fl.String("client", "", "check the hooks of the agent `CLIENT` only (claude, codex, gemini, copilot)")
 	rest, err := parse(env, fl, args)
 	if err != nil {
 		return err
@@ -65,9 +66,20 @@ func runCheck(env *cli.Env, args []string) error {
 	for _, p := range problems {
 		fs = append(fs, problemFinding(p))
 	}
-	fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
-	wall, summary := wallFindings(env, ws, cfg)
-	fs = append(fs, wall...)
+	clients, err := checkedClients(ws.root, *clientName)
+	if err != nil {
+		return usageError("check", err)
+	}
+	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
+	if *clientName == "" || *clientName == "claude" {
+		fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
+		var wall []finding
+		wall, summary = wallFindings(env, ws, cfg)
+		fs = append(fs, wall...)
+	}
+	for _, c := range clients {
+		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
+	}
 
 	errs, warns := 0, 0
 	for _, f := range fs {
@@ -78,8 +90,12 @@ func runCheck(env *cli.Env, args []string) error {
 			errs++
 		}
 	}
+	clientNotes(env, clients)
 	if errs+warns == 0 {
-		fmt.Fprintf(env.Stdout, "ok: %s, %s; every stopgate hook registered; %s\n",
+		if summary != "" {
+			summary = "; " + summary
+		}
+		fmt.Fprintf(env.Stdout, "ok: %s, %s; every stopgate hook registered%s\n",
 			plural(len(cfg.Mappings), "mapping", "mappings"), plural(len(cfg.Validators), "validator", "validators"), summary)
 		return nil
 	}

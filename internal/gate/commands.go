@@ -26,8 +26,8 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"init", "[--plugin DIR] [--bin DIR]", "register the stopgate hooks in .claude/settings.json (or write a plugin) and a starter mappings.toml", runInit},
-		{"check", "[--config FILE] [--plugin DIR]", "check mappings.toml and the project against it; exit 1 on any error", runCheck},
+		{"init", "[--plugin DIR] [--bin DIR] [--client CLIENT]", "register the stopgate hooks in .claude/settings.json (or write a plugin, or in another client's own file) and a starter mappings.toml", runInit},
+		{"check", "[--config FILE] [--plugin DIR] [--client CLIENT]", "check mappings.toml and the project against it; exit 1 on any error", runCheck},
 		{"status", "[--config FILE] [--json]", "pending entries per session and scope, blocked stops, set-aside entries", runStatus},
 		{"run", "[--config FILE] [--json] (PROMPT... | --all)", "run prompts' validators now, as the gate would", runRun},
 		{"explain", "[--config FILE] PATH|/command|KEY", "which mappings a read of PATH or a slash command arms, and why; every name of a KEY", runExplain},

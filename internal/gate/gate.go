@@ -47,6 +47,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -65,14 +66,16 @@ func Run(env *cli.Env) error {
 	fl := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
+	client := fl.String("client", "", "the agent client the hook is registered for (gate init --client)")
+	event := fl.String("event", "", "the client's event, when its input does not name it")
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
 	if err := notAHook(env, fl); err != nil {
 		return err
 	}
-	in, err := hook.Decode(env.Stdin, Events...)
-	if err != nil {
+	in, err := decodeStop(env, dialect.Options{Client: *client, Event: *event, Getenv: env.Getenv})
+	if in == nil {
 		return err
 	}
 	s := &stop{env: env, in: in, configFile: *configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir)}
@@ -237,6 +240,25 @@ func (v *Verdict) write(env *cli.Env) error {
 		return hook.Write(env.Stdout, hook.Output{SystemMessage: v.Changed})
 	}
 	return nil
+}
+
+// decodeStop decodes the stop in its client's dialect and binds stdout to
+// it. A stop from another client than the registration names halts: a hook
+// registered wrong must never let a stop through unchecked. A stop the
+// client sends but stopgate does not answer is no input and no error.
+func decodeStop(env *cli.Env, opt dialect.Options) (*hook.Input, error) {
+	in, err := dialect.Decode(env.Stdin, opt, Events...)
+	var mm *dialect.MismatchError
+	switch {
+	case errors.Is(err, dialect.ErrIgnored):
+		return nil, nil
+	case errors.As(err, &mm) && mm.Input != nil:
+		return nil, hook.Write(hook.Bind(env.Stdout, mm.Input), hook.Halt("stopgate cannot check this stop: "+err.Error()))
+	case err != nil:
+		return nil, err
+	}
+	env.Stdout = hook.Bind(env.Stdout, in)
+	return in, nil
 }
 
 // missingConfig handles a project whose mappings.toml is gone: nothing can

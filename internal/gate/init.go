@@ -33,12 +33,20 @@ func runInit(env *cli.Env, args []string) error {
 	fl := flags("init")
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
 	bin := fl.String("bin", "bin", "the `DIR` holding the stopgate commands: relative to the project root, or absolute")
+	clientName := fl.String("client", "", "register with the agent `CLIENT` (claude, codex, gemini, copilot) in its own file")
 	rest, err := parse(env, fl, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return usageError("init", fmt.Errorf("unexpected argument %q", rest[0]))
+	}
+	c, err := clientNamed(*clientName)
+	if err != nil {
+		return usageError("init", err)
+	}
+	if c != nil {
+		return initClient(env, c, *bin) // clients.go
 	}
 	if *plugin != "" {
 		return initPlugin(env, absFrom(env.Dir, *plugin))

@@ -62,6 +62,35 @@ type Input struct {
 	// Stop and SubagentStop.
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
+
+	// Client is the dialect that decoded the input and encodes the answer
+	// to it (package dialect); nil is Claude Code, the reference dialect.
+	Client Dialect `json:"-"`
+	// ClientEvent is the event as the client named it, for messages.
+	ClientEvent string `json:"-"`
+	// Reads are the files a tool call read, absolute, when the client's
+	// tool is not Read: a shell command, a read of several files.
+	Reads []string `json:"-"`
+	// Calls are the writes a tool call makes, as Claude Code tool calls the
+	// guard judges, when the client's tool is not one of them.
+	Calls []Call `json:"-"`
+}
+
+// Call is one tool call in Claude Code's shape: a tool name and its input.
+type Call struct {
+	Tool  string
+	Input json.RawMessage
+	Cwd   string // where the call runs when not the input's cwd
+}
+
+// Dialect is the client an input came from, as the writer of the answer
+// sees it.
+type Dialect interface {
+	// Name is the client's name as `gate init --client` takes it.
+	Name() string
+	// Encode turns an answer to in into the value the client reads on
+	// stdout; nil prints nothing (the client has no way to take it).
+	Encode(in *Input, o Output) any
 }
 
 // ErrNoInput is returned by Decode for empty or all-blank stdin.
@@ -94,6 +123,19 @@ func Parse(data []byte, events ...string) (*Input, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("hook input is %s, want one JSON object", describe(trimmed))
 	}
+	in, err := Unmarshal(trimmed)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Check(events...); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// Unmarshal decodes a Claude-shaped input object (trimmed JSON), type-checking the fields
+// stopgate reads, without judging its event.
+func Unmarshal(trimmed []byte) (*Input, error) {
 	var in Input
 	if err := json.Unmarshal(trimmed, &in); err != nil {
 		var te *json.UnmarshalTypeError
@@ -111,16 +153,46 @@ func Parse(data []byte, events ...string) (*Input, error) {
 			return nil, fmt.Errorf("hook input field \"tool_input\" is not a JSON object: %w", err)
 		}
 	}
+	return &in, nil
+}
+
+// Check says whether in names an event from events (any event if events
+// is empty) and a session.
+func (in *Input) Check(events ...string) error {
 	if in.HookEventName == "" {
-		return nil, errors.New("hook input has no hook_event_name")
+		return errors.New("hook input has no hook_event_name")
 	}
 	if len(events) > 0 && !contains(events, in.HookEventName) {
-		return nil, fmt.Errorf("unsupported hook event %q: this hook handles %s (check how it is registered in .claude/settings.json)", in.HookEventName, strings.Join(events, ", "))
+		if in.Client != nil {
+			return fmt.Errorf("unsupported %s hook event %q: this hook handles %s (check how it is registered: gate check)", in.Client.Name(), in.ClientEvent, strings.Join(events, ", "))
+		}
+		return fmt.Errorf("unsupported hook event %q: this hook handles %s (check how it is registered in .claude/settings.json)", in.HookEventName, strings.Join(events, ", "))
 	}
 	if in.SessionID == "" {
-		return nil, errors.New("hook input has no session_id")
+		return errors.New("hook input has no session_id")
 	}
-	return &in, nil
+	return nil
+}
+
+// ReadPaths returns the files the tool call read: Read's file_path, or
+// what the client's dialect found.
+func (in *Input) ReadPaths() []string {
+	if in.Reads != nil {
+		return in.Reads
+	}
+	if in.ToolName == "Read" && in.Tool.FilePath != "" {
+		return []string{in.Tool.FilePath}
+	}
+	return nil
+}
+
+// GuardCalls returns the tool calls the guard judges for this input: the
+// call itself, or the writes the client's dialect found in it.
+func (in *Input) GuardCalls() []Call {
+	if in.Calls != nil {
+		return in.Calls
+	}
+	return []Call{{Tool: in.ToolName, Input: in.ToolInput}}
 }
 
 // ToolInput holds the tool_input fields stopgate reads: the path of Read,

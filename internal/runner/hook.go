@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/queue"
 )
@@ -21,7 +22,7 @@ var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
 // maxKept bounds the agent's answer kept at Stop for a later validate.
 const maxKept = 1 << 20
 
-func runHook(env *cli.Env, configFile string) error {
+func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
 	if err != nil {
 		return fmt.Errorf("reading hook input: %w", err)
@@ -29,10 +30,14 @@ func runHook(env *cli.Env, configFile string) error {
 	if len(data) > hook.MaxInput {
 		return fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
 	}
-	in, err := hook.Parse(data, Events...)
+	in, err := dialect.Parse(data, opt, Events...)
+	if errors.Is(err, dialect.ErrIgnored) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
+	env.Stdout = hook.Bind(env.Stdout, in)
 	turn := promptID(data)
 	switch in.HookEventName {
 	case hook.UserPromptSubmit:
@@ -49,8 +54,12 @@ func runHook(env *cli.Env, configFile string) error {
 func promptID(data []byte) string {
 	var v struct {
 		PromptID string `json:"prompt_id"`
+		TurnID   string `json:"turn_id"` // Codex's name for it
 	}
 	json.Unmarshal(data, &v)
+	if v.PromptID == "" {
+		return v.TurnID
+	}
 	return v.PromptID
 }
 

@@ -49,6 +49,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"io"
 	"os"
 	"path/filepath"
@@ -78,6 +79,9 @@ func Run(env *cli.Env) error {
 	fl.SetOutput(io.Discard)
 	fl.StringVar(&session, "session", "", "")
 	fl.StringVar(&configFile, "config", "", "")
+	var opt dialect.Options
+	fl.StringVar(&opt.Client, "client", "", "")
+	fl.StringVar(&opt.Event, "event", "", "")
 	if err := fl.Parse(env.Args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return printUsage(env)
@@ -89,7 +93,8 @@ func Run(env *cli.Env) error {
 		if isTerminal(env.Stdin) {
 			return usageErr(errors.New("no command, and stdin is a terminal, not hook input"))
 		}
-		return runHook(env, configFile)
+		opt.Getenv = env.Getenv
+		return runHook(env, configFile, opt)
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		return printUsage(env)

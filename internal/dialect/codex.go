@@ -1,0 +1,48 @@
+package dialect
+
+import (
+	"encoding/json"
+
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// codex is OpenAI Codex: its events and fields are Claude Code's, with
+// turn_id and model added. It has no read tool, so a PostToolUse of Bash
+// reads the files its command prints (ShellReads); apply_patch writes the
+// files its patch names, each judged by the guard as a Write. It honours
+// Claude Code's answers as they are (decision block with a reason,
+// continue:false, permissionDecision deny), so they are written unchanged.
+type codex struct{}
+
+func (codex) Name() string { return Codex }
+
+func (codex) Encode(_ *hook.Input, o hook.Output) any { return o }
+
+func decodeCodex(data []byte) (*hook.Input, error) {
+	in, err := hook.Unmarshal(data)
+	if err != nil {
+		return nil, err
+	}
+	in.Client, in.ClientEvent = codex{}, in.HookEventName
+	switch {
+	case in.HookEventName == hook.PostToolUse && in.ToolName == "Bash":
+		in.Reads = ShellReads(in.Tool.Command, in.Cwd)
+	case in.ToolName == "apply_patch":
+		var ti struct {
+			Command string `json:"command"`
+		}
+		json.Unmarshal(in.ToolInput, &ti)
+		in.Calls = writes(PatchFiles(ti.Command))
+	}
+	return in, nil
+}
+
+// writes returns a guard call of Write for each file.
+func writes(files []string) []hook.Call {
+	calls := []hook.Call{}
+	for _, f := range files {
+		data, _ := json.Marshal(map[string]string{"file_path": f})
+		calls = append(calls, hook.Call{Tool: "Write", Input: data})
+	}
+	return calls
+}

@@ -1,0 +1,161 @@
+package dialect
+
+import (
+	"encoding/json"
+
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// copilot is GitHub Copilot CLI, in either of its hook file formats. The
+// native one (.github/hooks/*.json with "version":1) sends camelCase
+// payloads that do not name their event, so the registration passes it
+// (--event); the Claude-shaped one sends Claude Code's snake_case fields
+// and event names, with its own tool names and "path" for a file.
+//
+// Copilot ignores exit code 2: only the JSON answer blocks. A native
+// answer has its own fields for a tool call refused and for context.
+type copilot struct{ native bool }
+
+func (copilot) Name() string { return Copilot }
+
+// copilotEvent maps the native events to stopgate's.
+var copilotEvent = map[string]string{
+	"agentStop":           hook.Stop,
+	"subagentStop":        hook.SubagentStop,
+	"postToolUse":         hook.PostToolUse,
+	"preToolUse":          hook.PreToolUse,
+	"userPromptSubmitted": hook.UserPromptSubmit,
+}
+
+// copilotOutput is the native answer: decision/reason for agentStop,
+// subagentStop and userPromptSubmitted, permissionDecision for preToolUse,
+// additionalContext for postToolUse and userPromptSubmitted.
+type copilotOutput struct {
+	Continue                 *bool  `json:"continue,omitempty"`
+	StopReason               string `json:"stopReason,omitempty"`
+	Decision                 string `json:"decision,omitempty"`
+	Reason                   string `json:"reason,omitempty"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+}
+
+func (c copilot) Encode(_ *hook.Input, o hook.Output) any {
+	if !c.native {
+		return o // the Claude-shaped file takes Claude Code's answers
+	}
+	out := copilotOutput{Continue: o.Continue, StopReason: o.StopReason, Decision: o.Decision, Reason: o.Reason}
+	if s := o.HookSpecificOutput; s != nil {
+		out.PermissionDecision, out.PermissionDecisionReason = s.PermissionDecision, s.PermissionDecisionReason
+		out.AdditionalContext = s.AdditionalContext
+	}
+	if out == (copilotOutput{}) {
+		return nil // a systemMessage alone: the native format has no field for it
+	}
+	return out
+}
+
+func decodeCopilot(data []byte, event string) (*hook.Input, error) {
+	m, err := object(data, "toolResult", "tool_result", "tool_response")
+	if err != nil {
+		return nil, err
+	}
+	native := str(m, "hook_event_name") == ""
+	if native {
+		if event == "" {
+			event = copilotInfer(m)
+		}
+		if str(m, "parentAgentId") != "" && event == "agentStop" {
+			return nil, ErrIgnored
+		}
+		if e, ok := copilotEvent[event]; ok {
+			m["hook_event_name"] = e
+		} else {
+			m["hook_event_name"] = event
+		}
+		for from, to := range map[string]string{
+			"sessionId": "session_id", "transcriptPath": "transcript_path", "toolName": "tool_name",
+			"toolArgs": "tool_input", "agentId": "agent_id", "agentType": "agent_type",
+			"response": "last_assistant_message", "workingDirectory": "cwd",
+		} {
+			rename(m, from, to)
+		}
+		// A subagent's own hooks (its tools, its prompt) carry its session,
+		// whose id is its agentId; its subagentStop carries the parent's
+		// session, parentAgentId. Scope the child's hooks like that stop.
+		if child := str(m, "agent_id"); child != "" && str(m, "session_id") == child && str(m, "parentAgentId") != "" {
+			m["session_id"] = str(m, "parentAgentId")
+		}
+		if s, ok := m["tool_input"].(string); ok {
+			var v any // toolArgs may come as JSON text
+			if json.Unmarshal([]byte(s), &v) == nil {
+				m["tool_input"] = v
+			}
+		}
+	} else {
+		event = str(m, "hook_event_name")
+	}
+	calls := copilotTool(m)
+	in, err := claudeShaped(m)
+	if err != nil {
+		return nil, err
+	}
+	in.Client, in.ClientEvent, in.Calls = copilot{native: native}, event, calls
+	return in, nil
+}
+
+// copilotInfer names the native event of a payload registered without
+// --event, from the fields only that event has.
+func copilotInfer(m map[string]any) string {
+	_, tool := m["toolName"]
+	_, result := m["toolResult"]
+	_, prompt := m["prompt"]
+	_, response := m["response"]
+	switch {
+	case tool && result:
+		return "postToolUse"
+	case tool:
+		return "preToolUse"
+	case prompt:
+		return "userPromptSubmitted"
+	case response:
+		return "subagentStop"
+	}
+	return "agentStop"
+}
+
+// copilotTool rewrites Copilot's tool (native or Claude-shaped) as the
+// Claude Code tool stopgate judges, its "path" as file_path. apply_patch
+// returns a guard call per file its patch writes.
+func copilotTool(m map[string]any) []hook.Call {
+	args, _ := m["tool_input"].(map[string]any)
+	if p, ok := args["path"]; ok {
+		if _, has := args["file_path"]; !has {
+			args["file_path"] = p
+		}
+	}
+	switch name := str(m, "tool_name"); name {
+	case "view":
+		m["tool_name"] = "Read"
+	case "create":
+		m["tool_name"] = "Write"
+	case "edit", "str_replace_editor":
+		m["tool_name"] = "Edit"
+		if c, _ := args["command"].(string); c == "view" {
+			m["tool_name"] = "Read"
+		}
+		delete(args, "command") // str_replace_editor's, not a shell command
+	case "bash":
+		m["tool_name"] = "Bash"
+	case "apply_patch":
+		patch, _ := m["tool_input"].(string)
+		for _, k := range []string{"input", "patch", "command"} {
+			if s, ok := args[k].(string); ok && patch == "" {
+				patch = s
+			}
+		}
+		m["tool_input"] = map[string]any{}
+		return writes(PatchFiles(patch))
+	}
+	return nil
+}

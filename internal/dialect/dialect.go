@@ -1,0 +1,245 @@
+// Package dialect turns each agent client's hook input into stopgate's own
+// event, a hook.Input in Claude Code's terms, and the engine's answers back
+// into what that client reads. The detect, gate and testhook logic never
+// learns a client's name: it reads the decoded input and writes through
+// hook.Write to a stdout bound to it (hook.Bind).
+//
+// Claude Code is the reference dialect: its inputs are decoded exactly as
+// before and its answers are written unchanged. The others:
+//
+//	codex    Claude-shaped events; reads are shell commands (ShellReads);
+//	         apply_patch writes are judged per file by the guard
+//	gemini   BeforeTool, AfterTool, BeforeAgent, AfterAgent; read_file,
+//	         read_many_files, write_file, replace, run_shell_command
+//	copilot  the native camelCase payloads (agentStop, subagentStop,
+//	         postToolUse, preToolUse, userPromptSubmitted; the event comes
+//	         from the registration's --event), or a Claude-shaped file
+//	opencode the events stopgate's OpenCode plugin builds: Claude-shaped,
+//	         with OpenCode's tool names (read, write, edit, bash) and filePath
+//
+// The registration names the dialect (`--client NAME`, written by gate
+// init); the input is also recognised on its own as a safety net, and an
+// input that is recognisably another client's is a MismatchError.
+package dialect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// The dialects' names, as --client takes them.
+const (
+	Claude   = "claude"
+	Codex    = "codex"
+	Gemini   = "gemini"
+	Copilot  = "copilot"
+	OpenCode = "opencode"
+)
+
+// Names lists the dialects, the reference first.
+var Names = []string{Claude, Codex, Gemini, Copilot, OpenCode}
+
+// Options is what the registration says about its hook.
+type Options struct {
+	Client string              // --client; "" recognises the input
+	Event  string              // --event, for clients whose input does not name it
+	Getenv func(string) string // the hook's environment, a safety net for recognition
+}
+
+// ErrIgnored is returned for an input the client sends but stopgate must
+// not answer: Copilot's agentStop of a subagent, whose block the client
+// ignores and whose stop its own subagentStop gates. Exit 0, no output.
+var ErrIgnored = errors.New("hook input is a subagent's agentStop; its subagentStop is gated instead")
+
+// MismatchError is an input recognisably from another client than the
+// registration names. Input is it decoded in the dialect it came in, so an
+// answer can still reach that client.
+type MismatchError struct {
+	Registered, Detected string
+	Input                *hook.Input
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("hook input is from %s, but this hook is registered with --client %s; register it with: gate init --client %s",
+		e.Detected, e.Registered, e.Detected)
+}
+
+// Decode reads one hook input from r and decodes it in its dialect: the
+// registered one, checked against what the input looks like.
+func Decode(r io.Reader, opt Options, events ...string) (*hook.Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, hook.MaxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading hook input: %w", err)
+	}
+	if len(data) > hook.MaxInput {
+		return nil, fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
+	}
+	return Parse(data, opt, events...)
+}
+
+// Parse is Decode on bytes already read.
+func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
+	if opt.Client != "" && !slices.Contains(Names, opt.Client) {
+		return nil, fmt.Errorf("unknown --client %q, want one of %s", opt.Client, strings.Join(Names, ", "))
+	}
+	detected, sure := Recognise(data, opt.Getenv)
+	client := opt.Client
+	if client == "" {
+		client = detected
+	}
+	if sure && detected != client {
+		mm := &MismatchError{Registered: client, Detected: detected}
+		if in, err := decode(detected, data, Options{}); err == nil && in.Check(events...) == nil {
+			mm.Input = in
+		}
+		return nil, mm
+	}
+	if client == Claude {
+		return hook.Parse(data, events...) // the reference, exactly as before
+	}
+	in, err := decode(client, data, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Check(events...); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func decode(client string, data []byte, opt Options) (*hook.Input, error) {
+	if client == Claude {
+		return hook.Parse(data)
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		_, err := hook.Parse(data) // its message says what is wrong
+		return nil, err
+	}
+	switch client {
+	case Codex:
+		return decodeCodex(trimmed)
+	case Gemini:
+		return decodeGemini(trimmed)
+	case Copilot:
+		return decodeCopilot(trimmed, opt.Event)
+	case OpenCode:
+		return decodeOpenCode(trimmed)
+	}
+	return nil, fmt.Errorf("unknown client %q", client)
+}
+
+// probe is what recognition looks at.
+type probe struct {
+	HookEventName string          `json:"hook_event_name"`
+	SessionID     string          `json:"sessionId"`
+	TurnID        *string         `json:"turn_id"`
+	ToolResult    json.RawMessage `json:"tool_result"`
+}
+
+// geminiEvents are the hook events only Gemini CLI sends.
+var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
+
+// markers are text every input recognised as another client's contains.
+var markers = func() [][]byte {
+	out := [][]byte{[]byte(`"sessionId"`), []byte(`"turn_id"`), []byte(`"tool_result"`)}
+	for _, e := range geminiEvents {
+		out = append(out, []byte(`"`+e+`"`))
+	}
+	return out
+}()
+
+// marked reports whether data may be another client's than Claude Code's:
+// one pass over its quotes, each checked against the markers.
+func marked(data []byte) bool {
+	for i := bytes.IndexByte(data, '"'); i >= 0; {
+		for _, m := range markers {
+			if bytes.HasPrefix(data[i:], m) {
+				return true
+			}
+		}
+		j := bytes.IndexByte(data[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// Recognise says which client an input is from, and whether it is sure:
+// only Claude Code is ever the guess, when nothing marks the input as
+// another client's.
+func Recognise(data []byte, getenv func(string) string) (client string, sure bool) {
+	env := func(k string) string {
+		if getenv == nil {
+			return ""
+		}
+		return getenv(k)
+	}
+	var p probe
+	// Most inputs are Claude Code's: unless a marker is somewhere in the text,
+	// skip decoding it all a second time (a PostToolUse carries a whole file).
+	if marked(data) && json.Unmarshal(data, &p) != nil {
+		return Claude, false
+	}
+	switch {
+	case p.HookEventName == "" && p.SessionID != "":
+		return Copilot, true // the native payload: camelCase, no event name
+	case slices.Contains(geminiEvents, p.HookEventName):
+		return Gemini, true
+	case p.TurnID != nil:
+		return Codex, true
+	case p.ToolResult != nil || env("COPILOT_HOOK_DIR") != "":
+		return Copilot, true // the Claude-shaped file
+	case env("GEMINI_SESSION_ID") != "":
+		return Gemini, true
+	}
+	return Claude, false
+}
+
+// claudeShaped re-decodes a client payload rewritten into Claude Code's
+// shape, so that fields are type-checked and named like Claude Code's.
+func claudeShaped(m map[string]any) (*hook.Input, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return hook.Unmarshal(data)
+}
+
+// object decodes a payload into its top-level fields, dropping the tool
+// results: stopgate never reads them, and they may be the largest part.
+func object(data []byte, drop ...string) (map[string]any, error) {
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
+	}
+	for _, k := range drop {
+		delete(m, k)
+	}
+	return m, nil
+}
+
+// str returns m[k] when it is a string.
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// rename moves m[from] to m[to] when present.
+func rename(m map[string]any, from, to string) {
+	if v, ok := m[from]; ok {
+		delete(m, from)
+		m[to] = v
+	}
+}

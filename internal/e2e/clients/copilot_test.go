@@ -1,0 +1,140 @@
+package clients
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stopgate/stopgate/internal/e2e"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
+)
+
+// copilot runs Copilot CLI headless on prompt against srv (Chat Completions), in p.
+func copilot(t *testing.T, p *Project, srv *Server, prompt string) *Result {
+	t.Helper()
+	bin := clientBin(t, "copilot/node_modules/@github/copilot-linux-x64/copilot")
+	// The binary unpacks itself under the cache folder on first run: the one
+	// scripts/install-clients filled, not a fresh one per test.
+	cache := filepath.Join(e2e.Root(t), "tmp", "e2e", "copilot", "cache")
+	return p.Run(srv, bin, []string{"-p", prompt, "--allow-all-tools", "--no-auto-update", "--disable-client-telemetry",
+		"--disable-builtin-mcps", "--trust-folder"},
+		[]string{"COPILOT_PROVIDER_BASE_URL=" + srv.URL() + "/v1", "COPILOT_PROVIDER_API_KEY=dummy", "COPILOT_MODEL=fake-model",
+			"XDG_CACHE_HOME=" + cache})
+}
+
+// Copilot CLI: a view of a mapped prompt arms it; agentStop is blocked with the fix
+// text (JSON only: Copilot ignores exit 2); the agent tries to create mappings.toml
+// and preToolUse denies it; it writes the joke; the stop passes.
+func TestCopilotBlockFixPass(t *testing.T) {
+	p := NewProject(t, "copilot")
+	p.WriteFile("output/.keep", "") // Copilot's create makes no parent directory
+	srv := Start(t, Chat, Script{
+		When(latest(denied), Tool("create", map[string]any{"path": p.Path("output/joke.txt"), "file_text": joke + "\n"})),
+		When(latest(blocked), Tool("create", map[string]any{"path": p.Path("mappings.toml"), "file_text": "# nothing to check\n"})),
+		When(resultOf("create"), Text("Fixed: the joke is in output/joke.txt.")),
+		When(resultOf("view"), Text("Done.")),
+		When(first, Tool("view", map[string]any{"path": p.Path("src/prompts/joke.md")})),
+	})
+	r := copilot(t, p, srv, "Follow src/prompts/joke.md")
+	var sawBlock, sawDeny bool
+	for _, q := range r.Requests {
+		sawBlock = sawBlock || strings.Contains(q.Latest(), "Fix: Write the joke to output/joke.txt.")
+		sawDeny = sawDeny || strings.Contains(q.Latest(), "it would change mappings.toml")
+	}
+	if !sawBlock || !sawDeny {
+		t.Errorf("the model was told: block with fix %v, guard deny %v", sawBlock, sawDeny)
+	}
+	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
+		t.Errorf("output/joke.txt = %q", got)
+	}
+	if strings.Contains(p.ReadFile("mappings.toml"), "nothing to check") {
+		t.Error("mappings.toml was rewritten")
+	}
+	if q := p.Pending(); len(q) != 0 {
+		t.Errorf("entries left: %v", q)
+	}
+	checkInputs(t, "copilot", r.Inputs)
+}
+
+// Copilot CLI lets the agent stop after 8 consecutive blocks; max_blocks (3) halts the
+// loop first, at the fourth failing stop.
+func TestCopilotLoopEndsAtMaxBlocks(t *testing.T) {
+	p := NewProject(t, "copilot")
+	srv := Start(t, Chat, Script{
+		When(latest(blocked), Text("Done, really.")),
+		When(resultOf("view"), Text("Done.")),
+		When(first, Tool("view", map[string]any{"path": p.Path("src/prompts/joke.md")})),
+	})
+	r := copilot(t, p, srv, "Follow src/prompts/joke.md")
+	var gate []string
+	for _, in := range r.Inputs {
+		if in.Program == "gate" {
+			gate = append(gate, nativeEvent(in.Raw))
+		}
+	}
+	if len(gate) != 4 {
+		t.Errorf("the gate ran at %d stops (%v), want 4: three blocks, then the halt", len(gate), gate)
+	}
+	if n := len(r.Requests); n != 5 {
+		t.Errorf("%d model requests, want 5: the read, the first stop, three more after blocks", n)
+	}
+	checkInputs(t, "copilot", r.Inputs)
+}
+
+// subtask matches the requests of the subagent the task tool started.
+func subtask(r *Request) bool {
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			return strings.Contains(m.Text, "SUBTASK")
+		}
+	}
+	return false
+}
+
+func and(ms ...func(*Request) bool) func(*Request) bool {
+	return func(r *Request) bool {
+		for _, m := range ms {
+			if !m(r) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// A Copilot subagent's read arms its own scope: its subagentStop is blocked until it
+// fixes the work, and the main agent's agentStop is not held by it.
+func TestCopilotSubagentScope(t *testing.T) {
+	p := NewProject(t, "copilot")
+	p.WriteFile("output/.keep", "")
+	srv := Start(t, Chat, Script{
+		When(and(subtask, latest(blocked)), Tool("create", map[string]any{"path": p.Path("output/joke.txt"), "file_text": joke + "\n"})),
+		When(and(subtask, resultOf("create")), Text("Subtask fixed.")),
+		When(and(subtask, resultOf("view")), Text("Subtask done.")),
+		When(subtask, Tool("view", map[string]any{"path": p.Path("src/prompts/joke.md")})),
+		When(resultOf("task"), Text("All done.")),
+		When(first, Tool("task", map[string]any{"agent_type": "general-purpose", "name": "joker", "description": "write a joke",
+			"prompt": "SUBTASK: follow src/prompts/joke.md"})),
+	})
+	r := copilot(t, p, srv, "Delegate the joke to a subagent")
+	var subBlocked, mainBlocked bool
+	for _, q := range r.Requests {
+		if strings.Contains(q.Latest(), blocked) {
+			if subtask(q) {
+				subBlocked = true
+			} else {
+				mainBlocked = true
+			}
+		}
+	}
+	if !subBlocked || mainBlocked {
+		t.Errorf("blocked: subagent %v (want true), main agent %v (want false)", subBlocked, mainBlocked)
+	}
+	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
+		t.Errorf("output/joke.txt = %q", got)
+	}
+	if q := p.Pending(); len(q) != 0 {
+		t.Errorf("entries left: %v", q)
+	}
+	checkInputs(t, "copilot", r.Inputs)
+}

@@ -1,0 +1,167 @@
+package clients
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
+)
+
+// openCode is a running `opencode serve` in p, its model the Chat Completions fake.
+type openCode struct {
+	t    *testing.T
+	url  string
+	logs *bytes.Buffer
+}
+
+// startOpenCode starts `opencode serve` in p on a free loopback port and waits until
+// it answers; it is stopped when the test ends.
+func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
+	t.Helper()
+	bin := clientBin(t, "opencode/node_modules/opencode-linux-x64/bin/opencode")
+	p.WriteFile("opencode.json", `{
+  "$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "model": "fake/fake-model",
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "fake",
+      "options": {"baseURL": "`+srv.URL()+`/v1", "apiKey": "dummy"},
+      "models": {"fake-model": {"name": "fake-model"}}
+    }
+  }
+}
+`)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "serve", "--hostname", "127.0.0.1", "--port", fmt.Sprint(port), "--print-logs", "--log-level", "INFO")
+	cmd.Dir = p.Dir
+	cmd.Env = []string{"HOME=" + p.Home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(p.Home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(p.Home, ".local/share"), "XDG_CACHE_HOME=" + filepath.Join(p.Home, ".cache"),
+		"XDG_STATE_HOME=" + filepath.Join(p.Home, ".local/state"), "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1"}
+	oc := &openCode{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = oc.logs, oc.logs
+	// The server's children may hold its output open: never wait on them for long.
+	cmd.WaitDelay = 5 * time.Second
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); cmd.Wait() })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := (&http.Client{Timeout: 2 * time.Second}).Get(oc.url + "/session")
+		if err == nil {
+			resp.Body.Close()
+			return oc
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("opencode serve did not answer in 60s: %v\n%s", err, tail(oc.logs.String(), 3000))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// call sends a JSON request to the server and decodes the answer into out.
+func (oc *openCode) call(method, path string, body, out any) {
+	oc.t.Helper()
+	data, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, oc.url+path, bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: runLimit}).Do(req)
+	if err != nil {
+		oc.t.Fatalf("%s %s: %v\n%s", method, path, err, tail(oc.logs.String(), 3000))
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		oc.t.Fatalf("%s %s: %s: %s\n%s", method, path, resp.Status, raw, tail(oc.logs.String(), 3000))
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			oc.t.Fatalf("%s %s: %v: %s", method, path, err, raw)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, or fails after runLimit.
+func (oc *openCode) waitFor(what string, cond func() bool) {
+	oc.t.Helper()
+	deadline := time.Now().Add(runLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			oc.t.Fatalf("waited %s for %s\n%s", runLimit, what, tail(oc.logs.String(), 4000))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// OpenCode, through the plugin gate init writes, under `opencode serve`: a read of a
+// mapped prompt arms it; at session.idle the gate blocks and the plugin sends the fix
+// text back as the next prompt; a write to mappings.toml is refused by the guard; the
+// agent writes the joke; the next idle passes.
+func TestOpenCodeBlockFixPass(t *testing.T) {
+	p := NewProject(t, "opencode")
+	srv := Start(t, Chat, Script{
+		When(func(r *Request) bool { return r.Has("Generate a title") || r.Has("title for") }, Text("Joke session")),
+		When(latest(denied), Tool("write", map[string]any{"filePath": p.Path("output/joke.txt"), "content": joke + "\n"})),
+		When(latest(blocked), Tool("write", map[string]any{"filePath": p.Path("mappings.toml"), "content": "# nothing to check\n"})),
+		When(resultOf("write"), Text("Fixed: the joke is in output/joke.txt.")),
+		When(resultOf("read"), Text("Done.")),
+		When(first, Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
+	})
+	oc := startOpenCode(t, p, srv)
+	var session struct {
+		ID string `json:"id"`
+	}
+	oc.call("POST", "/session", map[string]any{}, &session)
+	start := time.Now()
+	oc.call("POST", "/session/"+session.ID+"/message", map[string]any{
+		"model": map[string]any{"providerID": "fake", "modelID": "fake-model"},
+		"parts": []any{map[string]any{"type": "text", "text": "Follow src/prompts/joke.md"}},
+	}, nil)
+	oc.waitFor("the joke and an empty queue", func() bool {
+		return p.ReadFile("output/joke.txt") == joke+"\n" && len(p.Pending()) == 0
+	})
+	t.Logf("opencode: %.1fs from the prompt to the passing stop, %d model requests", time.Since(start).Seconds(), len(srv.Requests()))
+	var sawBlock, sawDeny bool
+	for _, q := range srv.Requests() {
+		sawBlock = sawBlock || strings.Contains(q.Latest(), "Fix: Write the joke to output/joke.txt.")
+		sawDeny = sawDeny || strings.Contains(q.Latest(), "it would change mappings.toml")
+	}
+	if !sawBlock || !sawDeny {
+		t.Errorf("the model was told: block with fix %v, guard deny %v\n%s", sawBlock, sawDeny, tail(oc.logs.String(), 3000))
+	}
+	if strings.Contains(p.ReadFile("mappings.toml"), "nothing to check") {
+		t.Error("mappings.toml was rewritten")
+	}
+	checkInputs(t, "opencode", oc.inputs(p))
+}
+
+// inputs are the plugin's events to the stopgate commands, as captured.
+func (oc *openCode) inputs(p *Project) []Captured {
+	if testing.Verbose() {
+		oc.t.Logf("opencode serve's log:\n%s", tail(oc.logs.String(), 2500))
+	}
+	return p.takeCaptured()
+}

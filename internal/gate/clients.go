@@ -1,0 +1,257 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// agentClient is an agent client other than Claude Code that `gate init
+// --client NAME` registers stopgate's hooks with, in the client's own
+// project file and words. Every hook command names the dialect (--client)
+// and, where the input does not name it, the event (--event).
+type agentClient struct {
+	name   string
+	title  string
+	file   string // the project file the hooks go in, slash-separated
+	native bool   // Copilot's native file, not Claude Code's shape
+	prefix func(root, bin string) string
+	// unit multiplies a timeout in seconds into the file's unit.
+	unit  int
+	hooks []clientHook
+	// blockCap is the consecutive blocks after which the client lets the
+	// agent stop anyway; 0: no cap, max_blocks alone ends a loop.
+	blockCap int
+	trust    string   // what the user must do about the client's trust gate
+	limits   []string // what the client lacks that a stopgate feature needs
+	plugin   bool     // registered by a plugin file, not hook entries (OpenCode)
+}
+
+// clientHook is one registration: a program for a client's event.
+type clientHook struct {
+	event, matcher, program string
+	timeout                 int // seconds
+	stdinEvent              bool
+}
+
+var agentClients = []*agentClient{
+	{
+		name: dialect.Codex, title: "Codex", file: ".codex/hooks.json", unit: 1,
+		prefix: absoluteBin,
+		hooks: []clientHook{
+			{event: "PostToolUse", matcher: "Bash", program: "detect", timeout: 10}, // reads are shell commands
+			{event: "UserPromptSubmit", program: "detect", timeout: 10},
+			{event: "PreToolUse", matcher: "Bash|apply_patch", program: "detect", timeout: 10},
+			{event: "Stop", program: "gate", timeout: 600},
+			{event: "SubagentStop", program: "gate", timeout: 600},
+			{event: "UserPromptSubmit", program: "testhook", timeout: 10},
+			{event: "Stop", program: "testhook", timeout: 600},
+		},
+		trust: "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
+		limits: []string{
+			"Codex has no read tool: detect arms what a Bash command prints (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection); a file read any other way does not arm",
+			"Codex has no slash-command expansion event: a prompt armed by a slash command arms only when the prompt starts with it",
+		},
+	},
+	{
+		name: dialect.Gemini, title: "Gemini CLI", file: ".gemini/settings.json", unit: 1000,
+		prefix: envBin("GEMINI_PROJECT_DIR"),
+		hooks: []clientHook{
+			{event: "AfterTool", matcher: "read_file|read_many_files", program: "detect", timeout: 10},
+			{event: "BeforeAgent", program: "detect", timeout: 10},
+			{event: "BeforeTool", matcher: "write_file|replace|run_shell_command", program: "detect", timeout: 10},
+			{event: "AfterAgent", program: "gate", timeout: 600},
+			{event: "BeforeAgent", program: "testhook", timeout: 10},
+			{event: "AfterAgent", program: "testhook", timeout: 600},
+		},
+		trust: "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs need --skip-trust or GEMINI_CLI_TRUST_WORKSPACE=true)",
+		limits: []string{
+			"Gemini CLI subagents fire no hooks: a subagent's reads do not arm and its end is not gated; the main agent's AfterAgent is",
+			"Gemini CLI has no block cap, but after 30 turns its loop detector may end a session; max_blocks ends a failing loop first",
+			"read_many_files arms the files it names and simple globs; a directory or a ** glob is not expanded",
+		},
+	},
+	{
+		name: dialect.Copilot, title: "Copilot CLI", file: ".github/hooks/stopgate.json", unit: 1, native: true,
+		prefix: envBin("COPILOT_PROJECT_DIR"),
+		hooks: []clientHook{
+			{event: "postToolUse", program: "detect", timeout: 10, stdinEvent: true},
+			{event: "userPromptSubmitted", program: "detect", timeout: 10, stdinEvent: true},
+			{event: "preToolUse", program: "detect", timeout: 10, stdinEvent: true},
+			{event: "agentStop", program: "gate", timeout: 600, stdinEvent: true},
+			{event: "subagentStop", program: "gate", timeout: 600, stdinEvent: true},
+			{event: "userPromptSubmitted", program: "testhook", timeout: 10, stdinEvent: true},
+			{event: "agentStop", program: "testhook", timeout: 600, stdinEvent: true},
+		},
+		blockCap: 8,
+		trust:    "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",
+		limits: []string{
+			"Copilot CLI lets the agent stop after 8 consecutive blocks: keep max_blocks below 8",
+			"Copilot CLI ignores exit code 2: stopgate answers with JSON only",
+			"a subagent's agentStop (it has parentAgentId) is not answered: Copilot ignores a block there; the subagent is gated at subagentStop",
+		},
+	},
+	{
+		name: dialect.OpenCode, title: "OpenCode", file: opencodeFile, unit: 1, plugin: true,
+		prefix: absoluteBin,
+		trust:  "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
+		limits: []string{
+			"OpenCode has no command hooks: the plugin in .opencode/plugin/stopgate.js runs detect and gate; session.idle cannot refuse a stop, so a block is sent back as the session's next prompt",
+			"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
+			"opencode run exits when the session goes idle: use opencode serve or the TUI",
+		},
+	},
+}
+
+// clientNamed returns the client registered by `--client name`, nil for
+// Claude Code, or an error naming the choices.
+func clientNamed(name string) (*agentClient, error) {
+	if name == "" || name == dialect.Claude {
+		return nil, nil
+	}
+	for _, c := range agentClients {
+		if c.name == name {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown client %q, want one of %v", name, dialect.Names)
+}
+
+// wanted returns the hooks to register, commands under bin, timeouts in
+// the file's unit.
+func (c *agentClient) wanted(root, bin string) []settings.Hook {
+	prefix := c.prefix(root, bin)
+	var out []settings.Hook
+	for _, h := range c.hooks {
+		cmd := prefix + "/" + h.program + " --client " + c.name
+		if h.stdinEvent {
+			cmd += " --event " + h.event
+		}
+		out = append(out, settings.Hook{Event: h.event, Matcher: h.matcher, Command: cmd, Timeout: h.timeout * c.unit})
+	}
+	return out
+}
+
+// absoluteBin is the bin dir as an absolute path: the client sets no
+// project variable a hook command could start from.
+func absoluteBin(root, bin string) string {
+	if !filepath.IsAbs(bin) {
+		bin = filepath.Join(root, bin)
+	}
+	return shellQuote(filepath.Clean(bin))
+}
+
+// envBin is the bin dir under the project variable the client sets.
+func envBin(v string) func(root, bin string) string {
+	return func(root, bin string) string {
+		if filepath.IsAbs(bin) {
+			return shellQuote(filepath.Clean(bin))
+		}
+		rel := filepath.ToSlash(filepath.Clean(bin))
+		if rel == "." {
+			return `"$` + v + `"`
+		}
+		return `"$` + v + `"/` + shellQuote(rel)
+	}
+}
+
+// initClient is `gate init --client NAME`: the hooks merged into the
+// client's own file (as carefully as .claude/settings.json: untouched
+// bytes kept, a second run changes nothing, a broken file refused with its
+// line and column), the starter mappings.toml, and what the user must do
+// about the client's trust gate.
+func initClient(env *cli.Env, c *agentClient, bin string) error {
+	root := project.Root(env.Getenv, "", env.Dir)
+	if c.plugin {
+		if err := initOpenCode(env, root, bin); err != nil {
+			return err
+		}
+		if err := writeStarter(env, root); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "note: %s\n", c.trust)
+		return nil
+	}
+	want := c.wanted(root, bin)
+	path := filepath.Join(root, filepath.FromSlash(c.file))
+	var err error
+	if c.native {
+		err = registerCopilot(env, c, path, want)
+	} else {
+		err = registerShaped(env, c, path, want)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	binDir := bin
+	if !filepath.IsAbs(binDir) {
+		binDir = filepath.Join(root, binDir)
+	}
+	noteMissing(env, binDir, want, root)
+	fmt.Fprintf(env.Stdout, "trust: %s\n", c.trust)
+	return nil
+}
+
+// registerShaped merges want into a file shaped like Claude Code's
+// settings (package settings: only inserts, idempotent, atomic).
+func registerShaped(env *cli.Env, c *agentClient, path string, want []settings.Hook) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	out, added, err := settings.Merge(data, want)
+	if err != nil {
+		return settingsError(c.file, err)
+	}
+	if len(added) > 0 {
+		if err := settings.WriteFile(path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", c.file, err)
+		}
+	}
+	c.report(env, added)
+	return nil
+}
+
+// report says what registration added, timeouts in the file's unit.
+func (c *agentClient) report(env *cli.Env, added []settings.Hook) {
+	if len(added) == 0 {
+		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", c.file)
+		return
+	}
+	unit := "s"
+	if c.unit == 1000 {
+		unit = "ms"
+	}
+	fmt.Fprintf(env.Stdout, "%s: registered %s\n", c.file, plural(len(added), "hook", "hooks"))
+	for _, h := range added {
+		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, h.Command, h.Timeout, unit)
+	}
+}
+
+// programsOf lists the distinct programs of a client's hooks.
+func (c *agentClient) programsOf() []string {
+	var out []string
+	for _, h := range c.hooks {
+		if !slices.Contains(out, h.program) {
+			out = append(out, h.program)
+		}
+	}
+	return out
+}
+
+// registered reports whether the client's file exists in the project.
+func (c *agentClient) registered(root string) bool {
+	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.file)))
+	return err == nil
+}

@@ -1,0 +1,165 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// Copilot CLI's native hook file, .github/hooks/*.json:
+//
+//	{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "…", "timeoutSec": 600}]}}
+//
+// Each event lists commands directly; there are no matchers. stopgate
+// writes its own file, stopgate.json, so it never edits a person's hook
+// file; entries a person adds to it are kept when hooks are added.
+
+// copilotFile is the native file's shape, as far as stopgate reads it.
+type copilotFile struct {
+	Version int                          `json:"version"`
+	Hooks   map[string][]json.RawMessage `json:"hooks"`
+}
+
+type copilotCommand struct {
+	Type       string `json:"type"`
+	Bash       string `json:"bash"`
+	TimeoutSec int    `json:"timeoutSec,omitempty"`
+}
+
+// parseCopilot decodes a native hook file, or says where it is broken.
+func parseCopilot(data []byte) (*copilotFile, error) {
+	var f copilotFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, posError(data, se.Offset, se.Error())
+		case errors.As(err, &te):
+			return nil, posError(data, te.Offset, fmt.Sprintf("%s is a JSON %s, not what Copilot CLI reads", te.Field, te.Value))
+		}
+		return nil, err
+	}
+	return &f, nil
+}
+
+// posError is a settings.Error at the byte offset off of data.
+func posError(data []byte, off int64, msg string) *settings.Error {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return &settings.Error{Line: line, Column: col, Msg: msg}
+}
+
+// lookupCopilot reports, for each wanted hook, whether the file runs its
+// program for its event.
+func lookupCopilot(f *copilotFile, want []settings.Hook) []settings.Found {
+	out := make([]settings.Found, len(want))
+	for i, h := range want {
+		out[i] = settings.Found{Hook: h}
+		for _, raw := range f.Hooks[h.Event] {
+			var c copilotCommand
+			if json.Unmarshal(raw, &c) != nil || c.Bash == "" {
+				continue
+			}
+			if settings.Program(c.Bash) == settings.Program(h.Command) {
+				out[i].Registered, out[i].Command, out[i].Timeout = true, c.Bash, c.TimeoutSec
+				break
+			}
+		}
+	}
+	return out
+}
+
+// registerCopilot adds the wanted hooks that path does not register yet.
+func registerCopilot(env *cli.Env, c *agentClient, path string, want []settings.Hook) error {
+	name := c.file
+	data, err := os.ReadFile(path)
+	f := &copilotFile{Version: 1}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		if f, err = parseCopilot(data); err != nil {
+			return settingsError(name, err)
+		}
+	}
+	if f.Hooks == nil {
+		f.Hooks = map[string][]json.RawMessage{}
+	}
+	var added []settings.Hook
+	for i, fd := range lookupCopilot(f, want) {
+		if fd.Registered {
+			continue
+		}
+		h := want[i]
+		raw, _ := json.Marshal(copilotCommand{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout})
+		f.Hooks[h.Event] = append(f.Hooks[h.Event], raw)
+		added = append(added, h)
+	}
+	if len(added) > 0 {
+		if err := settings.WriteFile(path, renderCopilot(f)); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	c.report(env, added)
+	return nil
+}
+
+// renderCopilot writes the file with one command per line, events in
+// Copilot's documented order, then any others by name.
+func renderCopilot(f *copilotFile) []byte {
+	order := map[string]int{}
+	for i, e := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"} {
+		order[e] = i + 1
+	}
+	events := make([]string, 0, len(f.Hooks))
+	for e := range f.Hooks {
+		events = append(events, e)
+	}
+	sort.Slice(events, func(i, j int) bool {
+		oi, oj := order[events[i]], order[events[j]]
+		if oi == 0 {
+			oi = 100
+		}
+		if oj == 0 {
+			oj = 100
+		}
+		if oi != oj {
+			return oi < oj
+		}
+		return events[i] < events[j]
+	})
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\n  \"version\": %d,\n  \"hooks\": {", f.Version)
+	for i, e := range events {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		key, _ := json.Marshal(e)
+		fmt.Fprintf(&b, "\n    %s: [", key)
+		for j, raw := range f.Hooks[e] {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			var c bytes.Buffer
+			json.Compact(&c, raw)
+			b.WriteString("\n      ")
+			b.Write(c.Bytes())
+		}
+		b.WriteString("\n    ]")
+	}
+	b.WriteString("\n  }\n}\n")
+	return b.Bytes()
+}

@@ -1,0 +1,73 @@
+// stopgate for OpenCode, written by `gate init --client opencode`.
+//
+// OpenCode has no command hooks, so this plugin runs stopgate's programs on its plugin
+// hooks: detect after each tool call (a read of a mapped prompt arms it) and before each
+// one (the tamper guard: a denied call throws), and the gate when a session goes idle;
+// a blocked stop is sent back to the agent as the session's next prompt. That needs a
+// session OpenCode keeps alive: `opencode serve` or the TUI, not `opencode run`.
+import { spawn } from "node:child_process";
+import path from "node:path";
+
+// BIN holds detect and gate: absolute, or relative to the project.
+const BIN = "__BIN__";
+
+export const Stopgate = async ({ client, directory }) => {
+  const bin = path.resolve(directory, BIN);
+
+  // run feeds one Claude-shaped event to a stopgate program and returns its answer.
+  const run = (program, event) =>
+    new Promise((resolve) => {
+      const child = spawn(path.join(bin, program), ["--client", "opencode"], {
+        cwd: directory,
+        env: { ...process.env, CLAUDE_PROJECT_DIR: directory },
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (err += d));
+      child.on("error", (e) => resolve({ error: String(e) }));
+      child.on("close", () => {
+        if (err.trim()) console.error(err.trim());
+        try {
+          resolve(out.trim() ? JSON.parse(out) : {});
+        } catch (e) {
+          resolve({ error: `stopgate ${program} printed ${out.trim()}` });
+        }
+      });
+      child.stdin.end(JSON.stringify({ cwd: directory, ...event }));
+    });
+
+  // Continuations this plugin asked for in a row, per session: OpenCode has no
+  // stop_hook_active. The gate's own max_blocks ends a failing loop.
+  const continued = new Map();
+
+  return {
+    "tool.execute.before": async (input, output) => {
+      const answer = await run("detect", {
+        hook_event_name: "PreToolUse", session_id: input.sessionID, tool_name: input.tool, tool_input: output.args,
+      });
+      const s = answer.hookSpecificOutput;
+      if (s && s.permissionDecision === "deny") throw new Error(s.permissionDecisionReason);
+    },
+    "tool.execute.after": async (input) => {
+      await run("detect", {
+        hook_event_name: "PostToolUse", session_id: input.sessionID, tool_name: input.tool, tool_input: input.args ?? {},
+      });
+    },
+    event: async ({ event }) => {
+      if (event.type !== "session.idle") return;
+      const id = event.properties.sessionID;
+      const n = continued.get(id) ?? 0;
+      const answer = await run("gate", { hook_event_name: "Stop", session_id: id, stop_hook_active: n > 0 });
+      if (answer.decision === "block") {
+        continued.set(id, n + 1);
+        client.session
+          .prompt({ path: { id }, body: { parts: [{ type: "text", text: answer.reason }] } })
+          .catch((e) => console.error(`stopgate: sending the block back: ${e}`));
+        return;
+      }
+      continued.delete(id);
+      if (answer.continue === false) console.error(answer.stopReason);
+    },
+  };
+};
