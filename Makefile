@@ -27,7 +27,7 @@ demo: build
 # concurrency suites would load the 2 cores it shares with them.
 test: e2e-install sandbox-tools lint
 	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
-	$(GO) test ./internal/e2e/...
+	$(GO) test -p 1 ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
 
 # lint runs go vet, staticcheck and deadcode, pinned here (the go command
