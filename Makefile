@@ -56,7 +56,7 @@ e2e-install:
 	@bash scripts/install-clients
 
 e2e: e2e-install
-	$(GO) test -count=1 -v -run . ./internal/e2e/
+	$(GO) test -count=1 -v -run . ./internal/e2e/...
 
 # install puts the commands in $GOBIN (go install), or PREFIX/bin with PREFIX=.
 install:
