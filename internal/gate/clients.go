@@ -77,6 +77,7 @@ var agentClients = []*agentClient{
 			"Gemini CLI subagents fire no hooks: a subagent's reads do not arm and its end is not gated; the main agent's AfterAgent is",
 			"Gemini CLI has no block cap, but after 30 turns its loop detector may end a session; max_blocks ends a failing loop first",
 			"read_many_files arms the files it names and simple globs; a directory or a ** glob is not expanded",
+			"Gemini CLI expands a custom command (.gemini/commands) before BeforeAgent: the hook sees its text, not its name, so a custom command does not arm a mapping; a read of the prompt file does",
 		},
 	},
 	{
