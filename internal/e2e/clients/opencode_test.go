@@ -183,3 +183,49 @@ func (oc *openCode) inputs(p *Project) []Captured {
 	}
 	return p.takeCaptured()
 }
+
+// OpenCode has no block cap and no stop_hook_active: the gate's max_blocks ends a
+// failing loop, and the plugin sends nothing back after the halt.
+func TestOpenCodeLoopEndsAtMaxBlocks(t *testing.T) {
+	p := NewProject(t, "opencode")
+	srv := Start(t, Chat, Script{
+		When(func(r *Request) bool { return r.Has("Generate a title") || r.Has("title for") }, Text("Joke session")),
+		When(latest(blocked), Text("Done, really.")),
+		When(resultOf("read"), Text("Done.")),
+		When(first, Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
+	})
+	oc := startOpenCode(t, p, srv)
+	var session struct {
+		ID string `json:"id"`
+	}
+	oc.call("POST", "/session", map[string]any{}, &session)
+	oc.call("POST", "/session/"+session.ID+"/message", map[string]any{
+		"model": map[string]any{"providerID": "fake", "modelID": "fake-model"},
+		"parts": []any{map[string]any{"type": "text", "text": "Follow src/prompts/joke.md"}},
+	}, nil)
+	blocks := func() int {
+		n := 0
+		for _, q := range srv.Requests() {
+			if strings.Contains(q.Latest(), blocked) {
+				n++
+			}
+		}
+		return n
+	}
+	oc.waitFor("three blocked stops", func() bool { return blocks() >= 3 })
+	time.Sleep(3 * time.Second) // the halt: nothing more may be sent
+	if n := blocks(); n != 3 {
+		t.Errorf("the model was sent %d blocks, want 3: then the halt", n)
+	}
+	inputs := oc.inputs(p)
+	stops := 0
+	for _, in := range inputs {
+		if in.Program == "gate" {
+			stops++
+		}
+	}
+	checkInputs(t, "opencode", inputs)
+	if stops != 4 {
+		t.Errorf("the gate ran at %d idles, want 4: three blocks, then the halt", stops)
+	}
+}
