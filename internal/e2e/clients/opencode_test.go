@@ -212,8 +212,8 @@ func TestOpenCodeLoopEndsAtMaxBlocks(t *testing.T) {
 		}
 		return n
 	}
-	oc.waitFor("three blocked stops", func() bool { return blocks() >= 3 })
-	time.Sleep(3 * time.Second) // the halt: nothing more may be sent
+	oc.waitFor("the gate at four idles", func() bool { return p.captured("gate") >= 4 })
+	time.Sleep(2 * time.Second) // after the halt nothing more may be sent
 	if n := blocks(); n != 3 {
 		t.Errorf("the model was sent %d blocks, want 3: then the halt", n)
 	}
