@@ -75,7 +75,7 @@ sandbox-tools:
 	@bash scripts/install-sandbox-tools
 
 e2e: e2e-install sandbox-tools
-	$(GO) test -count=1 -v -run . ./internal/e2e/
+	$(GO) test -p 1 -count=1 -v -run . ./internal/e2e/...
 
 # install puts the commands in $GOBIN (go install), or PREFIX/bin with PREFIX=.
 install:

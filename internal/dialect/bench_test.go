@@ -19,7 +19,7 @@ func claudeRead(size int) []byte {
 func BenchmarkParse(b *testing.B) {
 	for _, size := range []int{4 << 10, 1 << 20} {
 		data := claudeRead(size)
-		b.Run("dialect/"+label(size), func(b *testing.B) {
+		b.Run("layer=dialect/input="+label(size), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				if _, err := Parse(data, Options{}, hook.PostToolUse); err != nil {
@@ -27,7 +27,7 @@ func BenchmarkParse(b *testing.B) {
 				}
 			}
 		})
-		b.Run("hook/"+label(size), func(b *testing.B) {
+		b.Run("layer=hook/input="+label(size), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				if _, err := hook.Parse(data, hook.PostToolUse); err != nil {
@@ -37,7 +37,7 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 	cmd := []byte(codexPostBash)
-	b.Run("codex-shell-read", func(b *testing.B) {
+	b.Run("layer=dialect/input=codex-shell-read", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := Parse(cmd, Options{Client: Codex}, hook.PostToolUse); err != nil {
 				b.Fatal(err)

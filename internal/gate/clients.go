@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
@@ -77,6 +76,7 @@ var agentClients = []*agentClient{
 			"Gemini CLI subagents fire no hooks: a subagent's reads do not arm and its end is not gated; the main agent's AfterAgent is",
 			"Gemini CLI has no block cap, but after 30 turns its loop detector may end a session; max_blocks ends a failing loop first",
 			"read_many_files arms the files it names and simple globs; a directory or a ** glob is not expanded",
+			"Gemini CLI expands a custom command (.gemini/commands) before BeforeAgent: the hook sees its text, not its name, so a custom command does not arm a mapping; a read of the prompt file does",
 		},
 	},
 	{
@@ -237,17 +237,6 @@ func (c *agentClient) report(env *cli.Env, added []settings.Hook) {
 	for _, h := range added {
 		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, h.Command, h.Timeout, unit)
 	}
-}
-
-// programsOf lists the distinct programs of a client's hooks.
-func (c *agentClient) programsOf() []string {
-	var out []string
-	for _, h := range c.hooks {
-		if !slices.Contains(out, h.program) {
-			out = append(out, h.program)
-		}
-	}
-	return out
 }
 
 // registered reports whether the client's file exists in the project.

@@ -170,6 +170,18 @@ func (p *Project) Run(srv *fakellm.Server, program string, args, env []string) *
 	return r
 }
 
+// captured counts the inputs captured so far for program, leaving them in place.
+func (p *Project) captured(program string) int {
+	des, _ := os.ReadDir(p.capture)
+	n := 0
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), program+".") {
+			n++
+		}
+	}
+	return n
+}
+
 // takeCaptured reads and removes the captured inputs, oldest first.
 func (p *Project) takeCaptured() []Captured {
 	des, err := os.ReadDir(p.capture)
@@ -212,16 +224,6 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
-}
-
-// hasCall reports whether the model's conversation holds a tool result containing s.
-func toolResultHas(r *fakellm.Request, s string) bool {
-	for _, m := range r.Messages {
-		if m.Role == "tool" && strings.Contains(m.Text, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteUserFile writes a file under the project's HOME.

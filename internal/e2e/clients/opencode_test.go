@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/e2e"
 	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 // openCode is a running `opencode serve` in p, its model the Chat Completions fake.
@@ -46,6 +48,17 @@ func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
   }
 }
 `)
+	// OpenCode installs @opencode-ai/plugin into .opencode/ from npm before it loads
+	// the project's plugins, unless it is there: scripts/install-clients put it aside.
+	deps := filepath.Join(e2e.Root(t), "tmp", "e2e", "opencode", "plugin-deps")
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		if err := project.CopyTree(filepath.Join(deps, f), p.Path(".opencode/"+f)); err != nil {
+			t.Fatalf("opencode's plugin dependencies (scripts/install-clients opencode): %v", err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(deps, "node_modules"), p.Path(".opencode/node_modules")); err != nil {
+		t.Fatal(err)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +70,9 @@ func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
 	cmd.Dir = p.Dir
 	cmd.Env = []string{"HOME=" + p.Home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(p.Home, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(p.Home, ".local/share"), "XDG_CACHE_HOME=" + filepath.Join(p.Home, ".cache"),
-		"XDG_STATE_HOME=" + filepath.Join(p.Home, ".local/state"), "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1"}
+		"XDG_STATE_HOME=" + filepath.Join(p.Home, ".local/state"), "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
+		// No npm installs of default plugins or language servers, no Claude Code config.
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_CLAUDE_CODE=1"}
 	oc := &openCode{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &bytes.Buffer{}}
 	cmd.Stdout, cmd.Stderr = oc.logs, oc.logs
 	// The server's children may hold its output open: never wait on them for long.
@@ -68,15 +83,17 @@ func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); cmd.Wait() })
-	deadline := time.Now().Add(60 * time.Second)
+	start := time.Now()
+	deadline := start.Add(runLimit)
 	for {
 		resp, err := (&http.Client{Timeout: 2 * time.Second}).Get(oc.url + "/session")
 		if err == nil {
 			resp.Body.Close()
+			t.Logf("opencode serve answered after %.1fs", time.Since(start).Seconds())
 			return oc
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("opencode serve did not answer in 60s: %v\n%s", err, tail(oc.logs.String(), 3000))
+			t.Fatalf("opencode serve did not answer in %s: %v\n%s", runLimit, err, tail(oc.logs.String(), 3000))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -161,7 +178,54 @@ func TestOpenCodeBlockFixPass(t *testing.T) {
 // inputs are the plugin's events to the stopgate commands, as captured.
 func (oc *openCode) inputs(p *Project) []Captured {
 	if testing.Verbose() {
-		oc.t.Logf("opencode serve's log:\n%s", tail(oc.logs.String(), 2500))
+		l := oc.logs.String()
+		oc.t.Logf("opencode serve's log:\n%s\n…\n%s", l[:min(len(l), 2500)], tail(l, 1500))
 	}
 	return p.takeCaptured()
+}
+
+// OpenCode has no block cap and no stop_hook_active: the gate's max_blocks ends a
+// failing loop, and the plugin sends nothing back after the halt.
+func TestOpenCodeLoopEndsAtMaxBlocks(t *testing.T) {
+	p := NewProject(t, "opencode")
+	srv := Start(t, Chat, Script{
+		When(func(r *Request) bool { return r.Has("Generate a title") || r.Has("title for") }, Text("Joke session")),
+		When(latest(blocked), Text("Done, really.")),
+		When(resultOf("read"), Text("Done.")),
+		When(first, Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
+	})
+	oc := startOpenCode(t, p, srv)
+	var session struct {
+		ID string `json:"id"`
+	}
+	oc.call("POST", "/session", map[string]any{}, &session)
+	oc.call("POST", "/session/"+session.ID+"/message", map[string]any{
+		"model": map[string]any{"providerID": "fake", "modelID": "fake-model"},
+		"parts": []any{map[string]any{"type": "text", "text": "Follow src/prompts/joke.md"}},
+	}, nil)
+	blocks := func() int {
+		n := 0
+		for _, q := range srv.Requests() {
+			if strings.Contains(q.Latest(), blocked) {
+				n++
+			}
+		}
+		return n
+	}
+	oc.waitFor("the gate at four idles", func() bool { return p.captured("gate") >= 4 })
+	time.Sleep(2 * time.Second) // after the halt nothing more may be sent
+	if n := blocks(); n != 3 {
+		t.Errorf("the model was sent %d blocks, want 3: then the halt", n)
+	}
+	inputs := oc.inputs(p)
+	stops := 0
+	for _, in := range inputs {
+		if in.Program == "gate" {
+			stops++
+		}
+	}
+	checkInputs(t, "opencode", inputs)
+	if stops != 4 {
+		t.Errorf("the gate ran at %d idles, want 4: three blocks, then the halt", stops)
+	}
 }

@@ -33,10 +33,6 @@ const (
 	Chat
 )
 
-func (p Protocol) String() string {
-	return [...]string{"gemini", "responses", "chat"}[p]
-}
-
 // Message is one message of a conversation, in any protocol.
 type Message struct {
 	Role   string // "system", "user", "assistant" or "tool"
