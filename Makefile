@@ -20,14 +20,15 @@ build:
 demo: build
 	@$(GO) run ./internal/demo -bin $(BIN)
 
-# test runs every test, the end-to-end suite on the real Claude Code binary
-# included (its pinned npm package is installed first), then each fuzz target
-# briefly. The end-to-end suite runs after the others, not beside them: it
-# records each hook's duration as the client reports it, and the crash and
-# concurrency suites would load the 2 cores it shares with them.
+# test runs the linters, every test, the end-to-end suites on the real
+# clients included (their pinned npm packages are installed first), then each
+# fuzz target briefly. The end-to-end suites run after the others and one
+# after another, not beside them: they drive real clients, and the crash and
+# concurrency suites would load the 2 cores they share. They are never taken
+# from the test cache (-count=1): they depend on binaries it does not track.
 test: e2e-install sandbox-tools lint
 	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
-	$(GO) test -p 1 ./internal/e2e/...
+	$(GO) test -p 1 -count=1 ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
 
 # lint runs go vet, staticcheck and deadcode, pinned here (the go command

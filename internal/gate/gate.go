@@ -127,6 +127,10 @@ func (s *stop) judge() (v *Verdict, err error) {
 		}
 	}()
 	env := s.env
+	// From here a signal (the client's timeout, a closed terminal) is an
+	// answer too: it cancels the validators, if they run, and halts.
+	ctx, caught, release := interruptible()
+	defer release()
 
 	// The compiled config, from the index cache when it is current: most
 	// stops have nothing to judge, and parsing a mappings.toml of thousands
@@ -182,8 +186,6 @@ func (s *stop) judge() (v *Verdict, err error) {
 	if err != nil {
 		return halt(configReason(err)), nil
 	}
-	ctx, caught, release := interruptible()
-	defer release()
 	v = Decide(ctx, cfg, s.in, entries, prior)
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
