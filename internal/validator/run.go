@@ -54,7 +54,6 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	return results
 }
 
-
 func checkFile(env Env, s Spec) Result {
 	path := s.File
 	if !filepath.IsAbs(path) {
