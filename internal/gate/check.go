@@ -217,19 +217,31 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 		}
 	}
 	out = dedupe(out)
-	sort.SliceStable(out, func(i, j int) bool { return locLess(out[i].loc, out[j].loc) })
+	sortByLocation(out)
 	return out
 }
 
-// locLess orders "file:line[:col]" locations by file, then line.
-func locLess(a, b string) bool {
-	fa, la := splitLoc(a)
-	fb, lb := splitLoc(b)
-	if fa != fb {
-		return false // keep the order of the files as checked
+// sortByLocation orders findings by file, the files in the order they were
+// checked (first seen), then by line: a strict weak ordering, which the
+// sort needs (comparing files as "neither before the other" was not one).
+func sortByLocation(fs []finding) {
+	rank := map[string]int{}
+	for _, f := range fs {
+		if file, _ := splitLoc(f.loc); !hasKey(rank, file) {
+			rank[file] = len(rank)
+		}
 	}
-	return la < lb
+	sort.SliceStable(fs, func(i, j int) bool {
+		fi, li := splitLoc(fs[i].loc)
+		fj, lj := splitLoc(fs[j].loc)
+		if fi != fj {
+			return rank[fi] < rank[fj]
+		}
+		return li < lj
+	})
 }
+
+func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
 
 func splitLoc(loc string) (file string, line int) {
 	parts := strings.SplitN(loc, ":", 3)
