@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -176,47 +177,33 @@ func isAssign(s string) bool {
 }
 
 // literal returns a word's value when it has no expansion: plain text and
-// single or double quotes around plain text.
+// single or double quotes around plain text. The value is the shell's own
+// (expand.Fields), backslashes and quotes resolved as bash resolves them;
+// what decides is only that nothing in the word would expand.
 func literal(w *syntax.Word) (string, bool) {
-	var b strings.Builder
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			if strings.ContainsAny(p.Value, "*?[") {
 				return "", false // a glob: the shell expands it
 			}
-			b.WriteString(unescape(p.Value))
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				return "", false
 			}
-			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
+				if _, ok := q.(*syntax.Lit); !ok {
 					return "", false
 				}
-				b.WriteString(l.Value)
 			}
 		default:
 			return "", false
 		}
 	}
-	return b.String(), true
-}
-
-// unescape removes the backslashes of an unquoted word.
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
+	fs, err := expand.Fields(nil, w)
+	if err != nil || len(fs) != 1 {
+		return "", false
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return fs[0], true
 }

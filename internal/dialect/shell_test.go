@@ -28,6 +28,7 @@ func TestShellReads(t *testing.T) {
 		{"grep -A 3 pattern a.md", []string{"/p/a.md"}},
 		{"awk '{print}' a.md", []string{"/p/a.md"}},
 		{`cat "quoted name.md" 'single.md' esc\ aped.md`, []string{"/p/quoted name.md", "/p/single.md", "/p/esc aped.md"}},
+		{`cat "say \"hi\".md" "a\\b.md"`, []string{`/p/say "hi".md`, `/p/a\b.md`}}, // backslashes in double quotes, as bash resolves them
 		{"cat $HOME/x.md *.md $(ls) ~/y.md", []string{}},
 		{"wc -l < in.md", []string{"/p/in.md"}},
 		{"cd sub && cat ../a.md; echo done | tee out.txt", []string{"/a.md"}},
