@@ -227,7 +227,8 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 func sortByLocation(fs []finding) {
 	rank := map[string]int{}
 	for _, f := range fs {
-		if file, _ := splitLoc(f.loc); !hasKey(rank, file) {
+		file, _ := splitLoc(f.loc)
+		if _, ok := rank[file]; !ok {
 			rank[file] = len(rank)
 		}
 	}
@@ -240,8 +241,6 @@ func sortByLocation(fs []finding) {
 		return li < lj
 	})
 }
-
-func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
 
 func splitLoc(loc string) (file string, line int) {
 	parts := strings.SplitN(loc, ":", 3)

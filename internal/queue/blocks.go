@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 type blockCount struct {
@@ -20,7 +22,7 @@ func (q *Queue) blocksPath(s Scope) string { return filepath.Join(q.scopeDir(s),
 // then cannot bound a loop of blocks, and halts).
 func (q *Queue) Blocks(s Scope) (int, error) {
 	var b blockCount
-	err := readJSON(q.blocksPath(s), &b)
+	err := statedir.ReadJSON(q.blocksPath(s), &b)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
@@ -43,6 +45,6 @@ func (q *Queue) SetBlocks(s Scope, n int) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		return writeJSON(path, &blockCount{Count: n, Updated: time.Now().UTC()})
+		return statedir.WriteJSON(path, &blockCount{Count: n, Updated: time.Now().UTC()})
 	})
 }

@@ -12,17 +12,6 @@ import (
 	"github.com/stopgate/stopgate/internal/statedir"
 )
 
-const tempPrefix = statedir.TempPrefix
-
-// The state dir's shared mechanics, under the names this package uses.
-var (
-	segment    = statedir.Segment
-	unsegment  = statedir.Unsegment
-	writeJSON  = statedir.WriteJSON
-	readJSON   = statedir.ReadJSON
-	sweepTemps = statedir.SweepTemps
-)
-
 // readScope reads every entry in dir, quarantining the unreadable. The
 // caller holds the lock.
 func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
@@ -35,7 +24,7 @@ func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 	}
 	for _, de := range des {
 		name := de.Name()
-		if strings.HasPrefix(name, tempPrefix) {
+		if strings.HasPrefix(name, statedir.TempPrefix) {
 			os.Remove(filepath.Join(dir, name))
 			continue
 		}
@@ -44,8 +33,8 @@ func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 		}
 		path := filepath.Join(dir, name)
 		var e Entry
-		err := readJSON(path, &e)
-		if err == nil && (e.Prompt == "" || e.Session == "" || e.Prompt != unsegment(strings.TrimSuffix(name, ".json"))) {
+		err := statedir.ReadJSON(path, &e)
+		if err == nil && (e.Prompt == "" || e.Session == "" || e.Prompt != statedir.Unsegment(strings.TrimSuffix(name, ".json"))) {
 			err = errors.New("entry does not match its file name or lacks prompt or session")
 		}
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // Pending is one scope's state: what is pending and how many of its stops
@@ -50,7 +52,7 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 				}
 				bad = append(bad, b...)
 				var bc blockCount
-				readJSON(filepath.Join(dir, "blocks"), &bc)
+				statedir.ReadJSON(filepath.Join(dir, "blocks"), &bc)
 				if len(entries) == 0 && bc.Count == 0 {
 					continue
 				}
@@ -71,12 +73,12 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 
 // scopeOf reverses scopeDir's naming.
 func scopeOf(session, scope string) (Scope, bool) {
-	s := Scope{Session: unsegment(session)}
+	s := Scope{Session: statedir.Unsegment(session)}
 	switch {
 	case scope == "main":
 		return s, true
 	case strings.HasPrefix(scope, "agent-"):
-		s.Agent = unsegment(strings.TrimPrefix(scope, "agent-"))
+		s.Agent = statedir.Unsegment(strings.TrimPrefix(scope, "agent-"))
 		return s, true
 	}
 	return s, false

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // Mark is how far the gate has reconciled a scope's transcript with the
@@ -31,16 +33,16 @@ func (m Mark) Equal(o Mark) bool {
 func (q *Queue) markPath(s Scope) string {
 	scope := "main"
 	if s.Agent != "" {
-		scope = "agent-" + segment(s.Agent)
+		scope = "agent-" + statedir.Segment(s.Agent)
 	}
-	return filepath.Join(q.dir, "reconciled", segment(s.Session), scope+".json")
+	return filepath.Join(q.dir, "reconciled", statedir.Segment(s.Session), scope+".json")
 }
 
 // Mark returns the mark of s; the zero Mark when there is none or it
 // cannot be read, which only costs a longer reconciliation.
 func (q *Queue) Mark(s Scope) Mark {
 	var m Mark
-	if readJSON(q.markPath(s), &m) != nil {
+	if statedir.ReadJSON(q.markPath(s), &m) != nil {
 		return Mark{}
 	}
 	return m
@@ -62,8 +64,8 @@ func (q *Queue) SetMark(s Scope, m Mark) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		sweepTemps(dir)
+		statedir.SweepTemps(dir)
 		m.Updated = time.Now().UTC()
-		return writeJSON(path, &m)
+		return statedir.WriteJSON(path, &m)
 	})
 }

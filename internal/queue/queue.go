@@ -106,15 +106,15 @@ func (q *Queue) locked(f func() error) error { return q.lock.Do(f) }
 // EntryPath is where e's file lies: the one thing to remove to disarm it
 // by hand.
 func (q *Queue) EntryPath(e Entry) string {
-	return filepath.Join(q.scopeDir(e.Scope()), segment(e.Prompt)+".json")
+	return filepath.Join(q.scopeDir(e.Scope()), statedir.Segment(e.Prompt)+".json")
 }
 
 func (q *Queue) scopeDir(s Scope) string {
 	scope := "main"
 	if s.Agent != "" {
-		scope = "agent-" + segment(s.Agent)
+		scope = "agent-" + statedir.Segment(s.Agent)
 	}
-	return filepath.Join(q.dir, "sessions", segment(s.Session), scope)
+	return filepath.Join(q.dir, "sessions", statedir.Segment(s.Session), scope)
 }
 
 func newID() string {
@@ -137,9 +137,9 @@ func (q *Queue) Enqueue(e Entry) (created bool, err error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		sweepTemps(dir)
+		statedir.SweepTemps(dir)
 		var old Entry
-		if readJSON(path, &old) == nil {
+		if statedir.ReadJSON(path, &old) == nil {
 			e.Created, e.Arms = old.Created, old.Arms
 			if old.Inputs != nil {
 				e.Inputs = old.Inputs // as first armed: a change before a re-arm still shows
@@ -149,7 +149,7 @@ func (q *Queue) Enqueue(e Entry) (created bool, err error) {
 		}
 		e.ID, e.Updated = newID(), now
 		e.Arms++
-		return writeJSON(path, &e)
+		return statedir.WriteJSON(path, &e)
 	})
 	if err != nil {
 		return false, fmt.Errorf("enqueueing %q for %s: %w", e.Prompt, e.Scope(), err)
@@ -184,9 +184,9 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 	dir := q.scopeDir(s)
 	return q.locked(func() error {
 		for _, e := range done {
-			path := filepath.Join(dir, segment(e.Prompt)+".json")
+			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
 			var cur Entry
-			if readJSON(path, &cur) != nil || cur.ID != e.ID {
+			if statedir.ReadJSON(path, &cur) != nil || cur.ID != e.ID {
 				continue
 			}
 			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -207,14 +207,14 @@ func (q *Queue) Keep(s Scope, entries []Entry) error {
 	dir := q.scopeDir(s)
 	return q.locked(func() error {
 		for _, e := range entries {
-			path := filepath.Join(dir, segment(e.Prompt)+".json")
+			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
 			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
 				continue
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			if err := writeJSON(path, &e); err != nil {
+			if err := statedir.WriteJSON(path, &e); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 func TestEnqueueSnapshotRemove(t *testing.T) {
@@ -75,12 +77,12 @@ func TestBlocks(t *testing.T) {
 
 func TestSegmentIsOnePathElement(t *testing.T) {
 	for _, s := range []string{"..", ".", "a/b", "../../etc", ".tmp-x", "a b", "ü", "%2F"} {
-		seg := segment(s)
+		seg := statedir.Segment(s)
 		if seg == "." || seg == ".." || filepath.Base(seg) != seg || seg[0] == '.' && seg != "" {
-			t.Errorf("segment(%q) = %q", s, seg)
+			t.Errorf("statedir.Segment(%q) = %q", s, seg)
 		}
-		if unsegment(seg) != s {
-			t.Errorf("unsegment(segment(%q)) = %q", s, unsegment(seg))
+		if statedir.Unsegment(seg) != s {
+			t.Errorf("statedir.Unsegment(statedir.Segment(%q)) = %q", s, statedir.Unsegment(seg))
 		}
 	}
 }
@@ -89,7 +91,7 @@ func TestStrayTempSwept(t *testing.T) {
 	q := Open(t.TempDir())
 	s := Scope{Session: "s"}
 	q.Enqueue(Entry{Prompt: "p", Session: "s"})
-	stray := filepath.Join(q.scopeDir(s), tempPrefix+"123")
+	stray := filepath.Join(q.scopeDir(s), statedir.TempPrefix+"123")
 	os.WriteFile(stray, []byte(`{"id":`), 0o644)
 	q.Enqueue(Entry{Prompt: "p", Session: "s"})
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
