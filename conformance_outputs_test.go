@@ -10,26 +10,27 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/detector"
+	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/gate"
 	"github.com/stopgate/stopgate/internal/project"
-	"github.com/stopgate/stopgate/internal/runner"
 	"github.com/stopgate/stopgate/internal/schema"
+	"github.com/stopgate/stopgate/internal/stop"
+	"github.com/stopgate/stopgate/internal/testhook"
 )
 
 // hookPrograms are the stopgate commands that answer hooks, run in-process.
 var hookPrograms = map[string]func(*cli.Env) error{
-	"detect":   detector.Run,
+	"detect":   detect.Run,
 	"gate":     gate.Run,
-	"testhook": runner.Run,
+	"testhook": testhook.Run,
 }
 
 // hookEvents are the events each program handles, as it declares them: every one must
 // be reached by some case of TestHookOutputsConform.
 var hookEvents = map[string][]string{
-	"detect":   detector.Events,
-	"gate":     gate.Events,
-	"testhook": runner.Events,
+	"detect":   detect.Events,
+	"gate":     stop.Events,
+	"testhook": testhook.Events,
 }
 
 // An answer is the kind of answer a hook gave, read from its stdout and exit code.

@@ -14,20 +14,20 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/detector"
+	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/gate"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/runner"
+	"github.com/stopgate/stopgate/internal/testhook"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // Commands are the stopgate binaries as testscript runs them: in-process,
 // from this test binary, so a script never runs a stale build.
 var Commands = map[string]func(){
-	"detect":   func() { os.Exit(cli.Main("detect", detector.Run)) },
+	"detect":   func() { os.Exit(cli.Main("detect", detect.Run)) },
 	"gate":     func() { os.Exit(cli.Main("gate", gate.Run)) },
-	"testhook": func() { os.Exit(cli.Main("testhook", runner.Run)) },
+	"testhook": func() { os.Exit(cli.Main("testhook", testhook.Run)) },
 }
 
 var update = flag.Bool("update", false, "rewrite the cmp golden files of failing scripts (review the diff)")

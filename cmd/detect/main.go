@@ -7,7 +7,8 @@ import (
 	"os"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/detector"
+	"github.com/stopgate/stopgate/internal/detect"
+	"github.com/stopgate/stopgate/internal/hook"
 )
 
-func main() { os.Exit(cli.Main("detect", detector.Run)) }
+func main() { os.Exit(cli.Main(hook.Detect, detect.Run)) }

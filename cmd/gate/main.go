@@ -7,6 +7,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/gate"
+	"github.com/stopgate/stopgate/internal/hook"
 )
 
-func main() { os.Exit(cli.Main("gate", gate.Run)) }
+func main() { os.Exit(cli.Main(hook.Gate, gate.Run)) }

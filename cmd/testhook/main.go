@@ -8,7 +8,8 @@ import (
 	"os"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/runner"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/testhook"
 )
 
-func main() { os.Exit(cli.Main("testhook", runner.Run)) }
+func main() { os.Exit(cli.Main(hook.Testhook, testhook.Run)) }

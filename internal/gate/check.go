@@ -13,6 +13,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -286,7 +287,7 @@ func programFinding(env *cli.Env, ws workspace, fd settings.Found, loc, plugin s
 // validator's: the client would kill the gate before the validator's own
 // timeout could report.
 func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) (finding, bool) {
-	if cfg == nil || fd.Timeout <= 0 || settings.Program(fd.Command) != "gate" {
+	if cfg == nil || fd.Timeout <= 0 || settings.Program(fd.Command) != hook.Gate {
 		return finding{}, false
 	}
 	limit := time.Duration(fd.Timeout) * time.Second

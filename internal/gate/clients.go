@@ -9,6 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -46,13 +47,13 @@ var agentClients = []*agentClient{
 		name: dialect.Codex, title: "Codex", file: ".codex/hooks.json", unit: 1,
 		prefix: absoluteBin,
 		hooks: []clientHook{
-			{event: "PostToolUse", matcher: "Bash", program: "detect", timeout: 10}, // reads are shell commands
-			{event: "UserPromptSubmit", program: "detect", timeout: 10},
-			{event: "PreToolUse", matcher: "Bash|apply_patch", program: "detect", timeout: 10},
-			{event: "Stop", program: "gate", timeout: 600},
-			{event: "SubagentStop", program: "gate", timeout: 600},
-			{event: "UserPromptSubmit", program: "testhook", timeout: 10},
-			{event: "Stop", program: "testhook", timeout: 600},
+			{event: "PostToolUse", matcher: "Bash", program: hook.Detect, timeout: 10}, // reads are shell commands
+			{event: "UserPromptSubmit", program: hook.Detect, timeout: 10},
+			{event: "PreToolUse", matcher: "Bash|apply_patch", program: hook.Detect, timeout: 10},
+			{event: "Stop", program: hook.Gate, timeout: 600},
+			{event: "SubagentStop", program: hook.Gate, timeout: 600},
+			{event: "UserPromptSubmit", program: hook.Testhook, timeout: 10},
+			{event: "Stop", program: hook.Testhook, timeout: 600},
 		},
 		trust: "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
 		limits: []string{
@@ -64,12 +65,12 @@ var agentClients = []*agentClient{
 		name: dialect.Gemini, title: "Gemini CLI", file: ".gemini/settings.json", unit: 1000,
 		prefix: envBin("GEMINI_PROJECT_DIR"),
 		hooks: []clientHook{
-			{event: "AfterTool", matcher: "read_file|read_many_files", program: "detect", timeout: 10},
-			{event: "BeforeAgent", program: "detect", timeout: 10},
-			{event: "BeforeTool", matcher: "write_file|replace|run_shell_command", program: "detect", timeout: 10},
-			{event: "AfterAgent", program: "gate", timeout: 600},
-			{event: "BeforeAgent", program: "testhook", timeout: 10},
-			{event: "AfterAgent", program: "testhook", timeout: 600},
+			{event: "AfterTool", matcher: "read_file|read_many_files", program: hook.Detect, timeout: 10},
+			{event: "BeforeAgent", program: hook.Detect, timeout: 10},
+			{event: "BeforeTool", matcher: "write_file|replace|run_shell_command", program: hook.Detect, timeout: 10},
+			{event: "AfterAgent", program: hook.Gate, timeout: 600},
+			{event: "BeforeAgent", program: hook.Testhook, timeout: 10},
+			{event: "AfterAgent", program: hook.Testhook, timeout: 600},
 		},
 		trust: "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs need --skip-trust or GEMINI_CLI_TRUST_WORKSPACE=true)",
 		limits: []string{
@@ -83,13 +84,13 @@ var agentClients = []*agentClient{
 		name: dialect.Copilot, title: "Copilot CLI", file: ".github/hooks/stopgate.json", unit: 1, native: true,
 		prefix: envBin("COPILOT_PROJECT_DIR"),
 		hooks: []clientHook{
-			{event: "postToolUse", program: "detect", timeout: 10, stdinEvent: true},
-			{event: "userPromptSubmitted", program: "detect", timeout: 10, stdinEvent: true},
-			{event: "preToolUse", program: "detect", timeout: 10, stdinEvent: true},
-			{event: "agentStop", program: "gate", timeout: 600, stdinEvent: true},
-			{event: "subagentStop", program: "gate", timeout: 600, stdinEvent: true},
-			{event: "userPromptSubmitted", program: "testhook", timeout: 10, stdinEvent: true},
-			{event: "agentStop", program: "testhook", timeout: 600, stdinEvent: true},
+			{event: "postToolUse", program: hook.Detect, timeout: 10, stdinEvent: true},
+			{event: "userPromptSubmitted", program: hook.Detect, timeout: 10, stdinEvent: true},
+			{event: "preToolUse", program: hook.Detect, timeout: 10, stdinEvent: true},
+			{event: "agentStop", program: hook.Gate, timeout: 600, stdinEvent: true},
+			{event: "subagentStop", program: hook.Gate, timeout: 600, stdinEvent: true},
+			{event: "userPromptSubmitted", program: hook.Testhook, timeout: 10, stdinEvent: true},
+			{event: "agentStop", program: hook.Testhook, timeout: 600, stdinEvent: true},
 		},
 		blockCap: 8,
 		trust:    "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",

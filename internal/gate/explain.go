@@ -11,7 +11,6 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/detector"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -43,7 +42,7 @@ func runExplain(env *cli.Env, args []string) error {
 	var armed bool
 	switch {
 	case isCommand(env, arg):
-		armed, err = explainCommand(env, ws, cfg, detector.SlashCommand(arg))
+		armed, err = explainCommand(env, ws, cfg, hook.SlashCommand(arg))
 	case isKey(env, cfg, arg):
 		armed = explainKey(env, ws, cfg, arg)
 	default:
@@ -61,7 +60,7 @@ func runExplain(env *cli.Env, args []string) error {
 // isCommand tells "/joke" from "/abs/path/joke.md": a command is one word
 // after the slash, and not a file that exists.
 func isCommand(env *cli.Env, arg string) bool {
-	name := detector.SlashCommand(arg)
+	name := hook.SlashCommand(arg)
 	if name == "" || strings.Contains(name, "/") {
 		return false
 	}
@@ -297,7 +296,7 @@ func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 	want := wanted(projectBin)
 	var relevant []settings.Hook
 	for _, h := range want {
-		if settings.Program(h.Command) == "detect" && slices.Contains(events, h.Event) {
+		if settings.Program(h.Command) == hook.Detect && slices.Contains(events, h.Event) {
 			relevant = append(relevant, h)
 		}
 	}

@@ -1,70 +1,23 @@
-// Package gate is the gate hook: at Stop and SubagentStop it runs the
-// validators of the prompts pending for that scope and decides whether the
-// agent may stop.
-//
-// Contract (stdin: one Stop or SubagentStop hook input object):
-//
-//	nothing pending                exit 0, no output
-//	every validator passes         entries removed, exit 0, no output
-//	a validator fails              {"decision":"block","reason":…}, exit 0: the
-//	                               agent gets the failures and fixes and works on
-//	after max_blocks blocked stops {"continue":false,"stopReason":…}, exit 0: the
-//	  (or on_failure = "halt")     session halts and the user sees the failures
-//	config that cannot be read     {"continue":false,"stopReason":"mappings.toml:LINE: …"}
-//	an armed prompt lost its       {"continue":false,"stopReason":…} naming the prompt
-//	  mapping                        and the mappings.toml line that is gone
-//	anything else going wrong      {"continue":false,"stopReason":…} naming what failed and
-//	  while something is armed,      what the human should do: an I/O error, a lock held
-//	  or may be                      past its deadline, an unreadable transcript, a signal
-//	                                 (SIGTERM, SIGINT, SIGHUP: the validators' process
-//	                                 groups are killed first), a recovered panic
-//	bad hook input, or an error    one line on stderr, exit 1 (the client's non-blocking
-//	  with nothing armed             error: the stop passes)
-//
-// This is the fail-closed rule: once a prompt is armed, no path of a stop
-// ends without a block or a halt on stdout. Errors answer with a halt, not
-// a block, because a gate that cannot keep its block count could otherwise
-// block forever (the client then overrides it and the stop passes
-// unjudged). The block count is also derived from the transcript, where
-// the client records each block it fed back, so a validator that deletes
-// the state dir cannot reset it.
-//
-// Stop takes the session's main-thread entries; SubagentStop takes that
-// agent's. Validators come from the current mappings.toml by prompt key:
-// the gate never runs anything stored in the queue.
+// Package gate is the gate command: with a subcommand it is a tool a person
+// runs (init, check, status, run, explain, log, stats; see commands.go);
+// with none it is the Stop / SubagentStop hook, whose decision is package
+// stop.
 package gate
 
 import (
-	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"io/fs"
-	"path/filepath"
-	"runtime/debug"
-	"slices"
-	"strings"
-
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/dialect"
-	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/project"
-	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/stop"
 )
-
-// Events are the hook events the gate handles.
-var Events = []string{hook.Stop, hook.SubagentStop}
 
 // Run is the gate command.
 func Run(env *cli.Env) error {
 	if len(env.Args) > 0 {
 		if c := subcommand(env.Args[0]); c != nil {
-			return c.run(env, env.Args[1:]) // a person's command: see commands.go
+			return c.run(env, env.Args[1:])
 		}
 	}
-	fl := flag.NewFlagSet("gate", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
+	fl := flags("gate")
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
 	client := fl.String("client", "", "the agent client the hook is registered for (gate init --client)")
 	event := fl.String("event", "", "the client's event, when its input does not name it")
@@ -74,218 +27,5 @@ func Run(env *cli.Env) error {
 	if err := notAHook(env, fl); err != nil {
 		return err
 	}
-	in, err := decodeStop(env, dialect.Options{Client: *client, Event: *event, Getenv: env.Getenv})
-	if in == nil {
-		return err
-	}
-	s := &stop{env: env, in: in, configFile: *configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir)}
-	s.scope = queue.Scope{Session: in.SessionID, Agent: in.AgentID}
-	if in.HookEventName == hook.Stop {
-		s.scope.Agent = "" // the main thread's stop, whatever else the input says
-	}
-	v, err := s.judge()
-	return s.answer(v, err)
-}
-
-// stop is one Stop or SubagentStop being judged.
-type stop struct {
-	env        *cli.Env
-	in         *hook.Input
-	configFile string
-	root       string
-	scope      queue.Scope
-	// clear is set once the gate knows nothing is armed for the scope:
-	// the queue and the transcript were read and hold nothing to judge.
-	// Until then an error is taken to hide something armed.
-	clear bool
-	armed []queue.Entry // what was found armed, for the reason of an error
-}
-
-// answer writes the verdict, or applies the fail-closed rule to err: a
-// halt naming the failure, unless the gate knows nothing is armed.
-func (s *stop) answer(v *Verdict, err error) error {
-	if err == nil {
-		return v.write(s.env)
-	}
-	if s.clear {
-		return err // exit 1: nothing is armed, the stop may pass
-	}
-	fmt.Fprintf(s.env.Stderr, "gate: %v\n", err)
-	var bug *panicError
-	if errors.As(err, &bug) {
-		s.env.Stderr.Write(bug.stack)
-	}
-	return hook.Write(s.env.Stdout, hook.Halt(failReason(err, s.armed)))
-}
-
-// judge decides the stop: read, then run the validators, then record. A
-// panic comes back as an error, so that answer still applies the rule.
-func (s *stop) judge() (v *Verdict, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &panicError{value: p, stack: debug.Stack()}
-		}
-	}()
-	env := s.env
-	// From here a signal (the client's timeout, a closed terminal) is an
-	// answer too: it cancels the validators, if they run, and halts.
-	ctx, caught, release := interruptible()
-	defer release()
-
-	// The compiled config, from the index cache when it is current: most
-	// stops have nothing to judge, and parsing a mappings.toml of thousands
-	// of mappings at every one would cost more than the stop. Its errors are
-	// the loader's, the ones `gate check` calls errors: they halt.
-	compiled, err := config.LoadCompiled(config.Path(s.root, s.configFile, env.Dir), s.root)
-	if err != nil {
-		if s.configFile == "" && errors.Is(err, fs.ErrNotExist) {
-			return s.missingConfig()
-		}
-		return halt(configReason(err)), nil
-	}
-	defer compiled.Close()
-
-	// Read everything the verdict depends on before any validator runs: a
-	// validator may delete or move the state dir.
-	q := queue.Open(compiled.StateDir())
-	queued, bad, err := q.Snapshot(s.scope)
-	if err != nil {
-		return nil, err
-	}
-	entries := queued
-	s.armed = entries
-	for _, b := range bad {
-		fmt.Fprintf(env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
-	}
-	// The count is ours, not derived from stop_hook_active: the client has
-	// been seen to send false on repeated stops within one turn
-	// (anthropics/claude-code#54360), which would let a loop run into the
-	// client's own cap. It resets only on a passing stop or a halt.
-	prior, err := q.Blocks(s.scope)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := reconcile(compiled, s.in, q, s.scope, entries)
-	if err != nil {
-		return nil, err
-	}
-	if rec != nil {
-		entries = append(entries, rec.missing...)
-		s.armed = entries
-		prior = max(prior, rec.blocks) // the transcript remembers what a deleted file forgets
-	}
-	if len(entries) == 0 {
-		s.clear = true
-		v := &Verdict{}
-		rec.settle(env, q, v)
-		return v, nil
-	}
-
-	// Only a stop with something to judge needs the whole config.
-	cfg, err := compiled.Config()
-	if err != nil {
-		return halt(configReason(err)), nil
-	}
-	v = Decide(ctx, cfg, s.in, entries, prior)
-	if sig := caught(); sig != nil {
-		return nil, &interruptedError{sig: sig}
-	}
-	v.noteChanges(compiled, queued)
-	rec.settle(env, q, v)
-	if err := v.apply(q, s.scope, prior, queued); err != nil {
-		return nil, &unrecordedError{err: err, verdict: v}
-	}
-	v.record(env, q, s.scope)
-	return v, nil
-}
-
-func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
-
-// apply records the verdict in the state dir: the queue and the block
-// count, so that a gate killed after deciding errs towards checking again.
-// What the verdict keeps armed is written back if a validator removed it.
-// A stop that changes neither (most stops: nothing pending) writes nothing.
-func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []queue.Entry) error {
-	if len(v.Done) > 0 {
-		if err := q.Remove(scope, v.Done); err != nil {
-			return err
-		}
-	}
-	if v.Kind != Pass {
-		var kept []queue.Entry
-		for _, e := range queued {
-			if !slices.ContainsFunc(v.Done, func(d queue.Entry) bool { return d.Prompt == e.Prompt }) {
-				kept = append(kept, e)
-			}
-		}
-		if err := q.Keep(scope, kept); err != nil {
-			return err
-		}
-	}
-	if v.Blocks != prior {
-		if err := q.SetBlocks(scope, v.Blocks); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// write prints the verdict's answer; a pass prints nothing, unless the
-// human must hear that the gate's inputs changed.
-func (v *Verdict) write(env *cli.Env) error {
-	switch {
-	case v.Kind == Block:
-		return hook.Write(env.Stdout, hook.Block(v.Reason))
-	case v.Kind == Halt:
-		return hook.Write(env.Stdout, hook.Halt(v.Reason))
-	case v.Changed != "":
-		return hook.Write(env.Stdout, hook.Output{SystemMessage: v.Changed})
-	}
-	return nil
-}
-
-// decodeStop decodes the stop in its client's dialect and binds stdout to
-// it. A stop from another client than the registration names halts: a hook
-// registered wrong must never let a stop through unchecked. A stop the
-// client sends but stopgate does not answer is no input and no error.
-func decodeStop(env *cli.Env, opt dialect.Options) (*hook.Input, error) {
-	in, err := dialect.Decode(env.Stdin, opt, Events...)
-	var mm *dialect.MismatchError
-	switch {
-	case errors.Is(err, dialect.ErrIgnored):
-		return nil, nil
-	case errors.As(err, &mm) && mm.Input != nil:
-		return nil, hook.Write(hook.Bind(env.Stdout, mm.Input), hook.Halt("stopgate cannot check this stop: "+err.Error()))
-	case err != nil:
-		return nil, err
-	}
-	env.Stdout = hook.Bind(env.Stdout, in)
-	return in, nil
-}
-
-// missingConfig handles a project whose mappings.toml is gone: nothing can
-// be pending unless it was deleted after prompts were armed, and then the
-// stop must not pass unchecked. It creates nothing: a project without
-// stopgate keeps no state dir.
-func (s *stop) missingConfig() (*Verdict, error) {
-	entries, _, err := queue.Open(filepath.Join(s.root, config.DefaultStateDir)).Snapshot(s.scope)
-	if err != nil {
-		return nil, err
-	}
-	if len(entries) == 0 {
-		s.clear = true
-		return &Verdict{}, nil
-	}
-	return halt(fmt.Sprintf(
-		"stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
-		project.ConfigName, len(entries))), nil
-}
-
-func configReason(err error) string {
-	var ps config.Problems
-	if errors.As(err, &ps) {
-		return "stopgate cannot check this stop: mappings.toml has mistakes; fix them (the agent must not edit its own gate):\n" +
-			strings.Join(ps.Errors().Lines(), "\n")
-	}
-	return "stopgate cannot check this stop: " + err.Error()
+	return stop.Hook(env, *configFile, dialect.Options{Client: *client, Event: *event, Getenv: env.Getenv})
 }

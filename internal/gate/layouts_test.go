@@ -13,8 +13,9 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/detector"
+	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/stop"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
@@ -153,7 +154,7 @@ func TestLayoutsAgree(t *testing.T) {
 		if command {
 			ev = transcript.Event{Kind: transcript.Command, Command: arg[1:]}
 		}
-		maps, err = armed(compiled, ev, queue.Scope{Session: "s"})
+		maps, err = stop.Armed(compiled, ev, queue.Scope{Session: "s"})
 		if err != nil {
 			t.Fatalf("%s: reconcile: %v", tc.name, err)
 		}
@@ -239,7 +240,7 @@ func detectArms(t *testing.T, root, session string, command bool, name, abs stri
 	data, _ := json.Marshal(in)
 	env, _ := layoutEnv(root)
 	env.Stdin = bytes.NewReader(data)
-	if err := detector.Run(env); err != nil {
+	if err := detect.Run(env); err != nil {
 		t.Fatalf("detect: %v", err)
 	}
 	entries, _, err := queue.Open(filepath.Join(root, config.DefaultStateDir)).Snapshot(queue.Scope{Session: session})

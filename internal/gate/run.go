@@ -13,9 +13,9 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/detector"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/stop"
 )
 
 // runSession is the session id validators see under `gate run`
@@ -92,9 +92,9 @@ func runRun(env *cli.Env, args []string) error {
 	}
 	// Ctrl-C stops the validators (their process groups are killed) rather
 	// than leaving them behind.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	v := Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0)
+	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer release()
+	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0)
 
 	out := runJSON{Passed: true, Validators: []validatorJSON{}}
 	for _, c := range v.Checks {
@@ -129,7 +129,7 @@ func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) (
 	// Judged by detect's own code, symlinks and all.
 	var maps []*config.Mapping
 	var err error
-	if name := detector.SlashCommand(arg); name != "" && !strings.Contains(name, "/") {
+	if name := hook.SlashCommand(arg); name != "" && !strings.Contains(name, "/") {
 		maps, err = cfg.Compiled().MatchCommand(name)
 	} else {
 		maps, err = cfg.Compiled().MatchRead(readPath(env.Dir, arg))
@@ -163,7 +163,7 @@ func knownPrompts(cfg *config.Config) string {
 	return "mapped prompts: " + strings.Join(keys, ", ")
 }
 
-func printRun(env *cli.Env, v *Verdict) {
+func printRun(env *cli.Env, v *stop.Verdict) {
 	p := paletteFor(env)
 	w := env.Stdout
 	nameW, durW := 0, 0

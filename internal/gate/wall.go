@@ -20,46 +20,18 @@ import (
 // cannot be complete; the client's own OS sandbox refuses the agent's Bash
 // any write to the protected set whatever the text, and its Edit deny
 // rules refuse the Write and Edit tools. The rules, the guard and the
-// confinement of validators (confine.go) all take the protected set from
-// protectedSet, so they cannot disagree.
+// confinement of validators (package stop) all take the protected set from
+// guard.ProjectSet, so they cannot disagree.
 
-// protectedSet is the project's protected set as the tamper guard computes
-// it (guard.Defaults). cfg may be nil, for a project without a readable
-// config: then the config file and the default state dir. bins are the
-// folders that may hold stopgate's hook programs; transcript is the
-// session's, "" outside a hook.
-func protectedSet(root, home, file string, cfg *config.Config, bins []string, transcript string) *guard.Set {
-	src := guard.Source{
-		Root: root, Home: home, File: file,
-		StateDir:   filepath.Join(root, config.DefaultStateDir),
-		Commands:   hookPrograms(root, bins),
-		Transcript: transcript,
-	}
+// protectedSet is the project's protected set (guard.ProjectSet). cfg
+// may be nil, for a project without a readable config.
+func protectedSet(root, home, file string, cfg *config.Config, bins []string) *guard.Set {
+	var c *config.Compiled
 	if cfg != nil {
-		src.StateDir, src.Protect = cfg.StateDir(), cfg.Settings.Protect
-		for _, name := range cfg.Order {
-			if v := cfg.Validators[name]; v.Run != "" {
-				src.Runs = append(src.Runs, guard.Run{Name: name, Command: v.Run})
-			}
-		}
+		c = cfg.Compiled()
 	}
-	return guard.Defaults(src)
-}
-
-// hookPrograms returns stopgate's hook programs in bins, beside the running
-// gate and in the project's bin/, as detect's guard counts them.
-func hookPrograms(root string, bins []string) []string {
-	dirs := append([]string{filepath.Join(root, "bin")}, bins...)
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Dir(exe))
-	}
-	var out []string
-	for _, d := range dirs {
-		for _, name := range []string{"detect", "gate", "testhook"} {
-			out = append(out, filepath.Join(d, name))
-		}
-	}
-	return out
+	set, _ := guard.ProjectSet(root, home, file, "", bins, c) // a parsed config has its runs
+	return set
 }
 
 // denyRules returns the client's Edit deny rules for set: a folder's rule
@@ -80,7 +52,7 @@ func denyRules(set *guard.Set, root, home, stateDir string) []string {
 func projectWall(env *cli.Env, root string, bins []string) (rules []string, off bool) {
 	file := filepath.Join(root, project.ConfigName)
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	set := protectedSet(root, env.Getenv("HOME"), file, cfg, bins, "")
+	set := protectedSet(root, env.Getenv("HOME"), file, cfg, bins)
 	stateDir := filepath.Join(root, config.DefaultStateDir)
 	if cfg != nil {
 		stateDir = cfg.StateDir()

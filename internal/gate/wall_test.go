@@ -9,7 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/guard"
 )
 
 func TestMissingTools(t *testing.T) {
@@ -46,16 +46,18 @@ func TestLaterSettingsWin(t *testing.T) {
 	}
 }
 
-// The deny rules and the confinement are the guard's protected set.
+// The deny rules are the guard's protected set.
 func TestWallIsTheProtectedSet(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "validators"), 0o755)
-	cfg, err := config.Parse([]byte("[settings]\nstate_dir = \"var/state\"\nprotect = [\"docs/policy.md\"]\n\n[[mapping]]\nprompt = \"p\"\nvalidators = [\"v\", \"w\"]\n\n[validators.v]\nrun = \"validators/v.sh\"\n\n[validators.w]\nrun = \"go test ./...\"\n"),
-		filepath.Join(root, "mappings.toml"), root)
+	cfg, err := config.Parse([]byte(wallConfig), filepath.Join(root, "mappings.toml"), root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := protectedSet(root, "/home/u", cfg.File, cfg, nil, "/home/u/.claude/projects/x/s1.jsonl")
+	set, err := guard.ProjectSet(root, "/home/u", cfg.File, "/home/u/.claude/projects/x/s1.jsonl", nil, cfg.Compiled())
+	if err != nil {
+		t.Fatal(err)
+	}
 	rules := denyRules(set, root, "/home/u", cfg.StateDir())
 	for _, want := range []string{"Edit(/var/state/**)", "Edit(/mappings.toml)", "Edit(/validators/**)", "Edit(/.claude/settings.json)",
 		"Edit(/bin/gate)", "Edit(/docs/policy.md)", "Edit(~/.claude/projects/x/s1.jsonl)"} {
@@ -63,18 +65,6 @@ func TestWallIsTheProtectedSet(t *testing.T) {
 			t.Errorf("no %s in %q", want, rules)
 		}
 	}
-	c := confinement(cfg, &hookInputWithTranscript)
-	if c == nil || len(c.ReadOnly) != len(set.Paths()) || c.Required {
-		t.Fatalf("confinement %+v, want the %d protected paths, not required", c, len(set.Paths()))
-	}
-	cfg.Settings.Confine = config.ConfineOff
-	if c := confinement(cfg, &hookInputWithTranscript); c != nil {
-		t.Errorf("confine = false: %+v", c)
-	}
-	cfg.Settings.Confine, cfg.Settings.Protect = config.ConfineOn, []string{}
-	if c := confinement(cfg, &hookInputWithTranscript); c == nil || !c.Required || len(c.ReadOnly) != 0 {
-		t.Errorf("confine = true, protect = []: %+v", c)
-	}
 }
 
-var hookInputWithTranscript = hook.Input{SessionID: "s1", HookEventName: hook.Stop, TranscriptPath: "/home/u/.claude/projects/x/s1.jsonl"}
+const wallConfig = "[settings]\nstate_dir = \"var/state\"\nprotect = [\"docs/policy.md\"]\n\n[[mapping]]\nprompt = \"p\"\nvalidators = [\"v\", \"w\"]\n\n[validators.v]\nrun = \"validators/v.sh\"\n\n[validators.w]\nrun = \"go test ./...\"\n"

@@ -25,7 +25,7 @@ import (
 // summary is the state in a few words, for the line of a clean check.
 func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
-	set := protectedSet(ws.root, env.Getenv("HOME"), ws.file, cfg, nil, "")
+	set := protectedSet(ws.root, env.Getenv("HOME"), ws.file, cfg, nil)
 	summary = wallSummary(cfg, set.Empty())
 	w, bad := readWalls(settingsFiles(env, ws.root))
 	if bad != nil {

@@ -278,3 +278,18 @@ func badUTF8(b []byte) int {
 	}
 	return -1
 }
+
+// SlashCommand returns the command name of a prompt whose first word is
+// /name, or "": what UserPromptSubmit carries when the user types a slash
+// command.
+func SlashCommand(prompt string) string {
+	prompt = strings.TrimLeft(prompt, " \t\r\n")
+	if !strings.HasPrefix(prompt, "/") {
+		return ""
+	}
+	word := prompt[1:]
+	if i := strings.IndexAny(word, " \t\r\n"); i >= 0 {
+		word = word[:i]
+	}
+	return word
+}

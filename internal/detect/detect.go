@@ -1,0 +1,174 @@
+// Package detect is the detect hook: it arms a prompt's validators when
+// the agent reads a mapped prompt file or invokes a mapped slash command.
+//
+// Contract (stdin: one hook input object):
+//
+//	PostToolUse of Read or Skill, UserPromptExpansion, UserPromptSubmit
+//	  matched:   one pending entry per (session, scope, prompt key); with
+//	             announce, additionalContext naming the acceptance criteria
+//	             the first time the entry is armed; exit 0
+//	  unmatched: nothing enqueued, nothing printed, exit 0
+//	PreToolUse of Write, Edit, MultiEdit, NotebookEdit, Bash: the tamper
+//	  guard (guard.go): permissionDecision "deny" for a write to a protected
+//	  path, else no output, exit 0
+//	bad input or config: one line on stderr, exit 1 (the client's
+//	  non-blocking error), nothing enqueued. Never exit 2: detect must not
+//	  block a tool call or a prompt.
+package detect
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/hashicorp/go-multierror"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// Events are the hook events detect handles.
+var Events = []string{hook.PostToolUse, hook.UserPromptExpansion, hook.UserPromptSubmit, hook.PreToolUse}
+
+// Run is the detect command.
+func Run(env *cli.Env) error {
+	fl := flag.NewFlagSet("detect", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
+	client := fl.String("client", "", "the agent client the hook is registered for (gate init --client)")
+	event := fl.String("event", "", "the client's event, when its input does not name it")
+	if err := fl.Parse(env.Args); err != nil {
+		return err
+	}
+	in, err := dialect.Decode(env.Stdin, dialect.Options{Client: *client, Event: *event, Getenv: env.Getenv}, Events...)
+	if errors.Is(err, dialect.ErrIgnored) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	env.Stdout = hook.Bind(env.Stdout, in)
+	root := project.Root(env.Getenv, in.Cwd, env.Dir)
+	if in.HookEventName == hook.PreToolUse {
+		return guardTool(env, in, root, *configFile)
+	}
+
+	// Read: what did the agent touch? Cheap tests first, so that the common
+	// case, an unrelated tool call or prompt, never parses the config.
+	ts := triggersOf(in, root)
+	if len(ts) == 0 {
+		return nil
+	}
+	// The compiled config, from the index cache when it is current: this
+	// runs on every read of a .md file, and parsing thousands of mappings
+	// would cost more than the whole hook may.
+	cfg, err := config.LoadCompiled(config.Path(root, *configFile, env.Dir), root)
+	if err != nil {
+		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
+			return nil // not a stopgate project: nothing is mapped
+		}
+		return err
+	}
+	defer cfg.Close()
+
+	// Decide: which mappings does it arm?
+	var maps []*config.Mapping
+	var paths []string // the file read that armed each of maps
+	for _, t := range ts {
+		var ms []*config.Mapping
+		if t.kind == queue.TriggerRead {
+			ms, err = cfg.MatchRead(t.path)
+		} else {
+			ms, err = cfg.MatchCommand(t.command)
+		}
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			maps, paths = append(maps, m), append(paths, t.path)
+		}
+	}
+	if len(maps) == 0 {
+		return nil
+	}
+	kind := ts[0].kind // one input is one kind of trigger
+
+	// Write: the entries, then the announcement.
+	q := queue.Open(cfg.StateDir())
+	var errs *multierror.Error
+	var armed []*config.Mapping
+	for i, m := range maps {
+		inputs, err := config.InputsOf(root, cfg.File, cfg.Key(), m, cfg.Validator)
+		if err != nil {
+			return err
+		}
+		created, err := q.Enqueue(queue.Entry{
+			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
+			Path: paths[i], Trigger: kind, Line: m.Line, Inputs: inputs,
+		})
+		errs = multierror.Append(errs, err)
+		if created {
+			armed = append(armed, m)
+		}
+	}
+	if err := errs.ErrorOrNil(); err != nil {
+		return err
+	}
+	if !cfg.Settings.Announce || len(armed) == 0 {
+		return nil
+	}
+	text, err := Announcement(cfg, armed)
+	if err != nil {
+		return err
+	}
+	return hook.Write(env.Stdout, hook.Context(in.HookEventName, text))
+}
+
+type trigger struct {
+	kind    string // a queue.Trigger*, or "" for nothing to match
+	path    string // the file read, absolute
+	command string // the slash command, without "/"
+}
+
+// triggersOf returns what the input arms: the mapped-looking files a tool
+// call read (several for a shell command), or a slash command.
+func triggersOf(in *hook.Input, root string) []trigger {
+	switch in.HookEventName {
+	case hook.PostToolUse:
+		if in.ToolName == "Skill" {
+			// The model ran a slash command itself: no Read and no
+			// UserPromptExpansion happen for it.
+			if name := strings.TrimPrefix(in.Tool.Skill, "/"); name != "" {
+				return []trigger{{kind: queue.TriggerSkill, command: name}}
+			}
+			return nil
+		}
+		var ts []trigger
+		for _, path := range in.ReadPaths() {
+			if !strings.HasSuffix(path, ".md") {
+				continue
+			}
+			if _, ok := project.Rel(root, path); !ok {
+				continue
+			}
+			ts = append(ts, trigger{kind: queue.TriggerRead, path: path})
+		}
+		return ts
+	case hook.UserPromptExpansion:
+		if in.ExpansionType != "" && in.ExpansionType != "slash_command" || in.CommandName == "" {
+			return nil
+		}
+		return []trigger{{kind: queue.TriggerCommand, command: strings.TrimPrefix(in.CommandName, "/")}}
+	case hook.UserPromptSubmit:
+		if name := hook.SlashCommand(in.Prompt); name != "" {
+			return []trigger{{kind: queue.TriggerPrompt, command: name}}
+		}
+	}
+	return nil
+}

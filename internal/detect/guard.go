@@ -1,0 +1,71 @@
+package detect
+
+import (
+	"errors"
+	"io/fs"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// guardTool is detect's PreToolUse answer, the tamper guard (package
+// guard): a Write, Edit, MultiEdit, NotebookEdit or Bash call that would
+// change the state dir, the config or a validator is denied with a reason;
+// any other call gets no output at all. Never "allow": that would skip the
+// user's own permission prompts for the call.
+//
+//	other tools                     exit 0, no output, nothing loaded
+//	a protected path                {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+//	                                 "permissionDecision":"deny","permissionDecisionReason":…}}
+//	anything else                   exit 0, no output
+//	no mappings.toml                exit 0, no output: not a stopgate project
+//	mappings.toml with mistakes     the state dir and the config file are still
+//	                                protected; otherwise one line on stderr, exit 1
+func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
+	calls := guardedCalls(in)
+	if len(calls) == 0 {
+		return nil
+	}
+	file := config.Path(root, configFile, env.Dir)
+	cfg, loadErr := config.LoadCompiled(file, root)
+	switch {
+	case loadErr == nil:
+		defer cfg.Close()
+	case configFile == "" && errors.Is(loadErr, fs.ErrNotExist):
+		return nil // not a stopgate project: nothing to protect
+	}
+	// With mistakes in the config, the state dir and the config file are
+	// still protected; the error is reported after the judgement.
+	set, err := guard.ProjectSet(root, env.Getenv("HOME"), file, in.TranscriptPath, nil, cfg)
+	if loadErr == nil {
+		loadErr = err
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		cwd = root
+	}
+	for _, c := range calls {
+		dir := cwd
+		if c.Cwd != "" {
+			dir = c.Cwd
+		}
+		if h := set.Check(c.Tool, c.Input, dir); h != nil {
+			return hook.Write(env.Stdout, hook.Deny(h.Reason()))
+		}
+	}
+	return loadErr
+}
+
+// guardedCalls returns the input's tool calls the guard judges: the call
+// itself, or the writes a client's tool makes (package dialect).
+func guardedCalls(in *hook.Input) []hook.Call {
+	var out []hook.Call
+	for _, c := range in.GuardCalls() {
+		if guard.Guards(c.Tool) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// ProjectSet is the protected set of the project at root: the one
+// computation behind detect's guard, the client sandbox's deny rules,
+// gate check's account of them and the confinement of run validators, so
+// that they cannot disagree. file is the config file in use; cfg is nil
+// when it cannot be read (the file and the default state dir are still
+// protected). bins are further folders that may hold the hook programs
+// (gate init --bin); transcript is the session's, "" outside a hook.
+//
+// An error means the run validators could not be read from cfg; the set
+// returned beside it protects everything else.
+func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.Compiled) (*Set, error) {
+	src := Source{
+		Root: root, Home: home, File: file,
+		StateDir:   filepath.Join(root, config.DefaultStateDir),
+		Commands:   hookPrograms(root, bins),
+		Transcript: transcript,
+	}
+	var err error
+	if cfg != nil {
+		src.StateDir, src.Protect = cfg.StateDir(), cfg.Settings.Protect
+		if src.Protect == nil || len(src.Protect) > 0 {
+			src.Runs, err = runsOf(cfg)
+		}
+	}
+	return Defaults(src), err
+}
+
+// runsOf returns cfg's run validators.
+func runsOf(cfg *config.Compiled) ([]Run, error) {
+	vs, err := cfg.Runs()
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]Run, len(vs))
+	for i, v := range vs {
+		runs[i] = Run{Name: v.Name, Command: v.Run}
+	}
+	return runs, nil
+}
+
+// hookPrograms returns the paths the hook programs may have: in the
+// project's bin/, in bins, and beside the running program. Only those
+// inside the project are protected (Defaults).
+func hookPrograms(root string, bins []string) []string {
+	dirs := append([]string{filepath.Join(root, "bin")}, bins...)
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, name := range hook.Programs {
+			out = append(out, filepath.Join(d, name))
+		}
+	}
+	return out
+}

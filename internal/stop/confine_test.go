@@ -1,0 +1,44 @@
+package stop
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// The confinement of run validators is the guard's protected set.
+func TestConfinementIsTheProtectedSet(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "validators"), 0o755)
+	cfg, err := config.Parse([]byte("[settings]\nstate_dir = \"var/state\"\nprotect = [\"docs/policy.md\"]\n\n[[mapping]]\nprompt = \"p\"\nvalidators = [\"v\", \"w\"]\n\n[validators.v]\nrun = \"validators/v.sh\"\n\n[validators.w]\nrun = \"go test ./...\"\n"),
+		filepath.Join(root, "mappings.toml"), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &hook.Input{SessionID: "s1", HookEventName: hook.Stop, TranscriptPath: "/home/u/.claude/projects/x/s1.jsonl"}
+	set, err := guard.ProjectSet(root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg.Compiled())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := confinement(cfg, in)
+	if c == nil || len(c.ReadOnly) != len(set.Paths()) || c.Required {
+		t.Fatalf("confinement %+v, want the %d protected paths, not required", c, len(set.Paths()))
+	}
+	for i, p := range set.Paths() {
+		if c.ReadOnly[i] != filepath.FromSlash(p.Path) {
+			t.Errorf("confined read-only %s, protected %s", c.ReadOnly[i], p.Path)
+		}
+	}
+	cfg.Settings.Confine = config.ConfineOff
+	if c := confinement(cfg, in); c != nil {
+		t.Errorf("confine = false: %+v", c)
+	}
+	cfg.Settings.Confine, cfg.Settings.Protect = config.ConfineOn, []string{}
+	if c := confinement(cfg, in); c == nil || !c.Required || len(c.ReadOnly) != 0 {
+		t.Errorf("confine = true, protect = []: %+v", c)
+	}
+}

@@ -1,0 +1,48 @@
+package stop
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// TestPanicHalts is a real panic inside the judging of a stop with a
+// prompt armed (a nil hook input dereferenced): it is recovered, and the
+// stop halts naming it, rather than the process dying with exit 2.
+func TestPanicHalts(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "mappings.toml"), []byte("[[mapping]]\nprompt = \"p\"\nvalidators = [\"v\"]\n[validators.v]\nrun = \"false\"\n"), 0o644)
+	if _, err := queue.Open(filepath.Join(root, "tmp/validation")).Enqueue(queue.Entry{Session: "s1", Prompt: "p", Trigger: queue.TriggerRead}); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	s := &judging{env: &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: root}, root: root, scope: queue.Scope{Session: "s1"}}
+	v, err := s.judge() // s.in is nil: reconciliation dereferences it
+	if err == nil {
+		t.Fatalf("judge = %+v, want the recovered panic", v)
+	}
+	if err := s.answer(v, err); err != nil {
+		t.Fatalf("answer = %v, want a halt on stdout", err)
+	}
+	if out := stdout.String(); !strings.Contains(out, `"continue":false`) || !strings.Contains(out, "internal error (a bug in stopgate)") {
+		t.Errorf("stdout = %s", out)
+	}
+	if !strings.Contains(stderr.String(), "goroutine") {
+		t.Errorf("stderr has no stack trace: %s", stderr.String())
+	}
+}
+
+// TestErrorWithNothingArmedExits1: an error after the gate knows nothing
+// is armed is the client's non-blocking error, not a halt.
+func TestErrorWithNothingArmedExits1(t *testing.T) {
+	var stdout bytes.Buffer
+	s := &judging{env: &cli.Env{Stdout: &stdout}, clear: true}
+	if err := s.answer(nil, os.ErrPermission); err == nil || stdout.Len() > 0 {
+		t.Errorf("answer = %v, stdout %q; want the error and no output", err, stdout.String())
+	}
+}

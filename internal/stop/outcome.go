@@ -1,0 +1,59 @@
+package stop
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// record appends the verdict to the outcome log in the state dir, for `gate
+// log` and `gate stats`. Stops with nothing pending are not decisions and
+// are not logged. A log that cannot be written costs the record, never the
+// decision: one line on stderr.
+func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope) {
+	if len(v.Checks) == 0 && len(v.Done) == 0 {
+		return
+	}
+	if err := outcome.Append(q.Dir(), v.outcome(scope, time.Now().UTC())); err != nil {
+		fmt.Fprintf(env.Stderr, "gate: %v\n", err)
+	}
+}
+
+// outcome is the verdict as a log record.
+func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
+	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled}
+	if scope.Agent != "" {
+		r.Event = hook.SubagentStop
+	}
+	switch v.Kind {
+	case Pass:
+		r.Decision = outcome.Pass
+	case Block:
+		r.Decision = outcome.Block
+	case Halt:
+		r.Decision = outcome.Halt
+	}
+	addPrompt := func(p string) {
+		if !slices.Contains(r.Prompts, p) {
+			r.Prompts = append(r.Prompts, p)
+		}
+	}
+	for _, c := range v.Checks {
+		for _, p := range c.Prompts {
+			addPrompt(p)
+		}
+		r.Checks = append(r.Checks, outcome.Check{
+			Name: c.Validator.Name, Prompts: c.Prompts, Passed: c.Result.Passed,
+			Result: c.Result.Summary(), DurationMS: outcome.Millis(c.Result.Duration),
+		})
+	}
+	for _, e := range v.Done {
+		addPrompt(e.Prompt) // prompts no longer mapped have no checks
+	}
+	return r
+}

@@ -1,0 +1,112 @@
+package stop
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// blockPrefix starts every block reason: the transcript's record of the
+// blocks the client fed back is counted by it (reconcile.go).
+const blockPrefix = "stopgate: you may not stop yet"
+
+// blockReason is the remediation text the agent receives: for each failing
+// validator the prompt, the validator, the first output_lines lines of its
+// output and its fix, then what to do next.
+func blockReason(cfg *config.Config, v *Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s.\n", blockPrefix, failedCount(v))
+	writeFailures(&b, cfg, v)
+	fmt.Fprintf(&b, "\nFix each failure above, then finish again. (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
+	return b.String()
+}
+
+// haltReason is what the user sees when the gate gives up on the agent.
+func haltReason(cfg *config.Config, v *Verdict, prior int) string {
+	var b strings.Builder
+	if cfg.Settings.OnFailure == config.OnFailureHalt {
+		fmt.Fprintf(&b, "stopgate halted the session: %s (on_failure = \"halt\").\n", failedCount(v))
+	} else {
+		fmt.Fprintf(&b, "stopgate halted the session: %s after %d blocked stops.\n", failedCount(v), prior)
+	}
+	writeFailures(&b, cfg, v)
+	b.WriteString("\nThe pending entries are kept: inspect them in " + cfg.Settings.StateDir + ", fix the work, and stop again.")
+	return b.String()
+}
+
+func failedCount(v *Verdict) string {
+	n := 0
+	for _, c := range v.Checks {
+		if !c.Result.Passed {
+			n++
+		}
+	}
+	if n == 1 {
+		return "1 check failed"
+	}
+	return fmt.Sprintf("%d checks failed", n)
+}
+
+func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
+	for _, c := range v.Checks {
+		r := c.Result
+		if r.Passed {
+			continue
+		}
+		fmt.Fprintf(b, "\n✘ prompt %s, validator %q", quoted(c.Prompts), c.Validator.Name)
+		if r.Problem != "" || r.ExitCode > 0 {
+			// A run validator's failure says how it ended; a file
+			// validator's output says what is wrong with the file.
+			fmt.Fprintf(b, ": %s", r.Summary())
+		}
+		b.WriteString("\n")
+		for _, line := range r.Lines(cfg.Settings.OutputLines) {
+			b.WriteString("  | " + line + "\n")
+		}
+		if c.Validator.Fix != "" {
+			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
+		}
+	}
+}
+
+func quoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// vanishedReason is what the user sees when armed prompts lost their
+// mapping: which prompts, where their mapping stood, and how to clear an
+// entry whose mapping was removed on purpose.
+func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
+	var b strings.Builder
+	file := filepath.Base(cfg.File)
+	b.WriteString("stopgate halted the session: ")
+	if len(gone) == 1 {
+		b.WriteString("a prompt armed in this session has lost its mapping")
+	} else {
+		fmt.Fprintf(&b, "%d prompts armed in this session have lost their mapping", len(gone))
+	}
+	if len(cfg.Mappings) == 0 {
+		fmt.Fprintf(&b, " (%s has no [[mapping]] at all)", file)
+	}
+	b.WriteString(", so their checks cannot run and the stop cannot pass.\n")
+	q := queue.Open(cfg.StateDir())
+	for _, e := range gone {
+		fmt.Fprintf(&b, "\n✘ prompt %q", e.Prompt)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ": its [[mapping]] at %s:%d is gone", file, e.Line)
+		} else {
+			fmt.Fprintf(&b, ": %s has no [[mapping]] for it", file)
+		}
+		fmt.Fprintf(&b, "\n  armed entry: %s\n", project.Display(cfg.Root, q.EntryPath(e)))
+	}
+	fmt.Fprintf(&b, "\nRestore the mapping in %s (the agent must not edit its own gate). If it was removed on purpose, remove the armed entry above, then stop again.", file)
+	return b.String()
+}

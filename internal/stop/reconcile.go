@@ -1,0 +1,249 @@
+package stop
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/transcript"
+)
+
+// Transcript reconciliation: the queue is files the agent can reach, so
+// the gate does not take it on trust. At each stop it reads the scope's
+// transcript (transcript_path; a subagent's agent_transcript_path) for the
+// mapped prompts read or invoked there, as detect would have armed them,
+// and judges every one whose entry is missing as if it were queued; the
+// outcome log records each such discrepancy.
+//
+// Only what happened since the prompt last passed counts, so that a prompt
+// whose checks passed and whose entry the gate removed is not armed again
+// forever: a per-scope queue.Mark keeps the transcript offset up to which
+// every prompt passed (advanced at a passing stop) and, for a stop that
+// blocks on some prompts, the offset up to which each other one passed.
+// The scan starts at the mark, so its cost follows what happened since,
+// and is bounded by transcript.MaxScan.
+
+// markEvery is how much unreconciled transcript without any mapped prompt
+// a passing stop lets accumulate before it moves the mark: rereading it
+// costs less than writing the mark on every stop.
+const markEvery = 1 << 20
+
+type reconciliation struct {
+	scope   queue.Scope
+	queue   string     // the state dir, as configured
+	mark    queue.Mark // as read
+	end     int64      // where this scan stopped
+	seen    bool       // a mapped prompt was found
+	missing []queue.Entry
+	found   []outcome.Discrepancy
+	// unread is how many bytes since the mark the scan could not read
+	// (transcript.MaxScan): every mapping was then judged (unreadNote).
+	unread int64
+	// blocks is how many of this turn's stops the gate blocked, as the
+	// transcript records the client feeding them back: a count that a
+	// deleted file in the state dir cannot reset.
+	blocks int
+}
+
+// reconcile returns the entries the transcript says are missing from
+// entries, or nil when there is no transcript. A transcript that exists
+// but cannot be read is an error: the gate cannot tell what is armed.
+//
+// It asks the compiled config, so that a stop with nothing to judge never
+// parses mappings.toml (see Run).
+func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) (*reconciliation, error) {
+	path, thread := in.TranscriptPath, transcript.Thread{}
+	if scope.Agent != "" {
+		thread.Agent = scope.Agent
+		if in.AgentTranscriptPath != "" {
+			path, thread.Own = in.AgentTranscriptPath, true
+		}
+	}
+	if path == "" {
+		return nil, nil
+	}
+	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir, mark: q.Mark(scope)}
+	from := r.mark
+	if from.Transcript != path {
+		from = queue.Mark{Transcript: path}
+	}
+	res, err := transcript.Scan(path, from.Offset, thread)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the transcript: %w", err)
+	}
+	if res.Reset {
+		from = queue.Mark{Transcript: path}
+	}
+	r.mark, r.end, r.unread = from, res.End, res.Skipped
+	event := hook.Stop
+	if scope.Agent != "" {
+		event = hook.SubagentStop
+	}
+	for _, b := range res.Blocks {
+		if b.Event == event && strings.HasPrefix(b.Reason, blockPrefix) {
+			r.blocks++
+		}
+	}
+
+	// Which mapped prompts did the transcript arm since they last passed?
+	// The latest event of each, in mappings.toml order.
+	latest := map[string]transcript.Event{}
+	var order []*config.Mapping // each armed mapping once, sorted to file order below
+	for _, ev := range res.Events {
+		maps, err := Armed(cfg, ev, scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range maps {
+			if ev.End <= from.Passed[m.Prompt] {
+				continue
+			}
+			if _, ok := latest[m.Prompt]; !ok {
+				order = append(order, m)
+			}
+			latest[m.Prompt] = ev
+		}
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].Line < order[j].Line })
+	r.seen = len(latest) > 0
+	queued := map[string]bool{}
+	for _, e := range entries {
+		queued[e.Prompt] = true
+	}
+	for _, m := range order {
+		ev := latest[m.Prompt]
+		if queued[m.Prompt] {
+			continue
+		}
+		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
+		r.missing = append(r.missing, queue.Entry{
+			Prompt: m.Prompt, Session: scope.Session, AgentID: scope.Agent, AgentType: in.AgentType,
+			Path: ev.Path, Trigger: trigger, Line: m.Line,
+		})
+		r.found = append(r.found, outcome.Discrepancy{
+			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: path, Offset: ev.Offset, UUID: ev.UUID,
+		})
+	}
+	if r.unread > 0 {
+		if err := r.judgeAll(cfg, in, res.From, queued, latest); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// judgeAll adds every mapped prompt not already judged, for a scan that
+// could not read all the transcript since the mark: what the unread part
+// armed is unknown, so everything it could have armed is judged, except
+// prompts that passed after it.
+func (r *reconciliation) judgeAll(cfg *config.Compiled, in *hook.Input, readFrom int64, queued map[string]bool, latest map[string]transcript.Event) error {
+	full, err := cfg.Config()
+	if err != nil {
+		return err
+	}
+	for _, m := range full.Mappings {
+		if queued[m.Prompt] || latest[m.Prompt].End > 0 || r.mark.Passed[m.Prompt] >= readFrom {
+			continue
+		}
+		r.seen = true
+		r.missing = append(r.missing, queue.Entry{
+			Prompt: m.Prompt, Session: r.scope.Session, AgentID: r.scope.Agent, AgentType: in.AgentType,
+			Trigger: queue.TriggerUnread, Line: m.Line,
+		})
+	}
+	return nil
+}
+
+// Armed returns the mappings a transcript event arms, by detect's rules: a Read of
+// a mapped .md file inside the project, a slash command, or a typed /name
+// (a prompt only the main thread receives).
+func Armed(cfg *config.Compiled, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
+	switch ev.Kind {
+	case transcript.Read:
+		return cfg.MatchRead(ev.Path)
+	case transcript.Command:
+		return cfg.MatchCommand(ev.Command)
+	case transcript.Prompt:
+		if scope.Agent == "" {
+			if name := hook.SlashCommand(ev.Text); name != "" {
+				return cfg.MatchCommand(name)
+			}
+		}
+	}
+	return nil, nil
+}
+
+// settle records the reconciliation in the verdict and moves the mark: to
+// the end of the scan when the stop passes, else past each prompt that
+// passed. The mark is written before the answer, so a gate killed later
+// has only ever moved it past checks that passed.
+func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
+	if r == nil {
+		return
+	}
+	v.Reconciled = r.found
+	if len(r.found) > 0 && v.Kind != Pass {
+		v.Reason += reconciledNote(r.found, r.queue)
+	}
+	if r.unread > 0 && v.Kind != Pass {
+		v.Reason += unreadNote(r.unread)
+	}
+	next := queue.Mark{Transcript: r.mark.Transcript, Offset: r.mark.Offset}
+	if v.Kind == Pass {
+		if !r.seen && len(r.mark.Passed) == 0 && r.end-r.mark.Offset < markEvery {
+			return // nothing worth a write
+		}
+		next.Offset = r.end
+	} else {
+		next.Passed = map[string]int64{}
+		for p, off := range r.mark.Passed {
+			next.Passed[p] = off
+		}
+		for _, e := range v.Done {
+			next.Passed[e.Prompt] = r.end
+		}
+		if len(next.Passed) == 0 {
+			next.Passed = nil
+		}
+	}
+	if next.Equal(r.mark) {
+		return
+	}
+	if err := q.SetMark(r.scope, next); err != nil {
+		fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
+	}
+}
+
+// reconciledNote tells whoever reads a block or halt which checks ran
+// although their entry was gone.
+func reconciledNote(found []outcome.Discrepancy, stateDir string) string {
+	var names []string
+	for _, d := range found {
+		names = append(names, fmt.Sprintf("%q", d.Prompt))
+	}
+	return fmt.Sprintf("\n\nChecked although missing from the queue in %s: prompt %s (the transcript shows it %s). The queue is stopgate's, not the agent's: leave it alone.",
+		stateDir, strings.Join(names, ", "), how(found[0].Trigger))
+}
+
+func how(trigger string) string {
+	if trigger == queue.TriggerRead {
+		return "read"
+	}
+	return "invoked"
+}
+
+// unreadNote says why prompts that may never have been read were judged.
+func unreadNote(unread int64) string {
+	return fmt.Sprintf("\n\nstopgate reads at most the last %d MiB of a transcript at a stop, and %.1f MiB written since the last passing stop went unread; what they armed is unknown, so every mapped prompt was judged.",
+		transcript.MaxScan>>20, float64(unread)/(1<<20))
+}

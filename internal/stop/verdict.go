@@ -1,0 +1,167 @@
+package stop
+
+import (
+	"context"
+	"slices"
+
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/validator"
+)
+
+// Kind is what the gate answers a stop.
+type Kind int
+
+// The gate's answers.
+const (
+	Pass  Kind = iota // let the stop through
+	Block             // send the agent back with the failures
+	Halt              // end the session; the user sees the failures
+)
+
+// Verdict is the gate's decision on one stop.
+type Verdict struct {
+	Kind   Kind
+	Reason string
+	Done   []queue.Entry // entries to remove: all their validators passed, or their prompt is unmapped
+	Blocks int           // consecutive blocked stops after this one
+	Checks []Check       // every validator run, in mappings.toml order
+	// Reconciled are prompts judged although their entry was missing:
+	// the transcript armed them (reconcile.go).
+	Reconciled []outcome.Discrepancy
+	// Changed tells the human which of the gate's own inputs changed
+	// since the prompts were armed (changed.go): a pass shows it as a
+	// system message, a block or halt adds it to the reason.
+	Changed string
+}
+
+// Check is one validator's run for the pending prompts that use it.
+type Check struct {
+	Validator *config.Validator
+	Prompts   []string // pending prompts that use it, in mapping order
+	Result    validator.Result
+}
+
+// Decide runs the validators of entries and decides the stop. prior is the
+// count of consecutive blocked stops before this one. An entry whose prompt
+// is no longer mapped halts the stop without running anything: the agent
+// must not disarm a check by editing the config it is checked by.
+func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int) *Verdict {
+	v := &Verdict{}
+	if len(entries) == 0 {
+		return v
+	}
+	if gone := vanished(cfg, entries); len(gone) > 0 {
+		v.Kind, v.Reason = Halt, vanishedReason(cfg, gone)
+		return v
+	}
+	checks, specs := plan(cfg, in, entries)
+	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
+		"CLAUDE_PROJECT_DIR=" + cfg.Root,
+		"STOPGATE_SESSION_ID=" + in.SessionID,
+		"STOPGATE_AGENT_ID=" + in.AgentID,
+	}, Confine: confinement(cfg, in)}, specs)
+
+	failed := map[string]bool{} // prompt keys with a failing validator
+	for i := range checks {
+		checks[i].Result = results[i]
+		if !results[i].Passed {
+			for _, p := range checks[i].Prompts {
+				failed[p] = true
+			}
+		}
+	}
+	v.Checks = checks
+	for _, e := range entries {
+		if !failed[e.Prompt] {
+			v.Done = append(v.Done, e)
+		}
+	}
+	if len(failed) == 0 {
+		return v
+	}
+	if why := unconfinedReason(cfg, v); why != "" {
+		v.Kind, v.Reason = Halt, why
+		return v
+	}
+	if cfg.Settings.OnFailure == config.OnFailureHalt || prior >= cfg.Settings.MaxBlocks {
+		v.Kind, v.Reason = Halt, haltReason(cfg, v, prior)
+		return v
+	}
+	v.Kind, v.Blocks = Block, prior+1
+	v.Reason = blockReason(cfg, v)
+	return v
+}
+
+// vanished returns the entries whose prompt has no mapping any more.
+func vanished(cfg *config.Config, entries []queue.Entry) []queue.Entry {
+	var gone []queue.Entry
+	for _, e := range entries {
+		if cfg.Mapping(e.Prompt) == nil {
+			gone = append(gone, e)
+		}
+	}
+	return gone
+}
+
+// plan resolves the pending prompts' validators from the config: each
+// distinct validator once, in mappings.toml order. Every entry's prompt is
+// mapped (Decide checked).
+func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, []validator.Spec) {
+	byName := map[string]*Check{}
+	entryOf := map[string]queue.Entry{}
+	for _, e := range entries {
+		entryOf[e.Prompt] = e
+	}
+	// Walk mappings in file order so prompts attach in a stable order.
+	for _, m := range cfg.Mappings {
+		if _, ok := entryOf[m.Prompt]; !ok {
+			continue
+		}
+		for _, name := range m.Validators {
+			c, ok := byName[name]
+			if !ok {
+				c = &Check{Validator: cfg.Validators[name]}
+				byName[name] = c
+			}
+			if !slices.Contains(c.Prompts, m.Prompt) {
+				c.Prompts = append(c.Prompts, m.Prompt)
+			}
+		}
+	}
+	var checks []Check
+	var specs []validator.Spec
+	for _, name := range cfg.Order {
+		c, ok := byName[name]
+		if !ok {
+			continue
+		}
+		checks = append(checks, *c)
+		specs = append(specs, spec(cfg, c, entryOf[c.Prompts[0]]))
+	}
+	return checks, specs
+}
+
+// spec turns a validator into what the engine runs. A validator shared by
+// several pending prompts runs once, with the first prompt's variables.
+func spec(cfg *config.Config, c *Check, e queue.Entry) validator.Spec {
+	v := c.Validator
+	s := validator.Spec{Name: v.Name, File: v.File, Run: v.Run, Timeout: v.Timeout}
+	if v.Contains != "" {
+		s.Expect = append(s.Expect, validator.MustExpectation(validator.Contains, v.Contains))
+	}
+	if v.NotContains != "" {
+		s.Expect = append(s.Expect, validator.MustExpectation(validator.NotContains, v.NotContains))
+	}
+	if v.Regex != "" {
+		s.Expect = append(s.Expect, validator.MustExpectation(validator.Regex, v.Regex))
+	}
+	promptPath := e.Path
+	if promptPath == "" {
+		promptPath = cfg.PromptPath(e.Prompt)
+	}
+	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + promptPath}
+	return s
+}

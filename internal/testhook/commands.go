@@ -1,0 +1,360 @@
+package testhook
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/statedir"
+)
+
+// start loads the tests file, applies the filters and queues the plan as
+// the session's run.
+func (r *runner) start(o opts) (reply, error) {
+	dir := r.env.Dir
+	if r.hook || dir == "" {
+		dir = r.root
+	}
+	path, err := Find(r.root, o.file, dir)
+	if err != nil {
+		return reply{}, cli.WithHint(err, "write one (see docs/testhook.md), or name it with --file")
+	}
+	suite, err := Load(path, r.root)
+	if err != nil {
+		var ps Problems
+		if errors.As(err, &ps) {
+			return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), count(len(ps), "mistake")), ps.Lines()...)
+		}
+		return reply{}, err
+	}
+	f := Filters{Categories: o.categories, Tags: o.tags}
+	tests, err := selectTests(suite, f)
+	if err != nil {
+		return reply{}, err
+	}
+	now := r.now()
+	report := project.Display(r.root, filepath.Join(filepath.Dir(path), "report.md"))
+	st := newState(r.session, suite, tests, f, report, o.auto, now)
+	ctx := ""
+	if o.auto && r.hook {
+		// The slash command's turn carries the first test: the agent
+		// starts at once, and every stop after it is an answer.
+		st.Issued, st.Turn = true, r.turn
+		ctx = r.brief(st, "")
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return reply{}, err
+	}
+	old, err := s.Replace(r.session, st)
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{text: r.startText(st, old), context: ctx}, nil
+}
+
+// selectTests keeps the tests the filters match, and refuses a selection
+// in which a test needs a variable that only a left-out test saves.
+func selectTests(s *Suite, f Filters) ([]Test, error) {
+	var tests []Test
+	for _, t := range s.Tests {
+		if f.match(&t) {
+			tests = append(tests, t)
+		}
+	}
+	if len(tests) == 0 {
+		var cats, tags []string
+		for _, t := range s.Tests {
+			if !slices.Contains(cats, t.Category) {
+				cats = append(cats, t.Category)
+			}
+			for _, tag := range t.Tags {
+				if !slices.Contains(tags, tag) {
+					tags = append(tags, tag)
+				}
+			}
+		}
+		sort.Strings(cats)
+		sort.Strings(tags)
+		return nil, cli.WithHint(fmt.Errorf("no test of %s matches the filters (%s)", s.File, f),
+			"categories: "+orNone(cats), "tags: "+orNone(tags))
+	}
+	var ps Problems
+	saved := map[string]bool{}
+	for _, t := range tests {
+		for _, n := range t.refs() {
+			if saved[n] {
+				continue
+			}
+			for _, u := range s.Tests {
+				if u.saves(n) {
+					ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(quote(t.ID)),
+						Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
+						Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
+					break
+				}
+			}
+		}
+		for _, sv := range t.Save {
+			saved[sv.Var] = true
+		}
+	}
+	if len(ps) > 0 {
+		return nil, cli.WithHint(fmt.Errorf("%s: the filters (%s) break a variable chain", s.File, f), ps.Lines()...)
+	}
+	return tests, nil
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// next hands out the current test. Asking again hands out the same test.
+func (r *runner) next() (reply, error) {
+	// Asking again changes nothing: answer from the file, without the lock.
+	st, err := r.load()
+	if err != nil {
+		return reply{}, err
+	}
+	if !r.handedOut(st) {
+		st, err = r.update(r.handOut)
+		if err != nil {
+			return reply{}, err
+		}
+	}
+	if st.current() == nil {
+		return reply{text: r.endText(st)}, nil
+	}
+	return reply{text: st.handout(), context: r.brief(st, "")}, nil
+}
+
+// handedOut reports whether next would change nothing.
+func (r *runner) handedOut(st *State) bool {
+	return st.current() == nil || st.Issued && !st.Paused && st.Streak == 0 && st.Turn == r.turn
+}
+
+func (r *runner) handOut(st *State) (*State, error) {
+	if r.handedOut(st) {
+		return nil, nil // handed out since we looked
+	}
+	now := r.now()
+	if !st.Issued {
+		st.Since = now
+	}
+	// The person asked: a new turn, so the count of blocked stops starts
+	// again.
+	st.Issued, st.Turn, st.Paused, st.Streak, st.Updated = true, r.turn, false, 0, now
+	return st, nil
+}
+
+// validate checks answer (or the agent's last answer) against the current
+// test and records the result.
+func (r *runner) validate(answer string, hasText bool) (reply, error) {
+	now := r.now()
+	var judged int
+	var skipped []int
+	st, err := r.update(func(st *State) (*State, error) {
+		t := st.current()
+		if t == nil {
+			return nil, r.noCurrent(st)
+		}
+		if !hasText {
+			if st.Answer == "" {
+				return nil, usagef(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
+			}
+			answer = st.Answer
+		}
+		judged, skipped = st.validate(answer, now)
+		return st, nil
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{text: r.afterResult(st, judged, skipped, r.finish(st))}, nil
+}
+
+// skip records the current test as skipped.
+func (r *runner) skip() (reply, error) {
+	now := r.now()
+	var judged int
+	var skipped []int
+	st, err := r.update(func(st *State) (*State, error) {
+		if st.current() == nil {
+			return nil, r.noCurrent(st)
+		}
+		judged, skipped = st.skip(now)
+		return st, nil
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{text: r.afterResult(st, judged, skipped, r.finish(st))}, nil
+}
+
+// retry runs a recorded test again: the one named, else the last failed,
+// else the last skipped.
+func (r *runner) retry(args []string) (reply, error) {
+	now := r.now()
+	st, err := r.update(func(st *State) (*State, error) {
+		if st.Mode == Aborted {
+			return nil, cli.WithHint(errors.New("the run was aborted"), "start a new one with "+r.startWord())
+		}
+		i := st.lastRetryable()
+		if len(args) == 1 {
+			if i = st.index(args[0]); i < 0 {
+				return nil, fmt.Errorf("no test %q in this run", args[0])
+			}
+			if st.Results[i] == nil {
+				return nil, fmt.Errorf("test %q has not run yet", args[0])
+			}
+		} else if i < 0 {
+			return nil, errors.New("nothing to retry: no test failed or was skipped")
+		}
+		st.retry(i, now)
+		return st, nil
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
+}
+
+// abort ends the run where it stands.
+func (r *runner) abort() (reply, error) {
+	now := r.now()
+	st, err := r.update(func(st *State) (*State, error) {
+		if st.Mode != Running {
+			return nil, fmt.Errorf("the run is already %s", st.Mode)
+		}
+		st.Mode, st.Completed, st.Updated, st.Issued, st.Paused = Aborted, now, now, false, false
+		return st, nil
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{text: fmt.Sprintf("Aborted the run of %s: %s.\n%s writes the report of what ran.", st.File, st.counts(), r.word("report"))}, nil
+}
+
+func (r *runner) status() (reply, error) {
+	st, err := r.load()
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{text: r.statusText(st)}, nil
+}
+
+func (r *runner) vars() (reply, error) {
+	st, err := r.load()
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{text: varsText(st)}, nil
+}
+
+// report writes the Markdown report, and JUnit XML when asked.
+func (r *runner) report(o opts) (reply, error) {
+	st, err := r.load()
+	if err != nil {
+		return reply{}, err
+	}
+	md := r.rootPath(st.Report)
+	if o.markdown != "" {
+		md = r.path(o.markdown)
+	}
+	written := []string{}
+	if err := writeOut(md, []byte(markdown(st))); err != nil {
+		return reply{}, fmt.Errorf("writing the report: %w", err)
+	}
+	written = append(written, project.Display(r.root, md))
+	if o.junit != "" {
+		data, err := junit(st)
+		if err == nil {
+			err = writeOut(r.path(o.junit), data)
+		}
+		if err != nil {
+			return reply{}, fmt.Errorf("writing the JUnit report: %w", err)
+		}
+		written = append(written, project.Display(r.root, r.path(o.junit)))
+	}
+	c := st.counts()
+	return reply{text: reportText(st, written), failed: c.Failed, total: c.Total()}, nil
+}
+
+// finish writes the report of a run that just completed, and says where,
+// or why not.
+func (r *runner) finish(st *State) string {
+	if st.Mode != Completed {
+		return ""
+	}
+	if err := writeOut(r.rootPath(st.Report), []byte(markdown(st))); err != nil {
+		return "The report could not be written: " + err.Error()
+	}
+	return "Report: " + st.Report
+}
+
+// writeOut writes a report file crash-safe, creating its folder.
+func writeOut(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return statedir.WriteFile(path, data)
+}
+
+// update changes the session's run, which must exist.
+func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
+	s, err := r.openStore()
+	if err != nil {
+		return nil, err
+	}
+	return s.Update(r.session, func(st *State) (*State, error) {
+		if st == nil {
+			return nil, errNoRun
+		}
+		return f(st)
+	})
+}
+
+// load reads the session's run, which must exist, without the lock. A
+// hook that has just read it to decide whether a word is the runner's
+// hands it over in r.seen rather than read it twice.
+func (r *runner) load() (*State, error) {
+	if st := r.seen; st != nil {
+		r.seen = nil
+		return st, nil
+	}
+	st, err := loadRun(runFile(r.stateDir, r.session))
+	if err == nil && st == nil {
+		err = errNoRun
+	}
+	return st, err
+}
+
+func (r *runner) noCurrent(st *State) error {
+	if st.Mode == Aborted {
+		return cli.WithHint(errors.New("the run was aborted"), "start a new one with "+r.startWord())
+	}
+	return cli.WithHint(fmt.Errorf("the run is complete: %s", st.counts()), r.word("report")+" writes the report; "+r.word("retry")+" runs a failed test again")
+}
+
+func (r *runner) startWord() string {
+	if r.hook {
+		return SlashCommand
+	}
+	return "testhook init"
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

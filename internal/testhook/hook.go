@@ -1,0 +1,225 @@
+package testhook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// Events are the hook events testhook handles. SubagentStop is accepted
+// and ignored: a subagent's stop is never the run's answer.
+var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
+
+// maxKept bounds the agent's answer kept at Stop for a later validate.
+const maxKept = 1 << 20
+
+func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
+	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
+	if err != nil {
+		return fmt.Errorf("reading hook input: %w", err)
+	}
+	if len(data) > hook.MaxInput {
+		return fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
+	}
+	in, err := dialect.Parse(data, opt, Events...)
+	if errors.Is(err, dialect.ErrIgnored) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	env.Stdout = hook.Bind(env.Stdout, in)
+	turn := promptID(data)
+	switch in.HookEventName {
+	case hook.UserPromptSubmit:
+		return promptHook(env, configFile, in, turn)
+	case hook.Stop:
+		return stopHook(env, configFile, in, turn)
+	}
+	return nil
+}
+
+// promptID returns the input's prompt_id: the client gives a prompt's
+// UserPromptSubmit and every Stop of the turn it starts the same one. It
+// is read here rather than in hook.Input, which only the runner needs it in.
+func promptID(data []byte) string {
+	var v struct {
+		PromptID string `json:"prompt_id"`
+		TurnID   string `json:"turn_id"` // Codex's name for it
+	}
+	json.Unmarshal(data, &v)
+	if v.PromptID == "" {
+		return v.TurnID
+	}
+	return v.PromptID
+}
+
+// promptHook answers a prompt. Anything that is not a runner command is
+// left alone before the disk is touched: this runs on every prompt.
+func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) error {
+	req, ok, perr := parsePrompt(in.Prompt)
+	if !ok {
+		return nil
+	}
+	r, err := newRunner(env, configFile, in.Cwd)
+	if err != nil {
+		if req.slash {
+			return hook.Write(env.Stdout, hook.Block("testhook: "+err.Error()))
+		}
+		return err
+	}
+	r.session, r.hook, r.turn = in.SessionID, true, turn
+	if perr != nil {
+		return hook.Write(env.Stdout, hook.Block("testhook: "+perr.Error()+"\nusage: "+SlashCommand+" [--category C] [--tag T] [--file F] [--auto]"))
+	}
+	if req.slash {
+		rep, err := r.do(req)
+		if err != nil {
+			return hook.Write(env.Stdout, hook.Block(errText("cannot start the run", err)))
+		}
+		if rep.context != "" {
+			out := hook.Context(hook.UserPromptSubmit, rep.context)
+			out.SystemMessage = rep.text
+			return hook.Write(env.Stdout, out)
+		}
+		return hook.Write(env.Stdout, hook.Block(rep.text))
+	}
+
+	st, err := loadRun(runFile(r.stateDir, r.session))
+	if err != nil {
+		return err
+	}
+	if st == nil || !applies(st, req) {
+		return nil
+	}
+	r.seen = st
+	rep, err := r.do(req)
+	if err != nil {
+		return hook.Write(env.Stdout, hook.Block(errText("", err)))
+	}
+	if req.name == "next" && rep.context != "" {
+		return hook.Write(env.Stdout, hook.Context(hook.UserPromptSubmit, rep.context))
+	}
+	return hook.Write(env.Stdout, hook.Block(rep.text))
+}
+
+// applies says whether a typed word is the runner's, given the session's
+// run: every word while it runs; once it is over, only the words that look
+// at it (and retry, which can reopen a completed run). Otherwise "next" or
+// "skip" is the person talking to the agent.
+func applies(st *State, req request) bool {
+	if req.name == "retry" && len(req.opts.args) == 1 && st.index(req.opts.args[0]) < 0 {
+		return false // "retry parsing": not a test of this run
+	}
+	switch st.Mode {
+	case Running:
+		return true
+	case Completed:
+		return req.name == "status" || req.name == "report" || req.name == "vars" ||
+			req.name == "retry" && (len(req.opts.args) == 1 || st.lastRetryable() >= 0)
+	}
+	return req.name == "status" || req.name == "report" || req.name == "vars"
+}
+
+// stopHook handles a main-thread Stop: in an auto run the agent's final
+// message is the current test's answer; in a manual run it is kept for
+// "validate". The gate's pending validations come first.
+func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err error) {
+	r, err := newRunner(env, configFile, in.Cwd)
+	if err != nil {
+		return err
+	}
+	r.session, r.hook, r.turn = in.SessionID, true, turn
+	path := runFile(r.stateDir, r.session)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil // no run: the common case, decided without the lock
+	} else if err != nil {
+		return haltRun(env, err)
+	}
+	// A run is under way: from here on no error lets the stop through
+	// unanswered (the gate's fail-closed rule, for the test run).
+	defer func() {
+		if p := recover(); p != nil {
+			err = haltRun(env, fmt.Errorf("internal error (a bug in stopgate): %v", p))
+		}
+	}()
+	st, err := loadRun(path)
+	if err != nil {
+		return haltRun(env, err)
+	}
+	if st == nil || !r.answers(st) {
+		return nil
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return haltRun(env, err)
+	}
+	if s.Queue().HasPending(queue.Scope{Session: r.session}) {
+		// The gate judges this stop: its block, or its pass, must not be
+		// mixed with a test's answer. Nothing is recorded; see
+		// docs/testhook.md for how the run goes on.
+		return nil
+	}
+	if !st.Auto {
+		_, err := s.Update(r.session, func(st *State) (*State, error) {
+			if st == nil || !r.answers(st) || st.Auto {
+				return nil, nil
+			}
+			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
+			return st, nil
+		})
+		if err != nil {
+			return haltRun(env, err)
+		}
+		return nil
+	}
+	if err := r.autoStop(in); err != nil {
+		return haltRun(env, err)
+	}
+	return nil
+}
+
+// haltRun answers a stop that a run under way could not judge: the
+// session halts, and the user sees what failed, rather than the stop
+// passing with the run's answer lost.
+func haltRun(env *cli.Env, err error) error {
+	fmt.Fprintf(env.Stderr, "testhook: %v\n", err)
+	return hook.Write(env.Stdout, hook.Halt(errText("the test run under way could not record this stop", err)+
+		"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
+}
+
+// answers reports whether this stop's final message answers st's current
+// test: one was handed out, in this turn when the turn is known.
+func (r *runner) answers(st *State) bool {
+	if st.current() == nil || !st.Issued {
+		return false
+	}
+	return st.Turn == "" || r.turn == "" || st.Turn == r.turn
+}
+
+// errText is an error as the person reads it in Claude Code: the message,
+// then its hint lines.
+func errText(lead string, err error) string {
+	var b strings.Builder
+	b.WriteString("testhook: ")
+	if lead != "" {
+		b.WriteString(lead + ": ")
+	}
+	b.WriteString(err.Error())
+	var h *cli.Hinted
+	if errors.As(err, &h) {
+		for _, l := range h.Hints {
+			b.WriteString("\n" + l)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,89 @@
+package testhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Neither decoder reports where a value sits, so problems are located with
+// a light second look at the text: the line each test starts on.
+
+// lineAt returns the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int) int {
+	if off > len(data) {
+		off = len(data)
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// jsonTestLines returns the line of each element of the top-level "tests"
+// array, walking the tokens; nil when the text is not as expected.
+func jsonTestLines(data []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var skip json.RawMessage
+		if t != "tests" {
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil
+		}
+		var lines []int
+		for dec.More() {
+			off := int(dec.InputOffset())
+			if dec.Decode(&skip) != nil {
+				return lines
+			}
+			// The offset lies before the separator and blanks.
+			for off < len(data) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+				off++
+			}
+			lines = append(lines, lineAt(data, off))
+		}
+		return lines
+	}
+	return nil
+}
+
+// tomlTestLines returns the line of each [[test]] header, in order. Tests
+// written as an inline array have no header, and no line.
+func tomlTestLines(text string) []int {
+	var lines []int
+	multi := ""
+	for i, raw := range strings.Split(text, "\n") {
+		line := strings.TrimSpace(raw)
+		if multi != "" {
+			if strings.Count(line, multi)%2 == 1 {
+				multi = ""
+			}
+			continue
+		}
+		for _, q := range []string{`"""`, `'''`} {
+			if strings.Count(line, q)%2 == 1 {
+				multi = q
+			}
+		}
+		if !strings.HasPrefix(line, "[[") {
+			continue
+		}
+		end := strings.Index(line, "]]")
+		if end < 0 {
+			continue
+		}
+		if strings.TrimSpace(line[2:end]) == "test" {
+			lines = append(lines, i+1)
+		}
+	}
+	return lines
+}

@@ -1,0 +1,455 @@
+package testhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/validator"
+)
+
+// The default tests files, relative to the project root: the TOML form
+// first, then the JSON form that existing suites are written in.
+const (
+	DefaultFile     = "tests/functional/tests.toml"
+	DefaultJSONFile = "tests/functional/tests.json"
+)
+
+// Find returns the tests file to load: file when given (relative to dir),
+// else DefaultFile under root, else DefaultJSONFile.
+func Find(root, file, dir string) (string, error) {
+	if file != "" {
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		return filepath.Clean(file), nil
+	}
+	for _, f := range []string{DefaultFile, DefaultJSONFile} {
+		path := filepath.Join(root, filepath.FromSlash(f))
+		if _, err := os.Stat(path); err == nil {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("no tests file: neither %s nor %s exists", DefaultFile, DefaultJSONFile)
+}
+
+// Load reads and checks the tests file at path, shown to a person relative
+// to root. Every mistake found is a Problem naming the file, the line when
+// known and the test's id; Load returns them all at once as Problems.
+func Load(path, root string) (*Suite, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path, root)
+}
+
+// Parse is Load on the file's contents. A file ending in .json, or whose
+// text starts with "{", is JSON; anything else is TOML.
+func Parse(data []byte, path, root string) (*Suite, error) {
+	l := &loader{file: project.Display(root, path)}
+	var top map[string]any
+	if isJSON(path, data) {
+		l.testsKey, l.kind = "tests", "object"
+		top = l.decodeJSON(data)
+	} else {
+		l.testsKey, l.kind = "test", "table"
+		top = l.decodeTOML(data)
+	}
+	if top == nil {
+		return nil, l.problems
+	}
+	s := l.suite(top)
+	if len(l.problems) > 0 {
+		// In file order, as a person fixes them; the file's own first.
+		sort.SliceStable(l.problems, func(i, j int) bool { return l.problems[i].Line < l.problems[j].Line })
+		return nil, l.problems
+	}
+	return s, nil
+}
+
+func isJSON(path string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return true
+	case ".toml":
+		return false
+	}
+	t := bytes.TrimSpace(data)
+	return len(t) > 0 && t[0] == '{'
+}
+
+type loader struct {
+	file     string
+	testsKey string // "tests" in JSON, "test" ([[test]] tables) in TOML
+	kind     string // what a test is called in messages: "object" or "table"
+	lines    []int  // line of each test, by index; shorter when unknown
+	problems Problems
+}
+
+func (l *loader) add(line int, test, msg, hint string) {
+	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: testKey(test), Msg: msg, Hint: hint})
+}
+
+func (l *loader) decodeJSON(data []byte) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		line := 0
+		if errors.As(err, &se) {
+			line = lineAt(data, int(se.Offset))
+		}
+		l.add(line, "", "not valid JSON: "+err.Error(), "")
+		return nil
+	}
+	if dec.More() {
+		l.add(lineAt(data, int(dec.InputOffset())), "", "not valid JSON: more than one value", "")
+		return nil
+	}
+	top, ok := v.(map[string]any)
+	if !ok {
+		l.add(1, "", fmt.Sprintf("must be a JSON object, not %s", typeName(v)), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
+		return nil
+	}
+	l.lines = jsonTestLines(data)
+	return top
+}
+
+func (l *loader) decodeTOML(data []byte) map[string]any {
+	var top map[string]any
+	if _, err := toml.Decode(string(data), &top); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			l.add(pe.Position.Line, "", pe.Message, "")
+		} else {
+			l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
+		}
+		return nil
+	}
+	l.lines = tomlTestLines(string(data))
+	return top
+}
+
+func (l *loader) suite(top map[string]any) *Suite {
+	s := &Suite{File: l.file}
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		v := top[k]
+		switch k {
+		case "version":
+			switch v := v.(type) {
+			case string:
+				s.Version = v
+			case json.Number:
+				s.Version = v.String()
+			case int64, float64:
+				s.Version = fmt.Sprint(v)
+			default:
+				l.add(0, "", fmt.Sprintf("version must be a string or a number, not %s", typeName(v)), "")
+			}
+		case "description":
+			if str, ok := v.(string); ok {
+				s.Description = str
+			} else {
+				l.add(0, "", fmt.Sprintf("description must be a string, not %s", typeName(v)), "")
+			}
+		case l.testsKey:
+		default:
+			hint := "known keys: version, description, " + l.testsKey
+			if k == "tests" || k == "test" {
+				hint = fmt.Sprintf("in a %s file the tests are %s", map[bool]string{true: "JSON", false: "TOML"}[l.testsKey == "tests"], l.testsExample())
+			}
+			l.add(0, "", fmt.Sprintf("unknown key %q", k), hint)
+		}
+	}
+	raw, ok := top[l.testsKey]
+	if !ok {
+		l.add(0, "", "has no tests", "write them as "+l.testsExample())
+		return s
+	}
+	list, ok := asList(raw)
+	if !ok {
+		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, typeName(raw)), "write them as "+l.testsExample())
+		return s
+	}
+	if len(list) == 0 {
+		l.add(0, "", "has no tests", "write them as "+l.testsExample())
+	}
+	firstLine := map[string]int{}
+	firstIndex := map[string]int{}
+	for i, v := range list {
+		t, ok := l.test(i, v)
+		if !ok {
+			continue
+		}
+		if first, dup := firstIndex[t.ID]; dup {
+			where := fmt.Sprintf("test #%d", first+1)
+			if firstLine[t.ID] > 0 {
+				where += fmt.Sprintf(", line %d", firstLine[t.ID])
+			}
+			l.add(t.Line, quote(t.ID), fmt.Sprintf("duplicate id (first used by %s)", where), "every test needs its own id")
+			continue
+		}
+		firstIndex[t.ID], firstLine[t.ID] = i, t.Line
+		s.Tests = append(s.Tests, t)
+	}
+	l.checkRefs(s.Tests)
+	return s
+}
+
+func (l *loader) testsExample() string {
+	if l.testsKey == "tests" {
+		return `"tests": [{"id": …, "action": …}, …]`
+	}
+	return "[[test]] tables with id = …, action = …"
+}
+
+// Known test keys, in the order they are checked and listed in hints.
+var testKeys = []string{"id", "description", "category", "action", "expect", "save", "tags"}
+
+// test checks and converts one test. ok is false when it has no usable id.
+func (l *loader) test(i int, v any) (t Test, ok bool) {
+	if i < len(l.lines) {
+		t.Line = l.lines[i]
+	}
+	name := fmt.Sprintf("#%d", i+1)
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		l.add(t.Line, name, fmt.Sprintf("must be %s %s, not %s", map[bool]string{true: "an", false: "a"}[l.kind == "object"], l.kind, typeName(v)), "")
+		return t, false
+	}
+	idv, present := m["id"]
+	switch id, isStr := idv.(string); {
+	case !present:
+		l.add(t.Line, name, "missing id", "every test needs a unique id")
+	case !isStr:
+		l.add(t.Line, name, fmt.Sprintf("id must be a string, not %s", typeName(idv)), "")
+	case strings.TrimSpace(id) == "":
+		l.add(t.Line, name, "id is empty", "every test needs a unique id")
+	case strings.ContainsAny(id, "\r\n"):
+		l.add(t.Line, name, "id has a line break", "")
+	default:
+		t.ID, name = id, quote(id)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(testKeys, k) {
+			l.add(t.Line, name, fmt.Sprintf("unknown key %q", k), "known keys: "+strings.Join(testKeys, ", "))
+		}
+	}
+	str := func(key string, required bool) string {
+		v, present := m[key]
+		if !present {
+			if required {
+				l.add(t.Line, name, "missing "+key, "")
+			}
+			return ""
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			l.add(t.Line, name, fmt.Sprintf("%s must be a string, not %s", key, typeName(v)), "")
+			return ""
+		}
+		if required && strings.TrimSpace(s) == "" {
+			l.add(t.Line, name, key+" is empty", "")
+		}
+		return s
+	}
+	t.Description = str("description", false)
+	t.Category = str("category", false)
+	if t.Category == "" {
+		t.Category = DefaultCategory
+	}
+	t.Action = str("action", true)
+	t.Expect = l.expects(t.Line, name, m["expect"])
+	t.Save = l.saves(t.Line, name, m["save"])
+	t.Tags = l.tags(t.Line, name, m["tags"])
+	return t, t.ID != ""
+}
+
+func (l *loader) expects(line int, name string, raw any) []Expect {
+	if raw == nil {
+		return nil
+	}
+	list, ok := asList(raw)
+	if !ok {
+		l.add(line, name, fmt.Sprintf("expect must be a list, not %s", typeName(raw)), `expect: [{"contains": "…"}, {"regex": "…"}]`)
+		return nil
+	}
+	var out []Expect
+	for j, v := range list {
+		where := fmt.Sprintf("expect[%d]", j)
+		m, isMap := v.(map[string]any)
+		if !isMap || len(m) != 1 {
+			l.add(line, name, where+" must have exactly one of contains, not_contains or regex", `e.g. {"contains": "hello"}`)
+			continue
+		}
+		for k, pv := range m {
+			kind := validator.Kind(k)
+			if kind != validator.Contains && kind != validator.NotContains && kind != validator.Regex {
+				l.add(line, name, fmt.Sprintf("%s: unknown expectation %q", where, k), "use contains, not_contains or regex")
+				continue
+			}
+			p, isStr := pv.(string)
+			if !isStr {
+				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, typeName(pv)), "")
+				continue
+			}
+			if kind == validator.Regex {
+				// Check the syntax with each ${var} as a literal, as it is
+				// at run time.
+				if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
+					l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
+					continue
+				}
+			}
+			out = append(out, Expect{Kind: kind, Pattern: p})
+		}
+	}
+	return out
+}
+
+func (l *loader) saves(line int, name string, raw any) []Save {
+	if raw == nil {
+		return nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		l.add(line, name, fmt.Sprintf("save must be a map of variable to regex, not %s", typeName(raw)), `save: {"token": "token: (\\w+)"}`)
+		return nil
+	}
+	var out []Save
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		p, isStr := m[k].(string)
+		switch {
+		case !validName(k):
+			l.add(line, name, fmt.Sprintf("save: %q is not a variable name", k), "letters, digits and _, not starting with a digit")
+		case !isStr:
+			l.add(line, name, fmt.Sprintf("save.%s must be a regex string, not %s", k, typeName(m[k])), "")
+		default:
+			re, err := regexp.Compile(blankRefs(p))
+			if err != nil {
+				l.add(line, name, fmt.Sprintf("save.%s: regex %q does not compile: %s", k, p, reErr(err)), "the syntax is Go's RE2")
+			} else if re.NumSubexp() < 1 {
+				l.add(line, name, fmt.Sprintf("save.%s: regex %q has no group", k, p), "the value saved is group 1: wrap it in (…)")
+			} else {
+				out = append(out, Save{Var: k, Regex: p})
+			}
+		}
+	}
+	return out
+}
+
+func (l *loader) tags(line int, name string, raw any) []string {
+	if raw == nil {
+		return nil
+	}
+	list, ok := asList(raw)
+	var out []string
+	for _, v := range list {
+		s, isStr := v.(string)
+		if !isStr {
+			ok = false
+			break
+		}
+		out = append(out, s)
+	}
+	if !ok {
+		l.add(line, name, fmt.Sprintf("tags must be a list of strings, not %s", typeName(raw)), "")
+		return nil
+	}
+	return out
+}
+
+// checkRefs rejects a ${var} that no earlier test saves: tests run in file
+// order, so the value could never be there.
+func (l *loader) checkRefs(tests []Test) {
+	saved := map[string]bool{}
+	for i := range tests {
+		t := &tests[i]
+		for _, n := range t.refs() {
+			if saved[n] {
+				continue
+			}
+			hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
+			for j := i; j < len(tests); j++ {
+				if tests[j].saves(n) {
+					if j == i {
+						hint = "a test cannot use what it saves itself; use it in a later test"
+					} else {
+						hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", tests[j].ID)
+					}
+					break
+				}
+			}
+			l.add(t.Line, quote(t.ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
+		}
+		for _, s := range t.Save {
+			saved[s.Var] = true
+		}
+	}
+}
+
+// blankRefs replaces each ${var} with a literal, to check a pattern's
+// syntax before the values are known.
+func blankRefs(s string) string {
+	vars := map[string]Var{}
+	for _, n := range refs(s) {
+		vars[n] = Var{Value: "x"}
+	}
+	out, _ := substitute(s, vars, true)
+	return out
+}
+
+func reErr(err error) string {
+	var inner error = err
+	if u := errors.Unwrap(err); u != nil {
+		inner = u
+	}
+	return strings.TrimPrefix(inner.Error(), "error parsing regexp: ")
+}
+
+func asList(v any) ([]any, bool) {
+	switch v := v.(type) {
+	case []any:
+		return v, true
+	case []map[string]any:
+		out := make([]any, len(v))
+		for i, m := range v {
+			out[i] = m
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, int64, float64:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any, []map[string]any:
+		return "a list"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func quote(id string) string { return fmt.Sprintf("%q", id) }

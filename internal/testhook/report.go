@@ -1,0 +1,163 @@
+package testhook
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// categories returns the plan's categories in order of first appearance,
+// with the plan indexes of each.
+func (st *State) categories() (names []string, tests map[string][]int) {
+	tests = map[string][]int{}
+	for i, t := range st.Tests {
+		if _, ok := tests[t.Category]; !ok {
+			names = append(names, t.Category)
+		}
+		tests[t.Category] = append(tests[t.Category], i)
+	}
+	return names, tests
+}
+
+func (st *State) countsOf(idx []int) (Counts, time.Duration) {
+	var c Counts
+	var d time.Duration
+	for _, i := range idx {
+		r := st.Results[i]
+		c.add(r)
+		if r != nil {
+			d += r.Duration()
+		}
+	}
+	return c, d
+}
+
+// markdown is the run's report: totals, a table per category, each failure
+// with its reasons and the answer, and the durations.
+func markdown(st *State) string {
+	var b strings.Builder
+	title := st.Description
+	if title == "" {
+		title = st.File
+	}
+	fmt.Fprintf(&b, "# Test report: %s\n\n", title)
+	mode := "manual"
+	if st.Auto {
+		mode = "auto"
+	}
+	fmt.Fprintf(&b, "- Suite: `%s`\n", st.File)
+	fmt.Fprintf(&b, "- Session: `%s` (%s)\n", st.Session, mode)
+	fmt.Fprintf(&b, "- Filters: %s\n", st.Filters)
+	fmt.Fprintf(&b, "- Status: %s\n", st.Mode)
+	fmt.Fprintf(&b, "- Started: %s\n", st.Started.Format(time.RFC3339))
+	if !st.Completed.IsZero() {
+		fmt.Fprintf(&b, "- Finished: %s (%s)\n", st.Completed.Format(time.RFC3339), dur(st.Completed.Sub(st.Started)))
+	}
+	total := st.counts()
+	fmt.Fprintf(&b, "\n**%d tests: %s.**\n\n", total.Total(), total)
+
+	names, byCat := st.categories()
+	b.WriteString("| Category | Tests | Passed | Failed | Skipped | Not run | Duration |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
+	var all time.Duration
+	for _, cat := range names {
+		c, d := st.countsOf(byCat[cat])
+		all += d
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s |\n", cell(cat), c.Total(), c.Passed, c.Failed, c.Skipped, c.NotRun, dur(d))
+	}
+	fmt.Fprintf(&b, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.Total(), total.Passed, total.Failed, total.Skipped, total.NotRun, dur(all))
+
+	for _, cat := range names {
+		fmt.Fprintf(&b, "\n## %s\n\n", cat)
+		b.WriteString("| # | Test | Result | Duration | Description |\n")
+		b.WriteString("|--:|---|---|--:|---|\n")
+		for _, i := range byCat[cat] {
+			t, r := &st.Tests[i], st.Results[i]
+			result, d := "not run", ""
+			if r != nil {
+				result, d = strings.ToUpper(map[Status]string{Passed: "pass", Failed: "fail", Skipped: "skip"}[r.Status]), dur(r.Duration())
+				if st.Tries[i] > 1 {
+					result += fmt.Sprintf(" (%d tries)", st.Tries[i])
+				}
+			}
+			fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s |\n", i+1, cell(t.ID), result, d, cell(t.Description))
+		}
+	}
+
+	var failed, skipped []int
+	for i, r := range st.Results {
+		if r != nil && r.Status == Failed {
+			failed = append(failed, i)
+		} else if r != nil && r.Status == Skipped {
+			skipped = append(skipped, i)
+		}
+	}
+	if len(failed) > 0 {
+		b.WriteString("\n## Failures\n")
+		for _, i := range failed {
+			t, r := &st.Tests[i], st.Results[i]
+			fmt.Fprintf(&b, "\n### `%s` (%s)\n\n", t.ID, t.Category)
+			if t.Description != "" {
+				b.WriteString(t.Description + "\n\n")
+			}
+			for _, w := range r.Failures {
+				b.WriteString("- " + w + "\n")
+			}
+			b.WriteString("\nAnswer:\n\n" + fenced(r.Answer))
+		}
+	}
+	if len(skipped) > 0 {
+		b.WriteString("\n## Skipped\n\n")
+		for _, i := range skipped {
+			fmt.Fprintf(&b, "- `%s`: %s\n", st.Tests[i].ID, st.Results[i].Reason)
+		}
+	}
+	if len(st.Vars) > 0 {
+		b.WriteString("\n## Variables\n\n")
+		var vs []string
+		for n := range st.Vars {
+			vs = append(vs, n)
+		}
+		sort.Strings(vs)
+		for _, n := range vs {
+			fmt.Fprintf(&b, "- `%s` = `%s` (saved by `%s`)\n", n, st.Vars[n].Value, st.Vars[n].Test)
+		}
+	}
+	if len(st.Pauses) > 0 {
+		b.WriteString("\n## Pauses\n\n")
+		var at []string
+		for _, i := range st.Pauses {
+			at = append(at, fmt.Sprintf("%d (`%s`)", i+1, st.Tests[i].ID))
+		}
+		fmt.Fprintf(&b, "The auto run paused %s, after test %s: Claude Code allows a fixed number of consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 9 by default) and then ends the turn, so the run let the stop through itself rather than be cut off with a test handed out, and went on when `next` was typed.\n",
+			count(len(st.Pauses), "time"), strings.Join(at, ", "))
+	}
+	return b.String()
+}
+
+// dur shows a duration to the millisecond.
+func dur(d time.Duration) string {
+	if d < time.Millisecond {
+		return "0s"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// cell keeps text inside one Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// fenced puts text in a code block whose fence no line of it can close.
+func fenced(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(empty)\n"
+	}
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}

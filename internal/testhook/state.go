@@ -1,0 +1,386 @@
+package testhook
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stopgate/stopgate/internal/validator"
+)
+
+// Mode is where a run is in its life.
+type Mode string
+
+// The modes of a run.
+const (
+	Running   Mode = "running"
+	Completed Mode = "completed"
+	Aborted   Mode = "aborted"
+)
+
+// Status is a test's outcome.
+type Status string
+
+// The outcomes of a test.
+const (
+	Passed  Status = "passed"
+	Failed  Status = "failed"
+	Skipped Status = "skipped"
+)
+
+// Var is a saved variable and the test that saved it.
+type Var struct {
+	Value string `json:"value"`
+	Test  string `json:"test"`
+}
+
+// Filters choose the tests of a run: a test is in when its category is one
+// of Categories (if any) and it has one of Tags (if any).
+type Filters struct {
+	Categories []string `json:"categories,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+}
+
+func (f Filters) match(t *Test) bool {
+	if len(f.Categories) > 0 && !slices.Contains(f.Categories, t.Category) {
+		return false
+	}
+	if len(f.Tags) == 0 {
+		return true
+	}
+	for _, tag := range t.Tags {
+		if slices.Contains(f.Tags, tag) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f Filters) String() string {
+	var parts []string
+	if len(f.Categories) > 0 {
+		parts = append(parts, "category "+strings.Join(f.Categories, " or "))
+	}
+	if len(f.Tags) > 0 {
+		parts = append(parts, "tag "+strings.Join(f.Tags, " or "))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Result is one test's recorded outcome.
+type Result struct {
+	Status   Status    `json:"status"`
+	Failures []string  `json:"failures,omitempty"`
+	Reason   string    `json:"reason,omitempty"` // why it was skipped
+	Answer   string    `json:"answer,omitempty"` // what was checked, clipped
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+}
+
+// Duration is how long the test took: from when it was handed out (or
+// became current) to its result.
+func (r *Result) Duration() time.Duration {
+	if r.Finished.Before(r.Started) {
+		return 0
+	}
+	return r.Finished.Sub(r.Started)
+}
+
+// StateVersion is the format of the run file; a run written by another
+// format is refused rather than misread.
+const StateVersion = 1
+
+// State is one session's run: the queued plan, the results appended to it,
+// and where it stands. It is stored as one file, rewritten crash-safe under
+// the state dir's lock.
+type State struct {
+	Version     int       `json:"version"`
+	Session     string    `json:"session"`
+	File        string    `json:"file"` // the tests file, relative to the root when inside it
+	Description string    `json:"description,omitempty"`
+	Report      string    `json:"report"` // report.md, relative to the root when inside it
+	Auto        bool      `json:"auto"`
+	Filters     Filters   `json:"filters"`
+	Mode        Mode      `json:"mode"`
+	Tests       []Test    `json:"tests"`   // the plan, in file order
+	Results     []*Result `json:"results"` // by plan index; null until recorded
+	Tries       []int     `json:"tries"`   // results recorded per test, retries included
+	Current     int       `json:"current"` // plan index; len(Tests) when none is left
+	// Issued says the current test was handed to the agent, Since when it
+	// was handed out or became current: its result's start.
+	Issued bool      `json:"issued"`
+	Since  time.Time `json:"since"`
+	// Turn is the prompt_id of the turn the current test was handed out
+	// in, when a hook handed it out: a stop of another turn (the person
+	// asked the agent something else) is not the test's answer.
+	Turn string `json:"turn,omitempty"`
+	// Answer is the agent's last message after the current test was handed
+	// out, kept at Stop in a manual run for "validate" without text.
+	Answer string         `json:"answer,omitempty"`
+	Vars   map[string]Var `json:"vars"`
+	// Streak counts the consecutive stops this run blocked in the current
+	// turn; Paused says the run stopped blocking before the client's cap.
+	Streak    int       `json:"streak"`
+	Paused    bool      `json:"paused,omitempty"`
+	Pauses    []int     `json:"pauses,omitempty"` // plan indexes after which an auto run paused
+	Started   time.Time `json:"started"`
+	Updated   time.Time `json:"updated"`
+	Completed time.Time `json:"completed,omitzero"`
+}
+
+// newState queues the plan of tests and makes the first test current.
+func newState(session string, s *Suite, tests []Test, f Filters, report string, auto bool, now time.Time) *State {
+	st := &State{
+		Version: StateVersion, Session: session, File: s.File, Description: s.Description,
+		Report: report, Auto: auto, Filters: f, Mode: Running, Tests: tests,
+		Results: make([]*Result, len(tests)), Tries: make([]int, len(tests)),
+		Vars: map[string]Var{}, Started: now,
+	}
+	st.advance(now)
+	return st
+}
+
+// check reports whether the state is whole: a file from another format or
+// a hand edit must not index out of range.
+func (st *State) check() error {
+	switch {
+	case st.Version != StateVersion:
+		return fmt.Errorf("run format %d, want %d", st.Version, StateVersion)
+	case len(st.Results) != len(st.Tests) || len(st.Tries) != len(st.Tests):
+		return fmt.Errorf("%d results and %d tries for %d tests", len(st.Results), len(st.Tries), len(st.Tests))
+	case st.Current < 0 || st.Current > len(st.Tests):
+		return fmt.Errorf("current test %d of %d", st.Current, len(st.Tests))
+	}
+	if st.Vars == nil {
+		st.Vars = map[string]Var{}
+	}
+	return nil
+}
+
+// current returns the current test, or nil when none is left.
+func (st *State) current() *Test {
+	if st.Mode != Running || st.Current >= len(st.Tests) {
+		return nil
+	}
+	return &st.Tests[st.Current]
+}
+
+// Counts of a run's tests by outcome.
+type Counts struct{ Passed, Failed, Skipped, NotRun int }
+
+// Total is every test in the plan.
+func (c Counts) Total() int { return c.Passed + c.Failed + c.Skipped + c.NotRun }
+
+func (c Counts) String() string {
+	s := fmt.Sprintf("%d passed, %d failed, %d skipped", c.Passed, c.Failed, c.Skipped)
+	if c.NotRun > 0 {
+		s += fmt.Sprintf(", %d to go", c.NotRun)
+	}
+	return s
+}
+
+func (st *State) counts() Counts {
+	var c Counts
+	for _, r := range st.Results {
+		c.add(r)
+	}
+	return c
+}
+
+// add counts one test's result; nil is a test not run yet.
+func (c *Counts) add(r *Result) {
+	switch {
+	case r == nil:
+		c.NotRun++
+	case r.Status == Passed:
+		c.Passed++
+	case r.Status == Failed:
+		c.Failed++
+	default:
+		c.Skipped++
+	}
+}
+
+// missing returns the variables t uses that are not saved.
+func (st *State) missing(t *Test) []string {
+	var out []string
+	for _, n := range t.refs() {
+		if _, ok := st.Vars[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// saver returns the plan test that saves name, and its result.
+func (st *State) saver(name string) (*Test, *Result) {
+	for i := range st.Tests {
+		if st.Tests[i].saves(name) {
+			return &st.Tests[i], st.Results[i]
+		}
+	}
+	return nil, nil
+}
+
+// advance makes the first test without a result current. A test whose
+// variables were never saved (the saving test failed or was skipped) cannot
+// run: it is recorded as skipped, saying why, and the run goes on. When no
+// test is left the run is completed. It returns the tests it skipped.
+func (st *State) advance(now time.Time) (skipped []int) {
+	st.Issued, st.Turn, st.Answer, st.Since, st.Updated = false, "", "", now, now
+	for i := range st.Tests {
+		if st.Results[i] != nil {
+			continue
+		}
+		if miss := st.missing(&st.Tests[i]); len(miss) > 0 {
+			st.record(i, &Result{Status: Skipped, Reason: st.whyMissing(miss), Started: now, Finished: now})
+			skipped = append(skipped, i)
+			continue
+		}
+		st.Current = i
+		return skipped
+	}
+	st.Current, st.Mode, st.Completed = len(st.Tests), Completed, now
+	return skipped
+}
+
+func (st *State) whyMissing(names []string) string {
+	var parts []string
+	for _, n := range names {
+		t, r := st.saver(n)
+		switch {
+		case t == nil:
+			parts = append(parts, fmt.Sprintf("${%s} is saved by no test of this run", n))
+		case r == nil:
+			parts = append(parts, fmt.Sprintf("${%s} is not saved yet: test %q has not run", n, t.ID))
+		default:
+			parts = append(parts, fmt.Sprintf("${%s} was not saved: test %q %s", n, t.ID, r.Status))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (st *State) record(i int, r *Result) {
+	st.Results[i] = r
+	st.Tries[i]++
+}
+
+// handout is the current test as handed to the agent: its line and its
+// action with the variables substituted.
+func (st *State) handout() string {
+	t := st.current()
+	action, _ := substitute(t.Action, st.Vars, false)
+	return st.testLine(st.Current) + "\n\n" + strings.TrimSpace(action)
+}
+
+// testLine is "Test i/N: id — description".
+func (st *State) testLine(i int) string {
+	t := &st.Tests[i]
+	s := fmt.Sprintf("Test %d/%d: %s", i+1, len(st.Tests), t.ID)
+	if t.Description != "" {
+		s += " — " + t.Description
+	}
+	return s
+}
+
+// judge checks answer against the current test with the shared validator
+// engine, and captures its saves.
+func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
+	t := st.current()
+	var xs []validator.Expectation
+	for _, e := range t.Expect {
+		pattern, _ := substitute(e.Pattern, st.Vars, e.Kind == validator.Regex)
+		x, err := validator.NewExpectation(e.Kind, pattern)
+		if err != nil {
+			whys = append(whys, err.Error())
+			continue
+		}
+		xs = append(xs, x)
+	}
+	whys = append(whys, validator.CheckAll(answer, xs)...)
+	saved, sw := capture(answer, t.Save, st.Vars, t.ID)
+	return append(whys, sw...), saved
+}
+
+// validate records answer as the current test's result, saving its
+// variables when it passes, and moves on. It returns the index of the test
+// judged and the tests skipped on the way.
+func (st *State) validate(answer string, now time.Time) (int, []int) {
+	i := st.Current
+	whys, saved := st.judge(answer)
+	r := &Result{Status: Passed, Failures: whys, Answer: clip(answer, maxAnswer), Started: st.Since, Finished: now}
+	if len(whys) > 0 {
+		r.Status = Failed
+	} else {
+		for k, v := range saved {
+			st.Vars[k] = v
+		}
+	}
+	st.record(i, r)
+	return i, st.advance(now)
+}
+
+// skip records the current test as skipped by the user.
+func (st *State) skip(now time.Time) (int, []int) {
+	i := st.Current
+	st.record(i, &Result{Status: Skipped, Reason: "skipped by the user", Started: st.Since, Finished: now})
+	return i, st.advance(now)
+}
+
+// retry clears test i's result, and the variables it saved, so that it is
+// run again; a completed run is running again.
+func (st *State) retry(i int, now time.Time) {
+	st.Results[i] = nil
+	for k, v := range st.Vars {
+		if v.Test == st.Tests[i].ID {
+			delete(st.Vars, k)
+		}
+	}
+	st.Mode, st.Completed, st.Paused = Running, time.Time{}, false
+	st.advance(now)
+}
+
+// lastRetryable returns the most recently finished failed test, else the
+// most recently skipped one, or -1: a failure is what one retries.
+func (st *State) lastRetryable() int {
+	for _, want := range []Status{Failed, Skipped} {
+		best := -1
+		for i, r := range st.Results {
+			if r != nil && r.Status == want && (best < 0 || !r.Finished.Before(st.Results[best].Finished)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			return best
+		}
+	}
+	return -1
+}
+
+func (st *State) index(id string) int {
+	for i := range st.Tests {
+		if st.Tests[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// maxAnswer bounds the answer kept with a result, for the report.
+const maxAnswer = 4000
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n… (clipped)"
+}

@@ -1,0 +1,91 @@
+package testhook
+
+import (
+	"slices"
+
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/validator"
+)
+
+// Suite is a loaded tests file.
+type Suite struct {
+	File        string // as shown to a person: relative to the project root when inside it
+	Version     string
+	Description string
+	Tests       []Test
+}
+
+// Test is one test: an action handed to the agent, and what its answer
+// must meet. It is also the plan's entry in a run's state, so it has JSON
+// tags of its own.
+type Test struct {
+	ID          string   `json:"id"`
+	Description string   `json:"description,omitempty"`
+	Category    string   `json:"category"`
+	Action      string   `json:"action"`
+	Expect      []Expect `json:"expect,omitempty"`
+	Save        []Save   `json:"save,omitempty"` // sorted by Var
+	Tags        []string `json:"tags,omitempty"`
+	Line        int      `json:"line,omitempty"` // in the tests file; 0 when unknown
+}
+
+// Expect is one expectation on the answer, before ${var} substitution.
+type Expect struct {
+	Kind    validator.Kind `json:"kind"`
+	Pattern string         `json:"pattern"`
+}
+
+// Save captures group 1 of Regex in the answer as ${Var}.
+type Save struct {
+	Var   string `json:"var"`
+	Regex string `json:"regex"`
+}
+
+// DefaultCategory is the category of a test that names none.
+const DefaultCategory = "general"
+
+// refs returns the ${var} names t uses, in order of first use.
+func (t *Test) refs() []string {
+	var names []string
+	add := func(s string) {
+		for _, n := range refs(s) {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	add(t.Action)
+	for _, x := range t.Expect {
+		add(x.Pattern)
+	}
+	for _, s := range t.Save {
+		add(s.Regex)
+	}
+	return names
+}
+
+// saves reports whether t saves name.
+func (t *Test) saves(name string) bool {
+	for _, s := range t.Save {
+		if s.Var == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Problem is one mistake in a tests file: the config loader's, with the
+// test named in Key ("test login", "test #2"), so that both files' mistakes
+// read, wrap and print alike.
+type Problem = config.Problem
+
+// Problems is every mistake found in one load, in file order.
+type Problems = config.Problems
+
+// testKey is the Key of a problem in test id, or "" for the file itself.
+func testKey(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "test " + id
+}

@@ -1,0 +1,285 @@
+// Package testhook is the test runner behind cmd/testhook: a tests file's
+// actions are handed to the agent one by one, each answer is checked with
+// the validator engine the gate uses, values captured from one answer feed
+// later tests as ${name}, and a report comes out.
+//
+// Contract, on the command line (plain text for a person on stdout):
+//
+//	testhook [--session ID] [--config FILE] COMMAND
+//	  init [--category C] [--tag T] [--file F] [--auto]   start a run (replaces the session's run)
+//	  next | n                    the current test: "Test i/N: id — description" and its action
+//	  validate | v [TEXT | -]     check TEXT (- reads stdin; none: the agent's last answer) and move on
+//	  skip | s                    record the current test as skipped and move on
+//	  retry [ID]                  run test ID (default: the last failed, else skipped) again
+//	  status                      where the run stands, test by test
+//	  report [--junit F] [--markdown F]   write the report (and JUnit XML); exit 1 if a test failed
+//	  vars                        the saved variables
+//	  abort | a                   end the run
+//	exit 0 done; 1 a one-line error on stderr; 2 a usage error
+//
+// As a hook (no COMMAND; stdin: one hook input object):
+//
+//	UserPromptSubmit
+//	  not a runner command, or no run the
+//	  command applies to           exit 0, no output: the prompt goes on untouched
+//	  /run-tests [--category C] [--tag T] [--file F] [--auto]
+//	                               starts a run; {"decision":"block","reason":…} with the
+//	                               plan, or with --auto the first test as additionalContext
+//	  next | n                     hookSpecificOutput.additionalContext: the test and its action
+//	  validate, skip, retry, status, report, vars, abort
+//	                               {"decision":"block","reason":…}: the user sees the answer
+//	                               and no model request is made
+//	Stop, in a running auto run    the last_assistant_message is the current test's answer:
+//	                               recorded, then {"decision":"block","reason":<next test>};
+//	                               after the last test the stop passes with a systemMessage and
+//	                               the report is written; before the client's cap on
+//	                               consecutive blocks the run pauses (stop passes, systemMessage)
+//	Stop, in a running manual run  the answer is kept for "validate" without TEXT; no output
+//	Stop while the gate has entries
+//	  pending for the session      exit 0, no output, nothing recorded: the gate's verdict first
+//	Stop of another turn (prompt_id) than the test was handed out in,
+//	  Stop otherwise, SubagentStop exit 0, no output
+//	bad hook input                 one line on stderr, exit 1; never exit 2
+//
+// Runs live in the state dir that mappings.toml names (default
+// tmp/validation), one per session, under the queue's lock (see Store).
+package testhook
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"github.com/stopgate/stopgate/internal/dialect"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/project"
+)
+
+// TerminalSession is the session of a run started on the command line
+// without --session or $STOPGATE_SESSION_ID.
+const TerminalSession = "terminal"
+
+var usage = []string{
+	"usage: testhook [--session ID] [--config FILE] COMMAND",
+	"commands: init [--category C] [--tag T] [--file F] [--auto], next (n), validate (v) [TEXT|-],",
+	"          skip (s), retry [ID], status, report [--junit F] [--markdown F], vars, abort (a)",
+	"with no command, testhook is a UserPromptSubmit and Stop hook reading its input on stdin",
+}
+
+// Run is the testhook command.
+func Run(env *cli.Env) error {
+	var session, configFile string
+	fl := flag.NewFlagSet("testhook", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.StringVar(&session, "session", "", "")
+	fl.StringVar(&configFile, "config", "", "")
+	var opt dialect.Options
+	fl.StringVar(&opt.Client, "client", "", "")
+	fl.StringVar(&opt.Event, "event", "", "")
+	if err := fl.Parse(env.Args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return printUsage(env)
+		}
+		return usageErr(err)
+	}
+	args := fl.Args()
+	if len(args) == 0 {
+		if isTerminal(env.Stdin) {
+			return usageErr(errors.New("no command, and stdin is a terminal, not hook input"))
+		}
+		opt.Getenv = env.Getenv
+		return runHook(env, configFile, opt)
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		return printUsage(env)
+	}
+	name, ok := aliases[args[0]]
+	if !ok {
+		return usageErr(fmt.Errorf("unknown command %q", args[0]))
+	}
+	o, err := parseOpts(name, args[1:], &session, &configFile)
+	if err != nil {
+		return usageErr(err)
+	}
+	req := request{name: name, opts: o}
+	if name == "validate" {
+		req.text, req.hasText = strings.Join(o.args, " "), len(o.args) > 0
+		if req.text == "-" {
+			data, err := io.ReadAll(env.Stdin)
+			if err != nil {
+				return fmt.Errorf("reading the answer from stdin: %w", err)
+			}
+			req.text = string(data)
+		}
+	}
+
+	r, err := newRunner(env, configFile, "")
+	if err != nil {
+		return err
+	}
+	if err := r.pickSession(session, name == "init"); err != nil {
+		return err
+	}
+	rep, err := r.do(req)
+	if err != nil {
+		if errors.Is(err, errUsage) {
+			return usageErr(err)
+		}
+		return err
+	}
+	fmt.Fprintln(env.Stdout, rep.text)
+	if rep.failed > 0 {
+		return fmt.Errorf("%d of %d tests failed", rep.failed, rep.total)
+	}
+	return nil
+}
+
+func printUsage(env *cli.Env) error {
+	fmt.Fprintln(env.Stdout, strings.Join(usage, "\n"))
+	return nil
+}
+
+func usageErr(err error) error {
+	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, usage...)}
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// runner is one invocation: where the project and its runs are, whose run
+// it acts on, and whether it answers a hook.
+type runner struct {
+	env      *cli.Env
+	root     string
+	stateDir string
+	session  string
+	hook     bool   // answering a hook: the user types "next", not "testhook next"
+	turn     string // the hook input's prompt_id, if any
+	blockCap int
+	now      func() time.Time
+	store    *Store // opened on first use
+	seen     *State // the run as just read, for the next load only
+}
+
+// newRunner finds the project root and its state dir. cwd is the hook
+// input's, if any.
+func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
+	root := project.Root(env.Getenv, cwd, env.Dir)
+	sd, err := stateDir(root, configFile, env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return &runner{env: env, root: root, stateDir: sd, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
+func (r *runner) openStore() (*Store, error) {
+	if r.store == nil {
+		r.store = OpenStore(r.stateDir)
+	}
+	return r.store, nil
+}
+
+// pickSession chooses the run a command-line invocation acts on: --session,
+// else $STOPGATE_SESSION_ID, else the only run there is; init starts the
+// terminal's own session.
+func (r *runner) pickSession(flagged string, starting bool) error {
+	r.session = flagged
+	if r.session == "" {
+		r.session = r.env.Getenv("STOPGATE_SESSION_ID")
+	}
+	if r.session != "" {
+		return nil
+	}
+	if starting {
+		r.session = TerminalSession
+		return nil
+	}
+	ss, err := sessions(r.stateDir)
+	if err != nil {
+		return err
+	}
+	switch len(ss) {
+	case 0:
+		return errNoRun
+	case 1:
+		r.session = ss[0]
+		return nil
+	}
+	return cli.WithHint(fmt.Errorf("%d sessions have a run: %s", len(ss), strings.Join(ss, ", ")),
+		"pick one with --session ID")
+}
+
+var errNoRun = cli.WithHint(errors.New("no test run"), "start one with testhook init, or /run-tests in Claude Code")
+
+// word is how the person invokes a command here.
+func (r *runner) word(cmd string) string {
+	if r.hook {
+		return cmd
+	}
+	return "testhook " + cmd
+}
+
+// path makes a path given by the person absolute: relative to the working
+// directory on the command line, to the project root in a hook.
+func (r *runner) path(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if r.hook || r.env.Dir == "" {
+		return filepath.Join(r.root, p)
+	}
+	return filepath.Join(r.env.Dir, p)
+}
+
+// rootPath makes a path kept relative to the root absolute.
+func (r *runner) rootPath(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(r.root, filepath.FromSlash(p))
+}
+
+// do runs one command.
+func (r *runner) do(req request) (reply, error) {
+	switch req.name {
+	case "init":
+		return r.start(req.opts)
+	case "next":
+		return r.next()
+	case "validate":
+		return r.validate(req.text, req.hasText)
+	case "skip":
+		return r.skip()
+	case "retry":
+		return r.retry(req.opts.args)
+	case "status":
+		return r.status()
+	case "report":
+		return r.report(req.opts)
+	case "vars":
+		return r.vars()
+	case "abort":
+		return r.abort()
+	}
+	return reply{}, usagef("unknown command " + req.name)
+}
+
+// reply is a command's answer.
+type reply struct {
+	text    string // for the person: stdout, or the hook's block reason
+	context string // for the agent: additionalContext of next, or of an auto run's first test
+	failed  int    // report: failed tests, for the exit code
+	total   int
+}

@@ -1,0 +1,163 @@
+package testhook
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// The commands, by canonical name, and the short forms that stand for them.
+var aliases = map[string]string{
+	"init": "init", "next": "next", "n": "next", "validate": "validate", "v": "validate",
+	"skip": "skip", "s": "skip", "retry": "retry", "status": "status", "report": "report",
+	"vars": "vars", "abort": "abort", "a": "abort",
+}
+
+// request is one command, from the command line or a prompt.
+type request struct {
+	name string // canonical
+	opts opts
+	// text is validate's answer; hasText is false when none was given, and
+	// the answer the agent gave last is used.
+	text    string
+	hasText bool
+	slash   bool // /run-tests, typed in Claude Code
+}
+
+// opts are every command's flags; each command accepts only its own.
+type opts struct {
+	file       string
+	auto       bool
+	categories list
+	tags       list
+	junit      string
+	markdown   string
+	args       []string // positional
+}
+
+// list is a repeatable flag; each value may also be comma-separated.
+type list []string
+
+func (l *list) String() string { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(*l, p) {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+// errUsage marks a mistake in how a command was written.
+var errUsage = errors.New("usage")
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string   { return e.msg }
+func (e *usageError) Is(t error) bool { return t == errUsage }
+
+func usagef(msg string) error { return &usageError{msg: msg} }
+
+// parseOpts parses name's flags and positional arguments. session and
+// config, when not nil, are bound to --session and --config, which every
+// command accepts on the command line.
+func parseOpts(name string, args []string, session, config *string) (opts, error) {
+	var o opts
+	fl := flag.NewFlagSet(name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	if session != nil {
+		fl.StringVar(session, "session", *session, "")
+		fl.StringVar(config, "config", *config, "")
+	}
+	maxArgs := 0
+	switch name {
+	case "init":
+		fl.StringVar(&o.file, "file", "", "")
+		fl.BoolVar(&o.auto, "auto", false, "")
+		fl.Var(&o.categories, "category", "")
+		fl.Var(&o.tags, "tag", "")
+	case "report":
+		fl.StringVar(&o.junit, "junit", "", "")
+		fl.StringVar(&o.markdown, "markdown", "", "")
+	case "retry":
+		maxArgs = 1
+	case "validate":
+		maxArgs = -1
+	}
+	// Flags may follow positional arguments too: "retry login --session s".
+	var pos []string
+	for {
+		if err := fl.Parse(args); err != nil {
+			return o, usagef(name + ": " + err.Error())
+		}
+		args = fl.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if maxArgs >= 0 && len(pos) > maxArgs {
+		if maxArgs == 0 {
+			return o, usagef(name + " takes no arguments, got " + strings.Join(pos, " "))
+		}
+		return o, usagef(name + " takes at most one test id, got " + strings.Join(pos, " "))
+	}
+	o.args = pos
+	return o, nil
+}
+
+// SlashCommand is the slash command that starts a run from Claude Code.
+const SlashCommand = "/run-tests"
+
+// parsePrompt reads a prompt typed in Claude Code as a runner command. ok
+// is false for anything else, which the runner must leave alone: the whole
+// prompt must be the command, so "next, refactor the parser" or "skip the
+// tests" are prompts for the agent. /run-tests is always the runner's, and
+// a mistake in its flags is reported (err).
+func parsePrompt(prompt string) (req request, ok bool, err error) {
+	p := strings.TrimSpace(prompt)
+	word, rest := cutWord(p)
+	if word == SlashCommand {
+		o, err := parseOpts("init", strings.Fields(rest), nil, nil)
+		if err != nil {
+			return req, true, usagef(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
+		}
+		if len(o.args) > 0 {
+			return req, true, usagef(SlashCommand + " takes no arguments, got " + strings.Join(o.args, " "))
+		}
+		return request{name: "init", opts: o, slash: true}, true, nil
+	}
+	name, known := aliases[strings.ToLower(word)]
+	if !known || name == "init" {
+		return req, false, nil
+	}
+	req.name = name
+	if name == "validate" {
+		req.text = strings.TrimSpace(rest)
+		req.hasText = req.text != ""
+		return req, true, nil
+	}
+	o, err := parseOpts(name, strings.Fields(rest), nil, nil)
+	if err != nil {
+		return req, false, nil // "report the bug": not ours
+	}
+	req.opts = o
+	return req, true, nil
+}
+
+// cutWord splits s at its first run of white space.
+func cutWord(s string) (word, rest string) {
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimLeftFunc(s[i:], unicode.IsSpace)
+}
