@@ -11,8 +11,8 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/detect"
+	"github.com/stopgate/stopgate/internal/example"
 	"github.com/stopgate/stopgate/internal/gate"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/schema"
 	"github.com/stopgate/stopgate/internal/stop"
 	"github.com/stopgate/stopgate/internal/testhook"
@@ -534,7 +534,7 @@ func agentID(t *testing.T) string {
 func exampleProject(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	if err := project.CopyExample(".", root); err != nil {
+	if err := example.Copy(".", root); err != nil {
 		t.Fatal(err)
 	}
 	return root

@@ -15,8 +15,8 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/detect"
+	"github.com/stopgate/stopgate/internal/example"
 	"github.com/stopgate/stopgate/internal/gate"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/testhook"
 	"github.com/stopgate/stopgate/internal/validator"
@@ -92,7 +92,7 @@ func cmdExample(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	repo, err := os.Getwd()
 	ts.Check(err)
-	ts.Check(project.CopyExample(repo, ts.MkAbs(".")))
+	ts.Check(example.Copy(repo, ts.MkAbs(".")))
 }
 
 // queue [STATEDIR] prints the pending entries, one line each, sorted:

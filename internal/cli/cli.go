@@ -100,3 +100,14 @@ func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
+
+// IsTerminal reports whether f, a command's stdin or stdout, is a
+// terminal: a person, not a client piping a hook input or reading JSON.
+func IsTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -9,13 +9,15 @@ package config
 import (
 	"regexp"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // Defaults for every [settings] key.
 const (
 	DefaultPromptsDir  = "src/prompts"
 	DefaultStateDir    = "tmp/validation"
-	DefaultTimeout     = 60 * time.Second
+	DefaultTimeout     = validator.DefaultTimeout
 	DefaultMaxBlocks   = 3
 	DefaultOutputLines = 40
 )

@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 )
 
 func main() {
@@ -46,7 +46,7 @@ func run(bin string, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(root)
-	if err := project.CopyExample(".", root); err != nil {
+	if err := example.Copy(".", root); err != nil {
 		return fmt.Errorf("copying the example project: %w", err)
 	}
 	if err := git(root, "init", "-q"); err != nil {

@@ -19,6 +19,7 @@ package detect
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -78,8 +79,17 @@ func Run(env *cli.Env) error {
 	defer cfg.Close()
 
 	// Decide: which mappings does it arm?
-	var maps []*config.Mapping
-	var paths []string // the file read that armed each of maps
+	maps, paths, err := matches(cfg, ts)
+	if err != nil || len(maps) == 0 {
+		return err
+	}
+	// Write: the entries, then the announcement.
+	return arm(env, in, root, cfg, maps, paths, ts[0].kind) // one input is one kind of trigger
+}
+
+// matches returns the mappings the triggers arm, with the file read that
+// armed each ("" for a command).
+func matches(cfg *config.Compiled, ts []trigger) (maps []*config.Mapping, paths []string, err error) {
 	for _, t := range ts {
 		var ms []*config.Mapping
 		if t.kind == queue.TriggerRead {
@@ -88,20 +98,21 @@ func Run(env *cli.Env) error {
 			ms, err = cfg.MatchCommand(t.command)
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		for _, m := range ms {
 			maps, paths = append(maps, m), append(paths, t.path)
 		}
 	}
-	if len(maps) == 0 {
-		return nil
-	}
-	kind := ts[0].kind // one input is one kind of trigger
+	return maps, paths, nil
+}
 
-	// Write: the entries, then the announcement.
+// arm queues an entry per mapping and announces the new ones. One entry
+// that cannot be written does not stop the others from being armed; every
+// failure is reported, on the one line the client shows.
+func arm(env *cli.Env, in *hook.Input, root string, cfg *config.Compiled, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
-	var errs *multierror.Error
+	errs := &multierror.Error{ErrorFormat: oneLine}
 	var armed []*config.Mapping
 	for i, m := range maps {
 		inputs, err := config.InputsOf(root, cfg.File, cfg.Key(), m, cfg.Validator)
@@ -112,7 +123,9 @@ func Run(env *cli.Env) error {
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
 			Path: paths[i], Trigger: kind, Line: m.Line, Inputs: inputs,
 		})
-		errs = multierror.Append(errs, err)
+		if err != nil {
+			errs = multierror.Append(errs, fmt.Errorf("arming %q: %w", m.Prompt, err))
+		}
 		if created {
 			armed = append(armed, m)
 		}
@@ -171,4 +184,13 @@ func triggersOf(in *hook.Input, root string) []trigger {
 		}
 	}
 	return nil
+}
+
+// oneLine joins the errors of one hook run with "; ".
+func oneLine(errs []error) string {
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
 }

@@ -28,6 +28,8 @@ func decodeCodex(data []byte) (*hook.Input, error) {
 	case in.HookEventName == hook.PostToolUse && in.ToolName == "Bash":
 		in.Reads = ShellReads(in.Tool.Command, in.Cwd)
 	case in.ToolName == "apply_patch":
+		// Codex's own tool, whose input hook.Unmarshal leaves alone: only
+		// the files its patch writes matter, as guard calls.
 		var ti struct {
 			Command string `json:"command"`
 		}
@@ -41,8 +43,7 @@ func decodeCodex(data []byte) (*hook.Input, error) {
 func writes(files []string) []hook.Call {
 	calls := []hook.Call{}
 	for _, f := range files {
-		data, _ := json.Marshal(map[string]string{"file_path": f})
-		calls = append(calls, hook.Call{Tool: "Write", Input: data})
+		calls = append(calls, hook.Call{Tool: "Write", Input: hook.ToolInput{FilePath: f}})
 	}
 	return calls
 }

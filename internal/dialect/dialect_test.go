@@ -2,7 +2,6 @@ package dialect
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -116,9 +115,7 @@ func describeInput(in *hook.Input) want {
 	}
 	if in.HookEventName == hook.PreToolUse {
 		for _, c := range in.GuardCalls() {
-			var ti struct{ File_path, Command string }
-			json.Unmarshal(c.Input, &ti)
-			s := c.Tool + " " + ti.File_path + ti.Command
+			s := c.Tool + " " + c.Input.FilePath + c.Input.Command
 			if c.Cwd != "" {
 				s += " in " + c.Cwd
 			}

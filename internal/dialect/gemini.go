@@ -93,7 +93,7 @@ func decodeGemini(data []byte) (*hook.Input, error) {
 		if !filepath.IsAbs(cwd) {
 			cwd = filepath.Join(in.Cwd, cwd)
 		}
-		in.Calls = []hook.Call{{Tool: in.ToolName, Input: in.ToolInput, Cwd: cwd}}
+		in.Calls = []hook.Call{{Tool: in.ToolName, Input: in.Tool, Cwd: cwd}}
 	}
 	return in, nil
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 	"github.com/stopgate/stopgate/internal/schema"
 )
 
@@ -53,7 +53,7 @@ func (c Captured) Kind() string {
 func (p *Project) capture(real string, names []string) {
 	p.t.Helper()
 	p.captureDir = p.t.TempDir()
-	if err := project.CopyTree(build.wrapper, p.Path(Wrapper)); err != nil {
+	if err := example.CopyTree(build.wrapper, p.Path(Wrapper)); err != nil {
 		p.t.Fatalf("e2e: %v", err)
 	}
 	p.WriteFile(Wrapper+".conf", p.captureDir+"\n"+real+"\n")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 )
 
 // BenchmarkWrapper measures what the capturing Wrapper adds to a hook run, which the
@@ -18,7 +18,7 @@ import (
 func BenchmarkWrapper(b *testing.B) {
 	built := Stopgate(b)
 	p := &Project{t: b, Dir: b.TempDir(), Home: b.TempDir(), hooks: map[string][]hookGroup{}}
-	if err := project.CopyTree(filepath.Join(Root(b), "mappings.toml"), p.Path("mappings.toml")); err != nil {
+	if err := example.CopyTree(filepath.Join(Root(b), "mappings.toml"), p.Path("mappings.toml")); err != nil {
 		b.Fatal(err)
 	}
 	p.capture(built, []string{"gate"})

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 )
 
 // TestInitRegistersWorkingHooks: the hooks `gate init` writes into
@@ -82,7 +82,7 @@ func TestInitPluginLoads(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gate init --plugin: %v\n%s", err, out)
 	}
-	if err := project.CopyTree(Stopgate(t), filepath.Join(plugin, "bin")); err != nil {
+	if err := example.CopyTree(Stopgate(t), filepath.Join(plugin, "bin")); err != nil {
 		t.Fatal(err)
 	}
 

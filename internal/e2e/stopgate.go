@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 )
 
 // StateDir is where the example's mappings.toml keeps the queue (settings.state_dir).
@@ -23,7 +23,7 @@ func NewStopgateProject(t testing.TB) *Project {
 	t.Helper()
 	p := NewProject(t)
 	root := Root(t)
-	if err := project.CopyExample(root, p.Path(".")); err != nil {
+	if err := example.Copy(root, p.Path(".")); err != nil {
 		t.Fatalf("e2e: copying the example project: %v", err)
 	}
 	// bin/ holds the commands as a user installs them, each a link to the capturing

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -84,7 +83,7 @@ func notAHook(env *cli.Env, fl *flag.FlagSet) error {
 	if fl.NArg() > 0 {
 		return usageError("", fmt.Errorf("unknown command %q", fl.Arg(0)))
 	}
-	if f, ok := env.Stdin.(*os.File); ok && isTerminal(f) {
+	if cli.IsTerminal(env.Stdin) {
 		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
 	}
 	return nil
@@ -177,17 +176,11 @@ func (w workspace) rel(path string) string {
 	return path
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&fs.ModeCharDevice != 0
-}
-
 // palette colours marks on a terminal, unless NO_COLOR is set.
 type palette struct{ on bool }
 
 func paletteFor(env *cli.Env) palette {
-	f, ok := env.Stdout.(*os.File)
-	return palette{on: ok && isTerminal(f) && env.Getenv("NO_COLOR") == ""}
+	return palette{on: cli.IsTerminal(env.Stdout) && env.Getenv("NO_COLOR") == ""}
 }
 
 func (p palette) paint(code, s string) string {

@@ -96,10 +96,9 @@ func runRun(env *cli.Env, args []string) error {
 	defer release()
 	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0)
 
-	out := runJSON{Passed: true, Validators: []validatorJSON{}}
+	out := runJSON{Passed: len(v.Failed()) == 0, Validators: []validatorJSON{}}
 	for _, c := range v.Checks {
 		r := c.Result
-		out.Passed = out.Passed && r.Passed
 		out.Validators = append(out.Validators, validatorJSON{
 			Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
 			ExitCode: r.ExitCode, DurationMS: float64(r.Duration.Microseconds()) / 1000, Output: r.Output, Fix: c.Validator.Fix,
@@ -171,7 +170,6 @@ func printRun(env *cli.Env, v *stop.Verdict) {
 		nameW = max(nameW, utf8.RuneCountInString(c.Validator.Name))
 		durW = max(durW, utf8.RuneCountInString(duration(c.Result.Duration)))
 	}
-	failed := 0
 	for _, c := range v.Checks {
 		r := c.Result
 		mark := p.green("✔")
@@ -181,7 +179,6 @@ func printRun(env *cli.Env, v *stop.Verdict) {
 			if r.Problem != "" || r.ExitCode > 0 {
 				what += ": " + r.Summary() // a file check's output says it all
 			}
-			failed++
 		}
 		// Pad before colouring: escape codes have no width on screen.
 		name := c.Validator.Name + strings.Repeat(" ", nameW-utf8.RuneCountInString(c.Validator.Name))
@@ -198,7 +195,7 @@ func printRun(env *cli.Env, v *stop.Verdict) {
 			fmt.Fprintf(w, "    fix: %s\n", c.Validator.Fix)
 		}
 	}
-	n := len(v.Checks)
+	n, failed := len(v.Checks), len(v.Failed())
 	switch {
 	case n == 0:
 		fmt.Fprintln(w, "no validators to run")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/hook"
 )
 
 // project lays out a stopgate project in a temp dir and returns its root
@@ -397,7 +399,7 @@ func TestPlainProgramAgrees(t *testing.T) {
 
 func TestReason(t *testing.T) {
 	root, set := project(t, nil)
-	h := set.Check("Bash", []byte(`{"command":"rm -rf tmp"}`), root)
+	h := set.Check("Bash", hook.ToolInput{Command: "rm -rf tmp"}, root)
 	if h == nil {
 		t.Fatal("rm -rf tmp: allowed")
 	}
@@ -405,13 +407,13 @@ func TestReason(t *testing.T) {
 	if got := h.Reason(); got != want {
 		t.Errorf("reason:\n got %s\nwant %s", got, want)
 	}
-	if h := set.Check("Read", []byte(`{"file_path":"`+root+`/mappings.toml"}`), root); h != nil {
+	if h := set.Check("Read", hook.ToolInput{FilePath: root + "/mappings.toml"}, root); h != nil {
 		t.Errorf("Read: denied")
 	}
-	if h := set.Check("Edit", []byte(`{"file_path":"`+root+`/mappings.toml","old_string":"a","new_string":"b"}`), root); h == nil || h.Tool != "Edit" {
+	if h := set.Check("Edit", hook.ToolInput{FilePath: root + "/mappings.toml"}, root); h == nil || h.Tool != "Edit" {
 		t.Errorf("Edit of mappings.toml: %+v", h)
 	}
-	if h := set.Check("NotebookEdit", []byte(`{"notebook_path":"`+root+`/tmp/validation/x.ipynb"}`), root); h == nil {
+	if h := set.Check("NotebookEdit", hook.ToolInput{NotebookPath: root + "/tmp/validation/x.ipynb"}, root); h == nil {
 		t.Errorf("NotebookEdit in the state dir: allowed")
 	}
 }

@@ -17,11 +17,12 @@
 package guard
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/stopgate/stopgate/internal/hook"
 )
 
 // Tools are the tools whose calls the guard judges; any other tool call is
@@ -162,23 +163,16 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// Check judges one PreToolUse call of tool with its tool_input. cwd is the
-// session's working directory, against which relative paths resolve
-// (the root when empty). It returns nil for a call to let through.
-func (s *Set) Check(tool string, input json.RawMessage, cwd string) *Hit {
+// Check judges one PreToolUse call of tool with its tool_input, as
+// hook.Unmarshal decoded it. cwd is the session's working directory,
+// against which relative paths resolve (the root when empty). It returns
+// nil for a call to let through.
+func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s.Empty() || !Guards(tool) {
 		return nil
 	}
 	if cwd == "" {
 		cwd = s.root
-	}
-	var in struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-		Command      string `json:"command"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return nil // the client validates tool input; nothing here to judge
 	}
 	var h *Hit
 	switch tool {

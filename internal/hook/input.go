@@ -76,10 +76,11 @@ type Input struct {
 	Calls []Call `json:"-"`
 }
 
-// Call is one tool call in Claude Code's shape: a tool name and its input.
+// Call is one tool call in Claude Code's shape: a tool name and the part
+// of its input stopgate reads, decoded once (Unmarshal).
 type Call struct {
 	Tool  string
-	Input json.RawMessage
+	Input ToolInput
 	Cwd   string // where the call runs when not the input's cwd
 }
 
@@ -192,7 +193,7 @@ func (in *Input) GuardCalls() []Call {
 	if in.Calls != nil {
 		return in.Calls
 	}
-	return []Call{{Tool: in.ToolName, Input: in.ToolInput}}
+	return []Call{{Tool: in.ToolName, Input: in.Tool}}
 }
 
 // ToolInput holds the tool_input fields stopgate reads: the path of Read,

@@ -71,86 +71,114 @@ type SessionStats struct {
 
 // Summarize computes the Stats of records, oldest first.
 func Summarize(records []Record) Stats {
-	var st Stats
-	prompts := map[string]*PromptStats{}
-	validators := map[string]*ValidatorStats{}
-	sessions := map[string]*SessionStats{}
-	attempts := map[[3]string]int{} // (session, scope, prompt) → checks since the last pass
-
+	t := tally{
+		prompts:    map[string]*PromptStats{},
+		validators: map[string]*ValidatorStats{},
+		sessions:   map[string]*SessionStats{},
+		attempts:   map[[3]string]int{},
+	}
 	for _, r := range records {
-		st.Decisions++
-		if st.From.IsZero() || r.Time.Before(st.From) {
-			st.From = r.Time
-		}
-		if r.Time.After(st.To) {
-			st.To = r.Time
-		}
-		s := sessions[r.Session]
-		if s == nil {
-			s = &SessionStats{Session: r.Session}
-			sessions[r.Session] = s
-		}
-		s.Decisions++
-		switch r.Decision {
-		case Pass:
-			st.Passes++
-		case Block:
-			st.Blocks++
-			s.Blocks++
-		case Halt:
-			st.Halts++
-			s.Halts++
-		}
+		t.decision(r)
+		t.checks(r)
+		t.promptsOf(r)
+	}
+	return t.stats()
+}
 
-		for _, c := range r.Checks {
-			v := validators[c.Name]
-			if v == nil {
-				v = &ValidatorStats{Name: c.Name}
-				validators[c.Name] = v
-			}
-			v.Runs++
-			if c.Passed {
-				v.Passed++
-			}
-			v.Durations = append(v.Durations, c.Duration())
-		}
+// tally is Summarize's running count.
+type tally struct {
+	st         Stats
+	prompts    map[string]*PromptStats
+	validators map[string]*ValidatorStats
+	sessions   map[string]*SessionStats
+	attempts   map[[3]string]int // (session, scope, prompt) → checks since the last pass
+}
 
-		for _, p := range r.Prompts {
-			checked, passed := promptResult(r, p)
-			if !checked {
-				continue
-			}
-			ps := prompts[p]
-			if ps == nil {
-				ps = &PromptStats{Prompt: p}
-				prompts[p] = ps
-			}
-			ps.Checked++
-			key := [3]string{r.Session, r.Agent, p}
-			attempts[key]++
-			if passed {
-				ps.Passed++
-				ps.Resolved++
-				ps.AttemptsTotal += attempts[key]
-				ps.AttemptsMax = max(ps.AttemptsMax, attempts[key])
-				delete(attempts, key)
-			}
+// decision counts r's decision, overall and for its session.
+func (t *tally) decision(r Record) {
+	st := &t.st
+	st.Decisions++
+	if st.From.IsZero() || r.Time.Before(st.From) {
+		st.From = r.Time
+	}
+	if r.Time.After(st.To) {
+		st.To = r.Time
+	}
+	s := t.sessions[r.Session]
+	if s == nil {
+		s = &SessionStats{Session: r.Session}
+		t.sessions[r.Session] = s
+	}
+	s.Decisions++
+	switch r.Decision {
+	case Pass:
+		st.Passes++
+	case Block:
+		st.Blocks++
+		s.Blocks++
+	case Halt:
+		st.Halts++
+		s.Halts++
+	}
+}
+
+// checks counts each validator run of r.
+func (t *tally) checks(r Record) {
+	for _, c := range r.Checks {
+		v := t.validators[c.Name]
+		if v == nil {
+			v = &ValidatorStats{Name: c.Name}
+			t.validators[c.Name] = v
+		}
+		v.Runs++
+		if c.Passed {
+			v.Passed++
+		}
+		v.Durations = append(v.Durations, c.Duration())
+	}
+}
+
+// promptsOf counts each prompt r checked, and the attempts it took to pass.
+func (t *tally) promptsOf(r Record) {
+	for _, p := range r.Prompts {
+		checked, passed := promptResult(r, p)
+		if !checked {
+			continue
+		}
+		ps := t.prompts[p]
+		if ps == nil {
+			ps = &PromptStats{Prompt: p}
+			t.prompts[p] = ps
+		}
+		ps.Checked++
+		key := [3]string{r.Session, r.Agent, p}
+		t.attempts[key]++
+		if passed {
+			ps.Passed++
+			ps.Resolved++
+			ps.AttemptsTotal += t.attempts[key]
+			ps.AttemptsMax = max(ps.AttemptsMax, t.attempts[key])
+			delete(t.attempts, key)
 		}
 	}
-	for key := range attempts {
-		prompts[key[2]].Unresolved++
-	}
+}
 
-	for _, p := range prompts {
+// stats returns the tally in Stats' orders.
+func (t *tally) stats() Stats {
+	st := t.st
+	for key := range t.attempts {
+		t.prompts[key[2]].Unresolved++
+	}
+	for _, p := range t.prompts {
 		st.Prompts = append(st.Prompts, *p)
 	}
 	sort.Slice(st.Prompts, func(i, j int) bool { return st.Prompts[i].Prompt < st.Prompts[j].Prompt })
-	for _, v := range validators {
+	for _, v := range t.validators {
 		slices.Sort(v.Durations)
 		st.Validators = append(st.Validators, *v)
 	}
 	sort.Slice(st.Validators, func(i, j int) bool { return st.Validators[i].Name < st.Validators[j].Name })
-	for _, s := range sessions {
+	for _, s := range t.sessions {
 		st.Sessions = append(st.Sessions, *s)
 	}
 	sort.Slice(st.Sessions, func(i, j int) bool {

@@ -39,12 +39,7 @@ func haltReason(cfg *config.Config, v *Verdict, prior int) string {
 }
 
 func failedCount(v *Verdict) string {
-	n := 0
-	for _, c := range v.Checks {
-		if !c.Result.Passed {
-			n++
-		}
-	}
+	n := len(v.Failed())
 	if n == 1 {
 		return "1 check failed"
 	}
@@ -52,11 +47,8 @@ func failedCount(v *Verdict) string {
 }
 
 func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
-	for _, c := range v.Checks {
+	for _, c := range v.Failed() {
 		r := c.Result
-		if r.Passed {
-			continue
-		}
 		fmt.Fprintf(b, "\n✘ prompt %s, validator %q", quoted(c.Prompts), c.Validator.Name)
 		if r.Problem != "" || r.ExitCode > 0 {
 			// A run validator's failure says how it ended; a file

@@ -95,26 +95,10 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		}
 	}
 
-	// Which mapped prompts did the transcript arm since they last passed?
-	// The latest event of each, in mappings.toml order.
-	latest := map[string]transcript.Event{}
-	var order []*config.Mapping // each armed mapping once, sorted to file order below
-	for _, ev := range res.Events {
-		maps, err := Armed(cfg, ev, scope)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range maps {
-			if ev.End <= from.Passed[m.Prompt] {
-				continue
-			}
-			if _, ok := latest[m.Prompt]; !ok {
-				order = append(order, m)
-			}
-			latest[m.Prompt] = ev
-		}
+	latest, order, err := armedSince(cfg, res.Events, scope, from)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i].Line < order[j].Line })
 	r.seen = len(latest) > 0
 	queued := map[string]bool{}
 	for _, e := range entries {
@@ -140,6 +124,31 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		}
 	}
 	return r, nil
+}
+
+// armedSince returns what the transcript's events armed since each prompt
+// last passed: the latest event of each prompt, and the armed mappings
+// once each, in mappings.toml order.
+func armedSince(cfg *config.Compiled, events []transcript.Event, scope queue.Scope, from queue.Mark) (map[string]transcript.Event, []*config.Mapping, error) {
+	latest := map[string]transcript.Event{}
+	var order []*config.Mapping
+	for _, ev := range events {
+		maps, err := Armed(cfg, ev, scope)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range maps {
+			if ev.End <= from.Passed[m.Prompt] {
+				continue
+			}
+			if _, ok := latest[m.Prompt]; !ok {
+				order = append(order, m)
+			}
+			latest[m.Prompt] = ev
+		}
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].Line < order[j].Line })
+	return latest, order, nil
 }
 
 // judgeAll adds every mapped prompt not already judged, for a scan that

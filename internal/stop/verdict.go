@@ -37,6 +37,18 @@ type Verdict struct {
 	Changed string
 }
 
+// Failed returns the checks that failed, in order: the one count of
+// failures for the reason, gate run's summary and its exit code.
+func (v *Verdict) Failed() []Check {
+	var out []Check
+	for _, c := range v.Checks {
+		if !c.Result.Passed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Check is one validator's run for the pending prompts that use it.
 type Check struct {
 	Validator *config.Validator

@@ -2,7 +2,8 @@ package testhook
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -37,103 +38,139 @@ func (st *State) countsOf(idx []int) (Counts, time.Duration) {
 // with its reasons and the answer, and the durations.
 func markdown(st *State) string {
 	var b strings.Builder
+	writeHeader(&b, st)
+	names, byCat := st.categories()
+	writeTotals(&b, st, names, byCat)
+	for _, cat := range names {
+		writeCategory(&b, st, cat, byCat[cat])
+	}
+	writeFailures(&b, st)
+	writeSkipped(&b, st)
+	writeVars(&b, st)
+	writePauses(&b, st)
+	return b.String()
+}
+
+// writeHeader writes the title and the run's facts.
+func writeHeader(b *strings.Builder, st *State) {
 	title := st.Description
 	if title == "" {
 		title = st.File
 	}
-	fmt.Fprintf(&b, "# Test report: %s\n\n", title)
+	fmt.Fprintf(b, "# Test report: %s\n\n", title)
 	mode := "manual"
 	if st.Auto {
 		mode = "auto"
 	}
-	fmt.Fprintf(&b, "- Suite: `%s`\n", st.File)
-	fmt.Fprintf(&b, "- Session: `%s` (%s)\n", st.Session, mode)
-	fmt.Fprintf(&b, "- Filters: %s\n", st.Filters)
-	fmt.Fprintf(&b, "- Status: %s\n", st.Mode)
-	fmt.Fprintf(&b, "- Started: %s\n", st.Started.Format(time.RFC3339))
+	fmt.Fprintf(b, "- Suite: `%s`\n", st.File)
+	fmt.Fprintf(b, "- Session: `%s` (%s)\n", st.Session, mode)
+	fmt.Fprintf(b, "- Filters: %s\n", st.Filters)
+	fmt.Fprintf(b, "- Status: %s\n", st.Mode)
+	fmt.Fprintf(b, "- Started: %s\n", st.Started.Format(time.RFC3339))
 	if !st.Completed.IsZero() {
-		fmt.Fprintf(&b, "- Finished: %s (%s)\n", st.Completed.Format(time.RFC3339), dur(st.Completed.Sub(st.Started)))
+		fmt.Fprintf(b, "- Finished: %s (%s)\n", st.Completed.Format(time.RFC3339), dur(st.Completed.Sub(st.Started)))
 	}
-	total := st.counts()
-	fmt.Fprintf(&b, "\n**%d tests: %s.**\n\n", total.Total(), total)
+}
 
-	names, byCat := st.categories()
+// writeTotals writes the counts, overall and per category.
+func writeTotals(b *strings.Builder, st *State, names []string, byCat map[string][]int) {
+	total := st.counts()
+	fmt.Fprintf(b, "\n**%d tests: %s.**\n\n", total.Total(), total)
 	b.WriteString("| Category | Tests | Passed | Failed | Skipped | Not run | Duration |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
 	var all time.Duration
 	for _, cat := range names {
 		c, d := st.countsOf(byCat[cat])
 		all += d
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s |\n", cell(cat), c.Total(), c.Passed, c.Failed, c.Skipped, c.NotRun, dur(d))
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d | %s |\n", cell(cat), c.Total(), c.Passed, c.Failed, c.Skipped, c.NotRun, dur(d))
 	}
-	fmt.Fprintf(&b, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.Total(), total.Passed, total.Failed, total.Skipped, total.NotRun, dur(all))
+	fmt.Fprintf(b, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.Total(), total.Passed, total.Failed, total.Skipped, total.NotRun, dur(all))
+}
 
-	for _, cat := range names {
-		fmt.Fprintf(&b, "\n## %s\n\n", cat)
-		b.WriteString("| # | Test | Result | Duration | Description |\n")
-		b.WriteString("|--:|---|---|--:|---|\n")
-		for _, i := range byCat[cat] {
-			t, r := &st.Tests[i], st.Results[i]
-			result, d := "not run", ""
-			if r != nil {
-				result, d = strings.ToUpper(map[Status]string{Passed: "pass", Failed: "fail", Skipped: "skip"}[r.Status]), dur(r.Duration())
-				if st.Tries[i] > 1 {
-					result += fmt.Sprintf(" (%d tries)", st.Tries[i])
-				}
+// writeCategory writes the table of one category's tests.
+func writeCategory(b *strings.Builder, st *State, cat string, idx []int) {
+	fmt.Fprintf(b, "\n## %s\n\n", cat)
+	b.WriteString("| # | Test | Result | Duration | Description |\n")
+	b.WriteString("|--:|---|---|--:|---|\n")
+	for _, i := range idx {
+		t, r := &st.Tests[i], st.Results[i]
+		result, d := "not run", ""
+		if r != nil {
+			result, d = strings.ToUpper(map[Status]string{Passed: "pass", Failed: "fail", Skipped: "skip"}[r.Status]), dur(r.Duration())
+			if st.Tries[i] > 1 {
+				result += fmt.Sprintf(" (%d tries)", st.Tries[i])
 			}
-			fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s |\n", i+1, cell(t.ID), result, d, cell(t.Description))
 		}
+		fmt.Fprintf(b, "| %d | `%s` | %s | %s | %s |\n", i+1, cell(t.ID), result, d, cell(t.Description))
 	}
+}
 
-	var failed, skipped []int
+// withStatus returns the plan indexes of the tests whose result is s.
+func (st *State) withStatus(s Status) []int {
+	var out []int
 	for i, r := range st.Results {
-		if r != nil && r.Status == Failed {
-			failed = append(failed, i)
-		} else if r != nil && r.Status == Skipped {
-			skipped = append(skipped, i)
+		if r != nil && r.Status == s {
+			out = append(out, i)
 		}
 	}
-	if len(failed) > 0 {
-		b.WriteString("\n## Failures\n")
-		for _, i := range failed {
-			t, r := &st.Tests[i], st.Results[i]
-			fmt.Fprintf(&b, "\n### `%s` (%s)\n\n", t.ID, t.Category)
-			if t.Description != "" {
-				b.WriteString(t.Description + "\n\n")
-			}
-			for _, w := range r.Failures {
-				b.WriteString("- " + w + "\n")
-			}
-			b.WriteString("\nAnswer:\n\n" + fenced(r.Answer))
-		}
+	return out
+}
+
+// writeFailures writes each failed test with its reasons and the answer.
+func writeFailures(b *strings.Builder, st *State) {
+	failed := st.withStatus(Failed)
+	if len(failed) == 0 {
+		return
 	}
-	if len(skipped) > 0 {
-		b.WriteString("\n## Skipped\n\n")
-		for _, i := range skipped {
-			fmt.Fprintf(&b, "- `%s`: %s\n", st.Tests[i].ID, st.Results[i].Reason)
+	b.WriteString("\n## Failures\n")
+	for _, i := range failed {
+		t, r := &st.Tests[i], st.Results[i]
+		fmt.Fprintf(b, "\n### `%s` (%s)\n\n", t.ID, t.Category)
+		if t.Description != "" {
+			b.WriteString(t.Description + "\n\n")
 		}
+		for _, w := range r.Failures {
+			b.WriteString("- " + w + "\n")
+		}
+		b.WriteString("\nAnswer:\n\n" + fenced(r.Answer))
 	}
-	if len(st.Vars) > 0 {
-		b.WriteString("\n## Variables\n\n")
-		var vs []string
-		for n := range st.Vars {
-			vs = append(vs, n)
-		}
-		sort.Strings(vs)
-		for _, n := range vs {
-			fmt.Fprintf(&b, "- `%s` = `%s` (saved by `%s`)\n", n, st.Vars[n].Value, st.Vars[n].Test)
-		}
+}
+
+// writeSkipped writes each skipped test with its reason.
+func writeSkipped(b *strings.Builder, st *State) {
+	skipped := st.withStatus(Skipped)
+	if len(skipped) == 0 {
+		return
 	}
-	if len(st.Pauses) > 0 {
-		b.WriteString("\n## Pauses\n\n")
-		var at []string
-		for _, i := range st.Pauses {
-			at = append(at, fmt.Sprintf("%d (`%s`)", i+1, st.Tests[i].ID))
-		}
-		fmt.Fprintf(&b, "The auto run paused %s, after test %s: Claude Code allows a fixed number of consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 9 by default) and then ends the turn, so the run let the stop through itself rather than be cut off with a test handed out, and went on when `next` was typed.\n",
-			count(len(st.Pauses), "time"), strings.Join(at, ", "))
+	b.WriteString("\n## Skipped\n\n")
+	for _, i := range skipped {
+		fmt.Fprintf(b, "- `%s`: %s\n", st.Tests[i].ID, st.Results[i].Reason)
 	}
-	return b.String()
+}
+
+// writeVars writes the variables the run saved, by name.
+func writeVars(b *strings.Builder, st *State) {
+	if len(st.Vars) == 0 {
+		return
+	}
+	b.WriteString("\n## Variables\n\n")
+	for _, n := range slices.Sorted(maps.Keys(st.Vars)) {
+		fmt.Fprintf(b, "- `%s` = `%s` (saved by `%s`)\n", n, st.Vars[n].Value, st.Vars[n].Test)
+	}
+}
+
+// writePauses explains where an auto run let a stop through.
+func writePauses(b *strings.Builder, st *State) {
+	if len(st.Pauses) == 0 {
+		return
+	}
+	b.WriteString("\n## Pauses\n\n")
+	var at []string
+	for _, i := range st.Pauses {
+		at = append(at, fmt.Sprintf("%d (`%s`)", i+1, st.Tests[i].ID))
+	}
+	fmt.Fprintf(b, "The auto run paused %s, after test %s: Claude Code allows a fixed number of consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 9 by default) and then ends the turn, so the run let the stop through itself rather than be cut off with a test handed out, and went on when `next` was typed.\n",
+		count(len(st.Pauses), "time"), strings.Join(at, ", "))
 }
 
 // dur shows a duration to the millisecond.

@@ -49,12 +49,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/stopgate/stopgate/internal/dialect"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/dialect"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -90,7 +90,7 @@ func Run(env *cli.Env) error {
 	}
 	args := fl.Args()
 	if len(args) == 0 {
-		if isTerminal(env.Stdin) {
+		if cli.IsTerminal(env.Stdin) {
 			return usageErr(errors.New("no command, and stdin is a terminal, not hook input"))
 		}
 		opt.Getenv = env.Getenv
@@ -147,15 +147,6 @@ func printUsage(env *cli.Env) error {
 
 func usageErr(err error) error {
 	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, usage...)}
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // runner is one invocation: where the project and its runs are, whose run

@@ -16,7 +16,9 @@ import (
 
 const (
 	defaultOutputLimit = 64 << 10
-	defaultTimeout     = 60 * time.Second
+	// DefaultTimeout bounds a validator whose Spec sets none; it is also
+	// [settings] timeout's default (package config).
+	DefaultTimeout = 60 * time.Second
 	// drainGrace is how long output is still read after a command exits and
 	// its process group is killed: a child that escaped the group (setsid)
 	// and holds the pipe open cannot delay the gate beyond it.
@@ -87,10 +89,12 @@ func checkFile(env Env, s Spec) Result {
 // adopt makes the process a subreaper once, before its first command.
 var adopt sync.Once
 
+// runCommand runs a run validator in its own process group, bounded by its
+// timeout, its output captured up to the limit.
 func runCommand(ctx context.Context, env Env, s Spec) Result {
 	timeout := s.Timeout
 	if timeout <= 0 {
-		timeout = defaultTimeout
+		timeout = DefaultTimeout
 	}
 	limit := env.OutputLimit
 	if limit <= 0 {
@@ -142,10 +146,16 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	// Judged now: the deadline passing while leftovers are cleaned up
 	// below does not make a finished check a timeout.
 	ctxErr := ctx.Err()
-	// Leftover children of the group would hold the pipe and keep running
-	// after the gate returns: a validator's work ends with it. The leader's
-	// pid, which names the group, is not handed out again before pid_max
-	// wraps, so the kill cannot reach a stranger.
+	endGroup(cmd, pr, drained)
+	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout)
+}
+
+// endGroup ends what is left of a finished command: leftover children of
+// its group would hold the pipe and keep running after the gate returns,
+// and a validator's work ends with it. The leader's pid, which names the
+// group, is not handed out again before pid_max wraps, so the kill cannot
+// reach a stranger. Output still in the pipe is read for drainGrace.
+func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	killGroup(cmd)
 	reaped := make(chan struct{})
 	go func() { reapGroup(cmd.Process.Pid); close(reaped) }()
@@ -159,8 +169,12 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	case <-reaped:
 	case <-time.After(reapGrace):
 	}
+}
 
-	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: cmd.ProcessState.ExitCode()}
+// resultOf judges how a command ended: a deadline or a cancellation seen
+// when it exited outweighs its exit status.
+func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration) Result {
+	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: ps.ExitCode()}
 	switch {
 	case errors.Is(ctxErr, context.DeadlineExceeded):
 		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout)
@@ -171,7 +185,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	case waitErr == nil:
 		r.Passed = true
 	default:
-		r.Problem = exitProblem(cmd.ProcessState)
+		r.Problem = exitProblem(ps)
 	}
 	return r
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/e2e"
 	"github.com/stopgate/stopgate/internal/e2e/fakellm"
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 )
 
 func TestMain(m *testing.M) { os.Exit(e2e.Main(m)) }
@@ -76,11 +76,11 @@ func NewProject(t *testing.T, client string) *Project {
 	t.Helper()
 	built := e2e.Stopgate(t)
 	p := &Project{t: t, Dir: t.TempDir(), Home: t.TempDir(), capture: t.TempDir(), client: client}
-	if err := project.CopyExample(e2e.Root(t), p.Dir); err != nil {
+	if err := example.Copy(e2e.Root(t), p.Dir); err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(p.Dir, "bin")
-	if err := project.CopyTree(captureWrapper(t), filepath.Join(bin, "capture-then-exec")); err != nil {
+	if err := example.CopyTree(captureWrapper(t), filepath.Join(bin, "capture-then-exec")); err != nil {
 		t.Fatal(err)
 	}
 	p.WriteFile("bin/capture-then-exec.conf", p.capture+"\n"+built+"\n")

@@ -18,7 +18,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/e2e"
 	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 )
 
 // openCode is a running `opencode serve` in p, its model the Chat Completions fake.
@@ -52,7 +52,7 @@ func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
 	// the project's plugins, unless it is there: scripts/install-clients put it aside.
 	deps := filepath.Join(e2e.Root(t), "tmp", "e2e", "opencode", "plugin-deps")
 	for _, f := range []string{"package.json", "package-lock.json"} {
-		if err := project.CopyTree(filepath.Join(deps, f), p.Path(".opencode/"+f)); err != nil {
+		if err := example.CopyTree(filepath.Join(deps, f), p.Path(".opencode/"+f)); err != nil {
 			t.Fatalf("opencode's plugin dependencies (scripts/install-clients opencode): %v", err)
 		}
 	}

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/bench"
-	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/example"
 )
 
 func main() {
@@ -294,9 +294,9 @@ func (o *options) row(t *bench.Table, s bench.Series, baseline string, result fu
 // file, for testhook, and starts a run there for `testhook next`.
 func (o *options) exampleProject() (string, error) {
 	dir := filepath.Join(o.tmp, "example")
-	err := project.CopyExample(o.repo, dir)
+	err := example.Copy(o.repo, dir)
 	if err == nil {
-		err = project.CopyTree(filepath.Join(o.repo, "tests/functional"), filepath.Join(dir, "tests/functional"))
+		err = example.CopyTree(filepath.Join(o.repo, "tests/functional"), filepath.Join(dir, "tests/functional"))
 	}
 	if err != nil {
 		return "", fmt.Errorf("copying the example project: %w", err)

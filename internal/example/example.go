@@ -1,19 +1,24 @@
-package project
+// Package example is stopgate's own example project, the one at the root
+// of this repository: what make demo plays on, and what tests, end-to-end
+// scenarios and benchmarks start from. No hook program imports it.
+package example
 
 import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/stopgate/stopgate/internal/project"
 )
 
-// Example lists, relative to the repository root, the parts of stopgate's
-// own example project: what the demo plays on and tests start from.
-var Example = []string{ConfigName, "src/prompts", ".claude/commands", "validators"}
+// parts lists, relative to the repository root, the parts of the example
+// project.
+var parts = []string{project.ConfigName, "src/prompts", ".claude/commands", "validators"}
 
-// CopyExample copies the example project from the repository at repo into
-// dst, keeping executable bits.
-func CopyExample(repo, dst string) error {
-	for _, p := range Example {
+// Copy copies the example project from the repository at repo into dst,
+// keeping executable bits.
+func Copy(repo, dst string) error {
+	for _, p := range parts {
 		if err := CopyTree(filepath.Join(repo, p), filepath.Join(dst, p)); err != nil {
 			return err
 		}
