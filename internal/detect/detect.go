@@ -42,12 +42,11 @@ func Run(env *cli.Env) error {
 	fl := flag.NewFlagSet("detect", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
-	client := fl.String("client", "", "the agent client the hook is registered for (gate init --client)")
-	event := fl.String("event", "", "the client's event, when its input does not name it")
+	opt := dialect.Flags(fl, env.Getenv)
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
-	in, err := dialect.Decode(env.Stdin, dialect.Options{Client: *client, Event: *event, Getenv: env.Getenv}, Events...)
+	in, err := dialect.Decode(env.Stdin, *opt, Events...)
 	if errors.Is(err, dialect.ErrIgnored) {
 		return nil
 	}

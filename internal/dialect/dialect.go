@@ -26,6 +26,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -51,6 +52,16 @@ type Options struct {
 	Client string              // --client; "" recognises the input
 	Event  string              // --event, for clients whose input does not name it
 	Getenv func(string) string // the hook's environment, a safety net for recognition
+}
+
+// Flags adds to fl the flags every hook registration may pass, as gate
+// init writes them (--client, --event), and returns the Options they
+// fill, reading the hook's environment through getenv.
+func Flags(fl *flag.FlagSet, getenv func(string) string) *Options {
+	opt := &Options{Getenv: getenv}
+	fl.StringVar(&opt.Client, "client", "", "the agent client the hook is registered for (gate init --client)")
+	fl.StringVar(&opt.Event, "event", "", "the client's event, when its input does not name it")
+	return opt
 }
 
 // ErrIgnored is returned for an input the client sends but stopgate must

@@ -19,13 +19,12 @@ func Run(env *cli.Env) error {
 	}
 	fl := flags("gate")
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
-	client := fl.String("client", "", "the agent client the hook is registered for (gate init --client)")
-	event := fl.String("event", "", "the client's event, when its input does not name it")
+	opt := dialect.Flags(fl, env.Getenv)
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
 	if err := notAHook(env, fl); err != nil {
 		return err
 	}
-	return stop.Hook(env, *configFile, dialect.Options{Client: *client, Event: *event, Getenv: env.Getenv})
+	return stop.Hook(env, *configFile, *opt)
 }

@@ -79,9 +79,7 @@ func Run(env *cli.Env) error {
 	fl.SetOutput(io.Discard)
 	fl.StringVar(&session, "session", "", "")
 	fl.StringVar(&configFile, "config", "", "")
-	var opt dialect.Options
-	fl.StringVar(&opt.Client, "client", "", "")
-	fl.StringVar(&opt.Event, "event", "", "")
+	opt := dialect.Flags(fl, env.Getenv)
 	if err := fl.Parse(env.Args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return printUsage(env)
@@ -93,8 +91,7 @@ func Run(env *cli.Env) error {
 		if cli.IsTerminal(env.Stdin) {
 			return usageErr(errors.New("no command, and stdin is a terminal, not hook input"))
 		}
-		opt.Getenv = env.Getenv
-		return runHook(env, configFile, opt)
+		return runHook(env, configFile, *opt)
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		return printUsage(env)
