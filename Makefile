@@ -50,7 +50,7 @@ unit:
 # on is a regression test of plain `go test`.
 FUZZTIME ?= 6s
 FUZZ     := internal/hook:FuzzParseInput internal/config:FuzzParseConfig \
-            internal/runner:FuzzParseTests internal/guard:FuzzCheckBash \
+            internal/testhook:FuzzParseTests internal/guard:FuzzCheckBash \
             internal/transcript:FuzzScan internal/dialect:FuzzParse
 fuzz:
 	@set -e; for t in $(FUZZ); do \
