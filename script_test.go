@@ -68,6 +68,8 @@ func TestScripts(t *testing.T) {
 			"waitfile": cmdWaitFile,
 			"faultfs":  cmdFaultFS,
 			"signal":   cmdSignal,
+			"schema":   cmdSchema,
+			"captured": cmdCaptured,
 		},
 	})
 }
