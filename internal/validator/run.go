@@ -86,6 +86,9 @@ func checkFile(env Env, s Spec) Result {
 	return Result{Output: strings.Join(whys, "\n")}
 }
 
+// errTimedOut cancels a command that ran past its timeout.
+var errTimedOut = errors.New("timed out")
+
 // adopt makes the process a subreaper once, before its first command.
 var adopt sync.Once
 
@@ -113,8 +116,10 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 			return unconfined(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// The timeout counts from the start of the command, not of this
+	// function: a gate slowed down before Start must not fail the check.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 
 	// Output goes through a pipe of our own rather than exec's copying
 	// goroutine, so that Wait returns when the command exits even if a
@@ -137,6 +142,8 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	cmd.WaitDelay = time.Second
 	adopt.Do(adoptOrphans)
 	err = cmd.Start()
+	timer := time.AfterFunc(timeout, func() { cancel(errTimedOut) })
+	defer timer.Stop()
 	pw.Close()
 	if err != nil {
 		pr.Close()
@@ -145,7 +152,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	waitErr := cmd.Wait()
 	// Judged now: the deadline passing while leftovers are cleaned up
 	// below does not make a finished check a timeout.
-	ctxErr := ctx.Err()
+	ctxErr := context.Cause(ctx)
 	endGroup(cmd, pr, drained)
 	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout)
 }
@@ -176,7 +183,7 @@ func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration) Result {
 	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: ps.ExitCode()}
 	switch {
-	case errors.Is(ctxErr, context.DeadlineExceeded):
+	case errors.Is(ctxErr, errTimedOut):
 		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout)
 		r.ExitCode = -1
 	case ctxErr != nil:
