@@ -97,6 +97,12 @@ func catalogue() []catalogueCase {
 			[]string{`mappings.toml:2: validators.worktree: is a string, want a table`}, true},
 		{"mapping that is not an array of tables", "mapping = \"joke\"\n",
 			[]string{`mappings.toml:1: mapping: is a string, want an array of tables`}, true},
+		{"wrong type in the first of two mappings", edit(map[int]string{8: `validators = ["joke-file", 1]`}),
+			[]string{`mappings.toml:8: mapping.validators: is an integer, want a string`}, true},
+		{"validators that is not a table", "validators = 1\n",
+			[]string{`mappings.toml:1: validators: is an integer, want a table`}, false},
+		{"validators as an array of tables", "[[validators]]\nfile = \"x\"\n",
+			[]string{`mappings.toml:1: validators: is an array, want a table`}, false},
 
 		// Validators.
 		{"file and run", edit(map[int]string{16: `run = "true"`}),

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -37,15 +36,17 @@ func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, ps := parse(data, file, root)
+	cfg, p := parse(data, file, root)
+	ps := p.problems
 	if cfg != nil {
-		c := checker{cfg: cfg, file: project.Display(root, file), lines: scanLines(string(data))}
+		c := checker{cfg: cfg, file: p.file, pos: p.pos}
 		c.unused()
 		if depth >= Project {
 			c.programs()
 			c.promptFiles()
 		}
 		ps = append(ps, c.problems...)
+		p.locate(cfg)
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
 	return cfg, ps, nil
@@ -54,12 +55,12 @@ func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 type checker struct {
 	cfg      *Config
 	file     string
-	lines    lines
+	pos      *positions // the parser's: the text is scanned once
 	problems Problems
 }
 
 func (c *checker) add(warning bool, key, msg, hint string) {
-	c.problems = append(c.problems, &Problem{File: c.file, Line: c.lines.line(key), Key: key, Msg: msg, Hint: hint, Warning: warning})
+	c.problems = append(c.problems, &Problem{File: c.file, Line: c.pos.line(key), Key: key, Msg: msg, Hint: hint, Warning: warning})
 }
 
 // unused warns of validators no mapping names, and of a config that maps

@@ -90,9 +90,9 @@ type Validator struct {
 	regex *regexp.Regexp
 }
 
-// CompiledRegex returns the compiled Regex, or nil when there is none. A
-// validator from a Compiled config compiles it here, on first use: the
-// hooks that look validators up there only describe them.
+// CompiledRegex returns the compiled Regex, or nil when there is none. It
+// is compiled here, on first use: loading only checks that it parses, and
+// the hooks that look validators up only describe them.
 func (v *Validator) CompiledRegex() *regexp.Regexp {
 	if v.regex == nil && v.Regex != "" {
 		v.regex, _ = regexp.Compile(v.Regex)

@@ -4,154 +4,42 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 )
 
-// The TOML decoder's errors, said for a person and located at the right
-// line: it reports syntax errors at the character after the mistake (the
-// next line, for a header left open), and type mismatches of an array
-// table's key at that key's last occurrence, in Go's type names.
-
-// decodeError turns a toml error into a Problem with its line.
-func (p *parser) decodeError(err error) *Problem {
+// syntaxError turns the decoder's error into a Problem. Only TOML that
+// does not parse fails to decode (the tree is typed by decoder, not by the
+// library), and the library locates that in a ParseError: at the character
+// after the mistake, which is the next line for a header left open, so the
+// line is taken from the offending character's offset.
+func (p *parser) syntaxError(err error) *Problem {
 	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		n := pe.Position.Line
-		if s := pe.Position.Start; s > 0 && s <= len(p.text) {
-			// The offending character's own line, not the one after it
-			// when that character is the newline.
-			n = 1 + strings.Count(p.text[:s], "\n")
-		}
-		key := pe.LastKey
-		if !p.definedOn(key, n) {
-			key = "" // the last key parsed, not the one in error
-		}
-		return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
-	}
-	// Type mismatches come as `toml: line N (last key "k"): msg`.
-	m := typeErr.FindStringSubmatch(err.Error())
-	if m == nil {
+	if !errors.As(err, &pe) {
 		return &Problem{File: p.file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 	}
-	key := m[2]
-	if uq, err := strconv.Unquote(`"` + key + `"`); err == nil {
-		key = uq
+	text := p.pos.text
+	n := pe.Position.Line
+	if s := pe.Position.Start; s > 0 && s <= len(text) {
+		// The offending character's own line, not the one after it
+		// when that character is the newline.
+		n = 1 + strings.Count(text[:s], "\n")
 	}
-	path := joinKey(splitKey(key))
-	n, _ := strconv.Atoi(m[1])
-	msg, hint := m[3], ""
-	if t := typeMismatch.FindStringSubmatch(msg); t != nil {
-		n = p.lineOfValue(path, t[1], n)
-		msg, hint = fmt.Sprintf("is %s, want %s", tomlKind(t[1]), wantKind(path, t[2])), typeHint(path)
-	} else if t := tableMismatch.FindStringSubmatch(msg); t != nil {
-		msg, hint = fmt.Sprintf("is %s, want a table", tomlKind(t[1])), typeHint(path)
+	key := pe.LastKey
+	if !p.definedOn(key, n) {
+		key = "" // the last key parsed, not the one in error
 	}
-	if n == 0 {
-		n = p.lines.line(path) // the decoder knew no line for the key
-	}
-	return &Problem{File: p.file, Line: n, Key: key, Msg: msg, Hint: hint}
+	return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
 }
-
-var (
-	typeErr       = lazyRE(`^toml: (?:line (\d+) )?\(last key "((?:[^"\\]|\\.)*)"\): (.*)$`)
-	typeMismatch  = lazyRE(`^incompatible types: TOML value has type (.+); destination has type (.+)$`)
-	tableMismatch = lazyRE(`^type mismatch for .+: expected table but found (.+)$`)
-)
 
 // definedOn reports whether the key path is defined on line n.
 func (p *parser) definedOn(key string, n int) bool {
 	if key == "" {
 		return false
 	}
-	path := unindex(joinKey(splitKey(key)))
-	for _, l := range p.lines.every[path] {
-		if l == n {
-			return true
-		}
-	}
-	return false
-}
-
-// lineOfValue picks, among the definitions of path, the first whose value
-// is of the TOML type the decoder rejected; else the decoder's line.
-func (p *parser) lineOfValue(path, goType string, fallback int) int {
-	want := tomlKind(goType)
-	text := strings.Split(p.text, "\n")
-	for _, n := range p.lines.every[unindex(path)] {
-		if n < 1 || n > len(text) {
-			continue
-		}
-		if _, rest, ok := keyOf(strings.TrimSpace(text[n-1])); ok && valueKind(rest) == want {
-			return n
-		}
-	}
-	return fallback
-}
-
-// tomlKind names, in TOML's words, the Go type the decoder gave a value.
-func tomlKind(goType string) string {
-	switch {
-	case goType == "string":
-		return "a string"
-	case strings.HasPrefix(goType, "int"):
-		return "an integer"
-	case strings.HasPrefix(goType, "float"):
-		return "a float"
-	case goType == "bool":
-		return "a boolean"
-	case strings.HasPrefix(goType, "[]"):
-		return "an array"
-	case strings.HasPrefix(goType, "map["):
-		return "a table"
-	case strings.HasPrefix(goType, "time."):
-		return "a date-time"
-	}
-	return "a " + goType
-}
-
-// valueKind guesses the TOML type of a value from its text.
-func valueKind(v string) string {
-	v = strings.TrimSpace(v)
-	switch {
-	case v == "":
-		return ""
-	case v[0] == '"' || v[0] == '\'':
-		return "a string"
-	case v[0] == '[':
-		return "an array"
-	case v[0] == '{':
-		return "a table"
-	case strings.HasPrefix(v, "true") || strings.HasPrefix(v, "false"):
-		return "a boolean"
-	case strings.ContainsAny(v, "T:") && !strings.HasPrefix(v, "0x"):
-		return "a date-time"
-	case strings.ContainsAny(v, ".eE") && !strings.HasPrefix(v, "0x"), strings.Contains(v, "inf"), strings.Contains(v, "nan"):
-		return "a float"
-	}
-	return "an integer"
-}
-
-// wantKind names the type a key wants, from the decoder's destination kind.
-func wantKind(path, dst string) string {
-	switch dst {
-	case "integer":
-		return "an integer"
-	case "boolean":
-		return "a boolean"
-	case "float":
-		return "a float"
-	case "map":
-		return "a table"
-	case "slice":
-		if strings.EqualFold(path, "mapping") {
-			return "an array of tables"
-		}
-		return "an array"
-	}
-	return "a " + dst
+	return slices.Contains(p.pos.all().every[unindex(normKey(key))], n)
 }
 
 // typeHint shows how to write the keys most often written with the wrong
@@ -170,12 +58,12 @@ func typeHint(path string) string {
 	return ""
 }
 
-// unknownKeys reports each key no field decoded, at its own line: keys of
-// array tables come unindexed, so the i-th report of a key is its i-th
-// definition. Keys under an unknown table are not reported again. A key
+// unknownKeys reports each key the decoder did not read, at its own line:
+// keys of array tables come unindexed, so the i-th report of a key is its
+// i-th definition. Keys under an unknown table are not reported again. A key
 // spelt with other letter case (Prompt, [[Mapping]]) is unknown too: TOML
-// keys are case-sensitive, but the decoder matches fields regardless of
-// case and would quietly accept it.
+// keys are case-sensitive, but the decoder reads one as the library does,
+// regardless of case, when no key is spelt right.
 func (p *parser) unknownKeys(md toml.MetaData) {
 	seen := map[string]int{}
 	var reported []string
@@ -188,23 +76,19 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 		}
 		reported = append(reported, path)
 		// Located by the unquoted parts, shown as TOML writes the key.
-		p.addAt(k.String(), p.lines.nth(path, seen[path]), "unknown key", hint)
+		p.addAt(k.String(), p.pos.nth(path, seen[path]), "unknown key", hint)
 		seen[path]++
 	}
-	undecoded := map[string]bool{}
-	for _, k := range md.Undecoded() {
-		undecoded[k.String()] = true
-	}
 	for _, k := range md.Keys() {
-		if undecoded[k.String()] {
+		if i, want := miscased(k); i >= 0 {
+			if i == len(k)-1 || seen[strings.Join(k[:i+1], ".")] == 0 {
+				report(k[:i+1], fmt.Sprintf("keys are case-sensitive: write %q", want))
+			}
+			continue // reported, or under a miscased table already reported
+		}
+		if !known(k) {
 			report(k, hintFor(k))
-			continue
 		}
-		i, want := miscased(k)
-		if i < 0 || i < len(k)-1 && seen[strings.Join(k[:i+1], ".")] > 0 {
-			continue // fine, or under a miscased table already reported
-		}
-		report(k[:i+1], fmt.Sprintf("keys are case-sensitive: write %q", want))
 	}
 }
 
@@ -222,6 +106,24 @@ func tags(t reflect.Type) []string {
 		names = append(names, strings.Split(t.Field(i).Tag.Get("toml"), ",")[0])
 	}
 	return names
+}
+
+// known reports whether each part of k is a key its table takes, or a
+// validator's name. For a key with no part in other letter case (see
+// miscased), these are the keys the decoder reads: it reads every field of
+// every table, and a key deeper than the shapes would sit under a value
+// that is not a table, a mismatch that stops the load before keys are
+// checked.
+func known(k toml.Key) bool {
+	switch {
+	case !slices.Contains(fields[""], k[0]):
+		return false
+	case len(k) == 1:
+		return true
+	case k[0] == "validators":
+		return len(k) == 2 || len(k) == 3 && slices.Contains(fields["validators"], k[2])
+	}
+	return len(k) == 2 && slices.Contains(fields[k[0]], k[1])
 }
 
 // miscased returns the index of the first part of k that matches a known

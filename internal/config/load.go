@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,40 +65,60 @@ func BlockCap(getenv func(string) string) int {
 // project around the file (scripts, prompt files, hooks) are Inspect's;
 // hooks load a config with LoadCompiled.
 func Parse(data []byte, file, root string) (*Config, error) {
-	cfg, problems := parse(data, file, root)
-	if errs := problems.Errors(); len(errs) > 0 {
-		return nil, problems
+	cfg, p := parse(data, file, root)
+	if len(p.problems.Errors()) > 0 {
+		return nil, p.problems
 	}
+	p.locate(cfg)
 	return cfg, nil
 }
 
 // parse reads as much of the config as it can: the config is nil only when
-// the TOML itself does not parse, so that `gate check` can go on to check
-// the rest of a config with mistakes.
-func parse(data []byte, file, root string) (*Config, Problems) {
-	p := &parser{file: project.Display(root, file), text: string(data)}
-	cfg := &Config{File: file, Root: root, Validators: map[string]*Validator{}}
-	var raw rawFile
-	p.lines = scanLines(p.text)
-	md, err := toml.Decode(p.text, &raw)
+// the TOML itself does not parse or has a value of the wrong type, so that
+// `gate check` can go on to check the rest of a config with mistakes. Its
+// mappings and validators are not located yet: see locate.
+func parse(data []byte, file, root string) (*Config, *parser) {
+	text := string(data)
+	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
+	var tree map[string]any
+	md, err := toml.Decode(text, &tree)
 	if err != nil {
-		return nil, Problems{p.decodeError(err)}
+		p.problems = Problems{p.syntaxError(err)}
+		return nil, p
 	}
+	d := decoder{p: p}
+	raw := d.file(tree)
+	if d.bad != nil {
+		p.problems = Problems{d.bad}
+		return nil, p
+	}
+	cfg := &Config{File: file, Root: root, Validators: make(map[string]*Validator, len(raw.Validators))}
 	p.unknownKeys(md)
 	p.settings(&cfg.Settings, raw.Settings)
 	p.validators(cfg, md, raw.Validators)
 	p.mappings(cfg, raw.Mapping)
-	return cfg, p.problems
+	return cfg, p
 }
 
 type parser struct {
-	file     string
-	text     string
-	lines    lines
+	file     string // as shown to a person
+	pos      *positions
 	problems Problems
 }
 
-func (p *parser) add(key, msg, hint string) { p.addAt(key, p.lines.line(key), msg, hint) }
+// locate sets the line of each mapping and validator. It comes after every
+// Problem is found: a config with none is then located by the scan of its
+// tables alone, and one with some by the scan its Problems made.
+func (p *parser) locate(cfg *Config) {
+	for i := range cfg.Mappings {
+		cfg.Mappings[i].Line = p.pos.table(mappingPath(i))
+	}
+	for _, v := range cfg.Validators {
+		v.Line = p.pos.table("validators." + v.Name)
+	}
+}
+
+func (p *parser) add(key, msg, hint string) { p.addAt(key, p.pos.line(key), msg, hint) }
 
 func (p *parser) addAt(key string, line int, msg, hint string) {
 	p.problems = append(p.problems, &Problem{File: p.file, Line: line, Key: key, Msg: msg, Hint: hint})
@@ -193,7 +213,7 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 		v := &Validator{
 			Name: name, File: rv.File, Run: rv.Run,
 			Contains: rv.Contains, NotContains: rv.NotContains, Regex: rv.Regex,
-			Timeout: cfg.Settings.Timeout, Fix: rv.Fix, Line: p.lines.line(key),
+			Timeout: cfg.Settings.Timeout, Fix: rv.Fix,
 		}
 		switch {
 		case v.File == "" && v.Run == "":
@@ -204,11 +224,11 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 			p.add(key, "contains, not_contains and regex apply to file validators only", "check the output inside the run program instead")
 		}
 		if v.Regex != "" {
-			re, err := regexp.Compile(v.Regex)
-			if err != nil {
+			// Parsed, not compiled: regexp.Compile fails only where its
+			// parse does, and only the validator that runs needs it compiled.
+			if _, err := syntax.Parse(v.Regex, syntax.Perl); err != nil {
 				p.add(key+".regex", "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), "the syntax is Go's RE2")
 			}
-			v.regex = re
 		}
 		if rv.Timeout != "" {
 			v.Timeout = p.duration(key+".timeout", rv.Timeout)
@@ -219,16 +239,15 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 }
 
 func (p *parser) mappings(cfg *Config, raw []rawMapping) {
-	seen := map[string]int{}
+	first := map[string]int{} // prompt → the mapping that maps it first
 	for i, rm := range raw {
-		key := fmt.Sprintf("mapping[%d]", i)
-		m := Mapping{Prompt: rm.Prompt, Validators: rm.Validators, Line: p.lines.line(key)}
+		key := mappingPath(i)
 		if msg, hint := badPromptKey(rm.Prompt); msg != "" {
 			p.add(key+".prompt", msg, hint)
-		} else if first, dup := seen[rm.Prompt]; dup {
-			p.add(key+".prompt", fmt.Sprintf("prompt %q is mapped twice (first on line %d)", rm.Prompt, first), "list all its validators in one [[mapping]]")
+		} else if j, dup := first[rm.Prompt]; dup {
+			p.add(key+".prompt", fmt.Sprintf("prompt %q is mapped twice (first on line %d)", rm.Prompt, p.pos.line(mappingPath(j))), "list all its validators in one [[mapping]]")
 		} else {
-			seen[rm.Prompt] = m.Line
+			first[rm.Prompt] = i
 		}
 		if len(rm.Validators) == 0 {
 			p.add(key+".validators", "no validators", `validators = ["name", …] naming [validators.name] tables`)
@@ -238,7 +257,7 @@ func (p *parser) mappings(cfg *Config, raw []rawMapping) {
 				p.add(key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
 			}
 		}
-		cfg.Mappings = append(cfg.Mappings, m)
+		cfg.Mappings = append(cfg.Mappings, Mapping{Prompt: rm.Prompt, Validators: rm.Validators})
 	}
 }
 

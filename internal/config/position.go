@@ -5,13 +5,50 @@ import (
 	"strings"
 )
 
-// lines maps TOML key paths to the line that defines them. BurntSushi/toml
-// reports positions for syntax errors only, so strict decoding locates
-// unknown keys and semantic mistakes with this light scan of the text.
+// positions locates the keys of a config's text. BurntSushi/toml records
+// each key's position as it parses, but exports one only inside a
+// ParseError, so the keys of a config that parses are located by scanning
+// its text. The scan is lazy, and done once: the first Problem scans every
+// key; a config without Problems needs only the lines of its mappings and
+// validators (the index cache keeps them), and table scans for those alone.
+type positions struct {
+	text   string
+	keys   *lines // every definition, once a Problem needs one
+	tables *lines // the tables alone, when no Problem did
+}
+
+func (ps *positions) all() *lines {
+	if ps.keys == nil {
+		ps.keys = scanLines(ps.text, func(string) bool { return true })
+	}
+	return ps.keys
+}
+
+// line returns the line of path; see lines.line.
+func (ps *positions) line(path string) int { return ps.all().line(path) }
+
+// nth returns the line of the i-th definition of path; see lines.nth.
+func (ps *positions) nth(path string, i int) int { return ps.all().nth(path, i) }
+
+// table returns the line of a mapping ("mapping[2]") or a validator
+// ("validators.v"): from the scan of every key when a Problem made one,
+// else from a scan of the table headers and of the only keys that can
+// define these tables, those at the top level and under [validators].
+func (ps *positions) table(path string) int {
+	if ps.keys != nil {
+		return ps.keys.line(path)
+	}
+	if ps.tables == nil {
+		ps.tables = scanLines(ps.text, func(table string) bool { return table == "" || table == "validators" })
+	}
+	return ps.tables.line(path)
+}
+
+// lines maps TOML key paths to the lines that define them.
 //
 // Paths are dotted with array tables indexed: "mapping[2].validators"; the
 // unindexed "mapping.validators" names the first occurrence, and nth finds
-// the others (the decoder reports keys of array tables unindexed).
+// the others (the decoder's keys of array tables are unindexed).
 type lines struct {
 	at    map[string]int   // path → first line that defines it
 	every map[string][]int // unindexed path → every line that defines it, in order
@@ -20,17 +57,20 @@ type lines struct {
 	folded map[string]int
 }
 
-func scanLines(text string) lines {
-	ls := lines{at: map[string]int{}, every: map[string][]int{}, folded: map[string]int{}}
+// scanLines scans text for the lines of its table headers, and of the keys
+// of the tables keysIn accepts.
+func scanLines(text string, keysIn func(table string) bool) *lines {
+	ls := &lines{at: map[string]int{}, every: map[string][]int{}, folded: map[string]int{}}
 	// Byte-order marks, skipped as the decoder skips them (UTF-16's too).
 	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
 		text = strings.TrimPrefix(text, bom)
 	}
-	table := ""
+	table, keys := "", keysIn("")
 	counts := map[string]int{}
 	inMulti := ""
-	for i, raw := range strings.Split(text, "\n") {
-		n := i + 1
+	n := 0
+	for raw := range strings.Lines(text) {
+		n++
 		line := strings.TrimSpace(raw)
 		if inMulti != "" {
 			if strings.Count(line, inMulti)%2 == 1 {
@@ -42,10 +82,11 @@ func scanLines(text string) lines {
 			continue
 		}
 		if strings.HasPrefix(line, "[[") {
-			name := joinKey(splitKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[[")), "]]")))
+			name := normKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[[")), "]]"))
 			idx := counts[name]
 			counts[name]++
 			table = name + "[" + strconv.Itoa(idx) + "]"
+			keys = keysIn(table)
 			ls.setParents(name, n)
 			ls.set(table, n)
 			ls.set(name, n)
@@ -53,31 +94,40 @@ func scanLines(text string) lines {
 			continue
 		}
 		if line[0] == '[' {
-			table = joinKey(splitKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[")), "]")))
+			table = normKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[")), "]"))
+			keys = keysIn(table)
 			ls.setParents(table, n)
 			ls.set(table, n)
 			ls.add(unindex(table), n)
 			continue
 		}
-		key, rest, ok := keyOf(line)
+		key, rest, ok := assignment(line)
 		if !ok {
 			continue
 		}
-		full := key
-		if table != "" {
-			full = table + "." + key
+		if keys {
+			ls.key(table, normKey(key), n)
 		}
-		// A dotted key (validators.v.file = …) also defines its tables.
-		ls.setParents(full, n)
-		ls.set(full, n)
-		ls.set(unindex(full), n)
-		ls.add(unindex(full), n)
 		inMulti = opensMulti(rest)
 	}
 	return ls
 }
 
-func (ls lines) set(path string, n int) {
+// key records the key defined on line n in table.
+func (ls *lines) key(table, key string, n int) {
+	full := key
+	if table != "" {
+		full = table + "." + key
+	}
+	// A dotted key (validators.v.file = …) also defines its tables.
+	ls.setParents(full, n)
+	ls.set(full, n)
+	u := unindex(full)
+	ls.set(u, n)
+	ls.add(u, n)
+}
+
+func (ls *lines) set(path string, n int) {
 	if _, ok := ls.at[path]; !ok {
 		ls.at[path] = n
 	}
@@ -87,7 +137,7 @@ func (ls lines) set(path string, n int) {
 }
 
 // setParents sets the tables a dotted path implies, where not yet defined.
-func (ls lines) setParents(path string, n int) {
+func (ls *lines) setParents(path string, n int) {
 	for i := 0; i < len(path); i++ {
 		if path[i] == '.' {
 			ls.set(path[:i], n)
@@ -96,13 +146,13 @@ func (ls lines) setParents(path string, n int) {
 	}
 }
 
-func (ls lines) add(path string, n int) { ls.every[path] = append(ls.every[path], n) }
+func (ls *lines) add(path string, n int) { ls.every[path] = append(ls.every[path], n) }
 
 // line returns the line of path, or of its nearest located parent. An
 // indexed path never falls back to the first occurrence of its unindexed
 // form: "mapping[1].prompt", when absent, is located at its table
 // "mapping[1]", not at mapping[0]'s prompt.
-func (ls lines) line(path string) int {
+func (ls *lines) line(path string) int {
 	tries := []struct {
 		at   map[string]int
 		path string
@@ -128,15 +178,16 @@ func (ls lines) line(path string) int {
 
 // nth returns the line of the i-th (0-based) definition of the unindexed
 // path, or line(path) when there are not that many.
-func (ls lines) nth(path string, i int) int {
+func (ls *lines) nth(path string, i int) int {
 	if all := ls.every[path]; i < len(all) {
 		return all[i]
 	}
 	return ls.line(path)
 }
 
-// keyOf splits `key = value` into the normalised key and the value text.
-func keyOf(line string) (key, rest string, ok bool) {
+// assignment splits `key = value` into the key as written and the value
+// text.
+func assignment(line string) (key, rest string, ok bool) {
 	c := line[0]
 	if c != '"' && c != '\'' && !isBare(rune(c)) {
 		return "", "", false
@@ -153,10 +204,20 @@ func keyOf(line string) (key, rest string, ok bool) {
 		case ch == '"' || ch == '\'':
 			inQuote = ch
 		case ch == '=':
-			return joinKey(splitKey(line[:i])), line[i+1:], true
+			return line[:i], line[i+1:], true
 		}
 	}
 	return "", "", false
+}
+
+// normKey writes a dotted TOML key as a path: its unquoted parts joined by
+// dots. Most keys are bare and already are one.
+func normKey(key string) string {
+	key = strings.TrimSpace(key)
+	if !strings.ContainsAny(key, "\"' \t") {
+		return key
+	}
+	return joinKey(splitKey(key))
 }
 
 // splitKey splits a dotted TOML key into its unquoted parts: quoted parts
@@ -238,6 +299,9 @@ func unescape(raw string) string {
 func joinKey(parts []string) string { return strings.Join(parts, ".") }
 
 func unindex(path string) string {
+	if !strings.ContainsAny(path, "[]") {
+		return path
+	}
 	var b strings.Builder
 	skip := false
 	for _, r := range path {
