@@ -7,7 +7,6 @@
 package config
 
 import (
-	"regexp"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/validator"
@@ -86,18 +85,6 @@ type Validator struct {
 	Timeout     time.Duration
 	Fix         string
 	Line        int
-
-	regex *regexp.Regexp
-}
-
-// CompiledRegex returns the compiled Regex, or nil when there is none. It
-// is compiled here, on first use: loading only checks that it parses, and
-// the hooks that look validators up only describe them.
-func (v *Validator) CompiledRegex() *regexp.Regexp {
-	if v.regex == nil && v.Regex != "" {
-		v.regex, _ = regexp.Compile(v.Regex)
-	}
-	return v.regex
 }
 
 // Command reports the dashed form of a prompt key, "/" replaced by "-": the

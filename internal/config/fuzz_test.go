@@ -76,7 +76,7 @@ func checkValidators(t *testing.T, cfg *Config) {
 			t.Fatalf("validator %q is not exactly one of file and run: %+v", name, v)
 		case v.Run != "" && (v.Contains != "" || v.NotContains != "" || v.Regex != ""):
 			t.Fatalf("run validator %q has expectations: %+v", name, v)
-		case v.Regex != "" && v.CompiledRegex() == nil:
+		case v.Regex != "" && compiles(v.Regex) == nil:
 			t.Fatalf("validator %q: regex not compiled", name)
 		case v.Timeout <= 0:
 			t.Fatalf("validator %q: timeout %v", name, v.Timeout)
