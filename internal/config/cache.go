@@ -43,11 +43,12 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 	l := &loader{file: file, root: root, context: contextKey(), key: key}
 
 	// Most projects keep the default state dir: look there first.
-	home := cachePath(resolve(root, DefaultStateDir), file)
+	home := cachePath(stateDir(root, ""), file)
 	if c := l.open(home, text); c != nil {
 		return c, nil
 	}
-	guess := cachePath(resolve(root, stateDirGuess(text)), file)
+	dir, _ := stateDirIn(text, root, false) // a text that does not decode has no cache
+	guess := cachePath(dir, file)
 	if guess != home {
 		if c := l.open(guess, text); c != nil {
 			return c, nil
@@ -159,70 +160,4 @@ func sweepCacheTemps(dir string) {
 			os.Remove(filepath.Join(dir, de.Name()))
 		}
 	}
-}
-
-// stateDirGuess reads state_dir from the config text without parsing it,
-// for the plain spelling `state_dir = "dir"` (or 'dir') in [settings];
-// anything else reads as the default. The cache is keyed by contents, so a
-// wrong guess only misses it: LoadCompiled writes a cache only where the
-// parsed state dir agrees with the guess.
-func stateDirGuess(text []byte) string {
-	const name = "state_dir"
-	for i := 0; ; {
-		j := bytes.Index(text[i:], []byte(name))
-		if j < 0 {
-			return DefaultStateDir
-		}
-		j += i
-		i = j + len(name)
-		start := bytes.LastIndexByte(text[:j], '\n') + 1
-		if len(bytes.TrimSpace(text[start:j])) != 0 {
-			continue // not the start of a line
-		}
-		end := bytes.IndexByte(text[i:], '\n')
-		if end < 0 {
-			end = len(text) - i
-		}
-		v, ok := plainString(text[i : i+end])
-		if ok && tableAt(text, start) == "[settings]" {
-			return v
-		}
-	}
-}
-
-// plainString reads ` = "value"  # comment` with no escapes.
-func plainString(s []byte) (string, bool) {
-	s = bytes.TrimSpace(s)
-	if len(s) == 0 || s[0] != '=' {
-		return "", false
-	}
-	s = bytes.TrimSpace(s[1:])
-	if len(s) < 2 || s[0] != '"' && s[0] != '\'' {
-		return "", false
-	}
-	end := bytes.IndexByte(s[1:], s[0])
-	if end < 0 {
-		return "", false
-	}
-	v, rest := s[1:1+end], bytes.TrimSpace(s[2+end:])
-	if bytes.ContainsAny(v, "\\\n") || len(rest) > 0 && rest[0] != '#' {
-		return "", false
-	}
-	return string(v), true
-}
-
-// tableAt returns the table header line in force at offset at, or "".
-func tableAt(text []byte, at int) string {
-	for at > 0 {
-		start := bytes.LastIndexByte(text[:at-1], '\n') + 1
-		line := bytes.TrimSpace(text[start : at-1])
-		if len(line) > 0 && line[0] == '[' {
-			if i := bytes.IndexByte(line, '#'); i >= 0 {
-				line = bytes.TrimSpace(line[:i])
-			}
-			return string(line)
-		}
-		at = start
-	}
-	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -54,7 +53,7 @@ func (c *Compiled) Close() error {
 }
 
 // StateDir returns the absolute state dir.
-func (c *Compiled) StateDir() string { return resolve(c.Root, c.Settings.StateDir) }
+func (c *Compiled) StateDir() string { return stateDir(c.Root, c.Settings.StateDir) }
 
 // MatchPath returns the mappings armed by a read of rel, a slash path
 // relative to the project root, in file order: those with rel among their
@@ -226,12 +225,3 @@ func (c *Compiled) validator(name string) (*Validator, error) {
 }
 
 func durationOf(v int64) time.Duration { return time.Duration(v) }
-
-// resolve returns dir, a setting relative to root unless absolute, as an
-// absolute clean path.
-func resolve(root, dir string) string {
-	if filepath.IsAbs(dir) {
-		return filepath.Clean(dir)
-	}
-	return filepath.Join(root, dir)
-}

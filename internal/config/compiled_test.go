@@ -401,25 +401,6 @@ func TestCacheCustomStateDir(t *testing.T) {
 	}
 }
 
-func TestStateDirGuess(t *testing.T) {
-	for _, tc := range []struct{ text, want string }{
-		{"", DefaultStateDir},
-		{"[settings]\nstate_dir = \"s\"\n", "s"},
-		{"[settings]\n  state_dir='s' # comment\n", "s"},
-		{"[settings]\nprompts_dir = \"p\"\nstate_dir = \"/abs\"", "/abs"},
-		{"# state_dir = \"no\"\n[settings]\nstate_dir = \"yes\"\n", "yes"},
-		{"[validators.v]\nstate_dir = \"no\"\n", DefaultStateDir},
-		{"[settings]\nstate_dir = \"esc\\\"aped\"\n", DefaultStateDir},
-		{"[settings]\nstate_dirs = \"no\"\n", DefaultStateDir},
-		{"settings.state_dir = \"unusual\"\n", DefaultStateDir},
-		{"[validators.v]\nfix = \"\"\"\nstate_dir = \"x\"\n\"\"\"\n[settings]\nstate_dir = \"s\"\n", "s"},
-	} {
-		if got := stateDirGuess([]byte(tc.text)); got != tc.want {
-			t.Errorf("stateDirGuess(%q) = %q, want %q", tc.text, got, tc.want)
-		}
-	}
-}
-
 func TestCacheWriteIsBestEffort(t *testing.T) {
 	root := t.TempDir()
 	file := writeConfig(t, root, compiledConfigs["example"])
