@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -19,38 +20,45 @@ import (
 // configs.
 const CacheDir = "cache"
 
-// LoadCompiled is Load for a hook that answers one event. When the index
-// cache under the state dir holds a compilation of the config's exact
-// text, it opens that instead of parsing: parsing a mappings.toml of
-// thousands of mappings takes far longer than a hook may. Close the result
-// when done.
+// LoadCompiled is Parse of the config file for a hook that answers one
+// event. When the index cache under the state dir holds a compilation of
+// the config's exact text, it opens that instead of parsing: parsing a
+// mappings.toml of thousands of mappings takes far longer than a hook
+// may. Close the result when done.
 //
-// A compilation is keyed by the SHA-256 of the text and of what else
-// decides a parse (the index format, stopgate's version, the block cap),
-// and the text is read and hashed on every load: a file's stat (size,
-// times, inode) can be made to match another text, and a cache trusted on
-// it could disarm every prompt while git shows nothing changed. Every part
-// of the index is checked against a CRC as it is read, and it is written
-// atomically. A cache that is missing, stale, corrupt or cannot be written
-// costs a full parse, never a wrong answer. Errors are Load's: a config
-// with mistakes is never cached.
+// A compilation holds the text it was compiled from, and is used only
+// when that equals the config file byte for byte, as read at this load: a
+// file's stat (size, times, inode) can be made to match another text, and
+// a cache trusted on it could disarm every prompt while git shows nothing
+// changed. It holds what else decides a parse too (the index format,
+// stopgate's version, the block cap), and must match that as well. Every
+// other part of the index is checked against a CRC as it is read, and it
+// is written atomically. A cache that is missing, stale, corrupt or cannot
+// be written costs a full parse, never a wrong answer. Errors are the
+// file's and Parse's: a config with mistakes is never cached.
 func LoadCompiled(file, root string) (*Compiled, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	l := &loader{file: file, root: root, context: contextKey()}
+
+	// Most projects keep the default state dir: its cache is tried first,
+	// against the file as it is read, so that a hit holds no copy of a
+	// text that may be megabytes long.
+	home := cachePath(stateDir(root, ""), file)
+	if c := l.open(home, f); c != nil {
+		return c, nil
+	}
 	text, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	key := sha256.Sum256(text)
-	l := &loader{file: file, root: root, context: contextKey(), key: key}
-
-	// Most projects keep the default state dir: look there first.
-	home := cachePath(stateDir(root, ""), file)
-	if c := l.open(home, text); c != nil {
-		return c, nil
-	}
 	dir, _ := stateDirIn(text, root, false) // a text that does not decode has no cache
-	guess := cachePath(dir, file)
-	if guess != home {
-		if c := l.open(guess, text); c != nil {
+	if at := cachePath(dir, file); at != home {
+		if c := l.open(at, bytes.NewReader(text)); c != nil {
+			c.text = text
 			return c, nil
 		}
 	}
@@ -59,16 +67,10 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := encode(cfg, l.context, key)
-	h, err := readHead(bytes.NewReader(data))
-	if err != nil {
-		return nil, err // a bug in encode: tests guard against it
-	}
-	c := newCompiled(h, bytes.NewReader(data), file, root)
-	c.text, c.full = text, cfg
-	if path := cachePath(cfg.StateDir(), file); path == home || path == guess {
-		writeCache(path, data)
-	}
+	key := sha256.Sum256(text)
+	writeCache(cachePath(cfg.StateDir(), file), encode(cfg, text, l.context, key))
+	c := cfg.Compiled()
+	c.key, c.text = key, text
 	return c, nil
 }
 
@@ -76,24 +78,42 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 type loader struct {
 	file, root string
 	context    string // see contextKey
-	key        [keySize]byte
 }
 
-// open returns the compilation cached at path if it is of the config's
-// text, or nil.
-func (l *loader) open(path string, text []byte) *Compiled {
+// open returns the compilation cached at path if it was compiled from the
+// text that config reads to its end, or nil.
+func (l *loader) open(path string, config io.Reader) *Compiled {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	h, err := readHead(f)
-	if err != nil || h.context != l.context || h.key != l.key {
+	if err != nil || h.context != l.context || !sameText(config, io.NewSectionReader(f, h.textAt, h.textLen)) {
 		f.Close()
 		return nil
 	}
-	c := newCompiled(h, f, l.file, l.root)
-	c.closer, c.text = f, text
-	return c
+	return newCompiled(h, f, l.file, l.root)
+}
+
+// textChunk is how much of each text sameText reads at a time: the texts
+// are compared as they stream by, never held whole.
+const textChunk = 32 << 10
+
+// sameText reports whether a and b read the same bytes to their ends. A
+// read error is a difference.
+func sameText(a, b io.Reader) bool {
+	buf := make([]byte, 2*textChunk)
+	x, y := buf[:textChunk], buf[textChunk:]
+	for {
+		n, errA := io.ReadFull(a, x)
+		m, errB := io.ReadFull(b, y)
+		if n != m || errA != errB || !bytes.Equal(x[:n], y[:m]) {
+			return false
+		}
+		if errA != nil {
+			return errA == io.EOF || errA == io.ErrUnexpectedEOF
+		}
+	}
 }
 
 // contextKey says what besides the text decides a parse, so that a

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"io"
 	"os"
@@ -14,7 +15,7 @@ import (
 // from the index cache (see LoadCompiled), so that its cost does not grow
 // with the number of mappings.
 //
-// Every answer is the one Load would give: a lookup that finds the
+// Every answer is the one Parse's config would give: a lookup that finds the
 // encoding malformed parses the config file instead. Close releases the
 // index file.
 type Compiled struct {
@@ -27,12 +28,13 @@ type Compiled struct {
 	closer io.Closer
 	tables []byte // read and checked on the first lookup that needs them
 
-	text []byte  // the config text, when it was read
-	full *Config // the parsed text, once needed
+	key  [keySize]byte // SHA-256 of the config text
+	text []byte        // the config text, when it was read whole
+	full *Config       // the parsed text, once needed
 }
 
-func newCompiled(h *head, src io.ReaderAt, file, root string) *Compiled {
-	return &Compiled{File: file, Root: root, Settings: h.settings, head: h, src: src}
+func newCompiled(h *head, f *os.File, file, root string) *Compiled {
+	return &Compiled{File: file, Root: root, Settings: h.settings, head: h, src: f, closer: f, key: h.key}
 }
 
 // Compiled returns the parsed config as a Compiled, so that the commands
@@ -113,14 +115,16 @@ func (c *Compiled) match(t table, key string, parsed func(*Config, string) []*Ma
 	return parsed(c.full, key), nil
 }
 
-// fallBack parses the config, for an answer the encoding cannot give.
+// fallBack parses the config, for an answer the encoding cannot give. A
+// load that compared the text as it streamed by holds none: the file is
+// read again, and the key follows what is parsed.
 func (c *Compiled) fallBack() error {
 	if c.text == nil {
 		text, err := os.ReadFile(c.File)
 		if err != nil {
 			return err
 		}
-		c.text = text
+		c.text, c.key = text, sha256.Sum256(text)
 	}
 	cfg, err := Parse(c.text, c.File, c.Root)
 	if err != nil {
