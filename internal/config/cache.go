@@ -88,7 +88,7 @@ func (l *loader) open(path string, config io.Reader) *Compiled {
 		return nil
 	}
 	h, err := readHead(f)
-	if err != nil || h.context != l.context || !sameText(config, io.NewSectionReader(f, h.textAt, h.textLen)) {
+	if err != nil || h.context != l.context || !sameText(config, io.NewSectionReader(f, h.textAt, h.textLen), h.textLen) {
 		f.Close()
 		return nil
 	}
@@ -99,11 +99,13 @@ func (l *loader) open(path string, config io.Reader) *Compiled {
 // are compared as they stream by, never held whole.
 const textChunk = 32 << 10
 
-// sameText reports whether a and b read the same bytes to their ends. A
-// read error is a difference.
-func sameText(a, b io.Reader) bool {
-	buf := make([]byte, 2*textChunk)
-	x, y := buf[:textChunk], buf[textChunk:]
+// sameText reports whether a and b read the same bytes to their ends; b
+// is size bytes long, if it is what it claims. A read error is a
+// difference.
+func sameText(a, b io.Reader, size int64) bool {
+	chunk := int(min(size+1, textChunk)) // a short text in one read; a longer a fails at once
+	buf := make([]byte, 2*chunk)
+	x, y := buf[:chunk], buf[chunk:]
 	for {
 		n, errA := io.ReadFull(a, x)
 		m, errB := io.ReadFull(b, y)
