@@ -12,12 +12,12 @@ import (
 // Compiled is a config laid out for answering one hook event: its settings
 // are decoded up front, its mappings and validators read only when a
 // lookup reaches them. Detect loads one on every event that might match,
-// from the index cache (see LoadCompiled), so that its cost does not grow
-// with the number of mappings.
+// from the index cache (see LoadCompiled), so that what grows with the
+// number of mappings is one read of the config's text, never a parse.
 //
-// Every answer is the one Parse's config would give: a lookup that finds the
-// encoding malformed parses the config file instead. Close releases the
-// index file.
+// Every answer is the one Parse's config would give: a lookup that finds
+// the encoding malformed parses the config file instead. Close releases
+// the index file.
 type Compiled struct {
 	File     string // path of the config file
 	Root     string // project root that relative paths resolve against
