@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -19,37 +20,45 @@ import (
 // configs.
 const CacheDir = "cache"
 
-// LoadCompiled is Load for a hook that answers one event. When the index
-// cache under the state dir holds a compilation of the config's exact
-// text, it opens that instead of parsing: parsing a mappings.toml of
-// thousands of mappings takes far longer than a hook may. Close the result
-// when done.
+// LoadCompiled is Parse of the config file for a hook that answers one
+// event. When the index cache under the state dir holds a compilation of
+// the config's exact text, it opens that instead of parsing: parsing a
+// mappings.toml of thousands of mappings takes far longer than a hook
+// may. Close the result when done.
 //
-// A compilation is keyed by the SHA-256 of the text and of what else
-// decides a parse (the index format, stopgate's version, the block cap),
-// and the text is read and hashed on every load: a file's stat (size,
-// times, inode) can be made to match another text, and a cache trusted on
-// it could disarm every prompt while git shows nothing changed. Every part
-// of the index is checked against a CRC as it is read, and it is written
-// atomically. A cache that is missing, stale, corrupt or cannot be written
-// costs a full parse, never a wrong answer. Errors are Load's: a config
-// with mistakes is never cached.
+// A compilation holds the text it was compiled from, and is used only
+// when that equals the config file byte for byte, as read at this load: a
+// file's stat (size, times, inode) can be made to match another text, and
+// a cache trusted on it could disarm every prompt while git shows nothing
+// changed. It holds what else decides a parse too (the index format,
+// stopgate's version, the block cap), and must match that as well. Every
+// other part of the index is checked against a CRC as it is read, and it
+// is written atomically. A cache that is missing, stale, corrupt or cannot
+// be written costs a full parse, never a wrong answer. Errors are the
+// file's and Parse's: a config with mistakes is never cached.
 func LoadCompiled(file, root string) (*Compiled, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	l := &loader{file: file, root: root, context: contextKey()}
+
+	// Most projects keep the default state dir: its cache is tried first,
+	// against the file as it is read, so that a hit holds no copy of a
+	// text that may be megabytes long.
+	home := cachePath(stateDir(root, ""), file)
+	if c := l.open(home, f); c != nil {
+		return c, nil
+	}
 	text, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	key := sha256.Sum256(text)
-	l := &loader{file: file, root: root, context: contextKey(), key: key}
-
-	// Most projects keep the default state dir: look there first.
-	home := cachePath(resolve(root, DefaultStateDir), file)
-	if c := l.open(home, text); c != nil {
-		return c, nil
-	}
-	guess := cachePath(resolve(root, stateDirGuess(text)), file)
-	if guess != home {
-		if c := l.open(guess, text); c != nil {
+	dir, _ := stateDirIn(text, root, false) // a text that does not decode has no cache
+	if at := cachePath(dir, file); at != home {
+		if c := l.open(at, bytes.NewReader(text)); c != nil {
+			c.text = text
 			return c, nil
 		}
 	}
@@ -58,16 +67,10 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := encode(cfg, l.context, key)
-	h, err := readHead(bytes.NewReader(data))
-	if err != nil {
-		return nil, err // a bug in encode: tests guard against it
-	}
-	c := newCompiled(h, bytes.NewReader(data), file, root)
-	c.text, c.full = text, cfg
-	if path := cachePath(cfg.StateDir(), file); path == home || path == guess {
-		writeCache(path, data)
-	}
+	key := sha256.Sum256(text)
+	writeCache(cachePath(cfg.StateDir(), file), encode(cfg, text, l.context, key))
+	c := cfg.Compiled()
+	c.key, c.text = key, text
 	return c, nil
 }
 
@@ -75,24 +78,44 @@ func LoadCompiled(file, root string) (*Compiled, error) {
 type loader struct {
 	file, root string
 	context    string // see contextKey
-	key        [keySize]byte
 }
 
-// open returns the compilation cached at path if it is of the config's
-// text, or nil.
-func (l *loader) open(path string, text []byte) *Compiled {
+// open returns the compilation cached at path if it was compiled from the
+// text that config reads to its end, or nil.
+func (l *loader) open(path string, config io.Reader) *Compiled {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	h, err := readHead(f)
-	if err != nil || h.context != l.context || h.key != l.key {
+	if err != nil || h.context != l.context || !sameText(config, io.NewSectionReader(f, h.textAt, h.textLen), h.textLen) {
 		f.Close()
 		return nil
 	}
-	c := newCompiled(h, f, l.file, l.root)
-	c.closer, c.text = f, text
-	return c
+	return newCompiled(h, f, l.file, l.root)
+}
+
+// textChunk is how much of each text sameText reads at a time: the texts
+// are compared as they stream by, never held whole.
+const textChunk = 32 << 10
+
+// sameText reports whether a and b read the same bytes to their ends; b
+// is size bytes long, if it is what it claims. A read error is a
+// difference.
+func sameText(a, b io.Reader, size int64) bool {
+	chunk := int(min(size+1, textChunk)) // a short text in one read; a longer a fails at once
+	buf := make([]byte, 2*chunk)
+	x, y := buf[:chunk], buf[chunk:]
+	for {
+		n, errA := io.ReadFull(a, x)
+		m, errB := io.ReadFull(b, y)
+		if n != m || errA != errB || !bytes.Equal(x[:n], y[:m]) {
+			return false
+		}
+		if errA != nil {
+			return errA == io.EOF || errA == io.ErrUnexpectedEOF
+		}
+	}
 }
 
 // contextKey says what besides the text decides a parse, so that a
@@ -159,70 +182,4 @@ func sweepCacheTemps(dir string) {
 			os.Remove(filepath.Join(dir, de.Name()))
 		}
 	}
-}
-
-// stateDirGuess reads state_dir from the config text without parsing it,
-// for the plain spelling `state_dir = "dir"` (or 'dir') in [settings];
-// anything else reads as the default. The cache is keyed by contents, so a
-// wrong guess only misses it: LoadCompiled writes a cache only where the
-// parsed state dir agrees with the guess.
-func stateDirGuess(text []byte) string {
-	const name = "state_dir"
-	for i := 0; ; {
-		j := bytes.Index(text[i:], []byte(name))
-		if j < 0 {
-			return DefaultStateDir
-		}
-		j += i
-		i = j + len(name)
-		start := bytes.LastIndexByte(text[:j], '\n') + 1
-		if len(bytes.TrimSpace(text[start:j])) != 0 {
-			continue // not the start of a line
-		}
-		end := bytes.IndexByte(text[i:], '\n')
-		if end < 0 {
-			end = len(text) - i
-		}
-		v, ok := plainString(text[i : i+end])
-		if ok && tableAt(text, start) == "[settings]" {
-			return v
-		}
-	}
-}
-
-// plainString reads ` = "value"  # comment` with no escapes.
-func plainString(s []byte) (string, bool) {
-	s = bytes.TrimSpace(s)
-	if len(s) == 0 || s[0] != '=' {
-		return "", false
-	}
-	s = bytes.TrimSpace(s[1:])
-	if len(s) < 2 || s[0] != '"' && s[0] != '\'' {
-		return "", false
-	}
-	end := bytes.IndexByte(s[1:], s[0])
-	if end < 0 {
-		return "", false
-	}
-	v, rest := s[1:1+end], bytes.TrimSpace(s[2+end:])
-	if bytes.ContainsAny(v, "\\\n") || len(rest) > 0 && rest[0] != '#' {
-		return "", false
-	}
-	return string(v), true
-}
-
-// tableAt returns the table header line in force at offset at, or "".
-func tableAt(text []byte, at int) string {
-	for at > 0 {
-		start := bytes.LastIndexByte(text[:at-1], '\n') + 1
-		line := bytes.TrimSpace(text[start : at-1])
-		if len(line) > 0 && line[0] == '[' {
-			if i := bytes.IndexByte(line, '#'); i >= 0 {
-				line = bytes.TrimSpace(line[:i])
-			}
-			return string(line)
-		}
-		at = start
-	}
-	return ""
 }

@@ -1,10 +1,10 @@
 package config
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -12,12 +12,12 @@ import (
 // Compiled is a config laid out for answering one hook event: its settings
 // are decoded up front, its mappings and validators read only when a
 // lookup reaches them. Detect loads one on every event that might match,
-// from the index cache (see LoadCompiled), so that its cost does not grow
-// with the number of mappings.
+// from the index cache (see LoadCompiled), so that what grows with the
+// number of mappings is one read of the config's text, never a parse.
 //
-// Every answer is the one Load would give: a lookup that finds the
-// encoding malformed parses the config file instead. Close releases the
-// index file.
+// Every answer is the one Parse's config would give: a lookup that finds
+// the encoding malformed parses the config file instead. Close releases
+// the index file.
 type Compiled struct {
 	File     string // path of the config file
 	Root     string // project root that relative paths resolve against
@@ -28,12 +28,13 @@ type Compiled struct {
 	closer io.Closer
 	tables []byte // read and checked on the first lookup that needs them
 
-	text []byte  // the config text, when it was read
-	full *Config // the parsed text, once needed
+	key  [keySize]byte // SHA-256 of the config text
+	text []byte        // the config text, when it was read whole
+	full *Config       // the parsed text, once needed
 }
 
-func newCompiled(h *head, src io.ReaderAt, file, root string) *Compiled {
-	return &Compiled{File: file, Root: root, Settings: h.settings, head: h, src: src}
+func newCompiled(h *head, f *os.File, file, root string) *Compiled {
+	return &Compiled{File: file, Root: root, Settings: h.settings, head: h, src: f, closer: f, key: h.key}
 }
 
 // Compiled returns the parsed config as a Compiled, so that the commands
@@ -54,7 +55,7 @@ func (c *Compiled) Close() error {
 }
 
 // StateDir returns the absolute state dir.
-func (c *Compiled) StateDir() string { return resolve(c.Root, c.Settings.StateDir) }
+func (c *Compiled) StateDir() string { return stateDir(c.Root, c.Settings.StateDir) }
 
 // MatchPath returns the mappings armed by a read of rel, a slash path
 // relative to the project root, in file order: those with rel among their
@@ -114,14 +115,16 @@ func (c *Compiled) match(t table, key string, parsed func(*Config, string) []*Ma
 	return parsed(c.full, key), nil
 }
 
-// fallBack parses the config, for an answer the encoding cannot give.
+// fallBack parses the config, for an answer the encoding cannot give. A
+// load that compared the text as it streamed by holds none: the file is
+// read again, and the key follows what is parsed.
 func (c *Compiled) fallBack() error {
 	if c.text == nil {
 		text, err := os.ReadFile(c.File)
 		if err != nil {
 			return err
 		}
-		c.text = text
+		c.text, c.key = text, sha256.Sum256(text)
 	}
 	cfg, err := Parse(c.text, c.File, c.Root)
 	if err != nil {
@@ -226,12 +229,3 @@ func (c *Compiled) validator(name string) (*Validator, error) {
 }
 
 func durationOf(v int64) time.Duration { return time.Duration(v) }
-
-// resolve returns dir, a setting relative to root unless absolute, as an
-// absolute clean path.
-func resolve(root, dir string) string {
-	if filepath.IsAbs(dir) {
-		return filepath.Clean(dir)
-	}
-	return filepath.Join(root, dir)
-}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -397,22 +398,37 @@ func TestCacheCustomStateDir(t *testing.T) {
 	}
 }
 
-func TestStateDirGuess(t *testing.T) {
-	for _, tc := range []struct{ text, want string }{
-		{"", DefaultStateDir},
-		{"[settings]\nstate_dir = \"s\"\n", "s"},
-		{"[settings]\n  state_dir='s' # comment\n", "s"},
-		{"[settings]\nprompts_dir = \"p\"\nstate_dir = \"/abs\"", "/abs"},
-		{"# state_dir = \"no\"\n[settings]\nstate_dir = \"yes\"\n", "yes"},
-		{"[validators.v]\nstate_dir = \"no\"\n", DefaultStateDir},
-		{"[settings]\nstate_dir = \"esc\\\"aped\"\n", DefaultStateDir},
-		{"[settings]\nstate_dirs = \"no\"\n", DefaultStateDir},
-		{"settings.state_dir = \"unusual\"\n", DefaultStateDir},
-		{"[validators.v]\nfix = \"\"\"\nstate_dir = \"x\"\n\"\"\"\n[settings]\nstate_dir = \"s\"\n", "s"},
-	} {
-		if got := stateDirGuess([]byte(tc.text)); got != tc.want {
-			t.Errorf("stateDirGuess(%q) = %q, want %q", tc.text, got, tc.want)
-		}
+// TestCacheCustomStateDirAnySpelling is a state dir named in a way only
+// the decoder reads: the cache is found there all the same.
+func TestCacheCustomStateDirAnySpelling(t *testing.T) {
+	root := t.TempDir()
+	file := writeConfig(t, root, "settings.state_dir = \".dotted\"\n"+compiledConfigs["many"])
+	loadCompiled(t, file, root)
+	if files, _ := filepath.Glob(filepath.Join(root, ".dotted", CacheDir, "*.idx")); len(files) != 1 {
+		t.Fatalf("cache files: %v", files)
+	}
+	if c := loadCompiled(t, file, root); c.full != nil {
+		t.Error("the cache was not used")
+	}
+}
+
+// TestCompiledKey checks that the key is the text's SHA-256 however the
+// config was loaded: parsed (a miss), from the cache, or parsed again
+// when the cache turns out corrupt.
+func TestCompiledKey(t *testing.T) {
+	root := t.TempDir()
+	text := compiledConfigs["example"]
+	file := writeConfig(t, root, text)
+	want := sha256.Sum256([]byte(text))
+	if c := loadCompiled(t, file, root); c.full == nil || c.Key() != want {
+		t.Errorf("miss: parsed %v, key %x", c.full != nil, c.Key())
+	}
+	hit := loadCompiled(t, file, root)
+	if hit.full != nil || hit.Key() != want {
+		t.Errorf("hit: parsed %v, key %x", hit.full != nil, hit.Key())
+	}
+	if _, err := hit.Config(); err != nil || hit.Key() != want {
+		t.Errorf("after a parse: %v, key %x", err, hit.Key())
 	}
 }
 

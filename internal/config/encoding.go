@@ -8,42 +8,47 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 )
 
 // The compiled form of a config, as the index cache holds it. The head
 // (fixed fields, context, settings) is read and checked first; the tables
 // only when a lookup needs them, and records one at a time, each checked
 // on its own, so that an event costs a few reads however large the config.
+// The config text it was compiled from comes last: a load compares it with
+// mappings.toml byte for byte before it trusts anything else.
 //
 //	0   magic "SGIX", uint32 format version
 //	8   uint32 CRC-32 of the rest of the head (bytes 12 to headEnd)
 //	12  uint32 headEnd: where the tables start
 //	16  uint32 tablesEnd: where the records start
 //	20  uint32 CRC-32 of the tables
-//	24  key: SHA-256 of the config text
-//	56  uint32 counts: validators, mappings, paths, commands, runs
-//	76  context (what besides the text decides a parse), then the
+//	24  uint32 textAt, uint32 textLen: where the config text is
+//	32  key: SHA-256 of the config text
+//	64  uint32 counts: validators, mappings, paths, commands, runs
+//	84  context (what besides the text decides a parse), then the
 //	    settings record's body
 //	tables, one uint32 record offset per entry: validators sorted by
 //	    name, mappings in file order, paths and commands sorted by key,
 //	    and one record listing every run validator's name and command in
 //	    file order (the tamper guard reads it on every write it judges)
 //	records, each: uvarint length, body, uint32 CRC-32 of the body
+//	the config text
 //
 // Integers in the head and tables are little-endian; in bodies strings
 // are a uvarint length and bytes, numbers varints. Lookups binary-search a
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 7 // 7: exact-text key only, confine, and the names of nested commands, skills and plugins
+	indexVersion = 8 // 8: the config text itself, compared at every load
 	keySize      = sha256.Size
 
 	offCRC       = 8
 	offHeadEnd   = 12
 	offTablesEnd = 16
 	offTablesCRC = 20
-	offKey       = 24
+	offTextAt    = 24
+	offTextLen   = 28
+	offKey       = 32
 	offCounts    = offKey + keySize
 	offContext   = offCounts + 5*4
 
@@ -59,96 +64,121 @@ func checksum(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 // errCorrupt is what every malformed encoding decodes to.
 var errCorrupt = errors.New("malformed index")
 
-// encode compiles cfg. context and key identify what it was compiled from.
-func encode(cfg *Config, context string, key [keySize]byte) []byte {
-	// Validators by name; each record keeps its position in file order.
-	order := make(map[string]int, len(cfg.Order))
-	for i, name := range cfg.Order {
-		order[name] = i
-	}
-	names := slices.Clone(cfg.Order)
-	sort.Strings(names)
-
-	paths, commands := cfg.tables()
-	pathKeys, commandKeys := slices.Sorted(maps.Keys(paths)), slices.Sorted(maps.Keys(commands))
-	counts := []int{len(names), len(cfg.Mappings), len(pathKeys), len(commandKeys), 1}
-
+// encode compiles cfg, parsed from text, into the format above. context
+// says what besides the text decided the parse (see contextKey); key is
+// the text's SHA-256.
+func encode(cfg *Config, text []byte, context string, key [keySize]byte) []byte {
+	ix := sortedIndexOf(cfg)
 	var tail writer
 	tail.str(context)
 	tail.settings(&cfg.Settings)
 	headEnd := offContext + len(tail.b)
-	tablesEnd := headEnd + 4*(counts[0]+counts[1]+counts[2]+counts[3]+counts[4])
+	tablesEnd := headEnd + 4*ix.entries()
 
-	head := make([]byte, offContext, headEnd)
-	copy(head, indexMagic)
-	binary.LittleEndian.PutUint32(head[4:], indexVersion)
-	binary.LittleEndian.PutUint32(head[offHeadEnd:], uint32(headEnd))
-	binary.LittleEndian.PutUint32(head[offTablesEnd:], uint32(tablesEnd))
-	copy(head[offKey:], key[:])
-	for i, n := range counts {
-		binary.LittleEndian.PutUint32(head[offCounts+4*i:], uint32(n))
-	}
-	head = append(head, tail.b...)
+	rw := recordWriter{base: tablesEnd}
+	ix.writeRecords(&rw, cfg)
+	at := sections{headEnd: headEnd, tablesEnd: tablesEnd, textAt: tablesEnd + len(rw.recs), textLen: len(text)}
+	head := at.head(ix.counts(), key, checksum(rw.tables), tail.b)
 
-	tables := make([]byte, 0, tablesEnd-headEnd)
-	var recs, body writer
-	record := func(write func(w *writer)) {
-		tables = binary.LittleEndian.AppendUint32(tables, uint32(tablesEnd+len(recs.b)))
-		body.b = body.b[:0]
-		write(&body)
-		recs.uvarint(uint64(len(body.b)))
-		recs.b = append(recs.b, body.b...)
-		recs.b = binary.LittleEndian.AppendUint32(recs.b, checksum(body.b))
-	}
-	for _, name := range names {
-		v := cfg.Validators[name]
-		record(func(w *writer) { w.validator(v, order[name]) })
-	}
-	for i := range cfg.Mappings {
-		m := &cfg.Mappings[i]
-		record(func(w *writer) {
-			w.uvarint(uint64(i))
-			w.str(m.Prompt)
-			w.uvarint(uint64(m.Line))
-			w.strs(m.Validators)
-		})
-	}
-	for _, t := range []struct {
-		keys []string
-		idx  map[string][]int
-	}{{pathKeys, paths}, {commandKeys, commands}} {
-		for _, k := range t.keys {
-			record(func(w *writer) {
-				w.str(k)
-				w.uvarint(uint64(len(t.idx[k])))
-				for _, i := range t.idx[k] {
-					w.uvarint(uint64(i))
-				}
-			})
-		}
-	}
-	record(func(w *writer) {
-		var runs []*Validator
-		for _, name := range cfg.Order {
-			if v := cfg.Validators[name]; v.Run != "" {
-				runs = append(runs, v)
-			}
-		}
-		w.uvarint(uint64(len(runs)))
-		for _, v := range runs {
-			w.str(v.Name)
-			w.str(v.Run)
-		}
-	})
-	binary.LittleEndian.PutUint32(head[offTablesCRC:], checksum(tables))
-	sealHead(head)
-	out := make([]byte, 0, len(head)+len(tables)+len(recs.b))
-	return append(append(append(out, head...), tables...), recs.b...)
+	out := make([]byte, 0, at.textAt+at.textLen)
+	out = append(append(out, head...), rw.tables...)
+	return append(append(out, rw.recs...), text...)
 }
 
-// sealHead writes the checksum of head, the bytes up to headEnd.
-func sealHead(head []byte) {
-	binary.LittleEndian.PutUint32(head[offCRC:], checksum(head[offHeadEnd:]))
+// sections is where the parts of an encoding start and end.
+type sections struct {
+	headEnd, tablesEnd, textAt, textLen int
+}
+
+// head returns the encoding's head, sealed by its checksum: the fixed
+// fields, then tail (the context and the settings).
+func (s sections) head(counts [5]int, key [keySize]byte, tablesCRC uint32, tail []byte) []byte {
+	h := make([]byte, offContext, s.headEnd)
+	copy(h, indexMagic)
+	put := func(off, v int) { binary.LittleEndian.PutUint32(h[off:], uint32(v)) }
+	put(4, indexVersion)
+	put(offHeadEnd, s.headEnd)
+	put(offTablesEnd, s.tablesEnd)
+	binary.LittleEndian.PutUint32(h[offTablesCRC:], tablesCRC)
+	put(offTextAt, s.textAt)
+	put(offTextLen, s.textLen)
+	copy(h[offKey:], key[:])
+	for i, n := range counts {
+		put(offCounts+4*i, n)
+	}
+	h = append(h, tail...)
+	binary.LittleEndian.PutUint32(h[offCRC:], checksum(h[offHeadEnd:]))
+	return h
+}
+
+// sortedIndex is what the tables list, in their order.
+type sortedIndex struct {
+	names                 []string       // validator names, sorted
+	order                 map[string]int // each validator's place in file order
+	mappings              int
+	paths, commands       map[string][]int
+	pathKeys, commandKeys []string
+}
+
+func sortedIndexOf(cfg *Config) *sortedIndex {
+	ix := &sortedIndex{
+		names:    slices.Sorted(slices.Values(cfg.Order)),
+		order:    make(map[string]int, len(cfg.Order)),
+		mappings: len(cfg.Mappings),
+	}
+	for i, name := range cfg.Order {
+		ix.order[name] = i
+	}
+	ix.paths, ix.commands = cfg.tables()
+	ix.pathKeys, ix.commandKeys = slices.Sorted(maps.Keys(ix.paths)), slices.Sorted(maps.Keys(ix.commands))
+	return ix
+}
+
+// counts are the tables' lengths, in the head's order.
+func (ix *sortedIndex) counts() [5]int {
+	return [5]int{len(ix.names), ix.mappings, len(ix.pathKeys), len(ix.commandKeys), 1}
+}
+
+func (ix *sortedIndex) entries() int {
+	n := 0
+	for _, c := range ix.counts() {
+		n += c
+	}
+	return n
+}
+
+// writeRecords writes one record per table entry, in the tables' order.
+func (ix *sortedIndex) writeRecords(rw *recordWriter, cfg *Config) {
+	for _, name := range ix.names {
+		rw.record(func(w *writer) { w.validator(cfg.Validators[name], ix.order[name]) })
+	}
+	for i := range cfg.Mappings {
+		rw.record(func(w *writer) { w.mapping(i, &cfg.Mappings[i]) })
+	}
+	for _, k := range ix.pathKeys {
+		rw.record(func(w *writer) { w.lookup(k, ix.paths[k]) })
+	}
+	for _, k := range ix.commandKeys {
+		rw.record(func(w *writer) { w.lookup(k, ix.commands[k]) })
+	}
+	rw.record(func(w *writer) { w.runs(cfg) })
+}
+
+// recordWriter appends records, each with its entry in the tables.
+type recordWriter struct {
+	base   int    // where the first record starts in the encoding
+	tables []byte // one uint32 offset per record
+	recs   []byte
+	body   writer // scratch
+}
+
+func (rw *recordWriter) record(write func(w *writer)) {
+	rw.tables = binary.LittleEndian.AppendUint32(rw.tables, uint32(rw.base+len(rw.recs)))
+	rw.body.b = rw.body.b[:0]
+	write(&rw.body)
+	rw.recs = binary.AppendUvarint(rw.recs, uint64(len(rw.body.b)))
+	rw.recs = append(rw.recs, rw.body.b...)
+	rw.recs = binary.LittleEndian.AppendUint32(rw.recs, checksum(rw.body.b))
 }
 
 type writer struct{ b []byte }
@@ -196,10 +226,42 @@ func (w *writer) validator(v *Validator, order int) {
 	w.uvarint(uint64(v.Line))
 }
 
+func (w *writer) mapping(i int, m *Mapping) {
+	w.uvarint(uint64(i))
+	w.str(m.Prompt)
+	w.uvarint(uint64(m.Line))
+	w.strs(m.Validators)
+}
+
+// lookup writes a path's or a command's entry: the mappings it arms.
+func (w *writer) lookup(key string, mappings []int) {
+	w.str(key)
+	w.uvarint(uint64(len(mappings)))
+	for _, i := range mappings {
+		w.uvarint(uint64(i))
+	}
+}
+
+// runs writes every run validator's name and command, in file order.
+func (w *writer) runs(cfg *Config) {
+	var runs []*Validator
+	for _, name := range cfg.Order {
+		if v := cfg.Validators[name]; v.Run != "" {
+			runs = append(runs, v)
+		}
+	}
+	w.uvarint(uint64(len(runs)))
+	for _, v := range runs {
+		w.str(v.Name)
+		w.str(v.Run)
+	}
+}
+
 // head is the checked head of an encoding.
 type head struct {
 	headEnd, tablesEnd                    int
 	tablesCRC                             uint32
+	textAt, textLen                       int64
 	context                               string
 	key                                   [keySize]byte
 	validators, mappings, paths, commands table
@@ -222,7 +284,9 @@ func readHead(src io.ReaderAt) (*head, error) {
 		tablesEnd: int(binary.LittleEndian.Uint32(b[offTablesEnd:])),
 		tablesCRC: binary.LittleEndian.Uint32(b[offTablesCRC:]),
 	}
-	if h.headEnd < offContext || h.headEnd > maxRecord || h.tablesEnd < h.headEnd {
+	h.textAt = int64(binary.LittleEndian.Uint32(b[offTextAt:]))
+	h.textLen = int64(binary.LittleEndian.Uint32(b[offTextLen:]))
+	if h.headEnd < offContext || h.headEnd > maxRecord || h.tablesEnd < h.headEnd || h.textAt < int64(h.tablesEnd) {
 		return nil, errCorrupt
 	}
 	if h.headEnd > n {

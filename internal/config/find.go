@@ -20,12 +20,7 @@ func Path(root, override, dir string) string {
 }
 
 // StateDir returns the absolute state dir.
-func (c *Config) StateDir() string {
-	if filepath.IsAbs(c.Settings.StateDir) {
-		return filepath.Clean(c.Settings.StateDir)
-	}
-	return filepath.Join(c.Root, c.Settings.StateDir)
-}
+func (c *Config) StateDir() string { return stateDir(c.Root, c.Settings.StateDir) }
 
 // PromptPath returns the absolute path of prompt key's file: the first of
 // its Names' files that exists, else its place under prompts_dir; "" for

@@ -12,7 +12,8 @@ import (
 // error is Problems, each naming the file, a line inside it and a message;
 // and a config that loads is consistent: settings in range, each validator
 // one kind, each mapping's prompt clean and its validators defined, and the
-// index finding exactly the mappings whose paths and commands it holds.
+// index finding exactly the mappings whose paths and commands it holds,
+// and the state dir read without parsing the one it names.
 // Seeds: the example project's file and the catalogue's mistakes, in
 // testdata/fuzz/FuzzParseConfig.
 func FuzzParseConfig(f *testing.F) {
@@ -34,6 +35,7 @@ func FuzzParseConfig(f *testing.F) {
 		checkValidators(t, cfg)
 		checkMappings(t, cfg)
 		checkIndex(t, cfg)
+		checkStateDir(t, data, cfg)
 	})
 }
 

@@ -90,4 +90,4 @@ func digest(path string) (string, bool) {
 }
 
 // Key is the SHA-256 of the config's text, which its compilation is keyed by.
-func (c *Compiled) Key() [sha256.Size]byte { return c.head.key }
+func (c *Compiled) Key() [sha256.Size]byte { return c.key }

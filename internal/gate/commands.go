@@ -157,15 +157,12 @@ func (w workspace) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// stateDir returns the state dir, from the config when it can be read at
-// all, else the default: the log and the queue stay readable while the
-// config has mistakes. It also returns that config, or nil.
-func (w workspace) stateDir() (string, *config.Config) {
-	cfg, _, _ := config.Inspect(w.file, w.root, config.FileOnly)
-	if cfg != nil && cfg.Settings.StateDir != "" {
-		return cfg.StateDir(), cfg
-	}
-	return (&config.Config{Root: w.root, Settings: config.Settings{StateDir: config.DefaultStateDir}}).StateDir(), cfg
+// stateDir returns the state dir the config names, or the best readable
+// one while it cannot be read (config.ReadStateDir): the log and the queue
+// stay readable while the config has mistakes.
+func (w workspace) stateDir() string {
+	dir, _ := config.ReadStateDir(w.file, w.root)
+	return dir
 }
 
 // rel shows path relative to the root when it lies inside it.

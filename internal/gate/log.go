@@ -153,7 +153,7 @@ func readDecisions(env *cli.Env, name string, args []string) (*decisions, error)
 	if err != nil {
 		return nil, err
 	}
-	dir, _ := ws.stateDir()
+	dir := ws.stateDir()
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
 		return nil, err

@@ -63,9 +63,9 @@ func runStatus(env *cli.Env, args []string) error {
 		return usageError("status", fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	ws := workspaceOf(env, *configFile)
-	dir, cfg := ws.stateDir()
+	dir := ws.stateDir()
 	maxBlocks := config.DefaultMaxBlocks
-	if cfg != nil {
+	if cfg, _, _ := config.Inspect(ws.file, ws.root, config.FileOnly); cfg != nil {
 		maxBlocks = cfg.Settings.MaxBlocks
 	}
 	st := statusJSON{StateDir: ws.rel(dir), Scopes: []scopeJSON{}, SetAside: []setAsideRef{}}

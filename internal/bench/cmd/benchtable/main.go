@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ func main() {
 
 type options struct {
 	bin, repo, dir, gocmd   string
+	only                    *regexp.Regexp // nil: every row
 	runs, warmup, gateRuns  int
 	coldRuns, jobs          int
 	sizes                   []int
@@ -55,8 +57,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fl.IntVar(&o.gateRuns, "gate-runs", 10, "measured runs per gate parallelism case")
 	fl.IntVar(&o.coldRuns, "cold-runs", 5, "measured runs per cold-cache case")
 	fl.IntVar(&o.jobs, "jobs", 256, "enqueues per throughput case")
+	only := fl.String("only", "", "measure only the rows whose name matches this `regexp`, beside their baselines")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return fmt.Errorf("-only: %w", err)
+		}
+		o.only = re
 	}
 	if o.runs < 30 {
 		return fmt.Errorf("-runs %d: a median needs at least 30 runs", o.runs)
@@ -106,6 +116,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(o.stdout, "machine: %s\n", machine)
 	fmt.Fprintf(o.stdout, "load average after the run: %s; took %s\n\n", bench.Load(), time.Since(start).Round(time.Second))
 	return t.Write(o.stdout)
+}
+
+// wants reports whether the row called name is to be measured.
+func (o *options) wants(name string) bool { return o.only == nil || o.only.MatchString(name) }
+
+// wanted keeps the cases that are to be measured.
+func (o *options) wanted(cases []bench.Case) []bench.Case {
+	var out []bench.Case
+	for _, c := range cases {
+		if o.wants(c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (o *options) logf(format string, args ...any) {
@@ -193,7 +217,6 @@ func (o *options) processes(t *bench.Table) error {
 		}
 		projects = append(projects, p)
 	}
-	written := time.Now()
 	example, err := o.exampleProject()
 	if err != nil {
 		return err
@@ -243,13 +266,8 @@ func (o *options) processes(t *bench.Table) error {
 	}
 	cases = append(cases, o.testhookCases(example)...)
 	cases = append(cases, o.guardCases(example)...)
+	cases = append(cases[:1], o.wanted(cases[1:])...) // the floor, always
 
-	// A config written less than two seconds before a load is hashed at
-	// every load, by the racily-clean rule (internal/config/memo.go);
-	// projects' configs are older than that.
-	if wait := 2500*time.Millisecond - time.Since(written); wait > 0 {
-		time.Sleep(wait)
-	}
 	o.logf("measuring %d commands, %d+%d runs each, interleaved", len(cases), o.warmup, o.runs)
 	series := bench.Interleave(cases, o.warmup, o.runs)
 	floor := series[0]
@@ -271,6 +289,9 @@ func (o *options) processes(t *bench.Table) error {
 				Stdin:  func(int) []byte { return p.Unmatched("bench-cold") },
 				Check:  silent},
 		})
+	}
+	if cold = o.wanted(cold); len(cold) == 0 {
+		return nil
 	}
 	o.logf("measuring cold caches, %d runs each", o.coldRuns)
 	for _, s := range bench.Interleave(cold, 1, o.coldRuns) {
@@ -363,6 +384,9 @@ func (o *options) parallelism(t *bench.Table) error {
 	cases := []bench.Case{alone}
 	floors := map[string]string{} // gate case → its spawn floor case
 	for _, n := range []int{1, 4, 16, 64} {
+		if !o.wants(fmt.Sprintf("gate, %d validator(s) × sleep 0.2", n)) {
+			continue
+		}
 		floor := bench.Case{Name: fmt.Sprintf("spawn floor, %d × sleep 0.2 from a bare Go program", n),
 			Cmd: &bench.Cmd{Path: spawn, Args: []string{fmt.Sprint(n)}, Env: o.env("")}}
 		cases = append(cases, floor)
@@ -382,6 +406,9 @@ func (o *options) parallelism(t *bench.Table) error {
 				Stdin:  func(int) []byte { return bench.StopEvent(p.Dir, session) },
 				Check:  silent},
 		})
+	}
+	if len(cases) == 1 {
+		return nil
 	}
 	o.logf("measuring the gate's parallelism, 1+%d runs each", o.gateRuns)
 	series := bench.Interleave(cases, 1, o.gateRuns)
@@ -412,6 +439,10 @@ func (o *options) parallelism(t *bench.Table) error {
 // time, and checks that every one of them is in the queue afterwards.
 func (o *options) throughput(t *bench.Table) error {
 	for _, k := range []int{1, 8, 64} {
+		name := fmt.Sprintf("enqueue, %d concurrent detect process(es)", k)
+		if !o.wants(name) {
+			continue
+		}
 		p, err := bench.WriteProject(filepath.Join(o.tmp, fmt.Sprintf("throughput-%d", k)), 10)
 		if err != nil {
 			return err
@@ -424,7 +455,6 @@ func (o *options) throughput(t *bench.Table) error {
 		}
 		o.logf("measuring enqueue throughput, %d concurrent detects", k)
 		wall, err := bench.Concurrently(k, o.jobs, func(j int) error { _, err := arm.Run(j); return err })
-		name := fmt.Sprintf("enqueue, %d concurrent detect process(es)", k)
 		if err != nil {
 			t.Add(name, "–", "–", "–", "–", "not measured: "+err.Error())
 			continue
