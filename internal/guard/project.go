@@ -12,8 +12,8 @@ import (
 // computation behind detect's guard, the client sandbox's deny rules,
 // gate check's account of them and the confinement of run validators, so
 // that they cannot disagree. file is the config file in use; cfg is nil
-// when it cannot be read (the file and the default state dir are still
-// protected). bins are further folders that may hold the hook programs
+// when it cannot be loaded: the file and the state dir it names, as far as
+// it can be read (config.ReadStateDir), are still protected. bins are further folders that may hold the hook programs
 // (gate init --bin); transcript is the session's, "" outside a hook.
 //
 // An error means the run validators could not be read from cfg; the set
@@ -21,12 +21,13 @@ import (
 func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.Compiled) (*Set, error) {
 	src := Source{
 		Root: root, Home: home, File: file,
-		StateDir:   filepath.Join(root, config.DefaultStateDir),
 		Commands:   hookPrograms(root, bins),
 		Transcript: transcript,
 	}
 	var err error
-	if cfg != nil {
+	if cfg == nil {
+		src.StateDir, _ = config.ReadStateDir(file, root)
+	} else {
 		src.StateDir, src.Protect = cfg.StateDir(), cfg.Settings.Protect
 		if src.Protect == nil || len(src.Protect) > 0 {
 			src.Runs, err = runsOf(cfg)
