@@ -223,6 +223,37 @@ func (o *options) processes(t *bench.Table) error {
 	}
 
 	cases = append(cases, bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: o.hello, Env: o.env("")}})
+	cases = append(cases, o.projectCases(projects)...)
+	cases = append(cases, o.testhookCases(example)...)
+	cases = append(cases, o.guardCases(example)...)
+	cases = append(cases[:1], o.wanted(cases[1:])...) // the floor, always
+
+	o.logf("measuring %d commands, %d+%d runs each, interleaved", len(cases), o.warmup, o.runs)
+	series := bench.Interleave(cases, o.warmup, o.runs)
+	floor := series[0]
+	if floor.Err != nil {
+		return floor.Err
+	}
+	for _, s := range series {
+		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
+	}
+
+	// The worst case: the first event after mappings.toml changed parses it.
+	cold := o.coldCases(projects[1:])
+	if cold = o.wanted(cold); len(cold) == 0 {
+		return nil
+	}
+	o.logf("measuring cold caches, %d runs each", o.coldRuns)
+	for _, s := range bench.Interleave(cold, 1, o.coldRuns) {
+		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
+	}
+	return nil
+}
+
+// projectCases are the hook runs measured on the generated projects of
+// each size: detect on an unmatched and a matched Read, and an empty stop.
+func (o *options) projectCases(projects []*bench.Project) []bench.Case {
+	var cases []bench.Case
 	for _, p := range projects {
 		cases = append(cases, bench.Case{
 			Name: fmt.Sprintf("detect, unmatched Read, %s mappings", count(p.Mappings)),
@@ -264,23 +295,14 @@ func (o *options) processes(t *bench.Table) error {
 				Check: silent},
 		})
 	}
-	cases = append(cases, o.testhookCases(example)...)
-	cases = append(cases, o.guardCases(example)...)
-	cases = append(cases[:1], o.wanted(cases[1:])...) // the floor, always
+	return cases
+}
 
-	o.logf("measuring %d commands, %d+%d runs each, interleaved", len(cases), o.warmup, o.runs)
-	series := bench.Interleave(cases, o.warmup, o.runs)
-	floor := series[0]
-	if floor.Err != nil {
-		return floor.Err
-	}
-	for _, s := range series {
-		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
-	}
-
-	// The worst case: the first event after mappings.toml changed parses it.
+// coldCases are detect's runs right after mappings.toml changed, its
+// cache removed before each.
+func (o *options) coldCases(projects []*bench.Project) []bench.Case {
 	var cold []bench.Case
-	for _, p := range projects[1:] {
+	for _, p := range projects {
 		cache := filepath.Join(p.Dir, "tmp", "validation", "cache")
 		cold = append(cold, bench.Case{
 			Name: fmt.Sprintf("detect, unmatched Read, %s mappings, cache cold", count(p.Mappings)),
@@ -290,14 +312,7 @@ func (o *options) processes(t *bench.Table) error {
 				Check:  silent},
 		})
 	}
-	if cold = o.wanted(cold); len(cold) == 0 {
-		return nil
-	}
-	o.logf("measuring cold caches, %d runs each", o.coldRuns)
-	for _, s := range bench.Interleave(cold, 1, o.coldRuns) {
-		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
-	}
-	return nil
+	return cold
 }
 
 func (o *options) row(t *bench.Table, s bench.Series, baseline string, result func() string) {
