@@ -1,5 +1,5 @@
 // Package e2e runs the real Claude Code client against a scripted fake Messages API
-// (package fakeapi) to test hooks end to end: a test makes a throwaway Project, registers
+// (package fakellm) to test hooks end to end: a test makes a throwaway Project, registers
 // hooks in it the way a user would, runs one prompt and inspects the Result.
 //
 // The client is not vendored: scripts/install-claude puts the pinned version under

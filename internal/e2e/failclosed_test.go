@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // cleanConfig maps a prompt to a validator that runs `make clean test` the way many
@@ -34,8 +34,8 @@ func TestValidatorDeletesStateDir(t *testing.T) {
 	p := NewStopgateProject(t)
 	p.WriteFile("mappings.toml", cleanConfig)
 	p.WriteFile("src/prompts/release.md", "Cut the release, then write output/done.txt.\n")
-	api := Start(t, Script{
-		When(LastHas(blocked), ToolUse("Write", map[string]any{"file_path": p.Path("output/done.txt"), "content": "done\n"})),
+	api := Start(t, Anthropic, Script{
+		When(LastHas(blocked), Tool("Write", map[string]any{"file_path": p.Path("output/done.txt"), "content": "done\n"})),
 		When(ResultOf("Write"), Text("Done now.")),
 		When(ResultOf("Read"), Text("Released.")),
 		When(AtTurn(0), read(p, "src/prompts/release.md")),
@@ -66,7 +66,7 @@ func TestHeldLockHalts(t *testing.T) {
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("flock(1) not installed")
 	}
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(ResultOf("Read"), Text("Done.")),
 		When(AtTurn(0), read(p, "src/prompts/joke.md")),
 	})

@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // TestGuardDeniesFunctionForm: the agent empties mappings.toml through a shell function,
@@ -13,7 +13,7 @@ import (
 func TestGuardDeniesFunctionForm(t *testing.T) {
 	p := guarded(NewStopgateProject(t))
 	config := p.ReadFile("mappings.toml")
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Bash"), Text("Done.")),

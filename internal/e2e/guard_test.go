@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // TestTamperGuard: a gated agent tries to get out of its checks, deleting the queue with
@@ -14,13 +14,13 @@ import (
 func TestTamperGuard(t *testing.T) {
 	p := withoutWall(NewStopgateProject(t)) // the guard alone: TestOSWallRefusesEncodedWrite has the wall
 	config := p.ReadFile("mappings.toml")
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Bash"), Text("Done.")),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Read"),
-			ToolUse("Bash", map[string]any{"command": "rm -rf tmp/validation", "description": "Clear the queue"}),
-			ToolUse("Write", map[string]any{"file_path": p.Path("mappings.toml"), "content": "# nothing to check\n"})),
+			Tool("Bash", map[string]any{"command": "rm -rf tmp/validation", "description": "Clear the queue"}),
+			Tool("Write", map[string]any{"file_path": p.Path("mappings.toml"), "content": "# nothing to check\n"})),
 		When(AtTurn(0), read(p, "src/prompts/joke.md")),
 	})
 	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
@@ -66,8 +66,8 @@ func TestTamperGuard(t *testing.T) {
 // toldError reports whether the model got s in an error tool result.
 func (r *Result) toldError(s string) bool {
 	for _, req := range r.Requests {
-		for _, b := range req.ToolResults() {
-			if b.IsError && strings.Contains(b.Text, s) {
+		for _, m := range req.Messages {
+			if m.IsError && strings.Contains(m.Text, s) {
 				return true
 			}
 		}

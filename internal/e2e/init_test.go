@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 	"github.com/stopgate/stopgate/internal/example"
 )
 
@@ -33,7 +33,7 @@ func TestInitRegistersWorkingHooks(t *testing.T) {
 		t.Fatalf("gate init registered nothing:\n%s", out)
 	}
 
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Read"), Text("Done.")),
@@ -86,7 +86,7 @@ func TestInitPluginLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Read"), Text("Done.")),
@@ -103,7 +103,7 @@ func TestInitPluginLoads(t *testing.T) {
 	}
 	told := func(s string) bool {
 		for _, req := range api.Requests() {
-			if !req.Side && req.Contains(s) {
+			if !req.Side && req.Has(s) {
 				return true
 			}
 		}

@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // layoutMappings adds to the example project's mappings.toml a mapping
@@ -46,13 +46,13 @@ func layoutProject(t *testing.T) *Project {
 	return p
 }
 
-func write(p *Project, rel, content string) Block {
-	return ToolUse("Write", map[string]any{"file_path": p.Path(rel), "content": content})
+func write(p *Project, rel, content string) Part {
+	return Tool("Write", map[string]any{"file_path": p.Path(rel), "content": content})
 }
 
 // layoutScript: the model answers at once, is blocked, writes the file the
 // fix names, and stops again.
-func layoutScript(first Block, p *Project, rel string) Script {
+func layoutScript(first Part, p *Project, rel string) Script {
 	return Script{
 		When(LastHas(blocked), write(p, rel, "done\n")),
 		When(ResultOf("Write"), Text("Wrote it.")),
@@ -88,7 +88,7 @@ func checkLayout(t *testing.T, p *Project, r *Result, key, validator, fix, rel s
 func TestNestedCommand(t *testing.T) {
 	p := layoutProject(t)
 	p.Unregister("UserPromptSubmit", "detect") // the expansion alone must arm it
-	api := Start(t, layoutScript(Text("Here is a message, in my head."), p, "output/commit.txt"))
+	api := Start(t, Anthropic, layoutScript(Text("Here is a message, in my head."), p, "output/commit.txt"))
 	r := p.Run(api, "/git:commit")
 	if !r.Told("Write a commit message for the staged changes") {
 		r.Errorf("the command was not expanded")
@@ -101,7 +101,7 @@ func TestNestedCommand(t *testing.T) {
 func TestSkillBySlash(t *testing.T) {
 	p := layoutProject(t)
 	p.Unregister("UserPromptSubmit", "detect")
-	api := Start(t, layoutScript(Text("Here are the notes, in my head."), p, "output/notes.txt"))
+	api := Start(t, Anthropic, layoutScript(Text("Here are the notes, in my head."), p, "output/notes.txt"))
 	r := p.Run(api, "/release-notes")
 	if !r.Told("Base directory for this skill") {
 		r.Errorf("the skill was not expanded")
@@ -113,7 +113,7 @@ func TestSkillBySlash(t *testing.T) {
 func TestSkillByTool(t *testing.T) {
 	p := layoutProject(t)
 	p.AllowedTools = "Read Write Bash Skill"
-	api := Start(t, layoutScript(ToolUse("Skill", map[string]any{"skill": "release-notes"}), p, "output/notes.txt"))
+	api := Start(t, Anthropic, layoutScript(Tool("Skill", map[string]any{"skill": "release-notes"}), p, "output/notes.txt"))
 	r := p.Run(api, "Write the release notes.")
 	checkLayout(t, p, r, "release-notes", "notes", "Write the release notes to output/notes.txt.", "output/notes.txt")
 }
@@ -125,7 +125,7 @@ func TestPluginCommand(t *testing.T) {
 	p.Unregister("UserPromptSubmit", "detect")
 	p.WriteFile("plug/.claude-plugin/plugin.json", `{"name":"myplugin"}`+"\n")
 	p.WriteFile("plug/commands/review.md", "Review the code.\n")
-	api := Start(t, layoutScript(Text("Reviewed, in my head."), p, "output/review.txt"))
+	api := Start(t, Anthropic, layoutScript(Text("Reviewed, in my head."), p, "output/review.txt"))
 	r := p.run(api, "/myplugin:review", "--plugin-dir", p.Path("plug"))
 	if !r.Told("Review the code.") {
 		r.Errorf("the plugin's command was not expanded")
@@ -140,7 +140,7 @@ func TestReconcileNestedCommand(t *testing.T) {
 	p := layoutProject(t)
 	p.Unregister("UserPromptSubmit", "detect")
 	p.Unregister("UserPromptExpansion", "detect")
-	api := Start(t, layoutScript(Text("Here is a message, in my head."), p, "output/commit.txt"))
+	api := Start(t, Anthropic, layoutScript(Text("Here is a message, in my head."), p, "output/commit.txt"))
 	r := p.Run(api, "/git:commit")
 	for _, want := range []string{
 		`✘ prompt "git/commit", validator "commit-msg"`,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -26,7 +26,7 @@ func TestOSWallRefusesEncodedWrite(t *testing.T) {
 		t.Fatalf("gate init wrote no OS wall:\n%s", p.InitOutput)
 	}
 	before := p.ReadFile("mappings.toml")
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Bash"), Text("Done.")),

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	"github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // A Result is what one run of the client did.
@@ -32,7 +32,7 @@ type Result struct {
 	Stderr string
 	// Requests are the model requests the fake API received during the run, in
 	// arrival order.
-	Requests []*fakeapi.Request
+	Requests []*fakellm.Request
 	// SessionID is the main session's id.
 	SessionID string
 	// Transcript is the path of the main session's JSONL transcript, or "".
@@ -64,19 +64,19 @@ type Final struct {
 // Run writes the project's settings, runs `claude -p prompt` in it against api and
 // returns what happened. It fails t, with the tail of the debug log, if the client
 // cannot start, outlives p.Timeout, exits non-zero or prints no result line.
-func (p *Project) Run(api *fakeapi.Server, prompt string) *Result {
+func (p *Project) Run(api *fakellm.Server, prompt string) *Result {
 	p.t.Helper()
 	return p.run(api, prompt)
 }
 
 // Resume is Run in an earlier session of the project (claude --resume SESSION): the
 // prompt continues that conversation, as a person typing it next would.
-func (p *Project) Resume(api *fakeapi.Server, session, prompt string) *Result {
+func (p *Project) Resume(api *fakellm.Server, session, prompt string) *Result {
 	p.t.Helper()
 	return p.run(api, prompt, "--resume", session)
 }
 
-func (p *Project) run(api *fakeapi.Server, prompt string, extra ...string) *Result {
+func (p *Project) run(api *fakellm.Server, prompt string, extra ...string) *Result {
 	p.t.Helper()
 	claude := Claude(p.t)
 	p.writeSettings()
@@ -204,7 +204,7 @@ func transcript(home, session string) string {
 // anywhere in its conversation.
 func (r *Result) Told(s string) bool {
 	for _, req := range r.Requests {
-		if !req.Side && req.Contains(s) {
+		if !req.Side && req.Has(s) {
 			return true
 		}
 	}

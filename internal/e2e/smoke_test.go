@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	"github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // TestSmoke proves the round trip with plain shell hooks, independent of stopgate: the
@@ -28,10 +28,10 @@ cat > "$CLAUDE_PROJECT_DIR/tmp/$1.$n.json"
 	p.Hook("PostToolUse", "Read", `"$CLAUDE_PROJECT_DIR"/bin/record read`)
 	p.Hook("Stop", "", `"$CLAUDE_PROJECT_DIR"/bin/block-once`)
 
-	api := fakeapi.Start(t, fakeapi.Script{
-		fakeapi.When(fakeapi.LastHas("XYZ"), fakeapi.Text("Fixed it.")),
-		fakeapi.When(fakeapi.ResultOf("Read"), fakeapi.Text("I read it.")),
-		fakeapi.When(fakeapi.AtTurn(0), fakeapi.ToolUse("Read", map[string]any{"file_path": p.Path("hello.txt")})),
+	api := fakellm.Start(t, fakellm.Anthropic, fakellm.Script{
+		fakellm.When(fakellm.LastHas("XYZ"), fakellm.Text("Fixed it.")),
+		fakellm.When(fakellm.ResultOf("Read"), fakellm.Text("I read it.")),
+		fakellm.When(fakellm.AtTurn(0), fakellm.Tool("Read", map[string]any{"file_path": p.Path("hello.txt")})),
 	})
 	res := p.Run(api, "Read hello.txt")
 

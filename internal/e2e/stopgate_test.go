@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	// Dot import: scenarios read as scripts of model turns.
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // blocked starts every block reason the gate gives the model.
@@ -13,12 +13,12 @@ const blocked = "stopgate: you may not stop yet"
 
 const joke = "There are 10 kinds of people: those who read binary and those who do not."
 
-func read(p *Project, rel string) Block {
-	return ToolUse("Read", map[string]any{"file_path": p.Path(rel)})
+func read(p *Project, rel string) Part {
+	return Tool("Read", map[string]any{"file_path": p.Path(rel)})
 }
 
-func writeJoke(p *Project) Block {
-	return ToolUse("Write", map[string]any{"file_path": p.Path("output/joke.txt"), "content": joke + "\n"})
+func writeJoke(p *Project) Part {
+	return Tool("Write", map[string]any{"file_path": p.Path("output/joke.txt"), "content": joke + "\n"})
 }
 
 // gateRuns counts the runs of the gate for event.
@@ -49,7 +49,7 @@ func finish(t *testing.T, p *Project, r *Result) {
 // validators' output and fixes; after the fix the next stop passes.
 func TestJoke(t *testing.T) {
 	p := NewStopgateProject(t)
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Read"), Text("Done.")),
@@ -81,7 +81,7 @@ func TestJoke(t *testing.T) {
 func TestUnmappedRead(t *testing.T) {
 	p := NewStopgateProject(t)
 	p.WriteFile("notes.md", "# Notes\n")
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(ResultOf("Read"), Text("Done.")),
 		When(AtTurn(0), read(p, "notes.md")),
 	})
@@ -101,7 +101,7 @@ func TestUnmappedRead(t *testing.T) {
 func TestSlashCommand(t *testing.T) {
 	p := NewStopgateProject(t)
 	p.Unregister("UserPromptSubmit", "detect") // it would arm /joke first and hide the expansion
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(AtTurn(0), Text("Here is a joke, in my head.")),
@@ -118,9 +118,11 @@ func TestSlashCommand(t *testing.T) {
 		}
 	}
 	for _, req := range r.Requests {
-		for _, u := range req.ToolUses() {
-			if u.Name == "Read" {
-				r.Errorf("the model read a file; the command alone must arm the prompt")
+		for _, m := range req.Messages {
+			for _, c := range m.Calls {
+				if c.Name == "Read" {
+					r.Errorf("the model read a file; the command alone must arm the prompt")
+				}
 			}
 		}
 	}
@@ -133,11 +135,11 @@ func TestSlashCommand(t *testing.T) {
 func TestSkillTool(t *testing.T) {
 	p := NewStopgateProject(t)
 	p.AllowedTools = "Read Write Bash Skill"
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Skill"), Text("Here is a joke, in my head.")),
-		When(AtTurn(0), ToolUse("Skill", map[string]any{"skill": "joke"})),
+		When(AtTurn(0), Tool("Skill", map[string]any{"skill": "joke"})),
 	})
 	r := p.Run(api, "Tell me a programming joke.")
 
@@ -161,13 +163,13 @@ func TestSkillTool(t *testing.T) {
 // the main thread's stop does not inherit its entry.
 func TestSubagent(t *testing.T) {
 	p := NewStopgateProject(t)
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(All(Subagent, LastHas(blocked)), writeJoke(p)),
 		When(All(Subagent, ResultOf("Write")), Text("Wrote the joke.")),
 		When(All(Subagent, ResultOf("Read")), Text("Done.")),
 		When(Subagent, read(p, "src/prompts/joke.md")),
 		When(ResultOf("Agent"), Text("The subagent told the joke.")),
-		When(AtTurn(0), ToolUse("Agent", map[string]any{
+		When(AtTurn(0), Tool("Agent", map[string]any{
 			"description": "Tell a joke", "prompt": "Do what src/prompts/joke.md says.",
 			"subagent_type": "general-purpose", "run_in_background": false,
 		})),
@@ -175,7 +177,7 @@ func TestSubagent(t *testing.T) {
 	r := p.Run(api, "Have a subagent tell a joke.")
 
 	for _, req := range r.Requests {
-		if !req.Subagent() && req.Contains(blocked) {
+		if !Subagent(req) && req.Has(blocked) {
 			r.Errorf("the main thread was blocked by the subagent's prompt")
 		}
 	}
@@ -193,7 +195,7 @@ func TestSubagent(t *testing.T) {
 func TestParallelReads(t *testing.T) {
 	p := NewStopgateProject(t)
 	prompts := []string{"joke", "extra/a", "extra/b", "extra/c"}
-	var reads []Block
+	var reads []Part
 	for _, key := range prompts {
 		if key != "joke" {
 			p.WriteFile("src/prompts/"+key+".md", "# "+key+"\n")
@@ -201,7 +203,7 @@ func TestParallelReads(t *testing.T) {
 		}
 		reads = append(reads, read(p, "src/prompts/"+key+".md"))
 	}
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Read"), Text("Done.")),
@@ -240,7 +242,7 @@ validators = ["never"]
 run = "validators/never.sh"
 fix = "There is no fix."
 `)
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), Text("Still done.")),
 		When(ResultOf("Read"), Text("Done.")),
 		When(AtTurn(0), read(p, "src/prompts/doomed.md")),

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
-func bash(command string) Block {
-	return ToolUse("Bash", map[string]any{"command": command, "description": "Run a command"})
+func bash(command string) Part {
+	return Tool("Bash", map[string]any{"command": command, "description": "Run a command"})
 }
 
 // guarded registers the tamper guard as gate init does (a no-op when it already has).
@@ -27,7 +27,7 @@ func outcomes(p *Project) []string {
 // judges the prompt from the queue, with no discrepancy to reconcile.
 func TestGuardDeniesTampering(t *testing.T) {
 	p := guarded(NewStopgateProject(t))
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Bash"), writeJoke(p)),
 		When(ResultOf("Read"), bash("rm -rf tmp/validation")),
@@ -57,7 +57,7 @@ func TestReconcileDeletedEntry(t *testing.T) {
 	p := withoutWall(guarded(NewStopgateProject(t))) // the sandbox would refuse the deletion
 	cfg := p.ReadFile("mappings.toml")
 	p.WriteFile("mappings.toml", strings.Replace(cfg, "[settings]\n", "[settings]\nprotect = []\n", 1))
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Bash"), Text("Done.")),

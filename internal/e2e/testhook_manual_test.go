@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // greetings is a suite in the seed format (tests/functional/tests.json).
@@ -27,7 +27,7 @@ const greetings = `{
 func TestTesthookByHand(t *testing.T) {
 	p := NewStopgateProject(t)
 	p.WriteFile("tests/functional/tests.json", greetings)
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas("Test 2/2: finished"), Text("TODO: finish this sentence")),
 		When(LastHas("Test 1/2: hello"), Text("Hello, stopgate!")),
 	})

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/stopgate/stopgate/internal/e2e/fakeapi"
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 // testhookProject is the example project with testhook registered as a user would,
@@ -43,7 +43,7 @@ const authSuite = `{"version": "1", "description": "auth", "tests": [
 // the report is written.
 func TestTesthookAuto(t *testing.T) {
 	p := testhookProject(t, authSuite)
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas("Test 3/3: delete"), Text("It could not be removed.")),
 		When(LastHas("Test 2/3: whoami"), Text("user alice")),
 		When(LastHas("Test 1/3: login — Log in"), Text("Logged in. token: t0k3n")),
@@ -95,7 +95,7 @@ func TestTesthookBlockCap(t *testing.T) {
   {"id": "t5", "action": "Say five.", "expect": [{"contains": "five"}]}
 ]}`)
 	p.Env = append(p.Env, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=4") // the example's max_blocks is 3
-	api := Start(t, Script{
+	api := Start(t, Anthropic, Script{
 		When(LastHas("Test 5/5"), Text("five")),
 		When(LastHas("Test 4/5"), Text("four")),
 		When(LastHas("Test 3/5"), Text("three")),
@@ -124,7 +124,7 @@ func TestTesthookBlockCap(t *testing.T) {
 // prompt is blocked with the plan and no model request is made.
 func TestTesthookStepByStep(t *testing.T) {
 	p := testhookProject(t, authSuite)
-	api := Start(t, Script{When(Always, Text("unexpected"))})
+	api := Start(t, Anthropic, Script{When(Always, Text("unexpected"))})
 	r := p.Run(api, "/run-tests --category auth")
 
 	if len(r.Requests) != 0 {

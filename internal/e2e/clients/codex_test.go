@@ -51,7 +51,7 @@ func run(command string) Turn {
 }
 
 // after answers turn to the requests m accepts.
-func after(m func(*Request) bool, turn Turn) Turn {
+func after(m Match, turn Turn) Turn {
 	return func(r *Request) []Part {
 		if m(r) {
 			return turn(r)
@@ -66,11 +66,11 @@ func after(m func(*Request) bool, turn Turn) Turn {
 func TestCodexBlockFixPass(t *testing.T) {
 	p := NewProject(t, "codex")
 	srv := Start(t, Responses, Script{
-		after(latest(denied), run("mkdir -p output && printf '%s\\n' '"+joke+"' > output/joke.txt")),
-		after(latest(blocked), run("printf '# nothing to check\\n' > mappings.toml")),
-		When(latest("Process exited with code 0"), Text("Fixed: the joke is in output/joke.txt.")),
-		When(latest("Write a short, original programming joke"), Text("Done.")),
-		after(first, run("sed -n '1,80p' src/prompts/joke.md")),
+		after(LastHas(denied), run("mkdir -p output && printf '%s\\n' '"+joke+"' > output/joke.txt")),
+		after(LastHas(blocked), run("printf '# nothing to check\\n' > mappings.toml")),
+		When(LastHas("Process exited with code 0"), Text("Fixed: the joke is in output/joke.txt.")),
+		When(LastHas("Write a short, original programming joke"), Text("Done.")),
+		after(AtTurn(0), run("sed -n '1,80p' src/prompts/joke.md")),
 	})
 	r := codex(t, p, srv, "Follow src/prompts/joke.md")
 	if testing.Verbose() {
@@ -79,24 +79,7 @@ func TestCodexBlockFixPass(t *testing.T) {
 			t.Logf("request: %d messages, latest %q", len(q.Messages), tail(q.Latest(), 300))
 		}
 	}
-	var sawBlock, sawDeny bool
-	for _, q := range r.Requests {
-		sawBlock = sawBlock || strings.Contains(q.Latest(), "Fix: Write the joke to output/joke.txt.")
-		sawDeny = sawDeny || strings.Contains(q.Latest(), "it would change mappings.toml")
-	}
-	if !sawBlock || !sawDeny {
-		t.Errorf("the model was told: block with fix %v, guard deny %v", sawBlock, sawDeny)
-	}
-	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
-		t.Errorf("output/joke.txt = %q", got)
-	}
-	if strings.Contains(p.ReadFile("mappings.toml"), "nothing to check") {
-		t.Error("mappings.toml was rewritten")
-	}
-	if q := p.Pending(); len(q) != 0 {
-		t.Errorf("entries left: %v", q)
-	}
-	checkInputs(t, "codex", r.Inputs)
+	checkBlockFixPass(t, p, "codex", r.Requests, r.Inputs)
 }
 
 // Codex has no block cap at all (hundreds of blocks in a row go through): max_blocks
@@ -104,24 +87,12 @@ func TestCodexBlockFixPass(t *testing.T) {
 func TestCodexLoopEndsAtMaxBlocks(t *testing.T) {
 	p := NewProject(t, "codex")
 	srv := Start(t, Responses, Script{
-		When(latest(blocked), Text("Done, really.")),
-		When(latest("Write a short, original programming joke"), Text("Done.")),
-		after(first, run("cat src/prompts/joke.md")),
+		When(LastHas(blocked), Text("Done, really.")),
+		When(LastHas("Write a short, original programming joke"), Text("Done.")),
+		after(AtTurn(0), run("cat src/prompts/joke.md")),
 	})
 	r := codex(t, p, srv, "Follow src/prompts/joke.md")
-	stops := 0
-	for _, in := range r.Inputs {
-		if in.Program == "gate" {
-			stops++
-		}
-	}
-	if stops != 4 {
-		t.Errorf("the gate ran at %d stops, want 4: three blocks, then the halt", stops)
-	}
-	if n := len(r.Requests); n != 5 {
-		t.Errorf("%d model requests, want 5: the read, the first stop, three more after blocks", n)
-	}
-	checkInputs(t, "codex", r.Inputs)
+	checkHaltedLoop(t, "codex", r)
 }
 
 // agentIDIn finds the id spawn_agent returned to the main thread.
@@ -152,7 +123,7 @@ func TestCodexSubagentScope(t *testing.T) {
 		}, Text("Subtask done.")),
 		after(func(r *Request) bool { return child(r) && !strings.Contains(r.Latest(), "Process exited") }, run("cat src/prompts/joke.md")),
 		func(r *Request) []Part {
-			if !resultOf("spawn_agent")(r) {
+			if !ResultOf("spawn_agent")(r) {
 				return nil
 			}
 			m := agentIDIn.FindStringSubmatch(r.Latest())
@@ -162,9 +133,9 @@ func TestCodexSubagentScope(t *testing.T) {
 			}
 			return []Part{{Call: &Call{Namespace: "multi_agent_v1", Name: "wait_agent", Args: map[string]any{"targets": []any{m[1]}, "timeout_ms": 60000}}}}
 		},
-		When(latest(`"timed_out":false`), Text("All done.")), // wait_agent's result
+		When(LastHas(`"timed_out":false`), Text("All done.")), // wait_agent's result
 
-		When(first, Part{Call: &Call{Namespace: "multi_agent_v1", Name: "spawn_agent", Args: map[string]any{"message": "SUBTASK: follow src/prompts/joke.md"}}}),
+		When(AtTurn(0), Part{Call: &Call{Namespace: "multi_agent_v1", Name: "spawn_agent", Args: map[string]any{"message": "SUBTASK: follow src/prompts/joke.md"}}}),
 	})
 	r := codex(t, p, srv, "Delegate the joke to a subagent")
 	var subBlocked, mainBlocked bool

@@ -14,7 +14,7 @@ func TestGeminiCustomCommandIsExpanded(t *testing.T) {
 	p := NewProject(t, "gemini")
 	const text = "Write a short programming joke to output/joke.txt.\n"
 	p.WriteFile(".gemini/commands/joke.toml", "description = \"Tell a joke\"\nprompt = \"\"\"\n"+text+"\"\"\"\n")
-	srv := Start(t, Gemini, Script{When(first, Text("Done."))})
+	srv := Start(t, Gemini, Script{When(AtTurn(0), Text("Done."))})
 	r := gemini(t, p, srv, "/joke")
 	var prompts []string
 	for _, in := range r.Inputs {

@@ -237,3 +237,49 @@ func (p *Project) WriteUserFile(rel, content string) {
 		p.t.Fatal(err)
 	}
 }
+
+// checkBlockFixPass checks the end of a block-fix-pass scenario, given the model
+// requests and the hook inputs: the model was told the gate's fix and the guard's
+// denial, the joke is written, mappings.toml is not rewritten, no entry is left, and
+// every hook input fits its schema.
+func checkBlockFixPass(t *testing.T, p *Project, client string, requests []*fakellm.Request, inputs []Captured) {
+	t.Helper()
+	var sawBlock, sawDeny bool
+	for _, q := range requests {
+		sawBlock = sawBlock || strings.Contains(q.Latest(), "Fix: Write the joke to output/joke.txt.")
+		sawDeny = sawDeny || strings.Contains(q.Latest(), "it would change mappings.toml")
+	}
+	if !sawBlock || !sawDeny {
+		t.Errorf("the model was told: block with fix %v, guard deny %v", sawBlock, sawDeny)
+	}
+	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
+		t.Errorf("output/joke.txt = %q", got)
+	}
+	if strings.Contains(p.ReadFile("mappings.toml"), "nothing to check") {
+		t.Error("mappings.toml was rewritten")
+	}
+	if q := p.Pending(); len(q) != 0 {
+		t.Errorf("entries left: %v", q)
+	}
+	checkInputs(t, client, inputs)
+}
+
+// checkHaltedLoop checks the end of a loop that never fixes its work: the gate ran at
+// four stops (three blocks, then the halt), the model got five requests, and every
+// hook input fits its schema.
+func checkHaltedLoop(t *testing.T, client string, r *Result) {
+	t.Helper()
+	var stops []string
+	for _, in := range r.Inputs {
+		if in.Program == "gate" {
+			stops = append(stops, in.event())
+		}
+	}
+	if len(stops) != 4 {
+		t.Errorf("the gate ran at %d stops (%v), want 4: three blocks, then the halt", len(stops), stops)
+	}
+	if n := len(r.Requests); n != 5 {
+		t.Errorf("%d model requests, want 5: the read, the first stop, three more after blocks", n)
+	}
+	checkInputs(t, client, r.Inputs)
+}

@@ -82,7 +82,13 @@ func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("opencode serve's log, last:\n%s", tail(oc.logs.String(), 3000))
+		}
+	})
 	start := time.Now()
 	deadline := start.Add(runLimit)
 	for {
@@ -121,6 +127,19 @@ func (oc *openCode) call(method, path string, body, out any) {
 	}
 }
 
+// prompt starts a session and sends it text, as a user would.
+func (oc *openCode) prompt(text string) {
+	oc.t.Helper()
+	var session struct {
+		ID string `json:"id"`
+	}
+	oc.call("POST", "/session", map[string]any{}, &session)
+	oc.call("POST", "/session/"+session.ID+"/message", map[string]any{
+		"model": map[string]any{"providerID": "fake", "modelID": "fake-model"},
+		"parts": []any{map[string]any{"type": "text", "text": text}},
+	}, nil)
+}
+
 // waitFor polls cond until it holds, or fails after runLimit.
 func (oc *openCode) waitFor(what string, cond func() bool) {
 	oc.t.Helper()
@@ -141,38 +160,20 @@ func TestOpenCodeBlockFixPass(t *testing.T) {
 	p := NewProject(t, "opencode")
 	srv := Start(t, Chat, Script{
 		When(func(r *Request) bool { return r.Has("Generate a title") || r.Has("title for") }, Text("Joke session")),
-		When(latest(denied), Tool("write", map[string]any{"filePath": p.Path("output/joke.txt"), "content": joke + "\n"})),
-		When(latest(blocked), Tool("write", map[string]any{"filePath": p.Path("mappings.toml"), "content": "# nothing to check\n"})),
-		When(resultOf("write"), Text("Fixed: the joke is in output/joke.txt.")),
-		When(resultOf("read"), Text("Done.")),
-		When(first, Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
+		When(LastHas(denied), Tool("write", map[string]any{"filePath": p.Path("output/joke.txt"), "content": joke + "\n"})),
+		When(LastHas(blocked), Tool("write", map[string]any{"filePath": p.Path("mappings.toml"), "content": "# nothing to check\n"})),
+		When(ResultOf("write"), Text("Fixed: the joke is in output/joke.txt.")),
+		When(ResultOf("read"), Text("Done.")),
+		When(AtTurn(0), Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
 	})
 	oc := startOpenCode(t, p, srv)
-	var session struct {
-		ID string `json:"id"`
-	}
-	oc.call("POST", "/session", map[string]any{}, &session)
 	start := time.Now()
-	oc.call("POST", "/session/"+session.ID+"/message", map[string]any{
-		"model": map[string]any{"providerID": "fake", "modelID": "fake-model"},
-		"parts": []any{map[string]any{"type": "text", "text": "Follow src/prompts/joke.md"}},
-	}, nil)
+	oc.prompt("Follow src/prompts/joke.md")
 	oc.waitFor("the joke and an empty queue", func() bool {
 		return p.ReadFile("output/joke.txt") == joke+"\n" && len(p.Pending()) == 0
 	})
 	t.Logf("opencode: %.1fs from the prompt to the passing stop, %d model requests", time.Since(start).Seconds(), len(srv.Requests()))
-	var sawBlock, sawDeny bool
-	for _, q := range srv.Requests() {
-		sawBlock = sawBlock || strings.Contains(q.Latest(), "Fix: Write the joke to output/joke.txt.")
-		sawDeny = sawDeny || strings.Contains(q.Latest(), "it would change mappings.toml")
-	}
-	if !sawBlock || !sawDeny {
-		t.Errorf("the model was told: block with fix %v, guard deny %v\n%s", sawBlock, sawDeny, tail(oc.logs.String(), 3000))
-	}
-	if strings.Contains(p.ReadFile("mappings.toml"), "nothing to check") {
-		t.Error("mappings.toml was rewritten")
-	}
-	checkInputs(t, "opencode", oc.inputs(p))
+	checkBlockFixPass(t, p, "opencode", srv.Requests(), oc.inputs(p))
 }
 
 // inputs are the plugin's events to the stopgate commands, as captured.
@@ -190,19 +191,12 @@ func TestOpenCodeLoopEndsAtMaxBlocks(t *testing.T) {
 	p := NewProject(t, "opencode")
 	srv := Start(t, Chat, Script{
 		When(func(r *Request) bool { return r.Has("Generate a title") || r.Has("title for") }, Text("Joke session")),
-		When(latest(blocked), Text("Done, really.")),
-		When(resultOf("read"), Text("Done.")),
-		When(first, Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
+		When(LastHas(blocked), Text("Done, really.")),
+		When(ResultOf("read"), Text("Done.")),
+		When(AtTurn(0), Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
 	})
 	oc := startOpenCode(t, p, srv)
-	var session struct {
-		ID string `json:"id"`
-	}
-	oc.call("POST", "/session", map[string]any{}, &session)
-	oc.call("POST", "/session/"+session.ID+"/message", map[string]any{
-		"model": map[string]any{"providerID": "fake", "modelID": "fake-model"},
-		"parts": []any{map[string]any{"type": "text", "text": "Follow src/prompts/joke.md"}},
-	}, nil)
+	oc.prompt("Follow src/prompts/joke.md")
 	blocks := func() int {
 		n := 0
 		for _, q := range srv.Requests() {

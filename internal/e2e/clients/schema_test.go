@@ -27,11 +27,7 @@ func checkInputs(t *testing.T, client string, inputs []Captured) {
 		t.Error("no hook input captured")
 	}
 	for _, in := range inputs {
-		event := in.field("hook_event_name")
-		if event == "" {
-			event = nativeEvent(in.Raw)
-		}
-		checkSchema(t, filepath.Join(client, event+".input.schema.json"), in.Raw)
+		checkSchema(t, filepath.Join(client, in.event()+".input.schema.json"), in.Raw)
 	}
 }
 
@@ -56,6 +52,14 @@ func checkSchema(t *testing.T, name string, doc []byte) {
 	if err := sch.Validate(v); err != nil {
 		t.Errorf("%s rejects a real input: %v\n%s", name, err, doc)
 	}
+}
+
+// event names the hook event of a captured input.
+func (c Captured) event() string {
+	if event := c.field("hook_event_name"); event != "" {
+		return event
+	}
+	return nativeEvent(c.Raw)
 }
 
 // nativeEvent names the event of a Copilot native input, which does not say: the

@@ -54,7 +54,7 @@ func decodeChat(body []byte) (*Request, error) {
 
 // streamChat answers a streamed chat completion: a role chunk, a chunk per text or
 // tool call, a finish chunk, and [DONE].
-func (s *Server) streamChat(w http.ResponseWriter, reply []Part, id string) error {
+func streamChat(w http.ResponseWriter, _ *Request, reply []Part, id string) error {
 	startSSE(w)
 	created := time.Now().Unix()
 	chunk := func(delta map[string]any, finish any) map[string]any {

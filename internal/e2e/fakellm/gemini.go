@@ -53,7 +53,8 @@ func decodeGemini(body []byte) (*Request, error) {
 		for _, p := range c.Parts {
 			switch {
 			case p.FunctionCall != nil:
-				m.Calls = append(m.Calls, Call{Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
+				// Gemini pairs a result with its call by the function's name.
+				m.Calls = append(m.Calls, Call{ID: p.FunctionCall.Name, Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
 			case p.FunctionResponse != nil:
 				out, _ := json.Marshal(p.FunctionResponse.Response)
 				r.Messages = append(r.Messages, Message{Role: "tool", Text: string(out), CallID: p.FunctionResponse.Name})
@@ -91,13 +92,13 @@ func geminiChunk(reply []Part) map[string]any {
 }
 
 // streamGemini answers streamGenerateContent?alt=sse: one data event per chunk.
-func (s *Server) streamGemini(w http.ResponseWriter, reply []Part, _ string) error {
+func streamGemini(w http.ResponseWriter, _ *Request, reply []Part, _ string) error {
 	startSSE(w)
 	return sse(w, "", geminiChunk(reply))
 }
 
 // plainGemini answers generateContent: the same response as one JSON body.
-func (s *Server) plainGemini(w http.ResponseWriter, reply []Part, _ string) error {
+func plainGemini(w http.ResponseWriter, _ *Request, reply []Part, _ string) error {
 	writeJSON(w, geminiChunk(reply))
 	return nil
 }

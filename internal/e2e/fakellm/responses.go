@@ -71,7 +71,7 @@ func decodeResponses(body []byte) (*Request, error) {
 
 // streamResponses answers a streamed response: response.created, an added/done pair
 // per output item (with a text delta for a message), response.completed.
-func (s *Server) streamResponses(w http.ResponseWriter, reply []Part, id string) error {
+func streamResponses(w http.ResponseWriter, _ *Request, reply []Part, id string) error {
 	startSSE(w)
 	resp := map[string]any{"id": "resp_" + id, "object": "response", "status": "in_progress", "model": "fake-model", "output": []any{}}
 	if err := sse(w, "response.created", map[string]any{"type": "response.created", "response": resp}); err != nil {
