@@ -64,10 +64,10 @@ type Server struct {
 }
 
 // Start starts a Server for protocol on 127.0.0.1 at a free port. Setting
-// STOPGATE_FAKEAPI_LOG=1 logs every request and reply.
+// STOPGATE_FAKELLM_LOG=1 logs every request and reply.
 func Start(t testing.TB, protocol Protocol, script Script) *Server {
 	t.Helper()
-	s := &Server{t: t, protocol: protocol, script: script, log: os.Getenv("STOPGATE_FAKEAPI_LOG") == "1"}
+	s := &Server{t: t, protocol: protocol, script: script, log: os.Getenv("STOPGATE_FAKELLM_LOG") == "1"}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve)) // httptest binds 127.0.0.1:0
 	t.Cleanup(s.http.Close)
 	return s
