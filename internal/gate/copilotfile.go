@@ -2,14 +2,13 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"sort"
+	"maps"
+	"slices"
 
-	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -63,7 +62,15 @@ func posError(data []byte, off int64, msg string) *settings.Error {
 
 // lookupCopilot reports, for each wanted hook, whether the file runs its
 // program for its event.
-func lookupCopilot(f *copilotFile, want []settings.Hook) []settings.Found {
+func lookupCopilot(data []byte, want []settings.Hook) ([]settings.Found, error) {
+	f, err := parseCopilot(data)
+	if err != nil {
+		return nil, err
+	}
+	return f.lookup(want), nil
+}
+
+func (f *copilotFile) lookup(want []settings.Hook) []settings.Found {
 	out := make([]settings.Found, len(want))
 	for i, h := range want {
 		out[i] = settings.Found{Hook: h}
@@ -81,25 +88,22 @@ func lookupCopilot(f *copilotFile, want []settings.Hook) []settings.Found {
 	return out
 }
 
-// registerCopilot adds the wanted hooks that path does not register yet.
-func registerCopilot(env *cli.Env, c *agentClient, path string, want []settings.Hook) error {
-	name := c.file
-	data, err := os.ReadFile(path)
-	f := &copilotFile{Version: 1}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	default:
-		if f, err = parseCopilot(data); err != nil {
-			return settingsError(name, err)
-		}
+// copilotNew is the text of a new native file: no hooks yet.
+const copilotNew = `{"version": 1}`
+
+// mergeCopilot adds the wanted hooks that data does not register yet, as
+// settings.Merge does in Claude Code's shape. It returns the hooks it
+// added; none means data is returned unchanged.
+func mergeCopilot(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
+	f, err := parseCopilot(data)
+	if err != nil {
+		return nil, nil, err
 	}
 	if f.Hooks == nil {
 		f.Hooks = map[string][]json.RawMessage{}
 	}
 	var added []settings.Hook
-	for i, fd := range lookupCopilot(f, want) {
+	for i, fd := range f.lookup(want) {
 		if fd.Registered {
 			continue
 		}
@@ -108,38 +112,26 @@ func registerCopilot(env *cli.Env, c *agentClient, path string, want []settings.
 		f.Hooks[h.Event] = append(f.Hooks[h.Event], raw)
 		added = append(added, h)
 	}
-	if len(added) > 0 {
-		if err := settings.WriteFile(path, renderCopilot(f)); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
+	if len(added) == 0 {
+		return data, nil, nil
 	}
-	c.report(env, added)
-	return nil
+	return renderCopilot(f), added, nil
 }
+
+// copilotEvents are the events in the order Copilot CLI documents them.
+var copilotEvents = []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"}
 
 // renderCopilot writes the file with one command per line, events in
 // Copilot's documented order, then any others by name.
 func renderCopilot(f *copilotFile) []byte {
-	order := map[string]int{}
-	for i, e := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"} {
-		order[e] = i + 1
+	rank := func(e string) int {
+		if i := slices.Index(copilotEvents, e); i >= 0 {
+			return i
+		}
+		return len(copilotEvents)
 	}
-	events := make([]string, 0, len(f.Hooks))
-	for e := range f.Hooks {
-		events = append(events, e)
-	}
-	sort.Slice(events, func(i, j int) bool {
-		oi, oj := order[events[i]], order[events[j]]
-		if oi == 0 {
-			oi = 100
-		}
-		if oj == 0 {
-			oj = 100
-		}
-		if oi != oj {
-			return oi < oj
-		}
-		return events[i] < events[j]
+	events := slices.SortedFunc(maps.Keys(f.Hooks), func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
 	})
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{\n  \"version\": %d,\n  \"hooks\": {", f.Version)

@@ -60,7 +60,7 @@ func runInit(env *cli.Env, args []string) error {
 	if err := wallReadable(filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile); err != nil {
 		return err
 	}
-	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil); err != nil {
+	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil, settings.Merge, "s"); err != nil {
 		return err
 	}
 	if err := writeStarter(env, root); err != nil {
@@ -101,16 +101,19 @@ func elsewhere(env *cli.Env, root string, want []settings.Hook) []settings.Hook 
 	return keep
 }
 
-// register merges want into the settings file at path (shown as name), or
-// into initial when there is no file yet.
-func register(env *cli.Env, path, name string, want []settings.Hook, initial []byte) error {
+// register merges want into the hook file at path (shown as name), or into
+// initial when there is no file yet, with merge: settings.Merge, or
+// mergeCopilot for Copilot CLI's own file. It says what it added, with
+// timeouts in unit, the file's ("s", "ms").
+func register(env *cli.Env, path, name string, want []settings.Hook, initial []byte,
+	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = initial
 	} else if err != nil {
 		return err
 	}
-	out, added, err := settings.Merge(data, want)
+	out, added, err := merge(data, want)
 	if err != nil {
 		return settingsError(name, err)
 	}
@@ -123,7 +126,7 @@ func register(env *cli.Env, path, name string, want []settings.Hook, initial []b
 	}
 	fmt.Fprintf(env.Stdout, "%s: registered %s\n", name, plural(len(added), "hook", "hooks"))
 	for _, h := range added {
-		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %ds)\n", h, h.Command, h.Timeout)
+		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, h.Command, h.Timeout, unit)
 	}
 	return nil
 }
@@ -255,7 +258,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
 	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
 	want := wanted(pluginBin)
-	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial); err != nil {
+	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial, settings.Merge, "s"); err != nil {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
