@@ -21,7 +21,9 @@ type agentClient struct {
 	title  string
 	file   string // the project file the hooks go in, slash-separated
 	native bool   // Copilot's native file, not Claude Code's shape
-	prefix func(root, bin string) string
+	// projectVar is the variable the client sets to the project root, which
+	// hook commands start from; "": none, they name the bin dir absolute.
+	projectVar string
 	// unit multiplies a timeout in seconds into the file's unit.
 	unit  int
 	hooks []registration
@@ -39,7 +41,6 @@ type agentClient struct {
 var agentClients = []*agentClient{
 	{
 		name: dialect.Codex, title: "Codex", file: ".codex/hooks.json", unit: 1,
-		prefix: absoluteBin,
 		hooks: []registration{
 			{"PostToolUse", "Bash", hook.Detect, 10}, // reads are shell commands
 			{"UserPromptSubmit", "", hook.Detect, 10},
@@ -57,7 +58,7 @@ var agentClients = []*agentClient{
 	},
 	{
 		name: dialect.Gemini, title: "Gemini CLI", file: ".gemini/settings.json", unit: 1000,
-		prefix: envBin("GEMINI_PROJECT_DIR"),
+		projectVar: "GEMINI_PROJECT_DIR",
 		hooks: []registration{
 			{"AfterTool", "read_file|read_many_files", hook.Detect, 10},
 			{"BeforeAgent", "", hook.Detect, 10},
@@ -76,7 +77,7 @@ var agentClients = []*agentClient{
 	},
 	{
 		name: dialect.Copilot, title: "Copilot CLI", file: ".github/hooks/stopgate.json", unit: 1, native: true,
-		prefix: envBin("COPILOT_PROJECT_DIR"),
+		projectVar: "COPILOT_PROJECT_DIR",
 		hooks: []registration{
 			{"postToolUse", "", hook.Detect, 10},
 			{"userPromptSubmitted", "", hook.Detect, 10},
@@ -97,8 +98,7 @@ var agentClients = []*agentClient{
 	},
 	{
 		name: dialect.OpenCode, title: "OpenCode", file: opencodeFile, unit: 1, plugin: true,
-		prefix: absoluteBin,
-		trust:  "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
+		trust: "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
 		limits: []string{
 			"OpenCode has no command hooks: the plugin in .opencode/plugin/stopgate.js runs detect and gate; session.idle cannot refuse a stop, so a block is sent back as the session's next prompt",
 			"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
@@ -124,7 +124,7 @@ func clientNamed(name string) (*agentClient, error) {
 // wanted returns the hooks to register, commands under bin, timeouts in
 // the file's unit.
 func (c *agentClient) wanted(root, bin string) []settings.Hook {
-	prefix := c.prefix(root, bin)
+	prefix, _ := varBin(c.projectVar, root, bin)
 	var out []settings.Hook
 	for _, h := range c.hooks {
 		cmd := prefix + "/" + h.program + " --client " + c.name
@@ -134,29 +134,6 @@ func (c *agentClient) wanted(root, bin string) []settings.Hook {
 		out = append(out, settings.Hook{Event: h.event, Matcher: h.matcher, Command: cmd, Timeout: h.timeout * c.unit})
 	}
 	return out
-}
-
-// absoluteBin is the bin dir as an absolute path: the client sets no
-// project variable a hook command could start from.
-func absoluteBin(root, bin string) string {
-	if !filepath.IsAbs(bin) {
-		bin = filepath.Join(root, bin)
-	}
-	return shellQuote(filepath.Clean(bin))
-}
-
-// envBin is the bin dir under the project variable the client sets.
-func envBin(v string) func(root, bin string) string {
-	return func(root, bin string) string {
-		if filepath.IsAbs(bin) {
-			return shellQuote(filepath.Clean(bin))
-		}
-		rel := filepath.ToSlash(filepath.Clean(bin))
-		if rel == "." {
-			return `"$` + v + `"`
-		}
-		return `"$` + v + `"/` + shellQuote(rel)
-	}
 }
 
 // initClient is `gate init --client NAME`: the hooks merged into the

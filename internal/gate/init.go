@@ -192,18 +192,27 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 		strings.Join(missing, ", "), shown, how)
 }
 
-// binPrefix returns the shell text the hook commands start with, and the
-// directory it names. Relative directories go through $CLAUDE_PROJECT_DIR,
-// so the settings work wherever the project is checked out.
+// binPrefix returns the shell text Claude Code's hook commands start
+// with, and the directory it names (varBin).
 func binPrefix(root, bin string) (prefix, dir string) {
-	if filepath.IsAbs(bin) {
-		return shellQuote(filepath.Clean(bin)), filepath.Clean(bin)
+	return varBin("CLAUDE_PROJECT_DIR", root, bin)
+}
+
+// varBin returns the shell text hook commands start with, and the
+// directory it names. A relative directory goes through the client's
+// project variable v, so the settings work wherever the project is checked
+// out; an absolute one, or any when the client sets no v, is written
+// absolute.
+func varBin(v, root, bin string) (prefix, dir string) {
+	if filepath.IsAbs(bin) || v == "" {
+		dir = absFrom(root, bin)
+		return shellQuote(dir), dir
 	}
 	rel := filepath.ToSlash(filepath.Clean(bin))
 	if rel == "." {
-		return `"$CLAUDE_PROJECT_DIR"`, root
+		return `"$` + v + `"`, root
 	}
-	return `"$CLAUDE_PROJECT_DIR"/` + shellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
+	return `"$` + v + `"/` + shellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
