@@ -11,16 +11,36 @@ import (
 // as a new event, or as a new "hooks" object, whichever is missing. The
 // caller has checked the shapes with lookup.
 func insert(text []byte, root *node, h Hook) []byte {
-	group := groupOf(h)
-	hooks := root.get("hooks")
-	if hooks == nil {
-		return appendItem(text, root, true, "hooks", object{{h.Event, array{group}}})
+	return add(text, root, []string{"hooks", h.Event}, "", groupOf(h))
+}
+
+// add inserts v as the last item of the container at path below root: the
+// member key: v of an object, or with key "", an element of an array. The
+// containers of path that are missing are inserted around it. The caller
+// has checked the shapes.
+func add(text []byte, root *node, path []string, key string, v any) []byte {
+	c, multi := root, true // a new top-level member gets a line of its own
+	for i, name := range path {
+		next := c.get(name)
+		if next == nil {
+			return appendItem(text, c, multi, name, nest(path[i+1:], key, v))
+		}
+		c, multi = next, layoutOf(text, c).multi
 	}
-	list := hooks.get(h.Event)
-	if list == nil {
-		return appendItem(text, hooks, layoutOf(text, root).multi, h.Event, array{group})
+	return appendItem(text, c, multi, key, v)
+}
+
+// nest is v inside new containers named by path, the innermost an object
+// with the member key: v, or with key "", an array of v.
+func nest(path []string, key string, v any) any {
+	var inner any = array{v}
+	if key != "" {
+		inner = object{{key, v}}
 	}
-	return appendItem(text, list, layoutOf(text, hooks).multi, "", group)
+	for i := len(path) - 1; i >= 0; i-- {
+		inner = object{{path[i], inner}}
+	}
+	return inner
 }
 
 // groupOf renders h as the client's matcher group, in the key order the

@@ -101,38 +101,17 @@ func normalize(data []byte) []byte {
 	return data
 }
 
-// hooksOf returns the "hooks" object of root, nil when there is none.
-func hooksOf(text []byte, root *node) (*node, error) {
-	if root.kind != '{' {
-		return nil, errorAt(text, root.start, "settings is %s, want an object", root.kindName())
-	}
-	hooks := root.get("hooks")
-	if hooks != nil && hooks.kind != '{' {
-		return nil, errorAt(text, hooks.start, `"hooks" is %s, want an object of event names`, hooks.kindName())
-	}
-	return hooks, nil
-}
-
-// eventOf returns the list of matcher groups of event, nil when absent.
-func eventOf(text []byte, hooks *node, event string) (*node, error) {
-	if hooks == nil {
-		return nil, nil
-	}
-	list := hooks.get(event)
-	if list != nil && list.kind != '[' {
-		return nil, errorAt(text, list.start, "hooks.%s is %s, want an array of matcher groups", event, list.kindName())
-	}
-	return list, nil
-}
-
 func lookup(text []byte, root *node, h Hook) (Found, error) {
 	f := Found{Hook: h}
-	hooks, err := hooksOf(text, root)
-	if err != nil {
+	if err := expect(text, root, '{', "settings", "an object"); err != nil {
 		return f, err
 	}
-	list, err := eventOf(text, hooks, h.Event)
-	if err != nil {
+	hooks := root.get("hooks")
+	if err := expect(text, hooks, '{', `"hooks"`, "an object of event names"); err != nil {
+		return f, err
+	}
+	list := hooks.get(h.Event)
+	if err := expect(text, list, '[', "hooks."+h.Event, "an array of matcher groups"); err != nil {
 		return f, err
 	}
 	prog := Program(h.Command)

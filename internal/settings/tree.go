@@ -23,10 +23,14 @@ type member struct {
 	val      *node
 }
 
-// get returns the value of key; with duplicate keys the last wins, as it
-// does for the client's JSON parser.
+// get returns the value of key, nil when n is not an object or has no
+// key; with duplicate keys the last wins, as it does for the client's JSON
+// parser.
 func (n *node) get(key string) *node {
 	var v *node
+	if n == nil {
+		return nil
+	}
 	for _, m := range n.members {
 		if m.key == key {
 			v = m.val
@@ -62,6 +66,15 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg) }
+
+// expect refuses n, when it is there, unless it is of kind: the *Error
+// says "NAME is KIND, want WHAT".
+func expect(text []byte, n *node, kind byte, name, what string) error {
+	if n == nil || n.kind == kind {
+		return nil
+	}
+	return errorAt(text, n.start, "%s is %s, want %s", name, n.kindName(), what)
+}
 
 // errorAt returns an Error at byte offset off of text.
 func errorAt(text []byte, off int, format string, args ...any) *Error {

@@ -58,8 +58,18 @@ func InspectWall(data []byte) (WallStatus, error) {
 
 func inspectWall(text []byte, root *node) (WallStatus, error) {
 	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
-	sb, perms, err := wallObjects(text, root)
-	if err != nil {
+	if err := expect(text, root, '{', "settings", "an object"); err != nil {
+		return st, err
+	}
+	sb, perms := root.get("sandbox"), root.get("permissions")
+	if err := expect(text, sb, '{', `"sandbox"`, "an object"); err != nil {
+		return st, err
+	}
+	if err := expect(text, perms, '{', `"permissions"`, "an object"); err != nil {
+		return st, err
+	}
+	deny := perms.get("deny")
+	if err := expect(text, deny, '[', `"permissions.deny"`, "an array of rules"); err != nil {
 		return st, err
 	}
 	if sb != nil {
@@ -75,9 +85,7 @@ func inspectWall(text []byte, root *node) (WallStatus, error) {
 			}
 		}
 	}
-	if deny, err := denyOf(text, perms); err != nil {
-		return st, err
-	} else if deny != nil {
+	if deny != nil {
 		for _, e := range deny.elems {
 			if e.kind == '"' {
 				st.Deny = append(st.Deny, e.str)
@@ -85,33 +93,6 @@ func inspectWall(text []byte, root *node) (WallStatus, error) {
 		}
 	}
 	return st, nil
-}
-
-// wallObjects returns the "sandbox" and "permissions" objects of root, nil
-// when absent; either of another type is an *Error.
-func wallObjects(text []byte, root *node) (sandbox, perms *node, err error) {
-	if root.kind != '{' {
-		return nil, nil, errorAt(text, root.start, "settings is %s, want an object", root.kindName())
-	}
-	sandbox, perms = root.get("sandbox"), root.get("permissions")
-	if sandbox != nil && sandbox.kind != '{' {
-		return nil, nil, errorAt(text, sandbox.start, `"sandbox" is %s, want an object`, sandbox.kindName())
-	}
-	if perms != nil && perms.kind != '{' {
-		return nil, nil, errorAt(text, perms.start, `"permissions" is %s, want an object`, perms.kindName())
-	}
-	return sandbox, perms, nil
-}
-
-func denyOf(text []byte, perms *node) (*node, error) {
-	if perms == nil {
-		return nil, nil
-	}
-	deny := perms.get("deny")
-	if deny != nil && deny.kind != '[' {
-		return nil, errorAt(text, deny.start, `"permissions.deny" is %s, want an array of rules`, deny.kindName())
-	}
-	return deny, nil
 }
 
 // MergeWall returns data with the wall added the way Merge adds hooks,
@@ -135,12 +116,7 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallS
 			continue
 		}
 		root, _ = parse(text)
-		sb := root.get("sandbox")
-		if sb == nil {
-			text = appendItem(text, root, true, "sandbox", object{{k.key, k.want}})
-		} else {
-			text = appendItem(text, sb, layoutOf(text, root).multi, k.key, k.want)
-		}
+		text = add(text, root, []string{"sandbox"}, k.key, k.want)
 		added = append(added, "sandbox."+k.key)
 	}
 	for _, rule := range deny {
@@ -148,15 +124,7 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallS
 			continue
 		}
 		root, _ = parse(text)
-		perms := root.get("permissions")
-		switch {
-		case perms == nil:
-			text = appendItem(text, root, true, "permissions", object{{"deny", array{rule}}})
-		case perms.get("deny") == nil:
-			text = appendItem(text, perms, layoutOf(text, root).multi, "deny", array{rule})
-		default:
-			text = appendItem(text, perms.get("deny"), layoutOf(text, perms).multi, "", rule)
-		}
+		text = add(text, root, []string{"permissions", "deny"}, "", rule)
 		st.Deny = append(st.Deny, rule)
 		added = append(added, rule)
 	}
