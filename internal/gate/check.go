@@ -1,12 +1,13 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -234,13 +235,10 @@ func sortByLocation(fs []finding) {
 			rank[file] = len(rank)
 		}
 	}
-	sort.SliceStable(fs, func(i, j int) bool {
-		fi, li := splitLoc(fs[i].loc)
-		fj, lj := splitLoc(fs[j].loc)
-		if fi != fj {
-			return rank[fi] < rank[fj]
-		}
-		return li < lj
+	slices.SortStableFunc(fs, func(a, b finding) int {
+		fa, la := splitLoc(a.loc)
+		fb, lb := splitLoc(b.loc)
+		return cmp.Or(cmp.Compare(rank[fa], rank[fb]), cmp.Compare(la, lb))
 	})
 }
 
@@ -266,7 +264,7 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 	if !filepath.IsAbs(path) {
 		return nil // on $PATH, or relative to where the client runs: not ours to judge
 	}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+	if executable(path) {
 		return nil
 	}
 	return []finding{{loc: loc, warning: true, msg: fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, path)),

@@ -300,13 +300,9 @@ func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 			relevant = append(relevant, h)
 		}
 	}
-	files := []string{filepath.Join(ws.root, ".claude", "settings.json"), filepath.Join(ws.root, ".claude", "settings.local.json")}
-	if home := env.Getenv("HOME"); home != "" {
-		files = append(files, filepath.Join(home, ".claude", "settings.json"))
-	}
 	for _, h := range relevant {
-		for _, f := range files {
-			data, err := os.ReadFile(f)
+		for _, f := range settingsFiles(env, ws.root) {
+			data, err := os.ReadFile(f.path)
 			if err != nil {
 				continue
 			}

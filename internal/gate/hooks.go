@@ -57,17 +57,6 @@ func wanted(bin string) []settings.Hook {
 	return out
 }
 
-// programs returns the distinct programs of hooks, in order.
-func programs(hooks []settings.Hook) []string {
-	var out []string
-	for _, h := range hooks {
-		if p := settings.Program(h.Command); !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // Where the hook commands live, as written into the settings.
 const (
 	projectBin = `"$CLAUDE_PROJECT_DIR"/bin`

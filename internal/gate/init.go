@@ -172,24 +172,20 @@ func writeStarter(env *cli.Env, root string) error {
 // every event.
 func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string) {
 	var missing []string
-	for _, p := range programs(want) {
-		if st, err := os.Stat(filepath.Join(binDir, p)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	for _, h := range want {
+		if p := settings.Program(h.Command); !executable(filepath.Join(binDir, p)) && !slices.Contains(missing, p) {
 			missing = append(missing, p)
 		}
 	}
 	if len(missing) == 0 {
 		return
 	}
-	shown := binDir
-	if r, ok := project.Rel(prefixRoot, binDir); ok {
-		shown = r
-	}
 	how := fmt.Sprintf(`GOBIN=%s go install ./cmd/...`, shellQuote(binDir))
 	if filepath.Base(binDir) == "bin" {
 		how = "make install PREFIX=" + shellQuote(filepath.Dir(binDir))
 	}
 	fmt.Fprintf(env.Stdout, "note: %s not in %s yet; from the stopgate source, run: %s\n",
-		strings.Join(missing, ", "), shown, how)
+		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), how)
 }
 
 // binPrefix returns the shell text Claude Code's hook commands start

@@ -149,37 +149,32 @@ type decisions struct {
 }
 
 func readDecisions(env *cli.Env, name string, args []string) (*decisions, error) {
-	ws, since, asJSON, err := logFlags(env, name, args)
+	fl := flags(name)
+	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	rest, err := parse(env, fl, args)
 	if err != nil {
 		return nil, err
 	}
+	if len(rest) > 0 {
+		return nil, usageError(name, fmt.Errorf("unexpected argument %q", rest[0]))
+	}
+	since, err := parseSince(*sinceFlag, time.Now())
+	if err != nil {
+		return nil, usageError(name, err)
+	}
+	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
 		return nil, err
 	}
-	noteSkipped(env, skipped)
+	if skipped > 0 {
+		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(skipped, "line", "lines"))
+	}
 	none := fmt.Sprintf("no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
-	return &decisions{records: records, asJSON: asJSON, none: none}, nil
-}
-
-func logFlags(env *cli.Env, name string, args []string) (ws workspace, since time.Time, asJSON bool, err error) {
-	fl := flags(name)
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
-	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
-	j := fl.Bool("json", false, "print JSON")
-	rest, err := parse(env, fl, args)
-	if err != nil {
-		return ws, since, false, err
-	}
-	if len(rest) > 0 {
-		return ws, since, false, usageError(name, fmt.Errorf("unexpected argument %q", rest[0]))
-	}
-	since, err = parseSince(*sinceFlag, time.Now())
-	if err != nil {
-		return ws, since, false, usageError(name, err)
-	}
-	return workspaceOf(env, *configFile), since, *j, nil
+	return &decisions{records: records, asJSON: *asJSON, none: none}, nil
 }
 
 // parseSince reads --since: a duration back from now (Go syntax, plus d
@@ -213,12 +208,6 @@ func sinceNote(since time.Time) string {
 		return ""
 	}
 	return " since " + since.Local().Format("2006-01-02 15:04:05")
-}
-
-func noteSkipped(env *cli.Env, n int) {
-	if n > 0 {
-		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(n, "line", "lines"))
-	}
 }
 
 // table writes rows in columns: the first, names, left-aligned, the

@@ -23,15 +23,17 @@ import (
 // confinement of validators (package stop) all take the protected set from
 // guard.ProjectSet, so they cannot disagree.
 
-// protectedSet is the project's protected set (guard.ProjectSet). cfg
-// may be nil, for a project without a readable config.
-func protectedSet(root, home, file string, cfg *config.Config, bins []string) *guard.Set {
+// wallRules returns the client's Edit deny rules for the project's
+// protected set (guard.ProjectSet), and whether that set is empty. cfg may
+// be nil, for a project without a readable config.
+func wallRules(root, home, file string, cfg *config.Config, bins []string) (rules []string, empty bool) {
 	var c *config.Compiled
+	stateDir := filepath.Join(root, config.DefaultStateDir)
 	if cfg != nil {
-		c = cfg.Compiled()
+		c, stateDir = cfg.Compiled(), cfg.StateDir()
 	}
 	set, _ := guard.ProjectSet(root, home, file, "", bins, c) // a parsed config has its runs
-	return set
+	return denyRules(set, root, home, stateDir), set.Empty()
 }
 
 // denyRules returns the client's Edit deny rules for set: a folder's rule
@@ -47,25 +49,14 @@ func denyRules(set *guard.Set, root, home, stateDir string) []string {
 	return out
 }
 
-// projectWall is what the wall of the project at root needs: its deny
-// rules, from the config when it can be read.
-func projectWall(env *cli.Env, root string, bins []string) (rules []string, off bool) {
-	file := filepath.Join(root, project.ConfigName)
-	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	set := protectedSet(root, env.Getenv("HOME"), file, cfg, bins)
-	stateDir := filepath.Join(root, config.DefaultStateDir)
-	if cfg != nil {
-		stateDir = cfg.StateDir()
-	}
-	return denyRules(set, root, env.Getenv("HOME"), stateDir), set.Empty()
-}
-
 // writeWall merges the sandbox settings and the deny rules into the
 // settings file at path (shown as name), as register merges hooks, and
 // says what it added, what the user's settings keep against the wall, and
 // what the machine lacks for it.
 func writeWall(env *cli.Env, root, path, name string, bins []string) error {
-	rules, off := projectWall(env, root, bins)
+	file := filepath.Join(root, project.ConfigName)
+	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
+	rules, off := wallRules(root, env.Getenv("HOME"), file, cfg, bins)
 	if off {
 		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
 		return nil
@@ -148,11 +139,17 @@ func missingTools(env *cli.Env) []string {
 
 func onPath(path, name string) bool {
 	for _, dir := range filepath.SplitList(path) {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		if executable(filepath.Join(dir, name)) {
 			return true
 		}
 	}
 	return false
+}
+
+// executable reports whether path is a file the client can run.
+func executable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // packages names the Debian packages of tools.
