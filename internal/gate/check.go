@@ -48,12 +48,8 @@ func runCheck(env *cli.Env, args []string) error {
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 	plugin := fl.String("plugin", "", "check the hooks of the plugin in `DIR` instead of .claude/settings.json")
 	clientName := fl.String("client", "", "check the hooks of the agent `CLIENT` only (claude, codex, gemini, copilot)")
-	rest, err := parse(env, fl, args)
-	if err != nil {
+	if err := parseFlags(env, fl, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError("check", fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	ws := workspaceOf(env, *configFile)
 
@@ -92,7 +88,11 @@ func runCheck(env *cli.Env, args []string) error {
 			errs++
 		}
 	}
-	clientNotes(env, clients)
+	for _, c := range clients {
+		for _, l := range c.limits { // what the client lacks that a stopgate feature needs
+			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, l)
+		}
+	}
 	if errs+warns == 0 {
 		if summary != "" {
 			summary = "; " + summary

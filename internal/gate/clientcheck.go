@@ -59,16 +59,6 @@ func capFinding(ws workspace, cfg *config.Config, c *agentClient) []finding {
 		hint: fmt.Sprintf("set max_blocks below %d", c.blockCap)}}
 }
 
-// clientNotes are what the checked clients lack that a stopgate feature
-// needs, printed under the findings.
-func clientNotes(env *cli.Env, cs []*agentClient) {
-	for _, c := range cs {
-		for _, l := range c.limits {
-			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, l)
-		}
-	}
-}
-
 // checkedClients are the clients `gate check` looks at: the one --client
 // names, or every client whose file the project has.
 func checkedClients(root, name string) ([]*agentClient, error) {
@@ -81,7 +71,7 @@ func checkedClients(root, name string) ([]*agentClient, error) {
 	}
 	var out []*agentClient
 	for _, c := range agentClients {
-		if c.registered(root) {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.file))); err == nil {
 			out = append(out, c)
 		}
 	}

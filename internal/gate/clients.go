@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -183,10 +182,4 @@ func (c *agentClient) lookup(data []byte, want []settings.Hook) ([]settings.Foun
 		return lookupCopilot(data, want)
 	}
 	return settings.Lookup(data, want)
-}
-
-// registered reports whether the client's file exists in the project.
-func (c *agentClient) registered(root string) bool {
-	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.file)))
-	return err == nil
 }

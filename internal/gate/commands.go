@@ -123,6 +123,15 @@ func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseFlags parses args for a command that takes flags only.
+func parseFlags(env *cli.Env, fl *flag.FlagSet, args []string) error {
+	rest, err := parse(env, fl, args)
+	if err == nil && len(rest) > 0 {
+		err = usageError(fl.Name(), fmt.Errorf("unexpected argument %q", rest[0]))
+	}
+	return err
+}
+
 // errHelp ends a command that printed its usage on request.
 var errHelp = &cli.ExitError{Code: 0}
 

@@ -34,12 +34,8 @@ func runInit(env *cli.Env, args []string) error {
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
 	bin := fl.String("bin", "bin", "the `DIR` holding the stopgate commands: relative to the project root, or absolute")
 	clientName := fl.String("client", "", "register with the agent `CLIENT` (claude, codex, gemini, copilot) in its own file")
-	rest, err := parse(env, fl, args)
-	if err != nil {
+	if err := parseFlags(env, fl, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError("init", fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	c, err := clientNamed(*clientName)
 	if err != nil {
@@ -57,7 +53,7 @@ func runInit(env *cli.Env, args []string) error {
 
 	// The wall is merged after the hooks: a file it would refuse is
 	// refused before either is written.
-	if err := wallReadable(filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile); err != nil {
+	if err := wallReadable(root); err != nil {
 		return err
 	}
 	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil, settings.Merge, "s"); err != nil {
@@ -66,7 +62,7 @@ func runInit(env *cli.Env, args []string) error {
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
-	if err := writeWall(env, root, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, []string{binDir}); err != nil {
+	if err := writeWall(env, root, []string{binDir}); err != nil {
 		return err
 	}
 	noteMissing(env, binDir, want, root)
@@ -268,7 +264,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
 	if _, err := os.Stat(filepath.Join(root, project.ConfigName)); err == nil {
-		if err := writeWall(env, root, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, []string{filepath.Join(dir, "bin")}); err != nil {
+		if err := writeWall(env, root, []string{filepath.Join(dir, "bin")}); err != nil {
 			return err
 		}
 	} else {

@@ -153,12 +153,8 @@ func readDecisions(env *cli.Env, name string, args []string) (*decisions, error)
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
 	asJSON := fl.Bool("json", false, "print JSON")
-	rest, err := parse(env, fl, args)
-	if err != nil {
+	if err := parseFlags(env, fl, args); err != nil {
 		return nil, err
-	}
-	if len(rest) > 0 {
-		return nil, usageError(name, fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	since, err := parseSince(*sinceFlag, time.Now())
 	if err != nil {

@@ -50,10 +50,11 @@ func denyRules(set *guard.Set, root, home, stateDir string) []string {
 }
 
 // writeWall merges the sandbox settings and the deny rules into the
-// settings file at path (shown as name), as register merges hooks, and
-// says what it added, what the user's settings keep against the wall, and
-// what the machine lacks for it.
-func writeWall(env *cli.Env, root, path, name string, bins []string) error {
+// project's .claude/settings.json, as register merges hooks, and says what
+// it added, what the user's settings keep against the wall, and what the
+// machine lacks for it.
+func writeWall(env *cli.Env, root string, bins []string) error {
+	path, name := filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile
 	file := filepath.Join(root, project.ConfigName)
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
 	rules, off := wallRules(root, env.Getenv("HOME"), file, cfg, bins)
@@ -80,7 +81,7 @@ func writeWall(env *cli.Env, root, path, name string, bins []string) error {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}
 	}
-	noteAgainst(env, root, name, st)
+	noteAgainst(env, root, st)
 	if missing := missingTools(env); len(missing) > 0 {
 		fmt.Fprintf(env.Stdout, "note: the OS sandbox needs %s, not installed here: until it is, the client refuses every Bash command (apt-get install %s)\n",
 			strings.Join(missing, " and "), strings.Join(packages(missing), " "))
@@ -92,9 +93,9 @@ func writeWall(env *cli.Env, root, path, name string, bins []string) error {
 // the file init wrote (st) or in the local settings, which init leaves
 // alone and which win over it. The user's settings lose to the project's,
 // where init has set every key.
-func noteAgainst(env *cli.Env, root, name string, st settings.WallStatus) {
+func noteAgainst(env *cli.Env, root string, st settings.WallStatus) {
 	for _, a := range st.Against() {
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", settingsFile, a)
 	}
 	for _, src := range settingsFiles(env, root)[1:2] {
 		data, err := os.ReadFile(src.path)
@@ -103,21 +104,21 @@ func noteAgainst(env *cli.Env, root, name string, st settings.WallStatus) {
 		}
 		if other, err := settings.InspectWall(data); err == nil {
 			for _, a := range other.Against() {
-				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", src.name, a, name)
+				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", src.name, a, settingsFile)
 			}
 		}
 	}
 }
 
-// wallReadable refuses a settings file whose sandbox or permissions the
-// wall could not be merged into, as writeWall would.
-func wallReadable(path, name string) error {
-	data, err := os.ReadFile(path)
+// wallReadable refuses a project's settings whose sandbox or permissions
+// the wall could not be merged into, as writeWall would.
+func wallReadable(root string) error {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(settingsFile)))
 	if err != nil {
 		return nil // missing: a new file; unreadable: register says so
 	}
 	if _, err := settings.InspectWall(data); err != nil {
-		return settingsError(name, err)
+		return settingsError(settingsFile, err)
 	}
 	return nil
 }
