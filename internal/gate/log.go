@@ -206,9 +206,16 @@ func sinceNote(since time.Time) string {
 	return " since " + since.Local().Format("2006-01-02 15:04:05")
 }
 
-// table writes rows in columns: the first, names, left-aligned, the
-// others, figures, right-aligned.
+// table writes rows in columns (aligned), two spaces apart.
 func table(w io.Writer, rows [][]string) {
+	for _, r := range aligned(rows) {
+		fmt.Fprintln(w, strings.Join(r, "  "))
+	}
+}
+
+// aligned pads each cell of rows to its column's width: the first column,
+// names, left-aligned, the others, figures, right-aligned.
+func aligned(rows [][]string) [][]string {
 	var widths []int
 	for _, r := range rows {
 		for i, cell := range r {
@@ -218,18 +225,18 @@ func table(w io.Writer, rows [][]string) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	for _, r := range rows {
-		var b strings.Builder
+	out := make([][]string, len(rows))
+	for j, r := range rows {
 		for i, cell := range r {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
 			if i == 0 {
-				b.WriteString(cell + pad)
+				out[j] = append(out[j], cell+pad)
 			} else {
-				b.WriteString("  " + pad + cell)
+				out[j] = append(out[j], pad+cell)
 			}
 		}
-		fmt.Fprintln(w, b.String())
 	}
+	return out
 }
 
 func rate(n, of int) string {

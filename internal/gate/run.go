@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -165,12 +164,13 @@ func knownPrompts(cfg *config.Config) string {
 func printRun(env *cli.Env, v *stop.Verdict) {
 	p := paletteFor(env)
 	w := env.Stdout
-	nameW, durW := 0, 0
+	var rows [][]string
 	for _, c := range v.Checks {
-		nameW = max(nameW, utf8.RuneCountInString(c.Validator.Name))
-		durW = max(durW, utf8.RuneCountInString(duration(c.Result.Duration)))
+		rows = append(rows, []string{c.Validator.Name, duration(c.Result.Duration)})
 	}
-	for _, c := range v.Checks {
+	// Padded before colouring: escape codes have no width on screen.
+	rows = aligned(rows)
+	for i, c := range v.Checks {
 		r := c.Result
 		mark := p.green("✔")
 		what := strings.Join(c.Prompts, ", ")
@@ -180,11 +180,7 @@ func printRun(env *cli.Env, v *stop.Verdict) {
 				what += ": " + r.Summary() // a file check's output says it all
 			}
 		}
-		// Pad before colouring: escape codes have no width on screen.
-		name := c.Validator.Name + strings.Repeat(" ", nameW-utf8.RuneCountInString(c.Validator.Name))
-		d := duration(r.Duration)
-		d = strings.Repeat(" ", durW-utf8.RuneCountInString(d)) + d
-		fmt.Fprintf(w, "%s %s  %s  %s\n", mark, name, p.dim(d), what)
+		fmt.Fprintf(w, "%s %s  %s  %s\n", mark, rows[i][0], p.dim(rows[i][1]), what)
 		if r.Passed {
 			continue
 		}

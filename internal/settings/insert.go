@@ -3,6 +3,7 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -96,8 +97,6 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 		return b.String()
 	}
 
-	var at int
-	var ins string
 	if len(c.members) == 0 && len(c.elems) == 0 {
 		// Replace the blank inside the brackets.
 		multi := bytes.ContainsRune(text[c.start:c.end], '\n') || parentMulti
@@ -106,24 +105,21 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 		if multi {
 			inner = "\n" + base + unit + inner + "\n" + base
 		}
-		out := append([]byte{}, text[:c.start+1]...)
-		out = append(out, inner...)
-		return append(out, text[c.end-1:]...)
+		return slices.Concat(text[:c.start+1], []byte(inner), text[c.end-1:])
 	}
-	l := layoutOf(text, c)
+	at := 0 // the end of the last item
 	if len(c.members) > 0 {
 		at = c.members[len(c.members)-1].val.end
 	} else {
 		at = c.elems[len(c.elems)-1].end
 	}
-	if l.multi {
+	var ins string
+	if l := layoutOf(text, c); l.multi {
 		ins = ",\n" + l.indent + item(l.indent, true)
 	} else {
 		ins = "," + map[bool]string{true: " ", false: ""}[spaced] + item("", false)
 	}
-	out := append([]byte{}, text[:at]...)
-	out = append(out, ins...)
-	return append(out, text[at:]...)
+	return slices.Concat(text[:at], []byte(ins), text[at:])
 }
 
 // lineIndent returns the blanks that start the line holding offset off.
