@@ -144,12 +144,13 @@ func settingsFiles(env *cli.Env, root string) []hookSource {
 // that each registered program exists; and that the gate's hook timeout
 // exceeds every validator's.
 func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string) []finding {
-	prefix, candidates := projectBin, settingsFiles(env, ws.root)
+	prefix, candidates, initCmd := projectBin, settingsFiles(env, ws.root), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)
 		file := filepath.Join(base, "hooks", "hooks.json")
 		prefix, candidates = pluginBin, []hookSource{{path: file, name: shown(env.Dir, file)}}
+		initCmd = `"gate init --plugin ` + shellQuote(plugin) + `"`
 	}
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
 	want := wanted(prefix)
@@ -171,7 +172,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	primary := candidates[0].name
 	if len(sources) == 0 {
 		return append(out, finding{loc: primary, msg: "does not exist: no stopgate hook is registered",
-			hint: `"` + initCommand(plugin) + `" registers them`})
+			hint: initCmd + " registers them"})
 	}
 
 	registered := make([]bool, len(want))
@@ -205,7 +206,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 				msg = h.String() + " is registered without " + uncovered[i]
 			}
 			out = append(out, finding{loc: primary, msg: msg,
-				hint: `"` + initCommand(plugin) + `" registers every stopgate hook and keeps the rest of the file`})
+				hint: initCmd + " registers every stopgate hook and keeps the rest of the file"})
 		}
 	}
 	out = dedupe(out)
@@ -292,13 +293,6 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) []finding
 	return []finding{{loc: loc, warning: true,
 		msg:  fmt.Sprintf("%s has a timeout of %ds, but validator %q may run for %s: the client would kill the gate first", fd.Hook.String(), fd.Timeout, longest.Name, longest.Timeout),
 		hint: "raise the hook's timeout above the longest validator timeout (gate init writes 600)"}}
-}
-
-func initCommand(plugin string) string {
-	if plugin != "" {
-		return "gate init --plugin " + shellQuote(plugin)
-	}
-	return "gate init"
 }
 
 // dedupe drops repeated findings: one missing program is reported once,

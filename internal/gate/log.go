@@ -38,11 +38,7 @@ func runLog(env *cli.Env, args []string) error {
 	for _, r := range records {
 		var checks []string
 		for _, c := range r.Checks {
-			mark := p.green("✔")
-			if !c.Passed {
-				mark = p.red("✘")
-			}
-			s := mark + " " + c.Name + " " + duration(c.Duration())
+			s := p.mark(c.Passed) + " " + c.Name + " " + duration(c.Duration())
 			if !c.Passed && c.Result != "failed" {
 				s += " (" + c.Result + ")"
 			}

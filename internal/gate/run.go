@@ -13,6 +13,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/stop"
 )
@@ -100,7 +101,7 @@ func runRun(env *cli.Env, args []string) error {
 		r := c.Result
 		out.Validators = append(out.Validators, validatorJSON{
 			Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
-			ExitCode: r.ExitCode, DurationMS: float64(r.Duration.Microseconds()) / 1000, Output: r.Output, Fix: c.Validator.Fix,
+			ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix,
 		})
 	}
 	if *asJSON {
@@ -172,15 +173,11 @@ func printRun(env *cli.Env, v *stop.Verdict) {
 	rows = aligned(rows)
 	for i, c := range v.Checks {
 		r := c.Result
-		mark := p.green("✔")
 		what := strings.Join(c.Prompts, ", ")
-		if !r.Passed {
-			mark = p.red("✘")
-			if r.Problem != "" || r.ExitCode > 0 {
-				what += ": " + r.Summary() // a file check's output says it all
-			}
+		if !r.Passed && (r.Problem != "" || r.ExitCode > 0) {
+			what += ": " + r.Summary() // a file check's output says it all
 		}
-		fmt.Fprintf(w, "%s %s  %s  %s\n", mark, rows[i][0], p.dim(rows[i][1]), what)
+		fmt.Fprintf(w, "%s %s  %s  %s\n", p.mark(r.Passed), rows[i][0], p.dim(rows[i][1]), what)
 		if r.Passed {
 			continue
 		}
