@@ -293,19 +293,18 @@ func distance(a, b string) int {
 // noteUnregistered adds a note when none of the settings files registers
 // detect for events: the mapping would arm, but nothing would tell it.
 func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
-	want := wanted(projectBin)
 	var relevant []settings.Hook
-	for _, h := range want {
+	for _, h := range wanted(projectBin) {
 		if settings.Program(h.Command) == hook.Detect && slices.Contains(events, h.Event) {
 			relevant = append(relevant, h)
 		}
 	}
-	for _, h := range relevant {
-		for _, f := range settingsFiles(env, ws.root) {
-			data, err := os.ReadFile(f.path)
-			if err != nil {
-				continue
-			}
+	for _, f := range settingsFiles(env, ws.root) {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			continue
+		}
+		for _, h := range relevant { // one at a time: a list of another event that is misshapen does not hide it
 			if found, err := settings.Lookup(data, []settings.Hook{h}); err == nil && found[0].Registered {
 				return
 			}

@@ -2,7 +2,6 @@ package gate
 
 import (
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,11 +25,7 @@ const opencodeFile = ".opencode/plugin/stopgate.js"
 // pluginText is the plugin for the commands in bin, written into it as a
 // JSON string, which JavaScript reads as the same string.
 func pluginText(bin string) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // a path reads in the file as it does in a terminal
-	enc.Encode(filepath.ToSlash(bin))
-	return strings.Replace(opencodePlugin, `"__BIN__"`, strings.TrimSuffix(b.String(), "\n"), 1)
+	return strings.Replace(opencodePlugin, `"__BIN__"`, settings.Quote(filepath.ToSlash(bin)), 1)
 }
 
 // initOpenCode writes the plugin, unless the file is there: a file that is

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -157,10 +158,7 @@ func executable(path string) bool {
 func packages(tools []string) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {
-		out[i] = map[string]string{"bwrap": "bubblewrap"}[t]
-		if out[i] == "" {
-			out[i] = t
-		}
+		out[i] = cmp.Or(map[string]string{"bwrap": "bubblewrap"}[t], t) // else the tool's own name
 	}
 	return out
 }

@@ -3,8 +3,8 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -90,7 +90,7 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 	item := func(indent string, multi bool) string {
 		var b strings.Builder
 		if key != "" {
-			b.WriteString(quote(key))
+			b.WriteString(Quote(key))
 			b.WriteString(colon(spaced || multi))
 		}
 		render(&b, v, multi, indent, unit, spaced || multi)
@@ -182,7 +182,7 @@ func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced b
 		b.WriteByte('{')
 		for i, f := range v {
 			sep(b, i, multi, indent+unit, spaced)
-			b.WriteString(quote(f.key))
+			b.WriteString(Quote(f.key))
 			b.WriteString(colon(spaced))
 			render(b, f.val, multi, indent+unit, unit, spaced)
 		}
@@ -197,11 +197,9 @@ func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced b
 		closer(b, len(v), multi, indent)
 		b.WriteByte(']')
 	case string:
-		b.WriteString(quote(v))
-	case int:
-		b.WriteString(strconv.Itoa(v))
-	case bool:
-		b.WriteString(strconv.FormatBool(v))
+		b.WriteString(Quote(v))
+	default: // int, bool
+		fmt.Fprint(b, v)
 	}
 }
 
@@ -230,9 +228,9 @@ func colon(spaced bool) string {
 	return ":"
 }
 
-// quote writes s as a JSON string without encoding/json's HTML escaping, so
+// Quote writes s as a JSON string without encoding/json's HTML escaping, so
 // a command reads the same in the file as in a terminal.
-func quote(s string) string {
+func Quote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
