@@ -153,13 +153,11 @@ func initClient(env *cli.Env, c *agentClient, bin string) error {
 		return nil
 	}
 	want := c.wanted(root, bin)
-	merge, initial, unit := settings.Merge, []byte(nil), "s"
+	merge, initial := settings.Merge, []byte(nil)
 	if c.native {
 		merge, initial = mergeCopilot, []byte(copilotNew)
 	}
-	if c.unit == 1000 {
-		unit = "ms"
-	}
+	unit := map[int]string{1: "s", 1000: "ms"}[c.unit]
 	if err := register(env, filepath.Join(root, filepath.FromSlash(c.file)), c.file, want, initial, merge, unit); err != nil {
 		return err
 	}

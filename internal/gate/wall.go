@@ -98,15 +98,14 @@ func noteAgainst(env *cli.Env, root string, st settings.WallStatus) {
 	for _, a := range st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", settingsFile, a)
 	}
-	for _, src := range settingsFiles(env, root)[1:2] {
-		data, err := os.ReadFile(src.path)
-		if err != nil {
-			continue
-		}
-		if other, err := settings.InspectWall(data); err == nil {
-			for _, a := range other.Against() {
-				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", src.name, a, settingsFile)
-			}
+	local := settingsFiles(env, root)[1]
+	data, err := os.ReadFile(local.path)
+	if err != nil {
+		return
+	}
+	if other, err := settings.InspectWall(data); err == nil {
+		for _, a := range other.Against() {
+			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", local.name, a, settingsFile)
 		}
 	}
 }

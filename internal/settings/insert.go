@@ -8,13 +8,6 @@ import (
 	"strings"
 )
 
-// insert adds h as a new matcher group: at the end of its event's list, or
-// as a new event, or as a new "hooks" object, whichever is missing. The
-// caller has checked the shapes with lookup.
-func insert(text []byte, root *node, h Hook) []byte {
-	return add(text, root, []string{"hooks", h.Event}, "", groupOf(h))
-}
-
 // add inserts v as the last item of the container at path below root: the
 // member key: v of an object, or with key "", an element of an array. The
 // containers of path that are missing are inserted around it. The caller
@@ -124,27 +117,23 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 
 // lineIndent returns the blanks that start the line holding offset off.
 func lineIndent(text []byte, off int) string {
-	start := bytes.LastIndexByte(text[:off], '\n') + 1
-	end := start
-	for end < len(text) && (text[end] == ' ' || text[end] == '\t') {
-		end++
-	}
-	return string(text[start:end])
+	return blanks(text[bytes.LastIndexByte(text[:off], '\n')+1:])
 }
 
 // indentUnit guesses one level of the file's indentation from its first
 // indented line; two spaces when nothing is indented.
 func indentUnit(text []byte) string {
 	for _, line := range bytes.Split(text, []byte("\n")) {
-		n := 0
-		for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
-			n++
-		}
-		if n > 0 && n < len(line) {
-			return string(line[:n])
+		if b := blanks(line); b != "" && len(b) < len(line) {
+			return b
 		}
 	}
 	return "  "
+}
+
+// blanks returns the spaces and tabs that b starts with.
+func blanks(b []byte) string {
+	return string(b[:len(b)-len(bytes.TrimLeft(b, " \t"))])
 }
 
 // spacedColons reports whether the file writes "key": value rather than

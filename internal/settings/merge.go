@@ -83,8 +83,10 @@ func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 		if f.Registered {
 			continue
 		}
+		// A new matcher group at the end of its event's list, or a new
+		// event, or a new "hooks" object, whichever is missing.
 		h.Matcher = f.Uncovered
-		text = insert(text, root, h)
+		text = add(text, root, []string{"hooks", h.Event}, "", groupOf(h))
 		added = append(added, h)
 	}
 	if len(added) == 0 {
