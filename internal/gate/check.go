@@ -301,12 +301,10 @@ func dedupe(fs []finding) []finding {
 	seen := map[string]bool{}
 	var out []finding
 	for _, f := range fs {
-		key := f.msg
-		if seen[key] {
-			continue
+		if !seen[f.msg] {
+			seen[f.msg] = true
+			out = append(out, f)
 		}
-		seen[key] = true
-		out = append(out, f)
 	}
 	return out
 }

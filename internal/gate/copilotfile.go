@@ -51,13 +51,9 @@ func parseCopilot(data []byte) (*copilotFile, error) {
 
 // posError is a settings.Error at the byte offset off of data.
 func posError(data []byte, off int64, msg string) *settings.Error {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	before := data[:off]
+	before := data[:min(int(off), len(data))]
 	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - bytes.LastIndexByte(before, '\n')
-	return &settings.Error{Line: line, Column: col, Msg: msg}
+	return &settings.Error{Line: line, Column: len(before) - bytes.LastIndexByte(before, '\n'), Msg: msg}
 }
 
 // lookupCopilot reports, for each wanted hook, whether the file runs its

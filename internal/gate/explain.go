@@ -39,11 +39,13 @@ func runExplain(env *cli.Env, args []string) error {
 		return err
 	}
 	arg := strings.Join(rest, " ")
+	_, statErr := os.Stat(absFrom(env.Dir, arg))
+	file := statErr == nil // a file that exists is read, whatever it looks like
 	var armed bool
 	switch {
-	case isCommand(env, arg):
+	case !file && isCommand(arg):
 		armed, err = explainCommand(env, ws, cfg, hook.SlashCommand(arg))
-	case isKey(env, cfg, arg):
+	case !file && isKey(cfg, arg):
 		armed = explainKey(env, ws, cfg, arg)
 	default:
 		armed, err = explainPath(env, ws, cfg, arg)
@@ -58,24 +60,16 @@ func runExplain(env *cli.Env, args []string) error {
 }
 
 // isCommand tells "/joke" from "/abs/path/joke.md": a command is one word
-// after the slash, and not a file that exists.
-func isCommand(env *cli.Env, arg string) bool {
+// after the slash.
+func isCommand(arg string) bool {
 	name := hook.SlashCommand(arg)
-	if name == "" || strings.Contains(name, "/") {
-		return false
-	}
-	_, err := os.Stat(absFrom(env.Dir, arg))
-	return err != nil
+	return name != "" && !strings.Contains(name, "/")
 }
 
 // isKey tells a key ("git/commit", "myplugin:review") from a path: a key
-// is mapped, or has no extension, and is not a file that exists.
-func isKey(env *cli.Env, cfg *config.Config, arg string) bool {
-	if cfg.Mapping(arg) == nil && (path.Ext(arg) != "" || strings.ContainsAny(arg, " \t")) {
-		return false
-	}
-	_, err := os.Stat(absFrom(env.Dir, arg))
-	return err != nil
+// is mapped, or has no extension and no blanks.
+func isKey(cfg *config.Config, arg string) bool {
+	return cfg.Mapping(arg) != nil || path.Ext(arg) == "" && !strings.ContainsAny(arg, " \t")
 }
 
 func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) (bool, error) {

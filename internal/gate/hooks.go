@@ -49,10 +49,9 @@ var handles = map[string][]string{
 func wanted(bin string) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
-		if !slices.Contains(handles[r.program], r.event) {
-			continue
+		if slices.Contains(handles[r.program], r.event) {
+			out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: bin + "/" + r.program, Timeout: r.timeout})
 		}
-		out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: bin + "/" + r.program, Timeout: r.timeout})
 	}
 	return out
 }

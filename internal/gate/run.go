@@ -128,8 +128,8 @@ func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) (
 	// Judged by detect's own code, symlinks and all.
 	var maps []*config.Mapping
 	var err error
-	if name := hook.SlashCommand(arg); name != "" && !strings.Contains(name, "/") {
-		maps, err = cfg.Compiled().MatchCommand(name)
+	if isCommand(arg) {
+		maps, err = cfg.Compiled().MatchCommand(hook.SlashCommand(arg))
 	} else {
 		maps, err = cfg.Compiled().MatchRead(readPath(env.Dir, arg))
 	}
