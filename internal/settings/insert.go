@@ -19,7 +19,8 @@ func add(text []byte, root *node, path []string, key string, v any) []byte {
 		if next == nil {
 			return appendItem(text, c, multi, name, nest(path[i+1:], key, v))
 		}
-		c, multi = next, layoutOf(text, c).multi
+		multi, _ = layoutOf(text, c)
+		c = next
 	}
 	return appendItem(text, c, multi, key, v)
 }
@@ -50,15 +51,10 @@ func groupOf(h Hook) object {
 	return object{{"matcher", h.Matcher}, {"hooks", array{cmd}}}
 }
 
-// layout is how a container is written: one item per line, and with what
-// indentation, or all on one line.
-type layout struct {
-	multi  bool
-	indent string // of the items, when multi
-}
-
-// layoutOf reads the layout of a non-empty container from its first item.
-func layoutOf(text []byte, c *node) layout {
+// layoutOf reads how a container is written, from its first item: one
+// item per line (multi), and with what indentation, or all on one line. An
+// empty one is multi when its brackets are on lines of their own.
+func layoutOf(text []byte, c *node) (multi bool, indent string) {
 	first := -1
 	switch {
 	case len(c.members) > 0:
@@ -66,12 +62,12 @@ func layoutOf(text []byte, c *node) layout {
 	case len(c.elems) > 0:
 		first = c.elems[0].start
 	default:
-		return layout{multi: bytes.ContainsRune(text[c.start:c.end], '\n')}
+		return bytes.ContainsRune(text[c.start:c.end], '\n'), ""
 	}
 	if !bytes.ContainsRune(text[c.start:first], '\n') {
-		return layout{}
+		return false, ""
 	}
-	return layout{multi: true, indent: lineIndent(text, first)}
+	return true, lineIndent(text, first)
 }
 
 // appendItem inserts a member key: v (or, with key "", the element v) as the
@@ -107,8 +103,8 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 		at = c.elems[len(c.elems)-1].end
 	}
 	var ins string
-	if l := layoutOf(text, c); l.multi {
-		ins = ",\n" + l.indent + item(l.indent, true)
+	if multi, indent := layoutOf(text, c); multi {
+		ins = ",\n" + indent + item(indent, true)
 	} else {
 		ins = "," + map[bool]string{true: " ", false: ""}[spaced] + item("", false)
 	}
