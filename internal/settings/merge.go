@@ -120,9 +120,6 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 	uncovered := tools(h.Matcher)
 	if list != nil {
 		for _, g := range list.elems {
-			if g.kind != '{' {
-				continue
-			}
 			cmd := commandRunning(g, prog)
 			if cmd == nil {
 				continue
@@ -153,16 +150,14 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 	return f, nil
 }
 
-// commandRunning returns the first hook of group g whose command runs prog.
+// commandRunning returns the first hook of group g whose command runs
+// prog; a group or hook of another shape than the client's runs nothing.
 func commandRunning(g *node, prog string) *node {
 	hs := g.get("hooks")
 	if hs == nil || hs.kind != '[' {
 		return nil
 	}
 	for _, h := range hs.elems {
-		if h.kind != '{' {
-			continue
-		}
 		if c := h.get("command"); c != nil && c.kind == '"' && Program(c.str) == prog {
 			return h
 		}

@@ -24,14 +24,14 @@ type member struct {
 	val      *node
 }
 
-// get returns the value of key, nil when n is not an object or has no
-// key; with duplicate keys the last wins, as it does for the client's JSON
-// parser.
+// get returns the value of key, nil when n is missing (nil), not an
+// object, or without key; with duplicate keys the last wins, as it does
+// for the client's JSON parser.
 func (n *node) get(key string) *node {
-	var v *node
 	if n == nil {
 		return nil
 	}
+	var v *node
 	for _, m := range n.members {
 		if m.key == key {
 			v = m.val

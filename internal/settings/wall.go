@@ -72,17 +72,15 @@ func inspectWall(text []byte, root *node) (WallStatus, error) {
 	if err := expect(text, deny, '[', `"permissions.deny"`, "an array of rules"); err != nil {
 		return st, err
 	}
-	if sb != nil {
-		for _, k := range wallKeys {
-			if v := sb.get(k.key); v != nil {
-				st.Set[k.key] = v.kind == 'v' && v.str == "true"
-				st.Line[k.key], _ = position(text, v.start)
-			}
+	for _, k := range wallKeys {
+		if v := sb.get(k.key); v != nil {
+			st.Set[k.key] = v.kind == 'v' && v.str == "true"
+			st.Line[k.key], _ = position(text, v.start)
 		}
-		if ex := sb.get("excludedCommands"); ex != nil && ex.kind == '[' {
-			for _, e := range ex.elems {
-				st.Excluded = append(st.Excluded, e.str)
-			}
+	}
+	if ex := sb.get("excludedCommands"); ex != nil && ex.kind == '[' {
+		for _, e := range ex.elems {
+			st.Excluded = append(st.Excluded, e.str)
 		}
 	}
 	if deny != nil {
