@@ -102,13 +102,11 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 	} else {
 		at = c.elems[len(c.elems)-1].end
 	}
-	var ins string
-	if multi, indent := layoutOf(text, c); multi {
-		ins = ",\n" + indent + item(indent, true)
-	} else {
-		ins = "," + map[bool]string{true: " ", false: ""}[spaced] + item("", false)
-	}
-	return slices.Concat(text[:at], []byte(ins), text[at:])
+	var ins strings.Builder
+	multi, indent := layoutOf(text, c)
+	sep(&ins, 1, multi, indent, spaced) // as after any item but the first
+	ins.WriteString(item(indent, multi))
+	return slices.Concat(text[:at], []byte(ins.String()), text[at:])
 }
 
 // lineIndent returns the blanks that start the line holding offset off.
@@ -188,6 +186,8 @@ func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced b
 	}
 }
 
+// sep writes what comes before item i of a container: the comma after an
+// earlier item, then a new line and the indent, or a space when spaced.
 func sep(b *strings.Builder, i int, multi bool, indent string, spaced bool) {
 	if i > 0 {
 		b.WriteByte(',')
