@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -129,25 +130,16 @@ func renderCopilot(f *copilotFile) []byte {
 	events := slices.SortedFunc(maps.Keys(f.Hooks), func(a, b string) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
 	})
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\n  \"version\": %d,\n  \"hooks\": {", f.Version)
+	lists := make([]string, len(events))
 	for i, e := range events {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		key, _ := json.Marshal(e)
-		fmt.Fprintf(&b, "\n    %s: [", key)
+		cmds := make([]string, len(f.Hooks[e]))
 		for j, raw := range f.Hooks[e] {
-			if j > 0 {
-				b.WriteString(",")
-			}
 			var c bytes.Buffer
 			json.Compact(&c, raw)
-			b.WriteString("\n      ")
-			b.Write(c.Bytes())
+			cmds[j] = "\n      " + c.String()
 		}
-		b.WriteString("\n    ]")
+		key, _ := json.Marshal(e)
+		lists[i] = fmt.Sprintf("\n    %s: [%s\n    ]", key, strings.Join(cmds, ","))
 	}
-	b.WriteString("\n  }\n}\n")
-	return b.Bytes()
+	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"hooks\": {%s\n  }\n}\n", f.Version, strings.Join(lists, ","))
 }

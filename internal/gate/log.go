@@ -165,8 +165,11 @@ func readDecisions(env *cli.Env, name string, args []string) (*decisions, error)
 	if skipped > 0 {
 		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(skipped, "line", "lines"))
 	}
-	none := fmt.Sprintf("no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
-	return &decisions{records: records, asJSON: *asJSON, none: none}, nil
+	none := "no gate decisions in " + ws.rel(dir) + "/" + outcome.FileName
+	if !since.IsZero() {
+		none += " since " + since.Local().Format("2006-01-02 15:04:05")
+	}
+	return &decisions{records: records, asJSON: *asJSON, none: none + "\n"}, nil
 }
 
 // parseSince reads --since: a duration back from now (Go syntax, plus d
@@ -193,13 +196,6 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("--since %q is neither a duration (90m, 24h, 7d) nor a date (2006-01-02)", s)
-}
-
-func sinceNote(since time.Time) string {
-	if since.IsZero() {
-		return ""
-	}
-	return " since " + since.Local().Format("2006-01-02 15:04:05")
 }
 
 // table writes rows in columns (aligned), two spaces apart.
