@@ -20,22 +20,21 @@ func runLog(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	records := d.records
 	if d.asJSON {
 		enc := json.NewEncoder(env.Stdout)
-		for _, r := range records {
+		for _, r := range d.records {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if len(records) == 0 {
+	if len(d.records) == 0 {
 		fmt.Fprint(env.Stdout, d.none)
 		return nil
 	}
 	p := paletteFor(env)
-	for _, r := range records {
+	for _, r := range d.records {
 		var checks []string
 		for _, c := range r.Checks {
 			s := p.mark(c.Passed) + " " + c.Name + " " + duration(c.Duration())
@@ -124,11 +123,10 @@ func runStats(env *cli.Env, args []string) error {
 	fmt.Fprintln(w)
 
 	var slow []string
-	for i, v := range st.Slowest() {
-		if i == 5 {
-			break
+	for _, v := range st.Slowest() {
+		if len(slow) < 5 {
+			slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
 		}
-		slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
 	}
 	if len(slow) > 0 {
 		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(slow, ", "))

@@ -53,10 +53,6 @@ func InspectWall(data []byte) (WallStatus, error) {
 	if err != nil {
 		return WallStatus{}, err
 	}
-	return inspectWall(text, root)
-}
-
-func inspectWall(text []byte, root *node) (WallStatus, error) {
 	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
 	if err := expect(text, root, '{', "settings", "an object"); err != nil {
 		return st, err
@@ -100,20 +96,16 @@ func inspectWall(text []byte, root *node) (WallStatus, error) {
 // returned status reports. added names what was inserted ("sandbox.enabled",
 // "Edit(/mappings.toml)"); none means data is returned unchanged.
 func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
+	if st, err = InspectWall(data); err != nil {
+		return nil, nil, st, err
+	}
 	text := normalize(data)
-	root, err := parse(text)
-	if err != nil {
-		return nil, nil, st, err
-	}
-	if st, err = inspectWall(text, root); err != nil {
-		return nil, nil, st, err
-	}
 	// One insertion at a time, each on a fresh parse, as Merge does.
 	for _, k := range wallKeys {
 		if _, ok := st.Set[k.key]; ok {
 			continue
 		}
-		root, _ = parse(text)
+		root, _ := parse(text)
 		text = add(text, root, []string{"sandbox"}, k.key, k.want)
 		added = append(added, "sandbox."+k.key)
 	}
@@ -121,7 +113,7 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallS
 		if slices.Contains(st.Deny, rule) {
 			continue
 		}
-		root, _ = parse(text)
+		root, _ := parse(text)
 		text = add(text, root, []string{"permissions", "deny"}, "", rule)
 		st.Deny = append(st.Deny, rule)
 		added = append(added, rule)
