@@ -1,12 +1,13 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,12 +48,8 @@ func runCheck(env *cli.Env, args []string) error {
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 	plugin := fl.String("plugin", "", "check the hooks of the plugin in `DIR` instead of .claude/settings.json")
 	clientName := fl.String("client", "", "check the hooks of the agent `CLIENT` only (claude, codex, gemini, copilot)")
-	rest, err := parse(env, fl, args)
-	if err != nil {
+	if err := parseFlags(env, fl, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError("check", fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	ws := workspaceOf(env, *configFile)
 
@@ -91,7 +88,11 @@ func runCheck(env *cli.Env, args []string) error {
 			errs++
 		}
 	}
-	clientNotes(env, clients)
+	for _, c := range clients {
+		for _, l := range c.limits { // what the client lacks that a stopgate feature needs
+			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, l)
+		}
+	}
 	if errs+warns == 0 {
 		if summary != "" {
 			summary = "; " + summary
@@ -143,15 +144,15 @@ func settingsFiles(env *cli.Env, root string) []hookSource {
 // that each registered program exists; and that the gate's hook timeout
 // exceeds every validator's.
 func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string) []finding {
-	prefix := projectBin
-	var candidates []hookSource
+	prefix, candidates, initCmd := projectBin, settingsFiles(env, ws.root), `"gate init"`
+	base := ws.root // where programs are shown from, and the plugin's root
 	if plugin != "" {
-		prefix = pluginBin
-		dir := absFrom(env.Dir, plugin)
-		candidates = []hookSource{{path: filepath.Join(dir, "hooks", "hooks.json"), name: shown(env.Dir, filepath.Join(dir, "hooks", "hooks.json"))}}
-	} else {
-		candidates = settingsFiles(env, ws.root)
+		base = absFrom(env.Dir, plugin)
+		file := filepath.Join(base, "hooks", "hooks.json")
+		prefix, candidates = pluginBin, []hookSource{{path: file, name: shown(env.Dir, file)}}
+		initCmd = `"gate init --plugin ` + shellQuote(plugin) + `"`
 	}
+	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
 	want := wanted(prefix)
 
 	var out []finding
@@ -171,7 +172,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	primary := candidates[0].name
 	if len(sources) == 0 {
 		return append(out, finding{loc: primary, msg: "does not exist: no stopgate hook is registered",
-			hint: `"` + initCommand(plugin) + `" registers them`})
+			hint: initCmd + " registers them"})
 	}
 
 	registered := make([]bool, len(want))
@@ -181,12 +182,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 		found, err := settings.Lookup(src.data, want)
 		if err != nil {
 			unreadable = true
-			f := finding{loc: src.name, msg: err.Error(), hint: "Claude Code cannot read this file either: fix it by hand"}
-			var se *settings.Error
-			if errors.As(err, &se) {
-				f.loc, f.msg = fmt.Sprintf("%s:%d:%d", src.name, se.Line, se.Column), se.Msg
-			}
-			out = append(out, f)
+			out = append(out, fileError(src.name, "Claude Code", err))
 			continue
 		}
 		for i, fd := range found {
@@ -198,12 +194,8 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 			}
 			registered[i] = true
 			loc := fmt.Sprintf("%s:%d", src.name, fd.Line)
-			if f, bad := programFinding(env, ws, fd, loc, plugin); bad {
-				out = append(out, f)
-			}
-			if f, bad := timeoutFinding(cfg, fd, loc); bad {
-				out = append(out, f)
-			}
+			out = append(out, programFinding(env, fd.Command, loc, base, vars)...)
+			out = append(out, timeoutFinding(cfg, fd, loc)...)
 		}
 	}
 	for i, h := range want {
@@ -214,12 +206,23 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 				msg = h.String() + " is registered without " + uncovered[i]
 			}
 			out = append(out, finding{loc: primary, msg: msg,
-				hint: `"` + initCommand(plugin) + `" registers every stopgate hook and keeps the rest of the file`})
+				hint: initCmd + " registers every stopgate hook and keeps the rest of the file"})
 		}
 	}
 	out = dedupe(out)
 	sortByLocation(out)
 	return out
+}
+
+// fileError is the finding of a hook file that does not parse, or is not
+// shaped as the client expects, at the line and column it names.
+func fileError(name, client string, err error) finding {
+	f := finding{loc: name, msg: err.Error(), hint: client + " cannot read this file either: fix it by hand"}
+	var se *settings.Error
+	if errors.As(err, &se) {
+		f.loc, f.msg = fmt.Sprintf("%s:%d:%d", name, se.Line, se.Column), se.Msg
+	}
+	return f
 }
 
 // sortByLocation orders findings by file, the files in the order they were
@@ -233,13 +236,10 @@ func sortByLocation(fs []finding) {
 			rank[file] = len(rank)
 		}
 	}
-	sort.SliceStable(fs, func(i, j int) bool {
-		fi, li := splitLoc(fs[i].loc)
-		fj, lj := splitLoc(fs[j].loc)
-		if fi != fj {
-			return rank[fi] < rank[fj]
-		}
-		return li < lj
+	slices.SortStableFunc(fs, func(a, b finding) int {
+		fa, la := splitLoc(a.loc)
+		fb, lb := splitLoc(b.loc)
+		return cmp.Or(cmp.Compare(rank[fa], rank[fb]), cmp.Compare(la, lb))
 	})
 }
 
@@ -252,43 +252,32 @@ func splitLoc(loc string) (file string, line int) {
 }
 
 // programFinding warns when a registered hook's program is not where its
-// command says: the client would fail it on every event.
-func programFinding(env *cli.Env, ws workspace, fd settings.Found, loc, plugin string) (finding, bool) {
-	word := settings.FirstWord(fd.Command)
-	base := ws.root
-	if plugin != "" {
-		base = absFrom(env.Dir, plugin)
-	}
-	path := os.Expand(word, func(v string) string {
-		switch v {
-		case "CLAUDE_PROJECT_DIR":
-			return ws.root
-		case "CLAUDE_PLUGIN_ROOT":
-			return base
+// command says: the client would fail it on every event. vars are the
+// variables the client sets for a hook; any other is read from the
+// environment. The program is shown relative to base.
+func programFinding(env *cli.Env, command, loc, base string, vars map[string]string) []finding {
+	path := os.Expand(settings.FirstWord(command), func(v string) string {
+		if s, ok := vars[v]; ok {
+			return s
 		}
 		return env.Getenv(v)
 	})
 	if !filepath.IsAbs(path) {
-		return finding{}, false // on $PATH, or relative to where the client runs: not ours to judge
+		return nil // on $PATH, or relative to where the client runs: not ours to judge
 	}
-	st, err := os.Stat(path)
-	if err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-		return finding{}, false
+	if executable(path) {
+		return nil
 	}
-	shownPath := path
-	if r, ok := project.Rel(base, path); ok {
-		shownPath = r
-	}
-	how := "build it: make install PREFIX=" + shellQuote(filepath.Dir(filepath.Dir(path))) + " in the stopgate source"
-	return finding{loc: loc, warning: true, msg: fmt.Sprintf("hook program %s is missing or not executable", shownPath), hint: how}, true
+	return []finding{{loc: loc, warning: true, msg: fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, path)),
+		hint: "build it: make install PREFIX=" + shellQuote(filepath.Dir(filepath.Dir(path))) + " in the stopgate source"}}
 }
 
 // timeoutFinding warns when the gate's hook timeout does not exceed a
 // validator's: the client would kill the gate before the validator's own
 // timeout could report.
-func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) (finding, bool) {
+func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) []finding {
 	if cfg == nil || fd.Timeout <= 0 || settings.Program(fd.Command) != hook.Gate {
-		return finding{}, false
+		return nil
 	}
 	limit := time.Duration(fd.Timeout) * time.Second
 	var longest *config.Validator
@@ -299,18 +288,11 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) (finding,
 		}
 	}
 	if longest == nil || longest.Timeout < limit {
-		return finding{}, false
+		return nil
 	}
-	return finding{loc: loc, warning: true,
+	return []finding{{loc: loc, warning: true,
 		msg:  fmt.Sprintf("%s has a timeout of %ds, but validator %q may run for %s: the client would kill the gate first", fd.Hook.String(), fd.Timeout, longest.Name, longest.Timeout),
-		hint: "raise the hook's timeout above the longest validator timeout (gate init writes 600)"}, true
-}
-
-func initCommand(plugin string) string {
-	if plugin != "" {
-		return "gate init --plugin " + shellQuote(plugin)
-	}
-	return "gate init"
+		hint: "raise the hook's timeout above the longest validator timeout (gate init writes 600)"}}
 }
 
 // dedupe drops repeated findings: one missing program is reported once,
@@ -319,12 +301,10 @@ func dedupe(fs []finding) []finding {
 	seen := map[string]bool{}
 	var out []finding
 	for _, f := range fs {
-		key := f.msg
-		if seen[key] {
-			continue
+		if !seen[f.msg] {
+			seen[f.msg] = true
+			out = append(out, f)
 		}
-		seen[key] = true
-		out = append(out, f)
 	}
 	return out
 }

@@ -1,10 +1,7 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -23,10 +20,15 @@ type agentClient struct {
 	title  string
 	file   string // the project file the hooks go in, slash-separated
 	native bool   // Copilot's native file, not Claude Code's shape
-	prefix func(root, bin string) string
+	// projectVar is the variable the client sets to the project root, which
+	// hook commands start from; "": none, they name the bin dir absolute.
+	projectVar string
 	// unit multiplies a timeout in seconds into the file's unit.
 	unit  int
-	hooks []clientHook
+	hooks []registration
+	// eventFlag: each hook command names its event (--event), which the
+	// client's input does not.
+	eventFlag bool
 	// blockCap is the consecutive blocks after which the client lets the
 	// agent stop anyway; 0: no cap, max_blocks alone ends a loop.
 	blockCap int
@@ -35,25 +37,17 @@ type agentClient struct {
 	plugin   bool     // registered by a plugin file, not hook entries (OpenCode)
 }
 
-// clientHook is one registration: a program for a client's event.
-type clientHook struct {
-	event, matcher, program string
-	timeout                 int // seconds
-	stdinEvent              bool
-}
-
 var agentClients = []*agentClient{
 	{
 		name: dialect.Codex, title: "Codex", file: ".codex/hooks.json", unit: 1,
-		prefix: absoluteBin,
-		hooks: []clientHook{
-			{event: "PostToolUse", matcher: "Bash", program: hook.Detect, timeout: 10}, // reads are shell commands
-			{event: "UserPromptSubmit", program: hook.Detect, timeout: 10},
-			{event: "PreToolUse", matcher: "Bash|apply_patch", program: hook.Detect, timeout: 10},
-			{event: "Stop", program: hook.Gate, timeout: 600},
-			{event: "SubagentStop", program: hook.Gate, timeout: 600},
-			{event: "UserPromptSubmit", program: hook.Testhook, timeout: 10},
-			{event: "Stop", program: hook.Testhook, timeout: 600},
+		hooks: []registration{
+			{"PostToolUse", "Bash", hook.Detect, 10}, // reads are shell commands
+			{"UserPromptSubmit", "", hook.Detect, 10},
+			{"PreToolUse", "Bash|apply_patch", hook.Detect, 10},
+			{"Stop", "", hook.Gate, 600},
+			{"SubagentStop", "", hook.Gate, 600},
+			{"UserPromptSubmit", "", hook.Testhook, 10},
+			{"Stop", "", hook.Testhook, 600},
 		},
 		trust: "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
 		limits: []string{
@@ -63,14 +57,14 @@ var agentClients = []*agentClient{
 	},
 	{
 		name: dialect.Gemini, title: "Gemini CLI", file: ".gemini/settings.json", unit: 1000,
-		prefix: envBin("GEMINI_PROJECT_DIR"),
-		hooks: []clientHook{
-			{event: "AfterTool", matcher: "read_file|read_many_files", program: hook.Detect, timeout: 10},
-			{event: "BeforeAgent", program: hook.Detect, timeout: 10},
-			{event: "BeforeTool", matcher: "write_file|replace|run_shell_command", program: hook.Detect, timeout: 10},
-			{event: "AfterAgent", program: hook.Gate, timeout: 600},
-			{event: "BeforeAgent", program: hook.Testhook, timeout: 10},
-			{event: "AfterAgent", program: hook.Testhook, timeout: 600},
+		projectVar: "GEMINI_PROJECT_DIR",
+		hooks: []registration{
+			{"AfterTool", "read_file|read_many_files", hook.Detect, 10},
+			{"BeforeAgent", "", hook.Detect, 10},
+			{"BeforeTool", "write_file|replace|run_shell_command", hook.Detect, 10},
+			{"AfterAgent", "", hook.Gate, 600},
+			{"BeforeAgent", "", hook.Testhook, 10},
+			{"AfterAgent", "", hook.Testhook, 600},
 		},
 		trust: "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs need --skip-trust or GEMINI_CLI_TRUST_WORKSPACE=true)",
 		limits: []string{
@@ -82,18 +76,19 @@ var agentClients = []*agentClient{
 	},
 	{
 		name: dialect.Copilot, title: "Copilot CLI", file: ".github/hooks/stopgate.json", unit: 1, native: true,
-		prefix: envBin("COPILOT_PROJECT_DIR"),
-		hooks: []clientHook{
-			{event: "postToolUse", program: hook.Detect, timeout: 10, stdinEvent: true},
-			{event: "userPromptSubmitted", program: hook.Detect, timeout: 10, stdinEvent: true},
-			{event: "preToolUse", program: hook.Detect, timeout: 10, stdinEvent: true},
-			{event: "agentStop", program: hook.Gate, timeout: 600, stdinEvent: true},
-			{event: "subagentStop", program: hook.Gate, timeout: 600, stdinEvent: true},
-			{event: "userPromptSubmitted", program: hook.Testhook, timeout: 10, stdinEvent: true},
-			{event: "agentStop", program: hook.Testhook, timeout: 600, stdinEvent: true},
+		projectVar: "COPILOT_PROJECT_DIR",
+		hooks: []registration{
+			{"postToolUse", "", hook.Detect, 10},
+			{"userPromptSubmitted", "", hook.Detect, 10},
+			{"preToolUse", "", hook.Detect, 10},
+			{"agentStop", "", hook.Gate, 600},
+			{"subagentStop", "", hook.Gate, 600},
+			{"userPromptSubmitted", "", hook.Testhook, 10},
+			{"agentStop", "", hook.Testhook, 600},
 		},
-		blockCap: 8,
-		trust:    "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",
+		eventFlag: true,
+		blockCap:  8,
+		trust:     "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",
 		limits: []string{
 			"Copilot CLI lets the agent stop after 8 consecutive blocks: keep max_blocks below 8",
 			"Copilot CLI ignores exit code 2: stopgate answers with JSON only",
@@ -102,8 +97,7 @@ var agentClients = []*agentClient{
 	},
 	{
 		name: dialect.OpenCode, title: "OpenCode", file: opencodeFile, unit: 1, plugin: true,
-		prefix: absoluteBin,
-		trust:  "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
+		trust: "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
 		limits: []string{
 			"OpenCode has no command hooks: the plugin in .opencode/plugin/stopgate.js runs detect and gate; session.idle cannot refuse a stop, so a block is sent back as the session's next prompt",
 			"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
@@ -129,39 +123,16 @@ func clientNamed(name string) (*agentClient, error) {
 // wanted returns the hooks to register, commands under bin, timeouts in
 // the file's unit.
 func (c *agentClient) wanted(root, bin string) []settings.Hook {
-	prefix := c.prefix(root, bin)
+	prefix, _ := varBin(c.projectVar, root, bin)
 	var out []settings.Hook
 	for _, h := range c.hooks {
 		cmd := prefix + "/" + h.program + " --client " + c.name
-		if h.stdinEvent {
+		if c.eventFlag {
 			cmd += " --event " + h.event
 		}
 		out = append(out, settings.Hook{Event: h.event, Matcher: h.matcher, Command: cmd, Timeout: h.timeout * c.unit})
 	}
 	return out
-}
-
-// absoluteBin is the bin dir as an absolute path: the client sets no
-// project variable a hook command could start from.
-func absoluteBin(root, bin string) string {
-	if !filepath.IsAbs(bin) {
-		bin = filepath.Join(root, bin)
-	}
-	return shellQuote(filepath.Clean(bin))
-}
-
-// envBin is the bin dir under the project variable the client sets.
-func envBin(v string) func(root, bin string) string {
-	return func(root, bin string) string {
-		if filepath.IsAbs(bin) {
-			return shellQuote(filepath.Clean(bin))
-		}
-		rel := filepath.ToSlash(filepath.Clean(bin))
-		if rel == "." {
-			return `"$` + v + `"`
-		}
-		return `"$` + v + `"/` + shellQuote(rel)
-	}
 }
 
 // initClient is `gate init --client NAME`: the hooks merged into the
@@ -182,14 +153,12 @@ func initClient(env *cli.Env, c *agentClient, bin string) error {
 		return nil
 	}
 	want := c.wanted(root, bin)
-	path := filepath.Join(root, filepath.FromSlash(c.file))
-	var err error
+	merge, initial := settings.Merge, []byte(nil)
 	if c.native {
-		err = registerCopilot(env, c, path, want)
-	} else {
-		err = registerShaped(env, c, path, want)
+		merge, initial = mergeCopilot, []byte(copilotNew)
 	}
-	if err != nil {
+	unit := map[int]string{1: "s", 1000: "ms"}[c.unit]
+	if err := register(env, filepath.Join(root, filepath.FromSlash(c.file)), c.file, want, initial, merge, unit); err != nil {
 		return err
 	}
 	if err := writeStarter(env, root); err != nil {
@@ -204,44 +173,11 @@ func initClient(env *cli.Env, c *agentClient, bin string) error {
 	return nil
 }
 
-// registerShaped merges want into a file shaped like Claude Code's
-// settings (package settings: only inserts, idempotent, atomic).
-func registerShaped(env *cli.Env, c *agentClient, path string, want []settings.Hook) error {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+// lookup reads the client's file: Claude Code's shape (package settings),
+// or Copilot CLI's own.
+func (c *agentClient) lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
+	if c.native {
+		return lookupCopilot(data, want)
 	}
-	out, added, err := settings.Merge(data, want)
-	if err != nil {
-		return settingsError(c.file, err)
-	}
-	if len(added) > 0 {
-		if err := settings.WriteFile(path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", c.file, err)
-		}
-	}
-	c.report(env, added)
-	return nil
-}
-
-// report says what registration added, timeouts in the file's unit.
-func (c *agentClient) report(env *cli.Env, added []settings.Hook) {
-	if len(added) == 0 {
-		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", c.file)
-		return
-	}
-	unit := "s"
-	if c.unit == 1000 {
-		unit = "ms"
-	}
-	fmt.Fprintf(env.Stdout, "%s: registered %s\n", c.file, plural(len(added), "hook", "hooks"))
-	for _, h := range added {
-		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, h.Command, h.Timeout, unit)
-	}
-}
-
-// registered reports whether the client's file exists in the project.
-func (c *agentClient) registered(root string) bool {
-	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.file)))
-	return err == nil
+	return settings.Lookup(data, want)
 }

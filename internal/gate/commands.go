@@ -123,6 +123,15 @@ func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseFlags parses args for a command that takes flags only.
+func parseFlags(env *cli.Env, fl *flag.FlagSet, args []string) error {
+	rest, err := parse(env, fl, args)
+	if err == nil && len(rest) > 0 {
+		err = usageError(fl.Name(), fmt.Errorf("unexpected argument %q", rest[0]))
+	}
+	return err
+}
+
 // errHelp ends a command that printed its usage on request.
 var errHelp = &cli.ExitError{Code: 0}
 
@@ -187,9 +196,16 @@ func (p palette) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (p palette) green(s string) string { return p.paint("32", s) }
-func (p palette) red(s string) string   { return p.paint("31", s) }
-func (p palette) dim(s string) string   { return p.paint("2", s) }
+func (p palette) red(s string) string { return p.paint("31", s) }
+func (p palette) dim(s string) string { return p.paint("2", s) }
+
+// mark is a check's mark: a green tick, or a red cross when it failed.
+func (p palette) mark(passed bool) string {
+	if passed {
+		return p.paint("32", "✔")
+	}
+	return p.red("✘")
+}
 
 // plural writes "1 thing" or "n things".
 func plural(n int, one, many string) string {

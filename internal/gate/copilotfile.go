@@ -2,14 +2,14 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"sort"
+	"maps"
+	"slices"
+	"strings"
 
-	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -52,18 +52,22 @@ func parseCopilot(data []byte) (*copilotFile, error) {
 
 // posError is a settings.Error at the byte offset off of data.
 func posError(data []byte, off int64, msg string) *settings.Error {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	before := data[:off]
+	before := data[:min(int(off), len(data))]
 	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - bytes.LastIndexByte(before, '\n')
-	return &settings.Error{Line: line, Column: col, Msg: msg}
+	return &settings.Error{Line: line, Column: len(before) - bytes.LastIndexByte(before, '\n'), Msg: msg}
 }
 
 // lookupCopilot reports, for each wanted hook, whether the file runs its
 // program for its event.
-func lookupCopilot(f *copilotFile, want []settings.Hook) []settings.Found {
+func lookupCopilot(data []byte, want []settings.Hook) ([]settings.Found, error) {
+	f, err := parseCopilot(data)
+	if err != nil {
+		return nil, err
+	}
+	return f.lookup(want), nil
+}
+
+func (f *copilotFile) lookup(want []settings.Hook) []settings.Found {
 	out := make([]settings.Found, len(want))
 	for i, h := range want {
 		out[i] = settings.Found{Hook: h}
@@ -81,25 +85,22 @@ func lookupCopilot(f *copilotFile, want []settings.Hook) []settings.Found {
 	return out
 }
 
-// registerCopilot adds the wanted hooks that path does not register yet.
-func registerCopilot(env *cli.Env, c *agentClient, path string, want []settings.Hook) error {
-	name := c.file
-	data, err := os.ReadFile(path)
-	f := &copilotFile{Version: 1}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	default:
-		if f, err = parseCopilot(data); err != nil {
-			return settingsError(name, err)
-		}
+// copilotNew is the text of a new native file: no hooks yet.
+const copilotNew = `{"version": 1}`
+
+// mergeCopilot adds the wanted hooks that data does not register yet, as
+// settings.Merge does in Claude Code's shape. It returns the hooks it
+// added; none means data is returned unchanged.
+func mergeCopilot(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
+	f, err := parseCopilot(data)
+	if err != nil {
+		return nil, nil, err
 	}
 	if f.Hooks == nil {
 		f.Hooks = map[string][]json.RawMessage{}
 	}
 	var added []settings.Hook
-	for i, fd := range lookupCopilot(f, want) {
+	for i, fd := range f.lookup(want) {
 		if fd.Registered {
 			continue
 		}
@@ -108,58 +109,37 @@ func registerCopilot(env *cli.Env, c *agentClient, path string, want []settings.
 		f.Hooks[h.Event] = append(f.Hooks[h.Event], raw)
 		added = append(added, h)
 	}
-	if len(added) > 0 {
-		if err := settings.WriteFile(path, renderCopilot(f)); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
+	if len(added) == 0 {
+		return data, nil, nil
 	}
-	c.report(env, added)
-	return nil
+	return renderCopilot(f), added, nil
 }
+
+// copilotEvents are the events in the order Copilot CLI documents them.
+var copilotEvents = []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"}
 
 // renderCopilot writes the file with one command per line, events in
 // Copilot's documented order, then any others by name.
 func renderCopilot(f *copilotFile) []byte {
-	order := map[string]int{}
-	for i, e := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"} {
-		order[e] = i + 1
+	rank := func(e string) int {
+		if i := slices.Index(copilotEvents, e); i >= 0 {
+			return i
+		}
+		return len(copilotEvents)
 	}
-	events := make([]string, 0, len(f.Hooks))
-	for e := range f.Hooks {
-		events = append(events, e)
-	}
-	sort.Slice(events, func(i, j int) bool {
-		oi, oj := order[events[i]], order[events[j]]
-		if oi == 0 {
-			oi = 100
-		}
-		if oj == 0 {
-			oj = 100
-		}
-		if oi != oj {
-			return oi < oj
-		}
-		return events[i] < events[j]
+	events := slices.SortedFunc(maps.Keys(f.Hooks), func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
 	})
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\n  \"version\": %d,\n  \"hooks\": {", f.Version)
+	lists := make([]string, len(events))
 	for i, e := range events {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		key, _ := json.Marshal(e)
-		fmt.Fprintf(&b, "\n    %s: [", key)
+		cmds := make([]string, len(f.Hooks[e]))
 		for j, raw := range f.Hooks[e] {
-			if j > 0 {
-				b.WriteString(",")
-			}
 			var c bytes.Buffer
 			json.Compact(&c, raw)
-			b.WriteString("\n      ")
-			b.Write(c.Bytes())
+			cmds[j] = "\n      " + c.String()
 		}
-		b.WriteString("\n    ]")
+		key, _ := json.Marshal(e)
+		lists[i] = fmt.Sprintf("\n    %s: [%s\n    ]", key, strings.Join(cmds, ","))
 	}
-	b.WriteString("\n  }\n}\n")
-	return b.Bytes()
+	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"hooks\": {%s\n  }\n}\n", f.Version, strings.Join(lists, ","))
 }

@@ -39,11 +39,13 @@ func runExplain(env *cli.Env, args []string) error {
 		return err
 	}
 	arg := strings.Join(rest, " ")
+	_, statErr := os.Stat(absFrom(env.Dir, arg))
+	file := statErr == nil // a file that exists is read, whatever it looks like
 	var armed bool
 	switch {
-	case isCommand(env, arg):
+	case !file && isCommand(arg):
 		armed, err = explainCommand(env, ws, cfg, hook.SlashCommand(arg))
-	case isKey(env, cfg, arg):
+	case !file && isKey(cfg, arg):
 		armed = explainKey(env, ws, cfg, arg)
 	default:
 		armed, err = explainPath(env, ws, cfg, arg)
@@ -58,24 +60,16 @@ func runExplain(env *cli.Env, args []string) error {
 }
 
 // isCommand tells "/joke" from "/abs/path/joke.md": a command is one word
-// after the slash, and not a file that exists.
-func isCommand(env *cli.Env, arg string) bool {
+// after the slash.
+func isCommand(arg string) bool {
 	name := hook.SlashCommand(arg)
-	if name == "" || strings.Contains(name, "/") {
-		return false
-	}
-	_, err := os.Stat(absFrom(env.Dir, arg))
-	return err != nil
+	return name != "" && !strings.Contains(name, "/")
 }
 
 // isKey tells a key ("git/commit", "myplugin:review") from a path: a key
-// is mapped, or has no extension, and is not a file that exists.
-func isKey(env *cli.Env, cfg *config.Config, arg string) bool {
-	if cfg.Mapping(arg) == nil && (path.Ext(arg) != "" || strings.ContainsAny(arg, " \t")) {
-		return false
-	}
-	_, err := os.Stat(absFrom(env.Dir, arg))
-	return err != nil
+// is mapped, or has no extension and no blanks.
+func isKey(cfg *config.Config, arg string) bool {
+	return cfg.Mapping(arg) != nil || path.Ext(arg) == "" && !strings.ContainsAny(arg, " \t")
 }
 
 func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) (bool, error) {
@@ -293,23 +287,18 @@ func distance(a, b string) int {
 // noteUnregistered adds a note when none of the settings files registers
 // detect for events: the mapping would arm, but nothing would tell it.
 func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
-	want := wanted(projectBin)
 	var relevant []settings.Hook
-	for _, h := range want {
+	for _, h := range wanted(projectBin) {
 		if settings.Program(h.Command) == hook.Detect && slices.Contains(events, h.Event) {
 			relevant = append(relevant, h)
 		}
 	}
-	files := []string{filepath.Join(ws.root, ".claude", "settings.json"), filepath.Join(ws.root, ".claude", "settings.local.json")}
-	if home := env.Getenv("HOME"); home != "" {
-		files = append(files, filepath.Join(home, ".claude", "settings.json"))
-	}
-	for _, h := range relevant {
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				continue
-			}
+	for _, f := range settingsFiles(env, ws.root) {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			continue
+		}
+		for _, h := range relevant { // one at a time: a list of another event that is misshapen does not hide it
 			if found, err := settings.Lookup(data, []settings.Hook{h}); err == nil && found[0].Registered {
 				return
 			}

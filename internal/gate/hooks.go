@@ -49,20 +49,8 @@ var handles = map[string][]string{
 func wanted(bin string) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
-		if !slices.Contains(handles[r.program], r.event) {
-			continue
-		}
-		out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: bin + "/" + r.program, Timeout: r.timeout})
-	}
-	return out
-}
-
-// programs returns the distinct programs of hooks, in order.
-func programs(hooks []settings.Hook) []string {
-	var out []string
-	for _, h := range hooks {
-		if p := settings.Program(h.Command); !slices.Contains(out, p) {
-			out = append(out, p)
+		if slices.Contains(handles[r.program], r.event) {
+			out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: bin + "/" + r.program, Timeout: r.timeout})
 		}
 	}
 	return out

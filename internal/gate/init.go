@@ -34,12 +34,8 @@ func runInit(env *cli.Env, args []string) error {
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
 	bin := fl.String("bin", "bin", "the `DIR` holding the stopgate commands: relative to the project root, or absolute")
 	clientName := fl.String("client", "", "register with the agent `CLIENT` (claude, codex, gemini, copilot) in its own file")
-	rest, err := parse(env, fl, args)
-	if err != nil {
+	if err := parseFlags(env, fl, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError("init", fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	c, err := clientNamed(*clientName)
 	if err != nil {
@@ -57,16 +53,16 @@ func runInit(env *cli.Env, args []string) error {
 
 	// The wall is merged after the hooks: a file it would refuse is
 	// refused before either is written.
-	if err := wallReadable(filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile); err != nil {
+	if err := wallReadable(root); err != nil {
 		return err
 	}
-	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil); err != nil {
+	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil, settings.Merge, "s"); err != nil {
 		return err
 	}
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
-	if err := writeWall(env, root, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, []string{binDir}); err != nil {
+	if err := writeWall(env, root, []string{binDir}); err != nil {
 		return err
 	}
 	noteMissing(env, binDir, want, root)
@@ -101,16 +97,19 @@ func elsewhere(env *cli.Env, root string, want []settings.Hook) []settings.Hook 
 	return keep
 }
 
-// register merges want into the settings file at path (shown as name), or
-// into initial when there is no file yet.
-func register(env *cli.Env, path, name string, want []settings.Hook, initial []byte) error {
+// register merges want into the hook file at path (shown as name), or into
+// initial when there is no file yet, with merge: settings.Merge, or
+// mergeCopilot for Copilot CLI's own file. It says what it added, with
+// timeouts in unit, the file's ("s", "ms").
+func register(env *cli.Env, path, name string, want []settings.Hook, initial []byte,
+	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = initial
 	} else if err != nil {
 		return err
 	}
-	out, added, err := settings.Merge(data, want)
+	out, added, err := merge(data, want)
 	if err != nil {
 		return settingsError(name, err)
 	}
@@ -123,7 +122,7 @@ func register(env *cli.Env, path, name string, want []settings.Hook, initial []b
 	}
 	fmt.Fprintf(env.Stdout, "%s: registered %s\n", name, plural(len(added), "hook", "hooks"))
 	for _, h := range added {
-		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %ds)\n", h, h.Command, h.Timeout)
+		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, h.Command, h.Timeout, unit)
 	}
 	return nil
 }
@@ -169,38 +168,43 @@ func writeStarter(env *cli.Env, root string) error {
 // every event.
 func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string) {
 	var missing []string
-	for _, p := range programs(want) {
-		if st, err := os.Stat(filepath.Join(binDir, p)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	for _, h := range want {
+		if p := settings.Program(h.Command); !executable(filepath.Join(binDir, p)) && !slices.Contains(missing, p) {
 			missing = append(missing, p)
 		}
 	}
 	if len(missing) == 0 {
 		return
 	}
-	shown := binDir
-	if r, ok := project.Rel(prefixRoot, binDir); ok {
-		shown = r
-	}
 	how := fmt.Sprintf(`GOBIN=%s go install ./cmd/...`, shellQuote(binDir))
 	if filepath.Base(binDir) == "bin" {
 		how = "make install PREFIX=" + shellQuote(filepath.Dir(binDir))
 	}
 	fmt.Fprintf(env.Stdout, "note: %s not in %s yet; from the stopgate source, run: %s\n",
-		strings.Join(missing, ", "), shown, how)
+		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), how)
 }
 
-// binPrefix returns the shell text the hook commands start with, and the
-// directory it names. Relative directories go through $CLAUDE_PROJECT_DIR,
-// so the settings work wherever the project is checked out.
+// binPrefix returns the shell text Claude Code's hook commands start
+// with, and the directory it names (varBin).
 func binPrefix(root, bin string) (prefix, dir string) {
-	if filepath.IsAbs(bin) {
-		return shellQuote(filepath.Clean(bin)), filepath.Clean(bin)
+	return varBin("CLAUDE_PROJECT_DIR", root, bin)
+}
+
+// varBin returns the shell text hook commands start with, and the
+// directory it names. A relative directory goes through the client's
+// project variable v, so the settings work wherever the project is checked
+// out; an absolute one, or any when the client sets no v, is written
+// absolute.
+func varBin(v, root, bin string) (prefix, dir string) {
+	if filepath.IsAbs(bin) || v == "" {
+		dir = absFrom(root, bin)
+		return shellQuote(dir), dir
 	}
 	rel := filepath.ToSlash(filepath.Clean(bin))
 	if rel == "." {
-		return `"$CLAUDE_PROJECT_DIR"`, root
+		return `"$` + v + `"`, root
 	}
-	return `"$CLAUDE_PROJECT_DIR"/` + shellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
+	return `"$` + v + `"/` + shellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
@@ -255,12 +259,12 @@ func initPlugin(env *cli.Env, dir string) error {
 	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
 	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
 	want := wanted(pluginBin)
-	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial); err != nil {
+	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial, settings.Merge, "s"); err != nil {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
 	if _, err := os.Stat(filepath.Join(root, project.ConfigName)); err == nil {
-		if err := writeWall(env, root, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, []string{filepath.Join(dir, "bin")}); err != nil {
+		if err := writeWall(env, root, []string{filepath.Join(dir, "bin")}); err != nil {
 			return err
 		}
 	} else {

@@ -20,29 +20,24 @@ func runLog(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	records := d.records
 	if d.asJSON {
 		enc := json.NewEncoder(env.Stdout)
-		for _, r := range records {
+		for _, r := range d.records {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if len(records) == 0 {
+	if len(d.records) == 0 {
 		fmt.Fprint(env.Stdout, d.none)
 		return nil
 	}
 	p := paletteFor(env)
-	for _, r := range records {
+	for _, r := range d.records {
 		var checks []string
 		for _, c := range r.Checks {
-			mark := p.green("✔")
-			if !c.Passed {
-				mark = p.red("✘")
-			}
-			s := mark + " " + c.Name + " " + duration(c.Duration())
+			s := p.mark(c.Passed) + " " + c.Name + " " + duration(c.Duration())
 			if !c.Passed && c.Result != "failed" {
 				s += " (" + c.Result + ")"
 			}
@@ -128,11 +123,10 @@ func runStats(env *cli.Env, args []string) error {
 	fmt.Fprintln(w)
 
 	var slow []string
-	for i, v := range st.Slowest() {
-		if i == 5 {
-			break
+	for _, v := range st.Slowest() {
+		if len(slow) < 5 {
+			slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
 		}
-		slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
 	}
 	if len(slow) > 0 {
 		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(slow, ", "))
@@ -149,37 +143,31 @@ type decisions struct {
 }
 
 func readDecisions(env *cli.Env, name string, args []string) (*decisions, error) {
-	ws, since, asJSON, err := logFlags(env, name, args)
-	if err != nil {
+	fl := flags(name)
+	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	if err := parseFlags(env, fl, args); err != nil {
 		return nil, err
 	}
+	since, err := parseSince(*sinceFlag, time.Now())
+	if err != nil {
+		return nil, usageError(name, err)
+	}
+	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
 		return nil, err
 	}
-	noteSkipped(env, skipped)
-	none := fmt.Sprintf("no gate decisions in %s%s\n", ws.rel(dir)+"/"+outcome.FileName, sinceNote(since))
-	return &decisions{records: records, asJSON: asJSON, none: none}, nil
-}
-
-func logFlags(env *cli.Env, name string, args []string) (ws workspace, since time.Time, asJSON bool, err error) {
-	fl := flags(name)
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
-	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
-	j := fl.Bool("json", false, "print JSON")
-	rest, err := parse(env, fl, args)
-	if err != nil {
-		return ws, since, false, err
+	if skipped > 0 {
+		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(skipped, "line", "lines"))
 	}
-	if len(rest) > 0 {
-		return ws, since, false, usageError(name, fmt.Errorf("unexpected argument %q", rest[0]))
+	none := "no gate decisions in " + ws.rel(dir) + "/" + outcome.FileName
+	if !since.IsZero() {
+		none += " since " + since.Local().Format("2006-01-02 15:04:05")
 	}
-	since, err = parseSince(*sinceFlag, time.Now())
-	if err != nil {
-		return ws, since, false, usageError(name, err)
-	}
-	return workspaceOf(env, *configFile), since, *j, nil
+	return &decisions{records: records, asJSON: *asJSON, none: none + "\n"}, nil
 }
 
 // parseSince reads --since: a duration back from now (Go syntax, plus d
@@ -208,22 +196,16 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--since %q is neither a duration (90m, 24h, 7d) nor a date (2006-01-02)", s)
 }
 
-func sinceNote(since time.Time) string {
-	if since.IsZero() {
-		return ""
-	}
-	return " since " + since.Local().Format("2006-01-02 15:04:05")
-}
-
-func noteSkipped(env *cli.Env, n int) {
-	if n > 0 {
-		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(n, "line", "lines"))
-	}
-}
-
-// table writes rows in columns: the first, names, left-aligned, the
-// others, figures, right-aligned.
+// table writes rows in columns (aligned), two spaces apart.
 func table(w io.Writer, rows [][]string) {
+	for _, r := range aligned(rows) {
+		fmt.Fprintln(w, strings.Join(r, "  "))
+	}
+}
+
+// aligned pads each cell of rows to its column's width: the first column,
+// names, left-aligned, the others, figures, right-aligned.
+func aligned(rows [][]string) [][]string {
 	var widths []int
 	for _, r := range rows {
 		for i, cell := range r {
@@ -233,18 +215,18 @@ func table(w io.Writer, rows [][]string) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	for _, r := range rows {
-		var b strings.Builder
+	out := make([][]string, len(rows))
+	for j, r := range rows {
 		for i, cell := range r {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
 			if i == 0 {
-				b.WriteString(cell + pad)
+				out[j] = append(out[j], cell+pad)
 			} else {
-				b.WriteString("  " + pad + cell)
+				out[j] = append(out[j], pad+cell)
 			}
 		}
-		fmt.Fprintln(w, b.String())
 	}
+	return out
 }
 
 func rate(n, of int) string {

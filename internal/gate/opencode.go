@@ -22,29 +22,10 @@ var opencodePlugin string
 // opencodeFile is where OpenCode loads a project's plugins from.
 const opencodeFile = ".opencode/plugin/stopgate.js"
 
-// pluginText is the plugin for the commands in bin.
+// pluginText is the plugin for the commands in bin, written into it as a
+// JSON string, which JavaScript reads as the same string.
 func pluginText(bin string) string {
-	b, _ := jsonString(filepath.ToSlash(bin))
-	return strings.Replace(opencodePlugin, `"__BIN__"`, b, 1)
-}
-
-func jsonString(s string) (string, error) {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			if r < 0x20 {
-				return "", fmt.Errorf("control character in %q", s)
-			}
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String(), nil
+	return strings.Replace(opencodePlugin, `"__BIN__"`, settings.Quote(filepath.ToSlash(bin)), 1)
 }
 
 // initOpenCode writes the plugin, unless the file is there: a file that is

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/stop"
 )
@@ -101,7 +101,7 @@ func runRun(env *cli.Env, args []string) error {
 		r := c.Result
 		out.Validators = append(out.Validators, validatorJSON{
 			Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
-			ExitCode: r.ExitCode, DurationMS: float64(r.Duration.Microseconds()) / 1000, Output: r.Output, Fix: c.Validator.Fix,
+			ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix,
 		})
 	}
 	if *asJSON {
@@ -128,8 +128,8 @@ func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) (
 	// Judged by detect's own code, symlinks and all.
 	var maps []*config.Mapping
 	var err error
-	if name := hook.SlashCommand(arg); name != "" && !strings.Contains(name, "/") {
-		maps, err = cfg.Compiled().MatchCommand(name)
+	if isCommand(arg) {
+		maps, err = cfg.Compiled().MatchCommand(hook.SlashCommand(arg))
 	} else {
 		maps, err = cfg.Compiled().MatchRead(readPath(env.Dir, arg))
 	}
@@ -165,26 +165,19 @@ func knownPrompts(cfg *config.Config) string {
 func printRun(env *cli.Env, v *stop.Verdict) {
 	p := paletteFor(env)
 	w := env.Stdout
-	nameW, durW := 0, 0
+	var rows [][]string
 	for _, c := range v.Checks {
-		nameW = max(nameW, utf8.RuneCountInString(c.Validator.Name))
-		durW = max(durW, utf8.RuneCountInString(duration(c.Result.Duration)))
+		rows = append(rows, []string{c.Validator.Name, duration(c.Result.Duration)})
 	}
-	for _, c := range v.Checks {
+	// Padded before colouring: escape codes have no width on screen.
+	rows = aligned(rows)
+	for i, c := range v.Checks {
 		r := c.Result
-		mark := p.green("✔")
 		what := strings.Join(c.Prompts, ", ")
-		if !r.Passed {
-			mark = p.red("✘")
-			if r.Problem != "" || r.ExitCode > 0 {
-				what += ": " + r.Summary() // a file check's output says it all
-			}
+		if !r.Passed && (r.Problem != "" || r.ExitCode > 0) {
+			what += ": " + r.Summary() // a file check's output says it all
 		}
-		// Pad before colouring: escape codes have no width on screen.
-		name := c.Validator.Name + strings.Repeat(" ", nameW-utf8.RuneCountInString(c.Validator.Name))
-		d := duration(r.Duration)
-		d = strings.Repeat(" ", durW-utf8.RuneCountInString(d)) + d
-		fmt.Fprintf(w, "%s %s  %s  %s\n", mark, name, p.dim(d), what)
+		fmt.Fprintf(w, "%s %s  %s  %s\n", p.mark(r.Passed), rows[i][0], p.dim(rows[i][1]), what)
 		if r.Passed {
 			continue
 		}

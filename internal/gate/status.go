@@ -55,12 +55,8 @@ func runStatus(env *cli.Env, args []string) error {
 	fl := flags("status")
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 	asJSON := fl.Bool("json", false, "print JSON")
-	rest, err := parse(env, fl, args)
-	if err != nil {
+	if err := parseFlags(env, fl, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError("status", fmt.Errorf("unexpected argument %q", rest[0]))
 	}
 	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()

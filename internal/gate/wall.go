@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,15 +24,17 @@ import (
 // confinement of validators (package stop) all take the protected set from
 // guard.ProjectSet, so they cannot disagree.
 
-// protectedSet is the project's protected set (guard.ProjectSet). cfg
-// may be nil, for a project without a readable config.
-func protectedSet(root, home, file string, cfg *config.Config, bins []string) *guard.Set {
+// wallRules returns the client's Edit deny rules for the project's
+// protected set (guard.ProjectSet), and whether that set is empty. cfg may
+// be nil, for a project without a readable config.
+func wallRules(root, home, file string, cfg *config.Config, bins []string) (rules []string, empty bool) {
 	var c *config.Compiled
+	stateDir := filepath.Join(root, config.DefaultStateDir)
 	if cfg != nil {
-		c = cfg.Compiled()
+		c, stateDir = cfg.Compiled(), cfg.StateDir()
 	}
 	set, _ := guard.ProjectSet(root, home, file, "", bins, c) // a parsed config has its runs
-	return set
+	return denyRules(set, root, home, stateDir), set.Empty()
 }
 
 // denyRules returns the client's Edit deny rules for set: a folder's rule
@@ -47,25 +50,15 @@ func denyRules(set *guard.Set, root, home, stateDir string) []string {
 	return out
 }
 
-// projectWall is what the wall of the project at root needs: its deny
-// rules, from the config when it can be read.
-func projectWall(env *cli.Env, root string, bins []string) (rules []string, off bool) {
+// writeWall merges the sandbox settings and the deny rules into the
+// project's .claude/settings.json, as register merges hooks, and says what
+// it added, what the user's settings keep against the wall, and what the
+// machine lacks for it.
+func writeWall(env *cli.Env, root string, bins []string) error {
+	path, name := filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile
 	file := filepath.Join(root, project.ConfigName)
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	set := protectedSet(root, env.Getenv("HOME"), file, cfg, bins)
-	stateDir := filepath.Join(root, config.DefaultStateDir)
-	if cfg != nil {
-		stateDir = cfg.StateDir()
-	}
-	return denyRules(set, root, env.Getenv("HOME"), stateDir), set.Empty()
-}
-
-// writeWall merges the sandbox settings and the deny rules into the
-// settings file at path (shown as name), as register merges hooks, and
-// says what it added, what the user's settings keep against the wall, and
-// what the machine lacks for it.
-func writeWall(env *cli.Env, root, path, name string, bins []string) error {
-	rules, off := projectWall(env, root, bins)
+	rules, off := wallRules(root, env.Getenv("HOME"), file, cfg, bins)
 	if off {
 		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
 		return nil
@@ -89,7 +82,7 @@ func writeWall(env *cli.Env, root, path, name string, bins []string) error {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}
 	}
-	noteAgainst(env, root, name, st)
+	noteAgainst(env, root, st)
 	if missing := missingTools(env); len(missing) > 0 {
 		fmt.Fprintf(env.Stdout, "note: the OS sandbox needs %s, not installed here: until it is, the client refuses every Bash command (apt-get install %s)\n",
 			strings.Join(missing, " and "), strings.Join(packages(missing), " "))
@@ -101,32 +94,31 @@ func writeWall(env *cli.Env, root, path, name string, bins []string) error {
 // the file init wrote (st) or in the local settings, which init leaves
 // alone and which win over it. The user's settings lose to the project's,
 // where init has set every key.
-func noteAgainst(env *cli.Env, root, name string, st settings.WallStatus) {
+func noteAgainst(env *cli.Env, root string, st settings.WallStatus) {
 	for _, a := range st.Against() {
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", settingsFile, a)
 	}
-	for _, src := range settingsFiles(env, root)[1:2] {
-		data, err := os.ReadFile(src.path)
-		if err != nil {
-			continue
-		}
-		if other, err := settings.InspectWall(data); err == nil {
-			for _, a := range other.Against() {
-				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", src.name, a, name)
-			}
+	local := settingsFiles(env, root)[1]
+	data, err := os.ReadFile(local.path)
+	if err != nil {
+		return
+	}
+	if other, err := settings.InspectWall(data); err == nil {
+		for _, a := range other.Against() {
+			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", local.name, a, settingsFile)
 		}
 	}
 }
 
-// wallReadable refuses a settings file whose sandbox or permissions the
-// wall could not be merged into, as writeWall would.
-func wallReadable(path, name string) error {
-	data, err := os.ReadFile(path)
+// wallReadable refuses a project's settings whose sandbox or permissions
+// the wall could not be merged into, as writeWall would.
+func wallReadable(root string) error {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(settingsFile)))
 	if err != nil {
 		return nil // missing: a new file; unreadable: register says so
 	}
 	if _, err := settings.InspectWall(data); err != nil {
-		return settingsError(name, err)
+		return settingsError(settingsFile, err)
 	}
 	return nil
 }
@@ -148,21 +140,24 @@ func missingTools(env *cli.Env) []string {
 
 func onPath(path, name string) bool {
 	for _, dir := range filepath.SplitList(path) {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		if executable(filepath.Join(dir, name)) {
 			return true
 		}
 	}
 	return false
 }
 
+// executable reports whether path is a file the client can run.
+func executable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
 // packages names the Debian packages of tools.
 func packages(tools []string) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {
-		out[i] = map[string]string{"bwrap": "bubblewrap"}[t]
-		if out[i] == "" {
-			out[i] = t
-		}
+		out[i] = cmp.Or(map[string]string{"bwrap": "bubblewrap"}[t], t) // else the tool's own name
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -25,22 +24,18 @@ import (
 // summary is the state in a few words, for the line of a clean check.
 func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
-	set := protectedSet(ws.root, env.Getenv("HOME"), ws.file, cfg, nil)
-	summary = wallSummary(cfg, set.Empty())
+	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, nil)
+	summary = wallSummary(cfg, nothing)
 	w, bad := readWalls(settingsFiles(env, ws.root))
 	if bad != nil {
 		return append(out, *bad), summary
 	}
-	if len(w.files) == 0 || set.Empty() {
+	if len(w.files) == 0 || nothing {
 		return out, summary // no settings: hookFindings says so; protect = []: nothing to wall in
-	}
-	stateDir := filepath.Join(ws.root, config.DefaultStateDir)
-	if cfg != nil {
-		stateDir = cfg.StateDir()
 	}
 	out = append(out, w.against()...)
 	out = append(out, w.unset()...)
-	out = append(out, w.lacking(denyRules(set, ws.root, env.Getenv("HOME"), stateDir))...)
+	out = append(out, w.lacking(rules)...)
 	out = append(out, w.excludedCommands()...)
 	if w.value["enabled"] {
 		out = append(out, toolFindings(env, w.primary)...)

@@ -3,24 +3,39 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
+	"fmt"
+	"slices"
 	"strings"
 )
 
-// insert adds h as a new matcher group: at the end of its event's list, or
-// as a new event, or as a new "hooks" object, whichever is missing. The
-// caller has checked the shapes with lookup.
-func insert(text []byte, root *node, h Hook) []byte {
-	group := groupOf(h)
-	hooks := root.get("hooks")
-	if hooks == nil {
-		return appendItem(text, root, true, "hooks", object{{h.Event, array{group}}})
+// add inserts v as the last item of the container at path below root: the
+// member key: v of an object, or with key "", an element of an array. The
+// containers of path that are missing are inserted around it. The caller
+// has checked the shapes.
+func add(text []byte, root *node, path []string, key string, v any) []byte {
+	c, multi := root, true // a new top-level member gets a line of its own
+	for i, name := range path {
+		next := c.get(name)
+		if next == nil {
+			return appendItem(text, c, multi, name, nest(path[i+1:], key, v))
+		}
+		multi, _ = layoutOf(text, c)
+		c = next
 	}
-	list := hooks.get(h.Event)
-	if list == nil {
-		return appendItem(text, hooks, layoutOf(text, root).multi, h.Event, array{group})
+	return appendItem(text, c, multi, key, v)
+}
+
+// nest is v inside new containers named by path, the innermost an object
+// with the member key: v, or with key "", an array of v.
+func nest(path []string, key string, v any) any {
+	var inner any = array{v}
+	if key != "" {
+		inner = object{{key, v}}
 	}
-	return appendItem(text, list, layoutOf(text, hooks).multi, "", group)
+	for i := len(path) - 1; i >= 0; i-- {
+		inner = object{{path[i], inner}}
+	}
+	return inner
 }
 
 // groupOf renders h as the client's matcher group, in the key order the
@@ -36,15 +51,10 @@ func groupOf(h Hook) object {
 	return object{{"matcher", h.Matcher}, {"hooks", array{cmd}}}
 }
 
-// layout is how a container is written: one item per line, and with what
-// indentation, or all on one line.
-type layout struct {
-	multi  bool
-	indent string // of the items, when multi
-}
-
-// layoutOf reads the layout of a non-empty container from its first item.
-func layoutOf(text []byte, c *node) layout {
+// layoutOf reads how a container is written, from its first item: one
+// item per line (multi), and with what indentation, or all on one line. An
+// empty one is multi when its brackets are on lines of their own.
+func layoutOf(text []byte, c *node) (multi bool, indent string) {
 	first := -1
 	switch {
 	case len(c.members) > 0:
@@ -52,12 +62,12 @@ func layoutOf(text []byte, c *node) layout {
 	case len(c.elems) > 0:
 		first = c.elems[0].start
 	default:
-		return layout{multi: bytes.ContainsRune(text[c.start:c.end], '\n')}
+		return bytes.ContainsRune(text[c.start:c.end], '\n'), ""
 	}
 	if !bytes.ContainsRune(text[c.start:first], '\n') {
-		return layout{}
+		return false, ""
 	}
-	return layout{multi: true, indent: lineIndent(text, first)}
+	return true, lineIndent(text, first)
 }
 
 // appendItem inserts a member key: v (or, with key "", the element v) as the
@@ -69,15 +79,13 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 	item := func(indent string, multi bool) string {
 		var b strings.Builder
 		if key != "" {
-			b.WriteString(quote(key))
+			b.WriteString(Quote(key))
 			b.WriteString(colon(spaced || multi))
 		}
 		render(&b, v, multi, indent, unit, spaced || multi)
 		return b.String()
 	}
 
-	var at int
-	var ins string
 	if len(c.members) == 0 && len(c.elems) == 0 {
 		// Replace the blank inside the brackets.
 		multi := bytes.ContainsRune(text[c.start:c.end], '\n') || parentMulti
@@ -86,49 +94,40 @@ func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byt
 		if multi {
 			inner = "\n" + base + unit + inner + "\n" + base
 		}
-		out := append([]byte{}, text[:c.start+1]...)
-		out = append(out, inner...)
-		return append(out, text[c.end-1:]...)
+		return slices.Concat(text[:c.start+1], []byte(inner), text[c.end-1:])
 	}
-	l := layoutOf(text, c)
+	at := 0 // the end of the last item
 	if len(c.members) > 0 {
 		at = c.members[len(c.members)-1].val.end
 	} else {
 		at = c.elems[len(c.elems)-1].end
 	}
-	if l.multi {
-		ins = ",\n" + l.indent + item(l.indent, true)
-	} else {
-		ins = "," + map[bool]string{true: " ", false: ""}[spaced] + item("", false)
-	}
-	out := append([]byte{}, text[:at]...)
-	out = append(out, ins...)
-	return append(out, text[at:]...)
+	var ins strings.Builder
+	multi, indent := layoutOf(text, c)
+	sep(&ins, 1, multi, indent, spaced) // as after any item but the first
+	ins.WriteString(item(indent, multi))
+	return slices.Concat(text[:at], []byte(ins.String()), text[at:])
 }
 
 // lineIndent returns the blanks that start the line holding offset off.
 func lineIndent(text []byte, off int) string {
-	start := bytes.LastIndexByte(text[:off], '\n') + 1
-	end := start
-	for end < len(text) && (text[end] == ' ' || text[end] == '\t') {
-		end++
-	}
-	return string(text[start:end])
+	return blanks(text[bytes.LastIndexByte(text[:off], '\n')+1:])
 }
 
 // indentUnit guesses one level of the file's indentation from its first
 // indented line; two spaces when nothing is indented.
 func indentUnit(text []byte) string {
 	for _, line := range bytes.Split(text, []byte("\n")) {
-		n := 0
-		for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
-			n++
-		}
-		if n > 0 && n < len(line) {
-			return string(line[:n])
+		if b := blanks(line); b != "" && len(b) < len(line) {
+			return b
 		}
 	}
 	return "  "
+}
+
+// blanks returns the spaces and tabs that b starts with.
+func blanks(b []byte) string {
+	return string(b[:len(b)-len(bytes.TrimLeft(b, " \t"))])
 }
 
 // spacedColons reports whether the file writes "key": value rather than
@@ -166,7 +165,7 @@ func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced b
 		b.WriteByte('{')
 		for i, f := range v {
 			sep(b, i, multi, indent+unit, spaced)
-			b.WriteString(quote(f.key))
+			b.WriteString(Quote(f.key))
 			b.WriteString(colon(spaced))
 			render(b, f.val, multi, indent+unit, unit, spaced)
 		}
@@ -181,14 +180,14 @@ func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced b
 		closer(b, len(v), multi, indent)
 		b.WriteByte(']')
 	case string:
-		b.WriteString(quote(v))
-	case int:
-		b.WriteString(strconv.Itoa(v))
-	case bool:
-		b.WriteString(strconv.FormatBool(v))
+		b.WriteString(Quote(v))
+	default: // int, bool
+		fmt.Fprint(b, v)
 	}
 }
 
+// sep writes what comes before item i of a container: the comma after an
+// earlier item, then a new line and the indent, or a space when spaced.
 func sep(b *strings.Builder, i int, multi bool, indent string, spaced bool) {
 	if i > 0 {
 		b.WriteByte(',')
@@ -214,9 +213,9 @@ func colon(spaced bool) string {
 	return ":"
 }
 
-// quote writes s as a JSON string without encoding/json's HTML escaping, so
+// Quote writes s as a JSON string without encoding/json's HTML escaping, so
 // a command reads the same in the file as in a terminal.
-func quote(s string) string {
+func Quote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

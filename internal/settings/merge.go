@@ -83,8 +83,10 @@ func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 		if f.Registered {
 			continue
 		}
+		// A new matcher group at the end of its event's list, or a new
+		// event, or a new "hooks" object, whichever is missing.
 		h.Matcher = f.Uncovered
-		text = insert(text, root, h)
+		text = add(text, root, []string{"hooks", h.Event}, "", groupOf(h))
 		added = append(added, h)
 	}
 	if len(added) == 0 {
@@ -101,47 +103,23 @@ func normalize(data []byte) []byte {
 	return data
 }
 
-// hooksOf returns the "hooks" object of root, nil when there is none.
-func hooksOf(text []byte, root *node) (*node, error) {
-	if root.kind != '{' {
-		return nil, errorAt(text, root.start, "settings is %s, want an object", root.kindName())
-	}
-	hooks := root.get("hooks")
-	if hooks != nil && hooks.kind != '{' {
-		return nil, errorAt(text, hooks.start, `"hooks" is %s, want an object of event names`, hooks.kindName())
-	}
-	return hooks, nil
-}
-
-// eventOf returns the list of matcher groups of event, nil when absent.
-func eventOf(text []byte, hooks *node, event string) (*node, error) {
-	if hooks == nil {
-		return nil, nil
-	}
-	list := hooks.get(event)
-	if list != nil && list.kind != '[' {
-		return nil, errorAt(text, list.start, "hooks.%s is %s, want an array of matcher groups", event, list.kindName())
-	}
-	return list, nil
-}
-
 func lookup(text []byte, root *node, h Hook) (Found, error) {
 	f := Found{Hook: h}
-	hooks, err := hooksOf(text, root)
-	if err != nil {
+	if err := expect(text, root, '{', "settings", "an object"); err != nil {
 		return f, err
 	}
-	list, err := eventOf(text, hooks, h.Event)
-	if err != nil {
+	hooks := root.get("hooks")
+	if err := expect(text, hooks, '{', `"hooks"`, "an object of event names"); err != nil {
+		return f, err
+	}
+	list := hooks.get(h.Event)
+	if err := expect(text, list, '[', "hooks."+h.Event, "an array of matcher groups"); err != nil {
 		return f, err
 	}
 	prog := Program(h.Command)
 	uncovered := tools(h.Matcher)
 	if list != nil {
 		for _, g := range list.elems {
-			if g.kind != '{' {
-				continue
-			}
 			cmd := commandRunning(g, prog)
 			if cmd == nil {
 				continue
@@ -172,16 +150,14 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 	return f, nil
 }
 
-// commandRunning returns the first hook of group g whose command runs prog.
+// commandRunning returns the first hook of group g whose command runs
+// prog; a group or hook of another shape than the client's runs nothing.
 func commandRunning(g *node, prog string) *node {
 	hs := g.get("hooks")
 	if hs == nil || hs.kind != '[' {
 		return nil
 	}
 	for _, h := range hs.elems {
-		if h.kind != '{' {
-			continue
-		}
 		if c := h.get("command"); c != nil && c.kind == '"' && Program(c.str) == prog {
 			return h
 		}

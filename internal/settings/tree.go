@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,9 +24,13 @@ type member struct {
 	val      *node
 }
 
-// get returns the value of key; with duplicate keys the last wins, as it
-// does for the client's JSON parser.
+// get returns the value of key, nil when n is missing (nil), not an
+// object, or without key; with duplicate keys the last wins, as it does
+// for the client's JSON parser.
 func (n *node) get(key string) *node {
+	if n == nil {
+		return nil
+	}
 	var v *node
 	for _, m := range n.members {
 		if m.key == key {
@@ -63,6 +68,15 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg) }
 
+// expect refuses n, when it is there, unless it is of kind: the *Error
+// says "NAME is KIND, want WHAT".
+func expect(text []byte, n *node, kind byte, name, what string) error {
+	if n == nil || n.kind == kind {
+		return nil
+	}
+	return errorAt(text, n.start, "%s is %s, want %s", name, n.kindName(), what)
+}
+
 // errorAt returns an Error at byte offset off of text.
 func errorAt(text []byte, off int, format string, args ...any) *Error {
 	line, col := position(text, off)
@@ -71,16 +85,9 @@ func errorAt(text []byte, off int, format string, args ...any) *Error {
 
 // position returns the 1-based line and column of byte offset off.
 func position(text []byte, off int) (line, col int) {
-	if off > len(text) {
-		off = len(text)
-	}
-	line, lineStart := 1, 0
-	for i := 0; i < off; i++ {
-		if text[i] == '\n' {
-			line, lineStart = line+1, i+1
-		}
-	}
-	return line, utf8.RuneCount(text[lineStart:off]) + 1
+	before := text[:min(off, len(text))]
+	line = bytes.Count(before, []byte("\n")) + 1
+	return line, utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
 }
 
 // parse checks text with encoding/json, for its exact error messages, and
@@ -91,17 +98,12 @@ func parse(text []byte) (*node, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			// The offset is just past the byte that broke the parse.
-			off := int(se.Offset) - 1
-			if off < 0 {
-				off = 0
-			}
-			return nil, errorAt(text, off, "%s", se.Error())
+			return nil, errorAt(text, max(int(se.Offset)-1, 0), "%s", se.Error())
 		}
 		return nil, err
 	}
 	s := &scanner{text: text}
-	n := s.value()
-	return n, nil
+	return s.value(), nil
 }
 
 // scanner walks text that encoding/json has already accepted, so it can be
@@ -124,44 +126,31 @@ func (s *scanner) skipSpace() {
 
 func (s *scanner) value() *node {
 	s.skipSpace()
-	n := &node{start: s.pos}
-	switch c := s.text[s.pos]; c {
-	case '{':
-		n.kind = '{'
+	n := &node{start: s.pos, kind: s.text[s.pos]}
+	switch n.kind {
+	case '{', '[':
 		s.pos++
 		for {
 			s.skipSpace()
-			if s.text[s.pos] == '}' {
+			c := s.text[s.pos]
+			switch {
+			case c == '}' || c == ']': // this container's: the JSON is valid
 				s.pos++
-				break
-			}
-			if s.text[s.pos] == ',' {
+				n.end = s.pos
+				return n
+			case c == ',':
 				s.pos++
-				continue
+			case n.kind == '[':
+				n.elems = append(n.elems, s.value())
+			default:
+				keyStart := s.pos
+				key := s.str()
+				s.skipSpace()
+				s.pos++ // ':'
+				n.members = append(n.members, member{key: key, keyStart: keyStart, val: s.value()})
 			}
-			keyStart := s.pos
-			key := s.str()
-			s.skipSpace()
-			s.pos++ // ':'
-			n.members = append(n.members, member{key: key, keyStart: keyStart, val: s.value()})
-		}
-	case '[':
-		n.kind = '['
-		s.pos++
-		for {
-			s.skipSpace()
-			if s.text[s.pos] == ']' {
-				s.pos++
-				break
-			}
-			if s.text[s.pos] == ',' {
-				s.pos++
-				continue
-			}
-			n.elems = append(n.elems, s.value())
 		}
 	case '"':
-		n.kind = '"'
 		n.str = s.str()
 	default:
 		n.kind = 'v'

@@ -53,31 +53,33 @@ func InspectWall(data []byte) (WallStatus, error) {
 	if err != nil {
 		return WallStatus{}, err
 	}
-	return inspectWall(text, root)
-}
-
-func inspectWall(text []byte, root *node) (WallStatus, error) {
 	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
-	sb, perms, err := wallObjects(text, root)
-	if err != nil {
+	if err := expect(text, root, '{', "settings", "an object"); err != nil {
 		return st, err
 	}
-	if sb != nil {
-		for _, k := range wallKeys {
-			if v := sb.get(k.key); v != nil {
-				st.Set[k.key] = v.kind == 'v' && v.str == "true"
-				st.Line[k.key], _ = position(text, v.start)
-			}
-		}
-		if ex := sb.get("excludedCommands"); ex != nil && ex.kind == '[' {
-			for _, e := range ex.elems {
-				st.Excluded = append(st.Excluded, e.str)
-			}
+	sb, perms := root.get("sandbox"), root.get("permissions")
+	if err := expect(text, sb, '{', `"sandbox"`, "an object"); err != nil {
+		return st, err
+	}
+	if err := expect(text, perms, '{', `"permissions"`, "an object"); err != nil {
+		return st, err
+	}
+	deny := perms.get("deny")
+	if err := expect(text, deny, '[', `"permissions.deny"`, "an array of rules"); err != nil {
+		return st, err
+	}
+	for _, k := range wallKeys {
+		if v := sb.get(k.key); v != nil {
+			st.Set[k.key] = v.kind == 'v' && v.str == "true"
+			st.Line[k.key], _ = position(text, v.start)
 		}
 	}
-	if deny, err := denyOf(text, perms); err != nil {
-		return st, err
-	} else if deny != nil {
+	if ex := sb.get("excludedCommands"); ex != nil && ex.kind == '[' {
+		for _, e := range ex.elems {
+			st.Excluded = append(st.Excluded, e.str)
+		}
+	}
+	if deny != nil {
 		for _, e := range deny.elems {
 			if e.kind == '"' {
 				st.Deny = append(st.Deny, e.str)
@@ -87,33 +89,6 @@ func inspectWall(text []byte, root *node) (WallStatus, error) {
 	return st, nil
 }
 
-// wallObjects returns the "sandbox" and "permissions" objects of root, nil
-// when absent; either of another type is an *Error.
-func wallObjects(text []byte, root *node) (sandbox, perms *node, err error) {
-	if root.kind != '{' {
-		return nil, nil, errorAt(text, root.start, "settings is %s, want an object", root.kindName())
-	}
-	sandbox, perms = root.get("sandbox"), root.get("permissions")
-	if sandbox != nil && sandbox.kind != '{' {
-		return nil, nil, errorAt(text, sandbox.start, `"sandbox" is %s, want an object`, sandbox.kindName())
-	}
-	if perms != nil && perms.kind != '{' {
-		return nil, nil, errorAt(text, perms.start, `"permissions" is %s, want an object`, perms.kindName())
-	}
-	return sandbox, perms, nil
-}
-
-func denyOf(text []byte, perms *node) (*node, error) {
-	if perms == nil {
-		return nil, nil
-	}
-	deny := perms.get("deny")
-	if deny != nil && deny.kind != '[' {
-		return nil, errorAt(text, deny.start, `"permissions.deny" is %s, want an array of rules`, deny.kindName())
-	}
-	return deny, nil
-}
-
 // MergeWall returns data with the wall added the way Merge adds hooks,
 // only inserting: each of the sandbox keys that is absent, and each rule
 // of deny that permissions.deny lacks. A key the file already sets is left
@@ -121,42 +96,25 @@ func denyOf(text []byte, perms *node) (*node, error) {
 // returned status reports. added names what was inserted ("sandbox.enabled",
 // "Edit(/mappings.toml)"); none means data is returned unchanged.
 func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
+	if st, err = InspectWall(data); err != nil {
+		return nil, nil, st, err
+	}
 	text := normalize(data)
-	root, err := parse(text)
-	if err != nil {
-		return nil, nil, st, err
-	}
-	if st, err = inspectWall(text, root); err != nil {
-		return nil, nil, st, err
-	}
 	// One insertion at a time, each on a fresh parse, as Merge does.
 	for _, k := range wallKeys {
 		if _, ok := st.Set[k.key]; ok {
 			continue
 		}
-		root, _ = parse(text)
-		sb := root.get("sandbox")
-		if sb == nil {
-			text = appendItem(text, root, true, "sandbox", object{{k.key, k.want}})
-		} else {
-			text = appendItem(text, sb, layoutOf(text, root).multi, k.key, k.want)
-		}
+		root, _ := parse(text)
+		text = add(text, root, []string{"sandbox"}, k.key, k.want)
 		added = append(added, "sandbox."+k.key)
 	}
 	for _, rule := range deny {
 		if slices.Contains(st.Deny, rule) {
 			continue
 		}
-		root, _ = parse(text)
-		perms := root.get("permissions")
-		switch {
-		case perms == nil:
-			text = appendItem(text, root, true, "permissions", object{{"deny", array{rule}}})
-		case perms.get("deny") == nil:
-			text = appendItem(text, perms, layoutOf(text, root).multi, "deny", array{rule})
-		default:
-			text = appendItem(text, perms.get("deny"), layoutOf(text, perms).multi, "", rule)
-		}
+		root, _ := parse(text)
+		text = add(text, root, []string{"permissions", "deny"}, "", rule)
 		st.Deny = append(st.Deny, rule)
 		added = append(added, rule)
 	}
