@@ -27,14 +27,17 @@ type finding struct {
 	hint    string
 }
 
+// String is the finding as check prints it. Its text comes from files the
+// agent can write (a key, a path, a command): control characters are
+// spelled out (config.OneLine), so that none reaches the terminal.
 func (f finding) String() string {
-	s := f.loc + ": "
+	s := config.OneLine(f.loc) + ": "
 	if f.warning {
 		s += "warning: "
 	}
-	s += f.msg
+	s += config.OneLine(f.msg)
 	if f.hint != "" {
-		s += "\n    hint: " + f.hint
+		s += "\n    hint: " + config.OneLine(f.hint)
 	}
 	return s
 }

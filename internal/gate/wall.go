@@ -29,7 +29,7 @@ import (
 // be nil, for a project without a readable config.
 func wallRules(root, home, file string, cfg *config.Config, bins []string) (rules []string, empty bool) {
 	var c *config.Compiled
-	stateDir := filepath.Join(root, config.DefaultStateDir)
+	stateDir, _ := config.ReadStateDir(file, root) // as guard.ProjectSet reads it
 	if cfg != nil {
 		c, stateDir = cfg.Compiled(), cfg.StateDir()
 	}
