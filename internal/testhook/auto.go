@@ -33,11 +33,7 @@ func (r *runner) autoStop(in *hook.Input) error {
 	var outcome autoOutcome
 	var judged int
 	var skipped []int
-	s, err := r.openStore()
-	if err != nil {
-		return err
-	}
-	st, err := s.Update(r.session, func(st *State) (*State, error) {
+	st, err := r.store.Update(r.session, func(st *State) (*State, error) {
 		if st == nil || !r.answers(st) || !st.Auto {
 			return nil, nil
 		}

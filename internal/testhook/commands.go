@@ -48,11 +48,7 @@ func (r *runner) start(o opts) (reply, error) {
 		st.Issued, st.Turn = true, r.turn
 		ctx = r.brief(st, "")
 	}
-	s, err := r.openStore()
-	if err != nil {
-		return reply{}, err
-	}
-	old, err := s.Replace(r.session, st)
+	old, err := r.store.Replace(r.session, st)
 	if err != nil {
 		return reply{}, err
 	}
@@ -311,11 +307,7 @@ func writeOut(path string, data []byte) error {
 
 // update changes the session's run, which must exist.
 func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
-	s, err := r.openStore()
-	if err != nil {
-		return nil, err
-	}
-	return s.Update(r.session, func(st *State) (*State, error) {
+	return r.store.Update(r.session, func(st *State) (*State, error) {
 		if st == nil {
 			return nil, errNoRun
 		}
@@ -331,7 +323,7 @@ func (r *runner) load() (*State, error) {
 		r.seen = nil
 		return st, nil
 	}
-	st, err := loadRun(runFile(r.stateDir, r.session))
+	st, err := loadRun(runFile(r.store.dir, r.session))
 	if err == nil && st == nil {
 		err = errNoRun
 	}

@@ -94,7 +94,7 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) er
 		return hook.Write(env.Stdout, hook.Block(rep.text))
 	}
 
-	st, err := loadRun(runFile(r.stateDir, r.session))
+	st, err := loadRun(runFile(r.store.dir, r.session))
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err
 		return err
 	}
 	r.session, r.hook, r.turn = in.SessionID, true, turn
-	path := runFile(r.stateDir, r.session)
+	path := runFile(r.store.dir, r.session)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil // no run: the common case, decided without the lock
 	} else if err != nil {
@@ -159,18 +159,14 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err
 	if st == nil || !r.answers(st) {
 		return nil
 	}
-	s, err := r.openStore()
-	if err != nil {
-		return haltRun(env, err)
-	}
-	if s.Queue().HasPending(queue.Scope{Session: r.session}) {
+	if queue.Open(r.store.dir).HasPending(queue.Scope{Session: r.session}) {
 		// The gate judges this stop: its block, or its pass, must not be
 		// mixed with a test's answer. Nothing is recorded; see
 		// docs/testhook.md for how the run goes on.
 		return nil
 	}
 	if !st.Auto {
-		_, err := s.Update(r.session, func(st *State) (*State, error) {
+		_, err := r.store.Update(r.session, func(st *State) (*State, error) {
 			if st == nil || !r.answers(st) || st.Auto {
 				return nil, nil
 			}

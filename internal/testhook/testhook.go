@@ -151,13 +151,12 @@ func usageErr(err error) error {
 type runner struct {
 	env      *cli.Env
 	root     string
-	stateDir string
+	store    *Store // the runs of the project's state dir
 	session  string
 	hook     bool   // answering a hook: the user types "next", not "testhook next"
 	turn     string // the hook input's prompt_id, if any
 	blockCap int
 	now      func() time.Time
-	store    *Store // opened on first use
 	seen     *State // the run as just read, for the next load only
 }
 
@@ -169,14 +168,7 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner{env: env, root: root, stateDir: sd, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
-}
-
-func (r *runner) openStore() (*Store, error) {
-	if r.store == nil {
-		r.store = OpenStore(r.stateDir)
-	}
-	return r.store, nil
+	return &runner{env: env, root: root, store: OpenStore(sd), blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 // pickSession chooses the run a command-line invocation acts on: --session,
@@ -194,7 +186,7 @@ func (r *runner) pickSession(flagged string, starting bool) error {
 		r.session = TerminalSession
 		return nil
 	}
-	ss, err := sessions(r.stateDir)
+	ss, err := sessions(r.store.dir)
 	if err != nil {
 		return err
 	}
