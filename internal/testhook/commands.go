@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -67,40 +66,23 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 	if len(tests) == 0 {
 		var cats, tags []string
 		for _, t := range s.Tests {
-			if !slices.Contains(cats, t.Category) {
-				cats = append(cats, t.Category)
-			}
-			for _, tag := range t.Tags {
-				if !slices.Contains(tags, tag) {
-					tags = append(tags, tag)
-				}
-			}
+			cats = append(cats, t.Category)
+			tags = append(tags, t.Tags...)
 		}
-		sort.Strings(cats)
-		sort.Strings(tags)
+		slices.Sort(cats)
+		slices.Sort(tags)
 		return nil, cli.WithHint(fmt.Errorf("no test of %s matches the filters (%s)", s.File, f),
-			"categories: "+orNone(cats), "tags: "+orNone(tags))
+			"categories: "+orNone(slices.Compact(cats)), "tags: "+orNone(slices.Compact(tags)))
 	}
 	var ps Problems
-	saved := map[string]bool{}
-	for _, t := range tests {
-		for _, n := range t.refs() {
-			if saved[n] {
-				continue
-			}
-			for _, u := range s.Tests {
-				if u.saves(n) {
-					ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(quote(t.ID)),
-						Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
-						Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
-					break
-				}
-			}
+	unsaved(tests, func(i int, n string) {
+		if j := saverOf(s.Tests, n); j >= 0 {
+			t, u := &tests[i], &s.Tests[j]
+			ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(quote(t.ID)),
+				Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
+				Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
 		}
-		for _, sv := range t.Save {
-			saved[sv.Var] = true
-		}
-	}
+	})
 	if len(ps) > 0 {
 		return nil, cli.WithHint(fmt.Errorf("%s: the filters (%s) break a variable chain", s.File, f), ps.Lines()...)
 	}

@@ -1,6 +1,7 @@
 package testhook
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,14 +24,8 @@ var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
 const maxKept = 1 << 20
 
 func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
-	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
-	if err != nil {
-		return fmt.Errorf("reading hook input: %w", err)
-	}
-	if len(data) > hook.MaxInput {
-		return fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
-	}
-	in, err := dialect.Parse(data, opt, Events...)
+	var data bytes.Buffer // the input as read, for promptID
+	in, err := dialect.Decode(io.TeeReader(env.Stdin, &data), opt, Events...)
 	if errors.Is(err, dialect.ErrIgnored) {
 		return nil
 	}
@@ -38,12 +33,11 @@ func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 		return err
 	}
 	env.Stdout = hook.Bind(env.Stdout, in)
-	turn := promptID(data)
 	switch in.HookEventName {
 	case hook.UserPromptSubmit:
-		return promptHook(env, configFile, in, turn)
+		return promptHook(env, configFile, in, promptID(data.Bytes()))
 	case hook.Stop:
-		return stopHook(env, configFile, in, turn)
+		return stopHook(env, configFile, in, promptID(data.Bytes()))
 	}
 	return nil
 }
@@ -120,19 +114,18 @@ func applies(st *State, req request) bool {
 	if req.name == "retry" && len(req.opts.args) == 1 && st.index(req.opts.args[0]) < 0 {
 		return false // "retry parsing": not a test of this run
 	}
+	looks := req.name == "status" || req.name == "report" || req.name == "vars"
 	switch st.Mode {
 	case Running:
 		return true
 	case Completed:
-		return req.name == "status" || req.name == "report" || req.name == "vars" ||
-			req.name == "retry" && (len(req.opts.args) == 1 || st.lastRetryable() >= 0)
+		return looks || req.name == "retry" && (len(req.opts.args) == 1 || st.lastRetryable() >= 0)
 	}
-	return req.name == "status" || req.name == "report" || req.name == "vars"
+	return looks
 }
 
-// stopHook handles a main-thread Stop: in an auto run the agent's final
-// message is the current test's answer; in a manual run it is kept for
-// "validate". The gate's pending validations come first.
+// stopHook handles a main-thread Stop (see takeStop). Once the session
+// has a run, every error halts it rather than let the stop through.
 func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err error) {
 	r, err := newRunner(env, configFile, in.Cwd)
 	if err != nil {
@@ -152,9 +145,19 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err
 			err = haltRun(env, fmt.Errorf("internal error (a bug in stopgate): %v", p))
 		}
 	}()
+	if err := r.takeStop(path, in); err != nil {
+		return haltRun(env, err)
+	}
+	return nil
+}
+
+// takeStop takes a stop for the run in path: the gate's pending
+// validations first; then in an auto run the final message is the current
+// test's answer, and in a manual run it is kept for "validate".
+func (r *runner) takeStop(path string, in *hook.Input) error {
 	st, err := loadRun(path)
 	if err != nil {
-		return haltRun(env, err)
+		return err
 	}
 	if st == nil || !r.answers(st) {
 		return nil
@@ -165,23 +168,17 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err
 		// docs/testhook.md for how the run goes on.
 		return nil
 	}
-	if !st.Auto {
-		_, err := r.store.Update(r.session, func(st *State) (*State, error) {
-			if st == nil || !r.answers(st) || st.Auto {
-				return nil, nil
-			}
-			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
-			return st, nil
-		})
-		if err != nil {
-			return haltRun(env, err)
+	if st.Auto {
+		return r.autoStop(in)
+	}
+	_, err = r.store.Update(r.session, func(st *State) (*State, error) {
+		if st == nil || !r.answers(st) || st.Auto {
+			return nil, nil
 		}
-		return nil
-	}
-	if err := r.autoStop(in); err != nil {
-		return haltRun(env, err)
-	}
-	return nil
+		st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
+		return st, nil
+	})
+	return err
 }
 
 // haltRun answers a stop that a run under way could not judge: the

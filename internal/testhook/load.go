@@ -372,33 +372,18 @@ func (l *loader) tags(line int, name string, raw any) []string {
 	return out
 }
 
-// checkRefs rejects a ${var} that no earlier test saves: tests run in file
-// order, so the value could never be there.
+// checkRefs rejects a ${var} that no earlier test saves.
 func (l *loader) checkRefs(tests []Test) {
-	saved := map[string]bool{}
-	for i := range tests {
-		t := &tests[i]
-		for _, n := range t.refs() {
-			if saved[n] {
-				continue
-			}
-			hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
-			for j := i; j < len(tests); j++ {
-				if tests[j].saves(n) {
-					if j == i {
-						hint = "a test cannot use what it saves itself; use it in a later test"
-					} else {
-						hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", tests[j].ID)
-					}
-					break
-				}
-			}
-			l.add(t.Line, quote(t.ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
+	unsaved(tests, func(i int, n string) {
+		hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
+		switch j := saverOf(tests[i:], n); {
+		case j == 0:
+			hint = "a test cannot use what it saves itself; use it in a later test"
+		case j > 0:
+			hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", tests[i+j].ID)
 		}
-		for _, s := range t.Save {
-			saved[s.Var] = true
-		}
-	}
+		l.add(tests[i].Line, quote(tests[i].ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
+	})
 }
 
 // blankRefs replaces each ${var} with a literal, to check a pattern's

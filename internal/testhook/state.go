@@ -50,12 +50,7 @@ func (f Filters) match(t *Test) bool {
 	if len(f.Tags) == 0 {
 		return true
 	}
-	for _, tag := range t.Tags {
-		if slices.Contains(f.Tags, tag) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Tags, func(tag string) bool { return slices.Contains(f.Tags, tag) })
 }
 
 func (f Filters) String() string {
@@ -66,10 +61,7 @@ func (f Filters) String() string {
 	if len(f.Tags) > 0 {
 		parts = append(parts, "tag "+strings.Join(f.Tags, " or "))
 	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
+	return orNone(parts)
 }
 
 // Result is one test's recorded outcome.
@@ -217,16 +209,6 @@ func (st *State) missing(t *Test) []string {
 	return out
 }
 
-// saver returns the plan test that saves name, and its result.
-func (st *State) saver(name string) (*Test, *Result) {
-	for i := range st.Tests {
-		if st.Tests[i].saves(name) {
-			return &st.Tests[i], st.Results[i]
-		}
-	}
-	return nil, nil
-}
-
 // advance makes the first test without a result current. A test whose
 // variables were never saved (the saving test failed or was skipped) cannot
 // run: it is recorded as skipped, saying why, and the run goes on. When no
@@ -252,14 +234,13 @@ func (st *State) advance(now time.Time) (skipped []int) {
 func (st *State) whyMissing(names []string) string {
 	var parts []string
 	for _, n := range names {
-		t, r := st.saver(n)
-		switch {
-		case t == nil:
+		switch i := saverOf(st.Tests, n); {
+		case i < 0:
 			parts = append(parts, fmt.Sprintf("${%s} is saved by no test of this run", n))
-		case r == nil:
-			parts = append(parts, fmt.Sprintf("${%s} is not saved yet: test %q has not run", n, t.ID))
+		case st.Results[i] == nil:
+			parts = append(parts, fmt.Sprintf("${%s} is not saved yet: test %q has not run", n, st.Tests[i].ID))
 		default:
-			parts = append(parts, fmt.Sprintf("${%s} was not saved: test %q %s", n, t.ID, r.Status))
+			parts = append(parts, fmt.Sprintf("${%s} was not saved: test %q %s", n, st.Tests[i].ID, st.Results[i].Status))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -363,12 +344,7 @@ func (st *State) lastRetryable() int {
 }
 
 func (st *State) index(id string) int {
-	for i := range st.Tests {
-		if st.Tests[i].ID == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(st.Tests, func(t Test) bool { return t.ID == id })
 }
 
 // maxAnswer bounds the answer kept with a result, for the report.
