@@ -16,11 +16,7 @@ import (
 // start loads the tests file, applies the filters and queues the plan as
 // the session's run.
 func (r *runner) start(o opts) (reply, error) {
-	dir := r.env.Dir
-	if r.hook || dir == "" {
-		dir = r.root
-	}
-	path, err := Find(r.root, o.file, dir)
+	path, err := r.testsFile(o.file)
 	if err != nil {
 		return reply{}, cli.WithHint(err, "write one (see docs/testhook.md), or name it with --file")
 	}
@@ -147,7 +143,7 @@ func (r *runner) validate(answer string, hasText bool) (reply, error) {
 		}
 		if !hasText {
 			if st.Answer == "" {
-				return nil, usagef(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
+				return nil, usageError(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
 			}
 			answer = st.Answer
 		}
@@ -184,7 +180,7 @@ func (r *runner) retry(args []string) (reply, error) {
 	now := r.now()
 	st, err := r.update(func(st *State) (*State, error) {
 		if st.Mode == Aborted {
-			return nil, cli.WithHint(errors.New("the run was aborted"), "start a new one with "+r.startWord())
+			return nil, r.noCurrent(st)
 		}
 		i := st.lastRetryable()
 		if len(args) == 1 {
@@ -222,20 +218,13 @@ func (r *runner) abort() (reply, error) {
 	return reply{text: fmt.Sprintf("Aborted the run of %s: %s.\n%s writes the report of what ran.", st.File, st.counts(), r.word("report"))}, nil
 }
 
-func (r *runner) status() (reply, error) {
+// show answers status or vars: text of the run as it stands.
+func (r *runner) show(text func(*State) string) (reply, error) {
 	st, err := r.load()
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{text: r.statusText(st)}, nil
-}
-
-func (r *runner) vars() (reply, error) {
-	st, err := r.load()
-	if err != nil {
-		return reply{}, err
-	}
-	return reply{text: varsText(st)}, nil
+	return reply{text: text(st)}, nil
 }
 
 // report writes the Markdown report, and JUnit XML when asked.

@@ -26,19 +26,15 @@ const (
 	DefaultJSONFile = "tests/functional/tests.json"
 )
 
-// Find returns the tests file to load: file when given (relative to dir),
-// else DefaultFile under root, else DefaultJSONFile.
-func Find(root, file, dir string) (string, error) {
-	if file != "" {
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		return filepath.Clean(file), nil
+// testsFile returns the tests file to load: name when given (see path),
+// else DefaultFile, else DefaultJSONFile.
+func (r *runner) testsFile(name string) (string, error) {
+	if name != "" {
+		return r.path(name), nil
 	}
 	for _, f := range []string{DefaultFile, DefaultJSONFile} {
-		path := filepath.Join(root, filepath.FromSlash(f))
-		if _, err := os.Stat(path); err == nil {
-			return path, nil
+		if _, err := os.Stat(r.rootPath(f)); err == nil {
+			return r.rootPath(f), nil
 		}
 	}
 	return "", fmt.Errorf("no tests file: neither %s nor %s exists", DefaultFile, DefaultJSONFile)

@@ -96,7 +96,7 @@ func writeCategory(b *strings.Builder, st *State, cat string, idx []int) {
 		t, r := &st.Tests[i], st.Results[i]
 		result, d := "not run", ""
 		if r != nil {
-			result, d = strings.ToUpper(map[Status]string{Passed: "pass", Failed: "fail", Skipped: "skip"}[r.Status]), dur(r.Duration())
+			result, d = statusWord[r.Status], dur(r.Duration())
 			if st.Tries[i] > 1 {
 				result += fmt.Sprintf(" (%d tries)", st.Tries[i])
 			}

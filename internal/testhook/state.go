@@ -2,6 +2,7 @@ package testhook
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -298,9 +299,7 @@ func (st *State) validate(answer string, now time.Time) (int, []int) {
 	if len(whys) > 0 {
 		r.Status = Failed
 	} else {
-		for k, v := range saved {
-			st.Vars[k] = v
-		}
+		maps.Copy(st.Vars, saved)
 	}
 	st.record(i, r)
 	return i, st.advance(now)

@@ -125,7 +125,7 @@ func Run(env *cli.Env) error {
 	}
 	rep, err := r.do(req)
 	if err != nil {
-		if errors.Is(err, errUsage) {
+		if errors.As(err, new(usageError)) {
 			return usageErr(err)
 		}
 		return err
@@ -245,15 +245,15 @@ func (r *runner) do(req request) (reply, error) {
 	case "retry":
 		return r.retry(req.opts.args)
 	case "status":
-		return r.status()
+		return r.show(r.statusText)
 	case "report":
 		return r.report(req.opts)
 	case "vars":
-		return r.vars()
+		return r.show(varsText)
 	case "abort":
 		return r.abort()
 	}
-	return reply{}, usagef("unknown command " + req.name)
+	return reply{}, usageError("unknown command " + req.name)
 }
 
 // reply is a command's answer.

@@ -2,7 +2,8 @@ package testhook
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -82,7 +83,7 @@ func (r *runner) afterResult(st *State, judged int, skipped []int, finish string
 		b.WriteString("\n  - " + w)
 	}
 	for _, i := range skipped {
-		fmt.Fprintf(&b, "\nSKIP %s (%d/%d): %s", st.Tests[i].ID, i+1, len(st.Tests), st.Results[i].Reason)
+		b.WriteString("\n" + resultLine(st, i))
 	}
 	b.WriteString("\n")
 	if st.Mode == Completed {
@@ -96,11 +97,13 @@ func (r *runner) afterResult(st *State, judged int, skipped []int, finish string
 	return b.String()
 }
 
+// statusWord is how a result is shown in text and in the report.
+var statusWord = map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}
+
 // resultLine is "PASS id (i/N)", FAIL or SKIP.
 func resultLine(st *State, i int) string {
 	res := st.Results[i]
-	word := map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}[res.Status]
-	s := fmt.Sprintf("%s %s (%d/%d)", word, st.Tests[i].ID, i+1, len(st.Tests))
+	s := fmt.Sprintf("%s %s (%d/%d)", statusWord[res.Status], st.Tests[i].ID, i+1, len(st.Tests))
 	if res.Status == Skipped && res.Reason != "" {
 		s += ": " + res.Reason
 	}
@@ -169,13 +172,8 @@ func varsText(st *State) string {
 	if len(st.Vars) == 0 {
 		return "No variables saved yet."
 	}
-	names := make([]string, 0, len(st.Vars))
-	for n := range st.Vars {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for i, n := range names {
+	for i, n := range slices.Sorted(maps.Keys(st.Vars)) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -194,12 +192,10 @@ func reportText(st *State, written []string) string {
 		b.WriteString(" (aborted)")
 	}
 	b.WriteString(".")
-	for i, res := range st.Results {
-		if res != nil && res.Status == Failed {
-			fmt.Fprintf(&b, "\nFAIL %s (%d/%d)", st.Tests[i].ID, i+1, len(st.Tests))
-			for _, w := range res.Failures {
-				b.WriteString("\n  - " + w)
-			}
+	for _, i := range st.withStatus(Failed) {
+		b.WriteString("\n" + resultLine(st, i))
+		for _, w := range st.Results[i].Failures {
+			b.WriteString("\n  - " + w)
 		}
 	}
 	b.WriteString("\nWrote " + strings.Join(written, " and ") + ".")

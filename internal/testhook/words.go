@@ -1,7 +1,6 @@
 package testhook
 
 import (
-	"errors"
 	"flag"
 	"io"
 	"slices"
@@ -51,15 +50,11 @@ func (l *list) Set(v string) error {
 	return nil
 }
 
-// errUsage marks a mistake in how a command was written.
-var errUsage = errors.New("usage")
+// usageError is a mistake in how a command was written: exit 2 on the
+// command line.
+type usageError string
 
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string   { return e.msg }
-func (e *usageError) Is(t error) bool { return t == errUsage }
-
-func usagef(msg string) error { return &usageError{msg: msg} }
+func (e usageError) Error() string { return string(e) }
 
 // parseOpts parses name's flags and positional arguments. session and
 // config, when not nil, are bound to --session and --config, which every
@@ -91,7 +86,7 @@ func parseOpts(name string, args []string, session, config *string) (opts, error
 	var pos []string
 	for {
 		if err := fl.Parse(args); err != nil {
-			return o, usagef(name + ": " + err.Error())
+			return o, usageError(name + ": " + err.Error())
 		}
 		args = fl.Args()
 		if len(args) == 0 {
@@ -106,9 +101,9 @@ func parseOpts(name string, args []string, session, config *string) (opts, error
 	}
 	if maxArgs >= 0 && len(pos) > maxArgs {
 		if maxArgs == 0 {
-			return o, usagef(name + " takes no arguments, got " + strings.Join(pos, " "))
+			return o, usageError(name + " takes no arguments, got " + strings.Join(pos, " "))
 		}
-		return o, usagef(name + " takes at most one test id, got " + strings.Join(pos, " "))
+		return o, usageError(name + " takes at most one test id, got " + strings.Join(pos, " "))
 	}
 	o.args = pos
 	return o, nil
@@ -128,10 +123,10 @@ func parsePrompt(prompt string) (req request, ok bool, err error) {
 	if word == SlashCommand {
 		o, err := parseOpts("init", strings.Fields(rest), nil, nil)
 		if err != nil {
-			return req, true, usagef(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
+			return req, true, usageError(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
 		}
 		if len(o.args) > 0 {
-			return req, true, usagef(SlashCommand + " takes no arguments, got " + strings.Join(o.args, " "))
+			return req, true, usageError(SlashCommand + " takes no arguments, got " + strings.Join(o.args, " "))
 		}
 		return request{name: "init", opts: o, slash: true}, true, nil
 	}
