@@ -15,8 +15,8 @@ import (
 
 // start loads the tests file, applies the filters and queues the plan as
 // the session's run.
-func (r *runner) start(o opts) (reply, error) {
-	path, err := r.testsFile(o.file)
+func (r *runner) start(req request) (reply, error) {
+	path, err := r.testsFile(req.file)
 	if err != nil {
 		return reply{}, cli.WithHint(err, "write one (see docs/testhook.md), or name it with --file")
 	}
@@ -28,16 +28,16 @@ func (r *runner) start(o opts) (reply, error) {
 		}
 		return reply{}, err
 	}
-	f := Filters{Categories: o.categories, Tags: o.tags}
+	f := Filters{Categories: req.categories, Tags: req.tags}
 	tests, err := selectTests(suite, f)
 	if err != nil {
 		return reply{}, err
 	}
 	now := r.now()
 	report := project.Display(r.root, filepath.Join(filepath.Dir(path), "report.md"))
-	st := newState(r.session, suite, tests, f, report, o.auto, now)
+	st := newState(r.session, suite, tests, f, report, req.auto, now)
 	ctx := ""
-	if o.auto && r.hook {
+	if req.auto && r.hook {
 		// The slash command's turn carries the first test: the agent
 		// starts at once, and every stop after it is an answer.
 		st.Issued, st.Turn = true, r.turn
@@ -228,29 +228,29 @@ func (r *runner) show(text func(*State) string) (reply, error) {
 }
 
 // report writes the Markdown report, and JUnit XML when asked.
-func (r *runner) report(o opts) (reply, error) {
+func (r *runner) report(req request) (reply, error) {
 	st, err := r.load()
 	if err != nil {
 		return reply{}, err
 	}
 	md := r.rootPath(st.Report)
-	if o.markdown != "" {
-		md = r.path(o.markdown)
+	if req.markdown != "" {
+		md = r.path(req.markdown)
 	}
 	written := []string{}
 	if err := writeOut(md, []byte(markdown(st))); err != nil {
 		return reply{}, fmt.Errorf("writing the report: %w", err)
 	}
 	written = append(written, project.Display(r.root, md))
-	if o.junit != "" {
+	if req.junit != "" {
 		data, err := junit(st)
 		if err == nil {
-			err = writeOut(r.path(o.junit), data)
+			err = writeOut(r.path(req.junit), data)
 		}
 		if err != nil {
 			return reply{}, fmt.Errorf("writing the JUnit report: %w", err)
 		}
-		written = append(written, project.Display(r.root, r.path(o.junit)))
+		written = append(written, project.Display(r.root, r.path(req.junit)))
 	}
 	c := st.counts()
 	return reply{text: reportText(st, written), failed: c.Failed, total: c.Total()}, nil

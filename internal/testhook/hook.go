@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
@@ -75,35 +74,30 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) er
 	if perr != nil {
 		return hook.Write(env.Stdout, hook.Block("testhook: "+perr.Error()+"\nusage: "+SlashCommand+" [--category C] [--tag T] [--file F] [--auto]"))
 	}
-	if req.slash {
-		rep, err := r.do(req)
+	lead := "cannot start the run"
+	if !req.slash {
+		st, err := loadRun(runFile(r.store.dir, r.session))
 		if err != nil {
-			return hook.Write(env.Stdout, hook.Block(errText("cannot start the run", err)))
+			return err
 		}
-		if rep.context != "" {
-			out := hook.Context(hook.UserPromptSubmit, rep.context)
-			out.SystemMessage = rep.text
-			return hook.Write(env.Stdout, out)
+		if st == nil || !applies(st, req) {
+			return nil
 		}
-		return hook.Write(env.Stdout, hook.Block(rep.text))
+		r.seen, lead = st, ""
 	}
-
-	st, err := loadRun(runFile(r.store.dir, r.session))
-	if err != nil {
-		return err
-	}
-	if st == nil || !applies(st, req) {
-		return nil
-	}
-	r.seen = st
 	rep, err := r.do(req)
 	if err != nil {
-		return hook.Write(env.Stdout, hook.Block(errText("", err)))
+		return hook.Write(env.Stdout, hook.Block(errText(lead, err)))
 	}
-	if req.name == "next" && rep.context != "" {
-		return hook.Write(env.Stdout, hook.Context(hook.UserPromptSubmit, rep.context))
+	if rep.context == "" {
+		return hook.Write(env.Stdout, hook.Block(rep.text))
 	}
-	return hook.Write(env.Stdout, hook.Block(rep.text))
+	// The agent gets the test; /run-tests --auto also tells the person.
+	out := hook.Context(hook.UserPromptSubmit, rep.context)
+	if req.slash {
+		out.SystemMessage = rep.text
+	}
+	return hook.Write(env.Stdout, out)
 }
 
 // applies says whether a typed word is the runner's, given the session's
@@ -111,7 +105,7 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) er
 // at it (and retry, which can reopen a completed run). Otherwise "next" or
 // "skip" is the person talking to the agent.
 func applies(st *State, req request) bool {
-	if req.name == "retry" && len(req.opts.args) == 1 && st.index(req.opts.args[0]) < 0 {
+	if req.name == "retry" && len(req.args) == 1 && st.index(req.args[0]) < 0 {
 		return false // "retry parsing": not a test of this run
 	}
 	looks := req.name == "status" || req.name == "report" || req.name == "vars"
@@ -119,7 +113,7 @@ func applies(st *State, req request) bool {
 	case Running:
 		return true
 	case Completed:
-		return looks || req.name == "retry" && (len(req.opts.args) == 1 || st.lastRetryable() >= 0)
+		return looks || req.name == "retry" && (len(req.args) == 1 || st.lastRetryable() >= 0)
 	}
 	return looks
 }
@@ -202,17 +196,15 @@ func (r *runner) answers(st *State) bool {
 // errText is an error as the person reads it in Claude Code: the message,
 // then its hint lines.
 func errText(lead string, err error) string {
-	var b strings.Builder
-	b.WriteString("testhook: ")
+	msg := "testhook: " + err.Error()
 	if lead != "" {
-		b.WriteString(lead + ": ")
+		msg = "testhook: " + lead + ": " + err.Error()
 	}
-	b.WriteString(err.Error())
 	var h *cli.Hinted
 	if errors.As(err, &h) {
 		for _, l := range h.Hints {
-			b.WriteString("\n" + l)
+			msg += "\n" + l
 		}
 	}
-	return b.String()
+	return msg
 }

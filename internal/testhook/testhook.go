@@ -100,13 +100,12 @@ func Run(env *cli.Env) error {
 	if !ok {
 		return usageErr(fmt.Errorf("unknown command %q", args[0]))
 	}
-	o, err := parseOpts(name, args[1:], &session, &configFile)
+	req, err := parseRequest(name, args[1:], &session, &configFile)
 	if err != nil {
 		return usageErr(err)
 	}
-	req := request{name: name, opts: o}
 	if name == "validate" {
-		req.text, req.hasText = strings.Join(o.args, " "), len(o.args) > 0
+		req.text, req.hasText = strings.Join(req.args, " "), len(req.args) > 0
 		if req.text == "-" {
 			data, err := io.ReadAll(env.Stdin)
 			if err != nil {
@@ -235,7 +234,7 @@ func (r *runner) rootPath(p string) string {
 func (r *runner) do(req request) (reply, error) {
 	switch req.name {
 	case "init":
-		return r.start(req.opts)
+		return r.start(req)
 	case "next":
 		return r.next()
 	case "validate":
@@ -243,11 +242,11 @@ func (r *runner) do(req request) (reply, error) {
 	case "skip":
 		return r.skip()
 	case "retry":
-		return r.retry(req.opts.args)
+		return r.retry(req.args)
 	case "status":
 		return r.show(r.statusText)
 	case "report":
-		return r.report(req.opts)
+		return r.report(req)
 	case "vars":
 		return r.show(varsText)
 	case "abort":
