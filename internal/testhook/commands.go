@@ -130,42 +130,27 @@ func (r *runner) handOut(st *State) (*State, error) {
 	return st, nil
 }
 
-// validate checks answer (or the agent's last answer) against the current
-// test and records the result.
-func (r *runner) validate(answer string, hasText bool) (reply, error) {
+// record records the current test's result as req says, and what comes
+// next: skip, or validate req's text (without text, the agent's last
+// answer, kept at Stop).
+func (r *runner) record(req request) (reply, error) {
 	now := r.now()
 	var judged int
 	var skipped []int
 	st, err := r.update(func(st *State) (*State, error) {
 		t := st.current()
-		if t == nil {
+		switch {
+		case t == nil:
 			return nil, r.noCurrent(st)
+		case req.name == "skip":
+			judged, skipped = st.skip(now)
+		case req.hasText:
+			judged, skipped = st.validate(req.text, now)
+		case st.Answer != "":
+			judged, skipped = st.validate(st.Answer, now)
+		default:
+			return nil, usageError(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
 		}
-		if !hasText {
-			if st.Answer == "" {
-				return nil, usageError(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
-			}
-			answer = st.Answer
-		}
-		judged, skipped = st.validate(answer, now)
-		return st, nil
-	})
-	if err != nil {
-		return reply{}, err
-	}
-	return reply{text: r.afterResult(st, judged, skipped, r.finish(st))}, nil
-}
-
-// skip records the current test as skipped.
-func (r *runner) skip() (reply, error) {
-	now := r.now()
-	var judged int
-	var skipped []int
-	st, err := r.update(func(st *State) (*State, error) {
-		if st.current() == nil {
-			return nil, r.noCurrent(st)
-		}
-		judged, skipped = st.skip(now)
 		return st, nil
 	})
 	if err != nil {

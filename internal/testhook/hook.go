@@ -19,9 +19,6 @@ import (
 // and ignored: a subagent's stop is never the run's answer.
 var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
 
-// maxKept bounds the agent's answer kept at Stop for a later validate.
-const maxKept = 1 << 20
-
 func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 	var data bytes.Buffer // the input as read, for promptID
 	in, err := dialect.Decode(io.TeeReader(env.Stdin, &data), opt, Events...)
@@ -162,17 +159,7 @@ func (r *runner) takeStop(path string, in *hook.Input) error {
 		// docs/testhook.md for how the run goes on.
 		return nil
 	}
-	if st.Auto {
-		return r.autoStop(in)
-	}
-	_, err = r.store.Update(r.session, func(st *State) (*State, error) {
-		if st == nil || !r.answers(st) || st.Auto {
-			return nil, nil
-		}
-		st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
-		return st, nil
-	})
-	return err
+	return r.stopAnswer(in, st.Auto)
 }
 
 // haltRun answers a stop that a run under way could not judge: the

@@ -237,10 +237,8 @@ func (r *runner) do(req request) (reply, error) {
 		return r.start(req)
 	case "next":
 		return r.next()
-	case "validate":
-		return r.validate(req.text, req.hasText)
-	case "skip":
-		return r.skip()
+	case "validate", "skip":
+		return r.record(req)
 	case "retry":
 		return r.retry(req.args)
 	case "status":
