@@ -163,8 +163,11 @@ func (st *State) current() *Test {
 	return &st.Tests[st.Current]
 }
 
-// Counts of a run's tests by outcome.
-type Counts struct{ Passed, Failed, Skipped, NotRun int }
+// Counts of a run's tests by outcome, and the time they took.
+type Counts struct {
+	Passed, Failed, Skipped, NotRun int
+	Time                            time.Duration // the results' durations, summed
+}
 
 // Total is every test in the plan.
 func (c Counts) Total() int { return c.Passed + c.Failed + c.Skipped + c.NotRun }
@@ -187,27 +190,19 @@ func (st *State) counts() Counts {
 
 // add counts one test's result; nil is a test not run yet.
 func (c *Counts) add(r *Result) {
-	switch {
-	case r == nil:
+	if r == nil {
 		c.NotRun++
-	case r.Status == Passed:
+		return
+	}
+	c.Time += r.Duration()
+	switch r.Status {
+	case Passed:
 		c.Passed++
-	case r.Status == Failed:
+	case Failed:
 		c.Failed++
 	default:
 		c.Skipped++
 	}
-}
-
-// missing returns the variables t uses that are not saved.
-func (st *State) missing(t *Test) []string {
-	var out []string
-	for _, n := range t.refs() {
-		if _, ok := st.Vars[n]; !ok {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // advance makes the first test without a result current. A test whose
@@ -220,8 +215,8 @@ func (st *State) advance(now time.Time) (skipped []int) {
 		if st.Results[i] != nil {
 			continue
 		}
-		if miss := st.missing(&st.Tests[i]); len(miss) > 0 {
-			st.record(i, &Result{Status: Skipped, Reason: st.whyMissing(miss), Started: now, Finished: now})
+		if why := st.whyMissing(&st.Tests[i]); why != "" {
+			st.record(i, &Result{Status: Skipped, Reason: why, Started: now, Finished: now})
 			skipped = append(skipped, i)
 			continue
 		}
@@ -232,9 +227,14 @@ func (st *State) advance(now time.Time) (skipped []int) {
 	return skipped
 }
 
-func (st *State) whyMissing(names []string) string {
+// whyMissing says which variables t uses are not saved, and why; "" when
+// none is missing.
+func (st *State) whyMissing(t *Test) string {
 	var parts []string
-	for _, n := range names {
+	for _, n := range t.refs() {
+		if _, ok := st.Vars[n]; ok {
+			continue
+		}
 		switch i := saverOf(st.Tests, n); {
 		case i < 0:
 			parts = append(parts, fmt.Sprintf("${%s} is saved by no test of this run", n))
