@@ -74,7 +74,7 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 	unsaved(tests, func(i int, n string) {
 		if j := saverOf(s.Tests, n); j >= 0 {
 			t, u := &tests[i], &s.Tests[j]
-			ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(quote(t.ID)),
+			ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(t.ID),
 				Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
 				Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
 		}
@@ -222,20 +222,20 @@ func (r *runner) report(req request) (reply, error) {
 	if req.markdown != "" {
 		md = r.path(req.markdown)
 	}
-	written := []string{}
 	if err := writeOut(md, []byte(markdown(st))); err != nil {
 		return reply{}, fmt.Errorf("writing the report: %w", err)
 	}
-	written = append(written, project.Display(r.root, md))
+	written := []string{project.Display(r.root, md)}
 	if req.junit != "" {
+		path := r.path(req.junit)
 		data, err := junit(st)
 		if err == nil {
-			err = writeOut(r.path(req.junit), data)
+			err = writeOut(path, data)
 		}
 		if err != nil {
 			return reply{}, fmt.Errorf("writing the JUnit report: %w", err)
 		}
-		written = append(written, project.Display(r.root, r.path(req.junit)))
+		written = append(written, project.Display(r.root, path))
 	}
 	c := st.counts()
 	return reply{text: reportText(st, written), failed: c.Failed, total: c.Total()}, nil

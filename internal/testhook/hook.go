@@ -2,6 +2,7 @@ package testhook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,10 +48,7 @@ func promptID(data []byte) string {
 		TurnID   string `json:"turn_id"` // Codex's name for it
 	}
 	json.Unmarshal(data, &v)
-	if v.PromptID == "" {
-		return v.TurnID
-	}
-	return v.PromptID
+	return cmp.Or(v.PromptID, v.TurnID)
 }
 
 // promptHook answers a prompt. Anything that is not a runner command is

@@ -11,10 +11,7 @@ import (
 
 // lineAt returns the 1-based line of byte offset off in data.
 func lineAt(data []byte, off int) int {
-	if off > len(data) {
-		off = len(data)
-	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
+	return bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
 }
 
 // jsonTestLines returns the line of each element of the top-level "tests"

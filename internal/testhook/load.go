@@ -2,6 +2,7 @@ package testhook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,8 +83,7 @@ func isJSON(path string, data []byte) bool {
 	case ".toml":
 		return false
 	}
-	t := bytes.TrimSpace(data)
-	return len(t) > 0 && t[0] == '{'
+	return bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
 }
 
 type loader struct {
@@ -94,8 +94,10 @@ type loader struct {
 	problems Problems
 }
 
-func (l *loader) add(line int, test, msg, hint string) {
-	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: testKey(test), Msg: msg, Hint: hint})
+// add records a problem in the test key names ("test #2", testKey(id)), or
+// in the file itself when key is "".
+func (l *loader) add(line int, key, msg, hint string) {
+	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
 func (l *loader) decodeJSON(data []byte) map[string]any {
@@ -170,13 +172,9 @@ func (l *loader) suite(top map[string]any) *Suite {
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), hint)
 		}
 	}
-	raw, ok := top[l.testsKey]
-	if !ok {
-		l.add(0, "", "has no tests", "write them as "+l.testsExample())
-		return s
-	}
+	raw, present := top[l.testsKey]
 	list, ok := asList(raw)
-	if !ok {
+	if present && !ok {
 		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, typeName(raw)), "write them as "+l.testsExample())
 		return s
 	}
@@ -195,7 +193,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 			if firstLine[t.ID] > 0 {
 				where += fmt.Sprintf(", line %d", firstLine[t.ID])
 			}
-			l.add(t.Line, quote(t.ID), fmt.Sprintf("duplicate id (first used by %s)", where), "every test needs its own id")
+			l.add(t.Line, testKey(t.ID), fmt.Sprintf("duplicate id (first used by %s)", where), "every test needs its own id")
 			continue
 		}
 		firstIndex[t.ID], firstLine[t.ID] = i, t.Line
@@ -220,7 +218,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	if i < len(l.lines) {
 		t.Line = l.lines[i]
 	}
-	name := fmt.Sprintf("#%d", i+1)
+	name := fmt.Sprintf("test #%d", i+1)
 	m, isMap := v.(map[string]any)
 	if !isMap {
 		l.add(t.Line, name, fmt.Sprintf("must be %s %s, not %s", map[bool]string{true: "an", false: "a"}[l.kind == "object"], l.kind, typeName(v)), "")
@@ -237,7 +235,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	case strings.ContainsAny(id, "\r\n"):
 		l.add(t.Line, name, "id has a line break", "")
 	default:
-		t.ID, name = id, quote(id)
+		t.ID, name = id, testKey(id)
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(testKeys, k) {
@@ -263,10 +261,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 		return s
 	}
 	t.Description = str("description", false)
-	t.Category = str("category", false)
-	if t.Category == "" {
-		t.Category = DefaultCategory
-	}
+	t.Category = cmp.Or(str("category", false), DefaultCategory)
 	t.Action = str("action", true)
 	t.Expect = l.expects(t.Line, name, m["expect"])
 	t.Save = l.saves(t.Line, name, m["save"])
@@ -378,7 +373,7 @@ func (l *loader) checkRefs(tests []Test) {
 		case j > 0:
 			hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", tests[i+j].ID)
 		}
-		l.add(tests[i].Line, quote(tests[i].ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
+		l.add(tests[i].Line, testKey(tests[i].ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
 	})
 }
 
@@ -432,5 +427,3 @@ func typeName(v any) string {
 	}
 	return fmt.Sprintf("a %T", v)
 }
-
-func quote(id string) string { return fmt.Sprintf("%q", id) }

@@ -1,6 +1,7 @@
 package testhook
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -49,17 +50,9 @@ func markdown(st *State) string {
 
 // writeHeader writes the title and the run's facts.
 func writeHeader(b *strings.Builder, st *State) {
-	title := st.Description
-	if title == "" {
-		title = st.File
-	}
-	fmt.Fprintf(b, "# Test report: %s\n\n", title)
-	mode := "manual"
-	if st.Auto {
-		mode = "auto"
-	}
+	fmt.Fprintf(b, "# Test report: %s\n\n", cmp.Or(st.Description, st.File))
 	fmt.Fprintf(b, "- Suite: `%s`\n", st.File)
-	fmt.Fprintf(b, "- Session: `%s` (%s)\n", st.Session, mode)
+	fmt.Fprintf(b, "- Session: `%s` (%s)\n", st.Session, st.driving())
 	fmt.Fprintf(b, "- Filters: %s\n", st.Filters)
 	fmt.Fprintf(b, "- Status: %s\n", st.Mode)
 	fmt.Fprintf(b, "- Started: %s\n", st.Started.Format(time.RFC3339))

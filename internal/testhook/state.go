@@ -78,10 +78,7 @@ type Result struct {
 // Duration is how long the test took: from when it was handed out (or
 // became current) to its result.
 func (r *Result) Duration() time.Duration {
-	if r.Finished.Before(r.Started) {
-		return 0
-	}
-	return r.Finished.Sub(r.Started)
+	return max(r.Finished.Sub(r.Started), 0)
 }
 
 // StateVersion is the format of the run file; a run written by another
@@ -153,6 +150,14 @@ func (st *State) check() error {
 		st.Vars = map[string]Var{}
 	}
 	return nil
+}
+
+// driving is how the run goes on from test to test: "auto" or "manual".
+func (st *State) driving() string {
+	if st.Auto {
+		return "auto"
+	}
+	return "manual"
 }
 
 // current returns the current test, or nil when none is left.
@@ -316,11 +321,7 @@ func (st *State) skip(now time.Time) (int, []int) {
 // run again; a completed run is running again.
 func (st *State) retry(i int, now time.Time) {
 	st.Results[i] = nil
-	for k, v := range st.Vars {
-		if v.Test == st.Tests[i].ID {
-			delete(st.Vars, k)
-		}
-	}
+	maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
 	st.Mode, st.Completed, st.Paused = Running, time.Time{}, false
 	st.advance(now)
 }

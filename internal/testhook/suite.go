@@ -1,6 +1,7 @@
 package testhook
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/stopgate/stopgate/internal/config"
@@ -95,10 +96,5 @@ type Problem = config.Problem
 // Problems is every mistake found in one load, in file order.
 type Problems = config.Problems
 
-// testKey is the Key of a problem in test id, or "" for the file itself.
-func testKey(id string) string {
-	if id == "" {
-		return ""
-	}
-	return "test " + id
-}
+// testKey is the Key of a problem in test id: test "id".
+func testKey(id string) string { return fmt.Sprintf("test %q", id) }

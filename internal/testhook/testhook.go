@@ -46,6 +46,7 @@
 package testhook
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -174,10 +175,7 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 // else $STOPGATE_SESSION_ID, else the only run there is; init starts the
 // terminal's own session.
 func (r *runner) pickSession(flagged string, starting bool) error {
-	r.session = flagged
-	if r.session == "" {
-		r.session = r.env.Getenv("STOPGATE_SESSION_ID")
-	}
+	r.session = cmp.Or(flagged, r.env.Getenv("STOPGATE_SESSION_ID"))
 	if r.session != "" {
 		return nil
 	}

@@ -13,17 +13,14 @@ import (
 // brief is the current test as the agent gets it: the handout, and what to
 // do with it. lead, if any, comes first (the previous test's outcome).
 func (r *runner) brief(st *State, lead string) string {
-	var b strings.Builder
 	if lead != "" {
-		b.WriteString(lead + "\n\n")
+		lead += "\n\n"
 	}
-	b.WriteString("stopgate test run, " + st.handout() + "\n\n")
+	what := "Carry out this action and answer; the answer is checked against the test's expectations."
 	if st.Auto {
-		b.WriteString("Carry out this action now. When you finish, your final message is the answer that is checked; the next test follows.")
-	} else {
-		b.WriteString("Carry out this action and answer; the answer is checked against the test's expectations.")
+		what = "Carry out this action now. When you finish, your final message is the answer that is checked; the next test follows."
 	}
-	return b.String()
+	return lead + "stopgate test run, " + st.handout() + "\n\n" + what
 }
 
 func (r *runner) startText(st *State, old *State) string {
@@ -125,11 +122,7 @@ func (r *runner) endText(st *State) string {
 
 func (r *runner) statusText(st *State) string {
 	var b strings.Builder
-	mode := "manual"
-	if st.Auto {
-		mode = "auto"
-	}
-	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s", st.File, st.Session, mode, st.Mode)
+	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s", st.File, st.Session, st.driving(), st.Mode)
 	if st.Paused {
 		b.WriteString(", paused")
 	}
