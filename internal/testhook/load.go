@@ -297,13 +297,11 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, typeName(pv)), "")
 				continue
 			}
-			if kind == validator.Regex {
-				// Check the syntax with each ${var} as a literal, as it is
-				// at run time.
-				if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
-					l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
-					continue
-				}
+			// A regex's syntax is checked with each ${var} as a literal, as
+			// it is at run time.
+			if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
+				l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
+				continue
 			}
 			out = append(out, Expect{Kind: kind, Pattern: p})
 		}

@@ -51,6 +51,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -169,6 +170,19 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 		return nil, err
 	}
 	return &runner{env: env, root: root, store: OpenStore(sd), blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
+// stateDir returns the state dir the project's mappings.toml names, or the
+// default when there is no mappings.toml (config.ReadStateDir). A mistake
+// elsewhere in the file is the gate's to report, at stop time, and does
+// not stop a test run; a config the state dir cannot be read from does:
+// the runs would be stored where the gate does not look.
+func stateDir(root, configFile, dir string) (string, error) {
+	sd, err := config.ReadStateDir(config.Path(root, configFile, dir), root)
+	if err != nil && !(configFile == "" && errors.Is(err, fs.ErrNotExist)) {
+		return "", err
+	}
+	return sd, nil
 }
 
 // pickSession chooses the run a command-line invocation acts on: --session,

@@ -165,14 +165,11 @@ func varsText(st *State) string {
 	if len(st.Vars) == 0 {
 		return "No variables saved yet."
 	}
-	var b strings.Builder
-	for i, n := range slices.Sorted(maps.Keys(st.Vars)) {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "%s = %s   (saved by %s)", n, st.Vars[n].Value, st.Vars[n].Test)
+	var lines []string
+	for _, n := range slices.Sorted(maps.Keys(st.Vars)) {
+		lines = append(lines, fmt.Sprintf("%s = %s   (saved by %s)", n, st.Vars[n].Value, st.Vars[n].Test))
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 func reportText(st *State, written []string) string {
