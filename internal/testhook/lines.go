@@ -71,14 +71,9 @@ func tomlTestLines(text string) []int {
 				multi = q
 			}
 		}
-		if !strings.HasPrefix(line, "[[") {
-			continue
-		}
-		end := strings.Index(line, "]]")
-		if end < 0 {
-			continue
-		}
-		if strings.TrimSpace(line[2:end]) == "test" {
+		inner, isHeader := strings.CutPrefix(line, "[[")
+		name, _, closed := strings.Cut(inner, "]]")
+		if isHeader && closed && strings.TrimSpace(name) == "test" {
 			lines = append(lines, i+1)
 		}
 	}

@@ -129,8 +129,7 @@ func (r *runner) statusText(st *State) string {
 	fmt.Fprintf(&b, ".\nFilters: %s.\nProgress: %s.\n", st.Filters, st.counts())
 	for i := range st.Tests {
 		res := st.Results[i]
-		mark := "  ·"
-		note := ""
+		mark, note := "  ·", ""
 		switch {
 		case res != nil && res.Status == Passed:
 			mark = "  ✔"
