@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -70,7 +69,7 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	s := l.suite(top)
 	if len(l.problems) > 0 {
 		// In file order, as a person fixes them; the file's own first.
-		sort.SliceStable(l.problems, func(i, j int) bool { return l.problems[i].Line < l.problems[j].Line })
+		slices.SortStableFunc(l.problems, func(a, b *Problem) int { return cmp.Compare(a.Line, b.Line) })
 		return nil, l.problems
 	}
 	return s, nil
@@ -150,9 +149,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 			switch v := v.(type) {
 			case string:
 				s.Version = v
-			case json.Number:
-				s.Version = v.String()
-			case int64, float64:
+			case json.Number, int64, float64:
 				s.Version = fmt.Sprint(v)
 			default:
 				l.add(0, "", fmt.Sprintf("version must be a string or a number, not %s", typeName(v)), "")
