@@ -1,7 +1,6 @@
 package testhook
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -21,8 +20,15 @@ import (
 var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
 
 func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
-	var data bytes.Buffer // the input as read, for promptID
-	in, err := dialect.Decode(io.TeeReader(env.Stdin, &data), opt, Events...)
+	// Read here, not by dialect.Decode: promptID needs the bytes too.
+	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
+	if err != nil {
+		return fmt.Errorf("reading hook input: %w", err)
+	}
+	if len(data) > hook.MaxInput {
+		return fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
+	}
+	in, err := dialect.Parse(data, opt, Events...)
 	if errors.Is(err, dialect.ErrIgnored) {
 		return nil
 	}
@@ -32,9 +38,9 @@ func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 	env.Stdout = hook.Bind(env.Stdout, in)
 	switch in.HookEventName {
 	case hook.UserPromptSubmit:
-		return promptHook(env, configFile, in, promptID(data.Bytes()))
+		return promptHook(env, configFile, in, promptID(data))
 	case hook.Stop:
-		return stopHook(env, configFile, in, promptID(data.Bytes()))
+		return stopHook(env, configFile, in, promptID(data))
 	}
 	return nil
 }
