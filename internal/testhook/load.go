@@ -155,11 +155,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 				l.add(0, "", fmt.Sprintf("version must be a string or a number, not %s", typeName(v)), "")
 			}
 		case "description":
-			if str, ok := v.(string); ok {
-				s.Description = str
-			} else {
-				l.add(0, "", fmt.Sprintf("description must be a string, not %s", typeName(v)), "")
-			}
+			s.Description = l.str(0, "", top, "description", false)
 		case l.testsKey:
 		default:
 			hint := "known keys: version, description, " + l.testsKey
@@ -239,31 +235,29 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 			l.add(t.Line, name, fmt.Sprintf("unknown key %q", k), "known keys: "+strings.Join(testKeys, ", "))
 		}
 	}
-	str := func(key string, required bool) string {
-		v, present := m[key]
-		if !present {
-			if required {
-				l.add(t.Line, name, "missing "+key, "")
-			}
-			return ""
-		}
-		s, isStr := v.(string)
-		if !isStr {
-			l.add(t.Line, name, fmt.Sprintf("%s must be a string, not %s", key, typeName(v)), "")
-			return ""
-		}
-		if required && strings.TrimSpace(s) == "" {
-			l.add(t.Line, name, key+" is empty", "")
-		}
-		return s
-	}
-	t.Description = str("description", false)
-	t.Category = cmp.Or(str("category", false), DefaultCategory)
-	t.Action = str("action", true)
+	t.Description = l.str(t.Line, name, m, "description", false)
+	t.Category = cmp.Or(l.str(t.Line, name, m, "category", false), DefaultCategory)
+	t.Action = l.str(t.Line, name, m, "action", true)
 	t.Expect = l.expects(t.Line, name, m["expect"])
 	t.Save = l.saves(t.Line, name, m["save"])
 	t.Tags = l.tags(t.Line, name, m["tags"])
 	return t, t.ID != ""
+}
+
+// str returns m[key], which must be a string and, when required, present
+// and not blank; a problem is placed at line, in key name.
+func (l *loader) str(line int, name string, m map[string]any, key string, required bool) string {
+	v, present := m[key]
+	s, isStr := v.(string)
+	switch {
+	case !present && required:
+		l.add(line, name, "missing "+key, "")
+	case present && !isStr:
+		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, typeName(v)), "")
+	case required && strings.TrimSpace(s) == "":
+		l.add(line, name, key+" is empty", "")
+	}
+	return s
 }
 
 func (l *loader) expects(line int, name string, raw any) []Expect {
