@@ -19,6 +19,9 @@ import (
 // says so (a pause); "next" starts the next turn. stop_hook_active false
 // means the stop does not follow a block, so the count starts again.
 
+// maxKept bounds the agent's answer kept at Stop for a later validate.
+const maxKept = 1 << 20
+
 type autoOutcome int
 
 const (
@@ -28,18 +31,21 @@ const (
 	autoDone
 )
 
-func (r *runner) autoStop(in *hook.Input) error {
+// stopAnswer takes the final message of a stop that answers the current
+// test, in a run that is auto or not as the caller saw it: a manual run
+// keeps it for "validate"; an auto run records it and goes on (above).
+func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	now := r.now()
 	var outcome autoOutcome
 	var judged int
 	var skipped []int
-	s, err := r.openStore()
-	if err != nil {
-		return err
-	}
-	st, err := s.Update(r.session, func(st *State) (*State, error) {
-		if st == nil || !r.answers(st) || !st.Auto {
+	st, err := r.store.Update(r.session, func(st *State) (*State, error) {
+		if st == nil || !r.answers(st) || st.Auto != auto {
 			return nil, nil
+		}
+		if !auto {
+			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
+			return st, nil
 		}
 		prior := 0
 		if in.StopHookActive {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -16,12 +15,8 @@ import (
 
 // start loads the tests file, applies the filters and queues the plan as
 // the session's run.
-func (r *runner) start(o opts) (reply, error) {
-	dir := r.env.Dir
-	if r.hook || dir == "" {
-		dir = r.root
-	}
-	path, err := Find(r.root, o.file, dir)
+func (r *runner) start(req request) (reply, error) {
+	path, err := r.testsFile(req.file)
 	if err != nil {
 		return reply{}, cli.WithHint(err, "write one (see docs/testhook.md), or name it with --file")
 	}
@@ -33,26 +28,22 @@ func (r *runner) start(o opts) (reply, error) {
 		}
 		return reply{}, err
 	}
-	f := Filters{Categories: o.categories, Tags: o.tags}
+	f := Filters{Categories: req.categories, Tags: req.tags}
 	tests, err := selectTests(suite, f)
 	if err != nil {
 		return reply{}, err
 	}
 	now := r.now()
 	report := project.Display(r.root, filepath.Join(filepath.Dir(path), "report.md"))
-	st := newState(r.session, suite, tests, f, report, o.auto, now)
+	st := newState(r.session, suite, tests, f, report, req.auto, now)
 	ctx := ""
-	if o.auto && r.hook {
+	if req.auto && r.hook {
 		// The slash command's turn carries the first test: the agent
 		// starts at once, and every stop after it is an answer.
 		st.Issued, st.Turn = true, r.turn
 		ctx = r.brief(st, "")
 	}
-	s, err := r.openStore()
-	if err != nil {
-		return reply{}, err
-	}
-	old, err := s.Replace(r.session, st)
+	old, err := r.store.Replace(r.session, st)
 	if err != nil {
 		return reply{}, err
 	}
@@ -71,40 +62,23 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 	if len(tests) == 0 {
 		var cats, tags []string
 		for _, t := range s.Tests {
-			if !slices.Contains(cats, t.Category) {
-				cats = append(cats, t.Category)
-			}
-			for _, tag := range t.Tags {
-				if !slices.Contains(tags, tag) {
-					tags = append(tags, tag)
-				}
-			}
+			cats = append(cats, t.Category)
+			tags = append(tags, t.Tags...)
 		}
-		sort.Strings(cats)
-		sort.Strings(tags)
+		slices.Sort(cats)
+		slices.Sort(tags)
 		return nil, cli.WithHint(fmt.Errorf("no test of %s matches the filters (%s)", s.File, f),
-			"categories: "+orNone(cats), "tags: "+orNone(tags))
+			"categories: "+orNone(slices.Compact(cats)), "tags: "+orNone(slices.Compact(tags)))
 	}
 	var ps Problems
-	saved := map[string]bool{}
-	for _, t := range tests {
-		for _, n := range t.refs() {
-			if saved[n] {
-				continue
-			}
-			for _, u := range s.Tests {
-				if u.saves(n) {
-					ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(quote(t.ID)),
-						Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
-						Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
-					break
-				}
-			}
+	unsaved(tests, func(i int, n string) {
+		if j := saverOf(s.Tests, n); j >= 0 {
+			t, u := &tests[i], &s.Tests[j]
+			ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(t.ID),
+				Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
+				Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
 		}
-		for _, sv := range t.Save {
-			saved[sv.Var] = true
-		}
-	}
+	})
 	if len(ps) > 0 {
 		return nil, cli.WithHint(fmt.Errorf("%s: the filters (%s) break a variable chain", s.File, f), ps.Lines()...)
 	}
@@ -156,42 +130,27 @@ func (r *runner) handOut(st *State) (*State, error) {
 	return st, nil
 }
 
-// validate checks answer (or the agent's last answer) against the current
-// test and records the result.
-func (r *runner) validate(answer string, hasText bool) (reply, error) {
+// record records the current test's result as req says, and what comes
+// next: skip, or validate req's text (without text, the agent's last
+// answer, kept at Stop).
+func (r *runner) record(req request) (reply, error) {
 	now := r.now()
 	var judged int
 	var skipped []int
 	st, err := r.update(func(st *State) (*State, error) {
 		t := st.current()
-		if t == nil {
+		switch {
+		case t == nil:
 			return nil, r.noCurrent(st)
+		case req.name == "skip":
+			judged, skipped = st.skip(now)
+		case req.hasText:
+			judged, skipped = st.validate(req.text, now)
+		case st.Answer != "":
+			judged, skipped = st.validate(st.Answer, now)
+		default:
+			return nil, usageError(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
 		}
-		if !hasText {
-			if st.Answer == "" {
-				return nil, usagef(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
-			}
-			answer = st.Answer
-		}
-		judged, skipped = st.validate(answer, now)
-		return st, nil
-	})
-	if err != nil {
-		return reply{}, err
-	}
-	return reply{text: r.afterResult(st, judged, skipped, r.finish(st))}, nil
-}
-
-// skip records the current test as skipped.
-func (r *runner) skip() (reply, error) {
-	now := r.now()
-	var judged int
-	var skipped []int
-	st, err := r.update(func(st *State) (*State, error) {
-		if st.current() == nil {
-			return nil, r.noCurrent(st)
-		}
-		judged, skipped = st.skip(now)
 		return st, nil
 	})
 	if err != nil {
@@ -206,7 +165,7 @@ func (r *runner) retry(args []string) (reply, error) {
 	now := r.now()
 	st, err := r.update(func(st *State) (*State, error) {
 		if st.Mode == Aborted {
-			return nil, cli.WithHint(errors.New("the run was aborted"), "start a new one with "+r.startWord())
+			return nil, r.noCurrent(st)
 		}
 		i := st.lastRetryable()
 		if len(args) == 1 {
@@ -244,46 +203,39 @@ func (r *runner) abort() (reply, error) {
 	return reply{text: fmt.Sprintf("Aborted the run of %s: %s.\n%s writes the report of what ran.", st.File, st.counts(), r.word("report"))}, nil
 }
 
-func (r *runner) status() (reply, error) {
+// show answers status or vars: text of the run as it stands.
+func (r *runner) show(text func(*State) string) (reply, error) {
 	st, err := r.load()
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{text: r.statusText(st)}, nil
-}
-
-func (r *runner) vars() (reply, error) {
-	st, err := r.load()
-	if err != nil {
-		return reply{}, err
-	}
-	return reply{text: varsText(st)}, nil
+	return reply{text: text(st)}, nil
 }
 
 // report writes the Markdown report, and JUnit XML when asked.
-func (r *runner) report(o opts) (reply, error) {
+func (r *runner) report(req request) (reply, error) {
 	st, err := r.load()
 	if err != nil {
 		return reply{}, err
 	}
 	md := r.rootPath(st.Report)
-	if o.markdown != "" {
-		md = r.path(o.markdown)
+	if req.markdown != "" {
+		md = r.path(req.markdown)
 	}
-	written := []string{}
 	if err := writeOut(md, []byte(markdown(st))); err != nil {
 		return reply{}, fmt.Errorf("writing the report: %w", err)
 	}
-	written = append(written, project.Display(r.root, md))
-	if o.junit != "" {
+	written := []string{project.Display(r.root, md)}
+	if req.junit != "" {
+		path := r.path(req.junit)
 		data, err := junit(st)
 		if err == nil {
-			err = writeOut(r.path(o.junit), data)
+			err = writeOut(path, data)
 		}
 		if err != nil {
 			return reply{}, fmt.Errorf("writing the JUnit report: %w", err)
 		}
-		written = append(written, project.Display(r.root, r.path(o.junit)))
+		written = append(written, project.Display(r.root, path))
 	}
 	c := st.counts()
 	return reply{text: reportText(st, written), failed: c.Failed, total: c.Total()}, nil
@@ -311,11 +263,7 @@ func writeOut(path string, data []byte) error {
 
 // update changes the session's run, which must exist.
 func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
-	s, err := r.openStore()
-	if err != nil {
-		return nil, err
-	}
-	return s.Update(r.session, func(st *State) (*State, error) {
+	return r.store.Update(r.session, func(st *State) (*State, error) {
 		if st == nil {
 			return nil, errNoRun
 		}
@@ -331,7 +279,7 @@ func (r *runner) load() (*State, error) {
 		r.seen = nil
 		return st, nil
 	}
-	st, err := loadRun(runFile(r.stateDir, r.session))
+	st, err := loadRun(runFile(r.store.dir, r.session))
 	if err == nil && st == nil {
 		err = errNoRun
 	}

@@ -1,13 +1,13 @@
 package testhook
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
@@ -19,10 +19,8 @@ import (
 // and ignored: a subagent's stop is never the run's answer.
 var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
 
-// maxKept bounds the agent's answer kept at Stop for a later validate.
-const maxKept = 1 << 20
-
 func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
+	// Read here, not by dialect.Decode: promptID needs the bytes too.
 	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
 	if err != nil {
 		return fmt.Errorf("reading hook input: %w", err)
@@ -38,12 +36,11 @@ func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 		return err
 	}
 	env.Stdout = hook.Bind(env.Stdout, in)
-	turn := promptID(data)
 	switch in.HookEventName {
 	case hook.UserPromptSubmit:
-		return promptHook(env, configFile, in, turn)
+		return promptHook(env, configFile, in, promptID(data))
 	case hook.Stop:
-		return stopHook(env, configFile, in, turn)
+		return stopHook(env, configFile, in, promptID(data))
 	}
 	return nil
 }
@@ -57,10 +54,7 @@ func promptID(data []byte) string {
 		TurnID   string `json:"turn_id"` // Codex's name for it
 	}
 	json.Unmarshal(data, &v)
-	if v.PromptID == "" {
-		return v.TurnID
-	}
-	return v.PromptID
+	return cmp.Or(v.PromptID, v.TurnID)
 }
 
 // promptHook answers a prompt. Anything that is not a runner command is
@@ -81,35 +75,30 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) er
 	if perr != nil {
 		return hook.Write(env.Stdout, hook.Block("testhook: "+perr.Error()+"\nusage: "+SlashCommand+" [--category C] [--tag T] [--file F] [--auto]"))
 	}
-	if req.slash {
-		rep, err := r.do(req)
+	lead := "cannot start the run"
+	if !req.slash {
+		st, err := loadRun(runFile(r.store.dir, r.session))
 		if err != nil {
-			return hook.Write(env.Stdout, hook.Block(errText("cannot start the run", err)))
+			return err
 		}
-		if rep.context != "" {
-			out := hook.Context(hook.UserPromptSubmit, rep.context)
-			out.SystemMessage = rep.text
-			return hook.Write(env.Stdout, out)
+		if st == nil || !applies(st, req) {
+			return nil
 		}
-		return hook.Write(env.Stdout, hook.Block(rep.text))
+		r.seen, lead = st, ""
 	}
-
-	st, err := loadRun(runFile(r.stateDir, r.session))
-	if err != nil {
-		return err
-	}
-	if st == nil || !applies(st, req) {
-		return nil
-	}
-	r.seen = st
 	rep, err := r.do(req)
 	if err != nil {
-		return hook.Write(env.Stdout, hook.Block(errText("", err)))
+		return hook.Write(env.Stdout, hook.Block(errText(lead, err)))
 	}
-	if req.name == "next" && rep.context != "" {
-		return hook.Write(env.Stdout, hook.Context(hook.UserPromptSubmit, rep.context))
+	if rep.context == "" {
+		return hook.Write(env.Stdout, hook.Block(rep.text))
 	}
-	return hook.Write(env.Stdout, hook.Block(rep.text))
+	// The agent gets the test; /run-tests --auto also tells the person.
+	out := hook.Context(hook.UserPromptSubmit, rep.context)
+	if req.slash {
+		out.SystemMessage = rep.text
+	}
+	return hook.Write(env.Stdout, out)
 }
 
 // applies says whether a typed word is the runner's, given the session's
@@ -117,29 +106,28 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) er
 // at it (and retry, which can reopen a completed run). Otherwise "next" or
 // "skip" is the person talking to the agent.
 func applies(st *State, req request) bool {
-	if req.name == "retry" && len(req.opts.args) == 1 && st.index(req.opts.args[0]) < 0 {
+	if req.name == "retry" && len(req.args) == 1 && st.index(req.args[0]) < 0 {
 		return false // "retry parsing": not a test of this run
 	}
+	looks := req.name == "status" || req.name == "report" || req.name == "vars"
 	switch st.Mode {
 	case Running:
 		return true
 	case Completed:
-		return req.name == "status" || req.name == "report" || req.name == "vars" ||
-			req.name == "retry" && (len(req.opts.args) == 1 || st.lastRetryable() >= 0)
+		return looks || req.name == "retry" && (len(req.args) == 1 || st.lastRetryable() >= 0)
 	}
-	return req.name == "status" || req.name == "report" || req.name == "vars"
+	return looks
 }
 
-// stopHook handles a main-thread Stop: in an auto run the agent's final
-// message is the current test's answer; in a manual run it is kept for
-// "validate". The gate's pending validations come first.
+// stopHook handles a main-thread Stop (see takeStop). Once the session
+// has a run, every error halts it rather than let the stop through.
 func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err error) {
 	r, err := newRunner(env, configFile, in.Cwd)
 	if err != nil {
 		return err
 	}
 	r.session, r.hook, r.turn = in.SessionID, true, turn
-	path := runFile(r.stateDir, r.session)
+	path := runFile(r.store.dir, r.session)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil // no run: the common case, decided without the lock
 	} else if err != nil {
@@ -152,40 +140,30 @@ func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err
 			err = haltRun(env, fmt.Errorf("internal error (a bug in stopgate): %v", p))
 		}
 	}()
+	if err := r.takeStop(path, in); err != nil {
+		return haltRun(env, err)
+	}
+	return nil
+}
+
+// takeStop takes a stop for the run in path: the gate's pending
+// validations first; then in an auto run the final message is the current
+// test's answer, and in a manual run it is kept for "validate".
+func (r *runner) takeStop(path string, in *hook.Input) error {
 	st, err := loadRun(path)
 	if err != nil {
-		return haltRun(env, err)
+		return err
 	}
 	if st == nil || !r.answers(st) {
 		return nil
 	}
-	s, err := r.openStore()
-	if err != nil {
-		return haltRun(env, err)
-	}
-	if s.Queue().HasPending(queue.Scope{Session: r.session}) {
+	if queue.Open(r.store.dir).HasPending(queue.Scope{Session: r.session}) {
 		// The gate judges this stop: its block, or its pass, must not be
 		// mixed with a test's answer. Nothing is recorded; see
 		// docs/testhook.md for how the run goes on.
 		return nil
 	}
-	if !st.Auto {
-		_, err := s.Update(r.session, func(st *State) (*State, error) {
-			if st == nil || !r.answers(st) || st.Auto {
-				return nil, nil
-			}
-			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
-			return st, nil
-		})
-		if err != nil {
-			return haltRun(env, err)
-		}
-		return nil
-	}
-	if err := r.autoStop(in); err != nil {
-		return haltRun(env, err)
-	}
-	return nil
+	return r.stopAnswer(in, st.Auto)
 }
 
 // haltRun answers a stop that a run under way could not judge: the
@@ -209,17 +187,15 @@ func (r *runner) answers(st *State) bool {
 // errText is an error as the person reads it in Claude Code: the message,
 // then its hint lines.
 func errText(lead string, err error) string {
-	var b strings.Builder
-	b.WriteString("testhook: ")
+	msg := "testhook: " + err.Error()
 	if lead != "" {
-		b.WriteString(lead + ": ")
+		msg = "testhook: " + lead + ": " + err.Error()
 	}
-	b.WriteString(err.Error())
 	var h *cli.Hinted
 	if errors.As(err, &h) {
 		for _, l := range h.Hints {
-			b.WriteString("\n" + l)
+			msg += "\n" + l
 		}
 	}
-	return b.String()
+	return msg
 }

@@ -56,38 +56,35 @@ func junit(st *State) ([]byte, error) {
 	names, byCat := st.categories()
 	total := st.counts()
 	out := junitSuites{Name: st.File, Tests: total.Total(), Failures: total.Failed, Skipped: total.Skipped + total.NotRun}
-	var all time.Duration
 	for _, cat := range names {
-		c, d := st.countsOf(byCat[cat])
-		all += d
-		s := junitSuite{Name: cat, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(d)}
+		c := st.countsOf(byCat[cat])
+		s := junitSuite{Name: cat, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(c.Time)}
 		for _, i := range byCat[cat] {
 			t, r := &st.Tests[i], st.Results[i]
 			tc := junitCase{Name: t.ID, Classname: cat, Time: "0.000"}
+			if r != nil {
+				tc.Time = seconds(r.Duration())
+				if s.Timestamp == "" {
+					s.Timestamp = r.Started.UTC().Format("2006-01-02T15:04:05")
+				}
+			}
 			switch {
 			case r == nil:
 				tc.Skipped = &junitSkipped{Message: "not run"}
 			case r.Status == Failed:
-				tc.Time = seconds(r.Duration())
 				text := strings.Join(r.Failures, "\n")
 				if r.Answer != "" {
 					text += "\n\nanswer:\n" + r.Answer
 				}
 				tc.Failure = &junitFailure{Message: strings.Join(r.Failures, "; "), Type: "expectation", Text: text}
 			case r.Status == Skipped:
-				tc.Time = seconds(r.Duration())
 				tc.Skipped = &junitSkipped{Message: r.Reason}
-			default:
-				tc.Time = seconds(r.Duration())
-			}
-			if r != nil && s.Timestamp == "" {
-				s.Timestamp = r.Started.UTC().Format("2006-01-02T15:04:05")
 			}
 			s.Cases = append(s.Cases, tc)
 		}
 		out.Suites = append(out.Suites, s)
 	}
-	out.Time = seconds(all)
+	out.Time = seconds(total.Time)
 	data, err := xml.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return nil, err

@@ -11,10 +11,7 @@ import (
 
 // lineAt returns the 1-based line of byte offset off in data.
 func lineAt(data []byte, off int) int {
-	if off > len(data) {
-		off = len(data)
-	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
+	return bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
 }
 
 // jsonTestLines returns the line of each element of the top-level "tests"
@@ -74,14 +71,9 @@ func tomlTestLines(text string) []int {
 				multi = q
 			}
 		}
-		if !strings.HasPrefix(line, "[[") {
-			continue
-		}
-		end := strings.Index(line, "]]")
-		if end < 0 {
-			continue
-		}
-		if strings.TrimSpace(line[2:end]) == "test" {
+		inner, isHeader := strings.CutPrefix(line, "[[")
+		name, _, closed := strings.Cut(inner, "]]")
+		if isHeader && closed && strings.TrimSpace(name) == "test" {
 			lines = append(lines, i+1)
 		}
 	}

@@ -2,6 +2,7 @@ package testhook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -26,19 +26,15 @@ const (
 	DefaultJSONFile = "tests/functional/tests.json"
 )
 
-// Find returns the tests file to load: file when given (relative to dir),
-// else DefaultFile under root, else DefaultJSONFile.
-func Find(root, file, dir string) (string, error) {
-	if file != "" {
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		return filepath.Clean(file), nil
+// testsFile returns the tests file to load: name when given (see path),
+// else DefaultFile, else DefaultJSONFile.
+func (r *runner) testsFile(name string) (string, error) {
+	if name != "" {
+		return r.path(name), nil
 	}
 	for _, f := range []string{DefaultFile, DefaultJSONFile} {
-		path := filepath.Join(root, filepath.FromSlash(f))
-		if _, err := os.Stat(path); err == nil {
-			return path, nil
+		if _, err := os.Stat(r.rootPath(f)); err == nil {
+			return r.rootPath(f), nil
 		}
 	}
 	return "", fmt.Errorf("no tests file: neither %s nor %s exists", DefaultFile, DefaultJSONFile)
@@ -73,7 +69,7 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	s := l.suite(top)
 	if len(l.problems) > 0 {
 		// In file order, as a person fixes them; the file's own first.
-		sort.SliceStable(l.problems, func(i, j int) bool { return l.problems[i].Line < l.problems[j].Line })
+		slices.SortStableFunc(l.problems, func(a, b *Problem) int { return cmp.Compare(a.Line, b.Line) })
 		return nil, l.problems
 	}
 	return s, nil
@@ -86,8 +82,7 @@ func isJSON(path string, data []byte) bool {
 	case ".toml":
 		return false
 	}
-	t := bytes.TrimSpace(data)
-	return len(t) > 0 && t[0] == '{'
+	return bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
 }
 
 type loader struct {
@@ -98,8 +93,10 @@ type loader struct {
 	problems Problems
 }
 
-func (l *loader) add(line int, test, msg, hint string) {
-	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: testKey(test), Msg: msg, Hint: hint})
+// add records a problem in the test key names ("test #2", testKey(id)), or
+// in the file itself when key is "".
+func (l *loader) add(line int, key, msg, hint string) {
+	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
 func (l *loader) decodeJSON(data []byte) map[string]any {
@@ -152,19 +149,13 @@ func (l *loader) suite(top map[string]any) *Suite {
 			switch v := v.(type) {
 			case string:
 				s.Version = v
-			case json.Number:
-				s.Version = v.String()
-			case int64, float64:
+			case json.Number, int64, float64:
 				s.Version = fmt.Sprint(v)
 			default:
 				l.add(0, "", fmt.Sprintf("version must be a string or a number, not %s", typeName(v)), "")
 			}
 		case "description":
-			if str, ok := v.(string); ok {
-				s.Description = str
-			} else {
-				l.add(0, "", fmt.Sprintf("description must be a string, not %s", typeName(v)), "")
-			}
+			s.Description = l.str(0, "", top, "description", false)
 		case l.testsKey:
 		default:
 			hint := "known keys: version, description, " + l.testsKey
@@ -174,13 +165,9 @@ func (l *loader) suite(top map[string]any) *Suite {
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), hint)
 		}
 	}
-	raw, ok := top[l.testsKey]
-	if !ok {
-		l.add(0, "", "has no tests", "write them as "+l.testsExample())
-		return s
-	}
+	raw, present := top[l.testsKey]
 	list, ok := asList(raw)
-	if !ok {
+	if present && !ok {
 		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, typeName(raw)), "write them as "+l.testsExample())
 		return s
 	}
@@ -199,7 +186,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 			if firstLine[t.ID] > 0 {
 				where += fmt.Sprintf(", line %d", firstLine[t.ID])
 			}
-			l.add(t.Line, quote(t.ID), fmt.Sprintf("duplicate id (first used by %s)", where), "every test needs its own id")
+			l.add(t.Line, testKey(t.ID), fmt.Sprintf("duplicate id (first used by %s)", where), "every test needs its own id")
 			continue
 		}
 		firstIndex[t.ID], firstLine[t.ID] = i, t.Line
@@ -224,7 +211,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	if i < len(l.lines) {
 		t.Line = l.lines[i]
 	}
-	name := fmt.Sprintf("#%d", i+1)
+	name := fmt.Sprintf("test #%d", i+1)
 	m, isMap := v.(map[string]any)
 	if !isMap {
 		l.add(t.Line, name, fmt.Sprintf("must be %s %s, not %s", map[bool]string{true: "an", false: "a"}[l.kind == "object"], l.kind, typeName(v)), "")
@@ -241,41 +228,36 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	case strings.ContainsAny(id, "\r\n"):
 		l.add(t.Line, name, "id has a line break", "")
 	default:
-		t.ID, name = id, quote(id)
+		t.ID, name = id, testKey(id)
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(testKeys, k) {
 			l.add(t.Line, name, fmt.Sprintf("unknown key %q", k), "known keys: "+strings.Join(testKeys, ", "))
 		}
 	}
-	str := func(key string, required bool) string {
-		v, present := m[key]
-		if !present {
-			if required {
-				l.add(t.Line, name, "missing "+key, "")
-			}
-			return ""
-		}
-		s, isStr := v.(string)
-		if !isStr {
-			l.add(t.Line, name, fmt.Sprintf("%s must be a string, not %s", key, typeName(v)), "")
-			return ""
-		}
-		if required && strings.TrimSpace(s) == "" {
-			l.add(t.Line, name, key+" is empty", "")
-		}
-		return s
-	}
-	t.Description = str("description", false)
-	t.Category = str("category", false)
-	if t.Category == "" {
-		t.Category = DefaultCategory
-	}
-	t.Action = str("action", true)
+	t.Description = l.str(t.Line, name, m, "description", false)
+	t.Category = cmp.Or(l.str(t.Line, name, m, "category", false), DefaultCategory)
+	t.Action = l.str(t.Line, name, m, "action", true)
 	t.Expect = l.expects(t.Line, name, m["expect"])
 	t.Save = l.saves(t.Line, name, m["save"])
 	t.Tags = l.tags(t.Line, name, m["tags"])
 	return t, t.ID != ""
+}
+
+// str returns m[key], which must be a string and, when required, present
+// and not blank; a problem is placed at line, in key name.
+func (l *loader) str(line int, name string, m map[string]any, key string, required bool) string {
+	v, present := m[key]
+	s, isStr := v.(string)
+	switch {
+	case !present && required:
+		l.add(line, name, "missing "+key, "")
+	case present && !isStr:
+		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, typeName(v)), "")
+	case required && strings.TrimSpace(s) == "":
+		l.add(line, name, key+" is empty", "")
+	}
+	return s
 }
 
 func (l *loader) expects(line int, name string, raw any) []Expect {
@@ -306,13 +288,11 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, typeName(pv)), "")
 				continue
 			}
-			if kind == validator.Regex {
-				// Check the syntax with each ${var} as a literal, as it is
-				// at run time.
-				if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
-					l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
-					continue
-				}
+			// A regex's syntax is checked with each ${var} as a literal, as
+			// it is at run time.
+			if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
+				l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
+				continue
 			}
 			out = append(out, Expect{Kind: kind, Pattern: p})
 		}
@@ -372,33 +352,18 @@ func (l *loader) tags(line int, name string, raw any) []string {
 	return out
 }
 
-// checkRefs rejects a ${var} that no earlier test saves: tests run in file
-// order, so the value could never be there.
+// checkRefs rejects a ${var} that no earlier test saves.
 func (l *loader) checkRefs(tests []Test) {
-	saved := map[string]bool{}
-	for i := range tests {
-		t := &tests[i]
-		for _, n := range t.refs() {
-			if saved[n] {
-				continue
-			}
-			hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
-			for j := i; j < len(tests); j++ {
-				if tests[j].saves(n) {
-					if j == i {
-						hint = "a test cannot use what it saves itself; use it in a later test"
-					} else {
-						hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", tests[j].ID)
-					}
-					break
-				}
-			}
-			l.add(t.Line, quote(t.ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
+	unsaved(tests, func(i int, n string) {
+		hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
+		switch j := saverOf(tests[i:], n); {
+		case j == 0:
+			hint = "a test cannot use what it saves itself; use it in a later test"
+		case j > 0:
+			hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", tests[i+j].ID)
 		}
-		for _, s := range t.Save {
-			saved[s.Var] = true
-		}
-	}
+		l.add(tests[i].Line, testKey(tests[i].ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
+	})
 }
 
 // blankRefs replaces each ${var} with a literal, to check a pattern's
@@ -451,5 +416,3 @@ func typeName(v any) string {
 	}
 	return fmt.Sprintf("a %T", v)
 }
-
-func quote(id string) string { return fmt.Sprintf("%q", id) }

@@ -1,6 +1,7 @@
 package testhook
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,17 +22,13 @@ func (st *State) categories() (names []string, tests map[string][]int) {
 	return names, tests
 }
 
-func (st *State) countsOf(idx []int) (Counts, time.Duration) {
+// countsOf counts the results of the plan's tests idx.
+func (st *State) countsOf(idx []int) Counts {
 	var c Counts
-	var d time.Duration
 	for _, i := range idx {
-		r := st.Results[i]
-		c.add(r)
-		if r != nil {
-			d += r.Duration()
-		}
+		c.add(st.Results[i])
 	}
-	return c, d
+	return c
 }
 
 // markdown is the run's report: totals, a table per category, each failure
@@ -53,17 +50,9 @@ func markdown(st *State) string {
 
 // writeHeader writes the title and the run's facts.
 func writeHeader(b *strings.Builder, st *State) {
-	title := st.Description
-	if title == "" {
-		title = st.File
-	}
-	fmt.Fprintf(b, "# Test report: %s\n\n", title)
-	mode := "manual"
-	if st.Auto {
-		mode = "auto"
-	}
+	fmt.Fprintf(b, "# Test report: %s\n\n", cmp.Or(st.Description, st.File))
 	fmt.Fprintf(b, "- Suite: `%s`\n", st.File)
-	fmt.Fprintf(b, "- Session: `%s` (%s)\n", st.Session, mode)
+	fmt.Fprintf(b, "- Session: `%s` (%s)\n", st.Session, st.driving())
 	fmt.Fprintf(b, "- Filters: %s\n", st.Filters)
 	fmt.Fprintf(b, "- Status: %s\n", st.Mode)
 	fmt.Fprintf(b, "- Started: %s\n", st.Started.Format(time.RFC3339))
@@ -78,13 +67,11 @@ func writeTotals(b *strings.Builder, st *State, names []string, byCat map[string
 	fmt.Fprintf(b, "\n**%d tests: %s.**\n\n", total.Total(), total)
 	b.WriteString("| Category | Tests | Passed | Failed | Skipped | Not run | Duration |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
-	var all time.Duration
 	for _, cat := range names {
-		c, d := st.countsOf(byCat[cat])
-		all += d
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d | %s |\n", cell(cat), c.Total(), c.Passed, c.Failed, c.Skipped, c.NotRun, dur(d))
+		c := st.countsOf(byCat[cat])
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d | %s |\n", cell(cat), c.Total(), c.Passed, c.Failed, c.Skipped, c.NotRun, dur(c.Time))
 	}
-	fmt.Fprintf(b, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.Total(), total.Passed, total.Failed, total.Skipped, total.NotRun, dur(all))
+	fmt.Fprintf(b, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.Total(), total.Passed, total.Failed, total.Skipped, total.NotRun, dur(total.Time))
 }
 
 // writeCategory writes the table of one category's tests.
@@ -96,7 +83,7 @@ func writeCategory(b *strings.Builder, st *State, cat string, idx []int) {
 		t, r := &st.Tests[i], st.Results[i]
 		result, d := "not run", ""
 		if r != nil {
-			result, d = strings.ToUpper(map[Status]string{Passed: "pass", Failed: "fail", Skipped: "skip"}[r.Status]), dur(r.Duration())
+			result, d = statusWord[r.Status], dur(r.Duration())
 			if st.Tries[i] > 1 {
 				result += fmt.Sprintf(" (%d tries)", st.Tries[i])
 			}

@@ -2,6 +2,7 @@ package testhook
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -50,12 +51,7 @@ func (f Filters) match(t *Test) bool {
 	if len(f.Tags) == 0 {
 		return true
 	}
-	for _, tag := range t.Tags {
-		if slices.Contains(f.Tags, tag) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Tags, func(tag string) bool { return slices.Contains(f.Tags, tag) })
 }
 
 func (f Filters) String() string {
@@ -66,10 +62,7 @@ func (f Filters) String() string {
 	if len(f.Tags) > 0 {
 		parts = append(parts, "tag "+strings.Join(f.Tags, " or "))
 	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
+	return orNone(parts)
 }
 
 // Result is one test's recorded outcome.
@@ -85,10 +78,7 @@ type Result struct {
 // Duration is how long the test took: from when it was handed out (or
 // became current) to its result.
 func (r *Result) Duration() time.Duration {
-	if r.Finished.Before(r.Started) {
-		return 0
-	}
-	return r.Finished.Sub(r.Started)
+	return max(r.Finished.Sub(r.Started), 0)
 }
 
 // StateVersion is the format of the run file; a run written by another
@@ -162,6 +152,14 @@ func (st *State) check() error {
 	return nil
 }
 
+// driving is how the run goes on from test to test: "auto" or "manual".
+func (st *State) driving() string {
+	if st.Auto {
+		return "auto"
+	}
+	return "manual"
+}
+
 // current returns the current test, or nil when none is left.
 func (st *State) current() *Test {
 	if st.Mode != Running || st.Current >= len(st.Tests) {
@@ -170,8 +168,11 @@ func (st *State) current() *Test {
 	return &st.Tests[st.Current]
 }
 
-// Counts of a run's tests by outcome.
-type Counts struct{ Passed, Failed, Skipped, NotRun int }
+// Counts of a run's tests by outcome, and the time they took.
+type Counts struct {
+	Passed, Failed, Skipped, NotRun int
+	Time                            time.Duration // the results' durations, summed
+}
 
 // Total is every test in the plan.
 func (c Counts) Total() int { return c.Passed + c.Failed + c.Skipped + c.NotRun }
@@ -194,37 +195,19 @@ func (st *State) counts() Counts {
 
 // add counts one test's result; nil is a test not run yet.
 func (c *Counts) add(r *Result) {
-	switch {
-	case r == nil:
+	if r == nil {
 		c.NotRun++
-	case r.Status == Passed:
+		return
+	}
+	c.Time += r.Duration()
+	switch r.Status {
+	case Passed:
 		c.Passed++
-	case r.Status == Failed:
+	case Failed:
 		c.Failed++
 	default:
 		c.Skipped++
 	}
-}
-
-// missing returns the variables t uses that are not saved.
-func (st *State) missing(t *Test) []string {
-	var out []string
-	for _, n := range t.refs() {
-		if _, ok := st.Vars[n]; !ok {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// saver returns the plan test that saves name, and its result.
-func (st *State) saver(name string) (*Test, *Result) {
-	for i := range st.Tests {
-		if st.Tests[i].saves(name) {
-			return &st.Tests[i], st.Results[i]
-		}
-	}
-	return nil, nil
 }
 
 // advance makes the first test without a result current. A test whose
@@ -237,8 +220,8 @@ func (st *State) advance(now time.Time) (skipped []int) {
 		if st.Results[i] != nil {
 			continue
 		}
-		if miss := st.missing(&st.Tests[i]); len(miss) > 0 {
-			st.record(i, &Result{Status: Skipped, Reason: st.whyMissing(miss), Started: now, Finished: now})
+		if why := st.whyMissing(&st.Tests[i]); why != "" {
+			st.record(i, &Result{Status: Skipped, Reason: why, Started: now, Finished: now})
 			skipped = append(skipped, i)
 			continue
 		}
@@ -249,17 +232,21 @@ func (st *State) advance(now time.Time) (skipped []int) {
 	return skipped
 }
 
-func (st *State) whyMissing(names []string) string {
+// whyMissing says which variables t uses are not saved, and why; "" when
+// none is missing.
+func (st *State) whyMissing(t *Test) string {
 	var parts []string
-	for _, n := range names {
-		t, r := st.saver(n)
-		switch {
-		case t == nil:
+	for _, n := range t.refs() {
+		if _, ok := st.Vars[n]; ok {
+			continue
+		}
+		switch i := saverOf(st.Tests, n); {
+		case i < 0:
 			parts = append(parts, fmt.Sprintf("${%s} is saved by no test of this run", n))
-		case r == nil:
-			parts = append(parts, fmt.Sprintf("${%s} is not saved yet: test %q has not run", n, t.ID))
+		case st.Results[i] == nil:
+			parts = append(parts, fmt.Sprintf("${%s} is not saved yet: test %q has not run", n, st.Tests[i].ID))
 		default:
-			parts = append(parts, fmt.Sprintf("${%s} was not saved: test %q %s", n, t.ID, r.Status))
+			parts = append(parts, fmt.Sprintf("${%s} was not saved: test %q %s", n, st.Tests[i].ID, st.Results[i].Status))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -317,9 +304,7 @@ func (st *State) validate(answer string, now time.Time) (int, []int) {
 	if len(whys) > 0 {
 		r.Status = Failed
 	} else {
-		for k, v := range saved {
-			st.Vars[k] = v
-		}
+		maps.Copy(st.Vars, saved)
 	}
 	st.record(i, r)
 	return i, st.advance(now)
@@ -336,11 +321,7 @@ func (st *State) skip(now time.Time) (int, []int) {
 // run again; a completed run is running again.
 func (st *State) retry(i int, now time.Time) {
 	st.Results[i] = nil
-	for k, v := range st.Vars {
-		if v.Test == st.Tests[i].ID {
-			delete(st.Vars, k)
-		}
-	}
+	maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
 	st.Mode, st.Completed, st.Paused = Running, time.Time{}, false
 	st.advance(now)
 }
@@ -363,12 +344,7 @@ func (st *State) lastRetryable() int {
 }
 
 func (st *State) index(id string) int {
-	for i := range st.Tests {
-		if st.Tests[i].ID == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(st.Tests, func(t Test) bool { return t.ID == id })
 }
 
 // maxAnswer bounds the answer kept with a result, for the report.

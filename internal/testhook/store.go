@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/statedir"
 )
 
@@ -26,18 +25,10 @@ func runFile(stateDir, session string) string {
 }
 
 // Store is the runs of one state dir.
-type Store struct {
-	q   *queue.Queue
-	dir string
-}
+type Store struct{ dir string }
 
 // OpenStore opens the runs of stateDir; the first write creates it.
-func OpenStore(stateDir string) *Store {
-	return &Store{q: queue.Open(stateDir), dir: stateDir}
-}
-
-// Queue is the state dir's queue, whose pending entries the gate judges.
-func (s *Store) Queue() *queue.Queue { return s.q }
+func OpenStore(stateDir string) *Store { return &Store{dir: stateDir} }
 
 // loadRun returns the run in path, or nil when there is none. It needs no
 // lock: the file is replaced whole.

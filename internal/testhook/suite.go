@@ -1,6 +1,7 @@
 package testhook
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/stopgate/stopgate/internal/config"
@@ -64,14 +65,27 @@ func (t *Test) refs() []string {
 	return names
 }
 
-// saves reports whether t saves name.
-func (t *Test) saves(name string) bool {
-	for _, s := range t.Save {
-		if s.Var == name {
-			return true
+// saverOf returns the index of the first of tests that saves name, or -1.
+func saverOf(tests []Test, name string) int {
+	return slices.IndexFunc(tests, func(t Test) bool {
+		return slices.ContainsFunc(t.Save, func(s Save) bool { return s.Var == name })
+	})
+}
+
+// unsaved calls f with each ${name} that tests[i] uses and no test before
+// it saves: tests run in order, so the value could not be there.
+func unsaved(tests []Test, f func(i int, name string)) {
+	saved := map[string]bool{}
+	for i := range tests {
+		for _, n := range tests[i].refs() {
+			if !saved[n] {
+				f(i, n)
+			}
+		}
+		for _, s := range tests[i].Save {
+			saved[s.Var] = true
 		}
 	}
-	return false
 }
 
 // Problem is one mistake in a tests file: the config loader's, with the
@@ -82,10 +96,5 @@ type Problem = config.Problem
 // Problems is every mistake found in one load, in file order.
 type Problems = config.Problems
 
-// testKey is the Key of a problem in test id, or "" for the file itself.
-func testKey(id string) string {
-	if id == "" {
-		return ""
-	}
-	return "test " + id
-}
+// testKey is the Key of a problem in test id: test "id".
+func testKey(id string) string { return fmt.Sprintf("test %q", id) }

@@ -46,10 +46,12 @@
 package testhook
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -100,13 +102,12 @@ func Run(env *cli.Env) error {
 	if !ok {
 		return usageErr(fmt.Errorf("unknown command %q", args[0]))
 	}
-	o, err := parseOpts(name, args[1:], &session, &configFile)
+	req, err := parseRequest(name, args[1:], &session, &configFile)
 	if err != nil {
 		return usageErr(err)
 	}
-	req := request{name: name, opts: o}
 	if name == "validate" {
-		req.text, req.hasText = strings.Join(o.args, " "), len(o.args) > 0
+		req.text, req.hasText = strings.Join(req.args, " "), len(req.args) > 0
 		if req.text == "-" {
 			data, err := io.ReadAll(env.Stdin)
 			if err != nil {
@@ -125,7 +126,7 @@ func Run(env *cli.Env) error {
 	}
 	rep, err := r.do(req)
 	if err != nil {
-		if errors.Is(err, errUsage) {
+		if errors.As(err, new(usageError)) {
 			return usageErr(err)
 		}
 		return err
@@ -151,13 +152,12 @@ func usageErr(err error) error {
 type runner struct {
 	env      *cli.Env
 	root     string
-	stateDir string
+	store    *Store // the runs of the project's state dir
 	session  string
 	hook     bool   // answering a hook: the user types "next", not "testhook next"
 	turn     string // the hook input's prompt_id, if any
 	blockCap int
 	now      func() time.Time
-	store    *Store // opened on first use
 	seen     *State // the run as just read, for the next load only
 }
 
@@ -169,24 +169,27 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner{env: env, root: root, stateDir: sd, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
+	return &runner{env: env, root: root, store: OpenStore(sd), blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
-func (r *runner) openStore() (*Store, error) {
-	if r.store == nil {
-		r.store = OpenStore(r.stateDir)
+// stateDir returns the state dir the project's mappings.toml names, or the
+// default when there is no mappings.toml (config.ReadStateDir). A mistake
+// elsewhere in the file is the gate's to report, at stop time, and does
+// not stop a test run; a config the state dir cannot be read from does:
+// the runs would be stored where the gate does not look.
+func stateDir(root, configFile, dir string) (string, error) {
+	sd, err := config.ReadStateDir(config.Path(root, configFile, dir), root)
+	if err != nil && !(configFile == "" && errors.Is(err, fs.ErrNotExist)) {
+		return "", err
 	}
-	return r.store, nil
+	return sd, nil
 }
 
 // pickSession chooses the run a command-line invocation acts on: --session,
 // else $STOPGATE_SESSION_ID, else the only run there is; init starts the
 // terminal's own session.
 func (r *runner) pickSession(flagged string, starting bool) error {
-	r.session = flagged
-	if r.session == "" {
-		r.session = r.env.Getenv("STOPGATE_SESSION_ID")
-	}
+	r.session = cmp.Or(flagged, r.env.Getenv("STOPGATE_SESSION_ID"))
 	if r.session != "" {
 		return nil
 	}
@@ -194,7 +197,7 @@ func (r *runner) pickSession(flagged string, starting bool) error {
 		r.session = TerminalSession
 		return nil
 	}
-	ss, err := sessions(r.stateDir)
+	ss, err := sessions(r.store.dir)
 	if err != nil {
 		return err
 	}
@@ -243,25 +246,23 @@ func (r *runner) rootPath(p string) string {
 func (r *runner) do(req request) (reply, error) {
 	switch req.name {
 	case "init":
-		return r.start(req.opts)
+		return r.start(req)
 	case "next":
 		return r.next()
-	case "validate":
-		return r.validate(req.text, req.hasText)
-	case "skip":
-		return r.skip()
+	case "validate", "skip":
+		return r.record(req)
 	case "retry":
-		return r.retry(req.opts.args)
+		return r.retry(req.args)
 	case "status":
-		return r.status()
+		return r.show(r.statusText)
 	case "report":
-		return r.report(req.opts)
+		return r.report(req)
 	case "vars":
-		return r.vars()
+		return r.show(varsText)
 	case "abort":
 		return r.abort()
 	}
-	return reply{}, usagef("unknown command " + req.name)
+	return reply{}, usageError("unknown command " + req.name)
 }
 
 // reply is a command's answer.

@@ -2,7 +2,8 @@ package testhook
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -12,17 +13,14 @@ import (
 // brief is the current test as the agent gets it: the handout, and what to
 // do with it. lead, if any, comes first (the previous test's outcome).
 func (r *runner) brief(st *State, lead string) string {
-	var b strings.Builder
 	if lead != "" {
-		b.WriteString(lead + "\n\n")
+		lead += "\n\n"
 	}
-	b.WriteString("stopgate test run, " + st.handout() + "\n\n")
+	what := "Carry out this action and answer; the answer is checked against the test's expectations."
 	if st.Auto {
-		b.WriteString("Carry out this action now. When you finish, your final message is the answer that is checked; the next test follows.")
-	} else {
-		b.WriteString("Carry out this action and answer; the answer is checked against the test's expectations.")
+		what = "Carry out this action now. When you finish, your final message is the answer that is checked; the next test follows."
 	}
-	return b.String()
+	return lead + "stopgate test run, " + st.handout() + "\n\n" + what
 }
 
 func (r *runner) startText(st *State, old *State) string {
@@ -82,7 +80,7 @@ func (r *runner) afterResult(st *State, judged int, skipped []int, finish string
 		b.WriteString("\n  - " + w)
 	}
 	for _, i := range skipped {
-		fmt.Fprintf(&b, "\nSKIP %s (%d/%d): %s", st.Tests[i].ID, i+1, len(st.Tests), st.Results[i].Reason)
+		b.WriteString("\n" + resultLine(st, i))
 	}
 	b.WriteString("\n")
 	if st.Mode == Completed {
@@ -96,11 +94,13 @@ func (r *runner) afterResult(st *State, judged int, skipped []int, finish string
 	return b.String()
 }
 
+// statusWord is how a result is shown in text and in the report.
+var statusWord = map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}
+
 // resultLine is "PASS id (i/N)", FAIL or SKIP.
 func resultLine(st *State, i int) string {
 	res := st.Results[i]
-	word := map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}[res.Status]
-	s := fmt.Sprintf("%s %s (%d/%d)", word, st.Tests[i].ID, i+1, len(st.Tests))
+	s := fmt.Sprintf("%s %s (%d/%d)", statusWord[res.Status], st.Tests[i].ID, i+1, len(st.Tests))
 	if res.Status == Skipped && res.Reason != "" {
 		s += ": " + res.Reason
 	}
@@ -122,19 +122,14 @@ func (r *runner) endText(st *State) string {
 
 func (r *runner) statusText(st *State) string {
 	var b strings.Builder
-	mode := "manual"
-	if st.Auto {
-		mode = "auto"
-	}
-	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s", st.File, st.Session, mode, st.Mode)
+	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s", st.File, st.Session, st.driving(), st.Mode)
 	if st.Paused {
 		b.WriteString(", paused")
 	}
 	fmt.Fprintf(&b, ".\nFilters: %s.\nProgress: %s.\n", st.Filters, st.counts())
 	for i := range st.Tests {
 		res := st.Results[i]
-		mark := "  ·"
-		note := ""
+		mark, note := "  ·", ""
 		switch {
 		case res != nil && res.Status == Passed:
 			mark = "  ✔"
@@ -169,19 +164,11 @@ func varsText(st *State) string {
 	if len(st.Vars) == 0 {
 		return "No variables saved yet."
 	}
-	names := make([]string, 0, len(st.Vars))
-	for n := range st.Vars {
-		names = append(names, n)
+	var lines []string
+	for _, n := range slices.Sorted(maps.Keys(st.Vars)) {
+		lines = append(lines, fmt.Sprintf("%s = %s   (saved by %s)", n, st.Vars[n].Value, st.Vars[n].Test))
 	}
-	sort.Strings(names)
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "%s = %s   (saved by %s)", n, st.Vars[n].Value, st.Vars[n].Test)
-	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 func reportText(st *State, written []string) string {
@@ -194,12 +181,10 @@ func reportText(st *State, written []string) string {
 		b.WriteString(" (aborted)")
 	}
 	b.WriteString(".")
-	for i, res := range st.Results {
-		if res != nil && res.Status == Failed {
-			fmt.Fprintf(&b, "\nFAIL %s (%d/%d)", st.Tests[i].ID, i+1, len(st.Tests))
-			for _, w := range res.Failures {
-				b.WriteString("\n  - " + w)
-			}
+	for _, i := range st.withStatus(Failed) {
+		b.WriteString("\n" + resultLine(st, i))
+		for _, w := range st.Results[i].Failures {
+			b.WriteString("\n  - " + w)
 		}
 	}
 	b.WriteString("\nWrote " + strings.Join(written, " and ") + ".")

@@ -1,7 +1,6 @@
 package testhook
 
 import (
-	"errors"
 	"flag"
 	"io"
 	"slices"
@@ -16,26 +15,22 @@ var aliases = map[string]string{
 	"vars": "vars", "abort": "abort", "a": "abort",
 }
 
-// request is one command, from the command line or a prompt.
+// request is one command, from the command line or a prompt, with every
+// command's flags; each command accepts only its own.
 type request struct {
-	name string // canonical
-	opts opts
+	name  string   // canonical
+	slash bool     // /run-tests, typed in Claude Code
+	args  []string // positional
 	// text is validate's answer; hasText is false when none was given, and
 	// the answer the agent gave last is used.
-	text    string
-	hasText bool
-	slash   bool // /run-tests, typed in Claude Code
-}
-
-// opts are every command's flags; each command accepts only its own.
-type opts struct {
+	text       string
+	hasText    bool
 	file       string
 	auto       bool
 	categories list
 	tags       list
 	junit      string
 	markdown   string
-	args       []string // positional
 }
 
 // list is a repeatable flag; each value may also be comma-separated.
@@ -51,21 +46,17 @@ func (l *list) Set(v string) error {
 	return nil
 }
 
-// errUsage marks a mistake in how a command was written.
-var errUsage = errors.New("usage")
+// usageError is a mistake in how a command was written: exit 2 on the
+// command line.
+type usageError string
 
-type usageError struct{ msg string }
+func (e usageError) Error() string { return string(e) }
 
-func (e *usageError) Error() string   { return e.msg }
-func (e *usageError) Is(t error) bool { return t == errUsage }
-
-func usagef(msg string) error { return &usageError{msg: msg} }
-
-// parseOpts parses name's flags and positional arguments. session and
+// parseRequest parses name's flags and positional arguments. session and
 // config, when not nil, are bound to --session and --config, which every
 // command accepts on the command line.
-func parseOpts(name string, args []string, session, config *string) (opts, error) {
-	var o opts
+func parseRequest(name string, args []string, session, config *string) (request, error) {
+	req := request{name: name}
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	if session != nil {
@@ -75,13 +66,13 @@ func parseOpts(name string, args []string, session, config *string) (opts, error
 	maxArgs := 0
 	switch name {
 	case "init":
-		fl.StringVar(&o.file, "file", "", "")
-		fl.BoolVar(&o.auto, "auto", false, "")
-		fl.Var(&o.categories, "category", "")
-		fl.Var(&o.tags, "tag", "")
+		fl.StringVar(&req.file, "file", "", "")
+		fl.BoolVar(&req.auto, "auto", false, "")
+		fl.Var(&req.categories, "category", "")
+		fl.Var(&req.tags, "tag", "")
 	case "report":
-		fl.StringVar(&o.junit, "junit", "", "")
-		fl.StringVar(&o.markdown, "markdown", "", "")
+		fl.StringVar(&req.junit, "junit", "", "")
+		fl.StringVar(&req.markdown, "markdown", "", "")
 	case "retry":
 		maxArgs = 1
 	case "validate":
@@ -91,7 +82,7 @@ func parseOpts(name string, args []string, session, config *string) (opts, error
 	var pos []string
 	for {
 		if err := fl.Parse(args); err != nil {
-			return o, usagef(name + ": " + err.Error())
+			return req, usageError(name + ": " + err.Error())
 		}
 		args = fl.Args()
 		if len(args) == 0 {
@@ -106,12 +97,12 @@ func parseOpts(name string, args []string, session, config *string) (opts, error
 	}
 	if maxArgs >= 0 && len(pos) > maxArgs {
 		if maxArgs == 0 {
-			return o, usagef(name + " takes no arguments, got " + strings.Join(pos, " "))
+			return req, usageError(name + " takes no arguments, got " + strings.Join(pos, " "))
 		}
-		return o, usagef(name + " takes at most one test id, got " + strings.Join(pos, " "))
+		return req, usageError(name + " takes at most one test id, got " + strings.Join(pos, " "))
 	}
-	o.args = pos
-	return o, nil
+	req.args = pos
+	return req, nil
 }
 
 // SlashCommand is the slash command that starts a run from Claude Code.
@@ -126,30 +117,25 @@ func parsePrompt(prompt string) (req request, ok bool, err error) {
 	p := strings.TrimSpace(prompt)
 	word, rest := cutWord(p)
 	if word == SlashCommand {
-		o, err := parseOpts("init", strings.Fields(rest), nil, nil)
+		req, err := parseRequest("init", strings.Fields(rest), nil, nil)
 		if err != nil {
-			return req, true, usagef(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
+			return request{}, true, usageError(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
 		}
-		if len(o.args) > 0 {
-			return req, true, usagef(SlashCommand + " takes no arguments, got " + strings.Join(o.args, " "))
-		}
-		return request{name: "init", opts: o, slash: true}, true, nil
+		req.slash = true
+		return req, true, nil
 	}
 	name, known := aliases[strings.ToLower(word)]
 	if !known || name == "init" {
-		return req, false, nil
+		return request{}, false, nil
 	}
-	req.name = name
 	if name == "validate" {
-		req.text = strings.TrimSpace(rest)
-		req.hasText = req.text != ""
-		return req, true, nil
+		text := strings.TrimSpace(rest)
+		return request{name: name, text: text, hasText: text != ""}, true, nil
 	}
-	o, err := parseOpts(name, strings.Fields(rest), nil, nil)
+	req, err = parseRequest(name, strings.Fields(rest), nil, nil)
 	if err != nil {
-		return req, false, nil // "report the bug": not ours
+		return request{}, false, nil // "report the bug": not ours
 	}
-	req.opts = o
 	return req, true, nil
 }
 
