@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
@@ -72,7 +73,7 @@ func Main(name string, run func(*Env) error) int {
 
 // Run is Main with a given Env.
 func Run(name string, env *Env, run func(*Env) error) int {
-	err := run(env)
+	err := safely(env, run)
 	if err == nil {
 		return 0
 	}
@@ -110,4 +111,18 @@ func IsTerminal(f any) bool {
 	}
 	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// safely runs run, turning a panic into an error with its stack on
+// stderr. Go exits 2 on a panic, which a client reads as a blocking error:
+// it would refuse the tool call or erase the user's prompt. A hook that
+// must answer even then (the gate's stop) recovers first, on its own.
+func safely(env *Env, run func(*Env) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			env.Stderr.Write(debug.Stack())
+			err = fmt.Errorf("internal error (a bug in stopgate): %v", p)
+		}
+	}()
+	return run(env)
 }

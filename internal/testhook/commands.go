@@ -163,6 +163,7 @@ func (r *runner) record(req request) (reply, error) {
 // else the last skipped.
 func (r *runner) retry(args []string) (reply, error) {
 	now := r.now()
+	var skipped []int
 	st, err := r.update(func(st *State) (*State, error) {
 		if st.Mode == Aborted {
 			return nil, r.noCurrent(st)
@@ -178,13 +179,27 @@ func (r *runner) retry(args []string) (reply, error) {
 		} else if i < 0 {
 			return nil, errors.New("nothing to retry: no test failed or was skipped")
 		}
-		st.retry(i, now)
+		skipped = st.retry(i, now)
 		return st, nil
 	})
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
+	if len(skipped) == 0 {
+		return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
+	}
+	// The test still lacks a variable its saver never saved: it is
+	// skipped again, saying why, and the run goes on or is complete.
+	var b strings.Builder
+	for _, j := range skipped {
+		b.WriteString(resultLine(st, j) + "\n")
+	}
+	if st.Mode == Completed {
+		b.WriteString(r.endText(st))
+	} else {
+		b.WriteString(r.nextHint(st))
+	}
+	return reply{text: b.String()}, nil
 }
 
 // abort ends the run where it stands.

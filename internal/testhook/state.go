@@ -319,11 +319,11 @@ func (st *State) skip(now time.Time) (int, []int) {
 
 // retry clears test i's result, and the variables it saved, so that it is
 // run again; a completed run is running again.
-func (st *State) retry(i int, now time.Time) {
+func (st *State) retry(i int, now time.Time) (skipped []int) {
 	st.Results[i] = nil
 	maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
 	st.Mode, st.Completed, st.Paused = Running, time.Time{}, false
-	st.advance(now)
+	return st.advance(now)
 }
 
 // lastRetryable returns the most recently finished failed test, else the
