@@ -11,6 +11,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -125,4 +126,24 @@ func safely(env *Env, run func(*Env) error) (err error) {
 		}
 	}()
 	return run(env)
+}
+
+// Parse parses args with fl allowing flags after arguments ("gate run joke
+// --json"), and returns the arguments in order; after "--" everything is
+// an argument. Errors are fl.Parse's, flag.ErrHelp included.
+func Parse(fl *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fl.Parse(args); err != nil {
+			return nil, err
+		}
+		if fl.NArg() == 0 {
+			return rest, nil
+		}
+		if n := len(args) - fl.NArg(); n > 0 && args[n-1] == "--" {
+			return append(rest, fl.Args()...), nil
+		}
+		rest = append(rest, fl.Arg(0))
+		args = fl.Args()[1:]
+	}
 }

@@ -96,31 +96,21 @@ func flags(name string) *flag.FlagSet {
 	return fl
 }
 
-// parse parses args allowing flags after arguments ("gate run joke
-// --json"), and returns the arguments. -h prints the usage and ends the
-// command with exit 0 (errHelp).
+// parse parses args allowing flags after arguments (cli.Parse), and
+// returns the arguments. -h prints the usage and ends the command with
+// exit 0 (errHelp).
 func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := fl.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintln(env.Stdout, usageLine(fl.Name()))
-				fl.SetOutput(env.Stdout)
-				fl.PrintDefaults()
-				return nil, errHelp
-			}
-			return nil, usageError(fl.Name(), err)
-		}
-		if fl.NArg() == 0 {
-			return rest, nil
-		}
-		// After "--", everything is an argument.
-		if n := len(args) - fl.NArg(); n > 0 && args[n-1] == "--" {
-			return append(rest, fl.Args()...), nil
-		}
-		rest = append(rest, fl.Arg(0))
-		args = fl.Args()[1:]
+	rest, err := cli.Parse(fl, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(env.Stdout, usageLine(fl.Name()))
+		fl.SetOutput(env.Stdout)
+		fl.PrintDefaults()
+		return nil, errHelp
+	case err != nil:
+		return nil, usageError(fl.Name(), err)
 	}
+	return rest, nil
 }
 
 // parseFlags parses args for a command that takes flags only.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 // The commands, by canonical name, and the short forms that stand for them.
@@ -79,21 +81,9 @@ func parseRequest(name string, args []string, session, config *string) (request,
 		maxArgs = -1
 	}
 	// Flags may follow positional arguments too: "retry login --session s".
-	var pos []string
-	for {
-		if err := fl.Parse(args); err != nil {
-			return req, usageError(name + ": " + err.Error())
-		}
-		args = fl.Args()
-		if len(args) == 0 {
-			break
-		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+	pos, err := cli.Parse(fl, args)
+	if err != nil {
+		return req, usageError(name + ": " + err.Error())
 	}
 	if maxArgs >= 0 && len(pos) > maxArgs {
 		if maxArgs == 0 {
