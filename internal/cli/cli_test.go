@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"exit code", func(*Env) error { return &ExitError{Code: 2, Err: errors.New("usage")} }, 2, "x: usage\n"},
 		{"silent exit", func(*Env) error { return Exit(1) }, 1, ""},
 		// A panic is a non-blocking error, never Go's exit 2.
-		{"panic", func(*Env) error { var m map[string]int; m["a"]++; return nil }, 1, "x: internal error (a bug in stopgate): assignment to entry in nil map\n"},
+		{"panic", func(*Env) error { var list []int; return errors.New(strconv.Itoa(list[len(list)])) }, 1, "x: internal error (a bug in stopgate): runtime error: index out of range [0] with length 0\n"},
 	} {
 		var stderr bytes.Buffer
 		code := Run("x", &Env{Stderr: &stderr}, tc.run)
