@@ -88,7 +88,7 @@ func (d *decoder) mappings(top node) []rawMapping {
 		return nil
 	}
 	n := top.child(k)
-	elems, ok := array(v)
+	elems, ok := Array(v)
 	if !ok {
 		d.mismatch(n, v, "an array of tables")
 		return nil
@@ -203,7 +203,7 @@ func (d *decoder) strs(t node, name string) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	elems, ok := array(v)
+	elems, ok := Array(v)
 	if !ok {
 		d.mismatch(t.child(k), v, "an array")
 		return nil, false
@@ -218,8 +218,10 @@ func (d *decoder) strs(t node, name string) ([]string, bool) {
 	return out, true
 }
 
-// array returns the elements of an array, of values or of tables.
-func array(v any) ([]any, bool) {
+// Array returns the elements of a TOML array in a tree the library
+// decoded into maps: an array of values ([]any) or of tables
+// ([]map[string]any). The tests file of testhook is read the same way.
+func Array(v any) ([]any, bool) {
 	switch a := v.(type) {
 	case []any:
 		return a, true

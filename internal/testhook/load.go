@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -166,7 +167,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 		}
 	}
 	raw, present := top[l.testsKey]
-	list, ok := asList(raw)
+	list, ok := config.Array(raw)
 	if present && !ok {
 		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, typeName(raw)), "write them as "+l.testsExample())
 		return s
@@ -264,7 +265,7 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 	if raw == nil {
 		return nil
 	}
-	list, ok := asList(raw)
+	list, ok := config.Array(raw)
 	if !ok {
 		l.add(line, name, fmt.Sprintf("expect must be a list, not %s", typeName(raw)), `expect: [{"contains": "…"}, {"regex": "…"}]`)
 		return nil
@@ -335,7 +336,7 @@ func (l *loader) tags(line int, name string, raw any) []string {
 	if raw == nil {
 		return nil
 	}
-	list, ok := asList(raw)
+	list, ok := config.Array(raw)
 	var out []string
 	for _, v := range list {
 		s, isStr := v.(string)
@@ -383,20 +384,6 @@ func reErr(err error) string {
 		inner = u
 	}
 	return strings.TrimPrefix(inner.Error(), "error parsing regexp: ")
-}
-
-func asList(v any) ([]any, bool) {
-	switch v := v.(type) {
-	case []any:
-		return v, true
-	case []map[string]any:
-		out := make([]any, len(v))
-		for i, m := range v {
-			out[i] = m
-		}
-		return out, true
-	}
-	return nil, false
 }
 
 func typeName(v any) string {
