@@ -2,7 +2,9 @@ package detect
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"runtime/debug"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -23,7 +25,17 @@ import (
 //	no mappings.toml                exit 0, no output: not a stopgate project
 //	mappings.toml with mistakes     the state dir and the config file are still
 //	                                protected; otherwise one line on stderr, exit 1
-func guardTool(env *cli.Env, in *hook.Input, root, configFile string) error {
+//	a bug in the guard (a panic)    "deny", naming it, with the stack on stderr: a
+//	                                guard that cannot judge a call does not let it by
+func guardTool(env *cli.Env, in *hook.Input, root, configFile string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			env.Stderr.Write(debug.Stack())
+			err = hook.Write(env.Stdout, hook.Deny(fmt.Sprintf(
+				"stopgate's tamper guard could not judge this call: internal error (a bug in stopgate): %v. "+
+					"It is denied; ask the user to run it if it is needed.", p)))
+		}
+	}()
 	calls := guardedCalls(in)
 	if len(calls) == 0 {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
@@ -44,5 +45,27 @@ func TestErrorWithNothingArmedExits1(t *testing.T) {
 	s := &judging{env: &cli.Env{Stdout: &stdout}, clear: true}
 	if err := s.answer(nil, os.ErrPermission); err == nil || stdout.Len() > 0 {
 		t.Errorf("answer = %v, stdout %q; want the error and no output", err, stdout.String())
+	}
+}
+
+// panicky is hook input whose reading is a bug: it panics.
+type panicky struct{}
+
+func (panicky) Read([]byte) (int, error) { panic("read of a broken input") }
+
+// TestPanicOutsideJudgeHalts: a panic before the gate knows what is armed
+// (here, while the input is read) halts too: it cannot know that nothing
+// is armed.
+func TestPanicOutsideJudgeHalts(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	env := &cli.Env{Stdin: panicky{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Dir: t.TempDir()}
+	if err := Hook(env, "", dialect.Options{Getenv: env.Getenv}); err != nil {
+		t.Fatalf("Hook = %v, want a halt on stdout", err)
+	}
+	if out := stdout.String(); !strings.Contains(out, `"continue":false`) || !strings.Contains(out, "read of a broken input") {
+		t.Errorf("stdout = %s", out)
+	}
+	if !strings.Contains(stderr.String(), "goroutine") {
+		t.Errorf("stderr has no stack trace: %s", stderr.String())
 	}
 }

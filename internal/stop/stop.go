@@ -57,7 +57,17 @@ var Events = []string{hook.Stop, hook.SubagentStop}
 // Hook judges one Stop or SubagentStop read from env.Stdin, in the dialect
 // opt names, against the config at configFile ("" for the project's
 // mappings.toml), and writes the answer to env.Stdout.
-func Hook(env *cli.Env, configFile string, opt dialect.Options) error {
+//
+// A panic anywhere in it halts: judge recovers its own, knowing what is
+// armed; one outside it (decoding, answering) cannot know, so it takes
+// something to be armed (fail closed).
+func Hook(env *cli.Env, configFile string, opt dialect.Options) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			bug := &panicError{value: p, stack: debug.Stack()}
+			err = (&judging{env: env}).answer(nil, bug)
+		}
+	}()
 	in, err := decodeStop(env, opt)
 	if in == nil {
 		return err
