@@ -29,22 +29,21 @@ import (
 // be nil, for a project without a readable config.
 func wallRules(root, home, file string, cfg *config.Config, bins []string) (rules []string, empty bool) {
 	var c *config.Compiled
-	stateDir, _ := config.ReadStateDir(file, root) // as guard.ProjectSet reads it
 	if cfg != nil {
-		c, stateDir = cfg.Compiled(), cfg.StateDir()
+		c = cfg.Compiled()
 	}
 	set, _ := guard.ProjectSet(root, home, file, "", bins, c) // a parsed config has its runs
-	return denyRules(set, root, home, stateDir), set.Empty()
+	return denyRules(set, root, home), set.Empty()
 }
 
 // denyRules returns the client's Edit deny rules for set: a folder's rule
 // covers what is in it, and the state dir is a folder even before it
-// exists.
-func denyRules(set *guard.Set, root, home, stateDir string) []string {
+// exists (guard.Protected.Dir).
+func denyRules(set *guard.Set, root, home string) []string {
 	var out []string
 	for _, p := range set.Paths() {
 		st, err := os.Stat(filepath.FromSlash(p.Path))
-		dir := (err == nil && st.IsDir()) || p.Path == filepath.ToSlash(stateDir)
+		dir := (err == nil && st.IsDir()) || p.Dir
 		out = append(out, settings.DenyRule(filepath.ToSlash(root), filepath.ToSlash(home), p.Path, dir))
 	}
 	return out

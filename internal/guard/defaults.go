@@ -65,7 +65,7 @@ func Defaults(src Source) *Set {
 	}
 	root := path.Clean(slash(src.Root))
 	ps := []Protected{
-		{Path: src.StateDir, Why: "it is stopgate's state dir, which holds the checks pending before you may stop"},
+		{Path: src.StateDir, Why: "it is stopgate's state dir, which holds the checks pending before you may stop", Dir: true},
 		{Path: src.File, Why: "it is stopgate's config, which says what is checked before you may stop"},
 	}
 	// Thousands of validators usually share a few programs: judge each plain

@@ -44,6 +44,7 @@ type Protected struct {
 	Path string // absolute and clean
 	Show string // as shown to the agent: relative to the root when inside it
 	Why  string // what it is to stopgate, for the reason
+	Dir  bool   // a folder even before it exists (the state dir), for rules that cover what is in it
 }
 
 // Set is the protected paths of one project.
