@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -94,23 +93,11 @@ type Dialect interface {
 	Encode(in *Input, o Output) any
 }
 
-// ErrNoInput is returned by Decode for empty or all-blank stdin.
+// ErrNoInput is returned by Parse for empty or all-blank stdin.
 var ErrNoInput = errors.New("no hook input on stdin (expected one JSON object)")
 
-// Decode reads one hook input object from r and checks that it names an
+// Parse checks one hook input object, already read, and that it names an
 // event from events (any event if events is empty) and a session.
-func Decode(r io.Reader, events ...string) (*Input, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading hook input: %w", err)
-	}
-	if len(data) > MaxInput {
-		return nil, fmt.Errorf("hook input is larger than %d MiB", MaxInput>>20)
-	}
-	return Parse(data, events...)
-}
-
-// Parse is Decode on bytes already read.
 func Parse(data []byte, events ...string) (*Input, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
