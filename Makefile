@@ -32,7 +32,8 @@ test: e2e-install sandbox-tools lint
 	@$(MAKE) --no-print-directory fuzz
 
 # lint runs go vet, staticcheck and deadcode, pinned here (the go command
-# fetches them through the module proxy); any finding fails it.
+# fetches them through the module proxy), and refuses any committed file
+# over 1 MiB (a built binary, an archive); any finding fails it.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE    ?= golang.org/x/tools/cmd/deadcode@v0.52.0
 lint:
@@ -40,6 +41,8 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 	@out=$$($(GO) run $(DEADCODE) -test ./...); \
 	if [ -n "$$out" ]; then echo "$$out"; echo "deadcode: unreachable functions above"; exit 1; fi
+	@big=$$(git ls-files -z | xargs -0 -r stat -c '%s %n' 2>/dev/null | awk '$$1 > 1048576 {print "  " $$2 " (" $$1 " bytes)"}'); \
+	if [ -n "$$big" ]; then echo "$$big"; echo "lint: committed files over 1 MiB above (nothing built goes into git)"; exit 1; fi
 
 # unit runs the tests without installing anything; the end-to-end suite skips.
 unit:
