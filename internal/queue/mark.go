@@ -18,16 +18,32 @@ import (
 //
 // It lives outside sessions/, in reconciled/<session>/<scope>.json, so the
 // queue's own folders hold pending work only.
+//
+// The agent can write the file, so the gate checks a mark against the
+// transcript before it trusts it: End is how far the transcript had been
+// read when the mark was written, Seal the transcript.Seal of the bytes
+// before End. Offset and every Passed lie at or before End.
 type Mark struct {
 	Transcript string           `json:"transcript"`
 	Offset     int64            `json:"offset"`
 	Passed     map[string]int64 `json:"passed,omitempty"`
+	End        int64            `json:"end,omitempty"`
+	Seal       string           `json:"seal,omitempty"`
 	Updated    time.Time        `json:"updated"`
 }
 
 // Equal reports whether m and o mark the same place.
 func (m Mark) Equal(o Mark) bool {
 	return m.Transcript == o.Transcript && m.Offset == o.Offset && maps.Equal(m.Passed, o.Passed)
+}
+
+// Reach is the furthest offset m claims: its Offset or a Passed one.
+func (m Mark) Reach() int64 {
+	reach := m.Offset
+	for _, off := range m.Passed {
+		reach = max(reach, off)
+	}
+	return reach
 }
 
 func (q *Queue) markPath(s Scope) string {

@@ -43,6 +43,9 @@ type reconciliation struct {
 	seen    bool       // a mapped prompt was found
 	missing []queue.Entry
 	found   []outcome.Discrepancy
+	// distrust says why the mark in the state dir was ignored ("": it
+	// held, or there was none): everything since the start was judged.
+	distrust string
 	// unread is how many bytes since the mark the scan could not read
 	// (transcript.MaxScan): every mapping was then judged (unreadNote).
 	unread int64
@@ -69,11 +72,9 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 	if path == "" {
 		return nil, nil
 	}
-	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir, mark: q.Mark(scope)}
-	from := r.mark
-	if from.Transcript != path {
-		from = queue.Mark{Transcript: path}
-	}
+	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir}
+	from, distrust := trustedMark(q.Mark(scope), path)
+	r.distrust = distrust
 	res, err := transcript.Scan(path, from.Offset, thread)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -124,6 +125,33 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		}
 	}
 	return r, nil
+}
+
+// trustedMark returns the mark to reconcile path from: m when it was
+// written against this transcript as it still is (trust, see queue.Mark),
+// else none, which judges everything the transcript armed; why says what
+// did not hold. A mark of another transcript is none without a word: the
+// session moved on to a new file.
+func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
+	none := queue.Mark{Transcript: path}
+	if m.Transcript != path {
+		return none, ""
+	}
+	switch seal, err := transcript.Seal(path, m.End); {
+	case m.Seal == "":
+		why = "it carries no seal of the transcript"
+	case m.Reach() > m.End:
+		why = fmt.Sprintf("it claims offset %d past the end it was written at (%d)", m.Reach(), m.End)
+	case errors.Is(err, transcript.ErrPastEnd):
+		why = fmt.Sprintf("its end (%d) lies past the end of the transcript", m.End)
+	case err != nil:
+		why = "the transcript could not be read against it: " + err.Error()
+	case seal != m.Seal:
+		why = "the transcript before its end is not what it was written against"
+	default:
+		return m, ""
+	}
+	return none, why
 }
 
 // armedSince returns what the transcript's events armed since each prompt
@@ -207,9 +235,12 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 	if r.unread > 0 && v.Kind != Pass {
 		v.Reason += unreadNote(r.unread)
 	}
+	if r.distrust != "" && v.Kind != Pass {
+		v.Reason += distrustNote(r.distrust, r.queue)
+	}
 	next := queue.Mark{Transcript: r.mark.Transcript, Offset: r.mark.Offset}
 	if v.Kind == Pass {
-		if !r.seen && len(r.mark.Passed) == 0 && r.end-r.mark.Offset < markEvery {
+		if !r.seen && len(r.mark.Passed) == 0 && r.end-r.mark.Offset < markEvery && r.distrust == "" {
 			return // nothing worth a write
 		}
 		next.Offset = r.end
@@ -225,9 +256,15 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 			next.Passed = nil
 		}
 	}
-	if next.Equal(r.mark) {
+	if next.Equal(r.mark) && r.distrust == "" {
 		return
 	}
+	seal, err := transcript.Seal(r.mark.Transcript, r.end)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "gate: sealing the reconciled transcript: %v\n", err)
+		return // no mark: the next stop judges from the start, as if none was kept
+	}
+	next.End, next.Seal = r.end, seal
 	if err := q.SetMark(r.scope, next); err != nil {
 		fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
 	}
@@ -255,4 +292,9 @@ func how(trigger string) string {
 func unreadNote(unread int64) string {
 	return fmt.Sprintf("\n\nstopgate reads at most the last %d MiB of a transcript at a stop, and %.1f MiB written since the last passing stop went unread; what they armed is unknown, so every mapped prompt was judged.",
 		transcript.MaxScan>>20, float64(unread)/(1<<20))
+}
+
+// distrustNote says why prompts that passed before were judged again.
+func distrustNote(why, stateDir string) string {
+	return fmt.Sprintf("\n\nstopgate ignored the reconciliation mark in %s: %s. Everything the transcript armed was judged. The state dir is stopgate's, not the agent's: leave it alone.", stateDir, why)
 }
