@@ -62,13 +62,7 @@ type reconciliation struct {
 // It asks the compiled config, so that a stop with nothing to judge never
 // parses mappings.toml (see Run).
 func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) (*reconciliation, error) {
-	path, thread := in.TranscriptPath, transcript.Thread{}
-	if scope.Agent != "" {
-		thread.Agent = scope.Agent
-		if in.AgentTranscriptPath != "" {
-			path, thread.Own = in.AgentTranscriptPath, true
-		}
-	}
+	path, thread := recordOf(in, scope)
 	if path == "" {
 		return nil, nil
 	}
@@ -125,6 +119,19 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		}
 	}
 	return r, nil
+}
+
+// recordOf returns the transcript that records scope, and its thread
+// there: the session's, or a subagent's own file when the client names one.
+func recordOf(in *hook.Input, scope queue.Scope) (string, transcript.Thread) {
+	path, thread := in.TranscriptPath, transcript.Thread{}
+	if scope.Agent != "" {
+		thread.Agent = scope.Agent
+		if in.AgentTranscriptPath != "" {
+			path, thread.Own = in.AgentTranscriptPath, true
+		}
+	}
+	return path, thread
 }
 
 // trustedMark returns the mark to reconcile path from: m when it was

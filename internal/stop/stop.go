@@ -11,6 +11,11 @@
 //	after max_blocks blocked stops {"continue":false,"stopReason":…}, exit 0: the
 //	  (or on_failure = "halt")     session halts and the user sees the failures
 //	config that cannot be read     {"continue":false,"stopReason":"mappings.toml:LINE: …"}
+//	config missing or empty, with  {"continue":false,"stopReason":…} naming what the record
+//	  an entry pending or a prompt   shows; the rule for "can be a prompt" without a config
+//	  taken up in the transcript     is in missing.go
+//	a reconciliation mark the      ignored: everything the transcript armed is judged, and
+//	  transcript contradicts         a block or halt says why (reconcile.go)
 //	an armed prompt lost its       {"continue":false,"stopReason":…} naming the prompt
 //	  mapping                        and the mappings.toml line that is gone
 //	anything else going wrong      {"continue":false,"stopReason":…} naming what failed and
@@ -38,7 +43,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -169,6 +173,9 @@ func (s *judging) judge() (v *Verdict, err error) {
 		prior = max(prior, rec.blocks) // the transcript remembers what a deleted file forgets
 	}
 	if len(entries) == 0 {
+		if s.configFile == "" && emptyConfig(compiled.File) {
+			return s.missingConfig() // an empty config maps nothing: the record decides
+		}
 		s.clear = true
 		v := &Verdict{}
 		rec.settle(env, q, v)
@@ -255,24 +262,6 @@ func decodeStop(env *cli.Env, opt dialect.Options) (*hook.Input, error) {
 	}
 	env.Stdout = hook.Bind(env.Stdout, in)
 	return in, nil
-}
-
-// missingConfig handles a project whose mappings.toml is gone: nothing can
-// be pending unless it was deleted after prompts were armed, and then the
-// stop must not pass unchecked. It creates nothing: a project without
-// stopgate keeps no state dir.
-func (s *judging) missingConfig() (*Verdict, error) {
-	entries, _, err := queue.Open(filepath.Join(s.root, config.DefaultStateDir)).Snapshot(s.scope)
-	if err != nil {
-		return nil, err
-	}
-	if len(entries) == 0 {
-		s.clear = true
-		return &Verdict{}, nil
-	}
-	return halt(fmt.Sprintf(
-		"stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
-		project.ConfigName, len(entries))), nil
 }
 
 func configReason(err error) string {
