@@ -14,14 +14,14 @@ import (
 // armed: the checks ran as they are now, and a check that passes because
 // it was rewritten must not pass in silence. A block or halt adds the note
 // to its reason; a pass carries it as a system message for the user.
-func (v *Verdict) noteChanges(c *config.Compiled, entries []queue.Entry) {
+// queued entries compare their inputs' hashes; entries reconciled from
+// the transcript were hashed only now, so their files' change times are
+// compared with the time the transcript gives the read (changedInputs).
+func (v *Verdict) noteChanges(c *config.Compiled, queued, reconciled []queue.Entry) {
 	byPath := map[string][]string{} // changed input → prompts armed before the change
 	var paths []string
-	for _, e := range entries {
-		if e.Inputs == nil {
-			continue
-		}
-		for _, path := range config.Inputs(e.Inputs).Changed(c.Root, c.Key(), c.File) {
+	for i, e := range slices.Concat(queued, reconciled) {
+		for _, path := range changedInputs(c, e, i >= len(queued)) {
 			if _, ok := byPath[path]; !ok {
 				paths = append(paths, path)
 			}
@@ -42,4 +42,20 @@ func (v *Verdict) noteChanges(c *config.Compiled, entries []queue.Entry) {
 	if v.Kind != Pass {
 		v.Reason += "\n\n" + v.Changed
 	}
+}
+
+// changedInputs returns the inputs of e changed since it was armed: by
+// hash for an entry detect queued, by change time for one reconciled from
+// the transcript (none when the transcript gave the read no time).
+func changedInputs(c *config.Compiled, e queue.Entry, reconciled bool) []string {
+	in := config.Inputs(e.Inputs)
+	switch {
+	case in == nil:
+		return nil
+	case reconciled && e.Created.IsZero():
+		return nil
+	case reconciled:
+		return in.ChangedSince(c.Root, e.Created)
+	}
+	return in.Changed(c.Root, c.Key(), c.File)
 }

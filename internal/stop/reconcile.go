@@ -105,9 +105,15 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 			continue
 		}
 		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
+		// Its inputs as detect records them; armed when the transcript
+		// says, so that noteChanges can tell what changed since.
+		inputs, err := config.InputsOf(cfg.Root, cfg.File, cfg.Key(), m, cfg.Validator)
+		if err != nil {
+			return nil, err
+		}
 		r.missing = append(r.missing, queue.Entry{
 			Prompt: m.Prompt, Session: scope.Session, AgentID: scope.Agent, AgentType: in.AgentType,
-			Path: ev.Path, Trigger: trigger, Line: m.Line,
+			Path: ev.Path, Trigger: trigger, Line: m.Line, Inputs: inputs, Created: ev.Time,
 		})
 		r.found = append(r.found, outcome.Discrepancy{
 			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: path, Offset: ev.Offset, UUID: ev.UUID,
@@ -159,6 +165,15 @@ func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 		return m, ""
 	}
 	return none, why
+}
+
+// reconciled returns the entries r rebuilt from the transcript; none
+// without a transcript.
+func (r *reconciliation) reconciled() []queue.Entry {
+	if r == nil {
+		return nil
+	}
+	return r.missing
 }
 
 // armedSince returns what the transcript's events armed since each prompt

@@ -191,7 +191,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}
-	v.noteChanges(compiled, queued)
+	v.noteChanges(compiled, queued, rec.reconciled())
 	rec.settle(env, q, v)
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
 		return nil, &unrecordedError{err: err, verdict: v}

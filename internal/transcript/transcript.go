@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // Limits of one Scan.
@@ -52,6 +53,9 @@ type Event struct {
 	Offset  int64  // where the line starts
 	End     int64  // just past the line
 	UUID    string
+	// Time is when the client wrote the line (its "timestamp"); zero
+	// when the line has none.
+	Time time.Time
 }
 
 // Thread picks the lines of one thread of a session.
@@ -208,6 +212,7 @@ type line struct {
 		} `json:"blockingError"`
 	} `json:"attachment"`
 	UUID        string `json:"uuid"`
+	Timestamp   string `json:"timestamp"` // parsed apart: a bad one must not lose the line
 	IsMeta      bool   `json:"isMeta"`
 	IsSidechain bool   `json:"isSidechain"`
 	AgentID     string `json:"agentId"`
@@ -259,6 +264,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		return
 	}
 	ev := Event{Offset: start, End: end, UUID: l.UUID}
+	ev.Time, _ = time.Parse(time.RFC3339Nano, l.Timestamp)
 	switch l.Type {
 	case "assistant":
 		var blocks []json.RawMessage
