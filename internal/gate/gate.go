@@ -5,6 +5,8 @@
 package gate
 
 import (
+	"time"
+
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/stop"
@@ -20,11 +22,12 @@ func Run(env *cli.Env) error {
 	fl := flags("gate")
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
 	opt := dialect.Flags(fl, env.Getenv)
+	timeout := fl.Int("timeout", 0, "the hook timeout the client enforces, in `SECONDS` (gate init writes it; default: the client's own)")
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
 	if err := notAHook(env, fl); err != nil {
 		return err
 	}
-	return stop.Hook(env, *configFile, *opt)
+	return stop.Hook(env, *configFile, *opt, time.Duration(*timeout)*time.Second)
 }

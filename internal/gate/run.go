@@ -94,7 +94,7 @@ func runRun(env *cli.Env, args []string) error {
 	// than leaving them behind.
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()
-	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0)
+	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.NoDeadline)
 
 	out := runJSON{Passed: len(v.Failed()) == 0, Validators: []validatorJSON{}}
 	for _, c := range v.Checks {

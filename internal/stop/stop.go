@@ -46,6 +46,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -60,12 +61,15 @@ var Events = []string{hook.Stop, hook.SubagentStop}
 
 // Hook judges one Stop or SubagentStop read from env.Stdin, in the dialect
 // opt names, against the config at configFile ("" for the project's
-// mappings.toml), and writes the answer to env.Stdout.
+// mappings.toml), and writes the answer to env.Stdout before the hook
+// timeout the client was registered with (timeout; 0: the client's
+// default; see deadline.go).
 //
 // A panic anywhere in it halts: judge recovers its own, knowing what is
 // armed; one outside it (decoding, answering) cannot know, so it takes
 // something to be armed (fail closed).
-func Hook(env *cli.Env, configFile string, opt dialect.Options) (err error) {
+func Hook(env *cli.Env, configFile string, opt dialect.Options, timeout time.Duration) (err error) {
+	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
 	defer func() {
 		if p := recover(); p != nil {
 			bug := &panicError{value: p, stack: debug.Stack()}
@@ -76,7 +80,7 @@ func Hook(env *cli.Env, configFile string, opt dialect.Options) (err error) {
 	if in == nil {
 		return err
 	}
-	s := &judging{env: env, in: in, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir)}
+	s := &judging{env: env, in: in, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), deadline: dl}
 	s.scope = queue.Scope{Session: in.SessionID, Agent: in.AgentID}
 	if in.HookEventName == hook.Stop {
 		s.scope.Agent = "" // the main thread's stop, whatever else the input says
@@ -92,6 +96,7 @@ type judging struct {
 	configFile string
 	root       string
 	scope      queue.Scope
+	deadline   Deadline
 	// clear is set once the gate knows nothing is armed for the scope:
 	// the queue and the transcript were read and hold nothing to judge.
 	// Until then an error is taken to hide something armed.
@@ -187,7 +192,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err != nil {
 		return halt(configReason(err)), nil
 	}
-	v = Decide(ctx, cfg, s.in, entries, prior)
+	v = Decide(ctx, cfg, s.in, entries, prior, s.deadline)
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}

@@ -59,8 +59,9 @@ type Check struct {
 // Decide runs the validators of entries and decides the stop. prior is the
 // count of consecutive blocked stops before this one. An entry whose prompt
 // is no longer mapped halts the stop without running anything: the agent
-// must not disarm a check by editing the config it is checked by.
-func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int) *Verdict {
+// must not disarm a check by editing the config it is checked by. A
+// validator still running at dl is killed and fails (deadline.go).
+func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
 	v := &Verdict{}
 	if len(entries) == 0 {
 		return v
@@ -74,7 +75,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
-	}, Confine: confinement(cfg, in)}, specs)
+	}, Confine: confinement(cfg, in), Deadline: dl.At, DeadlineWhy: dl.why()}, specs)
 
 	failed := map[string]bool{} // prompt keys with a failing validator
 	for i := range checks {

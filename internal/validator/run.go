@@ -142,6 +142,12 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	cmd.WaitDelay = time.Second
 	adopt.Do(adoptOrphans)
 	err = cmd.Start()
+	why := ""
+	if !env.Deadline.IsZero() {
+		if left := time.Until(env.Deadline); left < timeout {
+			timeout, why = max(left, time.Millisecond), env.DeadlineWhy
+		}
+	}
 	timer := time.AfterFunc(timeout, func() { cancel(errTimedOut) })
 	defer timer.Stop()
 	pw.Close()
@@ -154,7 +160,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	// below does not make a finished check a timeout.
 	ctxErr := context.Cause(ctx)
 	endGroup(cmd, pr, drained)
-	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout)
+	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
 }
 
 // endGroup ends what is left of a finished command: leftover children of
@@ -180,11 +186,14 @@ func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 
 // resultOf judges how a command ended: a deadline or a cancellation seen
 // when it exited outweighs its exit status.
-func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration) Result {
+func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration, why string) Result {
 	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: ps.ExitCode()}
 	switch {
 	case errors.Is(ctxErr, errTimedOut):
-		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout)
+		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout.Round(time.Millisecond))
+		if why != "" {
+			r.Problem += ": " + why
+		}
 		r.ExitCode = -1
 	case ctxErr != nil:
 		r.Problem = "canceled"

@@ -29,6 +29,11 @@ type Env struct {
 	// Confine, when set, runs every Run inside bubblewrap with the
 	// protected set read-only (confine.go).
 	Confine *Confinement
+	// Deadline, when set, is when every Run still running is killed and
+	// reported timed out, whatever its own timeout: the gate must answer
+	// before the client's hook timeout. DeadlineWhy says so in the result.
+	Deadline    time.Time
+	DeadlineWhy string
 }
 
 // Result is the outcome of one Spec.

@@ -1,0 +1,34 @@
+package stop
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/dialect"
+)
+
+// TestHookTimeout: the registered timeout wins; without one, each client's
+// own default, which the gate must answer before.
+func TestHookTimeout(t *testing.T) {
+	for _, c := range []struct {
+		client     string
+		registered time.Duration
+		hook, at   time.Duration // the hook timeout, and the deadline after the start
+	}{
+		{dialect.Claude, 0, 600 * time.Second, 595 * time.Second},
+		{"", 0, 600 * time.Second, 595 * time.Second},
+		{dialect.Codex, 0, 600 * time.Second, 595 * time.Second},
+		{dialect.Gemini, 0, 60 * time.Second, 55 * time.Second},
+		{dialect.Copilot, 0, 30 * time.Second, 25 * time.Second},
+		{dialect.Copilot, 120 * time.Second, 120 * time.Second, 115 * time.Second},
+		{dialect.Claude, 3 * time.Second, 3 * time.Second, 1500 * time.Millisecond},
+		{dialect.Claude, time.Second, time.Second, 500 * time.Millisecond},
+	} {
+		start := time.Unix(0, 0)
+		hook := HookTimeout(c.client, c.registered)
+		dl := DeadlineFrom(start, hook)
+		if hook != c.hook || dl.At.Sub(start) != c.at {
+			t.Errorf("%q --timeout %s: hook %s, deadline +%s; want %s, +%s", c.client, c.registered, hook, dl.At.Sub(start), c.hook, c.at)
+		}
+	}
+}
