@@ -126,7 +126,7 @@ func (c *agentClient) wanted(root, bin string) []settings.Hook {
 	prefix, _ := varBin(c.projectVar, root, bin)
 	var out []settings.Hook
 	for _, h := range c.hooks {
-		cmd := prefix + "/" + h.program + " --client " + c.name
+		cmd := prefix + "/" + h.program + h.timeoutFlag() + " --client " + c.name
 		if c.eventFlag {
 			cmd += " --event " + h.event
 		}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/hook"
@@ -25,7 +26,7 @@ type registration struct {
 // Timeouts are backstops for a wedged process, not budgets: detect answers
 // in milliseconds; the gate enforces each validator's own timeout and runs
 // them in parallel, so its hook timeout only needs to exceed the longest
-// (`gate check` warns when it does not).
+// (`gate check` says when it does not); the gate is told it (--timeout).
 var registrations = []registration{
 	{hook.PostToolUse, "Read|Skill", hook.Detect, 10}, // a prompt read, or a command the model ran
 	{hook.UserPromptExpansion, "", hook.Detect, 10},
@@ -50,10 +51,20 @@ func wanted(bin string) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
 		if slices.Contains(handles[r.program], r.event) {
-			out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: bin + "/" + r.program, Timeout: r.timeout})
+			out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: bin + "/" + r.program + r.timeoutFlag(), Timeout: r.timeout})
 		}
 	}
 	return out
+}
+
+// timeoutFlag tells the gate the hook timeout it is registered with, in
+// seconds, so that it answers before the client kills it (package stop,
+// deadline.go); the other programs need not know.
+func (r registration) timeoutFlag() string {
+	if r.program != hook.Gate {
+		return ""
+	}
+	return " --timeout " + strconv.Itoa(r.timeout)
 }
 
 // Where the hook commands live, as written into the settings.
