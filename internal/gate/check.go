@@ -14,9 +14,11 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
+	"github.com/stopgate/stopgate/internal/stop"
 )
 
 // finding is one line of `gate check`: where, what, and how to fix it.
@@ -198,7 +200,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 			registered[i] = true
 			loc := fmt.Sprintf("%s:%d", src.name, fd.Line)
 			out = append(out, programFinding(env, fd.Command, loc, base, vars)...)
-			out = append(out, timeoutFinding(cfg, fd, loc)...)
+			out = append(out, timeoutFinding(cfg, fd, loc, dialect.Claude)...)
 		}
 	}
 	for i, h := range want {
@@ -275,14 +277,34 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 		hint: "build it: make install PREFIX=" + shellQuote(filepath.Dir(filepath.Dir(path))) + " in the stopgate source"}}
 }
 
-// timeoutFinding warns when the gate's hook timeout does not exceed a
-// validator's: the client would kill the gate before the validator's own
-// timeout could report.
-func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) []finding {
-	if cfg == nil || fd.Timeout <= 0 || settings.Program(fd.Command) != hook.Gate {
+// timeoutFinding checks the gate hook's timeouts: the gate answers before
+// the timeout it is told (--timeout, else the client's default; package
+// stop, deadline.go), so that must not exceed the one the client enforces
+// (fd.Timeout in seconds, else the same default), and a run validator
+// whose timeout outlasts what is left before the deadline would be killed
+// and fail as timed out at every stop that runs it long enough. Both are
+// errors: the first lets the client kill the gate (the stop passes
+// unanswered), the second fails a check that was never wrong.
+func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) []finding {
+	if settings.Program(fd.Command) != hook.Gate {
 		return nil
 	}
-	limit := time.Duration(fd.Timeout) * time.Second
+	flag := flagTimeout(fd.Command)
+	told := stop.HookTimeout(client, flag)
+	enforced := stop.HookTimeout(client, time.Duration(fd.Timeout)*time.Second)
+	if told > enforced {
+		how := fmt.Sprintf("tells the gate (--timeout) it has %s", told)
+		if flag == 0 {
+			how = fmt.Sprintf("gives the gate no --timeout, so it takes the client's default of %s", told)
+		}
+		return []finding{{loc: loc,
+			msg:  fmt.Sprintf("%s %s, but the client kills it at %s: a stop still being judged then passes unanswered", fd.Hook.String(), how, enforced),
+			hint: "give the hook's command --timeout with the hook's timeout in seconds (gate init writes 600 for both)"}}
+	}
+	if cfg == nil {
+		return nil
+	}
+	budget := told - stop.Margin(told)
 	var longest *config.Validator
 	for _, name := range cfg.Order {
 		// File checks take no time; only programs can run into the limit.
@@ -290,12 +312,28 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc string) []finding
 			longest = v
 		}
 	}
-	if longest == nil || longest.Timeout < limit {
+	if longest == nil || longest.Timeout <= budget {
 		return nil
 	}
-	return []finding{{loc: loc, warning: true,
-		msg:  fmt.Sprintf("%s has a timeout of %ds, but validator %q may run for %s: the client would kill the gate first", fd.Hook.String(), fd.Timeout, longest.Name, longest.Timeout),
-		hint: "raise the hook's timeout above the longest validator timeout (gate init writes 600)"}}
+	return []finding{{loc: loc,
+		msg: fmt.Sprintf("%s has a timeout of %s, but validator %q may run for %s: the gate answers %s before the hook's timeout, and kills it then (it fails as timed out)",
+			fd.Hook.String(), told, longest.Name, longest.Timeout, stop.Margin(told)),
+		hint: fmt.Sprintf("raise the hook's timeout and --timeout above %s, or lower the validator's timeout", longest.Timeout+stop.Margin(told))}}
+}
+
+// flagTimeout is the --timeout a hook command gives the gate, 0 for none.
+func flagTimeout(command string) time.Duration {
+	words := strings.Fields(command)
+	for i, w := range words {
+		v, ok := strings.CutPrefix(strings.TrimLeft(w, "-"), "timeout=")
+		if !ok && (w == "--timeout" || w == "-timeout") && i+1 < len(words) {
+			v, ok = words[i+1], true
+		}
+		if n, err := strconv.Atoi(v); ok && err == nil && strings.HasPrefix(w, "-") {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 0
 }
 
 // dedupe drops repeated findings: one missing program is reported once,

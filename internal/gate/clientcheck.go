@@ -42,7 +42,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 		}
 		out = append(out, programFinding(env, fd.Command, c.file, ws.root, vars)...)
 		fd.Timeout /= c.unit // in seconds
-		out = append(out, timeoutFinding(cfg, fd, c.file)...)
+		out = append(out, timeoutFinding(cfg, fd, c.file, c.name)...)
 	}
 	return dedupe(out)
 }
