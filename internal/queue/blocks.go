@@ -10,6 +10,9 @@ import (
 	"github.com/stopgate/stopgate/internal/statedir"
 )
 
+// ErrForgedCount is a block count no gate wrote: below zero.
+var ErrForgedCount = errors.New("the count is below zero, which stopgate never writes")
+
 type blockCount struct {
 	Count   int       `json:"count"`
 	Updated time.Time `json:"updated"`
@@ -28,6 +31,12 @@ func (q *Queue) Blocks(s Scope) (int, error) {
 	}
 	if err != nil {
 		return 0, fmt.Errorf("reading the block count: %w", err)
+	}
+	if b.Count < 0 {
+		// Only a hand could write it: a loop counted up from below zero
+		// would never reach max_blocks, and the client's own cap would let
+		// the agent stop unchecked.
+		return 0, fmt.Errorf("reading the block count: %w", ErrForgedCount)
 	}
 	return b.Count, nil
 }
