@@ -34,6 +34,15 @@
 // the client records each block it fed back, so a validator that deletes
 // the state dir cannot reset it.
 //
+// Without a config (mappings.toml missing, or blanks only) the record
+// decides, whether or not the state dir survived: in a project that uses
+// stopgate, a read of any Markdown file of the project, or a run of one of
+// its commands, recorded in the transcript since the last passing stop
+// halts (missing.go has the rule). The gate answers before the hook
+// timeout the client was registered with (--timeout, else the client's
+// default): validators still running at that deadline less a margin are
+// killed and fail as timed out (deadline.go).
+//
 // Stop takes the session's main-thread entries; SubagentStop takes that
 // agent's. Validators come from the current mappings.toml by prompt key:
 // the gate never runs anything stored in the queue.
