@@ -14,6 +14,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/example"
 	"github.com/stopgate/stopgate/internal/schema"
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // Wrapper is the project file every stopgate command in a stopgate Project's bin/ links
@@ -129,7 +130,7 @@ func (r *Result) CheckInputs() {
 	// A run the client cancelled may have ended before its input was captured.
 	ran, cancelled := map[string]int{}, map[string]int{}
 	for _, h := range r.HookRuns() {
-		if prog := filepath.Base(strings.Trim(h.Command, `"`)); r.wrapped[prog] {
+		if prog := settings.Program(h.Command); r.wrapped[prog] {
 			ran[prog+" "+h.Event]++
 			if h.Cancelled {
 				cancelled[prog+" "+h.Event]++

@@ -6,6 +6,8 @@ import (
 
 	// Dot import: scenarios read as scripts of model turns.
 	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // blocked starts every block reason the gate gives the model.
@@ -25,7 +27,7 @@ func writeJoke(p *Project) Part {
 func gateRuns(r *Result, event string) int {
 	n := 0
 	for _, h := range r.HookRuns() {
-		if h.Event == event && strings.HasSuffix(h.Command, "/bin/gate") {
+		if h.Event == event && settings.Program(h.Command) == hook.Gate {
 			n++
 		}
 	}
