@@ -87,18 +87,20 @@ func (s *judging) takenUp(q *queue.Queue, stateDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading the transcript: %w", err)
 	}
-	if !usesStopgate(s.root, stateDir, path, res.From) {
-		return "", nil
-	}
+	taken := ""
 	for _, ev := range res.Events {
-		if why := promptLike(s.root, ev, s.scope); why != "" {
-			return why, nil
+		if taken = promptLike(s.root, ev, s.scope); taken != "" {
+			break
 		}
 	}
-	if res.Skipped > 0 {
-		return fmt.Sprintf("%.1f MiB it could not read", float64(res.Skipped)/(1<<20)), nil
+	if taken == "" && res.Skipped > 0 {
+		taken = fmt.Sprintf("%.1f MiB it could not read", float64(res.Skipped)/(1<<20))
 	}
-	return "", nil
+	// Asked last: the transcript's words cost a second read.
+	if taken == "" || !usesStopgate(s.root, stateDir, path, res.From) {
+		return "", nil
+	}
+	return taken, nil
 }
 
 // promptLike says what ev took up when it can be a prompt, else "".

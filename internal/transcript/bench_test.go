@@ -28,3 +28,17 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSeal checks a mark against an 8 MiB transcript: the cost the
+// mark's check adds to every stop that has one, against BenchmarkScan.
+func BenchmarkSeal(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "t.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Repeat("x", 8<<20)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Seal(p, 4<<20); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
