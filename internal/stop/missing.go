@@ -67,7 +67,7 @@ func (s *judging) missingConfig() (*Verdict, error) {
 		return &Verdict{}, nil
 	}
 	return halt(fmt.Sprintf(
-		"stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %s (git checkout %s) and continue the session; the agent must not remove its own gate.",
+		"stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %s (git checkout %s) and continue the session; the agent must not remove its own gate. (To remove stopgate from the project, remove its hooks too.)",
 		project.ConfigName, taken, project.ConfigName, project.ConfigName)), nil
 }
 
