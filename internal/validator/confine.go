@@ -23,6 +23,25 @@ import (
 // paths, its own /proc (a new pid namespace), so it cannot reach the file
 // system through /proc/PID/root of a process outside, and a fresh /dev
 // without the host's disks.
+//
+// Read-only mounts alone leave their parents open: renaming the project
+// root away and putting a writable copy in its place (or a new bin/gate)
+// goes around them. So every directory above a read-only path, up to /,
+// is bound onto itself, writable: a mount point cannot be renamed,
+// removed or replaced (EBUSY), while what is in it stays writable, so a
+// test still writes its files in the project, HOME or /tmp. Mounting the
+// parents read-only instead would refuse those writes. The one cost: a
+// rename(2) from one of these mounts into another fails with EXDEV, as
+// it does between file systems, and tools copy instead (mv, cmd/go).
+//
+// A read-only path that does not exist cannot be mounted without
+// creating it in the host's tree (bwrap makes the mount point there, and
+// it would stay after a SIGKILL): Missing lists them before the run, and
+// the caller checks that none appeared after it. The pid namespace ends
+// every process of a validator with it, so nothing creates one later.
+//
+// bwrap dies with the gate (--die-with-parent), and the pid namespace
+// with it: a SIGKILLed gate leaves no validator running.
 type Confinement struct {
 	// Required makes a command that cannot be confined (no bwrap, or one
 	// that cannot create a sandbox here) a failing Result with Unconfined
@@ -40,6 +59,7 @@ var bwrapBase = []string{
 	"--dev", "/dev",
 	"--unshare-pid", "--proc", "/proc",
 	"--cap-drop", "ALL",
+	"--die-with-parent",
 }
 
 var probe struct {
@@ -90,27 +110,92 @@ func (c *Confinement) command(dir, run string) (string, []string, error) {
 		return "", nil, err
 	}
 	args := slices.Clone(bwrapBase)
-	for _, p := range c.mounts() {
-		args = append(args, "--ro-bind", p, p)
+	for _, m := range c.mounts() {
+		args = append(args, m.op, m.path, m.path)
 	}
 	args = append(args, "--chdir", dir, "--", "sh", "-c", run)
 	return bwrap, args, nil
 }
 
-// mounts returns the ReadOnly paths that exist, symlinks resolved, sorted
-// so that a folder comes before what is in it, each once.
-func (c *Confinement) mounts() []string {
-	var out []string
+// mount is one bind of a path onto itself: "--ro-bind" for a protected
+// path, "--bind" for a directory above one (pinned: not renamable).
+type mount struct{ op, path string }
+
+// mounts returns the binds of the ReadOnly paths that exist, symlinks
+// resolved, and of every directory above them and above the nearest
+// existing parent of those that do not, each once, sorted so that a
+// folder comes before what is in it.
+func (c *Confinement) mounts() []mount {
+	ro := map[string]bool{}
+	pinned := map[string]bool{}
 	for _, p := range c.ReadOnly {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
+			if dir := existingParent(p); dir != "" {
+				pin(pinned, dir)
+			}
 			continue
 		}
-		if _, err := os.Stat(real); err == nil && !slices.Contains(out, real) {
-			out = append(out, real)
+		if _, err := os.Stat(real); err == nil {
+			ro[real] = true
+			pin(pinned, filepath.Dir(real))
 		}
 	}
-	slices.Sort(out)
+	var out []mount
+	for p := range pinned {
+		if !ro[p] {
+			out = append(out, mount{"--bind", p})
+		}
+	}
+	for p := range ro {
+		out = append(out, mount{"--ro-bind", p})
+	}
+	slices.SortFunc(out, func(a, b mount) int { return strings.Compare(a.path, b.path) })
+	return out
+}
+
+// pin adds dir and the directories above it, but not /.
+func pin(pinned map[string]bool, dir string) {
+	for ; dir != "/" && dir != "." && !pinned[dir]; dir = filepath.Dir(dir) {
+		pinned[dir] = true
+	}
+}
+
+// existingParent returns the nearest directory above p that exists,
+// symlinks resolved, or "".
+func existingParent(p string) string {
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return real
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+	}
+}
+
+// Missing returns the ReadOnly paths that do not exist (or lead nowhere,
+// a dangling symlink): they cannot be
+// mounted, so the caller checks after the run that none appeared
+// (Appeared).
+func (c *Confinement) Missing() []string {
+	var out []string
+	for _, p := range c.ReadOnly {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Appeared returns those of missing that exist now.
+func Appeared(missing []string) []string {
+	var out []string
+	for _, p := range missing {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -204,5 +205,64 @@ func TestConfinedGoBuild(t *testing.T) {
 	r := Run(context.Background(), env, []Spec{{Name: "build", Run: goCmd + " build -o out/m . && out/m", Timeout: 2 * time.Minute}})[0]
 	if !r.Passed || !strings.Contains(r.Output, "built") {
 		t.Fatalf("a confined go build failed: %s\n%s", r.Summary(), r.Output)
+	}
+}
+
+// The directories above the protected set cannot be moved or replaced
+// from inside: the project root renamed away and copied back writable
+// would leave the read-only mounts behind. What is in them stays writable.
+func TestConfinedCommandCannotMoveAnAncestor(t *testing.T) {
+	needBwrap(t)
+	env, dir := confinedProject(t)
+	parent := filepath.Dir(dir)
+	// Each in a subshell, each must fail; a success prints MOVED.
+	attacks := []string{
+		`mv "$PWD" "$PWD.away"`,
+		`mv "` + parent + `" "` + parent + `.away"`,
+		`mv validators validators.away`,
+		`mv tmp tmp.away`,
+		`mv tmp/validation/.. tmp.away`,
+		`rmdir "$PWD"`,
+		`mkdir ../evil && mv -T ../evil "$PWD"`,
+		`python3 -c 'import os; os.rename(os.getcwd(), os.getcwd() + ".py")'`,
+		`unshare -Urm sh -c 'mv "$PWD" "$PWD.ns"'`,
+	}
+	var run strings.Builder
+	for _, a := range attacks {
+		run.WriteString("(" + a + ") 2>/dev/null && echo MOVED: '" + strings.ReplaceAll(a, "'", "") + "'\n")
+	}
+	run.WriteString(`echo made > scratch.txt && mkdir -p src/new && echo x > src/new/f && mv src/new src/renamed || exit 1
+echo confined; exit 3`)
+	r := Run(context.Background(), env, []Spec{{Name: "agent-tests", Run: run.String(), Timeout: 20 * time.Second}})[0]
+	if r.ExitCode != 3 || !strings.Contains(r.Output, "confined") {
+		t.Fatalf("the confined command did not run to its end: %+v", r)
+	}
+	if strings.Contains(r.Output, "MOVED") {
+		t.Errorf("an ancestor moved:\n%s", r.Output)
+	}
+	for _, f := range []string{"mappings.toml", "validators/check.sh", "scratch.txt", "src/renamed/f"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// A protected path that does not exist yet is listed before the run and
+// found after it when the command created it.
+func TestConfinedMissingPathAppears(t *testing.T) {
+	needBwrap(t)
+	env, dir := confinedProject(t)
+	local := filepath.Join(dir, ".claude", "settings.local.json")
+	env.Confine.ReadOnly = append(env.Confine.ReadOnly, local)
+	missing := env.Confine.Missing()
+	if !slices.Contains(missing, local) || Appeared(missing) != nil {
+		t.Fatalf("missing %v, appeared %v", missing, Appeared(missing))
+	}
+	r := Run(context.Background(), env, []Spec{{Name: "agent-tests", Run: `mkdir -p .claude && echo '{"disableAllHooks":true}' > .claude/settings.local.json`}})[0]
+	if !r.Passed {
+		t.Fatalf("%+v", r)
+	}
+	if got := Appeared(missing); !slices.Equal(got, []string{local}) {
+		t.Errorf("appeared %v, want %s", got, local)
 	}
 }

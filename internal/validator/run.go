@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -137,10 +138,15 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = time.Second
 	adopt.Do(adoptOrphans)
+	// The parent-death signal fires when the thread that started the
+	// command ends, not the process: hold this goroutine on its thread
+	// until the command is waited for, so that Go cannot retire it first.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	err = cmd.Start()
 	why := ""
 	if !env.Deadline.IsZero() {
