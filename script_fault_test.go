@@ -146,14 +146,32 @@ var mountable = sync.OnceValue(func() bool {
 	return true
 })
 
-// signal TERM|HUP|INT sends the signal to every background command, as
-// the client, a terminal or a user would send it to a hook.
+// signal TERM|HUP|INT|KILL sends the signal to every background command,
+// as the client, a terminal or a user would send it to a hook.
 func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
-	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "INT": syscall.SIGINT}
+	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL}
 	if neg || len(args) != 1 || sigs[args[0]] == 0 {
-		ts.Fatalf("usage: signal TERM|HUP|INT")
+		ts.Fatalf("usage: signal TERM|HUP|INT|KILL")
 	}
 	for _, cmd := range ts.BackgroundCmds() {
 		ts.Check(cmd.Process.Signal(sigs[args[0]]))
+	}
+}
+
+// still FILE checks that FILE does not grow over a second: a heartbeat
+// whose writer is gone. Only a writer still running can fail it.
+func cmdStill(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: still FILE")
+	}
+	size := func() int64 {
+		st, err := os.Stat(ts.MkAbs(args[0]))
+		ts.Check(err)
+		return st.Size()
+	}
+	before := size()
+	time.Sleep(time.Second)
+	if after := size(); after != before {
+		ts.Fatalf("%s grew from %d to %d bytes: its writer still runs", args[0], before, after)
 	}
 }

@@ -68,6 +68,7 @@ func TestScripts(t *testing.T) {
 			"waitfile": cmdWaitFile,
 			"faultfs":  cmdFaultFS,
 			"signal":   cmdSignal,
+			"still":    cmdStill,
 			"schema":   cmdSchema,
 			"captured": cmdCaptured,
 		},

@@ -2,13 +2,11 @@ package stop
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
-	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -20,18 +18,15 @@ import (
 // runs: confine = false. Unset, they are confined where bwrap works and
 // run as before where it does not (gate check says so); confine = true
 // makes a validator that cannot be confined a halt (unconfinedReason).
-func confinement(cfg *config.Config, in *hook.Input) *validator.Confinement {
+func confinement(cfg *config.Config, set *guard.Set) *validator.Confinement {
 	if cfg.Settings.Confine == config.ConfineOff {
 		return nil
 	}
-	set, _ := guard.ProjectSet(cfg.Root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg.Compiled()) // a parsed config has its runs
 	c := &validator.Confinement{Required: cfg.Settings.Confine == config.ConfineOn}
 	if set.Empty() && !c.Required {
 		return nil
 	}
-	for _, p := range set.Paths() {
-		c.ReadOnly = append(c.ReadOnly, filepath.FromSlash(p.Path))
-	}
+	c.ReadOnly = protectedPaths(set)
 	return c
 }
 
@@ -55,4 +50,13 @@ func unconfinedReason(cfg *config.Config, v *Verdict) string {
 		"Install bubblewrap (apt-get install bubblewrap; scripts/install-sandbox-tools), or set confine = false in %s to run them unconfined, then stop again. "+
 		"The pending entries are kept in %s.",
 		why, strings.Join(names, ", "), filepath.Base(cfg.File), cfg.Settings.StateDir)
+}
+
+// protectedPaths are the paths of set, in the platform's form.
+func protectedPaths(set *guard.Set) []string {
+	var out []string
+	for _, p := range set.Paths() {
+		out = append(out, filepath.FromSlash(p.Path))
+	}
+	return out
 }

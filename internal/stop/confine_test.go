@@ -24,7 +24,7 @@ func TestConfinementIsTheProtectedSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := confinement(cfg, in)
+	c := confinement(cfg, set)
 	if c == nil || len(c.ReadOnly) != len(set.Paths()) || c.Required {
 		t.Fatalf("confinement %+v, want the %d protected paths, not required", c, len(set.Paths()))
 	}
@@ -34,11 +34,11 @@ func TestConfinementIsTheProtectedSet(t *testing.T) {
 		}
 	}
 	cfg.Settings.Confine = config.ConfineOff
-	if c := confinement(cfg, in); c != nil {
+	if c := confinement(cfg, set); c != nil {
 		t.Errorf("confine = false: %+v", c)
 	}
 	cfg.Settings.Confine, cfg.Settings.Protect = config.ConfineOn, []string{}
-	if c := confinement(cfg, in); c == nil || !c.Required || len(c.ReadOnly) != 0 {
+	if c := confinement(cfg, protectedSet(cfg, in)); c == nil || !c.Required || len(c.ReadOnly) != 0 {
 		t.Errorf("confine = true, protect = []: %+v", c)
 	}
 }

@@ -70,12 +70,27 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		v.Kind, v.Reason = Halt, vanishedReason(cfg, gone)
 		return v
 	}
+	set := protectedSet(cfg, in)
+	if why := linkedReason(cfg, set); why != "" {
+		v.Kind, v.Reason = Halt, why
+		return v
+	}
 	checks, specs := plan(cfg, in, entries)
+	confine := confinement(cfg, set)
+	missing := validator.Missing(protectedPaths(set)) // what a validator could create
 	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
-	}, Confine: confinement(cfg, in), Deadline: dl.At, DeadlineWhy: dl.why()}, specs)
+	}, Confine: confine, Deadline: dl.At, DeadlineWhy: dl.why()}, specs)
+	if why := appearedReason(cfg, validator.Appeared(missing)); why != "" {
+		v.Checks = checks
+		for i := range checks {
+			checks[i].Result = results[i]
+		}
+		v.Kind, v.Reason = Halt, why
+		return v
+	}
 
 	failed := map[string]bool{} // prompt keys with a failing validator
 	for i := range checks {

@@ -174,13 +174,12 @@ func existingParent(p string) string {
 	}
 }
 
-// Missing returns the ReadOnly paths that do not exist (or lead nowhere,
-// a dangling symlink): they cannot be
-// mounted, so the caller checks after the run that none appeared
-// (Appeared).
-func (c *Confinement) Missing() []string {
+// Missing returns the paths that do not exist (or lead nowhere, a
+// dangling symlink): those of ReadOnly cannot be mounted, so the caller
+// checks after the run that none appeared (Appeared).
+func Missing(paths []string) []string {
 	var out []string
-	for _, p := range c.ReadOnly {
+	for _, p := range paths {
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 			out = append(out, p)
 		}

@@ -254,7 +254,7 @@ func TestConfinedMissingPathAppears(t *testing.T) {
 	env, dir := confinedProject(t)
 	local := filepath.Join(dir, ".claude", "settings.local.json")
 	env.Confine.ReadOnly = append(env.Confine.ReadOnly, local)
-	missing := env.Confine.Missing()
+	missing := Missing(env.Confine.ReadOnly)
 	if !slices.Contains(missing, local) || Appeared(missing) != nil {
 		t.Fatalf("missing %v, appeared %v", missing, Appeared(missing))
 	}

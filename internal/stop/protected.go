@@ -1,0 +1,77 @@
+package stop
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// protectedSet is the guard's protected set of the stop's project: what
+// the validators' confinement mounts read-only and what the gate checks
+// for hard links.
+func protectedSet(cfg *config.Config, in *hook.Input) *guard.Set {
+	set, _ := guard.ProjectSet(cfg.Root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg.Compiled()) // a parsed config has its runs
+	return set
+}
+
+// maxLinkWalk bounds how many entries of a protected folder are looked at
+// for hard links: a state dir or validators folder holds a few dozen.
+const maxLinkWalk = 10000
+
+// linkedReason is the halt of a stop whose protected set has a file with
+// another name: a hard link made earlier (ln, cp -l, os.link) writes it
+// from anywhere, around the guard and through the validators' read-only
+// mounts. "" when there is none.
+func linkedReason(cfg *config.Config, set *guard.Set) string {
+	var found []string
+	for _, p := range set.Paths() {
+		n := 0
+		filepath.WalkDir(filepath.FromSlash(p.Path), func(path string, d fs.DirEntry, err error) error {
+			if n++; err != nil || n > maxLinkWalk {
+				return filepath.SkipAll
+			}
+			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && path == filepath.FromSlash(p.Path) {
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && links(st) > 1 {
+					found = append(found, fmt.Sprintf("%s (%d names)", show(cfg, path), links(st)))
+				}
+			}
+			return nil
+		})
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("stopgate halted the session: a protected file has another name (a hard link), which writes it around the guard and the validators' confinement: %s. "+
+		"The agent must not link its own checks. Find the other names (find / -xdev -samefile FILE), remove them, then stop again. "+
+		"The pending entries are kept in %s.", strings.Join(found, ", "), cfg.Settings.StateDir)
+}
+
+// appearedReason is the halt of a stop whose validators created a
+// protected path that did not exist (a .claude/settings.local.json that
+// disables the hooks): it could not be mounted read-only, being absent.
+func appearedReason(cfg *config.Config, paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	var names []string
+	for _, p := range paths {
+		names = append(names, show(cfg, p))
+	}
+	return fmt.Sprintf("stopgate halted the session: a validator created %s, which is protected and did not exist before it ran: "+
+		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again. "+
+		"The pending entries are kept in %s.", strings.Join(names, ", "), cfg.Settings.StateDir)
+}
+
+// show names a path for the reason: relative to the root when inside it.
+func show(cfg *config.Config, path string) string {
+	if rel, err := filepath.Rel(cfg.Root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return path
+}
