@@ -133,6 +133,16 @@ var tamperCases = []bashCase{
 	{`pwsh -c 'Remove-Item mappings.toml'`, "*"},
 	{`: > .claude/settings.local.json`, ".claude/settings.local.json"},
 	{`cat /dev/null > scripts/check.sh`, "scripts/check.sh"},
+	// A hard link is another name that writes the file from anywhere,
+	// around the guard and the validators' read-only mounts.
+	{"ln mappings.toml /tmp/m", "mappings.toml"},
+	{"ln -f validators/lib.sh lib.sh", "validators"},
+	{"cp -l mappings.toml /tmp/m", "mappings.toml"},
+	{"cp -al validators /tmp/v", "validators"},
+	{"cp --link -r tmp/validation /tmp/s", "tmp/validation"},
+	{"link mappings.toml /tmp/m", "mappings.toml"},
+	{`find validators -type f -exec link {} /tmp/x \;`, "validators"},
+	{`python3 -c "import os; os.link('mappings.toml', '/tmp/m')"`, "mappings.toml"},
 }
 
 // benignCases are everyday commands the guard must let through: a false
@@ -165,6 +175,7 @@ var benignCases = []string{
 	"while read -r f; do echo \"$f\"; done < <(ls)", "source .venv/bin/activate 2>/dev/null; pytest -x",
 	`if [ -f go.mod ]; then go build ./...; else make; fi`, `tmp=$(mktemp); go env > "$tmp"; rm -f "$tmp"`,
 	"git log --format='%h %s' | head -3 > output/log.txt", `x=$(wc -l < mappings.toml); echo "lines: $x"`,
+	"cp -l src/prompts/joke.md /tmp/j", "ln -s ../src/prompts/joke.md output/joke-link.md",
 }
 
 func TestCatalogue(t *testing.T) {

@@ -21,7 +21,7 @@ func init() {
 		"shred": removes("nsu"),
 		"mv":    copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
 		"rsync": lastOperand, "scp": lastOperand,
-		"ln": writes("tS"), "tee": writes(""), "touch": writes("dtr", "date", "reference"),
+		"ln": writes("tS"), "link": writes(""), "tee": writes(""), "touch": writes("dtr", "date", "reference"),
 		"truncate": writes("sr", "size", "reference"), "mkdir": mkdirRule,
 		"mkfifo": writes("m", "mode"), "mknod": writes("m", "mode"), "fallocate": writes("lon", "length", "offset"),
 		"sponge": writes(""), "patch": patchRule,
@@ -143,6 +143,13 @@ func copies(short string, sources mode) rule {
 		}
 		if sources == destroy {
 			if h := a.each(srcs, destroy); h != nil {
+				return h
+			}
+		}
+		// cp -l makes hard links: another name that writes the source.
+		if o.has("l", "link") {
+			if h := a.each(srcs, under); h != nil {
+				h.Why = "it would give " + h.Protected.Show + " another name (a hard link), which writes it from anywhere"
 				return h
 			}
 		}
@@ -385,7 +392,7 @@ func writer(ws []word) (mode, bool) {
 	switch name {
 	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl":
 		return destroy, true
-	case "cp", "ln", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
+	case "cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
 		return under, true
 	case "sed", "perl", "ruby":
 		for _, w := range ws[1:] {
