@@ -161,6 +161,9 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 		pr.Close()
 		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
 	}
+	if name == "sh" {
+		defer watchGroup(cmd.Process.Pid)()
+	}
 	waitErr := cmd.Wait()
 	// Judged now: the deadline passing while leftovers are cleaned up
 	// below does not make a finished check a timeout.
