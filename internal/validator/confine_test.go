@@ -53,6 +53,8 @@ func TestConfinedCommandCannotWriteTheProtectedSet(t *testing.T) {
 		`touch tmp/validation/forged.json`,
 		`for p in /proc/[0-9]*; do : > "$p/root$PWD/mappings.toml"; done`,
 		`unshare -Urm sh -c 'umount "$PWD/mappings.toml"; : > mappings.toml'`,
+		`ln mappings.toml linked.toml`,
+		`ln validators/check.sh linked.sh`,
 	}, ") 2>/dev/null\n(") + ") 2>/dev/null\n"
 	run := attacks + `
 test "$PWD" = "` + dir + `" || { echo "cwd $PWD"; exit 1; }
@@ -76,6 +78,11 @@ echo confined; exit 3`
 	}
 	if st, _ := os.Stat(filepath.Join(dir, "mappings.toml")); st == nil || st.Mode().Perm() != 0o644 {
 		t.Errorf("mappings.toml's mode changed: %v", st)
+	}
+	for _, f := range []string{"linked.toml", "linked.sh"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("a hard link to a read-only file was made: %s", f)
+		}
 	}
 	for _, f := range []string{filepath.Join(dir, "scratch.txt"), filepath.Join(home, "cache")} {
 		if _, err := os.Stat(f); err != nil {
