@@ -36,7 +36,7 @@ func reapGroup(pgid int) {
 // when the gate dies: a gate killed by the client (or the agent) must not
 // leave its validator running past its timeout. bwrap passes the signal on
 // (--die-with-parent); unconfined, it reaches the shell the gate started,
-// and watchGroup the children that shell forks.
+// and the watchdog the children that shell forks.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

@@ -38,6 +38,8 @@ const (
 // fails: a check that cannot start is a failing Result saying why.
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
+	dog := &watchdog{}
+	defer dog.stop()
 	var wg sync.WaitGroup
 	for i, s := range specs {
 		wg.Add(1)
@@ -45,7 +47,7 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 			defer wg.Done()
 			start := time.Now()
 			if s.Run != "" {
-				results[i] = runCommand(ctx, env, s)
+				results[i] = runCommand(ctx, env, s, dog)
 			} else {
 				results[i] = checkFile(env, s)
 			}
@@ -95,7 +97,7 @@ var adopt sync.Once
 
 // runCommand runs a run validator in its own process group, bounded by its
 // timeout, its output captured up to the limit.
-func runCommand(ctx context.Context, env Env, s Spec) Result {
+func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -142,6 +144,9 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = time.Second
 	adopt.Do(adoptOrphans)
+	if name == "sh" {
+		dog.ready()
+	}
 	// The parent-death signal fires when the thread that started the
 	// command ends, not the process: hold this goroutine on its thread
 	// until the command is waited for, so that Go cannot retire it first.
@@ -162,7 +167,7 @@ func runCommand(ctx context.Context, env Env, s Spec) Result {
 		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
 	}
 	if name == "sh" {
-		defer watchGroup(cmd.Process.Pid)()
+		dog.watch(cmd.Process.Pid)
 	}
 	waitErr := cmd.Wait()
 	// Judged now: the deadline passing while leftovers are cleaned up
