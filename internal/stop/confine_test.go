@@ -3,6 +3,7 @@ package stop
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/config"
@@ -40,5 +41,28 @@ func TestConfinementIsTheProtectedSet(t *testing.T) {
 	cfg.Settings.Confine, cfg.Settings.Protect = config.ConfineOn, []string{}
 	if c := confinement(cfg, protectedSet(cfg, in)); c == nil || !c.Required || len(c.ReadOnly) != 0 {
 		t.Errorf("confine = true, protect = []: %+v", c)
+	}
+}
+
+// What a validator may not create is the protected set in the project but
+// the state dir (detect makes it) and outside it (the client's transcripts).
+func TestCreatable(t *testing.T) {
+	root := t.TempDir()
+	cfg, err := config.Parse([]byte("[[mapping]]\nprompt = \"p\"\nvalidators = [\"v\"]\n\n[validators.v]\nrun = \"validators/v.sh\"\n"),
+		filepath.Join(root, "mappings.toml"), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &hook.Input{SessionID: "s1", HookEventName: hook.Stop, TranscriptPath: "/home/u/.claude/projects/x/s1.jsonl"}
+	got := creatable(cfg, protectedSet(cfg, in))
+	for _, want := range []string{"mappings.toml", ".claude/settings.local.json", "bin/gate", "validators"} {
+		if !slices.Contains(got, filepath.Join(root, want)) {
+			t.Errorf("%s is not in %v", want, got)
+		}
+	}
+	for _, not := range []string{filepath.Join(root, config.DefaultStateDir), in.TranscriptPath, "/home/u/.claude/projects/x/s1"} {
+		if slices.Contains(got, not) {
+			t.Errorf("%s is in %v", not, got)
+		}
 	}
 }

@@ -20,6 +20,21 @@ func protectedSet(cfg *config.Config, in *hook.Input) *guard.Set {
 	return set
 }
 
+// creatable are the protected paths whose appearing during the validators'
+// run is theirs: those in the project but the state dir. The state dir is
+// made by detect, which a subagent still running may call meanwhile, and
+// the transcripts by the client.
+func creatable(cfg *config.Config, set *guard.Set) []string {
+	var out []string
+	for _, p := range set.Paths() {
+		path := filepath.FromSlash(p.Path)
+		if !p.Dir && show(cfg, path) != path {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
 // maxLinkWalk bounds how many entries of a protected folder are looked at
 // for hard links: a state dir or validators folder holds a few dozen.
 const maxLinkWalk = 10000

@@ -77,7 +77,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	}
 	checks, specs := plan(cfg, in, entries)
 	confine := confinement(cfg, set)
-	missing := validator.Missing(protectedPaths(set)) // what a validator could create
+	missing := validator.Missing(creatable(cfg, set))
 	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
