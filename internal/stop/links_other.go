@@ -5,4 +5,4 @@ package stop
 import "io/fs"
 
 // links is 1 where the count of hard links is not known.
-func links(fs.FileInfo) uint64 { return 1 }
+func links(string, fs.FileInfo) uint64 { return 1 }

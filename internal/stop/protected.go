@@ -52,8 +52,10 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 				return filepath.SkipAll
 			}
 			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && path == filepath.FromSlash(p.Path) {
-				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && links(st) > 1 {
-					found = append(found, fmt.Sprintf("%s (%d names)", show(cfg, path), links(st)))
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+					if n := links(path, st); n > 1 {
+						found = append(found, fmt.Sprintf("%s (%d names)", show(cfg, path), n))
+					}
 				}
 			}
 			return nil
