@@ -14,6 +14,14 @@ import (
 // blocks the client fed back is counted by it (reconcile.go).
 const blockPrefix = "stopgate: you may not stop yet"
 
+// blockClose follows the last failure of a block reason: a reason that
+// holds it names every prompt that failed (record.go).
+const blockClose = "\nFix each failure above, then finish again."
+
+// failurePrefix starts the line of each failing check in a reason; a
+// validator's output lines are indented, so only the gate writes it.
+const failurePrefix = "✘ prompt "
+
 // blockReason is the remediation text the agent receives: for each failing
 // validator the prompt, the validator, the first output_lines lines of its
 // output and its fix, then what to do next.
@@ -21,7 +29,7 @@ func blockReason(cfg *config.Config, v *Verdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s.\n", blockPrefix, failedCount(v))
 	writeFailures(&b, cfg, v)
-	fmt.Fprintf(&b, "\nFix each failure above, then finish again. (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
+	fmt.Fprintf(&b, blockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
 	return b.String()
 }
 
@@ -49,7 +57,7 @@ func failedCount(v *Verdict) string {
 func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
 	for _, c := range v.Failed() {
 		r := c.Result
-		fmt.Fprintf(b, "\n✘ prompt %s, validator %q", quoted(c.Prompts), c.Validator.Name)
+		fmt.Fprintf(b, "\n%s%s, validator %q", failurePrefix, quoted(c.Prompts), c.Validator.Name)
 		if r.Problem != "" || r.ExitCode > 0 {
 			// A run validator's failure says how it ended; a file
 			// validator's output says what is wrong with the file.

@@ -67,23 +67,29 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		return nil, nil
 	}
 	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir}
+	event := hook.Stop
+	if scope.Agent != "" {
+		event = hook.SubagentStop
+	}
 	from, distrust := trustedMark(q.Mark(scope), path)
-	r.distrust = distrust
 	res, err := transcript.Scan(path, from.Offset, thread)
+	if err == nil && distrust == "" {
+		if distrust = recorded(from, res, event); distrust != "" {
+			from = queue.Mark{Transcript: path}
+			res, err = transcript.Scan(path, 0, thread)
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the transcript: %w", err)
 	}
+	r.distrust = distrust
 	if res.Reset {
 		from = queue.Mark{Transcript: path}
 	}
 	r.mark, r.end, r.unread = from, res.End, res.Skipped
-	event := hook.Stop
-	if scope.Agent != "" {
-		event = hook.SubagentStop
-	}
 	for _, b := range res.Blocks {
 		if b.Event == event && strings.HasPrefix(b.Reason, blockPrefix) {
 			r.blocks++

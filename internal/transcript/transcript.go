@@ -97,6 +97,26 @@ type Result struct {
 	// prompt a person gave it, oldest first: the blocks of the current
 	// turn, which no deleted file can make the gate forget.
 	Blocks []Block
+	// Stops are the client's records of the thread's stops, oldest first,
+	// all of them: what a reconciliation mark is checked against.
+	Stops []Stop
+}
+
+// Stop is one record the client wrote of a stop, after its hooks ran.
+// Claude Code writes, after the hooks of a stop: for each hook that
+// blocked, a hook_blocking_error attachment; then (2.1.x) one
+// stop_hook_summary system line with every hook it ran, the blocking
+// errors, and preventedContinuation when a hook halted. A passing
+// subagent stop leaves no record in the subagent's transcript.
+type Stop struct {
+	Offset int64 // where the line starts
+	// Summary is set for a stop_hook_summary line, else the line is one
+	// hook's hook_blocking_error of Event.
+	Summary   bool
+	Event     string   // the blocking error's "Stop" or "SubagentStop"
+	Errors    []string // the blocking reasons, in full
+	Commands  []string // Summary: the hook commands that ran
+	Prevented bool     // Summary: a hook halted the session
 }
 
 // Block is one stop block the client fed back.
@@ -203,7 +223,14 @@ func skipLine(r *bufio.Reader) (n int64, complete bool, err error) {
 }
 
 type line struct {
-	Type       string `json:"type"`
+	Type    string `json:"type"`
+	Subtype string `json:"subtype"`
+	// A stop_hook_summary's fields.
+	HookInfos []struct {
+		Command string `json:"command"`
+	} `json:"hookInfos"`
+	HookErrors []string `json:"hookErrors"`
+	Prevented  bool     `json:"preventedContinuation"`
 	Attachment struct {
 		Type          string `json:"type"`
 		HookEvent     string `json:"hookEvent"`
@@ -236,6 +263,7 @@ var (
 	keyUser       = []byte(`"user"`)
 	keyToolResult = []byte(`"tool_result"`)
 	keyBlocking   = []byte(`"hook_blocking_error"`)
+	keySummary    = []byte(`"stop_hook_summary"`)
 )
 
 // scanLine adds the events of one complete line. Only lines that can hold
@@ -243,7 +271,7 @@ var (
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	assistant := bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
 	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
-	blocking := bytes.Contains(b, keyBlocking)
+	blocking := bytes.Contains(b, keyBlocking) || bytes.Contains(b, keySummary)
 	if !assistant && !user && !blocking {
 		return
 	}
@@ -258,6 +286,15 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
 		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: clip(l.Attachment.BlockingError.Reason, maxReason)})
+		res.Stops = append(res.Stops, Stop{Offset: start, Event: l.Attachment.HookEvent, Errors: []string{l.Attachment.BlockingError.Reason}})
+		return
+	}
+	if l.Type == "system" && l.Subtype == "stop_hook_summary" {
+		st := Stop{Offset: start, Summary: true, Errors: l.HookErrors, Prevented: l.Prevented}
+		for _, h := range l.HookInfos {
+			st.Commands = append(st.Commands, h.Command)
+		}
+		res.Stops = append(res.Stops, st)
 		return
 	}
 	if len(l.Message.Content) == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -188,4 +189,47 @@ func repeat(s Block, n int) []Block {
 		out[i] = s
 	}
 	return out
+}
+
+// TestScanStops reads the client's records of stops from what the real
+// client (2.1.x, through internal/e2e) wrote: two blocks of the gate, each
+// a hook_blocking_error then a stop_hook_summary with the reason; a third;
+// a halt (a summary with preventedContinuation); a pass (a bare summary).
+func TestScanStops(t *testing.T) {
+	res, err := Scan("testdata/stops.jsonl", 0, Thread{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type stop struct {
+		offset          int64
+		summary         bool
+		event           string
+		errors          int
+		gate, prevented bool
+	}
+	var got []stop
+	for _, s := range res.Stops {
+		gate := false
+		for _, c := range s.Commands {
+			gate = gate || strings.Contains(c, "/bin/gate")
+		}
+		got = append(got, stop{s.Offset, s.Summary, s.Event, len(s.Errors), gate, s.Prevented})
+	}
+	want := []stop{
+		{2085, false, "Stop", 1, false, false}, {3778, true, "", 1, true, false},
+		{6884, false, "Stop", 1, false, false}, {8201, true, "", 1, true, false},
+		{9971, false, "Stop", 1, false, false}, {11288, true, "", 1, true, false},
+		{14409, true, "", 0, true, true},
+		{15437, true, "", 0, true, false},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("stops:\n got %v\nwant %v", got, want)
+	}
+	if r := res.Stops[0].Errors[0]; !strings.HasPrefix(r, "stopgate: you may not stop yet") || !strings.Contains(r, "(Blocked stop 1 of 3") {
+		t.Errorf("the block's reason is not whole: %q", r)
+	}
+	sub, err := Scan("testdata/stops.jsonl", 0, Thread{Agent: "a1"})
+	if err != nil || len(sub.Stops) != 0 {
+		t.Errorf("a subagent's thread got the main thread's stops: %v %v", sub.Stops, err)
+	}
 }
