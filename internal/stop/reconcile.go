@@ -73,7 +73,9 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 	}
 	from, distrust := trustedMark(q.Mark(scope), path)
 	res, err := transcript.Scan(path, from.Offset, thread)
-	if err == nil && distrust == "" {
+	// Only Claude Code's record of its stops is read (record.go); another
+	// client's mark rests on its seal.
+	if err == nil && distrust == "" && in.Client == nil {
 		if distrust = recorded(from, res, event); distrust != "" {
 			from = queue.Mark{Transcript: path}
 			res, err = transcript.Scan(path, 0, thread)
