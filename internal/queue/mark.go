@@ -22,7 +22,9 @@ import (
 // The agent can write the file, so the gate checks a mark against the
 // transcript before it trusts it: End is how far the transcript had been
 // read when the mark was written, Seal the transcript.Seal of the bytes
-// before End. Offset and every Passed lie at or before End.
+// before End. Offset and every Passed lie at or before End. The seal is no
+// secret, so the gate also checks each offset against the client's record
+// of the stop that wrote it (the gate's record.go).
 type Mark struct {
 	Transcript string           `json:"transcript"`
 	Offset     int64            `json:"offset"`

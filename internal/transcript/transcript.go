@@ -9,6 +9,11 @@
 //	{"type":"user","message":{"content":"/joke extra words"},…}   a typed prompt
 //	{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"joke"}}]},…}
 //
+// After a stop's hooks ran, the client records the stop (Result.Stops):
+//
+//	{"type":"attachment","attachment":{"type":"hook_blocking_error","hookEvent":"Stop","blockingError":{"blockingError":"…"}},…}
+//	{"type":"system","subtype":"stop_hook_summary","hookInfos":[{"command":"…"}],"hookErrors":["…"],"preventedContinuation":false,…}
+//
 // A subagent's lines carry "isSidechain":true and its "agentId"; the
 // client writes them to <session>/subagents/agent-<id>.jsonl, older clients
 // into the session's own transcript.
