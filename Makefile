@@ -7,7 +7,7 @@ CMDS    := $(notdir $(wildcard cmd/*))
 # os/user, which with cgo links libc dynamically (+1.4 ms at every start).
 TAGS    ?= osusergo,netgo
 
-.PHONY: all build demo test unit lint fuzz e2e-install sandbox-tools e2e bench install clean
+.PHONY: all build demo test unit lint fuzz e2e-install sandbox-tools chromium e2e bench install clean
 
 all: build
 
@@ -26,7 +26,7 @@ demo: build
 # after another, not beside them: they drive real clients, and the crash and
 # concurrency suites would load the 2 cores they share. They are never taken
 # from the test cache (-count=1): they depend on binaries it does not track.
-test: e2e-install sandbox-tools lint
+test: e2e-install sandbox-tools chromium lint
 	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
 	$(GO) test -p 1 -count=1 ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
@@ -80,6 +80,11 @@ e2e-install:
 # missing and the tests that need them skip.
 sandbox-tools:
 	@bash scripts/install-sandbox-tools
+
+# chromium installs Debian's chromium (apt-get, as root) for the test that
+# renders gate report's page in a real browser; elsewhere that test skips.
+chromium:
+	@bash scripts/install-chromium
 
 e2e: e2e-install sandbox-tools
 	$(GO) test -p 1 -count=1 -v -run . ./internal/e2e/...

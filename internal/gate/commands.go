@@ -32,6 +32,7 @@ func commands() []command {
 		{"explain", "[--config FILE] PATH|/command|KEY", "which mappings a read of PATH or a slash command arms, and why; every name of a KEY", runExplain},
 		{"log", "[--config FILE] [--since D] [--json]", "the gate's decisions, from the outcome log", runLog},
 		{"stats", "[--config FILE] [--since D] [--json]", "pass rates, blocks per session, attempts until pass, slowest validators", runStats},
+		{"report", "[--config FILE] [--since D] [--out FILE]", "write the outcome log as one self-contained HTML page: verdicts over time, failing prompts and validators, halts, clients", runReport},
 		{"help", "", "this list", runHelp},
 	}
 }

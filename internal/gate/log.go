@@ -156,6 +156,20 @@ func readDecisions(env *cli.Env, name string, args []string) (*decisions, error)
 	}
 	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
+	records, err := readOutcomes(env, dir, since)
+	if err != nil {
+		return nil, err
+	}
+	none := "no gate decisions in " + ws.rel(dir) + "/" + outcome.FileName
+	if !since.IsZero() {
+		none += " since " + since.Local().Format("2006-01-02 15:04:05")
+	}
+	return &decisions{records: records, asJSON: *asJSON, none: none + "\n"}, nil
+}
+
+// readOutcomes reads the outcome log in dir since since, saying on stderr
+// how many lines it skipped.
+func readOutcomes(env *cli.Env, dir string, since time.Time) ([]outcome.Record, error) {
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
 		return nil, err
@@ -163,11 +177,7 @@ func readDecisions(env *cli.Env, name string, args []string) (*decisions, error)
 	if skipped > 0 {
 		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(skipped, "line", "lines"))
 	}
-	none := "no gate decisions in " + ws.rel(dir) + "/" + outcome.FileName
-	if !since.IsZero() {
-		none += " since " + since.Local().Format("2006-01-02 15:04:05")
-	}
-	return &decisions{records: records, asJSON: *asJSON, none: none + "\n"}, nil
+	return records, nil
 }
 
 // parseSince reads --since: a duration back from now (Go syntax, plus d

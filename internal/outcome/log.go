@@ -49,6 +49,12 @@ type Record struct {
 	// missing: the transcript shows them read or invoked since they last
 	// passed (an entry deleted, or never written).
 	Reconciled []Discrepancy `json:"reconciled,omitempty"`
+	// Client is the client that sent the stop (gate init --client's
+	// name); Reason a halt's reason, for gate report. Telemetry notes an
+	// export that failed (internal/telemetry): the verdict stood.
+	Client    string `json:"client,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Telemetry string `json:"telemetry,omitempty"`
 }
 
 // Discrepancy is one prompt the transcript armed that the queue lacked.
@@ -76,6 +82,12 @@ type Check struct {
 	Passed     bool     `json:"passed"`
 	Result     string   `json:"result"` // "passed", "exit status 1", "timed out after 10s", …
 	DurationMS float64  `json:"duration_ms"`
+	// Kind is "run" or "file"; ExitCode a run's (-1 when killed or not
+	// started); TimedOut and Confined as the validator ran.
+	Kind     string `json:"kind,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Confined bool   `json:"confined,omitempty"`
 }
 
 // Duration returns the check's run time.

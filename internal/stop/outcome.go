@@ -3,9 +3,11 @@ package stop
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -15,11 +17,13 @@ import (
 // log` and `gate stats`. Stops with nothing pending are not decisions and
 // are not logged. A log that cannot be written costs the record, never the
 // decision: one line on stderr.
-func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope) {
+func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, client string) {
 	if len(v.Checks) == 0 && len(v.Done) == 0 {
 		return
 	}
-	if err := outcome.Append(q.Dir(), v.outcome(scope, time.Now().UTC())); err != nil {
+	r := v.outcome(scope, time.Now().UTC())
+	r.Client = client
+	if err := outcome.Append(q.Dir(), r); err != nil {
 		fmt.Fprintf(env.Stderr, "gate: %v\n", err)
 	}
 }
@@ -37,6 +41,7 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		r.Decision = outcome.Block
 	case Halt:
 		r.Decision = outcome.Halt
+		r.Reason = clip(v.Reason, maxLoggedReason)
 	}
 	addPrompt := func(p string) {
 		if !slices.Contains(r.Prompts, p) {
@@ -47,13 +52,39 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		for _, p := range c.Prompts {
 			addPrompt(p)
 		}
-		r.Checks = append(r.Checks, outcome.Check{
+		oc := outcome.Check{
 			Name: c.Validator.Name, Prompts: c.Prompts, Passed: c.Result.Passed,
 			Result: c.Result.Summary(), DurationMS: outcome.Millis(c.Result.Duration),
-		})
+			Kind: "file", TimedOut: c.Result.TimedOut, Confined: c.Result.Confined,
+		}
+		if c.Validator.Run != "" {
+			code := c.Result.ExitCode
+			oc.Kind, oc.ExitCode = "run", &code
+		}
+		r.Checks = append(r.Checks, oc)
 	}
 	for _, e := range v.Done {
 		addPrompt(e.Prompt) // prompts no longer mapped have no checks
 	}
 	return r
+}
+
+// maxLoggedReason bounds a halt's reason in the log: the reason quotes
+// validator output, and the log keeps tens of thousands of decisions.
+const maxLoggedReason = 2000
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// clientName names the client that sent in: its dialect, Claude Code's
+// when none.
+func clientName(in *hook.Input) string {
+	if in.Client == nil {
+		return dialect.Claude
+	}
+	return in.Client.Name()
 }

@@ -210,7 +210,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
 		return nil, &unrecordedError{err: err, verdict: v}
 	}
-	v.record(env, q, s.scope)
+	v.record(env, q, s.scope, clientName(s.in))
 	return v, nil
 }
 

@@ -174,7 +174,9 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	// below does not make a finished check a timeout.
 	ctxErr := context.Cause(ctx)
 	endGroup(cmd, pr, drained)
-	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
+	r := resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
+	r.Confined = name != "sh"
+	return r
 }
 
 // endGroup ends what is left of a finished command: leftover children of
@@ -208,6 +210,7 @@ func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout t
 		if why != "" {
 			r.Problem += ": " + why
 		}
+		r.TimedOut = true
 		r.ExitCode = -1
 	case ctxErr != nil:
 		r.Problem = "canceled"

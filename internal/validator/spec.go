@@ -47,7 +47,11 @@ type Result struct {
 	// Unconfined is a Run that was not run: it had to be confined and
 	// could not be. The gate halts on it rather than judge without it.
 	Unconfined bool
-	Duration   time.Duration
+	// Confined is a Run that ran inside bubblewrap; TimedOut one killed
+	// at its timeout. For the outcome log and telemetry.
+	Confined bool
+	TimedOut bool
+	Duration time.Duration
 }
 
 // Summary is the result in one line, for logs and status.

@@ -1,0 +1,216 @@
+package report
+
+import (
+	"fmt"
+	"time"
+)
+
+// The charts' geometry, computed here so that the template only places it.
+
+// columns is a stacked column chart: verdicts per time bucket.
+type columns struct {
+	ID            string
+	Width, Height int
+	Cols          []column
+	Ticks         []tick // y axis
+	Labels        []tick // x axis
+	PlotTop       int
+	PlotBottom    int
+	PlotLeft      int
+}
+
+type column struct {
+	X, W  float64
+	Title string
+	Segs  []seg
+}
+
+type seg struct {
+	X, Y, W, H float64
+	Class      string
+	Title      string
+}
+
+type tick struct {
+	X, Y float64
+	Text string
+}
+
+// bars is a horizontal bar chart, each row one bar or a stack.
+type bars struct {
+	ID            string
+	Width, Height int
+	LabelWidth    int
+	Rows          []barRow
+}
+
+type barRow struct {
+	Y     float64
+	Label string
+	Value string
+	Segs  []seg
+}
+
+const (
+	chartWidth = 900
+	rowHeight  = 22
+	labelWidth = 280
+	valueWidth = 190
+)
+
+func verdictChart(m *model) columns {
+	c := columns{ID: "verdicts-over-time", Width: chartWidth, Height: 280, PlotTop: 10, PlotBottom: 250, PlotLeft: 50}
+	peak := 1
+	for _, b := range m.Buckets {
+		peak = max(peak, total(b.Counts))
+	}
+	peak = 4 * niceStep((peak+3)/4)
+	plotW := float64(c.Width - c.PlotLeft - 10)
+	plotH := float64(c.PlotBottom - c.PlotTop)
+	n := max(len(m.Buckets), 1)
+	step := plotW / float64(n)
+	for i := 0; i <= 4; i++ {
+		v := peak * i / 4
+		c.Ticks = append(c.Ticks, tick{X: float64(c.PlotLeft - 6), Y: float64(c.PlotBottom) - plotH*float64(v)/float64(peak), Text: fmt.Sprint(v)})
+	}
+	every := max(1, n/8)
+	for i, b := range m.Buckets {
+		x := float64(c.PlotLeft) + step*float64(i)
+		col := column{X: x, W: max(step*0.8, 1), Title: fmt.Sprintf("%s: %d stops", b.Start.Format(time.DateTime), total(b.Counts))}
+		y := float64(c.PlotBottom)
+		for _, v := range verdicts {
+			n := b.Counts[v]
+			if n == 0 {
+				continue
+			}
+			h := plotH * float64(n) / float64(peak)
+			y -= h
+			col.Segs = append(col.Segs, seg{X: x, Y: y, W: col.W, H: h, Class: v, Title: fmt.Sprintf("%s: %d %s", b.Start.Format(time.DateTime), n, v)})
+		}
+		c.Cols = append(c.Cols, col)
+		if i%every == 0 {
+			c.Labels = append(c.Labels, tick{X: x, Y: float64(c.PlotBottom + 18), Text: label(b.Start, m.BucketSize)})
+		}
+	}
+	return c
+}
+
+func label(t time.Time, size string) string {
+	if size == "hour" || size == "6 hours" {
+		return t.Format("01-02 15h")
+	}
+	return t.Format("2006-01-02")
+}
+
+// hbars draws one bar per row, its length value/peak.
+func hbars(id string, rows []barRow, values []float64, class string) bars {
+	b := bars{ID: id, Width: chartWidth, LabelWidth: labelWidth, Height: max(len(rows), 1)*rowHeight + 4}
+	peak := 0.0
+	for _, v := range values {
+		peak = max(peak, v)
+	}
+	plotW := float64(chartWidth - labelWidth - valueWidth)
+	for i := range rows {
+		rows[i].Y = float64(i * rowHeight)
+		w := 0.0
+		if peak > 0 {
+			w = plotW * values[i] / peak
+		}
+		rows[i].Segs = []seg{{X: labelWidth, Y: rows[i].Y + 3, W: max(w, 1), H: rowHeight - 6, Class: class, Title: rows[i].Label + ": " + rows[i].Value}}
+	}
+	b.Rows = rows
+	return b
+}
+
+func promptChart(m *model) bars {
+	return failBars("failing-prompts", len(m.Prompts), func(i int) (string, int, int) {
+		return m.Prompts[i].Name, m.Prompts[i].Fails, m.Prompts[i].Checked
+	})
+}
+
+func validatorChart(m *model) bars {
+	return failBars("failing-validators", len(m.Validators), func(i int) (string, int, int) {
+		return m.Validators[i].Name, m.Validators[i].Fails, m.Validators[i].Runs
+	})
+}
+
+// failBars draws n rows of failures: at(i) is the row's name, its
+// failures and its runs.
+func failBars(id string, n int, at func(i int) (string, int, int)) bars {
+	var rows []barRow
+	var vals []float64
+	for i := range n {
+		name, fails, of := at(i)
+		rows = append(rows, barRow{Label: name, Value: fmt.Sprintf("%d of %d failed", fails, of)})
+		vals = append(vals, float64(fails))
+	}
+	return hbars(id, rows, vals, "block")
+}
+
+func timeChart(m *model) bars {
+	var rows []barRow
+	var vals []float64
+	for _, v := range m.Slowest {
+		rows = append(rows, barRow{Label: v.Name, Value: fmt.Sprintf("%s total, %d runs", round(v.Total), v.Runs)})
+		vals = append(vals, v.Total.Seconds())
+	}
+	return hbars("validator-time", rows, vals, "time")
+}
+
+// clientChart stacks each client's verdicts in one bar, as shares.
+func clientChart(m *model) bars {
+	b := bars{ID: "clients", Width: chartWidth, LabelWidth: labelWidth, Height: max(len(m.Clients), 1)*rowHeight + 4}
+	plotW := float64(chartWidth - labelWidth - valueWidth)
+	for i, c := range m.Clients {
+		r := barRow{Y: float64(i * rowHeight), Label: c.Name, Value: fmt.Sprintf("%d stops, %s blocked", c.Total, pct(c.Counts["block"], c.Total))}
+		x := float64(labelWidth)
+		for _, v := range verdicts {
+			n := c.Counts[v]
+			if n == 0 {
+				continue
+			}
+			w := plotW * float64(n) / float64(c.Total)
+			r.Segs = append(r.Segs, seg{X: x, Y: r.Y + 3, W: w, H: rowHeight - 6, Class: v, Title: fmt.Sprintf("%s: %d %s", c.Name, n, v)})
+			x += w
+		}
+		b.Rows = append(b.Rows, r)
+	}
+	return b
+}
+
+func total(counts map[string]int) int {
+	n := 0
+	for _, v := range counts {
+		n += v
+	}
+	return n
+}
+
+func pct(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(of))
+}
+
+// round shows a duration to 3 significant figures or so.
+func round(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.String()
+}
+
+// niceStep rounds n up to 1, 2 or 5 times a power of ten: the axis's step.
+func niceStep(n int) int {
+	for p := 1; ; p *= 10 {
+		for _, k := range []int{1, 2, 5} {
+			if k*p >= n {
+				return k * p
+			}
+		}
+	}
+}

@@ -1,0 +1,171 @@
+// Package report renders the outcome log as one self-contained HTML page
+// (`gate report`): verdicts over time, the prompts and validators that fail
+// most, validator time, halts with their reasons, and the same per client.
+// The charts are inline SVG computed here and written with html/template:
+// the page loads nothing (its Content-Security-Policy forbids it) and opens
+// from a file, without a server.
+package report
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/outcome"
+)
+
+// Verdicts as charted, in stacking order. "observe" is a would-be block of
+// a gate in observe mode: charted when the log has it.
+var verdicts = []string{outcome.Pass, outcome.Block, outcome.Halt, "observe"}
+
+// model is what the page shows, computed from the records.
+type model struct {
+	Title      string
+	Generated  time.Time
+	From, To   time.Time
+	Total      int
+	Counts     map[string]int // by verdict
+	Buckets    []bucket       // verdicts over time
+	BucketSize string
+	Prompts    []failing // most failed first
+	Validators []timing  // most failed first
+	Slowest    []timing  // most total time first
+	Halts      []halt    // newest first, at most maxHalts
+	HaltsAll   int
+	Clients    []client
+}
+
+type bucket struct {
+	Start  time.Time
+	Counts map[string]int
+}
+
+type failing struct {
+	Name           string
+	Checked, Fails int
+}
+
+type timing struct {
+	Name               string
+	Runs, Fails        int
+	Total, Median, Max time.Duration
+}
+
+type halt struct {
+	Time                     time.Time
+	Client, Session, Prompts string
+	Reason                   string
+}
+
+type client struct {
+	Name   string
+	Counts map[string]int
+	Total  int
+}
+
+const (
+	maxBars   = 15 // rows of a bar chart
+	maxHalts  = 50
+	maxBucket = 60 // columns of the time chart
+)
+
+// build computes the model of records, oldest first.
+func build(records []outcome.Record, title string, now time.Time) *model {
+	m := &model{Title: title, Generated: now, Counts: map[string]int{}, Total: len(records)}
+	if len(records) > 0 {
+		m.From, m.To = records[0].Time, records[len(records)-1].Time
+	}
+	st := outcome.Summarize(records)
+	for _, p := range st.Prompts {
+		if f := p.Checked - p.Passed; f > 0 {
+			m.Prompts = append(m.Prompts, failing{Name: p.Prompt, Checked: p.Checked, Fails: f})
+		}
+	}
+	slices.SortStableFunc(m.Prompts, func(a, b failing) int { return cmp.Compare(b.Fails, a.Fails) })
+	m.Prompts = m.Prompts[:min(len(m.Prompts), maxBars)]
+
+	var all []timing
+	for _, v := range st.Validators {
+		var total time.Duration
+		for _, d := range v.Durations {
+			total += d
+		}
+		all = append(all, timing{Name: v.Name, Runs: v.Runs, Fails: v.Runs - v.Passed, Total: total, Median: v.Median(), Max: v.Max()})
+	}
+	for _, t := range all {
+		if t.Fails > 0 {
+			m.Validators = append(m.Validators, t)
+		}
+	}
+	slices.SortStableFunc(m.Validators, func(a, b timing) int { return cmp.Compare(b.Fails, a.Fails) })
+	m.Validators = m.Validators[:min(len(m.Validators), maxBars)]
+	m.Slowest = slices.Clone(all)
+	slices.SortStableFunc(m.Slowest, func(a, b timing) int { return cmp.Compare(b.Total, a.Total) })
+	m.Slowest = m.Slowest[:min(len(m.Slowest), maxBars)]
+
+	clients := map[string]*client{}
+	size := bucketSize(m.From, m.To)
+	m.BucketSize = size.name
+	byStart := map[time.Time]*bucket{}
+	for _, r := range records {
+		m.Counts[r.Decision]++
+		name := cmp.Or(r.Client, "unknown")
+		c := clients[name]
+		if c == nil {
+			c = &client{Name: name, Counts: map[string]int{}}
+			clients[name] = c
+		}
+		c.Counts[r.Decision]++
+		c.Total++
+		start := size.floor(r.Time)
+		b := byStart[start]
+		if b == nil {
+			b = &bucket{Start: start, Counts: map[string]int{}}
+			byStart[start] = b
+		}
+		b.Counts[r.Decision]++
+		if r.Decision == outcome.Halt {
+			m.HaltsAll++
+		}
+	}
+	for t := size.floor(m.From); len(records) > 0 && !t.After(m.To); t = size.next(t) {
+		b := byStart[t]
+		if b == nil {
+			b = &bucket{Start: t, Counts: map[string]int{}}
+		}
+		m.Buckets = append(m.Buckets, *b)
+	}
+	for i := len(records) - 1; i >= 0 && len(m.Halts) < maxHalts; i-- {
+		r := records[i]
+		if r.Decision == outcome.Halt {
+			m.Halts = append(m.Halts, halt{Time: r.Time, Client: cmp.Or(r.Client, "unknown"), Session: r.Scope() + " of " + r.Session,
+				Prompts: strings.Join(r.Prompts, ", "), Reason: cmp.Or(r.Reason, "(no reason recorded)")})
+		}
+	}
+	for _, c := range clients {
+		m.Clients = append(m.Clients, *c)
+	}
+	slices.SortFunc(m.Clients, func(a, b client) int { return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Name, b.Name)) })
+	return m
+}
+
+// span is the width of a column of the time chart.
+type span struct {
+	name string
+	d    time.Duration // 0: a calendar week
+}
+
+// bucketSize picks the smallest span that draws from..to in at most
+// maxBucket columns.
+func bucketSize(from, to time.Time) span {
+	for _, s := range []span{{"hour", time.Hour}, {"6 hours", 6 * time.Hour}, {"day", 24 * time.Hour}, {"week", 7 * 24 * time.Hour}, {"30 days", 30 * 24 * time.Hour}} {
+		if to.Sub(from)/s.d < maxBucket {
+			return s
+		}
+	}
+	return span{"year", 365 * 24 * time.Hour}
+}
+
+func (s span) floor(t time.Time) time.Time { return t.UTC().Truncate(s.d) }
+func (s span) next(t time.Time) time.Time  { return t.Add(s.d) }
