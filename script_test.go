@@ -18,6 +18,7 @@ import (
 	"github.com/stopgate/stopgate/internal/example"
 	"github.com/stopgate/stopgate/internal/gate"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/telemetry/otlp"
 	"github.com/stopgate/stopgate/internal/testhook"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -28,6 +29,8 @@ var Commands = map[string]func(){
 	"detect":   func() { os.Exit(cli.Main("detect", detect.Run)) },
 	"gate":     func() { os.Exit(cli.Main("gate", gate.Run)) },
 	"testhook": func() { os.Exit(cli.Main("testhook", testhook.Run)) },
+	// The gate runs gate-otel, found on PATH here, when telemetry is on.
+	"gate-otel": func() { os.Exit(cli.Main("gate-otel", otlp.Run)) },
 }
 
 var update = flag.Bool("update", false, "rewrite the cmp golden files of failing scripts (review the diff)")
@@ -72,6 +75,7 @@ func TestScripts(t *testing.T) {
 			"schema":     cmdSchema,
 			"captured":   cmdCaptured,
 			"recordstop": cmdRecordStop,
+			"blackhole":  cmdBlackhole,
 		},
 	})
 }

@@ -44,6 +44,7 @@ type Config struct {
 	// order of mappings.toml, never completion order.
 	Validators map[string]*Validator
 	Order      []string
+	Telemetry  Telemetry // [telemetry]: telemetry.go
 
 	index *Index
 }

@@ -49,6 +49,7 @@ func (d *decoder) file(tree map[string]any) rawFile {
 	}
 	raw.Mapping = d.mappings(top)
 	raw.Validators = d.validators(top)
+	d.telemetry(top, &raw.Telemetry)
 	return raw
 }
 

@@ -98,6 +98,7 @@ var fields = map[string][]string{
 	"settings":   tags(reflect.TypeOf(rawSettings{})),
 	"mapping":    tags(reflect.TypeOf(rawMapping{})),
 	"validators": tags(reflect.TypeOf(rawValidator{})),
+	"telemetry":  tags(reflect.TypeOf(rawTelemetry{})),
 }
 
 func tags(t reflect.Type) []string {
@@ -120,6 +121,8 @@ func known(k toml.Key) bool {
 		return false
 	case len(k) == 1:
 		return true
+	case k[0] == "telemetry":
+		return knownTelemetry(k)
 	case k[0] == "validators":
 		return len(k) == 2 || len(k) == 3 && slices.Contains(fields["validators"], k[2])
 	}
@@ -144,7 +147,7 @@ func miscased(k toml.Key) (int, string) {
 		return i, f
 	}
 	switch k[0] {
-	case "settings", "mapping":
+	case "settings", "mapping", "telemetry":
 		return check(1, k[0])
 	case "validators":
 		return check(2, "validators") // k[1] is the validator's name

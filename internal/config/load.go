@@ -20,6 +20,7 @@ type rawFile struct {
 	Settings   rawSettings             `toml:"settings"`
 	Mapping    []rawMapping            `toml:"mapping"`
 	Validators map[string]rawValidator `toml:"validators"`
+	Telemetry  rawTelemetry            `toml:"telemetry"`
 }
 
 type rawSettings struct {
@@ -97,6 +98,7 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 	p.settings(&cfg.Settings, raw.Settings)
 	p.validators(cfg, md, raw.Validators)
 	p.mappings(cfg, raw.Mapping)
+	p.telemetry(&cfg.Telemetry, raw.Telemetry)
 	return cfg, p
 }
 
@@ -283,11 +285,12 @@ func hintFor(k toml.Key) string {
 		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, protect, confine",
 		"mapping":    "prompt, validators",
 		"validators": "file, run, contains, not_contains, regex, timeout, fix",
+		"telemetry":  telemetryKeys,
 	}
 	if len(k) > 0 {
 		if keys, ok := known[k[0]]; ok {
 			return "known keys here: " + keys
 		}
 	}
-	return "top-level tables are [settings], [[mapping]] and [validators.NAME]"
+	return "top-level tables are [settings], [[mapping]], [validators.NAME] and [telemetry]"
 }

@@ -83,6 +83,8 @@ func runCheck(env *cli.Env, args []string) error {
 	for _, c := range clients {
 		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
 	}
+	tel, telFindings := telemetryCheck(env, ws, cfg)
+	fs = append(fs, telFindings...)
 
 	errs, warns := 0, 0
 	for _, f := range fs {
@@ -97,6 +99,9 @@ func runCheck(env *cli.Env, args []string) error {
 		for _, l := range c.limits { // what the client lacks that a stopgate feature needs
 			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, l)
 		}
+	}
+	if tel != "" {
+		fmt.Fprintln(env.Stdout, tel)
 	}
 	if errs+warns == 0 {
 		if summary != "" {

@@ -30,7 +30,7 @@ func commands() []command {
 		{"status", "[--config FILE] [--json]", "pending entries per session and scope, blocked stops, set-aside entries", runStatus},
 		{"run", "[--config FILE] [--json] (PROMPT... | --all)", "run prompts' validators now, as the gate would", runRun},
 		{"explain", "[--config FILE] PATH|/command|KEY", "which mappings a read of PATH or a slash command arms, and why; every name of a KEY", runExplain},
-		{"log", "[--config FILE] [--since D] [--json]", "the gate's decisions, from the outcome log", runLog},
+		{"log", "[--config FILE] [--since D] [--json | --export [--timeout D]]", "the gate's decisions, from the outcome log; --export sends them over OTLP", runLog},
 		{"stats", "[--config FILE] [--since D] [--json]", "pass rates, blocks per session, attempts until pass, slowest validators", runStats},
 		{"report", "[--config FILE] [--since D] [--out FILE]", "write the outcome log as one self-contained HTML page: verdicts over time, failing prompts and validators, halts, clients", runReport},
 		{"help", "", "this list", runHelp},

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,9 +17,15 @@ import (
 // runLog is `gate log [--since D]`: the gate's decisions, oldest first, one
 // line each; --json prints the log's own JSON lines.
 func runLog(env *cli.Env, args []string) error {
-	d, err := readDecisions(env, "log", args)
+	fl := flags("log")
+	export := fl.Bool("export", false, "send the decisions over OTLP, as [telemetry] says, instead of printing them (a backfill)")
+	timeout := fl.Duration("timeout", time.Minute, "with --export: give up after `D`")
+	d, err := readDecisions(env, fl, args)
 	if err != nil {
 		return err
+	}
+	if *export {
+		return exportLog(env, d, *timeout)
 	}
 	if d.asJSON {
 		enc := json.NewEncoder(env.Stdout)
@@ -66,7 +73,7 @@ func runLog(env *cli.Env, args []string) error {
 // validator, attempts until a prompt passes, blocks per session, and the
 // slowest validators.
 func runStats(env *cli.Env, args []string) error {
-	d, err := readDecisions(env, "stats", args)
+	d, err := readDecisions(env, flags("stats"), args)
 	if err != nil {
 		return err
 	}
@@ -140,10 +147,13 @@ type decisions struct {
 	records []outcome.Record
 	asJSON  bool
 	none    string
+	ws      workspace
 }
 
-func readDecisions(env *cli.Env, name string, args []string) (*decisions, error) {
-	fl := flags(name)
+// readDecisions parses the flags of gate log or stats, fl with their own,
+// and reads the log.
+func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, error) {
+	name := fl.Name()
 	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
 	asJSON := fl.Bool("json", false, "print JSON")
@@ -164,7 +174,7 @@ func readDecisions(env *cli.Env, name string, args []string) (*decisions, error)
 	if !since.IsZero() {
 		none += " since " + since.Local().Format("2006-01-02 15:04:05")
 	}
-	return &decisions{records: records, asJSON: *asJSON, none: none + "\n"}, nil
+	return &decisions{records: records, asJSON: *asJSON, none: none + "\n", ws: ws}, nil
 }
 
 // readOutcomes reads the outcome log in dir since since, saying on stderr

@@ -53,6 +53,7 @@ type Record struct {
 	// name); Reason a halt's reason, for gate report. Telemetry notes an
 	// export that failed (internal/telemetry): the verdict stood.
 	Client    string `json:"client,omitempty"`
+	Cause     string `json:"cause,omitempty"` // the kind of a block's or halt's reason
 	Reason    string `json:"reason,omitempty"`
 	Telemetry string `json:"telemetry,omitempty"`
 }

@@ -11,18 +11,31 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
 // record appends the verdict to the outcome log in the state dir, for `gate
-// log` and `gate stats`. Stops with nothing pending are not decisions and
-// are not logged. A log that cannot be written costs the record, never the
-// decision: one line on stderr.
-func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, client string) {
+// log` and `gate stats`, and exports it when telemetry is on. Stops with
+// nothing pending are not decisions and are not logged. A log that cannot
+// be written, or an export that fails, costs the record or the export,
+// never the decision: one line on stderr (and a note in the record).
+func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *hook.Input, tel telemetry.Request) {
 	if len(v.Checks) == 0 && len(v.Done) == 0 {
 		return
 	}
 	r := v.outcome(scope, time.Now().UTC())
-	r.Client = client
+	r.Client = clientName(in)
+	if telemetry.Enabled(tel.Config, env.Getenv) {
+		tel.Records, tel.Deadline = []outcome.Record{r}, tel.Config.Timeout
+		if in.Client == nil {
+			tel.Transcript = in.TranscriptPath // Claude Code's carries its version
+		}
+		if err := telemetry.Send(tel); err != nil {
+			note := "export failed: " + strings.Join(strings.Fields(err.Error()), " ")
+			fmt.Fprintf(env.Stderr, "gate: telemetry %s (the verdict stands)\n", note)
+			r.Telemetry = note
+		}
+	}
 	if err := outcome.Append(q.Dir(), r); err != nil {
 		fmt.Fprintf(env.Stderr, "gate: %v\n", err)
 	}
@@ -30,7 +43,7 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, client
 
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
-	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled}
+	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled, Cause: v.Cause}
 	if scope.Agent != "" {
 		r.Event = hook.SubagentStop
 	}

@@ -63,6 +63,7 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
 // Events are the hook events the gate handles.
@@ -210,7 +211,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
 		return nil, &unrecordedError{err: err, verdict: v}
 	}
-	v.record(env, q, s.scope, clientName(s.in))
+	v.record(env, q, s.scope, s.in, telemetry.Request{Config: cfg.Telemetry, Root: s.root})
 	return v, nil
 }
 

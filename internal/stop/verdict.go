@@ -21,10 +21,22 @@ const (
 	Halt              // end the session; the user sees the failures
 )
 
+// The kinds of reason of a judged block or halt.
+const (
+	CauseFailed     = "validators_failed" // a block: validators failed
+	CauseMaxBlocks  = "max_blocks"        // a halt: still failing after max_blocks blocks
+	CauseOnFailure  = "on_failure_halt"   // a halt: on_failure = "halt"
+	CauseUnconfined = "unconfined"        // a halt: a validator could not be confined
+	CauseVanished   = "mapping_vanished"  // a halt: an armed prompt lost its mapping
+)
+
 // Verdict is the gate's decision on one stop.
 type Verdict struct {
 	Kind   Kind
 	Reason string
+	// Cause is the kind of the reason of a block or halt, for the outcome
+	// log and telemetry: one of the Cause* values.
+	Cause  string
 	Done   []queue.Entry // entries to remove: all their validators passed, or their prompt is unmapped
 	Blocks int           // consecutive blocked stops after this one
 	Checks []Check       // every validator run, in mappings.toml order
@@ -67,7 +79,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		return v
 	}
 	if gone := vanished(cfg, entries); len(gone) > 0 {
-		v.Kind, v.Reason = Halt, vanishedReason(cfg, gone)
+		v.Kind, v.Reason, v.Cause = Halt, vanishedReason(cfg, gone), CauseVanished
 		return v
 	}
 	set := protectedSet(cfg, in)
@@ -111,14 +123,17 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		return v
 	}
 	if why := unconfinedReason(cfg, v); why != "" {
-		v.Kind, v.Reason = Halt, why
+		v.Kind, v.Reason, v.Cause = Halt, why, CauseUnconfined
 		return v
 	}
 	if cfg.Settings.OnFailure == config.OnFailureHalt || prior >= cfg.Settings.MaxBlocks {
-		v.Kind, v.Reason = Halt, haltReason(cfg, v, prior)
+		v.Kind, v.Reason, v.Cause = Halt, haltReason(cfg, v, prior), CauseMaxBlocks
+		if cfg.Settings.OnFailure == config.OnFailureHalt {
+			v.Cause = CauseOnFailure
+		}
 		return v
 	}
-	v.Kind, v.Blocks = Block, prior+1
+	v.Kind, v.Blocks, v.Cause = Block, prior+1, CauseFailed
 	v.Reason = blockReason(cfg, v)
 	return v
 }

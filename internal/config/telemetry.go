@@ -1,0 +1,128 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"time"
+)
+
+// Telemetry is the [telemetry] table: whether and where the gate exports
+// each stop's verdict over OTLP (internal/telemetry). Off unless enabled
+// = true; the standard OTEL_EXPORTER_OTLP_* variables, when set, win over
+// endpoint, protocol and headers_env.
+type Telemetry struct {
+	Enabled    bool
+	Endpoint   string // a URL; "" is the SDK's default for the protocol
+	Protocol   string // TelemetryHTTP or TelemetryGRPC
+	HeadersEnv string // the name of a variable holding headers, "k=v,k2=v2"
+	Timeout    time.Duration
+	Repository string            // the vcs.repository.name; "" reads it from the project
+	Resource   map[string]string // more resource attributes
+}
+
+// The [telemetry] protocols, as OTEL_EXPORTER_OTLP_PROTOCOL names them.
+const (
+	TelemetryHTTP = "http/protobuf"
+	TelemetryGRPC = "grpc"
+)
+
+// DefaultTelemetryTimeout bounds an export per stop: what telemetry may
+// add to a stop when the collector is down or slow.
+const (
+	DefaultTelemetryTimeout = 2 * time.Second
+	maxTelemetryTimeout     = 10 * time.Second
+)
+
+type rawTelemetry struct {
+	Enabled    *bool             `toml:"enabled"`
+	Endpoint   *string           `toml:"endpoint"`
+	Protocol   *string           `toml:"protocol"`
+	HeadersEnv *string           `toml:"headers_env"`
+	Timeout    *string           `toml:"timeout"`
+	Repository *string           `toml:"repository"`
+	Resource   map[string]string `toml:"resource"`
+}
+
+const telemetryKeys = "enabled, endpoint, protocol, headers_env, timeout, repository, resource"
+
+func (d *decoder) telemetry(top node, raw *rawTelemetry) {
+	t, ok := d.table(top, "telemetry")
+	if !ok {
+		return
+	}
+	if v, ok := d.boolean(t, "enabled"); ok {
+		raw.Enabled = &v
+	}
+	for name, dst := range map[string]**string{"endpoint": &raw.Endpoint, "protocol": &raw.Protocol,
+		"headers_env": &raw.HeadersEnv, "timeout": &raw.Timeout, "repository": &raw.Repository} {
+		if v, ok := d.str(t, name); ok {
+			*dst = &v
+		}
+	}
+	res, ok := d.table(t, "resource")
+	if !ok {
+		return
+	}
+	raw.Resource = map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(res.m)) {
+		if v, ok := d.str(res, k); ok {
+			raw.Resource[k] = v
+		}
+	}
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
+	*t = Telemetry{Protocol: TelemetryHTTP, Timeout: DefaultTelemetryTimeout, Resource: raw.Resource}
+	if v := raw.Enabled; v != nil {
+		t.Enabled = *v
+	}
+	if v := raw.Endpoint; v != nil {
+		t.Endpoint = *v
+		if u, err := url.Parse(*v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.add("telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", *v), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
+		}
+	}
+	if v := raw.Protocol; v != nil {
+		t.Protocol = *v
+		if *v != TelemetryHTTP && *v != TelemetryGRPC {
+			p.add("telemetry.protocol", fmt.Sprintf("%q is not a protocol", *v), `use "http/protobuf" (the default) or "grpc"`)
+		}
+	}
+	if v := raw.HeadersEnv; v != nil {
+		t.HeadersEnv = *v
+		if !envName.MatchString(*v) {
+			p.add("telemetry.headers_env", fmt.Sprintf("%q is not an environment variable's name", *v), `name the variable that holds the headers, e.g. "STOPGATE_OTLP_HEADERS"; never the headers themselves`)
+		}
+	}
+	if v := raw.Timeout; v != nil {
+		t.Timeout = p.duration("telemetry.timeout", *v)
+		if t.Timeout > maxTelemetryTimeout {
+			p.add("telemetry.timeout", fmt.Sprintf("%q is longer than %s", *v, maxTelemetryTimeout), "it is added to a stop whenever the collector is down or slow; the default is 2s")
+		}
+	}
+	if v := raw.Repository; v != nil {
+		t.Repository = *v
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw.Resource)) {
+		if k == "" {
+			p.add("telemetry.resource", "an attribute has an empty name", "")
+		}
+	}
+}
+
+// knownTelemetry reports whether k, under [telemetry], is a key it takes:
+// its fields, and any attribute under [telemetry.resource].
+func knownTelemetry(k []string) bool {
+	switch len(k) {
+	case 1:
+		return true
+	case 2:
+		return slices.Contains(fields["telemetry"], k[1])
+	}
+	return len(k) == 3 && k[1] == "resource"
+}

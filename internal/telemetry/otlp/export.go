@@ -1,0 +1,123 @@
+// Package otlp exports the gate's verdicts over OTLP with the OpenTelemetry
+// Go SDK: a span per stop with a child span per validator, and counters and
+// a histogram of the same (names.go, docs/telemetry.md). The gate-otel
+// command links it, and nothing else: see package telemetry.
+//
+// An export is bounded by its request's deadline: at the deadline it is
+// abandoned, and its failure is the gate's one line and note, never a change
+// of the verdict.
+package otlp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/telemetry"
+)
+
+// target is a request being exported: where, and what it says of its
+// source.
+type target struct {
+	req           telemetry.Request
+	getenv        func(key string) string // OTEL_* and the headers variable
+	clientVersion string
+}
+
+// Export sends req's records (oldest first) and returns when the collector
+// has them, or at the request's deadline at the latest, with the first
+// error. Records of several clients go as one resource per client.
+func Export(req telemetry.Request, getenv func(string) string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), req.Deadline)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- export(ctx, target{req: req, getenv: getenv, clientVersion: clientVersion(req.Transcript)})
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		// The SDK honours the context too; this is the bound if it does not.
+		return fmt.Errorf("no answer from the collector within %s (the export was abandoned)", req.Deadline)
+	}
+}
+
+func export(ctx context.Context, t target) error {
+	dest, err := telemetry.Resolve(t.req.Config, t.getenv)
+	if err != nil {
+		return err
+	}
+	errs := &firstError{}
+	otel.SetErrorHandler(errs) // the SDK's own complaints are this error, not log lines
+	byClient := map[string][]outcome.Record{}
+	var order []string
+	for _, r := range t.req.Records {
+		if _, ok := byClient[r.Client]; !ok {
+			order = append(order, r.Client)
+		}
+		byClient[r.Client] = append(byClient[r.Client], r)
+	}
+	for _, client := range order {
+		if err := exportClient(ctx, t, dest, client, byClient[client]); err != nil {
+			return err
+		}
+	}
+	return errs.get()
+}
+
+// exportClient sends one client's records through providers of their own:
+// created, used and shut down here, so that shutting down is the flush.
+func exportClient(ctx context.Context, t target, dest telemetry.Destination, client string, records []outcome.Record) error {
+	deadline := t.req.Deadline
+	res, err := newResource(ctx, t, client)
+	if err != nil {
+		return err
+	}
+	spanExp, metricExp, err := exporters(ctx, dest, deadline)
+	if err != nil {
+		return err
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
+		sdktrace.WithBatcher(spanExp, sdktrace.WithExportTimeout(deadline), sdktrace.WithMaxQueueSize(max(2048, 2*len(records)*4))))
+	// The reader exports only when shut down: a hook lives a moment.
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
+		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metricExp, sdkmetric.WithInterval(time.Hour), sdkmetric.WithTimeout(deadline))))
+	ins, err := newInstruments(mp)
+	if err == nil {
+		tr := tp.Tracer(scopeName)
+		for _, r := range records {
+			stopSpans(ctx, tr, r)
+			ins.record(ctx, r)
+		}
+	}
+	return errors.Join(err, tp.Shutdown(ctx), mp.Shutdown(ctx))
+}
+
+// firstError keeps the first error the SDK reports through its global
+// handler (an export that failed inside the batcher).
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstError) Handle(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+func (f *firstError) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}

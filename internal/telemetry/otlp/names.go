@@ -1,0 +1,51 @@
+package otlp
+
+// The attribute and metric names (docs/telemetry.md). OpenTelemetry's
+// semantic conventions where one applies (service.*, session.id, vcs.*,
+// process.exit.code, error.type); stopgate.* otherwise.
+const (
+	attrServiceName    = "service.name"
+	attrServiceVersion = "service.version"
+	attrRepoName       = "vcs.repository.name"
+	attrRepoURL        = "vcs.repository.url.full"
+	attrClient         = "stopgate.client.name"
+	attrClientVersion  = "stopgate.client.version"
+
+	attrSession   = "session.id"
+	attrEvent     = "stopgate.event" // Stop or SubagentStop
+	attrScope     = "stopgate.scope" // main, or agent ID
+	attrAgent     = "stopgate.agent.id"
+	attrVerdict   = "stopgate.verdict" // pass, block, halt, observe
+	attrBlocks    = "stopgate.blocks"  // consecutive blocked stops after this one
+	attrPrompts   = "stopgate.prompts"
+	attrCause     = "stopgate.reason.kind"
+	attrFailed    = "stopgate.validators.failed"
+	attrReconcile = "stopgate.reconciled.prompts"
+	attrErrorType = "error.type"
+
+	attrPrompt    = "stopgate.prompt"
+	attrPromptRes = "stopgate.prompt.result" // passed, failed
+	attrValidator = "stopgate.validator.name"
+	attrKind      = "stopgate.validator.kind"   // run, file
+	attrResult    = "stopgate.validator.result" // passed, failed, timed_out, error
+	attrOutcome   = "stopgate.validator.outcome"
+	attrExitCode  = "process.exit.code"
+	attrTimedOut  = "stopgate.validator.timed_out"
+	attrConfined  = "stopgate.validator.confined"
+
+	spanStop      = "stopgate.stop"
+	spanValidator = "stopgate.validator"
+
+	metricStops       = "stopgate.stops"
+	metricPrompts     = "stopgate.prompt.checks"
+	metricRuns        = "stopgate.validator.runs"
+	metricDuration    = "stopgate.validator.duration"
+	metricHalts       = "stopgate.halts"
+	metricWouldBlocks = "stopgate.observe.would_blocks"
+
+	scopeName = "github.com/stopgate/stopgate/internal/telemetry"
+)
+
+// observe is the verdict of a gate in observe mode that would have
+// blocked: the stop passed, the failure is recorded.
+const observe = "observe"
