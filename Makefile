@@ -7,7 +7,7 @@ CMDS    := $(notdir $(wildcard cmd/*))
 # os/user, which with cgo links libc dynamically (+1.4 ms at every start).
 TAGS    ?= osusergo,netgo
 
-.PHONY: all build demo test unit lint fuzz e2e-install sandbox-tools chromium e2e bench install clean
+.PHONY: all build demo test unit lint fuzz e2e-install sandbox-tools chromium otelcol e2e bench install clean
 
 all: build
 
@@ -26,7 +26,7 @@ demo: build
 # after another, not beside them: they drive real clients, and the crash and
 # concurrency suites would load the 2 cores they share. They are never taken
 # from the test cache (-count=1): they depend on binaries it does not track.
-test: e2e-install sandbox-tools chromium lint
+test: e2e-install sandbox-tools chromium otelcol lint
 	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
 	$(GO) test -p 1 -count=1 ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
@@ -86,7 +86,13 @@ sandbox-tools:
 chromium:
 	@bash scripts/install-chromium
 
-e2e: e2e-install sandbox-tools
+# otelcol builds a real OpenTelemetry Collector (the collector's own builder,
+# from the Go module proxy) into tmp/e2e/otelcol for the telemetry end-to-end
+# test; cached: when it is there, nothing is rebuilt.
+otelcol:
+	@bash scripts/install-otelcol
+
+e2e: e2e-install sandbox-tools otelcol
 	$(GO) test -p 1 -count=1 -v -run . ./internal/e2e/...
 
 # install puts the commands in $GOBIN (go install), or PREFIX/bin with PREFIX=.

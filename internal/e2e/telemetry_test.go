@@ -1,0 +1,404 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
+)
+
+// otelcolRel is the collector scripts/install-otelcol builds with the
+// collector's own builder: the OTLP receiver and the file exporter.
+const otelcolRel = "tmp/e2e/otelcol/otelcol-stopgate"
+
+// collector is a real OpenTelemetry Collector on loopback, writing what it
+// receives to a file as OTLP JSON, one request a line.
+type collector struct {
+	HTTP, GRPC string // the receiver's endpoints, http://127.0.0.1:PORT
+	out        string
+	cmd        *exec.Cmd
+	stderr     bytes.Buffer
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func startCollector(t *testing.T) *collector {
+	t.Helper()
+	bin := filepath.Join(Root(t), otelcolRel)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no collector at %s (scripts/install-otelcol builds it; make test runs it)", otelcolRel)
+	}
+	dir := t.TempDir()
+	httpPort, grpcPort := freePort(t), freePort(t)
+	c := &collector{HTTP: fmt.Sprintf("http://127.0.0.1:%d", httpPort), GRPC: fmt.Sprintf("http://127.0.0.1:%d", grpcPort), out: filepath.Join(dir, "received.jsonl")}
+	conf := fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:%d
+      grpc:
+        endpoint: 127.0.0.1:%d
+exporters:
+  file:
+    path: %s
+    flush_interval: 100ms
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      exporters: [file]
+    metrics:
+      receivers: [otlp]
+      exporters: [file]
+`, httpPort, grpcPort, c.out)
+	confPath := filepath.Join(dir, "otelcol.yaml")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.cmd = exec.Command(bin, "--config=file:"+confPath)
+	c.cmd.Stdout, c.cmd.Stderr = &c.stderr, &c.stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.stop() })
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", httpPort))
+		if err == nil {
+			conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the collector did not listen within 60s:\n%s", c.stderr.String())
+		}
+	}
+	return c
+}
+
+// stop ends the collector (it flushes the file on SIGTERM) and returns
+// what it received.
+func (c *collector) stop() []map[string]any {
+	if c.cmd.ProcessState == nil {
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { c.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			c.cmd.Process.Kill()
+			<-done
+		}
+	}
+	data, _ := os.ReadFile(c.out)
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// otlpSpan is a span as the file exporter writes it, its attributes and
+// its resource's flattened to strings.
+type otlpSpan struct {
+	Name, ID, Parent string
+	Attrs, Resource  map[string]string
+}
+
+// otlpPoint is a metric data point, flattened likewise.
+type otlpPoint struct {
+	Metric string
+	Attrs  map[string]string
+	Value  string // asInt, or a histogram's count
+}
+
+func flatten(v any) map[string]string {
+	out := map[string]string{}
+	list, _ := v.([]any)
+	for _, a := range list {
+		kv, _ := a.(map[string]any)
+		key, _ := kv["key"].(string)
+		val, _ := kv["value"].(map[string]any)
+		for typ, x := range val {
+			switch typ {
+			case "arrayValue":
+				var parts []string
+				vals, _ := x.(map[string]any)["values"].([]any)
+				for _, e := range vals {
+					parts = append(parts, fmt.Sprint(e.(map[string]any)["stringValue"]))
+				}
+				out[key] = strings.Join(parts, ",")
+			default:
+				out[key] = fmt.Sprint(x)
+			}
+		}
+	}
+	return out
+}
+
+func spansAndPoints(received []map[string]any) ([]otlpSpan, []otlpPoint) {
+	var spans []otlpSpan
+	var points []otlpPoint
+	each := func(v any, f func(map[string]any)) {
+		list, _ := v.([]any)
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				f(m)
+			}
+		}
+	}
+	for _, r := range received {
+		each(r["resourceSpans"], func(rs map[string]any) {
+			res := flatten(rs["resource"].(map[string]any)["attributes"])
+			each(rs["scopeSpans"], func(ss map[string]any) {
+				each(ss["spans"], func(s map[string]any) {
+					name, _ := s["name"].(string)
+					id, _ := s["spanId"].(string)
+					parent, _ := s["parentSpanId"].(string)
+					spans = append(spans, otlpSpan{Name: name, ID: id, Parent: parent, Attrs: flatten(s["attributes"]), Resource: res})
+				})
+			})
+		})
+		each(r["resourceMetrics"], func(rm map[string]any) {
+			each(rm["scopeMetrics"], func(sm map[string]any) {
+				each(sm["metrics"], func(m map[string]any) {
+					name, _ := m["name"].(string)
+					for _, kind := range []string{"sum", "histogram"} {
+						data, ok := m[kind].(map[string]any)
+						if !ok {
+							continue
+						}
+						each(data["dataPoints"], func(dp map[string]any) {
+							v := fmt.Sprint(dp["asInt"])
+							if kind == "histogram" {
+								v = fmt.Sprint(dp["count"])
+							}
+							points = append(points, otlpPoint{Metric: name, Attrs: flatten(dp["attributes"]), Value: v})
+						})
+					}
+				})
+			})
+		})
+	}
+	return spans, points
+}
+
+func enableTelemetry(p *Project, endpoint, protocol, timeout string) {
+	p.WriteFile("mappings.toml", p.ReadFile("mappings.toml")+fmt.Sprintf(`
+[telemetry]
+enabled  = true
+endpoint = %q
+protocol = %q
+timeout  = %q
+
+[telemetry.resource]
+team = "e2e"
+`, endpoint, protocol, timeout))
+}
+
+// TestTelemetryToCollector: the joke session on the real client, blocked
+// then passed, with [telemetry] pointing at a real collector: it receives a
+// stop span per verdict with a validator span per validator under it, the
+// metrics, and a resource naming stopgate, the repository, the client and
+// its version; over OTLP/HTTP, and over gRPC.
+func TestTelemetryToCollector(t *testing.T) {
+	for _, protocol := range []string{"http/protobuf", "grpc"} {
+		t.Run(strings.ReplaceAll(protocol, "/", "-"), func(t *testing.T) {
+			col := startCollector(t)
+			p := NewStopgateProject(t)
+			endpoint := col.HTTP
+			if protocol == "grpc" {
+				endpoint = col.GRPC
+			}
+			enableTelemetry(p, endpoint, protocol, "10s")
+			api := Start(t, Anthropic, Script{
+				When(LastHas(blocked), writeJoke(p)),
+				When(ResultOf("Write"), Text("Wrote the joke.")),
+				When(ResultOf("Read"), Text("Done.")),
+				When(AtTurn(0), read(p, "src/prompts/joke.md")),
+			})
+			r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+			if n := gateRuns(r, "Stop"); n != 2 {
+				r.Errorf("gate ran %d times at Stop, want 2 (blocked, passed)", n)
+			}
+			finish(t, p, r)
+			if log := p.ReadFile(StateDir + "/outcomes.jsonl"); strings.Contains(log, `"telemetry"`) {
+				t.Errorf("the outcome log notes a failed export:\n%s", log)
+			}
+
+			spans, points := spansAndPoints(col.stop())
+			stops := map[string]otlpSpan{} // by verdict
+			for _, s := range spans {
+				if s.Name == "stopgate.stop" {
+					stops[s.Attrs["stopgate.verdict"]] = s
+				}
+			}
+			if len(stops) != 2 || stops["block"].ID == "" || stops["pass"].ID == "" {
+				t.Fatalf("stop spans by verdict: %v, want a block and a pass\nspans: %+v", stops, spans)
+			}
+			block := stops["block"]
+			for k, want := range map[string]string{"session.id": r.SessionID, "stopgate.client.name": "claude", "stopgate.scope": "main",
+				"stopgate.event": "Stop", "stopgate.blocks": "1", "stopgate.prompts": "joke", "stopgate.reason.kind": "validators_failed", "stopgate.validators.failed": "2"} {
+				if block.Attrs[k] != want {
+					t.Errorf("block span %s = %q, want %q", k, block.Attrs[k], want)
+				}
+			}
+			for k, want := range map[string]string{"service.name": "stopgate", "stopgate.client.name": "claude", "team": "e2e",
+				"vcs.repository.name": filepath.Base(p.Dir)} {
+				if block.Resource[k] != want {
+					t.Errorf("resource %s = %q, want %q", k, block.Resource[k], want)
+				}
+			}
+			if v := block.Resource["stopgate.client.version"]; v == "" || !strings.Contains(claudeVersion(t), v) {
+				t.Errorf("resource stopgate.client.version = %q, want the client's (%s)", v, claudeVersion(t))
+			}
+			results := map[string]string{} // "verdict/validator" → result
+			for _, s := range spans {
+				if s.Name != "stopgate.validator" {
+					continue
+				}
+				for verdict, stop := range stops {
+					if s.Parent == stop.ID {
+						results[verdict+"/"+s.Attrs["stopgate.validator.name"]] = s.Attrs["stopgate.validator.result"] + " " + s.Attrs["stopgate.validator.kind"]
+					}
+				}
+			}
+			for k, want := range map[string]string{"block/joke-file": "failed file", "block/joke-short": "failed file", "pass/joke-file": "passed file", "pass/joke-short": "passed file"} {
+				if results[k] != want {
+					t.Errorf("validator span %s: %q, want %q (all: %v)", k, results[k], want, results)
+				}
+			}
+			sums := map[string]int{}
+			for _, pt := range points {
+				var n int
+				fmt.Sscan(pt.Value, &n)
+				switch pt.Metric {
+				case "stopgate.stops":
+					sums["stops "+pt.Attrs["stopgate.verdict"]] += n
+				case "stopgate.validator.runs":
+					sums["runs "+pt.Attrs["stopgate.validator.result"]] += n
+				case "stopgate.validator.duration":
+					sums["durations"] += n
+				case "stopgate.prompt.checks":
+					sums["prompt "+pt.Attrs["stopgate.prompt"]+" "+pt.Attrs["stopgate.prompt.result"]] += n
+				}
+			}
+			for k, want := range map[string]int{"stops block": 1, "stops pass": 1, "runs failed": 2, "runs passed": 2, "durations": 4,
+				"prompt joke failed": 1, "prompt joke passed": 1} {
+				if sums[k] != want {
+					t.Errorf("metric %s = %d, want %d (all: %v)", k, sums[k], want, sums)
+				}
+			}
+		})
+	}
+}
+
+func claudeVersion(t *testing.T) string {
+	out, err := exec.Command(Claude(t), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestTelemetryCollectorDownOrSlow: a collector that refuses connections
+// or accepts and never answers changes no verdict, and holds the stop no
+// longer than the export's deadline (bounded here in seconds; the cost is
+// measured in make bench).
+func TestTelemetryCollectorDownOrSlow(t *testing.T) {
+	hang, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hang.Close()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := hang.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	closed := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	const deadline = 2 * time.Second
+	verdict := func(endpoint, protocol string) (string, time.Duration, string) {
+		p := NewStopgateProject(t)
+		if endpoint != "" {
+			enableTelemetry(p, endpoint, protocol, deadline.String())
+		}
+		gate := filepath.Join(Stopgate(t), "gate")
+		for _, in := range []string{
+			fmt.Sprintf(`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":%q}}`, p.Dir, p.Path("src/prompts/joke.md")),
+		} {
+			cmd := exec.Command(filepath.Join(Stopgate(t), "detect"))
+			cmd.Dir, cmd.Stdin = p.Dir, strings.NewReader(in)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("detect: %v\n%s", err, out)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, gate)
+		cmd.Dir = p.Dir
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":%q,"hook_event_name":"Stop","stop_hook_active":false}`, p.Dir))
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("gate: %v\n%s", err, stderr.String())
+		}
+		return stdout.String(), time.Since(start), stderr.String()
+	}
+	want, _, _ := verdict("", "")
+	if !strings.Contains(want, `"decision":"block"`) {
+		t.Fatalf("without telemetry the stop was not blocked: %s", want)
+	}
+	for _, c := range []struct{ name, endpoint, protocol string }{
+		{"down, http", closed, "http/protobuf"},
+		{"down, grpc", closed, "grpc"},
+		{"hanging, http", "http://" + hang.Addr().String(), "http/protobuf"},
+		{"hanging, grpc", "http://" + hang.Addr().String(), "grpc"},
+	} {
+		got, took, stderr := verdict(c.endpoint, c.protocol)
+		if got != want {
+			t.Errorf("%s: the answer changed:\n%s\nwant\n%s", c.name, got, want)
+		}
+		if !strings.HasPrefix(stderr, "gate: telemetry export failed: ") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: stderr %q, want one line saying the export failed", c.name, stderr)
+		}
+		// The deadline, and seconds of slack for a loaded machine: a hang
+		// past it is what this bounds.
+		if took > deadline+5*time.Second {
+			t.Errorf("%s: the stop took %v, past the %v deadline", c.name, took, deadline)
+		}
+	}
+}
