@@ -32,3 +32,22 @@ func TestHookTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Telemetry's export never makes the answer late: it gets its timeout,
+// within what is left before the gate's deadline, or nothing.
+func TestExportBudget(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		dl   Deadline
+		want time.Duration
+	}{
+		{NoDeadline, 2 * time.Second},
+		{Deadline{At: now.Add(time.Minute)}, 2 * time.Second},
+		{Deadline{At: now.Add(500 * time.Millisecond)}, 500 * time.Millisecond},
+		{Deadline{At: now.Add(-time.Second)}, 0},
+	} {
+		if got := exportBudget(2*time.Second, c.dl, now); got != c.want {
+			t.Errorf("exportBudget(2s, %v) = %v, want %v", c.dl.At, got, c.want)
+		}
+	}
+}

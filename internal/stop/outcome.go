@@ -1,6 +1,7 @@
 package stop
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,18 +20,22 @@ import (
 // nothing pending are not decisions and are not logged. A log that cannot
 // be written, or an export that fails, costs the record or the export,
 // never the decision: one line on stderr (and a note in the record).
-func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *hook.Input, tel telemetry.Request) {
+func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *hook.Input, tel telemetry.Request, dl Deadline) {
 	if len(v.Checks) == 0 && len(v.Done) == 0 {
 		return
 	}
 	r := v.outcome(scope, time.Now().UTC())
 	r.Client = clientName(in)
 	if telemetry.Enabled(tel.Config, env.Getenv) {
-		tel.Records, tel.Deadline = []outcome.Record{r}, tel.Config.Timeout
+		tel.Records, tel.Deadline = []outcome.Record{r}, exportBudget(tel.Config.Timeout, dl, time.Now())
 		if in.Client == nil {
 			tel.Transcript = in.TranscriptPath // Claude Code's carries its version
 		}
-		if err := telemetry.Send(tel); err != nil {
+		err := errNoTimeLeft
+		if tel.Deadline > 0 {
+			err = telemetry.Send(tel)
+		}
+		if err != nil {
 			note := "export failed: " + strings.Join(strings.Fields(err.Error()), " ")
 			fmt.Fprintf(env.Stderr, "gate: telemetry %s (the verdict stands)\n", note)
 			r.Telemetry = note
@@ -100,4 +105,18 @@ func clientName(in *hook.Input) string {
 		return dialect.Claude
 	}
 	return in.Client.Name()
+}
+
+// errNoTimeLeft is an export skipped: the validators took the time up to
+// the gate's own deadline, and the answer comes first.
+var errNoTimeLeft = errors.New("skipped: the validators ran up to the client's hook deadline, and the answer comes first")
+
+// exportBudget is how long an export may take: the [telemetry] timeout,
+// within what is left before the gate's own deadline (deadline.go), so
+// that telemetry never makes the answer late; 0 when nothing is left.
+func exportBudget(timeout time.Duration, dl Deadline, now time.Time) time.Duration {
+	if dl.At.IsZero() {
+		return timeout
+	}
+	return max(0, min(timeout, dl.At.Sub(now)))
 }

@@ -211,7 +211,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
 		return nil, &unrecordedError{err: err, verdict: v}
 	}
-	v.record(env, q, s.scope, s.in, telemetry.Request{Config: cfg.Telemetry, Root: s.root})
+	v.record(env, q, s.scope, s.in, telemetry.Request{Config: cfg.Telemetry, Root: s.root}, s.deadline)
 	return v, nil
 }
 
