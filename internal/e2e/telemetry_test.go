@@ -1,223 +1,21 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
-// otelcolRel is the collector scripts/install-otelcol builds with the
-// collector's own builder: the OTLP receiver and the file exporter.
-const otelcolRel = "tmp/e2e/otelcol/otelcol-stopgate"
-
-// collector is a real OpenTelemetry Collector on loopback, writing what it
-// receives to a file as OTLP JSON, one request a line.
-type collector struct {
-	HTTP, GRPC string // the receiver's endpoints, http://127.0.0.1:PORT
-	out        string
-	cmd        *exec.Cmd
-	stderr     bytes.Buffer
-}
-
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func startCollector(t *testing.T) *collector {
-	t.Helper()
-	bin := filepath.Join(Root(t), otelcolRel)
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no collector at %s (scripts/install-otelcol builds it; make test runs it)", otelcolRel)
-	}
-	dir := t.TempDir()
-	httpPort, grpcPort := freePort(t), freePort(t)
-	c := &collector{HTTP: fmt.Sprintf("http://127.0.0.1:%d", httpPort), GRPC: fmt.Sprintf("http://127.0.0.1:%d", grpcPort), out: filepath.Join(dir, "received.jsonl")}
-	conf := fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:%d
-      grpc:
-        endpoint: 127.0.0.1:%d
-exporters:
-  file:
-    path: %s
-    flush_interval: 100ms
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      exporters: [file]
-    metrics:
-      receivers: [otlp]
-      exporters: [file]
-`, httpPort, grpcPort, c.out)
-	confPath := filepath.Join(dir, "otelcol.yaml")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.cmd = exec.Command(bin, "--config=file:"+confPath)
-	c.cmd.Stdout, c.cmd.Stderr = &c.stderr, &c.stderr
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.stop() })
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", httpPort))
-		if err == nil {
-			conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the collector did not listen within 60s:\n%s", c.stderr.String())
-		}
-	}
-	return c
-}
-
-// stop ends the collector (it flushes the file on SIGTERM) and returns
-// what it received.
-func (c *collector) stop() []map[string]any {
-	if c.cmd.ProcessState == nil {
-		c.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { c.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			c.cmd.Process.Kill()
-			<-done
-		}
-	}
-	data, _ := os.ReadFile(c.out)
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// otlpSpan is a span as the file exporter writes it, its attributes and
-// its resource's flattened to strings.
-type otlpSpan struct {
-	Name, ID, Parent string
-	Attrs, Resource  map[string]string
-}
-
-// otlpPoint is a metric data point, flattened likewise.
-type otlpPoint struct {
-	Metric string
-	Attrs  map[string]string
-	Value  string // asInt, or a histogram's count
-}
-
-func flatten(v any) map[string]string {
-	out := map[string]string{}
-	list, _ := v.([]any)
-	for _, a := range list {
-		kv, _ := a.(map[string]any)
-		key, _ := kv["key"].(string)
-		val, _ := kv["value"].(map[string]any)
-		for typ, x := range val {
-			switch typ {
-			case "arrayValue":
-				var parts []string
-				vals, _ := x.(map[string]any)["values"].([]any)
-				for _, e := range vals {
-					parts = append(parts, fmt.Sprint(e.(map[string]any)["stringValue"]))
-				}
-				out[key] = strings.Join(parts, ",")
-			default:
-				out[key] = fmt.Sprint(x)
-			}
-		}
-	}
-	return out
-}
-
-func spansAndPoints(received []map[string]any) ([]otlpSpan, []otlpPoint) {
-	var spans []otlpSpan
-	var points []otlpPoint
-	each := func(v any, f func(map[string]any)) {
-		list, _ := v.([]any)
-		for _, e := range list {
-			if m, ok := e.(map[string]any); ok {
-				f(m)
-			}
-		}
-	}
-	for _, r := range received {
-		each(r["resourceSpans"], func(rs map[string]any) {
-			res := flatten(rs["resource"].(map[string]any)["attributes"])
-			each(rs["scopeSpans"], func(ss map[string]any) {
-				each(ss["spans"], func(s map[string]any) {
-					name, _ := s["name"].(string)
-					id, _ := s["spanId"].(string)
-					parent, _ := s["parentSpanId"].(string)
-					spans = append(spans, otlpSpan{Name: name, ID: id, Parent: parent, Attrs: flatten(s["attributes"]), Resource: res})
-				})
-			})
-		})
-		each(r["resourceMetrics"], func(rm map[string]any) {
-			each(rm["scopeMetrics"], func(sm map[string]any) {
-				each(sm["metrics"], func(m map[string]any) {
-					name, _ := m["name"].(string)
-					for _, kind := range []string{"sum", "histogram"} {
-						data, ok := m[kind].(map[string]any)
-						if !ok {
-							continue
-						}
-						each(data["dataPoints"], func(dp map[string]any) {
-							v := fmt.Sprint(dp["asInt"])
-							if kind == "histogram" {
-								v = fmt.Sprint(dp["count"])
-							}
-							points = append(points, otlpPoint{Metric: name, Attrs: flatten(dp["attributes"]), Value: v})
-						})
-					}
-				})
-			})
-		})
-	}
-	return spans, points
-}
-
 func enableTelemetry(p *Project, endpoint, protocol, timeout string) {
-	p.WriteFile("mappings.toml", p.ReadFile("mappings.toml")+fmt.Sprintf(`
-[telemetry]
-enabled  = true
-endpoint = %q
-protocol = %q
-timeout  = %q
-
-[telemetry.resource]
-team = "e2e"
-`, endpoint, protocol, timeout))
+	p.WriteFile("mappings.toml", p.ReadFile("mappings.toml")+TelemetryTable(endpoint, protocol, timeout))
 }
 
 // TestTelemetryToCollector: the joke session on the real client, blocked
@@ -228,7 +26,7 @@ team = "e2e"
 func TestTelemetryToCollector(t *testing.T) {
 	for _, protocol := range []string{"http/protobuf", "grpc"} {
 		t.Run(strings.ReplaceAll(protocol, "/", "-"), func(t *testing.T) {
-			col := startCollector(t)
+			col := StartCollector(t)
 			p := NewStopgateProject(t)
 			endpoint := col.HTTP
 			if protocol == "grpc" {
@@ -250,8 +48,8 @@ func TestTelemetryToCollector(t *testing.T) {
 				t.Errorf("the outcome log notes a failed export:\n%s", log)
 			}
 
-			spans, points := spansAndPoints(col.stop())
-			stops := map[string]otlpSpan{} // by verdict
+			spans, points := SpansAndPoints(col.Stop())
+			stops := map[string]Span{} // by verdict
 			for _, s := range spans {
 				if s.Name == "stopgate.stop" {
 					stops[s.Attrs["stopgate.verdict"]] = s
@@ -348,7 +146,7 @@ func TestTelemetryCollectorDownOrSlow(t *testing.T) {
 			held = append(held, c)
 		}
 	}()
-	closed := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	closed := fmt.Sprintf("http://127.0.0.1:%d", FreePort(t))
 	const deadline = 2 * time.Second
 	verdict := func(endpoint, protocol string) (string, time.Duration, string) {
 		p := NewStopgateProject(t)

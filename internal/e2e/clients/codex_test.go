@@ -65,14 +65,7 @@ func after(m Match, turn Turn) Turn {
 // denied; the model writes the joke; the stop passes.
 func TestCodexBlockFixPass(t *testing.T) {
 	p := NewProject(t, "codex")
-	srv := Start(t, Responses, Script{
-		after(LastHas(denied), run("mkdir -p output && printf '%s\\n' '"+joke+"' > output/joke.txt")),
-		after(LastHas(blocked), run("printf '# nothing to check\\n' > mappings.toml")),
-		When(LastHas("Process exited with code 0"), Text("Fixed: the joke is in output/joke.txt.")),
-		When(LastHas("Write a short, original programming joke"), Text("Done.")),
-		after(AtTurn(0), run("sed -n '1,80p' src/prompts/joke.md")),
-	})
-	r := codex(t, p, srv, "Follow src/prompts/joke.md")
+	r := codexBlockFixPass(t, p)
 	if testing.Verbose() {
 		t.Logf("err %v\nstdout: %s\nstderr: %s", r.Err, r.Stdout, tail(r.Stderr, 4000))
 		for _, q := range r.Requests {
@@ -80,6 +73,18 @@ func TestCodexBlockFixPass(t *testing.T) {
 		}
 	}
 	checkBlockFixPass(t, p, "codex", r.Requests, r.Inputs)
+}
+
+// codexBlockFixPass runs the session of TestCodexBlockFixPass in p.
+func codexBlockFixPass(t *testing.T, p *Project) *Result {
+	srv := Start(t, Responses, Script{
+		after(LastHas(denied), run("mkdir -p output && printf '%s\\n' '"+joke+"' > output/joke.txt")),
+		after(LastHas(blocked), run("printf '# nothing to check\\n' > mappings.toml")),
+		When(LastHas("Process exited with code 0"), Text("Fixed: the joke is in output/joke.txt.")),
+		When(LastHas("Write a short, original programming joke"), Text("Done.")),
+		after(AtTurn(0), run("sed -n '1,80p' src/prompts/joke.md")),
+	})
+	return codex(t, p, srv, "Follow src/prompts/joke.md")
 }
 
 // Codex has no block cap at all (hundreds of blocks in a row go through): max_blocks
