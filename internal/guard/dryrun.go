@@ -43,6 +43,8 @@ const (
 var (
 	errHit   = errors.New("guard: protected path hit")
 	errLimit = errors.New("guard: dry run over its bounds")
+	// errMemory stops a run whose variables pass maxVars (memory.go).
+	errMemory = errors.New("guard: dry run over its memory bound")
 )
 
 // pass is one dry run of a command: unknown variables are unset (lenient)
@@ -208,6 +210,10 @@ func prepare(f *syntax.File) {
 		}
 		return true
 	})
+	syntax.Walk(f, func(n syntax.Node) bool {
+		addMemChecks(n)
+		return true
+	})
 }
 
 func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
@@ -255,7 +261,10 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 		s.d.doubt(stopped)
 		return nil
 	}
-	if errors.Is(err, errLimit) || ctx.Err() != nil {
+	switch {
+	case errors.Is(err, errMemory):
+		s.d.doubt(tooMuch)
+	case errors.Is(err, errLimit) || ctx.Err() != nil:
 		s.d.doubt(stopped)
 	}
 	return r

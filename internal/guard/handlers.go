@@ -17,10 +17,21 @@ import (
 // call runs before every simple command, builtins and functions included:
 // it counts steps and records which commands of the top script ran.
 func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
+	hc := interp.HandlerCtx(ctx)
+	if args[0] == memCheck {
+		args, err := checkMemory(hc)
+		if err != nil {
+			s.d.doubt(tooMuch) // here: a command substitution swallows the error
+		}
+		return args, err
+	}
+	if argsTooBig(args) {
+		s.d.doubt(tooMuch)
+		return nil, errMemory
+	}
 	if s.d.steps.Add(1) > maxSteps {
 		return nil, errLimit
 	}
-	hc := interp.HandlerCtx(ctx)
 	if s.top {
 		s.d.mu.Lock()
 		s.d.ran[hc.Pos] = true
@@ -151,6 +162,12 @@ func (s *shell) nested(interp.HandlerContext) *shell {
 
 // exec is every program: judged by the policy table, then stubbed.
 func (s *shell) exec(ctx context.Context, args []string) error {
+	if args[0] == memCheck && len(args) == 2 {
+		if n := atoi(args[1]); n != 0 {
+			return interp.ExitStatus(uint8(n))
+		}
+		return nil
+	}
 	hc := interp.HandlerCtx(ctx)
 	a := s.analyzer(hc)
 	ws := a.words(args)
