@@ -344,6 +344,9 @@ func (a *analyzer) target(w word, m mode) *Hit {
 	if w.unknown || w.text == "" {
 		return nil
 	}
+	if h := a.procPath(w); h != nil {
+		return h
+	}
 	for _, p := range w.pats {
 		bases := []string{a.cwd}
 		if strings.HasPrefix(p, "/") {
@@ -396,6 +399,9 @@ func (a *analyzer) run(ws []word) *Hit {
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
+	if r, ok := processRules[name]; ok {
+		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid
+	}
 	if w, ok := wrappers[name]; ok {
 		skip := w(args)
 		if skip < 0 || skip >= len(args) {

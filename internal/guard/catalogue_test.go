@@ -143,6 +143,59 @@ var tamperCases = []bashCase{
 	{"link mappings.toml /tmp/m", "mappings.toml"},
 	{`find validators -type f -exec link {} /tmp/x \;`, "validators"},
 	{`python3 -c "import os; os.link('mappings.toml', '/tmp/m')"`, "mappings.toml"},
+	// Process attacks on the client and its hooks (process.go): "*".
+	{`kill -STOP $PPID`, "*"},
+	{`kill -9 $PPID`, "*"},
+	{`kill -s KILL "$PPID"`, "*"},
+	{`p=$PPID; kill -CONT $p; kill -STOP $p`, "*"},
+	{`while :; do kill -STOP $PPID; sleep 1; done`, "*"},
+	{`kill -- -1`, "*"},
+	{`kill -9 0`, "*"},
+	{`kill -STOP $(pgrep -f claude)`, "*"},
+	{`kill -STOP "$(cut -d' ' -f4 /proc/$$/stat)"`, "*"},
+	{`echo $PPID | xargs kill -STOP`, "*"},
+	{`env kill -STOP $PPID`, "*"},
+	{`sudo kill -9 $PPID`, "*"},
+	{`/bin/kill -STOP $PPID`, "*"},
+	{`pkill -9 gate`, "*"},
+	{`while true; do pkill -9 gate; done`, "*"},
+	{`pkill -f detect`, "*"},
+	{`pkill -STOP node`, "*"},
+	{`pkill -f 'bin/g.te'`, "*"},
+	{`pkill te`, "*"},
+	{`pkill -i CLAUDE`, "*"},
+	{`pkill -u $USER`, "*"},
+	{`pkill -v sleep`, "*"},
+	{`pkill -P $PPID`, "*"},
+	{`killall -9 node`, "*"},
+	{`killall codex gemini`, "*"},
+	{`killall -r '^cl.*de$'`, "*"},
+	{`killall5 -9`, "*"},
+	{`prlimit --pid $PPID --as=100000`, "*"},
+	{`prlimit -p $PPID --nproc=1`, "*"},
+	{`prlimit --pid=$PPID --cpu=1`, "*"},
+	{`prlimit --as=1000 rm mappings.toml`, "mappings.toml"},
+	{`renice -n 19 -p $PPID`, "*"},
+	{`renice 19 $PPID`, "*"},
+	{`renice -n 19 -u $USER`, "*"},
+	{`ionice -c 3 -p $PPID`, "*"},
+	{`ionice -c 3 rm -rf tmp/validation`, "tmp/validation"},
+	{`taskset -p 1 $PPID`, "*"},
+	{`taskset -cp 0 $PPID`, "*"},
+	{`chrt -p 0 $PPID`, "*"},
+	{`gdb -p $PPID -batch -ex 'call sleep(999)'`, "*"},
+	{`gdb --pid=$PPID`, "*"},
+	{`gdb -batch -ex "attach $PPID"`, "*"},
+	{`strace -p $PPID -o /dev/null`, "*"},
+	{`ltrace -p $PPID`, "*"},
+	{`cpulimit -p $PPID -l 1`, "*"},
+	{`cpulimit -e claude -l 1`, "*"},
+	{`gcore $PPID`, "*"},
+	{`fuser -k tmp/validation/lock`, "*"},
+	{`echo 1000 > /proc/$PPID/oom_score_adj`, "*"},
+	{`echo '{}' > /proc/$PPID/fd/0`, "*"},
+	{`echo $PPID > /sys/fs/cgroup/user.slice/cgroup.procs`, "*"},
+	{`echo 1 | tee /sys/fs/cgroup/x/cgroup.freeze`, "*"},
 }
 
 // benignCases are everyday commands the guard must let through: a false
@@ -176,6 +229,12 @@ var benignCases = []string{
 	`if [ -f go.mod ]; then go build ./...; else make; fi`, `tmp=$(mktemp); go env > "$tmp"; rm -f "$tmp"`,
 	"git log --format='%h %s' | head -3 > output/log.txt", `x=$(wc -l < mappings.toml); echo "lines: $x"`,
 	"cp -l src/prompts/joke.md /tmp/j", "ln -s ../src/prompts/joke.md output/joke-link.md",
+	// Signals and limits on the agent's own processes.
+	"sleep 100 & kill %1", "sleep 100 & kill $!", `sleep 100 & pid=$!; kill -STOP "$pid"; kill -9 "$pid"`,
+	"kill -0 $$", "kill $(cat server.pid)", "kill -l", `pkill -f "npm run dev"`, "pkill -9 -f 'python3 -m http.server'",
+	"killall -q webpack", "prlimit --nofile=4096 make test", "prlimit --as=4000000000 go test ./...",
+	"ionice -c3 make", "taskset -c 0 go test ./...", "renice -n 5 $$", "chrt -i 0 make", "strace -f -o /tmp/t ls",
+	"gdb -batch ./a.out", "pgrep -f gate", "echo x > /proc/self/fd/2", "cat /proc/$PPID/status", "ps aux | grep -c claude", "timeout -s KILL 5 sleep 10",
 }
 
 func TestCatalogue(t *testing.T) {
@@ -230,6 +289,9 @@ func TestCatalogueDoc(t *testing.T) {
 			verdict = "denied: " + h.Protected.Show
 			if h.doubt {
 				verdict = "denied (conservatively): " + h.Protected.Show
+			}
+			if h.proc {
+				verdict = "denied: it acts on the client or its hooks"
 			}
 		}
 		cmd = strings.ReplaceAll(cmd, root, "$ROOT")

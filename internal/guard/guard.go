@@ -119,6 +119,7 @@ type Hit struct {
 	// end, or a hit that is not a write (a held lock); "" for a write.
 	Why   string
 	doubt bool // judged conservatively: no write was seen
+	proc  bool // it acts on a process (process.go), not on a path
 }
 
 // Reason is the permissionDecisionReason: what is protected, why, and what
@@ -143,6 +144,10 @@ func (h *Hit) Reason() string {
 		fmt.Fprintf(&b, " with `%s`", clip(h.By, 120))
 	}
 	b.WriteString(". ")
+	if h.proc {
+		b.WriteString("stopgate's hooks must be able to run: the agent being checked must not signal, stop, trace or limit the client or its hooks, since a hook that cannot run cannot check. Do not try another way; if a process really needs it, ask the user.")
+		return b.String()
+	}
 	if h.doubt {
 		b.WriteString("The guard judges what it cannot follow to the end conservatively. ")
 	}

@@ -41,6 +41,13 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		args = args[1:]
 	}
 	switch args[0] {
+	case "kill":
+		// A builtin the interpreter does not run: judged here, not in exec.
+		a := s.analyzer(hc)
+		if h := a.run(a.words(args)); h != nil {
+			s.d.found(h)
+			return nil, errHit
+		}
 	case "eval":
 		return []string{"eval", prepared(strings.Join(args[1:], " "))}, nil
 	case "printf":
@@ -277,7 +284,7 @@ func (s *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 	if strings.Contains(name, unknownMark) {
 		return reader{strings.NewReader(unknownMark + "\n")}, nil
 	}
-	if h := a.target(a.word(name), under); h != nil {
+	if h := a.target(a.word(name), under); h != nil && !h.proc {
 		s.d.mu.Lock()
 		s.d.lockable = h // a descriptor on a protected file, which flock could hold
 		s.d.mu.Unlock()

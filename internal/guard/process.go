@@ -1,0 +1,503 @@
+package guard
+
+import (
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Process attacks: a hook that is stopped, killed, traced or starved of
+// resources never answers, and the client treats a hook that dies as a
+// non-blocking error, so the agent could switch the gate off without
+// writing a file. The guard denies signalling, stopping, tracing or
+// limiting the client and its hooks. What the dry run knows of pids:
+// $PPID is the guard's parent, which is the client (or the shell it runs
+// hooks with), the same process the agent's shell has as $PPID; $$ is the
+// guard itself, which stands for the agent's own shell; $! of a job the
+// command started is empty (jobs run in turn), and %N names a job. A
+// literal pid is judged against the live process table: one of the
+// guard's ancestors (the client and whatever started it) or a process
+// named like the client or a hook is denied, pid 0, 1 and negative pids
+// (groups, every process) are denied, any other pid is allowed: it is
+// neither, and hooks started later get pids of their own. A pid the dry
+// run cannot know (the output of a program) is denied for the tools that
+// exist only to attach to or limit a process, and for kill when the
+// command's text mentions how to find the client (a name below, ppid,
+// /proc, pgrep, pidof, ps).
+
+// processNames are the programs a pattern must not reach: stopgate's
+// hooks and the clients that run them.
+var processNames = []string{"gate", "detect", "testhook", "claude", "node", "codex", "gemini", "copilot", "opencode"}
+
+// processCmdlines are command lines of those programs as a full-line
+// pattern (pkill -f) sees them.
+var processCmdlines = []string{
+	"node /usr/local/lib/node_modules/@anthropic-ai/claude-code/cli.js", "/usr/bin/claude --resume",
+	"/project/bin/gate stop", "/project/bin/detect", "/project/bin/testhook stop", "sh -c bin/gate",
+	"codex exec", "gemini -p", "copilot -p", "opencode run",
+}
+
+// findsClient is text that looks the client or a hook up, in a command
+// whose pid operand the dry run cannot know.
+var findsClient = regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
+
+// processRules judge the commands that act on other processes. They are
+// asked before the wrappers: ionice, taskset, chrt and prlimit wrap a
+// command unless given a pid.
+var processRules map[string]rule
+
+func init() {
+	processRules = map[string]rule{
+		"kill": killRule, "pkill": pkillRule, "killall": killallRule,
+		"killall5": alwaysProcess, "skill": alwaysProcess, "snice": alwaysProcess,
+		"prlimit":  prlimitRule,
+		"renice":   reniceRule,
+		"ionice":   pidOptOrWrap("cnpPu", "p", "Pu"),
+		"taskset":  tasksetRule,
+		"chrt":     chrtRule,
+		"gdb":      gdbRule,
+		"strace":   pidOpt("p", "attach"),
+		"ltrace":   pidOpt("p"),
+		"perf":     pidOpt("p", "pid"),
+		"cpulimit": cpulimitRule,
+		"gcore":    allPids, "pstack": allPids, "reptyr": allPids, "gstack": allPids,
+		"fuser": fuserRule,
+	}
+}
+
+// procHit is a denial of an act on a process.
+func procHit(a *analyzer, why string) *Hit {
+	return &Hit{By: a.by, Why: why, proc: true}
+}
+
+func alwaysProcess(a *analyzer, _ []word) *Hit {
+	return procHit(a, "it signals processes by user or by name, which can reach stopgate's client and hooks")
+}
+
+// pid judges one pid operand; strict denies a pid the dry run cannot know.
+func (a *analyzer) pid(w word, verb string, strict bool) *Hit {
+	t := strings.TrimSpace(w.text)
+	switch {
+	case t == "" || strings.HasPrefix(t, "%"):
+		return nil // nothing, or a job of the agent's own shell
+	case w.unknown:
+		if strict || a.mentionsClient() {
+			return procHit(a, "it would "+verb+" a process whose pid the guard cannot know, and stopgate's client and hooks must be able to run")
+		}
+		return nil
+	}
+	for _, f := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			continue // a signal name or a job: not a pid
+		}
+		if h := a.pidNumber(n, verb); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+func (a *analyzer) pidNumber(n int, verb string) *Hit {
+	switch {
+	case n <= 1:
+		return procHit(a, "it would "+verb+" a process group or every process, which includes stopgate's client and hooks")
+	case n == os.Getpid():
+		return nil // $$ in the dry run: the agent's own shell
+	}
+	if name, ok := guardAncestors()[n]; ok {
+		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), the client that runs stopgate's hooks or one of its parents")
+	}
+	if name := processName(n); name != "" && namedLikeClient(name) {
+		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), named like stopgate's client or hooks")
+	}
+	return nil
+}
+
+// mentionsClient reports whether the command's text looks the client up.
+func (a *analyzer) mentionsClient() bool {
+	a.sh.d.mu.Lock()
+	defer a.sh.d.mu.Unlock()
+	for _, t := range a.sh.d.texts {
+		if findsClient.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func namedLikeClient(name string) bool {
+	name = strings.ToLower(name)
+	for _, p := range processNames {
+		if strings.Contains(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// guardAncestors are the guard's parent, its parent and so on, by pid, with
+// their names; read once per process (a hook judges one call).
+var guardAncestors = sync.OnceValue(func() map[int]string {
+	out := map[int]string{}
+	for pid := os.Getppid(); pid > 1 && len(out) < 64; {
+		if _, seen := out[pid]; seen {
+			break
+		}
+		out[pid] = processName(pid)
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			break
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			break
+		}
+		pid, _ = strconv.Atoi(f[1])
+	}
+	if pid := os.Getppid(); len(out) == 0 && pid > 1 {
+		out[pid] = "the guard's parent" // no /proc: the parent at least
+	}
+	return out
+})
+
+// processName is a process's name and the program it runs, "" when gone.
+func processName(pid int) string {
+	dir := "/proc/" + strconv.Itoa(pid)
+	comm, err := os.ReadFile(dir + "/comm")
+	if err != nil {
+		return ""
+	}
+	name := strings.TrimSpace(string(comm))
+	if cmd, err := os.ReadFile(dir + "/cmdline"); err == nil {
+		args := strings.Split(string(cmd), "\x00")
+		for _, arg := range args[:min(2, len(args))] {
+			if b := path.Base(arg); arg != "" && b != name {
+				name += " " + b
+			}
+		}
+	}
+	return name
+}
+
+// noSignal drops the -SIGNAL options (-9, -STOP, -SIGKILL) that kill,
+// pkill and killall take, which getopt would read as letters.
+func noSignal(args []word) []word {
+	var out []word
+	for _, w := range args {
+		if t, ok := strings.CutPrefix(w.text, "-"); ok && !w.unknown && isSignal(t) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func isSignal(t string) bool {
+	t = strings.TrimPrefix(strings.ToUpper(t), "SIG")
+	return allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" ")
+}
+
+const signalNames = " HUP INT QUIT ILL TRAP ABRT IOT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO POLL PWR SYS "
+
+func killRule(a *analyzer, args []word) *Hit {
+	if i := slices.IndexFunc(args, func(w word) bool { return w.text == "--" }); i >= 0 {
+		for _, w := range args[i+1:] {
+			if h := a.pid(w, "signal", false); h != nil {
+				return h
+			}
+		}
+		args = args[:i]
+	}
+	o := parseOpts(noSignal(args), "sn", "signal")
+	if o.has("l", "L", "list", "table") {
+		return nil
+	}
+	for _, w := range o.ops {
+		if h := a.pid(w, "signal", false); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// pkillRule: a pattern is denied when it can match the name (or, with
+// -f, the command line) of a hook or a client, or of one of the guard's
+// ancestors; selection by user, group, session or terminal alone, an
+// inverted match and a pid file are denied outright.
+func pkillRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(noSignal(args), "gGPstuUFe", "signal", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "env")
+	if o.has("v", "inverse", "F", "pidfile") {
+		return alwaysProcess(a, nil)
+	}
+	for _, w := range o.val("P", "parent") {
+		if h := a.pid(w, "signal the children of", true); h != nil {
+			return h
+		}
+	}
+	pattern := o.ops
+	if len(pattern) == 0 {
+		if o.has("u", "U", "g", "G", "s", "t", "euid", "uid", "pgroup", "group", "session", "terminal", "ns") {
+			return alwaysProcess(a, nil)
+		}
+		return nil
+	}
+	return a.pattern(pattern[0], o.has("f", "full"), o.has("x", "exact"), o.has("i", "ignore-case"))
+}
+
+func killallRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(noSignal(args), "snuoy", "signal", "user", "older-than", "younger-than")
+	if len(o.ops) == 0 {
+		if o.has("u", "user") {
+			return alwaysProcess(a, nil)
+		}
+		return nil
+	}
+	for _, w := range o.ops {
+		if h := a.pattern(w, false, !o.has("r", "regexp"), o.has("I", "ignore-case")); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// pattern judges a process pattern (an extended regular expression, or an
+// exact name) against the names it must not reach.
+func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
+	why := "its pattern " + strconv.Quote(w.text) + " can match the name of stopgate's client or hooks"
+	if w.unknown {
+		return procHit(a, "its process pattern is a value the guard cannot know, and could match stopgate's client or hooks")
+	}
+	expr := w.text
+	if exact && !full {
+		expr = "^(?:" + expr + ")$"
+	}
+	if fold {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return procHit(a, why) // a pattern the guard cannot read
+	}
+	cands := append([]string(nil), processNames...)
+	for _, name := range guardAncestors() {
+		cands = append(cands, strings.Fields(name)...)
+	}
+	if full {
+		cands = append(cands, processCmdlines...)
+	}
+	for _, c := range cands {
+		if re.MatchString(c) {
+			return procHit(a, why)
+		}
+	}
+	return nil
+}
+
+// prlimitRule: with a pid, the limits apply to that process; without,
+// prlimit runs the command that follows its options.
+func prlimitRule(a *analyzer, args []word) *Hit {
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown; i++ {
+		t := args[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if t == "-p" || t == "--pid" {
+			if i+1 >= len(args) {
+				return nil
+			}
+			return a.pid(args[i+1], "limit the resources of", true)
+		}
+		if v, ok := strings.CutPrefix(t, "--pid="); ok {
+			return a.pid(lit(v), "limit the resources of", true)
+		}
+		if v, ok := strings.CutPrefix(t, "-p"); ok && allDigits(v) {
+			return a.pid(lit(v), "limit the resources of", true)
+		}
+	}
+	if i < len(args) {
+		return a.run(args[i:])
+	}
+	return nil
+}
+
+func reniceRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "n", "priority")
+	if o.has("g", "u", "pgrp", "user") {
+		return alwaysProcess(a, nil)
+	}
+	ops := o.ops
+	if len(o.val("n", "priority")) == 0 && len(ops) > 0 {
+		ops = ops[1:] // the priority
+	}
+	for _, w := range ops {
+		if h := a.pid(w, "change the priority of", true); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// pidOptOrWrap is ionice: the pid option's values are judged, group and
+// user options denied; without them it runs the command after its options.
+func pidOptOrWrap(short, pidOpt, deny string) rule {
+	return func(a *analyzer, args []word) *Hit {
+		o := parseOpts(args, short)
+		for _, f := range strings.Split(deny, "") {
+			if o.has(f) {
+				return alwaysProcess(a, nil)
+			}
+		}
+		if o.has(pidOpt) {
+			for _, w := range append(o.val(pidOpt), o.ops...) {
+				if h := a.pid(w, "change the scheduling of", true); h != nil {
+					return h
+				}
+			}
+			return nil
+		}
+		if skip := skipOpts(short, 0)(args); skip < len(args) {
+			return a.run(args[skip:])
+		}
+		return nil
+	}
+}
+
+// tasksetRule: -p (alone or in -cp, -ap) takes a pid as its last operand;
+// otherwise the first operand is the mask and the rest a command.
+func tasksetRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "")
+	if o.has("p", "pid") {
+		if len(o.ops) == 0 {
+			return nil
+		}
+		return a.pid(o.ops[len(o.ops)-1], "change the processor affinity of", true)
+	}
+	skip := skipOpts("", 1)(args)
+	if skip < len(args) {
+		return a.run(args[skip:])
+	}
+	return nil
+}
+
+// chrtRule: like taskset, with the priority before the command.
+func chrtRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "TPD", "sched-runtime", "sched-period", "sched-deadline")
+	if o.has("p", "pid") {
+		if len(o.ops) == 0 {
+			return nil
+		}
+		return a.pid(o.ops[len(o.ops)-1], "change the scheduling of", true)
+	}
+	skip := skipOpts("TPD", 1)(args)
+	if skip < len(args) {
+		return a.run(args[skip:])
+	}
+	return nil
+}
+
+// gdbRule: -p/--pid, a numeric second operand (gdb PROG PID) and an
+// attach command in -ex all attach to a process.
+func gdbRule(a *analyzer, args []word) *Hit {
+	args = slices.Clone(args)
+	for i, w := range args {
+		if long, ok := strings.CutPrefix(w.text, "-"); ok && len(long) > 1 && long[0] != '-' && !w.unknown {
+			args[i].text = "-" + w.text // gdb spells its long options with one dash too
+		}
+	}
+	o := parseOpts(args, "pxe", "pid", "ex", "iex", "eval-command", "init-eval-command", "command", "core", "exec", "se", "symbols", "cd", "directory")
+	for _, w := range o.val("p", "pid") {
+		if h := a.pid(w, "attach a debugger to", true); h != nil {
+			return h
+		}
+	}
+	for _, w := range o.val("ex", "iex", "eval-command", "init-eval-command") {
+		if strings.Contains(w.text, "attach") || w.unknown {
+			return procHit(a, "it attaches a debugger to a process, which can stop stopgate's client or hooks")
+		}
+	}
+	if len(o.ops) > 1 && (o.ops[1].unknown || allDigits(o.ops[1].text)) {
+		return a.pid(o.ops[1], "attach a debugger to", true)
+	}
+	return nil
+}
+
+// pidOpt is strace and the like: each value of the pid option attaches.
+func pidOpt(short string, long ...string) rule {
+	return func(a *analyzer, args []word) *Hit {
+		o := parseOpts(args, short, long...)
+		for _, w := range o.val(append([]string{short}, long...)...) {
+			if h := a.pid(w, "attach to", true); h != nil {
+				return h
+			}
+		}
+		return nil
+	}
+}
+
+func cpulimitRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "pelc", "pid", "exe", "path", "limit", "cpu")
+	for _, w := range o.val("p", "pid") {
+		if h := a.pid(w, "limit", true); h != nil {
+			return h
+		}
+	}
+	for _, w := range o.val("e", "exe", "path") {
+		if h := a.pattern(w, false, true, false); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+func allPids(a *analyzer, args []word) *Hit {
+	for _, w := range parseOpts(args, "o").ops {
+		if h := a.pid(w, "attach to", true); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// fuserRule: -k kills every process that has the named files open.
+func fuserRule(a *analyzer, args []word) *Hit {
+	if parseOpts(args, "n").has("k", "kill") {
+		return procHit(a, "fuser -k kills whatever has the file open, which can be stopgate's client or hooks")
+	}
+	return nil
+}
+
+// procPath judges a write to a process's files or to the cgroup
+// filesystem: /proc/PID/ of the client (its stdin, oom_score_adj, mem)
+// and cgroup.freeze or cgroup.procs can freeze or starve it without a
+// signal.
+func (a *analyzer) procPath(w word) *Hit {
+	if w.unknown || w.text == "" {
+		return nil
+	}
+	p := w.text
+	if !strings.HasPrefix(p, "/") {
+		if a.cwd == "" {
+			return nil
+		}
+		p = absolute(p, a.cwd)
+	}
+	if p == "/sys/fs/cgroup" || strings.HasPrefix(p, "/sys/fs/cgroup/") {
+		return procHit(a, "it would write the cgroup filesystem, which can freeze or limit stopgate's client and hooks")
+	}
+	if rest, ok := strings.CutPrefix(p, "/proc/"); ok {
+		pid, _, _ := strings.Cut(rest, "/")
+		if n, err := strconv.Atoi(pid); err == nil {
+			return a.pidNumber(n, "write the process files of")
+		}
+	}
+	return nil
+}
