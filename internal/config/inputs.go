@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/runline"
 )
 
 // Inputs are what a mapping's verdict depends on beyond the agent's work:
@@ -24,8 +25,10 @@ type Inputs map[string]string
 const maxInputFile = 4 << 20
 
 // InputsOf returns the inputs of m: the config file's text (given as its
-// hash, key) and every file inside root that a word of a run validator's
-// command names ("validators/check.sh", "sh tests/x.sh").
+// hash, key), the files inside root each run validator executes as
+// runline.Files resolves its run line (the program, and the files a shell
+// script sources: the files the guard protects), and every other file
+// inside root that a plain word of the run line names (a fixture).
 func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator func(string) (*Validator, error)) (Inputs, error) {
 	in := Inputs{project.Display(root, file): hex.EncodeToString(key[:])}
 	for _, name := range m.Validators {
@@ -35,6 +38,13 @@ func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator fu
 		}
 		if v == nil || v.Run == "" {
 			continue
+		}
+		for _, f := range runline.Files(v.Run, root) {
+			if r, inside := project.Rel(root, f.Path); inside {
+				if sum, ok := digest(f.Path); ok {
+					in[r] = sum
+				}
+			}
 		}
 		for _, w := range strings.Fields(v.Run) {
 			path := w

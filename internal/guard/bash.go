@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/runline"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -402,8 +403,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	if r, ok := processRules[name]; ok {
 		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid
 	}
-	if w, ok := wrappers[name]; ok {
-		skip := w(args)
+	if skip, ok := runline.Skip(name, texts(args)); ok {
 		if skip < 0 || skip >= len(args) {
 			return nil
 		}
@@ -412,13 +412,10 @@ func (a *analyzer) run(ws []word) *Hit {
 	if r, ok := rules[name]; ok {
 		return r(a, args)
 	}
-	if interpreterNames[name] || strings.HasPrefix(name, "python") {
-		return a.interpreter(name, args)
+	if base, ok := runline.Interpreter(name); ok {
+		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
 	}
-	if base := unversioned(name); base != name && interpreterNames[base] {
-		return a.interpreter(base, args) // php8.2, lua5.4, node20
-	}
-	if otherInterpreters[unversioned(name)] {
+	if otherInterpreters[runline.Unversioned(name)] {
 		return a.unknownInterpreter(name, args)
 	}
 	if strings.Contains(ws[0].text, "/") {

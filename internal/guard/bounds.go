@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/runline"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -20,7 +21,7 @@ func tooBig(f *syntax.File) string {
 	syntax.Walk(f, func(node syntax.Node) bool {
 		switch node := node.(type) {
 		case *syntax.CallExpr:
-			if len(node.Args) == 0 || node.Args[0].Lit() != memCheck {
+			if len(node.Args) == 0 || node.Args[0].Lit() != runline.MemCheck {
 				n++
 			}
 		case *syntax.BinaryCmd:
@@ -35,7 +36,7 @@ func tooBig(f *syntax.File) string {
 		return "it has more commands than the guard's dry run follows"
 	case braces > maxBraces:
 		return "its brace expansions make more words than the guard's dry run follows"
-	case weight(f) > maxWeight:
+	case runline.Weight(f) > runline.MaxWeight:
 		return "it expands more text than the guard's dry run holds in memory"
 	}
 	return ""

@@ -4,8 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/stopgate/stopgate/internal/runline"
 )
 
 // Source is what the guard needs of a project and its config.
@@ -44,10 +43,10 @@ var hookSettings = []string{".claude/settings.json", ".claude/settings.local.jso
 //
 //   - the state dir, which holds the pending checks;
 //   - the config file in use;
-//   - the program of each run validator: the command's first word when it
-//     is a path inside the project (for `sh x.sh`, `python3 x.py` and the
-//     like, the script), or its whole folder when that folder is named
-//     "validators";
+//   - the files each run validator executes inside the project, as
+//     runline.Files resolves its run line (the program, the script a shell
+//     or an interpreter runs, and the files a shell script sources), or
+//     the whole folder of one when that folder is named "validators";
 //   - .claude/settings.json and .claude/settings.local.json, which
 //     register the hooks, and stopgate's own hook programs when they live
 //     in the project;
@@ -68,31 +67,32 @@ func Defaults(src Source) *Set {
 		{Path: src.StateDir, Why: "it is stopgate's state dir, which holds the checks pending before you may stop", Dir: true},
 		{Path: src.File, Why: "it is stopgate's config, which says what is checked before you may stop"},
 	}
-	// Thousands of validators usually share a few programs: judge each plain
-	// first word once, and protect each program once (New would drop the
-	// repeats anyway, after building them).
-	plain := map[string]string{}
+	// Thousands of validators usually share a few run lines: resolve each
+	// once, and protect each file once (New would drop the repeats anyway,
+	// after building them).
+	files := map[string][]runline.File{}
 	protected := map[string]bool{}
 	for _, r := range src.Runs {
-		first := firstWord(r.Command)
-		prog, ok := plain[first]
+		fs, ok := files[r.Command]
 		if !ok {
-			var isPlain bool
-			if prog, isPlain = plainProgram(r.Command, root); isPlain {
-				plain[first] = prog
-			} else {
-				prog = analyzedProgram(r.Command, root)
+			fs = runline.Files(r.Command, root)
+			files[r.Command] = fs
+		}
+		for _, f := range fs {
+			if protected[f.Path] {
+				continue
 			}
+			protected[f.Path] = true
+			if dir := path.Dir(f.Path); dir != root && path.Base(dir) == ValidatorsDir {
+				ps = append(ps, Protected{Path: dir, Why: "it holds the program of the validator " + quote(r.Name)})
+				continue
+			}
+			why := "it is the program of the validator " + quote(r.Name)
+			if f.SourcedBy != "" {
+				why = "the program of the validator " + quote(r.Name) + " sources it"
+			}
+			ps = append(ps, Protected{Path: f.Path, Why: why})
 		}
-		if prog == "" || protected[prog] {
-			continue
-		}
-		protected[prog] = true
-		if dir := path.Dir(prog); dir != root && path.Base(dir) == ValidatorsDir {
-			ps = append(ps, Protected{Path: dir, Why: "it holds the program of the validator " + quote(r.Name)})
-			continue
-		}
-		ps = append(ps, Protected{Path: prog, Why: "it is the program of the validator " + quote(r.Name)})
 	}
 	for _, f := range hookSettings {
 		ps = append(ps, Protected{Path: root + "/" + f, Why: "it registers stopgate's hooks with Claude Code"})
@@ -113,122 +113,6 @@ func Defaults(src Source) *Set {
 		ps = append(ps, Protected{Path: absolute(slash(p), root), Why: "it is listed in [settings] protect of the stopgate config"})
 	}
 	return New(root, src.Home, ps)
-}
-
-// program returns the project file a run command executes: its first word
-// when that is a path (after env, timeout and the like), or the script an
-// interpreter runs; "" when it runs something outside the project or names
-// no file (go test ./..., make lint, python3 -c …).
-func program(run, root string) string {
-	if p, ok := plainProgram(run, root); ok {
-		return p
-	}
-	return analyzedProgram(run, root)
-}
-
-// plainProgram answers the usual run line, a path and plain arguments
-// ("validators/check.sh 42"), without the shell analysis: Defaults asks
-// for every run validator on every call the guard judges, and a config of
-// thousands of validators would spend most of the hook there. ok is false
-// for anything the analysis must see: quotes, expansions, assignments,
-// wrappers, shells and interpreters.
-func plainProgram(run, root string) (p string, ok bool) {
-	first := firstWord(run)
-	if first == "" || !strings.Contains(first, "/") {
-		return "", false
-	}
-	for _, c := range first {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+,@", c)) {
-			return "", false
-		}
-	}
-	name := path.Base(first)
-	if _, wrapper := wrappers[name]; wrapper || isShell(name) || interpreterNames[name] || strings.HasPrefix(name, "python") {
-		return "", false
-	}
-	p = absolute(first, root)
-	if !within(p, root) || p == root {
-		return "", true
-	}
-	return p, true
-}
-
-// firstWord is run's text up to its first space: all plainProgram reads.
-func firstWord(run string) string {
-	first, _, _ := strings.Cut(strings.TrimLeft(run, " \t"), " ")
-	return first
-}
-
-func analyzedProgram(run, root string) string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(run), "")
-	if err != nil || len(f.Stmts) == 0 {
-		return ""
-	}
-	cmd := f.Stmts[0].Cmd
-	for {
-		b, ok := cmd.(*syntax.BinaryCmd)
-		if !ok {
-			break
-		}
-		cmd = b.X.Cmd
-	}
-	call, ok := cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 {
-		return ""
-	}
-	cfg := &expand.Config{Env: environ{set: &Set{root: root}}}
-	args, err := expand.Fields(cfg, call.Args...)
-	if err != nil {
-		return ""
-	}
-	ws := make([]word, len(args))
-	for i, t := range args {
-		ws[i] = newWord(t)
-	}
-	for len(ws) > 0 && !ws[0].unknown {
-		skip, ok := wrappers[path.Base(ws[0].text)]
-		if !ok {
-			break
-		}
-		n := skip(ws[1:])
-		if n < 0 || n >= len(ws)-1 {
-			return ""
-		}
-		ws = ws[1+n:]
-	}
-	if len(ws) == 0 || ws[0].unknown {
-		return ""
-	}
-	first := ws[0]
-	if name := path.Base(first.text); isShell(name) || interpreterNames[name] || strings.HasPrefix(name, "python") {
-		inline := map[string]bool{"-c": true, "-e": !isShell(name), "-m": !isShell(name)}
-		first = word{unknown: true}
-		for _, w := range ws[1:] {
-			if inline[w.text] {
-				return "" // inline code or a module: no file of the project
-			}
-			if !strings.HasPrefix(w.text, "-") {
-				first = w
-				break
-			}
-		}
-	}
-	if first.unknown || !strings.Contains(first.text, "/") {
-		return "" // a bare name is looked up in PATH, not in the project
-	}
-	p := absolute(first.text, root)
-	if !within(p, root) || p == root {
-		return ""
-	}
-	return p
-}
-
-func isShell(name string) bool {
-	switch name {
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish":
-		return true
-	}
-	return false
 }
 
 func quote(s string) string { return `"` + s + `"` }

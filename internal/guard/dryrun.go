@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/runline"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -28,7 +29,7 @@ import (
 // unknownMark stands for a value the dry run cannot know: a variable the
 // command does not set (in the marking pass), the output of a program it
 // does not run. A word that holds it is not judged.
-const unknownMark = "\x01?\x01"
+const unknownMark = runline.Unknown
 
 // Bounds of one dry run: a command that needs more is judged
 // conservatively (see doubt).
@@ -43,8 +44,6 @@ const (
 var (
 	errHit   = errors.New("guard: protected path hit")
 	errLimit = errors.New("guard: dry run over its bounds")
-	// errMemory stops a run whose variables pass maxVars (memory.go).
-	errMemory = errors.New("guard: dry run over its memory bound")
 )
 
 // pass is one dry run of a command: unknown variables are unset (lenient)
@@ -211,7 +210,7 @@ func prepare(f *syntax.File) {
 		return true
 	})
 	syntax.Walk(f, func(n syntax.Node) bool {
-		addMemChecks(n)
+		runline.AddMemChecks(n)
 		return true
 	})
 }
@@ -262,13 +261,16 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 		return nil
 	}
 	switch {
-	case errors.Is(err, errMemory):
+	case errors.Is(err, runline.ErrMemory):
 		s.d.doubt(tooMuch)
 	case errors.Is(err, errLimit) || ctx.Err() != nil:
 		s.d.doubt(stopped)
 	}
 	return r
 }
+
+// tooMuch is the doubt of a run stopped at runline.MaxVars.
+const tooMuch = "the guard stopped its dry run: it builds more text than the guard's dry run holds in memory"
 
 const stopped = "the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)"
 

@@ -3,6 +3,7 @@ package guard
 import (
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/runline"
 	"mvdan.cc/sh/v3/expand"
 )
 
@@ -47,7 +48,7 @@ func (e environ) Get(name string) expand.Variable {
 		// paths there itself, past the open handler, so none may exist.
 		return str("/" + unknownMark)
 	}
-	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !isName(name) {
+	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !runline.IsName(name) {
 		return expand.Variable{}
 	}
 	if e.d != nil {
@@ -66,17 +67,4 @@ func (e environ) Each(f func(name string, vr expand.Variable) bool) {
 	if e.set.home != "" {
 		f("HOME", str(e.set.home))
 	}
-}
-
-func isName(s string) bool {
-	if s == "" || !(s[0] == '_' || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/runline"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -18,16 +19,16 @@ import (
 // it counts steps and records which commands of the top script ran.
 func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
-	if args[0] == memCheck {
-		args, err := checkMemory(hc)
+	if args[0] == runline.MemCheck {
+		args, err := runline.CheckMemory(hc)
 		if err != nil {
 			s.d.doubt(tooMuch) // here: a command substitution swallows the error
 		}
 		return args, err
 	}
-	if argsTooBig(args) {
+	if runline.ArgsTooBig(args) {
 		s.d.doubt(tooMuch)
-		return nil, errMemory
+		return nil, runline.ErrMemory
 	}
 	if s.d.steps.Add(1) > maxSteps {
 		return nil, errLimit
@@ -139,7 +140,7 @@ func printfV(hc interp.HandlerContext, args []string) []string {
 		return args
 	}
 	name, _, _ := strings.Cut(args[2], "[")
-	if !isName(name) {
+	if !runline.IsName(name) {
 		return args
 	}
 	cfg := &expand.Config{Env: hc.Env}
@@ -169,9 +170,9 @@ func (s *shell) nested(interp.HandlerContext) *shell {
 
 // exec is every program: judged by the policy table, then stubbed.
 func (s *shell) exec(ctx context.Context, args []string) error {
-	if args[0] == memCheck && len(args) == 2 {
-		if n := atoi(args[1]); n != 0 {
-			return interp.ExitStatus(uint8(n))
+	if n, ok := runline.Status(args); ok {
+		if n != 0 {
+			return interp.ExitStatus(n)
 		}
 		return nil
 	}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/stopgate/stopgate/internal/runline"
 	"os"
 	"path"
 	"regexp"
@@ -110,10 +111,10 @@ func (a *analyzer) pidNumber(n int, verb string) *Hit {
 		return nil // $$ in the dry run: the agent's own shell
 	}
 	if name, ok := guardAncestors()[n]; ok {
-		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), the client that runs stopgate's hooks or one of its parents")
+		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), which runs stopgate's hooks (the client, or a process above it),")
 	}
 	if name := processName(n); name != "" && namedLikeClient(name) {
-		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), named like stopgate's client or hooks")
+		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), named like stopgate's client or hooks,")
 	}
 	return nil
 }
@@ -364,7 +365,7 @@ func pidOptOrWrap(short, pidOpt, deny string) rule {
 			}
 			return nil
 		}
-		if skip := skipOpts(short, 0)(args); skip < len(args) {
+		if skip := runline.SkipOpts(short, 0)(texts(args)); skip < len(args) {
 			return a.run(args[skip:])
 		}
 		return nil
@@ -381,7 +382,7 @@ func tasksetRule(a *analyzer, args []word) *Hit {
 		}
 		return a.pid(o.ops[len(o.ops)-1], "change the processor affinity of", true)
 	}
-	skip := skipOpts("", 1)(args)
+	skip := runline.SkipOpts("", 1)(texts(args))
 	if skip < len(args) {
 		return a.run(args[skip:])
 	}
@@ -397,7 +398,7 @@ func chrtRule(a *analyzer, args []word) *Hit {
 		}
 		return a.pid(o.ops[len(o.ops)-1], "change the scheduling of", true)
 	}
-	skip := skipOpts("TPD", 1)(args)
+	skip := runline.SkipOpts("TPD", 1)(texts(args))
 	if skip < len(args) {
 		return a.run(args[skip:])
 	}

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"github.com/stopgate/stopgate/internal/runline"
 	"io"
 	"path"
 	"strings"
@@ -45,60 +46,6 @@ func init() {
 	for _, ed := range []string{"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe", "kak", "hx"} {
 		rules[ed] = writes("c")
 	}
-}
-
-// wrappers run the command that follows their own options; the function
-// returns how many arguments to skip to reach it, or -1 when none runs.
-var wrappers = map[string]func([]word) int{
-	"sudo": skipOpts("ugpCDrtUT", 0), "doas": skipOpts("uC", 0), "nice": skipOpts("n", 0),
-	"nohup": skipOpts("", 0), "builtin": skipOpts("", 0), "chronic": skipOpts("", 0),
-	"unbuffer": skipOpts("", 0), "setsid": skipOpts("", 0), "exec": skipOpts("a", 0),
-	"time": skipOpts("fo", 0), "timeout": skipOpts("sk", 1), "stdbuf": skipOpts("ioe", 0),
-	"ionice": skipOpts("cnpP", 0), "busybox": skipOpts("", 0),
-	"env": envSkip,
-	"command": func(ws []word) int {
-		for _, w := range ws {
-			if w.text == "-v" || w.text == "-V" {
-				return -1 // a lookup, nothing runs
-			}
-		}
-		return skipOpts("", 0)(ws)
-	},
-}
-
-func skipOpts(short string, positional int) func([]word) int {
-	return func(ws []word) int {
-		i := 0
-		for i < len(ws) && !ws[i].unknown && strings.HasPrefix(ws[i].text, "-") && ws[i].text != "-" {
-			t := ws[i].text
-			i++
-			if t == "--" {
-				break
-			}
-			if !strings.HasPrefix(t, "--") && len(t) == 2 && strings.Contains(short, t[1:]) {
-				i++ // its value
-			}
-		}
-		return i + positional
-	}
-}
-
-func envSkip(ws []word) int {
-	i := 0
-	for i < len(ws) {
-		t := ws[i].text
-		switch {
-		case t == "-u" || t == "-C" || t == "-S":
-			i += 2
-		case strings.HasPrefix(t, "-") && t != "-":
-			i++
-		case !ws[i].unknown && strings.Contains(t, "=") && isName(t[:strings.IndexByte(t, '=')]):
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // removes is rm and the like: every operand is destroyed.
@@ -382,8 +329,7 @@ func writer(ws []word) (mode, bool) {
 		return under, false
 	}
 	name := path.Base(ws[0].text)
-	if skip, ok := wrappers[name]; ok {
-		n := skip(ws[1:])
+	if n, ok := runline.Skip(name, texts(ws[1:])); ok {
 		if n < 0 || n >= len(ws)-1 {
 			return under, false
 		}
@@ -623,50 +569,12 @@ func allDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// interpreters, with the options that take a value and those whose value
-// is program text.
-type interpSpec struct {
-	values string
-	code   []string
-	long   []string
-}
-
-var interps = map[string]interpSpec{
-	"python":    {values: "cmWXQ", code: []string{"c"}},
-	"perl":      {values: "eEI", code: []string{"e", "E"}},
-	"ruby":      {values: "eIrCE", code: []string{"e"}},
-	"node":      {values: "epr", code: []string{"e", "p", "eval", "print"}, long: []string{"eval", "print", "require"}},
-	"nodejs":    {values: "epr", code: []string{"e", "p", "eval", "print"}, long: []string{"eval", "print", "require"}},
-	"bun":       {values: "epr", code: []string{"e", "p", "eval", "print"}, long: []string{"eval", "print"}},
-	"php":       {values: "rdcfB", code: []string{"r", "B"}},
-	"lua":       {values: "el", code: []string{"e"}},
-	"luajit":    {values: "el", code: []string{"e"}},
-	"Rscript":   {values: "e", code: []string{"e"}},
-	"julia":     {values: "eE", code: []string{"e", "E"}},
-	"osascript": {values: "e", code: []string{"e"}},
-	"tclsh":     {},
-}
-
-var interpreterNames = func() map[string]bool {
-	m := map[string]bool{}
-	for k := range interps {
-		m[k] = true
-	}
-	return m
-}()
-
 // otherInterpreters run code the policy table has no options for: any
 // argument that names a protected path gets the call denied.
 var otherInterpreters = map[string]bool{
 	"deno": true, "pwsh": true, "powershell": true, "guile": true, "racket": true, "groovy": true,
 	"scala": true, "elixir": true, "escript": true, "swift": true, "jshell": true, "wish": true,
 	"R": true, "gst": true, "sbcl": true, "clisp": true, "ocaml": true, "runghc": true, "kotlin": true,
-}
-
-// unversioned is an interpreter's name without a version suffix: php8.2
-// is php, lua5.4 lua, node20 node.
-func unversioned(name string) string {
-	return strings.TrimRight(name, "0123456789.-")
 }
 
 func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
@@ -683,12 +591,9 @@ func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 // its code names a protected path, or when a protected path is among its
 // arguments (the script might write it).
 func (a *analyzer) interpreter(name string, args []word) *Hit {
-	spec, ok := interps[name]
-	if !ok {
-		spec = interps["python"] // python3, python3.12
-	}
-	o := parseOpts(args, spec.values, spec.long...)
-	code := o.val(spec.code...)
+	spec := runline.Interps[name]
+	o := parseOpts(args, spec.Values, spec.Long...)
+	code := o.val(spec.Code...)
 	for _, w := range code {
 		if h := a.mention(w.text); h != nil {
 			return h

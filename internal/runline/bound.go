@@ -1,6 +1,7 @@
-package guard
+package runline
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -9,24 +10,26 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The dry run is bounded in memory as in steps and time. The interpreter
-// has no hook on assignments, so prepare puts a call of memCheck before
-// every statement: there the call handler measures the shell's variables
-// and positional parameters, and stops the run past maxVars bytes. One
-// statement between two checks grows them at most by its expansions, which
-// tooBig bounds (maxWeight): a string doubled in a loop stops near
-// maxVars instead of exhausting the hook's memory (Go's out-of-memory is
-// fatal, past any recover).
+// A dry run in mvdan.cc/sh's interpreter (the guard's, and the analysis
+// of run lines) is bounded in memory as in steps and time. The interpreter
+// has no hook on assignments, so AddMemChecks puts a call of MemCheck
+// before every statement: there the call handler (CheckMemory) measures
+// the shell's variables and positional parameters, and stops the run past
+// MaxVars bytes. One statement between two checks grows them at most by
+// its expansions, which Weight bounds: a string doubled in a loop stops
+// near MaxVars instead of exhausting the hook's memory (Go's out-of-memory
+// is fatal, past any recover).
 const (
-	memCheck  = "__stopgate_mem_check"
-	maxVars   = 256 << 10 // bytes of variables and parameters one shell holds
-	maxWeight = 256       // expansions in one script, weighted by what each can copy
+	MemCheck  = "__stopgate_mem_check" // the command AddMemChecks inserts
+	MaxVars   = 256 << 10              // bytes of variables and parameters one shell holds
+	MaxWeight = 256                    // expansions in one script, weighted by what each can copy
+	maxRead   = 1 << 20                // bytes a command substitution yields in a dry run
 )
 
-// tooMuch is the doubt of a run stopped at maxVars.
-const tooMuch = "the guard stopped its dry run: it builds more text than the guard's dry run holds in memory"
+// ErrMemory stops a run past MaxVars.
+var ErrMemory = errors.New("dry run over its memory bound")
 
-// guarded returns list with a memCheck before each statement, once.
+// guarded returns list with a MemCheck before each statement, once.
 // A statement that reads PIPESTATUS keeps the statement before it
 // adjacent (the check passes $? on, not PIPESTATUS).
 func guarded(list []*syntax.Stmt) []*syntax.Stmt {
@@ -52,8 +55,9 @@ func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 	return &syntax.Stmt{Position: st.Position, Cmd: &syntax.Block{Lbrace: st.Position, Rbrace: st.End(), Stmts: []*syntax.Stmt{memCheckStmt(), st}}}
 }
 
-// addMemChecks puts the checks into the statement lists of node n.
-func addMemChecks(n syntax.Node) {
+// AddMemChecks puts the checks into the statement lists of node n: call
+// it on every node of a syntax.Walk.
+func AddMemChecks(n syntax.Node) {
 	switch n := n.(type) {
 	case *syntax.File:
 		n.Stmts = guarded(n.Stmts)
@@ -77,12 +81,12 @@ func addMemChecks(n syntax.Node) {
 }
 
 func memCheckStmt() *syntax.Stmt {
-	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: memCheck}}}}}}
+	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: MemCheck}}}}}}
 }
 
 func isMemCheck(st *syntax.Stmt) bool {
 	c, ok := st.Cmd.(*syntax.CallExpr)
-	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == memCheck
+	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == MemCheck
 }
 
 func readsPipestatus(st *syntax.Stmt) bool {
@@ -96,13 +100,14 @@ func readsPipestatus(st *syntax.Stmt) bool {
 	return found
 }
 
-// checkMemory is the call handler's answer to a memCheck: the command to
-// run instead (which passes $? on), or errMemory past maxVars.
-func checkMemory(hc interp.HandlerContext) ([]string, error) {
-	if held(hc.Env) > maxVars {
-		return nil, errMemory
+// CheckMemory is the call handler's answer to a MemCheck: the command to
+// run instead (which passes $? on: the exec handler answers it with
+// Status), or ErrMemory past MaxVars.
+func CheckMemory(hc interp.HandlerContext) ([]string, error) {
+	if held(hc.Env) > MaxVars {
+		return nil, ErrMemory
 	}
-	return []string{memCheck, strconv.Itoa(hc.LastExitStatus)}, nil
+	return []string{MemCheck, strconv.Itoa(hc.LastExitStatus)}, nil
 }
 
 // held is the bytes of env's variables and positional parameters, each
@@ -118,7 +123,7 @@ func held(env expand.Environ) int {
 		for k, s := range v.Map {
 			n += 2*header + len(k) + len(s)
 		}
-		return n <= maxVars
+		return n <= MaxVars
 	})
 	for _, s := range env.Get("@").List {
 		n += header + len(s)
@@ -126,15 +131,15 @@ func held(env expand.Environ) int {
 	return n
 }
 
-// argsTooBig reports whether a call's arguments, or the text a printf
-// would make of them, exceed maxVars: `f "$@" "$@"` doubles parameters
+// ArgsTooBig reports whether a call's arguments, or the text a printf
+// would make of them, exceed MaxVars: `f "$@" "$@"` doubles parameters
 // without any assignment, `printf '%*s' 999999999` builds one string.
-func argsTooBig(args []string) bool {
+func ArgsTooBig(args []string) bool {
 	n := 0
 	for _, a := range args {
 		n += 16 + len(a)
 	}
-	if n > maxVars {
+	if n > MaxVars {
 		return true
 	}
 	if args[0] != "printf" {
@@ -152,7 +157,7 @@ func argsTooBig(args []string) bool {
 }
 
 // formatTooBig reports whether a printf format asks for a width or
-// precision past maxVars, literally or through * from its arguments.
+// precision past MaxVars, literally or through * from its arguments.
 func formatTooBig(format string, rest []string) bool {
 	star := false
 	for i := 0; i < len(format); i++ {
@@ -167,7 +172,7 @@ func formatTooBig(format string, rest []string) bool {
 			j++
 		}
 		for _, f := range strings.FieldsFunc(format[i+1:j], func(r rune) bool { return r < '0' || r > '9' }) {
-			if len(f) > 7 || atoi(f) > maxVars {
+			if len(f) > 7 || atoi(f) > MaxVars {
 				return true
 			}
 		}
@@ -175,7 +180,7 @@ func formatTooBig(format string, rest []string) bool {
 	}
 	if star {
 		for _, a := range rest {
-			if n, err := strconv.Atoi(strings.TrimSpace(a)); err == nil && (n > maxVars || n < -maxVars) {
+			if n, err := strconv.Atoi(strings.TrimSpace(a)); err == nil && (n > MaxVars || n < -MaxVars) {
 				return true
 			}
 		}
@@ -188,12 +193,12 @@ func atoi(s string) int {
 	return n
 }
 
-// weight is what expansions in f can copy between two checks, in units
-// of maxVars: a parameter or a command's output once; a pattern
+// Weight is what expansions in f can copy between two checks, in units
+// of MaxVars: a parameter or a command's output once; a pattern
 // substitution copies its replacement for every match, so its weight is
 // the replacement's length, and a replacement that expands anything
 // (${x//?/$x} squares x) is past the bound.
-func weight(f syntax.Node) int {
+func Weight(f syntax.Node) int {
 	w := 0
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -202,15 +207,24 @@ func weight(f syntax.Node) int {
 			if n.Repl != nil && n.Repl.With != nil {
 				for _, p := range n.Repl.With.Parts {
 					if _, lit := p.(*syntax.Lit); !lit {
-						w += maxWeight + 1
+						w += MaxWeight + 1
 					}
 				}
 				w += len(n.Repl.With.Lit())
 			}
 		case *syntax.CmdSubst:
-			w += maxRead / maxVars
+			w += maxRead / MaxVars
 		}
-		return w <= maxWeight
+		return w <= MaxWeight
 	})
 	return w
+}
+
+// Status is the exec handler's answer to the command CheckMemory returned:
+// the status it passes on, and whether args is that command.
+func Status(args []string) (uint8, bool) {
+	if len(args) != 2 || args[0] != MemCheck {
+		return 0, false
+	}
+	return uint8(atoi(args[1])), true
 }

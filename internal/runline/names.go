@@ -1,0 +1,151 @@
+package runline
+
+import "strings"
+
+// Unknown stands for a value a dry run cannot know (a variable the
+// command does not set, the output of a program it does not run): a word
+// that holds it is not judged.
+const Unknown = "\x01?\x01"
+
+// wrappers run the command that follows their own options; the function
+// returns how many arguments to skip to reach it, or -1 when none runs.
+var wrappers = map[string]func([]string) int{
+	"sudo": skipOpts("ugpCDrtUT", 0), "doas": skipOpts("uC", 0), "nice": skipOpts("n", 0),
+	"nohup": skipOpts("", 0), "builtin": skipOpts("", 0), "chronic": skipOpts("", 0),
+	"unbuffer": skipOpts("", 0), "setsid": skipOpts("", 0), "exec": skipOpts("a", 0),
+	"time": skipOpts("fo", 0), "timeout": skipOpts("sk", 1), "stdbuf": skipOpts("ioe", 0),
+	"ionice": skipOpts("cnpP", 0), "busybox": skipOpts("", 0),
+	"env": envSkip,
+	"command": func(args []string) int {
+		for _, a := range args {
+			if a == "-v" || a == "-V" {
+				return -1 // a lookup, nothing runs
+			}
+		}
+		return skipOpts("", 0)(args)
+	},
+}
+
+// Skip says whether the program name wraps the command in its arguments
+// args (sudo, env, timeout, …), and how many of them to skip to reach it;
+// skip is out of range when none runs.
+func Skip(name string, args []string) (skip int, wraps bool) {
+	w, ok := wrappers[name]
+	if !ok {
+		return 0, false
+	}
+	return w(args), true
+}
+
+// SkipOpts returns a Skip function for a command whose options with a
+// value are the letters of short, followed by positional operands before
+// the command it runs.
+func SkipOpts(short string, positional int) func([]string) int { return skipOpts(short, positional) }
+
+func skipOpts(short string, positional int) func([]string) int {
+	return func(args []string) int {
+		i := 0
+		for i < len(args) && !unknown(args[i]) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+			t := args[i]
+			i++
+			if t == "--" {
+				break
+			}
+			if !strings.HasPrefix(t, "--") && len(t) == 2 && strings.Contains(short, t[1:]) {
+				i++ // its value
+			}
+		}
+		return i + positional
+	}
+}
+
+func envSkip(args []string) int {
+	i := 0
+	for i < len(args) {
+		t := args[i]
+		switch {
+		case t == "-u" || t == "-C" || t == "-S":
+			i += 2
+		case strings.HasPrefix(t, "-") && t != "-":
+			i++
+		case !unknown(t) && strings.Contains(t, "=") && IsName(t[:strings.IndexByte(t, '=')]):
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func unknown(t string) bool { return strings.Contains(t, Unknown) }
+
+// IsName reports whether s is a shell variable name.
+func IsName(s string) bool {
+	if s == "" || !(s[0] == '_' || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// IsShell reports whether name is a shell, whose first operand is a script.
+func IsShell(name string) bool {
+	switch name {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish":
+		return true
+	}
+	return false
+}
+
+// Interp is an interpreter's options: those that take a value, those
+// whose value is program text, and its long options that take a value.
+type Interp struct {
+	Values string
+	Code   []string
+	Long   []string
+}
+
+// Interps are the interpreters whose first operand is a script.
+var Interps = map[string]Interp{
+	"python":    {Values: "cmWXQ", Code: []string{"c"}},
+	"perl":      {Values: "eEI", Code: []string{"e", "E"}},
+	"ruby":      {Values: "eIrCE", Code: []string{"e"}},
+	"node":      {Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print", "require"}},
+	"nodejs":    {Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print", "require"}},
+	"bun":       {Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print"}},
+	"php":       {Values: "rdcfB", Code: []string{"r", "B"}},
+	"lua":       {Values: "el", Code: []string{"e"}},
+	"luajit":    {Values: "el", Code: []string{"e"}},
+	"Rscript":   {Values: "e", Code: []string{"e"}},
+	"julia":     {Values: "eE", Code: []string{"e", "E"}},
+	"osascript": {Values: "e", Code: []string{"e"}},
+	"tclsh":     {},
+}
+
+// Interpreter returns the name under which Interps knows the program
+// name (python3.12 is python, php8.2 php), and whether it does.
+func Interpreter(name string) (string, bool) {
+	if _, ok := Interps[name]; ok {
+		return name, true
+	}
+	if strings.HasPrefix(name, "python") {
+		return "python", true
+	}
+	if base := Unversioned(name); base != name {
+		if _, ok := Interps[base]; ok {
+			return base, true
+		}
+	}
+	return "", false
+}
+
+// Unversioned is an interpreter's name without a version suffix: php8.2
+// is php, lua5.4 lua, node20 node.
+func Unversioned(name string) string {
+	return strings.TrimRight(name, "0123456789.-")
+}

@@ -1,0 +1,460 @@
+// Package runline says which files of a project a validator's run line
+// executes: the one answer behind the guard's protected set and the
+// inputs detect records when it arms a prompt, so that the program
+// protected is the program recorded, and both are the one that will run.
+//
+// A run line is shell text (mappings.toml's run = "…"), run by the gate
+// with sh -c in the project root. It is dry-run in mvdan.cc/sh's
+// interpreter as the guard dry-runs a Bash command: quotes, variables
+// ($CLAUDE_PROJECT_DIR is the root), cd, && and wrappers (env, timeout, …)
+// resolve as in the shell, and every program is a stub. A program named by
+// a path, or the script an interpreter or a shell runs, is recorded when it
+// lies inside the project; a shell script it runs is dry-run in turn, and
+// the files it sources (. ./lib.sh, source "$(dirname "$0")/lib.sh") are
+// recorded with it. A program looked up in PATH (go test, make) names no
+// file of the project.
+package runline
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// File is one file a run line executes.
+type File struct {
+	Path string // absolute and clean, inside the root
+	// SourcedBy is the program that sources it; "" for a program the run
+	// line runs.
+	SourcedBy string
+}
+
+// Bounds of one analysis: run lines and validator scripts are short, and
+// past these the analysis stops with what it found so far.
+const (
+	maxSteps = 2000
+	maxDepth = 4 // scripts run by scripts, sh -c in sh -c
+	deadline = 500 * time.Millisecond
+)
+
+// Files returns the files inside root that the run line run executes, in
+// the order it runs them, each once.
+func Files(run, root string) []File {
+	root = path.Clean(filepath.ToSlash(root))
+	r := &resolver{root: root, seen: map[string]bool{}, end: time.Now().Add(deadline)}
+	if p, ok := plainProgram(run, root); ok {
+		if p != "" {
+			r.program(p, root, nil, false, 0)
+		}
+		return r.files()
+	}
+	r.script(run, "", root, nil, 0)
+	return r.files()
+}
+
+type resolver struct {
+	root  string
+	steps atomic.Int64
+	end   time.Time
+
+	mu   sync.Mutex // a dry run left behind at its deadline may still add
+	seen map[string]bool
+	out  []File
+}
+
+func (r *resolver) add(f File) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen[f.Path] {
+		return false
+	}
+	r.seen[f.Path] = true
+	r.out = append(r.out, f)
+	return true
+}
+
+func (r *resolver) files() []File {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]File(nil), r.out...)
+}
+
+// program records p, run in dir with args, and follows a shell script's
+// sources; shell says a shell runs it (sh x.sh), which makes it a script
+// whatever its first line.
+func (r *resolver) program(p, dir string, args []string, shell bool, depth int) {
+	if !r.add(File{Path: p}) || depth >= maxDepth {
+		return
+	}
+	text, ok := readFile(p)
+	if !ok || !shell && !shellScript(p, text) || !sources.MatchString(text) {
+		return
+	}
+	r.script(text, p, dir, args, depth+1)
+}
+
+// sources matches a script that may source a file: only such a script
+// is dry-run, which keeps the guard's protected set cheap to build.
+var sources = regexp.MustCompile(`(^|[\s;&|({])(source|\.)\s`)
+
+// shellScript reports whether a program is a shell script: its #! line
+// names a shell, or it has none and is named *.sh or *.bash.
+func shellScript(p, text string) bool {
+	if line, ok := strings.CutPrefix(text, "#!"); ok {
+		line, _, _ = strings.Cut(line, "\n")
+		f := strings.Fields(line)
+		if len(f) > 1 && path.Base(f[0]) == "env" {
+			f = f[1:]
+		}
+		return len(f) > 0 && IsShell(path.Base(f[0]))
+	}
+	return strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".bash")
+}
+
+func readFile(p string) (string, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxRead))
+	return string(b), err == nil
+}
+
+// script dry-runs src: the run line (zero "") or the script at zero, in
+// dir with positional params.
+func (r *resolver) script(src, zero, dir string, params []string, depth int) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), zero)
+	if err != nil || Weight(f) > MaxWeight {
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		AddMemChecks(n)
+		return true
+	})
+	env := environ{root: r.root, zero: zero}
+	opts := []interp.RunnerOption{
+		interp.Env(env),
+		interp.Dir(dir),
+		interp.StdIO(strings.NewReader(""), io.Discard, io.Discard),
+		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
+			return r.call(ctx, args, zero, depth)
+		}),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error { return r.exec(ctx, args, zero, depth) }
+		}),
+		interp.OpenHandler(open),
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	}
+	runner, err := interp.New(opts...)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), r.end)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }() // an interpreter panic ends the analysis, not the hook
+		_ = runner.Run(ctx, f)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Until(r.end) + time.Second):
+		// A read the context cannot stop: leave it, with what was found.
+	}
+}
+
+// call sees every simple command: it bounds the run and follows source.
+func (r *resolver) call(ctx context.Context, args []string, zero string, depth int) ([]string, error) {
+	hc := interp.HandlerCtx(ctx)
+	if args[0] == MemCheck {
+		return CheckMemory(hc)
+	}
+	if ArgsTooBig(args) {
+		return nil, ErrMemory
+	}
+	if r.steps.Add(1) > maxSteps {
+		return nil, context.Canceled
+	}
+	if (args[0] == "source" || args[0] == ".") && len(args) > 1 {
+		p := abs(args[1], hc.Dir)
+		if !within(p, r.root) || p == r.root {
+			return []string{":"}, nil // outside the project: not followed
+		}
+		text, ok := readFile(p)
+		if !ok {
+			return []string{":"}, nil
+		}
+		r.add(File{Path: p, SourcedBy: zero})
+		return []string{"eval", prepared(text)}, nil
+	}
+	return args, nil
+}
+
+// exec is every program: a stub that records a project program the run
+// line runs, follows sh -c, and answers the path helpers scripts find
+// their folder with. What a validator script itself runs (zero is the
+// script) is the agent's project, not the validator: not recorded.
+func (r *resolver) exec(ctx context.Context, args []string, zero string, depth int) error {
+	if n, ok := Status(args); ok {
+		if n != 0 {
+			return interp.ExitStatus(n)
+		}
+		return nil
+	}
+	hc := interp.HandlerCtx(ctx)
+	for len(args) > 0 {
+		skip, ok := Skip(path.Base(args[0]), args[1:])
+		if !ok {
+			break
+		}
+		if skip < 0 || skip >= len(args)-1 {
+			return nil
+		}
+		args = args[1+skip:]
+	}
+	if len(args) == 0 || unknown(args[0]) {
+		return nil
+	}
+	name := path.Base(args[0])
+	switch {
+	case name == "dirname" || name == "basename" || name == "realpath" || name == "readlink":
+		pathHelper(hc, args)
+		return nil
+	case zero != "":
+		return nil
+	}
+	prog, rest, shell := args[0], args[1:], false
+	if IsShell(name) {
+		shell = true
+		code, script, i := shellOperand(args[1:])
+		if code != "" {
+			if depth < maxDepth {
+				r.script(code, "", hc.Dir, nil, depth+1)
+			}
+			return nil
+		}
+		prog, rest = script, args[1+i:]
+	} else if base, ok := Interpreter(name); ok {
+		script, i := interpreterOperand(Interps[base], args[1:])
+		prog, rest = script, args[1+i:]
+	} else if !strings.Contains(prog, "/") {
+		return nil // looked up in PATH, not in the project
+	}
+	if prog == "" || unknown(prog) {
+		return nil
+	}
+	p := abs(prog, hc.Dir)
+	if within(p, r.root) && p != r.root {
+		r.program(p, hc.Dir, rest, shell, depth)
+	}
+	return nil
+}
+
+// shellOperand is sh's inline code (-c) or script operand, and the index
+// of the first argument after the script.
+func shellOperand(args []string) (code, script string, next int) {
+	for i := 0; i < len(args); i++ {
+		t := args[i]
+		switch {
+		case t == "-c" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t[1:], "c"):
+			if i+1 < len(args) {
+				return args[i+1], "", len(args)
+			}
+			return "", "", len(args)
+		case t == "-o" || t == "-O" || t == "+o" || t == "+O":
+			i++
+		case t == "--":
+			if i+1 < len(args) {
+				return "", args[i+1], i + 2
+			}
+			return "", "", len(args)
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+		default:
+			return "", t, i + 1
+		}
+	}
+	return "", "", len(args)
+}
+
+// interpreterOperand is an interpreter's script operand ("" for inline
+// code, a module or stdin) and the index of the argument after it.
+func interpreterOperand(spec Interp, args []string) (string, int) {
+	for i := 0; i < len(args); i++ {
+		t := args[i]
+		if t == "-" || !strings.HasPrefix(t, "-") {
+			if t == "-" {
+				return "", i + 1
+			}
+			return t, i + 1
+		}
+		name := strings.TrimLeft(t, "-")
+		if name == "m" || containsStr(spec.Code, name) {
+			return "", len(args)
+		}
+		if len(t) == 2 && strings.Contains(spec.Values, t[1:]) || strings.HasPrefix(t, "--") && containsStr(spec.Long, name) {
+			i++
+		}
+	}
+	return "", len(args)
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// pathHelper prints what dirname, basename, realpath and readlink -f
+// print, so that DIR=$(cd "$(dirname "$0")" && pwd) resolves.
+func pathHelper(hc interp.HandlerContext, args []string) {
+	var ops []string
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) == 0 {
+		return
+	}
+	p := ops[0]
+	var out string
+	switch path.Base(args[0]) {
+	case "dirname":
+		out = path.Dir(p)
+	case "basename":
+		out = path.Base(p)
+	default:
+		out = abs(p, hc.Dir)
+	}
+	io.WriteString(hc.Stdout, out+"\n")
+}
+
+// open lets the dry run read the real files (a sourced file, $(< f)),
+// bounded, and writes nothing.
+func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0 {
+		return nopFile{}, nil
+	}
+	text, ok := readFile(abs(name, interp.HandlerCtx(ctx).Dir))
+	if !ok {
+		return nopFile{}, nil
+	}
+	return nopFile{bytes.NewReader([]byte(text))}, nil
+}
+
+type nopFile struct{ io.Reader }
+
+func (f nopFile) Read(p []byte) (int, error) {
+	if f.Reader == nil {
+		return 0, io.EOF
+	}
+	return f.Reader.Read(p)
+}
+func (nopFile) Write(p []byte) (int, error) { return len(p), nil }
+func (nopFile) Close() error                { return nil }
+
+// prepared is src parsed, with the memory checks, and printed back.
+func prepared(src string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || Weight(f) > MaxWeight {
+		return ":"
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		AddMemChecks(n)
+		return true
+	})
+	var b strings.Builder
+	if syntax.NewPrinter().Print(&b, f) != nil {
+		return ":"
+	}
+	return b.String()
+}
+
+// environ is what a run line sees: $CLAUDE_PROJECT_DIR, as the gate sets
+// it, and $0 and $BASH_SOURCE of the script; any other variable is unset.
+type environ struct{ root, zero string }
+
+func str(v string) expand.Variable {
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+}
+
+func (e environ) Get(name string) expand.Variable {
+	switch name {
+	case "CLAUDE_PROJECT_DIR":
+		return str(e.root)
+	case "BASH_SOURCE":
+		if e.zero != "" {
+			return str(e.zero)
+		}
+	case "PATH":
+		return str("/usr/local/bin:/usr/bin:/bin")
+	}
+	return expand.Variable{}
+}
+
+func (e environ) Each(f func(string, expand.Variable) bool) {
+	f("CLAUDE_PROJECT_DIR", str(e.root))
+}
+
+// plainProgram answers the usual run line, a path and plain arguments
+// ("validators/check.sh 42"), without a dry run of the line: the guard
+// asks for every run validator on every call it judges. ok is false for
+// anything the shell must see: quotes, expansions, assignments, wrappers,
+// shells and interpreters; p is "" for a program outside the project.
+func plainProgram(run, root string) (p string, ok bool) {
+	for _, c := range run {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+,@:% ", c)) {
+			return "", false // anything the shell would expand, quote, chain or redirect
+		}
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(run, " "), " ")
+	if first == "" || !strings.Contains(first, "/") {
+		return "", false
+	}
+	name := path.Base(first)
+	if _, wrapper := wrappers[name]; wrapper || IsShell(name) {
+		return "", false
+	}
+	if _, interp := Interpreter(name); interp {
+		return "", false
+	}
+	p = abs(first, root)
+	if !within(p, root) || p == root {
+		return "", true
+	}
+	return p, true
+}
+
+func abs(p, dir string) string {
+	p = filepath.ToSlash(p)
+	if !strings.HasPrefix(p, "/") {
+		p = dir + "/" + p
+	}
+	return path.Clean(p)
+}
+
+func within(p, base string) bool {
+	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
+}

@@ -1,0 +1,163 @@
+package runline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// first is the program a run line runs first: what the guard protects as
+// the validator's program.
+func first(run, root string) string {
+	fs := Files(run, root)
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[0].Path
+}
+
+func TestProgram(t *testing.T) {
+	root := projectDir(t)
+	tests := map[string]string{
+		"validators/check.sh":                             "validators/check.sh",
+		"./validators/check.sh --flag":                    "validators/check.sh",
+		`"$CLAUDE_PROJECT_DIR"/validators/x.sh`:           "validators/x.sh",
+		`"$CLAUDE_PROJECT_DIR/validators/x.sh" --strict`:  "validators/x.sh",
+		`${CLAUDE_PROJECT_DIR}/validators/x.sh`:           "validators/x.sh",
+		"sh validators/x.sh":                              "validators/x.sh",
+		"bash -e scripts/check.sh arg":                    "scripts/check.sh",
+		"bash -o pipefail scripts/check.sh":               "scripts/check.sh",
+		"python3 tools/check.py":                          "tools/check.py",
+		"python3 -W ignore tools/check.py":                "tools/check.py",
+		"FOO=1 timeout 5 validators/x.sh":                 "validators/x.sh",
+		"env A=1 validators/x.sh":                         "validators/x.sh",
+		"cd scripts && ./check.sh":                        "scripts/check.sh",
+		"cd scripts; ./check.sh":                          "scripts/check.sh",
+		`cd "$CLAUDE_PROJECT_DIR/scripts" && sh check.sh`: "scripts/check.sh",
+		"(cd scripts && ./check.sh)":                      "scripts/check.sh",
+		"sh -c 'validators/x.sh'":                         "validators/x.sh",
+		"bash -c 'cd scripts && ./check.sh'":              "scripts/check.sh",
+		"validators/x.sh && validators/y.sh":              "validators/x.sh",
+		"set -e; validators/x.sh":                         "validators/x.sh",
+		"go test ./...":                                   "",
+		"make lint":                                       "",
+		"python3 -c 'import x'":                           "",
+		"python3 -m pytest":                               "",
+		"/usr/local/bin/check":                            "",
+		"../elsewhere/check.sh":                           "",
+		"test -f output/joke.txt":                         "",
+	}
+	for run, want := range tests {
+		if want != "" {
+			want = root + "/" + want
+		}
+		if got := first(run, root); got != want {
+			t.Errorf("Files(%q)[0] = %q, want %q", run, got, want)
+		}
+	}
+	if fs := Files("validators/x.sh && validators/y.sh", root); len(fs) != 2 || fs[1].Path != root+"/validators/y.sh" {
+		t.Errorf("both programs of a && b: %v", fs)
+	}
+}
+
+// TestSourced: the files a validator script sources are recorded with it,
+// in any of the usual spellings; files outside the project are not.
+func TestSourced(t *testing.T) {
+	root := projectDir(t)
+	write := func(rel, text string) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("validators/lib.sh", ". ./validators/more.sh\n")
+	write("validators/more.sh", "x=1\n")
+	write("scripts/lib.sh", "helper() { :; }\n")
+	write("scripts/env.sh", "A=1\n")
+	write("validators/a.sh", "#!/bin/sh\n. ./validators/lib.sh\nsource /etc/profile\n")
+	write("validators/b.sh", "#!/usr/bin/env bash\nDIR=$(cd \"$(dirname \"$0\")\" && pwd)\n. \"$DIR/lib.sh\"\n")
+	write("scripts/check.sh", "#!/bin/bash\nsource lib.sh\nif [ -f env.sh ]; then . ./env.sh; fi\nfor i in 1 2 3; do :; done\n./build.sh && go test ./...\n")
+	write("scripts/build.sh", "#!/bin/sh\n. ./lib.sh\n")
+	write("scripts/c.sh", "#!/bin/bash\n. \"${BASH_SOURCE%/*}/lib.sh\"\n")
+	write("tools/x.py", "import os\n")
+	for run, want := range map[string][]string{
+		"validators/a.sh":                       {"validators/a.sh", "validators/lib.sh", "validators/more.sh"},
+		`"$CLAUDE_PROJECT_DIR"/validators/b.sh`: {"validators/b.sh", "validators/lib.sh", "validators/more.sh"},
+		"cd scripts && ./check.sh":              {"scripts/check.sh", "scripts/lib.sh", "scripts/env.sh"},
+		"bash scripts/c.sh":                     {"scripts/c.sh", "scripts/lib.sh"},
+		"python3 tools/x.py":                    {"tools/x.py"},
+		". scripts/env.sh && validators/a.sh":   {"scripts/env.sh", "validators/a.sh", "validators/lib.sh", "validators/more.sh"},
+	} {
+		var got []string
+		for _, f := range Files(run, root) {
+			got = append(got, strings.TrimPrefix(f.Path, root+"/"))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("Files(%q) = %v, want %v", run, got, want)
+		}
+	}
+}
+
+// TestBounded: a validator script that loops or builds text without end
+// is analysed within the bounds, never a hang or a crash.
+func TestBounded(t *testing.T) {
+	root := projectDir(t)
+	p := filepath.Join(root, "validators/loop.sh")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("#!/bin/sh\n. ./validators/lib.sh\nx=a; while :; do x=$x$x; done\n"), 0o755)
+	os.WriteFile(filepath.Join(root, "validators/lib.sh"), []byte("while true; do :; done\n"), 0o644)
+	fs := Files("validators/loop.sh", root)
+	if len(fs) != 2 {
+		t.Errorf("Files = %v", fs)
+	}
+}
+
+// TestPlainProgramAgrees guards the fast path: wherever plainProgram
+// answers, the dry run of the line gives the same program.
+func TestPlainProgramAgrees(t *testing.T) {
+	root := projectDir(t)
+	runs := []string{
+		"validators/check.sh", "validators/check.sh 00042", "./validators/check.sh --flag", "  validators/x.sh a b",
+		"/usr/local/bin/check", "../elsewhere/check.sh", "validators/../../x.sh", root, "./",
+		"validators/x.sh;rm -rf /", "validators/x.sh&&y", "validators/x.sh\targ", "bin/bash x.sh", "tools/python3 x.py",
+		"usr/bin/env validators/x.sh", "a/timeout 5 validators/x.sh", "validators/x.sh $HOME", "v/x.sh 'a b'",
+		"FOO=1 validators/x.sh", "~/x.sh", "validators/x*.sh", "go test ./...",
+	}
+	answered := 0
+	for _, run := range runs {
+		p, ok := plainProgram(run, root)
+		if !ok {
+			continue
+		}
+		answered++
+		r := &resolver{root: root, seen: map[string]bool{}, end: timeNow()}
+		r.script(run, "", root, nil, 0)
+		want := ""
+		if fs := r.files(); len(fs) > 0 {
+			want = fs[0].Path
+		}
+		if p != want {
+			t.Errorf("plainProgram(%q) = %q, the analysis says %q", run, p, want)
+		}
+	}
+	if answered < 6 {
+		t.Errorf("the fast path answered only %d of the plain run lines", answered)
+	}
+}
+
+func projectDir(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"validators", "scripts", "tools"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	return root
+}
+
+func timeNow() time.Time { return time.Now().Add(deadline) }
