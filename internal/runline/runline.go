@@ -160,9 +160,14 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 		}),
 		interp.OpenHandler(open),
 	}
-	if len(params) > 0 {
-		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	flags := []string{}
+	if zero == "" {
+		// The run line's globs are not expanded: a program it names is a
+		// validator's, what a glob finds (for t in tests/*.sh) is the
+		// agent's own code, which the guard must not protect.
+		flags = append(flags, "-f")
 	}
+	opts = append(opts, interp.Params(append(append(flags, "--"), params...)...))
 	runner, err := interp.New(opts...)
 	if err != nil {
 		return
@@ -259,8 +264,8 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 	} else if !strings.Contains(prog, "/") {
 		return nil // looked up in PATH, not in the project
 	}
-	if prog == "" || unknown(prog) {
-		return nil
+	if prog == "" || unknown(prog) || zero == "" && strings.ContainsAny(prog, "*?[") {
+		return nil // a glob of the run line: the agent's files
 	}
 	p := abs(prog, hc.Dir)
 	if within(p, r.root) && p != r.root {

@@ -48,6 +48,9 @@ func TestProgram(t *testing.T) {
 		"/usr/local/bin/check":                            "",
 		"../elsewhere/check.sh":                           "",
 		"test -f output/joke.txt":                         "",
+		`for t in tests/*.sh; do sh "$t" || exit 1; done`: "",
+		"sh tests/*.sh":                                   "",
+		"for v in validators/x.sh; do $v; done":           "validators/x.sh",
 	}
 	for run, want := range tests {
 		if want != "" {
