@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/runline"
@@ -43,6 +45,10 @@ func (e environ) Get(name string) expand.Variable {
 		return str("~-")
 	case "PATH":
 		return str("/usr/local/bin:/usr/bin:/bin")
+	case "PPID":
+		// As the interpreter has it, for the static pass: the client
+		// (process.go).
+		return str(strconv.Itoa(os.Getppid()))
 	case "TMPDIR":
 		// Unknown, and where the interpreter would put its FIFOs: it opens
 		// paths there itself, past the open handler, so none may exist.

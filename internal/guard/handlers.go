@@ -41,14 +41,15 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 	if (args[0] == "builtin" || args[0] == "command") && len(args) > 1 && reparsed[args[1]] {
 		args = args[1:]
 	}
-	switch args[0] {
-	case "kill":
+	if args[0] == "kill" || len(args) > 1 && args[1] == "kill" && (args[0] == "command" || args[0] == "builtin") {
 		// A builtin the interpreter does not run: judged here, not in exec.
 		a := s.analyzer(hc)
 		if h := a.run(a.words(args)); h != nil {
 			s.d.found(h)
 			return nil, errHit
 		}
+	}
+	switch args[0] {
 	case "eval":
 		return []string{"eval", prepared(strings.Join(args[1:], " "))}, nil
 	case "printf":
