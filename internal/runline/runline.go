@@ -190,14 +190,14 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 // call sees every simple command: it bounds the run and follows source.
 func (r *resolver) call(ctx context.Context, args []string, zero string, depth int) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
+	if r.steps.Add(1) > maxSteps {
+		return nil, context.Canceled // statements too: for ((;;)); do x=1; done
+	}
 	if args[0] == MemCheck {
 		return CheckMemory(hc)
 	}
 	if ArgsTooBig(args) {
 		return nil, ErrMemory
-	}
-	if r.steps.Add(1) > maxSteps {
-		return nil, context.Canceled
 	}
 	if (args[0] == "source" || args[0] == ".") && len(args) > 1 {
 		p := abs(args[1], hc.Dir)

@@ -111,10 +111,16 @@ func TestBounded(t *testing.T) {
 	p := filepath.Join(root, "validators/loop.sh")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("#!/bin/sh\n. ./validators/lib.sh\nx=a; while :; do x=$x$x; done\n"), 0o755)
-	os.WriteFile(filepath.Join(root, "validators/lib.sh"), []byte("while true; do :; done\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "validators/lib.sh"), []byte("while true; do :; done\nfor ((;;)); do y=1; done\n"), 0o644)
+	start := time.Now()
 	fs := Files("validators/loop.sh", root)
 	if len(fs) != 2 {
 		t.Errorf("Files = %v", fs)
+	}
+	// Stopped by its step bound, not by the deadline: the guard builds
+	// its protected set on every call. A generous bound, seconds.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the analysis took %v", d)
 	}
 }
 
