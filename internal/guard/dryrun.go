@@ -60,6 +60,7 @@ var passes = []pass{{lenient: true, status: 0}, {lenient: false, status: 1}}
 type dryRun struct {
 	set      *Set
 	steps    atomic.Int64
+	printed  atomic.Int64 // bytes builtins and stubs printed (runline.MaxPrinted)
 	deadline time.Time    // of all passes
 	src      string       // the command
 	top      *syntax.File // the command parsed

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/runline"
@@ -26,7 +27,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return args, err
 	}
-	if runline.ArgsTooBig(args) {
+	if runline.ArgsTooBig(args) || s.d.printed.Add(int64(runline.Printed(args, hc.Env))) > runline.MaxPrinted {
 		s.d.doubt(tooMuch)
 		return nil, runline.ErrMemory
 	}
@@ -198,7 +199,7 @@ func (s *shell) exec(ctx context.Context, args []string) error {
 // input, ls and find their operands, anything else a value the guard
 // cannot know.
 func (s *shell) output(a *analyzer, ws []word) {
-	out := a.hc.Stdout
+	out := counted{a.hc.Stdout, &s.d.printed}
 	name := ""
 	if !ws[0].unknown {
 		name = path.Base(ws[0].text)
@@ -344,3 +345,17 @@ func (f fakeInfo) Mode() fs.FileMode {
 func (f fakeInfo) ModTime() time.Time { return time.Time{} }
 func (f fakeInfo) IsDir() bool        { return f.dir }
 func (f fakeInfo) Sys() any           { return nil }
+
+// counted is a stub's stdout, counted against runline.MaxPrinted: past
+// it the stub prints nothing more, and the next call stops the run.
+type counted struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c counted) Write(p []byte) (int, error) {
+	if c.n.Add(int64(len(p))) > runline.MaxPrinted {
+		return len(p), nil
+	}
+	return c.w.Write(p)
+}

@@ -31,6 +31,10 @@ var memoryAttacks = []string{
 	`x=a; for i in {1..40}; do read -r x <<< "$x$x"; done; echo mappings.toml`,
 	`x=a; for i in {1..40}; do x=$(echo "$x$x"); done; echo mappings.toml`,
 	`y=` + strings.Repeat(`$x`, 300) + `; echo mappings.toml`,
+	// Output kept by $(…) before any variable holds it.
+	`x=a; for i in {1..17}; do x=$x$x; done; y=$(while :; do echo $x; done); echo mappings.toml`,
+	`y=$(for i in {1..1000}; do printf '` + strings.Repeat("a", 200) + `%s' {1..1000}; done); echo mappings.toml`,
+	`y=$(while :; do declare -p; done); echo mappings.toml`,
 }
 
 func TestMemoryBound(t *testing.T) {

@@ -26,7 +26,11 @@ const (
 	maxRead   = 1 << 20                // bytes a command substitution yields in a dry run
 )
 
-// ErrMemory stops a run past MaxVars.
+// MaxPrinted bounds what the builtins and stubs of one dry run print: a
+// loop inside $(…) keeps its output in memory, which no variable holds yet.
+const MaxPrinted = 16 << 20
+
+// ErrMemory stops a run past MaxVars or MaxPrinted.
 var ErrMemory = errors.New("dry run over its memory bound")
 
 // guarded returns list with a MemCheck before each statement, once.
@@ -227,4 +231,26 @@ func Status(args []string) (uint8, bool) {
 		return 0, false
 	}
 	return uint8(atoi(args[1])), true
+}
+
+// Printed is how much the call args prints at most, for the builtins that
+// print (echo, printf with its format repeated over its arguments, the
+// listings of set and declare); 0 for anything else.
+func Printed(args []string, env expand.Environ) int {
+	n := 0
+	for _, a := range args[1:] {
+		n += len(a) + 1
+	}
+	switch args[0] {
+	case "echo":
+		return n
+	case "printf":
+		if len(args) > 1 {
+			return n + len(args[1])*len(args)
+		}
+		return n
+	case "set", "declare", "typeset", "export", "readonly", "local", "alias":
+		return n + held(env)
+	}
+	return 0
 }

@@ -65,9 +65,10 @@ func Files(run, root string) []File {
 }
 
 type resolver struct {
-	root  string
-	steps atomic.Int64
-	end   time.Time
+	root    string
+	steps   atomic.Int64
+	printed atomic.Int64
+	end     time.Time
 
 	mu   sync.Mutex // a dry run left behind at its deadline may still add
 	seen map[string]bool
@@ -196,7 +197,7 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 	if args[0] == MemCheck {
 		return CheckMemory(hc)
 	}
-	if ArgsTooBig(args) {
+	if ArgsTooBig(args) || r.printed.Add(int64(Printed(args, hc.Env))) > MaxPrinted {
 		return nil, ErrMemory
 	}
 	if (args[0] == "source" || args[0] == ".") && len(args) > 1 {
