@@ -164,6 +164,7 @@ var tamperCases = []bashCase{
 	{`pgrep -f claude | xargs kill -STOP`, "*"},
 	{`kill -STOP $(ps -o ppid= -p $$)`, "*"},
 	{`if false; then kill -9 $PPID; fi`, "*"},
+	{`sleep 9 & kill %1 && rm -rf tmp/validation`, "tmp/validation"},
 	{`pkill -9 gate`, "*"},
 	{`while true; do pkill -9 gate; done`, "*"},
 	{`pkill -f detect`, "*"},
