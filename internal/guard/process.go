@@ -66,7 +66,9 @@ func init() {
 		"perf":     pidOpt("p", "pid"),
 		"cpulimit": cpulimitRule,
 		"gcore":    allPids, "pstack": allPids, "reptyr": allPids, "gstack": allPids,
-		"fuser": fuserRule,
+		"fuser":      fuserRule,
+		"cgclassify": cgclassifyRule,
+		"criu":       pidOpt("t", "tree"),
 	}
 }
 
@@ -498,6 +500,35 @@ func (a *analyzer) procPath(w word) *Hit {
 		pid, _, _ := strings.Cut(rest, "/")
 		if n, err := strconv.Atoi(pid); err == nil {
 			return a.pidNumber(n, "write the process files of")
+		}
+	}
+	return nil
+}
+
+// cgclassify moves its pid operands into a cgroup, which can freeze or
+// starve them.
+func cgclassifyRule(a *analyzer, args []word) *Hit {
+	for _, w := range parseOpts(args, "g").ops {
+		if h := a.pid(w, "move into another cgroup", true); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// signalsClient matches interpreter code that signals, limits or traces a
+// process; with a way to find the client (findsClient) in the same code
+// it is denied: os.kill(os.getppid(), signal.SIGSTOP).
+var signalsClient = regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
+
+// interpreterSignals judges an interpreter's inline code for a signal,
+// a limit or a trace aimed at the client.
+func (a *analyzer) interpreterSignals(name string, args []word) *Hit {
+	spec := runline.Interps[name]
+	o := parseOpts(args, spec.Values, spec.Long...)
+	for _, w := range o.val(spec.Code...) {
+		if signalsClient.MatchString(w.text) && findsClient.MatchString(w.text) {
+			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
 		}
 	}
 	return nil
