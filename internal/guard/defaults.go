@@ -73,10 +73,11 @@ func Defaults(src Source) *Set {
 	files := map[string][]runline.File{}
 	protected := map[string]bool{}
 	for _, r := range src.Runs {
-		fs, ok := files[r.Command]
+		key := runline.Key(r.Command)
+		fs, ok := files[key]
 		if !ok {
 			fs = runline.Files(r.Command, root)
-			files[r.Command] = fs
+			files[key] = fs
 		}
 		for _, f := range fs {
 			if protected[f.Path] {

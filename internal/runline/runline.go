@@ -64,6 +64,17 @@ func Files(run, root string) []File {
 	return r.files()
 }
 
+// Key is what Files of run depends on besides the files themselves: two
+// run lines with the same key execute the same files. A plain run line's
+// arguments do not count (validators/check.sh 42 and 43), so a config of
+// thousands of them is resolved once.
+func Key(run string) string {
+	if first, ok := plainLine(run); ok {
+		return first
+	}
+	return run
+}
+
 type resolver struct {
 	root    string
 	steps   atomic.Int64
@@ -430,8 +441,23 @@ func (e environ) Each(f func(string, expand.Variable) bool) {
 // anything the shell must see: quotes, expansions, assignments, wrappers,
 // shells and interpreters; p is "" for a program outside the project.
 func plainProgram(run, root string) (p string, ok bool) {
-	for _, c := range run {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+,@:% ", c)) {
+	first, ok := plainLine(run)
+	if !ok {
+		return "", false
+	}
+	p = abs(first, root)
+	if !within(p, root) || p == root {
+		return "", true
+	}
+	return p, true
+}
+
+// plainLine is the program word of a plain run line, and whether the line
+// is one.
+func plainLine(run string) (string, bool) {
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/._-+,@:% ", c) >= 0) {
 			return "", false // anything the shell would expand, quote, chain or redirect
 		}
 	}
@@ -446,11 +472,7 @@ func plainProgram(run, root string) (p string, ok bool) {
 	if _, interp := Interpreter(name); interp {
 		return "", false
 	}
-	p = abs(first, root)
-	if !within(p, root) || p == root {
-		return "", true
-	}
-	return p, true
+	return first, true
 }
 
 func abs(p, dir string) string {

@@ -1,6 +1,7 @@
 package runline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,3 +171,20 @@ func projectDir(t *testing.T) string {
 }
 
 func timeNow() time.Time { return time.Now().Add(deadline) }
+
+// TestKey: run lines with one key resolve to the same files.
+func TestKey(t *testing.T) {
+	root := projectDir(t)
+	os.WriteFile(filepath.Join(root, "validators/lib.sh"), []byte("x=1\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "validators/check.sh"), []byte("#!/bin/sh\n. ./validators/lib.sh\n"), 0o755)
+	a, b := "validators/check.sh 00042", "validators/check.sh 00043 --strict"
+	if Key(a) != Key(b) {
+		t.Fatalf("Key(%q) = %q, Key(%q) = %q", a, Key(a), b, Key(b))
+	}
+	if fa, fb := Files(a, root), Files(b, root); len(fa) != 2 || fmt.Sprint(fa) != fmt.Sprint(fb) {
+		t.Errorf("Files(%q) = %v, Files(%q) = %v", a, fa, b, fb)
+	}
+	if Key(`"$X"/check.sh 1`) == Key(`"$X"/check.sh 2`) {
+		t.Errorf("a run line the shell must see is its own key")
+	}
+}
