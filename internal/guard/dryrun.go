@@ -195,8 +195,14 @@ func parse(src string) (*syntax.File, error) {
 // prepare makes the script safe and complete to dry-run: background jobs
 // run in turn (so their calls are judged before the run ends), and process
 // substitutions become command substitutions (the interpreter would make
-// real FIFOs for them, which a stub never opens).
+// real FIFOs for them, which a stub never opens). A script nested deeper
+// than runline.MaxNesting becomes one call of tooDeep, which stops the run
+// with that doubt: every pass over it would cost more with its depth.
 func prepare(f *syntax.File) {
+	if runline.TooDeep(f) {
+		f.Stmts = []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: tooDeep}}}}}}}
+		return
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Stmt:
@@ -210,10 +216,7 @@ func prepare(f *syntax.File) {
 		}
 		return true
 	})
-	syntax.Walk(f, func(n syntax.Node) bool {
-		runline.AddMemChecks(n)
-		return true
-	})
+	runline.AddMemChecks(f)
 }
 
 func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
@@ -269,6 +272,9 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 	}
 	return r
 }
+
+// tooDeep is the command prepare leaves of a script nested too deep.
+const tooDeep = "__stopgate_too_deep"
 
 // tooMuch is the doubt of a run stopped at runline.MaxVars.
 const tooMuch = "the guard stopped its dry run: it builds more text than the guard's dry run holds in memory"

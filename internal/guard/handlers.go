@@ -21,6 +21,10 @@ import (
 // it counts steps and records which commands of the top script ran.
 func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
+	if args[0] == tooDeep {
+		s.d.doubt("it nests deeper than the guard's dry run follows")
+		return nil, errLimit
+	}
 	if args[0] == runline.MemCheck {
 		args, err := runline.CheckMemory(hc)
 		if err != nil {

@@ -35,6 +35,10 @@ var memoryAttacks = []string{
 	`x=a; for i in {1..17}; do x=$x$x; done; y=$(while :; do echo $x; done); echo mappings.toml`,
 	`y=$(for i in {1..1000}; do printf '` + strings.Repeat("a", 200) + `%s' {1..1000}; done); echo mappings.toml`,
 	`y=$(while :; do declare -p; done); echo mappings.toml`,
+	// Nesting that would make every pass over the script slow.
+	strings.Repeat("{ ", 20000) + "echo mappings.toml;" + strings.Repeat(" }", 20000),
+	strings.Repeat("{ ", 20000) + "echo $PIPESTATUS mappings.toml;" + strings.Repeat(" }", 20000),
+	`eval "` + strings.Repeat("{ ", 5000) + "echo mappings.toml;" + strings.Repeat(" }", 5000) + `"`,
 }
 
 func TestMemoryBound(t *testing.T) {

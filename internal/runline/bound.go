@@ -35,11 +35,12 @@ var ErrMemory = errors.New("dry run over its memory bound")
 
 // guarded returns list with a MemCheck before each statement, once.
 // A statement that reads PIPESTATUS keeps the statement before it
-// adjacent (the check passes $? on, not PIPESTATUS).
-func guarded(list []*syntax.Stmt) []*syntax.Stmt {
+// adjacent (the check passes $? on, not PIPESTATUS); pipestatus says
+// whether any statement may.
+func guarded(list []*syntax.Stmt, pipestatus bool) []*syntax.Stmt {
 	out := make([]*syntax.Stmt, 0, 2*len(list))
 	for i, st := range list {
-		if !isMemCheck(st) && (i == 0 || !isMemCheck(list[i-1])) && !readsPipestatus(st) {
+		if !isMemCheck(st) && (i == 0 || !isMemCheck(list[i-1])) && !(pipestatus && readsPipestatus(st)) {
 			out = append(out, memCheckStmt())
 		}
 		out = append(out, st)
@@ -59,29 +60,58 @@ func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 	return &syntax.Stmt{Position: st.Position, Cmd: &syntax.Block{Lbrace: st.Position, Rbrace: st.End(), Stmts: []*syntax.Stmt{memCheckStmt(), st}}}
 }
 
-// AddMemChecks puts the checks into the statement lists of node n: call
-// it on every node of a syntax.Walk.
-func AddMemChecks(n syntax.Node) {
-	switch n := n.(type) {
-	case *syntax.File:
-		n.Stmts = guarded(n.Stmts)
-	case *syntax.Block:
-		n.Stmts = guarded(n.Stmts)
-	case *syntax.Subshell:
-		n.Stmts = guarded(n.Stmts)
-	case *syntax.IfClause:
-		n.Cond, n.Then = guarded(n.Cond), guarded(n.Then)
-	case *syntax.WhileClause:
-		n.Cond, n.Do = guarded(n.Cond), guarded(n.Do)
-	case *syntax.ForClause:
-		n.Do = guarded(n.Do)
-	case *syntax.CaseItem:
-		n.Stmts = guarded(n.Stmts)
-	case *syntax.CmdSubst:
-		n.Stmts = guarded(n.Stmts)
-	case *syntax.BinaryCmd:
-		n.Y = guardedStmt(n.Y)
-	}
+// AddMemChecks puts the checks into every statement list of f.
+func AddMemChecks(f syntax.Node) {
+	pipestatus := false // the per-statement search below is only needed then
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if p, ok := n.(*syntax.ParamExp); ok && p.Param != nil && p.Param.Value == "PIPESTATUS" {
+			pipestatus = true
+		}
+		return !pipestatus
+	})
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.File:
+			n.Stmts = guarded(n.Stmts, pipestatus)
+		case *syntax.Block:
+			n.Stmts = guarded(n.Stmts, pipestatus)
+		case *syntax.Subshell:
+			n.Stmts = guarded(n.Stmts, pipestatus)
+		case *syntax.IfClause:
+			n.Cond, n.Then = guarded(n.Cond, pipestatus), guarded(n.Then, pipestatus)
+		case *syntax.WhileClause:
+			n.Cond, n.Do = guarded(n.Cond, pipestatus), guarded(n.Do, pipestatus)
+		case *syntax.ForClause:
+			n.Do = guarded(n.Do, pipestatus)
+		case *syntax.CaseItem:
+			n.Stmts = guarded(n.Stmts, pipestatus)
+		case *syntax.CmdSubst:
+			n.Stmts = guarded(n.Stmts, pipestatus)
+		case *syntax.BinaryCmd:
+			n.Y = guardedStmt(n.Y)
+		}
+		return true
+	})
+}
+
+// MaxNesting bounds how deep a script's syntax tree goes: every pass over
+// it (the checks above, a dry run's recursion) costs more with depth, and
+// no hand-written command comes near.
+const MaxNesting = 400
+
+// TooDeep reports whether f's syntax tree is deeper than MaxNesting.
+func TooDeep(f syntax.Node) bool {
+	depth, deepest := 0, 0
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			depth--
+			return true
+		}
+		depth++
+		deepest = max(deepest, depth)
+		return deepest <= MaxNesting
+	})
+	return deepest > MaxNesting
 }
 
 func memCheckStmt() *syntax.Stmt {

@@ -152,13 +152,10 @@ func readFile(p string) (string, bool) {
 // dir with positional params.
 func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), zero)
-	if err != nil || Weight(f) > MaxWeight {
+	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
 		return
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		AddMemChecks(n)
-		return true
-	})
+	AddMemChecks(f)
 	env := environ{root: r.root, zero: zero}
 	opts := []interp.RunnerOption{
 		interp.Env(env),
@@ -395,13 +392,10 @@ func (nopFile) Close() error                { return nil }
 // prepared is src parsed, with the memory checks, and printed back.
 func prepared(src string) string {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil || Weight(f) > MaxWeight {
+	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
 		return ":"
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		AddMemChecks(n)
-		return true
-	})
+	AddMemChecks(f)
 	var b strings.Builder
 	if syntax.NewPrinter().Print(&b, f) != nil {
 		return ":"
