@@ -99,6 +99,7 @@ func runCheck(env *cli.Env, args []string) error {
 		for _, l := range c.limits { // what the client lacks that a stopgate feature needs
 			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, l)
 		}
+		fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, clientWallNote(c))
 	}
 	if tel != "" {
 		fmt.Fprintln(env.Stdout, tel)

@@ -44,6 +44,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 		fd.Timeout /= c.unit // in seconds
 		out = append(out, timeoutFinding(cfg, fd, c.file, c.name)...)
 	}
+	out = append(out, clientWallFindings(env, ws, c)...) // clientwall.go
 	return dedupe(out)
 }
 

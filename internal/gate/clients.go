@@ -169,6 +169,9 @@ func initClient(env *cli.Env, c *agentClient, bin string) error {
 		binDir = filepath.Join(root, binDir)
 	}
 	noteMissing(env, binDir, want, root)
+	if err := initClientWall(env, c, root); err != nil { // clientwall.go
+		return err
+	}
 	fmt.Fprintf(env.Stdout, "trust: %s\n", c.trust)
 	return nil
 }
