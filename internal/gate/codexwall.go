@@ -3,6 +3,8 @@ package gate
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,13 +34,26 @@ const (
 // codexReadOnly returns the workspace-relative paths the profile keeps
 // read-only: Codex's own folder, which holds the hooks and this file, and
 // the protected set inside the project (outside it, all is read-only).
-func codexReadOnly(set *guard.Set) []string {
+//
+// Codex refuses every command when a read-only path is a symlink ("crosses
+// writable symlink"): a symlink's target stands in for it.
+func codexReadOnly(root string, set *guard.Set) []string {
 	out := []string{".codex"}
+	realRoot, _ := filepath.EvalSymlinks(root)
 	for _, p := range set.Paths() {
-		if filepath.IsAbs(filepath.FromSlash(p.Show)) || slices.Contains(out, p.Show) {
+		show := p.Show
+		if st, err := os.Lstat(filepath.FromSlash(p.Path)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(filepath.FromSlash(p.Path))
+			r, err2 := filepath.Rel(realRoot, real)
+			if err != nil || err2 != nil || r == ".." || strings.HasPrefix(r, "../") {
+				continue // outside the project, all is read-only
+			}
+			show = filepath.ToSlash(r)
+		}
+		if filepath.IsAbs(filepath.FromSlash(show)) || slices.Contains(out, show) {
 			continue
 		}
-		out = append(out, p.Show)
+		out = append(out, show)
 	}
 	return out
 }
@@ -174,7 +189,7 @@ func writeCodexWall(env *cli.Env, root string, set *guard.Set) error {
 	if err != nil {
 		return err
 	}
-	want := codexReadOnly(set)
+	want := codexReadOnly(root, set)
 	out, added, note, err := mergeCodexWall(data, want)
 	if err != nil {
 		return fmt.Errorf("%s: %w", codexConfig, err)
@@ -221,7 +236,7 @@ func codexWallFindings(env *cli.Env, ws workspace, set *guard.Set) []finding {
 	if err != nil {
 		return append(out, finding{loc: codexConfig, msg: "not TOML: " + err.Error(), hint: "fix it by hand, then run gate init --client codex again"})
 	}
-	want := codexReadOnly(set)
+	want := codexReadOnly(ws.root, set)
 	down := func(msg string) finding {
 		return finding{loc: codexConfig, warning: true, msg: msg + ": Codex's wall is down, so the agent's shell can write the protected set in ways the guard cannot see", hint: hint}
 	}
