@@ -86,3 +86,36 @@ func TestCodexWall(t *testing.T) {
 		t.Error("the stop was not blocked")
 	}
 }
+
+// The wall stands without the guard, for Codex's own patch tool too: with no stopgate
+// hook registered (.codex/hooks.json gone), apply_patch on mappings.toml is rejected by
+// Codex itself ("writing outside of the project"), while a patch adding output/joke.txt
+// goes through: the profile walls off the protected set, not the workspace.
+func TestCodexWallApplyPatch(t *testing.T) {
+	p := NewProject(t, "codex")
+	if err := os.Remove(p.Path(".codex/hooks.json")); err != nil {
+		t.Fatal(err)
+	}
+	before := p.ReadFile("mappings.toml")
+	guarded := "*** Begin Patch\n*** Update File: mappings.toml\n@@\n-max_blocks   = 3\n+max_blocks   = 99\n*** End Patch\n"
+	plain := "*** Begin Patch\n*** Add File: output/joke.txt\n+" + joke + "\n*** End Patch\n"
+	srv := Start(t, Responses, Script{
+		after(LastHas("patch rejected"), run("apply_patch <<'EOF'\n"+plain+"EOF\n")),
+		after(AtTurn(0), run("apply_patch <<'EOF'\n"+guarded+"EOF\n")),
+		func(r *Request) []Part { return []Part{Text("Done.")} },
+	})
+	r := codexSandboxed(t, p, srv, "Patch it")
+	var rejected bool
+	for _, q := range r.Requests {
+		rejected = rejected || strings.Contains(q.Latest(), "patch rejected")
+	}
+	if !rejected || !strings.Contains(r.Stderr, "writing outside of the project") {
+		t.Errorf("the patch of mappings.toml was not rejected\nstderr: %s", tail(r.Stderr, 3000))
+	}
+	if got := p.ReadFile("mappings.toml"); got != before {
+		t.Errorf("mappings.toml changed:\n%s", got)
+	}
+	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
+		t.Errorf("output/joke.txt = %q: the wall refused an ordinary patch", got)
+	}
+}

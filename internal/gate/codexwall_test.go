@@ -1,0 +1,65 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMergeCodexWall(t *testing.T) {
+	want := []string{".codex", "mappings.toml", "validators"}
+	full, _, _, err := mergeCodexWall(nil, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, in   string
+		note, err  string // substrings; "" none
+		added      int
+		keepsBytes bool // the input is a prefix of the output after default_permissions
+	}{
+		{name: "empty", in: "", added: 2},
+		{name: "no final newline", in: "model = \"o3\"", added: 2, keepsBytes: true},
+		{name: "user table last", in: "[tui]\ntheme = \"dark\"\n", added: 2, keepsBytes: true},
+		{name: "already there", in: string(full), added: 0},
+		{name: "lacks one, init's table last", in: strings.TrimSuffix(string(full), "\"validators\" = \"read\"\n"), added: 1, keepsBytes: true},
+		{name: "lacks one, a table after", in: strings.TrimSuffix(string(full), "\"validators\" = \"read\"\n") + "[tui]\n", note: "lacks validators"},
+		{name: "legacy sandbox", in: "sandbox_mode = \"danger-full-access\"\n", note: "older sandbox settings"},
+		{name: "other profile", in: "default_permissions = \":workspace\"\n", note: "another permission profile"},
+		{name: "not TOML", in: "model = \n", err: "expected"},
+		{name: "a quote in a path", in: "", added: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := want
+			if tc.name == "a quote in a path" {
+				w = append(w, `we"ird\path`)
+			}
+			out, added, note, err := mergeCodexWall([]byte(tc.in), w)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.note != "" {
+				if !strings.Contains(note, tc.note) || string(out) != tc.in || len(added) != 0 {
+					t.Fatalf("note %q added %v, want %q and the file unchanged", note, added, tc.note)
+				}
+				return
+			}
+			if note != "" || len(added) != tc.added {
+				t.Fatalf("note %q added %v, want %d additions", note, added, tc.added)
+			}
+			st, err := inspectCodex(out)
+			if err != nil || st.profile != codexProfile || len(st.lacking(w)) > 0 {
+				t.Fatalf("merged file is no wall (%v):\n%s", err, out)
+			}
+			body := strings.TrimPrefix(string(out), "default_permissions = \"stopgate\"\n")
+			if tc.keepsBytes && !strings.HasPrefix(body, tc.in) && !strings.HasPrefix(string(out), tc.in) {
+				t.Fatalf("the user's bytes were not kept:\n%s", out)
+			}
+		})
+	}
+}
