@@ -34,7 +34,7 @@ var clientWalls = map[string]clientWall{
 		left: "the wall is Codex's own sandbox for shell commands (bubblewrap): with the permission profile up, the protected set is read-only to every command and to apply_patch; a command or patch the user approves outside the sandbox, and a session started with --sandbox, --dangerously-bypass-approvals-and-sandbox or a sandbox_mode anywhere in Codex's config are the guard's alone"},
 	dialect.Gemini:   {left: "no wall gate init can turn on: Gemini CLI's sandbox runs the whole session in docker or podman (or Seatbelt on macOS) and is chosen by the user (--sandbox, GEMINI_SANDBOX); the guard alone refuses a write to the protected set"},
 	dialect.Copilot:  {left: "no wall gate init can turn on: Copilot CLI's command sandbox (MXC, bubblewrap plus slirp4netns on Linux) is switched on and given its paths in the user's own settings or with --sandbox, not in the project; the guard alone refuses a write to the protected set"},
-	dialect.OpenCode: {left: "no OS wall: OpenCode has permission rules for its tools, not a sandbox for the shell; the guard (the plugin's tool.execute.before) alone refuses a write to the protected set"},
+	dialect.OpenCode: {left: "no OS wall: OpenCode has permission rules for its tools (not written by gate init yet), not a sandbox for the shell; the guard (the plugin's tool.execute.before) alone refuses a write to the protected set"},
 }
 
 // clientSet returns the project's protected set as the guard computes it.
