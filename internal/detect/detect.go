@@ -29,6 +29,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -61,7 +62,7 @@ func Run(env *cli.Env) error {
 
 	// Read: what did the agent touch? Cheap tests first, so that the common
 	// case, an unrelated tool call or prompt, never parses the config.
-	ts := triggersOf(in, root)
+	ts := triggersOf(in, root, env.Getenv("HOME"))
 	if len(ts) == 0 {
 		return nil
 	}
@@ -150,7 +151,7 @@ type trigger struct {
 
 // triggersOf returns what the input arms: the mapped-looking files a tool
 // call read (several for a shell command), or a slash command.
-func triggersOf(in *hook.Input, root string) []trigger {
+func triggersOf(in *hook.Input, root, home string) []trigger {
 	switch in.HookEventName {
 	case hook.PostToolUse:
 		if in.ToolName == "Skill" {
@@ -162,7 +163,7 @@ func triggersOf(in *hook.Input, root string) []trigger {
 			return nil
 		}
 		var ts []trigger
-		for _, path := range in.ReadPaths() {
+		for _, path := range readPaths(in, root, home) {
 			if !strings.HasSuffix(path, ".md") {
 				continue
 			}
@@ -183,6 +184,23 @@ func triggersOf(in *hook.Input, root string) []trigger {
 		}
 	}
 	return nil
+}
+
+// readPaths returns the files a tool call read: the read tool's, or for
+// a shell command (every client's, as its dialect names it Bash) what the
+// guard's dry run of it reads, in the directory it ran in.
+func readPaths(in *hook.Input, root, home string) []string {
+	if in.ToolName != "Bash" || in.Tool.Command == "" {
+		return in.ReadPaths()
+	}
+	cwd := in.Cwd
+	if cs := in.GuardCalls(); len(cs) == 1 && cs[0].Cwd != "" {
+		cwd = cs[0].Cwd // Gemini's dir_path
+	}
+	if cwd == "" {
+		cwd = root
+	}
+	return guard.ShellReads(in.Tool.Command, cwd, root, home)
 }
 
 // oneLine joins the errors of one hook run with "; ".

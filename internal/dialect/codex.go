@@ -7,8 +7,9 @@ import (
 )
 
 // codex is OpenAI Codex: its events and fields are Claude Code's, with
-// turn_id and model added. It has no read tool, so a PostToolUse of Bash
-// reads the files its command prints (ShellReads); apply_patch writes the
+// turn_id and model added. It has no read tool: a PostToolUse of Bash
+// reads what the guard's dry run of its command reads (detect asks
+// guard.ShellReads, as for every client's shell tool); apply_patch writes the
 // files its patch names, each judged by the guard as a Write. It honours
 // Claude Code's answers as they are (decision block with a reason,
 // continue:false, permissionDecision deny), so they are written unchanged.
@@ -24,10 +25,7 @@ func decodeCodex(data []byte) (*hook.Input, error) {
 		return nil, err
 	}
 	in.Client, in.ClientEvent = codex{}, in.HookEventName
-	switch {
-	case in.HookEventName == hook.PostToolUse && in.ToolName == "Bash":
-		in.Reads = ShellReads(in.Tool.Command, in.Cwd)
-	case in.ToolName == "apply_patch":
+	if in.ToolName == "apply_patch" {
 		// Codex's own tool, whose input hook.Unmarshal leaves alone: only
 		// the files its patch writes matter, as guard calls.
 		var ti struct {

@@ -7,7 +7,7 @@
 // Claude Code is the reference dialect: its inputs are decoded exactly as
 // before and its answers are written unchanged. The others:
 //
-//	codex    Claude-shaped events; reads are shell commands (ShellReads);
+//	codex    Claude-shaped events; reads are shell commands (guard.ShellReads);
 //	         apply_patch writes are judged per file by the guard
 //	gemini   BeforeTool, AfterTool, BeforeAgent, AfterAgent; read_file,
 //	         read_many_files, write_file, replace, run_shell_command

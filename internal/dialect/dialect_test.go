@@ -73,8 +73,8 @@ func TestDecode(t *testing.T) {
 
 		{"codex Stop", codexStop, Codex, "", want{client: Codex, event: hook.Stop, clientEvent: "Stop", session: "01a2", last: "REPLY"}},
 		{"codex SubagentStop", codexSubagent, "", "", want{client: Codex, event: hook.SubagentStop, clientEvent: "SubagentStop", session: "01a2", agent: "ag1", agentType: "worker", stopActive: true}},
-		{"codex PostToolUse Bash reads", codexPostBash, Codex, "", want{client: Codex, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "01a2", tool: "Bash",
-			command: "cat notes.txt src/prompts/joke.md | head -n 3 && sed -n '1,20p' docs/b.md", reads: []string{"/p/notes.txt", "/p/src/prompts/joke.md", "/p/docs/b.md"}}},
+		{"codex PostToolUse Bash", codexPostBash, Codex, "", want{client: Codex, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "01a2", tool: "Bash",
+			command: "cat notes.txt src/prompts/joke.md | head -n 3 && sed -n '1,20p' docs/b.md"}}, // what it reads: detect asks guard.ShellReads
 		{"codex PreToolUse Bash", codexPreBash, Codex, "", want{client: Codex, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "01a2", tool: "Bash", command: "echo x > mappings.toml", calls: []string{"Bash echo x > mappings.toml"}}},
 		{"codex apply_patch", codexApplyPatch, Codex, "", want{client: Codex, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "01a2", tool: "apply_patch",
 			command: "", calls: []string{"Write output/joke.txt", "Write mappings.toml"}}},

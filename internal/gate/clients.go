@@ -51,7 +51,7 @@ var agentClients = []*agentClient{
 		},
 		trust: "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
 		limits: []string{
-			"Codex has no read tool: detect arms what a Bash command prints (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection); a file read any other way does not arm",
+			"Codex has no read tool: detect arms the files a Bash command reads, as the guard's dry run resolves it (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection; through cd, globs, variables, env, timeout, xargs, find -exec); a file read any other way (a script, python -c) does not arm",
 			"Codex has no slash-command expansion event: a prompt armed by a slash command arms only when the prompt starts with it",
 		},
 	},
@@ -59,7 +59,7 @@ var agentClients = []*agentClient{
 		name: dialect.Gemini, title: "Gemini CLI", file: ".gemini/settings.json", unit: 1000,
 		projectVar: "GEMINI_PROJECT_DIR",
 		hooks: []registration{
-			{"AfterTool", "read_file|read_many_files", hook.Detect, 10},
+			{"AfterTool", "read_file|read_many_files|run_shell_command", hook.Detect, 10},
 			{"BeforeAgent", "", hook.Detect, 10},
 			{"BeforeTool", "write_file|replace|run_shell_command", hook.Detect, 10},
 			{"AfterAgent", "", hook.Gate, 600},

@@ -88,7 +88,7 @@ func TestWanted(t *testing.T) {
 	for _, h := range wanted("B") {
 		got = append(got, h.String()+" "+h.Command)
 	}
-	for _, want := range []string{"PostToolUse (Read|Skill) → detect B/detect", "Stop → gate B/gate --timeout 600", "SubagentStop → gate B/gate --timeout 600"} {
+	for _, want := range []string{"PostToolUse (Read|Skill|Bash) → detect B/detect", "Stop → gate B/gate --timeout 600", "SubagentStop → gate B/gate --timeout 600"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("wanted() lacks %q: %q", want, got)
 		}

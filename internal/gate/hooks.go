@@ -28,7 +28,7 @@ type registration struct {
 // them in parallel, so its hook timeout only needs to exceed the longest
 // (`gate check` says when it does not); the gate is told it (--timeout).
 var registrations = []registration{
-	{hook.PostToolUse, "Read|Skill", hook.Detect, 10}, // a prompt read, or a command the model ran
+	{hook.PostToolUse, "Read|Skill|Bash", hook.Detect, 10}, // a prompt read (Read, a shell command), or a command the model ran
 	{hook.UserPromptExpansion, "", hook.Detect, 10},
 	{hook.UserPromptSubmit, "", hook.Detect, 10},
 	{hook.PreToolUse, "Write|Edit|MultiEdit|NotebookEdit|Bash", hook.Detect, 10}, // the tamper guard

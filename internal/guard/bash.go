@@ -409,6 +409,9 @@ func (a *analyzer) run(ws []word) *Hit {
 		}
 		return a.run(args[skip:])
 	}
+	if a.sh.d.recording {
+		a.readsOf(name, args)
+	}
 	if r, ok := rules[name]; ok {
 		return r(a, args)
 	}

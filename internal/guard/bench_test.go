@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -31,5 +32,30 @@ func BenchmarkCheckPath(b *testing.B) {
 	set := Defaults(Source{Root: root, File: root + "/mappings.toml", StateDir: root + "/tmp/validation"})
 	for b.Loop() {
 		set.CheckPath(root+"/src/main.go", root)
+	}
+}
+
+// BenchmarkShellReads is arming's analysis of a shell command, which
+// detect runs on every PostToolUse of every client's shell tool; the
+// same commands' CheckBash above is the guard's before the call.
+func BenchmarkShellReads(b *testing.B) {
+	root, _ := filepath.EvalSymlinks(b.TempDir())
+	os.MkdirAll(root+"/src/prompts", 0o755)
+	for _, f := range []string{"joke", "x", "y"} {
+		os.WriteFile(root+"/src/prompts/"+f+".md", []byte("# "+f+"\n"), 0o644)
+	}
+	for _, bc := range []struct{ name, cmd string }{
+		{"simple", "go test ./..."},
+		{"pipeline", `git diff --stat | grep -v vendor | sort -k2 > output/stat.txt && echo "done: $(date)"`},
+		{"sed-read", "sed -n '1,80p' src/prompts/joke.md"},
+		{"cd-cat", "cd src/prompts && cat joke.md"},
+		{"glob", "cat src/prompts/*"},
+		{"find-exec", "find src/prompts -name '*.md' -exec cat {} +"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				ShellReads(bc.cmd, root, root, "/home/u")
+			}
+		})
 	}
 }

@@ -75,6 +75,10 @@ type dryRun struct {
 	texts  []string // every script seen, for the conservative mention check
 	files  map[string]*capture
 	ran    map[syntax.Pos]bool // simple commands of the top script that ran
+	// recording: the run records what it reads (ShellReads), in order.
+	recording bool
+	reads     []string
+	readSeen  map[string]bool
 	// lockable is set when a redirection opened a protected file for
 	// reading: flock on a descriptor then holds the gate's lock.
 	lockable *Hit

@@ -295,6 +295,7 @@ func (s *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 	if strings.Contains(name, unknownMark) {
 		return reader{strings.NewReader(unknownMark + "\n")}, nil
 	}
+	s.d.read(a, name)
 	if h := a.target(a.word(name), under); h != nil && !h.proc {
 		s.d.mu.Lock()
 		s.d.lockable = h // a descriptor on a protected file, which flock could hold

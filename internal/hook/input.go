@@ -68,7 +68,8 @@ type Input struct {
 	// ClientEvent is the event as the client named it, for messages.
 	ClientEvent string `json:"-"`
 	// Reads are the files a tool call read, absolute, when the client's
-	// tool is not Read: a shell command, a read of several files.
+	// tool is not Read: a read of several files. A shell command's are
+	// the guard's to find (guard.ShellReads).
 	Reads []string `json:"-"`
 	// Calls are the writes a tool call makes, as Claude Code tool calls the
 	// guard judges, when the client's tool is not one of them.

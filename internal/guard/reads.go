@@ -1,0 +1,246 @@
+package guard
+
+import (
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/stopgate/stopgate/internal/runline"
+)
+
+// A readRule says which operands a program prints: the files an agent
+// reads with it. It stands beside rules (which programs write which
+// operands): the same dry run resolves cd, globs, braces, variables and
+// wrappers for both.
+type readRule struct {
+	short    string   // option letters that take a value (-n 5, -n5)
+	long     []string // long options that take a value
+	script   bool     // the first operand is a script or a pattern, not a file
+	scriptBy []string // options that supply the script instead (letters and long names)
+	edits    []string // options that make it an edit in place: nothing is read, the write rules judge it
+}
+
+// readRules are the programs whose file operands a shell command reads.
+// A program not here reads only its redirections (as far as arming goes).
+var readRules = map[string]readRule{}
+
+func init() {
+	for _, p := range []string{"cat", "tac", "less", "more", "most", "bat", "batcat", "view", "strings", "rev"} {
+		readRules[p] = readRule{}
+	}
+	for _, p := range []string{"head", "tail"} {
+		readRules[p] = readRule{short: "nc", long: []string{"lines", "bytes"}}
+	}
+	readRules["nl"] = readRule{short: "bdfhilnsvw"}
+	readRules["pr"] = readRule{short: "hlNow"}
+	readRules["fold"] = readRule{short: "w"}
+	readRules["od"] = readRule{short: "AjNtw"}
+	readRules["xxd"] = readRule{short: "cglos"}
+	readRules["hexdump"] = readRule{short: "enfs"}
+	readRules["sed"] = readRule{short: "efl", long: []string{"expression", "file", "line-length"}, script: true,
+		scriptBy: []string{"e", "f", "expression", "file"}, edits: []string{"i", "in-place"}}
+	for _, p := range []string{"awk", "gawk", "mawk", "nawk"} {
+		readRules[p] = readRule{short: "fvFiEl", long: []string{"file", "assign", "field-separator", "include", "exec", "load", "source"},
+			script: true, scriptBy: []string{"f", "file", "E", "exec", "source"}}
+	}
+	grep := readRule{short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context"},
+		script: true, scriptBy: []string{"e", "f", "regexp", "file"}}
+	for _, p := range []string{"grep", "egrep", "fgrep"} {
+		readRules[p] = grep
+	}
+	rg := grep
+	rg.short += "gtTM"
+	rg.long = append([]string{"glob", "type", "type-not", "max-columns"}, grep.long...)
+	readRules["rg"] = rg
+}
+
+// operands returns the files a call of a program with rule r reads.
+func (r readRule) operands(args []word) []word {
+	o := parseOpts(args, r.short, r.long...)
+	if o.has(r.edits...) {
+		return nil
+	}
+	ops := o.ops
+	if r.script && !o.has(r.scriptBy...) && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	return ops
+}
+
+// readsOf records what the program call ws reads, its wrappers resolved
+// by run: the operands its read rule names, and for find the files an
+// -exec of a reading program is given.
+func (a *analyzer) readsOf(name string, args []word) {
+	if name == "find" {
+		a.findReads(args)
+		return
+	}
+	if r, ok := readRules[name]; ok {
+		for _, w := range r.operands(args) {
+			// find -exec's and xargs -I's placeholder: the files it stands
+			// for are recorded as they are known (findReads, xargs's items).
+			if !w.unknown && !strings.Contains(w.text, "{}") {
+				a.sh.d.read(a, w.text)
+			}
+		}
+	}
+}
+
+// read records that the file named t was read, from the analyzer's cwd.
+func (d *dryRun) read(a *analyzer, t string) {
+	if !d.recording || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
+		return
+	}
+	p := absolute(slash(t), a.cwd)
+	d.mu.Lock()
+	if !d.readSeen[p] {
+		d.readSeen[p] = true
+		d.reads = append(d.reads, p)
+	}
+	d.mu.Unlock()
+}
+
+// maxFound bounds the files one find of a read walks.
+const maxFound = 2000
+
+// findReads records the files find hands an -exec (or -execdir, -ok) of a
+// reading program: the regular files under its start paths that its -name,
+// -iname, -path and -ipath tests pass. An expression with -o or a negation
+// is not evaluated: every file is taken as given.
+func (a *analyzer) findReads(args []word) {
+	i := 0
+	for i < len(args) && (args[i].text == "-H" || args[i].text == "-L" || args[i].text == "-P") {
+		i++
+	}
+	var starts []string
+	for ; i < len(args) && !args[i].unknown && !strings.HasPrefix(args[i].text, "-") && args[i].text != "(" && args[i].text != "!"; i++ {
+		starts = append(starts, args[i].text)
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	expr := args[i:]
+	reads, tests, all := false, []func(p string) bool{}, false
+	for j := 0; j < len(expr); j++ {
+		t := expr[j].text
+		switch t {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			k := j + 1
+			for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
+				k++
+			}
+			if sub, ok := unwrap(expr[j+1 : k]); ok && len(sub) > 0 && !sub[0].unknown {
+				_, ok := readRules[path.Base(sub[0].text)]
+				reads = reads || ok
+			}
+			j = k
+		case "-o", "-or", "!", "-not":
+			all = true
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
+			if j+1 < len(expr) {
+				pat, fold, base := expr[j+1].text, t[1] == 'i', t == "-name" || t == "-iname"
+				if fold {
+					pat = strings.ToLower(pat)
+				}
+				tests = append(tests, func(p string) bool {
+					if base {
+						p = path.Base(p)
+					}
+					if fold {
+						p = strings.ToLower(p)
+					}
+					ok, _ := path.Match(pat, p)
+					return ok
+				})
+				j++
+			}
+		}
+	}
+	if !reads || a.cwd == "" {
+		return
+	}
+	n := 0
+	for _, s := range starts {
+		root := absolute(slash(s), a.cwd)
+		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || n >= maxFound || time.Now().After(a.sh.d.deadline) {
+				return filepath.SkipAll
+			}
+			n++
+			if !e.Type().IsRegular() {
+				return nil
+			}
+			shown := path.Join(s, strings.TrimPrefix(slash(p), root)) // as find prints it
+			for _, test := range tests {
+				if !all && !test(shown) {
+					return nil
+				}
+			}
+			a.sh.d.read(a, slash(p))
+			return nil
+		})
+	}
+}
+
+// unwrap is ws with its wrappers (env, timeout, nice, …) skipped; false
+// when a wrapper runs nothing.
+func unwrap(ws []word) ([]word, bool) {
+	for len(ws) > 0 && !ws[0].unknown {
+		n, ok := runline.Skip(path.Base(ws[0].text), texts(ws[1:]))
+		if !ok {
+			break
+		}
+		if n < 0 || n >= len(ws)-1 {
+			return nil, false
+		}
+		ws = ws[1+n:]
+	}
+	return ws, true
+}
+
+// ShellReads returns the files a shell command run in cwd reads, absolute
+// and in the order read: the file operands of the reading programs
+// (readRules) and every input redirection, found by the dry run that
+// judges writes, so cd, globs, braces, variables, functions, nested
+// shells and wrappers (env, timeout, nice, command, xargs, find -exec) are
+// resolved as the shell resolves them. root and home are
+// $CLAUDE_PROJECT_DIR and $HOME. Only the run where every program
+// succeeds is followed; a value the run cannot know (a variable the
+// command does not set, a program's output) names nothing.
+//
+// A panic in the dry run (a bug) ends the analysis with what it found: a
+// read hook must not crash the client's tool call.
+func ShellReads(cmd, cwd, root, home string) (reads []string) {
+	if strings.TrimSpace(cmd) == "" {
+		return []string{}
+	}
+	s := New(root, home, nil)
+	cwd = path.Clean(slash(cwd))
+	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, files: map[string]*capture{}, deadline: time.Now().Add(dryDeadline),
+		recording: true, readSeen: map[string]bool{}}
+	sh := &shell{d: d, p: passes[0], top: true}
+	defer func() {
+		if recover() != nil {
+			d.mu.Lock()
+			reads = append([]string{}, d.reads...)
+			d.mu.Unlock()
+		}
+	}()
+	if words, ok := plainCommand(cmd); ok {
+		a := sh.analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
+		a.run(a.words(words))
+	} else if f, err := parse(cmd); err == nil && tooBig(f) == "" {
+		d.src, d.top = cmd, f
+		sh.runFile(f, cwd, nil, nil)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	// A copy: a runner left behind past its deadline may still append.
+	return append([]string{}, d.reads...)
+}
