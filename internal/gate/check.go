@@ -73,8 +73,10 @@ func runCheck(env *cli.Env, args []string) error {
 	if err != nil {
 		return usageError("check", err)
 	}
+	// With no --client, Claude Code is checked when the project registers
+	// it, or when it registers no other client (to say nothing is).
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
-	if *clientName == "" || *clientName == "claude" {
+	if *clientName == "claude" || *clientName == "" && (*plugin != "" || len(clients) == 0 || claudeRegistered(env, ws.root)) {
 		fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
 		var wall []finding
 		wall, summary = wallFindings(env, ws, cfg)
@@ -83,6 +85,7 @@ func runCheck(env *cli.Env, args []string) error {
 	for _, c := range clients {
 		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
 	}
+	fs = append(fs, registeredFindings(env, ws, cfg)...)
 	tel, telFindings := telemetryCheck(env, ws, cfg)
 	fs = append(fs, telFindings...)
 

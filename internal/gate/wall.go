@@ -40,6 +40,9 @@ func wallRules(root, home, file string, cfg *config.Config, bins []string) (rule
 // covers what is in it, and the state dir is a folder even before it
 // exists (guard.Protected.Dir).
 func denyRules(set *guard.Set, root, home string) []string {
+	if home != "" {
+		home = filepath.Clean(home) // $HOME as set, maybe with a trailing slash
+	}
 	var out []string
 	for _, p := range set.Paths() {
 		st, err := os.Stat(filepath.FromSlash(p.Path))

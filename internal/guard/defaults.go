@@ -22,6 +22,13 @@ type Source struct {
 	// replacing one with `exit 0` would switch the gate off. Only those
 	// inside Root are protected.
 	Commands []string
+	// Registered are the hook programs the clients' hook files register
+	// (Registrations), absolute: protected wherever they are, since
+	// replacing one switches the gate off as surely.
+	Registered []string
+	// Clients are the other clients' hook files and settings (ProjectSet
+	// finds them).
+	Clients []Protected
 	// Transcript is the session's transcript (transcript_path), which the
 	// gate checks the queue against: it and the session's folder of
 	// subagent transcripts beside it are protected.
@@ -36,9 +43,6 @@ type Run struct{ Name, Command string }
 // of that name that holds a run validator is protected whole.
 const ValidatorsDir = "validators"
 
-// Settings files through which Claude Code learns about stopgate's hooks.
-var hookSettings = []string{".claude/settings.json", ".claude/settings.local.json"}
-
 // Defaults returns the protected set of a project:
 //
 //   - the state dir, which holds the pending checks;
@@ -48,8 +52,9 @@ var hookSettings = []string{".claude/settings.json", ".claude/settings.local.jso
 //     or an interpreter runs, and the files a shell script sources), or
 //     the whole folder of one when that folder is named "validators";
 //   - .claude/settings.json and .claude/settings.local.json, which
-//     register the hooks, and stopgate's own hook programs when they live
-//     in the project;
+//     register the hooks, the other clients' hook files and settings
+//     (Clients), stopgate's own hook programs when they live in the
+//     project, and the programs the hook files register wherever they are;
 //   - the session's transcript and its subagents' transcripts;
 //   - the paths in Protect.
 //
@@ -95,12 +100,18 @@ func Defaults(src Source) *Set {
 			ps = append(ps, Protected{Path: f.Path, Why: why})
 		}
 	}
-	for _, f := range hookSettings {
+	for _, f := range claudeFiles {
 		ps = append(ps, Protected{Path: root + "/" + f, Why: "it registers stopgate's hooks with Claude Code"})
 	}
+	ps = append(ps, src.Clients...)
 	for _, c := range src.Commands {
 		if c = absolute(slash(c), root); c != root && within(c, root) {
 			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs"})
+		}
+	}
+	for _, c := range src.Registered {
+		if c = path.Clean(slash(c)); strings.HasPrefix(c, "/") && c != root {
+			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs, as a client's hook file registers it"})
 		}
 	}
 	if t := slash(src.Transcript); strings.HasPrefix(t, "/") && strings.HasSuffix(t, ".jsonl") && !within(root, path.Dir(t)) {

@@ -14,7 +14,9 @@ import (
 // that they cannot disagree. file is the config file in use; cfg is nil
 // when it cannot be loaded: the file and the state dir it names, as far as
 // it can be read (config.ReadStateDir), are still protected. bins are further folders that may hold the hook programs
-// (gate init --bin); transcript is the session's, "" outside a hook.
+// (gate init --bin); transcript is the session's, "" outside a hook. The
+// clients' hook files say which other clients' files to protect, and
+// where the hook programs they run are (Registrations).
 //
 // An error means the run validators could not be read from cfg; the set
 // returned beside it protects everything else.
@@ -22,7 +24,13 @@ func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.
 	src := Source{
 		Root: root, Home: home, File: file,
 		Commands:   hookPrograms(root, bins),
+		Clients:    clientFiles(root),
 		Transcript: transcript,
+	}
+	for _, r := range Registrations(root, home) {
+		if r.Path != "" {
+			src.Registered = append(src.Registered, r.Path)
+		}
 	}
 	var err error
 	if cfg == nil {

@@ -1,0 +1,58 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
+)
+
+// registeredFindings fails each hook program a client's hook file
+// registers that the protected set (guard.ProjectSet) does not cover: the
+// agent could replace it with `exit 0` unseen. A program the set cannot
+// locate (a bare name found on PATH, an unknown variable) is outside it.
+// With protect = [] nothing is protected, and the wall's finding says so.
+func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config) []finding {
+	var c *config.Compiled
+	if cfg != nil {
+		c = cfg.Compiled()
+	}
+	home := env.Getenv("HOME")
+	set, _ := guard.ProjectSet(ws.root, home, ws.file, "", nil, c)
+	if set.Empty() {
+		return nil
+	}
+	var out []finding
+	for _, r := range guard.Registrations(ws.root, home) {
+		if r.Path != "" && set.CheckPath(r.Path, ws.root) != nil {
+			continue
+		}
+		what := "a program the tamper guard cannot locate (a bare name or a variable the client does not set)"
+		if r.Path != "" {
+			what = r.Path + ", outside the protected set"
+		}
+		out = append(out, finding{loc: r.File, msg: fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", clip(r.Command), what),
+			hint: "register the hooks by an absolute path or one under the project: gate init --bin DIR"})
+	}
+	return dedupe(out)
+}
+
+// claudeRegistered reports whether the project registers stopgate's hooks
+// with Claude Code: a stopgate program in its settings.
+func claudeRegistered(env *cli.Env, root string) bool {
+	for _, r := range guard.Registrations(root, env.Getenv("HOME")) {
+		if strings.HasPrefix(r.File, ".claude/") {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}

@@ -1,0 +1,201 @@
+package guard
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// A client is an agent client's files in the project: the hook file
+// `gate init --client` writes, and the settings that can switch its hooks
+// off. Claude Code's are always protected; another client's once its hook
+// file is there (the project is registered for it).
+type client struct {
+	title    string
+	hookFile string   // registers stopgate's hooks (slash-separated, from the root)
+	settings []string // can switch the client's hooks off
+}
+
+var clients = []client{
+	{"Claude Code", ".claude/settings.json", []string{".claude/settings.local.json"}},
+	{"Codex", ".codex/hooks.json", []string{".codex/config.toml"}}, // [hooks], [features], hook trust
+	{"Gemini CLI", ".gemini/settings.json", nil},                   // hooks and hooksConfig in the one file
+	{"Copilot CLI", ".github/hooks/stopgate.json", []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}}, // disableAllHooks, disabledHooks
+	{"OpenCode", ".opencode/plugin/stopgate.js", nil},
+}
+
+// HookFiles are the files through which the clients learn of stopgate's
+// hooks, by client title.
+func HookFiles() map[string]string {
+	out := map[string]string{}
+	for _, c := range clients {
+		out[c.title] = c.hookFile
+	}
+	return out
+}
+
+// claudeFiles are Claude Code's files, protected in every project.
+var claudeFiles = append([]string{clients[0].hookFile}, clients[0].settings...)
+
+// clientFiles returns the files of the other clients the project at root
+// is registered for (Claude Code's are Defaults' own).
+func clientFiles(root string) []Protected {
+	var out []Protected
+	for _, c := range clients[1:] {
+		if !exists(filepath.Join(root, filepath.FromSlash(c.hookFile))) {
+			continue
+		}
+		out = append(out, Protected{Path: root + "/" + c.hookFile, Why: "it registers stopgate's hooks with " + c.title})
+		for _, s := range c.settings {
+			out = append(out, Protected{Path: root + "/" + s, Why: "its settings can switch " + c.title + "'s hooks off"})
+		}
+	}
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// Registered is a stopgate hook program as a client's hook file registers it.
+type Registered struct {
+	File    string // the hook file, slash-separated from the root
+	Command string // the command as registered
+	Path    string // the program, absolute and clean; "" when it cannot be known (a bare name, an unknown variable)
+}
+
+// Registrations returns the stopgate programs the project's hook files
+// register: each command that runs detect, gate or testhook (directly or
+// through a launcher), read from every client's hook file that exists,
+// with the project variables the clients set resolved. A program is known
+// only as an absolute path, or one relative to the root.
+func Registrations(root, home string) []Registered {
+	root = path.Clean(slash(root))
+	var out []Registered
+	for _, c := range clients {
+		files := append([]string{c.hookFile}, c.settings...)
+		for _, f := range files {
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+			if err != nil {
+				continue
+			}
+			var cmds []string
+			if strings.HasSuffix(f, ".js") {
+				cmds = pluginCommands(data)
+			} else {
+				var v any
+				if json.Unmarshal(data, &v) != nil {
+					continue
+				}
+				cmds = commandsIn(v)
+			}
+			for _, cmd := range cmds {
+				for _, p := range commandPrograms(cmd, root, home) {
+					out = append(out, Registered{File: f, Command: cmd, Path: p})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// commandsIn returns the hook commands in a decoded hook file: every string
+// under a "command" key (Claude Code's shape, Codex's, Gemini's) or "bash"
+// (Copilot CLI's).
+func commandsIn(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && (k == "command" || k == "bash") {
+				out = append(out, s)
+			} else {
+				out = append(out, commandsIn(x)...)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			out = append(out, commandsIn(x)...)
+		}
+	}
+	return out
+}
+
+// pluginBin is the folder the OpenCode plugin runs detect and gate from.
+var pluginBin = regexp.MustCompile(`(?m)^const BIN = ("(?:[^"\\]|\\.)*");`)
+
+// pluginCommands returns the plugin's programs as commands.
+func pluginCommands(data []byte) []string {
+	m := pluginBin.FindSubmatch(data)
+	if m == nil {
+		return nil
+	}
+	var bin string
+	if json.Unmarshal(m[1], &bin) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range hook.Programs {
+		q, _ := syntax.Quote(path.Join(bin, p), syntax.LangBash)
+		out = append(out, q)
+	}
+	return out
+}
+
+// commandPrograms returns the programs a hook command runs, when it runs a
+// stopgate program: the command's first word (the program, or a launcher)
+// and each later word that names a hook program, absolute; "" for one
+// that cannot be known. nil when the command runs none of stopgate's.
+func commandPrograms(cmd, root, home string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) == 0 {
+		return nil
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil
+	}
+	env := expand.ListEnviron("CLAUDE_PROJECT_DIR="+root, "GEMINI_PROJECT_DIR="+root, "COPILOT_PROJECT_DIR="+root, "HOME="+home)
+	cfg := &expand.Config{Env: env, NoUnset: true}
+	var progs []string
+	runs := false
+	for i, w := range call.Args {
+		raw := strings.Trim(cmd[w.Pos().Offset():w.End().Offset()], `"'`)
+		t, err := expand.Literal(cfg, w)
+		if err != nil || home == "" && strings.Contains(raw, "HOME") {
+			t = "" // a variable the clients do not set: unknown
+		}
+		prog := slices.Contains(hook.Programs, path.Base(raw)) || t != "" && slices.Contains(hook.Programs, path.Base(t))
+		runs = runs || prog
+		if i == 0 || prog {
+			progs = append(progs, knownPath(t, root))
+		}
+	}
+	if !runs {
+		return nil
+	}
+	return progs
+}
+
+// knownPath is t absolute, when t names a file where the guard can find
+// it: an absolute path or one relative to the root; "" for a bare name,
+// which the client finds on its PATH, wherever that is.
+func knownPath(t, root string) string {
+	switch {
+	case strings.HasPrefix(t, "/"):
+		return path.Clean(t)
+	case strings.Contains(t, "/"):
+		return path.Join(root, t)
+	}
+	return ""
+}

@@ -1,0 +1,33 @@
+package guard
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestCommandPrograms: the programs a hook command runs, as the clients
+// resolve them, when it runs one of stopgate's.
+func TestCommandPrograms(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want []string
+	}{
+		{`"$CLAUDE_PROJECT_DIR"/bin/detect`, []string{"/p/bin/detect"}},
+		{`"$GEMINI_PROJECT_DIR"/bin/gate --client gemini`, []string{"/p/bin/gate"}},
+		{`$COPILOT_PROJECT_DIR/bin/testhook --client copilot --event agentStop`, []string{"/p/bin/testhook"}},
+		{`/home/u/go/bin/gate --client codex`, []string{"/home/u/go/bin/gate"}},
+		{`'/opt/stop gate/bin/detect'`, []string{"/opt/stop gate/bin/detect"}},
+		{`~/go/bin/detect`, []string{"/home/u/go/bin/detect"}},
+		{`$HOME/go/bin/detect`, []string{"/home/u/go/bin/detect"}},
+		{`bin/gate`, []string{"/p/bin/gate"}},
+		{`gate --client codex`, []string{""}},
+		{`"${CLAUDE_PLUGIN_ROOT}"/bin/gate`, []string{""}},
+		{`/usr/local/bin/launch "$CLAUDE_PROJECT_DIR"/bin/gate`, []string{"/usr/local/bin/launch", "/p/bin/gate"}},
+		{`npx prettier --write .`, nil},
+		{`echo 'not (closed`, nil},
+	} {
+		if got := commandPrograms(tc.cmd, "/p", "/home/u"); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("commandPrograms(%q) = %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+}
