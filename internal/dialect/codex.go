@@ -19,6 +19,11 @@ func (codex) Name() string { return Codex }
 
 func (codex) Encode(_ *hook.Input, o hook.Output) any { return o }
 
+// HaltUnseen: Codex ends the session on a halt but shows only "hook: Stop
+// Stopped" (neither stopReason nor systemMessage reaches the user), so the
+// gate relays a halt's reason through the model first (stop.relayHalt).
+func (codex) HaltUnseen() bool { return true }
+
 func decodeCodex(data []byte) (*hook.Input, error) {
 	in, err := hook.Unmarshal(data)
 	if err != nil {

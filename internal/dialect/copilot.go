@@ -29,10 +29,10 @@ var copilotEvent = map[string]string{
 
 // copilotOutput is the native answer: decision/reason for agentStop,
 // subagentStop and userPromptSubmitted, permissionDecision for preToolUse,
-// additionalContext for postToolUse and userPromptSubmitted.
+// additionalContext for postToolUse and userPromptSubmitted. Copilot CLI
+// has no halt (its SDK types allow no continue or stopReason, and its
+// events.jsonl records such an answer as {}): see haltAsBlock.
 type copilotOutput struct {
-	Continue                 *bool  `json:"continue,omitempty"`
-	StopReason               string `json:"stopReason,omitempty"`
 	Decision                 string `json:"decision,omitempty"`
 	Reason                   string `json:"reason,omitempty"`
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
@@ -41,10 +41,11 @@ type copilotOutput struct {
 }
 
 func (c copilot) Encode(_ *hook.Input, o hook.Output) any {
+	o = haltAsBlock(o)
 	if !c.native {
 		return o // the Claude-shaped file takes Claude Code's answers
 	}
-	out := copilotOutput{Continue: o.Continue, StopReason: o.StopReason, Decision: o.Decision, Reason: o.Reason}
+	out := copilotOutput{Decision: o.Decision, Reason: o.Reason}
 	if s := o.HookSpecificOutput; s != nil {
 		out.PermissionDecision, out.PermissionDecisionReason = s.PermissionDecision, s.PermissionDecisionReason
 		out.AdditionalContext = s.AdditionalContext
@@ -158,4 +159,23 @@ func copilotTool(m map[string]any) []hook.Call {
 		return writes(PatchFiles(patch))
 	}
 	return nil
+}
+
+// haltAsBlock is a halt as Copilot CLI acts on it: it drops continue:false
+// and stopReason, so a halt would pass the stop unseen. A block with the
+// halt's reason sends the session back instead, telling the model to stop
+// and tell the user; the gate halts again at every stop, so each is
+// blocked until the user acts or Copilot's own cap (8 blocks) ends it.
+func haltAsBlock(o hook.Output) hook.Output {
+	if o.Continue == nil || *o.Continue {
+		return o
+	}
+	return hook.Output{Decision: "block", Reason: HaltRelay(o.StopReason)}
+}
+
+// HaltRelay is a halt's reason as a block hands it to the model, for a
+// client that cannot show a halt to the user itself (Copilot CLI, Codex).
+func HaltRelay(reason string) string {
+	return "stopgate halted this session, and this client does not show the user why: stop working now, " +
+		"and tell the user, word for word: " + reason
 }

@@ -215,7 +215,10 @@ func TestEncode(t *testing.T) {
 
 		{"copilot block", Copilot, "agentStop", copilotAgentStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
 		{"copilot subagent block", Copilot, "subagentStop", copilotSubagentStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
-		{"copilot halt", Copilot, "agentStop", copilotAgentStop, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
+		// Copilot CLI drops continue/stopReason: a halt is a block it acts on.
+		{"copilot halt", Copilot, "agentStop", copilotAgentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
+		{"copilot subagent halt", Copilot, "subagentStop", copilotSubagentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
+		{"copilot Claude-shaped halt", Copilot, "", copilotClaudeRead, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
 		{"copilot deny", Copilot, "preToolUse", copilotPreCreate, hook.Deny(reason), `{"permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}`},
 		{"copilot context", Copilot, "postToolUse", copilotPostView, hook.Context(hook.PostToolUse, reason), `{"additionalContext":"stopgate: fix it"}`},
 		{"copilot prompt block", Copilot, "userPromptSubmitted", copilotPrompt, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
@@ -236,7 +239,7 @@ func TestEncode(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("wrote %s\n want %s", got, tt.want)
 			}
-			if tt.name == "copilot Claude-shaped" {
+			if strings.HasPrefix(tt.name, "copilot Claude-shaped") {
 				return // Claude Code's own shapes: internal/schema checks them
 			}
 			validate(t, filepath.Join(tt.client, in.ClientEvent+".input.schema.json"), tt.in)
@@ -245,6 +248,30 @@ func TestEncode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCopilotSchemaRefusesHalt: Copilot CLI's stop answers take no halt
+// fields (it records such an answer as {}), so the schema refuses them.
+func TestCopilotSchemaRefusesHalt(t *testing.T) {
+	compiledMu.Lock()
+	defer compiledMu.Unlock()
+	for _, ev := range []string{"agentStop", "subagentStop"} {
+		sch, err := compiler.Compile(must(filepath.Abs(filepath.Join("..", "..", "testdata", "schema", "copilot", ev+".output.schema.json"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"continue":false,"stopReason":"x"}`))
+		if sch.Validate(v) == nil {
+			t.Errorf("%s: a halt is valid", ev)
+		}
+	}
+}
+
+func must(s string, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
 
 var (

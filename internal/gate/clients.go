@@ -66,7 +66,7 @@ var agentClients = []*agentClient{
 			{"BeforeAgent", "", hook.Testhook, 10},
 			{"AfterAgent", "", hook.Testhook, 600},
 		},
-		trust: "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs need --skip-trust or GEMINI_CLI_TRUST_WORKSPACE=true)",
+		trust: "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs: set GEMINI_CLI_TRUST_WORKSPACE=true; --skip-trust runs the folder untrusted, with project hooks off)",
 		limits: []string{
 			"Gemini CLI subagents fire no hooks: a subagent's reads do not arm and its end is not gated; the main agent's AfterAgent is",
 			"Gemini CLI has no block cap, but after 30 turns its loop detector may end a session; max_blocks ends a failing loop first",

@@ -49,10 +49,13 @@ export const Stopgate = async ({ client, directory }) => {
       const s = answer.hookSpecificOutput;
       if (s && s.permissionDecision === "deny") throw new Error(s.permissionDecisionReason);
     },
-    "tool.execute.after": async (input) => {
-      await run("detect", {
+    "tool.execute.after": async (input, output) => {
+      const answer = await run("detect", {
         hook_event_name: "PostToolUse", session_id: input.sessionID, tool_name: input.tool, tool_input: input.args ?? {},
       });
+      // detect's announcement (what will be checked) goes to the model with the tool's result.
+      const context = answer.hookSpecificOutput?.additionalContext;
+      if (context && output && typeof output.output === "string") output.output += `\n\n${context}`;
     },
     event: async ({ event }) => {
       if (event.type !== "session.idle") return;

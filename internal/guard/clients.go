@@ -27,8 +27,8 @@ type client struct {
 
 var clients = []client{
 	{"Claude Code", ".claude/settings.json", []string{".claude/settings.local.json"}},
-	{"Codex", ".codex/hooks.json", []string{".codex/config.toml"}}, // [hooks], [features], hook trust
-	{"Gemini CLI", ".gemini/settings.json", nil},                   // hooks and hooksConfig in the one file
+	{"Codex", ".codex/hooks.json", []string{".codex/config.toml"}},                                                                   // [hooks], [features], hook trust
+	{"Gemini CLI", ".gemini/settings.json", nil},                                                                                     // hooks and hooksConfig in the one file
 	{"Copilot CLI", ".github/hooks/stopgate.json", []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}}, // disableAllHooks, disabledHooks
 	{"OpenCode", ".opencode/plugin/stopgate.js", nil},
 }

@@ -206,6 +206,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}
+	v.relayHalt(s.in, cfg.Settings.MaxBlocks, prior)
 	v.noteChanges(compiled, queued, rec.reconciled())
 	rec.settle(env, q, v)
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
@@ -216,6 +217,17 @@ func (s *judging) judge() (v *Verdict, err error) {
 }
 
 func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
+
+// relayHalt turns a halt into one block that hands its reason to the model
+// to tell the user, for a client that ends a session on a halt without
+// showing why (Codex prints "hook: Stop Stopped" alone). The count is set
+// past max_blocks, so the next failing stop is the halt itself.
+func (v *Verdict) relayHalt(in *hook.Input, maxBlocks, prior int) {
+	if h, ok := in.Client.(interface{ HaltUnseen() bool }); !ok || !h.HaltUnseen() || v.Kind != Halt || prior > maxBlocks {
+		return
+	}
+	v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, dialect.HaltRelay(v.Reason)
+}
 
 // apply records the verdict in the state dir: the queue and the block
 // count, so that a gate killed after deciding errs towards checking again.

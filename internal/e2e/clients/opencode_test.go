@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -176,6 +177,10 @@ func TestOpenCodeBlockFixPass(t *testing.T) {
 		return p.ReadFile("output/joke.txt") == joke+"\n" && len(p.Pending()) == 0
 	})
 	t.Logf("opencode: %.1fs from the prompt to the passing stop, %d model requests", time.Since(start).Seconds(), len(srv.Requests()))
+	// The plugin hands detect's announcement to the model with the read's result.
+	if !slices.ContainsFunc(srv.Requests(), func(r *Request) bool { return r.Has("will be checked") }) {
+		t.Error("no model request carries detect's announcement")
+	}
 	checkBlockFixPass(t, p, "opencode", srv.Requests(), oc.inputs(p))
 }
 
