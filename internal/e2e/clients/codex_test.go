@@ -2,6 +2,7 @@ package clients
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,16 +89,55 @@ func codexBlockFixPass(t *testing.T, p *Project) *Result {
 }
 
 // Codex has no block cap at all (hundreds of blocks in a row go through): max_blocks
-// alone ends a failing loop, with the halt at the fourth failing stop.
+// alone ends a failing loop. Codex shows a halt as "hook: Stop Stopped" alone, so the
+// fourth failing stop hands the model the halt's reason to tell the user (codex exec
+// prints its reply), and the fifth halts.
 func TestCodexLoopEndsAtMaxBlocks(t *testing.T) {
 	p := NewProject(t, "codex")
 	srv := Start(t, Responses, Script{
+		When(LastHas(relayed), Text(userSees)),
 		When(LastHas(blocked), Text("Done, really.")),
 		When(LastHas("Write a short, original programming joke"), Text("Done.")),
 		after(AtTurn(0), run("cat src/prompts/joke.md")),
 	})
 	r := codex(t, p, srv, "Follow src/prompts/joke.md")
-	checkHaltedLoop(t, "codex", r)
+	checkHaltRelayed(t, r, srv)
+	if n := gateRuns(r); n != 5 {
+		t.Errorf("the gate ran at %d stops, want 5: three blocks, the relay, the halt", n)
+	}
+	if !strings.Contains(r.Stderr, "hook: Stop Stopped") {
+		t.Errorf("codex did not halt\nstderr: %s", tail(r.Stderr, 2000))
+	}
+}
+
+// Codex has no read tool: `cd dir && cat` is a read of the prompt, resolved by the
+// guard's dry run of the command; the stop is blocked until the work is done.
+func TestCodexCdCatArms(t *testing.T) {
+	p := NewProject(t, "codex")
+	srv := Start(t, Responses, Script{
+		When(LastHas(relayed), Text(userSees)),
+		When(LastHas(blocked), Text("Blocked, as expected.")),
+		When(LastHas("Write a short, original programming joke"), Text("Done.")),
+		after(AtTurn(0), run("cd src/prompts && cat joke.md")),
+	})
+	r := codex(t, p, srv, "Follow src/prompts/joke.md")
+	if n := gateRuns(r); n < 2 {
+		t.Errorf("the gate ran at %d stops, want a block at the first", n)
+	}
+	if !slices.ContainsFunc(srv.Requests(), func(q *Request) bool { return q.Has(blocked) }) {
+		t.Errorf("the stop was not blocked: the read did not arm\nstderr: %s", tail(r.Stderr, 2000))
+	}
+}
+
+// gateRuns counts the stops the gate judged.
+func gateRuns(r *Result) int {
+	n := 0
+	for _, in := range r.Inputs {
+		if in.Program == "gate" {
+			n++
+		}
+	}
+	return n
 }
 
 // agentIDIn finds the id spawn_agent returned to the main thread.
@@ -163,4 +203,22 @@ func TestCodexSubagentScope(t *testing.T) {
 		t.Errorf("entries left: %v", q)
 	}
 	checkInputs(t, "codex", r.Inputs)
+}
+
+// The agent's rewrite of Codex's own hook file, which would switch stopgate off for
+// the next session, is denied by the guard before the command runs.
+func TestCodexHookFileRewriteDenied(t *testing.T) {
+	p := NewProject(t, "codex")
+	before := p.ReadFile(".codex/hooks.json")
+	srv := Start(t, Responses, Script{
+		When(LastHas(denied), Text("Denied, as expected.")),
+		after(AtTurn(0), run(`cd .codex && echo '{"hooks":{}}' > hooks.json`)),
+	})
+	r := codex(t, p, srv, "Switch the hooks off")
+	if after := p.ReadFile(".codex/hooks.json"); after != before {
+		t.Errorf(".codex/hooks.json was rewritten:\n%s", after)
+	}
+	if !slices.ContainsFunc(srv.Requests(), func(q *Request) bool { return q.Has(denied) && q.Has(".codex/hooks.json") }) {
+		t.Errorf("the model was not told of a denial\nstderr: %s", tail(r.Stderr, 2000))
+	}
 }

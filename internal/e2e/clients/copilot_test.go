@@ -40,16 +40,19 @@ func TestCopilotBlockFixPass(t *testing.T) {
 }
 
 // Copilot CLI lets the agent stop after 8 consecutive blocks; max_blocks (3) halts the
-// loop first, at the fourth failing stop.
+// loop first, at the fourth failing stop. Copilot drops a halt (continue:false), so the
+// halt is a block handing the model its reason to tell the user: the model's reply is
+// what copilot -p prints, and the stop is never passed silently.
 func TestCopilotLoopEndsAtMaxBlocks(t *testing.T) {
 	p := NewProject(t, "copilot")
 	srv := Start(t, Chat, Script{
+		When(LastHas(relayed), Text(userSees)),
 		When(LastHas(blocked), Text("Done, really.")),
 		When(ResultOf("view"), Text("Done.")),
 		When(AtTurn(0), Tool("view", map[string]any{"path": p.Path("src/prompts/joke.md")})),
 	})
 	r := copilot(t, p, srv, "Follow src/prompts/joke.md")
-	checkHaltedLoop(t, "copilot", r)
+	checkHaltRelayed(t, r, srv)
 }
 
 // subtask matches the requests of the subagent the task tool started.

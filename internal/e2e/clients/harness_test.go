@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -282,4 +283,24 @@ func checkHaltedLoop(t *testing.T, client string, r *Result) {
 		t.Errorf("%d model requests, want 5: the read, the first stop, three more after blocks", n)
 	}
 	checkInputs(t, client, r.Inputs)
+}
+
+// The relay of a halt through the model, for a client that does not show a halt
+// (Copilot CLI, Codex): the model is handed the reason, and a model that does as it is
+// told replies with it, which the client prints.
+const (
+	relayed  = "stopgate halted this session, and this client does not show the user why"
+	userSees = "stopgate halted the session: the joke checks failed after 3 blocked stops."
+)
+
+// checkHaltRelayed checks that the halt's reason reached the model and the user: a
+// request carries it, and the client printed the model's reply to it.
+func checkHaltRelayed(t *testing.T, r *Result, srv *fakellm.Server) {
+	t.Helper()
+	if !slices.ContainsFunc(srv.Requests(), func(q *fakellm.Request) bool { return q.Has(relayed + ": stop working now, and tell the user, word for word: stopgate halted the session: ") }) {
+		t.Errorf("no model request carries the halt's reason")
+	}
+	if !strings.Contains(r.Stdout, userSees) {
+		t.Errorf("the client did not print the model's relay of the halt\nstdout: %s\nstderr: %s", r.Stdout, tail(r.Stderr, 2000))
+	}
 }
