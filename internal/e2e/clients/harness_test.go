@@ -8,8 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -297,7 +297,9 @@ const (
 // request carries it, and the client printed the model's reply to it.
 func checkHaltRelayed(t *testing.T, r *Result, srv *fakellm.Server) {
 	t.Helper()
-	if !slices.ContainsFunc(srv.Requests(), func(q *fakellm.Request) bool { return q.Has(relayed + ": stop working now, and tell the user, word for word: stopgate halted the session: ") }) {
+	if !slices.ContainsFunc(srv.Requests(), func(q *fakellm.Request) bool {
+		return q.Has(relayed + ": stop working now, and tell the user, word for word: stopgate halted the session: ")
+	}) {
 		t.Errorf("no model request carries the halt's reason")
 	}
 	if !strings.Contains(r.Stdout, userSees) {
