@@ -295,8 +295,8 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 // errors: the first lets the client kill the gate (the stop passes
 // unanswered), the second fails a check that was never wrong.
 func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) []finding {
-	if settings.Program(fd.Command) != hook.Gate {
-		return nil
+	if settings.Program(fd.Command) != hook.Gate || fd.Event == hook.ConfigChange {
+		return nil // ConfigChange runs no validator
 	}
 	flag := flagTimeout(fd.Command)
 	told := stop.HookTimeout(client, flag)

@@ -1,7 +1,7 @@
 // Package gate is the gate command: with a subcommand it is a tool a person
 // runs (init, check, status, run, explain, log, stats; see commands.go);
 // with none it is the Stop / SubagentStop hook, whose decision is package
-// stop.
+// stop, and Claude Code's ConfigChange hook (configchange.go).
 package gate
 
 import (
@@ -28,6 +28,16 @@ func Run(env *cli.Env) error {
 	}
 	if err := notAHook(env, fl); err != nil {
 		return err
+	}
+	if opt.Client == "" || opt.Client == dialect.Claude {
+		// Claude Code's ConfigChange goes to the gate too (configchange.go).
+		data, err := hookStdin(env)
+		if err != nil {
+			return err
+		}
+		if in, ok := configChangeInput(data); ok {
+			return configChange(env, in)
+		}
 	}
 	return stop.Hook(env, *configFile, *opt, time.Duration(*timeout)*time.Second)
 }

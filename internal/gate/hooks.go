@@ -7,7 +7,6 @@ import (
 	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
-	"github.com/stopgate/stopgate/internal/stop"
 	"github.com/stopgate/stopgate/internal/testhook"
 )
 
@@ -34,6 +33,7 @@ var registrations = []registration{
 	{hook.PreToolUse, "Write|Edit|MultiEdit|NotebookEdit|Bash", hook.Detect, 10}, // the tamper guard
 	{hook.Stop, "", hook.Gate, 600},
 	{hook.SubagentStop, "", hook.Gate, 600},
+	{hook.ConfigChange, "", hook.Gate, 10},         // refuses a settings change that weakens stopgate
 	{hook.UserPromptSubmit, "", hook.Testhook, 10}, // the test runner's words
 	{hook.Stop, "", hook.Testhook, 600},            // the test runner's --auto mode
 }
@@ -41,7 +41,7 @@ var registrations = []registration{
 // handles lists the events each program declares it handles.
 var handles = map[string][]string{
 	hook.Detect:   detect.Events,
-	hook.Gate:     stop.Events,
+	hook.Gate:     Events,
 	hook.Testhook: testhook.Events,
 }
 

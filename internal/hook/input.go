@@ -24,6 +24,7 @@ const (
 	UserPromptExpansion = "UserPromptExpansion"
 	Stop                = "Stop"
 	SubagentStop        = "SubagentStop"
+	ConfigChange        = "ConfigChange"
 )
 
 // MaxInput bounds what Decode reads. The largest real inputs are PostToolUse
@@ -57,6 +58,11 @@ type Input struct {
 	CommandName   string `json:"command_name"`
 	CommandArgs   string `json:"command_args"`
 	CommandSource string `json:"command_source"`
+
+	// ConfigChange: which settings changed (user_settings,
+	// project_settings, local_settings, policy_settings, skills), and the file.
+	Source      string `json:"source"`
+	ChangedFile string `json:"file_path"`
 
 	// Stop and SubagentStop.
 	StopHookActive       bool   `json:"stop_hook_active"`

@@ -18,7 +18,7 @@ const (
 	sdkVersion = "0.3.328"
 )
 
-var allEvents = []string{"PostToolUse", "PreToolUse", "Stop", "SubagentStop", "UserPromptExpansion", "UserPromptSubmit"}
+var allEvents = []string{"ConfigChange", "PostToolUse", "PreToolUse", "Stop", "SubagentStop", "UserPromptExpansion", "UserPromptSubmit"}
 
 func TestEvents(t *testing.T) {
 	if got := Events(); !slices.Equal(got, allEvents) {
@@ -235,6 +235,9 @@ func TestSchemasDeclareSource(t *testing.T) {
 		}
 		event := strings.SplitN(name, ".", 2)[0]
 		wantType := event + "HookSpecificOutput"
+		if event == "ConfigChange" {
+			wantType = "SyncHookJSONOutput" // the SDK has no ConfigChangeHookSpecificOutput
+		}
 		if strings.HasSuffix(name, inputSuffix) {
 			wantType = event + "HookInput"
 		}
@@ -259,7 +262,11 @@ func TestOutputSchemaShape(t *testing.T) {
 			t.Errorf("%s: top level is not closed", name)
 		}
 		props := doc["properties"].(map[string]any)
-		hso := props["hookSpecificOutput"].(map[string]any)
+		hso, ok := props["hookSpecificOutput"].(map[string]any)
+		if !ok && event == "ConfigChange" { // no hookSpecificOutput type is ConfigChange's
+			hso = map[string]any{"additionalProperties": false, "required": []any{"hookEventName"},
+				"properties": map[string]any{"hookEventName": map[string]any{"const": event}}}
+		}
 		if hso["additionalProperties"] != false {
 			t.Errorf("%s: hookSpecificOutput is not closed", name)
 		}
