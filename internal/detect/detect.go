@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
@@ -200,7 +201,18 @@ func readPaths(in *hook.Input, root, home string) []string {
 	if cwd == "" {
 		cwd = root
 	}
-	return guard.ShellReads(in.Tool.Command, cwd, root, home)
+	reads := guard.ShellReads(in.Tool.Command, cwd, root, home)
+	// Claude Code's PostToolUse names the directory a command ended in
+	// (its Bash keeps a cd): one that changes directory is also read from
+	// the project root, where such a command usually starts.
+	if cwd != root && (strings.Contains(in.Tool.Command, "cd") || strings.Contains(in.Tool.Command, "pushd")) {
+		for _, p := range guard.ShellReads(in.Tool.Command, root, root, home) {
+			if !slices.Contains(reads, p) {
+				reads = append(reads, p)
+			}
+		}
+	}
+	return reads
 }
 
 // oneLine joins the errors of one hook run with "; ".

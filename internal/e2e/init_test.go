@@ -121,3 +121,34 @@ func TestInitPluginLoads(t *testing.T) {
 		t.Errorf("entries left pending: %v", pending)
 	}
 }
+
+// TestInitBashReadArms: with the hooks gate init registers (PostToolUse
+// Read|Skill|Bash), the real client's Bash `cd dir && cat` of a mapped prompt
+// arms it, resolved by the guard's dry run, and the stop is blocked. The
+// client's PostToolUse names the directory the command ended in (src/prompts):
+// detect reads the command from the root as well.
+func TestInitBashReadArms(t *testing.T) {
+	p := NewStopgateProject(t)
+	if err := os.Remove(p.Path(".claude/settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(Stopgate(t), "gate"), "init")
+	cmd.Dir = p.Dir
+	cmd.Env = withoutProjectDir(os.Environ())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gate init: %v\n%s", err, out)
+	}
+	api := Start(t, Anthropic, Script{
+		When(LastHas(blocked), writeJoke(p)),
+		When(ResultOf("Write"), Text("Wrote the joke.")),
+		When(ResultOf("Bash"), Text("Done.")),
+		When(AtTurn(0), bash("cd src/prompts && cat joke.md")),
+	})
+	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	if !r.Told(blocked) {
+		r.Errorf("the stop was not blocked: the Bash read did not arm")
+	}
+	if n := gateRuns(r, "Stop"); n != 2 {
+		r.Errorf("gate ran %d times at Stop, want 2 (blocked, passed)", n)
+	}
+}
