@@ -15,23 +15,7 @@ import (
 // .claude/settings.json are ones the real client runs: a mapped read is
 // armed, the stop is blocked with the fix, and after the fix it passes.
 func TestInitRegistersWorkingHooks(t *testing.T) {
-	p := NewStopgateProject(t)
-	// NewStopgateProject ran gate init already: start again from a project with no
-	// settings, so this run's registration is the one under test.
-	if err := os.Remove(p.Path(".claude/settings.json")); err != nil {
-		t.Fatal(err)
-	}
-	// The real gate, not the capturing wrapper in the project's bin/.
-	cmd := exec.Command(filepath.Join(Stopgate(t), "gate"), "init")
-	cmd.Dir = p.Dir
-	cmd.Env = withoutProjectDir(os.Environ())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("gate init: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), ".claude/settings.json: registered") {
-		t.Fatalf("gate init registered nothing:\n%s", out)
-	}
+	p := initFresh(t)
 
 	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
@@ -56,6 +40,28 @@ func TestInitRegistersWorkingHooks(t *testing.T) {
 	if pending := p.Pending(); len(pending) > 0 {
 		r.Errorf("entries left pending: %v", pending)
 	}
+}
+
+// initFresh is a project registered by this build's gate init alone.
+func initFresh(t *testing.T) *Project {
+	p := NewStopgateProject(t)
+	// NewStopgateProject ran gate init already: start again from a project with no
+	// settings, so this run's registration is the one under test.
+	if err := os.Remove(p.Path(".claude/settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	// The real gate, not the capturing wrapper in the project's bin/.
+	cmd := exec.Command(filepath.Join(Stopgate(t), "gate"), "init")
+	cmd.Dir = p.Dir
+	cmd.Env = withoutProjectDir(os.Environ())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gate init: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), ".claude/settings.json: registered") {
+		t.Fatalf("gate init registered nothing:\n%s", out)
+	}
+	return p
 }
 
 func withoutProjectDir(env []string) []string {
@@ -128,16 +134,7 @@ func TestInitPluginLoads(t *testing.T) {
 // client's PostToolUse names the directory the command ended in (src/prompts):
 // detect reads the command from the root as well.
 func TestInitBashReadArms(t *testing.T) {
-	p := NewStopgateProject(t)
-	if err := os.Remove(p.Path(".claude/settings.json")); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(filepath.Join(Stopgate(t), "gate"), "init")
-	cmd.Dir = p.Dir
-	cmd.Env = withoutProjectDir(os.Environ())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gate init: %v\n%s", err, out)
-	}
+	p := initFresh(t)
 	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
