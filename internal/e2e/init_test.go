@@ -149,3 +149,38 @@ func TestInitBashReadArms(t *testing.T) {
 		r.Errorf("gate ran %d times at Stop, want 2 (blocked, passed)", n)
 	}
 }
+
+// TestConfigChangeRefused: on the real client, a change to the user's settings in the
+// middle of a session that switches every hook off (disableAllHooks) is refused by the
+// ConfigChange hook gate init registers: the session keeps its hooks, and the stop after
+// the change is still judged.
+func TestConfigChangeRefused(t *testing.T) {
+	p := initFresh(t)
+	changed := false
+	change := func(r *Request) []Part { // the user's settings change under the session
+		if !ResultOf("Read")(r) {
+			return nil
+		}
+		if !changed {
+			changed = true
+			os.MkdirAll(filepath.Join(p.Home, ".claude"), 0o755)
+			if err := os.WriteFile(filepath.Join(p.Home, ".claude", "settings.json"), []byte(`{"disableAllHooks": true}`+"\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+		return []Part{bash("sleep 3")}
+	}
+	api := Start(t, Anthropic, Script{
+		When(LastHas(blocked), Text("Blocked, as expected.")),
+		When(ResultOf("Bash"), Text("Done.")),
+		change,
+		When(AtTurn(0), read(p, "src/prompts/joke.md")),
+	})
+	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	if !strings.Contains(r.Debug, "ConfigChange hook blocked change to "+filepath.Join(p.Home, ".claude", "settings.json")) {
+		r.Errorf("the client did not report the change refused by the ConfigChange hook")
+	}
+	if n := gateRuns(r, "Stop"); n < 1 || !r.Told(blocked) {
+		r.Errorf("the stop after the change was not judged and blocked (gate ran %d times at Stop)", n)
+	}
+}
