@@ -50,8 +50,8 @@ func codexReadOnly(root string, set *guard.Set) []string {
 			}
 			show = filepath.ToSlash(r)
 		}
-		if filepath.IsAbs(filepath.FromSlash(show)) || slices.Contains(out, show) {
-			continue
+		if filepath.IsAbs(filepath.FromSlash(show)) || slices.Contains(out, show) || strings.HasPrefix(show, ".codex/") {
+			continue // outside, listed, or inside .codex, which is read-only whole
 		}
 		out = append(out, show)
 	}
