@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"captured":   cmdCaptured,
 			"recordstop": cmdRecordStop,
 			"blackhole":  cmdBlackhole,
+			"registered": cmdRegistered,
 		},
 	})
 }

@@ -158,16 +158,16 @@ func settingsFiles(env *cli.Env, root string) []hookSource {
 // that each registered program exists; and that the gate's hook timeout
 // exceeds every validator's.
 func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string) []finding {
-	prefix, candidates, initCmd := projectBin, settingsFiles(env, ws.root), `"gate init"`
+	candidates, initCmd := settingsFiles(env, ws.root), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)
 		file := filepath.Join(base, "hooks", "hooks.json")
-		prefix, candidates = pluginBin, []hookSource{{path: file, name: shown(env.Dir, file)}}
+		candidates = []hookSource{{path: file, name: shown(env.Dir, file)}}
 		initCmd = `"gate init --plugin ` + shellQuote(plugin) + `"`
 	}
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
-	want := wanted(prefix)
+	want := expected()
 
 	var out []finding
 	var sources []hookSource
@@ -219,13 +219,24 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 			if uncovered[i] != "" {
 				msg = h.String() + " is registered without " + uncovered[i]
 			}
-			out = append(out, finding{loc: primary, msg: msg,
-				hint: initCmd + " registers every stopgate hook and keeps the rest of the file"})
+			out = append(out, unregistered(primary, h, msg, initCmd))
 		}
 	}
 	out = dedupe(out)
 	sortByLocation(out)
 	return out
+}
+
+// unregistered is the finding of a hook h not registered in the file at
+// loc: an error, except for the test runner's hooks, which gate init
+// --no-testhook leaves out on purpose: a warning says what is then off.
+func unregistered(loc string, h settings.Hook, msg, initCmd string) finding {
+	f := finding{loc: loc, msg: msg, hint: initCmd + " registers every stopgate hook and keeps the rest of the file"}
+	if settings.Program(h.Command) == hook.Testhook {
+		f.warning = true
+		f.msg += ": the test runner's words and its --auto mode are off (as gate init --no-testhook leaves them)"
+	}
+	return f
 }
 
 // fileError is the finding of a hook file that does not parse, or is not
@@ -269,21 +280,36 @@ func splitLoc(loc string) (file string, line int) {
 // command says: the client would fail it on every event. vars are the
 // variables the client sets for a hook; any other is read from the
 // environment. The program is shown relative to base.
+//
+// A launcher (settings.Launcher) runs the first of its candidates that is
+// executable, globs expanded, and halts the stop where none is: the
+// finding then says what the stop will say.
 func programFinding(env *cli.Env, command, loc, base string, vars map[string]string) []finding {
-	path := os.Expand(settings.FirstWord(command), func(v string) string {
-		if s, ok := vars[v]; ok {
-			return s
+	var first string
+	for i, p := range settings.Paths(command) {
+		path := os.Expand(p, func(v string) string {
+			if s, ok := vars[v]; ok {
+				return s
+			}
+			return env.Getenv(v)
+		})
+		if !filepath.IsAbs(path) {
+			return nil // on $PATH, or relative to where the client runs: not ours to judge
 		}
-		return env.Getenv(v)
-	})
-	if !filepath.IsAbs(path) {
-		return nil // on $PATH, or relative to where the client runs: not ours to judge
+		if i == 0 {
+			first = path
+		}
+		matches, _ := filepath.Glob(path)
+		if slices.ContainsFunc(matches, executable) {
+			return nil
+		}
 	}
-	if executable(path) {
-		return nil
+	in := installFor(base, filepath.Dir(first))
+	msg := fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, first))
+	if _, ok := settings.Candidates(command); ok {
+		msg += ": until it is installed, its launcher answers for it (a stop halts, a guarded tool call is refused)"
 	}
-	return []finding{{loc: loc, warning: true, msg: fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, path)),
-		hint: "build it: make install PREFIX=" + shellQuote(filepath.Dir(filepath.Dir(path))) + " in the stopgate source"}}
+	return []finding{{loc: loc, warning: true, msg: msg, hint: "install it (" + in.method + "): " + in.command}}
 }
 
 // timeoutFinding checks the gate hook's timeouts: the gate answers before
@@ -332,7 +358,7 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 
 // flagTimeout is the --timeout a hook command gives the gate, 0 for none.
 func flagTimeout(command string) time.Duration {
-	words := strings.Fields(command)
+	words := strings.Fields(settings.Args(command))
 	for i, w := range words {
 		v, ok := strings.CutPrefix(strings.TrimLeft(w, "-"), "timeout=")
 		if !ok && (w == "--timeout" || w == "-timeout") && i+1 < len(words) {

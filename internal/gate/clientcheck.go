@@ -28,7 +28,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 	if err != nil {
 		return append(out, finding{loc: c.file, msg: err.Error()})
 	}
-	found, err := c.lookup(data, c.wanted(ws.root, "bin"))
+	found, err := c.lookup(data, c.wanted(ws.root, "bin", true))
 	if err != nil {
 		return append(out, fileError(c.file, c.title, err))
 	}
@@ -36,8 +36,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "GEMINI_PROJECT_DIR": ws.root, "COPILOT_PROJECT_DIR": ws.root}
 	for _, fd := range found {
 		if !fd.Registered {
-			out = append(out, finding{loc: c.file, msg: fd.Hook.String() + " is not registered",
-				hint: initCmd + " registers every stopgate hook and keeps the rest of the file"})
+			out = append(out, unregistered(c.file, fd.Hook, fd.Hook.String()+" is not registered", initCmd))
 			continue
 		}
 		out = append(out, programFinding(env, fd.Command, c.file, ws.root, vars)...)

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
@@ -120,16 +121,22 @@ func clientNamed(name string) (*agentClient, error) {
 	return nil, fmt.Errorf("unknown client %q, want one of %v", name, dialect.Names)
 }
 
-// wanted returns the hooks to register, commands under bin, timeouts in
-// the file's unit.
-func (c *agentClient) wanted(root, bin string) []settings.Hook {
-	prefix, _ := varBin(c.projectVar, root, bin)
+// wanted returns the hooks to register, each a launcher (launch) of its
+// program under bin, timeouts in the file's unit; without testhook, its
+// hooks are left out.
+func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
+	prefix, dir := varBin(c.projectVar, root, bin)
+	in := installFor(root, bin)
 	var out []settings.Hook
 	for _, h := range c.hooks {
-		cmd := prefix + "/" + h.program + h.timeoutFlag() + " --client " + c.name
-		if c.eventFlag {
-			cmd += " --event " + h.event
+		if h.program == hook.Testhook && !testhook {
+			continue
 		}
+		args := strings.TrimSpace(h.timeoutFlag() + " --client " + c.name)
+		if c.eventFlag {
+			args += " --event " + h.event
+		}
+		cmd := launch(c.name, h.event, h.program, prefix+"/"+h.program, args, in, project.Display(root, filepath.Join(dir, h.program)))
 		out = append(out, settings.Hook{Event: h.event, Matcher: h.matcher, Command: cmd, Timeout: h.timeout * c.unit})
 	}
 	return out
@@ -140,10 +147,10 @@ func (c *agentClient) wanted(root, bin string) []settings.Hook {
 // bytes kept, a second run changes nothing, a broken file refused with its
 // line and column), the starter mappings.toml, and what the user must do
 // about the client's trust gate.
-func initClient(env *cli.Env, c *agentClient, bin string) error {
+func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	if c.plugin {
-		if err := initOpenCode(env, root, bin); err != nil {
+		if err := initOpenCode(env, root, bin, installFor(root, bin)); err != nil {
 			return err
 		}
 		if err := writeStarter(env, root); err != nil {
@@ -152,7 +159,7 @@ func initClient(env *cli.Env, c *agentClient, bin string) error {
 		fmt.Fprintf(env.Stdout, "note: %s\n", c.trust)
 		return nil
 	}
-	want := c.wanted(root, bin)
+	want := c.wanted(root, bin, testhook)
 	merge, initial := settings.Merge, []byte(nil)
 	if c.native {
 		merge, initial = mergeCopilot, []byte(copilotNew)
@@ -168,7 +175,7 @@ func initClient(env *cli.Env, c *agentClient, bin string) error {
 	if !filepath.IsAbs(binDir) {
 		binDir = filepath.Join(root, binDir)
 	}
-	noteMissing(env, binDir, want, root)
+	noteMissing(env, binDir, want, root, installFor(root, bin))
 	if err := initClientWall(env, c, root); err != nil { // clientwall.go
 		return err
 	}

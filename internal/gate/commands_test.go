@@ -85,8 +85,8 @@ func TestWanted(t *testing.T) {
 		registration{"Notification", "", "detect", 10},    // nor does detect handle Notification
 	)
 	var got []string
-	for _, h := range wanted("B") {
-		got = append(got, h.String()+" "+h.Command)
+	for _, h := range wanted("B", install{}, "", true) {
+		got = append(got, strings.TrimSpace(h.String()+" "+strings.Join(settings.Paths(h.Command), " ")+" "+settings.Args(h.Command)))
 	}
 	for _, want := range []string{"PostToolUse (Read|Skill|Bash) → detect B/detect", "Stop → gate B/gate --timeout 600", "SubagentStop → gate B/gate --timeout 600"} {
 		if !slices.Contains(got, want) {

@@ -105,7 +105,12 @@ func mergeCopilot(data []byte, want []settings.Hook) ([]byte, []settings.Hook, e
 			continue
 		}
 		h := want[i]
-		raw, _ := json.Marshal(copilotCommand{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout})
+		// Not Marshal: it would write the launcher's && as \u0026\u0026.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.Encode(copilotCommand{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout})
+		raw := json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 		f.Hooks[h.Event] = append(f.Hooks[h.Event], raw)
 		added = append(added, h)
 	}

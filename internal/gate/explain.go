@@ -288,7 +288,7 @@ func distance(a, b string) int {
 // detect for events: the mapping would arm, but nothing would tell it.
 func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 	var relevant []settings.Hook
-	for _, h := range wanted(projectBin) {
+	for _, h := range expected() {
 		if settings.Program(h.Command) == hook.Detect && slices.Contains(events, h.Event) {
 			relevant = append(relevant, h)
 		}

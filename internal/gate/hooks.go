@@ -1,11 +1,15 @@
 package gate
 
 import (
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/detect"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/testhook"
 )
@@ -45,14 +49,18 @@ var handles = map[string][]string{
 	hook.Testhook: testhook.Events,
 }
 
-// wanted returns the hooks to register, with commands under bin, a shell
-// path prefix such as `"$CLAUDE_PROJECT_DIR"/bin`.
-func wanted(bin string) []settings.Hook {
+// wanted returns the hooks to register, each a launcher (launch) of its
+// program under bin, a shell path prefix such as `"$CLAUDE_PROJECT_DIR"/bin`,
+// installed as in says; root is where paths are shown from. Without
+// testhook, its hooks are left out (gate init --no-testhook).
+func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
-		if slices.Contains(handles[r.program], r.event) {
-			out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: bin + "/" + r.program + r.timeoutFlag(), Timeout: r.timeout})
+		if !slices.Contains(handles[r.program], r.event) || r.program == hook.Testhook && !testhook {
+			continue
 		}
+		cmd := launch(dialect.Claude, r.event, r.program, bin+"/"+r.program, strings.TrimSpace(r.timeoutFlag()), in, project.Display(root, filepath.Join(in.dir, r.program)))
+		out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: cmd, Timeout: r.timeout})
 	}
 	return out
 }
@@ -66,6 +74,10 @@ func (r registration) timeoutFlag() string {
 	}
 	return " --timeout " + strconv.Itoa(r.timeout)
 }
+
+// expected is every hook gate init registers, to look up by event and
+// program (settings.Lookup): their commands do not count.
+func expected() []settings.Hook { return wanted(projectBin, install{}, "", true) }
 
 // Where the hook commands live, as written into the settings.
 const (

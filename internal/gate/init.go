@@ -34,6 +34,8 @@ func runInit(env *cli.Env, args []string) error {
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
 	bin := fl.String("bin", "bin", "the `DIR` holding the stopgate commands: relative to the project root, or absolute")
 	clientName := fl.String("client", "", "register with the agent `CLIENT` (claude, codex, gemini, copilot) in its own file")
+	noWall := fl.Bool("no-wall", false, "leave out the OS wall (Claude Code's sandbox settings and deny rules)")
+	noTesthook := fl.Bool("no-testhook", false, "leave out the test runner's hooks (testhook)")
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}
@@ -42,18 +44,19 @@ func runInit(env *cli.Env, args []string) error {
 		return usageError("init", err)
 	}
 	if c != nil {
-		return initClient(env, c, *bin) // clients.go
+		return initClient(env, c, *bin, !*noTesthook) // clients.go
 	}
 	if *plugin != "" {
 		return initPlugin(env, absFrom(env.Dir, *plugin))
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
 	prefix, binDir := binPrefix(root, *bin)
-	want := wanted(prefix)
+	in := installFor(root, *bin)
+	want := wanted(prefix, in, root, !*noTesthook)
 
 	// The wall is merged after the hooks: a file it would refuse is
 	// refused before either is written.
-	if err := wallReadable(root); err != nil {
+	if err := wallReadable(root); !*noWall && err != nil {
 		return err
 	}
 	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil, settings.Merge, "s"); err != nil {
@@ -62,10 +65,15 @@ func runInit(env *cli.Env, args []string) error {
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
-	if err := writeWall(env, root, []string{binDir}); err != nil {
+	if *noWall {
+		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", settingsFile)
+	} else if err := writeWall(env, root, []string{binDir}); err != nil {
 		return err
 	}
-	noteMissing(env, binDir, want, root)
+	if err := writeIgnore(env, root); err != nil {
+		return err
+	}
+	noteMissing(env, binDir, want, root, in)
 	return nil
 }
 
@@ -122,7 +130,7 @@ func register(env *cli.Env, path, name string, want []settings.Hook, initial []b
 	}
 	fmt.Fprintf(env.Stdout, "%s: registered %s\n", name, plural(len(added), "hook", "hooks"))
 	for _, h := range added {
-		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, h.Command, h.Timeout, unit)
+		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, unit)
 	}
 	return nil
 }
@@ -166,7 +174,7 @@ func writeStarter(env *cli.Env, root string) error {
 // noteMissing tells which hook programs are not in binDir yet, and how to
 // put them there: a registered hook whose program is missing fails on
 // every event.
-func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string) {
+func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string, in install) {
 	var missing []string
 	for _, h := range want {
 		if p := settings.Program(h.Command); !executable(filepath.Join(binDir, p)) && !slices.Contains(missing, p) {
@@ -176,12 +184,8 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 	if len(missing) == 0 {
 		return
 	}
-	how := fmt.Sprintf(`GOBIN=%s go install ./cmd/...`, shellQuote(binDir))
-	if filepath.Base(binDir) == "bin" {
-		how = "make install PREFIX=" + shellQuote(filepath.Dir(binDir))
-	}
-	fmt.Fprintf(env.Stdout, "note: %s not in %s yet; from the stopgate source, run: %s\n",
-		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), how)
+	fmt.Fprintf(env.Stdout, "note: %s not in %s yet: until they are, a stop halts and says to run: %s\n",
+		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
 }
 
 // binPrefix returns the shell text Claude Code's hook commands start
@@ -258,7 +262,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	// A new hooks.json starts with a description the client shows.
 	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
 	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
-	want := wanted(pluginBin)
+	want := wanted(pluginBin, installFor(dir, "bin"), dir, true)
 	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial, settings.Merge, "s"); err != nil {
 		return err
 	}
@@ -270,7 +274,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "note: no %s here, so no OS wall: a plugin cannot set the client's sandbox or permissions; run gate init --plugin again in the project to add them to its %s\n", project.ConfigName, settingsFile)
 	}
-	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir)
+	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir, installFor(dir, "bin"))
 	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))
 	return nil
 }

@@ -22,18 +22,19 @@ var opencodePlugin string
 // opencodeFile is where OpenCode loads a project's plugins from.
 const opencodeFile = ".opencode/plugin/stopgate.js"
 
-// pluginText is the plugin for the commands in bin, written into it as a
-// JSON string, which JavaScript reads as the same string.
-func pluginText(bin string) string {
-	return strings.Replace(opencodePlugin, `"__BIN__"`, settings.Quote(filepath.ToSlash(bin)), 1)
+// pluginText is the plugin for the commands in bin, installed as in says,
+// written into it as JSON strings, which JavaScript reads as the same.
+func pluginText(bin string, in install) string {
+	text := missingText("gate", in, filepath.ToSlash(filepath.Join(bin, "gate")))
+	return strings.NewReplacer(`"__BIN__"`, settings.Quote(filepath.ToSlash(bin)), `"__MISSING__"`, settings.Quote(text)).Replace(opencodePlugin)
 }
 
 // initOpenCode writes the plugin, unless the file is there: a file that is
 // stopgate's current plugin is left alone, and one that differs (an older
 // stopgate's, or edited by hand) is never overwritten.
-func initOpenCode(env *cli.Env, root, bin string) error {
+func initOpenCode(env *cli.Env, root, bin string, in install) error {
 	path := filepath.Join(root, filepath.FromSlash(opencodeFile))
-	want := pluginText(bin)
+	want := pluginText(bin, in)
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil && string(data) == want:
@@ -60,7 +61,7 @@ func opencodeFindings(ws workspace) []finding {
 		return []finding{{loc: opencodeFile, msg: "does not exist: stopgate is not registered for OpenCode", hint: `"gate init --client opencode" writes the plugin`}}
 	case err != nil:
 		return []finding{{loc: opencodeFile, msg: err.Error()}}
-	case string(data) != pluginText("bin") && !strings.Contains(string(data), "export const Stopgate"):
+	case string(data) != pluginText("bin", installFor(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
 		return []finding{{loc: opencodeFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client opencode"}}
 	}
 	return nil

@@ -11,6 +11,16 @@ import path from "node:path";
 // BIN holds detect and gate: absolute, or relative to the project.
 const BIN = "__BIN__";
 
+// MISSING is what a machine without them is told: a stop halts with it and
+// a guarded tool call is refused with it, never a silent pass.
+const MISSING = "__MISSING__";
+const missing = (event) =>
+  event.hook_event_name === "Stop"
+    ? { continue: false, stopReason: MISSING }
+    : event.hook_event_name === "PreToolUse"
+      ? { hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: MISSING } }
+      : {};
+
 export const Stopgate = async ({ client, directory }) => {
   const bin = path.resolve(directory, BIN);
 
@@ -25,7 +35,9 @@ export const Stopgate = async ({ client, directory }) => {
       let err = "";
       child.stdout.on("data", (d) => (out += d));
       child.stderr.on("data", (d) => (err += d));
-      child.on("error", (e) => resolve({ error: String(e) }));
+      // The program cannot be started (not installed, not executable, another
+      // platform's): answer as gate init's launcher does for the other clients.
+      child.on("error", () => resolve(missing(event)));
       child.on("close", () => {
         if (err.trim()) console.error(err.trim());
         try {

@@ -188,9 +188,10 @@ func covers(matcher, tool string) bool {
 }
 
 // Program returns the name of the program a command line runs: the base
-// name of its first word, unquoted. "\"$CLAUDE_PROJECT_DIR\"/bin/gate"
-// and "/usr/local/bin/gate --config x.toml" both run "gate".
-func Program(cmd string) string { return path.Base(FirstWord(cmd)) }
+// name of its first word, unquoted, or of a launcher's first candidate.
+// "\"$CLAUDE_PROJECT_DIR\"/bin/gate", "/usr/local/bin/gate --config x.toml"
+// and a launcher of bin/gate all run "gate".
+func Program(cmd string) string { return path.Base(Paths(cmd)[0]) }
 
 // FirstWord returns the first word of a command line with shell quoting
 // removed and variables left as they are: "$CLAUDE_PROJECT_DIR/bin/gate".

@@ -1,0 +1,48 @@
+package dialect
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// Answer returns o as client reads it on stdout for its event (the
+// client's own name), one line of JSON without the newline; "" when the
+// client has no way to take it. It serves answers written before any
+// input is read: the fallback of gate init's launcher, printed when the
+// program is not installed.
+func Answer(client, event string, o hook.Output) string {
+	in := &hook.Input{ClientEvent: event}
+	switch client {
+	case Codex:
+		in.Client = codex{}
+	case Gemini:
+		in.Client = gemini{}
+	case Copilot:
+		in.Client = copilot{native: true}
+	case OpenCode:
+		in.Client = opencode{}
+	}
+	var b bytes.Buffer
+	if err := hook.Write(hook.Bind(&b, in), o); err != nil {
+		return "" // an Output always marshals
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Event returns stopgate's name (Claude Code's) for client's own event:
+// "AfterAgent" of gemini and "agentStop" of copilot are both "Stop".
+func Event(client, event string) string {
+	switch client {
+	case Gemini:
+		if e, ok := geminiEvent[event]; ok {
+			return e
+		}
+	case Copilot:
+		if e, ok := copilotEvent[event]; ok {
+			return e
+		}
+	}
+	return event
+}

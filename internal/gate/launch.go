@@ -1,0 +1,42 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// launch returns the command line gate init registers for program on
+// client's event: the launcher (settings.Launcher) of candidate, a shell
+// word, with args. Where the program is not installed it answers for it:
+// a stop halts and the tamper guard denies, each naming what is missing
+// and the command that installs it; any other event passes silently, as
+// the stop that follows halts.
+func launch(client, event, program, candidate, args string, in install, shown string) string {
+	return settings.Launcher([]string{candidate}, args, missingAnswer(client, event, missingText(program, in, shown)))
+}
+
+// missingText is what a machine without the programs is told.
+func missingText(program string, in install, shown string) string {
+	return fmt.Sprintf("stopgate is not installed on this machine: %s is missing or cannot run, so nothing this session did was checked. Install it with: %s (then run the session again)",
+		shown, in.command)
+}
+
+// missingAnswer is the launcher's fallback for client's event: its halt at
+// a stop (Copilot, which has no halt, gets a block: the model is sent back
+// with the message and tells the user), its deny at the tamper guard, ""
+// elsewhere.
+func missingAnswer(client, event, text string) string {
+	switch dialect.Event(client, event) {
+	case hook.Stop, hook.SubagentStop:
+		if client == dialect.Copilot {
+			return dialect.Answer(client, event, hook.Block(text+". Tell the user exactly this, and stop."))
+		}
+		return dialect.Answer(client, event, hook.Halt(text))
+	case hook.PreToolUse:
+		return dialect.Answer(client, event, hook.Deny(text))
+	}
+	return ""
+}
