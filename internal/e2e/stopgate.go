@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/example"
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // StateDir is where the example's mappings.toml keeps the queue (settings.state_dir).
@@ -57,11 +58,11 @@ func NewStopgateProject(t testing.TB) *Project {
 // program (such as "detect"), as a user editing the file would.
 func (p *Project) Unregister(event, program string) {
 	p.t.Helper()
-	var settings map[string]any
-	if err := json.Unmarshal([]byte(p.ReadFile(".claude/settings.json")), &settings); err != nil {
-		p.t.Fatalf("e2e: .claude/settings.json: %v", err)
+	var file map[string]any
+	if err := json.Unmarshal([]byte(p.ReadFile(".claude/file.json")), &file); err != nil {
+		p.t.Fatalf("e2e: .claude/file.json: %v", err)
 	}
-	hooks, _ := settings["hooks"].(map[string]any)
+	hooks, _ := file["hooks"].(map[string]any)
 	groups, _ := hooks[event].([]any)
 	var keep []any
 	removed := 0
@@ -71,7 +72,7 @@ func (p *Project) Unregister(event, program string) {
 		var left []any
 		for _, c := range cmds {
 			command, _ := c.(map[string]any)["command"].(string)
-			if filepath.Base(strings.Trim(command, `"`)) == program {
+			if settings.Program(command) == program {
 				removed++
 				continue
 			}
@@ -90,11 +91,11 @@ func (p *Project) Unregister(event, program string) {
 	} else {
 		hooks[event] = keep
 	}
-	data, err := json.MarshalIndent(settings, "", "  ")
+	data, err := json.MarshalIndent(file, "", "  ")
 	if err != nil {
 		p.t.Fatalf("e2e: %v", err)
 	}
-	p.WriteFile(".claude/settings.json", string(data)+"\n")
+	p.WriteFile(".claude/file.json", string(data)+"\n")
 }
 
 // Pending returns the queue's pending entries, as paths under StateDir/sessions

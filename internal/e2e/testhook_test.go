@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stopgate/stopgate/internal/settings"
+
 	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
@@ -22,7 +24,7 @@ func testhookProject(t *testing.T, suite string) *Project {
 func testhookRuns(r *Result, event string) int {
 	n := 0
 	for _, h := range r.HookRuns() {
-		if h.Event == event && strings.HasSuffix(h.Command, "/bin/testhook") {
+		if h.Event == event && settings.Program(h.Command) == "testhook" {
 			n++
 		}
 	}
