@@ -1,0 +1,110 @@
+package gate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// runUninstall is `gate uninstall [--bin DIR]`: it takes out of
+// .claude/settings.json what gate init put there (its hooks, the OS wall's
+// sandbox keys and deny rules) and the state dir's line out of
+// .gitignore, each only where it is still exactly as init wrote it, and
+// keeps every other byte. What was changed by hand since is left, and
+// named. A settings file that is not JSON changes nothing. mappings.toml
+// is the project's own and stays.
+func runUninstall(env *cli.Env, args []string) error {
+	fl := flags("uninstall")
+	bin := fl.String("bin", "bin", "the `DIR` given to gate init --bin")
+	if err := parseFlags(env, fl, args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		return usageError("uninstall", fmt.Errorf("unexpected argument %q", fl.Arg(0)))
+	}
+	root := project.Root(env.Getenv, "", env.Dir)
+	path := filepath.Join(root, filepath.FromSlash(settingsFile))
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var out []byte
+	var r settings.Removal
+	if err == nil {
+		prefix, binDir := binPrefix(root, *bin)
+		want := wanted(prefix, installFor(root, *bin), root, true)
+		for _, h := range want[:len(want):len(want)] { // and the bare paths older gate inits wrote
+			h.Command = prefix + "/" + settings.Program(h.Command)
+			want = append(want, h)
+		}
+		file := filepath.Join(root, project.ConfigName)
+		cfg, _, _ := config.Inspect(file, root, config.FileOnly)
+		rules, _ := wallRules(root, env.Getenv("HOME"), file, cfg, []string{binDir})
+		if out, r, err = settings.Remove(data, want, hook.Programs, rules); err != nil {
+			var se *settings.Error
+			if errors.As(err, &se) {
+				err = fmt.Errorf("%s:%d:%d: %s", settingsFile, se.Line, se.Column, se.Msg)
+			}
+			return cli.WithHint(err, "nothing was changed: fix the file by hand, then run gate uninstall again")
+		}
+	}
+	switch {
+	case len(r.Removed) > 0:
+		if err := settings.WriteFile(path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", settingsFile, err)
+		}
+		fmt.Fprintf(env.Stdout, "%s: removed %s\n", settingsFile, plural(len(r.Removed), "entry of stopgate's", "entries of stopgate's"))
+		for _, s := range r.Removed {
+			fmt.Fprintf(env.Stdout, "  - %s\n", s)
+		}
+	case data != nil:
+		fmt.Fprintf(env.Stdout, "%s: nothing of stopgate's as gate init wrote it\n", settingsFile)
+	}
+	for _, l := range r.Left {
+		fmt.Fprintf(env.Stdout, "%s: left %s: it was changed since; remove it by hand if it should go\n", settingsFile, l)
+	}
+	return removeIgnore(env, root)
+}
+
+// removeIgnore takes the state dir's line, as gate init writes it, out of
+// .gitignore, keeping every other byte.
+func removeIgnore(env *cli.Env, root string) error {
+	line := ignoreLine(root)
+	path := filepath.Join(root, gitignoreFile)
+	data, err := os.ReadFile(path)
+	if line == "" || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var out []byte
+	switch {
+	case bytes.HasPrefix(data, []byte(line+"\n")):
+		out = data[len(line)+1:]
+	case bytes.Contains(data, []byte("\n"+line+"\n")):
+		i := bytes.LastIndex(data, []byte("\n"+line+"\n"))
+		out = append(data[:i+1:i+1], data[i+len(line)+2:]...)
+	default:
+		return nil
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		err = os.Remove(path) // nothing but stopgate's line: gate init created it
+	} else {
+		err = settings.WriteFile(path, out)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", gitignoreFile, err)
+	}
+	fmt.Fprintf(env.Stdout, "%s: removed %s\n", gitignoreFile, line)
+	return nil
+}

@@ -1,0 +1,240 @@
+package settings
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Removal says what Remove took out and what it left.
+type Removal struct {
+	Removed []string // "Stop → gate", "sandbox.enabled", "Edit(/mappings.toml)"
+	Left    []string // each entry of stopgate's that was changed by hand since
+}
+
+// Remove returns data with stopgate's entries taken out, each only where
+// it is still exactly what gate init writes: a matcher group holding one
+// command of want (same event, command and timeout; a matcher within
+// want's), the wall's sandbox keys with the values gate init writes, and
+// the rules of deny in permissions.deny. An event list, "hooks",
+// "sandbox", "permissions" or "permissions.deny" that this leaves empty
+// goes too. Every other byte is kept. A group that runs one of programs
+// but differs from every want is left, and named in Left. Text that is
+// not a settings file is refused with an *Error, as Merge refuses it.
+func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte, Removal, error) {
+	var r Removal
+	if _, err := InspectWall(data); err != nil {
+		return nil, r, err
+	}
+	if _, err := Lookup(data, want); err != nil {
+		return nil, r, err
+	}
+	text := normalize(data)
+	root, _ := parse(text)
+	if hooks := root.get("hooks"); hooks != nil {
+		for _, m := range hooks.members {
+			for _, g := range m.val.elems {
+				if _, ok := ownGroup(g, m.key, want); !ok && runsAny(g, programs) {
+					line, _ := position(text, g.start)
+					r.Left = append(r.Left, fmt.Sprintf("hooks.%s, line %d: runs %s, but is not as gate init wrote it", m.key, line, runsWhat(g, programs)))
+				}
+			}
+		}
+	}
+	// One removal at a time, each on a fresh parse, as Merge inserts.
+	for {
+		root, _ := parse(text)
+		hooks := root.get("hooks")
+		if hooks == nil {
+			break
+		}
+		done := true
+		for _, m := range hooks.members {
+			if i, h := ownIn(m.val, m.key, want); i >= 0 {
+				text = cut(text, m.val, i)
+				r.Removed = append(r.Removed, h.String())
+				text = prune(text, []string{"hooks", m.key})
+				done = false
+				break
+			}
+		}
+		if done {
+			break
+		}
+	}
+	for _, k := range wallKeys {
+		root, _ := parse(text)
+		sb := root.get("sandbox")
+		if i := memberIndex(sb, k.key); i >= 0 && sb.members[i].val.kind == 'v' && sb.members[i].val.str == fmt.Sprint(k.want) {
+			text = prune(cut(text, sb, i), []string{"sandbox"})
+			r.Removed = append(r.Removed, "sandbox."+k.key)
+		}
+	}
+	for _, rule := range deny {
+		root, _ := parse(text)
+		list := root.get("permissions").get("deny")
+		if list == nil {
+			break
+		}
+		i := slices.IndexFunc(list.elems, func(e *node) bool { return e.kind == '"' && e.str == rule })
+		if i >= 0 {
+			text = prune(cut(text, list, i), []string{"permissions", "deny"})
+			r.Removed = append(r.Removed, rule)
+		}
+	}
+	if len(r.Removed) == 0 {
+		return data, r, nil
+	}
+	return text, r, nil
+}
+
+// ownIn returns the index in list of the first group that is exactly one
+// of want for event, and that hook; -1 when none is.
+func ownIn(list *node, event string, want []Hook) (int, Hook) {
+	if list == nil || list.kind != '[' {
+		return -1, Hook{}
+	}
+	for i, g := range list.elems {
+		if h, ok := ownGroup(g, event, want); ok {
+			return i, h
+		}
+	}
+	return -1, Hook{}
+}
+
+// ownGroup reports whether g is a group gate init wrote for event: a
+// matcher within the hook's and one command of want, its type, command
+// and timeout and nothing else.
+func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
+	if g.kind != '{' {
+		return Hook{}, false
+	}
+	matcher := ""
+	for _, m := range g.members {
+		switch {
+		case m.key == "matcher" && m.val.kind == '"':
+			matcher = m.val.str
+		case m.key == "hooks" && m.val.kind == '[':
+		default:
+			return Hook{}, false
+		}
+	}
+	hs := g.get("hooks")
+	if hs == nil || len(hs.elems) != 1 || hs.elems[0].kind != '{' {
+		return Hook{}, false
+	}
+	c := hs.elems[0]
+	typ, cmd, timeout := c.get("type"), c.get("command"), c.get("timeout")
+	if typ == nil || typ.str != "command" || cmd == nil || cmd.kind != '"' || timeout != nil && timeout.kind != 'v' {
+		return Hook{}, false
+	}
+	keys := 2
+	t := "0" // Merge writes no timeout for 0
+	if timeout != nil {
+		keys, t = 3, timeout.str
+	}
+	if len(c.members) != keys {
+		return Hook{}, false
+	}
+	for _, h := range want {
+		if h.Event == event && sameRun(h.Command, cmd.str) && t == fmt.Sprint(h.Timeout) && narrower(matcher, h.Matcher) {
+			h.Matcher = matcher
+			return h, true
+		}
+	}
+	return Hook{}, false
+}
+
+// sameRun reports whether commands a and b are the same: equal, or
+// launchers of the same candidates and arguments, whose fallback text may
+// come from another stopgate version.
+func sameRun(a, b string) bool {
+	if a == b {
+		return true
+	}
+	_, aok := Candidates(a)
+	_, bok := Candidates(b)
+	ra, _, _ := strings.Cut(a, launchTail)
+	rb, _, _ := strings.Cut(b, launchTail)
+	return aok && bok && ra == rb
+}
+
+// narrower reports whether every tool of matcher is one of outer's: Merge
+// narrows a group to the tools no other group covers.
+func narrower(matcher, outer string) bool {
+	if matcher == "" || outer == "" {
+		return matcher == outer
+	}
+	for _, t := range tools(matcher) {
+		if !slices.Contains(tools(outer), t) {
+			return false
+		}
+	}
+	return true
+}
+
+// runsAny reports whether a command of group g runs one of programs.
+func runsAny(g *node, programs []string) bool { return runsWhat(g, programs) != "" }
+
+func runsWhat(g *node, programs []string) string {
+	for _, p := range programs {
+		if commandRunning(g, p) != nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func memberIndex(n *node, key string) int {
+	if n == nil || n.kind != '{' {
+		return -1
+	}
+	return slices.IndexFunc(n.members, func(m member) bool { return m.key == key })
+}
+
+// cut removes item i of container c (an array's element, an object's
+// member) with one separator, keeping the layout of the rest.
+func cut(text []byte, c *node, i int) []byte {
+	span := func(j int) (int, int) {
+		if c.kind == '[' {
+			return c.elems[j].start, c.elems[j].end
+		}
+		return c.members[j].keyStart, c.members[j].val.end
+	}
+	n := len(c.elems) + len(c.members)
+	var from, to int
+	switch {
+	case n == 1:
+		from, to = c.start+1, c.end-1
+	case i < n-1:
+		from, _ = span(i)
+		to, _ = span(i + 1)
+	default:
+		_, from = span(i - 1)
+		_, to = span(i)
+	}
+	return append(text[:from:from], text[to:]...)
+}
+
+// prune removes the value at path, and then each parent up the path, while
+// it is an empty array or object.
+func prune(text []byte, path []string) []byte {
+	for len(path) > 0 {
+		root, _ := parse(text)
+		parent := root
+		for _, k := range path[:len(path)-1] {
+			parent = parent.get(k)
+		}
+		i := memberIndex(parent, path[len(path)-1])
+		if i < 0 {
+			return text
+		}
+		v := parent.members[i].val
+		if (v.kind != '[' && v.kind != '{') || len(v.elems)+len(v.members) > 0 {
+			return text
+		}
+		text = cut(text, parent, i)
+		path = path[:len(path)-1]
+	}
+	return text
+}
