@@ -28,9 +28,6 @@ func runUninstall(env *cli.Env, args []string) error {
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}
-	if fl.NArg() > 0 {
-		return usageError("uninstall", fmt.Errorf("unexpected argument %q", fl.Arg(0)))
-	}
 	root := project.Root(env.Getenv, "", env.Dir)
 	path := filepath.Join(root, filepath.FromSlash(settingsFile))
 	data, err := os.ReadFile(path)

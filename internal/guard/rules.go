@@ -38,7 +38,7 @@ func init() {
 			"output-document", "output-file", "append-output", "directory-prefix"),
 		"sort": valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
 		"go":   dashO, "gcc": dashO, "cc": dashO, "clang": dashO, "g++": dashO, "c++": dashO, "ld": dashO, "rustc": dashO,
-		"eval": evalRule, "flock": flockRule,
+		"eval": evalRule, "flock": flockRule, "gate": gateRule,
 	}
 	for _, sh := range []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"} {
 		rules[sh] = shellRule
@@ -611,4 +611,25 @@ func (a *analyzer) interpreter(name string, args []word) *Hit {
 		}
 	}
 	return a.each(ops, under)
+}
+
+// gateRule: gate clear, init and uninstall are a person's decisions, never
+// the agent's: clear drops a session's armed prompts, init and uninstall
+// rewrite the hook registration. Each is refused as a write of what it
+// changes (the state dir, the settings), which the program's own file
+// writes are, out of the guard's sight.
+func gateRule(a *analyzer, args []word) *Hit {
+	if len(args) == 0 {
+		return nil
+	}
+	sub := args[0].text
+	for _, t := range a.set.targets {
+		stateDir := t.Dir && strings.Contains(t.Why, "state dir")
+		settings := strings.HasSuffix(t.Path, "/.claude/settings.json")
+		if sub == "clear" && stateDir || (sub == "init" || sub == "uninstall") && settings {
+			return &Hit{Protected: t.Protected, Target: t.Show, By: a.by,
+				Why: "gate " + sub + " is a person's decision: it would change " + t.Show + ", which stopgate relies on"}
+		}
+	}
+	return nil
 }

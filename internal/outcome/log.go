@@ -33,6 +33,9 @@ const (
 	Pass  = "pass"
 	Block = "block"
 	Halt  = "halt"
+	// Cleared is a person's decision (gate clear): the session's armed
+	// prompts were dropped unjudged.
+	Cleared = "cleared"
 )
 
 // Record is one gate decision.
