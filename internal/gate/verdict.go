@@ -1,0 +1,113 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/queue"
+)
+
+// runVerdict is `gate verdict [SESSION]`, for a CI job after a headless
+// run (`claude -p …; gate verdict`), whose client exits 0 whatever the gate
+// decided: exit 0 only when the session's last stop passed with nothing
+// armed since; else one line saying why not, and exit 1. SESSION defaults
+// to the session of the outcome log's latest decision.
+func runVerdict(env *cli.Env, args []string) error {
+	fl := flags("verdict")
+	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	rest, err := parse(env, fl, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 1 {
+		return usageError("verdict", fmt.Errorf("unexpected argument %q", rest[1]))
+	}
+	ws := workspaceOf(env, *configFile)
+	dir := ws.stateDir()
+	records, _, err := outcome.Read(dir, time.Time{})
+	if err != nil {
+		return err
+	}
+	session := ""
+	if len(rest) == 1 {
+		session = rest[0]
+	} else if len(records) > 0 {
+		session = records[len(records)-1].Session
+	} else {
+		fmt.Fprintf(env.Stdout, "never judged: no gate decision in %s/%s\n", ws.rel(dir), outcome.FileName)
+		return cli.Exit(1)
+	}
+	scopes, _, err := queue.Open(dir).List()
+	if err != nil {
+		return fmt.Errorf("reading what is armed: %w", err)
+	}
+	var armed []string
+	for _, p := range scopes {
+		for _, e := range p.Entries {
+			if p.Scope.Session == session && !slices.Contains(armed, e.Prompt) {
+				armed = append(armed, e.Prompt)
+			}
+		}
+	}
+	line, err := verdictOf(records, session, armed)
+	fmt.Fprintln(env.Stdout, line)
+	if err != nil {
+		return cli.Exit(1)
+	}
+	return nil
+}
+
+// errNotPassed marks a verdict that is not a pass.
+var errNotPassed = errors.New("not passed")
+
+// verdictOf judges session from the outcome log's records and the prompts
+// armed for it now: nil when its last stop passed and nothing is armed,
+// else errNotPassed. line says which, in one line.
+func verdictOf(records []outcome.Record, session string, armed []string) (line string, err error) {
+	var last *outcome.Record
+	for i := range records {
+		r := &records[i]
+		// The session's end is its main thread's stop; a subagent's counts
+		// only when the main thread has none.
+		if r.Session == session && (r.Agent == "" || last == nil || last.Agent != "") {
+			last = r
+		}
+	}
+	switch {
+	case last == nil && len(armed) > 0:
+		return fmt.Sprintf("never judged: session %s has %s armed and no stop of it was judged", session, strings.Join(armed, ", ")), errNotPassed
+	case last == nil:
+		return fmt.Sprintf("never judged: no stop of session %s was judged (nothing was armed, or its stop halted before judging: see the client's output)", session), errNotPassed
+	case last.Decision == outcome.Cleared:
+		return fmt.Sprintf("cleared: a person dropped the armed prompts of session %s (%s) unjudged", session, strings.Join(last.Prompts, ", ")), errNotPassed
+	case last.Decision != outcome.Pass:
+		return fmt.Sprintf("%s: the last stop of session %s (%s) was %s: failed %s", last.Decision, session,
+			last.Time.Local().Format("2006-01-02 15:04:05"), map[string]string{outcome.Block: "blocked", outcome.Halt: "halted"}[last.Decision], failed(last)), errNotPassed
+	case len(armed) > 0:
+		return fmt.Sprintf("still armed: session %s has %s armed since its last stop passed", session, strings.Join(armed, ", ")), errNotPassed
+	}
+	return fmt.Sprintf("pass: the last stop of session %s passed (%s), nothing armed", session, strings.Join(last.Prompts, ", ")), nil
+}
+
+// failed names the validators that failed in r.
+func failed(r *outcome.Record) string {
+	var out []string
+	for _, c := range r.Checks {
+		switch {
+		case c.Passed:
+		case c.Result == "failed":
+			out = append(out, c.Name)
+		default:
+			out = append(out, c.Name+" ("+c.Result+")")
+		}
+	}
+	if len(out) == 0 {
+		return "no validator (it could not judge)"
+	}
+	return strings.Join(out, ", ")
+}
