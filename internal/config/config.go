@@ -27,6 +27,12 @@ const (
 	OnFailureHalt  = "halt"  // halt the session at the first failing stop
 )
 
+// Modes for [settings] mode.
+const (
+	ModeEnforce = "enforce" // block and halt as the checks say
+	ModeObserve = "observe" // judge every stop, record and tell what would be blocked, block nothing
+)
+
 // Confinement policies for [settings] confine.
 const (
 	ConfineAuto = ""    // no confine key: confine where bubblewrap works
@@ -58,6 +64,9 @@ type Settings struct {
 	OutputLines int
 	Announce    bool
 	OnFailure   string
+	// Mode is ModeEnforce, or ModeObserve for a roll-out: failures are
+	// recorded and shown to the user, and no stop is blocked.
+	Mode string
 	// Protect lists paths the PreToolUse guard keeps the agent from writing,
 	// beyond the state dir, mappings.toml and run validators' paths. Nil
 	// means the default protection; an empty list turns the guard off.

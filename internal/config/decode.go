@@ -75,6 +75,9 @@ func (d *decoder) settings(t node, s *rawSettings) {
 	if v, ok := d.str(t, "on_failure"); ok {
 		s.OnFailure = &v
 	}
+	if v, ok := d.str(t, "mode"); ok {
+		s.Mode = &v
+	}
 	if v, ok := d.strs(t, "protect"); ok {
 		s.Protect = &v
 	}

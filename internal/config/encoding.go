@@ -39,7 +39,7 @@ import (
 // table.
 const (
 	indexMagic   = "SGIX"
-	indexVersion = 8 // 8: the config text itself, compared at every load
+	indexVersion = 9 // 9: settings.mode
 	keySize      = sha256.Size
 
 	offCRC       = 8
@@ -212,6 +212,7 @@ func (w *writer) settings(s *Settings) {
 		w.uvarint(0)
 	}
 	w.str(s.OnFailure)
+	w.str(s.Mode)
 	w.strs(s.Protect)
 	w.str(s.Confine)
 }
@@ -428,6 +429,7 @@ func (r *reader) settings(s *Settings) {
 	s.OutputLines = int(r.varint())
 	s.Announce = r.uvarint() == 1
 	s.OnFailure = r.str()
+	s.Mode = r.str()
 	s.Protect = r.strs()
 	s.Confine = r.str()
 }

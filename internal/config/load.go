@@ -31,6 +31,7 @@ type rawSettings struct {
 	OutputLines *int      `toml:"output_lines"`
 	Announce    *bool     `toml:"announce"`
 	OnFailure   *string   `toml:"on_failure"`
+	Mode        *string   `toml:"mode"`
 	Protect     *[]string `toml:"protect"`
 	Confine     *bool     `toml:"confine"`
 }
@@ -135,6 +136,7 @@ func (p *parser) settings(s *Settings, raw rawSettings) {
 		OutputLines: DefaultOutputLines,
 		Announce:    true,
 		OnFailure:   OnFailureBlock,
+		Mode:        ModeEnforce,
 	}
 	if v := raw.PromptsDir; v != nil {
 		if *v == "" {
@@ -171,6 +173,12 @@ func (p *parser) settings(s *Settings, raw rawSettings) {
 		s.OnFailure = *v
 		if *v != OnFailureBlock && *v != OnFailureHalt {
 			p.add("settings.on_failure", fmt.Sprintf("%q is not a policy", *v), `use "block" (send the agent back, halt after max_blocks) or "halt"`)
+		}
+	}
+	if v := raw.Mode; v != nil {
+		s.Mode = *v
+		if *v != ModeEnforce && *v != ModeObserve {
+			p.add("settings.mode", fmt.Sprintf("%q is not a mode", *v), `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`)
 		}
 	}
 	if v := raw.Confine; v != nil {
@@ -282,7 +290,7 @@ func badPromptKey(k string) (msg, hint string) {
 
 func hintFor(k toml.Key) string {
 	known := map[string]string{
-		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, protect, confine",
+		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, mode, protect, confine",
 		"mapping":    "prompt, validators",
 		"validators": "file, run, contains, not_contains, regex, timeout, fix",
 		"telemetry":  telemetryKeys,

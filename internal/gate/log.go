@@ -112,6 +112,8 @@ func runStats(env *cli.Env, args []string) error {
 		table(w, rows)
 	}
 
+	observeStats(w, st)
+
 	blocked := 0
 	var worst []string
 	for _, s := range st.Sessions {
@@ -249,6 +251,35 @@ func aligned(rows [][]string) [][]string {
 	return out
 }
 
+// observeStats is the observe-mode part of gate stats (settings.mode): how
+// many stops would have been blocked or halted, and each prompt's and
+// validator's would-block rate over the stops observed.
+func observeStats(w io.Writer, st outcome.Stats) {
+	observed := 0
+	for _, p := range st.Prompts {
+		observed += p.Observed
+	}
+	if observed == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nobserve mode: %d stops would have been blocked, %d halted; nothing was\n", st.WouldBlock, st.WouldHalt)
+	rows := [][]string{{"prompt", "observed", "would block", "would-block rate"}}
+	for _, p := range st.Prompts {
+		if p.Observed > 0 {
+			rows = append(rows, []string{p.Prompt, strconv.Itoa(p.Observed), strconv.Itoa(p.WouldBlock), rate(p.WouldBlock, p.Observed)})
+		}
+	}
+	table(w, rows)
+	fmt.Fprintln(w)
+	rows = [][]string{{"validator", "observed", "would block", "would-block rate"}}
+	for _, v := range st.Validators {
+		if v.Observed > 0 {
+			rows = append(rows, []string{v.Name, strconv.Itoa(v.Observed), strconv.Itoa(v.WouldBlock), rate(v.WouldBlock, v.Observed)})
+		}
+	}
+	table(w, rows)
+}
+
 func rate(n, of int) string {
 	if of == 0 {
 		return "-"
@@ -266,6 +297,8 @@ func statsJSON(st outcome.Stats) any {
 		Unresolved  int     `json:"still_failing"`
 		AttemptsAvg float64 `json:"attempts_avg"`
 		AttemptsMax int     `json:"attempts_max"`
+		Observed    int     `json:"observed"`
+		WouldBlock  int     `json:"would_block"`
 	}
 	type validator struct {
 		Name     string  `json:"name"`
@@ -273,26 +306,30 @@ func statsJSON(st outcome.Stats) any {
 		Passed   int     `json:"passed"`
 		MedianMS float64 `json:"median_ms"`
 		MaxMS    float64 `json:"max_ms"`
+		Observed int     `json:"observed"`
+		Would    int     `json:"would_block"`
 	}
 	out := struct {
 		Decisions  int                    `json:"decisions"`
 		Passes     int                    `json:"passes"`
 		Blocks     int                    `json:"blocks"`
 		Halts      int                    `json:"halts"`
+		WouldBlock int                    `json:"would_block"`
+		WouldHalt  int                    `json:"would_halt"`
 		From       *time.Time             `json:"from,omitempty"`
 		To         *time.Time             `json:"to,omitempty"`
 		Prompts    []prompt               `json:"prompts"`
 		Validators []validator            `json:"validators"`
 		Sessions   []outcome.SessionStats `json:"sessions"`
-	}{Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
+	}{Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, WouldBlock: st.WouldBlock, WouldHalt: st.WouldHalt, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
 	if st.Decisions > 0 {
 		out.From, out.To = &st.From, &st.To
 	}
 	for _, p := range st.Prompts {
-		out.Prompts = append(out.Prompts, prompt{p.Prompt, p.Checked, p.Passed, p.Resolved, p.Unresolved, p.AttemptsAvg(), p.AttemptsMax})
+		out.Prompts = append(out.Prompts, prompt{p.Prompt, p.Checked, p.Passed, p.Resolved, p.Unresolved, p.AttemptsAvg(), p.AttemptsMax, p.Observed, p.WouldBlock})
 	}
 	for _, v := range st.Slowest() {
-		out.Validators = append(out.Validators, validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max())})
+		out.Validators = append(out.Validators, validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max()), v.Observed, v.WouldBlock})
 	}
 	if out.Sessions == nil {
 		out.Sessions = []outcome.SessionStats{}

@@ -36,6 +36,11 @@ const (
 	// Cleared is a person's decision (gate clear): the session's armed
 	// prompts were dropped unjudged.
 	Cleared = "cleared"
+	// WouldBlock and WouldHalt are observe mode's (settings.mode): the
+	// stop passed, and outside observe mode would have been blocked or
+	// halted.
+	WouldBlock = "would-block"
+	WouldHalt  = "would-halt"
 )
 
 // Record is one gate decision.
@@ -48,6 +53,9 @@ type Record struct {
 	Checks   []Check   `json:"validators"` // in mappings.toml order
 	Decision string    `json:"decision"`   // pass, block or halt
 	Blocks   int       `json:"blocks"`     // consecutive blocked stops after this one
+	// Observe: judged in observe mode (settings.mode), so a pass is one
+	// observe mode would have let through too.
+	Observe bool `json:"observe,omitempty"`
 	// Reconciled are the prompts judged although their queue entry was
 	// missing: the transcript shows them read or invoked since they last
 	// passed (an entry deleted, or never written).

@@ -11,10 +11,13 @@ import (
 // pass, and which validators are slow.
 type Stats struct {
 	Decisions, Passes, Blocks, Halts int
-	From, To                         time.Time
-	Prompts                          []PromptStats    // by prompt key
-	Validators                       []ValidatorStats // by name
-	Sessions                         []SessionStats   // most blocks first
+	// WouldBlock and WouldHalt count observe mode's stops (settings.mode)
+	// that would have been blocked or halted.
+	WouldBlock, WouldHalt int
+	From, To              time.Time
+	Prompts               []PromptStats    // by prompt key
+	Validators            []ValidatorStats // by name
+	Sessions              []SessionStats   // most blocks first
 }
 
 // PromptStats is one prompt's record. A prompt passes a decision when every
@@ -22,6 +25,9 @@ type Stats struct {
 type PromptStats struct {
 	Prompt          string
 	Checked, Passed int
+	// Observed counts the observe-mode stops that checked the prompt, and
+	// WouldBlock those where it failed: the stop would have been blocked.
+	Observed, WouldBlock int
 	// Attempts: in each session scope, the decisions that checked the
 	// prompt up to and including the one where it passed. Unresolved counts
 	// scopes whose last check of it failed.
@@ -42,7 +48,9 @@ func (p PromptStats) AttemptsAvg() float64 {
 type ValidatorStats struct {
 	Name         string
 	Runs, Passed int
-	Durations    []time.Duration // sorted
+	// Observed and WouldBlock are as PromptStats', for the validator's runs.
+	Observed, WouldBlock int
+	Durations            []time.Duration // sorted
 }
 
 // Median returns the validator's median run time.
@@ -119,6 +127,10 @@ func (t *tally) decision(r Record) {
 	case Halt:
 		st.Halts++
 		s.Halts++
+	case WouldBlock:
+		st.WouldBlock++
+	case WouldHalt:
+		st.WouldHalt++
 	}
 }
 
@@ -134,8 +146,19 @@ func (t *tally) checks(r Record) {
 		if c.Passed {
 			v.Passed++
 		}
+		if r.observed() {
+			v.Observed++
+			if !c.Passed {
+				v.WouldBlock++
+			}
+		}
 		v.Durations = append(v.Durations, c.Duration())
 	}
+}
+
+// observed reports whether r is an observe-mode stop (settings.mode).
+func (r Record) observed() bool {
+	return r.Decision == WouldBlock || r.Decision == WouldHalt || r.Observe
 }
 
 // promptsOf counts each prompt r checked, and the attempts it took to pass.
@@ -151,6 +174,12 @@ func (t *tally) promptsOf(r Record) {
 			t.prompts[p] = ps
 		}
 		ps.Checked++
+		if r.observed() {
+			ps.Observed++
+			if !passed {
+				ps.WouldBlock++
+			}
+		}
 		key := [3]string{r.Session, r.Agent, p}
 		t.attempts[key]++
 		if passed {

@@ -48,16 +48,20 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
-	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled, Cause: v.Cause}
+	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
 	if scope.Agent != "" {
 		r.Event = hook.SubagentStop
 	}
-	switch v.Kind {
-	case Pass:
+	switch {
+	case v.Observed == Block:
+		r.Decision = outcome.WouldBlock
+	case v.Observed == Halt:
+		r.Decision = outcome.WouldHalt
+	case v.Kind == Pass:
 		r.Decision = outcome.Pass
-	case Block:
+	case v.Kind == Block:
 		r.Decision = outcome.Block
-	case Halt:
+	case v.Kind == Halt:
 		r.Decision = outcome.Halt
 		r.Reason = clip(v.Reason, maxLoggedReason)
 	}

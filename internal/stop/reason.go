@@ -46,6 +46,17 @@ func haltReason(cfg *config.Config, v *Verdict, prior int) string {
 	return b.String()
 }
 
+// observeReason is what the user sees, in observe mode, of a stop that
+// would have been blocked or halted; the agent is not told.
+func observeReason(cfg *config.Config, v *Verdict) string {
+	var b strings.Builder
+	what := map[Kind]string{Block: "blocked", Halt: "halted"}[v.Observed]
+	fmt.Fprintf(&b, "stopgate (observe mode) would have %s this stop: %s.\n", what, failedCount(v))
+	writeFailures(&b, cfg, v)
+	b.WriteString("\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce.")
+	return b.String()
+}
+
 func failedCount(v *Verdict) string {
 	n := len(v.Failed())
 	if n == 1 {

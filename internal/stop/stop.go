@@ -266,6 +266,8 @@ func (v *Verdict) write(env *cli.Env) error {
 		return hook.Write(env.Stdout, hook.Block(v.Reason))
 	case v.Kind == Halt:
 		return hook.Write(env.Stdout, hook.Halt(v.Reason))
+	case v.Observed != Pass:
+		return hook.Write(env.Stdout, hook.Output{SystemMessage: strings.TrimSpace(v.Reason + "\n\n" + v.Changed)})
 	case v.Changed != "":
 		return hook.Write(env.Stdout, hook.Output{SystemMessage: v.Changed})
 	}

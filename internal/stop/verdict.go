@@ -47,6 +47,11 @@ type Verdict struct {
 	// since the prompts were armed (changed.go): a pass shows it as a
 	// system message, a block or halt adds it to the reason.
 	Changed string
+	// Observed is what the stop would have been answered outside observe
+	// mode (settings.mode): Block or Halt where Kind is Pass; Pass else.
+	Observed Kind
+	// Observing: judged in observe mode, pass or not.
+	Observing bool
 }
 
 // Failed returns the checks that failed, in order: the one count of
@@ -87,6 +92,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		v.Kind, v.Reason = Halt, why
 		return v
 	}
+	v.Observing = cfg.Settings.Mode == config.ModeObserve
 	checks, specs := plan(cfg, in, entries)
 	confine := confinement(cfg, set)
 	missing := validator.Missing(creatable(cfg, set))
@@ -124,6 +130,16 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	}
 	if why := unconfinedReason(cfg, v); why != "" {
 		v.Kind, v.Reason, v.Cause = Halt, why, CauseUnconfined
+		return v
+	}
+	if v.Observing {
+		// Roll-out: judged and recorded, shown to the user, never blocked;
+		// the stop passes and each stop judges what was armed since.
+		v.Observed, v.Done = Block, entries
+		if cfg.Settings.OnFailure == config.OnFailureHalt {
+			v.Observed = Halt
+		}
+		v.Reason = observeReason(cfg, v)
 		return v
 	}
 	if cfg.Settings.OnFailure == config.OnFailureHalt || prior >= cfg.Settings.MaxBlocks {
