@@ -304,7 +304,7 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 			return nil
 		}
 	}
-	in := installFor(base, filepath.Dir(first))
+	in := binInstall(base, filepath.Dir(first))
 	msg := fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, first))
 	if _, ok := settings.Candidates(command); ok {
 		msg += ": until it is installed, its launcher answers for it (a stop halts, a guarded tool call is refused)"

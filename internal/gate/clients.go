@@ -126,7 +126,7 @@ func clientNamed(name string) (*agentClient, error) {
 // hooks are left out.
 func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 	prefix, dir := varBin(c.projectVar, root, bin)
-	in := installFor(root, bin)
+	in := binInstall(root, bin)
 	var out []settings.Hook
 	for _, h := range c.hooks {
 		if h.program == hook.Testhook && !testhook {
@@ -150,7 +150,7 @@ func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	if c.plugin {
-		if err := initOpenCode(env, root, bin, installFor(root, bin)); err != nil {
+		if err := initOpenCode(env, root, bin, binInstall(root, bin)); err != nil {
 			return err
 		}
 		if err := writeStarter(env, root); err != nil {
@@ -175,7 +175,7 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	if !filepath.IsAbs(binDir) {
 		binDir = filepath.Join(root, binDir)
 	}
-	noteMissing(env, binDir, want, root, installFor(root, bin))
+	noteMissing(env, binDir, want, root, binInstall(root, bin))
 	if err := initClientWall(env, c, root); err != nil { // clientwall.go
 		return err
 	}

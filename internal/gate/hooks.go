@@ -59,7 +59,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 		if !slices.Contains(handles[r.program], r.event) || r.program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(dialect.Claude, r.event, r.program, bin+"/"+r.program, strings.TrimSpace(r.timeoutFlag()), in, project.Display(root, filepath.Join(in.dir, r.program)))
+		cmd := launch(dialect.Claude, r.event, r.program, bin+"/"+r.program, strings.TrimSpace(r.timeoutFlag()), in, project.Display(root, filepath.Join(in.path, r.program)))
 		out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: cmd, Timeout: r.timeout})
 	}
 	return out

@@ -51,7 +51,7 @@ func runInit(env *cli.Env, args []string) error {
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
 	prefix, binDir := binPrefix(root, *bin)
-	in := installFor(root, *bin)
+	in := binInstall(root, *bin)
 	want := wanted(prefix, in, root, !*noTesthook)
 
 	// The wall is merged after the hooks: a file it would refuse is
@@ -262,7 +262,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	// A new hooks.json starts with a description the client shows.
 	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
 	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
-	want := wanted(pluginBin, installFor(dir, "bin"), dir, true)
+	want := wanted(pluginBin, binInstall(dir, "bin"), dir, true)
 	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial, settings.Merge, "s"); err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "note: no %s here, so no OS wall: a plugin cannot set the client's sandbox or permissions; run gate init --plugin again in the project to add them to its %s\n", project.ConfigName, settingsFile)
 	}
-	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir, installFor(dir, "bin"))
+	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir, binInstall(dir, "bin"))
 	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))
 	return nil
 }

@@ -7,20 +7,26 @@ import (
 )
 
 // install is how a project installs stopgate: the method, the directory
-// the hook programs are in (absolute), and the one command that installs
-// them there, which the launcher's halt names on a machine without them.
+// the hook programs are in (as the hook commands name it, and here), and
+// the one command that installs them there, which the launcher's halt
+// names on a machine without them. The halt is committed with the
+// settings, so the command names no path of this machine.
 //
-// Only two methods here: "bin", the project's own folder (make install
-// PREFIX=…), and "path", a folder outside the project (go install).
-type install struct{ method, dir, command string }
+// Only two methods here: "bin", a folder of the project (make install
+// PREFIX=…), and "path", a folder outside it (go install).
+type install struct {
+	method  string
+	dir     string // the folder as a shell prefix: "$CLAUDE_PROJECT_DIR"/bin
+	path    string // the folder here, absolute
+	command string
+}
 
-// installFor returns how the programs in bin (relative to root, or
+// binInstall returns how the programs in bin (relative to root, or
 // absolute) are installed.
-func installFor(root, bin string) install {
-	dir := absFrom(root, bin)
+func binInstall(root, bin string) install {
+	prefix, dir := binPrefix(root, bin)
 	if rel, ok := project.Rel(root, dir); ok {
-		prefix := filepath.ToSlash(filepath.Dir(rel))
-		return install{method: "bin", dir: dir, command: "make install PREFIX=" + shellQuote(prefix)}
+		return install{method: "bin", dir: prefix, path: dir, command: "make install PREFIX=" + shellQuote(filepath.ToSlash(filepath.Dir(rel)))}
 	}
 	v := version()
 	if v == "" {
@@ -28,6 +34,6 @@ func installFor(root, bin string) install {
 	} else {
 		v = "v" + v
 	}
-	return install{method: "path", dir: dir,
+	return install{method: "path", dir: prefix, path: dir,
 		command: "GOBIN=" + shellQuote(dir) + " go install github.com/stopgate/stopgate/cmd/...@" + v}
 }

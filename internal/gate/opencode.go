@@ -61,7 +61,7 @@ func opencodeFindings(ws workspace) []finding {
 		return []finding{{loc: opencodeFile, msg: "does not exist: stopgate is not registered for OpenCode", hint: `"gate init --client opencode" writes the plugin`}}
 	case err != nil:
 		return []finding{{loc: opencodeFile, msg: err.Error()}}
-	case string(data) != pluginText("bin", installFor(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
+	case string(data) != pluginText("bin", binInstall(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
 		return []finding{{loc: opencodeFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client opencode"}}
 	}
 	return nil

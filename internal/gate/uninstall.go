@@ -38,7 +38,7 @@ func runUninstall(env *cli.Env, args []string) error {
 	var r settings.Removal
 	if err == nil {
 		prefix, binDir := binPrefix(root, *bin)
-		want := wanted(prefix, installFor(root, *bin), root, true)
+		want := wanted(prefix, binInstall(root, *bin), root, true)
 		for _, h := range want[:len(want):len(want)] { // and the bare paths older gate inits wrote
 			h.Command = prefix + "/" + settings.Program(h.Command)
 			want = append(want, h)
