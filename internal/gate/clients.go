@@ -145,8 +145,8 @@ func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 // initClient is `gate init --client NAME`: the hooks merged into the
 // client's own file (as carefully as .claude/settings.json: untouched
 // bytes kept, a second run changes nothing, a broken file refused with its
-// line and column), the starter mappings.toml, and what the user must do
-// about the client's trust gate.
+// line and column), the starter mappings.toml, the state dir's .gitignore
+// line, and what the user must do about the client's trust gate.
 func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	if c.plugin {
@@ -154,6 +154,9 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 			return err
 		}
 		if err := writeStarter(env, root); err != nil {
+			return err
+		}
+		if err := writeIgnore(env, root); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "note: %s\n", c.trust)
@@ -169,6 +172,9 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 		return err
 	}
 	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	if err := writeIgnore(env, root); err != nil {
 		return err
 	}
 	binDir := bin
