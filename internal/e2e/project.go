@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // A Project is a throwaway Claude Code project for one scenario: a fresh directory the
@@ -106,7 +108,7 @@ func (p *Project) Hook(event, matcher, command string) {
 
 // writeSettings writes the registered hooks into .claude/settings.json: the file as is
 // when none are, else merged into what it holds (a stopgate project's come from gate
-// init), each command once per event and matcher.
+// init), each program once per event and matcher.
 func (p *Project) writeSettings() {
 	p.t.Helper()
 	rel := ".claude/settings.json"
@@ -147,7 +149,8 @@ func (p *Project) writeSettings() {
 }
 
 // registered reports whether every command of g is in list, an event's groups as
-// decoded from a settings file, under the same matcher.
+// decoded from a settings file, under the same matcher: the same command, or one
+// running the same program.
 func registered(list []any, g hookGroup) bool {
 	for _, c := range g.Hooks {
 		found := false
@@ -157,7 +160,8 @@ func registered(list []any, g hookGroup) bool {
 			cmds, _ := group["hooks"].([]any)
 			for _, cmd := range cmds {
 				command, _ := cmd.(map[string]any)["command"].(string)
-				found = found || matcher == g.Matcher && command == c.Command
+				// gate init registers a launcher of the program: the same hook.
+				found = found || matcher == g.Matcher && (command == c.Command || settings.Program(command) == settings.Program(c.Command))
 			}
 		}
 		if !found {

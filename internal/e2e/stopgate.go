@@ -59,8 +59,8 @@ func NewStopgateProject(t testing.TB) *Project {
 func (p *Project) Unregister(event, program string) {
 	p.t.Helper()
 	var file map[string]any
-	if err := json.Unmarshal([]byte(p.ReadFile(".claude/file.json")), &file); err != nil {
-		p.t.Fatalf("e2e: .claude/file.json: %v", err)
+	if err := json.Unmarshal([]byte(p.ReadFile(".claude/settings.json")), &file); err != nil {
+		p.t.Fatalf("e2e: .claude/settings.json: %v", err)
 	}
 	hooks, _ := file["hooks"].(map[string]any)
 	groups, _ := hooks[event].([]any)
@@ -95,7 +95,7 @@ func (p *Project) Unregister(event, program string) {
 	if err != nil {
 		p.t.Fatalf("e2e: %v", err)
 	}
-	p.WriteFile(".claude/file.json", string(data)+"\n")
+	p.WriteFile(".claude/settings.json", string(data)+"\n")
 }
 
 // Pending returns the queue's pending entries, as paths under StateDir/sessions
