@@ -10,6 +10,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/transcript"
 )
 
 // runClear is `gate clear SESSION`: a person drops what a session has
@@ -59,7 +60,8 @@ func runClear(env *cli.Env, args []string) error {
 		if err := q.SetBlocks(p.Scope, 0); err != nil {
 			return err
 		}
-		if m, ok := decided(q.Mark(p.Scope), env.Getenv("HOME"), session); ok {
+		m, ok := decided(q.Mark(p.Scope), env.Getenv("HOME"), session)
+		if ok {
 			if err := q.SetMark(p.Scope, m); err != nil {
 				return err
 			}
@@ -70,6 +72,9 @@ func runClear(env *cli.Env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "cleared %s: %s (a blocked-stop count of %d reset)\n", p.Scope, plural(len(prompts), "prompt", "prompts"), p.Blocks)
+		if !ok {
+			fmt.Fprintf(env.Stdout, "note: no transcript of %s found: a later stop of it may judge again what it shows read\n", p.Scope)
+		}
 	}
 	return nil
 }
@@ -89,5 +94,10 @@ func decided(m queue.Mark, home, session string) (queue.Mark, bool) {
 	if path == "" || err != nil {
 		return queue.Mark{}, false
 	}
-	return queue.Mark{Transcript: path, Offset: st.Size()}, true
+	// Sealed as the gate seals its own marks, or the gate would not trust it.
+	seal, err := transcript.Seal(path, st.Size())
+	if err != nil {
+		return queue.Mark{}, false
+	}
+	return queue.Mark{Transcript: path, Offset: st.Size(), End: st.Size(), Seal: seal}, true
 }
