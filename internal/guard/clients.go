@@ -13,6 +13,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // A client is an agent client's files in the project: the hook file
@@ -153,10 +154,18 @@ func pluginCommands(data []byte) []string {
 }
 
 // commandPrograms returns the programs a hook command runs, when it runs a
-// stopgate program: the command's first word (the program, or a launcher)
+// stopgate program: each candidate of gate init's launcher (settings.Launcher),
+// or the command's first word (the program, or a wrapper)
 // and each later word that names a hook program, absolute; "" for one
 // that cannot be known. nil when the command runs none of stopgate's.
 func commandPrograms(cmd, root, home string) []string {
+	if words, ok := settings.Candidates(cmd); ok { // gate init's launcher
+		var progs []string
+		for _, w := range words {
+			progs = append(progs, commandPrograms(w, root, home)...)
+		}
+		return progs
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
 	if err != nil || len(f.Stmts) == 0 {
 		return nil

@@ -23,6 +23,8 @@ func TestCommandPrograms(t *testing.T) {
 		{`gate --client codex`, []string{""}},
 		{`"${CLAUDE_PLUGIN_ROOT}"/bin/gate`, []string{""}},
 		{`/usr/local/bin/launch "$CLAUDE_PROJECT_DIR"/bin/gate`, []string{"/usr/local/bin/launch", "/p/bin/gate"}},
+		{`for p in "$CLAUDE_PROJECT_DIR"/bin/gate /home/u/go/bin/gate; do [ -x "$p" ] && exec "$p" --timeout 600; done; printf '%s\n' '{"continue":false}'`,
+			[]string{"/p/bin/gate", "/home/u/go/bin/gate"}},
 		{`npx prettier --write .`, nil},
 		{`echo 'not (closed`, nil},
 	} {
