@@ -33,7 +33,8 @@ func commands() []command {
 		{"log", "[--config FILE] [--since D] [--json | --export [--timeout D]]", "the gate's decisions, from the outcome log; --export sends them over OTLP", runLog},
 		{"stats", "[--config FILE] [--since D] [--json]", "pass rates, blocks per session, attempts until pass, slowest validators", runStats},
 		{"report", "[--config FILE] [--since D] [--out FILE]", "write the outcome log as one self-contained HTML page: verdicts over time, failing prompts and validators, halts, clients", runReport},
-		{"help", "", "this list", runHelp},
+		{"version", "", "the stopgate version and the commit it was built from (also --version)", runVersion},
+		{"help", "", "this list (also -h, --help)", runHelp},
 	}
 }
 
@@ -48,7 +49,20 @@ func subcommand(name string) *command {
 }
 
 func runHelp(env *cli.Env, args []string) error {
-	w := env.Stdout
+	Usage(env.Stdout)
+	return nil
+}
+
+func runVersion(env *cli.Env, args []string) error {
+	if err := parseFlags(env, flags("version"), args); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, cli.Version("gate"))
+	return nil
+}
+
+// Usage prints gate's commands, for help, -h and --help.
+func Usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: gate                 the Stop / SubagentStop hook: one hook input object on stdin")
 	fmt.Fprintln(w, "       gate COMMAND [flags]")
 	fmt.Fprintln(w)
@@ -58,7 +72,6 @@ func runHelp(env *cli.Env, args []string) error {
 			fmt.Fprintf(w, "  %-8s   gate %s %s\n", "", c.name, c.args)
 		}
 	}
-	return nil
 }
 
 // usageError exits 2 with err, its own hints, and the usage.

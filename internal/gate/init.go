@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/project"
@@ -241,7 +241,7 @@ func initPlugin(env *cli.Env, dir string) error {
 			"name":        "stopgate",
 			"description": "Makes the agent prove it followed a prompt before it may stop: mapped prompts arm validators, which run when the agent stops.",
 		}
-		if v := version(); v != "" {
+		if v := buildinfo.Read().Release(); v != "" {
 			m["version"] = v
 		}
 		data, _ := json.MarshalIndent(m, "", "  ")
@@ -273,14 +273,4 @@ func initPlugin(env *cli.Env, dir string) error {
 	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir)
 	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))
 	return nil
-}
-
-// version is the module version this gate was built from, "" for a
-// development build.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
-		return ""
-	}
-	return strings.TrimPrefix(bi.Main.Version, "v")
 }
