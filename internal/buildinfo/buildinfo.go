@@ -5,33 +5,51 @@
 package buildinfo
 
 import (
+	"debug/buildinfo"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 // Info is what a binary knows of its own build.
 type Info struct {
-	Version  string // module version, "(devel)" or "" when unknown
-	Revision string // VCS commit, "" when not recorded (a go install from a proxy)
-	Modified bool   // built from a work tree with uncommitted changes
-	Go       string // toolchain, e.g. go1.26.8
+	Version  string    // module version, "(devel)" or "" when unknown
+	Revision string    // VCS commit, "" when not recorded (a go install from a proxy)
+	Modified bool      // built from a work tree with uncommitted changes
+	Time     time.Time // the commit's time, zero when not recorded
+	Go       string    // toolchain, e.g. go1.26.8
 }
 
 // Read returns the running binary's build information.
 func Read() Info {
-	info := Info{Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return info
+		return Info{Go: runtime.Version()}
 	}
-	info.Version = bi.Main.Version
+	return from(bi)
+}
+
+// ReadFile returns the build information of the Go binary at path, of any
+// platform: make dist names its release by it.
+func ReadFile(path string) (Info, error) {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return Info{}, err
+	}
+	return from(bi), nil
+}
+
+func from(bi *debug.BuildInfo) Info {
+	info := Info{Version: bi.Main.Version, Go: bi.GoVersion}
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
 			info.Revision = s.Value
 		case "vcs.modified":
 			info.Modified = s.Value == "true"
+		case "vcs.time":
+			info.Time, _ = time.Parse(time.RFC3339, s.Value)
 		}
 	}
 	return info
