@@ -279,11 +279,18 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 	if !filepath.IsAbs(path) {
 		return nil // on $PATH, or relative to where the client runs: not ours to judge
 	}
+	hint := "build it: make install PREFIX=" + shellQuote(filepath.Dir(filepath.Dir(path))) + " in the stopgate source"
+	if strings.Contains(path, "*") { // npm's platform package, as the shell finds it (install.go)
+		if m, _ := filepath.Glob(path); len(m) > 0 {
+			path = m[0]
+		}
+		hint = "install it: npm install"
+	}
 	if executable(path) {
 		return nil
 	}
 	return []finding{{loc: loc, warning: true, msg: fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, path)),
-		hint: "build it: make install PREFIX=" + shellQuote(filepath.Dir(filepath.Dir(path))) + " in the stopgate source"}}
+		hint: hint}}
 }
 
 // timeoutFinding checks the gate hook's timeouts: the gate answers before

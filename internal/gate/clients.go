@@ -164,11 +164,7 @@ func initClient(env *cli.Env, c *agentClient, bin string) error {
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
-	binDir := bin
-	if !filepath.IsAbs(binDir) {
-		binDir = filepath.Join(root, binDir)
-	}
-	noteMissing(env, binDir, want, root)
+	noteMissing(env, binInstall(root, bin), want, root)
 	if err := initClientWall(env, c, root); err != nil { // clientwall.go
 		return err
 	}

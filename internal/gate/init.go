@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -48,8 +49,11 @@ func runInit(env *cli.Env, args []string) error {
 		return initPlugin(env, absFrom(env.Dir, *plugin))
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
-	prefix, binDir := binPrefix(root, *bin)
-	want := wanted(prefix)
+	inst := binInstall(root, *bin)
+	if !flagGiven(fl, "bin") {
+		inst = installOf(root, *bin, self()) // install.go
+	}
+	want := wanted(inst.dir)
 
 	// The wall is merged after the hooks: a file it would refuse is
 	// refused before either is written.
@@ -62,10 +66,10 @@ func runInit(env *cli.Env, args []string) error {
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
-	if err := writeWall(env, root, []string{binDir}); err != nil {
+	if err := writeWall(env, root, []string{inst.path}); err != nil {
 		return err
 	}
-	noteMissing(env, binDir, want, root)
+	noteMissing(env, inst, want, root)
 	return nil
 }
 
@@ -163,25 +167,32 @@ func writeStarter(env *cli.Env, root string) error {
 	return nil
 }
 
-// noteMissing tells which hook programs are not in binDir yet, and how to
-// put them there: a registered hook whose program is missing fails on
-// every event.
-func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string) {
+// noteMissing tells which hook programs are not where inst puts them yet,
+// and how to put them there: a registered hook whose program is missing
+// fails on every event.
+func noteMissing(env *cli.Env, inst install, want []settings.Hook, prefixRoot string) {
 	var missing []string
 	for _, h := range want {
-		if p := settings.Program(h.Command); !executable(filepath.Join(binDir, p)) && !slices.Contains(missing, p) {
+		if p := settings.Program(h.Command); !executable(filepath.Join(inst.path, p)) && !slices.Contains(missing, p) {
 			missing = append(missing, p)
 		}
 	}
 	if len(missing) == 0 {
 		return
 	}
-	how := fmt.Sprintf(`GOBIN=%s go install ./cmd/...`, shellQuote(binDir))
-	if filepath.Base(binDir) == "bin" {
-		how = "make install PREFIX=" + shellQuote(filepath.Dir(binDir))
+	from := ""
+	if inst.method == "bin" {
+		from = "from the stopgate source, "
 	}
-	fmt.Fprintf(env.Stdout, "note: %s not in %s yet; from the stopgate source, run: %s\n",
-		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), how)
+	fmt.Fprintf(env.Stdout, "note: %s not in %s yet; %srun: %s\n",
+		strings.Join(missing, ", "), project.Display(prefixRoot, inst.path), from, inst.command)
+}
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fl *flag.FlagSet, name string) bool {
+	given := false
+	fl.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // binPrefix returns the shell text Claude Code's hook commands start
@@ -270,7 +281,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "note: no %s here, so no OS wall: a plugin cannot set the client's sandbox or permissions; run gate init --plugin again in the project to add them to its %s\n", project.ConfigName, settingsFile)
 	}
-	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir)
+	noteMissing(env, binInstall(env.Dir, filepath.Join(dir, "bin")), want, env.Dir)
 	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))
 	return nil
 }

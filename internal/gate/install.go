@@ -1,0 +1,73 @@
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// install is how stopgate is installed for a project: what gate init
+// registers, and what a machine without it must run.
+type install struct {
+	method  string // "npm", "bin" (--bin DIR, default bin/)
+	dir     string // the bin dir as a shell prefix, e.g. "$CLAUDE_PROJECT_DIR"/bin
+	path    string // the directory dir names here
+	command string // the one command that installs it here
+}
+
+// npmBin is where npm puts the platform package's programs in a project:
+// a glob, since npm installs exactly one platform package and the
+// settings are shared by machines of every platform.
+const npmBin = "node_modules/@stopgate/*/bin"
+
+// installOf says how the gate at exe (os.Executable, symlinks resolved)
+// is installed for the project at root, when --bin was not given: from
+// npm packages, the project's or global; otherwise bin, the --bin default,
+// as make install PREFIX=. puts it. A gate found on PATH is not
+// registered by its path: that path is one machine's, and the settings are
+// the team's.
+func installOf(root, bin, exe string) install {
+	dir := filepath.Dir(exe)
+	if pkg, ok := npmPlatformDir(dir); ok {
+		nodeModules := filepath.Dir(filepath.Dir(pkg))
+		if filepath.Dir(nodeModules) == root {
+			// Unquoted: the shell expands the glob.
+			return install{method: "npm", dir: `"$CLAUDE_PROJECT_DIR"/` + npmBin, path: dir, command: "npm install"}
+		}
+		return install{method: "npm", dir: shellQuote(dir), path: dir, command: "npm install -g stopgate"}
+	}
+	return binInstall(root, bin)
+}
+
+// binInstall is stopgate in bin, relative to root or absolute.
+func binInstall(root, bin string) install {
+	prefix, dir := binPrefix(root, bin)
+	cmd := "GOBIN=" + shellQuote(dir) + " go install github.com/stopgate/stopgate/cmd/..."
+	if filepath.Base(dir) == "bin" {
+		cmd = "make install PREFIX=" + shellQuote(filepath.Dir(dir))
+	}
+	return install{method: "bin", dir: prefix, path: dir, command: cmd}
+}
+
+// npmPlatformDir returns the platform package directory holding the
+// programs' directory dir (…/node_modules/@stopgate/linux-x64/bin).
+func npmPlatformDir(dir string) (string, bool) {
+	pkg := filepath.Dir(dir)
+	ok := filepath.Base(dir) == "bin" &&
+		filepath.Base(filepath.Dir(pkg)) == "@stopgate" &&
+		filepath.Base(filepath.Dir(filepath.Dir(pkg))) == "node_modules"
+	return pkg, ok
+}
+
+// self is the running program's path with symlinks resolved, or ""
+// when it cannot be told.
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return strings.TrimSuffix(exe, " (deleted)")
+}

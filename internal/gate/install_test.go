@@ -1,0 +1,23 @@
+package gate
+
+import "testing"
+
+func TestInstallOf(t *testing.T) {
+	for _, tc := range []struct {
+		exe, bin string
+		want     install
+	}{
+		{"/p/node_modules/@stopgate/linux-x64/bin/gate", "bin",
+			install{"npm", `"$CLAUDE_PROJECT_DIR"/node_modules/@stopgate/*/bin`, "/p/node_modules/@stopgate/linux-x64/bin", "npm install"}},
+		{"/usr/lib/node_modules/stopgate/node_modules/@stopgate/darwin-arm64/bin/gate", "bin",
+			install{"npm", "'/usr/lib/node_modules/stopgate/node_modules/@stopgate/darwin-arm64/bin'", "/usr/lib/node_modules/stopgate/node_modules/@stopgate/darwin-arm64/bin", "npm install -g stopgate"}},
+		{"/p/bin/gate", "bin", install{"bin", `"$CLAUDE_PROJECT_DIR"/bin`, "/p/bin", "make install PREFIX=/p"}},
+		{"/home/a/go/bin/gate", "tools", install{"bin", `"$CLAUDE_PROJECT_DIR"/tools`, "/p/tools", "GOBIN=/p/tools go install github.com/stopgate/stopgate/cmd/..."}},
+		// Not a platform package: a bin dir under some other node_modules.
+		{"/p/node_modules/other/bin/gate", "bin", install{"bin", `"$CLAUDE_PROJECT_DIR"/bin`, "/p/bin", "make install PREFIX=/p"}},
+	} {
+		if got := installOf("/p", tc.bin, tc.exe); got != tc.want {
+			t.Errorf("installOf(%q, %q) = %+v; want %+v", tc.exe, tc.bin, got, tc.want)
+		}
+	}
+}
