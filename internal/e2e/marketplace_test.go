@@ -77,12 +77,7 @@ func TestMarketplacePluginNotInstalled(t *testing.T) {
 	if r.Final.TerminalReason != "stop_hook_prevented" {
 		r.Errorf("terminal_reason %q, want stop_hook_prevented (the halt)", r.Final.TerminalReason)
 	}
-	var halted string
-	for _, o := range r.HookOutputs() {
-		if o.Event == "Stop" && o.Output["continue"] == false {
-			halted, _ = o.Output["stopReason"].(string)
-		}
-	}
+	halted := r.Halt()
 	if !strings.Contains(halted, "stopgate is not installed in this project") || !strings.Contains(halted, "npm install -D stopgate") {
 		r.Errorf("the stop was not halted with the install command: %q", halted)
 	}
