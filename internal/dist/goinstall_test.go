@@ -1,0 +1,69 @@
+package dist
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestGoInstallAndTool: from a module proxy serving this repository's HEAD
+// (no network), go install …/cmd/...@VERSION installs the programs, and in
+// a Go module go get -tool adds them and go tool gate runs.
+func TestGoInstallAndTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds stopgate twice from a module proxy")
+	}
+	src, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := git(src, "rev-parse", "HEAD"); err != nil {
+		t.Skipf("not a git repository: %v", err)
+	}
+	const version = "v0.99.0"
+	gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	tmp := t.TempDir()
+	proxy := filepath.Join(tmp, "proxy")
+	if err := ModuleProxy(src, "HEAD", version, proxy); err != nil {
+		t.Fatal(err)
+	}
+	env, err := ProxyEnv(gocmd, proxy, filepath.Join(tmp, "modcache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gobin := filepath.Join(tmp, "gobin")
+	scratch := filepath.Join(tmp, "scratch")
+	os.MkdirAll(scratch, 0o755)
+	run := func(dir string, extra []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(env, extra...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	defer run(tmp, nil, gocmd, "clean", "-modcache") // its files are read-only
+
+	run(tmp, []string{"GOBIN=" + gobin}, gocmd, "install", Module+"/cmd/...@"+version)
+	for _, prog := range programs {
+		if out := run(tmp, nil, filepath.Join(gobin, prog), "--version"); !strings.HasPrefix(out, prog+" "+version+" ") {
+			t.Errorf("go install: %s --version: %q", prog, out)
+		}
+	}
+
+	run(scratch, nil, gocmd, "mod", "init", "example.com/scratch")
+	run(scratch, nil, gocmd, "get", "-tool", Module+"/cmd/...@"+version)
+	if out := run(scratch, nil, gocmd, "tool", "gate", "--version"); !strings.HasPrefix(out, "gate "+version+" ") {
+		t.Errorf("go tool gate --version: %q", out)
+	}
+	if mod, _ := os.ReadFile(filepath.Join(scratch, "go.mod")); !strings.Contains(string(mod), "tool "+Module+"/cmd/gate") &&
+		!strings.Contains(string(mod), "\t"+Module+"/cmd/gate") {
+		t.Errorf("go.mod has no tool directive for gate:\n%s", mod)
+	}
+}
