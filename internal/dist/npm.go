@@ -3,6 +3,8 @@ package dist
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -113,3 +115,34 @@ module.exports = function run(name) {
   process.exit(r.status);
 };
 `
+
+// WriteNpmInstall lays out in dir what npm install of the stopgate packages
+// leaves in a project, with the programs of bin for this platform, so that
+// make bench can time a hook through the node shim without npm.
+func WriteNpmInstall(dir, bin, goos, goarch string) error {
+	p := platform{goos, goarch}
+	var progs []file
+	for _, name := range programs {
+		data, err := os.ReadFile(filepath.Join(bin, name))
+		if err != nil {
+			return err
+		}
+		progs = append(progs, file{name: name, mode: 0o755, data: data})
+	}
+	pkgs := map[string][]file{
+		"stopgate":         mainPackage([]platform{p}, "0.0.0", programs),
+		npmPlatformName(p): platformPackage(p, "0.0.0", progs),
+	}
+	for pkg, files := range pkgs {
+		for _, f := range files {
+			path := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), filepath.FromSlash(strings.TrimPrefix(f.name, "package/")))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(path, f.data, os.FileMode(f.mode)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -9,7 +9,7 @@ import (
 // install is how stopgate is installed for a project: what gate init
 // registers, and what a machine without it must run.
 type install struct {
-	method  string // "npm", "bin" (--bin DIR, default bin/)
+	method  string // "npm", "go tool", "bin" (--bin DIR, default bin/)
 	dir     string // the bin dir as a shell prefix, e.g. "$CLAUDE_PROJECT_DIR"/bin
 	path    string // the directory dir names here
 	command string // the one command that installs it here
@@ -36,13 +36,40 @@ func installOf(root, bin, exe string) install {
 		}
 		return install{method: "npm", dir: shellQuote(dir), path: dir, command: "npm install -g stopgate"}
 	}
+	if goTool(root) {
+		// go tool costs hundreds of milliseconds a call (docs/benchmarks.md):
+		// the hooks run the programs go install puts in bin, at the
+		// version go.mod pins.
+		inst := binInstall(root, bin)
+		inst.method = "go tool"
+		inst.command = "GOBIN=" + shellQuote(inst.path) + " go install " + goModule + "/cmd/..."
+		return inst
+	}
 	return binInstall(root, bin)
+}
+
+const goModule = "github.com/stopgate/stopgate"
+
+// goTool reports whether the Go module at root has stopgate's gate as a
+// tool (go get -tool).
+func goTool(root string) bool {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[len(f)-1] == goModule+"/cmd/gate" && (len(f) == 1 || f[0] == "tool") {
+			return true
+		}
+	}
+	return false
 }
 
 // binInstall is stopgate in bin, relative to root or absolute.
 func binInstall(root, bin string) install {
 	prefix, dir := binPrefix(root, bin)
-	cmd := "GOBIN=" + shellQuote(dir) + " go install github.com/stopgate/stopgate/cmd/..."
+	cmd := "GOBIN=" + shellQuote(dir) + " go install " + goModule + "/cmd/..."
 	if filepath.Base(dir) == "bin" {
 		cmd = "make install PREFIX=" + shellQuote(filepath.Dir(dir))
 	}

@@ -1,8 +1,19 @@
 package gate
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestInstallOf(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n\ntool (\n\tgithub.com/stopgate/stopgate/cmd/detect\n\tgithub.com/stopgate/stopgate/cmd/gate\n)\n"), 0o644)
+	want := install{"go tool", `"$CLAUDE_PROJECT_DIR"/bin`, filepath.Join(root, "bin"), "GOBIN=" + filepath.Join(root, "bin") + " go install github.com/stopgate/stopgate/cmd/..."}
+	if got := installOf(root, "bin", "/home/a/.cache/go-build/ab/gate"); got != want {
+		t.Errorf("in a Go module with the tool: %+v; want %+v", got, want)
+	}
+
 	for _, tc := range []struct {
 		exe, bin string
 		want     install
