@@ -1,4 +1,4 @@
-package dist
+package e2e
 
 import (
 	"os"
@@ -6,30 +6,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/dist"
 )
 
 // TestGoInstallAndTool: from a module proxy serving this repository's HEAD
 // (no network), go install …/cmd/...@VERSION installs the programs, and in
 // a Go module go get -tool adds them and go tool gate runs.
 func TestGoInstallAndTool(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds stopgate twice from a module proxy")
-	}
-	src, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := git(src, "rev-parse", "HEAD"); err != nil {
-		t.Skipf("not a git repository: %v", err)
-	}
+	src := gitRoot(t)
 	const version = "v0.99.0"
 	gocmd := "go" // the one on PATH, as make runs it
 	tmp := t.TempDir()
 	proxy := filepath.Join(tmp, "proxy")
-	if err := ModuleProxy(src, "HEAD", version, proxy); err != nil {
+	if err := dist.ModuleProxy(src, "HEAD", version, proxy); err != nil {
 		t.Fatal(err)
 	}
-	env, err := ProxyEnv(gocmd, proxy, filepath.Join(tmp, "modcache"))
+	env, err := dist.ProxyEnv(gocmd, proxy, filepath.Join(tmp, "modcache"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,20 +42,20 @@ func TestGoInstallAndTool(t *testing.T) {
 	}
 	defer run(tmp, nil, gocmd, "clean", "-modcache") // its files are read-only
 
-	run(tmp, []string{"GOBIN=" + gobin}, gocmd, "install", Module+"/cmd/...@"+version)
-	for _, prog := range programs {
+	run(tmp, []string{"GOBIN=" + gobin}, gocmd, "install", dist.Module+"/cmd/...@"+version)
+	for _, prog := range []string{"detect", "gate", "testhook"} {
 		if out := run(tmp, nil, filepath.Join(gobin, prog), "--version"); !strings.HasPrefix(out, prog+" "+version+" ") {
 			t.Errorf("go install: %s --version: %q", prog, out)
 		}
 	}
 
 	run(scratch, nil, gocmd, "mod", "init", "example.com/scratch")
-	run(scratch, nil, gocmd, "get", "-tool", Module+"/cmd/...@"+version)
+	run(scratch, nil, gocmd, "get", "-tool", dist.Module+"/cmd/...@"+version)
 	if out := run(scratch, nil, gocmd, "tool", "gate", "--version"); !strings.HasPrefix(out, "gate "+version+" ") {
 		t.Errorf("go tool gate --version: %q", out)
 	}
-	if mod, _ := os.ReadFile(filepath.Join(scratch, "go.mod")); !strings.Contains(string(mod), "tool "+Module+"/cmd/gate") &&
-		!strings.Contains(string(mod), "\t"+Module+"/cmd/gate") {
+	if mod, _ := os.ReadFile(filepath.Join(scratch, "go.mod")); !strings.Contains(string(mod), "tool "+dist.Module+"/cmd/gate") &&
+		!strings.Contains(string(mod), "\t"+dist.Module+"/cmd/gate") {
 		t.Errorf("go.mod has no tool directive for gate:\n%s", mod)
 	}
 }

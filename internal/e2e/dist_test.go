@@ -1,4 +1,4 @@
-package dist
+package e2e
 
 import (
 	"archive/tar"
@@ -12,29 +12,22 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/dist"
 )
 
-// TestReproducible builds this platform's release of HEAD twice, each from
+// TestReproducible: make dist (internal/dist) builds this platform's release of HEAD twice, each from
 // its own clone, and requires the same bytes in every file: archives, npm
 // packages, SHA256SUMS. make dist builds every platform the same way.
 func TestReproducible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the release twice")
-	}
-	src, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := git(src, "rev-parse", "HEAD"); err != nil {
-		t.Skipf("not a git repository: %v", err)
-	}
+	src := gitRoot(t)
 	gocmd := "go" // the one on PATH, as make runs it
 	p := runtime.GOOS + "/" + runtime.GOARCH
 	var outs []string
 	for i := range 2 {
 		out := filepath.Join(t.TempDir(), "dist")
 		var log bytes.Buffer
-		if err := Build(Options{Go: gocmd, Src: src, Out: out, Platforms: []string{p}, Log: &log}); err != nil {
+		if err := dist.Build(dist.Options{Go: gocmd, Src: src, Out: out, Platforms: []string{p}, Log: &log}); err != nil {
 			t.Fatalf("build %d: %v\n%s", i+1, err, log.String())
 		}
 		outs = append(outs, out)
@@ -113,6 +106,18 @@ func tree(t *testing.T, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// gitRoot is the module root, skipping t where it is not a git checkout.
+// The tests that build from it are here, not beside internal/dist: they
+// read HEAD, which the test cache does not track, and they load the
+// machine as the other end-to-end suites do.
+func gitRoot(t *testing.T) string {
+	root := Root(t)
+	if out, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").CombinedOutput(); err != nil {
+		t.Skipf("not a git checkout: %v: %s", err, out)
+	}
+	return root
 }
 
 func keys(m map[string][]byte) []string {
