@@ -113,7 +113,7 @@ endif
 # clone: uncommitted changes are not in it) in dist/: per platform a
 # reproducible static build in stopgate_VERSION_OS_ARCH.tar.gz, the npm
 # packages in dist/npm, and SHA256SUMS. Two runs on one commit give the same
-# bytes (internal/dist). DISTFLAGS passes options, e.g.
+# bytes (internal/e2e TestReproducible). DISTFLAGS passes options, e.g.
 # DISTFLAGS=-platforms=linux/amd64.
 dist:
 	$(GO) run ./internal/dist/cmd/dist -go $(GO) -out dist $(DISTFLAGS)
