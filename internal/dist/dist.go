@@ -34,8 +34,13 @@ func (p platform) String() string { return p.os + "/" + p.arch }
 // and the validators' process groups and resource limits are Unix calls.
 var Platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
 
-// programs are the commands under cmd/, each in every archive.
-var programs = []string{"detect", "gate", "testhook"}
+// programs are the commands under cmd/, each in every archive and platform
+// package; commands are those a person runs, in the npm package's bin
+// (gate-otel is the gate's, run by it).
+var (
+	programs = []string{"detect", "gate", "gate-otel", "testhook"}
+	commands = []string{"detect", "gate", "testhook"}
+)
 
 // Options say what to build.
 type Options struct {
@@ -98,7 +103,7 @@ func Build(o Options) error {
 		}
 	}
 	if len(ps) > 0 {
-		if out["npm/"+npmTarball("stopgate", version)], err = tarGz(mainPackage(ps, version, programs), mtime); err != nil {
+		if out["npm/"+npmTarball("stopgate", version)], err = tarGz(mainPackage(ps, version, commands), mtime); err != nil {
 			return err
 		}
 	}

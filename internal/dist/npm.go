@@ -130,7 +130,7 @@ func WriteNpmInstall(dir, bin, goos, goarch string) error {
 		progs = append(progs, file{name: name, mode: 0o755, data: data})
 	}
 	pkgs := map[string][]file{
-		"stopgate":         mainPackage([]platform{p}, "0.0.0", programs),
+		"stopgate":         mainPackage([]platform{p}, "0.0.0", commands),
 		npmPlatformName(p): platformPackage(p, "0.0.0", progs),
 	}
 	for pkg, files := range pkgs {

@@ -86,7 +86,7 @@ func checkArchive(t *testing.T, name string, data []byte) {
 			}
 		}
 	}
-	if strings.Join(names, " ") != "detect gate testhook" {
+	if strings.Join(names, " ") != "detect gate gate-otel testhook" {
 		t.Errorf("%s: members %v", name, names)
 	}
 }

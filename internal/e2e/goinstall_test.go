@@ -43,7 +43,7 @@ func TestGoInstallAndTool(t *testing.T) {
 	defer run(tmp, nil, gocmd, "clean", "-modcache") // its files are read-only
 
 	run(tmp, []string{"GOBIN=" + gobin}, gocmd, "install", dist.Module+"/cmd/...@"+version)
-	for _, prog := range []string{"detect", "gate", "testhook"} {
+	for _, prog := range []string{"detect", "gate", "gate-otel", "testhook"} {
 		if out := run(tmp, nil, filepath.Join(gobin, prog), "--version"); !strings.HasPrefix(out, prog+" "+version+" ") {
 			t.Errorf("go install: %s --version: %q", prog, out)
 		}
