@@ -7,7 +7,7 @@ CMDS    := $(notdir $(wildcard cmd/*))
 # os/user, which with cgo links libc dynamically (+1.4 ms at every start).
 TAGS    ?= osusergo,netgo
 
-.PHONY: all build demo test unit lint fuzz e2e-install sandbox-tools chromium otelcol e2e bench install clean
+.PHONY: all build demo test unit lint fuzz e2e-install sandbox-tools chromium otelcol e2e bench install dist clean
 
 all: build
 
@@ -109,5 +109,14 @@ else
 	$(GO) install -tags $(TAGS) ./cmd/...
 endif
 
+# dist makes the release of the commit checked out (HEAD, from a clean
+# clone: uncommitted changes are not in it) in dist/: per platform a
+# reproducible static build in stopgate_VERSION_OS_ARCH.tar.gz, the npm
+# packages in dist/npm, and SHA256SUMS. Two runs on one commit give the same
+# bytes (internal/e2e TestReproducible). DISTFLAGS passes options, e.g.
+# DISTFLAGS=-platforms=linux/amd64.
+dist:
+	$(GO) run ./internal/dist/cmd/dist -go $(GO) -out dist $(DISTFLAGS)
+
 clean:
-	rm -rf $(BIN) tmp/validation
+	rm -rf $(BIN) tmp/validation dist

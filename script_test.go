@@ -26,11 +26,11 @@ import (
 // Commands are the stopgate binaries as testscript runs them: in-process,
 // from this test binary, so a script never runs a stale build.
 var Commands = map[string]func(){
-	"detect":   func() { os.Exit(cli.Main("detect", detect.Run)) },
-	"gate":     func() { os.Exit(cli.Main("gate", gate.Run)) },
-	"testhook": func() { os.Exit(cli.Main("testhook", testhook.Run)) },
+	"detect":   func() { os.Exit(cli.Main("detect", detect.Run, detect.Usage)) },
+	"gate":     func() { os.Exit(cli.Main("gate", gate.Run, gate.Usage)) },
+	"testhook": func() { os.Exit(cli.Main("testhook", testhook.Run, testhook.Usage)) },
 	// The gate runs gate-otel, found on PATH here, when telemetry is on.
-	"gate-otel": func() { os.Exit(cli.Main("gate-otel", otlp.Run)) },
+	"gate-otel": func() { os.Exit(cli.Main("gate-otel", otlp.Run, otlp.Usage)) },
 }
 
 var update = flag.Bool("update", false, "rewrite the cmp golden files of failing scripts (review the diff)")

@@ -11,4 +11,4 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-func main() { os.Exit(cli.Main(hook.Detect, detect.Run)) }
+func main() { os.Exit(cli.Main(hook.Detect, detect.Run, detect.Usage)) }

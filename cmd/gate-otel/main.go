@@ -11,4 +11,4 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry/otlp"
 )
 
-func main() { os.Exit(cli.Main("gate-otel", otlp.Run)) }
+func main() { os.Exit(cli.Main("gate-otel", otlp.Run, otlp.Usage)) }

@@ -10,4 +10,4 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-func main() { os.Exit(cli.Main(hook.Gate, gate.Run)) }
+func main() { os.Exit(cli.Main(hook.Gate, gate.Run, gate.Usage)) }

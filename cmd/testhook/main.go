@@ -12,4 +12,4 @@ import (
 	"github.com/stopgate/stopgate/internal/testhook"
 )
 
-func main() { os.Exit(cli.Main(hook.Testhook, testhook.Run)) }
+func main() { os.Exit(cli.Main(hook.Testhook, testhook.Run, testhook.Usage)) }

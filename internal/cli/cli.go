@@ -17,6 +17,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/stopgate/stopgate/internal/buildinfo"
 )
 
 // Env is what a command sees of its process, so tests and in-process callers
@@ -67,15 +69,31 @@ func (h *Hinted) Unwrap() error { return h.Err }
 // WithHint wraps err with hint lines.
 func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints: hints} }
 
-// Main runs run with the process's Env and returns the exit code.
-func Main(name string, run func(*Env) error) int {
-	return Run(name, OS(), run)
+// Main runs run with the process's Env and returns the exit code. Every
+// command answers --version with Version, and -h or --help (first, or
+// wherever its flags meet them) with usage on stdout and exit 0.
+func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
+	return Run(name, OS(), run, usage)
 }
 
 // Run is Main with a given Env.
-func Run(name string, env *Env, run func(*Env) error) int {
+func Run(name string, env *Env, run func(*Env) error, usage func(io.Writer)) int {
+	if len(env.Args) > 0 {
+		switch env.Args[0] {
+		case "--version", "-version":
+			fmt.Fprintln(env.Stdout, Version(name))
+			return 0
+		case "-h", "-help", "--help":
+			usage(env.Stdout)
+			return 0
+		}
+	}
 	err := safely(env, run)
 	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		usage(env.Stdout)
 		return 0
 	}
 	code := 1
@@ -95,6 +113,10 @@ func Run(name string, env *Env, run func(*Env) error) int {
 	}
 	return code
 }
+
+// Version is the line --version prints: the program, its module version
+// and the commit it was built from.
+func Version(name string) string { return name + " " + buildinfo.Read().String() }
 
 // oneLine keeps an error on one line: the client shows stderr in a log, and
 // a multi-line message there reads as several errors.

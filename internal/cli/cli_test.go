@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"panic", func(*Env) error { var list []int; return errors.New(strconv.Itoa(list[len(list)])) }, 1, "x: internal error (a bug in stopgate): runtime error: index out of range [0] with length 0\n"},
 	} {
 		var stderr bytes.Buffer
-		code := Run("x", &Env{Stderr: &stderr}, tc.run)
+		code := Run("x", &Env{Stderr: &stderr}, tc.run, func(io.Writer) {})
 		got := stderr.String()
 		if tc.name == "panic" {
 			if !strings.Contains(got, "goroutine ") {

@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
+	"github.com/stopgate/stopgate/internal/buildinfo"
 )
 
 // CacheDir is where, under the state dir, LoadCompiled keeps compiled
@@ -122,23 +122,7 @@ func sameText(a, b io.Reader, size int64) bool {
 // compilation is never read by a stopgate with other rules. It is kept
 // as it is, not hashed: a load compares it before the text is read.
 func contextKey() string {
-	return "stopgate " + buildVersion() + ", block cap " + strconv.Itoa(BlockCap(os.Getenv))
-}
-
-// buildVersion is the stopgate version the binary was built from, so that
-// an upgrade with new config rules does not read an older compilation.
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-			v += " " + s.Value
-		}
-	}
-	return v
+	return "stopgate " + buildinfo.Read().String() + ", block cap " + strconv.Itoa(BlockCap(os.Getenv))
 }
 
 // cachePath names the cache of config file under stateDir: one per config

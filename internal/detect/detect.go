@@ -39,6 +39,13 @@ import (
 // Events are the hook events detect handles.
 var Events = []string{hook.PostToolUse, hook.UserPromptExpansion, hook.UserPromptSubmit, hook.PreToolUse}
 
+// Usage prints detect's usage, for -h and --help.
+func Usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: detect [--config FILE] [--client CLIENT] [--event EVENT]")
+	fmt.Fprintln(w, "detect is a hook: it reads one hook input object on stdin (registered by gate init)")
+	fmt.Fprintln(w, "  --version  the stopgate version and commit it was built from")
+}
+
 // Run is the detect command.
 func Run(env *cli.Env) error {
 	fl := flag.NewFlagSet("detect", flag.ContinueOnError)

@@ -130,6 +130,18 @@ func (r *Result) HookRuns() []HookRun { return HookRuns(r.Debug) }
 // HookOutputs returns the JSON the run's hooks printed.
 func (r *Result) HookOutputs() []HookOutput { return HookOutputs(r.Debug) }
 
+// Halt returns the stopReason of a Stop hook's halt (continue:false) in
+// the run, the last one, or "".
+func (r *Result) Halt() string {
+	var reason string
+	for _, o := range r.HookOutputs() {
+		if o.Event == "Stop" && o.Output["continue"] == false {
+			reason, _ = o.Output["stopReason"].(string)
+		}
+	}
+	return reason
+}
+
 // Overlapping returns, for each run, how many runs (itself included) were under way at
 // some moment of it: the client runs the hooks of parallel tool calls at once.
 func Overlapping(runs []HookRun) []int {

@@ -91,12 +91,7 @@ func TestHeldLockHalts(t *testing.T) {
 	if r.Final.TerminalReason != "stop_hook_prevented" {
 		r.Errorf("terminal_reason %q, want stop_hook_prevented (the halt)", r.Final.TerminalReason)
 	}
-	var halted string
-	for _, o := range r.HookOutputs() {
-		if o.Event == "Stop" && o.Output["continue"] == false {
-			halted, _ = o.Output["stopReason"].(string)
-		}
-	}
+	halted := r.Halt()
 	if !strings.Contains(halted, "tmp/validation/lock is held by pid "+strconv.Itoa(holder.Process.Pid)) || !strings.Contains(halted, "not free within 1s") {
 		r.Errorf("the halt does not name the held lock: %q", halted)
 	}

@@ -58,7 +58,7 @@ func TestRunColour(t *testing.T) {
 				return map[string]string{"CLAUDE_PROJECT_DIR": root, "NO_COLOR": tt.noColor}[k]
 			},
 		}
-		if code := cli.Run("gate", env, Run); code != 1 {
+		if code := cli.Run("gate", env, Run, Usage); code != 1 {
 			t.Fatalf("gate run exited %d, want 1 (a validator fails); stderr: %s", code, stderr.String())
 		}
 		tty.Close()

@@ -36,7 +36,8 @@ func commands() []command {
 		{"report", "[--config FILE] [--since D] [--out FILE]", "write the outcome log as one self-contained HTML page: verdicts over time, failing prompts and validators, halts, clients", runReport},
 		{"clear", "[--config FILE] SESSION", "drop a session's armed prompts, a person's decision the outcome log records", runClear},
 		{"verdict", "[--config FILE] [SESSION]", "exit 0 only when the session (default: the latest) ended judged and passing; else say why", runVerdict},
-		{"help", "", "this list", runHelp},
+		{"version", "", "the stopgate version and the commit it was built from (also --version)", runVersion},
+		{"help", "", "this list (also -h, --help)", runHelp},
 	}
 }
 
@@ -51,7 +52,20 @@ func subcommand(name string) *command {
 }
 
 func runHelp(env *cli.Env, args []string) error {
-	w := env.Stdout
+	Usage(env.Stdout)
+	return nil
+}
+
+func runVersion(env *cli.Env, args []string) error {
+	if err := parseFlags(env, flags("version"), args); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, cli.Version("gate"))
+	return nil
+}
+
+// Usage prints gate's commands, for help, -h and --help.
+func Usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: gate                 the Stop / SubagentStop hook: one hook input object on stdin")
 	fmt.Fprintln(w, "       gate COMMAND [flags]")
 	fmt.Fprintln(w)
@@ -61,7 +75,6 @@ func runHelp(env *cli.Env, args []string) error {
 			fmt.Fprintf(w, "  %-8s   gate %s %s\n", "", c.name, c.args)
 		}
 	}
-	return nil
 }
 
 // usageError exits 2 with err, its own hints, and the usage.

@@ -3,15 +3,16 @@ package gate
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/project"
@@ -50,9 +51,11 @@ func runInit(env *cli.Env, args []string) error {
 		return initPlugin(env, absFrom(env.Dir, *plugin))
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
-	prefix, binDir := binPrefix(root, *bin)
 	in := binInstall(root, *bin)
-	want := wanted(prefix, in, root, !*noTesthook)
+	if !flagGiven(fl, "bin") {
+		in = installOf(root, *bin, self()) // install.go
+	}
+	want := wanted(in.dir, in, root, !*noTesthook)
 
 	// The wall is merged after the hooks: a file it would refuse is
 	// refused before either is written.
@@ -67,13 +70,13 @@ func runInit(env *cli.Env, args []string) error {
 	}
 	if *noWall {
 		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", settingsFile)
-	} else if err := writeWall(env, root, []string{binDir}); err != nil {
+	} else if err := writeWall(env, root, []string{in.path}); err != nil {
 		return err
 	}
 	if err := writeIgnore(env, root); err != nil {
 		return err
 	}
-	noteMissing(env, binDir, want, root, in)
+	noteMissing(env, in.path, want, root, in)
 	return nil
 }
 
@@ -188,6 +191,13 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
 }
 
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fl *flag.FlagSet, name string) bool {
+	given := false
+	fl.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 // binPrefix returns the shell text Claude Code's hook commands start
 // with, and the directory it names (varBin).
 func binPrefix(root, bin string) (prefix, dir string) {
@@ -245,7 +255,7 @@ func initPlugin(env *cli.Env, dir string) error {
 			"name":        "stopgate",
 			"description": "Makes the agent prove it followed a prompt before it may stop: mapped prompts arm validators, which run when the agent stops.",
 		}
-		if v := version(); v != "" {
+		if v := buildinfo.Read().Release(); v != "" {
 			m["version"] = v
 		}
 		data, _ := json.MarshalIndent(m, "", "  ")
@@ -277,14 +287,4 @@ func initPlugin(env *cli.Env, dir string) error {
 	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir, binInstall(dir, "bin"))
 	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))
 	return nil
-}
-
-// version is the module version this gate was built from, "" for a
-// development build.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
-		return ""
-	}
-	return strings.TrimPrefix(bi.Main.Version, "v")
 }

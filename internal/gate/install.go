@@ -1,39 +1,118 @@
 package gate
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/project"
 )
 
-// install is how a project installs stopgate: the method, the directory
-// the hook programs are in (as the hook commands name it, and here), and
-// the one command that installs them there, which the launcher's halt
-// names on a machine without them. The halt is committed with the
-// settings, so the command names no path of this machine.
-//
-// Only two methods here: "bin", a folder of the project (make install
-// PREFIX=…), and "path", a folder outside it (go install).
+// install is how stopgate is installed for a project: what gate init
+// registers, and what a machine without it must run.
 type install struct {
-	method  string
-	dir     string // the folder as a shell prefix: "$CLAUDE_PROJECT_DIR"/bin
-	path    string // the folder here, absolute
-	command string
+	method  string // "npm", "go tool", "bin" (a folder of the project), "path" (one outside it)
+	dir     string // the bin dir as a shell prefix, e.g. "$CLAUDE_PROJECT_DIR"/bin
+	path    string // the directory dir names here
+	command string // the one command that installs it here
 }
 
-// binInstall returns how the programs in bin (relative to root, or
-// absolute) are installed.
+// npmBin is where npm puts the platform package's programs in a project:
+// a glob, since npm installs exactly one platform package and the
+// settings are shared by machines of every platform.
+const npmBin = "node_modules/@stopgate/*/bin"
+
+// installOf says how the gate at exe (os.Executable, symlinks resolved)
+// is installed for the project at root, when --bin was not given: from
+// npm packages, the project's or global; otherwise bin, the --bin default,
+// as make install PREFIX=. puts it. A gate found on PATH is not
+// registered by its path: that path is one machine's, and the settings are
+// the team's.
+func installOf(root, bin, exe string) install {
+	dir := filepath.Dir(exe)
+	if pkg, ok := npmPlatformDir(dir); ok {
+		nodeModules := filepath.Dir(filepath.Dir(pkg))
+		if filepath.Dir(nodeModules) == root {
+			// Unquoted: the shell expands the glob.
+			return install{method: "npm", dir: `"$CLAUDE_PROJECT_DIR"/` + npmBin, path: dir, command: "npm install"}
+		}
+		return install{method: "npm", dir: shellQuote(dir), path: dir, command: "npm install -g stopgate"}
+	}
+	if goTool(root) {
+		// go tool costs hundreds of milliseconds a call (docs/benchmarks.md):
+		// the hooks run the programs go install puts in bin, at the
+		// version go.mod pins.
+		inst := binInstall(root, bin)
+		if rel, ok := project.Rel(root, inst.path); ok {
+			inst.method = "go tool"
+			inst.command = `GOBIN="$PWD"/` + shellQuote(filepath.ToSlash(rel)) + " go install " + goModule + "/cmd/..."
+		}
+		return inst
+	}
+	return binInstall(root, bin)
+}
+
+const goModule = "github.com/stopgate/stopgate"
+
+// goTool reports whether the Go module at root has stopgate's gate as a
+// tool (go get -tool).
+func goTool(root string) bool {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[len(f)-1] == goModule+"/cmd/gate" && (len(f) == 1 || f[0] == "tool") {
+			return true
+		}
+	}
+	return false
+}
+
+// binInstall is stopgate in bin, relative to root or absolute. The
+// launcher's halt is committed with the settings, so a folder of the project
+// is named relative to it (make install PREFIX=…); one outside it is a go
+// install at the version this gate is.
 func binInstall(root, bin string) install {
 	prefix, dir := binPrefix(root, bin)
-	if rel, ok := project.Rel(root, dir); ok {
-		return install{method: "bin", dir: prefix, path: dir, command: "make install PREFIX=" + shellQuote(filepath.ToSlash(filepath.Dir(rel)))}
-	}
-	v := version()
+	v := buildinfo.Read().Release()
 	if v == "" {
 		v = "latest"
 	} else {
 		v = "v" + v
 	}
-	return install{method: "path", dir: prefix, path: dir,
-		command: "GOBIN=" + shellQuote(dir) + " go install github.com/stopgate/stopgate/cmd/...@" + v}
+	goInstall := " go install " + goModule + "/cmd/...@" + v
+	rel, ok := project.Rel(root, dir)
+	switch {
+	case ok && filepath.Base(rel) == "bin":
+		return install{method: "bin", dir: prefix, path: dir, command: "make install PREFIX=" + shellQuote(filepath.ToSlash(filepath.Dir(rel)))}
+	case ok:
+		return install{method: "bin", dir: prefix, path: dir, command: `GOBIN="$PWD"/` + shellQuote(filepath.ToSlash(rel)) + goInstall}
+	}
+	return install{method: "path", dir: prefix, path: dir, command: "GOBIN=" + shellQuote(dir) + goInstall}
+}
+
+// npmPlatformDir returns the platform package directory holding the
+// programs' directory dir (…/node_modules/@stopgate/linux-x64/bin).
+func npmPlatformDir(dir string) (string, bool) {
+	pkg := filepath.Dir(dir)
+	ok := filepath.Base(dir) == "bin" &&
+		filepath.Base(filepath.Dir(pkg)) == "@stopgate" &&
+		filepath.Base(filepath.Dir(filepath.Dir(pkg))) == "node_modules"
+	return pkg, ok
+}
+
+// self is the running program's path with symlinks resolved, or ""
+// when it cannot be told.
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return strings.TrimSuffix(exe, " (deleted)")
 }

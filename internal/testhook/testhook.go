@@ -84,7 +84,7 @@ func Run(env *cli.Env) error {
 	opt := dialect.Flags(fl, env.Getenv)
 	if err := fl.Parse(env.Args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return printUsage(env)
+			return err // cli prints Usage
 		}
 		return usageErr(err)
 	}
@@ -96,7 +96,8 @@ func Run(env *cli.Env) error {
 		return runHook(env, configFile, *opt)
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		return printUsage(env)
+		Usage(env.Stdout)
+		return nil
 	}
 	name, ok := aliases[args[0]]
 	if !ok {
@@ -138,9 +139,9 @@ func Run(env *cli.Env) error {
 	return nil
 }
 
-func printUsage(env *cli.Env) error {
-	fmt.Fprintln(env.Stdout, strings.Join(usage, "\n"))
-	return nil
+// Usage prints testhook's usage, for help, -h and --help.
+func Usage(w io.Writer) {
+	fmt.Fprintln(w, strings.Join(usage, "\n"))
 }
 
 func usageErr(err error) error {

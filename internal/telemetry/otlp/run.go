@@ -9,6 +9,12 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
+// Usage prints gate-otel's usage, for -h and --help.
+func Usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: gate-otel   (run by the gate when [telemetry] is on: one export request on stdin)")
+	fmt.Fprintln(w, "  --version  the stopgate version and commit it was built from")
+}
+
 // Run is the gate-otel command: one telemetry.Request on stdin, exported;
 // exit 1 with one line on stderr when it fails.
 func Run(env *cli.Env) error {

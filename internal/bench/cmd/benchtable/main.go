@@ -42,6 +42,7 @@ type options struct {
 	stdout, progress        io.Writer
 	tmp                     string
 	hello, detect, gate, th string
+	cleanups                []func()
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -76,6 +77,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(o.tmp)
+	defer func() {
+		for _, f := range o.cleanups {
+			f()
+		}
+	}()
 	for _, b := range []struct {
 		path *string
 		name string
@@ -227,6 +233,7 @@ func (o *options) processes(t *bench.Table) error {
 
 	cases = append(cases, bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: o.hello, Env: o.env("")}})
 	cases = append(cases, o.projectCases(projects)...)
+	cases = append(cases, o.registrationCases(projects[0])...)
 	cases = append(cases, o.testhookCases(example)...)
 	cases = append(cases, o.guardCases(example)...)
 	cases = append(cases[:1], o.wanted(cases[1:])...) // the floor, always

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+
+	"github.com/stopgate/stopgate/internal/bench"
+	"github.com/stopgate/stopgate/internal/dist"
+)
+
+// registrationCases time one hook call, detect on an unmatched Read of
+// project p, as each form gate init could register runs it, beside the
+// native program's own row: through npm's node shim (what npx gate runs)
+// and through go tool (the go.mod tool directive; that detect is HEAD's,
+// served by a local module proxy). A form that cannot be set up here is a
+// row that says why.
+func (o *options) registrationCases(p *bench.Project) []bench.Case {
+	name := fmt.Sprintf("detect, unmatched Read, %s mappings", count(p.Mappings))
+	stdin := func(int) []byte { return p.Unmatched("bench-unmatched") }
+	var cases []bench.Case
+	if c := "registered as " + name + ", through npm's node shim"; o.wants(c) {
+		cmd, err := o.npmShim()
+		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(cmd, err, &bench.Cmd{Args: []string{"detect"}, Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
+	}
+	if c := "registered as " + name + ", through go tool"; o.wants(c) {
+		cmd, err := o.goTool(p.Dir)
+		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(cmd, err, &bench.Cmd{Args: []string{"detect"}, Dir: p.Dir, Stdin: stdin, Check: silent})})
+	}
+	return cases
+}
+
+// orFailing fills c with how to run the form, or makes it a command that
+// fails with err, so the row says why it was not measured.
+func orFailing(how *bench.Cmd, err error, c *bench.Cmd) *bench.Cmd {
+	if err != nil {
+		return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", `echo "$0" >&2; exit 1`, err.Error()}}
+	}
+	c.Path = how.Path
+	c.Args = append(how.Args, c.Args...)
+	if how.Dir != "" {
+		c.Dir = how.Dir
+	}
+	if how.Env != nil {
+		c.Env = how.Env
+	}
+	return c
+}
+
+// npmShim lays out an npm install holding the built programs and returns
+// node running the shim npm links as node_modules/.bin/detect.
+func (o *options) npmShim() (*bench.Cmd, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(o.tmp, "npm")
+	if err := dist.WriteNpmInstall(dir, filepath.Dir(o.detect), runtime.GOOS, runtime.GOARCH); err != nil {
+		return nil, err
+	}
+	return &bench.Cmd{Path: node, Args: []string{filepath.Join(dir, "node_modules", "stopgate", "bin", "detect.js")}}, nil
+}
+
+// goTool makes a Go module whose go.mod has stopgate's tool directives,
+// from a local module proxy of the repository's HEAD, and returns go tool
+// run in it, for the project at root.
+func (o *options) goTool(root string) (*bench.Cmd, error) {
+	o.logf("serving HEAD from a local module proxy for go tool")
+	const version = "v0.99.0"
+	dir := filepath.Join(o.tmp, "gotool")
+	if err := dist.ModuleProxy(o.repo, "HEAD", version, filepath.Join(dir, "proxy")); err != nil {
+		return nil, err
+	}
+	env, err := dist.ProxyEnv(o.gocmd, filepath.Join(dir, "proxy"), filepath.Join(dir, "modcache"))
+	if err != nil {
+		return nil, err
+	}
+	mod := filepath.Join(dir, "mod")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		return nil, err
+	}
+	for _, args := range [][]string{{"mod", "init", "example.com/bench"}, {"get", "-tool", dist.Module + "/cmd/...@" + version}, {"tool", "-n", "detect"}} {
+		cmd := exec.Command(o.gocmd, args...)
+		cmd.Dir, cmd.Env = mod, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go %v: %v: %s", args, err, out)
+		}
+	}
+	// The module cache is read-only: make it removable with the rest.
+	o.cleanups = append(o.cleanups, func() {
+		c := exec.Command(o.gocmd, "clean", "-modcache")
+		c.Env = env
+		c.Run()
+	})
+	// go needs its whole environment; the project is named by the variable.
+	return &bench.Cmd{Path: o.gocmd, Args: []string{"tool"}, Dir: mod, Env: append(env, "CLAUDE_PROJECT_DIR="+root)}, nil
+}

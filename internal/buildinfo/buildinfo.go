@@ -1,0 +1,83 @@
+// Package buildinfo is the one reader of the build information Go records
+// in every binary: the module version and the commit it was built from.
+// --version prints it, the plugin manifest carries it, and the config cache
+// keys on it so that an upgrade never reads an older compilation.
+package buildinfo
+
+import (
+	"debug/buildinfo"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Info is what a binary knows of its own build.
+type Info struct {
+	Version  string    // module version, "(devel)" or "" when unknown
+	Revision string    // VCS commit, "" when not recorded (a go install from a proxy)
+	Modified bool      // built from a work tree with uncommitted changes
+	Time     time.Time // the commit's time, zero when not recorded
+	Go       string    // toolchain, e.g. go1.26.8
+}
+
+// Read returns the running binary's build information.
+func Read() Info {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Info{Go: runtime.Version()}
+	}
+	return from(bi)
+}
+
+// ReadFile returns the build information of the Go binary at path, of any
+// platform: make dist names its release by it.
+func ReadFile(path string) (Info, error) {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return Info{}, err
+	}
+	return from(bi), nil
+}
+
+func from(bi *debug.BuildInfo) Info {
+	info := Info{Version: bi.Main.Version, Go: bi.GoVersion}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			info.Revision = s.Value
+		case "vcs.modified":
+			info.Modified = s.Value == "true"
+		case "vcs.time":
+			info.Time, _ = time.Parse(time.RFC3339, s.Value)
+		}
+	}
+	return info
+}
+
+// Release is the version without its "v", or "" for a development build.
+func (i Info) Release() string {
+	if i.Version == "" || i.Version == "(devel)" {
+		return ""
+	}
+	return strings.TrimPrefix(i.Version, "v")
+}
+
+// String is the one line --version prints after the program's name:
+// "v1.2.3 (commit 0123…, go1.26.8 linux/amd64)".
+func (i Info) String() string {
+	v := i.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var parts []string
+	if i.Revision != "" {
+		c := "commit " + i.Revision
+		if i.Modified {
+			c += " modified"
+		}
+		parts = append(parts, c)
+	}
+	parts = append(parts, i.Go+" "+runtime.GOOS+"/"+runtime.GOARCH)
+	return v + " (" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,217 @@
+// Package dist makes stopgate's release: for each platform, the three
+// programs built reproducibly from one commit, an archive of them, the npm
+// packages that carry them, and a SHA256SUMS of it all. `make dist` runs
+// it (cmd/dist).
+//
+// It is a short program, not GoReleaser: GoReleaser v2 needs a newer Go
+// than this module's, pulls hundreds of modules, and its archives still
+// need settings to be byte-identical; this needs the standard library.
+package dist
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/buildinfo"
+)
+
+// platform is a GOOS/GOARCH pair.
+type platform struct{ os, arch string }
+
+func (p platform) String() string { return p.os + "/" + p.arch }
+
+// Platforms are the released ones. Not windows: the hooks are command
+// lines the clients run through a POSIX shell ("$CLAUDE_PROJECT_DIR"/…),
+// and the validators' process groups and resource limits are Unix calls.
+var Platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
+
+// programs are the commands under cmd/, each in every archive and platform
+// package; commands are those a person runs, in the npm package's bin
+// (gate-otel is the gate's, run by it).
+var (
+	programs = []string{"detect", "gate", "gate-otel", "testhook"}
+	commands = []string{"detect", "gate", "testhook"}
+)
+
+// Options say what to build.
+type Options struct {
+	Go        string   // the go command
+	Src       string   // a directory of the stopgate repository
+	Rev       string   // the commit to build; "" for HEAD
+	Out       string   // the output directory, emptied first
+	Platforms []string // GOOS/GOARCH
+	Log       io.Writer
+}
+
+// Build makes the release of one commit in o.Out. It builds from a fresh
+// clone of the commit, never the work tree: the build is of that commit
+// alone, and Go records its version and revision (it cannot in a git
+// worktree, whose .git is a file).
+func Build(o Options) error {
+	var ps []platform
+	for _, s := range o.Platforms {
+		goos, arch, ok := strings.Cut(s, "/")
+		if !ok {
+			return fmt.Errorf("platform %q is not GOOS/GOARCH", s)
+		}
+		ps = append(ps, platform{goos, arch})
+	}
+	tmp, err := os.MkdirTemp("", "stopgate-dist-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "src")
+	rev, err := clone(o, src)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Log, "dist: commit %s\n", rev)
+
+	out := map[string][]byte{} // file name in o.Out: bytes
+	var version string
+	var mtime time.Time
+	for _, p := range ps {
+		bins, info, err := build(o, src, filepath.Join(tmp, "bin", p.os+"_"+p.arch), p)
+		if err != nil {
+			return err
+		}
+		if info.Revision != rev || info.Modified || info.Release() == "" {
+			return fmt.Errorf("the %s build does not record commit %s and its version (recorded: %q, %q)", p, rev, info.Version, info.Revision)
+		}
+		version, mtime = info.Release(), info.Time
+		base := fmt.Sprintf("stopgate_%s_%s_%s", version, p.os, p.arch)
+		var files []file
+		for _, b := range bins {
+			files = append(files, file{name: base + "/" + b.name, mode: b.mode, data: b.data})
+		}
+		if out[base+".tar.gz"], err = tarGz(files, mtime); err != nil {
+			return err
+		}
+		name := npmPlatformName(p)
+		if out["npm/"+npmTarball(name, version)], err = tarGz(platformPackage(p, version, bins), mtime); err != nil {
+			return err
+		}
+	}
+	if len(ps) > 0 {
+		if out["npm/"+npmTarball("stopgate", version)], err = tarGz(mainPackage(ps, version, commands), mtime); err != nil {
+			return err
+		}
+	}
+	out["SHA256SUMS"] = sums(out)
+	return write(o.Out, out, o.Log)
+}
+
+// clone checks out o.Rev (or HEAD) of o.Src in dir and returns its commit.
+func clone(o Options, dir string) (string, error) {
+	rev := o.Rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	full, err := git(o.Src, "rev-parse", "--verify", rev+"^{commit}")
+	if err != nil {
+		return "", err
+	}
+	if dirty, _ := git(o.Src, "status", "--porcelain", "--untracked-files=no"); dirty != "" && o.Rev == "" {
+		fmt.Fprintf(o.Log, "dist: note: uncommitted changes are not in the release; it builds commit %s\n", full)
+	}
+	if _, err := git("", "clone", "--quiet", "--no-checkout", o.Src, dir); err != nil {
+		return "", err
+	}
+	if _, err := git(dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", full); err != nil {
+		return "", err
+	}
+	return full, nil
+}
+
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%s", strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// build builds the programs for p from src into dir, the release way:
+// static (no cgo; the os/user and net code in Go), no file paths, no build
+// id, no symbol table, the commit recorded. It returns them, with the build
+// information Go recorded.
+func build(o Options, src, dir string, p platform) ([]file, buildinfo.Info, error) {
+	fmt.Fprintf(o.Log, "dist: building %s\n", p)
+	cmd := exec.Command(o.Go, "build", "-trimpath", "-buildvcs=true", "-tags", "osusergo,netgo",
+		"-ldflags", "-s -w -buildid=", "-o", dir+string(filepath.Separator), "./cmd/...")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.os, "GOARCH="+p.arch, "GOFLAGS=", "GOWORK=off")
+	cmd.Stdout, cmd.Stderr = o.Log, o.Log
+	if err := cmd.Run(); err != nil {
+		return nil, buildinfo.Info{}, fmt.Errorf("go build for %s: %w", p, err)
+	}
+	var files []file
+	var info buildinfo.Info
+	for _, name := range programs {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, info, err
+		}
+		if info, err = buildinfo.ReadFile(path); err != nil {
+			return nil, info, err
+		}
+		files = append(files, file{name: name, mode: 0o755, data: data})
+	}
+	return files, info, nil
+}
+
+// sums is SHA256SUMS of out: "HASH  NAME" lines sorted by name, as
+// sha256sum -c reads them.
+func sums(out map[string][]byte) []byte {
+	var names []string
+	for name := range out {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, name := range names {
+		h := sha256.Sum256(out[name])
+		b.WriteString(hex.EncodeToString(h[:]) + "  " + name + "\n")
+	}
+	return []byte(b.String())
+}
+
+// write empties dir and writes out in it.
+func write(dir string, out map[string][]byte, log io.Writer) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	var names []string
+	for name := range out {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, out[name], 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "dist: wrote %s\n", path)
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
+	"github.com/stopgate/stopgate/internal/example"
+)
+
+// addMarketplace installs stopgate's plugin from this repository's
+// marketplace, by its local path, into p's throwaway HOME, as a user would:
+// claude plugin marketplace add, claude plugin install. The project has no
+// hooks of its own.
+func addMarketplace(t *testing.T, p *Project) {
+	t.Helper()
+	p.hooks = map[string][]hookGroup{}
+	p.WriteFile(".claude/settings.json", "{}\n")
+	for _, args := range [][]string{
+		{"plugin", "marketplace", "add", Root(t)},
+		{"plugin", "install", "stopgate@stopgate"},
+	} {
+		cmd := exec.Command(Claude(t), args...)
+		cmd.Dir = p.Dir
+		cmd.Env = p.env("http://127.0.0.1:9") // no model is asked
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+func jokeScript(p *Project) Script {
+	return Script{
+		When(LastHas(blocked), writeJoke(p)),
+		When(ResultOf("Write"), Text("Wrote the joke.")),
+		When(ResultOf("Read"), Text("Done.")),
+		When(AtTurn(0), read(p, "src/prompts/joke.md")),
+	}
+}
+
+// TestMarketplacePlugin: the plugin from this repository's marketplace
+// runs the programs the project installed (its bin/): the real client is
+// blocked, then passes.
+func TestMarketplacePlugin(t *testing.T) {
+	p := NewStopgateProject(t)
+	addMarketplace(t, p)
+	api := Start(t, Anthropic, jokeScript(p))
+	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	for _, want := range []string{`the prompt "joke" will be checked`, blocked + ": 2 checks failed."} {
+		if !r.Told(want) {
+			r.Errorf("the model was not told %q", want)
+		}
+	}
+	if got := p.ReadFile("output/joke.txt"); got != joke+"\n" {
+		r.Errorf("output/joke.txt = %q", got)
+	}
+	if r.Final.TerminalReason != "completed" {
+		r.Errorf("terminal_reason %q, want completed", r.Final.TerminalReason)
+	}
+	if pending := p.Pending(); len(pending) > 0 {
+		r.Errorf("entries left pending: %v", pending)
+	}
+}
+
+// TestMarketplacePluginNotInstalled: with the plugin but no stopgate
+// programs in the project, the first stop halts with the install command;
+// the session does not end as a plain success.
+func TestMarketplacePluginNotInstalled(t *testing.T) {
+	p := NewProject(t)
+	if err := example.Copy(Root(t), p.Path(".")); err != nil {
+		t.Fatal(err)
+	}
+	addMarketplace(t, p)
+	api := Start(t, Anthropic, jokeScript(p))
+	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	if r.Final.TerminalReason != "stop_hook_prevented" {
+		r.Errorf("terminal_reason %q, want stop_hook_prevented (the halt)", r.Final.TerminalReason)
+	}
+	halted := r.Halt()
+	if !strings.Contains(halted, "stopgate is not installed in this project") || !strings.Contains(halted, "npm install -D stopgate") {
+		r.Errorf("the stop was not halted with the install command: %q", halted)
+	}
+}

@@ -1,0 +1,97 @@
+package gate
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stopgate/stopgate/internal/cli"
+)
+
+// TestMarketplacePlugin: the plugin this repository's marketplace lists
+// is what gate init --plugin writes, plus one launcher, the same file under
+// each program's name, that finds the programs the project installed.
+func TestMarketplacePlugin(t *testing.T) {
+	committed := filepath.Join("..", "..", "plugins", "stopgate")
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	env := &cli.Env{Args: []string{"init", "--plugin", dir}, Stdout: io.Discard, Stderr: &stderr, Dir: t.TempDir(),
+		Getenv: func(string) string { return "" }}
+	if code := cli.Run("gate", env, Run, Usage); code != 0 {
+		t.Fatalf("gate init --plugin: exit %d: %s", code, stderr.String())
+	}
+	for _, rel := range []string{".claude-plugin/plugin.json", "hooks/hooks.json"} {
+		want, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(committed, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("plugins/stopgate/%s is not what gate init --plugin writes; run: rm -r plugins/stopgate/%s && go run ./cmd/gate init --plugin plugins/stopgate (and git checkout .claude/settings.json)\n%s", rel, rel, want)
+		}
+	}
+	launcher, err := os.ReadFile(filepath.Join(committed, "bin", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prog := range []string{"detect", "gate", "testhook"} {
+		path := filepath.Join(committed, "bin", prog)
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(data, launcher) || !executable(path) {
+			t.Errorf("plugins/stopgate/bin/%s is not the launcher, executable (%v)", prog, err)
+		}
+	}
+	market, err := os.ReadFile(filepath.Join("..", "..", ".claude-plugin", "marketplace.json"))
+	if err != nil || !strings.Contains(string(market), `"source": "./plugins/stopgate"`) {
+		t.Errorf(".claude-plugin/marketplace.json does not list plugins/stopgate (%v)", err)
+	}
+}
+
+// TestPluginLauncher runs the plugin's launcher as the client would: it
+// runs the program the project installed, and with none it halts the
+// Stop with the install command, never exit 127.
+func TestPluginLauncher(t *testing.T) {
+	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub := "#!/bin/sh\necho \"$0 $*\"\n"
+	for _, tc := range []struct {
+		name, prog, input string
+		files             []string // stubs to create in the project
+		want              string   // stdout
+	}{
+		{"npm", "gate", `{}`, []string{"node_modules/@stopgate/linux-x64/bin/gate", "bin/gate"}, "/node_modules/@stopgate/linux-x64/bin/gate --client x\n"},
+		{"project bin", "detect", `{}`, []string{"bin/detect"}, "/bin/detect --client x\n"},
+		{"none at Stop", "gate", `{"hook_event_name":"Stop"}`, nil, `{"continue":false,"stopReason":"stopgate is not installed in this project, so this stop cannot be checked: run npm install -D stopgate`},
+		{"none at SubagentStop", "gate", `{"hook_event_name":"SubagentStop"}`, nil, ""},
+		{"none for detect", "detect", `{"hook_event_name":"Stop"}`, nil, ""},
+	} {
+		dir := t.TempDir()
+		for _, f := range tc.files {
+			path := filepath.Join(dir, f)
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			if err := os.WriteFile(path, []byte(stub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(filepath.Join(launcher, tc.prog), "--client", "x")
+		cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=/usr/bin:/bin"}
+		cmd.Stdin = strings.NewReader(tc.input)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		got := strings.ReplaceAll(string(out), dir, "")
+		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: stdout %q, want %q…", tc.name, got, tc.want)
+		}
+	}
+}
