@@ -9,6 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -16,11 +17,13 @@ import (
 )
 
 // Transcript reconciliation: the queue is files the agent can reach, so
-// the gate does not take it on trust. At each stop it reads the scope's
-// transcript (transcript_path; a subagent's agent_transcript_path) for the
-// mapped prompts read or invoked there, as detect would have armed them,
-// and judges every one whose entry is missing as if it were queued; the
-// outcome log records each such discrepancy.
+// the gate does not take it on trust. At each stop it reads the client's
+// own record of the scope (dialect.Record: Claude Code's transcript_path or
+// a subagent's agent_transcript_path, Codex's rollout, Gemini CLI's session
+// file, Copilot CLI's events.jsonl) for the mapped prompts read or invoked
+// there, as detect would have armed them, and judges every one whose entry
+// is missing as if it were queued; the outcome log records each such
+// discrepancy.
 //
 // Only what happened since the prompt last passed counts, so that a prompt
 // whose checks passed and whose entry the gate removed is not armed again
@@ -62,7 +65,7 @@ type reconciliation struct {
 // It asks the compiled config, so that a stop with nothing to judge never
 // parses mappings.toml (see Run).
 func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) (*reconciliation, error) {
-	path, thread := recordOf(in, scope)
+	record, path, thread := recordOf(in, scope)
 	if path == "" {
 		return nil, nil
 	}
@@ -72,13 +75,13 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		event = hook.SubagentStop
 	}
 	from, distrust := trustedMark(q.Mark(scope), path)
-	res, err := transcript.Scan(path, from.Offset, thread)
+	res, err := record.Scan(path, from.Offset, thread, in.Cwd)
 	// Only Claude Code's record of its stops is read (record.go); another
 	// client's mark rests on its seal.
 	if err == nil && distrust == "" && in.Client == nil {
 		if distrust = recorded(from, res, event); distrust != "" {
 			from = queue.Mark{Transcript: path}
-			res, err = transcript.Scan(path, 0, thread)
+			res, err = record.Scan(path, 0, thread, in.Cwd)
 		}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
@@ -135,17 +138,12 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 	return r, nil
 }
 
-// recordOf returns the transcript that records scope, and its thread
-// there: the session's, or a subagent's own file when the client names one.
-func recordOf(in *hook.Input, scope queue.Scope) (string, transcript.Thread) {
-	path, thread := in.TranscriptPath, transcript.Thread{}
-	if scope.Agent != "" {
-		thread.Agent = scope.Agent
-		if in.AgentTranscriptPath != "" {
-			path, thread.Own = in.AgentTranscriptPath, true
-		}
-	}
-	return path, thread
+// recordOf returns the client's own record of scope (dialect.Record), the
+// file it keeps it in and the thread of scope there.
+func recordOf(in *hook.Input, scope queue.Scope) (dialect.Record, string, transcript.Thread) {
+	record := dialect.RecordOf(in)
+	path, thread := record.Where(in, scope.Agent)
+	return record, path, thread
 }
 
 // trustedMark returns the mark to reconcile path from: m when it was
