@@ -55,7 +55,9 @@ func (claudeRecord) Scan(path string, offset int64, thread transcript.Thread, _ 
 // noRecord is a client that hands the hook no record of the session.
 type noRecord struct{}
 
-func (noRecord) Where(*hook.Input, string) (string, transcript.Thread) { return "", transcript.Thread{} }
+func (noRecord) Where(*hook.Input, string) (string, transcript.Thread) {
+	return "", transcript.Thread{}
+}
 
 func (noRecord) Scan(string, int64, transcript.Thread, string) (*transcript.Result, error) {
 	return &transcript.Result{}, nil
