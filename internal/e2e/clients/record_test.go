@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
@@ -148,4 +149,27 @@ func TestCopilotRecordJudgesLostRead(t *testing.T) {
 	})
 	r := copilot(t, p, srv, "Follow src/prompts/joke.md")
 	checkLostRead(t, p, "copilot", lost, r)
+}
+
+// OpenCode: a read arms the prompt; the queue is deleted before the model's next
+// turn; at session.idle the plugin hands the gate the session's messages (its record,
+// from the SDK), and the gate blocks from them.
+func TestOpenCodeRecordJudgesLostRead(t *testing.T) {
+	p := NewProject(t, "opencode")
+	lost := &loseQueue{p: p}
+	srv := Start(t, Chat, Script{
+		When(func(r *Request) bool { return r.Has("Generate a title") || r.Has("title for") }, Text("Joke session")),
+		When(LastHas(blocked), Tool("write", map[string]any{"filePath": p.Path("output/joke.txt"), "content": joke + "\n"})),
+		When(ResultOf("write"), Text("Fixed: the joke is in output/joke.txt.")),
+		lost.turn(ResultOf("read"), Text("Done.")),
+		When(AtTurn(0), Tool("read", map[string]any{"filePath": p.Path("src/prompts/joke.md")})),
+	})
+	oc := startOpenCode(t, p, srv)
+	oc.prompt("Follow src/prompts/joke.md")
+	oc.waitFor("the joke and a passing stop", func() bool {
+		return p.ReadFile("output/joke.txt") == joke+"\n" && p.captured("gate") >= 2
+	})
+	time.Sleep(time.Second) // the gate of the last idle has answered
+	r := &Result{Requests: srv.Requests(), Inputs: oc.inputs(p)}
+	checkLostRead(t, p, "opencode", lost, r)
 }
