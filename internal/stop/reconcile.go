@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"strings"
 
@@ -41,7 +42,8 @@ const markEvery = 1 << 20
 type reconciliation struct {
 	scope   queue.Scope
 	queue   string     // the state dir, as configured
-	mark    queue.Mark // as read
+	mark    queue.Mark // where this scan started
+	stored  queue.Mark // as read from the state dir
 	end     int64      // where this scan stopped
 	seen    bool       // a mapped prompt was found
 	missing []queue.Entry
@@ -52,6 +54,9 @@ type reconciliation struct {
 	// unread is how many bytes since the mark the scan could not read
 	// (transcript.MaxScan): every mapping was then judged (unreadNote).
 	unread int64
+	// gone is set when the record the gate read at an earlier stop is gone:
+	// what it showed is unknown, so every mapping was judged (goneNote).
+	gone bool
 	// blocks is how many of this turn's stops the gate blocked, as the
 	// transcript records the client feeding them back: a count that a
 	// deleted file in the state dir cannot reset.
@@ -69,12 +74,12 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 	if path == "" {
 		return nil, nil
 	}
-	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir}
+	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir, stored: q.Mark(scope)}
 	event := hook.Stop
 	if scope.Agent != "" {
 		event = hook.SubagentStop
 	}
-	from, distrust := trustedMark(q.Mark(scope), path)
+	from, distrust := trustedMark(r.stored, path)
 	res, err := record.Scan(path, from.Offset, thread, in.Cwd)
 	// Only Claude Code's record of its stops is read (record.go); another
 	// client's mark rests on its seal.
@@ -85,7 +90,11 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 		}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		if r.stored.Transcript != path {
+			return nil, nil // never seen: a session with no record yet
+		}
+		r.mark = from
+		return r.vanished(cfg, in, entries)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the transcript: %w", err)
@@ -182,6 +191,22 @@ func (r *reconciliation) reconciled() []queue.Entry {
 	return r.missing
 }
 
+// vanished judges every mapped prompt not queued, for a record that the gate
+// read at an earlier stop (the mark names it) and that is gone now: deleted
+// by the agent, perhaps with the queue. Only a passing stop forgets it.
+func (r *reconciliation) vanished(cfg *config.Compiled, in *hook.Input, entries []queue.Entry) (*reconciliation, error) {
+	r.gone = true
+	queued := map[string]bool{}
+	for _, e := range entries {
+		queued[e.Prompt] = true
+	}
+	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
+	if err := r.judgeAll(cfg, in, math.MaxInt64, queued, nil); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // armedSince returns what the transcript's events armed since each prompt
 // last passed: the latest event of each prompt, and the armed mappings
 // once each, in mappings.toml order.
@@ -263,6 +288,14 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 	if r.unread > 0 && v.Kind != Pass {
 		v.Reason += unreadNote(r.unread)
 	}
+	if r.gone {
+		if v.Kind != Pass {
+			v.Reason += goneNote(r.mark.Transcript)
+		} else if err := q.SetMark(r.scope, queue.Mark{}); err != nil {
+			fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
+		}
+		return
+	}
 	if r.distrust != "" && v.Kind != Pass {
 		v.Reason += distrustNote(r.distrust, r.queue)
 	}
@@ -284,7 +317,10 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 			next.Passed = nil
 		}
 	}
-	if next.Equal(r.mark) && r.distrust == "" {
+	// Compared with the stored mark, not where the scan started: the first
+	// stop that does not pass records which record it read, so that a record
+	// deleted later is known to have been there (vanished).
+	if next.Equal(r.stored) && r.distrust == "" {
 		return
 	}
 	seal, err := transcript.Seal(r.mark.Transcript, r.end)
@@ -325,4 +361,9 @@ func unreadNote(unread int64) string {
 // distrustNote says why prompts that passed before were judged again.
 func distrustNote(why, stateDir string) string {
 	return fmt.Sprintf("\n\nstopgate ignored the reconciliation mark in %s: %s. Everything the transcript armed was judged. The state dir is stopgate's, not the agent's: leave it alone.", stateDir, why)
+}
+
+// goneNote says why prompts that may never have been read were judged.
+func goneNote(path string) string {
+	return fmt.Sprintf("\n\nThe client's record of this session, %s, which stopgate read at an earlier stop, is gone; what it showed is unknown, so every mapped prompt was judged.", path)
 }
