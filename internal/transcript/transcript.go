@@ -18,6 +18,9 @@
 // client writes them to <session>/subagents/agent-<id>.jsonl, older clients
 // into the session's own transcript.
 //
+// ScanWith reads any client's record kept as lines with the same bounds,
+// each line by that client's format (package dialect).
+//
 // Scan streams from a byte offset and is bounded: it examines at most
 // MaxScan bytes (the newest, when there are more), skips lines longer than
 // MaxLine, decodes only lines that can hold a trigger, and tolerates lines
