@@ -121,10 +121,7 @@ func (l *codexLine) block() (string, string, bool) {
 // A fed-back block is a user message like a typed one: it is told by the
 // gate's own prefix. Subagents fire no hooks: the file is the main thread's.
 func (gemini) Where(in *hook.Input, agent string) (string, transcript.Thread) {
-	if agent != "" {
-		return "", transcript.Thread{}
-	}
-	return in.TranscriptPath, transcript.Thread{}
+	return mainThread(in, agent)
 }
 
 func (gemini) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
@@ -221,12 +218,12 @@ func (l *geminiLine) text() (string, bool) {
 
 func (l *geminiLine) typed() (string, bool) {
 	t, ok := l.text()
-	return t, ok && !strings.HasPrefix(t, hook.BlockPrefix)
+	return t, ok && !fedBack(t)
 }
 
 func (l *geminiLine) block() (string, string, bool) {
 	t, ok := l.text()
-	return t, "", ok && strings.HasPrefix(t, hook.BlockPrefix)
+	return t, "", ok && fedBack(t)
 }
 
 // Copilot CLI records a session in events.jsonl
@@ -313,7 +310,7 @@ func (l *copilotLine) typed() (string, bool) {
 	var s string
 	json.Unmarshal(l.Data.Content, &s)
 	// A fed-back block is a user message too: its hook.end counts it.
-	return s, s != "" && !strings.HasPrefix(s, hook.BlockPrefix)
+	return s, s != "" && !fedBack(s)
 }
 
 func (l *copilotLine) block() (string, string, bool) {
@@ -337,10 +334,7 @@ func (l *copilotLine) block() (string, string, bool) {
 // A block the plugin sends back is the session's next user message: it is
 // told by the gate's own prefix. A subagent is a session of its own.
 func (opencode) Where(in *hook.Input, agent string) (string, transcript.Thread) {
-	if agent != "" {
-		return "", transcript.Thread{}
-	}
-	return in.TranscriptPath, transcript.Thread{}
+	return mainThread(in, agent)
 }
 
 func (opencode) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
@@ -416,10 +410,23 @@ func (l *opencodeLine) text() (string, bool) {
 
 func (l *opencodeLine) typed() (string, bool) {
 	t, ok := l.text()
-	return t, ok && !strings.HasPrefix(t, hook.BlockPrefix)
+	return t, ok && !fedBack(t)
 }
 
 func (l *opencodeLine) block() (string, string, bool) {
 	t, ok := l.text()
-	return t, "", ok && strings.HasPrefix(t, hook.BlockPrefix)
+	return t, "", ok && fedBack(t)
 }
+
+// mainThread is Where for a client whose record holds its main thread alone.
+func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
+	if agent != "" {
+		return "", transcript.Thread{}
+	}
+	return in.TranscriptPath, transcript.Thread{}
+}
+
+// fedBack says whether a user message is a stop block the client fed back
+// rather than what a person typed: the record tells them apart only by the
+// gate's own prefix.
+func fedBack(text string) bool { return strings.HasPrefix(text, hook.BlockPrefix) }
