@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/transcript"
@@ -75,6 +76,8 @@ type lines interface {
 type line interface {
 	// agent is the thread the line belongs to: "" the main thread.
 	agent() string
+	// when is when the client wrote the line; zero when it does not say.
+	when() time.Time
 	// reads returns the files the line shows read, relative ones from cwd.
 	reads(cwd string) []string
 	// command returns the slash command or skill the line shows run.
@@ -98,7 +101,7 @@ func scanLines(dec lines, path string, offset int64, thread transcript.Thread, c
 		if l == nil || !thread.Has(l.agent(), false) {
 			return
 		}
-		ev := transcript.Event{Offset: start, End: end}
+		ev := transcript.Event{Offset: start, End: end, Time: l.when()}
 		for _, p := range l.reads(cwd) {
 			e := ev
 			e.Kind, e.Path = transcript.Read, p
@@ -187,3 +190,13 @@ func shellText(v any) string {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// stamp is a line's RFC 3339 "timestamp", zero when it has none or a bad one.
+type stamp struct {
+	Timestamp string `json:"timestamp"`
+}
+
+func (s stamp) when() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s.Timestamp)
+	return t
+}

@@ -3,6 +3,7 @@ package dialect
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/transcript"
@@ -30,6 +31,7 @@ func (codex) Scan(path string, offset int64, thread transcript.Thread, cwd strin
 type codexLines struct{}
 
 type codexLine struct {
+	stamp
 	Type    string `json:"type"`
 	Payload struct {
 		Type      string          `json:"type"`
@@ -131,6 +133,7 @@ func (gemini) Scan(path string, offset int64, thread transcript.Thread, cwd stri
 type geminiLines struct{}
 
 type geminiLine struct {
+	stamp
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
 	ToolCalls []struct {
@@ -244,6 +247,7 @@ func (copilot) Scan(path string, offset int64, thread transcript.Thread, cwd str
 type copilotLines struct{}
 
 type copilotLine struct {
+	stamp
 	Type    string `json:"type"`
 	AgentID string `json:"agentId"`
 	Data    struct {
@@ -362,6 +366,8 @@ func (opencodeLines) decode(b []byte) line {
 }
 
 func (*opencodeLine) agent() string { return "" }
+
+func (*opencodeLine) when() time.Time { return time.Time{} } // the plugin keeps no time
 
 func (l *opencodeLine) reads(cwd string) []string {
 	var out []string

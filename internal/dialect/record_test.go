@@ -69,6 +69,9 @@ func TestRecordScan(t *testing.T) {
 			for _, ev := range res.Events {
 				if ev.Kind == transcript.Read && strings.HasSuffix(ev.Path, ".md") {
 					reads = append(reads, ev.Path)
+					if ev.Time.IsZero() {
+						t.Errorf("the read of %s has no time", ev.Path)
+					}
 				}
 			}
 			for _, b := range res.Blocks {
