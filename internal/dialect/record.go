@@ -200,3 +200,16 @@ func (s stamp) when() time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s.Timestamp)
 	return t
 }
+
+// mainThread is Where for a client whose record holds its main thread alone.
+func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
+	if agent != "" {
+		return "", transcript.Thread{}
+	}
+	return in.TranscriptPath, transcript.Thread{}
+}
+
+// fedBack says whether a user message is a stop block the client fed back
+// rather than what a person typed: the record tells them apart only by the
+// gate's own prefix.
+func fedBack(text string) bool { return strings.HasPrefix(text, hook.BlockPrefix) }
