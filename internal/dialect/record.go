@@ -2,10 +2,12 @@ package dialect
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
@@ -213,3 +215,10 @@ func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
 // rather than what a person typed: the record tells them apart only by the
 // gate's own prefix.
 func fedBack(text string) bool { return strings.HasPrefix(text, hook.BlockPrefix) }
+
+// shellReads is what a shell command in a record read: the analysis detect
+// asks (guard.ShellReads), from the session's cwd, which is the project's
+// root for every client that records one.
+func shellReads(cmd, cwd string) []string {
+	return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
+}

@@ -15,7 +15,7 @@ import (
 //	{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt hook_run_id=\"stop:…\">REASON</hook_prompt>"}]}}
 //	{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"what a person typed"}]}}
 //
-// A read is a shell command, judged by the analysis detect uses (ShellReads).
+// A read is a shell command, judged by the analysis detect uses (guard.ShellReads).
 func (codex) Where(in *hook.Input, agent string) (string, transcript.Thread) {
 	if agent != "" && in.AgentTranscriptPath != "" {
 		return in.AgentTranscriptPath, transcript.Thread{Agent: agent, Own: true}
@@ -78,7 +78,7 @@ func (l *codexLine) reads(cwd string) []string {
 	if d, _ := a["workdir"].(string); d != "" {
 		cwd = abs(d, cwd)
 	}
-	return ShellReads(cmd, cwd)
+	return shellReads(cmd, cwd)
 }
 
 func (*codexLine) command() string { return "" } // a skill is read with a shell command: a read

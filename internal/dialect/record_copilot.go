@@ -66,7 +66,7 @@ func (l *copilotLine) reads(cwd string) []string {
 		}
 	case "bash":
 		cmd, _ := a["command"].(string)
-		return ShellReads(cmd, cwd)
+		return shellReads(cmd, cwd)
 	default:
 		return nil
 	}

@@ -71,7 +71,7 @@ func (l *geminiLine) reads(cwd string) []string {
 				dir = abs(d, cwd)
 			}
 			cmd, _ := a["command"].(string)
-			out = append(out, ShellReads(cmd, dir)...)
+			out = append(out, shellReads(cmd, dir)...)
 		}
 	}
 	return out

@@ -66,7 +66,7 @@ func (l *opencodeLine) reads(cwd string) []string {
 			if d, _ := p.Input["workdir"].(string); d != "" {
 				dir = abs(d, cwd)
 			}
-			out = append(out, ShellReads(cmd, dir)...)
+			out = append(out, shellReads(cmd, dir)...)
 		}
 	}
 	return out
