@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"recordstop": cmdRecordStop,
 			"blackhole":  cmdBlackhole,
 			"registered": cmdRegistered,
+			"record":     cmdRecord,
 		},
 	})
 }
@@ -91,6 +93,26 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 		data := ts.ReadFile(f)
 		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(os.Expand(data, ts.Getenv)), 0o644))
 	}
+}
+
+// record CLIENT/NAME DEST [LINES] writes a client's real record of a
+// session, captured into testdata/records, to DEST: its project folder
+// (@PROJECT@) is the script's, its home (@HOME@) $HOME; with LINES, only
+// its first LINES lines (the record as it was at an earlier stop).
+func cmdRecord(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: record CLIENT/NAME DEST [LINES]")
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "records", filepath.FromSlash(args[0])))
+	ts.Check(err)
+	text := strings.NewReplacer("@PROJECT@", ts.Getenv("WORK"), "@HOME@", ts.Getenv("HOME")).Replace(string(data))
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		lines := strings.SplitAfter(text, "\n")
+		text = strings.Join(lines[:min(n, len(lines))], "")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(text), 0o644))
 }
 
 // example copies the repo's example project (mappings.toml, src/prompts,

@@ -17,6 +17,10 @@
 //	opencode the events stopgate's OpenCode plugin builds: Claude-shaped,
 //	         with OpenCode's tool names (read, write, edit, bash) and filePath
 //
+// Each dialect also knows the client's own record of the session (Record,
+// record.go): where it is and what a line of it shows, which the gate reads
+// at every stop to reconcile the queue.
+//
 // The registration names the dialect (`--client NAME`, written by gate
 // init); the input is also recognised on its own as a safety net, and an
 // input that is recognisably another client's is a MismatchError.

@@ -6,6 +6,8 @@
 // a blocked stop is sent back to the agent as the session's next prompt. That needs a
 // session OpenCode keeps alive: `opencode serve` or the TUI, not `opencode run`.
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 // BIN holds detect and gate: absolute, or relative to the project.
@@ -53,6 +55,33 @@ export const Stopgate = async ({ client, directory }) => {
   // stop_hook_active. The gate's own max_blocks ends a failing loop.
   const continued = new Map();
 
+  // OpenCode's record of a session is its messages, which only the SDK gives: at
+  // each stop the plugin writes them, a message a line, to a file of its own (in a
+  // folder only it knows) and hands the gate its path as transcript_path, so that a
+  // read the queue lost is still judged. Only what the gate reads is kept: each
+  // tool call's name and input, and text.
+  let records;
+  const record = async (id) => {
+    try {
+      records ??= fs.mkdtempSync(path.join(os.tmpdir(), "stopgate-opencode-"));
+      const { data } = await client.session.messages({ path: { id } });
+      const lines = (data ?? []).map(({ info, parts }) =>
+        JSON.stringify({
+          role: info.role,
+          parts: (parts ?? []).map((p) =>
+            p.type === "tool" ? { type: "tool", tool: p.tool, input: p.state?.input ?? {} }
+              : p.type === "text" ? { type: "text", text: p.text ?? "", synthetic: !!p.synthetic }
+              : { type: p.type }),
+        }) + "\n");
+      const file = path.join(records, `${id.replace(/[^A-Za-z0-9_-]/g, "_")}.jsonl`);
+      fs.writeFileSync(file, lines.join(""), { mode: 0o600 });
+      return file;
+    } catch (e) {
+      console.error(`stopgate: reading the session's messages: ${e}`);
+      return undefined;
+    }
+  };
+
   return {
     "tool.execute.before": async (input, output) => {
       const answer = await run("detect", {
@@ -73,7 +102,9 @@ export const Stopgate = async ({ client, directory }) => {
       if (event.type !== "session.idle") return;
       const id = event.properties.sessionID;
       const n = continued.get(id) ?? 0;
-      const answer = await run("gate", { hook_event_name: "Stop", session_id: id, stop_hook_active: n > 0 });
+      const answer = await run("gate", {
+        hook_event_name: "Stop", session_id: id, stop_hook_active: n > 0, transcript_path: await record(id),
+      });
       if (answer.decision === "block") {
         continued.set(id, n + 1);
         client.session

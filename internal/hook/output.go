@@ -30,6 +30,10 @@ type Specific struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 }
 
+// BlockPrefix starts the reason of every stop the gate blocks: a client's
+// record of the session is searched for it to count the blocks it fed back.
+const BlockPrefix = "stopgate: you may not stop yet"
+
 // Block refuses a stop (Stop, SubagentStop) or a prompt (UserPromptSubmit):
 // the reason goes to the model, or for a prompt to the user.
 func Block(reason string) Output { return Output{Decision: "block", Reason: reason} }

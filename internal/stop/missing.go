@@ -75,12 +75,12 @@ func (s *judging) missingConfig() (*Verdict, error) {
 // up that can be a prompt, "" for none or a project that does not use
 // stopgate. An unreadable transcript is an error.
 func (s *judging) takenUp(q *queue.Queue, stateDir string) (string, error) {
-	path, thread := recordOf(s.in, s.scope)
+	record, path, thread := recordOf(s.in, s.scope)
 	if path == "" {
 		return "", nil
 	}
 	from, _ := trustedMark(q.Mark(s.scope), path)
-	res, err := transcript.Scan(path, from.Offset, thread)
+	res, err := record.Scan(path, from.Offset, thread, s.in.Cwd)
 	if os.IsNotExist(err) {
 		return "", nil
 	}

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
 // blockPrefix starts every block reason: the transcript's record of the
 // blocks the client fed back is counted by it (reconcile.go).
-const blockPrefix = "stopgate: you may not stop yet"
+const blockPrefix = hook.BlockPrefix
 
 // blockClose follows the last failure of a block reason: a reason that
 // holds it names every prompt that failed (record.go).

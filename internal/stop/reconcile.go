@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -16,11 +18,13 @@ import (
 )
 
 // Transcript reconciliation: the queue is files the agent can reach, so
-// the gate does not take it on trust. At each stop it reads the scope's
-// transcript (transcript_path; a subagent's agent_transcript_path) for the
-// mapped prompts read or invoked there, as detect would have armed them,
-// and judges every one whose entry is missing as if it were queued; the
-// outcome log records each such discrepancy.
+// the gate does not take it on trust. At each stop it reads the client's
+// own record of the scope (dialect.Record: Claude Code's transcript_path or
+// a subagent's agent_transcript_path, Codex's rollout, Gemini CLI's session
+// file, Copilot CLI's events.jsonl) for the mapped prompts read or invoked
+// there, as detect would have armed them, and judges every one whose entry
+// is missing as if it were queued; the outcome log records each such
+// discrepancy.
 //
 // Only what happened since the prompt last passed counts, so that a prompt
 // whose checks passed and whose entry the gate removed is not armed again
@@ -38,7 +42,8 @@ const markEvery = 1 << 20
 type reconciliation struct {
 	scope   queue.Scope
 	queue   string     // the state dir, as configured
-	mark    queue.Mark // as read
+	mark    queue.Mark // where this scan started
+	stored  queue.Mark // as read from the state dir
 	end     int64      // where this scan stopped
 	seen    bool       // a mapped prompt was found
 	missing []queue.Entry
@@ -49,6 +54,9 @@ type reconciliation struct {
 	// unread is how many bytes since the mark the scan could not read
 	// (transcript.MaxScan): every mapping was then judged (unreadNote).
 	unread int64
+	// gone is set when the record the gate read at an earlier stop is gone:
+	// what it showed is unknown, so every mapping was judged (goneNote).
+	gone bool
 	// blocks is how many of this turn's stops the gate blocked, as the
 	// transcript records the client feeding them back: a count that a
 	// deleted file in the state dir cannot reset.
@@ -62,27 +70,31 @@ type reconciliation struct {
 // It asks the compiled config, so that a stop with nothing to judge never
 // parses mappings.toml (see Run).
 func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) (*reconciliation, error) {
-	path, thread := recordOf(in, scope)
+	record, path, thread := recordOf(in, scope)
 	if path == "" {
 		return nil, nil
 	}
-	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir}
+	r := &reconciliation{scope: scope, queue: cfg.Settings.StateDir, stored: q.Mark(scope)}
 	event := hook.Stop
 	if scope.Agent != "" {
 		event = hook.SubagentStop
 	}
-	from, distrust := trustedMark(q.Mark(scope), path)
-	res, err := transcript.Scan(path, from.Offset, thread)
+	from, distrust := trustedMark(r.stored, path)
+	res, err := record.Scan(path, from.Offset, thread, in.Cwd)
 	// Only Claude Code's record of its stops is read (record.go); another
 	// client's mark rests on its seal.
 	if err == nil && distrust == "" && in.Client == nil {
 		if distrust = recorded(from, res, event); distrust != "" {
 			from = queue.Mark{Transcript: path}
-			res, err = transcript.Scan(path, 0, thread)
+			res, err = record.Scan(path, 0, thread, in.Cwd)
 		}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		if r.stored.Transcript != path {
+			return nil, nil // never seen: a session with no record yet
+		}
+		r.mark = from
+		return r.vanished(cfg, in, entries)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the transcript: %w", err)
@@ -135,17 +147,12 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 	return r, nil
 }
 
-// recordOf returns the transcript that records scope, and its thread
-// there: the session's, or a subagent's own file when the client names one.
-func recordOf(in *hook.Input, scope queue.Scope) (string, transcript.Thread) {
-	path, thread := in.TranscriptPath, transcript.Thread{}
-	if scope.Agent != "" {
-		thread.Agent = scope.Agent
-		if in.AgentTranscriptPath != "" {
-			path, thread.Own = in.AgentTranscriptPath, true
-		}
-	}
-	return path, thread
+// recordOf returns the client's own record of scope (dialect.Record), the
+// file it keeps it in and the thread of scope there.
+func recordOf(in *hook.Input, scope queue.Scope) (dialect.Record, string, transcript.Thread) {
+	record := dialect.RecordOf(in)
+	path, thread := record.Where(in, scope.Agent)
+	return record, path, thread
 }
 
 // trustedMark returns the mark to reconcile path from: m when it was
@@ -182,6 +189,22 @@ func (r *reconciliation) reconciled() []queue.Entry {
 		return nil
 	}
 	return r.missing
+}
+
+// vanished judges every mapped prompt not queued, for a record that the gate
+// read at an earlier stop (the mark names it) and that is gone now: deleted
+// by the agent, perhaps with the queue. Only a passing stop forgets it.
+func (r *reconciliation) vanished(cfg *config.Compiled, in *hook.Input, entries []queue.Entry) (*reconciliation, error) {
+	r.gone = true
+	queued := map[string]bool{}
+	for _, e := range entries {
+		queued[e.Prompt] = true
+	}
+	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
+	if err := r.judgeAll(cfg, in, math.MaxInt64, queued, nil); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // armedSince returns what the transcript's events armed since each prompt
@@ -265,6 +288,14 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 	if r.unread > 0 && v.Kind != Pass {
 		v.Reason += unreadNote(r.unread)
 	}
+	if r.gone {
+		if v.Kind != Pass {
+			v.Reason += goneNote(r.mark.Transcript)
+		} else if err := q.SetMark(r.scope, queue.Mark{}); err != nil {
+			fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
+		}
+		return
+	}
 	if r.distrust != "" && v.Kind != Pass {
 		v.Reason += distrustNote(r.distrust, r.queue)
 	}
@@ -286,7 +317,10 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 			next.Passed = nil
 		}
 	}
-	if next.Equal(r.mark) && r.distrust == "" {
+	// Compared with the stored mark, not where the scan started: the first
+	// stop that does not pass records which record it read, so that a record
+	// deleted later is known to have been there (vanished).
+	if next.Equal(r.stored) && r.distrust == "" {
 		return
 	}
 	seal, err := transcript.Seal(r.mark.Transcript, r.end)
@@ -327,4 +361,9 @@ func unreadNote(unread int64) string {
 // distrustNote says why prompts that passed before were judged again.
 func distrustNote(why, stateDir string) string {
 	return fmt.Sprintf("\n\nstopgate ignored the reconciliation mark in %s: %s. Everything the transcript armed was judged. The state dir is stopgate's, not the agent's: leave it alone.", stateDir, why)
+}
+
+// goneNote says why prompts that may never have been read were judged.
+func goneNote(path string) string {
+	return fmt.Sprintf("\n\nThe client's record of this session, %s, which stopgate read at an earlier stop, is gone; what it showed is unknown, so every mapped prompt was judged.", path)
 }

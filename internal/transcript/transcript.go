@@ -18,6 +18,9 @@
 // client writes them to <session>/subagents/agent-<id>.jsonl, older clients
 // into the session's own transcript.
 //
+// ScanWith reads any client's record kept as lines with the same bounds,
+// each line by that client's format (package dialect).
+//
 // Scan streams from a byte offset and is bounded: it examines at most
 // MaxScan bytes (the newest, when there are more), skips lines longer than
 // MaxLine, decodes only lines that can hold a trigger, and tolerates lines
@@ -73,14 +76,18 @@ type Thread struct {
 	Own bool
 }
 
-func (t Thread) wants(l *line) bool {
+func (t Thread) wants(l *line) bool { return t.Has(l.AgentID, l.IsSidechain) }
+
+// Has says whether a line of the thread of agent ("" none named), on a
+// sidechain or not, belongs to t.
+func (t Thread) Has(agent string, sidechain bool) bool {
 	switch {
 	case t.Agent == "":
-		return !l.IsSidechain && l.AgentID == ""
-	case l.AgentID == t.Agent:
+		return !sidechain && agent == ""
+	case agent == t.Agent:
 		return true
 	}
-	return t.Own && l.AgentID == ""
+	return t.Own && agent == ""
 }
 
 // Result is what one Scan saw.
@@ -127,11 +134,24 @@ type Stop struct {
 // Block is one stop block the client fed back.
 type Block struct {
 	Event  string // "Stop" or "SubagentStop"
-	Reason string // its first maxReason bytes
+	Reason string // its first MaxReason bytes
 }
 
 // Scan reads the transcript at path from offset for the events of thread.
 func Scan(path string, offset int64, thread Thread) (*Result, error) {
+	return ScanWith(path, offset, func(b []byte, start, end int64, res *Result) {
+		scanLine(b, start, end, thread, res)
+	})
+}
+
+// A LineFunc adds to res what one complete line of a record, at
+// [start, end) in its file, says: the format of one client's record.
+type LineFunc func(b []byte, start, end int64, res *Result)
+
+// ScanWith is Scan for any record kept as lines, each read by line: the
+// same bounds (MaxScan, MaxLine) and the same care for a line still being
+// written.
+func ScanWith(path string, offset int64, line LineFunc) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -183,7 +203,7 @@ func Scan(path string, offset int64, thread Thread) (*Result, error) {
 			res.Long++
 			continue
 		}
-		scanLine(buf, start, pos, thread, res)
+		line(buf, start, pos, res)
 	}
 }
 
@@ -290,7 +310,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	}
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
-		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: clip(l.Attachment.BlockingError.Reason, maxReason)})
+		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: Clip(l.Attachment.BlockingError.Reason, MaxReason)})
 		res.Stops = append(res.Stops, Stop{Offset: start, Event: l.Attachment.HookEvent, Errors: []string{l.Attachment.BlockingError.Reason}})
 		return
 	}
@@ -404,11 +424,12 @@ func commandName(text string) (string, bool) {
 	return name, true
 }
 
-// maxReason is how much of a block reason Result.Blocks keeps: enough to
+// MaxReason is how much of a block reason Result.Blocks keeps: enough to
 // tell whose block it was.
-const maxReason = 200
+const MaxReason = 200
 
-func clip(s string, n int) string {
+// Clip returns s cut to at most n bytes.
+func Clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n]
 	}

@@ -1,0 +1,224 @@
+package dialect
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/transcript"
+)
+
+// Record is a client's own record of a session, which the gate reads at
+// each stop to reconcile the queue (files the agent can reach): where the
+// client keeps it, and what it shows since an offset. Every dialect has
+// one; the gate never asks which client it is.
+type Record interface {
+	// Where returns the file in which the client records the thread of
+	// the stop being judged (agent "" is the main thread), and how to pick
+	// that thread's lines; "" when the client hands the hook none.
+	Where(in *hook.Input, agent string) (path string, thread transcript.Thread)
+	// Scan returns what the record shows from offset on: the files read,
+	// commands or skills run and prompts typed (Result.Events), and the
+	// stop blocks fed back in the current turn (Result.Blocks). cwd is
+	// where a relative path in it is taken from.
+	Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error)
+}
+
+// RecordOf returns the record of the client that sent in.
+func RecordOf(in *hook.Input) Record {
+	if in.Client == nil {
+		return claudeRecord{}
+	}
+	if r, ok := in.Client.(Record); ok {
+		return r
+	}
+	return noRecord{}
+}
+
+// claudeRecord is Claude Code's JSONL transcript (package transcript).
+type claudeRecord struct{}
+
+func (claudeRecord) Where(in *hook.Input, agent string) (string, transcript.Thread) {
+	th := transcript.Thread{Agent: agent}
+	if agent != "" && in.AgentTranscriptPath != "" {
+		th.Own = true
+		return in.AgentTranscriptPath, th
+	}
+	return in.TranscriptPath, th
+}
+
+func (claudeRecord) Scan(path string, offset int64, thread transcript.Thread, _ string) (*transcript.Result, error) {
+	return transcript.Scan(path, offset, thread)
+}
+
+// noRecord is a client that hands the hook no record of the session.
+type noRecord struct{}
+
+func (noRecord) Where(*hook.Input, string) (string, transcript.Thread) {
+	return "", transcript.Thread{}
+}
+
+func (noRecord) Scan(string, int64, transcript.Thread, string) (*transcript.Result, error) {
+	return &transcript.Result{}, nil
+}
+
+// lines is a client's record kept as JSON lines: decode reads one line,
+// nil when a look at its bytes shows it answers none of the questions
+// (tool results carry whole files, and most lines are not read).
+type lines interface {
+	decode(b []byte) line
+}
+
+// line is one decoded line of a client's record: a method per question
+// the gate asks of it.
+type line interface {
+	// agent is the thread the line belongs to: "" the main thread.
+	agent() string
+	// when is when the client wrote the line; zero when it does not say.
+	when() time.Time
+	// reads returns the files the line shows read, relative ones from cwd.
+	reads(cwd string) []string
+	// command returns the slash command or skill the line shows run.
+	command() string
+	// typed returns what a person typed, when the line is that: a turn
+	// starts there.
+	typed() (string, bool)
+	// block returns the reason of a stop block the client fed back, and
+	// its event ("" the thread's own stop).
+	block() (reason, event string, ok bool)
+}
+
+// scanLines is Record.Scan for a record of JSON lines.
+func scanLines(dec lines, path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
+	own := hook.Stop
+	if thread.Agent != "" {
+		own = hook.SubagentStop
+	}
+	return transcript.ScanWith(path, offset, func(b []byte, start, end int64, res *transcript.Result) {
+		l := dec.decode(b)
+		if l == nil || !thread.Has(l.agent(), false) {
+			return
+		}
+		ev := transcript.Event{Offset: start, End: end, Time: l.when()}
+		for _, p := range l.reads(cwd) {
+			e := ev
+			e.Kind, e.Path = transcript.Read, p
+			res.Events = append(res.Events, e)
+		}
+		if c := strings.TrimPrefix(l.command(), "/"); c != "" {
+			e := ev
+			e.Kind, e.Command = transcript.Command, c
+			res.Events = append(res.Events, e)
+		}
+		if text, ok := l.typed(); ok {
+			res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
+			first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
+			if strings.HasPrefix(first, "/") {
+				e := ev
+				e.Kind, e.Text = transcript.Prompt, first
+				res.Events = append(res.Events, e)
+			}
+		}
+		if reason, event, ok := l.block(); ok {
+			if event == "" {
+				event = own
+			}
+			res.Blocks = append(res.Blocks, transcript.Block{Event: event, Reason: transcript.Clip(reason, transcript.MaxReason)})
+		}
+	})
+}
+
+// containsAny reports whether b holds one of keys.
+func containsAny(b []byte, keys ...string) bool {
+	s := string(b) // no copy: the compiler sees it only compared
+	for _, k := range keys {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// abs returns p from cwd, cleaned; "" stays "".
+func abs(p, cwd string) string {
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// args decodes a tool call's arguments: an object, or JSON text of one.
+func args(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) == nil {
+		return m
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		json.Unmarshal([]byte(s), &m)
+	}
+	return m
+}
+
+// shellText returns a shell tool's command: a string, or an argv whose last
+// word is the script of `bash -lc SCRIPT`.
+func shellText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		if len(v) >= 3 {
+			if s, ok := v[len(v)-1].(string); ok {
+				if flag, _ := v[len(v)-2].(string); strings.HasPrefix(flag, "-") && strings.Contains(flag, "c") {
+					return s
+				}
+			}
+		}
+		var words []string
+		for _, w := range v {
+			s, _ := w.(string)
+			words = append(words, shellQuote(s))
+		}
+		return strings.Join(words, " ")
+	}
+	return ""
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// stamp is a line's RFC 3339 "timestamp", zero when it has none or a bad one.
+type stamp struct {
+	Timestamp string `json:"timestamp"`
+}
+
+func (s stamp) when() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s.Timestamp)
+	return t
+}
+
+// mainThread is Where for a client whose record holds its main thread alone.
+func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
+	if agent != "" {
+		return "", transcript.Thread{}
+	}
+	return in.TranscriptPath, transcript.Thread{}
+}
+
+// fedBack says whether a user message is a stop block the client fed back
+// rather than what a person typed: the record tells them apart only by the
+// gate's own prefix.
+func fedBack(text string) bool { return strings.HasPrefix(text, hook.BlockPrefix) }
+
+// shellReads is what a shell command in a record read: the analysis detect
+// asks (guard.ShellReads), from the session's cwd, which is the project's
+// root for every client that records one.
+func shellReads(cmd, cwd string) []string {
+	return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
+}
