@@ -40,7 +40,7 @@ type agentClient struct {
 
 var agentClients = []*agentClient{
 	{
-		name: dialect.Codex, title: "Codex", file: ".codex/hooks.json", unit: 1,
+		name: dialect.Codex, title: "Codex", file: hookFiles["Codex"], unit: 1,
 		hooks: []registration{
 			{"PostToolUse", "Bash", hook.Detect, 10}, // reads are shell commands
 			{"UserPromptSubmit", "", hook.Detect, 10},
@@ -57,7 +57,7 @@ var agentClients = []*agentClient{
 		},
 	},
 	{
-		name: dialect.Gemini, title: "Gemini CLI", file: ".gemini/settings.json", unit: 1000,
+		name: dialect.Gemini, title: "Gemini CLI", file: hookFiles["Gemini CLI"], unit: 1000,
 		projectVar: "GEMINI_PROJECT_DIR",
 		hooks: []registration{
 			{"AfterTool", "read_file|read_many_files|run_shell_command", hook.Detect, 10},
@@ -76,7 +76,7 @@ var agentClients = []*agentClient{
 		},
 	},
 	{
-		name: dialect.Copilot, title: "Copilot CLI", file: ".github/hooks/stopgate.json", unit: 1, native: true,
+		name: dialect.Copilot, title: "Copilot CLI", file: hookFiles["Copilot CLI"], unit: 1, native: true,
 		projectVar: "COPILOT_PROJECT_DIR",
 		hooks: []registration{
 			{"postToolUse", "", hook.Detect, 10},

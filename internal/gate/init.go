@@ -15,12 +15,18 @@ import (
 	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // settingsFile is where a project registers its hooks.
-const settingsFile = ".claude/settings.json"
+var settingsFile = hookFiles["Claude Code"]
+
+// hookFiles are the files each client learns of stopgate's hooks from, by
+// client title: the protected set's own list, so gate init writes where the
+// guard protects.
+var hookFiles = guard.HookFiles()
 
 // runInit is `gate init [--plugin DIR] [--bin DIR]`: it registers every
 // stopgate hook in the project's .claude/settings.json, merging (see

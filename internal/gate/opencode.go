@@ -20,7 +20,7 @@ import (
 var opencodePlugin string
 
 // opencodeFile is where OpenCode loads a project's plugins from.
-const opencodeFile = ".opencode/plugin/stopgate.js"
+var opencodeFile = hookFiles["OpenCode"]
 
 // pluginText is the plugin for the commands in bin, installed as in says,
 // written into it as JSON strings, which JavaScript reads as the same.
