@@ -132,12 +132,30 @@ func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 		if h.program == hook.Testhook && !testhook {
 			continue
 		}
-		args := strings.TrimSpace(h.timeoutFlag() + " --client " + c.name)
-		if c.eventFlag {
-			args += " --event " + h.event
-		}
-		cmd := launch(c.name, h.event, h.program, prefix+"/"+h.program, args, in, project.Display(root, filepath.Join(dir, h.program)))
+		cmd := launch(c.name, h.event, h.program, prefix+"/"+h.program, c.args(h), in, project.Display(root, filepath.Join(dir, h.program)))
 		out = append(out, settings.Hook{Event: h.event, Matcher: h.matcher, Command: cmd, Timeout: h.timeout * c.unit})
+	}
+	return out
+}
+
+// args are the arguments the hook command of h passes its program.
+func (c *agentClient) args(h registration) string {
+	args := strings.TrimSpace(h.timeoutFlag() + " --client " + c.name)
+	if c.eventFlag {
+		args += " --event " + h.event
+	}
+	return args
+}
+
+// owned returns every hook entry gate init writes or wrote for bin: the
+// launchers, and the plain paths older gate inits wrote.
+func (c *agentClient) owned(root, bin string) []settings.Hook {
+	prefix, _ := varBin(c.projectVar, root, bin)
+	out := c.wanted(root, bin, true)
+	for i, h := range c.hooks {
+		old := out[i]
+		old.Command = prefix + "/" + h.program + " " + c.args(h)
+		out = append(out, old)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,7 +158,7 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 		if len(out) > 0 && out[len(out)-1] != '\n' {
 			out = append(out, '\n')
 		}
-		out = append(out, "\n# stopgate's wall (gate init --client codex): every command Codex runs may write\n# the workspace and the temp dir, but not what checks the agent.\n[permissions."+codexProfile+".filesystem]\n\":root\" = \"read\"\n\":slash_tmp\" = \"write\"\n\n"+codexRoots+"\n\".\" = \"write\"\n"...)
+		out = append(out, codexWallHead...)
 		out = append(out, codexEntries(want)...)
 		added = append(added, "permissions."+codexProfile+" with "+plural(len(want), "read-only path", "read-only paths")+": "+strings.Join(want, ", "))
 	}
@@ -253,4 +254,42 @@ func codexWallFindings(env *cli.Env, ws workspace, set *guard.Set) []finding {
 		out = append(out, down("the permission profile "+codexProfile+" makes "+strings.Join(h, ", ")+" writable inside a protected path"))
 	}
 	return out
+}
+
+// codexWallHead is the start of the profile mergeCodexWall appends.
+const codexWallHead = "\n# stopgate's wall (gate init --client codex): every command Codex runs may write\n# the workspace and the temp dir, but not what checks the agent.\n[permissions." + codexProfile + ".filesystem]\n\":root\" = \"read\"\n\":slash_tmp\" = \"write\"\n\n" + codexRoots + "\n\".\" = \"write\"\n"
+
+var codexReadLine = regexp.MustCompile(`^"(?:[^"\\]|\\.)*" = "read"$`)
+
+// removeCodexWall is mergeCodexWall's inverse: it takes out the
+// default_permissions line it put first and the profile it appended last,
+// while that is still its header and read-only entries alone; left names
+// what was changed since. A file that is not TOML is refused.
+func removeCodexWall(data []byte) (out []byte, removed, left []string, err error) {
+	st, err := inspectCodex(data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out = data
+	if i := bytes.LastIndex(out, []byte(codexWallHead)); i >= 0 && codexReads(out[i+len(codexWallHead):]) {
+		out = out[:i:i]
+		removed = append(removed, "permissions."+codexProfile)
+	} else if st.fs != nil {
+		left = append(left, "permissions."+codexProfile+": it is not as gate init wrote it")
+	}
+	if line := "default_permissions = \"" + codexProfile + "\"\n"; bytes.HasPrefix(out, []byte(line)) {
+		out = out[len(line):]
+		removed = append([]string{strings.TrimSpace(line)}, removed...)
+	}
+	return out, removed, left, nil
+}
+
+// codexReads reports whether tail is only "path" = "read" lines.
+func codexReads(tail []byte) bool {
+	for _, l := range strings.SplitAfter(string(tail), "\n") {
+		if l != "" && (!strings.HasSuffix(l, "\n") || !codexReadLine.MatchString(strings.TrimSuffix(l, "\n"))) {
+			return false
+		}
+	}
+	return true
 }

@@ -26,7 +26,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"init", "[--plugin DIR] [--bin DIR] [--client CLIENT] [--no-wall] [--no-testhook]", "register the stopgate hooks in .claude/settings.json (or write a plugin, or in another client's own file), a starter mappings.toml and the state dir in .gitignore", runInit},
-		{"uninstall", "[--bin DIR]", "take out what gate init added (hooks, the OS wall, the .gitignore line), where it is still as init wrote it", runUninstall},
+		{"uninstall", "[--bin DIR] [--client NAME]", "take out what gate init added (hooks, the OS wall, the .gitignore line; a client's own files with --client), where it is still as init wrote it", runUninstall},
 		{"check", "[--config FILE] [--plugin DIR] [--client CLIENT]", "check mappings.toml and the project against it; exit 1 on any error", runCheck},
 		{"status", "[--config FILE] [--json]", "pending entries per session and scope, blocked stops, set-aside entries", runStatus},
 		{"run", "[--config FILE] [--json] (PROMPT... | --all)", "run prompts' validators now, as the gate would", runRun},

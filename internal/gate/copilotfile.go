@@ -41,7 +41,7 @@ func parseCopilot(data []byte) (*copilotFile, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return nil, posError(data, se.Offset, se.Error())
+			return nil, posError(data, max(se.Offset-1, 0), se.Error()) // Offset is past the bad byte
 		case errors.As(err, &te):
 			return nil, posError(data, te.Offset, fmt.Sprintf("%s is a JSON %s, not what Copilot CLI reads", te.Field, te.Value))
 		}
@@ -147,4 +147,56 @@ func renderCopilot(f *copilotFile) []byte {
 		lists[i] = fmt.Sprintf("\n    %s: [%s\n    ]", key, strings.Join(cmds, ","))
 	}
 	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"hooks\": {%s\n  }\n}\n", f.Version, strings.Join(lists, ","))
+}
+
+// removeCopilot is mergeCopilot's inverse: it takes out each command that
+// is still exactly one of want (type, command and timeout, nothing else),
+// drops an event it leaves empty, and names in Left a command that runs
+// one of programs but was changed since. empty says no hook is left.
+func removeCopilot(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error) {
+	f, err := parseCopilot(data)
+	if err != nil {
+		return nil, r, false, err
+	}
+	for e, list := range f.Hooks {
+		var keep []json.RawMessage
+		for _, raw := range list {
+			if h, ok := ownCopilot(raw, e, want); ok {
+				r.Removed = append(r.Removed, h.String())
+				continue
+			}
+			var c copilotCommand
+			if json.Unmarshal(raw, &c) == nil && c.Bash != "" && slices.Contains(programs, settings.Program(c.Bash)) {
+				r.Left = append(r.Left, fmt.Sprintf("hooks.%s: runs %s, but is not as gate init wrote it", e, settings.Program(c.Bash)))
+			}
+			keep = append(keep, raw)
+		}
+		if len(keep) == 0 {
+			delete(f.Hooks, e)
+		} else {
+			f.Hooks[e] = keep
+		}
+	}
+	slices.Sort(r.Removed)
+	slices.Sort(r.Left)
+	if len(r.Removed) == 0 {
+		return data, r, false, nil
+	}
+	return renderCopilot(f), r, len(f.Hooks) == 0, nil
+}
+
+// ownCopilot reports whether raw is a command gate init wrote for event.
+func ownCopilot(raw json.RawMessage, event string, want []settings.Hook) (settings.Hook, bool) {
+	var c copilotCommand
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&c) != nil || c.Type != "command" {
+		return settings.Hook{}, false
+	}
+	for _, h := range want {
+		if h.Event == event && settings.SameRun(h.Command, c.Bash) && c.TimeoutSec == h.Timeout {
+			return h, true
+		}
+	}
+	return settings.Hook{}, false
 }

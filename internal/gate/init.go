@@ -147,13 +147,17 @@ func register(env *cli.Env, path, name string, want []settings.Hook, initial []b
 // settingsError names the file, line and column of a settings file that
 // cannot be merged, and says it was left alone.
 func settingsError(name string, err error) error {
+	return cli.WithHint(named(name, err), "the file is left as it was: fix it by hand, then run gate init again")
+}
+
+// named prefixes err with the file name, and its line and column where it
+// has them.
+func named(name string, err error) error {
 	var se *settings.Error
 	if errors.As(err, &se) {
-		err = fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg)
-	} else {
-		err = fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg)
 	}
-	return cli.WithHint(err, "the file is left as it was: fix it by hand, then run gate init again")
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // writeStarter writes the starter mappings.toml unless one exists; it never

@@ -137,7 +137,7 @@ func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 		return Hook{}, false
 	}
 	for _, h := range want {
-		if h.Event == event && sameRun(h.Command, cmd.str) && t == fmt.Sprint(h.Timeout) && narrower(matcher, h.Matcher) {
+		if h.Event == event && SameRun(h.Command, cmd.str) && t == fmt.Sprint(h.Timeout) && narrower(matcher, h.Matcher) {
 			h.Matcher = matcher
 			return h, true
 		}
@@ -145,10 +145,10 @@ func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 	return Hook{}, false
 }
 
-// sameRun reports whether commands a and b are the same: equal, or
+// SameRun reports whether commands a and b are the same: equal, or
 // launchers of the same candidates and arguments, whose fallback text may
 // come from another stopgate version.
-func sameRun(a, b string) bool {
+func SameRun(a, b string) bool {
 	if a == b {
 		return true
 	}
