@@ -34,7 +34,7 @@ func TestClientDeadline(t *testing.T) {
 	p.WriteFile("src/prompts/slow.md", "Do the slow thing, then write output/fast.txt.\n")
 	p.WriteFile("validators/slow.sh", "#!/bin/sh\n[ -f output/fast.txt ] || sleep 120\n")
 	settings := p.ReadFile(".claude/settings.json")
-	settings = strings.ReplaceAll(settings, "bin/gate --timeout 600", "bin/gate --timeout 6")
+	settings = strings.ReplaceAll(settings, "--timeout 600", "--timeout 6") // the gate's flag, in the launcher
 	settings = strings.ReplaceAll(settings, `"timeout": 600`, `"timeout": 6`)
 	p.WriteFile(".claude/settings.json", settings)
 
