@@ -16,7 +16,7 @@ import (
 // timeout above every validator's, and max_blocks below the client's cap.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClient) []finding {
 	if c.plugin {
-		return opencodeFindings(ws)
+		return append(opencodeFindings(ws), clientWallFindings(env, ws, c)...)
 	}
 	initCmd := `"gate init --client ` + c.name + `"`
 	out := capFinding(ws, cfg, c)

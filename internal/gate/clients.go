@@ -168,6 +168,9 @@ func (c *agentClient) owned(root, bin string) []settings.Hook {
 func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	if c.plugin {
+		if err := opencodeReadable(root); err != nil {
+			return err // before anything is written
+		}
 		if err := initOpenCode(env, root, bin, binInstall(root, bin)); err != nil {
 			return err
 		}
@@ -175,6 +178,9 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 			return err
 		}
 		if err := writeIgnore(env, root); err != nil {
+			return err
+		}
+		if err := initClientWall(env, c, root); err != nil { // clientwall.go
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "note: %s\n", c.trust)

@@ -15,8 +15,8 @@ import (
 // The second wall on clients other than Claude Code: what each client's own
 // sandbox or permissions offer against a write to the protected set, found
 // on the real binaries (docs/security.md, "The second wall per client").
-// Only Codex offers one a project can turn on: a permission profile whose
-// project paths are read-only inside a writable workspace.
+// Codex offers a permission profile whose project paths are read-only
+// inside a writable workspace; OpenCode, deny rules for its edit tools.
 
 // clientWall is one client's second wall.
 type clientWall struct {
@@ -34,9 +34,10 @@ type clientWall struct {
 var clientWalls = map[string]clientWall{
 	dialect.Codex: {write: writeCodexWall, check: codexWallFindings, remove: undoCodexWall,
 		left: "the wall is Codex's own sandbox for shell commands (bubblewrap): with the permission profile up, the protected set is read-only to every command and to apply_patch; a command or patch the user approves outside the sandbox, and a session started with --sandbox, --dangerously-bypass-approvals-and-sandbox or a sandbox_mode anywhere in Codex's config are the guard's alone"},
-	dialect.Gemini:   {left: "no wall gate init can turn on: Gemini CLI's sandbox runs the whole session in docker or podman (or Seatbelt on macOS) and is chosen by the user (--sandbox, GEMINI_SANDBOX); the guard alone refuses a write to the protected set"},
-	dialect.Copilot:  {left: "no wall gate init can turn on: Copilot CLI's command sandbox (MXC, bubblewrap plus slirp4netns on Linux) is switched on and given its paths in the user's own settings or with --sandbox, not in the project; the guard alone refuses a write to the protected set"},
-	dialect.OpenCode: {left: "no OS wall: OpenCode has permission rules for its tools (not written by gate init yet), not a sandbox for the shell; the guard (the plugin's tool.execute.before) alone refuses a write to the protected set"},
+	dialect.Gemini:  {left: "no wall gate init can turn on: Gemini CLI's sandbox runs the whole session in docker or podman (or Seatbelt on macOS) and is chosen by the user (--sandbox, GEMINI_SANDBOX); the guard alone refuses a write to the protected set"},
+	dialect.Copilot: {left: "no wall gate init can turn on: Copilot CLI's command sandbox (MXC, bubblewrap plus slirp4netns on Linux) is switched on and given its paths in the user's own settings or with --sandbox, not in the project; the guard alone refuses a write to the protected set"},
+	dialect.OpenCode: {write: writeOpenCodeWall, check: opencodeWallFindings,
+		left: "the wall is OpenCode's permission rules in opencode.json: with them up, the write, edit and patch tools are refused the protected set; OpenCode has no sandbox for the shell, so every bash command, and a rule the user answers \"allow\" or edits away, are the guard's alone (the plugin's tool.execute.before)"},
 }
 
 // clientSet returns the project's protected set as the guard computes it.

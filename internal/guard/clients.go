@@ -31,7 +31,7 @@ var clients = []client{
 	{"Codex", ".codex/hooks.json", []string{".codex/config.toml"}},                                                                   // [hooks], [features], hook trust
 	{"Gemini CLI", ".gemini/settings.json", nil},                                                                                     // hooks and hooksConfig in the one file
 	{"Copilot CLI", ".github/hooks/stopgate.json", []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}}, // disableAllHooks, disabledHooks
-	{"OpenCode", ".opencode/plugin/stopgate.js", nil},
+	{"OpenCode", ".opencode/plugin/stopgate.js", []string{"opencode.json", "opencode.jsonc"}},                                        // permission rules, the wall
 }
 
 // HookFiles are the files through which the clients learn of stopgate's

@@ -1,0 +1,151 @@
+package settings
+
+import (
+	"regexp"
+	"strings"
+)
+
+// OpenCode's permission rules in opencode.json: permission.edit maps a
+// pattern to "allow", "ask" or "deny", and the last pattern that matches
+// the file (as a path relative to the worktree, "/" outside git) decides
+// for the write, edit and patch tools (observed on OpenCode 1.18.33).
+
+// EditAction returns what opencode.json's permission.edit decides for
+// path: the action of the last matching rule, or "" when none matches. A
+// permission or edit that is a string is that action for every path.
+func EditAction(data []byte, path string) (string, error) {
+	text := normalize(data)
+	root, err := parse(text)
+	if err != nil {
+		return "", err
+	}
+	if err := expect(text, root, '{', "opencode.json", "an object"); err != nil {
+		return "", err
+	}
+	perm := root.get("permission")
+	if perm != nil && perm.kind == '"' {
+		return perm.str, nil
+	}
+	edit := perm.get("edit")
+	if edit == nil {
+		return "", nil
+	}
+	if edit.kind == '"' {
+		return edit.str, nil
+	}
+	action := ""
+	for _, m := range jsOrder(edit.members) {
+		if m.val.kind == '"' && wildcard(m.key, path) {
+			action = m.val.str
+		}
+	}
+	return action, nil
+}
+
+// jsOrder returns members as JavaScript holds the parsed object: a key
+// written twice keeps its first place and takes its last value.
+func jsOrder(members []member) []member {
+	var out []member
+	at := map[string]int{}
+	for _, m := range members {
+		if i, ok := at[m.key]; ok {
+			out[i].val = m.val
+			continue
+		}
+		at[m.key] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
+
+// wildcard matches as OpenCode's Wildcard.match: * is any run of
+// characters, ? any one, the rest literal, the whole path.
+func wildcard(pattern, path string) bool {
+	var b strings.Builder
+	b.WriteString("(?s)^")
+	for _, r := range pattern {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("$")
+	ok, _ := regexp.MatchString(b.String(), path)
+	return ok
+}
+
+// MergeEditDeny returns data with a "deny" rule in permission.edit for each
+// pattern that does not already end up denied, inserted the way Merge adds
+// hooks (last, so it wins over the rules before it). A permission or edit
+// that is a string cannot take rules: note says so and data is returned
+// unchanged.
+func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, note string, err error) {
+	text := normalize(data)
+	root, err := parse(text)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := expect(text, root, '{', "opencode.json", "an object"); err != nil {
+		return nil, nil, "", err
+	}
+	perm := root.get("permission")
+	if perm != nil && perm.kind == '"' {
+		return data, nil, `"permission" is ` + Quote(perm.str) + ", one action for every tool", nil
+	}
+	if err := expect(text, perm, '{', `"permission"`, "an object or an action"); err != nil {
+		return nil, nil, "", err
+	}
+	if e := perm.get("edit"); e != nil && e.kind == '"' {
+		return data, nil, `"permission.edit" is ` + Quote(e.str) + ", one action for every file", nil
+	} else if err := expect(text, e, '{', `"permission.edit"`, "an object or an action"); err != nil {
+		return nil, nil, "", err
+	}
+	var overridden []string
+	for _, p := range patterns {
+		if a, _ := EditAction(text, probe(p)); a == "deny" {
+			continue
+		}
+		root, _ := parse(text)
+		if root.get("permission").get("edit").get(p) != nil {
+			// Written again, the key would keep its place, under the rule that wins.
+			overridden = append(overridden, p)
+			continue
+		}
+		text = add(text, root, []string{"permission", "edit"}, p, "deny")
+		added = append(added, p)
+	}
+	if len(overridden) > 0 {
+		note = "a later rule overrides the rule for " + strings.Join(overridden, ", ")
+	}
+	if len(added) == 0 {
+		return data, nil, note, nil
+	}
+	return text, added, note, nil
+}
+
+// EditDenied returns the patterns whose files opencode.json does not deny.
+func EditDenied(data []byte, patterns []string) (open []string, err error) {
+	for _, p := range patterns {
+		a, err := EditAction(data, probe(p))
+		if err != nil {
+			return nil, err
+		}
+		if a != "deny" {
+			open = append(open, p)
+		}
+	}
+	return open, nil
+}
+
+// probe is a path a pattern stands for: a folder's "dir/*" stands for a
+// file in it.
+func probe(pattern string) string {
+	if d, ok := strings.CutSuffix(pattern, "/*"); ok {
+		return d + "/x"
+	}
+	return pattern
+}
