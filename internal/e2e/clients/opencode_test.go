@@ -33,6 +33,13 @@ type openCode struct {
 // it answers; it is stopped when the test ends.
 func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
 	t.Helper()
+	return startOpenCodeWith(t, p, srv, "")
+}
+
+// startOpenCodeWith is startOpenCode with more members in opencode.json
+// (",\n  \"permission\": …"), as gate init wrote them.
+func startOpenCodeWith(t *testing.T, p *Project, srv *Server, more string) *openCode {
+	t.Helper()
 	bin := clientBin(t, "opencode/node_modules/opencode-linux-x64/bin/opencode")
 	p.WriteFile("opencode.json", `{
   "$schema": "https://opencode.ai/config.json",
@@ -46,7 +53,7 @@ func startOpenCode(t *testing.T, p *Project, srv *Server) *openCode {
       "options": {"baseURL": "`+srv.URL()+`/v1", "apiKey": "dummy"},
       "models": {"fake-model": {"name": "fake-model"}}
     }
-  }
+  }`+more+`
 }
 `)
 	// OpenCode installs @opencode-ai/plugin into .opencode/ from npm before it loads
