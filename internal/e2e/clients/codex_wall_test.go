@@ -10,16 +10,31 @@ import (
 	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
+// codexHomeParent is a folder outside the temp dir, wherever the checkout is (a CI
+// clone may itself be under /tmp): the user's cache, the checkout's tmp, or /var/tmp.
+func codexHomeParent(t *testing.T) string {
+	t.Helper()
+	cache, _ := os.UserCacheDir()
+	tmp := filepath.Clean(os.TempDir()) + string(filepath.Separator)
+	for _, dir := range []string{filepath.Join(cache, "stopgate-e2e"), filepath.Join(e2e.Root(t), "tmp"), "/var/tmp/stopgate-e2e"} {
+		if cache == "" && strings.HasPrefix(dir, "stopgate-e2e") || strings.HasPrefix(dir+"/", tmp) {
+			continue
+		}
+		if os.MkdirAll(dir, 0o755) == nil {
+			return dir
+		}
+	}
+	t.Skip("no folder outside the temp dir for CODEX_HOME (Codex refuses to put its sandbox helper under it)")
+	return ""
+}
+
 // codexSandboxed runs `codex exec` as a user would, in the sandbox the project's
 // .codex/config.toml chooses (the permission profile gate init wrote). CODEX_HOME is
 // outside the temp dir: Codex refuses to put its sandbox helper under it.
 func codexSandboxed(t *testing.T, p *Project, srv *Server, prompt string) *Result {
 	t.Helper()
 	bin := clientBin(t, "codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
-	parent := filepath.Join(e2e.Root(t), "tmp")
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	parent := codexHomeParent(t)
 	home, err := os.MkdirTemp(parent, "codexhome-")
 	if err != nil {
 		t.Fatal(err)
