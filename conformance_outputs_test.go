@@ -53,6 +53,11 @@ const capturedSession = "c0ffee00-0000-4000-8000-000000000001"
 // the real client sent it (testdata/events/captured/KIND.json), for the
 // project at $WORK and of capturedSession, with each top-level KEY set to
 // the JSON value (null removes it). {{ROOT}} in a value is $WORK.
+//
+// The client's record of the session that the input names under $WORK
+// (transcript_path, agent_transcript_path) is created empty when it is not
+// there: the real client has written it by the time a hook runs, and a
+// stop whose record never appears judges every mapping.
 func cmdCaptured(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: captured KIND FILE [KEY=JSON]...")
@@ -78,7 +83,22 @@ func cmdCaptured(ts *testscript.TestScript, neg bool, args []string) {
 	work := ts.Getenv("WORK")
 	fill := strings.NewReplacer("{{ROOT}}", work, "{{HOME}}", filepath.Join(work, ".home"),
 		"{{PROJECT_KEY}}", strings.ReplaceAll(work, "/", "-"))
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(fill.Replace(string(out))), 0o644))
+	filled := fill.Replace(string(out))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(filled), 0o644))
+	var paths struct {
+		Transcript string `json:"transcript_path"`
+		Agent      string `json:"agent_transcript_path"`
+	}
+	ts.Check(json.Unmarshal([]byte(filled), &paths))
+	for _, p := range []string{paths.Transcript, paths.Agent} {
+		if p == "" || !strings.HasPrefix(p, work+string(filepath.Separator)) {
+			continue
+		}
+		if _, err := os.Stat(p); os.IsNotExist(err) {
+			ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+			ts.Check(os.WriteFile(p, nil, 0o644))
+		}
+	}
 }
 
 // hookEvents are the events each hook program handles, as it declares them.

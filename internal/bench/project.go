@@ -96,11 +96,22 @@ func ReadEvent(root, session, file string) []byte {
 	})
 }
 
-// StopEvent is the Stop input of session.
+// StopEvent is the Stop input of session. The client's record of the
+// session exists by then (an empty one is made when it does not): a stop
+// whose record never appears waits for it and judges every mapping.
 func StopEvent(root, session string) []byte {
+	record := filepath.Join(root, ".transcripts", session+".jsonl")
+	if _, err := os.Stat(record); os.IsNotExist(err) {
+		if err := os.MkdirAll(filepath.Dir(record), 0o755); err != nil {
+			panic(err)
+		}
+		if err := os.WriteFile(record, nil, 0o644); err != nil {
+			panic(err)
+		}
+	}
 	return event(map[string]any{
 		"session_id":             session,
-		"transcript_path":        filepath.Join(root, ".transcripts", session+".jsonl"),
+		"transcript_path":        record,
 		"cwd":                    root,
 		"permission_mode":        "default",
 		"hook_event_name":        "Stop",

@@ -54,6 +54,15 @@ func run(bin string, w io.Writer) error {
 	}
 	git(root, "-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-q", "--allow-empty", "-m", "start")
 	d := &demo{bin: abs, root: root, home: filepath.Join(root, ".home"), w: w}
+	// Claude Code keeps its own record of the session, which the gate reads
+	// at every stop (the session and path of testdata/events).
+	record := filepath.Join(d.home, ".claude/projects/demo/9f0c6d2e-5b7a-4c1e-8d3f-2a6b1c0e9d47.jsonl")
+	if err := os.MkdirAll(filepath.Dir(record), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(record, nil, 0o644); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "stopgate demo on a copy of the example project in %s\n", root)
 
 	d.say("The agent reads the mapped prompt src/prompts/joke.md (PostToolUse Read).")

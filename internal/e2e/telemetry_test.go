@@ -154,8 +154,10 @@ func TestTelemetryCollectorDownOrSlow(t *testing.T) {
 			enableTelemetry(p, endpoint, protocol, deadline.String())
 		}
 		gate := filepath.Join(Stopgate(t), "gate")
+		record := p.Path("t.jsonl") // the client's record of the session, as it would exist
+		p.WriteFile("t.jsonl", "")
 		for _, in := range []string{
-			fmt.Sprintf(`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":%q}}`, p.Dir, p.Path("src/prompts/joke.md")),
+			fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":%q}}`, record, p.Dir, p.Path("src/prompts/joke.md")),
 		} {
 			cmd := exec.Command(filepath.Join(Stopgate(t), "detect"))
 			cmd.Dir, cmd.Stdin = p.Dir, strings.NewReader(in)
@@ -167,7 +169,7 @@ func TestTelemetryCollectorDownOrSlow(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, gate)
 		cmd.Dir = p.Dir
-		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":%q,"hook_event_name":"Stop","stop_hook_active":false}`, p.Dir))
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"hook_event_name":"Stop","stop_hook_active":false}`, record, p.Dir))
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		start := time.Now()

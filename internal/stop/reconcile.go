@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -54,9 +56,10 @@ type reconciliation struct {
 	// unread is how many bytes since the mark the scan could not read
 	// (transcript.MaxScan): every mapping was then judged (unreadNote).
 	unread int64
-	// gone is set when the record the gate read at an earlier stop is gone:
-	// what it showed is unknown, so every mapping was judged (goneNote).
-	gone bool
+	// unknown says why what the record shows is unknown, so every mapping
+	// was judged: the record the gate read at an earlier stop is gone
+	// (goneNote), or it never appeared (absentNote). "" otherwise.
+	unknown string
 	// blocks is how many of this turn's stops the gate blocked, as the
 	// transcript records the client feeding them back: a count that a
 	// deleted file in the state dir cannot reset.
@@ -69,7 +72,9 @@ type reconciliation struct {
 //
 // It asks the compiled config, so that a stop with nothing to judge never
 // parses mappings.toml (see Run).
-func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry) (*reconciliation, error) {
+//
+// A record not on disk yet is waited for until wait (see awaitRecord).
+func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
 		return nil, nil
@@ -89,12 +94,15 @@ func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue
 			res, err = record.Scan(path, 0, thread, in.Cwd)
 		}
 	}
+	if errors.Is(err, fs.ErrNotExist) && r.stored.Transcript != path && awaitRecord(path, wait) {
+		res, err = record.Scan(path, from.Offset, thread, in.Cwd)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
-		if r.stored.Transcript != path {
-			return nil, nil // never seen: a session with no record yet
-		}
 		r.mark = from
-		return r.vanished(cfg, in, entries)
+		if r.stored.Transcript != path {
+			return r.unknowable(cfg, in, entries, absentNote(path))
+		}
+		return r.unknowable(cfg, in, entries, goneNote(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the transcript: %w", err)
@@ -191,11 +199,38 @@ func (r *reconciliation) reconciled() []queue.Entry {
 	return r.missing
 }
 
-// vanished judges every mapped prompt not queued, for a record that the gate
-// read at an earlier stop (the mark names it) and that is gone now: deleted
-// by the agent, perhaps with the queue. Only a passing stop forgets it.
-func (r *reconciliation) vanished(cfg *config.Compiled, in *hook.Input, entries []queue.Entry) (*reconciliation, error) {
-	r.gone = true
+// recordWait bounds how long a stop waits for a client's record that is
+// not on disk yet. Claude Code appends its transcript asynchronously and
+// creates the file with the first append: the Stop of a short first turn
+// was seen to come before it (6 runs in 30 of a one-turn session, the
+// file there some tens of milliseconds later).
+const recordWait = 3 * time.Second
+
+// awaitRecord reports whether path exists by min(wait, now+recordWait),
+// looking every 10 ms.
+func awaitRecord(path string, wait time.Time) bool {
+	until := time.Now().Add(recordWait)
+	if !wait.IsZero() && wait.Before(until) {
+		until = wait
+	}
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		if time.Now().After(until) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// unknowable judges every mapped prompt not queued, for a record whose
+// contents are unknown (why says how): one the gate read at an earlier stop
+// (the mark names it) that is gone now, deleted by the agent perhaps with
+// the queue; or one the client names and never wrote, where a read the
+// queue lost would go unseen. Only a passing stop forgets a gone record.
+func (r *reconciliation) unknowable(cfg *config.Compiled, in *hook.Input, entries []queue.Entry, why string) (*reconciliation, error) {
+	r.unknown = why
 	queued := map[string]bool{}
 	for _, e := range entries {
 		queued[e.Prompt] = true
@@ -288,9 +323,11 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 	if r.unread > 0 && v.Kind != Pass {
 		v.Reason += unreadNote(r.unread)
 	}
-	if r.gone {
+	if r.unknown != "" {
 		if v.Kind != Pass {
-			v.Reason += goneNote(r.mark.Transcript)
+			v.Reason += r.unknown
+		} else if r.stored.Transcript == "" {
+			return // no mark to forget
 		} else if err := q.SetMark(r.scope, queue.Mark{}); err != nil {
 			fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
 		}
@@ -361,6 +398,11 @@ func unreadNote(unread int64) string {
 // distrustNote says why prompts that passed before were judged again.
 func distrustNote(why, stateDir string) string {
 	return fmt.Sprintf("\n\nstopgate ignored the reconciliation mark in %s: %s. Everything the transcript armed was judged. The state dir is stopgate's, not the agent's: leave it alone.", stateDir, why)
+}
+
+// absentNote says why prompts that may never have been read were judged.
+func absentNote(path string) string {
+	return fmt.Sprintf("\n\nThe client's record of this session, %s, does not exist: what the session read is unknown, so every mapped prompt was judged. A client that keeps no record of its sessions (Claude Code's --no-session-persistence) cannot be reconciled.", path)
 }
 
 // goneNote says why prompts that may never have been read were judged.

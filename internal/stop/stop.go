@@ -178,7 +178,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := reconcile(compiled, s.in, q, s.scope, entries)
+	rec, err := reconcile(compiled, s.in, q, s.scope, entries, s.deadline.At)
 	if err != nil {
 		return nil, err
 	}
