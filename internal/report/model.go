@@ -110,7 +110,7 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	byStart := map[time.Time]*bucket{}
 	for _, r := range records {
 		m.Counts[r.Decision]++
-		name := cmp.Or(r.Client, "unknown")
+		name := clientOf(r)
 		c := clients[name]
 		if c == nil {
 			c = &client{Name: name, Counts: map[string]int{}}
@@ -139,7 +139,7 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	for i := len(records) - 1; i >= 0 && len(m.Halts) < maxHalts; i-- {
 		r := records[i]
 		if r.Decision == outcome.Halt {
-			m.Halts = append(m.Halts, halt{Time: r.Time, Client: cmp.Or(r.Client, "unknown"), Session: r.Scope() + " of " + r.Session,
+			m.Halts = append(m.Halts, halt{Time: r.Time, Client: clientOf(r), Session: r.Scope() + " of " + r.Session,
 				Prompts: strings.Join(r.Prompts, ", "), Reason: cmp.Or(r.Reason, "(no reason recorded)")})
 		}
 	}
@@ -149,6 +149,10 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	slices.SortFunc(m.Clients, func(a, b client) int { return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Name, b.Name)) })
 	return m
 }
+
+// clientOf names the client of r as the page does: "unknown" for a record
+// that has none (the log of an older gate).
+func clientOf(r outcome.Record) string { return cmp.Or(r.Client, "unknown") }
 
 // span is the width of a column of the time chart.
 type span struct {

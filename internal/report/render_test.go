@@ -72,8 +72,9 @@ func TestRenderInChromium(t *testing.T) {
 	shot := filepath.Join(dir, "report.png")
 	dom, logs := runChromium(t, chromium, dir, "--dump-dom", "--screenshot="+shot, "file://"+page)
 
-	if !strings.Contains(dom, `data-rendered="5"`) {
-		t.Errorf("the page's script did not run to the end (no data-rendered=\"5\" on body)")
+	charts := strings.Count(buf.String(), `<svg class="chart"`)
+	if want := fmt.Sprintf(`data-rendered="%d"`, charts); !strings.Contains(dom, want) {
+		t.Errorf("the page's script did not run to the end (no %s on body)", want)
 	}
 	for _, want := range []struct {
 		re      string
@@ -84,6 +85,9 @@ func TestRenderInChromium(t *testing.T) {
 		{`<rect class="block"`, 21},
 		{`<rect class="halt"`, 5},
 		{`<tr class="halt-row">`, maxHalts},
+		// each client's own view: its verdicts over time and what fails
+		{`<details class="client" id="client-(claude|codex|gemini|copilot)">`, 4},
+		{`<svg class="chart" id="client-(claude|codex|gemini|copilot)-(verdicts-over-time|failing-prompts|failing-validators|validator-time)"`, 16},
 	} {
 		if n := len(regexp.MustCompile(want.re).FindAllString(dom, -1)); n < want.atLeast {
 			t.Errorf("rendered DOM has %d of %s, want at least %d", n, want.re, want.atLeast)

@@ -35,10 +35,41 @@ func Write(w io.Writer, records []outcome.Record, title string, now time.Time) e
 	if m.Counts["observe"] > 0 {
 		shown = verdicts
 	}
+	// A log of more than one client gets each client's own charts too.
+	var each []view
+	if len(m.Clients) > 1 {
+		for _, c := range m.Clients {
+			var mine []outcome.Record
+			for _, r := range records {
+				if clientOf(r) == c.Name {
+					mine = append(mine, r)
+				}
+			}
+			each = append(each, chartsOf(build(mine, c.Name, now.UTC()), "client-"+c.Name+"-"))
+		}
+	}
 	return page().Execute(w, struct {
-		M                               *model
-		Verdicts                        []string
-		Over                            columns
-		Prompts, Failing, Time, Clients bars
-	}{m, shown, verdictChart(m), promptChart(m), validatorChart(m), timeChart(m), clientChart(m)})
+		All      view
+		M        *model
+		Verdicts []string
+		Clients  bars
+		Each     []view
+	}{chartsOf(m, ""), m, shown, clientChart(m), each})
+}
+
+// view is the charts of one model: the whole log's, or one client's, whose
+// chart ids carry prefix.
+type view struct {
+	M                      *model
+	Over                   columns
+	Prompts, Failing, Time bars
+}
+
+func chartsOf(m *model, prefix string) view {
+	v := view{M: m, Over: verdictChart(m), Prompts: promptChart(m), Failing: validatorChart(m), Time: timeChart(m)}
+	v.Over.ID = prefix + v.Over.ID
+	for _, b := range []*bars{&v.Prompts, &v.Failing, &v.Time} {
+		b.ID = prefix + b.ID
+	}
+	return v
 }
