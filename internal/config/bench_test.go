@@ -48,21 +48,19 @@ func BenchmarkMatch(b *testing.B) {
 	}
 }
 
-// BenchmarkMatchCompiled is what detect does per event: open the cached
-// index, look the read path up, close it.
-func BenchmarkMatchCompiled(b *testing.B) {
+// BenchmarkMatchCached is what detect does per event: load the config
+// from the cache, look the read path up.
+func BenchmarkMatchCached(b *testing.B) {
 	for _, n := range benchSizes {
 		root, file := benchProject(b, n)
-		warm, err := LoadCompiled(file, root)
-		if err != nil {
+		if _, err := Load(file, root); err != nil {
 			b.Fatal(err)
 		}
-		warm.Close()
 		hit := "src/prompts/" + bench.Key(n/2) + ".md"
 		for _, path := range []struct{ name, rel string }{{"matched", hit}, {"unmatched", "docs/notes.md"}} {
 			b.Run(fmt.Sprintf("mappings=%d/read=%s", n, path.name), func(b *testing.B) {
 				for b.Loop() {
-					c, err := LoadCompiled(file, root)
+					c, err := Load(file, root)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -70,7 +68,6 @@ func BenchmarkMatchCompiled(b *testing.B) {
 					if err != nil || (len(maps) == 1) != (path.name == "matched") {
 						b.Fatalf("MatchPath(%s) = %v, %v", path.rel, maps, err)
 					}
-					c.Close()
 				}
 			})
 		}
@@ -78,8 +75,8 @@ func BenchmarkMatchCompiled(b *testing.B) {
 }
 
 // BenchmarkLoad is loading a config: cold parses mappings.toml (and writes
-// the cache), cached compares the text with the cache's copy and opens the
-// compiled index.
+// the cache), cached compares the text with the cache's copy and reads
+// the cached settings.
 func BenchmarkLoad(b *testing.B) {
 	for _, n := range benchSizes {
 		root, file := benchProject(b, n)
@@ -89,28 +86,23 @@ func BenchmarkLoad(b *testing.B) {
 				if err := os.RemoveAll(cache); err != nil {
 					b.Fatal(err)
 				}
-				c, err := LoadCompiled(file, root)
-				if err != nil {
+				if _, err := Load(file, root); err != nil {
 					b.Fatal(err)
 				}
-				c.Close()
 			}
 		})
-		if c, err := LoadCompiled(file, root); err != nil { // the cache, for the next
+		if _, err := Load(file, root); err != nil { // the cache, for the next
 			b.Fatal(err)
-		} else {
-			c.Close()
 		}
 		b.Run(fmt.Sprintf("mappings=%d/cache=cached", n), func(b *testing.B) {
 			for b.Loop() {
-				c, err := LoadCompiled(file, root)
+				c, err := Load(file, root)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if c.full != nil {
+				if c.rest == nil {
 					b.Fatal("parsed: the cache was not used")
 				}
-				c.Close()
 			}
 		})
 	}

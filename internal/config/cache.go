@@ -3,9 +3,11 @@ package config
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
+	"hash/crc32"
 	"hash/fnv"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,119 +18,171 @@ import (
 	"github.com/stopgate/stopgate/internal/buildinfo"
 )
 
-// CacheDir is where, under the state dir, LoadCompiled keeps compiled
-// configs.
+// CacheDir is where, under the state dir, Load keeps parsed configs.
 const CacheDir = "cache"
 
-// LoadCompiled is Parse of the config file for a hook that answers one
-// event. When the index cache under the state dir holds a compilation of
-// the config's exact text, it opens that instead of parsing: parsing a
-// mappings.toml of thousands of mappings takes far longer than a hook
-// may. Close the result when done.
+// Load is Parse of the config file for a hook that answers one event.
+// When the cache under the state dir holds a parse of the config's exact
+// text, it reads that instead of parsing: parsing a mappings.toml of
+// thousands of mappings takes far longer than a hook may.
 //
-// A compilation holds the text it was compiled from, and is used only
-// when that equals the config file byte for byte, as read at this load: a
+// A cache file holds the text it was parsed from, and is used only when
+// that equals the config file byte for byte, as read at this load: a
 // file's stat (size, times, inode) can be made to match another text, and
 // a cache trusted on it could disarm every prompt while git shows nothing
-// changed. It holds what else decides a parse too (the index format,
-// stopgate's version, the block cap), and must match that as well. Every
-// other part of the index is checked against a CRC as it is read, and it
-// is written atomically. A cache that is missing, stale, corrupt or cannot
-// be written costs a full parse, never a wrong answer. Errors are the
-// file's and Parse's: a config with mistakes is never cached.
-func LoadCompiled(file, root string) (*Compiled, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	l := &loader{file: file, root: root, context: contextKey()}
-
-	// Most projects keep the default state dir: its cache is tried first,
-	// against the file as it is read, so that a hit holds no copy of a
-	// text that may be megabytes long.
-	home := cachePath(stateDir(root, ""), file)
-	if c := l.open(home, f); c != nil {
-		return c, nil
-	}
+// changed. It holds what else decides a parse too (stopgate's version, the
+// block cap), and must match that as well; it is written atomically. A
+// cache that is missing, stale, corrupt or cannot be written costs a full
+// parse, never a wrong answer. Errors are the file's and Parse's: a config
+// with mistakes is never cached.
+func Load(file, root string) (*Config, error) {
 	text, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
+	ctx := contextKey()
+	// Most projects keep the default state dir: its cache is tried first,
+	// before the text is scanned for another.
+	home := cachePath(stateDir(root, ""), file)
+	if c := readCache(home, text, ctx); c != nil {
+		c.File, c.Root = file, root
+		return c, nil
+	}
 	dir, _ := stateDirIn(text, root, false) // a text that does not decode has no cache
 	if at := cachePath(dir, file); at != home {
-		if c := l.open(at, bytes.NewReader(text)); c != nil {
-			c.text = text
+		if c := readCache(at, text, ctx); c != nil {
+			c.File, c.Root = file, root
 			return c, nil
 		}
 	}
-
 	cfg, err := Parse(text, file, root)
 	if err != nil {
 		return nil, err
 	}
-	key := sha256.Sum256(text)
-	writeCache(cachePath(cfg.StateDir(), file), encode(cfg, text, l.context, key))
-	c := cfg.Compiled()
-	c.key, c.text = key, text
-	return c, nil
+	writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
+	return cfg, nil
 }
 
-// loader opens cached compilations of one config file.
-type loader struct {
-	file, root string
-	context    string // see contextKey
+// A cache file is the CRC-32 of what follows (four bytes, little-endian),
+// a header line, the config text, a line of the run validators (the guard
+// asks for them at every write it judges), then the rest of the config;
+// all but the text are JSON. The checksum catches a torn or damaged file, the
+// text a stale one.
+type cacheHead struct {
+	Context  string // see contextKey
+	Key      [sha256.Size]byte
+	Text     int // the text's length
+	Settings Settings
 }
 
-// open returns the compilation cached at path if it was compiled from the
-// text that config reads to its end, or nil.
-func (l *loader) open(path string, config io.Reader) *Compiled {
-	f, err := os.Open(path)
+type cacheRest struct {
+	Mappings   []Mapping
+	Validators []*Validator // in file order
+	Telemetry  Telemetry
+}
+
+func encodeCache(cfg *Config, text []byte, ctx string) []byte {
+	head, err := json.Marshal(cacheHead{Context: ctx, Key: cfg.key, Text: len(text), Settings: cfg.Settings})
 	if err != nil {
 		return nil
 	}
-	h, err := readHead(f)
-	if err != nil || h.context != l.context || !sameText(config, io.NewSectionReader(f, h.textAt, h.textLen), h.textLen) {
-		f.Close()
+	rest := cacheRest{Mappings: cfg.Mappings, Telemetry: cfg.Telemetry}
+	var runs [][2]string
+	for _, name := range cfg.Order {
+		v := cfg.Validators[name]
+		rest.Validators = append(rest.Validators, v)
+		if v.Run != "" {
+			runs = append(runs, [2]string{v.Name, v.Run})
+		}
+	}
+	runsJSON, err := json.Marshal(runs)
+	if err != nil {
 		return nil
 	}
-	return newCompiled(h, f, l.file, l.root)
-}
-
-// textChunk is how much of each text sameText reads at a time: the texts
-// are compared as they stream by, never held whole.
-const textChunk = 32 << 10
-
-// sameText reports whether a and b read the same bytes to their ends; b
-// is size bytes long, if it is what it claims. A read error is a
-// difference.
-func sameText(a, b io.Reader, size int64) bool {
-	chunk := int(min(size+1, textChunk)) // a short text in one read; a longer a fails at once
-	buf := make([]byte, 2*chunk)
-	x, y := buf[:chunk], buf[chunk:]
-	for {
-		n, errA := io.ReadFull(a, x)
-		m, errB := io.ReadFull(b, y)
-		if n != m || errA != errB || !bytes.Equal(x[:n], y[:m]) {
-			return false
-		}
-		if errA != nil {
-			return errA == io.EOF || errA == io.ErrUnexpectedEOF
-		}
+	body, err := json.Marshal(rest)
+	if err != nil {
+		return nil
 	}
+	out := make([]byte, 4, 4+len(head)+len(text)+len(runsJSON)+len(body)+2)
+	out = append(append(out, head...), '\n')
+	out = append(append(out, text...), runsJSON...)
+	out = append(append(out, '\n'), body...)
+	binary.LittleEndian.PutUint32(out, crc32.ChecksumIEEE(out[4:]))
+	return out
 }
 
-// contextKey says what besides the text decides a parse, so that a
-// compilation is never read by a stopgate with other rules. It is kept
-// as it is, not hashed: a load compares it before the text is read.
+// readCache returns the config cached at path if it was parsed from text
+// under ctx, or nil. Only its head is decoded; the rest waits for Full.
+func readCache(path string, text []byte, ctx string) *Config {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 4 || binary.LittleEndian.Uint32(data) != crc32.ChecksumIEEE(data[4:]) {
+		return nil
+	}
+	line, after, ok := bytes.Cut(data[4:], []byte("\n"))
+	var h cacheHead
+	if !ok || json.Unmarshal(line, &h) != nil || h.Context != ctx || h.Text != len(text) ||
+		!bytes.Equal(after[:min(len(after), len(text))], text) || len(after) == len(text) {
+		return nil
+	}
+	return &Config{Settings: h.Settings, key: h.Key, rest: after[len(text):]}
+}
+
+// Full returns the config with every mapping and validator read: a config
+// from the cache decodes them on the first question that needs them, and
+// parses the file instead when they do not decode.
+func (c *Config) Full() (*Config, error) {
+	if c.rest == nil {
+		return c, nil
+	}
+	_, rest, _ := bytes.Cut(c.rest, []byte("\n"))
+	var r cacheRest
+	if err := json.Unmarshal(rest, &r); err == nil {
+		c.rest = nil
+		c.Mappings, c.Telemetry = r.Mappings, r.Telemetry
+		c.Validators = make(map[string]*Validator, len(r.Validators))
+		c.Order = make([]string, len(r.Validators))
+		for i, v := range r.Validators {
+			c.Validators[v.Name], c.Order[i] = v, v.Name
+		}
+		return c, nil
+	}
+	text, err := os.ReadFile(c.File)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := Parse(text, c.File, c.Root)
+	if err != nil {
+		return nil, err
+	}
+	*c = *parsed
+	return c, nil
+}
+
+// cachedRuns returns the run validators of a config from the cache, from
+// their own line, or false when that does not decode.
+func (c *Config) cachedRuns() ([]*Validator, bool) {
+	line, _, _ := bytes.Cut(c.rest, []byte("\n"))
+	var runs [][2]string
+	if json.Unmarshal(line, &runs) != nil {
+		return nil, false
+	}
+	out := make([]*Validator, len(runs))
+	for i, r := range runs {
+		out[i] = &Validator{Name: r[0], Run: r[1]}
+	}
+	return out, true
+}
+
+// contextKey says what besides the text decides a parse, so that a cache
+// is never read by a stopgate with other rules.
 func contextKey() string {
 	return "stopgate " + buildinfo.Read().String() + ", block cap " + strconv.Itoa(BlockCap(os.Getenv))
 }
 
 // cachePath names the cache of config file under stateDir: one per config
 // file, so that a project with several configs keeps each warm. Two files
-// whose names collide only share, and rewrite, one cache: its key still
-// tells their texts apart.
+// whose names collide only share, and rewrite, one cache: its text still
+// tells them apart.
 func cachePath(stateDir, file string) string {
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -145,7 +199,7 @@ func cachePath(stateDir, file string) string {
 // one parse.
 func writeCache(path string, data []byte) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if data == nil || os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
 	sweepCacheTemps(dir)

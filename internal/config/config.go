@@ -7,6 +7,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/validator"
@@ -40,7 +41,9 @@ const (
 	ConfineOff  = "off" // confine = false: run validators as the gate runs
 )
 
-// Config is a loaded mappings.toml.
+// Config is a loaded mappings.toml, parsed (Parse, Inspect) or read from
+// the cache (Load). Detect and the gate ask it through its methods, whose
+// errors are those of a cache that turns out unreadable after all.
 type Config struct {
 	File     string // path of the file it was loaded from
 	Root     string // project root that relative paths resolve against
@@ -52,7 +55,12 @@ type Config struct {
 	Order      []string
 	Telemetry  Telemetry // [telemetry]: telemetry.go
 
+	key   [sha256.Size]byte // SHA-256 of the text
 	index *Index
+	// rest is the cache's encoding of Mappings, Validators, Order and
+	// Telemetry, decoded on first need (see Full): most events need only
+	// the settings.
+	rest []byte
 }
 
 // Settings is the [settings] table with defaults applied.

@@ -116,7 +116,7 @@ func checkIndex(t *testing.T, cfg *Config) {
 			if !mayName(cfg.Settings.PromptsDir, p) {
 				t.Fatalf("mayName(%q) is false, but %q names it", p, m.Prompt)
 			}
-			found := cfg.MatchPath(p)
+			found, _ := cfg.MatchPath(p)
 			if !slices.Contains(found, m) {
 				t.Fatalf("MatchPath(%q) misses mapping %q", p, m.Prompt)
 			}
@@ -127,7 +127,7 @@ func checkIndex(t *testing.T, cfg *Config) {
 			}
 		}
 		for _, d := range cfg.Commands(m.Prompt) {
-			found := cfg.MatchCommand(d)
+			found, _ := cfg.MatchCommand(d)
 			if !slices.Contains(found, m) {
 				t.Fatalf("MatchCommand(%q) misses mapping %q", d, m.Prompt)
 			}

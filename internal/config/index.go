@@ -36,23 +36,41 @@ func commands(names []Name) []string {
 	return out
 }
 
-// Index returns the config's index, building it on first use.
-func (c *Config) Index() *Index {
+// lookup returns the config's index, building it on first use.
+func (c *Config) lookup() (*Index, error) {
 	if c.index != nil {
-		return c.index
+		return c.index, nil
+	}
+	if _, err := c.Full(); err != nil {
+		return nil, err
 	}
 	ix := &Index{}
 	ix.byPath, ix.byCommand = c.tables()
 	c.index = ix
-	return ix
+	return ix, nil
 }
 
 // MatchPath returns the mappings armed by a read of rel, a slash path
-// relative to the project root.
-func (c *Config) MatchPath(rel string) []*Mapping { return c.pick(c.Index().byPath[rel]) }
+// relative to the project root, in file order.
+func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
+	if !mayName(c.Settings.PromptsDir, rel) {
+		return nil, nil // most reads: the mappings need not be read
+	}
+	ix, err := c.lookup()
+	if err != nil {
+		return nil, err
+	}
+	return c.pick(ix.byPath[rel]), nil
+}
 
 // MatchCommand returns the mappings armed by the slash command /name.
-func (c *Config) MatchCommand(name string) []*Mapping { return c.pick(c.Index().byCommand[name]) }
+func (c *Config) MatchCommand(name string) ([]*Mapping, error) {
+	ix, err := c.lookup()
+	if err != nil {
+		return nil, err
+	}
+	return c.pick(ix.byCommand[name]), nil
+}
 
 // Mapping returns the mapping of prompt key, or nil.
 func (c *Config) Mapping(key string) *Mapping {
@@ -76,8 +94,7 @@ func (c *Config) pick(idx []int) []*Mapping {
 }
 
 // tables maps each file and each command of every mapping's Names to the
-// mappings they arm, in file order: the one source of the Index and of
-// the compiled index's tables.
+// mappings they arm, in file order.
 func (c *Config) tables() (byPath, byCommand map[string][]int) {
 	byPath = make(map[string][]int, 4*len(c.Mappings))
 	byCommand = make(map[string][]int, 2*len(c.Mappings))

@@ -40,9 +40,9 @@ func TestMatch(t *testing.T) {
 	for _, tt := range tests {
 		var ms []*Mapping
 		if tt.command != "" {
-			ms = cfg.MatchCommand(tt.command)
+			ms, _ = cfg.MatchCommand(tt.command)
 		} else {
-			ms = cfg.MatchPath(tt.path)
+			ms, _ = cfg.MatchPath(tt.path)
 		}
 		var got []string
 		for _, m := range ms {
@@ -64,7 +64,7 @@ func TestMatchPromptsDirVariants(t *testing.T) {
 		if dir == "." {
 			want = "a/b.md"
 		}
-		if len(cfg.MatchPath(want)) != 1 {
+		if ms, _ := cfg.MatchPath(want); len(ms) != 1 {
 			t.Errorf("prompts_dir %q: no match for %s (paths %v)", dir, want, cfg.Files("a/b"))
 		}
 	}
@@ -76,14 +76,18 @@ func TestCommandCollision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(cfg.MatchCommand("a-b")); n != 2 {
+	if ms, _ := cfg.MatchCommand("a-b"); len(ms) != 2 {
+		n := len(ms)
 		t.Errorf("MatchCommand(a-b) = %d mappings, want 2", n)
 	}
-	if n := len(cfg.MatchPath(".claude/commands/a-b.md")); n != 2 {
+	if ms, _ := cfg.MatchPath(".claude/commands/a-b.md"); len(ms) != 2 {
+		n := len(ms)
 		t.Errorf("MatchPath(.claude/commands/a-b.md) = %d mappings, want 2", n)
 	}
 	// The nested names are a/b's alone.
-	for _, got := range [][]*Mapping{cfg.MatchCommand("a:b"), cfg.MatchPath(".claude/commands/a/b.md")} {
+	byCommand, _ := cfg.MatchCommand("a:b")
+	byPath, _ := cfg.MatchPath(".claude/commands/a/b.md")
+	for _, got := range [][]*Mapping{byCommand, byPath} {
 		if len(got) != 1 || got[0].Prompt != "a/b" {
 			t.Errorf("a nested name arms %v, want a/b alone", got)
 		}

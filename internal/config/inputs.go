@@ -99,5 +99,5 @@ func digest(path string) (string, bool) {
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
-// Key is the SHA-256 of the config's text, which its compilation is keyed by.
-func (c *Compiled) Key() [sha256.Size]byte { return c.key }
+// Key is the SHA-256 of the config's text.
+func (c *Config) Key() [sha256.Size]byte { return c.key }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path"
@@ -65,7 +66,7 @@ func BlockCap(getenv func(string) string) int {
 // Parse reads and checks config text read from file, resolving relative
 // paths against root. Any mistake gives Problems. The checks of the
 // project around the file (scripts, prompt files, hooks) are Inspect's;
-// hooks load a config with LoadCompiled.
+// hooks load a config with Load.
 func Parse(data []byte, file, root string) (*Config, error) {
 	cfg, p := parse(data, file, root)
 	if len(p.problems.Errors()) > 0 {
@@ -94,7 +95,7 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 		p.problems = Problems{d.bad}
 		return nil, p
 	}
-	cfg := &Config{File: file, Root: root, Validators: make(map[string]*Validator, len(raw.Validators))}
+	cfg := &Config{File: file, Root: root, Validators: make(map[string]*Validator, len(raw.Validators)), key: sha256.Sum256(data)}
 	p.unknownKeys(md)
 	p.settings(&cfg.Settings, raw.Settings)
 	p.validators(cfg, md, raw.Validators)

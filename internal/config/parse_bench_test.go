@@ -7,7 +7,7 @@ import (
 	"github.com/stopgate/stopgate/internal/bench"
 )
 
-// BenchmarkParse is a cold parse of mappings.toml, what LoadCompiled pays
+// BenchmarkParse is a cold parse of mappings.toml, what Load pays
 // when the cache is stale, and Inspect the same with the checks of `gate
 // check` and the gate hook at FileOnly depth.
 func BenchmarkParse(b *testing.B) {

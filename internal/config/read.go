@@ -18,7 +18,7 @@ type Read struct {
 
 // MatchRead returns the mappings a Read of path (absolute, as the client
 // gives it) arms; see JudgeRead.
-func (c *Compiled) MatchRead(path string) ([]*Mapping, error) {
+func (c *Config) MatchRead(path string) ([]*Mapping, error) {
 	r, err := c.JudgeRead(path)
 	return r.Maps, err
 }
@@ -31,7 +31,7 @@ func (c *Compiled) MatchRead(path string) ([]*Mapping, error) {
 // project is not the project's prompt. Detect, the gate's transcript
 // reconciliation, gate explain and gate run all judge reads with it, so
 // they cannot disagree.
-func (c *Compiled) JudgeRead(path string) (Read, error) {
+func (c *Config) JudgeRead(path string) (Read, error) {
 	var r Read
 	if !strings.HasSuffix(path, ".md") {
 		return r, nil

@@ -12,7 +12,7 @@ import (
 )
 
 // stateDir is the absolute state dir of the setting state_dir: relative
-// to root unless absolute, the default when empty. Config, Compiled and
+// to root unless absolute, the default when empty. Config and
 // ReadStateDir all resolve it here.
 func stateDir(root, setting string) string {
 	switch {
@@ -49,8 +49,8 @@ func ReadStateDir(file, root string) (string, error) {
 // stateDirIn is ReadStateDir on the config text. Decoding a large text
 // costs far more than a hook may, so unless checked asks for the decoder's
 // answer and errors, it decodes only where a plain scan (plainStateDir)
-// cannot be sure: LoadCompiled's way, whose cache is accepted only for a
-// text that compiled, where the scan's answer is the decoder's. The
+// cannot be sure: Load's way, whose cache is accepted only for a
+// text that parsed, where the scan's answer is the decoder's. The
 // error's text follows the file's name: ":LINE: message" or ": message".
 func stateDirIn(text []byte, root string, checked bool) (string, error) {
 	setting, plain := plainStateDir(text)

@@ -38,9 +38,9 @@ var stateDirTexts = []string{
 	"[settings]\nstate_dir = \"s\"\nmax_blocks =\n",
 	"[settings]\nstate_dir = \"s\n",
 	"[[mapping]]\nprompt = \"x\"\nvalidators = [\"v\"]\n[validators.v]\nregex = \"\\\\u00e9\"\nfile = \"x\"\n",
-	compiledConfigs["example"],
-	compiledConfigs["prompts-at-root"],
-	"[settings]\nstate_dir = \".state\" # here\n" + compiledConfigs["many"],
+	cachedConfigs["example"],
+	cachedConfigs["prompts-at-root"],
+	"[settings]\nstate_dir = \".state\" # here\n" + cachedConfigs["many"],
 }
 
 // TestStateDirInAgreesWithParse checks the scan against the decoder: on a

@@ -10,7 +10,7 @@ import (
 // Announcement tells the agent, when it picks up a mapped prompt, what will
 // be checked before it may stop: acceptance criteria up front cost fewer
 // blocked stops than criteria discovered at the end.
-func Announcement(cfg *config.Compiled, maps []*config.Mapping) (string, error) {
+func Announcement(cfg *config.Config, maps []*config.Mapping) (string, error) {
 	var b strings.Builder
 	for _, m := range maps {
 		fmt.Fprintf(&b, "stopgate: before you stop, the prompt %q will be checked:\n", m.Prompt)

@@ -74,17 +74,16 @@ func Run(env *cli.Env) error {
 	if len(ts) == 0 {
 		return nil
 	}
-	// The compiled config, from the index cache when it is current: this
+	// The config, from the cache when it is current: this
 	// runs on every read of a .md file, and parsing thousands of mappings
 	// would cost more than the whole hook may.
-	cfg, err := config.LoadCompiled(config.Path(root, *configFile, env.Dir), root)
+	cfg, err := config.Load(config.Path(root, *configFile, env.Dir), root)
 	if err != nil {
 		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return nil // not a stopgate project: nothing is mapped
 		}
 		return err
 	}
-	defer cfg.Close()
 
 	// Decide: which mappings does it arm?
 	maps, paths, err := matches(cfg, ts)
@@ -97,7 +96,7 @@ func Run(env *cli.Env) error {
 
 // matches returns the mappings the triggers arm, with the file read that
 // armed each ("" for a command).
-func matches(cfg *config.Compiled, ts []trigger) (maps []*config.Mapping, paths []string, err error) {
+func matches(cfg *config.Config, ts []trigger) (maps []*config.Mapping, paths []string, err error) {
 	for _, t := range ts {
 		var ms []*config.Mapping
 		if t.kind == queue.TriggerRead {
@@ -118,7 +117,7 @@ func matches(cfg *config.Compiled, ts []trigger) (maps []*config.Mapping, paths 
 // arm queues an entry per mapping and announces the new ones. One entry
 // that cannot be written does not stop the others from being armed; every
 // failure is reported, on the one line the client shows.
-func arm(env *cli.Env, in *hook.Input, root string, cfg *config.Compiled, maps []*config.Mapping, paths []string, kind string) error {
+func arm(env *cli.Env, in *hook.Input, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
 	errs := &multierror.Error{ErrorFormat: oneLine}
 	var armed []*config.Mapping

@@ -41,11 +41,8 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) (err error
 		return nil
 	}
 	file := config.Path(root, configFile, env.Dir)
-	cfg, loadErr := config.LoadCompiled(file, root)
-	switch {
-	case loadErr == nil:
-		defer cfg.Close()
-	case configFile == "" && errors.Is(loadErr, fs.ErrNotExist):
+	cfg, loadErr := config.Load(file, root)
+	if configFile == "" && errors.Is(loadErr, fs.ErrNotExist) {
 		return nil // not a stopgate project: nothing to protect
 	}
 	// With mistakes in the config, the state dir and the config file are

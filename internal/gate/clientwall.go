@@ -44,11 +44,7 @@ var clientWalls = map[string]clientWall{
 func clientSet(env *cli.Env, root string) *guard.Set {
 	file := filepath.Join(root, project.ConfigName)
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	var c *config.Compiled
-	if cfg != nil {
-		c = cfg.Compiled()
-	}
-	set, _ := guard.ProjectSet(root, env.Getenv("HOME"), file, "", nil, c) // a parsed config has its runs
+	set, _ := guard.ProjectSet(root, env.Getenv("HOME"), file, "", nil, cfg)
 	return set
 }
 

@@ -20,7 +20,7 @@ import (
 // PATH, or the slash command, would arm, by which of the client's names
 // for them; or why none would, with the nearest keys in the client's
 // spellings. Given a mapped key, it lists every name that arms it. It
-// decides with detect's own code (config.Compiled's JudgeRead and
+// decides with detect's own code (config.Config's JudgeRead and
 // MatchCommand over config.Names). Exit 1 when nothing is armed, like
 // grep finding nothing.
 func runExplain(env *cli.Env, args []string) error {
@@ -74,7 +74,7 @@ func isKey(cfg *config.Config, arg string) bool {
 
 func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) (bool, error) {
 	w := env.Stdout
-	maps, err := cfg.Compiled().MatchCommand(name)
+	maps, err := cfg.MatchCommand(name)
 	if err != nil {
 		return false, err
 	}
@@ -103,7 +103,7 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bo
 		fmt.Fprintf(w, "a read of %s arms nothing: detect only looks at reads of .md files\n", rel)
 		return false, nil
 	}
-	r, err := cfg.Compiled().JudgeRead(abs)
+	r, err := cfg.JudgeRead(abs)
 	switch {
 	case err != nil:
 		return false, err

@@ -116,11 +116,10 @@ func TestLayoutsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := config.LoadCompiled(filepath.Join(root, "mappings.toml"), root)
+	compiled, err := config.Load(filepath.Join(root, "mappings.toml"), root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer compiled.Close()
 
 	for i, tc := range layoutCases {
 		command := isCommandCase(tc.name)
@@ -139,10 +138,10 @@ func TestLayoutsAgree(t *testing.T) {
 		var err1, err2 error
 		if command {
 			maps, err1 = compiled.MatchCommand(arg[1:])
-			parsed, err2 = cfg.Compiled().MatchCommand(arg[1:])
+			parsed, err2 = cfg.MatchCommand(arg[1:])
 		} else {
 			maps, err1 = compiled.MatchRead(abs)
-			parsed, err2 = cfg.Compiled().MatchRead(abs)
+			parsed, err2 = cfg.MatchRead(abs)
 		}
 		if err1 != nil || err2 != nil {
 			t.Fatalf("%s: %v %v", tc.name, err1, err2)

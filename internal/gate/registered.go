@@ -15,12 +15,8 @@ import (
 // locate (a bare name found on PATH, an unknown variable) is outside it.
 // With protect = [] nothing is protected, and the wall's finding says so.
 func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config) []finding {
-	var c *config.Compiled
-	if cfg != nil {
-		c = cfg.Compiled()
-	}
 	home := env.Getenv("HOME")
-	set, _ := guard.ProjectSet(ws.root, home, ws.file, "", nil, c)
+	set, _ := guard.ProjectSet(ws.root, home, ws.file, "", nil, cfg)
 	if set.Empty() {
 		return nil
 	}

@@ -129,9 +129,9 @@ func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) (
 	var maps []*config.Mapping
 	var err error
 	if isCommand(arg) {
-		maps, err = cfg.Compiled().MatchCommand(hook.SlashCommand(arg))
+		maps, err = cfg.MatchCommand(hook.SlashCommand(arg))
 	} else {
-		maps, err = cfg.Compiled().MatchRead(readPath(env.Dir, arg))
+		maps, err = cfg.MatchRead(readPath(env.Dir, arg))
 	}
 	if err != nil {
 		return nil, err

@@ -28,11 +28,7 @@ import (
 // protected set (guard.ProjectSet), and whether that set is empty. cfg may
 // be nil, for a project without a readable config.
 func wallRules(root, home, file string, cfg *config.Config, bins []string) (rules []string, empty bool) {
-	var c *config.Compiled
-	if cfg != nil {
-		c = cfg.Compiled()
-	}
-	set, _ := guard.ProjectSet(root, home, file, "", bins, c) // a parsed config has its runs
+	set, _ := guard.ProjectSet(root, home, file, "", bins, cfg)
 	return denyRules(set, root, home), set.Empty()
 }
 

@@ -54,7 +54,7 @@ func TestWallIsTheProtectedSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := guard.ProjectSet(root, "/home/u", cfg.File, "/home/u/.claude/projects/x/s1.jsonl", nil, cfg.Compiled())
+	set, err := guard.ProjectSet(root, "/home/u", cfg.File, "/home/u/.claude/projects/x/s1.jsonl", nil, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

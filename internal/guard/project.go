@@ -20,7 +20,7 @@ import (
 //
 // An error means the run validators could not be read from cfg; the set
 // returned beside it protects everything else.
-func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.Compiled) (*Set, error) {
+func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.Config) (*Set, error) {
 	src := Source{
 		Root: root, Home: home, File: file,
 		Commands:   hookPrograms(root, bins),
@@ -45,7 +45,7 @@ func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.
 }
 
 // runsOf returns cfg's run validators.
-func runsOf(cfg *config.Compiled) ([]Run, error) {
+func runsOf(cfg *config.Config) ([]Run, error) {
 	vs, err := cfg.Runs()
 	if err != nil {
 		return nil, err

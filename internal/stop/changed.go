@@ -17,7 +17,7 @@ import (
 // queued entries compare their inputs' hashes; entries reconciled from
 // the transcript were hashed only now, so their files' change times are
 // compared with the time the transcript gives the read (changedInputs).
-func (v *Verdict) noteChanges(c *config.Compiled, queued, reconciled []queue.Entry) {
+func (v *Verdict) noteChanges(c *config.Config, queued, reconciled []queue.Entry) {
 	byPath := map[string][]string{} // changed input → prompts armed before the change
 	var paths []string
 	for i, e := range slices.Concat(queued, reconciled) {
@@ -47,7 +47,7 @@ func (v *Verdict) noteChanges(c *config.Compiled, queued, reconciled []queue.Ent
 // changedInputs returns the inputs of e changed since it was armed: by
 // hash for an entry detect queued, by change time for one reconciled from
 // the transcript (none when the transcript gave the read no time).
-func changedInputs(c *config.Compiled, e queue.Entry, reconciled bool) []string {
+func changedInputs(c *config.Config, e queue.Entry, reconciled bool) []string {
 	in := config.Inputs(e.Inputs)
 	switch {
 	case in == nil:

@@ -21,7 +21,7 @@ func TestConfinementIsTheProtectedSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := &hook.Input{SessionID: "s1", HookEventName: hook.Stop, TranscriptPath: "/home/u/.claude/projects/x/s1.jsonl"}
-	set, err := guard.ProjectSet(root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg.Compiled())
+	set, err := guard.ProjectSet(root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

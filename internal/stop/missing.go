@@ -17,7 +17,7 @@ import (
 
 // Missing config: the record decides. With mappings.toml gone (or empty)
 // the gate cannot tell which reads are mapped, and the state dir that
-// held the queue and the compiled config may be gone with it (`ls | xargs
+// held the queue and the config cache may be gone with it (`ls | xargs
 // rm -rf` removes both). So, in a project that uses stopgate, the stop
 // halts when the session's record since its last passing stop shows the
 // agent took up anything that can be a prompt:

@@ -16,7 +16,7 @@ import (
 // the validators' confinement mounts read-only and what the gate checks
 // for hard links.
 func protectedSet(cfg *config.Config, in *hook.Input) *guard.Set {
-	set, _ := guard.ProjectSet(cfg.Root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg.Compiled()) // a parsed config has its runs
+	set, _ := guard.ProjectSet(cfg.Root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg) // a parsed config has its runs
 	return set
 }
 

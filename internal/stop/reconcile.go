@@ -70,11 +70,11 @@ type reconciliation struct {
 // entries, or nil when there is no transcript. A transcript that exists
 // but cannot be read is an error: the gate cannot tell what is armed.
 //
-// It asks the compiled config, so that a stop with nothing to judge never
+// It asks the config by its methods, so that a stop with nothing to judge never
 // parses mappings.toml (see Run).
 //
 // A record not on disk yet is waited for until wait (see awaitRecord).
-func reconcile(cfg *config.Compiled, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*reconciliation, error) {
+func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
 		return nil, nil
@@ -229,7 +229,7 @@ func awaitRecord(path string, wait time.Time) bool {
 // (the mark names it) that is gone now, deleted by the agent perhaps with
 // the queue; or one the client names and never wrote, where a read the
 // queue lost would go unseen. Only a passing stop forgets a gone record.
-func (r *reconciliation) unknowable(cfg *config.Compiled, in *hook.Input, entries []queue.Entry, why string) (*reconciliation, error) {
+func (r *reconciliation) unknowable(cfg *config.Config, in *hook.Input, entries []queue.Entry, why string) (*reconciliation, error) {
 	r.unknown = why
 	queued := map[string]bool{}
 	for _, e := range entries {
@@ -245,7 +245,7 @@ func (r *reconciliation) unknowable(cfg *config.Compiled, in *hook.Input, entrie
 // armedSince returns what the transcript's events armed since each prompt
 // last passed: the latest event of each prompt, and the armed mappings
 // once each, in mappings.toml order.
-func armedSince(cfg *config.Compiled, events []transcript.Event, scope queue.Scope, from queue.Mark) (map[string]transcript.Event, []*config.Mapping, error) {
+func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope, from queue.Mark) (map[string]transcript.Event, []*config.Mapping, error) {
 	latest := map[string]transcript.Event{}
 	var order []*config.Mapping
 	for _, ev := range events {
@@ -271,8 +271,8 @@ func armedSince(cfg *config.Compiled, events []transcript.Event, scope queue.Sco
 // could not read all the transcript since the mark: what the unread part
 // armed is unknown, so everything it could have armed is judged, except
 // prompts that passed after it.
-func (r *reconciliation) judgeAll(cfg *config.Compiled, in *hook.Input, readFrom int64, queued map[string]bool, latest map[string]transcript.Event) error {
-	full, err := cfg.Config()
+func (r *reconciliation) judgeAll(cfg *config.Config, in *hook.Input, readFrom int64, queued map[string]bool, latest map[string]transcript.Event) error {
+	full, err := cfg.Full()
 	if err != nil {
 		return err
 	}
@@ -292,7 +292,7 @@ func (r *reconciliation) judgeAll(cfg *config.Compiled, in *hook.Input, readFrom
 // Armed returns the mappings a transcript event arms, by detect's rules: a Read of
 // a mapped .md file inside the project, a slash command, or a typed /name
 // (a prompt only the main thread receives).
-func Armed(cfg *config.Compiled, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
+func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
 	switch ev.Kind {
 	case transcript.Read:
 		return cfg.MatchRead(ev.Path)

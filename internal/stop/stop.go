@@ -145,22 +145,21 @@ func (s *judging) judge() (v *Verdict, err error) {
 	ctx, caught, release := interruptible()
 	defer release()
 
-	// The compiled config, from the index cache when it is current: most
+	// The config, from the cache when it is current: most
 	// stops have nothing to judge, and parsing a mappings.toml of thousands
 	// of mappings at every one would cost more than the stop. Its errors are
 	// the loader's, the ones `gate check` calls errors: they halt.
-	compiled, err := config.LoadCompiled(config.Path(s.root, s.configFile, env.Dir), s.root)
+	loaded, err := config.Load(config.Path(s.root, s.configFile, env.Dir), s.root)
 	if err != nil {
 		if s.configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return s.missingConfig()
 		}
 		return halt(configReason(err)), nil
 	}
-	defer compiled.Close()
 
 	// Read everything the verdict depends on before any validator runs: a
 	// validator may delete or move the state dir.
-	q := queue.Open(compiled.StateDir())
+	q := queue.Open(loaded.StateDir())
 	queued, bad, err := q.Snapshot(s.scope)
 	if err != nil {
 		return nil, err
@@ -178,7 +177,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := reconcile(compiled, s.in, q, s.scope, entries, s.deadline.At)
+	rec, err := reconcile(loaded, s.in, q, s.scope, entries, s.deadline.At)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +187,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 		prior = max(prior, rec.blocks) // the transcript remembers what a deleted file forgets
 	}
 	if len(entries) == 0 {
-		if s.configFile == "" && emptyConfig(compiled.File) {
+		if s.configFile == "" && emptyConfig(loaded.File) {
 			return s.missingConfig() // an empty config maps nothing: the record decides
 		}
 		s.clear = true
@@ -198,7 +197,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	}
 
 	// Only a stop with something to judge needs the whole config.
-	cfg, err := compiled.Config()
+	cfg, err := loaded.Full()
 	if err != nil {
 		return halt(configReason(err)), nil
 	}
@@ -207,7 +206,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 		return nil, &interruptedError{sig: sig}
 	}
 	v.relayHalt(s.in, cfg.Settings.MaxBlocks, prior)
-	v.noteChanges(compiled, queued, rec.reconciled())
+	v.noteChanges(loaded, queued, rec.reconciled())
 	rec.settle(env, q, v)
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
 		return nil, &unrecordedError{err: err, verdict: v}

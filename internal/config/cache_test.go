@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// compiledConfigs are configs whose compiled answers must equal Load's:
+// cachedConfigs are configs whose cached answers must equal Parse's:
 // shared command names, prompts_dir spellings, every settings kind.
-var compiledConfigs = map[string]string{
+var cachedConfigs = map[string]string{
 	"example": `
 [settings]
 announce = false
@@ -140,18 +140,17 @@ func writeConfig(t *testing.T, dir, text string) string {
 	return file
 }
 
-func loadCompiled(t *testing.T, file, root string) *Compiled {
+func loadCached(t *testing.T, file, root string) *Config {
 	t.Helper()
-	c, err := LoadCompiled(file, root)
+	c, err := Load(file, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 
 // sameAnswers checks that every lookup of c answers as cfg does.
-func sameAnswers(t *testing.T, c *Compiled, cfg *Config) {
+func sameAnswers(t *testing.T, c *Config, cfg *Config) {
 	t.Helper()
 	if !reflect.DeepEqual(c.Settings, cfg.Settings) {
 		t.Errorf("settings: got %+v, want %+v", c.Settings, cfg.Settings)
@@ -162,7 +161,7 @@ func sameAnswers(t *testing.T, c *Compiled, cfg *Config) {
 		if err != nil {
 			t.Fatalf("MatchPath(%q): %v", p, err)
 		}
-		if want := cfg.MatchPath(p); !sameMappings(got, want) {
+		if want, _ := cfg.MatchPath(p); !sameMappings(got, want) {
 			t.Errorf("MatchPath(%q) = %s, want %s", p, show(got), show(want))
 		}
 	}
@@ -171,7 +170,7 @@ func sameAnswers(t *testing.T, c *Compiled, cfg *Config) {
 		if err != nil {
 			t.Fatalf("MatchCommand(%q): %v", d, err)
 		}
-		if want := cfg.MatchCommand(d); !sameMappings(got, want) {
+		if want, _ := cfg.MatchCommand(d); !sameMappings(got, want) {
 			t.Errorf("MatchCommand(%q) = %s, want %s", d, show(got), show(want))
 		}
 	}
@@ -212,8 +211,8 @@ func show(ms []*Mapping) string {
 	return "[" + strings.Join(s, " ") + "]"
 }
 
-func TestCompiledAnswersAsLoad(t *testing.T) {
-	for name, text := range compiledConfigs {
+func TestCacheAnswersAsParse(t *testing.T) {
+	for name, text := range cachedConfigs {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			file := writeConfig(t, root, text)
@@ -221,24 +220,21 @@ func TestCompiledAnswersAsLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			miss := loadCompiled(t, file, root)
+			miss := loadCached(t, file, root)
 			sameAnswers(t, miss, cfg)
 
 			// From the cache, without parsing.
-			hit := loadCompiled(t, file, root)
-			if hit.full != nil {
+			hit := loadCached(t, file, root)
+			if hit.rest == nil {
 				t.Fatal("second load did not come from the cache")
 			}
 			sameAnswers(t, hit, cfg)
-			if hit.full != nil {
-				t.Fatal("a lookup fell back to parsing a sound cache")
-			}
 			if got := hit.StateDir(); got != cfg.StateDir() {
 				t.Errorf("StateDir() = %s, want %s", got, cfg.StateDir())
 			}
-			full, err := hit.Config()
+			full, err := hit.Full()
 			if err != nil || !reflect.DeepEqual(full.Mappings, cfg.Mappings) {
-				t.Errorf("Config() = %v, %v", full, err)
+				t.Errorf("Full() = %v, %v", full, err)
 			}
 		})
 	}
@@ -263,7 +259,7 @@ func TestCacheNeverStale(t *testing.T) {
 			text, want, gone = b, "bbbb", "aaaa"
 		}
 		writeConfig(t, root, text)
-		c := loadCompiled(t, file, root)
+		c := loadCached(t, file, root)
 		if ms, _ := c.MatchCommand(want); len(ms) != 1 {
 			t.Fatalf("load %d: /%s not mapped: stale cache", i, want)
 		}
@@ -278,16 +274,16 @@ func TestCacheNeverStale(t *testing.T) {
 
 func TestCacheOtherText(t *testing.T) {
 	root := t.TempDir()
-	file := writeConfig(t, root, compiledConfigs["example"])
-	loadCompiled(t, file, root)
-	for _, text := range []string{compiledConfigs["commands-dir"], compiledConfigs["shared-command"]} {
+	file := writeConfig(t, root, cachedConfigs["example"])
+	loadCached(t, file, root)
+	for _, text := range []string{cachedConfigs["commands-dir"], cachedConfigs["shared-command"]} {
 		os.Remove(file)
 		writeConfig(t, root, text)
 		cfg, err := loadFile(file, root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameAnswers(t, loadCompiled(t, file, root), cfg)
+		sameAnswers(t, loadCached(t, file, root), cfg)
 	}
 }
 
@@ -301,12 +297,12 @@ func TestCacheStatMatchNotTrusted(t *testing.T) {
 	file := writeConfig(t, root, a)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(file, old, old)
-	loadCompiled(t, file, root)
+	loadCached(t, file, root)
 	if err := os.WriteFile(file, []byte(b), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	os.Chtimes(file, old, old)
-	c := loadCompiled(t, file, root)
+	c := loadCached(t, file, root)
 	if ms, _ := c.MatchCommand("aaaa"); len(ms) != 0 {
 		t.Fatal("the old text's cache answered for the new text")
 	}
@@ -317,12 +313,12 @@ func TestCacheStatMatchNotTrusted(t *testing.T) {
 
 func TestCacheCorruptionNeverWrong(t *testing.T) {
 	root := t.TempDir()
-	file := writeConfig(t, root, compiledConfigs["shared-command"])
+	file := writeConfig(t, root, cachedConfigs["shared-command"])
 	cfg, err := loadFile(file, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loadCompiled(t, file, root)
+	loadCached(t, file, root)
 	files := cacheFiles(t, root)
 	if len(files) != 1 {
 		t.Fatalf("cache files: %v", files)
@@ -336,11 +332,10 @@ func TestCacheCorruptionNeverWrong(t *testing.T) {
 		if err := os.WriteFile(files[0], data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := LoadCompiled(file, root)
+		c, err := Load(file, root)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		defer c.Close()
 		sameAnswers(t, c, cfg)
 		if t.Failed() {
 			t.Fatalf("wrong answers from a cache with %s", name)
@@ -361,7 +356,7 @@ func TestCacheNeverHoldsBadConfig(t *testing.T) {
 	root := t.TempDir()
 	file := writeConfig(t, root, "[[mapping]]\nprompt = \"x\"\nvalidators = [\"undefined\"]\n")
 	for range 2 {
-		if _, err := LoadCompiled(file, root); err == nil {
+		if _, err := Load(file, root); err == nil {
 			t.Fatal("a config with mistakes loaded")
 		}
 	}
@@ -374,18 +369,18 @@ func TestCacheKeyedByBlockCap(t *testing.T) {
 	root := t.TempDir()
 	file := writeConfig(t, root, "[settings]\nmax_blocks = 6\n[[mapping]]\nprompt = \"x\"\nvalidators = [\"v\"]\n[validators.v]\nfile = \"x\"\n")
 	t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
-	loadCompiled(t, file, root)
+	loadCached(t, file, root)
 	t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "5")
-	if _, err := LoadCompiled(file, root); err == nil {
+	if _, err := Load(file, root); err == nil {
 		t.Fatal("max_blocks = 6 loaded from the cache under a block cap of 5")
 	}
 }
 
 func TestCacheCustomStateDir(t *testing.T) {
 	root := t.TempDir()
-	text := "[settings]\nstate_dir = \".state\" # here\n" + compiledConfigs["many"]
+	text := "[settings]\nstate_dir = \".state\" # here\n" + cachedConfigs["many"]
 	file := writeConfig(t, root, text)
-	loadCompiled(t, file, root)
+	loadCached(t, file, root)
 	files, _ := filepath.Glob(filepath.Join(root, ".state", CacheDir, "*.idx"))
 	if len(files) != 1 {
 		t.Fatalf("cache files under .state: %v", files)
@@ -393,7 +388,7 @@ func TestCacheCustomStateDir(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, DefaultStateDir)); err == nil {
 		t.Error("the default state dir was created for a config that moves it")
 	}
-	if c := loadCompiled(t, file, root); c.full != nil {
+	if c := loadCached(t, file, root); c.rest == nil {
 		t.Error("the cache under a custom state dir was not used")
 	}
 }
@@ -402,39 +397,39 @@ func TestCacheCustomStateDir(t *testing.T) {
 // the decoder reads: the cache is found there all the same.
 func TestCacheCustomStateDirAnySpelling(t *testing.T) {
 	root := t.TempDir()
-	file := writeConfig(t, root, "settings.state_dir = \".dotted\"\n"+compiledConfigs["many"])
-	loadCompiled(t, file, root)
+	file := writeConfig(t, root, "settings.state_dir = \".dotted\"\n"+cachedConfigs["many"])
+	loadCached(t, file, root)
 	if files, _ := filepath.Glob(filepath.Join(root, ".dotted", CacheDir, "*.idx")); len(files) != 1 {
 		t.Fatalf("cache files: %v", files)
 	}
-	if c := loadCompiled(t, file, root); c.full != nil {
+	if c := loadCached(t, file, root); c.rest == nil {
 		t.Error("the cache was not used")
 	}
 }
 
-// TestCompiledKey checks that the key is the text's SHA-256 however the
+// TestCacheKey checks that the key is the text's SHA-256 however the
 // config was loaded: parsed (a miss), from the cache, or parsed again
 // when the cache turns out corrupt.
-func TestCompiledKey(t *testing.T) {
+func TestCacheKey(t *testing.T) {
 	root := t.TempDir()
-	text := compiledConfigs["example"]
+	text := cachedConfigs["example"]
 	file := writeConfig(t, root, text)
 	want := sha256.Sum256([]byte(text))
-	if c := loadCompiled(t, file, root); c.full == nil || c.Key() != want {
-		t.Errorf("miss: parsed %v, key %x", c.full != nil, c.Key())
+	if c := loadCached(t, file, root); c.rest != nil || c.Key() != want {
+		t.Errorf("miss: parsed %v, key %x", c.rest == nil, c.Key())
 	}
-	hit := loadCompiled(t, file, root)
-	if hit.full != nil || hit.Key() != want {
-		t.Errorf("hit: parsed %v, key %x", hit.full != nil, hit.Key())
+	hit := loadCached(t, file, root)
+	if hit.rest == nil || hit.Key() != want {
+		t.Errorf("hit: parsed %v, key %x", hit.rest == nil, hit.Key())
 	}
-	if _, err := hit.Config(); err != nil || hit.Key() != want {
+	if _, err := hit.Full(); err != nil || hit.Key() != want {
 		t.Errorf("after a parse: %v, key %x", err, hit.Key())
 	}
 }
 
 func TestCacheWriteIsBestEffort(t *testing.T) {
 	root := t.TempDir()
-	file := writeConfig(t, root, compiledConfigs["example"])
+	file := writeConfig(t, root, cachedConfigs["example"])
 	// The cache folder cannot be made: the load still answers.
 	state := filepath.Join(root, DefaultStateDir)
 	if err := os.MkdirAll(state, 0o755); err != nil {
@@ -443,7 +438,7 @@ func TestCacheWriteIsBestEffort(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, CacheDir), []byte("in the way"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := loadCompiled(t, file, root)
+	c := loadCached(t, file, root)
 	if ms, err := c.MatchCommand("joke"); err != nil || len(ms) != 1 {
 		t.Fatalf("MatchCommand(joke) = %v, %v", ms, err)
 	}
@@ -451,7 +446,7 @@ func TestCacheWriteIsBestEffort(t *testing.T) {
 
 func TestCacheSweepsStaleTemps(t *testing.T) {
 	root := t.TempDir()
-	file := writeConfig(t, root, compiledConfigs["example"])
+	file := writeConfig(t, root, cachedConfigs["example"])
 	dir := filepath.Join(root, DefaultStateDir, CacheDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -466,7 +461,7 @@ func TestCacheSweepsStaleTemps(t *testing.T) {
 	if err := os.Chtimes(stale, long, long); err != nil {
 		t.Fatal(err)
 	}
-	loadCompiled(t, file, root) // a miss: writes the cache
+	loadCached(t, file, root) // a miss: writes the cache
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Error("a temp file left by a killed writer was not swept")
 	}
