@@ -100,7 +100,7 @@ func BenchmarkLoad(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if c.rest == nil {
+				if c.cached == nil {
 					b.Fatal("parsed: the cache was not used")
 				}
 			}

@@ -225,7 +225,7 @@ func TestCacheAnswersAsParse(t *testing.T) {
 
 			// From the cache, without parsing.
 			hit := loadCached(t, file, root)
-			if hit.rest == nil {
+			if hit.cached == nil {
 				t.Fatal("second load did not come from the cache")
 			}
 			sameAnswers(t, hit, cfg)
@@ -388,7 +388,7 @@ func TestCacheCustomStateDir(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, DefaultStateDir)); err == nil {
 		t.Error("the default state dir was created for a config that moves it")
 	}
-	if c := loadCached(t, file, root); c.rest == nil {
+	if c := loadCached(t, file, root); c.cached == nil {
 		t.Error("the cache under a custom state dir was not used")
 	}
 }
@@ -402,7 +402,7 @@ func TestCacheCustomStateDirAnySpelling(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(root, ".dotted", CacheDir, "*.idx")); len(files) != 1 {
 		t.Fatalf("cache files: %v", files)
 	}
-	if c := loadCached(t, file, root); c.rest == nil {
+	if c := loadCached(t, file, root); c.cached == nil {
 		t.Error("the cache was not used")
 	}
 }
@@ -415,12 +415,12 @@ func TestCacheKey(t *testing.T) {
 	text := cachedConfigs["example"]
 	file := writeConfig(t, root, text)
 	want := sha256.Sum256([]byte(text))
-	if c := loadCached(t, file, root); c.rest != nil || c.Key() != want {
-		t.Errorf("miss: parsed %v, key %x", c.rest == nil, c.Key())
+	if c := loadCached(t, file, root); c.cached != nil || c.Key() != want {
+		t.Errorf("miss: parsed %v, key %x", c.cached == nil, c.Key())
 	}
 	hit := loadCached(t, file, root)
-	if hit.rest == nil || hit.Key() != want {
-		t.Errorf("hit: parsed %v, key %x", hit.rest == nil, hit.Key())
+	if hit.cached == nil || hit.Key() != want {
+		t.Errorf("hit: parsed %v, key %x", hit.cached == nil, hit.Key())
 	}
 	if _, err := hit.Full(); err != nil || hit.Key() != want {
 		t.Errorf("after a parse: %v, key %x", err, hit.Key())

@@ -57,10 +57,10 @@ type Config struct {
 
 	key   [sha256.Size]byte // SHA-256 of the text
 	index *Index
-	// rest is the cache's encoding of Mappings, Validators, Order and
-	// Telemetry, decoded on first need (see Full): most events need only
-	// the settings.
-	rest []byte
+	// cached, for a config from the cache, holds the records of Mappings,
+	// Validators, Order and Telemetry, each decoded when a question needs
+	// it (see Full): most events need only the settings.
+	cached *cached
 }
 
 // Settings is the [settings] table with defaults applied.

@@ -37,17 +37,12 @@ func commands(names []Name) []string {
 }
 
 // lookup returns the config's index, building it on first use.
-func (c *Config) lookup() (*Index, error) {
-	if c.index != nil {
-		return c.index, nil
+func (c *Config) lookup() *Index {
+	if c.index == nil {
+		c.index = &Index{}
+		c.index.byPath, c.index.byCommand = c.tables()
 	}
-	if _, err := c.Full(); err != nil {
-		return nil, err
-	}
-	ix := &Index{}
-	ix.byPath, ix.byCommand = c.tables()
-	c.index = ix
-	return ix, nil
+	return c.index
 }
 
 // MatchPath returns the mappings armed by a read of rel, a slash path
@@ -56,20 +51,18 @@ func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
 	if !mayName(c.Settings.PromptsDir, rel) {
 		return nil, nil // most reads: the mappings need not be read
 	}
-	ix, err := c.lookup()
-	if err != nil {
-		return nil, err
+	if ok, err := c.fromCache(); ok || err != nil {
+		return c.cachedMatch('p', rel, err)
 	}
-	return c.pick(ix.byPath[rel]), nil
+	return c.pick(c.lookup().byPath[rel]), nil
 }
 
 // MatchCommand returns the mappings armed by the slash command /name.
 func (c *Config) MatchCommand(name string) ([]*Mapping, error) {
-	ix, err := c.lookup()
-	if err != nil {
-		return nil, err
+	if ok, err := c.fromCache(); ok || err != nil {
+		return c.cachedMatch('c', name, err)
 	}
-	return c.pick(ix.byCommand[name]), nil
+	return c.pick(c.lookup().byCommand[name]), nil
 }
 
 // Mapping returns the mapping of prompt key, or nil.

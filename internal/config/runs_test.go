@@ -39,7 +39,7 @@ run = "make alpha"
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 1 && c.rest == nil {
+		if i == 1 && c.cached == nil {
 			t.Errorf("load %d: parsed the config; the cache should answer", i)
 		}
 		vs, err := c.Runs()
