@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,12 +12,13 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// The library parses the text into its tree of tables (toml.Decode into a
-// map), and decoder reads that tree into the raw shapes, checking each
-// value's TOML type itself. Decoding into the shapes, the library would say
-// a type mismatch only in a sentence, with no position of its own and, in
-// an array of tables, at the key's last occurrence; here each mismatch is
-// located at its own, indexed key, and said in TOML's words.
+// The library decodes the text into the raw shapes (load.go). When a value
+// has the wrong type, it says so in a sentence, with no position of its own
+// and, in an array of tables, at the key's last occurrence; the text is then
+// decoded into the library's tree, and typeCheck walks it beside the
+// shapes to find the first wrong value in the file, located at its own,
+// indexed key, and said in TOML's words. A field added to a shape is read
+// and checked with no more code.
 
 // node is a table of the tree and its key, named two ways.
 type node struct {
@@ -32,109 +35,124 @@ func (n node) child(name string) node {
 	return node{key: append(slices.Clip(n.key), name), path: path}
 }
 
-// decoder reads the tree into the raw shapes. The keys it does not read
-// are those unknownKeys reports.
-type decoder struct {
-	p *parser
-	// bad is the first mismatch in the file: a value of the wrong type is
-	// the one Problem reported, as it is when the library decodes.
-	bad *Problem
+// typeCheck returns the first value of the tree, in file order, whose
+// TOML type is not the one its shape's field takes, as a Problem; nil if
+// there is none.
+func (p *parser) typeCheck(text string) *Problem {
+	var tree map[string]any
+	if _, err := toml.Decode(text, &tree); err != nil {
+		return p.syntaxError(err)
+	}
+	c := typeChecker{p: p}
+	c.check(node{}, tree, reflect.TypeOf(rawFile{}))
+	return c.bad
 }
 
-func (d *decoder) file(tree map[string]any) rawFile {
-	top := node{m: tree}
-	var raw rawFile
-	if t, ok := d.table(top, "settings"); ok {
-		d.settings(t, &raw.Settings)
-	}
-	raw.Mapping = d.mappings(top)
-	raw.Validators = d.validators(top)
-	d.telemetry(top, &raw.Telemetry)
-	return raw
+type typeChecker struct {
+	p   *parser
+	bad *Problem // the first mismatch in the file
 }
 
-func (d *decoder) settings(t node, s *rawSettings) {
-	if v, ok := d.str(t, "prompts_dir"); ok {
-		s.PromptsDir = &v
+// check checks value v at n against the Go type t of its shape.
+func (c *typeChecker) check(n node, v any, t reflect.Type) {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	if v, ok := d.str(t, "state_dir"); ok {
-		s.StateDir = &v
-	}
-	if v, ok := d.str(t, "timeout"); ok {
-		s.Timeout = &v
-	}
-	if v, ok := d.integer(t, "max_blocks"); ok {
-		s.MaxBlocks = &v
-	}
-	if v, ok := d.integer(t, "output_lines"); ok {
-		s.OutputLines = &v
-	}
-	if v, ok := d.boolean(t, "announce"); ok {
-		s.Announce = &v
-	}
-	if v, ok := d.str(t, "on_failure"); ok {
-		s.OnFailure = &v
-	}
-	if v, ok := d.str(t, "mode"); ok {
-		s.Mode = &v
-	}
-	if v, ok := d.strs(t, "protect"); ok {
-		s.Protect = &v
-	}
-	if v, ok := d.boolean(t, "confine"); ok {
-		s.Confine = &v
-	}
-}
-
-func (d *decoder) mappings(top node) []rawMapping {
-	k, v, ok := field(top, "mapping")
-	if !ok {
-		return nil
-	}
-	n := top.child(k)
-	elems, ok := Array(v)
-	if !ok {
-		d.mismatch(n, v, "an array of tables")
-		return nil
-	}
-	out := make([]rawMapping, 0, len(elems))
-	for i, e := range elems {
-		t := node{key: n.key, path: mappingPath(i)}
-		if t.m, ok = e.(map[string]any); !ok {
-			d.mismatch(t, e, "a table")
-			continue
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			c.mismatch(n, v, "a table")
+			return
 		}
-		var rm rawMapping
-		rm.Prompt, _ = d.str(t, "prompt")
-		rm.Validators, _ = d.strs(t, "validators")
-		out = append(out, rm)
+		n.m = m
+		if t.Kind() == reflect.Map {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				c.check(n.child(k), m[k], t.Elem())
+			}
+			return
+		}
+		for i := range t.NumField() {
+			if k, fv, ok := field(n, tagName(t.Field(i))); ok {
+				c.check(n.child(k), fv, t.Field(i).Type)
+			}
+		}
+	case reflect.Slice:
+		elems, ok := Array(v)
+		tables := t.Elem().Kind() == reflect.Struct
+		switch {
+		case !ok && tables:
+			c.mismatch(n, v, "an array of tables")
+		case !ok:
+			c.mismatch(n, v, "an array")
+		case tables:
+			for i, e := range elems {
+				c.check(node{key: n.key, path: n.path + "[" + strconv.Itoa(i) + "]"}, e, t.Elem())
+			}
+		default:
+			for _, e := range elems {
+				if want := scalar(e, t.Elem()); want != "" {
+					c.mismatch(n, e, want) // at the array's key, as the library names it
+					return
+				}
+			}
+		}
+	default:
+		if want := scalar(v, t); want != "" {
+			c.mismatch(n, v, want)
+		}
+	}
+}
+
+// mapKeys are the keys whose shape is a map, which the library leaves
+// empty, and says nothing, when the value is not a table.
+var mapKeys = shapeMaps(reflect.TypeOf(rawFile{}), nil)
+
+func shapeMaps(t reflect.Type, key toml.Key) []toml.Key {
+	var out []toml.Key
+	for i := range t.NumField() {
+		k, ft := append(slices.Clip(key), tagName(t.Field(i))), t.Field(i).Type
+		switch ft.Kind() {
+		case reflect.Map:
+			out = append(out, k)
+		case reflect.Struct:
+			out = append(out, shapeMaps(ft, k)...)
+		}
 	}
 	return out
 }
 
-func (d *decoder) validators(top node) map[string]rawValidator {
-	vs, ok := d.table(top, "validators")
-	if !ok {
-		return nil
-	}
-	out := make(map[string]rawValidator, len(vs.m))
-	for name, v := range vs.m {
-		t := vs.child(name)
-		if t.m, ok = v.(map[string]any); !ok {
-			d.mismatch(t, v, "a table")
-			continue
+// mapsAreTables reports whether every key of mapKeys the text defines is
+// a table.
+func mapsAreTables(md toml.MetaData) bool {
+	for _, k := range mapKeys {
+		if t := md.Type(k...); t != "" && t != "Hash" {
+			return false
 		}
-		var rv rawValidator
-		rv.File, _ = d.str(t, "file")
-		rv.Run, _ = d.str(t, "run")
-		rv.Contains, _ = d.str(t, "contains")
-		rv.NotContains, _ = d.str(t, "not_contains")
-		rv.Regex, _ = d.str(t, "regex")
-		rv.Timeout, _ = d.str(t, "timeout")
-		rv.Fix, _ = d.str(t, "fix")
-		out[name] = rv
 	}
-	return out
+	return true
+}
+
+// scalar returns the TOML type a field of Go type t wants when v is not
+// of it, else "".
+func scalar(v any, t reflect.Type) string {
+	var ok bool
+	var want string
+	switch t.Kind() {
+	case reflect.String:
+		_, ok = v.(string)
+		want = "a string"
+	case reflect.Bool:
+		_, ok = v.(bool)
+		want = "a boolean"
+	default: // the shapes' other scalars are ints
+		_, ok = v.(int64)
+		want = "an integer"
+	}
+	if ok {
+		return ""
+	}
+	return want
 }
 
 // field returns the key of table t that the field name reads and its
@@ -161,67 +179,6 @@ func folded(m map[string]any, name string) (string, bool) {
 	return found, found != ""
 }
 
-func (d *decoder) table(t node, name string) (node, bool) {
-	k, v, ok := field(t, name)
-	if !ok {
-		return node{}, false
-	}
-	n := t.child(k)
-	if n.m, ok = v.(map[string]any); !ok {
-		d.mismatch(n, v, "a table")
-	}
-	return n, ok
-}
-
-func (d *decoder) str(t node, name string) (string, bool) {
-	return value[string](d, t, name, "a string")
-}
-
-func (d *decoder) boolean(t node, name string) (bool, bool) {
-	return value[bool](d, t, name, "a boolean")
-}
-
-func (d *decoder) integer(t node, name string) (int, bool) {
-	v, ok := value[int64](d, t, name, "an integer")
-	return int(v), ok
-}
-
-// value returns the value of the key name of t when it is there and a T,
-// the Go type the library gives the TOML type want.
-func value[T any](d *decoder, t node, name, want string) (T, bool) {
-	k, v, ok := field(t, name)
-	if !ok {
-		var zero T
-		return zero, false
-	}
-	x, ok := v.(T)
-	if !ok {
-		d.mismatch(t.child(k), v, want)
-	}
-	return x, ok
-}
-
-// strs returns an array of strings; an array, even empty, is never nil.
-func (d *decoder) strs(t node, name string) ([]string, bool) {
-	k, v, ok := field(t, name)
-	if !ok {
-		return nil, false
-	}
-	elems, ok := Array(v)
-	if !ok {
-		d.mismatch(t.child(k), v, "an array")
-		return nil, false
-	}
-	out := make([]string, len(elems))
-	for i, e := range elems {
-		if out[i], ok = e.(string); !ok {
-			d.mismatch(t.child(k), e, "a string")
-			return nil, false
-		}
-	}
-	return out, true
-}
-
 // Array returns the elements of a TOML array in a tree the library
 // decoded into maps: an array of values ([]any) or of tables
 // ([]map[string]any). The tests file of testhook is read the same way.
@@ -242,13 +199,13 @@ func Array(v any) ([]any, bool) {
 // mismatch records that key n holds v where it wants a value of another
 // type, if no mismatch was found earlier in the file. Located only now:
 // a config without one is never scanned for keys.
-func (d *decoder) mismatch(n node, v any, want string) {
-	line := d.p.pos.line(n.path)
-	if d.bad != nil && d.bad.Line <= line {
+func (c *typeChecker) mismatch(n node, v any, want string) {
+	line := c.p.pos.line(n.path)
+	if c.bad != nil && c.bad.Line <= line {
 		return
 	}
 	path := strings.Join(n.key, ".")
-	d.bad = &Problem{File: d.p.file, Line: line, Key: n.key.String(),
+	c.bad = &Problem{File: c.p.file, Line: line, Key: n.key.String(),
 		Msg: fmt.Sprintf("is %s, want %s", kind(v), want), Hint: typeHint(path)}
 }
 

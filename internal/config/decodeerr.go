@@ -10,9 +10,9 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// syntaxError turns the decoder's error into a Problem. Only TOML that
-// does not parse fails to decode (the tree is typed by decoder, not by the
-// library), and the library locates that in a ParseError: at the character
+// syntaxError turns the decoder's error into a Problem, for TOML that does
+// not parse (a value of the wrong type is typeCheck's). The library
+// locates that in a ParseError: at the character
 // after the mistake, which is the next line for a header left open, so the
 // line is taken from the offending character's offset.
 func (p *parser) syntaxError(err error) *Problem {
@@ -104,17 +104,19 @@ var fields = map[string][]string{
 func tags(t reflect.Type) []string {
 	var names []string
 	for i := range t.NumField() {
-		names = append(names, strings.Split(t.Field(i).Tag.Get("toml"), ",")[0])
+		names = append(names, tagName(t.Field(i)))
 	}
 	return names
 }
 
+// tagName is the TOML key a field of a shape decodes.
+func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("toml"), ",")[0] }
+
 // known reports whether each part of k is a key its table takes, or a
 // validator's name. For a key with no part in other letter case (see
-// miscased), these are the keys the decoder reads: it reads every field of
-// every table, and a key deeper than the shapes would sit under a value
-// that is not a table, a mismatch that stops the load before keys are
-// checked.
+// miscased), these are the keys the library decodes into the shapes, and
+// a key deeper than the shapes would sit under a value that is not a
+// table, a mismatch that stops the load before keys are checked.
 func known(k toml.Key) bool {
 	switch {
 	case !slices.Contains(fields[""], k[0]):

@@ -83,16 +83,15 @@ func Parse(data []byte, file, root string) (*Config, error) {
 func parse(data []byte, file, root string) (*Config, *parser) {
 	text := string(data)
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
-	var tree map[string]any
-	md, err := toml.Decode(text, &tree)
-	if err != nil {
-		p.problems = Problems{p.syntaxError(err)}
-		return nil, p
-	}
-	d := decoder{p: p}
-	raw := d.file(tree)
-	if d.bad != nil {
-		p.problems = Problems{d.bad}
+	var raw rawFile
+	md, err := toml.Decode(text, &raw)
+	if err != nil || !mapsAreTables(md) {
+		// The text does not parse, or a value has the wrong type.
+		if bad := p.typeCheck(text); bad != nil {
+			p.problems = Problems{bad}
+		} else {
+			p.problems = Problems{p.syntaxError(err)}
+		}
 		return nil, p
 	}
 	cfg := &Config{File: file, Root: root, Validators: make(map[string]*Validator, len(raw.Validators)), key: sha256.Sum256(data)}

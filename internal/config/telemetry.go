@@ -48,32 +48,6 @@ type rawTelemetry struct {
 
 const telemetryKeys = "enabled, endpoint, protocol, headers_env, timeout, repository, resource"
 
-func (d *decoder) telemetry(top node, raw *rawTelemetry) {
-	t, ok := d.table(top, "telemetry")
-	if !ok {
-		return
-	}
-	if v, ok := d.boolean(t, "enabled"); ok {
-		raw.Enabled = &v
-	}
-	for name, dst := range map[string]**string{"endpoint": &raw.Endpoint, "protocol": &raw.Protocol,
-		"headers_env": &raw.HeadersEnv, "timeout": &raw.Timeout, "repository": &raw.Repository} {
-		if v, ok := d.str(t, name); ok {
-			*dst = &v
-		}
-	}
-	res, ok := d.table(t, "resource")
-	if !ok {
-		return
-	}
-	raw.Resource = map[string]string{}
-	for _, k := range slices.Sorted(maps.Keys(res.m)) {
-		if v, ok := d.str(res, k); ok {
-			raw.Resource[k] = v
-		}
-	}
-}
-
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
