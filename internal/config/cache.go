@@ -3,6 +3,7 @@ package config
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -76,27 +77,32 @@ func Load(file, root string) (*Config, error) {
 
 // A cache file is the CRC-32 of its head line (four bytes, little-endian),
 // the head line, the config text, then one line per record, sorted: each a
-// kind letter, its key as a JSON string, a tab and its value as JSON. The
-// records are the mappings ("m", by index), the validators ("v", by name),
-// the mappings each path and command arms ("p", "c"), the run validators
-// ("r": the guard asks for them at every write it judges), the validators'
-// order ("o") and [telemetry] ("t"): a lookup finds its record by binary
-// search and decodes it alone. The head holds the records' CRC-32: the
-// checksums catch a torn or damaged file, the text a stale one.
+// kind letter, its key as a JSON string, a tab, its value as JSON, a tab
+// and the CRC-32 of what precedes it on the line, in hex. The records are
+// the mappings ("m", by index), the validators ("v", by name), the
+// mappings each path and command arms ("p", "c"), the run validators ("r":
+// the guard asks for them at every write it judges), the validators' order
+// ("o") and [telemetry] ("t"). A lookup finds its record by binary search
+// in the file and decodes it alone, so that an event reads a few lines
+// however large the config. The checksums catch a torn or damaged file,
+// the text a stale one.
 type cacheHead struct {
 	Context  string // see contextKey
 	Key      [sha256.Size]byte
-	Text     int64  // the text's length
-	Records  uint32 // the records' CRC-32
+	Text     int64 // the text's length
+	Records  int64 // the records' length: a torn file is short
 	Settings Settings
 }
 
-// cached is where a config from the cache finds its records.
+// cached is where a config from the cache finds its records: the file at
+// path, as long as its head is the one read at the load. The head holds
+// the text's SHA-256: a file rewritten since for the same text holds the
+// same records.
 type cached struct {
 	path string
+	head []byte // the CRC-32 and the head line
 	at   int64  // where the records start
-	sum  uint32 // their CRC-32
-	recs []byte // read on first need
+	end  int64  // where they end: the file's size
 }
 
 func encodeCache(cfg *Config, text []byte, ctx string) []byte {
@@ -105,7 +111,8 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 		k, err1 := json.Marshal(key)
 		b, err2 := json.Marshal(v)
 		if err1 == nil && err2 == nil {
-			lines = append(lines, string(kind)+string(k)+"\t"+string(b)+"\n")
+			line := string(kind) + string(k) + "\t" + string(b)
+			lines = append(lines, fmt.Sprintf("%s\t%08x\n", line, crc32.ChecksumIEEE([]byte(line))))
 		}
 	}
 	byPath, byCommand := cfg.tables()
@@ -131,8 +138,8 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	add('t', "", cfg.Telemetry)
 	sort.Strings(lines)
 
-	recs := []byte(strings.Join(lines, ""))
-	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: crc32.ChecksumIEEE(recs), Settings: cfg.Settings}
+	recs := strings.Join(lines, "")
+	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings}
 	head, err := json.Marshal(h)
 	if err != nil || len(lines) != len(byPath)+len(byCommand)+len(cfg.Mappings)+len(cfg.Order)+3 {
 		return nil
@@ -170,7 +177,8 @@ func readCache(path string, config io.Reader, ctx string) *Config {
 	if !sameText(config, io.NewSectionReader(f, at, h.Text), h.Text) {
 		return nil
 	}
-	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, at: at + h.Text, sum: h.Records}}
+	head := append(sum[:], line...)
+	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: head, at: at + h.Text, end: at + h.Text + h.Records}}
 }
 
 // textChunk is how much of each text sameText reads at a time: the texts
@@ -196,20 +204,19 @@ func sameText(a, b io.Reader, size int64) bool {
 	}
 }
 
-// fromCache reports whether c answers from the cache's records, reading
-// them on first need. Records that do not read back as the head says (the
-// cache rewritten since) cost a parse of the file, and c answers from
-// that.
-func (c *Config) fromCache() (bool, error) {
-	switch {
-	case c.cached == nil:
+// errCache is a cache file that is not what its head said: damaged, or
+// rewritten for another text since the load.
+var errCache = errors.New("config cache changed or damaged")
+
+// fromCache asks the cache's records, for a config from the cache, and
+// reports whether they answered. When they cannot (see errCache), the
+// file is parsed into c, and the caller answers from that.
+func (c *Config) fromCache(ask func(*records) error) (bool, error) {
+	if c.cached == nil {
 		return false, nil
-	case c.cached.recs != nil:
-		return true, nil
 	}
-	data, err := os.ReadFile(c.cached.path)
-	if err == nil && int64(len(data)) > c.cached.at && crc32.ChecksumIEEE(data[c.cached.at:]) == c.cached.sum {
-		c.cached.recs = data[c.cached.at:]
+	err := c.cached.ask(ask)
+	if err == nil {
 		return true, nil
 	}
 	text, err := os.ReadFile(c.File)
@@ -224,52 +231,112 @@ func (c *Config) fromCache() (bool, error) {
 	return false, nil
 }
 
-// record decodes into v the value of the record of kind and key, and
-// reports whether there is one that decodes.
-func (c *Config) record(kind byte, key string, v any) bool {
-	k, err := json.Marshal(key)
+// ask opens the cache file for ask, if it has the head read at the load.
+func (cc *cached) ask(ask func(*records) error) error {
+	f, err := os.Open(cc.path)
 	if err != nil {
-		return false
+		return err
 	}
-	prefix := append(append([]byte{kind}, k...), '\t')
-	recs := c.cached.recs
-	for len(recs) > 0 { // binary search on lines: cut at the line around the middle
-		mid := bytes.LastIndexByte(recs[:len(recs)/2], '\n') + 1
-		end := bytes.IndexByte(recs[mid:], '\n')
-		if end < 0 {
-			return false
-		}
-		line := recs[mid : mid+end]
-		switch cmp := bytes.Compare(line[:min(len(line), len(prefix))], prefix); {
-		case cmp == 0:
-			return json.Unmarshal(line[len(prefix):], v) == nil
-		case cmp < 0:
-			recs = recs[mid+end+1:]
-		default:
-			recs = recs[:mid]
-		}
+	defer f.Close()
+	st, err := f.Stat()
+	head := make([]byte, len(cc.head))
+	if err != nil || st.Size() != cc.end {
+		return errCache
 	}
-	return false
+	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, cc.head) {
+		return errCache
+	}
+	return ask(&records{f: f, lo: cc.at, hi: cc.end})
 }
 
-// errCache is a cache whose record does not decode: its checksum held, so
-// only a stopgate that wrote it wrong could make one.
-var errCache = errors.New("config cache: a record does not decode")
+// records are the sorted lines of a cache file between lo and hi.
+type records struct {
+	f      io.ReaderAt
+	lo, hi int64
+}
 
-// cachedMatch returns the mappings the record of kind and key arms.
-func (c *Config) cachedMatch(kind byte, key string, err error) ([]*Mapping, error) {
-	if err != nil {
-		return nil, err
+// line returns the line at off, without its newline.
+func (r *records) line(off int64) ([]byte, error) {
+	var line []byte
+	buf := make([]byte, 512)
+	for off < r.hi {
+		n, err := r.f.ReadAt(buf[:min(int64(len(buf)), r.hi-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return append(line, buf[:i]...), nil
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		line, off = append(line, buf[:n]...), off+int64(n)
 	}
+	return nil, errCache // no newline: torn
+}
+
+// value returns the value of a line whose checksum holds.
+func value(line []byte) ([]byte, error) {
+	i := bytes.LastIndexByte(line, '\t')
+	j := bytes.IndexByte(line, '\t')
+	if i <= j || fmt.Sprintf("%08x", crc32.ChecksumIEEE(line[:i])) != string(line[i+1:]) {
+		return nil, errCache
+	}
+	return line[j+1 : i], nil
+}
+
+// get decodes into v the value of the record of kind and key, and reports
+// whether there is one.
+func (r *records) get(kind byte, key string, v any) (bool, error) {
+	k, err := json.Marshal(key)
+	if err != nil {
+		return false, err
+	}
+	prefix := append(append([]byte{kind}, k...), '\t')
+	lo, hi := r.lo, r.hi // lo is always at the start of a line
+	for lo < hi {
+		s := lo + (hi-lo)/2 // the first line that starts at or after the middle
+		if s > lo {
+			before, err := r.line(s - 1)
+			if err != nil {
+				return false, err
+			}
+			s += int64(len(before))
+		}
+		if s >= hi {
+			s = lo
+		}
+		line, err := r.line(s)
+		if err != nil {
+			return false, err
+		}
+		val, err := value(line) // every line it passes: a damaged key would hide a record
+		if err != nil {
+			return false, err
+		}
+		switch cmp := bytes.Compare(line[:min(len(line), len(prefix))], prefix); {
+		case cmp == 0:
+			if json.Unmarshal(val, v) != nil {
+				return false, errCache
+			}
+			return true, nil
+		case cmp < 0:
+			lo = s + int64(len(line)) + 1
+		default:
+			hi = s
+		}
+	}
+	return false, nil
+}
+
+// match returns the mappings the record of kind and key arms.
+func (r *records) match(kind byte, key string) ([]*Mapping, error) {
 	var idx []int
-	if !c.record(kind, key, &idx) {
-		return nil, nil // no record: nothing mapped
+	if ok, err := r.get(kind, key, &idx); !ok {
+		return nil, err // no record: nothing mapped
 	}
 	maps := make([]*Mapping, len(idx))
 	for j, i := range idx {
 		maps[j] = new(Mapping)
-		if !c.record('m', mappingKey(i), maps[j]) {
-			return nil, errCache
+		if ok, err := r.get('m', mappingKey(i), maps[j]); !ok {
+			return nil, cmp.Or(err, errCache)
 		}
 	}
 	return maps, nil
@@ -278,32 +345,48 @@ func (c *Config) cachedMatch(kind byte, key string, err error) ([]*Mapping, erro
 // Full returns the config with every mapping and validator read: a config
 // from the cache decodes them all from its records.
 func (c *Config) Full() (*Config, error) {
-	if ok, err := c.fromCache(); !ok {
-		return c, err
-	}
-	full := &Config{File: c.File, Root: c.Root, Settings: c.Settings, key: c.key}
-	if !c.record('o', "", &full.Order) || !c.record('t', "", &full.Telemetry) {
-		return nil, errCache
-	}
-	full.Validators = make(map[string]*Validator, len(full.Order))
-	for _, name := range full.Order {
-		v := new(Validator)
-		if !c.record('v', name, v) {
-			return nil, errCache
+	full := &Config{File: c.File, Root: c.Root, Settings: c.Settings, key: c.key, Validators: map[string]*Validator{}}
+	ok, err := c.fromCache(func(r *records) error {
+		data := make([]byte, r.hi-r.lo)
+		if _, err := r.f.ReadAt(data, r.lo); err != nil {
+			return err
 		}
-		full.Validators[name] = v
-	}
-	for line := range bytes.Lines(c.cached.recs) {
-		if line[0] == 'm' {
-			var m Mapping
-			if _, v, ok := bytes.Cut(line, []byte("\t")); !ok || json.Unmarshal(v, &m) != nil {
-				return nil, errCache
+		var vs []*Validator
+		defer func() {
+			for _, v := range vs {
+				full.Validators[v.Name] = v
 			}
-			full.Mappings = append(full.Mappings, m)
+		}()
+		for line := range bytes.Lines(data) {
+			val, err := value(bytes.TrimSuffix(line, []byte("\n")))
+			if err != nil {
+				return err
+			}
+			var dst any
+			switch line[0] {
+			case 'm':
+				full.Mappings = append(full.Mappings, Mapping{})
+				dst = &full.Mappings[len(full.Mappings)-1]
+			case 'v':
+				vs = append(vs, new(Validator))
+				dst = vs[len(vs)-1]
+			case 'o':
+				dst = &full.Order
+			case 't':
+				dst = &full.Telemetry
+			default:
+				continue
+			}
+			if json.Unmarshal(val, dst) != nil {
+				return errCache
+			}
 		}
+		return nil
+	})
+	if ok {
+		*c = *full
 	}
-	*c = *full
-	return c, nil
+	return c, err
 }
 
 // contextKey says what besides the text decides a parse, so that a cache

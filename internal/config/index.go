@@ -51,16 +51,18 @@ func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
 	if !mayName(c.Settings.PromptsDir, rel) {
 		return nil, nil // most reads: the mappings need not be read
 	}
-	if ok, err := c.fromCache(); ok || err != nil {
-		return c.cachedMatch('p', rel, err)
+	var maps []*Mapping
+	if ok, err := c.fromCache(func(r *records) (err error) { maps, err = r.match('p', rel); return err }); ok || err != nil {
+		return maps, err
 	}
 	return c.pick(c.lookup().byPath[rel]), nil
 }
 
 // MatchCommand returns the mappings armed by the slash command /name.
 func (c *Config) MatchCommand(name string) ([]*Mapping, error) {
-	if ok, err := c.fromCache(); ok || err != nil {
-		return c.cachedMatch('c', name, err)
+	var maps []*Mapping
+	if ok, err := c.fromCache(func(r *records) (err error) { maps, err = r.match('c', name); return err }); ok || err != nil {
+		return maps, err
 	}
 	return c.pick(c.lookup().byCommand[name]), nil
 }
