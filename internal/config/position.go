@@ -44,6 +44,13 @@ func (ps *positions) table(path string) int {
 	return ps.tables.line(path)
 }
 
+// TableLines returns the line of each [[name]] header of a TOML text, in
+// order: testhook locates the tests of its file by them. Tables written
+// inline have no header, and no line.
+func TableLines(text, name string) []int {
+	return scanLines(text, func(string) bool { return false }).every[name]
+}
+
 // lines maps TOML key paths to the lines that define them.
 //
 // Paths are dotted with array tables indexed: "mapping[2].validators"; the
@@ -192,6 +199,15 @@ func assignment(line string) (key, rest string, ok bool) {
 	if c != '"' && c != '\'' && !isBare(rune(c)) {
 		return "", "", false
 	}
+	if i := unquoted(line, '='); i >= 0 {
+		return line[:i], line[i+1:], true
+	}
+	return "", "", false
+}
+
+// unquoted returns the index of the first c in line outside TOML's quoted
+// strings, or -1.
+func unquoted(line string, c byte) int {
 	inQuote := byte(0)
 	for i := 0; i < len(line); i++ {
 		switch ch := line[i]; {
@@ -203,11 +219,11 @@ func assignment(line string) (key, rest string, ok bool) {
 			}
 		case ch == '"' || ch == '\'':
 			inQuote = ch
-		case ch == '=':
-			return line[:i], line[i+1:], true
+		case ch == c:
+			return i
 		}
 	}
-	return "", "", false
+	return -1
 }
 
 // normKey writes a dotted TOML key as a path: its unquoted parts joined by
@@ -319,20 +335,8 @@ func unindex(path string) string {
 
 // cutComment removes a comment from a line, minding quoted "#".
 func cutComment(line string) string {
-	inQuote := byte(0)
-	for i := 0; i < len(line); i++ {
-		switch c := line[i]; {
-		case inQuote == '"' && c == '\\':
-			i++
-		case inQuote != 0:
-			if c == inQuote {
-				inQuote = 0
-			}
-		case c == '"' || c == '\'':
-			inQuote = c
-		case c == '#':
-			return strings.TrimSpace(line[:i])
-		}
+	if i := unquoted(line, '#'); i >= 0 {
+		return strings.TrimSpace(line[:i])
 	}
 	return line
 }
