@@ -7,7 +7,8 @@ import (
 )
 
 // Neither decoder reports where a value sits, so problems are located with
-// a light second look at the text: the line each test starts on.
+// a light second look at the text: the line each test starts on (a TOML
+// file's by config.TableLines, the scan that locates mappings.toml's keys).
 
 // lineAt returns the 1-based line of byte offset off in data.
 func lineAt(data []byte, off int) int {
@@ -51,31 +52,4 @@ func jsonTestLines(data []byte) []int {
 		return lines
 	}
 	return nil
-}
-
-// tomlTestLines returns the line of each [[test]] header, in order. Tests
-// written as an inline array have no header, and no line.
-func tomlTestLines(text string) []int {
-	var lines []int
-	multi := ""
-	for i, raw := range strings.Split(text, "\n") {
-		line := strings.TrimSpace(raw)
-		if multi != "" {
-			if strings.Count(line, multi)%2 == 1 {
-				multi = ""
-			}
-			continue
-		}
-		for _, q := range []string{`"""`, `'''`} {
-			if strings.Count(line, q)%2 == 1 {
-				multi = q
-			}
-		}
-		inner, isHeader := strings.CutPrefix(line, "[[")
-		name, _, closed := strings.Cut(inner, "]]")
-		if isHeader && closed && strings.TrimSpace(name) == "test" {
-			lines = append(lines, i+1)
-		}
-	}
-	return lines
 }

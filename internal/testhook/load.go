@@ -137,7 +137,7 @@ func (l *loader) decodeTOML(data []byte) map[string]any {
 		}
 		return nil
 	}
-	l.lines = tomlTestLines(string(data))
+	l.lines = config.TableLines(string(data), "test")
 	return top
 }
 
