@@ -229,6 +229,9 @@ func TestCacheAnswersAsParse(t *testing.T) {
 				t.Fatal("second load did not come from the cache")
 			}
 			sameAnswers(t, hit, cfg)
+			if hit.cached == nil {
+				t.Fatal("a lookup fell back to parsing a sound cache")
+			}
 			if got := hit.StateDir(); got != cfg.StateDir() {
 				t.Errorf("StateDir() = %s, want %s", got, cfg.StateDir())
 			}
