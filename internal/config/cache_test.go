@@ -481,3 +481,26 @@ func loadFile(file, root string) (*Config, error) {
 	}
 	return Parse(data, file, root)
 }
+
+// TestCacheRewrittenAfterLoad is a cache rewritten for another text
+// between a load and its lookups: the lookups parse the file rather than
+// read records that are not the loaded text's.
+func TestCacheRewrittenAfterLoad(t *testing.T) {
+	root := t.TempDir()
+	a := "[[mapping]]\nprompt = \"aaaa\"\nvalidators = [\"v\"]\n[validators.v]\nfile = \"x\"\n"
+	b := strings.Replace(a, "aaaa", "bbbb", 1)
+	file := writeConfig(t, root, a)
+	loadCached(t, file, root)
+	hit := loadCached(t, file, root)
+	if hit.cached == nil {
+		t.Fatal("second load did not come from the cache")
+	}
+	writeConfig(t, root, b)
+	loadCached(t, file, root) // a miss: the cache now holds b's records
+	if ms, err := hit.MatchCommand("bbbb"); err != nil || len(ms) != 1 || hit.cached != nil {
+		t.Fatalf("MatchCommand(bbbb) = %v, %v, parsed %v: want b's mapping, from a parse of the file", ms, err, hit.cached == nil)
+	}
+	if hit.Key() != sha256.Sum256([]byte(b)) {
+		t.Error("the key is not the parsed text's")
+	}
+}
