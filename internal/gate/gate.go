@@ -10,10 +10,15 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/stop"
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // Run is the gate command.
 func Run(env *cli.Env) error {
+	if len(env.Args) > 0 && env.Args[0] == validator.SandboxArg {
+		// The runner inside a stop's sandbox (package validator).
+		return validator.Serve(env.Stdin, env.Stdout)
+	}
 	if len(env.Args) > 0 {
 		if c := subcommand(env.Args[0]); c != nil {
 			return c.run(env, env.Args[1:])

@@ -11,10 +11,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Confinement runs each Run command inside bubblewrap with ReadOnly
+// Confinement runs the Run commands of a stop inside one bubblewrap with ReadOnly
 // mounted read-only: a validator that runs code the agent wrote (its
 // tests) cannot rewrite what decides the checks. Everything else is as
 // outside: the same file system, writable (HOME, /tmp, build caches), the
@@ -64,6 +65,7 @@ var bwrapBase = []string{
 
 var probe struct {
 	once sync.Once
+	made atomic.Bool // the probe ran in this process
 	path string
 	err  error
 }
@@ -71,16 +73,18 @@ var probe struct {
 // Bwrap returns the path of a bwrap that can confine a command here, or
 // why there is none: not installed, or unable to create a sandbox (no user
 // namespaces for an unprivileged user, a seccomp filter, macOS). It tries
-// once per process.
+// once per process. A stop does not ask it first, unless the process
+// already asked: the start of its sandbox is the probe (sandbox.go), and
+// only a sandbox that did not start asks it why.
 func Bwrap() (string, error) {
-	probe.once.Do(func() { probe.path, probe.err = findBwrap() })
+	probe.once.Do(func() { probe.path, probe.err = findBwrap(); probe.made.Store(true) })
 	return probe.path, probe.err
 }
 
 func findBwrap() (string, error) {
-	path, err := exec.LookPath("bwrap")
+	path, err := lookBwrap()
 	if err != nil {
-		return "", errors.New("bwrap is not installed (the Debian and Ubuntu package is bubblewrap)")
+		return "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -88,13 +92,28 @@ func findBwrap() (string, error) {
 	cmd := exec.CommandContext(ctx, path, append(slices.Clone(bwrapBase), "--", "true")...)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		why := strings.TrimSuffix(strings.TrimSpace(firstLine(stderr.String())), ".")
-		if why == "" {
-			why = err.Error()
-		}
-		return "", fmt.Errorf("%s cannot create a sandbox here: %s", path, why)
+		return "", cannotSandbox(path, stderr.String(), err)
 	}
 	return path, nil
+}
+
+// lookBwrap finds bwrap on PATH.
+func lookBwrap() (string, error) {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "", errors.New("bwrap is not installed (the Debian and Ubuntu package is bubblewrap)")
+	}
+	return path, nil
+}
+
+// cannotSandbox is why bwrap at path failed: the first line it printed, or
+// how it ended.
+func cannotSandbox(path, stderr string, err error) error {
+	why := strings.TrimSuffix(strings.TrimSpace(firstLine(stderr)), ".")
+	if why == "" {
+		why = err.Error()
+	}
+	return fmt.Errorf("%s cannot create a sandbox here: %s", path, why)
 }
 
 func firstLine(s string) string {
@@ -102,19 +121,13 @@ func firstLine(s string) string {
 	return line
 }
 
-// command returns the program and arguments that run `sh -c run` in dir
-// confined, or why it cannot be confined.
-func (c *Confinement) command(dir, run string) (string, []string, error) {
-	bwrap, err := Bwrap()
-	if err != nil {
-		return "", nil, err
-	}
+// args returns bwrap's arguments that run argv in dir confined.
+func (c *Confinement) args(dir string, argv ...string) []string {
 	args := slices.Clone(bwrapBase)
 	for _, m := range c.mounts() {
 		args = append(args, m.op, m.path, m.path)
 	}
-	args = append(args, "--chdir", dir, "--", "sh", "-c", run)
-	return bwrap, args, nil
+	return append(append(args, "--chdir", dir, "--"), argv...)
 }
 
 // mount is one bind of a path onto itself: "--ro-bind" for a protected

@@ -35,28 +35,50 @@ const (
 
 // Run runs every spec at once and returns their results in the order of
 // specs. A spec's timeout kills its whole process group. Run itself never
-// fails: a check that cannot start is a failing Result saying why.
+// fails: a check that cannot start is a failing Result saying why. With
+// env.Confine, the run specs all go into one sandbox (sandbox.go).
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
+	var boxed []int // the run specs that go into the stop's one sandbox
+	if env.Confine != nil {
+		for i, s := range specs {
+			if s.Run != "" {
+				boxed = append(boxed, i)
+			}
+		}
+	}
 	dog := &watchdog{}
 	defer dog.stop()
 	var wg sync.WaitGroup
-	for i, s := range specs {
+	if len(boxed) > 0 {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			if s.Run != "" {
-				results[i] = runCommand(ctx, env, s, dog)
-			} else {
-				results[i] = checkFile(env, s)
-			}
-			results[i].Name = s.Name
-			results[i].Duration = time.Since(start)
-		}()
+		go func() { defer wg.Done(); runConfined(ctx, env, specs, boxed, results, dog) }()
+	}
+	for i, s := range specs {
+		if len(boxed) > 0 && s.Run != "" {
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); results[i] = runOne(ctx, env, s, dog) }()
 	}
 	wg.Wait()
 	return results
+}
+
+// runOne runs one spec unconfined, named and timed: the one code path of a
+// command, in the gate and in the sandbox's runner alike. dog is nil in the
+// sandbox, whose pid namespace ends what a validator leaves.
+func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
+	start := time.Now()
+	var r Result
+	if s.Run != "" {
+		r = runCommand(ctx, env, s, dog)
+	} else {
+		r = checkFile(env, s)
+	}
+	r.Name = s.Name
+	r.Duration = time.Since(start)
+	return r
 }
 
 func checkFile(env Env, s Spec) Result {
@@ -95,8 +117,8 @@ var errTimedOut = errors.New("timed out")
 // adopt makes the process a subreaper once, before its first command.
 var adopt sync.Once
 
-// runCommand runs a run validator in its own process group, bounded by its
-// timeout, its output captured up to the limit.
+// runCommand runs a run validator with sh -c in its own process group,
+// bounded by its timeout, its output captured up to the limit.
 func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	timeout := s.Timeout
 	if timeout <= 0 {
@@ -108,16 +130,6 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	}
 	if why := unrunnable(env.Dir, s.Run); why != "" {
 		return Result{Problem: "cannot start: " + why, ExitCode: -1}
-	}
-	name, args := "sh", []string{"-c", s.Run}
-	if env.Confine != nil {
-		bwrap, wrapped, err := env.Confine.command(env.Dir, s.Run)
-		switch {
-		case err == nil:
-			name, args = bwrap, wrapped
-		case env.Confine.Required:
-			return unconfined(err)
-		}
 	}
 	// The timeout counts from the start of the command, not of this
 	// function: a gate slowed down before Start must not fail the check.
@@ -135,7 +147,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
 
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := exec.CommandContext(ctx, "sh", "-c", s.Run)
 	cmd.Dir = env.Dir
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
 	cmd.Stdin = nil
@@ -144,7 +156,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = time.Second
 	adopt.Do(adoptOrphans)
-	if name == "sh" {
+	if dog != nil {
 		dog.ready()
 	}
 	// The parent-death signal fires when the thread that started the
@@ -166,7 +178,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 		pr.Close()
 		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
 	}
-	if name == "sh" {
+	if dog != nil {
 		dog.watch(cmd.Process.Pid)
 	}
 	waitErr := cmd.Wait()
@@ -174,9 +186,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	// below does not make a finished check a timeout.
 	ctxErr := context.Cause(ctx)
 	endGroup(cmd, pr, drained)
-	r := resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
-	r.Confined = name != "sh"
-	return r
+	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
 }
 
 // endGroup ends what is left of a finished command: leftover children of

@@ -1,0 +1,313 @@
+package validator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// One sandbox per stop: bwrap starts once, and inside it the gate's own
+// binary, started with SandboxArg, is the runner (Serve): it reads the run
+// specs on stdin, runs them at once with the gate's own code (runOne),
+// each with its timeout, process group and captured output, and writes
+// each Result as a JSON line on stdout. A validator's output never touches
+// that stream: it goes to a pipe the runner reads, and travels inside a
+// line as a JSON string. The runner makes itself non-dumpable before any
+// validator starts, so a validator (same user, same pid namespace) cannot
+// open its stdout through /proc or trace it; and every line carries a
+// nonce that only the gate and the runner know, with lines parsed
+// strictly. The verdicts count only when the runner said hello, reported
+// each spec once and said it is done: a runner that dies, is killed, hangs
+// past the bound or writes anything else fails every confined validator of
+// the stop (fail closed).
+
+// SandboxArg is the argument that makes the gate the runner inside a
+// stop's sandbox (Serve). The sandbox starts the running program again
+// with it, so every binary that runs confined validators answers it: the
+// gate, and the test binaries of the packages that run them (TestMain).
+const SandboxArg = "__confined"
+
+// boxGrace is how long past the last timeout (or the deadline) the gate
+// waits for the runner's report before it kills the sandbox: the runner's
+// own cleanup of a killed validator (drainGrace, reapGrace) and a slow
+// start of bwrap on a loaded machine.
+const boxGrace = drainGrace + reapGrace + 2*time.Second
+
+// boxRequest is what the gate sends the runner.
+type boxRequest struct {
+	Nonce       string
+	Dir         string
+	Vars        []string
+	OutputLimit int
+	Deadline    time.Time
+	DeadlineWhy string
+	Specs       []boxSpec
+}
+
+type boxSpec struct {
+	Run     string
+	Env     []string
+	Timeout time.Duration
+}
+
+// boxLine is one line of the runner's report: Hello first, then one Result
+// per spec (I, its index; Output as bytes, kept exactly as captured), then
+// End.
+type boxLine struct {
+	Nonce  string
+	Hello  bool `json:",omitempty"`
+	End    bool `json:",omitempty"`
+	I      int
+	Output []byte
+	Result Result
+}
+
+// runConfined runs the specs at idx, all run specs, in one sandbox and
+// sets their results. A sandbox that cannot start because this machine has
+// none runs them as today without one: unconfined, or not at all when
+// confinement is required.
+func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog) {
+	boxed := make([]Spec, len(idx))
+	for j, i := range idx {
+		boxed[j] = specs[i]
+	}
+	got, err := confined(ctx, env, boxed)
+	if err == nil {
+		for j, i := range idx {
+			results[i] = got[j]
+			results[i].Name = specs[i].Name
+		}
+		return
+	}
+	done := make(chan struct{})
+	for _, i := range idx {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			if env.Confine.Required {
+				results[i] = unconfined(err)
+				results[i].Name = specs[i].Name
+				return
+			}
+			results[i] = runOne(ctx, env, specs[i], dog)
+		}()
+	}
+	for range idx {
+		<-done
+	}
+}
+
+// confined runs specs in one sandbox. Its error says that this machine
+// cannot make one (bwrap missing or unable to sandbox anything); a sandbox
+// that did not start where bwrap works fails every spec instead.
+func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
+	bwrap, err := lookBwrap()
+	if err != nil || probe.made.Load() {
+		bwrap, err = Bwrap()
+	}
+	if err != nil {
+		return nil, err
+	}
+	results, err := sandbox(ctx, env, bwrap, specs)
+	if err == nil {
+		return results, nil
+	}
+	if _, perr := Bwrap(); perr != nil {
+		return nil, perr
+	}
+	// bwrap works here, this sandbox did not: its mounts, or the runner.
+	results = make([]Result, len(specs))
+	for i := range results {
+		results[i] = Result{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}
+	}
+	return results, nil
+}
+
+// sandbox starts bwrap with the runner in it and returns the specs'
+// results, or an error when the runner never said hello: nothing ran.
+func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result, error) {
+	self, err := runner()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the program to run in it: %w", err)
+	}
+	nonce, req, err := request(env, specs)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer pr.Close()
+	stderr := &capped{limit: 4 << 10}
+	cmd := exec.Command(bwrap, env.Confine.args(env.Dir, self, SandboxArg)...)
+	cmd.Dir = env.Dir
+	cmd.Stdin = bytes.NewReader(req)
+	cmd.Stdout, cmd.Stderr = pw, stderr
+	cmd.SysProcAttr = procAttr()
+	cmd.WaitDelay = time.Second
+	// The parent-death signal is the starting thread's (runCommand).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return nil, err
+	}
+	bound := boxBound(env, specs)
+	var overdue atomic.Bool
+	timer := time.AfterFunc(bound, func() { overdue.Store(true); killGroup(cmd) })
+	defer timer.Stop()
+	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
+	defer stop()
+
+	rep := readReport(pr, nonce, len(specs), lineLimit(env))
+	// The runner is done or broken: end the sandbox and all in it.
+	killGroup(cmd)
+	waitErr := cmd.Wait()
+	if !rep.hello {
+		return nil, cannotSandbox(bwrap, stderr.String(), orEOF(waitErr))
+	}
+	if rep.err == nil {
+		return rep.results, nil
+	}
+	why := rep.err.Error()
+	switch {
+	case overdue.Load():
+		why = fmt.Sprintf("it did not report within %s and was killed", bound.Round(time.Millisecond))
+	case ctx.Err() != nil:
+		why = "canceled"
+	case errors.Is(rep.err, io.ErrUnexpectedEOF) && firstLine(stderr.String()) != "":
+		why += ": " + firstLine(stderr.String())
+	}
+	results := make([]Result, len(specs))
+	for i := range results {
+		results[i] = Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue.Load()}
+	}
+	return results, nil
+}
+
+func orEOF(err error) error {
+	if err == nil {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// request is the runner's input, with a fresh nonce.
+func request(env Env, specs []Spec) (string, []byte, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", nil, err
+	}
+	req := boxRequest{Nonce: hex.EncodeToString(b), Dir: env.Dir, Vars: env.Vars, OutputLimit: env.OutputLimit,
+		Deadline: env.Deadline, DeadlineWhy: env.DeadlineWhy}
+	for _, s := range specs {
+		req.Specs = append(req.Specs, boxSpec{Run: s.Run, Env: s.Env, Timeout: s.Timeout})
+	}
+	data, err := json.Marshal(req)
+	return req.Nonce, data, err
+}
+
+// boxBound is how long the gate waits for the runner: the longest timeout
+// of specs, or less up to the deadline, and boxGrace.
+func boxBound(env Env, specs []Spec) time.Duration {
+	var longest time.Duration
+	for _, s := range specs {
+		t := s.Timeout
+		if t <= 0 {
+			t = DefaultTimeout
+		}
+		longest = max(longest, t)
+	}
+	if !env.Deadline.IsZero() {
+		longest = min(longest, max(time.Until(env.Deadline), 0))
+	}
+	return longest + boxGrace
+}
+
+// lineLimit bounds a report line: a Result with its output, base64.
+func lineLimit(env Env) int {
+	limit := env.OutputLimit
+	if limit <= 0 {
+		limit = defaultOutputLimit
+	}
+	return limit/3*4 + 64<<10
+}
+
+// report is what the gate read from the runner.
+type report struct {
+	hello   bool
+	results []Result
+	err     error // why the results do not count; nil when they all came
+}
+
+// readReport reads the runner's lines until End, EOF or the first line
+// that is not what the runner writes.
+func readReport(r io.Reader, nonce string, n, limit int) report {
+	var rep report
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), limit)
+	seen := make([]bool, n)
+	left := n
+	rep.results = make([]Result, n)
+	for sc.Scan() {
+		var l boxLine
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		switch err := dec.Decode(&l); {
+		case err != nil || dec.More() || l.Nonce != nonce:
+			rep.err = errors.New("a line that is not its report")
+		case !rep.hello:
+			if !l.Hello {
+				rep.err = errors.New("no hello")
+			}
+			rep.hello = l.Hello
+		case l.End && left == 0:
+			return rep
+		case l.Hello || l.End || l.I < 0 || l.I >= n || seen[l.I]:
+			rep.err = errors.New("a line out of order")
+		default:
+			seen[l.I] = true
+			left--
+			l.Result.Output = string(l.Output)
+			l.Result.Confined = true
+			rep.results[l.I] = l.Result
+			continue
+		}
+		if rep.err != nil {
+			return rep
+		}
+	}
+	if rep.err = sc.Err(); rep.err == nil {
+		rep.err = fmt.Errorf("it ended with %d of %d reported: %w", n-left, n, io.ErrUnexpectedEOF)
+	}
+	return rep
+}
+
+// runner is the program the sandbox runs: this one, under the name it was
+// started by when that is another (a link it dispatches on, as testscript
+// makes them).
+func runner() (string, error) {
+	exe, err := os.Executable()
+	arg0 := os.Args[0]
+	switch {
+	case err == nil && filepath.Base(exe) == filepath.Base(arg0):
+		return exe, nil
+	case strings.Contains(arg0, string(filepath.Separator)):
+		return filepath.Abs(arg0)
+	}
+	return exec.LookPath(arg0)
+}

@@ -1,0 +1,77 @@
+package validator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// maxRequest bounds the runner's input: specs, not data.
+const maxRequest = 64 << 20
+
+// Serve is the runner inside a stop's sandbox (sandbox.go): it reads the
+// request on stdin, runs its specs at once and reports each on stdout as
+// it ends. Started by anything but the gate, it is a program that runs
+// the commands it is given, which the caller could run itself.
+func Serve(stdin io.Reader, stdout io.Writer) error {
+	// Before any validator starts: none may open our stdout through
+	// /proc/PID/fd or trace us.
+	hideSelf()
+	var req boxRequest
+	if err := json.NewDecoder(io.LimitReader(stdin, maxRequest)).Decode(&req); err != nil {
+		return fmt.Errorf("reading the sandbox's request: %w", err)
+	}
+	out := &reporter{enc: json.NewEncoder(stdout), nonce: req.Nonce}
+	if err := out.send(boxLine{Hello: true}); err != nil {
+		return err
+	}
+	env := Env{Dir: req.Dir, Vars: req.Vars, OutputLimit: req.OutputLimit, Deadline: req.Deadline, DeadlineWhy: req.DeadlineWhy}
+	var wg sync.WaitGroup
+	for i, s := range req.Specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := runOne(context.Background(), env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil)
+			line := boxLine{I: i, Output: []byte(r.Output), Result: r}
+			line.Result.Output = ""
+			out.send(line)
+		}()
+	}
+	wg.Wait()
+	return out.send(boxLine{End: true})
+}
+
+// reporter writes the runner's lines, one whole line at a time.
+type reporter struct {
+	mu    sync.Mutex
+	enc   *json.Encoder
+	nonce string
+	err   error
+}
+
+func (r *reporter) send(l boxLine) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		l.Nonce = r.nonce
+		r.err = r.enc.Encode(l)
+	}
+	return r.err
+}
+
+// ServeOr is the main of a test binary whose tests run confined
+// validators: the sandbox's runner when started with SandboxArg, as the
+// gate is, else run.
+func ServeOr(run func() int) int {
+	if len(os.Args) > 1 && os.Args[1] == SandboxArg {
+		if err := Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
+	return run()
+}
