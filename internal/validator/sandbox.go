@@ -259,7 +259,7 @@ type report struct {
 func readReport(r io.Reader, nonce string, n, limit int) report {
 	var rep report
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), limit)
+	sc.Buffer(make([]byte, 0, min(64<<10, limit)), limit)
 	seen := make([]bool, n)
 	left := n
 	rep.results = make([]Result, n)

@@ -24,6 +24,9 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 	if err := json.NewDecoder(io.LimitReader(stdin, maxRequest)).Decode(&req); err != nil {
 		return fmt.Errorf("reading the sandbox's request: %w", err)
 	}
+	// To its end: nothing of it is left in the pipe, which bwrap holds
+	// too, when the validators start.
+	io.Copy(io.Discard, stdin)
 	out := &reporter{enc: json.NewEncoder(stdout), nonce: req.Nonce}
 	if err := out.send(boxLine{Hello: true}); err != nil {
 		return err
