@@ -15,9 +15,9 @@ import (
 	"time"
 )
 
-// Confinement runs the Run commands of a stop inside one bubblewrap with ReadOnly
-// mounted read-only: a validator that runs code the agent wrote (its
-// tests) cannot rewrite what decides the checks. Everything else is as
+// Confinement runs the Run commands of a stop inside one bubblewrap
+// (sandbox.go) with ReadOnly mounted read-only: a validator that runs code
+// the agent wrote (its tests) cannot rewrite what decides the checks. Everything else is as
 // outside: the same file system, writable (HOME, /tmp, build caches), the
 // same environment, network and working directory. Inside, the command
 // has no capabilities, so it cannot unmount or remount the read-only
