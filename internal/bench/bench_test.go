@@ -96,7 +96,7 @@ func TestGeneratedProject(t *testing.T) {
 
 func TestSleepProject(t *testing.T) {
 	dir := t.TempDir()
-	p, err := bench.WriteSleepProject(dir, 16, "0.2")
+	p, err := bench.WriteSleepProject(dir, 16, "0.2", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSleepProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	maps, _ := cfg.MatchPath("src/prompts/work.md")
-	if len(maps) != 1 || len(maps[0].Validators) != 16 || cfg.Validators["sleep15"].Run != "sleep 0.2" {
+	if len(maps) != 1 || len(maps[0].Validators) != 16 || cfg.Validators["sleep15"].Run != "sleep 0.2" || cfg.Settings.Confine != config.ConfineOn {
 		t.Errorf("sleep project: %+v", maps)
 	}
 	var ev map[string]any

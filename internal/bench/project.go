@@ -141,10 +141,12 @@ func event(v map[string]any) []byte {
 }
 
 // WriteSleepProject writes a project whose one mapping, "work", has n run
-// validators that each sleep for sleep (a sleep(1) duration such as "0.2"):
-// the gate's parallelism is its wall time beside one such validator's.
-func WriteSleepProject(dir string, n int, sleep string) (*Project, error) {
+// validators that each sleep for sleep (a sleep(1) duration such as "0.2"),
+// confined or not: the gate's parallelism is its wall time beside one such
+// validator's.
+func WriteSleepProject(dir string, n int, sleep string, confine bool) (*Project, error) {
 	var b strings.Builder
+	fmt.Fprintf(&b, "[settings]\nconfine = %v\n\n", confine)
 	b.WriteString("[[mapping]]\nprompt = \"work\"\nvalidators = [")
 	for i := range n {
 		if i > 0 {

@@ -35,6 +35,7 @@ func main() {
 
 type options struct {
 	bin, repo, dir, gocmd   string
+	before                  string         // the gate of the build to compare with, or ""
 	only                    *regexp.Regexp // nil: every row
 	runs, warmup, gateRuns  int
 	coldRuns, jobs          int
@@ -58,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fl.IntVar(&o.gateRuns, "gate-runs", 10, "measured runs per gate parallelism case")
 	fl.IntVar(&o.coldRuns, "cold-runs", 5, "measured runs per cold-cache case")
 	fl.IntVar(&o.jobs, "jobs", 256, "enqueues per throughput case")
+	before := fl.String("before", "", "directory of another build's commands: its gate's parallelism rows are measured in the same rounds")
 	only := fl.String("only", "", "measure only the rows whose name matches this `regexp`, beside their baselines")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -68,6 +70,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-only: %w", err)
 		}
 		o.only = re
+	}
+	if *before != "" {
+		p, err := filepath.Abs(filepath.Join(*before, "gate"))
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("-before: %w", err)
+		}
+		o.before = p
 	}
 	if o.runs < 30 {
 		return fmt.Errorf("-runs %d: a median needs at least 30 runs", o.runs)
@@ -396,10 +408,13 @@ func missing(why string) *bench.Cmd {
 	return &bench.Cmd{Before: func(int) error { return errors.New(why) }}
 }
 
-// parallelism times the gate on validators that each sleep 0.2 s, beside
-// one such validator run alone (the issue's baseline), and beside a bare Go
-// program starting as many at once (the spawn floor): the difference from
-// the floor is what the gate itself adds.
+// parallelism times the gate on validators that each sleep 0.2 s, confined
+// (one sandbox per stop) and not, beside one such validator run alone (the
+// issue's baseline), and beside a bare Go program starting as many at once
+// (the spawn floor): the difference from the floor is what the gate itself
+// adds, and a confined row's difference from its unconfined twin is what
+// the sandbox costs. With -before, the gate of that build is measured in
+// the same rounds, in rows of its own.
 func (o *options) parallelism(t *bench.Table) error {
 	spawn, err := buildFloor(o.gocmd, o.tmp, "spawnfloor", spawnSource)
 	if err != nil {
@@ -408,29 +423,41 @@ func (o *options) parallelism(t *bench.Table) error {
 	alone := bench.Case{Name: "one validator alone: sh -c 'sleep 0.2'", Cmd: &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2"}, Env: o.env("")}}
 	cases := []bench.Case{alone}
 	floors := map[string]string{} // gate case → its spawn floor case
+	twins := map[string]string{}  // confined gate case → its unconfined twin
+	gates := []struct{ label, path string }{{"gate", o.gate}}
+	if o.before != "" {
+		gates = append(gates, struct{ label, path string }{"gate before", o.before})
+	}
 	for _, n := range []int{1, 4, 16, 64} {
-		if !o.wants(fmt.Sprintf("gate, %d validator(s) × sleep 0.2", n)) {
-			continue
+		name := func(label string, confine bool) string {
+			how := "unconfined"
+			if confine {
+				how = "confined"
+			}
+			return fmt.Sprintf("%s, %d validator(s) × sleep 0.2, %s", label, n, how)
 		}
 		floor := bench.Case{Name: fmt.Sprintf("spawn floor, %d × sleep 0.2 from a bare Go program", n),
 			Cmd: &bench.Cmd{Path: spawn, Args: []string{fmt.Sprint(n)}, Env: o.env("")}}
-		cases = append(cases, floor)
-		floors[fmt.Sprintf("gate, %d validator(s) × sleep 0.2", n)] = floor.Name
-		p, err := bench.WriteSleepProject(filepath.Join(o.tmp, fmt.Sprintf("sleep-%d", n)), n, "0.2")
-		if err != nil {
-			return err
+		floorAdded := false
+		for _, g := range gates {
+			for _, confine := range []bool{false, true} {
+				if !o.wants(name(g.label, confine)) {
+					continue
+				}
+				if !floorAdded {
+					cases, floorAdded = append(cases, floor), true
+				}
+				floors[name(g.label, confine)] = floor.Name
+				if confine {
+					twins[name(g.label, confine)] = name(g.label, false)
+				}
+				c, err := o.sleepStop(name(g.label, confine), g.path, filepath.Join(o.tmp, fmt.Sprintf("sleep-%d-%s-%v", n, strings.ReplaceAll(g.label, " ", "-"), confine)), n, confine)
+				if err != nil {
+					return err
+				}
+				cases = append(cases, c)
+			}
 		}
-		session := "bench-sleep"
-		arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-			Stdin: func(int) []byte { return bench.ReadEvent(p.Dir, session, p.WorkPrompt()) },
-			Check: contains("additionalContext")}
-		cases = append(cases, bench.Case{
-			Name: fmt.Sprintf("gate, %d validator(s) × sleep 0.2", n),
-			Cmd: &bench.Cmd{Path: o.gate, Dir: p.Dir, Env: o.env(p.Dir),
-				Before: func(i int) error { _, err := arm.Run(i); return err },
-				Stdin:  func(int) []byte { return bench.StopEvent(p.Dir, session) },
-				Check:  silent},
-		})
 	}
 	if len(cases) == 1 {
 		return nil
@@ -449,15 +476,43 @@ func (o *options) parallelism(t *bench.Table) error {
 			o.row(t, s, "–", func() string { return "–" })
 			continue
 		}
-		o.row(t, s, "one alone / spawn floor", func() string {
+		twin, ok := byName[twins[s.Name]]
+		baseline := "one alone / spawn floor"
+		if ok {
+			baseline += " / unconfined"
+		}
+		o.row(t, s, baseline, func() string {
 			floor := byName[floorName]
 			if base.Err != nil || floor.Err != nil {
 				return "–"
 			}
-			return fmt.Sprintf("%+.1f ms / %+.1f ms", ms(s.Median()-base.Median()), ms(s.Median()-floor.Median()))
+			out := fmt.Sprintf("%+.1f ms / %+.1f ms", ms(s.Median()-base.Median()), ms(s.Median()-floor.Median()))
+			if ok && twin.Err == nil {
+				out += fmt.Sprintf(" / %+.1f ms", ms(s.Median()-twin.Median()))
+			}
+			return out
 		})
 	}
 	return nil
+}
+
+// sleepStop is the case of gate stopping in a sleep project of n
+// validators at dir, confined or not, armed by detect before each run.
+func (o *options) sleepStop(name, gate, dir string, n int, confine bool) (bench.Case, error) {
+	p, err := bench.WriteSleepProject(dir, n, "0.2", confine)
+	if err != nil {
+		return bench.Case{}, err
+	}
+	session := "bench-sleep"
+	arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+		Stdin: func(int) []byte { return bench.ReadEvent(p.Dir, session, p.WorkPrompt()) },
+		Check: contains("additionalContext")}
+	return bench.Case{Name: name,
+		Cmd: &bench.Cmd{Path: gate, Dir: p.Dir, Env: o.env(p.Dir),
+			Before: func(i int) error { _, err := arm.Run(i); return err },
+			Stdin:  func(int) []byte { return bench.StopEvent(p.Dir, session) },
+			Check:  silent},
+	}, nil
 }
 
 // throughput arms jobs entries, each by its own detect process, k at a
