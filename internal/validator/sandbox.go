@@ -169,12 +169,12 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	bound := boxBound(env, specs)
 	var overdue atomic.Bool
 	timer := time.AfterFunc(bound, func() { overdue.Store(true); killGroup(cmd) })
-	defer timer.Stop()
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
-	defer stop()
-
 	rep := readReport(pr, nonce, len(specs), lineLimit(env))
-	// The runner is done or broken: end the sandbox and all in it.
+	timer.Stop()
+	stop()
+	// The runner is done or broken: end the sandbox and all in it, before
+	// bwrap is reaped and its pid, the group's, can be another's.
 	killGroup(cmd)
 	waitErr := cmd.Wait()
 	if !rep.hello {
