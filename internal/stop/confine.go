@@ -10,7 +10,7 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// confinement is how a stop's run validators execute: inside bubblewrap
+// confinement is how a stop's run validators execute: inside one bubblewrap
 // with the protected set read-only (the same set the guard and the
 // sandbox's deny rules use), so that code they run, often the agent's own
 // tests, cannot rewrite mappings.toml, the state dir or the validators.
