@@ -252,3 +252,31 @@ func TestSandboxThatDoesNotStart(t *testing.T) {
 		t.Errorf("required, no sandbox: %+v", r)
 	}
 }
+
+// The stop's deadline kills every validator still running in the sandbox,
+// each reported timed out with the reason, whatever its own timeout.
+func TestSandboxDeadline(t *testing.T) {
+	needBwrap(t)
+	env, _ := confinedProject(t)
+	env.Deadline, env.DeadlineWhy = time.Now().Add(1500*time.Millisecond), "the hook's deadline"
+	start := time.Now()
+	results := Run(context.Background(), env, []Spec{
+		{Name: "quick", Run: "exit 0"},
+		{Name: "hang1", Run: "sleep 3171", Timeout: time.Minute},
+		{Name: "hang2", Run: "sleep 3171 & sleep 3171", Timeout: time.Hour},
+	})
+	if time.Since(start) > 30*time.Second {
+		t.Fatalf("took %s", time.Since(start))
+	}
+	if !results[0].Passed || !results[0].Confined {
+		t.Errorf("quick: %+v", results[0])
+	}
+	for _, r := range results[1:] {
+		if r.Passed || !r.TimedOut || !r.Confined || !strings.HasSuffix(r.Problem, ": the hook's deadline") {
+			t.Errorf("%s: %+v", r.Name, r)
+		}
+	}
+	if left := sleepers(t); left != "" {
+		t.Errorf("processes left: %s", left)
+	}
+}
