@@ -1,0 +1,218 @@
+package baseline
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Check is a validator's diff checks, compiled.
+type Check struct {
+	Changed []string // paths that must differ from the record
+	In      []Glob   // the files added_lacks and added_matches look at
+	Lacks   *regexp.Regexp
+	Matches *regexp.Regexp
+	// Err is why the check could not be compiled; it judges nothing then.
+	Err error
+}
+
+// Want returns what the record must hold for c.
+func (c *Check) Want() Want {
+	w := Want{Changed: c.Changed}
+	for _, g := range c.In {
+		w.In = append(w.In, g.Pattern)
+	}
+	return w
+}
+
+// Verdict is a judged check: Fails are what the agent must fix, one line
+// each; Problem, when set, says why the check could not judge.
+type Verdict struct {
+	Fails   []string
+	Problem string
+}
+
+// Judge compares the files under root now with each record (one per
+// armed prompt that uses the check): the check passes only if it passes
+// against every one.
+func (c *Check) Judge(root string, records []string, skip []string) Verdict {
+	var v Verdict
+	if c.Err != nil {
+		return Verdict{Problem: "could not judge: " + c.Err.Error()}
+	}
+	var problems []string
+	seen := map[string]bool{}
+	now := c.current(root, skip)
+	for _, rec := range records {
+		fails, probs := c.against(rec, now)
+		for _, f := range fails {
+			if !seen[f] {
+				seen[f] = true
+				v.Fails = append(v.Fails, f)
+			}
+		}
+		for _, p := range probs {
+			if !slices.Contains(problems, p) {
+				problems = append(problems, p)
+			}
+		}
+	}
+	if len(records) == 0 {
+		problems = append(problems, noRecord)
+	}
+	if len(problems) > 0 {
+		v.Problem = "could not judge: " + strings.Join(problems, "; ")
+	}
+	return v
+}
+
+const noRecord = "nothing was recorded when the prompt was armed (armed by an older stopgate, rebuilt from the transcript, run by gate run, or the record is gone)"
+
+// now is the state of the files the check names, as they are at the stop.
+type now struct {
+	changed map[string]State
+	files   map[string]State
+	paths   []string
+	walkErr error
+}
+
+func (c *Check) current(root string, skip []string) now {
+	n := now{changed: map[string]State{}}
+	for _, p := range c.Changed {
+		n.changed[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), nil)
+	}
+	if len(c.In) == 0 {
+		return n
+	}
+	n.paths, n.walkErr = walk(root, c.In, skip)
+	n.files = make(map[string]State, len(n.paths))
+	budget := int64(1) << 62
+	for _, p := range n.paths {
+		n.files[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), &budget)
+	}
+	return n
+}
+
+func (c *Check) against(record string, n now) (fails, problems []string) {
+	s, err := Load(record)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, []string{noRecord}
+	case err != nil:
+		return nil, []string{"the record taken when the prompt was armed is unreadable (" + err.Error() + ")"}
+	}
+	for _, p := range c.Changed {
+		f, prob := changed(p, s, n.changed[p])
+		if f != "" {
+			fails = append(fails, f)
+		}
+		if prob != "" {
+			problems = append(problems, prob)
+		}
+	}
+	if len(c.In) > 0 {
+		f, probs := c.added(s, n)
+		fails, problems = append(fails, f...), append(problems, probs...)
+	}
+	return fails, problems
+}
+
+// changed judges one changed path. A file deleted since the record fails:
+// changed asks for an edit (an entry added to a changelog), and removing
+// the file is not one.
+func changed(p string, s *Snapshot, now State) (fail, problem string) {
+	was, ok := s.Changed[p]
+	switch {
+	case !ok:
+		return "", p + " was not recorded when the prompt was armed (mappings.toml changed since)"
+	case was.Err != "":
+		return "", fmt.Sprintf("%s: %s when the prompt was armed", p, was.Err)
+	case now.Err != "":
+		return "", fmt.Sprintf("%s: %s", p, now.Err)
+	case !was.Exists && !now.Exists:
+		return p + ": no such file (nor was there when the prompt was armed)", ""
+	case !now.Exists:
+		return p + ": deleted since the prompt was armed; changed wants it edited", ""
+	case was.Exists && was.Sum == now.Sum:
+		return p + ": unchanged since the prompt was armed", ""
+	}
+	return "", ""
+}
+
+// added judges the lines added since the record in the files of c.In.
+func (c *Check) added(s *Snapshot, n now) (fails, problems []string) {
+	for _, g := range c.In {
+		if !slices.Contains(s.In, g.Pattern) {
+			problems = append(problems, fmt.Sprintf("files matching %s were not recorded when the prompt was armed (mappings.toml changed since)", g.Pattern))
+		}
+	}
+	if s.WalkErr != "" {
+		problems = append(problems, "listing the files when the prompt was armed: "+s.WalkErr)
+	}
+	if n.walkErr != nil {
+		problems = append(problems, "listing the files: "+n.walkErr.Error())
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	found := false
+	for _, p := range n.paths {
+		cur := n.files[p]
+		was, existed := s.Files[p]
+		switch {
+		case cur.Err != "":
+			problems = append(problems, fmt.Sprintf("%s: %s", p, cur.Err))
+			continue
+		case existed && was.Err != "":
+			problems = append(problems, fmt.Sprintf("%s: %s when the prompt was armed", p, was.Err))
+			continue
+		case existed && was.Sum == cur.Sum:
+			continue
+		case existed && !was.Kept:
+			problems = append(problems, fmt.Sprintf("%s changed and was too large to record when the prompt was armed (over %d MiB, or past the record's %d MiB)", p, maxText>>20, maxTotal>>20))
+			continue
+		case !cur.Kept:
+			problems = append(problems, fmt.Sprintf("%s is over %d MiB", p, maxText>>20))
+			continue
+		}
+		lines := splitLines(cur.Text)
+		idx, err := addedLines(splitLines(was.Text), lines)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		for _, i := range idx {
+			if c.Lacks != nil && c.Lacks.MatchString(lines[i]) {
+				fails = append(fails, fmt.Sprintf("%s:%d: added line matches %s: %s", p, i+1, c.Lacks, shorten(lines[i])))
+			}
+			if c.Matches != nil && c.Matches.MatchString(lines[i]) {
+				found = true
+			}
+		}
+	}
+	if c.Matches != nil && !found && len(problems) == 0 {
+		fails = append(fails, fmt.Sprintf("no line added since the prompt was armed in %s matches %s", c.inText(), c.Matches))
+	}
+	return fails, problems
+}
+
+func (c *Check) inText() string {
+	pats := make([]string, len(c.In))
+	for i, g := range c.In {
+		pats[i] = g.Pattern
+	}
+	return strings.Join(pats, ", ")
+}
+
+// shorten trims a line for a one-line failure.
+func shorten(l string) string {
+	l = strings.TrimSpace(l)
+	if r := []rune(l); len(r) > 160 {
+		l = string(r[:160]) + "…"
+	}
+	return l
+}

@@ -1,0 +1,177 @@
+package baseline
+
+import (
+	"errors"
+	"strings"
+)
+
+// maxDiffCost bounds the work of one file's diff, in steps of the search:
+// a pathological pair of files is "could not judge", never a hung gate.
+const maxDiffCost = 50_000_000
+
+var errDiffCost = errors.New("the files differ too much to diff")
+
+// splitLines splits text into lines without their line breaks; a final
+// line break ends the last line rather than starting an empty one.
+func splitLines(text []byte) []string {
+	s := strings.TrimSuffix(string(text), "\n")
+	if s == "" && len(text) <= 1 {
+		if len(text) == 0 {
+			return nil
+		}
+		return []string{""}
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// addedLines returns the indexes of the lines of b that a shortest edit
+// script from a to b inserts, in order: Myers' O((N+M)D) diff in linear
+// space. Lines found on one side only can be in no common subsequence, so
+// they are set aside first, exactly; what is left is small for the usual
+// edit, even of a file largely rewritten.
+func addedLines(a, b []string) ([]int, error) {
+	inA := make(map[string]bool, len(a))
+	for _, l := range a {
+		inA[l] = true
+	}
+	inB := make(map[string]bool, len(b))
+	for _, l := range b {
+		inB[l] = true
+	}
+	ids := map[string]int{}
+	id := func(l string) int {
+		n, ok := ids[l]
+		if !ok {
+			n = len(ids)
+			ids[l] = n
+		}
+		return n
+	}
+	var fa, fb []int // the lines common to both, as ids
+	var bAt []int    // where each line of fb stands in b
+	var added []int
+	for _, l := range a {
+		if inB[l] {
+			fa = append(fa, id(l))
+		}
+	}
+	for i, l := range b {
+		if inA[l] {
+			fb = append(fb, id(l))
+			bAt = append(bAt, i)
+		}
+	}
+	d := differ{a: fa, b: fb}
+	d.compare(0, len(fa), 0, len(fb))
+	if d.err != nil {
+		return nil, d.err
+	}
+	ins := map[int]bool{}
+	for _, j := range d.inserted {
+		ins[bAt[j]] = true
+	}
+	for i, l := range b {
+		if !inA[l] || ins[i] {
+			added = append(added, i)
+		}
+	}
+	return added, nil
+}
+
+type differ struct {
+	a, b     []int
+	inserted []int // indexes of b
+	vf, vb   []int
+	cost     int
+	err      error
+}
+
+func (d *differ) compare(aLo, aHi, bLo, bHi int) {
+	for aLo < aHi && bLo < bHi && d.a[aLo] == d.b[bLo] {
+		aLo, bLo = aLo+1, bLo+1
+	}
+	for aLo < aHi && bLo < bHi && d.a[aHi-1] == d.b[bHi-1] {
+		aHi, bHi = aHi-1, bHi-1
+	}
+	switch {
+	case d.err != nil:
+		return
+	case aLo == aHi:
+		for j := bLo; j < bHi; j++ {
+			d.inserted = append(d.inserted, j)
+		}
+		return
+	case bLo == bHi:
+		return // deletions only
+	}
+	x, y, u, v := d.middle(aLo, aHi, bLo, bHi)
+	if d.err != nil {
+		return
+	}
+	d.compare(aLo, x, bLo, y)
+	d.compare(u, aHi, v, bHi)
+}
+
+// middle finds the middle snake of a[aLo:aHi] against b[bLo:bHi]: the
+// diagonal run, from (x, y) to (u, v), where a shortest forward path and a
+// shortest reverse path meet (Myers 1986, section 4b). Both ends are
+// differing lines (compare trimmed the common ones), so the edit distance
+// is at least 2 and each half is a strictly smaller problem.
+func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
+	n, m := aHi-aLo, bHi-bLo
+	delta := n - m
+	odd := delta&1 != 0
+	limit := (n+m+1)/2 + 1
+	if need := 2*limit + 2; len(d.vf) < need {
+		d.vf, d.vb = make([]int, need), make([]int, need)
+	}
+	off := limit
+	vf, vb := d.vf, d.vb
+	vf[off+1], vb[off+1] = 0, 0
+	for D := 0; D <= limit; D++ {
+		for k := -D; k <= D; k += 2 {
+			var x int
+			if k == -D || k != D && vf[off+k-1] < vf[off+k+1] {
+				x = vf[off+k+1]
+			} else {
+				x = vf[off+k-1] + 1
+			}
+			y := x - k
+			x0, y0 := x, y
+			for x < n && y < m && d.a[aLo+x] == d.b[bLo+y] {
+				x, y = x+1, y+1
+			}
+			vf[off+k] = x
+			if c := delta - k; odd && c >= -(D-1) && c <= D-1 && x+vb[off+c] >= n {
+				return aLo + x0, bLo + y0, aLo + x, bLo + y
+			}
+		}
+		for c := -D; c <= D; c += 2 {
+			var x int
+			if c == -D || c != D && vb[off+c-1] < vb[off+c+1] {
+				x = vb[off+c+1]
+			} else {
+				x = vb[off+c-1] + 1
+			}
+			y := x - c
+			x0, y0 := x, y
+			for x < n && y < m && d.a[aHi-1-x] == d.b[bHi-1-y] {
+				x, y = x+1, y+1
+			}
+			vb[off+c] = x
+			if k := delta - c; !odd && k >= -D && k <= D && vf[off+k]+x >= n {
+				return aHi - x, bHi - y, aHi - x0, bHi - y0
+			}
+		}
+		if d.cost += 2*D + 2; d.cost > maxDiffCost {
+			d.err = errDiffCost
+			return
+		}
+	}
+	d.err = errors.New("diff: no middle snake") // unreachable for a correct search
+	return
+}

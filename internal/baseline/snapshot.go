@@ -1,0 +1,231 @@
+// Package baseline records, when a prompt is armed, the state of the files
+// its diff checks name, and judges at the stop what changed since: a file
+// that must have changed (changed), lines that must not or must have been
+// added (added_lacks, added_matches).
+//
+// The record lies in the protected state dir beside the queue entry, and
+// is written once, when the entry is created: re-arming the prompt must
+// not move the baseline past the agent's own edits. Anything the record
+// cannot say (taken before this feature, gone, corrupt, a file over the
+// caps that changed) is "could not judge", never a pass.
+package baseline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+)
+
+// Version is the record's format.
+const Version = 1
+
+// The caps of a record. A file is hashed whole up to maxHash and kept
+// whole up to maxText, while the record holds at most maxTotal of text;
+// past them, a file that changed cannot be judged.
+const (
+	maxHash  = 64 << 20
+	maxText  = 1 << 20
+	maxTotal = 16 << 20
+)
+
+// Want is what a mapping's diff checks name.
+type Want struct {
+	Changed []string // paths relative to the root
+	In      []string // gitignore-style globs
+}
+
+// Empty reports whether there is nothing to record.
+func (w Want) Empty() bool { return len(w.Changed) == 0 && len(w.In) == 0 }
+
+// Snapshot is the record taken at arming.
+type Snapshot struct {
+	Version int              `json:"version"`
+	Changed map[string]State `json:"changed,omitempty"`
+	In      []string         `json:"in,omitempty"`    // the globs whose files Files holds
+	Files   map[string]State `json:"files,omitempty"` // every file they matched
+	WalkErr string           `json:"walk_error,omitempty"`
+}
+
+// State is one file's state.
+type State struct {
+	Exists bool   `json:"exists,omitempty"`
+	Sum    string `json:"sum,omitempty"` // SHA-256 of the content
+	Text   []byte `json:"text,omitempty"`
+	Kept   bool   `json:"kept,omitempty"` // Text is the whole content
+	Err    string `json:"error,omitempty"`
+}
+
+// Take records the state of what w names under root, skipping the dirs
+// in skip (the state dir). Errors are recorded, not returned: a check
+// that needs what could not be read cannot judge.
+func Take(root string, w Want, skip []string) *Snapshot {
+	s := &Snapshot{Version: Version}
+	if len(w.Changed) > 0 {
+		s.Changed = map[string]State{}
+		for _, p := range w.Changed {
+			s.Changed[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), nil)
+		}
+	}
+	if len(w.In) == 0 {
+		return s
+	}
+	s.In = slices.Clone(w.In)
+	var globs []Glob
+	for _, p := range w.In {
+		g, err := CompileGlob(p)
+		if err != nil {
+			s.WalkErr = fmt.Sprintf("%s %v", p, err)
+			return s
+		}
+		globs = append(globs, g)
+	}
+	paths, err := walk(root, globs, skip)
+	if err != nil {
+		s.WalkErr = err.Error()
+	}
+	budget := int64(maxTotal)
+	s.Files = make(map[string]State, len(paths))
+	for _, p := range paths {
+		s.Files[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), &budget)
+	}
+	return s
+}
+
+// Write stores s at path, atomically.
+func (s *Snapshot) Write(path string, write func(string, []byte) error) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return write(path, data)
+}
+
+// Load reads the record at path.
+func Load(path string) (*Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 3*maxTotal))
+	if err != nil {
+		return nil, err
+	}
+	var s Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, err
+	}
+	if s.Version != Version {
+		return nil, fmt.Errorf("format %d, not %d", s.Version, Version)
+	}
+	return &s, nil
+}
+
+// stateOf reads the state of the file at path, keeping its text while
+// budget (nil: keep none) allows. A symbolic link is followed: what a
+// tool reads through it is the file.
+func stateOf(path string, budget *int64) State {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{}
+	}
+	if err != nil {
+		return State{Err: unwrap(err)}
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		return State{Err: unwrap(err)}
+	case !info.Mode().IsRegular():
+		return State{Err: "not a regular file"}
+	case info.Size() > maxHash:
+		return State{Err: fmt.Sprintf("over %d MiB", maxHash>>20)}
+	}
+	st := State{Exists: true}
+	keep := budget != nil && info.Size() <= maxText && info.Size() <= *budget
+	h := sha256.New()
+	var r io.Reader = io.LimitReader(f, maxHash+1)
+	if keep {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return State{Err: unwrap(err)}
+		}
+		if len(data) <= maxText && int64(len(data)) <= *budget {
+			st.Text, st.Kept = data, true
+			*budget -= int64(len(data))
+		}
+		h.Write(data)
+	} else if _, err := io.Copy(h, r); err != nil {
+		return State{Err: unwrap(err)}
+	}
+	st.Sum = hex.EncodeToString(h.Sum(nil))
+	return st
+}
+
+// walk returns the slash paths, relative to root and sorted, of the files
+// that match any of globs, skipping .git and the dirs in skip. A directory
+// it cannot read is an error: what lies there is unknown.
+func walk(root string, globs []Glob, skip []string) ([]string, error) {
+	var out []string
+	var walkErr error
+	err := filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
+		if err != nil {
+			if walkErr == nil {
+				walkErr = err
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if de.IsDir() {
+			if path != root && (de.Name() == ".git" || slices.Contains(skip, path) || !anyEnter(globs, rel)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if de.Type()&fs.ModeSymlink != 0 {
+			if info, err := os.Stat(path); err == nil && info.IsDir() {
+				return nil // never followed into: a loop, or outside the root
+			}
+		}
+		for _, g := range globs {
+			if g.Match(rel) {
+				out = append(out, rel)
+				break
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = walkErr
+	}
+	sort.Strings(out)
+	return out, err
+}
+
+func anyEnter(globs []Glob, rel string) bool {
+	for _, g := range globs {
+		if g.mayEnter(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrap drops the path from an error: the messages name the file already.
+func unwrap(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
