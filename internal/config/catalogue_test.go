@@ -108,7 +108,7 @@ func catalogue() []catalogueCase {
 		{"file and run", edit(map[int]string{16: `run = "true"`}),
 			[]string{`mappings.toml:14: validators.joke-file: has both file and run`}, true},
 		{"neither file nor run", edit(map[int]string{19: `fix = "make it so"`}),
-			[]string{`mappings.toml:18: validators.worktree: needs file or run`}, true},
+			[]string{`mappings.toml:18: validators.worktree: needs file, run or a diff check`}, true},
 		{"contains on a run validator", edit(map[int]string{20: `contains = "ok"`}),
 			[]string{`mappings.toml:18: validators.worktree: contains, not_contains and regex apply to file validators only`}, true},
 		{"bad regex", edit(map[int]string{16: `regex = "^(joke"`}),

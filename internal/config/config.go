@@ -103,6 +103,7 @@ type Validator struct {
 	Timeout     time.Duration
 	Fix         string
 	Line        int
+	Diff        // changed, added_lacks, added_matches, in: diff.go
 }
 
 // Command reports the dashed form of a prompt key, "/" replaced by "-": the

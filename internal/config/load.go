@@ -50,6 +50,11 @@ type rawValidator struct {
 	Regex       string `toml:"regex"`
 	Timeout     string `toml:"timeout"`
 	Fix         string `toml:"fix"`
+	// The diff checks (diff.go).
+	Changed      []string `toml:"changed"`
+	AddedLacks   string   `toml:"added_lacks"`
+	AddedMatches string   `toml:"added_matches"`
+	In           []string `toml:"in"`
 }
 
 // BlockCap is the number of consecutive blocked stops after which Claude
@@ -225,11 +230,14 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 			Contains: rv.Contains, NotContains: rv.NotContains, Regex: rv.Regex,
 			Timeout: cfg.Settings.Timeout, Fix: rv.Fix,
 		}
+		diff := p.diff(key, &v.Diff, rv)
 		switch {
-		case v.File == "" && v.Run == "":
-			p.add(key, "needs file or run", `file = "path" checks a file; run = "command" runs a program`)
+		case v.File == "" && v.Run == "" && !diff:
+			p.add(key, "needs file, run or a diff check", `file = "path" checks a file; run = "command" runs a program; changed, added_lacks, added_matches check what changed since the prompt was armed`)
 		case v.File != "" && v.Run != "":
 			p.add(key, "has both file and run", "a validator is one or the other: split it into two validators")
+		case diff && (v.File != "" || v.Run != ""):
+			p.add(key, "has a diff check (changed, added_lacks, added_matches) and file or run", "a validator is one kind: split it into two validators")
 		case v.Run != "" && (v.Contains != "" || v.NotContains != "" || v.Regex != ""):
 			p.add(key, "contains, not_contains and regex apply to file validators only", "check the output inside the run program instead")
 		}
@@ -292,7 +300,7 @@ func hintFor(k toml.Key) string {
 	known := map[string]string{
 		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, mode, protect, confine",
 		"mapping":    "prompt, validators",
-		"validators": "file, run, contains, not_contains, regex, timeout, fix",
+		"validators": "file, run, contains, not_contains, regex, timeout, fix, changed, added_lacks, added_matches, in",
 		"telemetry":  telemetryKeys,
 	}
 	if len(k) > 0 {

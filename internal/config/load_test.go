@@ -74,7 +74,7 @@ func TestProblems(t *testing.T) {
 		{"unknown validator key", base + "fixx = \"y\"\n", `mappings.toml:7: validators.v.fixx: unknown key`},
 		{"wrong type", "[settings]\nmax_blocks = \"3\"\n", `mappings.toml:2: settings.max_blocks: is a string, want an integer`},
 		{"file and run", base + "run = \"true\"\n", `mappings.toml:5: validators.v: has both file and run`},
-		{"neither", "[validators.v]\nfix = \"x\"\n", `mappings.toml:1: validators.v: needs file or run`},
+		{"neither", "[validators.v]\nfix = \"x\"\n", `mappings.toml:1: validators.v: needs file, run or a diff check`},
 		{"contains on run", "[validators.v]\nrun = \"true\"\ncontains = \"x\"\n", `mappings.toml:1: validators.v: contains, not_contains and regex apply to file validators only`},
 		{"bad regex", "[validators.v]\nfile = \"x\"\nregex = \"(\"\n", `mappings.toml:3: validators.v.regex: does not compile: missing closing ): ` + "`(`"},
 		{"bad duration", "[validators.v]\nfile = \"x\"\ntimeout = \"10\"\n", `mappings.toml:3: validators.v.timeout: "10" is not a positive duration`},

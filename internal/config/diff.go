@@ -1,0 +1,138 @@
+package config
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"regexp/syntax"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/baseline"
+)
+
+// Diff is a validator's checks on what the agent changed since the prompt
+// was armed (package baseline): detect records the files they name when
+// it arms the prompt, and the gate compares.
+type Diff struct {
+	Changed      []string // files whose content must differ
+	AddedLacks   string   // no line added in the files of In may match
+	AddedMatches string   // some line added in the files of In must match
+	In           []string // gitignore-style globs
+}
+
+// IsDiff reports whether the validator is a diff check.
+func (d Diff) IsDiff() bool {
+	return len(d.Changed) > 0 || d.AddedLacks != "" || d.AddedMatches != ""
+}
+
+// Want is what detect records for these checks when the prompt is armed.
+func (d Diff) Want() baseline.Want {
+	if len(d.AddedLacks)+len(d.AddedMatches) == 0 {
+		return baseline.Want{Changed: d.Changed}
+	}
+	return baseline.Want{Changed: d.Changed, In: d.In}
+}
+
+// diff reads and checks a validator's diff keys into out, and reports
+// whether it has any. Each mistake would otherwise wave a stop through or
+// fail it for ever: a regex that does not compile, a glob that matches
+// nothing the user meant, a path outside the project.
+func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
+	*out = Diff{Changed: rd.Changed, AddedLacks: rd.AddedLacks, AddedMatches: rd.AddedMatches, In: rd.In}
+	for _, c := range rd.Changed {
+		if msg := outsidePath(c); msg != "" {
+			p.add(key+".changed", fmt.Sprintf("%q %s", c, msg), `name files relative to the project root, like "CHANGELOG.md" or "docs/api.md"`)
+		}
+	}
+	for _, k := range []struct{ name, re string }{{"added_lacks", rd.AddedLacks}, {"added_matches", rd.AddedMatches}} {
+		if k.re == "" {
+			continue
+		}
+		if _, err := syntax.Parse(k.re, syntax.Perl); err != nil {
+			p.add(key+"."+k.name, "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), `the syntax is Go's RE2; escape ( and . as \\( and \\.`)
+		}
+	}
+	added := rd.AddedLacks != "" || rd.AddedMatches != ""
+	switch {
+	case added && len(rd.In) == 0:
+		p.add(key, "added_lacks and added_matches need in", `in = ["**/*_test.go"] names the files whose added lines are checked`)
+	case !added && rd.In != nil:
+		p.add(key+".in", "in applies to added_lacks and added_matches only", "add one of them, or delete in")
+	}
+	for _, g := range rd.In {
+		if _, err := baseline.CompileGlob(g); err != nil {
+			p.add(key+".in", fmt.Sprintf("%q %v", g, err), `gitignore-style globs: "**/*_test.go", "tests/", "*.py"`)
+		}
+	}
+	return out.IsDiff() || rd.In != nil
+}
+
+// outsidePath says why a changed path is not a clean path inside the
+// project, or "" when it is.
+func outsidePath(c string) string {
+	switch {
+	case strings.TrimSpace(c) == "":
+		return "is empty"
+	case strings.HasPrefix(c, "/") || strings.Contains(c, "\\") || len(c) > 1 && c[1] == ':':
+		return "is absolute: it must be inside the project"
+	case c == ".." || strings.HasPrefix(c, "../") || strings.Contains(c, "/../") || strings.HasSuffix(c, "/.."):
+		return "reaches outside the project"
+	case path.Clean(c) != c:
+		return fmt.Sprintf("is not a clean path (write %q)", path.Clean(c))
+	}
+	return ""
+}
+
+// WantOf is what detect records when it arms m: the union of what its
+// validators' diff checks name, empty for most mappings.
+func WantOf(m *Mapping, validator func(string) (*Validator, error)) (baseline.Want, error) {
+	var w baseline.Want
+	for _, name := range m.Validators {
+		v, err := validator(name)
+		if err != nil {
+			return w, err
+		}
+		if v == nil {
+			continue
+		}
+		vw := v.Diff.Want()
+		w.Changed = union(w.Changed, vw.Changed)
+		w.In = union(w.In, vw.In)
+	}
+	return w, nil
+}
+
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
+		}
+	}
+	return a
+}
+
+// Check compiles the diff checks for the gate. A config that loaded has
+// none that fail to compile; one that does judges nothing.
+func (d Diff) Check() *baseline.Check {
+	c := &baseline.Check{Changed: d.Changed}
+	for _, p := range d.In {
+		g, err := baseline.CompileGlob(p)
+		if err != nil {
+			c.Err = fmt.Errorf("in %q %w", p, err)
+		}
+		c.In = append(c.In, g)
+	}
+	var err error
+	if d.AddedLacks != "" {
+		if c.Lacks, err = regexp.Compile(d.AddedLacks); err != nil {
+			c.Err = err
+		}
+	}
+	if d.AddedMatches != "" {
+		if c.Matches, err = regexp.Compile(d.AddedMatches); err != nil {
+			c.Err = err
+		}
+	}
+	return c
+}
