@@ -121,15 +121,20 @@ func arm(env *cli.Env, in *hook.Input, root string, cfg *config.Config, maps []*
 	q := queue.Open(cfg.StateDir())
 	errs := &multierror.Error{ErrorFormat: oneLine}
 	var armed []*config.Mapping
+	validator := memo(cfg.Validator)
 	for i, m := range maps {
-		inputs, err := config.InputsOf(root, cfg.File, cfg.Key(), m, cfg.Validator)
+		inputs, err := config.InputsOf(root, cfg.File, cfg.Key(), m, validator)
 		if err != nil {
 			return err
 		}
-		created, err := q.Enqueue(queue.Entry{
+		record, err := recorder(root, cfg, m, validator)
+		if err != nil {
+			return err
+		}
+		created, err := q.EnqueueRecording(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
 			Path: paths[i], Trigger: kind, Line: m.Line, Inputs: inputs,
-		})
+		}, record)
 		if err != nil {
 			errs = multierror.Append(errs, fmt.Errorf("arming %q: %w", m.Prompt, err))
 		}

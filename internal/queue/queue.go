@@ -126,7 +126,12 @@ func newID() string {
 // Enqueue arms e.Prompt for e's scope. Arming a prompt that is already
 // pending keeps one entry: it keeps Created and counts the arm. It reports
 // whether the entry is new.
-func (q *Queue) Enqueue(e Entry) (created bool, err error) {
+func (q *Queue) Enqueue(e Entry) (created bool, err error) { return q.EnqueueRecording(e, nil) }
+
+// EnqueueRecording is Enqueue that, when the entry is new, first calls
+// record with the path of its baseline (baseline.go), under the lock: the
+// record is taken once per arming, never again on a re-arm.
+func (q *Queue) EnqueueRecording(e Entry, record func(path string)) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
 	}
@@ -146,6 +151,7 @@ func (q *Queue) Enqueue(e Entry) (created bool, err error) {
 			}
 		} else {
 			e.Created, created = now, true
+			q.record(e, record)
 		}
 		e.ID, e.Updated = newID(), now
 		e.Arms++
@@ -192,6 +198,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
+			os.Remove(q.BaselinePath(e)) // a leftover is replaced at the next arming
 		}
 		return q.prune(dir)
 	})

@@ -198,7 +198,9 @@ func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, [
 			continue
 		}
 		checks = append(checks, *c)
-		specs = append(specs, spec(cfg, c, entryOf[c.Prompts[0]]))
+		s := spec(cfg, c, entryOf[c.Prompts[0]])
+		diffSpec(cfg, &s, c, entryOf)
+		specs = append(specs, s)
 	}
 	return checks, specs
 }

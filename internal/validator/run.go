@@ -82,6 +82,9 @@ func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 }
 
 func checkFile(env Env, s Spec) Result {
+	if s.Diff != nil {
+		return checkDiff(env, s)
+	}
 	path := s.File
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Dir, path)

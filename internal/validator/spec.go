@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/baseline"
 )
 
 // Spec is one check to run: a File that must exist and meet Expect, or a
@@ -15,6 +17,11 @@ type Spec struct {
 	Run     string
 	Env     []string // extra KEY=value for Run, after Env.Vars
 	Timeout time.Duration
+	// Diff, when set, is a check on what changed since the prompt was
+	// armed, against the records Baselines (diff.go).
+	Diff      *baseline.Check
+	Baselines []string
+	Skip      []string // dirs a diff check does not look in: the state dir
 }
 
 // Env is where specs run.

@@ -1,0 +1,38 @@
+package detect
+
+import (
+	"github.com/stopgate/stopgate/internal/baseline"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/statedir"
+)
+
+// recorder returns what takes the baseline of m's diff checks when its
+// entry is created, or nil when it has none: most mappings cost nothing
+// more. A record that cannot be written leaves none, and the gate then
+// says it could not judge: the entry is armed all the same.
+func recorder(root string, cfg *config.Compiled, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string), error) {
+	want, err := config.WantOf(m, validator)
+	if err != nil || want.Empty() {
+		return nil, err
+	}
+	skip := []string{cfg.StateDir()}
+	return func(path string) {
+		baseline.Take(root, want, skip).Write(path, statedir.WriteFile)
+	}, nil
+}
+
+// memo remembers the validators looked up: the inputs and the baseline of
+// one arming read the same records.
+func memo(lookup func(string) (*config.Validator, error)) func(string) (*config.Validator, error) {
+	seen := map[string]*config.Validator{}
+	return func(name string) (*config.Validator, error) {
+		if v, ok := seen[name]; ok {
+			return v, nil
+		}
+		v, err := lookup(name)
+		if err == nil {
+			seen[name] = v
+		}
+		return v, err
+	}
+}
