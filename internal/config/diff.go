@@ -50,7 +50,7 @@ func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 			continue
 		}
 		if _, err := syntax.Parse(k.re, syntax.Perl); err != nil {
-			p.add(key+"."+k.name, "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), `the syntax is Go's RE2; escape ( and . as \\( and \\.`)
+			p.add(key+"."+k.name, "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), `the syntax is Go's RE2; in single quotes TOML keeps backslashes as written: 't\.Skip\('`)
 		}
 	}
 	added := rd.AddedLacks != "" || rd.AddedMatches != ""
