@@ -60,9 +60,19 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 			continue
 		}
 		cmd := launch(dialect.Claude, r.event, r.program, bin+"/"+r.program, strings.TrimSpace(r.timeoutFlag()), in, project.Display(root, filepath.Join(in.path, r.program)))
-		out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: cmd, Timeout: r.timeout})
+		out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: cmd, Timeout: r.timeout, StatusMessage: r.status()})
 	}
 	return out
+}
+
+// status is what Claude Code shows while the hook runs (statusMessage):
+// the gate's stops, whose validators may take a while, say so. Of the
+// other clients' files, none is known to read such a field.
+func (r registration) status() string {
+	if r.program == hook.Gate && (r.event == hook.Stop || r.event == hook.SubagentStop) {
+		return "stopgate: checking the prompt's acceptance criteria…"
+	}
+	return ""
 }
 
 // timeoutFlag tells the gate the hook timeout it is registered with, in

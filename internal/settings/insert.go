@@ -45,6 +45,9 @@ func groupOf(h Hook) object {
 	if h.Timeout > 0 {
 		cmd = append(cmd, field{"timeout", h.Timeout})
 	}
+	if h.StatusMessage != "" {
+		cmd = append(cmd, field{"statusMessage", h.StatusMessage})
+	}
 	if h.Matcher == "" {
 		return object{{"hooks", array{cmd}}}
 	}

@@ -28,6 +28,9 @@ type Hook struct {
 	Matcher string // tool-name pattern for tool events ("Read", "Edit|Write"); "" for the others
 	Command string // a shell command line
 	Timeout int    // seconds; 0 leaves the client's default
+	// StatusMessage is what the client shows while the hook runs, where
+	// its hook entries have the field (Claude Code's statusMessage).
+	StatusMessage string
 }
 
 func (h Hook) String() string {

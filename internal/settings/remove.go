@@ -104,7 +104,8 @@ func ownIn(list *node, event string, want []Hook) (int, Hook) {
 
 // ownGroup reports whether g is a group gate init wrote for event: a
 // matcher within the hook's and one command of want, its type, command
-// and timeout and nothing else.
+// and timeout, a status message (whichever text: another version's), and
+// nothing else.
 func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 	if g.kind != '{' {
 		return Hook{}, false
@@ -132,6 +133,9 @@ func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 	t := "0" // Merge writes no timeout for 0
 	if timeout != nil {
 		keys, t = 3, timeout.str
+	}
+	if m := c.get("statusMessage"); m != nil && m.kind == '"' {
+		keys++
 	}
 	if len(c.members) != keys {
 		return Hook{}, false

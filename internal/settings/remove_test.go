@@ -57,3 +57,25 @@ func TestRemoveLeavesHandEdits(t *testing.T) {
 		t.Errorf("not JSON: %v", err)
 	}
 }
+
+// A group with a status message is gate init's, whatever its text (another
+// stopgate version's): Remove takes it, and Merge does not add it twice.
+func TestRemoveTakesStatusMessage(t *testing.T) {
+	h := gateStop
+	h.StatusMessage = "stopgate: checking…"
+	merged, _, _ := Merge(nil, []Hook{h})
+	if !strings.Contains(string(merged), `"statusMessage": "stopgate: checking…"`) {
+		t.Fatalf("merged:\n%s", merged)
+	}
+	if again, added, _ := Merge(merged, []Hook{h}); len(added) != 0 || string(again) != string(merged) {
+		t.Errorf("second Merge added %v", added)
+	}
+	older := strings.Replace(string(merged), "checking…", "an older text", 1)
+	out, r, err := Remove([]byte(older), []Hook{gateStop}, []string{"gate"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Removed) != 1 || len(r.Left) != 0 || strings.Contains(string(out), "Stop") {
+		t.Errorf("removed %q, left %q:\n%s", r.Removed, r.Left, out)
+	}
+}
