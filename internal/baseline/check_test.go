@@ -1,0 +1,64 @@
+package baseline
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A file over the caps is recorded by its hash alone: unchanged, it is
+// judged (no line added); changed, the check cannot judge and says so.
+func TestJudgeOverCap(t *testing.T) {
+	root := t.TempDir()
+	big := strings.Repeat("func TestBig(t *testing.T) {}\n", maxText/30+10)
+	write(t, root, "big_test.go", big)
+	write(t, root, "small_test.go", "package x\n")
+	c := &Check{In: []Glob{mustGlob(t, "**/*_test.go")}, Lacks: regexp.MustCompile(`t\.Skip\(`)}
+	rec := filepath.Join(t.TempDir(), "rec")
+	if err := Take(root, c.Want(), nil).Write(rec, writeFile); err != nil {
+		t.Fatal(err)
+	}
+	if v := c.Judge(root, []string{rec}, nil); v.Problem != "" || len(v.Fails) != 0 {
+		t.Fatalf("unchanged: %+v", v)
+	}
+	write(t, root, "small_test.go", "package x\nfunc TestS(t *testing.T) { t.Skip(\"x\") }\n")
+	if v := c.Judge(root, []string{rec}, nil); len(v.Fails) != 1 || !strings.HasPrefix(v.Fails[0], "small_test.go:2: added line matches") {
+		t.Fatalf("skip added: %+v", v)
+	}
+	write(t, root, "big_test.go", big+"// more\n")
+	v := c.Judge(root, []string{rec}, nil)
+	if !strings.Contains(v.Problem, "could not judge: big_test.go changed and was too large to record") {
+		t.Fatalf("big changed: %+v", v)
+	}
+}
+
+// Globs the record does not hold (mappings.toml changed since) cannot be
+// judged: the record cannot say which files existed.
+func TestJudgeGlobNotRecorded(t *testing.T) {
+	root := t.TempDir()
+	rec := filepath.Join(t.TempDir(), "rec")
+	Take(root, Want{In: []string{"*.go"}}, nil).Write(rec, writeFile)
+	c := &Check{In: []Glob{mustGlob(t, "*.py")}, Matches: regexp.MustCompile(`def test_`)}
+	if v := c.Judge(root, []string{rec}, nil); !strings.Contains(v.Problem, "files matching *.py were not recorded") {
+		t.Fatalf("%+v", v)
+	}
+}
+
+func write(t *testing.T, root, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
+
+func mustGlob(t *testing.T, p string) Glob {
+	g, err := CompileGlob(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
