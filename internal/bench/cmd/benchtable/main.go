@@ -245,6 +245,11 @@ func (o *options) processes(t *bench.Table) error {
 
 	cases = append(cases, bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: o.hello, Env: o.env("")}})
 	cases = append(cases, o.projectCases(projects)...)
+	diff, err := bench.WriteDiffProject(filepath.Join(o.tmp, "diff"), 1000, 200)
+	if err != nil {
+		return err
+	}
+	cases = append(cases, o.diffCases(diff)...)
 	cases = append(cases, o.registrationCases(projects[0])...)
 	cases = append(cases, o.testhookCases(example)...)
 	cases = append(cases, o.guardCases(example)...)
@@ -318,6 +323,28 @@ func (o *options) projectCases(projects []*bench.Project) []bench.Case {
 		})
 	}
 	return cases
+}
+
+// diffCases are detect on the first and a repeated read of a prompt whose
+// mapping has diff checks: the first records the files they name (200 test
+// files of 3 KiB here), the repeat records nothing.
+func (o *options) diffCases(p *bench.Project) []bench.Case {
+	return []bench.Case{{
+		Name: "detect, matched Read with diff checks (first in its session), 1,000 mappings, 200 test files",
+		Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+			Stdin: func(i int) []byte { return p.Matched(fmt.Sprintf("bench-diff-%d", i)) },
+			Check: contains("additionalContext")},
+	}, {
+		Name: "detect, matched Read with diff checks again (re-arm), 1,000 mappings, 200 test files",
+		Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
+			Stdin: func(int) []byte { return p.Matched("bench-diff-rearm") },
+			Check: func(i int, out []byte) error {
+				if i == 0 {
+					return contains("additionalContext")(i, out)
+				}
+				return silent(i, out)
+			}},
+	}}
 }
 
 // coldCases are detect's runs right after mappings.toml changed, its
