@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"slices"
 	"regexp/syntax"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/baseline"

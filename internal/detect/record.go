@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"github.com/stopgate/stopgate/internal/atomicfile"
 	"github.com/stopgate/stopgate/internal/baseline"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/statedir"
@@ -17,8 +18,15 @@ func recorder(root string, cfg *config.Compiled, m *config.Mapping, validator fu
 	}
 	skip := []string{cfg.StateDir()}
 	return func(path string) {
-		baseline.Take(root, want, skip).Write(path, statedir.WriteFile)
+		baseline.Take(root, want, skip).Write(path, writeRecord)
 	}, nil
+}
+
+// writeRecord writes a record without fsync: a crash can leave it absent
+// or cut short, which the gate reads as no record and cannot judge, never
+// as a pass; the fsync would cost detect more than the record itself.
+func writeRecord(path string, data []byte) error {
+	return atomicfile.Write(path, data, atomicfile.Options{TempPrefix: statedir.TempPrefix, NoSync: true})
 }
 
 // memo remembers the validators looked up: the inputs and the baseline of
