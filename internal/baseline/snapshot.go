@@ -133,6 +133,11 @@ func Load(path string) (*Snapshot, error) {
 // budget (nil: keep none) allows. A symbolic link is followed: what a
 // tool reads through it is the file.
 func stateOf(path string, budget *int64) State {
+	// Stat first: opening a named pipe the agent left under a test's name
+	// would wait for a writer for ever.
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return State{Err: "not a regular file"}
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}
