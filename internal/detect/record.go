@@ -11,7 +11,7 @@ import (
 // entry is created, or nil when it has none: most mappings cost nothing
 // more. A record that cannot be written leaves none, and the gate then
 // says it could not judge: the entry is armed all the same.
-func recorder(root string, cfg *config.Compiled, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string), error) {
+func recorder(root string, cfg *config.Config, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string), error) {
 	want, err := config.WantOf(m, validator)
 	if err != nil || want.Empty() {
 		return nil, err
