@@ -89,7 +89,10 @@ func checkFile(env Env, s Spec) Result {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Dir, path)
 	}
-	f, err := os.Open(path)
+	// O_NONBLOCK: the open of a named pipe with no writer would wait for
+	// one for ever, and a gate the client kills at its hook timeout lets
+	// the stop through. Reading a regular file ignores the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Result{Output: s.File + ": no such file"}
@@ -97,8 +100,14 @@ func checkFile(env Env, s Spec) Result {
 		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
+	case st.IsDir():
 		return Result{Output: s.File + ": is a directory, not a file"}
+	case !st.Mode().IsRegular():
+		return Result{Output: fmt.Sprintf("%s: is not a regular file (%s)", s.File, st.Mode().Type())}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes))
 	if err != nil {
