@@ -63,6 +63,16 @@ func (c *cache) get(rel string, st stat) ([sha256.Size]byte, bool) {
 	return e.sum, true
 }
 
+// keep carries rel's entry in old over, unchecked: a later get checks it.
+func (c *cache) keep(old *cache, rel string) {
+	if old == nil {
+		return
+	}
+	if e, ok := old.entries[rel]; ok && e.st.changed()+racy <= old.at {
+		c.entries[rel] = e
+	}
+}
+
 func (c *cache) put(rel string, st stat, f File) {
 	c.entries[rel] = cached{st: st, sum: f.Sum}
 }

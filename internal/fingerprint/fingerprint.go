@@ -83,7 +83,11 @@ func Take(root string, o Options) (*Tree, error) {
 	t := &Tree{Git: git, Files: make([]File, 0, len(paths))}
 	next := newCache(now)
 	for _, rel := range paths {
-		if skipped(rel, o.Skip) || o.Want != nil && !o.Want(rel) {
+		if skipped(rel, o.Skip) {
+			continue
+		}
+		if o.Want != nil && !o.Want(rel) {
+			next.keep(c, rel) // for a later stop that wants it
 			continue
 		}
 		f, st, err := hashFile(root, rel, c)
