@@ -139,29 +139,30 @@ func (o *options) fingerprints(t *bench.Table) error {
 				return err
 			}
 		}
-		fns := []fn{
-			{"lstat of every file (a bare walk), " + count(n) + " files", func() error { return lstatAll(plain) }},
-			{prefix + ", git work tree, stat cache warm", take(git, cache+"-git")},
-			{prefix + ", git work tree, stat cache cold (every file hashed)", func() error {
+		fn := func(name string, f func() error) bench.Case { return bench.Case{Name: name, Cmd: &bench.Cmd{Func: f}} }
+		cases := []bench.Case{
+			fn("lstat of every file (a bare walk), "+count(n)+" files", func() error { return lstatAll(plain) }),
+			fn(prefix+", git work tree, stat cache warm", take(git, cache+"-git")),
+			fn(prefix+", git work tree, stat cache cold (every file hashed)", func() error {
 				os.Remove(cache + "-cold")
 				return take(git, cache+"-cold")()
-			}},
-			{prefix + ", plain folder (walk), stat cache warm", take(plain, cache+"-plain")},
-			{"git status --porcelain -uall (git's index check, for comparison), " + count(n) + " files", func() error {
+			}),
+			fn(prefix+", plain folder (walk), stat cache warm", take(plain, cache+"-plain")),
+			fn("git status --porcelain -uall (git's index check, for comparison), "+count(n)+" files", func() error {
 				cmd := exec.Command("git", "status", "--porcelain", "-uall")
 				cmd.Dir, cmd.Env = git, append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 				return cmd.Run()
-			}},
+			}),
 		}
 		rounds := max(5, o.gateRuns)
 		if n >= 100000 {
 			rounds = 5
 		}
 		o.logf("measuring the fingerprint of %d files, 1+%d runs each", n, rounds)
-		series := interleaveFns(fns, 1, rounds)
+		series := bench.Interleave(cases, 1, rounds)
 		floor := series[0]
 		for _, s := range series {
-			if s.Name == fns[0].name {
+			if s.Name == cases[0].Name {
 				o.row(t, s, "–", func() string { return "1.00×" })
 				continue
 			}
@@ -169,37 +170,6 @@ func (o *options) fingerprints(t *bench.Table) error {
 		}
 	}
 	return nil
-}
-
-type fn struct {
-	name string
-	run  func() error
-}
-
-// interleaveFns is bench.Interleave for in-process work.
-func interleaveFns(fns []fn, warmup, rounds int) []bench.Series {
-	out := make([]bench.Series, len(fns))
-	for i, f := range fns {
-		out[i].Name = f.name
-	}
-	for r := range warmup + rounds {
-		for i, f := range fns {
-			if out[i].Err != nil {
-				continue
-			}
-			start := time.Now()
-			err := f.run()
-			d := time.Since(start)
-			if err != nil {
-				out[i].Err = err
-				continue
-			}
-			if r >= warmup {
-				out[i].Times = append(out[i].Times, d)
-			}
-		}
-	}
-	return out
 }
 
 func lstatAll(root string) error {
