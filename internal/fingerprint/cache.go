@@ -1,7 +1,6 @@
 package fingerprint
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -138,18 +137,20 @@ func parseCache(data []byte) (*cache, error) {
 }
 
 func (c *cache) save(path string) error {
-	var b bytes.Buffer
-	w := bufio.NewWriter(&b)
-	fmt.Fprintf(w, "%s @%d\n", cacheMagic, c.at)
+	b := make([]byte, 0, 128*len(c.entries))
+	b = fmt.Appendf(b, "%s @%d\n", cacheMagic, c.at)
 	for rel, e := range c.entries {
 		if strings.ContainsAny(rel, "\n\x00") {
 			continue // a name the line format cannot hold: hashed at every stop
 		}
-		fmt.Fprintf(w, "%s\x00%d %d %d %d %d %x\n", rel, e.st.size, e.st.mtime, e.st.ctime, int64(e.st.ino), e.st.mode, e.sum)
+		b = append(append(b, rel...), 0)
+		for _, n := range []int64{e.st.size, e.st.mtime, e.st.ctime, int64(e.st.ino), int64(e.st.mode)} {
+			b = append(strconv.AppendInt(b, n, 10), ' ')
+		}
+		b = append(hex.AppendEncode(b, e.sum[:]), '\n')
 	}
-	w.Flush()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, b.Bytes(), atomicfile.Options{TempPrefix: ".fingerprint-", NoSync: true})
+	return atomicfile.Write(path, b, atomicfile.Options{TempPrefix: ".fingerprint-", NoSync: true})
 }

@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -82,29 +83,34 @@ func Take(root string, o Options) (*Tree, error) {
 	}
 	t := &Tree{Git: git, Files: make([]File, 0, len(paths))}
 	next := newCache(now)
+	var todo []string
 	for _, rel := range paths {
-		if skipped(rel, o.Skip) {
-			continue
-		}
-		if o.Want != nil && !o.Want(rel) {
+		switch {
+		case skipped(rel, o.Skip):
+		case o.Want != nil && !o.Want(rel):
 			next.keep(c, rel) // for a later stop that wants it
-			continue
+		default:
+			todo = append(todo, rel)
 		}
-		f, st, err := hashFile(root, rel, c)
-		if errors.Is(err, fs.ErrNotExist) && git {
-			continue // listed by git and deleted since: gone from the tree
+	}
+	hashed, err := hashAll(root, todo, c, git)
+	if err != nil {
+		return nil, err
+	}
+	misses := 0
+	for _, h := range hashed {
+		if h.file.Path == "" {
+			continue // gone since git listed it, or a directory (a submodule)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("fingerprint: %w", err)
+		t.Files = append(t.Files, h.file)
+		next.put(h.file.Path, h.st, h.file)
+		if !h.hit {
+			misses++
 		}
-		if f.Path == "" {
-			continue // a directory (a submodule, or a gitlink's checkout)
-		}
-		t.Files = append(t.Files, f)
-		next.put(rel, st, f)
 	}
 	slices.SortFunc(t.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	if o.Cache != "" {
+	// Unchanged when every file came from the cache and none came or went.
+	if o.Cache != "" && (c == nil || misses > 0 || len(next.entries) != len(c.entries)) {
 		next.save(o.Cache) // a cache not written costs the next stop a rehash, never a wrong answer
 	}
 	return t, nil
@@ -212,13 +218,47 @@ func walk(root string, skip []string) ([]string, error) {
 	return paths, nil
 }
 
+type hashed struct {
+	file File
+	st   stat
+	hit  bool // from the cache
+}
+
+// hashAll hashes the files at paths, a few at a time: the stat and read
+// calls wait on the file system, not on the CPU.
+func hashAll(root string, paths []string, c *cache, git bool) ([]hashed, error) {
+	out := make([]hashed, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, rel := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f, st, hit, err := hashFile(root, rel, c)
+			if errors.Is(err, fs.ErrNotExist) && git {
+				return // listed by git and deleted since: gone from the tree
+			}
+			out[i], errs[i] = hashed{file: f, st: st, hit: hit}, err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("fingerprint: %w", err)
+		}
+	}
+	return out, nil
+}
+
 // hashFile hashes one file, from the cache when its stat is as recorded.
 // A directory gives a File with no Path.
-func hashFile(root, rel string, c *cache) (File, stat, error) {
+func hashFile(root, rel string, c *cache) (File, stat, bool, error) {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
 	if err != nil {
-		return File{}, stat{}, err
+		return File{}, stat{}, false, err
 	}
 	st := statOf(fi)
 	f := File{Path: rel, Kind: 'f'}
@@ -227,30 +267,30 @@ func hashFile(root, rel string, c *cache) (File, stat, error) {
 		f.Kind = 'l'
 		target, err := os.Readlink(p)
 		if err != nil {
-			return File{}, st, err
+			return File{}, st, false, err
 		}
 		f.Sum = sha256.Sum256([]byte(target))
-		return f, st, nil
+		return f, st, true, nil // no cache to miss: a link's target is its content
 	case fi.IsDir():
-		return File{}, st, nil
+		return File{}, st, false, nil
 	case !fi.Mode().IsRegular():
-		return File{}, st, fmt.Errorf("%s: not a regular file", rel)
+		return File{}, st, false, fmt.Errorf("%s: not a regular file", rel)
 	case fi.Mode()&0o111 != 0:
 		f.Kind = 'x'
 	}
 	if sum, ok := c.get(rel, st); ok {
 		f.Sum = sum
-		return f, st, nil
+		return f, st, true, nil
 	}
 	fh, err := os.Open(p)
 	if err != nil {
-		return File{}, st, err
+		return File{}, st, false, err
 	}
 	defer fh.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, fh); err != nil {
-		return File{}, st, fmt.Errorf("%s: %w", rel, err)
+		return File{}, st, false, fmt.Errorf("%s: %w", rel, err)
 	}
 	copy(f.Sum[:], h.Sum(nil))
-	return f, st, nil
+	return f, st, false, nil
 }

@@ -1,9 +1,12 @@
 package fingerprint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -147,4 +150,49 @@ func run(t *testing.T, dir string, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %v\n%s", args, err, out)
 	}
+}
+
+// TestCacheTrusted: a file that had not changed for a second when its
+// entry was written is taken from the cache (a forged entry shows it),
+// and a change of its content, however its times are set, is not.
+func TestCacheTrusted(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.txt", "one\n")
+	cache := filepath.Join(t.TempDir(), "cache")
+	time.Sleep(1100 * time.Millisecond) // past the racy second
+	take := func() string {
+		t.Helper()
+		tr, err := Take(root, Options{Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Sum(nil)
+	}
+	base := take()
+	data, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(data), hex.EncodeToString(sha256Of("one\n")), strings.Repeat("0", 64), 1)
+	if forged == string(data) {
+		t.Fatalf("the cache lacks a.txt's hash:\n%s", data)
+	}
+	os.WriteFile(cache, []byte(forged), 0o644)
+	if take() == base {
+		t.Fatal("the cache was not consulted")
+	}
+	// Same size, its old modification time back: the change time moved.
+	info, _ := os.Stat(filepath.Join(root, "a.txt"))
+	write(t, root, "a.txt", "two\n")
+	os.Chtimes(filepath.Join(root, "a.txt"), info.ModTime(), info.ModTime())
+	after := take()
+	os.Remove(cache)
+	if fresh := take(); after != fresh {
+		t.Error("a rewritten file was taken from the cache")
+	}
+}
+
+func sha256Of(s string) []byte {
+	sum := sha256.Sum256([]byte(s))
+	return sum[:]
 }
