@@ -23,6 +23,9 @@ type Cmd struct {
 	Before func(i int) error
 	// Check judges run i's output; nil accepts any output with exit 0.
 	Check func(i int, stdout []byte) error
+	// Func, when set, is timed instead of a process: work done in
+	// process (the fingerprint of a tree).
+	Func func() error
 }
 
 // Run runs c once and returns its wall time, from start to exit: what the
@@ -32,6 +35,11 @@ func (c *Cmd) Run(i int) (time.Duration, error) {
 		if err := c.Before(i); err != nil {
 			return 0, fmt.Errorf("preparing run %d: %w", i, err)
 		}
+	}
+	if c.Func != nil {
+		start := time.Now()
+		err := c.Func()
+		return time.Since(start), err
 	}
 	var stdin []byte
 	if c.Stdin != nil {

@@ -83,6 +83,10 @@ type Settings struct {
 	// the protected set mounted read-only (bubblewrap). ConfineAuto, the
 	// default, confines them where bubblewrap works.
 	Confine string
+	// Reuse is [settings] reuse: whether a validator that passed earlier
+	// in the session is taken as passed while nothing it depends on
+	// changed (reuse.go).
+	Reuse string
 }
 
 // Mapping arms Validators when the prompt Prompt is read or invoked.
@@ -104,6 +108,9 @@ type Validator struct {
 	Fix         string
 	Line        int
 	Diff        // changed, added_lacks, added_matches, in: diff.go
+	// Inputs are the gitignore-style patterns of the files its verdict
+	// depends on (reuse.go); nil: the whole working tree.
+	Inputs []string
 }
 
 // Command reports the dashed form of a prompt key, "/" replaced by "-": the

@@ -35,6 +35,7 @@ type rawSettings struct {
 	Mode        *string   `toml:"mode"`
 	Protect     *[]string `toml:"protect"`
 	Confine     *bool     `toml:"confine"`
+	Reuse       *bool     `toml:"reuse"`
 }
 
 type rawMapping struct {
@@ -43,13 +44,14 @@ type rawMapping struct {
 }
 
 type rawValidator struct {
-	File        string `toml:"file"`
-	Run         string `toml:"run"`
-	Contains    string `toml:"contains"`
-	NotContains string `toml:"not_contains"`
-	Regex       string `toml:"regex"`
-	Timeout     string `toml:"timeout"`
-	Fix         string `toml:"fix"`
+	File        string    `toml:"file"`
+	Run         string    `toml:"run"`
+	Contains    string    `toml:"contains"`
+	NotContains string    `toml:"not_contains"`
+	Regex       string    `toml:"regex"`
+	Timeout     string    `toml:"timeout"`
+	Fix         string    `toml:"fix"`
+	Inputs      *[]string `toml:"inputs"` // reuse.go
 	// The diff checks (diff.go).
 	Changed      []string `toml:"changed"`
 	AddedLacks   string   `toml:"added_lacks"`
@@ -189,6 +191,7 @@ func (p *parser) settings(s *Settings, raw rawSettings) {
 	if v := raw.Confine; v != nil {
 		s.Confine = map[bool]string{true: ConfineOn, false: ConfineOff}[*v]
 	}
+	s.Reuse = reuseSetting(raw.Reuse)
 	if v := raw.Protect; v != nil {
 		s.Protect = append([]string{}, *v...)
 		for i, path := range *v {
@@ -251,6 +254,7 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 		if rv.Timeout != "" {
 			v.Timeout = p.duration(key+".timeout", rv.Timeout)
 		}
+		v.Inputs = p.inputs(key, rv)
 		cfg.Validators[name] = v
 		cfg.Order = append(cfg.Order, name)
 	}
@@ -298,9 +302,9 @@ func badPromptKey(k string) (msg, hint string) {
 
 func hintFor(k toml.Key) string {
 	known := map[string]string{
-		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, mode, protect, confine",
+		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, mode, protect, confine, reuse",
 		"mapping":    "prompt, validators",
-		"validators": "file, run, contains, not_contains, regex, timeout, fix, changed, added_lacks, added_matches, in",
+		"validators": "file, run, contains, not_contains, regex, timeout, fix, inputs, changed, added_lacks, added_matches, in",
 		"telemetry":  telemetryKeys,
 	}
 	if len(k) > 0 {

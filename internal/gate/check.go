@@ -107,6 +107,9 @@ func runCheck(env *cli.Env, args []string) error {
 	if tel != "" {
 		fmt.Fprintln(env.Stdout, tel)
 	}
+	if errs == 0 {
+		reuseLines(env, cfg, summary != "", clients)
+	}
 	if errs+warns == 0 {
 		if summary != "" {
 			summary = "; " + summary

@@ -45,6 +45,9 @@ func runLog(env *cli.Env, args []string) error {
 		var checks []string
 		for _, c := range r.Checks {
 			s := p.mark(c.Passed) + " " + c.Name + " " + duration(c.Duration())
+			if c.Reused && c.Since != nil {
+				s = p.mark(c.Passed) + " " + c.Name + " unchanged since " + c.Since.Local().Format(time.TimeOnly)
+			}
 			if !c.Passed && c.Result != "failed" {
 				s += " (" + c.Result + ")"
 			}
@@ -139,6 +142,15 @@ func runStats(env *cli.Env, args []string) error {
 	}
 	if len(slow) > 0 {
 		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(slow, ", "))
+	}
+	if st.Reused > 0 {
+		var by []string
+		for _, v := range st.Validators {
+			if v.Reused > 0 {
+				by = append(by, fmt.Sprintf("%s %d× (%s)", v.Name, v.Reused, duration(v.Saved)))
+			}
+		}
+		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", duration(st.Saved), plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
 	}
 	return nil
 }
@@ -308,6 +320,8 @@ func statsJSON(st outcome.Stats) any {
 		MaxMS    float64 `json:"max_ms"`
 		Observed int     `json:"observed"`
 		Would    int     `json:"would_block"`
+		Reused   int     `json:"reused"`
+		SavedMS  float64 `json:"saved_ms"`
 	}
 	out := struct {
 		Decisions  int                    `json:"decisions"`
@@ -321,7 +335,9 @@ func statsJSON(st outcome.Stats) any {
 		Prompts    []prompt               `json:"prompts"`
 		Validators []validator            `json:"validators"`
 		Sessions   []outcome.SessionStats `json:"sessions"`
-	}{Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, WouldBlock: st.WouldBlock, WouldHalt: st.WouldHalt, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
+		Reused     int                    `json:"reused"`
+		SavedMS    float64                `json:"saved_ms"`
+	}{Reused: st.Reused, SavedMS: outcome.Millis(st.Saved), Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, WouldBlock: st.WouldBlock, WouldHalt: st.WouldHalt, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
 	if st.Decisions > 0 {
 		out.From, out.To = &st.From, &st.To
 	}
@@ -329,7 +345,7 @@ func statsJSON(st outcome.Stats) any {
 		out.Prompts = append(out.Prompts, prompt{p.Prompt, p.Checked, p.Passed, p.Resolved, p.Unresolved, p.AttemptsAvg(), p.AttemptsMax, p.Observed, p.WouldBlock})
 	}
 	for _, v := range st.Slowest() {
-		out.Validators = append(out.Validators, validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max()), v.Observed, v.WouldBlock})
+		out.Validators = append(out.Validators, validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max()), v.Observed, v.WouldBlock, v.Reused, outcome.Millis(v.Saved)})
 	}
 	if out.Sessions == nil {
 		out.Sessions = []outcome.SessionStats{}

@@ -100,6 +100,12 @@ type Check struct {
 	ExitCode *int   `json:"exit_code,omitempty"`
 	TimedOut bool   `json:"timed_out,omitempty"`
 	Confined bool   `json:"confined,omitempty"`
+	// Reused is a check taken as passed without running: it passed at
+	// Since and nothing it depends on changed; SavedMS is the duration of
+	// that run, the time this stop did not spend. DurationMS is 0.
+	Reused  bool       `json:"reused,omitempty"`
+	Since   *time.Time `json:"unchanged_since,omitempty"`
+	SavedMS float64    `json:"saved_ms,omitempty"`
 }
 
 // Duration returns the check's run time.

@@ -18,6 +18,10 @@ type Stats struct {
 	Prompts               []PromptStats    // by prompt key
 	Validators            []ValidatorStats // by name
 	Sessions              []SessionStats   // most blocks first
+	// Reused counts the checks taken as passed without running (reuse),
+	// and Saved adds up the runs they did not repeat.
+	Reused int
+	Saved  time.Duration
 }
 
 // PromptStats is one prompt's record. A prompt passes a decision when every
@@ -50,7 +54,11 @@ type ValidatorStats struct {
 	Runs, Passed int
 	// Observed and WouldBlock are as PromptStats', for the validator's runs.
 	Observed, WouldBlock int
-	Durations            []time.Duration // sorted
+	Durations            []time.Duration // sorted, of the runs
+	// Reused counts its checks taken as passed without running; Saved
+	// adds up the durations of the runs they did not repeat.
+	Reused int
+	Saved  time.Duration
 }
 
 // Median returns the validator's median run time.
@@ -141,6 +149,14 @@ func (t *tally) checks(r Record) {
 		if v == nil {
 			v = &ValidatorStats{Name: c.Name}
 			t.validators[c.Name] = v
+		}
+		if c.Reused {
+			saved := time.Duration(c.SavedMS * float64(time.Millisecond))
+			v.Reused++
+			v.Saved += saved
+			t.st.Reused++
+			t.st.Saved += saved
+			continue // not a run: no duration, no pass counted twice
 		}
 		v.Runs++
 		if c.Passed {

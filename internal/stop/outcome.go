@@ -83,6 +83,10 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 			code := c.Result.ExitCode
 			oc.Kind, oc.ExitCode = "run", &code
 		}
+		if u := c.Unchanged; u != nil {
+			since := u.Since.UTC()
+			oc.Reused, oc.Since, oc.SavedMS, oc.ExitCode = true, &since, outcome.Millis(u.Duration), nil
+		}
 		r.Checks = append(r.Checks, oc)
 	}
 	for _, e := range v.Done {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
@@ -31,6 +32,7 @@ func blockReason(cfg *config.Config, v *Verdict) string {
 	fmt.Fprintf(&b, "%s: %s.\n", blockPrefix, failedCount(v))
 	writeFailures(&b, cfg, v)
 	fmt.Fprintf(&b, blockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
+	writeUnchanged(&b, v)
 	return b.String()
 }
 
@@ -43,6 +45,7 @@ func haltReason(cfg *config.Config, v *Verdict, prior int) string {
 		fmt.Fprintf(&b, "stopgate halted the session: %s after %d blocked stops.\n", failedCount(v), prior)
 	}
 	writeFailures(&b, cfg, v)
+	writeUnchanged(&b, v)
 	b.WriteString("\nThe pending entries are kept: inspect them in " + cfg.Settings.StateDir + ", fix the work, and stop again.")
 	return b.String()
 }
@@ -54,6 +57,7 @@ func observeReason(cfg *config.Config, v *Verdict) string {
 	what := map[Kind]string{Block: "blocked", Halt: "halted"}[v.Observed]
 	fmt.Fprintf(&b, "stopgate (observe mode) would have %s this stop: %s.\n", what, failedCount(v))
 	writeFailures(&b, cfg, v)
+	writeUnchanged(&b, v)
 	b.WriteString("\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce.")
 	return b.String()
 }
@@ -82,6 +86,23 @@ func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
 		if c.Validator.Fix != "" {
 			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
 		}
+	}
+}
+
+// writeUnchanged names the checks taken as passed without running, and
+// since when: the agent must know they were not run again, and why.
+func writeUnchanged(b *strings.Builder, v *Verdict) {
+	first := true
+	for _, c := range v.Checks {
+		u := c.Unchanged
+		if u == nil {
+			continue
+		}
+		if first {
+			b.WriteString("\n\nNot run again, nothing they depend on changed since they passed in this session:")
+			first = false
+		}
+		fmt.Fprintf(b, "\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, u.Since.Local().Format(time.TimeOnly))
 	}
 }
 

@@ -201,7 +201,9 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err != nil {
 		return halt(configReason(err)), nil
 	}
-	v = Decide(ctx, cfg, s.in, entries, prior, s.deadline)
+	ru := reusing{scope: s.scope, trusted: cfg.Settings.Reuse == config.ReuseAuto}
+	ru.on, _ = ReusePolicy(cfg, clientName(s.in), env.Getenv("HOME"))
+	v = decide(ctx, cfg, s.in, entries, prior, s.deadline, ru)
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}

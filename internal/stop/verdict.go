@@ -71,14 +71,32 @@ type Check struct {
 	Validator *config.Validator
 	Prompts   []string // pending prompts that use it, in mapping order
 	Result    validator.Result
+	// Unchanged is a check not run: it passed earlier in the scope and
+	// nothing it depends on changed since (reuse.go). Result says passed.
+	Unchanged *Unchanged
 }
 
-// Decide runs the validators of entries and decides the stop. prior is the
+// Decide runs the validators of entries and decides the stop, running
+// every one (`gate run`: nothing is reused). prior is the
 // count of consecutive blocked stops before this one. An entry whose prompt
 // is no longer mapped halts the stop without running anything: the agent
 // must not disarm a check by editing the config it is checked by. A
 // validator still running at dl is killed and fails (deadline.go).
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
+	return decide(ctx, cfg, in, entries, prior, dl, reusing{})
+}
+
+// reusing is whether a stop reuses passes (ReusePolicy), for which scope,
+// and whether under the default policy (trusted: the wall stands for the
+// record, so it is written only after confined runs).
+type reusing struct {
+	on, trusted bool
+	scope       queue.Scope
+}
+
+// decide is Decide, taking validators that passed earlier in the scope
+// as passed while nothing they depend on changed, when ru is on.
+func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing) *Verdict {
 	v := &Verdict{}
 	if len(entries) == 0 {
 		return v
@@ -94,13 +112,28 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	}
 	v.Observing = cfg.Settings.Mode == config.ModeObserve
 	checks, specs := plan(cfg, in, entries)
+	var r *reuse
+	if ru.on {
+		r = startReuse(cfg, ru.scope, ru.trusted, checks)
+	}
+	unchanged, keys := r.toRun(cfg, checks, specs)
+	var run []validator.Spec
+	for i := range specs {
+		if unchanged[i] == nil {
+			run = append(run, specs[i])
+		}
+	}
 	confine := confinement(cfg, set)
 	missing := validator.Missing(creatable(cfg, set))
 	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
-	}, Confine: confine, Deadline: dl.At, DeadlineWhy: dl.why()}, specs)
+	}, Confine: confine, Deadline: dl.At, DeadlineWhy: dl.why()}, run)
+	results = mergeResults(checks, unchanged, results)
+	for i := range checks {
+		checks[i].Unchanged = unchanged[i]
+	}
 	if why := appearedReason(cfg, validator.Appeared(missing)); why != "" {
 		v.Checks = checks
 		for i := range checks {
@@ -120,6 +153,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		}
 	}
 	v.Checks = checks
+	r.finish(checks, keys, unchanged)
 	for _, e := range entries {
 		if !failed[e.Prompt] {
 			v.Done = append(v.Done, e)

@@ -32,6 +32,7 @@ const (
 	attrExitCode  = "process.exit.code"
 	attrTimedOut  = "stopgate.validator.timed_out"
 	attrConfined  = "stopgate.validator.confined"
+	attrReused    = "stopgate.validator.reused" // taken as passed, not run: nothing it depends on changed
 
 	spanStop      = "stopgate.stop"
 	spanValidator = "stopgate.validator"

@@ -60,6 +60,7 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 			attribute.String(attrOutcome, c.Result),
 			attribute.Bool(attrTimedOut, c.TimedOut),
 			attribute.Bool(attrConfined, c.Confined),
+			attribute.Bool(attrReused, c.Reused),
 		}
 		if c.ExitCode != nil {
 			ca = append(ca, attribute.Int(attrExitCode, *c.ExitCode))

@@ -132,6 +132,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := o.telemetry(&t); err != nil {
 		return err
 	}
+	if err := o.reuse(&t); err != nil {
+		return err
+	}
+	if err := o.fingerprints(&t); err != nil {
+		return err
+	}
 
 	fmt.Fprintf(o.stdout, "stopgate benchmarks, %s\n", start.UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(o.stdout, "machine: %s\n", machine)
