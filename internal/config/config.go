@@ -8,6 +8,8 @@ package config
 
 import (
 	"crypto/sha256"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/validator"
@@ -111,6 +113,33 @@ type Validator struct {
 	// Inputs are the gitignore-style patterns of the files its verdict
 	// depends on (reuse.go); nil: the whole working tree.
 	Inputs []string
+}
+
+// Expects says in one line what a file or diff check asks of the work,
+// for the outcome log and telemetry: `output/joke.txt exists, contains
+// "x"`, `CHANGELOG.md changed`, `no added line in **/*_test.go matches
+// t\.Skip\(`. "" for a run validator.
+func (v *Validator) Expects() string {
+	var parts []string
+	if v.File != "" {
+		parts = append(parts, v.File+" exists")
+		for _, x := range []struct{ what, pattern string }{{"contains", v.Contains}, {"does not contain", v.NotContains}, {"matches", v.Regex}} {
+			if x.pattern != "" {
+				parts = append(parts, fmt.Sprintf("%s %q", x.what, x.pattern))
+			}
+		}
+	}
+	if len(v.Changed) > 0 {
+		parts = append(parts, strings.Join(v.Changed, ", ")+" changed")
+	}
+	in := strings.Join(v.In, ", ")
+	if v.AddedLacks != "" {
+		parts = append(parts, fmt.Sprintf("no added line in %s matches %s", in, v.AddedLacks))
+	}
+	if v.AddedMatches != "" {
+		parts = append(parts, fmt.Sprintf("an added line in %s matches %s", in, v.AddedMatches))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Command reports the dashed form of a prompt key, "/" replaced by "-": the

@@ -83,6 +83,9 @@ func TestTelemetryToCollector(t *testing.T) {
 					if s.Parent == stop.ID {
 						results[verdict+"/"+s.Attrs["stopgate.validator.name"]] = s.Attrs["stopgate.validator.result"] + " " + s.Attrs["stopgate.validator.kind"]
 					}
+					if s.Attrs["stopgate.validator.name"] == "joke-file" && s.Attrs["stopgate.validator.expectation"] != "output/joke.txt exists" {
+						t.Errorf("joke-file's span: expectation %q, want %q", s.Attrs["stopgate.validator.expectation"], "output/joke.txt exists")
+					}
 				}
 			}
 			for k, want := range map[string]string{"block/joke-file": "failed file", "block/joke-short": "failed file", "pass/joke-file": "passed file", "pass/joke-short": "passed file"} {

@@ -94,10 +94,12 @@ type Check struct {
 	Passed     bool     `json:"passed"`
 	Result     string   `json:"result"` // "passed", "exit status 1", "timed out after 10s", …
 	DurationMS float64  `json:"duration_ms"`
-	// Kind is "run" or "file"; ExitCode a run's (-1 when killed or not
-	// started); TimedOut and Confined as the validator ran.
+	// Kind is "run", "file" or "diff"; ExitCode a run's (-1 when killed
+	// or not started), Expect what a file or diff check asks, in one line;
+	// TimedOut and Confined as the validator ran.
 	Kind     string `json:"kind,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
+	Expect   string `json:"expect,omitempty"`
 	TimedOut bool   `json:"timed_out,omitempty"`
 	Confined bool   `json:"confined,omitempty"`
 	// Reused is a check taken as passed without running: it passed at

@@ -79,9 +79,14 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 			Result: c.Result.Summary(), DurationMS: outcome.Millis(c.Result.Duration),
 			Kind: "file", TimedOut: c.Result.TimedOut, Confined: c.Result.Confined,
 		}
-		if c.Validator.Run != "" {
+		switch {
+		case c.Validator.Run != "":
 			code := c.Result.ExitCode
 			oc.Kind, oc.ExitCode = "run", &code
+		case c.Validator.IsDiff():
+			oc.Kind, oc.Expect = "diff", c.Validator.Expects()
+		default:
+			oc.Expect = c.Validator.Expects()
 		}
 		if u := c.Unchanged; u != nil {
 			since := u.Since.UTC()

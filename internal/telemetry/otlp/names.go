@@ -30,6 +30,7 @@ const (
 	attrResult    = "stopgate.validator.result" // passed, failed, timed_out, error
 	attrOutcome   = "stopgate.validator.outcome"
 	attrExitCode  = "process.exit.code"
+	attrExpect    = "stopgate.validator.expectation" // what a file or diff check asks, in one line
 	attrTimedOut  = "stopgate.validator.timed_out"
 	attrConfined  = "stopgate.validator.confined"
 	attrReused    = "stopgate.validator.reused" // taken as passed, not run: nothing it depends on changed

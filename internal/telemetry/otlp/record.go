@@ -65,6 +65,9 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 		if c.ExitCode != nil {
 			ca = append(ca, attribute.Int(attrExitCode, *c.ExitCode))
 		}
+		if c.Expect != "" {
+			ca = append(ca, attribute.String(attrExpect, c.Expect))
+		}
 		_, cs := tr.Start(ctx, spanValidator, trace.WithTimestamp(start), trace.WithAttributes(ca...))
 		if !c.Passed {
 			cs.SetStatus(codes.Error, c.Result)
