@@ -26,7 +26,7 @@ type clientWall struct {
 	// check says whether the wall is up; nil with write.
 	check func(env *cli.Env, ws workspace, set *guard.Set) []finding
 	// remove plans taking the wall out again (gate uninstall --client).
-	remove func(root string) (undo, error)
+	remove func(env *cli.Env, root string) (undo, error)
 	// left is what the guard alone stands against, wall up or not.
 	left string
 }
@@ -36,7 +36,7 @@ var clientWalls = map[string]clientWall{
 		left: "the wall is Codex's own sandbox for shell commands (bubblewrap): with the permission profile up, the protected set is read-only to every command and to apply_patch; a command or patch the user approves outside the sandbox, and a session started with --sandbox, --dangerously-bypass-approvals-and-sandbox or a sandbox_mode anywhere in Codex's config are the guard's alone"},
 	dialect.Gemini:  {left: "no wall gate init can turn on: Gemini CLI's sandbox runs the whole session in docker or podman (or Seatbelt on macOS) and is chosen by the user (--sandbox, GEMINI_SANDBOX); the guard alone refuses a write to the protected set"},
 	dialect.Copilot: {left: "no wall gate init can turn on: Copilot CLI's command sandbox (MXC, bubblewrap plus slirp4netns on Linux) is switched on and given its paths in the user's own settings or with --sandbox, not in the project; the guard alone refuses a write to the protected set"},
-	dialect.OpenCode: {write: writeOpenCodeWall, check: opencodeWallFindings,
+	dialect.OpenCode: {write: writeOpenCodeWall, check: opencodeWallFindings, remove: undoOpenCodeWall,
 		left: "the wall is OpenCode's permission rules in opencode.json: with them up, the write, edit and patch tools are refused the protected set; OpenCode has no sandbox for the shell, so every bash command, and a rule the user answers \"allow\" or edits away, are the guard's alone (the plugin's tool.execute.before)"},
 }
 

@@ -48,7 +48,7 @@ func uninstallClient(env *cli.Env, c *agentClient, bin string) error {
 		plan = append(plan, u)
 	}
 	if w := clientWalls[c.name]; w.remove != nil {
-		u, err := w.remove(root)
+		u, err := w.remove(env, root)
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func undoOpenCode(root, bin string) (undo, error) {
 }
 
 // undoCodexWall takes Codex's wall out of its project config.
-func undoCodexWall(root string) (undo, error) {
+func undoCodexWall(_ *cli.Env, root string) (undo, error) {
 	u := undo{name: codexConfig}
 	data, err := readProject(root, codexConfig)
 	if err != nil || data == nil {

@@ -1,7 +1,9 @@
 package settings
 
 import (
+	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -148,4 +150,62 @@ func probe(pattern string) string {
 		return d + "/x"
 	}
 	return pattern
+}
+
+// RemoveEditDeny returns data without the "deny" rules MergeEditDeny added
+// for patterns: the longest run of rules at the end of permission.edit,
+// in the order of patterns, that MergeEditDeny would write back byte for
+// byte once taken out (with a permission or edit left empty). Every other
+// rule stays, a user's own rule for the same path included, unless it
+// reads exactly as init writes it where init would have put it.
+func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []string, err error) {
+	if _, _, _, err := MergeEditDeny(data, nil); err != nil {
+		return nil, nil, err
+	}
+	text := normalize(data)
+	root, _ := parse(text)
+	edit := root.get("permission").get("edit")
+	if edit == nil || edit.kind != '{' {
+		return data, nil, nil
+	}
+	start := len(edit.members)
+	for start > 0 {
+		m := edit.members[start-1]
+		if m.val.kind != '"' || m.val.str != "deny" || !slices.Contains(patterns, m.key) {
+			break
+		}
+		start--
+	}
+	for i := start; i < len(edit.members); i++ {
+		var keys []string
+		for _, m := range edit.members[i:] {
+			keys = append(keys, m.key)
+		}
+		if !inOrder(keys, patterns) {
+			continue
+		}
+		stripped := text
+		for range keys {
+			root, _ := parse(stripped)
+			e := root.get("permission").get("edit")
+			stripped = cut(stripped, e, len(e.members)-1)
+		}
+		for _, cand := range [][]byte{prune(stripped, []string{"permission", "edit"}), stripped} {
+			if back, added, _, err := MergeEditDeny(cand, keys); err == nil && len(added) == len(keys) && bytes.Equal(back, text) {
+				return cand, keys, nil
+			}
+		}
+	}
+	return data, nil, nil
+}
+
+// inOrder reports whether keys appear in patterns in the same order.
+func inOrder(keys, patterns []string) bool {
+	j := 0
+	for _, p := range patterns {
+		if j < len(keys) && keys[j] == p {
+			j++
+		}
+	}
+	return j == len(keys)
 }
