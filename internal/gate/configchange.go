@@ -7,12 +7,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/stop"
 )
 
@@ -21,13 +24,36 @@ import (
 var Events = append(append([]string{}, stop.Events...), hook.ConfigChange)
 
 // configChangeInput returns the input when data is a ConfigChange, read
-// from stdin before the stop hook would read it.
-func configChangeInput(data []byte) (*hook.Input, bool) {
+// from stdin before the stop hook would read it. ok with an error: data
+// names ConfigChange but cannot be read as one; it is refused, never
+// passed on as a stop (which would exit 1, and Claude Code take the change).
+func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 	if !bytes.Contains(data, []byte(`"ConfigChange"`)) {
-		return nil, false
+		return nil, false, nil
 	}
-	in, err := hook.Parse(data, hook.ConfigChange)
-	return in, err == nil
+	in, err = hook.Parse(data, hook.ConfigChange)
+	if err == nil {
+		return in, true, nil
+	}
+	var ev struct {
+		Event string `json:"hook_event_name"`
+	}
+	if json.Unmarshal(data, &ev) == nil && ev.Event != hook.ConfigChange {
+		return nil, false, nil // another event that mentions it: the stop reads it
+	}
+	return nil, true, err
+}
+
+// unreadableChange answers a ConfigChange whose input cannot be read: in a
+// stopgate project, a refusal (what it changes cannot be told); elsewhere
+// the error, one line.
+func unreadableChange(env *cli.Env, err error) error {
+	root := project.Root(env.Getenv, "", env.Dir)
+	if !stopgateProject(env, root, config.Path(root, "", env.Dir)) {
+		return err
+	}
+	return hook.Write(env.Stdout, hook.Block("stopgate refused this settings change: its ConfigChange input could not be read ("+
+		err.Error()+"), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
 }
 
 // configChange is the gate's ConfigChange answer: Claude Code asks before a
@@ -37,8 +63,9 @@ func configChangeInput(data []byte) (*hook.Input, bool) {
 // hook no longer registered, disableAllHooks, a sandbox key of the wall
 // set against it or unset, a deny rule of the protected set dropped, a
 // command excluded from the sandbox. Skills and managed policy (which no
-// hook can refuse) pass, as does any change in a project without
-// mappings.toml.
+// hook can refuse) pass, as does any change in a project that shows no
+// stopgate (stopgateProject). In a project without the wall (gate init
+// --no-wall: no part of it in any file) only the hooks are judged.
 func configChange(env *cli.Env, in *hook.Input) error {
 	if in.Source == "skills" || in.Source == "policy_settings" {
 		return nil
@@ -46,11 +73,13 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	root := project.Root(env.Getenv, in.Cwd, env.Dir)
 	ws := workspace{root: root, file: config.Path(root, "", env.Dir)}
 	cfg, _, err := config.Inspect(ws.file, ws.root, config.FileOnly)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // not a stopgate project
+	if errors.Is(err, fs.ErrNotExist) && !stopgateProject(env, root, ws.file) {
+		return nil
 	}
 	var why []string
-	for _, f := range hookFindings(env, ws, cfg, "") {
+	// A plugin's hooks run with its root in CLAUDE_PLUGIN_ROOT: they are
+	// registered there, not in the settings.
+	for _, f := range hookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT")) {
 		if !f.warning {
 			why = append(why, f.loc+": "+f.msg)
 		}
@@ -63,9 +92,11 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	}
 	if rules, nothing := wallRules(root, env.Getenv("HOME"), ws.file, cfg, nil); !nothing {
 		w, bad := readWalls(srcs)
-		if bad != nil {
+		switch {
+		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
-		} else {
+		case !w.present(rules): // no wall to weaken (gate init --no-wall)
+		default:
 			for _, fs := range [][]finding{w.against(), w.unset(), w.lacking(rules), w.excludedCommands()} {
 				for _, f := range fs {
 					why = append(why, f.loc+": "+f.msg)
@@ -85,17 +116,49 @@ func configChange(env *cli.Env, in *hook.Input) error {
 		strings.Join(why, "; ")+". If the change is wanted, the user makes it and starts a new session (gate check says what is missing)."))
 }
 
+// stopgateProject reports whether root shows stopgate: its config or its
+// state dir there, the hook run from a plugin, or a settings file that
+// registers a stopgate hook. A file that cannot be read or parsed counts
+// when it names the gate at all: what it registers cannot be told.
+func stopgateProject(env *cli.Env, root, file string) bool {
+	for _, p := range []string{file, filepath.Join(root, config.DefaultStateDir)} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	if env.Getenv("CLAUDE_PLUGIN_ROOT") != "" {
+		return true
+	}
+	for _, src := range settingsFiles(env, root) {
+		data, err := os.ReadFile(src.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		found, lerr := settings.Lookup(data, expected())
+		if err != nil || lerr != nil && bytes.Contains(data, []byte(hook.Gate)) {
+			return true
+		}
+		if slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
+			return true
+		}
+	}
+	return false
+}
+
 // disablesHooks reports whether the settings file at path sets
-// disableAllHooks.
+// disableAllHooks to anything but false: a value the client may read
+// otherwise is not taken for false.
 func disablesHooks(path string) bool {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return false
+		return false // hookFindings reports a file it cannot read
 	}
-	var s struct {
-		DisableAllHooks bool `json:"disableAllHooks"`
+	var s map[string]json.RawMessage
+	if json.Unmarshal(data, &s) != nil {
+		return false // nor JSON: hookFindings reports it
 	}
-	return json.Unmarshal(data, &s) == nil && s.DisableAllHooks
+	v, ok := s["disableAllHooks"]
+	return ok && string(bytes.TrimSpace(v)) != "false"
 }
 
 // hookStdin reads the hook input once, so that a ConfigChange can be told

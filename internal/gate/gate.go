@@ -40,7 +40,10 @@ func Run(env *cli.Env) error {
 		if err != nil {
 			return err
 		}
-		if in, ok := configChangeInput(data); ok {
+		if in, ok, err := configChangeInput(data); ok {
+			if err != nil {
+				return unreadableChange(env, err)
+			}
 			return configChange(env, in)
 		}
 	}

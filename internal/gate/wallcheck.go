@@ -101,6 +101,18 @@ func readWalls(srcs []hookSource) (walls, *finding) {
 	return w, nil
 }
 
+// present reports whether any part of the wall is there: a sandbox key set
+// as gate init writes it, or a deny rule of rules. A project gate init
+// left without a wall (--no-wall) has none, and no wall to weaken.
+func (w walls) present(rules []string) bool {
+	for _, st := range w.files {
+		if st.Walled() {
+			return true
+		}
+	}
+	return slices.ContainsFunc(rules, func(r string) bool { return slices.Contains(w.deny, r) })
+}
+
 // against reports the sandbox keys set against the wall, where the value
 // that counts is written.
 func (w walls) against() []finding {
