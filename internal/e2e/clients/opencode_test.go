@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,7 +27,25 @@ import (
 type openCode struct {
 	t    *testing.T
 	url  string
-	logs *bytes.Buffer
+	logs *serveLog
+}
+
+// serveLog is opencode serve's output, read while the server writes it.
+type serveLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *serveLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(b)
+}
+
+func (l *serveLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // startOpenCode starts `opencode serve` in p on a free loopback port and waits until
@@ -81,7 +100,7 @@ func startOpenCodeWith(t *testing.T, p *Project, srv *Server, more string) *open
 		"XDG_STATE_HOME=" + filepath.Join(p.Home, ".local/state"), "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
 		// No npm installs of default plugins or language servers, no Claude Code config.
 		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_CLAUDE_CODE=1"}
-	oc := &openCode{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &bytes.Buffer{}}
+	oc := &openCode{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &serveLog{}}
 	cmd.Stdout, cmd.Stderr = oc.logs, oc.logs
 	// The server's children may hold its output open: never wait on them for long.
 	cmd.WaitDelay = 5 * time.Second
@@ -201,7 +220,9 @@ func (oc *openCode) inputs(p *Project) []Captured {
 }
 
 // OpenCode has no block cap and no stop_hook_active: the gate's max_blocks ends a
-// failing loop, and the plugin sends nothing back after the halt.
+// failing loop, and the plugin sends nothing back after the halt: it prints the
+// halt's reason where OpenCode prints its plugins' errors (the terminal of
+// opencode run, the log of opencode serve).
 func TestOpenCodeLoopEndsAtMaxBlocks(t *testing.T) {
 	p := NewProject(t, "opencode")
 	srv := Start(t, Chat, Script{
@@ -236,5 +257,8 @@ func TestOpenCodeLoopEndsAtMaxBlocks(t *testing.T) {
 	checkInputs(t, "opencode", inputs)
 	if stops != 4 {
 		t.Errorf("the gate ran at %d idles, want 4: three blocks, then the halt", stops)
+	}
+	if !strings.Contains(oc.logs.String(), "stopgate halted the session: 2 checks failed after 3 blocked stops.") {
+		t.Errorf("opencode did not print the halt's reason\n%s", tail(oc.logs.String(), 3000))
 	}
 }
