@@ -55,17 +55,16 @@ func Run(env *cli.Env) error {
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
-	in, err := dialect.Decode(env.Stdin, *opt, Events...)
+	in, ans, err := dialect.Decode(env.Stdin, env.Stdout, *opt, Events...)
 	if errors.Is(err, dialect.ErrIgnored) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	env.Stdout = hook.Bind(env.Stdout, in)
 	root := project.Root(env.Getenv, in.Cwd, env.Dir)
 	if in.HookEventName == hook.PreToolUse {
-		return guardTool(env, in, root, *configFile)
+		return guardTool(env, in, ans, root, *configFile)
 	}
 
 	// Read: what did the agent touch? Cheap tests first, so that the common
@@ -91,7 +90,7 @@ func Run(env *cli.Env) error {
 		return err
 	}
 	// Write: the entries, then the announcement.
-	return arm(env, in, root, cfg, maps, paths, ts[0].kind) // one input is one kind of trigger
+	return arm(env, in, ans, root, cfg, maps, paths, ts[0].kind) // one input is one kind of trigger
 }
 
 // matches returns the mappings the triggers arm, with the file read that
@@ -117,7 +116,7 @@ func matches(cfg *config.Config, ts []trigger) (maps []*config.Mapping, paths []
 // arm queues an entry per mapping and announces the new ones. One entry
 // that cannot be written does not stop the others from being armed; every
 // failure is reported, on the one line the client shows.
-func arm(env *cli.Env, in *hook.Input, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
+func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
 	errs := &multierror.Error{ErrorFormat: oneLine}
 	var armed []*config.Mapping
@@ -152,7 +151,7 @@ func arm(env *cli.Env, in *hook.Input, root string, cfg *config.Config, maps []*
 	if err != nil {
 		return err
 	}
-	return hook.Write(env.Stdout, hook.Context(in.HookEventName, text))
+	return ans.Write(hook.Context(in.HookEventName, text))
 }
 
 type trigger struct {

@@ -27,11 +27,11 @@ import (
 //	                                protected; otherwise one line on stderr, exit 1
 //	a bug in the guard (a panic)    "deny", naming it, with the stack on stderr: a
 //	                                guard that cannot judge a call does not let it by
-func guardTool(env *cli.Env, in *hook.Input, root, configFile string) (err error) {
+func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			env.Stderr.Write(debug.Stack())
-			err = hook.Write(env.Stdout, hook.Deny(fmt.Sprintf(
+			err = ans.Write(hook.Deny(fmt.Sprintf(
 				"stopgate's tamper guard could not judge this call: internal error (a bug in stopgate): %v. "+
 					"It is denied; ask the user to run it if it is needed.", p)))
 		}
@@ -61,7 +61,7 @@ func guardTool(env *cli.Env, in *hook.Input, root, configFile string) (err error
 			dir = c.Cwd
 		}
 		if h := set.Check(c.Tool, c.Input, dir); h != nil {
-			return hook.Write(env.Stdout, hook.Deny(h.Reason()))
+			return ans.Write(hook.Deny(h.Reason()))
 		}
 	}
 	return loadErr

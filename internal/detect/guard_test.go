@@ -20,7 +20,7 @@ func TestGuardPanicDenies(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	env := &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: root} // no Getenv
 	in := &hook.Input{SessionID: "s1", HookEventName: hook.PreToolUse, ToolName: "Bash", Tool: hook.ToolInput{Command: "ls"}, Cwd: root}
-	if err := guardTool(env, in, root, ""); err != nil {
+	if err := guardTool(env, in, hook.AnswerTo(&stdout, in), root, ""); err != nil {
 		t.Fatalf("guardTool = %v, want a deny on stdout", err)
 	}
 	if out := stdout.String(); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "internal error (a bug in stopgate)") {

@@ -25,7 +25,7 @@ func Answer(client, event string, o hook.Output) string {
 		in.Client = opencode{}
 	}
 	var b bytes.Buffer
-	if err := hook.Write(hook.Bind(&b, in), o); err != nil {
+	if err := hook.AnswerTo(&b, in).Write(o); err != nil {
 		return "" // an Output always marshals
 	}
 	return strings.TrimSuffix(b.String(), "\n")

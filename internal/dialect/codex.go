@@ -17,12 +17,18 @@ type codex struct{}
 
 func (codex) Name() string { return Codex }
 
-func (codex) Encode(_ *hook.Input, o hook.Output) any { return o }
+func (codex) Encode(_ string, o hook.Output) any { return o }
 
-// HaltUnseen: Codex ends the session on a halt but shows only "hook: Stop
-// Stopped" (neither stopReason nor systemMessage reaches the user), so the
-// gate relays a halt's reason through the model first (stop.relayHalt).
-func (codex) HaltUnseen() bool { return true }
+// Halt: Codex ends the session on a halt but shows only "hook: Stop
+// Stopped" (neither stopReason nor systemMessage reaches the user), so a
+// stop's halt is first a block that relays its reason through the model,
+// once; the next failing stop is the halt itself.
+func (codex) Halt(reason string, relayed bool) (hook.Output, bool) {
+	if relayed {
+		return hook.Halt(reason), false
+	}
+	return hook.Block(hook.HaltRelay(reason)), true
+}
 
 func decodeCodex(data []byte) (*hook.Input, error) {
 	in, err := hook.Unmarshal(data)

@@ -31,7 +31,7 @@ var copilotEvent = map[string]string{
 // subagentStop and userPromptSubmitted, permissionDecision for preToolUse,
 // additionalContext for postToolUse and userPromptSubmitted. Copilot CLI
 // has no halt (its SDK types allow no continue or stopReason, and its
-// events.jsonl records such an answer as {}): see haltAsBlock.
+// events.jsonl records such an answer as {}): see Halt.
 type copilotOutput struct {
 	Decision                 string `json:"decision,omitempty"`
 	Reason                   string `json:"reason,omitempty"`
@@ -40,8 +40,7 @@ type copilotOutput struct {
 	AdditionalContext        string `json:"additionalContext,omitempty"`
 }
 
-func (c copilot) Encode(_ *hook.Input, o hook.Output) any {
-	o = haltAsBlock(o)
+func (c copilot) Encode(_ string, o hook.Output) any {
 	if !c.native {
 		return o // the Claude-shaped file takes Claude Code's answers
 	}
@@ -161,21 +160,11 @@ func copilotTool(m map[string]any) []hook.Call {
 	return nil
 }
 
-// haltAsBlock is a halt as Copilot CLI acts on it: it drops continue:false
-// and stopReason, so a halt would pass the stop unseen. A block with the
-// halt's reason sends the session back instead, telling the model to stop
-// and tell the user; the gate halts again at every stop, so each is
-// blocked until the user acts or Copilot's own cap (8 blocks) ends it.
-func haltAsBlock(o hook.Output) hook.Output {
-	if o.Continue == nil || *o.Continue {
-		return o
-	}
-	return hook.Output{Decision: "block", Reason: HaltRelay(o.StopReason)}
-}
-
-// HaltRelay is a halt's reason as a block hands it to the model, for a
-// client that cannot show a halt to the user itself (Copilot CLI, Codex).
-func HaltRelay(reason string) string {
-	return "stopgate halted this session, and this client does not show the user why: stop working now, " +
-		"and tell the user, word for word: " + reason
+// Halt: Copilot CLI drops continue:false and stopReason, so a halt would
+// pass the stop unseen. A block with the halt's reason sends the session
+// back instead, telling the model to stop and tell the user; the gate
+// halts again at every stop, so each is blocked until the user acts or
+// Copilot's own cap (8 blocks) ends it.
+func (copilot) Halt(reason string, _ bool) (hook.Output, bool) {
+	return hook.Block(hook.HaltRelay(reason)), false
 }

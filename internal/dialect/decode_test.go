@@ -13,7 +13,7 @@ import (
 // hook.MaxInput+1 bytes, however much more stdin holds.
 func TestDecodeBounded(t *testing.T) {
 	src := &countingReader{r: io.MultiReader(strings.NewReader(`{"prompt":"`), zeros{})}
-	_, err := Decode(src, Options{})
+	_, _, err := Decode(src, io.Discard, Options{})
 	if err == nil || err.Error() != "hook input is larger than 64 MiB" {
 		t.Fatalf("err = %v", err)
 	}
@@ -23,14 +23,14 @@ func TestDecodeBounded(t *testing.T) {
 
 	// A 10 MB prompt is well within bounds.
 	big := `{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"` + strings.Repeat("a", 10<<20) + `"}`
-	in, err := Decode(strings.NewReader(big), Options{})
+	in, _, err := Decode(strings.NewReader(big), io.Discard, Options{})
 	if err != nil || len(in.Prompt) != 10<<20 {
 		t.Fatalf("10 MB prompt: %v", err)
 	}
 }
 
 func TestDecodeReadError(t *testing.T) {
-	_, err := Decode(io.MultiReader(strings.NewReader("{"), errReader{}), Options{})
+	_, _, err := Decode(io.MultiReader(strings.NewReader("{"), errReader{}), io.Discard, Options{})
 	if err == nil || !errors.Is(err, errBroken) || err.Error() != "reading hook input: broken pipe" {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,8 +1,8 @@
 // Package dialect turns each agent client's hook input into stopgate's own
 // event, a hook.Input in Claude Code's terms, and the engine's answers back
 // into what that client reads. The detect, gate and testhook logic never
-// learns a client's name: it reads the decoded input and writes through
-// hook.Write to a stdout bound to it (hook.Bind).
+// learns a client's name: it reads the decoded input and answers through
+// the hook.Answer decoded with it.
 //
 // Claude Code is the reference dialect: its inputs are decoded exactly as
 // before and its answers are written unchanged. The others:
@@ -87,8 +87,19 @@ func (e *MismatchError) Error() string {
 }
 
 // Decode reads one hook input from r and decodes it in its dialect: the
-// registered one, checked against what the input looks like.
-func Decode(r io.Reader, opt Options, events ...string) (*hook.Input, error) {
+// registered one, checked against what the input looks like. It returns
+// the input and the writer of the answers to it on w, in its client's shape.
+func Decode(r io.Reader, w io.Writer, opt Options, events ...string) (*hook.Input, hook.Answer, error) {
+	data, err := Read(r)
+	if err != nil {
+		return nil, hook.Answer{}, err
+	}
+	in, err := Parse(data, opt, events...)
+	return in, hook.AnswerTo(w, in), err
+}
+
+// Read reads one hook input's bytes from r, up to hook.MaxInput.
+func Read(r io.Reader) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, hook.MaxInput+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading hook input: %w", err)
@@ -96,8 +107,13 @@ func Decode(r io.Reader, opt Options, events ...string) (*hook.Input, error) {
 	if len(data) > hook.MaxInput {
 		return nil, fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
 	}
-	return Parse(data, opt, events...)
+	return data, nil
 }
+
+// showsHalt is a client that shows the user a halt's reason itself.
+type showsHalt struct{}
+
+func (showsHalt) Halt(reason string, _ bool) (hook.Output, bool) { return hook.Halt(reason), false }
 
 // Parse is Decode on bytes already read.
 func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {

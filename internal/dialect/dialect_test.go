@@ -232,7 +232,7 @@ func TestEncode(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := hook.Write(hook.Bind(&buf, in), tt.out); err != nil {
+			if err := hook.AnswerTo(&buf, in).Write(tt.out); err != nil {
 				t.Fatal(err)
 			}
 			got := strings.TrimSuffix(buf.String(), "\n")

@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 				}
 				for _, o := range []hook.Output{hook.Block("r"), hook.Halt("r"), hook.Deny("r"), hook.Context(in.HookEventName, "c")} {
 					var buf bytes.Buffer
-					if err := hook.Write(hook.Bind(&buf, in), o); err != nil {
+					if err := hook.AnswerTo(&buf, in).Write(o); err != nil {
 						t.Fatal(err)
 					}
 					if buf.Len() > 0 && !json.Valid(buf.Bytes()) {

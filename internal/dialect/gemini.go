@@ -10,7 +10,7 @@ import (
 // gemini is Gemini CLI. Its events have their own names, its tools their
 // own names and fields; its answers are Claude Code's, except that a tool
 // call is refused with decision "deny" and a reason.
-type gemini struct{}
+type gemini struct{ showsHalt }
 
 func (gemini) Name() string { return Gemini }
 
@@ -44,7 +44,7 @@ type geminiSpecific struct {
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
-func (gemini) Encode(in *hook.Input, o hook.Output) any {
+func (gemini) Encode(event string, o hook.Output) any {
 	out := geminiOutput{Continue: o.Continue, StopReason: o.StopReason, SuppressOutput: o.SuppressOutput,
 		SystemMessage: o.SystemMessage, Decision: o.Decision, Reason: o.Reason}
 	if s := o.HookSpecificOutput; s != nil {
@@ -52,7 +52,7 @@ func (gemini) Encode(in *hook.Input, o hook.Output) any {
 			out.Decision, out.Reason = "deny", s.PermissionDecisionReason
 		}
 		if s.AdditionalContext != "" {
-			out.HookSpecificOutput = &geminiSpecific{HookEventName: in.ClientEvent, AdditionalContext: s.AdditionalContext}
+			out.HookSpecificOutput = &geminiSpecific{HookEventName: event, AdditionalContext: s.AdditionalContext}
 		}
 	}
 	return out

@@ -9,11 +9,11 @@ import (
 // Claude-shaped events (hook_event_name, session_id, cwd, tool_name,
 // tool_input; stop_hook_active from its own count of continuations) with
 // OpenCode's tool names and arguments, and reads Claude Code's answers.
-type opencode struct{}
+type opencode struct{ showsHalt }
 
 func (opencode) Name() string { return OpenCode }
 
-func (opencode) Encode(_ *hook.Input, o hook.Output) any { return o }
+func (opencode) Encode(_ string, o hook.Output) any { return o }
 
 // opencodeTool maps OpenCode's tools to the Claude Code tools stopgate
 // judges; their file argument is filePath.

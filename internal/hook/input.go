@@ -68,8 +68,8 @@ type Input struct {
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
 
-	// Client is the dialect that decoded the input and encodes the answer
-	// to it (package dialect); nil is Claude Code, the reference dialect.
+	// Client is the dialect that decoded the input and encodes the answers
+	// to it (AnswerTo); nil is Claude Code, the reference dialect.
 	Client Dialect `json:"-"`
 	// ClientEvent is the event as the client named it, for messages.
 	ClientEvent string `json:"-"`
@@ -88,16 +88,6 @@ type Call struct {
 	Tool  string
 	Input ToolInput
 	Cwd   string // where the call runs when not the input's cwd
-}
-
-// Dialect is the client an input came from, as the writer of the answer
-// sees it.
-type Dialect interface {
-	// Name is the client's name as `gate init --client` takes it.
-	Name() string
-	// Encode turns an answer to in into the value the client reads on
-	// stdout; nil prints nothing (the client has no way to take it).
-	Encode(in *Input, o Output) any
 }
 
 // ErrNoInput is returned by Parse for empty or all-blank stdin.

@@ -1,10 +1,5 @@
 package hook
 
-import (
-	"encoding/json"
-	"io"
-)
-
 // Output is the JSON object a hook may print on stdout with exit code 0.
 // Only fields the client documents are here: the client silently ignores
 // anything else (such as the legacy "replace"), so an unknown key would be a
@@ -57,49 +52,3 @@ func Deny(reason string) Output {
 		PermissionDecisionReason: reason,
 	}}
 }
-
-// Write prints o as one line of JSON: as Claude Code reads it, or, when w
-// is bound to an input (Bind), as the client that sent it reads it. Its
-// texts are made Visible first. It is the one writer of hook output, so no
-// answer can leave in the wrong shape or carry raw escape sequences.
-func Write(w io.Writer, o Output) error {
-	o.StopReason, o.SystemMessage, o.Reason = Visible(o.StopReason), Visible(o.SystemMessage), Visible(o.Reason)
-	if o.HookSpecificOutput != nil {
-		spec := *o.HookSpecificOutput
-		spec.AdditionalContext = Visible(spec.AdditionalContext)
-		spec.PermissionDecisionReason = Visible(spec.PermissionDecisionReason)
-		o.HookSpecificOutput = &spec
-	}
-	var v any = o
-	if b, ok := w.(*bound); ok {
-		w = b.w
-		if b.in.Client != nil {
-			if v = b.in.Client.Encode(b.in, o); v == nil {
-				return nil
-			}
-		}
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
-}
-
-// Bind returns w answering in: Write to it encodes for in's client. The
-// commands bind their stdout once, after decoding, so that the engine
-// writes its answers without knowing the client.
-func Bind(w io.Writer, in *Input) io.Writer {
-	if b, ok := w.(*bound); ok {
-		w = b.w
-	}
-	return &bound{w: w, in: in}
-}
-
-type bound struct {
-	w  io.Writer
-	in *Input
-}
-
-func (b *bound) Write(p []byte) (int, error) { return b.w.Write(p) }

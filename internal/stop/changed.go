@@ -9,15 +9,14 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// noteChanges records in v which of the gate's own inputs (mappings.toml,
-// the programs its run validators execute) changed since each entry was
-// armed: the checks ran as they are now, and a check that passes because
-// it was rewritten must not pass in silence. A block or halt adds the note
-// to its reason; a pass carries it as a system message for the user.
+// changes says which of the gate's own inputs (mappings.toml, the
+// programs its run validators execute) changed since each entry was armed
+// ("": none): the checks ran as they are now, and a check that passes
+// because it was rewritten must not pass in silence (Notes.Changed).
 // queued entries compare their inputs' hashes; entries reconciled from
 // the transcript were hashed only now, so their files' change times are
 // compared with the time the transcript gives the read (changedInputs).
-func (v *Verdict) noteChanges(c *config.Config, queued, reconciled []queue.Entry) {
+func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	byPath := map[string][]string{} // changed input → prompts armed before the change
 	var paths []string
 	for i, e := range slices.Concat(queued, reconciled) {
@@ -29,7 +28,7 @@ func (v *Verdict) noteChanges(c *config.Config, queued, reconciled []queue.Entry
 		}
 	}
 	if len(paths) == 0 {
-		return
+		return ""
 	}
 	slices.Sort(paths)
 	var b strings.Builder
@@ -38,10 +37,7 @@ func (v *Verdict) noteChanges(c *config.Config, queued, reconciled []queue.Entry
 		fmt.Fprintf(&b, "\n- %s (prompt %s)", p, strings.Join(byPath[p], ", "))
 	}
 	b.WriteString("\nThe checks ran as the files are now. If the agent changed them, review the change (git diff) before trusting this stop.")
-	v.Changed = b.String()
-	if v.Kind != Pass {
-		v.Reason += "\n\n" + v.Changed
-	}
+	return b.String()
 }
 
 // changedInputs returns the inputs of e changed since it was armed: by

@@ -190,15 +190,6 @@ func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 	return none, why
 }
 
-// reconciled returns the entries r rebuilt from the transcript; none
-// without a transcript.
-func (r *reconciliation) reconciled() []queue.Entry {
-	if r == nil {
-		return nil
-	}
-	return r.missing
-}
-
 // recordWait bounds how long a stop waits for a client's record that is
 // not on disk yet. Claude Code appends its transcript asynchronously and
 // creates the file with the first append: the Stop of a short first turn
@@ -308,33 +299,39 @@ func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*confi
 	return nil, nil
 }
 
+// notes is what a block or halt tells of the reconciliation (Notes.Record):
+// the checks run although their entry was missing, and why prompts that
+// may not have been armed were judged.
+func (r *reconciliation) notes() string {
+	var b strings.Builder
+	if len(r.found) > 0 {
+		b.WriteString(reconciledNote(r.found, r.queue))
+	}
+	if r.unread > 0 {
+		b.WriteString(unreadNote(r.unread))
+	}
+	switch {
+	case r.unknown != "":
+		b.WriteString(r.unknown)
+	case r.distrust != "":
+		b.WriteString(distrustNote(r.distrust, r.queue))
+	}
+	return b.String()
+}
+
 // settle records the reconciliation in the verdict and moves the mark: to
 // the end of the scan when the stop passes, else past each prompt that
 // passed. The mark is written before the answer, so a gate killed later
 // has only ever moved it past checks that passed.
 func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
-	if r == nil {
-		return
-	}
 	v.Reconciled = r.found
-	if len(r.found) > 0 && v.Kind != Pass {
-		v.Reason += reconciledNote(r.found, r.queue)
-	}
-	if r.unread > 0 && v.Kind != Pass {
-		v.Reason += unreadNote(r.unread)
-	}
 	if r.unknown != "" {
-		if v.Kind != Pass {
-			v.Reason += r.unknown
-		} else if r.stored.Transcript == "" {
-			return // no mark to forget
-		} else if err := q.SetMark(r.scope, queue.Mark{}); err != nil {
-			fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
+		if v.Kind == Pass && r.stored.Transcript != "" { // a mark to forget
+			if err := q.SetMark(r.scope, queue.Mark{}); err != nil {
+				fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
+			}
 		}
 		return
-	}
-	if r.distrust != "" && v.Kind != Pass {
-		v.Reason += distrustNote(r.distrust, r.queue)
 	}
 	next := queue.Mark{Transcript: r.mark.Transcript, Offset: r.mark.Offset}
 	if v.Kind == Pass {

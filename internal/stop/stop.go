@@ -80,17 +80,18 @@ var Events = []string{hook.Stop, hook.SubagentStop}
 // something to be armed (fail closed).
 func Hook(env *cli.Env, configFile string, opt dialect.Options, timeout time.Duration) (err error) {
 	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
+	ans := hook.AnswerTo(env.Stdout, nil) // until the input says whose
 	defer func() {
 		if p := recover(); p != nil {
 			bug := &panicError{value: p, stack: debug.Stack()}
-			err = (&judging{env: env}).answer(nil, bug)
+			err = (&judging{env: env, ans: ans}).answer(nil, bug)
 		}
 	}()
-	in, err := decodeStop(env, opt)
+	in, ans, err := decodeStop(env, opt)
 	if in == nil {
 		return err
 	}
-	s := &judging{env: env, in: in, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), deadline: dl}
+	s := &judging{env: env, in: in, ans: ans, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), deadline: dl}
 	s.scope = queue.Scope{Session: in.SessionID, Agent: in.AgentID}
 	if in.HookEventName == hook.Stop {
 		s.scope.Agent = "" // the main thread's stop, whatever else the input says
@@ -103,6 +104,7 @@ func Hook(env *cli.Env, configFile string, opt dialect.Options, timeout time.Dur
 type judging struct {
 	env        *cli.Env
 	in         *hook.Input
+	ans        hook.Answer // the answers to in, in its client's shape
 	configFile string
 	root       string
 	scope      queue.Scope
@@ -118,7 +120,7 @@ type judging struct {
 // halt naming the failure, unless the gate knows nothing is armed.
 func (s *judging) answer(v *Verdict, err error) error {
 	if err == nil {
-		return v.write(s.env)
+		return v.write(s.ans)
 	}
 	if s.clear {
 		return err // exit 1: nothing is armed, the stop may pass
@@ -128,7 +130,7 @@ func (s *judging) answer(v *Verdict, err error) error {
 	if errors.As(err, &bug) {
 		s.env.Stderr.Write(bug.stack)
 	}
-	return hook.Write(s.env.Stdout, hook.Halt(failReason(err, s.armed)))
+	return s.ans.Write(hook.Halt(failReason(err, s.armed)))
 }
 
 // judge decides the stop: read, then run the validators, then record. A
@@ -192,7 +194,9 @@ func (s *judging) judge() (v *Verdict, err error) {
 		}
 		s.clear = true
 		v := &Verdict{}
-		rec.settle(env, q, v)
+		if rec != nil {
+			rec.settle(env, q, v)
+		}
 		return v, nil
 	}
 
@@ -203,13 +207,20 @@ func (s *judging) judge() (v *Verdict, err error) {
 	}
 	ru := reusing{scope: s.scope, trusted: cfg.Settings.Reuse == config.ReuseAuto}
 	ru.on, _ = ReusePolicy(cfg, clientName(s.in), env.Getenv("HOME"))
-	v = decide(ctx, cfg, s.in, entries, prior, s.deadline, ru)
+	notes := func() Notes {
+		if rec == nil {
+			return Notes{Changed: changes(loaded, queued, nil)}
+		}
+		return Notes{Changed: changes(loaded, queued, rec.missing), Record: rec.notes()}
+	}
+	v = decide(ctx, cfg, s.in, entries, prior, s.deadline, ru, notes)
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}
-	v.relayHalt(s.in, cfg.Settings.MaxBlocks, prior)
-	v.noteChanges(loaded, queued, rec.reconciled())
-	rec.settle(env, q, v)
+	v.relay(s.ans, cfg.Settings.MaxBlocks, prior)
+	if rec != nil {
+		rec.settle(env, q, v)
+	}
 	if err := v.apply(q, s.scope, prior, queued); err != nil {
 		return nil, &unrecordedError{err: err, verdict: v}
 	}
@@ -219,15 +230,18 @@ func (s *judging) judge() (v *Verdict, err error) {
 
 func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
 
-// relayHalt turns a halt into one block that hands its reason to the model
-// to tell the user, for a client that ends a session on a halt without
-// showing why (Codex prints "hook: Stop Stopped" alone). The count is set
-// past max_blocks, so the next failing stop is the halt itself.
-func (v *Verdict) relayHalt(in *hook.Input, maxBlocks, prior int) {
-	if h, ok := in.Client.(interface{ HaltUnseen() bool }); !ok || !h.HaltUnseen() || v.Kind != Halt || prior > maxBlocks {
+// relay asks the client's dialect how it takes the verdict's halt
+// (hook.Answer.Halt): a client that ends a session on a halt without
+// showing why (Codex prints "hook: Stop Stopped" alone) gets, once, a
+// block that hands the reason to the model to tell the user. The count is
+// set past max_blocks, so the next failing stop is the halt itself.
+func (v *Verdict) relay(ans hook.Answer, maxBlocks, prior int) {
+	if v.Kind != Halt {
 		return
 	}
-	v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, dialect.HaltRelay(v.Reason)
+	if o, once := ans.Halt(v.Reason, prior > maxBlocks); once {
+		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
+	}
 }
 
 // apply records the verdict in the state dir: the queue and the block
@@ -261,37 +275,37 @@ func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []q
 
 // write prints the verdict's answer; a pass prints nothing, unless the
 // human must hear that the gate's inputs changed.
-func (v *Verdict) write(env *cli.Env) error {
+func (v *Verdict) write(ans hook.Answer) error {
 	switch {
 	case v.Kind == Block:
-		return hook.Write(env.Stdout, hook.Block(v.Reason))
+		return ans.Write(hook.Block(v.Reason))
 	case v.Kind == Halt:
-		return hook.Write(env.Stdout, hook.Halt(v.Reason))
+		return ans.Write(hook.Halt(v.Reason))
 	case v.Observed != Pass:
-		return hook.Write(env.Stdout, hook.Output{SystemMessage: strings.TrimSpace(v.Reason + "\n\n" + v.Changed)})
+		return ans.Write(hook.Output{SystemMessage: strings.TrimSpace(v.Reason + "\n\n" + v.Changed)})
 	case v.Changed != "":
-		return hook.Write(env.Stdout, hook.Output{SystemMessage: v.Changed})
+		return ans.Write(hook.Output{SystemMessage: v.Changed})
 	}
 	return nil
 }
 
-// decodeStop decodes the stop in its client's dialect and binds stdout to
-// it. A stop from another client than the registration names halts: a hook
-// registered wrong must never let a stop through unchecked. A stop the
-// client sends but stopgate does not answer is no input and no error.
-func decodeStop(env *cli.Env, opt dialect.Options) (*hook.Input, error) {
-	in, err := dialect.Decode(env.Stdin, opt, Events...)
+// decodeStop decodes the stop in its client's dialect, with the writer of
+// the answers to it. A stop from another client than the registration
+// names halts: a hook registered wrong must never let a stop through
+// unchecked. A stop the client sends but stopgate does not answer is no
+// input and no error.
+func decodeStop(env *cli.Env, opt dialect.Options) (*hook.Input, hook.Answer, error) {
+	in, ans, err := dialect.Decode(env.Stdin, env.Stdout, opt, Events...)
 	var mm *dialect.MismatchError
 	switch {
 	case errors.Is(err, dialect.ErrIgnored):
-		return nil, nil
+		return nil, ans, nil
 	case errors.As(err, &mm) && mm.Input != nil:
-		return nil, hook.Write(hook.Bind(env.Stdout, mm.Input), hook.Halt("stopgate cannot check this stop: "+err.Error()))
+		return nil, ans, hook.AnswerTo(env.Stdout, mm.Input).Write(hook.Halt("stopgate cannot check this stop: " + err.Error()))
 	case err != nil:
-		return nil, err
+		return nil, ans, err
 	}
-	env.Stdout = hook.Bind(env.Stdout, in)
-	return in, nil
+	return in, ans, nil
 }
 
 func configReason(err error) string {

@@ -83,7 +83,7 @@ type Check struct {
 // must not disarm a check by editing the config it is checked by. A
 // validator still running at dl is killed and fails (deadline.go).
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
-	return decide(ctx, cfg, in, entries, prior, dl, reusing{})
+	return decide(ctx, cfg, in, entries, prior, dl, reusing{}, nil)
 }
 
 // reusing is whether a stop reuses passes (ReusePolicy), for which scope,
@@ -94,9 +94,32 @@ type reusing struct {
 	scope       queue.Scope
 }
 
+// Notes are what a verdict tells beyond its checks: which of the gate's
+// own inputs changed since the prompts were armed (changed.go), and what
+// reconciliation with the client's record judged (reconcile.go). A block's
+// or halt's reason ends with them; a pass shows Changed as a system message.
+type Notes struct{ Changed, Record string }
+
 // decide is Decide, taking validators that passed earlier in the scope
-// as passed while nothing they depend on changed, when ru is on.
-func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing) *Verdict {
+// as passed while nothing they depend on changed, when ru is on, its
+// reason ending with notes, asked for once the validators ran (nil: none).
+func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing, notes func() Notes) *Verdict {
+	v := decideChecks(ctx, cfg, in, entries, prior, dl, ru)
+	if notes == nil {
+		return v
+	}
+	n := notes()
+	v.Changed = n.Changed
+	if v.Kind != Pass {
+		if n.Changed != "" {
+			v.Reason += "\n\n" + n.Changed
+		}
+		v.Reason += n.Record
+	}
+	return v
+}
+
+func decideChecks(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing) *Verdict {
 	v := &Verdict{}
 	if len(entries) == 0 {
 		return v

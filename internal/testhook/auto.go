@@ -72,9 +72,9 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		for _, i := range skipped {
 			lead += "\n" + resultLine(st, i) + "."
 		}
-		return hook.Write(r.env.Stdout, hook.Block(r.brief(st, lead)))
+		return r.answer.Write(hook.Block(r.brief(st, lead)))
 	case autoPause:
-		return hook.Write(r.env.Stdout, hook.Output{SystemMessage: fmt.Sprintf(
+		return r.answer.Write(hook.Output{SystemMessage: fmt.Sprintf(
 			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
 			resultLine(st, judged), count(r.perTurn(), "test"), r.blockCap, st.counts(), st.testLine(st.Current))})
 	case autoDone:
@@ -82,7 +82,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		if note := r.finish(st); note != "" {
 			msg += " " + note
 		}
-		return hook.Write(r.env.Stdout, hook.Output{SystemMessage: msg})
+		return r.answer.Write(hook.Output{SystemMessage: msg})
 	}
 	return nil
 }

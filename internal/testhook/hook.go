@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 
@@ -21,12 +20,9 @@ var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
 
 func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 	// Read here, not by dialect.Decode: promptID needs the bytes too.
-	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
+	data, err := dialect.Read(env.Stdin)
 	if err != nil {
-		return fmt.Errorf("reading hook input: %w", err)
-	}
-	if len(data) > hook.MaxInput {
-		return fmt.Errorf("hook input is larger than %d MiB", hook.MaxInput>>20)
+		return err
 	}
 	in, err := dialect.Parse(data, opt, Events...)
 	if errors.Is(err, dialect.ErrIgnored) {
@@ -35,12 +31,12 @@ func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 	if err != nil {
 		return err
 	}
-	env.Stdout = hook.Bind(env.Stdout, in)
+	ans := hook.AnswerTo(env.Stdout, in)
 	switch in.HookEventName {
 	case hook.UserPromptSubmit:
-		return promptHook(env, configFile, in, promptID(data))
+		return promptHook(env, ans, configFile, in, promptID(data))
 	case hook.Stop:
-		return stopHook(env, configFile, in, promptID(data))
+		return stopHook(env, ans, configFile, in, promptID(data))
 	}
 	return nil
 }
@@ -59,7 +55,7 @@ func promptID(data []byte) string {
 
 // promptHook answers a prompt. Anything that is not a runner command is
 // left alone before the disk is touched: this runs on every prompt.
-func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) error {
+func promptHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, turn string) error {
 	req, ok, perr := parsePrompt(in.Prompt)
 	if !ok {
 		return nil
@@ -67,13 +63,13 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) er
 	r, err := newRunner(env, configFile, in.Cwd)
 	if err != nil {
 		if req.slash {
-			return hook.Write(env.Stdout, hook.Block("testhook: "+err.Error()))
+			return ans.Write(hook.Block("testhook: " + err.Error()))
 		}
 		return err
 	}
-	r.session, r.hook, r.turn = in.SessionID, true, turn
+	r.session, r.hook, r.turn, r.answer = in.SessionID, true, turn, ans
 	if perr != nil {
-		return hook.Write(env.Stdout, hook.Block("testhook: "+perr.Error()+"\nusage: "+SlashCommand+" [--category C] [--tag T] [--file F] [--auto]"))
+		return ans.Write(hook.Block("testhook: " + perr.Error() + "\nusage: " + SlashCommand + " [--category C] [--tag T] [--file F] [--auto]"))
 	}
 	lead := "cannot start the run"
 	if !req.slash {
@@ -88,17 +84,17 @@ func promptHook(env *cli.Env, configFile string, in *hook.Input, turn string) er
 	}
 	rep, err := r.do(req)
 	if err != nil {
-		return hook.Write(env.Stdout, hook.Block(errText(lead, err)))
+		return ans.Write(hook.Block(errText(lead, err)))
 	}
 	if rep.context == "" {
-		return hook.Write(env.Stdout, hook.Block(rep.text))
+		return ans.Write(hook.Block(rep.text))
 	}
 	// The agent gets the test; /run-tests --auto also tells the person.
 	out := hook.Context(hook.UserPromptSubmit, rep.context)
 	if req.slash {
 		out.SystemMessage = rep.text
 	}
-	return hook.Write(env.Stdout, out)
+	return ans.Write(out)
 }
 
 // applies says whether a typed word is the runner's, given the session's
@@ -121,27 +117,27 @@ func applies(st *State, req request) bool {
 
 // stopHook handles a main-thread Stop (see takeStop). Once the session
 // has a run, every error halts it rather than let the stop through.
-func stopHook(env *cli.Env, configFile string, in *hook.Input, turn string) (err error) {
+func stopHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, turn string) (err error) {
 	r, err := newRunner(env, configFile, in.Cwd)
 	if err != nil {
 		return err
 	}
-	r.session, r.hook, r.turn = in.SessionID, true, turn
+	r.session, r.hook, r.turn, r.answer = in.SessionID, true, turn, ans
 	path := runFile(r.store.dir, r.session)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil // no run: the common case, decided without the lock
 	} else if err != nil {
-		return haltRun(env, err)
+		return haltRun(env, ans, err)
 	}
 	// A run is under way: from here on no error lets the stop through
 	// unanswered (the gate's fail-closed rule, for the test run).
 	defer func() {
 		if p := recover(); p != nil {
-			err = haltRun(env, fmt.Errorf("internal error (a bug in stopgate): %v", p))
+			err = haltRun(env, ans, fmt.Errorf("internal error (a bug in stopgate): %v", p))
 		}
 	}()
 	if err := r.takeStop(path, in); err != nil {
-		return haltRun(env, err)
+		return haltRun(env, ans, err)
 	}
 	return nil
 }
@@ -169,9 +165,9 @@ func (r *runner) takeStop(path string, in *hook.Input) error {
 // haltRun answers a stop that a run under way could not judge: the
 // session halts, and the user sees what failed, rather than the stop
 // passing with the run's answer lost.
-func haltRun(env *cli.Env, err error) error {
+func haltRun(env *cli.Env, ans hook.Answer, err error) error {
 	fmt.Fprintf(env.Stderr, "testhook: %v\n", err)
-	return hook.Write(env.Stdout, hook.Halt(errText("the test run under way could not record this stop", err)+
+	return ans.Write(hook.Halt(errText("the test run under way could not record this stop", err) +
 		"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
 }
 

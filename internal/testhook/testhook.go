@@ -60,6 +60,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 )
 
@@ -152,6 +153,7 @@ func usageErr(err error) error {
 // it acts on, and whether it answers a hook.
 type runner struct {
 	env      *cli.Env
+	answer   hook.Answer // to the hook input, when run as a hook
 	root     string
 	store    *Store // the runs of the project's state dir
 	session  string

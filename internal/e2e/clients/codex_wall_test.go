@@ -70,7 +70,7 @@ func TestCodexWall(t *testing.T) {
 	}
 	before := p.ReadFile("mappings.toml")
 	srv := Start(t, Responses, Script{
-		When(LastHas(relayed), Text("Stopping: stopgate halted the session.")), // the halt, relayed (stop.relayHalt)
+		When(LastHas(relayed), Text("Stopping: stopgate halted the session.")), // the halt, relayed (codex.Halt in internal/dialect)
 		When(LastHas(blocked), Text("Blocked, as it should be.")),
 		When(LastHas("wrote="), Text("Done.")),
 		after(LastHas("Write a short, original programming joke"),
