@@ -143,25 +143,38 @@ type hookSource struct {
 	data       []byte
 }
 
-// settingsFiles are the settings the client reads hooks from, the
-// project's shared settings first.
-func settingsFiles(env *cli.Env, root string) []hookSource {
-	files := []hookSource{
-		{path: filepath.Join(root, ".claude", "settings.json"), name: settingsFile},
-		{path: filepath.Join(root, ".claude", "settings.local.json"), name: ".claude/settings.local.json"},
-	}
-	if home := env.Getenv("HOME"); home != "" {
-		files = append(files, hookSource{path: filepath.Join(home, ".claude", "settings.json"), name: "~/.claude/settings.json"})
-	}
-	return files
+// claudeFiles are the settings Claude Code reads hooks from: the
+// project's shared ones, which gate init writes, its local ones, and the
+// user's (none without $HOME).
+type claudeFiles struct {
+	shared, local hookSource
+	user          []hookSource
 }
+
+// settingsFiles returns the project's and the user's Claude Code settings.
+func settingsFiles(env *cli.Env, root string) claudeFiles {
+	at := func(dir, name string) hookSource {
+		return hookSource{path: filepath.Join(dir, filepath.FromSlash(name)), name: name}
+	}
+	f := claudeFiles{shared: at(root, settingsFile), local: at(root, localSettingsFile)}
+	if home := env.Getenv("HOME"); home != "" {
+		f.user = []hookSource{{path: filepath.Join(home, filepath.FromSlash(settingsFile)), name: "~/" + settingsFile}}
+	}
+	return f
+}
+
+// others are the settings beside the shared ones: the local, the user's.
+func (f claudeFiles) others() []hookSource { return append([]hookSource{f.local}, f.user...) }
+
+// all are every settings file, the shared ones first.
+func (f claudeFiles) all() []hookSource { return append([]hookSource{f.shared}, f.others()...) }
 
 // hookFindings checks that every stopgate hook is registered, in the
 // project's settings (shared or local) or the user's, or in the plugin;
 // that each registered program exists; and that the gate's hook timeout
 // exceeds every validator's.
 func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string) []finding {
-	candidates, initCmd := settingsFiles(env, ws.root), `"gate init"`
+	candidates, initCmd := settingsFiles(env, ws.root).all(), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)

@@ -84,7 +84,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 			why = append(why, f.loc+": "+f.msg)
 		}
 	}
-	srcs := settingsFiles(env, root)
+	srcs := settingsFiles(env, root).all()
 	for _, src := range srcs {
 		if disablesHooks(src.path) {
 			why = append(why, src.name+": disableAllHooks is true")

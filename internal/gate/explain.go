@@ -293,7 +293,7 @@ func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 			relevant = append(relevant, h)
 		}
 	}
-	for _, f := range settingsFiles(env, ws.root) {
+	for _, f := range settingsFiles(env, ws.root).all() {
 		data, err := os.ReadFile(f.path)
 		if err != nil {
 			continue

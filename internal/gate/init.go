@@ -20,8 +20,12 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// settingsFile is where a project registers its hooks.
-var settingsFile = hookFiles["Claude Code"]
+// settingsFile is where a project registers its hooks; localSettingsFile
+// is the one beside it that wins over it, one machine's.
+var (
+	settingsFile      = hookFiles["Claude Code"]
+	localSettingsFile = strings.TrimSuffix(settingsFile, ".json") + ".local.json"
+)
 
 // hookFiles are the files each client learns of stopgate's hooks from, by
 // client title: the protected set's own list, so gate init writes where the
@@ -62,21 +66,7 @@ func runInit(env *cli.Env, args []string) error {
 		in = installOf(root, *bin, self()) // install.go
 	}
 	want := wanted(in.dir, in, root, !*noTesthook)
-
-	// The wall is merged after the hooks: a file it would refuse is
-	// refused before either is written.
-	if err := wallReadable(root); !*noWall && err != nil {
-		return err
-	}
-	if err := register(env, filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile, elsewhere(env, root, want), nil, settings.Merge, "s"); err != nil {
-		return err
-	}
-	if err := writeStarter(env, root); err != nil {
-		return err
-	}
-	if *noWall {
-		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", settingsFile)
-	} else if err := writeWall(env, root, []string{in.path}); err != nil {
+	if err := initSettings(env, root, want, in.path, *noWall); err != nil {
 		return err
 	}
 	if err := writeIgnore(env, root); err != nil {
@@ -86,12 +76,62 @@ func runInit(env *cli.Env, args []string) error {
 	return nil
 }
 
+// initSettings merges the hooks and, unless noWall, the OS wall (wall.go)
+// into the project's settings in one pass: the file is read once, both are
+// merged in memory, and it is written once, so a file either would refuse
+// is refused before anything is written. The starter mappings.toml is
+// written between what it says of the hooks and of the wall.
+func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, noWall bool) error {
+	files := settingsFiles(env, root)
+	shared := files.shared
+	data, err := readSettings(shared.path, nil)
+	if err != nil {
+		return err
+	}
+	out, added, err := settings.Merge(data, elsewhere(env, files, want))
+	if err != nil {
+		return settingsError(shared.name, err)
+	}
+	var wall wallMerge
+	if !noWall {
+		if out, wall, err = mergeWall(env, root, out, []string{bin}, programs(want, bin)); err != nil {
+			return err
+		}
+	}
+	if len(added) > 0 || len(wall.added) > 0 {
+		if err := writeSettings(shared, out); err != nil {
+			return err
+		}
+	}
+	sayHooks(env, shared.name, added, "s")
+	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	if noWall {
+		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", shared.name)
+		return nil
+	}
+	wall.say(env, files)
+	return nil
+}
+
+// programs are the paths of the programs the hooks of want run from bin.
+func programs(want []settings.Hook, bin string) []string {
+	var out []string
+	for _, h := range want {
+		if p := filepath.Join(bin, settings.Program(h.Command)); !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // elsewhere leaves out of want the hooks the local or the user's settings
 // already register: the client runs every registration, so registering
 // them again in the shared settings would run them twice. It says which.
-func elsewhere(env *cli.Env, root string, want []settings.Hook) []settings.Hook {
+func elsewhere(env *cli.Env, files claudeFiles, want []settings.Hook) []settings.Hook {
 	keep := slices.Clone(want)
-	for _, src := range settingsFiles(env, root)[1:] {
+	for _, src := range files.others() {
 		data, err := os.ReadFile(src.path)
 		if err != nil {
 			continue
@@ -120,28 +160,51 @@ func elsewhere(env *cli.Env, root string, want []settings.Hook) []settings.Hook 
 // timeouts in unit, the file's ("s", "ms").
 func register(env *cli.Env, path, name string, want []settings.Hook, initial []byte,
 	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		data = initial
-	} else if err != nil {
+	data, err := readSettings(path, initial)
+	if err != nil {
 		return err
 	}
 	out, added, err := merge(data, want)
 	if err != nil {
 		return settingsError(name, err)
 	}
+	if len(added) > 0 {
+		if err := writeSettings(hookSource{path: path, name: name}, out); err != nil {
+			return err
+		}
+	}
+	sayHooks(env, name, added, unit)
+	return nil
+}
+
+// readSettings reads the settings file at path; initial when there is none.
+func readSettings(path string, initial []byte) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return initial, nil
+	}
+	return data, err
+}
+
+// writeSettings writes a settings file, atomically.
+func writeSettings(f hookSource, data []byte) error {
+	if err := settings.WriteFile(f.path, data); err != nil {
+		return fmt.Errorf("writing %s: %w", f.name, err)
+	}
+	return nil
+}
+
+// sayHooks says which hooks were added to the file name, timeouts in
+// unit, the file's ("s", "ms").
+func sayHooks(env *cli.Env, name string, added []settings.Hook, unit string) {
 	if len(added) == 0 {
 		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", name)
-		return nil
-	}
-	if err := settings.WriteFile(path, out); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
+		return
 	}
 	fmt.Fprintf(env.Stdout, "%s: registered %s\n", name, plural(len(added), "hook", "hooks"))
 	for _, h := range added {
 		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, unit)
 	}
-	return nil
 }
 
 // settingsError names the file, line and column of a settings file that

@@ -2,9 +2,7 @@ package gate
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,9 +24,10 @@ import (
 
 // wallRules returns the client's Edit deny rules for the project's
 // protected set (guard.ProjectSet), and whether that set is empty. cfg may
-// be nil, for a project without a readable config.
-func wallRules(root, home, file string, cfg *config.Config, bins []string) (rules []string, empty bool) {
-	set, _ := guard.ProjectSet(root, home, file, "", bins, cfg)
+// be nil, for a project without a readable config; registered are hook
+// programs about to be registered, beside those the files register.
+func wallRules(root, home, file string, cfg *config.Config, bins []string, registered ...string) (rules []string, empty bool) {
+	set, _ := guard.ProjectSet(root, home, file, "", bins, cfg, registered...)
 	return denyRules(set, root, home), set.Empty()
 }
 
@@ -48,77 +47,93 @@ func denyRules(set *guard.Set, root, home string) []string {
 	return out
 }
 
-// writeWall merges the sandbox settings and the deny rules into the
-// project's .claude/settings.json, as register merges hooks, and says what
-// it added, what the user's settings keep against the wall, and what the
-// machine lacks for it.
+// writeWall merges the OS wall into the project's settings, alone: a
+// plugin's, whose hooks go elsewhere (initPlugin).
 func writeWall(env *cli.Env, root string, bins []string) error {
-	path, name := filepath.Join(root, filepath.FromSlash(settingsFile)), settingsFile
+	files := settingsFiles(env, root)
+	data, err := readSettings(files.shared.path, nil)
+	if err != nil {
+		return err
+	}
+	out, wall, err := mergeWall(env, root, data, bins, nil)
+	if err != nil {
+		return err
+	}
+	if len(wall.added) > 0 {
+		if err := writeSettings(files.shared, out); err != nil {
+			return err
+		}
+	}
+	wall.say(env, files)
+	return nil
+}
+
+// wallMerge is the OS wall merged into the project's settings.
+type wallMerge struct {
+	off   bool     // [settings] protect = []: nothing to wall in
+	rules []string // the deny rules the wall holds
+	added []string // the settings it added
+	st    settings.WallStatus
+}
+
+// mergeWall merges the sandbox settings and the deny rules into data, the
+// project's settings as they will be written; registered are the hook
+// programs they will register, protected wherever they are. A file the
+// wall cannot be merged into is refused with its line and column.
+func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string) ([]byte, wallMerge, error) {
 	file := filepath.Join(root, project.ConfigName)
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	rules, off := wallRules(root, env.Getenv("HOME"), file, cfg, bins)
+	rules, off := wallRules(root, env.Getenv("HOME"), file, cfg, bins, registered...)
 	if off {
-		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
-		return nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return data, wallMerge{off: true}, nil
 	}
 	out, added, st, err := settings.MergeWall(data, rules)
 	if err != nil {
-		return settingsError(name, err)
+		return nil, wallMerge{}, settingsError(settingsFile, err)
 	}
-	if len(added) == 0 {
-		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", name, plural(len(rules), "deny rule", "deny rules"))
+	return out, wallMerge{rules: rules, added: added, st: st}, nil
+}
+
+// say tells what the wall added, what the user's settings keep against it,
+// and what the machine lacks for it.
+func (w wallMerge) say(env *cli.Env, files claudeFiles) {
+	name := files.shared.name
+	if w.off {
+		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
+		return
+	}
+	if len(w.added) == 0 {
+		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", name, plural(len(w.rules), "deny rule", "deny rules"))
 	} else {
-		if err := settings.WriteFile(path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", name, plural(len(added), "setting", "settings"))
-		for _, a := range added {
+		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", name, plural(len(w.added), "setting", "settings"))
+		for _, a := range w.added {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}
 	}
-	noteAgainst(env, root, st)
+	noteAgainst(env, files, w.st)
 	if missing := missingTools(env); len(missing) > 0 {
 		fmt.Fprintf(env.Stdout, "note: the OS sandbox needs %s, not installed here: until it is, the client refuses every Bash command (apt-get install %s)\n",
 			strings.Join(missing, " and "), strings.Join(packages(missing), " "))
 	}
-	return nil
 }
 
 // noteAgainst tells which sandbox keys the user set against the wall, in
 // the file init wrote (st) or in the local settings, which init leaves
 // alone and which win over it. The user's settings lose to the project's,
 // where init has set every key.
-func noteAgainst(env *cli.Env, root string, st settings.WallStatus) {
+func noteAgainst(env *cli.Env, files claudeFiles, st settings.WallStatus) {
 	for _, a := range st.Against() {
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", settingsFile, a)
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.name, a)
 	}
-	local := settingsFiles(env, root)[1]
-	data, err := os.ReadFile(local.path)
+	data, err := os.ReadFile(files.local.path)
 	if err != nil {
 		return
 	}
 	if other, err := settings.InspectWall(data); err == nil {
 		for _, a := range other.Against() {
-			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", local.name, a, settingsFile)
+			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", files.local.name, a, files.shared.name)
 		}
 	}
-}
-
-// wallReadable refuses a project's settings whose sandbox or permissions
-// the wall could not be merged into, as writeWall would.
-func wallReadable(root string) error {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(settingsFile)))
-	if err != nil {
-		return nil // missing: a new file; unreadable: register says so
-	}
-	if _, err := settings.InspectWall(data); err != nil {
-		return settingsError(settingsFile, err)
-	}
-	return nil
 }
 
 // missingTools returns the programs the client's sandbox needs that are not

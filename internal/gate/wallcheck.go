@@ -26,7 +26,7 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding
 	out = confineFindings(ws, cfg)
 	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, nil)
 	summary = wallSummary(cfg, nothing)
-	w, bad := readWalls(settingsFiles(env, ws.root))
+	w, bad := readWalls(settingsFiles(env, ws.root).all())
 	if bad != nil {
 		return append(out, *bad), summary
 	}

@@ -16,11 +16,12 @@ import (
 // it can be read (config.ReadStateDir), are still protected. bins are further folders that may hold the hook programs
 // (gate init --bin); transcript is the session's, "" outside a hook. The
 // clients' hook files say which other clients' files to protect, and
-// where the hook programs they run are (Registrations).
+// where the hook programs they run are (Registrations); registered are
+// programs about to be registered (gate init writes them in one pass).
 //
 // An error means the run validators could not be read from cfg; the set
 // returned beside it protects everything else.
-func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.Config) (*Set, error) {
+func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.Config, registered ...string) (*Set, error) {
 	src := Source{
 		Root: root, Home: home, File: file,
 		Commands:   hookPrograms(root, bins),
@@ -32,6 +33,7 @@ func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.
 			src.Registered = append(src.Registered, r.Path)
 		}
 	}
+	src.Registered = append(src.Registered, registered...)
 	var err error
 	if cfg == nil {
 		src.StateDir, _ = config.ReadStateDir(file, root)
