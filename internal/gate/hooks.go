@@ -2,16 +2,13 @@ package gate
 
 import (
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
-	"github.com/stopgate/stopgate/internal/testhook"
 )
 
 // registration is one hook stopgate registers: a program for an event.
@@ -23,8 +20,8 @@ type registration struct {
 }
 
 // registrations is every hook `gate init` registers and `gate check`
-// expects, one line each. An entry counts only when its program handles
-// the event.
+// expects, one line each; each program handles its events (its Events,
+// TestRegistrationsHandled).
 //
 // Timeouts are backstops for a wedged process, not budgets: detect answers
 // in milliseconds; the gate enforces each validator's own timeout and runs
@@ -42,13 +39,6 @@ var registrations = []registration{
 	{hook.Stop, "", hook.Testhook, 600},            // the test runner's --auto mode
 }
 
-// handles lists the events each program declares it handles.
-var handles = map[string][]string{
-	hook.Detect:   detect.Events,
-	hook.Gate:     Events,
-	hook.Testhook: testhook.Events,
-}
-
 // wanted returns the hooks to register, each a launcher (launch) of its
 // program under bin, a shell path prefix such as `"$CLAUDE_PROJECT_DIR"/bin`,
 // installed as in says; root is where paths are shown from. Without
@@ -56,7 +46,7 @@ var handles = map[string][]string{
 func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
-		if !slices.Contains(handles[r.program], r.event) || r.program == hook.Testhook && !testhook {
+		if r.program == hook.Testhook && !testhook {
 			continue
 		}
 		cmd := launch(dialect.Claude, r.event, r.program, bin+"/"+r.program, strings.TrimSpace(r.timeoutFlag()), in, project.Display(root, filepath.Join(in.path, r.program)))
