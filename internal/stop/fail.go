@@ -12,6 +12,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/statedir"
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // The errors a stop can end in when something is armed, each answered by
@@ -25,7 +26,7 @@ import (
 type interruptedError struct{ sig os.Signal }
 
 func (e *interruptedError) Error() string {
-	return fmt.Sprintf("interrupted by %s while the validators ran; they were killed, with every process they started", signalName(e.sig))
+	return fmt.Sprintf("interrupted by %s while the validators ran; they were killed, with every process they started", validator.SignalName(e.sig))
 }
 
 // unrecordedError is a verdict the gate reached but could not record in
@@ -82,18 +83,6 @@ func interruptible() (ctx context.Context, caught func() os.Signal, release func
 		cancel()
 	}
 	return ctx, caught, release
-}
-
-func signalName(sig os.Signal) string {
-	switch sig {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	}
-	return sig.String()
 }
 
 // failReason is the halt's reason for a stop the gate could not judge:

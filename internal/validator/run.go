@@ -312,10 +312,19 @@ func knownSignal(s syscall.Signal) bool { _, ok := signalNames[s]; return ok }
 
 // signalName names a signal for a person: "SIGSEGV (segmentation fault)".
 func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n + " (" + s.String() + ")"
+	if knownSignal(s) {
+		return SignalName(s) + " (" + s.String() + ")"
 	}
 	return s.String()
+}
+
+// SignalName is a signal's short name, "SIGTERM", when it is one a
+// process plausibly dies of; else its description.
+func SignalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok && knownSignal(s) {
+		return signalNames[s]
+	}
+	return sig.String()
 }
 
 func unwrapPath(err error) error {
