@@ -43,12 +43,16 @@ func RecordOf(in *hook.Input) Record {
 type claudeRecord struct{}
 
 func (claudeRecord) Where(in *hook.Input, agent string) (string, transcript.Thread) {
-	th := transcript.Thread{Agent: agent}
+	return ownFiles(in, agent)
+}
+
+// ownFiles is Where for a client that records a subagent in a file of its
+// own (agent_transcript_path), when the input names it.
+func ownFiles(in *hook.Input, agent string) (string, transcript.Thread) {
 	if agent != "" && in.AgentTranscriptPath != "" {
-		th.Own = true
-		return in.AgentTranscriptPath, th
+		return in.AgentTranscriptPath, transcript.Thread{Agent: agent, Own: true}
 	}
-	return in.TranscriptPath, th
+	return in.TranscriptPath, transcript.Thread{Agent: agent}
 }
 
 func (claudeRecord) Scan(path string, offset int64, thread transcript.Thread, _ string) (*transcript.Result, error) {
@@ -66,11 +70,24 @@ func (noRecord) Scan(string, int64, transcript.Thread, string) (*transcript.Resu
 	return &transcript.Result{}, nil
 }
 
-// lines is a client's record kept as JSON lines: decode reads one line,
-// nil when a look at its bytes shows it answers none of the questions
-// (tool results carry whole files, and most lines are not read).
-type lines interface {
-	decode(b []byte) line
+// lines decodes one line of a client's record kept as JSON lines: a value
+// of L, nil when a look at its bytes shows it holds none of keys (tool
+// results carry whole files, and most lines are not read; no keys: every
+// line is read), or keep says the decoded line is none of the record's.
+func lines[L any, P interface {
+	*L
+	line
+}](keep func(P) bool, keys ...string) func([]byte) line {
+	return func(b []byte) line {
+		if len(keys) > 0 && !containsAny(b, keys...) {
+			return nil
+		}
+		l := P(new(L))
+		if json.Unmarshal(b, l) != nil || keep != nil && !keep(l) {
+			return nil
+		}
+		return l
+	}
 }
 
 // line is one decoded line of a client's record: a method per question
@@ -92,14 +109,14 @@ type line interface {
 	block() (reason, event string, ok bool)
 }
 
-// scanLines is Record.Scan for a record of JSON lines.
-func scanLines(dec lines, path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
+// scanLines is Record.Scan for a record of JSON lines, decoded by decode.
+func scanLines(decode func([]byte) line, path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
 	own := hook.Stop
 	if thread.Agent != "" {
 		own = hook.SubagentStop
 	}
 	return transcript.ScanWith(path, offset, func(b []byte, start, end int64, res *transcript.Result) {
-		l := dec.decode(b)
+		l := decode(b)
 		if l == nil || !thread.Has(l.agent(), false) {
 			return
 		}

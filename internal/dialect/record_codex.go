@@ -17,17 +17,14 @@ import (
 //
 // A read is a shell command, judged by the analysis detect uses (guard.ShellReads).
 func (codex) Where(in *hook.Input, agent string) (string, transcript.Thread) {
-	if agent != "" && in.AgentTranscriptPath != "" {
-		return in.AgentTranscriptPath, transcript.Thread{Agent: agent, Own: true}
-	}
-	return in.TranscriptPath, transcript.Thread{Agent: agent}
+	return ownFiles(in, agent)
 }
 
 func (codex) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
-	return scanLines(codexLines{}, path, offset, thread, cwd)
+	return scanLines(codexLines, path, offset, thread, cwd)
 }
 
-type codexLines struct{}
+var codexLines = lines(func(l *codexLine) bool { return l.Type == "response_item" }, `"function_call"`, `"local_shell_call"`, `"role":"user"`)
 
 type codexLine struct {
 	stamp
@@ -43,17 +40,6 @@ type codexLine struct {
 			Text string `json:"text"`
 		} `json:"content"`
 	} `json:"payload"`
-}
-
-func (codexLines) decode(b []byte) line {
-	if !containsAny(b, `"function_call"`, `"local_shell_call"`, `"role":"user"`) {
-		return nil
-	}
-	var l codexLine
-	if json.Unmarshal(b, &l) != nil || l.Type != "response_item" {
-		return nil
-	}
-	return &l
 }
 
 func (*codexLine) agent() string { return "" } // a rollout is one thread's

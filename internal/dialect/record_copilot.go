@@ -19,10 +19,10 @@ func (copilot) Where(in *hook.Input, agent string) (string, transcript.Thread) {
 }
 
 func (copilot) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
-	return scanLines(copilotLines{}, path, offset, thread, cwd)
+	return scanLines(copilotLines, path, offset, thread, cwd)
 }
 
-type copilotLines struct{}
+var copilotLines = lines[copilotLine](nil, `"tool.execution_start"`, `"hook.end"`, `"user.message"`)
 
 type copilotLine struct {
 	stamp
@@ -38,17 +38,6 @@ type copilotLine struct {
 			Reason   string `json:"reason"`
 		} `json:"output"`
 	} `json:"data"`
-}
-
-func (copilotLines) decode(b []byte) line {
-	if !containsAny(b, `"tool.execution_start"`, `"hook.end"`, `"user.message"`) {
-		return nil
-	}
-	var l copilotLine
-	if json.Unmarshal(b, &l) != nil {
-		return nil
-	}
-	return &l
 }
 
 func (l *copilotLine) agent() string { return l.AgentID }

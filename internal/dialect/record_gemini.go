@@ -22,10 +22,10 @@ func (gemini) Where(in *hook.Input, agent string) (string, transcript.Thread) {
 }
 
 func (gemini) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
-	return scanLines(geminiLines{}, path, offset, thread, cwd)
+	return scanLines(geminiLines, path, offset, thread, cwd)
 }
 
-type geminiLines struct{}
+var geminiLines = lines[geminiLine](nil, `"toolCalls"`, `"type":"user"`)
 
 type geminiLine struct {
 	stamp
@@ -35,17 +35,6 @@ type geminiLine struct {
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
 	} `json:"toolCalls"`
-}
-
-func (geminiLines) decode(b []byte) line {
-	if !containsAny(b, `"toolCalls"`, `"type":"user"`) {
-		return nil
-	}
-	var l geminiLine
-	if json.Unmarshal(b, &l) != nil {
-		return nil
-	}
-	return &l
 }
 
 func (*geminiLine) agent() string { return "" }

@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -23,10 +22,10 @@ func (opencode) Where(in *hook.Input, agent string) (string, transcript.Thread) 
 }
 
 func (opencode) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
-	return scanLines(opencodeLines{}, path, offset, thread, cwd)
+	return scanLines(opencodeLines, path, offset, thread, cwd)
 }
 
-type opencodeLines struct{}
+var opencodeLines = lines[opencodeLine](nil)
 
 type opencodeLine struct {
 	Role  string `json:"role"`
@@ -36,14 +35,6 @@ type opencodeLine struct {
 		Input map[string]any `json:"input"`
 		Text  string         `json:"text"`
 	} `json:"parts"`
-}
-
-func (opencodeLines) decode(b []byte) line {
-	var l opencodeLine
-	if json.Unmarshal(b, &l) != nil {
-		return nil
-	}
-	return &l
 }
 
 func (*opencodeLine) agent() string { return "" }
