@@ -120,11 +120,7 @@ func (t *tally) decision(r Record) {
 	if r.Time.After(st.To) {
 		st.To = r.Time
 	}
-	s := t.sessions[r.Session]
-	if s == nil {
-		s = &SessionStats{Session: r.Session}
-		t.sessions[r.Session] = s
-	}
+	s := entry(t.sessions, r.Session, func() *SessionStats { return &SessionStats{Session: r.Session} })
 	s.Decisions++
 	switch r.Decision {
 	case Pass:
@@ -145,11 +141,7 @@ func (t *tally) decision(r Record) {
 // checks counts each validator run of r.
 func (t *tally) checks(r Record) {
 	for _, c := range r.Checks {
-		v := t.validators[c.Name]
-		if v == nil {
-			v = &ValidatorStats{Name: c.Name}
-			t.validators[c.Name] = v
-		}
+		v := entry(t.validators, c.Name, func() *ValidatorStats { return &ValidatorStats{Name: c.Name} })
 		if c.Reused {
 			saved := time.Duration(c.SavedMS * float64(time.Millisecond))
 			v.Reused++
@@ -172,6 +164,16 @@ func (t *tally) checks(r Record) {
 	}
 }
 
+// entry returns m[key], made by init and stored first when missing.
+func entry[V any](m map[string]*V, key string, init func() *V) *V {
+	v, ok := m[key]
+	if !ok {
+		v = init()
+		m[key] = v
+	}
+	return v
+}
+
 // observed reports whether r is an observe-mode stop (settings.mode).
 func (r Record) observed() bool {
 	return r.Decision == WouldBlock || r.Decision == WouldHalt || r.Observe
@@ -184,11 +186,7 @@ func (t *tally) promptsOf(r Record) {
 		if !checked {
 			continue
 		}
-		ps := t.prompts[p]
-		if ps == nil {
-			ps = &PromptStats{Prompt: p}
-			t.prompts[p] = ps
-		}
+		ps := entry(t.prompts, p, func() *PromptStats { return &PromptStats{Prompt: p} })
 		ps.Checked++
 		if r.observed() {
 			ps.Observed++
