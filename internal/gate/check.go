@@ -50,9 +50,9 @@ func (f finding) String() string {
 // an error, 0 when there are only warnings.
 func runCheck(env *cli.Env, args []string) error {
 	fl := flags("check")
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	configFile := configFlag(fl)
 	plugin := fl.String("plugin", "", "check the hooks of the plugin in `DIR` instead of .claude/settings.json")
-	clientName := fl.String("client", "", "check the hooks of the agent `CLIENT` only (claude, codex, gemini, copilot)")
+	clientName := clientFlag(fl, "check the hooks of the agent `CLIENT` only")
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 // any write to the state dir.
 func runClear(env *cli.Env, args []string) error {
 	fl := flags("clear")
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	configFile := configFlag(fl)
 	rest, err := parse(env, fl, args)
 	if err != nil {
 		return err

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/project"
 )
 
@@ -111,6 +113,23 @@ func flags(name string) *flag.FlagSet {
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	return fl
+}
+
+// The flags several commands take, declared once.
+
+func configFlag(fl *flag.FlagSet) *string {
+	return fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+}
+
+func sinceFlag(fl *flag.FlagSet) *string {
+	return fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
+}
+
+func jsonFlag(fl *flag.FlagSet) *bool { return fl.Bool("json", false, "print JSON") }
+
+// clientFlag is --client: what the command does with the agent client.
+func clientFlag(fl *flag.FlagSet, does string) *string {
+	return fl.String("client", "", does+" ("+strings.Join(dialect.Names, ", ")+")")
 }
 
 // parse parses args allowing flags after arguments (cli.Parse), and

@@ -25,7 +25,7 @@ import (
 // grep finding nothing.
 func runExplain(env *cli.Env, args []string) error {
 	fl := flags("explain")
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	configFile := configFlag(fl)
 	rest, err := parse(env, fl, args)
 	if err != nil {
 		return err

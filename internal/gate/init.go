@@ -44,7 +44,7 @@ func runInit(env *cli.Env, args []string) error {
 	fl := flags("init")
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
 	bin := fl.String("bin", "bin", "the `DIR` holding the stopgate commands: relative to the project root, or absolute")
-	clientName := fl.String("client", "", "register with the agent `CLIENT` (claude, codex, gemini, copilot) in its own file")
+	clientName := clientFlag(fl, "register with the agent `CLIENT`, in its own file")
 	noWall := fl.Bool("no-wall", false, "leave out the OS wall (Claude Code's sandbox settings and deny rules)")
 	noTesthook := fl.Bool("no-testhook", false, "leave out the test runner's hooks (testhook)")
 	if err := parseFlags(env, fl, args); err != nil {

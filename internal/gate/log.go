@@ -168,9 +168,9 @@ type decisions struct {
 // and reads the log.
 func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, error) {
 	name := fl.Name()
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
-	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
-	asJSON := fl.Bool("json", false, "print JSON")
+	configFile := configFlag(fl)
+	sinceFlag := sinceFlag(fl)
+	asJSON := jsonFlag(fl)
 	if err := parseFlags(env, fl, args); err != nil {
 		return nil, err
 	}

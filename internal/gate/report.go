@@ -19,8 +19,8 @@ const defaultReport = "stopgate-report.html"
 // once: a bad flag or a failure leaves no page, and no half of one.
 func runReport(env *cli.Env, args []string) error {
 	fl := flags("report")
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
-	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
+	configFile := configFlag(fl)
+	sinceFlag := sinceFlag(fl)
 	out := fl.String("out", defaultReport, "the HTML `FILE` to write")
 	if err := parseFlags(env, fl, args); err != nil {
 		return err

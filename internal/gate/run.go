@@ -49,8 +49,8 @@ type validatorJSON struct {
 // file's path. Exit 1 when any validator fails.
 func runRun(env *cli.Env, args []string) error {
 	fl := flags("run")
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
-	asJSON := fl.Bool("json", false, "print JSON")
+	configFile := configFlag(fl)
+	asJSON := jsonFlag(fl)
 	all := fl.Bool("all", false, "run every mapped prompt's validators")
 	prompts, err := parse(env, fl, args)
 	if err != nil {

@@ -53,8 +53,8 @@ type setAsideRef struct {
 // unreadable entry it meets to the quarantine.
 func runStatus(env *cli.Env, args []string) error {
 	fl := flags("status")
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
-	asJSON := fl.Bool("json", false, "print JSON")
+	configFile := configFlag(fl)
+	asJSON := jsonFlag(fl)
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // to the session of the outcome log's latest decision.
 func runVerdict(env *cli.Env, args []string) error {
 	fl := flags("verdict")
-	configFile := fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
+	configFile := configFlag(fl)
 	rest, err := parse(env, fl, args)
 	if err != nil {
 		return err
