@@ -37,7 +37,7 @@ import (
 )
 
 // Events are the hook events detect handles.
-var Events = []string{hook.PostToolUse, hook.UserPromptExpansion, hook.UserPromptSubmit, hook.PreToolUse}
+var Events = hook.Handles[hook.Detect]
 
 // Usage prints detect's usage, for -h and --help.
 func Usage(w io.Writer) {

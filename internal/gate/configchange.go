@@ -16,12 +16,11 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
-	"github.com/stopgate/stopgate/internal/stop"
 )
 
 // Events are the hook events the gate program handles: the stops (package
 // stop) and Claude Code's ConfigChange.
-var Events = append(append([]string{}, stop.Events...), hook.ConfigChange)
+var Events = hook.Handles[hook.Gate]
 
 // configChangeInput returns the input when data is a ConfigChange, read
 // from stdin before the stop hook would read it. ok with an error: data
@@ -129,7 +128,7 @@ func stopgateProject(env *cli.Env, root, file string) bool {
 	if env.Getenv("CLAUDE_PLUGIN_ROOT") != "" {
 		return true
 	}
-	for _, src := range settingsFiles(env, root) {
+	for _, src := range settingsFiles(env, root).all() {
 		data, err := os.ReadFile(src.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,8 +21,8 @@ type registration struct {
 }
 
 // registrations is every hook `gate init` registers and `gate check`
-// expects, one line each; each program handles its events (its Events,
-// TestRegistrationsHandled).
+// expects, one line each. An entry counts only when its program handles
+// the event (hook.Handles).
 //
 // Timeouts are backstops for a wedged process, not budgets: detect answers
 // in milliseconds; the gate enforces each validator's own timeout and runs
@@ -46,7 +47,7 @@ var registrations = []registration{
 func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
-		if r.program == hook.Testhook && !testhook {
+		if !slices.Contains(hook.Handles[r.program], r.event) || r.program == hook.Testhook && !testhook {
 			continue
 		}
 		cmd := launch(dialect.Claude, r.event, r.program, bin+"/"+r.program, strings.TrimSpace(r.timeoutFlag()), in, project.Display(root, filepath.Join(in.path, r.program)))

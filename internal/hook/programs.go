@@ -11,3 +11,13 @@ const (
 
 // Programs are the hook programs.
 var Programs = []string{Detect, Gate, Testhook}
+
+// Handles are the events each program handles, spelled once: each takes
+// its own list, gate init registers a program for nothing else. testhook
+// accepts SubagentStop and ignores it: a subagent's stop is never a test
+// run's answer.
+var Handles = map[string][]string{
+	Detect:   {PostToolUse, UserPromptExpansion, UserPromptSubmit, PreToolUse},
+	Gate:     {Stop, SubagentStop, ConfigChange},
+	Testhook: {UserPromptSubmit, Stop, SubagentStop},
+}

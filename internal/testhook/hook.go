@@ -14,9 +14,8 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// Events are the hook events testhook handles. SubagentStop is accepted
-// and ignored: a subagent's stop is never the run's answer.
-var Events = []string{hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
+// Events are the hook events testhook handles (hook.Handles).
+var Events = hook.Handles[hook.Testhook]
 
 func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
 	// Read here, not by dialect.Decode: promptID needs the bytes too.
