@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -89,38 +88,4 @@ func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
 	for _, l := range r.Left {
 		fmt.Fprintf(env.Stdout, "%s: left %s: it was changed since; remove it by hand if it should go\n", name, l)
 	}
-}
-
-// removeIgnore takes the state dir's line, as gate init writes it, out of
-// .gitignore, keeping every other byte.
-func removeIgnore(env *cli.Env, root string) error {
-	line := ignoreLine(root)
-	path := filepath.Join(root, gitignoreFile)
-	data, err := os.ReadFile(path)
-	if line == "" || errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var out []byte
-	switch {
-	case bytes.HasPrefix(data, []byte(line+"\n")):
-		out = data[len(line)+1:]
-	case bytes.Contains(data, []byte("\n"+line+"\n")):
-		i := bytes.LastIndex(data, []byte("\n"+line+"\n"))
-		out = append(data[:i+1:i+1], data[i+len(line)+2:]...)
-	default:
-		return nil
-	}
-	if len(bytes.TrimSpace(out)) == 0 {
-		err = os.Remove(path) // nothing but stopgate's line: gate init created it
-	} else {
-		err = settings.WriteFile(path, out)
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", gitignoreFile, err)
-	}
-	fmt.Fprintf(env.Stdout, "%s: removed %s\n", gitignoreFile, line)
-	return nil
 }
