@@ -322,7 +322,7 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 	}
 	in := binInstall(base, filepath.Dir(first))
 	if strings.Contains(first, "*") { // npm's platform package, as the shell finds it (install.go)
-		in = install{method: "npm", command: "npm install"}
+		in = npmProject("")
 	}
 	msg := fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, first))
 	if _, ok := settings.Candidates(command); ok {

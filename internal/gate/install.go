@@ -34,8 +34,7 @@ func installOf(root, bin, exe string) install {
 	if pkg, ok := npmPlatformDir(dir); ok {
 		nodeModules := filepath.Dir(filepath.Dir(pkg))
 		if filepath.Dir(nodeModules) == root {
-			// Unquoted: the shell expands the glob.
-			return install{method: "npm", dir: `"$CLAUDE_PROJECT_DIR"/` + npmBin, path: dir, command: "npm install"}
+			return npmProject(dir)
 		}
 		return install{method: "npm", dir: shellQuote(dir), path: dir, command: "npm install -g stopgate"}
 	}
@@ -46,7 +45,7 @@ func installOf(root, bin, exe string) install {
 		inst := binInstall(root, bin)
 		if rel, ok := project.Rel(root, inst.path); ok {
 			inst.method = "go tool"
-			inst.command = `GOBIN="$PWD"/` + shellQuote(filepath.ToSlash(rel)) + " go install " + goModule + "/cmd/..."
+			inst.command = goInstall(`"$PWD"/`+shellQuote(filepath.ToSlash(rel)), "")
 		}
 		return inst
 	}
@@ -54,6 +53,19 @@ func installOf(root, bin, exe string) install {
 }
 
 const goModule = "github.com/stopgate/stopgate"
+
+// goInstall is the command that installs the programs into gobin (shell
+// text), at version ("": as go.mod pins it).
+func goInstall(gobin, version string) string {
+	return "GOBIN=" + gobin + " go install " + goModule + "/cmd/..." + version
+}
+
+// npmProject is stopgate from the project's npm packages, the programs in
+// dir (none when only the glob is known). The glob is written unquoted:
+// the shell expands it.
+func npmProject(dir string) install {
+	return install{method: "npm", dir: `"$CLAUDE_PROJECT_DIR"/` + npmBin, path: dir, command: "npm install"}
+}
 
 // goTool reports whether the Go module at root has stopgate's gate as a
 // tool (go get -tool).
@@ -77,21 +89,18 @@ func goTool(root string) bool {
 // install at the version this gate is.
 func binInstall(root, bin string) install {
 	prefix, dir := binPrefix(root, bin)
-	v := buildinfo.Read().Release()
-	if v == "" {
-		v = "latest"
-	} else {
-		v = "v" + v
+	v := "@latest"
+	if r := buildinfo.Read().Release(); r != "" {
+		v = "@v" + r
 	}
-	goInstall := " go install " + goModule + "/cmd/...@" + v
 	rel, ok := project.Rel(root, dir)
 	switch {
 	case ok && filepath.Base(rel) == "bin":
 		return install{method: "bin", dir: prefix, path: dir, command: "make install PREFIX=" + shellQuote(filepath.ToSlash(filepath.Dir(rel)))}
 	case ok:
-		return install{method: "bin", dir: prefix, path: dir, command: `GOBIN="$PWD"/` + shellQuote(filepath.ToSlash(rel)) + goInstall}
+		return install{method: "bin", dir: prefix, path: dir, command: goInstall(`"$PWD"/`+shellQuote(filepath.ToSlash(rel)), v)}
 	}
-	return install{method: "path", dir: prefix, path: dir, command: "GOBIN=" + shellQuote(dir) + goInstall}
+	return install{method: "path", dir: prefix, path: dir, command: goInstall(shellQuote(dir), v)}
 }
 
 // npmPlatformDir returns the platform package directory holding the
