@@ -41,15 +41,7 @@ type agentClient struct {
 var agentClients = []*agentClient{
 	{
 		name: dialect.Codex, title: "Codex", file: hookFiles["Codex"], unit: 1,
-		hooks: []registration{
-			{"PostToolUse", "Bash", hook.Detect, 10}, // reads are shell commands
-			{"UserPromptSubmit", "", hook.Detect, 10},
-			{"PreToolUse", "Bash|apply_patch", hook.Detect, 10},
-			{"Stop", "", hook.Gate, 600},
-			{"SubagentStop", "", hook.Gate, 600},
-			{"UserPromptSubmit", "", hook.Testhook, 10},
-			{"Stop", "", hook.Testhook, 600},
-		},
+		hooks: dialect.Hooks(dialect.Codex),
 		trust: "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
 		limits: []string{
 			"Codex has no read tool: detect arms the files a Bash command reads, as the guard's dry run resolves it (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection; through cd, globs, variables, env, timeout, xargs, find -exec); a file read any other way (a script, python -c) does not arm",
@@ -59,15 +51,8 @@ var agentClients = []*agentClient{
 	{
 		name: dialect.Gemini, title: "Gemini CLI", file: hookFiles["Gemini CLI"], unit: 1000,
 		projectVar: "GEMINI_PROJECT_DIR",
-		hooks: []registration{
-			{"AfterTool", "read_file|read_many_files|run_shell_command", hook.Detect, 10},
-			{"BeforeAgent", "", hook.Detect, 10},
-			{"BeforeTool", "write_file|replace|run_shell_command", hook.Detect, 10},
-			{"AfterAgent", "", hook.Gate, 600},
-			{"BeforeAgent", "", hook.Testhook, 10},
-			{"AfterAgent", "", hook.Testhook, 600},
-		},
-		trust: "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs: set GEMINI_CLI_TRUST_WORKSPACE=true; --skip-trust runs the folder untrusted, with project hooks off)",
+		hooks:      dialect.Hooks(dialect.Gemini),
+		trust:      "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs: set GEMINI_CLI_TRUST_WORKSPACE=true; --skip-trust runs the folder untrusted, with project hooks off)",
 		limits: []string{
 			"Gemini CLI subagents fire no hooks: a subagent's reads do not arm and its end is not gated; the main agent's AfterAgent is",
 			"Gemini CLI has no block cap, but after 30 turns its loop detector may end a session; max_blocks ends a failing loop first",
@@ -78,18 +63,10 @@ var agentClients = []*agentClient{
 	{
 		name: dialect.Copilot, title: "Copilot CLI", file: hookFiles["Copilot CLI"], unit: 1, native: true,
 		projectVar: "COPILOT_PROJECT_DIR",
-		hooks: []registration{
-			{"postToolUse", "", hook.Detect, 10},
-			{"userPromptSubmitted", "", hook.Detect, 10},
-			{"preToolUse", "", hook.Detect, 10},
-			{"agentStop", "", hook.Gate, 600},
-			{"subagentStop", "", hook.Gate, 600},
-			{"userPromptSubmitted", "", hook.Testhook, 10},
-			{"agentStop", "", hook.Testhook, 600},
-		},
-		eventFlag: true,
-		blockCap:  8,
-		trust:     "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",
+		hooks:      dialect.Hooks(dialect.Copilot),
+		eventFlag:  true,
+		blockCap:   8,
+		trust:      "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",
 		limits: []string{
 			"Copilot CLI lets the agent stop after 8 consecutive blocks: keep max_blocks below 8",
 			"Copilot CLI ignores exit code 2: stopgate answers with JSON only",
@@ -129,20 +106,20 @@ func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 	in := binInstall(root, bin)
 	var out []settings.Hook
 	for _, h := range c.hooks {
-		if h.program == hook.Testhook && !testhook {
+		if h.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(c.name, h.event, h.program, prefix+"/"+h.program, c.args(h), in, project.Display(root, filepath.Join(dir, h.program)))
-		out = append(out, settings.Hook{Event: h.event, Matcher: h.matcher, Command: cmd, Timeout: h.timeout * c.unit})
+		cmd := launch(c.name, h.Event, h.Program, prefix+"/"+h.Program, c.args(h), in, project.Display(root, filepath.Join(dir, h.Program)))
+		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.unit})
 	}
 	return out
 }
 
 // args are the arguments the hook command of h passes its program.
 func (c *agentClient) args(h registration) string {
-	args := strings.TrimSpace(h.timeoutFlag() + " --client " + c.name)
+	args := strings.TrimSpace(timeoutFlag(h) + " --client " + c.name)
 	if c.eventFlag {
-		args += " --event " + h.event
+		args += " --event " + h.Event
 	}
 	return args
 }
@@ -154,7 +131,7 @@ func (c *agentClient) owned(root, bin string) []settings.Hook {
 	out := c.wanted(root, bin, true)
 	for i, h := range c.hooks {
 		old := out[i]
-		old.Command = prefix + "/" + h.program + " " + c.args(h)
+		old.Command = prefix + "/" + h.Program + " " + c.args(h)
 		out = append(out, old)
 	}
 	return out

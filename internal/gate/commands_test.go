@@ -80,9 +80,9 @@ func TestBinPrefix(t *testing.T) {
 func TestWanted(t *testing.T) {
 	defer func(r []registration) { registrations = r }(registrations)
 	registrations = append(slices.Clone(registrations),
-		registration{hook.Stop, "", "not-built", 10},      // no cmd/not-built
-		registration{hook.PreToolUse, "Read", "gate", 10}, // the gate does not handle PreToolUse
-		registration{"Notification", "", "detect", 10},    // nor does detect handle Notification
+		registration{Event: hook.Stop, Program: "not-built", Timeout: 10},                   // no cmd/not-built
+		registration{Event: hook.PreToolUse, Matcher: "Read", Program: "gate", Timeout: 10}, // the gate does not handle PreToolUse
+		registration{Event: "Notification", Program: "detect", Timeout: 10},                 // nor does detect handle Notification
 	)
 	var got []string
 	for _, h := range wanted("B", install{}, "", true) {

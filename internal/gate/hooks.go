@@ -12,33 +12,14 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// registration is one hook stopgate registers: a program for an event.
-type registration struct {
-	event   string
-	matcher string // tool-name pattern for tool events, "" for the others
-	program string // one of hook.Programs
-	timeout int    // seconds
-}
+// registration is one hook stopgate registers: a program for an event
+// (package dialect keeps each client's, beside its events).
+type registration = dialect.Hook
 
-// registrations is every hook `gate init` registers and `gate check`
-// expects, one line each. An entry counts only when its program handles
-// the event (hook.Handles).
-//
-// Timeouts are backstops for a wedged process, not budgets: detect answers
-// in milliseconds; the gate enforces each validator's own timeout and runs
-// them in parallel, so its hook timeout only needs to exceed the longest
-// (`gate check` says when it does not); the gate is told it (--timeout).
-var registrations = []registration{
-	{hook.PostToolUse, "Read|Skill|Bash", hook.Detect, 10}, // a prompt read (Read, a shell command), or a command the model ran
-	{hook.UserPromptExpansion, "", hook.Detect, 10},
-	{hook.UserPromptSubmit, "", hook.Detect, 10},
-	{hook.PreToolUse, "Write|Edit|MultiEdit|NotebookEdit|Bash", hook.Detect, 10}, // the tamper guard
-	{hook.Stop, "", hook.Gate, 600},
-	{hook.SubagentStop, "", hook.Gate, 600},
-	{hook.ConfigChange, "", hook.Gate, 10},         // refuses a settings change that weakens stopgate
-	{hook.UserPromptSubmit, "", hook.Testhook, 10}, // the test runner's words
-	{hook.Stop, "", hook.Testhook, 600},            // the test runner's --auto mode
-}
+// registrations is every hook `gate init` registers in Claude Code's
+// settings and `gate check` expects. An entry counts only when its program
+// handles the event (hook.Handles).
+var registrations = dialect.Hooks(dialect.Claude)
 
 // wanted returns the hooks to register, each a launcher (launch) of its
 // program under bin, a shell path prefix such as `"$CLAUDE_PROJECT_DIR"/bin`,
@@ -47,11 +28,11 @@ var registrations = []registration{
 func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
-		if !slices.Contains(hook.Handles[r.program], r.event) || r.program == hook.Testhook && !testhook {
+		if !slices.Contains(hook.Handles[r.Program], r.Event) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(dialect.Claude, r.event, r.program, bin+"/"+r.program, strings.TrimSpace(r.timeoutFlag()), in, project.Display(root, filepath.Join(in.path, r.program)))
-		out = append(out, settings.Hook{Event: r.event, Matcher: r.matcher, Command: cmd, Timeout: r.timeout, StatusMessage: r.status()})
+		cmd := launch(dialect.Claude, r.Event, r.Program, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, project.Display(root, filepath.Join(in.path, r.Program)))
+		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r)})
 	}
 	return out
 }
@@ -59,8 +40,8 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 // status is what Claude Code shows while the hook runs (statusMessage):
 // the gate's stops, whose validators may take a while, say so. Of the
 // other clients' files, none is known to read such a field.
-func (r registration) status() string {
-	if r.program == hook.Gate && (r.event == hook.Stop || r.event == hook.SubagentStop) {
+func status(r registration) string {
+	if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
 		return "stopgate: checking the prompt's acceptance criteria…"
 	}
 	return ""
@@ -69,11 +50,11 @@ func (r registration) status() string {
 // timeoutFlag tells the gate the hook timeout it is registered with, in
 // seconds, so that it answers before the client kills it (package stop,
 // deadline.go); the other programs need not know.
-func (r registration) timeoutFlag() string {
-	if r.program != hook.Gate {
+func timeoutFlag(r registration) string {
+	if r.Program != hook.Gate {
 		return ""
 	}
-	return " --timeout " + strconv.Itoa(r.timeout)
+	return " --timeout " + strconv.Itoa(r.Timeout)
 }
 
 // expected is every hook gate init registers, to look up by event and

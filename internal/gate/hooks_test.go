@@ -17,8 +17,8 @@ func TestRegistrationsHandled(t *testing.T) {
 	handles := map[string][]string{hook.Detect: detect.Events, hook.Gate: Events, hook.Testhook: testhook.Events}
 	for _, c := range agentClients {
 		for _, r := range c.hooks {
-			if e := dialect.Event(c.name, r.event); !slices.Contains(handles[r.program], e) {
-				t.Errorf("%s: %s is registered for %s (%s), which it does not handle", c.name, r.program, r.event, e)
+			if e := dialect.Event(c.name, r.Event); !slices.Contains(handles[r.Program], e) {
+				t.Errorf("%s: %s is registered for %s (%s), which it does not handle", c.name, r.Program, r.Event, e)
 			}
 		}
 	}
