@@ -13,17 +13,9 @@ import (
 // input is read: the fallback of gate init's launcher, printed when the
 // program is not installed.
 func Answer(client, event string, o hook.Output) string {
-	in := &hook.Input{ClientEvent: event}
-	switch client {
-	case Codex:
-		in.Client = codex{}
-	case Gemini:
-		in.Client = gemini{}
-	case Copilot:
-		in.Client = copilot{native: true}
-	case OpenCode:
-		in.Client = opencode{}
-	}
+	in := &hook.Input{ClientEvent: event, Client: map[string]hook.Dialect{
+		Codex: codex{}, Gemini: gemini{}, Copilot: copilot{native: true}, OpenCode: opencode{},
+	}[client]}
 	var b bytes.Buffer
 	if err := hook.AnswerTo(&b, in).Write(o); err != nil {
 		return "" // an Output always marshals
@@ -34,15 +26,11 @@ func Answer(client, event string, o hook.Output) string {
 // Event returns stopgate's name (Claude Code's) for client's own event:
 // "AfterAgent" of gemini and "agentStop" of copilot are both "Stop".
 func Event(client, event string) string {
-	switch client {
-	case Gemini:
-		if e, ok := geminiEvent[event]; ok {
-			return e
-		}
-	case Copilot:
-		if e, ok := copilotEvent[event]; ok {
-			return e
-		}
+	if e, ok := events[client][event]; ok {
+		return e
 	}
 	return event
 }
+
+// events are the clients' own event names that are not stopgate's.
+var events = map[string]map[string]string{Gemini: geminiEvent, Copilot: copilotEvent}

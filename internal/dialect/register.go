@@ -71,8 +71,7 @@ var hooks = map[string][]Hook{
 
 // clientEvent is stopgate's event as client names it: Event reversed.
 func clientEvent(client, event string) string {
-	names := map[string]map[string]string{Gemini: geminiEvent, Copilot: copilotEvent}[client]
-	for name, e := range names {
+	for name, e := range events[client] {
 		if e == event {
 			return name
 		}

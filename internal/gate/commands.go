@@ -115,19 +115,15 @@ func flags(name string) *flag.FlagSet {
 	return fl
 }
 
-// The flags several commands take, declared once.
-
+// The flags several commands take, declared once; --client says what the
+// command does with the client.
+func jsonFlag(fl *flag.FlagSet) *bool { return fl.Bool("json", false, "print JSON") }
 func configFlag(fl *flag.FlagSet) *string {
 	return fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 }
-
 func sinceFlag(fl *flag.FlagSet) *string {
 	return fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
 }
-
-func jsonFlag(fl *flag.FlagSet) *bool { return fl.Bool("json", false, "print JSON") }
-
-// clientFlag is --client: what the command does with the agent client.
 func clientFlag(fl *flag.FlagSet, does string) *string {
 	return fl.String("client", "", does+" ("+strings.Join(dialect.Names, ", ")+")")
 }

@@ -110,9 +110,9 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	if changed == "" {
 		changed = in.Source
 	}
-	return hook.Write(env.Stdout, hook.Block("stopgate refused this change to "+changed+
-		": it removes or weakens stopgate's hooks or its wall, so this session keeps the settings it had. "+
-		strings.Join(why, "; ")+". If the change is wanted, the user makes it and starts a new session (gate check says what is missing)."))
+	return hook.AnswerTo(env.Stdout, in).Write(hook.Block("stopgate refused this change to " + changed +
+		": it removes or weakens stopgate's hooks or its wall, so this session keeps the settings it had. " +
+		strings.Join(why, "; ") + ". If the change is wanted, the user makes it and starts a new session (gate check says what is missing)."))
 }
 
 // stopgateProject reports whether root shows stopgate: its config or its

@@ -45,77 +45,60 @@ func ignores(text []byte, line string) bool {
 // missing; every byte already there is kept, and a second run changes
 // nothing.
 func writeIgnore(env *cli.Env, root string) error {
-	f, err := readIgnore(root)
-	if f.line == "" || err != nil {
-		return err
-	}
-	if ignores(f.data, f.line) {
-		fmt.Fprintf(env.Stdout, "%s: the state dir %s is already ignored\n", gitignoreFile, f.line)
-		return nil
-	}
-	out := bytes.Clone(f.data)
-	if len(out) > 0 && out[len(out)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	out = append(out, f.line+"\n"...)
-	return f.write(env, out, "added "+f.line+" (the state dir is this machine's, not the team's)")
+	return editIgnore(env, root, func(data []byte, line string) ([]byte, string) {
+		if ignores(data, line) {
+			return nil, "the state dir " + line + " is already ignored"
+		}
+		out := bytes.Clone(data)
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return append(out, line+"\n"...), "added " + line + " (the state dir is this machine's, not the team's)"
+	})
 }
 
 // removeIgnore takes the state dir's line, as gate init writes it, out of
 // .gitignore, keeping every other byte.
 func removeIgnore(env *cli.Env, root string) error {
-	f, err := readIgnore(root)
-	if f.line == "" || err != nil {
-		return err
-	}
-	data, line := f.data, f.line
-	var out []byte
-	switch {
-	case bytes.HasPrefix(data, []byte(line+"\n")):
-		out = data[len(line)+1:]
-	case bytes.Contains(data, []byte("\n"+line+"\n")):
-		i := bytes.LastIndex(data, []byte("\n"+line+"\n"))
-		out = append(data[:i+1:i+1], data[i+len(line)+2:]...)
-	default:
+	return editIgnore(env, root, func(data []byte, line string) ([]byte, string) {
+		i := bytes.LastIndex(append([]byte("\n"), data...), []byte("\n"+line+"\n"))
+		if bytes.HasPrefix(data, []byte(line+"\n")) {
+			i = 0
+		}
+		if i < 0 {
+			return nil, ""
+		}
+		return append(data[:i:i], data[i+len(line)+1:]...), "removed " + line
+	})
+}
+
+// editIgnore rewrites .gitignore as edit returns it from its bytes (nil:
+// no file) and the state dir's line, and says what edit says; nil leaves
+// the file as it is. Nothing is done for a state dir outside the project,
+// and a file left blank (gate init created it) is removed.
+func editIgnore(env *cli.Env, root string, edit func(data []byte, line string) ([]byte, string)) error {
+	line := ignoreLine(root)
+	if line == "" {
 		return nil
 	}
-	return f.write(env, out, "removed "+line)
-}
-
-// ignoreFile is the project's .gitignore and the state dir's line in it.
-type ignoreFile struct {
-	path, line string // line is "" when the state dir is outside the project
-	data       []byte // nil when there is no file
-}
-
-// readIgnore reads the project's .gitignore, unless there is no line of
-// the state dir to look for.
-func readIgnore(root string) (ignoreFile, error) {
-	f := ignoreFile{path: filepath.Join(root, gitignoreFile), line: ignoreLine(root)}
-	if f.line == "" {
-		return f, nil
-	}
-	data, err := os.ReadFile(f.path)
+	path := filepath.Join(root, gitignoreFile)
+	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return f, err
+		return err
 	}
-	f.data = data
-	return f, nil
-}
-
-// write replaces the file with out, or removes it when out is blank
-// (nothing but stopgate's line was there: gate init created it), and says
-// what changed.
-func (f ignoreFile) write(env *cli.Env, out []byte, said string) error {
-	var err error
-	if len(bytes.TrimSpace(out)) == 0 {
-		err = os.Remove(f.path)
-	} else {
-		err = settings.WriteFile(f.path, out)
+	out, said := edit(data, line)
+	switch {
+	case out == nil:
+	case len(bytes.TrimSpace(out)) == 0:
+		err = os.Remove(path)
+	default:
+		err = settings.WriteFile(path, out)
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", gitignoreFile, err)
 	}
-	fmt.Fprintf(env.Stdout, "%s: %s\n", gitignoreFile, said)
+	if said != "" {
+		fmt.Fprintf(env.Stdout, "%s: %s\n", gitignoreFile, said)
+	}
 	return nil
 }

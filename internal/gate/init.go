@@ -77,38 +77,28 @@ func runInit(env *cli.Env, args []string) error {
 }
 
 // initSettings merges the hooks and, unless noWall, the OS wall (wall.go)
-// into the project's settings in one pass: the file is read once, both are
-// merged in memory, and it is written once, so a file either would refuse
-// is refused before anything is written. The starter mappings.toml is
-// written between what it says of the hooks and of the wall.
+// into the project's settings in one pass (register), so a file either
+// would refuse is refused before anything is written. The starter
+// mappings.toml is written between what it says of the hooks and of the
+// wall.
 func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, noWall bool) error {
 	files := settingsFiles(env, root)
-	shared := files.shared
-	data, err := readSettings(shared.path, nil)
-	if err != nil {
+	var wall wallMerge
+	withWall := func(data []byte) (out []byte, changed bool, err error) {
+		out, wall, err = mergeWall(env, root, data, []string{bin}, programs(want, bin))
+		return out, len(wall.added) > 0, err
+	}
+	if noWall {
+		withWall = nil
+	}
+	if err := register(env, files.shared, elsewhere(env, files, want), nil, settings.Merge, "s", withWall); err != nil {
 		return err
 	}
-	out, added, err := settings.Merge(data, elsewhere(env, files, want))
-	if err != nil {
-		return settingsError(shared.name, err)
-	}
-	var wall wallMerge
-	if !noWall {
-		if out, wall, err = mergeWall(env, root, out, []string{bin}, programs(want, bin)); err != nil {
-			return err
-		}
-	}
-	if len(added) > 0 || len(wall.added) > 0 {
-		if err := writeSettings(shared, out); err != nil {
-			return err
-		}
-	}
-	sayHooks(env, shared.name, added, "s")
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
 	if noWall {
-		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", shared.name)
+		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", files.shared.name)
 		return nil
 	}
 	wall.say(env, files)
@@ -154,57 +144,46 @@ func elsewhere(env *cli.Env, files claudeFiles, want []settings.Hook) []settings
 	return keep
 }
 
-// register merges want into the hook file at path (shown as name), or into
-// initial when there is no file yet, with merge: settings.Merge, or
-// mergeCopilot for Copilot CLI's own file. It says what it added, with
-// timeouts in unit, the file's ("s", "ms").
-func register(env *cli.Env, path, name string, want []settings.Hook, initial []byte,
-	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string) error {
-	data, err := readSettings(path, initial)
-	if err != nil {
+// register merges want into the hook file f, or into initial when there
+// is no file yet, with merge: settings.Merge, or mergeCopilot for Copilot
+// CLI's own file; then with also, unless nil (the OS wall). The file is
+// read once and written once, when either changed it. It says what it
+// added, with timeouts in unit, the file's ("s", "ms").
+func register(env *cli.Env, f hookSource, want []settings.Hook, initial []byte,
+	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string,
+	also func([]byte) ([]byte, bool, error)) error {
+	data, err := os.ReadFile(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		data = initial
+	} else if err != nil {
 		return err
 	}
 	out, added, err := merge(data, want)
 	if err != nil {
-		return settingsError(name, err)
+		return settingsError(f.name, err)
 	}
-	if len(added) > 0 {
-		if err := writeSettings(hookSource{path: path, name: name}, out); err != nil {
+	changed := len(added) > 0
+	if also != nil {
+		var more bool
+		if out, more, err = also(out); err != nil {
 			return err
 		}
+		changed = changed || more
 	}
-	sayHooks(env, name, added, unit)
-	return nil
-}
-
-// readSettings reads the settings file at path; initial when there is none.
-func readSettings(path string, initial []byte) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return initial, nil
+	if changed {
+		if err := settings.WriteFile(f.path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", f.name, err)
+		}
 	}
-	return data, err
-}
-
-// writeSettings writes a settings file, atomically.
-func writeSettings(f hookSource, data []byte) error {
-	if err := settings.WriteFile(f.path, data); err != nil {
-		return fmt.Errorf("writing %s: %w", f.name, err)
-	}
-	return nil
-}
-
-// sayHooks says which hooks were added to the file name, timeouts in
-// unit, the file's ("s", "ms").
-func sayHooks(env *cli.Env, name string, added []settings.Hook, unit string) {
 	if len(added) == 0 {
-		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", name)
-		return
+		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", f.name)
+		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%s: registered %s\n", name, plural(len(added), "hook", "hooks"))
+	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.name, plural(len(added), "hook", "hooks"))
 	for _, h := range added {
 		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, unit)
 	}
+	return nil
 }
 
 // settingsError names the file, line and column of a settings file that
@@ -346,7 +325,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
 	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
 	want := wanted(pluginBin, binInstall(dir, "bin"), dir, true)
-	if err := register(env, hooksFile, shown(env.Dir, hooksFile), want, initial, settings.Merge, "s"); err != nil {
+	if err := register(env, hookSource{path: hooksFile, name: shown(env.Dir, hooksFile)}, want, initial, settings.Merge, "s", nil); err != nil {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)

@@ -2,7 +2,9 @@ package gate
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -51,8 +53,8 @@ func denyRules(set *guard.Set, root, home string) []string {
 // plugin's, whose hooks go elsewhere (initPlugin).
 func writeWall(env *cli.Env, root string, bins []string) error {
 	files := settingsFiles(env, root)
-	data, err := readSettings(files.shared.path, nil)
-	if err != nil {
+	data, err := os.ReadFile(files.shared.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	out, wall, err := mergeWall(env, root, data, bins, nil)
@@ -60,8 +62,8 @@ func writeWall(env *cli.Env, root string, bins []string) error {
 		return err
 	}
 	if len(wall.added) > 0 {
-		if err := writeSettings(files.shared, out); err != nil {
-			return err
+		if err := settings.WriteFile(files.shared.path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", files.shared.name, err)
 		}
 	}
 	wall.say(env, files)

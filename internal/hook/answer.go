@@ -77,10 +77,6 @@ func (a Answer) Halt(reason string, relayed bool) (o Output, once bool) {
 	return a.client.Halt(reason, relayed)
 }
 
-// Write prints o to w as Claude Code reads it: the answer to an input
-// only Claude Code sends (ConfigChange).
-func Write(w io.Writer, o Output) error { return Answer{w: w}.Write(o) }
-
 // HaltRelay is a halt's reason as a block hands it to the model, for a
 // client that cannot show a halt to the user itself (Copilot CLI, Codex).
 func HaltRelay(reason string) string {
