@@ -134,7 +134,7 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 		}
 		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
 		// Its inputs as detect records them; armed when the transcript
-		// says, so that noteChanges can tell what changed since.
+		// says, so that changes can tell what changed since.
 		inputs, err := config.InputsOf(cfg.Root, cfg.File, cfg.Key(), m, cfg.Validator)
 		if err != nil {
 			return nil, err
