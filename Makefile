@@ -38,8 +38,9 @@ test: e2e-install sandbox-tools chromium otelcol lint
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE    ?= golang.org/x/tools/cmd/deadcode@v0.52.0
 # TESTONLY are the packages that exist for the tests (the end-to-end harness,
-# the schemas the scripts validate against): deadcode without -test skips them.
-TESTONLY    := e2e|schema
+# the schemas the scripts validate against, the sandbox runner of test
+# binaries): deadcode without -test skips them.
+TESTONLY    := e2e|schema|validator/sandboxtest
 lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...

@@ -1,8 +1,12 @@
-package validator
+package validator_test
 
 import (
 	"os"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/validator/sandboxtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(ServeOr(m.Run)) }
+// TestMain: the confined validators these tests run start this binary
+// again, inside the sandbox, as its runner.
+func TestMain(m *testing.M) { os.Exit(sandboxtest.ServeOr(m.Run)) }

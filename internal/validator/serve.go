@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 )
 
@@ -63,18 +62,4 @@ func (r *reporter) send(l boxLine) error {
 		r.err = r.enc.Encode(l)
 	}
 	return r.err
-}
-
-// ServeOr is the main of a test binary whose tests run confined
-// validators: the sandbox's runner when started with SandboxArg, as the
-// gate is, else run.
-func ServeOr(run func() int) int {
-	if len(os.Args) > 1 && os.Args[1] == SandboxArg {
-		if err := Serve(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return 0
-	}
-	return run()
 }
