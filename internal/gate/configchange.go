@@ -51,8 +51,8 @@ func unreadableChange(env *cli.Env, err error) error {
 	if !stopgateProject(env, root, config.Path(root, "", env.Dir)) {
 		return err
 	}
-	return hook.AnswerTo(env.Stdout, nil).Write(hook.Block("stopgate refused this settings change: its ConfigChange input could not be read ("+
-		err.Error()+"), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
+	return hook.AnswerTo(env.Stdout, nil).Write(hook.Block("stopgate refused this settings change: its ConfigChange input could not be read (" +
+		err.Error() + "), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
 }
 
 // configChange is the gate's ConfigChange answer: Claude Code asks before a

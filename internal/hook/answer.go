@@ -79,7 +79,11 @@ func (a Answer) Halt(reason string, relayed bool) (o Output, once bool) {
 
 // HaltRelay is a halt's reason as a block hands it to the model, for a
 // client that cannot show a halt to the user itself (Copilot CLI, Codex).
+// It starts with RelayPrefix.
 func HaltRelay(reason string) string {
-	return "stopgate halted this session, and this client does not show the user why: stop working now, " +
-		"and tell the user, word for word: " + reason
+	return RelayPrefix + ": stop working now, and tell the user, word for word: " + reason
 }
+
+// RelayPrefix starts every relayed halt (HaltRelay): a client's record of
+// the session shows one was fed back by it.
+const RelayPrefix = "stopgate halted this session, and this client does not show the user why"

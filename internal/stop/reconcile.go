@@ -155,6 +155,26 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 	return r, nil
 }
 
+// relayFedBack reports whether the client's record of scope shows a halt
+// relayed as a block (hook.HaltRelay) fed back in the current turn, or
+// cannot be read.
+func relayFedBack(in *hook.Input, scope queue.Scope) bool {
+	record, path, thread := recordOf(in, scope)
+	if path == "" {
+		return true
+	}
+	res, err := record.Scan(path, 0, thread, in.Cwd)
+	if err != nil {
+		return true
+	}
+	for _, b := range res.Blocks {
+		if strings.HasPrefix(b.Reason, hook.RelayPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // recordOf returns the client's own record of scope (dialect.Record), the
 // file it keeps it in and the thread of scope there.
 func recordOf(in *hook.Input, scope queue.Scope) (dialect.Record, string, transcript.Thread) {

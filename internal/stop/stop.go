@@ -119,6 +119,9 @@ type judging struct {
 // answer writes the verdict, or applies the fail-closed rule to err: a
 // halt naming the failure, unless the gate knows nothing is armed.
 func (s *judging) answer(v *Verdict, err error) error {
+	if err == nil && v.Kind == Halt {
+		return s.writeHalt(v.Reason)
+	}
 	if err == nil {
 		return v.write(s.ans)
 	}
@@ -130,7 +133,21 @@ func (s *judging) answer(v *Verdict, err error) error {
 	if errors.As(err, &bug) {
 		s.env.Stderr.Write(bug.stack)
 	}
-	return s.ans.Write(hook.Halt(failReason(err, s.armed)))
+	return s.writeHalt(failReason(err, s.armed))
+}
+
+// writeHalt writes a halt as the client acts on it. A client that ends a
+// session on a halt without showing why (Codex) first gets it relayed
+// through the model as a block, unless its own record of the session shows
+// that relay fed back this turn already: the record, not the state dir,
+// decides, so a halt the gate could not count there (a full disk, a state
+// dir gone, a config gone) reaches the user too. A record that cannot be
+// read shows it: the halt then ends the session, which at worst says less.
+func (s *judging) writeHalt(reason string) error {
+	if o, relays := s.ans.Halt(reason, false); relays && s.in != nil && !relayFedBack(s.in, s.scope) {
+		return s.ans.Write(o)
+	}
+	return s.ans.Write(hook.Halt(reason))
 }
 
 // judge decides the stop: read, then run the validators, then record. A

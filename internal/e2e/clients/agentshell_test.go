@@ -25,7 +25,7 @@ func rmQueue(t *testing.T) string {
 
 // byAgent is a Turn at which the agent itself deletes the queue with cmd, a call of
 // its own shell tool; it counts the entries there were to delete.
-func (l *loseQueue) byAgent(m Match, cmd Part) Turn {
+func (l *loseQueue) byAgent(m Match, cmd Turn) Turn {
 	return func(r *Request) []Part {
 		if !m(r) {
 			return nil
@@ -33,7 +33,7 @@ func (l *loseQueue) byAgent(m Match, cmd Part) Turn {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.deleted += len(l.p.Pending())
-		return []Part{cmd}
+		return cmd(r)
 	}
 }
 
@@ -58,11 +58,27 @@ func TestGeminiAgentLosesQueue(t *testing.T) {
 		When(LastHas(blocked), Tool("write_file", map[string]any{"file_path": p.Path("output/joke.txt"), "content": joke + "\n"})),
 		When(ResultOf("write_file"), Text("Fixed: the joke is in output/joke.txt.")),
 		When(ResultOf("run_shell_command"), Text("Done.")),
-		lost.byAgent(ResultOf("read_file"), Tool("run_shell_command", map[string]any{"command": rmQueue(t)})),
+		lost.byAgent(ResultOf("read_file"), When(Always, Tool("run_shell_command", map[string]any{"command": rmQueue(t)}))),
 		When(AtTurn(0), Tool("read_file", map[string]any{"file_path": p.Path("src/prompts/joke.md")})),
 	})
 	r := gemini(t, p, srv, "Follow src/prompts/joke.md")
 	checkLostRead(t, p, "gemini", lost, r)
+}
+
+// Codex: a shell cat arms the prompt; the agent's next shell command deletes the
+// queue; Stop is blocked anyway from the rollout.
+func TestCodexAgentLosesQueue(t *testing.T) {
+	p := NewProject(t, "codex")
+	lost := &loseQueue{p: p}
+	srv := Start(t, Responses, Script{
+		after(LastHas(blocked), run("mkdir -p output && printf '%s\\n' '"+joke+"' > output/joke.txt && echo joke-written")),
+		When(LastHas("joke-written"), Text("Fixed: the joke is in output/joke.txt.")),
+		When(LastHas("queue-gone"), Text("Done.")),
+		lost.byAgent(LastHas("Write a short, original programming joke"), run(rmQueue(t)+" && echo queue-gone")),
+		after(AtTurn(0), run("cat src/prompts/joke.md")),
+	})
+	r := codex(t, p, srv, "Follow src/prompts/joke.md")
+	checkLostRead(t, p, "codex", lost, r)
 }
 
 // Gemini CLI: the agent's rewrite of .gemini/settings.json through its shell is denied.
@@ -88,7 +104,7 @@ func TestCopilotAgentLosesQueue(t *testing.T) {
 		When(LastHas(blocked), Tool("create", map[string]any{"path": p.Path("output/joke.txt"), "file_text": joke + "\n"})),
 		When(ResultOf("create"), Text("Fixed: the joke is in output/joke.txt.")),
 		When(ResultOf("bash"), Text("Done.")),
-		lost.byAgent(ResultOf("view"), Tool("bash", map[string]any{"command": rmQueue(t), "description": "clean up"})),
+		lost.byAgent(ResultOf("view"), When(Always, Tool("bash", map[string]any{"command": rmQueue(t), "description": "clean up"}))),
 		When(AtTurn(0), Tool("view", map[string]any{"path": p.Path("src/prompts/joke.md")})),
 	})
 	r := copilot(t, p, srv, "Follow src/prompts/joke.md")
