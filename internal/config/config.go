@@ -116,28 +116,26 @@ type Validator struct {
 }
 
 // Expects says in one line what a file or diff check asks of the work,
-// for the outcome log and telemetry: `output/joke.txt exists, contains
-// "x"`, `CHANGELOG.md changed`, `no added line in **/*_test.go matches
-// t\.Skip\(`. "" for a run validator.
+// as the announcement says it (when the validator has no fix) and the
+// outcome log and telemetry record it: `output/joke.txt must exist,
+// contain "x"`, `CHANGELOG.md must change (since this prompt was read)`.
+// "" for a run validator.
 func (v *Validator) Expects() string {
-	var parts []string
-	if v.File != "" {
-		parts = append(parts, v.File+" exists")
-		for _, x := range []struct{ what, pattern string }{{"contains", v.Contains}, {"does not contain", v.NotContains}, {"matches", v.Regex}} {
-			if x.pattern != "" {
-				parts = append(parts, fmt.Sprintf("%s %q", x.what, x.pattern))
-			}
-		}
+	switch {
+	case v.IsDiff():
+		return v.Diff.wants()
+	case v.File == "":
+		return ""
 	}
-	if len(v.Changed) > 0 {
-		parts = append(parts, strings.Join(v.Changed, ", ")+" changed")
+	parts := []string{v.File + " must exist"}
+	if v.Contains != "" {
+		parts = append(parts, fmt.Sprintf("contain %q", v.Contains))
 	}
-	in := strings.Join(v.In, ", ")
-	if v.AddedLacks != "" {
-		parts = append(parts, fmt.Sprintf("no added line in %s matches %s", in, v.AddedLacks))
+	if v.NotContains != "" {
+		parts = append(parts, fmt.Sprintf("not contain %q", v.NotContains))
 	}
-	if v.AddedMatches != "" {
-		parts = append(parts, fmt.Sprintf("an added line in %s matches %s", in, v.AddedMatches))
+	if v.Regex != "" {
+		parts = append(parts, "match "+v.Regex)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -26,6 +26,22 @@ func (d Diff) IsDiff() bool {
 	return len(d.Changed) > 0 || d.AddedLacks != "" || d.AddedMatches != ""
 }
 
+// wants says what the diff checks want, since the prompt was armed.
+func (d Diff) wants() string {
+	var parts []string
+	if len(d.Changed) > 0 {
+		parts = append(parts, strings.Join(d.Changed, ", ")+" must change")
+	}
+	in := strings.Join(d.In, ", ")
+	if d.AddedLacks != "" {
+		parts = append(parts, fmt.Sprintf("no line added in %s may match %s", in, d.AddedLacks))
+	}
+	if d.AddedMatches != "" {
+		parts = append(parts, fmt.Sprintf("a line added in %s must match %s", in, d.AddedMatches))
+	}
+	return strings.Join(parts, "; ") + " (since this prompt was read)"
+}
+
 // Want is what detect records for these checks when the prompt is armed.
 func (d Diff) Want() baseline.Want {
 	if len(d.AddedLacks)+len(d.AddedMatches) == 0 {

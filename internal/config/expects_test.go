@@ -8,12 +8,12 @@ func TestExpects(t *testing.T) {
 		want string
 	}{
 		{Validator{Run: "go test ./..."}, ""},
-		{Validator{File: "output/joke.txt"}, "output/joke.txt exists"},
+		{Validator{File: "output/joke.txt"}, "output/joke.txt must exist"},
 		{Validator{File: "CHANGELOG.md", Contains: "## Unreleased", NotContains: "TODO", Regex: `^# `},
-			`CHANGELOG.md exists, contains "## Unreleased", does not contain "TODO", matches "^# "`},
-		{Validator{Diff: Diff{Changed: []string{"CHANGELOG.md", "docs/x.md"}}}, "CHANGELOG.md, docs/x.md changed"},
-		{Validator{Diff: Diff{AddedLacks: `t\.Skip\(`, In: []string{"**/*_test.go"}}}, `no added line in **/*_test.go matches t\.Skip\(`},
-		{Validator{Diff: Diff{AddedMatches: `^func Test`, In: []string{"**/*_test.go", "tests/"}}}, `an added line in **/*_test.go, tests/ matches ^func Test`},
+			`CHANGELOG.md must exist, contain "## Unreleased", not contain "TODO", match ^# `},
+		{Validator{Diff: Diff{Changed: []string{"CHANGELOG.md", "docs/x.md"}}}, "CHANGELOG.md, docs/x.md must change (since this prompt was read)"},
+		{Validator{Diff: Diff{AddedLacks: `t\.Skip\(`, In: []string{"**/*_test.go"}}}, `no line added in **/*_test.go may match t\.Skip\( (since this prompt was read)`},
+		{Validator{Diff: Diff{AddedMatches: `^func Test`, In: []string{"**/*_test.go", "tests/"}}}, `a line added in **/*_test.go, tests/ must match ^func Test (since this prompt was read)`},
 	} {
 		if got := tc.v.Expects(); got != tc.want {
 			t.Errorf("%+v: Expects() = %q, want %q", tc.v, got, tc.want)

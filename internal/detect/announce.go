@@ -37,34 +37,5 @@ func Criterion(v *config.Validator) string {
 	if v.Run != "" {
 		return fmt.Sprintf("the check `%s` must pass", v.Run)
 	}
-	if v.IsDiff() {
-		return diffCriterion(v.Diff)
-	}
-	parts := []string{v.File + " must exist"}
-	if v.Contains != "" {
-		parts = append(parts, fmt.Sprintf("contain %q", v.Contains))
-	}
-	if v.NotContains != "" {
-		parts = append(parts, fmt.Sprintf("not contain %q", v.NotContains))
-	}
-	if v.Regex != "" {
-		parts = append(parts, "match "+v.Regex)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// diffCriterion says what a diff check wants, since the prompt was armed.
-func diffCriterion(d config.Diff) string {
-	var parts []string
-	if len(d.Changed) > 0 {
-		parts = append(parts, strings.Join(d.Changed, ", ")+" must change")
-	}
-	in := strings.Join(d.In, ", ")
-	if d.AddedLacks != "" {
-		parts = append(parts, fmt.Sprintf("no line added in %s may match %s", in, d.AddedLacks))
-	}
-	if d.AddedMatches != "" {
-		parts = append(parts, fmt.Sprintf("a line added in %s must match %s", in, d.AddedMatches))
-	}
-	return strings.Join(parts, "; ") + " (since this prompt was read)"
+	return v.Expects()
 }

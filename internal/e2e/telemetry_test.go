@@ -83,8 +83,8 @@ func TestTelemetryToCollector(t *testing.T) {
 					if s.Parent == stop.ID {
 						results[verdict+"/"+s.Attrs["stopgate.validator.name"]] = s.Attrs["stopgate.validator.result"] + " " + s.Attrs["stopgate.validator.kind"]
 					}
-					if s.Attrs["stopgate.validator.name"] == "joke-file" && s.Attrs["stopgate.validator.expectation"] != "output/joke.txt exists" {
-						t.Errorf("joke-file's span: expectation %q, want %q", s.Attrs["stopgate.validator.expectation"], "output/joke.txt exists")
+					if s.Attrs["stopgate.validator.name"] == "joke-file" && s.Attrs["stopgate.validator.expectation"] != "output/joke.txt must exist" {
+						t.Errorf("joke-file's span: expectation %q, want %q", s.Attrs["stopgate.validator.expectation"], "output/joke.txt must exist")
 					}
 				}
 			}
