@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"syscall"
 )
 
 // Version is the record's format.
@@ -133,12 +134,10 @@ func Load(path string) (*Snapshot, error) {
 // budget (nil: keep none) allows. A symbolic link is followed: what a
 // tool reads through it is the file.
 func stateOf(path string, budget *int64) State {
-	// Stat first: opening a named pipe the agent left under a test's name
-	// would wait for a writer for ever.
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return State{Err: "not a regular file"}
-	}
-	f, err := os.Open(path)
+	// O_NONBLOCK: opening a named pipe the agent left under a test's name
+	// would wait for a writer for ever (a stat before the open leaves the
+	// agent time to swap one in). Reading a regular file ignores the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}
 	}
