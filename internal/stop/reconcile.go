@@ -60,6 +60,9 @@ type reconciliation struct {
 	// was judged: the record the gate read at an earlier stop is gone
 	// (goneNote), or it never appeared (absentNote). "" otherwise.
 	unknown string
+	// absent is set when the record was not there after the wait: the
+	// mark then names it (absentMark), so later stops do not wait again.
+	absent bool
 	// blocks is how many of this turn's stops the gate blocked, as the
 	// transcript records the client feeding them back: a count that a
 	// deleted file in the state dir cannot reset.
@@ -99,7 +102,7 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		r.mark = from
-		if r.stored.Transcript != path {
+		if r.absent = r.stored.Transcript != path || absentMark(r.stored, path); r.absent {
 			return r.unknowable(cfg, in, entries, absentNote(path))
 		}
 		return r.unknowable(cfg, in, entries, goneNote(path))
@@ -190,7 +193,7 @@ func recordOf(in *hook.Input, scope queue.Scope) (dialect.Record, string, transc
 // session moved on to a new file.
 func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 	none := queue.Mark{Transcript: path}
-	if m.Transcript != path {
+	if m.Transcript != path || absentMark(m, path) {
 		return none, ""
 	}
 	switch seal, err := transcript.Seal(path, m.End); {
@@ -208,6 +211,14 @@ func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 		return m, ""
 	}
 	return none, why
+}
+
+// absentMark reports whether m is the mark a stop leaves for a record path
+// that was not there: it names the record and claims nothing, so a later
+// stop judges everything whether the record has appeared or not, and does
+// not wait for it again.
+func absentMark(m queue.Mark, path string) bool {
+	return m.Transcript == path && m.Offset == 0 && m.End == 0 && m.Seal == "" && len(m.Passed) == 0
 }
 
 // recordWait bounds how long a stop waits for a client's record that is
@@ -346,10 +357,18 @@ func (r *reconciliation) notes() string {
 func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 	v.Reconciled = r.found
 	if r.unknown != "" {
-		if v.Kind == Pass && r.stored.Transcript != "" { // a mark to forget
-			if err := q.SetMark(r.scope, queue.Mark{}); err != nil {
-				fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
-			}
+		var next queue.Mark // a gone record is forgotten at a passing stop
+		switch {
+		case r.absent:
+			next = queue.Mark{Transcript: r.mark.Transcript} // waited for once
+		case v.Kind != Pass:
+			return // gone: named until a stop passes
+		}
+		if next.Equal(r.stored) {
+			return
+		}
+		if err := q.SetMark(r.scope, next); err != nil {
+			fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
 		}
 		return
 	}
