@@ -290,14 +290,13 @@ func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []q
 	return nil
 }
 
-// write prints the verdict's answer; a pass prints nothing, unless the
-// human must hear that the gate's inputs changed.
+// write prints the answer of a verdict that is not a halt (writeHalt);
+// a pass prints nothing, unless the human must hear that the gate's
+// inputs changed.
 func (v *Verdict) write(ans hook.Answer) error {
 	switch {
 	case v.Kind == Block:
 		return ans.Write(hook.Block(v.Reason))
-	case v.Kind == Halt:
-		return ans.Write(hook.Halt(v.Reason))
 	case v.Observed != Pass:
 		return ans.Write(hook.Output{SystemMessage: strings.TrimSpace(v.Reason + "\n\n" + v.Changed)})
 	case v.Changed != "":
