@@ -53,15 +53,17 @@ func runClear(env *cli.Env, args []string) error {
 		for _, e := range p.Entries {
 			prompts = append(prompts, e.Prompt)
 		}
+		// Recorded first: prompts dropped without a record would read as
+		// never armed to gate verdict.
+		rec := outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts,
+			Checks: []outcome.Check{}, Decision: outcome.Cleared}
+		if err := outcome.Append(dir, rec); err != nil {
+			return err
+		}
 		if err := q.Remove(p.Scope, p.Entries); err != nil {
 			return err
 		}
 		if err := q.SetBlocks(p.Scope, 0); err != nil {
-			return err
-		}
-		rec := outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts,
-			Checks: []outcome.Check{}, Decision: outcome.Cleared}
-		if err := outcome.Append(dir, rec); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "cleared %s: %s (a blocked-stop count of %d reset); should it stop again, what its transcript shows read is judged\n",

@@ -29,9 +29,16 @@ func runVerdict(env *cli.Env, args []string) error {
 	}
 	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
-	records, _, err := outcome.Read(dir, time.Time{})
+	records, skipped, err := outcome.Read(dir, time.Time{})
 	if err != nil {
 		return err
+	}
+	if skipped > 0 {
+		// A torn or damaged line may be the session's last stop: the
+		// verdict of an older one would be a guess.
+		fmt.Fprintf(env.Stdout, "unknown: %s of %s/%s did not parse, and the last stop may be among them\n",
+			plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
+		return cli.Exit(1)
 	}
 	session := ""
 	if len(rest) == 1 {
