@@ -28,15 +28,17 @@ type Record interface {
 	Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error)
 }
 
+// Every client's dialect reads its record: a dialect without one would
+// have its stops reconciled against nothing. The compiler checks it here,
+// so the assertion in RecordOf cannot fail.
+var _ = [...]Record{codex{}, gemini{}, copilot{}, opencode{}}
+
 // RecordOf returns the record of the client that sent in.
 func RecordOf(in *hook.Input) Record {
 	if in.Client == nil {
 		return claudeRecord{}
 	}
-	if r, ok := in.Client.(Record); ok {
-		return r
-	}
-	return noRecord{}
+	return in.Client.(Record)
 }
 
 // claudeRecord is Claude Code's JSONL transcript (package transcript).
@@ -57,17 +59,6 @@ func ownFiles(in *hook.Input, agent string) (string, transcript.Thread) {
 
 func (claudeRecord) Scan(path string, offset int64, thread transcript.Thread, _ string) (*transcript.Result, error) {
 	return transcript.Scan(path, offset, thread)
-}
-
-// noRecord is a client that hands the hook no record of the session.
-type noRecord struct{}
-
-func (noRecord) Where(*hook.Input, string) (string, transcript.Thread) {
-	return "", transcript.Thread{}
-}
-
-func (noRecord) Scan(string, int64, transcript.Thread, string) (*transcript.Result, error) {
-	return &transcript.Result{}, nil
 }
 
 // lines decodes one line of a client's record kept as JSON lines: a value
