@@ -5,7 +5,6 @@
 package buildinfo
 
 import (
-	"debug/buildinfo"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -27,20 +26,14 @@ func Read() Info {
 	if !ok {
 		return Info{Go: runtime.Version()}
 	}
-	return from(bi)
+	return From(bi)
 }
 
-// ReadFile returns the build information of the Go binary at path, of any
-// platform: make dist names its release by it.
-func ReadFile(path string) (Info, error) {
-	bi, err := buildinfo.ReadFile(path)
-	if err != nil {
-		return Info{}, err
-	}
-	return from(bi), nil
-}
-
-func from(bi *debug.BuildInfo) Info {
+// From is the Info of a binary's build information, as runtime/debug
+// reads it for the running binary or debug/buildinfo for a file: make dist
+// reads its files with the latter, which the hooks do not link (its ELF,
+// DWARF and compression readers cost every hook's start).
+func From(bi *debug.BuildInfo) Info {
 	info := Info{Version: bi.Main.Version, Go: bi.GoVersion}
 	for _, s := range bi.Settings {
 		switch s.Key {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -106,7 +107,7 @@ func (c *typeChecker) check(n node, v any, t reflect.Type) {
 
 // mapKeys are the keys whose shape is a map, which the library leaves
 // empty, and says nothing, when the value is not a table.
-var mapKeys = shapeMaps(reflect.TypeOf(rawFile{}), nil)
+var mapKeys = sync.OnceValue(func() []toml.Key { return shapeMaps(reflect.TypeOf(rawFile{}), nil) })
 
 func shapeMaps(t reflect.Type, key toml.Key) []toml.Key {
 	var out []toml.Key
@@ -125,7 +126,7 @@ func shapeMaps(t reflect.Type, key toml.Key) []toml.Key {
 // mapsAreTables reports whether every key of mapKeys the text defines is
 // a table.
 func mapsAreTables(md toml.MetaData) bool {
-	for _, k := range mapKeys {
+	for _, k := range mapKeys() {
 		if t := md.Type(k...); t != "" && t != "Hash" {
 			return false
 		}

@@ -11,7 +11,7 @@ import (
 // field added to a shape without its reading fails here.
 func TestDecoderReadsEveryField(t *testing.T) {
 	header := map[string]string{"": "", "settings": "[settings]\n", "mapping": "[[mapping]]\n", "validators": "[validators.v]\n", "telemetry": "[telemetry]\n"}
-	for table, names := range fields {
+	for table, names := range fields() {
 		for _, name := range names {
 			key, value := table+"."+name, "{}" // a table: the wrong type for every field
 			if table == "" {

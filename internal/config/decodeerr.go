@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -93,13 +94,16 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 }
 
 // fields are the keys each table takes, from the raw shapes' tags.
-var fields = map[string][]string{
-	"":           tags(reflect.TypeOf(rawFile{})),
-	"settings":   tags(reflect.TypeOf(rawSettings{})),
-	"mapping":    tags(reflect.TypeOf(rawMapping{})),
-	"validators": tags(reflect.TypeOf(rawValidator{})),
-	"telemetry":  tags(reflect.TypeOf(rawTelemetry{})),
-}
+// Built at the first parse: a hook that reads the cache never needs them.
+var fields = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"":           tags(reflect.TypeOf(rawFile{})),
+		"settings":   tags(reflect.TypeOf(rawSettings{})),
+		"mapping":    tags(reflect.TypeOf(rawMapping{})),
+		"validators": tags(reflect.TypeOf(rawValidator{})),
+		"telemetry":  tags(reflect.TypeOf(rawTelemetry{})),
+	}
+})
 
 func tags(t reflect.Type) []string {
 	var names []string
@@ -119,16 +123,16 @@ func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("tom
 // table, a mismatch that stops the load before keys are checked.
 func known(k toml.Key) bool {
 	switch {
-	case !slices.Contains(fields[""], k[0]):
+	case !slices.Contains(fields()[""], k[0]):
 		return false
 	case len(k) == 1:
 		return true
 	case k[0] == "telemetry":
 		return knownTelemetry(k)
 	case k[0] == "validators":
-		return len(k) == 2 || len(k) == 3 && slices.Contains(fields["validators"], k[2])
+		return len(k) == 2 || len(k) == 3 && slices.Contains(fields()["validators"], k[2])
 	}
-	return len(k) == 2 && slices.Contains(fields[k[0]], k[1])
+	return len(k) == 2 && slices.Contains(fields()[k[0]], k[1])
 }
 
 // miscased returns the index of the first part of k that matches a known
@@ -138,7 +142,7 @@ func miscased(k toml.Key) (int, string) {
 		if i >= len(k) {
 			return -1, ""
 		}
-		for _, f := range fields[table] {
+		for _, f := range fields()[table] {
 			if k[i] != f && strings.EqualFold(k[i], f) {
 				return i, f
 			}

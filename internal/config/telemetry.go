@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -48,7 +49,7 @@ type rawTelemetry struct {
 
 const telemetryKeys = "enabled, endpoint, protocol, headers_env, timeout, repository, resource"
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 	*t = Telemetry{Protocol: TelemetryHTTP, Timeout: DefaultTelemetryTimeout, Resource: raw.Resource}
@@ -69,7 +70,7 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 	}
 	if v := raw.HeadersEnv; v != nil {
 		t.HeadersEnv = *v
-		if !envName.MatchString(*v) {
+		if !envName().MatchString(*v) {
 			p.add("telemetry.headers_env", fmt.Sprintf("%q is not an environment variable's name", *v), `name the variable that holds the headers, e.g. "STOPGATE_OTLP_HEADERS"; never the headers themselves`)
 		}
 	}
@@ -96,7 +97,7 @@ func knownTelemetry(k []string) bool {
 	case 1:
 		return true
 	case 2:
-		return slices.Contains(fields["telemetry"], k[1])
+		return slices.Contains(fields()["telemetry"], k[1])
 	}
 	return len(k) == 3 && k[1] == "resource"
 }

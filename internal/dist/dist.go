@@ -10,6 +10,7 @@ package dist
 
 import (
 	"crypto/sha256"
+	gobuildinfo "debug/buildinfo"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -169,9 +170,11 @@ func build(o Options, src, dir string, p platform) ([]file, buildinfo.Info, erro
 		if err != nil {
 			return nil, info, err
 		}
-		if info, err = buildinfo.ReadFile(path); err != nil {
+		bi, err := gobuildinfo.ReadFile(path)
+		if err != nil {
 			return nil, info, err
 		}
+		info = buildinfo.From(bi)
 		files = append(files, file{name: name, mode: 0o755, data: data})
 	}
 	return files, info, nil

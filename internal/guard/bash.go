@@ -400,7 +400,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
-	if r, ok := processRules[name]; ok {
+	if r, ok := processRules()[name]; ok {
 		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid
 	}
 	if skip, ok := runline.Skip(name, texts(args)); ok {
@@ -412,7 +412,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	if a.sh.d.recording {
 		a.readsOf(name, args)
 	}
-	if r, ok := rules[name]; ok {
+	if r, ok := rules()[name]; ok {
 		return r(a, args)
 	}
 	if base, ok := runline.Interpreter(name); ok {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -133,11 +134,11 @@ func commandsIn(v any) []string {
 }
 
 // pluginBin is the folder the OpenCode plugin runs detect and gate from.
-var pluginBin = regexp.MustCompile(`(?m)^const BIN = ("(?:[^"\\]|\\.)*");`)
+var pluginBin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const BIN = ("(?:[^"\\]|\\.)*");`) })
 
 // pluginCommands returns the plugin's programs as commands.
 func pluginCommands(data []byte) []string {
-	m := pluginBin.FindSubmatch(data)
+	m := pluginBin().FindSubmatch(data)
 	if m == nil {
 		return nil
 	}

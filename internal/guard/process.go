@@ -44,15 +44,19 @@ var processCmdlines = []string{
 
 // findsClient is text that looks the client or a hook up, in a command
 // whose pid operand the dry run cannot know.
-var findsClient = regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
+var findsClient = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
+})
 
 // processRules judge the commands that act on other processes. They are
 // asked before the wrappers: ionice, taskset, chrt and prlimit wrap a
 // command unless given a pid.
-var processRules map[string]rule
+var processRules func() map[string]rule // built once asked, as rules
 
-func init() {
-	processRules = map[string]rule{
+func init() { processRules = sync.OnceValue(processRuleSet) }
+
+func processRuleSet() map[string]rule {
+	return map[string]rule{
 		"kill": killRule, "pkill": pkillRule, "killall": killallRule,
 		"killall5": alwaysProcess, "skill": alwaysProcess, "snice": alwaysProcess,
 		"prlimit":  prlimitRule,
@@ -126,7 +130,7 @@ func (a *analyzer) mentionsClient() bool {
 	a.sh.d.mu.Lock()
 	defer a.sh.d.mu.Unlock()
 	for _, t := range a.sh.d.texts {
-		if findsClient.MatchString(t) {
+		if findsClient().MatchString(t) {
 			return true
 		}
 	}
@@ -519,7 +523,9 @@ func cgclassifyRule(a *analyzer, args []word) *Hit {
 // signalsClient matches interpreter code that signals, limits or traces a
 // process; with a way to find the client (findsClient) in the same code
 // it is denied: os.kill(os.getppid(), signal.SIGSTOP).
-var signalsClient = regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
+var signalsClient = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
+})
 
 // interpreterSignals judges an interpreter's inline code for a signal,
 // a limit or a trace aimed at the client.
@@ -527,7 +533,7 @@ func (a *analyzer) interpreterSignals(name string, args []word) *Hit {
 	spec := runline.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
 	for _, w := range o.val(spec.Code...) {
-		if signalsClient.MatchString(w.text) && findsClient.MatchString(w.text) {
+		if signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) {
 			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/interp"
@@ -28,9 +29,8 @@ type readRule struct {
 
 // readRules are the programs whose file operands a shell command reads.
 // A program not here reads only its redirections (as far as arming goes).
-var readRules = map[string]readRule{}
-
-func init() {
+var readRules = sync.OnceValue(func() map[string]readRule {
+	readRules := map[string]readRule{}
 	for _, p := range []string{"cat", "tac", "less", "more", "most", "bat", "batcat", "view", "strings", "rev"} {
 		readRules[p] = readRule{}
 	}
@@ -58,7 +58,8 @@ func init() {
 	rg.short += "gtTM"
 	rg.long = append([]string{"glob", "type", "type-not", "max-columns"}, grep.long...)
 	readRules["rg"] = rg
-}
+	return readRules
+})
 
 // operands returns the files a call of a program with rule r reads.
 func (r readRule) operands(args []word) []word {
@@ -81,7 +82,7 @@ func (a *analyzer) readsOf(name string, args []word) {
 		a.findReads(args)
 		return
 	}
-	if r, ok := readRules[name]; ok {
+	if r, ok := readRules()[name]; ok {
 		for _, w := range r.operands(args) {
 			// find -exec's and xargs -I's placeholder: the files it stands
 			// for are recorded as they are known (findReads, xargs's items).
@@ -136,7 +137,7 @@ func (a *analyzer) findReads(args []word) {
 				k++
 			}
 			if sub, ok := unwrap(expr[j+1 : k]); ok && len(sub) > 0 && !sub[0].unknown {
-				_, ok := readRules[path.Base(sub[0].text)]
+				_, ok := readRules()[path.Base(sub[0].text)]
 				reads = reads || ok
 			}
 			j = k

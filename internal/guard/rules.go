@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"sync"
 )
 
 // A rule judges one command's arguments.
@@ -14,10 +15,16 @@ type rule func(a *analyzer, args []word) *Hit
 // rules hold the commands known to write, by name. A command not here (and
 // not an interpreter or a wrapper) is taken to write nothing but its
 // redirections: cat, grep, ls, diff, gate status, …
-var rules map[string]rule
+// Built at the first judgement, not at start-up: most events detect
+// answers judge no command, and a hook's start is paid at every tool call.
+// Assigned in init because the rules themselves ask rules (a cycle for a
+// package variable's initializer).
+var rules func() map[string]rule
 
-func init() {
-	rules = map[string]rule{
+func init() { rules = sync.OnceValue(writeRules) }
+
+func writeRules() map[string]rule {
+	rules := map[string]rule{
 		"rm": removes(""), "rmdir": removes(""), "unlink": removes(""), "srm": removes(""), "wipe": removes(""),
 		"shred": removes("nsu"),
 		"mv":    copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
@@ -46,6 +53,7 @@ func init() {
 	for _, ed := range []string{"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe", "kak", "hx"} {
 		rules[ed] = writes("c")
 	}
+	return rules
 }
 
 // removes is rm and the like: every operand is destroyed.

@@ -111,7 +111,7 @@ func (r *resolver) program(p, dir string, args []string, shell bool, depth int) 
 		return
 	}
 	text, ok := readFile(p)
-	if !ok || !shell && !shellScript(p, text) || !sources.MatchString(text) {
+	if !ok || !shell && !shellScript(p, text) || !sources().MatchString(text) {
 		return
 	}
 	r.script(text, p, dir, args, depth+1)
@@ -119,7 +119,7 @@ func (r *resolver) program(p, dir string, args []string, shell bool, depth int) 
 
 // sources matches a script that may source a file: only such a script
 // is dry-run, which keeps the guard's protected set cheap to build.
-var sources = regexp.MustCompile(`(^|[\s;&|({])(source|\.)\s`)
+var sources = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s;&|({])(source|\.)\s`) })
 
 // shellScript reports whether a program is a shell script: its #! line
 // names a shell, or it has none and is named *.sh or *.bash.
