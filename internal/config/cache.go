@@ -60,8 +60,9 @@ func Load(file, root string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, _ := stateDirIn(text, root, false) // a text that does not decode has no cache
-	if at := cachePath(dir, file); at != home {
+	// Elsewhere, where the text seems to put it: a cache holds the text it
+	// was decoded from, so a wrong guess is a miss, never a wrong answer.
+	if at := cachePath(stateDir(root, guessStateDir(text)), file); at != home {
 		if c := readCache(at, bytes.NewReader(text), ctx); c != nil {
 			c.File, c.Root = file, root
 			return c, nil

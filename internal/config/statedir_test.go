@@ -43,57 +43,53 @@ var stateDirTexts = []string{
 	"[settings]\nstate_dir = \".state\" # here\n" + cachedConfigs["many"],
 }
 
-// TestStateDirInAgreesWithParse checks the scan against the decoder: on a
-// text that loads, stateDirIn answers as Parse does, with or without the
-// check.
-func TestStateDirInAgreesWithParse(t *testing.T) {
-	root := "/project"
-	loaded := 0
+// TestLoadStateDirAgreesWithParse checks that a hook's Load, which looks
+// for the cache before it decodes, names the state dir Parse does, from
+// the cache or not, and finds its cache where the text names it in all
+// but three spellings: an escape in the key or the value, and a decoy line
+// in a multi-line string before the setting (a miss costs a parse).
+func TestLoadStateDirAgreesWithParse(t *testing.T) {
+	loaded, guessed := 0, 0
 	for _, text := range stateDirTexts {
-		cfg, err := Parse([]byte(text), filepath.Join(root, "mappings.toml"), root)
-		if err != nil {
-			continue
+		root := t.TempDir()
+		file := writeConfig(t, root, text)
+		want, err := Parse([]byte(text), file, root)
+		if err != nil || !strings.HasPrefix(want.StateDir(), root) {
+			continue // not a config a hook loads, or a state dir outside the test's
 		}
 		loaded++
-		for _, checked := range []bool{true, false} {
-			if got, err := stateDirIn([]byte(text), root, checked); err != nil || got != cfg.StateDir() {
-				t.Errorf("%q, checked %v: %q, %v; Parse says %q", text, checked, got, err, cfg.StateDir())
+		found := want.StateDir() == stateDir(root, "") || want.StateDir() == stateDir(root, guessStateDir([]byte(text)))
+		if found {
+			guessed++
+		}
+		for i := range 2 {
+			got, err := Load(file, root)
+			if err != nil || got.StateDir() != want.StateDir() {
+				t.Fatalf("%q: Load = %v; Parse says %q", text, err, want.StateDir())
+			}
+			if i == 1 && found && got.cached == nil {
+				t.Errorf("%q: the second load did not read the cache in %s", text, want.StateDir())
 			}
 		}
 	}
-	if loaded < 10 {
-		t.Errorf("only %d of the texts load", loaded)
+	if loaded < 10 || guessed < loaded-3 {
+		t.Errorf("%d of the texts load, the cache of %d is found", loaded, guessed)
 	}
 }
 
-func TestStateDirIn(t *testing.T) {
-	root := "/project"
-	def := filepath.Join(root, DefaultStateDir)
-	for _, tc := range []struct {
-		text, want, err string
-		sure            bool // read by the scan alone
-	}{
-		{text: "", want: def, sure: true},
-		{text: "[settings]\nstate_dir = \"s\"\n", want: "/project/s", sure: true},
-		{text: "[settings]\n  state_dir='s' # comment\n", want: "/project/s", sure: true},
-		{text: "[settings]\nstate_dir = \"/abs/../x/\"\n", want: "/x", sure: true},
-		{text: "[settings]\nstate_dir = \"\"\n", want: def, sure: true},
-		{text: "[validators.v]\nstate_dir = \"no\"\n", want: def},
-		{text: "[settings]\nstate_dir = \"esc\\\"aped\"\n", want: "/project/esc\"aped"},
-		{text: "settings.state_dir = \"dotted\"\n", want: "/project/dotted"},
-		{text: "[settings]\n\"state\\u005fdir\" = \"escaped key\"\n", want: "/project/escaped key"},
-		{text: "[validators.v]\nfix = \"\"\"\nstate_dir = \"x\"\n\"\"\"\n[settings]\nstate_dir = \"s\"\n", want: "/project/s"},
-		// Texts that do not decode: the best readable dir, and the error.
-		{text: "[settings]\nstate_dir = \"s\"\nmax_blocks =\n", want: "/project/s", err: ":3: ", sure: true},
-		{text: "[settings]\nstate_dir = \"s\n", want: def, err: ":2: "},
-		{text: "[settings]\nstate_dir = 3\n", want: def, err: ": "},
+// TestReadStateDirUndecodable checks the state dir and the error of texts
+// that do not decode: the best readable dir, and the decoder's mistake at
+// its line.
+func TestReadStateDirUndecodable(t *testing.T) {
+	for _, tc := range []struct{ text, want, err string }{
+		{text: "[settings]\nstate_dir = \"s\"\nmax_blocks =\n", want: "s", err: "mappings.toml:3: "},
+		{text: "[settings]\nstate_dir = \"s\n", want: DefaultStateDir, err: "mappings.toml:2: "},
+		{text: "[settings]\nstate_dir = 3\n", want: DefaultStateDir, err: "mappings.toml:2: "},
 	} {
-		got, err := stateDirIn([]byte(tc.text), root, true)
-		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.HasPrefix(err.Error(), tc.err) {
-			t.Errorf("stateDirIn(%q) = %q, %v; want %q, error %q", tc.text, got, err, tc.want, tc.err)
-		}
-		if _, sure := plainStateDir([]byte(tc.text)); sure != tc.sure {
-			t.Errorf("plainStateDir(%q): sure = %v, want %v", tc.text, sure, tc.sure)
+		root := t.TempDir()
+		got, err := ReadStateDir(writeConfig(t, root, tc.text), root)
+		if got != filepath.Join(root, tc.want) || err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+			t.Errorf("ReadStateDir(%q) = %q, %v; want %q, error %q…", tc.text, got, err, tc.want, tc.err)
 		}
 	}
 }
@@ -120,13 +116,5 @@ func TestReadStateDir(t *testing.T) {
 	}
 	if dir != filepath.Join(root, "s") {
 		t.Errorf("syntax error: %q, want the plain line's", dir)
-	}
-}
-
-// checkStateDir is FuzzParseConfig's check that the state dir a hook reads
-// without parsing (stateDirIn) is the one a config that loads names.
-func checkStateDir(t *testing.T, data []byte, cfg *Config) {
-	if got, err := stateDirIn(data, cfg.Root, false); err != nil || got != cfg.StateDir() {
-		t.Fatalf("stateDirIn = %q, %v; the config names %q", got, err, cfg.StateDir())
 	}
 }
