@@ -10,10 +10,22 @@ import (
 // A Read is the judgement of a Read of one file: which mappings it arms,
 // and through which of their Names.
 type Read struct {
-	Rel     string // the path read, relative to the root; "" when outside it
+	Path    string // as the client gives it: absolute
+	Rel     string // Path relative to the root
 	Target  string // the mapped name it reached: Rel, or where a symlink leads
 	Maps    []*Mapping
 	Outside bool // a mapped name, but a symlink leading out of the project
+}
+
+// ReadOf returns the Read of path (absolute, as the client gives it),
+// not judged yet, if it is one that may arm a mapping: a .md file inside
+// root. Most reads are not, and detect asks this before it loads a config.
+func ReadOf(root, path string) (Read, bool) {
+	if !strings.HasSuffix(path, ".md") {
+		return Read{}, false
+	}
+	rel, ok := project.Rel(root, path)
+	return Read{Path: path, Rel: rel, Target: rel}, ok
 }
 
 // MatchRead returns the mappings a Read of path (absolute, as the client
@@ -23,41 +35,41 @@ func (c *Config) MatchRead(path string) ([]*Mapping, error) {
 	return r.Maps, err
 }
 
-// JudgeRead judges a Read of path (absolute, as the client gives it): it
-// arms the mappings that have among their Names the file's own path
-// inside the project, or the path a symlink inside the project leads to
-// (docs/joke.md → src/prompts/joke.md: the agent read the prompt all the
-// same). A mapped name that is itself a symlink leading out of the
-// project is not the project's prompt. Detect, the gate's transcript
-// reconciliation, gate explain and gate run all judge reads with it, so
-// they cannot disagree.
+// JudgeRead judges a Read of path (absolute, as the client gives it); see
+// Judge.
 func (c *Config) JudgeRead(path string) (Read, error) {
-	var r Read
-	if !strings.HasSuffix(path, ".md") {
-		return r, nil
-	}
-	rel, ok := project.Rel(c.Root, path)
+	r, ok := ReadOf(c.Root, path)
 	if !ok {
-		return r, nil
+		return Read{}, nil
 	}
-	r.Rel, r.Target = rel, rel
-	maps, err := c.MatchPath(rel)
+	return r, c.Judge(&r)
+}
+
+// Judge judges r, a Read from ReadOf: it arms the mappings that have
+// among their Names the file's own path inside the project, or the path a
+// symlink inside the project leads to (docs/joke.md → src/prompts/joke.md:
+// the agent read the prompt all the same). A mapped name that is itself a
+// symlink leading out of the project is not the project's prompt. Detect,
+// the gate's transcript reconciliation, gate explain and gate run all
+// judge reads with it, so they cannot disagree.
+func (c *Config) Judge(r *Read) error {
+	maps, err := c.MatchPath(r.Rel)
 	if err != nil {
-		return r, err
+		return err
 	}
 	if len(maps) > 0 {
-		if !project.Inside(c.Root, path) {
+		if !project.Inside(c.Root, r.Path) {
 			r.Outside = true
-			return r, nil
+			return nil
 		}
 		r.Maps = maps
-		return r, nil
+		return nil
 	}
 	// Not a prompt by name; perhaps by where it leads. Only symlinks cost
 	// more than this one resolve.
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil || real == filepath.Clean(path) {
-		return r, nil
+	real, err := filepath.EvalSymlinks(r.Path)
+	if err != nil || real == filepath.Clean(r.Path) {
+		return nil
 	}
 	realRoot, err := filepath.EvalSymlinks(c.Root)
 	if err != nil {
@@ -65,10 +77,10 @@ func (c *Config) JudgeRead(path string) (Read, error) {
 	}
 	target, ok := project.Rel(realRoot, real)
 	if !ok {
-		return r, nil
+		return nil
 	}
 	if r.Maps, err = c.MatchPath(target); len(r.Maps) > 0 {
 		r.Target = target
 	}
-	return r, err
+	return err
 }

@@ -99,7 +99,8 @@ func matches(cfg *config.Config, ts []trigger) (maps []*config.Mapping, paths []
 	for _, t := range ts {
 		var ms []*config.Mapping
 		if t.kind == queue.TriggerRead {
-			ms, err = cfg.MatchRead(t.path)
+			err = cfg.Judge(&t.read)
+			ms = t.read.Maps
 		} else {
 			ms, err = cfg.MatchCommand(t.command)
 		}
@@ -107,7 +108,7 @@ func matches(cfg *config.Config, ts []trigger) (maps []*config.Mapping, paths []
 			return nil, nil, err
 		}
 		for _, m := range ms {
-			maps, paths = append(maps, m), append(paths, t.path)
+			maps, paths = append(maps, m), append(paths, t.read.Path)
 		}
 	}
 	return maps, paths, nil
@@ -155,9 +156,9 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 }
 
 type trigger struct {
-	kind    string // a queue.Trigger*, or "" for nothing to match
-	path    string // the file read, absolute
-	command string // the slash command, without "/"
+	kind    string      // a queue.Trigger*, or "" for nothing to match
+	read    config.Read // the file read, judged once the config is loaded
+	command string      // the slash command, without "/"
 }
 
 // triggersOf returns what the input arms: the mapped-looking files a tool
@@ -175,13 +176,9 @@ func triggersOf(in *hook.Input, root, home string) []trigger {
 		}
 		var ts []trigger
 		for _, path := range readPaths(in, root, home) {
-			if !strings.HasSuffix(path, ".md") {
-				continue
+			if r, ok := config.ReadOf(root, path); ok {
+				ts = append(ts, trigger{kind: queue.TriggerRead, read: r})
 			}
-			if _, ok := project.Rel(root, path); !ok {
-				continue
-			}
-			ts = append(ts, trigger{kind: queue.TriggerRead, path: path})
 		}
 		return ts
 	case hook.UserPromptExpansion:
