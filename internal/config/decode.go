@@ -207,11 +207,12 @@ func (c *typeChecker) mismatch(n node, v any, want string) {
 	}
 	path := strings.Join(n.key, ".")
 	c.bad = &Problem{File: c.p.file, Line: line, Key: n.key.String(),
-		Msg: fmt.Sprintf("is %s, want %s", kind(v), want), Hint: typeHint(path)}
+		Msg: fmt.Sprintf("is %s, want %s", TOMLType(v), want), Hint: typeHint(path)}
 }
 
-// kind names, in TOML's words, the type of a value of the tree.
-func kind(v any) string {
+// TOMLType names, in TOML's words, the type of a value the library
+// decoded into a tree (testhook's TOML test files are named with it too).
+func TOMLType(v any) string {
 	switch v.(type) {
 	case string:
 		return "a string"

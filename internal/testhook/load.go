@@ -119,7 +119,7 @@ func (l *loader) decodeJSON(data []byte) map[string]any {
 	}
 	top, ok := v.(map[string]any)
 	if !ok {
-		l.add(1, "", fmt.Sprintf("must be a JSON object, not %s", typeName(v)), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
+		l.add(1, "", fmt.Sprintf("must be a JSON object, not %s", l.typeName(v)), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
 		return nil
 	}
 	l.lines = jsonTestLines(data)
@@ -153,7 +153,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 			case json.Number, int64, float64:
 				s.Version = fmt.Sprint(v)
 			default:
-				l.add(0, "", fmt.Sprintf("version must be a string or a number, not %s", typeName(v)), "")
+				l.add(0, "", fmt.Sprintf("version must be a string or a number, not %s", l.typeName(v)), "")
 			}
 		case "description":
 			s.Description = l.str(0, "", top, "description", false)
@@ -169,7 +169,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 	raw, present := top[l.testsKey]
 	list, ok := config.Array(raw)
 	if present && !ok {
-		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, typeName(raw)), "write them as "+l.testsExample())
+		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, l.typeName(raw)), "write them as "+l.testsExample())
 		return s
 	}
 	if len(list) == 0 {
@@ -215,7 +215,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	name := fmt.Sprintf("test #%d", i+1)
 	m, isMap := v.(map[string]any)
 	if !isMap {
-		l.add(t.Line, name, fmt.Sprintf("must be %s %s, not %s", map[bool]string{true: "an", false: "a"}[l.kind == "object"], l.kind, typeName(v)), "")
+		l.add(t.Line, name, fmt.Sprintf("must be %s %s, not %s", map[bool]string{true: "an", false: "a"}[l.kind == "object"], l.kind, l.typeName(v)), "")
 		return t, false
 	}
 	idv, present := m["id"]
@@ -223,7 +223,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	case !present:
 		l.add(t.Line, name, "missing id", "every test needs a unique id")
 	case !isStr:
-		l.add(t.Line, name, fmt.Sprintf("id must be a string, not %s", typeName(idv)), "")
+		l.add(t.Line, name, fmt.Sprintf("id must be a string, not %s", l.typeName(idv)), "")
 	case strings.TrimSpace(id) == "":
 		l.add(t.Line, name, "id is empty", "every test needs a unique id")
 	case strings.ContainsAny(id, "\r\n"):
@@ -254,7 +254,7 @@ func (l *loader) str(line int, name string, m map[string]any, key string, requir
 	case !present && required:
 		l.add(line, name, "missing "+key, "")
 	case present && !isStr:
-		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, typeName(v)), "")
+		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, l.typeName(v)), "")
 	case required && strings.TrimSpace(s) == "":
 		l.add(line, name, key+" is empty", "")
 	}
@@ -267,7 +267,7 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 	}
 	list, ok := config.Array(raw)
 	if !ok {
-		l.add(line, name, fmt.Sprintf("expect must be a list, not %s", typeName(raw)), `expect: [{"contains": "…"}, {"regex": "…"}]`)
+		l.add(line, name, fmt.Sprintf("expect must be a list, not %s", l.typeName(raw)), `expect: [{"contains": "…"}, {"regex": "…"}]`)
 		return nil
 	}
 	var out []Expect
@@ -286,7 +286,7 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 			}
 			p, isStr := pv.(string)
 			if !isStr {
-				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, typeName(pv)), "")
+				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, l.typeName(pv)), "")
 				continue
 			}
 			// A regex's syntax is checked with each ${var} as a literal, as
@@ -307,7 +307,7 @@ func (l *loader) saves(line int, name string, raw any) []Save {
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {
-		l.add(line, name, fmt.Sprintf("save must be a map of variable to regex, not %s", typeName(raw)), `save: {"token": "token: (\\w+)"}`)
+		l.add(line, name, fmt.Sprintf("save must be a map of variable to regex, not %s", l.typeName(raw)), `save: {"token": "token: (\\w+)"}`)
 		return nil
 	}
 	var out []Save
@@ -317,7 +317,7 @@ func (l *loader) saves(line int, name string, raw any) []Save {
 		case !validName(k):
 			l.add(line, name, fmt.Sprintf("save: %q is not a variable name", k), "letters, digits and _, not starting with a digit")
 		case !isStr:
-			l.add(line, name, fmt.Sprintf("save.%s must be a regex string, not %s", k, typeName(m[k])), "")
+			l.add(line, name, fmt.Sprintf("save.%s must be a regex string, not %s", k, l.typeName(m[k])), "")
 		default:
 			re, err := regexp.Compile(blankRefs(p))
 			if err != nil {
@@ -347,7 +347,7 @@ func (l *loader) tags(line int, name string, raw any) []string {
 		out = append(out, s)
 	}
 	if !ok {
-		l.add(line, name, fmt.Sprintf("tags must be a list of strings, not %s", typeName(raw)), "")
+		l.add(line, name, fmt.Sprintf("tags must be a list of strings, not %s", l.typeName(raw)), "")
 		return nil
 	}
 	return out
@@ -386,7 +386,13 @@ func reErr(err error) string {
 	return strings.TrimPrefix(inner.Error(), "error parsing regexp: ")
 }
 
-func typeName(v any) string {
+// typeName names the type of a decoded value in its file's words: a TOML
+// file's as mappings.toml's are named (config.TOMLType), a JSON file's as
+// JSON's.
+func (l *loader) typeName(v any) string {
+	if l.kind == "table" {
+		return config.TOMLType(v)
+	}
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -394,12 +400,12 @@ func typeName(v any) string {
 		return "a string"
 	case bool:
 		return "a boolean"
-	case json.Number, int64, float64:
+	case json.Number:
 		return "a number"
 	case map[string]any:
 		return "an object"
-	case []any, []map[string]any:
+	case []any:
 		return "a list"
 	}
-	return fmt.Sprintf("a %T", v)
+	return fmt.Sprintf("a %T", v) // none other: the decoder's types are these
 }

@@ -20,7 +20,7 @@ func TestStateDir(t *testing.T) {
 		// The gate reports these; the runner needs only the state dir.
 		{name: "other mistakes", config: "[settings]\nstate_dir = \"s\"\nmax_blocks = 99\nbogus = 1\n[[mapping]]\nprompt = \"x\"\n", want: filepath.Join(root, "s")},
 		{name: "syntax error", config: "[settings]\nstate_dir = \"s\n", err: "mappings.toml:2: "},
-		{name: "wrong type", config: "[settings]\nstate_dir = 3\n", err: "mappings.toml: "},
+		{name: "wrong type", config: "[settings]\nstate_dir = 3\n", err: "mappings.toml:2: settings.state_dir: is an integer, want a string"}, // located since the decoder is the one reader
 		{name: "missing --config", flag: "nope.toml", err: "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
