@@ -136,18 +136,30 @@ func (s *judging) answer(v *Verdict, err error) error {
 	return s.writeHalt(failReason(err, s.armed))
 }
 
-// writeHalt writes a halt as the client acts on it. A client that ends a
-// session on a halt without showing why (Codex) first gets it relayed
-// through the model as a block, unless its own record of the session shows
-// that relay fed back this turn already: the record, not the state dir,
-// decides, so a halt the gate could not count there (a full disk, a state
-// dir gone, a config gone) reaches the user too. A record that cannot be
-// read shows it: the halt then ends the session, which at worst says less.
+// writeHalt writes a halt the stop could not judge as the client acts on
+// it: a client that ends a session on a halt without showing why (Codex)
+// first gets it relayed through the model as a block, unless it was
+// already (relayed).
 func (s *judging) writeHalt(reason string) error {
-	if o, relays := s.ans.Halt(reason, false); relays && s.in != nil && !relayFedBack(s.in, s.scope) {
+	if o, relays := s.ans.Halt(reason, s.relayed(false, false)); relays {
 		return s.ans.Write(o)
 	}
 	return s.ans.Write(hook.Halt(reason))
+}
+
+// relayed reports whether a halt was relayed to the user already, for a
+// client that shows a halt's reason only that way (hook.Answer.Halt). A
+// stop that read its block count knows (counted: relay's mark, past
+// max_blocks); one that could not (a full disk, a state dir gone, a config
+// gone) asks the client's own record of the session whether the relay was
+// fed back this turn, and takes a record it cannot read for yes: the halt
+// then ends the session, which at worst says less. A client that never
+// relays has nothing to ask.
+func (s *judging) relayed(counted, known bool) bool {
+	if _, relays := s.ans.Halt("", false); !relays || known {
+		return !relays || counted
+	}
+	return s.in == nil || relayFedBack(s.in, s.scope)
 }
 
 // judge decides the stop: read, then run the validators, then record. A
@@ -234,7 +246,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}
-	v.relay(s.ans, cfg.Settings.MaxBlocks, prior)
+	v.relay(s.ans, cfg.Settings.MaxBlocks, s.relayed(prior > cfg.Settings.MaxBlocks, true))
 	if rec != nil {
 		rec.settle(env, q, v)
 	}
@@ -252,11 +264,11 @@ func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} 
 // showing why (Codex prints "hook: Stop Stopped" alone) gets, once, a
 // block that hands the reason to the model to tell the user. The count is
 // set past max_blocks, so the next failing stop is the halt itself.
-func (v *Verdict) relay(ans hook.Answer, maxBlocks, prior int) {
+func (v *Verdict) relay(ans hook.Answer, maxBlocks int, relayed bool) {
 	if v.Kind != Halt {
 		return
 	}
-	if o, once := ans.Halt(v.Reason, prior > maxBlocks); once {
+	if o, once := ans.Halt(v.Reason, relayed); once {
 		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
 	}
 }

@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fl.IntVar(&o.gateRuns, "gate-runs", 10, "measured runs per gate parallelism case")
 	fl.IntVar(&o.coldRuns, "cold-runs", 5, "measured runs per cold-cache case")
 	fl.IntVar(&o.jobs, "jobs", 256, "enqueues per throughput case")
-	before := fl.String("before", "", "directory of another build's commands: its gate's parallelism rows are measured in the same rounds")
+	before := fl.String("before", "", "directory of another build's commands: its detect's unmatched Read rows and its gate's parallelism rows are measured in the same rounds")
 	only := fl.String("only", "", "measure only the rows whose name matches this `regexp`, beside their baselines")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -251,6 +251,11 @@ func (o *options) processes(t *bench.Table) error {
 
 	cases = append(cases, bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: o.hello, Env: o.env("")}})
 	cases = append(cases, o.projectCases(projects)...)
+	before, err := o.beforeCases()
+	if err != nil {
+		return err
+	}
+	cases = append(cases, before...)
 	diff, err := bench.WriteDiffProject(filepath.Join(o.tmp, "diff"), 1000, 200)
 	if err != nil {
 		return err
@@ -281,6 +286,29 @@ func (o *options) processes(t *bench.Table) error {
 		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
 	}
 	return nil
+}
+
+// beforeCases are, with -before, that build's detect on an unmatched Read,
+// on projects of its own: each build keeps its own config cache, and two
+// sharing a project would rewrite it at every run.
+func (o *options) beforeCases() ([]bench.Case, error) {
+	if o.before == "" {
+		return nil, nil
+	}
+	var cases []bench.Case
+	for _, n := range o.sizes {
+		p, err := bench.WriteProject(filepath.Join(o.tmp, fmt.Sprintf("before-mappings-%d", n)), n)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, bench.Case{
+			Name: fmt.Sprintf("detect before, unmatched Read, %s mappings", count(p.Mappings)),
+			Cmd: &bench.Cmd{Path: filepath.Join(filepath.Dir(o.before), "detect"), Dir: p.Dir, Env: o.env(p.Dir),
+				Stdin: func(int) []byte { return p.Unmatched("bench-unmatched") },
+				Check: silent},
+		})
+	}
+	return cases, nil
 }
 
 // projectCases are the hook runs measured on the generated projects of
