@@ -45,8 +45,23 @@ func HookFiles() map[string]string {
 	return out
 }
 
+// ClientFiles returns every client's files in a project, slash-separated
+// from the root: its hook file and the settings that can switch its hooks
+// off, Claude Code's first (its shared settings, then its local ones).
+func ClientFiles() []string {
+	var out []string
+	for _, c := range clients {
+		out = append(append(out, c.hookFile), c.settings...)
+	}
+	return out
+}
+
 // claudeFiles are Claude Code's files, protected in every project.
 var claudeFiles = append([]string{clients[0].hookFile}, clients[0].settings...)
+
+// ClaudeFiles returns Claude Code's files in a project, in the order it
+// reads them: the shared settings, then the local ones.
+func ClaudeFiles() []string { return slices.Clone(claudeFiles) }
 
 // clientFiles returns the files of the other clients the project at root
 // is registered for (Claude Code's are Defaults' own).

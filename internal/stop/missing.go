@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -35,13 +36,6 @@ import (
 // hook files names the gate, or the record shows stopgate at work (its
 // announcements and blocks start "stopgate:"): a gate registered for every
 // project (a plugin) passes the stops of a project without stopgate.
-
-// usedMarkers are the project files whose mention of the gate says the
-// project uses stopgate: each client's hook file, as gate init writes it.
-var usedMarkers = []string{
-	".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json",
-	".gemini/settings.json", ".github/hooks/stopgate.json", ".opencode/plugin/stopgate.js",
-}
 
 // missingConfig handles a project whose mappings.toml is gone or empty.
 // It creates nothing: a project without stopgate keeps no state dir.
@@ -147,8 +141,8 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 	if _, err := os.Stat(stateDir); err == nil {
 		return true
 	}
-	for _, m := range usedMarkers {
-		if data, err := os.ReadFile(filepath.Join(root, m)); err == nil && bytes.Contains(data, []byte("/gate")) {
+	for _, m := range guard.ClientFiles() { // a mention of the gate in one says the project uses it
+		if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(m))); err == nil && bytes.Contains(data, []byte("/gate")) {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/fingerprint"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/runline"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -67,9 +68,11 @@ func ReusePolicy(cfg *config.Config, client, home string) (on bool, why string) 
 func claudeSettings(root, home string) [][]byte {
 	var paths []string
 	if home != "" {
-		paths = append(paths, filepath.Join(home, ".claude", "settings.json"))
+		paths = append(paths, filepath.Join(home, filepath.FromSlash(guard.ClaudeFiles()[0])))
 	}
-	paths = append(paths, filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json"))
+	for _, f := range guard.ClaudeFiles() {
+		paths = append(paths, filepath.Join(root, filepath.FromSlash(f)))
+	}
 	out := make([][]byte, len(paths))
 	for i, p := range paths {
 		out[i], _ = os.ReadFile(p)
