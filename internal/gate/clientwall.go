@@ -40,9 +40,9 @@ var clientWalls = map[string]clientWall{
 		left: "the wall is OpenCode's permission rules in opencode.json: with them up, the write, edit and patch tools are refused the protected set; OpenCode has no sandbox for the shell, so every bash command, and a rule the user answers \"allow\" or edits away, are the guard's alone (the plugin's tool.execute.before)"},
 }
 
-// clientSet returns the project's protected set as the guard computes it.
-func clientSet(env *cli.Env, root string) *guard.Set {
-	file := filepath.Join(root, project.ConfigName)
+// clientSet returns the protected set of the project at root, with the
+// config file in use, as the guard computes it.
+func clientSet(env *cli.Env, root, file string) *guard.Set {
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
 	set, _ := guard.ProjectSet(root, env.Getenv("HOME"), file, "", nil, cfg)
 	return set
@@ -53,7 +53,7 @@ func clientSet(env *cli.Env, root string) *guard.Set {
 func initClientWall(env *cli.Env, c *agentClient, root string) error {
 	w := clientWalls[c.name]
 	if w.write != nil {
-		set := clientSet(env, root)
+		set := clientSet(env, root, filepath.Join(root, project.ConfigName)) // init writes the project's own
 		if set.Empty() {
 			fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.title)
 			return nil
@@ -71,7 +71,7 @@ func clientWallFindings(env *cli.Env, ws workspace, c *agentClient) []finding {
 	if w.check == nil {
 		return nil
 	}
-	set := clientSet(env, ws.root)
+	set := clientSet(env, ws.root, ws.file) // gate check --config
 	if set.Empty() {
 		return nil
 	}

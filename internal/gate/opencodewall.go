@@ -9,6 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -102,7 +103,7 @@ func undoOpenCodeWall(env *cli.Env, root string) (undo, error) {
 	}
 	u.had = true
 	var removed []string
-	u.out, removed, err = settings.RemoveEditDeny(data, opencodePatterns(root, clientSet(env, root)))
+	u.out, removed, err = settings.RemoveEditDeny(data, opencodePatterns(root, clientSet(env, root, filepath.Join(root, project.ConfigName))))
 	if err != nil {
 		return u, uninstallError(opencodeConfig, err)
 	}
