@@ -210,9 +210,11 @@ func readPaths(in *hook.Input, root, home string) []string {
 	}
 	reads := guard.ShellReads(in.Tool.Command, cwd, root, home)
 	// Claude Code's PostToolUse names the directory a command ended in
-	// (its Bash keeps a cd): one that changes directory is also read from
-	// the project root, where such a command usually starts.
-	if cwd != root && (strings.Contains(in.Tool.Command, "cd") || strings.Contains(in.Tool.Command, "pushd")) {
+	// (its Bash keeps a cd), so a command may have started elsewhere: away
+	// from the root, it is also read from the root, where such a command
+	// usually starts. Whether it changed directory is not guessed from its
+	// text: cd can be spelt in ways no substring finds (c\d, $(echo cd)).
+	if cwd != root {
 		for _, p := range guard.ShellReads(in.Tool.Command, root, root, home) {
 			if !slices.Contains(reads, p) {
 				reads = append(reads, p)
