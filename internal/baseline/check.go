@@ -8,12 +8,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/stopgate/stopgate/internal/pattern"
 )
 
 // Check is a validator's diff checks, compiled.
 type Check struct {
 	Changed []string // paths that must differ from the record
-	In      []Glob   // the files added_lacks and added_matches look at
+	In      []string // patterns of the files added_lacks and added_matches look at
 	Lacks   *regexp.Regexp
 	Matches *regexp.Regexp
 	// Err is why the check could not be compiled; it judges nothing then.
@@ -22,11 +24,7 @@ type Check struct {
 
 // Want returns what the record must hold for c.
 func (c *Check) Want() Want {
-	w := Want{Changed: c.Changed}
-	for _, g := range c.In {
-		w.In = append(w.In, g.Pattern)
-	}
-	return w
+	return Want{Changed: c.Changed, In: c.In}
 }
 
 // Verdict is a judged check: Fails are what the agent must fix, one line
@@ -88,7 +86,12 @@ func (c *Check) current(root string, skip []string) now {
 	if len(c.In) == 0 {
 		return n
 	}
-	n.paths, n.walkErr = walk(root, c.In, skip)
+	set, err := pattern.Compile(c.In)
+	if err != nil {
+		n.walkErr = err
+		return n
+	}
+	n.paths, n.walkErr = walk(root, set, skip)
 	n.files = make(map[string]State, len(n.paths))
 	budget := int64(1) << 62
 	for _, p := range n.paths {
@@ -145,9 +148,9 @@ func changed(p string, s *Snapshot, now State) (fail, problem string) {
 
 // added judges the lines added since the record in the files of c.In.
 func (c *Check) added(s *Snapshot, n now) (fails, problems []string) {
-	for _, g := range c.In {
-		if !slices.Contains(s.In, g.Pattern) {
-			problems = append(problems, fmt.Sprintf("files matching %s were not recorded when the prompt was armed (mappings.toml changed since)", g.Pattern))
+	for _, p := range positive(c.In) {
+		if !slices.Contains(s.In, p) {
+			problems = append(problems, fmt.Sprintf("files matching %s were not recorded when the prompt was armed (mappings.toml changed since)", p))
 		}
 	}
 	if s.WalkErr != "" {
@@ -195,17 +198,9 @@ func (c *Check) added(s *Snapshot, n now) (fails, problems []string) {
 		}
 	}
 	if c.Matches != nil && !found && len(problems) == 0 {
-		fails = append(fails, fmt.Sprintf("no line added since the prompt was armed in %s matches %s", c.inText(), c.Matches))
+		fails = append(fails, fmt.Sprintf("no line added since the prompt was armed in %s matches %s", strings.Join(c.In, ", "), c.Matches))
 	}
 	return fails, problems
-}
-
-func (c *Check) inText() string {
-	pats := make([]string, len(c.In))
-	for i, g := range c.In {
-		pats[i] = g.Pattern
-	}
-	return strings.Join(pats, ", ")
 }
 
 // shorten trims a line for a one-line failure.

@@ -15,7 +15,7 @@ func TestJudgeOverCap(t *testing.T) {
 	big := strings.Repeat("func TestBig(t *testing.T) {}\n", maxText/30+10)
 	write(t, root, "big_test.go", big)
 	write(t, root, "small_test.go", "package x\n")
-	c := &Check{In: []Glob{mustGlob(t, "**/*_test.go")}, Lacks: regexp.MustCompile(`t\.Skip\(`)}
+	c := &Check{In: []string{"**/*_test.go"}, Lacks: regexp.MustCompile(`t\.Skip\(`)}
 	rec := filepath.Join(t.TempDir(), "rec")
 	if err := Take(root, c.Want(), nil).Write(rec, writeFile); err != nil {
 		t.Fatal(err)
@@ -40,9 +40,34 @@ func TestJudgeGlobNotRecorded(t *testing.T) {
 	root := t.TempDir()
 	rec := filepath.Join(t.TempDir(), "rec")
 	Take(root, Want{In: []string{"*.go"}}, nil).Write(rec, writeFile)
-	c := &Check{In: []Glob{mustGlob(t, "*.py")}, Matches: regexp.MustCompile(`def test_`)}
+	c := &Check{In: []string{"*.py"}, Matches: regexp.MustCompile(`def test_`)}
 	if v := c.Judge(root, []string{rec}, nil); !strings.Contains(v.Problem, "files matching *.py were not recorded") {
 		t.Fatalf("%+v", v)
+	}
+}
+
+// A "!" in in takes files back: the record holds what the patterns that
+// select name (a superset), and the check looks at what the whole list
+// selects.
+func TestJudgeNegation(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "gen"), 0o755)
+	write(t, root, "a.go", "package a\n")
+	write(t, root, "gen/g.go", "package gen\n")
+	c := &Check{In: []string{"*.go", "!gen/**"}, Lacks: regexp.MustCompile(`t\.Skip\(`)}
+	rec := filepath.Join(t.TempDir(), "rec")
+	s := Take(root, c.Want(), nil)
+	if strings.Join(s.In, ",") != "*.go" || len(s.Files) != 2 {
+		t.Fatalf("record: in %q, %d files", s.In, len(s.Files))
+	}
+	s.Write(rec, writeFile)
+	write(t, root, "gen/g.go", "package gen\nt.Skip(\"x\")\n")
+	if v := c.Judge(root, []string{rec}, nil); v.Problem != "" || len(v.Fails) != 0 {
+		t.Fatalf("taken back: %+v", v)
+	}
+	write(t, root, "a.go", "package a\nt.Skip(\"x\")\n")
+	if v := c.Judge(root, []string{rec}, nil); v.Problem != "" || len(v.Fails) != 1 || !strings.HasPrefix(v.Fails[0], "a.go:2:") {
+		t.Fatalf("selected: %+v", v)
 	}
 }
 
@@ -54,11 +79,3 @@ func write(t *testing.T, root, name, text string) {
 }
 
 func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
-
-func mustGlob(t *testing.T, p string) Glob {
-	g, err := CompileGlob(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}

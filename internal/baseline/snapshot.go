@@ -22,7 +22,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
+
+	"github.com/stopgate/stopgate/internal/pattern"
 )
 
 // Version is the record's format.
@@ -40,7 +43,7 @@ const (
 // Want is what a mapping's diff checks name.
 type Want struct {
 	Changed []string // paths relative to the root
-	In      []string // gitignore-style globs
+	In      []string // gitignore-style patterns (package pattern)
 }
 
 // Empty reports whether there is nothing to record.
@@ -50,7 +53,7 @@ func (w Want) Empty() bool { return len(w.Changed) == 0 && len(w.In) == 0 }
 type Snapshot struct {
 	Version int              `json:"version"`
 	Changed map[string]State `json:"changed,omitempty"`
-	In      []string         `json:"in,omitempty"`    // the globs whose files Files holds
+	In      []string         `json:"in,omitempty"`    // the patterns whose files Files holds
 	Files   map[string]State `json:"files,omitempty"` // every file they matched
 	WalkErr string           `json:"walk_error,omitempty"`
 }
@@ -78,17 +81,13 @@ func Take(root string, w Want, skip []string) *Snapshot {
 	if len(w.In) == 0 {
 		return s
 	}
-	s.In = slices.Clone(w.In)
-	var globs []Glob
-	for _, p := range w.In {
-		g, err := CompileGlob(p)
-		if err != nil {
-			s.WalkErr = fmt.Sprintf("%s %v", p, err)
-			return s
-		}
-		globs = append(globs, g)
+	s.In = positive(w.In)
+	set, err := pattern.Compile(s.In)
+	if err != nil {
+		s.WalkErr = err.Error()
+		return s
 	}
-	paths, err := walk(root, globs, skip)
+	paths, err := walk(root, set, skip)
 	if err != nil {
 		s.WalkErr = err.Error()
 	}
@@ -175,10 +174,23 @@ func stateOf(path string, budget *int64) State {
 	return st
 }
 
+// positive returns the patterns of pats that select, leaving out the "!"
+// ones. Their files are a superset of what any list of them selects: the
+// record holds every file that each check of a mapping looks at.
+func positive(pats []string) []string {
+	var out []string
+	for _, p := range pats {
+		if !strings.HasPrefix(p, "!") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // walk returns the slash paths, relative to root and sorted, of the files
-// that match any of globs, skipping .git and the dirs in skip. A directory
-// it cannot read is an error: what lies there is unknown.
-func walk(root string, globs []Glob, skip []string) ([]string, error) {
+// set selects, skipping .git and the dirs in skip. A directory it cannot
+// read is an error: what lies there is unknown.
+func walk(root string, set *pattern.Set, skip []string) ([]string, error) {
 	var out []string
 	var walkErr error
 	err := filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
@@ -191,7 +203,7 @@ func walk(root string, globs []Glob, skip []string) ([]string, error) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if de.IsDir() {
-			if path != root && (de.Name() == ".git" || slices.Contains(skip, path) || !anyEnter(globs, rel)) {
+			if path != root && (de.Name() == ".git" || slices.Contains(skip, path) || !set.MayEnter(rel)) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -201,11 +213,8 @@ func walk(root string, globs []Glob, skip []string) ([]string, error) {
 				return nil // never followed into: a loop, or outside the root
 			}
 		}
-		for _, g := range globs {
-			if g.Match(rel) {
-				out = append(out, rel)
-				break
-			}
+		if set.Match(rel) {
+			out = append(out, rel)
 		}
 		return nil
 	})
@@ -214,15 +223,6 @@ func walk(root string, globs []Glob, skip []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, err
-}
-
-func anyEnter(globs []Glob, rel string) bool {
-	for _, g := range globs {
-		if g.mayEnter(rel) {
-			return true
-		}
-	}
-	return false
 }
 
 // unwrap drops the path from an error: the messages name the file already.

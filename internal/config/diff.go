@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/baseline"
+	"github.com/stopgate/stopgate/internal/pattern"
 )
 
 // Diff is a validator's checks on what the agent changed since the prompt
@@ -18,7 +19,7 @@ type Diff struct {
 	Changed      []string // files whose content must differ
 	AddedLacks   string   // no line added in the files of In may match
 	AddedMatches string   // some line added in the files of In must match
-	In           []string // gitignore-style globs
+	In           []string // gitignore-style patterns (package pattern)
 }
 
 // IsDiff reports whether the validator is a diff check.
@@ -77,7 +78,7 @@ func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 		p.add(key+".in", "in applies to added_lacks and added_matches only", "add one of them, or delete in")
 	}
 	for _, g := range rd.In {
-		if _, err := baseline.CompileGlob(g); err != nil {
+		if err := pattern.Check(g); err != nil {
 			p.add(key+".in", fmt.Sprintf("%q %v", g, err), `gitignore-style globs: "**/*_test.go", "tests/", "*.py"`)
 		}
 	}
@@ -131,15 +132,11 @@ func union(a, b []string) []string {
 // Check compiles the diff checks for the gate. A config that loaded has
 // none that fail to compile; one that does judges nothing.
 func (d Diff) Check() *baseline.Check {
-	c := &baseline.Check{Changed: d.Changed}
-	for _, p := range d.In {
-		g, err := baseline.CompileGlob(p)
-		if err != nil {
-			c.Err = fmt.Errorf("in %q %w", p, err)
-		}
-		c.In = append(c.In, g)
+	c := &baseline.Check{Changed: d.Changed, In: d.In}
+	_, err := pattern.Compile(d.In)
+	if err != nil {
+		c.Err = fmt.Errorf("in: %w", err)
 	}
-	var err error
 	if d.AddedLacks != "" {
 		if c.Lacks, err = regexp.Compile(d.AddedLacks); err != nil {
 			c.Err = err

@@ -3,7 +3,7 @@ package config
 import (
 	"fmt"
 
-	"github.com/stopgate/stopgate/internal/fingerprint"
+	"github.com/stopgate/stopgate/internal/pattern"
 )
 
 // Policies for [settings] reuse: whether a validator that passed earlier
@@ -35,7 +35,7 @@ func (p *parser) inputs(key string, rv rawValidator) []string {
 	case len(in) == 0:
 		p.add(key+".inputs", "lists no pattern", `remove it to take the whole working tree, or list the files the check reads: inputs = ["**/*.go", "go.mod"]`)
 	default:
-		if _, err := fingerprint.Compile(in); err != nil {
+		if _, err := pattern.Compile(in); err != nil {
 			p.add(key+".inputs", err.Error(), `gitignore-style patterns: "*.go" at any depth, "/go.mod" at the root, "src/**", "!*_test.go" to leave out`)
 		}
 	}
@@ -44,11 +44,11 @@ func (p *parser) inputs(key string, rv rawValidator) []string {
 
 // Patterns returns the compiled patterns of v's inputs; nil for none
 // (the whole working tree). A config that loaded has valid patterns.
-func (v *Validator) Patterns() (*fingerprint.Patterns, error) {
+func (v *Validator) Patterns() (*pattern.Set, error) {
 	if v.Inputs == nil {
 		return nil, nil
 	}
-	ps, err := fingerprint.Compile(v.Inputs)
+	ps, err := pattern.Compile(v.Inputs)
 	if err != nil {
 		return nil, fmt.Errorf("validators.%s.inputs: %w", v.Name, err)
 	}

@@ -1,32 +1,39 @@
 package detect
 
 import (
-	"github.com/stopgate/stopgate/internal/atomicfile"
+	"errors"
+	"os"
+
 	"github.com/stopgate/stopgate/internal/baseline"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // recorder returns what takes the baseline of m's diff checks when its
 // entry is created, or nil when it has none: most mappings cost nothing
 // more. A record that cannot be written leaves none, and the gate then
 // says it could not judge: the entry is armed all the same.
-func recorder(root string, cfg *config.Config, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string), error) {
+func recorder(root string, cfg *config.Config, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string) error, error) {
 	want, err := config.WantOf(m, validator)
 	if err != nil || want.Empty() {
 		return nil, err
 	}
 	skip := []string{cfg.StateDir()}
-	return func(path string) {
-		baseline.Take(root, want, skip).Write(path, writeRecord)
+	return func(path string) error {
+		return baseline.Take(root, want, skip).Write(path, writeRecord)
 	}, nil
 }
 
-// writeRecord writes a record without fsync: a crash can leave it absent
-// or cut short, which the gate reads as no record and cannot judge, never
-// as a pass; the fsync would cost detect more than the record itself.
+// writeRecord writes a record to the new file the queue renames into
+// place, without fsync: a crash can leave it absent or cut short, which
+// the gate reads as no record and cannot judge, never as a pass; the
+// fsync would cost detect more than the record itself.
 func writeRecord(path string, data []byte) error {
-	return atomicfile.Write(path, data, atomicfile.Options{TempPrefix: statedir.TempPrefix, NoSync: true})
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
 }
 
 // memo remembers the validators looked up: the inputs and the baseline of

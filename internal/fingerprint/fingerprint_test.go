@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/pattern"
 )
 
 // TestChanges: each way a file can change changes the fingerprint, in a
@@ -88,7 +90,7 @@ func TestWant(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "a.go", "a\n")
 	write(t, root, "README.md", "r\n")
-	ps, _ := Compile([]string{"*.go"})
+	ps, _ := pattern.Compile([]string{"*.go"})
 	take := func() string {
 		tr, err := Take(root, Options{Want: ps.Match})
 		if err != nil {

@@ -128,21 +128,25 @@ func newID() string {
 // whether the entry is new.
 func (q *Queue) Enqueue(e Entry) (created bool, err error) { return q.EnqueueRecording(e, nil) }
 
-// EnqueueRecording is Enqueue that, when the entry is new, first calls
-// record with the path of its baseline (baseline.go), under the lock: the
-// record is taken once per arming, never again on a re-arm.
-func (q *Queue) EnqueueRecording(e Entry, record func(path string)) (created bool, err error) {
+// EnqueueRecording is Enqueue that, when the entry is new, gives it a
+// baseline (baseline.go): record writes one to the new file it is given,
+// once per arming, never again on a re-arm. It is taken before the lock
+// and renamed into place under it.
+func (q *Queue) EnqueueRecording(e Entry, record func(path string) error) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
 	}
 	now := time.Now().UTC()
 	path := q.EntryPath(e)
 	dir := filepath.Dir(path)
+	taken := q.early(path, record)
+	defer os.Remove(taken) // unless renamed: the entry existed by the lock
 	err = q.locked(func() error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 		statedir.SweepTemps(dir)
+		sweepTaken(dir)
 		var old Entry
 		if statedir.ReadJSON(path, &old) == nil {
 			e.Created, e.Arms = old.Created, old.Arms
@@ -151,7 +155,7 @@ func (q *Queue) EnqueueRecording(e Entry, record func(path string)) (created boo
 			}
 		} else {
 			e.Created, created = now, true
-			q.record(e, record)
+			q.place(e, taken, record)
 		}
 		e.ID, e.Updated = newID(), now
 		e.Arms++
@@ -200,6 +204,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 			}
 			os.Remove(q.BaselinePath(e)) // a leftover is replaced at the next arming
 		}
+		sweepTaken(dir)
 		return q.prune(dir)
 	})
 }

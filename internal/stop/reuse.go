@@ -13,6 +13,7 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/fingerprint"
 	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/runline"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -184,7 +185,7 @@ func programHash(run, root string) (string, error) {
 // the files their inputs select, all files when one has none; nil when
 // none is a run validator.
 func wanted(checks []Check) (want func(string) bool, any bool) {
-	var sets []*fingerprint.Patterns
+	var sets []*pattern.Set
 	for _, c := range checks {
 		if c.Validator.Run == "" {
 			continue

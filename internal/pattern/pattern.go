@@ -1,0 +1,170 @@
+// Package pattern selects files by gitignore-style patterns, with git's
+// semantics (gitignore(5)) as the reference: the diff checks' in and the
+// validators' inputs both go through it.
+package pattern
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Set is a list of patterns read as the lines of a .gitignore: a pattern
+// with a slash at its start or in its middle is anchored at the root, one
+// without matches at any depth; a trailing "/" matches directories only;
+// "*", "?" and "[...]" match within a segment, "**" any number of them; a
+// pattern that matches a directory selects every file under it; "!" takes
+// back what an earlier pattern selected, the last match deciding. As in
+// git, nothing under a selected directory can be taken back.
+type Set struct{ list []pat }
+
+type pat struct {
+	segs    []string // split at "/"; "**" spans directories
+	negate  bool
+	dirOnly bool
+}
+
+// Compile checks and compiles pats; an error names the pattern.
+func Compile(pats []string) (*Set, error) {
+	s := &Set{}
+	for _, raw := range pats {
+		p, err := compile(raw)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q %w", raw, err)
+		}
+		s.list = append(s.list, p)
+	}
+	return s, nil
+}
+
+// Check says why p is not a valid pattern, or nil.
+func Check(p string) error {
+	_, err := compile(p)
+	return err
+}
+
+func compile(raw string) (pat, error) {
+	var p pat
+	s := raw
+	if strings.HasPrefix(s, "!") {
+		p.negate, s = true, s[1:]
+	}
+	if strings.HasSuffix(s, "/") {
+		p.dirOnly, s = true, s[:len(s)-1]
+	}
+	anchored := strings.Contains(s, "/")
+	s = strings.TrimPrefix(s, "/")
+	if strings.TrimSpace(s) == "" {
+		return p, errors.New("selects nothing")
+	}
+	p.segs = strings.Split(s, "/")
+	for i, seg := range p.segs {
+		switch seg {
+		case "", ".":
+			return p, errors.New("has an empty or . segment")
+		case "..":
+			return p, errors.New("reaches outside the project (..)")
+		}
+		p.segs[i] = bang(seg)
+		if _, err := path.Match(p.segs[i], ""); err != nil {
+			return p, fmt.Errorf("is not a valid glob: %w", err)
+		}
+	}
+	if !anchored {
+		p.segs = append([]string{"**"}, p.segs...)
+	}
+	return p, nil
+}
+
+// bang spells git's class negation [!a] as path.Match's [^a].
+func bang(seg string) string {
+	b := []byte(seg)
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '[':
+			if i+1 < len(b) && b[i+1] == '!' {
+				b[i+1] = '^'
+			}
+			for i++; i < len(b) && b[i] != ']'; i++ {
+			}
+		}
+	}
+	return string(b)
+}
+
+// Match reports whether the file at rel, a slash path relative to the
+// root, is selected.
+func (s *Set) Match(rel string) bool {
+	segs := strings.Split(rel, "/")
+	for n := 1; n < len(segs); n++ {
+		if s.last(segs[:n], true) {
+			return true // git does not look inside a selected directory
+		}
+	}
+	return s.last(segs, false)
+}
+
+// last reports whether the last pattern that matches segs selects it.
+func (s *Set) last(segs []string, dir bool) bool {
+	for i := len(s.list) - 1; i >= 0; i-- {
+		if p := s.list[i]; (dir || !p.dirOnly) && match(p.segs, segs) {
+			return !p.negate
+		}
+	}
+	return false
+}
+
+// MayEnter reports whether a file under the directory dir could be
+// selected: a walk skips the directories none could.
+func (s *Set) MayEnter(dir string) bool {
+	if dir == "." || dir == "" {
+		return true
+	}
+	segs := strings.Split(dir, "/")
+	for _, p := range s.list {
+		if !p.negate && enter(p.segs, segs) {
+			return true
+		}
+	}
+	return false
+}
+
+// enter reports whether pat matches dir or one of its parents, or could
+// match below it.
+func enter(pat, dir []string) bool {
+	for len(pat) > 0 && len(dir) > 0 && pat[0] != "**" {
+		if ok, _ := path.Match(pat[0], dir[0]); !ok {
+			return false
+		}
+		pat, dir = pat[1:], dir[1:]
+	}
+	return true
+}
+
+// match matches the pattern segments pat against the path segments segs.
+func match(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			if len(pat) == 1 {
+				return len(segs) > 0 // a trailing "/**" is everything inside
+			}
+			for i := 0; i <= len(segs); i++ {
+				if match(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
