@@ -28,8 +28,11 @@ import (
 	"github.com/stopgate/stopgate/internal/pattern"
 )
 
-// Version is the record's format.
-const Version = 1
+// Version is the record's format. 2: the files of `in` are chosen with
+// git's pattern rules (internal/pattern); a record of format 1 chose them
+// otherwise, and judging it by the new rules could pass an added file it
+// never held, so it cannot judge (the check fails, the stop is blocked).
+const Version = 2
 
 // The caps of a record. A file is hashed whole up to maxHash and kept
 // whole up to maxText, while the record holds at most maxTotal of text;
