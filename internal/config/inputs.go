@@ -25,10 +25,7 @@ type Inputs map[string]string
 const maxInputFile = 4 << 20
 
 // InputsOf returns the inputs of m: the config file's text (given as its
-// hash, key), the files inside root each run validator executes as
-// runline.Files resolves its run line (the program, and the files a shell
-// script sources: the files the guard protects), and every other file
-// inside root that a plain word of the run line names (a fixture).
+// hash, key) and the RunInputs of each run validator.
 func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator func(string) (*Validator, error)) (Inputs, error) {
 	in := Inputs{project.Display(root, file): hex.EncodeToString(key[:])}
 	for _, name := range m.Validators {
@@ -36,31 +33,40 @@ func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator fu
 		if err != nil {
 			return nil, err
 		}
-		if v == nil || v.Run == "" {
-			continue
+		if v != nil && v.Run != "" {
+			RunInputs(in, v.Run, root, maxInputFile)
 		}
-		for _, f := range runline.Files(v.Run, root) {
-			if r, inside := project.Rel(root, f.Path); inside {
-				if sum, ok := digest(f.Path); ok {
-					in[r] = sum
-				}
+	}
+	return in, nil
+}
+
+// RunInputs adds to in the inputs of the run line run: the files inside
+// root that runline.Files resolves (the program, and the files a shell
+// script sources: the files the guard protects), and every other file
+// inside root that a plain word of run names (a fixture), each hashed up
+// to limit bytes. unread is a resolved file it could not hash, left out.
+func RunInputs(in Inputs, run, root string, limit int64) (unread bool) {
+	for _, f := range runline.Files(run, root) {
+		if r, inside := project.Rel(root, f.Path); inside {
+			if sum, ok := digest(f.Path, limit); ok {
+				in[r] = sum
+			} else {
+				unread = true
 			}
 		}
-		for _, w := range strings.Fields(v.Run) {
-			path := w
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(root, path)
-			}
-			r, inside := project.Rel(root, path)
-			if !inside {
-				continue
-			}
-			if sum, ok := digest(path); ok {
+	}
+	for _, w := range strings.Fields(run) {
+		path := w
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		if r, inside := project.Rel(root, path); inside {
+			if sum, ok := digest(path, limit); ok {
 				in[r] = sum
 			}
 		}
 	}
-	return in, nil
+	return unread
 }
 
 // Changed returns the paths of in whose content is not what it was, sorted
@@ -72,7 +78,7 @@ func (in Inputs) Changed(root string, configKey [sha256.Size]byte, configFile st
 		now := ""
 		if path == cfg {
 			now = hex.EncodeToString(configKey[:])
-		} else if sum, ok := digest(filepath.Join(root, path)); ok {
+		} else if sum, ok := digest(filepath.Join(root, path), maxInputFile); ok {
 			now = sum
 		}
 		if now != was {
@@ -82,8 +88,8 @@ func (in Inputs) Changed(root string, configKey [sha256.Size]byte, configFile st
 	return changed
 }
 
-// digest is the SHA-256 of a regular file's first maxInputFile bytes.
-func digest(path string) (string, bool) {
+// digest is the SHA-256 of a regular file's first limit bytes.
+func digest(path string, limit int64) (string, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", false
@@ -93,7 +99,7 @@ func digest(path string) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, maxInputFile)); err != nil {
+	if _, err := io.Copy(h, io.LimitReader(f, limit)); err != nil {
 		return "", false
 	}
 	return hex.EncodeToString(h.Sum(nil)), true

@@ -244,19 +244,22 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 		case v.Run != "" && (v.Contains != "" || v.NotContains != "" || v.Regex != ""):
 			p.add(key, "contains, not_contains and regex apply to file validators only", "check the output inside the run program instead")
 		}
-		if v.Regex != "" {
-			// Parsed, not compiled: regexp.Compile fails only where its
-			// parse does, and only the validator that runs needs it compiled.
-			if _, err := syntax.Parse(v.Regex, syntax.Perl); err != nil {
-				p.add(key+".regex", "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), "the syntax is Go's RE2")
-			}
-		}
+		p.regex(key+".regex", v.Regex, "the syntax is Go's RE2")
 		if rv.Timeout != "" {
 			v.Timeout = p.duration(key+".timeout", rv.Timeout)
 		}
 		v.Inputs = p.inputs(key, rv)
 		cfg.Validators[name] = v
 		cfg.Order = append(cfg.Order, name)
+	}
+}
+
+// regex adds a problem at key when re does not compile. Parsed, not
+// compiled: regexp.Compile fails only where its parse does, and only the
+// validator that runs needs it compiled.
+func (p *parser) regex(key, re, hint string) {
+	if _, err := syntax.Parse(re, syntax.Perl); err != nil {
+		p.add(key, "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), hint)
 	}
 }
 

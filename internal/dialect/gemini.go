@@ -30,12 +30,7 @@ var geminiTool = map[string]string{"read_file": "Read", "write_file": "Write", "
 // geminiOutput is what Gemini CLI reads: Claude Code's fields, and a
 // hookSpecificOutput that carries additionalContext.
 type geminiOutput struct {
-	Continue           *bool           `json:"continue,omitempty"`
-	StopReason         string          `json:"stopReason,omitempty"`
-	SuppressOutput     bool            `json:"suppressOutput,omitempty"`
-	SystemMessage      string          `json:"systemMessage,omitempty"`
-	Decision           string          `json:"decision,omitempty"`
-	Reason             string          `json:"reason,omitempty"`
+	hook.Output                        // its own hookSpecificOutput is shadowed
 	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
 }
 
@@ -45,8 +40,7 @@ type geminiSpecific struct {
 }
 
 func (gemini) Encode(event string, o hook.Output) any {
-	out := geminiOutput{Continue: o.Continue, StopReason: o.StopReason, SuppressOutput: o.SuppressOutput,
-		SystemMessage: o.SystemMessage, Decision: o.Decision, Reason: o.Reason}
+	out := geminiOutput{Output: o}
 	if s := o.HookSpecificOutput; s != nil {
 		if s.PermissionDecision == "deny" {
 			out.Decision, out.Reason = "deny", s.PermissionDecisionReason

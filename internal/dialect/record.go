@@ -9,6 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
@@ -192,14 +193,12 @@ func shellText(v any) string {
 		var words []string
 		for _, w := range v {
 			s, _ := w.(string)
-			words = append(words, shellQuote(s))
+			words = append(words, settings.ShellQuote(s))
 		}
 		return strings.Join(words, " ")
 	}
 	return ""
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // stamp is a line's RFC 3339 "timestamp", zero when it has none or a bad one.
 type stamp struct {

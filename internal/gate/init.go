@@ -275,11 +275,12 @@ func varBin(v, root, bin string) (prefix, dir string) {
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
 
+// shellQuote is s as one shell word, bare when nothing in it needs quoting.
 func shellQuote(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return settings.ShellQuote(s)
 }
 
 // shown is path relative to the working directory dir when inside it.

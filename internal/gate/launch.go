@@ -25,15 +25,12 @@ func missingText(program string, in install, shown string) string {
 }
 
 // missingAnswer is the launcher's fallback for client's event: its halt at
-// a stop (Copilot, which has no halt, gets a block: the model is sent back
-// with the message and tells the user), its deny at the tamper guard, ""
-// elsewhere.
+// a stop, as the client acts on it (hook.Answer.Halt: Copilot, which shows
+// no halt, gets the block that relays it), its deny at the tamper guard,
+// "" elsewhere.
 func missingAnswer(client, event, text string) string {
 	switch dialect.Event(client, event) {
 	case hook.Stop, hook.SubagentStop:
-		if client == dialect.Copilot {
-			return dialect.Answer(client, event, hook.Block(text+". Tell the user exactly this, and stop."))
-		}
 		return dialect.Answer(client, event, hook.Halt(text))
 	case hook.PreToolUse:
 		return dialect.Answer(client, event, hook.Deny(text))

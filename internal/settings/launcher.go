@@ -100,7 +100,7 @@ func Paths(cmd string) []string {
 
 // singleQuoted is s as one single-quoted shell word.
 func singleQuoted(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return ShellQuote(s)
 }
 
 // Shown is a command line as gate init lists it: a launcher as the words

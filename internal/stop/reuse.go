@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,7 +15,6 @@ import (
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/runline"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -161,24 +160,16 @@ func specHash(cfg *config.Config, v *config.Validator, s validator.Spec) string 
 	return hex.EncodeToString(sum[:])
 }
 
-// programHash hashes the files the run line executes inside the project
-// (runline.Files), by path and content. A file it cannot read is an error.
+// programHash hashes the run line's inputs inside the project
+// (config.RunInputs), whole. A program file it cannot read is an error.
 func programHash(run, root string) (string, error) {
-	h := sha256.New()
-	for _, f := range runline.Files(run, root) {
-		fh, err := os.Open(f.Path)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s\x00", f.Path)
-		_, err = io.Copy(h, fh)
-		fh.Close()
-		if err != nil {
-			return "", err
-		}
-		h.Write([]byte{0})
+	in := config.Inputs{}
+	if config.RunInputs(in, run, root, math.MaxInt64) {
+		return "", fmt.Errorf("a program of %q cannot be read", run)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	b, _ := json.Marshal(in) // keys sorted
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // wanted is what the fingerprint must hash for the validators of checks:

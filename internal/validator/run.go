@@ -49,20 +49,26 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	}
 	dog := &watchdog{}
 	defer dog.stop()
-	var wg sync.WaitGroup
-	if len(boxed) > 0 {
-		wg.Add(1)
-		go func() { defer wg.Done(); runConfined(ctx, env, specs, boxed, results, dog) }()
-	}
-	for i, s := range specs {
-		if len(boxed) > 0 && s.Run != "" {
-			continue
+	each(len(specs), func(i int) {
+		switch {
+		case len(boxed) == 0 || specs[i].Run == "":
+			results[i] = runOne(ctx, env, specs[i], dog)
+		case i == boxed[0]: // the sandbox, for every boxed spec
+			runConfined(ctx, env, specs, boxed, results, dog)
 		}
-		wg.Add(1)
-		go func() { defer wg.Done(); results[i] = runOne(ctx, env, s, dog) }()
+	})
+	return results
+}
+
+// each runs f(0) … f(n-1) at once and returns when all have returned: the
+// one fan-out of validators, in the gate and in the sandbox's runner.
+func each(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := range n {
+		go func() { defer wg.Done(); f(i) }()
 	}
 	wg.Wait()
-	return results
 }
 
 // runOne runs one spec unconfined, named and timed: the one code path of a

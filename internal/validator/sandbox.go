@@ -92,21 +92,15 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 		}
 		return
 	}
-	done := make(chan struct{})
-	for _, i := range idx {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			if env.Confine.Required {
-				results[i] = unconfined(err)
-				results[i].Name = specs[i].Name
-				return
-			}
-			results[i] = runOne(ctx, env, specs[i], dog)
-		}()
-	}
-	for range idx {
-		<-done
-	}
+	each(len(idx), func(j int) {
+		i := idx[j]
+		if env.Confine.Required {
+			results[i] = unconfined(err)
+			results[i].Name = specs[i].Name
+			return
+		}
+		results[i] = runOne(ctx, env, specs[i], dog)
+	})
 }
 
 // confined runs specs in one sandbox. Its error says that this machine

@@ -31,18 +31,13 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	env := Env{Dir: req.Dir, Vars: req.Vars, OutputLimit: req.OutputLimit, Deadline: req.Deadline, DeadlineWhy: req.DeadlineWhy}
-	var wg sync.WaitGroup
-	for i, s := range req.Specs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := runOne(context.Background(), env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil)
-			line := boxLine{I: i, Output: []byte(r.Output), Result: r}
-			line.Result.Output = ""
-			out.send(line)
-		}()
-	}
-	wg.Wait()
+	each(len(req.Specs), func(i int) {
+		s := req.Specs[i]
+		r := runOne(context.Background(), env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil)
+		line := boxLine{I: i, Output: []byte(r.Output), Result: r}
+		line.Result.Output = ""
+		out.send(line)
+	})
 	return out.send(boxLine{End: true})
 }
 
