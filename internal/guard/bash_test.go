@@ -241,6 +241,13 @@ func existingCases(root string) []bashCase {
 		{`ruby -e 'File.write("mappings.toml", "")'`, "mappings.toml"},
 		{`perl -e 'unlink "mappings.toml"'`, "mappings.toml"},
 		{"echo \"import os; os.remove('mappings.toml')\" | python3", "mappings.toml"},
+		// Escapes in assignments, which the shell removes and the
+		// interpreter kept (runline.Prepare).
+		{`f=mapping\s.toml; rm "$f"`, "mappings.toml"},
+		{`f=mappings\.toml; rm "$f"`, "mappings.toml"},
+		{`export f=tmp/valid\ation; rm -rf "$f"`, "tmp/validation"},
+		{`g() { local f=mapping\s.toml; : > "$f"; }; g`, "mappings.toml"},
+		{`f="mapping\s.toml"; rm "$f"`, ""}, // in double quotes, \s stays: another file
 	}
 }
 

@@ -220,7 +220,7 @@ func prepare(f *syntax.File) {
 		}
 		return true
 	})
-	runline.AddMemChecks(f)
+	runline.Prepare(f)
 }
 
 func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {

@@ -155,7 +155,7 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
 		return
 	}
-	AddMemChecks(f)
+	Prepare(f)
 	env := environ{root: r.root, zero: zero}
 	opts := []interp.RunnerOption{
 		interp.Env(env),
@@ -395,7 +395,7 @@ func prepared(src string) string {
 	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
 		return ":"
 	}
-	AddMemChecks(f)
+	Prepare(f)
 	var b strings.Builder
 	if syntax.NewPrinter().Print(&b, f) != nil {
 		return ":"
