@@ -381,7 +381,7 @@ func (a *analyzer) mention(code string) *Hit {
 // script dry-runs src as a nested shell, with $0 (zero), the positional
 // params and stdin.
 func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
-	n := &shell{d: a.sh.d, p: a.sh.p, depth: a.sh.depth + 1, zero: zero}
+	n := &shell{d: a.sh.d, p: a.sh.p, depth: a.sh.depth + 1, zero: zero, env: a.hc.Env}
 	dir := a.hc.Dir
 	if a.cwd == "" || dir == "" {
 		dir = a.set.root
@@ -406,6 +406,9 @@ func (a *analyzer) run(ws []word) *Hit {
 	if skip, ok := runline.Skip(name, texts(args)); ok {
 		if skip < 0 || skip >= len(args) {
 			return nil
+		}
+		if name == "env" {
+			a.hc.Env = withExported(a.hc.Env, args[:skip]) // env f=mappings.toml sh -c 'rm "$f"'
 		}
 		return a.run(args[skip:])
 	}

@@ -248,6 +248,20 @@ func existingCases(root string) []bashCase {
 		{`export f=tmp/valid\ation; rm -rf "$f"`, "tmp/validation"},
 		{`g() { local f=mapping\s.toml; : > "$f"; }; g`, "mappings.toml"},
 		{`f="mapping\s.toml"; rm "$f"`, ""}, // in double quotes, \s stays: another file
+		{`rm ${x:-mapping\s.toml}`, "mappings.toml"},
+		{`: ${x:=mapping\s.toml}; rm $x`, "mappings.toml"},
+		{`f=x; f=${f/x/mapping\s.toml}; rm "$f"`, "mappings.toml"},
+		{`declare -A m=([k]=mapping\s.toml); rm "${m[k]}"`, "mappings.toml"},
+		{`rm "${x:-mapping\s.toml}"`, ""},
+		{`f=x; rm "${f/#x/mappings.toml}"`, "mappings.toml"},
+		{`f=x; rm "${f/x/mapping's'.toml}"`, "mappings.toml"}, // a quoted replacement is no heavier than its text
+		// A nested shell inherits what its caller exports.
+		{`export f=mappings.toml; sh -c 'rm "$f"'`, "mappings.toml"},
+		{`f=tmp/validation bash -c 'rm -rf "$f"'`, "tmp/validation"},
+		{`env f=mappings.toml sh -c ': > "$f"'`, "mappings.toml"},
+		{`env -u g f=mappings.toml sh -c 'rm "$f"'`, "mappings.toml"},
+		{`export f=mapping\s.toml; sh -c 'rm "$f"'`, "mappings.toml"},
+		{`f=mappings.toml sh -c 'echo "$f"'`, ""},
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/runline"
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -162,7 +163,8 @@ type shell struct {
 	p     pass
 	depth int
 	top   bool
-	zero  string // $0 of a nested shell
+	zero  string         // $0 of a nested shell
+	env   expand.Environ // what a nested shell inherits: its caller's exported variables
 }
 
 // run parses and dry-runs src in dir with positional params and stdin,
@@ -225,7 +227,7 @@ func prepare(f *syntax.File) {
 
 func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
 	opts := []interp.RunnerOption{
-		interp.Env(environ{set: s.d.set, lenient: s.p.lenient, d: s.d}),
+		interp.Env(environ{set: s.d.set, lenient: s.p.lenient, d: s.d, inherit: s.env}),
 		interp.Dir(dir),
 		interp.StdIO(stdin, io.Discard, io.Discard),
 		interp.CallHandler(s.call),

@@ -10,12 +10,24 @@ import (
 )
 
 // environ is the environment a dry run starts from: what the guard knows
-// ($CLAUDE_PROJECT_DIR, $HOME) and, for any other variable the command
-// reads without setting, nothing (lenient) or unknownMark.
+// ($CLAUDE_PROJECT_DIR, $HOME), for a nested shell (sh -c, bash script)
+// the variables its caller exported (export f=…, f=… sh -c), and, for any
+// other variable the command reads without setting, nothing (lenient) or
+// unknownMark.
 type environ struct {
 	set     *Set
 	lenient bool
-	d       *dryRun // told when an unknown variable is read; nil in the static pass
+	d       *dryRun        // told when an unknown variable is read; nil in the static pass
+	inherit expand.Environ // the caller's environment, for a nested shell; nil at the top
+}
+
+// inherited returns the variable name as the caller exported it, if it did.
+func (e environ) inherited(name string) (expand.Variable, bool) {
+	if e.inherit == nil || !runline.IsName(name) {
+		return expand.Variable{}, false
+	}
+	vr := e.inherit.Get(name)
+	return vr, vr.Exported && vr.IsSet()
 }
 
 // shellVars are managed by the shell, never taken as unknown.
@@ -32,6 +44,9 @@ func str(v string) expand.Variable {
 }
 
 func (e environ) Get(name string) expand.Variable {
+	if vr, ok := e.inherited(name); ok {
+		return vr
+	}
 	switch name {
 	case "CLAUDE_PROJECT_DIR":
 		return str(e.set.root)
@@ -67,10 +82,68 @@ func (e environ) Get(name string) expand.Variable {
 }
 
 func (e environ) Each(f func(name string, vr expand.Variable) bool) {
+	if e.inherit != nil {
+		stop := false
+		e.inherit.Each(func(name string, vr expand.Variable) bool {
+			if vr.Exported && vr.IsSet() {
+				stop = !f(name, vr)
+			}
+			return !stop
+		})
+		if stop {
+			return
+		}
+	}
 	if !f("CLAUDE_PROJECT_DIR", str(e.set.root)) {
 		return
 	}
 	if e.set.home != "" {
 		f("HOME", str(e.set.home))
 	}
+}
+
+// exported is env with variables set over it, exported: what env
+// NAME=value … gives the program it runs.
+type exported struct {
+	expand.Environ
+	vars map[string]string
+}
+
+// withExported returns env with the NAME=value words of args exported
+// over it; env itself when there are none.
+func withExported(env expand.Environ, args []word) expand.Environ {
+	vars := map[string]string{}
+	for _, w := range args {
+		if name, v, ok := strings.Cut(w.text, "="); ok && runline.IsName(name) {
+			vars[name] = v
+		}
+	}
+	if len(vars) == 0 {
+		return env
+	}
+	if env == nil {
+		env = expand.ListEnviron() // a call judged without a run (plainCommand)
+	}
+	return exported{env, vars}
+}
+
+func (e exported) Get(name string) expand.Variable {
+	if v, ok := e.vars[name]; ok {
+		return str(v)
+	}
+	return e.Environ.Get(name)
+}
+
+func (e exported) Each(f func(name string, vr expand.Variable) bool) {
+	for name, v := range e.vars {
+		if !f(name, str(v)) {
+			return
+		}
+	}
+	e.Environ.Each(func(name string, vr expand.Variable) bool {
+		if _, over := e.vars[name]; over {
+			return true
+		}
+		return f(name, vr)
+	})
 }

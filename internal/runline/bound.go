@@ -240,11 +240,12 @@ func Weight(f syntax.Node) int {
 			w++
 			if n.Repl != nil && n.Repl.With != nil {
 				for _, p := range n.Repl.With.Parts {
-					if _, lit := p.(*syntax.Lit); !lit {
+					size, ok := literalSize(p)
+					if !ok {
 						w += MaxWeight + 1
 					}
+					w += size
 				}
-				w += len(n.Repl.With.Lit())
 			}
 		case *syntax.CmdSubst:
 			w += maxRead / MaxVars
@@ -283,4 +284,27 @@ func Printed(args []string, env expand.Environ) int {
 		return n + held(env)
 	}
 	return 0
+}
+
+// literalSize is the length of a word part that expands nothing (text,
+// quoted or not: the escapes Prepare quotes among them), and whether it
+// is one.
+func literalSize(p syntax.WordPart) (int, bool) {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		return len(p.Value), true
+	case *syntax.SglQuoted:
+		return len(p.Value), !p.Dollar
+	case *syntax.DblQuoted:
+		n := 0
+		for _, q := range p.Parts {
+			size, ok := literalSize(q)
+			if !ok {
+				return 0, false
+			}
+			n += size
+		}
+		return n, true
+	}
+	return 0, false
 }

@@ -8,36 +8,67 @@ import (
 )
 
 // Prepare readies a parsed script for a dry run in mvdan.cc/sh's
-// interpreter: the escapes of its assignments are written as the
-// interpreter reads them (quoteAssignEscapes), and the memory checks go in
+// interpreter: the escapes the interpreter would read otherwise than the
+// shell are written as quotes (quoteWordEscapes), and the memory checks go in
 // (AddMemChecks). Every script the guard or this package dry-runs is
 // prepared with it.
 func Prepare(f syntax.Node) {
-	quoteAssignEscapes(f)
+	quoteWordEscapes(f)
 	AddMemChecks(f)
 }
 
-// quoteAssignEscapes rewrites the backslash escapes in the unquoted parts
-// of assignment values (f=mapping\s.toml; export f=…; local f=…) as
-// quotes. The shell reads f=mapping\s.toml as mappings.toml; the
-// interpreter (v3.14.1) keeps the backslash there, though not in a
-// command's arguments, so a dry run would judge another file than the
-// one the command goes on to write: a way around the tamper guard.
-func quoteAssignEscapes(f syntax.Node) {
+// quoteWordEscapes rewrites the backslash escapes of the unquoted words
+// the interpreter (v3.14.1) reads without removing them, as quotes: the
+// value of an assignment (f=mapping\s.toml; export f=…; local f=…) or of
+// an array element, and the words of a parameter expansion
+// (${x:-mapping\s.toml}, ${f/x/y\z}; see also unanchor). The shell reads each of these as
+// mappings.toml, the interpreter as mapping\s.toml, so a dry run would
+// judge another file than the one the command goes on to write: a way
+// around the tamper guard. A command's arguments it reads right, and a
+// word inside double quotes keeps its backslashes in the shell too.
+func quoteWordEscapes(f syntax.Node) {
+	quoted := map[*syntax.Lit]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		as, ok := n.(*syntax.Assign)
-		if !ok || as.Value == nil {
-			return true
+		if dq, ok := n.(*syntax.DblQuoted); ok {
+			syntax.Walk(dq, func(m syntax.Node) bool {
+				if lit, ok := m.(*syntax.Lit); ok {
+					quoted[lit] = true
+				}
+				return true
+			})
+		}
+		return true
+	})
+	rewrite := func(w *syntax.Word) {
+		if w == nil {
+			return
 		}
 		var parts []syntax.WordPart
-		for _, p := range as.Value.Parts {
-			if lit, ok := p.(*syntax.Lit); ok && strings.Contains(lit.Value, `\`) {
+		for _, p := range w.Parts {
+			if lit, ok := p.(*syntax.Lit); ok && !quoted[lit] && strings.Contains(lit.Value, `\`) {
 				parts = append(parts, quoteEscapes(lit.Value)...)
 			} else {
 				parts = append(parts, p)
 			}
 		}
-		as.Value.Parts = parts
+		w.Parts = parts
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Assign:
+			rewrite(n.Value)
+		case *syntax.ArrayElem:
+			rewrite(n.Value)
+		case *syntax.ParamExp:
+			if n.Exp != nil {
+				rewrite(n.Exp.Word)
+			}
+			if n.Repl != nil {
+				unanchor(n.Repl.Orig)
+				rewrite(n.Repl.Orig)
+				rewrite(n.Repl.With)
+			}
+		}
 		return true
 	})
 }
@@ -76,4 +107,20 @@ func quoteEscapes(s string) []syntax.WordPart {
 	}
 	flush()
 	return parts
+}
+
+// unanchor turns the pattern of an anchored replacement (${f/#x/y},
+// ${f/%x/y}) into an unanchored one: the interpreter has no anchors and
+// leaves the value as it was, where the shell replaces. Replacing the
+// first match is the shell's answer whenever the pattern matches only at
+// the anchor, and nearer to it than no replacement in every other case.
+func unanchor(orig *syntax.Word) {
+	if orig == nil || len(orig.Parts) == 0 {
+		return
+	}
+	lit, ok := orig.Parts[0].(*syntax.Lit)
+	if !ok || lit.Value == "" || lit.Value[0] != '#' && lit.Value[0] != '%' {
+		return
+	}
+	lit.Value = lit.Value[1:]
 }

@@ -11,11 +11,11 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// TestPrepareReadsAssignmentsAsBash runs assignments written with escapes
+// TestPrepareReadsWordsAsBash runs words written with escapes
 // in the interpreter, prepared, and in bash: both must print the same
 // value, and so must the prepared script printed back and parsed again
 // (the guard reparses what eval, trap and source run).
-func TestPrepareReadsAssignmentsAsBash(t *testing.T) {
+func TestPrepareReadsWordsAsBash(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash to compare with")
@@ -38,6 +38,18 @@ func TestPrepareReadsAssignmentsAsBash(t *testing.T) {
 		"f=a\\\nb; echo \"$f\"",
 		`f=pre$HOME\x; echo "${f#$HOME}"`,
 		`f+=\x; f+=\y; echo "$f"`,
+		`echo ${x:-mapping\s.toml}`,
+		`echo "${x:-mapping\s.toml}"`,
+		`: ${x:=mapping\s.toml}; echo "$x"`,
+		`f=${y:-mapping\s.toml}; echo "$f"`,
+		`f=x; f=${f/x/mapping\s.toml}; echo "$f"`,
+		`f=a.b; echo "${f/a\.b/c}"`,
+		`f=a.b; echo ${f/a\./\~}`,
+		`declare -A m=([k]=mapping\s.toml); echo "${m[k]}"`,
+		`a=(x\y "p\q"); echo "${a[@]}"`,
+		`echo x\y "a\sb" 'c\d'`,
+		`f=x; echo "${f/#x/mappings.toml}" ${f/%x/y}`,
+		`f=ab; echo "${f/#a/c}" "${f/%b/c}"`, // ${f/#b/c} is where unanchor differs
 	} {
 		want, err := exec.Command(bash, "-c", src).Output()
 		if err != nil {
@@ -47,7 +59,7 @@ func TestPrepareReadsAssignmentsAsBash(t *testing.T) {
 			t.Errorf("%q: the interpreter prints %q, bash %q", src, got, want)
 		}
 		f := parseOK(t, src)
-		quoteAssignEscapes(f)
+		quoteWordEscapes(f)
 		var printed strings.Builder
 		if err := syntax.NewPrinter().Print(&printed, f); err != nil {
 			t.Fatal(err)
@@ -72,7 +84,7 @@ func parseOK(t *testing.T, src string) *syntax.File {
 func dryEcho(t *testing.T, src string) string {
 	t.Helper()
 	f := parseOK(t, src)
-	quoteAssignEscapes(f)
+	quoteWordEscapes(f)
 	var out bytes.Buffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out))
 	if err != nil {
