@@ -78,7 +78,7 @@ func Launcher(candidates []string, args, fallback string) string {
 	if fallback == "" {
 		b.WriteString("exit 0")
 	} else {
-		b.WriteString(`printf '%s\n' ` + singleQuoted(fallback))
+		b.WriteString(`printf '%s\n' ` + ShellQuote(fallback))
 	}
 	return b.String()
 }
@@ -163,11 +163,6 @@ func Paths(cmd string) []string {
 		out[i] = FirstWord(w)
 	}
 	return out
-}
-
-// singleQuoted is s as one single-quoted shell word.
-func singleQuoted(s string) string {
-	return ShellQuote(s)
 }
 
 // Shown is a command line as gate init lists it: a launcher as the words

@@ -10,7 +10,6 @@ import (
 	"github.com/stopgate/stopgate/internal/bench"
 	"github.com/stopgate/stopgate/internal/dist"
 	"github.com/stopgate/stopgate/internal/settings"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // registrationCases time one hook call, detect on an unmatched Read of
@@ -25,9 +24,8 @@ func (o *options) registrationCases(p *bench.Project) []bench.Case {
 	stdin := func(int) []byte { return p.Unmatched("bench-unmatched") }
 	var cases []bench.Case
 	if c := "registered as " + name + ", through gate init's launcher (sh -c)"; o.wants(c) {
-		q, err := syntax.Quote(o.detect, syntax.LangPOSIX)
-		launcher := &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{q}, "", "")}}
-		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(launcher, err, &bench.Cmd{Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
+		launcher := &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{settings.ShellQuote(o.detect)}, "", "")}}
+		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(launcher, nil, &bench.Cmd{Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
 	}
 	if c := "registered as " + name + ", through npm's node shim"; o.wants(c) {
 		cmd, err := o.npmShim()
