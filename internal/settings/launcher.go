@@ -38,8 +38,10 @@ import "strings"
 //
 // Running the program as a child costs one thing beside the fork: a
 // signal sent to the shell alone, not to its process group, does not
-// reach the program. The gate answers before the client's timeout
-// (package stop, deadline.go), so the client has no reason to kill it.
+// reach the program. Claude Code signals the child too at a hook's
+// timeout (seen: SIGTERM reached a program run through this launcher),
+// and the gate answers before that timeout anyway (package stop,
+// deadline.go).
 //
 // A candidate may be a glob (node_modules/@stopgate/*/bin/gate): one that
 // matches nothing stays the pattern, which is not executable.
