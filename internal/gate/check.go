@@ -225,6 +225,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 			registered[i] = true
 			loc := fmt.Sprintf("%s:%d", src.name, fd.Line)
 			out = append(out, programFinding(env, fd.Command, loc, base, vars)...)
+			out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
 			out = append(out, timeoutFinding(cfg, fd, loc, dialect.Claude)...)
 		}
 	}
@@ -329,6 +330,24 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 		msg += ": until it is installed, its launcher answers for it (a stop halts, a guarded tool call is refused)"
 	}
 	return []finding{{loc: loc, warning: true, msg: msg, hint: "install it (" + in.method + "): " + in.command}}
+}
+
+// earlierLauncher warns of a launcher an earlier gate init registered: it
+// ran the program with exec, so a program there that cannot run (built for
+// another platform, a noexec mount) ended the hook in the shell's 126 or
+// 127, and the stop passed. gate init keeps a registered hook as it is, so
+// the fix is to take it out first.
+func earlierLauncher(command, loc, initCmd string) []finding {
+	if !settings.Earlier(command) {
+		return nil
+	}
+	undo := strings.Replace(initCmd, "gate init", "gate uninstall", 1)
+	if strings.Contains(initCmd, "--plugin") {
+		undo = "deleting the plugin's hooks/hooks.json"
+	}
+	return []finding{{loc: loc, warning: true,
+		msg:  "registered by an earlier gate init, whose launcher lets a stop pass when the hook program is there but cannot run (built for another platform, a noexec mount)",
+		hint: "re-register: " + undo + ", then " + initCmd + " (with the options it was given)"}}
 }
 
 // timeoutFinding checks the gate hook's timeouts: the gate answers before

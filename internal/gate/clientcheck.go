@@ -40,6 +40,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 			continue
 		}
 		out = append(out, programFinding(env, fd.Command, c.file, ws.root, vars)...)
+		out = append(out, earlierLauncher(fd.Command, c.file, initCmd)...)
 		fd.Timeout /= c.unit // in seconds
 		out = append(out, timeoutFinding(cfg, fd, c.file, c.name)...)
 	}

@@ -3,7 +3,6 @@ package settings
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Removal says what Remove took out and what it left.
@@ -151,16 +150,15 @@ func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 
 // SameRun reports whether commands a and b are the same: equal, or
 // launchers of the same candidates and arguments, whose fallback text may
-// come from another stopgate version.
+// come from another stopgate version, and their form too (an earlier
+// version's launcher ran the program with exec).
 func SameRun(a, b string) bool {
 	if a == b {
 		return true
 	}
-	_, aok := Candidates(a)
-	_, bok := Candidates(b)
-	ra, _, _ := strings.Cut(a, launchTail)
-	rb, _, _ := strings.Cut(b, launchTail)
-	return aok && bok && ra == rb
+	wa, aok := Candidates(a)
+	wb, bok := Candidates(b)
+	return aok && bok && slices.Equal(wa, wb) && Args(a) == Args(b)
 }
 
 // narrower reports whether every tool of matcher is one of outer's: Merge

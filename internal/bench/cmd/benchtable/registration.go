@@ -9,18 +9,24 @@ import (
 
 	"github.com/stopgate/stopgate/internal/bench"
 	"github.com/stopgate/stopgate/internal/dist"
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // registrationCases time one hook call, detect on an unmatched Read of
 // project p, as each form gate init could register runs it, beside the
-// native program's own row: through npm's node shim (what npx gate runs)
-// and through go tool (the go.mod tool directive; that detect is HEAD's,
-// served by a local module proxy). A form that cannot be set up here is a
-// row that says why.
+// native program's own row: through the launcher gate init writes, run by
+// sh -c as the clients run it (settings.Launcher), through npm's node shim
+// (what npx gate runs) and through go tool (the go.mod tool directive;
+// that detect is HEAD's, served by a local module proxy). A form that
+// cannot be set up here is a row that says why.
 func (o *options) registrationCases(p *bench.Project) []bench.Case {
 	name := fmt.Sprintf("detect, unmatched Read, %s mappings", count(p.Mappings))
 	stdin := func(int) []byte { return p.Unmatched("bench-unmatched") }
 	var cases []bench.Case
+	if c := "registered as " + name + ", through gate init's launcher (sh -c)"; o.wants(c) {
+		launcher := &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{settings.ShellQuote(o.detect)}, "", "")}}
+		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(launcher, nil, &bench.Cmd{Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
+	}
 	if c := "registered as " + name + ", through npm's node shim"; o.wants(c) {
 		cmd, err := o.npmShim()
 		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(cmd, err, &bench.Cmd{Args: []string{"detect"}, Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
