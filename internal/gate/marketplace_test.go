@@ -62,7 +62,12 @@ func TestPluginLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stub := "#!/bin/sh\necho \"$0 $*\"\n"
+	stubs := map[string]string{
+		"":        "#!/bin/sh\necho \"$0 $*\"\n",
+		"garbage": "\x7fELF\x02\x01\x01\x00garbage", // an ELF of no machine: exit 126
+		"killed":  "#!/bin/sh\nkill -9 $$\n",
+		"exit2":   "#!/bin/sh\necho block\nexit 2\n",
+	}
 	for _, tc := range []struct {
 		name, prog, input string
 		files             []string // stubs to create in the project
@@ -73,12 +78,20 @@ func TestPluginLauncher(t *testing.T) {
 		{"none at Stop", "gate", `{"hook_event_name":"Stop"}`, nil, `{"continue":false,"stopReason":"stopgate is not installed in this project, so this stop cannot be checked: run npm install -D stopgate`},
 		{"none at SubagentStop", "gate", `{"hook_event_name":"SubagentStop"}`, nil, ""},
 		{"none for detect", "detect", `{"hook_event_name":"Stop"}`, nil, ""},
+		// A program there that cannot start (126) is passed over, its input
+		// unread; with no other, the stop halts and says so.
+		{"cannot run, then another", "gate", `{}`, []string{"node_modules/@stopgate/linux-x64/bin/gate=garbage", "bin/gate"}, "/bin/gate --client x\n"},
+		{"cannot run at Stop", "gate", `{"hook_event_name":"Stop"}`, []string{"bin/gate=garbage"}, `{"continue":false,"stopReason":"stopgate cannot run in this project (gate is there but does not start on this machine)`},
+		{"killed at Stop", "gate", `{"hook_event_name":"Stop"}`, []string{"bin/gate=killed"}, `{"continue":false,"stopReason":"stopgate could not check this stop: gate was killed before it answered"}`},
+		{"killed at SubagentStop", "gate", `{"hook_event_name":"SubagentStop"}`, []string{"bin/gate=killed"}, `{"continue":false`},
+		{"exit 2 passes through", "gate", `{}`, []string{"bin/gate=exit2"}, "block\n"},
 	} {
 		dir := t.TempDir()
 		for _, f := range tc.files {
+			f, kind, _ := strings.Cut(f, "=")
 			path := filepath.Join(dir, f)
 			os.MkdirAll(filepath.Dir(path), 0o755)
-			if err := os.WriteFile(path, []byte(stub), 0o755); err != nil {
+			if err := os.WriteFile(path, []byte(stubs[kind]), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -86,7 +99,7 @@ func TestPluginLauncher(t *testing.T) {
 		cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=/usr/bin:/bin"}
 		cmd.Stdin = strings.NewReader(tc.input)
 		out, err := cmd.Output()
-		if err != nil {
+		if code := cmd.ProcessState.ExitCode(); err != nil && !(tc.name == "exit 2 passes through" && code == 2) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 		got := strings.ReplaceAll(string(out), dir, "")
