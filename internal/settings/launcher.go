@@ -121,7 +121,7 @@ func Candidates(cmd string) (words []string, ok bool) {
 		return nil, false
 	}
 	for list != "" {
-		w := shellWord(list)
+		w, _ := word(list)
 		if w == "" {
 			break
 		}
@@ -129,27 +129,6 @@ func Candidates(cmd string) (words []string, ok bool) {
 		list = strings.TrimLeft(list[len(w):], " \t")
 	}
 	return words, len(words) > 0
-}
-
-// shellWord returns the first word of s as written, quotes included.
-func shellWord(s string) string {
-	quote := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '\\':
-			i++
-		case c == ' ' || c == '\t' || c == ';':
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // Paths returns the paths a registered command runs, unquoted, variables
@@ -188,5 +167,6 @@ func Args(cmd string) string {
 		return args
 	}
 	cmd = strings.TrimLeft(cmd, " \t")
-	return strings.TrimSpace(cmd[len(shellWord(cmd)):])
+	w, _ := word(cmd)
+	return strings.TrimSpace(cmd[len(w):])
 }

@@ -204,29 +204,34 @@ func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // FirstWord returns the first word of a command line with shell quoting
 // removed and variables left as they are: "$CLAUDE_PROJECT_DIR/bin/gate".
 func FirstWord(cmd string) string {
-	var word strings.Builder
+	_, w := word(strings.TrimLeft(cmd, " \t"))
+	return w
+}
+
+// word reads the first word of s: as written, quotes included, and with
+// its quoting removed. It ends at a blank or at ; & | outside quotes.
+func word(s string) (raw, unquoted string) {
+	var b strings.Builder
 	quote := byte(0)
-	cmd = strings.TrimLeft(cmd, " \t")
-loop:
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case quote != 0:
 			if c == quote {
 				quote = 0
 			} else {
-				word.WriteByte(c)
+				b.WriteByte(c)
 			}
 		case c == '"' || c == '\'':
 			quote = c
-		case c == '\\' && i+1 < len(cmd):
+		case c == '\\' && i+1 < len(s):
 			i++
-			word.WriteByte(cmd[i])
+			b.WriteByte(s[i])
 		case c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|':
-			break loop
+			return s[:i], b.String()
 		default:
-			word.WriteByte(c)
+			b.WriteByte(c)
 		}
 	}
-	return word.String()
+	return s, b.String()
 }
