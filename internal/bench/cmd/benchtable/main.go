@@ -261,7 +261,11 @@ func (o *options) processes(t *bench.Table) error {
 		return err
 	}
 	cases = append(cases, o.diffCases(diff)...)
-	cases = append(cases, o.registrationCases(projects[0])...)
+	registered, err := o.registrationCases(o.sizes[0])
+	if err != nil {
+		return err
+	}
+	cases = append(cases, registered...)
 	cases = append(cases, o.testhookCases(example)...)
 	cases = append(cases, o.guardCases(example)...)
 	cases = append(cases[:1], o.wanted(cases[1:])...) // the floor, always

@@ -18,24 +18,44 @@ import (
 // sh -c as the clients run it (settings.Launcher), through npm's node shim
 // (what npx gate runs) and through go tool (the go.mod tool directive;
 // that detect is HEAD's, served by a local module proxy). A form that
-// cannot be set up here is a row that says why.
-func (o *options) registrationCases(p *bench.Project) []bench.Case {
-	name := fmt.Sprintf("detect, unmatched Read, %s mappings", count(p.Mappings))
-	stdin := func(int) []byte { return p.Unmatched("bench-unmatched") }
+// cannot be set up here is a row that says why. Each form has a project
+// of n mappings of its own: the npm and go tool builds are other builds,
+// with config caches of their own, and one sharing a project with another
+// would rewrite the cache at every run.
+func (o *options) registrationCases(n int) ([]bench.Case, error) {
+	name := fmt.Sprintf("detect, unmatched Read, %s mappings", count(n))
 	var cases []bench.Case
+	var p *bench.Project
+	var stdin func(int) []byte
+	project := func(form string) (err error) {
+		p, err = bench.WriteProject(filepath.Join(o.tmp, "registered-"+form), n)
+		if err == nil {
+			stdin = func(int) []byte { return p.Unmatched("bench-unmatched") }
+		}
+		return err
+	}
 	if c := "registered as " + name + ", through gate init's launcher (sh -c)"; o.wants(c) {
+		if err := project("launcher"); err != nil {
+			return nil, err
+		}
 		launcher := &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{settings.ShellQuote(o.detect)}, "", "")}}
 		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(launcher, nil, &bench.Cmd{Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
 	}
 	if c := "registered as " + name + ", through npm's node shim"; o.wants(c) {
+		if err := project("npm"); err != nil {
+			return nil, err
+		}
 		cmd, err := o.npmShim()
 		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(cmd, err, &bench.Cmd{Args: []string{"detect"}, Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
 	}
 	if c := "registered as " + name + ", through go tool"; o.wants(c) {
+		if err := project("gotool"); err != nil {
+			return nil, err
+		}
 		cmd, err := o.goTool(p.Dir)
 		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(cmd, err, &bench.Cmd{Args: []string{"detect"}, Dir: p.Dir, Stdin: stdin, Check: silent})})
 	}
-	return cases
+	return cases, nil
 }
 
 // orFailing fills c with how to run the form, or makes it a command that
