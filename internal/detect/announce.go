@@ -10,12 +10,12 @@ import (
 // Announcement tells the agent, when it picks up a mapped prompt, what will
 // be checked before it may stop: acceptance criteria up front cost fewer
 // blocked stops than criteria discovered at the end.
-func Announcement(cfg *config.Config, maps []*config.Mapping) (string, error) {
+func Announcement(validator func(string) (*config.Validator, error), maps []*config.Mapping) (string, error) {
 	var b strings.Builder
 	for _, m := range maps {
 		fmt.Fprintf(&b, "stopgate: before you stop, the prompt %q will be checked:\n", m.Prompt)
 		for _, name := range m.Validators {
-			v, err := cfg.Validator(name)
+			v, err := validator(name)
 			if err != nil {
 				return "", err
 			}

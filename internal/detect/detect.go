@@ -148,7 +148,7 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 	if !cfg.Settings.Announce || len(armed) == 0 {
 		return nil
 	}
-	text, err := Announcement(cfg, armed)
+	text, err := Announcement(validator, armed) // the lookups arming made
 	if err != nil {
 		return err
 	}
