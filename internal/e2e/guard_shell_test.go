@@ -7,17 +7,30 @@ import (
 )
 
 // TestGuardDeniesFunctionForm: the agent empties mappings.toml through a shell function,
-// a form only a real shell parser resolves (the path is the function's "$1"). The
-// guard's dry run denies the Bash call before it runs; mappings.toml is unchanged, and
-// the stop is still judged: blocked by the failing validator until the work is done.
+// a form only a real shell parser resolves (the path is the function's "$1").
 func TestGuardDeniesFunctionForm(t *testing.T) {
+	guardDeniesConfigWrite(t, `f(){ : > "$1"; }; f mappings.toml`)
+}
+
+// TestGuardDeniesEscapedAssignment: the agent deletes mappings.toml through a
+// variable whose value bash unescapes (f=mapping\s.toml is mappings.toml to bash)
+// and the guard's interpreter, unprepared, did not.
+func TestGuardDeniesEscapedAssignment(t *testing.T) {
+	guardDeniesConfigWrite(t, `f=mapping\s.toml; rm "$f"`)
+}
+
+// guardDeniesConfigWrite runs Claude Code through a session whose agent, after
+// reading the prompt, runs cmd, which writes mappings.toml. The guard's dry run
+// denies the Bash call before it runs; mappings.toml is unchanged, and the stop is
+// still judged: blocked by the failing validator until the work is done.
+func guardDeniesConfigWrite(t *testing.T, cmd string) {
 	p := guarded(NewStopgateProject(t))
 	config := p.ReadFile("mappings.toml")
 	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), writeJoke(p)),
 		When(ResultOf("Write"), Text("Wrote the joke.")),
 		When(ResultOf("Bash"), Text("Done.")),
-		When(ResultOf("Read"), bash(`f(){ : > "$1"; }; f mappings.toml`)),
+		When(ResultOf("Read"), bash(cmd)),
 		When(AtTurn(0), read(p, "src/prompts/joke.md")),
 	})
 	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
