@@ -274,7 +274,7 @@ func observeStats(w io.Writer, st outcome.Stats) {
 	if observed == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nobserve mode: %d stops would have been blocked, %d halted; nothing was\n", st.WouldBlock, st.WouldHalt)
+	fmt.Fprintf(w, "\nobserve mode: %s would have been blocked and %d halted; observe mode let every one through\n", plural(st.WouldBlock, "stop", "stops"), st.WouldHalt)
 	rows := [][]string{{"prompt", "observed", "would block", "would-block rate"}}
 	for _, p := range st.Prompts {
 		if p.Observed > 0 {
