@@ -248,6 +248,8 @@ func existingCases(root string) []bashCase {
 		{`export f=tmp/valid\ation; rm -rf "$f"`, "tmp/validation"},
 		{`g() { local f=mapping\s.toml; : > "$f"; }; g`, "mappings.toml"},
 		{`f="mapping\s.toml"; rm "$f"`, ""}, // in double quotes, \s stays: another file
+		{`echo x > mapp\ings.toml`, "mappings.toml"},
+		{`echo x > "mapp\ings.toml"`, ""}, // in double quotes, \i stays: another file
 		{`rm ${x:-mapping\s.toml}`, "mappings.toml"},
 		{`: ${x:=mapping\s.toml}; rm $x`, "mappings.toml"},
 		{`f=x; f=${f/x/mapping\s.toml}; rm "$f"`, "mappings.toml"},

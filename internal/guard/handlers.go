@@ -270,14 +270,6 @@ func (s *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 			s.d.found(h)
 			return nil, errHit
 		}
-		// The interpreter keeps the backslashes of a redirection's word
-		// (> mapp\ings.toml): judge the name without them as well.
-		if strings.Contains(name, `\`) {
-			if h := a.target(a.word(strings.ReplaceAll(name, `\`, "")), under); h != nil {
-				s.d.found(h)
-				return nil, errHit
-			}
-		}
 		if w.unknown || strings.HasPrefix(name, "/dev/") {
 			return &capture{}, nil
 		}

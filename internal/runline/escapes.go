@@ -20,7 +20,8 @@ func Prepare(f syntax.Node) {
 // quoteWordEscapes rewrites the backslash escapes of the unquoted words
 // the interpreter (v3.14.1) reads without removing them, as quotes: the
 // value of an assignment (f=mapping\s.toml; export f=…; local f=…) or of
-// an array element, and the words of a parameter expansion
+// an array element, a redirection's target (> mapping\s.toml, < …), and
+// the words of a parameter expansion
 // (${x:-mapping\s.toml}, ${f/x/y\z}; see also unanchor). The shell reads each of these as
 // mappings.toml, the interpreter as mapping\s.toml, so a dry run would
 // judge another file than the one the command goes on to write: a way
@@ -59,6 +60,10 @@ func quoteWordEscapes(f syntax.Node) {
 			rewrite(n.Value)
 		case *syntax.ArrayElem:
 			rewrite(n.Value)
+		case *syntax.Redirect:
+			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc {
+				rewrite(n.Word) // > mapping\s.toml; a here-document's delimiter is left as written
+			}
 		case *syntax.ParamExp:
 			if n.Exp != nil {
 				rewrite(n.Exp.Word)
