@@ -48,6 +48,9 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		d.doubt(why)
 		return d.verdict()
 	}
+	if runline.Anchored(f) {
+		d.doubt(anchoredDoubt)
+	}
 	d.src, d.top = cmd, f
 	var first *interp.Runner
 	branches := steered(f)
@@ -408,7 +411,7 @@ func (a *analyzer) run(ws []word) *Hit {
 			return nil
 		}
 		if name == "env" {
-			a.hc.Env = withExported(a.hc.Env, args[:skip]) // env f=mappings.toml sh -c 'rm "$f"'
+			a.hc.Env = envOf(a.hc.Env, args[:skip]) // env f=mappings.toml sh -c 'rm "$f"'
 		}
 		return a.run(args[skip:])
 	}

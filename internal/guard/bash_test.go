@@ -256,6 +256,7 @@ func existingCases(root string) []bashCase {
 		{`declare -A m=([k]=mapping\s.toml); rm "${m[k]}"`, "mappings.toml"},
 		{`rm "${x:-mapping\s.toml}"`, ""},
 		{`f=x; rm "${f/#x/mappings.toml}"`, "mappings.toml"},
+		{`f=mappings.toml; rm "${f/%s/}"`, "mappings.toml"},
 		{`f=x; rm "${f/x/mapping's'.toml}"`, "mappings.toml"}, // a quoted replacement is no heavier than its text
 		// A nested shell inherits what its caller exports.
 		{`export f=mappings.toml; sh -c 'rm "$f"'`, "mappings.toml"},
@@ -264,6 +265,9 @@ func existingCases(root string) []bashCase {
 		{`env -u g f=mappings.toml sh -c 'rm "$f"'`, "mappings.toml"},
 		{`export f=mapping\s.toml; sh -c 'rm "$f"'`, "mappings.toml"},
 		{`f=mappings.toml sh -c 'echo "$f"'`, ""},
+		{`export f=/tmp/x; env -u f sh -c 'rm "${f:-mappings.toml}"'`, "mappings.toml"},
+		{`export f=/tmp/x; env -i sh -c 'rm "${f:-mappings.toml}"'`, "mappings.toml"},
+		{`env -C / f=mappings.toml sh -c 'cd "$CLAUDE_PROJECT_DIR" && rm "$f"'`, "mappings.toml"},
 	}
 }
 

@@ -186,6 +186,9 @@ func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
 		s.d.doubt(why)
 		return
 	}
+	if runline.Anchored(f) {
+		s.d.doubt(anchoredDoubt)
+	}
 	s.runFile(f, dir, params, stdin)
 }
 

@@ -102,48 +102,44 @@ func (e environ) Each(f func(name string, vr expand.Variable) bool) {
 	}
 }
 
-// exported is env with variables set over it, exported: what env
-// NAME=value … gives the program it runs.
-type exported struct {
-	expand.Environ
-	vars map[string]string
-}
-
-// withExported returns env with the NAME=value words of args exported
-// over it; env itself when there are none.
-func withExported(env expand.Environ, args []word) expand.Environ {
+// envOf returns the environment env's args give the program it runs: the
+// caller's exported variables (none after -i or -), less those -u unsets,
+// with its NAME=value words over them; runline.Skip has found where the
+// program starts.
+func envOf(caller expand.Environ, args []word) expand.Environ {
 	vars := map[string]string{}
-	for _, w := range args {
-		if name, v, ok := strings.Cut(w.text, "="); ok && runline.IsName(name) {
-			vars[name] = v
-		}
-	}
-	if len(vars) == 0 {
-		return env
-	}
-	if env == nil {
-		env = expand.ListEnviron() // a call judged without a run (plainCommand)
-	}
-	return exported{env, vars}
-}
-
-func (e exported) Get(name string) expand.Variable {
-	if v, ok := e.vars[name]; ok {
-		return str(v)
-	}
-	return e.Environ.Get(name)
-}
-
-func (e exported) Each(f func(name string, vr expand.Variable) bool) {
-	for name, v := range e.vars {
-		if !f(name, str(v)) {
-			return
-		}
-	}
-	e.Environ.Each(func(name string, vr expand.Variable) bool {
-		if _, over := e.vars[name]; over {
+	if caller != nil {
+		caller.Each(func(name string, vr expand.Variable) bool {
+			if vr.Exported && vr.IsSet() {
+				vars[name] = vr.String()
+			}
 			return true
+		})
+	}
+	for i := 0; i < len(args); i++ {
+		switch t := args[i].text; {
+		case t == "-i" || t == "-" || t == "--ignore-environment":
+			clear(vars)
+		case t == "-u" || t == "--unset":
+			if i++; i < len(args) {
+				delete(vars, args[i].text)
+			}
+		case strings.HasPrefix(t, "--unset="):
+			delete(vars, strings.TrimPrefix(t, "--unset="))
+		case strings.HasPrefix(t, "-u"):
+			delete(vars, t[2:])
+		case t == "-C" || t == "--chdir" || t == "-S":
+			i++ // its value
+		case strings.HasPrefix(t, "-"):
+		default:
+			if name, v, ok := strings.Cut(t, "="); ok && runline.IsName(name) {
+				vars[name] = v
+			}
 		}
-		return f(name, vr)
-	})
+	}
+	pairs := make([]string, 0, len(vars))
+	for name, v := range vars {
+		pairs = append(pairs, name+"="+v)
+	}
+	return expand.ListEnviron(pairs...)
 }

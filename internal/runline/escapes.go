@@ -22,24 +22,47 @@ func Prepare(f syntax.Node) {
 // value of an assignment (f=mapping\s.toml; export f=…; local f=…) or of
 // an array element, a redirection's target (> mapping\s.toml, < …), and
 // the words of a parameter expansion
-// (${x:-mapping\s.toml}, ${f/x/y\z}; see also unanchor). The shell reads each of these as
+// (${x:-mapping\s.toml}, ${f/x/y\z}; see also Anchored). The shell reads each of these as
 // mappings.toml, the interpreter as mapping\s.toml, so a dry run would
 // judge another file than the one the command goes on to write: a way
 // around the tamper guard. A command's arguments it reads right, and a
 // word inside double quotes keeps its backslashes in the shell too.
 func quoteWordEscapes(f syntax.Node) {
-	quoted := map[*syntax.Lit]bool{}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if dq, ok := n.(*syntax.DblQuoted); ok {
-			syntax.Walk(dq, func(m syntax.Node) bool {
-				if lit, ok := m.(*syntax.Lit); ok {
-					quoted[lit] = true
+	quoted := map[*syntax.Lit]bool{} // text inside double quotes
+	var mark func(n syntax.Node, inQuotes bool)
+	mark = func(n syntax.Node, inQuotes bool) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch m := m.(type) {
+			case *syntax.Lit:
+				if inQuotes {
+					quoted[m] = true
 				}
-				return true
-			})
-		}
-		return true
-	})
+			case *syntax.DblQuoted:
+				if !inQuotes {
+					for _, p := range m.Parts {
+						mark(p, true)
+					}
+					return false
+				}
+			case *syntax.CmdSubst:
+				if inQuotes { // quoting starts afresh inside "$(…)"
+					for _, st := range m.Stmts {
+						mark(st, false)
+					}
+					return false
+				}
+			case *syntax.ProcSubst:
+				if inQuotes {
+					for _, st := range m.Stmts {
+						mark(st, false)
+					}
+					return false
+				}
+			}
+			return true
+		})
+	}
+	mark(f, false)
 	rewrite := func(w *syntax.Word) {
 		if w == nil {
 			return
@@ -69,7 +92,6 @@ func quoteWordEscapes(f syntax.Node) {
 				rewrite(n.Exp.Word)
 			}
 			if n.Repl != nil {
-				unanchor(n.Repl.Orig)
 				rewrite(n.Repl.Orig)
 				rewrite(n.Repl.With)
 			}
@@ -114,18 +136,20 @@ func quoteEscapes(s string) []syntax.WordPart {
 	return parts
 }
 
-// unanchor turns the pattern of an anchored replacement (${f/#x/y},
-// ${f/%x/y}) into an unanchored one: the interpreter has no anchors and
-// leaves the value as it was, where the shell replaces. Replacing the
-// first match is the shell's answer whenever the pattern matches only at
-// the anchor, and nearer to it than no replacement in every other case.
-func unanchor(orig *syntax.Word) {
-	if orig == nil || len(orig.Parts) == 0 {
-		return
-	}
-	lit, ok := orig.Parts[0].(*syntax.Lit)
-	if !ok || lit.Value == "" || lit.Value[0] != '#' && lit.Value[0] != '%' {
-		return
-	}
-	lit.Value = lit.Value[1:]
+// Anchored reports whether f holds an anchored replacement (${f/#x/y},
+// ${f/%x/y}). The interpreter has none, and leaves the value as it was
+// where the shell may replace; no rewrite in words it reads gives the
+// shell's answer, so the guard takes such a script for one it cannot
+// follow to the end.
+func Anchored(f syntax.Node) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if p, ok := n.(*syntax.ParamExp); ok && p.Repl != nil && p.Repl.Orig != nil && len(p.Repl.Orig.Parts) > 0 {
+			if lit, ok := p.Repl.Orig.Parts[0].(*syntax.Lit); ok && lit.Value != "" && (lit.Value[0] == '#' || lit.Value[0] == '%') {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -48,8 +48,9 @@ func TestPrepareReadsWordsAsBash(t *testing.T) {
 		`declare -A m=([k]=mapping\s.toml); echo "${m[k]}"`,
 		`a=(x\y "p\q"); echo "${a[@]}"`,
 		`echo x\y "a\sb" 'c\d'`,
-		`f=x; echo "${f/#x/mappings.toml}" ${f/%x/y}`,
-		`f=ab; echo "${f/#a/c}" "${f/%b/c}"`, // ${f/#b/c} is where unanchor differs
+		`echo "$(f=mapping\s.toml; echo "$f" "a\sb")"`,
+		"echo \"`f=mapping\\s.toml; echo $f`\"",
+		`echo "${x:-$(f=mapping\s.toml; echo "$f")}"`,
 	} {
 		want, err := exec.Command(bash, "-c", src).Output()
 		if err != nil {
