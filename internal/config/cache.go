@@ -50,9 +50,13 @@ func Load(file, root string) (*Config, error) {
 	ctx := contextKey()
 	// Most projects keep the default state dir: its cache is tried first,
 	// against the file as it is read, so that a hit holds no copy of a
-	// text that may be megabytes long.
+	// text that may be megabytes long. It counts only for a text that
+	// cannot name another state dir: the guard protects the state dir the
+	// config names, and a cache planted where it does not look would
+	// answer for the config.
 	home := cachePath(stateDir(root, ""), file)
-	if c := readCache(home, f, ctx); c != nil {
+	m := &mentions{r: f}
+	if c := readCache(home, m, ctx); c != nil && !m.seen {
 		c.File, c.Root = file, root
 		return c, nil
 	}
@@ -60,10 +64,11 @@ func Load(file, root string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Elsewhere, where the text seems to put it: a cache holds the text it
-	// was decoded from, so a wrong guess is a miss, never a wrong answer.
-	if at := cachePath(stateDir(root, guessStateDir(text)), file); at != home {
-		if c := readCache(at, bytes.NewReader(text), ctx); c != nil {
+	// Elsewhere, only where the text keeps its state dir: as the plain scan
+	// reads it when it is sure, else as the decoder reads [settings] alone.
+	dir, known := textStateDir(text, root)
+	if known {
+		if c := readCache(cachePath(dir, file), bytes.NewReader(text), ctx); c != nil {
 			c.File, c.Root = file, root
 			return c, nil
 		}
@@ -74,6 +79,29 @@ func Load(file, root string) (*Config, error) {
 	}
 	writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
 	return cfg, nil
+}
+
+// mentions reads through r and notes whether the text mentions state_dir,
+// or an escape that could spell it (\u, \U): a text that does neither
+// keeps the default state dir (plainStateDir).
+type mentions struct {
+	r    io.Reader
+	tail []byte // the last bytes read, for a needle across two reads
+	seen bool
+}
+
+var stateDirNeedles = [][]byte{[]byte("state_dir"), []byte(`\u`), []byte(`\U`)}
+
+func (m *mentions) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if !m.seen && n > 0 {
+		edge := append(m.tail, p[:min(n, 8)]...)
+		for _, needle := range stateDirNeedles {
+			m.seen = m.seen || bytes.Contains(p[:n], needle) || bytes.Contains(edge, needle)
+		}
+		m.tail = append(m.tail[:0], p[max(0, n-8):n]...)
+	}
+	return n, err
 }
 
 // A cache file is the CRC-32 of its head line (four bytes, little-endian),

@@ -123,15 +123,15 @@ func shapeMaps(t reflect.Type, key toml.Key) []toml.Key {
 	return out
 }
 
-// mapsAreTables reports whether every key of mapKeys the text defines is
-// a table.
-func mapsAreTables(md toml.MetaData) bool {
+// notATable returns the first key of mapKeys the text defines as
+// something other than a table, or nil.
+func notATable(md toml.MetaData) toml.Key {
 	for _, k := range mapKeys() {
 		if t := md.Type(k...); t != "" && t != "Hash" {
-			return false
+			return k
 		}
 	}
-	return true
+	return nil
 }
 
 // scalar returns the TOML type a field of Go type t wants when v is not

@@ -35,6 +35,7 @@ func FuzzParseConfig(f *testing.F) {
 		checkValidators(t, cfg)
 		checkMappings(t, cfg)
 		checkIndex(t, cfg)
+		checkStateDir(t, data, cfg)
 	})
 }
 

@@ -92,12 +92,19 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
 	var raw rawFile
 	md, err := toml.Decode(text, &raw)
-	if err != nil || !mapsAreTables(md) {
+	notTable := notATable(md)
+	if err != nil || notTable != nil {
 		// The text does not parse, or a value has the wrong type.
-		if bad := p.typeCheck(text); bad != nil {
+		switch bad := p.typeCheck(text); {
+		case bad != nil:
 			p.problems = Problems{bad}
-		} else {
+		case err != nil:
 			p.problems = Problems{p.syntaxError(err)}
+		default:
+			// A table's key given a value too (v.x = {} then v = ""):
+			// the library keeps the table in the tree and says nothing.
+			p.problems = Problems{{File: p.file, Line: p.pos.line(notTable.String()), Key: notTable.String(),
+				Msg: "is defined both as a table and as a value", Hint: typeHint(notTable.String())}}
 		}
 		return nil, p
 	}

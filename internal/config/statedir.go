@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/BurntSushi/toml"
 )
 
 // stateDir is the absolute state dir of the setting state_dir: relative
@@ -21,18 +23,15 @@ func stateDir(root, setting string) string {
 
 // ReadStateDir returns the absolute state dir that the config file names,
 // for the commands that need only that (gate status and log, testhook),
-// as Load reads it: a mistake elsewhere in the config (an unknown key, a
-// bad mapping) changes nothing.
+// as the decoder reads it: a mistake elsewhere in the config (an unknown
+// key, a bad mapping) changes nothing.
 //
 // With a file that cannot be read, or a text that does not decode as TOML,
 // it returns the error and, beside it, the best readable state dir
-// (guessStateDir). Gate status and log use it, so that the queue and the
+// (plainStateDir's). Gate status and log use it, so that the queue and the
 // log stay readable while the config has mistakes; testhook reports the
 // error instead.
 func ReadStateDir(file, root string) (string, error) {
-	if cfg, err := Load(file, root); err == nil {
-		return cfg.StateDir(), nil
-	}
 	text, err := os.ReadFile(file)
 	if err != nil {
 		return stateDir(root, ""), err
@@ -41,38 +40,69 @@ func ReadStateDir(file, root string) (string, error) {
 	if cfg != nil {
 		return cfg.StateDir(), nil // its mistakes are not in the TOML
 	}
-	return stateDir(root, guessStateDir(text)), fmt.Errorf("%w (the state dir cannot be read)", p.problems[0])
+	setting, _ := plainStateDir(text)
+	return stateDir(root, setting), fmt.Errorf("%w (the state dir cannot be read)", p.problems[0])
 }
 
-// guessStateDir returns the setting state_dir of a text before it is
-// decoded, for where to look for its cache: the value after the first
-// `state_dir = "dir"` (or 'dir', with no escape; the key may be quoted,
-// dotted or in an inline table), else "". It is only a guess (the key may
-// stand in another table, or inside a multi-line string): the decoder is
-// the one reader of state_dir. A cache found at the guess holds the exact
-// text it was decoded from, and its settings are that text's, wherever it
-// was found.
-func guessStateDir(text []byte) string {
+// textStateDir returns the state dir config text keeps, without parsing
+// it: plainStateDir's when it is sure, else the decoder's reading of
+// [settings] alone (which decodes the whole text, but types nothing and
+// checks nothing else); known is false for a text that does not decode.
+func textStateDir(text []byte, root string) (dir string, known bool) {
+	if setting, sure := plainStateDir(text); sure {
+		return stateDir(root, setting), true
+	}
+	var raw struct {
+		Settings struct {
+			StateDir string `toml:"state_dir"`
+		} `toml:"settings"`
+	}
+	if _, err := toml.Decode(string(text), &raw); err != nil {
+		return "", false
+	}
+	return stateDir(root, raw.Settings.StateDir), true
+}
+
+// plainStateDir reads state_dir from config text without decoding it, and
+// reports whether the answer is sure: the decoder's for every text that
+// loads without mistakes. When no key can spell state_dir (no "state_dir"
+// in the text and no \u or \U escape), the setting is absent. When a line
+// `state_dir = "dir"` (or 'dir', with no escape, a comment allowed) stands
+// under a [settings] header and no multi-line string opens before it, that
+// line is the setting: any other definition would be a duplicate key, and
+// a multi-line array or inline table around it a mistake of type or key.
+// Otherwise it is not sure, and only a decode can tell; setting is then
+// such a line's, if there is one, for the best readable guess.
+func plainStateDir(text []byte) (setting string, sure bool) {
 	const name = "state_dir"
+	if !bytes.Contains(text, []byte(name)) {
+		return "", !bytes.Contains(text, []byte(`\u`)) && !bytes.Contains(text, []byte(`\U`))
+	}
 	for i := 0; ; {
 		j := bytes.Index(text[i:], []byte(name))
 		if j < 0 {
-			return ""
+			return "", false
 		}
-		i += j + len(name)
-		rest := text[i:]
-		if end := bytes.IndexByte(rest, '\n'); end >= 0 {
-			rest = rest[:end]
+		j += i
+		i = j + len(name)
+		start := bytes.LastIndexByte(text[:j], '\n') + 1
+		if len(bytes.TrimSpace(text[start:j])) != 0 {
+			continue // not the start of a line
 		}
-		rest = bytes.TrimLeft(rest, `"'`) // a quoted key's closing quote
-		if v, ok := plainString(rest); ok {
-			return v
+		end := bytes.IndexByte(text[i:], '\n')
+		if end < 0 {
+			end = len(text) - i
 		}
+		v, ok := plainString(text[i : i+end])
+		if !ok || tableAt(text, start) != "[settings]" {
+			continue
+		}
+		before := text[:start]
+		return v, !bytes.Contains(before, []byte(`"""`)) && !bytes.Contains(before, []byte(`'''`))
 	}
 }
 
-// plainString reads ` = "value"  # comment` with no escapes, in an
-// inline table or not.
+// plainString reads ` = "value"  # comment` with no escapes.
 func plainString(s []byte) (string, bool) {
 	s = bytes.TrimSpace(s)
 	if len(s) == 0 || s[0] != '=' {
@@ -87,8 +117,24 @@ func plainString(s []byte) (string, bool) {
 		return "", false
 	}
 	v, rest := s[1:1+end], bytes.TrimSpace(s[2+end:])
-	if bytes.ContainsAny(v, "\\\n") || len(rest) > 0 && !bytes.ContainsAny(rest[:1], "#,}") {
+	if bytes.ContainsAny(v, "\\\n") || len(rest) > 0 && rest[0] != '#' {
 		return "", false
 	}
 	return string(v), true
+}
+
+// tableAt returns the table header line in force at offset at, or "".
+func tableAt(text []byte, at int) string {
+	for at > 0 {
+		start := bytes.LastIndexByte(text[:at-1], '\n') + 1
+		line := bytes.TrimSpace(text[start : at-1])
+		if len(line) > 0 && line[0] == '[' {
+			if i := bytes.IndexByte(line, '#'); i >= 0 {
+				line = bytes.TrimSpace(line[:i])
+			}
+			return string(line)
+		}
+		at = start
+	}
+	return ""
 }
