@@ -64,7 +64,8 @@ func unreadableChange(env *cli.Env, err error) error {
 // command excluded from the sandbox. Skills and managed policy (which no
 // hook can refuse) pass, as does any change in a project that shows no
 // stopgate (stopgateProject). In a project without the wall (gate init
-// --no-wall: no part of it in any file) only the hooks are judged.
+// --no-wall: no part of it in any file, and the state dir's mark that it
+// was chosen) only the hooks are judged.
 func configChange(env *cli.Env, in *hook.Input) error {
 	if in.Source == "skills" || in.Source == "policy_settings" {
 		return nil
@@ -94,7 +95,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 		switch {
 		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
-		case !w.present(rules): // no wall to weaken (gate init --no-wall)
+		case !w.present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken (gate init --no-wall)
 		default:
 			for _, fs := range [][]finding{w.against(), w.unset(), w.lacking(rules), w.excludedCommands()} {
 				for _, f := range fs {
@@ -170,3 +171,4 @@ func hookStdin(env *cli.Env) ([]byte, error) {
 	env.Stdin = bytes.NewReader(data)
 	return data, nil
 }
+

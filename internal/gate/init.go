@@ -97,12 +97,46 @@ func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, n
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
+	if err := chooseWall(root, !noWall); err != nil {
+		return err
+	}
 	if noWall {
 		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", files.shared.name)
 		return nil
 	}
 	wall.say(env, files)
 	return nil
+}
+
+// noWallMark is the file in the state dir that says gate init was asked
+// for no wall (--no-wall). A settings change can take every part of the
+// wall out of the files at once, which leaves them looking like a
+// project that never had one: ConfigChange lets a change through without
+// the wall only where this mark is (the guard protects the state dir).
+const noWallMark = "no-wall"
+
+// chooseWall records whether the project at root has the wall: the mark
+// removed, or written.
+func chooseWall(root string, wall bool) error {
+	dir := workspace{root: root, file: config.Path(root, "", root)}.stateDir()
+	mark := filepath.Join(dir, noWallMark)
+	if wall {
+		if err := os.Remove(mark); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(mark, []byte("gate init --no-wall: this project has no OS wall; gate init without it puts the wall up\n"), 0o644)
+}
+
+// noWallChosen reports whether gate init was asked for no wall in the
+// project whose state dir is dir.
+func noWallChosen(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, noWallMark))
+	return err == nil
 }
 
 // programs are the paths of the programs the hooks of want run from bin.
