@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"bytes"
+	"io"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/hook"
@@ -13,14 +14,22 @@ import (
 // input is read: the fallback of gate init's launcher, printed when the
 // program is not installed.
 func Answer(client, event string, o hook.Output) string {
-	in := &hook.Input{ClientEvent: event, Client: map[string]hook.Dialect{
-		Codex: codex{}, Gemini: gemini{}, Copilot: copilot{native: true}, OpenCode: opencode{},
-	}[client]}
 	var b bytes.Buffer
-	if err := hook.AnswerTo(&b, in).Write(o); err != nil {
+	if err := answerTo(&b, client, event).Write(o); err != nil {
 		return "" // an Output always marshals
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// AnswerTo returns the writer of answers on w in the registered client's
+// shape, for an answer before the input says whose it is (a panic while
+// it is read): a Copilot stop is answered as Copilot acts on it.
+func AnswerTo(w io.Writer, client string) hook.Answer { return answerTo(w, client, "") }
+
+func answerTo(w io.Writer, client, event string) hook.Answer {
+	return hook.AnswerTo(w, &hook.Input{ClientEvent: event, Client: map[string]hook.Dialect{
+		Codex: codex{}, Gemini: gemini{}, Copilot: copilot{native: true}, OpenCode: opencode{},
+	}[client]})
 }
 
 // Event returns stopgate's name (Claude Code's) for client's own event:

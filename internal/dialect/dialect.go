@@ -92,7 +92,7 @@ func (e *MismatchError) Error() string {
 func Decode(r io.Reader, w io.Writer, opt Options, events ...string) (*hook.Input, hook.Answer, error) {
 	data, err := Read(r)
 	if err != nil {
-		return nil, hook.Answer{}, err
+		return nil, AnswerTo(w, opt.Client), err
 	}
 	in, err := Parse(data, opt, events...)
 	return in, hook.AnswerTo(w, in), err

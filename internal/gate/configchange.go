@@ -171,4 +171,3 @@ func hookStdin(env *cli.Env) ([]byte, error) {
 	env.Stdin = bytes.NewReader(data)
 	return data, nil
 }
-

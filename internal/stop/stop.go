@@ -80,7 +80,7 @@ var Events = []string{hook.Stop, hook.SubagentStop}
 // something to be armed (fail closed).
 func Hook(env *cli.Env, configFile string, opt dialect.Options, timeout time.Duration) (err error) {
 	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
-	ans := hook.AnswerTo(env.Stdout, nil) // until the input says whose
+	ans := dialect.AnswerTo(env.Stdout, opt.Client) // until the input says whose
 	defer func() {
 		if p := recover(); p != nil {
 			bug := &panicError{value: p, stack: debug.Stack()}
