@@ -119,6 +119,9 @@ type judging struct {
 // answer writes the verdict, or applies the fail-closed rule to err: a
 // halt naming the failure, unless the gate knows nothing is armed.
 func (s *judging) answer(v *Verdict, err error) error {
+	if err == nil && v.Kind == Halt && v.relayDecided {
+		return s.ans.Write(hook.Halt(v.Reason)) // relay's answer: a halt, not to be relayed again
+	}
 	if err == nil && v.Kind == Halt {
 		return s.writeHalt(v.Reason)
 	}
@@ -268,6 +271,7 @@ func (v *Verdict) relay(ans hook.Answer, maxBlocks int, relayed bool) {
 	if v.Kind != Halt {
 		return
 	}
+	v.relayDecided = true
 	if o, once := ans.Halt(v.Reason, relayed); once {
 		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
 	}

@@ -52,6 +52,10 @@ type Verdict struct {
 	Observed Kind
 	// Observing: judged in observe mode, pass or not.
 	Observing bool
+	// relayDecided: relay has asked the client how it takes this halt,
+	// from the block count; a halt before that (a config that cannot be
+	// read) is asked from the client's record (judging.writeHalt).
+	relayDecided bool
 }
 
 // Failed returns the checks that failed, in order: the one count of
