@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
@@ -42,7 +43,7 @@ const CacheDir = "cache"
 // parse, never a wrong answer. Errors are the file's and Parse's: a config
 // with mistakes is never cached.
 func Load(file, root string) (*Config, error) {
-	f, err := os.Open(file)
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not hold a hook
 	if err != nil {
 		return nil, err
 	}

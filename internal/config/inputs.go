@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/runline"
@@ -90,7 +91,9 @@ func (in Inputs) Changed(root string, configKey [sha256.Size]byte, configFile st
 
 // digest is the SHA-256 of a regular file's first limit bytes.
 func digest(path string, limit int64) (string, bool) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a named pipe the agent left under a fixture's name
+	// would hold the open for ever; a regular file ignores the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", false
 	}

@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -282,11 +283,16 @@ func hashFile(root, rel string, c *cache) (File, stat, bool, error) {
 		f.Sum = sum
 		return f, st, true, nil
 	}
-	fh, err := os.Open(p)
+	// O_NONBLOCK: a named pipe swapped in since the Lstat would hold the
+	// open for ever; a regular file ignores the flag.
+	fh, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return File{}, st, false, err
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return File{}, st, false, fmt.Errorf("%s: not a regular file", rel)
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, fh); err != nil {
 		return File{}, st, false, fmt.Errorf("%s: %w", rel, err)
