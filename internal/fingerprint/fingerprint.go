@@ -145,7 +145,7 @@ func skipped(rel string, skip []string) bool {
 // found and root inside a work tree), else a walk of root.
 func list(root string, o Options) (paths []string, git bool, err error) {
 	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
-		if _, err := exec.LookPath("git"); err != nil || !insideWorkTree(root) {
+		if _, err := exec.LookPath("git"); err != nil || !insideWorkTree(root, o.Timeout) {
 			paths, err := walk(root, o.Skip)
 			return paths, false, err
 		}
@@ -154,19 +154,28 @@ func list(root string, o Options) (paths []string, git bool, err error) {
 	return paths, true, err
 }
 
-func insideWorkTree(root string) bool {
-	out, err := gitCmd(context.Background(), root, "rev-parse", "--is-inside-work-tree").Output()
+// insideWorkTree asks git, within timeout like gitList, whether root lies
+// in a work tree.
+func insideWorkTree(root string, timeout time.Duration) bool {
+	ctx, cancel := gitContext(timeout)
+	defer cancel()
+	out, err := gitCmd(ctx, root, "rev-parse", "--is-inside-work-tree").Output()
 	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// gitContext bounds a git command by timeout, 10 s when unset.
+func gitContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	return context.WithTimeout(context.Background(), timeout)
 }
 
 // gitList is git ls-files: the tracked files and the untracked ones not
 // ignored, once each. Paths are relative to root even when root is below
 // the work tree's top.
 func gitList(root string, timeout time.Duration) ([]string, error) {
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := gitContext(timeout)
 	defer cancel()
 	var stderr bytes.Buffer
 	cmd := gitCmd(ctx, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate")
