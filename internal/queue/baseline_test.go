@@ -189,3 +189,26 @@ func mustGet(t *testing.T, q *Queue, e Entry) Entry {
 	t.Fatalf("no entry %q among %d", e.Prompt, len(entries))
 	return Entry{}
 }
+
+// TestDamagedEntryKeepsBaseline: an entry that cannot be read is written
+// anew at the next arming, but its baseline stays the first arming's: a
+// new one would forgive every line added since.
+func TestDamagedEntryKeepsBaseline(t *testing.T) {
+	q := Open(t.TempDir())
+	e := Entry{Session: "s", Prompt: "p", Trigger: TriggerRead}
+	write := func(text string) func(string) error {
+		return func(path string) error { return os.WriteFile(path, []byte(text), 0o600) }
+	}
+	if _, err := q.EnqueueRecording(e, write("first\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(q.EntryPath(e), []byte("{damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.EnqueueRecording(e, write("second\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(q.BaselinePath(e)); string(b) != "first\n" {
+		t.Fatalf("baseline %q, %v; want the first arming's", b, err)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -148,14 +149,23 @@ func (q *Queue) EnqueueRecording(e Entry, record func(path string) error) (creat
 		statedir.SweepTemps(dir)
 		sweepTaken(dir)
 		var old Entry
-		if statedir.ReadJSON(path, &old) == nil {
+		switch err := statedir.ReadJSON(path, &old); {
+		case err == nil:
 			e.Created, e.Arms = old.Created, old.Arms
 			if old.Inputs != nil {
 				e.Inputs = old.Inputs // as first armed: a change before a re-arm still shows
 			}
-		} else {
+		case errors.Is(err, fs.ErrNotExist):
 			e.Created, created = now, true
 			q.place(e, taken, record)
+		default:
+			// A damaged entry is written anew, but the baseline of its
+			// first arming stays: one taken now would forgive every line
+			// added since.
+			e.Created, created = now, true
+			if _, err := os.Lstat(q.BaselinePath(e)); err != nil {
+				q.place(e, taken, record)
+			}
 		}
 		e.ID, e.Updated = newID(), now
 		e.Arms++
