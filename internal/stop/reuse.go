@@ -60,6 +60,14 @@ func ReusePolicy(cfg *config.Config, client, home string) (on bool, why string) 
 	if walled, missing := settings.Walled(claudeSettings(cfg.Root, home), rule); !walled {
 		return false, "off: the OS wall is not up around the state dir (" + missing + "); set [settings] reuse = true to reuse anyway"
 	}
+	// Confined, or the code they run could write a record the next stop
+	// trusts (and keep the gate from removing it).
+	if p := cfg.Settings.Protect; p != nil && len(p) == 0 && cfg.Settings.Confine != config.ConfineOn {
+		return false, "off: protect = [] leaves run validators unconfined, so the code they run could write the record (set [settings] reuse = true to reuse anyway)"
+	}
+	if _, err := validator.Bwrap(); err != nil {
+		return false, "off: run validators cannot be confined here (" + err.Error() + "), so the code they run could write the record (set [settings] reuse = true to reuse anyway)"
+	}
 	return true, "on: the OS wall keeps the agent from writing the state dir, where the record is"
 }
 
