@@ -91,18 +91,39 @@ type mentions struct {
 	seen bool
 }
 
-var stateDirNeedles = [][]byte{[]byte("state_dir"), []byte(`\u`), []byte(`\U`)}
-
 func (m *mentions) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
 	if !m.seen && n > 0 {
-		edge := append(m.tail, p[:min(n, 8)]...)
-		for _, needle := range stateDirNeedles {
-			m.seen = m.seen || bytes.Contains(p[:n], needle) || bytes.Contains(edge, needle)
-		}
-		m.tail = append(m.tail[:0], p[max(0, n-8):n]...)
+		edge := append(m.tail, p[:min(n, 8)]...) // a needle across two reads
+		m.seen = mentionsStateDir(edge) || mentionsStateDir(p[:n])
+		last := append(m.tail, p[max(0, n-8):n]...) // the stream's last 8 bytes
+		m.tail = append(m.tail[:0], last[max(0, len(last)-8):]...)
 	}
 	return n, err
+}
+
+// mentionsStateDir reports whether b holds "state_dir", \u or \U. It
+// looks for the rare bytes (_ and \) with IndexByte: a hook pays this on
+// every byte of the config.
+func mentionsStateDir(b []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], '_')
+		if j < 0 {
+			break
+		}
+		if i += j; i >= 5 && i+4 <= len(b) && string(b[i-5:i+4]) == "state_dir" {
+			return true
+		}
+	}
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], '\\')
+		if j < 0 {
+			return false
+		}
+		if i += j; i+1 < len(b) && (b[i+1] == 'u' || b[i+1] == 'U') {
+			return true
+		}
+	}
 }
 
 // A cache file is the CRC-32 of its head line (four bytes, little-endian),
