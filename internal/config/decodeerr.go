@@ -19,7 +19,15 @@ import (
 func (p *parser) syntaxError(err error) *Problem {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
-		return &Problem{File: p.file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+		// A mismatch the library found decoding into the shapes, where
+		// typeCheck, reading keys as written, found none (validators and
+		// valIdators both): its text alone says the line.
+		msg := strings.TrimPrefix(err.Error(), "toml: ")
+		var n int
+		if _, err := fmt.Sscanf(msg, "line %d", &n); err != nil {
+			n = 0
+		}
+		return &Problem{File: p.file, Line: n, Msg: msg}
 	}
 	text := p.pos.text
 	n := pe.Position.Line
