@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"os"
@@ -126,10 +125,10 @@ func mentionsStateDir(b []byte) bool {
 	}
 }
 
-// A cache file is the CRC-32 of its head line (four bytes, little-endian),
+// A cache file is the checksum of its head line (four bytes, little-endian),
 // the head line, the config text, then one line per record, sorted: each a
 // kind letter, its key as a JSON string, a tab, its value as JSON, a tab
-// and the CRC-32 of what precedes it on the line, in hex. The records are
+// and the checksum of what precedes it on the line, in hex. The records are
 // the mappings ("m", by index), the validators ("v", by name), the
 // mappings each path and command arms ("p", "c"), the run validators ("r":
 // the guard asks for them at every write it judges), the validators' order
@@ -151,7 +150,7 @@ type cacheHead struct {
 // same records.
 type cached struct {
 	path string
-	head []byte // the CRC-32 and the head line
+	head []byte // the checksum and the head line
 	at   int64  // where the records start
 	end  int64  // where they end: the file's size
 }
@@ -163,7 +162,7 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 		b, err2 := json.Marshal(v)
 		if err1 == nil && err2 == nil {
 			line := string(kind) + string(k) + "\t" + string(b)
-			lines = append(lines, fmt.Sprintf("%s\t%08x\n", line, crc32.ChecksumIEEE([]byte(line))))
+			lines = append(lines, fmt.Sprintf("%s\t%08x\n", line, checksum([]byte(line))))
 		}
 	}
 	byPath, byCommand := cfg.tables()
@@ -195,7 +194,7 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	if err != nil || len(lines) != len(byPath)+len(byCommand)+len(cfg.Mappings)+len(cfg.Order)+3 {
 		return nil
 	}
-	out := binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(head))
+	out := binary.LittleEndian.AppendUint32(nil, checksum(head))
 	out = append(append(out, head...), '\n')
 	return append(append(out, text...), recs...)
 }
@@ -220,7 +219,7 @@ func readCache(path string, config io.Reader, ctx string) *Config {
 		return nil
 	}
 	line, err := r.ReadBytes('\n')
-	if err != nil || binary.LittleEndian.Uint32(sum[:]) != crc32.ChecksumIEEE(line[:len(line)-1]) ||
+	if err != nil || binary.LittleEndian.Uint32(sum[:]) != checksum(line[:len(line)-1]) ||
 		json.Unmarshal(line, &h) != nil || h.Context != ctx {
 		return nil
 	}
@@ -327,7 +326,7 @@ func (r *records) line(off int64) ([]byte, error) {
 func value(line []byte) ([]byte, error) {
 	i := bytes.LastIndexByte(line, '\t')
 	j := bytes.IndexByte(line, '\t')
-	if i <= j || fmt.Sprintf("%08x", crc32.ChecksumIEEE(line[:i])) != string(line[i+1:]) {
+	if i <= j || fmt.Sprintf("%08x", checksum(line[:i])) != string(line[i+1:]) {
 		return nil, errCache
 	}
 	return line[j+1 : i], nil
@@ -438,6 +437,16 @@ func (c *Config) Full() (*Config, error) {
 		*c = *full
 	}
 	return c, err
+}
+
+// checksum is the FNV-1a hash the cache's lines and head carry: it finds
+// a torn or damaged file (never an attacker's: the guard keeps the agent
+// out of the state dir, and a hit needs the config's exact text), and
+// costs no tables at start-up, as hash/crc32's do.
+func checksum(b []byte) uint32 {
+	h := fnv.New32a()
+	h.Write(b)
+	return h.Sum32()
 }
 
 // contextKey says what besides the text decides a parse, so that a cache
