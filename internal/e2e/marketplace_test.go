@@ -82,3 +82,34 @@ func TestMarketplacePluginNotInstalled(t *testing.T) {
 		r.Errorf("the stop was not halted with the install command: %q", halted)
 	}
 }
+
+// TestMarketplacePluginGoToolBroken: a project pins stopgate with go.mod's
+// tool directive, and the pinned stopgate does not build (here it does not
+// compile; a module that cannot be downloaded or a go.sum that does not
+// match fail the same way). go tool exited 1, the launcher passed that on,
+// and the client let the stop through as a non-blocking error. Now the stop
+// halts and says why.
+func TestMarketplacePluginGoToolBroken(t *testing.T) {
+	p := NewProject(t)
+	if err := example.Copy(Root(t), p.Path(".")); err != nil {
+		t.Fatal(err)
+	}
+	addMarketplace(t, p)
+	p.WriteFile("go.mod", "module example.com/p\n\ngo 1.24\n\nrequire github.com/stopgate/stopgate v0.0.0\n\n"+
+		"replace github.com/stopgate/stopgate => ./sg\n\ntool github.com/stopgate/stopgate/cmd/gate\n")
+	p.WriteFile("sg/go.mod", "module github.com/stopgate/stopgate\n\ngo 1.24\n")
+	p.WriteFile("sg/cmd/gate/main.go", "package main\n\nfunc main() { undefined() }\n")
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Env = append(p.Env, "GOCACHE="+strings.TrimSpace(string(gocache)), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
+	api := Start(t, Anthropic, jokeScript(p))
+	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	if r.Final.TerminalReason != "stop_hook_prevented" {
+		r.Errorf("terminal_reason %q, want stop_hook_prevented (the halt)", r.Final.TerminalReason)
+	}
+	if halted := r.Halt(); !strings.Contains(halted, "go tool gate does not build here") {
+		r.Errorf("the stop was not halted with why: %q", halted)
+	}
+}

@@ -62,12 +62,28 @@ func TestPluginLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocache, err := exec.Command(gocmd, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
 	stubs := map[string]string{
 		"":        "#!/bin/sh\necho \"$0 $*\"\n",
 		"garbage": "\x7fELF\x02\x01\x01\x00garbage", // an ELF of no machine: exit 126
 		"killed":  "#!/bin/sh\nkill -9 $$\n",
 		"exit2":   "#!/bin/sh\necho block\nexit 2\n",
+		// A project that pins stopgate with go.mod's tool directive, here a
+		// local copy whose gate prints where it runs and exits 2, or one
+		// that does not compile.
+		"gomod":   "module example.com/p\n\ngo 1.24\n\nrequire github.com/stopgate/stopgate v0.0.0\n\nreplace github.com/stopgate/stopgate => ./sg\n\ntool github.com/stopgate/stopgate/cmd/gate\n",
+		"sgmod":   "module github.com/stopgate/stopgate\n\ngo 1.24\n",
+		"gate2":   "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\twd, _ := os.Getwd()\n\tfmt.Println(wd, os.Args[1:])\n\tos.Exit(2)\n}\n",
+		"gatebad": "package main\n\nfunc main() { undefined() }\n",
 	}
+	goTool := []string{"go.mod=gomod", "sg/go.mod=sgmod"}
 	for _, tc := range []struct {
 		name, prog, input string
 		files             []string // stubs to create in the project
@@ -85,6 +101,11 @@ func TestPluginLauncher(t *testing.T) {
 		{"killed at Stop", "gate", `{"hook_event_name":"Stop"}`, []string{"bin/gate=killed"}, `{"continue":false,"stopReason":"stopgate could not check this stop: gate was killed before it answered"}`},
 		{"killed at SubagentStop", "gate", `{"hook_event_name":"SubagentStop"}`, []string{"bin/gate=killed"}, `{"continue":false`},
 		{"exit 2 passes through", "gate", `{}`, []string{"bin/gate=exit2"}, "block\n"},
+		// go tool runs the gate in the module; a gate that does not build
+		// is broken, never go's exit 1 passed on: that let the stop through.
+		{"go tool, exit 2 passes through", "gate", `{}`, append(goTool, "sg/cmd/gate/main.go=gate2"), " [--client x]\n"},
+		{"go tool, does not build, at Stop", "gate", `{"hook_event_name":"Stop"}`, append(goTool, "sg/cmd/gate/main.go=gatebad"),
+			`{"continue":false,"stopReason":"stopgate cannot run in this project (go tool gate does not build here: go tool -n gate says why)`},
 	} {
 		dir := t.TempDir()
 		for _, f := range tc.files {
@@ -96,10 +117,11 @@ func TestPluginLauncher(t *testing.T) {
 			}
 		}
 		cmd := exec.Command(filepath.Join(launcher, tc.prog), "--client", "x")
-		cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=/usr/bin:/bin"}
+		cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=/usr/bin:/bin:" + filepath.Dir(gocmd),
+			"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOPATH=" + t.TempDir(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"}
 		cmd.Stdin = strings.NewReader(tc.input)
 		out, err := cmd.Output()
-		if code := cmd.ProcessState.ExitCode(); err != nil && !(tc.name == "exit 2 passes through" && code == 2) {
+		if code := cmd.ProcessState.ExitCode(); err != nil && !(strings.HasSuffix(tc.name, "exit 2 passes through") && code == 2) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 		got := strings.ReplaceAll(string(out), dir, "")
