@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -84,6 +85,7 @@ func TestPluginLauncher(t *testing.T) {
 		"gatebad": "package main\n\nfunc main() { undefined() }\n",
 	}
 	goTool := []string{"go.mod=gomod", "sg/go.mod=sgmod"}
+	codes := map[string]int{"exit 2 passes through": 2, "go tool, exit 2 passes through": 2, "detect killed": 128 + 9}
 	for _, tc := range []struct {
 		name, prog, input string
 		files             []string // stubs to create in the project
@@ -100,6 +102,9 @@ func TestPluginLauncher(t *testing.T) {
 		{"cannot run at Stop", "gate", `{"hook_event_name":"Stop"}`, []string{"bin/gate=garbage"}, `{"continue":false,"stopReason":"stopgate cannot run in this project (gate is there but does not start on this machine)`},
 		{"killed at Stop", "gate", `{"hook_event_name":"Stop"}`, []string{"bin/gate=killed"}, `{"continue":false,"stopReason":"stopgate could not check this stop: gate was killed before it answered"}`},
 		{"killed at SubagentStop", "gate", `{"hook_event_name":"SubagentStop"}`, []string{"bin/gate=killed"}, `{"continue":false`},
+		// detect killed exits as killed: the registration then denies the
+		// tool (PreToolUse) or halts (testhook at Stop), where exit 0 let it be.
+		{"detect killed", "detect", `{"hook_event_name":"PreToolUse"}`, []string{"bin/detect=killed"}, ""},
 		{"exit 2 passes through", "gate", `{}`, []string{"bin/gate=exit2"}, "block\n"},
 		// go tool runs the gate in the module; a gate that does not build
 		// is broken, never go's exit 1 passed on: that let the stop through.
@@ -121,12 +126,44 @@ func TestPluginLauncher(t *testing.T) {
 			"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOPATH=" + t.TempDir(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"}
 		cmd.Stdin = strings.NewReader(tc.input)
 		out, err := cmd.Output()
-		if code := cmd.ProcessState.ExitCode(); err != nil && !(strings.HasSuffix(tc.name, "exit 2 passes through") && code == 2) {
-			t.Errorf("%s: %v", tc.name, err)
+		if code := cmd.ProcessState.ExitCode(); code != codes[tc.name] {
+			t.Errorf("%s: exit %d (%v), want %d", tc.name, code, err, codes[tc.name])
 		}
 		got := strings.ReplaceAll(string(out), dir, "")
 		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: stdout %q, want %q…", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestPluginKilledDetectDenies runs the plugin's PreToolUse command as the
+// client would, with the project's detect killed by a signal (an agent's
+// background pkill): the tool is denied, not let through unguarded.
+func TestPluginKilledDetectDenies(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "hooks", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plugin struct {
+		Hooks map[string][]struct{ Hooks []struct{ Command string } }
+	}
+	if err := json.Unmarshal(data, &plugin); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "bin"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "bin", "detect"), []byte("#!/bin/sh\nkill -9 $$\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", plugin.Hooks["PreToolUse"][0].Hooks[0].Command)
+	cmd.Env = []string{"CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + dir, "PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Write"}`)
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), `"permissionDecision":"deny"`) {
+		t.Errorf("PreToolUse with detect killed: %v, stdout %q, want a deny", err, out)
 	}
 }
