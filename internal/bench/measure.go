@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"os/exec"
@@ -130,36 +131,26 @@ func Interleave(cases []Case, warmup, rounds int) []Series {
 }
 
 // Concurrently runs total jobs on workers goroutines, each job a call of
-// run with its number, and returns the wall time of them all.
+// run with its number, and returns the wall time of them all and the
+// first error of a worker.
 func Concurrently(workers, total int, run func(job int) error) (time.Duration, error) {
-	jobs := make(chan int)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var first error
-			for j := range jobs {
-				if err := run(j); err != nil && first == nil {
-					first = err
-				}
-			}
-			errs <- first
-		}()
-	}
+	jobs := make(chan int, total)
 	for j := range total {
 		jobs <- j
 	}
 	close(jobs)
-	wg.Wait()
-	wall := time.Since(start)
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return wall, err
-		}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				if err := run(j); err != nil && errs[w] == nil {
+					errs[w] = err
+				}
+			}
+		})
 	}
-	return wall, nil
+	wg.Wait()
+	return time.Since(start), cmp.Or(errs...)
 }

@@ -75,65 +75,54 @@ func (p *Project) Unmatched(session string) []byte {
 // ReadEvent is the PostToolUse Read input the client sends, in the shape
 // captured from it (testdata/events/captured/PostToolUse.Read.json).
 func ReadEvent(root, session, file string) []byte {
-	return event(map[string]any{
-		"session_id":      session,
-		"transcript_path": filepath.Join(root, ".transcripts", session+".jsonl"),
-		"cwd":             root,
-		"prompt_id":       "bench-prompt",
-		"permission_mode": "default",
-		"hook_event_name": "PostToolUse",
-		"tool_name":       "Read",
-		"tool_input":      map[string]any{"file_path": file},
+	lines := strings.Count(PromptText, "\n")
+	return event(root, session, "PostToolUse", map[string]any{
+		"prompt_id":  "bench-prompt",
+		"tool_name":  "Read",
+		"tool_input": map[string]any{"file_path": file},
 		"tool_response": map[string]any{
 			"type": "text",
-			"file": map[string]any{
-				"filePath": file, "content": PromptText,
-				"numLines": strings.Count(PromptText, "\n"), "startLine": 1, "totalLines": strings.Count(PromptText, "\n"),
-			},
+			"file": map[string]any{"filePath": file, "content": PromptText, "numLines": lines, "startLine": 1, "totalLines": lines},
 		},
 		"tool_use_id": "toolu_bench",
 		"duration_ms": 3,
 	})
 }
 
+// ToolEvent is the PreToolUse input of session calling tool with input,
+// which detect's tamper guard judges.
+func ToolEvent(root, session, tool string, input map[string]any) []byte {
+	return event(root, session, "PreToolUse", map[string]any{"tool_name": tool, "tool_input": input, "tool_use_id": "toolu_bench"})
+}
+
 // StopEvent is the Stop input of session. The client's record of the
 // session exists by then (an empty one is made when it does not): a stop
 // whose record never appears waits for it and judges every mapping.
 func StopEvent(root, session string) []byte {
-	record := filepath.Join(root, ".transcripts", session+".jsonl")
+	record := transcript(root, session)
 	if _, err := os.Stat(record); os.IsNotExist(err) {
-		if err := os.MkdirAll(filepath.Dir(record), 0o755); err != nil {
-			panic(err)
-		}
-		if err := os.WriteFile(record, nil, 0o644); err != nil {
+		if err := writeFile(record, ""); err != nil {
 			panic(err)
 		}
 	}
-	return event(map[string]any{
-		"session_id":             session,
-		"transcript_path":        record,
-		"cwd":                    root,
-		"permission_mode":        "default",
-		"hook_event_name":        "Stop",
-		"stop_hook_active":       false,
-		"last_assistant_message": "Done.",
-	})
+	return event(root, session, "Stop", map[string]any{"stop_hook_active": false, "last_assistant_message": "Done."})
 }
 
 // PromptEvent is the UserPromptSubmit input of session typing prompt.
 func PromptEvent(root, session, prompt string) []byte {
-	return event(map[string]any{
-		"session_id":      session,
-		"transcript_path": filepath.Join(root, ".transcripts", session+".jsonl"),
-		"cwd":             root,
-		"permission_mode": "default",
-		"hook_event_name": "UserPromptSubmit",
-		"prompt":          prompt,
-	})
+	return event(root, session, "UserPromptSubmit", map[string]any{"prompt": prompt})
 }
 
-func event(v map[string]any) []byte {
-	b, err := json.Marshal(v)
+func transcript(root, session string) string {
+	return filepath.Join(root, ".transcripts", session+".jsonl")
+}
+
+// event is the input of hook event name in session, the fields every event
+// carries added to fields.
+func event(root, session, name string, fields map[string]any) []byte {
+	fields["session_id"], fields["transcript_path"], fields["cwd"] = session, transcript(root, session), root
+	fields["permission_mode"], fields["hook_event_name"] = "default", name
+	b, err := json.Marshal(fields)
 	if err != nil {
 		panic(err) // only maps of strings and numbers
 	}
@@ -158,14 +147,20 @@ func WriteSleepProject(dir string, n int, sleep string, confine bool) (*Project,
 	for i := range n {
 		fmt.Fprintf(&b, "[validators.sleep%02d]\nrun = \"sleep %s\"\n\n", i, sleep)
 	}
-	if err := writeFile(filepath.Join(dir, "mappings.toml"), b.String()); err != nil {
+	return WriteWorkProject(dir, b.String())
+}
+
+// WriteWorkProject writes a project of one mapping, "work", whose
+// mappings.toml is conf, and its prompt file.
+func WriteWorkProject(dir, conf string) (*Project, error) {
+	if err := writeFile(filepath.Join(dir, "mappings.toml"), conf); err != nil {
 		return nil, err
 	}
 	p := &Project{Dir: dir, Mappings: 1}
 	return p, writeFile(p.WorkPrompt(), PromptText)
 }
 
-// WorkPrompt is the prompt file of a sleep project's mapping.
+// WorkPrompt is the prompt file of a work project's mapping.
 func (p *Project) WorkPrompt() string { return filepath.Join(p.Dir, "src", "prompts", "work.md") }
 
 func writeFile(path, text string) error {

@@ -46,11 +46,7 @@ func WriteReuseProject(dir, spin string, reuse bool) (*Project, error) {
 			return nil, err
 		}
 	}
-	if err := writeFile(filepath.Join(dir, "mappings.toml"), b.String()); err != nil {
-		return nil, err
-	}
-	p := &Project{Dir: dir, Mappings: 1}
-	return p, writeFile(p.WorkPrompt(), PromptText)
+	return WriteWorkProject(dir, b.String())
 }
 
 // Break makes validator cpu1 of a reuse project fail, or passes it again.
