@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,20 +35,20 @@ func main() {
 }
 
 type options struct {
-	bin, repo, dir, gocmd   string
-	before                  string         // the gate of the build to compare with, or ""
-	only                    *regexp.Regexp // nil: every row
-	runs, warmup, gateRuns  int
-	coldRuns, jobs          int
-	sizes                   []int
-	stdout, progress        io.Writer
-	tmp                     string
-	hello, detect, gate, th string
-	cleanups                []func()
+	bin, repo, dir, gocmd  string
+	before                 string         // the gate of the build to compare with, or ""
+	only                   *regexp.Regexp // nil: every row
+	runs, warmup, gateRuns int
+	coldRuns, jobs         int
+	sizes                  []int
+	progress               io.Writer
+	tmp                    string
+	detect, gate, th       string
+	cleanups               []func()
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	o := &options{stdout: stdout, progress: stderr, sizes: []int{10, 1000, 10000}}
+	o := &options{progress: stderr, sizes: []int{10, 1000, 10000}}
 	fl := flag.NewFlagSet("benchtable", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.StringVar(&o.bin, "bin", "bin", "directory of the built commands")
@@ -110,53 +111,30 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		*b.path = p
 	}
-	o.logf("building the hello-world floor")
-	if o.hello, err = buildHello(o.gocmd, o.tmp); err != nil {
-		return err
-	}
 
 	var t bench.Table
 	t.Header = []string{"measurement", "runs", "median", "p90", "baseline", "result"}
 	t.Right = []bool{false, true, true, true, false, true}
 	machine := bench.Machine(o.tmp)
 	start := time.Now()
-	if err := o.processes(&t); err != nil {
-		return err
-	}
-	if err := o.parallelism(&t); err != nil {
-		return err
-	}
-	if err := o.throughput(&t); err != nil {
-		return err
-	}
-	if err := o.telemetry(&t); err != nil {
-		return err
-	}
-	if err := o.reuse(&t); err != nil {
-		return err
-	}
-	if err := o.fingerprints(&t); err != nil {
-		return err
+	for _, measure := range []func(*bench.Table) error{o.processes, o.parallelism, o.throughput, o.telemetry, o.reuse, o.fingerprints} {
+		if err := measure(&t); err != nil {
+			return err
+		}
 	}
 
-	fmt.Fprintf(o.stdout, "stopgate benchmarks, %s\n", start.UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(o.stdout, "machine: %s\n", machine)
-	fmt.Fprintf(o.stdout, "load average after the run: %s; took %s\n\n", bench.Load(), time.Since(start).Round(time.Second))
-	return t.Write(o.stdout)
+	fmt.Fprintf(stdout, "stopgate benchmarks, %s\n", start.UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(stdout, "machine: %s\n", machine)
+	fmt.Fprintf(stdout, "load average after the run: %s; took %s\n\n", bench.Load(), time.Since(start).Round(time.Second))
+	return t.Write(stdout)
 }
 
 // wants reports whether the row called name is to be measured.
 func (o *options) wants(name string) bool { return o.only == nil || o.only.MatchString(name) }
 
-// wanted keeps the cases that are to be measured.
+// wanted returns the cases that are to be measured, in a slice of its own.
 func (o *options) wanted(cases []bench.Case) []bench.Case {
-	var out []bench.Case
-	for _, c := range cases {
-		if o.wants(c.Name) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(cases), func(c bench.Case) bool { return !o.wants(c.Name) })
 }
 
 func (o *options) logf(format string, args ...any) {
@@ -169,12 +147,6 @@ func (o *options) env(root string) []string {
 		env = append(env, "CLAUDE_PROJECT_DIR="+root)
 	}
 	return env
-}
-
-// buildHello compiles the floor: the standard library's hello world, built
-// by the same Go as stopgate.
-func buildHello(gocmd, dir string) (string, error) {
-	return buildFloor(gocmd, dir, "hello", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n")
 }
 
 // spawnSource is the floor of the gate's parallelism: a bare Go program
@@ -195,14 +167,12 @@ import (
 func main() {
 	n, _ := strconv.Atoi(os.Args[1])
 	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range n {
+		wg.Go(func() {
 			c := exec.Command("sh", "-c", "sleep 0.2")
 			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			c.Run()
-		}()
+		})
 	}
 	wg.Wait()
 }
@@ -233,9 +203,14 @@ func buildFloor(gocmd, dir, name, source string) (string, error) {
 	return out, nil
 }
 
-// processes measures every command beside the floor, interleaved.
+// processes measures every command beside the floor, the standard
+// library's hello world built by the same Go, interleaved.
 func (o *options) processes(t *bench.Table) error {
-	var cases []bench.Case
+	o.logf("building the hello-world floor")
+	hello, err := buildFloor(o.gocmd, o.tmp, "hello", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n")
+	if err != nil {
+		return err
+	}
 	var projects []*bench.Project
 	for _, n := range o.sizes {
 		p, err := bench.WriteProject(filepath.Join(o.tmp, fmt.Sprintf("mappings-%d", n)), n)
@@ -248,46 +223,49 @@ func (o *options) processes(t *bench.Table) error {
 	if err != nil {
 		return err
 	}
-
-	cases = append(cases, bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: o.hello, Env: o.env("")}})
-	cases = append(cases, o.projectCases(projects)...)
 	before, err := o.beforeCases()
 	if err != nil {
 		return err
 	}
-	cases = append(cases, before...)
 	diff, err := bench.WriteDiffProject(filepath.Join(o.tmp, "diff"), 1000, 200)
 	if err != nil {
 		return err
 	}
-	cases = append(cases, o.diffCases(diff)...)
 	registered, err := o.registrationCases(o.sizes[0])
 	if err != nil {
 		return err
 	}
+	cases := append(o.projectCases(projects), before...)
+	cases = append(cases,
+		bench.Case{Name: "detect, matched Read with diff checks (first in its session), 1,000 mappings, 200 test files", Cmd: o.matched(diff)},
+		bench.Case{Name: "detect, matched Read with diff checks again (re-arm), 1,000 mappings, 200 test files", Cmd: o.rearm(diff)})
 	cases = append(cases, registered...)
 	cases = append(cases, o.testhookCases(example)...)
 	cases = append(cases, o.guardCases(example)...)
-	cases = append(cases[:1], o.wanted(cases[1:])...) // the floor, always
+	floor := bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: hello, Env: o.env("")}}
+	cases = append([]bench.Case{floor}, o.wanted(cases)...) // the floor, always
 
 	o.logf("measuring %d commands, %d+%d runs each, interleaved", len(cases), o.warmup, o.runs)
 	series := bench.Interleave(cases, o.warmup, o.runs)
-	floor := series[0]
-	if floor.Err != nil {
-		return floor.Err
+	if series[0].Err != nil {
+		return series[0].Err
 	}
-	for _, s := range series {
-		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
-	}
+	rows(t, series, "hello-world floor", "1.00×", ratio)
 
-	// The worst case: the first event after mappings.toml changed parses it.
-	cold := o.coldCases(projects[1:])
+	// The worst case: the first event after mappings.toml changed parses
+	// it: detect's runs with its cache removed before each.
+	var cold []bench.Case
+	for _, p := range projects[1:] {
+		c := o.unmatched(o.detect, p)
+		c.Before = func(int) error { return os.RemoveAll(filepath.Join(p.Dir, "tmp", "validation", "cache")) }
+		cold = append(cold, bench.Case{Name: fmt.Sprintf("detect, unmatched Read, %s mappings, cache cold", count(p.Mappings)), Cmd: c})
+	}
 	if cold = o.wanted(cold); len(cold) == 0 {
 		return nil
 	}
 	o.logf("measuring cold caches, %d runs each", o.coldRuns)
 	for _, s := range bench.Interleave(cold, 1, o.coldRuns) {
-		o.row(t, s, "hello-world floor", func() string { return bench.Ratio(s.Median(), floor.Median()) })
+		row(t, s, "hello-world floor", ratio(s, series[0]))
 	}
 	return nil
 }
@@ -305,12 +283,8 @@ func (o *options) beforeCases() ([]bench.Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		cases = append(cases, bench.Case{
-			Name: fmt.Sprintf("detect before, unmatched Read, %s mappings", count(p.Mappings)),
-			Cmd: &bench.Cmd{Path: filepath.Join(filepath.Dir(o.before), "detect"), Dir: p.Dir, Env: o.env(p.Dir),
-				Stdin: func(int) []byte { return p.Unmatched("bench-unmatched") },
-				Check: silent},
-		})
+		cases = append(cases, bench.Case{Name: fmt.Sprintf("detect before, unmatched Read, %s mappings", count(p.Mappings)),
+			Cmd: o.unmatched(filepath.Join(filepath.Dir(o.before), "detect"), p)})
 	}
 	return cases, nil
 }
@@ -319,98 +293,94 @@ func (o *options) beforeCases() ([]bench.Case, error) {
 // each size: detect on an unmatched and a matched Read, and an empty stop.
 func (o *options) projectCases(projects []*bench.Project) []bench.Case {
 	var cases []bench.Case
-	for _, p := range projects {
-		cases = append(cases, bench.Case{
-			Name: fmt.Sprintf("detect, unmatched Read, %s mappings", count(p.Mappings)),
-			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-				Stdin: func(int) []byte { return p.Unmatched("bench-unmatched") },
-				Check: silent},
-		})
-	}
-	for _, p := range projects {
-		cases = append(cases, bench.Case{
-			Name: fmt.Sprintf("detect, matched Read (first in its session), %s mappings", count(p.Mappings)),
-			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-				// A new session each run: the first read of the prompt, which
-				// writes an entry and announces its checks.
-				Stdin: func(i int) []byte { return p.Matched(fmt.Sprintf("bench-matched-%d", i)) },
-				Check: contains("additionalContext")},
-		})
-	}
-	for _, p := range projects {
-		cases = append(cases, bench.Case{
-			Name: fmt.Sprintf("detect, matched Read again (re-arm), %s mappings", count(p.Mappings)),
-			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-				// The same session each run: the entry exists, so the read
-				// rewrites it and announces nothing.
-				Stdin: func(int) []byte { return p.Matched("bench-rearm") },
-				Check: func(i int, out []byte) error {
-					if i == 0 {
-						return contains("additionalContext")(i, out)
-					}
-					return silent(i, out)
-				}},
-		})
-	}
-	for _, p := range projects {
-		cases = append(cases, bench.Case{
-			Name: fmt.Sprintf("gate, empty queue, %s mappings", count(p.Mappings)),
-			Cmd: &bench.Cmd{Path: o.gate, Dir: p.Dir, Env: o.env(p.Dir),
-				Stdin: func(int) []byte { return bench.StopEvent(p.Dir, "bench-empty") },
-				Check: silent},
-		})
+	for _, kind := range []struct {
+		name string
+		cmd  func(*bench.Project) *bench.Cmd
+	}{
+		{"detect, unmatched Read", func(p *bench.Project) *bench.Cmd { return o.unmatched(o.detect, p) }},
+		{"detect, matched Read (first in its session)", o.matched},
+		{"detect, matched Read again (re-arm)", o.rearm},
+		{"gate, empty queue", func(p *bench.Project) *bench.Cmd {
+			return o.hook(o.gate, p.Dir, func(int) []byte { return bench.StopEvent(p.Dir, "bench-empty") }, silent)
+		}},
+	} {
+		for _, p := range projects {
+			cases = append(cases, bench.Case{Name: fmt.Sprintf("%s, %s mappings", kind.name, count(p.Mappings)), Cmd: kind.cmd(p)})
+		}
 	}
 	return cases
 }
 
-// diffCases are detect on the first and a repeated read of a prompt whose
-// mapping has diff checks: the first records the files they name (200 test
-// files of 3 KiB here), the repeat records nothing.
-func (o *options) diffCases(p *bench.Project) []bench.Case {
-	return []bench.Case{{
-		Name: "detect, matched Read with diff checks (first in its session), 1,000 mappings, 200 test files",
-		Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-			Stdin: func(i int) []byte { return p.Matched(fmt.Sprintf("bench-diff-%d", i)) },
-			Check: contains("additionalContext")},
-	}, {
-		Name: "detect, matched Read with diff checks again (re-arm), 1,000 mappings, 200 test files",
-		Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-			Stdin: func(int) []byte { return p.Matched("bench-diff-rearm") },
-			Check: func(i int, out []byte) error {
-				if i == 0 {
-					return contains("additionalContext")(i, out)
-				}
-				return silent(i, out)
-			}},
-	}}
+// hook is a run of the program at path in the project at dir, fed stdin
+// and judged by check.
+func (o *options) hook(path, dir string, stdin func(int) []byte, check func(int, []byte) error) *bench.Cmd {
+	return &bench.Cmd{Path: path, Dir: dir, Env: o.env(dir), Stdin: stdin, Check: check}
 }
 
-// coldCases are detect's runs right after mappings.toml changed, its
-// cache removed before each.
-func (o *options) coldCases(projects []*bench.Project) []bench.Case {
-	var cold []bench.Case
-	for _, p := range projects {
-		cache := filepath.Join(p.Dir, "tmp", "validation", "cache")
-		cold = append(cold, bench.Case{
-			Name: fmt.Sprintf("detect, unmatched Read, %s mappings, cache cold", count(p.Mappings)),
-			Cmd: &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-				Before: func(int) error { return os.RemoveAll(cache) },
-				Stdin:  func(int) []byte { return p.Unmatched("bench-cold") },
-				Check:  silent},
-		})
-	}
-	return cold
+// unmatched is detect (of this build or another) on a Read of p that no
+// mapping names.
+func (o *options) unmatched(detect string, p *bench.Project) *bench.Cmd {
+	return o.hook(detect, p.Dir, func(int) []byte { return p.Unmatched("bench-unmatched") }, silent)
 }
 
-func (o *options) row(t *bench.Table, s bench.Series, baseline string, result func() string) {
+// matched is detect on the first Read of p's prompt in a new session each
+// run, which writes an entry and announces its checks (and, with diff
+// checks, records the files they name).
+func (o *options) matched(p *bench.Project) *bench.Cmd {
+	return o.hook(o.detect, p.Dir, func(i int) []byte { return p.Matched(fmt.Sprintf("bench-matched-%d", i)) }, contains("additionalContext"))
+}
+
+// rearm is detect on a Read of p's prompt in the same session each run:
+// after the first, the entry exists, so the read rewrites it and announces
+// nothing.
+func (o *options) rearm(p *bench.Project) *bench.Cmd {
+	return o.hook(o.detect, p.Dir, func(int) []byte { return p.Matched("bench-rearm") }, func(i int, out []byte) error {
+		if i == 0 {
+			return contains("additionalContext")(i, out)
+		}
+		return silent(i, out)
+	})
+}
+
+// armedStop is gate stopping session(i) of a work project, armed by
+// detect before each run.
+func (o *options) armedStop(gate string, p *bench.Project, session func(int) string, check func(int, []byte) error) *bench.Cmd {
+	arm := o.hook(o.detect, p.Dir, func(i int) []byte { return bench.ReadEvent(p.Dir, session(i), p.WorkPrompt()) }, contains("additionalContext"))
+	c := o.hook(gate, p.Dir, func(i int) []byte { return bench.StopEvent(p.Dir, session(i)) }, check)
+	c.Before = func(i int) error { _, err := arm.Run(i); return err }
+	return c
+}
+
+// row adds s to t: its times, or why it was not measured.
+func row(t *bench.Table, s bench.Series, baseline, result string) {
 	if s.Err != nil {
 		t.Add(s.Name, "–", "–", "–", "–", "not measured: "+s.Err.Error())
 		return
 	}
-	if s.Name == "hello-world floor (stdlib Go)" {
-		baseline = "–"
+	t.Add(s.Name, fmt.Sprint(len(s.Times)), bench.Ms(s.Median()), bench.Ms(s.P90()), baseline, result)
+}
+
+// rows adds series to t, the first the baseline of the others: its result
+// is self, theirs result against it.
+func rows(t *bench.Table, series []bench.Series, baseline, self string, result func(s, base bench.Series) string) {
+	for i, s := range series {
+		if i == 0 {
+			row(t, s, "–", self)
+		} else {
+			row(t, s, baseline, result(s, series[0]))
+		}
 	}
-	t.Add(s.Name, fmt.Sprint(len(s.Times)), bench.Ms(s.Median()), bench.Ms(s.P90()), baseline, result())
+}
+
+// ratio is s's median over base's.
+func ratio(s, base bench.Series) string { return bench.Ratio(s.Median(), base.Median()) }
+
+// delta is what s's median adds to base's, or "–" when base has none.
+func delta(s, base bench.Series) string {
+	if base.Err != nil || len(base.Times) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f ms", float64(s.Median()-base.Median())/float64(time.Millisecond))
 }
 
 // exampleProject copies the repository's example project, with its tests
@@ -432,11 +402,9 @@ func (o *options) exampleProject() (string, error) {
 // and a write through a shell function, denied.
 func (o *options) guardCases(example string) []bench.Case {
 	bash := func(name, command string, check func(int, []byte) error) bench.Case {
-		return bench.Case{Name: "detect, guard: Bash " + name, Cmd: &bench.Cmd{Path: o.detect, Dir: example, Env: o.env(example),
-			Stdin: func(int) []byte {
-				return bench.ToolEvent(example, "bench-guard", "Bash", map[string]any{"command": command})
-			},
-			Check: check}}
+		return bench.Case{Name: "detect, guard: Bash " + name, Cmd: o.hook(o.detect, example, func(int) []byte {
+			return bench.ToolEvent(example, "bench-guard", "Bash", map[string]any{"command": command})
+		}, check)}
 	}
 	return []bench.Case{
 		bash("`go test ./...`", "go test ./...", silent),
@@ -452,18 +420,17 @@ func (o *options) testhookCases(example string) []bench.Case {
 			{Name: "testhook next", Cmd: missing("bin/testhook is not built")},
 		}
 	}
-	next := &bench.Cmd{Path: o.th, Args: []string{"next"}, Dir: example, Env: o.env(example), Check: nonEmpty}
+	next := o.hook(o.th, example, nil, nonEmpty)
+	next.Args = []string{"next"}
 	init := exec.Command(o.th, "init")
 	init.Dir, init.Env = example, o.env(example)
 	if msg, err := init.CombinedOutput(); err != nil {
 		next = missing(fmt.Sprintf("testhook init: %v: %s", err, bytes.TrimSpace(msg)))
 	}
 	return []bench.Case{
-		{Name: "testhook, non-runner prompt", Cmd: &bench.Cmd{Path: o.th, Dir: example, Env: o.env(example),
-			Stdin: func(int) []byte {
-				return bench.PromptEvent(example, "bench-prompt", "Tidy up the README, then run the tests.")
-			},
-			Check: silent}},
+		{Name: "testhook, non-runner prompt", Cmd: o.hook(o.th, example, func(int) []byte {
+			return bench.PromptEvent(example, "bench-prompt", "Tidy up the README, then run the tests.")
+		}, silent)},
 		{Name: "testhook next", Cmd: next},
 	}
 }
@@ -485,42 +452,31 @@ func (o *options) parallelism(t *bench.Table) error {
 	if err != nil {
 		return err
 	}
-	alone := bench.Case{Name: "one validator alone: sh -c 'sleep 0.2'", Cmd: &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2"}, Env: o.env("")}}
-	cases := []bench.Case{alone}
-	floors := map[string]string{} // gate case → its spawn floor case
-	twins := map[string]string{}  // confined gate case → its unconfined twin
-	gates := []struct{ label, path string }{{"gate", o.gate}}
+	cases := []bench.Case{{Name: "one validator alone: sh -c 'sleep 0.2'", Cmd: &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2"}, Env: o.env("")}}}
+	floors := map[string]int{} // gate case → its spawn floor's place in cases
+	gates := [][2]string{{"gate", o.gate}}
 	if o.before != "" {
-		gates = append(gates, struct{ label, path string }{"gate before", o.before})
+		gates = append(gates, [2]string{"gate before", o.before})
 	}
 	for _, n := range []int{1, 4, 16, 64} {
-		name := func(label string, confine bool) string {
-			how := "unconfined"
-			if confine {
-				how = "confined"
-			}
-			return fmt.Sprintf("%s, %d validator(s) × sleep 0.2, %s", label, n, how)
-		}
-		floor := bench.Case{Name: fmt.Sprintf("spawn floor, %d × sleep 0.2 from a bare Go program", n),
-			Cmd: &bench.Cmd{Path: spawn, Args: []string{fmt.Sprint(n)}, Env: o.env("")}}
-		floorAdded := false
+		floor := 0 // not added yet
 		for _, g := range gates {
-			for _, confine := range []bool{false, true} {
-				if !o.wants(name(g.label, confine)) {
+			for _, how := range []string{"unconfined", "confined"} {
+				name := fmt.Sprintf("%s, %d validator(s) × sleep 0.2, %s", g[0], n, how)
+				if !o.wants(name) {
 					continue
 				}
-				if !floorAdded {
-					cases, floorAdded = append(cases, floor), true
+				if floor == 0 {
+					floor = len(cases)
+					cases = append(cases, bench.Case{Name: fmt.Sprintf("spawn floor, %d × sleep 0.2 from a bare Go program", n),
+						Cmd: &bench.Cmd{Path: spawn, Args: []string{fmt.Sprint(n)}, Env: o.env("")}})
 				}
-				floors[name(g.label, confine)] = floor.Name
-				if confine {
-					twins[name(g.label, confine)] = name(g.label, false)
-				}
-				c, err := o.sleepStop(name(g.label, confine), g.path, filepath.Join(o.tmp, fmt.Sprintf("sleep-%d-%s-%v", n, strings.ReplaceAll(g.label, " ", "-"), confine)), n, confine)
+				floors[name] = floor
+				p, err := bench.WriteSleepProject(filepath.Join(o.tmp, fmt.Sprintf("sleep-%d-%s-%s", n, strings.ReplaceAll(g[0], " ", "-"), how)), n, "0.2", how == "confined")
 				if err != nil {
 					return err
 				}
-				cases = append(cases, c)
+				cases = append(cases, bench.Case{Name: name, Cmd: o.armedStop(g[1], p, func(int) string { return "bench-sleep" }, silent)})
 			}
 		}
 	}
@@ -529,55 +485,25 @@ func (o *options) parallelism(t *bench.Table) error {
 	}
 	o.logf("measuring the gate's parallelism, 1+%d runs each", o.gateRuns)
 	series := bench.Interleave(cases, 1, o.gateRuns)
-	base := series[0]
-	byName := map[string]bench.Series{}
-	for _, s := range series {
-		byName[s.Name] = s
+	place := map[string]int{}
+	for i, s := range series {
+		place[s.Name] = i
 	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	for _, s := range series {
-		floorName, isGate := floors[s.Name]
+		floor, isGate := floors[s.Name]
 		if !isGate {
-			o.row(t, s, "–", func() string { return "–" })
+			row(t, s, "–", "–")
 			continue
 		}
-		twin, ok := byName[twins[s.Name]]
-		baseline := "one alone / spawn floor"
-		if ok {
-			baseline += " / unconfined"
+		baseline, result := "one alone / spawn floor", delta(s, series[0])+" / "+delta(s, series[floor])
+		if unconfined, ok := strings.CutSuffix(s.Name, ", confined"); ok {
+			if twin, ok := place[unconfined+", unconfined"]; ok {
+				baseline, result = baseline+" / unconfined", result+" / "+delta(s, series[twin])
+			}
 		}
-		o.row(t, s, baseline, func() string {
-			floor := byName[floorName]
-			if base.Err != nil || floor.Err != nil {
-				return "–"
-			}
-			out := fmt.Sprintf("%+.1f ms / %+.1f ms", ms(s.Median()-base.Median()), ms(s.Median()-floor.Median()))
-			if ok && twin.Err == nil {
-				out += fmt.Sprintf(" / %+.1f ms", ms(s.Median()-twin.Median()))
-			}
-			return out
-		})
+		row(t, s, baseline, result)
 	}
 	return nil
-}
-
-// sleepStop is the case of gate stopping in a sleep project of n
-// validators at dir, confined or not, armed by detect before each run.
-func (o *options) sleepStop(name, gate, dir string, n int, confine bool) (bench.Case, error) {
-	p, err := bench.WriteSleepProject(dir, n, "0.2", confine)
-	if err != nil {
-		return bench.Case{}, err
-	}
-	session := "bench-sleep"
-	arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-		Stdin: func(int) []byte { return bench.ReadEvent(p.Dir, session, p.WorkPrompt()) },
-		Check: contains("additionalContext")}
-	return bench.Case{Name: name,
-		Cmd: &bench.Cmd{Path: gate, Dir: p.Dir, Env: o.env(p.Dir),
-			Before: func(i int) error { _, err := arm.Run(i); return err },
-			Stdin:  func(int) []byte { return bench.StopEvent(p.Dir, session) },
-			Check:  silent},
-	}, nil
 }
 
 // throughput arms jobs entries, each by its own detect process, k at a
@@ -592,43 +518,25 @@ func (o *options) throughput(t *bench.Table) error {
 		if err != nil {
 			return err
 		}
-		arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-			Stdin: func(j int) []byte { return p.Matched(fmt.Sprintf("bench-q%d-%d", k, j)) },
-			Check: contains("additionalContext")}
+		arm := o.hook(o.detect, p.Dir, func(j int) []byte { return p.Matched(fmt.Sprintf("bench-q%d-%d", k, j)) }, contains("additionalContext"))
 		if _, err := arm.Run(-1); err != nil { // warm the config cache
 			return err
 		}
 		o.logf("measuring enqueue throughput, %d concurrent detects", k)
 		wall, err := bench.Concurrently(k, o.jobs, func(j int) error { _, err := arm.Run(j); return err })
 		if err != nil {
-			t.Add(name, "–", "–", "–", "–", "not measured: "+err.Error())
+			row(t, bench.Series{Name: name, Err: err}, "", "")
 			continue
 		}
-		found, err := countEntries(filepath.Join(p.Dir, "tmp", "validation", "sessions"))
-		if err != nil {
-			return err
-		}
+		// An entry is sessions/<session>/<scope>/<prompt>.json.
+		found, _ := filepath.Glob(filepath.Join(p.Dir, "tmp", "validation", "sessions", "*", "*", "*.json"))
 		result := fmt.Sprintf("%.0f enqueues/s", float64(o.jobs)/wall.Seconds())
-		if found != o.jobs+1 {
-			result += fmt.Sprintf(", LOST: %d of %d entries found", found, o.jobs+1)
+		if len(found) != o.jobs+1 {
+			result += fmt.Sprintf(", LOST: %d of %d entries found", len(found), o.jobs+1)
 		}
 		t.Add(name, fmt.Sprint(o.jobs), "–", "–", bench.Ms(wall)+" for all", result)
 	}
 	return nil
-}
-
-func countEntries(dir string) (int, error) {
-	n := 0
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".json") {
-			n++
-		}
-		return nil
-	})
-	return n, err
 }
 
 func count(n int) string {

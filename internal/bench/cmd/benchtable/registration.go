@@ -12,8 +12,8 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// registrationCases time one hook call, detect on an unmatched Read of
-// project p, as each form gate init could register runs it, beside the
+// registrationCases time one hook call, detect on an unmatched Read of a
+// project of n mappings, as each form gate init could register runs it, beside the
 // native program's own row: through the launcher gate init writes, run by
 // sh -c as the clients run it (settings.Launcher), through npm's node shim
 // (what npx gate runs) and through go tool (the go.mod tool directive;
@@ -23,61 +23,40 @@ import (
 // with config caches of their own, and one sharing a project with another
 // would rewrite the cache at every run.
 func (o *options) registrationCases(n int) ([]bench.Case, error) {
-	name := fmt.Sprintf("detect, unmatched Read, %s mappings", count(n))
 	var cases []bench.Case
-	var p *bench.Project
-	var stdin func(int) []byte
-	project := func(form string) (err error) {
-		p, err = bench.WriteProject(filepath.Join(o.tmp, "registered-"+form), n)
-		if err == nil {
-			stdin = func(int) []byte { return p.Unmatched("bench-unmatched") }
+	for _, form := range []struct {
+		dir, how string
+		cmd      func(root string) (*bench.Cmd, error)
+	}{
+		{"launcher", "gate init's launcher (sh -c)", func(root string) (*bench.Cmd, error) {
+			return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{settings.ShellQuote(o.detect)}, "", "")}, Dir: root, Env: o.env(root)}, nil
+		}},
+		{"npm", "npm's node shim", o.npmShim},
+		{"gotool", "go tool", o.goTool},
+	} {
+		name := fmt.Sprintf("registered as detect, unmatched Read, %s mappings, through %s", count(n), form.how)
+		if !o.wants(name) {
+			continue
 		}
-		return err
-	}
-	if c := "registered as " + name + ", through gate init's launcher (sh -c)"; o.wants(c) {
-		if err := project("launcher"); err != nil {
+		p, err := bench.WriteProject(filepath.Join(o.tmp, "registered-"+form.dir), n)
+		if err != nil {
 			return nil, err
 		}
-		launcher := &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{settings.ShellQuote(o.detect)}, "", "")}}
-		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(launcher, nil, &bench.Cmd{Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
-	}
-	if c := "registered as " + name + ", through npm's node shim"; o.wants(c) {
-		if err := project("npm"); err != nil {
-			return nil, err
+		cmd, err := form.cmd(p.Dir)
+		if err != nil {
+			cmd = missing(err.Error()) // the row says why
 		}
-		cmd, err := o.npmShim()
-		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(cmd, err, &bench.Cmd{Args: []string{"detect"}, Dir: p.Dir, Env: o.env(p.Dir), Stdin: stdin, Check: silent})})
-	}
-	if c := "registered as " + name + ", through go tool"; o.wants(c) {
-		if err := project("gotool"); err != nil {
-			return nil, err
-		}
-		cmd, err := o.goTool(p.Dir)
-		cases = append(cases, bench.Case{Name: c, Cmd: orFailing(cmd, err, &bench.Cmd{Args: []string{"detect"}, Dir: p.Dir, Stdin: stdin, Check: silent})})
+		cmd.Stdin = func(int) []byte { return p.Unmatched("bench-unmatched") }
+		cmd.Check = silent
+		cases = append(cases, bench.Case{Name: name, Cmd: cmd})
 	}
 	return cases, nil
 }
 
-// orFailing fills c with how to run the form, or makes it a command that
-// fails with err, so the row says why it was not measured.
-func orFailing(how *bench.Cmd, err error, c *bench.Cmd) *bench.Cmd {
-	if err != nil {
-		return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", `echo "$0" >&2; exit 1`, err.Error()}}
-	}
-	c.Path = how.Path
-	c.Args = append(how.Args, c.Args...)
-	if how.Dir != "" {
-		c.Dir = how.Dir
-	}
-	if how.Env != nil {
-		c.Env = how.Env
-	}
-	return c
-}
-
 // npmShim lays out an npm install holding the built programs and returns
-// node running the shim npm links as node_modules/.bin/detect.
-func (o *options) npmShim() (*bench.Cmd, error) {
+// node running the shim npm links as node_modules/.bin/detect, in the
+// project at root.
+func (o *options) npmShim(root string) (*bench.Cmd, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return nil, err
@@ -86,7 +65,7 @@ func (o *options) npmShim() (*bench.Cmd, error) {
 	if err := dist.WriteNpmInstall(dir, filepath.Dir(o.detect), runtime.GOOS, runtime.GOARCH); err != nil {
 		return nil, err
 	}
-	return &bench.Cmd{Path: node, Args: []string{filepath.Join(dir, "node_modules", "stopgate", "bin", "detect.js")}}, nil
+	return &bench.Cmd{Path: node, Args: []string{filepath.Join(dir, "node_modules", "stopgate", "bin", "detect.js")}, Dir: root, Env: o.env(root)}, nil
 }
 
 // goTool makes a Go module whose go.mod has stopgate's tool directives,
@@ -121,5 +100,5 @@ func (o *options) goTool(root string) (*bench.Cmd, error) {
 		c.Run()
 	})
 	// go needs its whole environment; the project is named by the variable.
-	return &bench.Cmd{Path: o.gocmd, Args: []string{"tool"}, Dir: mod, Env: append(env, "CLAUDE_PROJECT_DIR="+root)}, nil
+	return &bench.Cmd{Path: o.gocmd, Args: []string{"tool", "detect"}, Dir: mod, Env: append(env, "CLAUDE_PROJECT_DIR="+root)}, nil
 }

@@ -48,8 +48,7 @@ func (o *options) reuse(t *bench.Table) error {
 		return err
 	}
 	line := fmt.Sprintf("%s %d", spin, n)
-	alone := bench.Case{Name: "one CPU-bound validator alone (about 1 s)", Cmd: &bench.Cmd{Path: spin, Args: []string{fmt.Sprint(n)}, Env: o.env("")}}
-	cases := []bench.Case{alone}
+	cases := []bench.Case{{Name: "one CPU-bound validator alone (about 1 s)", Cmd: &bench.Cmd{Path: spin, Args: []string{fmt.Sprint(n)}, Env: o.env("")}}}
 	for _, c := range []struct {
 		name  string
 		reuse bool
@@ -59,41 +58,28 @@ func (o *options) reuse(t *bench.Table) error {
 			return err
 		}
 		session := func(i int) string { return fmt.Sprintf("bench-reuse-%d", i) }
-		arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-			Stdin: func(i int) []byte { return bench.ReadEvent(p.Dir, session(i), p.WorkPrompt()) },
-			Check: contains("additionalContext")}
-		first := &bench.Cmd{Path: o.gate, Dir: p.Dir, Env: o.env(p.Dir),
-			Stdin: func(i int) []byte { return bench.StopEvent(p.Dir, session(i)) },
-			Check: contains(`"decision":"block"`)}
-		cases = append(cases, bench.Case{Name: c.name, Cmd: &bench.Cmd{Path: o.gate, Dir: p.Dir, Env: o.env(p.Dir),
-			// Untimed: arm, break cpu1, the first stop (all four run, cpu1
-			// fails), then the fix.
-			Before: func(i int) error {
-				if _, err := arm.Run(i); err != nil {
-					return err
-				}
-				if err := p.Break(true); err != nil {
-					return err
-				}
-				if _, err := first.Run(i); err != nil {
-					return err
-				}
-				return p.Break(false)
-			},
-			Stdin: func(i int) []byte { return bench.StopEvent(p.Dir, session(i)) },
-			Check: silent}})
+		first := o.hook(o.gate, p.Dir, func(i int) []byte { return bench.StopEvent(p.Dir, session(i)) }, contains(`"decision":"block"`))
+		second := o.armedStop(o.gate, p, session, silent)
+		arm := second.Before
+		// Untimed: arm, break cpu1, the first stop (all four run, cpu1
+		// fails), then the fix.
+		second.Before = func(i int) error {
+			if err := arm(i); err != nil {
+				return err
+			}
+			if err := p.Break(true); err != nil {
+				return err
+			}
+			if _, err := first.Run(i); err != nil {
+				return err
+			}
+			return p.Break(false)
+		}
+		cases = append(cases, bench.Case{Name: c.name, Cmd: second})
 	}
 	runs := max(3, o.gateRuns/2)
 	o.logf("measuring the second stop with and without reuse, 1+%d runs each (about a minute)", runs)
-	series := bench.Interleave(cases, 1, runs)
-	base := series[0]
-	for _, s := range series {
-		if s.Name == alone.Name {
-			o.row(t, s, "–", func() string { return "–" })
-			continue
-		}
-		o.row(t, s, "one alone", func() string { return bench.Ratio(s.Median(), base.Median()) })
-	}
+	rows(t, bench.Interleave(cases, 1, runs), "one alone", "–", ratio)
 	return nil
 }
 
@@ -159,15 +145,7 @@ func (o *options) fingerprints(t *bench.Table) error {
 			rounds = 5
 		}
 		o.logf("measuring the fingerprint of %d files, 1+%d runs each", n, rounds)
-		series := bench.Interleave(cases, 1, rounds)
-		floor := series[0]
-		for _, s := range series {
-			if s.Name == cases[0].Name {
-				o.row(t, s, "–", func() string { return "1.00×" })
-				continue
-			}
-			o.row(t, s, "lstat walk", func() string { return bench.Ratio(s.Median(), floor.Median()) })
-		}
+		rows(t, bench.Interleave(cases, 1, rounds), "lstat walk", "1.00×", ratio)
 	}
 	return nil
 }

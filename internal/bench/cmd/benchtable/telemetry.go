@@ -1,13 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"time"
+	"slices"
 
 	"github.com/stopgate/stopgate/internal/bench"
 )
@@ -21,18 +22,16 @@ const telemetryDeadline = "500ms"
 // listener that never answers: what the export costs the stop, and that a
 // hang costs the deadline, not more.
 func (o *options) telemetry(t *bench.Table) error {
-	rows := []string{"off", "to a receiver that answers", "to a closed port", "to a collector that hangs (deadline " + telemetryDeadline + ")"}
-	name := func(r string) string { return "gate, blocked stop, telemetry " + r }
-	some := false
-	for _, r := range rows {
-		some = some || o.wants(name(r))
+	names := []string{"off", "to a receiver that answers", "to a closed port", "to a collector that hangs (deadline " + telemetryDeadline + ")"}
+	for i := range names {
+		names[i] = "gate, blocked stop, telemetry " + names[i]
 	}
-	if !some {
+	if !slices.ContainsFunc(names, o.wants) {
 		return nil
 	}
 	if _, err := os.Stat(filepath.Join(o.bin, "gate-otel")); err != nil {
-		for _, r := range rows {
-			t.Add(name(r), "–", "–", "–", "–", "not measured: no gate-otel in "+o.bin)
+		for _, name := range names {
+			row(t, bench.Series{Name: name, Err: errors.New("no gate-otel in " + o.bin)}, "", "")
 		}
 		return nil
 	}
@@ -40,86 +39,40 @@ func (o *options) telemetry(t *bench.Table) error {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
 	defer ok.Close()
+	// A listener that never accepts: the kernel completes the connection,
+	// and the request waits for an answer that never comes.
 	hang, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	defer hang.Close()
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := hang.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	closedURL := "http://" + closed.Addr().String()
 	closed.Close()
 
-	endpoints := []string{"", ok.URL, closedURL, "http://" + hang.Addr().String()}
+	endpoints := []string{"", ok.URL, "http://" + closed.Addr().String(), "http://" + hang.Addr().String()}
 	var cases []bench.Case
-	for i, r := range rows {
-		p := &bench.Project{Dir: filepath.Join(o.tmp, fmt.Sprintf("telemetry-%d", i)), Mappings: 1}
+	for i, name := range names {
 		// The validator fails: every run is a blocked stop, armed before it.
 		conf := "[[mapping]]\nprompt = \"work\"\nvalidators = [\"fail\"]\n\n[validators.fail]\nrun = \"false\"\n"
 		if endpoints[i] != "" {
 			conf += fmt.Sprintf("\n[telemetry]\nenabled = true\nendpoint = %q\ntimeout = %q\n", endpoints[i], telemetryDeadline)
 		}
-		if err := os.MkdirAll(filepath.Dir(p.WorkPrompt()), 0o755); err != nil {
+		p, err := bench.WriteWorkProject(filepath.Join(o.tmp, fmt.Sprintf("telemetry-%d", i)), conf)
+		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(p.Dir, "mappings.toml"), []byte(conf), 0o644); err != nil {
-			return err
+		c := o.armedStop(o.gate, p, func(int) string { return "bench-telemetry" }, contains(`"decision":"block"`))
+		arm := c.Before
+		c.Before = func(i int) error {
+			os.RemoveAll(filepath.Join(p.Dir, "tmp", "validation")) // no block count carried over: never a halt
+			return arm(i)
 		}
-		if err := os.WriteFile(p.WorkPrompt(), []byte(bench.PromptText), 0o644); err != nil {
-			return err
-		}
-		session := "bench-telemetry"
-		arm := &bench.Cmd{Path: o.detect, Dir: p.Dir, Env: o.env(p.Dir),
-			Stdin: func(int) []byte { return bench.ReadEvent(p.Dir, session, p.WorkPrompt()) },
-			Check: contains("additionalContext")}
-		reset := filepath.Join(p.Dir, "tmp", "validation")
-		cases = append(cases, bench.Case{Name: name(r),
-			Cmd: &bench.Cmd{Path: o.gate, Dir: p.Dir, Env: o.env(p.Dir),
-				Before: func(i int) error {
-					os.RemoveAll(reset) // no block count carried over: never a halt
-					_, err := arm.Run(i)
-					return err
-				},
-				Stdin: func(int) []byte { return bench.StopEvent(p.Dir, session) },
-				Check: contains(`"decision":"block"`)}})
+		cases = append(cases, bench.Case{Name: name, Cmd: c})
 	}
 	o.logf("measuring telemetry's cost to a stop, 1+%d runs each", o.gateRuns)
-	series := bench.Interleave(o.wanted(cases), 1, o.gateRuns)
-	var off bench.Series
-	for _, s := range series {
-		if s.Name == name(rows[0]) {
-			off = s
-		}
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	for _, s := range series {
-		if s.Name == off.Name {
-			o.row(t, s, "–", func() string { return "–" })
-			continue
-		}
-		o.row(t, s, "telemetry off", func() string {
-			if off.Err != nil || off.Name == "" {
-				return "–"
-			}
-			return fmt.Sprintf("%+.1f ms", ms(s.Median()-off.Median()))
-		})
-	}
+	rows(t, bench.Interleave(append(cases[:1], o.wanted(cases[1:])...), 1, o.gateRuns), "telemetry off", "–", delta)
 	return nil
 }
