@@ -15,6 +15,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -143,28 +144,37 @@ type hookSource struct {
 	data       []byte
 }
 
-// claudeFiles are the settings Claude Code reads hooks from: the
-// project's shared ones, which gate init writes, its local ones, and the
-// user's (none without $HOME).
+// claudeFiles are the settings Claude Code reads hooks from
+// (guard.ClaudeSettings): the project's shared ones, which gate init
+// writes, its local ones, and the user's (none without $HOME).
 type claudeFiles struct {
-	shared, local hookSource
-	user          []hookSource
+	shared hookSource
+	read   []hookSource // every one, in the order the client reads them
 }
 
 // settingsFiles returns the project's and the user's Claude Code settings.
 func settingsFiles(env *cli.Env, root string) claudeFiles {
-	at := func(dir, name string) hookSource {
-		return hookSource{path: filepath.Join(dir, filepath.FromSlash(name)), name: name}
-	}
-	f := claudeFiles{shared: at(root, settingsFile), local: at(root, localSettingsFile)}
-	if home := env.Getenv("HOME"); home != "" {
-		f.user = []hookSource{{path: filepath.Join(home, filepath.FromSlash(settingsFile)), name: "~/" + settingsFile}}
+	var f claudeFiles
+	for _, s := range guard.ClaudeSettings(root, env.Getenv("HOME")) {
+		src := hookSource{path: s.Path, name: s.Name}
+		if s.Name == settingsFile {
+			f.shared = src
+		}
+		f.read = append(f.read, src)
 	}
 	return f
 }
 
-// others are the settings beside the shared ones: the local, the user's.
-func (f claudeFiles) others() []hookSource { return append([]hookSource{f.local}, f.user...) }
+// others are the settings beside the shared ones: the user's, the local.
+func (f claudeFiles) others() []hookSource {
+	return slices.DeleteFunc(slices.Clone(f.read), func(s hookSource) bool { return s.name == f.shared.name })
+}
+
+// over are the settings the client reads after the shared ones, whose
+// keys win over theirs: the local ones.
+func (f claudeFiles) over() []hookSource {
+	return f.read[slices.IndexFunc(f.read, func(s hookSource) bool { return s.name == f.shared.name })+1:]
+}
 
 // all are every settings file, the shared ones first.
 func (f claudeFiles) all() []hookSource { return append([]hookSource{f.shared}, f.others()...) }

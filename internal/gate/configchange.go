@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,23 +83,21 @@ func configChange(env *cli.Env, in *hook.Input) error {
 			why = append(why, f.loc+": "+f.msg)
 		}
 	}
-	srcs := settingsFiles(env, root).all()
-	for _, src := range srcs {
+	files := settingsFiles(env, root)
+	for _, src := range files.all() {
 		if disablesHooks(src.path) {
 			why = append(why, src.name+": disableAllHooks is true")
 		}
 	}
 	if rules, nothing := wallRules(root, env.Getenv("HOME"), ws.file, cfg, nil); !nothing {
-		w, bad := readWalls(srcs)
+		w, bad := readWalls(files.read)
 		switch {
 		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
-		case !w.present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken (gate init --no-wall)
+		case !w.Present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken (gate init --no-wall)
 		default:
-			for _, fs := range [][]finding{w.against(), w.unset(), w.lacking(rules), w.excludedCommands()} {
-				for _, f := range fs {
-					why = append(why, f.loc+": "+f.msg)
-				}
+			for _, f := range wallDown(files, w, rules) {
+				why = append(why, f.loc+": "+f.msg)
 			}
 		}
 	}
@@ -159,15 +156,4 @@ func disablesHooks(path string) bool {
 	}
 	v, ok := s["disableAllHooks"]
 	return ok && string(bytes.TrimSpace(v)) != "false"
-}
-
-// hookStdin reads the hook input once, so that a ConfigChange can be told
-// from a stop, and hands it back as the stop hook's stdin.
-func hookStdin(env *cli.Env) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
-	if err != nil {
-		return nil, err
-	}
-	env.Stdin = bytes.NewReader(data)
-	return data, nil
 }

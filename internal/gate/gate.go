@@ -5,6 +5,7 @@
 package gate
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -36,10 +37,13 @@ func Run(env *cli.Env) error {
 	}
 	if opt.Client == "" || opt.Client == dialect.Claude {
 		// Claude Code's ConfigChange goes to the gate too (configchange.go).
-		data, err := hookStdin(env)
+		// The input is read once, so that a ConfigChange can be told from
+		// a stop, and handed back as the stop hook's stdin.
+		data, err := dialect.Read(env.Stdin)
 		if err != nil {
 			return err
 		}
+		env.Stdin = bytes.NewReader(data)
 		if in, ok, err := configChangeInput(data); ok {
 			if err != nil {
 				return unreadableChange(env, err)

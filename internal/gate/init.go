@@ -20,12 +20,8 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// settingsFile is where a project registers its hooks; localSettingsFile
-// is the one beside it that wins over it, one machine's.
-var (
-	settingsFile      = hookFiles["Claude Code"]
-	localSettingsFile = strings.TrimSuffix(settingsFile, ".json") + ".local.json"
-)
+// settingsFile is where a project registers its hooks.
+var settingsFile = hookFiles["Claude Code"]
 
 // hookFiles are the files each client learns of stopgate's hooks from, by
 // client title: the protected set's own list, so gate init writes where the

@@ -120,20 +120,22 @@ func (w wallMerge) say(env *cli.Env, files claudeFiles) {
 }
 
 // noteAgainst tells which sandbox keys the user set against the wall, in
-// the file init wrote (st) or in the local settings, which init leaves
-// alone and which win over it. The user's settings lose to the project's,
-// where init has set every key.
+// the file init wrote (st) or in the settings read after it (the local
+// ones), which init leaves alone and which win over it. The user's
+// settings lose to the project's, where init has set every key.
 func noteAgainst(env *cli.Env, files claudeFiles, st settings.WallStatus) {
 	for _, a := range st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.name, a)
 	}
-	data, err := os.ReadFile(files.local.path)
-	if err != nil {
-		return
-	}
-	if other, err := settings.InspectWall(data); err == nil {
-		for _, a := range other.Against() {
-			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", files.local.name, a, files.shared.name)
+	for _, f := range files.over() {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			continue
+		}
+		if other, err := settings.InspectWall(data); err == nil {
+			for _, a := range other.Against() {
+				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.name, a, files.shared.name)
+			}
 		}
 	}
 }

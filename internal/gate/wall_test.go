@@ -35,17 +35,6 @@ func TestMissingTools(t *testing.T) {
 	}
 }
 
-func TestLaterSettingsWin(t *testing.T) {
-	order := []string{"~/.claude/settings.json", settingsFile, ".claude/settings.local.json"}
-	for i := range order {
-		for j := range order {
-			if got := later(order[i], order[j]); got != (i > j) {
-				t.Errorf("later(%s, %s) = %v", order[i], order[j], got)
-			}
-		}
-	}
-}
-
 // The deny rules are the guard's protected set.
 func TestWallIsTheProtectedSet(t *testing.T) {
 	root := t.TempDir()

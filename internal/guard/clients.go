@@ -59,9 +59,25 @@ func ClientFiles() []string {
 // claudeFiles are Claude Code's files, protected in every project.
 var claudeFiles = append([]string{clients[0].hookFile}, clients[0].settings...)
 
-// ClaudeFiles returns Claude Code's files in a project, in the order it
-// reads them: the shared settings, then the local ones.
-func ClaudeFiles() []string { return slices.Clone(claudeFiles) }
+// SettingsFile is one of a client's settings files: its path, and its
+// name as a person finds it (slash-separated from the root, "~/" for the
+// user's).
+type SettingsFile struct{ Path, Name string }
+
+// ClaudeSettings returns Claude Code's settings files of the project at
+// root and the user at home, in the order it reads them, a later file's
+// keys winning: the user's (none without home), the project's shared
+// ones, then its local ones.
+func ClaudeSettings(root, home string) []SettingsFile {
+	var out []SettingsFile
+	if home != "" {
+		out = append(out, SettingsFile{filepath.Join(home, filepath.FromSlash(claudeFiles[0])), "~/" + claudeFiles[0]})
+	}
+	for _, f := range claudeFiles {
+		out = append(out, SettingsFile{filepath.Join(root, filepath.FromSlash(f)), f})
+	}
+	return out
+}
 
 // clientFiles returns the files of the other clients the project at root
 // is registered for (Claude Code's are Defaults' own).

@@ -10,11 +10,13 @@ import (
 // bubblewrap (Linux) or Seatbelt (macOS); a missing sandbox tool refuses
 // the command instead of running it unsandboxed; the Bash tool's
 // dangerouslyDisableSandbox parameter is ignored.
-var wallKeys = []struct {
+type wallKey struct {
 	key  string
 	want bool
 	why  string // what the opposite value does
-}{
+}
+
+var wallKeys = []wallKey{
 	{"enabled", true, "the agent's Bash runs outside the OS sandbox"},
 	{"failIfUnavailable", true, "a missing sandbox tool only warns, and Bash runs unsandboxed"},
 	{"allowUnsandboxedCommands", false, "the agent can ask to run a command outside the sandbox (dangerouslyDisableSandbox)"},
@@ -50,10 +52,15 @@ func (s WallStatus) Against() []string {
 	var out []string
 	for _, k := range wallKeys {
 		if v, ok := s.Set[k.key]; ok && v != k.want {
-			out = append(out, fmt.Sprintf("sandbox.%s is %t: %s", k.key, v, k.why))
+			out = append(out, k.against(v))
 		}
 	}
 	return out
+}
+
+// against says what the key set to v does against the wall.
+func (k wallKey) against(v bool) string {
+	return fmt.Sprintf("sandbox.%s is %t: %s", k.key, v, k.why)
 }
 
 // InspectWall reads the wall's settings from a settings file.

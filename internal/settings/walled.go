@@ -2,45 +2,115 @@ package settings
 
 import "slices"
 
-// Walled reports whether the client's OS sandbox walls off what the deny
-// rule rule names from the agent's writes, as the settings files say:
-// files are their texts in the order the client reads them (the user's,
-// the project's, then the local ones: a later file's key wins, the deny
-// rules add up). The wall's keys must count as the wall wants them, no
-// command may run outside the sandbox, and some file must hold rule. why
-// says what is missing when it is not.
-func Walled(files [][]byte, rule string) (walled bool, why string) {
-	value := map[string]bool{}
-	var deny, excluded []string
-	read := 0
-	for _, data := range files {
+// Walls is the wall as the client merges its settings files: a later
+// file's key wins, the deny rules and the excluded commands add up.
+type Walls struct {
+	Files    []WallStatus    // each file's own, in the order read; empty for one not there
+	Read     int             // how many files were there
+	Value    map[string]bool // each sandbox key's value that counts
+	From     map[string]int  // the index in Files of the file it counts from
+	Deny     []string
+	Excluded []string
+}
+
+// ReadWalls reads the wall from files, the texts of the client's settings
+// files in the order it reads them (the user's, the project's, then the
+// local ones), nil for a file that is not there. A file that does not
+// parse is an error, and bad its index.
+func ReadWalls(files [][]byte) (w Walls, bad int, err error) {
+	w = Walls{Files: make([]WallStatus, len(files)), Value: map[string]bool{}, From: map[string]int{}}
+	for i, data := range files {
 		if data == nil {
 			continue
 		}
 		st, err := InspectWall(data)
 		if err != nil {
-			return false, "a settings file does not parse: " + err.Error()
+			return Walls{}, i, err
 		}
-		read++
+		w.Files[i] = st
+		w.Read++
+		w.Deny = append(w.Deny, st.Deny...)
+		w.Excluded = append(w.Excluded, st.Excluded...)
 		for k, v := range st.Set {
-			value[k] = v
+			w.Value[k], w.From[k] = v, i
 		}
-		deny = append(deny, st.Deny...)
-		excluded = append(excluded, st.Excluded...)
 	}
-	if read == 0 {
+	return w, -1, nil
+}
+
+// Walled reports whether the client's OS sandbox walls off what the deny
+// rule rule names from the agent's writes, as the settings files say
+// (ReadWalls). The wall's keys must count as the wall wants them, no
+// command may run outside the sandbox, and some file must hold rule. why
+// says what is missing when it is not.
+func Walled(files [][]byte, rule string) (walled bool, why string) {
+	w, _, err := ReadWalls(files)
+	switch {
+	case err != nil:
+		return false, "a settings file does not parse: " + err.Error()
+	case w.Read == 0:
 		return false, "no Claude Code settings"
 	}
 	for _, k := range wallKeys {
-		if v, ok := value[k.key]; !ok || v != k.want {
+		if v, ok := w.Value[k.key]; !ok || v != k.want {
 			return false, "sandbox." + k.key + " is not " + map[bool]string{true: "true", false: "false"}[k.want]
 		}
 	}
-	if len(excluded) > 0 {
+	if len(w.Excluded) > 0 {
 		return false, "sandbox.excludedCommands run outside the sandbox"
 	}
-	if !slices.Contains(deny, rule) {
+	if lack := w.Lacking([]string{rule}); len(lack) > 0 {
 		return false, "permissions.deny lacks " + rule
 	}
 	return true, ""
+}
+
+// Present reports whether any part of the wall is there: a sandbox key set
+// as gate init writes it, or a deny rule of rules. A project gate init
+// left without a wall (--no-wall) has none, and no wall to weaken.
+func (w Walls) Present(rules []string) bool {
+	return slices.ContainsFunc(w.Files, WallStatus.Walled) || len(w.Lacking(rules)) < len(rules)
+}
+
+// Against is a sandbox key set against the wall where its value counts.
+type Against struct {
+	File, Line int    // the index of its file in Walls.Files, and its line there
+	Text       string // "sandbox.KEY is VALUE: WHY"
+}
+
+// Against returns the sandbox keys set against the wall where the value
+// that counts is written.
+func (w Walls) Against() []Against {
+	var out []Against
+	for i, st := range w.Files {
+		for _, k := range wallKeys {
+			if v, ok := st.Set[k.key]; ok && v != k.want && w.From[k.key] == i {
+				out = append(out, Against{File: i, Line: st.Line[k.key], Text: k.against(v)})
+			}
+		}
+	}
+	return out
+}
+
+// Unset returns the sandbox keys of the wall no file sets, as
+// "sandbox.KEY".
+func (w Walls) Unset() []string {
+	var out []string
+	for _, k := range wallKeys {
+		if _, ok := w.Value[k.key]; !ok {
+			out = append(out, "sandbox."+k.key)
+		}
+	}
+	return out
+}
+
+// Lacking returns the rules of rules no file denies.
+func (w Walls) Lacking(rules []string) []string {
+	var out []string
+	for _, r := range rules {
+		if !slices.Contains(w.Deny, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

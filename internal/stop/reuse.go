@@ -74,16 +74,10 @@ func ReusePolicy(cfg *config.Config, client, home string) (on bool, why string) 
 // claudeSettings are Claude Code's settings files' texts in the order it
 // reads them (nil for a file that is not there).
 func claudeSettings(root, home string) [][]byte {
-	var paths []string
-	if home != "" {
-		paths = append(paths, filepath.Join(home, filepath.FromSlash(guard.ClaudeFiles()[0])))
-	}
-	for _, f := range guard.ClaudeFiles() {
-		paths = append(paths, filepath.Join(root, filepath.FromSlash(f)))
-	}
-	out := make([][]byte, len(paths))
-	for i, p := range paths {
-		out[i], _ = os.ReadFile(p)
+	files := guard.ClaudeSettings(root, home)
+	out := make([][]byte, len(files))
+	for i, f := range files {
+		out[i], _ = os.ReadFile(f.Path)
 	}
 	return out
 }
