@@ -103,7 +103,7 @@ func runCheck(env *cli.Env, args []string) error {
 		for _, l := range c.limits { // what the client lacks that a stopgate feature needs
 			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, l)
 		}
-		fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, clientWallNote(c))
+		fmt.Fprintf(env.Stdout, "note: %s: wall: %s\n", c.name, c.wallLeft)
 	}
 	if tel != "" {
 		fmt.Fprintln(env.Stdout, tel)

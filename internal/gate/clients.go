@@ -7,6 +7,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -36,13 +37,24 @@ type agentClient struct {
 	trust    string   // what the user must do about the client's trust gate
 	limits   []string // what the client lacks that a stopgate feature needs
 	plugin   bool     // registered by a plugin file, not hook entries (OpenCode)
+	// The client's second wall (clientwall.go): wallOn turns it on in the
+	// client's project config (nil: the client offers none a project can
+	// turn on), wallUp says whether it is up, wallOff plans taking it out
+	// (gate uninstall --client); wallLeft is what the guard alone stands
+	// against, wall up or not.
+	wallOn   func(env *cli.Env, root string, set *guard.Set) error
+	wallUp   func(env *cli.Env, ws workspace, set *guard.Set) []finding
+	wallOff  func(env *cli.Env, root string) (undo, error)
+	wallLeft string
 }
 
 var agentClients = []*agentClient{
 	{
 		name: dialect.Codex, title: "Codex", file: hookFiles["Codex"], unit: 1,
-		hooks: dialect.Hooks(dialect.Codex),
-		trust: "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
+		hooks:  dialect.Hooks(dialect.Codex),
+		wallOn: writeCodexWall, wallUp: codexWallFindings, wallOff: undoCodexWall,
+		wallLeft: "the wall is Codex's own sandbox for shell commands (bubblewrap): with the permission profile up, the protected set is read-only to every command and to apply_patch; a command or patch the user approves outside the sandbox, and a session started with --sandbox, --dangerously-bypass-approvals-and-sandbox or a sandbox_mode anywhere in Codex's config are the guard's alone",
+		trust:    "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
 		limits: []string{
 			"Codex has no read tool: detect arms the files a Bash command reads, as the guard's dry run resolves it (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection; through cd, globs, variables, env, timeout, xargs, find -exec); a file read any other way (a script, python -c) does not arm",
 			"Codex has no slash-command expansion event: a prompt armed by a slash command arms only when the prompt starts with it",
@@ -52,6 +64,7 @@ var agentClients = []*agentClient{
 		name: dialect.Gemini, title: "Gemini CLI", file: hookFiles["Gemini CLI"], unit: 1000,
 		projectVar: "GEMINI_PROJECT_DIR",
 		hooks:      dialect.Hooks(dialect.Gemini),
+		wallLeft:   "no wall gate init can turn on: Gemini CLI's sandbox runs the whole session in docker or podman (or Seatbelt on macOS) and is chosen by the user (--sandbox, GEMINI_SANDBOX); the guard alone refuses a write to the protected set",
 		trust:      "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs: set GEMINI_CLI_TRUST_WORKSPACE=true; --skip-trust runs the folder untrusted, with project hooks off)",
 		limits: []string{
 			"Gemini CLI subagents fire no hooks: a subagent's reads do not arm and its end is not gated; the main agent's AfterAgent is",
@@ -66,6 +79,7 @@ var agentClients = []*agentClient{
 		hooks:      dialect.Hooks(dialect.Copilot),
 		eventFlag:  true,
 		blockCap:   8,
+		wallLeft:   "no wall gate init can turn on: Copilot CLI's command sandbox (MXC, bubblewrap plus slirp4netns on Linux) is switched on and given its paths in the user's own settings or with --sandbox, not in the project; the guard alone refuses a write to the protected set",
 		trust:      "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",
 		limits: []string{
 			"Copilot CLI lets the agent stop after 8 consecutive blocks: keep max_blocks below 8",
@@ -75,7 +89,9 @@ var agentClients = []*agentClient{
 	},
 	{
 		name: dialect.OpenCode, title: "OpenCode", file: opencodeFile, unit: 1, plugin: true,
-		trust: "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
+		wallOn: writeOpenCodeWall, wallUp: opencodeWallFindings, wallOff: undoOpenCodeWall,
+		wallLeft: "the wall is OpenCode's permission rules in opencode.json: with them up, the write, edit and patch tools are refused the protected set; OpenCode has no sandbox for the shell, so every bash command, and a rule the user answers \"allow\" or edits away, are the guard's alone (the plugin's tool.execute.before)",
+		trust:    "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
 		limits: []string{
 			"OpenCode has no command hooks: the plugin in .opencode/plugin/stopgate.js runs detect and gate; session.idle cannot refuse a stop, so a block is sent back as the session's next prompt",
 			"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",

@@ -1,15 +1,11 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -32,38 +28,42 @@ func runUninstall(env *cli.Env, args []string) error {
 	if err != nil {
 		return usageError("uninstall", err)
 	}
-	if c != nil {
-		return uninstallClient(env, c, *bin) // uninstall_client.go
-	}
 	root := project.Root(env.Getenv, "", env.Dir)
-	path := filepath.Join(root, filepath.FromSlash(settingsFile))
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var plan []undo
+	if c != nil {
+		plan, err = clientUndo(env, c, root, *bin) // uninstall_client.go
+	} else {
+		plan, err = claudeUndo(env, root, *bin)
+	}
+	if err != nil {
 		return err
 	}
-	var out []byte
-	var r settings.Removal
-	if err == nil {
-		prefix, binDir := binPrefix(root, *bin)
-		want := wanted(prefix, binInstall(root, *bin), root, true)
-		for _, h := range want[:len(want):len(want)] { // and the bare paths older gate inits wrote
-			h.Command = prefix + "/" + settings.Program(h.Command)
-			want = append(want, h)
+	// Every file is read and checked before any is written: one that does
+	// not parse changes nothing.
+	for _, u := range plan {
+		if err := u.apply(root); err != nil {
+			return err
 		}
-		file := filepath.Join(root, project.ConfigName)
-		cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-		rules, _ := wallRules(root, env.Getenv("HOME"), file, cfg, []string{binDir})
-		if out, r, err = settings.Remove(data, want, hook.Programs, rules); err != nil {
-			return uninstallError(settingsFile, err)
-		}
+		sayRemoval(env, u.name, u.r, u.had)
 	}
-	if len(r.Removed) > 0 {
-		if err := settings.WriteFile(path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", settingsFile, err)
-		}
-	}
-	sayRemoval(env, settingsFile, r, data != nil)
 	return removeIgnore(env, root)
+}
+
+// claudeUndo plans taking out of .claude/settings.json the hooks gate init
+// registers from bin, and the bare paths older gate inits wrote, and the
+// OS wall's sandbox keys and deny rules.
+func claudeUndo(env *cli.Env, root, bin string) ([]undo, error) {
+	prefix, binDir := binPrefix(root, bin)
+	want := wanted(prefix, binInstall(root, bin), root, true)
+	for _, h := range want[:len(want):len(want)] {
+		h.Command = prefix + "/" + settings.Program(h.Command)
+		want = append(want, h)
+	}
+	file := filepath.Join(root, project.ConfigName)
+	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
+	rules, _ := wallRules(root, env.Getenv("HOME"), file, cfg, []string{binDir})
+	u, err := undoHooks(root, settingsFile, false, want, rules)
+	return []undo{u}, err
 }
 
 // uninstallError names the file, line and column of a file gate uninstall

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -25,42 +24,23 @@ type undo struct {
 	r    settings.Removal
 }
 
-// uninstallClient is `gate uninstall --client NAME`: it takes out of the
+// clientUndo plans `gate uninstall --client NAME`: taking out of the
 // client's own files what gate init --client wrote there, each only where
 // it is still exactly as init wrote it (the same contract as for
-// .claude/settings.json), and the state dir's .gitignore line. Every file
-// is read and checked before any is written: one that does not parse
-// changes nothing.
-func uninstallClient(env *cli.Env, c *agentClient, bin string) error {
-	root := project.Root(env.Getenv, "", env.Dir)
-	var plan []undo
+// .claude/settings.json).
+func clientUndo(env *cli.Env, c *agentClient, root, bin string) ([]undo, error) {
+	var u undo
+	var err error
 	if c.plugin {
-		u, err := undoOpenCode(root, bin)
-		if err != nil {
-			return err
-		}
-		plan = append(plan, u)
+		u, err = undoOpenCode(root, bin)
 	} else {
-		u, err := undoHooks(root, c, bin)
-		if err != nil {
-			return err
-		}
-		plan = append(plan, u)
+		u, err = undoHooks(root, c.file, c.native, c.owned(root, bin), nil)
 	}
-	if w := clientWalls[c.name]; w.remove != nil {
-		u, err := w.remove(env, root)
-		if err != nil {
-			return err
-		}
-		plan = append(plan, u)
+	if err != nil || c.wallOff == nil {
+		return []undo{u}, err
 	}
-	for _, u := range plan {
-		if err := u.apply(root); err != nil {
-			return err
-		}
-		sayRemoval(env, u.name, u.r, u.had)
-	}
-	return removeIgnore(env, root)
+	w, err := c.wallOff(env, root)
+	return []undo{u, w}, err
 }
 
 // readProject returns the text of the project file name; nil when it is not there.
@@ -68,21 +48,23 @@ func readProject(root, name string) ([]byte, error) {
 	return readIfThere(filepath.Join(root, filepath.FromSlash(name)))
 }
 
-// undoHooks takes the client's hook entries out of its hook file.
-func undoHooks(root string, c *agentClient, bin string) (undo, error) {
-	u := undo{name: c.file}
-	data, err := readProject(root, c.file)
+// undoHooks takes the hook entries of want out of the hook file name, in
+// Claude Code's shape (with the deny rules of deny) or, native, in Copilot
+// CLI's own.
+func undoHooks(root, name string, native bool, want []settings.Hook, deny []string) (undo, error) {
+	u := undo{name: name}
+	data, err := readProject(root, name)
 	if err != nil || data == nil {
 		return u, err
 	}
 	u.had = true
-	if c.native {
-		u.out, u.r, u.gone, err = removeCopilot(data, c.owned(root, bin), hook.Programs)
+	if native {
+		u.out, u.r, u.gone, err = removeCopilot(data, want, hook.Programs)
 	} else {
-		u.out, u.r, err = settings.Remove(data, c.owned(root, bin), hook.Programs, nil)
+		u.out, u.r, err = settings.Remove(data, want, hook.Programs, deny)
 	}
 	if err != nil {
-		return u, uninstallError(c.file, err)
+		return u, uninstallError(name, err)
 	}
 	return u, nil
 }
