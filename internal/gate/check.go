@@ -139,10 +139,7 @@ func problemFinding(p *config.Problem) finding {
 }
 
 // hookSource is a settings file that may register the hooks.
-type hookSource struct {
-	path, name string
-	data       []byte
-}
+type hookSource struct{ path, name string }
 
 // claudeFiles are the settings Claude Code reads hooks from
 // (guard.ClaudeSettings): the project's shared ones, which gate init
@@ -196,30 +193,20 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	want := expected()
 
 	var out []finding
-	var sources []hookSource
-	for _, c := range candidates {
-		data, err := os.ReadFile(c.path)
+	registered := make([]bool, len(want))
+	uncovered := make([]string, len(want)) // tools a partial registration lacks
+	unreadable, there := false, false
+	for _, src := range candidates {
+		data, err := os.ReadFile(src.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			out = append(out, finding{loc: c.name, msg: err.Error()})
+			out = append(out, finding{loc: src.name, msg: err.Error()})
 			continue
 		}
-		c.data = data
-		sources = append(sources, c)
-	}
-	primary := candidates[0].name
-	if len(sources) == 0 {
-		return append(out, finding{loc: primary, msg: "does not exist: no stopgate hook is registered",
-			hint: initCmd + " registers them"})
-	}
-
-	registered := make([]bool, len(want))
-	uncovered := make([]string, len(want)) // tools a partial registration lacks
-	unreadable := false
-	for _, src := range sources {
-		found, err := settings.Lookup(src.data, want)
+		there = true
+		found, err := settings.Lookup(data, want)
 		if err != nil {
 			unreadable = true
 			out = append(out, fileError(src.name, "Claude Code", err))
@@ -238,6 +225,11 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 			out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
 			out = append(out, timeoutFinding(cfg, fd, loc, dialect.Claude)...)
 		}
+	}
+	primary := candidates[0].name
+	if !there {
+		return append(out, finding{loc: primary, msg: "does not exist: no stopgate hook is registered",
+			hint: initCmd + " registers them"})
 	}
 	for i, h := range want {
 		// Behind a file that cannot be read, "not registered" would be a guess.

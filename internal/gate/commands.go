@@ -198,10 +198,7 @@ func (w workspace) stateDir() string {
 
 // rel shows path relative to the root when it lies inside it.
 func (w workspace) rel(path string) string {
-	if r, ok := project.Rel(w.root, path); ok {
-		return r
-	}
-	return path
+	return project.Display(w.root, path)
 }
 
 // palette colours marks on a terminal, unless NO_COLOR is set.

@@ -41,20 +41,13 @@ func parseCopilot(data []byte) (*copilotFile, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return nil, posError(data, max(se.Offset-1, 0), se.Error()) // Offset is past the bad byte
+			return nil, settings.ErrorAt(data, max(int(se.Offset)-1, 0), "%s", se.Error()) // Offset is past the bad byte
 		case errors.As(err, &te):
-			return nil, posError(data, te.Offset, fmt.Sprintf("%s is a JSON %s, not what Copilot CLI reads", te.Field, te.Value))
+			return nil, settings.ErrorAt(data, int(te.Offset), "%s is a JSON %s, not what Copilot CLI reads", te.Field, te.Value)
 		}
 		return nil, err
 	}
 	return &f, nil
-}
-
-// posError is a settings.Error at the byte offset off of data.
-func posError(data []byte, off int64, msg string) *settings.Error {
-	before := data[:min(int(off), len(data))]
-	line := bytes.Count(before, []byte("\n")) + 1
-	return &settings.Error{Line: line, Column: len(before) - bytes.LastIndexByte(before, '\n'), Msg: msg}
 }
 
 // lookupCopilot reports, for each wanted hook, whether the file runs its

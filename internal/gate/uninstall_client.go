@@ -99,7 +99,7 @@ func undoCodexWall(_ *cli.Env, root string) (undo, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			err = posError(data, int64(pe.Position.Start), pe.Message)
+			err = settings.ErrorAt(data, pe.Position.Start, "%s", pe.Message)
 		}
 		return u, uninstallError(codexConfig, err)
 	}

@@ -33,7 +33,7 @@ func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte,
 	if hooks := root.get("hooks"); hooks != nil {
 		for _, m := range hooks.members {
 			for _, g := range m.val.elems {
-				if _, ok := ownGroup(g, m.key, want); !ok && runsAny(g, programs) {
+				if _, ok := ownGroup(g, m.key, want); !ok && runsWhat(g, programs) != "" {
 					line, _ := position(text, g.start)
 					r.Left = append(r.Left, fmt.Sprintf("hooks.%s, line %d: runs %s, but is not as gate init wrote it", m.key, line, runsWhat(g, programs)))
 				}
@@ -175,9 +175,8 @@ func narrower(matcher, outer string) bool {
 	return true
 }
 
-// runsAny reports whether a command of group g runs one of programs.
-func runsAny(g *node, programs []string) bool { return runsWhat(g, programs) != "" }
-
+// runsWhat returns the first of programs a command of group g runs, "" for
+// none.
 func runsWhat(g *node, programs []string) string {
 	for _, p := range programs {
 		if commandRunning(g, p) != nil {

@@ -74,11 +74,11 @@ func expect(text []byte, n *node, kind byte, name, what string) error {
 	if n == nil || n.kind == kind {
 		return nil
 	}
-	return errorAt(text, n.start, "%s is %s, want %s", name, n.kindName(), what)
+	return ErrorAt(text, n.start, "%s is %s, want %s", name, n.kindName(), what)
 }
 
-// errorAt returns an Error at byte offset off of text.
-func errorAt(text []byte, off int, format string, args ...any) *Error {
+// ErrorAt returns an Error at byte offset off of text.
+func ErrorAt(text []byte, off int, format string, args ...any) *Error {
 	line, col := position(text, off)
 	return &Error{Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 }
@@ -98,7 +98,7 @@ func parse(text []byte) (*node, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			// The offset is just past the byte that broke the parse.
-			return nil, errorAt(text, max(int(se.Offset)-1, 0), "%s", se.Error())
+			return nil, ErrorAt(text, max(int(se.Offset)-1, 0), "%s", se.Error())
 		}
 		return nil, err
 	}
