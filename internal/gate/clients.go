@@ -160,6 +160,7 @@ func (c *agentClient) owned(root, bin string) []settings.Hook {
 // line, and what the user must do about the client's trust gate.
 func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	root := project.Root(env.Getenv, "", env.Dir)
+	var want []settings.Hook // the plugin registers no hook entries
 	if c.plugin {
 		if err := opencodeReadable(root); err != nil {
 			return err // before anything is written
@@ -167,26 +168,16 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 		if err := initOpenCode(env, root, bin, binInstall(root, bin)); err != nil {
 			return err
 		}
-		if err := writeStarter(env, root); err != nil {
+	} else {
+		want = c.wanted(root, bin, testhook)
+		merge, initial := settings.Merge, []byte(nil)
+		if c.native {
+			merge, initial = mergeCopilot, []byte(copilotNew)
+		}
+		unit := map[int]string{1: "s", 1000: "ms"}[c.unit]
+		if err := register(env, hookSource{path: filepath.Join(root, filepath.FromSlash(c.file)), name: c.file}, want, initial, merge, unit, nil); err != nil {
 			return err
 		}
-		if err := writeIgnore(env, root); err != nil {
-			return err
-		}
-		if err := initClientWall(env, c, root); err != nil { // clientwall.go
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "note: %s\n", c.trust)
-		return nil
-	}
-	want := c.wanted(root, bin, testhook)
-	merge, initial := settings.Merge, []byte(nil)
-	if c.native {
-		merge, initial = mergeCopilot, []byte(copilotNew)
-	}
-	unit := map[int]string{1: "s", 1000: "ms"}[c.unit]
-	if err := register(env, hookSource{path: filepath.Join(root, filepath.FromSlash(c.file)), name: c.file}, want, initial, merge, unit, nil); err != nil {
-		return err
 	}
 	if err := writeStarter(env, root); err != nil {
 		return err
@@ -202,7 +193,11 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	if err := initClientWall(env, c, root); err != nil { // clientwall.go
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "trust: %s\n", c.trust)
+	label := "trust"
+	if c.plugin {
+		label = "note"
+	}
+	fmt.Fprintf(env.Stdout, "%s: %s\n", label, c.trust)
 	return nil
 }
 

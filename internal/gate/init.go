@@ -58,7 +58,9 @@ func runInit(env *cli.Env, args []string) error {
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
 	in := binInstall(root, *bin)
-	if !flagGiven(fl, "bin") {
+	given := false
+	fl.Visit(func(f *flag.Flag) { given = given || f.Name == "bin" })
+	if !given {
 		in = installOf(root, *bin, self()) // install.go
 	}
 	want := wanted(in.dir, in, root, !*noTesthook)
@@ -271,13 +273,6 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 	}
 	fmt.Fprintf(env.Stdout, "note: %s not in %s yet: until they are, a stop halts and says to run: %s\n",
 		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
-}
-
-// flagGiven reports whether the command line set the flag name.
-func flagGiven(fl *flag.FlagSet, name string) bool {
-	given := false
-	fl.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }
 
 // binPrefix returns the shell text Claude Code's hook commands start
