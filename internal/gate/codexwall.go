@@ -15,6 +15,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -45,11 +46,11 @@ func codexReadOnly(root string, set *guard.Set) []string {
 		show := p.Show
 		if st, err := os.Lstat(filepath.FromSlash(p.Path)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 			real, err := filepath.EvalSymlinks(filepath.FromSlash(p.Path))
-			r, err2 := filepath.Rel(realRoot, real)
-			if err != nil || err2 != nil || r == ".." || strings.HasPrefix(r, "../") {
+			r, inside := project.Rel(realRoot, real)
+			if err != nil || !inside {
 				continue // outside the project, all is read-only
 			}
-			show = filepath.ToSlash(r)
+			show = r
 		}
 		if filepath.IsAbs(filepath.FromSlash(show)) || slices.Contains(out, show) || strings.HasPrefix(show, ".codex/") {
 			continue // outside, listed, or inside .codex, which is read-only whole
@@ -143,21 +144,18 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 	if st.profile == codexProfile && len(lack) == 0 {
 		return data, nil, "", nil
 	}
+	// Appending is safe only where init left its table last.
+	if st.fs != nil && lastTable(data) != codexRoots {
+		return data, nil, "its permission profile " + codexProfile + " lacks " + strings.Join(lack, ", ") + ": add them as \"read\" under " + codexRoots, nil
+	}
 	out = bytes.Clone(data)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
 	if st.fs != nil {
-		// Appending is safe only where init left its table last.
-		if lastTable(out) != codexRoots {
-			return data, nil, "its permission profile " + codexProfile + " lacks " + strings.Join(lack, ", ") + ": add them as \"read\" under " + codexRoots, nil
-		}
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
 		out = append(out, codexEntries(lack)...)
 		added = append(added, lack...)
 	} else {
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
 		out = append(out, codexWallHead...)
 		out = append(out, codexEntries(want)...)
 		added = append(added, "permissions."+codexProfile+" with "+plural(len(want), "read-only path", "read-only paths")+": "+strings.Join(want, ", "))
