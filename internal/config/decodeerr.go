@@ -71,9 +71,13 @@ func typeHint(path string) string {
 // keys of array tables come unindexed, so the i-th report of a key is its
 // i-th definition. Keys under an unknown table are not reported again. A key
 // spelt with other letter case (Prompt, [[Mapping]]) is unknown too: TOML
-// keys are case-sensitive, but the decoder reads one as the library does,
-// regardless of case, when no key is spelt right.
+// keys are case-sensitive, but the decoder reads one regardless of case
+// when no key is spelt right.
 func (p *parser) unknownKeys(md toml.MetaData) {
+	undecoded := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		undecoded[k.String()] = true
+	}
 	seen := map[string]int{}
 	var reported []string
 	report := func(k toml.Key, hint string) {
@@ -95,7 +99,7 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 			}
 			continue // reported, or under a miscased table already reported
 		}
-		if !known(k) {
+		if undecoded[k.String()] {
 			report(k, hintFor(k))
 		}
 	}
@@ -123,25 +127,6 @@ func tags(t reflect.Type) []string {
 
 // tagName is the TOML key a field of a shape decodes.
 func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("toml"), ",")[0] }
-
-// known reports whether each part of k is a key its table takes, or a
-// validator's name. For a key with no part in other letter case (see
-// miscased), these are the keys the library decodes into the shapes, and
-// a key deeper than the shapes would sit under a value that is not a
-// table, a mismatch that stops the load before keys are checked.
-func known(k toml.Key) bool {
-	switch {
-	case !slices.Contains(fields()[""], k[0]):
-		return false
-	case len(k) == 1:
-		return true
-	case k[0] == "telemetry":
-		return knownTelemetry(k)
-	case k[0] == "validators":
-		return len(k) == 2 || len(k) == 3 && slices.Contains(fields()["validators"], k[2])
-	}
-	return len(k) == 2 && slices.Contains(fields()[k[0]], k[1])
-}
 
 // miscased returns the index of the first part of k that matches a known
 // key only when letter case is ignored, and that key; -1 if none does.

@@ -3,6 +3,8 @@ package config
 import (
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // positions locates the keys of a config's text. BurntSushi/toml records
@@ -227,92 +229,20 @@ func unquoted(line string, c byte) int {
 }
 
 // normKey writes a dotted TOML key as a path: its unquoted parts joined by
-// dots. Most keys are bare and already are one.
+// dots. Most keys are bare and already are one; the decoder reads the
+// others, quoted parts, spaces and escapes as it reads them in the file. A
+// key it cannot read is kept as written: its line falls back to its table's.
 func normKey(key string) string {
 	key = strings.TrimSpace(key)
 	if !strings.ContainsAny(key, "\"' \t") {
 		return key
 	}
-	return joinKey(splitKey(key))
-}
-
-// splitKey splits a dotted TOML key into its unquoted parts: quoted parts
-// as the decoder reads them, spaces and escapes included.
-func splitKey(s string) []string {
-	var parts []string
-	var cur, basic strings.Builder
-	inQuote := rune(0)
-	escaped := false
-	for _, r := range s {
-		switch {
-		case inQuote == '"':
-			switch {
-			case escaped:
-				escaped = false
-			case r == '\\':
-				escaped = true
-			case r == '"':
-				inQuote = 0
-				cur.WriteString(unescape(basic.String()))
-				basic.Reset()
-				continue
-			}
-			basic.WriteRune(r)
-		case inQuote == '\'':
-			if r == inQuote {
-				inQuote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '"' || r == '\'':
-			inQuote = r
-		case r == '.':
-			parts = append(parts, cur.String())
-			cur.Reset()
-		case r == ' ' || r == '\t':
-		default:
-			cur.WriteRune(r)
-		}
+	md, err := toml.Decode(key+" = 0", &struct{}{})
+	if keys := md.Keys(); err == nil && len(keys) > 0 {
+		return strings.Join(keys[len(keys)-1], ".")
 	}
-	return append(parts, cur.String())
+	return key
 }
-
-var (
-	escapes   = map[byte]string{'b': "\b", 't': "\t", 'n': "\n", 'f': "\f", 'r': "\r", 'e': "\x1b", '"': `"`, '\\': `\`}
-	hexDigits = map[byte]int{'x': 2, 'u': 4, 'U': 8}
-)
-
-// unescape reads the escapes of a TOML basic string; one it cannot read
-// is kept as written.
-func unescape(raw string) string {
-	if !strings.Contains(raw, "\\") {
-		return raw
-	}
-	var b strings.Builder
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' || i+1 == len(raw) {
-			b.WriteByte(raw[i])
-			continue
-		}
-		i++
-		if r, ok := escapes[raw[i]]; ok {
-			b.WriteString(r)
-			continue
-		}
-		if n := hexDigits[raw[i]]; n > 0 && i+n < len(raw) {
-			if v, err := strconv.ParseUint(raw[i+1:i+1+n], 16, 32); err == nil {
-				b.WriteRune(rune(v))
-				i += n
-				continue
-			}
-		}
-		b.WriteByte('\\')
-		b.WriteByte(raw[i])
-	}
-	return b.String()
-}
-
-func joinKey(parts []string) string { return strings.Join(parts, ".") }
 
 func unindex(path string) string {
 	if !strings.ContainsAny(path, "[]") {
