@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -113,6 +114,8 @@ type Validator struct {
 	// Inputs are the gitignore-style patterns of the files its verdict
 	// depends on (reuse.go); nil: the whole working tree.
 	Inputs []string
+
+	patterns *pattern.Set // Inputs compiled, by the first Patterns
 }
 
 // Expects says in one line what a file or diff check asks of the work,
