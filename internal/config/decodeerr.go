@@ -37,18 +37,10 @@ func (p *parser) syntaxError(err error) *Problem {
 		n = 1 + strings.Count(text[:s], "\n")
 	}
 	key := pe.LastKey
-	if !p.definedOn(key, n) {
+	if key != "" && !slices.Contains(p.pos.all().every[unindex(normKey(key))], n) {
 		key = "" // the last key parsed, not the one in error
 	}
 	return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
-}
-
-// definedOn reports whether the key path is defined on line n.
-func (p *parser) definedOn(key string, n int) bool {
-	if key == "" {
-		return false
-	}
-	return slices.Contains(p.pos.all().every[unindex(normKey(key))], n)
 }
 
 // typeHint shows how to write the keys most often written with the wrong
@@ -89,7 +81,7 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 		}
 		reported = append(reported, path)
 		// Located by the unquoted parts, shown as TOML writes the key.
-		p.addAt(k.String(), p.pos.nth(path, seen[path]), "unknown key", hint)
+		p.addAt(k.String(), p.pos.all().nth(path, seen[path]), "unknown key", hint)
 		seen[path]++
 	}
 	for _, k := range md.Keys() {

@@ -29,9 +29,6 @@ func (ps *positions) all() *lines {
 // line returns the line of path; see lines.line.
 func (ps *positions) line(path string) int { return ps.all().line(path) }
 
-// nth returns the line of the i-th definition of path; see lines.nth.
-func (ps *positions) nth(path string, i int) int { return ps.all().nth(path, i) }
-
 // table returns the line of a mapping ("mapping[2]") or a validator
 // ("validators.v"): from the scan of every key when a Problem made one,
 // else from a scan of the table headers and of the only keys that can
