@@ -87,24 +87,19 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		if strings.HasPrefix(line, "[[") {
-			name := normKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[[")), "]]"))
-			idx := counts[name]
-			counts[name]++
-			table = name + "[" + strconv.Itoa(idx) + "]"
-			keys = keysIn(table)
-			ls.setParents(name, n)
-			ls.set(table, n)
-			ls.set(name, n)
-			ls.add(name, n)
-			continue
-		}
 		if line[0] == '[' {
-			table = normKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[")), "]"))
+			// [table], or [[table]] whose i-th is table[i].
+			end := "]"
+			if strings.HasPrefix(line, "[[") {
+				end = "]]"
+			}
+			table = normKey(strings.TrimSuffix(strings.TrimSpace(cutComment(line)[len(end):]), end))
+			if end == "]]" {
+				counts[table]++
+				table += "[" + strconv.Itoa(counts[table]-1) + "]"
+			}
 			keys = keysIn(table)
-			ls.setParents(table, n)
-			ls.set(table, n)
-			ls.add(unindex(table), n)
+			ls.define(table, n)
 			continue
 		}
 		key, rest, ok := assignment(line)
@@ -112,47 +107,45 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 			continue
 		}
 		if keys {
-			ls.key(table, normKey(key), n)
+			full := normKey(key)
+			if table != "" {
+				full = table + "." + full
+			}
+			ls.define(full, n)
 		}
 		inMulti = opensMulti(rest)
 	}
 	return ls
 }
 
-// key records the key defined on line n in table.
-func (ls *lines) key(table, key string, n int) {
-	full := key
-	if table != "" {
-		full = table + "." + key
-	}
-	// A dotted key (validators.v.file = …) also defines its tables.
-	ls.setParents(full, n)
-	ls.set(full, n)
-	u := unindex(full)
-	ls.set(u, n)
-	ls.add(u, n)
-}
-
-func (ls *lines) set(path string, n int) {
-	if _, ok := ls.at[path]; !ok {
-		ls.at[path] = n
-	}
-	if f := strings.ToLower(path); ls.folded[f] == 0 {
-		ls.folded[f] = n
-	}
-}
-
-// setParents sets the tables a dotted path implies, where not yet defined.
-func (ls *lines) setParents(path string, n int) {
+// define records that line n defines path: as the first definition of
+// path and of the tables a dotted path implies (validators.v.file = …
+// defines validators.v), where none came before; as a definition of its
+// unindexed path.
+func (ls *lines) define(path string, n int) {
 	for i := 0; i < len(path); i++ {
 		if path[i] == '.' {
 			ls.set(path[:i], n)
-			ls.set(unindex(path[:i]), n)
 		}
 	}
+	u := ls.set(path, n)
+	ls.every[u] = append(ls.every[u], n)
 }
 
-func (ls *lines) add(path string, n int) { ls.every[path] = append(ls.every[path], n) }
+// set records line n for path and its unindexed form, where not yet
+// defined, and returns the unindexed form.
+func (ls *lines) set(path string, n int) string {
+	u := unindex(path)
+	for _, p := range []string{path, u} {
+		if _, ok := ls.at[p]; !ok {
+			ls.at[p] = n
+		}
+		if f := strings.ToLower(p); ls.folded[f] == 0 {
+			ls.folded[f] = n
+		}
+	}
+	return u
+}
 
 // line returns the line of path, or of its nearest located parent. An
 // indexed path never falls back to the first occurrence of its unindexed
