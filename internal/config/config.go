@@ -145,12 +145,4 @@ func (v *Validator) Expects() string {
 
 // Command reports the dashed form of a prompt key, "/" replaced by "-": the
 // flat command's name and its file name under .claude/commands (see Names).
-func Command(key string) string {
-	b := []byte(key)
-	for i, c := range b {
-		if c == '/' {
-			b[i] = '-'
-		}
-	}
-	return string(b)
-}
+func Command(key string) string { return strings.ReplaceAll(key, "/", "-") }
