@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -114,7 +113,7 @@ func (c *checker) promptFiles() {
 		if msg, _ := badPromptKey(m.Prompt); msg != "" {
 			continue
 		}
-		if c.existing(m.Prompt) != "" {
+		if c.cfg.existing(m.Prompt) != "" {
 			continue
 		}
 		key := fmt.Sprintf("mapping[%d].prompt", i)
@@ -135,16 +134,6 @@ func (c *checker) promptFiles() {
 	}
 }
 
-// existing returns the first file among key's Names that exists, or "".
-func (c *checker) existing(key string) string {
-	for _, f := range c.cfg.Files(key) {
-		if st, err := os.Stat(filepath.Join(c.cfg.Root, filepath.FromSlash(f))); err == nil && !st.IsDir() {
-			return f
-		}
-	}
-	return ""
-}
-
 // respelt returns key in another of the client's spellings ("/", "-" or
 // ":" between segments) whose file exists, and that file; or "", "".
 func (c *checker) respelt(key string) (alt, file string) {
@@ -155,7 +144,7 @@ func (c *checker) respelt(key string) (alt, file string) {
 		if msg, _ := badPromptKey(k); msg != "" {
 			continue
 		}
-		if f := c.existing(k); f != "" {
+		if f := c.cfg.existing(k); f != "" {
 			return k, f
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -113,6 +114,8 @@ type Validator struct {
 	// Inputs are the gitignore-style patterns of the files its verdict
 	// depends on (reuse.go); nil: the whole working tree.
 	Inputs []string
+
+	patterns *pattern.Set // Inputs compiled, by the first Patterns
 }
 
 // Expects says in one line what a file or diff check asks of the work,
@@ -142,12 +145,4 @@ func (v *Validator) Expects() string {
 
 // Command reports the dashed form of a prompt key, "/" replaced by "-": the
 // flat command's name and its file name under .claude/commands (see Names).
-func Command(key string) string {
-	b := []byte(key)
-	for i, c := range b {
-		if c == '/' {
-			b[i] = '-'
-		}
-	}
-	return string(b)
-}
+func Command(key string) string { return strings.ReplaceAll(key, "/", "-") }

@@ -37,18 +37,10 @@ func (p *parser) syntaxError(err error) *Problem {
 		n = 1 + strings.Count(text[:s], "\n")
 	}
 	key := pe.LastKey
-	if !p.definedOn(key, n) {
+	if key != "" && !slices.Contains(p.pos.all().every[unindex(normKey(key))], n) {
 		key = "" // the last key parsed, not the one in error
 	}
 	return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
-}
-
-// definedOn reports whether the key path is defined on line n.
-func (p *parser) definedOn(key string, n int) bool {
-	if key == "" {
-		return false
-	}
-	return slices.Contains(p.pos.all().every[unindex(normKey(key))], n)
 }
 
 // typeHint shows how to write the keys most often written with the wrong
@@ -71,9 +63,13 @@ func typeHint(path string) string {
 // keys of array tables come unindexed, so the i-th report of a key is its
 // i-th definition. Keys under an unknown table are not reported again. A key
 // spelt with other letter case (Prompt, [[Mapping]]) is unknown too: TOML
-// keys are case-sensitive, but the decoder reads one as the library does,
-// regardless of case, when no key is spelt right.
+// keys are case-sensitive, but the decoder reads one regardless of case
+// when no key is spelt right.
 func (p *parser) unknownKeys(md toml.MetaData) {
+	undecoded := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		undecoded[k.String()] = true
+	}
 	seen := map[string]int{}
 	var reported []string
 	report := func(k toml.Key, hint string) {
@@ -85,7 +81,7 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 		}
 		reported = append(reported, path)
 		// Located by the unquoted parts, shown as TOML writes the key.
-		p.addAt(k.String(), p.pos.nth(path, seen[path]), "unknown key", hint)
+		p.addAt(k.String(), p.pos.all().nth(path, seen[path]), "unknown key", hint)
 		seen[path]++
 	}
 	for _, k := range md.Keys() {
@@ -95,7 +91,7 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 			}
 			continue // reported, or under a miscased table already reported
 		}
-		if !known(k) {
+		if undecoded[k.String()] {
 			report(k, hintFor(k))
 		}
 	}
@@ -123,25 +119,6 @@ func tags(t reflect.Type) []string {
 
 // tagName is the TOML key a field of a shape decodes.
 func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("toml"), ",")[0] }
-
-// known reports whether each part of k is a key its table takes, or a
-// validator's name. For a key with no part in other letter case (see
-// miscased), these are the keys the library decodes into the shapes, and
-// a key deeper than the shapes would sit under a value that is not a
-// table, a mismatch that stops the load before keys are checked.
-func known(k toml.Key) bool {
-	switch {
-	case !slices.Contains(fields()[""], k[0]):
-		return false
-	case len(k) == 1:
-		return true
-	case k[0] == "telemetry":
-		return knownTelemetry(k)
-	case k[0] == "validators":
-		return len(k) == 2 || len(k) == 3 && slices.Contains(fields()["validators"], k[2])
-	}
-	return len(k) == 2 && slices.Contains(fields()[k[0]], k[1])
-}
 
 // miscased returns the index of the first part of k that matches a known
 // key only when letter case is ignored, and that key; -1 if none does.

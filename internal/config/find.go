@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 
@@ -30,11 +31,15 @@ func (c *Config) PromptPath(key string) string {
 	if len(fs) == 0 {
 		return ""
 	}
-	for _, f := range fs {
-		abs := filepath.Join(c.Root, filepath.FromSlash(f))
-		if st, err := os.Stat(abs); err == nil && !st.IsDir() {
-			return abs
+	return filepath.Join(c.Root, filepath.FromSlash(cmp.Or(c.existing(key), fs[0])))
+}
+
+// existing returns the first file among key's Names that exists, or "".
+func (c *Config) existing(key string) string {
+	for _, f := range c.Files(key) {
+		if st, err := os.Stat(filepath.Join(c.Root, filepath.FromSlash(f))); err == nil && !st.IsDir() {
+			return f
 		}
 	}
-	return filepath.Join(c.Root, filepath.FromSlash(fs[0]))
+	return ""
 }

@@ -11,14 +11,9 @@ type Index struct {
 func (c *Config) Names(key string) []Name { return Names(c.Settings.PromptsDir, key) }
 
 // Files returns the root-relative paths whose read arms the prompt key.
-func (c *Config) Files(key string) []string { return files(Names(c.Settings.PromptsDir, key)) }
-
-// Commands returns the slash commands, without "/", that arm the prompt key.
-func (c *Config) Commands(key string) []string { return commands(Names(c.Settings.PromptsDir, key)) }
-
-func files(names []Name) []string {
+func (c *Config) Files(key string) []string {
 	var out []string
-	for _, n := range names {
+	for _, n := range c.Names(key) {
 		if n.File != "" {
 			out = append(out, n.File)
 		}
@@ -26,9 +21,10 @@ func files(names []Name) []string {
 	return out
 }
 
-func commands(names []Name) []string {
+// Commands returns the slash commands, without "/", that arm the prompt key.
+func (c *Config) Commands(key string) []string {
 	var out []string
-	for _, n := range names {
+	for _, n := range c.Names(key) {
 		if n.Command != "" {
 			out = append(out, n.Command)
 		}

@@ -3,6 +3,8 @@ package config
 import (
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // positions locates the keys of a config's text. BurntSushi/toml records
@@ -26,9 +28,6 @@ func (ps *positions) all() *lines {
 
 // line returns the line of path; see lines.line.
 func (ps *positions) line(path string) int { return ps.all().line(path) }
-
-// nth returns the line of the i-th definition of path; see lines.nth.
-func (ps *positions) nth(path string, i int) int { return ps.all().nth(path, i) }
 
 // table returns the line of a mapping ("mapping[2]") or a validator
 // ("validators.v"): from the scan of every key when a Problem made one,
@@ -88,24 +87,19 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		if strings.HasPrefix(line, "[[") {
-			name := normKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[[")), "]]"))
-			idx := counts[name]
-			counts[name]++
-			table = name + "[" + strconv.Itoa(idx) + "]"
-			keys = keysIn(table)
-			ls.setParents(name, n)
-			ls.set(table, n)
-			ls.set(name, n)
-			ls.add(name, n)
-			continue
-		}
 		if line[0] == '[' {
-			table = normKey(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(cutComment(line), "[")), "]"))
+			// [table], or [[table]] whose i-th is table[i].
+			end := "]"
+			if strings.HasPrefix(line, "[[") {
+				end = "]]"
+			}
+			table = normKey(strings.TrimSuffix(strings.TrimSpace(cutComment(line)[len(end):]), end))
+			if end == "]]" {
+				counts[table]++
+				table += "[" + strconv.Itoa(counts[table]-1) + "]"
+			}
 			keys = keysIn(table)
-			ls.setParents(table, n)
-			ls.set(table, n)
-			ls.add(unindex(table), n)
+			ls.define(table, n)
 			continue
 		}
 		key, rest, ok := assignment(line)
@@ -113,47 +107,45 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 			continue
 		}
 		if keys {
-			ls.key(table, normKey(key), n)
+			full := normKey(key)
+			if table != "" {
+				full = table + "." + full
+			}
+			ls.define(full, n)
 		}
 		inMulti = opensMulti(rest)
 	}
 	return ls
 }
 
-// key records the key defined on line n in table.
-func (ls *lines) key(table, key string, n int) {
-	full := key
-	if table != "" {
-		full = table + "." + key
-	}
-	// A dotted key (validators.v.file = …) also defines its tables.
-	ls.setParents(full, n)
-	ls.set(full, n)
-	u := unindex(full)
-	ls.set(u, n)
-	ls.add(u, n)
-}
-
-func (ls *lines) set(path string, n int) {
-	if _, ok := ls.at[path]; !ok {
-		ls.at[path] = n
-	}
-	if f := strings.ToLower(path); ls.folded[f] == 0 {
-		ls.folded[f] = n
-	}
-}
-
-// setParents sets the tables a dotted path implies, where not yet defined.
-func (ls *lines) setParents(path string, n int) {
+// define records that line n defines path: as the first definition of
+// path and of the tables a dotted path implies (validators.v.file = …
+// defines validators.v), where none came before; as a definition of its
+// unindexed path.
+func (ls *lines) define(path string, n int) {
 	for i := 0; i < len(path); i++ {
 		if path[i] == '.' {
 			ls.set(path[:i], n)
-			ls.set(unindex(path[:i]), n)
 		}
 	}
+	u := ls.set(path, n)
+	ls.every[u] = append(ls.every[u], n)
 }
 
-func (ls *lines) add(path string, n int) { ls.every[path] = append(ls.every[path], n) }
+// set records line n for path and its unindexed form, where not yet
+// defined, and returns the unindexed form.
+func (ls *lines) set(path string, n int) string {
+	u := unindex(path)
+	for _, p := range []string{path, u} {
+		if _, ok := ls.at[p]; !ok {
+			ls.at[p] = n
+		}
+		if f := strings.ToLower(p); ls.folded[f] == 0 {
+			ls.folded[f] = n
+		}
+	}
+	return u
+}
 
 // line returns the line of path, or of its nearest located parent. An
 // indexed path never falls back to the first occurrence of its unindexed
@@ -227,92 +219,20 @@ func unquoted(line string, c byte) int {
 }
 
 // normKey writes a dotted TOML key as a path: its unquoted parts joined by
-// dots. Most keys are bare and already are one.
+// dots. Most keys are bare and already are one; the decoder reads the
+// others, quoted parts, spaces and escapes as it reads them in the file. A
+// key it cannot read is kept as written: its line falls back to its table's.
 func normKey(key string) string {
 	key = strings.TrimSpace(key)
 	if !strings.ContainsAny(key, "\"' \t") {
 		return key
 	}
-	return joinKey(splitKey(key))
-}
-
-// splitKey splits a dotted TOML key into its unquoted parts: quoted parts
-// as the decoder reads them, spaces and escapes included.
-func splitKey(s string) []string {
-	var parts []string
-	var cur, basic strings.Builder
-	inQuote := rune(0)
-	escaped := false
-	for _, r := range s {
-		switch {
-		case inQuote == '"':
-			switch {
-			case escaped:
-				escaped = false
-			case r == '\\':
-				escaped = true
-			case r == '"':
-				inQuote = 0
-				cur.WriteString(unescape(basic.String()))
-				basic.Reset()
-				continue
-			}
-			basic.WriteRune(r)
-		case inQuote == '\'':
-			if r == inQuote {
-				inQuote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '"' || r == '\'':
-			inQuote = r
-		case r == '.':
-			parts = append(parts, cur.String())
-			cur.Reset()
-		case r == ' ' || r == '\t':
-		default:
-			cur.WriteRune(r)
-		}
+	md, err := toml.Decode(key+" = 0", &struct{}{})
+	if keys := md.Keys(); err == nil && len(keys) > 0 {
+		return strings.Join(keys[len(keys)-1], ".")
 	}
-	return append(parts, cur.String())
+	return key
 }
-
-var (
-	escapes   = map[byte]string{'b': "\b", 't': "\t", 'n': "\n", 'f': "\f", 'r': "\r", 'e': "\x1b", '"': `"`, '\\': `\`}
-	hexDigits = map[byte]int{'x': 2, 'u': 4, 'U': 8}
-)
-
-// unescape reads the escapes of a TOML basic string; one it cannot read
-// is kept as written.
-func unescape(raw string) string {
-	if !strings.Contains(raw, "\\") {
-		return raw
-	}
-	var b strings.Builder
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' || i+1 == len(raw) {
-			b.WriteByte(raw[i])
-			continue
-		}
-		i++
-		if r, ok := escapes[raw[i]]; ok {
-			b.WriteString(r)
-			continue
-		}
-		if n := hexDigits[raw[i]]; n > 0 && i+n < len(raw) {
-			if v, err := strconv.ParseUint(raw[i+1:i+1+n], 16, 32); err == nil {
-				b.WriteRune(rune(v))
-				i += n
-				continue
-			}
-		}
-		b.WriteByte('\\')
-		b.WriteByte(raw[i])
-	}
-	return b.String()
-}
-
-func joinKey(parts []string) string { return strings.Join(parts, ".") }
 
 func unindex(path string) string {
 	if !strings.ContainsAny(path, "[]") {

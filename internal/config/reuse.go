@@ -43,14 +43,17 @@ func (p *parser) inputs(key string, rv rawValidator) []string {
 }
 
 // Patterns returns the compiled patterns of v's inputs; nil for none
-// (the whole working tree). A config that loaded has valid patterns.
+// (the whole working tree). A config that loaded has valid patterns. They
+// are compiled once: a stop asks for them what to fingerprint, then for
+// each validator's key.
 func (v *Validator) Patterns() (*pattern.Set, error) {
-	if v.Inputs == nil {
-		return nil, nil
+	if v.Inputs == nil || v.patterns != nil {
+		return v.patterns, nil
 	}
 	ps, err := pattern.Compile(v.Inputs)
 	if err != nil {
 		return nil, fmt.Errorf("validators.%s.inputs: %w", v.Name, err)
 	}
+	v.patterns = ps
 	return ps, nil
 }

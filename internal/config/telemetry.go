@@ -89,15 +89,3 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 		}
 	}
 }
-
-// knownTelemetry reports whether k, under [telemetry], is a key it takes:
-// its fields, and any attribute under [telemetry.resource].
-func knownTelemetry(k []string) bool {
-	switch len(k) {
-	case 1:
-		return true
-	case 2:
-		return slices.Contains(fields()["telemetry"], k[1])
-	}
-	return len(k) == 3 && k[1] == "resource"
-}

@@ -151,13 +151,17 @@ func (r *reuse) key(cfg *config.Config, v *config.Validator, s validator.Spec) (
 }
 
 // specHash hashes what the stop runs of v: its definition, the variables
-// it gets, and how it is confined.
+// it gets, and how it is confined. The definition is the whole Validator,
+// so that a field added to it is hashed with no more code, but for what
+// the agent is told (fix) and where the file says it (line).
 func specHash(cfg *config.Config, v *config.Validator, s validator.Spec) string {
+	def := *v
+	def.Fix, def.Line = "", 0
 	b, _ := json.Marshal(struct {
-		Name, File, Run, Contains, NotContains, Regex, Confine, Root string
-		Timeout                                                      time.Duration
-		Inputs, Env                                                  []string
-	}{v.Name, v.File, v.Run, v.Contains, v.NotContains, v.Regex, cfg.Settings.Confine, cfg.Root, v.Timeout, v.Inputs, s.Env})
+		Validator     config.Validator
+		Confine, Root string
+		Env           []string
+	}{def, cfg.Settings.Confine, cfg.Root, s.Env})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -118,21 +118,22 @@ func loadRecord(stateDir string, scope queue.Scope, key []byte) *reuseRecord {
 
 // startReuse reads the scope's record and fingerprints what the run
 // validators of checks depend on, before any of them runs. nil when
-// there is nothing to reuse or record: no run validator. A record or
-// fingerprint it cannot have leaves the field nil: everything runs.
-func startReuse(cfg *config.Config, scope queue.Scope, trusted bool, checks []Check) *reuse {
+// there is nothing to reuse or record: no run validator, or the policy
+// is off. A record or fingerprint it cannot have leaves the field nil:
+// everything runs.
+func startReuse(cfg *config.Config, ru reusing, checks []Check) *reuse {
 	want, anyRun := wanted(checks)
-	if !anyRun {
+	if !anyRun || !ru.on() {
 		return nil
 	}
 	state := cfg.StateDir()
-	r := &reuse{dir: state, scope: scope, trusted: trusted, now: time.Now()}
+	r := &reuse{dir: state, scope: ru.scope, trusted: ru.trusted, now: time.Now()}
 	key, err := sealKey(state)
 	if err != nil {
 		return r
 	}
 	r.seal = key
-	r.rec = loadRecord(state, scope, key)
+	r.rec = loadRecord(state, ru.scope, key)
 	var skip []string
 	if rel, inside := project.Rel(cfg.Root, state); inside {
 		skip = append(skip, rel)

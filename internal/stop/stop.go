@@ -237,8 +237,10 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if err != nil {
 		return halt(configReason(err)), nil
 	}
-	ru := reusing{scope: s.scope, trusted: cfg.Settings.Reuse == config.ReuseAuto}
-	ru.on, _ = ReusePolicy(cfg, clientName(s.in), env.Getenv("HOME"))
+	ru := reusing{scope: s.scope, trusted: cfg.Settings.Reuse == config.ReuseAuto, on: func() bool {
+		on, _ := ReusePolicy(cfg, clientName(s.in), env.Getenv("HOME"))
+		return on
+	}}
 	notes := func() Notes {
 		if rec == nil {
 			return Notes{Changed: changes(loaded, queued, nil)}

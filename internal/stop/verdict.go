@@ -92,10 +92,13 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 
 // reusing is whether a stop reuses passes (ReusePolicy), for which scope,
 // and whether under the default policy (trusted: the wall stands for the
-// record, so it is written only after confined runs).
+// record, so it is written only after confined runs). on is asked only
+// of a stop that has a run validator to reuse: the policy reads the
+// client's settings files. nil: off.
 type reusing struct {
-	on, trusted bool
-	scope       queue.Scope
+	on      func() bool
+	trusted bool
+	scope   queue.Scope
 }
 
 // Notes are what a verdict tells beyond its checks: which of the gate's
@@ -140,8 +143,8 @@ func decideChecks(ctx context.Context, cfg *config.Config, in *hook.Input, entri
 	v.Observing = cfg.Settings.Mode == config.ModeObserve
 	checks, specs := plan(cfg, in, entries)
 	var r *reuse
-	if ru.on {
-		r = startReuse(cfg, ru.scope, ru.trusted, checks)
+	if ru.on != nil {
+		r = startReuse(cfg, ru, checks)
 	}
 	unchanged, keys := r.toRun(cfg, checks, specs)
 	var run []validator.Spec
