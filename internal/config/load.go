@@ -196,7 +196,7 @@ func (p *parser) settings(s *Settings, raw rawSettings) {
 		}
 	}
 	if v := raw.Confine; v != nil {
-		s.Confine = map[bool]string{true: ConfineOn, false: ConfineOff}[*v]
+		s.Confine = onOff(*v, ConfineOn, ConfineOff)
 	}
 	s.Reuse = reuseSetting(raw.Reuse)
 	if v := raw.Protect; v != nil {
@@ -311,15 +311,9 @@ func badPromptKey(k string) (msg, hint string) {
 }
 
 func hintFor(k toml.Key) string {
-	known := map[string]string{
-		"settings":   "prompts_dir, state_dir, timeout, max_blocks, output_lines, announce, on_failure, mode, protect, confine, reuse",
-		"mapping":    "prompt, validators",
-		"validators": "file, run, contains, not_contains, regex, timeout, fix, inputs, changed, added_lacks, added_matches, in",
-		"telemetry":  telemetryKeys,
-	}
-	if len(k) > 0 {
-		if keys, ok := known[k[0]]; ok {
-			return "known keys here: " + keys
+	if len(k) > 0 && k[0] != "" {
+		if keys, ok := fields()[k[0]]; ok {
+			return "known keys here: " + strings.Join(keys, ", ")
 		}
 	}
 	return "top-level tables are [settings], [[mapping]], [validators.NAME] and [telemetry]"

@@ -19,7 +19,15 @@ func reuseSetting(v *bool) string {
 	if v == nil {
 		return ReuseAuto
 	}
-	return map[bool]string{true: ReuseOn, false: ReuseOff}[*v]
+	return onOff(*v, ReuseOn, ReuseOff)
+}
+
+// onOff is the setting a TOML boolean spells.
+func onOff(v bool, on, off string) string {
+	if v {
+		return on
+	}
+	return off
 }
 
 // inputs checks a validator's inputs key: each pattern a valid glob, and

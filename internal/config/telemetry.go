@@ -47,8 +47,6 @@ type rawTelemetry struct {
 	Resource   map[string]string `toml:"resource"`
 }
 
-const telemetryKeys = "enabled, endpoint, protocol, headers_env, timeout, repository, resource"
-
 var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
