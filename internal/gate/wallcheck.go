@@ -133,11 +133,8 @@ func confineFindings(ws workspace, cfg *config.Config) []finding {
 		hint: "install bubblewrap (scripts/install-sandbox-tools), or set confine = false to say they run unconfined"}}
 }
 
+// hasRun says whether cfg has a run validator, as the guard asks (Runs).
 func hasRun(cfg *config.Config) bool {
-	for _, v := range cfg.Validators {
-		if v.Run != "" {
-			return true
-		}
-	}
-	return false
+	runs, err := cfg.Runs()
+	return err != nil || len(runs) > 0 // unknown: judged as if it had
 }
