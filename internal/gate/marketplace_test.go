@@ -83,9 +83,14 @@ func TestPluginLauncher(t *testing.T) {
 		"sgmod":   "module github.com/stopgate/stopgate\n\ngo 1.24\n",
 		"gate2":   "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\twd, _ := os.Getwd()\n\tfmt.Println(wd, os.Args[1:])\n\tos.Exit(2)\n}\n",
 		"gatebad": "package main\n\nfunc main() { undefined() }\n",
+		// A go whose build cache is a program (GOCACHEPROG): go tool -n
+		// prints a path it has deleted already; and a go killed mid-build.
+		"gonobin":  "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\necho \"go $*\"\nexit 2\n",
+		"gokilled": "#!/bin/sh\nkill -9 $$\n",
 	}
 	goTool := []string{"go.mod=gomod", "sg/go.mod=sgmod"}
-	codes := map[string]int{"exit 2 passes through": 2, "go tool, exit 2 passes through": 2, "detect killed": 128 + 9}
+	codes := map[string]int{"exit 2 passes through": 2, "go tool, exit 2 passes through": 2, "detect killed": 128 + 9,
+		"go tool, no binary kept": 2, "detect cannot run": 126}
 	for _, tc := range []struct {
 		name, prog, input string
 		files             []string // stubs to create in the project
@@ -105,12 +110,19 @@ func TestPluginLauncher(t *testing.T) {
 		// detect killed exits as killed: the registration then denies the
 		// tool (PreToolUse) or halts (testhook at Stop), where exit 0 let it be.
 		{"detect killed", "detect", `{"hook_event_name":"PreToolUse"}`, []string{"bin/detect=killed"}, ""},
+		// detect there but unable to start exits so: the registration denies.
+		{"detect cannot run", "detect", `{"hook_event_name":"PreToolUse"}`, []string{"bin/detect=garbage"}, ""},
 		{"exit 2 passes through", "gate", `{}`, []string{"bin/gate=exit2"}, "block\n"},
 		// go tool runs the gate in the module; a gate that does not build
 		// is broken, never go's exit 1 passed on: that let the stop through.
 		{"go tool, exit 2 passes through", "gate", `{}`, append(goTool, "sg/cmd/gate/main.go=gate2"), " [--client x]\n"},
 		{"go tool, does not build, at Stop", "gate", `{"hook_event_name":"Stop"}`, append(goTool, "sg/cmd/gate/main.go=gatebad"),
 			`{"continue":false,"stopReason":"stopgate cannot run in this project (go tool gate does not build here: go tool -n gate says why)`},
+		// Built, but no binary left to run: go tool runs it, never "broken".
+		{"go tool, no binary kept", "gate", `{}`, []string{"go.mod=gomod", "fakego/go=gonobin"}, "go tool gate --client x\n"},
+		// go killed while it builds: killed, as a killed gate, not broken.
+		{"go tool killed", "gate", `{"hook_event_name":"Stop"}`, []string{"go.mod=gomod", "fakego/go=gokilled"},
+			`{"continue":false,"stopReason":"stopgate could not check this stop: go tool -n gate was killed before it answered"}`},
 	} {
 		dir := t.TempDir()
 		for _, f := range tc.files {
@@ -122,7 +134,11 @@ func TestPluginLauncher(t *testing.T) {
 			}
 		}
 		cmd := exec.Command(filepath.Join(launcher, tc.prog), "--client", "x")
-		cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=/usr/bin:/bin:" + filepath.Dir(gocmd),
+		path := "/usr/bin:/bin:" + filepath.Dir(gocmd)
+		if _, err := os.Stat(filepath.Join(dir, "fakego")); err == nil {
+			path = filepath.Join(dir, "fakego") + ":" + path
+		}
+		cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=" + path,
 			"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOPATH=" + t.TempDir(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"}
 		cmd.Stdin = strings.NewReader(tc.input)
 		out, err := cmd.Output()
