@@ -180,11 +180,8 @@ func (s *shell) nested(interp.HandlerContext) *shell {
 
 // exec is every program: judged by the policy table, then stubbed.
 func (s *shell) exec(ctx context.Context, args []string) error {
-	if n, ok := runline.Status(args); ok {
-		if n != 0 {
-			return interp.ExitStatus(n)
-		}
-		return nil
+	if ok, err := runline.Status(args); ok {
+		return err
 	}
 	hc := interp.HandlerCtx(ctx)
 	a := s.analyzer(hc)

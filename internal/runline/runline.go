@@ -23,6 +23,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,11 +152,10 @@ func readFile(p string) (string, bool) {
 // script dry-runs src: the run line (zero "") or the script at zero, in
 // dir with positional params.
 func (r *resolver) script(src, zero, dir string, params []string, depth int) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), zero)
-	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
+	f := parsed(src, zero)
+	if f == nil {
 		return
 	}
-	Prepare(f)
 	env := environ{root: r.root, zero: zero}
 	opts := []interp.RunnerOption{
 		interp.Env(env),
@@ -228,11 +228,8 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 // their folder with. What a validator script itself runs (zero is the
 // script) is the agent's project, not the validator: not recorded.
 func (r *resolver) exec(ctx context.Context, args []string, zero string, depth int) error {
-	if n, ok := Status(args); ok {
-		if n != 0 {
-			return interp.ExitStatus(n)
-		}
-		return nil
+	if ok, err := Status(args); ok {
+		return err
 	}
 	hc := interp.HandlerCtx(ctx)
 	for len(args) > 0 {
@@ -321,23 +318,14 @@ func interpreterOperand(spec Interp, args []string) (string, int) {
 			return t, i + 1
 		}
 		name := strings.TrimLeft(t, "-")
-		if name == "m" || containsStr(spec.Code, name) {
+		if name == "m" || slices.Contains(spec.Code, name) {
 			return "", len(args)
 		}
-		if len(t) == 2 && strings.Contains(spec.Values, t[1:]) || strings.HasPrefix(t, "--") && containsStr(spec.Long, name) {
+		if len(t) == 2 && strings.Contains(spec.Values, t[1:]) || strings.HasPrefix(t, "--") && slices.Contains(spec.Long, name) {
 			i++
 		}
 	}
 	return "", len(args)
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pathHelper prints what dirname, basename, realpath and readlink -f
@@ -389,13 +377,23 @@ func (f nopFile) Read(p []byte) (int, error) {
 func (nopFile) Write(p []byte) (int, error) { return len(p), nil }
 func (nopFile) Close() error                { return nil }
 
-// prepared is src parsed, with the memory checks, and printed back.
-func prepared(src string) string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+// parsed is src, the script at name, parsed and prepared; nil when it
+// does not parse or is past the bounds.
+func parsed(src, name string) *syntax.File {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
 	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
-		return ":"
+		return nil
 	}
 	Prepare(f)
+	return f
+}
+
+// prepared is src parsed, with the memory checks, and printed back.
+func prepared(src string) string {
+	f := parsed(src, "")
+	if f == nil {
+		return ":"
+	}
 	var b strings.Builder
 	if syntax.NewPrinter().Print(&b, f) != nil {
 		return ":"
