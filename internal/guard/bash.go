@@ -28,30 +28,51 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	if s.Empty() || strings.TrimSpace(cmd) == "" {
 		return nil
 	}
+	d := s.newDryRun(cmd)
 	cwd = path.Clean(slash(cwd))
-	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, files: map[string]*capture{}, deadline: time.Now().Add(dryDeadline)}
-	d.text(cmd)
-	if words, ok := plainCommand(cmd); ok && !fullOnly {
-		sh := &shell{d: d, p: passes[0]}
-		a := sh.analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
-		if h := a.run(a.words(words)); h != nil {
-			return h
+	if d.plain(cmd, cwd) {
+		return d.verdict()
+	}
+	return d.full(cmd, cwd)
+}
+
+// newDryRun is the state of one analysis of cmd.
+func (s *Set) newDryRun(cmd string) *dryRun {
+	return &dryRun{set: s, src: cmd, texts: []string{cmd}, ran: map[syntax.Pos]bool{}, files: map[string]*capture{},
+		deadline: time.Now().Add(dryDeadline)}
+}
+
+// plain judges the usual Bash call, one program and plain words (go test
+// ./..., git status, ls -la src), which the shell passes as written, and
+// reports whether cmd is one: the dry run would judge the same words, only
+// slower. It is not for anything the shell would expand, quote, redirect,
+// chain or assign, nor for source, which runs a file.
+func (d *dryRun) plain(cmd, cwd string) bool {
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
+			return false
 		}
+	}
+	words := strings.Fields(cmd)
+	if len(words) == 0 || words[0] == "source" || words[0] == "." {
+		return false
+	}
+	a := (&shell{d: d, p: passes[0]}).analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
+	if h := a.run(a.words(words)); h != nil {
+		d.found(h)
+	}
+	return true
+}
+
+// full dry-runs cmd (dryrun.go): the passes, then the commands none of
+// them reached.
+func (d *dryRun) full(cmd, cwd string) *Hit {
+	f := d.load(cmd)
+	if f == nil {
 		return d.verdict()
 	}
-	f, err := parse(cmd)
-	if err != nil {
-		d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
-		return d.verdict()
-	}
-	if why := tooBig(f); why != "" {
-		d.doubt(why)
-		return d.verdict()
-	}
-	if runline.Anchored(f) {
-		d.doubt(anchoredDoubt)
-	}
-	d.src, d.top = cmd, f
+	d.top = f
 	var first *interp.Runner
 	branches := steered(f)
 	for i, p := range passes {
@@ -72,29 +93,6 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		return h
 	}
 	return d.verdict()
-}
-
-// fullOnly turns the plain fast path off, for the test that compares it
-// with the dry run.
-var fullOnly = false
-
-// plainCommand splits the usual Bash call, one program and plain words
-// (go test ./..., git status, ls -la src), which the shell passes as
-// written: the dry run would judge the same words, only slower. ok is
-// false for anything the shell would expand, quote, redirect, chain or
-// assign, and for source, which runs a file.
-func plainCommand(cmd string) (words []string, ok bool) {
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
-			return nil, false
-		}
-	}
-	words = strings.Fields(cmd)
-	if len(words) == 0 || words[0] == "source" || words[0] == "." {
-		return nil, false
-	}
-	return words, true
 }
 
 // steered reports whether a program's exit status could steer the shell

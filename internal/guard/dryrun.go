@@ -170,35 +170,34 @@ type shell struct {
 // run parses and dry-runs src in dir with positional params and stdin,
 // recording hits and doubts in s.d.
 func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
+	s.d.text(src)
 	if s.depth > maxDepth {
 		s.d.doubt("it nests shells deeper than the guard follows")
-		s.d.text(src)
 		return
 	}
-	s.d.text(src)
-	f, err := parse(src)
-	if err != nil {
-		s.d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
-		return
+	if f := s.d.load(src); f != nil {
+		f.Name = s.zero // the interpreter's $0
+		s.runFile(f, dir, params, stdin)
 	}
-	f.Name = s.zero // the interpreter's $0
-	if why := tooBig(f); why != "" {
-		s.d.doubt(why)
-		return
-	}
-	if runline.Anchored(f) {
-		s.d.doubt(anchoredDoubt)
-	}
-	s.runFile(f, dir, params, stdin)
 }
 
-func parse(src string) (*syntax.File, error) {
+// load parses and prepares src for a dry run; nil, with the doubt, when it
+// cannot be run.
+func (d *dryRun) load(src string) *syntax.File {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		return nil, err
+		d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
+		return nil
 	}
 	prepare(f)
-	return f, nil
+	if why := tooBig(f); why != "" {
+		d.doubt(why)
+		return nil
+	}
+	if runline.Anchored(f) {
+		d.doubt(anchoredDoubt)
+	}
+	return f
 }
 
 // prepare makes the script safe and complete to dry-run: background jobs

@@ -1,16 +1,12 @@
 package guard
 
 import (
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
-
-	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/stopgate/stopgate/internal/runline"
 )
@@ -221,11 +217,8 @@ func ShellReads(cmd, cwd, root, home string) (reads []string) {
 	if strings.TrimSpace(cmd) == "" {
 		return []string{}
 	}
-	s := New(root, home, nil)
-	cwd = path.Clean(slash(cwd))
-	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, files: map[string]*capture{}, deadline: time.Now().Add(dryDeadline),
-		recording: true, readSeen: map[string]bool{}}
-	sh := &shell{d: d, p: passes[0], top: true}
+	d := New(root, home, nil).newDryRun(cmd)
+	d.recording, d.readSeen = true, map[string]bool{}
 	defer func() {
 		if recover() != nil {
 			d.mu.Lock()
@@ -233,12 +226,12 @@ func ShellReads(cmd, cwd, root, home string) (reads []string) {
 			d.mu.Unlock()
 		}
 	}()
-	if words, ok := plainCommand(cmd); ok {
-		a := sh.analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
-		a.run(a.words(words))
-	} else if f, err := parse(cmd); err == nil && tooBig(f) == "" {
-		d.src, d.top = cmd, f
-		sh.runFile(f, cwd, nil, nil)
+	cwd = path.Clean(slash(cwd))
+	if !d.plain(cmd, cwd) {
+		if f := d.load(cmd); f != nil {
+			d.top = f
+			(&shell{d: d, p: passes[0], top: true}).runFile(f, cwd, nil, nil)
+		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
