@@ -397,7 +397,7 @@ func (a *analyzer) run(ws []word) *Hit {
 		return nil
 	}
 	if a.by == "" {
-		a.by = joinWords(ws)
+		a.by = strings.Join(texts(ws), " ")
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
@@ -447,10 +447,6 @@ func (a *analyzer) written(prog word, args []word) *Hit {
 			Why: "it runs a script written in the same call, whose content the guard cannot know"}
 	}
 	return a.script(c.buf.String(), "", texts(args), nil)
-}
-
-func joinWords(ws []word) string {
-	return strings.Join(texts(ws), " ")
 }
 
 func texts(ws []word) []string {

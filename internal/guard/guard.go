@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/hook"
@@ -30,14 +31,7 @@ import (
 var Tools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"}
 
 // Guards reports whether tool is one of Tools.
-func Guards(tool string) bool {
-	for _, t := range Tools {
-		if t == tool {
-			return true
-		}
-	}
-	return false
-}
+func Guards(tool string) bool { return slices.Contains(Tools, tool) }
 
 // Protected is one protected path and why it is protected.
 type Protected struct {
@@ -130,9 +124,7 @@ func (h *Hit) Reason() string {
 	switch {
 	case h.doubt && show != "":
 		fmt.Fprintf(&b, "stopgate denied this %s call: %s, and it names %s", h.Tool, h.Why, show)
-	case h.doubt:
-		fmt.Fprintf(&b, "stopgate denied this %s call: %s", h.Tool, h.Why)
-	case h.Why != "":
+	case h.doubt || h.Why != "":
 		fmt.Fprintf(&b, "stopgate denied this %s call: %s", h.Tool, h.Why)
 	default:
 		fmt.Fprintf(&b, "stopgate denied this %s call: it would change %s", h.Tool, show)

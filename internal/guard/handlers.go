@@ -88,7 +88,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		// The interpreter runs only EXIT and ERR traps: judge the action
 		// of any other signal as a script of its own.
 		if len(args) > 2 {
-			s.nested(hc).run(args[1], hc.Dir, nil, nil)
+			(&shell{d: s.d, p: s.p, depth: s.depth + 1}).run(args[1], hc.Dir, nil, nil)
 			if s.d.hitNow() != nil {
 				return nil, errHit
 			}
@@ -174,10 +174,6 @@ func printfV(hc interp.HandlerContext, args []string) []string {
 	return []string{"eval", args[2] + "=" + q}
 }
 
-func (s *shell) nested(interp.HandlerContext) *shell {
-	return &shell{d: s.d, p: s.p, depth: s.depth + 1}
-}
-
 // exec is every program: judged by the policy table, then stubbed.
 func (s *shell) exec(ctx context.Context, args []string) error {
 	if ok, err := runline.Status(args); ok {
@@ -232,7 +228,7 @@ func (s *shell) output(a *analyzer, ws []word) {
 	case "tee":
 		in, _ := io.ReadAll(a.stdin())
 		out.Write(in)
-		for _, w := range parse1(ws[1:]).ops {
+		for _, w := range parseOpts(ws[1:], "").ops {
 			if !w.unknown {
 				c := &capture{known: true}
 				c.buf.Write(in)
@@ -251,8 +247,6 @@ func (s *shell) output(a *analyzer, ws []word) {
 	}
 	io.WriteString(out, unknownMark+"\n")
 }
-
-func parse1(ws []word) opts { return parseOpts(ws, "") }
 
 // open judges a redirection: a write to a protected path is a hit, any
 // other write is captured; a read sees the captured or the real file.

@@ -309,7 +309,7 @@ func findRule(a *analyzer, args []word) *Hit {
 				}
 				sub = append(sub, w)
 			}
-			if _, ok := writer(sub); ok {
+			if writer(sub) {
 				removes = true
 			}
 			if h := a.run(sub); h != nil {
@@ -330,32 +330,25 @@ func findRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// writer reports whether a command writes the paths it is given, and in
-// which mode: for xargs and find -exec, whose paths come from elsewhere.
-func writer(ws []word) (mode, bool) {
-	if len(ws) == 0 || ws[0].unknown {
-		return under, false
+// writer reports whether a command writes the paths it is given: for
+// find -exec, whose paths come from elsewhere.
+func writer(ws []word) bool {
+	ws, ok := unwrap(ws)
+	if !ok || len(ws) == 0 || ws[0].unknown {
+		return false
 	}
-	name := path.Base(ws[0].text)
-	if n, ok := runline.Skip(name, texts(ws[1:])); ok {
-		if n < 0 || n >= len(ws)-1 {
-			return under, false
-		}
-		return writer(ws[1+n:])
-	}
-	switch name {
-	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl":
-		return destroy, true
-	case "cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
-		return under, true
+	switch path.Base(ws[0].text) {
+	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl",
+		"cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
+		return true
 	case "sed", "perl", "ruby":
 		for _, w := range ws[1:] {
 			if strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "i") || strings.HasPrefix(w.text, "--in-place") {
-				return under, true
+				return true
 			}
 		}
 	}
-	return under, false
+	return false
 }
 
 // xargsRule judges the command xargs runs, alone and with each item it
@@ -503,11 +496,7 @@ func dashO(a *analyzer, args []word) *Hit {
 }
 
 func evalRule(a *analyzer, args []word) *Hit {
-	texts := make([]string, len(args))
-	for i, w := range args {
-		texts[i] = w.text
-	}
-	return a.script(strings.Join(texts, " "), "", nil, nil)
+	return a.script(strings.Join(texts(args), " "), "", nil, nil)
 }
 
 // shellRule: sh -c 'script' is dry-run as a script; sh reading its
