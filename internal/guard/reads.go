@@ -132,8 +132,9 @@ func (a *analyzer) findReads(args []word) {
 			for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
 				k++
 			}
-			if sub, ok := unwrap(expr[j+1 : k]); ok && len(sub) > 0 && !sub[0].unknown {
-				_, ok := readRules()[path.Base(sub[0].text)]
+			sub := expr[j+1 : k]
+			if n, ok := runline.Unwrap(texts(sub)); ok && n < len(sub) && !sub[n].unknown {
+				_, ok := readRules()[path.Base(sub[n].text)]
 				reads = reads || ok
 			}
 			j = k
@@ -183,22 +184,6 @@ func (a *analyzer) findReads(args []word) {
 			return nil
 		})
 	}
-}
-
-// unwrap is ws with its wrappers (env, timeout, nice, …) skipped; false
-// when a wrapper runs nothing.
-func unwrap(ws []word) ([]word, bool) {
-	for len(ws) > 0 && !ws[0].unknown {
-		n, ok := runline.Skip(path.Base(ws[0].text), texts(ws[1:]))
-		if !ok {
-			break
-		}
-		if n < 0 || n >= len(ws)-1 {
-			return nil, false
-		}
-		ws = ws[1+n:]
-	}
-	return ws, true
 }
 
 // ShellReads returns the files a shell command run in cwd reads, absolute

@@ -333,10 +333,11 @@ func findRule(a *analyzer, args []word) *Hit {
 // writer reports whether a command writes the paths it is given: for
 // find -exec, whose paths come from elsewhere.
 func writer(ws []word) bool {
-	ws, ok := unwrap(ws)
-	if !ok || len(ws) == 0 || ws[0].unknown {
+	n, ok := runline.Unwrap(texts(ws))
+	if !ok || n >= len(ws) || ws[n].unknown {
 		return false
 	}
+	ws = ws[n:]
 	switch path.Base(ws[0].text) {
 	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl",
 		"cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":

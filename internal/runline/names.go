@@ -1,6 +1,9 @@
 package runline
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Unknown stands for a value a dry run cannot know (a variable the
 // command does not set, the output of a program it does not run): a word
@@ -35,6 +38,24 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 		return 0, false
 	}
 	return w(args), true
+}
+
+// Unwrap is the index in args of the command that args's wrappers (env,
+// timeout, nice, …) run, the first word when none wraps; false when a
+// wrapper runs nothing.
+func Unwrap(args []string) (int, bool) {
+	i := 0
+	for i < len(args) {
+		skip, wraps := Skip(path.Base(args[i]), args[i+1:])
+		if !wraps {
+			break
+		}
+		if skip < 0 || skip >= len(args)-i-1 {
+			return 0, false
+		}
+		i += 1 + skip
+	}
+	return i, true
 }
 
 // SkipOpts returns a Skip function for a command whose options with a

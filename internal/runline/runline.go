@@ -232,16 +232,11 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 		return err
 	}
 	hc := interp.HandlerCtx(ctx)
-	for len(args) > 0 {
-		skip, ok := Skip(path.Base(args[0]), args[1:])
-		if !ok {
-			break
-		}
-		if skip < 0 || skip >= len(args)-1 {
-			return nil
-		}
-		args = args[1+skip:]
+	i, ok := Unwrap(args)
+	if !ok {
+		return nil
 	}
+	args = args[i:]
 	if len(args) == 0 || unknown(args[0]) {
 		return nil
 	}
