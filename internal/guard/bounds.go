@@ -102,12 +102,3 @@ func seqLen(b *syntax.BraceExp) int {
 	}
 	return 1
 }
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-// anchoredDoubt is why a script with an anchored replacement is judged
-// conservatively: see runline.Anchored.
-const anchoredDoubt = "it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply"

@@ -186,7 +186,8 @@ func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
 func (d *dryRun) load(src string) *syntax.File {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		d.doubt("the guard cannot parse it as bash (" + msg + ")")
 		return nil
 	}
 	prepare(f)
@@ -195,7 +196,7 @@ func (d *dryRun) load(src string) *syntax.File {
 		return nil
 	}
 	if runline.Anchored(f) {
-		d.doubt(anchoredDoubt)
+		d.doubt("it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply")
 	}
 	return f
 }

@@ -318,17 +318,16 @@ func prlimitRule(a *analyzer, args []word) *Hit {
 			i++
 			break
 		}
+		var pids []word
 		if t == "-p" || t == "--pid" {
-			if i+1 >= len(args) {
-				return nil
-			}
-			return a.pid(args[i+1], "limit the resources of", true)
+			pids = args[i+1 : min(i+2, len(args))]
+		} else if v, ok := strings.CutPrefix(t, "--pid="); ok {
+			pids = []word{lit(v)}
+		} else if v, ok := strings.CutPrefix(t, "-p"); ok && allDigits(v) {
+			pids = []word{lit(v)}
 		}
-		if v, ok := strings.CutPrefix(t, "--pid="); ok {
-			return a.pid(lit(v), "limit the resources of", true)
-		}
-		if v, ok := strings.CutPrefix(t, "-p"); ok && allDigits(v) {
-			return a.pid(lit(v), "limit the resources of", true)
+		if pids != nil {
+			return a.pids(pids, "limit the resources of", true)
 		}
 	}
 	if i < len(args) {
