@@ -316,7 +316,7 @@ func (a *analyzer) stdin() io.Reader {
 // else the real file, bounded; a folder, a device or a FIFO reads as empty
 // (never blocking).
 func (a *analyzer) read(name string) (io.Reader, error) {
-	p := absolute(slash(name), slash(a.hc.Dir))
+	p := runline.Abs(name, a.hc.Dir)
 	if c := a.sh.d.file(p); c != nil {
 		if !c.known {
 			return strings.NewReader(unknownMark + "\n"), nil
@@ -357,12 +357,12 @@ func (a *analyzer) target(w word, m mode) *Hit {
 			bases = a.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
 		}
 		for _, b := range bases {
-			abs := absolute(p, escape(b))
+			abs := runline.Abs(p, escape(b))
 			t := a.set.hit(abs, hasMeta(abs), m)
 			if t == nil {
 				continue
 			}
-			if a.sh.p.lenient && !within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
+			if a.sh.p.lenient && !runline.Within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
 				continue
 			}
 			return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
@@ -437,7 +437,7 @@ func (a *analyzer) run(ws []word) *Hit {
 // written judges running a script this call wrote: its text when known;
 // denied when not, since it could do anything.
 func (a *analyzer) written(prog word, args []word) *Hit {
-	p := unescape(absolute(prog.pats[0], escape(a.hc.Dir)))
+	p := unescape(runline.Abs(prog.pats[0], escape(a.hc.Dir)))
 	c := a.sh.d.file(p)
 	if c == nil || c.dir {
 		return nil
@@ -465,7 +465,7 @@ func (a *analyzer) each(ws []word, m mode) *Hit {
 			return h
 		}
 		if m == under && !w.unknown && a.cwd != "" && w.text != "" {
-			a.sh.d.wrote(unescape(absolute(w.pats[0], escape(a.cwd))), false)
+			a.sh.d.wrote(unescape(runline.Abs(w.pats[0], escape(a.cwd))), false)
 		}
 	}
 	return nil

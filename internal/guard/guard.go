@@ -18,6 +18,7 @@ package guard
 
 import (
 	"fmt"
+	"github.com/stopgate/stopgate/internal/runline"
 	"path"
 	"path/filepath"
 	"slices"
@@ -194,7 +195,7 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 	}
 	abs := path.Clean(slash(p))
 	if !strings.HasPrefix(abs, "/") {
-		abs = absolute(abs, slash(cwd))
+		abs = runline.Abs(abs, slash(cwd))
 	}
 	if t := s.hit(abs, false, under); t != nil {
 		return &Hit{Protected: t.Protected, Target: p}

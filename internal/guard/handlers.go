@@ -69,7 +69,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	case "source", ".":
 		if len(args) > 1 {
-			p := absolute(slash(args[1]), slash(hc.Dir))
+			p := runline.Abs(args[1], hc.Dir)
 			if c := s.d.file(p); c != nil && c.unknown() {
 				s.d.found(&Hit{Target: args[1], By: strings.Join(args, " "),
 					Why: "it sources a file written in the same call, whose content the guard cannot know", doubt: true})
@@ -233,7 +233,7 @@ func (s *shell) output(a *analyzer, ws []word) {
 				c := &capture{known: true}
 				c.buf.Write(in)
 				s.d.mu.Lock()
-				s.d.files[absolute(slash(w.text), slash(a.hc.Dir))] = c
+				s.d.files[runline.Abs(w.text, a.hc.Dir)] = c
 				s.d.mu.Unlock()
 			}
 		}
@@ -265,7 +265,7 @@ func (s *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 			return &capture{}, nil
 		}
 		c := &capture{known: true}
-		p := absolute(slash(w.text), slash(hc.Dir))
+		p := runline.Abs(w.text, hc.Dir)
 		s.d.mu.Lock()
 		if old := s.d.files[p]; old != nil && flag&os.O_APPEND != 0 {
 			c = old

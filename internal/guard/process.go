@@ -457,7 +457,7 @@ func (a *analyzer) procPath(w word) *Hit {
 		if a.cwd == "" {
 			return nil
 		}
-		p = absolute(p, a.cwd)
+		p = runline.Abs(p, a.cwd)
 	}
 	if p == "/sys/fs/cgroup" || strings.HasPrefix(p, "/sys/fs/cgroup/") {
 		return procHit(a, "it would write the cgroup filesystem, which can freeze or limit stopgate's client and hooks")

@@ -94,7 +94,7 @@ func (d *dryRun) read(a *analyzer, t string) {
 	if !d.recording || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
 		return
 	}
-	p := absolute(slash(t), a.cwd)
+	p := runline.Abs(t, a.cwd)
 	d.mu.Lock()
 	if !d.readSeen[p] {
 		d.readSeen[p] = true
@@ -165,7 +165,7 @@ func (a *analyzer) findReads(args []word) {
 	}
 	n := 0
 	for _, s := range starts {
-		root := absolute(slash(s), a.cwd)
+		root := runline.Abs(s, a.cwd)
 		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || n >= maxFound || time.Now().After(a.sh.d.deadline) {
 				return filepath.SkipAll

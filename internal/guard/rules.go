@@ -80,7 +80,7 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "m", "mode")
 	for _, w := range o.ops {
 		if !w.unknown && a.cwd != "" && w.text != "" {
-			a.sh.d.wrote(unescape(absolute(w.pats[0], escape(a.cwd))), true)
+			a.sh.d.wrote(unescape(runline.Abs(w.pats[0], escape(a.cwd))), true)
 		}
 	}
 	return a.each(o.ops, under)
@@ -118,7 +118,7 @@ func (a *analyzer) into(dests, srcs []word) *Hit {
 		if h := a.each([]word{d}, under); h != nil {
 			return h
 		}
-		if d.unknown || a.cwd == "" || !isDir(unescape(absolute(d.pats[0], escape(a.cwd)))) {
+		if d.unknown || a.cwd == "" || !isDir(unescape(runline.Abs(d.pats[0], escape(a.cwd)))) {
 			continue
 		}
 		for _, s := range srcs {
@@ -415,7 +415,7 @@ func gitRule(a *analyzer, args []word) *Hit {
 			if d := args[i+1]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
 				b.cwd = ""
 			} else {
-				b.cwd = unescape(absolute(d.pats[0], escape(b.cwd)))
+				b.cwd = unescape(runline.Abs(d.pats[0], escape(b.cwd)))
 			}
 			i += 2
 		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":

@@ -209,8 +209,8 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 		return nil, ErrMemory
 	}
 	if (args[0] == "source" || args[0] == ".") && len(args) > 1 {
-		p := abs(args[1], hc.Dir)
-		if !within(p, r.root) || p == r.root {
+		p := Abs(args[1], hc.Dir)
+		if !Within(p, r.root) || p == r.root {
 			return []string{":"}, nil // outside the project: not followed
 		}
 		text, ok := readFile(p)
@@ -268,8 +268,8 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 	if prog == "" || unknown(prog) || zero == "" && strings.ContainsAny(prog, "*?[") {
 		return nil // a glob of the run line: the agent's files
 	}
-	p := abs(prog, hc.Dir)
-	if within(p, r.root) && p != r.root {
+	p := Abs(prog, hc.Dir)
+	if Within(p, r.root) && p != r.root {
 		r.program(p, hc.Dir, rest, shell, depth)
 	}
 	return nil
@@ -343,7 +343,7 @@ func pathHelper(hc interp.HandlerContext, args []string) {
 	case "basename":
 		out = path.Base(p)
 	default:
-		out = abs(p, hc.Dir)
+		out = Abs(p, hc.Dir)
 	}
 	io.WriteString(hc.Stdout, out+"\n")
 }
@@ -354,7 +354,7 @@ func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWri
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0 {
 		return nopFile{}, nil
 	}
-	text, ok := readFile(abs(name, interp.HandlerCtx(ctx).Dir))
+	text, ok := readFile(Abs(name, interp.HandlerCtx(ctx).Dir))
 	if !ok {
 		return nopFile{}, nil
 	}
@@ -432,8 +432,8 @@ func plainProgram(run, root string) (p string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	p = abs(first, root)
-	if !within(p, root) || p == root {
+	p = Abs(first, root)
+	if !Within(p, root) || p == root {
 		return "", true
 	}
 	return p, true
@@ -462,7 +462,8 @@ func plainLine(run string) (string, bool) {
 	return first, true
 }
 
-func abs(p, dir string) string {
+// Abs is p made absolute against dir unless it is, and clean.
+func Abs(p, dir string) string {
 	p = filepath.ToSlash(p)
 	if !strings.HasPrefix(p, "/") {
 		p = dir + "/" + p
@@ -470,6 +471,7 @@ func abs(p, dir string) string {
 	return path.Clean(p)
 }
 
-func within(p, base string) bool {
+// Within reports whether p is base or lies under it.
+func Within(p, base string) bool {
 	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
 }
