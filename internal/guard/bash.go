@@ -48,14 +48,8 @@ func (s *Set) newDryRun(cmd string) *dryRun {
 // slower. It is not for anything the shell would expand, quote, redirect,
 // chain or assign, nor for source, which runs a file.
 func (d *dryRun) plain(cmd, cwd string) bool {
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
-			return false
-		}
-	}
-	words := strings.Fields(cmd)
-	if len(words) == 0 || words[0] == "source" || words[0] == "." {
+	words, ok := runline.PlainWords(cmd)
+	if !ok || len(words) == 0 || words[0] == "source" || words[0] == "." {
 		return false
 	}
 	a := (&shell{d: d, p: passes[0]}).analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})

@@ -442,16 +442,11 @@ func plainProgram(run, root string) (p string, ok bool) {
 // plainLine is the program word of a plain run line, and whether the line
 // is one.
 func plainLine(run string) (string, bool) {
-	for i := 0; i < len(run); i++ {
-		c := run[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/._-+,@:% ", c) >= 0) {
-			return "", false // anything the shell would expand, quote, chain or redirect
-		}
-	}
-	first, _, _ := strings.Cut(strings.TrimLeft(run, " "), " ")
-	if first == "" || !strings.Contains(first, "/") {
+	words, ok := PlainWords(run)
+	if !ok || len(words) == 0 || !strings.Contains(words[0], "/") {
 		return "", false
 	}
+	first := words[0]
 	name := path.Base(first)
 	if _, wrapper := wrappers[name]; wrapper || IsShell(name) {
 		return "", false
@@ -460,6 +455,19 @@ func plainLine(run string) (string, bool) {
 		return "", false
 	}
 	return first, true
+}
+
+// PlainWords splits text the shell passes as written, letters, digits and
+// /._-+,@:% between blanks, into its words; false for anything the shell
+// would expand, quote, chain or redirect.
+func PlainWords(text string) ([]string, bool) {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
+			return nil, false
+		}
+	}
+	return strings.Fields(text), true
 }
 
 // Abs is p made absolute against dir unless it is, and clean.
