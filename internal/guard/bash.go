@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path"
@@ -317,20 +318,11 @@ func (a *analyzer) read(name string) (io.Reader, error) {
 		}
 		return bytes.NewReader(c.buf.Bytes()), nil
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	text, err := runline.ReadFile(p)
+	if errors.Is(err, runline.ErrNotRegular) {
 		return strings.NewReader(""), nil
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRead))
-	return bytes.NewReader(b), err
+	return strings.NewReader(text), err
 }
 
 // target judges an operation in mode m on the path w names. In the

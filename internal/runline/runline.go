@@ -18,6 +18,7 @@ package runline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path"
@@ -111,8 +112,8 @@ func (r *resolver) program(p, dir string, args []string, shell bool, depth int) 
 	if !r.add(File{Path: p}) || depth >= maxDepth {
 		return
 	}
-	text, ok := readFile(p)
-	if !ok || !shell && !shellScript(p, text) || !sources().MatchString(text) {
+	text, err := ReadFile(p)
+	if err != nil || !shell && !shellScript(p, text) || !sources().MatchString(text) {
 		return
 	}
 	r.script(text, p, dir, args, depth+1)
@@ -136,17 +137,24 @@ func shellScript(p, text string) bool {
 	return strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".bash")
 }
 
-func readFile(p string) (string, bool) {
+// ErrNotRegular is ReadFile's answer for a folder, a device or a FIFO.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ReadFile is the text of the regular file p, bounded, for a dry run to
+// read; anything else is not opened (a FIFO's open would block).
+func ReadFile(p string) (string, error) {
+	if fi, err := os.Stat(p); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "", ErrNotRegular
+	}
 	f, err := os.Open(p)
 	if err != nil {
-		return "", false
+		return "", err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", false
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxRead))
-	return string(b), err == nil
+	return string(b), err
 }
 
 // script dry-runs src: the run line (zero "") or the script at zero, in
@@ -213,8 +221,8 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 		if !Within(p, r.root) || p == r.root {
 			return []string{":"}, nil // outside the project: not followed
 		}
-		text, ok := readFile(p)
-		if !ok {
+		text, err := ReadFile(p)
+		if err != nil {
 			return []string{":"}, nil
 		}
 		r.add(File{Path: p, SourcedBy: zero})
@@ -354,8 +362,8 @@ func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWri
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0 {
 		return nopFile{}, nil
 	}
-	text, ok := readFile(Abs(name, interp.HandlerCtx(ctx).Dir))
-	if !ok {
+	text, err := ReadFile(Abs(name, interp.HandlerCtx(ctx).Dir))
+	if err != nil {
 		return nopFile{}, nil
 	}
 	return nopFile{bytes.NewReader([]byte(text))}, nil
