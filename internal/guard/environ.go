@@ -21,15 +21,6 @@ type environ struct {
 	inherit expand.Environ // the caller's environment, for a nested shell; nil at the top
 }
 
-// inherited returns the variable name as the caller exported it, if it did.
-func (e environ) inherited(name string) (expand.Variable, bool) {
-	if e.inherit == nil || !runline.IsName(name) {
-		return expand.Variable{}, false
-	}
-	vr := e.inherit.Get(name)
-	return vr, vr.Exported && vr.IsSet()
-}
-
 // shellVars are managed by the shell, never taken as unknown.
 var shellVars = map[string]bool{
 	"IFS": true, "PWD": true, "OLDPWD": true, "PATH": true, "OPTIND": true, "OPTARG": true, "PS1": true,
@@ -39,35 +30,33 @@ var shellVars = map[string]bool{
 	"BASH_VERSION": true, "BASH_VERSINFO": true, "HOSTNAME": true, "COLUMNS": true, "LINES": true,
 }
 
-func str(v string) expand.Variable {
-	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
-}
-
 func (e environ) Get(name string) expand.Variable {
-	if vr, ok := e.inherited(name); ok {
-		return vr
+	if e.inherit != nil && runline.IsName(name) {
+		if vr := e.inherit.Get(name); vr.Exported && vr.IsSet() {
+			return vr // as the caller exported it
+		}
 	}
 	switch name {
 	case "CLAUDE_PROJECT_DIR":
-		return str(e.set.root)
+		return runline.Exported(e.set.root)
 	case "HOME":
 		if e.set.home != "" {
-			return str(e.set.home)
+			return runline.Exported(e.set.home)
 		}
 	case "HOME +":
-		return str("~+") // kept as written: the judge resolves it against the cwd
+		return runline.Exported("~+") // kept as written: the judge resolves it against the cwd
 	case "HOME -":
-		return str("~-")
+		return runline.Exported("~-")
 	case "PATH":
-		return str("/usr/local/bin:/usr/bin:/bin")
+		return runline.Exported("/usr/local/bin:/usr/bin:/bin")
 	case "PPID":
 		// As the interpreter has it, for the static pass: the client
 		// (process.go).
-		return str(strconv.Itoa(os.Getppid()))
+		return runline.Exported(strconv.Itoa(os.Getppid()))
 	case "TMPDIR":
 		// Unknown, and where the interpreter would put its FIFOs: it opens
 		// paths there itself, past the open handler, so none may exist.
-		return str("/" + unknownMark)
+		return runline.Exported("/" + unknownMark)
 	}
 	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !runline.IsName(name) {
 		return expand.Variable{}
@@ -78,7 +67,7 @@ func (e environ) Get(name string) expand.Variable {
 	if e.lenient {
 		return expand.Variable{}
 	}
-	return str(unknownMark)
+	return runline.Exported(unknownMark)
 }
 
 func (e environ) Each(f func(name string, vr expand.Variable) bool) {
@@ -94,11 +83,11 @@ func (e environ) Each(f func(name string, vr expand.Variable) bool) {
 			return
 		}
 	}
-	if !f("CLAUDE_PROJECT_DIR", str(e.set.root)) {
+	if !f("CLAUDE_PROJECT_DIR", runline.Exported(e.set.root)) {
 		return
 	}
 	if e.set.home != "" {
-		f("HOME", str(e.set.home))
+		f("HOME", runline.Exported(e.set.home))
 	}
 }
 

@@ -114,28 +114,13 @@ const maxFound = 2000
 // -iname, -path and -ipath tests pass. An expression with -o or a negation
 // is not evaluated: every file is taken as given.
 func (a *analyzer) findReads(args []word) {
-	i := 0
-	for i < len(args) && (args[i].text == "-H" || args[i].text == "-L" || args[i].text == "-P") {
-		i++
-	}
-	var starts []string
-	for ; i < len(args) && !args[i].unknown && !strings.HasPrefix(args[i].text, "-") && args[i].text != "(" && args[i].text != "!"; i++ {
-		starts = append(starts, args[i].text)
-	}
-	if len(starts) == 0 {
-		starts = []string{"."}
-	}
-	expr := args[i:]
+	starts, expr := findArgs(args)
 	reads, tests, all := false, []func(p string) bool{}, false
 	for j := 0; j < len(expr); j++ {
 		t := expr[j].text
 		switch t {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			k := j + 1
-			for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
-				k++
-			}
-			sub := expr[j+1 : k]
+			sub, k := findExec(expr, j)
 			if n, ok := runline.Unwrap(texts(sub)); ok && n < len(sub) && !sub[n].unknown {
 				_, ok := readRules()[path.Base(sub[n].text)]
 				reads = reads || ok
@@ -167,7 +152,11 @@ func (a *analyzer) findReads(args []word) {
 		return
 	}
 	n := 0
-	for _, s := range starts {
+	for _, start := range starts {
+		s := start.text
+		if start.unknown {
+			s = "." // a start the dry run cannot know: the cwd, as when none is given
+		}
 		root := runline.Abs(s, a.cwd)
 		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || n >= maxFound || time.Now().After(a.sh.d.deadline) {

@@ -269,41 +269,16 @@ func awkRule(a *analyzer, args []word) *Hit {
 // findRule: find destroys what lies under its start paths with -delete,
 // or with -exec of a command that writes; -fprint writes its file.
 func findRule(a *analyzer, args []word) *Hit {
-	i := 0
-	for i < len(args) {
-		t := args[i].text
-		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
-			i++
-		} else if t == "-D" {
-			i += 2
-		} else {
-			break
-		}
-	}
-	var starts []word
-	for ; i < len(args); i++ {
-		t := args[i].text
-		if !args[i].unknown && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
-			break
-		}
-		starts = append(starts, args[i])
-	}
-	if len(starts) == 0 {
-		starts = []word{{pats: []string{"."}, text: "."}}
-	}
-	expr := args[min(i, len(args)):]
+	starts, expr := findArgs(args)
 	removes := false
 	for j := 0; j < len(expr); j++ {
 		switch expr[j].text {
 		case "-delete":
 			removes = true
 		case "-exec", "-execdir", "-ok", "-okdir":
-			k := j + 1
-			for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
-				k++
-			}
-			sub := make([]word, 0, k-j-1)
-			for _, w := range expr[j+1 : k] {
+			cmd, k := findExec(expr, j)
+			sub := make([]word, 0, len(cmd))
+			for _, w := range cmd {
 				if strings.Contains(w.text, "{}") {
 					w.unknown = true // each file found: judged through the start paths
 				}
@@ -328,6 +303,43 @@ func findRule(a *analyzer, args []word) *Hit {
 		return a.each(starts, destroy)
 	}
 	return nil
+}
+
+// findArgs splits find's arguments into its start paths (. when none)
+// and its expression.
+func findArgs(args []word) (starts, expr []word) {
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
+			i++
+		} else if t == "-D" {
+			i += 2
+		} else {
+			break
+		}
+	}
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if !args[i].unknown && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []word{lit(".")}
+	}
+	return starts, args[min(i, len(args)):]
+}
+
+// findExec is the command of the -exec (-execdir, -ok, -okdir) at expr[j],
+// and the index of its end (; or +).
+func findExec(expr []word, j int) ([]word, int) {
+	k := j + 1
+	for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
+		k++
+	}
+	return expr[j+1 : k], k
 }
 
 // writer reports whether a command writes the paths it is given: for

@@ -408,26 +408,27 @@ func prepared(src string) string {
 // it, and $0 and $BASH_SOURCE of the script; any other variable is unset.
 type environ struct{ root, zero string }
 
-func str(v string) expand.Variable {
+// Exported is an exported string variable of value v.
+func Exported(v string) expand.Variable {
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
 }
 
 func (e environ) Get(name string) expand.Variable {
 	switch name {
 	case "CLAUDE_PROJECT_DIR":
-		return str(e.root)
+		return Exported(e.root)
 	case "BASH_SOURCE":
 		if e.zero != "" {
-			return str(e.zero)
+			return Exported(e.zero)
 		}
 	case "PATH":
-		return str("/usr/local/bin:/usr/bin:/bin")
+		return Exported("/usr/local/bin:/usr/bin:/bin")
 	}
 	return expand.Variable{}
 }
 
 func (e environ) Each(f func(string, expand.Variable) bool) {
-	f("CLAUDE_PROJECT_DIR", str(e.root))
+	f("CLAUDE_PROJECT_DIR", Exported(e.root))
 }
 
 // plainProgram answers the usual run line, a path and plain arguments
