@@ -275,17 +275,10 @@ func (a *analyzer) word(t string) word {
 			t = old.String() + rest
 		}
 	}
-	return newWord(t)
-}
-
-func newWord(t string) word {
-	w := word{text: t, unknown: strings.Contains(t, unknownMark)}
 	if hasMeta(t) {
-		w.pats = []string{t}
-	} else {
-		w.pats = []string{escape(t)}
+		return word{pats: []string{t}, text: t, unknown: strings.Contains(t, unknownMark)}
 	}
-	return w
+	return word{pats: []string{escape(t)}, text: t, unknown: strings.Contains(t, unknownMark)}
 }
 
 func (a *analyzer) words(args []string) []word {

@@ -155,7 +155,7 @@ func hasMeta(s string) bool {
 	return false
 }
 
-// exists reports whether p names a folder.
+// isDir reports whether p names a folder.
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
