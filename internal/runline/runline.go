@@ -164,9 +164,14 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 	if f == nil {
 		return
 	}
-	env := environ{root: r.root, zero: zero}
+	// What a run line sees: $CLAUDE_PROJECT_DIR, as the gate sets it, and
+	// $0 and $BASH_SOURCE of the script; any other variable is unset.
+	env := []string{"CLAUDE_PROJECT_DIR=" + r.root, "PATH=/usr/local/bin:/usr/bin:/bin"}
+	if zero != "" {
+		env = append(env, "BASH_SOURCE="+zero)
+	}
 	opts := []interp.RunnerOption{
-		interp.Env(env),
+		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(dir),
 		interp.StdIO(strings.NewReader(""), io.Discard, io.Discard),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
@@ -404,31 +409,9 @@ func prepared(src string) string {
 	return b.String()
 }
 
-// environ is what a run line sees: $CLAUDE_PROJECT_DIR, as the gate sets
-// it, and $0 and $BASH_SOURCE of the script; any other variable is unset.
-type environ struct{ root, zero string }
-
 // Exported is an exported string variable of value v.
 func Exported(v string) expand.Variable {
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
-}
-
-func (e environ) Get(name string) expand.Variable {
-	switch name {
-	case "CLAUDE_PROJECT_DIR":
-		return Exported(e.root)
-	case "BASH_SOURCE":
-		if e.zero != "" {
-			return Exported(e.zero)
-		}
-	case "PATH":
-		return Exported("/usr/local/bin:/usr/bin:/bin")
-	}
-	return expand.Variable{}
-}
-
-func (e environ) Each(f func(string, expand.Variable) bool) {
-	f("CLAUDE_PROJECT_DIR", Exported(e.root))
 }
 
 // plainProgram answers the usual run line, a path and plain arguments
