@@ -399,9 +399,6 @@ func (a *analyzer) run(ws []word) *Hit {
 		return r(a, args)
 	}
 	if base, ok := runline.Interpreter(name); ok {
-		if h := a.interpreterSignals(base, args); h != nil {
-			return h
-		}
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
 	}
 	if otherInterpreters[runline.Unversioned(name)] {

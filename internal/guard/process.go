@@ -483,16 +483,3 @@ func cgclassifyRule(a *analyzer, args []word) *Hit {
 var signalsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
 })
-
-// interpreterSignals judges an interpreter's inline code for a signal,
-// a limit or a trace aimed at the client.
-func (a *analyzer) interpreterSignals(name string, args []word) *Hit {
-	spec := runline.Interps[name]
-	o := parseOpts(args, spec.Values, spec.Long...)
-	for _, w := range o.val(spec.Code...) {
-		if signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) {
-			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
-		}
-	}
-	return nil
-}

@@ -598,12 +598,18 @@ func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 }
 
 // interpreter judges a program the guard cannot follow: it is denied when
-// its code names a protected path, or when a protected path is among its
-// arguments (the script might write it).
+// its inline code signals, limits or traces a process it finds as the
+// client (process.go), when its code names a protected path, or when a
+// protected path is among its arguments (the script might write it).
 func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec := runline.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
 	code := o.val(spec.Code...)
+	for _, w := range code {
+		if signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) {
+			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
+		}
+	}
 	for _, w := range code {
 		if h := a.mention(w.text); h != nil {
 			return h
