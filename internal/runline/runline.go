@@ -16,7 +16,6 @@
 package runline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -364,24 +363,17 @@ func pathHelper(hc interp.HandlerContext, args []string) {
 // open lets the dry run read the real files (a sourced file, $(< f)),
 // bounded, and writes nothing.
 func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0 {
-		return nopFile{}, nil
+	text := "" // a write, or a file it cannot read: nothing
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) == 0 {
+		if t, err := ReadFile(Abs(name, interp.HandlerCtx(ctx).Dir)); err == nil {
+			text = t
+		}
 	}
-	text, err := ReadFile(Abs(name, interp.HandlerCtx(ctx).Dir))
-	if err != nil {
-		return nopFile{}, nil
-	}
-	return nopFile{bytes.NewReader([]byte(text))}, nil
+	return nopFile{strings.NewReader(text)}, nil
 }
 
 type nopFile struct{ io.Reader }
 
-func (f nopFile) Read(p []byte) (int, error) {
-	if f.Reader == nil {
-		return 0, io.EOF
-	}
-	return f.Reader.Read(p)
-}
 func (nopFile) Write(p []byte) (int, error) { return len(p), nil }
 func (nopFile) Close() error                { return nil }
 
