@@ -30,6 +30,10 @@ var shellVars = map[string]bool{
 	"BASH_VERSION": true, "BASH_VERSINFO": true, "HOSTNAME": true, "COLUMNS": true, "LINES": true,
 }
 
+func str(v string) expand.Variable {
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+}
+
 func (e environ) Get(name string) expand.Variable {
 	if e.inherit != nil && runline.IsName(name) {
 		if vr := e.inherit.Get(name); vr.Exported && vr.IsSet() {
@@ -38,25 +42,25 @@ func (e environ) Get(name string) expand.Variable {
 	}
 	switch name {
 	case "CLAUDE_PROJECT_DIR":
-		return runline.Exported(e.set.root)
+		return str(e.set.root)
 	case "HOME":
 		if e.set.home != "" {
-			return runline.Exported(e.set.home)
+			return str(e.set.home)
 		}
 	case "HOME +":
-		return runline.Exported("~+") // kept as written: the judge resolves it against the cwd
+		return str("~+") // kept as written: the judge resolves it against the cwd
 	case "HOME -":
-		return runline.Exported("~-")
+		return str("~-")
 	case "PATH":
-		return runline.Exported("/usr/local/bin:/usr/bin:/bin")
+		return str("/usr/local/bin:/usr/bin:/bin")
 	case "PPID":
 		// As the interpreter has it, for the static pass: the client
 		// (process.go).
-		return runline.Exported(strconv.Itoa(os.Getppid()))
+		return str(strconv.Itoa(os.Getppid()))
 	case "TMPDIR":
 		// Unknown, and where the interpreter would put its FIFOs: it opens
 		// paths there itself, past the open handler, so none may exist.
-		return runline.Exported("/" + unknownMark)
+		return str("/" + unknownMark)
 	}
 	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !runline.IsName(name) {
 		return expand.Variable{}
@@ -67,7 +71,7 @@ func (e environ) Get(name string) expand.Variable {
 	if e.lenient {
 		return expand.Variable{}
 	}
-	return runline.Exported(unknownMark)
+	return str(unknownMark)
 }
 
 func (e environ) Each(f func(name string, vr expand.Variable) bool) {
@@ -83,11 +87,11 @@ func (e environ) Each(f func(name string, vr expand.Variable) bool) {
 			return
 		}
 	}
-	if !f("CLAUDE_PROJECT_DIR", runline.Exported(e.set.root)) {
+	if !f("CLAUDE_PROJECT_DIR", str(e.set.root)) {
 		return
 	}
 	if e.set.home != "" {
-		f("HOME", runline.Exported(e.set.home))
+		f("HOME", str(e.set.home))
 	}
 }
 

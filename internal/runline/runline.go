@@ -401,11 +401,6 @@ func prepared(src string) string {
 	return b.String()
 }
 
-// Exported is an exported string variable of value v.
-func Exported(v string) expand.Variable {
-	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
-}
-
 // plainProgram answers the usual run line, a path and plain arguments
 // ("validators/check.sh 42"), without a dry run of the line: the guard
 // asks for every run validator on every call it judges. ok is false for
