@@ -252,32 +252,15 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 		s.d.doubt("the guard could not start its dry run (" + err.Error() + ")")
 		return nil
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), s.d.deadline)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- errLimit // an interpreter panic: judged as a run it could not finish
-			}
-		}()
-		done <- r.Run(ctx, f)
-	}()
-	timer := time.NewTimer(time.Until(s.d.deadline) + time.Second)
-	defer timer.Stop()
-	select {
-	case err = <-done:
-	case <-timer.C:
-		// A read the context cannot stop: the goroutine is left behind,
-		// and its runner, still running, is not handed out.
-		s.d.doubt(stopped)
-		return nil
-	}
+	left, err := runline.Run(r, f, s.d.deadline)
 	switch {
 	case errors.Is(err, runline.ErrMemory):
 		s.d.doubt(tooMuch)
-	case errors.Is(err, errLimit) || ctx.Err() != nil:
-		s.d.doubt(stopped)
+	case errors.Is(err, errLimit) || errors.Is(err, runline.ErrStopped):
+		s.d.doubt(stopped) // an interpreter panic too: judged as a run it could not finish
+	}
+	if left {
+		return nil // still running: not handed out
 	}
 	return r
 }

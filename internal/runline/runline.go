@@ -189,23 +189,42 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 		flags = append(flags, "-f")
 	}
 	opts = append(opts, interp.Params(append(append(flags, "--"), params...)...))
-	runner, err := interp.New(opts...)
-	if err != nil {
-		return
+	if runner, err := interp.New(opts...); err == nil {
+		Run(runner, f, r.end) // what it found is recorded, however it ended
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), r.end)
+}
+
+// ErrStopped is a dry run that did not finish: past its deadline, or
+// ended by an interpreter panic.
+var ErrStopped = errors.New("dry run stopped before its end")
+
+// Run dry-runs f in r until end, the guard's runs and the run line's: an
+// interpreter panic ends the run, not the hook. A run still going a
+// second past end (a read the context cannot stop) is left behind, left
+// set: its runner, still running, must not be used.
+func Run(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
+	ctx, cancel := context.WithDeadline(context.Background(), end)
 	defer cancel()
-	done := make(chan struct{})
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
-		defer func() { _ = recover() }() // an interpreter panic ends the analysis, not the hook
-		_ = runner.Run(ctx, f)
+		defer func() {
+			if recover() != nil {
+				done <- ErrStopped
+			}
+		}()
+		done <- r.Run(ctx, f)
 	}()
+	timer := time.NewTimer(time.Until(end) + time.Second)
+	defer timer.Stop()
 	select {
-	case <-done:
-	case <-time.After(time.Until(r.end) + time.Second):
-		// A read the context cannot stop: leave it, with what was found.
+	case err = <-done:
+	case <-timer.C:
+		return true, ErrStopped
 	}
+	if ctx.Err() != nil && !errors.Is(err, ErrMemory) {
+		return false, ErrStopped
+	}
+	return false, err
 }
 
 // call sees every simple command: it bounds the run and follows source.
