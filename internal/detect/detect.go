@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
@@ -208,20 +207,9 @@ func readPaths(in *hook.Input, root, home string) []string {
 	if cwd == "" {
 		cwd = root
 	}
-	reads := guard.ShellReads(in.Tool.Command, cwd, root, home)
-	// Claude Code's PostToolUse names the directory a command ended in
-	// (its Bash keeps a cd), so a command may have started elsewhere: away
-	// from the root, it is also read from the root, where such a command
-	// usually starts. Whether it changed directory is not guessed from its
-	// text: cd can be spelt in ways no substring finds (c\d, $(echo cd)).
-	if cwd != root {
-		for _, p := range guard.ShellReads(in.Tool.Command, root, root, home) {
-			if !slices.Contains(reads, p) {
-				reads = append(reads, p)
-			}
-		}
-	}
-	return reads
+	// Claude Code's PostToolUse names the directory a command ended in:
+	// ShellReads also reads one that may have changed directory from root.
+	return guard.ShellReads(in.Tool.Command, cwd, root, home)
 }
 
 // oneLine joins the errors of one hook run with "; ".

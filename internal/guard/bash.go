@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path"
@@ -28,30 +29,45 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	if s.Empty() || strings.TrimSpace(cmd) == "" {
 		return nil
 	}
+	d := s.newDryRun(cmd)
 	cwd = path.Clean(slash(cwd))
-	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, files: map[string]*capture{}, deadline: time.Now().Add(dryDeadline)}
-	d.text(cmd)
-	if words, ok := plainCommand(cmd); ok && !fullOnly {
-		sh := &shell{d: d, p: passes[0]}
-		a := sh.analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
-		if h := a.run(a.words(words)); h != nil {
-			return h
-		}
+	if d.plain(cmd, cwd) {
 		return d.verdict()
 	}
-	f, err := parse(cmd)
-	if err != nil {
-		d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
+	return d.full(cmd, cwd)
+}
+
+// newDryRun is the state of one analysis of cmd.
+func (s *Set) newDryRun(cmd string) *dryRun {
+	return &dryRun{set: s, src: cmd, texts: []string{cmd}, ran: map[syntax.Pos]bool{}, files: map[string]*capture{},
+		deadline: time.Now().Add(dryDeadline)}
+}
+
+// plain judges the usual Bash call, one program and plain words (go test
+// ./..., git status, ls -la src), which the shell passes as written, and
+// reports whether cmd is one: the dry run would judge the same words, only
+// slower. It is not for anything the shell would expand, quote, redirect,
+// chain or assign, nor for source, which runs a file.
+func (d *dryRun) plain(cmd, cwd string) bool {
+	words, ok := runline.PlainWords(cmd)
+	if !ok || len(words) == 0 || words[0] == "source" || words[0] == "." {
+		return false
+	}
+	a := (&shell{d: d, p: passes[0]}).analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
+	if h := a.run(a.words(words)); h != nil {
+		d.found(h)
+	}
+	return true
+}
+
+// full dry-runs cmd (dryrun.go): the passes, then the commands none of
+// them reached.
+func (d *dryRun) full(cmd, cwd string) *Hit {
+	f := d.load(cmd)
+	if f == nil {
 		return d.verdict()
 	}
-	if why := tooBig(f); why != "" {
-		d.doubt(why)
-		return d.verdict()
-	}
-	if runline.Anchored(f) {
-		d.doubt(anchoredDoubt)
-	}
-	d.src, d.top = cmd, f
+	d.top = f
 	var first *interp.Runner
 	branches := steered(f)
 	for i, p := range passes {
@@ -72,29 +88,6 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 		return h
 	}
 	return d.verdict()
-}
-
-// fullOnly turns the plain fast path off, for the test that compares it
-// with the dry run.
-var fullOnly = false
-
-// plainCommand splits the usual Bash call, one program and plain words
-// (go test ./..., git status, ls -la src), which the shell passes as
-// written: the dry run would judge the same words, only slower. ok is
-// false for anything the shell would expand, quote, redirect, chain or
-// assign, and for source, which runs a file.
-func plainCommand(cmd string) (words []string, ok bool) {
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
-			return nil, false
-		}
-	}
-	words = strings.Fields(cmd)
-	if len(words) == 0 || words[0] == "source" || words[0] == "." {
-		return nil, false
-	}
-	return words, true
 }
 
 // steered reports whether a program's exit status could steer the shell
@@ -282,17 +275,10 @@ func (a *analyzer) word(t string) word {
 			t = old.String() + rest
 		}
 	}
-	return newWord(t)
-}
-
-func newWord(t string) word {
-	w := word{text: t, unknown: strings.Contains(t, unknownMark)}
 	if hasMeta(t) {
-		w.pats = []string{t}
-	} else {
-		w.pats = []string{escape(t)}
+		return word{pats: []string{t}, text: t, unknown: strings.Contains(t, unknownMark)}
 	}
-	return w
+	return word{pats: []string{escape(t)}, text: t, unknown: strings.Contains(t, unknownMark)}
 }
 
 func (a *analyzer) words(args []string) []word {
@@ -318,27 +304,18 @@ func (a *analyzer) stdin() io.Reader {
 // else the real file, bounded; a folder, a device or a FIFO reads as empty
 // (never blocking).
 func (a *analyzer) read(name string) (io.Reader, error) {
-	p := absolute(slash(name), slash(a.hc.Dir))
+	p := runline.Abs(name, a.hc.Dir)
 	if c := a.sh.d.file(p); c != nil {
 		if !c.known {
 			return strings.NewReader(unknownMark + "\n"), nil
 		}
 		return bytes.NewReader(c.buf.Bytes()), nil
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	text, err := runline.ReadFile(p)
+	if errors.Is(err, runline.ErrNotRegular) {
 		return strings.NewReader(""), nil
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRead))
-	return bytes.NewReader(b), err
+	return strings.NewReader(text), err
 }
 
 // target judges an operation in mode m on the path w names. In the
@@ -359,12 +336,12 @@ func (a *analyzer) target(w word, m mode) *Hit {
 			bases = a.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
 		}
 		for _, b := range bases {
-			abs := absolute(p, escape(b))
+			abs := runline.Abs(p, escape(b))
 			t := a.set.hit(abs, hasMeta(abs), m)
 			if t == nil {
 				continue
 			}
-			if a.sh.p.lenient && !within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
+			if a.sh.p.lenient && !runline.Within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
 				continue
 			}
 			return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
@@ -399,7 +376,7 @@ func (a *analyzer) run(ws []word) *Hit {
 		return nil
 	}
 	if a.by == "" {
-		a.by = joinWords(ws)
+		a.by = strings.Join(texts(ws), " ")
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
@@ -422,9 +399,6 @@ func (a *analyzer) run(ws []word) *Hit {
 		return r(a, args)
 	}
 	if base, ok := runline.Interpreter(name); ok {
-		if h := a.interpreterSignals(base, args); h != nil {
-			return h
-		}
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
 	}
 	if otherInterpreters[runline.Unversioned(name)] {
@@ -439,7 +413,7 @@ func (a *analyzer) run(ws []word) *Hit {
 // written judges running a script this call wrote: its text when known;
 // denied when not, since it could do anything.
 func (a *analyzer) written(prog word, args []word) *Hit {
-	p := unescape(absolute(prog.pats[0], escape(a.hc.Dir)))
+	p := unescape(runline.Abs(prog.pats[0], escape(a.hc.Dir)))
 	c := a.sh.d.file(p)
 	if c == nil || c.dir {
 		return nil
@@ -449,10 +423,6 @@ func (a *analyzer) written(prog word, args []word) *Hit {
 			Why: "it runs a script written in the same call, whose content the guard cannot know"}
 	}
 	return a.script(c.buf.String(), "", texts(args), nil)
-}
-
-func joinWords(ws []word) string {
-	return strings.Join(texts(ws), " ")
 }
 
 func texts(ws []word) []string {
@@ -471,7 +441,7 @@ func (a *analyzer) each(ws []word, m mode) *Hit {
 			return h
 		}
 		if m == under && !w.unknown && a.cwd != "" && w.text != "" {
-			a.sh.d.wrote(unescape(absolute(w.pats[0], escape(a.cwd))), false)
+			a.sh.d.wrote(unescape(runline.Abs(w.pats[0], escape(a.cwd))), false)
 		}
 	}
 	return nil

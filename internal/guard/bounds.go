@@ -84,30 +84,13 @@ func seqLen(b *syntax.BraceExp) int {
 		return 1
 	}
 	x, y := b.Elems[0].Lit(), b.Elems[1].Lit()
-	if a, errA := strconv.Atoi(x); errA == nil {
-		if c, errC := strconv.Atoi(y); errC == nil {
-			d := a - c
-			if d < 0 {
-				d = -d
-			}
-			return min(d+1, maxBraces+1)
+	a, errA := strconv.Atoi(x)
+	c, errC := strconv.Atoi(y)
+	if errA != nil || errC != nil {
+		if len(x) != 1 || len(y) != 1 {
+			return 1
 		}
+		a, c = int(x[0]), int(y[0]) // letters
 	}
-	if len(x) == 1 && len(y) == 1 {
-		d := int(x[0]) - int(y[0])
-		if d < 0 {
-			d = -d
-		}
-		return d + 1
-	}
-	return 1
+	return min(max(a-c, c-a)+1, maxBraces+1)
 }
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-// anchoredDoubt is why a script with an anchored replacement is judged
-// conservatively: see runline.Anchored.
-const anchoredDoubt = "it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply"

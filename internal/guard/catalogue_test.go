@@ -337,7 +337,7 @@ func TestCatalogueDoc(t *testing.T) {
 	}
 }
 
-// TestPlainCommandAgrees guards the fast path: wherever plainCommand
+// TestPlainCommandAgrees guards the fast path: wherever plain
 // answers, the dry run gives the same verdict.
 func TestPlainCommandAgrees(t *testing.T) {
 	root, set := project(t, nil)
@@ -351,14 +351,13 @@ func TestPlainCommandAgrees(t *testing.T) {
 	}
 	answered := 0
 	for _, cmd := range plain {
-		if _, ok := plainCommand(cmd); !ok {
+		d := set.newDryRun(cmd)
+		if !d.plain(cmd, root) {
 			continue
 		}
 		answered++
-		fast := set.CheckBash(cmd, root)
-		fullOnly = true
-		full := set.CheckBash(cmd, root)
-		fullOnly = false
+		fast := d.verdict()
+		full := set.newDryRun(cmd).full(cmd, root)
 		if (fast == nil) != (full == nil) || fast != nil && fast.Protected.Path != full.Protected.Path {
 			t.Errorf("%q: the fast path says %v, the dry run %v", cmd, fast, full)
 		}

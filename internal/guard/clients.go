@@ -84,7 +84,7 @@ func ClaudeSettings(root, home string) []SettingsFile {
 func clientFiles(root string) []Protected {
 	var out []Protected
 	for _, c := range clients[1:] {
-		if !exists(filepath.Join(root, filepath.FromSlash(c.hookFile))) {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c.hookFile))); err != nil {
 			continue
 		}
 		out = append(out, Protected{Path: root + "/" + c.hookFile, Why: "it registers stopgate's hooks with " + c.title})
@@ -93,11 +93,6 @@ func clientFiles(root string) []Protected {
 		}
 	}
 	return out
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }
 
 // Registered is a stopgate hook program as a client's hook file registers it.

@@ -105,7 +105,7 @@ func Defaults(src Source) *Set {
 	}
 	ps = append(ps, src.Clients...)
 	for _, c := range src.Commands {
-		if c = absolute(slash(c), root); c != root && within(c, root) {
+		if c = runline.Abs(c, root); c != root && runline.Within(c, root) {
 			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs"})
 		}
 	}
@@ -114,7 +114,7 @@ func Defaults(src Source) *Set {
 			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs, as a client's hook file registers it"})
 		}
 	}
-	if t := slash(src.Transcript); strings.HasPrefix(t, "/") && strings.HasSuffix(t, ".jsonl") && !within(root, path.Dir(t)) {
+	if t := slash(src.Transcript); strings.HasPrefix(t, "/") && strings.HasSuffix(t, ".jsonl") && !runline.Within(root, path.Dir(t)) {
 		why := "it is this session's transcript, which stopgate checks the queue against"
 		ps = append(ps, Protected{Path: t, Why: why}, Protected{Path: strings.TrimSuffix(t, ".jsonl"), Why: why})
 	}
@@ -122,7 +122,7 @@ func Defaults(src Source) *Set {
 		if strings.TrimSpace(p) == "" {
 			continue
 		}
-		ps = append(ps, Protected{Path: absolute(slash(p), root), Why: "it is listed in [settings] protect of the stopgate config"})
+		ps = append(ps, Protected{Path: runline.Abs(p, root), Why: "it is listed in [settings] protect of the stopgate config"})
 	}
 	return New(root, src.Home, ps)
 }

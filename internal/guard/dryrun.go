@@ -170,35 +170,35 @@ type shell struct {
 // run parses and dry-runs src in dir with positional params and stdin,
 // recording hits and doubts in s.d.
 func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
+	s.d.text(src)
 	if s.depth > maxDepth {
 		s.d.doubt("it nests shells deeper than the guard follows")
-		s.d.text(src)
 		return
 	}
-	s.d.text(src)
-	f, err := parse(src)
-	if err != nil {
-		s.d.doubt("the guard cannot parse it as bash (" + firstLine(err.Error()) + ")")
-		return
+	if f := s.d.load(src); f != nil {
+		f.Name = s.zero // the interpreter's $0
+		s.runFile(f, dir, params, stdin)
 	}
-	f.Name = s.zero // the interpreter's $0
-	if why := tooBig(f); why != "" {
-		s.d.doubt(why)
-		return
-	}
-	if runline.Anchored(f) {
-		s.d.doubt(anchoredDoubt)
-	}
-	s.runFile(f, dir, params, stdin)
 }
 
-func parse(src string) (*syntax.File, error) {
+// load parses and prepares src for a dry run; nil, with the doubt, when it
+// cannot be run.
+func (d *dryRun) load(src string) *syntax.File {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		return nil, err
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		d.doubt("the guard cannot parse it as bash (" + msg + ")")
+		return nil
 	}
 	prepare(f)
-	return f, nil
+	if why := tooBig(f); why != "" {
+		d.doubt(why)
+		return nil
+	}
+	if runline.Anchored(f) {
+		d.doubt("it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply")
+	}
+	return f
 }
 
 // prepare makes the script safe and complete to dry-run: background jobs
@@ -252,32 +252,15 @@ func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Re
 		s.d.doubt("the guard could not start its dry run (" + err.Error() + ")")
 		return nil
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), s.d.deadline)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- errLimit // an interpreter panic: judged as a run it could not finish
-			}
-		}()
-		done <- r.Run(ctx, f)
-	}()
-	timer := time.NewTimer(time.Until(s.d.deadline) + time.Second)
-	defer timer.Stop()
-	select {
-	case err = <-done:
-	case <-timer.C:
-		// A read the context cannot stop: the goroutine is left behind,
-		// and its runner, still running, is not handed out.
-		s.d.doubt(stopped)
-		return nil
-	}
+	left, err := runline.Run(r, f, s.d.deadline)
 	switch {
 	case errors.Is(err, runline.ErrMemory):
 		s.d.doubt(tooMuch)
-	case errors.Is(err, errLimit) || ctx.Err() != nil:
-		s.d.doubt(stopped)
+	case errors.Is(err, errLimit) || errors.Is(err, runline.ErrStopped):
+		s.d.doubt(stopped) // an interpreter panic too: judged as a run it could not finish
+	}
+	if left {
+		return nil // still running: not handed out
 	}
 	return r
 }

@@ -21,15 +21,6 @@ type environ struct {
 	inherit expand.Environ // the caller's environment, for a nested shell; nil at the top
 }
 
-// inherited returns the variable name as the caller exported it, if it did.
-func (e environ) inherited(name string) (expand.Variable, bool) {
-	if e.inherit == nil || !runline.IsName(name) {
-		return expand.Variable{}, false
-	}
-	vr := e.inherit.Get(name)
-	return vr, vr.Exported && vr.IsSet()
-}
-
 // shellVars are managed by the shell, never taken as unknown.
 var shellVars = map[string]bool{
 	"IFS": true, "PWD": true, "OLDPWD": true, "PATH": true, "OPTIND": true, "OPTARG": true, "PS1": true,
@@ -44,8 +35,10 @@ func str(v string) expand.Variable {
 }
 
 func (e environ) Get(name string) expand.Variable {
-	if vr, ok := e.inherited(name); ok {
-		return vr
+	if e.inherit != nil && runline.IsName(name) {
+		if vr := e.inherit.Get(name); vr.Exported && vr.IsSet() {
+			return vr // as the caller exported it
+		}
 	}
 	switch name {
 	case "CLAUDE_PROJECT_DIR":

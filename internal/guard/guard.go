@@ -18,8 +18,10 @@ package guard
 
 import (
 	"fmt"
+	"github.com/stopgate/stopgate/internal/runline"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/hook"
@@ -30,14 +32,7 @@ import (
 var Tools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"}
 
 // Guards reports whether tool is one of Tools.
-func Guards(tool string) bool {
-	for _, t := range Tools {
-		if t == tool {
-			return true
-		}
-	}
-	return false
-}
+func Guards(tool string) bool { return slices.Contains(Tools, tool) }
 
 // Protected is one protected path and why it is protected.
 type Protected struct {
@@ -130,9 +125,7 @@ func (h *Hit) Reason() string {
 	switch {
 	case h.doubt && show != "":
 		fmt.Fprintf(&b, "stopgate denied this %s call: %s, and it names %s", h.Tool, h.Why, show)
-	case h.doubt:
-		fmt.Fprintf(&b, "stopgate denied this %s call: %s", h.Tool, h.Why)
-	case h.Why != "":
+	case h.doubt || h.Why != "":
 		fmt.Fprintf(&b, "stopgate denied this %s call: %s", h.Tool, h.Why)
 	default:
 		fmt.Fprintf(&b, "stopgate denied this %s call: it would change %s", h.Tool, show)
@@ -202,7 +195,7 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 	}
 	abs := path.Clean(slash(p))
 	if !strings.HasPrefix(abs, "/") {
-		abs = absolute(abs, slash(cwd))
+		abs = runline.Abs(abs, slash(cwd))
 	}
 	if t := s.hit(abs, false, under); t != nil {
 		return &Hit{Protected: t.Protected, Target: p}

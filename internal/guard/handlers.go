@@ -69,7 +69,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	case "source", ".":
 		if len(args) > 1 {
-			p := absolute(slash(args[1]), slash(hc.Dir))
+			p := runline.Abs(args[1], hc.Dir)
 			if c := s.d.file(p); c != nil && c.unknown() {
 				s.d.found(&Hit{Target: args[1], By: strings.Join(args, " "),
 					Why: "it sources a file written in the same call, whose content the guard cannot know", doubt: true})
@@ -88,7 +88,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		// The interpreter runs only EXIT and ERR traps: judge the action
 		// of any other signal as a script of its own.
 		if len(args) > 2 {
-			s.nested(hc).run(args[1], hc.Dir, nil, nil)
+			(&shell{d: s.d, p: s.p, depth: s.depth + 1}).run(args[1], hc.Dir, nil, nil)
 			if s.d.hitNow() != nil {
 				return nil, errHit
 			}
@@ -174,17 +174,10 @@ func printfV(hc interp.HandlerContext, args []string) []string {
 	return []string{"eval", args[2] + "=" + q}
 }
 
-func (s *shell) nested(interp.HandlerContext) *shell {
-	return &shell{d: s.d, p: s.p, depth: s.depth + 1}
-}
-
 // exec is every program: judged by the policy table, then stubbed.
 func (s *shell) exec(ctx context.Context, args []string) error {
-	if n, ok := runline.Status(args); ok {
-		if n != 0 {
-			return interp.ExitStatus(n)
-		}
-		return nil
+	if ok, err := runline.Status(args); ok {
+		return err
 	}
 	hc := interp.HandlerCtx(ctx)
 	a := s.analyzer(hc)
@@ -235,12 +228,12 @@ func (s *shell) output(a *analyzer, ws []word) {
 	case "tee":
 		in, _ := io.ReadAll(a.stdin())
 		out.Write(in)
-		for _, w := range parse1(ws[1:]).ops {
+		for _, w := range parseOpts(ws[1:], "").ops {
 			if !w.unknown {
 				c := &capture{known: true}
 				c.buf.Write(in)
 				s.d.mu.Lock()
-				s.d.files[absolute(slash(w.text), slash(a.hc.Dir))] = c
+				s.d.files[runline.Abs(w.text, a.hc.Dir)] = c
 				s.d.mu.Unlock()
 			}
 		}
@@ -254,8 +247,6 @@ func (s *shell) output(a *analyzer, ws []word) {
 	}
 	io.WriteString(out, unknownMark+"\n")
 }
-
-func parse1(ws []word) opts { return parseOpts(ws, "") }
 
 // open judges a redirection: a write to a protected path is a hit, any
 // other write is captured; a read sees the captured or the real file.
@@ -274,7 +265,7 @@ func (s *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 			return &capture{}, nil
 		}
 		c := &capture{known: true}
-		p := absolute(slash(w.text), slash(hc.Dir))
+		p := runline.Abs(w.text, hc.Dir)
 		s.d.mu.Lock()
 		if old := s.d.files[p]; old != nil && flag&os.O_APPEND != 0 {
 			c = old

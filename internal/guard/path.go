@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/stopgate/stopgate/internal/runline"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,15 +20,10 @@ const (
 	destroy             // removes or replaces the operand: also hits P's ancestors
 )
 
-// within reports whether p is base or lies under it.
-func within(p, base string) bool {
-	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
-}
-
 // pathHit reports whether an operation in mode m on the literal path p
 // reaches the protected path prot.
 func pathHit(p, prot string, m mode) bool {
-	return within(p, prot) || m == destroy && within(prot, p)
+	return runline.Within(p, prot) || m == destroy && runline.Within(prot, p)
 }
 
 // globHit is pathHit for a glob pattern: it hits when it can match prot,
@@ -100,14 +96,6 @@ func resolvePattern(pat string) string {
 	return path.Join(append([]string{escape(real)}, cs[i:]...)...)
 }
 
-// absolute makes p, relative to dir unless absolute, clean.
-func absolute(p, dir string) string {
-	if !strings.HasPrefix(p, "/") {
-		p = dir + "/" + p
-	}
-	return path.Clean(p)
-}
-
 // ancestors returns dir and every folder above it.
 func ancestors(dir string) []string {
 	var out []string
@@ -167,7 +155,7 @@ func hasMeta(s string) bool {
 	return false
 }
 
-// exists reports whether p names a folder.
+// isDir reports whether p names a folder.
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()

@@ -62,8 +62,8 @@ func processRuleSet() map[string]rule {
 		"prlimit":  prlimitRule,
 		"renice":   reniceRule,
 		"ionice":   pidOptOrWrap("cnpPu", "p", "Pu"),
-		"taskset":  tasksetRule,
-		"chrt":     chrtRule,
+		"taskset":  pidLastOrWrap("", "change the processor affinity of"),
+		"chrt":     pidLastOrWrap("TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
 		"gdb":      gdbRule,
 		"strace":   pidOpt("p", "attach"),
 		"ltrace":   pidOpt("p"),
@@ -83,6 +83,16 @@ func procHit(a *analyzer, why string) *Hit {
 
 func alwaysProcess(a *analyzer, _ []word) *Hit {
 	return procHit(a, "it signals processes by user or by name, which can reach stopgate's client and hooks")
+}
+
+// pids judges pid operands: the first hit.
+func (a *analyzer) pids(ws []word, verb string, strict bool) *Hit {
+	for _, w := range ws {
+		if h := a.pid(w, verb, strict); h != nil {
+			return h
+		}
+	}
+	return nil
 }
 
 // pid judges one pid operand; strict denies a pid the dry run cannot know.
@@ -215,10 +225,8 @@ const signalNames = " HUP INT QUIT ILL TRAP ABRT IOT BUS FPE KILL USR1 SEGV USR2
 
 func killRule(a *analyzer, args []word) *Hit {
 	if i := slices.IndexFunc(args, func(w word) bool { return w.text == "--" }); i >= 0 {
-		for _, w := range args[i+1:] {
-			if h := a.pid(w, "signal", false); h != nil {
-				return h
-			}
+		if h := a.pids(args[i+1:], "signal", false); h != nil {
+			return h
 		}
 		args = args[:i]
 	}
@@ -226,12 +234,7 @@ func killRule(a *analyzer, args []word) *Hit {
 	if o.has("l", "L", "list", "table") {
 		return nil
 	}
-	for _, w := range o.ops {
-		if h := a.pid(w, "signal", false); h != nil {
-			return h
-		}
-	}
-	return nil
+	return a.pids(o.ops, "signal", false)
 }
 
 // pkillRule: a pattern is denied when it can match the name (or, with
@@ -243,10 +246,8 @@ func pkillRule(a *analyzer, args []word) *Hit {
 	if o.has("v", "inverse", "F", "pidfile") {
 		return alwaysProcess(a, nil)
 	}
-	for _, w := range o.val("P", "parent") {
-		if h := a.pid(w, "signal the children of", true); h != nil {
-			return h
-		}
+	if h := a.pids(o.val("P", "parent"), "signal the children of", true); h != nil {
+		return h
 	}
 	pattern := o.ops
 	if len(pattern) == 0 {
@@ -317,17 +318,16 @@ func prlimitRule(a *analyzer, args []word) *Hit {
 			i++
 			break
 		}
+		var pids []word
 		if t == "-p" || t == "--pid" {
-			if i+1 >= len(args) {
-				return nil
-			}
-			return a.pid(args[i+1], "limit the resources of", true)
+			pids = args[i+1 : min(i+2, len(args))]
+		} else if v, ok := strings.CutPrefix(t, "--pid="); ok {
+			pids = []word{lit(v)}
+		} else if v, ok := strings.CutPrefix(t, "-p"); ok && allDigits(v) {
+			pids = []word{lit(v)}
 		}
-		if v, ok := strings.CutPrefix(t, "--pid="); ok {
-			return a.pid(lit(v), "limit the resources of", true)
-		}
-		if v, ok := strings.CutPrefix(t, "-p"); ok && allDigits(v) {
-			return a.pid(lit(v), "limit the resources of", true)
+		if pids != nil {
+			return a.pids(pids, "limit the resources of", true)
 		}
 	}
 	if i < len(args) {
@@ -345,12 +345,7 @@ func reniceRule(a *analyzer, args []word) *Hit {
 	if len(o.val("n", "priority")) == 0 && len(ops) > 0 {
 		ops = ops[1:] // the priority
 	}
-	for _, w := range ops {
-		if h := a.pid(w, "change the priority of", true); h != nil {
-			return h
-		}
-	}
-	return nil
+	return a.pids(ops, "change the priority of", true)
 }
 
 // pidOptOrWrap is ionice: the pid option's values are judged, group and
@@ -364,12 +359,7 @@ func pidOptOrWrap(short, pidOpt, deny string) rule {
 			}
 		}
 		if o.has(pidOpt) {
-			for _, w := range append(o.val(pidOpt), o.ops...) {
-				if h := a.pid(w, "change the scheduling of", true); h != nil {
-					return h
-				}
-			}
-			return nil
+			return a.pids(append(o.val(pidOpt), o.ops...), "change the scheduling of", true)
 		}
 		if skip := runline.SkipOpts(short, 0)(texts(args)); skip < len(args) {
 			return a.run(args[skip:])
@@ -378,37 +368,23 @@ func pidOptOrWrap(short, pidOpt, deny string) rule {
 	}
 }
 
-// tasksetRule: -p (alone or in -cp, -ap) takes a pid as its last operand;
-// otherwise the first operand is the mask and the rest a command.
-func tasksetRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "")
-	if o.has("p", "pid") {
-		if len(o.ops) == 0 {
-			return nil
+// pidLastOrWrap is taskset and chrt: -p (alone or in -cp, -ap) takes a
+// pid as the last operand; otherwise the first operand is the mask (the
+// priority) and the rest a command.
+func pidLastOrWrap(short, verb string, long ...string) rule {
+	return func(a *analyzer, args []word) *Hit {
+		o := parseOpts(args, short, long...)
+		if o.has("p", "pid") {
+			if len(o.ops) == 0 {
+				return nil
+			}
+			return a.pid(o.ops[len(o.ops)-1], verb, true)
 		}
-		return a.pid(o.ops[len(o.ops)-1], "change the processor affinity of", true)
-	}
-	skip := runline.SkipOpts("", 1)(texts(args))
-	if skip < len(args) {
-		return a.run(args[skip:])
-	}
-	return nil
-}
-
-// chrtRule: like taskset, with the priority before the command.
-func chrtRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "TPD", "sched-runtime", "sched-period", "sched-deadline")
-	if o.has("p", "pid") {
-		if len(o.ops) == 0 {
-			return nil
+		if skip := runline.SkipOpts(short, 1)(texts(args)); skip < len(args) {
+			return a.run(args[skip:])
 		}
-		return a.pid(o.ops[len(o.ops)-1], "change the scheduling of", true)
+		return nil
 	}
-	skip := runline.SkipOpts("TPD", 1)(texts(args))
-	if skip < len(args) {
-		return a.run(args[skip:])
-	}
-	return nil
 }
 
 // gdbRule: -p/--pid, a numeric second operand (gdb PROG PID) and an
@@ -421,10 +397,8 @@ func gdbRule(a *analyzer, args []word) *Hit {
 		}
 	}
 	o := parseOpts(args, "pxe", "pid", "ex", "iex", "eval-command", "init-eval-command", "command", "core", "exec", "se", "symbols", "cd", "directory")
-	for _, w := range o.val("p", "pid") {
-		if h := a.pid(w, "attach a debugger to", true); h != nil {
-			return h
-		}
+	if h := a.pids(o.val("p", "pid"), "attach a debugger to", true); h != nil {
+		return h
 	}
 	for _, w := range o.val("ex", "iex", "eval-command", "init-eval-command") {
 		if strings.Contains(w.text, "attach") || w.unknown {
@@ -441,21 +415,14 @@ func gdbRule(a *analyzer, args []word) *Hit {
 func pidOpt(short string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
-		for _, w := range o.val(append([]string{short}, long...)...) {
-			if h := a.pid(w, "attach to", true); h != nil {
-				return h
-			}
-		}
-		return nil
+		return a.pids(o.val(append([]string{short}, long...)...), "attach to", true)
 	}
 }
 
 func cpulimitRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "pelc", "pid", "exe", "path", "limit", "cpu")
-	for _, w := range o.val("p", "pid") {
-		if h := a.pid(w, "limit", true); h != nil {
-			return h
-		}
+	if h := a.pids(o.val("p", "pid"), "limit", true); h != nil {
+		return h
 	}
 	for _, w := range o.val("e", "exe", "path") {
 		if h := a.pattern(w, false, true, false); h != nil {
@@ -466,12 +433,7 @@ func cpulimitRule(a *analyzer, args []word) *Hit {
 }
 
 func allPids(a *analyzer, args []word) *Hit {
-	for _, w := range parseOpts(args, "o").ops {
-		if h := a.pid(w, "attach to", true); h != nil {
-			return h
-		}
-	}
-	return nil
+	return a.pids(parseOpts(args, "o").ops, "attach to", true)
 }
 
 // fuserRule: -k kills every process that has the named files open.
@@ -495,7 +457,7 @@ func (a *analyzer) procPath(w word) *Hit {
 		if a.cwd == "" {
 			return nil
 		}
-		p = absolute(p, a.cwd)
+		p = runline.Abs(p, a.cwd)
 	}
 	if p == "/sys/fs/cgroup" || strings.HasPrefix(p, "/sys/fs/cgroup/") {
 		return procHit(a, "it would write the cgroup filesystem, which can freeze or limit stopgate's client and hooks")
@@ -512,12 +474,7 @@ func (a *analyzer) procPath(w word) *Hit {
 // cgclassify moves its pid operands into a cgroup, which can freeze or
 // starve them.
 func cgclassifyRule(a *analyzer, args []word) *Hit {
-	for _, w := range parseOpts(args, "g").ops {
-		if h := a.pid(w, "move into another cgroup", true); h != nil {
-			return h
-		}
-	}
-	return nil
+	return a.pids(parseOpts(args, "g").ops, "move into another cgroup", true)
 }
 
 // signalsClient matches interpreter code that signals, limits or traces a
@@ -526,16 +483,3 @@ func cgclassifyRule(a *analyzer, args []word) *Hit {
 var signalsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
 })
-
-// interpreterSignals judges an interpreter's inline code for a signal,
-// a limit or a trace aimed at the client.
-func (a *analyzer) interpreterSignals(name string, args []word) *Hit {
-	spec := runline.Interps[name]
-	o := parseOpts(args, spec.Values, spec.Long...)
-	for _, w := range o.val(spec.Code...) {
-		if signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) {
-			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
-		}
-	}
-	return nil
-}

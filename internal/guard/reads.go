@@ -1,15 +1,14 @@
 package guard
 
 import (
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/stopgate/stopgate/internal/runline"
@@ -98,7 +97,7 @@ func (d *dryRun) read(a *analyzer, t string) {
 	if !d.recording || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
 		return
 	}
-	p := absolute(slash(t), a.cwd)
+	p := runline.Abs(t, a.cwd)
 	d.mu.Lock()
 	if !d.readSeen[p] {
 		d.readSeen[p] = true
@@ -115,29 +114,15 @@ const maxFound = 2000
 // -iname, -path and -ipath tests pass. An expression with -o or a negation
 // is not evaluated: every file is taken as given.
 func (a *analyzer) findReads(args []word) {
-	i := 0
-	for i < len(args) && (args[i].text == "-H" || args[i].text == "-L" || args[i].text == "-P") {
-		i++
-	}
-	var starts []string
-	for ; i < len(args) && !args[i].unknown && !strings.HasPrefix(args[i].text, "-") && args[i].text != "(" && args[i].text != "!"; i++ {
-		starts = append(starts, args[i].text)
-	}
-	if len(starts) == 0 {
-		starts = []string{"."}
-	}
-	expr := args[i:]
+	starts, expr := findArgs(args)
 	reads, tests, all := false, []func(p string) bool{}, false
 	for j := 0; j < len(expr); j++ {
 		t := expr[j].text
 		switch t {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			k := j + 1
-			for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
-				k++
-			}
-			if sub, ok := unwrap(expr[j+1 : k]); ok && len(sub) > 0 && !sub[0].unknown {
-				_, ok := readRules()[path.Base(sub[0].text)]
+			sub, k := findExec(expr, j)
+			if n, ok := runline.Unwrap(texts(sub)); ok && n < len(sub) && !sub[n].unknown {
+				_, ok := readRules()[path.Base(sub[n].text)]
 				reads = reads || ok
 			}
 			j = k
@@ -167,8 +152,12 @@ func (a *analyzer) findReads(args []word) {
 		return
 	}
 	n := 0
-	for _, s := range starts {
-		root := absolute(slash(s), a.cwd)
+	for _, start := range starts {
+		s := start.text
+		if start.unknown {
+			s = "." // a start the dry run cannot know: the cwd, as when none is given
+		}
+		root := runline.Abs(s, a.cwd)
 		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || n >= maxFound || time.Now().After(a.sh.d.deadline) {
 				return filepath.SkipAll
@@ -189,22 +178,6 @@ func (a *analyzer) findReads(args []word) {
 	}
 }
 
-// unwrap is ws with its wrappers (env, timeout, nice, …) skipped; false
-// when a wrapper runs nothing.
-func unwrap(ws []word) ([]word, bool) {
-	for len(ws) > 0 && !ws[0].unknown {
-		n, ok := runline.Skip(path.Base(ws[0].text), texts(ws[1:]))
-		if !ok {
-			break
-		}
-		if n < 0 || n >= len(ws)-1 {
-			return nil, false
-		}
-		ws = ws[1+n:]
-	}
-	return ws, true
-}
-
 // ShellReads returns the files a shell command run in cwd reads, absolute
 // and in the order read: the file operands of the reading programs
 // (readRules) and every input redirection, found by the dry run that
@@ -215,17 +188,37 @@ func unwrap(ws []word) ([]word, bool) {
 // succeeds is followed; a value the run cannot know (a variable the
 // command does not set, a program's output) names nothing.
 //
+// cwd may be where the command ended: Claude Code's PostToolUse names the
+// directory its Bash is in after the command (it keeps a cd). So a
+// command that may change directory (changesDir), reported away from the
+// root, is also read as run from the root, where such a command usually
+// starts. One that cannot started where it ended, and is read once.
+//
 // A panic in the dry run (a bug) ends the analysis with what it found: a
 // read hook must not crash the client's tool call.
-func ShellReads(cmd, cwd, root, home string) (reads []string) {
+func ShellReads(cmd, cwd, root, home string) []string {
 	if strings.TrimSpace(cmd) == "" {
 		return []string{}
 	}
 	s := New(root, home, nil)
-	cwd = path.Clean(slash(cwd))
-	d := &dryRun{set: s, ran: map[syntax.Pos]bool{}, files: map[string]*capture{}, deadline: time.Now().Add(dryDeadline),
-		recording: true, readSeen: map[string]bool{}}
-	sh := &shell{d: d, p: passes[0], top: true}
+	cwd, root = path.Clean(slash(cwd)), path.Clean(slash(root))
+	reads, moves := s.shellReads(cmd, cwd)
+	if moves && cwd != root {
+		more, _ := s.shellReads(cmd, root)
+		for _, p := range more {
+			if !slices.Contains(reads, p) {
+				reads = append(reads, p)
+			}
+		}
+	}
+	return reads
+}
+
+// shellReads is ShellReads from the one directory cwd, and whether the
+// command may change directory.
+func (s *Set) shellReads(cmd, cwd string) (reads []string, moves bool) {
+	d := s.newDryRun(cmd)
+	d.recording, d.readSeen = true, map[string]bool{}
 	defer func() {
 		if recover() != nil {
 			d.mu.Lock()
@@ -233,15 +226,35 @@ func ShellReads(cmd, cwd, root, home string) (reads []string) {
 			d.mu.Unlock()
 		}
 	}()
-	if words, ok := plainCommand(cmd); ok {
-		a := sh.analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
-		a.run(a.words(words))
-	} else if f, err := parse(cmd); err == nil && tooBig(f) == "" {
-		d.src, d.top = cmd, f
-		sh.runFile(f, cwd, nil, nil)
+	if !d.plain(cmd, cwd) { // one program, which cannot change the shell's directory
+		if f := d.load(cmd); f != nil {
+			d.top, moves = f, changesDir(f)
+			(&shell{d: d, p: passes[0], top: true}).runFile(f, cwd, nil, nil)
+		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	// A copy: a runner left behind past its deadline may still append.
-	return append([]string{}, d.reads...)
+	return append([]string{}, d.reads...), moves
 }
+
+// changesDir reports whether f may change the shell's directory: a
+// command that does (cd, pushd, popd), that runs shell text in the shell
+// itself (eval, source, trap, alias, builtin, command, exec), or whose
+// name the text does not spell plainly (c\d, $(echo cd)). A function the
+// user's own shell defines (a snapshot's z) is not seen, as the dry run
+// sees none of them.
+func changesDir(f *syntax.File) bool {
+	moves := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			words, plain := runline.PlainWords(c.Args[0].Lit())
+			moves = !plain || len(words) != 1 || movers[words[0]]
+		}
+		return !moves
+	})
+	return moves
+}
+
+var movers = map[string]bool{"cd": true, "pushd": true, "popd": true, "eval": true, "source": true, ".": true,
+	"trap": true, "alias": true, "builtin": true, "command": true, "exec": true, "enable": true}

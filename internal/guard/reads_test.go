@@ -91,3 +91,36 @@ func TestShellReads(t *testing.T) {
 		})
 	}
 }
+
+// TestShellReadsEndedAway: a command reported in a folder away from the
+// root (where Claude Code's Bash ended) is also read from the root when it
+// may have changed directory on the way, however cd is spelt; one that
+// cannot change directory started where it ended, and is read from there.
+func TestShellReadsEndedAway(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"src/prompts/joke.md", "joke.md"} {
+		p := filepath.Join(root, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("text\n"), 0o644)
+	}
+	cwd := filepath.Join(root, "src/prompts")
+	inCwd, inRoot := filepath.Join(cwd, "joke.md"), filepath.Join(root, "joke.md")
+	for _, tt := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"cd . && cat joke.md", []string{inCwd, inRoot}},
+		{`c\d . && cat joke.md`, []string{inCwd, inRoot}},
+		{"$(echo cd) .; cat joke.md", []string{inCwd, inRoot}},
+		{"f() { cd .; }; f; cat joke.md", []string{inCwd, inRoot}},
+		{"eval 'cd .'; cat joke.md", []string{inCwd, inRoot}},
+		{"pushd . >/dev/null; cat joke.md", []string{inCwd, inRoot}},
+		{"cat joke.md", []string{inCwd}},
+		{"cat joke.md | head -n 3", []string{inCwd}},
+		{"grep -q x joke.md && cat joke.md", []string{inCwd}},
+	} {
+		if got := ShellReads(tt.cmd, cwd, root, "/home/u"); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ShellReads(%q) from %s = %q, want %q", tt.cmd, cwd, got, tt.want)
+		}
+	}
+}

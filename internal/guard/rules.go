@@ -80,7 +80,7 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "m", "mode")
 	for _, w := range o.ops {
 		if !w.unknown && a.cwd != "" && w.text != "" {
-			a.sh.d.wrote(unescape(absolute(w.pats[0], escape(a.cwd))), true)
+			a.sh.d.wrote(unescape(runline.Abs(w.pats[0], escape(a.cwd))), true)
 		}
 	}
 	return a.each(o.ops, under)
@@ -118,7 +118,7 @@ func (a *analyzer) into(dests, srcs []word) *Hit {
 		if h := a.each([]word{d}, under); h != nil {
 			return h
 		}
-		if d.unknown || a.cwd == "" || !isDir(unescape(absolute(d.pats[0], escape(a.cwd)))) {
+		if d.unknown || a.cwd == "" || !isDir(unescape(runline.Abs(d.pats[0], escape(a.cwd)))) {
 			continue
 		}
 		for _, s := range srcs {
@@ -269,47 +269,22 @@ func awkRule(a *analyzer, args []word) *Hit {
 // findRule: find destroys what lies under its start paths with -delete,
 // or with -exec of a command that writes; -fprint writes its file.
 func findRule(a *analyzer, args []word) *Hit {
-	i := 0
-	for i < len(args) {
-		t := args[i].text
-		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
-			i++
-		} else if t == "-D" {
-			i += 2
-		} else {
-			break
-		}
-	}
-	var starts []word
-	for ; i < len(args); i++ {
-		t := args[i].text
-		if !args[i].unknown && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
-			break
-		}
-		starts = append(starts, args[i])
-	}
-	if len(starts) == 0 {
-		starts = []word{{pats: []string{"."}, text: "."}}
-	}
-	expr := args[min(i, len(args)):]
+	starts, expr := findArgs(args)
 	removes := false
 	for j := 0; j < len(expr); j++ {
 		switch expr[j].text {
 		case "-delete":
 			removes = true
 		case "-exec", "-execdir", "-ok", "-okdir":
-			k := j + 1
-			for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
-				k++
-			}
-			sub := make([]word, 0, k-j-1)
-			for _, w := range expr[j+1 : k] {
+			cmd, k := findExec(expr, j)
+			sub := make([]word, 0, len(cmd))
+			for _, w := range cmd {
 				if strings.Contains(w.text, "{}") {
 					w.unknown = true // each file found: judged through the start paths
 				}
 				sub = append(sub, w)
 			}
-			if _, ok := writer(sub); ok {
+			if writer(sub) {
 				removes = true
 			}
 			if h := a.run(sub); h != nil {
@@ -330,32 +305,63 @@ func findRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// writer reports whether a command writes the paths it is given, and in
-// which mode: for xargs and find -exec, whose paths come from elsewhere.
-func writer(ws []word) (mode, bool) {
-	if len(ws) == 0 || ws[0].unknown {
-		return under, false
-	}
-	name := path.Base(ws[0].text)
-	if n, ok := runline.Skip(name, texts(ws[1:])); ok {
-		if n < 0 || n >= len(ws)-1 {
-			return under, false
+// findArgs splits find's arguments into its start paths (. when none)
+// and its expression.
+func findArgs(args []word) (starts, expr []word) {
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
+			i++
+		} else if t == "-D" {
+			i += 2
+		} else {
+			break
 		}
-		return writer(ws[1+n:])
 	}
-	switch name {
-	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl":
-		return destroy, true
-	case "cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
-		return under, true
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if !args[i].unknown && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []word{lit(".")}
+	}
+	return starts, args[min(i, len(args)):]
+}
+
+// findExec is the command of the -exec (-execdir, -ok, -okdir) at expr[j],
+// and the index of its end (; or +).
+func findExec(expr []word, j int) ([]word, int) {
+	k := j + 1
+	for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
+		k++
+	}
+	return expr[j+1 : k], k
+}
+
+// writer reports whether a command writes the paths it is given: for
+// find -exec, whose paths come from elsewhere.
+func writer(ws []word) bool {
+	n, ok := runline.Unwrap(texts(ws))
+	if !ok || n >= len(ws) || ws[n].unknown {
+		return false
+	}
+	ws = ws[n:]
+	switch path.Base(ws[0].text) {
+	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl",
+		"cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
+		return true
 	case "sed", "perl", "ruby":
 		for _, w := range ws[1:] {
 			if strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "i") || strings.HasPrefix(w.text, "--in-place") {
-				return under, true
+				return true
 			}
 		}
 	}
-	return under, false
+	return false
 }
 
 // xargsRule judges the command xargs runs, alone and with each item it
@@ -421,7 +427,7 @@ func gitRule(a *analyzer, args []word) *Hit {
 			if d := args[i+1]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
 				b.cwd = ""
 			} else {
-				b.cwd = unescape(absolute(d.pats[0], escape(b.cwd)))
+				b.cwd = unescape(runline.Abs(d.pats[0], escape(b.cwd)))
 			}
 			i += 2
 		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
@@ -503,11 +509,7 @@ func dashO(a *analyzer, args []word) *Hit {
 }
 
 func evalRule(a *analyzer, args []word) *Hit {
-	texts := make([]string, len(args))
-	for i, w := range args {
-		texts[i] = w.text
-	}
-	return a.script(strings.Join(texts, " "), "", nil, nil)
+	return a.script(strings.Join(texts(args), " "), "", nil, nil)
 }
 
 // shellRule: sh -c 'script' is dry-run as a script; sh reading its
@@ -596,12 +598,18 @@ func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 }
 
 // interpreter judges a program the guard cannot follow: it is denied when
-// its code names a protected path, or when a protected path is among its
-// arguments (the script might write it).
+// its inline code signals, limits or traces a process it finds as the
+// client (process.go), when its code names a protected path, or when a
+// protected path is among its arguments (the script might write it).
 func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec := runline.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
 	code := o.val(spec.Code...)
+	for _, w := range code {
+		if signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) {
+			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
+		}
+	}
 	for _, w := range code {
 		if h := a.mention(w.text); h != nil {
 			return h

@@ -62,13 +62,7 @@ func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 
 // AddMemChecks puts the checks into every statement list of f.
 func AddMemChecks(f syntax.Node) {
-	pipestatus := false // the per-statement search below is only needed then
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if p, ok := n.(*syntax.ParamExp); ok && p.Param != nil && p.Param.Value == "PIPESTATUS" {
-			pipestatus = true
-		}
-		return !pipestatus
-	})
+	pipestatus := readsPipestatus(f) // the per-statement search below is only needed then
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.File:
@@ -123,9 +117,9 @@ func isMemCheck(st *syntax.Stmt) bool {
 	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == MemCheck
 }
 
-func readsPipestatus(st *syntax.Stmt) bool {
+func readsPipestatus(n syntax.Node) bool {
 	found := false
-	syntax.Walk(st, func(n syntax.Node) bool {
+	syntax.Walk(n, func(n syntax.Node) bool {
 		if p, ok := n.(*syntax.ParamExp); ok && p.Param != nil && p.Param.Value == "PIPESTATUS" {
 			found = true
 		}
@@ -256,12 +250,16 @@ func Weight(f syntax.Node) int {
 }
 
 // Status is the exec handler's answer to the command CheckMemory returned:
-// the status it passes on, and whether args is that command.
-func Status(args []string) (uint8, bool) {
+// whether args is that command, and the status it passes on as the
+// handler's error.
+func Status(args []string) (bool, error) {
 	if len(args) != 2 || args[0] != MemCheck {
-		return 0, false
+		return false, nil
 	}
-	return uint8(atoi(args[1])), true
+	if n := uint8(atoi(args[1])); n != 0 {
+		return true, interp.ExitStatus(n)
+	}
+	return true, nil
 }
 
 // Printed is how much the call args prints at most, for the builtins that

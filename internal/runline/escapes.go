@@ -32,6 +32,7 @@ func quoteWordEscapes(f syntax.Node) {
 	var mark func(n syntax.Node, inQuotes bool)
 	mark = func(n syntax.Node, inQuotes bool) {
 		syntax.Walk(n, func(m syntax.Node) bool {
+			var stmts []*syntax.Stmt
 			switch m := m.(type) {
 			case *syntax.Lit:
 				if inQuotes {
@@ -45,21 +46,17 @@ func quoteWordEscapes(f syntax.Node) {
 					return false
 				}
 			case *syntax.CmdSubst:
-				if inQuotes { // quoting starts afresh inside "$(…)"
-					for _, st := range m.Stmts {
-						mark(st, false)
-					}
-					return false
-				}
+				stmts = m.Stmts
 			case *syntax.ProcSubst:
-				if inQuotes {
-					for _, st := range m.Stmts {
-						mark(st, false)
-					}
-					return false
-				}
+				stmts = m.Stmts
 			}
-			return true
+			if !inQuotes || stmts == nil {
+				return true
+			}
+			for _, st := range stmts { // quoting starts afresh inside "$(…)"
+				mark(st, false)
+			}
+			return false
 		})
 	}
 	mark(f, false)

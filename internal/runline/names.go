@@ -1,6 +1,9 @@
 package runline
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Unknown stands for a value a dry run cannot know (a variable the
 // command does not set, the output of a program it does not run): a word
@@ -10,11 +13,11 @@ const Unknown = "\x01?\x01"
 // wrappers run the command that follows their own options; the function
 // returns how many arguments to skip to reach it, or -1 when none runs.
 var wrappers = map[string]func([]string) int{
-	"sudo": skipOpts("ugpCDrtUT", 0), "doas": skipOpts("uC", 0), "nice": skipOpts("n", 0),
-	"nohup": skipOpts("", 0), "builtin": skipOpts("", 0), "chronic": skipOpts("", 0),
-	"unbuffer": skipOpts("", 0), "setsid": skipOpts("", 0), "exec": skipOpts("a", 0),
-	"time": skipOpts("fo", 0), "timeout": skipOpts("sk", 1), "stdbuf": skipOpts("ioe", 0),
-	"ionice": skipOpts("cnpP", 0), "busybox": skipOpts("", 0),
+	"sudo": SkipOpts("ugpCDrtUT", 0), "doas": SkipOpts("uC", 0), "nice": SkipOpts("n", 0),
+	"nohup": SkipOpts("", 0), "builtin": SkipOpts("", 0), "chronic": SkipOpts("", 0),
+	"unbuffer": SkipOpts("", 0), "setsid": SkipOpts("", 0), "exec": SkipOpts("a", 0),
+	"time": SkipOpts("fo", 0), "timeout": SkipOpts("sk", 1), "stdbuf": SkipOpts("ioe", 0),
+	"ionice": SkipOpts("cnpP", 0), "busybox": SkipOpts("", 0),
 	"env": envSkip,
 	"command": func(args []string) int {
 		for _, a := range args {
@@ -22,7 +25,7 @@ var wrappers = map[string]func([]string) int{
 				return -1 // a lookup, nothing runs
 			}
 		}
-		return skipOpts("", 0)(args)
+		return SkipOpts("", 0)(args)
 	},
 }
 
@@ -37,12 +40,28 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 	return w(args), true
 }
 
+// Unwrap is the index in args of the command that args's wrappers (env,
+// timeout, nice, …) run, the first word when none wraps; false when a
+// wrapper runs nothing.
+func Unwrap(args []string) (int, bool) {
+	i := 0
+	for i < len(args) {
+		skip, wraps := Skip(path.Base(args[i]), args[i+1:])
+		if !wraps {
+			break
+		}
+		if skip < 0 || skip >= len(args)-i-1 {
+			return 0, false
+		}
+		i += 1 + skip
+	}
+	return i, true
+}
+
 // SkipOpts returns a Skip function for a command whose options with a
 // value are the letters of short, followed by positional operands before
 // the command it runs.
-func SkipOpts(short string, positional int) func([]string) int { return skipOpts(short, positional) }
-
-func skipOpts(short string, positional int) func([]string) int {
+func SkipOpts(short string, positional int) func([]string) int {
 	return func(args []string) int {
 		i := 0
 		for i < len(args) && !unknown(args[i]) && strings.HasPrefix(args[i], "-") && args[i] != "-" {

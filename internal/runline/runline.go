@@ -16,13 +16,14 @@
 package runline
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,8 +111,8 @@ func (r *resolver) program(p, dir string, args []string, shell bool, depth int) 
 	if !r.add(File{Path: p}) || depth >= maxDepth {
 		return
 	}
-	text, ok := readFile(p)
-	if !ok || !shell && !shellScript(p, text) || !sources().MatchString(text) {
+	text, err := ReadFile(p)
+	if err != nil || !shell && !shellScript(p, text) || !sources().MatchString(text) {
 		return
 	}
 	r.script(text, p, dir, args, depth+1)
@@ -135,30 +136,41 @@ func shellScript(p, text string) bool {
 	return strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".bash")
 }
 
-func readFile(p string) (string, bool) {
+// ErrNotRegular is ReadFile's answer for a folder, a device or a FIFO.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ReadFile is the text of the regular file p, bounded, for a dry run to
+// read; anything else is not opened (a FIFO's open would block).
+func ReadFile(p string) (string, error) {
+	if fi, err := os.Stat(p); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "", ErrNotRegular
+	}
 	f, err := os.Open(p)
 	if err != nil {
-		return "", false
+		return "", err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", false
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxRead))
-	return string(b), err == nil
+	return string(b), err
 }
 
 // script dry-runs src: the run line (zero "") or the script at zero, in
 // dir with positional params.
 func (r *resolver) script(src, zero, dir string, params []string, depth int) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), zero)
-	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
+	f := parsed(src, zero)
+	if f == nil {
 		return
 	}
-	Prepare(f)
-	env := environ{root: r.root, zero: zero}
+	// What a run line sees: $CLAUDE_PROJECT_DIR, as the gate sets it, and
+	// $0 and $BASH_SOURCE of the script; any other variable is unset.
+	env := []string{"CLAUDE_PROJECT_DIR=" + r.root, "PATH=/usr/local/bin:/usr/bin:/bin"}
+	if zero != "" {
+		env = append(env, "BASH_SOURCE="+zero)
+	}
 	opts := []interp.RunnerOption{
-		interp.Env(env),
+		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(dir),
 		interp.StdIO(strings.NewReader(""), io.Discard, io.Discard),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
@@ -177,23 +189,42 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 		flags = append(flags, "-f")
 	}
 	opts = append(opts, interp.Params(append(append(flags, "--"), params...)...))
-	runner, err := interp.New(opts...)
-	if err != nil {
-		return
+	if runner, err := interp.New(opts...); err == nil {
+		Run(runner, f, r.end) // what it found is recorded, however it ended
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), r.end)
+}
+
+// ErrStopped is a dry run that did not finish: past its deadline, or
+// ended by an interpreter panic.
+var ErrStopped = errors.New("dry run stopped before its end")
+
+// Run dry-runs f in r until end, the guard's runs and the run line's: an
+// interpreter panic ends the run, not the hook. A run still going a
+// second past end (a read the context cannot stop) is left behind, left
+// set: its runner, still running, must not be used.
+func Run(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
+	ctx, cancel := context.WithDeadline(context.Background(), end)
 	defer cancel()
-	done := make(chan struct{})
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
-		defer func() { _ = recover() }() // an interpreter panic ends the analysis, not the hook
-		_ = runner.Run(ctx, f)
+		defer func() {
+			if recover() != nil {
+				done <- ErrStopped
+			}
+		}()
+		done <- r.Run(ctx, f)
 	}()
+	timer := time.NewTimer(time.Until(end) + time.Second)
+	defer timer.Stop()
 	select {
-	case <-done:
-	case <-time.After(time.Until(r.end) + time.Second):
-		// A read the context cannot stop: leave it, with what was found.
+	case err = <-done:
+	case <-timer.C:
+		return true, ErrStopped
 	}
+	if ctx.Err() != nil && !errors.Is(err, ErrMemory) {
+		return false, ErrStopped
+	}
+	return false, err
 }
 
 // call sees every simple command: it bounds the run and follows source.
@@ -209,12 +240,12 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 		return nil, ErrMemory
 	}
 	if (args[0] == "source" || args[0] == ".") && len(args) > 1 {
-		p := abs(args[1], hc.Dir)
-		if !within(p, r.root) || p == r.root {
+		p := Abs(args[1], hc.Dir)
+		if !Within(p, r.root) || p == r.root {
 			return []string{":"}, nil // outside the project: not followed
 		}
-		text, ok := readFile(p)
-		if !ok {
+		text, err := ReadFile(p)
+		if err != nil {
 			return []string{":"}, nil
 		}
 		r.add(File{Path: p, SourcedBy: zero})
@@ -228,23 +259,15 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 // their folder with. What a validator script itself runs (zero is the
 // script) is the agent's project, not the validator: not recorded.
 func (r *resolver) exec(ctx context.Context, args []string, zero string, depth int) error {
-	if n, ok := Status(args); ok {
-		if n != 0 {
-			return interp.ExitStatus(n)
-		}
-		return nil
+	if ok, err := Status(args); ok {
+		return err
 	}
 	hc := interp.HandlerCtx(ctx)
-	for len(args) > 0 {
-		skip, ok := Skip(path.Base(args[0]), args[1:])
-		if !ok {
-			break
-		}
-		if skip < 0 || skip >= len(args)-1 {
-			return nil
-		}
-		args = args[1+skip:]
+	i, ok := Unwrap(args)
+	if !ok {
+		return nil
 	}
+	args = args[i:]
 	if len(args) == 0 || unknown(args[0]) {
 		return nil
 	}
@@ -276,8 +299,8 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 	if prog == "" || unknown(prog) || zero == "" && strings.ContainsAny(prog, "*?[") {
 		return nil // a glob of the run line: the agent's files
 	}
-	p := abs(prog, hc.Dir)
-	if within(p, r.root) && p != r.root {
+	p := Abs(prog, hc.Dir)
+	if Within(p, r.root) && p != r.root {
 		r.program(p, hc.Dir, rest, shell, depth)
 	}
 	return nil
@@ -321,23 +344,14 @@ func interpreterOperand(spec Interp, args []string) (string, int) {
 			return t, i + 1
 		}
 		name := strings.TrimLeft(t, "-")
-		if name == "m" || containsStr(spec.Code, name) {
+		if name == "m" || slices.Contains(spec.Code, name) {
 			return "", len(args)
 		}
-		if len(t) == 2 && strings.Contains(spec.Values, t[1:]) || strings.HasPrefix(t, "--") && containsStr(spec.Long, name) {
+		if len(t) == 2 && strings.Contains(spec.Values, t[1:]) || strings.HasPrefix(t, "--") && slices.Contains(spec.Long, name) {
 			i++
 		}
 	}
 	return "", len(args)
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pathHelper prints what dirname, basename, realpath and readlink -f
@@ -360,7 +374,7 @@ func pathHelper(hc interp.HandlerContext, args []string) {
 	case "basename":
 		out = path.Base(p)
 	default:
-		out = abs(p, hc.Dir)
+		out = Abs(p, hc.Dir)
 	}
 	io.WriteString(hc.Stdout, out+"\n")
 }
@@ -368,65 +382,42 @@ func pathHelper(hc interp.HandlerContext, args []string) {
 // open lets the dry run read the real files (a sourced file, $(< f)),
 // bounded, and writes nothing.
 func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0 {
-		return nopFile{}, nil
+	text := "" // a write, or a file it cannot read: nothing
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) == 0 {
+		if t, err := ReadFile(Abs(name, interp.HandlerCtx(ctx).Dir)); err == nil {
+			text = t
+		}
 	}
-	text, ok := readFile(abs(name, interp.HandlerCtx(ctx).Dir))
-	if !ok {
-		return nopFile{}, nil
-	}
-	return nopFile{bytes.NewReader([]byte(text))}, nil
+	return nopFile{strings.NewReader(text)}, nil
 }
 
 type nopFile struct{ io.Reader }
 
-func (f nopFile) Read(p []byte) (int, error) {
-	if f.Reader == nil {
-		return 0, io.EOF
-	}
-	return f.Reader.Read(p)
-}
 func (nopFile) Write(p []byte) (int, error) { return len(p), nil }
 func (nopFile) Close() error                { return nil }
 
-// prepared is src parsed, with the memory checks, and printed back.
-func prepared(src string) string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+// parsed is src, the script at name, parsed and prepared; nil when it
+// does not parse or is past the bounds.
+func parsed(src, name string) *syntax.File {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
 	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
-		return ":"
+		return nil
 	}
 	Prepare(f)
+	return f
+}
+
+// prepared is src parsed, with the memory checks, and printed back.
+func prepared(src string) string {
+	f := parsed(src, "")
+	if f == nil {
+		return ":"
+	}
 	var b strings.Builder
 	if syntax.NewPrinter().Print(&b, f) != nil {
 		return ":"
 	}
 	return b.String()
-}
-
-// environ is what a run line sees: $CLAUDE_PROJECT_DIR, as the gate sets
-// it, and $0 and $BASH_SOURCE of the script; any other variable is unset.
-type environ struct{ root, zero string }
-
-func str(v string) expand.Variable {
-	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
-}
-
-func (e environ) Get(name string) expand.Variable {
-	switch name {
-	case "CLAUDE_PROJECT_DIR":
-		return str(e.root)
-	case "BASH_SOURCE":
-		if e.zero != "" {
-			return str(e.zero)
-		}
-	case "PATH":
-		return str("/usr/local/bin:/usr/bin:/bin")
-	}
-	return expand.Variable{}
-}
-
-func (e environ) Each(f func(string, expand.Variable) bool) {
-	f("CLAUDE_PROJECT_DIR", str(e.root))
 }
 
 // plainProgram answers the usual run line, a path and plain arguments
@@ -439,8 +430,8 @@ func plainProgram(run, root string) (p string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	p = abs(first, root)
-	if !within(p, root) || p == root {
+	p = Abs(first, root)
+	if !Within(p, root) || p == root {
 		return "", true
 	}
 	return p, true
@@ -449,16 +440,11 @@ func plainProgram(run, root string) (p string, ok bool) {
 // plainLine is the program word of a plain run line, and whether the line
 // is one.
 func plainLine(run string) (string, bool) {
-	for i := 0; i < len(run); i++ {
-		c := run[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/._-+,@:% ", c) >= 0) {
-			return "", false // anything the shell would expand, quote, chain or redirect
-		}
-	}
-	first, _, _ := strings.Cut(strings.TrimLeft(run, " "), " ")
-	if first == "" || !strings.Contains(first, "/") {
+	words, ok := PlainWords(run)
+	if !ok || len(words) == 0 || !strings.Contains(words[0], "/") {
 		return "", false
 	}
+	first := words[0]
 	name := path.Base(first)
 	if _, wrapper := wrappers[name]; wrapper || IsShell(name) {
 		return "", false
@@ -469,7 +455,21 @@ func plainLine(run string) (string, bool) {
 	return first, true
 }
 
-func abs(p, dir string) string {
+// PlainWords splits text the shell passes as written, letters, digits and
+// /._-+,@:% between blanks, into its words; false for anything the shell
+// would expand, quote, chain or redirect.
+func PlainWords(text string) ([]string, bool) {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
+			return nil, false
+		}
+	}
+	return strings.Fields(text), true
+}
+
+// Abs is p made absolute against dir unless it is, and clean.
+func Abs(p, dir string) string {
 	p = filepath.ToSlash(p)
 	if !strings.HasPrefix(p, "/") {
 		p = dir + "/" + p
@@ -477,6 +477,7 @@ func abs(p, dir string) string {
 	return path.Clean(p)
 }
 
-func within(p, base string) bool {
+// Within reports whether p is base or lies under it.
+func Within(p, base string) bool {
 	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
 }
