@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/stopgate/stopgate/internal/runline"
 )
@@ -190,9 +189,11 @@ func (a *analyzer) findReads(args []word) {
 //
 // cwd may be where the command ended: Claude Code's PostToolUse names the
 // directory its Bash is in after the command (it keeps a cd). So a
-// command that may change directory (changesDir), reported away from the
-// root, is also read as run from the root, where such a command usually
-// starts. One that cannot started where it ended, and is read once.
+// command reported away from the root is also read as run from the root,
+// where such a command usually starts: whether it changed directory is
+// not always in its text (a function of the user's shell snapshot, such
+// as zoxide's z, does), and a read armed twice costs a check, one missed
+// the promise.
 //
 // A panic in the dry run (a bug) ends the analysis with what it found: a
 // read hook must not crash the client's tool call.
@@ -202,9 +203,9 @@ func ShellReads(cmd, cwd, root, home string) []string {
 	}
 	s := New(root, home, nil)
 	cwd, root = path.Clean(slash(cwd)), path.Clean(slash(root))
-	reads, moves := s.shellReads(cmd, cwd)
-	if moves && cwd != root {
-		more, _ := s.shellReads(cmd, root)
+	reads := s.shellReads(cmd, cwd)
+	if cwd != root {
+		more := s.shellReads(cmd, root)
 		for _, p := range more {
 			if !slices.Contains(reads, p) {
 				reads = append(reads, p)
@@ -214,9 +215,8 @@ func ShellReads(cmd, cwd, root, home string) []string {
 	return reads
 }
 
-// shellReads is ShellReads from the one directory cwd, and whether the
-// command may change directory.
-func (s *Set) shellReads(cmd, cwd string) (reads []string, moves bool) {
+// shellReads is ShellReads from the one directory cwd.
+func (s *Set) shellReads(cmd, cwd string) (reads []string) {
 	d := s.newDryRun(cmd)
 	d.recording, d.readSeen = true, map[string]bool{}
 	defer func() {
@@ -228,33 +228,12 @@ func (s *Set) shellReads(cmd, cwd string) (reads []string, moves bool) {
 	}()
 	if !d.plain(cmd, cwd) { // one program, which cannot change the shell's directory
 		if f := d.load(cmd); f != nil {
-			d.top, moves = f, changesDir(f)
+			d.top = f
 			(&shell{d: d, p: passes[0], top: true}).runFile(f, cwd, nil, nil)
 		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	// A copy: a runner left behind past its deadline may still append.
-	return append([]string{}, d.reads...), moves
+	return append([]string{}, d.reads...)
 }
-
-// changesDir reports whether f may change the shell's directory: a
-// command that does (cd, pushd, popd), that runs shell text in the shell
-// itself (eval, source, trap, alias, builtin, command, exec), or whose
-// name the text does not spell plainly (c\d, $(echo cd)). A function the
-// user's own shell defines (a snapshot's z) is not seen, as the dry run
-// sees none of them.
-func changesDir(f *syntax.File) bool {
-	moves := false
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			words, plain := runline.PlainWords(c.Args[0].Lit())
-			moves = !plain || len(words) != 1 || movers[words[0]]
-		}
-		return !moves
-	})
-	return moves
-}
-
-var movers = map[string]bool{"cd": true, "pushd": true, "popd": true, "eval": true, "source": true, ".": true,
-	"trap": true, "alias": true, "builtin": true, "command": true, "exec": true, "enable": true}
