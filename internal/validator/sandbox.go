@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -122,11 +123,7 @@ func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 		return nil, perr
 	}
 	// bwrap works here, this sandbox did not: its mounts, or the runner.
-	results = make([]Result, len(specs))
-	for i := range results {
-		results[i] = Result{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}
-	}
-	return results, nil
+	return slices.Repeat([]Result{{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}}, len(specs)), nil
 }
 
 // sandbox starts bwrap with the runner in it and returns the specs'
@@ -186,11 +183,8 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	case errors.Is(rep.err, io.ErrUnexpectedEOF) && firstLine(stderr.String()) != "":
 		why += ": " + firstLine(stderr.String())
 	}
-	results := make([]Result, len(specs))
-	for i := range results {
-		results[i] = Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue.Load()}
-	}
-	return results, nil
+	failed := Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue.Load()}
+	return slices.Repeat([]Result{failed}, len(specs)), nil
 }
 
 func orEOF(err error) error {
@@ -220,11 +214,7 @@ func request(env Env, specs []Spec) (string, []byte, error) {
 func boxBound(env Env, specs []Spec) time.Duration {
 	var longest time.Duration
 	for _, s := range specs {
-		t := s.Timeout
-		if t <= 0 {
-			t = DefaultTimeout
-		}
-		longest = max(longest, t)
+		longest = max(longest, s.timeout())
 	}
 	if !env.Deadline.IsZero() {
 		longest = min(longest, max(time.Until(env.Deadline), 0))
@@ -234,11 +224,7 @@ func boxBound(env Env, specs []Spec) time.Duration {
 
 // lineLimit bounds a report line: a Result with its output, base64.
 func lineLimit(env Env) int {
-	limit := env.OutputLimit
-	if limit <= 0 {
-		limit = defaultOutputLimit
-	}
-	return limit/3*4 + 64<<10
+	return env.outputLimit()/3*4 + 64<<10
 }
 
 // report is what the gate read from the runner.
