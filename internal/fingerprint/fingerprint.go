@@ -20,6 +20,7 @@ package fingerprint
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -165,10 +166,7 @@ func insideWorkTree(root string, timeout time.Duration) bool {
 
 // gitContext bounds a git command by timeout, 10 s when unset.
 func gitContext(timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	return context.WithTimeout(context.Background(), timeout)
+	return context.WithTimeout(context.Background(), cmp.Or(max(timeout, 0), 10*time.Second))
 }
 
 // gitList is git ls-files: the tracked files and the untracked ones not

@@ -182,7 +182,7 @@ func (r Record) observed() bool {
 // promptsOf counts each prompt r checked, and the attempts it took to pass.
 func (t *tally) promptsOf(r Record) {
 	for _, p := range r.Prompts {
-		checked, passed := promptResult(r, p)
+		checked, passed := r.PromptResult(p)
 		if !checked {
 			continue
 		}
@@ -242,9 +242,9 @@ func (st Stats) Slowest() []ValidatorStats {
 	return out
 }
 
-// promptResult reports whether any validator of prompt p ran in r, and
-// whether all of those passed.
-func promptResult(r Record, p string) (checked, passed bool) {
+// PromptResult reports whether any validator of prompt p ran in r, and
+// whether all of those passed: the prompt passed the stop.
+func (r Record) PromptResult(p string) (checked, passed bool) {
 	passed = true
 	for _, c := range r.Checks {
 		if slices.Contains(c.Prompts, p) {

@@ -122,27 +122,13 @@ func hbars(id string, rows []barRow, values []float64, class string) bars {
 	return b
 }
 
-func promptChart(m *model) bars {
-	return failBars("failing-prompts", len(m.Prompts), func(i int) (string, int, int) {
-		return m.Prompts[i].Name, m.Prompts[i].Fails, m.Prompts[i].Checked
-	})
-}
-
-func validatorChart(m *model) bars {
-	return failBars("failing-validators", len(m.Validators), func(i int) (string, int, int) {
-		return m.Validators[i].Name, m.Validators[i].Fails, m.Validators[i].Runs
-	})
-}
-
-// failBars draws n rows of failures: at(i) is the row's name, its
-// failures and its runs.
-func failBars(id string, n int, at func(i int) (string, int, int)) bars {
+// failBars draws a row of failures for each of ts, prompts or validators.
+func failBars(id string, ts []timing) bars {
 	var rows []barRow
 	var vals []float64
-	for i := range n {
-		name, fails, of := at(i)
-		rows = append(rows, barRow{Label: name, Value: fmt.Sprintf("%d of %d failed", fails, of)})
-		vals = append(vals, float64(fails))
+	for _, t := range ts {
+		rows = append(rows, barRow{Label: t.Name, Value: fmt.Sprintf("%d of %d failed", t.Fails, t.Runs)})
+		vals = append(vals, float64(t.Fails))
 	}
 	return hbars(id, rows, vals, "block")
 }

@@ -28,10 +28,10 @@ type model struct {
 	Counts     map[string]int // by verdict
 	Buckets    []bucket       // verdicts over time
 	BucketSize string
-	Prompts    []failing // most failed first
-	Validators []timing  // most failed first
-	Slowest    []timing  // most total time first
-	Halts      []halt    // newest first, at most maxHalts
+	Prompts    []timing // most failed first; Runs are the checks of the prompt
+	Validators []timing // most failed first
+	Slowest    []timing // most total time first
+	Halts      []halt   // newest first, at most maxHalts
 	HaltsAll   int
 	Clients    []client
 }
@@ -39,11 +39,6 @@ type model struct {
 type bucket struct {
 	Start  time.Time
 	Counts map[string]int
-}
-
-type failing struct {
-	Name           string
-	Checked, Fails int
 }
 
 type timing struct {
@@ -77,15 +72,12 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 		m.From, m.To = records[0].Time, records[len(records)-1].Time
 	}
 	st := outcome.Summarize(records)
+	var prompts, all []timing
 	for _, p := range st.Prompts {
-		if f := p.Checked - p.Passed; f > 0 {
-			m.Prompts = append(m.Prompts, failing{Name: p.Prompt, Checked: p.Checked, Fails: f})
-		}
+		prompts = append(prompts, timing{Name: p.Prompt, Runs: p.Checked, Fails: p.Checked - p.Passed})
 	}
-	slices.SortStableFunc(m.Prompts, func(a, b failing) int { return cmp.Compare(b.Fails, a.Fails) })
-	m.Prompts = m.Prompts[:min(len(m.Prompts), maxBars)]
+	m.Prompts = mostFailed(prompts)
 
-	var all []timing
 	for _, v := range st.Validators {
 		var total time.Duration
 		for _, d := range v.Durations {
@@ -93,13 +85,7 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 		}
 		all = append(all, timing{Name: v.Name, Runs: v.Runs, Fails: v.Runs - v.Passed, Total: total, Median: v.Median(), Max: v.Max()})
 	}
-	for _, t := range all {
-		if t.Fails > 0 {
-			m.Validators = append(m.Validators, t)
-		}
-	}
-	slices.SortStableFunc(m.Validators, func(a, b timing) int { return cmp.Compare(b.Fails, a.Fails) })
-	m.Validators = m.Validators[:min(len(m.Validators), maxBars)]
+	m.Validators = mostFailed(all)
 	m.Slowest = slices.Clone(all)
 	slices.SortStableFunc(m.Slowest, func(a, b timing) int { return cmp.Compare(b.Total, a.Total) })
 	m.Slowest = m.Slowest[:min(len(m.Slowest), maxBars)]
@@ -148,6 +134,19 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	}
 	slices.SortFunc(m.Clients, func(a, b client) int { return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Name, b.Name)) })
 	return m
+}
+
+// mostFailed returns those of ts that failed, most failures first, at most
+// maxBars of them.
+func mostFailed(ts []timing) []timing {
+	var out []timing
+	for _, t := range ts {
+		if t.Fails > 0 {
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b timing) int { return cmp.Compare(b.Fails, a.Fails) })
+	return out[:min(len(out), maxBars)]
 }
 
 // clientOf names the client of r as the page does: "unknown" for a record

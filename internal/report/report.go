@@ -66,7 +66,7 @@ type view struct {
 }
 
 func chartsOf(m *model, prefix string) view {
-	v := view{M: m, Over: verdictChart(m), Prompts: promptChart(m), Failing: validatorChart(m), Time: timeChart(m)}
+	v := view{M: m, Over: verdictChart(m), Prompts: failBars("failing-prompts", m.Prompts), Failing: failBars("failing-validators", m.Validators), Time: timeChart(m)}
 	v.Over.ID = prefix + v.Over.ID
 	for _, b := range []*bars{&v.Prompts, &v.Failing, &v.Time} {
 		b.ID = prefix + b.ID

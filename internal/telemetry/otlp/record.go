@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -137,7 +136,7 @@ func (ins *instruments) record(ctx context.Context, r outcome.Record) {
 	}
 	for _, p := range r.Prompts {
 		res := "passed"
-		if slices.ContainsFunc(r.Checks, func(c outcome.Check) bool { return !c.Passed && slices.Contains(c.Prompts, p) }) {
+		if checked, passed := r.PromptResult(p); checked && !passed {
 			res = "failed"
 		}
 		ins.prompts.Add(ctx, 1, metric.WithAttributes(attribute.String(attrPrompt, p), attribute.String(attrPromptRes, res), client))
