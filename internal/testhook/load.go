@@ -175,22 +175,20 @@ func (l *loader) suite(top map[string]any) *Suite {
 	if len(list) == 0 {
 		l.add(0, "", "has no tests", "write them as "+l.testsExample())
 	}
-	firstLine := map[string]int{}
-	firstIndex := map[string]int{}
+	first := map[string]string{} // where each id is first used
 	for i, v := range list {
 		t, ok := l.test(i, v)
 		if !ok {
 			continue
 		}
-		if first, dup := firstIndex[t.ID]; dup {
-			where := fmt.Sprintf("test #%d", first+1)
-			if firstLine[t.ID] > 0 {
-				where += fmt.Sprintf(", line %d", firstLine[t.ID])
-			}
+		if where, dup := first[t.ID]; dup {
 			l.add(t.Line, testKey(t.ID), fmt.Sprintf("duplicate id (first used by %s)", where), "every test needs its own id")
 			continue
 		}
-		firstIndex[t.ID], firstLine[t.ID] = i, t.Line
+		first[t.ID] = fmt.Sprintf("test #%d", i+1)
+		if t.Line > 0 {
+			first[t.ID] += fmt.Sprintf(", line %d", t.Line)
+		}
 		s.Tests = append(s.Tests, t)
 	}
 	l.checkRefs(s.Tests)

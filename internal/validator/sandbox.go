@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,15 +46,12 @@ const SandboxArg = "__confined"
 // start of bwrap on a loaded machine.
 const boxGrace = drainGrace + reapGrace + 2*time.Second
 
-// boxRequest is what the gate sends the runner.
+// boxRequest is what the gate sends the runner: Env without its
+// Confinement, the runner being inside it.
 type boxRequest struct {
-	Nonce       string
-	Dir         string
-	Vars        []string
-	OutputLimit int
-	Deadline    time.Time
-	DeadlineWhy string
-	Specs       []boxSpec
+	Nonce string
+	Env   Env
+	Specs []boxSpec
 }
 
 type boxSpec struct {
@@ -196,12 +192,8 @@ func orEOF(err error) error {
 
 // request is the runner's input, with a fresh nonce.
 func request(env Env, specs []Spec) (string, []byte, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", nil, err
-	}
-	req := boxRequest{Nonce: hex.EncodeToString(b), Dir: env.Dir, Vars: env.Vars, OutputLimit: env.OutputLimit,
-		Deadline: env.Deadline, DeadlineWhy: env.DeadlineWhy}
+	env.Confine = nil
+	req := boxRequest{Nonce: rand.Text(), Env: env}
 	for _, s := range specs {
 		req.Specs = append(req.Specs, boxSpec{Run: s.Run, Env: s.Env, Timeout: s.Timeout})
 	}
