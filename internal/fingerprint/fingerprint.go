@@ -240,16 +240,15 @@ func hashAll(root string, paths []string, c *cache, git bool) ([]hashed, error) 
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, rel := range paths {
-		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		wg.Go(func() {
+			defer func() { <-sem }()
 			f, st, hit, err := hashFile(root, rel, c)
 			if errors.Is(err, fs.ErrNotExist) && git {
 				return // listed by git and deleted since: gone from the tree
 			}
 			out[i], errs[i] = hashed{file: f, st: st, hit: hit}, err
-		}()
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {

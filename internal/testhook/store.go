@@ -27,7 +27,6 @@ func runFile(stateDir, session string) string {
 // Store is the runs of one state dir; the first write creates it.
 type Store struct{ dir string }
 
-
 // loadRun returns the run in path, or nil when there is none. It needs no
 // lock: the file is replaced whole.
 func loadRun(path string) (*State, error) {

@@ -64,9 +64,8 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 // one fan-out of validators, in the gate and in the sandbox's runner.
 func each(n int, f func(i int)) {
 	var wg sync.WaitGroup
-	wg.Add(n)
 	for i := range n {
-		go func() { defer wg.Done(); f(i) }()
+		wg.Go(func() { f(i) })
 	}
 	wg.Wait()
 }
