@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -224,12 +225,8 @@ func (t *tally) stats() Stats {
 	for _, s := range t.sessions {
 		st.Sessions = append(st.Sessions, *s)
 	}
-	sort.Slice(st.Sessions, func(i, j int) bool {
-		a, b := st.Sessions[i], st.Sessions[j]
-		if a.Blocks+a.Halts != b.Blocks+b.Halts {
-			return a.Blocks+a.Halts > b.Blocks+b.Halts
-		}
-		return a.Session < b.Session
+	slices.SortFunc(st.Sessions, func(a, b SessionStats) int {
+		return cmp.Or(cmp.Compare(b.Blocks+b.Halts, a.Blocks+a.Halts), cmp.Compare(a.Session, b.Session))
 	})
 	return st
 }

@@ -32,7 +32,6 @@ type model struct {
 	Validators []timing // most failed first
 	Slowest    []timing // most total time first
 	Halts      []halt   // newest first, at most maxHalts
-	HaltsAll   int
 	Clients    []client
 }
 
@@ -93,34 +92,23 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	clients := map[string]*client{}
 	size := bucketSize(m.From, m.To)
 	m.BucketSize = size.name
-	byStart := map[time.Time]*bucket{}
+	byStart := map[time.Time]map[string]int{} // a bucket's counts, by verdict
 	for _, r := range records {
 		m.Counts[r.Decision]++
 		name := clientOf(r)
-		c := clients[name]
-		if c == nil {
-			c = &client{Name: name, Counts: map[string]int{}}
-			clients[name] = c
+		if clients[name] == nil {
+			clients[name] = &client{Name: name, Counts: map[string]int{}}
 		}
-		c.Counts[r.Decision]++
-		c.Total++
+		clients[name].Counts[r.Decision]++
+		clients[name].Total++
 		start := size.floor(r.Time)
-		b := byStart[start]
-		if b == nil {
-			b = &bucket{Start: start, Counts: map[string]int{}}
-			byStart[start] = b
+		if byStart[start] == nil {
+			byStart[start] = map[string]int{}
 		}
-		b.Counts[r.Decision]++
-		if r.Decision == outcome.Halt {
-			m.HaltsAll++
-		}
+		byStart[start][r.Decision]++
 	}
 	for t := size.floor(m.From); len(records) > 0 && !t.After(m.To); t = size.next(t) {
-		b := byStart[t]
-		if b == nil {
-			b = &bucket{Start: t, Counts: map[string]int{}}
-		}
-		m.Buckets = append(m.Buckets, *b)
+		m.Buckets = append(m.Buckets, bucket{Start: t, Counts: byStart[t]}) // nil counts: none
 	}
 	for i := len(records) - 1; i >= 0 && len(m.Halts) < maxHalts; i-- {
 		r := records[i]
