@@ -43,7 +43,7 @@ func (r *runner) testsFile(name string) (string, error) {
 
 // Load reads and checks the tests file at path, shown to a person relative
 // to root. Every mistake found is a Problem naming the file, the line when
-// known and the test's id; Load returns them all at once as Problems.
+// known and the test's id; Load returns them all at once as config.Problems.
 func Load(path, root string) (*Suite, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -70,7 +70,7 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	s := l.suite(top)
 	if len(l.problems) > 0 {
 		// In file order, as a person fixes them; the file's own first.
-		slices.SortStableFunc(l.problems, func(a, b *Problem) int { return cmp.Compare(a.Line, b.Line) })
+		slices.SortStableFunc(l.problems, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
 		return nil, l.problems
 	}
 	return s, nil
@@ -91,13 +91,13 @@ type loader struct {
 	testsKey string // "tests" in JSON, "test" ([[test]] tables) in TOML
 	kind     string // what a test is called in messages: "object" or "table"
 	lines    []int  // line of each test, by index; shorter when unknown
-	problems Problems
+	problems config.Problems
 }
 
 // add records a problem in the test key names ("test #2", testKey(id)), or
 // in the file itself when key is "".
 func (l *loader) add(line int, key, msg, hint string) {
-	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
+	l.problems = append(l.problems, &config.Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
 func (l *loader) decodeJSON(data []byte) map[string]any {
@@ -367,14 +367,7 @@ func (l *loader) checkRefs(tests []Test) {
 
 // blankRefs replaces each ${var} with a literal, to check a pattern's
 // syntax before the values are known.
-func blankRefs(s string) string {
-	vars := map[string]Var{}
-	for _, n := range refs(s) {
-		vars[n] = Var{Value: "x"}
-	}
-	out, _ := substitute(s, vars, true)
-	return out
-}
+func blankRefs(s string) string { return refRE.ReplaceAllString(s, "x") }
 
 func reErr(err error) string {
 	var inner error = err
