@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
@@ -184,9 +185,7 @@ func errText(lead string, err error) string {
 	}
 	var h *cli.Hinted
 	if errors.As(err, &h) {
-		for _, l := range h.Hints {
-			msg += "\n" + l
-		}
+		return strings.Join(append([]string{msg}, h.Hints...), "\n")
 	}
 	return msg
 }
