@@ -58,8 +58,8 @@ const (
 	valueWidth = 190
 )
 
-func verdictChart(m *model) columns {
-	c := columns{ID: "verdicts-over-time", Width: chartWidth, Height: 280, PlotTop: 10, PlotBottom: 250, PlotLeft: 50}
+func verdictChart(id string, m *model) columns {
+	c := columns{ID: id, Width: chartWidth, Height: 280, PlotTop: 10, PlotBottom: 250, PlotLeft: 50}
 	peak := 1
 	for _, b := range m.Buckets {
 		peak = max(peak, total(b.Counts))
@@ -133,14 +133,14 @@ func failBars(id string, ts []timing) bars {
 	return hbars(id, rows, vals, "block")
 }
 
-func timeChart(m *model) bars {
+func timeChart(id string, m *model) bars {
 	var rows []barRow
 	var vals []float64
 	for _, v := range m.Slowest {
 		rows = append(rows, barRow{Label: v.Name, Value: fmt.Sprintf("%s total, %d runs", round(v.Total), v.Runs)})
 		vals = append(vals, v.Total.Seconds())
 	}
-	return hbars("validator-time", rows, vals, "time")
+	return hbars(id, rows, vals, "time")
 }
 
 // clientChart stacks each client's verdicts in one bar, as shares.
