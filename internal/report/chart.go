@@ -56,6 +56,8 @@ const (
 	rowHeight  = 22
 	labelWidth = 280
 	valueWidth = 190
+	// barWidth is a whole bar: a row's width without its label and value.
+	barWidth float64 = chartWidth - labelWidth - valueWidth
 )
 
 func verdictChart(id string, m *model) columns {
@@ -109,12 +111,11 @@ func hbars(id string, rows []barRow, values []float64, class string) bars {
 	for _, v := range values {
 		peak = max(peak, v)
 	}
-	plotW := float64(chartWidth - labelWidth - valueWidth)
 	for i := range rows {
 		rows[i].Y = float64(i * rowHeight)
 		w := 0.0
 		if peak > 0 {
-			w = plotW * values[i] / peak
+			w = barWidth * values[i] / peak
 		}
 		rows[i].Segs = []seg{{X: labelWidth, Y: rows[i].Y + 3, W: max(w, 1), H: rowHeight - 6, Class: class, Title: rows[i].Label + ": " + rows[i].Value}}
 	}
@@ -146,7 +147,6 @@ func timeChart(id string, m *model) bars {
 // clientChart stacks each client's verdicts in one bar, as shares.
 func clientChart(m *model) bars {
 	b := bars{ID: "clients", Width: chartWidth, LabelWidth: labelWidth, Height: max(len(m.Clients), 1)*rowHeight + 4}
-	plotW := float64(chartWidth - labelWidth - valueWidth)
 	for i, c := range m.Clients {
 		r := barRow{Y: float64(i * rowHeight), Label: c.Name, Value: fmt.Sprintf("%d stops, %s blocked", c.Total, pct(c.Counts["block"], c.Total))}
 		x := float64(labelWidth)
@@ -155,7 +155,7 @@ func clientChart(m *model) bars {
 			if n == 0 {
 				continue
 			}
-			w := plotW * float64(n) / float64(c.Total)
+			w := barWidth * float64(n) / float64(c.Total)
 			r.Segs = append(r.Segs, seg{X: x, Y: r.Y + 3, W: w, H: rowHeight - 6, Class: v, Title: fmt.Sprintf("%s: %d %s", c.Name, n, v)})
 			x += w
 		}
