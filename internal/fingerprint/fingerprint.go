@@ -20,6 +20,7 @@ package fingerprint
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -165,10 +166,7 @@ func insideWorkTree(root string, timeout time.Duration) bool {
 
 // gitContext bounds a git command by timeout, 10 s when unset.
 func gitContext(timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	return context.WithTimeout(context.Background(), timeout)
+	return context.WithTimeout(context.Background(), cmp.Or(max(timeout, 0), 10*time.Second))
 }
 
 // gitList is git ls-files: the tracked files and the untracked ones not
@@ -242,16 +240,15 @@ func hashAll(root string, paths []string, c *cache, git bool) ([]hashed, error) 
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, rel := range paths {
-		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		wg.Go(func() {
+			defer func() { <-sem }()
 			f, st, hit, err := hashFile(root, rel, c)
 			if errors.Is(err, fs.ErrNotExist) && git {
 				return // listed by git and deleted since: gone from the tree
 			}
 			out[i], errs[i] = hashed{file: f, st: st, hit: hit}, err
-		}()
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {

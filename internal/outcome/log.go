@@ -161,8 +161,7 @@ func appendLine(f *os.File, path string, line []byte) error {
 			return err
 		}
 		defer nf.Close()
-		_, err = nf.Write(line)
-		return err
+		f, size = nf, 0
 	}
 	if size > 0 && !endsInNewline(f, size) {
 		line = append([]byte{'\n'}, line...) // fence off a line torn by a killed writer

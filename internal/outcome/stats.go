@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -182,7 +183,7 @@ func (r Record) observed() bool {
 // promptsOf counts each prompt r checked, and the attempts it took to pass.
 func (t *tally) promptsOf(r Record) {
 	for _, p := range r.Prompts {
-		checked, passed := promptResult(r, p)
+		checked, passed := r.PromptResult(p)
 		if !checked {
 			continue
 		}
@@ -224,12 +225,8 @@ func (t *tally) stats() Stats {
 	for _, s := range t.sessions {
 		st.Sessions = append(st.Sessions, *s)
 	}
-	sort.Slice(st.Sessions, func(i, j int) bool {
-		a, b := st.Sessions[i], st.Sessions[j]
-		if a.Blocks+a.Halts != b.Blocks+b.Halts {
-			return a.Blocks+a.Halts > b.Blocks+b.Halts
-		}
-		return a.Session < b.Session
+	slices.SortFunc(st.Sessions, func(a, b SessionStats) int {
+		return cmp.Or(cmp.Compare(b.Blocks+b.Halts, a.Blocks+a.Halts), cmp.Compare(a.Session, b.Session))
 	})
 	return st
 }
@@ -242,9 +239,9 @@ func (st Stats) Slowest() []ValidatorStats {
 	return out
 }
 
-// promptResult reports whether any validator of prompt p ran in r, and
-// whether all of those passed.
-func promptResult(r Record, p string) (checked, passed bool) {
+// PromptResult reports whether any validator of prompt p ran in r, and
+// whether all of those passed: the prompt passed the stop.
+func (r Record) PromptResult(p string) (checked, passed bool) {
 	passed = true
 	for _, c := range r.Checks {
 		if slices.Contains(c.Prompts, p) {

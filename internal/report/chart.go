@@ -56,10 +56,12 @@ const (
 	rowHeight  = 22
 	labelWidth = 280
 	valueWidth = 190
+	// barWidth is a whole bar: a row's width without its label and value.
+	barWidth float64 = chartWidth - labelWidth - valueWidth
 )
 
-func verdictChart(m *model) columns {
-	c := columns{ID: "verdicts-over-time", Width: chartWidth, Height: 280, PlotTop: 10, PlotBottom: 250, PlotLeft: 50}
+func verdictChart(id string, m *model) columns {
+	c := columns{ID: id, Width: chartWidth, Height: 280, PlotTop: 10, PlotBottom: 250, PlotLeft: 50}
 	peak := 1
 	for _, b := range m.Buckets {
 		peak = max(peak, total(b.Counts))
@@ -109,12 +111,11 @@ func hbars(id string, rows []barRow, values []float64, class string) bars {
 	for _, v := range values {
 		peak = max(peak, v)
 	}
-	plotW := float64(chartWidth - labelWidth - valueWidth)
 	for i := range rows {
 		rows[i].Y = float64(i * rowHeight)
 		w := 0.0
 		if peak > 0 {
-			w = plotW * values[i] / peak
+			w = barWidth * values[i] / peak
 		}
 		rows[i].Segs = []seg{{X: labelWidth, Y: rows[i].Y + 3, W: max(w, 1), H: rowHeight - 6, Class: class, Title: rows[i].Label + ": " + rows[i].Value}}
 	}
@@ -122,45 +123,30 @@ func hbars(id string, rows []barRow, values []float64, class string) bars {
 	return b
 }
 
-func promptChart(m *model) bars {
-	return failBars("failing-prompts", len(m.Prompts), func(i int) (string, int, int) {
-		return m.Prompts[i].Name, m.Prompts[i].Fails, m.Prompts[i].Checked
-	})
-}
-
-func validatorChart(m *model) bars {
-	return failBars("failing-validators", len(m.Validators), func(i int) (string, int, int) {
-		return m.Validators[i].Name, m.Validators[i].Fails, m.Validators[i].Runs
-	})
-}
-
-// failBars draws n rows of failures: at(i) is the row's name, its
-// failures and its runs.
-func failBars(id string, n int, at func(i int) (string, int, int)) bars {
+// failBars draws a row of failures for each of ts, prompts or validators.
+func failBars(id string, ts []timing) bars {
 	var rows []barRow
 	var vals []float64
-	for i := range n {
-		name, fails, of := at(i)
-		rows = append(rows, barRow{Label: name, Value: fmt.Sprintf("%d of %d failed", fails, of)})
-		vals = append(vals, float64(fails))
+	for _, t := range ts {
+		rows = append(rows, barRow{Label: t.Name, Value: fmt.Sprintf("%d of %d failed", t.Fails, t.Runs)})
+		vals = append(vals, float64(t.Fails))
 	}
 	return hbars(id, rows, vals, "block")
 }
 
-func timeChart(m *model) bars {
+func timeChart(id string, m *model) bars {
 	var rows []barRow
 	var vals []float64
 	for _, v := range m.Slowest {
 		rows = append(rows, barRow{Label: v.Name, Value: fmt.Sprintf("%s total, %d runs", round(v.Total), v.Runs)})
 		vals = append(vals, v.Total.Seconds())
 	}
-	return hbars("validator-time", rows, vals, "time")
+	return hbars(id, rows, vals, "time")
 }
 
 // clientChart stacks each client's verdicts in one bar, as shares.
 func clientChart(m *model) bars {
 	b := bars{ID: "clients", Width: chartWidth, LabelWidth: labelWidth, Height: max(len(m.Clients), 1)*rowHeight + 4}
-	plotW := float64(chartWidth - labelWidth - valueWidth)
 	for i, c := range m.Clients {
 		r := barRow{Y: float64(i * rowHeight), Label: c.Name, Value: fmt.Sprintf("%d stops, %s blocked", c.Total, pct(c.Counts["block"], c.Total))}
 		x := float64(labelWidth)
@@ -169,7 +155,7 @@ func clientChart(m *model) bars {
 			if n == 0 {
 				continue
 			}
-			w := plotW * float64(n) / float64(c.Total)
+			w := barWidth * float64(n) / float64(c.Total)
 			r.Segs = append(r.Segs, seg{X: x, Y: r.Y + 3, W: w, H: rowHeight - 6, Class: v, Title: fmt.Sprintf("%s: %d %s", c.Name, n, v)})
 			x += w
 		}

@@ -28,22 +28,16 @@ type model struct {
 	Counts     map[string]int // by verdict
 	Buckets    []bucket       // verdicts over time
 	BucketSize string
-	Prompts    []failing // most failed first
-	Validators []timing  // most failed first
-	Slowest    []timing  // most total time first
-	Halts      []halt    // newest first, at most maxHalts
-	HaltsAll   int
+	Prompts    []timing // most failed first; Runs are the checks of the prompt
+	Validators []timing // most failed first
+	Slowest    []timing // most total time first
+	Halts      []halt   // newest first, at most maxHalts
 	Clients    []client
 }
 
 type bucket struct {
 	Start  time.Time
 	Counts map[string]int
-}
-
-type failing struct {
-	Name           string
-	Checked, Fails int
 }
 
 type timing struct {
@@ -77,15 +71,12 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 		m.From, m.To = records[0].Time, records[len(records)-1].Time
 	}
 	st := outcome.Summarize(records)
+	var prompts, all []timing
 	for _, p := range st.Prompts {
-		if f := p.Checked - p.Passed; f > 0 {
-			m.Prompts = append(m.Prompts, failing{Name: p.Prompt, Checked: p.Checked, Fails: f})
-		}
+		prompts = append(prompts, timing{Name: p.Prompt, Runs: p.Checked, Fails: p.Checked - p.Passed})
 	}
-	slices.SortStableFunc(m.Prompts, func(a, b failing) int { return cmp.Compare(b.Fails, a.Fails) })
-	m.Prompts = m.Prompts[:min(len(m.Prompts), maxBars)]
+	m.Prompts = mostFailed(prompts)
 
-	var all []timing
 	for _, v := range st.Validators {
 		var total time.Duration
 		for _, d := range v.Durations {
@@ -93,13 +84,7 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 		}
 		all = append(all, timing{Name: v.Name, Runs: v.Runs, Fails: v.Runs - v.Passed, Total: total, Median: v.Median(), Max: v.Max()})
 	}
-	for _, t := range all {
-		if t.Fails > 0 {
-			m.Validators = append(m.Validators, t)
-		}
-	}
-	slices.SortStableFunc(m.Validators, func(a, b timing) int { return cmp.Compare(b.Fails, a.Fails) })
-	m.Validators = m.Validators[:min(len(m.Validators), maxBars)]
+	m.Validators = mostFailed(all)
 	m.Slowest = slices.Clone(all)
 	slices.SortStableFunc(m.Slowest, func(a, b timing) int { return cmp.Compare(b.Total, a.Total) })
 	m.Slowest = m.Slowest[:min(len(m.Slowest), maxBars)]
@@ -107,34 +92,23 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	clients := map[string]*client{}
 	size := bucketSize(m.From, m.To)
 	m.BucketSize = size.name
-	byStart := map[time.Time]*bucket{}
+	byStart := map[time.Time]map[string]int{} // a bucket's counts, by verdict
 	for _, r := range records {
 		m.Counts[r.Decision]++
 		name := clientOf(r)
-		c := clients[name]
-		if c == nil {
-			c = &client{Name: name, Counts: map[string]int{}}
-			clients[name] = c
+		if clients[name] == nil {
+			clients[name] = &client{Name: name, Counts: map[string]int{}}
 		}
-		c.Counts[r.Decision]++
-		c.Total++
+		clients[name].Counts[r.Decision]++
+		clients[name].Total++
 		start := size.floor(r.Time)
-		b := byStart[start]
-		if b == nil {
-			b = &bucket{Start: start, Counts: map[string]int{}}
-			byStart[start] = b
+		if byStart[start] == nil {
+			byStart[start] = map[string]int{}
 		}
-		b.Counts[r.Decision]++
-		if r.Decision == outcome.Halt {
-			m.HaltsAll++
-		}
+		byStart[start][r.Decision]++
 	}
 	for t := size.floor(m.From); len(records) > 0 && !t.After(m.To); t = size.next(t) {
-		b := byStart[t]
-		if b == nil {
-			b = &bucket{Start: t, Counts: map[string]int{}}
-		}
-		m.Buckets = append(m.Buckets, *b)
+		m.Buckets = append(m.Buckets, bucket{Start: t, Counts: byStart[t]}) // nil counts: none
 	}
 	for i := len(records) - 1; i >= 0 && len(m.Halts) < maxHalts; i-- {
 		r := records[i]
@@ -148,6 +122,19 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	}
 	slices.SortFunc(m.Clients, func(a, b client) int { return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Name, b.Name)) })
 	return m
+}
+
+// mostFailed returns those of ts that failed, most failures first, at most
+// maxBars of them.
+func mostFailed(ts []timing) []timing {
+	var out []timing
+	for _, t := range ts {
+		if t.Fails > 0 {
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b timing) int { return cmp.Compare(b.Fails, a.Fails) })
+	return out[:min(len(out), maxBars)]
 }
 
 // clientOf names the client of r as the page does: "unknown" for a record

@@ -66,10 +66,6 @@ type view struct {
 }
 
 func chartsOf(m *model, prefix string) view {
-	v := view{M: m, Over: verdictChart(m), Prompts: promptChart(m), Failing: validatorChart(m), Time: timeChart(m)}
-	v.Over.ID = prefix + v.Over.ID
-	for _, b := range []*bars{&v.Prompts, &v.Failing, &v.Time} {
-		b.ID = prefix + b.ID
-	}
-	return v
+	return view{M: m, Over: verdictChart(prefix+"verdicts-over-time", m), Prompts: failBars(prefix+"failing-prompts", m.Prompts),
+		Failing: failBars(prefix+"failing-validators", m.Validators), Time: timeChart(prefix+"validator-time", m)}
 }

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"strings"
@@ -47,7 +48,7 @@ func Resolve(t config.Telemetry, getenv func(string) string) (Destination, error
 		d.headersFrom = "OTEL_EXPORTER_OTLP_HEADERS"
 	case t.HeadersEnv != "":
 		d.headersFrom = "$" + t.HeadersEnv
-		h, err := parseHeaders(getenv(t.HeadersEnv))
+		h, err := Pairs(getenv(t.HeadersEnv))
 		if err != nil {
 			return d, fmt.Errorf("headers in $%s: %w", t.HeadersEnv, err)
 		}
@@ -65,26 +66,28 @@ func firstSet(getenv func(string) string, names []string) (string, string) {
 	return "", ""
 }
 
-// parseHeaders reads "k=v,k2=v2", values percent-encoded, as
-// OTEL_EXPORTER_OTLP_HEADERS is written.
-func parseHeaders(s string) (map[string]string, error) {
-	h := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if strings.TrimSpace(kv) == "" {
-			continue
-		}
+// Pairs reads "k=v,k2=v2", values percent-encoded, as the OTEL_* list
+// variables (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES) are
+// written; blank entries are skipped. An entry that is not key=value, or
+// whose value does not decode, is left out, and err says why the first
+// was: headers are refused, resource attributes taken without it.
+func Pairs(s string) (pairs map[string]string, err error) {
+	pairs = map[string]string{}
+	for kv := range strings.SplitSeq(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("%q is not key=value", kv) // the header's name only: values are secrets
+		val, verr := url.PathUnescape(strings.TrimSpace(v))
+		switch {
+		case strings.TrimSpace(kv) == "":
+		case !ok || k == "":
+			err = cmp.Or(err, fmt.Errorf("%q is not key=value", kv)) // the header's name only: values are secrets
+		case verr != nil:
+			err = cmp.Or(err, fmt.Errorf("the value of %q: %w", k, verr))
+		default:
+			pairs[k] = val
 		}
-		val, err := url.PathUnescape(strings.TrimSpace(v))
-		if err != nil {
-			return nil, fmt.Errorf("the value of %q: %w", k, err)
-		}
-		h[k] = val
 	}
-	return h, nil
+	return pairs, err
 }
 
 // Describe says where telemetry goes, for gate check: off, or the

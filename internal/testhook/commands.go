@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/statedir"
 )
@@ -22,7 +23,7 @@ func (r *runner) start(req request) (reply, error) {
 	}
 	suite, err := Load(path, r.root)
 	if err != nil {
-		var ps Problems
+		var ps config.Problems
 		if errors.As(err, &ps) {
 			return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), count(len(ps), "mistake")), ps.Lines()...)
 		}
@@ -70,11 +71,11 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 		return nil, cli.WithHint(fmt.Errorf("no test of %s matches the filters (%s)", s.File, f),
 			"categories: "+orNone(slices.Compact(cats)), "tags: "+orNone(slices.Compact(tags)))
 	}
-	var ps Problems
+	var ps config.Problems
 	unsaved(tests, func(i int, n string) {
 		if j := saverOf(s.Tests, n); j >= 0 {
 			t, u := &tests[i], &s.Tests[j]
-			ps = append(ps, &Problem{File: s.File, Line: t.Line, Key: testKey(t.ID),
+			ps = append(ps, &config.Problem{File: s.File, Line: t.Line, Key: testKey(t.ID),
 				Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
 				Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -32,7 +33,7 @@ func FuzzParseTests(f *testing.F) {
 }
 
 func checkTestProblems(t *testing.T, name string, data []byte, err error) {
-	var ps Problems
+	var ps config.Problems
 	if !errors.As(err, &ps) || len(ps) == 0 {
 		t.Fatalf("%s: error is not Problems: %T %v", name, err, err)
 	}

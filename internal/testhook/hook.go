@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dialect"
@@ -122,11 +121,13 @@ func stopHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, 
 		return err
 	}
 	r.session, r.hook, r.turn, r.answer = in.SessionID, true, turn, ans
-	path := runFile(r.store.dir, r.session)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil // no run: the common case, decided without the lock
-	} else if err != nil {
+	// Without the lock: no run is the common case.
+	st, err := loadRun(runFile(r.store.dir, r.session))
+	if err != nil {
 		return haltRun(env, ans, err)
+	}
+	if st == nil {
+		return nil
 	}
 	// A run is under way: from here on no error lets the stop through
 	// unanswered (the gate's fail-closed rule, for the test run).
@@ -135,21 +136,17 @@ func stopHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, 
 			err = haltRun(env, ans, fmt.Errorf("internal error (a bug in stopgate): %v", p))
 		}
 	}()
-	if err := r.takeStop(path, in); err != nil {
+	if err := r.takeStop(st, in); err != nil {
 		return haltRun(env, ans, err)
 	}
 	return nil
 }
 
-// takeStop takes a stop for the run in path: the gate's pending
+// takeStop takes a stop for the run st, as read: the gate's pending
 // validations first; then in an auto run the final message is the current
 // test's answer, and in a manual run it is kept for "validate".
-func (r *runner) takeStop(path string, in *hook.Input) error {
-	st, err := loadRun(path)
-	if err != nil {
-		return err
-	}
-	if st == nil || !r.answers(st) {
+func (r *runner) takeStop(st *State, in *hook.Input) error {
+	if !r.answers(st) {
 		return nil
 	}
 	if queue.Open(r.store.dir).HasPending(queue.Scope{Session: r.session}) {
@@ -188,9 +185,7 @@ func errText(lead string, err error) string {
 	}
 	var h *cli.Hinted
 	if errors.As(err, &h) {
-		for _, l := range h.Hints {
-			msg += "\n" + l
-		}
+		return strings.Join(append([]string{msg}, h.Hints...), "\n")
 	}
 	return msg
 }

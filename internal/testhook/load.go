@@ -43,7 +43,7 @@ func (r *runner) testsFile(name string) (string, error) {
 
 // Load reads and checks the tests file at path, shown to a person relative
 // to root. Every mistake found is a Problem naming the file, the line when
-// known and the test's id; Load returns them all at once as Problems.
+// known and the test's id; Load returns them all at once as config.Problems.
 func Load(path, root string) (*Suite, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -70,7 +70,7 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	s := l.suite(top)
 	if len(l.problems) > 0 {
 		// In file order, as a person fixes them; the file's own first.
-		slices.SortStableFunc(l.problems, func(a, b *Problem) int { return cmp.Compare(a.Line, b.Line) })
+		slices.SortStableFunc(l.problems, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
 		return nil, l.problems
 	}
 	return s, nil
@@ -91,13 +91,13 @@ type loader struct {
 	testsKey string // "tests" in JSON, "test" ([[test]] tables) in TOML
 	kind     string // what a test is called in messages: "object" or "table"
 	lines    []int  // line of each test, by index; shorter when unknown
-	problems Problems
+	problems config.Problems
 }
 
 // add records a problem in the test key names ("test #2", testKey(id)), or
 // in the file itself when key is "".
 func (l *loader) add(line int, key, msg, hint string) {
-	l.problems = append(l.problems, &Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
+	l.problems = append(l.problems, &config.Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
 func (l *loader) decodeJSON(data []byte) map[string]any {
@@ -175,22 +175,20 @@ func (l *loader) suite(top map[string]any) *Suite {
 	if len(list) == 0 {
 		l.add(0, "", "has no tests", "write them as "+l.testsExample())
 	}
-	firstLine := map[string]int{}
-	firstIndex := map[string]int{}
+	first := map[string]string{} // where each id is first used
 	for i, v := range list {
 		t, ok := l.test(i, v)
 		if !ok {
 			continue
 		}
-		if first, dup := firstIndex[t.ID]; dup {
-			where := fmt.Sprintf("test #%d", first+1)
-			if firstLine[t.ID] > 0 {
-				where += fmt.Sprintf(", line %d", firstLine[t.ID])
-			}
+		if where, dup := first[t.ID]; dup {
 			l.add(t.Line, testKey(t.ID), fmt.Sprintf("duplicate id (first used by %s)", where), "every test needs its own id")
 			continue
 		}
-		firstIndex[t.ID], firstLine[t.ID] = i, t.Line
+		first[t.ID] = fmt.Sprintf("test #%d", i+1)
+		if t.Line > 0 {
+			first[t.ID] += fmt.Sprintf(", line %d", t.Line)
+		}
 		s.Tests = append(s.Tests, t)
 	}
 	l.checkRefs(s.Tests)
@@ -369,14 +367,7 @@ func (l *loader) checkRefs(tests []Test) {
 
 // blankRefs replaces each ${var} with a literal, to check a pattern's
 // syntax before the values are known.
-func blankRefs(s string) string {
-	vars := map[string]Var{}
-	for _, n := range refs(s) {
-		vars[n] = Var{Value: "x"}
-	}
-	out, _ := substitute(s, vars, true)
-	return out
-}
+func blankRefs(s string) string { return refRE.ReplaceAllString(s, "x") }
 
 func reErr(err error) string {
 	var inner error = err

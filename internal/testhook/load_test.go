@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/config"
 )
 
 func TestParseValid(t *testing.T) {
@@ -124,7 +126,7 @@ func TestParseProblems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.text), "/p/"+tc.file, "/p")
-			var ps Problems
+			var ps config.Problems
 			if !errors.As(err, &ps) {
 				t.Fatalf("err = %v, want Problems", err)
 			}

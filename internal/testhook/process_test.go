@@ -89,7 +89,7 @@ func TestConcurrentProcessesLoseNoResult(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	store := OpenStore(filepath.Join(dir, "tmp/validation"))
+	store := &Store{dir: filepath.Join(dir, "tmp/validation")}
 	for _, s := range []string{"s1", "s2"} {
 		st, err := loadRun(runFile(store.dir, s))
 		if err != nil || st == nil {

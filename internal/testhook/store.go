@@ -24,11 +24,8 @@ func runFile(stateDir, session string) string {
 	return filepath.Join(stateDir, "runs", statedir.Segment(session), "run.json")
 }
 
-// Store is the runs of one state dir.
+// Store is the runs of one state dir; the first write creates it.
 type Store struct{ dir string }
-
-// OpenStore opens the runs of stateDir; the first write creates it.
-func OpenStore(stateDir string) *Store { return &Store{dir: stateDir} }
 
 // loadRun returns the run in path, or nil when there is none. It needs no
 // lock: the file is replaced whole.

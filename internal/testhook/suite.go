@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -88,13 +87,7 @@ func unsaved(tests []Test, f func(i int, name string)) {
 	}
 }
 
-// Problem is one mistake in a tests file: the config loader's, with the
-// test named in Key ("test login", "test #2"), so that both files' mistakes
-// read, wrap and print alike.
-type Problem = config.Problem
-
-// Problems is every mistake found in one load, in file order.
-type Problems = config.Problems
-
-// testKey is the Key of a problem in test id: test "id".
+// testKey is the Key of a problem in test id: test "id". A mistake in a
+// tests file is a config.Problem with the test named in Key ("test login",
+// "test #2"), so that both files' mistakes read, wrap and print alike.
 func testKey(id string) string { return fmt.Sprintf("test %q", id) }

@@ -172,7 +172,7 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner{env: env, root: root, store: OpenStore(sd), blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
+	return &runner{env: env, root: root, store: &Store{dir: sd}, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 // stateDir returns the state dir the project's mappings.toml names, or the

@@ -75,10 +75,7 @@ func (r *runner) perTurn() int { return max(r.blockCap, 1) }
 // afterResult reports a recorded result and what comes next.
 func (r *runner) afterResult(st *State, judged int, skipped []int, finish string) string {
 	var b strings.Builder
-	b.WriteString(resultLine(st, judged))
-	for _, w := range st.Results[judged].Failures {
-		b.WriteString("\n  - " + w)
-	}
+	b.WriteString(resultWhys(st, judged))
 	for _, i := range skipped {
 		b.WriteString("\n" + resultLine(st, i))
 	}
@@ -105,6 +102,11 @@ func resultLine(st *State, i int) string {
 		s += ": " + res.Reason
 	}
 	return s
+}
+
+// resultWhys is resultLine and a failed test's reasons, one a line.
+func resultWhys(st *State, i int) string {
+	return strings.Join(append([]string{resultLine(st, i)}, st.Results[i].Failures...), "\n  - ")
 }
 
 func (r *runner) nextHint(st *State) string {
@@ -182,10 +184,7 @@ func reportText(st *State, written []string) string {
 	}
 	b.WriteString(".")
 	for _, i := range st.withStatus(Failed) {
-		b.WriteString("\n" + resultLine(st, i))
-		for _, w := range st.Results[i].Failures {
-			b.WriteString("\n  - " + w)
-		}
+		b.WriteString("\n" + resultWhys(st, i))
 	}
 	b.WriteString("\nWrote " + strings.Join(written, " and ") + ".")
 	return b.String()

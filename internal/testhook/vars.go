@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 )
 
 // Variables: a test's save captures group 1 of a regex in its answer, and
@@ -13,46 +12,24 @@ import (
 // characters it holds. Text that is not ${name} with a valid name, such as
 // "$x" or "${1}", is left as written.
 
-// validName reports whether n can be a variable name: a letter or _, then
-// letters, digits and _.
-func validName(n string) bool {
-	if n == "" {
-		return false
-	}
-	for i, c := range n {
-		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+// namePattern is a variable's name: a letter or _, then letters, digits
+// and _.
+const namePattern = `[A-Za-z_][A-Za-z0-9_]*`
 
-// scanRefs calls f with the start, end and name of each ${name} in s.
-func scanRefs(s string, f func(start, end int, name string)) {
-	for i := 0; i < len(s); {
-		j := strings.Index(s[i:], "${")
-		if j < 0 {
-			return
-		}
-		start := i + j
-		k := strings.IndexByte(s[start+2:], '}')
-		if k < 0 {
-			return
-		}
-		end := start + 2 + k + 1
-		if name := s[start+2 : end-1]; validName(name) {
-			f(start, end, name)
-			i = end
-		} else {
-			i = start + 2
-		}
-	}
-}
+var (
+	nameRE = regexp.MustCompile(`^` + namePattern + `$`)
+	refRE  = regexp.MustCompile(`\$\{(` + namePattern + `)\}`) // group 1 is the name
+)
+
+// validName reports whether n can be a variable name.
+func validName(n string) bool { return nameRE.MatchString(n) }
 
 // refs returns the names s refers to, in order, repeats included.
 func refs(s string) []string {
 	var names []string
-	scanRefs(s, func(_, _ int, name string) { names = append(names, name) })
+	for _, m := range refRE.FindAllStringSubmatch(s, -1) {
+		names = append(names, m[1])
+	}
 	return names
 }
 
@@ -60,30 +37,22 @@ func refs(s string) []string {
 // when quote is set. It returns the names it has no value for, left as
 // written.
 func substitute(s string, vars map[string]Var, quote bool) (string, []string) {
-	var b strings.Builder
 	var missing []string
-	last := 0
-	scanRefs(s, func(start, end int, name string) {
+	out := refRE.ReplaceAllStringFunc(s, func(ref string) string {
+		name := ref[2 : len(ref)-1]
 		v, ok := vars[name]
-		if !ok {
+		switch {
+		case !ok:
 			if !slices.Contains(missing, name) {
 				missing = append(missing, name)
 			}
-			return
+			return ref
+		case quote:
+			return regexp.QuoteMeta(v.Value)
 		}
-		b.WriteString(s[last:start])
-		if quote {
-			b.WriteString(regexp.QuoteMeta(v.Value))
-		} else {
-			b.WriteString(v.Value)
-		}
-		last = end
+		return v.Value
 	})
-	if last == 0 {
-		return s, missing
-	}
-	b.WriteString(s[last:])
-	return b.String(), missing
+	return out, missing
 }
 
 // capture applies t's saves to answer. It returns the captured values and,

@@ -76,8 +76,6 @@ type Thread struct {
 	Own bool
 }
 
-func (t Thread) wants(l *line) bool { return t.Has(l.AgentID, l.IsSidechain) }
-
 // Has says whether a line of the thread of agent ("" none named), on a
 // sidechain or not, belongs to t.
 func (t Thread) Has(agent string, sidechain bool) bool {
@@ -177,7 +175,8 @@ func ScanWith(path string, offset int64, line LineFunc) (*Result, error) {
 	pos := res.From
 	if res.Skipped > 0 {
 		// Started mid-line: resume at the next line.
-		n, complete, err := skipLine(r)
+		var skip []byte
+		n, _, complete, err := readLine(r, &skip)
 		pos += n
 		if err != nil || !complete {
 			res.End = res.From
@@ -228,21 +227,6 @@ func readLine(r *bufio.Reader, buf *[]byte) (n int64, long, complete bool, err e
 			continue
 		default:
 			return n, long, false, err
-		}
-	}
-}
-
-func skipLine(r *bufio.Reader) (n int64, complete bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		n += int64(len(chunk))
-		switch {
-		case err == nil:
-			return n, true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			return n, false, err
 		}
 	}
 }
@@ -305,7 +289,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		res.Bad++
 		return
 	}
-	if !thread.wants(&l) {
+	if !thread.Has(l.AgentID, l.IsSidechain) {
 		return
 	}
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&

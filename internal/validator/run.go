@@ -64,9 +64,8 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 // one fan-out of validators, in the gate and in the sandbox's runner.
 func each(n int, f func(i int)) {
 	var wg sync.WaitGroup
-	wg.Add(n)
 	for i := range n {
-		go func() { defer wg.Done(); f(i) }()
+		wg.Go(func() { f(i) })
 	}
 	wg.Wait()
 }
@@ -138,15 +137,9 @@ var adopt sync.Once
 // runCommand runs a run validator with sh -c in its own process group,
 // bounded by its timeout, its output captured up to the limit.
 func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
-	timeout := s.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	limit := env.OutputLimit
-	if limit <= 0 {
-		limit = defaultOutputLimit
-	}
-	if why := unrunnable(env.Dir, s.Run); why != "" {
+	timeout := s.timeout()
+	limit := env.outputLimit()
+	if why := Unrunnable(env.Dir, s.Run); why != "" {
 		return Result{Problem: "cannot start: " + why, ExitCode: -1}
 	}
 	// The timeout counts from the start of the command, not of this
@@ -264,15 +257,19 @@ func exitProblem(ps *os.ProcessState) string {
 		return "exit status 126: the shell found the command but could not execute it"
 	case code == 127:
 		return "exit status 127: the shell could not find the command"
-	case code > 128 && code <= 128+64 && knownSignal(syscall.Signal(code-128)):
+	case code > 128 && code <= 128+64 && signalNames[syscall.Signal(code-128)] != "":
 		return fmt.Sprintf("exit status %d: the shell's code for a command killed by %s", code, signalName(syscall.Signal(code-128)))
 	}
 	return ""
 }
 
-// unrunnable reports why the program a run line starts with cannot run,
-// when it names a file by path: the shell's own messages for this are terse.
-func unrunnable(dir, run string) string {
+// Unrunnable reports why the program a run line starts with cannot run from
+// dir, when the line names it by path: missing, a directory, or not
+// executable (the shell's own messages for this are terse). It returns ""
+// when the program looks runnable, and for programs found on $PATH or shell
+// syntax, which only running can judge. `gate check` reports with it what
+// the gate would find at stop time.
+func Unrunnable(dir, run string) string {
 	fields := strings.Fields(run)
 	if len(fields) == 0 {
 		return "the run command is empty"
@@ -314,12 +311,10 @@ var signalNames = map[syscall.Signal]string{
 	syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ",
 }
 
-func knownSignal(s syscall.Signal) bool { _, ok := signalNames[s]; return ok }
-
 // signalName names a signal for a person: "SIGSEGV (segmentation fault)".
 func signalName(s syscall.Signal) string {
-	if knownSignal(s) {
-		return SignalName(s) + " (" + s.String() + ")"
+	if name := SignalName(s); name != s.String() {
+		return name + " (" + s.String() + ")"
 	}
 	return s.String()
 }
@@ -327,7 +322,7 @@ func signalName(s syscall.Signal) string {
 // SignalName is a signal's short name, "SIGTERM", when it is one a
 // process plausibly dies of; else its description.
 func SignalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok && knownSignal(s) {
+	if s, ok := sig.(syscall.Signal); ok && signalNames[s] != "" {
 		return signalNames[s]
 	}
 	return sig.String()
@@ -352,14 +347,9 @@ type capped struct {
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	room := c.limit - len(c.buf)
-	if room > len(p) {
-		room = len(p)
-	}
-	if room > 0 {
-		c.buf = append(c.buf, p[:room]...)
-	}
-	c.dropped += int64(len(p) - max(room, 0))
+	room := min(max(c.limit-len(c.buf), 0), len(p))
+	c.buf = append(c.buf, p[:room]...)
+	c.dropped += int64(len(p) - room)
 	return len(p), nil
 }
 

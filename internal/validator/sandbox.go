@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -46,15 +46,12 @@ const SandboxArg = "__confined"
 // start of bwrap on a loaded machine.
 const boxGrace = drainGrace + reapGrace + 2*time.Second
 
-// boxRequest is what the gate sends the runner.
+// boxRequest is what the gate sends the runner: Env without its
+// Confinement, the runner being inside it.
 type boxRequest struct {
-	Nonce       string
-	Dir         string
-	Vars        []string
-	OutputLimit int
-	Deadline    time.Time
-	DeadlineWhy string
-	Specs       []boxSpec
+	Nonce string
+	Env   Env
+	Specs []boxSpec
 }
 
 type boxSpec struct {
@@ -122,11 +119,7 @@ func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 		return nil, perr
 	}
 	// bwrap works here, this sandbox did not: its mounts, or the runner.
-	results = make([]Result, len(specs))
-	for i := range results {
-		results[i] = Result{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}
-	}
-	return results, nil
+	return slices.Repeat([]Result{{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}}, len(specs)), nil
 }
 
 // sandbox starts bwrap with the runner in it and returns the specs'
@@ -186,11 +179,8 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	case errors.Is(rep.err, io.ErrUnexpectedEOF) && firstLine(stderr.String()) != "":
 		why += ": " + firstLine(stderr.String())
 	}
-	results := make([]Result, len(specs))
-	for i := range results {
-		results[i] = Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue.Load()}
-	}
-	return results, nil
+	failed := Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue.Load()}
+	return slices.Repeat([]Result{failed}, len(specs)), nil
 }
 
 func orEOF(err error) error {
@@ -202,12 +192,8 @@ func orEOF(err error) error {
 
 // request is the runner's input, with a fresh nonce.
 func request(env Env, specs []Spec) (string, []byte, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", nil, err
-	}
-	req := boxRequest{Nonce: hex.EncodeToString(b), Dir: env.Dir, Vars: env.Vars, OutputLimit: env.OutputLimit,
-		Deadline: env.Deadline, DeadlineWhy: env.DeadlineWhy}
+	env.Confine = nil
+	req := boxRequest{Nonce: rand.Text(), Env: env}
 	for _, s := range specs {
 		req.Specs = append(req.Specs, boxSpec{Run: s.Run, Env: s.Env, Timeout: s.Timeout})
 	}
@@ -220,11 +206,7 @@ func request(env Env, specs []Spec) (string, []byte, error) {
 func boxBound(env Env, specs []Spec) time.Duration {
 	var longest time.Duration
 	for _, s := range specs {
-		t := s.Timeout
-		if t <= 0 {
-			t = DefaultTimeout
-		}
-		longest = max(longest, t)
+		longest = max(longest, s.timeout())
 	}
 	if !env.Deadline.IsZero() {
 		longest = min(longest, max(time.Until(env.Deadline), 0))
@@ -234,11 +216,7 @@ func boxBound(env Env, specs []Spec) time.Duration {
 
 // lineLimit bounds a report line: a Result with its output, base64.
 func lineLimit(env Env) int {
-	limit := env.OutputLimit
-	if limit <= 0 {
-		limit = defaultOutputLimit
-	}
-	return limit/3*4 + 64<<10
+	return env.outputLimit()/3*4 + 64<<10
 }
 
 // report is what the gate read from the runner.

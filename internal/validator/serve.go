@@ -30,10 +30,9 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 	if err := out.send(boxLine{Hello: true}); err != nil {
 		return err
 	}
-	env := Env{Dir: req.Dir, Vars: req.Vars, OutputLimit: req.OutputLimit, Deadline: req.Deadline, DeadlineWhy: req.DeadlineWhy}
 	each(len(req.Specs), func(i int) {
 		s := req.Specs[i]
-		r := runOne(context.Background(), env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil)
+		r := runOne(context.Background(), req.Env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil)
 		line := boxLine{I: i, Output: []byte(r.Output), Result: r}
 		line.Result.Output = ""
 		out.send(line)

@@ -1,6 +1,7 @@
 package validator
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -24,6 +25,9 @@ type Spec struct {
 	Skip      []string // dirs a diff check does not look in: the state dir
 }
 
+// timeout is the spec's timeout, DefaultTimeout when it sets none.
+func (s Spec) timeout() time.Duration { return cmp.Or(max(s.Timeout, 0), DefaultTimeout) }
+
 // Env is where specs run.
 type Env struct {
 	Dir string // project root: the working directory and base of File paths
@@ -42,6 +46,9 @@ type Env struct {
 	Deadline    time.Time
 	DeadlineWhy string
 }
+
+// outputLimit is OutputLimit, its default when unset.
+func (e Env) outputLimit() int { return cmp.Or(max(e.OutputLimit, 0), defaultOutputLimit) }
 
 // Result is the outcome of one Spec.
 type Result struct {

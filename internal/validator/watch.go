@@ -20,22 +20,16 @@ import (
 // needs none: bwrap dies with the gate and its pid namespace with it.
 // Without a watchdog (it could not start) the validators run as before.
 type watchdog struct {
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	pw     *os.File
-	failed bool
+	once sync.Once
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	pw   *os.File
 }
 
 // ready starts the watchdog, once, before a command starts: between the
 // command's start and watch, a gate killed leaves that group unwatched,
 // and that window must not hold the watchdog's own start.
-func (d *watchdog) ready() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cmd == nil && !d.failed {
-		d.failed = !d.start()
-	}
-}
+func (d *watchdog) ready() { d.once.Do(d.start) }
 
 // watch hands the group pgid to the watchdog.
 func (d *watchdog) watch(pgid int) {
@@ -46,10 +40,10 @@ func (d *watchdog) watch(pgid int) {
 	}
 }
 
-func (d *watchdog) start() bool {
+func (d *watchdog) start() {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return false
+		return
 	}
 	cmd := exec.Command("sh", "-c", `while read p; do g="$g -$p"; done; kill -9 $g`)
 	cmd.Stdin = pr
@@ -58,10 +52,11 @@ func (d *watchdog) start() bool {
 	pr.Close()
 	if err != nil {
 		pw.Close()
-		return false
+		return
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.cmd, d.pw = cmd, pw
-	return true
 }
 
 // stop ends the watchdog once every validator of the Run is done: killed

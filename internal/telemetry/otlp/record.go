@@ -2,7 +2,7 @@ package otlp
 
 import (
 	"context"
-	"slices"
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -118,10 +118,8 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 	ins.wouldBlocks, errs[4] = m.Int64Counter(metricWouldBlocks, metric.WithUnit("{stop}"), metric.WithDescription("Stops a gate in observe mode let through that it would have blocked."))
 	ins.duration, errs[5] = m.Float64Histogram(metricDuration, metric.WithUnit("s"), metric.WithDescription("Validator run time."),
 		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
 	}
 	return &ins, nil
 }
@@ -137,7 +135,7 @@ func (ins *instruments) record(ctx context.Context, r outcome.Record) {
 	}
 	for _, p := range r.Prompts {
 		res := "passed"
-		if slices.ContainsFunc(r.Checks, func(c outcome.Check) bool { return !c.Passed && slices.Contains(c.Prompts, p) }) {
+		if checked, passed := r.PromptResult(p); checked && !passed {
 			res = "failed"
 		}
 		ins.prompts.Add(ctx, 1, metric.WithAttributes(attribute.String(attrPrompt, p), attribute.String(attrPromptRes, res), client))

@@ -11,6 +11,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
 // newResource describes the source: stopgate, the repository, the client.
@@ -46,13 +48,9 @@ func newResource(ctx context.Context, t target, client string) (*resource.Resour
 // envAttributes reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME.
 func envAttributes(getenv func(string) string) []attribute.KeyValue {
 	var out []attribute.KeyValue
-	for _, kv := range strings.Split(getenv("OTEL_RESOURCE_ATTRIBUTES"), ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if k = strings.TrimSpace(k); ok && k != "" {
-			if u, err := url.PathUnescape(strings.TrimSpace(v)); err == nil {
-				out = append(out, attribute.String(k, u))
-			}
-		}
+	pairs, _ := telemetry.Pairs(getenv("OTEL_RESOURCE_ATTRIBUTES"))
+	for k, v := range pairs {
+		out = append(out, attribute.String(k, v))
 	}
 	if s := getenv("OTEL_SERVICE_NAME"); s != "" {
 		out = append(out, attribute.String(attrServiceName, s))
