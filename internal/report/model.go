@@ -19,6 +19,15 @@ import (
 // a gate in observe mode: charted when the log has it.
 var verdicts = []string{outcome.Pass, outcome.Block, outcome.Halt, "observe"}
 
+// verdict is the charted verdict of a stop's decision: observe mode's
+// would-block and would-halt are both "observe".
+func verdict(decision string) string {
+	if decision == outcome.WouldBlock || decision == outcome.WouldHalt {
+		return "observe"
+	}
+	return decision
+}
+
 // model is what the page shows, computed from the records.
 type model struct {
 	Title      string
@@ -94,18 +103,19 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	m.BucketSize = size.name
 	byStart := map[time.Time]map[string]int{} // a bucket's counts, by verdict
 	for _, r := range records {
-		m.Counts[r.Decision]++
+		v := verdict(r.Decision)
+		m.Counts[v]++
 		name := clientOf(r)
 		if clients[name] == nil {
 			clients[name] = &client{Name: name, Counts: map[string]int{}}
 		}
-		clients[name].Counts[r.Decision]++
+		clients[name].Counts[v]++
 		clients[name].Total++
 		start := size.floor(r.Time)
 		if byStart[start] == nil {
 			byStart[start] = map[string]int{}
 		}
-		byStart[start][r.Decision]++
+		byStart[start][v]++
 	}
 	for t := size.floor(m.From); len(records) > 0 && !t.After(m.To); t = size.next(t) {
 		m.Buckets = append(m.Buckets, bucket{Start: t, Counts: byStart[t]}) // nil counts: none

@@ -193,3 +193,42 @@ func TestExportHTTP(t *testing.T) {
 		}
 	}
 }
+
+// Observe mode's stops (the log's would-block and would-halt) count in
+// stopgate.observe.would_blocks: the log never says "observe".
+func TestExportObserve(t *testing.T) {
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	root := t.TempDir()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var records []outcome.Record
+	for i, d := range []string{outcome.Pass, outcome.WouldBlock, outcome.WouldHalt} {
+		records = append(records, outcome.Record{Time: t0.Add(time.Duration(i) * time.Minute), Event: "Stop", Session: "s1", Decision: d, Client: "claude"})
+	}
+	req := telemetry.Request{Root: root, Deadline: 10 * time.Second, Records: records,
+		Config: config.Telemetry{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP, Timeout: time.Second}}
+	if err := Export(req, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var got int64 = -1
+	for _, m := range rc.metrics {
+		for _, rm := range m.ResourceMetrics {
+			for _, sm := range rm.ScopeMetrics {
+				for _, mt := range sm.Metrics {
+					if mt.Name == "stopgate.observe.would_blocks" {
+						got = 0
+						for _, dp := range mt.GetSum().GetDataPoints() {
+							got += dp.GetAsInt()
+						}
+					}
+				}
+			}
+		}
+	}
+	if got != 2 {
+		t.Errorf("stopgate.observe.would_blocks = %d, want 2 (-1: not sent)", got)
+	}
+}

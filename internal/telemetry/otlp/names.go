@@ -47,7 +47,3 @@ const (
 
 	scopeName = "github.com/stopgate/stopgate/internal/telemetry"
 )
-
-// observe is the verdict of a gate in observe mode that would have
-// blocked: the stop passed, the failure is recorded.
-const observe = "observe"

@@ -130,7 +130,7 @@ func (ins *instruments) record(ctx context.Context, r outcome.Record) {
 	switch r.Decision {
 	case outcome.Halt:
 		ins.halts.Add(ctx, 1, metric.WithAttributes(attribute.String(attrCause, r.Cause), client))
-	case observe:
+	case outcome.WouldBlock, outcome.WouldHalt:
 		ins.wouldBlocks.Add(ctx, 1, metric.WithAttributes(client))
 	}
 	for _, p := range r.Prompts {
