@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/stopgate/stopgate/internal/runline"
 )
 
