@@ -22,6 +22,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
 	"github.com/stopgate/stopgate/internal/buildinfo"
+	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // CacheDir is where, under the state dir, Load keeps parsed configs.
@@ -478,22 +479,10 @@ func writeCache(path string, data []byte) {
 	if data == nil || os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	sweepCacheTemps(dir)
+	statedir.Sweep(dir, statedir.Leftover{Prefix: ".tmp-", Age: staleTemp})
 	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: ".tmp-", NoSync: true})
 }
 
 // staleTemp is the age after which a cache temp file is taken for one left
 // by a killed writer: a live writer renames its own within milliseconds.
 const staleTemp = time.Minute
-
-func sweepCacheTemps(dir string) {
-	des, _ := os.ReadDir(dir)
-	for _, de := range des {
-		if !strings.HasPrefix(de.Name(), ".tmp-") {
-			continue
-		}
-		if info, err := de.Info(); err == nil && time.Since(info.ModTime()) > staleTemp {
-			os.Remove(filepath.Join(dir, de.Name()))
-		}
-	}
-}

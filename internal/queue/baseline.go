@@ -43,7 +43,7 @@ func (q *Queue) early(path string, record func(string) error) string {
 
 // take has record write a baseline to a new file in dir, which only a
 // rename makes a baseline: a crash leaves a file nobody reads, swept
-// when stale (sweepTaken). It returns "" when record fails.
+// when stale (staleTaken). It returns "" when record fails.
 func take(dir string, record func(string) error) string {
 	tmp := filepath.Join(dir, takenPrefix+newID())
 	if err := record(tmp); err != nil {
@@ -67,17 +67,9 @@ func (q *Queue) place(e Entry, taken string, record func(string) error) {
 	}
 }
 
-// sweepTaken removes the baselines taken before the lock that a killed
-// detect left in dir: those older than a live one can be, which is
-// renamed or removed within the lock's wait of being written.
-func sweepTaken(dir string) {
-	des, _ := os.ReadDir(dir)
-	for _, de := range des {
-		if !strings.HasPrefix(de.Name(), takenPrefix) {
-			continue
-		}
-		if info, err := de.Info(); err == nil && time.Since(info.ModTime()) > statedir.Wait()+time.Minute {
-			os.Remove(filepath.Join(dir, de.Name()))
-		}
-	}
+// staleTaken are the baselines taken before the lock that a killed detect
+// left: those older than a live one can be, which is renamed or removed
+// within the lock's wait of being written.
+func staleTaken() statedir.Leftover {
+	return statedir.Leftover{Prefix: takenPrefix, Age: statedir.Wait() + time.Minute}
 }

@@ -82,7 +82,7 @@ func (q *Queue) SetMark(s Scope, m Mark) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		statedir.SweepTemps(dir)
+		statedir.Sweep(dir, statedir.Temps)
 		m.Updated = time.Now().UTC()
 		return statedir.WriteJSON(path, &m)
 	})

@@ -146,8 +146,7 @@ func (q *Queue) EnqueueRecording(e Entry, record func(path string) error) (creat
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		statedir.SweepTemps(dir)
-		sweepTaken(dir)
+		statedir.Sweep(dir, statedir.Temps, staleTaken())
 		var old Entry
 		switch err := statedir.ReadJSON(path, &old); {
 		case err == nil:
@@ -214,7 +213,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 			}
 			os.Remove(q.BaselinePath(e)) // a leftover is replaced at the next arming
 		}
-		sweepTaken(dir)
+		statedir.Sweep(dir, staleTaken())
 		return q.prune(dir)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
 )
@@ -43,13 +44,29 @@ func ReadJSON(path string, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// SweepTemps removes temp files in dir. Call it under the lock: writers
-// write only under it, so any temp file seen then is an orphan.
-func SweepTemps(dir string) {
+// Leftover names files a killed writer leaves: those whose names begin
+// with Prefix, once older than Age, the longest a live writer keeps one.
+type Leftover struct {
+	Prefix string
+	Age    time.Duration
+}
+
+// Temps are the temp files of WriteJSON and WriteFile, which write only
+// under the lock: any a lock holder sees is an orphan, whatever its age.
+var Temps = Leftover{Prefix: TempPrefix}
+
+// Sweep removes from dir the leftovers of each kind, in one read of it.
+func Sweep(dir string, kinds ...Leftover) {
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
-		if strings.HasPrefix(de.Name(), TempPrefix) {
-			os.Remove(filepath.Join(dir, de.Name()))
+		for _, k := range kinds {
+			if !strings.HasPrefix(de.Name(), k.Prefix) {
+				continue
+			}
+			if info, err := de.Info(); k.Age == 0 || err == nil && time.Since(info.ModTime()) > k.Age {
+				os.Remove(filepath.Join(dir, de.Name()))
+			}
+			break
 		}
 	}
 }

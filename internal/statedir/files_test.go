@@ -11,7 +11,7 @@ func TestFiles(t *testing.T) {
 	path := filepath.Join(dir, "x.json")
 	err := NewLock(filepath.Join(dir, LockName)).Do(func() error {
 		os.WriteFile(filepath.Join(dir, TempPrefix+"orphan"), nil, 0o644)
-		SweepTemps(dir)
+		Sweep(dir, Temps)
 		return WriteJSON(path, map[string]int{"n": 1})
 	})
 	if err != nil {

@@ -89,7 +89,7 @@ func (s *Store) locked(session string, f func(path string) error) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		statedir.SweepTemps(dir)
+		statedir.Sweep(dir, statedir.Temps)
 		return f(path)
 	})
 }
