@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,17 +14,13 @@ import (
 
 // Check is a validator's diff checks, compiled.
 type Check struct {
-	Changed []string // paths that must differ from the record
-	In      []string // patterns of the files added_lacks and added_matches look at
+	Changed []string     // paths that must differ from the record
+	In      []string     // patterns of the files added_lacks and added_matches look at
+	Set     *pattern.Set // In, compiled
 	Lacks   *regexp.Regexp
 	Matches *regexp.Regexp
 	// Err is why the check could not be compiled; it judges nothing then.
 	Err error
-}
-
-// Want returns what the record must hold for c.
-func (c *Check) Want() Want {
-	return Want{Changed: c.Changed, In: c.In}
 }
 
 // Verdict is a judged check: Fails are what the agent must fix, one line
@@ -70,37 +66,16 @@ func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 
 const noRecord = "nothing was recorded when the prompt was armed (armed by an older stopgate, rebuilt from the transcript, run by gate run, or the record is gone)"
 
-// now is the state of the files the check names, as they are at the stop.
-type now struct {
-	changed map[string]State
-	files   map[string]State
-	paths   []string
-	walkErr error
-}
-
-func (c *Check) current(root string, skip []string) now {
-	n := now{changed: map[string]State{}}
-	for _, p := range c.Changed {
-		n.changed[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), nil)
-	}
+// current is the state of the files c names, as they are at the stop.
+func (c *Check) current(root string, skip []string) *Snapshot {
+	set := c.Set
 	if len(c.In) == 0 {
-		return n
+		set = nil
 	}
-	set, err := pattern.Compile(c.In)
-	if err != nil {
-		n.walkErr = err
-		return n
-	}
-	n.paths, n.walkErr = walk(root, set, skip)
-	n.files = make(map[string]State, len(n.paths))
-	budget := int64(1) << 62
-	for _, p := range n.paths {
-		n.files[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), &budget)
-	}
-	return n
+	return read(root, c.Changed, set, skip, 1<<62)
 }
 
-func (c *Check) against(record string, n now) (fails, problems []string) {
+func (c *Check) against(record string, n *Snapshot) (fails, problems []string) {
 	s, err := Load(record)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -109,7 +84,7 @@ func (c *Check) against(record string, n now) (fails, problems []string) {
 		return nil, []string{"the record taken when the prompt was armed is unreadable (" + err.Error() + ")"}
 	}
 	for _, p := range c.Changed {
-		f, prob := changed(p, s, n.changed[p])
+		f, prob := changed(p, s, n.Changed[p])
 		if f != "" {
 			fails = append(fails, f)
 		}
@@ -147,7 +122,7 @@ func changed(p string, s *Snapshot, now State) (fail, problem string) {
 }
 
 // added judges the lines added since the record in the files of c.In.
-func (c *Check) added(s *Snapshot, n now) (fails, problems []string) {
+func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 	for _, p := range positive(c.In) {
 		if !slices.Contains(s.In, p) {
 			problems = append(problems, fmt.Sprintf("files matching %s were not recorded when the prompt was armed (mappings.toml changed since)", p))
@@ -156,15 +131,15 @@ func (c *Check) added(s *Snapshot, n now) (fails, problems []string) {
 	if s.WalkErr != "" {
 		problems = append(problems, "listing the files when the prompt was armed: "+s.WalkErr)
 	}
-	if n.walkErr != nil {
-		problems = append(problems, "listing the files: "+n.walkErr.Error())
+	if n.WalkErr != "" {
+		problems = append(problems, "listing the files: "+n.WalkErr)
 	}
 	if len(problems) > 0 {
 		return nil, problems
 	}
 	found := false
-	for _, p := range n.paths {
-		cur := n.files[p]
+	for _, p := range slices.Sorted(maps.Keys(n.Files)) {
+		cur := n.Files[p]
 		was, existed := s.Files[p]
 		switch {
 		case cur.Err != "":

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/pattern"
 )
 
 // A file over the caps is recorded by its hash alone: unchanged, it is
@@ -15,9 +17,9 @@ func TestJudgeOverCap(t *testing.T) {
 	big := strings.Repeat("func TestBig(t *testing.T) {}\n", maxText/30+10)
 	write(t, root, "big_test.go", big)
 	write(t, root, "small_test.go", "package x\n")
-	c := &Check{In: []string{"**/*_test.go"}, Lacks: regexp.MustCompile(`t\.Skip\(`)}
+	c := compiled(&Check{In: []string{"**/*_test.go"}, Lacks: regexp.MustCompile(`t\.Skip\(`)})
 	rec := filepath.Join(t.TempDir(), "rec")
-	if err := Take(root, c.Want(), nil).Write(rec, writeFile); err != nil {
+	if err := Take(root, Want{In: c.In}, nil).Write(rec, writeFile); err != nil {
 		t.Fatal(err)
 	}
 	if v := c.Judge(root, []string{rec}, nil); v.Problem != "" || len(v.Fails) != 0 {
@@ -40,7 +42,7 @@ func TestJudgeGlobNotRecorded(t *testing.T) {
 	root := t.TempDir()
 	rec := filepath.Join(t.TempDir(), "rec")
 	Take(root, Want{In: []string{"*.go"}}, nil).Write(rec, writeFile)
-	c := &Check{In: []string{"*.py"}, Matches: regexp.MustCompile(`def test_`)}
+	c := compiled(&Check{In: []string{"*.py"}, Matches: regexp.MustCompile(`def test_`)})
 	if v := c.Judge(root, []string{rec}, nil); !strings.Contains(v.Problem, "files matching *.py were not recorded") {
 		t.Fatalf("%+v", v)
 	}
@@ -54,9 +56,9 @@ func TestJudgeNegation(t *testing.T) {
 	os.Mkdir(filepath.Join(root, "gen"), 0o755)
 	write(t, root, "a.go", "package a\n")
 	write(t, root, "gen/g.go", "package gen\n")
-	c := &Check{In: []string{"*.go", "!gen/**"}, Lacks: regexp.MustCompile(`t\.Skip\(`)}
+	c := compiled(&Check{In: []string{"*.go", "!gen/**"}, Lacks: regexp.MustCompile(`t\.Skip\(`)})
 	rec := filepath.Join(t.TempDir(), "rec")
-	s := Take(root, c.Want(), nil)
+	s := Take(root, Want{In: c.In}, nil)
 	if strings.Join(s.In, ",") != "*.go" || len(s.Files) != 2 {
 		t.Fatalf("record: in %q, %d files", s.In, len(s.Files))
 	}
@@ -79,3 +81,13 @@ func write(t *testing.T, root, name, text string) {
 }
 
 func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
+
+// compiled sets c.Set from c.In, as config does.
+func compiled(c *Check) *Check {
+	set, err := pattern.Compile(c.In)
+	if err != nil {
+		panic(err)
+	}
+	c.Set = set
+	return c
+}

@@ -15,8 +15,8 @@ import (
 func TestJudgeNamedPipe(t *testing.T) {
 	root := t.TempDir()
 	rec := filepath.Join(t.TempDir(), "rec")
-	c := &Check{In: []string{"*_test.go"}, Lacks: regexp.MustCompile(`x`)}
-	Take(root, c.Want(), nil).Write(rec, writeFile)
+	c := compiled(&Check{In: []string{"*_test.go"}, Lacks: regexp.MustCompile(`x`)})
+	Take(root, Want{In: c.In}, nil).Write(rec, writeFile)
 	if err := syscall.Mkfifo(filepath.Join(root, "p_test.go"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -74,27 +74,34 @@ type State struct {
 // in skip (the state dir). Errors are recorded, not returned: a check
 // that needs what could not be read cannot judge.
 func Take(root string, w Want, skip []string) *Snapshot {
-	s := &Snapshot{Version: Version}
-	if len(w.Changed) > 0 {
-		s.Changed = map[string]State{}
-		for _, p := range w.Changed {
-			s.Changed[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), nil)
-		}
-	}
+	in := positive(w.In)
+	set, err := pattern.Compile(in)
 	if len(w.In) == 0 {
-		return s
+		set = nil // no files to list
 	}
-	s.In = positive(w.In)
-	set, err := pattern.Compile(s.In)
+	s := read(root, w.Changed, set, skip, maxTotal)
+	s.In = in
 	if err != nil {
 		s.WalkErr = err.Error()
+	}
+	return s
+}
+
+// read is the state under root of the changed paths and of the files set
+// selects (none when nil), keeping their text while budget allows: what
+// Take records, and what a check compares it with at the stop.
+func read(root string, changed []string, set *pattern.Set, skip []string, budget int64) *Snapshot {
+	s := &Snapshot{Version: Version, Changed: map[string]State{}}
+	for _, p := range changed {
+		s.Changed[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), nil)
+	}
+	if set == nil {
 		return s
 	}
 	paths, err := walk(root, set, skip)
 	if err != nil {
 		s.WalkErr = err.Error()
 	}
-	budget := int64(maxTotal)
 	s.Files = make(map[string]State, len(paths))
 	for _, p := range paths {
 		s.Files[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), &budget)

@@ -126,8 +126,8 @@ func union(a, b []string) []string {
 // Check compiles the diff checks for the gate. A config that loaded has
 // none that fail to compile; one that does judges nothing.
 func (d Diff) Check() *baseline.Check {
-	c := &baseline.Check{Changed: d.Changed, In: d.In}
-	_, err := pattern.Compile(d.In)
+	set, err := pattern.Compile(d.In)
+	c := &baseline.Check{Changed: d.Changed, In: d.In, Set: set}
 	if err != nil {
 		c.Err = fmt.Errorf("in: %w", err)
 	}
