@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -65,7 +66,9 @@ func addedLines(a, b []string) ([]int, error) {
 			bAt = append(bAt, i)
 		}
 	}
-	d := differ{a: fa, b: fb}
+	d := differ{a: fa, b: fb, ra: slices.Clone(fa), rb: slices.Clone(fb)}
+	slices.Reverse(d.ra)
+	slices.Reverse(d.rb)
 	d.compare(0, len(fa), 0, len(fb))
 	if d.err != nil {
 		return nil, d.err
@@ -84,6 +87,7 @@ func addedLines(a, b []string) ([]int, error) {
 
 type differ struct {
 	a, b     []int
+	ra, rb   []int // a and b reversed
 	inserted []int // indexes of b
 	vf, vb   []int
 	cost     int
@@ -120,7 +124,8 @@ func (d *differ) compare(aLo, aHi, bLo, bHi int) {
 // diagonal run, from (x, y) to (u, v), where a shortest forward path and a
 // shortest reverse path meet (Myers 1986, section 4b). Both ends are
 // differing lines (compare trimmed the common ones), so the edit distance
-// is at least 2 and each half is a strictly smaller problem.
+// is at least 2 and each half is a strictly smaller problem. The reverse
+// search is the forward one on the lines read backwards.
 func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 	n, m := aHi-aLo, bHi-bLo
 	delta := n - m
@@ -132,40 +137,14 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 	off := limit
 	vf, vb := d.vf, d.vb
 	vf[off+1], vb[off+1] = 0, 0
+	fa, fb := d.a[aLo:aHi], d.b[bLo:bHi]
+	ra, rb := d.ra[len(d.a)-aHi:len(d.a)-aLo], d.rb[len(d.b)-bHi:len(d.b)-bLo]
 	for D := 0; D <= limit; D++ {
-		for k := -D; k <= D; k += 2 {
-			var x int
-			if k == -D || k != D && vf[off+k-1] < vf[off+k+1] {
-				x = vf[off+k+1]
-			} else {
-				x = vf[off+k-1] + 1
-			}
-			y := x - k
-			x0, y0 := x, y
-			for x < n && y < m && d.a[aLo+x] == d.b[bLo+y] {
-				x, y = x+1, y+1
-			}
-			vf[off+k] = x
-			if c := delta - k; odd && c >= -(D-1) && c <= D-1 && x+vb[off+c] >= n {
-				return aLo + x0, bLo + y0, aLo + x, bLo + y
-			}
+		if x0, y0, x, y, met := snakes(fa, fb, vf, vb, off, D, delta, D-1, odd); met {
+			return aLo + x0, bLo + y0, aLo + x, bLo + y
 		}
-		for c := -D; c <= D; c += 2 {
-			var x int
-			if c == -D || c != D && vb[off+c-1] < vb[off+c+1] {
-				x = vb[off+c+1]
-			} else {
-				x = vb[off+c-1] + 1
-			}
-			y := x - c
-			x0, y0 := x, y
-			for x < n && y < m && d.a[aHi-1-x] == d.b[bHi-1-y] {
-				x, y = x+1, y+1
-			}
-			vb[off+c] = x
-			if k := delta - c; !odd && k >= -D && k <= D && vf[off+k]+x >= n {
-				return aHi - x, bHi - y, aHi - x0, bHi - y0
-			}
+		if x0, y0, x, y, met := snakes(ra, rb, vb, vf, off, D, delta, D, !odd); met {
+			return aHi - x, bHi - y, aHi - x0, bHi - y0
 		}
 		if d.cost += 2*D + 2; d.cost > maxDiffCost {
 			d.err = errDiffCost
@@ -174,4 +153,29 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 	}
 	d.err = errors.New("diff: no middle snake") // unreachable for a correct search
 	return
+}
+
+// snakes is step D of one direction's search of a against b: v holds the
+// furthest x reached on each diagonal k. When meet, it reports the first
+// snake, from (x0, y0) to (x, y), that reaches the other direction's path
+// on its diagonal delta-k, searched up to step done.
+func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x, y int, met bool) {
+	n, m := len(a), len(b)
+	for k := -D; k <= D; k += 2 {
+		if k == -D || k != D && v[off+k-1] < v[off+k+1] {
+			x = v[off+k+1]
+		} else {
+			x = v[off+k-1] + 1
+		}
+		y = x - k
+		x0, y0 = x, y
+		for x < n && y < m && a[x] == b[y] {
+			x, y = x+1, y+1
+		}
+		v[off+k] = x
+		if c := delta - k; meet && c >= -done && c <= done && x+other[off+c] >= n {
+			return x0, y0, x, y, true
+		}
+	}
+	return 0, 0, 0, 0, false
 }
