@@ -12,7 +12,7 @@ import (
 // changes says which of the gate's own inputs (mappings.toml, the
 // programs its run validators execute) changed since each entry was armed
 // ("": none): the checks ran as they are now, and a check that passes
-// because it was rewritten must not pass in silence (Notes.Changed).
+// because it was rewritten must not pass in silence (Verdict.Changed).
 // queued entries compare their inputs' hashes; entries reconciled from
 // the transcript were hashed only now, so their files' change times are
 // compared with the time the transcript gives the read (changedInputs).

@@ -330,9 +330,9 @@ func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*confi
 	return nil, nil
 }
 
-// notes is what a block or halt tells of the reconciliation (Notes.Record):
-// the checks run although their entry was missing, and why prompts that
-// may not have been armed were judged.
+// notes is what a block or halt tells of the reconciliation: the checks
+// run although their entry was missing, and why prompts that may not have
+// been armed were judged.
 func (r *reconciliation) notes() string {
 	var b strings.Builder
 	if len(r.found) > 0 {

@@ -18,7 +18,6 @@ import (
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/statedir"
-	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // The reuse record of a scope: the run validators that passed in it, each
@@ -147,7 +146,7 @@ func startReuse(cfg *config.Config, ru reusing, checks []Check) *reuse {
 // was; the scope's other validators as they were. A failed one is
 // dropped. Under the default policy, a run validator that ran unconfined
 // could have written the state dir: the record is removed instead.
-func (r *reuse) finish(checks []Check, keys []*reuseKey, unchanged []*Unchanged) {
+func (r *reuse) finish(checks []Check, keys []*reuseKey) {
 	if r == nil || r.seal == nil || r.tree == nil {
 		return
 	}
@@ -161,7 +160,7 @@ func (r *reuse) finish(checks []Check, keys []*reuseKey, unchanged []*Unchanged)
 	for i, c := range checks {
 		name, res := c.Validator.Name, c.Result
 		switch {
-		case unchanged[i] != nil:
+		case c.Unchanged != nil:
 		case c.Validator.Run == "":
 		case r.trusted && !res.Confined:
 			os.Remove(path)
@@ -176,20 +175,4 @@ func (r *reuse) finish(checks []Check, keys []*reuseKey, unchanged []*Unchanged)
 	if err := statedir.WriteJSON(path, next); err != nil {
 		os.Remove(path) // a record half right is no record
 	}
-}
-
-// results merges the results of the validators run with those taken as
-// unchanged, in the order of checks.
-func mergeResults(checks []Check, unchanged []*Unchanged, ran []validator.Result) []validator.Result {
-	out := make([]validator.Result, len(checks))
-	j := 0
-	for i, c := range checks {
-		if unchanged[i] != nil {
-			out[i] = validator.Result{Name: c.Validator.Name, Passed: true}
-			continue
-		}
-		out[i] = ran[j]
-		j++
-	}
-	return out
 }

@@ -141,28 +141,17 @@ func (s *judging) answer(v *Verdict, err error) error {
 
 // writeHalt writes a halt the stop could not judge as the client acts on
 // it: a client that ends a session on a halt without showing why (Codex)
-// first gets it relayed through the model as a block, unless it was
-// already (relayed).
+// first gets it relayed through the model as a block, unless the client's
+// own record of the session shows the relay fed back this turn. The stop
+// may not have read its block count, which says so (a full disk, a state
+// dir gone, a config gone); a record it cannot read counts as relayed:
+// the halt then ends the session, which at worst says less.
 func (s *judging) writeHalt(reason string) error {
-	if o, relays := s.ans.Halt(reason, s.relayed(false, false)); relays {
+	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !relayFedBack(s.in, s.scope) {
+		o, _ := s.ans.Halt(reason, false)
 		return s.ans.Write(o)
 	}
 	return s.ans.Write(hook.Halt(reason))
-}
-
-// relayed reports whether a halt was relayed to the user already, for a
-// client that shows a halt's reason only that way (hook.Answer.Halt). A
-// stop that read its block count knows (counted: relay's mark, past
-// max_blocks); one that could not (a full disk, a state dir gone, a config
-// gone) asks the client's own record of the session whether the relay was
-// fed back this turn, and takes a record it cannot read for yes: the halt
-// then ends the session, which at worst says less. A client that never
-// relays has nothing to ask.
-func (s *judging) relayed(counted, known bool) bool {
-	if _, relays := s.ans.Halt("", false); !relays || known {
-		return !relays || counted
-	}
-	return s.in == nil || relayFedBack(s.in, s.scope)
 }
 
 // judge decides the stop: read, then run the validators, then record. A
@@ -241,17 +230,23 @@ func (s *judging) judge() (v *Verdict, err error) {
 		on, _ := ReusePolicy(cfg, clientName(s.in), env.Getenv("HOME"))
 		return on
 	}}
-	notes := func() Notes {
-		if rec == nil {
-			return Notes{Changed: changes(loaded, queued, nil)}
-		}
-		return Notes{Changed: changes(loaded, queued, rec.missing), Record: rec.notes()}
+	v = decide(ctx, cfg, s.in, entries, prior, s.deadline, ru)
+	// What the verdict tells beyond its checks, asked once the validators
+	// ran: which of the gate's own inputs changed since the prompts were
+	// armed (changed.go), and what reconciliation judged (reconcile.go). A
+	// block's or halt's reason ends with them; a pass shows the changes as
+	// a system message.
+	v.Changed = changes(loaded, queued, entries[len(queued):])
+	if v.Kind != Pass && v.Changed != "" {
+		v.Reason += "\n\n" + v.Changed
 	}
-	v = decide(ctx, cfg, s.in, entries, prior, s.deadline, ru, notes)
+	if v.Kind != Pass && rec != nil {
+		v.Reason += rec.notes()
+	}
 	if sig := caught(); sig != nil {
 		return nil, &interruptedError{sig: sig}
 	}
-	v.relay(s.ans, cfg.Settings.MaxBlocks, s.relayed(prior > cfg.Settings.MaxBlocks, true))
+	v.relay(s.ans, cfg.Settings.MaxBlocks, prior > cfg.Settings.MaxBlocks)
 	if rec != nil {
 		rec.settle(env, q, v)
 	}

@@ -87,7 +87,7 @@ type Check struct {
 // must not disarm a check by editing the config it is checked by. A
 // validator still running at dl is killed and fails (deadline.go).
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
-	return decide(ctx, cfg, in, entries, prior, dl, reusing{}, nil)
+	return decide(ctx, cfg, in, entries, prior, dl, reusing{})
 }
 
 // reusing is whether a stop reuses passes (ReusePolicy), for which scope,
@@ -101,32 +101,9 @@ type reusing struct {
 	scope   queue.Scope
 }
 
-// Notes are what a verdict tells beyond its checks: which of the gate's
-// own inputs changed since the prompts were armed (changed.go), and what
-// reconciliation with the client's record judged (reconcile.go). A block's
-// or halt's reason ends with them; a pass shows Changed as a system message.
-type Notes struct{ Changed, Record string }
-
 // decide is Decide, taking validators that passed earlier in the scope
-// as passed while nothing they depend on changed, when ru is on, its
-// reason ending with notes, asked for once the validators ran (nil: none).
-func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing, notes func() Notes) *Verdict {
-	v := decideChecks(ctx, cfg, in, entries, prior, dl, ru)
-	if notes == nil {
-		return v
-	}
-	n := notes()
-	v.Changed = n.Changed
-	if v.Kind != Pass {
-		if n.Changed != "" {
-			v.Reason += "\n\n" + n.Changed
-		}
-		v.Reason += n.Record
-	}
-	return v
-}
-
-func decideChecks(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing) *Verdict {
+// as passed while nothing they depend on changed, when ru is on.
+func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing) *Verdict {
 	v := &Verdict{}
 	if len(entries) == 0 {
 		return v
@@ -160,30 +137,26 @@ func decideChecks(ctx context.Context, cfg *config.Config, in *hook.Input, entri
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
 	}, Confine: confine, Deadline: dl.At, DeadlineWhy: dl.why()}, run)
-	results = mergeResults(checks, unchanged, results)
-	for i := range checks {
-		checks[i].Unchanged = unchanged[i]
-	}
-	if why := appearedReason(cfg, validator.Appeared(missing)); why != "" {
-		v.Checks = checks
-		for i := range checks {
-			checks[i].Result = results[i]
-		}
-		v.Kind, v.Reason = Halt, why
-		return v
-	}
-
 	failed := map[string]bool{} // prompt keys with a failing validator
 	for i := range checks {
-		checks[i].Result = results[i]
-		if !results[i].Passed {
+		checks[i].Unchanged = unchanged[i]
+		if unchanged[i] != nil {
+			checks[i].Result = validator.Result{Name: checks[i].Validator.Name, Passed: true}
+		} else {
+			checks[i].Result, results = results[0], results[1:]
+		}
+		if !checks[i].Result.Passed {
 			for _, p := range checks[i].Prompts {
 				failed[p] = true
 			}
 		}
 	}
 	v.Checks = checks
-	r.finish(checks, keys, unchanged)
+	if why := appearedReason(cfg, validator.Appeared(missing)); why != "" {
+		v.Kind, v.Reason = Halt, why
+		return v
+	}
+	r.finish(checks, keys)
 	for _, e := range entries {
 		if !failed[e.Prompt] {
 			v.Done = append(v.Done, e)
@@ -262,17 +235,18 @@ func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, [
 			continue
 		}
 		checks = append(checks, *c)
-		s := spec(cfg, c, entryOf[c.Prompts[0]])
-		diffSpec(cfg, &s, c, entryOf)
-		specs = append(specs, s)
+		specs = append(specs, spec(cfg, c, entryOf))
 	}
 	return checks, specs
 }
 
 // spec turns a validator into what the engine runs. A validator shared by
-// several pending prompts runs once, with the first prompt's variables.
-func spec(cfg *config.Config, c *Check, e queue.Entry) validator.Spec {
-	v := c.Validator
+// several pending prompts runs once, with the first prompt's variables. A
+// diff check is judged against the baseline of every pending prompt that
+// uses it, each recorded when that prompt was first armed since it last
+// passed.
+func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validator.Spec {
+	v, e := c.Validator, entryOf[c.Prompts[0]]
 	s := validator.Spec{Name: v.Name, File: v.File, Run: v.Run, Timeout: v.Timeout}
 	if v.Contains != "" {
 		s.Expect = append(s.Expect, validator.MustExpectation(validator.Contains, v.Contains))
@@ -288,5 +262,12 @@ func spec(cfg *config.Config, c *Check, e queue.Entry) validator.Spec {
 		promptPath = cfg.PromptPath(e.Prompt)
 	}
 	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + promptPath}
+	if v.IsDiff() {
+		q := queue.Open(cfg.StateDir())
+		s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
+		for _, p := range c.Prompts {
+			s.Baselines = append(s.Baselines, q.BaselinePath(entryOf[p]))
+		}
+	}
 	return s
 }
