@@ -26,7 +26,9 @@ func confinement(cfg *config.Config, set *guard.Set) *validator.Confinement {
 	if set.Empty() && !c.Required {
 		return nil
 	}
-	c.ReadOnly = protectedPaths(set)
+	for _, p := range set.Paths() {
+		c.ReadOnly = append(c.ReadOnly, filepath.FromSlash(p.Path))
+	}
 	return c
 }
 
@@ -50,13 +52,4 @@ func unconfinedReason(cfg *config.Config, v *Verdict) string {
 		"Install bubblewrap (apt-get install bubblewrap; scripts/install-sandbox-tools), or set confine = false in %s to run them unconfined, then stop again. "+
 		"The pending entries are kept in %s.",
 		why, strings.Join(names, ", "), filepath.Base(cfg.File), cfg.Settings.StateDir)
-}
-
-// protectedPaths are the paths of set, in the platform's form.
-func protectedPaths(set *guard.Set) []string {
-	var out []string
-	for _, p := range set.Paths() {
-		out = append(out, filepath.FromSlash(p.Path))
-	}
-	return out
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/stopgate/stopgate/internal/queue"
@@ -53,36 +52,25 @@ func (e *panicError) Error() string {
 
 // interruptible returns a context cancelled by SIGTERM, SIGINT or SIGHUP
 // (the client's timeout, a closed terminal), which kills running
-// validators with their process groups; caught reports the signal, if any;
-// release stops listening.
-func interruptible() (ctx context.Context, caught func() os.Signal, release func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+// validators with their process groups, its cause then the
+// *interruptedError; release stops listening.
+func interruptible() (ctx context.Context, release func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	var mu sync.Mutex
-	var got os.Signal
 	done := make(chan struct{})
 	go func() {
 		select {
 		case sig := <-ch:
-			mu.Lock()
-			got = sig
-			mu.Unlock()
-			cancel()
+			cancel(&interruptedError{sig: sig})
 		case <-done:
 		}
 	}()
-	caught = func() os.Signal {
-		mu.Lock()
-		defer mu.Unlock()
-		return got
-	}
-	release = func() {
+	return ctx, func() {
 		signal.Stop(ch)
 		close(done)
-		cancel()
+		cancel(nil)
 	}
-	return ctx, caught, release
 }
 
 // failReason is the halt's reason for a stop the gate could not judge:

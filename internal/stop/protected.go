@@ -10,6 +10,7 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/project"
 )
 
 // protectedSet is the guard's protected set of the stop's project: what
@@ -28,7 +29,7 @@ func creatable(cfg *config.Config, set *guard.Set) []string {
 	var out []string
 	for _, p := range set.Paths() {
 		path := filepath.FromSlash(p.Path)
-		if !p.Dir && show(cfg, path) != path {
+		if !p.Dir && project.Display(cfg.Root, path) != path {
 			out = append(out, path)
 		}
 	}
@@ -54,7 +55,7 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && path == filepath.FromSlash(p.Path) {
 				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 					if n := links(path, st); n > 1 {
-						found = append(found, fmt.Sprintf("%s (%d names)", show(cfg, path), n))
+						found = append(found, fmt.Sprintf("%s (%d names)", project.Display(cfg.Root, path), n))
 					}
 				}
 			}
@@ -78,17 +79,9 @@ func appearedReason(cfg *config.Config, paths []string) string {
 	}
 	var names []string
 	for _, p := range paths {
-		names = append(names, show(cfg, p))
+		names = append(names, project.Display(cfg.Root, p))
 	}
 	return fmt.Sprintf("stopgate halted the session: a validator created %s, which is protected and did not exist before it ran: "+
 		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again. "+
 		"The pending entries are kept in %s.", strings.Join(names, ", "), cfg.Settings.StateDir)
-}
-
-// show names a path for the reason: relative to the root when inside it.
-func show(cfg *config.Config, path string) string {
-	if rel, err := filepath.Rel(cfg.Root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return rel
-	}
-	return path
 }

@@ -54,11 +54,11 @@ type reconciliation struct {
 	// held, or there was none): everything since the start was judged.
 	distrust string
 	// unread is how many bytes since the mark the scan could not read
-	// (transcript.MaxScan): every mapping was then judged (unreadNote).
+	// (transcript.MaxScan): every mapping was then judged (notes).
 	unread int64
 	// unknown says why what the record shows is unknown, so every mapping
-	// was judged: the record the gate read at an earlier stop is gone
-	// (goneNote), or it never appeared (absentNote). "" otherwise.
+	// was judged: the record the gate read at an earlier stop is gone, or
+	// it never appeared. "" otherwise.
 	unknown string
 	// absent is set when the record was not there after the wait: the
 	// mark then names it (absentMark), so later stops do not wait again.
@@ -100,12 +100,26 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 	if errors.Is(err, fs.ErrNotExist) && r.stored.Transcript != path && awaitRecord(path, wait) {
 		res, err = record.Scan(path, from.Offset, thread, in.Cwd)
 	}
+	queued := map[string]bool{}
+	for _, e := range entries {
+		queued[e.Prompt] = true
+	}
 	if errors.Is(err, fs.ErrNotExist) {
+		// What the record shows is unknown: one the gate read at an
+		// earlier stop (the mark names it) is gone, deleted by the agent
+		// perhaps with the queue; or one the client names never appeared,
+		// where a read the queue lost would go unseen. Every mapped prompt
+		// not queued is judged; only a passing stop forgets a gone record.
 		r.mark = from
+		r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
+		r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, which stopgate read at an earlier stop, is gone; what it showed is unknown, so every mapped prompt was judged.", path)
 		if r.absent = r.stored.Transcript != path || absentMark(r.stored, path); r.absent {
-			return r.unknowable(cfg, in, entries, absentNote(path))
+			r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, does not exist: what the session read is unknown, so every mapped prompt was judged. A client that keeps no record of its sessions (Claude Code's --no-session-persistence) cannot be reconciled.", path)
 		}
-		return r.unknowable(cfg, in, entries, goneNote(path))
+		if err := r.judgeAll(cfg, in, math.MaxInt64, queued, nil); err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the transcript: %w", err)
@@ -126,10 +140,6 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 		return nil, err
 	}
 	r.seen = len(latest) > 0
-	queued := map[string]bool{}
-	for _, e := range entries {
-		queued[e.Prompt] = true
-	}
 	for _, m := range order {
 		ev := latest[m.Prompt]
 		if queued[m.Prompt] {
@@ -246,24 +256,6 @@ func awaitRecord(path string, wait time.Time) bool {
 	}
 }
 
-// unknowable judges every mapped prompt not queued, for a record whose
-// contents are unknown (why says how): one the gate read at an earlier stop
-// (the mark names it) that is gone now, deleted by the agent perhaps with
-// the queue; or one the client names and never wrote, where a read the
-// queue lost would go unseen. Only a passing stop forgets a gone record.
-func (r *reconciliation) unknowable(cfg *config.Config, in *hook.Input, entries []queue.Entry, why string) (*reconciliation, error) {
-	r.unknown = why
-	queued := map[string]bool{}
-	for _, e := range entries {
-		queued[e.Prompt] = true
-	}
-	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
-	if err := r.judgeAll(cfg, in, math.MaxInt64, queued, nil); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
 // armedSince returns what the transcript's events armed since each prompt
 // last passed: the latest event of each prompt, and the armed mappings
 // once each, in mappings.toml order.
@@ -336,16 +328,26 @@ func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*confi
 func (r *reconciliation) notes() string {
 	var b strings.Builder
 	if len(r.found) > 0 {
-		b.WriteString(reconciledNote(r.found, r.queue))
+		var names []string
+		for _, d := range r.found {
+			names = append(names, fmt.Sprintf("%q", d.Prompt))
+		}
+		how := "invoked"
+		if r.found[0].Trigger == queue.TriggerRead {
+			how = "read"
+		}
+		fmt.Fprintf(&b, "\n\nChecked although missing from the queue in %s: prompt %s (the transcript shows it %s). The queue is stopgate's, not the agent's: leave it alone.",
+			r.queue, strings.Join(names, ", "), how)
 	}
 	if r.unread > 0 {
-		b.WriteString(unreadNote(r.unread))
+		fmt.Fprintf(&b, "\n\nstopgate reads at most the last %d MiB of a transcript at a stop, and %.1f MiB written since the last passing stop went unread; what they armed is unknown, so every mapped prompt was judged.",
+			transcript.MaxScan>>20, float64(r.unread)/(1<<20))
 	}
 	switch {
 	case r.unknown != "":
 		b.WriteString(r.unknown)
 	case r.distrust != "":
-		b.WriteString(distrustNote(r.distrust, r.queue))
+		fmt.Fprintf(&b, "\n\nstopgate ignored the reconciliation mark in %s: %s. Everything the transcript armed was judged. The state dir is stopgate's, not the agent's: leave it alone.", r.queue, r.distrust)
 	}
 	return b.String()
 }
@@ -405,43 +407,4 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 	if err := q.SetMark(r.scope, next); err != nil {
 		fmt.Fprintf(env.Stderr, "gate: recording the reconciled transcript: %v\n", err)
 	}
-}
-
-// reconciledNote tells whoever reads a block or halt which checks ran
-// although their entry was gone.
-func reconciledNote(found []outcome.Discrepancy, stateDir string) string {
-	var names []string
-	for _, d := range found {
-		names = append(names, fmt.Sprintf("%q", d.Prompt))
-	}
-	return fmt.Sprintf("\n\nChecked although missing from the queue in %s: prompt %s (the transcript shows it %s). The queue is stopgate's, not the agent's: leave it alone.",
-		stateDir, strings.Join(names, ", "), how(found[0].Trigger))
-}
-
-func how(trigger string) string {
-	if trigger == queue.TriggerRead {
-		return "read"
-	}
-	return "invoked"
-}
-
-// unreadNote says why prompts that may never have been read were judged.
-func unreadNote(unread int64) string {
-	return fmt.Sprintf("\n\nstopgate reads at most the last %d MiB of a transcript at a stop, and %.1f MiB written since the last passing stop went unread; what they armed is unknown, so every mapped prompt was judged.",
-		transcript.MaxScan>>20, float64(unread)/(1<<20))
-}
-
-// distrustNote says why prompts that passed before were judged again.
-func distrustNote(why, stateDir string) string {
-	return fmt.Sprintf("\n\nstopgate ignored the reconciliation mark in %s: %s. Everything the transcript armed was judged. The state dir is stopgate's, not the agent's: leave it alone.", stateDir, why)
-}
-
-// absentNote says why prompts that may never have been read were judged.
-func absentNote(path string) string {
-	return fmt.Sprintf("\n\nThe client's record of this session, %s, does not exist: what the session read is unknown, so every mapped prompt was judged. A client that keeps no record of its sessions (Claude Code's --no-session-persistence) cannot be reconciled.", path)
-}
-
-// goneNote says why prompts that may never have been read were judged.
-func goneNote(path string) string {
-	return fmt.Sprintf("\n\nThe client's record of this session, %s, which stopgate read at an earlier stop, is gone; what it showed is unknown, so every mapped prompt was judged.", path)
 }

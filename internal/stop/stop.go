@@ -49,6 +49,7 @@
 package stop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -165,7 +166,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	env := s.env
 	// From here a signal (the client's timeout, a closed terminal) is an
 	// answer too: it cancels the validators, if they run, and halts.
-	ctx, caught, release := interruptible()
+	ctx, release := interruptible()
 	defer release()
 
 	// The config, from the cache when it is current: most
@@ -243,8 +244,9 @@ func (s *judging) judge() (v *Verdict, err error) {
 	if v.Kind != Pass && rec != nil {
 		v.Reason += rec.notes()
 	}
-	if sig := caught(); sig != nil {
-		return nil, &interruptedError{sig: sig}
+	var intr *interruptedError
+	if errors.As(context.Cause(ctx), &intr) {
+		return nil, intr
 	}
 	v.relay(s.ans, cfg.Settings.MaxBlocks, prior > cfg.Settings.MaxBlocks)
 	if rec != nil {
