@@ -71,7 +71,7 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 	return scopes, bad, err
 }
 
-// scopeOf reverses scopeDir's naming.
+// scopeOf reverses scopeName.
 func scopeOf(session, scope string) (Scope, bool) {
 	s := Scope{Session: statedir.Unsegment(session)}
 	switch {

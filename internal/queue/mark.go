@@ -49,11 +49,7 @@ func (m Mark) Reach() int64 {
 }
 
 func (q *Queue) markPath(s Scope) string {
-	scope := "main"
-	if s.Agent != "" {
-		scope = "agent-" + statedir.Segment(s.Agent)
-	}
-	return filepath.Join(q.dir, "reconciled", statedir.Segment(s.Session), scope+".json")
+	return filepath.Join(q.dir, "reconciled", statedir.Segment(s.Session), scopeName(s)+".json")
 }
 
 // Mark returns the mark of s; the zero Mark when there is none or it

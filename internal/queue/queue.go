@@ -111,11 +111,15 @@ func (q *Queue) EntryPath(e Entry) string {
 }
 
 func (q *Queue) scopeDir(s Scope) string {
-	scope := "main"
-	if s.Agent != "" {
-		scope = "agent-" + statedir.Segment(s.Agent)
+	return filepath.Join(q.dir, "sessions", statedir.Segment(s.Session), scopeName(s))
+}
+
+// scopeName names s within its session's folder (scopeOf reverses it).
+func scopeName(s Scope) string {
+	if s.Agent == "" {
+		return "main"
 	}
-	return filepath.Join(q.dir, "sessions", statedir.Segment(s.Session), scope)
+	return "agent-" + statedir.Segment(s.Agent)
 }
 
 func newID() string {

@@ -63,7 +63,10 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		r.Decision = outcome.Block
 	case v.Kind == Halt:
 		r.Decision = outcome.Halt
-		r.Reason = clip(v.Reason, maxLoggedReason)
+		r.Reason = v.Reason
+		if len(r.Reason) > maxLoggedReason {
+			r.Reason = strings.ToValidUTF8(r.Reason[:maxLoggedReason], "") + "…"
+		}
 	}
 	addPrompt := func(p string) {
 		if !slices.Contains(r.Prompts, p) {
@@ -103,13 +106,6 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 // maxLoggedReason bounds a halt's reason in the log: the reason quotes
 // validator output, and the log keeps tens of thousands of decisions.
 const maxLoggedReason = 2000
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
 
 // clientName names the client that sent in: its dialect, Claude Code's
 // when none.

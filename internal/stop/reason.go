@@ -24,42 +24,28 @@ const blockClose = "\nFix each failure above, then finish again."
 // validator's output lines are indented, so only the gate writes it.
 const failurePrefix = "✘ prompt "
 
-// blockReason is the remediation text the agent receives: for each failing
-// validator the prompt, the validator, the first output_lines lines of its
-// output and its fix, then what to do next.
+// blockReason is the remediation text the agent receives: the failures,
+// then what to do next.
 func blockReason(cfg *config.Config, v *Verdict) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s.\n", blockPrefix, failedCount(v))
-	writeFailures(&b, cfg, v)
-	fmt.Fprintf(&b, blockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
-	writeUnchanged(&b, v)
-	return b.String()
+	return checksReason(cfg, v, fmt.Sprintf("%s: %s.\n", blockPrefix, failedCount(v)),
+		fmt.Sprintf(blockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks), "")
 }
 
 // haltReason is what the user sees when the gate gives up on the agent.
 func haltReason(cfg *config.Config, v *Verdict, prior int) string {
-	var b strings.Builder
+	head := fmt.Sprintf("stopgate halted the session: %s after %d blocked stops.\n", failedCount(v), prior)
 	if cfg.Settings.OnFailure == config.OnFailureHalt {
-		fmt.Fprintf(&b, "stopgate halted the session: %s (on_failure = \"halt\").\n", failedCount(v))
-	} else {
-		fmt.Fprintf(&b, "stopgate halted the session: %s after %d blocked stops.\n", failedCount(v), prior)
+		head = fmt.Sprintf("stopgate halted the session: %s (on_failure = \"halt\").\n", failedCount(v))
 	}
-	writeFailures(&b, cfg, v)
-	writeUnchanged(&b, v)
-	b.WriteString("\nThe pending entries are kept: inspect them in " + cfg.Settings.StateDir + ", fix the work, and stop again.")
-	return b.String()
+	return checksReason(cfg, v, head, "", "\nThe pending entries are kept: inspect them in "+cfg.Settings.StateDir+", fix the work, and stop again.")
 }
 
 // observeReason is what the user sees, in observe mode, of a stop that
 // would have been blocked or halted; the agent is not told.
 func observeReason(cfg *config.Config, v *Verdict) string {
-	var b strings.Builder
 	what := map[Kind]string{Block: "blocked", Halt: "halted"}[v.Observed]
-	fmt.Fprintf(&b, "stopgate (observe mode) would have %s this stop: %s.\n", what, failedCount(v))
-	writeFailures(&b, cfg, v)
-	writeUnchanged(&b, v)
-	b.WriteString("\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce.")
-	return b.String()
+	return checksReason(cfg, v, fmt.Sprintf("stopgate (observe mode) would have %s this stop: %s.\n", what, failedCount(v)), "",
+		"\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce.")
 }
 
 func failedCount(v *Verdict) string {
@@ -70,14 +56,21 @@ func failedCount(v *Verdict) string {
 	return fmt.Sprintf("%d checks failed", n)
 }
 
-func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
+// checksReason is the reason of a stop whose checks failed: head; for each
+// failing validator the prompt, the validator, the first output_lines
+// lines of its output and its fix; close, which follows the last failure;
+// the checks taken as passed without running, and since when (the agent
+// must know they were not run again, and why); tail.
+func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) string {
+	var b strings.Builder
+	b.WriteString(head)
 	for _, c := range v.Failed() {
 		r := c.Result
-		fmt.Fprintf(b, "\n%s%s, validator %q", failurePrefix, quoted(c.Prompts), c.Validator.Name)
+		fmt.Fprintf(&b, "\n%s%s, validator %q", failurePrefix, quoted(c.Prompts), c.Validator.Name)
 		if r.Problem != "" || r.ExitCode > 0 {
 			// A run validator's failure says how it ended; a file
 			// validator's output says what is wrong with the file.
-			fmt.Fprintf(b, ": %s", r.Summary())
+			fmt.Fprintf(&b, ": %s", r.Summary())
 		}
 		b.WriteString("\n")
 		for _, line := range r.Lines(cfg.Settings.OutputLines) {
@@ -87,11 +80,7 @@ func writeFailures(b *strings.Builder, cfg *config.Config, v *Verdict) {
 			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
 		}
 	}
-}
-
-// writeUnchanged names the checks taken as passed without running, and
-// since when: the agent must know they were not run again, and why.
-func writeUnchanged(b *strings.Builder, v *Verdict) {
+	b.WriteString(close)
 	first := true
 	for _, c := range v.Checks {
 		u := c.Unchanged
@@ -102,8 +91,10 @@ func writeUnchanged(b *strings.Builder, v *Verdict) {
 			b.WriteString("\n\nNot run again, nothing they depend on changed since they passed in this session:")
 			first = false
 		}
-		fmt.Fprintf(b, "\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, u.Since.Local().Format(time.TimeOnly))
+		fmt.Fprintf(&b, "\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, u.Since.Local().Format(time.TimeOnly))
 	}
+	b.WriteString(tail)
+	return b.String()
 }
 
 func quoted(list []string) string {

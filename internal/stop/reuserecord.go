@@ -62,20 +62,18 @@ func recordPath(stateDir string, scope queue.Scope) string {
 // sealKey reads the state dir's key, making it when there is none.
 func sealKey(stateDir string) ([]byte, error) {
 	path := filepath.Join(stateDir, reuseDir, "key")
-	key, err := os.ReadFile(path)
-	if err == nil && len(key) == 32 {
+	switch key, err := os.ReadFile(path); {
+	case err == nil && len(key) == 32:
 		return key, nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	if err == nil {
+	case err == nil:
 		return nil, errors.New("reuse key: malformed")
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	key = make([]byte, 32)
+	key := make([]byte, 32)
 	rand.Read(key)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
