@@ -21,17 +21,16 @@ func Holders(path string) []Holder {
 		return nil
 	}
 	defer f.Close()
-	// 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
-	want := fmt.Sprintf(":%d", st.Ino)
+	// 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF, the device as the
+	// kernel prints it: "%02x:%02x:%lu", major, minor, inode.
+	dev := uint64(st.Dev)
+	want := fmt.Sprintf("%02x:%02x:%d", (dev>>8)&0xfff, (dev&0xff)|((dev>>12)&0xfff00), st.Ino)
 	var hs []Holder
 	seen := map[int]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
-		if len(fs) < 6 || fs[1] == "->" || !strings.HasSuffix(fs[5], want) {
-			continue
-		}
-		if !sameDevice(fs[5], st.Dev) {
+		if len(fs) < 6 || fs[1] == "->" || fs[5] != want {
 			continue
 		}
 		pid, err := strconv.Atoi(fs[4])
@@ -42,22 +41,6 @@ func Holders(path string) []Holder {
 		hs = append(hs, Holder{PID: pid, Command: commandLine(pid)})
 	}
 	return hs
-}
-
-// sameDevice compares /proc/locks' "MAJ:MIN:INODE" with a stat device.
-func sameDevice(field string, dev uint64) bool {
-	parts := strings.Split(field, ":")
-	if len(parts) != 3 {
-		return false
-	}
-	maj, err1 := strconv.ParseUint(parts[0], 16, 32)
-	min, err2 := strconv.ParseUint(parts[1], 16, 32)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	devMaj := (dev >> 8) & 0xfff
-	devMin := (dev & 0xff) | ((dev >> 12) & 0xfff00)
-	return maj == devMaj && min == devMin
 }
 
 func commandLine(pid int) string {
