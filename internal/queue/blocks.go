@@ -44,7 +44,7 @@ func (q *Queue) Blocks(s Scope) (int, error) {
 // SetBlocks records n consecutive blocked stops for s; 0 clears the count.
 func (q *Queue) SetBlocks(s Scope, n int) error {
 	path := q.blocksPath(s)
-	return q.locked(func() error {
+	return q.lock.Do(func() error {
 		if n == 0 {
 			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err

@@ -27,7 +27,7 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 	if _, err := os.Lstat(sessions); os.IsNotExist(err) {
 		return nil, nil, nil // nothing was ever armed: no lock, nothing created
 	}
-	err = q.locked(func() error {
+	err = q.lock.Do(func() error {
 		sdirs, err := os.ReadDir(sessions)
 		if err != nil {
 			if os.IsNotExist(err) {

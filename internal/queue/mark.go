@@ -66,7 +66,7 @@ func (q *Queue) Mark(s Scope) Mark {
 // removes it.
 func (q *Queue) SetMark(s Scope, m Mark) error {
 	path := q.markPath(s)
-	return q.locked(func() error {
+	return q.lock.Do(func() error {
 		dir := filepath.Dir(path)
 		if m.Transcript == "" {
 			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -86,7 +86,7 @@ func (e *Entry) Scope() Scope { return Scope{Session: e.Session, Agent: e.AgentI
 // processes.
 type Queue struct {
 	dir  string
-	lock *statedir.Lock
+	lock *statedir.Lock // held for every change; Do waits at most statedir.Wait()
 }
 
 // Open returns the queue in dir. Nothing is created until something is
@@ -98,11 +98,6 @@ func Open(dir string) *Queue {
 
 // Dir returns the state dir.
 func (q *Queue) Dir() string { return q.dir }
-
-// locked runs f under the exclusive lock, creating the state dir if needed.
-// It waits for the lock at most statedir.Wait(), then fails with a
-// *statedir.HeldError.
-func (q *Queue) locked(f func() error) error { return q.lock.Do(f) }
 
 // EntryPath is where e's file lies: the one thing to remove to disarm it
 // by hand.
@@ -146,7 +141,7 @@ func (q *Queue) EnqueueRecording(e Entry, record func(path string) error) (creat
 	dir := filepath.Dir(path)
 	taken := q.early(path, record)
 	defer os.Remove(taken) // unless renamed: the entry existed by the lock
-	err = q.locked(func() error {
+	err = q.lock.Do(func() error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
@@ -194,7 +189,7 @@ func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil // nothing was ever armed here: no lock needed
 	}
-	err = q.locked(func() error {
+	err = q.lock.Do(func() error {
 		entries, bad, err = q.readScope(dir)
 		return err
 	})
@@ -205,7 +200,7 @@ func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
 // re-armed since (its ID changed) stays pending.
 func (q *Queue) Remove(s Scope, done []Entry) error {
 	dir := q.scopeDir(s)
-	return q.locked(func() error {
+	return q.lock.Do(func() error {
 		for _, e := range done {
 			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
 			var cur Entry
@@ -230,7 +225,7 @@ func (q *Queue) Keep(s Scope, entries []Entry) error {
 		return nil
 	}
 	dir := q.scopeDir(s)
-	return q.locked(func() error {
+	return q.lock.Do(func() error {
 		for _, e := range entries {
 			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
 			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
