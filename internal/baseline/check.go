@@ -40,7 +40,11 @@ func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 	}
 	var problems []string
 	seen := map[string]bool{}
-	now := c.current(root, skip)
+	set := c.Set
+	if len(c.In) == 0 {
+		set = nil // no files to list
+	}
+	now := read(root, c.Changed, set, skip, 1<<62) // as the files are at the stop
 	for _, rec := range records {
 		fails, probs := c.against(rec, now)
 		for _, f := range fails {
@@ -65,15 +69,6 @@ func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 }
 
 const noRecord = "nothing was recorded when the prompt was armed (armed by an older stopgate, rebuilt from the transcript, run by gate run, or the record is gone)"
-
-// current is the state of the files c names, as they are at the stop.
-func (c *Check) current(root string, skip []string) *Snapshot {
-	set := c.Set
-	if len(c.In) == 0 {
-		set = nil
-	}
-	return read(root, c.Changed, set, skip, 1<<62)
-}
 
 func (c *Check) against(record string, n *Snapshot) (fails, problems []string) {
 	s, err := Load(record)
