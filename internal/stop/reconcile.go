@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"sort"
@@ -381,10 +382,7 @@ func (r *reconciliation) settle(env *cli.Env, q *queue.Queue, v *Verdict) {
 		}
 		next.Offset = r.end
 	} else {
-		next.Passed = map[string]int64{}
-		for p, off := range r.mark.Passed {
-			next.Passed[p] = off
-		}
+		next.Passed = maps.Collect(maps.All(r.mark.Passed))
 		for _, e := range v.Done {
 			next.Passed[e.Prompt] = r.end
 		}

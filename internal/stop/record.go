@@ -2,7 +2,8 @@ package stop
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,12 +37,7 @@ func recorded(m queue.Mark, res *transcript.Result, event string) string {
 			return fmt.Sprintf("the client's record shows no stop the gate passed after its offset %d", m.Offset)
 		}
 	}
-	prompts := make([]string, 0, len(m.Passed))
-	for p := range m.Passed {
-		prompts = append(prompts, p)
-	}
-	sort.Strings(prompts)
-	for _, p := range prompts {
+	for _, p := range slices.Sorted(maps.Keys(m.Passed)) {
 		off := m.Passed[p]
 		if off <= m.Offset || off < res.From {
 			continue // claims nothing the Offset does not

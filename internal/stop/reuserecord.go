@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -151,9 +152,7 @@ func (r *reuse) finish(checks []Check, keys []*reuseKey) {
 	path := recordPath(r.dir, r.scope)
 	next := reuseRecord{Session: r.scope.Session, Agent: r.scope.Agent, Validators: map[string]reusePass{}}
 	if r.rec != nil {
-		for name, p := range r.rec.Validators {
-			next.Validators[name] = p
-		}
+		maps.Copy(next.Validators, r.rec.Validators)
 	}
 	for i, c := range checks {
 		name, res := c.Validator.Name, c.Result
