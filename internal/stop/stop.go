@@ -120,10 +120,7 @@ type judging struct {
 // answer writes the verdict, or applies the fail-closed rule to err: a
 // halt naming the failure, unless the gate knows nothing is armed.
 func (s *judging) answer(v *Verdict, err error) error {
-	if err == nil && v.Kind == Halt && v.relayDecided {
-		return s.ans.Write(hook.Halt(v.Reason)) // relay's answer: a halt, not to be relayed again
-	}
-	if err == nil && v.Kind == Halt {
+	if err == nil && v.Kind == Halt && !v.relayDecided {
 		return s.writeHalt(v.Reason)
 	}
 	if err == nil {
@@ -305,11 +302,13 @@ func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []q
 	return nil
 }
 
-// write prints the answer of a verdict that is not a halt (writeHalt);
-// a pass prints nothing, unless the human must hear that the gate's
-// inputs changed.
+// write prints the answer of a verdict: a halt relay decided (else
+// writeHalt) as that halt, not to be relayed again; a pass prints nothing,
+// unless the human must hear that the gate's inputs changed.
 func (v *Verdict) write(ans hook.Answer) error {
 	switch {
+	case v.Kind == Halt:
+		return ans.Write(hook.Halt(v.Reason))
 	case v.Kind == Block:
 		return ans.Write(hook.Block(v.Reason))
 	case v.Observed != Pass:
