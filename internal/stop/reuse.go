@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/config"
@@ -195,11 +196,6 @@ func wanted(checks []Check) (want func(string) bool, any bool) {
 		sets = append(sets, ps)
 	}
 	return func(rel string) bool {
-		for _, ps := range sets {
-			if ps.Match(rel) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(sets, func(ps *pattern.Set) bool { return ps.Match(rel) })
 	}, any
 }
