@@ -38,6 +38,9 @@ func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 	if c.Err != nil {
 		return Verdict{Problem: "could not judge: " + c.Err.Error()}
 	}
+	if len(c.In) > 0 && c.Set == nil { // a bug: listing no files would pass added_lacks
+		return Verdict{Problem: "could not judge: its in patterns were not compiled"}
+	}
 	var problems []string
 	seen := map[string]bool{}
 	set := c.Set

@@ -91,3 +91,12 @@ func compiled(c *Check) *Check {
 	c.Set = set
 	return c
 }
+
+// A check whose in patterns were never compiled judges nothing: it cannot
+// list the files added_lacks looks at, and listing none would pass.
+func TestJudgeUncompiledIn(t *testing.T) {
+	c := &Check{In: []string{"*_test.go"}, Lacks: regexp.MustCompile(`t\.Skip`)}
+	if v := c.Judge(t.TempDir(), []string{"{}"}, nil); !strings.Contains(v.Problem, "could not judge") {
+		t.Errorf("verdict %+v, want could not judge", v)
+	}
+}
