@@ -300,6 +300,24 @@ func TestBashCwd(t *testing.T) {
 	}
 }
 
+// A script the guard reads only in part (past its 1 MiB bound) cannot be
+// judged by that part: padding before the write hid it.
+func TestBashSourcesBigFile(t *testing.T) {
+	root, set := project(t, nil)
+	pad := strings.Repeat("# padding\n", maxRead/10+1000) + "rm mappings.toml\n"
+	if err := os.WriteFile(filepath.Join(root, "src", "pad.sh"), []byte(pad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"source src/pad.sh", ". src/pad.sh", "cd src && . ./pad.sh"} {
+		if h := set.CheckBash(cmd, root); h == nil {
+			t.Errorf("%q: allowed", cmd)
+		}
+	}
+	if h := set.CheckBash("cat src/pad.sh | grep -c padding", root); h != nil {
+		t.Errorf("reading it: denied: %s", h.Reason())
+	}
+}
+
 func TestBashSymlink(t *testing.T) {
 	root, set := project(t, nil)
 	if err := os.Symlink(filepath.Join(root, "tmp/validation"), filepath.Join(root, "state")); err != nil {

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"io/fs"
@@ -79,6 +80,11 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 			a := s.analyzer(hc)
 			if r, err := a.read(args[1]); err == nil {
 				if b, err := io.ReadAll(r); err == nil {
+					if bytes.Contains(b, []byte(unknownMark)) {
+						s.d.found(&Hit{Target: args[1], By: strings.Join(args, " "),
+							Why: "it sources a file larger than the guard reads, whose end it cannot judge", doubt: true})
+						return nil, errHit
+					}
 					s.d.text(string(b))
 					return []string{"eval", prepared(string(b))}, nil
 				}
