@@ -14,15 +14,16 @@ import (
 // has checked the shapes.
 func add(text []byte, root *node, path []string, key string, v any) []byte {
 	c, multi := root, true // a new top-level member gets a line of its own
+	spaced := spacedColons(text, root)
 	for i, name := range path {
 		next := c.get(name)
 		if next == nil {
-			return appendItem(text, c, multi, name, nest(path[i+1:], key, v))
+			return appendItem(text, c, multi, spaced, name, nest(path[i+1:], key, v))
 		}
 		multi, _ = layoutOf(text, c)
 		c = next
 	}
-	return appendItem(text, c, multi, key, v)
+	return appendItem(text, c, multi, spaced, key, v)
 }
 
 // nest is v inside new containers named by path, the innermost an object
@@ -75,10 +76,9 @@ func layoutOf(text []byte, c *node) (multi bool, indent string) {
 
 // appendItem inserts a member key: v (or, with key "", the element v) as the
 // last item of container c. An empty container takes the layout its parent
-// has (parentMulti).
-func appendItem(text []byte, c *node, parentMulti bool, key string, v any) []byte {
+// has (parentMulti); spaced is spacedColons'.
+func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v any) []byte {
 	unit := indentUnit(text)
-	spaced := spacedColons(text)
 	item := func(indent string, multi bool) string {
 		var b strings.Builder
 		if key != "" {
@@ -135,20 +135,12 @@ func blanks(b []byte) string {
 
 // spacedColons reports whether the file writes "key": value rather than
 // "key":value, judged by its first member.
-func spacedColons(text []byte) bool {
-	s := &scanner{text: text}
-	s.skipSpace()
-	if s.pos >= len(text) || text[s.pos] != '{' {
+func spacedColons(text []byte, root *node) bool {
+	if len(root.members) == 0 {
 		return true
 	}
-	s.pos++
-	s.skipSpace()
-	if s.pos >= len(text) || text[s.pos] != '"' {
-		return true
-	}
-	s.str()
-	s.skipSpace()
-	return s.pos+1 < len(text) && (text[s.pos+1] == ' ' || text[s.pos+1] == '\t' || text[s.pos+1] == '\n')
+	colon := bytes.LastIndexByte(text[:root.members[0].val.start], ':')
+	return strings.IndexByte(" \t\n", text[colon+1]) >= 0
 }
 
 // object and array are the values insert writes: an object keeps its key

@@ -91,7 +91,7 @@ func position(text []byte, off int) (line, col int) {
 }
 
 // parse checks text with encoding/json, for its exact error messages, and
-// then builds the tree of byte spans.
+// then builds the tree of byte spans from its tokens.
 func parse(text []byte) (*node, error) {
 	var v any
 	if err := json.Unmarshal(text, &v); err != nil {
@@ -102,87 +102,39 @@ func parse(text []byte) (*node, error) {
 		}
 		return nil, err
 	}
-	s := &scanner{text: text}
-	return s.value(), nil
+	return build(json.NewDecoder(bytes.NewReader(text)), text), nil
 }
 
-// scanner walks text that encoding/json has already accepted, so it can be
-// simple: no error paths, only spans.
-type scanner struct {
-	text []byte
-	pos  int
-}
-
-func (s *scanner) skipSpace() {
-	for s.pos < len(s.text) {
-		switch s.text[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
-
-func (s *scanner) value() *node {
-	s.skipSpace()
-	n := &node{start: s.pos, kind: s.text[s.pos]}
-	switch n.kind {
-	case '{', '[':
-		s.pos++
-		for {
-			s.skipSpace()
-			c := s.text[s.pos]
-			switch {
-			case c == '}' || c == ']': // this container's: the JSON is valid
-				s.pos++
-				n.end = s.pos
-				return n
-			case c == ',':
-				s.pos++
-			case n.kind == '[':
-				n.elems = append(n.elems, s.value())
-			default:
-				keyStart := s.pos
-				key := s.str()
-				s.skipSpace()
-				s.pos++ // ':'
-				n.members = append(n.members, member{key: key, keyStart: keyStart, val: s.value()})
+// build reads the next value of dec, which reads text, already accepted:
+// there are no error paths, only spans.
+func build(dec *json.Decoder, text []byte) *node {
+	n := &node{start: next(dec, text)}
+	tok, _ := dec.Token()
+	switch t := tok.(type) {
+	case json.Delim: // '{' or '['
+		n.kind = byte(t)
+		for dec.More() {
+			if n.kind == '[' {
+				n.elems = append(n.elems, build(dec, text))
+				continue
 			}
+			keyStart := next(dec, text)
+			key, _ := dec.Token()
+			n.members = append(n.members, member{key: key.(string), keyStart: keyStart, val: build(dec, text)})
 		}
-	case '"':
-		n.str = s.str()
+		dec.Token() // the closing bracket
+	case string:
+		n.kind, n.str = '"', t
 	default:
-		n.kind = 'v'
-		for s.pos < len(s.text) && !isDelim(s.text[s.pos]) {
-			s.pos++
-		}
-		n.str = string(s.text[n.start:s.pos])
+		n.kind, n.str = 'v', string(text[n.start:dec.InputOffset()])
 	}
-	n.end = s.pos
+	n.end = int(dec.InputOffset())
 	return n
 }
 
-// str scans a string literal and returns its value.
-func (s *scanner) str() string {
-	start := s.pos
-	s.pos++
-	for s.text[s.pos] != '"' {
-		if s.text[s.pos] == '\\' {
-			s.pos++
-		}
-		s.pos++
-	}
-	s.pos++
-	var v string
-	json.Unmarshal(s.text[start:s.pos], &v)
-	return v
-}
-
-func isDelim(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
+// next returns the offset of the next token of dec: past the blanks, and
+// the comma or colon, that follow the last one.
+func next(dec *json.Decoder, text []byte) int {
+	off := int(dec.InputOffset())
+	return off + len(text[off:]) - len(bytes.TrimLeft(text[off:], " \t\n\r,:"))
 }
