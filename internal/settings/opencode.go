@@ -35,29 +35,16 @@ func EditAction(data []byte, path string) (string, error) {
 	if edit.kind == '"' {
 		return edit.str, nil
 	}
+	// A key written twice keeps its first place, as JavaScript holds the
+	// parsed object, and takes its last value (get).
 	action := ""
-	for _, m := range jsOrder(edit.members) {
-		if m.val.kind == '"' && wildcard(m.key, path) {
-			action = m.val.str
+	for i, m := range edit.members {
+		first := !slices.ContainsFunc(edit.members[:i], func(o member) bool { return o.key == m.key })
+		if v := edit.get(m.key); first && v.kind == '"' && wildcard(m.key, path) {
+			action = v.str
 		}
 	}
 	return action, nil
-}
-
-// jsOrder returns members as JavaScript holds the parsed object: a key
-// written twice keeps its first place and takes its last value.
-func jsOrder(members []member) []member {
-	var out []member
-	at := map[string]int{}
-	for _, m := range members {
-		if i, ok := at[m.key]; ok {
-			out[i].val = m.val
-			continue
-		}
-		at[m.key] = len(out)
-		out = append(out, m)
-	}
-	return out
 }
 
 // wildcard matches as OpenCode's Wildcard.match: * is any run of
