@@ -41,25 +41,23 @@ func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte,
 		}
 	}
 	// One removal at a time, each on a fresh parse, as Merge inserts.
+groups:
 	for {
 		root, _ := parse(text)
 		hooks := root.get("hooks")
 		if hooks == nil {
 			break
 		}
-		done := true
 		for _, m := range hooks.members {
-			if i, h := ownIn(m.val, m.key, want); i >= 0 {
-				text = cut(text, m.val, i)
-				r.Removed = append(r.Removed, h.String())
-				text = prune(text, []string{"hooks", m.key})
-				done = false
-				break
+			for i, g := range m.val.elems {
+				if h, ok := ownGroup(g, m.key, want); ok {
+					text = prune(cut(text, m.val, i), []string{"hooks", m.key})
+					r.Removed = append(r.Removed, h.String())
+					continue groups
+				}
 			}
 		}
-		if done {
-			break
-		}
+		break
 	}
 	for _, k := range wallKeys {
 		root, _ := parse(text)
@@ -85,20 +83,6 @@ func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte,
 		return data, r, nil
 	}
 	return text, r, nil
-}
-
-// ownIn returns the index in list of the first group that is exactly one
-// of want for event, and that hook; -1 when none is.
-func ownIn(list *node, event string, want []Hook) (int, Hook) {
-	if list == nil || list.kind != '[' {
-		return -1, Hook{}
-	}
-	for i, g := range list.elems {
-		if h, ok := ownGroup(g, event, want); ok {
-			return i, h
-		}
-	}
-	return -1, Hook{}
 }
 
 // ownGroup reports whether g is a group gate init wrote for event: a
