@@ -50,20 +50,8 @@ func EditAction(data []byte, path string) (string, error) {
 // wildcard matches as OpenCode's Wildcard.match: * is any run of
 // characters, ? any one, the rest literal, the whole path.
 func wildcard(pattern, path string) bool {
-	var b strings.Builder
-	b.WriteString("(?s)^")
-	for _, r := range pattern {
-		switch r {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	b.WriteString("$")
-	ok, _ := regexp.MatchString(b.String(), path)
+	re := strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(pattern))
+	ok, _ := regexp.MatchString("(?s)^"+re+"$", path)
 	return ok
 }
 
