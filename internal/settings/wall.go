@@ -36,16 +36,6 @@ type WallStatus struct {
 	Excluded []string
 }
 
-// Walled reports whether s sets a key of the wall as gate init writes it.
-func (s WallStatus) Walled() bool {
-	for _, k := range wallKeys {
-		if v, ok := s.Set[k.key]; ok && v == k.want {
-			return true
-		}
-	}
-	return false
-}
-
 // Against returns, for the keys s sets against the wall, "sandbox.KEY is
 // VALUE: WHY".
 func (s WallStatus) Against() []string {

@@ -69,7 +69,14 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 // as gate init writes it, or a deny rule of rules. A project gate init
 // left without a wall (--no-wall) has none, and no wall to weaken.
 func (w Walls) Present(rules []string) bool {
-	return slices.ContainsFunc(w.Files, WallStatus.Walled) || len(w.Lacking(rules)) < len(rules)
+	for _, st := range w.Files {
+		for _, k := range wallKeys {
+			if v, ok := st.Set[k.key]; ok && v == k.want {
+				return true
+			}
+		}
+	}
+	return len(w.Lacking(rules)) < len(rules)
 }
 
 // Against is a sandbox key set against the wall where its value counts.
