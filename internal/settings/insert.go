@@ -59,15 +59,10 @@ func groupOf(h Hook) object {
 // item per line (multi), and with what indentation, or all on one line. An
 // empty one is multi when its brackets are on lines of their own.
 func layoutOf(text []byte, c *node) (multi bool, indent string) {
-	first := -1
-	switch {
-	case len(c.members) > 0:
-		first = c.members[0].keyStart
-	case len(c.elems) > 0:
-		first = c.elems[0].start
-	default:
+	if c.items() == 0 {
 		return bytes.ContainsRune(text[c.start:c.end], '\n'), ""
 	}
+	first, _ := c.span(0)
 	if !bytes.ContainsRune(text[c.start:first], '\n') {
 		return false, ""
 	}
@@ -89,9 +84,10 @@ func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v an
 		return b.String()
 	}
 
-	if len(c.members) == 0 && len(c.elems) == 0 {
+	multi, indent := layoutOf(text, c)
+	if c.items() == 0 {
 		// Replace the blank inside the brackets.
-		multi := bytes.ContainsRune(text[c.start:c.end], '\n') || parentMulti
+		multi = multi || parentMulti
 		base := lineIndent(text, c.start)
 		inner := item(base+unit, multi)
 		if multi {
@@ -99,14 +95,8 @@ func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v an
 		}
 		return slices.Concat(text[:c.start+1], []byte(inner), text[c.end-1:])
 	}
-	at := 0 // the end of the last item
-	if len(c.members) > 0 {
-		at = c.members[len(c.members)-1].val.end
-	} else {
-		at = c.elems[len(c.elems)-1].end
-	}
+	_, at := c.span(c.items() - 1) // the end of the last item
 	var ins strings.Builder
-	multi, indent := layoutOf(text, c)
 	sep(&ins, 1, multi, indent, spaced) // as after any item but the first
 	ins.WriteString(item(indent, multi))
 	return slices.Concat(text[:at], []byte(ins.String()), text[at:])

@@ -180,23 +180,17 @@ func memberIndex(n *node, key string) int {
 // cut removes item i of container c (an array's element, an object's
 // member) with one separator, keeping the layout of the rest.
 func cut(text []byte, c *node, i int) []byte {
-	span := func(j int) (int, int) {
-		if c.kind == '[' {
-			return c.elems[j].start, c.elems[j].end
-		}
-		return c.members[j].keyStart, c.members[j].val.end
-	}
-	n := len(c.elems) + len(c.members)
+	n := c.items()
 	var from, to int
 	switch {
 	case n == 1:
 		from, to = c.start+1, c.end-1
 	case i < n-1:
-		from, _ = span(i)
-		to, _ = span(i + 1)
+		from, _ = c.span(i)
+		to, _ = c.span(i + 1)
 	default:
-		_, from = span(i - 1)
-		_, to = span(i)
+		_, from = c.span(i - 1)
+		_, to = c.span(i)
 	}
 	return append(text[:from:from], text[to:]...)
 }
@@ -215,7 +209,7 @@ func prune(text []byte, path []string) []byte {
 			return text
 		}
 		v := parent.members[i].val
-		if (v.kind != '[' && v.kind != '{') || len(v.elems)+len(v.members) > 0 {
+		if (v.kind != '[' && v.kind != '{') || v.items() > 0 {
 			return text
 		}
 		text = cut(text, parent, i)

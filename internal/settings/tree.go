@@ -40,6 +40,18 @@ func (n *node) get(key string) *node {
 	return v
 }
 
+// items is how many elements or members container n holds.
+func (n *node) items() int { return len(n.elems) + len(n.members) }
+
+// span returns where item i of container n lies: an element, or a member
+// from its key to the end of its value.
+func (n *node) span(i int) (start, end int) {
+	if n.kind == '[' {
+		return n.elems[i].start, n.elems[i].end
+	}
+	return n.members[i].keyStart, n.members[i].val.end
+}
+
 func (n *node) kindName() string {
 	switch n.kind {
 	case '{':
