@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -131,12 +132,7 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 			if m := g.get("matcher"); m != nil && m.kind == '"' {
 				matcher = m.str
 			}
-			var rest []string
-			for _, t := range uncovered {
-				if !covers(matcher, t) {
-					rest = append(rest, t)
-				}
-			}
+			rest := slices.DeleteFunc(slices.Clone(uncovered), func(t string) bool { return covers(matcher, t) })
 			if len(rest) < len(uncovered) && f.Line == 0 {
 				c := cmd.get("command")
 				f.Line, _ = position(text, c.start)

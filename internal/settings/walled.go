@@ -113,11 +113,5 @@ func (w Walls) Unset() []string {
 
 // Lacking returns the rules of rules no file denies.
 func (w Walls) Lacking(rules []string) []string {
-	var out []string
-	for _, r := range rules {
-		if !slices.Contains(w.Deny, r) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(rules), func(r string) bool { return slices.Contains(w.Deny, r) })
 }
