@@ -33,9 +33,10 @@ func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte,
 	if hooks := root.get("hooks"); hooks != nil {
 		for _, m := range hooks.members {
 			for _, g := range m.val.elems {
-				if _, ok := ownGroup(g, m.key, want); !ok && runsWhat(g, programs) != "" {
+				runs := slices.IndexFunc(programs, func(p string) bool { return commandRunning(g, p) != nil })
+				if _, own := ownGroup(g, m.key, want); !own && runs >= 0 {
 					line, _ := position(text, g.start)
-					r.Left = append(r.Left, fmt.Sprintf("hooks.%s, line %d: runs %s, but is not as gate init wrote it", m.key, line, runsWhat(g, programs)))
+					r.Left = append(r.Left, fmt.Sprintf("hooks.%s, line %d: runs %s, but is not as gate init wrote it", m.key, line, programs[runs]))
 				}
 			}
 		}
@@ -157,17 +158,6 @@ func narrower(matcher, outer string) bool {
 		}
 	}
 	return true
-}
-
-// runsWhat returns the first of programs a command of group g runs, "" for
-// none.
-func runsWhat(g *node, programs []string) string {
-	for _, p := range programs {
-		if commandRunning(g, p) != nil {
-			return p
-		}
-	}
-	return ""
 }
 
 func memberIndex(n *node, key string) int {
