@@ -159,12 +159,7 @@ func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []strin
 		if !inOrder(keys, patterns) {
 			continue
 		}
-		stripped := text
-		for range keys {
-			root, _ := parse(stripped)
-			e := root.get("permission").get("edit")
-			stripped = cut(stripped, e, len(e.members)-1)
-		}
+		stripped := cut(text, edit, i, len(edit.members))
 		for _, cand := range [][]byte{prune(stripped, []string{"permission", "edit"}), stripped} {
 			if back, added, _, err := MergeEditDeny(cand, keys); err == nil && len(added) == len(keys) && bytes.Equal(back, text) {
 				return cand, keys, nil

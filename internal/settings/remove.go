@@ -52,7 +52,7 @@ groups:
 		for _, m := range hooks.members {
 			for i, g := range m.val.elems {
 				if h, ok := ownGroup(g, m.key, want); ok {
-					text = prune(cut(text, m.val, i), []string{"hooks", m.key})
+					text = prune(cut(text, m.val, i, i+1), []string{"hooks", m.key})
 					r.Removed = append(r.Removed, h.String())
 					continue groups
 				}
@@ -64,7 +64,7 @@ groups:
 		root, _ := parse(text)
 		sb := root.get("sandbox")
 		if i := memberIndex(sb, k.key); i >= 0 && sb.members[i].val.kind == 'v' && sb.members[i].val.str == fmt.Sprint(k.want) {
-			text = prune(cut(text, sb, i), []string{"sandbox"})
+			text = prune(cut(text, sb, i, i+1), []string{"sandbox"})
 			r.Removed = append(r.Removed, "sandbox."+k.key)
 		}
 	}
@@ -76,7 +76,7 @@ groups:
 		}
 		i := slices.IndexFunc(list.elems, func(e *node) bool { return e.kind == '"' && e.str == rule })
 		if i >= 0 {
-			text = prune(cut(text, list, i), []string{"permissions", "deny"})
+			text = prune(cut(text, list, i, i+1), []string{"permissions", "deny"})
 			r.Removed = append(r.Removed, rule)
 		}
 	}
@@ -167,20 +167,19 @@ func memberIndex(n *node, key string) int {
 	return slices.IndexFunc(n.members, func(m member) bool { return m.key == key })
 }
 
-// cut removes item i of container c (an array's element, an object's
-// member) with one separator, keeping the layout of the rest.
-func cut(text []byte, c *node, i int) []byte {
-	n := c.items()
+// cut removes items i to j-1 of container c (an array's elements, an
+// object's members) with their separators, keeping the layout of the rest.
+func cut(text []byte, c *node, i, j int) []byte {
 	var from, to int
 	switch {
-	case n == 1:
+	case i == 0 && j == c.items():
 		from, to = c.start+1, c.end-1
-	case i < n-1:
+	case j < c.items():
 		from, _ = c.span(i)
-		to, _ = c.span(i + 1)
+		to, _ = c.span(j)
 	default:
 		_, from = c.span(i - 1)
-		_, to = c.span(i)
+		_, to = c.span(j - 1)
 	}
 	return append(text[:from:from], text[to:]...)
 }
@@ -202,7 +201,7 @@ func prune(text []byte, path []string) []byte {
 		if (v.kind != '[' && v.kind != '{') || v.items() > 0 {
 			return text
 		}
-		text = cut(text, parent, i)
+		text = cut(text, parent, i, i+1)
 		path = path[:len(path)-1]
 	}
 	return text
