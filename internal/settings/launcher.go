@@ -69,20 +69,14 @@ var forms = []struct{ body, tail string }{
 // candidates (shell words, quoted as needed) with args (shell text), or
 // else prints fallback and exits 0; with no fallback it exits 0 silently.
 func Launcher(candidates []string, args, fallback string) string {
-	var b strings.Builder
-	b.WriteString(launchHead)
-	b.WriteString(strings.Join(candidates, " "))
-	b.WriteString(launchBody)
 	if args != "" {
-		b.WriteString(" " + args)
+		args = " " + args
 	}
-	b.WriteString(launchStatus + launchTail)
-	if fallback == "" {
-		b.WriteString("exit 0")
-	} else {
-		b.WriteString(`printf '%s\n' ` + ShellQuote(fallback))
+	end := "exit 0"
+	if fallback != "" {
+		end = `printf '%s\n' ` + ShellQuote(fallback)
 	}
-	return b.String()
+	return launchHead + strings.Join(candidates, " ") + launchBody + args + launchStatus + launchTail + end
 }
 
 // parseLauncher splits a launcher command line into its candidate list
