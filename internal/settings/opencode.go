@@ -16,12 +16,8 @@ import (
 // path: the action of the last matching rule, or "" when none matches. A
 // permission or edit that is a string is that action for every path.
 func EditAction(data []byte, path string) (string, error) {
-	text := normalize(data)
-	root, err := parse(text)
+	_, root, err := parseObject(data, "opencode.json")
 	if err != nil {
-		return "", err
-	}
-	if err := expect(text, root, '{', "opencode.json", "an object"); err != nil {
 		return "", err
 	}
 	perm := root.get("permission")
@@ -61,12 +57,8 @@ func wildcard(pattern, path string) bool {
 // that is a string cannot take rules: note says so and data is returned
 // unchanged.
 func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, note string, err error) {
-	text := normalize(data)
-	root, err := parse(text)
+	text, root, err := parseObject(data, "opencode.json")
 	if err != nil {
-		return nil, nil, "", err
-	}
-	if err := expect(text, root, '{', "opencode.json", "an object"); err != nil {
 		return nil, nil, "", err
 	}
 	perm := root.get("permission")

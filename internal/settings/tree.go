@@ -102,6 +102,17 @@ func position(text []byte, off int) (line, col int) {
 	return line, utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
 }
 
+// parseObject parses data, empty as {}, and refuses anything but an
+// object, called name in the error.
+func parseObject(data []byte, name string) ([]byte, *node, error) {
+	text := normalize(data)
+	root, err := parse(text)
+	if err == nil {
+		err = expect(text, root, '{', name, "an object")
+	}
+	return text, root, err
+}
+
 // parse checks text with encoding/json, for its exact error messages, and
 // then builds the tree of byte spans from its tokens.
 func parse(text []byte) (*node, error) {

@@ -55,15 +55,11 @@ func (k wallKey) against(v bool) string {
 
 // InspectWall reads the wall's settings from a settings file.
 func InspectWall(data []byte) (WallStatus, error) {
-	text := normalize(data)
-	root, err := parse(text)
+	text, root, err := parseObject(data, "settings")
 	if err != nil {
 		return WallStatus{}, err
 	}
 	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
-	if err := expect(text, root, '{', "settings", "an object"); err != nil {
-		return st, err
-	}
 	sb, perms := root.get("sandbox"), root.get("permissions")
 	if err := expect(text, sb, '{', `"sandbox"`, "an object"); err != nil {
 		return st, err
