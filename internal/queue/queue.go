@@ -125,14 +125,11 @@ func newID() string {
 
 // Enqueue arms e.Prompt for e's scope. Arming a prompt that is already
 // pending keeps one entry: it keeps Created and counts the arm. It reports
-// whether the entry is new.
-func (q *Queue) Enqueue(e Entry) (created bool, err error) { return q.EnqueueRecording(e, nil) }
-
-// EnqueueRecording is Enqueue that, when the entry is new, gives it a
+// whether the entry is new. When it is, a non-nil record gives it a
 // baseline (baseline.go): record writes one to the new file it is given,
 // once per arming, never again on a re-arm. It is taken before the lock
 // and renamed into place under it.
-func (q *Queue) EnqueueRecording(e Entry, record func(path string) error) (created bool, err error) {
+func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
 	}
