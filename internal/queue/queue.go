@@ -101,8 +101,11 @@ func (q *Queue) Dir() string { return q.dir }
 
 // EntryPath is where e's file lies: the one thing to remove to disarm it
 // by hand.
-func (q *Queue) EntryPath(e Entry) string {
-	return filepath.Join(q.scopeDir(e.Scope()), statedir.Segment(e.Prompt)+".json")
+func (q *Queue) EntryPath(e Entry) string { return entryFile(q.scopeDir(e.Scope()), e.Prompt) }
+
+// entryFile names prompt's entry in a scope's folder dir.
+func entryFile(dir, prompt string) string {
+	return filepath.Join(dir, statedir.Segment(prompt)+".json")
 }
 
 func (q *Queue) scopeDir(s Scope) string {
@@ -199,7 +202,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 	dir := q.scopeDir(s)
 	return q.lock.Do(func() error {
 		for _, e := range done {
-			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
+			path := entryFile(dir, e.Prompt)
 			var cur Entry
 			if statedir.ReadJSON(path, &cur) != nil || cur.ID != e.ID {
 				continue
@@ -224,7 +227,7 @@ func (q *Queue) Keep(s Scope, entries []Entry) error {
 	dir := q.scopeDir(s)
 	return q.lock.Do(func() error {
 		for _, e := range entries {
-			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
+			path := entryFile(dir, e.Prompt)
 			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
 				continue
 			}
