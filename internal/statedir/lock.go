@@ -53,9 +53,6 @@ type Lock struct {
 // NewLock returns the lock on path; nothing is created until it is taken.
 func NewLock(path string) *Lock { return &Lock{path: path} }
 
-// Path returns the lock file's path.
-func (l *Lock) Path() string { return l.path }
-
 // Do runs f while holding the lock exclusively, creating the lock file
 // (and its folder) if needed. It waits at most Wait(); past that it
 // returns a *HeldError and f does not run.
