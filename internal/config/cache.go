@@ -479,8 +479,8 @@ func writeCache(path string, data []byte) {
 	if data == nil || os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	statedir.Sweep(dir, statedir.Leftover{Prefix: ".tmp-", Age: staleTemp})
-	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: ".tmp-", NoSync: true})
+	statedir.Sweep(dir, statedir.Leftover{Prefix: statedir.TempPrefix, Age: staleTemp})
+	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: statedir.TempPrefix, NoSync: true})
 }
 
 // staleTemp is the age after which a cache temp file is taken for one left

@@ -130,7 +130,7 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 		if err != nil {
 			return err
 		}
-		created, err := q.EnqueueRecording(queue.Entry{
+		created, err := q.Enqueue(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
 			Path: paths[i], Trigger: kind, Line: m.Line, Inputs: inputs,
 		}, record)

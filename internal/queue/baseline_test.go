@@ -34,7 +34,7 @@ func TestSlowBaselineHoldsNoLock(t *testing.T) {
 	slow := Entry{Session: "s", Prompt: "slow", Trigger: TriggerRead}
 
 	rec := startRecorder(t, dir)
-	if _, err := q.Enqueue(Entry{Session: "s", Prompt: "other", Trigger: TriggerRead}); err != nil {
+	if _, err := q.Enqueue(Entry{Session: "s", Prompt: "other", Trigger: TriggerRead}, nil); err != nil {
 		t.Fatalf("an enqueue during another's baseline: %v", err)
 	}
 	if _, err := os.Stat(q.BaselinePath(slow)); !os.IsNotExist(err) {
@@ -56,7 +56,7 @@ func TestSlowBaselineHoldsNoLock(t *testing.T) {
 	// one's is dropped.
 	q.Remove(Scope{Session: "s"}, []Entry{mustGet(t, q, slow)})
 	rec = startRecorder(t, dir)
-	created, err := q.EnqueueRecording(slow, func(path string) error { return os.WriteFile(path, []byte("first\n"), 0o600) })
+	created, err := q.Enqueue(slow, func(path string) error { return os.WriteFile(path, []byte("first\n"), 0o600) })
 	if !created || err != nil {
 		t.Fatalf("the first arming: %v, %v", created, err)
 	}
@@ -86,13 +86,13 @@ func TestSlowBaselineHoldsNoLock(t *testing.T) {
 	}
 	// A fresh one is not swept (its writer may be waiting for the lock);
 	// a stale one is.
-	q.Enqueue(Entry{Session: "s", Prompt: "third", Trigger: TriggerRead})
+	q.Enqueue(Entry{Session: "s", Prompt: "third", Trigger: TriggerRead}, nil)
 	if len(taken(t, q, slow)) != 1 {
 		t.Fatal("a fresh taken baseline was swept")
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(half[0], old, old)
-	q.Enqueue(Entry{Session: "s", Prompt: "third", Trigger: TriggerRead})
+	q.Enqueue(Entry{Session: "s", Prompt: "third", Trigger: TriggerRead}, nil)
 	if got := taken(t, q, slow); len(got) != 0 {
 		t.Fatalf("a stale taken baseline was not swept: %q", got)
 	}
@@ -147,7 +147,7 @@ func (r *recorder) line(t *testing.T) string {
 }
 
 func slowRecorder(dir string) {
-	created, err := Open(dir).EnqueueRecording(Entry{Session: "s", Prompt: "slow", Trigger: TriggerRead}, func(path string) error {
+	created, err := Open(dir).Enqueue(Entry{Session: "s", Prompt: "slow", Trigger: TriggerRead}, func(path string) error {
 		if err := os.WriteFile(path, []byte(wholeRecord[:9]), 0o600); err != nil {
 			return err
 		}
@@ -199,13 +199,13 @@ func TestDamagedEntryKeepsBaseline(t *testing.T) {
 	write := func(text string) func(string) error {
 		return func(path string) error { return os.WriteFile(path, []byte(text), 0o600) }
 	}
-	if _, err := q.EnqueueRecording(e, write("first\n")); err != nil {
+	if _, err := q.Enqueue(e, write("first\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(q.EntryPath(e), []byte("{damaged"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.EnqueueRecording(e, write("second\n")); err != nil {
+	if _, err := q.Enqueue(e, write("second\n")); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(q.BaselinePath(e)); string(b) != "first\n" {

@@ -25,7 +25,7 @@ func BenchmarkEnqueue(b *testing.B) {
 		q := benchQueue(b)
 		i := 0
 		for b.Loop() {
-			if _, err := q.Enqueue(benchEntry("s", i)); err != nil {
+			if _, err := q.Enqueue(benchEntry("s", i), nil); err != nil {
 				b.Fatal(err)
 			}
 			i++
@@ -34,7 +34,7 @@ func BenchmarkEnqueue(b *testing.B) {
 	b.Run("entry=rearm", func(b *testing.B) {
 		q := benchQueue(b)
 		for b.Loop() {
-			if _, err := q.Enqueue(benchEntry("s", 0)); err != nil {
+			if _, err := q.Enqueue(benchEntry("s", 0), nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -47,7 +47,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			q := benchQueue(b)
 			for i := range n {
-				if _, err := q.Enqueue(benchEntry("s", i)); err != nil {
+				if _, err := q.Enqueue(benchEntry("s", i), nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -71,7 +71,7 @@ func BenchmarkDrain(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				for j := range n {
-					if _, err := q.Enqueue(benchEntry("s", j)); err != nil {
+					if _, err := q.Enqueue(benchEntry("s", j), nil); err != nil {
 						b.Fatal(err)
 					}
 				}

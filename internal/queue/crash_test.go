@@ -113,7 +113,7 @@ func writeUntilKilled(dir string) {
 		if e.AgentID != "" {
 			e.AgentType = "general-purpose"
 		}
-		if _, err := q.Enqueue(e); err != nil {
+		if _, err := q.Enqueue(e, nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -156,7 +156,7 @@ func checkAfterKill(dir string) (temps int, err error) {
 		if err != nil {
 			return 0, err
 		}
-		if _, err := q.Enqueue(Entry{Session: s.Session, AgentID: s.Agent, Prompt: "sweeper", Trigger: TriggerRead}); err != nil {
+		if _, err := q.Enqueue(Entry{Session: s.Session, AgentID: s.Agent, Prompt: "sweeper", Trigger: TriggerRead}, nil); err != nil {
 			return 0, fmt.Errorf("the next writer failed: %w", err)
 		}
 		if _, err := os.Stat(tmp); !os.IsNotExist(err) {

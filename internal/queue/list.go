@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/stopgate/stopgate/internal/statedir"
 )
@@ -13,10 +12,9 @@ import (
 // Pending is one scope's state: what is pending and how many of its stops
 // were blocked in a row.
 type Pending struct {
-	Scope         Scope
-	Entries       []Entry // ordered by prompt key
-	Blocks        int
-	BlocksUpdated time.Time // zero when Blocks is 0
+	Scope   Scope
+	Entries []Entry // ordered by prompt key
+	Blocks  int
 }
 
 // List returns every scope that has pending entries or a blocked-stop
@@ -56,7 +54,7 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 				if len(entries) == 0 && bc.Count == 0 {
 					continue
 				}
-				scopes = append(scopes, Pending{Scope: s, Entries: entries, Blocks: bc.Count, BlocksUpdated: bc.Updated})
+				scopes = append(scopes, Pending{Scope: s, Entries: entries, Blocks: bc.Count})
 			}
 		}
 		return nil

@@ -17,7 +17,7 @@ func TestList(t *testing.T) {
 		{Prompt: "z", Session: "s1", Trigger: TriggerCommand},
 		{Prompt: "a", Session: "s1", Trigger: TriggerPrompt},
 	} {
-		if _, err := q.Enqueue(e); err != nil {
+		if _, err := q.Enqueue(e, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

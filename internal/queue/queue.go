@@ -101,8 +101,11 @@ func (q *Queue) Dir() string { return q.dir }
 
 // EntryPath is where e's file lies: the one thing to remove to disarm it
 // by hand.
-func (q *Queue) EntryPath(e Entry) string {
-	return filepath.Join(q.scopeDir(e.Scope()), statedir.Segment(e.Prompt)+".json")
+func (q *Queue) EntryPath(e Entry) string { return entryFile(q.scopeDir(e.Scope()), e.Prompt) }
+
+// entryFile names prompt's entry in a scope's folder dir.
+func entryFile(dir, prompt string) string {
+	return filepath.Join(dir, statedir.Segment(prompt)+".json")
 }
 
 func (q *Queue) scopeDir(s Scope) string {
@@ -125,14 +128,11 @@ func newID() string {
 
 // Enqueue arms e.Prompt for e's scope. Arming a prompt that is already
 // pending keeps one entry: it keeps Created and counts the arm. It reports
-// whether the entry is new.
-func (q *Queue) Enqueue(e Entry) (created bool, err error) { return q.EnqueueRecording(e, nil) }
-
-// EnqueueRecording is Enqueue that, when the entry is new, gives it a
+// whether the entry is new. When it is, a non-nil record gives it a
 // baseline (baseline.go): record writes one to the new file it is given,
 // once per arming, never again on a re-arm. It is taken before the lock
 // and renamed into place under it.
-func (q *Queue) EnqueueRecording(e Entry, record func(path string) error) (created bool, err error) {
+func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
 	}
@@ -202,7 +202,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 	dir := q.scopeDir(s)
 	return q.lock.Do(func() error {
 		for _, e := range done {
-			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
+			path := entryFile(dir, e.Prompt)
 			var cur Entry
 			if statedir.ReadJSON(path, &cur) != nil || cur.ID != e.ID {
 				continue
@@ -227,7 +227,7 @@ func (q *Queue) Keep(s Scope, entries []Entry) error {
 	dir := q.scopeDir(s)
 	return q.lock.Do(func() error {
 		for _, e := range entries {
-			path := filepath.Join(dir, statedir.Segment(e.Prompt)+".json")
+			path := entryFile(dir, e.Prompt)
 			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
 				continue
 			}

@@ -14,7 +14,7 @@ func TestEnqueueSnapshotRemove(t *testing.T) {
 	agent := Scope{Session: "s1", Agent: "a1"}
 	mustEnqueue := func(e Entry) bool {
 		t.Helper()
-		created, err := q.Enqueue(e)
+		created, err := q.Enqueue(e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,10 +90,10 @@ func TestSegmentIsOnePathElement(t *testing.T) {
 func TestStrayTempSwept(t *testing.T) {
 	q := Open(t.TempDir())
 	s := Scope{Session: "s"}
-	q.Enqueue(Entry{Prompt: "p", Session: "s"})
+	q.Enqueue(Entry{Prompt: "p", Session: "s"}, nil)
 	stray := filepath.Join(q.scopeDir(s), statedir.TempPrefix+"123")
 	os.WriteFile(stray, []byte(`{"id":`), 0o644)
-	q.Enqueue(Entry{Prompt: "p", Session: "s"})
+	q.Enqueue(Entry{Prompt: "p", Session: "s"}, nil)
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
 		t.Errorf("stray temp file not swept by the next writer")
 	}

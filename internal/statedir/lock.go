@@ -53,9 +53,6 @@ type Lock struct {
 // NewLock returns the lock on path; nothing is created until it is taken.
 func NewLock(path string) *Lock { return &Lock{path: path} }
 
-// Path returns the lock file's path.
-func (l *Lock) Path() string { return l.path }
-
 // Do runs f while holding the lock exclusively, creating the lock file
 // (and its folder) if needed. It waits at most Wait(); past that it
 // returns a *HeldError and f does not run.
@@ -63,18 +60,16 @@ func (l *Lock) Do(f func() error) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(l.path), err)
 	}
-	if info, err := os.Lstat(l.path); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("locking %s: %w (%s)", l.path, ErrNotRegular, kind(info.Mode()))
-	}
-	// O_NONBLOCK: a FIFO planted as the lock after the check above must not
-	// hang the open; O_NOFOLLOW: nor may a symlink lead the lock elsewhere.
+	// O_NONBLOCK: a FIFO planted as the lock must not hang the open;
+	// O_NOFOLLOW: nor may a symlink lead the lock elsewhere. A directory
+	// fails the open; what did open is checked once locked.
 	fl := flock.New(l.path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW))
 	if err := acquire(fl, Wait()); err != nil {
 		return err
 	}
 	defer fl.Close()
 	if info, err := fl.Stat(); err != nil || !info.Mode().IsRegular() {
-		return fmt.Errorf("locking %s: %w", l.path, ErrNotRegular)
+		return fmt.Errorf("locking %s: %w", l.path, notRegular(l.path, ErrNotRegular))
 	}
 	return f()
 }

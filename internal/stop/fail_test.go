@@ -19,7 +19,7 @@ import (
 func TestPanicHalts(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "mappings.toml"), []byte("[[mapping]]\nprompt = \"p\"\nvalidators = [\"v\"]\n[validators.v]\nrun = \"false\"\n"), 0o644)
-	if _, err := queue.Open(filepath.Join(root, "tmp/validation")).Enqueue(queue.Entry{Session: "s1", Prompt: "p", Trigger: queue.TriggerRead}); err != nil {
+	if _, err := queue.Open(filepath.Join(root, "tmp/validation")).Enqueue(queue.Entry{Session: "s1", Prompt: "p", Trigger: queue.TriggerRead}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer

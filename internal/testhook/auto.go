@@ -44,7 +44,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 			return nil, nil
 		}
 		if !auto {
-			st.Answer, st.Updated = clip(in.LastAssistantMessage, maxKept), r.now()
+			st.Answer = clip(in.LastAssistantMessage, maxKept)
 			return st, nil
 		}
 		prior := 0

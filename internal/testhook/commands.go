@@ -121,13 +121,12 @@ func (r *runner) handOut(st *State) (*State, error) {
 	if r.handedOut(st) {
 		return nil, nil // handed out since we looked
 	}
-	now := r.now()
 	if !st.Issued {
-		st.Since = now
+		st.Since = r.now()
 	}
 	// The person asked: a new turn, so the count of blocked stops starts
 	// again.
-	st.Issued, st.Turn, st.Paused, st.Streak, st.Updated = true, r.turn, false, 0, now
+	st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
 	return st, nil
 }
 
@@ -210,7 +209,7 @@ func (r *runner) abort() (reply, error) {
 		if st.Mode != Running {
 			return nil, fmt.Errorf("the run is already %s", st.Mode)
 		}
-		st.Mode, st.Completed, st.Updated, st.Issued, st.Paused = Aborted, now, now, false, false
+		st.Mode, st.Completed, st.Issued, st.Paused = Aborted, now, false, false
 		return st, nil
 	})
 	if err != nil {

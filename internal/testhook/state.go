@@ -119,7 +119,6 @@ type State struct {
 	Paused    bool      `json:"paused,omitempty"`
 	Pauses    []int     `json:"pauses,omitempty"` // plan indexes after which an auto run paused
 	Started   time.Time `json:"started"`
-	Updated   time.Time `json:"updated"`
 	Completed time.Time `json:"completed,omitzero"`
 }
 
@@ -215,7 +214,7 @@ func (c *Counts) add(r *Result) {
 // run: it is recorded as skipped, saying why, and the run goes on. When no
 // test is left the run is completed. It returns the tests it skipped.
 func (st *State) advance(now time.Time) (skipped []int) {
-	st.Issued, st.Turn, st.Answer, st.Since, st.Updated = false, "", "", now, now
+	st.Issued, st.Turn, st.Answer, st.Since = false, "", "", now
 	for i := range st.Tests {
 		if st.Results[i] != nil {
 			continue
