@@ -60,16 +60,18 @@ func (l *Lock) Do(f func() error) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(l.path), err)
 	}
-	// O_NONBLOCK: a FIFO planted as the lock must not hang the open;
-	// O_NOFOLLOW: nor may a symlink lead the lock elsewhere. A directory
-	// fails the open; what did open is checked once locked.
+	if info, err := os.Lstat(l.path); err == nil && !info.Mode().IsRegular() {
+		return fmt.Errorf("locking %s: %w (%s)", l.path, ErrNotRegular, kind(info.Mode()))
+	}
+	// O_NONBLOCK: a FIFO planted as the lock after the check above must not
+	// hang the open; O_NOFOLLOW: nor may a symlink lead the lock elsewhere.
 	fl := flock.New(l.path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW))
 	if err := acquire(fl, Wait()); err != nil {
 		return err
 	}
 	defer fl.Close()
 	if info, err := fl.Stat(); err != nil || !info.Mode().IsRegular() {
-		return fmt.Errorf("locking %s: %w", l.path, notRegular(l.path, ErrNotRegular))
+		return fmt.Errorf("locking %s: %w", l.path, ErrNotRegular)
 	}
 	return f()
 }
