@@ -96,18 +96,6 @@ func usageLine(name string) string {
 	return `run "gate help" for the commands`
 }
 
-// notAHook refuses gate run as a hook with arguments it does not take, or
-// from a terminal, where it would wait for hook input that never comes.
-func notAHook(env *cli.Env, fl *flag.FlagSet) error {
-	if fl.NArg() > 0 {
-		return usageError("", fmt.Errorf("unknown command %q", fl.Arg(0)))
-	}
-	if cli.IsTerminal(env.Stdin) {
-		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
-	}
-	return nil
-}
-
 // flags is a subcommand's flag set: errors are returned, never printed.
 func flags(name string) *flag.FlagSet {
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)

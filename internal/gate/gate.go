@@ -6,6 +6,8 @@ package gate
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -32,8 +34,13 @@ func Run(env *cli.Env) error {
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
-	if err := notAHook(env, fl); err != nil {
-		return err
+	// Refused as a hook: arguments it does not take, or a terminal, where
+	// it would wait for hook input that never comes.
+	if fl.NArg() > 0 {
+		return usageError("", fmt.Errorf("unknown command %q", fl.Arg(0)))
+	}
+	if cli.IsTerminal(env.Stdin) {
+		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
 	}
 	if opt.Client == "" || opt.Client == dialect.Claude {
 		// Claude Code's ConfigChange goes to the gate too (configchange.go).
