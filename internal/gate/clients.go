@@ -204,8 +204,12 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 // lookup reads the client's file: Claude Code's shape (package settings),
 // or Copilot CLI's own.
 func (c *agentClient) lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
-	if c.native {
-		return lookupCopilot(data, want)
+	if !c.native {
+		return settings.Lookup(data, want)
 	}
-	return settings.Lookup(data, want)
+	f, err := parseCopilot(data)
+	if err != nil {
+		return nil, err
+	}
+	return f.lookup(want), nil
 }

@@ -50,16 +50,8 @@ func parseCopilot(data []byte) (*copilotFile, error) {
 	return &f, nil
 }
 
-// lookupCopilot reports, for each wanted hook, whether the file runs its
+// lookup reports, for each wanted hook, whether the file runs its
 // program for its event.
-func lookupCopilot(data []byte, want []settings.Hook) ([]settings.Found, error) {
-	f, err := parseCopilot(data)
-	if err != nil {
-		return nil, err
-	}
-	return f.lookup(want), nil
-}
-
 func (f *copilotFile) lookup(want []settings.Hook) []settings.Found {
 	out := make([]settings.Found, len(want))
 	for i, h := range want {
