@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -148,20 +149,14 @@ func missingTools(env *cli.Env) []string {
 	}
 	var out []string
 	for _, t := range []string{"bwrap", "socat"} {
-		if !onPath(env.Getenv("PATH"), t) {
+		onPath := slices.ContainsFunc(filepath.SplitList(env.Getenv("PATH")), func(dir string) bool {
+			return executable(filepath.Join(dir, t))
+		})
+		if !onPath {
 			out = append(out, t)
 		}
 	}
 	return out
-}
-
-func onPath(path, name string) bool {
-	for _, dir := range filepath.SplitList(path) {
-		if executable(filepath.Join(dir, name)) {
-			return true
-		}
-	}
-	return false
 }
 
 // executable reports whether path is a file the client can run.
