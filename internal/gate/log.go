@@ -18,6 +18,7 @@ import (
 // line each; --json prints the log's own JSON lines.
 func runLog(env *cli.Env, args []string) error {
 	fl := flags("log")
+	asJSON := jsonFlag(fl)
 	export := fl.Bool("export", false, "send the decisions over OTLP, as [telemetry] says, instead of printing them (a backfill)")
 	timeout := fl.Duration("timeout", time.Minute, "with --export: give up after `D`")
 	d, err := readDecisions(env, fl, args)
@@ -27,7 +28,7 @@ func runLog(env *cli.Env, args []string) error {
 	if *export {
 		return exportLog(env, d, *timeout)
 	}
-	if d.asJSON {
+	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		for _, r := range d.records {
 			if err := enc.Encode(r); err != nil {
@@ -76,12 +77,14 @@ func runLog(env *cli.Env, args []string) error {
 // validator, attempts until a prompt passes, blocks per session, and the
 // slowest validators.
 func runStats(env *cli.Env, args []string) error {
-	d, err := readDecisions(env, flags("stats"), args)
+	fl := flags("stats")
+	asJSON := jsonFlag(fl)
+	d, err := readDecisions(env, fl, args)
 	if err != nil {
 		return err
 	}
 	st := outcome.Summarize(d.records)
-	if d.asJSON {
+	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(statsJSON(st))
@@ -155,45 +158,28 @@ func runStats(env *cli.Env, args []string) error {
 	return nil
 }
 
-// decisions is what gate log and gate stats read: the outcome log's records
-// since --since, and what to say when there are none.
+// decisions is what gate log, stats and report read: the outcome log's
+// records since --since, and what to say when there are none.
 type decisions struct {
 	records []outcome.Record
-	asJSON  bool
 	none    string
 	ws      workspace
 }
 
-// readDecisions parses the flags of gate log or stats, fl with their own,
-// and reads the log.
+// readDecisions parses the flags of gate log, stats or report, fl with
+// their own, and reads the log, saying on stderr how many lines it skipped.
 func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, error) {
-	name := fl.Name()
 	configFile := configFlag(fl)
 	sinceFlag := sinceFlag(fl)
-	asJSON := jsonFlag(fl)
 	if err := parseFlags(env, fl, args); err != nil {
 		return nil, err
 	}
 	since, err := parseSince(*sinceFlag, time.Now())
 	if err != nil {
-		return nil, usageError(name, err)
+		return nil, usageError(fl.Name(), err)
 	}
 	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
-	records, err := readOutcomes(env, dir, since)
-	if err != nil {
-		return nil, err
-	}
-	none := "no gate decisions in " + ws.rel(dir) + "/" + outcome.FileName
-	if !since.IsZero() {
-		none += " since " + since.Local().Format("2006-01-02 15:04:05")
-	}
-	return &decisions{records: records, asJSON: *asJSON, none: none + "\n", ws: ws}, nil
-}
-
-// readOutcomes reads the outcome log in dir since since, saying on stderr
-// how many lines it skipped.
-func readOutcomes(env *cli.Env, dir string, since time.Time) ([]outcome.Record, error) {
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
 		return nil, err
@@ -201,7 +187,11 @@ func readOutcomes(env *cli.Env, dir string, since time.Time) ([]outcome.Record, 
 	if skipped > 0 {
 		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(skipped, "line", "lines"))
 	}
-	return records, nil
+	none := "no gate decisions in " + ws.rel(dir) + "/" + outcome.FileName
+	if !since.IsZero() {
+		none += " since " + since.Local().Format("2006-01-02 15:04:05")
+	}
+	return &decisions{records: records, none: none + "\n", ws: ws}, nil
 }
 
 // parseSince reads --since: a duration back from now (Go syntax, plus d
