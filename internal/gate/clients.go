@@ -185,11 +185,7 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	if err := writeIgnore(env, root); err != nil {
 		return err
 	}
-	binDir := bin
-	if !filepath.IsAbs(binDir) {
-		binDir = filepath.Join(root, binDir)
-	}
-	noteMissing(env, binDir, want, root, binInstall(root, bin))
+	noteMissing(env, absFrom(root, bin), want, root, binInstall(root, bin))
 	if err := initClientWall(env, c, root); err != nil { // clientwall.go
 		return err
 	}
