@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -37,12 +38,7 @@ func runClear(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var mine []queue.Pending
-	for _, p := range all {
-		if p.Scope.Session == session {
-			mine = append(mine, p)
-		}
-	}
+	mine := slices.DeleteFunc(all, func(p queue.Pending) bool { return p.Scope.Session != session })
 	if len(mine) == 0 {
 		return cli.WithHint(fmt.Errorf("session %q has nothing armed in %s; nothing changed", session, ws.rel(dir)),
 			"gate status lists the sessions that do")
