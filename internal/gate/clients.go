@@ -125,7 +125,7 @@ func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 		if h.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(c.name, h.Event, h.Program, prefix+"/"+h.Program, c.args(h), in, project.Display(root, filepath.Join(dir, h.Program)))
+		cmd := launch(c.name, h.Event, prefix+"/"+h.Program, c.args(h), in, project.Display(root, filepath.Join(dir, h.Program)))
 		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.unit})
 	}
 	return out

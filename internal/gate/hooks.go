@@ -31,7 +31,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 		if !slices.Contains(hook.Handles[r.Program], r.Event) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(dialect.Claude, r.Event, r.Program, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, project.Display(root, filepath.Join(in.path, r.Program)))
+		cmd := launch(dialect.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, project.Display(root, filepath.Join(in.path, r.Program)))
 		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r)})
 	}
 	return out

@@ -8,18 +8,18 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// launch returns the command line gate init registers for program on
-// client's event: the launcher (settings.Launcher) of candidate, a shell
+// launch returns the command line gate init registers on client's event:
+// the launcher (settings.Launcher) of candidate, the program as a shell
 // word, with args. Where the program is not installed it answers for it:
 // a stop halts and the tamper guard denies, each naming what is missing
 // and the command that installs it; any other event passes silently, as
 // the stop that follows halts.
-func launch(client, event, program, candidate, args string, in install, shown string) string {
-	return settings.Launcher([]string{candidate}, args, missingAnswer(client, event, missingText(program, in, shown)))
+func launch(client, event, candidate, args string, in install, shown string) string {
+	return settings.Launcher([]string{candidate}, args, missingAnswer(client, event, missingText(in, shown)))
 }
 
 // missingText is what a machine without the programs is told.
-func missingText(program string, in install, shown string) string {
+func missingText(in install, shown string) string {
 	return fmt.Sprintf("stopgate is not installed on this machine: %s is missing or cannot run, so nothing this session did was checked. Install it with: %s (then run the session again)",
 		shown, in.command)
 }

@@ -25,7 +25,7 @@ var opencodeFile = hookFiles["OpenCode"]
 // pluginText is the plugin for the commands in bin, installed as in says,
 // written into it as JSON strings, which JavaScript reads as the same.
 func pluginText(bin string, in install) string {
-	text := missingText("gate", in, filepath.ToSlash(filepath.Join(bin, "gate")))
+	text := missingText(in, filepath.ToSlash(filepath.Join(bin, "gate")))
 	return strings.NewReplacer(`"__BIN__"`, settings.Quote(filepath.ToSlash(bin)), `"__MISSING__"`, settings.Quote(text)).Replace(opencodePlugin)
 }
 
