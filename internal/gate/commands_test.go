@@ -64,9 +64,10 @@ func TestBinPrefix(t *testing.T) {
 		{"/opt/stopgate/bin", "/opt/stopgate/bin", "/opt/stopgate/bin", "/opt/stopgate/bin/gate"},
 		{"/home/o'neil/bin", `'/home/o'\''neil/bin'`, "/home/o'neil/bin", "/home/o'neil/bin/gate"},
 	} {
-		prefix, dir := binPrefix("/p", tt.bin)
+		in := binInstall("/p", tt.bin)
+		prefix, dir := in.dir, in.path
 		if prefix != tt.prefix || dir != tt.dir {
-			t.Errorf("binPrefix(%q) = %q, %q; want %q, %q", tt.bin, prefix, dir, tt.prefix, tt.dir)
+			t.Errorf("binInstall(%q) = %q, %q; want %q, %q", tt.bin, prefix, dir, tt.prefix, tt.dir)
 		}
 		// However it is quoted, the shell runs the program at the path.
 		if got := settings.FirstWord(prefix + "/gate"); got != tt.word {

@@ -275,12 +275,6 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
 }
 
-// binPrefix returns the shell text Claude Code's hook commands start
-// with, and the directory it names (varBin).
-func binPrefix(root, bin string) (prefix, dir string) {
-	return varBin("CLAUDE_PROJECT_DIR", root, bin)
-}
-
 // varBin returns the shell text hook commands start with, and the
 // directory it names. A relative directory goes through the client's
 // project variable v, so the settings work wherever the project is checked

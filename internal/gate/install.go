@@ -88,7 +88,7 @@ func goTool(root string) bool {
 // is named relative to it (make install PREFIX=…); one outside it is a go
 // install at the version this gate is.
 func binInstall(root, bin string) install {
-	prefix, dir := binPrefix(root, bin)
+	prefix, dir := varBin("CLAUDE_PROJECT_DIR", root, bin) // as Claude Code's hook commands start
 	v := "@latest"
 	if r := buildinfo.Read().Release(); r != "" {
 		v = "@v" + r

@@ -53,15 +53,15 @@ func runUninstall(env *cli.Env, args []string) error {
 // registers from bin, and the bare paths older gate inits wrote, and the
 // OS wall's sandbox keys and deny rules.
 func claudeUndo(env *cli.Env, root, bin string) ([]undo, error) {
-	prefix, binDir := binPrefix(root, bin)
-	want := wanted(prefix, binInstall(root, bin), root, true)
+	in := binInstall(root, bin)
+	want := wanted(in.dir, in, root, true)
 	for _, h := range want[:len(want):len(want)] {
-		h.Command = prefix + "/" + settings.Program(h.Command)
+		h.Command = in.dir + "/" + settings.Program(h.Command)
 		want = append(want, h)
 	}
 	file := filepath.Join(root, project.ConfigName)
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	rules, _ := wallRules(root, env.Getenv("HOME"), file, cfg, []string{binDir})
+	rules, _ := wallRules(root, env.Getenv("HOME"), file, cfg, []string{in.path})
 	u, err := undoHooks(root, settingsFile, false, want, rules)
 	return []undo{u}, err
 }
