@@ -96,22 +96,18 @@ func writeOpenCodeWall(env *cli.Env, root string, set *guard.Set) error {
 // undoOpenCodeWall takes out of opencode.json the deny rules init added
 // there (settings.RemoveEditDeny), and the file when nothing else is left.
 func undoOpenCodeWall(env *cli.Env, root string) (undo, error) {
-	u := undo{name: opencodeConfig}
-	data, err := readProject(root, opencodeConfig)
-	if err != nil || data == nil {
-		return u, err
-	}
-	u.had = true
-	var removed []string
-	u.out, removed, err = settings.RemoveEditDeny(data, opencodePatterns(root, clientSet(env, root, filepath.Join(root, project.ConfigName))))
-	if err != nil {
-		return u, uninstallError(opencodeConfig, err)
-	}
-	for _, p := range removed {
-		u.r.Removed = append(u.r.Removed, "permission.edit "+settings.Quote(p))
-	}
-	u.gone = len(removed) > 0 && strings.Join(strings.Fields(string(u.out)), "") == "{}" // an empty object is no config
-	return u, nil
+	return undoFile(root, opencodeConfig, func(u *undo, data []byte) error {
+		out, removed, err := settings.RemoveEditDeny(data, opencodePatterns(root, clientSet(env, root, filepath.Join(root, project.ConfigName))))
+		if err != nil {
+			return err
+		}
+		u.out = out
+		for _, p := range removed {
+			u.r.Removed = append(u.r.Removed, "permission.edit "+settings.Quote(p))
+		}
+		u.gone = len(removed) > 0 && strings.Join(strings.Fields(string(u.out)), "") == "{}" // an empty object is no config
+		return nil
+	})
 }
 
 // opencodeReadable refuses an opencode.json the rules could not be merged

@@ -43,68 +43,61 @@ func clientUndo(env *cli.Env, c *agentClient, root, bin string) ([]undo, error) 
 	return []undo{u, w}, err
 }
 
-// readProject returns the text of the project file name; nil when it is not there.
-func readProject(root, name string) ([]byte, error) {
-	return readIfThere(filepath.Join(root, filepath.FromSlash(name)))
+// undoFile plans what to do with the project file name: plan fills u in
+// from the file's text; nothing is planned when the file is not there. An
+// error of plan's is named with the file (uninstallError).
+func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, error) {
+	u := undo{name: name}
+	data, err := readIfThere(filepath.Join(root, filepath.FromSlash(name)))
+	if err != nil || data == nil {
+		return u, err
+	}
+	u.had = true
+	if err := plan(&u, data); err != nil {
+		return u, uninstallError(name, err)
+	}
+	return u, nil
 }
 
 // undoHooks takes the hook entries of want out of the hook file name, in
 // Claude Code's shape (with the deny rules of deny) or, native, in Copilot
 // CLI's own.
 func undoHooks(root, name string, native bool, want []settings.Hook, deny []string) (undo, error) {
-	u := undo{name: name}
-	data, err := readProject(root, name)
-	if err != nil || data == nil {
-		return u, err
-	}
-	u.had = true
-	if native {
-		u.out, u.r, u.gone, err = removeCopilot(data, want, hook.Programs)
-	} else {
-		u.out, u.r, err = settings.Remove(data, want, hook.Programs, deny)
-	}
-	if err != nil {
-		return u, uninstallError(name, err)
-	}
-	return u, nil
+	return undoFile(root, name, func(u *undo, data []byte) (err error) {
+		if native {
+			u.out, u.r, u.gone, err = removeCopilot(data, want, hook.Programs)
+		} else {
+			u.out, u.r, err = settings.Remove(data, want, hook.Programs, deny)
+		}
+		return err
+	})
 }
 
 // undoOpenCode removes the plugin file while it is byte for byte the one
 // gate init writes.
 func undoOpenCode(root, bin string) (undo, error) {
-	u := undo{name: opencodeFile}
-	data, err := readProject(root, opencodeFile)
-	if err != nil || data == nil {
-		return u, err
-	}
-	u.had = true
-	if string(data) == pluginText(bin, binInstall(root, bin)) {
-		u.gone = true
-		u.r.Removed = []string{"the stopgate plugin"}
-	} else {
-		u.r.Left = []string{"the plugin: it differs from the one gate init writes"}
-	}
-	return u, nil
+	return undoFile(root, opencodeFile, func(u *undo, data []byte) error {
+		if string(data) == pluginText(bin, binInstall(root, bin)) {
+			u.gone = true
+			u.r.Removed = []string{"the stopgate plugin"}
+		} else {
+			u.r.Left = []string{"the plugin: it differs from the one gate init writes"}
+		}
+		return nil
+	})
 }
 
 // undoCodexWall takes Codex's wall out of its project config.
 func undoCodexWall(_ *cli.Env, root string) (undo, error) {
-	u := undo{name: codexConfig}
-	data, err := readProject(root, codexConfig)
-	if err != nil || data == nil {
-		return u, err
-	}
-	u.had = true
-	u.out, u.r.Removed, u.r.Left, err = removeCodexWall(data)
-	if err != nil {
+	return undoFile(root, codexConfig, func(u *undo, data []byte) (err error) {
+		u.out, u.r.Removed, u.r.Left, err = removeCodexWall(data)
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			err = settings.ErrorAt(data, pe.Position.Start, "%s", pe.Message)
+			return settings.ErrorAt(data, pe.Position.Start, "%s", pe.Message)
 		}
-		return u, uninstallError(codexConfig, err)
-	}
-	u.gone = len(bytes.TrimSpace(u.out)) == 0
-	return u, nil
+		u.gone = len(bytes.TrimSpace(u.out)) == 0
+		return err
+	})
 }
 
 // apply writes the new text, or removes the file and the folders that
