@@ -138,10 +138,8 @@ func runStats(env *cli.Env, args []string) error {
 	fmt.Fprintln(w)
 
 	var slow []string
-	for _, v := range st.Slowest() {
-		if len(slow) < 5 {
-			slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
-		}
+	for _, v := range st.Slowest()[:min(5, len(st.Validators))] {
+		slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
 	}
 	if len(slow) > 0 {
 		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(slow, ", "))
