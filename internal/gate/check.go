@@ -138,43 +138,35 @@ func problemFinding(p *config.Problem) finding {
 	return finding{loc: loc, warning: p.Warning, msg: msg, hint: p.Hint}
 }
 
-// hookSource is a settings file that may register the hooks.
-type hookSource struct{ path, name string }
-
 // claudeFiles are the settings Claude Code reads hooks from
 // (guard.ClaudeSettings): the project's shared ones, which gate init
 // writes, its local ones, and the user's (none without $HOME).
 type claudeFiles struct {
-	shared hookSource
-	read   []hookSource // every one, in the order the client reads them
+	shared guard.SettingsFile
+	at     int                  // shared's place in read
+	read   []guard.SettingsFile // every one, in the order the client reads them
 }
 
 // settingsFiles returns the project's and the user's Claude Code settings.
 func settingsFiles(env *cli.Env, root string) claudeFiles {
-	var f claudeFiles
-	for _, s := range guard.ClaudeSettings(root, env.Getenv("HOME")) {
-		src := hookSource{path: s.Path, name: s.Name}
-		if s.Name == settingsFile {
-			f.shared = src
-		}
-		f.read = append(f.read, src)
-	}
-	return f
+	read := guard.ClaudeSettings(root, env.Getenv("HOME"))
+	at := slices.IndexFunc(read, func(s guard.SettingsFile) bool { return s.Name == settingsFile })
+	return claudeFiles{shared: read[at], at: at, read: read}
 }
 
 // others are the settings beside the shared ones: the user's, the local.
-func (f claudeFiles) others() []hookSource {
-	return slices.DeleteFunc(slices.Clone(f.read), func(s hookSource) bool { return s.name == f.shared.name })
+func (f claudeFiles) others() []guard.SettingsFile {
+	return slices.Delete(slices.Clone(f.read), f.at, f.at+1)
 }
 
 // over are the settings the client reads after the shared ones, whose
 // keys win over theirs: the local ones.
-func (f claudeFiles) over() []hookSource {
-	return f.read[slices.IndexFunc(f.read, func(s hookSource) bool { return s.name == f.shared.name })+1:]
-}
+func (f claudeFiles) over() []guard.SettingsFile { return f.read[f.at+1:] }
 
 // all are every settings file, the shared ones first.
-func (f claudeFiles) all() []hookSource { return append([]hookSource{f.shared}, f.others()...) }
+func (f claudeFiles) all() []guard.SettingsFile {
+	return append([]guard.SettingsFile{f.shared}, f.others()...)
+}
 
 // hookFindings checks that every stopgate hook is registered, in the
 // project's settings (shared or local) or the user's, or in the plugin;
@@ -186,7 +178,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)
 		file := filepath.Join(base, "hooks", "hooks.json")
-		candidates = []hookSource{{path: file, name: shown(env.Dir, file)}}
+		candidates = []guard.SettingsFile{{Path: file, Name: shown(env.Dir, file)}}
 		initCmd = `"gate init --plugin ` + shellQuote(plugin) + `"`
 	}
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
@@ -197,19 +189,19 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	uncovered := make([]string, len(want)) // tools a partial registration lacks
 	unreadable, there := false, false
 	for _, src := range candidates {
-		data, err := os.ReadFile(src.path)
+		data, err := os.ReadFile(src.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			out = append(out, finding{loc: src.name, msg: err.Error()})
+			out = append(out, finding{loc: src.Name, msg: err.Error()})
 			continue
 		}
 		there = true
 		found, err := settings.Lookup(data, want)
 		if err != nil {
 			unreadable = true
-			out = append(out, fileError(src.name, "Claude Code", err))
+			out = append(out, fileError(src.Name, "Claude Code", err))
 			continue
 		}
 		for i, fd := range found {
@@ -220,13 +212,13 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 				continue
 			}
 			registered[i] = true
-			loc := fmt.Sprintf("%s:%d", src.name, fd.Line)
+			loc := fmt.Sprintf("%s:%d", src.Name, fd.Line)
 			out = append(out, programFinding(env, fd.Command, loc, base, vars)...)
 			out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
 			out = append(out, timeoutFinding(cfg, fd, loc, dialect.Claude)...)
 		}
 	}
-	primary := candidates[0].name
+	primary := candidates[0].Name
 	if !there {
 		return append(out, finding{loc: primary, msg: "does not exist: no stopgate hook is registered",
 			hint: initCmd + " registers them"})

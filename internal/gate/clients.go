@@ -175,7 +175,7 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 			merge, initial = mergeCopilot, []byte(copilotNew)
 		}
 		unit := map[int]string{1: "s", 1000: "ms"}[c.unit]
-		if err := register(env, hookSource{path: filepath.Join(root, filepath.FromSlash(c.file)), name: c.file}, want, initial, merge, unit, nil); err != nil {
+		if err := register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.file)), Name: c.file}, want, initial, merge, unit, nil); err != nil {
 			return err
 		}
 	}

@@ -85,8 +85,8 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	}
 	files := settingsFiles(env, root)
 	for _, src := range files.all() {
-		if disablesHooks(src.path) {
-			why = append(why, src.name+": disableAllHooks is true")
+		if disablesHooks(src.Path) {
+			why = append(why, src.Name+": disableAllHooks is true")
 		}
 	}
 	if rules, nothing := wallRules(root, env.Getenv("HOME"), ws.file, cfg, nil); !nothing {
@@ -127,7 +127,7 @@ func stopgateProject(env *cli.Env, root, file string) bool {
 		return true
 	}
 	for _, src := range settingsFiles(env, root).all() {
-		data, err := os.ReadFile(src.path)
+		data, err := os.ReadFile(src.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -294,7 +294,7 @@ func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 		}
 	}
 	for _, f := range settingsFiles(env, ws.root).all() {
-		data, err := os.ReadFile(f.path)
+		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			continue
 		}

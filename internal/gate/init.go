@@ -99,7 +99,7 @@ func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, n
 		return err
 	}
 	if noWall {
-		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", files.shared.name)
+		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", files.shared.Name)
 		return nil
 	}
 	wall.say(env, files)
@@ -154,19 +154,19 @@ func programs(want []settings.Hook, bin string) []string {
 func elsewhere(env *cli.Env, files claudeFiles, want []settings.Hook) []settings.Hook {
 	keep := slices.Clone(want)
 	for _, src := range files.others() {
-		data, err := os.ReadFile(src.path)
+		data, err := os.ReadFile(src.Path)
 		if err != nil {
 			continue
 		}
 		found, err := settings.Lookup(data, keep)
 		if err != nil {
-			fmt.Fprintf(env.Stdout, "note: %s: %v (its hooks are not counted)\n", src.name, err)
+			fmt.Fprintf(env.Stdout, "note: %s: %v (its hooks are not counted)\n", src.Name, err)
 			continue
 		}
 		var rest []settings.Hook
 		for _, f := range found {
 			if f.Registered {
-				fmt.Fprintf(env.Stdout, "%s: %s is registered here; not adding it to %s\n", src.name, f.Hook, settingsFile)
+				fmt.Fprintf(env.Stdout, "%s: %s is registered here; not adding it to %s\n", src.Name, f.Hook, settingsFile)
 			} else {
 				rest = append(rest, f.Hook)
 			}
@@ -181,10 +181,10 @@ func elsewhere(env *cli.Env, files claudeFiles, want []settings.Hook) []settings
 // CLI's own file; then with also, unless nil (the OS wall). The file is
 // read once and written once, when either changed it. It says what it
 // added, with timeouts in unit, the file's ("s", "ms").
-func register(env *cli.Env, f hookSource, want []settings.Hook, initial []byte,
+func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial []byte,
 	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string,
 	also func([]byte) ([]byte, bool, error)) error {
-	data, err := os.ReadFile(f.path)
+	data, err := os.ReadFile(f.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = initial
 	} else if err != nil {
@@ -192,7 +192,7 @@ func register(env *cli.Env, f hookSource, want []settings.Hook, initial []byte,
 	}
 	out, added, err := merge(data, want)
 	if err != nil {
-		return settingsError(f.name, err)
+		return settingsError(f.Name, err)
 	}
 	changed := len(added) > 0
 	if also != nil {
@@ -203,15 +203,15 @@ func register(env *cli.Env, f hookSource, want []settings.Hook, initial []byte,
 		changed = changed || more
 	}
 	if changed {
-		if err := settings.WriteFile(f.path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", f.name, err)
+		if err := settings.WriteFile(f.Path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", f.Name, err)
 		}
 	}
 	if len(added) == 0 {
-		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", f.name)
+		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", f.Name)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.name, plural(len(added), "hook", "hooks"))
+	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.Name, plural(len(added), "hook", "hooks"))
 	for _, h := range added {
 		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, unit)
 	}
@@ -345,7 +345,7 @@ func initPlugin(env *cli.Env, dir string) error {
 	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
 	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
 	want := wanted(pluginBin, binInstall(dir, "bin"), dir, true)
-	if err := register(env, hookSource{path: hooksFile, name: shown(env.Dir, hooksFile)}, want, initial, settings.Merge, "s", nil); err != nil {
+	if err := register(env, guard.SettingsFile{Path: hooksFile, Name: shown(env.Dir, hooksFile)}, want, initial, settings.Merge, "s", nil); err != nil {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)

@@ -54,7 +54,7 @@ func denyRules(set *guard.Set, root, home string) []string {
 // plugin's, whose hooks go elsewhere (initPlugin).
 func writeWall(env *cli.Env, root string, bins []string) error {
 	files := settingsFiles(env, root)
-	data, err := os.ReadFile(files.shared.path)
+	data, err := os.ReadFile(files.shared.Path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -63,8 +63,8 @@ func writeWall(env *cli.Env, root string, bins []string) error {
 		return err
 	}
 	if len(wall.added) > 0 {
-		if err := settings.WriteFile(files.shared.path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", files.shared.name, err)
+		if err := settings.WriteFile(files.shared.Path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", files.shared.Name, err)
 		}
 	}
 	wall.say(env, files)
@@ -100,7 +100,7 @@ func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string
 // say tells what the wall added, what the user's settings keep against it,
 // and what the machine lacks for it.
 func (w wallMerge) say(env *cli.Env, files claudeFiles) {
-	name := files.shared.name
+	name := files.shared.Name
 	if w.off {
 		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
 		return
@@ -126,16 +126,16 @@ func (w wallMerge) say(env *cli.Env, files claudeFiles) {
 // settings lose to the project's, where init has set every key.
 func noteAgainst(env *cli.Env, files claudeFiles, st settings.WallStatus) {
 	for _, a := range st.Against() {
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.name, a)
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.Name, a)
 	}
 	for _, f := range files.over() {
-		data, err := os.ReadFile(f.path)
+		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			continue
 		}
 		if other, err := settings.InspectWall(data); err == nil {
 			for _, a := range other.Against() {
-				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.name, a, files.shared.name)
+				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a, files.shared.Name)
 			}
 		}
 	}

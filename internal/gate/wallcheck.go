@@ -9,6 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -35,7 +36,7 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding
 	}
 	out = append(out, wallDown(files, w, rules)...)
 	if w.Value["enabled"] {
-		out = append(out, toolFindings(env, files.shared.name)...)
+		out = append(out, toolFindings(env, files.shared.Name)...)
 	}
 	return out, summary
 }
@@ -59,15 +60,15 @@ func wallSummary(cfg *config.Config, nothing bool) string {
 // in the order the client reads them. A file of valid JSON that is shaped
 // wrong is a finding: nothing else would report it. One that is not JSON
 // is hookFindings' to report, and leaves no wall.
-func readWalls(files []hookSource) (settings.Walls, *finding) {
+func readWalls(files []guard.SettingsFile) (settings.Walls, *finding) {
 	texts := make([][]byte, len(files))
 	for i, f := range files {
-		texts[i], _ = os.ReadFile(f.path)
+		texts[i], _ = os.ReadFile(f.Path)
 	}
 	w, bad, err := settings.ReadWalls(texts)
 	var se *settings.Error
 	if errors.As(err, &se) && json.Valid(texts[bad]) {
-		return w, &finding{loc: fmt.Sprintf("%s:%d:%d", files[bad].name, se.Line, se.Column), warning: true,
+		return w, &finding{loc: fmt.Sprintf("%s:%d:%d", files[bad].Name, se.Line, se.Column), warning: true,
 			msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}
 	}
 	return w, nil
@@ -80,10 +81,10 @@ func readWalls(files []hookSource) (settings.Walls, *finding) {
 func wallDown(files claudeFiles, w settings.Walls, rules []string) []finding {
 	var out []finding
 	for _, a := range w.Against() {
-		out = append(out, finding{loc: fmt.Sprintf("%s:%d", files.read[a.File].name, a.Line), warning: true,
+		out = append(out, finding{loc: fmt.Sprintf("%s:%d", files.read[a.File].Name, a.Line), warning: true,
 			msg: a.Text + ": the OS wall is down", hint: "set it as gate init writes it, or keep it knowing the guard alone stands"})
 	}
-	primary := files.shared.name
+	primary := files.shared.Name
 	if unset := w.Unset(); len(unset) > 0 {
 		out = append(out, finding{loc: primary, warning: true,
 			msg:  "the OS wall is down: " + strings.Join(unset, ", ") + " not set, so the agent's Bash can write the protected set in ways the guard cannot see",
