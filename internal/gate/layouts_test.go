@@ -177,11 +177,11 @@ func TestLayoutsAgree(t *testing.T) {
 		}
 
 		// gate run.
-		keys, err := resolvePrompt(env, ws, cfg, arg)
+		found, err := resolvePrompt(env, cfg, arg)
 		if err != nil && len(tc.want) > 0 {
 			t.Errorf("%s: gate run: %v", tc.name, err)
 		}
-		answers["run"] = keys
+		answers["run"] = keysOf(found)
 
 		for who, got := range answers {
 			if !slices.Equal(got, tc.want) {

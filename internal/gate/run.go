@@ -74,13 +74,13 @@ func runRun(env *cli.Env, args []string) error {
 		}
 	}
 	for _, p := range prompts {
-		found, err := resolvePrompt(env, ws, cfg, p)
+		found, err := resolvePrompt(env, cfg, p)
 		if err != nil {
 			return err
 		}
-		for _, k := range found {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
+		for _, m := range found {
+			if !slices.Contains(keys, m.Prompt) {
+				keys = append(keys, m.Prompt)
 			}
 		}
 	}
@@ -119,11 +119,11 @@ func runRun(env *cli.Env, args []string) error {
 	return nil
 }
 
-// resolvePrompt turns what a person typed into prompt keys: a key, a
+// resolvePrompt turns what a person typed into mappings: a key, a
 // /command (as detect matches it), or the path of a prompt file.
-func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) ([]string, error) {
-	if cfg.Mapping(arg) != nil {
-		return []string{arg}, nil
+func resolvePrompt(env *cli.Env, cfg *config.Config, arg string) ([]*config.Mapping, error) {
+	if m := cfg.Mapping(arg); m != nil {
+		return []*config.Mapping{m}, nil
 	}
 	// Judged by detect's own code, symlinks and all.
 	var maps []*config.Mapping
@@ -139,11 +139,7 @@ func resolvePrompt(env *cli.Env, ws workspace, cfg *config.Config, arg string) (
 	if len(maps) == 0 {
 		return nil, usageError("run", cli.WithHint(fmt.Errorf("%q is not a mapped prompt, /command or prompt file", arg), knownPrompts(cfg)))
 	}
-	keys := make([]string, len(maps))
-	for i, m := range maps {
-		keys[i] = m.Prompt
-	}
-	return keys, nil
+	return maps, nil
 }
 
 // knownPrompts lists some mapped keys, for a hint.
