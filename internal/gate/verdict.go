@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,21 +60,18 @@ func runVerdict(env *cli.Env, args []string) error {
 			}
 		}
 	}
-	line, err := verdictOf(records, session, armed)
+	line, passed := verdictOf(records, session, armed)
 	fmt.Fprintln(env.Stdout, line)
-	if err != nil {
+	if !passed {
 		return cli.Exit(1)
 	}
 	return nil
 }
 
-// errNotPassed marks a verdict that is not a pass.
-var errNotPassed = errors.New("not passed")
-
 // verdictOf judges session from the outcome log's records and the prompts
-// armed for it now: nil when its last stop passed and nothing is armed,
-// else errNotPassed. line says which, in one line.
-func verdictOf(records []outcome.Record, session string, armed []string) (line string, err error) {
+// armed for it now: passed when its last stop passed and nothing is
+// armed. line says which, in one line.
+func verdictOf(records []outcome.Record, session string, armed []string) (line string, passed bool) {
 	var last *outcome.Record
 	for i := range records {
 		r := &records[i]
@@ -87,19 +83,19 @@ func verdictOf(records []outcome.Record, session string, armed []string) (line s
 	}
 	switch {
 	case last == nil && len(armed) > 0:
-		return fmt.Sprintf("never judged: session %s has %s armed and no stop of it was judged", session, strings.Join(armed, ", ")), errNotPassed
+		return fmt.Sprintf("never judged: session %s has %s armed and no stop of it was judged", session, strings.Join(armed, ", ")), false
 	case last == nil:
-		return fmt.Sprintf("never judged: no stop of session %s was judged (nothing was armed, or its stop halted before judging: see the client's output)", session), errNotPassed
+		return fmt.Sprintf("never judged: no stop of session %s was judged (nothing was armed, or its stop halted before judging: see the client's output)", session), false
 	case last.Decision == outcome.Cleared:
-		return fmt.Sprintf("cleared: a person dropped the armed prompts of session %s (%s) unjudged", session, strings.Join(last.Prompts, ", ")), errNotPassed
+		return fmt.Sprintf("cleared: a person dropped the armed prompts of session %s (%s) unjudged", session, strings.Join(last.Prompts, ", ")), false
 	case last.Decision != outcome.Pass:
 		return fmt.Sprintf("%s: the last stop of session %s (%s) was %s: failed %s", last.Decision, session,
 			last.Time.Local().Format("2006-01-02 15:04:05"), map[string]string{outcome.Block: "blocked", outcome.Halt: "halted",
-				outcome.WouldBlock: "let through by observe mode, but would have been blocked", outcome.WouldHalt: "let through by observe mode, but would have been halted"}[last.Decision], failed(last)), errNotPassed
+				outcome.WouldBlock: "let through by observe mode, but would have been blocked", outcome.WouldHalt: "let through by observe mode, but would have been halted"}[last.Decision], failed(last)), false
 	case len(armed) > 0:
-		return fmt.Sprintf("still armed: session %s has %s armed since its last stop passed", session, strings.Join(armed, ", ")), errNotPassed
+		return fmt.Sprintf("still armed: session %s has %s armed since its last stop passed", session, strings.Join(armed, ", ")), false
 	}
-	return fmt.Sprintf("pass: the last stop of session %s passed (%s), nothing armed", session, strings.Join(last.Prompts, ", ")), nil
+	return fmt.Sprintf("pass: the last stop of session %s passed (%s), nothing armed", session, strings.Join(last.Prompts, ", ")), true
 }
 
 // failed names the validators that failed in r.
