@@ -28,7 +28,7 @@ func Run(env *cli.Env) error {
 		}
 	}
 	fl := flags("gate")
-	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
+	configFile := configFlag(fl)
 	opt := dialect.Flags(fl, env.Getenv)
 	timeout := fl.Int("timeout", 0, "the hook timeout the client enforces, in `SECONDS` (gate init writes it; default: the client's own)")
 	if err := fl.Parse(env.Args); err != nil {

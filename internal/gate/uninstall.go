@@ -20,7 +20,7 @@ import (
 func runUninstall(env *cli.Env, args []string) error {
 	fl := flags("uninstall")
 	bin := fl.String("bin", "bin", "the `DIR` given to gate init --bin")
-	clientName := fl.String("client", "", "undo gate init --client `CLIENT` (codex, gemini, copilot, opencode)")
+	clientName := clientFlag(fl, "undo gate init --client `CLIENT`")
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}
