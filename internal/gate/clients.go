@@ -27,7 +27,7 @@ type agentClient struct {
 	projectVar string
 	// unit multiplies a timeout in seconds into the file's unit.
 	unit  int
-	hooks []registration
+	hooks []dialect.Hook // package dialect keeps each client's, beside its events
 	// eventFlag: each hook command names its event (--event), which the
 	// client's input does not.
 	eventFlag bool
@@ -132,7 +132,7 @@ func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 }
 
 // args are the arguments the hook command of h passes its program.
-func (c *agentClient) args(h registration) string {
+func (c *agentClient) args(h dialect.Hook) string {
 	args := strings.TrimSpace(timeoutFlag(h) + " --client " + c.name)
 	if c.eventFlag {
 		args += " --event " + h.Event

@@ -12,10 +12,6 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// registration is one hook stopgate registers: a program for an event
-// (package dialect keeps each client's, beside its events).
-type registration = dialect.Hook
-
 // registrations is every hook `gate init` registers in Claude Code's
 // settings and `gate check` expects. An entry counts only when its program
 // handles the event (hook.Handles).
@@ -40,7 +36,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 // status is what Claude Code shows while the hook runs (statusMessage):
 // the gate's stops, whose validators may take a while, say so. Of the
 // other clients' files, none is known to read such a field.
-func status(r registration) string {
+func status(r dialect.Hook) string {
 	if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
 		return "stopgate: checking the prompt's acceptance criteria…"
 	}
@@ -50,7 +46,7 @@ func status(r registration) string {
 // timeoutFlag tells the gate the hook timeout it is registered with, in
 // seconds, so that it answers before the client kills it (package stop,
 // deadline.go); the other programs need not know.
-func timeoutFlag(r registration) string {
+func timeoutFlag(r dialect.Hook) string {
 	if r.Program != hook.Gate {
 		return ""
 	}
