@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 )
 
@@ -17,20 +15,12 @@ import (
 // Codex offers a permission profile whose project paths are read-only
 // inside a writable workspace; OpenCode, deny rules for its edit tools.
 
-// clientSet returns the protected set of the project at root, with the
-// config file in use, as the guard computes it.
-func clientSet(env *cli.Env, root, file string) *guard.Set {
-	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	set, _ := guard.ProjectSet(root, env.Getenv("HOME"), file, "", nil, cfg)
-	return set
-}
-
 // initClientWall turns on the client's second wall where it has one.
 func initClientWall(env *cli.Env, c *agentClient, root string) error {
 	if c.wallOn == nil {
 		return nil
 	}
-	set := clientSet(env, root, filepath.Join(root, project.ConfigName)) // init writes the project's own
+	set := projectSet(env, root, filepath.Join(root, project.ConfigName), nil) // init writes the project's own
 	if set.Empty() {
 		fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.title)
 		return nil
@@ -43,7 +33,7 @@ func clientWallFindings(env *cli.Env, ws workspace, c *agentClient) []finding {
 	if c.wallUp == nil {
 		return nil
 	}
-	set := clientSet(env, ws.root, ws.file) // gate check --config
+	set := projectSet(env, ws.root, ws.file, nil) // gate check --config
 	if set.Empty() {
 		return nil
 	}

@@ -89,7 +89,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 			why = append(why, src.Name+": disableAllHooks is true")
 		}
 	}
-	if rules, nothing := wallRules(root, env.Getenv("HOME"), ws.file, cfg, nil); !nothing {
+	if rules, nothing := wallRules(root, env.Getenv("HOME"), ws.file, cfg); !nothing {
 		w, bad := readWalls(files.read)
 		switch {
 		case bad != nil:

@@ -97,7 +97,7 @@ func writeOpenCodeWall(env *cli.Env, root string, set *guard.Set) error {
 // there (settings.RemoveEditDeny), and the file when nothing else is left.
 func undoOpenCodeWall(env *cli.Env, root string) (undo, error) {
 	return undoFile(root, opencodeConfig, func(u *undo, data []byte) error {
-		out, removed, err := settings.RemoveEditDeny(data, opencodePatterns(root, clientSet(env, root, filepath.Join(root, project.ConfigName))))
+		out, removed, err := settings.RemoveEditDeny(data, opencodePatterns(root, projectSet(env, root, filepath.Join(root, project.ConfigName), nil)))
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -59,10 +58,8 @@ func claudeUndo(env *cli.Env, root, bin string) ([]undo, error) {
 		h.Command = in.dir + "/" + settings.Program(h.Command)
 		want = append(want, h)
 	}
-	file := filepath.Join(root, project.ConfigName)
-	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	rules, _ := wallRules(root, env.Getenv("HOME"), file, cfg, []string{in.path})
-	u, err := undoHooks(root, settingsFile, false, want, rules)
+	set := projectSet(env, root, filepath.Join(root, project.ConfigName), []string{in.path})
+	u, err := undoHooks(root, settingsFile, false, want, denyRules(set, root, env.Getenv("HOME")))
 	return []undo{u}, err
 }
 

@@ -27,11 +27,19 @@ import (
 
 // wallRules returns the client's Edit deny rules for the project's
 // protected set (guard.ProjectSet), and whether that set is empty. cfg may
-// be nil, for a project without a readable config; registered are hook
-// programs about to be registered, beside those the files register.
-func wallRules(root, home, file string, cfg *config.Config, bins []string, registered ...string) (rules []string, empty bool) {
-	set, _ := guard.ProjectSet(root, home, file, "", bins, cfg, registered...)
+// be nil, for a project without a readable config.
+func wallRules(root, home, file string, cfg *config.Config) (rules []string, empty bool) {
+	set, _ := guard.ProjectSet(root, home, file, "", nil, cfg)
 	return denyRules(set, root, home), set.Empty()
+}
+
+// projectSet returns the protected set of the project at root, its config
+// read from file, as the guard computes it; bins and registered are hook
+// programs about to be registered, beside those the files register.
+func projectSet(env *cli.Env, root, file string, bins []string, registered ...string) *guard.Set {
+	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
+	set, _ := guard.ProjectSet(root, env.Getenv("HOME"), file, "", bins, cfg, registered...)
+	return set
 }
 
 // denyRules returns the client's Edit deny rules for set: a folder's rule
@@ -84,12 +92,11 @@ type wallMerge struct {
 // programs they will register, protected wherever they are. A file the
 // wall cannot be merged into is refused with its line and column.
 func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string) ([]byte, wallMerge, error) {
-	file := filepath.Join(root, project.ConfigName)
-	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	rules, off := wallRules(root, env.Getenv("HOME"), file, cfg, bins, registered...)
-	if off {
+	set := projectSet(env, root, filepath.Join(root, project.ConfigName), bins, registered...)
+	if set.Empty() {
 		return data, wallMerge{off: true}, nil
 	}
+	rules := denyRules(set, root, env.Getenv("HOME"))
 	out, added, st, err := settings.MergeWall(data, rules)
 	if err != nil {
 		return nil, wallMerge{}, settingsError(settingsFile, err)

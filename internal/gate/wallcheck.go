@@ -24,7 +24,7 @@ import (
 // summary is the state in a few words, for the line of a clean check.
 func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
-	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, nil)
+	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg)
 	summary = wallSummary(cfg, nothing)
 	files := settingsFiles(env, ws.root)
 	w, bad := readWalls(files.read)
