@@ -145,7 +145,7 @@ func parseFlags(env *cli.Env, fl *flag.FlagSet, args []string) error {
 // errHelp ends a command that printed its usage on request.
 var errHelp = &cli.ExitError{Code: 0}
 
-// project is what a subcommand works on.
+// workspace is what a subcommand works on.
 type workspace struct {
 	root string
 	file string // mappings.toml
