@@ -176,9 +176,11 @@ func entry[V any](m map[string]*V, key string, init func() *V) *V {
 }
 
 // observed reports whether r is an observe-mode stop (settings.mode).
-func (r Record) observed() bool {
-	return r.Decision == WouldBlock || r.Decision == WouldHalt || r.Observe
-}
+func (r Record) observed() bool { return r.WouldStop() || r.Observe }
+
+// WouldStop reports whether r is a stop observe mode let through that it
+// would have blocked or halted.
+func (r Record) WouldStop() bool { return r.Decision == WouldBlock || r.Decision == WouldHalt }
 
 // promptsOf counts each prompt r checked, and the attempts it took to pass.
 func (t *tally) promptsOf(r Record) {

@@ -19,13 +19,13 @@ import (
 // a gate in observe mode: charted when the log has it.
 var verdicts = []string{outcome.Pass, outcome.Block, outcome.Halt, "observe"}
 
-// verdict is the charted verdict of a stop's decision: observe mode's
-// would-block and would-halt are both "observe".
-func verdict(decision string) string {
-	if decision == outcome.WouldBlock || decision == outcome.WouldHalt {
+// verdict is the charted verdict of a stop: observe mode's would-block
+// and would-halt are both "observe".
+func verdict(r outcome.Record) string {
+	if r.WouldStop() {
 		return "observe"
 	}
-	return decision
+	return r.Decision
 }
 
 // model is what the page shows, computed from the records.
@@ -103,7 +103,7 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	m.BucketSize = size.name
 	byStart := map[time.Time]map[string]int{} // a bucket's counts, by verdict
 	for _, r := range records {
-		v := verdict(r.Decision)
+		v := verdict(r)
 		m.Counts[v]++
 		name := clientOf(r)
 		if clients[name] == nil {

@@ -127,10 +127,10 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 func (ins *instruments) record(ctx context.Context, r outcome.Record) {
 	client := attribute.String(attrClient, r.Client)
 	ins.stops.Add(ctx, 1, metric.WithAttributes(attribute.String(attrVerdict, r.Decision), client, attribute.String(attrEvent, r.Event)))
-	switch r.Decision {
-	case outcome.Halt:
+	switch {
+	case r.Decision == outcome.Halt:
 		ins.halts.Add(ctx, 1, metric.WithAttributes(attribute.String(attrCause, r.Cause), client))
-	case outcome.WouldBlock, outcome.WouldHalt:
+	case r.WouldStop():
 		ins.wouldBlocks.Add(ctx, 1, metric.WithAttributes(client))
 	}
 	for _, p := range r.Prompts {
