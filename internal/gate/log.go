@@ -138,7 +138,8 @@ func runStats(env *cli.Env, args []string) error {
 	fmt.Fprintln(w)
 
 	var slow []string
-	for _, v := range st.Slowest()[:min(5, len(st.Validators))] {
+	slowest := st.Slowest()
+	for _, v := range slowest[:min(5, len(slowest))] {
 		slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
 	}
 	if len(slow) > 0 {

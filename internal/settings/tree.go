@@ -116,8 +116,7 @@ func parseObject(data []byte, name string) ([]byte, *node, error) {
 // parse checks text with encoding/json, for its exact error messages, and
 // then builds the tree of byte spans from its tokens.
 func parse(text []byte) (*node, error) {
-	var v any
-	if err := json.Unmarshal(text, &v); err != nil {
+	if err := json.Unmarshal(text, new(json.RawMessage)); err != nil { // checked, not built
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			// The offset is just past the byte that broke the parse.
