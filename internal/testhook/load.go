@@ -367,7 +367,7 @@ func (l *loader) checkRefs(tests []Test) {
 
 // blankRefs replaces each ${var} with a literal, to check a pattern's
 // syntax before the values are known.
-func blankRefs(s string) string { return refRE.ReplaceAllString(s, "x") }
+func blankRefs(s string) string { return refRE().ReplaceAllString(s, "x") }
 
 func reErr(err error) string {
 	var inner error = err

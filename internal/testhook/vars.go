@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // Variables: a test's save captures group 1 of a regex in its answer, and
@@ -16,18 +17,19 @@ import (
 // and _.
 const namePattern = `[A-Za-z_][A-Za-z0-9_]*`
 
+// Compiled on first use: testhook starts at every prompt and stop.
 var (
-	nameRE = regexp.MustCompile(`^` + namePattern + `$`)
-	refRE  = regexp.MustCompile(`\$\{(` + namePattern + `)\}`) // group 1 is the name
+	nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + namePattern + `$`) })
+	refRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{(` + namePattern + `)\}`) }) // group 1 is the name
 )
 
 // validName reports whether n can be a variable name.
-func validName(n string) bool { return nameRE.MatchString(n) }
+func validName(n string) bool { return nameRE().MatchString(n) }
 
 // refs returns the names s refers to, in order, repeats included.
 func refs(s string) []string {
 	var names []string
-	for _, m := range refRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range refRE().FindAllStringSubmatch(s, -1) {
 		names = append(names, m[1])
 	}
 	return names
@@ -38,7 +40,7 @@ func refs(s string) []string {
 // written.
 func substitute(s string, vars map[string]Var, quote bool) (string, []string) {
 	var missing []string
-	out := refRE.ReplaceAllStringFunc(s, func(ref string) string {
+	out := refRE().ReplaceAllStringFunc(s, func(ref string) string {
 		name := ref[2 : len(ref)-1]
 		v, ok := vars[name]
 		switch {

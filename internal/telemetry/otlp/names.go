@@ -15,7 +15,7 @@ const (
 	attrEvent     = "stopgate.event" // Stop or SubagentStop
 	attrScope     = "stopgate.scope" // main, or agent ID
 	attrAgent     = "stopgate.agent.id"
-	attrVerdict   = "stopgate.verdict" // pass, block, halt, observe
+	attrVerdict   = "stopgate.verdict" // the logged decision: pass, block, halt, would-block, would-halt
 	attrBlocks    = "stopgate.blocks"  // consecutive blocked stops after this one
 	attrPrompts   = "stopgate.prompts"
 	attrCause     = "stopgate.reason.kind"

@@ -115,7 +115,7 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 	ins.prompts, errs[1] = m.Int64Counter(metricPrompts, metric.WithUnit("{check}"), metric.WithDescription("Prompts checked at a stop, by whether all their validators passed."))
 	ins.runs, errs[2] = m.Int64Counter(metricRuns, metric.WithUnit("{run}"), metric.WithDescription("Validator runs, by result."))
 	ins.halts, errs[3] = m.Int64Counter(metricHalts, metric.WithUnit("{stop}"), metric.WithDescription("Stops that halted the session, by reason kind."))
-	ins.wouldBlocks, errs[4] = m.Int64Counter(metricWouldBlocks, metric.WithUnit("{stop}"), metric.WithDescription("Stops a gate in observe mode let through that it would have blocked."))
+	ins.wouldBlocks, errs[4] = m.Int64Counter(metricWouldBlocks, metric.WithUnit("{stop}"), metric.WithDescription("Stops a gate in observe mode let through that it would have blocked or halted."))
 	ins.duration, errs[5] = m.Float64Histogram(metricDuration, metric.WithUnit("s"), metric.WithDescription("Validator run time."),
 		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
 	if err := errors.Join(errs[:]...); err != nil {
