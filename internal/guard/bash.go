@@ -315,7 +315,7 @@ func (a *analyzer) read(name string) (io.Reader, error) {
 	if errors.Is(err, runline.ErrNotRegular) {
 		return strings.NewReader(""), nil
 	}
-	if len(text) >= maxRead { // cut at the bound: what follows is not known
+	if len(text) >= runline.MaxRead { // ReadFile cut it at its bound: what follows is not known
 		text += "\n" + unknownMark + "\n"
 	}
 	return strings.NewReader(text), err

@@ -82,7 +82,7 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 				if b, err := io.ReadAll(r); err == nil {
 					if bytes.Contains(b, []byte(unknownMark)) {
 						s.d.found(&Hit{Target: args[1], By: strings.Join(args, " "),
-							Why: "it sources a file larger than the guard reads, whose end it cannot judge", doubt: true})
+							Why: "it sources a file the guard cannot read in full (larger than it reads)", doubt: true})
 						return nil, errHit
 					}
 					s.d.text(string(b))

@@ -23,7 +23,7 @@ const (
 	MemCheck  = "__stopgate_mem_check" // the command AddMemChecks inserts
 	MaxVars   = 256 << 10              // bytes of variables and parameters one shell holds
 	MaxWeight = 256                    // expansions in one script, weighted by what each can copy
-	maxRead   = 1 << 20                // bytes a command substitution yields in a dry run
+	MaxRead   = 1 << 20                // bytes a command substitution yields, and ReadFile reads of a file, in a dry run
 )
 
 // MaxPrinted bounds what the builtins and stubs of one dry run print: a
@@ -242,7 +242,7 @@ func Weight(f syntax.Node) int {
 				}
 			}
 		case *syntax.CmdSubst:
-			w += maxRead / MaxVars
+			w += MaxRead / MaxVars
 		}
 		return w <= MaxWeight
 	})

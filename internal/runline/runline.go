@@ -152,7 +152,7 @@ func ReadFile(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRead))
+	b, err := io.ReadAll(io.LimitReader(f, MaxRead))
 	return string(b), err
 }
 
