@@ -387,11 +387,11 @@ func (a *analyzer) run(ws []word) *Hit {
 		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid
 	}
 	if skip, ok := runline.Skip(name, texts(args)); ok {
+		if name == "env" {
+			return a.env(args[:skip], args[skip:])
+		}
 		if skip < 0 || skip >= len(args) {
 			return nil
-		}
-		if name == "env" {
-			a.hc.Env = envOf(a.hc.Env, args[:skip]) // env f=mappings.toml sh -c 'rm "$f"'
 		}
 		return a.run(args[skip:])
 	}

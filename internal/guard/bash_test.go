@@ -318,6 +318,27 @@ func TestBashSourcesBigFile(t *testing.T) {
 	}
 }
 
+// env's options in every spelling GNU env reads are options, never the
+// program: the program after them, or the text -S splits, is judged.
+func TestBashEnvOptions(t *testing.T) {
+	root, set := project(t, nil)
+	for _, cmd := range []string{
+		"env --unset FOO rm -rf mappings.toml", "env --unset=FOO rm -rf mappings.toml",
+		"env --chdir . rm -rf mappings.toml", "env -iu FOO rm -rf mappings.toml", "env -uFOO rm mappings.toml",
+		"env -S 'rm -rf mappings.toml'", "env --split-string 'rm -rf' mappings.toml", "env -iS 'rm -f' mappings.toml",
+		`env -S "rm 'mappings.toml'"`, "env -- rm mappings.toml",
+	} {
+		if h := set.CheckBash(cmd, root); h == nil {
+			t.Errorf("%q: allowed", cmd)
+		}
+	}
+	for _, cmd := range []string{"env --unset FOO ls", "env -S 'echo hi'", "env -i PATH=/bin cat mappings.toml"} {
+		if h := set.CheckBash(cmd, root); h != nil {
+			t.Errorf("%q: denied: %s", cmd, h.Reason())
+		}
+	}
+}
+
 func TestBashSymlink(t *testing.T) {
 	root, set := project(t, nil)
 	if err := os.Symlink(filepath.Join(root, "tmp/validation"), filepath.Join(root, "state")); err != nil {

@@ -95,6 +95,21 @@ func (e environ) Each(f func(name string, vr expand.Variable) bool) {
 	}
 }
 
+// env judges what env runs: the program after its options, in the
+// environment they give it (env f=mappings.toml sh -c 'rm "$f"'); with -S
+// (--split-string), the command its text splits into, before the rest,
+// dry-run as the shell would read that text.
+func (a *analyzer) env(opts, rest []word) *Hit {
+	a.hc.Env = envOf(a.hc.Env, opts)
+	parsed, _ := runline.EnvOptions(texts(opts))
+	for _, o := range parsed {
+		if o.Name == "S" {
+			return a.script(o.Value+` "$@"`, "env", texts(rest), nil)
+		}
+	}
+	return a.run(rest)
+}
+
 // envOf returns the environment env's args give the program it runs: the
 // caller's exported variables (none after -i or -), less those -u unsets,
 // with its NAME=value words over them; runline.Skip has found where the
@@ -109,25 +124,16 @@ func envOf(caller expand.Environ, args []word) expand.Environ {
 			return true
 		})
 	}
-	for i := 0; i < len(args); i++ {
-		switch t := args[i].text; {
-		case t == "-i" || t == "-" || t == "--ignore-environment":
+	opts, _ := runline.EnvOptions(texts(args))
+	for _, o := range opts {
+		switch o.Name {
+		case "i":
 			clear(vars)
-		case t == "-u" || t == "--unset":
-			if i++; i < len(args) {
-				delete(vars, args[i].text)
-			}
-		case strings.HasPrefix(t, "--unset="):
-			delete(vars, strings.TrimPrefix(t, "--unset="))
-		case strings.HasPrefix(t, "-u"):
-			delete(vars, t[2:])
-		case t == "-C" || t == "--chdir" || t == "-S":
-			i++ // its value
-		case strings.HasPrefix(t, "-"):
-		default:
-			if name, v, ok := strings.Cut(t, "="); ok && runline.IsName(name) {
-				vars[name] = v
-			}
+		case "u":
+			delete(vars, o.Value)
+		case "=":
+			name, v, _ := strings.Cut(o.Value, "=")
+			vars[name] = v
 		}
 	}
 	pairs := make([]string, 0, len(vars))

@@ -79,21 +79,62 @@ func SkipOpts(short string, positional int) func([]string) int {
 }
 
 func envSkip(args []string) int {
+	_, program := EnvOptions(args)
+	return program
+}
+
+// EnvOpt is one of env's arguments before its program, as GNU env reads
+// it: Name is "i" (-i, -, --ignore-environment), "u" (-u, --unset), "C"
+// (-C, --chdir), "S" (-S, --split-string: Value is the text split into
+// the command's first words), "=" (a NAME=value word, whole in Value), or
+// "" for an option that changes nothing the guard follows.
+type EnvOpt struct{ Name, Value string }
+
+// EnvOptions reads env's arguments: the options and assignments, and the
+// index of the program they run (len(args) when none). Long options take
+// their value attached (--unset=X) or as the next word; short ones may be
+// grouped (-iu NAME, -uNAME). The guard and the run line both read env
+// here, so that no spelling of an option is taken for the program.
+func EnvOptions(args []string) (opts []EnvOpt, program int) {
+	long := map[string]string{"--ignore-environment": "i", "--unset": "u", "--chdir": "C", "--split-string": "S"}
 	i := 0
 	for i < len(args) {
 		t := args[i]
+		i++
 		switch {
-		case t == "-u" || t == "-C" || t == "-S":
-			i += 2
-		case strings.HasPrefix(t, "-") && t != "-":
-			i++
+		case t == "--":
+			return opts, i
+		case t == "-":
+			opts = append(opts, EnvOpt{Name: "i"})
+		case strings.HasPrefix(t, "--"):
+			name, val, attached := strings.Cut(t, "=")
+			o := EnvOpt{Name: long[name], Value: val}
+			if o.Name != "" && o.Name != "i" && !attached && i < len(args) {
+				o.Value, i = args[i], i+1
+			}
+			opts = append(opts, o)
+		case strings.HasPrefix(t, "-") && !unknown(t):
+			for j := 1; j < len(t); j++ {
+				o := EnvOpt{Name: string(t[j])}
+				if strings.Contains("uCS", o.Name) {
+					if o.Value = t[j+1:]; o.Value == "" && i < len(args) {
+						o.Value, i = args[i], i+1
+					}
+					opts = append(opts, o)
+					break
+				}
+				if o.Name != "i" {
+					o.Name = ""
+				}
+				opts = append(opts, o)
+			}
 		case !unknown(t) && strings.Contains(t, "=") && IsName(t[:strings.IndexByte(t, '=')]):
-			i++
+			opts = append(opts, EnvOpt{Name: "=", Value: t})
 		default:
-			return i
+			return opts, i - 1
 		}
 	}
-	return i
+	return opts, i
 }
 
 func unknown(t string) bool { return strings.Contains(t, Unknown) }
