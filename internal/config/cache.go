@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
@@ -43,7 +42,7 @@ const CacheDir = "cache"
 // parse, never a wrong answer. Errors are the file's and Parse's: a config
 // with mistakes is never cached.
 func Load(file, root string) (*Config, error) {
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not hold a hook
+	f, err := openText(file)
 	if err != nil {
 		return nil, err
 	}
@@ -57,17 +56,25 @@ func Load(file, root string) (*Config, error) {
 	// answer for the config.
 	home := cachePath(stateDir(root, ""), file)
 	m := &mentions{r: f}
-	if c := readCache(home, m, ctx); c != nil && !m.seen {
-		c.File, c.Root = file, root
-		return c, nil
+	hit := readCache(home, m, ctx)
+	if hit != nil && !m.seen {
+		hit.File, hit.Root = file, root
+		return hit, nil
 	}
-	text, err := os.ReadFile(file)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	text, err := io.ReadAll(f)
 	if err != nil {
 		return nil, err
 	}
 	// Elsewhere, only where the text keeps its state dir: as the plain scan
 	// reads it when it is sure, else as the decoder reads [settings] alone.
 	dir, known := textStateDir(text, root)
+	if known && hit != nil && cachePath(dir, file) == home { // gate init's starter names the default
+		hit.File, hit.Root = file, root
+		return hit, nil
+	}
 	if known {
 		if c := readCache(cachePath(dir, file), bytes.NewReader(text), ctx); c != nil {
 			c.File, c.Root = file, root
@@ -270,7 +277,7 @@ func (c *Config) fromCache(ask func(*records) error) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	text, err := os.ReadFile(c.File)
+	text, err := readText(c.File)
 	if err != nil {
 		return false, err
 	}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -31,7 +30,7 @@ const (
 // fs.ErrNotExist when it does not exist). A config with Problems.Errors()
 // must not be used to judge a stop.
 func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
-	data, err := os.ReadFile(file)
+	data, err := readText(file)
 	if err != nil {
 		return nil, nil, err
 	}

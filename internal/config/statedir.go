@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/BurntSushi/toml"
@@ -32,7 +31,7 @@ func stateDir(root, setting string) string {
 // log stay readable while the config has mistakes; testhook reports the
 // error instead.
 func ReadStateDir(file, root string) (string, error) {
-	text, err := os.ReadFile(file)
+	text, err := readText(file)
 	if err != nil {
 		return stateDir(root, ""), err
 	}

@@ -159,8 +159,8 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 // the same as missing, for the record rule.
 func emptyConfig(file string) bool {
 	fi, err := os.Stat(file)
-	if err != nil || fi.Size() > 4<<10 {
-		return false
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4<<10 {
+		return false // a named pipe is not empty: reading it would hold the stop
 	}
 	data, err := os.ReadFile(file)
 	return err == nil && len(bytes.TrimSpace(data)) == 0
