@@ -73,9 +73,10 @@ var probe struct {
 // Bwrap returns the path of a bwrap that can confine a command here, or
 // why there is none: not installed, or unable to create a sandbox (no user
 // namespaces for an unprivileged user, a seccomp filter, macOS). It tries
-// once per process. A stop does not ask it first, unless the process
-// already asked: the start of its sandbox is the probe (sandbox.go), and
-// only a sandbox that did not start asks it why.
+// once per process. A stop asks it first only to decide reuse by default
+// (stop's ReusePolicy: a record is trusted only where validators are
+// confined), one bwrap start more; otherwise the start of its sandbox is
+// the probe (sandbox.go), and only a sandbox that did not start asks why.
 func Bwrap() (string, error) {
 	probe.once.Do(func() { probe.path, probe.err = findBwrap(); probe.made.Store(true) })
 	return probe.path, probe.err
