@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,12 +99,12 @@ func TestConfinedCommandKeepsTheEngineContracts(t *testing.T) {
 	env, dir := confinedProject(t)
 	pidFile := filepath.Join(dir, "child.pid")
 	start := time.Now()
-	r := Run(context.Background(), env, []Spec{{Name: "hang", Run: `sleep 3171 & echo $! > child.pid; sleep 3171`, Timeout: time.Second}})[0]
+	r := Run(context.Background(), env, []Spec{{Name: "hang", Run: hang + ` & echo $! > child.pid; ` + hang, Timeout: time.Second}})[0]
 	if !strings.Contains(r.Problem, "timed out") || time.Since(start) > 15*time.Second {
 		t.Fatalf("hang: %+v after %s", r, time.Since(start))
 	}
 	// The pid inside is of the sandbox's own pid namespace: look for any
-	// sleep 3171 left instead.
+	// hang left instead.
 	if data, err := os.ReadFile(pidFile); err != nil || len(data) == 0 {
 		t.Fatalf("the background child never started: %v", err)
 	}
@@ -118,7 +119,12 @@ func TestConfinedCommandKeepsTheEngineContracts(t *testing.T) {
 	}
 }
 
-// sleepers lists the processes still running `sleep 3171`.
+// hang is a validator that runs until it is killed: a sleep whose length
+// is this test process's own, so that sleepers never counts the sleeps of
+// the same tests running in another checkout at the same time.
+var hang = "sleep " + strconv.Itoa(100000+os.Getpid())
+
+// sleepers lists the processes still running hang.
 func sleepers(t *testing.T) string {
 	var out []string
 	deadline := time.Now().Add(3 * time.Second)
@@ -127,7 +133,7 @@ func sleepers(t *testing.T) string {
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if err == nil && string(cmdline) == "sleep\x003171\x00" {
+			if err == nil && string(cmdline) == strings.ReplaceAll(hang, " ", "\x00")+"\x00" {
 				if stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); !strings.Contains(string(stat), ") Z ") {
 					out = append(out, e.Name())
 				}

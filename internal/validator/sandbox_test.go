@@ -57,7 +57,7 @@ func TestOneSandboxForManyValidators(t *testing.T) {
 		specs = append(specs, Spec{Name: "pass", Run: "echo pass $$; (: > mappings.toml) 2>/dev/null && exit 9; exit 0"})
 		specs = append(specs, Spec{Name: "fail", Run: "echo failing; exit 4"})
 		if i%4 == 0 {
-			specs = append(specs, Spec{Name: "hang", Run: "sleep 3171", Timeout: time.Second})
+			specs = append(specs, Spec{Name: "hang", Run: hang, Timeout: time.Second})
 		}
 	}
 	start := time.Now()
@@ -262,8 +262,8 @@ func TestSandboxDeadline(t *testing.T) {
 	start := time.Now()
 	results := Run(context.Background(), env, []Spec{
 		{Name: "quick", Run: "exit 0"},
-		{Name: "hang1", Run: "sleep 3171", Timeout: time.Minute},
-		{Name: "hang2", Run: "sleep 3171 & sleep 3171", Timeout: time.Hour},
+		{Name: "hang1", Run: hang, Timeout: time.Minute},
+		{Name: "hang2", Run: hang + " & " + hang, Timeout: time.Hour},
 	})
 	if time.Since(start) > 30*time.Second {
 		t.Fatalf("took %s", time.Since(start))
