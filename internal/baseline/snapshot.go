@@ -23,9 +23,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/stopgate/stopgate/internal/pattern"
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 // Version is the record's format. 2: the files of `in` are chosen with
@@ -143,24 +143,17 @@ func Load(path string) (*Snapshot, error) {
 // budget (nil: keep none) allows. A symbolic link is followed: what a
 // tool reads through it is the file.
 func stateOf(path string, budget *int64) State {
-	// O_NONBLOCK: opening a named pipe the agent left under a test's name
-	// would wait for a writer for ever (a stat before the open leaves the
-	// agent time to swap one in). Reading a regular file ignores the flag.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	// A named pipe the agent left under a test's name is refused
+	// (regular.Open), its error "not a regular file".
+	f, info, err := regular.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return State{}
-	}
-	if err != nil {
+	case err != nil:
 		return State{Err: unwrap(err)}
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	switch {
-	case err != nil:
-		return State{Err: unwrap(err)}
-	case !info.Mode().IsRegular():
-		return State{Err: "not a regular file"}
-	case info.Size() > maxHash:
+	if info.Size() > maxHash {
 		return State{Err: fmt.Sprintf("over %d MiB", maxHash>>20)}
 	}
 	st := State{Exists: true}

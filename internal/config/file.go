@@ -1,29 +1,24 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"syscall"
+
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// openText opens the config file for reading without letting a named pipe
-// (or a device) planted under its name hold the hook: opened
-// non-blocking, refused unless regular. A refusal is an error, which the
-// gate answers with a halt like any config it cannot read.
+// openText opens the config file for reading through regular.Open, so
+// that a named pipe (or a device) planted under its name cannot hold the
+// hook. A refusal is an error, which the gate answers with a halt like any
+// config it cannot read.
 func openText(file string) (*os.File, error) {
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+	f, _, err := regular.Open(file)
+	if errors.Is(err, regular.ErrNotRegular) {
+		err = fmt.Errorf("%s is not a regular file", file)
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = fmt.Errorf("%s is not a regular file", file)
-		}
-		return nil, err
-	}
-	return f, nil
+	return f, err
 }
 
 // readText is os.ReadFile of the config file, through openText.

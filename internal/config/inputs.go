@@ -4,12 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/runline"
 )
 
@@ -91,16 +90,11 @@ func (in Inputs) Changed(root string, configKey [sha256.Size]byte, configFile st
 
 // digest is the SHA-256 of a regular file's first limit bytes.
 func digest(path string, limit int64) (string, bool) {
-	// O_NONBLOCK: a named pipe the agent left under a fixture's name
-	// would hold the open for ever; a regular file ignores the flag.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, _, err := regular.Open(path) // a named pipe left under a fixture's name holds no hook
 	if err != nil {
 		return "", false
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return "", false
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, io.LimitReader(f, limit)); err != nil {
 		return "", false

@@ -34,8 +34,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 // File is one file of the tree.
@@ -289,16 +290,16 @@ func hashFile(root, rel string, c *cache) (File, stat, bool, error) {
 		f.Sum = sum
 		return f, st, true, nil
 	}
-	// O_NONBLOCK: a named pipe swapped in since the Lstat would hold the
-	// open for ever; a regular file ignores the flag.
-	fh, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Opened through regular: a named pipe swapped in since the Lstat
+	// would hold the open for ever.
+	fh, _, err := regular.Open(p)
+	if errors.Is(err, regular.ErrNotRegular) {
+		return File{}, st, false, fmt.Errorf("%s: not a regular file", rel)
+	}
 	if err != nil {
 		return File{}, st, false, err
 	}
 	defer fh.Close()
-	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return File{}, st, false, fmt.Errorf("%s: not a regular file", rel)
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, fh); err != nil {
 		return File{}, st, false, fmt.Errorf("%s: %w", rel, err)

@@ -29,6 +29,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/regular"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -137,17 +138,13 @@ func shellScript(p, text string) bool {
 }
 
 // ErrNotRegular is ReadFile's answer for a folder, a device or a FIFO.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = regular.ErrNotRegular
 
 // ReadFile is the text of the regular file p, bounded, for a dry run to
-// read; anything else is not opened (a FIFO's open would block).
+// read; anything else is refused unread (regular.Open: a FIFO's open
+// would block).
 func ReadFile(p string) (string, error) {
-	if fi, err := os.Stat(p); err != nil {
-		return "", err
-	} else if !fi.Mode().IsRegular() {
-		return "", ErrNotRegular
-	}
-	f, err := os.Open(p)
+	f, _, err := regular.Open(p)
 	if err != nil {
 		return "", err
 	}

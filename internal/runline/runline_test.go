@@ -1,10 +1,12 @@
 package runline
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -186,5 +188,27 @@ func TestKey(t *testing.T) {
 	}
 	if Key(`"$X"/check.sh 1`) == Key(`"$X"/check.sh 2`) {
 		t.Errorf("a run line the shell must see is its own key")
+	}
+}
+
+// A named pipe is refused unread, as the guard's dry run expects of it
+// (errors.Is ErrNotRegular): its open would wait for a writer.
+func TestReadFileRefusesPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadFile(p)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadFile(pipe) = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadFile still waiting on the pipe after 10s")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
@@ -158,10 +159,14 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 // emptyConfig reports whether the config file holds nothing but blanks:
 // the same as missing, for the record rule.
 func emptyConfig(file string) bool {
-	fi, err := os.Stat(file)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4<<10 {
+	f, fi, err := regular.Open(file)
+	if err != nil {
 		return false // a named pipe is not empty: reading it would hold the stop
 	}
-	data, err := os.ReadFile(file)
+	defer f.Close()
+	if fi.Size() > 4<<10 {
+		return false
+	}
+	data, err := io.ReadAll(f)
 	return err == nil && len(bytes.TrimSpace(data)) == 0
 }

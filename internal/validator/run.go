@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 const (
@@ -94,26 +96,21 @@ func checkFile(env Env, s Spec) Result {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Dir, path)
 	}
-	// O_NONBLOCK: the open of a named pipe with no writer would wait for
-	// one for ever, and a gate the client kills at its hook timeout lets
-	// the stop through. Reading a regular file ignores the flag.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return Result{Output: s.File + ": no such file"}
-		}
+	// Through regular.Open: a named pipe with no writer would hold the
+	// gate until the client kills it at its hook timeout, letting the stop
+	// through.
+	f, st, err := regular.Open(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return Result{Output: s.File + ": no such file"}
+	case errors.Is(err, regular.ErrNotRegular) && st.IsDir():
+		return Result{Output: s.File + ": is a directory, not a file"}
+	case errors.Is(err, regular.ErrNotRegular):
+		return Result{Output: fmt.Sprintf("%s: is not a regular file (%s)", s.File, st.Mode().Type())}
+	case err != nil:
 		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
-	case st.IsDir():
-		return Result{Output: s.File + ": is a directory, not a file"}
-	case !st.Mode().IsRegular():
-		return Result{Output: fmt.Sprintf("%s: is not a regular file (%s)", s.File, st.Mode().Type())}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes))
 	if err != nil {
 		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}

@@ -1,0 +1,61 @@
+package regular
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	file, fifo := filepath.Join(dir, "f"), filepath.Join(dir, "p")
+	if err := os.WriteFile(file, []byte("text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(file, filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want error // nil: opened
+	}{
+		{"f", nil},
+		{"l", nil}, // a link is followed
+		{"p", ErrNotRegular},
+		{".", ErrNotRegular},
+		{"missing", fs.ErrNotExist},
+	} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f, info, err := Open(filepath.Join(dir, c.name))
+			switch {
+			case c.want == nil && err != nil:
+				t.Errorf("%s: %v", c.name, err)
+			case c.want == nil:
+				data, _ := io.ReadAll(f)
+				f.Close()
+				if string(data) != "text" {
+					t.Errorf("%s: read %q", c.name, data)
+				}
+			case !errors.Is(err, c.want) || f != nil:
+				t.Errorf("%s: %v, %v, want %v", c.name, f, err, c.want)
+			case c.want == ErrNotRegular && info == nil:
+				t.Errorf("%s: no info with the refusal", c.name)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second): // a blocking open of the pipe
+			t.Fatalf("%s: Open still waiting after 10s", c.name)
+		}
+	}
+}
