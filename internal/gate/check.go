@@ -78,9 +78,10 @@ func runCheck(env *cli.Env, args []string) error {
 	// it, or when it registers no other client (to say nothing is).
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
 	if *clientName == "claude" || *clientName == "" && (*plugin != "" || len(clients) == 0 || claudeRegistered(env, ws.root)) {
-		fs = append(fs, hookFindings(env, ws, cfg, *plugin)...)
+		claude := settingsFiles(env, ws.root).load()
+		fs = append(fs, hookFindings(env, ws, cfg, *plugin, claude)...)
 		var wall []finding
-		wall, summary = wallFindings(env, ws, cfg)
+		wall, summary = wallFindings(env, ws, cfg, claude)
 		fs = append(fs, wall...)
 	}
 	for _, c := range clients {
@@ -138,47 +139,17 @@ func problemFinding(p *config.Problem) finding {
 	return finding{loc: loc, warning: p.Warning, msg: msg, hint: p.Hint}
 }
 
-// claudeFiles are the settings Claude Code reads hooks from
-// (guard.ClaudeSettings): the project's shared ones, which gate init
-// writes, its local ones, and the user's (none without $HOME).
-type claudeFiles struct {
-	shared guard.SettingsFile
-	at     int                  // shared's place in read
-	read   []guard.SettingsFile // every one, in the order the client reads them
-}
-
-// settingsFiles returns the project's and the user's Claude Code settings.
-func settingsFiles(env *cli.Env, root string) claudeFiles {
-	read := guard.ClaudeSettings(root, env.Getenv("HOME"))
-	at := slices.IndexFunc(read, func(s guard.SettingsFile) bool { return s.Name == settingsFile })
-	return claudeFiles{shared: read[at], at: at, read: read}
-}
-
-// others are the settings beside the shared ones: the user's, the local.
-func (f claudeFiles) others() []guard.SettingsFile {
-	return slices.Delete(slices.Clone(f.read), f.at, f.at+1)
-}
-
-// over are the settings the client reads after the shared ones, whose
-// keys win over theirs: the local ones.
-func (f claudeFiles) over() []guard.SettingsFile { return f.read[f.at+1:] }
-
-// all are every settings file, the shared ones first.
-func (f claudeFiles) all() []guard.SettingsFile {
-	return append([]guard.SettingsFile{f.shared}, f.others()...)
-}
-
 // hookFindings checks that every stopgate hook is registered, in the
 // project's settings (shared or local) or the user's, or in the plugin;
 // that each registered program exists; and that the gate's hook timeout
 // exceeds every validator's.
-func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string) []finding {
-	candidates, initCmd := settingsFiles(env, ws.root).all(), `"gate init"`
+func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude claudeTexts) []finding {
+	candidates, initCmd := sharedFirst(claude.texts, claude.at), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)
 		file := filepath.Join(base, "hooks", "hooks.json")
-		candidates = []guard.SettingsFile{{Path: file, Name: shown(env.Dir, file)}}
+		candidates = readSettings([]guard.SettingsFile{{Path: file, Name: shown(env.Dir, file)}})
 		initCmd = `"gate init --plugin ` + shellQuote(plugin) + `"`
 	}
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
@@ -189,16 +160,15 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string)
 	uncovered := make([]string, len(want)) // tools a partial registration lacks
 	unreadable, there := false, false
 	for _, src := range candidates {
-		data, err := os.ReadFile(src.Path)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(src.err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil {
-			out = append(out, finding{loc: src.Name, msg: err.Error()})
+		if src.err != nil {
+			out = append(out, finding{loc: src.Name, msg: src.err.Error()})
 			continue
 		}
 		there = true
-		found, err := settings.Lookup(data, want)
+		found, err := src.doc.Lookup(want)
 		if err != nil {
 			unreadable = true
 			out = append(out, fileError(src.Name, "Claude Code", err))

@@ -47,7 +47,7 @@ func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 // the error, one line.
 func unreadableChange(env *cli.Env, err error) error {
 	root := project.Root(env.Getenv, "", env.Dir)
-	if !stopgateProject(env, root, config.Path(root, "", env.Dir)) {
+	if !stopgateProject(env, root, config.Path(root, "", env.Dir), settingsFiles(env, root).load()) {
 		return err
 	}
 	return hook.AnswerTo(env.Stdout, nil).Write(hook.Block("stopgate refused this settings change: its ConfigChange input could not be read (" +
@@ -64,39 +64,41 @@ func unreadableChange(env *cli.Env, err error) error {
 // hook can refuse) pass, as does any change in a project that shows no
 // stopgate (stopgateProject). In a project without the wall (gate init
 // --no-wall: no part of it in any file, and the state dir's mark that it
-// was chosen) only the hooks are judged.
+// was chosen) only the hooks are judged. Each settings file is read and
+// parsed once (settingsText), for every question asked of it.
 func configChange(env *cli.Env, in *hook.Input) error {
 	if in.Source == "skills" || in.Source == "policy_settings" {
 		return nil
 	}
-	root := project.Root(env.Getenv, in.Cwd, env.Dir)
+	root, home := project.Root(env.Getenv, in.Cwd, env.Dir), env.Getenv("HOME")
 	ws := workspace{root: root, file: config.Path(root, "", env.Dir)}
+	claude := settingsFiles(env, root).load()
 	cfg, _, err := config.Inspect(ws.file, ws.root, config.FileOnly)
-	if errors.Is(err, fs.ErrNotExist) && !stopgateProject(env, root, ws.file) {
+	if errors.Is(err, fs.ErrNotExist) && !stopgateProject(env, root, ws.file, claude) {
 		return nil
 	}
 	var why []string
 	// A plugin's hooks run with its root in CLAUDE_PLUGIN_ROOT: they are
 	// registered there, not in the settings.
-	for _, f := range hookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT")) {
+	for _, f := range hookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT"), claude) {
 		if !f.warning {
 			why = append(why, f.loc+": "+f.msg)
 		}
 	}
-	files := settingsFiles(env, root)
-	for _, src := range files.all() {
-		if disablesHooks(src.Path) {
+	for _, src := range sharedFirst(claude.texts, claude.at) {
+		// One that cannot be read or is not JSON, hookFindings reports.
+		if src.err == nil && src.doc.DisablesHooks() {
 			why = append(why, src.Name+": disableAllHooks is true")
 		}
 	}
-	if rules, nothing := wallRules(root, env.Getenv("HOME"), ws.file, cfg); !nothing {
-		w, bad := readWalls(files.read)
+	if rules, nothing := wallRules(root, home, ws.file, cfg, claude.registrations(root, home)); !nothing {
+		w, bad := readWalls(claude.texts)
 		switch {
 		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
 		case !w.Present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken (gate init --no-wall)
 		default:
-			for _, f := range wallDown(files, w, rules) {
+			for _, f := range wallDown(claude.claudeFiles, w, rules) {
 				why = append(why, f.loc+": "+f.msg)
 			}
 		}
@@ -117,7 +119,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 // state dir there, the hook run from a plugin, or a settings file that
 // registers a stopgate hook. A file that cannot be read or parsed counts
 // when it names the gate at all: what it registers cannot be told.
-func stopgateProject(env *cli.Env, root, file string) bool {
+func stopgateProject(env *cli.Env, root, file string, claude claudeTexts) bool {
 	for _, p := range []string{file, filepath.Join(root, config.DefaultStateDir)} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			return true
@@ -126,13 +128,15 @@ func stopgateProject(env *cli.Env, root, file string) bool {
 	if env.Getenv("CLAUDE_PLUGIN_ROOT") != "" {
 		return true
 	}
-	for _, src := range settingsFiles(env, root).all() {
-		data, err := os.ReadFile(src.Path)
-		if errors.Is(err, fs.ErrNotExist) {
+	for _, src := range claude.texts {
+		if errors.Is(src.err, fs.ErrNotExist) {
 			continue
 		}
-		found, lerr := settings.Lookup(data, expected())
-		if err != nil || lerr != nil && bytes.Contains(data, []byte(hook.Gate)) {
+		if src.err != nil {
+			return true
+		}
+		found, lerr := src.doc.Lookup(expected())
+		if lerr != nil && bytes.Contains(src.data, []byte(hook.Gate)) {
 			return true
 		}
 		if slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
@@ -140,20 +144,4 @@ func stopgateProject(env *cli.Env, root, file string) bool {
 		}
 	}
 	return false
-}
-
-// disablesHooks reports whether the settings file at path sets
-// disableAllHooks to anything but false: a value the client may read
-// otherwise is not taken for false.
-func disablesHooks(path string) bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false // hookFindings reports a file it cannot read
-	}
-	var s map[string]json.RawMessage
-	if json.Unmarshal(data, &s) != nil {
-		return false // nor JSON: hookFindings reports it
-	}
-	v, ok := s["disableAllHooks"]
-	return ok && string(bytes.TrimSpace(v)) != "false"
 }

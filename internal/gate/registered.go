@@ -21,7 +21,7 @@ func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config) []findin
 		return nil
 	}
 	var out []finding
-	for _, r := range guard.Registrations(ws.root, home) {
+	for _, r := range guard.Registrations(ws.root, home, nil) {
 		if r.Path != "" && set.CheckPath(r.Path, ws.root) != nil {
 			continue
 		}
@@ -38,7 +38,7 @@ func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config) []findin
 // claudeRegistered reports whether the project registers stopgate's hooks
 // with Claude Code: a stopgate program in its settings.
 func claudeRegistered(env *cli.Env, root string) bool {
-	for _, r := range guard.Registrations(root, env.Getenv("HOME")) {
+	for _, r := range guard.Registrations(root, env.Getenv("HOME"), nil) {
 		if strings.HasPrefix(r.File, ".claude/") {
 			return true
 		}

@@ -27,9 +27,10 @@ import (
 
 // wallRules returns the client's Edit deny rules for the project's
 // protected set (guard.ProjectSet), and whether that set is empty. cfg may
-// be nil, for a project without a readable config.
-func wallRules(root, home, file string, cfg *config.Config) (rules []string, empty bool) {
-	set, _ := guard.ProjectSet(root, home, file, "", nil, cfg)
+// be nil, for a project without a readable config; regs are the hook
+// files' registrations as read for this event.
+func wallRules(root, home, file string, cfg *config.Config, regs []guard.Registered) (rules []string, empty bool) {
+	set, _ := guard.ProjectSetFrom(regs, root, home, file, "", nil, cfg)
 	return denyRules(set, root, home), set.Empty()
 }
 

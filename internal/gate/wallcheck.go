@@ -1,15 +1,12 @@
 package gate
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -22,21 +19,21 @@ import (
 // hookFindings' to report.
 //
 // summary is the state in a few words, for the line of a clean check.
-func wallFindings(env *cli.Env, ws workspace, cfg *config.Config) (out []finding, summary string) {
+func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude claudeTexts) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
-	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg)
+	home := env.Getenv("HOME")
+	rules, nothing := wallRules(ws.root, home, ws.file, cfg, claude.registrations(ws.root, home))
 	summary = wallSummary(cfg, nothing)
-	files := settingsFiles(env, ws.root)
-	w, bad := readWalls(files.read)
+	w, bad := readWalls(claude.texts)
 	if bad != nil {
 		return append(out, *bad), summary
 	}
 	if w.Read == 0 || nothing {
 		return out, summary // no settings: hookFindings says so; protect = []: nothing to wall in
 	}
-	out = append(out, wallDown(files, w, rules)...)
+	out = append(out, wallDown(claude.claudeFiles, w, rules)...)
 	if w.Value["enabled"] {
-		out = append(out, toolFindings(env, files.shared.Name)...)
+		out = append(out, toolFindings(env, claude.shared.Name)...)
 	}
 	return out, summary
 }
@@ -60,14 +57,14 @@ func wallSummary(cfg *config.Config, nothing bool) string {
 // in the order the client reads them. A file of valid JSON that is shaped
 // wrong is a finding: nothing else would report it. One that is not JSON
 // is hookFindings' to report, and leaves no wall.
-func readWalls(files []guard.SettingsFile) (settings.Walls, *finding) {
-	texts := make([][]byte, len(files))
+func readWalls(files []settingsText) (settings.Walls, *finding) {
+	docs := make([]*settings.Doc, len(files))
 	for i, f := range files {
-		texts[i], _ = os.ReadFile(f.Path)
+		docs[i] = f.doc
 	}
-	w, bad, err := settings.ReadWalls(texts)
+	w, bad, err := settings.ReadWalls(docs)
 	var se *settings.Error
-	if errors.As(err, &se) && json.Valid(texts[bad]) {
+	if errors.As(err, &se) && docs[bad].JSON() {
 		return w, &finding{loc: fmt.Sprintf("%s:%d:%d", files[bad].Name, se.Line, se.Column), warning: true,
 			msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}
 	}

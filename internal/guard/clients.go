@@ -107,18 +107,25 @@ type Registered struct {
 // through a launcher), read from every client's hook file that exists,
 // with the project variables the clients set resolved. A program is known
 // only as an absolute path, or one relative to the root.
-func Registrations(root, home string) []Registered {
+//
+// docs are files the caller has read and parsed for this event, by path
+// (nil for one it could not read), so that each is read once; the others
+// are read here.
+func Registrations(root, home string, docs map[string]*settings.Doc) []Registered {
 	root = path.Clean(slash(root))
 	var out []Registered
 	for _, c := range clients {
 		files := append([]string{c.hookFile}, c.settings...)
 		for _, f := range files {
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
-			if err != nil {
-				continue
-			}
+			p := filepath.Join(root, filepath.FromSlash(f))
 			var cmds []string
-			if strings.HasSuffix(f, ".js") {
+			if d, ok := docs[p]; ok {
+				if d != nil {
+					cmds = commandsIn(d.Value())
+				}
+			} else if data, err := os.ReadFile(p); err != nil {
+				continue
+			} else if strings.HasSuffix(f, ".js") {
 				cmds = pluginCommands(data)
 			} else {
 				var v any

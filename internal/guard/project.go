@@ -22,13 +22,19 @@ import (
 // An error means the run validators could not be read from cfg; the set
 // returned beside it protects everything else.
 func ProjectSet(root, home, file, transcript string, bins []string, cfg *config.Config, registered ...string) (*Set, error) {
+	return ProjectSetFrom(Registrations(root, home, nil), root, home, file, transcript, bins, cfg, registered...)
+}
+
+// ProjectSetFrom is ProjectSet with the hook files' registrations as the
+// caller read them (Registrations), each file once per event.
+func ProjectSetFrom(regs []Registered, root, home, file, transcript string, bins []string, cfg *config.Config, registered ...string) (*Set, error) {
 	src := Source{
 		Root: root, Home: home, File: file,
 		Commands:   hookPrograms(root, bins),
 		Clients:    clientFiles(root),
 		Transcript: transcript,
 	}
-	for _, r := range Registrations(root, home) {
+	for _, r := range regs {
 		if r.Path != "" {
 			src.Registered = append(src.Registered, r.Path)
 		}

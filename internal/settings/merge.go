@@ -52,21 +52,7 @@ type Found struct {
 }
 
 // Lookup reports, for each wanted hook, whether data registers it.
-func Lookup(data []byte, want []Hook) ([]Found, error) {
-	text := normalize(data)
-	root, err := parse(text)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Found, len(want))
-	for i, h := range want {
-		out[i], err = lookup(text, root, h)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
+func Lookup(data []byte, want []Hook) ([]Found, error) { return Parse(data).Lookup(want) }
 
 // Merge returns data with every wanted hook that is not registered added,
 // each as a new matcher group at the end of its event's list, narrowed to

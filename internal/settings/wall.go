@@ -54,9 +54,15 @@ func (k wallKey) against(v bool) string {
 }
 
 // InspectWall reads the wall's settings from a settings file.
-func InspectWall(data []byte) (WallStatus, error) {
-	text, root, err := parseObject(data, "settings")
-	if err != nil {
+func InspectWall(data []byte) (WallStatus, error) { return Parse(data).Wall() }
+
+// Wall reads the wall's settings from the file.
+func (d *Doc) Wall() (WallStatus, error) {
+	if d.err != nil {
+		return WallStatus{}, d.err
+	}
+	text, root := d.text, d.root
+	if err := expect(text, root, '{', "settings", "an object"); err != nil {
 		return WallStatus{}, err
 	}
 	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}

@@ -13,17 +13,17 @@ type Walls struct {
 	Excluded []string
 }
 
-// ReadWalls reads the wall from files, the texts of the client's settings
-// files in the order it reads them (the user's, the project's, then the
-// local ones), nil for a file that is not there. A file that does not
-// parse is an error, and bad its index.
-func ReadWalls(files [][]byte) (w Walls, bad int, err error) {
+// ReadWalls reads the wall from files, the client's settings files in
+// the order it reads them (the user's, the project's, then the local
+// ones), nil for a file that is not there. A file that does not parse is
+// an error, and bad its index.
+func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 	w = Walls{Files: make([]WallStatus, len(files)), Value: map[string]bool{}, From: map[string]int{}}
-	for i, data := range files {
-		if data == nil {
+	for i, d := range files {
+		if d == nil {
 			continue
 		}
-		st, err := InspectWall(data)
+		st, err := d.Wall()
 		if err != nil {
 			return Walls{}, i, err
 		}
@@ -44,7 +44,13 @@ func ReadWalls(files [][]byte) (w Walls, bad int, err error) {
 // command may run outside the sandbox, and some file must hold rule. why
 // says what is missing when it is not.
 func Walled(files [][]byte, rule string) (walled bool, why string) {
-	w, _, err := ReadWalls(files)
+	docs := make([]*Doc, len(files))
+	for i, data := range files {
+		if data != nil {
+			docs[i] = Parse(data)
+		}
+	}
+	w, _, err := ReadWalls(docs)
 	switch {
 	case err != nil:
 		return false, "a settings file does not parse: " + err.Error()

@@ -1,0 +1,83 @@
+package settings
+
+import "encoding/json"
+
+// Doc is one settings file parsed once, for every question an event asks
+// of it: the hooks it registers, its wall, whether it switches hooks off,
+// the commands in it.
+type Doc struct {
+	text []byte
+	root *node
+	err  error // the text is not JSON
+}
+
+// Parse parses data, empty as {}. A text that is not JSON is each
+// question's error.
+func Parse(data []byte) *Doc {
+	d := &Doc{text: normalize(data)}
+	d.root, d.err = parse(d.text)
+	return d
+}
+
+// JSON reports whether the text is JSON, whatever its shape.
+func (d *Doc) JSON() bool { return d.err == nil }
+
+// Lookup reports, for each wanted hook, whether the file registers it.
+func (d *Doc) Lookup(want []Hook) ([]Found, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	out := make([]Found, len(want))
+	for i, h := range want {
+		var err error
+		if out[i], err = lookup(d.text, d.root, h); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DisablesHooks reports whether the file sets disableAllHooks to anything
+// but false: a value the client may read otherwise is not taken for false.
+// A file that is not a JSON object sets nothing.
+func (d *Doc) DisablesHooks() bool {
+	v := d.root.get("disableAllHooks")
+	return v != nil && (v.kind != 'v' || v.str != "false")
+}
+
+// Value is the file as encoding/json decodes it into an any, numbers as
+// json.Number; nil when it is not JSON.
+func (d *Doc) Value() any {
+	if d.err != nil {
+		return nil
+	}
+	return d.root.value()
+}
+
+// value is n as encoding/json decodes it into an any: a duplicate key's
+// last value wins, as there.
+func (n *node) value() any {
+	switch n.kind {
+	case '{':
+		m := make(map[string]any, len(n.members))
+		for _, mb := range n.members {
+			m[mb.key] = mb.val.value()
+		}
+		return m
+	case '[':
+		a := make([]any, len(n.elems))
+		for i, e := range n.elems {
+			a[i] = e.value()
+		}
+		return a
+	case '"':
+		return n.str
+	}
+	switch n.str {
+	case "true", "false":
+		return n.str == "true"
+	case "null":
+		return nil
+	}
+	return json.Number(n.str)
+}
