@@ -74,20 +74,22 @@ func runCheck(env *cli.Env, args []string) error {
 	if err != nil {
 		return usageError("check", err)
 	}
+	// Each settings file is read once; so are the hook files behind regs.
+	claude := settingsFiles(env, ws.root).load()
+	regs := claude.registrations(ws.root, env.Getenv("HOME"))
 	// With no --client, Claude Code is checked when the project registers
 	// it, or when it registers no other client (to say nothing is).
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
-	if *clientName == "claude" || *clientName == "" && (*plugin != "" || len(clients) == 0 || claudeRegistered(env, ws.root)) {
-		claude := settingsFiles(env, ws.root).load()
+	if *clientName == "claude" || *clientName == "" && (*plugin != "" || len(clients) == 0 || claudeRegistered(regs)) {
 		fs = append(fs, hookFindings(env, ws, cfg, *plugin, claude)...)
 		var wall []finding
-		wall, summary = wallFindings(env, ws, cfg, claude)
+		wall, summary = wallFindings(env, ws, cfg, claude, regs)
 		fs = append(fs, wall...)
 	}
 	for _, c := range clients {
 		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
 	}
-	fs = append(fs, registeredFindings(env, ws, cfg)...)
+	fs = append(fs, registeredFindings(env, ws, cfg, regs)...)
 	tel, telFindings := telemetryCheck(env, ws, cfg)
 	fs = append(fs, telFindings...)
 

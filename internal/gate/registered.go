@@ -14,14 +14,13 @@ import (
 // agent could replace it with `exit 0` unseen. A program the set cannot
 // locate (a bare name found on PATH, an unknown variable) is outside it.
 // With protect = [] nothing is protected, and the wall's finding says so.
-func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config) []finding {
-	home := env.Getenv("HOME")
-	set, _ := guard.ProjectSet(ws.root, home, ws.file, "", nil, cfg)
+func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []guard.Registered) []finding {
+	set, _ := guard.ProjectSetFrom(regs, ws.root, env.Getenv("HOME"), ws.file, "", nil, cfg)
 	if set.Empty() {
 		return nil
 	}
 	var out []finding
-	for _, r := range guard.Registrations(ws.root, home, nil) {
+	for _, r := range regs {
 		if r.Path != "" && set.CheckPath(r.Path, ws.root) != nil {
 			continue
 		}
@@ -36,9 +35,10 @@ func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config) []findin
 }
 
 // claudeRegistered reports whether the project registers stopgate's hooks
-// with Claude Code: a stopgate program in its settings.
-func claudeRegistered(env *cli.Env, root string) bool {
-	for _, r := range guard.Registrations(root, env.Getenv("HOME"), nil) {
+// with Claude Code: a stopgate program in its settings (regs,
+// guard.Registrations).
+func claudeRegistered(regs []guard.Registered) bool {
+	for _, r := range regs {
 		if strings.HasPrefix(r.File, ".claude/") {
 			return true
 		}

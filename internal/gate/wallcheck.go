@@ -7,6 +7,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -19,10 +20,9 @@ import (
 // hookFindings' to report.
 //
 // summary is the state in a few words, for the line of a clean check.
-func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude claudeTexts) (out []finding, summary string) {
+func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude claudeTexts, regs []guard.Registered) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
-	home := env.Getenv("HOME")
-	rules, nothing := wallRules(ws.root, home, ws.file, cfg, claude.registrations(ws.root, home))
+	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, regs)
 	summary = wallSummary(cfg, nothing)
 	w, bad := readWalls(claude.texts)
 	if bad != nil {
