@@ -4,6 +4,8 @@ package regular
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -35,4 +37,22 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 		return nil, info, err
 	}
 	return f, info, nil
+}
+
+// ReadFile is os.ReadFile through Open, of a file of at most max bytes: a
+// larger one is refused, and the read stops at max (a file that grows).
+// A folder is refused in os.ReadFile's words, "is a directory".
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, info, err := Open(path)
+	switch {
+	case errors.Is(err, ErrNotRegular) && info.IsDir():
+		return nil, &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
+	case err != nil:
+		return nil, err
+	}
+	defer f.Close()
+	if info.Size() > max {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", max>>20)}
+	}
+	return io.ReadAll(io.LimitReader(f, max))
 }

@@ -59,3 +59,33 @@ func TestOpen(t *testing.T) {
 		}
 	}
 }
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	file, big := filepath.Join(dir, "f"), filepath.Join(dir, "big")
+	if err := os.WriteFile(file, []byte("text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, make([]byte, 1<<20+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		max  int64
+		want string // the text, or the error
+	}{
+		{file, 4, "text"},
+		{big, 1 << 20, "read " + big + ": larger than 1 MiB"},
+		{dir, 4, "read " + dir + ": is a directory"}, // os.ReadFile's words
+		{"/dev/zero", 4, "open /dev/zero: not a regular file"},
+	} {
+		data, err := ReadFile(c.path, c.max)
+		got := string(data)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("ReadFile(%s, %d) = %q, want %q", c.path, c.max, got, c.want)
+		}
+	}
+}
