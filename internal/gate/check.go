@@ -75,8 +75,14 @@ func runCheck(env *cli.Env, args []string) error {
 		return usageError("check", err)
 	}
 	// Each settings file is read once; so are the hook files behind regs.
-	claude := settingsFiles(env, ws.root).load()
-	regs := claude.registrations(ws.root, env.Getenv("HOME"))
+	// Claude Code's are read only where it may be checked.
+	claude, home := settingsFiles(env, ws.root).load(), env.Getenv("HOME")
+	var regs []guard.Registered
+	if *clientName == "" || *clientName == "claude" {
+		regs = claude.registrations(ws.root, home)
+	} else {
+		regs = guard.Registrations(ws.root, home, nil)
+	}
 	// With no --client, Claude Code is checked when the project registers
 	// it, or when it registers no other client (to say nothing is).
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
@@ -145,8 +151,8 @@ func problemFinding(p *config.Problem) finding {
 // project's settings (shared or local) or the user's, or in the plugin;
 // that each registered program exists; and that the gate's hook timeout
 // exceeds every validator's.
-func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude claudeTexts) []finding {
-	candidates, initCmd := sharedFirst(claude.texts, claude.at), `"gate init"`
+func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeTexts) []finding {
+	candidates, initCmd := claude.sharedFirst(), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)

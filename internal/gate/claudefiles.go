@@ -1,11 +1,11 @@
 package gate
 
 import (
-	"os"
 	"slices"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -35,50 +35,70 @@ func (f claudeFiles) others() []guard.SettingsFile {
 func (f claudeFiles) over() []guard.SettingsFile { return f.read[f.at+1:] }
 
 // all are every settings file, the shared ones first.
-func (f claudeFiles) all() []guard.SettingsFile { return sharedFirst(f.read, f.at) }
-
-// sharedFirst is xs, one per file of read in its order, with the shared
-// ones' moved first (as all orders the files).
-func sharedFirst[T any](xs []T, at int) []T {
-	return append([]T{xs[at]}, slices.Delete(slices.Clone(xs), at, at+1)...)
+func (f claudeFiles) all() []guard.SettingsFile {
+	return append([]guard.SettingsFile{f.shared}, f.others()...)
 }
 
 // settingsText is a settings file read once and parsed once for an event,
 // whatever the event asks of it.
 type settingsText struct {
 	guard.SettingsFile
-	data []byte        // as os.ReadFile gave it
+	data []byte        // nil when it could not be read
 	err  error         // reading it (fs.ErrNotExist: it is not there)
-	doc  *settings.Doc // data parsed; nil when nothing was read
+	doc  *settings.Doc // data parsed; nil when it could not be read
 }
 
-// readSettings reads and parses each of files once.
+// maxSettings bounds a settings file's read, far above any real one: a
+// file past it is refused, as one that cannot be read.
+const maxSettings = 16 << 20
+
+// readSettings reads and parses each of files once, through
+// regular.ReadFile: a named pipe or a link to /dev/zero planted under its
+// name cannot hold the hook (the client would take the change at its hook
+// timeout); it is refused, as a file that cannot be read.
 func readSettings(files []guard.SettingsFile) []settingsText {
 	out := make([]settingsText, len(files))
 	for i, f := range files {
 		t := &out[i]
 		t.SettingsFile = f
-		if t.data, t.err = os.ReadFile(f.Path); t.err == nil || t.data != nil {
-			t.doc = settings.Parse(t.data)
+		data, err := regular.ReadFile(f.Path, maxSettings)
+		if t.err = err; err == nil {
+			t.data, t.doc = data, settings.Parse(data)
 		}
 	}
 	return out
 }
 
-// claudeTexts are the Claude Code settings, each read once for an event.
+// claudeTexts are the Claude Code settings, each read and parsed once for
+// an event, on first use (texts): a hook that needs none reads none.
 type claudeTexts struct {
 	claudeFiles
-	texts []settingsText // in the order of read
+	list []settingsText // in the order of read; nil until texts
 }
 
-func (f claudeFiles) load() claudeTexts { return claudeTexts{f, readSettings(f.read)} }
+// load returns the settings, to be read when first asked for.
+func (f claudeFiles) load() *claudeTexts { return &claudeTexts{claudeFiles: f} }
+
+// texts are the settings as read, in the order the client reads them.
+func (t *claudeTexts) texts() []settingsText {
+	if t.list == nil {
+		t.list = readSettings(t.read)
+	}
+	return t.list
+}
+
+// sharedFirst are the texts, the shared ones first (as all orders them).
+func (t *claudeTexts) sharedFirst() []settingsText {
+	texts := t.texts()
+	return append([]settingsText{texts[t.at]}, slices.Delete(slices.Clone(texts), t.at, t.at+1)...)
+}
 
 // registrations are the stopgate programs the project's hook files
 // register (guard.Registrations), these settings as read here.
-func (t claudeTexts) registrations(root, home string) []guard.Registered {
-	docs := map[string]*settings.Doc{}
-	for _, s := range t.texts {
-		docs[s.Path] = s.doc // nil, or empty, for one that could not be read: it registers none
+func (t *claudeTexts) registrations(root, home string) []guard.Registered {
+	read := map[string][]byte{}
+	for _, s := range t.texts() {
+		read[s.Path] = s.data // nil for one that could not be read: it registers none
 	}
-	return guard.Registrations(root, home, docs)
+	return guard.Registrations(root, home, read)
 }

@@ -85,14 +85,14 @@ func configChange(env *cli.Env, in *hook.Input) error {
 			why = append(why, f.loc+": "+f.msg)
 		}
 	}
-	for _, src := range sharedFirst(claude.texts, claude.at) {
+	for _, src := range claude.sharedFirst() {
 		// One that cannot be read or is not JSON, hookFindings reports.
 		if src.err == nil && src.doc.DisablesHooks() {
 			why = append(why, src.Name+": disableAllHooks is true")
 		}
 	}
 	if rules, nothing := wallRules(root, home, ws.file, cfg, claude.registrations(root, home)); !nothing {
-		w, bad := readWalls(claude.texts)
+		w, bad := readWalls(claude.texts())
 		switch {
 		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
@@ -119,7 +119,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 // state dir there, the hook run from a plugin, or a settings file that
 // registers a stopgate hook. A file that cannot be read or parsed counts
 // when it names the gate at all: what it registers cannot be told.
-func stopgateProject(env *cli.Env, root, file string, claude claudeTexts) bool {
+func stopgateProject(env *cli.Env, root, file string, claude *claudeTexts) bool {
 	for _, p := range []string{file, filepath.Join(root, config.DefaultStateDir)} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			return true
@@ -128,7 +128,7 @@ func stopgateProject(env *cli.Env, root, file string, claude claudeTexts) bool {
 	if env.Getenv("CLAUDE_PLUGIN_ROOT") != "" {
 		return true
 	}
-	for _, src := range claude.texts {
+	for _, src := range claude.texts() { // read only now: a marker above answers first
 		if errors.Is(src.err, fs.ErrNotExist) {
 			continue
 		}

@@ -20,11 +20,11 @@ import (
 // hookFindings' to report.
 //
 // summary is the state in a few words, for the line of a clean check.
-func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude claudeTexts, regs []guard.Registered) (out []finding, summary string) {
+func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeTexts, regs []guard.Registered) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
 	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, regs)
 	summary = wallSummary(cfg, nothing)
-	w, bad := readWalls(claude.texts)
+	w, bad := readWalls(claude.texts())
 	if bad != nil {
 		return append(out, *bad), summary
 	}

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -108,29 +110,33 @@ type Registered struct {
 // with the project variables the clients set resolved. A program is known
 // only as an absolute path, or one relative to the root.
 //
-// docs are files the caller has read and parsed for this event, by path
-// (nil for one it could not read), so that each is read once; the others
-// are read here.
-func Registrations(root, home string, docs map[string]*settings.Doc) []Registered {
+// read are files the caller has read for this event, by path (nil for
+// one it could not read), so that each is read once; the others are read
+// here.
+func Registrations(root, home string, read map[string][]byte) []Registered {
 	root = path.Clean(slash(root))
 	var out []Registered
 	for _, c := range clients {
 		files := append([]string{c.hookFile}, c.settings...)
 		for _, f := range files {
 			p := filepath.Join(root, filepath.FromSlash(f))
-			var cmds []string
-			if d, ok := docs[p]; ok {
-				if d != nil {
-					cmds = commandsIn(d.Value())
-				}
-			} else if data, err := os.ReadFile(p); err != nil {
+			data, ok := read[p]
+			var err error
+			if !ok {
+				// Through regular: a named pipe planted here holds no hook.
+				// No bound: a regular file ends, and the client reads it all.
+				data, err = regular.ReadFile(p, math.MaxInt64)
+			}
+			if err != nil {
 				continue
-			} else if strings.HasSuffix(f, ".js") {
+			}
+			var cmds []string
+			if strings.HasSuffix(f, ".js") {
 				cmds = pluginCommands(data)
 			} else {
 				var v any
 				if json.Unmarshal(data, &v) != nil {
-					continue
+					continue // nil (unread) included
 				}
 				cmds = commandsIn(v)
 			}

@@ -1,10 +1,7 @@
 package settings
 
-import "encoding/json"
-
 // Doc is one settings file parsed once, for every question an event asks
-// of it: the hooks it registers, its wall, whether it switches hooks off,
-// the commands in it.
+// of it: the hooks it registers, its wall, whether it switches hooks off.
 type Doc struct {
 	text []byte
 	root *node
@@ -43,41 +40,4 @@ func (d *Doc) Lookup(want []Hook) ([]Found, error) {
 func (d *Doc) DisablesHooks() bool {
 	v := d.root.get("disableAllHooks")
 	return v != nil && (v.kind != 'v' || v.str != "false")
-}
-
-// Value is the file as encoding/json decodes it into an any, numbers as
-// json.Number; nil when it is not JSON.
-func (d *Doc) Value() any {
-	if d.err != nil {
-		return nil
-	}
-	return d.root.value()
-}
-
-// value is n as encoding/json decodes it into an any: a duplicate key's
-// last value wins, as there.
-func (n *node) value() any {
-	switch n.kind {
-	case '{':
-		m := make(map[string]any, len(n.members))
-		for _, mb := range n.members {
-			m[mb.key] = mb.val.value()
-		}
-		return m
-	case '[':
-		a := make([]any, len(n.elems))
-		for i, e := range n.elems {
-			a[i] = e.value()
-		}
-		return a
-	case '"':
-		return n.str
-	}
-	switch n.str {
-	case "true", "false":
-		return n.str == "true"
-	case "null":
-		return nil
-	}
-	return json.Number(n.str)
 }
