@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -67,10 +68,7 @@ func TestPluginLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gocache, err := exec.Command(gocmd, "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	gocache := goCache(t, gocmd)
 	stubs := map[string]string{
 		"":        "#!/bin/sh\necho \"$0 $*\"\n",
 		"garbage": "\x7fELF\x02\x01\x01\x00garbage", // an ELF of no machine: exit 126
@@ -85,7 +83,8 @@ func TestPluginLauncher(t *testing.T) {
 		"gatebad": "package main\n\nfunc main() { undefined() }\n",
 		// A go whose build cache is a program (GOCACHEPROG): go tool -n
 		// prints a path it has deleted already; and a go killed mid-build.
-		"gonobin":  "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\necho \"go $*\"\nexit 2\n",
+		// go list says what it builds from: stopgate's module as published.
+		"gonobin":  "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\n[ \"$1\" = list ] && { printf 'path github.com/stopgate/stopgate/cmd/gate\\nmod github.com/stopgate/stopgate v0.0.1 h1:x\\n'; exit 0; }\necho \"go $*\"\nexit 2\n",
 		"gokilled": "#!/bin/sh\nkill -9 $$\n",
 	}
 	goTool := []string{"go.mod=gomod", "sg/go.mod=sgmod"}
@@ -115,7 +114,7 @@ func TestPluginLauncher(t *testing.T) {
 		{"exit 2 passes through", "gate", `{}`, []string{"bin/gate=exit2"}, "block\n"},
 		// go tool runs the gate in the module; a gate that does not build
 		// is broken, never go's exit 1 passed on: that let the stop through.
-		{"go tool, exit 2 passes through", "gate", `{}`, append(goTool, "sg/cmd/gate/main.go=gate2"), " [--client x]\n"},
+		{"go tool, exit 2 passes through", "gate", `{}`, []string{"go.mod=published"}, " [--client x]\n"},
 		{"go tool, does not build, at Stop", "gate", `{"hook_event_name":"Stop"}`, append(goTool, "sg/cmd/gate/main.go=gatebad"),
 			`{"continue":false,"stopReason":"stopgate cannot run in this project (go tool gate does not build here: go tool -n gate says why)`},
 		// Built, but no binary left to run: go tool runs it, never "broken".
@@ -127,6 +126,10 @@ func TestPluginLauncher(t *testing.T) {
 		dir := t.TempDir()
 		for _, f := range tc.files {
 			f, kind, _ := strings.Cut(f, "=")
+			if kind == "published" {
+				publishedModule(t, dir, gocmd)
+				continue
+			}
 			path := filepath.Join(dir, f)
 			os.MkdirAll(filepath.Dir(path), 0o755)
 			if err := os.WriteFile(path, []byte(stubs[kind]), 0o755); err != nil {
@@ -138,8 +141,7 @@ func TestPluginLauncher(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "fakego")); err == nil {
 			path = filepath.Join(dir, "fakego") + ":" + path
 		}
-		cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=" + path,
-			"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOPATH=" + t.TempDir(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"}
+		cmd.Env = append(goEnv(dir), "CLAUDE_PROJECT_DIR="+dir, "PATH="+path, "GOCACHE="+gocache)
 		cmd.Stdin = strings.NewReader(tc.input)
 		out, err := cmd.Output()
 		if code := cmd.ProcessState.ExitCode(); code != codes[tc.name] {
@@ -182,4 +184,144 @@ func TestPluginKilledDetectDenies(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"permissionDecision":"deny"`) {
 		t.Errorf("PreToolUse with detect killed: %v, stdout %q, want a deny", err, out)
 	}
+}
+
+// goEnv is the Go environment of a test project at dir: offline, its
+// module cache and proxy its own.
+func goEnv(dir string) []string {
+	return []string{"GOPATH=" + filepath.Join(dir, ".gopath"), "GOTOOLCHAIN=local", "GOPROXY=file://" + filepath.Join(dir, ".proxy"),
+		"GOSUMDB=off", "GOFLAGS=-mod=mod -modcacherw", "HOME=" + dir}
+}
+
+// publishedModule makes dir a Go module that pins stopgate with go.mod's
+// tool directive, from a module proxy in dir that publishes a stopgate
+// v0.0.1 whose gate prints where it runs and exits 2, as go get -tool
+// pins the real one: go.mod and go.sum name it with its hash.
+func publishedModule(t *testing.T, dir, gocmd string) {
+	t.Helper()
+	at := filepath.Join(dir, ".proxy", "github.com", "stopgate", "stopgate", "@v")
+	os.MkdirAll(at, 0o755)
+	mod := "module github.com/stopgate/stopgate\n\ngo 1.24\n"
+	files := map[string]string{"list": "v0.0.1\n", "v0.0.1.info": `{"Version":"v0.0.1","Time":"2026-01-01T00:00:00Z"}`, "v0.0.1.mod": mod}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(at, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	for name, text := range map[string]string{"go.mod": mod, "cmd/gate/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\twd, _ := os.Getwd()\n\tfmt.Println(wd, os.Args[1:])\n\tos.Exit(2)\n}\n"} {
+		w, err := z.Create("github.com/stopgate/stopgate@v0.0.1/" + name)
+		if err == nil {
+			_, err = io.WriteString(w, text)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(at, "v0.0.1.zip"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/p\n\ngo 1.24\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goRun(t, dir, gocmd, "get", "-tool", "github.com/stopgate/stopgate/cmd/gate@v0.0.1")
+}
+
+// goRun runs go with args in the test project at dir.
+func goRun(t *testing.T, dir, gocmd string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(gocmd, args...)
+	cmd.Dir = dir
+	cmd.Env = append(goEnv(dir), "PATH=/usr/bin:/bin", "GOCACHE="+goCache(t, gocmd))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestPluginGoToolNotPublished is the attack on the go.mod route: the
+// agent, which may edit go.mod, go.work and vendor/ in the project, makes
+// go tool build a gate of its own that passes every stop (here it prints
+// nothing and exits 0). The launcher ran it; now it runs only stopgate's
+// module as published, by the built program's build info (or, with no
+// binary kept, by go list), and the stop halts saying why.
+func TestPluginGoToolNotPublished(t *testing.T) {
+	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := map[string]string{
+		"evil/go.mod":           "module github.com/stopgate/stopgate\n\ngo 1.24\n",
+		"evil/cmd/gate/main.go": "package main\n\nfunc main() {}\n",
+	}
+	gocache := goCache(t, gocmd)
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		goArg []string // go run in the project after the files are written
+	}{
+		{"replace", map[string]string{"go.mod": "+replace github.com/stopgate/stopgate => ./evil\n"}, nil},
+		{"replace in a block by version", map[string]string{"go.mod": "+replace (\n\tgithub.com/stopgate/stopgate v0.0.1 => ./evil\n)\n"}, nil},
+		{"go.work", map[string]string{"go.work": "go 1.24\n\nuse (\n\t.\n\t./evil\n)\n"}, nil},
+		{"vendor", map[string]string{"vendor/github.com/stopgate/stopgate/cmd/gate/main.go": evil["evil/cmd/gate/main.go"]}, []string{"mod", "vendor"}},
+		// A build cache program (GOCACHEPROG) keeps no binary to read: go
+		// list says what go tool would build.
+		{"replace with no binary kept", map[string]string{"go.mod": "+replace github.com/stopgate/stopgate => ./evil\n",
+			"fakego/go": "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\nexec " + gocmd + " \"$@\"\n"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			publishedModule(t, dir, gocmd)
+			if tc.goArg != nil {
+				goRun(t, dir, gocmd, tc.goArg...)
+			}
+			for name, text := range evil {
+				tc.files[name] = text
+			}
+			for name, text := range tc.files {
+				path := filepath.Join(dir, name)
+				flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+				if add, ok := strings.CutPrefix(text, "+"); ok {
+					text, flag = add, os.O_WRONLY|os.O_APPEND
+				}
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				f, err := os.OpenFile(path, flag, 0o755)
+				if err == nil {
+					_, err = f.WriteString(text)
+					f.Close()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command(launcher, "--timeout", "600")
+			cmd.Env = append(goEnv(dir), "CLAUDE_PROJECT_DIR="+dir, "PATH="+filepath.Join(dir, "fakego")+":/usr/bin:/bin:"+filepath.Dir(gocmd), "GOCACHE="+gocache)
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			want := `{"continue":false,"stopReason":"stopgate cannot run in this project (go.mod's go tool gate is not stopgate as published (a replace, vendor/ or a go.work), so it is not run)`
+			if err != nil || !strings.HasPrefix(string(out), want) {
+				t.Errorf("the agent's own gate: %v, stdout %q, want %q…\nstderr: %s", err, out, want, stderr.String())
+			}
+		})
+	}
+}
+
+// goCache is the machine's build cache, which the tests share: a fresh
+// one would build the standard library again for each project.
+func goCache(t *testing.T, gocmd string) string {
+	t.Helper()
+	out, err := exec.Command(gocmd, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }
