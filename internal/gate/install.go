@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 )
 
@@ -21,7 +22,7 @@ type install struct {
 // npmBin is where npm puts the platform package's programs in a project:
 // a glob, since npm installs exactly one platform package and the
 // settings are shared by machines of every platform.
-const npmBin = "node_modules/@stopgate/*/bin"
+const npmBin = guard.NpmScope + "/*/bin"
 
 // installOf says how the gate at exe (os.Executable, symlinks resolved)
 // is installed for the project at root, when --bin was not given: from

@@ -43,6 +43,9 @@ type Run struct{ Name, Command string }
 // of that name that holds a run validator is protected whole.
 const ValidatorsDir = "validators"
 
+// NpmScope is where npm puts stopgate's packages in a project.
+const NpmScope = "node_modules/@stopgate"
+
 // Defaults returns the protected set of a project:
 //
 //   - the state dir, which holds the pending checks;
@@ -55,6 +58,7 @@ const ValidatorsDir = "validators"
 //     register the hooks, the other clients' hook files and settings
 //     (Clients), stopgate's own hook programs when they live in the
 //     project, and the programs the hook files register wherever they are;
+//   - the project's npm packages of stopgate (NpmScope), found by a glob;
 //   - the session's transcript and its subagents' transcripts;
 //   - the paths in Protect.
 //
@@ -104,6 +108,10 @@ func Defaults(src Source) *Set {
 		ps = append(ps, Protected{Path: root + "/" + f, Why: "it registers stopgate's hooks with Claude Code"})
 	}
 	ps = append(ps, src.Clients...)
+	// npm's platform package is found by a glob (gate init's launcher, the
+	// marketplace plugin's search): a package planted beside it, whose
+	// name sorts first, would be the gate that runs.
+	ps = append(ps, Protected{Path: root + "/" + NpmScope, Why: "it holds stopgate's npm packages, whose programs the hooks run", Dir: true, Planted: true})
 	for _, c := range src.Commands {
 		if c = runline.Abs(c, root); c != root && runline.Within(c, root) {
 			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs"})

@@ -17,8 +17,11 @@
 package guard
 
 import (
+	"errors"
 	"fmt"
 	"github.com/stopgate/stopgate/internal/runline"
+	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -40,6 +43,12 @@ type Protected struct {
 	Show string // as shown to the agent: relative to the root when inside it
 	Why  string // what it is to stopgate, for the reason
 	Dir  bool   // a folder even before it exists (the state dir), for rules that cover what is in it
+	// Planted marks a path guarded against being created (a program the
+	// hooks would find there): while it does not exist, removing a folder
+	// above it takes nothing of stopgate's, and is no hit. It is the
+	// guard's alone (not in Paths): how the clients' sandboxes and the
+	// confinement treat a rule on a folder that is absent is not measured.
+	Planted bool
 }
 
 // Set is the protected paths of one project.
@@ -95,11 +104,14 @@ func New(root, home string, ps []Protected) *Set {
 // Empty reports whether nothing is protected.
 func (s *Set) Empty() bool { return s == nil || len(s.targets) == 0 }
 
-// Paths returns the protected paths, in the order given.
+// Paths returns the protected paths, in the order given, but those the
+// guard alone keeps (Planted).
 func (s *Set) Paths() []Protected {
-	out := make([]Protected, len(s.targets))
-	for i, t := range s.targets {
-		out[i] = t.Protected
+	var out []Protected
+	for _, t := range s.targets {
+		if !t.Planted {
+			out = append(out, t.Protected)
+		}
 	}
 	return out
 }
@@ -222,6 +234,9 @@ func (s *Set) hit(p string, glob bool, m mode) *target {
 					continue
 				}
 				if glob && globHit(f, prot, m) || !glob && pathHit(f, prot, m) {
+					if m == destroy && t.Planted && !(glob && globHit(f, prot, under) || !glob && pathHit(f, prot, under)) && absent(prot) {
+						continue
+					}
 					return t
 				}
 			}
@@ -251,3 +266,9 @@ func rel(root, p string) (string, bool) {
 }
 
 func slash(p string) string { return filepath.ToSlash(p) }
+
+// absent reports whether nothing is at p, not even a dangling symlink.
+func absent(p string) bool {
+	_, err := os.Lstat(filepath.FromSlash(p))
+	return errors.Is(err, fs.ErrNotExist)
+}
