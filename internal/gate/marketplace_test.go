@@ -118,12 +118,15 @@ func TestPluginLauncher(t *testing.T) {
 		{"go tool, does not build, at Stop", "gate", `{"hook_event_name":"Stop"}`, append(goTool, "sg/cmd/gate/main.go=gatebad"),
 			`{"continue":false,"stopReason":"stopgate cannot run in this project (go tool gate does not build here: go tool -n gate says why)`},
 		// Built, but no binary left to run: go tool runs it, never "broken".
-		{"go tool, no binary kept", "gate", `{}`, []string{"go.mod=gomod", "fakego/go=gonobin"}, "go tool gate --client x\n"},
+		{"go tool, no binary kept", "gate", `{}`, []string{"go.mod=gomod", "../fakego/go=gonobin"}, "go tool gate --client x\n"},
 		// go killed while it builds: killed, as a killed gate, not broken.
-		{"go tool killed", "gate", `{"hook_event_name":"Stop"}`, []string{"go.mod=gomod", "fakego/go=gokilled"},
+		{"go tool killed", "gate", `{"hook_event_name":"Stop"}`, []string{"go.mod=gomod", "../fakego/go=gokilled"},
 			`{"continue":false,"stopReason":"stopgate could not check this stop: go tool -n gate was killed before it answered"}`},
 	} {
-		dir := t.TempDir()
+		// The fake go is outside the project, on PATH: the launcher takes no
+		// program from the project's folders but its own search's.
+		dir := filepath.Join(t.TempDir(), "p")
+		os.Mkdir(dir, 0o755)
 		for _, f := range tc.files {
 			f, kind, _ := strings.Cut(f, "=")
 			if kind == "published" {
@@ -138,8 +141,8 @@ func TestPluginLauncher(t *testing.T) {
 		}
 		cmd := exec.Command(filepath.Join(launcher, tc.prog), "--client", "x")
 		path := "/usr/bin:/bin:" + filepath.Dir(gocmd)
-		if _, err := os.Stat(filepath.Join(dir, "fakego")); err == nil {
-			path = filepath.Join(dir, "fakego") + ":" + path
+		if _, err := os.Stat(filepath.Join(dir, "..", "fakego")); err == nil {
+			path = filepath.Join(dir, "..", "fakego") + ":" + path
 		}
 		cmd.Env = append(goEnv(dir), "CLAUDE_PROJECT_DIR="+dir, "PATH="+path, "GOCACHE="+gocache)
 		cmd.Stdin = strings.NewReader(tc.input)
@@ -274,10 +277,11 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 		// A build cache program (GOCACHEPROG) keeps no binary to read: go
 		// list says what go tool would build.
 		{"replace with no binary kept", map[string]string{"go.mod": "+replace github.com/stopgate/stopgate => ./evil\n",
-			"fakego/go": "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\nexec " + gocmd + " \"$@\"\n"}, nil},
+			"../fakego/go": "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\nexec " + gocmd + " \"$@\"\n"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "p")
+			os.Mkdir(dir, 0o755)
 			publishedModule(t, dir, gocmd)
 			if tc.goArg != nil {
 				goRun(t, dir, gocmd, tc.goArg...)
@@ -302,7 +306,7 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 				}
 			}
 			cmd := exec.Command(launcher, "--timeout", "600")
-			cmd.Env = append(goEnv(dir), "CLAUDE_PROJECT_DIR="+dir, "PATH="+filepath.Join(dir, "fakego")+":/usr/bin:/bin:"+filepath.Dir(gocmd), "GOCACHE="+gocache)
+			cmd.Env = append(goEnv(dir), "CLAUDE_PROJECT_DIR="+dir, "PATH="+filepath.Join(dir, "..", "fakego")+":/usr/bin:/bin:"+filepath.Dir(gocmd), "GOCACHE="+gocache)
 			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -324,4 +328,60 @@ func goCache(t *testing.T, gocmd string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestPluginPathInProject is the attack on the launcher's own programs and
+// its PATH search: where PATH names a folder of the project (npm run puts
+// node_modules/.bin there) or a relative one, the agent, which writes the
+// project, put a gate there that passes every stop, or a go whose
+// go tool -n names one. The launcher takes neither: with no stopgate
+// installed, the stop halts.
+func TestPluginPathInProject(t *testing.T) {
+	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := "#!/bin/sh\nexit 0\n"
+	fakeGo := "#!/bin/sh\n[ \"$2\" = -n ] && { echo \"$PWD/evil\"; exit 0; }\nexit 0\n"
+	for _, tc := range []struct {
+		name, path string // path: PATH's first folder, relative to the project
+		files      map[string]string
+	}{
+		{"node_modules/.bin", "node_modules/.bin", map[string]string{"node_modules/.bin/gate": pass}},
+		{"relative", ".", map[string]string{"gate": pass}},
+		{"the project", "", map[string]string{"gate": pass}},
+		{"go", "node_modules/.bin", map[string]string{"node_modules/.bin/go": fakeGo, "evil": pass,
+			"go.mod": "module example.com/p\n\ngo 1.24\n\ntool github.com/stopgate/stopgate/cmd/gate\n"}},
+		// With the project's folders taken off, PATH may hold no cat: the
+		// Stop is still read as one (cat's failure read as no input passed it).
+		{"no cat", "", map[string]string{"cat": pass}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, text := range tc.files {
+				path := filepath.Join(dir, name)
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			first := tc.path
+			if first != "." {
+				first = filepath.Join(dir, first)
+			}
+			cmd := exec.Command(launcher, "--timeout", "600")
+			cmd.Dir = dir
+			path := first + ":/usr/bin:/bin"
+			if tc.name == "no cat" {
+				path = first
+			}
+			cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=" + path}
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+			out, err := cmd.Output()
+			want := `{"continue":false,"stopReason":"stopgate is not installed in this project`
+			if err != nil || !strings.HasPrefix(string(out), want) {
+				t.Errorf("a program of the agent's on PATH: %v, stdout %q, want %q…", err, out, want)
+			}
+		})
+	}
 }
