@@ -46,7 +46,7 @@ func installOf(root, bin, exe string) install {
 		inst := binInstall(root, bin)
 		if rel, ok := project.Rel(root, inst.path); ok {
 			inst.method = "go tool"
-			inst.command = goInstall(`"$PWD"/`+shellQuote(filepath.ToSlash(rel)), "")
+			inst.command = goInstall(`"$PWD"/`+shellQuote(filepath.ToSlash(rel)), goPinned)
 		}
 		return inst
 	}
@@ -55,8 +55,14 @@ func installOf(root, bin, exe string) install {
 
 const goModule = "github.com/stopgate/stopgate"
 
+// goPinned is shell text for the version go.mod pins stopgate at. go
+// install at a version builds the module as published; a bare go install
+// in the module builds what go.mod's replace, vendor/ or a go.work say,
+// and the agent can write those: its own gate would be installed in bin.
+const goPinned = "@$(go list -m -f '{{.Version}}' " + goModule + ")"
+
 // goInstall is the command that installs the programs into gobin (shell
-// text), at version ("": as go.mod pins it).
+// text), at version (@v1.2.3, @latest, goPinned).
 func goInstall(gobin, version string) string {
 	return "GOBIN=" + gobin + " go install " + goModule + "/cmd/..." + version
 }

@@ -12,7 +12,7 @@ import (
 func TestInstallOf(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n\ntool (\n\tgithub.com/stopgate/stopgate/cmd/detect\n\tgithub.com/stopgate/stopgate/cmd/gate\n)\n"), 0o644)
-	want := install{"go tool", `"$CLAUDE_PROJECT_DIR"/bin`, filepath.Join(root, "bin"), `GOBIN="$PWD"/bin go install github.com/stopgate/stopgate/cmd/...`}
+	want := install{"go tool", `"$CLAUDE_PROJECT_DIR"/bin`, filepath.Join(root, "bin"), `GOBIN="$PWD"/bin go install github.com/stopgate/stopgate/cmd/...@$(go list -m -f '{{.Version}}' github.com/stopgate/stopgate)`}
 	if got := installOf(root, "bin", "/home/a/.cache/go-build/ab/gate"); got != want {
 		t.Errorf("in a Go module with the tool: %+v; want %+v", got, want)
 	}

@@ -385,3 +385,49 @@ func TestPluginPathInProject(t *testing.T) {
 		})
 	}
 }
+
+// TestGoToolInstallPublished is the attack on gate init's go tool method:
+// its hooks run the programs in bin, which the guard protects, and bin is
+// filled by the install command gate init names (and the stop's halt, on
+// a machine without them). The agent added a replace to go.mod; a bare go
+// install in the module built its gate, which passes every stop, for the
+// next person who ran the command. The command installs stopgate as
+// published, at the version go.mod pins.
+func TestGoToolInstallPublished(t *testing.T) {
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "p")
+	os.Mkdir(dir, 0o755)
+	publishedModule(t, dir, gocmd)
+	for name, text := range map[string]string{
+		"evil/go.mod":           "module github.com/stopgate/stopgate\n\ngo 1.24\n",
+		"evil/cmd/gate/main.go": "package main\n\nfunc main() {}\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "go.mod"), os.O_WRONLY|os.O_APPEND, 0)
+	if err == nil {
+		_, err = f.WriteString("replace github.com/stopgate/stopgate => ./evil\n")
+		f.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := installOf(dir, "bin", "/home/a/.cache/go-build/ab/gate")
+	install := exec.Command("sh", "-c", inst.command)
+	install.Dir = dir
+	install.Env = append(goEnv(dir), "PATH=/usr/bin:/bin:"+filepath.Dir(gocmd), "GOCACHE="+goCache(t, gocmd))
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", inst.command, err, out)
+	}
+	gate := exec.Command(filepath.Join(dir, "bin", "gate"))
+	gate.Run()
+	if code := gate.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("%s installed a gate that exits %d; stopgate as published exits 2", inst.command, code)
+	}
+}
