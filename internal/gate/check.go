@@ -96,6 +96,7 @@ func runCheck(env *cli.Env, args []string) error {
 		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
 	}
 	fs = append(fs, registeredFindings(env, ws, cfg, regs)...)
+	fs = append(fs, goToolFindings(ws)...)
 	tel, telFindings := telemetryCheck(env, ws, cfg)
 	fs = append(fs, telFindings...)
 
