@@ -113,3 +113,34 @@ func TestMarketplacePluginGoToolBroken(t *testing.T) {
 		r.Errorf("the stop was not halted with why: %q", halted)
 	}
 }
+
+// TestMarketplacePluginGoToolReplaced is the attack on the go.mod route,
+// on the real client: the agent can edit go.mod, and a replace points
+// stopgate's module at a gate of its own that passes every stop. The
+// plugin ran it, and the session ended as a success with the prompt's
+// checks never run; now it runs only stopgate as published, and the stop
+// halts saying why.
+func TestMarketplacePluginGoToolReplaced(t *testing.T) {
+	p := NewProject(t)
+	if err := example.Copy(Root(t), p.Path(".")); err != nil {
+		t.Fatal(err)
+	}
+	addMarketplace(t, p)
+	p.WriteFile("go.mod", "module example.com/p\n\ngo 1.24\n\nrequire github.com/stopgate/stopgate v0.0.0\n\n"+
+		"replace github.com/stopgate/stopgate => ./sg\n\ntool github.com/stopgate/stopgate/cmd/gate\n")
+	p.WriteFile("sg/go.mod", "module github.com/stopgate/stopgate\n\ngo 1.24\n")
+	p.WriteFile("sg/cmd/gate/main.go", "package main\n\nfunc main() {}\n")
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Env = append(p.Env, "GOCACHE="+strings.TrimSpace(string(gocache)), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
+	api := Start(t, Anthropic, jokeScript(p))
+	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	if r.Final.TerminalReason != "stop_hook_prevented" {
+		r.Errorf("terminal_reason %q, want stop_hook_prevented (the halt)", r.Final.TerminalReason)
+	}
+	if halted := r.Halt(); !strings.Contains(halted, "go tool gate is not stopgate as published") {
+		r.Errorf("the stop was not halted with why: %q", halted)
+	}
+}
