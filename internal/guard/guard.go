@@ -46,8 +46,10 @@ type Protected struct {
 	// Planted marks a path guarded against being created (a program the
 	// hooks would find there): while it does not exist, removing a folder
 	// above it takes nothing of stopgate's, and is no hit. It is the
-	// guard's alone (not in Paths): how the clients' sandboxes and the
-	// confinement treat a rule on a folder that is absent is not measured.
+	// guard's alone (not in Paths): Claude Code's sandbox makes the
+	// nearest absent folder above a denied path read-only (seen: with no
+	// node_modules, mkdir node_modules/left-pad failed), which would stop
+	// npm install in a fresh clone.
 	Planted bool
 }
 
