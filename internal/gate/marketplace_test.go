@@ -335,7 +335,8 @@ func goCache(t *testing.T, gocmd string) string {
 // node_modules/.bin there) or a relative one, the agent, which writes the
 // project, put a gate there that passes every stop, or a go whose
 // go tool -n names one. The launcher takes neither: with no stopgate
-// installed, the stop halts.
+// installed, the stop halts. The folders are the project's as they lie,
+// however CLAUDE_PROJECT_DIR spells it (a trailing slash, a /./).
 func TestPluginPathInProject(t *testing.T) {
 	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin", "gate"))
 	if err != nil {
@@ -343,18 +344,36 @@ func TestPluginPathInProject(t *testing.T) {
 	}
 	pass := "#!/bin/sh\nexit 0\n"
 	fakeGo := "#!/bin/sh\n[ \"$2\" = -n ] && { echo \"$PWD/evil\"; exit 0; }\nexit 0\n"
+	// PATH's folders outside the project hold only grep and awk: the
+	// machine's own go (in /usr/bin on some) would build nothing here and
+	// halt for another reason.
+	tools := t.TempDir()
+	for _, name := range []string{"grep", "awk"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(tools, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name, path string // path: PATH's first folder, relative to the project
 		files      map[string]string
+		spell      func(dir string) string // CLAUDE_PROJECT_DIR as written
 	}{
-		{"node_modules/.bin", "node_modules/.bin", map[string]string{"node_modules/.bin/gate": pass}},
-		{"relative", ".", map[string]string{"gate": pass}},
-		{"the project", "", map[string]string{"gate": pass}},
+		{"node_modules/.bin", "node_modules/.bin", map[string]string{"node_modules/.bin/gate": pass}, nil},
+		{"relative", ".", map[string]string{"gate": pass}, nil},
+		{"the project", "", map[string]string{"gate": pass}, nil},
 		{"go", "node_modules/.bin", map[string]string{"node_modules/.bin/go": fakeGo, "evil": pass,
-			"go.mod": "module example.com/p\n\ngo 1.24\n\ntool github.com/stopgate/stopgate/cmd/gate\n"}},
+			"go.mod": "module example.com/p\n\ngo 1.24\n\ntool github.com/stopgate/stopgate/cmd/gate\n"}, nil},
 		// With the project's folders taken off, PATH may hold no cat: the
 		// Stop is still read as one (cat's failure read as no input passed it).
-		{"no cat", "", map[string]string{"cat": pass}},
+		{"no cat", "", map[string]string{"cat": pass}, nil},
+		{"trailing slash", "node_modules/.bin", map[string]string{"node_modules/.bin/gate": pass},
+			func(dir string) string { return dir + "/" }},
+		{"dot", "node_modules/.bin", map[string]string{"node_modules/.bin/gate": pass},
+			func(dir string) string { return filepath.Dir(dir) + "/./" + filepath.Base(dir) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -371,11 +390,15 @@ func TestPluginPathInProject(t *testing.T) {
 			}
 			cmd := exec.Command(launcher, "--timeout", "600")
 			cmd.Dir = dir
-			path := first + ":/usr/bin:/bin"
+			path := first + ":" + tools
 			if tc.name == "no cat" {
 				path = first
 			}
-			cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=" + path}
+			project := dir
+			if tc.spell != nil {
+				project = tc.spell(dir)
+			}
+			cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + project, "PATH=" + path}
 			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
 			out, err := cmd.Output()
 			want := `{"continue":false,"stopReason":"stopgate is not installed in this project`
