@@ -198,7 +198,7 @@ func goEnv(dir string) []string {
 
 // publishedModule makes dir a Go module that pins stopgate with go.mod's
 // tool directive, from a module proxy in dir that publishes a stopgate
-// v0.0.1 whose gate prints where it runs and exits 2, as go get -tool
+// v0.0.1 whose gate (and detect) prints where it runs and exits 2, as go get -tool
 // pins the real one: go.mod and go.sum name it with its hash.
 func publishedModule(t *testing.T, dir, gocmd string) {
 	t.Helper()
@@ -213,7 +213,8 @@ func publishedModule(t *testing.T, dir, gocmd string) {
 	}
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
-	for name, text := range map[string]string{"go.mod": mod, "cmd/gate/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\twd, _ := os.Getwd()\n\tfmt.Println(wd, os.Args[1:])\n\tos.Exit(2)\n}\n"} {
+	main := "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\twd, _ := os.Getwd()\n\tfmt.Println(wd, os.Args[1:])\n\tos.Exit(2)\n}\n"
+	for name, text := range map[string]string{"go.mod": mod, "cmd/gate/main.go": main, "cmd/detect/main.go": main} {
 		w, err := z.Create("github.com/stopgate/stopgate@v0.0.1/" + name)
 		if err == nil {
 			_, err = io.WriteString(w, text)
@@ -261,28 +262,37 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	evil := map[string]string{
-		"evil/go.mod":           "module github.com/stopgate/stopgate\n\ngo 1.24\n",
-		"evil/cmd/gate/main.go": "package main\n\nfunc main() {}\n",
+		"evil/go.mod":             "module github.com/stopgate/stopgate\n\ngo 1.24\n",
+		"evil/cmd/gate/main.go":   "package main\n\nfunc main() {}\n",
+		"evil/cmd/detect/main.go": "package main\n\nfunc main() {}\n",
 	}
 	gocache := goCache(t, gocmd)
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
 		goArg []string // go run in the project after the files are written
+		says  string   // the build info line the halt quotes
+		at    string   // the version its remedy installs
 	}{
-		{"replace", map[string]string{"go.mod": "+replace github.com/stopgate/stopgate => ./evil\n"}, nil},
-		{"replace in a block by version", map[string]string{"go.mod": "+replace (\n\tgithub.com/stopgate/stopgate v0.0.1 => ./evil\n)\n"}, nil},
-		{"go.work", map[string]string{"go.work": "go 1.24\n\nuse (\n\t.\n\t./evil\n)\n"}, nil},
-		{"vendor", map[string]string{"vendor/github.com/stopgate/stopgate/cmd/gate/main.go": evil["evil/cmd/gate/main.go"]}, []string{"mod", "vendor"}},
+		{"replace", map[string]string{"go.mod": "+replace github.com/stopgate/stopgate => ./evil\n"}, nil,
+			"mod github.com/stopgate/stopgate v0.0.1 => ./evil (devel)", "v0.0.1"},
+		{"replace in a block by version", map[string]string{"go.mod": "+replace (\n\tgithub.com/stopgate/stopgate v0.0.1 => ./evil\n)\n"}, nil,
+			"mod github.com/stopgate/stopgate v0.0.1 => ./evil (devel)", "v0.0.1"},
+		{"go.work", map[string]string{"go.work": "go 1.24\n\nuse (\n\t.\n\t./evil\n)\n"}, nil,
+			"mod github.com/stopgate/stopgate (devel)", "latest"},
+		{"vendor", map[string]string{"vendor/github.com/stopgate/stopgate/cmd/gate/main.go": evil["evil/cmd/gate/main.go"]}, []string{"mod", "vendor"},
+			"built from vendor/", "v0.0.1"},
 		// A build cache program (GOCACHEPROG) keeps no binary to read: go
 		// list says what go tool would build.
 		{"replace with no binary kept", map[string]string{"go.mod": "+replace github.com/stopgate/stopgate => ./evil\n",
-			"../fakego/go": "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\nexec " + gocmd + " \"$@\"\n"}, nil},
+			"../fakego/go": "#!/bin/sh\n[ \"$2\" = -n ] && { echo /nonexistent/b001/exe/$3; exit 0; }\nexec " + gocmd + " \"$@\"\n"}, nil,
+			"mod github.com/stopgate/stopgate v0.0.1 => ./evil", "v0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "p")
 			os.Mkdir(dir, 0o755)
 			publishedModule(t, dir, gocmd)
+			goRun(t, dir, gocmd, "get", "-tool", "github.com/stopgate/stopgate/cmd/detect@v0.0.1")
 			if tc.goArg != nil {
 				goRun(t, dir, gocmd, tc.goArg...)
 			}
@@ -305,8 +315,9 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			env := append(goEnv(dir), "CLAUDE_PROJECT_DIR="+dir, "PATH="+filepath.Join(dir, "..", "fakego")+":/usr/bin:/bin:"+filepath.Dir(gocmd), "GOCACHE="+gocache)
 			cmd := exec.Command(launcher, "--timeout", "600")
-			cmd.Env = append(goEnv(dir), "CLAUDE_PROJECT_DIR="+dir, "PATH="+filepath.Join(dir, "..", "fakego")+":/usr/bin:/bin:"+filepath.Dir(gocmd), "GOCACHE="+gocache)
+			cmd.Env = env
 			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -314,6 +325,32 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 			want := `{"continue":false,"stopReason":"stopgate cannot run in this project (go.mod's go tool gate is not stopgate as published (a replace, vendor/ or a go.work), so it is not run)`
 			if err != nil || !strings.HasPrefix(string(out), want) {
 				t.Errorf("the agent's own gate: %v, stdout %q, want %q…\nstderr: %s", err, out, want, stderr.String())
+			}
+			// The halt quotes why and gives the remedy that works; detect,
+			// whose exit 126 the fallback answers, says the same on stderr.
+			remedy := `GOBIN=\"$PWD\"/bin go install github.com/stopgate/stopgate/cmd/...@` + tc.at
+			why := "its build says: " + tc.says + "; install it as published into bin/, which is run first: " + remedy + `"}`
+			if !strings.HasSuffix(strings.TrimSpace(string(out)), why) {
+				t.Errorf("the halt %q does not end %q", out, why)
+			}
+			detect := exec.Command(filepath.Join(filepath.Dir(launcher), "detect"))
+			detect.Env = env
+			detect.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse"}`)
+			stderr.Reset()
+			detect.Stderr = &stderr
+			if err := detect.Run(); detect.ProcessState.ExitCode() != 126 || !strings.Contains(stderr.String(), "its build says: "+tc.says+";") {
+				t.Errorf("detect: %v, stderr %q, want exit 126 and why", err, stderr.String())
+			}
+			fix := exec.Command("/bin/sh", "-c", strings.ReplaceAll(remedy, `\"`, `"`))
+			fix.Dir, fix.Env = dir, env
+			if out, err := fix.CombinedOutput(); err != nil {
+				t.Fatalf("the remedy: %v\n%s", err, out)
+			}
+			cmd = exec.Command(launcher, "--timeout", "600")
+			cmd.Dir, cmd.Env = dir, env
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+			if out, err := cmd.Output(); cmd.ProcessState.ExitCode() != 2 || !strings.HasPrefix(string(out), dir+" ") {
+				t.Errorf("after the remedy, the published gate: %v, stdout %q", err, out)
 			}
 		})
 	}
