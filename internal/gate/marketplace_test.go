@@ -356,6 +356,48 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 	}
 }
 
+// TestPluginGoToolQuoteSafe: the halt quotes a build-info line, whose
+// replace path is the agent's text; a quote, a backslash or a control
+// character in it must not break the JSON, which the client would then
+// ignore and let the stop through.
+func TestPluginGoToolQuoteSafe(t *testing.T) {
+	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, dir := t.TempDir(), t.TempDir()
+	for _, name := range []string{"grep", "awk"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(tools, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fakeGo := "#!/bin/sh\ncase \"$1 $2\" in\n" +
+		"'tool -n') echo " + filepath.Join(tools, "built") + " ;;\n" +
+		"'version -m') printf '%s: go1.24\\n\\tpath\\tgithub.com/stopgate/stopgate/cmd/gate\\n\\tmod\\tgithub.com/stopgate/stopgate\\tv0.0.1\\n\\t=>\\t./e\"v\\\\il\\001\\t(devel)\\t\\n' \"$3\" ;;\n" +
+		"esac\n"
+	for name, text := range map[string]string{filepath.Join(tools, "go"): fakeGo, filepath.Join(tools, "built"): "#!/bin/sh\nexit 0\n",
+		filepath.Join(dir, "go.mod"): "module example.com/p\n\ngo 1.24\n\ntool github.com/stopgate/stopgate/cmd/gate\n"} {
+		if err := os.WriteFile(name, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(launcher, "--timeout", "600")
+	cmd.Env = []string{"CLAUDE_PROJECT_DIR=" + dir, "PATH=" + tools}
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+	out, err := cmd.Output()
+	var halt struct {
+		Continue   *bool
+		StopReason string
+	}
+	if err != nil || json.Unmarshal(out, &halt) != nil || halt.Continue == nil || *halt.Continue || !strings.Contains(halt.StopReason, "its build says: mod github.com/stopgate/stopgate v0.0.1 => ./e?v?il? (devel);") {
+		t.Errorf("a halt quoting the agent's text: %v, stdout %q", err, out)
+	}
+}
+
 // goCache is the machine's build cache, which the tests share: a fresh
 // one would build the standard library again for each project.
 func goCache(t *testing.T, gocmd string) string {
