@@ -90,6 +90,16 @@ func TestMarketplacePluginNotInstalled(t *testing.T) {
 // and the client let the stop through as a non-blocking error. Now the stop
 // halts and says why.
 func TestMarketplacePluginGoToolBroken(t *testing.T) {
+	r := goToolSession(t, "package main\n\nfunc main() { undefined() }\n")
+	if halted := r.Halt(); !strings.Contains(halted, "go tool gate does not build here") {
+		r.Errorf("the stop was not halted with why: %q", halted)
+	}
+}
+
+// goToolSession runs the joke prompt in the example project with the
+// plugin, its go.mod pinning stopgate as a tool that a replace points at
+// ./sg, whose gate is main (Go source), and checks the stop halted.
+func goToolSession(t *testing.T, main string) *Result {
 	p := NewProject(t)
 	if err := example.Copy(Root(t), p.Path(".")); err != nil {
 		t.Fatal(err)
@@ -98,7 +108,7 @@ func TestMarketplacePluginGoToolBroken(t *testing.T) {
 	p.WriteFile("go.mod", "module example.com/p\n\ngo 1.24\n\nrequire github.com/stopgate/stopgate v0.0.0\n\n"+
 		"replace github.com/stopgate/stopgate => ./sg\n\ntool github.com/stopgate/stopgate/cmd/gate\n")
 	p.WriteFile("sg/go.mod", "module github.com/stopgate/stopgate\n\ngo 1.24\n")
-	p.WriteFile("sg/cmd/gate/main.go", "package main\n\nfunc main() { undefined() }\n")
+	p.WriteFile("sg/cmd/gate/main.go", main)
 	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -109,9 +119,7 @@ func TestMarketplacePluginGoToolBroken(t *testing.T) {
 	if r.Final.TerminalReason != "stop_hook_prevented" {
 		r.Errorf("terminal_reason %q, want stop_hook_prevented (the halt)", r.Final.TerminalReason)
 	}
-	if halted := r.Halt(); !strings.Contains(halted, "go tool gate does not build here") {
-		r.Errorf("the stop was not halted with why: %q", halted)
-	}
+	return r
 }
 
 // TestMarketplacePluginGoToolReplaced is the attack on the go.mod route,
@@ -121,25 +129,7 @@ func TestMarketplacePluginGoToolBroken(t *testing.T) {
 // checks never run; now it runs only stopgate as published, and the stop
 // halts saying why.
 func TestMarketplacePluginGoToolReplaced(t *testing.T) {
-	p := NewProject(t)
-	if err := example.Copy(Root(t), p.Path(".")); err != nil {
-		t.Fatal(err)
-	}
-	addMarketplace(t, p)
-	p.WriteFile("go.mod", "module example.com/p\n\ngo 1.24\n\nrequire github.com/stopgate/stopgate v0.0.0\n\n"+
-		"replace github.com/stopgate/stopgate => ./sg\n\ntool github.com/stopgate/stopgate/cmd/gate\n")
-	p.WriteFile("sg/go.mod", "module github.com/stopgate/stopgate\n\ngo 1.24\n")
-	p.WriteFile("sg/cmd/gate/main.go", "package main\n\nfunc main() {}\n")
-	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Env = append(p.Env, "GOCACHE="+strings.TrimSpace(string(gocache)), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
-	api := Start(t, Anthropic, jokeScript(p))
-	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
-	if r.Final.TerminalReason != "stop_hook_prevented" {
-		r.Errorf("terminal_reason %q, want stop_hook_prevented (the halt)", r.Final.TerminalReason)
-	}
+	r := goToolSession(t, "package main\n\nfunc main() {}\n")
 	if halted := r.Halt(); !strings.Contains(halted, "go tool gate is not stopgate as published") {
 		r.Errorf("the stop was not halted with why: %q", halted)
 	}

@@ -356,16 +356,11 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 	}
 }
 
-// TestPluginGoToolQuoteSafe: the halt quotes a build-info line, whose
-// replace path is the agent's text; a quote, a backslash or a control
-// character in it must not break the JSON, which the client would then
-// ignore and let the stop through.
-func TestPluginGoToolQuoteSafe(t *testing.T) {
-	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin", "gate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tools, dir := t.TempDir(), t.TempDir()
+// grepAwk is a folder holding only the machine's grep and awk, all the
+// launcher needs of PATH.
+func grepAwk(t *testing.T) string {
+	t.Helper()
+	tools := t.TempDir()
 	for _, name := range []string{"grep", "awk"} {
 		p, err := exec.LookPath(name)
 		if err != nil {
@@ -375,6 +370,19 @@ func TestPluginGoToolQuoteSafe(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return tools
+}
+
+// TestPluginGoToolQuoteSafe: the halt quotes a build-info line, whose
+// replace path is the agent's text; a quote, a backslash or a control
+// character in it must not break the JSON, which the client would then
+// ignore and let the stop through.
+func TestPluginGoToolQuoteSafe(t *testing.T) {
+	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, dir := grepAwk(t), t.TempDir()
 	fakeGo := "#!/bin/sh\ncase \"$1 $2\" in\n" +
 		"'tool -n') echo " + filepath.Join(tools, "built") + " ;;\n" +
 		"'version -m') printf '%s: go1.24\\n\\tpath\\tgithub.com/stopgate/stopgate/cmd/gate\\n\\tmod\\tgithub.com/stopgate/stopgate\\tv0.0.1\\n\\t=>\\t./e\"v\\\\il\\001\\t(devel)\\t\\n' \"$3\" ;;\n" +
@@ -426,16 +434,7 @@ func TestPluginPathInProject(t *testing.T) {
 	// PATH's folders outside the project hold only grep and awk: the
 	// machine's own go (in /usr/bin on some) would build nothing here and
 	// halt for another reason.
-	tools := t.TempDir()
-	for _, name := range []string{"grep", "awk"} {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(p, filepath.Join(tools, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tools := grepAwk(t)
 	for _, tc := range []struct {
 		name, path string // path: PATH's first folder, relative to the project
 		files      map[string]string
