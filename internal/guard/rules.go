@@ -493,13 +493,18 @@ func valueRule(short string, out []string, long ...string) rule {
 // dashO writes the value of -o (go build, cc).
 func dashO(a *analyzer, args []word) *Hit {
 	for i, w := range args {
+		t := w.text
+		// go's flag parser reads --o and --o= as -o and -o=.
+		if t == "--o" || strings.HasPrefix(t, "--o=") {
+			t = t[1:]
+		}
 		switch {
-		case w.text == "-o" && i+1 < len(args):
+		case t == "-o" && i+1 < len(args):
 			if h := a.target(args[i+1], under); h != nil {
 				return h
 			}
-		case strings.HasPrefix(w.text, "-o=") || strings.HasPrefix(w.text, "-o") && len(w.text) > 2 && path.Base(args[0].text) != "go":
-			v := strings.TrimPrefix(strings.TrimPrefix(w.text, "-o"), "=")
+		case strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0].text) != "go":
+			v := strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "=")
 			if h := a.target(word{pats: []string{escape(v)}, text: v}, under); h != nil {
 				return h
 			}
