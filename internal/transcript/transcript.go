@@ -1,5 +1,6 @@
 // Package transcript reads Claude Code session transcripts for what armed a
-// prompt: Read tool calls and slash commands.
+// prompt: Read tool calls and slash commands; and for the reply a stop
+// follows, which tells whether the file has caught up with the client.
 //
 // A transcript is JSONL, appended to as the session runs. The lines that
 // matter (as the real client, 2.1.x, writes them):
@@ -110,6 +111,12 @@ type Result struct {
 	// Stops are the client's records of the thread's stops, oldest first,
 	// all of them: what a reconciliation mark is checked against.
 	Stops []Stop
+	// Reply is the text of the thread's last reply (an assistant line's
+	// text blocks, trimmed) since its last recorded stop or typed prompt,
+	// and Replied says there is one: a stop follows a reply, so a record
+	// that does not show it has not caught up with the client yet.
+	Reply   string
+	Replied bool
 }
 
 // Stop is one record the client wrote of a stop, after its hooks ran.
@@ -265,6 +272,7 @@ type block struct {
 }
 
 var (
+	keyAssistant  = []byte(`"assistant"`)
 	keyToolUse    = []byte(`"tool_use"`)
 	keyRead       = []byte(`"Read"`)
 	keySkill      = []byte(`"Skill"`)
@@ -276,9 +284,10 @@ var (
 )
 
 // scanLine adds the events of one complete line. Only lines that can hold
-// a trigger are decoded: tool results, which carry whole files, are not.
+// a trigger or a reply are decoded: tool results, which carry whole files,
+// are not.
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
-	assistant := bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
+	assistant := bytes.Contains(b, keyAssistant) || bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
 	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
 	blocking := bytes.Contains(b, keyBlocking) || bytes.Contains(b, keySummary)
 	if !assistant && !user && !blocking {
@@ -296,6 +305,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
 		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: Clip(l.Attachment.BlockingError.Reason, MaxReason)})
 		res.Stops = append(res.Stops, Stop{Offset: start, Event: l.Attachment.HookEvent, Errors: []string{l.Attachment.BlockingError.Reason}})
+		res.Reply, res.Replied = "", false
 		return
 	}
 	if l.Type == "system" && l.Subtype == "stop_hook_summary" {
@@ -304,6 +314,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			st.Commands = append(st.Commands, h.Command)
 		}
 		res.Stops = append(res.Stops, st)
+		res.Reply, res.Replied = "", false
 		return
 	}
 	if len(l.Message.Content) == 0 {
@@ -317,9 +328,16 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			return
 		}
+		var texts []string
 		for _, raw := range blocks {
 			var bl block
-			if json.Unmarshal(raw, &bl) != nil || bl.Type != "tool_use" {
+			if json.Unmarshal(raw, &bl) != nil {
+				continue
+			}
+			if bl.Type == "text" {
+				texts = append(texts, bl.Text)
+			}
+			if bl.Type != "tool_use" {
 				continue
 			}
 			var in struct {
@@ -342,6 +360,8 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			}
 			res.Events = append(res.Events, e)
 		}
+		// As Claude Code gives it to a stop (last_assistant_message).
+		res.Reply, res.Replied = strings.TrimSpace(strings.Join(texts, "\n")), true
 	case "user":
 		if l.IsMeta {
 			return // the expansion of a command, or a hook's feedback: not what was typed
@@ -351,6 +371,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			return
 		}
 		res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
+		res.Reply, res.Replied = "", false
 		if name, ok := commandName(text); ok {
 			ev.Kind, ev.Command = Command, name
 			res.Events = append(res.Events, ev)

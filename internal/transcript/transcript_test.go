@@ -233,3 +233,49 @@ func TestScanStops(t *testing.T) {
 		t.Errorf("a subagent's thread got the main thread's stops: %v %v", sub.Stops, err)
 	}
 }
+
+// TestScanReply: the thread's last reply since its last recorded stop or
+// typed prompt, as Claude Code hands it to the stop (its text blocks,
+// trimmed), which the gate waits for.
+func TestScanReply(t *testing.T) {
+	reply := func(content string) string {
+		return `{"isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[` + content + `]}}` + "\n"
+	}
+	done := reply(`{"type":"text","text":" Done.\n"}`)
+	summary := `{"isSidechain":false,"type":"system","subtype":"stop_hook_summary","hookInfos":[{"command":"gate"}]}` + "\n"
+	prompt := `{"isSidechain":false,"type":"user","message":{"role":"user","content":"next task"}}` + "\n"
+	sub := `{"isSidechain":true,"agentId":"a1","type":"assistant","message":{"content":[{"type":"text","text":"sub"}]}}` + "\n"
+	tests := []struct {
+		name    string
+		text    string
+		thread  Thread
+		reply   string
+		replied bool
+	}{
+		{"the last reply", reply(`{"type":"text","text":"First."}`) + done, Thread{}, "Done.", true},
+		{"text and a tool call", reply(`{"type":"text","text":"a"},{"type":"tool_use","name":"Bash","input":{}},{"type":"text","text":"b"}`), Thread{}, "a\nb", true},
+		{"a tool call alone", done + reply(`{"type":"tool_use","name":"Read","input":{"file_path":"/p/x.md"}}`), Thread{}, "", true},
+		{"a recorded stop since", done + summary, Thread{}, "", false},
+		{"a typed prompt since", done + prompt, Thread{}, "", false},
+		{"a reply after the stop", done + summary + done, Thread{}, "Done.", true},
+		{"a subagent's is not the main thread's", done + summary + sub, Thread{}, "", false},
+		{"a subagent's own", done + sub, Thread{Agent: "a1"}, "sub", true},
+	}
+	for _, tt := range tests {
+		res, err := Scan(write(t, tt.text), 0, tt.thread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Reply != tt.reply || res.Replied != tt.replied {
+			t.Errorf("%s: Reply %q, Replied %v; want %q, %v", tt.name, res.Reply, res.Replied, tt.reply, tt.replied)
+		}
+	}
+	// The real client's: a session that ended with a recorded stop, and a
+	// subagent's own transcript that ended with its reply.
+	if res, err := Scan("testdata/main.jsonl", 0, Thread{}); err != nil || res.Replied {
+		t.Errorf("main.jsonl: %+v, %v; want no reply after its last stop", res, err)
+	}
+	if res, err := Scan("testdata/agent.jsonl", 0, Thread{Agent: "a06c39d70bf6107a2", Own: true}); err != nil || res.Reply != "sub done" {
+		t.Errorf("agent.jsonl: Reply %q, %v; want %q", res.Reply, err, "sub done")
+	}
+}
