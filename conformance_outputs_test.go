@@ -88,16 +88,22 @@ func cmdCaptured(ts *testscript.TestScript, neg bool, args []string) {
 	var paths struct {
 		Transcript string `json:"transcript_path"`
 		Agent      string `json:"agent_transcript_path"`
+		Reply      string `json:"last_assistant_message"`
 	}
 	ts.Check(json.Unmarshal([]byte(filled), &paths))
 	for _, p := range []string{paths.Transcript, paths.Agent} {
 		if p == "" || !strings.HasPrefix(p, work+string(filepath.Separator)) {
 			continue
 		}
-		if _, err := os.Stat(p); os.IsNotExist(err) {
-			ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
-			ts.Check(os.WriteFile(p, nil, 0o644))
+		ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		ts.Check(err)
+		// A stop's record holds the reply it follows, as the client's did.
+		if agent := paths.Agent != ""; paths.Reply != "" && (p == paths.Agent) == agent {
+			_, err = f.Write(replyLine(ts, paths.Reply, agent, ""))
+			ts.Check(err)
 		}
+		ts.Check(f.Close())
 	}
 }
 

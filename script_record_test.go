@@ -74,3 +74,35 @@ func cmdRecordStop(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(f.Close())
 }
+
+// reply [-agent ID] FILE TEXT appends to the transcript FILE the assistant
+// line Claude Code writes for a reply of TEXT, the reply a stop then
+// follows (its last_assistant_message): the gate waits for the record to
+// show it.
+func cmdReply(ts *testscript.TestScript, neg bool, args []string) {
+	agent := ""
+	if len(args) == 4 && args[0] == "-agent" {
+		agent, args = args[1], args[2:]
+	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: reply [-agent ID] FILE TEXT")
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_APPEND|os.O_WRONLY, 0)
+	ts.Check(err)
+	_, err = f.Write(replyLine(ts, args[1], agent != "", agent))
+	ts.Check(err)
+	ts.Check(f.Close())
+}
+
+// replyLine is the transcript line of a reply of text, in a subagent's
+// thread when sidechain (agent may be "" in the agent's own file).
+func replyLine(ts *testscript.TestScript, text string, sidechain bool, agent string) []byte {
+	fields := map[string]any{"type": "assistant", "isSidechain": sidechain,
+		"message": map[string]any{"role": "assistant", "content": []map[string]any{{"type": "text", "text": text}}}}
+	if agent != "" {
+		fields["agentId"] = agent
+	}
+	data, err := json.Marshal(fields)
+	ts.Check(err)
+	return append(data, '\n')
+}

@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"schema":     cmdSchema,
 			"captured":   cmdCaptured,
 			"recordstop": cmdRecordStop,
+			"reply":      cmdReply,
 			"blackhole":  cmdBlackhole,
 			"registered": cmdRegistered,
 			"record":     cmdRecord,

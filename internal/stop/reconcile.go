@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -64,6 +63,10 @@ type reconciliation struct {
 	// absent is set when the record was not there after the wait: the
 	// mark then names it (absentMark), so later stops do not wait again.
 	absent bool
+	// behind is set when the record never showed the reply the stop
+	// follows within the wait: what the rest of the turn armed is
+	// unknown, so every mapping was judged.
+	behind bool
 	// blocks is how many of this turn's stops the gate blocked, as the
 	// transcript records the client feeding them back: a count that a
 	// deleted file in the state dir cannot reset.
@@ -77,7 +80,8 @@ type reconciliation struct {
 // It asks the config by its methods, so that a stop with nothing to judge never
 // parses mappings.toml (see Run).
 //
-// A record not on disk yet is waited for until wait (see awaitRecord).
+// A record that is not on disk yet, or does not show the stopping turn yet,
+// is waited for until wait (see awaitRecord).
 func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
@@ -89,18 +93,17 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 		event = hook.SubagentStop
 	}
 	from, distrust := trustedMark(r.stored, path)
-	res, err := record.Scan(path, from.Offset, thread, in.Cwd)
+	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
+	res, err := awaitRecord(scan, in, r.stored.Transcript != path, wait)
 	// Only Claude Code's record of its stops is read (record.go); another
 	// client's mark rests on its seal.
 	if err == nil && distrust == "" && in.Client == nil {
 		if distrust = recorded(from, res, event); distrust != "" {
 			from = queue.Mark{Transcript: path}
-			res, err = record.Scan(path, 0, thread, in.Cwd)
+			res, err = scan()
 		}
 	}
-	if errors.Is(err, fs.ErrNotExist) && r.stored.Transcript != path && awaitRecord(path, wait) {
-		res, err = record.Scan(path, from.Offset, thread, in.Cwd)
-	}
+	r.behind = err == nil && !current(in, res)
 	queued := map[string]bool{}
 	for _, e := range entries {
 		queued[e.Prompt] = true
@@ -161,10 +164,14 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: path, Offset: ev.Offset, UUID: ev.UUID,
 		})
 	}
-	if r.unread > 0 {
-		if err := r.judgeAll(cfg, in, res.From, queued, latest); err != nil {
-			return nil, err
-		}
+	switch {
+	case r.behind:
+		err = r.judgeAll(cfg, in, math.MaxInt64, queued, latest)
+	case r.unread > 0:
+		err = r.judgeAll(cfg, in, res.From, queued, latest)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -232,29 +239,41 @@ func absentMark(m queue.Mark, path string) bool {
 	return m.Transcript == path && m.Offset == 0 && m.End == 0 && m.Seal == "" && len(m.Passed) == 0
 }
 
-// recordWait bounds how long a stop waits for a client's record that is
-// not on disk yet. Claude Code appends its transcript asynchronously and
-// creates the file with the first append: the Stop of a short first turn
-// was seen to come before it (6 runs in 30 of a one-turn session, the
-// file there some tens of milliseconds later).
+// recordWait bounds how long a stop waits for a client's record to catch
+// up with it. Claude Code (2.1.328) queues its transcript appends and
+// writes them every 100 ms, and does not wait for them before it runs the
+// Stop hooks: the file of a short first turn was seen not to exist yet (6
+// runs in 30), and an existing one to lack the turn's last lines, its
+// final reply and often what came before it (about one stop in four, for
+// some tens of milliseconds).
 const recordWait = 3 * time.Second
 
-// awaitRecord reports whether path exists by min(wait, now+recordWait),
-// looking every 10 ms.
-func awaitRecord(path string, wait time.Time) bool {
+// awaitRecord scans the record until it is there (when missing says a
+// record not on disk is waited for) and current, or until min(wait,
+// now+recordWait), scanning every 10 ms. A stop whose record caught up
+// scans once.
+func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, error) {
 	until := time.Now().Add(recordWait)
 	if !wait.IsZero() && wait.Before(until) {
 		until = wait
 	}
 	for {
-		if _, err := os.Stat(path); err == nil {
-			return true
-		}
-		if time.Now().After(until) {
-			return false
+		res, err := scan()
+		late := errors.Is(err, fs.ErrNotExist) && missing || err == nil && !current(in, res)
+		if !late || time.Now().After(until) {
+			return res, err
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// current reports whether res shows the reply the stop follows, as the
+// client hands it to the stop (last_assistant_message): its last reply
+// since its last recorded stop. Only Claude Code's record is read so;
+// with no reply text (an empty one) there is nothing to look for.
+func current(in *hook.Input, res *transcript.Result) bool {
+	want := strings.TrimSpace(in.LastAssistantMessage)
+	return in.Client != nil || want == "" || res.Replied && res.Reply == want
 }
 
 // armedSince returns what the transcript's events armed since each prompt
@@ -343,6 +362,9 @@ func (r *reconciliation) notes() string {
 	if r.unread > 0 {
 		fmt.Fprintf(&b, "\n\nstopgate reads at most the last %d MiB of a transcript at a stop, and %.1f MiB written since the last passing stop went unread; what they armed is unknown, so every mapped prompt was judged.",
 			transcript.MaxScan>>20, float64(r.unread)/(1<<20))
+	}
+	if r.behind {
+		fmt.Fprintf(&b, "\n\nThe client's record of this session did not show the reply this stop follows in time (%v at most): what the rest of the turn armed is unknown, so every mapped prompt was judged.", recordWait)
 	}
 	switch {
 	case r.unknown != "":
