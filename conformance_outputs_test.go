@@ -55,9 +55,11 @@ const capturedSession = "c0ffee00-0000-4000-8000-000000000001"
 // the JSON value (null removes it). {{ROOT}} in a value is $WORK.
 //
 // The client's record of the session that the input names under $WORK
-// (transcript_path, agent_transcript_path) is created empty when it is not
-// there: the real client has written it by the time a hook runs, and a
-// stop whose record never appears judges every mapping.
+// (transcript_path, agent_transcript_path) is created when it is not
+// there, and a stop's reply (last_assistant_message) is appended to the
+// one its thread is read from: the real client has written both by the
+// time a hook is done, and a stop whose record never shows them judges
+// every mapping.
 func cmdCaptured(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: captured KIND FILE [KEY=JSON]...")

@@ -96,12 +96,13 @@ func ToolEvent(root, session, tool string, input map[string]any) []byte {
 }
 
 // StopEvent is the Stop input of session. The client's record of the
-// session exists by then (an empty one is made when it does not): a stop
-// whose record never appears waits for it and judges every mapping.
+// session exists by then and shows the reply the stop follows (a record
+// holding just that is made when there is none): a stop whose record does
+// not waits for it and judges every mapping.
 func StopEvent(root, session string) []byte {
 	record := transcript(root, session)
 	if _, err := os.Stat(record); os.IsNotExist(err) {
-		if err := writeFile(record, ""); err != nil {
+		if err := writeFile(record, `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done."}]}}`+"\n"); err != nil {
 			panic(err)
 		}
 	}
