@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -88,6 +89,29 @@ func run(bin string, w io.Writer) error {
 	return d.err
 }
 
+// replied appends to the session's record the reply a stop follows, as
+// Claude Code writes it before the stop: the gate waits for it.
+func replied(in string) error {
+	var ev struct {
+		Record string `json:"transcript_path"`
+		Reply  string `json:"last_assistant_message"`
+	}
+	if err := json.Unmarshal([]byte(in), &ev); err != nil || ev.Reply == "" {
+		return err
+	}
+	line, err := json.Marshal(map[string]any{"type": "assistant", "message": map[string]any{
+		"role": "assistant", "content": []map[string]string{{"type": "text", "text": ev.Reply}}}})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(ev.Record, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	return errors.Join(err, f.Close())
+}
+
 func (d *demo) say(s string) {
 	d.step++
 	fmt.Fprintf(d.w, "\n%d. %s\n", d.step, s)
@@ -102,6 +126,10 @@ func (d *demo) hook(name, event string) {
 		return
 	}
 	in := strings.NewReplacer("{{ROOT}}", d.root, "{{HOME}}", d.home).Replace(string(data))
+	if err := replied(in); err != nil {
+		d.err = err
+		return
+	}
 	cmd := exec.Command(filepath.Join(d.bin, name))
 	cmd.Dir = d.root
 	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+d.root)
