@@ -38,6 +38,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Limits of one Scan.
@@ -112,11 +113,16 @@ type Result struct {
 	// all of them: what a reconciliation mark is checked against.
 	Stops []Stop
 	// Reply is the text of the thread's last reply (an assistant line's
-	// text blocks, trimmed) since its last recorded stop or typed prompt,
-	// and Replied says there is one: a stop follows a reply, so a record
-	// that does not show it has not caught up with the client yet.
+	// text blocks, TrimReply'd) since its last stop_hook_summary or typed
+	// prompt, and Replied says there is one: a stop follows a reply, so a
+	// record that does not show it has not caught up with the client yet.
+	// A hook_blocking_error is no bound: the client writes one as soon as
+	// a hook blocks, while the stop's other hooks (the gate) still run.
 	Reply   string
 	Replied bool
+	// Last is the thread's last reply wherever it is: the one a stop
+	// follows when the model answered a block with nothing.
+	Last string
 }
 
 // Stop is one record the client wrote of a stop, after its hooks ran.
@@ -305,7 +311,6 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
 		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: Clip(l.Attachment.BlockingError.Reason, MaxReason)})
 		res.Stops = append(res.Stops, Stop{Offset: start, Event: l.Attachment.HookEvent, Errors: []string{l.Attachment.BlockingError.Reason}})
-		res.Reply, res.Replied = "", false
 		return
 	}
 	if l.Type == "system" && l.Subtype == "stop_hook_summary" {
@@ -361,7 +366,8 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			res.Events = append(res.Events, e)
 		}
 		// As Claude Code gives it to a stop (last_assistant_message).
-		res.Reply, res.Replied = strings.TrimSpace(strings.Join(texts, "\n")), true
+		res.Reply, res.Replied = TrimReply(strings.Join(texts, "\n")), true
+		res.Last = res.Reply
 	case "user":
 		if l.IsMeta {
 			return // the expansion of a command, or a hook's feedback: not what was typed
@@ -383,6 +389,13 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			res.Events = append(res.Events, ev)
 		}
 	}
+}
+
+// TrimReply trims a reply as Claude Code does (JavaScript's trim): white
+// space and U+FEFF, which Go's strings.TrimSpace keeps, but not U+0085,
+// which it trims.
+func TrimReply(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != '\u0085' || r == '\uFEFF' })
 }
 
 // userText returns what a person typed: the content string, or its text

@@ -234,15 +234,17 @@ func TestScanStops(t *testing.T) {
 	}
 }
 
-// TestScanReply: the thread's last reply since its last recorded stop or
+// TestScanReply: the thread's last reply since its last stop summary or
 // typed prompt, as Claude Code hands it to the stop (its text blocks,
-// trimmed), which the gate waits for.
+// trimmed), which the gate waits for; and its last reply anywhere.
 func TestScanReply(t *testing.T) {
 	reply := func(content string) string {
 		return `{"isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[` + content + `]}}` + "\n"
 	}
 	done := reply(`{"type":"text","text":" Done.\n"}`)
 	summary := `{"isSidechain":false,"type":"system","subtype":"stop_hook_summary","hookInfos":[{"command":"gate"}]}` + "\n"
+	// Another hook's block of this very stop, written while the gate runs.
+	blocked := `{"isSidechain":false,"type":"attachment","attachment":{"type":"hook_blocking_error","hookEvent":"Stop","blockingError":{"blockingError":"tests fail"}}}` + "\n"
 	prompt := `{"isSidechain":false,"type":"user","message":{"role":"user","content":"next task"}}` + "\n"
 	sub := `{"isSidechain":true,"agentId":"a1","type":"assistant","message":{"content":[{"type":"text","text":"sub"}]}}` + "\n"
 	tests := []struct {
@@ -251,23 +253,28 @@ func TestScanReply(t *testing.T) {
 		thread  Thread
 		reply   string
 		replied bool
+		last    string
 	}{
-		{"the last reply", reply(`{"type":"text","text":"First."}`) + done, Thread{}, "Done.", true},
-		{"text and a tool call", reply(`{"type":"text","text":"a"},{"type":"tool_use","name":"Bash","input":{}},{"type":"text","text":"b"}`), Thread{}, "a\nb", true},
-		{"a tool call alone", done + reply(`{"type":"tool_use","name":"Read","input":{"file_path":"/p/x.md"}}`), Thread{}, "", true},
-		{"a recorded stop since", done + summary, Thread{}, "", false},
-		{"a typed prompt since", done + prompt, Thread{}, "", false},
-		{"a reply after the stop", done + summary + done, Thread{}, "Done.", true},
-		{"a subagent's is not the main thread's", done + summary + sub, Thread{}, "", false},
-		{"a subagent's own", done + sub, Thread{Agent: "a1"}, "sub", true},
+		{"the last reply", reply(`{"type":"text","text":"First."}`) + done, Thread{}, "Done.", true, "Done."},
+		{"text and a tool call", reply(`{"type":"text","text":"a"},{"type":"tool_use","name":"Bash","input":{}},{"type":"text","text":"b"}`), Thread{}, "a\nb", true, "a\nb"},
+		{"a tool call alone", done + reply(`{"type":"tool_use","name":"Read","input":{"file_path":"/p/x.md"}}`), Thread{}, "", true, ""},
+		{"a recorded stop since", done + summary, Thread{}, "", false, "Done."},
+		{"another hook's block of this stop since", done + blocked, Thread{}, "Done.", true, "Done."},
+		{"a block and its summary since", done + blocked + summary, Thread{}, "", false, "Done."},
+		{"a typed prompt since", done + prompt, Thread{}, "", false, "Done."},
+		{"a reply after the stop", done + summary + done, Thread{}, "Done.", true, "Done."},
+		{"a subagent's is not the main thread's", done + summary + sub, Thread{}, "", false, "Done."},
+		{"a subagent's own", done + sub, Thread{Agent: "a1"}, "sub", true, "sub"},
+		{"trimmed as JavaScript trims", reply(`{"type":"text","text":"\ufeff\u00a0Done.\u2028\t"}`), Thread{}, "Done.", true, "Done."},
+		{"U+0085 kept, as JavaScript keeps it", reply(`{"type":"text","text":"\u0085Done.\u0085"}`), Thread{}, "\u0085Done.\u0085", true, "\u0085Done.\u0085"},
 	}
 	for _, tt := range tests {
 		res, err := Scan(write(t, tt.text), 0, tt.thread)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Reply != tt.reply || res.Replied != tt.replied {
-			t.Errorf("%s: Reply %q, Replied %v; want %q, %v", tt.name, res.Reply, res.Replied, tt.reply, tt.replied)
+		if res.Reply != tt.reply || res.Replied != tt.replied || res.Last != tt.last {
+			t.Errorf("%s: Reply %q, Replied %v, Last %q; want %q, %v, %q", tt.name, res.Reply, res.Replied, res.Last, tt.reply, tt.replied, tt.last)
 		}
 	}
 	// The real client's: a session that ended with a recorded stop, and a
