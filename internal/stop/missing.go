@@ -75,7 +75,7 @@ func (s *judging) takenUp(q *queue.Queue, stateDir string) (string, error) {
 		return "", nil
 	}
 	from, _ := trustedMark(q.Mark(s.scope), path)
-	res, err := awaitRecord(func() (*transcript.Result, error) {
+	res, caught, err := awaitRecord(func() (*transcript.Result, error) {
 		return record.Scan(path, from.Offset, thread, s.in.Cwd)
 	}, s.in, false, s.deadline.At)
 	if os.IsNotExist(err) {
@@ -94,7 +94,7 @@ func (s *judging) takenUp(q *queue.Queue, stateDir string) (string, error) {
 	case taken != "":
 	case res.Skipped > 0:
 		taken = fmt.Sprintf("%.1f MiB it could not read", float64(res.Skipped)/(1<<20))
-	case !current(s.in, res):
+	case !caught:
 		taken = "less than the client wrote (not the reply this stop follows, in time)"
 	}
 	// Asked last: the transcript's words cost a second read.

@@ -94,7 +94,7 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 	}
 	from, distrust := trustedMark(r.stored, path)
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
-	res, err := awaitRecord(scan, in, r.stored.Transcript != path, wait)
+	res, caught, err := awaitRecord(scan, in, r.stored.Transcript != path, wait)
 	// Only Claude Code's record of its stops is read (record.go); another
 	// client's mark rests on its seal.
 	if err == nil && distrust == "" && in.Client == nil {
@@ -103,7 +103,7 @@ func reconcile(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.S
 			res, err = scan()
 		}
 	}
-	r.behind = err == nil && !current(in, res)
+	r.behind = err == nil && !caught
 	queued := map[string]bool{}
 	for _, e := range entries {
 		queued[e.Prompt] = true
@@ -250,18 +250,24 @@ const recordWait = 3 * time.Second
 
 // awaitRecord scans the record until it is there (when missing says a
 // record not on disk is waited for) and current, or until min(wait,
-// now+recordWait), scanning every 10 ms. A stop whose record caught up
-// scans once.
-func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, error) {
+// now+recordWait), scanning every 10 ms; it reports whether the record
+// came to be current. A stop whose record caught up scans once.
+func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, bool, error) {
 	until := time.Now().Add(recordWait)
 	if !wait.IsZero() && wait.Before(until) {
 		until = wait
 	}
 	for {
 		res, err := scan()
-		late := errors.Is(err, fs.ErrNotExist) && missing || err == nil && !current(in, res)
-		if !late || time.Now().After(until) {
-			return res, err
+		out := time.Now().After(until)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && missing && !out:
+		case err != nil:
+			return res, false, err
+		case current(in, res, out):
+			return res, true, nil
+		case out:
+			return res, false, nil
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -269,11 +275,14 @@ func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missin
 
 // current reports whether res shows the reply the stop follows, as the
 // client hands it to the stop (last_assistant_message): its last reply
-// since its last recorded stop. Only Claude Code's record is read so;
-// with no reply text (an empty one) there is nothing to look for.
-func current(in *hook.Input, res *transcript.Result) bool {
-	want := strings.TrimSpace(in.LastAssistantMessage)
-	return in.Client != nil || want == "" || res.Replied && res.Reply == want
+// since its last stop summary (transcript.Result.Reply). Once the wait is out, the client has
+// written what it queued (every 100 ms), and its last reply anywhere will
+// do: a model that answered a block with nothing makes no new one, and the
+// stop follows the reply before the block. Only Claude Code's record is
+// read so; with no reply text (an empty one) there is nothing to look for.
+func current(in *hook.Input, res *transcript.Result, out bool) bool {
+	want := transcript.TrimReply(in.LastAssistantMessage)
+	return in.Client != nil || want == "" || res.Replied && res.Reply == want || out && res.Last == want
 }
 
 // armedSince returns what the transcript's events armed since each prompt

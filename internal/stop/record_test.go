@@ -3,7 +3,9 @@ package stop
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
@@ -52,6 +54,49 @@ func TestRecorded(t *testing.T) {
 		got := recorded(tt.mark, &transcript.Result{From: tt.from, Stops: tt.stops}, "Stop")
 		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 			t.Errorf("%s: recorded = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestCurrent: the record is current when its last reply since the last
+// stop summary is the one the stop follows; once the wait is out, its last
+// reply anywhere is (a model that answered a block with nothing).
+func TestCurrent(t *testing.T) {
+	since := &transcript.Result{Reply: "Done.", Replied: true, Last: "Done."}
+	before := &transcript.Result{Last: "Done."} // the reply sits before the last stop
+	tests := []struct {
+		name string
+		in   hook.Input
+		res  *transcript.Result
+		out  bool
+		want bool
+	}{
+		{"the reply since the stop", hook.Input{LastAssistantMessage: "Done."}, since, false, true},
+		{"trimmed as the client trims", hook.Input{LastAssistantMessage: "\ufeff Done.\n"}, since, false, true},
+		{"another reply", hook.Input{LastAssistantMessage: "Done!"}, since, true, false},
+		{"no reply yet", hook.Input{LastAssistantMessage: "Done."}, &transcript.Result{}, true, false},
+		{"the reply before the stop, waiting", hook.Input{LastAssistantMessage: "Done."}, before, false, false},
+		{"the reply before the stop, the wait out", hook.Input{LastAssistantMessage: "Done."}, before, true, true},
+		{"no reply text", hook.Input{LastAssistantMessage: " \ufeff"}, &transcript.Result{}, false, true},
+	}
+	for _, tt := range tests {
+		if got := current(&tt.in, tt.res, tt.out); got != tt.want {
+			t.Errorf("%s: current %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAwaitRecordOut: a record whose reply never shows after the last stop
+// is current once the wait is out when its last reply is the one wanted,
+// and not when it is another.
+func TestAwaitRecordOut(t *testing.T) {
+	before := &transcript.Result{Last: "Done."}
+	scan := func() (*transcript.Result, error) { return before, nil }
+	for msg, want := range map[string]bool{"Done.": true, "Other.": false} {
+		in := &hook.Input{LastAssistantMessage: msg}
+		res, caught, err := awaitRecord(scan, in, false, time.Now().Add(50*time.Millisecond))
+		if res != before || caught != want || err != nil {
+			t.Errorf("%q: %v, %v, %v; want caught %v", msg, res, caught, err, want)
 		}
 	}
 }
