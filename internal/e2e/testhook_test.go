@@ -115,6 +115,12 @@ func TestTesthookBlockCap(t *testing.T) {
 	if strings.Contains(r.Debug, "consecutive times") {
 		r.Errorf("the client overrode the Stop hook")
 	}
+	// Stop hooks run in parallel: the client records testhook's block of a stop at once,
+	// while the gate still waits for the record to show the stop's reply. It still shows
+	// it, so the gate, with no prompt read, never blocks.
+	if r.Told(blocked) || strings.Contains(r.Debug, blocked) {
+		r.Errorf("the gate blocked a stop of the run")
+	}
 	run := p.ReadFile("tmp/validation/runs/" + r.SessionID + "/run.json")
 	if !strings.Contains(run, `"paused": true`) || !strings.Contains(run, `"pauses": [`) {
 		r.Errorf("the run did not pause:\n%s", run)
