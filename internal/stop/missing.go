@@ -75,9 +75,14 @@ func (s *judging) takenUp(q *queue.Queue, stateDir string) (string, error) {
 		return "", nil
 	}
 	from, _ := trustedMark(q.Mark(s.scope), path)
-	res, caught, err := awaitRecord(func() (*transcript.Result, error) {
-		return record.Scan(path, from.Offset, thread, s.in.Cwd)
-	}, s.in, false, s.deadline.At)
+	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, s.in.Cwd) }
+	res, err := scan()
+	caught := true
+	// A record behind the client is waited for only in a project that
+	// uses stopgate: another project's stops would pay the wait for nothing.
+	if err == nil && !current(s.in, res, false) && usesStopgate(s.root, stateDir, path, res.From) {
+		res, caught, err = awaitRecord(scan, s.in, false, s.deadline.At)
+	}
 	if os.IsNotExist(err) {
 		return "", nil
 	}

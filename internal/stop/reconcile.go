@@ -275,14 +275,14 @@ func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missin
 
 // current reports whether res shows the reply the stop follows, as the
 // client hands it to the stop (last_assistant_message): its last reply
-// since its last stop summary (transcript.Result.Reply). Once the wait is out, the client has
+// since its last stop summary (transcript.Result.Last, Replied). Once the wait is out, the client has
 // written what it queued (every 100 ms), and its last reply anywhere will
 // do: a model that answered a block with nothing makes no new one, and the
 // stop follows the reply before the block. Only Claude Code's record is
 // read so; with no reply text (an empty one) there is nothing to look for.
 func current(in *hook.Input, res *transcript.Result, out bool) bool {
 	want := transcript.TrimReply(in.LastAssistantMessage)
-	return in.Client != nil || want == "" || res.Replied && res.Reply == want || out && res.Last == want
+	return in.Client != nil || want == "" || res.Last == want && (res.Replied || out)
 }
 
 // armedSince returns what the transcript's events armed since each prompt

@@ -62,7 +62,7 @@ func TestRecorded(t *testing.T) {
 // stop summary is the one the stop follows; once the wait is out, its last
 // reply anywhere is (a model that answered a block with nothing).
 func TestCurrent(t *testing.T) {
-	since := &transcript.Result{Reply: "Done.", Replied: true, Last: "Done."}
+	since := &transcript.Result{Replied: true, Last: "Done."}
 	before := &transcript.Result{Last: "Done."} // the reply sits before the last stop
 	tests := []struct {
 		name string

@@ -112,17 +112,16 @@ type Result struct {
 	// Stops are the client's records of the thread's stops, oldest first,
 	// all of them: what a reconciliation mark is checked against.
 	Stops []Stop
-	// Reply is the text of the thread's last reply (an assistant line's
-	// text blocks, TrimReply'd) since its last stop_hook_summary or typed
-	// prompt, and Replied says there is one: a stop follows a reply, so a
-	// record that does not show it has not caught up with the client yet.
-	// A hook_blocking_error is no bound: the client writes one as soon as
-	// a hook blocks, while the stop's other hooks (the gate) still run.
-	Reply   string
+	// Last is the text of the thread's last reply (an assistant line's
+	// text blocks, TrimReply'd), and Replied says it came after the
+	// thread's last stop_hook_summary or typed prompt: a stop follows a
+	// reply, so a record that does not show it has not caught up with the
+	// client yet. A hook_blocking_error is no bound: the client writes one
+	// as soon as a hook blocks, while the stop's other hooks (the gate)
+	// still run. A reply before the bound is the one a stop follows when
+	// the model answered a block with nothing.
+	Last    string
 	Replied bool
-	// Last is the thread's last reply wherever it is: the one a stop
-	// follows when the model answered a block with nothing.
-	Last string
 }
 
 // Stop is one record the client wrote of a stop, after its hooks ran.
@@ -279,6 +278,7 @@ type block struct {
 
 var (
 	keyAssistant  = []byte(`"assistant"`)
+	keyText       = []byte(`"text"`)
 	keyToolUse    = []byte(`"tool_use"`)
 	keyRead       = []byte(`"Read"`)
 	keySkill      = []byte(`"Skill"`)
@@ -293,7 +293,10 @@ var (
 // a trigger or a reply are decoded: tool results, which carry whole files,
 // are not.
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
-	assistant := bytes.Contains(b, keyAssistant) || bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
+	// A reply is a line with a text block (the client writes one block a
+	// line): the many without one, a Write's whole file among them, are
+	// not decoded for it.
+	assistant := bytes.Contains(b, keyAssistant) && bytes.Contains(b, keyText) || bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
 	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
 	blocking := bytes.Contains(b, keyBlocking) || bytes.Contains(b, keySummary)
 	if !assistant && !user && !blocking {
@@ -319,7 +322,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			st.Commands = append(st.Commands, h.Command)
 		}
 		res.Stops = append(res.Stops, st)
-		res.Reply, res.Replied = "", false
+		res.Replied = false
 		return
 	}
 	if len(l.Message.Content) == 0 {
@@ -366,8 +369,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			res.Events = append(res.Events, e)
 		}
 		// As Claude Code gives it to a stop (last_assistant_message).
-		res.Reply, res.Replied = TrimReply(strings.Join(texts, "\n")), true
-		res.Last = res.Reply
+		res.Last, res.Replied = TrimReply(strings.Join(texts, "\n")), true
 	case "user":
 		if l.IsMeta {
 			return // the expansion of a command, or a hook's feedback: not what was typed
@@ -377,7 +379,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 			return
 		}
 		res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
-		res.Reply, res.Replied = "", false
+		res.Replied = false
 		if name, ok := commandName(text); ok {
 			ev.Kind, ev.Command = Command, name
 			res.Events = append(res.Events, ev)
