@@ -172,11 +172,12 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 		if errors.Is(src.err, fs.ErrNotExist) {
 			continue
 		}
+		there = true // a file that cannot be read is there: what it registers is unknown
 		if src.err != nil {
+			unreadable = true
 			out = append(out, finding{loc: src.Name, msg: src.err.Error()})
 			continue
 		}
-		there = true
 		found, err := src.doc.Lookup(want)
 		if err != nil {
 			unreadable = true

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -73,12 +73,14 @@ func ReusePolicy(cfg *config.Config, client, home string) (on bool, why string) 
 }
 
 // claudeSettings are Claude Code's settings files' texts in the order it
-// reads them (nil for a file that is not there).
+// reads them (nil for a file that is not there, or not a regular file:
+// read through regular, a named pipe planted there cannot hold the stop,
+// and a wall it hides is taken as down, so nothing is reused).
 func claudeSettings(root, home string) [][]byte {
 	files := guard.ClaudeSettings(root, home)
 	out := make([][]byte, len(files))
 	for i, f := range files {
-		out[i], _ = os.ReadFile(f.Path)
+		out[i], _ = regular.ReadFile(f.Path, math.MaxInt64)
 	}
 	return out
 }
