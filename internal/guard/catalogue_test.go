@@ -10,7 +10,7 @@ import (
 
 // tamperCases are the forms a shell resolves without running anything,
 // which the hand-written lexer let through, and the other tampering
-// commands tried against the guard on mvdan.cc/sh (docs/security.md).
+// commands tried against the guard on mvdan.cc/sh (docs/guard-catalogue.md).
 var tamperCases = []bashCase{
 	// Functions, positional parameters, arrays, namerefs, read, printf -v.
 	{`f(){ : > "$1"; }; f mappings.toml`, "mappings.toml"},
@@ -288,7 +288,7 @@ func TestBenign(t *testing.T) {
 	}
 }
 
-// TestCatalogueDoc keeps the catalogue in docs/security.md the tables
+// TestCatalogueDoc keeps the catalogue in docs/guard-catalogue.md the tables
 // above: run with STOPGATE_UPDATE_DOCS=1 to rewrite it.
 func TestCatalogueDoc(t *testing.T) {
 	root, set := project(t, nil)
@@ -315,7 +315,7 @@ func TestCatalogueDoc(t *testing.T) {
 		row(c.cmd, set.CheckBash(c.cmd, root))
 	}
 	table := b.String()
-	file := filepath.Join("..", "..", "docs", "security.md")
+	file := filepath.Join("..", "..", "docs", "guard-catalogue.md")
 	doc, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
