@@ -144,6 +144,12 @@ func mentionsStateDir(b []byte) bool {
 // in the file and decodes it alone, so that an event reads a few lines
 // however large the config. The checksums catch a torn or damaged file,
 // the text a stale one.
+//
+// Records, not one encoding of the whole Config after the text: a matched
+// Read would then decode every mapping and validator to use one. Measured
+// in-process on the bench's projects (1,000 / 10,000 mappings), decoding
+// the encoding/gob of a Config took 16 / 150 ms and its JSON 52 / 648 ms,
+// where a load and lookup of its records took 0.14 / 5.9 ms.
 type cacheHead struct {
 	Context  string // see contextKey
 	Key      [sha256.Size]byte

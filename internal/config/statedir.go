@@ -1,9 +1,9 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -72,66 +72,48 @@ func textStateDir(text []byte, root string) (dir string, known bool) {
 // a multi-line array or inline table around it a mistake of type or key.
 // Otherwise it is not sure, and only a decode can tell; setting is then
 // such a line's, if there is one, for the best readable guess.
-func plainStateDir(text []byte) (setting string, sure bool) {
+func plainStateDir(data []byte) (setting string, sure bool) {
 	const name = "state_dir"
-	if !bytes.Contains(text, []byte(name)) {
-		return "", !bytes.Contains(text, []byte(`\u`)) && !bytes.Contains(text, []byte(`\U`))
+	text := string(data)
+	if !strings.Contains(text, name) {
+		return "", !strings.Contains(text, `\u`) && !strings.Contains(text, `\U`)
 	}
-	for i := 0; ; {
-		j := bytes.Index(text[i:], []byte(name))
+	for off := 0; ; {
+		j := strings.Index(text[off:], name)
 		if j < 0 {
 			return "", false
 		}
-		j += i
-		i = j + len(name)
-		start := bytes.LastIndexByte(text[:j], '\n') + 1
-		if len(bytes.TrimSpace(text[start:j])) != 0 {
-			continue // not the start of a line
+		start := strings.LastIndexByte(text[:off+j], '\n') + 1
+		line, _, _ := strings.Cut(text[start:], "\n")
+		off += j + len(name)
+		key, rest, ok := assignment(strings.TrimSpace(line))
+		if !ok || strings.TrimSpace(key) != name || tableAt(text, start) != "[settings]" {
+			continue // not the key at the start of a line, or not in [settings]
 		}
-		end := bytes.IndexByte(text[i:], '\n')
-		if end < 0 {
-			end = len(text) - i
+		if v, ok := plainString(rest); ok {
+			before := text[:start]
+			return v, !strings.Contains(before, `"""`) && !strings.Contains(before, `'''`)
 		}
-		v, ok := plainString(text[i : i+end])
-		if !ok || tableAt(text, start) != "[settings]" {
-			continue
-		}
-		before := text[:start]
-		return v, !bytes.Contains(before, []byte(`"""`)) && !bytes.Contains(before, []byte(`'''`))
 	}
 }
 
-// plainString reads ` = "value"  # comment` with no escapes.
-func plainString(s []byte) (string, bool) {
-	s = bytes.TrimSpace(s)
-	if len(s) == 0 || s[0] != '=' {
+// plainString reads the value text ` "value"  # comment` (or 'value')
+// with no escape.
+func plainString(v string) (string, bool) {
+	v = cutComment(strings.TrimSpace(v))
+	if len(v) < 2 || v[0] != '"' && v[0] != '\'' || v[len(v)-1] != v[0] {
 		return "", false
 	}
-	s = bytes.TrimSpace(s[1:])
-	if len(s) < 2 || s[0] != '"' && s[0] != '\'' {
-		return "", false
-	}
-	end := bytes.IndexByte(s[1:], s[0])
-	if end < 0 {
-		return "", false
-	}
-	v, rest := s[1:1+end], bytes.TrimSpace(s[2+end:])
-	if bytes.ContainsAny(v, "\\\n") || len(rest) > 0 && rest[0] != '#' {
-		return "", false
-	}
-	return string(v), true
+	q, v := v[0], v[1:len(v)-1]
+	return v, strings.IndexByte(v, q) < 0 && !strings.Contains(v, `\`)
 }
 
 // tableAt returns the table header line in force at offset at, or "".
-func tableAt(text []byte, at int) string {
+func tableAt(text string, at int) string {
 	for at > 0 {
-		start := bytes.LastIndexByte(text[:at-1], '\n') + 1
-		line := bytes.TrimSpace(text[start : at-1])
-		if len(line) > 0 && line[0] == '[' {
-			if i := bytes.IndexByte(line, '#'); i >= 0 {
-				line = bytes.TrimSpace(line[:i])
-			}
-			return string(line)
+		start := strings.LastIndexByte(text[:at-1], '\n') + 1
+		if line := strings.TrimSpace(text[start : at-1]); strings.HasPrefix(line, "[") {
+			return cutComment(line)
 		}
 		at = start
 	}
