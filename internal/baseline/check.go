@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/pattern"
 )
 
@@ -163,7 +164,7 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 		}
 		for _, i := range idx {
 			if c.Lacks != nil && c.Lacks.MatchString(lines[i]) {
-				fails = append(fails, fmt.Sprintf("%s:%d: added line matches %s: %s", p, i+1, c.Lacks, shorten(lines[i])))
+				fails = append(fails, fmt.Sprintf("%s:%d: added line matches %s: %s", p, i+1, c.Lacks, cli.Clip(strings.TrimSpace(lines[i]), 160, "…")))
 			}
 			if c.Matches != nil && c.Matches.MatchString(lines[i]) {
 				found = true
@@ -174,13 +175,4 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 		fails = append(fails, fmt.Sprintf("no line added since the prompt was armed in %s matches %s", strings.Join(c.In, ", "), c.Matches))
 	}
 	return fails, problems
-}
-
-// shorten trims a line for a one-line failure.
-func shorten(l string) string {
-	l = strings.TrimSpace(l)
-	if r := []rune(l); len(r) > 160 {
-		l = string(r[:160]) + "…"
-	}
-	return l
 }

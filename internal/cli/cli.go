@@ -16,7 +16,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
 )
@@ -104,7 +103,7 @@ func Run(name string, env *Env, run func(*Env) error, usage func(io.Writer)) int
 			return code
 		}
 	}
-	fmt.Fprintf(env.Stderr, "%s: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(env.Stderr, "%s: %s\n", name, OneLine(err.Error()))
 	var h *Hinted
 	if errors.As(err, &h) {
 		for _, hint := range h.Hints {
@@ -117,13 +116,6 @@ func Run(name string, env *Env, run func(*Env) error, usage func(io.Writer)) int
 // Version is the line --version prints: the program, its module version
 // and the commit it was built from.
 func Version(name string) string { return name + " " + buildinfo.Read().String() }
-
-// oneLine keeps an error on one line: the client shows stderr in a log, and
-// a multi-line message there reads as several errors.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
 
 // IsTerminal reports whether f, a command's stdin or stdout, is a
 // terminal: a person, not a client piping a hook input or reading JSON.

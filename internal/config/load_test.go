@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 const example = `[settings]
@@ -137,8 +139,8 @@ func TestProblemIsOneLine(t *testing.T) {
 		"tab\there\x00":                   `tab\there\x00`,
 		"ünïcode ✘":                       "ünïcode ✘",
 	} {
-		if got := OneLine(in); got != want {
-			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		if got := cli.Visible(in, true); got != want {
+			t.Errorf("cli.Visible(%q, true) = %q, want %q", in, got, want)
 		}
 	}
 	_, err := Parse([]byte("\"\\\n"), "/p/mappings.toml", "/p")

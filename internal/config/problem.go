@@ -2,9 +2,9 @@ package config
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 // Problem is one mistake in a config file, located by line and key.
@@ -25,29 +25,10 @@ func (p *Problem) Error() string {
 	}
 	b.WriteString(": ")
 	if p.Key != "" {
-		b.WriteString(OneLine(p.Key))
+		b.WriteString(cli.Visible(p.Key, true))
 		b.WriteString(": ")
 	}
-	b.WriteString(OneLine(p.Msg))
-	return b.String()
-}
-
-// OneLine escapes the control characters of s, Go-style ("\n", "\x00"),
-// so that a message quoting the text it complains about (the TOML decoder's
-// do) stays one line and still shows the culprit.
-func OneLine(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
+	b.WriteString(cli.Visible(p.Msg, true))
 	return b.String()
 }
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
@@ -136,7 +136,7 @@ func scanLines(decode func([]byte) line, path string, offset int64, thread trans
 			if event == "" {
 				event = own
 			}
-			res.Blocks = append(res.Blocks, transcript.Block{Event: event, Reason: transcript.Clip(reason, transcript.MaxReason)})
+			res.Blocks = append(res.Blocks, transcript.Block{Event: event, Reason: cli.Clip(reason, transcript.MaxReason, "")})
 		}
 	})
 }
@@ -193,7 +193,7 @@ func shellText(v any) string {
 		var words []string
 		for _, w := range v {
 			s, _ := w.(string)
-			words = append(words, settings.ShellQuote(s))
+			words = append(words, cli.ShellQuote(s))
 		}
 		return strings.Join(words, " ")
 	}

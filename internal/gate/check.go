@@ -32,15 +32,15 @@ type finding struct {
 
 // String is the finding as check prints it. Its text comes from files the
 // agent can write (a key, a path, a command): control characters are
-// spelled out (config.OneLine), so that none reaches the terminal.
+// spelled out (cli.Visible), so that none reaches the terminal.
 func (f finding) String() string {
-	s := config.OneLine(f.loc) + ": "
+	s := cli.Visible(f.loc, true) + ": "
 	if f.warning {
 		s += "warning: "
 	}
-	s += config.OneLine(f.msg)
+	s += cli.Visible(f.msg, true)
 	if f.hint != "" {
-		s += "\n    hint: " + config.OneLine(f.hint)
+		s += "\n    hint: " + cli.Visible(f.hint, true)
 	}
 	return s
 }
@@ -159,7 +159,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 		base = absFrom(env.Dir, plugin)
 		file := filepath.Join(base, "hooks", "hooks.json")
 		candidates = readSettings([]guard.SettingsFile{{Path: file, Name: shown(env.Dir, file)}})
-		initCmd = `"gate init --plugin ` + shellQuote(plugin) + `"`
+		initCmd = `"gate init --plugin ` + cli.ShellQuote(plugin) + `"`
 	}
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
 	want := expected()

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -283,23 +282,13 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 func varBin(v, root, bin string) (prefix, dir string) {
 	if filepath.IsAbs(bin) || v == "" {
 		dir = absFrom(root, bin)
-		return shellQuote(dir), dir
+		return cli.ShellQuote(dir), dir
 	}
 	rel := filepath.ToSlash(filepath.Clean(bin))
 	if rel == "." {
 		return `"$` + v + `"`, root
 	}
-	return `"$` + v + `"/` + shellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
-
-// shellQuote is s as one shell word, bare when nothing in it needs quoting.
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return settings.ShellQuote(s)
+	return `"$` + v + `"/` + cli.ShellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
 }
 
 // shown is path relative to the working directory dir when inside it.
@@ -357,6 +346,6 @@ func initPlugin(env *cli.Env, dir string) error {
 		fmt.Fprintf(env.Stdout, "note: no %s here, so no OS wall: a plugin cannot set the client's sandbox or permissions; run gate init --plugin again in the project to add them to its %s\n", project.ConfigName, settingsFile)
 	}
 	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir, binInstall(dir, "bin"))
-	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", shellQuote(shown(env.Dir, dir)))
+	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", cli.ShellQuote(shown(env.Dir, dir)))
 	return nil
 }

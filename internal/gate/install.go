@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 )
@@ -37,7 +38,7 @@ func installOf(root, bin, exe string) install {
 		if filepath.Dir(nodeModules) == root {
 			return npmProject(dir)
 		}
-		return install{method: "npm", dir: shellQuote(dir), path: dir, command: "npm install -g stopgate"}
+		return install{method: "npm", dir: cli.ShellQuote(dir), path: dir, command: "npm install -g stopgate"}
 	}
 	if goTool(root) {
 		// go tool costs hundreds of milliseconds a call (docs/benchmarks.md):
@@ -46,7 +47,7 @@ func installOf(root, bin, exe string) install {
 		inst := binInstall(root, bin)
 		if rel, ok := project.Rel(root, inst.path); ok {
 			inst.method = "go tool"
-			inst.command = goInstall(`"$PWD"/`+shellQuote(filepath.ToSlash(rel)), goPinned)
+			inst.command = goInstall(`"$PWD"/`+cli.ShellQuote(filepath.ToSlash(rel)), goPinned)
 		}
 		return inst
 	}
@@ -103,11 +104,11 @@ func binInstall(root, bin string) install {
 	rel, ok := project.Rel(root, dir)
 	switch {
 	case ok && filepath.Base(rel) == "bin":
-		return install{method: "bin", dir: prefix, path: dir, command: "make install PREFIX=" + shellQuote(filepath.ToSlash(filepath.Dir(rel)))}
+		return install{method: "bin", dir: prefix, path: dir, command: "make install PREFIX=" + cli.ShellQuote(filepath.ToSlash(filepath.Dir(rel)))}
 	case ok:
-		return install{method: "bin", dir: prefix, path: dir, command: goInstall(`"$PWD"/`+shellQuote(filepath.ToSlash(rel)), v)}
+		return install{method: "bin", dir: prefix, path: dir, command: goInstall(`"$PWD"/`+cli.ShellQuote(filepath.ToSlash(rel)), v)}
 	}
-	return install{method: "path", dir: prefix, path: dir, command: goInstall(shellQuote(dir), v)}
+	return install{method: "path", dir: prefix, path: dir, command: goInstall(cli.ShellQuote(dir), v)}
 }
 
 // npmPlatformDir returns the platform package directory holding the

@@ -28,7 +28,7 @@ func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []g
 		if r.Path != "" {
 			what = r.Path + ", outside the protected set"
 		}
-		out = append(out, finding{loc: r.File, msg: fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", clip(r.Command), what),
+		out = append(out, finding{loc: r.File, msg: fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", cli.Clip(r.Command, 80, "…"), what),
 			hint: "register the hooks by an absolute path or one under the project: gate init --bin DIR"})
 	}
 	return dedupe(out)
@@ -44,11 +44,4 @@ func claudeRegistered(regs []guard.Registered) bool {
 		}
 	}
 	return false
-}
-
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }

@@ -19,7 +19,6 @@ package guard
 import (
 	"errors"
 	"fmt"
-	"github.com/stopgate/stopgate/internal/runline"
 	"io/fs"
 	"os"
 	"path"
@@ -27,7 +26,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/runline"
 )
 
 // Tools are the tools whose calls the guard judges; any other tool call is
@@ -148,7 +149,7 @@ func (h *Hit) Reason() string {
 		}
 	}
 	if h.By != "" {
-		fmt.Fprintf(&b, " with `%s`", clip(h.By, 120))
+		fmt.Fprintf(&b, " with `%s`", cli.Clip(cli.OneLine(h.By), 120, "…"))
 	}
 	b.WriteString(". ")
 	if h.proc {
@@ -166,14 +167,6 @@ func (h *Hit) Reason() string {
 	}
 	b.WriteString("Do not try another way to change it. If it really needs to change, ask the user to change it. Reading it is allowed (Read, cat, grep, gate status).")
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // Check judges one PreToolUse call of tool with its tool_input, as

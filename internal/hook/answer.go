@@ -3,6 +3,8 @@ package hook
 import (
 	"encoding/json"
 	"io"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 // Dialect is a client other than Claude Code, as the writer of the answers
@@ -47,11 +49,11 @@ func (a Answer) Write(o Output) error {
 	if o.Continue != nil && !*o.Continue {
 		o, _ = a.Halt(o.StopReason, true)
 	}
-	o.StopReason, o.SystemMessage, o.Reason = Visible(o.StopReason), Visible(o.SystemMessage), Visible(o.Reason)
+	o.StopReason, o.SystemMessage, o.Reason = cli.Visible(o.StopReason, false), cli.Visible(o.SystemMessage, false), cli.Visible(o.Reason, false)
 	if o.HookSpecificOutput != nil {
 		spec := *o.HookSpecificOutput
-		spec.AdditionalContext = Visible(spec.AdditionalContext)
-		spec.PermissionDecisionReason = Visible(spec.PermissionDecisionReason)
+		spec.AdditionalContext = cli.Visible(spec.AdditionalContext, false)
+		spec.PermissionDecisionReason = cli.Visible(spec.PermissionDecisionReason, false)
 		o.HookSpecificOutput = &spec
 	}
 	var v any = o

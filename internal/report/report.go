@@ -6,8 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/outcome"
 )
 
@@ -18,13 +18,7 @@ var pageText string
 var page = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
 		"round": round,
-		"clip": func(s string) string { // a label fits its column
-			if utf8.RuneCountInString(s) <= 40 {
-				return s
-			}
-			r := []rune(s)
-			return string(r[:39]) + "…"
-		},
+		"clip":  func(s string) string { return cli.Clip(s, 40, "…") }, // a label fits its column
 	}).Parse(pageText))
 })
 

@@ -1,6 +1,10 @@
 package settings
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+)
 
 // The launcher is the command line gate init registers: it runs the first
 // candidate path that is executable and not empty, and when none is (a
@@ -74,7 +78,7 @@ func Launcher(candidates []string, args, fallback string) string {
 	}
 	end := "exit 0"
 	if fallback != "" {
-		end = `printf '%s\n' ` + ShellQuote(fallback)
+		end = `printf '%s\n' ` + cli.ShellQuote(fallback)
 	}
 	return launchHead + strings.Join(candidates, " ") + launchBody + args + launchStatus + launchTail + end
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 func TestLauncherRoundTrip(t *testing.T) {
@@ -175,7 +177,7 @@ func TestLauncherCannotRun(t *testing.T) {
 	works := writeExec(t, filepath.Join(dir, "works"), "#!/bin/sh\ncat\necho \"judged $*\" >&2\nexit 2\n")
 	for _, sh := range shells(t) {
 		for what, path := range unrunnable(t, t.TempDir()) {
-			q := ShellQuote(path)
+			q := cli.ShellQuote(path)
 			out, stderr, code := runShell(t, sh, Launcher([]string{q}, "--timeout 600", halt), stopInput)
 			if code != 0 || out != halt+"\n" {
 				t.Errorf("%v, %s: stdout %q, exit %d (stderr %q); want the halt, exit 0", sh, what, out, code, stderr)
@@ -184,7 +186,7 @@ func TestLauncherCannotRun(t *testing.T) {
 			if code != 0 || out != "" {
 				t.Errorf("%v, %s, no fallback: stdout %q, exit %d; want silence, exit 0", sh, what, out, code)
 			}
-			out, stderr, code = runShell(t, sh, Launcher([]string{q, ShellQuote(works)}, "--timeout 600", halt), stopInput)
+			out, stderr, code = runShell(t, sh, Launcher([]string{q, cli.ShellQuote(works)}, "--timeout 600", halt), stopInput)
 			if code != 2 || out != stopInput || !strings.HasSuffix(stderr, "judged --timeout 600\n") {
 				t.Errorf("%v, %s, then a program that runs: stdout %q, stderr %q, exit %d; want the input whole, its stderr, exit 2", sh, what, out, stderr, code)
 			}
@@ -199,7 +201,7 @@ func TestLauncherPassesThrough(t *testing.T) {
 	prog := writeExec(t, filepath.Join(dir, "prog"), "#!/bin/sh\nread -r in\nprintf '%s|%s' \"$in\" \"$*\"\nprintf 'said %s' \"$1\" >&2\nexit \"$1\"\n")
 	for _, sh := range shells(t) {
 		for _, status := range []string{"0", "1", "2"} {
-			out, stderr, code := runShell(t, sh, Launcher([]string{ShellQuote(prog)}, status+" 'a b'", `{"continue":false}`), stopInput)
+			out, stderr, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(prog)}, status+" 'a b'", `{"continue":false}`), stopInput)
 			if out != stopInput+"|"+status+" a b" || stderr != "said "+status || code != int(status[0]-'0') {
 				t.Errorf("%v, exit %s: stdout %q, stderr %q, exit %d", sh, status, out, stderr, code)
 			}
@@ -216,9 +218,9 @@ func TestLauncherKilledProgram(t *testing.T) {
 	marker := filepath.Join(dir, "ran")
 	for _, sig := range []string{"KILL", "SEGV"} {
 		killed := writeExec(t, filepath.Join(dir, "killed-"+sig), "#!/bin/sh\nkill -"+sig+" $$\n")
-		next := writeExec(t, filepath.Join(dir, "next"), "#!/bin/sh\n: > "+ShellQuote(marker)+"\n")
+		next := writeExec(t, filepath.Join(dir, "next"), "#!/bin/sh\n: > "+cli.ShellQuote(marker)+"\n")
 		for _, sh := range shells(t) {
-			out, _, code := runShell(t, sh, Launcher([]string{ShellQuote(killed), ShellQuote(next)}, "", halt), stopInput)
+			out, _, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(killed), cli.ShellQuote(next)}, "", halt), stopInput)
 			if code != 0 || out != halt+"\n" {
 				t.Errorf("%v, SIG%s: stdout %q, exit %d; want the halt, exit 0", sh, sig, out, code)
 			}

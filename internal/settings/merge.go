@@ -178,11 +178,6 @@ func covers(matcher, tool string) bool {
 // and a launcher of bin/gate all run "gate".
 func Program(cmd string) string { return path.Base(Paths(cmd)[0]) }
 
-// ShellQuote is s as one single-quoted word, which a POSIX shell and FirstWord
-// both read back as s. The guard's printf -v uses syntax.Quote instead:
-// mvdan's interpreter keeps the backslash of \' in an assignment.
-func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // FirstWord returns the first word of a command line with shell quoting
 // removed and variables left as they are: "$CLAUDE_PROJECT_DIR/bin/gate".
 func FirstWord(cmd string) string {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 // Holders returns the processes holding a lock on path, read from
@@ -48,9 +50,5 @@ func commandLine(pid int) string {
 	if err != nil {
 		return ""
 	}
-	s := strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ")
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return s
+	return cli.Clip(strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " "), 117, "...")
 }

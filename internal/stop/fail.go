@@ -9,9 +9,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/statedir"
-	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // The errors a stop can end in when something is armed, each answered by
@@ -25,7 +25,7 @@ import (
 type interruptedError struct{ sig os.Signal }
 
 func (e *interruptedError) Error() string {
-	return fmt.Sprintf("interrupted by %s while the validators ran; they were killed, with every process they started", validator.SignalName(e.sig))
+	return fmt.Sprintf("interrupted by %s while the validators ran; they were killed, with every process they started", cli.SignalName(e.sig))
 }
 
 // unrecordedError is a verdict the gate reached but could not record in

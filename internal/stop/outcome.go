@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -36,7 +35,7 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 			err = telemetry.Send(tel)
 		}
 		if err != nil {
-			note := "export failed: " + strings.Join(strings.Fields(err.Error()), " ")
+			note := "export failed: " + cli.OneLine(err.Error())
 			fmt.Fprintf(env.Stderr, "gate: telemetry %s (the verdict stands)\n", note)
 			r.Telemetry = note
 		}
@@ -64,9 +63,7 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 	case v.Kind == Halt:
 		r.Decision = outcome.Halt
 		r.Reason = v.Reason
-		if len(r.Reason) > maxLoggedReason {
-			r.Reason = strings.ToValidUTF8(r.Reason[:maxLoggedReason], "") + "…"
-		}
+		r.Reason = cli.Clip(r.Reason, maxLoggedReason, "…")
 	}
 	addPrompt := func(p string) {
 		if !slices.Contains(r.Prompts, p) {

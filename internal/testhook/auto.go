@@ -3,6 +3,7 @@ package testhook
 import (
 	"fmt"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
@@ -44,7 +45,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 			return nil, nil
 		}
 		if !auto {
-			st.Answer = clip(in.LastAssistantMessage, maxKept)
+			st.Answer = cli.Clip(in.LastAssistantMessage, maxKept, clipped)
 			return st, nil
 		}
 		prior := 0

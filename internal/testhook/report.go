@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 // categories returns the plan's categories in order of first appearance,
@@ -170,8 +172,7 @@ func dur(d time.Duration) string {
 
 // cell keeps text inside one Markdown table cell.
 func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.Join(strings.Fields(s), " ")
+	return cli.OneLine(strings.ReplaceAll(s, "|", `\|`))
 }
 
 // fenced puts text in a code block whose fence no line of it can close.

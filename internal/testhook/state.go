@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -299,7 +299,7 @@ func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
 func (st *State) validate(answer string, now time.Time) (int, []int) {
 	i := st.Current
 	whys, saved := st.judge(answer)
-	r := &Result{Status: Passed, Failures: whys, Answer: clip(answer, maxAnswer), Started: st.Since, Finished: now}
+	r := &Result{Status: Passed, Failures: whys, Answer: cli.Clip(answer, maxAnswer, clipped), Started: st.Since, Finished: now}
 	if len(whys) > 0 {
 		r.Status = Failed
 	} else {
@@ -349,13 +349,5 @@ func (st *State) index(id string) int {
 // maxAnswer bounds the answer kept with a result, for the report.
 const maxAnswer = 4000
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "\n… (clipped)"
-}
+// clipped marks an answer cut to maxAnswer or maxKept.
+const clipped = "\n… (clipped)"

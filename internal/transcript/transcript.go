@@ -39,6 +39,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 // Limits of one Scan.
@@ -312,7 +314,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	}
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
-		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: Clip(l.Attachment.BlockingError.Reason, MaxReason)})
+		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: cli.Clip(l.Attachment.BlockingError.Reason, MaxReason, "")})
 		res.Stops = append(res.Stops, Stop{Offset: start, Event: l.Attachment.HookEvent, Errors: []string{l.Attachment.BlockingError.Reason}})
 		return
 	}
@@ -447,11 +449,3 @@ func commandName(text string) (string, bool) {
 // MaxReason is how much of a block reason Result.Blocks keeps: enough to
 // tell whose block it was.
 const MaxReason = 200
-
-// Clip returns s cut to at most n bytes.
-func Clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}

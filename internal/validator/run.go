@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
@@ -254,8 +255,9 @@ func exitProblem(ps *os.ProcessState) string {
 		return "exit status 126: the shell found the command but could not execute it"
 	case code == 127:
 		return "exit status 127: the shell could not find the command"
-	case code > 128 && code <= 128+64 && signalNames[syscall.Signal(code-128)] != "":
-		return fmt.Sprintf("exit status %d: the shell's code for a command killed by %s", code, signalName(syscall.Signal(code-128)))
+	}
+	if sig := syscall.Signal(code - 128); code > 128 && code <= 128+64 && cli.SignalName(sig) != sig.String() {
+		return fmt.Sprintf("exit status %d: the shell's code for a command killed by %s", code, signalName(sig))
 	}
 	return ""
 }
@@ -300,29 +302,12 @@ func killGroup(cmd *exec.Cmd) error {
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
-// signalNames are the signals a validator plausibly dies of.
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGSEGV: "SIGSEGV",
-	syscall.SIGABRT: "SIGABRT", syscall.SIGINT: "SIGINT", syscall.SIGHUP: "SIGHUP", syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGILL: "SIGILL", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ",
-}
-
 // signalName names a signal for a person: "SIGSEGV (segmentation fault)".
 func signalName(s syscall.Signal) string {
-	if name := SignalName(s); name != s.String() {
+	if name := cli.SignalName(s); name != s.String() {
 		return name + " (" + s.String() + ")"
 	}
 	return s.String()
-}
-
-// SignalName is a signal's short name, "SIGTERM", when it is one a
-// process plausibly dies of; else its description.
-func SignalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok && signalNames[s] != "" {
-		return signalNames[s]
-	}
-	return sig.String()
 }
 
 func unwrapPath(err error) error {

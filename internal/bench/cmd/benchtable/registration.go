@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/stopgate/stopgate/internal/bench"
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dist"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -29,7 +30,7 @@ func (o *options) registrationCases(n int) ([]bench.Case, error) {
 		cmd      func(root string) (*bench.Cmd, error)
 	}{
 		{"launcher", "gate init's launcher (sh -c)", func(root string) (*bench.Cmd, error) {
-			return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{settings.ShellQuote(o.detect)}, "", "")}, Dir: root, Env: o.env(root)}, nil
+			return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{cli.ShellQuote(o.detect)}, "", "")}, Dir: root, Env: o.env(root)}, nil
 		}},
 		{"npm", "npm's node shim", o.npmShim},
 		{"gotool", "go tool", o.goTool},
