@@ -58,27 +58,47 @@ func runCheck(env *cli.Env, args []string) error {
 		return err
 	}
 	ws := workspaceOf(env, *configFile)
+	cfg, fs, err := configFindings(ws)
+	if err != nil {
+		return err
+	}
+	clients, err := checkedClients(ws.root, *clientName)
+	if err != nil {
+		return usageError("check", err)
+	}
+	hooks, summary := hookCheck(env, ws, cfg, *plugin, *clientName, clients)
+	fs = append(fs, hooks...)
+	fs = append(fs, goToolFindings(ws)...)
+	tel, telFindings := telemetryCheck(env, ws, cfg)
+	fs = append(fs, telFindings...)
+	return checkReport(env, cfg, fs, clients, tel, summary)
+}
 
+// configFindings are mappings.toml's findings, as config.Inspect loads it.
+func configFindings(ws workspace) (*config.Config, []finding, error) {
 	var fs []finding
 	cfg, problems, err := config.Inspect(ws.file, ws.root, config.Project)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		fs = append(fs, finding{loc: ws.rel(ws.file), msg: "does not exist", hint: `"gate init" writes a starter`})
 	case err != nil:
-		return err
+		return nil, nil, err
 	}
 	for _, p := range problems {
 		fs = append(fs, problemFinding(p))
 	}
-	clients, err := checkedClients(ws.root, *clientName)
-	if err != nil {
-		return usageError("check", err)
-	}
+	return cfg, fs, nil
+}
+
+// hookCheck returns the findings of the hook registrations of the clients
+// checked, and the summary of Claude Code's OS wall ("": not checked).
+func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*agentClient) ([]finding, string) {
+	var fs []finding
 	// Each settings file is read once; so are the hook files behind regs.
 	// Claude Code's are read only where it may be checked.
 	claude, home := settingsFiles(env, ws.root).load(), env.Getenv("HOME")
 	var regs []guard.Registered
-	if *clientName == "" || *clientName == "claude" {
+	if clientName == "" || clientName == "claude" {
 		regs = claude.registrations(ws.root, home)
 	} else {
 		regs = guard.Registrations(ws.root, home, nil)
@@ -86,8 +106,8 @@ func runCheck(env *cli.Env, args []string) error {
 	// With no --client, Claude Code is checked when the project registers
 	// it, or when it registers no other client (to say nothing is).
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
-	if *clientName == "claude" || *clientName == "" && (*plugin != "" || len(clients) == 0 || claudeRegistered(regs)) {
-		fs = append(fs, hookFindings(env, ws, cfg, *plugin, claude)...)
+	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) {
+		fs = append(fs, hookFindings(env, ws, cfg, plugin, claude)...)
 		var wall []finding
 		wall, summary = wallFindings(env, ws, cfg, claude, regs)
 		fs = append(fs, wall...)
@@ -95,11 +115,12 @@ func runCheck(env *cli.Env, args []string) error {
 	for _, c := range clients {
 		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
 	}
-	fs = append(fs, registeredFindings(env, ws, cfg, regs)...)
-	fs = append(fs, goToolFindings(ws)...)
-	tel, telFindings := telemetryCheck(env, ws, cfg)
-	fs = append(fs, telFindings...)
+	return append(fs, registeredFindings(env, ws, cfg, regs)...), summary
+}
 
+// checkReport prints the findings, the clients' notes and the summary
+// line; exit 1 when a finding is an error.
+func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*agentClient, tel, summary string) error {
 	errs, warns := 0, 0
 	for _, f := range fs {
 		fmt.Fprintln(env.Stdout, f)

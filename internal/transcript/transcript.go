@@ -295,13 +295,7 @@ var (
 // a trigger or a reply are decoded: tool results, which carry whole files,
 // are not.
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
-	// A reply is a line with a text block (the client writes one block a
-	// line): the many without one, a Write's whole file among them, are
-	// not decoded for it.
-	assistant := bytes.Contains(b, keyAssistant) && bytes.Contains(b, keyText) || bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
-	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
-	blocking := bytes.Contains(b, keyBlocking) || bytes.Contains(b, keySummary)
-	if !assistant && !user && !blocking {
+	if !candidate(b) {
 		return
 	}
 	var l line
@@ -309,14 +303,37 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		res.Bad++
 		return
 	}
-	if !thread.Has(l.AgentID, l.IsSidechain) {
+	if !thread.Has(l.AgentID, l.IsSidechain) || stopLine(&l, start, res) || len(l.Message.Content) == 0 {
 		return
 	}
+	ev := Event{Offset: start, End: end, UUID: l.UUID}
+	ev.Time, _ = time.Parse(time.RFC3339Nano, l.Timestamp)
+	switch l.Type {
+	case "assistant":
+		assistantLine(&l, ev, res)
+	case "user":
+		userLine(&l, ev, res)
+	}
+}
+
+// candidate reports whether a line can hold a trigger, a reply or a stop
+// record, without decoding it. A reply is a line with a text block (the
+// client writes one block a line): the many without one, a Write's whole
+// file among them, are not decoded for it.
+func candidate(b []byte) bool {
+	assistant := bytes.Contains(b, keyAssistant) && bytes.Contains(b, keyText) || bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
+	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
+	return assistant || user || bytes.Contains(b, keyBlocking) || bytes.Contains(b, keySummary)
+}
+
+// stopLine adds the client's record of a stop, a stop block's attachment
+// or a stop_hook_summary, and reports whether l was one.
+func stopLine(l *line, start int64, res *Result) bool {
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
 		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: cli.Clip(l.Attachment.BlockingError.Reason, MaxReason, "")})
 		res.Stops = append(res.Stops, Stop{Offset: start, Event: l.Attachment.HookEvent, Errors: []string{l.Attachment.BlockingError.Reason}})
-		return
+		return true
 	}
 	if l.Type == "system" && l.Subtype == "stop_hook_summary" {
 		st := Stop{Offset: start, Summary: true, Errors: l.HookErrors, Prevented: l.Prevented}
@@ -325,73 +342,82 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		}
 		res.Stops = append(res.Stops, st)
 		res.Replied = false
+		return true
+	}
+	return false
+}
+
+// assistantLine adds an assistant line's Read and Skill calls, and its
+// text as the thread's last reply.
+func assistantLine(l *line, ev Event, res *Result) {
+	var blocks []json.RawMessage
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
 		return
 	}
-	if len(l.Message.Content) == 0 {
-		return
-	}
-	ev := Event{Offset: start, End: end, UUID: l.UUID}
-	ev.Time, _ = time.Parse(time.RFC3339Nano, l.Timestamp)
-	switch l.Type {
-	case "assistant":
-		var blocks []json.RawMessage
-		if json.Unmarshal(l.Message.Content, &blocks) != nil {
-			return
+	var texts []string
+	for _, raw := range blocks {
+		var bl block
+		if json.Unmarshal(raw, &bl) != nil {
+			continue
 		}
-		var texts []string
-		for _, raw := range blocks {
-			var bl block
-			if json.Unmarshal(raw, &bl) != nil {
-				continue
-			}
-			if bl.Type == "text" {
-				texts = append(texts, bl.Text)
-			}
-			if bl.Type != "tool_use" {
-				continue
-			}
-			var in struct {
-				FilePath string `json:"file_path"`
-				Skill    string `json:"skill"`
-			}
-			if json.Unmarshal(bl.Input, &in) != nil {
-				continue
-			}
-			e := ev
-			switch {
-			case bl.Name == "Read" && in.FilePath != "":
-				e.Kind, e.Path = Read, in.FilePath
-			case bl.Name == "Skill" && in.Skill != "":
-				// The model ran a command itself: the client expands it
-				// with no UserPromptExpansion and no Read.
-				e.Kind, e.Command = Command, strings.TrimPrefix(in.Skill, "/")
-			default:
-				continue
-			}
+		if bl.Type == "text" {
+			texts = append(texts, bl.Text)
+		}
+		if e, ok := toolEvent(bl, ev); ok {
 			res.Events = append(res.Events, e)
 		}
-		// As Claude Code gives it to a stop (last_assistant_message).
-		res.Last, res.Replied = TrimReply(strings.Join(texts, "\n")), true
-	case "user":
-		if l.IsMeta {
-			return // the expansion of a command, or a hook's feedback: not what was typed
-		}
-		text, ok := userText(l.Message.Content)
-		if !ok {
-			return
-		}
-		res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
-		res.Replied = false
-		if name, ok := commandName(text); ok {
-			ev.Kind, ev.Command = Command, name
-			res.Events = append(res.Events, ev)
-			return
-		}
-		first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
-		if strings.HasPrefix(first, "/") {
-			ev.Kind, ev.Text = Prompt, first
-			res.Events = append(res.Events, ev)
-		}
+	}
+	// As Claude Code gives it to a stop (last_assistant_message).
+	res.Last, res.Replied = TrimReply(strings.Join(texts, "\n")), true
+}
+
+// toolEvent returns the event of a tool_use block that arms: a Read of a
+// file, or a Skill the model ran.
+func toolEvent(bl block, ev Event) (Event, bool) {
+	if bl.Type != "tool_use" {
+		return ev, false
+	}
+	var in struct {
+		FilePath string `json:"file_path"`
+		Skill    string `json:"skill"`
+	}
+	if json.Unmarshal(bl.Input, &in) != nil {
+		return ev, false
+	}
+	switch {
+	case bl.Name == "Read" && in.FilePath != "":
+		ev.Kind, ev.Path = Read, in.FilePath
+	case bl.Name == "Skill" && in.Skill != "":
+		// The model ran a command itself: the client expands it
+		// with no UserPromptExpansion and no Read.
+		ev.Kind, ev.Command = Command, strings.TrimPrefix(in.Skill, "/")
+	default:
+		return ev, false
+	}
+	return ev, true
+}
+
+// userLine adds what a person typed: a slash command the client expanded,
+// or a typed prompt starting with "/". Either starts a new turn.
+func userLine(l *line, ev Event, res *Result) {
+	if l.IsMeta {
+		return // the expansion of a command, or a hook's feedback: not what was typed
+	}
+	text, ok := userText(l.Message.Content)
+	if !ok {
+		return
+	}
+	res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
+	res.Replied = false
+	if name, ok := commandName(text); ok {
+		ev.Kind, ev.Command = Command, name
+		res.Events = append(res.Events, ev)
+		return
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
+	if strings.HasPrefix(first, "/") {
+		ev.Kind, ev.Text = Prompt, first
+		res.Events = append(res.Events, ev)
 	}
 }
 
