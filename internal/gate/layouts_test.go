@@ -15,7 +15,7 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/stop"
+	"github.com/stopgate/stopgate/internal/reconcile"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
@@ -153,7 +153,7 @@ func TestLayoutsAgree(t *testing.T) {
 		if command {
 			ev = transcript.Event{Kind: transcript.Command, Command: arg[1:]}
 		}
-		maps, err = stop.Armed(compiled, ev, queue.Scope{Session: "s"})
+		maps, err = reconcile.Armed(compiled, ev, queue.Scope{Session: "s"})
 		if err != nil {
 			t.Fatalf("%s: reconcile: %v", tc.name, err)
 		}

@@ -15,14 +15,10 @@ import (
 )
 
 // record appends the verdict to the outcome log in the state dir, for `gate
-// log` and `gate stats`, and exports it when telemetry is on. Stops with
-// nothing pending are not decisions and are not logged. A log that cannot
+// log` and `gate stats`, and exports it when telemetry is on. A log that cannot
 // be written, or an export that fails, costs the record or the export,
 // never the decision: one line on stderr (and a note in the record).
 func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *hook.Input, tel telemetry.Request, dl Deadline) {
-	if len(v.Checks) == 0 && len(v.Done) == 0 {
-		return
-	}
 	r := v.outcome(scope, time.Now().UTC())
 	r.Client = clientName(in)
 	if telemetry.Enabled(tel.Config, env.Getenv) {

@@ -10,19 +10,19 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/reconcile"
 )
 
-// blockPrefix starts every block reason: the transcript's record of the
-// blocks the client fed back is counted by it (reconcile.go).
+// blockPrefix starts every block reason: the client's record of the
+// blocks it fed back is counted by it (package reconcile).
 const blockPrefix = hook.BlockPrefix
 
-// blockClose follows the last failure of a block reason: a reason that
-// holds it names every prompt that failed (record.go).
-const blockClose = "\nFix each failure above, then finish again."
-
-// failurePrefix starts the line of each failing check in a reason; a
-// validator's output lines are indented, so only the gate writes it.
-const failurePrefix = "✘ prompt "
+// blockClose follows the last failure of a block reason, and failurePrefix
+// starts the line of each failing check: reconcile.passedAt reads them.
+const (
+	blockClose    = reconcile.BlockClose
+	failurePrefix = reconcile.FailurePrefix
+)
 
 // blockReason is the remediation text the agent receives: the failures,
 // then what to do next.
@@ -133,4 +133,18 @@ func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
 	}
 	fmt.Fprintf(&b, "\nRestore the mapping in %s (the agent must not edit its own gate). If it was removed on purpose, remove the armed entry above, then stop again.", file)
 	return b.String()
+}
+
+// pendingReason is the halt of a stop whose mappings.toml is gone while n
+// prompts are still queued.
+func pendingReason(n int) string {
+	return fmt.Sprintf("stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
+		project.ConfigName, n)
+}
+
+// takenUpReason is the halt of a stop whose mappings.toml is gone or
+// empty while the record shows the agent took up what can be a prompt.
+func takenUpReason(taken string) string {
+	return fmt.Sprintf("stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %s (git checkout %s) and continue the session; the agent must not remove its own gate. (To remove stopgate from the project, remove its hooks too.)",
+		project.ConfigName, taken, project.ConfigName, project.ConfigName)
 }

@@ -64,6 +64,7 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/reconcile"
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
@@ -145,138 +146,149 @@ func (s *judging) answer(v *Verdict, err error) error {
 // dir gone, a config gone); a record it cannot read counts as relayed:
 // the halt then ends the session, which at worst says less.
 func (s *judging) writeHalt(reason string) error {
-	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !relayFedBack(s.in, s.scope) {
+	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !reconcile.RelayFedBack(s.in, s.scope) {
 		o, _ := s.ans.Halt(reason, false)
 		return s.ans.Write(o)
 	}
 	return s.ans.Write(hook.Halt(reason))
 }
 
-// judge decides the stop: read, then run the validators, then record. A
-// panic comes back as an error, so that answer still applies the rule.
+// judge decides the stop: read what the verdict depends on, decide, apply
+// the verdict to the state dir and record it; Hook then answers. A panic
+// comes back as an error, so that answer still applies the rule.
 func (s *judging) judge() (v *Verdict, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &panicError{value: p, stack: debug.Stack()}
 		}
 	}()
-	env := s.env
 	// From here a signal (the client's timeout, a closed terminal) is an
 	// answer too: it cancels the validators, if they run, and halts.
 	ctx, release := interruptible()
 	defer release()
+	f, v, err := s.read()
+	if f == nil {
+		return v, err // the config decided: it cannot be read, or the record decides
+	}
+	v = decide(ctx, f)
+	var intr *interruptedError
+	if errors.As(context.Cause(ctx), &intr) && len(f.entries) > 0 {
+		return nil, intr
+	}
+	if err := s.apply(f, v); err != nil {
+		return nil, err
+	}
+	if len(v.Checks) > 0 || len(v.Done) > 0 { // a decision, not a stop with nothing pending
+		v.record(s.env, f.q, s.scope, s.in, telemetry.Request{Config: f.cfg.Telemetry, Root: s.root}, s.deadline)
+	}
+	return v, nil
+}
 
-	// The config, from the cache when it is current: most
-	// stops have nothing to judge, and parsing a mappings.toml of thousands
-	// of mappings at every one would cost more than the stop. Its errors are
+// read reads everything the verdict depends on: the config, the queue,
+// the block count and the client's record. A stop the config decides (it
+// cannot be read; it is missing or empty, and the record decides) gets
+// its verdict and no facts.
+func (s *judging) read() (*facts, *Verdict, error) {
+	// The config, from the cache when it is current: most stops have
+	// nothing to judge, and parsing a mappings.toml of thousands of
+	// mappings at every one would cost more than the stop. Its errors are
 	// the loader's, the ones `gate check` calls errors: they halt.
-	loaded, err := config.Load(config.Path(s.root, s.configFile, env.Dir), s.root)
+	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
 		if s.configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return s.missingConfig()
 		}
-		return halt(configReason(err)), nil
+		return nil, halt(configReason(err)), nil
 	}
+	f := &facts{loaded: loaded, in: s.in, q: queue.Open(loaded.StateDir()), dl: s.deadline, client: &s.ans}
+	if err := s.readQueue(f); err != nil {
+		return nil, nil, err
+	}
+	if len(f.entries) == 0 {
+		if s.configFile == "" && reconcile.EmptyConfig(loaded.File) {
+			return s.missingConfig() // an empty config maps nothing: the record decides
+		}
+		s.clear = true
+		return f, nil, nil
+	}
+	// Only a stop with something to judge needs the whole config.
+	if f.cfg, err = loaded.Full(); err != nil {
+		return nil, halt(configReason(err)), nil
+	}
+	cfg, home := f.cfg, s.env.Getenv("HOME")
+	f.ru = reusing{scope: s.scope, trusted: cfg.Settings.Reuse == config.ReuseAuto, on: func() bool {
+		on, _ := ReusePolicy(cfg, clientName(s.in), home)
+		return on
+	}}
+	return f, nil, nil
+}
 
-	// Read everything the verdict depends on before any validator runs: a
-	// validator may delete or move the state dir.
-	q := queue.Open(loaded.StateDir())
-	queued, bad, err := q.Snapshot(s.scope)
+// readQueue reads the scope's entries and block count, and adds what the
+// client's record shows armed and the queue lacks (package reconcile).
+func (s *judging) readQueue(f *facts) error {
+	queued, bad, err := f.q.Snapshot(s.scope)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	entries := queued
-	s.armed = entries
+	f.queued, f.entries, s.armed = queued, queued, queued
 	for _, b := range bad {
-		fmt.Fprintf(env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
+		fmt.Fprintf(s.env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
 	}
 	// The count is ours, not derived from stop_hook_active: the client has
 	// been seen to send false on repeated stops within one turn
 	// (anthropics/claude-code#54360), which would let a loop run into the
 	// client's own cap. It resets only on a passing stop or a halt.
-	prior, err := q.Blocks(s.scope)
-	if err != nil {
-		return nil, err
+	if f.prior, err = f.q.Blocks(s.scope); err != nil {
+		return err
 	}
-	rec, err := reconcile(loaded, s.in, q, s.scope, entries, s.deadline.At)
-	if err != nil {
-		return nil, err
+	if f.rec, err = reconcile.Run(f.loaded, s.in, f.q, s.scope, queued, s.deadline.At); err != nil || f.rec == nil {
+		return err
 	}
-	if rec != nil {
-		entries = append(entries, rec.missing...)
-		s.armed = entries
-		prior = max(prior, rec.blocks) // the transcript remembers what a deleted file forgets
-	}
-	if len(entries) == 0 {
-		if s.configFile == "" && emptyConfig(loaded.File) {
-			return s.missingConfig() // an empty config maps nothing: the record decides
-		}
-		s.clear = true
-		v := &Verdict{}
-		if rec != nil {
-			rec.settle(env, q, v)
-		}
-		return v, nil
-	}
+	f.entries = slices.Concat(queued, f.rec.Missing)
+	s.armed = f.entries
+	f.prior = max(f.prior, f.rec.Blocks) // the record remembers what a deleted file forgets
+	return nil
+}
 
-	// Only a stop with something to judge needs the whole config.
-	cfg, err := loaded.Full()
-	if err != nil {
-		return halt(configReason(err)), nil
+// missingConfig decides a stop whose project's mappings.toml is gone or
+// empty by the client's record (reconcile.Missing).
+func (s *judging) missingConfig() (*facts, *Verdict, error) {
+	pending, taken, err := reconcile.Missing(s.root, s.in, s.scope, s.deadline.At)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case len(pending) > 0:
+		s.armed = pending
+		return nil, halt(pendingReason(len(pending))), nil
+	case taken == "":
+		s.clear = true
+		return nil, &Verdict{}, nil
 	}
-	ru := reusing{scope: s.scope, trusted: cfg.Settings.Reuse == config.ReuseAuto, on: func() bool {
-		on, _ := ReusePolicy(cfg, clientName(s.in), env.Getenv("HOME"))
-		return on
-	}}
-	v = decide(ctx, cfg, s.in, entries, prior, s.deadline, ru)
-	// What the verdict tells beyond its checks, asked once the validators
-	// ran: which of the gate's own inputs changed since the prompts were
-	// armed (changed.go), and what reconciliation judged (reconcile.go). A
-	// block's or halt's reason ends with them; a pass shows the changes as
-	// a system message.
-	v.Changed = changes(loaded, queued, entries[len(queued):])
-	if v.Kind != Pass && v.Changed != "" {
-		v.Reason += "\n\n" + v.Changed
-	}
-	if v.Kind != Pass && rec != nil {
-		v.Reason += rec.notes()
-	}
-	var intr *interruptedError
-	if errors.As(context.Cause(ctx), &intr) {
-		return nil, intr
-	}
-	v.relay(s.ans, cfg.Settings.MaxBlocks, prior > cfg.Settings.MaxBlocks)
-	if rec != nil {
-		rec.settle(env, q, v)
-	}
-	if err := v.apply(q, s.scope, prior, queued); err != nil {
-		return nil, &unrecordedError{err: err, verdict: v}
-	}
-	v.record(env, q, s.scope, s.in, telemetry.Request{Config: cfg.Telemetry, Root: s.root}, s.deadline)
-	return v, nil
+	return nil, halt(takenUpReason(taken)), nil
 }
 
 func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
 
-// relay asks the client's dialect how it takes the verdict's halt
-// (hook.Answer.Halt): a client that ends a session on a halt without
-// showing why (Codex prints "hook: Stop Stopped" alone) gets, once, a
-// block that hands the reason to the model to tell the user. The count is
-// set past max_blocks, so the next failing stop is the halt itself.
-func (v *Verdict) relay(ans hook.Answer, maxBlocks int, relayed bool) {
-	if v.Kind != Halt {
-		return
+// apply records the verdict in the state dir before the answer: the
+// reconciliation mark (a mark not written costs the next stop a longer
+// scan, never a check), then the queue and the block count, so that a
+// gate killed after deciding errs towards checking again. What the
+// verdict keeps armed is written back if a validator removed it. A stop
+// that changes neither (most stops: nothing pending) writes nothing.
+func (s *judging) apply(f *facts, v *Verdict) error {
+	if f.rec != nil {
+		if err := f.rec.Settle(f.q, v.Kind == Pass, v.Done); err != nil {
+			fmt.Fprintf(s.env.Stderr, "gate: %v\n", err)
+		}
 	}
-	v.relayDecided = true
-	if o, once := ans.Halt(v.Reason, relayed); once {
-		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
+	if err := v.apply(f.q, s.scope, f.prior, f.queued); err != nil {
+		return &unrecordedError{err: err, verdict: v}
 	}
+	return nil
 }
 
-// apply records the verdict in the state dir: the queue and the block
-// count, so that a gate killed after deciding errs towards checking again.
-// What the verdict keeps armed is written back if a validator removed it.
-// A stop that changes neither (most stops: nothing pending) writes nothing.
+// apply writes the verdict to the queue: the entries done removed, those
+// kept written back, the block count.
 func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []queue.Entry) error {
 	if len(v.Done) > 0 {
 		if err := q.Remove(scope, v.Done); err != nil {
@@ -295,26 +307,22 @@ func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []q
 		}
 	}
 	if v.Blocks != prior {
-		if err := q.SetBlocks(scope, v.Blocks); err != nil {
-			return err
-		}
+		return q.SetBlocks(scope, v.Blocks)
 	}
 	return nil
 }
 
 // write prints the answer of a verdict: a halt relay decided (else
-// writeHalt) as that halt, not to be relayed again; a pass prints nothing,
-// unless the human must hear that the gate's inputs changed.
+// writeHalt) as that halt, not to be relayed again; a pass prints nothing
+// unless it has something to tell the user.
 func (v *Verdict) write(ans hook.Answer) error {
 	switch {
 	case v.Kind == Halt:
 		return ans.Write(hook.Halt(v.Reason))
 	case v.Kind == Block:
 		return ans.Write(hook.Block(v.Reason))
-	case v.Observed != Pass:
-		return ans.Write(hook.Output{SystemMessage: strings.TrimSpace(v.Reason + "\n\n" + v.Changed)})
-	case v.Changed != "":
-		return ans.Write(hook.Output{SystemMessage: v.Changed})
+	case v.Reason != "":
+		return ans.Write(hook.Output{SystemMessage: v.Reason})
 	}
 	return nil
 }

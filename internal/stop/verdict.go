@@ -3,11 +3,14 @@ package stop
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/reconcile"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -32,7 +35,9 @@ const (
 
 // Verdict is the gate's decision on one stop.
 type Verdict struct {
-	Kind   Kind
+	Kind Kind
+	// Reason is all the stop tells: the agent a block's, the user a
+	// halt's; a pass's, the user as a system message ("": nothing).
 	Reason string
 	// Cause is the kind of the reason of a block or halt, for the outcome
 	// log and telemetry: one of the Cause* values.
@@ -41,18 +46,14 @@ type Verdict struct {
 	Blocks int           // consecutive blocked stops after this one
 	Checks []Check       // every validator run, in mappings.toml order
 	// Reconciled are prompts judged although their entry was missing:
-	// the transcript armed them (reconcile.go).
+	// the client's record armed them (package reconcile).
 	Reconciled []outcome.Discrepancy
-	// Changed tells the human which of the gate's own inputs changed
-	// since the prompts were armed (changed.go): a pass shows it as a
-	// system message, a block or halt adds it to the reason.
-	Changed string
 	// Observed is what the stop would have been answered outside observe
 	// mode (settings.mode): Block or Halt where Kind is Pass; Pass else.
 	Observed Kind
 	// Observing: judged in observe mode, pass or not.
 	Observing bool
-	// relayDecided: relay has asked the client how it takes this halt,
+	// relayDecided: decide has asked the client how it takes this halt,
 	// from the block count; a halt before that (a config that cannot be
 	// read) is asked from the client's record (judging.writeHalt).
 	relayDecided bool
@@ -81,13 +82,30 @@ type Check struct {
 }
 
 // Decide runs the validators of entries and decides the stop, running
-// every one (`gate run`: nothing is reused). prior is the
-// count of consecutive blocked stops before this one. An entry whose prompt
-// is no longer mapped halts the stop without running anything: the agent
-// must not disarm a check by editing the config it is checked by. A
-// validator still running at dl is killed and fails (deadline.go).
+// every one (`gate run`: nothing is reused, no record reconciled, no
+// client to tell). prior is the count of consecutive blocked stops before
+// this one. An entry whose prompt is no longer mapped halts the stop
+// without running anything: the agent must not disarm a check by editing
+// the config it is checked by. A validator still running at dl is killed
+// and fails (deadline.go).
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
-	return decide(ctx, cfg, in, entries, prior, dl, reusing{})
+	return decide(ctx, &facts{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl})
+}
+
+// facts are what a stop is decided from, all read before any validator
+// runs: a validator may delete or move the state dir.
+type facts struct {
+	cfg     *config.Config // the whole config; nil when nothing is armed
+	loaded  *config.Config // as loaded, maybe from the cache; nil: changes are not told
+	in      *hook.Input
+	q       *queue.Queue
+	queued  []queue.Entry             // as the queue holds them
+	entries []queue.Entry             // queued, then those the client's record shows missing
+	prior   int                       // consecutive blocked stops before this one
+	rec     *reconcile.Reconciliation // nil: no record reconciled
+	dl      Deadline
+	ru      reusing
+	client  *hook.Answer // how the client takes a halt (relay); nil: no client
 }
 
 // reusing is whether a stop reuses passes (ReusePolicy), for which scope,
@@ -101,27 +119,67 @@ type reusing struct {
 	scope   queue.Scope
 }
 
-// decide is Decide, taking validators that passed earlier in the scope
-// as passed while nothing they depend on changed, when ru is on.
-func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline, ru reusing) *Verdict {
-	v := &Verdict{}
-	if len(entries) == 0 {
-		return v
+// decide decides the stop and words all it answers: the verdict of the
+// checks, what the human must know beyond them (tell), and a halt as the
+// client takes it (relay). Nothing is added to it after. Validators that
+// passed earlier in the scope are taken as passed while nothing they
+// depend on changed, when f.ru is on.
+func decide(ctx context.Context, f *facts) *Verdict {
+	if len(f.entries) == 0 {
+		return &Verdict{Blocks: f.prior} // nothing armed: nothing judged, the count stands
 	}
-	if gone := vanished(cfg, entries); len(gone) > 0 {
-		v.Kind, v.Reason, v.Cause = Halt, vanishedReason(cfg, gone), CauseVanished
-		return v
+	v := f.judge(ctx)
+	f.tell(v)
+	f.relay(v)
+	return v
+}
+
+// judge is the verdict of the checks of the entries. A prompt that lost
+// its mapping, or a protected file with another name, halts before
+// anything runs; a validator that created a protected path halts after.
+func (f *facts) judge(ctx context.Context) *Verdict {
+	cfg := f.cfg
+	if gone := vanished(cfg, f.entries); len(gone) > 0 {
+		return &Verdict{Kind: Halt, Reason: vanishedReason(cfg, gone), Cause: CauseVanished}
 	}
-	set := protectedSet(cfg, in)
+	set := protectedSet(cfg, f.in)
 	if why := linkedReason(cfg, set); why != "" {
+		return halt(why)
+	}
+	v := &Verdict{Observing: cfg.Settings.Mode == config.ModeObserve}
+	checks, appeared, finish := f.run(ctx, set)
+	v.Checks = checks
+	if why := appearedReason(cfg, appeared); why != "" {
 		v.Kind, v.Reason = Halt, why
 		return v
 	}
-	v.Observing = cfg.Settings.Mode == config.ModeObserve
-	checks, specs := plan(cfg, in, entries)
+	finish()
+	failed := map[string]bool{} // prompt keys with a failing validator
+	for _, c := range v.Failed() {
+		for _, p := range c.Prompts {
+			failed[p] = true
+		}
+	}
+	for _, e := range f.entries {
+		if !failed[e.Prompt] {
+			v.Done = append(v.Done, e)
+		}
+	}
+	if len(failed) > 0 {
+		f.fail(v)
+	}
+	return v
+}
+
+// run runs the checks of the entries, but those reuse takes as passed,
+// and returns them, the protected paths they created, and finish, which
+// records the passes for reuse (reuse.go).
+func (f *facts) run(ctx context.Context, set *guard.Set) (checks []Check, appeared []string, finish func()) {
+	cfg, in := f.cfg, f.in
+	checks, specs := plan(cfg, in, f.entries)
 	var r *reuse
-	if ru.on != nil {
-		r = startReuse(cfg, ru, checks)
+	if f.ru.on != nil {
+		r = startReuse(cfg, f.ru, checks)
 	}
 	unchanged, keys := r.toRun(cfg, checks, specs)
 	var run []validator.Spec
@@ -136,8 +194,7 @@ func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
-	}, Confine: confine, Deadline: dl.At, DeadlineWhy: dl.why()}, run)
-	failed := map[string]bool{} // prompt keys with a failing validator
+	}, Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why()}, run)
 	for i := range checks {
 		checks[i].Unchanged = unchanged[i]
 		if unchanged[i] != nil {
@@ -145,50 +202,78 @@ func decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 		} else {
 			checks[i].Result, results = results[0], results[1:]
 		}
-		if !checks[i].Result.Passed {
-			for _, p := range checks[i].Prompts {
-				failed[p] = true
-			}
-		}
 	}
-	v.Checks = checks
-	if why := appearedReason(cfg, validator.Appeared(missing)); why != "" {
-		v.Kind, v.Reason = Halt, why
-		return v
-	}
-	r.finish(checks, keys)
-	for _, e := range entries {
-		if !failed[e.Prompt] {
-			v.Done = append(v.Done, e)
-		}
-	}
-	if len(failed) == 0 {
-		return v
-	}
+	return checks, validator.Appeared(missing), func() { r.finish(checks, keys) }
+}
+
+// fail decides a stop whose checks failed: a halt when validators that
+// had to be confined could not be; in observe mode a pass the user is
+// told of; a halt under on_failure = "halt" or after max_blocks blocked
+// stops; else a block.
+func (f *facts) fail(v *Verdict) {
+	cfg, prior := f.cfg, f.prior
 	if why := unconfinedReason(cfg, v); why != "" {
 		v.Kind, v.Reason, v.Cause = Halt, why, CauseUnconfined
-		return v
+		return
 	}
-	if v.Observing {
+	halts := cfg.Settings.OnFailure == config.OnFailureHalt
+	switch {
+	case v.Observing:
 		// Roll-out: judged and recorded, shown to the user, never blocked;
 		// the stop passes and each stop judges what was armed since.
-		v.Observed, v.Done = Block, entries
-		if cfg.Settings.OnFailure == config.OnFailureHalt {
+		v.Observed, v.Done = Block, f.entries
+		if halts {
 			v.Observed = Halt
 		}
 		v.Reason = observeReason(cfg, v)
-		return v
-	}
-	if cfg.Settings.OnFailure == config.OnFailureHalt || prior >= cfg.Settings.MaxBlocks {
+	case halts:
+		v.Kind, v.Reason, v.Cause = Halt, haltReason(cfg, v, prior), CauseOnFailure
+	case prior >= cfg.Settings.MaxBlocks:
 		v.Kind, v.Reason, v.Cause = Halt, haltReason(cfg, v, prior), CauseMaxBlocks
-		if cfg.Settings.OnFailure == config.OnFailureHalt {
-			v.Cause = CauseOnFailure
-		}
-		return v
+	default:
+		v.Kind, v.Blocks, v.Cause = Block, prior+1, CauseFailed
+		v.Reason = blockReason(cfg, v)
 	}
-	v.Kind, v.Blocks, v.Cause = Block, prior+1, CauseFailed
-	v.Reason = blockReason(cfg, v)
-	return v
+}
+
+// tell adds what the verdict tells beyond its checks, asked once the
+// validators ran: which of the gate's own inputs changed since the
+// prompts were armed (changed.go), and what reconciliation judged. A
+// block's or halt's reason ends with them; a pass tells the changes to
+// the user, after what observe mode would have answered.
+func (f *facts) tell(v *Verdict) {
+	changed := ""
+	if f.loaded != nil {
+		changed = changes(f.loaded, f.queued, f.entries[len(f.queued):])
+	}
+	notes := ""
+	if f.rec != nil {
+		v.Reconciled, notes = f.rec.Found, f.rec.Notes()
+	}
+	switch {
+	case v.Kind == Pass:
+		v.Reason = strings.TrimSpace(v.Reason + "\n\n" + changed)
+	case changed != "":
+		v.Reason += "\n\n" + changed + notes
+	default:
+		v.Reason += notes
+	}
+}
+
+// relay asks the client how it takes a halt (hook.Answer.Halt): a client
+// that ends a session on a halt without showing why (Codex prints "hook:
+// Stop Stopped" alone) gets, once, a block that hands the reason to the
+// model to tell the user. The count is set past max_blocks, so the next
+// failing stop is the halt itself.
+func (f *facts) relay(v *Verdict) {
+	if v.Kind != Halt || f.client == nil {
+		return
+	}
+	v.relayDecided = true
+	maxBlocks := f.cfg.Settings.MaxBlocks
+	if o, once := f.client.Halt(v.Reason, f.prior > maxBlocks); once {
+		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
+	}
 }
 
 // vanished returns the entries whose prompt has no mapping any more.

@@ -1,4 +1,4 @@
-package stop
+package reconcile
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
@@ -38,75 +39,62 @@ import (
 // announcements and blocks start "stopgate:"): a gate registered for every
 // project (a plugin) passes the stops of a project without stopgate.
 
-// missingConfig handles a project whose mappings.toml is gone or empty.
-// It creates nothing: a project without stopgate keeps no state dir.
-func (s *judging) missingConfig() (*Verdict, error) {
-	stateDir := filepath.Join(s.root, config.DefaultStateDir)
+// Missing applies the rule to the scope of in, in the project at root,
+// waiting for its record until wait: it returns the entries still queued
+// in the default state dir, else what the record shows taken up that can
+// be a prompt ("": nothing, or a project that does not use stopgate). It
+// creates nothing: a project without stopgate keeps no state dir. An
+// unreadable queue or transcript is an error.
+func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pending []queue.Entry, taken string, err error) {
+	stateDir := filepath.Join(root, config.DefaultStateDir)
 	q := queue.Open(stateDir)
-	entries, _, err := q.Snapshot(s.scope)
-	if err != nil {
-		return nil, err
+	pending, _, err = q.Snapshot(scope)
+	if err != nil || len(pending) > 0 {
+		return pending, "", err
 	}
-	if len(entries) > 0 {
-		s.armed = entries
-		return halt(fmt.Sprintf(
-			"stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
-			project.ConfigName, len(entries))), nil
-	}
-	taken, err := s.takenUp(q, stateDir)
-	if err != nil {
-		return nil, err
-	}
-	if taken == "" {
-		s.clear = true
-		return &Verdict{}, nil
-	}
-	return halt(fmt.Sprintf(
-		"stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %s (git checkout %s) and continue the session; the agent must not remove its own gate. (To remove stopgate from the project, remove its hooks too.)",
-		project.ConfigName, taken, project.ConfigName, project.ConfigName)), nil
-}
-
-// takenUp names the first thing the scope's record shows the agent taking
-// up that can be a prompt, "" for none or a project that does not use
-// stopgate. An unreadable transcript is an error.
-func (s *judging) takenUp(q *queue.Queue, stateDir string) (string, error) {
-	record, path, thread := recordOf(s.in, s.scope)
+	record, path, thread := recordOf(in, scope)
 	if path == "" {
-		return "", nil
+		return nil, "", nil
 	}
-	from, _ := trustedMark(q.Mark(s.scope), path)
-	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, s.in.Cwd) }
+	from, _ := trustedMark(q.Mark(scope), path)
+	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
 	res, err := scan()
 	caught := true
 	// A record behind the client is waited for only in a project that
 	// uses stopgate: another project's stops would pay the wait for nothing.
-	if err == nil && !current(s.in, res, false) && usesStopgate(s.root, stateDir, path, res.From) {
-		res, caught, err = awaitRecord(scan, s.in, false, s.deadline.At)
+	if err == nil && !current(in, res, false) && usesStopgate(root, stateDir, path, res.From) {
+		res, caught, err = awaitRecord(scan, in, false, wait)
 	}
 	if os.IsNotExist(err) {
-		return "", nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("reading the transcript: %w", err)
+		return nil, "", fmt.Errorf("reading the transcript: %w", err)
 	}
-	taken := ""
+	taken = takenUp(root, res, scope, caught)
+	// Asked last: the transcript's words cost a second read.
+	if taken == "" || !usesStopgate(root, stateDir, path, res.From) {
+		return nil, "", nil
+	}
+	return nil, taken, nil
+}
+
+// takenUp names the first thing res shows the agent taking up that can be
+// a prompt: an event, bytes the scan could not read, or a record that did
+// not catch up with the stop; "" for none.
+func takenUp(root string, res *transcript.Result, scope queue.Scope, caught bool) string {
 	for _, ev := range res.Events {
-		if taken = promptLike(s.root, ev, s.scope); taken != "" {
-			break
+		if taken := promptLike(root, ev, scope); taken != "" {
+			return taken
 		}
 	}
 	switch {
-	case taken != "":
 	case res.Skipped > 0:
-		taken = fmt.Sprintf("%.1f MiB it could not read", float64(res.Skipped)/(1<<20))
+		return fmt.Sprintf("%.1f MiB it could not read", float64(res.Skipped)/(1<<20))
 	case !caught:
-		taken = "less than the client wrote (not the reply this stop follows, in time)"
+		return "less than the client wrote (not the reply this stop follows, in time)"
 	}
-	// Asked last: the transcript's words cost a second read.
-	if taken == "" || !usesStopgate(s.root, stateDir, path, res.From) {
-		return "", nil
-	}
-	return taken, nil
+	return ""
 }
 
 // promptLike says what ev took up when it can be a prompt, else "".
@@ -167,9 +155,9 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 	return err != nil || bytes.Contains(data, []byte("stopgate:"))
 }
 
-// emptyConfig reports whether the config file holds nothing but blanks:
-// the same as missing, for the record rule.
-func emptyConfig(file string) bool {
+// EmptyConfig reports whether the config file holds nothing but blanks:
+// the same as missing, for the rule.
+func EmptyConfig(file string) bool {
 	f, fi, err := regular.Open(file)
 	if err != nil {
 		return false // a named pipe is not empty: reading it would hold the stop

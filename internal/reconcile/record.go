@@ -1,11 +1,14 @@
-package stop
+package reconcile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -28,6 +31,14 @@ import (
 //
 // A claim before the part of the transcript the scan read (MaxScan) is
 // not checked: the scan judges every mapping then, whatever it claims.
+
+// BlockClose follows the last failure of the gate's block reason: a
+// reason that holds it names every prompt that failed (passedAt).
+const BlockClose = "\nFix each failure above, then finish again."
+
+// FailurePrefix starts the line of each failing check in a reason; a
+// validator's output lines are indented, so only the gate writes it.
+const FailurePrefix = "✘ prompt "
 
 // recorded returns why the claims of m do not match the stops the scan
 // res found in the record of event's scope; "" when they all do.
@@ -84,15 +95,62 @@ func ranGate(commands []string) bool {
 // passed: the reason is whole (it reaches the words that follow the last
 // failure) and no failure names p.
 func passedAt(reason, p string) bool {
-	if !strings.HasPrefix(reason, blockPrefix) || !strings.Contains(reason, blockClose) {
+	if !strings.HasPrefix(reason, hook.BlockPrefix) || !strings.Contains(reason, BlockClose) {
 		return false
 	}
-	failures, _, _ := strings.Cut(reason, blockClose)
+	failures, _, _ := strings.Cut(reason, BlockClose)
 	q := strconv.Quote(p)
 	for _, line := range strings.Split(failures, "\n") {
-		if strings.HasPrefix(line, failurePrefix) && strings.Contains(line, q) {
+		if strings.HasPrefix(line, FailurePrefix) && strings.Contains(line, q) {
 			return false
 		}
 	}
 	return true
+}
+
+// recordWait bounds how long a stop waits for a client's record to catch
+// up with it. Claude Code (2.1.328) queues its transcript appends and
+// writes them every 100 ms, and does not wait for them before it runs the
+// Stop hooks: the file of a short first turn was seen not to exist yet (6
+// runs in 30), and an existing one to lack the turn's last lines, its
+// final reply and often what came before it (about one stop in four, for
+// some tens of milliseconds).
+const recordWait = 3 * time.Second
+
+// awaitRecord scans the record until it is there (when missing says a
+// record not on disk is waited for) and current, or until min(wait,
+// now+recordWait), scanning every 10 ms; it reports whether the record
+// came to be current. A stop whose record caught up scans once.
+func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, bool, error) {
+	until := time.Now().Add(recordWait)
+	if !wait.IsZero() && wait.Before(until) {
+		until = wait
+	}
+	for {
+		res, err := scan()
+		out := time.Now().After(until)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && missing && !out:
+		case err != nil:
+			return res, false, err
+		case current(in, res, out):
+			return res, true, nil
+		case out:
+			return res, false, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// current reports whether res shows the reply the stop follows, as the
+// client hands it to the stop (last_assistant_message): its last reply
+// since its last stop summary (transcript.Result.Last, Replied). Once the
+// wait is out, the client has written what it queued (every 100 ms), and
+// its last reply anywhere will do: a model that answered a block with
+// nothing makes no new one, and the stop follows the reply before the
+// block. Only Claude Code's record is read so; with no reply text (an
+// empty one) there is nothing to look for.
+func current(in *hook.Input, res *transcript.Result, out bool) bool {
+	want := transcript.TrimReply(in.LastAssistantMessage)
+	return in.Client != nil || want == "" || res.Last == want && (res.Replied || out)
 }

@@ -1,4 +1,4 @@
-package stop
+package reconcile
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 // that made it, the first stop recorded after the claimed offset.
 func TestRecorded(t *testing.T) {
 	const gate = `"$CLAUDE_PROJECT_DIR"/bin/gate --timeout 600`
-	jokeFails := blockPrefix + ": 1 check failed.\n\n" + failurePrefix + `"joke", validator "joke-file"` + "\n  | output/joke.txt: no such file\n" + blockClose + " (Blocked stop 1 of 3: …)"
+	jokeFails := hook.BlockPrefix + ": 1 check failed.\n\n" + FailurePrefix + `"joke", validator "joke-file"` + "\n  | output/joke.txt: no such file\n" + BlockClose + " (Blocked stop 1 of 3: …)"
 	otherFails := strings.ReplaceAll(jokeFails, `"joke"`, `"other"`)
 	pass := transcript.Stop{Offset: 100, Summary: true, Commands: []string{gate}}
 	block := func(off int64, reason string) []transcript.Stop {
