@@ -73,11 +73,11 @@ func textStateDir(text []byte, root string) (dir string, known bool) {
 // Otherwise it is not sure, and only a decode can tell; setting is then
 // such a line's, if there is one, for the best readable guess.
 func plainStateDir(data []byte) (setting string, sure bool) {
+	if !mentionsStateDir(data) {
+		return "", true // Load's test as the text streams by (cache.go)
+	}
 	const name = "state_dir"
 	text := string(data)
-	if !strings.Contains(text, name) {
-		return "", !strings.Contains(text, `\u`) && !strings.Contains(text, `\U`)
-	}
 	for off := 0; ; {
 		j := strings.Index(text[off:], name)
 		if j < 0 {
