@@ -9,7 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/regular"
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 )
 
 // Inputs are what a mapping's verdict depends on beyond the agent's work:
@@ -41,12 +41,12 @@ func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator fu
 }
 
 // RunInputs adds to in the inputs of the run line run: the files inside
-// root that runline.Files resolves (the program, and the files a shell
+// root that shell.Files resolves (the program, and the files a shell
 // script sources: the files the guard protects), and every other file
 // inside root that a plain word of run names (a fixture), each hashed up
 // to limit bytes. unread is a resolved file it could not hash, left out.
 func RunInputs(in Inputs, run, root string, limit int64) (unread bool) {
-	for _, f := range runline.Files(run, root) {
+	for _, f := range shell.Files(run, root) {
 		if r, inside := project.Rel(root, f.Path); inside {
 			if sum, ok := digest(f.Path, limit); ok {
 				in[r] = sum

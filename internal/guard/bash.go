@@ -2,14 +2,12 @@ package guard
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"path"
 	"strings"
-	"time"
 
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -37,23 +35,17 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	return d.full(cmd, cwd)
 }
 
-// newDryRun is the state of one analysis of cmd.
-func (s *Set) newDryRun(cmd string) *dryRun {
-	return &dryRun{set: s, src: cmd, texts: []string{cmd}, ran: map[syntax.Pos]bool{}, files: map[string]*capture{},
-		deadline: time.Now().Add(dryDeadline)}
-}
-
 // plain judges the usual Bash call, one program and plain words (go test
 // ./..., git status, ls -la src), which the shell passes as written, and
 // reports whether cmd is one: the dry run would judge the same words, only
 // slower. It is not for anything the shell would expand, quote, redirect,
 // chain or assign, nor for source, which runs a file.
 func (d *dryRun) plain(cmd, cwd string) bool {
-	words, ok := runline.PlainWords(cmd)
+	words, ok := shell.PlainWords(cmd)
 	if !ok || len(words) == 0 || words[0] == "source" || words[0] == "." {
 		return false
 	}
-	a := (&shell{d: d, p: passes[0]}).analyzer(interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
+	a := d.analyzer(&shell.Shell{Run: d.Run, Pass: shell.Passes[0]}, interp.HandlerContext{Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
 	if h := a.run(a.words(words)); h != nil {
 		d.found(h)
 	}
@@ -63,19 +55,19 @@ func (d *dryRun) plain(cmd, cwd string) bool {
 // full dry-runs cmd (dryrun.go): the passes, then the commands none of
 // them reached.
 func (d *dryRun) full(cmd, cwd string) *Hit {
-	f := d.load(cmd)
+	f := d.Load(cmd)
 	if f == nil {
 		return d.verdict()
 	}
-	d.top = f
+	d.Top = f
 	var first *interp.Runner
 	branches := steered(f)
-	for i, p := range passes {
-		if i > 0 && !branches && !d.unknownVars.Load() {
+	for i, p := range shell.Passes {
+		if i > 0 && !branches && !d.UnknownVars() {
 			break
 		}
-		d.files = map[string]*capture{}
-		r := (&shell{d: d, p: p, top: true}).runFile(f, cwd, nil, nil)
+		d.ForgetFiles()
+		r := (&shell.Shell{Run: d.Run, Pass: p, Top: true}).RunFile(f, cwd, nil, nil)
 		if h := d.hitNow(); h != nil {
 			return h
 		}
@@ -83,7 +75,7 @@ func (d *dryRun) full(cmd, cwd string) *Hit {
 			first = r
 		}
 	}
-	d.files = map[string]*capture{}
+	d.ForgetFiles()
 	if h := d.static(f, first, cwd); h != nil {
 		return h
 	}
@@ -126,17 +118,16 @@ var stateBuiltins = map[string]bool{
 // verdict is the judgement once nothing hit: a command with a part the
 // guard could not follow is denied when its text names a protected path.
 func (d *dryRun) verdict() *Hit {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.hit != nil {
-		return d.hit
+	if h := d.hitNow(); h != nil {
+		return h
 	}
-	if len(d.doubts) == 0 {
+	doubts, texts := d.Doubts(), d.Texts()
+	if len(doubts) == 0 {
 		return nil
 	}
-	for _, t := range d.texts {
+	for _, t := range texts {
 		if tg := d.set.mentions(t); tg != nil {
-			return &Hit{Protected: tg.Protected, By: d.texts[0], Why: d.doubts[0], doubt: true}
+			return &Hit{Protected: tg.Protected, By: texts[0], Why: doubts[0], doubt: true}
 		}
 	}
 	return nil
@@ -145,7 +136,7 @@ func (d *dryRun) verdict() *Hit {
 // static judges the simple commands and redirections of f that no dry
 // run reached, on their words expanded with the variables r ended with.
 func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
-	env := finalEnv{base: environ{set: d.set, lenient: true}}
+	env := finalEnv{base: shell.Environ{Root: d.set.root, Home: d.set.home, Lenient: true}}
 	dir := cwd
 	if r != nil {
 		env.vars = r.Vars
@@ -162,8 +153,7 @@ func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { return unknownMark, nil },
 		ReadDir2:  os.ReadDir,
 	}
-	sh := &shell{d: d, p: passes[0]}
-	a := sh.analyzer(interp.HandlerContext{Env: env, Dir: dir, Stdout: io.Discard, Stderr: io.Discard})
+	a := d.analyzer(&shell.Shell{Run: d.Run, Pass: shell.Passes[0]}, interp.HandlerContext{Env: env, Dir: dir, Stdout: io.Discard, Stderr: io.Discard})
 	var hit *Hit
 	syntax.Walk(f, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
@@ -171,7 +161,7 @@ func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 			return hit == nil
 		}
 		call, isCall := st.Cmd.(*syntax.CallExpr)
-		if isCall && len(call.Args) > 0 && d.ran[call.Args[0].Pos()] {
+		if isCall && len(call.Args) > 0 && d.Ran(call.Args[0].Pos()) {
 			return true
 		}
 		for _, rd := range st.Redirs {
@@ -219,7 +209,7 @@ func writesFile(rd *syntax.Redirect) bool {
 // finalEnv is the variables a dry run ended with, over the start.
 type finalEnv struct {
 	vars map[string]expand.Variable
-	base environ
+	base shell.Environ
 }
 
 func (e finalEnv) Get(name string) expand.Variable {
@@ -240,7 +230,8 @@ func (e finalEnv) Each(f func(string, expand.Variable) bool) {
 // analyzer judges one program call of a dry run, or one command of the
 // static pass, in the shell state the handler context gives.
 type analyzer struct {
-	sh  *shell
+	sh  *shell.Shell
+	d   *dryRun
 	set *Set
 	hc  interp.HandlerContext
 	cwd string // "" when unknown (cd "$X")
@@ -256,8 +247,8 @@ type word struct {
 	unknown bool // it holds a value the dry run cannot know
 }
 
-func (s *shell) analyzer(hc interp.HandlerContext) *analyzer {
-	a := &analyzer{sh: s, set: s.d.set, hc: hc, cwd: path.Clean(slash(hc.Dir))}
+func (d *dryRun) analyzer(s *shell.Shell, hc interp.HandlerContext) *analyzer {
+	a := &analyzer{sh: s, d: d, set: d.set, hc: hc, cwd: path.Clean(slash(hc.Dir))}
 	if strings.Contains(hc.Dir, unknownMark) {
 		a.cwd = ""
 	}
@@ -294,7 +285,7 @@ func (a *analyzer) stdin() io.Reader {
 	if !a.got {
 		a.got = true
 		if a.hc.Stdin != nil {
-			a.in, _ = io.ReadAll(io.LimitReader(a.hc.Stdin, maxRead))
+			a.in, _ = io.ReadAll(io.LimitReader(a.hc.Stdin, shell.MaxRead))
 		}
 	}
 	return bytes.NewReader(a.in)
@@ -303,23 +294,7 @@ func (a *analyzer) stdin() io.Reader {
 // read opens a file for the dry run to read: what this call wrote to it,
 // else the real file, bounded; a folder, a device or a FIFO reads as empty
 // (never blocking).
-func (a *analyzer) read(name string) (io.Reader, error) {
-	p := runline.Abs(name, a.hc.Dir)
-	if c := a.sh.d.file(p); c != nil {
-		if !c.known {
-			return strings.NewReader(unknownMark + "\n"), nil
-		}
-		return bytes.NewReader(c.buf.Bytes()), nil
-	}
-	text, err := runline.ReadFile(p)
-	if errors.Is(err, runline.ErrNotRegular) {
-		return strings.NewReader(""), nil
-	}
-	if len(text) >= runline.MaxRead { // ReadFile cut it at its bound: what follows is not known
-		text += "\n" + unknownMark + "\n"
-	}
-	return strings.NewReader(text), err
-}
+func (a *analyzer) read(name string) (io.Reader, error) { return a.d.Open(name, a.hc.Dir) }
 
 // target judges an operation in mode m on the path w names. In the
 // lenient pass an unset variable may have emptied a path ("$BUILD"/*):
@@ -339,12 +314,12 @@ func (a *analyzer) target(w word, m mode) *Hit {
 			bases = a.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
 		}
 		for _, b := range bases {
-			abs := runline.Abs(p, escape(b))
+			abs := shell.Abs(p, escape(b))
 			t := a.set.hit(abs, hasMeta(abs), m)
 			if t == nil {
 				continue
 			}
-			if a.sh.p.lenient && !runline.Within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
+			if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
 				continue
 			}
 			return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
@@ -364,13 +339,12 @@ func (a *analyzer) mention(code string) *Hit {
 // script dry-runs src as a nested shell, with $0 (zero), the positional
 // params and stdin.
 func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
-	n := &shell{d: a.sh.d, p: a.sh.p, depth: a.sh.depth + 1, zero: zero, env: a.hc.Env}
 	dir := a.hc.Dir
 	if a.cwd == "" || dir == "" {
 		dir = a.set.root
 	}
-	n.run(src, dir, params, stdin)
-	return a.sh.d.hitNow()
+	a.sh.Script(src, dir, zero, a.hc.Env, params, stdin)
+	return a.d.hitNow()
 }
 
 // run judges one program call, its expanded words ws, by its name.
@@ -386,7 +360,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	if r, ok := processRules()[name]; ok {
 		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid
 	}
-	if skip, ok := runline.Skip(name, texts(args)); ok {
+	if skip, ok := shell.Skip(name, texts(args)); ok {
 		if name == "env" {
 			return a.env(args[:skip], args[skip:])
 		}
@@ -395,16 +369,16 @@ func (a *analyzer) run(ws []word) *Hit {
 		}
 		return a.run(args[skip:])
 	}
-	if a.sh.d.recording {
+	if a.d.recording {
 		a.readsOf(name, args)
 	}
 	if r, ok := rules()[name]; ok {
 		return r(a, args)
 	}
-	if base, ok := runline.Interpreter(name); ok {
+	if base, ok := shell.Interpreter(name); ok {
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
 	}
-	if otherInterpreters[runline.Unversioned(name)] {
+	if otherInterpreters[shell.Unversioned(name)] {
 		return a.unknownInterpreter(name, args)
 	}
 	if strings.Contains(ws[0].text, "/") {
@@ -416,16 +390,16 @@ func (a *analyzer) run(ws []word) *Hit {
 // written judges running a script this call wrote: its text when known;
 // denied when not, since it could do anything.
 func (a *analyzer) written(prog word, args []word) *Hit {
-	p := unescape(runline.Abs(prog.pats[0], escape(a.hc.Dir)))
-	c := a.sh.d.file(p)
-	if c == nil || c.dir {
+	p := unescape(shell.Abs(prog.pats[0], escape(a.hc.Dir)))
+	c := a.d.File(p)
+	if c == nil || c.Dir {
 		return nil
 	}
-	if c.unknown() {
+	if c.Unknown() {
 		return &Hit{Target: prog.text, By: a.by, doubt: true,
 			Why: "it runs a script written in the same call, whose content the guard cannot know"}
 	}
-	return a.script(c.buf.String(), "", texts(args), nil)
+	return a.script(c.Text(), "", texts(args), nil)
 }
 
 func texts(ws []word) []string {
@@ -444,7 +418,7 @@ func (a *analyzer) each(ws []word, m mode) *Hit {
 			return h
 		}
 		if m == under && !w.unknown && a.cwd != "" && w.text != "" {
-			a.sh.d.wrote(unescape(runline.Abs(w.pats[0], escape(a.cwd))), false)
+			a.d.Wrote(unescape(shell.Abs(w.pats[0], escape(a.cwd))), false)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/shell"
 )
 
 // project lays out a stopgate project in a temp dir and returns its root
@@ -242,7 +243,7 @@ func existingCases(root string) []bashCase {
 		{`perl -e 'unlink "mappings.toml"'`, "mappings.toml"},
 		{"echo \"import os; os.remove('mappings.toml')\" | python3", "mappings.toml"},
 		// Escapes in assignments, which the shell removes and the
-		// interpreter kept (runline.Prepare).
+		// interpreter kept (shell.Prepare).
 		{`f=mapping\s.toml; rm "$f"`, "mappings.toml"},
 		{`f=mappings\.toml; rm "$f"`, "mappings.toml"},
 		{`export f=tmp/valid\ation; rm -rf "$f"`, "tmp/validation"},
@@ -304,7 +305,7 @@ func TestBashCwd(t *testing.T) {
 // judged by that part: padding before the write hid it.
 func TestBashSourcesBigFile(t *testing.T) {
 	root, set := project(t, nil)
-	pad := strings.Repeat("# padding\n", maxRead/10+1000) + "rm mappings.toml\n"
+	pad := strings.Repeat("# padding\n", shell.MaxRead/10+1000) + "rm mappings.toml\n"
 	if err := os.WriteFile(filepath.Join(root, "src", "pad.sh"), []byte(pad), 0o644); err != nil {
 		t.Fatal(err)
 	}

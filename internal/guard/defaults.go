@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 )
 
 // Source is what the guard needs of a project and its config.
@@ -51,7 +51,7 @@ const NpmScope = "node_modules/@stopgate"
 //   - the state dir, which holds the pending checks;
 //   - the config file in use;
 //   - the files each run validator executes inside the project, as
-//     runline.Files resolves its run line (the program, the script a shell
+//     shell.Files resolves its run line (the program, the script a shell
 //     or an interpreter runs, and the files a shell script sources), or
 //     the whole folder of one when that folder is named "validators";
 //   - .claude/settings.json and .claude/settings.local.json, which
@@ -79,13 +79,13 @@ func Defaults(src Source) *Set {
 	// Thousands of validators usually share a few run lines: resolve each
 	// once, and protect each file once (New would drop the repeats anyway,
 	// after building them).
-	files := map[string][]runline.File{}
+	files := map[string][]shell.File{}
 	protected := map[string]bool{}
 	for _, r := range src.Runs {
-		key := runline.Key(r.Command)
+		key := shell.Key(r.Command)
 		fs, ok := files[key]
 		if !ok {
-			fs = runline.Files(r.Command, root)
+			fs = shell.Files(r.Command, root)
 			files[key] = fs
 		}
 		for _, f := range fs {
@@ -113,7 +113,7 @@ func Defaults(src Source) *Set {
 	// name sorts first, would be the gate that runs.
 	ps = append(ps, Protected{Path: root + "/" + NpmScope, Why: "it holds stopgate's npm packages, whose programs the hooks run", Dir: true, Planted: true})
 	for _, c := range src.Commands {
-		if c = runline.Abs(c, root); c != root && runline.Within(c, root) {
+		if c = shell.Abs(c, root); c != root && shell.Within(c, root) {
 			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs"})
 		}
 	}
@@ -122,7 +122,7 @@ func Defaults(src Source) *Set {
 			ps = append(ps, Protected{Path: c, Why: "it is one of stopgate's hook programs, as a client's hook file registers it"})
 		}
 	}
-	if t := slash(src.Transcript); strings.HasPrefix(t, "/") && strings.HasSuffix(t, ".jsonl") && !runline.Within(root, path.Dir(t)) {
+	if t := slash(src.Transcript); strings.HasPrefix(t, "/") && strings.HasSuffix(t, ".jsonl") && !shell.Within(root, path.Dir(t)) {
 		why := "it is this session's transcript, which stopgate checks the queue against"
 		ps = append(ps, Protected{Path: t, Why: why}, Protected{Path: strings.TrimSuffix(t, ".jsonl"), Why: why})
 	}
@@ -130,7 +130,7 @@ func Defaults(src Source) *Set {
 		if strings.TrimSpace(p) == "" {
 			continue
 		}
-		ps = append(ps, Protected{Path: runline.Abs(p, root), Why: "it is listed in [settings] protect of the stopgate config"})
+		ps = append(ps, Protected{Path: shell.Abs(p, root), Why: "it is listed in [settings] protect of the stopgate config"})
 	}
 	return New(root, src.Home, ps)
 }

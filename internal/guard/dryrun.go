@@ -1,81 +1,36 @@
 package guard
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run executes a Bash command in mvdan.cc/sh's interpreter with
-// nothing real behind it: every program is a stub that the policy table
-// (rules.go) judges with its expanded arguments, every open for writing is
-// judged and captured in memory, and reads see the real files (reading is
-// never denied). Builtins, functions, variables, arrays, cd, read,
-// printf -v, eval, trap and the rest run as in bash, so what the shell
-// resolves without running anything is resolved here too.
+// The guard judges a Bash command by dry-running it in internal/shell's
+// interpreter: dryRun is the shell.Judge every program, redirection and
+// source of the run is put to, by the policy table (rules.go).
 
 // unknownMark stands for a value the dry run cannot know: a variable the
 // command does not set (in the marking pass), the output of a program it
 // does not run. A word that holds it is not judged.
-const unknownMark = runline.Unknown
+const unknownMark = shell.Unknown
 
-// Bounds of one dry run: a command that needs more is judged
-// conservatively (see doubt).
-const (
-	maxSteps    = 4000        // simple commands run, over all passes of one call
-	maxDepth    = 8           // shells nested in shells (sh -c, sh FILE, a pipe into sh)
-	maxRead     = 1 << 20     // bytes read from one file, stdin or captured write
-	dryDeadline = time.Second // wall time of all passes of one call, never reached by sane input
-	maxItems    = 64          // xargs items judged
-)
-
-var (
-	errHit   = errors.New("guard: protected path hit")
-	errLimit = errors.New("guard: dry run over its bounds")
-)
-
-// pass is one dry run of a command: unknown variables are unset (lenient)
-// or unknownMark, programs exit with status.
-type pass struct {
-	lenient bool
-	status  uint8
-}
-
-var passes = []pass{{lenient: true, status: 0}, {lenient: false, status: 1}}
+const maxItems = 64 // xargs items judged
 
 // dryRun is the state one CheckBash call shares across its passes and its
-// nested shells.
+// nested shells: the shell's, and what the guard found.
 type dryRun struct {
-	set      *Set
-	steps    atomic.Int64
-	printed  atomic.Int64 // bytes builtins and stubs printed (runline.MaxPrinted)
-	deadline time.Time    // of all passes
-	src      string       // the command
-	top      *syntax.File // the command parsed
-	// unknownVars is set once the command reads a variable it does not
-	// set: only then, or when a program's status steers it, does the
-	// second pass see anything the first did not.
-	unknownVars atomic.Bool
+	*shell.Run
+	set *Set
 
-	mu     sync.Mutex
-	hit    *Hit
-	doubts []string // why part of the command could not be followed
-	texts  []string // every script seen, for the conservative mention check
-	files  map[string]*capture
-	ran    map[syntax.Pos]bool // simple commands of the top script that ran
+	mu  sync.Mutex
+	hit *Hit
 	// recording: the run records what it reads (ShellReads), in order.
 	recording bool
 	reads     []string
@@ -85,34 +40,12 @@ type dryRun struct {
 	lockable *Hit
 }
 
-// capture is a file written during the dry run: its content when known.
-type capture struct {
-	buf   bytes.Buffer
-	known bool
-	dir   bool
+// newDryRun is the state of one analysis of cmd.
+func (s *Set) newDryRun(cmd string) *dryRun {
+	d := &dryRun{set: s}
+	d.Run = shell.NewRun(cmd, s.root, s.home, d)
+	return d
 }
-
-func (c *capture) Write(p []byte) (int, error) {
-	if c.buf.Len()+len(p) <= maxRead {
-		c.buf.Write(p)
-	} else {
-		c.known = false
-	}
-	return len(p), nil
-}
-
-// unknown reports whether part of the content is not known.
-func (c *capture) unknown() bool {
-	return !c.known || bytes.Contains(c.buf.Bytes(), []byte(unknownMark))
-}
-
-func (c *capture) Read([]byte) (int, error) { return 0, io.EOF }
-func (c *capture) Close() error             { return nil }
-
-type reader struct{ io.Reader }
-
-func (reader) Write(p []byte) (int, error) { return len(p), nil }
-func (reader) Close() error                { return nil }
 
 func (d *dryRun) found(h *Hit) {
 	d.mu.Lock()
@@ -129,157 +62,149 @@ func (d *dryRun) hitNow() *Hit {
 	return d.hit
 }
 
-func (d *dryRun) doubt(why string) {
-	d.mu.Lock()
-	d.doubts = append(d.doubts, why)
-	d.mu.Unlock()
+// Hit reports whether the run found a hit.
+func (d *dryRun) Hit() bool { return d.hitNow() != nil }
+
+// Refuse records a hit of doubt: the run cannot know what target holds.
+func (d *dryRun) Refuse(target, by, why string) error {
+	d.found(&Hit{Target: target, By: by, Why: why, doubt: true})
+	return shell.ErrHit
 }
 
-func (d *dryRun) text(s string) {
-	d.mu.Lock()
-	d.texts = append(d.texts, s)
-	d.mu.Unlock()
-}
-
-func (d *dryRun) file(p string) *capture {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.files[p]
-}
-
-// wrote records that p was written with content it does not know (a
-// program's output file), unless it has a capture already.
-func (d *dryRun) wrote(p string, dir bool) {
-	d.mu.Lock()
-	if d.files[p] == nil {
-		d.files[p] = &capture{dir: dir}
+// Kill judges the builtin kill.
+func (d *dryRun) Kill(s *shell.Shell, hc interp.HandlerContext, args []string) error {
+	a := d.analyzer(s, hc)
+	if h := a.run(a.words(args)); h != nil {
+		d.found(h)
+		return shell.ErrHit
 	}
-	d.mu.Unlock()
+	return nil
 }
 
-// shell is one interpreter in a dry run: the top script or a nested shell.
-type shell struct {
-	d     *dryRun
-	p     pass
-	depth int
-	top   bool
-	zero  string         // $0 of a nested shell
-	env   expand.Environ // what a nested shell inherits: its caller's exported variables
+// Exec judges a program by the policy table, then prints its stub's
+// output.
+func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) error {
+	a := d.analyzer(s, hc)
+	ws := a.words(args)
+	if h := a.run(ws); h != nil {
+		d.found(h)
+		return shell.ErrHit
+	}
+	if d.hitNow() != nil {
+		return shell.ErrHit // found by a nested shell of this program
+	}
+	a.output(ws)
+	return nil
 }
 
-// run parses and dry-runs src in dir with positional params and stdin,
-// recording hits and doubts in s.d.
-func (s *shell) run(src, dir string, params []string, stdin io.Reader) {
-	s.d.text(src)
-	if s.depth > maxDepth {
-		s.d.doubt("it nests shells deeper than the guard follows")
+// output writes what the stub of a program prints: cat and tee their
+// input, ls and find their operands, anything else a value the guard
+// cannot know.
+func (a *analyzer) output(ws []word) {
+	out := a.sh.Stdout(a.hc)
+	name := ""
+	if !ws[0].unknown {
+		name = path.Base(ws[0].text)
+	}
+	switch name {
+	case "cat":
+		files := 0
+		for _, w := range ws[1:] {
+			if strings.HasPrefix(w.text, "-") && w.text != "-" {
+				continue
+			}
+			files++
+			if w.text == "-" {
+				io.Copy(out, a.stdin())
+			} else if w.unknown {
+				io.WriteString(out, unknownMark+"\n")
+			} else if r, err := a.read(w.text); err == nil {
+				io.Copy(out, r)
+			}
+		}
+		if files == 0 {
+			io.Copy(out, a.stdin())
+		}
 		return
-	}
-	if f := s.d.load(src); f != nil {
-		f.Name = s.zero // the interpreter's $0
-		s.runFile(f, dir, params, stdin)
-	}
-}
-
-// load parses and prepares src for a dry run; nil, with the doubt, when it
-// cannot be run.
-func (d *dryRun) load(src string) *syntax.File {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil {
-		msg, _, _ := strings.Cut(err.Error(), "\n")
-		d.doubt("the guard cannot parse it as bash (" + msg + ")")
-		return nil
-	}
-	prepare(f)
-	if why := tooBig(f); why != "" {
-		d.doubt(why)
-		return nil
-	}
-	if runline.Anchored(f) {
-		d.doubt("it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply")
-	}
-	return f
-}
-
-// prepare makes the script safe and complete to dry-run: background jobs
-// run in turn (so their calls are judged before the run ends), and process
-// substitutions become command substitutions (the interpreter would make
-// real FIFOs for them, which a stub never opens). A script nested deeper
-// than runline.MaxNesting becomes one call of tooDeep, which stops the run
-// with that doubt: every pass over it would cost more with its depth.
-func prepare(f *syntax.File) {
-	if runline.TooDeep(f) {
-		f.Stmts = []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: tooDeep}}}}}}}
+	case "tee":
+		in, _ := io.ReadAll(a.stdin())
+		out.Write(in)
+		for _, w := range parseOpts(ws[1:], "").ops {
+			if !w.unknown {
+				a.d.Captured(shell.Abs(w.text, a.hc.Dir), in)
+			}
+		}
 		return
+	case "ls", "find":
+		for _, w := range ws[1:] {
+			if !strings.HasPrefix(w.text, "-") {
+				io.WriteString(out, w.text+"\n")
+			}
+		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.Stmt:
-			n.Background, n.Disown, n.Coprocess = false, false, false
-		case *syntax.Word:
-			for i, p := range n.Parts {
-				if ps, ok := p.(*syntax.ProcSubst); ok {
-					n.Parts[i] = &syntax.CmdSubst{Left: ps.OpPos, Right: ps.Rparen, Stmts: ps.Stmts, Last: ps.Last}
-				}
+	io.WriteString(out, unknownMark+"\n")
+}
+
+// Write judges a redirection that writes name: a protected path is a hit.
+func (d *dryRun) Write(s *shell.Shell, hc interp.HandlerContext, name string) (string, bool, error) {
+	a := d.analyzer(s, hc)
+	a.by = "> " + name
+	w := a.word(name)
+	if h := a.target(w, under); h != nil {
+		h.By = d.redirectBy(name, hc.Env, h.By)
+		d.found(h)
+		return "", false, shell.ErrHit
+	}
+	return w.text, !w.unknown, nil
+}
+
+// Read records a redirection that reads name, and a descriptor it opens
+// on a protected file, which flock could hold.
+func (d *dryRun) Read(s *shell.Shell, hc interp.HandlerContext, name string) {
+	a := d.analyzer(s, hc)
+	d.read(a, name)
+	if h := a.target(a.word(name), under); h != nil && !h.proc {
+		d.mu.Lock()
+		d.lockable = h
+		d.mu.Unlock()
+	}
+}
+
+// redirectBy is the statement of the top script whose redirection
+// names name, for the reason; def when none does (a nested script).
+func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string {
+	if d.Top == nil {
+		return def
+	}
+	cfg := &expand.Config{Env: env}
+	by := def
+	syntax.Walk(d.Top, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok || by != def {
+			return by == def
+		}
+		for _, rd := range st.Redirs {
+			if t, err := expand.Literal(cfg, rd.Word); err == nil && writesFile(rd) && t == name {
+				by = d.Src[st.Pos().Offset():st.End().Offset()]
+				return false
 			}
 		}
 		return true
 	})
-	runline.Prepare(f)
+	return by
 }
 
-func (s *shell) runFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
-	opts := []interp.RunnerOption{
-		interp.Env(environ{set: s.d.set, lenient: s.p.lenient, d: s.d, inherit: s.env}),
-		interp.Dir(dir),
-		interp.StdIO(stdin, io.Discard, io.Discard),
-		interp.CallHandler(s.call),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
-		interp.OpenHandler(s.open),
-		interp.StatHandler(s.stat),
-		interp.AccessHandler(s.access),
-		interp.ReadDirHandler2(func(_ context.Context, p string) ([]fs.DirEntry, error) { return os.ReadDir(p) }),
-	}
-	if len(params) > 0 {
-		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
-	}
-	r, err := interp.New(opts...)
-	if err != nil && dir != existingAncestor(dir) {
-		opts[1] = interp.Dir(existingAncestor(dir))
-		r, err = interp.New(opts...)
-	}
-	if err != nil {
-		s.d.doubt("the guard could not start its dry run (" + err.Error() + ")")
-		return nil
-	}
-	left, err := runline.Run(r, f, s.d.deadline)
-	switch {
-	case errors.Is(err, runline.ErrMemory):
-		s.d.doubt(tooMuch)
-	case errors.Is(err, errLimit) || errors.Is(err, runline.ErrStopped):
-		s.d.doubt(stopped) // an interpreter panic too: judged as a run it could not finish
-	}
-	if left {
-		return nil // still running: not handed out
-	}
-	return r
-}
-
-// tooDeep is the command prepare leaves of a script nested too deep.
-const tooDeep = "__stopgate_too_deep"
-
-// tooMuch is the doubt of a run stopped at runline.MaxVars.
-const tooMuch = "the guard stopped its dry run: it builds more text than the guard's dry run holds in memory"
-
-const stopped = "the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)"
-
-func existingAncestor(dir string) string {
-	for d := dir; ; d = path.Dir(d) {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-		if d == "/" || d == "." {
-			return "/"
+// env judges what env runs: the program after its options, in the
+// environment they give it (env f=mappings.toml sh -c 'rm "$f"'); with -S
+// (--split-string), the command its text splits into, before the rest,
+// dry-run as the shell would read that text.
+func (a *analyzer) env(opts, rest []word) *Hit {
+	a.hc.Env = shell.EnvOf(a.hc.Env, texts(opts))
+	parsed, _ := shell.EnvOptions(texts(opts))
+	for _, o := range parsed {
+		if o.Name == "S" {
+			return a.script(o.Value+` "$@"`, "env", texts(rest), nil)
 		}
 	}
+	return a.run(rest)
 }

@@ -28,7 +28,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 )
 
 // Tools are the tools whose calls the guard judges; any other tool call is
@@ -202,7 +202,7 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 	}
 	abs := path.Clean(slash(p))
 	if !strings.HasPrefix(abs, "/") {
-		abs = runline.Abs(abs, slash(cwd))
+		abs = shell.Abs(abs, slash(cwd))
 	}
 	if t := s.hit(abs, false, under); t != nil {
 		return &Hit{Protected: t.Protected, Target: p}

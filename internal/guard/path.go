@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 	"os"
 	"path"
 	"path/filepath"
@@ -23,7 +23,7 @@ const (
 // pathHit reports whether an operation in mode m on the literal path p
 // reaches the protected path prot.
 func pathHit(p, prot string, m mode) bool {
-	return runline.Within(p, prot) || m == destroy && runline.Within(prot, p)
+	return shell.Within(p, prot) || m == destroy && shell.Within(prot, p)
 }
 
 // globHit is pathHit for a glob pattern: it hits when it can match prot,

@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 	"os"
 	"path"
 	"regexp"
@@ -137,9 +137,7 @@ func (a *analyzer) pidNumber(n int, verb string) *Hit {
 
 // mentionsClient reports whether the command's text looks the client up.
 func (a *analyzer) mentionsClient() bool {
-	a.sh.d.mu.Lock()
-	defer a.sh.d.mu.Unlock()
-	for _, t := range a.sh.d.texts {
+	for _, t := range a.d.Texts() {
 		if findsClient().MatchString(t) {
 			return true
 		}
@@ -361,7 +359,7 @@ func pidOptOrWrap(short, pidOpt, deny string) rule {
 		if o.has(pidOpt) {
 			return a.pids(append(o.val(pidOpt), o.ops...), "change the scheduling of", true)
 		}
-		if skip := runline.SkipOpts(short, 0)(texts(args)); skip < len(args) {
+		if skip := shell.SkipOpts(short, 0)(texts(args)); skip < len(args) {
 			return a.run(args[skip:])
 		}
 		return nil
@@ -380,7 +378,7 @@ func pidLastOrWrap(short, verb string, long ...string) rule {
 			}
 			return a.pid(o.ops[len(o.ops)-1], verb, true)
 		}
-		if skip := runline.SkipOpts(short, 1)(texts(args)); skip < len(args) {
+		if skip := shell.SkipOpts(short, 1)(texts(args)); skip < len(args) {
 			return a.run(args[skip:])
 		}
 		return nil
@@ -457,7 +455,7 @@ func (a *analyzer) procPath(w word) *Hit {
 		if a.cwd == "" {
 			return nil
 		}
-		p = runline.Abs(p, a.cwd)
+		p = shell.Abs(p, a.cwd)
 	}
 	if p == "/sys/fs/cgroup" || strings.HasPrefix(p, "/sys/fs/cgroup/") {
 		return procHit(a, "it would write the cgroup filesystem, which can freeze or limit stopgate's client and hooks")

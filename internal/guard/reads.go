@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 )
 
 // A readRule says which operands a program prints: the files an agent
@@ -84,7 +83,7 @@ func (a *analyzer) readsOf(name string, args []word) {
 			// find -exec's and xargs -I's placeholder: the files it stands
 			// for are recorded as they are known (findReads, xargs's items).
 			if !w.unknown && !strings.Contains(w.text, "{}") {
-				a.sh.d.read(a, w.text)
+				a.d.read(a, w.text)
 			}
 		}
 	}
@@ -95,7 +94,7 @@ func (d *dryRun) read(a *analyzer, t string) {
 	if !d.recording || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
 		return
 	}
-	p := runline.Abs(t, a.cwd)
+	p := shell.Abs(t, a.cwd)
 	d.mu.Lock()
 	if !d.readSeen[p] {
 		d.readSeen[p] = true
@@ -119,7 +118,7 @@ func (a *analyzer) findReads(args []word) {
 		switch t {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			sub, k := findExec(expr, j)
-			if n, ok := runline.Unwrap(texts(sub)); ok && n < len(sub) && !sub[n].unknown {
+			if n, ok := shell.Unwrap(texts(sub)); ok && n < len(sub) && !sub[n].unknown {
 				_, ok := readRules()[path.Base(sub[n].text)]
 				reads = reads || ok
 			}
@@ -155,9 +154,9 @@ func (a *analyzer) findReads(args []word) {
 		if start.unknown {
 			s = "." // a start the dry run cannot know: the cwd, as when none is given
 		}
-		root := runline.Abs(s, a.cwd)
+		root := shell.Abs(s, a.cwd)
 		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || n >= maxFound || time.Now().After(a.sh.d.deadline) {
+			if err != nil || n >= maxFound || a.d.Past() {
 				return filepath.SkipAll
 			}
 			n++
@@ -170,7 +169,7 @@ func (a *analyzer) findReads(args []word) {
 					return nil
 				}
 			}
-			a.sh.d.read(a, slash(p))
+			a.d.read(a, slash(p))
 			return nil
 		})
 	}
@@ -226,9 +225,9 @@ func (s *Set) shellReads(cmd, cwd string) (reads []string) {
 		}
 	}()
 	if !d.plain(cmd, cwd) { // one program, which cannot change the shell's directory
-		if f := d.load(cmd); f != nil {
-			d.top = f
-			(&shell{d: d, p: passes[0], top: true}).runFile(f, cwd, nil, nil)
+		if f := d.Load(cmd); f != nil {
+			d.Top = f
+			(&shell.Shell{Run: d.Run, Pass: shell.Passes[0], Top: true}).RunFile(f, cwd, nil, nil)
 		}
 	}
 	d.mu.Lock()

@@ -38,7 +38,7 @@ func TestShellReads(t *testing.T) {
 		{"cat src/prompts/{joke,x}.md", r(joke, x)},
 		{"env cat src/prompts/joke.md", r(joke)},
 		{"env LC_ALL=C cat src/prompts/joke.md", r(joke)},
-		// Escapes the interpreter kept (runline.Prepare).
+		// Escapes the interpreter kept (shell.Prepare).
 		{`cat < src/prompts/jok\e.md`, r(joke)},
 		{`f=src/prompts/jok\e.md; cat "$f"`, r(joke)},
 		{"timeout 5 cat src/prompts/joke.md", r(joke)},

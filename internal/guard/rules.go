@@ -2,7 +2,7 @@ package guard
 
 import (
 	"bytes"
-	"github.com/stopgate/stopgate/internal/runline"
+	"github.com/stopgate/stopgate/internal/shell"
 	"io"
 	"path"
 	"strings"
@@ -80,7 +80,7 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "m", "mode")
 	for _, w := range o.ops {
 		if !w.unknown && a.cwd != "" && w.text != "" {
-			a.sh.d.wrote(unescape(runline.Abs(w.pats[0], escape(a.cwd))), true)
+			a.d.Wrote(unescape(shell.Abs(w.pats[0], escape(a.cwd))), true)
 		}
 	}
 	return a.each(o.ops, under)
@@ -118,7 +118,7 @@ func (a *analyzer) into(dests, srcs []word) *Hit {
 		if h := a.each([]word{d}, under); h != nil {
 			return h
 		}
-		if d.unknown || a.cwd == "" || !isDir(unescape(runline.Abs(d.pats[0], escape(a.cwd)))) {
+		if d.unknown || a.cwd == "" || !isDir(unescape(shell.Abs(d.pats[0], escape(a.cwd)))) {
 			continue
 		}
 		for _, s := range srcs {
@@ -345,7 +345,7 @@ func findExec(expr []word, j int) ([]word, int) {
 // writer reports whether a command writes the paths it is given: for
 // find -exec, whose paths come from elsewhere.
 func writer(ws []word) bool {
-	n, ok := runline.Unwrap(texts(ws))
+	n, ok := shell.Unwrap(texts(ws))
 	if !ok || n >= len(ws) || ws[n].unknown {
 		return false
 	}
@@ -427,7 +427,7 @@ func gitRule(a *analyzer, args []word) *Hit {
 			if d := args[i+1]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
 				b.cwd = ""
 			} else {
-				b.cwd = unescape(runline.Abs(d.pats[0], escape(b.cwd)))
+				b.cwd = unescape(shell.Abs(d.pats[0], escape(b.cwd)))
 			}
 			i += 2
 		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
@@ -538,7 +538,7 @@ func shellRule(a *analyzer, args []word) *Hit {
 	if len(o.ops) == 0 || o.has("s") || o.ops[0].text == "-" {
 		body, _ := io.ReadAll(a.stdin())
 		if bytes.Contains(body, []byte(unknownMark)) {
-			a.sh.d.doubt("it pipes text into a shell that the guard cannot know")
+			a.d.Doubt("it pipes text into a shell that the guard cannot know")
 		}
 		return a.script(strings.ReplaceAll(string(body), unknownMark, ""), "", nil, nil)
 	}
@@ -558,13 +558,13 @@ func flockRule(a *analyzer, args []word) *Hit {
 	}
 	lock := o.ops[0]
 	if allDigits(lock.text) {
-		a.sh.d.mu.Lock()
-		h := a.sh.d.lockable
-		a.sh.d.mu.Unlock()
+		a.d.mu.Lock()
+		h := a.d.lockable
+		a.d.mu.Unlock()
 		if h != nil {
 			return &Hit{Protected: h.Protected, Target: h.Target, By: a.by, Why: "it would hold a lock on " + h.Protected.Show + ", which stalls stopgate's gate"}
 		}
-		a.sh.d.doubt("it holds a lock on a file descriptor the guard may not see opened")
+		a.d.Doubt("it holds a lock on a file descriptor the guard may not see opened")
 	} else if t := a.target(lock, under); t != nil {
 		t.Why = "it would hold a lock on " + t.Protected.Show + ", which stalls stopgate's gate"
 		return t
@@ -607,7 +607,7 @@ func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 // client (process.go), when its code names a protected path, or when a
 // protected path is among its arguments (the script might write it).
 func (a *analyzer) interpreter(name string, args []word) *Hit {
-	spec := runline.Interps[name]
+	spec := shell.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
 	code := o.val(spec.Code...)
 	for _, w := range code {

@@ -1,24 +1,23 @@
-package guard
+package shell
 
 import (
 	"os"
 	"strconv"
 	"strings"
 
-	"github.com/stopgate/stopgate/internal/runline"
 	"mvdan.cc/sh/v3/expand"
 )
 
-// environ is the environment a dry run starts from: what the guard knows
+// Environ is the environment a dry run starts from: what the guard knows
 // ($CLAUDE_PROJECT_DIR, $HOME), for a nested shell (sh -c, bash script)
 // the variables its caller exported (export f=…, f=… sh -c), and, for any
-// other variable the command reads without setting, nothing (lenient) or
-// unknownMark.
-type environ struct {
-	set     *Set
-	lenient bool
-	d       *dryRun        // told when an unknown variable is read; nil in the static pass
-	inherit expand.Environ // the caller's environment, for a nested shell; nil at the top
+// other variable the command reads without setting, nothing (Lenient) or
+// Unknown.
+type Environ struct {
+	Root, Home string // $CLAUDE_PROJECT_DIR and $HOME ("": unset)
+	Lenient    bool
+	run        *Run           // told when an unknown variable is read; nil in the static pass
+	Inherit    expand.Environ // the caller's environment, for a nested shell; nil at the top
 }
 
 // shellVars are managed by the shell, never taken as unknown.
@@ -34,18 +33,18 @@ func str(v string) expand.Variable {
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
 }
 
-func (e environ) Get(name string) expand.Variable {
-	if e.inherit != nil && runline.IsName(name) {
-		if vr := e.inherit.Get(name); vr.Exported && vr.IsSet() {
+func (e Environ) Get(name string) expand.Variable {
+	if e.Inherit != nil && IsName(name) {
+		if vr := e.Inherit.Get(name); vr.Exported && vr.IsSet() {
 			return vr // as the caller exported it
 		}
 	}
 	switch name {
 	case "CLAUDE_PROJECT_DIR":
-		return str(e.set.root)
+		return str(e.Root)
 	case "HOME":
-		if e.set.home != "" {
-			return str(e.set.home)
+		if e.Home != "" {
+			return str(e.Home)
 		}
 	case "HOME +":
 		return str("~+") // kept as written: the judge resolves it against the cwd
@@ -60,24 +59,24 @@ func (e environ) Get(name string) expand.Variable {
 	case "TMPDIR":
 		// Unknown, and where the interpreter would put its FIFOs: it opens
 		// paths there itself, past the open handler, so none may exist.
-		return str("/" + unknownMark)
+		return str("/" + Unknown)
 	}
-	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !runline.IsName(name) {
+	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !IsName(name) {
 		return expand.Variable{}
 	}
-	if e.d != nil {
-		e.d.unknownVars.Store(true)
+	if e.run != nil {
+		e.run.unknownVars.Store(true)
 	}
-	if e.lenient {
+	if e.Lenient {
 		return expand.Variable{}
 	}
-	return str(unknownMark)
+	return str(Unknown)
 }
 
-func (e environ) Each(f func(name string, vr expand.Variable) bool) {
-	if e.inherit != nil {
+func (e Environ) Each(f func(name string, vr expand.Variable) bool) {
+	if e.Inherit != nil {
 		stop := false
-		e.inherit.Each(func(name string, vr expand.Variable) bool {
+		e.Inherit.Each(func(name string, vr expand.Variable) bool {
 			if vr.Exported && vr.IsSet() {
 				stop = !f(name, vr)
 			}
@@ -87,34 +86,19 @@ func (e environ) Each(f func(name string, vr expand.Variable) bool) {
 			return
 		}
 	}
-	if !f("CLAUDE_PROJECT_DIR", str(e.set.root)) {
+	if !f("CLAUDE_PROJECT_DIR", str(e.Root)) {
 		return
 	}
-	if e.set.home != "" {
-		f("HOME", str(e.set.home))
+	if e.Home != "" {
+		f("HOME", str(e.Home))
 	}
 }
 
-// env judges what env runs: the program after its options, in the
-// environment they give it (env f=mappings.toml sh -c 'rm "$f"'); with -S
-// (--split-string), the command its text splits into, before the rest,
-// dry-run as the shell would read that text.
-func (a *analyzer) env(opts, rest []word) *Hit {
-	a.hc.Env = envOf(a.hc.Env, opts)
-	parsed, _ := runline.EnvOptions(texts(opts))
-	for _, o := range parsed {
-		if o.Name == "S" {
-			return a.script(o.Value+` "$@"`, "env", texts(rest), nil)
-		}
-	}
-	return a.run(rest)
-}
-
-// envOf returns the environment env's args give the program it runs: the
+// EnvOf returns the environment env's args give the program it runs: the
 // caller's exported variables (none after -i or -), less those -u unsets,
-// with its NAME=value words over them; runline.Skip has found where the
-// program starts.
-func envOf(caller expand.Environ, args []word) expand.Environ {
+// with its NAME=value words over them; Skip has found where the program
+// starts.
+func EnvOf(caller expand.Environ, args []string) expand.Environ {
 	vars := map[string]string{}
 	if caller != nil {
 		caller.Each(func(name string, vr expand.Variable) bool {
@@ -124,7 +108,7 @@ func envOf(caller expand.Environ, args []word) expand.Environ {
 			return true
 		})
 	}
-	opts, _ := runline.EnvOptions(texts(args))
+	opts, _ := EnvOptions(args)
 	for _, o := range opts {
 		switch o.Name {
 		case "i":

@@ -1,10 +1,9 @@
-package guard
+package shell
 
 import (
 	"strconv"
 	"strings"
 
-	"github.com/stopgate/stopgate/internal/runline"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -15,13 +14,13 @@ const (
 	maxBraces   = 1024 // words one brace expansion makes
 )
 
-// tooBig says why f is too large to dry-run, or "".
-func tooBig(f *syntax.File) string {
+// TooBig says why f is too large to dry-run, or "".
+func TooBig(f *syntax.File) string {
 	n, braces := 0, 0
 	syntax.Walk(f, func(node syntax.Node) bool {
 		switch node := node.(type) {
 		case *syntax.CallExpr:
-			if len(node.Args) == 0 || node.Args[0].Lit() != runline.MemCheck {
+			if len(node.Args) == 0 || node.Args[0].Lit() != MemCheck {
 				n++
 			}
 		case *syntax.BinaryCmd:
@@ -36,7 +35,7 @@ func tooBig(f *syntax.File) string {
 		return "it has more commands than the guard's dry run follows"
 	case braces > maxBraces:
 		return "its brace expansions make more words than the guard's dry run follows"
-	case runline.Weight(f) > runline.MaxWeight:
+	case Weight(f) > MaxWeight:
 		return "it expands more text than the guard's dry run holds in memory"
 	}
 	return ""

@@ -1,4 +1,4 @@
-package runline
+package shell
 
 import (
 	"errors"
@@ -172,7 +172,7 @@ func projectDir(t *testing.T) string {
 	return root
 }
 
-func timeNow() time.Time { return time.Now().Add(deadline) }
+func timeNow() time.Time { return time.Now().Add(lineDeadline) }
 
 // TestKey: run lines with one key resolve to the same files.
 func TestKey(t *testing.T) {

@@ -1,4 +1,4 @@
-package runline
+package shell
 
 import (
 	"errors"

@@ -1,11 +1,14 @@
-// Package runline says which files of a project a validator's run line
-// executes: the one answer behind the guard's protected set and the
-// inputs detect records when it arms a prompt, so that the program
-// protected is the program recorded, and both are the one that will run.
+// Package shell is stopgate's one bounded dry-run interpreter over
+// mvdan.cc/sh: the guard judges a Bash command by running it here with a
+// Judge (dryrun.go), and Files says which files of a project a
+// validator's run line executes.
 //
-// A run line is shell text (mappings.toml's run = "…"), run by the gate
-// with sh -c in the project root. It is dry-run in mvdan.cc/sh's
-// interpreter as the guard dry-runs a Bash command: quotes, variables
+// Files is the one answer behind the guard's protected set and the inputs
+// detect records when it arms a prompt, so that the program protected is
+// the program recorded, and both are the one that will run. A run line is
+// shell text (mappings.toml's run = "…"), run by the gate with sh -c in
+// the project root. It is dry-run in the interpreter with the same
+// bounds, names and rewrites as the guard's dry run: quotes, variables
 // ($CLAUDE_PROJECT_DIR is the root), cd, && and wrappers (env, timeout, …)
 // resolve as in the shell, and every program is a stub. A program named by
 // a path, or the script an interpreter or a shell runs, is recorded when it
@@ -13,7 +16,7 @@
 // the files it sources (. ./lib.sh, source "$(dirname "$0")/lib.sh") are
 // recorded with it. A program looked up in PATH (go test, make) names no
 // file of the project.
-package runline
+package shell
 
 import (
 	"context"
@@ -46,16 +49,16 @@ type File struct {
 // Bounds of one analysis: run lines and validator scripts are short, and
 // past these the analysis stops with what it found so far.
 const (
-	maxSteps = 2000
-	maxDepth = 4 // scripts run by scripts, sh -c in sh -c
-	deadline = 500 * time.Millisecond
+	lineSteps    = 2000
+	lineDepth    = 4 // scripts run by scripts, sh -c in sh -c
+	lineDeadline = 500 * time.Millisecond
 )
 
 // Files returns the files inside root that the run line run executes, in
 // the order it runs them, each once.
 func Files(run, root string) []File {
 	root = path.Clean(filepath.ToSlash(root))
-	r := &resolver{root: root, seen: map[string]bool{}, end: time.Now().Add(deadline)}
+	r := &resolver{root: root, seen: map[string]bool{}, end: time.Now().Add(lineDeadline)}
 	if p, ok := plainProgram(run, root); ok {
 		if p != "" {
 			r.program(p, root, nil, false, 0)
@@ -109,7 +112,7 @@ func (r *resolver) files() []File {
 // sources; shell says a shell runs it (sh x.sh), which makes it a script
 // whatever its first line.
 func (r *resolver) program(p, dir string, args []string, shell bool, depth int) {
-	if !r.add(File{Path: p}) || depth >= maxDepth {
+	if !r.add(File{Path: p}) || depth >= lineDepth {
 		return
 	}
 	text, err := ReadFile(p)
@@ -187,7 +190,7 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 	}
 	opts = append(opts, interp.Params(append(append(flags, "--"), params...)...))
 	if runner, err := interp.New(opts...); err == nil {
-		Run(runner, f, r.end) // what it found is recorded, however it ended
+		RunUntil(runner, f, r.end) // what it found is recorded, however it ended
 	}
 }
 
@@ -195,11 +198,11 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 // ended by an interpreter panic.
 var ErrStopped = errors.New("dry run stopped before its end")
 
-// Run dry-runs f in r until end, the guard's runs and the run line's: an
+// RunUntil dry-runs f in r until end, the guard's runs and the run line's: an
 // interpreter panic ends the run, not the hook. A run still going a
 // second past end (a read the context cannot stop) is left behind, left
 // set: its runner, still running, must not be used.
-func Run(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
+func RunUntil(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
 	ctx, cancel := context.WithDeadline(context.Background(), end)
 	defer cancel()
 	done := make(chan error, 1)
@@ -227,7 +230,7 @@ func Run(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error)
 // call sees every simple command: it bounds the run and follows source.
 func (r *resolver) call(ctx context.Context, args []string, zero string, depth int) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
-	if r.steps.Add(1) > maxSteps {
+	if r.steps.Add(1) > lineSteps {
 		return nil, context.Canceled // statements too: for ((;;)); do x=1; done
 	}
 	if args[0] == MemCheck {
@@ -246,7 +249,7 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 			return []string{":"}, nil
 		}
 		r.add(File{Path: p, SourcedBy: zero})
-		return []string{"eval", prepared(text)}, nil
+		return []string{"eval", preparedLine(text)}, nil
 	}
 	return args, nil
 }
@@ -281,7 +284,7 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 		shell = true
 		code, script, i := shellOperand(args[1:])
 		if code != "" {
-			if depth < maxDepth {
+			if depth < lineDepth {
 				r.script(code, "", hc.Dir, nil, depth+1)
 			}
 			return nil
@@ -385,13 +388,8 @@ func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWri
 			text = t
 		}
 	}
-	return nopFile{strings.NewReader(text)}, nil
+	return reader{strings.NewReader(text)}, nil
 }
-
-type nopFile struct{ io.Reader }
-
-func (nopFile) Write(p []byte) (int, error) { return len(p), nil }
-func (nopFile) Close() error                { return nil }
 
 // parsed is src, the script at name, parsed and prepared; nil when it
 // does not parse or is past the bounds.
@@ -404,8 +402,8 @@ func parsed(src, name string) *syntax.File {
 	return f
 }
 
-// prepared is src parsed, with the memory checks, and printed back.
-func prepared(src string) string {
+// preparedLine is src parsed, with the memory checks, and printed back.
+func preparedLine(src string) string {
 	f := parsed(src, "")
 	if f == nil {
 		return ":"

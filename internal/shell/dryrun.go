@@ -1,0 +1,362 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A dry run executes a Bash command in mvdan.cc/sh's interpreter with
+// nothing real behind it: every program is a stub that a Judge (the
+// guard's policy table) judges with its expanded arguments, every open for
+// writing is judged and captured in memory, and reads see the real files
+// (reading is never denied). Builtins, functions, variables, arrays, cd,
+// read, printf -v, eval, trap and the rest run as in bash, so what the
+// shell resolves without running anything is resolved here too.
+
+// Bounds of one dry run: a command that needs more is judged
+// conservatively (the Judge reads the doubts).
+const (
+	maxSteps = 4000        // simple commands run, over all passes of one call
+	maxDepth = 8           // shells nested in shells (sh -c, sh FILE, a pipe into sh)
+	Deadline = time.Second // wall time of all passes of one call, never reached by sane input
+)
+
+// ErrLimit stops a dry run past its bounds.
+var ErrLimit = errors.New("guard: dry run over its bounds")
+
+// Judge is the policy a dry run asks at every step that could touch a
+// protected path; it records what it finds, and an error it returns stops
+// the run.
+type Judge interface {
+	// Exec judges a program with its expanded arguments and prints its
+	// stub's output to s.Stdout(hc).
+	Exec(s *Shell, hc interp.HandlerContext, args []string) error
+	// Kill judges kill, a builtin the interpreter does not run.
+	Kill(s *Shell, hc interp.HandlerContext, args []string) error
+	// Write judges a redirection that writes name, and returns the path
+	// it names and whether that is known.
+	Write(s *Shell, hc interp.HandlerContext, name string) (target string, known bool, err error)
+	// Read is told of a redirection that reads name.
+	Read(s *Shell, hc interp.HandlerContext, name string)
+	// Refuse stops the run on a doubt about target, found in the command by.
+	Refuse(target, by, why string) error
+	// Hit reports whether the run has found what stops it.
+	Hit() bool
+}
+
+// Pass is one dry run of a command: unknown variables are unset (Lenient)
+// or Unknown, programs exit with Status.
+type Pass struct {
+	Lenient bool
+	Status  uint8
+}
+
+// Passes are the runs of a command: variables unset and programs
+// succeeding, then variables unknown and programs failing.
+var Passes = []Pass{{Lenient: true, Status: 0}, {Lenient: false, Status: 1}}
+
+// Run is the state one judged command shares across its passes and its
+// nested shells.
+type Run struct {
+	Judge    Judge
+	Root     string       // $CLAUDE_PROJECT_DIR
+	Home     string       // $HOME, or ""
+	Src      string       // the command
+	Top      *syntax.File // the command parsed, once Load has
+	steps    atomic.Int64
+	printed  atomic.Int64 // bytes builtins and stubs printed (MaxPrinted)
+	deadline time.Time    // of all passes
+	// unknownVars is set once the command reads a variable it does not
+	// set: only then, or when a program's status steers it, does the
+	// second pass see anything the first did not.
+	unknownVars atomic.Bool
+
+	mu     sync.Mutex
+	doubts []string // why part of the command could not be followed
+	texts  []string // every script seen, for the conservative mention check
+	files  map[string]*Capture
+	ran    map[syntax.Pos]bool // simple commands of the top script that ran
+}
+
+// NewRun is the state of one analysis of src, judged by j.
+func NewRun(src, root, home string, j Judge) *Run {
+	return &Run{Judge: j, Root: root, Home: home, Src: src, texts: []string{src}, ran: map[syntax.Pos]bool{},
+		files: map[string]*Capture{}, deadline: time.Now().Add(Deadline)}
+}
+
+// Capture is a file written during the dry run: its content when known.
+type Capture struct {
+	buf   bytes.Buffer
+	known bool
+	Dir   bool
+}
+
+func (c *Capture) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) <= MaxRead {
+		c.buf.Write(p)
+	} else {
+		c.known = false
+	}
+	return len(p), nil
+}
+
+// Unknown reports whether part of the content is not known.
+func (c *Capture) Unknown() bool {
+	return !c.known || bytes.Contains(c.buf.Bytes(), []byte(Unknown))
+}
+
+// Text is the content written, as far as it is known.
+func (c *Capture) Text() string { return c.buf.String() }
+
+func (c *Capture) Read([]byte) (int, error) { return 0, io.EOF }
+func (c *Capture) Close() error             { return nil }
+
+// reader is a file the dry run reads: writes go nowhere.
+type reader struct{ io.Reader }
+
+func (reader) Write(p []byte) (int, error) { return len(p), nil }
+func (reader) Close() error                { return nil }
+
+// Doubt records why part of the command could not be followed.
+func (d *Run) Doubt(why string) {
+	d.mu.Lock()
+	d.doubts = append(d.doubts, why)
+	d.mu.Unlock()
+}
+
+func (d *Run) text(s string) {
+	d.mu.Lock()
+	d.texts = append(d.texts, s)
+	d.mu.Unlock()
+}
+
+// Doubts and Texts are the doubts recorded and every script seen, the
+// command first.
+func (d *Run) Doubts() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.doubts)
+}
+
+func (d *Run) Texts() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.texts)
+}
+
+// UnknownVars reports whether the command read a variable it does not set.
+func (d *Run) UnknownVars() bool { return d.unknownVars.Load() }
+
+// Ran reports whether the simple command of the top script at pos ran.
+func (d *Run) Ran(pos syntax.Pos) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ran[pos]
+}
+
+// File is what the run wrote to p, or nil.
+func (d *Run) File(p string) *Capture {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.files[p]
+}
+
+// ForgetFiles starts a pass with nothing written.
+func (d *Run) ForgetFiles() {
+	d.mu.Lock()
+	d.files = map[string]*Capture{}
+	d.mu.Unlock()
+}
+
+// Wrote records that p was written with content it does not know (a
+// program's output file), unless it has a capture already.
+func (d *Run) Wrote(p string, dir bool) {
+	d.mu.Lock()
+	if d.files[p] == nil {
+		d.files[p] = &Capture{Dir: dir}
+	}
+	d.mu.Unlock()
+}
+
+// Captured records that p was written with text.
+func (d *Run) Captured(p string, text []byte) {
+	c := &Capture{known: true}
+	c.buf.Write(text)
+	d.mu.Lock()
+	d.files[p] = c
+	d.mu.Unlock()
+}
+
+// Past reports whether the run is past its deadline.
+func (d *Run) Past() bool { return time.Now().After(d.deadline) }
+
+// Open opens a file for the dry run to read: what this call wrote to it,
+// else the real file, bounded; a folder, a device or a FIFO reads as empty
+// (never blocking).
+func (d *Run) Open(name, dir string) (io.Reader, error) {
+	p := Abs(name, dir)
+	if c := d.File(p); c != nil {
+		if !c.known {
+			return strings.NewReader(Unknown + "\n"), nil
+		}
+		return bytes.NewReader(c.buf.Bytes()), nil
+	}
+	text, err := ReadFile(p)
+	if errors.Is(err, ErrNotRegular) {
+		return strings.NewReader(""), nil
+	}
+	if len(text) >= MaxRead { // ReadFile cut it at its bound: what follows is not known
+		text += "\n" + Unknown + "\n"
+	}
+	return strings.NewReader(text), err
+}
+
+// Shell is one interpreter in a dry run: the top script or a nested shell.
+type Shell struct {
+	Run   *Run
+	Pass  Pass
+	Depth int
+	Top   bool
+	Zero  string         // $0 of a nested shell
+	Env   expand.Environ // what a nested shell inherits: its caller's exported variables
+}
+
+// Script parses and dry-runs src in dir with positional params and
+// stdin, as a shell nested in s with $0 zero and s's environment env.
+func (s *Shell) Script(src, dir, zero string, env expand.Environ, params []string, stdin io.Reader) {
+	n := &Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}
+	n.run(src, dir, params, stdin)
+}
+
+// run parses and dry-runs src in dir with positional params and stdin,
+// recording doubts in s.Run.
+func (s *Shell) run(src, dir string, params []string, stdin io.Reader) {
+	s.Run.text(src)
+	if s.Depth > maxDepth {
+		s.Run.Doubt("it nests shells deeper than the guard follows")
+		return
+	}
+	if f := s.Run.Load(src); f != nil {
+		f.Name = s.Zero // the interpreter's $0
+		s.RunFile(f, dir, params, stdin)
+	}
+}
+
+// Load parses and prepares src for a dry run; nil, with the doubt, when it
+// cannot be run.
+func (d *Run) Load(src string) *syntax.File {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		d.Doubt("the guard cannot parse it as bash (" + msg + ")")
+		return nil
+	}
+	prepare(f)
+	if why := TooBig(f); why != "" {
+		d.Doubt(why)
+		return nil
+	}
+	if Anchored(f) {
+		d.Doubt("it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply")
+	}
+	return f
+}
+
+// prepare makes the script safe and complete to dry-run: background jobs
+// run in turn (so their calls are judged before the run ends), and process
+// substitutions become command substitutions (the interpreter would make
+// real FIFOs for them, which a stub never opens). A script nested deeper
+// than MaxNesting becomes one call of tooDeep, which stops the run with
+// that doubt: every pass over it would cost more with its depth.
+func prepare(f *syntax.File) {
+	if TooDeep(f) {
+		f.Stmts = []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: tooDeep}}}}}}}
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			n.Background, n.Disown, n.Coprocess = false, false, false
+		case *syntax.Word:
+			for i, p := range n.Parts {
+				if ps, ok := p.(*syntax.ProcSubst); ok {
+					n.Parts[i] = &syntax.CmdSubst{Left: ps.OpPos, Right: ps.Rparen, Stmts: ps.Stmts, Last: ps.Last}
+				}
+			}
+		}
+		return true
+	})
+	Prepare(f)
+}
+
+// RunFile dry-runs f in dir with positional params and stdin; it returns the
+// runner, for the variables it ended with, unless the run was left behind.
+func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
+	opts := []interp.RunnerOption{
+		interp.Env(Environ{Root: s.Run.Root, Home: s.Run.Home, Lenient: s.Pass.Lenient, run: s.Run, Inherit: s.Env}),
+		interp.Dir(dir),
+		interp.StdIO(stdin, io.Discard, io.Discard),
+		interp.CallHandler(s.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
+		interp.OpenHandler(s.open),
+		interp.StatHandler(s.stat),
+		interp.AccessHandler(s.access),
+		interp.ReadDirHandler2(func(_ context.Context, p string) ([]fs.DirEntry, error) { return os.ReadDir(p) }),
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	}
+	r, err := interp.New(opts...)
+	if err != nil && dir != existingAncestor(dir) {
+		opts[1] = interp.Dir(existingAncestor(dir))
+		r, err = interp.New(opts...)
+	}
+	if err != nil {
+		s.Run.Doubt("the guard could not start its dry run (" + err.Error() + ")")
+		return nil
+	}
+	left, err := RunUntil(r, f, s.Run.deadline)
+	switch {
+	case errors.Is(err, ErrMemory):
+		s.Run.Doubt(tooMuch)
+	case errors.Is(err, ErrLimit) || errors.Is(err, ErrStopped):
+		s.Run.Doubt(stopped) // an interpreter panic too: judged as a run it could not finish
+	}
+	if left {
+		return nil // still running: not handed out
+	}
+	return r
+}
+
+// tooDeep is the command prepare leaves of a script nested too deep.
+const tooDeep = "__stopgate_too_deep"
+
+// tooMuch is the doubt of a run stopped at MaxVars.
+const tooMuch = "the guard stopped its dry run: it builds more text than the guard's dry run holds in memory"
+
+const stopped = "the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)"
+
+func existingAncestor(dir string) string {
+	for d := dir; ; d = path.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+		if d == "/" || d == "." {
+			return "/"
+		}
+	}
+}
