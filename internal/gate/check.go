@@ -18,6 +18,7 @@ import (
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/reuse"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/stop"
 )
@@ -140,7 +141,14 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*agen
 		fmt.Fprintln(env.Stdout, tel)
 	}
 	if errs == 0 {
-		reuseLines(env, cfg, summary != "", clients)
+		names := []string{}
+		if summary != "" {
+			names = append(names, dialect.Claude)
+		}
+		for _, c := range clients {
+			names = append(names, c.name)
+		}
+		reuse.Lines(env.Stdout, cfg, env.Getenv("HOME"), names)
 	}
 	if errs+warns == 0 {
 		if summary != "" {

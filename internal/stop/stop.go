@@ -65,6 +65,7 @@ import (
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/reconcile"
+	"github.com/stopgate/stopgate/internal/reuse"
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
@@ -216,8 +217,8 @@ func (s *judging) read() (*facts, *Verdict, error) {
 		return nil, halt(configReason(err)), nil
 	}
 	cfg, home := f.cfg, s.env.Getenv("HOME")
-	f.ru = reusing{scope: s.scope, trusted: cfg.Settings.Reuse == config.ReuseAuto, on: func() bool {
-		on, _ := ReusePolicy(cfg, clientName(s.in), home)
+	f.ru = reuse.Use{Scope: s.scope, Trusted: cfg.Settings.Reuse == config.ReuseAuto, On: func() bool {
+		on, _ := reuse.Policy(cfg, clientName(s.in), home)
 		return on
 	}}
 	return f, nil, nil

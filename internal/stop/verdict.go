@@ -11,6 +11,7 @@ import (
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/reconcile"
+	"github.com/stopgate/stopgate/internal/reuse"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -77,8 +78,8 @@ type Check struct {
 	Prompts   []string // pending prompts that use it, in mapping order
 	Result    validator.Result
 	// Unchanged is a check not run: it passed earlier in the scope and
-	// nothing it depends on changed since (reuse.go). Result says passed.
-	Unchanged *Unchanged
+	// nothing it depends on changed since (package reuse). Result says passed.
+	Unchanged *reuse.Unchanged
 }
 
 // Decide runs the validators of entries and decides the stop, running
@@ -104,19 +105,8 @@ type facts struct {
 	prior   int                       // consecutive blocked stops before this one
 	rec     *reconcile.Reconciliation // nil: no record reconciled
 	dl      Deadline
-	ru      reusing
+	ru      reuse.Use
 	client  *hook.Answer // how the client takes a halt (relay); nil: no client
-}
-
-// reusing is whether a stop reuses passes (ReusePolicy), for which scope,
-// and whether under the default policy (trusted: the wall stands for the
-// record, so it is written only after confined runs). on is asked only
-// of a stop that has a run validator to reuse: the policy reads the
-// client's settings files. nil: off.
-type reusing struct {
-	on      func() bool
-	trusted bool
-	scope   queue.Scope
 }
 
 // decide decides the stop and words all it answers: the verdict of the
@@ -173,15 +163,16 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 
 // run runs the checks of the entries, but those reuse takes as passed,
 // and returns them, the protected paths they created, and finish, which
-// records the passes for reuse (reuse.go).
+// records the passes for reuse (package reuse).
 func (f *facts) run(ctx context.Context, set *guard.Set) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
 	checks, specs := plan(cfg, in, f.entries)
-	var r *reuse
-	if f.ru.on != nil {
-		r = startReuse(cfg, f.ru, checks)
+	vs := make([]*config.Validator, len(checks))
+	for i := range checks {
+		vs[i] = checks[i].Validator
 	}
-	unchanged, keys := r.toRun(cfg, checks, specs)
+	r := reuse.Start(cfg, f.ru, vs, specs, f.dl.At)
+	unchanged := r.ToRun()
 	var run []validator.Spec
 	for i := range specs {
 		if unchanged[i] == nil {
@@ -203,7 +194,13 @@ func (f *facts) run(ctx context.Context, set *guard.Set) (checks []Check, appear
 			checks[i].Result, results = results[0], results[1:]
 		}
 	}
-	return checks, validator.Appeared(missing), func() { r.finish(checks, keys) }
+	return checks, validator.Appeared(missing), func() {
+		all := make([]validator.Result, len(checks))
+		for i := range checks {
+			all[i] = checks[i].Result
+		}
+		r.Finish(all, f.dl.At)
+	}
 }
 
 // fail decides a stop whose checks failed: a halt when validators that

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,7 +9,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/bench"
-	"github.com/stopgate/stopgate/internal/fingerprint"
+	"github.com/stopgate/stopgate/internal/reuse"
 )
 
 // spinSource is a CPU-bound validator: it hashes a buffer the number of
@@ -118,7 +119,7 @@ func (o *options) fingerprints(t *bench.Table) error {
 		cache := filepath.Join(o.tmp, fmt.Sprintf("cache-%d", n))
 		take := func(root, cache string) func() error {
 			return func() error {
-				tr, err := fingerprint.Take(root, fingerprint.Options{Cache: cache})
+				tr, err := reuse.Take(context.Background(), root, reuse.Options{Cache: cache})
 				if err == nil && len(tr.Files) != n {
 					err = fmt.Errorf("%d files, want %d", len(tr.Files), n)
 				}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package fingerprint
+package reuse
 
 import "io/fs"
 

@@ -1,4 +1,4 @@
-package fingerprint
+package reuse
 
 import (
 	"bytes"
@@ -72,8 +72,8 @@ func (c *cache) keep(old *cache, rel string) {
 	}
 }
 
-func (c *cache) put(rel string, st stat, f File) {
-	c.entries[rel] = cached{st: st, sum: f.Sum}
+func (c *cache) put(f File) {
+	c.entries[f.Path] = cached{st: f.st, sum: f.Sum}
 }
 
 // loadCache reads the cache at path. A cache that is missing or does not

@@ -1,4 +1,4 @@
-package fingerprint
+package reuse
 
 import (
 	"io/fs"

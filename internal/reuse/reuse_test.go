@@ -1,6 +1,7 @@
-package stop
+package reuse
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/fingerprint"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -22,58 +22,63 @@ func TestToRun(t *testing.T) {
 	cfg := &config.Config{Root: root}
 	unit := &config.Validator{Name: "unit", Run: "sh check.sh", Timeout: time.Minute}
 	file := &config.Validator{Name: "file", File: "a.go"}
-	checks := []Check{{Validator: unit}, {Validator: file}}
+	vs := []*config.Validator{unit, file}
 	specs := []validator.Spec{{Name: "unit", Env: []string{"STOPGATE_PROMPT=p"}}, {Name: "file"}}
-	tree, err := fingerprint.Take(root, fingerprint.Options{})
+	tree, err := Take(context.Background(), root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	r := &reuse{tree: tree, now: now}
-	key, err := r.key(cfg, unit, specs[0])
+	stop := func(rec *record, tree *Tree) *Stop {
+		r := &Stop{cfg: cfg, vs: vs, specs: specs, rec: rec, tree: tree, now: now, keys: make([]*key, 2)}
+		r.keyAll()
+		return r
+	}
+	r := stop(nil, tree)
+	base, err := r.key(unit, specs[0], tree)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := func(f func(k *reuseKey)) reuseKey { k := key; f(&k); return k }
+	other := func(f func(k *key)) key { k := base; f(&k); return k }
 	for _, tc := range []struct {
 		name  string
-		r     *reuse
+		r     *Stop
 		reuse bool
 	}{
-		{"reuse off", nil, false},
-		{"no record", &reuse{tree: tree, now: now}, false},
-		{"no fingerprint", &reuse{rec: rec(key, now.Add(-time.Minute)), now: now}, false},
-		{"unchanged", &reuse{tree: tree, rec: rec(key, now.Add(-time.Minute)), now: now}, true},
-		{"passed in the future", &reuse{tree: tree, rec: rec(key, now.Add(time.Minute)), now: now}, false},
-		{"spec changed", &reuse{tree: tree, rec: rec(other(func(k *reuseKey) { k.Spec = "x" }), now), now: now}, false},
-		{"program changed", &reuse{tree: tree, rec: rec(other(func(k *reuseKey) { k.Program = "x" }), now), now: now}, false},
-		{"inputs changed", &reuse{tree: tree, rec: rec(other(func(k *reuseKey) { k.Inputs = "x" }), now), now: now}, false},
+		{"reuse off", Start(cfg, Use{}, vs, specs, time.Time{}), false},
+		{"no record", stop(nil, tree), false},
+		{"no fingerprint", stop(rec(base, now.Add(-time.Minute)), nil), false},
+		{"unchanged", stop(rec(base, now.Add(-time.Minute)), tree), true},
+		{"passed in the future", stop(rec(base, now.Add(time.Minute)), tree), false},
+		{"spec changed", stop(rec(other(func(k *key) { k.Spec = "x" }), now), tree), false},
+		{"program changed", stop(rec(other(func(k *key) { k.Program = "x" }), now), tree), false},
+		{"inputs changed", stop(rec(other(func(k *key) { k.Inputs = "x" }), now), tree), false},
 	} {
-		unchanged, keys := tc.r.toRun(cfg, checks, specs)
+		unchanged := tc.r.ToRun()
 		if got := unchanged[0] != nil; got != tc.reuse {
 			t.Errorf("%s: reused = %v, want %v", tc.name, got, tc.reuse)
 		}
-		if unchanged[1] != nil || keys[1] != nil {
+		if unchanged[1] != nil || tc.r.keys[1] != nil {
 			t.Errorf("%s: the file validator was taken as unchanged", tc.name)
 		}
 	}
 	// The spec counts the variables the validator gets and its timeout.
-	if k2, _ := r.key(cfg, unit, validator.Spec{Env: []string{"STOPGATE_PROMPT=q"}}); k2 == key {
+	if k2, _ := r.key(unit, validator.Spec{Env: []string{"STOPGATE_PROMPT=q"}}, tree); k2 == base {
 		t.Error("another prompt's variables left the key as it was")
 	}
 	longer := *unit
 	longer.Timeout = time.Hour
-	if k2, _ := r.key(cfg, &longer, specs[0]); k2 == key {
+	if k2, _ := r.key(&longer, specs[0], tree); k2 == base {
 		t.Error("another timeout left the key as it was")
 	}
 	os.WriteFile(filepath.Join(root, "check.sh"), []byte("exit 1\n"), 0o755)
-	if k2, _ := r.key(cfg, unit, specs[0]); k2.Program == key.Program {
+	if k2, _ := r.key(unit, specs[0], tree); k2.Program == base.Program {
 		t.Error("a rewritten program left the key as it was")
 	}
 }
 
-func rec(k reuseKey, passed time.Time) *reuseRecord {
-	return &reuseRecord{Validators: map[string]reusePass{"unit": {reuseKey: k, Passed: passed}}}
+func rec(k key, passed time.Time) *record {
+	return &record{Validators: map[string]pass{"unit": {key: k, Passed: passed}}}
 }
 
 // TestRecordBound: a record verifies only in its own scope, under its key.
@@ -84,7 +89,7 @@ func TestRecordBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	s1 := queue.Scope{Session: "s1"}
-	r := reuseRecord{Session: "s1", Validators: map[string]reusePass{"unit": {Passed: time.Now().UTC()}}}
+	r := record{Session: "s1", Validators: map[string]pass{"unit": {Passed: time.Now().UTC()}}}
 	r.MAC = r.seal(key)
 	os.WriteFile(recordPath(dir, s1), mustJSON(t, r), 0o600)
 	if loadRecord(dir, s1, key) == nil {

@@ -1,0 +1,257 @@
+package reuse
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/regular"
+)
+
+// The fingerprint is every file under the project's root, listed by a
+// walk that no file in the tree steers: no .gitignore, no
+// .git/info/exclude, no git configuration, and into nested repositories
+// (only .git folders and the state dir are left out). Each file counts by
+// its path, its kind (a file, an executable, a symbolic link) and the
+// SHA-256 of its content, not by its stat: a file touched back to its old
+// time still counts as changed. (A list that ignore rules shape is one the
+// agent shapes: a folder whose own .gitignore is `*` hid a new file from
+// it, and the check that file breaks was reused.)
+//
+// Hashing a large tree at every stop would cost more than most checks, so
+// a stat cache remembers each file's hash beside the stat it had, and a
+// file whose stat is as recorded is not read again. The cache lives in the
+// protected state dir, never in git's index, which the agent can rewrite.
+// The change time, which no one sets at will, is part of the stat, and an
+// entry written less than a second after its file changed is not trusted
+// (the same file can change again within the clock's granularity).
+//
+// Hashing stops at its context's deadline (a sparse file of 400 GB reads
+// for minutes): the caller then reuses nothing.
+
+// File is one file of the tree.
+type File struct {
+	Path string // relative to the root, slash-separated
+	Kind byte   // 'f' a file, 'x' an executable file, 'l' a symbolic link
+	Sum  [sha256.Size]byte
+	st   stat // as it was hashed: a file rewritten or swapped since shows here
+}
+
+// Tree is the hashed working tree, its files sorted by path.
+type Tree struct {
+	Files []File
+}
+
+// Options says what Take lists and where its cache is.
+type Options struct {
+	// Skip lists directories (relative, slash-separated) left out: the
+	// state dir, which the gate itself writes at every stop.
+	Skip []string
+	// Want, when set, selects the files hashed; the others are left out
+	// of the tree.
+	Want func(rel string) bool
+	// Cache is the stat cache's path; "" hashes every file.
+	Cache string
+}
+
+// ErrClock is a stat cache written after now: the clock went backwards,
+// so no recorded stat can be trusted and no record of a pass either.
+var ErrClock = errors.New("the clock went backwards")
+
+// Take lists and hashes the working tree at root. Any file it cannot read,
+// and ctx done before it is through, is an error: the caller must then
+// take nothing as unchanged.
+func Take(ctx context.Context, root string, o Options) (*Tree, error) {
+	now := time.Now()
+	paths, err := walk(ctx, root, o.Skip)
+	if err != nil {
+		return nil, err
+	}
+	c, err := loadCache(o.Cache, now)
+	if errors.Is(err, ErrClock) {
+		return nil, err
+	}
+	t := &Tree{Files: make([]File, 0, len(paths))}
+	next := newCache(now)
+	var todo []string
+	for _, rel := range paths {
+		if o.Want != nil && !o.Want(rel) {
+			next.keep(c, rel) // for a later stop that wants it
+		} else {
+			todo = append(todo, rel)
+		}
+	}
+	hashed, misses, err := hashAll(ctx, root, todo, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range hashed {
+		if f.Path != "" { // "": gone since the walk listed it
+			t.Files = append(t.Files, f)
+			next.put(f)
+		}
+	}
+	slices.SortFunc(t.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	// Unchanged when every file came from the cache and none came or went.
+	if o.Cache != "" && (c == nil || misses > 0 || len(next.entries) != len(c.entries)) {
+		next.save(o.Cache) // a cache not written costs the next stop a rehash, never a wrong answer
+	}
+	return t, nil
+}
+
+// Sum is the fingerprint of the files match selects (all for nil): their
+// paths, kinds and content hashes.
+func (t *Tree) Sum(match func(rel string) bool) string {
+	h := sha256.New()
+	for _, f := range t.Files {
+		if match == nil || match(f.Path) {
+			h.Write([]byte(f.Path))
+			h.Write([]byte{0, f.Kind})
+			h.Write(f.Sum[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Still tells whether the files match selects (all for nil) are in u as
+// they were in t, stat and all: a file swapped for a clean one and back
+// while a validator ran has the content it had, but not the change time.
+func (t *Tree) Still(u *Tree, match func(rel string) bool) bool {
+	sel := func(fs []File) []File {
+		return slices.DeleteFunc(slices.Clone(fs), func(f File) bool { return match != nil && !match(f.Path) })
+	}
+	return slices.Equal(sel(t.Files), sel(u.Files))
+}
+
+func skipped(rel string, skip []string) bool {
+	return slices.ContainsFunc(skip, func(s string) bool { return s != "" && (rel == s || strings.HasPrefix(rel, s+"/")) })
+}
+
+// walk lists every file under root but those in .git folders and the
+// skipped directories.
+func walk(ctx context.Context, root string, skip []string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (d.Name() == ".git" || skipped(rel, skip)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() != ".git" { // a linked worktree's or a submodule's pointer file
+			paths = append(paths, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fingerprint: %w", err)
+	}
+	return paths, nil
+}
+
+// hashAll hashes the files at paths, a few at a time (the stat and read
+// calls wait on the file system, not on the CPU), and counts the files
+// not taken from the cache.
+func hashAll(ctx context.Context, root string, paths []string, c *cache) ([]File, int, error) {
+	out := make([]File, len(paths))
+	hits := make([]bool, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, rel := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out[i], hits[i], errs[i] = hashFile(ctx, root, rel, c)
+			if errors.Is(errs[i], fs.ErrNotExist) {
+				out[i], errs[i] = File{}, nil // deleted since the walk: gone from the tree
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
+		return nil, 0, fmt.Errorf("fingerprint: %w", err)
+	}
+	misses := 0
+	for _, hit := range hits {
+		if !hit {
+			misses++
+		}
+	}
+	return out, misses, nil
+}
+
+// hashFile hashes one file, from the cache when its stat is as recorded.
+func hashFile(ctx context.Context, root, rel string, c *cache) (File, bool, error) {
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return File{}, false, err
+	}
+	f := File{Path: rel, Kind: 'f', st: statOf(fi)}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		f.Kind = 'l'
+		target, err := os.Readlink(p)
+		f.Sum = sha256.Sum256([]byte(target))
+		return f, true, err // no cache to miss: a link's target is its content
+	case !fi.Mode().IsRegular():
+		return File{}, false, fmt.Errorf("%s: not a regular file", rel)
+	case fi.Mode()&0o111 != 0:
+		f.Kind = 'x'
+	}
+	if sum, ok := c.get(rel, f.st); ok {
+		f.Sum = sum
+		return f, true, nil
+	}
+	// Opened through regular: a named pipe swapped in since the Lstat
+	// would hold the open for ever.
+	fh, _, err := regular.Open(p)
+	if errors.Is(err, regular.ErrNotRegular) {
+		return File{}, false, fmt.Errorf("%s: not a regular file", rel)
+	}
+	if err != nil {
+		return File{}, false, err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, ctxReader{ctx, fh}, make([]byte, 1<<20)); err != nil {
+		return File{}, false, fmt.Errorf("%s: %w", rel, err)
+	}
+	copy(f.Sum[:], h.Sum(nil))
+	return f, false, nil
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
