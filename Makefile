@@ -28,7 +28,7 @@ demo: build
 # from the test cache (-count=1): they depend on binaries it does not track.
 test: e2e-install sandbox-tools chromium otelcol lint
 	$(GO) test $$($(GO) list ./... | grep -v /internal/e2e)
-	$(GO) test -p 1 -count=1 ./internal/e2e/...
+	$(GO) test -p 1 -count=1 -timeout 45m ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
 
 # lint runs go vet, staticcheck and deadcode, pinned here (the go command
