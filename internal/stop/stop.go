@@ -282,33 +282,21 @@ func (s *judging) apply(f *facts, v *Verdict) error {
 			fmt.Fprintf(s.env.Stderr, "gate: %v\n", err)
 		}
 	}
-	if err := v.apply(f.q, s.scope, f.prior, f.queued); err != nil {
-		return &unrecordedError{err: err, verdict: v}
-	}
-	return nil
-}
-
-// apply writes the verdict to the queue: the entries done removed, those
-// kept written back, the block count.
-func (v *Verdict) apply(q *queue.Queue, scope queue.Scope, prior int, queued []queue.Entry) error {
+	var err error
 	if len(v.Done) > 0 {
-		if err := q.Remove(scope, v.Done); err != nil {
-			return err
-		}
+		err = f.q.Remove(s.scope, v.Done)
 	}
-	if v.Kind != Pass {
-		var kept []queue.Entry
-		for _, e := range queued {
-			if !slices.ContainsFunc(v.Done, func(d queue.Entry) bool { return d.Prompt == e.Prompt }) {
-				kept = append(kept, e)
-			}
-		}
-		if err := q.Keep(scope, kept); err != nil {
-			return err
-		}
+	if err == nil && v.Kind != Pass {
+		kept := slices.DeleteFunc(slices.Clone(f.queued), func(e queue.Entry) bool {
+			return slices.ContainsFunc(v.Done, func(d queue.Entry) bool { return d.Prompt == e.Prompt })
+		})
+		err = f.q.Keep(s.scope, kept)
 	}
-	if v.Blocks != prior {
-		return q.SetBlocks(scope, v.Blocks)
+	if err == nil && v.Blocks != f.prior {
+		err = f.q.SetBlocks(s.scope, v.Blocks)
+	}
+	if err != nil {
+		return &unrecordedError{err: err, verdict: v}
 	}
 	return nil
 }

@@ -363,7 +363,7 @@ func assistantLine(l *line, ev Event, res *Result) {
 		if bl.Type == "text" {
 			texts = append(texts, bl.Text)
 		}
-		if e, ok := toolEvent(bl, ev); ok {
+		if e := toolEvent(bl, ev); e.Kind != "" {
 			res.Events = append(res.Events, e)
 		}
 	}
@@ -371,30 +371,23 @@ func assistantLine(l *line, ev Event, res *Result) {
 	res.Last, res.Replied = TrimReply(strings.Join(texts, "\n")), true
 }
 
-// toolEvent returns the event of a tool_use block that arms: a Read of a
-// file, or a Skill the model ran.
-func toolEvent(bl block, ev Event) (Event, bool) {
-	if bl.Type != "tool_use" {
-		return ev, false
-	}
+// toolEvent returns the event of a tool_use block that arms, a Read of a
+// file or a Skill the model ran; one without a Kind for any other block.
+func toolEvent(bl block, ev Event) Event {
 	var in struct {
 		FilePath string `json:"file_path"`
 		Skill    string `json:"skill"`
 	}
-	if json.Unmarshal(bl.Input, &in) != nil {
-		return ev, false
-	}
 	switch {
+	case bl.Type != "tool_use" || json.Unmarshal(bl.Input, &in) != nil:
 	case bl.Name == "Read" && in.FilePath != "":
 		ev.Kind, ev.Path = Read, in.FilePath
 	case bl.Name == "Skill" && in.Skill != "":
 		// The model ran a command itself: the client expands it
 		// with no UserPromptExpansion and no Read.
 		ev.Kind, ev.Command = Command, strings.TrimPrefix(in.Skill, "/")
-	default:
-		return ev, false
 	}
-	return ev, true
+	return ev
 }
 
 // userLine adds what a person typed: a slash command the client expanded,
