@@ -12,21 +12,20 @@ func (c *Config) Names(key string) []Name { return Names(c.Settings.PromptsDir, 
 
 // Files returns the root-relative paths whose read arms the prompt key.
 func (c *Config) Files(key string) []string {
-	var out []string
-	for _, n := range c.Names(key) {
-		if n.File != "" {
-			out = append(out, n.File)
-		}
-	}
-	return out
+	return c.names(key, func(n Name) string { return n.File })
 }
 
 // Commands returns the slash commands, without "/", that arm the prompt key.
 func (c *Config) Commands(key string) []string {
+	return c.names(key, func(n Name) string { return n.Command })
+}
+
+// names returns the part of each of key's Names that has it.
+func (c *Config) names(key string, part func(Name) string) []string {
 	var out []string
 	for _, n := range c.Names(key) {
-		if n.Command != "" {
-			out = append(out, n.Command)
+		if s := part(n); s != "" {
+			out = append(out, s)
 		}
 	}
 	return out
