@@ -90,6 +90,11 @@ type Settings struct {
 	// in the session is taken as passed while nothing it depends on
 	// changed (reuse.go).
 	Reuse string
+	// OutputBytes and Output are [settings] output_bytes and output: the
+	// bytes of a validator's output kept, and what is kept and shown
+	// first past them and past OutputLines (output.go).
+	OutputBytes int
+	Output      string
 }
 
 // Mapping arms Validators when the prompt Prompt is read or invoked.

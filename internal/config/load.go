@@ -36,6 +36,9 @@ type rawSettings struct {
 	Protect     *[]string `toml:"protect"`
 	Confine     *bool     `toml:"confine"`
 	Reuse       *bool     `toml:"reuse"`
+	// What of a validator's output the agent reads (output.go).
+	OutputBytes *int    `toml:"output_bytes"`
+	Output      *string `toml:"output"`
 }
 
 type rawMapping struct {
@@ -199,6 +202,7 @@ func (p *parser) settings(s *Settings, raw rawSettings) {
 		s.Confine = onOff(*v, ConfineOn, ConfineOff)
 	}
 	s.Reuse = reuseSetting(raw.Reuse)
+	p.output(s, raw)
 	if v := raw.Protect; v != nil {
 		s.Protect = append([]string{}, *v...)
 		for i, path := range *v {

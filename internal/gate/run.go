@@ -22,10 +22,6 @@ import (
 // (STOPGATE_SESSION_ID), so a validator can tell a trial run from a stop.
 const runSession = "gate-run"
 
-// runOutputLines bounds the output shown per failing validator on a
-// terminal; the agent gets output_lines.
-const runOutputLines = 10
-
 type runJSON struct {
 	Passed     bool            `json:"passed"`
 	Validators []validatorJSON `json:"validators"`
@@ -111,7 +107,7 @@ func runRun(env *cli.Env, args []string) error {
 			return err
 		}
 	} else {
-		printRun(env, v)
+		printRun(env, cfg, v)
 	}
 	if !out.Passed {
 		return cli.Exit(1)
@@ -158,7 +154,9 @@ func knownPrompts(cfg *config.Config) string {
 	return "mapped prompts: " + strings.Join(keys, ", ")
 }
 
-func printRun(env *cli.Env, v *stop.Verdict) {
+// printRun shows each check and, of a failing one, what the agent would
+// read of its output and its fix.
+func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 	p := paletteFor(env)
 	w := env.Stdout
 	var rows [][]string
@@ -177,7 +175,7 @@ func printRun(env *cli.Env, v *stop.Verdict) {
 		if r.Passed {
 			continue
 		}
-		for _, line := range r.Lines(runOutputLines) {
+		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
 			fmt.Fprintf(w, "    | %s\n", line)
 		}
 		if c.Validator.Fix != "" {

@@ -57,10 +57,10 @@ func failedCount(v *Verdict) string {
 }
 
 // checksReason is the reason of a stop whose checks failed: head; for each
-// failing validator the prompt, the validator, the first output_lines
-// lines of its output and its fix; close, which follows the last failure;
-// the checks taken as passed without running, and since when (the agent
-// must know they were not run again, and why); tail.
+// failing validator the prompt, the validator, its output as
+// validator.Result.Shown shows it, and its fix; close, which follows the
+// last failure; the checks taken as passed without running, and since
+// when (the agent must know they were not run again, and why); tail.
 func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) string {
 	var b strings.Builder
 	b.WriteString(head)
@@ -73,7 +73,7 @@ func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) stri
 			fmt.Fprintf(&b, ": %s", r.Summary())
 		}
 		b.WriteString("\n")
-		for _, line := range r.Lines(cfg.Settings.OutputLines) {
+		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
 			b.WriteString("  | " + line + "\n")
 		}
 		if c.Validator.Fix != "" {

@@ -185,7 +185,8 @@ func (f *facts) run(ctx context.Context, set *guard.Set) (checks []Check, appear
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
-	}, Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why()}, run)
+	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
+		Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why()}, run)
 	for i := range checks {
 		checks[i].Unchanged = unchanged[i]
 		if unchanged[i] != nil {

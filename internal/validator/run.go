@@ -1,6 +1,7 @@
 package validator
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -153,6 +154,9 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
 	}
 	out := &capped{limit: limit}
+	if env.Output == OutputFailures {
+		out.tail = newTailKeep(limit)
+	}
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
 
@@ -318,17 +322,32 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// capped keeps the first limit bytes written and counts the rest.
+// capped keeps what a command printed within limit bytes, and counts the
+// rest: all of it while it fits; past that, the first bytes, or with tail
+// (Env.Output "failures") the first lines, the failing lines let go in
+// between (failingLine) and the last bytes, where runners put failures
+// and their summary. Its memory is bounded by the limit either way.
 type capped struct {
 	mu      sync.Mutex
 	buf     []byte
 	limit   int
 	dropped int64
+	total   int64
+	tail    *tailKeep
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.total += int64(len(p))
+	if c.tail != nil {
+		c.buf = append(c.buf, p...)
+		c.dropped = max(c.total-int64(c.limit), 0)
+		if len(c.buf) > 2*c.limit { // let go in batches: each byte is moved once or twice
+			c.tail.letGo(c)
+		}
+		return len(p), nil
+	}
 	room := min(max(c.limit-len(c.buf), 0), len(p))
 	c.buf = append(c.buf, p[:room]...)
 	c.dropped += int64(len(p) - room)
@@ -338,5 +357,71 @@ func (c *capped) Write(p []byte) (int, error) {
 func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return string(c.buf)
+	if c.tail == nil {
+		return string(c.buf)
+	}
+	t := c.tail
+	t.letGo(c)
+	if c.total <= int64(c.limit) {
+		return string(c.buf)
+	}
+	head := c.buf[:t.head]
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1] // its last line goes on in what was let go
+	}
+	// t.line starts the tail's first line, its start let go.
+	return string(head) + string(t.fails) + string(t.line) + string(c.buf[t.head:])
+}
+
+// tailKeep is what capped keeps, with tail, of the output it lets go.
+type tailKeep struct {
+	head  int    // bytes at the start of buf never let go
+	fails []byte // the failing lines let go, whole, up to half the limit
+	line  []byte // the start of the line being let go, up to maxFailLine
+	block int    // the indentation of the failing block let go, -1 if none
+}
+
+const maxFailLine = 1 << 10
+
+func newTailKeep(limit int) *tailKeep { return &tailKeep{head: limit / 8, block: -1} }
+
+// letGo lets go of buf's oldest bytes after the head, keeping their
+// failing lines, until what is kept fits the limit.
+func (t *tailKeep) letGo(c *capped) {
+	for len(c.buf)+len(t.fails) > c.limit {
+		n := min(len(c.buf)+len(t.fails)-c.limit, len(c.buf)-t.head)
+		t.scan(c.buf[t.head:t.head+n], c.limit/2)
+		c.buf = append(c.buf[:t.head], c.buf[t.head+n:]...)
+	}
+}
+
+// scan keeps, of bytes let go, the lines of failing blocks while the
+// budget lasts: a line that reads as failing and the lines indented
+// deeper (or blank) that follow it, as TAP's YAML and go test's messages
+// follow their test.
+func (t *tailKeep) scan(p []byte, budget int) {
+	for len(p) > 0 {
+		end := bytes.IndexByte(p, '\n')
+		chunk := p
+		if end >= 0 {
+			chunk = p[:end]
+		}
+		t.line = append(t.line, chunk[:min(len(chunk), maxFailLine-len(t.line))]...)
+		if end < 0 {
+			return
+		}
+		p = p[end+1:]
+		ind := indent(t.line)
+		inBlock := t.block >= 0 && (ind > t.block || ind == len(t.line))
+		if !inBlock {
+			t.block = -1
+			if failingLine(t.line) {
+				t.block, inBlock = ind, true
+			}
+		}
+		if inBlock && len(t.fails)+len(t.line) < budget {
+			t.fails = append(append(t.fails, t.line...), '\n')
+		}
+		t.line = t.line[:0]
+	}
 }

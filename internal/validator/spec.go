@@ -37,6 +37,10 @@ type Env struct {
 	// the rest is counted and dropped, so a runaway validator cannot take
 	// the gate's memory.
 	OutputLimit int
+	// Output is what is kept past OutputLimit: OutputFailures keeps the
+	// first lines, failing lines and the last bytes; "" or OutputHead the
+	// first bytes (failures.go).
+	Output string
 	// Confine, when set, runs every Run inside bubblewrap with the
 	// protected set read-only (confine.go).
 	Confine *Confinement
@@ -81,24 +85,34 @@ func (r Result) Summary() string {
 	return "failed"
 }
 
-// Lines returns at most n lines of the result's output, and a note of how
-// many more there were, for feedback that must stay short.
+// Lines returns at most n lines of the result's output, from its start,
+// and a note of how much more there was, for feedback that must stay short.
 func (r Result) Lines(n int) []string {
+	lines := r.lines()
+	n = min(n, len(lines))
+	return append(lines[:n:n], note(len(lines)-n, r.Dropped)...)
+}
+
+func (r Result) lines() []string {
 	out := strings.TrimRight(r.Output, "\n")
 	if out == "" {
 		return nil
 	}
-	lines := strings.Split(out, "\n")
+	return strings.Split(out, "\n")
+}
+
+// note is the line that says how many lines of the output were not shown
+// and how many bytes were past its limit; none when nothing was left out.
+func note(lines int, dropped int64) []string {
 	var more []string
-	if len(lines) > n {
-		more = append(more, fmt.Sprintf("%d more lines", len(lines)-n))
-		lines = lines[:n:n]
+	if lines > 0 {
+		more = append(more, fmt.Sprintf("%d more lines", lines))
 	}
-	if r.Dropped > 0 {
-		more = append(more, fmt.Sprintf("%d more bytes (output is capped)", r.Dropped))
+	if dropped > 0 {
+		more = append(more, fmt.Sprintf("%d more bytes (output is capped)", dropped))
 	}
-	if len(more) > 0 {
-		lines = append(lines, "… "+strings.Join(more, " and "))
+	if len(more) == 0 {
+		return nil
 	}
-	return lines
+	return []string{"… " + strings.Join(more, " and ")}
 }
