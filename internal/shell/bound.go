@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -157,6 +158,20 @@ func held(env expand.Environ) int {
 		n += header + len(s)
 	}
 	return n
+}
+
+// memory answers a MemCheck, and stops a call whose arguments, or what
+// the run printed with them, are over the bounds; done is false for any
+// other call.
+func memory(hc interp.HandlerContext, args []string, printed *atomic.Int64) (_ []string, _ error, done bool) {
+	if args[0] == MemCheck {
+		args, err := CheckMemory(hc)
+		return args, err, true
+	}
+	if ArgsTooBig(args) || printed.Add(int64(Printed(args, hc.Env))) > MaxPrinted {
+		return nil, ErrMemory, true
+	}
+	return nil, nil, false
 }
 
 // ArgsTooBig reports whether a call's arguments, or the text a printf

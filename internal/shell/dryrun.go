@@ -30,9 +30,9 @@ import (
 // Bounds of one dry run: a command that needs more is judged
 // conservatively (the Judge reads the doubts).
 const (
-	maxSteps = 4000        // simple commands run, over all passes of one call
-	maxDepth = 8           // shells nested in shells (sh -c, sh FILE, a pipe into sh)
-	Deadline = time.Second // wall time of all passes of one call, never reached by sane input
+	maxSteps    = 4000        // simple commands run, over all passes of one call
+	maxDepth    = 8           // shells nested in shells (sh -c, sh FILE, a pipe into sh)
+	dryDeadline = time.Second // wall time of all passes of one call, never reached by sane input
 )
 
 // ErrLimit stops a dry run past its bounds.
@@ -95,7 +95,7 @@ type Run struct {
 // NewRun is the state of one analysis of src, judged by j.
 func NewRun(src, root, home string, j Judge) *Run {
 	return &Run{Judge: j, Root: root, Home: home, Src: src, texts: []string{src}, ran: map[syntax.Pos]bool{},
-		files: map[string]*Capture{}, deadline: time.Now().Add(Deadline)}
+		files: map[string]*Capture{}, deadline: time.Now().Add(dryDeadline)}
 }
 
 // Capture is a file written during the dry run: its content when known.

@@ -82,16 +82,11 @@ func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ er
 		s.Run.Doubt("it nests deeper than the guard's dry run follows")
 		return nil, ErrLimit, true
 	}
-	if args[0] == MemCheck {
-		args, err := CheckMemory(hc)
+	if args, err, done := memory(hc, args, &s.Run.printed); done {
 		if err != nil {
-			s.Run.Doubt(tooMuch) // here: a command substitution swallows the error
+			s.Run.Doubt(tooMuch) // here too: a command substitution swallows the error
 		}
 		return args, err, true
-	}
-	if ArgsTooBig(args) || s.Run.printed.Add(int64(Printed(args, hc.Env))) > MaxPrinted {
-		s.Run.Doubt(tooMuch)
-		return nil, ErrMemory, true
 	}
 	if s.Run.steps.Add(1) > maxSteps {
 		return nil, ErrLimit, true

@@ -233,11 +233,8 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 	if r.steps.Add(1) > lineSteps {
 		return nil, context.Canceled // statements too: for ((;;)); do x=1; done
 	}
-	if args[0] == MemCheck {
-		return CheckMemory(hc)
-	}
-	if ArgsTooBig(args) || r.printed.Add(int64(Printed(args, hc.Env))) > MaxPrinted {
-		return nil, ErrMemory
+	if args, err, done := memory(hc, args, &r.printed); done {
+		return args, err
 	}
 	if (args[0] == "source" || args[0] == ".") && len(args) > 1 {
 		p := Abs(args[1], hc.Dir)
