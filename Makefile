@@ -100,7 +100,7 @@ otelcol:
 	@bash scripts/install-otelcol
 
 e2e: e2e-install sandbox-tools otelcol
-	$(GO) test -p 1 -count=1 -v -run . ./internal/e2e/...
+	$(GO) test -p 1 -count=1 -timeout 45m -v -run . ./internal/e2e/...
 
 # install puts the commands in $GOBIN (go install), or PREFIX/bin with PREFIX=.
 install:
