@@ -64,7 +64,7 @@ unit:
 FUZZTIME ?= 10000x
 FUZZ     := internal/hook:FuzzParseInput internal/config:FuzzParseConfig \
             internal/testhook:FuzzParseTests internal/guard:FuzzCheckBash \
-            internal/transcript:FuzzScan internal/dialect:FuzzParse
+            internal/transcript:FuzzScan internal/client:FuzzParse
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \

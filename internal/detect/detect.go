@@ -27,8 +27,8 @@ import (
 	"github.com/hashicorp/go-multierror"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
@@ -50,12 +50,12 @@ func Run(env *cli.Env) error {
 	fl := flag.NewFlagSet("detect", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	configFile := fl.String("config", "", "mappings file (default <root>/mappings.toml)")
-	opt := dialect.Flags(fl, env.Getenv)
+	opt := client.Flags(fl, env.Getenv)
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
-	in, ans, err := dialect.Decode(env.Stdin, env.Stdout, *opt, Events...)
-	if errors.Is(err, dialect.ErrIgnored) {
+	in, ans, err := client.Decode(env.Stdin, env.Stdout, *opt, Events...)
+	if errors.Is(err, client.ErrIgnored) {
 		return nil
 	}
 	if err != nil {

@@ -68,7 +68,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 }
 
 // guardedCalls returns the input's tool calls the guard judges: the call
-// itself, or the writes a client's tool makes (package dialect).
+// itself, or the writes a client's tool makes (package client).
 func guardedCalls(in *hook.Input) []hook.Call {
 	var out []hook.Call
 	for _, c := range in.GuardCalls() {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
@@ -132,10 +132,10 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*agen
 		}
 	}
 	for _, c := range clients {
-		for _, l := range c.limits { // what the client lacks that a stopgate feature needs
-			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.name, l)
+		for _, l := range c.Limits { // what the client lacks that a stopgate feature needs
+			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.Name, l)
 		}
-		fmt.Fprintf(env.Stdout, "note: %s: wall: %s\n", c.name, c.wallLeft)
+		fmt.Fprintf(env.Stdout, "note: %s: wall: %s\n", c.Name, c.WallLeft)
 	}
 	if tel != "" {
 		fmt.Fprintln(env.Stdout, tel)
@@ -143,10 +143,10 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*agen
 	if errs == 0 {
 		names := []string{}
 		if summary != "" {
-			names = append(names, dialect.Claude)
+			names = append(names, client.Claude.Name)
 		}
 		for _, c := range clients {
-			names = append(names, c.name)
+			names = append(names, c.Name)
 		}
 		reuse.Lines(env.Stdout, cfg, env.Getenv("HOME"), names)
 	}
@@ -224,7 +224,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 			loc := fmt.Sprintf("%s:%d", src.Name, fd.Line)
 			out = append(out, programFinding(env, fd.Command, loc, base, vars)...)
 			out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
-			out = append(out, timeoutFinding(cfg, fd, loc, dialect.Claude)...)
+			out = append(out, timeoutFinding(cfg, fd, loc, client.Claude.Name)...)
 		}
 	}
 	primary := candidates[0].Name

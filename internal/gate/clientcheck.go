@@ -18,31 +18,31 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 	if c.plugin {
 		return append(opencodeFindings(ws), clientWallFindings(env, ws, c)...)
 	}
-	initCmd := `"gate init --client ` + c.name + `"`
+	initCmd := `"gate init --client ` + c.Name + `"`
 	out := capFinding(ws, cfg, c)
-	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(c.file)))
+	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(c.HookFile)))
 	if errors.Is(err, fs.ErrNotExist) {
-		return append(out, finding{loc: c.file, msg: "does not exist: no stopgate hook is registered for " + c.title,
+		return append(out, finding{loc: c.HookFile, msg: "does not exist: no stopgate hook is registered for " + c.Title,
 			hint: initCmd + " registers them"})
 	}
 	if err != nil {
-		return append(out, finding{loc: c.file, msg: err.Error()})
+		return append(out, finding{loc: c.HookFile, msg: err.Error()})
 	}
 	found, err := c.lookup(data, c.wanted(ws.root, "bin", true))
 	if err != nil {
-		return append(out, fileError(c.file, c.title, err))
+		return append(out, fileError(c.HookFile, c.Title, err))
 	}
 	// The project variables the clients set, for a command's program.
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "GEMINI_PROJECT_DIR": ws.root, "COPILOT_PROJECT_DIR": ws.root}
 	for _, fd := range found {
 		if !fd.Registered {
-			out = append(out, unregistered(c.file, fd.Hook, fd.Hook.String()+" is not registered", initCmd))
+			out = append(out, unregistered(c.HookFile, fd.Hook, fd.Hook.String()+" is not registered", initCmd))
 			continue
 		}
-		out = append(out, programFinding(env, fd.Command, c.file, ws.root, vars)...)
-		out = append(out, earlierLauncher(fd.Command, c.file, initCmd)...)
-		fd.Timeout /= c.unit // in seconds
-		out = append(out, timeoutFinding(cfg, fd, c.file, c.name)...)
+		out = append(out, programFinding(env, fd.Command, c.HookFile, ws.root, vars)...)
+		out = append(out, earlierLauncher(fd.Command, c.HookFile, initCmd)...)
+		fd.Timeout /= c.Unit // in seconds
+		out = append(out, timeoutFinding(cfg, fd, c.HookFile, c.Name)...)
 	}
 	out = append(out, clientWallFindings(env, ws, c)...) // clientwall.go
 	return dedupe(out)
@@ -51,13 +51,13 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 // capFinding warns when max_blocks would not end a failing loop before the
 // client's own cap lets the agent stop unchecked.
 func capFinding(ws workspace, cfg *config.Config, c *agentClient) []finding {
-	if cfg == nil || c.blockCap == 0 || cfg.Settings.MaxBlocks < c.blockCap {
+	if cfg == nil || c.BlockCap == 0 || cfg.Settings.MaxBlocks < c.BlockCap {
 		return nil
 	}
 	return []finding{{loc: ws.rel(ws.file), warning: true,
 		msg: fmt.Sprintf("settings.max_blocks is %d, but %s lets the agent stop after %d consecutive blocks: the loop would end there, unchecked, instead of halting",
-			cfg.Settings.MaxBlocks, c.title, c.blockCap),
-		hint: fmt.Sprintf("set max_blocks below %d", c.blockCap)}}
+			cfg.Settings.MaxBlocks, c.Title, c.BlockCap),
+		hint: fmt.Sprintf("set max_blocks below %d", c.BlockCap)}}
 }
 
 // checkedClients are the clients `gate check` looks at: the one --client
@@ -72,7 +72,7 @@ func checkedClients(root, name string) ([]*agentClient, error) {
 	}
 	var out []*agentClient
 	for _, c := range agentClients {
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.file))); err == nil {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile))); err == nil {
 			out = append(out, c)
 		}
 	}

@@ -22,7 +22,7 @@ func initClientWall(env *cli.Env, c *agentClient, root string) error {
 	}
 	set := projectSet(env, root, filepath.Join(root, project.ConfigName), nil) // init writes the project's own
 	if set.Empty() {
-		fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.title)
+		fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.Title)
 		return nil
 	}
 	return c.wallOn(env, root, set)

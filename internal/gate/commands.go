@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/project"
 )
 
@@ -113,7 +113,7 @@ func sinceFlag(fl *flag.FlagSet) *string {
 	return fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
 }
 func clientFlag(fl *flag.FlagSet, does string) *string {
-	return fl.String("client", "", does+" ("+strings.Join(dialect.Names, ", ")+")")
+	return fl.String("client", "", does+" ("+strings.Join(client.Names, ", ")+")")
 }
 
 // parse parses args allowing flags after arguments (cli.Parse), and

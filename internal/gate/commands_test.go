@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -80,11 +80,11 @@ func TestBinPrefix(t *testing.T) {
 // The registration table registers only programs built with the gate and
 // only for events they handle.
 func TestWanted(t *testing.T) {
-	defer func(r []dialect.Hook) { registrations = r }(registrations)
+	defer func(r []client.Hook) { registrations = r }(registrations)
 	registrations = append(slices.Clone(registrations),
-		dialect.Hook{Event: hook.Stop, Program: "not-built", Timeout: 10},                   // no cmd/not-built
-		dialect.Hook{Event: hook.PreToolUse, Matcher: "Read", Program: "gate", Timeout: 10}, // the gate does not handle PreToolUse
-		dialect.Hook{Event: "Notification", Program: "detect", Timeout: 10},                 // nor does detect handle Notification
+		client.Hook{Event: hook.Stop, Program: "not-built", Timeout: 10},                   // no cmd/not-built
+		client.Hook{Event: hook.PreToolUse, Matcher: "Read", Program: "gate", Timeout: 10}, // the gate does not handle PreToolUse
+		client.Hook{Event: "Notification", Program: "detect", Timeout: 10},                 // nor does detect handle Notification
 	)
 	var got []string
 	for _, h := range wanted("B", install{}, "", true) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/stop"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -29,7 +29,7 @@ func Run(env *cli.Env) error {
 	}
 	fl := flags("gate")
 	configFile := configFlag(fl)
-	opt := dialect.Flags(fl, env.Getenv)
+	opt := client.Flags(fl, env.Getenv)
 	timeout := fl.Int("timeout", 0, "the hook timeout the client enforces, in `SECONDS` (gate init writes it; default: the client's own)")
 	if err := fl.Parse(env.Args); err != nil {
 		return err
@@ -42,11 +42,11 @@ func Run(env *cli.Env) error {
 	if cli.IsTerminal(env.Stdin) {
 		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
 	}
-	if opt.Client == "" || opt.Client == dialect.Claude {
+	if opt.Client == "" || opt.Client == client.Claude.Name {
 		// Claude Code's ConfigChange goes to the gate too (configchange.go).
 		// The input is read once, so that a ConfigChange can be told from
 		// a stop, and handed back as the stop hook's stdin.
-		data, err := dialect.Read(env.Stdin)
+		data, err := client.Read(env.Stdin)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -15,7 +15,7 @@ import (
 // registrations is every hook `gate init` registers in Claude Code's
 // settings and `gate check` expects. An entry counts only when its program
 // handles the event (hook.Handles).
-var registrations = dialect.Hooks(dialect.Claude)
+var registrations = client.Claude.Hooks
 
 // wanted returns the hooks to register, each a launcher (launch) of its
 // program under bin, a shell path prefix such as `"$CLAUDE_PROJECT_DIR"/bin`,
@@ -27,7 +27,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 		if !slices.Contains(hook.Handles[r.Program], r.Event) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(dialect.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, project.Display(root, filepath.Join(in.path, r.Program)))
+		cmd := launch(client.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, project.Display(root, filepath.Join(in.path, r.Program)))
 		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r)})
 	}
 	return out
@@ -36,7 +36,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 // status is what Claude Code shows while the hook runs (statusMessage):
 // the gate's stops, whose validators may take a while, say so. Of the
 // other clients' files, none is known to read such a field.
-func status(r dialect.Hook) string {
+func status(r client.Hook) string {
 	if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
 		return "stopgate: checking the prompt's acceptance criteria…"
 	}
@@ -46,7 +46,7 @@ func status(r dialect.Hook) string {
 // timeoutFlag tells the gate the hook timeout it is registered with, in
 // seconds, so that it answers before the client kills it (package stop,
 // deadline.go); the other programs need not know.
-func timeoutFlag(r dialect.Hook) string {
+func timeoutFlag(r client.Hook) string {
 	if r.Program != hook.Gate {
 		return ""
 	}

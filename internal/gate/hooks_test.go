@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/detect"
-	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/testhook"
 )
@@ -16,9 +15,9 @@ import (
 func TestRegistrationsHandled(t *testing.T) {
 	handles := map[string][]string{hook.Detect: detect.Events, hook.Gate: Events, hook.Testhook: testhook.Events}
 	for _, c := range agentClients {
-		for _, r := range c.hooks {
-			if e := dialect.Event(c.name, r.Event); !slices.Contains(handles[r.Program], e) {
-				t.Errorf("%s: %s is registered for %s (%s), which it does not handle", c.name, r.Program, r.Event, e)
+		for _, r := range c.Hooks {
+			if e := c.Event(r.Event); !slices.Contains(handles[r.Program], e) {
+				t.Errorf("%s: %s is registered for %s (%s), which it does not handle", c.Name, r.Program, r.Event, e)
 			}
 		}
 	}

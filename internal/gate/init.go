@@ -13,6 +13,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
@@ -20,12 +21,7 @@ import (
 )
 
 // settingsFile is where a project registers its hooks.
-var settingsFile = hookFiles["Claude Code"]
-
-// hookFiles are the files each client learns of stopgate's hooks from, by
-// client title: the protected set's own list, so gate init writes where the
-// guard protects.
-var hookFiles = guard.HookFiles()
+var settingsFile = client.Claude.HookFile
 
 // runInit is `gate init [--plugin DIR] [--bin DIR]`: it registers every
 // stopgate hook in the project's .claude/settings.json, merging (see

@@ -3,7 +3,7 @@ package gate
 import (
 	"fmt"
 
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -14,8 +14,8 @@ import (
 // a stop halts and the tamper guard denies, each naming what is missing
 // and the command that installs it; any other event passes silently, as
 // the stop that follows halts.
-func launch(client, event, candidate, args string, in install, shown string) string {
-	return settings.Launcher([]string{candidate}, args, missingAnswer(client, event, missingText(in, shown)))
+func launch(c *client.Client, event, candidate, args string, in install, shown string) string {
+	return settings.Launcher([]string{candidate}, args, missingAnswer(c, event, missingText(in, shown)))
 }
 
 // missingText is what a machine without the programs is told.
@@ -28,12 +28,12 @@ func missingText(in install, shown string) string {
 // a stop, as the client acts on it (hook.Answer.Halt: Copilot, which shows
 // no halt, gets the block that relays it), its deny at the tamper guard,
 // "" elsewhere.
-func missingAnswer(client, event, text string) string {
-	switch dialect.Event(client, event) {
+func missingAnswer(c *client.Client, event, text string) string {
+	switch c.Event(event) {
 	case hook.Stop, hook.SubagentStop:
-		return dialect.Answer(client, event, hook.Halt(text))
+		return c.Answer(event, hook.Halt(text))
 	case hook.PreToolUse:
-		return dialect.Answer(client, event, hook.Deny(text))
+		return c.Answer(event, hook.Deny(text))
 	}
 	return ""
 }

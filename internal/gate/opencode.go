@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -20,7 +21,7 @@ import (
 var opencodePlugin string
 
 // opencodeFile is where OpenCode loads a project's plugins from.
-var opencodeFile = hookFiles["OpenCode"]
+var opencodeFile = client.OpenCode.HookFile
 
 // pluginText is the plugin for the commands in bin, installed as in says,
 // written into it as JSON strings, which JavaScript reads as the same.

@@ -34,7 +34,7 @@ func clientUndo(env *cli.Env, c *agentClient, root, bin string) ([]undo, error) 
 	if c.plugin {
 		u, err = undoOpenCode(root, bin)
 	} else {
-		u, err = undoHooks(root, c.file, c.native, c.owned(root, bin), nil)
+		u, err = undoHooks(root, c.HookFile, c.native, c.owned(root, bin), nil)
 	}
 	if err != nil || c.wallOff == nil {
 		return []undo{u}, err

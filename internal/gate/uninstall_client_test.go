@@ -103,14 +103,14 @@ func TestUninstallOldPlainForm(t *testing.T) {
 			continue
 		}
 		owned := c.owned("/p", "bin")
-		old := owned[len(c.hooks):]
+		old := owned[len(c.Hooks):]
 		merge := settings.Merge
 		if c.native {
 			merge = mergeCopilot
 		}
 		data, added, err := merge([]byte(copilotNew), old)
 		if err != nil || len(added) != len(old) {
-			t.Fatalf("%s: merge: %v, added %d", c.name, err, len(added))
+			t.Fatalf("%s: merge: %v, added %d", c.Name, err, len(added))
 		}
 		u := undo{}
 		if c.native {
@@ -119,7 +119,7 @@ func TestUninstallOldPlainForm(t *testing.T) {
 			_, u.r, err = settings.Remove(data, owned, hook.Programs, nil)
 		}
 		if err != nil || len(u.r.Removed) != len(old) || len(u.r.Left) > 0 {
-			t.Errorf("%s: %v, removed %q, left %q", c.name, err, u.r.Removed, u.r.Left)
+			t.Errorf("%s: %v, removed %q, left %q", c.Name, err, u.r.Removed, u.r.Left)
 		}
 	}
 }

@@ -14,52 +14,31 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// A client is an agent client's files in the project: the hook file
-// `gate init --client` writes, and the settings that can switch its hooks
-// off. Claude Code's are always protected; another client's once its hook
-// file is there (the project is registered for it).
-type client struct {
-	title    string
-	hookFile string   // registers stopgate's hooks (slash-separated, from the root)
-	settings []string // can switch the client's hooks off
-}
-
-var clients = []client{
-	{"Claude Code", ".claude/settings.json", []string{".claude/settings.local.json"}},
-	{"Codex", ".codex/hooks.json", []string{".codex/config.toml"}},                                                                   // [hooks], [features], hook trust
-	{"Gemini CLI", ".gemini/settings.json", nil},                                                                                     // hooks and hooksConfig in the one file
-	{"Copilot CLI", ".github/hooks/stopgate.json", []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}}, // disableAllHooks, disabledHooks
-	{"OpenCode", ".opencode/plugin/stopgate.js", []string{"opencode.json", "opencode.jsonc"}},                                        // permission rules, the wall
-}
-
-// HookFiles are the files through which the clients learn of stopgate's
-// hooks, by client title.
-func HookFiles() map[string]string {
-	out := map[string]string{}
-	for _, c := range clients {
-		out[c.title] = c.hookFile
-	}
-	return out
-}
+// clientFiles are a client's files in the project: the hook file `gate
+// init --client` writes, and the settings that can switch its hooks off.
+// Claude Code's are always protected; another client's once its hook file
+// is there (the project is registered for it).
+func clientFiles(c *client.Client) []string { return append([]string{c.HookFile}, c.Settings...) }
 
 // ClientFiles returns every client's files in a project, slash-separated
 // from the root: its hook file and the settings that can switch its hooks
 // off, Claude Code's first (its shared settings, then its local ones).
 func ClientFiles() []string {
 	var out []string
-	for _, c := range clients {
-		out = append(append(out, c.hookFile), c.settings...)
+	for _, c := range client.All {
+		out = append(out, clientFiles(c)...)
 	}
 	return out
 }
 
 // claudeFiles are Claude Code's files, protected in every project.
-var claudeFiles = append([]string{clients[0].hookFile}, clients[0].settings...)
+var claudeFiles = clientFiles(client.Claude)
 
 // SettingsFile is one of a client's settings files: its path, and its
 // name as a person finds it (slash-separated from the root, "~/" for the
@@ -81,17 +60,20 @@ func ClaudeSettings(root, home string) []SettingsFile {
 	return out
 }
 
-// clientFiles returns the files of the other clients the project at root
-// is registered for (Claude Code's are Defaults' own).
-func clientFiles(root string) []Protected {
+// registeredClients returns the files of the other clients the project at
+// root is registered for (Claude Code's are Defaults' own).
+func registeredClients(root string) []Protected {
 	var out []Protected
-	for _, c := range clients[1:] {
-		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c.hookFile))); err != nil {
+	for _, c := range client.All {
+		if c == client.Claude {
 			continue
 		}
-		out = append(out, Protected{Path: root + "/" + c.hookFile, Why: "it registers stopgate's hooks with " + c.title})
-		for _, s := range c.settings {
-			out = append(out, Protected{Path: root + "/" + s, Why: "its settings can switch " + c.title + "'s hooks off"})
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c.HookFile))); err != nil {
+			continue
+		}
+		out = append(out, Protected{Path: root + "/" + c.HookFile, Why: "it registers stopgate's hooks with " + c.Title})
+		for _, s := range c.Settings {
+			out = append(out, Protected{Path: root + "/" + s, Why: "its settings can switch " + c.Title + "'s hooks off"})
 		}
 	}
 	return out
@@ -116,9 +98,8 @@ type Registered struct {
 func Registrations(root, home string, read map[string][]byte) []Registered {
 	root = path.Clean(slash(root))
 	var out []Registered
-	for _, c := range clients {
-		files := append([]string{c.hookFile}, c.settings...)
-		for _, f := range files {
+	for _, c := range client.All {
+		for _, f := range clientFiles(c) {
 			p := filepath.Join(root, filepath.FromSlash(f))
 			data, ok := read[p]
 			var err error

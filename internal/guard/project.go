@@ -31,7 +31,7 @@ func ProjectSetFrom(regs []Registered, root, home, file, transcript string, bins
 	src := Source{
 		Root: root, Home: home, File: file,
 		Commands:   hookPrograms(root, bins),
-		Clients:    clientFiles(root),
+		Clients:    registeredClients(root),
 		Transcript: transcript,
 	}
 	for _, r := range regs {

@@ -8,7 +8,7 @@ import (
 )
 
 // Dialect is a client other than Claude Code, as the writer of the answers
-// to its inputs sees it (package dialect).
+// to its inputs sees it (package client).
 type Dialect interface {
 	// Name is the client's name as `gate init --client` takes it.
 	Name() string
@@ -24,7 +24,7 @@ type Dialect interface {
 }
 
 // Answer writes the answers to one hook input, in the shape its client
-// reads. Decoding an input (dialect.Decode) gives it beside the input;
+// reads. Decoding an input (client.Decode) gives it beside the input;
 // every answer to the input goes through it.
 type Answer struct {
 	w      io.Writer

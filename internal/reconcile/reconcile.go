@@ -1,6 +1,6 @@
 // Package reconcile checks the queue against the client's own record of a
 // scope: the queue is files the agent can reach, so the gate does not take
-// it on trust. At each stop it reads the client's record (dialect.Record:
+// it on trust. At each stop it reads the client's record (client.Record:
 // Claude Code's transcript_path or a subagent's agent_transcript_path,
 // Codex's rollout, Gemini CLI's session file, Copilot CLI's events.jsonl)
 // for the mapped prompts read or invoked there, as detect would have armed
@@ -24,12 +24,14 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -131,7 +133,7 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 // else from its start; it waits for the record to catch up with the stop.
 // Only Claude Code's record of its stops is read (record.go); another
 // client's mark rests on its seal.
-func (r *Reconciliation) scan(record dialect.Record, path string, thread transcript.Thread, in *hook.Input, wait time.Time) (*transcript.Result, queue.Mark, error) {
+func (r *Reconciliation) scan(record client.Record, path string, thread transcript.Thread, in *hook.Input, wait time.Time) (*transcript.Result, queue.Mark, error) {
 	from, distrust := trustedMark(r.stored, path)
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
 	res, caught, err := awaitRecord(scan, in, r.stored.Transcript != path, wait)
@@ -228,12 +230,19 @@ func RelayFedBack(in *hook.Input, scope queue.Scope) bool {
 	return false
 }
 
-// recordOf returns the client's own record of scope (dialect.Record), the
+// recordOf returns the client's own record of scope (client.Record), the
 // file it keeps it in and the thread of scope there.
-func recordOf(in *hook.Input, scope queue.Scope) (dialect.Record, string, transcript.Thread) {
-	record := dialect.RecordOf(in)
+func recordOf(in *hook.Input, scope queue.Scope) (client.Record, string, transcript.Thread) {
+	record := client.RecordOf(in, shellReads)
 	path, thread := record.Where(in, scope.Agent)
 	return record, path, thread
+}
+
+// shellReads is what a shell command in a record read: the analysis detect
+// asks (guard.ShellReads), from the session's cwd, which is the project's
+// root for every client that records one.
+func shellReads(cmd, cwd string) []string {
+	return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
 }
 
 // trustedMark returns the mark to reconcile path from: m when it was

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 )
 
 // The gate answers before the client's deadline. A client kills a hook
@@ -24,28 +24,17 @@ type Deadline struct {
 // NoDeadline is for a run with no client waiting (gate run).
 var NoDeadline = Deadline{}
 
-// defaultHookTimeout is each client's own timeout for a command hook
-// registered without one (/work/shared/agent-clients.md): Gemini CLI 60 s,
-// Copilot CLI 30 s; Claude Code and Codex 600 s. OpenCode's plugin sets
-// none: 600 s, as gate init registers the others.
-var defaultHookTimeout = map[string]time.Duration{
-	dialect.Claude:   600 * time.Second,
-	dialect.Codex:    600 * time.Second,
-	dialect.Gemini:   60 * time.Second,
-	dialect.Copilot:  30 * time.Second,
-	dialect.OpenCode: 600 * time.Second,
-}
-
 // HookTimeout is the hook timeout of a registration: registered (the
-// --timeout flag) when set, else the client's default.
-func HookTimeout(client string, registered time.Duration) time.Duration {
+// --timeout flag) when set, else the client's default (client.Timeout,
+// /work/shared/agent-clients.md), Claude Code's for a name of none.
+func HookTimeout(name string, registered time.Duration) time.Duration {
 	if registered > 0 {
 		return registered
 	}
-	if d, ok := defaultHookTimeout[client]; ok {
-		return d
+	if c := client.Named(name); c != nil {
+		return c.Timeout
 	}
-	return defaultHookTimeout[dialect.Claude]
+	return client.Claude.Timeout
 }
 
 // Margin is how long before the client's hook timeout the gate stops its

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 )
 
 // TestHookTimeout: the registered timeout wins; without one, each client's
@@ -15,14 +15,14 @@ func TestHookTimeout(t *testing.T) {
 		registered time.Duration
 		hook, at   time.Duration // the hook timeout, and the deadline after the start
 	}{
-		{dialect.Claude, 0, 600 * time.Second, 595 * time.Second},
+		{client.Claude.Name, 0, 600 * time.Second, 595 * time.Second},
 		{"", 0, 600 * time.Second, 595 * time.Second},
-		{dialect.Codex, 0, 600 * time.Second, 595 * time.Second},
-		{dialect.Gemini, 0, 60 * time.Second, 55 * time.Second},
-		{dialect.Copilot, 0, 30 * time.Second, 25 * time.Second},
-		{dialect.Copilot, 120 * time.Second, 120 * time.Second, 115 * time.Second},
-		{dialect.Claude, 3 * time.Second, 3 * time.Second, 1500 * time.Millisecond},
-		{dialect.Claude, time.Second, time.Second, 500 * time.Millisecond},
+		{client.Codex.Name, 0, 600 * time.Second, 595 * time.Second},
+		{client.Gemini.Name, 0, 60 * time.Second, 55 * time.Second},
+		{client.Copilot.Name, 0, 30 * time.Second, 25 * time.Second},
+		{client.Copilot.Name, 120 * time.Second, 120 * time.Second, 115 * time.Second},
+		{client.Claude.Name, 3 * time.Second, 3 * time.Second, 1500 * time.Millisecond},
+		{client.Claude.Name, time.Second, time.Second, 500 * time.Millisecond},
 	} {
 		start := time.Unix(0, 0)
 		hook := HookTimeout(c.client, c.registered)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/queue"
 )
@@ -60,7 +60,7 @@ func (panicky) Read([]byte) (int, error) { panic("read of a broken input") }
 func TestPanicOutsideJudgeHalts(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	env := &cli.Env{Stdin: panicky{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Dir: t.TempDir()}
-	if err := Hook(env, "", dialect.Options{Getenv: env.Getenv}, 0); err != nil {
+	if err := Hook(env, "", client.Options{Getenv: env.Getenv}, 0); err != nil {
 		t.Fatalf("Hook = %v, want a halt on stdout", err)
 	}
 	if out := stdout.String(); !strings.Contains(out, `"continue":false`) || !strings.Contains(out, "read of a broken input") {

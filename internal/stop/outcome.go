@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -103,10 +103,7 @@ const maxLoggedReason = 2000
 // clientName names the client that sent in: its dialect, Claude Code's
 // when none.
 func clientName(in *hook.Input) string {
-	if in.Client == nil {
-		return dialect.Claude
-	}
-	return in.Client.Name()
+	return client.Of(in).Name
 }
 
 // errNoTimeLeft is an export skipped: the validators took the time up to

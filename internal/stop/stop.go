@@ -59,8 +59,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/dialect"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
@@ -81,9 +81,9 @@ var Events = []string{hook.Stop, hook.SubagentStop}
 // A panic anywhere in it halts: judge recovers its own, knowing what is
 // armed; one outside it (decoding, answering) cannot know, so it takes
 // something to be armed (fail closed).
-func Hook(env *cli.Env, configFile string, opt dialect.Options, timeout time.Duration) (err error) {
+func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Duration) (err error) {
 	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
-	ans := dialect.AnswerTo(env.Stdout, opt.Client) // until the input says whose
+	ans := client.AnswerTo(env.Stdout, opt.Client) // until the input says whose
 	defer func() {
 		if p := recover(); p != nil {
 			bug := &panicError{value: p, stack: debug.Stack()}
@@ -321,11 +321,11 @@ func (v *Verdict) write(ans hook.Answer) error {
 // names halts: a hook registered wrong must never let a stop through
 // unchecked. A stop the client sends but stopgate does not answer is no
 // input and no error.
-func decodeStop(env *cli.Env, opt dialect.Options) (*hook.Input, hook.Answer, error) {
-	in, ans, err := dialect.Decode(env.Stdin, env.Stdout, opt, Events...)
-	var mm *dialect.MismatchError
+func decodeStop(env *cli.Env, opt client.Options) (*hook.Input, hook.Answer, error) {
+	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
+	var mm *client.MismatchError
 	switch {
-	case errors.Is(err, dialect.ErrIgnored):
+	case errors.Is(err, client.ErrIgnored):
 		return nil, ans, nil
 	case errors.As(err, &mm) && mm.Input != nil:
 		return nil, ans, hook.AnswerTo(env.Stdout, mm.Input).Write(hook.Halt("stopgate cannot check this stop: " + err.Error()))

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/queue"
 )
@@ -16,14 +16,14 @@ import (
 // Events are the hook events testhook handles (hook.Handles).
 var Events = hook.Handles[hook.Testhook]
 
-func runHook(env *cli.Env, configFile string, opt dialect.Options) error {
-	// Read here, not by dialect.Decode: promptID needs the bytes too.
-	data, err := dialect.Read(env.Stdin)
+func runHook(env *cli.Env, configFile string, opt client.Options) error {
+	// Read here, not by client.Decode: promptID needs the bytes too.
+	data, err := client.Read(env.Stdin)
 	if err != nil {
 		return err
 	}
-	in, err := dialect.Parse(data, opt, Events...)
-	if errors.Is(err, dialect.ErrIgnored) {
+	in, err := client.Parse(data, opt, Events...)
+	if errors.Is(err, client.ErrIgnored) {
 		return nil
 	}
 	if err != nil {

@@ -56,7 +56,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stopgate/stopgate/internal/dialect"
+	"github.com/stopgate/stopgate/internal/client"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -82,7 +82,7 @@ func Run(env *cli.Env) error {
 	fl.SetOutput(io.Discard)
 	fl.StringVar(&session, "session", "", "")
 	fl.StringVar(&configFile, "config", "", "")
-	opt := dialect.Flags(fl, env.Getenv)
+	opt := client.Flags(fl, env.Getenv)
 	if err := fl.Parse(env.Args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err // cli prints Usage

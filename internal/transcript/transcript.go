@@ -20,7 +20,7 @@
 // into the session's own transcript.
 //
 // ScanWith reads any client's record kept as lines with the same bounds,
-// each line by that client's format (package dialect).
+// each line by that client's format (package client).
 //
 // Scan streams from a byte offset and is bounded: it examines at most
 // MaxScan bytes (the newest, when there are more), skips lines longer than

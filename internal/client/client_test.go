@@ -1,4 +1,4 @@
-package dialect
+package client
 
 import (
 	"bytes"
@@ -64,34 +64,34 @@ func TestDecode(t *testing.T) {
 		name, in, client, event string
 		want                    want
 	}{
-		{"gemini AfterAgent", geminiAfterAgent, Gemini, "", want{client: Gemini, event: hook.Stop, clientEvent: "AfterAgent", session: "bb15", last: "REPLY", prompt: "say hi"}},
-		{"gemini AfterTool read_file", geminiAfterTool, Gemini, "", want{client: Gemini, event: hook.PostToolUse, clientEvent: "AfterTool", session: "bb15", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
-		{"gemini read_many_files", geminiMany, Gemini, "", want{client: Gemini, event: hook.PostToolUse, clientEvent: "AfterTool", session: "bb15", tool: "Read", reads: []string{"/p/src/prompts/joke.md", "/p/docs/a.md"}}},
-		{"gemini BeforeTool write_file", geminiBeforeTool, Gemini, "", want{client: Gemini, event: hook.PreToolUse, clientEvent: "BeforeTool", session: "bb15", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
-		{"gemini shell in dir_path", geminiShell, Gemini, "", want{client: Gemini, event: hook.PreToolUse, clientEvent: "BeforeTool", session: "bb15", tool: "Bash", command: "rm -rf validation", calls: []string{"Bash rm -rf validation in /p/tmp"}}},
-		{"gemini BeforeAgent", geminiPrompt, "", "", want{client: Gemini, event: hook.UserPromptSubmit, clientEvent: "BeforeAgent", session: "bb15", prompt: "/joke now"}},
+		{"gemini AfterAgent", geminiAfterAgent, Gemini.Name, "", want{client: Gemini.Name, event: hook.Stop, clientEvent: "AfterAgent", session: "bb15", last: "REPLY", prompt: "say hi"}},
+		{"gemini AfterTool read_file", geminiAfterTool, Gemini.Name, "", want{client: Gemini.Name, event: hook.PostToolUse, clientEvent: "AfterTool", session: "bb15", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"gemini read_many_files", geminiMany, Gemini.Name, "", want{client: Gemini.Name, event: hook.PostToolUse, clientEvent: "AfterTool", session: "bb15", tool: "Read", reads: []string{"/p/src/prompts/joke.md", "/p/docs/a.md"}}},
+		{"gemini BeforeTool write_file", geminiBeforeTool, Gemini.Name, "", want{client: Gemini.Name, event: hook.PreToolUse, clientEvent: "BeforeTool", session: "bb15", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
+		{"gemini shell in dir_path", geminiShell, Gemini.Name, "", want{client: Gemini.Name, event: hook.PreToolUse, clientEvent: "BeforeTool", session: "bb15", tool: "Bash", command: "rm -rf validation", calls: []string{"Bash rm -rf validation in /p/tmp"}}},
+		{"gemini BeforeAgent", geminiPrompt, "", "", want{client: Gemini.Name, event: hook.UserPromptSubmit, clientEvent: "BeforeAgent", session: "bb15", prompt: "/joke now"}},
 
-		{"codex Stop", codexStop, Codex, "", want{client: Codex, event: hook.Stop, clientEvent: "Stop", session: "01a2", last: "REPLY"}},
-		{"codex SubagentStop", codexSubagent, "", "", want{client: Codex, event: hook.SubagentStop, clientEvent: "SubagentStop", session: "01a2", agent: "ag1", agentType: "worker", stopActive: true}},
-		{"codex PostToolUse Bash", codexPostBash, Codex, "", want{client: Codex, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "01a2", tool: "Bash",
+		{"codex Stop", codexStop, Codex.Name, "", want{client: Codex.Name, event: hook.Stop, clientEvent: "Stop", session: "01a2", last: "REPLY"}},
+		{"codex SubagentStop", codexSubagent, "", "", want{client: Codex.Name, event: hook.SubagentStop, clientEvent: "SubagentStop", session: "01a2", agent: "ag1", agentType: "worker", stopActive: true}},
+		{"codex PostToolUse Bash", codexPostBash, Codex.Name, "", want{client: Codex.Name, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "01a2", tool: "Bash",
 			command: "cat notes.txt src/prompts/joke.md | head -n 3 && sed -n '1,20p' docs/b.md"}}, // what it reads: detect asks guard.ShellReads
-		{"codex PreToolUse Bash", codexPreBash, Codex, "", want{client: Codex, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "01a2", tool: "Bash", command: "echo x > mappings.toml", calls: []string{"Bash echo x > mappings.toml"}}},
-		{"codex apply_patch", codexApplyPatch, Codex, "", want{client: Codex, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "01a2", tool: "apply_patch",
+		{"codex PreToolUse Bash", codexPreBash, Codex.Name, "", want{client: Codex.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "01a2", tool: "Bash", command: "echo x > mappings.toml", calls: []string{"Bash echo x > mappings.toml"}}},
+		{"codex apply_patch", codexApplyPatch, Codex.Name, "", want{client: Codex.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "01a2", tool: "apply_patch",
 			command: "", calls: []string{"Write output/joke.txt", "Write mappings.toml"}}},
-		{"codex UserPromptSubmit", codexPromptInput, Codex, "", want{client: Codex, event: hook.UserPromptSubmit, clientEvent: "UserPromptSubmit", session: "01a2", prompt: "/joke"}},
+		{"codex UserPromptSubmit", codexPromptInput, Codex.Name, "", want{client: Codex.Name, event: hook.UserPromptSubmit, clientEvent: "UserPromptSubmit", session: "01a2", prompt: "/joke"}},
 
-		{"copilot agentStop", copilotAgentStop, Copilot, "agentStop", want{client: Copilot, event: hook.Stop, clientEvent: "agentStop", session: "3854"}},
-		{"copilot agentStop inferred", copilotAgentStop, "", "", want{client: Copilot, event: hook.Stop, clientEvent: "agentStop", session: "3854"}},
-		{"copilot subagentStop", copilotSubagentStop, Copilot, "subagentStop", want{client: Copilot, event: hook.SubagentStop, clientEvent: "subagentStop", session: "3854", agent: "11f7", agentType: "general-purpose", last: "done"}},
-		{"copilot postToolUse view", copilotPostView, Copilot, "postToolUse", want{client: Copilot, event: hook.PostToolUse, clientEvent: "postToolUse", session: "3854", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
-		{"copilot subagent's view, in the parent's session", copilotChildView, Copilot, "postToolUse", want{client: Copilot, event: hook.PostToolUse, clientEvent: "postToolUse", session: "3854", agent: "11f7", agentType: "general-purpose", tool: "Read", filePath: "/p/a.md", reads: []string{"/p/a.md"}}},
-		{"copilot preToolUse create", copilotPreCreate, Copilot, "preToolUse", want{client: Copilot, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
-		{"copilot toolArgs as JSON text", copilotPreBashText, Copilot, "preToolUse", want{client: Copilot, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Bash", command: "rm -rf tmp/validation", calls: []string{"Bash rm -rf tmp/validation"}}},
-		{"copilot userPromptSubmitted", copilotPrompt, Copilot, "userPromptSubmitted", want{client: Copilot, event: hook.UserPromptSubmit, clientEvent: "userPromptSubmitted", session: "3854", prompt: "/joke"}},
-		{"opencode read", opencodeRead, OpenCode, "", want{client: OpenCode, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "ses_1", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
-		{"opencode write", opencodeWrite, OpenCode, "", want{client: OpenCode, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "ses_1", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
-		{"opencode stop", opencodeStop, OpenCode, "", want{client: OpenCode, event: hook.Stop, clientEvent: "Stop", session: "ses_1", stopActive: true}},
-		{"copilot Claude-shaped Read", copilotClaudeRead, "", "", want{client: Copilot, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "3854", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"copilot agentStop", copilotAgentStop, Copilot.Name, "agentStop", want{client: Copilot.Name, event: hook.Stop, clientEvent: "agentStop", session: "3854"}},
+		{"copilot agentStop inferred", copilotAgentStop, "", "", want{client: Copilot.Name, event: hook.Stop, clientEvent: "agentStop", session: "3854"}},
+		{"copilot subagentStop", copilotSubagentStop, Copilot.Name, "subagentStop", want{client: Copilot.Name, event: hook.SubagentStop, clientEvent: "subagentStop", session: "3854", agent: "11f7", agentType: "general-purpose", last: "done"}},
+		{"copilot postToolUse view", copilotPostView, Copilot.Name, "postToolUse", want{client: Copilot.Name, event: hook.PostToolUse, clientEvent: "postToolUse", session: "3854", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"copilot subagent's view, in the parent's session", copilotChildView, Copilot.Name, "postToolUse", want{client: Copilot.Name, event: hook.PostToolUse, clientEvent: "postToolUse", session: "3854", agent: "11f7", agentType: "general-purpose", tool: "Read", filePath: "/p/a.md", reads: []string{"/p/a.md"}}},
+		{"copilot preToolUse create", copilotPreCreate, Copilot.Name, "preToolUse", want{client: Copilot.Name, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
+		{"copilot toolArgs as JSON text", copilotPreBashText, Copilot.Name, "preToolUse", want{client: Copilot.Name, event: hook.PreToolUse, clientEvent: "preToolUse", session: "3854", tool: "Bash", command: "rm -rf tmp/validation", calls: []string{"Bash rm -rf tmp/validation"}}},
+		{"copilot userPromptSubmitted", copilotPrompt, Copilot.Name, "userPromptSubmitted", want{client: Copilot.Name, event: hook.UserPromptSubmit, clientEvent: "userPromptSubmitted", session: "3854", prompt: "/joke"}},
+		{"opencode read", opencodeRead, OpenCode.Name, "", want{client: OpenCode.Name, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "ses_1", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"opencode write", opencodeWrite, OpenCode.Name, "", want{client: OpenCode.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "ses_1", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
+		{"opencode stop", opencodeStop, OpenCode.Name, "", want{client: OpenCode.Name, event: hook.Stop, clientEvent: "Stop", session: "ses_1", stopActive: true}},
+		{"copilot Claude-shaped Read", copilotClaudeRead, "", "", want{client: Copilot.Name, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "3854", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestDecode(t *testing.T) {
 }
 
 func describeInput(in *hook.Input) want {
-	w := want{client: Claude, event: in.HookEventName, clientEvent: in.ClientEvent, session: in.SessionID, agent: in.AgentID, agentType: in.AgentType,
+	w := want{client: Claude.Name, event: in.HookEventName, clientEvent: in.ClientEvent, session: in.SessionID, agent: in.AgentID, agentType: in.AgentType,
 		tool: in.ToolName, filePath: in.Tool.FilePath, command: in.Tool.Command, reads: in.ReadPaths(),
 		stopActive: in.StopHookActive, last: in.LastAssistantMessage, prompt: in.Prompt}
 	if in.Client != nil {
@@ -131,16 +131,16 @@ func TestDecodeErrors(t *testing.T) {
 		events                  []string
 		want                    string // in the error
 	}{
-		{"codex input to a gemini hook", codexStop, Gemini, "", []string{hook.Stop}, "hook input is from codex, but this hook is registered with --client gemini; register it with: gate init --client codex"},
-		{"gemini input to a copilot hook", geminiAfterAgent, Copilot, "", []string{hook.Stop}, "is from gemini, but this hook is registered with --client copilot"},
-		{"copilot input to a claude hook", copilotAgentStop, Claude, "", []string{hook.Stop}, "is from copilot, but this hook is registered with --client claude"},
+		{"codex input to a gemini hook", codexStop, Gemini.Name, "", []string{hook.Stop}, "hook input is from codex, but this hook is registered with --client gemini; register it with: gate init --client codex"},
+		{"gemini input to a copilot hook", geminiAfterAgent, Copilot.Name, "", []string{hook.Stop}, "is from gemini, but this hook is registered with --client copilot"},
+		{"copilot input to a claude hook", copilotAgentStop, Claude.Name, "", []string{hook.Stop}, "is from copilot, but this hook is registered with --client claude"},
 		{"unknown client", codexStop, "cursor", "", nil, `unknown --client "cursor", want one of claude, codex, gemini, copilot`},
-		{"gemini event the hook does not take", geminiAfterTool, Gemini, "", []string{hook.Stop}, `unsupported gemini hook event "AfterTool": this hook handles Stop`},
-		{"copilot event the hook does not take", copilotPostView, Copilot, "postToolUse", []string{hook.Stop, hook.SubagentStop}, `unsupported copilot hook event "postToolUse"`},
-		{"wrong type", `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":7}}`, Gemini, "", nil, `hook input field "tool_input.file_path" is a JSON number, want a string`},
-		{"not an object", `[1]`, Codex, "", nil, "hook input is a JSON array, want one JSON object"},
-		{"empty", " \n", Gemini, "", nil, "no hook input on stdin"},
-		{"no session", `{"sessionId":"","timestamp":1,"cwd":"/p","stopReason":"end_turn"}`, Copilot, "agentStop", nil, "hook input has no session_id"},
+		{"gemini event the hook does not take", geminiAfterTool, Gemini.Name, "", []string{hook.Stop}, `unsupported gemini hook event "AfterTool": this hook handles Stop`},
+		{"copilot event the hook does not take", copilotPostView, Copilot.Name, "postToolUse", []string{hook.Stop, hook.SubagentStop}, `unsupported copilot hook event "postToolUse"`},
+		{"wrong type", `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":7}}`, Gemini.Name, "", nil, `hook input field "tool_input.file_path" is a JSON number, want a string`},
+		{"not an object", `[1]`, Codex.Name, "", nil, "hook input is a JSON array, want one JSON object"},
+		{"empty", " \n", Gemini.Name, "", nil, "no hook input on stdin"},
+		{"no session", `{"sessionId":"","timestamp":1,"cwd":"/p","stopReason":"end_turn"}`, Copilot.Name, "agentStop", nil, "hook input has no session_id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,9 +161,9 @@ func TestDecodeErrors(t *testing.T) {
 // A mismatch carries the input decoded as it came, so that the gate can
 // halt in the shape the sending client reads.
 func TestMismatchCarriesInput(t *testing.T) {
-	_, err := Parse([]byte(geminiAfterAgent), Options{Client: Codex}, hook.Stop)
+	_, err := Parse([]byte(geminiAfterAgent), Options{Client: Codex.Name}, hook.Stop)
 	var mm *MismatchError
-	if !errors.As(err, &mm) || mm.Input == nil || mm.Input.Client == nil || mm.Input.Client.Name() != Gemini {
+	if !errors.As(err, &mm) || mm.Input == nil || mm.Input.Client == nil || mm.Input.Client.Name() != Gemini.Name {
 		t.Fatalf("got %#v", err)
 	}
 }
@@ -171,7 +171,7 @@ func TestMismatchCarriesInput(t *testing.T) {
 // Copilot fires agentStop for a subagent too, with parentAgentId; a block
 // there is ignored by the client, and the child is gated at subagentStop.
 func TestCopilotChildAgentStopIgnored(t *testing.T) {
-	_, err := Parse([]byte(copilotChildStop), Options{Client: Copilot, Event: "agentStop"}, hook.Stop, hook.SubagentStop)
+	_, err := Parse([]byte(copilotChildStop), Options{Client: Copilot.Name, Event: "agentStop"}, hook.Stop, hook.SubagentStop)
 	if !errors.Is(err, ErrIgnored) {
 		t.Fatalf("got %v, want ErrIgnored", err)
 	}
@@ -200,30 +200,30 @@ func TestEncode(t *testing.T) {
 		out                     hook.Output
 		want                    string
 	}{
-		{"gemini block", Gemini, "", geminiAfterAgent, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
-		{"gemini halt", Gemini, "", geminiAfterAgent, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
-		{"gemini deny", Gemini, "", geminiBeforeTool, hook.Deny(reason), `{"decision":"deny","reason":"stopgate: fix it"}`},
-		{"gemini context", Gemini, "", geminiAfterTool, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"stopgate: fix it"}}`},
-		{"gemini prompt context", Gemini, "", geminiPrompt, hook.Context(hook.UserPromptSubmit, reason), `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"stopgate: fix it"}}`},
+		{"gemini block", Gemini.Name, "", geminiAfterAgent, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
+		{"gemini halt", Gemini.Name, "", geminiAfterAgent, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
+		{"gemini deny", Gemini.Name, "", geminiBeforeTool, hook.Deny(reason), `{"decision":"deny","reason":"stopgate: fix it"}`},
+		{"gemini context", Gemini.Name, "", geminiAfterTool, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"stopgate: fix it"}}`},
+		{"gemini prompt context", Gemini.Name, "", geminiPrompt, hook.Context(hook.UserPromptSubmit, reason), `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"stopgate: fix it"}}`},
 
-		{"codex block", Codex, "", codexStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
-		{"codex subagent block", Codex, "", codexSubagent, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
-		{"codex halt", Codex, "", codexStop, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
-		{"codex deny", Codex, "", codexPreBash, hook.Deny(reason), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}}`},
-		{"codex context", Codex, "", codexPostBash, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"stopgate: fix it"}}`},
-		{"codex prompt context", Codex, "", codexPromptInput, hook.Context(hook.UserPromptSubmit, reason), `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"stopgate: fix it"}}`},
+		{"codex block", Codex.Name, "", codexStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
+		{"codex subagent block", Codex.Name, "", codexSubagent, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
+		{"codex halt", Codex.Name, "", codexStop, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
+		{"codex deny", Codex.Name, "", codexPreBash, hook.Deny(reason), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}}`},
+		{"codex context", Codex.Name, "", codexPostBash, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"stopgate: fix it"}}`},
+		{"codex prompt context", Codex.Name, "", codexPromptInput, hook.Context(hook.UserPromptSubmit, reason), `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"stopgate: fix it"}}`},
 
-		{"copilot block", Copilot, "agentStop", copilotAgentStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
-		{"copilot subagent block", Copilot, "subagentStop", copilotSubagentStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
+		{"copilot block", Copilot.Name, "agentStop", copilotAgentStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
+		{"copilot subagent block", Copilot.Name, "subagentStop", copilotSubagentStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
 		// Copilot CLI drops continue/stopReason: a halt is a block it acts on.
-		{"copilot halt", Copilot, "agentStop", copilotAgentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
-		{"copilot subagent halt", Copilot, "subagentStop", copilotSubagentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
-		{"copilot Claude-shaped halt", Copilot, "", copilotClaudeRead, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
-		{"copilot deny", Copilot, "preToolUse", copilotPreCreate, hook.Deny(reason), `{"permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}`},
-		{"copilot context", Copilot, "postToolUse", copilotPostView, hook.Context(hook.PostToolUse, reason), `{"additionalContext":"stopgate: fix it"}`},
-		{"copilot prompt block", Copilot, "userPromptSubmitted", copilotPrompt, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
-		{"copilot system message alone", Copilot, "agentStop", copilotAgentStop, hook.Output{SystemMessage: "x"}, ``},
-		{"copilot Claude-shaped", Copilot, "", copilotClaudeRead, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"stopgate: fix it"}}`},
+		{"copilot halt", Copilot.Name, "agentStop", copilotAgentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
+		{"copilot subagent halt", Copilot.Name, "subagentStop", copilotSubagentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
+		{"copilot Claude-shaped halt", Copilot.Name, "", copilotClaudeRead, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
+		{"copilot deny", Copilot.Name, "preToolUse", copilotPreCreate, hook.Deny(reason), `{"permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}`},
+		{"copilot context", Copilot.Name, "postToolUse", copilotPostView, hook.Context(hook.PostToolUse, reason), `{"additionalContext":"stopgate: fix it"}`},
+		{"copilot prompt block", Copilot.Name, "userPromptSubmitted", copilotPrompt, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
+		{"copilot system message alone", Copilot.Name, "agentStop", copilotAgentStop, hook.Output{SystemMessage: "x"}, ``},
+		{"copilot Claude-shaped", Copilot.Name, "", copilotClaudeRead, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"stopgate: fix it"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,7 +240,7 @@ func TestEncode(t *testing.T) {
 				t.Errorf("wrote %s\n want %s", got, tt.want)
 			}
 			if strings.HasPrefix(tt.name, "copilot Claude-shaped") {
-				return // Claude Code's own shapes: internal/schema checks them
+				return // Claude.Name Code's own shapes: internal/schema checks them
 			}
 			validate(t, filepath.Join(tt.client, in.ClientEvent+".input.schema.json"), tt.in)
 			if got != "" {

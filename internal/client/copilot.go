@@ -1,12 +1,14 @@
-package dialect
+package client
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/transcript"
 )
 
-// copilot is GitHub Copilot CLI, in either of its hook file formats. The
+// Copilot is GitHub Copilot CLI, in either of its hook file formats. The
 // native one (.github/hooks/*.json with "version":1) sends camelCase
 // payloads that do not name their event, so the registration passes it
 // (--event); the Claude-shaped one sends Claude Code's snake_case fields
@@ -14,9 +16,45 @@ import (
 //
 // Copilot ignores exit code 2: only the JSON answer blocks. A native
 // answer has its own fields for a tool call refused and for context.
-type copilot struct{ native bool }
+var Copilot = &Client{
+	Name: copilotAnswers{}.Name(), Title: "Copilot CLI",
+	HookFile: ".github/hooks/stopgate.json",
+	Settings: []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}, // disableAllHooks, disabledHooks
+	Hooks: []Hook{
+		{"postToolUse", "", hook.Detect, 10},
+		{"userPromptSubmitted", "", hook.Detect, 10},
+		{"preToolUse", "", hook.Detect, 10},
+		{"agentStop", "", hook.Gate, 600},
+		{"subagentStop", "", hook.Gate, 600},
+		{"userPromptSubmitted", "", hook.Testhook, 10},
+		{"agentStop", "", hook.Testhook, 600},
+	},
+	Timeout:    30 * time.Second,
+	ProjectVar: "COPILOT_PROJECT_DIR",
+	Unit:       1,
+	EventFlag:  true,
+	BlockCap:   8,
+	WallLeft:   "no wall gate init can turn on: Copilot CLI's command sandbox (MXC, bubblewrap plus slirp4netns on Linux) is switched on and given its paths in the user's own settings or with --sandbox, not in the project; the guard alone refuses a write to the protected set",
+	Trust:      "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when Copilot asks (copilot -p needs --trust-folder)",
+	Limits: []string{
+		"Copilot CLI lets the agent stop after 8 consecutive blocks: keep max_blocks below 8",
+		"Copilot CLI ignores exit code 2: stopgate answers with JSON only",
+		"a subagent's agentStop (it has parentAgentId) is not answered: Copilot ignores a block there; the subagent is gated at subagentStop",
+	},
+	events:  copilotEvent,
+	answers: copilotAnswers{native: true},
+	decode:  decodeCopilot,
+	where: func(in *hook.Input, agent string) (string, transcript.Thread) {
+		return in.TranscriptPath, transcript.Thread{Agent: agent}
+	},
+	lines: lines[copilotLine](nil, `"tool.execution_start"`, `"hook.end"`, `"user.message"`),
+}
 
-func (copilot) Name() string { return Copilot }
+// copilotAnswers writes Copilot's answers: native, or in the Claude-shaped
+// file's shape.
+type copilotAnswers struct{ native bool }
+
+func (copilotAnswers) Name() string { return "copilot" }
 
 // copilotEvent maps the native events to stopgate's.
 var copilotEvent = map[string]string{
@@ -40,7 +78,7 @@ type copilotOutput struct {
 	AdditionalContext        string `json:"additionalContext,omitempty"`
 }
 
-func (c copilot) Encode(_ string, o hook.Output) any {
+func (c copilotAnswers) Encode(_ string, o hook.Output) any {
 	if !c.native {
 		return o // the Claude-shaped file takes Claude Code's answers
 	}
@@ -100,7 +138,7 @@ func decodeCopilot(data []byte, event string) (*hook.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.Client, in.ClientEvent, in.Calls = copilot{native: native}, event, calls
+	in.Client, in.ClientEvent, in.Calls = copilotAnswers{native: native}, event, calls
 	return in, nil
 }
 
@@ -165,6 +203,84 @@ func copilotTool(m map[string]any) []hook.Call {
 // back instead, telling the model to stop and tell the user; the gate
 // halts again at every stop, so each is blocked until the user acts or
 // Copilot's own cap (8 blocks) ends it.
-func (copilot) Halt(reason string, _ bool) (hook.Output, bool) {
+func (copilotAnswers) Halt(reason string, _ bool) (hook.Output, bool) {
 	return hook.Block(hook.HaltRelay(reason)), false
+}
+
+// Copilot CLI records a session in events.jsonl
+// (~/.copilot/session-state/<id>/), a subagent's lines in it with their
+// agentId, and every hook's input and output:
+//
+//	{"type":"tool.execution_start","data":{"toolName":"view","arguments":{"path":…}}}
+//	{"type":"hook.end","data":{"hookType":"agentStop","output":{"decision":"block","reason":…}}}
+//	{"type":"user.message","data":{"content":"what a person typed"}}
+type copilotLine struct {
+	stamp
+	Type    string `json:"type"`
+	AgentID string `json:"agentId"`
+	Data    struct {
+		ToolName  string          `json:"toolName"`
+		Arguments json.RawMessage `json:"arguments"`
+		Content   json.RawMessage `json:"content"`
+		HookType  string          `json:"hookType"`
+		Output    struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		} `json:"output"`
+	} `json:"data"`
+}
+
+func (l *copilotLine) agent() string { return l.AgentID }
+
+func (l *copilotLine) reads(cwd string, sh Shell) []string {
+	if l.Type != "tool.execution_start" {
+		return nil
+	}
+	a := args(l.Data.Arguments)
+	switch l.Data.ToolName {
+	case "view":
+	case "str_replace_editor", "edit":
+		if c, _ := a["command"].(string); c != "view" {
+			return nil
+		}
+	case "bash":
+		cmd, _ := a["command"].(string)
+		return sh(cmd, cwd)
+	default:
+		return nil
+	}
+	p, _ := a["path"].(string)
+	if p = abs(p, cwd); p != "" {
+		return []string{p}
+	}
+	return nil
+}
+
+func (l *copilotLine) command() string {
+	if l.Type != "tool.execution_start" || l.Data.ToolName != "skill" {
+		return ""
+	}
+	name, _ := args(l.Data.Arguments)["skill"].(string)
+	return name
+}
+
+func (l *copilotLine) typed() (string, bool) {
+	if l.Type != "user.message" {
+		return "", false
+	}
+	var s string
+	json.Unmarshal(l.Data.Content, &s)
+	// A fed-back block is a user message too: its hook.end counts it.
+	return s, s != "" && !fedBack(s)
+}
+
+func (l *copilotLine) block() (string, string, bool) {
+	if l.Type != "hook.end" || l.Data.Output.Decision != "block" {
+		return "", "", false
+	}
+	event, ok := copilotEvent[l.Data.HookType]
+	if !ok || (event != hook.Stop && event != hook.SubagentStop) {
+		return "", "", false
+	}
+	return l.Data.Output.Reason, event, true
 }

@@ -1,30 +1,4 @@
-// Package dialect turns each agent client's hook input into stopgate's own
-// event, a hook.Input in Claude Code's terms, and the engine's answers back
-// into what that client reads. The detect, gate and testhook logic never
-// learns a client's name: it reads the decoded input and answers through
-// the hook.Answer decoded with it.
-//
-// Claude Code is the reference dialect: its inputs are decoded exactly as
-// before and its answers are written unchanged. The others:
-//
-//	codex    Claude-shaped events; reads are shell commands (guard.ShellReads);
-//	         apply_patch writes are judged per file by the guard
-//	gemini   BeforeTool, AfterTool, BeforeAgent, AfterAgent; read_file,
-//	         read_many_files, write_file, replace, run_shell_command
-//	copilot  the native camelCase payloads (agentStop, subagentStop,
-//	         postToolUse, preToolUse, userPromptSubmitted; the event comes
-//	         from the registration's --event), or a Claude-shaped file
-//	opencode the events stopgate's OpenCode plugin builds: Claude-shaped,
-//	         with OpenCode's tool names (read, write, edit, bash) and filePath
-//
-// Each dialect also knows the client's own record of the session (Record,
-// record.go): where it is and what a line of it shows, which the gate reads
-// at every stop to reconcile the queue.
-//
-// The registration names the dialect (`--client NAME`, written by gate
-// init); the input is also recognised on its own as a safety net, and an
-// input that is recognisably another client's is a MismatchError.
-package dialect
+package client
 
 import (
 	"bytes"
@@ -38,18 +12,6 @@ import (
 
 	"github.com/stopgate/stopgate/internal/hook"
 )
-
-// The dialects' names, as --client takes them.
-const (
-	Claude   = "claude"
-	Codex    = "codex"
-	Gemini   = "gemini"
-	Copilot  = "copilot"
-	OpenCode = "opencode"
-)
-
-// Names lists the dialects, the reference first.
-var Names = []string{Claude, Codex, Gemini, Copilot, OpenCode}
 
 // Options is what the registration says about its hook.
 type Options struct {
@@ -110,14 +72,9 @@ func Read(r io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// showsHalt is a client that shows the user a halt's reason itself.
-type showsHalt struct{}
-
-func (showsHalt) Halt(reason string, _ bool) (hook.Output, bool) { return hook.Halt(reason), false }
-
 // Parse is Decode on bytes already read.
 func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
-	if opt.Client != "" && !slices.Contains(Names, opt.Client) {
+	if opt.Client != "" && Named(opt.Client) == nil {
 		return nil, fmt.Errorf("unknown --client %q, want one of %s", opt.Client, strings.Join(Names, ", "))
 	}
 	detected, sure := Recognise(data, opt.Getenv)
@@ -132,7 +89,7 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 		}
 		return nil, mm
 	}
-	if client == Claude {
+	if client == Claude.Name {
 		return hook.Parse(data, events...) // the reference, exactly as before
 	}
 	in, err := decode(client, data, opt)
@@ -146,7 +103,8 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 }
 
 func decode(client string, data []byte, opt Options) (*hook.Input, error) {
-	if client == Claude {
+	c := Named(client)
+	if c == Claude {
 		return hook.Parse(data)
 	}
 	trimmed := bytes.TrimSpace(data)
@@ -154,17 +112,7 @@ func decode(client string, data []byte, opt Options) (*hook.Input, error) {
 		_, err := hook.Parse(data) // its message says what is wrong
 		return nil, err
 	}
-	switch client {
-	case Codex:
-		return decodeCodex(trimmed)
-	case Gemini:
-		return decodeGemini(trimmed)
-	case Copilot:
-		return decodeCopilot(trimmed, opt.Event)
-	case OpenCode:
-		return decodeOpenCode(trimmed)
-	}
-	return nil, fmt.Errorf("unknown client %q", client)
+	return c.decode(trimmed, opt.Event)
 }
 
 // probe is what recognition looks at.
@@ -174,9 +122,6 @@ type probe struct {
 	TurnID        *string         `json:"turn_id"`
 	ToolResult    json.RawMessage `json:"tool_result"`
 }
-
-// geminiEvents are the hook events only Gemini CLI sends.
-var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
 
 // markers are text every input recognised as another client's contains.
 var markers = func() [][]byte {
@@ -219,21 +164,21 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 	// Most inputs are Claude Code's: unless a marker is somewhere in the text,
 	// skip decoding it all a second time (a PostToolUse carries a whole file).
 	if marked(data) && json.Unmarshal(data, &p) != nil {
-		return Claude, false
+		return Claude.Name, false
 	}
 	switch {
 	case p.HookEventName == "" && p.SessionID != "":
-		return Copilot, true // the native payload: camelCase, no event name
+		return Copilot.Name, true // the native payload: camelCase, no event name
 	case slices.Contains(geminiEvents, p.HookEventName):
-		return Gemini, true
+		return Gemini.Name, true
 	case p.TurnID != nil:
-		return Codex, true
+		return Codex.Name, true
 	case p.ToolResult != nil || env("COPILOT_HOOK_DIR") != "":
-		return Copilot, true // the Claude-shaped file
+		return Copilot.Name, true // the Claude-shaped file
 	case env("GEMINI_SESSION_ID") != "":
-		return Gemini, true
+		return Gemini.Name, true
 	}
-	return Claude, false
+	return Claude.Name, false
 }
 
 // claudeShaped re-decodes a client payload rewritten into Claude Code's

@@ -1,4 +1,4 @@
-package dialect
+package client_test
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/stopgate/stopgate/internal/client"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
@@ -18,6 +20,10 @@ import (
 // (internal/e2e/clients, STOPGATE_SAVE_RECORDS), the project's folder
 // written @PROJECT@ and the user's home @HOME@.
 const recordDir = "../../testdata/records"
+
+// shellReads is what the gate hands a record: the guard's analysis of a
+// shell command, from the session's cwd.
+func shellReads(cmd, cwd string) []string { return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME")) }
 
 // record writes a captured record with the project at dir and returns its path.
 func record(t *testing.T, name, dir string) string {
@@ -41,18 +47,18 @@ func TestRecordScan(t *testing.T) {
 	joke := "/p/src/prompts/joke.md"
 	for _, tc := range []struct {
 		name   string
-		rec    Record
+		rec    client.Record
 		agent  string
 		reads  []string
 		blocks []string
 	}{
-		{"codex/read-then-loop.jsonl", codex{}, "", []string{joke}, []string{hook.Stop, hook.Stop, hook.Stop}},
-		{"gemini/read-then-loop.jsonl", gemini{}, "", []string{joke, joke}, []string{hook.Stop, hook.Stop, hook.Stop}},
-		{"copilot/read-then-loop.jsonl", copilot{}, "", []string{joke, joke}, []string{hook.Stop, hook.Stop, hook.Stop}},
+		{"codex/read-then-loop.jsonl", client.Codex.Record(shellReads), "", []string{joke}, []string{hook.Stop, hook.Stop, hook.Stop}},
+		{"gemini/read-then-loop.jsonl", client.Gemini.Record(shellReads), "", []string{joke, joke}, []string{hook.Stop, hook.Stop, hook.Stop}},
+		{"copilot/read-then-loop.jsonl", client.Copilot.Record(shellReads), "", []string{joke, joke}, []string{hook.Stop, hook.Stop, hook.Stop}},
 		// The subagent's view is in its thread, not the main one's; its
 		// block is recorded in the main thread, as a subagentStop's.
-		{"copilot/subagent.jsonl", copilot{}, "", nil, []string{hook.SubagentStop}},
-		{"copilot/subagent.jsonl", copilot{}, "e156b158-ec04-42e6-a22a-9407d5db87d6", []string{joke}, nil},
+		{"copilot/subagent.jsonl", client.Copilot.Record(shellReads), "", nil, []string{hook.SubagentStop}},
+		{"copilot/subagent.jsonl", client.Copilot.Record(shellReads), "e156b158-ec04-42e6-a22a-9407d5db87d6", []string{joke}, nil},
 	} {
 		t.Run(tc.name+"/"+tc.agent, func(t *testing.T) {
 			path := record(t, tc.name, "/p")
@@ -94,13 +100,13 @@ func TestRecordScan(t *testing.T) {
 // A person's new prompt starts a turn: the blocks before it no longer count.
 func TestRecordNewTurnResetsBlocks(t *testing.T) {
 	for _, tc := range []struct {
-		rec   Record
+		rec   client.Record
 		name  string
 		typed string
 	}{
-		{codex{}, "codex/read-then-loop.jsonl", `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"/joke again"}]}}`},
-		{gemini{}, "gemini/read-then-loop.jsonl", `{"id":"x","type":"user","content":[{"text":"/joke again"}]}`},
-		{copilot{}, "copilot/read-then-loop.jsonl", `{"type":"user.message","data":{"content":"/joke again"}}`},
+		{client.Codex.Record(shellReads), "codex/read-then-loop.jsonl", `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"/joke again"}]}}`},
+		{client.Gemini.Record(shellReads), "gemini/read-then-loop.jsonl", `{"id":"x","type":"user","content":[{"text":"/joke again"}]}`},
+		{client.Copilot.Record(shellReads), "copilot/read-then-loop.jsonl", `{"type":"user.message","data":{"content":"/joke again"}}`},
 	} {
 		path := record(t, tc.name, "/p")
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -125,7 +131,7 @@ func TestRecordNewTurnResetsBlocks(t *testing.T) {
 // the dialect reads: a client that changes them fails here and in the
 // end-to-end suites, which check the live records against it.
 func TestRecordSchemas(t *testing.T) {
-	for _, client := range []string{Codex, Gemini, Copilot} {
+	for _, client := range []string{client.Codex.Name, client.Gemini.Name, client.Copilot.Name} {
 		c := jsonschema.NewCompiler()
 		sch, err := c.Compile(filepath.Join("../../testdata/schema", client, "record.schema.json"))
 		if err != nil {

@@ -1,52 +1,54 @@
-package dialect
+package client
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
 // Record is a client's own record of a session, which the gate reads at
 // each stop to reconcile the queue (files the agent can reach): where the
-// client keeps it, and what it shows since an offset. Every dialect has
+// client keeps it, and what it shows since an offset. Every client has
 // one; the gate never asks which client it is.
-type Record interface {
-	// Where returns the file in which the client records the thread of
-	// the stop being judged (agent "" is the main thread), and how to pick
-	// that thread's lines; "" when the client hands the hook none.
-	Where(in *hook.Input, agent string) (path string, thread transcript.Thread)
-	// Scan returns what the record shows from offset on: the files read,
-	// commands or skills run and prompts typed (Result.Events), and the
-	// stop blocks fed back in the current turn (Result.Blocks). cwd is
-	// where a relative path in it is taken from.
-	Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error)
+type Record struct {
+	c  *Client
+	sh Shell
 }
 
-// Every client's dialect reads its record: a dialect without one would
-// have its stops reconciled against nothing. The compiler checks it here,
-// so the assertion in RecordOf cannot fail.
-var _ = [...]Record{codex{}, gemini{}, copilot{}, opencode{}}
+// Shell returns the files a shell command run in cwd reads: the analysis
+// detect asks (guard.ShellReads), which the caller hands the record, as
+// the guard's package depends on this one.
+type Shell func(cmd, cwd string) []string
 
-// RecordOf returns the record of the client that sent in.
-func RecordOf(in *hook.Input) Record {
-	if in.Client == nil {
-		return claudeRecord{}
+// RecordOf returns the record of the client that sent in, reading the
+// shell commands in it with sh.
+func RecordOf(in *hook.Input, sh Shell) Record { return Of(in).Record(sh) }
+
+// Record returns the client's record, reading the shell commands in it
+// with sh.
+func (c *Client) Record(sh Shell) Record { return Record{c, sh} }
+
+// Where returns the file in which the client records the thread of the
+// stop being judged (agent "" is the main thread), and how to pick that
+// thread's lines; "" when the client hands the hook none.
+func (r Record) Where(in *hook.Input, agent string) (path string, thread transcript.Thread) {
+	return r.c.where(in, agent)
+}
+
+// Scan returns what the record shows from offset on: the files read,
+// commands or skills run and prompts typed (Result.Events), and the stop
+// blocks fed back in the current turn (Result.Blocks). cwd is where a
+// relative path in it is taken from.
+func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
+	if r.c.lines == nil {
+		return transcript.Scan(path, offset, thread)
 	}
-	return in.Client.(Record)
-}
-
-// claudeRecord is Claude Code's JSONL transcript (package transcript).
-type claudeRecord struct{}
-
-func (claudeRecord) Where(in *hook.Input, agent string) (string, transcript.Thread) {
-	return ownFiles(in, agent)
+	return scanLines(r.c.lines, r.sh, path, offset, thread, cwd)
 }
 
 // ownFiles is Where for a client that records a subagent in a file of its
@@ -56,10 +58,6 @@ func ownFiles(in *hook.Input, agent string) (string, transcript.Thread) {
 		return in.AgentTranscriptPath, transcript.Thread{Agent: agent, Own: true}
 	}
 	return in.TranscriptPath, transcript.Thread{Agent: agent}
-}
-
-func (claudeRecord) Scan(path string, offset int64, thread transcript.Thread, _ string) (*transcript.Result, error) {
-	return transcript.Scan(path, offset, thread)
 }
 
 // lines decodes one line of a client's record kept as JSON lines: a value
@@ -89,8 +87,9 @@ type line interface {
 	agent() string
 	// when is when the client wrote the line; zero when it does not say.
 	when() time.Time
-	// reads returns the files the line shows read, relative ones from cwd.
-	reads(cwd string) []string
+	// reads returns the files the line shows read, relative ones from cwd,
+	// those of a shell command as sh says.
+	reads(cwd string, sh Shell) []string
 	// command returns the slash command or skill the line shows run.
 	command() string
 	// typed returns what a person typed, when the line is that: a turn
@@ -102,7 +101,7 @@ type line interface {
 }
 
 // scanLines is Record.Scan for a record of JSON lines, decoded by decode.
-func scanLines(decode func([]byte) line, path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
+func scanLines(decode func([]byte) line, sh Shell, path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
 	own := hook.Stop
 	if thread.Agent != "" {
 		own = hook.SubagentStop
@@ -113,7 +112,7 @@ func scanLines(decode func([]byte) line, path string, offset int64, thread trans
 			return
 		}
 		ev := transcript.Event{Offset: start, End: end, Time: l.when()}
-		for _, p := range l.reads(cwd) {
+		for _, p := range l.reads(cwd, sh) {
 			e := ev
 			e.Kind, e.Path = transcript.Read, p
 			res.Events = append(res.Events, e)
@@ -222,10 +221,3 @@ func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
 // rather than what a person typed: the record tells them apart only by the
 // gate's own prefix.
 func fedBack(text string) bool { return strings.HasPrefix(text, hook.BlockPrefix) }
-
-// shellReads is what a shell command in a record read: the analysis detect
-// asks (guard.ShellReads), from the session's cwd, which is the project's
-// root for every client that records one.
-func shellReads(cmd, cwd string) []string {
-	return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
-}

@@ -1,4 +1,4 @@
-package dialect
+package client
 
 import (
 	"encoding/json"
@@ -39,7 +39,7 @@ func BenchmarkParse(b *testing.B) {
 	cmd := []byte(codexPostBash)
 	b.Run("layer=dialect/input=codex-shell-read", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Parse(cmd, Options{Client: Codex}, hook.PostToolUse); err != nil {
+			if _, err := Parse(cmd, Options{Client: Codex.Name}, hook.PostToolUse); err != nil {
 				b.Fatal(err)
 			}
 		}

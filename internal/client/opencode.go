@@ -1,0 +1,143 @@
+package client
+
+import (
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/internal/hook"
+)
+
+// OpenCode is reached through the plugin `gate init --client opencode`
+// writes: OpenCode has no command hooks, so the plugin sends the commands
+// Claude-shaped events (hook_event_name, session_id, cwd, tool_name,
+// tool_input; stop_hook_active from its own count of continuations) with
+// OpenCode's tool names and arguments, and reads Claude Code's answers.
+var OpenCode = &Client{
+	Name: opencodeAnswers{}.Name(), Title: "OpenCode",
+	HookFile: ".opencode/plugin/stopgate.js",
+	Settings: []string{"opencode.json", "opencode.jsonc"}, // permission rules, the wall
+	Timeout:  600 * time.Second,                           // the plugin sets none: as gate init registers the others
+	Unit:     1,
+	WallLeft: "the wall is OpenCode's permission rules in opencode.json: with them up, the write, edit and patch tools are refused the protected set; OpenCode has no sandbox for the shell, so every bash command, and a rule the user answers \"allow\" or edits away, are the guard's alone (the plugin's tool.execute.before)",
+	Trust:    "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
+	Limits: []string{
+		"OpenCode has no command hooks: the plugin in .opencode/plugin/stopgate.js runs detect and gate; session.idle cannot refuse a stop, so a block is sent back as the session's next prompt",
+		"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
+		"opencode run exits when the session goes idle: use opencode serve or the TUI",
+	},
+	answers: opencodeAnswers{},
+	decode:  decodeOpenCode,
+	where:   mainThread,
+	lines:   lines[opencodeLine](nil),
+}
+
+type opencodeAnswers struct {
+	showsHalt
+	claudeAnswers
+}
+
+func (opencodeAnswers) Name() string { return "opencode" }
+
+// opencodeTool maps OpenCode's tools to the Claude Code tools stopgate
+// judges; their file argument is filePath.
+var opencodeTool = map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "patch": "Edit", "bash": "Bash"}
+
+func decodeOpenCode(data []byte, _ string) (*hook.Input, error) {
+	m, err := object(data, "tool_response")
+	if err != nil {
+		return nil, err
+	}
+	event := str(m, "hook_event_name")
+	if t, ok := opencodeTool[str(m, "tool_name")]; ok {
+		m["tool_name"] = t
+		if args, ok := m["tool_input"].(map[string]any); ok {
+			if p, ok := args["filePath"]; ok {
+				args["file_path"] = p
+			}
+		}
+	}
+	in, err := claudeShaped(m)
+	if err != nil {
+		return nil, err
+	}
+	in.Client, in.ClientEvent = opencodeAnswers{}, event
+	return in, nil
+}
+
+// OpenCode keeps its record of a session in its own store, given only
+// through its SDK: at each stop the plugin writes the session's messages, a
+// message a line, to a file of its own and passes it as transcript_path:
+//
+//	{"role":"assistant","parts":[{"type":"tool","tool":"read","input":{"filePath":…}}]}
+//	{"role":"user","parts":[{"type":"text","text":"what a person typed, or a block the plugin sent back"}]}
+//
+// A block the plugin sends back is the session's next user message: it is
+// told by the gate's own prefix. A subagent is a session of its own.
+type opencodeLine struct {
+	Role  string `json:"role"`
+	Parts []struct {
+		Type  string         `json:"type"`
+		Tool  string         `json:"tool"`
+		Input map[string]any `json:"input"`
+		Text  string         `json:"text"`
+	} `json:"parts"`
+}
+
+func (*opencodeLine) agent() string { return "" }
+
+func (*opencodeLine) when() time.Time { return time.Time{} } // the plugin keeps no time
+
+func (l *opencodeLine) reads(cwd string, sh Shell) []string {
+	var out []string
+	for _, p := range l.Parts {
+		switch {
+		case p.Type != "tool":
+		case p.Tool == "read":
+			fp, _ := p.Input["filePath"].(string)
+			if fp = abs(fp, cwd); fp != "" {
+				out = append(out, fp)
+			}
+		case p.Tool == "bash":
+			cmd, _ := p.Input["command"].(string)
+			dir := cwd
+			if d, _ := p.Input["workdir"].(string); d != "" {
+				dir = abs(d, cwd)
+			}
+			out = append(out, sh(cmd, dir)...)
+		}
+	}
+	return out
+}
+
+func (l *opencodeLine) command() string {
+	for _, p := range l.Parts {
+		if p.Type == "tool" && p.Tool == "skill" {
+			name, _ := p.Input["name"].(string)
+			return name
+		}
+	}
+	return ""
+}
+
+func (l *opencodeLine) text() (string, bool) {
+	if l.Role != "user" {
+		return "", false
+	}
+	var texts []string
+	for _, p := range l.Parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), len(texts) > 0
+}
+
+func (l *opencodeLine) typed() (string, bool) {
+	t, ok := l.text()
+	return t, ok && !fedBack(t)
+}
+
+func (l *opencodeLine) block() (string, string, bool) {
+	t, ok := l.text()
+	return t, "", ok && fedBack(t)
+}
