@@ -98,16 +98,25 @@ func read(root string, changed []string, set *pattern.Set, skip []string, budget
 	if set == nil {
 		return s
 	}
-	paths, err := walk(root, set, skip)
+	paths, links, err := walk(root, set, skip)
 	if err != nil {
 		s.WalkErr = err.Error()
 	}
-	s.Files = make(map[string]State, len(paths))
+	s.Files = make(map[string]State, len(paths)+len(links))
 	for _, p := range paths {
 		s.Files[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), &budget)
 	}
+	for _, p := range links {
+		s.Files[p] = State{Err: linkedDir}
+	}
 	return s
 }
+
+// linkedDir is the state of a symbolic link to a folder whose files the
+// patterns could select: a finding, never a folder with no files (tests/
+// swapped for a link to a copy with a skip added read as deleted, and
+// added_lacks passed).
+const linkedDir = "a symbolic link to a folder, which diff checks do not follow (put the folder itself there, or leave the link out of in with a ! pattern)"
 
 // Write stores s at path, atomically.
 func (s *Snapshot) Write(path string, write func(string, []byte) error) error {
@@ -191,10 +200,10 @@ func positive(pats []string) []string {
 }
 
 // walk returns the slash paths, relative to root and sorted, of the files
-// set selects, skipping .git and the dirs in skip. A directory it cannot
-// read is an error: what lies there is unknown.
-func walk(root string, set *pattern.Set, skip []string) ([]string, error) {
-	var out []string
+// set selects, skipping .git and the dirs in skip, and of the symbolic
+// links to folders set may enter. A directory it cannot read is an error:
+// what lies there is unknown.
+func walk(root string, set *pattern.Set, skip []string) (out, links []string, _ error) {
 	var walkErr error
 	err := filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
 		if err != nil {
@@ -213,7 +222,10 @@ func walk(root string, set *pattern.Set, skip []string) ([]string, error) {
 		}
 		if de.Type()&fs.ModeSymlink != 0 {
 			if info, err := os.Stat(path); err == nil && info.IsDir() {
-				return nil // never followed into: a loop, or outside the root
+				if set.MayEnter(rel) { // never followed into (a loop, or outside the root): a finding
+					links = append(links, rel)
+				}
+				return nil
 			}
 		}
 		if set.Match(rel) {
@@ -225,7 +237,7 @@ func walk(root string, set *pattern.Set, skip []string) ([]string, error) {
 		err = walkErr
 	}
 	sort.Strings(out)
-	return out, err
+	return out, links, err
 }
 
 // unwrap drops the path from an error: the messages name the file already.
