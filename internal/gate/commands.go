@@ -37,7 +37,7 @@ func commands() []command {
 		{"stats", "[--config FILE] [--since D] [--json]", "pass rates, blocks per session, attempts until pass, slowest validators", runStats},
 		{"report", "[--config FILE] [--since D] [--out FILE]", "write the outcome log as one self-contained HTML page: verdicts over time, failing prompts and validators, halts, clients", runReport},
 		{"clear", "[--config FILE] SESSION", "drop a session's armed prompts, a person's decision the outcome log records", runClear},
-		{"verdict", "[--config FILE] [SESSION]", "exit 0 only when the session (default: the latest) ended judged and passing; else say why", runVerdict},
+		{"verdict", "[--config FILE] SESSION", "exit 0 only when the session (as the client reports it) ended judged and passing; else say why", runVerdict},
 		{"version", "", "the stopgate version and the commit it was built from (also --version)", runVersion},
 		{"help", "", "this list (also -h, --help)", runHelp},
 	}

@@ -11,11 +11,15 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// runVerdict is `gate verdict [SESSION]`, for a CI job after a headless
-// run (`claude -p …; gate verdict`), whose client exits 0 whatever the gate
+// runVerdict is `gate verdict SESSION`, for a CI job after a headless
+// run (`claude -p … --output-format json`, then gate verdict with its
+// session_id), whose client exits 0 whatever the gate
 // decided: exit 0 only when the session's last stop passed with nothing
-// armed since; else one line saying why not, and exit 1. SESSION defaults
-// to the session of the outcome log's latest decision.
+// armed since; else one line saying why not, and exit 1. Without SESSION
+// it refuses: the outcome log's newest session is one the agent can
+// append (on a client without the OS wall an invented passing session
+// turned CI green while the real one halted), so CI passes the session
+// the client reports.
 func runVerdict(env *cli.Env, args []string) error {
 	fl := flags("verdict")
 	configFile := configFlag(fl)
@@ -25,6 +29,10 @@ func runVerdict(env *cli.Env, args []string) error {
 	}
 	if len(rest) > 1 {
 		return usageError("verdict", fmt.Errorf("unexpected argument %q", rest[1]))
+	}
+	if len(rest) == 0 {
+		fmt.Fprintln(env.Stdout, "refused: name the session to judge, as the client reports it (claude -p --output-format json gives session_id): the outcome log's newest session is not taken, as the agent can append to the log")
+		return cli.Exit(1)
 	}
 	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
@@ -39,15 +47,7 @@ func runVerdict(env *cli.Env, args []string) error {
 			plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
 		return cli.Exit(1)
 	}
-	session := ""
-	if len(rest) == 1 {
-		session = rest[0]
-	} else if len(records) > 0 {
-		session = records[len(records)-1].Session
-	} else {
-		fmt.Fprintf(env.Stdout, "never judged: no gate decision in %s/%s\n", ws.rel(dir), outcome.FileName)
-		return cli.Exit(1)
-	}
+	session := rest[0]
 	scopes, _, err := queue.Open(dir).List()
 	if err != nil {
 		return fmt.Errorf("reading what is armed: %w", err)
