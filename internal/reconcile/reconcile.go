@@ -45,15 +45,10 @@ const markEvery = 1 << 20
 
 // Reconciliation is what one stop's scan of the client's record found.
 type Reconciliation struct {
-	// Missing are the entries armed in the record but not queued, to be
-	// judged as if they were.
-	Missing []queue.Entry
-	// Found are the prompts the record shows armed whose entry is
-	// missing, for the outcome log.
-	Found []outcome.Discrepancy
-	// Blocks is how many of this turn's stops the gate blocked, as the
-	// record shows the client feeding them back: a count that a deleted
-	// file in the state dir cannot reset.
+	Missing []queue.Entry         // armed in the record, not queued: judged as if they were
+	Found   []outcome.Discrepancy // the prompts of Missing the record shows, for the outcome log
+	// Blocks is how many of this turn's stops the record shows the client
+	// fed back a block of the gate's: a deleted file cannot reset it.
 	Blocks int
 
 	scope  queue.Scope
@@ -62,32 +57,24 @@ type Reconciliation struct {
 	stored queue.Mark // as read from the state dir
 	end    int64      // where this scan stopped
 	seen   bool       // a mapped prompt was found
-	// distrust says why the mark in the state dir was ignored ("": it
-	// held, or there was none): everything since the start was judged.
+	// Why every mapping was judged, for Notes: distrust, why the stored
+	// mark was ignored; unread, the bytes since the mark the scan could
+	// not read (transcript.MaxScan); unknown, the record is gone or never
+	// appeared; behind, it never showed the reply the stop follows in time.
 	distrust string
-	// unread is how many bytes since the mark the scan could not read
-	// (transcript.MaxScan): every mapping was then judged (Notes).
-	unread int64
-	// unknown says why what the record shows is unknown, so every mapping
-	// was judged: the record the gate read at an earlier stop is gone, or
-	// it never appeared. "" otherwise.
-	unknown string
-	// absent is set when the record was not there after the wait: the
-	// mark then names it (absentMark), so later stops do not wait again.
+	unread   int64
+	unknown  string
+	behind   bool
+	// absent: the record was not there after the wait; the mark names it
+	// (absentMark), so later stops do not wait again.
 	absent bool
-	// behind is set when the record never showed the reply the stop
-	// follows within the wait: what the rest of the turn armed is
-	// unknown, so every mapping was judged.
-	behind bool
 }
 
 // Run reconciles the queued entries of scope with the client's record,
 // or returns nil when the client names none. A record that exists but
-// cannot be read is an error: the gate cannot tell what is armed.
-//
-// It asks the config by its methods, so that a stop with nothing to judge
-// never parses mappings.toml. A record that is not on disk yet, or does
-// not show the stopping turn yet, is waited for until wait (awaitRecord).
+// cannot be read is an error: the gate cannot tell what is armed. It asks
+// cfg by its methods, so a stop with nothing to judge never parses
+// mappings.toml; a record not caught up is waited for until wait.
 func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*Reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
@@ -191,10 +178,7 @@ func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []tran
 		if err != nil {
 			return nil, err
 		}
-		r.Missing = append(r.Missing, queue.Entry{
-			Prompt: m.Prompt, Session: r.scope.Session, AgentID: r.scope.Agent, AgentType: in.AgentType,
-			Path: ev.Path, Trigger: trigger, Line: m.Line, Inputs: inputs, Created: ev.Time,
-		})
+		r.add(m, in, queue.Entry{Path: ev.Path, Trigger: trigger, Inputs: inputs, Created: ev.Time})
 		r.Found = append(r.Found, outcome.Discrepancy{
 			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: r.mark.Transcript, Offset: ev.Offset, UUID: ev.UUID,
 		})
@@ -319,12 +303,15 @@ func (r *Reconciliation) judgeAll(cfg *config.Config, in *hook.Input, readFrom i
 			continue
 		}
 		r.seen = true
-		r.Missing = append(r.Missing, queue.Entry{
-			Prompt: m.Prompt, Session: r.scope.Session, AgentID: r.scope.Agent, AgentType: in.AgentType,
-			Trigger: queue.TriggerUnread, Line: m.Line,
-		})
+		r.add(&m, in, queue.Entry{Trigger: queue.TriggerUnread})
 	}
 	return nil
+}
+
+// add adds e, armed by m, to Missing as detect would have queued it.
+func (r *Reconciliation) add(m *config.Mapping, in *hook.Input, e queue.Entry) {
+	e.Prompt, e.Session, e.AgentID, e.AgentType, e.Line = m.Prompt, r.scope.Session, r.scope.Agent, in.AgentType, m.Line
+	r.Missing = append(r.Missing, e)
 }
 
 // Armed returns the mappings a transcript event arms, by detect's rules: a Read of
