@@ -12,10 +12,7 @@ import (
 )
 
 // syntaxError turns the decoder's error into a Problem, for TOML that does
-// not parse (a value of the wrong type is typeCheck's). The library
-// locates that in a ParseError: at the character
-// after the mistake, which is the next line for a header left open, so the
-// line is taken from the offending character's offset.
+// not parse (a value of the wrong type is typeCheck's), at SyntaxLine.
 func (p *parser) syntaxError(err error) *Problem {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
@@ -29,18 +26,24 @@ func (p *parser) syntaxError(err error) *Problem {
 		}
 		return &Problem{File: p.file, Line: n, Msg: msg}
 	}
-	text := p.pos.text
-	n := pe.Position.Line
-	if s := pe.Position.Start; s > 0 && s <= len(text) {
-		// The offending character's own line, not the one after it
-		// when that character is the newline.
-		n = 1 + strings.Count(text[:s], "\n")
-	}
+	n := SyntaxLine(p.pos.text, pe)
 	key := pe.LastKey
 	if key != "" && !slices.Contains(p.pos.all().every[unindex(normKey(key))], n) {
 		key = "" // the last key parsed, not the one in error
 	}
 	return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
+}
+
+// SyntaxLine returns the line of the mistake a ParseError of text is
+// about. The library's Position.Line is that of the character after it,
+// which for a header left open ("[[test]" then a newline) is the next
+// line: the line is taken from the offending character's offset. A TOML
+// tests file of testhook is located by it too.
+func SyntaxLine(text string, pe toml.ParseError) int {
+	if s := pe.Position.Start; s > 0 && s <= len(text) {
+		return 1 + strings.Count(text[:s], "\n")
+	}
+	return pe.Position.Line
 }
 
 // typeHint shows how to write the keys most often written with the wrong

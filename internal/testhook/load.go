@@ -131,7 +131,7 @@ func (l *loader) decodeTOML(data []byte) map[string]any {
 	if _, err := toml.Decode(string(data), &top); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			l.add(pe.Position.Line, "", pe.Message, "")
+			l.add(config.SyntaxLine(string(data), pe), "", pe.Message, "")
 		} else {
 			l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
 		}

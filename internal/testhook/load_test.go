@@ -120,6 +120,7 @@ func TestParseProblems(t *testing.T) {
 			[]string{`t.json:1: test "a": save: "1x" is not a variable name`}},
 		{"not json", "t.json", "{\n  \"tests\": [,]\n}", []string{`t.json:2: not valid JSON: invalid character ',' looking for beginning of value`}},
 		{"not toml", "t.toml", "[[test]]\nid = \n", []string{`t.toml:2: expected value but found '\n' instead`}},
+		{"header left open", "t.toml", "[[test]\nid = \"a\"\n", []string{`t.toml:1: expected end of table array name delimiter ']', but got '\n' instead`}},
 		{"not an object", "t.json", `[1]`, []string{`t.json:1: must be a JSON object, not a list`}},
 		{"no tests", "t.json", `{"tests": []}`, []string{`t.json: has no tests`}},
 		{"test not an object", "t.json", `{"tests": ["x"]}`, []string{`t.json:1: test #1: must be an object, not a string`}},
