@@ -21,6 +21,7 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/telemetry/otlp"
 	"github.com/stopgate/stopgate/internal/testhook"
+	"github.com/stopgate/stopgate/internal/trust/program"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -28,10 +29,19 @@ import (
 // from this test binary, so a script never runs a stale build.
 var Commands = map[string]func(){
 	"detect":   func() { os.Exit(cli.Main("detect", detect.Run, detect.Usage)) },
-	"gate":     func() { os.Exit(cli.Main("gate", gate.Run, gate.Usage)) },
+	"gate":     func() { stubSystem(); os.Exit(cli.Main("gate", gate.Run, gate.Usage)) },
 	"testhook": func() { os.Exit(cli.Main("testhook", testhook.Run, testhook.Usage)) },
 	// The gate runs gate-otel, found on PATH here, when telemetry is on.
 	"gate-otel": func() { os.Exit(cli.Main("gate-otel", otlp.Run, otlp.Usage)) },
+}
+
+// stubSystem puts the folder $STOPGATE_TEST_SYSTEM before the system's
+// (program.SystemPath), for a script's stand-in bwrap: the gate never finds
+// a program on PATH, and only this test binary reads the variable.
+func stubSystem() {
+	if dir := os.Getenv("STOPGATE_TEST_SYSTEM"); dir != "" {
+		program.SystemPath = append([]string{dir}, program.SystemPath...)
+	}
 }
 
 var update = flag.Bool("update", false, "rewrite the cmp golden files of failing scripts (review the diff)")

@@ -71,7 +71,13 @@ func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints
 // Main runs run with the process's Env and returns the exit code. Every
 // command answers --version with Version, and -h or --help (first, or
 // wherever its flags meet them) with usage on stdout and exit 0.
+//
+// Go's own fatal errors (a stack overflow, out of memory) end the process
+// by SIGABRT, not Go's exit 2: exit 2 is a block to Claude Code and is
+// ignored by Copilot, and gate init's launcher passes it through, while a
+// status over 127 makes it print its fallback, the stop's halt.
 func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
+	debug.SetTraceback("crash")
 	return Run(name, OS(), run, usage)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // guardTool is detect's PreToolUse answer, the tamper guard (package
@@ -47,7 +48,9 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 	}
 	// With mistakes in the config, the state dir and the config file are
 	// still protected; the error is reported after the judgement.
-	set, err := guard.ProjectSet(root, env.Getenv("HOME"), file, in.TranscriptPath, nil, cfg)
+	base, err := trust.For(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg,
+		Transcript: in.TranscriptPath, PluginRoot: env.Getenv("CLAUDE_PLUGIN_ROOT")})
+	set := base.Guard()
 	if loadErr == nil {
 		loadErr = err
 	}

@@ -109,6 +109,7 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
 	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) {
 		fs = append(fs, hookFindings(env, ws, cfg, plugin, claude)...)
+		fs = append(fs, switchFindings(claude)...)
 		var wall []finding
 		wall, summary = wallFindings(env, ws, cfg, claude, regs)
 		fs = append(fs, wall...)

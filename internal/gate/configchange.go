@@ -15,6 +15,7 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // Events are the hook events the gate program handles: the stops (package
@@ -58,7 +59,8 @@ func unreadableChange(env *cli.Env, err error) error {
 // running session takes a changed settings file, and a block keeps the
 // session on the settings it had. A change is refused when, as the files
 // stand after it, stopgate is weaker than gate init left it: a stopgate
-// hook no longer registered, disableAllHooks, a sandbox key of the wall
+// hook no longer registered, disableAllHooks or an env that chooses what
+// the hooks run (switchFindings), a sandbox key of the wall
 // set against it or unset, a deny rule of the protected set dropped, a
 // command excluded from the sandbox. Skills and managed policy (which no
 // hook can refuse) pass, as does any change in a project that shows no
@@ -85,11 +87,8 @@ func configChange(env *cli.Env, in *hook.Input) error {
 			why = append(why, f.loc+": "+f.msg)
 		}
 	}
-	for _, src := range claude.sharedFirst() {
-		// One that cannot be read or is not JSON, hookFindings reports.
-		if src.err == nil && src.doc.DisablesHooks() {
-			why = append(why, src.Name+": disableAllHooks is true")
-		}
+	for _, f := range switchFindings(claude) {
+		why = append(why, f.loc+": "+f.msg)
 	}
 	if rules, nothing := wallRules(root, home, ws.file, cfg, claude.registrations(root, home)); !nothing {
 		w, bad := readWalls(claude.texts())
@@ -144,4 +143,27 @@ func stopgateProject(env *cli.Env, root, file string, claude *claudeTexts) bool 
 		}
 	}
 	return false
+}
+
+// switchFindings are the keys of Claude Code's settings files, the user's
+// included, that switch stopgate's hooks off or choose what they run:
+// disableAllHooks, and an env that sets a variable of the trusted base's
+// environment (trust.HookEnv), which the client hands to every hook and
+// so to every validator. ConfigChange refuses a change that leaves one;
+// gate check reports it. A file that cannot be read, hookFindings reports.
+func switchFindings(claude *claudeTexts) []finding {
+	var out []finding
+	for _, src := range claude.sharedFirst() {
+		if src.err != nil {
+			continue
+		}
+		if src.doc.DisablesHooks() {
+			out = append(out, finding{loc: src.Name, msg: "disableAllHooks is true", hint: "no hook runs, stopgate's included: remove it"})
+		}
+		if env := trust.HookEnv(src.doc.Env()); len(env) > 0 {
+			out = append(out, finding{loc: src.Name, msg: "env sets " + strings.Join(env, ", ") + ", which every hook and validator runs with: it chooses the programs they run",
+				hint: "remove it from env, and set it in the shell that starts the client"})
+		}
+	}
+	return out
 }

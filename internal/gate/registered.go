@@ -7,15 +7,17 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // registeredFindings fails each hook program a client's hook file
-// registers that the protected set (guard.ProjectSet) does not cover: the
+// registers that the wall of the trusted base (trust.Base) does not cover: the
 // agent could replace it with `exit 0` unseen. A program the set cannot
 // locate (a bare name found on PATH, an unknown variable) is outside it.
 // With protect = [] nothing is protected, and the wall's finding says so.
 func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []guard.Registered) []finding {
-	set, _ := guard.ProjectSetFrom(regs, ws.root, env.Getenv("HOME"), ws.file, "", nil, cfg)
+	base, _ := trust.For(trust.Project{Root: ws.root, Home: env.Getenv("HOME"), File: ws.file, Config: cfg, Regs: regs})
+	set := base.Wall()
 	if set.Empty() {
 		return nil
 	}

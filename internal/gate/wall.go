@@ -16,31 +16,34 @@ import (
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // The second wall. The tamper guard judges a tool call by its text, which
 // cannot be complete; the client's own OS sandbox refuses the agent's Bash
 // any write to the protected set whatever the text, and its Edit deny
 // rules refuse the Write and Edit tools. The rules, the guard and the
-// confinement of validators (package stop) all take the protected set from
-// guard.ProjectSet, so they cannot disagree.
+// confinement of validators (package stop) all derive from the trusted
+// base (trust.For), so they cannot disagree. The wall is its shared part:
+// the project's settings are the team's.
 
-// wallRules returns the client's Edit deny rules for the project's
-// protected set (guard.ProjectSet), and whether that set is empty. cfg may
-// be nil, for a project without a readable config; regs are the hook
-// files' registrations as read for this event.
+// wallRules returns the client's Edit deny rules for the project's trusted
+// base (trust.Base.Wall), and whether it is empty. cfg may be nil, for a
+// project without a readable config; regs are the hook files'
+// registrations as read for this event.
 func wallRules(root, home, file string, cfg *config.Config, regs []guard.Registered) (rules []string, empty bool) {
-	set, _ := guard.ProjectSetFrom(regs, root, home, file, "", nil, cfg)
+	base, _ := trust.For(trust.Project{Root: root, Home: home, File: file, Config: cfg, Regs: regs})
+	set := base.Wall()
 	return denyRules(set, root, home), set.Empty()
 }
 
-// projectSet returns the protected set of the project at root, its config
-// read from file, as the guard computes it; bins and registered are hook
-// programs about to be registered, beside those the files register.
+// projectSet returns the wall of the project at root, its config read
+// from file (trust.Base.Wall); bins and registered are hook programs
+// about to be registered, beside those the files register.
 func projectSet(env *cli.Env, root, file string, bins []string, registered ...string) *guard.Set {
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	set, _ := guard.ProjectSet(root, env.Getenv("HOME"), file, "", bins, cfg, registered...)
-	return set
+	base, _ := trust.For(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg, Bins: bins, Registered: registered})
+	return base.Wall()
 }
 
 // denyRules returns the client's Edit deny rules for set: a folder's rule

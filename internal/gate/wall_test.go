@@ -9,7 +9,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 func TestMissingTools(t *testing.T) {
@@ -43,11 +43,11 @@ func TestWallIsTheProtectedSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := guard.ProjectSet(root, "/home/u", cfg.File, "/home/u/.claude/projects/x/s1.jsonl", nil, cfg)
+	base, err := trust.For(trust.Project{Root: root, Home: "/home/u", File: cfg.File, Config: cfg, Transcript: "/home/u/.claude/projects/x/s1.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := denyRules(set, root, "/home/u")
+	rules := denyRules(base.Wall(), root, "/home/u")
 	for _, want := range []string{"Edit(/var/state/**)", "Edit(/mappings.toml)", "Edit(/validators/**)", "Edit(/.claude/settings.json)",
 		"Edit(/bin/gate)", "Edit(/docs/policy.md)", "Edit(~/.claude/projects/x/s1.jsonl)"} {
 		if !slices.Contains(rules, want) {

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func project(t *testing.T, protect []string) (string, *Set) {
 			t.Fatal(err)
 		}
 	}
-	return root, Defaults(Source{
+	return root, testSet(Source{
 		Root: root, Home: "/home/agent", File: filepath.Join(root, "mappings.toml"),
 		StateDir: filepath.Join(root, "tmp/validation"), Protect: protect,
 		Transcript: "/home/agent/.claude/projects/-p/s1.jsonl",
@@ -430,3 +431,7 @@ func TestReason(t *testing.T) {
 		t.Errorf("NotebookEdit in the state dir: allowed")
 	}
 }
+
+// testSet is the guard's set of src's project, as trust.Base.Guard makes
+// it of the project's part.
+func testSet(src Source) *Set { return New(path.Clean(slash(src.Root)), src.Home, Entries(src)) }

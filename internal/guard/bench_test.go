@@ -11,7 +11,7 @@ import (
 
 func BenchmarkCheckBash(b *testing.B) {
 	root, _ := filepath.EvalSymlinks(b.TempDir())
-	set := Defaults(Source{Root: root, Home: "/home/u", File: root + "/mappings.toml", StateDir: root + "/tmp/validation",
+	set := testSet(Source{Root: root, Home: "/home/u", File: root + "/mappings.toml", StateDir: root + "/tmp/validation",
 		Runs: []Run{{Name: "v", Command: "validators/v.sh"}}})
 	for _, bc := range []struct{ name, cmd string }{
 		{"simple", "go test ./..."},
@@ -29,7 +29,7 @@ func BenchmarkCheckBash(b *testing.B) {
 
 func BenchmarkCheckPath(b *testing.B) {
 	root, _ := filepath.EvalSymlinks(b.TempDir())
-	set := Defaults(Source{Root: root, File: root + "/mappings.toml", StateDir: root + "/tmp/validation"})
+	set := testSet(Source{Root: root, File: root + "/mappings.toml", StateDir: root + "/tmp/validation"})
 	for b.Loop() {
 		set.CheckPath(root+"/src/main.go", root)
 	}

@@ -60,9 +60,9 @@ func ClaudeSettings(root, home string) []SettingsFile {
 	return out
 }
 
-// registeredClients returns the files of the other clients the project at
-// root is registered for (Claude Code's are Defaults' own).
-func registeredClients(root string) []Protected {
+// OtherClients returns the files of the other clients the project at
+// root is registered for (Claude Code's are Entries' own).
+func OtherClients(root string) []Protected {
 	var out []Protected
 	for _, c := range client.All {
 		if c == client.Claude {

@@ -26,7 +26,7 @@ type Source struct {
 	// (Registrations), absolute: protected wherever they are, since
 	// replacing one switches the gate off as surely.
 	Registered []string
-	// Clients are the other clients' hook files and settings (ProjectSet
+	// Clients are the other clients' hook files and settings (trust.For
 	// finds them).
 	Clients []Protected
 	// Transcript is the session's transcript (transcript_path), which the
@@ -46,7 +46,8 @@ const ValidatorsDir = "validators"
 // NpmScope is where npm puts stopgate's packages in a project.
 const NpmScope = "node_modules/@stopgate"
 
-// Defaults returns the protected set of a project:
+// Entries returns the protected paths of a project, in order (none with
+// protect = []; New makes them the guard's set):
 //
 //   - the state dir, which holds the pending checks;
 //   - the config file in use;
@@ -67,9 +68,9 @@ const NpmScope = "node_modules/@stopgate"
 // script path alone leaves open, but a program that sits in scripts/,
 // test/ or the root shares its folder with files the agent must be free to
 // edit. Helpers elsewhere are added with protect.
-func Defaults(src Source) *Set {
+func Entries(src Source) []Protected {
 	if src.Protect != nil && len(src.Protect) == 0 {
-		return New(src.Root, src.Home, nil)
+		return nil
 	}
 	root := path.Clean(slash(src.Root))
 	ps := []Protected{
@@ -132,7 +133,7 @@ func Defaults(src Source) *Set {
 		}
 		ps = append(ps, Protected{Path: shell.Abs(p, root), Why: "it is listed in [settings] protect of the stopgate config"})
 	}
-	return New(root, src.Home, ps)
+	return ps
 }
 
 func quote(s string) string { return `"` + s + `"` }

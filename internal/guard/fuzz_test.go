@@ -19,7 +19,7 @@ func FuzzCheckBash(f *testing.F) {
 		f.Add(s)
 	}
 	root := "/p"
-	set := Defaults(Source{Root: root, Home: "/h", File: "/p/mappings.toml", StateDir: "/p/tmp/validation",
+	set := testSet(Source{Root: root, Home: "/h", File: "/p/mappings.toml", StateDir: "/p/tmp/validation",
 		Runs: []Run{{Name: "v", Command: "validators/v.sh"}}})
 	f.Fuzz(func(t *testing.T, cmd string) {
 		set.CheckBash(cmd, root)
@@ -30,7 +30,7 @@ func FuzzCheckBash(f *testing.F) {
 // TestBashLarge: pathological inputs stay cheap (no timing asserted; a
 // blow-up would time the test out).
 func TestBashLarge(t *testing.T) {
-	set := Defaults(Source{Root: "/p", File: "/p/mappings.toml", StateDir: "/p/tmp/validation"})
+	set := testSet(Source{Root: "/p", File: "/p/mappings.toml", StateDir: "/p/tmp/validation"})
 	for _, cmd := range []string{
 		"rm " + strings.Repeat("{a,b}", 40),
 		strings.Repeat("$(", 500) + "rm x" + strings.Repeat(")", 500),

@@ -101,9 +101,11 @@ func copies(short string, sources mode) rule {
 				return h
 			}
 		}
-		// cp -l makes hard links: another name that writes the source.
+		// cp -l makes hard links: another name that writes the source, and
+		// of every file in a folder copied whole (cp -al . ../mirror): a
+		// source that holds a protected path hits it too.
 		if o.has("l", "link") {
-			if h := a.each(srcs, under); h != nil {
+			if h := a.each(srcs, destroy); h != nil {
 				h.Why = "it would give " + h.Protected.Show + " another name (a hard link), which writes it from anywhere"
 				return h
 			}

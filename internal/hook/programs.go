@@ -7,6 +7,9 @@ const (
 	Detect   = "detect"
 	Gate     = "gate"
 	Testhook = "testhook"
+	// Exporter is no hook's program but the gate runs it (telemetry, gate
+	// log --export): it is protected as they are.
+	Exporter = "gate-otel"
 )
 
 // Programs are the hook programs.

@@ -41,3 +41,18 @@ func (d *Doc) DisablesHooks() bool {
 	v := d.root.get("disableAllHooks")
 	return v != nil && (v.kind != 'v' || v.str != "false")
 }
+
+// Env returns the names the file's env object sets, in text order: the
+// client hands each to every hook it runs. A file that is not a JSON
+// object sets none.
+func (d *Doc) Env() []string {
+	v := d.root.get("env")
+	if v == nil {
+		return nil
+	}
+	names := make([]string, len(v.members))
+	for i, m := range v.members {
+		names[i] = m.key
+	}
+	return names
+}

@@ -6,29 +6,29 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/trust"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // confinement is how a stop's run validators execute: inside one bubblewrap
-// with the protected set read-only (the same set the guard and the
-// sandbox's deny rules use), so that code they run, often the agent's own
-// tests, cannot rewrite mappings.toml, the state dir or the validators.
-// The gate itself writes the state dir, outside. nil runs them as the gate
-// runs: confine = false. Unset, they are confined where bwrap works and
-// run as before where it does not (gate check says so); confine = true
-// makes a validator that cannot be confined a halt (unconfinedReason).
-func confinement(cfg *config.Config, set *guard.Set) *validator.Confinement {
+// with the trusted base read-only (the base the guard and the sandbox's
+// deny rules derive from) and HOME with it but its caches, so that code
+// they run, often the agent's own tests, cannot rewrite mappings.toml, the
+// state dir, the validators, the user's settings or a program the hooks
+// run. The gate itself writes the state dir, outside. nil runs them as the
+// gate runs: confine = false. Unset, they are confined where bwrap works
+// and run as before where it does not (gate check says so); confine =
+// true makes a validator that cannot be confined a halt
+// (unconfinedReason).
+func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	if cfg.Settings.Confine == config.ConfineOff {
 		return nil
 	}
 	c := &validator.Confinement{Required: cfg.Settings.Confine == config.ConfineOn}
-	if set.Empty() && !c.Required {
+	if base.Empty() && !c.Required {
 		return nil
 	}
-	for _, p := range set.Paths() {
-		c.ReadOnly = append(c.ReadOnly, filepath.FromSlash(p.Path))
-	}
+	c.ReadOnly, c.Writable = base.ReadOnly(), base.Writable()
 	return c
 }
 

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-// The confinement of run validators is the guard's protected set.
+// The confinement of run validators is the trusted base: every path the
+// guard protects is read-only in it, with the rest of the base.
 func TestConfinementIsTheProtectedSet(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "validators"), 0o755)
@@ -21,25 +21,23 @@ func TestConfinementIsTheProtectedSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := &hook.Input{SessionID: "s1", HookEventName: hook.Stop, TranscriptPath: "/home/u/.claude/projects/x/s1.jsonl"}
-	set, err := guard.ProjectSet(root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg)
-	if err != nil {
-		t.Fatal(err)
+	base := trustedBase(cfg, in)
+	set := base.Guard()
+	c := confinement(cfg, base)
+	if c == nil || !slices.Equal(c.ReadOnly, base.ReadOnly()) || !slices.Equal(c.Writable, base.Writable()) || c.Required {
+		t.Fatalf("confinement %+v, want the trusted base's %q, not required", c, base.ReadOnly())
 	}
-	c := confinement(cfg, set)
-	if c == nil || len(c.ReadOnly) != len(set.Paths()) || c.Required {
-		t.Fatalf("confinement %+v, want the %d protected paths, not required", c, len(set.Paths()))
-	}
-	for i, p := range set.Paths() {
-		if c.ReadOnly[i] != filepath.FromSlash(p.Path) {
-			t.Errorf("confined read-only %s, protected %s", c.ReadOnly[i], p.Path)
+	for _, p := range set.Paths() {
+		if !slices.Contains(c.ReadOnly, filepath.FromSlash(p.Path)) {
+			t.Errorf("protected %s is not read-only in the confinement", p.Path)
 		}
 	}
 	cfg.Settings.Confine = config.ConfineOff
-	if c := confinement(cfg, set); c != nil {
+	if c := confinement(cfg, base); c != nil {
 		t.Errorf("confine = false: %+v", c)
 	}
 	cfg.Settings.Confine, cfg.Settings.Protect = config.ConfineOn, []string{}
-	if c := confinement(cfg, protectedSet(cfg, in)); c == nil || !c.Required || len(c.ReadOnly) != 0 {
+	if c := confinement(cfg, trustedBase(cfg, in)); c == nil || !c.Required || len(c.ReadOnly) != 0 {
 		t.Errorf("confine = true, protect = []: %+v", c)
 	}
 }
@@ -54,7 +52,7 @@ func TestCreatable(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := &hook.Input{SessionID: "s1", HookEventName: hook.Stop, TranscriptPath: "/home/u/.claude/projects/x/s1.jsonl"}
-	got := creatable(cfg, protectedSet(cfg, in))
+	got := creatable(cfg, trustedBase(cfg, in).Wall())
 	for _, want := range []string{"mappings.toml", ".claude/settings.local.json", "bin/gate", "validators"} {
 		if !slices.Contains(got, filepath.Join(root, want)) {
 			t.Errorf("%s is not in %v", want, got)

@@ -11,14 +11,16 @@ import (
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// protectedSet is the guard's protected set of the stop's project: what
-// the validators' confinement mounts read-only and what the gate checks
-// for hard links.
-func protectedSet(cfg *config.Config, in *hook.Input) *guard.Set {
-	set, _ := guard.ProjectSet(cfg.Root, os.Getenv("HOME"), cfg.File, in.TranscriptPath, nil, cfg) // a parsed config has its runs
-	return set
+// trustedBase is the trusted base of the stop's project: what the
+// validators' confinement mounts read-only, and its project's part, which
+// the gate checks for hard links.
+func trustedBase(cfg *config.Config, in *hook.Input) *trust.Base {
+	b, _ := trust.For(trust.Project{Root: cfg.Root, Home: os.Getenv("HOME"), File: cfg.File, Config: cfg,
+		Transcript: in.TranscriptPath, PluginRoot: os.Getenv("CLAUDE_PLUGIN_ROOT")}) // a parsed config has its runs
+	return b
 }
 
 // creatable are the protected paths whose appearing during the validators'

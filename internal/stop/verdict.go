@@ -6,12 +6,12 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
-	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/reconcile"
 	"github.com/stopgate/stopgate/internal/reuse"
+	"github.com/stopgate/stopgate/internal/trust"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -132,12 +132,12 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 	if gone := vanished(cfg, f.entries); len(gone) > 0 {
 		return &Verdict{Kind: Halt, Reason: vanishedReason(cfg, gone), Cause: CauseVanished}
 	}
-	set := protectedSet(cfg, f.in)
-	if why := linkedReason(cfg, set); why != "" {
+	base := trustedBase(cfg, f.in)
+	if why := linkedReason(cfg, base.Wall()); why != "" { // the project's part: programs beside the gate may be one file's names
 		return halt(why)
 	}
 	v := &Verdict{Observing: cfg.Settings.Mode == config.ModeObserve}
-	checks, appeared, finish := f.run(ctx, set)
+	checks, appeared, finish := f.run(ctx, base)
 	v.Checks = checks
 	if why := appearedReason(cfg, appeared); why != "" {
 		v.Kind, v.Reason = Halt, why
@@ -164,7 +164,7 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 // run runs the checks of the entries, but those reuse takes as passed,
 // and returns them, the protected paths they created, and finish, which
 // records the passes for reuse (package reuse).
-func (f *facts) run(ctx context.Context, set *guard.Set) (checks []Check, appeared []string, finish func()) {
+func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
 	checks, specs := plan(cfg, in, f.entries)
 	vs := make([]*config.Validator, len(checks))
@@ -179,8 +179,8 @@ func (f *facts) run(ctx context.Context, set *guard.Set) (checks []Check, appear
 			run = append(run, specs[i])
 		}
 	}
-	confine := confinement(cfg, set)
-	missing := validator.Missing(creatable(cfg, set))
+	confine := confinement(cfg, base)
+	missing := validator.Missing(creatable(cfg, base.Wall()))
 	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,

@@ -16,19 +16,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// Exporter is the command that exports: beside the gate's executable,
-// or on PATH.
-const Exporter = "gate-otel"
+// Exporter is the command that exports, beside the gate's executable.
+const Exporter = hook.Exporter
 
 // Request is what the gate sends the exporter on its stdin.
 type Request struct {
@@ -76,18 +75,13 @@ func Send(req Request) error {
 	return nil
 }
 
-// ExporterPath finds gate-otel beside the running executable, where
-// make build and make install put it, or on PATH.
+// ExporterPath finds gate-otel beside the running gate, where make build
+// and make install put it (program.Stopgate): never on PATH, which a settings
+// file's env or a folder of the project can make the agent's.
 func ExporterPath() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), Exporter)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(Exporter)
+	p, err := program.Stopgate(Exporter)
 	if err != nil {
-		return "", fmt.Errorf("%s is not installed beside the gate nor on PATH (make build builds it)", Exporter)
+		return "", fmt.Errorf("%w (make build builds it)", err)
 	}
 	return p, nil
 }

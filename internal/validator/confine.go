@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
 // Confinement runs the Run commands of a stop inside one bubblewrap
@@ -51,6 +54,10 @@ type Confinement struct {
 	// ReadOnly are absolute paths; those that do not exist are skipped,
 	// symlinks are mounted as the file they lead to.
 	ReadOnly []string
+	// Writable are absolute folders bound writable over a read-only one
+	// above them (HOME's caches, the project in HOME); a read-only path
+	// inside one stays read-only.
+	Writable []string
 }
 
 // bwrapBase are the arguments of every confined command, before the
@@ -98,9 +105,9 @@ func findBwrap() (string, error) {
 	return path, nil
 }
 
-// lookBwrap finds bwrap on PATH.
+// lookBwrap finds bwrap among the system's programs (program.System).
 func lookBwrap() (string, error) {
-	path, err := exec.LookPath("bwrap")
+	path, err := program.System("bwrap")
 	if err != nil {
 		return "", errors.New("bwrap is not installed (the Debian and Ubuntu package is bubblewrap)")
 	}
@@ -136,42 +143,62 @@ func (c *Confinement) args(dir string, argv ...string) []string {
 type mount struct{ op, path string }
 
 // mounts returns the binds of the ReadOnly paths that exist, symlinks
-// resolved, and of every directory above them and above the nearest
-// existing parent of those that do not, each once, sorted so that a
-// folder comes before what is in it.
+// resolved, of the Writable ones, and of every directory above them and
+// above the nearest existing parent of those that do not, each once, but
+// those inside a read-only one (which nothing can rename), sorted so that
+// a folder comes before what is in it.
 func (c *Confinement) mounts() []mount {
-	ro := map[string]bool{}
-	pinned := map[string]bool{}
+	m := map[string]string{} // path: its op
+	for _, p := range c.Writable {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			m[real] = "--bind"
+		}
+	}
+	var above []string // the folders to pin
 	for _, p := range c.ReadOnly {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			if dir := existingParent(p); dir != "" {
-				pin(pinned, dir)
+				above = append(above, dir)
 			}
 			continue
 		}
-		if _, err := os.Stat(real); err == nil {
-			ro[real] = true
-			pin(pinned, filepath.Dir(real))
+		if _, err := os.Stat(real); err == nil && m[real] == "" {
+			m[real] = "--ro-bind"
+			above = append(above, filepath.Dir(real))
 		}
 	}
-	var out []mount
-	for p := range pinned {
-		if !ro[p] {
-			out = append(out, mount{"--bind", p})
+	for p := range maps.Clone(m) {
+		above = append(above, filepath.Dir(p))
+	}
+	for _, dir := range above {
+		for ; dir != "/" && dir != "." && m[dir] == ""; dir = filepath.Dir(dir) {
+			if !readOnlyIn(m, dir) {
+				m[dir] = "--bind"
+			}
 		}
 	}
-	for p := range ro {
-		out = append(out, mount{"--ro-bind", p})
+	out := make([]mount, 0, len(m))
+	for p, op := range m {
+		out = append(out, mount{op, p})
 	}
 	slices.SortFunc(out, func(a, b mount) int { return strings.Compare(a.path, b.path) })
 	return out
 }
 
-// pin adds dir and the directories above it, but not /.
-func pin(pinned map[string]bool, dir string) {
-	for ; dir != "/" && dir != "." && !pinned[dir]; dir = filepath.Dir(dir) {
-		pinned[dir] = true
+// readOnlyIn reports whether dir lies in a read-only mount of m, with no
+// writable one between: it cannot be renamed or replaced already.
+func readOnlyIn(m map[string]string, dir string) bool {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		switch m[d] {
+		case "--ro-bind":
+			return true
+		case "--bind":
+			return false
+		}
+		if d == "/" || d == "." {
+			return false
+		}
 	}
 }
 

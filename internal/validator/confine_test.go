@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
 // needBwrap skips where bubblewrap cannot run (scripts/install-sandbox-tools,
@@ -157,6 +159,9 @@ func TestConfinementWithoutBwrap(t *testing.T) {
 		probe.once.Do(func() { probe.path, probe.err = saved, savedErr })
 	})
 	t.Setenv("PATH", t.TempDir()+":/nonexistent")
+	system := program.SystemPath
+	program.SystemPath = []string{t.TempDir()}
+	t.Cleanup(func() { program.SystemPath = system })
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
 	run := "/bin/echo ran > " + marker
@@ -170,6 +175,7 @@ func TestConfinementWithoutBwrap(t *testing.T) {
 	}
 	c.Required = false
 	t.Setenv("PATH", "/usr/bin:/bin")
+	program.SystemPath = system
 	r = Run(context.Background(), Env{Dir: dir, Confine: c}, []Spec{{Name: "v", Run: run}})[0]
 	if !r.Passed || r.Unconfined {
 		t.Errorf("optional: %+v", r)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/regular"
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
 const (
@@ -160,7 +161,8 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
 
-	cmd := exec.CommandContext(ctx, "sh", "-c", s.Run)
+	cmd := exec.CommandContext(ctx, program.Shell(), "-c", s.Run)
+	cmd.Args[0] = "sh" // its messages say "sh: 1: ...", as sh on PATH did
 	cmd.Dir = env.Dir
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
 	cmd.Stdin = nil

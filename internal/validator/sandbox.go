@@ -11,12 +11,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
 // One sandbox per stop: bwrap starts once, and inside it the gate's own
@@ -125,7 +125,7 @@ func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 // sandbox starts bwrap with the runner in it and returns the specs'
 // results, or an error when the runner never said hello: nothing ran.
 func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result, error) {
-	self, err := runner()
+	self, err := program.Self()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the program to run in it: %w", err)
 	}
@@ -267,19 +267,4 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 		rep.err = fmt.Errorf("it ended with %d of %d reported: %w", n-left, n, io.ErrUnexpectedEOF)
 	}
 	return rep
-}
-
-// runner is the program the sandbox runs: this one, under the name it was
-// started by when that is another (a link it dispatches on, as testscript
-// makes them).
-func runner() (string, error) {
-	exe, err := os.Executable()
-	arg0 := os.Args[0]
-	switch {
-	case err == nil && filepath.Base(exe) == filepath.Base(arg0):
-		return exe, nil
-	case strings.Contains(arg0, string(filepath.Separator)):
-		return filepath.Abs(arg0)
-	}
-	return exec.LookPath(arg0)
 }

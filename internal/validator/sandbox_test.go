@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
 // countedBwrap puts on PATH a bwrap that logs each start to the file it
@@ -37,7 +39,16 @@ func countedBwrap(t *testing.T, failRunner bool) string {
 	script += "exec " + real + " \"$@\"\n"
 	os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755)
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	systemFirst(t, bin)
 	return log
+}
+
+// systemFirst puts dir before the system's folders (program.SystemPath),
+// where the gate finds bwrap, for the test.
+func systemFirst(t *testing.T, dir string) {
+	saved := program.SystemPath
+	program.SystemPath = append([]string{dir}, saved...)
+	t.Cleanup(func() { program.SystemPath = saved })
 }
 
 func starts(t *testing.T, log string) []string {

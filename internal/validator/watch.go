@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
 // watchdog kills the process groups of the unconfined validators of one
@@ -45,7 +47,7 @@ func (d *watchdog) start() {
 	if err != nil {
 		return
 	}
-	cmd := exec.Command("sh", "-c", `while read p; do g="$g -$p"; done; kill -9 $g`)
+	cmd := exec.Command(program.Shell(), "-c", `while read p; do g="$g -$p"; done; kill -9 $g`)
 	cmd.Stdin = pr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()

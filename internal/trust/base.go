@@ -1,0 +1,231 @@
+// Package trust declares the gate's trusted base: every program a hook or
+// the gate executes, every file read to reach a verdict, and where the
+// programs the gate runs come from. It is one value per project (Base),
+// and every wall derives from it: the tamper guard's protected set
+// (Guard), the client's OS wall in the project's settings (Wall), the
+// confinement of run validators (ReadOnly, Writable), gate check's and
+// ConfigChange's account of them. A feature that runs or reads something
+// new names it here, or no wall covers it.
+package trust
+
+import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/trust/program"
+)
+
+// Project is what the trusted base of a project is computed from.
+type Project struct {
+	Root, Home string
+	File       string         // the config file in use
+	Config     *config.Config // nil when it cannot be loaded
+	Transcript string         // the session's; "" outside a hook
+	// Bins are further folders that may hold the hook programs (gate init
+	// --bin); Registered, programs about to be registered (gate init).
+	Bins, Registered []string
+	// Regs are the hook files' registrations as the caller read them for
+	// this event (guard.Registrations); nil: read here.
+	Regs []guard.Registered
+	// PluginRoot is the plugin's folder when the hooks run from Claude
+	// Code's plugin (CLAUDE_PLUGIN_ROOT).
+	PluginRoot string
+}
+
+// Base is the trusted base of a project.
+type Base struct {
+	Root, Home string
+	// Shared are the project's: its config, state dir, validators and what
+	// they source, the clients' hook files and settings, stopgate's
+	// programs in it and those the hook files register wherever they are,
+	// the npm packages, the transcript, [settings] protect.
+	Shared []guard.Protected
+	// Local are this machine's, outside the project: the user's Claude Code
+	// settings (hooks and env every session runs with), the programs
+	// beside the running one, the plugin's folder. The team's wall, kept in
+	// the project's settings, does not name them (the client's sandbox
+	// writes nothing outside the project); the guard and the confinement
+	// do.
+	Local []guard.Protected
+	// Caches are the folders of HOME a confined validator may write: what
+	// a test run needs (Go's build and module caches, npm's, the XDG cache
+	// and TMPDIR).
+	Caches []string
+}
+
+// For returns the trusted base of p. An error means the run validators
+// could not be read from p.Config; the base returned beside it holds
+// everything else.
+func For(p Project) (*Base, error) {
+	if p.Regs == nil {
+		p.Regs = guard.Registrations(p.Root, p.Home, nil)
+	}
+	telemetry := p.Config != nil && p.Config.Telemetry.Enabled
+	dirs := append([]string{filepath.Join(p.Root, "bin")}, p.Bins...)
+	if self, err := program.Self(); err == nil {
+		dirs = append(dirs, filepath.Dir(self)) // in the project: protected as bin/ is
+	}
+	src := guard.Source{
+		Root: p.Root, Home: p.Home, File: p.File,
+		Commands:   programsIn(dirs, telemetry),
+		Clients:    guard.OtherClients(p.Root),
+		Transcript: p.Transcript,
+		Registered: p.Registered,
+	}
+	for _, r := range p.Regs {
+		if r.Path != "" {
+			src.Registered = append(src.Registered, r.Path)
+		}
+	}
+	var err error
+	if p.Config == nil {
+		src.StateDir, _ = config.ReadStateDir(p.File, p.Root)
+	} else {
+		src.StateDir, src.Protect = p.Config.StateDir(), p.Config.Settings.Protect
+		if src.Protect == nil || len(src.Protect) > 0 {
+			src.Runs, err = runsOf(p.Config)
+		}
+	}
+	b := &Base{Root: p.Root, Home: p.Home, Shared: guard.Entries(src)}
+	if len(b.Shared) > 0 { // protect = [] turns every wall off
+		b.Local = local(p, telemetry)
+		b.Caches = caches(p.Home, os.Getenv)
+	}
+	return b, err
+}
+
+// runsOf returns cfg's run validators.
+func runsOf(cfg *config.Config) ([]guard.Run, error) {
+	vs, err := cfg.Runs()
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]guard.Run, len(vs))
+	for i, v := range vs {
+		runs[i] = guard.Run{Name: v.Name, Command: v.Run}
+	}
+	return runs, nil
+}
+
+// programsIn returns the paths stopgate's programs may have in dirs: the
+// hook programs, and gate-otel where it is there or telemetry is on (the
+// gate beside it runs it then, the agent's if it planted one).
+func programsIn(dirs []string, telemetry bool) []string {
+	var out []string
+	for _, d := range dirs {
+		for _, name := range hook.Programs {
+			out = append(out, filepath.Join(d, name))
+		}
+		if p := filepath.Join(d, hook.Exporter); telemetry || isFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// local returns the base's entries outside the project.
+func local(p Project, telemetry bool) []guard.Protected {
+	var out []guard.Protected
+	for _, s := range guard.ClaudeSettings(p.Root, p.Home) {
+		if strings.HasPrefix(s.Name, "~/") {
+			out = append(out, guard.Protected{Path: s.Path, Why: "it is Claude Code's user settings, whose hooks and env every session's hooks run with"})
+		}
+	}
+	if self, err := program.Self(); err == nil {
+		for _, c := range programsIn([]string{filepath.Dir(self)}, telemetry) {
+			if isFile(c) || filepath.Base(c) == hook.Exporter {
+				out = append(out, guard.Protected{Path: c, Why: "it is one of stopgate's programs, beside the running one"})
+			}
+		}
+	}
+	if p.PluginRoot != "" && filepath.IsAbs(p.PluginRoot) {
+		out = append(out, guard.Protected{Path: filepath.Clean(p.PluginRoot), Why: "it holds stopgate's plugin, whose scripts run the hooks", Dir: true})
+	}
+	return out
+}
+
+// isFile reports whether p is a regular file (through links).
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Guard is the tamper guard's protected set: the whole base.
+func (b *Base) Guard() *guard.Set {
+	return guard.New(b.Root, b.Home, append(append([]guard.Protected(nil), b.Shared...), b.Local...))
+}
+
+// Wall is the set the client's OS wall denies, written into the project's
+// settings: the shared part.
+func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
+
+// Empty reports whether nothing is protected ([settings] protect = []).
+func (b *Base) Empty() bool { return len(b.Shared) == 0 }
+
+// ReadOnly are the paths a confined validator gets read-only: the whole
+// base, the npm packages included, and HOME, where the user's settings,
+// the plugin and a PATH's gate live (Writable reopens the caches).
+func (b *Base) ReadOnly() []string {
+	var out []string
+	for _, ps := range [][]guard.Protected{b.Shared, b.Local} {
+		for _, p := range ps {
+			out = append(out, filepath.FromSlash(p.Path))
+		}
+	}
+	if h := b.home(); h != "" {
+		out = append(out, h)
+	}
+	return out
+}
+
+// Writable are the paths a confined validator writes inside ReadOnly
+// ones: the project and the declared caches.
+func (b *Base) Writable() []string {
+	if b.home() == "" {
+		return nil
+	}
+	return append([]string{b.Root}, b.Caches...)
+}
+
+// home is HOME when a confined validator gets it read-only: an absolute
+// folder that is not the root of the file system nor the project's, and
+// something is protected at all.
+func (b *Base) home() string {
+	h := filepath.Clean(b.Home)
+	if b.Empty() || b.Home == "" || !filepath.IsAbs(h) || h == "/" || h == filepath.Clean(b.Root) {
+		return ""
+	}
+	if st, err := os.Stat(h); err != nil || !st.IsDir() {
+		return ""
+	}
+	return h
+}
+
+// caches returns the folders a test run writes in home: Go's build and
+// module caches, npm's, the XDG cache, TMPDIR; each as the environment
+// sets it, else where the tool puts it.
+func caches(home string, getenv func(string) string) []string {
+	if home == "" {
+		return nil
+	}
+	gopath, _, _ := strings.Cut(getenv("GOPATH"), string(os.PathListSeparator))
+	xdg := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	var out []string
+	for _, c := range []string{
+		xdg,
+		cmp.Or(getenv("GOCACHE"), filepath.Join(xdg, "go-build")),
+		cmp.Or(getenv("GOMODCACHE"), filepath.Join(cmp.Or(gopath, filepath.Join(home, "go")), "pkg", "mod")),
+		cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
+		os.TempDir(),
+	} {
+		if filepath.IsAbs(c) {
+			out = append(out, filepath.Clean(c))
+		}
+	}
+	return out
+}

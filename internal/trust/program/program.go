@@ -1,0 +1,86 @@
+// Package program finds the programs the hooks and the gate run: the
+// system's from folders only root writes (System, Shell), stopgate's own
+// beside the running one (Stopgate). Never from the hooks' PATH, which the
+// client takes from a settings file's env and which may name a folder of
+// the project. It is the part of the trusted base (package trust) that
+// the validators' runner needs, below the config.
+package program
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// SystemPath is where the gate finds the system's programs it runs itself
+// (sh, git, bwrap): folders only root writes. Never the hooks' PATH,
+// which the client takes from a settings file's env (env.PATH) and which
+// may name a folder of the project: the agent's own sh there would run
+// every run validator and answer for it.
+var SystemPath = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"}
+
+// System returns the absolute path of the system program name, the first
+// executable of that name in SystemPath.
+func System(name string) (string, error) {
+	for _, dir := range SystemPath {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not installed (looked in %s): %w", name, strings.Join(SystemPath, ":"), fs.ErrNotExist)
+}
+
+// Shell is the system's sh, which runs run lines: /bin/sh when System
+// cannot find one (then starting it reports the error).
+func Shell() string {
+	if p, err := System("sh"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// Self returns the running program as it was started: os.Executable, or,
+// when that has another name than the one it was started by (a test
+// binary run through a link named gate, as testscript makes them), that
+// link. Only that case reads PATH: a released program's name is its own.
+func Self() (string, error) {
+	exe, err := os.Executable()
+	arg0 := os.Args[0]
+	switch {
+	case err == nil && filepath.Base(exe) == filepath.Base(arg0):
+		return exe, nil
+	case strings.Contains(arg0, string(filepath.Separator)):
+		return filepath.Abs(arg0)
+	}
+	return exec.LookPath(arg0)
+}
+
+// Stopgate returns the absolute path of stopgate's program name (gate-otel,
+// detect, gate, testhook) beside the running one, where make build, make
+// install, npm and go install all put them: never from PATH or a folder
+// the agent chose.
+func Stopgate(name string) (string, error) {
+	self, err := Self()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the running program: %w", err)
+	}
+	return besides(filepath.Dir(self), name)
+}
+
+// besides returns name in dir when it is a regular file there.
+func besides(dir, name string) (string, error) {
+	p := filepath.Join(dir, name)
+	st, err := os.Stat(p)
+	switch {
+	case err == nil && st.Mode().IsRegular():
+		return p, nil
+	case err == nil:
+		err = errors.New("not a regular file")
+	}
+	return "", fmt.Errorf("%s is not installed beside the gate (%s: %w)", name, p, err)
+}
