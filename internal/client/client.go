@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
@@ -95,6 +96,13 @@ type Client struct {
 	// lines (nil: Claude Code's transcript, read by package transcript).
 	where func(in *hook.Input, agent string) (string, transcript.Thread)
 	lines func([]byte) line
+
+	// format reads and edits the hook file: Claude Code's shape (package
+	// settings) when nil.
+	format hookFormat
+	// plugin is the plugin file that registers the hooks, for a client
+	// without command hooks (OpenCode); "" for the others.
+	plugin string
 }
 
 // All is every client, the reference first.
@@ -180,3 +188,66 @@ func (showsHalt) Halt(reason string, _ bool) (hook.Output, bool) { return hook.H
 type claudeAnswers struct{}
 
 func (claudeAnswers) Encode(_ string, o hook.Output) any { return o }
+
+// hookFormat reads and edits a hook file in a client's own shape, as
+// package settings does Claude Code's.
+type hookFormat interface {
+	empty() []byte // a new file's text
+	merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error)
+	lookup(data []byte, want []settings.Hook) ([]settings.Found, error)
+	remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error)
+}
+
+// NewFile is the text of the client's hook file before gate init merges
+// hooks into it; nil: nothing (Claude Code's shape, an empty object).
+func (c *Client) NewFile() []byte {
+	if c.format == nil {
+		return nil
+	}
+	return c.format.empty()
+}
+
+// Merge adds the wanted hooks data does not register yet, keeping every
+// other byte (settings.Merge); it returns those it added.
+func (c *Client) Merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
+	if c.format == nil {
+		return settings.Merge(data, want)
+	}
+	return c.format.merge(data, want)
+}
+
+// Lookup reports, for each wanted hook, whether data runs its program for
+// its event.
+func (c *Client) Lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
+	if c.format == nil {
+		return settings.Lookup(data, want)
+	}
+	return c.format.lookup(data, want)
+}
+
+// Remove is Merge's inverse: it takes out each hook of want still exactly
+// as gate init wrote it (and, in Claude Code's shape, the deny rules of
+// deny), and names in r.Left a command that runs a stopgate program but
+// was changed since. empty says the file holds nothing else.
+func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out []byte, r settings.Removal, empty bool, err error) {
+	if c.format == nil {
+		out, r, err = settings.Remove(data, want, hook.Programs, deny)
+		return out, r, false, err
+	}
+	return c.format.remove(data, want, hook.Programs)
+}
+
+// IsPlugin reports whether a plugin file registers the client's hooks
+// (PluginText), not hook entries.
+func (c *Client) IsPlugin() bool { return c.plugin != "" }
+
+// PluginText is the client's plugin for the commands in bin, and false for
+// a client whose hooks are entries in its hook file: missing is what a
+// machine without the commands is told. Both go in as JSON strings, which
+// JavaScript reads as the same.
+func (c *Client) PluginText(bin, missing string) (string, bool) {
+	if c.plugin == "" {
+		return "", false
+	}
+	return strings.NewReplacer(`"__BIN__"`, settings.Quote(bin), `"__MISSING__"`, settings.Quote(missing)).Replace(c.plugin), true
+}

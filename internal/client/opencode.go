@@ -1,6 +1,7 @@
 package client
 
 import (
+	_ "embed"
 	"strings"
 	"time"
 
@@ -29,7 +30,14 @@ var OpenCode = &Client{
 	decode:  decodeOpenCode,
 	where:   mainThread,
 	lines:   lines[opencodeLine](nil),
+	plugin:  opencodePlugin,
 }
+
+// opencodePlugin is the plugin `gate init --client opencode` writes
+// (PluginText).
+//
+//go:embed opencode_plugin.js
+var opencodePlugin string
 
 type opencodeAnswers struct {
 	showsHalt

@@ -15,8 +15,8 @@ import (
 // registered or missing, each registered program present, the gate's
 // timeout above every validator's, and max_blocks below the client's cap.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClient) []finding {
-	if c.plugin {
-		return append(opencodeFindings(ws), clientWallFindings(env, ws, c)...)
+	if c.IsPlugin() {
+		return append(pluginFindings(ws, c.Client), clientWallFindings(env, ws, c)...)
 	}
 	initCmd := `"gate init --client ` + c.Name + `"`
 	out := capFinding(ws, cfg, c)
@@ -28,7 +28,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 	if err != nil {
 		return append(out, finding{loc: c.HookFile, msg: err.Error()})
 	}
-	found, err := c.lookup(data, c.wanted(ws.root, "bin", true))
+	found, err := c.Lookup(data, c.wanted(ws.root, "bin", true))
 	if err != nil {
 		return append(out, fileError(c.HookFile, c.Title, err))
 	}

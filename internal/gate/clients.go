@@ -19,8 +19,6 @@ import (
 // and, where the input does not name it, the event (--event).
 type agentClient struct {
 	*client.Client
-	native bool // Copilot's native file, not Claude Code's shape
-	plugin bool // registered by a plugin file, not hook entries (OpenCode)
 	// The client's second wall (clientwall.go): wallOn turns it on in the
 	// client's project config (nil: the client offers none a project can
 	// turn on), wallUp says whether it is up, wallOff plans taking it out
@@ -33,8 +31,8 @@ type agentClient struct {
 var agentClients = []*agentClient{
 	{Client: client.Codex, wallOn: writeCodexWall, wallUp: codexWallFindings, wallOff: undoCodexWall},
 	{Client: client.Gemini},
-	{Client: client.Copilot, native: true},
-	{Client: client.OpenCode, plugin: true, wallOn: writeOpenCodeWall, wallUp: opencodeWallFindings, wallOff: undoOpenCodeWall},
+	{Client: client.Copilot},
+	{Client: client.OpenCode, wallOn: writeOpenCodeWall, wallUp: opencodeWallFindings, wallOff: undoOpenCodeWall},
 }
 
 // clientNamed returns the client registered by `--client name`, nil for
@@ -98,21 +96,17 @@ func (c *agentClient) owned(root, bin string) []settings.Hook {
 func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	var want []settings.Hook // the plugin registers no hook entries
-	if c.plugin {
+	if c.IsPlugin() {
 		if err := opencodeReadable(root); err != nil {
 			return err // before anything is written
 		}
-		if err := initOpenCode(env, root, bin, binInstall(root, bin)); err != nil {
+		if err := writePlugin(env, c.Client, root, bin, binInstall(root, bin)); err != nil {
 			return err
 		}
 	} else {
 		want = c.wanted(root, bin, testhook)
-		merge, initial := settings.Merge, []byte(nil)
-		if c.native {
-			merge, initial = mergeCopilot, []byte(copilotNew)
-		}
 		unit := map[int]string{1: "s", 1000: "ms"}[c.Unit]
-		if err := register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, initial, merge, unit, nil); err != nil {
+		if err := register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), c.Merge, unit, nil); err != nil {
 			return err
 		}
 	}
@@ -127,22 +121,9 @@ func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
 		return err
 	}
 	label := "trust"
-	if c.plugin {
+	if c.IsPlugin() {
 		label = "note"
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s\n", label, c.Trust)
 	return nil
-}
-
-// lookup reads the client's file: Claude Code's shape (package settings),
-// or Copilot CLI's own.
-func (c *agentClient) lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
-	if !c.native {
-		return settings.Lookup(data, want)
-	}
-	f, err := parseCopilot(data)
-	if err != nil {
-		return nil, err
-	}
-	return f.lookup(want), nil
 }

@@ -14,28 +14,19 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// opencodePlugin is the plugin `gate init --client opencode` writes; __BIN__ becomes
-// the directory holding the commands.
-//
-//go:embed opencode_plugin.js
-var opencodePlugin string
-
-// opencodeFile is where OpenCode loads a project's plugins from.
-var opencodeFile = client.OpenCode.HookFile
-
-// pluginText is the plugin for the commands in bin, installed as in says,
-// written into it as JSON strings, which JavaScript reads as the same.
-func pluginText(bin string, in install) string {
-	text := missingText(in, filepath.ToSlash(filepath.Join(bin, "gate")))
-	return strings.NewReplacer(`"__BIN__"`, settings.Quote(filepath.ToSlash(bin)), `"__MISSING__"`, settings.Quote(text)).Replace(opencodePlugin)
+// pluginText is c's plugin for the commands in bin, installed as in says.
+func pluginText(c *client.Client, bin string, in install) string {
+	text, _ := c.PluginText(filepath.ToSlash(bin), missingText(in, filepath.ToSlash(filepath.Join(bin, "gate"))))
+	return text
 }
 
-// initOpenCode writes the plugin, unless the file is there: a file that is
+// writePlugin writes c's plugin, unless the file is there: a file that is
 // stopgate's current plugin is left alone, and one that differs (an older
 // stopgate's, or edited by hand) is never overwritten.
-func initOpenCode(env *cli.Env, root, bin string, in install) error {
+func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) error {
+	opencodeFile := c.HookFile
 	path := filepath.Join(root, filepath.FromSlash(opencodeFile))
-	want := pluginText(bin, in)
+	want := pluginText(c, bin, in)
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil && string(data) == want:
@@ -43,7 +34,7 @@ func initOpenCode(env *cli.Env, root, bin string, in install) error {
 		return nil
 	case err == nil:
 		return cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", opencodeFile),
-			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client opencode again")
+			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again")
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
@@ -54,16 +45,17 @@ func initOpenCode(env *cli.Env, root, bin string, in install) error {
 	return nil
 }
 
-// opencodeFindings checks that the plugin is there and current.
-func opencodeFindings(ws workspace) []finding {
+// pluginFindings checks that c's plugin is there and current.
+func pluginFindings(ws workspace, c *client.Client) []finding {
+	opencodeFile := c.HookFile
 	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(opencodeFile)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return []finding{{loc: opencodeFile, msg: "does not exist: stopgate is not registered for OpenCode", hint: `"gate init --client opencode" writes the plugin`}}
+		return []finding{{loc: opencodeFile, msg: "does not exist: stopgate is not registered for " + c.Title, hint: `"gate init --client ` + c.Name + `" writes the plugin`}}
 	case err != nil:
 		return []finding{{loc: opencodeFile, msg: err.Error()}}
-	case string(data) != pluginText("bin", binInstall(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
-		return []finding{{loc: opencodeFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client opencode"}}
+	case string(data) != pluginText(c, "bin", binInstall(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
+		return []finding{{loc: opencodeFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client " + c.Name}}
 	}
 	return nil
 }

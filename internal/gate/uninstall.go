@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -59,7 +60,7 @@ func claudeUndo(env *cli.Env, root, bin string) ([]undo, error) {
 		want = append(want, h)
 	}
 	set := projectSet(env, root, filepath.Join(root, project.ConfigName), []string{in.path})
-	u, err := undoHooks(root, settingsFile, false, want, denyRules(set, root, env.Getenv("HOME")))
+	u, err := undoHooks(client.Claude, root, settingsFile, want, denyRules(set, root, env.Getenv("HOME")))
 	return []undo{u}, err
 }
 

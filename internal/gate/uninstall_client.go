@@ -11,7 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -31,10 +31,10 @@ type undo struct {
 func clientUndo(env *cli.Env, c *agentClient, root, bin string) ([]undo, error) {
 	var u undo
 	var err error
-	if c.plugin {
-		u, err = undoOpenCode(root, bin)
+	if c.IsPlugin() {
+		u, err = undoPlugin(c.Client, root, bin)
 	} else {
-		u, err = undoHooks(root, c.HookFile, c.native, c.owned(root, bin), nil)
+		u, err = undoHooks(c.Client, root, c.HookFile, c.owned(root, bin), nil)
 	}
 	if err != nil || c.wallOff == nil {
 		return []undo{u}, err
@@ -59,25 +59,20 @@ func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, e
 	return u, nil
 }
 
-// undoHooks takes the hook entries of want out of the hook file name, in
-// Claude Code's shape (with the deny rules of deny) or, native, in Copilot
-// CLI's own.
-func undoHooks(root, name string, native bool, want []settings.Hook, deny []string) (undo, error) {
+// undoHooks takes the hook entries of want out of c's hook file name, in
+// c's shape (Claude Code's, with the deny rules of deny).
+func undoHooks(c *client.Client, root, name string, want []settings.Hook, deny []string) (undo, error) {
 	return undoFile(root, name, func(u *undo, data []byte) (err error) {
-		if native {
-			u.out, u.r, u.gone, err = removeCopilot(data, want, hook.Programs)
-		} else {
-			u.out, u.r, err = settings.Remove(data, want, hook.Programs, deny)
-		}
+		u.out, u.r, u.gone, err = c.Remove(data, want, deny)
 		return err
 	})
 }
 
-// undoOpenCode removes the plugin file while it is byte for byte the one
+// undoPlugin removes c's plugin file while it is byte for byte the one
 // gate init writes.
-func undoOpenCode(root, bin string) (undo, error) {
-	return undoFile(root, opencodeFile, func(u *undo, data []byte) error {
-		if string(data) == pluginText(bin, binInstall(root, bin)) {
+func undoPlugin(c *client.Client, root, bin string) (undo, error) {
+	return undoFile(root, c.HookFile, func(u *undo, data []byte) error {
+		if string(data) == pluginText(c, bin, binInstall(root, bin)) {
 			u.gone = true
 			u.r.Removed = []string{"the stopgate plugin"}
 		} else {

@@ -2,10 +2,6 @@ package gate
 
 import (
 	"testing"
-
-	"github.com/stopgate/stopgate/internal/hook"
-
-	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // removeCodexWall undoes mergeCodexWall byte for byte, and leaves a
@@ -47,77 +43,20 @@ func TestRemoveCodexWall(t *testing.T) {
 	}
 }
 
-// removeCopilot undoes mergeCopilot, keeps a person's commands, and names a
-// command of stopgate's changed since.
-func TestRemoveCopilot(t *testing.T) {
-	want := []settings.Hook{
-		{Event: "agentStop", Command: "bin/gate --client copilot", Timeout: 600},
-		{Event: "preToolUse", Command: "bin/detect --client copilot", Timeout: 10},
-	}
-	programs := []string{"gate", "detect"}
-	for _, tc := range []struct {
-		name, in      string
-		removed, left int
-		empty         bool
-	}{
-		{name: "new", in: copilotNew, removed: 2, empty: true},
-		{name: "a person's command", in: `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "echo hi"}]}}`, removed: 2},
-		{name: "changed since", in: `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "bin/gate --client copilot", "timeoutSec": 900}]}}`, removed: 1, left: 1},
-		{name: "extra key", in: `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "bin/gate --client copilot", "timeoutSec": 600, "env": {}}]}}`, removed: 1, left: 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			merged, _, err := mergeCopilot([]byte(tc.in), want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, r, empty, err := removeCopilot(merged, want, programs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(r.Removed) != tc.removed || len(r.Left) != tc.left || empty != tc.empty {
-				t.Errorf("removed %q, left %q, empty %v", r.Removed, r.Left, empty)
-			}
-			if want := renderOf(t, []byte(tc.in)); tc.left == 0 && !tc.empty && string(out) != string(want) {
-				t.Errorf("got %s, want %s", out, want)
-			}
-		})
-	}
-	if _, _, _, err := removeCopilot([]byte("{,}"), want, programs); err == nil {
-		t.Error("a file that is not JSON was not refused")
-	}
-}
-
-// renderOf is data in the layout renderCopilot writes.
-func renderOf(t *testing.T, data []byte) []byte {
-	f, err := parseCopilot(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return renderCopilot(f)
-}
-
 // The plain paths older gate inits wrote go as the launchers do.
 func TestUninstallOldPlainForm(t *testing.T) {
 	for _, c := range agentClients {
-		if c.plugin {
+		if c.IsPlugin() {
 			continue
 		}
 		owned := c.owned("/p", "bin")
 		old := owned[len(c.Hooks):]
-		merge := settings.Merge
-		if c.native {
-			merge = mergeCopilot
-		}
-		data, added, err := merge([]byte(copilotNew), old)
+		data, added, err := c.Merge([]byte(`{"version": 1}`), old)
 		if err != nil || len(added) != len(old) {
 			t.Fatalf("%s: merge: %v, added %d", c.Name, err, len(added))
 		}
 		u := undo{}
-		if c.native {
-			_, u.r, _, err = removeCopilot(data, owned, hook.Programs)
-		} else {
-			_, u.r, err = settings.Remove(data, owned, hook.Programs, nil)
-		}
+		_, u.r, _, err = c.Remove(data, owned, nil)
 		if err != nil || len(u.r.Removed) != len(old) || len(u.r.Left) > 0 {
 			t.Errorf("%s: %v, removed %q, left %q", c.Name, err, u.r.Removed, u.r.Left)
 		}
