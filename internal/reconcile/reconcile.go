@@ -265,8 +265,8 @@ func absentMark(m queue.Mark, path string) bool {
 }
 
 // armedSince returns what the transcript's events armed since each prompt
-// last passed: the latest event of each prompt, and the armed mappings
-// once each, in mappings.toml order.
+// last passed: the latest event of each prompt (with the time of the
+// first), and the armed mappings once each, in mappings.toml order.
 func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope, from queue.Mark) (map[string]transcript.Event, []*config.Mapping, error) {
 	latest := map[string]transcript.Event{}
 	var order []*config.Mapping
@@ -279,7 +279,11 @@ func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope
 			if ev.End <= from.Passed[m.Prompt] {
 				continue
 			}
-			if _, ok := latest[m.Prompt]; !ok {
+			if first, ok := latest[m.Prompt]; ok {
+				// Armed since its first event: a validator rewritten
+				// between two reads changed after it was armed.
+				ev.Time = first.Time
+			} else {
 				order = append(order, m)
 			}
 			latest[m.Prompt] = ev
