@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-multierror"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
@@ -63,24 +64,7 @@ func failedCount(v *Verdict) string {
 // when (the agent must know they were not run again, and why); tail.
 func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) string {
 	var b strings.Builder
-	b.WriteString(head)
-	for _, c := range v.Failed() {
-		r := c.Result
-		fmt.Fprintf(&b, "\n%s%s, validator %q", failurePrefix, quoted(c.Prompts), c.Validator.Name)
-		if r.Problem != "" || r.ExitCode > 0 {
-			// A run validator's failure says how it ended; a file
-			// validator's output says what is wrong with the file.
-			fmt.Fprintf(&b, ": %s", r.Summary())
-		}
-		b.WriteString("\n")
-		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
-			b.WriteString("  | " + line + "\n")
-		}
-		if c.Validator.Fix != "" {
-			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
-		}
-	}
-	b.WriteString(close)
+	b.WriteString(head + failures(cfg, v).Error() + close)
 	first := true
 	for _, c := range v.Checks {
 		u := c.Unchanged
@@ -94,6 +78,48 @@ func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) stri
 		fmt.Fprintf(&b, "\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, u.Since.Local().Format(time.TimeOnly))
 	}
 	b.WriteString(tail)
+	return b.String()
+}
+
+// failures gathers the stop's failed checks, in order, each told as
+// failure tells it.
+func failures(cfg *config.Config, v *Verdict) error {
+	errs := &multierror.Error{ErrorFormat: func(es []error) string {
+		var b strings.Builder
+		for _, e := range es {
+			b.WriteString(e.Error())
+		}
+		return b.String()
+	}}
+	for _, c := range v.Failed() {
+		errs = multierror.Append(errs, failure{c, cfg})
+	}
+	return errs
+}
+
+// failure is one failed check as a reason tells it: the prompt, the
+// validator, its output as validator.Result.Shown shows it, and its fix.
+type failure struct {
+	c   Check
+	cfg *config.Config
+}
+
+func (f failure) Error() string {
+	var b strings.Builder
+	r := f.c.Result
+	fmt.Fprintf(&b, "\n%s%s, validator %q", failurePrefix, quoted(f.c.Prompts), f.c.Validator.Name)
+	if r.Problem != "" || r.ExitCode > 0 {
+		// A run validator's failure says how it ended; a file
+		// validator's output says what is wrong with the file.
+		fmt.Fprintf(&b, ": %s", r.Summary())
+	}
+	b.WriteString("\n")
+	for _, line := range r.Shown(f.cfg.Settings.OutputLines, f.cfg.Settings.Output) {
+		b.WriteString("  | " + line + "\n")
+	}
+	if f.c.Validator.Fix != "" {
+		b.WriteString("  Fix: " + f.c.Validator.Fix + "\n")
+	}
 	return b.String()
 }
 
