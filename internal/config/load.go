@@ -13,10 +13,12 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // The raw shapes decoded from TOML. Pointers tell "absent" from "zero", so
-// defaults apply only to keys the user did not write.
+// defaults apply only to keys the user did not write; [settings] is decoded
+// over its defaults instead.
 type rawFile struct {
 	Settings   rawSettings             `toml:"settings"`
 	Mapping    []rawMapping            `toml:"mapping"`
@@ -24,21 +26,31 @@ type rawFile struct {
 	Telemetry  rawTelemetry            `toml:"telemetry"`
 }
 
+// rawSettings is [settings] as written, decoded over defaultSettings: a
+// key the user did not write keeps its default. Pointers remain where
+// absent differs from every value: protect (absent: the default
+// protection; [] turns the guard off), confine and reuse.
 type rawSettings struct {
-	PromptsDir  *string   `toml:"prompts_dir"`
-	StateDir    *string   `toml:"state_dir"`
-	Timeout     *string   `toml:"timeout"`
-	MaxBlocks   *int      `toml:"max_blocks"`
-	OutputLines *int      `toml:"output_lines"`
-	Announce    *bool     `toml:"announce"`
-	OnFailure   *string   `toml:"on_failure"`
-	Mode        *string   `toml:"mode"`
+	PromptsDir  string    `toml:"prompts_dir"`
+	StateDir    string    `toml:"state_dir"`
+	Timeout     string    `toml:"timeout"`
+	MaxBlocks   int       `toml:"max_blocks"`
+	OutputLines int       `toml:"output_lines"`
+	Announce    bool      `toml:"announce"`
+	OnFailure   string    `toml:"on_failure"`
+	Mode        string    `toml:"mode"`
 	Protect     *[]string `toml:"protect"`
 	Confine     *bool     `toml:"confine"`
 	Reuse       *bool     `toml:"reuse"`
 	// What of a validator's output the agent reads (output.go).
-	OutputBytes *int    `toml:"output_bytes"`
-	Output      *string `toml:"output"`
+	OutputBytes int    `toml:"output_bytes"`
+	Output      string `toml:"output"`
+}
+
+var defaultSettings = rawSettings{
+	PromptsDir: DefaultPromptsDir, StateDir: DefaultStateDir, Timeout: DefaultTimeout.String(),
+	MaxBlocks: DefaultMaxBlocks, OutputLines: DefaultOutputLines, Announce: true,
+	OnFailure: OnFailureBlock, Mode: ModeEnforce, OutputBytes: DefaultOutputBytes, Output: validator.OutputFailures,
 }
 
 type rawMapping struct {
@@ -93,7 +105,7 @@ func Parse(data []byte, file, root string) (*Config, error) {
 func parse(data []byte, file, root string) (*Config, *parser) {
 	text := string(data)
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
-	var raw rawFile
+	raw := rawFile{Settings: defaultSettings}
 	md, err := toml.Decode(text, &raw)
 	notTable := notATable(md)
 	if err != nil || notTable != nil {
@@ -113,7 +125,7 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 	}
 	cfg := &Config{File: file, Root: root, Validators: make(map[string]*Validator, len(raw.Validators)), key: sha256.Sum256(data)}
 	p.unknownKeys(md)
-	p.settings(&cfg.Settings, raw.Settings)
+	p.settings(&cfg.Settings, raw.Settings, md)
 	p.validators(cfg, md, raw.Validators)
 	p.mappings(cfg, raw.Mapping)
 	p.telemetry(&cfg.Telemetry, raw.Telemetry)
@@ -144,65 +156,37 @@ func (p *parser) addAt(key string, line int, msg, hint string) {
 	p.problems = append(p.problems, &Problem{File: p.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
-func (p *parser) settings(s *Settings, raw rawSettings) {
+func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	*s = Settings{
-		PromptsDir:  DefaultPromptsDir,
-		StateDir:    DefaultStateDir,
-		Timeout:     DefaultTimeout,
-		MaxBlocks:   DefaultMaxBlocks,
-		OutputLines: DefaultOutputLines,
-		Announce:    true,
-		OnFailure:   OnFailureBlock,
-		Mode:        ModeEnforce,
+		PromptsDir: raw.PromptsDir, StateDir: raw.StateDir, MaxBlocks: raw.MaxBlocks,
+		OutputLines: raw.OutputLines, Announce: raw.Announce, OnFailure: raw.OnFailure, Mode: raw.Mode,
+		Reuse: reuseSetting(raw.Reuse), OutputBytes: raw.OutputBytes, Output: raw.Output,
 	}
-	if v := raw.PromptsDir; v != nil {
-		if *v == "" {
-			p.add("settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
-		}
-		s.PromptsDir = *v
+	if raw.PromptsDir == "" {
+		p.add("settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
 	}
-	if v := raw.StateDir; v != nil {
-		if *v == "" {
-			p.add("settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
-		}
-		s.StateDir = *v
+	if raw.StateDir == "" {
+		p.add("settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
 	}
-	if v := raw.Timeout; v != nil {
-		s.Timeout = p.duration("settings.timeout", *v)
+	s.Timeout = p.duration("settings.timeout", raw.Timeout)
+	// Checked only when written: the default stays whatever the cap.
+	if v, cap := raw.MaxBlocks, BlockCap(os.Getenv); md.IsDefined("settings", "max_blocks") && (v < 1 || v >= cap) {
+		p.add("settings.max_blocks", fmt.Sprintf("%d is out of range 1..%d", v, cap-1),
+			fmt.Sprintf("Claude Code overrides a Stop hook after %d consecutive blocks; stay below (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP raises that cap)", cap))
 	}
-	if v := raw.MaxBlocks; v != nil {
-		s.MaxBlocks = *v
-		if cap := BlockCap(os.Getenv); *v < 1 || *v >= cap {
-			p.add("settings.max_blocks", fmt.Sprintf("%d is out of range 1..%d", *v, cap-1),
-				fmt.Sprintf("Claude Code overrides a Stop hook after %d consecutive blocks; stay below (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP raises that cap)", cap))
-		}
+	if raw.OutputLines < 1 {
+		p.add("settings.output_lines", fmt.Sprintf("%d must be at least 1", raw.OutputLines), "")
 	}
-	if v := raw.OutputLines; v != nil {
-		s.OutputLines = *v
-		if *v < 1 {
-			p.add("settings.output_lines", fmt.Sprintf("%d must be at least 1", *v), "")
-		}
+	if v := raw.OnFailure; v != OnFailureBlock && v != OnFailureHalt {
+		p.add("settings.on_failure", fmt.Sprintf("%q is not a policy", v), `use "block" (send the agent back, halt after max_blocks) or "halt"`)
 	}
-	if v := raw.Announce; v != nil {
-		s.Announce = *v
-	}
-	if v := raw.OnFailure; v != nil {
-		s.OnFailure = *v
-		if *v != OnFailureBlock && *v != OnFailureHalt {
-			p.add("settings.on_failure", fmt.Sprintf("%q is not a policy", *v), `use "block" (send the agent back, halt after max_blocks) or "halt"`)
-		}
-	}
-	if v := raw.Mode; v != nil {
-		s.Mode = *v
-		if *v != ModeEnforce && *v != ModeObserve {
-			p.add("settings.mode", fmt.Sprintf("%q is not a mode", *v), `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`)
-		}
+	if v := raw.Mode; v != ModeEnforce && v != ModeObserve {
+		p.add("settings.mode", fmt.Sprintf("%q is not a mode", v), `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`)
 	}
 	if v := raw.Confine; v != nil {
 		s.Confine = onOff(*v, ConfineOn, ConfineOff)
 	}
-	s.Reuse = reuseSetting(raw.Reuse)
-	p.output(s, raw)
+	p.output(raw)
 	if v := raw.Protect; v != nil {
 		s.Protect = append([]string{}, *v...)
 		for i, path := range *v {

@@ -122,6 +122,18 @@ func TestBlockCapFromEnv(t *testing.T) {
 	}
 }
 
+// TestBlockCapDefaultUnchecked: only a max_blocks the user wrote is held
+// to the cap; the default loads under any cap, as it always has.
+func TestBlockCapDefaultUnchecked(t *testing.T) {
+	t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2")
+	if cfg, err := Parse([]byte("[settings]\nannounce = false\n"), "m.toml", "/"); err != nil || cfg.Settings.MaxBlocks != DefaultMaxBlocks {
+		t.Errorf("no max_blocks under a cap of 2: %v", err)
+	}
+	if _, err := Parse([]byte("[settings]\nmax_blocks = 3\n"), "m.toml", "/"); err == nil {
+		t.Error("max_blocks = 3 loaded under a cap of 2")
+	}
+}
+
 func TestProtectEmptyVersusAbsent(t *testing.T) {
 	cfg, err := Parse([]byte("[settings]\nprotect = []\n"), "m.toml", "/")
 	if err != nil || cfg.Settings.Protect == nil || len(cfg.Settings.Protect) != 0 {

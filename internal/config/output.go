@@ -15,21 +15,14 @@ const (
 	maxOutputBytes     = 16 << 20
 )
 
-// output reads [settings] output_bytes and output, what of a validator's
+// output checks [settings] output_bytes and output, what of a validator's
 // output the agent reads (docs/validator-output.md).
-func (p *parser) output(s *Settings, raw rawSettings) {
-	s.OutputBytes, s.Output = DefaultOutputBytes, validator.OutputFailures
-	if v := raw.OutputBytes; v != nil {
-		s.OutputBytes = *v
-		if *v < minOutputBytes || *v > maxOutputBytes {
-			p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", *v, minOutputBytes, maxOutputBytes), "")
-		}
+func (p *parser) output(raw rawSettings) {
+	if v := raw.OutputBytes; v < minOutputBytes || v > maxOutputBytes {
+		p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
 	}
-	if v := raw.Output; v != nil {
-		s.Output = *v
-		if *v != validator.OutputFailures && *v != validator.OutputHead {
-			p.add("settings.output", fmt.Sprintf("%q is not an output policy", *v),
-				`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`)
-		}
+	if v := raw.Output; v != validator.OutputFailures && v != validator.OutputHead {
+		p.add("settings.output", fmt.Sprintf("%q is not an output policy", v),
+			`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`)
 	}
 }
