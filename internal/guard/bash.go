@@ -349,11 +349,22 @@ func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *H
 
 // run judges one program call, its expanded words ws, by its name.
 func (a *analyzer) run(ws []word) *Hit {
-	if len(ws) == 0 || ws[0].unknown {
+	if len(ws) == 0 {
 		return nil
 	}
 	if a.by == "" {
 		a.by = strings.Join(texts(ws), " ")
+	}
+	if args, ok := gateCall(ws); ok { // before the unknown: "$PLUGIN"/bin/gate is gate
+		if h := gateRule(a, args); h != nil {
+			return h
+		}
+	}
+	if code, ok := launchedCode(ws); ok {
+		return a.script(code, "", nil, nil)
+	}
+	if ws[0].unknown {
+		return nil
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]

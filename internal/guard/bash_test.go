@@ -275,7 +275,7 @@ func existingCases(root string) []bashCase {
 
 func TestBash(t *testing.T) {
 	root, set := project(t, nil)
-	tests := existingCases(root)
+	tests := append(existingCases(root), gateCases()...)
 	for _, tt := range tests {
 		h := set.CheckBash(tt.cmd, root)
 		got := ""

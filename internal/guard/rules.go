@@ -45,7 +45,7 @@ func writeRules() map[string]rule {
 			"output-document", "output-file", "append-output", "directory-prefix"),
 		"sort": valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
 		"go":   dashO, "gcc": dashO, "cc": dashO, "clang": dashO, "g++": dashO, "c++": dashO, "ld": dashO, "rustc": dashO,
-		"eval": evalRule, "flock": flockRule, "gate": gateRule,
+		"eval": evalRule, "flock": flockRule,
 	}
 	for _, sh := range []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"} {
 		rules[sh] = shellRule
