@@ -33,6 +33,7 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // Events are the hook events detect handles.
@@ -143,6 +144,9 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 	}
 	if err := errs.ErrorOrNil(); err != nil {
 		return err
+	}
+	if len(armed) > 0 {
+		trust.Mark(in.TranscriptPath, root)
 	}
 	if !cfg.Settings.Announce || len(armed) == 0 {
 		return nil

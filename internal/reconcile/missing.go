@@ -16,6 +16,7 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/transcript"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // Missing config: the record decides. With mappings.toml gone (or empty)
@@ -62,7 +63,7 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	caught := true
 	// A record behind the client is waited for only in a project that
 	// uses stopgate: another project's stops would pay the wait for nothing.
-	if err == nil && !current(in, res, false) && usesStopgate(root, stateDir, path, res.From) {
+	if err == nil && !current(in, res, false) && (trust.Marked(in.TranscriptPath, root) || usesStopgate(root, stateDir, path, res.From)) {
 		res, caught, err = awaitRecord(scan, in, false, wait)
 	}
 	if os.IsNotExist(err) {
@@ -73,7 +74,7 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	}
 	taken = takenUp(root, res, scope, caught)
 	// Asked last: the transcript's words cost a second read.
-	if taken == "" || !usesStopgate(root, stateDir, path, res.From) {
+	if taken == "" || !trust.Marked(in.TranscriptPath, root) && !usesStopgate(root, stateDir, path, res.From) {
 		return nil, "", nil
 	}
 	return nil, taken, nil

@@ -1,0 +1,56 @@
+package trust
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/regular"
+)
+
+// markName is the file detect leaves in the folder the client keeps beside
+// a session's transcript (its subagents' transcripts) once it arms a
+// prompt there: a sign that the project uses stopgate which `ls | xargs
+// rm -rf` in the project cannot take, as it takes the config and the
+// state dir. The guard protects that folder with the transcript, a
+// confined validator cannot write HOME, and the client's own sandbox
+// writes nothing outside the project. With the hooks registered at user
+// level and announce = false, it is the only sign left.
+const markName = "stopgate-armed"
+
+// markFile returns the session's mark, "" when the transcript is not a
+// .jsonl file outside the project at root.
+func markFile(transcript, root string) string {
+	t := filepath.Clean(transcript)
+	if transcript == "" || !filepath.IsAbs(t) || filepath.Ext(t) != ".jsonl" {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, t); err == nil && !strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.Join(strings.TrimSuffix(t, ".jsonl"), markName)
+}
+
+// Mark records that the session of transcript armed a prompt of the
+// project at root. Best effort: a mark that cannot be written leaves the
+// other signs (package reconcile).
+func Mark(transcript, root string) {
+	f := markFile(transcript, root)
+	if f == "" || Marked(transcript, root) {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(f), 0o700) == nil {
+		os.WriteFile(f, []byte(filepath.Clean(root)+"\n"), 0o600)
+	}
+}
+
+// Marked reports whether the session of transcript armed a prompt of the
+// project at root (Mark).
+func Marked(transcript, root string) bool {
+	f := markFile(transcript, root)
+	if f == "" {
+		return false
+	}
+	data, err := regular.ReadFile(f, 64<<10)
+	return err == nil && strings.TrimSpace(string(data)) == filepath.Clean(root)
+}
