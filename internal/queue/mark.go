@@ -11,7 +11,7 @@ import (
 )
 
 // Mark is how far the gate has reconciled a scope's transcript with the
-// queue (see the gate's reconcile.go): every mapped prompt read or invoked
+// queue (see package reconcile): every mapped prompt read or invoked
 // before Offset was judged at a passing stop, and prompt P also up to
 // Passed[P], where it passed at a stop that blocked on others. A prompt
 // found later in the transcript whose entry is missing is judged anyway.
@@ -24,7 +24,7 @@ import (
 // read when the mark was written, Seal the transcript.Seal of the bytes
 // before End. Offset and every Passed lie at or before End. The seal is no
 // secret, so the gate also checks each offset against the client's record
-// of the stop that wrote it (the gate's record.go).
+// of the stop that wrote it (reconcile/record.go).
 type Mark struct {
 	Transcript string           `json:"transcript"`
 	Offset     int64            `json:"offset"`

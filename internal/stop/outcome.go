@@ -58,8 +58,7 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		r.Decision = outcome.Block
 	case v.Kind == Halt:
 		r.Decision = outcome.Halt
-		r.Reason = v.Reason
-		r.Reason = cli.Clip(r.Reason, maxLoggedReason, "…")
+		r.Reason = cli.Clip(v.Reason, maxLoggedReason, "…")
 	}
 	addPrompt := func(p string) {
 		if !slices.Contains(r.Prompts, p) {

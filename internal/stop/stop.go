@@ -13,9 +13,9 @@
 //	config that cannot be read     {"continue":false,"stopReason":"mappings.toml:LINE: …"}
 //	config missing or empty, with  {"continue":false,"stopReason":…} naming what the record
 //	  an entry pending or a prompt   shows; the rule for "can be a prompt" without a config
-//	  taken up in the transcript     is in missing.go
+//	  taken up in the transcript     is reconcile.Missing
 //	a reconciliation mark the      ignored: everything the transcript armed is judged, and
-//	  transcript contradicts         a block or halt says why (reconcile.go)
+//	  transcript contradicts         a block or halt says why (package reconcile)
 //	an armed prompt lost its       {"continue":false,"stopReason":…} naming the prompt
 //	  mapping                        and the mappings.toml line that is gone
 //	anything else going wrong      {"continue":false,"stopReason":…} naming what failed and
@@ -38,7 +38,7 @@
 // decides, whether or not the state dir survived: in a project that uses
 // stopgate, a read of any Markdown file of the project, or a run of one of
 // its commands, recorded in the transcript since the last passing stop
-// halts (missing.go has the rule). The gate answers before the hook
+// halts (reconcile.Missing has the rule). The gate answers before the hook
 // timeout the client was registered with (--timeout, else the client's
 // default): validators still running at that deadline less a margin are
 // killed and fail as timed out (deadline.go).
