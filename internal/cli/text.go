@@ -112,3 +112,11 @@ func SignalName(sig os.Signal) string {
 	}
 	return sig.String()
 }
+
+// Plural is n with one or many, as its count takes it: "1 hook", "2 hooks".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -80,7 +80,10 @@ type Client struct {
 	BlockCap int
 	Trust    string   // what the user must do about the client's trust gate
 	Limits   []string // what the client lacks that a stopgate feature needs
-	// WallLeft is what the guard alone stands against, wall up or not.
+	// Wall is the client's second wall, which gate init puts up (nil: the
+	// client offers none a project can turn on); WallLeft is what the guard
+	// alone stands against, wall up or not.
+	Wall     Wall
 	WallLeft string
 
 	// events maps the client's own event names that are not stopgate's to

@@ -2,10 +2,17 @@ package client
 
 import (
 	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // OpenCode is reached through the plugin `gate init --client opencode`
@@ -31,6 +38,7 @@ var OpenCode = &Client{
 	where:   mainThread,
 	lines:   lines[opencodeLine](nil),
 	plugin:  opencodePlugin,
+	Wall:    opencodeWall{},
 }
 
 // opencodePlugin is the plugin `gate init --client opencode` writes
@@ -148,4 +156,134 @@ func (l *opencodeLine) typed() (string, bool) {
 func (l *opencodeLine) block() (string, string, bool) {
 	t, ok := l.text()
 	return t, "", ok && fedBack(t)
+}
+
+// OpenCode's wall is its permission rules in the project's opencode.json:
+// an edit rule set to "deny" refuses the write, edit and patch tools
+// before the plugin sees the call. OpenCode matches an edit rule against
+// the file's path relative to the worktree: the git repository's top, or
+// "/" outside git (observed on 1.18.33: "mappings.toml" did not match
+// outside git, the path from "/" did). Each protected path gets both
+// spellings, literal, so a file of the same name elsewhere is not denied.
+const opencodeConfig = "opencode.json"
+
+// opencodePatterns returns the edit patterns for the protected set.
+func opencodePatterns(root string, paths []Path) []string {
+	tops := []string{"/"}
+	if top := gitTop(root); top != "" {
+		tops = append(tops, top)
+	}
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(filepath.FromSlash(p.Path))
+		dir := (err == nil && st.IsDir()) || p.Dir
+		for _, top := range tops {
+			r, err := filepath.Rel(top, filepath.FromSlash(p.Path))
+			if err != nil {
+				continue
+			}
+			r = filepath.ToSlash(r)
+			if dir {
+				r += "/*"
+			}
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// gitTop returns the folder at or above dir holding .git, as OpenCode
+// takes for the worktree; "" outside git.
+func gitTop(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// opencodeWall is OpenCode's permission rules (Wall).
+type opencodeWall struct{}
+
+func (opencodeWall) File() string { return opencodeConfig }
+
+// Up merges the deny rules into opencode.json.
+func (opencodeWall) Up(w io.Writer, root string, paths []Path) error {
+	path := filepath.Join(root, opencodeConfig)
+	data, err := settings.ReadIfThere(path)
+	if err != nil {
+		return err
+	}
+	want := opencodePatterns(root, paths)
+	out, added, note, err := settings.MergeEditDeny(data, want)
+	if err != nil {
+		return mergeError(opencodeConfig, err)
+	}
+	if note != "" {
+		fmt.Fprintf(w, "note: %s: %s; left as it is: the guard alone stands there\n", opencodeConfig, note)
+	}
+	switch {
+	case note != "" && len(added) == 0:
+	case len(added) == 0:
+		fmt.Fprintf(w, "%s: OpenCode's permission wall is already there (%s)\n", opencodeConfig, cli.Plural(len(want), "edit deny rule", "edit deny rules"))
+	default:
+		if err := settings.WriteFile(path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", opencodeConfig, err)
+		}
+		fmt.Fprintf(w, "%s: OpenCode's permission wall: added %s\n", opencodeConfig, cli.Plural(len(added), "edit deny rule", "edit deny rules"))
+		for _, a := range added {
+			fmt.Fprintf(w, "  + permission.edit %s = \"deny\"\n", settings.Quote(a))
+		}
+	}
+	return nil
+}
+
+// Remove takes out of opencode.json the deny rules init added there
+// (settings.RemoveEditDeny), and the file when nothing else is left.
+func (opencodeWall) Remove(data []byte, root string, paths []Path) (out []byte, r settings.Removal, gone bool, err error) {
+	out, removed, err := settings.RemoveEditDeny(data, opencodePatterns(root, paths))
+	if err != nil {
+		return nil, r, false, err
+	}
+	for _, p := range removed {
+		r.Removed = append(r.Removed, "permission.edit "+settings.Quote(p))
+	}
+	return out, r, len(removed) > 0 && strings.Join(strings.Fields(string(out)), "") == "{}", nil // an empty object is no config
+}
+
+// Ready refuses an opencode.json the rules could not be merged into, as
+// Up would.
+func (opencodeWall) Ready(root string) error {
+	data, err := settings.ReadIfThere(filepath.Join(root, opencodeConfig))
+	if err != nil {
+		return err
+	}
+	if _, _, _, err := settings.MergeEditDeny(data, nil); err != nil {
+		return mergeError(opencodeConfig, err)
+	}
+	return nil
+}
+
+// Check says whether opencode.json denies every protected path to
+// OpenCode's edit tools.
+func (opencodeWall) Check(_ func(string) string, root string, paths []Path) []Finding {
+	data, err := settings.ReadIfThere(filepath.Join(root, opencodeConfig))
+	if err != nil {
+		return []Finding{{Loc: opencodeConfig, Msg: err.Error()}}
+	}
+	open, err := settings.EditDenied(data, opencodePatterns(root, paths))
+	if err != nil {
+		return []Finding{{Loc: opencodeConfig, Msg: "not JSON: " + err.Error(), Hint: "fix it by hand, then run gate init --client opencode again"}}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return []Finding{{Loc: opencodeConfig, Warning: true,
+		Msg:  "permission.edit does not deny " + strings.Join(open, ", ") + ": OpenCode's wall is down there, the guard alone refuses the write tools",
+		Hint: `"gate init --client opencode" adds the deny rules and keeps the rest of the file`}}
 }

@@ -93,7 +93,7 @@ func configFindings(ws workspace) (*config.Config, []finding, error) {
 
 // hookCheck returns the findings of the hook registrations of the clients
 // checked, and the summary of Claude Code's OS wall ("": not checked).
-func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*agentClient) ([]finding, string) {
+func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
 	var fs []finding
 	// Each settings file is read once; so are the hook files behind regs.
 	// Claude Code's are read only where it may be checked.
@@ -122,7 +122,7 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 
 // checkReport prints the findings, the clients' notes and the summary
 // line; exit 1 when a finding is an error.
-func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*agentClient, tel, summary string) error {
+func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*client.Client, tel, summary string) error {
 	errs, warns := 0, 0
 	for _, f := range fs {
 		fmt.Fprintln(env.Stdout, f)
@@ -156,10 +156,10 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*agen
 			summary = "; " + summary
 		}
 		fmt.Fprintf(env.Stdout, "ok: %s, %s; every stopgate hook registered%s\n",
-			plural(len(cfg.Mappings), "mapping", "mappings"), plural(len(cfg.Validators), "validator", "validators"), summary)
+			cli.Plural(len(cfg.Mappings), "mapping", "mappings"), cli.Plural(len(cfg.Validators), "validator", "validators"), summary)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%s, %s\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	fmt.Fprintf(env.Stdout, "%s, %s\n", cli.Plural(errs, "error", "errors"), cli.Plural(warns, "warning", "warnings"))
 	if errs > 0 {
 		return cli.Exit(1)
 	}

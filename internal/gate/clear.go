@@ -63,7 +63,7 @@ func runClear(env *cli.Env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "cleared %s: %s (a blocked-stop count of %d reset); should it stop again, what its transcript shows read is judged\n",
-			p.Scope, plural(len(prompts), "prompt", "prompts"), p.Blocks)
+			p.Scope, cli.Plural(len(prompts), "prompt", "prompts"), p.Blocks)
 	}
 	return nil
 }

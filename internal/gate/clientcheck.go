@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
 )
 
 // clientFindings checks one client's registration: its file, each hook
 // registered or missing, each registered program present, the gate's
 // timeout above every validator's, and max_blocks below the client's cap.
-func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClient) []finding {
+func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client) []finding {
 	if c.IsPlugin() {
-		return append(pluginFindings(ws, c.Client), clientWallFindings(env, ws, c)...)
+		return append(pluginFindings(ws, c), clientWallFindings(env, ws, c)...)
 	}
 	initCmd := `"gate init --client ` + c.Name + `"`
 	out := capFinding(ws, cfg, c)
@@ -28,7 +29,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 	if err != nil {
 		return append(out, finding{loc: c.HookFile, msg: err.Error()})
 	}
-	found, err := c.Lookup(data, c.wanted(ws.root, "bin", true))
+	found, err := c.Lookup(data, clientWanted(c, ws.root, "bin", true))
 	if err != nil {
 		return append(out, fileError(c.HookFile, c.Title, err))
 	}
@@ -50,7 +51,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *agentClie
 
 // capFinding warns when max_blocks would not end a failing loop before the
 // client's own cap lets the agent stop unchecked.
-func capFinding(ws workspace, cfg *config.Config, c *agentClient) []finding {
+func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
 	if cfg == nil || c.BlockCap == 0 || cfg.Settings.MaxBlocks < c.BlockCap {
 		return nil
 	}
@@ -62,15 +63,15 @@ func capFinding(ws workspace, cfg *config.Config, c *agentClient) []finding {
 
 // checkedClients are the clients `gate check` looks at: the one --client
 // names, or every client whose file the project has.
-func checkedClients(root, name string) ([]*agentClient, error) {
+func checkedClients(root, name string) ([]*client.Client, error) {
 	if name != "" {
 		c, err := clientNamed(name)
 		if err != nil || c == nil {
 			return nil, err
 		}
-		return []*agentClient{c}, nil
+		return []*client.Client{c}, nil
 	}
-	var out []*agentClient
+	var out []*client.Client
 	for _, c := range agentClients {
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile))); err == nil {
 			out = append(out, c)

@@ -13,31 +13,15 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// agentClient is an agent client other than Claude Code that `gate init
+// agentClients are the clients other than Claude Code that `gate init
 // --client NAME` registers stopgate's hooks with, in the client's own
 // project file and words. Every hook command names the client (--client)
 // and, where the input does not name it, the event (--event).
-type agentClient struct {
-	*client.Client
-	// The client's second wall (clientwall.go): wallOn turns it on in the
-	// client's project config (nil: the client offers none a project can
-	// turn on), wallUp says whether it is up, wallOff plans taking it out
-	// (gate uninstall --client).
-	wallOn  func(env *cli.Env, root string, set *guard.Set) error
-	wallUp  func(env *cli.Env, ws workspace, set *guard.Set) []finding
-	wallOff func(env *cli.Env, root string) (undo, error)
-}
-
-var agentClients = []*agentClient{
-	{Client: client.Codex, wallOn: writeCodexWall, wallUp: codexWallFindings, wallOff: undoCodexWall},
-	{Client: client.Gemini},
-	{Client: client.Copilot},
-	{Client: client.OpenCode, wallOn: writeOpenCodeWall, wallUp: opencodeWallFindings, wallOff: undoOpenCodeWall},
-}
+var agentClients = client.All[1:]
 
 // clientNamed returns the client registered by `--client name`, nil for
 // Claude Code, or an error naming the choices.
-func clientNamed(name string) (*agentClient, error) {
+func clientNamed(name string) (*client.Client, error) {
 	if name == "" || name == client.Claude.Name {
 		return nil, nil
 	}
@@ -52,7 +36,7 @@ func clientNamed(name string) (*agentClient, error) {
 // wanted returns the hooks to register, each a launcher (launch) of its
 // program under bin, timeouts in the file's unit; without testhook, its
 // hooks are left out.
-func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
+func clientWanted(c *client.Client, root, bin string, testhook bool) []settings.Hook {
 	prefix, dir := varBin(c.ProjectVar, root, bin)
 	in := binInstall(root, bin)
 	var out []settings.Hook
@@ -60,14 +44,14 @@ func (c *agentClient) wanted(root, bin string, testhook bool) []settings.Hook {
 		if h.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(c.Client, h.Event, prefix+"/"+h.Program, c.args(h), in, project.Display(root, filepath.Join(dir, h.Program)))
+		cmd := launch(c, h.Event, prefix+"/"+h.Program, clientArgs(c, h), in, project.Display(root, filepath.Join(dir, h.Program)))
 		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.Unit})
 	}
 	return out
 }
 
 // args are the arguments the hook command of h passes its program.
-func (c *agentClient) args(h client.Hook) string {
+func clientArgs(c *client.Client, h client.Hook) string {
 	args := strings.TrimSpace(timeoutFlag(h) + " --client " + c.Name)
 	if c.EventFlag {
 		args += " --event " + h.Event
@@ -77,12 +61,12 @@ func (c *agentClient) args(h client.Hook) string {
 
 // owned returns every hook entry gate init writes or wrote for bin: the
 // launchers, and the plain paths older gate inits wrote.
-func (c *agentClient) owned(root, bin string) []settings.Hook {
+func owned(c *client.Client, root, bin string) []settings.Hook {
 	prefix, _ := varBin(c.ProjectVar, root, bin)
-	out := c.wanted(root, bin, true)
+	out := clientWanted(c, root, bin, true)
 	for i, h := range c.Hooks {
 		old := out[i]
-		old.Command = prefix + "/" + h.Program + " " + c.args(h)
+		old.Command = prefix + "/" + h.Program + " " + clientArgs(c, h)
 		out = append(out, old)
 	}
 	return out
@@ -93,18 +77,20 @@ func (c *agentClient) owned(root, bin string) []settings.Hook {
 // bytes kept, a second run changes nothing, a broken file refused with its
 // line and column), the starter mappings.toml, the state dir's .gitignore
 // line, and what the user must do about the client's trust gate.
-func initClient(env *cli.Env, c *agentClient, bin string, testhook bool) error {
+func initClient(env *cli.Env, c *client.Client, bin string, testhook bool) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	var want []settings.Hook // the plugin registers no hook entries
-	if c.IsPlugin() {
-		if err := opencodeReadable(root); err != nil {
+	if c.Wall != nil {
+		if err := c.Wall.Ready(root); err != nil {
 			return err // before anything is written
 		}
-		if err := writePlugin(env, c.Client, root, bin, binInstall(root, bin)); err != nil {
+	}
+	if c.IsPlugin() {
+		if err := writePlugin(env, c, root, bin, binInstall(root, bin)); err != nil {
 			return err
 		}
 	} else {
-		want = c.wanted(root, bin, testhook)
+		want = clientWanted(c, root, bin, testhook)
 		unit := map[int]string{1: "s", 1000: "ms"}[c.Unit]
 		if err := register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), c.Merge, unit, nil); err != nil {
 			return err

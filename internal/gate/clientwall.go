@@ -2,22 +2,18 @@ package gate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 )
 
-// The second wall on clients other than Claude Code: what each client's own
-// sandbox or permissions offer against a write to the protected set, found
-// on the real binaries (docs/security.md, "The second wall per client").
-// Codex offers a permission profile whose project paths are read-only
-// inside a writable workspace; OpenCode, deny rules for its edit tools.
-
-// initClientWall turns on the client's second wall where it has one.
-func initClientWall(env *cli.Env, c *agentClient, root string) error {
-	if c.wallOn == nil {
+// initClientWall turns on the client's second wall where it has one
+// (client.Wall).
+func initClientWall(env *cli.Env, c *client.Client, root string) error {
+	if c.Wall == nil {
 		return nil
 	}
 	set := projectSet(env, root, filepath.Join(root, project.ConfigName), nil) // init writes the project's own
@@ -25,26 +21,40 @@ func initClientWall(env *cli.Env, c *agentClient, root string) error {
 		fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.Title)
 		return nil
 	}
-	return c.wallOn(env, root, set)
+	return c.Wall.Up(env.Stdout, root, wallPaths(set))
 }
 
 // clientWallFindings says whether the client's second wall is up.
-func clientWallFindings(env *cli.Env, ws workspace, c *agentClient) []finding {
-	if c.wallUp == nil {
+func clientWallFindings(env *cli.Env, ws workspace, c *client.Client) []finding {
+	if c.Wall == nil {
 		return nil
 	}
 	set := projectSet(env, ws.root, ws.file, nil) // gate check --config
 	if set.Empty() {
 		return nil
 	}
-	return c.wallUp(env, ws, set)
+	var out []finding
+	for _, f := range c.Wall.Check(env.Getenv, ws.root, wallPaths(set)) {
+		out = append(out, finding{loc: f.Loc, warning: f.Warning, msg: f.Msg, hint: f.Hint})
+	}
+	return out
 }
 
-// readIfThere reads path; a missing file is empty.
-func readIfThere(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
+// undoClientWall plans taking the client's second wall out of its config
+// (gate uninstall --client).
+func undoClientWall(env *cli.Env, c *client.Client, root string) (undo, error) {
+	return undoFile(root, c.Wall.File(), func(u *undo, data []byte) (err error) {
+		paths := wallPaths(projectSet(env, root, filepath.Join(root, project.ConfigName), nil))
+		u.out, u.r, u.gone, err = c.Wall.Remove(data, root, paths)
+		return err
+	})
+}
+
+// wallPaths are the protected paths of set as a client's wall takes them.
+func wallPaths(set *guard.Set) []client.Path {
+	var out []client.Path
+	for _, p := range set.Paths() {
+		out = append(out, client.Path{Path: p.Path, Show: p.Show, Dir: p.Dir})
 	}
-	return data, err
+	return out
 }

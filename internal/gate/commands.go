@@ -213,11 +213,3 @@ func (p palette) mark(passed bool) string {
 	}
 	return p.red("✘")
 }
-
-// plural writes "1 thing" or "n things".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

@@ -83,7 +83,7 @@ func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string)
 		suggest(w, cfg, name)
 		return false, nil
 	}
-	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, plural(len(maps), "mapping", "mappings"), name)
+	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, cli.Plural(len(maps), "mapping", "mappings"), name)
 	for _, m := range maps {
 		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{Command: name}))
 	}
@@ -121,7 +121,7 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bo
 	if r.Target != r.Rel {
 		via = ", a symlink to " + r.Target
 	}
-	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read%s):\n", rel, plural(len(r.Maps), "mapping", "mappings"), via)
+	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read%s):\n", rel, cli.Plural(len(r.Maps), "mapping", "mappings"), via)
 	for _, m := range r.Maps {
 		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{File: r.Target}))
 	}

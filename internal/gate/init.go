@@ -206,7 +206,7 @@ func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial 
 		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", f.Name)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.Name, plural(len(added), "hook", "hooks"))
+	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.Name, cli.Plural(len(added), "hook", "hooks"))
 	for _, h := range added {
 		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, unit)
 	}
@@ -216,17 +216,7 @@ func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial 
 // settingsError names the file, line and column of a settings file that
 // cannot be merged, and says it was left alone.
 func settingsError(name string, err error) error {
-	return cli.WithHint(named(name, err), "the file is left as it was: fix it by hand, then run gate init again")
-}
-
-// named prefixes err with the file name, and its line and column where it
-// has them.
-func named(name string, err error) error {
-	var se *settings.Error
-	if errors.As(err, &se) {
-		return fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg)
-	}
-	return fmt.Errorf("%s: %w", name, err)
+	return cli.WithHint(settings.Named(name, err), "the file is left as it was: fix it by hand, then run gate init again")
 }
 
 // writeStarter writes the starter mappings.toml unless one exists; it never

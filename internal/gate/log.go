@@ -94,7 +94,7 @@ func runStats(env *cli.Env, args []string) error {
 		fmt.Fprint(w, d.none)
 		return nil
 	}
-	fmt.Fprintf(w, "%s from %s to %s: %d passed, %d blocked, %d halted\n", plural(st.Decisions, "decision", "decisions"),
+	fmt.Fprintf(w, "%s from %s to %s: %d passed, %d blocked, %d halted\n", cli.Plural(st.Decisions, "decision", "decisions"),
 		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
 
 	if len(st.Prompts) > 0 {
@@ -128,7 +128,7 @@ func runStats(env *cli.Env, args []string) error {
 		}
 		blocked++
 		if len(worst) < 5 {
-			worst = append(worst, fmt.Sprintf("%s (%s%s)", s.Session, plural(s.Blocks, "block", "blocks"), map[bool]string{true: ", " + plural(s.Halts, "halt", "halts"), false: ""}[s.Halts > 0]))
+			worst = append(worst, fmt.Sprintf("%s (%s%s)", s.Session, cli.Plural(s.Blocks, "block", "blocks"), map[bool]string{true: ", " + cli.Plural(s.Halts, "halt", "halts"), false: ""}[s.Halts > 0]))
 		}
 	}
 	fmt.Fprintf(w, "\nsessions: %d, %d with blocked stops", len(st.Sessions), blocked)
@@ -152,7 +152,7 @@ func runStats(env *cli.Env, args []string) error {
 				by = append(by, fmt.Sprintf("%s %d× (%s)", v.Name, v.Reused, duration(v.Saved)))
 			}
 		}
-		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", duration(st.Saved), plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
+		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", duration(st.Saved), cli.Plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
 	}
 	return nil
 }
@@ -184,7 +184,7 @@ func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, e
 		return nil, err
 	}
 	if skipped > 0 {
-		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", plural(skipped, "line", "lines"))
+		fmt.Fprintf(env.Stderr, "gate: skipped %s of the outcome log that did not parse\n", cli.Plural(skipped, "line", "lines"))
 	}
 	none := "no gate decisions in " + ws.rel(dir) + "/" + outcome.FileName
 	if !since.IsZero() {
@@ -263,7 +263,7 @@ func observeStats(w io.Writer, st outcome.Stats) {
 	if observed == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nobserve mode: %s would have been blocked and %d halted; observe mode let every one through\n", plural(st.WouldBlock, "stop", "stops"), st.WouldHalt)
+	fmt.Fprintf(w, "\nobserve mode: %s would have been blocked and %d halted; observe mode let every one through\n", cli.Plural(st.WouldBlock, "stop", "stops"), st.WouldHalt)
 	rows := [][]string{{"prompt", "observed", "would block", "would-block rate"}}
 	for _, p := range st.Prompts {
 		if p.Observed > 0 {

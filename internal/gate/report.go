@@ -31,6 +31,6 @@ func runReport(env *cli.Env, args []string) error {
 	if err := atomicfile.Write(absFrom(env.Dir, *out), page.Bytes(), atomicfile.Options{TempPrefix: ".stopgate-report-", Perm: 0o644, NoSync: true}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "wrote %s: %s\n", *out, plural(len(d.records), "decision", "decisions"))
+	fmt.Fprintf(env.Stdout, "wrote %s: %s\n", *out, cli.Plural(len(d.records), "decision", "decisions"))
 	return nil
 }

@@ -187,9 +187,9 @@ func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 	case n == 0:
 		fmt.Fprintln(w, "no validators to run")
 	case failed == 0:
-		fmt.Fprintf(w, "%s passed\n", plural(n, "validator", "validators"))
+		fmt.Fprintf(w, "%s passed\n", cli.Plural(n, "validator", "validators"))
 	default:
-		fmt.Fprintf(w, "%s: %d passed, %d failed\n", plural(n, "validator", "validators"), n-failed, failed)
+		fmt.Fprintf(w, "%s: %d passed, %d failed\n", cli.Plural(n, "validator", "validators"), n-failed, failed)
 	}
 }
 

@@ -122,7 +122,7 @@ func printStatus(env *cli.Env, ws workspace, st statusJSON) {
 	if len(st.Scopes) == 0 {
 		fmt.Fprintf(w, "%s: nothing pending\n", st.StateDir)
 	} else {
-		fmt.Fprintf(w, "%s: %s pending in %s\n", st.StateDir, plural(st.Pending, "prompt", "prompts"), plural(len(st.Scopes), "scope", "scopes"))
+		fmt.Fprintf(w, "%s: %s pending in %s\n", st.StateDir, cli.Plural(st.Pending, "prompt", "prompts"), cli.Plural(len(st.Scopes), "scope", "scopes"))
 	}
 	for _, s := range st.Scopes {
 		who := "main thread"
@@ -134,7 +134,7 @@ func printStatus(env *cli.Env, ws workspace, st statusJSON) {
 		}
 		line := fmt.Sprintf("\nsession %s, %s: %d pending", s.Session, who, len(s.Entries))
 		if s.Blocks > 0 {
-			line += fmt.Sprintf("; %s in a row (the session halts after %d)", plural(s.Blocks, "blocked stop", "blocked stops"), s.MaxBlocks)
+			line += fmt.Sprintf("; %s in a row (the session halts after %d)", cli.Plural(s.Blocks, "blocked stop", "blocked stops"), s.MaxBlocks)
 		}
 		fmt.Fprintln(w, line)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -148,7 +148,7 @@ func printStatus(env *cli.Env, ws workspace, st statusJSON) {
 		tw.Flush()
 	}
 	if len(st.SetAside) > 0 {
-		fmt.Fprintf(w, "\nset aside as unreadable (kept for inspection): %s\n", plural(len(st.SetAside), "file", "files"))
+		fmt.Fprintf(w, "\nset aside as unreadable (kept for inspection): %s\n", cli.Plural(len(st.SetAside), "file", "files"))
 		for _, a := range st.SetAside {
 			fmt.Fprintf(w, "  %s\n", a.Path)
 		}

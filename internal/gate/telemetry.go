@@ -50,6 +50,6 @@ func exportLog(env *cli.Env, d *decisions, timeout time.Duration) error {
 	if err := telemetry.Send(req); err != nil {
 		return fmt.Errorf("telemetry export failed: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "exported %s: %s\n", plural(len(d.records), "decision", "decisions"), telemetry.Describe(cfg.Telemetry, env.Getenv))
+	fmt.Fprintf(env.Stdout, "exported %s: %s\n", cli.Plural(len(d.records), "decision", "decisions"), telemetry.Describe(cfg.Telemetry, env.Getenv))
 	return nil
 }

@@ -67,7 +67,7 @@ func claudeUndo(env *cli.Env, root, bin string) ([]undo, error) {
 // uninstallError names the file, line and column of a file gate uninstall
 // cannot read, and says nothing was changed.
 func uninstallError(name string, err error) error {
-	return cli.WithHint(named(name, err), "nothing was changed: fix the file by hand, then run gate uninstall again")
+	return cli.WithHint(settings.Named(name, err), "nothing was changed: fix the file by hand, then run gate uninstall again")
 }
 
 // sayRemoval tells what was taken out of the file name, and what of
@@ -76,7 +76,7 @@ func uninstallError(name string, err error) error {
 func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
 	switch {
 	case len(r.Removed) > 0:
-		fmt.Fprintf(env.Stdout, "%s: removed %s\n", name, plural(len(r.Removed), "entry of stopgate's", "entries of stopgate's"))
+		fmt.Fprintf(env.Stdout, "%s: removed %s\n", name, cli.Plural(len(r.Removed), "entry of stopgate's", "entries of stopgate's"))
 		for _, s := range r.Removed {
 			fmt.Fprintf(env.Stdout, "  - %s\n", s)
 		}

@@ -1,14 +1,11 @@
 package gate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
@@ -28,18 +25,18 @@ type undo struct {
 // client's own files what gate init --client wrote there, each only where
 // it is still exactly as init wrote it (the same contract as for
 // .claude/settings.json).
-func clientUndo(env *cli.Env, c *agentClient, root, bin string) ([]undo, error) {
+func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error) {
 	var u undo
 	var err error
 	if c.IsPlugin() {
-		u, err = undoPlugin(c.Client, root, bin)
+		u, err = undoPlugin(c, root, bin)
 	} else {
-		u, err = undoHooks(c.Client, root, c.HookFile, c.owned(root, bin), nil)
+		u, err = undoHooks(c, root, c.HookFile, owned(c, root, bin), nil)
 	}
-	if err != nil || c.wallOff == nil {
+	if err != nil || c.Wall == nil {
 		return []undo{u}, err
 	}
-	w, err := c.wallOff(env, root)
+	w, err := undoClientWall(env, c, root)
 	return []undo{u, w}, err
 }
 
@@ -48,7 +45,7 @@ func clientUndo(env *cli.Env, c *agentClient, root, bin string) ([]undo, error) 
 // error of plan's is named with the file (uninstallError).
 func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, error) {
 	u := undo{name: name}
-	data, err := readIfThere(filepath.Join(root, filepath.FromSlash(name)))
+	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(name)))
 	if err != nil || data == nil {
 		return u, err
 	}
@@ -79,19 +76,6 @@ func undoPlugin(c *client.Client, root, bin string) (undo, error) {
 			u.r.Left = []string{"the plugin: it differs from the one gate init writes"}
 		}
 		return nil
-	})
-}
-
-// undoCodexWall takes Codex's wall out of its project config.
-func undoCodexWall(_ *cli.Env, root string) (undo, error) {
-	return undoFile(root, codexConfig, func(u *undo, data []byte) (err error) {
-		u.out, u.r.Removed, u.r.Left, err = removeCodexWall(data)
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return settings.ErrorAt(data, pe.Position.Start, "%s", pe.Message)
-		}
-		u.gone = len(bytes.TrimSpace(u.out)) == 0
-		return err
 	})
 }
 

@@ -44,7 +44,7 @@ func runVerdict(env *cli.Env, args []string) error {
 		// A torn or damaged line may be the session's last stop: the
 		// verdict of an older one would be a guess.
 		fmt.Fprintf(env.Stdout, "unknown: %s of %s/%s did not parse, and the last stop may be among them\n",
-			plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
+			cli.Plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
 		return cli.Exit(1)
 	}
 	session := rest[0]

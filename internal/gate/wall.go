@@ -117,9 +117,9 @@ func (w wallMerge) say(env *cli.Env, files claudeFiles) {
 		return
 	}
 	if len(w.added) == 0 {
-		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", name, plural(len(w.rules), "deny rule", "deny rules"))
+		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", name, cli.Plural(len(w.rules), "deny rule", "deny rules"))
 	} else {
-		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", name, plural(len(w.added), "setting", "settings"))
+		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", name, cli.Plural(len(w.added), "setting", "settings"))
 		for _, a := range w.added {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}

@@ -160,3 +160,13 @@ func next(dec *json.Decoder, text []byte) int {
 	off := int(dec.InputOffset())
 	return off + len(text[off:]) - len(bytes.TrimLeft(text[off:], " \t\n\r,:"))
 }
+
+// Named prefixes err with the file name, and with its line and column
+// where it is an *Error.
+func Named(name string, err error) error {
+	var se *Error
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}

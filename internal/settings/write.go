@@ -30,3 +30,12 @@ func WriteFile(path string, data []byte) error {
 	}
 	return atomicfile.Write(path, data, atomicfile.Options{TempPrefix: "." + filepath.Base(path) + ".tmp-", Perm: mode})
 }
+
+// ReadIfThere reads path; a missing file is empty (nil).
+func ReadIfThere(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}

@@ -1,4 +1,4 @@
-package gate
+package client
 
 import (
 	"strings"
@@ -61,5 +61,44 @@ func TestMergeCodexWall(t *testing.T) {
 				t.Fatalf("the user's bytes were not kept:\n%s", out)
 			}
 		})
+	}
+}
+
+// removeCodexWall undoes mergeCodexWall byte for byte, and leaves a
+// profile changed since.
+func TestRemoveCodexWall(t *testing.T) {
+	paths := []string{".codex", "mappings.toml"}
+	for _, tc := range []struct {
+		name, in string
+		extra    string // appended after the merge: a hand edit
+		removed  int
+		left     int
+		same     bool // back to in
+	}{
+		{name: "empty", in: "", removed: 2, same: true},
+		{name: "keys and tables", in: "model = \"x\"\n\n[tui]\ntheme = \"dark\"\n", removed: 2, same: true},
+		{name: "entry added later", in: "model = \"x\"\n", extra: "\"validators\" = \"read\"\n", removed: 2, same: true},
+		{name: "hand-made writable", in: "model = \"x\"\n", extra: "\"src\" = \"write\"\n", removed: 1, left: 1},
+		{name: "another table after", in: "", extra: "[tui]\n", removed: 1, left: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			merged, _, _, err := mergeCodexWall([]byte(tc.in), paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, removed, left, err := removeCodexWall(append(merged, tc.extra...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(removed) != tc.removed || len(left) != tc.left {
+				t.Errorf("removed %q, left %q", removed, left)
+			}
+			if tc.same && string(out) != tc.in {
+				t.Errorf("got %q, want %q", out, tc.in)
+			}
+		})
+	}
+	if _, _, _, err := removeCodexWall([]byte("[a\n")); err == nil {
+		t.Error("a file that is not TOML was not refused")
 	}
 }

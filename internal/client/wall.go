@@ -1,0 +1,52 @@
+package client
+
+import (
+	"io"
+
+	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/settings"
+)
+
+// Wall is a client's second wall: its own sandbox or permission rules in a
+// project config, which gate init turns on over the protected set, found
+// on the real binaries (docs/security.md, "The second wall per client").
+// Codex offers a permission profile whose project paths are read-only
+// inside a writable workspace; OpenCode, deny rules for its edit tools.
+type Wall interface {
+	// File is the project config the wall is in, slash-separated.
+	File() string
+	// Ready refuses a config the wall could not be merged into, before
+	// gate init writes anything.
+	Ready(root string) error
+	// Up merges the wall over paths into the config of the project at
+	// root, keeping every other byte, and says what it did on w.
+	Up(w io.Writer, root string, paths []Path) error
+	// Check says what keeps the wall down; getenv reads the user's
+	// environment, where a client's own config may switch it off.
+	Check(getenv func(string) string, root string, paths []Path) []Finding
+	// Remove is Up's inverse on the config's text data: what gate init
+	// added, taken out while it is still as init wrote it. gone: nothing
+	// else is left, and the file goes.
+	Remove(data []byte, root string, paths []Path) (out []byte, r settings.Removal, gone bool, err error)
+}
+
+// Path is a protected path a wall keeps the agent from (guard.Protected).
+type Path struct {
+	Path string // absolute and clean, slash-separated
+	Show string // relative to the root when inside it
+	Dir  bool   // a folder even before it exists
+}
+
+// Finding is what a wall's check found, as gate check prints it.
+type Finding struct {
+	Loc     string // the file
+	Warning bool
+	Msg     string
+	Hint    string
+}
+
+// mergeError names the file, line and column of a config a wall cannot be
+// merged into, and says it was left alone.
+func mergeError(name string, err error) error {
+	return cli.WithHint(settings.Named(name, err), "the file is left as it was: fix it by hand, then run gate init again")
+}
