@@ -105,7 +105,7 @@ func Parse(data []byte, file, root string) (*Config, error) {
 func parse(data []byte, file, root string) (*Config, *parser) {
 	text := string(data)
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
-	raw := rawFile{Settings: defaultSettings}
+	raw := rawFile{Settings: defaultSettings, Telemetry: defaultTelemetry}
 	md, err := toml.Decode(text, &raw)
 	notTable := notATable(md)
 	if err != nil || notTable != nil {

@@ -37,34 +37,33 @@ const (
 	maxTelemetryTimeout     = 10 * time.Second
 )
 
+// rawTelemetry is [telemetry] as written, decoded over defaultTelemetry
+// as [settings] is; endpoint and headers_env stay pointers, an empty one
+// written being a mistake.
 type rawTelemetry struct {
-	Enabled    *bool             `toml:"enabled"`
+	Enabled    bool              `toml:"enabled"`
 	Endpoint   *string           `toml:"endpoint"`
-	Protocol   *string           `toml:"protocol"`
+	Protocol   string            `toml:"protocol"`
 	HeadersEnv *string           `toml:"headers_env"`
-	Timeout    *string           `toml:"timeout"`
-	Repository *string           `toml:"repository"`
+	Timeout    string            `toml:"timeout"`
+	Repository string            `toml:"repository"`
 	Resource   map[string]string `toml:"resource"`
 }
+
+var defaultTelemetry = rawTelemetry{Protocol: TelemetryHTTP, Timeout: DefaultTelemetryTimeout.String()}
 
 var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
-	*t = Telemetry{Protocol: TelemetryHTTP, Timeout: DefaultTelemetryTimeout, Resource: raw.Resource}
-	if v := raw.Enabled; v != nil {
-		t.Enabled = *v
-	}
+	*t = Telemetry{Enabled: raw.Enabled, Protocol: raw.Protocol, Repository: raw.Repository, Resource: raw.Resource}
 	if v := raw.Endpoint; v != nil {
 		t.Endpoint = *v
 		if u, err := url.Parse(*v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			p.add("telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", *v), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
 		}
 	}
-	if v := raw.Protocol; v != nil {
-		t.Protocol = *v
-		if *v != TelemetryHTTP && *v != TelemetryGRPC {
-			p.add("telemetry.protocol", fmt.Sprintf("%q is not a protocol", *v), `use "http/protobuf" (the default) or "grpc"`)
-		}
+	if v := raw.Protocol; v != TelemetryHTTP && v != TelemetryGRPC {
+		p.add("telemetry.protocol", fmt.Sprintf("%q is not a protocol", v), `use "http/protobuf" (the default) or "grpc"`)
 	}
 	if v := raw.HeadersEnv; v != nil {
 		t.HeadersEnv = *v
@@ -72,14 +71,8 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 			p.add("telemetry.headers_env", fmt.Sprintf("%q is not an environment variable's name", *v), `name the variable that holds the headers, e.g. "STOPGATE_OTLP_HEADERS"; never the headers themselves`)
 		}
 	}
-	if v := raw.Timeout; v != nil {
-		t.Timeout = p.duration("telemetry.timeout", *v)
-		if t.Timeout > maxTelemetryTimeout {
-			p.add("telemetry.timeout", fmt.Sprintf("%q is longer than %s", *v, maxTelemetryTimeout), "it is added to a stop whenever the collector is down or slow; the default is 2s")
-		}
-	}
-	if v := raw.Repository; v != nil {
-		t.Repository = *v
+	if t.Timeout = p.duration("telemetry.timeout", raw.Timeout); t.Timeout > maxTelemetryTimeout {
+		p.add("telemetry.timeout", fmt.Sprintf("%q is longer than %s", raw.Timeout, maxTelemetryTimeout), "it is added to a stop whenever the collector is down or slow; the default is 2s")
 	}
 	for _, k := range slices.Sorted(maps.Keys(raw.Resource)) {
 		if k == "" {
