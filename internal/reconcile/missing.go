@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -143,7 +144,11 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 		return true
 	}
 	for _, m := range guard.ClientFiles() { // a mention of the gate in one says the project uses it
-		if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(m))); err == nil && bytes.Contains(data, []byte("/gate")) {
+		// Through regular: a named pipe planted at a hook file with the
+		// state dir deleted would hold the stop until the client's timeout,
+		// and a stop that times out passes. Anything but a file is a sign.
+		data, err := regular.ReadFile(filepath.Join(root, filepath.FromSlash(m)), 16<<20)
+		if errors.Is(err, regular.ErrNotRegular) || err == nil && bytes.Contains(data, []byte("/gate")) {
 			return true
 		}
 	}
