@@ -18,26 +18,17 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// The fingerprint is every file under the project's root, listed by a
-// walk that no file in the tree steers: no .gitignore, no
-// .git/info/exclude, no git configuration, and into nested repositories
-// (only .git folders and the state dir are left out). Each file counts by
-// its path, its kind (a file, an executable, a symbolic link) and the
-// SHA-256 of its content, not by its stat: a file touched back to its old
-// time still counts as changed. (A list that ignore rules shape is one the
-// agent shapes: a folder whose own .gitignore is `*` hid a new file from
-// it, and the check that file breaks was reused.)
-//
-// Hashing a large tree at every stop would cost more than most checks, so
-// a stat cache remembers each file's hash beside the stat it had, and a
-// file whose stat is as recorded is not read again. The cache lives in the
-// protected state dir, never in git's index, which the agent can rewrite.
-// The change time, which no one sets at will, is part of the stat, and an
-// entry written less than a second after its file changed is not trusted
-// (the same file can change again within the clock's granularity).
-//
-// Hashing stops at its context's deadline (a sparse file of 400 GB reads
-// for minutes): the caller then reuses nothing.
+// The fingerprint is every file under the project's root, walked with no
+// rule a file in the tree sets (no .gitignore, .git/info/exclude or git
+// configuration: a folder whose own .gitignore is `*` hid a new file from
+// git's list, and the check it broke was reused) and into nested
+// repositories; only .git folders and the state dir are left out. A file
+// counts by its path, its kind and the SHA-256 of its content, not its
+// times. A stat cache in the protected state dir (never git's index, which
+// the agent can rewrite) spares rereading a file whose stat, change time
+// included, is as recorded a second or more after it last changed.
+// Hashing stops at its context's deadline (a sparse 400 GB file reads for
+// minutes): the caller then reuses nothing.
 
 // File is one file of the tree.
 type File struct {
@@ -103,7 +94,7 @@ func Take(ctx context.Context, root string, o Options) (*Tree, error) {
 	}
 	slices.SortFunc(t.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	// Unchanged when every file came from the cache and none came or went.
-	if o.Cache != "" && (c == nil || misses > 0 || len(next.entries) != len(c.entries)) {
+	if o.Cache != "" && (c == nil || misses > 0 || len(next.Entries) != len(c.Entries)) {
 		next.save(o.Cache) // a cache not written costs the next stop a rehash, never a wrong answer
 	}
 	return t, nil

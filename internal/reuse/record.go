@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -58,32 +57,24 @@ func recordPath(stateDir string, scope queue.Scope) string {
 	return filepath.Join(stateDir, recordDir, hex.EncodeToString(sum[:16])+".json")
 }
 
-// sealKey reads the state dir's key, making it when there is none.
+// sealKey reads the state dir's key, making it when there is none (the
+// gate that creates the file writes it; the others read it).
 func sealKey(stateDir string) ([]byte, error) {
 	path := filepath.Join(stateDir, recordDir, "key")
-	switch key, err := os.ReadFile(path); {
-	case err == nil && len(key) == 32:
-		return key, nil
-	case err == nil:
-		return nil, errors.New("reuse key: malformed")
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	key := make([]byte, 32)
-	rand.Read(key)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return sealKey(stateDir) // another gate made it first
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		key := make([]byte, 32)
+		rand.Read(key)
+		_, err = f.Write(key)
+		if cerr := f.Close(); err != nil || cerr != nil {
+			return nil, errors.Join(err, cerr)
+		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	_, err = f.Write(key)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	key, err := os.ReadFile(path)
+	if err == nil && len(key) != 32 {
+		err = errors.New("reuse key: malformed")
 	}
 	return key, err
 }

@@ -7,5 +7,5 @@ import "io/fs"
 // statOf is what the cache compares of a file. Elsewhere than Linux the
 // change time is not read: the modification time stands for it.
 func statOf(fi fs.FileInfo) stat {
-	return stat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: fi.ModTime().UnixNano(), mode: uint32(fi.Mode())}
+	return stat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Ctime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
 }
