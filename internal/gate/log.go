@@ -94,8 +94,7 @@ func runStats(env *cli.Env, args []string) error {
 		fmt.Fprint(w, d.none)
 		return nil
 	}
-	fmt.Fprintf(w, "%s from %s to %s: %d passed, %d blocked, %d halted\n", cli.Plural(st.Decisions, "decision", "decisions"),
-		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
+	fmt.Fprintln(w, statsHeader(st))
 
 	if len(st.Prompts) > 0 {
 		fmt.Fprintln(w)
@@ -163,6 +162,17 @@ type decisions struct {
 	records []outcome.Record
 	none    string
 	ws      workspace
+}
+
+// statsHeader is gate stats' first line: the decisions, when, and how
+// each went; gate clear's count as a person's, no stop.
+func statsHeader(st outcome.Stats) string {
+	h := fmt.Sprintf("%s from %s to %s: %d passed, %d blocked, %d halted", cli.Plural(st.Decisions, "decision", "decisions"),
+		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
+	if st.Cleared > 0 {
+		h += fmt.Sprintf(", %d cleared by a person", st.Cleared)
+	}
+	return h
 }
 
 // readDecisions parses the flags of gate log, stats or report, fl with

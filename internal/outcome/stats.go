@@ -15,10 +15,13 @@ type Stats struct {
 	// WouldBlock and WouldHalt count observe mode's stops (settings.mode)
 	// that would have been blocked or halted.
 	WouldBlock, WouldHalt int
-	From, To              time.Time
-	Prompts               []PromptStats    // by prompt key
-	Validators            []ValidatorStats // by name
-	Sessions              []SessionStats   // most blocks first
+	// Cleared counts gate clear's records: a person's decision to drop a
+	// session's armed prompts, no stop judged.
+	Cleared    int
+	From, To   time.Time
+	Prompts    []PromptStats    // by prompt key
+	Validators []ValidatorStats // by name
+	Sessions   []SessionStats   // most blocks first
 	// Reused counts the checks taken as passed without running (reuse),
 	// and Saved adds up the runs they did not repeat.
 	Reused int
@@ -136,6 +139,8 @@ func (t *tally) decision(r Record) {
 		st.WouldBlock++
 	case WouldHalt:
 		st.WouldHalt++
+	case Cleared:
+		st.Cleared++
 	}
 }
 

@@ -33,7 +33,8 @@ type model struct {
 	Title      string
 	Generated  time.Time
 	From, To   time.Time
-	Total      int
+	Total      int            // stops judged: the sum of Counts
+	Cleared    int            // gate clear's records, a person's decision and no stop
 	Counts     map[string]int // by verdict
 	Buckets    []bucket       // verdicts over time
 	BucketSize string
@@ -75,11 +76,12 @@ const (
 
 // build computes the model of records, oldest first.
 func build(records []outcome.Record, title string, now time.Time) *model {
-	m := &model{Title: title, Generated: now, Counts: map[string]int{}, Total: len(records)}
+	m := &model{Title: title, Generated: now, Counts: map[string]int{}}
 	if len(records) > 0 {
 		m.From, m.To = records[0].Time, records[len(records)-1].Time
 	}
 	st := outcome.Summarize(records)
+	m.Cleared, m.Total = st.Cleared, len(records)-st.Cleared
 	var prompts, all []timing
 	for _, p := range st.Prompts {
 		prompts = append(prompts, timing{Name: p.Prompt, Runs: p.Checked, Fails: p.Checked - p.Passed})
@@ -103,6 +105,9 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	m.BucketSize = size.name
 	byStart := map[time.Time]map[string]int{} // a bucket's counts, by verdict
 	for _, r := range records {
+		if r.Decision == outcome.Cleared {
+			continue // no stop, and no client: gate clear is a person's
+		}
 		v := verdict(r)
 		m.Counts[v]++
 		name := clientOf(r)

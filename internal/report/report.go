@@ -35,7 +35,7 @@ func Write(w io.Writer, records []outcome.Record, title string, now time.Time) e
 		for _, c := range m.Clients {
 			var mine []outcome.Record
 			for _, r := range records {
-				if clientOf(r) == c.Name {
+				if clientOf(r) == c.Name && r.Decision != outcome.Cleared {
 					mine = append(mine, r)
 				}
 			}
