@@ -35,6 +35,7 @@ package client
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"slices"
 	"strings"
@@ -253,4 +254,40 @@ func (c *Client) PluginText(bin, missing string) (string, bool) {
 		return "", false
 	}
 	return strings.NewReplacer(`"__BIN__"`, settings.Quote(bin), `"__MISSING__"`, settings.Quote(missing)).Replace(c.plugin), true
+}
+
+// Commands returns the hook commands in file, one of the client's files
+// (HookFile, Settings), as data holds them: its plugin's programs, or the
+// commands of a JSON hook file; none for a file it cannot read (nil data).
+func (c *Client) Commands(file string, data []byte) []string {
+	if c.IsPlugin() && file == c.HookFile {
+		return pluginCommands(data)
+	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	return commandsIn(v)
+}
+
+// commandsIn returns the hook commands in a decoded hook file: every string
+// under a "command" key (Claude Code's shape, Codex's, Gemini's) or "bash"
+// (Copilot CLI's).
+func commandsIn(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && (k == "command" || k == "bash") {
+				out = append(out, s)
+			} else {
+				out = append(out, commandsIn(x)...)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			out = append(out, commandsIn(x)...)
+		}
+	}
+	return out
 }

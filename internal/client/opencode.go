@@ -2,13 +2,19 @@ package client
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
@@ -286,4 +292,25 @@ func (opencodeWall) Check(_ func(string) string, root string, paths []Path) []Fi
 	return []Finding{{Loc: opencodeConfig, Warning: true,
 		Msg:  "permission.edit does not deny " + strings.Join(open, ", ") + ": OpenCode's wall is down there, the guard alone refuses the write tools",
 		Hint: `"gate init --client opencode" adds the deny rules and keeps the rest of the file`}}
+}
+
+// pluginBin is the folder the OpenCode plugin runs detect and gate from.
+var pluginBin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const BIN = ("(?:[^"\\]|\\.)*");`) })
+
+// pluginCommands returns the plugin's programs as commands.
+func pluginCommands(data []byte) []string {
+	m := pluginBin().FindSubmatch(data)
+	if m == nil {
+		return nil
+	}
+	var bin string
+	if json.Unmarshal(m[1], &bin) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range hook.Programs {
+		q, _ := syntax.Quote(path.Join(bin, p), syntax.LangBash)
+		out = append(out, q)
+	}
+	return out
 }

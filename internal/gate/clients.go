@@ -22,15 +22,14 @@ var agentClients = client.All[1:]
 // clientNamed returns the client registered by `--client name`, nil for
 // Claude Code, or an error naming the choices.
 func clientNamed(name string) (*client.Client, error) {
-	if name == "" || name == client.Claude.Name {
+	c := client.Named(name)
+	switch {
+	case name == "" || c == client.Claude:
 		return nil, nil
+	case c == nil:
+		return nil, fmt.Errorf("unknown client %q, want one of %v", name, client.Names)
 	}
-	for _, c := range agentClients {
-		if c.Name == name {
-			return c, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown client %q, want one of %v", name, client.Names)
+	return c, nil
 }
 
 // wanted returns the hooks to register, each a launcher (launch) of its

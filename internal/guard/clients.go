@@ -1,15 +1,12 @@
 package guard
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -111,65 +108,12 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 			if err != nil {
 				continue
 			}
-			var cmds []string
-			if strings.HasSuffix(f, ".js") {
-				cmds = pluginCommands(data)
-			} else {
-				var v any
-				if json.Unmarshal(data, &v) != nil {
-					continue // nil (unread) included
-				}
-				cmds = commandsIn(v)
-			}
-			for _, cmd := range cmds {
+			for _, cmd := range c.Commands(f, data) {
 				for _, p := range commandPrograms(cmd, root, home) {
 					out = append(out, Registered{File: f, Command: cmd, Path: p})
 				}
 			}
 		}
-	}
-	return out
-}
-
-// commandsIn returns the hook commands in a decoded hook file: every string
-// under a "command" key (Claude Code's shape, Codex's, Gemini's) or "bash"
-// (Copilot CLI's).
-func commandsIn(v any) []string {
-	var out []string
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			if s, ok := x.(string); ok && (k == "command" || k == "bash") {
-				out = append(out, s)
-			} else {
-				out = append(out, commandsIn(x)...)
-			}
-		}
-	case []any:
-		for _, x := range v {
-			out = append(out, commandsIn(x)...)
-		}
-	}
-	return out
-}
-
-// pluginBin is the folder the OpenCode plugin runs detect and gate from.
-var pluginBin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const BIN = ("(?:[^"\\]|\\.)*");`) })
-
-// pluginCommands returns the plugin's programs as commands.
-func pluginCommands(data []byte) []string {
-	m := pluginBin().FindSubmatch(data)
-	if m == nil {
-		return nil
-	}
-	var bin string
-	if json.Unmarshal(m[1], &bin) != nil {
-		return nil
-	}
-	var out []string
-	for _, p := range hook.Programs {
-		q, _ := syntax.Quote(path.Join(bin, p), syntax.LangBash)
-		out = append(out, q)
 	}
 	return out
 }
