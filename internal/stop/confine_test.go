@@ -52,7 +52,7 @@ func TestCreatable(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := &hook.Input{SessionID: "s1", HookEventName: hook.Stop, TranscriptPath: "/home/u/.claude/projects/x/s1.jsonl"}
-	got := creatable(cfg, trustedBase(cfg, in).Wall())
+	got := creatable(cfg, trustedBase(cfg, in).Shared)
 	for _, want := range []string{"mappings.toml", ".claude/settings.local.json", "bin/gate", "validators"} {
 		if !slices.Contains(got, filepath.Join(root, want)) {
 			t.Errorf("%s is not in %v", want, got)

@@ -24,14 +24,15 @@ func trustedBase(cfg *config.Config, in *hook.Input) *trust.Base {
 }
 
 // creatable are the protected paths whose appearing during the validators'
-// run is theirs: those in the project but the state dir. The state dir is
-// made by detect, which a subagent still running may call meanwhile, and
-// the transcripts by the client.
-func creatable(cfg *config.Config, set *guard.Set) []string {
+// run is theirs: those of the trusted base in the project but the state
+// dir, the npm scope included (a package planted there is the gate npm's
+// launcher glob runs). The state dir is made by detect, which a subagent
+// still running may call meanwhile, and the transcripts by the client.
+func creatable(cfg *config.Config, ps []guard.Protected) []string {
 	var out []string
-	for _, p := range set.Paths() {
+	for _, p := range ps {
 		path := filepath.FromSlash(p.Path)
-		if !p.Dir && project.Display(cfg.Root, path) != path {
+		if (!p.Dir || p.Planted) && project.Display(cfg.Root, path) != path {
 			out = append(out, path)
 		}
 	}

@@ -180,7 +180,7 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 		}
 	}
 	confine := confinement(cfg, base)
-	missing := validator.Missing(creatable(cfg, base.Wall()))
+	missing := validator.Missing(creatable(cfg, base.Shared))
 	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
