@@ -3,6 +3,7 @@ package reuse
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,4 +202,58 @@ func TestCacheTrusted(t *testing.T) {
 func sha256Of(s string) []byte {
 	sum := sha256.Sum256([]byte(s))
 	return sum[:]
+}
+
+// TestStill: a file moved away and back while a validator ran has the
+// content it had, not the stat: the tree did not stay still.
+func TestStill(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.go", "package a // TODO\n")
+	write(t, root, "b.go", "package b\n")
+	take := func() *Tree {
+		t.Helper()
+		tr, err := Take(context.Background(), root, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	before := take()
+	if !before.Still(take(), nil) {
+		t.Fatal("an untouched tree did not stay still")
+	}
+	a, away := filepath.Join(root, "a.go"), filepath.Join(t.TempDir(), "a.go")
+	os.Rename(a, away)
+	write(t, root, "a.go", "package a\n")
+	os.Remove(a)
+	os.Rename(away, a)
+	after := take()
+	if before.Sum(nil) != after.Sum(nil) {
+		t.Fatal("the file moved back changed the sum")
+	}
+	if before.Still(after, nil) {
+		t.Error("a file swapped and moved back left the tree still")
+	}
+	if !before.Still(after, func(rel string) bool { return rel == "b.go" }) {
+		t.Error("a file outside the selection counted")
+	}
+}
+
+// TestTakeDeadline: a sparse file too large to hash by the deadline is
+// an error, not a late answer.
+func TestTakeDeadline(t *testing.T) {
+	root := t.TempDir()
+	f, err := os.Create(filepath.Join(root, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(400 << 30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := Take(ctx, root, Options{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the deadline", err)
+	}
 }
