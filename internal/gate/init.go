@@ -296,17 +296,9 @@ func absFrom(dir, path string) string {
 // DIR` loads: the manifest, unless one exists, and hooks/hooks.json merged
 // like settings.json, with commands under ${CLAUDE_PLUGIN_ROOT}/bin.
 func initPlugin(env *cli.Env, dir string) error {
-	manifest := filepath.Join(dir, ".claude-plugin", "plugin.json")
+	manifest := filepath.Join(dir, pluginManifestFile)
 	if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
-		m := map[string]string{
-			"name":        "stopgate",
-			"description": "Makes the agent prove it followed a prompt before it may stop: mapped prompts arm validators, which run when the agent stops.",
-		}
-		if v := buildinfo.Read().Release(); v != "" {
-			m["version"] = v
-		}
-		data, _ := json.MarshalIndent(m, "", "  ")
-		if err := settings.WriteFile(manifest, append(data, '\n')); err != nil {
+		if err := settings.WriteFile(manifest, pluginManifest()); err != nil {
 			return fmt.Errorf("writing the plugin manifest: %w", err)
 		}
 		fmt.Fprintf(env.Stdout, "%s: wrote the plugin manifest\n", shown(env.Dir, manifest))
@@ -316,11 +308,9 @@ func initPlugin(env *cli.Env, dir string) error {
 		fmt.Fprintf(env.Stdout, "%s: exists, left as it is\n", shown(env.Dir, manifest))
 	}
 
-	// A new hooks.json starts with a description the client shows.
-	initial := []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
-	hooksFile := filepath.Join(dir, "hooks", "hooks.json")
-	want := wanted(pluginBin, binInstall(dir, "bin"), dir, true)
-	if err := register(env, guard.SettingsFile{Path: hooksFile, Name: shown(env.Dir, hooksFile)}, want, initial, settings.Merge, "s", nil); err != nil {
+	hooksFile := filepath.Join(dir, pluginHooks)
+	want := pluginWanted(dir)
+	if err := register(env, guard.SettingsFile{Path: hooksFile, Name: shown(env.Dir, hooksFile)}, want, pluginHooksNew, settings.Merge, "s", nil); err != nil {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
@@ -334,4 +324,31 @@ func initPlugin(env *cli.Env, dir string) error {
 	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir, binInstall(dir, "bin"))
 	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", cli.ShellQuote(shown(env.Dir, dir)))
 	return nil
+}
+
+// The plugin's files, from its folder.
+var (
+	pluginManifestFile = filepath.Join(".claude-plugin", "plugin.json")
+	pluginHooks        = filepath.Join("hooks", "hooks.json")
+)
+
+// pluginHooksNew is a new hooks.json: a description the client shows.
+var pluginHooksNew = []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
+
+// pluginManifest is the manifest gate init --plugin writes.
+func pluginManifest() []byte {
+	m := map[string]string{
+		"name":        "stopgate",
+		"description": "Makes the agent prove it followed a prompt before it may stop: mapped prompts arm validators, which run when the agent stops.",
+	}
+	if v := buildinfo.Read().Release(); v != "" {
+		m["version"] = v
+	}
+	data, _ := json.MarshalIndent(m, "", "  ")
+	return append(data, '\n')
+}
+
+// pluginWanted is the hooks the plugin in dir registers.
+func pluginWanted(dir string) []settings.Hook {
+	return wanted(pluginBin, binInstall(dir, "bin"), dir, true)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/dist"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 )
@@ -52,6 +53,28 @@ func installOf(root, bin, exe string) install {
 		return inst
 	}
 	return binInstall(root, bin)
+}
+
+// routes are the installs gate init may have registered for the project
+// at root: bin (the go.mod tool route's folder too), the project's npm
+// packages, and wherever this gate runs from (a global npm package, a
+// folder outside the project). gate uninstall compares the settings with
+// what wanted writes for each, so it knows every launcher init writes.
+func routes(root, bin string) []install {
+	return []install{binInstall(root, bin), npmProject(""), installOf(root, bin, self())}
+}
+
+// npmDirs are the programs' folders of every released platform package in
+// the project at root: the wall gate init writes names the one of the
+// machine it ran on.
+func npmDirs(root string) []string {
+	var out []string
+	for _, p := range dist.Platforms {
+		goos, arch, _ := strings.Cut(p, "/")
+		pkg := goos + "-" + strings.Replace(arch, "amd64", "x64", 1)
+		out = append(out, filepath.Join(root, filepath.FromSlash(guard.NpmScope), pkg, "bin"))
+	}
+	return out
 }
 
 const goModule = "github.com/stopgate/stopgate"

@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
@@ -21,6 +23,7 @@ func runUninstall(env *cli.Env, args []string) error {
 	fl := flags("uninstall")
 	bin := fl.String("bin", "bin", "the `DIR` given to gate init --bin")
 	clientName := clientFlag(fl, "undo gate init --client `CLIENT`")
+	plugin := fl.String("plugin", "", "undo gate init --plugin `DIR`: its files there, and the OS wall it added here")
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}
@@ -33,35 +36,84 @@ func runUninstall(env *cli.Env, args []string) error {
 	if c != nil {
 		plan, err = clientUndo(env, c, root, *bin) // uninstall_client.go
 	} else {
-		plan, err = claudeUndo(env, root, *bin)
+		plan, err = claudeUndo(env, root, *bin, *plugin)
 	}
 	if err != nil {
 		return err
 	}
+	if *plugin != "" {
+		more, err := pluginUndo(absFrom(env.Dir, *plugin))
+		if err != nil {
+			return err
+		}
+		plan = append(plan, more...)
+	}
 	// Every file is read and checked before any is written: one that does
 	// not parse changes nothing.
 	for _, u := range plan {
-		if err := u.apply(root); err != nil {
+		if err := u.apply(); err != nil {
 			return err
 		}
 		sayRemoval(env, u.name, u.r, u.had)
+	}
+	// The state dir serves every client's set-up: its line goes with the
+	// last of them.
+	if regs := guard.Registrations(root, env.Getenv("HOME"), nil); len(regs) > 0 {
+		if line := ignoreLine(root); line != "" {
+			fmt.Fprintf(env.Stdout, "%s: kept %s: %s still registers stopgate\n", gitignoreFile, line, regs[0].File)
+		}
+		return nil
 	}
 	return removeIgnore(env, root)
 }
 
 // claudeUndo plans taking out of .claude/settings.json the hooks gate init
-// registers from bin, and the bare paths older gate inits wrote, and the
-// OS wall's sandbox keys and deny rules.
-func claudeUndo(env *cli.Env, root, bin string) ([]undo, error) {
-	in := binInstall(root, bin)
-	want := wanted(in.dir, in, root, true)
-	for _, h := range want[:len(want):len(want)] {
-		h.Command = in.dir + "/" + settings.Program(h.Command)
-		want = append(want, h)
+// registers on each route (routes), and the bare paths older gate inits
+// wrote, and the OS wall's sandbox keys and deny rules, a plugin's in
+// plugin (its folder, or "") included.
+func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
+	var want []settings.Hook
+	bins := npmDirs(root)
+	if plugin != "" {
+		bins = append(bins, filepath.Join(absFrom(env.Dir, plugin), "bin"))
 	}
-	set := projectSet(env, root, filepath.Join(root, project.ConfigName), []string{in.path})
+	for _, in := range routes(root, bin) {
+		hooks := wanted(in.dir, in, root, true)
+		for _, h := range hooks[:len(hooks):len(hooks)] {
+			h.Command = in.dir + "/" + settings.Program(h.Command)
+			hooks = append(hooks, h)
+		}
+		want = append(want, hooks...)
+		if in.path != "" {
+			bins = append(bins, in.path)
+		}
+	}
+	set := projectSet(env, root, filepath.Join(root, project.ConfigName), bins)
 	u, err := undoHooks(client.Claude, root, settingsFile, want, denyRules(set, root, env.Getenv("HOME")))
 	return []undo{u}, err
+}
+
+// pluginUndo plans taking out of the plugin in dir what gate init --plugin
+// wrote: its hooks, hooks.json when nothing else is left in it, and the
+// manifest while it is byte for byte init's. The plugin's programs in bin
+// are the user's to remove.
+func pluginUndo(dir string) ([]undo, error) {
+	base, name := filepath.Dir(dir), filepath.Base(dir)
+	hooks, err := undoHooks(client.Claude, base, filepath.ToSlash(filepath.Join(name, pluginHooks)), pluginWanted(dir), nil)
+	if err != nil {
+		return nil, err
+	}
+	hooks.gone = bytes.Equal(hooks.out, pluginHooksNew)
+	manifest, err := undoFile(base, filepath.ToSlash(filepath.Join(name, pluginManifestFile)), func(u *undo, data []byte) error {
+		if bytes.Equal(data, pluginManifest()) {
+			u.gone = true
+			u.r.Removed = []string{"the plugin manifest"}
+		} else {
+			u.r.Left = []string{"the plugin manifest: it differs from the one gate init writes"}
+		}
+		return nil
+	})
+	return []undo{hooks, manifest}, err
 }
 
 // uninstallError names the file, line and column of a file gate uninstall

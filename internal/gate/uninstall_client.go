@@ -14,7 +14,8 @@ import (
 
 // undo is what gate uninstall --client does to one of the client's files.
 type undo struct {
-	name string // slash-separated, from the project root
+	base string // the folder name is in, above which nothing is removed
+	name string // slash-separated, from base
 	had  bool   // the file is there
 	out  []byte // its new text, when r.Removed is not empty
 	gone bool   // remove the file instead: nothing but stopgate's is left
@@ -44,7 +45,7 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error
 // from the file's text; nothing is planned when the file is not there. An
 // error of plan's is named with the file (uninstallError).
 func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, error) {
-	u := undo{name: name}
+	u := undo{base: root, name: name}
 	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(name)))
 	if err != nil || data == nil {
 		return u, err
@@ -81,10 +82,11 @@ func undoPlugin(c *client.Client, root, bin string) (undo, error) {
 
 // apply writes the new text, or removes the file and the folders that
 // removal leaves empty.
-func (u undo) apply(root string) error {
+func (u undo) apply() error {
 	if len(u.r.Removed) == 0 {
 		return nil
 	}
+	root := u.base
 	path := filepath.Join(root, filepath.FromSlash(u.name))
 	if !u.gone {
 		if err := settings.WriteFile(path, u.out); err != nil {
