@@ -46,7 +46,7 @@ func TestFatalErrorHalts(t *testing.T) {
 		t.Fatal(err)
 	}
 	halt := `{"continue":false,"stopReason":"gate died"}`
-	line := settings.Launcher([]string{self}, "-test.run=^TestFatalHelper$", halt)
+	line := settings.Launcher([]string{self}, "-test.run=^TestFatalHelper$", halt, "")
 	cmd := exec.Command("/bin/sh", "-c", line)
 	cmd.Env = append(os.Environ(), "STOPGATE_FATAL_HELPER=1", "GOTRACEBACK=")
 	cmd.Dir = t.TempDir() // a core file, where the machine writes them, lands here

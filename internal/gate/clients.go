@@ -43,7 +43,7 @@ func clientWanted(c *client.Client, root, bin string, testhook bool) []settings.
 		if h.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(c, h.Event, prefix+"/"+h.Program, clientArgs(c, h), in, project.Display(root, filepath.Join(dir, h.Program)))
+		cmd := launch(c, h.Event, prefix+"/"+h.Program, clientArgs(c, h), in, root, project.Display(root, filepath.Join(dir, h.Program)))
 		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.Unit})
 	}
 	return out

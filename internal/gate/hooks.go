@@ -1,14 +1,12 @@
 package gate
 
 import (
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -27,7 +25,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 		if !slices.Contains(hook.Handles[r.Program], r.Event) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(client.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, project.Display(root, filepath.Join(in.path, r.Program)))
+		cmd := launch(client.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, root, in.shown(root, r.Program))
 		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r)})
 	}
 	return out

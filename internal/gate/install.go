@@ -7,7 +7,6 @@ import (
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/dist"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/project"
 )
@@ -69,12 +68,23 @@ func routes(root, bin string) []install {
 // machine it ran on.
 func npmDirs(root string) []string {
 	var out []string
-	for _, p := range dist.Platforms {
-		goos, arch, _ := strings.Cut(p, "/")
-		pkg := goos + "-" + strings.Replace(arch, "amd64", "x64", 1)
+	for _, pkg := range npmPlatforms {
 		out = append(out, filepath.Join(root, filepath.FromSlash(guard.NpmScope), pkg, "bin"))
 	}
 	return out
+}
+
+// npmPlatforms are the released platform packages (dist.Platforms, which
+// the hook programs do not link: install_test.go keeps the two equal).
+var npmPlatforms = []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"}
+
+// shown is the program prog as a missing one is named: on the project's
+// npm route, in the platform package of the machine the launcher runs on.
+func (in install) shown(root, prog string) string {
+	if in.dir == npmProject("").dir {
+		return guard.NpmScope + "/" + platform + "/bin/" + prog
+	}
+	return project.Display(root, filepath.Join(in.path, prog))
 }
 
 const goModule = "github.com/stopgate/stopgate"

@@ -3,7 +3,11 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/dist"
 )
 
 // TestInstallOf: how gate init finds stopgate installed, and the command
@@ -33,5 +37,16 @@ func TestInstallOf(t *testing.T) {
 		if got := installOf("/p", tc.bin, tc.exe); got != tc.want {
 			t.Errorf("installOf(%q, %q) = %+v; want %+v", tc.exe, tc.bin, got, tc.want)
 		}
+	}
+}
+
+func TestNpmPlatformsReleased(t *testing.T) {
+	var want []string
+	for _, p := range dist.Platforms {
+		goos, arch, _ := strings.Cut(p, "/")
+		want = append(want, goos+"-"+strings.Replace(arch, "amd64", "x64", 1))
+	}
+	if !slices.Equal(npmPlatforms, want) {
+		t.Errorf("npmPlatforms = %q; dist.Platforms as npm names them: %q", npmPlatforms, want)
 	}
 }

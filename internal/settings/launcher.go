@@ -72,13 +72,21 @@ var forms = []struct{ body, tail string }{
 // Launcher returns the command line that runs the first executable of
 // candidates (shell words, quoted as needed) with args (shell text), or
 // else prints fallback and exits 0; with no fallback it exits 0 silently.
-func Launcher(candidates []string, args, fallback string) string {
+// Where no candidate is there at all (not installed, rather than there
+// and unable to run) it runs missing instead, shell text that reads the
+// hook input on stdin, when missing is not "".
+func Launcher(candidates []string, args, fallback, missing string) string {
 	if args != "" {
 		args = " " + args
 	}
 	end := "exit 0"
 	if fallback != "" {
 		end = `printf '%s\n' ` + cli.ShellQuote(fallback)
+	}
+	if missing != "" {
+		// s is set once a candidate ran; -e: one there but not executable
+		// or empty is there.
+		end = "for p in " + strings.Join(candidates, " ") + `; do [ -e "$p" ] && s=1; done; [ -n "${s-}" ] && { ` + end + "; exit 0; }; " + missing
 	}
 	return launchHead + strings.Join(candidates, " ") + launchBody + args + launchStatus + launchTail + end
 }

@@ -24,7 +24,7 @@ func TestLauncherRoundTrip(t *testing.T) {
 		{[]string{`'/home/o'\''neil/bin/detect'`, `"$CLAUDE_PROJECT_DIR"/node_modules/@stopgate/*/bin/detect`}, "--client codex", "detect",
 			[]string{"/home/o'neil/bin/detect", "$CLAUDE_PROJECT_DIR/node_modules/@stopgate/*/bin/detect"}},
 	} {
-		cmd := Launcher(tt.cands, tt.args, `{"continue":false,"stopReason":"it's missing"}`)
+		cmd := Launcher(tt.cands, tt.args, `{"continue":false,"stopReason":"it's missing"}`, "")
 		words, ok := Candidates(cmd)
 		if !ok || !slices.Equal(words, tt.cands) {
 			t.Errorf("Candidates(%q) = %q, %v; want %q", cmd, words, ok, tt.cands)
@@ -62,10 +62,10 @@ func TestLauncherEarlierForm(t *testing.T) {
 	if got, want := Shown(old), `"$CLAUDE_PROJECT_DIR"/bin/gate or /home/u/go/bin/gate --timeout 600 if installed`; got != want {
 		t.Errorf("Shown = %q, want %q", got, want)
 	}
-	if !SameRun(old, Launcher(cands, "--timeout 600", `{"continue":false,"stopReason":"new words"}`)) {
+	if !SameRun(old, Launcher(cands, "--timeout 600", `{"continue":false,"stopReason":"new words"}`, "")) {
 		t.Error("the earlier launcher is not the same run as today's of the same candidates and arguments")
 	}
-	if SameRun(old, Launcher(cands, "--timeout 60", "")) || SameRun(old, Launcher(cands[:1], "--timeout 600", "")) {
+	if SameRun(old, Launcher(cands, "--timeout 60", "", "")) || SameRun(old, Launcher(cands[:1], "--timeout 600", "", "")) {
 		t.Error("launchers of other arguments or candidates are the same run")
 	}
 	noArgs := `for p in "$CLAUDE_PROJECT_DIR"/bin/detect; do [ -x "$p" ] && exec "$p"; done; exit 0`
@@ -123,14 +123,14 @@ func TestLauncherRuns(t *testing.T) {
 	dir := t.TempDir()
 	fallback := `{"stopReason":"it's 100% missing"}`
 	for _, sh := range shells(t) {
-		cmd := Launcher([]string{filepath.Join(dir, "nope"), filepath.Join(dir, "*", "gate")}, "--x 'a b'", fallback)
+		cmd := Launcher([]string{filepath.Join(dir, "nope"), filepath.Join(dir, "*", "gate")}, "--x 'a b'", fallback, "")
 		if out, _, code := runShell(t, sh, cmd, ""); code != 0 || out != fallback+"\n" {
 			t.Errorf("%v, missing: %q, exit %d; want the fallback", sh, out, code)
 		}
-		if out, _, code := runShell(t, sh, Launcher([]string{"/bin/echo"}, "--x 'a b'", fallback), ""); code != 0 || out != "--x a b\n" {
+		if out, _, code := runShell(t, sh, Launcher([]string{"/bin/echo"}, "--x 'a b'", fallback, ""), ""); code != 0 || out != "--x a b\n" {
 			t.Errorf("%v, present: %q, exit %d", sh, out, code)
 		}
-		if out, _, code := runShell(t, sh, Launcher([]string{filepath.Join(dir, "nope")}, "", ""), ""); code != 0 || out != "" {
+		if out, _, code := runShell(t, sh, Launcher([]string{filepath.Join(dir, "nope")}, "", "", ""), ""); code != 0 || out != "" {
 			t.Errorf("%v, no fallback: %q, exit %d; want silence and exit 0", sh, out, code)
 		}
 	}
@@ -178,15 +178,15 @@ func TestLauncherCannotRun(t *testing.T) {
 	for _, sh := range shells(t) {
 		for what, path := range unrunnable(t, t.TempDir()) {
 			q := cli.ShellQuote(path)
-			out, stderr, code := runShell(t, sh, Launcher([]string{q}, "--timeout 600", halt), stopInput)
+			out, stderr, code := runShell(t, sh, Launcher([]string{q}, "--timeout 600", halt, ""), stopInput)
 			if code != 0 || out != halt+"\n" {
 				t.Errorf("%v, %s: stdout %q, exit %d (stderr %q); want the halt, exit 0", sh, what, out, code, stderr)
 			}
-			out, _, code = runShell(t, sh, Launcher([]string{q}, "", ""), stopInput)
+			out, _, code = runShell(t, sh, Launcher([]string{q}, "", "", ""), stopInput)
 			if code != 0 || out != "" {
 				t.Errorf("%v, %s, no fallback: stdout %q, exit %d; want silence, exit 0", sh, what, out, code)
 			}
-			out, stderr, code = runShell(t, sh, Launcher([]string{q, cli.ShellQuote(works)}, "--timeout 600", halt), stopInput)
+			out, stderr, code = runShell(t, sh, Launcher([]string{q, cli.ShellQuote(works)}, "--timeout 600", halt, ""), stopInput)
 			if code != 2 || out != stopInput || !strings.HasSuffix(stderr, "judged --timeout 600\n") {
 				t.Errorf("%v, %s, then a program that runs: stdout %q, stderr %q, exit %d; want the input whole, its stderr, exit 2", sh, what, out, stderr, code)
 			}
@@ -201,7 +201,7 @@ func TestLauncherPassesThrough(t *testing.T) {
 	prog := writeExec(t, filepath.Join(dir, "prog"), "#!/bin/sh\nread -r in\nprintf '%s|%s' \"$in\" \"$*\"\nprintf 'said %s' \"$1\" >&2\nexit \"$1\"\n")
 	for _, sh := range shells(t) {
 		for _, status := range []string{"0", "1", "2"} {
-			out, stderr, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(prog)}, status+" 'a b'", `{"continue":false}`), stopInput)
+			out, stderr, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(prog)}, status+" 'a b'", `{"continue":false}`, ""), stopInput)
 			if out != stopInput+"|"+status+" a b" || stderr != "said "+status || code != int(status[0]-'0') {
 				t.Errorf("%v, exit %s: stdout %q, stderr %q, exit %d", sh, status, out, stderr, code)
 			}
@@ -220,7 +220,7 @@ func TestLauncherKilledProgram(t *testing.T) {
 		killed := writeExec(t, filepath.Join(dir, "killed-"+sig), "#!/bin/sh\nkill -"+sig+" $$\n")
 		next := writeExec(t, filepath.Join(dir, "next"), "#!/bin/sh\n: > "+cli.ShellQuote(marker)+"\n")
 		for _, sh := range shells(t) {
-			out, _, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(killed), cli.ShellQuote(next)}, "", halt), stopInput)
+			out, _, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(killed), cli.ShellQuote(next)}, "", halt, ""), stopInput)
 			if code != 0 || out != halt+"\n" {
 				t.Errorf("%v, SIG%s: stdout %q, exit %d; want the halt, exit 0", sh, sig, out, code)
 			}

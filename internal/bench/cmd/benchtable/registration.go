@@ -30,7 +30,7 @@ func (o *options) registrationCases(n int) ([]bench.Case, error) {
 		cmd      func(root string) (*bench.Cmd, error)
 	}{
 		{"launcher", "gate init's launcher (sh -c)", func(root string) (*bench.Cmd, error) {
-			return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{cli.ShellQuote(o.detect)}, "", "")}, Dir: root, Env: o.env(root)}, nil
+			return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{cli.ShellQuote(o.detect)}, "", "", "")}, Dir: root, Env: o.env(root)}, nil
 		}},
 		{"npm", "npm's node shim", o.npmShim},
 		{"gotool", "go tool", o.goTool},
