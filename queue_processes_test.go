@@ -118,12 +118,13 @@ func procProject(t *testing.T, root string, prompts []string, run string, files 
 }
 
 // procEntries reads every file under the state dir's sessions folder: each must
-// be a whole entry in its own scope's folder, and nothing else may lie
-// there.
+// be a whole entry in its own scope's folder, or the baseline beside one,
+// and nothing else may lie there.
 func procEntries(t *testing.T, root string) map[string]queue.Entry {
 	t.Helper()
 	dir := filepath.Join(root, "tmp", "validation", "sessions")
 	got := map[string]queue.Entry{}
+	var baselines []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -132,6 +133,10 @@ func procEntries(t *testing.T, root string) map[string]queue.Entry {
 		parts := strings.Split(rel, string(filepath.Separator))
 		if len(parts) != 3 || !strings.HasSuffix(parts[2], ".json") {
 			if len(parts) == 3 && parts[2] == "blocks" {
+				return nil
+			}
+			if len(parts) == 3 && strings.HasSuffix(parts[2], ".baseline") {
+				baselines = append(baselines, path)
 				return nil
 			}
 			return fmt.Errorf("stray file %s", rel)
@@ -156,6 +161,11 @@ func procEntries(t *testing.T, root string) map[string]queue.Entry {
 	})
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
+	}
+	for _, b := range baselines {
+		if _, err := os.Stat(strings.TrimSuffix(b, ".baseline") + ".json"); err != nil {
+			t.Fatalf("stray baseline %s: %v", b, err)
+		}
 	}
 	return got
 }

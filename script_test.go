@@ -139,6 +139,8 @@ func cmdExample(ts *testscript.TestScript, neg bool, args []string) {
 
 // queue [STATEDIR] prints the pending entries, one line each, sorted:
 // "session scope prompt trigger arms=N", and "blocks session scope N".
+// Baselines are not listed: every arming records one beside its entry,
+// and one whose entry was deleted stays until the next arming replaces it.
 func cmdQueue(ts *testscript.TestScript, neg bool, args []string) {
 	dir := "tmp/validation"
 	if len(args) > 0 {
@@ -161,6 +163,7 @@ func cmdQueue(ts *testscript.TestScript, neg bool, args []string) {
 			var b struct{ Count int }
 			readJSON(ts, path, &b)
 			lines = append(lines, fmt.Sprintf("blocks %s %s %d", parts[0], parts[1], b.Count))
+		case strings.HasSuffix(parts[2], ".baseline"):
 		case strings.HasSuffix(parts[2], ".json"):
 			var e queue.Entry
 			readJSON(ts, path, &e)

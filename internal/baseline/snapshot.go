@@ -47,10 +47,11 @@ const (
 type Want struct {
 	Changed []string // paths relative to the root
 	In      []string // gitignore-style patterns (package pattern)
+	Tree    bool     // every file's hash, for the files changed since (tree.go)
 }
 
 // Empty reports whether there is nothing to record.
-func (w Want) Empty() bool { return len(w.Changed) == 0 && len(w.In) == 0 }
+func (w Want) Empty() bool { return len(w.Changed) == 0 && len(w.In) == 0 && !w.Tree }
 
 // Snapshot is the record taken at arming.
 type Snapshot struct {
@@ -59,6 +60,8 @@ type Snapshot struct {
 	In      []string         `json:"in,omitempty"`    // the patterns whose files Files holds
 	Files   map[string]State `json:"files,omitempty"` // every file they matched
 	WalkErr string           `json:"walk_error,omitempty"`
+	// Tree is every file's state, hashes only (tree.go); nil: not taken.
+	Tree map[string]State `json:"tree"`
 }
 
 // State is one file's state.
@@ -83,6 +86,9 @@ func Take(root string, w Want, skip []string) *Snapshot {
 	s.In = in
 	if err != nil {
 		s.WalkErr = err.Error()
+	}
+	if w.Tree {
+		s.Tree, _ = tree(root, skip)
 	}
 	return s
 }

@@ -102,6 +102,9 @@ type Mapping struct {
 	Prompt     string // key: a path without ".md" (see Names), or "plugin:name"
 	Validators []string
 	Line       int
+	// WhenChanged: its validators run only when a file it selects
+	// changed since the prompt was armed (whenchanged.go).
+	WhenChanged []string
 }
 
 // Validator is one named check: a built-in file check or a command.
@@ -119,6 +122,9 @@ type Validator struct {
 	// Inputs are the gitignore-style patterns of the files its verdict
 	// depends on (reuse.go); nil: the whole working tree.
 	Inputs []string
+	// WhenChanged: it runs only when a file it selects changed since its
+	// prompt was armed (whenchanged.go).
+	WhenChanged []string
 
 	patterns *pattern.Set // Inputs compiled, by the first Patterns
 }

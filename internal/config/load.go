@@ -54,8 +54,9 @@ var defaultSettings = rawSettings{
 }
 
 type rawMapping struct {
-	Prompt     string   `toml:"prompt"`
-	Validators []string `toml:"validators"`
+	Prompt      string    `toml:"prompt"`
+	Validators  []string  `toml:"validators"`
+	WhenChanged *[]string `toml:"when_changed"` // whenchanged.go
 }
 
 type rawValidator struct {
@@ -66,7 +67,8 @@ type rawValidator struct {
 	Regex       string    `toml:"regex"`
 	Timeout     string    `toml:"timeout"`
 	Fix         string    `toml:"fix"`
-	Inputs      *[]string `toml:"inputs"` // reuse.go
+	Inputs      *[]string `toml:"inputs"`       // reuse.go
+	WhenChanged *[]string `toml:"when_changed"` // whenchanged.go
 	// The diff checks (diff.go).
 	Changed      []string `toml:"changed"`
 	AddedLacks   string   `toml:"added_lacks"`
@@ -244,6 +246,7 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 			v.Timeout = p.duration(key+".timeout", rv.Timeout)
 		}
 		v.Inputs = p.inputs(key, rv)
+		v.WhenChanged = p.whenChanged(key, rv.WhenChanged)
 		cfg.Validators[name] = v
 		cfg.Order = append(cfg.Order, name)
 	}
@@ -277,7 +280,7 @@ func (p *parser) mappings(cfg *Config, raw []rawMapping) {
 				p.add(key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
 			}
 		}
-		cfg.Mappings = append(cfg.Mappings, Mapping{Prompt: rm.Prompt, Validators: rm.Validators})
+		cfg.Mappings = append(cfg.Mappings, Mapping{Prompt: rm.Prompt, Validators: rm.Validators, WhenChanged: p.whenChanged(key, rm.WhenChanged)})
 	}
 }
 

@@ -8,15 +8,17 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 )
 
-// recorder returns what takes the baseline of m's diff checks when its
-// entry is created, or nil when it has none: most mappings cost nothing
-// more. A record that cannot be written leaves none, and the gate then
-// says it could not judge: the entry is armed all the same.
+// recorder returns what takes the baseline of m's diff checks, and of
+// the whole tree (the files changed since, for every validator), when its
+// entry is created. A record that cannot be written leaves none, and the
+// gate then says it could not judge, and takes the changed files as
+// unknown: the entry is armed all the same.
 func recorder(root string, cfg *config.Config, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string) error, error) {
 	want, err := config.WantOf(m, validator)
-	if err != nil || want.Empty() {
+	if err != nil {
 		return nil, err
 	}
+	want.Tree = true
 	skip := []string{cfg.StateDir()}
 	return func(path string) error {
 		return baseline.Take(root, want, skip).Write(path, writeRecord)

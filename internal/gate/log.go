@@ -49,7 +49,9 @@ func runLog(env *cli.Env, args []string) error {
 			if c.Reused && c.Since != nil {
 				s = p.mark(c.Passed) + " " + c.Name + " unchanged since " + c.Since.Local().Format(time.TimeOnly)
 			}
-			if !c.Passed && c.Result != "failed" {
+			if c.Skipped {
+				s = "– " + c.Name + " skipped"
+			} else if !c.Passed && c.Result != "failed" {
 				s += " (" + c.Result + ")"
 			}
 			checks = append(checks, s)

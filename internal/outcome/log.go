@@ -108,6 +108,10 @@ type Check struct {
 	Reused  bool       `json:"reused,omitempty"`
 	Since   *time.Time `json:"unchanged_since,omitempty"`
 	SavedMS float64    `json:"saved_ms,omitempty"`
+	// Skipped is a check not run, neither passed nor failed: its
+	// when_changed selects none of the files changed since its prompts
+	// were armed. Passed is false, Result says why.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // Duration returns the check's run time.

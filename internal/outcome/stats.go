@@ -147,6 +147,9 @@ func (t *tally) decision(r Record) {
 // checks counts each validator run of r.
 func (t *tally) checks(r Record) {
 	for _, c := range r.Checks {
+		if c.Skipped {
+			continue // not a run, nor a pass or a failure
+		}
 		v := entry(t.validators, c.Name, func() *ValidatorStats { return &ValidatorStats{Name: c.Name} })
 		if c.Reused {
 			saved := time.Duration(c.SavedMS * float64(time.Millisecond))
@@ -251,7 +254,7 @@ func (st Stats) Slowest() []ValidatorStats {
 func (r Record) PromptResult(p string) (checked, passed bool) {
 	passed = true
 	for _, c := range r.Checks {
-		if slices.Contains(c.Prompts, p) {
+		if slices.Contains(c.Prompts, p) && !c.Skipped {
 			checked = true
 			passed = passed && c.Passed
 		}

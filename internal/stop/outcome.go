@@ -87,6 +87,9 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 			since := u.Since.UTC()
 			oc.Reused, oc.Since, oc.SavedMS, oc.ExitCode = true, &since, outcome.Millis(u.Duration), nil
 		}
+		if c.Skipped != "" {
+			oc.Skipped, oc.Passed, oc.Result, oc.ExitCode = true, false, "skipped: "+c.Skipped, nil
+		}
 		r.Checks = append(r.Checks, oc)
 	}
 	for _, e := range v.Done {

@@ -77,6 +77,7 @@ func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) stri
 		}
 		fmt.Fprintf(&b, "\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, u.Since.Local().Format(time.TimeOnly))
 	}
+	b.WriteString(skippedNote(v))
 	b.WriteString(tail)
 	return b.String()
 }

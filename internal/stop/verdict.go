@@ -80,6 +80,10 @@ type Check struct {
 	// Unchanged is a check not run: it passed earlier in the scope and
 	// nothing it depends on changed since (package reuse). Result says passed.
 	Unchanged *reuse.Unchanged
+	// Skipped is why a check was not run: when_changed selects none of
+	// the files changed since its prompts were armed (scoped.go). Result
+	// says passed; it is neither a pass nor a failure in the log.
+	Skipped string
 }
 
 // Decide runs the validators of entries and decides the stop, running
@@ -167,6 +171,8 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
 	checks, specs := plan(cfg, in, f.entries)
+	done := scope(cfg, checks, specs, f.entries)
+	defer done()
 	vs := make([]*config.Validator, len(checks))
 	for i := range checks {
 		vs[i] = checks[i].Validator
@@ -175,7 +181,7 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 	unchanged := r.ToRun()
 	var run []validator.Spec
 	for i := range specs {
-		if unchanged[i] == nil {
+		if unchanged[i] == nil && checks[i].Skipped == "" {
 			run = append(run, specs[i])
 		}
 	}
@@ -188,8 +194,10 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
 		Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why()}, run)
 	for i := range checks {
-		checks[i].Unchanged = unchanged[i]
-		if unchanged[i] != nil {
+		if checks[i].Skipped == "" {
+			checks[i].Unchanged = unchanged[i]
+		}
+		if unchanged[i] != nil || checks[i].Skipped != "" {
 			checks[i].Result = validator.Result{Name: checks[i].Validator.Name, Passed: true}
 		} else {
 			checks[i].Result, results = results[0], results[1:]
@@ -199,6 +207,7 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 		all := make([]validator.Result, len(checks))
 		for i := range checks {
 			all[i] = checks[i].Result
+			all[i].Passed = all[i].Passed && checks[i].Skipped == "" // a skip is no pass to reuse
 		}
 		r.Finish(all, f.dl.At)
 	}
@@ -247,6 +256,9 @@ func (f *facts) tell(v *Verdict) {
 	notes := ""
 	if f.rec != nil {
 		v.Reconciled, notes = f.rec.Found, f.rec.Notes()
+	}
+	if note := skippedNote(v); v.Kind == Pass && v.Reason == "" && note != "" {
+		v.Reason = "stopgate: the stop passed." + note
 	}
 	switch {
 	case v.Kind == Pass:

@@ -69,7 +69,7 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 			ca = append(ca, attribute.String(attrExpect, c.Expect))
 		}
 		_, cs := tr.Start(ctx, spanValidator, trace.WithTimestamp(start), trace.WithAttributes(ca...))
-		if !c.Passed {
+		if !c.Passed && !c.Skipped {
 			cs.SetStatus(codes.Error, c.Result)
 		}
 		cs.End(trace.WithTimestamp(start.Add(c.Duration())))
@@ -78,11 +78,14 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 }
 
 // result classes a validator's run: passed, failed (it judged the work
-// wanting), timed_out, or error (it could not judge: not started, killed).
+// wanting), timed_out, error (it could not judge: not started, killed),
+// or skipped (when_changed: not run).
 func result(c outcome.Check) string {
 	switch {
 	case c.Passed:
 		return "passed"
+	case c.Skipped:
+		return "skipped"
 	case c.TimedOut:
 		return "timed_out"
 	case c.ExitCode != nil && *c.ExitCode < 0:
@@ -94,7 +97,7 @@ func result(c outcome.Check) string {
 func failed(r outcome.Record) int {
 	n := 0
 	for _, c := range r.Checks {
-		if !c.Passed {
+		if !c.Passed && !c.Skipped {
 			n++
 		}
 	}
