@@ -67,7 +67,7 @@ type Snapshot struct {
 // State is one file's state.
 type State struct {
 	Exists bool   `json:"exists,omitempty"`
-	Sum    string `json:"sum,omitempty"` // SHA-256 of the content
+	Sum    string `json:"sum,omitempty"` // SHA-256 of the content; in Tree, the stamp
 	Text   []byte `json:"text,omitempty"`
 	Kept   bool   `json:"kept,omitempty"` // Text is the whole content
 	Err    string `json:"error,omitempty"`

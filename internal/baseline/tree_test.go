@@ -66,3 +66,35 @@ func TestChangedSince(t *testing.T) {
 		t.Errorf("no tree recorded: %q, want unknown (nil)", got[1:])
 	}
 }
+
+// TestTreeStampRestoredMtime edits a file and puts its modification time
+// back, as an agent hiding a change from when_changed would: the record of
+// the whole tree still shows it (the change time moved), without a read.
+func TestTreeStampRestoredMtime(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "main.go")
+	if err := os.WriteFile(file, []byte("package main // v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, err := tree(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("package main // v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	now, err := tree(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := diffTree(was, now); !slices.Equal(got, []string{"main.go"}) {
+		t.Errorf("diffTree after an edit with its mtime restored = %q, want [main.go]", got)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 // ChangedSince returns the paths of in whose file changed after t, by its
@@ -20,7 +22,7 @@ func (in Inputs) ChangedSince(root string, t time.Time) []string {
 			file = filepath.Join(root, file)
 		}
 		fi, err := os.Stat(file)
-		if err != nil || changeTime(fi).After(t) {
+		if err != nil || regular.StampOf(fi).Ctime > t.UnixNano() {
 			changed = append(changed, path)
 		}
 	}

@@ -9,17 +9,11 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 // stat is a file's stat as the cache compares it.
-type stat struct {
-	Size, Mtime, Ctime int64
-	Ino                uint64
-	Mode               uint32
-}
-
-// changed is the later of the file's modification and change times.
-func (s stat) changed() int64 { return max(s.Mtime, s.Ctime) }
+type stat = regular.Stamp
 
 // racy is how long after a file's last change its recorded hash is not
 // trusted: the file may have changed again within the clock's granularity
@@ -53,7 +47,7 @@ func (c *cache) get(rel string, st stat) ([sha256.Size]byte, bool) {
 		return [sha256.Size]byte{}, false
 	}
 	e, ok := c.Entries[rel]
-	if !ok || e.St != st || st.changed()+racy > c.At {
+	if !ok || e.St != st || st.Changed()+racy > c.At {
 		return [sha256.Size]byte{}, false
 	}
 	return e.Sum, true
@@ -64,7 +58,7 @@ func (c *cache) keep(old *cache, rel string) {
 	if old == nil {
 		return
 	}
-	if e, ok := old.Entries[rel]; ok && e.St.changed()+racy <= old.At {
+	if e, ok := old.Entries[rel]; ok && e.St.Changed()+racy <= old.At {
 		c.Entries[rel] = e
 	}
 }

@@ -200,7 +200,7 @@ func hashFile(ctx context.Context, root, rel string, c *cache) (File, bool, erro
 	if err != nil {
 		return File{}, false, err
 	}
-	f := File{Path: rel, Kind: 'f', st: statOf(fi)}
+	f := File{Path: rel, Kind: 'f', st: regular.StampOf(fi)}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		f.Kind = 'l'
