@@ -110,7 +110,7 @@ type Client struct {
 }
 
 // All is every client, the reference first.
-var All = []*Client{Claude, Codex, Gemini, Copilot, OpenCode}
+var All = []*Client{Claude, Codex, Gemini, Copilot, OpenCode, Qwen}
 
 // Names lists the clients' names, as --client takes them.
 var Names = func() []string {
