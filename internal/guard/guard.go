@@ -8,7 +8,7 @@
 // stubs judged by the one hand-written part, the policy table of which
 // programs write which operands (rules.go), and redirections are judged as
 // they open; what the run cannot follow is judged conservatively (bash.go).
-// The limits of that are documented in docs/security.md; reading is never
+// The limits of that are documented in docs/guard.md; reading is never
 // denied.
 //
 // The package decides only; the detect hook turns a Hit into the client's

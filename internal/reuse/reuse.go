@@ -2,7 +2,7 @@
 // the session, in the same scope, as passed, not run again, while nothing
 // it depends on changed: its spec (what mappings.toml says of it, the
 // variables it gets, the confinement), its program (the files its run
-// line executes, as runline resolves them) and its inputs (the files its
+// line executes, as shell.Files resolves them) and its inputs (the files its
 // inputs patterns select, else the whole working tree: fingerprint.go).
 // Any doubt runs it: reuse off, a file validator (cheap, and its file is
 // its whole input), no record or one that does not parse or verify, a

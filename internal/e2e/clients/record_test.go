@@ -146,7 +146,7 @@ func TestCopilotRecordJudgesLostRead(t *testing.T) {
 	p.WriteFile("output/.keep", "") // Copilot's create makes no parent directory
 	// Copilot writes events.jsonl behind the session: a read made just before
 	// the stop may not be in it yet when agentStop runs (seen here, 1 run in 4),
-	// which docs/security.md states as a limit. The model's turn takes 2 s.
+	// which docs/reconciliation.md states as a limit. The model's turn takes 2 s.
 	lost := &loseQueue{p: p, settle: 2 * time.Second}
 	srv := Start(t, Chat, Script{
 		When(LastHas(blocked), Tool("create", map[string]any{"path": p.Path("output/joke.txt"), "file_text": joke + "\n"})),
