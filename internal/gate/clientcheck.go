@@ -34,7 +34,12 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 		return append(out, fileError(c.HookFile, c.Title, err))
 	}
 	// The project variables the clients set, for a command's program.
-	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "GEMINI_PROJECT_DIR": ws.root, "COPILOT_PROJECT_DIR": ws.root}
+	vars := map[string]string{}
+	for _, c := range client.All {
+		if c.ProjectVar != "" {
+			vars[c.ProjectVar] = ws.root
+		}
+	}
 	for _, fd := range found {
 		if !fd.Registered {
 			out = append(out, unregistered(c.HookFile, fd.Hook, fd.Hook.String()+" is not registered", initCmd))

@@ -139,7 +139,13 @@ func commandPrograms(cmd, root, home string) []string {
 	if !ok || len(call.Args) == 0 {
 		return nil
 	}
-	env := expand.ListEnviron("CLAUDE_PROJECT_DIR="+root, "GEMINI_PROJECT_DIR="+root, "COPILOT_PROJECT_DIR="+root, "HOME="+home)
+	vars := []string{"HOME=" + home}
+	for _, c := range client.All {
+		if c.ProjectVar != "" {
+			vars = append(vars, c.ProjectVar+"="+root)
+		}
+	}
+	env := expand.ListEnviron(vars...)
 	cfg := &expand.Config{Env: env, NoUnset: true}
 	var progs []string
 	runs := false
