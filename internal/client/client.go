@@ -1,5 +1,5 @@
 // Package client holds every agent client stopgate gates, one file each
-// (claude.go, codex.go, gemini.go, copilot.go, opencode.go), behind one
+// (claude.go, codex.go, gemini.go, copilot.go, opencode.go, cursor.go), behind one
 // type: a Client value says all stopgate knows of its client. All is the
 // only list of them; detect, gate, testhook, the guard and gate init read
 // a client's part through its value and never ask which client it is.
@@ -29,8 +29,9 @@
 // answers (Encode, Halt), its record (where, and a lines decoder for a
 // record kept as JSON lines), its hooks and files; then its tests beside
 // the others' (captured inputs in dialect_test.go, a captured record in
-// testdata/records, its schemas in testdata/schema). If its input could be
-// taken for another client's, teach Recognise (decode.go) what marks it.
+// testdata/records, its schemas in testdata/schema). A key only its
+// inputs carry (mark) makes Recognise tell them from another client's; a
+// client that also runs Claude Code's registration sets claudeToo.
 package client
 
 import (
@@ -104,13 +105,21 @@ type Client struct {
 	// format reads and edits the hook file: Claude Code's shape (package
 	// settings) when nil.
 	format hookFormat
+	// mark is a top-level input key only this client sends: it recognises
+	// the client's input from any registration ("": none).
+	mark string
+	// claudeToo is set on a client that also runs Claude Code's registration
+	// with its own inputs, which are then decoded as its own; it returns an
+	// error wrapping ErrIgnored when that registration must step aside.
+	claudeToo func(in *hook.Input) error
+
 	// plugin is the plugin file that registers the hooks, for a client
 	// without command hooks (OpenCode); "" for the others.
 	plugin string
 }
 
 // All is every client, the reference first.
-var All = []*Client{Claude, Codex, Gemini, Copilot, OpenCode, Qwen}
+var All = []*Client{Claude, Codex, Gemini, Copilot, OpenCode, Qwen, Cursor}
 
 // Names lists the clients' names, as --client takes them.
 var Names = func() []string {

@@ -134,7 +134,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"codex input to a gemini hook", codexStop, Gemini.Name, "", []string{hook.Stop}, "hook input is from codex, but this hook is registered with --client gemini; register it with: gate init --client codex"},
 		{"gemini input to a copilot hook", geminiAfterAgent, Copilot.Name, "", []string{hook.Stop}, "is from gemini, but this hook is registered with --client copilot"},
 		{"copilot input to a claude hook", copilotAgentStop, Claude.Name, "", []string{hook.Stop}, "is from copilot, but this hook is registered with --client claude"},
-		{"unknown client", codexStop, "cursor", "", nil, `unknown --client "cursor", want one of claude, codex, gemini, copilot`},
+		{"unknown client", codexStop, "windsurf", "", nil, `unknown --client "windsurf", want one of claude, codex, gemini, copilot`},
 		{"gemini event the hook does not take", geminiAfterTool, Gemini.Name, "", []string{hook.Stop}, `unsupported gemini hook event "AfterTool": this hook handles Stop`},
 		{"copilot event the hook does not take", copilotPostView, Copilot.Name, "postToolUse", []string{hook.Stop, hook.SubagentStop}, `unsupported copilot hook event "postToolUse"`},
 		{"wrong type", `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":7}}`, Gemini.Name, "", nil, `hook input field "tool_input.file_path" is a JSON number, want a string`},

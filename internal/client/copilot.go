@@ -56,7 +56,7 @@ var Copilot = &Client{
 		return in.TranscriptPath, transcript.Thread{Agent: agent}
 	},
 	lines:  lines[copilotLine](nil, `"tool.execution_start"`, `"hook.end"`, `"user.message"`),
-	format: copilotFormat{},
+	format: copilotFormat,
 }
 
 // copilotAnswers writes Copilot's answers: native, or in the Claude-shaped
@@ -302,20 +302,29 @@ func (l *copilotLine) block() (string, string, bool) {
 // writes its own file, stopgate.json, so it never edits a person's hook
 // file; entries a person adds to it are kept when hooks are added.
 
-// copilotFile is the native file's shape, as far as stopgate reads it.
+// copilotFile is the native file's shape, as far as stopgate reads it;
+// Cursor's hooks.json has the same.
 type copilotFile struct {
 	Version int                          `json:"version"`
 	Hooks   map[string][]json.RawMessage `json:"hooks"`
 }
 
+// copilotCommand is one command entry: Copilot's (bash, timeoutSec) or
+// Cursor's (command, timeout, loop_limit).
 type copilotCommand struct {
 	Type       string `json:"type"`
-	Bash       string `json:"bash"`
+	Bash       string `json:"bash,omitempty"`
 	TimeoutSec int    `json:"timeoutSec,omitempty"`
+	Command    string `json:"command,omitempty"`
+	Timeout    int    `json:"timeout,omitempty"`
+	LoopLimit  int    `json:"loop_limit,omitempty"`
 }
 
-// parseCopilot decodes a native hook file, or says where it is broken.
-func parseCopilot(data []byte) (*copilotFile, error) {
+// run is the entry's command line, in either client's key.
+func (c copilotCommand) run() string { return cmp.Or(c.Bash, c.Command) }
+
+// parse decodes a hook file, or says where it is broken.
+func (v versionedFormat) parse(data []byte) (*copilotFile, error) {
 	var f copilotFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		var se *json.SyntaxError
@@ -324,7 +333,7 @@ func parseCopilot(data []byte) (*copilotFile, error) {
 		case errors.As(err, &se):
 			return nil, settings.ErrorAt(data, max(int(se.Offset)-1, 0), "%s", se.Error()) // Offset is past the bad byte
 		case errors.As(err, &te):
-			return nil, settings.ErrorAt(data, int(te.Offset), "%s is a JSON %s, not what Copilot CLI reads", te.Field, te.Value)
+			return nil, settings.ErrorAt(data, int(te.Offset), "%s is a JSON %s, not what %s reads", te.Field, te.Value, v.title)
 		}
 		return nil, err
 	}
@@ -339,11 +348,11 @@ func (f *copilotFile) registered(want []settings.Hook) []settings.Found {
 		out[i] = settings.Found{Hook: h}
 		for _, raw := range f.Hooks[h.Event] {
 			var c copilotCommand
-			if json.Unmarshal(raw, &c) != nil || c.Bash == "" {
+			if json.Unmarshal(raw, &c) != nil || c.run() == "" {
 				continue
 			}
-			if settings.Program(c.Bash) == settings.Program(h.Command) {
-				out[i].Registered, out[i].Command, out[i].Timeout = true, c.Bash, c.TimeoutSec
+			if settings.Program(c.run()) == settings.Program(h.Command) {
+				out[i].Registered, out[i].Command, out[i].Timeout = true, c.run(), cmp.Or(c.TimeoutSec, c.Timeout)
 				break
 			}
 		}
@@ -351,13 +360,23 @@ func (f *copilotFile) registered(want []settings.Hook) []settings.Found {
 	return out
 }
 
-// copilotFormat is the native file's format (hookFormat).
-type copilotFormat struct{}
+// versionedFormat is a {"version": 1, "hooks": {event: [command, …]}}
+// file's format (hookFormat): Copilot CLI's native file, Cursor's.
+type versionedFormat struct {
+	title  string                             // the client, as errors name it
+	events []string                           // in the client's documented order
+	entry  func(settings.Hook) copilotCommand // the entry gate init writes
+}
 
-func (copilotFormat) empty() []byte { return []byte(`{"version": 1}`) }
+// copilotFormat is Copilot CLI's native file.
+var copilotFormat = versionedFormat{title: "Copilot CLI", events: copilotEvents, entry: func(h settings.Hook) copilotCommand {
+	return copilotCommand{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout}
+}}
 
-func (copilotFormat) lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
-	f, err := parseCopilot(data)
+func (versionedFormat) empty() []byte { return []byte(`{"version": 1}`) }
+
+func (v versionedFormat) lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
+	f, err := v.parse(data)
 	if err != nil {
 		return nil, err
 	}
@@ -367,8 +386,8 @@ func (copilotFormat) lookup(data []byte, want []settings.Hook) ([]settings.Found
 // merge adds the wanted hooks that data does not register yet, as
 // settings.Merge does in Claude Code's shape. It returns the hooks it
 // added; none means data is returned unchanged.
-func (copilotFormat) merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
-	f, err := parseCopilot(data)
+func (v versionedFormat) merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
+	f, err := v.parse(data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -385,7 +404,7 @@ func (copilotFormat) merge(data []byte, want []settings.Hook) ([]byte, []setting
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		enc.Encode(copilotCommand{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout})
+		enc.Encode(v.entry(h))
 		raw := json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 		f.Hooks[h.Event] = append(f.Hooks[h.Event], raw)
 		added = append(added, h)
@@ -393,20 +412,20 @@ func (copilotFormat) merge(data []byte, want []settings.Hook) ([]byte, []setting
 	if len(added) == 0 {
 		return data, nil, nil
 	}
-	return renderCopilot(f), added, nil
+	return v.render(f), added, nil
 }
 
 // copilotEvents are the events in the order Copilot CLI documents them.
 var copilotEvents = []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"}
 
-// renderCopilot writes the file with one command per line, events in
-// Copilot's documented order, then any others by name.
-func renderCopilot(f *copilotFile) []byte {
+// render writes the file with one command per line, events in the
+// client's documented order, then any others by name.
+func (v versionedFormat) render(f *copilotFile) []byte {
 	rank := func(e string) int {
-		if i := slices.Index(copilotEvents, e); i >= 0 {
+		if i := slices.Index(v.events, e); i >= 0 {
 			return i
 		}
-		return len(copilotEvents)
+		return len(v.events)
 	}
 	events := slices.SortedFunc(maps.Keys(f.Hooks), func(a, b string) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
@@ -429,21 +448,21 @@ func renderCopilot(f *copilotFile) []byte {
 // is still exactly one of want (type, command and timeout, nothing else),
 // drops an event it leaves empty, and names in Left a command that runs
 // one of programs but was changed since. empty says no hook is left.
-func (copilotFormat) remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error) {
-	f, err := parseCopilot(data)
+func (v versionedFormat) remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error) {
+	f, err := v.parse(data)
 	if err != nil {
 		return nil, r, false, err
 	}
 	for e, list := range f.Hooks {
 		var keep []json.RawMessage
 		for _, raw := range list {
-			if h, ok := ownCopilot(raw, e, want); ok {
+			if h, ok := v.own(raw, e, want); ok {
 				r.Removed = append(r.Removed, h.String())
 				continue
 			}
 			var c copilotCommand
-			if json.Unmarshal(raw, &c) == nil && c.Bash != "" && slices.Contains(programs, settings.Program(c.Bash)) {
-				r.Left = append(r.Left, fmt.Sprintf("hooks.%s: runs %s, but is not as gate init wrote it", e, settings.Program(c.Bash)))
+			if json.Unmarshal(raw, &c) == nil && c.run() != "" && slices.Contains(programs, settings.Program(c.run())) {
+				r.Left = append(r.Left, fmt.Sprintf("hooks.%s: runs %s, but is not as gate init wrote it", e, settings.Program(c.run())))
 			}
 			keep = append(keep, raw)
 		}
@@ -458,11 +477,11 @@ func (copilotFormat) remove(data []byte, want []settings.Hook, programs []string
 	if len(r.Removed) == 0 {
 		return data, r, false, nil
 	}
-	return renderCopilot(f), r, len(f.Hooks) == 0, nil
+	return v.render(f), r, len(f.Hooks) == 0, nil
 }
 
-// ownCopilot reports whether raw is a command gate init wrote for event.
-func ownCopilot(raw json.RawMessage, event string, want []settings.Hook) (settings.Hook, bool) {
+// own reports whether raw is a command gate init wrote for event.
+func (v versionedFormat) own(raw json.RawMessage, event string, want []settings.Hook) (settings.Hook, bool) {
 	var c copilotCommand
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -470,7 +489,9 @@ func ownCopilot(raw json.RawMessage, event string, want []settings.Hook) (settin
 		return settings.Hook{}, false
 	}
 	for _, h := range want {
-		if h.Event == event && settings.SameRun(h.Command, c.Bash) && c.TimeoutSec == h.Timeout {
+		e := v.entry(h)
+		e.Bash, e.Command = c.Bash, c.Command
+		if h.Event == event && settings.SameRun(h.Command, c.run()) && c == e {
 			return h, true
 		}
 	}

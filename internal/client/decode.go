@@ -82,6 +82,10 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 	if client == "" {
 		client = detected
 	}
+	// Claude Code's registration passes no --client (or --client claude).
+	if c := Named(detected); sure && (opt.Client == "" || opt.Client == Claude.Name) && c.claudeToo != nil {
+		return claudeToo(c, data, events)
+	}
 	if sure && detected != client {
 		mm := &MismatchError{Registered: client, Detected: detected}
 		if in, err := decode(detected, data, Options{}); err == nil && in.Check(events...) == nil {
@@ -97,6 +101,22 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 		return nil, err
 	}
 	if err := in.Check(events...); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// claudeToo decodes an input of c that came through Claude Code's
+// registration, answered in c's words, unless c says to step aside.
+func claudeToo(c *Client, data []byte, events []string) (*hook.Input, error) {
+	in, err := decode(c.Name, data, Options{})
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Check(events...); err != nil {
+		return nil, err
+	}
+	if err := c.claudeToo(in); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -128,6 +148,11 @@ var markers = func() [][]byte {
 	out := [][]byte{[]byte(`"sessionId"`), []byte(`"turn_id"`), []byte(`"tool_result"`)}
 	for _, e := range geminiEvents {
 		out = append(out, []byte(`"`+e+`"`))
+	}
+	for _, c := range All {
+		if c.mark != "" {
+			out = append(out, []byte(`"`+c.mark+`"`))
+		}
 	}
 	return out
 }()
@@ -166,6 +191,9 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 	if marked(data) && json.Unmarshal(data, &p) != nil {
 		return Claude.Name, false
 	}
+	if c := markedBy(data); c != nil {
+		return c.Name, true
+	}
 	switch {
 	case p.HookEventName == "" && p.SessionID != "":
 		return Copilot.Name, true // the native payload: camelCase, no event name
@@ -179,6 +207,24 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 		return Gemini.Name, true
 	}
 	return Claude.Name, false
+}
+
+// markedBy returns the client whose mark is a top-level key of data; nil
+// when none is.
+func markedBy(data []byte) *Client {
+	var top map[string]json.RawMessage
+	for _, c := range All {
+		if c.mark == "" || !bytes.Contains(data, []byte(`"`+c.mark+`"`)) {
+			continue
+		}
+		if top == nil && json.Unmarshal(data, &top) != nil {
+			return nil
+		}
+		if _, ok := top[c.mark]; ok {
+			return c
+		}
+	}
+	return nil
 }
 
 // claudeShaped re-decodes a client payload rewritten into Claude Code's
