@@ -74,7 +74,14 @@ func missing(c *client.Client, event string, in install, root, text string) stri
 		dir, _ := varBin(c.ProjectVar, root, ".")
 		return promptInPlay(dir+"/"+project.ConfigName) + " || exit 0; " + printAnswer(c.Answer(event, hook.Halt(text)))
 	case hook.PreToolUse:
-		return "grep -qF " + cli.ShellQuote(strings.Join(protectedNames(root, in), "\n")) + " || exit 0; " + printAnswer(c.Answer(event, hook.Deny(text)))
+		// One -e a name, not the names a line each: a newline in a hook's
+		// command makes Claude Code's debug log quote the line whole.
+		var grep strings.Builder
+		grep.WriteString("grep -qF")
+		for _, name := range protectedNames(root, in) {
+			grep.WriteString(" -e " + cli.ShellQuote(name))
+		}
+		return grep.String() + " || exit 0; " + printAnswer(c.Answer(event, hook.Deny(text)))
 	}
 	return ""
 }
