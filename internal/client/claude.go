@@ -18,6 +18,7 @@ var Claude = &Client{
 		{hook.UserPromptExpansion, "", hook.Detect, 10},
 		{hook.UserPromptSubmit, "", hook.Detect, 10},
 		{hook.PreToolUse, "Write|Edit|MultiEdit|NotebookEdit|Bash", hook.Detect, 10}, // the tamper guard
+		{hook.PreSkillShellCommand, "", hook.Detect, 10},                             // the guard on a skill's inline shell command; arms the skill
 		{hook.Stop, "", hook.Gate, 600},
 		{hook.SubagentStop, "", hook.Gate, 600},
 		{hook.ConfigChange, "", hook.Gate, 10},         // refuses a settings change that weakens stopgate

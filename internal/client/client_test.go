@@ -202,14 +202,14 @@ func TestEncode(t *testing.T) {
 	}{
 		{"gemini block", Gemini.Name, "", geminiAfterAgent, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
 		{"gemini halt", Gemini.Name, "", geminiAfterAgent, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
-		{"gemini deny", Gemini.Name, "", geminiBeforeTool, hook.Deny(reason), `{"decision":"deny","reason":"stopgate: fix it"}`},
+		{"gemini deny", Gemini.Name, "", geminiBeforeTool, hook.Deny(hook.PreToolUse, reason), `{"decision":"deny","reason":"stopgate: fix it"}`},
 		{"gemini context", Gemini.Name, "", geminiAfterTool, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"stopgate: fix it"}}`},
 		{"gemini prompt context", Gemini.Name, "", geminiPrompt, hook.Context(hook.UserPromptSubmit, reason), `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"stopgate: fix it"}}`},
 
 		{"codex block", Codex.Name, "", codexStop, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
 		{"codex subagent block", Codex.Name, "", codexSubagent, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
 		{"codex halt", Codex.Name, "", codexStop, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
-		{"codex deny", Codex.Name, "", codexPreBash, hook.Deny(reason), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}}`},
+		{"codex deny", Codex.Name, "", codexPreBash, hook.Deny(hook.PreToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}}`},
 		{"codex context", Codex.Name, "", codexPostBash, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"stopgate: fix it"}}`},
 		{"codex prompt context", Codex.Name, "", codexPromptInput, hook.Context(hook.UserPromptSubmit, reason), `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"stopgate: fix it"}}`},
 
@@ -219,7 +219,7 @@ func TestEncode(t *testing.T) {
 		{"copilot halt", Copilot.Name, "agentStop", copilotAgentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
 		{"copilot subagent halt", Copilot.Name, "subagentStop", copilotSubagentStop, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
 		{"copilot Claude-shaped halt", Copilot.Name, "", copilotClaudeRead, hook.Halt(reason), `{"decision":"block","reason":"stopgate halted this session, and this client does not show the user why: stop working now, and tell the user, word for word: stopgate: fix it"}`},
-		{"copilot deny", Copilot.Name, "preToolUse", copilotPreCreate, hook.Deny(reason), `{"permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}`},
+		{"copilot deny", Copilot.Name, "preToolUse", copilotPreCreate, hook.Deny(hook.PreToolUse, reason), `{"permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}`},
 		{"copilot context", Copilot.Name, "postToolUse", copilotPostView, hook.Context(hook.PostToolUse, reason), `{"additionalContext":"stopgate: fix it"}`},
 		{"copilot prompt block", Copilot.Name, "userPromptSubmitted", copilotPrompt, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
 		{"copilot system message alone", Copilot.Name, "agentStop", copilotAgentStop, hook.Output{SystemMessage: "x"}, ``},

@@ -47,7 +47,7 @@ func FuzzParse(f *testing.F) {
 				if len(evs) > 0 && !slices.Contains(evs, in.HookEventName) {
 					t.Fatalf("accepted event %q outside %v", in.HookEventName, evs)
 				}
-				for _, o := range []hook.Output{hook.Block("r"), hook.Halt("r"), hook.Deny("r"), hook.Context(in.HookEventName, "c")} {
+				for _, o := range []hook.Output{hook.Block("r"), hook.Halt("r"), hook.Deny(hook.PreToolUse, "r"), hook.Context(in.HookEventName, "c")} {
 					var buf bytes.Buffer
 					if err := hook.AnswerTo(&buf, in).Write(o); err != nil {
 						t.Fatal(err)

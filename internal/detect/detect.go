@@ -11,6 +11,9 @@
 //	PreToolUse of Write, Edit, MultiEdit, NotebookEdit, Bash: the tamper
 //	  guard (guard.go): permissionDecision "deny" for a write to a protected
 //	  path, else no output, exit 0
+//	PreSkillShellCommand (a skill's inline shell command): the guard's
+//	  answer as for Bash, under this event's name; a mapped skill or
+//	  command it names is armed, without the announcement
 //	bad input or config: one line on stderr, exit 1 (the client's
 //	  non-blocking error), nothing enqueued. Never exit 2: detect must not
 //	  block a tool call or a prompt.
@@ -63,10 +66,23 @@ func Run(env *cli.Env) error {
 		return err
 	}
 	root := project.Root(env.Getenv, in.Cwd, env.Dir)
-	if in.HookEventName == hook.PreToolUse {
+	switch in.HookEventName {
+	case hook.PreToolUse:
 		return guardTool(env, in, ans, root, *configFile)
+	case hook.PreSkillShellCommand:
+		// The guard judges the inline command as it would a Bash call;
+		// the skill it runs in, when mapped, is armed as well (silently:
+		// this event's answer has no context to add).
+		if err := guardTool(env, in, ans, root, *configFile); err != nil {
+			return err
+		}
 	}
+	return armFrom(env, in, ans, root, *configFile)
+}
 
+// armFrom arms the mappings the input triggers: a prompt read, a slash
+// command or skill run; nothing for any other input.
+func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) error {
 	// Read: what did the agent touch? Cheap tests first, so that the common
 	// case, an unrelated tool call or prompt, never parses the config.
 	ts := triggersOf(in, root, env.Getenv("HOME"))
@@ -76,9 +92,9 @@ func Run(env *cli.Env) error {
 	// The config, from the cache when it is current: this
 	// runs on every read of a .md file, and parsing thousands of mappings
 	// would cost more than the whole hook may.
-	cfg, err := config.Load(config.Path(root, *configFile, env.Dir), root)
+	cfg, err := config.Load(config.Path(root, configFile, env.Dir), root)
 	if err != nil {
-		if *configFile == "" && errors.Is(err, fs.ErrNotExist) {
+		if configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return nil // not a stopgate project: nothing is mapped
 		}
 		return err
@@ -148,7 +164,7 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 	if len(armed) > 0 {
 		trust.Mark(in.TranscriptPath, root)
 	}
-	if !cfg.Settings.Announce || len(armed) == 0 {
+	if !cfg.Settings.Announce || len(armed) == 0 || in.HookEventName == hook.PreSkillShellCommand {
 		return nil
 	}
 	text, err := Announcement(validator, armed) // the lookups arming made
@@ -189,6 +205,14 @@ func triggersOf(in *hook.Input, root, home string) []trigger {
 			return nil
 		}
 		return []trigger{{kind: queue.TriggerCommand, command: strings.TrimPrefix(in.CommandName, "/")}}
+	case hook.PreSkillShellCommand:
+		kind := queue.TriggerCommand
+		if in.InvokedBy == "claude" {
+			kind = queue.TriggerSkill // the model ran it, as through the Skill tool
+		}
+		if name := strings.TrimPrefix(in.CommandName, "/"); name != "" {
+			return []trigger{{kind: kind, command: name}}
+		}
 	case hook.UserPromptSubmit:
 		if name := hook.SlashCommand(in.Prompt); name != "" {
 			return []trigger{{kind: queue.TriggerPrompt, command: name}}

@@ -32,7 +32,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 	defer func() {
 		if p := recover(); p != nil {
 			env.Stderr.Write(debug.Stack())
-			err = ans.Write(hook.Deny(fmt.Sprintf(
+			err = ans.Write(hook.Deny(in.HookEventName, fmt.Sprintf(
 				"stopgate's tamper guard could not judge this call: internal error (a bug in stopgate): %v. "+
 					"It is denied; ask the user to run it if it is needed.", p)))
 		}
@@ -64,7 +64,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 			dir = c.Cwd
 		}
 		if h := set.Check(c.Tool, c.Input, dir); h != nil {
-			return ans.Write(hook.Deny(h.Reason()))
+			return ans.Write(hook.Deny(in.HookEventName, h.Reason()))
 		}
 	}
 	return loadErr

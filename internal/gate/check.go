@@ -226,6 +226,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 			out = append(out, programFinding(env, fd.Command, loc, base, vars)...)
 			out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
 			out = append(out, timeoutFinding(cfg, fd, loc, client.Claude.Name)...)
+			out = append(out, onFailureFinding(fd, loc, initCmd)...)
 		}
 	}
 	primary := candidates[0].Name
@@ -352,6 +353,19 @@ func earlierLauncher(command, loc, initCmd string) []finding {
 	return []finding{{loc: loc, warning: true,
 		msg:  "registered by an earlier gate init, whose launcher lets a stop pass when the hook program is there but cannot run (built for another platform, a noexec mount)",
 		hint: "re-register: " + undo + ", then " + initCmd + " (with the options it was given)"}}
+}
+
+// onFailureFinding warns of a guard hook registered without onFailure
+// "block" (an earlier gate init's): a guard that cannot start or times out
+// then lets the call it guards through.
+func onFailureFinding(fd settings.Found, loc, initCmd string) []finding {
+	if settings.Program(fd.Command) != hook.Detect || !guards(fd.Event) || fd.OnFailure == "block" {
+		return nil
+	}
+	undo := strings.Replace(initCmd, "gate init", "gate uninstall", 1)
+	return []finding{{loc: loc, warning: true,
+		msg:  fd.Hook.String() + ` has no "onFailure": "block": if the guard cannot start or times out, the call it guards goes ahead`,
+		hint: `add "onFailure": "block" to it, or re-register: ` + undo + ", then " + initCmd}}
 }
 
 // timeoutFinding checks the gate hook's timeouts: the gate answers before

@@ -26,7 +26,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 			continue
 		}
 		cmd := launch(client.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, root, in.shown(root, r.Program))
-		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r)})
+		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r), OnFailure: onFailure(r)})
 	}
 	return out
 }
@@ -39,6 +39,21 @@ func status(r client.Hook) string {
 		return "stopgate: checking the prompt's acceptance criteria…"
 	}
 	return ""
+}
+
+// onFailure is "block" for the guard's hooks: a guard that cannot start,
+// times out or answers wrongly then refuses the call instead of letting
+// it through. Claude Code ignores it on a stop, so the gate's go without.
+func onFailure(r client.Hook) string {
+	if r.Program == hook.Detect && guards(r.Event) {
+		return "block"
+	}
+	return ""
+}
+
+// guards reports whether event is one the tamper guard answers.
+func guards(event string) bool {
+	return event == hook.PreToolUse || event == hook.PreSkillShellCommand
 }
 
 // timeoutFlag tells the gate the hook timeout it is registered with, in

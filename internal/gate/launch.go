@@ -39,8 +39,8 @@ func missingAnswer(c *client.Client, event, text string) string {
 	switch c.Event(event) {
 	case hook.Stop, hook.SubagentStop:
 		return c.Answer(event, hook.Halt(text))
-	case hook.PreToolUse:
-		return c.Answer(event, hook.Deny(text))
+	case hook.PreToolUse, hook.PreSkillShellCommand:
+		return c.Answer(event, hook.Deny(c.Event(event), text))
 	}
 	return ""
 }
@@ -73,7 +73,7 @@ func missing(c *client.Client, event string, in install, root, text string) stri
 	case hook.Stop, hook.SubagentStop:
 		dir, _ := varBin(c.ProjectVar, root, ".")
 		return promptInPlay(dir+"/"+project.ConfigName) + " || exit 0; " + printAnswer(c.Answer(event, hook.Halt(text)))
-	case hook.PreToolUse:
+	case hook.PreToolUse, hook.PreSkillShellCommand:
 		// One -e a name, not the names a line each: a newline in a hook's
 		// command makes Claude Code's debug log quote the line whole.
 		var grep strings.Builder
@@ -81,7 +81,7 @@ func missing(c *client.Client, event string, in install, root, text string) stri
 		for _, name := range protectedNames(root, in) {
 			grep.WriteString(" -e " + cli.ShellQuote(name))
 		}
-		return grep.String() + " || exit 0; " + printAnswer(c.Answer(event, hook.Deny(text)))
+		return grep.String() + " || exit 0; " + printAnswer(c.Answer(event, hook.Deny(c.Event(event), text)))
 	}
 	return ""
 }

@@ -18,13 +18,17 @@ import (
 
 // Hook event names, exactly as the client spells them.
 const (
-	PreToolUse          = "PreToolUse"
-	PostToolUse         = "PostToolUse"
-	UserPromptSubmit    = "UserPromptSubmit"
-	UserPromptExpansion = "UserPromptExpansion"
-	Stop                = "Stop"
-	SubagentStop        = "SubagentStop"
-	ConfigChange        = "ConfigChange"
+	PreToolUse = "PreToolUse"
+	// PreSkillShellCommand comes before a skill's or command's inline
+	// shell command runs (Claude Code 2.1.332): PreToolUse's tool_name
+	// and tool_input.command, with command_name naming the skill.
+	PreSkillShellCommand = "PreSkillShellCommand"
+	PostToolUse          = "PostToolUse"
+	UserPromptSubmit     = "UserPromptSubmit"
+	UserPromptExpansion  = "UserPromptExpansion"
+	Stop                 = "Stop"
+	SubagentStop         = "SubagentStop"
+	ConfigChange         = "ConfigChange"
 )
 
 // MaxInput bounds what Decode reads. The largest real inputs are PostToolUse
@@ -58,6 +62,9 @@ type Input struct {
 	CommandName   string `json:"command_name"`
 	CommandArgs   string `json:"command_args"`
 	CommandSource string `json:"command_source"`
+	// InvokedBy is PreSkillShellCommand's: "claude" (the model ran the
+	// skill), "user" or "other".
+	InvokedBy string `json:"invoked_by"`
 
 	// ConfigChange: which settings changed (user_settings,
 	// project_settings, local_settings, policy_settings, skills), and the file.

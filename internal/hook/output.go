@@ -44,10 +44,11 @@ func Context(event, text string) Output {
 	return Output{HookSpecificOutput: &Specific{HookEventName: event, AdditionalContext: text}}
 }
 
-// Deny refuses a PreToolUse tool call and tells the model why.
-func Deny(reason string) Output {
+// Deny refuses the call of a permission event (PreToolUse, PreSkillShellCommand),
+// answered under that event's name, and tells the model why.
+func Deny(event, reason string) Output {
 	return Output{HookSpecificOutput: &Specific{
-		HookEventName:            PreToolUse,
+		HookEventName:            event,
 		PermissionDecision:       "deny",
 		PermissionDecisionReason: reason,
 	}}

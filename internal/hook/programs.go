@@ -20,7 +20,7 @@ var Programs = []string{Detect, Gate, Testhook}
 // accepts SubagentStop and ignores it: a subagent's stop is never a test
 // run's answer.
 var Handles = map[string][]string{
-	Detect:   {PostToolUse, UserPromptExpansion, UserPromptSubmit, PreToolUse},
+	Detect:   {PostToolUse, UserPromptExpansion, UserPromptSubmit, PreToolUse, PreSkillShellCommand},
 	Gate:     {Stop, SubagentStop, ConfigChange},
 	Testhook: {UserPromptSubmit, Stop, SubagentStop},
 }

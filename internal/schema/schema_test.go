@@ -15,10 +15,10 @@ import (
 // schema file's $comment when re-deriving them from a newer sdk.d.ts.
 const (
 	sdkPackage = "@anthropic-ai/claude-agent-sdk"
-	sdkVersion = "0.3.328"
+	sdkVersion = "0.3.332"
 )
 
-var allEvents = []string{"ConfigChange", "PostToolUse", "PreToolUse", "Stop", "SubagentStop", "UserPromptExpansion", "UserPromptSubmit"}
+var allEvents = []string{"ConfigChange", "PostToolUse", "PreSkillShellCommand", "PreToolUse", "Stop", "SubagentStop", "UserPromptExpansion", "UserPromptSubmit"}
 
 func TestEvents(t *testing.T) {
 	if got := Events(); !slices.Equal(got, allEvents) {

@@ -49,6 +49,9 @@ func groupOf(h Hook) object {
 	if h.StatusMessage != "" {
 		cmd = append(cmd, field{"statusMessage", h.StatusMessage})
 	}
+	if h.OnFailure != "" {
+		cmd = append(cmd, field{"onFailure", h.OnFailure})
+	}
 	if h.Matcher == "" {
 		return object{{"hooks", array{cmd}}}
 	}

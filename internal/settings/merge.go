@@ -32,6 +32,10 @@ type Hook struct {
 	// StatusMessage is what the client shows while the hook runs, where
 	// its hook entries have the field (Claude Code's statusMessage).
 	StatusMessage string
+	// OnFailure "block" makes a hook that cannot start, times out or
+	// answers wrongly refuse the call it guards (Claude Code's onFailure,
+	// since 2.1.295); "" writes no such field.
+	OnFailure string
 }
 
 func (h Hook) String() string {
@@ -48,6 +52,7 @@ type Found struct {
 	Uncovered  string // the tools not covered, as a matcher; "" when Registered
 	Command    string // the registered command line, "" when not registered
 	Timeout    int    // the registered command's timeout, 0 when it gives none
+	OnFailure  string // the registered command's onFailure, "" when it gives none
 	Line       int    // the line of the registered command, 0 when not registered
 }
 
@@ -125,6 +130,9 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 				f.Command = c.str
 				if t := cmd.get("timeout"); t != nil && t.kind == 'v' {
 					fmt.Sscan(t.str, &f.Timeout)
+				}
+				if o := cmd.get("onFailure"); o != nil && o.kind == '"' {
+					f.OnFailure = o.str
 				}
 			}
 			uncovered = rest

@@ -118,8 +118,10 @@ func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 	if timeout != nil {
 		keys, t = 3, timeout.str
 	}
-	if m := c.get("statusMessage"); m != nil && m.kind == '"' {
-		keys++
+	for _, k := range []string{"statusMessage", "onFailure"} {
+		if m := c.get(k); m != nil && m.kind == '"' {
+			keys++
+		}
 	}
 	if len(c.members) != keys {
 		return Hook{}, false
