@@ -174,28 +174,38 @@ func (*geminiLine) agent() string { return "" }
 func (l *geminiLine) reads(cwd string, sh Shell) []string {
 	var out []string
 	for _, c := range l.ToolCalls {
-		a := args(c.Args)
-		switch c.Name {
-		case "read_file":
-			p, _ := a["file_path"].(string)
-			if p == "" {
-				p, _ = a["absolute_path"].(string)
-			}
-			if p = abs(p, cwd); p != "" {
-				out = append(out, p)
-			}
-		case "read_many_files":
-			out = append(out, manyFiles(a, cwd)...)
-		case "run_shell_command":
-			dir := cwd
-			if d, _ := a["dir_path"].(string); d != "" {
-				dir = abs(d, cwd)
-			}
-			cmd, _ := a["command"].(string)
-			out = append(out, sh(cmd, dir)...)
-		}
+		out = append(out, toolReads(c.Name, args(c.Args), cwd, sh)...)
 	}
 	return out
+}
+
+// toolReads are the files one call of Gemini CLI's file tools reads, as
+// its record (or a fork's, Qwen Code's) names the call and its arguments.
+func toolReads(name string, a map[string]any, cwd string, sh Shell) []string {
+	switch name {
+	case "read_file":
+		p, _ := a["file_path"].(string)
+		if p == "" {
+			p, _ = a["absolute_path"].(string)
+		}
+		if p = abs(p, cwd); p != "" {
+			return []string{p}
+		}
+	case "read_many_files":
+		return manyFiles(a, cwd)
+	case "run_shell_command":
+		dir := cwd
+		d, _ := a["dir_path"].(string)
+		if d == "" {
+			d, _ = a["directory"].(string) // Qwen Code's name for it
+		}
+		if d != "" {
+			dir = abs(d, cwd)
+		}
+		cmd, _ := a["command"].(string)
+		return sh(cmd, dir)
+	}
+	return nil
 }
 
 func (l *geminiLine) command() string {

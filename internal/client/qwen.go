@@ -110,25 +110,8 @@ func (*qwenLine) agent() string { return "" }
 func (l *qwenLine) reads(cwd string, sh Shell) []string {
 	var out []string
 	for _, p := range l.Message.Parts {
-		if p.Call == nil {
-			continue
-		}
-		a := args(p.Call.Args)
-		switch p.Call.Name {
-		case "read_file":
-			p, _ := a["file_path"].(string)
-			if p = abs(p, cwd); p != "" {
-				out = append(out, p)
-			}
-		case "read_many_files":
-			out = append(out, manyFiles(a, cwd)...)
-		case "run_shell_command":
-			dir := cwd
-			if d, _ := a["directory"].(string); d != "" {
-				dir = abs(d, cwd)
-			}
-			cmd, _ := a["command"].(string)
-			out = append(out, sh(cmd, dir)...)
+		if p.Call != nil {
+			out = append(out, toolReads(p.Call.Name, args(p.Call.Args), cwd, sh)...)
 		}
 	}
 	return out
