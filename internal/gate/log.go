@@ -1,17 +1,23 @@
 package gate
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/stopgate/stopgate/internal/atomicfile"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/report"
+	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
 // runLog is `gate log [--since D]`: the gate's decisions, oldest first, one
@@ -87,9 +93,7 @@ func runStats(env *cli.Env, args []string) error {
 	}
 	st := outcome.Summarize(d.records)
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(statsJSON(st))
+		return printJSON(env, statsJSON(st))
 	}
 	w := env.Stdout
 	if st.Decisions == 0 {
@@ -352,4 +356,50 @@ func statsJSON(st outcome.Stats) any {
 		out.Sessions = []outcome.SessionStats{}
 	}
 	return out
+}
+
+// defaultReport is gate report's file, in the current folder.
+const defaultReport = "stopgate-report.html"
+
+// runReport is `gate report`: the outcome log as one HTML page. The page
+// is rendered whole before anything is written, and replaces the file at
+// once: a bad flag or a failure leaves no page, and no half of one.
+func runReport(env *cli.Env, args []string) error {
+	fl := flags("report")
+	out := fl.String("out", defaultReport, "the HTML `FILE` to write")
+	d, err := readDecisions(env, fl, args)
+	if err != nil {
+		return err
+	}
+	var page bytes.Buffer
+	if err := report.Write(&page, d.records, "stopgate: "+filepath.Base(d.ws.root), time.Now()); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(absFrom(env.Dir, *out), page.Bytes(), atomicfile.Options{TempPrefix: ".stopgate-report-", Perm: 0o644, NoSync: true}); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s: %s\n", *out, cli.Plural(len(d.records), "decision", "decisions"))
+	return nil
+}
+
+// exportLog is `gate log --export`: the decisions read, sent over OTLP
+// as the hook sends each, in one request bounded by timeout.
+func exportLog(env *cli.Env, d *decisions, timeout time.Duration) error {
+	cfg, err := d.ws.load()
+	if err != nil {
+		return err
+	}
+	if !telemetry.Enabled(cfg.Telemetry, env.Getenv) {
+		return cli.WithHint(errors.New("telemetry is off: nothing to export to"), "[telemetry] enabled = true in mappings.toml turns it on; gate check shows where it goes")
+	}
+	if len(d.records) == 0 {
+		fmt.Fprint(env.Stdout, d.none)
+		return nil
+	}
+	req := telemetry.Request{Config: cfg.Telemetry, Root: d.ws.root, Deadline: timeout, Records: d.records}
+	if err := telemetry.Send(req); err != nil {
+		return fmt.Errorf("telemetry export failed: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "exported %s: %s\n", cli.Plural(len(d.records), "decision", "decisions"), telemetry.Describe(cfg.Telemetry, env.Getenv))
+	return nil
 }

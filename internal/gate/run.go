@@ -2,7 +2,6 @@ package gate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/signal"
 	"slices"
@@ -101,9 +100,7 @@ func runRun(env *cli.Env, args []string) error {
 		})
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := printJSON(env, out); err != nil {
 			return err
 		}
 	} else {
