@@ -8,6 +8,7 @@ package config
 
 import (
 	"crypto/sha256"
+	_ "embed" // the starter mappings.toml
 	"fmt"
 	"strings"
 	"time"
@@ -157,3 +158,10 @@ func (v *Validator) Expects() string {
 // Command reports the dashed form of a prompt key, "/" replaced by "-": the
 // flat command's name and its file name under .claude/commands (see Names).
 func Command(key string) string { return strings.ReplaceAll(key, "/", "-") }
+
+// Starter is the mappings.toml `gate init` writes into a project that has
+// none: every setting at its default, explained, and a commented example
+// of a mapping and of both kinds of validator to copy from.
+//
+//go:embed starter.toml
+var Starter string

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -308,4 +309,105 @@ func hintFor(k toml.Key) string {
 		}
 	}
 	return "top-level tables are [settings], [[mapping]], [validators.NAME] and [telemetry]"
+}
+
+// [settings] output_bytes bounds the bytes of a validator's output the
+// gate keeps: enough for a test run's failures, bounded because the gate
+// holds every validator's in memory at once.
+const (
+	DefaultOutputBytes = 64 << 10
+	minOutputBytes     = 1 << 10
+	maxOutputBytes     = 16 << 20
+)
+
+// output checks [settings] output_bytes and output, what of a validator's
+// output the agent reads (docs/validator-output.md).
+func (p *parser) output(raw rawSettings) {
+	if v := raw.OutputBytes; v < minOutputBytes || v > maxOutputBytes {
+		p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
+	}
+	if v := raw.Output; v != validator.OutputFailures && v != validator.OutputHead {
+		p.add("settings.output", fmt.Sprintf("%q is not an output policy", v),
+			`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`)
+	}
+}
+
+// whenChanged checks the when_changed key of a mapping or validator at
+// key: gitignore-style patterns, as in. A list that selects nothing would
+// skip the check at every stop, so it is refused.
+func (p *parser) whenChanged(key string, raw *[]string) []string {
+	if raw == nil {
+		return nil
+	}
+	key += ".when_changed"
+	const hint = `gitignore-style patterns of the files whose change runs the check: "*.go", "/go.mod", "src/**"`
+	if !slices.ContainsFunc(*raw, func(g string) bool { return !strings.HasPrefix(g, "!") }) {
+		p.add(key, "selects nothing", hint)
+	}
+	for _, g := range *raw {
+		if err := pattern.Check(g); err != nil {
+			p.add(key, fmt.Sprintf("%q %v", g, err), hint)
+		}
+	}
+	return *raw
+}
+
+// Policies for [settings] reuse: whether a validator that passed earlier
+// in the session is taken as passed while nothing it depends on changed
+// (package stop, reuse.go).
+const (
+	ReuseAuto = ""    // no reuse key: reuse where the state dir is walled off from the agent
+	ReuseOn   = "on"  // reuse = true: reuse wherever, the user knowing the record could be forged
+	ReuseOff  = "off" // reuse = false: run every validator at every stop
+)
+
+func reuseSetting(v *bool) string {
+	if v == nil {
+		return ReuseAuto
+	}
+	return onOff(*v, ReuseOn, ReuseOff)
+}
+
+// onOff is the setting a TOML boolean spells.
+func onOff(v bool, on, off string) string {
+	if v {
+		return on
+	}
+	return off
+}
+
+// inputs checks a validator's inputs key: each pattern a valid glob, and
+// at least one. A file validator's file is its input; it takes none.
+func (p *parser) inputs(key string, rv rawValidator) []string {
+	if rv.Inputs == nil {
+		return nil
+	}
+	in := *rv.Inputs
+	switch {
+	case rv.File != "":
+		p.add(key+".inputs", "applies to run validators only", "a file validator is always checked: it only reads its file")
+	case len(in) == 0:
+		p.add(key+".inputs", "lists no pattern", `remove it to take the whole working tree, or list the files the check reads: inputs = ["**/*.go", "go.mod"]`)
+	default:
+		if _, err := pattern.Compile(in); err != nil {
+			p.add(key+".inputs", err.Error(), `gitignore-style patterns: "*.go" at any depth, "/go.mod" at the root, "src/**", "!*_test.go" to leave out`)
+		}
+	}
+	return in
+}
+
+// Patterns returns the compiled patterns of v's inputs; nil for none
+// (the whole working tree). A config that loaded has valid patterns. They
+// are compiled once: a stop asks for them what to fingerprint, then for
+// each validator's key.
+func (v *Validator) Patterns() (*pattern.Set, error) {
+	if v.Inputs == nil || v.patterns != nil {
+		return v.patterns, nil
+	}
+	ps, err := pattern.Compile(v.Inputs)
+	if err != nil {
+		return nil, fmt.Errorf("validators.%s.inputs: %w", v.Name, err)
+	}
+	v.patterns = ps
+	return ps, nil
 }
