@@ -25,7 +25,7 @@ func (r *runner) start(req request) (reply, error) {
 	if err != nil {
 		var ps config.Problems
 		if errors.As(err, &ps) {
-			return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), count(len(ps), "mistake")), ps.Lines()...)
+			return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), cli.Plural(len(ps), "mistake", "mistakes")), ps.Lines()...)
 		}
 		return reply{}, err
 	}
@@ -313,11 +313,4 @@ func (r *runner) startWord() string {
 		return SlashCommand
 	}
 	return "testhook init"
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

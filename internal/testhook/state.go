@@ -1,13 +1,21 @@
 package testhook
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/statedir"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -351,3 +359,177 @@ const maxAnswer = 4000
 
 // clipped marks an answer cut to maxAnswer or maxKept.
 const clipped = "\n… (clipped)"
+
+// Runs live beside the gate's queue, under the same lock and written the
+// same crash-safe way:
+//
+//	<state dir>/runs/<session>/run.json   one session's run: plan, results, vars
+//
+// A session has at most one run; starting another replaces it.
+
+// runFile returns where session's run is kept, without touching the disk.
+func runFile(stateDir, session string) string {
+	return filepath.Join(stateDir, "runs", statedir.Segment(session), "run.json")
+}
+
+// Store is the runs of one state dir; the first write creates it.
+type Store struct{ dir string }
+
+// loadRun returns the run in path, or nil when there is none. It needs no
+// lock: the file is replaced whole.
+func loadRun(path string) (*State, error) {
+	var st State
+	if err := statedir.ReadJSON(path, &st); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, unreadable(path, err)
+	}
+	if err := st.check(); err != nil {
+		return nil, unreadable(path, err)
+	}
+	return &st, nil
+}
+
+// unreadable is a run file that cannot be used: a new run replaces it.
+func unreadable(path string, err error) error {
+	return cli.WithHint(fmt.Errorf("run %s is unreadable: %w", path, err), "start a new run with testhook init, or /run-tests in Claude Code")
+}
+
+// Update changes session's run under the lock: f gets the run (nil when
+// there is none) and returns the run to write, or nil to write nothing.
+// It returns the run as it now is. An unreadable run is an error: only
+// Replace overwrites it.
+func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, error) {
+	var out *State
+	err := s.locked(session, func(path string) error {
+		old, err := loadRun(path)
+		if err != nil {
+			return err
+		}
+		st, err := f(old)
+		if err != nil {
+			return err
+		}
+		if out = st; st == nil {
+			out = old
+			return nil
+		}
+		return statedir.WriteJSON(path, st)
+	})
+	return out, err
+}
+
+// Replace makes st session's run, and returns the run it replaced, if that
+// was readable.
+func (s *Store) Replace(session string, st *State) (old *State, err error) {
+	err = s.locked(session, func(path string) error {
+		old, _ = loadRun(path)
+		return statedir.WriteJSON(path, st)
+	})
+	return old, err
+}
+
+func (s *Store) locked(session string, f func(path string) error) error {
+	path := runFile(s.dir, session)
+	return statedir.NewLock(filepath.Join(s.dir, statedir.LockName)).Do(func() error {
+		dir := filepath.Dir(path)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		statedir.Sweep(dir, statedir.Temps)
+		return f(path)
+	})
+}
+
+// sessions returns the sessions that have a run in stateDir, sorted.
+func sessions(stateDir string) ([]string, error) {
+	des, err := os.ReadDir(filepath.Join(stateDir, "runs"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, de := range des {
+		if _, err := os.Stat(filepath.Join(stateDir, "runs", de.Name(), "run.json")); err == nil {
+			out = append(out, statedir.Unsegment(de.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Variables: a test's save captures group 1 of a regex in its answer, and
+// later tests use it as ${name} in their action and expectations. In a
+// regex expectation the value is quoted, so it matches literally whatever
+// characters it holds. Text that is not ${name} with a valid name, such as
+// "$x" or "${1}", is left as written.
+
+// namePattern is a variable's name: a letter or _, then letters, digits
+// and _.
+const namePattern = `[A-Za-z_][A-Za-z0-9_]*`
+
+// Compiled on first use: testhook starts at every prompt and stop.
+var (
+	nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + namePattern + `$`) })
+	refRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{(` + namePattern + `)\}`) }) // group 1 is the name
+)
+
+// validName reports whether n can be a variable name.
+func validName(n string) bool { return nameRE().MatchString(n) }
+
+// refs returns the names s refers to, in order, repeats included.
+func refs(s string) []string {
+	var names []string
+	for _, m := range refRE().FindAllStringSubmatch(s, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+// substitute replaces each ${name} in s with its value, quoted for a regex
+// when quote is set. It returns the names it has no value for, left as
+// written.
+func substitute(s string, vars map[string]Var, quote bool) (string, []string) {
+	var missing []string
+	out := refRE().ReplaceAllStringFunc(s, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		v, ok := vars[name]
+		switch {
+		case !ok:
+			if !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+			return ref
+		case quote:
+			return regexp.QuoteMeta(v.Value)
+		}
+		return v.Value
+	})
+	return out, missing
+}
+
+// capture applies t's saves to answer. It returns the captured values and,
+// for each save whose regex does not match, why: a later test needs the
+// value, so a missing one fails the test.
+func capture(answer string, saves []Save, vars map[string]Var, test string) (map[string]Var, []string) {
+	got := map[string]Var{}
+	var whys []string
+	for _, s := range saves {
+		pattern, _ := substitute(s.Regex, vars, true)
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			whys = append(whys, fmt.Sprintf("cannot save ${%s}: regex %s does not compile: %v", s.Var, pattern, err))
+			continue
+		}
+		m := re.FindStringSubmatch(answer)
+		if len(m) < 2 {
+			whys = append(whys, fmt.Sprintf("cannot save ${%s}: no match for regex %s", s.Var, pattern))
+			continue
+		}
+		got[s.Var] = Var{Value: m[1], Test: test}
+	}
+	return got, whys
+}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 // What the runner says, to the person and to the agent. Plain text: a hook
@@ -25,7 +27,7 @@ func (r *runner) brief(st *State, lead string) string {
 
 func (r *runner) startText(st *State, old *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Started a run of %s from %s (session %s)", count(len(st.Tests), "test"), st.File, st.Session)
+	fmt.Fprintf(&b, "Started a run of %s from %s (session %s)", cli.Plural(len(st.Tests), "test", "tests"), st.File, st.Session)
 	if st.Description != "" {
 		b.WriteString(": " + st.Description)
 	}
@@ -53,7 +55,7 @@ func (r *runner) startText(st *State, old *State) string {
 
 // capText says how many tests fit in one turn of an auto run. Claude Code
 // allows blockCap consecutive blocked stops; the run blocks at most
-// blockCap-1 times in a row (see auto.go), so a turn holds the test it
+// blockCap-1 times in a row (see stopAnswer), so a turn holds the test it
 // starts with and blockCap-1 more.
 func (r *runner) capText(n int) string {
 	per := r.perTurn()
