@@ -2,11 +2,12 @@ package guard
 
 import (
 	"bytes"
-	"github.com/stopgate/stopgate/internal/shell"
 	"io"
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/stopgate/stopgate/internal/shell"
 )
 
 // A rule judges one command's arguments.

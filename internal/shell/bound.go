@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -320,4 +321,235 @@ func literalSize(p syntax.WordPart) (int, bool) {
 		return n, true
 	}
 	return 0, false
+}
+
+// Bounds on a script's size, checked before a dry run: its cost grows
+// with them, and no hand-written command comes near.
+const (
+	maxCommands = 500  // simple commands and pipes in the text
+	maxBraces   = 1024 // words one brace expansion makes
+)
+
+// TooBig says why f is too large to dry-run, or "".
+func TooBig(f *syntax.File) string {
+	n, braces := 0, 0
+	syntax.Walk(f, func(node syntax.Node) bool {
+		switch node := node.(type) {
+		case *syntax.CallExpr:
+			if len(node.Args) == 0 || node.Args[0].Lit() != MemCheck {
+				n++
+			}
+		case *syntax.BinaryCmd:
+			n++
+		case *syntax.Word:
+			braces = max(braces, braceCount(node))
+		}
+		return n <= maxCommands && braces <= maxBraces
+	})
+	switch {
+	case n > maxCommands:
+		return "it has more commands than the guard's dry run follows"
+	case braces > maxBraces:
+		return "its brace expansions make more words than the guard's dry run follows"
+	case Weight(f) > MaxWeight:
+		return "it expands more text than the guard's dry run holds in memory"
+	}
+	return ""
+}
+
+// braceCount is how many words w's brace expansion makes, capped above
+// maxBraces.
+func braceCount(w *syntax.Word) int {
+	if !strings.Contains(w.Lit(), "{") && w.Lit() != "" {
+		return 1
+	}
+	w2 := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(w2) {
+		return 1
+	}
+	return partsCount(w2.Parts)
+}
+
+func partsCount(parts []syntax.WordPart) int {
+	total := 1
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n := 0
+		if b.Sequence {
+			n = seqLen(b)
+		} else {
+			for _, e := range b.Elems {
+				n += partsCount(e.Parts)
+			}
+		}
+		total *= max(n, 1)
+		if total > maxBraces {
+			return maxBraces + 1
+		}
+	}
+	return total
+}
+
+// seqLen is the length of {x..y}: letters or numbers, capped.
+func seqLen(b *syntax.BraceExp) int {
+	if len(b.Elems) < 2 {
+		return 1
+	}
+	x, y := b.Elems[0].Lit(), b.Elems[1].Lit()
+	a, errA := strconv.Atoi(x)
+	c, errC := strconv.Atoi(y)
+	if errA != nil || errC != nil {
+		if len(x) != 1 || len(y) != 1 {
+			return 1
+		}
+		a, c = int(x[0]), int(y[0]) // letters
+	}
+	return min(max(a-c, c-a)+1, maxBraces+1)
+}
+
+// Prepare readies a parsed script for a dry run in mvdan.cc/sh's
+// interpreter: the escapes the interpreter would read otherwise than the
+// shell are written as quotes (quoteWordEscapes), and the memory checks go in
+// (AddMemChecks). Every script the guard or this package dry-runs is
+// prepared with it.
+func Prepare(f syntax.Node) {
+	quoteWordEscapes(f)
+	AddMemChecks(f)
+}
+
+// quoteWordEscapes rewrites the backslash escapes of the unquoted words
+// the interpreter (v3.14.1) reads without removing them, as quotes: the
+// value of an assignment (f=mapping\s.toml; export f=…; local f=…) or of
+// an array element, a redirection's target (> mapping\s.toml, < …), and
+// the words of a parameter expansion
+// (${x:-mapping\s.toml}, ${f/x/y\z}; see also Anchored). The shell reads each of these as
+// mappings.toml, the interpreter as mapping\s.toml, so a dry run would
+// judge another file than the one the command goes on to write: a way
+// around the tamper guard. A command's arguments it reads right, and a
+// word inside double quotes keeps its backslashes in the shell too.
+func quoteWordEscapes(f syntax.Node) {
+	quoted := map[*syntax.Lit]bool{} // text inside double quotes
+	var mark func(n syntax.Node, inQuotes bool)
+	mark = func(n syntax.Node, inQuotes bool) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			var stmts []*syntax.Stmt
+			switch m := m.(type) {
+			case *syntax.Lit:
+				if inQuotes {
+					quoted[m] = true
+				}
+			case *syntax.DblQuoted:
+				if !inQuotes {
+					for _, p := range m.Parts {
+						mark(p, true)
+					}
+					return false
+				}
+			case *syntax.CmdSubst:
+				stmts = m.Stmts
+			case *syntax.ProcSubst:
+				stmts = m.Stmts
+			}
+			if !inQuotes || stmts == nil {
+				return true
+			}
+			for _, st := range stmts { // quoting starts afresh inside "$(…)"
+				mark(st, false)
+			}
+			return false
+		})
+	}
+	mark(f, false)
+	rewrite := func(w *syntax.Word) {
+		if w == nil {
+			return
+		}
+		var parts []syntax.WordPart
+		for _, p := range w.Parts {
+			if lit, ok := p.(*syntax.Lit); ok && !quoted[lit] && strings.Contains(lit.Value, `\`) {
+				parts = append(parts, quoteEscapes(lit.Value)...)
+			} else {
+				parts = append(parts, p)
+			}
+		}
+		w.Parts = parts
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Assign:
+			rewrite(n.Value)
+		case *syntax.ArrayElem:
+			rewrite(n.Value)
+		case *syntax.Redirect:
+			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc {
+				rewrite(n.Word) // > mapping\s.toml; a here-document's delimiter is left as written
+			}
+		case *syntax.ParamExp:
+			if n.Exp != nil {
+				rewrite(n.Exp.Word)
+			}
+			if n.Repl != nil {
+				rewrite(n.Repl.Orig)
+				rewrite(n.Repl.With)
+			}
+		}
+		return true
+	})
+}
+
+// quoteEscapes writes the escapes of an unquoted literal (\c) as quoted
+// characters ('c', or "'" for a quote), which the interpreter and its
+// printer read as the shell reads the escape; an escaped newline, a line
+// continuation, is dropped, as the shell drops it.
+func quoteEscapes(s string) []syntax.WordPart {
+	var parts []syntax.WordPart
+	var run strings.Builder
+	flush := func() {
+		if run.Len() > 0 {
+			parts = append(parts, &syntax.Lit{Value: run.String()})
+			run.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			run.WriteByte(s[i])
+			continue
+		}
+		i++
+		if s[i] == '\n' {
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		c := s[i : i+size]
+		i += size - 1
+		flush()
+		if c == "'" {
+			parts = append(parts, &syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.Lit{Value: c}}})
+		} else {
+			parts = append(parts, &syntax.SglQuoted{Value: c})
+		}
+	}
+	flush()
+	return parts
+}
+
+// Anchored reports whether f holds an anchored replacement (${f/#x/y},
+// ${f/%x/y}). The interpreter has none, and leaves the value as it was
+// where the shell may replace; no rewrite in words it reads gives the
+// shell's answer, so the guard takes such a script for one it cannot
+// follow to the end.
+func Anchored(f syntax.Node) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if p, ok := n.(*syntax.ParamExp); ok && p.Repl != nil && p.Repl.Orig != nil && len(p.Repl.Orig.Parts) > 0 {
+			if lit, ok := p.Repl.Orig.Parts[0].(*syntax.Lit); ok && lit.Value != "" && (lit.Value[0] == '#' || lit.Value[0] == '%') {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
