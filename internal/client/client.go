@@ -1,5 +1,6 @@
 // Package client holds every agent client stopgate gates, one file each
-// (claude.go, codex.go, gemini.go, copilot.go, opencode.go, cursor.go), behind one
+// (claude.go, codex.go, gemini.go, copilot.go, opencode.go, qwen.go, cursor.go,
+// vscode.go), behind one
 // type: a Client value says all stopgate knows of its client. All is the
 // only list of them; detect, gate, testhook, the guard and gate init read
 // a client's part through its value and never ask which client it is.
@@ -30,8 +31,9 @@
 // record kept as JSON lines), its hooks and files; then its tests beside
 // the others' (captured inputs in dialect_test.go, a captured record in
 // testdata/records, its schemas in testdata/schema). A key only its
-// inputs carry (mark) makes Recognise tell them from another client's; a
-// client that also runs Claude Code's registration sets claudeToo.
+// inputs carry (marks, owns) makes Recognise tell them from another
+// client's; a client that also runs other clients' registrations names
+// them (Runs).
 package client
 
 import (
@@ -105,13 +107,18 @@ type Client struct {
 	// format reads and edits the hook file: Claude Code's shape (package
 	// settings) when nil.
 	format hookFormat
-	// mark is a top-level input key only this client sends: it recognises
-	// the client's input from any registration ("": none).
-	mark string
-	// claudeToo is set on a client that also runs Claude Code's registration
-	// with its own inputs, which are then decoded as its own; it returns an
-	// error wrapping ErrIgnored when that registration must step aside.
-	claudeToo func(in *hook.Input) error
+	// marks are top-level input keys only this client sends, one of which
+	// recognises its input from any registration (none: never recognised);
+	// owns, when set, decides from the input's top-level fields once a
+	// mark is there.
+	marks []string
+	owns  func(top map[string]json.RawMessage) bool
+	// Runs are the clients whose registrations this client also runs with
+	// its own inputs, which are then decoded and answered as its own.
+	// aside, when set, returns an error wrapping ErrIgnored when such a
+	// registration must step aside for the input.
+	Runs  []*Client
+	aside func(in *hook.Input) error
 
 	// plugin is the plugin file that registers the hooks, for a client
 	// without command hooks (OpenCode); "" for the others.
@@ -119,7 +126,7 @@ type Client struct {
 }
 
 // All is every client, the reference first.
-var All = []*Client{Claude, Codex, Gemini, Copilot, OpenCode, Qwen, Cursor}
+var All = []*Client{Claude, Codex, Gemini, Copilot, OpenCode, Qwen, Cursor, VSCode}
 
 // Names lists the clients' names, as --client takes them.
 var Names = func() []string {

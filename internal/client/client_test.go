@@ -43,7 +43,18 @@ const (
 	opencodeWrite       = `{"cwd":"/p","hook_event_name":"PreToolUse","session_id":"ses_1","tool_name":"write","tool_input":{"filePath":"/p/mappings.toml","content":""}}`
 	opencodeStop        = `{"cwd":"/p","hook_event_name":"Stop","session_id":"ses_1","stop_hook_active":true}`
 	copilotChildView    = `{"sessionId":"11f7","timestamp":1795383237966,"cwd":"/p","toolName":"view","toolArgs":{"path":"/p/a.md"},"toolResult":{"resultType":"success","textResultForLlm":"…"},"agentId":"11f7","agentType":"general-purpose","parentAgentId":"3854"}`
-	copilotClaudeRead   = `{"hook_event_name":"PostToolUse","session_id":"3854","cwd":"/p","tool_name":"Read","tool_input":{"path":"/p/src/prompts/joke.md"},"tool_result":{"result_type":"success","text_result_for_llm":"# joke"}}`
+	// VS Code agent mode, from its documentation and the extension's source
+	// (vscode.go): snake_case with a timestamp, or the documented camelCase
+	// common fields.
+	vscodeRead        = `{"timestamp":"2026-11-28T21:00:00.000Z","hook_event_name":"PostToolUse","session_id":"vs1","transcript_path":"/t.json","cwd":"/p","tool_name":"read_file","tool_input":{"filePath":"/p/src/prompts/joke.md","startLine":1,"endLine":40},"tool_use_id":"t1","tool_response":"# joke"}`
+	vscodeCreate      = `{"timestamp":"2026-11-28T21:00:01.000Z","hook_event_name":"PreToolUse","session_id":"vs1","cwd":"/p","tool_name":"create_file","tool_input":{"filePath":"/p/mappings.toml","content":""},"tool_use_id":"t2"}`
+	vscodeTerminal    = `{"timestamp":"2026-11-28T21:00:02.000Z","hook_event_name":"PreToolUse","session_id":"vs1","cwd":"/p","tool_name":"run_in_terminal","tool_input":{"command":"rm -rf tmp/validation","explanation":"x","isBackground":false},"tool_use_id":"t3"}`
+	vscodeMulti       = `{"timestamp":"2026-11-28T21:00:03.000Z","hook_event_name":"PreToolUse","session_id":"vs1","cwd":"/p","tool_name":"multi_replace_string_in_file","tool_input":{"replacements":[{"filePath":"/p/a.md","oldString":"a","newString":"b"},{"filePath":"/p/mappings.toml","oldString":"a","newString":"b"}]},"tool_use_id":"t4"}`
+	vscodeEditFiles   = `{"timestamp":"2026-02-09T10:30:00.000Z","cwd":"/p","sessionId":"vs1","hookEventName":"PreToolUse","transcript_path":"/t.json","tool_name":"editFiles","tool_input":{"files":["src/main.ts","mappings.toml"]},"tool_use_id":"tool-123"}`
+	vscodePatch       = `{"timestamp":"2026-11-28T21:00:04.000Z","hook_event_name":"PreToolUse","session_id":"vs1","cwd":"/p","tool_name":"apply_patch","tool_input":{"input":"*** Begin Patch\n*** Update File: /p/mappings.toml\n@@\n-a\n+b\n*** End Patch"},"tool_use_id":"t5"}`
+	vscodeStopIn      = `{"timestamp":"2026-11-28T21:00:10.000Z","hook_event_name":"Stop","session_id":"vs1","transcript_path":"/t.json","cwd":"/p","stop_hook_active":true}`
+	vscodeSubagent    = `{"timestamp":"2026-11-28T21:00:11.000Z","hook_event_name":"SubagentStop","session_id":"vs1","cwd":"/p","agent_id":"subagent-456","agent_type":"Plan","stop_hook_active":false}`
+	copilotClaudeRead = `{"hook_event_name":"PostToolUse","session_id":"3854","cwd":"/p","tool_name":"Read","tool_input":{"path":"/p/src/prompts/joke.md"},"tool_result":{"result_type":"success","text_result_for_llm":"# joke"}}`
 )
 
 var allEvents = []string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.UserPromptExpansion, hook.Stop, hook.SubagentStop}
@@ -91,6 +102,15 @@ func TestDecode(t *testing.T) {
 		{"opencode read", opencodeRead, OpenCode.Name, "", want{client: OpenCode.Name, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "ses_1", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
 		{"opencode write", opencodeWrite, OpenCode.Name, "", want{client: OpenCode.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "ses_1", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
 		{"opencode stop", opencodeStop, OpenCode.Name, "", want{client: OpenCode.Name, event: hook.Stop, clientEvent: "Stop", session: "ses_1", stopActive: true}},
+		{"vscode read_file, Claude's registration", vscodeRead, "", "", want{client: VSCode.Name, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "vs1", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"vscode read_file, Copilot's registration", vscodeRead, Copilot.Name, "postToolUse", want{client: VSCode.Name, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "vs1", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
+		{"vscode create_file", vscodeCreate, Copilot.Name, "preToolUse", want{client: VSCode.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "vs1", tool: "Write", filePath: "/p/mappings.toml", calls: []string{"Write /p/mappings.toml"}}},
+		{"vscode run_in_terminal", vscodeTerminal, "", "", want{client: VSCode.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "vs1", tool: "Bash", command: "rm -rf tmp/validation", calls: []string{"Bash rm -rf tmp/validation"}}},
+		{"vscode multi_replace_string_in_file", vscodeMulti, "", "", want{client: VSCode.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "vs1", tool: "multi_replace_string_in_file", calls: []string{"Write /p/a.md", "Write /p/mappings.toml"}}},
+		{"vscode documented editFiles", vscodeEditFiles, Copilot.Name, "preToolUse", want{client: VSCode.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "vs1", tool: "editFiles", calls: []string{"Write src/main.ts", "Write mappings.toml"}}},
+		{"vscode apply_patch", vscodePatch, "", "", want{client: VSCode.Name, event: hook.PreToolUse, clientEvent: "PreToolUse", session: "vs1", tool: "apply_patch", calls: []string{"Write /p/mappings.toml"}}},
+		{"vscode Stop, Copilot's registration", vscodeStopIn, Copilot.Name, "agentStop", want{client: VSCode.Name, event: hook.Stop, clientEvent: "Stop", session: "vs1", stopActive: true}},
+		{"vscode SubagentStop", vscodeSubagent, "", "", want{client: VSCode.Name, event: hook.SubagentStop, clientEvent: "SubagentStop", session: "vs1", agent: "subagent-456", agentType: "Plan"}},
 		{"copilot Claude-shaped Read", copilotClaudeRead, "", "", want{client: Copilot.Name, event: hook.PostToolUse, clientEvent: "PostToolUse", session: "3854", tool: "Read", filePath: "/p/src/prompts/joke.md", reads: []string{"/p/src/prompts/joke.md"}}},
 	}
 	for _, tt := range tests {
@@ -224,6 +244,15 @@ func TestEncode(t *testing.T) {
 		{"copilot prompt block", Copilot.Name, "userPromptSubmitted", copilotPrompt, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it"}`},
 		{"copilot system message alone", Copilot.Name, "agentStop", copilotAgentStop, hook.Output{SystemMessage: "x"}, ``},
 		{"copilot Claude-shaped", Copilot.Name, "", copilotClaudeRead, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"stopgate: fix it"}}`},
+
+		// VS Code reads a stop's block at the top (toolCallingLoop.ts), and
+		// is documented to in hookSpecificOutput (hooks-reference): both.
+		{"vscode block", "", "", vscodeStopIn, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it","hookSpecificOutput":{"hookEventName":"Stop","decision":"block","reason":"stopgate: fix it"}}`},
+		{"vscode block through Copilot's file", Copilot.Name, "agentStop", vscodeStopIn, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it","hookSpecificOutput":{"hookEventName":"Stop","decision":"block","reason":"stopgate: fix it"}}`},
+		{"vscode subagent block", "", "", vscodeSubagent, hook.Block(reason), `{"decision":"block","reason":"stopgate: fix it","hookSpecificOutput":{"hookEventName":"SubagentStop","decision":"block","reason":"stopgate: fix it"}}`},
+		{"vscode halt", Copilot.Name, "agentStop", vscodeStopIn, hook.Halt(reason), `{"continue":false,"stopReason":"stopgate: fix it"}`},
+		{"vscode deny", Copilot.Name, "preToolUse", vscodeCreate, hook.Deny(hook.PreToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"stopgate: fix it"}}`},
+		{"vscode context", "", "", vscodeRead, hook.Context(hook.PostToolUse, reason), `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"stopgate: fix it"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,11 +271,49 @@ func TestEncode(t *testing.T) {
 			if strings.HasPrefix(tt.name, "copilot Claude-shaped") {
 				return // Claude.Name Code's own shapes: internal/schema checks them
 			}
+			if strings.HasPrefix(tt.name, "vscode") {
+				return // no published schema: the documented shapes above are the contract
+			}
 			validate(t, filepath.Join(tt.client, in.ClientEvent+".input.schema.json"), tt.in)
 			if got != "" {
 				validate(t, filepath.Join(tt.client, in.ClientEvent+".output.schema.json"), got)
 			}
 		})
+	}
+}
+
+// TestVSCodeRecognised: VS Code's input is told from every other client's
+// that sends a timestamp or a sessionId, whichever registration runs it,
+// and names its stop by the timestamp every registration gets.
+func TestVSCodeRecognised(t *testing.T) {
+	qwenStop := `{"session_id":"q","transcript_path":"/t","cwd":"/p","hook_event_name":"Stop","timestamp":"2026-11-28T20:17:34.818Z","permission_mode":"yolo","prompt_id":"q#0","stop_hook_active":false}`
+	claudeRead := `{"session_id":"c","transcript_path":"/t","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.json"},"tool_response":{"file":{"content":"{\"timestamp\":\"x\",\"hookEventName\":\"Stop\"}"}}}`
+	for _, tt := range []struct {
+		name, in, client string
+		sure             bool
+	}{
+		{"vscode", vscodeRead, VSCode.Name, true},
+		{"vscode stop", vscodeStopIn, VSCode.Name, true},
+		{"vscode documented camelCase", vscodeEditFiles, VSCode.Name, true},
+		{"qwen: permission_mode", qwenStop, Claude.Name, false},
+		{"gemini: its own events", geminiAfterTool, Gemini.Name, true},
+		{"copilot native: a numeric timestamp", copilotAgentStop, Copilot.Name, true},
+		{"claude: the marks inside a tool's result", claudeRead, Claude.Name, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if c, sure := Recognise([]byte(tt.in), nil); c != tt.client || sure != tt.sure {
+				t.Errorf("Recognise = %s, %v; want %s, %v", c, sure, tt.client, tt.sure)
+			}
+		})
+	}
+	for _, opt := range []Options{{}, {Client: Copilot.Name, Event: "agentStop"}} {
+		in, err := Parse([]byte(vscodeStopIn), opt, allEvents...)
+		if err != nil || in.StopID != "2026-11-28T21:00:10.000Z" {
+			t.Errorf("%+v: StopID %q, %v", opt, in.StopID, err)
+		}
+	}
+	if in, err := Parse([]byte(vscodeRead), Options{}, allEvents...); err != nil || in.StopID != "" {
+		t.Errorf("a tool call has no StopID: %q, %v", in.StopID, err)
 	}
 }
 

@@ -27,7 +27,7 @@ import (
 // Cursor also runs Claude Code's registration (.claude/settings*.json,
 // "third-party hooks") with its own inputs: those are recognised by
 // cursor_version and answered in Cursor's words, unless .cursor/hooks.json
-// runs stopgate too, whose hooks then judge alone (claudeToo).
+// runs stopgate too, whose hooks then judge alone (aside).
 var Cursor = &Client{
 	Name: cursorAnswers{}.Name(), Title: "Cursor",
 	HookFile: cursorHookFile,
@@ -52,13 +52,14 @@ var Cursor = &Client{
 		"Cursor also runs Claude Code's registration (third-party hooks): those hooks answer Cursor's inputs in its words, and step aside when .cursor/hooks.json runs stopgate, so one stop is judged once",
 		"tested by contract on Cursor's documented shapes, not on the real binary",
 	},
-	events:    cursorEvent,
-	answers:   cursorAnswers{},
-	decode:    decodeCursor,
-	where:     mainThread,
-	format:    cursorFormat,
-	mark:      "cursor_version",
-	claudeToo: cursorOwnHooks,
+	events:  cursorEvent,
+	answers: cursorAnswers{},
+	decode:  decodeCursor,
+	where:   mainThread,
+	format:  cursorFormat,
+	marks:   []string{"cursor_version"},
+	Runs:    []*Client{Claude},
+	aside:   cursorOwnHooks,
 }
 
 const cursorHookFile = ".cursor/hooks.json"

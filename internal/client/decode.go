@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -83,8 +84,9 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 		client = detected
 	}
 	// Claude Code's registration passes no --client (or --client claude).
-	if c := Named(detected); sure && (opt.Client == "" || opt.Client == Claude.Name) && c.claudeToo != nil {
-		return claudeToo(c, data, events)
+	registered := Named(cmp.Or(opt.Client, Claude.Name))
+	if c := Named(detected); sure && c != registered && slices.Contains(c.Runs, registered) {
+		return runsToo(c, data, events)
 	}
 	if sure && detected != client {
 		mm := &MismatchError{Registered: client, Detected: detected}
@@ -106,9 +108,10 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 	return in, nil
 }
 
-// claudeToo decodes an input of c that came through Claude Code's
-// registration, answered in c's words, unless c says to step aside.
-func claudeToo(c *Client, data []byte, events []string) (*hook.Input, error) {
+// runsToo decodes an input of c that came through another client's
+// registration c runs (Runs), answered in c's words, unless c says to
+// step aside.
+func runsToo(c *Client, data []byte, events []string) (*hook.Input, error) {
 	in, err := decode(c.Name, data, Options{})
 	if err != nil {
 		return nil, err
@@ -116,7 +119,10 @@ func claudeToo(c *Client, data []byte, events []string) (*hook.Input, error) {
 	if err := in.Check(events...); err != nil {
 		return nil, err
 	}
-	if err := c.claudeToo(in); err != nil {
+	if c.aside == nil {
+		return in, nil
+	}
+	if err := c.aside(in); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -150,8 +156,8 @@ var markers = func() [][]byte {
 		out = append(out, []byte(`"`+e+`"`))
 	}
 	for _, c := range All {
-		if c.mark != "" {
-			out = append(out, []byte(`"`+c.mark+`"`))
+		for _, m := range c.marks {
+			out = append(out, []byte(`"`+m+`"`))
 		}
 	}
 	return out
@@ -209,18 +215,19 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 	return Claude.Name, false
 }
 
-// markedBy returns the client whose mark is a top-level key of data; nil
-// when none is.
+// markedBy returns the client one of whose marks is a top-level key of
+// data, and whose owns, if any, takes the input; nil when none does.
 func markedBy(data []byte) *Client {
 	var top map[string]json.RawMessage
 	for _, c := range All {
-		if c.mark == "" || !bytes.Contains(data, []byte(`"`+c.mark+`"`)) {
+		i := slices.IndexFunc(c.marks, func(m string) bool { return bytes.Contains(data, []byte(`"`+m+`"`)) })
+		if i < 0 {
 			continue
 		}
 		if top == nil && json.Unmarshal(data, &top) != nil {
 			return nil
 		}
-		if _, ok := top[c.mark]; ok {
+		if slices.ContainsFunc(c.marks, func(m string) bool { _, ok := top[m]; return ok }) && (c.owns == nil || c.owns(top)) {
 			return c
 		}
 	}

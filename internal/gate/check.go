@@ -99,7 +99,7 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	// Claude Code's are read only where it may be checked.
 	claude, home := settingsFiles(env, ws.root).load(), env.Getenv("HOME")
 	var regs []guard.Registered
-	if clientName == "" || clientName == "claude" {
+	if clientName == "" || clientName == "claude" || runsClaude(clientName) {
 		regs = claude.registrations(ws.root, home)
 	} else {
 		regs = guard.Registrations(ws.root, home, nil)
@@ -107,7 +107,7 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	// With no --client, Claude Code is checked when the project registers
 	// it, or when it registers no other client (to say nothing is).
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
-	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) {
+	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude(clientName) {
 		fs = append(fs, hookFindings(env, ws, cfg, plugin, claude)...)
 		fs = append(fs, switchFindings(claude)...)
 		var wall []finding
@@ -118,6 +118,14 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
 	}
 	return append(fs, registeredFindings(env, ws, cfg, regs)...), summary
+}
+
+// runsClaude reports whether the client of name has no hook file of its
+// own and runs Claude Code's registration (VS Code agent mode): checking
+// it checks that registration.
+func runsClaude(name string) bool {
+	c := client.Named(name)
+	return c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude)
 }
 
 // checkReport prints the findings, the clients' notes and the summary

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
@@ -16,6 +17,9 @@ import (
 // registered or missing, each registered program present, the gate's
 // timeout above every validator's, and max_blocks below the client's cap.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client) []finding {
+	if c.HookFile == "" {
+		return nil // no registration of its own: its notes say which it runs
+	}
 	if c.IsPlugin() {
 		return append(pluginFindings(ws, c), clientWallFindings(env, ws, c)...)
 	}
@@ -67,18 +71,32 @@ func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
 }
 
 // checkedClients are the clients `gate check` looks at: the one --client
-// names, or every client whose file the project has.
+// names, or every client whose file the project has. A client without a
+// file of its own (VS Code agent mode) is checked with the registrations
+// it runs: named, with those the project has; else beside one of them.
 func checkedClients(root, name string) ([]*client.Client, error) {
+	has := func(c *client.Client) bool {
+		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile)))
+		return c.HookFile != "" && err == nil
+	}
 	if name != "" {
 		c, err := clientNamed(name)
 		if err != nil || c == nil {
 			return nil, err
 		}
-		return []*client.Client{c}, nil
+		if c.HookFile != "" {
+			return []*client.Client{c}, nil
+		}
+		return append(slices.DeleteFunc(slices.Clone(c.Runs), func(r *client.Client) bool { return r == client.Claude || !has(r) }), c), nil
 	}
 	var out []*client.Client
 	for _, c := range agentClients {
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile))); err == nil {
+		if has(c) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range agentClients {
+		if c.HookFile == "" && slices.ContainsFunc(c.Runs, func(r *client.Client) bool { return slices.Contains(out, r) }) {
 			out = append(out, c)
 		}
 	}

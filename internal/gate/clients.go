@@ -32,6 +32,23 @@ func clientNamed(name string) (*client.Client, error) {
 	return c, nil
 }
 
+// ownFile refuses to register with, or undo, a client that has no hook
+// file of its own (VS Code agent mode), naming the registrations it runs.
+func ownFile(c *client.Client) error {
+	if c == nil || c.HookFile != "" {
+		return nil
+	}
+	var inits []string
+	for _, r := range c.Runs {
+		if r == client.Claude {
+			inits = append(inits, `"gate init" (`+r.HookFile+`)`)
+		} else {
+			inits = append(inits, `"gate init --client `+r.Name+`" (`+r.HookFile+`)`)
+		}
+	}
+	return fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
+}
+
 // wanted returns the hooks to register, each a launcher (launch) of its
 // program under bin, timeouts in the file's unit; without testhook, its
 // hooks are left out.

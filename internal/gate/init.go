@@ -42,6 +42,9 @@ func runInit(env *cli.Env, args []string) error {
 		return err
 	}
 	c, err := clientNamed(*clientName)
+	if err == nil {
+		err = ownFile(c)
+	}
 	if err != nil {
 		return usageError("init", err)
 	}

@@ -110,9 +110,7 @@ func printAnswer(answer string) string {
 // as paths from the project root at root.
 func protectedNames(root string, in install) []string {
 	out := []string{project.ConfigName, guard.NpmScope}
-	for _, c := range client.All {
-		out = append(append(out, c.HookFile), c.Settings...)
-	}
+	out = append(out, guard.ClientFiles()...)
 	if line := ignoreLine(root); line != "" {
 		out = append(out, strings.Trim(line, "/"))
 	}

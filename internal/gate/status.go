@@ -229,7 +229,7 @@ func runClear(env *cli.Env, args []string) error {
 		if err := q.Remove(p.Scope, p.Entries); err != nil {
 			return err
 		}
-		if err := q.SetBlocks(p.Scope, 0); err != nil {
+		if err := q.SetBlocks(p.Scope, 0, ""); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "cleared %s: %s (a blocked-stop count of %d reset); should it stop again, what its transcript shows read is judged\n",

@@ -28,6 +28,9 @@ func runUninstall(env *cli.Env, args []string) error {
 		return err
 	}
 	c, err := clientNamed(*clientName)
+	if err == nil {
+		err = ownFile(c)
+	}
 	if err != nil {
 		return usageError("uninstall", err)
 	}

@@ -20,8 +20,14 @@ import (
 // clientFiles are a client's files in the project: the hook file `gate
 // init --client` writes, and the settings that can switch its hooks off.
 // Claude Code's are always protected; another client's once its hook file
-// is there (the project is registered for it).
-func clientFiles(c *client.Client) []string { return append([]string{c.HookFile}, c.Settings...) }
+// is there (the project is registered for it). A client without a hook
+// file of its own (VS Code agent mode) has none: it runs the others'.
+func clientFiles(c *client.Client) []string {
+	if c.HookFile == "" {
+		return nil
+	}
+	return append([]string{c.HookFile}, c.Settings...)
+}
 
 // ClientFiles returns every client's files in a project, slash-separated
 // from the root: its hook file and the settings that can switch its hooks
@@ -62,7 +68,7 @@ func ClaudeSettings(root, home string) []SettingsFile {
 func OtherClients(root string) []Protected {
 	var out []Protected
 	for _, c := range client.All {
-		if c == client.Claude {
+		if c == client.Claude || c.HookFile == "" {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c.HookFile))); err != nil {

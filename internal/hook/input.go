@@ -80,6 +80,11 @@ type Input struct {
 	Client Dialect `json:"-"`
 	// ClientEvent is the event as the client named it, for messages.
 	ClientEvent string `json:"-"`
+	// StopID names one stop across the registrations that run for it (VS
+	// Code runs the hooks of every file it reads for one stop, each with
+	// the same input): the gate judges a stop of one id once. "": each run
+	// is a stop of its own.
+	StopID string `json:"-"`
 	// Reads are the files a tool call read, absolute, when the client's
 	// tool is not Read: a read of several files. A shell command's are
 	// the guard's to find (guard.ShellReads).

@@ -22,7 +22,7 @@ func TestList(t *testing.T) {
 		}
 	}
 	// A scope with only a blocked-stop count left is listed too.
-	if err := q.SetBlocks(Scope{Session: "s3", Agent: "x"}, 2); err != nil {
+	if err := q.SetBlocks(Scope{Session: "s3", Agent: "x"}, 2, ""); err != nil {
 		t.Fatal(err)
 	}
 	// An unreadable entry is set aside and reported.

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,15 +63,20 @@ func TestEnqueueSnapshotRemove(t *testing.T) {
 func TestBlocks(t *testing.T) {
 	q := Open(t.TempDir())
 	s := Scope{Session: "s"}
-	if n, err := q.Blocks(s); n != 0 || err != nil {
+	if n, _, err := q.Blocks(s); n != 0 || err != nil {
 		t.Fatal("fresh scope has blocks")
 	}
-	for _, n := range []int{1, 2, 0} {
-		if err := q.SetBlocks(s, n); err != nil {
+	for i, n := range []int{1, 2, 0} {
+		stop := fmt.Sprint("stop-", i)
+		if err := q.SetBlocks(s, n, stop); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := q.Blocks(s); got != n || err != nil {
+		got, at, err := q.Blocks(s)
+		if got != n || err != nil {
 			t.Errorf("Blocks = %d, want %d", got, n)
+		}
+		if want := map[bool]string{true: stop}[n > 0]; at != want {
+			t.Errorf("Blocks' stop = %q, want %q", at, want)
 		}
 	}
 }

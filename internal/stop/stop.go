@@ -202,7 +202,10 @@ func (s *judging) read() (*facts, *Verdict, error) {
 		return nil, halt(configReason(err)), nil
 	}
 	f := &facts{loaded: loaded, in: s.in, q: queue.Open(loaded.StateDir()), dl: s.deadline, client: &s.ans}
-	if err := s.readQueue(f); err != nil {
+	if err := s.readQueue(f); errors.Is(err, errJudged) {
+		s.clear = true // another registration of the client judged this stop: its answer stands
+		return nil, &Verdict{}, nil
+	} else if err != nil {
 		return nil, nil, err
 	}
 	if len(f.entries) == 0 {
@@ -239,8 +242,12 @@ func (s *judging) readQueue(f *facts) error {
 	// been seen to send false on repeated stops within one turn
 	// (anthropics/claude-code#54360), which would let a loop run into the
 	// client's own cap. It resets only on a passing stop or a halt.
-	if f.prior, err = f.q.Blocks(s.scope); err != nil {
+	var at string
+	if f.prior, at, err = f.q.Blocks(s.scope); err != nil {
 		return err
+	}
+	if s.in.StopID != "" && at == s.in.StopID {
+		return errJudged
 	}
 	if f.rec, err = reconcile.Run(f.loaded, s.in, f.q, s.scope, queued, s.deadline.At); err != nil || f.rec == nil {
 		return err
@@ -250,6 +257,11 @@ func (s *judging) readQueue(f *facts) error {
 	f.prior = max(f.prior, f.rec.Blocks) // the record remembers what a deleted file forgets
 	return nil
 }
+
+// errJudged is a stop whose block another run of the gate counted: the
+// client ran several registrations' hooks for it (hook.Input.StopID), and
+// the first judged it. Its block stands; this run answers nothing.
+var errJudged = errors.New("this stop was judged by another registration")
 
 // missingConfig decides a stop whose project's mappings.toml is gone or
 // empty by the client's record (reconcile.Missing).
@@ -293,7 +305,7 @@ func (s *judging) apply(f *facts, v *Verdict) error {
 		err = f.q.Keep(s.scope, kept)
 	}
 	if err == nil && v.Blocks != f.prior {
-		err = f.q.SetBlocks(s.scope, v.Blocks)
+		err = f.q.SetBlocks(s.scope, v.Blocks, s.in.StopID)
 	}
 	if err != nil {
 		return &unrecordedError{err: err, verdict: v}
