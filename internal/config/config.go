@@ -60,7 +60,7 @@ type Config struct {
 	Telemetry  Telemetry // [telemetry]: telemetry.go
 
 	key   [sha256.Size]byte // SHA-256 of the text
-	index *Index
+	index *index
 	// cached, for a config from the cache, holds the records of Mappings,
 	// Validators, Order and Telemetry, each decoded when a question needs
 	// it (see Full): most events need only the settings.

@@ -138,20 +138,14 @@ func notATable(md toml.MetaData) toml.Key {
 // scalar returns the TOML type a field of Go type t wants when v is not
 // of it, else "".
 func scalar(v any, t reflect.Type) string {
-	var ok bool
-	var want string
+	want := "an integer" // the shapes' other scalars are ints
 	switch t.Kind() {
 	case reflect.String:
-		_, ok = v.(string)
 		want = "a string"
 	case reflect.Bool:
-		_, ok = v.(bool)
 		want = "a boolean"
-	default: // the shapes' other scalars are ints
-		_, ok = v.(int64)
-		want = "an integer"
 	}
-	if ok {
+	if TOMLType(v) == want {
 		return ""
 	}
 	return want
@@ -159,26 +153,20 @@ func scalar(v any, t reflect.Type) string {
 
 // field returns the key of table t that the field name reads and its
 // value, if there is one. Like the library, it reads a key spelt in other
-// letter case when none is spelt right (unknownKeys reports it).
+// letter case when none is spelt right (unknownKeys reports it): the least
+// of them when there are several, so that the choice does not depend on the
+// order of a map.
 func field(t node, name string) (string, any, bool) {
 	if v, ok := t.m[name]; ok {
 		return name, v, true
 	}
-	k, ok := folded(t.m, name)
-	return k, t.m[k], ok
-}
-
-// folded returns the key of m equal to name under case folding, the least
-// of them when there are several, so that the choice does not depend on the
-// order of a map.
-func folded(m map[string]any, name string) (string, bool) {
 	found := ""
-	for k := range m {
+	for k := range t.m {
 		if strings.EqualFold(k, name) && (found == "" || k < found) {
 			found = k
 		}
 	}
-	return found, found != ""
+	return found, t.m[found], found != ""
 }
 
 // Array returns the elements of a TOML array in a tree the library

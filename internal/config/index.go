@@ -4,13 +4,6 @@ import (
 	"cmp"
 )
 
-// Index finds the mappings a read path or a slash command arms in constant
-// time per event, however many mappings there are.
-type Index struct {
-	byPath    map[string][]int // slash path relative to the root
-	byCommand map[string][]int
-}
-
 // Names returns every name of the prompt key: see the function Names.
 func (c *Config) Names(key string) []Name { return Names(c.Settings.PromptsDir, key) }
 
@@ -35,14 +28,18 @@ func (c *Config) names(key string, part func(Name) string) []string {
 	return out
 }
 
-// lookup returns the config's index, building it on first use.
-func (c *Config) lookup() *Index {
+// lookup returns the config's index, built on first use: the mappings a
+// read path or a slash command arms, found in constant time per event
+// however many mappings there are.
+func (c *Config) lookup() *index {
 	if c.index == nil {
-		c.index = &Index{}
+		c.index = new(index)
 		c.index.byPath, c.index.byCommand = c.tables()
 	}
 	return c.index
 }
+
+type index struct{ byPath, byCommand map[string][]int }
 
 // MatchPath returns the mappings armed by a read of rel, a slash path
 // relative to the project root, in file order.

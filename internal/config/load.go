@@ -180,12 +180,8 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	if raw.OutputLines < 1 {
 		p.add("settings.output_lines", fmt.Sprintf("%d must be at least 1", raw.OutputLines), "")
 	}
-	if v := raw.OnFailure; v != OnFailureBlock && v != OnFailureHalt {
-		p.add("settings.on_failure", fmt.Sprintf("%q is not a policy", v), `use "block" (send the agent back, halt after max_blocks) or "halt"`)
-	}
-	if v := raw.Mode; v != ModeEnforce && v != ModeObserve {
-		p.add("settings.mode", fmt.Sprintf("%q is not a mode", v), `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`)
-	}
+	p.oneOf("settings.on_failure", raw.OnFailure, "a policy", `use "block" (send the agent back, halt after max_blocks) or "halt"`, OnFailureBlock, OnFailureHalt)
+	p.oneOf("settings.mode", raw.Mode, "a mode", `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`, ModeEnforce, ModeObserve)
 	if v := raw.Confine; v != nil {
 		s.Confine = onOff(*v, ConfineOn, ConfineOff)
 	}
@@ -197,6 +193,13 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 				p.add("settings.protect", fmt.Sprintf("entry %d is empty", i+1), "list paths relative to the project root; protect = [] turns the guard off")
 			}
 		}
+	}
+}
+
+// oneOf adds a problem at key unless v is one of allowed: "V" is not WHAT.
+func (p *parser) oneOf(key, v, what, hint string, allowed ...string) {
+	if !slices.Contains(allowed, v) {
+		p.add(key, fmt.Sprintf("%q is not %s", v, what), hint)
 	}
 }
 
@@ -326,10 +329,8 @@ func (p *parser) output(raw rawSettings) {
 	if v := raw.OutputBytes; v < minOutputBytes || v > maxOutputBytes {
 		p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
 	}
-	if v := raw.Output; v != validator.OutputFailures && v != validator.OutputHead {
-		p.add("settings.output", fmt.Sprintf("%q is not an output policy", v),
-			`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`)
-	}
+	p.oneOf("settings.output", raw.Output, "an output policy",
+		`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`, validator.OutputFailures, validator.OutputHead)
 }
 
 // whenChanged checks the when_changed key of a mapping or validator at

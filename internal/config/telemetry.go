@@ -62,9 +62,7 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 			p.add("telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", *v), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
 		}
 	}
-	if v := raw.Protocol; v != TelemetryHTTP && v != TelemetryGRPC {
-		p.add("telemetry.protocol", fmt.Sprintf("%q is not a protocol", v), `use "http/protobuf" (the default) or "grpc"`)
-	}
+	p.oneOf("telemetry.protocol", raw.Protocol, "a protocol", `use "http/protobuf" (the default) or "grpc"`, TelemetryHTTP, TelemetryGRPC)
 	if v := raw.HeadersEnv; v != nil {
 		t.HeadersEnv = *v
 		if !envName().MatchString(*v) {
