@@ -245,12 +245,5 @@ func (l *geminiLine) text() (string, bool) {
 	return strings.Join(texts, "\n"), len(texts) > 0
 }
 
-func (l *geminiLine) typed() (string, bool) {
-	t, ok := l.text()
-	return t, ok && !fedBack(t)
-}
-
-func (l *geminiLine) block() (string, string, bool) {
-	t, ok := l.text()
-	return t, "", ok && fedBack(t)
-}
+func (l *geminiLine) typed() (string, bool)         { return typedText(l.text()) }
+func (l *geminiLine) block() (string, string, bool) { return fedBackBlock(l.text()) }

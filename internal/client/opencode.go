@@ -154,15 +154,8 @@ func (l *opencodeLine) text() (string, bool) {
 	return strings.Join(texts, "\n"), len(texts) > 0
 }
 
-func (l *opencodeLine) typed() (string, bool) {
-	t, ok := l.text()
-	return t, ok && !fedBack(t)
-}
-
-func (l *opencodeLine) block() (string, string, bool) {
-	t, ok := l.text()
-	return t, "", ok && fedBack(t)
-}
+func (l *opencodeLine) typed() (string, bool)         { return typedText(l.text()) }
+func (l *opencodeLine) block() (string, string, bool) { return fedBackBlock(l.text()) }
 
 // OpenCode's wall is its permission rules in the project's opencode.json:
 // an edit rule set to "deny" refuses the write, edit and patch tools

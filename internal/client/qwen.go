@@ -143,12 +143,5 @@ func (l *qwenLine) text() (string, bool) {
 	return strings.Join(texts, "\n"), len(texts) > 0
 }
 
-func (l *qwenLine) typed() (string, bool) {
-	t, ok := l.text()
-	return t, ok && !fedBack(t)
-}
-
-func (l *qwenLine) block() (string, string, bool) {
-	t, ok := l.text()
-	return t, "", ok && fedBack(t)
-}
+func (l *qwenLine) typed() (string, bool)         { return typedText(l.text()) }
+func (l *qwenLine) block() (string, string, bool) { return fedBackBlock(l.text()) }

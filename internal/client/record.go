@@ -221,3 +221,8 @@ func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
 // rather than what a person typed: the record tells them apart only by the
 // gate's own prefix.
 func fedBack(text string) bool { return strings.HasPrefix(text, hook.BlockPrefix) }
+
+// typedText and fedBackBlock are typed and block for a record whose user
+// messages are either, told apart by fedBack.
+func typedText(t string, ok bool) (string, bool)            { return t, ok && !fedBack(t) }
+func fedBackBlock(t string, ok bool) (string, string, bool) { return t, "", ok && fedBack(t) }
