@@ -232,18 +232,7 @@ func TestParallelReads(t *testing.T) {
 // TestAlwaysFails: a validator that never passes blocks max_blocks stops, then the gate
 // halts the session with the failures; the client's own cap of 9 never comes into play.
 func TestAlwaysFails(t *testing.T) {
-	p := NewStopgateProject(t)
-	p.WriteFile("src/prompts/doomed.md", "# Doomed\n")
-	p.WriteFile("validators/never.sh", "#!/bin/sh\necho 'never good enough'\nexit 1\n")
-	appendFile(p, "mappings.toml", `
-[[mapping]]
-prompt = "doomed"
-validators = ["never"]
-
-[validators.never]
-run = "validators/never.sh"
-fix = "There is no fix."
-`)
+	p := doomedProject(t)
 	api := Start(t, Anthropic, Script{
 		When(LastHas(blocked), Text("Still done.")),
 		When(ResultOf("Read"), Text("Done.")),
@@ -288,6 +277,24 @@ fix = "There is no fix."
 		r.Errorf("pending %v, want the doomed entry kept", pending)
 	}
 	r.CheckHooks()
+}
+
+// doomedProject is a stopgate project whose prompt "doomed"
+// (src/prompts/doomed.md) arms a validator that never passes.
+func doomedProject(t *testing.T) *Project {
+	p := NewStopgateProject(t)
+	p.WriteFile("src/prompts/doomed.md", "# Doomed\n")
+	p.WriteFile("validators/never.sh", "#!/bin/sh\necho 'never good enough'\nexit 1\n")
+	appendFile(p, "mappings.toml", `
+[[mapping]]
+prompt = "doomed"
+validators = ["never"]
+
+[validators.never]
+run = "validators/never.sh"
+fix = "There is no fix."
+`)
+	return p
 }
 
 func appendFile(p *Project, rel, text string) {

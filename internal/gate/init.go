@@ -69,6 +69,12 @@ func runInit(env *cli.Env, args []string) error {
 		return err
 	}
 	noteMissing(env, in.path, want, root, in)
+	if in.method == "npm" {
+		// A bare npx gate, where the packages are not installed (a CI job
+		// before npm install), fetches and runs the unrelated npm package
+		// named gate.
+		fmt.Fprintln(env.Stdout, `ci: claude -p exits 0 and says "success" even when the gate halts; after it, run: npx --no-install gate verdict "$session" (session=$(claude -p … --output-format json | jq -r .session_id); never a bare npx gate, which without npm install runs the npm package named gate)`)
+	}
 	return nil
 }
 

@@ -47,7 +47,10 @@ func AnswerTo(w io.Writer, in *Input) Answer {
 // shape or carry raw escape sequences.
 func (a Answer) Write(o Output) error {
 	if o.Continue != nil && !*o.Continue {
-		o, _ = a.Halt(o.StopReason, true)
+		said := o.SystemMessage
+		if o, _ = a.Halt(o.StopReason, true); a.client == nil {
+			o.SystemMessage = said // HaltSaid: Claude Code prints it in print mode
+		}
 	}
 	o.StopReason, o.SystemMessage, o.Reason = cli.Visible(o.StopReason, false), cli.Visible(o.SystemMessage, false), cli.Visible(o.Reason, false)
 	if o.HookSpecificOutput != nil {

@@ -39,6 +39,18 @@ func Halt(reason string) Output {
 	return Output{Continue: &f, StopReason: reason}
 }
 
+// HaltSaid is Halt with reason also as the systemMessage, for a halt the
+// gate decides at a stop: Claude Code's print mode (claude -p) drops
+// stopReason from its output, but stream-json prints a systemMessage
+// ({"type":"system","subtype":"informational","content":"Stop says: …"}),
+// so a headless run's log shows why the session ended. Clients other than
+// Claude Code get Halt.
+func HaltSaid(reason string) Output {
+	o := Halt(reason)
+	o.SystemMessage = reason
+	return o
+}
+
 // Context adds text to the model's context after event.
 func Context(event, text string) Output {
 	return Output{HookSpecificOutput: &Specific{HookEventName: event, AdditionalContext: text}}

@@ -151,7 +151,7 @@ func (s *judging) writeHalt(reason string) error {
 		o, _ := s.ans.Halt(reason, false)
 		return s.ans.Write(o)
 	}
-	return s.ans.Write(hook.Halt(reason))
+	return s.ans.Write(hook.HaltSaid(reason))
 }
 
 // judge decides the stop: read what the verdict depends on, decide, apply
@@ -319,7 +319,7 @@ func (s *judging) apply(f *facts, v *Verdict) error {
 func (v *Verdict) write(ans hook.Answer) error {
 	switch {
 	case v.Kind == Halt:
-		return ans.Write(hook.Halt(v.Reason))
+		return ans.Write(hook.HaltSaid(v.Reason))
 	case v.Kind == Block:
 		return ans.Write(hook.Block(v.Reason))
 	case v.Reason != "":
