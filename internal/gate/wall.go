@@ -55,11 +55,30 @@ func denyRules(set *guard.Set, root, home string) []string {
 	}
 	var out []string
 	for _, p := range set.Paths() {
-		st, err := os.Stat(filepath.FromSlash(p.Path))
-		dir := (err == nil && st.IsDir()) || p.Dir
-		out = append(out, settings.DenyRule(filepath.ToSlash(root), filepath.ToSlash(home), p.Path, dir))
+		for _, path := range walled(p.Path) {
+			st, err := os.Stat(filepath.FromSlash(path))
+			dir := (err == nil && st.IsDir()) || p.Dir
+			out = append(out, settings.DenyRule(filepath.ToSlash(root), filepath.ToSlash(home), path, dir))
+		}
 	}
 	return out
+}
+
+// walled is the paths the wall names for a protected path: a glob (npm's
+// registered node_modules/@stopgate/*/bin/gate) is the paths it matches
+// here, as gate init names them, since Claude Code's sandbox does not
+// apply a glob's deny rule to the agent's Bash (measured on 2.1.332: the
+// write went through; the concrete path was read-only). The guard keeps
+// the glob itself.
+func walled(path string) []string {
+	if !strings.ContainsAny(path, "*?[") {
+		return []string{path}
+	}
+	matches, _ := filepath.Glob(filepath.FromSlash(path)) // a bad pattern matches nothing
+	for i, m := range matches {
+		matches[i] = filepath.ToSlash(m)
+	}
+	return matches
 }
 
 // writeWall merges the OS wall into the project's settings, alone: a
