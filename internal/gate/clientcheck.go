@@ -54,7 +54,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 		fd.Timeout /= c.Unit // in seconds
 		out = append(out, timeoutFinding(cfg, fd, c.HookFile, c.Name)...)
 	}
-	out = append(out, clientWallFindings(env, ws, c)...) // clientwall.go
+	out = append(out, clientWallFindings(env, ws, c)...) // wall.go
 	return dedupe(out)
 }
 

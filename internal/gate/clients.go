@@ -119,7 +119,7 @@ func initClient(env *cli.Env, c *client.Client, bin string, testhook bool) error
 		return err
 	}
 	noteMissing(env, absFrom(root, bin), want, root, binInstall(root, bin))
-	if err := initClientWall(env, c, root); err != nil { // clientwall.go
+	if err := initClientWall(env, c, root); err != nil { // wall.go
 		return err
 	}
 	label := "trust"

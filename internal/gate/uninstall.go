@@ -2,7 +2,10 @@ package gate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -37,7 +40,7 @@ func runUninstall(env *cli.Env, args []string) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	var plan []undo
 	if c != nil {
-		plan, err = clientUndo(env, c, root, *bin) // uninstall_client.go
+		plan, err = clientUndo(env, c, root, *bin)
 	} else {
 		plan, err = claudeUndo(env, root, *bin, *plugin)
 	}
@@ -107,15 +110,7 @@ func pluginUndo(dir string) ([]undo, error) {
 		return nil, err
 	}
 	hooks.gone = bytes.Equal(hooks.out, pluginHooksNew)
-	manifest, err := undoFile(base, filepath.ToSlash(filepath.Join(name, pluginManifestFile)), func(u *undo, data []byte) error {
-		if bytes.Equal(data, pluginManifest()) {
-			u.gone = true
-			u.r.Removed = []string{"the plugin manifest"}
-		} else {
-			u.r.Left = []string{"the plugin manifest: it differs from the one gate init writes"}
-		}
-		return nil
-	})
+	manifest, err := undoSame(base, filepath.ToSlash(filepath.Join(name, pluginManifestFile)), pluginManifest(), "the plugin manifest", "the plugin manifest")
 	return []undo{hooks, manifest}, err
 }
 
@@ -141,4 +136,96 @@ func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
 	for _, l := range r.Left {
 		fmt.Fprintf(env.Stdout, "%s: left %s: it was changed since; remove it by hand if it should go\n", name, l)
 	}
+}
+
+// undo is what gate uninstall --client does to one of the client's files.
+type undo struct {
+	base string // the folder name is in, above which nothing is removed
+	name string // slash-separated, from base
+	had  bool   // the file is there
+	out  []byte // its new text, when r.Removed is not empty
+	gone bool   // remove the file instead: nothing but stopgate's is left
+	r    settings.Removal
+}
+
+// clientUndo plans `gate uninstall --client NAME`: taking out of the
+// client's own files what gate init --client wrote there, each only where
+// it is still exactly as init wrote it (the same contract as for
+// .claude/settings.json).
+func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error) {
+	var u undo
+	var err error
+	if c.IsPlugin() {
+		u, err = undoSame(root, c.HookFile, []byte(pluginText(c, bin, binInstall(root, bin))), "the stopgate plugin", "the plugin")
+	} else {
+		u, err = undoHooks(c, root, c.HookFile, owned(c, root, bin), nil)
+	}
+	if err != nil || c.Wall == nil {
+		return []undo{u}, err
+	}
+	w, err := undoClientWall(env, c, root)
+	return []undo{u, w}, err
+}
+
+// undoFile plans what to do with the project file name: plan fills u in
+// from the file's text; nothing is planned when the file is not there. An
+// error of plan's is named with the file (uninstallError).
+func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, error) {
+	u := undo{base: root, name: name}
+	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(name)))
+	if err != nil || data == nil {
+		return u, err
+	}
+	u.had = true
+	if err := plan(&u, data); err != nil {
+		return u, uninstallError(name, err)
+	}
+	return u, nil
+}
+
+// undoHooks takes the hook entries of want out of c's hook file name, in
+// c's shape (Claude Code's, with the deny rules of deny).
+func undoHooks(c *client.Client, root, name string, want []settings.Hook, deny []string) (undo, error) {
+	return undoFile(root, name, func(u *undo, data []byte) (err error) {
+		u.out, u.r, u.gone, err = c.Remove(data, want, deny)
+		return err
+	})
+}
+
+// undoSame removes the file name while it is byte for byte want, what
+// gate init writes there; removed and left name it in the report.
+func undoSame(root, name string, want []byte, removed, left string) (undo, error) {
+	return undoFile(root, name, func(u *undo, data []byte) error {
+		if bytes.Equal(data, want) {
+			u.gone, u.r.Removed = true, []string{removed}
+		} else {
+			u.r.Left = []string{left + ": it differs from the one gate init writes"}
+		}
+		return nil
+	})
+}
+
+// apply writes the new text, or removes the file and the folders that
+// removal leaves empty.
+func (u undo) apply() error {
+	if len(u.r.Removed) == 0 {
+		return nil
+	}
+	root := u.base
+	path := filepath.Join(root, filepath.FromSlash(u.name))
+	if !u.gone {
+		if err := settings.WriteFile(path, u.out); err != nil {
+			return fmt.Errorf("writing %s: %w", u.name, err)
+		}
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing %s: %w", u.name, err)
+	}
+	for dir := filepath.Dir(path); dir != root && len(dir) > len(root); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil { // not empty: someone's
+			break
+		}
+	}
+	return nil
 }
