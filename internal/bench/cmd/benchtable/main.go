@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/bench"
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/example"
 )
 
@@ -203,6 +204,10 @@ func buildFloor(gocmd, dir, name, source string) (string, error) {
 	return out, nil
 }
 
+// shFloorName is the row of sh -c running the hello world, the floor of
+// a registered hook command: the registered rows give both ratios.
+const shFloorName = "sh -c floor (sh -c running the hello world)"
+
 // processes measures every command beside the floor, the standard
 // library's hello world built by the same Go, interleaved.
 func (o *options) processes(t *bench.Table) error {
@@ -243,14 +248,22 @@ func (o *options) processes(t *bench.Table) error {
 	cases = append(cases, o.testhookCases(example)...)
 	cases = append(cases, o.guardCases(example)...)
 	floor := bench.Case{Name: "hello-world floor (stdlib Go)", Cmd: &bench.Cmd{Path: hello, Env: o.env("")}}
-	cases = append([]bench.Case{floor}, o.wanted(cases)...) // the floor, always
+	// The registered hooks' floor: a client always starts a shell, so the
+	// least a registered command costs is sh -c running a Go program.
+	shFloor := bench.Case{Name: shFloorName, Cmd: &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", cli.ShellQuote(hello)}, Env: o.env("")}}
+	cases = append([]bench.Case{floor, shFloor}, o.wanted(cases)...) // the floors, always
 
 	o.logf("measuring %d commands, %d+%d runs each, interleaved", len(cases), o.warmup, o.runs)
 	series := bench.Interleave(cases, o.warmup, o.runs)
 	if series[0].Err != nil {
 		return series[0].Err
 	}
-	rows(t, series, "hello-world floor", "1.00×", ratio)
+	rows(t, series, "hello-world floor", "1.00×", func(s, base bench.Series) string {
+		if strings.HasPrefix(s.Name, "registered as") {
+			return ratio(s, base) + " / " + ratio(s, series[1]) + " sh -c"
+		}
+		return ratio(s, base)
+	})
 
 	// The worst case: the first event after mappings.toml changed parses
 	// it: detect's runs with its cache removed before each.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,6 +34,7 @@ func (o *options) registrationCases(n int) ([]bench.Case, error) {
 			return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{cli.ShellQuote(o.detect)}, "", "", "")}, Dir: root, Env: o.env(root)}, nil
 		}},
 		{"npm", "npm's node shim", o.npmShim},
+		{"plugin", "the marketplace plugin's hook, bin/ installed (sh -c)", o.pluginHook},
 		{"gotool", "go tool", o.goTool},
 	} {
 		name := fmt.Sprintf("registered as detect, unmatched Read, %s mappings, through %s", count(n), form.how)
@@ -102,4 +104,35 @@ func (o *options) goTool(root string) (*bench.Cmd, error) {
 	})
 	// go needs its whole environment; the project is named by the variable.
 	return &bench.Cmd{Path: o.gocmd, Args: []string{"tool", "detect"}, Dir: mod, Env: append(env, "CLAUDE_PROJECT_DIR="+root)}, nil
+}
+
+// pluginHook is the marketplace plugin's registered PostToolUse command
+// (plugins/stopgate/hooks/hooks.json), run by sh -c as the client runs it,
+// in the project at root with the programs installed in its bin/: the
+// plugin's script searches for them on every event.
+func (o *options) pluginHook(root string) (*bench.Cmd, error) {
+	plugin, err := filepath.Abs(filepath.Join(o.repo, "plugins", "stopgate"))
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(plugin, "hooks", "hooks.json"))
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Hooks["PostToolUse"]) == 0 || len(doc.Hooks["PostToolUse"][0].Hooks) == 0 {
+		return nil, fmt.Errorf("no PostToolUse hook in the plugin's hooks.json (%v)", err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Symlink(o.detect, filepath.Join(root, "bin", "detect")); err != nil {
+		return nil, err
+	}
+	env := append(o.env(root), "CLAUDE_PLUGIN_ROOT="+plugin)
+	return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", doc.Hooks["PostToolUse"][0].Hooks[0].Command}, Dir: root, Env: env}, nil
 }
