@@ -274,15 +274,22 @@ func (f *facts) tell(v *Verdict) {
 // that ends a session on a halt without showing why (Codex prints "hook:
 // Stop Stopped" alone) gets, once, a block that hands the reason to the
 // model to tell the user. The count is set past max_blocks, so the next
-// failing stop is the halt itself.
+// failing stop is the halt itself. A client that has no halt at all
+// (Copilot CLI, Qwen Code, Cursor) gets that block at every halt, and the
+// count stays at max_blocks or above: the next failing stop halts again
+// rather than start a new count of blocks the client's own cap may end.
 func (f *facts) relay(v *Verdict) {
 	if v.Kind != Halt || f.client == nil {
 		return
 	}
 	v.relayDecided = true
 	maxBlocks := f.cfg.Settings.MaxBlocks
-	if o, once := f.client.Halt(v.Reason, f.prior > maxBlocks); once {
+	o, once := f.client.Halt(v.Reason, f.prior > maxBlocks)
+	switch {
+	case once:
 		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
+	case o.Continue == nil: // relayed as a block, at every halt
+		v.Blocks = max(f.prior, maxBlocks)
 	}
 }
 
