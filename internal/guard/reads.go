@@ -163,7 +163,10 @@ func (a *analyzer) findReads(args []word) {
 			if !e.Type().IsRegular() {
 				return nil
 			}
-			shown := path.Join(s, strings.TrimPrefix(slash(p), root)) // as find prints it
+			shown := s // as find prints it: the start as given ("./x" under "."), then the path under it
+			if rel := strings.TrimPrefix(slash(p), slash(root)); rel != "" {
+				shown = strings.TrimSuffix(s, "/") + rel
+			}
 			for _, test := range tests {
 				if !all && !test(shown) {
 					return nil

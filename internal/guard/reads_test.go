@@ -16,6 +16,7 @@ func TestShellReads(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("text\n"), 0o644)
 	}
+	os.WriteFile(filepath.Join(root, "list.txt"), []byte("src/prompts/joke.md\n"), 0o644)
 	r := func(ps ...string) []string {
 		out := []string{}
 		for _, p := range ps {
@@ -50,6 +51,14 @@ func TestShellReads(t *testing.T) {
 		{"find src/prompts -name 'joke*' -exec cat {} +", r(joke)},
 		{"find src -type f -exec grep -l text {} \\;", r("docs/x.md", joke, x)[1:]}, // the walk is under src
 		{"find src -name '*.md' -print", r()},
+		// Codex's reads of issue 31: xargs's items from a file, and find's
+		// -path tests on the "./" it prints under ".".
+		{"xargs -a list.txt cat", r(joke)},
+		{"xargs --arg-file=list.txt -I{} cat {}", r(joke)},
+		{"xargs -alist.txt head -n 5", r(joke)},
+		{"find . -path ./src/prompts/joke.md -exec cat {} \\;", r(joke)},
+		{"find . -name joke.md -exec cat {} \\;", r(joke)},
+		{"find ./src/ -path './src/prompts/*' -exec cat {} \\;", r(joke, x)},
 		{"f() { cat \"$1\"; }; f src/prompts/joke.md", r(joke)},
 		{"bash -lc 'cat src/prompts/joke.md'", r(joke)},
 		{"for f in src/prompts/*.md; do head -n 3 \"$f\"; done", r(joke, x)},

@@ -368,9 +368,10 @@ func writer(ws []word) bool {
 }
 
 // xargsRule judges the command xargs runs, alone and with each item it
-// reads (from the dry run's pipe: ls tmp/validation | xargs rm).
+// reads: from the dry run's pipe (ls tmp/validation | xargs rm), or from
+// the file -a names (xargs -a list.txt cat).
 func xargsRule(a *analyzer, args []word) *Hit {
-	i, repl := 0, ""
+	i, repl, from := 0, "", ""
 	for i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown {
 		t := args[i].text
 		i++
@@ -379,6 +380,12 @@ func xargsRule(a *analyzer, args []word) *Hit {
 			repl = args[i].text
 		case strings.HasPrefix(t, "-I"):
 			repl = t[2:]
+		case t == "-a" && i < len(args):
+			from = args[i].text
+		case strings.HasPrefix(t, "-a"):
+			from = t[2:]
+		case strings.HasPrefix(t, "--arg-file"):
+			_, from, _ = strings.Cut(t, "=")
 		case strings.HasPrefix(t, "--replace"):
 			repl = "{}"
 			if _, v, ok := strings.Cut(t, "="); ok {
@@ -398,7 +405,11 @@ func xargsRule(a *analyzer, args []word) *Hit {
 	if h := a.run(sub); h != nil {
 		return h
 	}
-	items := strings.Fields(string(must(io.ReadAll(a.stdin()))))
+	in := a.stdin()
+	if from != "" {
+		in, _ = a.read(from) // a file it cannot read gives no items
+	}
+	items := strings.Fields(string(must(io.ReadAll(in))))
 	for n, item := range items {
 		if n == maxItems {
 			break
