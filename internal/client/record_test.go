@@ -161,3 +161,66 @@ func TestRecordSchemas(t *testing.T) {
 		}
 	}
 }
+
+// Qwen Code's chat record (qwen.go), as it writes one: a typed command,
+// the model's read_file, shell and skill calls, a tool's result and a
+// fed-back block. Read as the gate reads it.
+func TestRecordQwen(t *testing.T) {
+	lines := []string{
+		`{"uuid":"u1","timestamp":"2026-11-28T20:17:34.000Z","type":"user","message":{"role":"user","parts":[{"text":"/joke please"}]}}`,
+		`{"uuid":"a1","timestamp":"2026-11-28T20:17:35.000Z","type":"assistant","message":{"role":"model","parts":[{"text":"reading"},{"functionCall":{"name":"read_file","args":{"absolute_path":"/p/src/prompts/joke.md"}}}]}}`,
+		`{"uuid":"u2","timestamp":"2026-11-28T20:17:36.000Z","type":"user","message":{"role":"user","parts":[{"functionResponse":{"name":"read_file","response":{"output":"# joke"}}}]}}`,
+		`{"uuid":"a2","timestamp":"2026-11-28T20:17:37.000Z","type":"assistant","message":{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{"command":"cat docs/x.md"}}}]}}`,
+		`{"uuid":"a3","timestamp":"2026-11-28T20:17:38.000Z","type":"assistant","message":{"role":"model","parts":[{"functionCall":{"name":"skill","args":{"skill":"release-notes"}}}]}}`,
+		`{"uuid":"u3","timestamp":"2026-11-28T20:17:39.000Z","type":"user","message":{"role":"user","parts":[{"text":"` + hook.BlockPrefix + `: 1 check failed."}]}}`,
+	}
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := client.Qwen.Record(shellReads)
+	if where, _ := rec.Where(&hook.Input{TranscriptPath: path}, ""); where != path {
+		t.Fatalf("Where = %q", where)
+	}
+	res, err := rec.Scan(path, 0, transcript.Thread{}, "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range res.Events {
+		got = append(got, ev.Kind+" "+ev.Path+ev.Command+ev.Text)
+		if ev.Time.IsZero() {
+			t.Errorf("%s %s has no time", ev.Kind, ev.Path)
+		}
+	}
+	want := []string{"prompt /joke please", "read /p/src/prompts/joke.md", "read /p/docs/x.md", "command release-notes"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events %q\nwant %q", got, want)
+	}
+	if len(res.Blocks) != 1 || res.Blocks[0].Event != hook.Stop || !strings.HasPrefix(res.Blocks[0].Reason, hook.BlockPrefix) {
+		t.Errorf("blocks %+v, want the one fed back at Stop", res.Blocks)
+	}
+}
+
+// Where each client without a record of its own subagents looks: Qwen
+// Code and Cursor keep the main thread in transcript_path and no
+// subagent's; VS Code's record is not read at all.
+func TestRecordWhere(t *testing.T) {
+	in := &hook.Input{TranscriptPath: "/t.jsonl", AgentTranscriptPath: "/a.jsonl"}
+	for _, tc := range []struct {
+		c           *client.Client
+		main, agent string
+	}{
+		{client.Qwen, "/t.jsonl", ""},
+		{client.Cursor, "/t.jsonl", ""},
+		{client.VSCode, "", ""},
+	} {
+		rec := tc.c.Record(shellReads)
+		if got, _ := rec.Where(in, ""); got != tc.main {
+			t.Errorf("%s main thread: %q, want %q", tc.c.Name, got, tc.main)
+		}
+		if got, _ := rec.Where(in, "ag1"); got != tc.agent {
+			t.Errorf("%s subagent: %q, want %q", tc.c.Name, got, tc.agent)
+		}
+	}
+}
