@@ -20,6 +20,9 @@ type Check struct {
 	Set     *pattern.Set // In, compiled
 	Lacks   *regexp.Regexp
 	Matches *regexp.Regexp
+	// Scan, when set, judges the changed files of In in place of Lacks
+	// and Matches, a line a finding: the cheats check.
+	Scan func([]Change) []string
 	// Err is why the check could not be compiled; it judges nothing then.
 	Err error
 }
@@ -120,7 +123,16 @@ func changed(p string, s *Snapshot, now State) (fail, problem string) {
 	return "", ""
 }
 
-// added judges the lines added since the record in the files of c.In.
+// Change is a file of In that differs from the record: its text then
+// (Existed) and now (Exists), each whole.
+type Change struct {
+	Path            string
+	Was, Now        []byte
+	Existed, Exists bool
+}
+
+// added judges the lines added since the record in the files of c.In, or
+// hands the changed files to c.Scan.
 func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 	for _, p := range positive(c.In) {
 		if !slices.Contains(s.In, p) {
@@ -136,9 +148,46 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 	if len(problems) > 0 {
 		return nil, problems
 	}
+	changes, problems := c.changes(s, n)
+	if c.Scan != nil {
+		return c.Scan(changes), problems
+	}
 	found := false
-	for _, p := range slices.Sorted(maps.Keys(n.Files)) {
-		cur := n.Files[p]
+	for _, ch := range changes {
+		lines := splitLines(ch.Now)
+		idx, err := AddedLines(splitLines(ch.Was), lines)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", ch.Path, err))
+			continue
+		}
+		for _, i := range idx {
+			if c.Lacks != nil && c.Lacks.MatchString(lines[i]) {
+				fails = append(fails, fmt.Sprintf("%s:%d: added line matches %s: %s", ch.Path, i+1, c.Lacks, cli.Clip(strings.TrimSpace(lines[i]), 160, "…")))
+			}
+			if c.Matches != nil && c.Matches.MatchString(lines[i]) {
+				found = true
+			}
+		}
+	}
+	if c.Matches != nil && !found && len(problems) == 0 {
+		fails = append(fails, fmt.Sprintf("no line added since the prompt was armed in %s matches %s", strings.Join(c.In, ", "), c.Matches))
+	}
+	return fails, problems
+}
+
+// changes are the files of n that differ from the record s, sorted, and
+// for a Scan the files of s deleted since; a file that cannot be judged
+// (unreadable, too large to have been recorded) is a problem.
+func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
+	paths := slices.Collect(maps.Keys(n.Files))
+	for p := range s.Files {
+		if _, ok := n.Files[p]; !ok && c.Scan != nil && c.Set.Match(p) {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		cur, exists := n.Files[p]
 		was, existed := s.Files[p]
 		switch {
 		case cur.Err != "":
@@ -152,27 +201,11 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 		case existed && !was.Kept:
 			problems = append(problems, fmt.Sprintf("%s changed and was too large to record when the prompt was armed (over %d MiB, or past the record's %d MiB)", p, maxText>>20, maxTotal>>20))
 			continue
-		case !cur.Kept:
+		case exists && !cur.Kept:
 			problems = append(problems, fmt.Sprintf("%s is over %d MiB", p, maxText>>20))
 			continue
 		}
-		lines := splitLines(cur.Text)
-		idx, err := addedLines(splitLines(was.Text), lines)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
-			continue
-		}
-		for _, i := range idx {
-			if c.Lacks != nil && c.Lacks.MatchString(lines[i]) {
-				fails = append(fails, fmt.Sprintf("%s:%d: added line matches %s: %s", p, i+1, c.Lacks, cli.Clip(strings.TrimSpace(lines[i]), 160, "…")))
-			}
-			if c.Matches != nil && c.Matches.MatchString(lines[i]) {
-				found = true
-			}
-		}
+		out = append(out, Change{Path: p, Was: was.Text, Now: cur.Text, Existed: existed, Exists: exists})
 	}
-	if c.Matches != nil && !found && len(problems) == 0 {
-		fails = append(fails, fmt.Sprintf("no line added since the prompt was armed in %s matches %s", strings.Join(c.In, ", "), c.Matches))
-	}
-	return fails, problems
+	return out, problems
 }

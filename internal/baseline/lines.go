@@ -29,12 +29,12 @@ func splitLines(text []byte) []string {
 	return lines
 }
 
-// addedLines returns the indexes of the lines of b that a shortest edit
+// AddedLines returns the indexes of the lines of b that a shortest edit
 // script from a to b inserts, in order: Myers' O((N+M)D) diff in linear
 // space. Lines found on one side only can be in no common subsequence, so
 // they are set aside first, exactly; what is left is small for the usual
 // edit, even of a file largely rewritten.
-func addedLines(a, b []string) ([]int, error) {
+func AddedLines(a, b []string) ([]int, error) {
 	inA := make(map[string]bool, len(a))
 	for _, l := range a {
 		inA[l] = true

@@ -25,12 +25,12 @@ func TestAddedLines(t *testing.T) {
 		{"func f() {\n}\n", "func f() {\n\tt.Skip(\"flaky\")\n}\n", []int{1}},
 	}
 	for _, tt := range tests {
-		got, err := addedLines(splitLines([]byte(tt.a)), splitLines([]byte(tt.b)))
+		got, err := AddedLines(splitLines([]byte(tt.a)), splitLines([]byte(tt.b)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, tt.added) {
-			t.Errorf("addedLines(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.added)
+			t.Errorf("AddedLines(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.added)
 		}
 	}
 }
@@ -50,7 +50,7 @@ func TestAddedLinesMinimal(t *testing.T) {
 	}
 	for i := 0; i < 3000; i++ {
 		a, b := gen(), gen()
-		added, err := addedLines(a, b)
+		added, err := AddedLines(a, b)
 		if err != nil {
 			t.Fatal(err)
 		}

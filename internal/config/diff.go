@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/baseline"
+	"github.com/stopgate/stopgate/internal/cheats"
 	"github.com/stopgate/stopgate/internal/pattern"
 )
 
@@ -19,11 +20,22 @@ type Diff struct {
 	AddedLacks   string   // no line added in the files of In may match
 	AddedMatches string   // some line added in the files of In must match
 	In           []string // gitignore-style patterns (package pattern)
+	// Cheats: no cheat added in the files of In, cheats.In when it names
+	// none (package cheats).
+	Cheats bool
 }
 
 // IsDiff reports whether the validator is a diff check.
 func (d Diff) IsDiff() bool {
-	return len(d.Changed) > 0 || d.AddedLacks != "" || d.AddedMatches != ""
+	return len(d.Changed) > 0 || d.AddedLacks != "" || d.AddedMatches != "" || d.Cheats
+}
+
+// in is the files the checks of In look at.
+func (d Diff) in() []string {
+	if d.Cheats && len(d.In) == 0 {
+		return cheats.In
+	}
+	return d.In
 }
 
 // wants says what the diff checks want, since the prompt was armed.
@@ -33,6 +45,12 @@ func (d Diff) wants() string {
 		parts = append(parts, strings.Join(d.Changed, ", ")+" must change")
 	}
 	in := strings.Join(d.In, ", ")
+	if d.Cheats {
+		if in == "" {
+			in = "the sources, test configs, scripts and CI"
+		}
+		parts = append(parts, "no cheat added in "+in+": tests deleted or skipped, assertions removed, tests excluded, suppressions, --no-verify, secrets")
+	}
 	if d.AddedLacks != "" {
 		parts = append(parts, fmt.Sprintf("no line added in %s may match %s", in, d.AddedLacks))
 	}
@@ -44,10 +62,10 @@ func (d Diff) wants() string {
 
 // Want is what detect records for these checks when the prompt is armed.
 func (d Diff) Want() baseline.Want {
-	if len(d.AddedLacks)+len(d.AddedMatches) == 0 {
+	if len(d.AddedLacks)+len(d.AddedMatches) == 0 && !d.Cheats {
 		return baseline.Want{Changed: d.Changed}
 	}
-	return baseline.Want{Changed: d.Changed, In: d.In}
+	return baseline.Want{Changed: d.Changed, In: d.in()}
 }
 
 // diff reads and checks a validator's diff keys into out, and reports
@@ -55,7 +73,7 @@ func (d Diff) Want() baseline.Want {
 // fail it for ever: a regex that does not compile, a glob that matches
 // nothing the user meant, a path outside the project.
 func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
-	*out = Diff{Changed: rd.Changed, AddedLacks: rd.AddedLacks, AddedMatches: rd.AddedMatches, In: rd.In}
+	*out = Diff{Changed: rd.Changed, AddedLacks: rd.AddedLacks, AddedMatches: rd.AddedMatches, In: rd.In, Cheats: rd.Cheats != nil && *rd.Cheats}
 	for _, c := range rd.Changed {
 		if msg := outsidePath(c); msg != "" {
 			p.add(key+".changed", fmt.Sprintf("%q %s", c, msg), `name files relative to the project root, like "CHANGELOG.md" or "docs/api.md"`)
@@ -66,6 +84,11 @@ func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 	p.regex(key+".added_matches", rd.AddedMatches, hint)
 	added := rd.AddedLacks != "" || rd.AddedMatches != ""
 	switch {
+	case rd.Cheats != nil && !*rd.Cheats:
+		p.add(key+".cheats", "false checks nothing", "write cheats = true, or delete the key")
+	case out.Cheats && (added || len(rd.Changed) > 0):
+		p.add(key, "has cheats and another diff check", "a validator is one kind: split it into two validators")
+	case out.Cheats:
 	case added && len(rd.In) == 0:
 		p.add(key, "added_lacks and added_matches need in", `in = ["**/*_test.go"] names the files whose added lines are checked`)
 	case !added && rd.In != nil:
@@ -76,7 +99,7 @@ func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 			p.add(key+".in", fmt.Sprintf("%q %v", g, err), `gitignore-style globs: "**/*_test.go", "tests/", "*.py"`)
 		}
 	}
-	return out.IsDiff() || rd.In != nil
+	return out.IsDiff() || rd.In != nil || rd.Cheats != nil
 }
 
 // outsidePath says why a changed path is not a clean path inside the
@@ -126,8 +149,11 @@ func union(a, b []string) []string {
 // Check compiles the diff checks for the gate. A config that loaded has
 // none that fail to compile; one that does judges nothing.
 func (d Diff) Check() *baseline.Check {
-	set, err := pattern.Compile(d.In)
-	c := &baseline.Check{Changed: d.Changed, In: d.In, Set: set}
+	set, err := pattern.Compile(d.in())
+	c := &baseline.Check{Changed: d.Changed, In: d.in(), Set: set}
+	if d.Cheats {
+		c.Scan = cheats.Scan
+	}
 	if err != nil {
 		c.Err = fmt.Errorf("in: %w", err)
 	}

@@ -75,6 +75,7 @@ type rawValidator struct {
 	AddedLacks   string   `toml:"added_lacks"`
 	AddedMatches string   `toml:"added_matches"`
 	In           []string `toml:"in"`
+	Cheats       *bool    `toml:"cheats"`
 }
 
 // BlockCap is the number of consecutive blocked stops after which Claude
@@ -237,7 +238,7 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 		diff := p.diff(key, &v.Diff, rv)
 		switch {
 		case v.File == "" && v.Run == "" && !diff:
-			p.add(key, "needs file, run or a diff check", `file = "path" checks a file; run = "command" runs a program; changed, added_lacks, added_matches check what changed since the prompt was armed`)
+			p.add(key, "needs file, run or a diff check", `file = "path" checks a file; run = "command" runs a program; changed, added_lacks, added_matches check what changed since the prompt was armed; cheats = true refuses the usual cheats`)
 		case v.File != "" && v.Run != "":
 			p.add(key, "has both file and run", "a validator is one or the other: split it into two validators")
 		case diff && (v.File != "" || v.Run != ""):

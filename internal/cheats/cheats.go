@@ -1,0 +1,404 @@
+// Package cheats finds, in what the agent changed since a prompt was
+// armed, the usual ways to make a check pass without doing the work:
+// tests deleted, renamed away or skipped, assertions removed or made
+// trivial, tests excluded by config or build tags, lint and type
+// suppressions, git hooks bypassed, secrets added (rules.go).
+//
+// Text is judged as the language reads it: decoded from UTF-16 or with a
+// BOM, every line break a language knows, Unicode compatibility forms and
+// escapes folded, spaces made plain. A test's state (skipped, how many
+// assertions) is compared by its name, as it was and as it is, so that a
+// skip line kept while the test above it is renamed is still found.
+package cheats
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/stopgate/stopgate/internal/baseline"
+	"github.com/stopgate/stopgate/internal/cli"
+)
+
+// Scan judges the files changed since arming: each finding is one line,
+// "path:line: what: text", sorted by path and line.
+func Scan(changes []baseline.Change) []string {
+	var f findings
+	var was, now []unit
+	var deleted []string
+	for _, c := range changes {
+		k := kindOf(c.Path)
+		old, cur := lines(c.Was), lines(c.Now)
+		was, now = append(was, testsOf(c.Path, k, old)...), append(now, testsOf(c.Path, k, cur)...)
+		if !c.Exists {
+			if k&tests != 0 {
+				deleted = append(deleted, c.Path)
+			}
+			continue
+		}
+		added, err := baseline.AddedLines(old, cur)
+		if err != nil {
+			f.add(c.Path, 0, "could not judge", err.Error())
+			continue
+		}
+		for _, i := range added {
+			if r, ok := match(k, cur[i], false); ok && strings.HasPrefix(r.what, "secret") {
+				f.add(c.Path, i+1, r.what, "") // not copied into the answer, the log and telemetry
+			} else if ok {
+				f.add(c.Path, i+1, r.what, cur[i])
+			}
+		}
+	}
+	for _, p := range deleted {
+		if !moved(p, was, now) {
+			f.add(p, 0, "test file deleted", "")
+		}
+	}
+	f.compare(was, now)
+	slices.SortFunc(f, func(a, b finding) int { return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line) })
+	out := make([]string, len(f))
+	for i, x := range f {
+		out[i] = x.String()
+	}
+	return out
+}
+
+// match returns the first rule for files of kind k that line breaks, of
+// the skip rules only when skip. The line is tried as written and with
+// its inline /* */ comments taken out (it/**/.skip).
+func match(k kind, line string, skip bool) (rule, bool) {
+	bare := blockComment.ReplaceAllString(line, "")
+	for _, r := range rules {
+		if r.in&k == 0 || skip && !r.skip {
+			continue
+		}
+		for _, l := range []string{line, bare} {
+			if m := r.re.FindStringSubmatch(l); m != nil && (r.ok == nil || !r.ok(m)) {
+				return r, true
+			}
+		}
+	}
+	return rule{}, false
+}
+
+type finding struct {
+	path       string
+	line       int // 0: the file as a whole
+	what, text string
+}
+
+func (x finding) String() string {
+	at := x.path
+	if x.line > 0 {
+		at += ":" + strconv.Itoa(x.line)
+	}
+	if x.text == "" {
+		return at + ": " + x.what
+	}
+	return at + ": " + x.what + ": " + cli.Clip(strings.TrimSpace(x.text), 160, "…")
+}
+
+type findings []finding
+
+// add records a finding, the first one only on a line.
+func (f *findings) add(path string, line int, what, text string) {
+	if line == 0 || !slices.ContainsFunc(*f, func(x finding) bool { return x.path == path && x.line == line }) {
+		*f = append(*f, finding{path, line, what, text})
+	}
+}
+
+// unit is one test as a file defines it.
+type unit struct {
+	path, name string
+	line       int // of its definition, from 1
+	skip       int // the line that skips it, 0 when none does
+	asserts    int
+	py         bool
+}
+
+// compare judges the tests by name across the changed files, as they
+// were at arming and as they are: a name with fewer tests now was removed
+// or renamed away, one skipped more often now was skipped, one with fewer
+// assertions was weakened, and a Python test defined again in the same
+// scope hides the one before it.
+func (f *findings) compare(was, now []unit) {
+	sum := func(us []unit, name string) (n, skipped, asserts int, first, skip *unit) {
+		for i := range us {
+			if u := &us[i]; u.name == name {
+				n, asserts = n+1, asserts+u.asserts
+				first = cmpPtr(first, u)
+				if u.skip > 0 {
+					skipped, skip = skipped+1, cmpPtr(skip, u)
+				}
+			}
+		}
+		return
+	}
+	seen := map[string]bool{}
+	for _, u := range append(slices.Clone(was), now...) {
+		if seen[u.name] {
+			continue
+		}
+		seen[u.name] = true
+		wn, wskip, wasserts, wfirst, _ := sum(was, u.name)
+		nn, nskip, nasserts, nfirst, skip := sum(now, u.name)
+		switch {
+		case nn < wn:
+			f.add(wfirst.path, wfirst.line, "test removed", fmt.Sprintf("%s (the line as armed: no test of that name is left)", u.name))
+		case nskip > wskip:
+			f.add(skip.path, skip.skip, "test skipped", fmt.Sprintf("%s is skipped now, and was not when the prompt was armed", u.name))
+		case nasserts < wasserts:
+			f.add(nfirst.path, nfirst.line, "assertions removed", fmt.Sprintf("%s has %d, and had %d when the prompt was armed", u.name, nasserts, wasserts))
+		}
+	}
+	for i, u := range now {
+		in := func(us []unit) int {
+			return len(slices.DeleteFunc(slices.Clone(us), func(x unit) bool { return x.path != u.path || x.name != u.name }))
+		}
+		if later := slices.ContainsFunc(now[i+1:], func(x unit) bool { return x.path == u.path && x.name == u.name }); u.py && later && in(now) > in(was) {
+			f.add(u.path, u.line, "test redefined", u.name+" is defined again in its scope, and only the last one runs")
+		}
+	}
+}
+
+// moved reports whether the tests a deleted file held are all defined
+// elsewhere now; a file that held none was not moved.
+func moved(path string, was, now []unit) bool {
+	n := 0
+	for _, u := range was {
+		if u.path == path {
+			n++
+			if !slices.ContainsFunc(now, func(x unit) bool { return x.name == u.name }) {
+				return false
+			}
+		}
+	}
+	return n > 0
+}
+
+// cmpPtr keeps the first unit found.
+func cmpPtr(a, b *unit) *unit {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// testsOf returns the tests a file of kind k defines in ls: each one's
+// span runs from its decorators to the end of its block or the next test,
+// and it is skipped when a skip rule matches there or on a line that
+// opens a block around it (describe.skip, a skipped class).
+func testsOf(path string, k kind, ls []string) []unit {
+	var out []unit
+	for _, u := range units {
+		if k&u.in == 0 {
+			continue
+		}
+		var starts []int
+		heads := slices.Clone(ls)
+		for i := range ls {
+			// it, then .skip('name' on the next line: one call.
+			if i+1 < len(ls) && !u.test.MatchString(ls[i]) && !u.test.MatchString(ls[i+1]) {
+				heads[i] = ls[i] + strings.TrimSpace(ls[i+1])
+			}
+			if u.test.MatchString(heads[i]) {
+				starts = append(starts, i)
+			}
+		}
+		ind := indents(ls)
+		for n, i := range starts {
+			m := u.test.FindStringSubmatch(heads[i])
+			t := unit{path: path, name: m[slices.IndexFunc(m[1:], func(s string) bool { return s != "" })+1], line: i + 1, py: u.in == pyTest}
+			at := i
+			if heads[i] != ls[i] {
+				at++ // a head joined: the call's block is its second line's
+			}
+			end := blockEnd(ls, ind, at, t.py)
+			if n+1 < len(starts) {
+				end = min(end, starts[n+1]-1)
+			}
+			scope := ancestors(ls, ind, i)
+			for j := decorated(ls, ind, i); j <= end; j++ {
+				scope = append(scope, j)
+				if u.assert.MatchString(ls[j]) && j >= i {
+					t.asserts++
+				}
+			}
+			for _, j := range scope {
+				if _, ok := match(k, ls[j], true); ok && t.skip == 0 {
+					t.skip = j + 1
+				}
+				if c := pyClass.FindStringSubmatch(ls[j]); t.py && c != nil && j < i {
+					t.name = c[1] + "." + t.name
+				}
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var (
+	pyClass      = re(`^\s*class\s+(\w+)`)
+	blockComment = re(`/\*.*?\*/`)
+	escape       = re(`\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\}|\\x([0-9a-fA-F]{2})`)
+	concat       = re(`(['"` + "`" + `])\s*\+?\s*(['"` + "`" + `])`)
+)
+
+// indents is the indentation of each line, a tab to the next multiple of
+// 8 as Python reads it; a blank line's is -1.
+func indents(ls []string) []int {
+	ind := make([]int, len(ls))
+	for i, l := range ls {
+		n := 0
+		for _, c := range l {
+			if c == '\t' {
+				n = n/8*8 + 8
+			} else if c == ' ' {
+				n++
+			} else {
+				break
+			}
+		}
+		if strings.TrimSpace(l) == "" {
+			n = -1
+		}
+		ind[i] = n
+	}
+	return ind
+}
+
+// blockEnd is the last line of the block line i opens: the lines indented
+// deeper, and a closing bracket at its own depth (not in Python). A line
+// of decorators opens the block of what it decorates.
+func blockEnd(ls []string, ind []int, i int, py bool) int {
+	for i+1 < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i]), "@") {
+		i++
+	}
+	end := i
+	for j := i + 1; j < len(ls); j++ {
+		switch t := strings.TrimSpace(ls[j]); {
+		case ind[j] < 0:
+		case ind[j] > ind[i]:
+			end = j
+		case ind[j] == ind[i] && !py && strings.ContainsAny(t[:1], "})]"):
+			return j
+		default:
+			return end
+		}
+	}
+	return end
+}
+
+// decorated is the first line of the decorators right above line i.
+func decorated(ls []string, ind []int, i int) int {
+	for i > 0 && ind[i-1] == ind[i] && strings.HasPrefix(strings.TrimSpace(ls[i-1]), "@") {
+		i--
+	}
+	return i
+}
+
+// ancestors are the lines that open the blocks around line i, with their
+// decorators.
+func ancestors(ls []string, ind []int, i int) []int {
+	var out []int
+	cur := ind[i]
+	for a := i - 1; a >= 0 && cur > 0; a-- {
+		if ind[a] >= 0 && ind[a] < cur {
+			cur = ind[a]
+			for d := decorated(ls, ind, a); d <= a; d++ {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n", "\u0085", "\n")
+
+// lines is text as a language reads it, one normalized line each.
+func lines(b []byte) []string {
+	s := lineBreaks.Replace(decode(b))
+	if s == "" {
+		return nil
+	}
+	ls := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range ls {
+		ls[i] = normal(l)
+	}
+	return ls
+}
+
+// decode reads UTF-16 (by its BOM, or by the NULs of ASCII text in it)
+// and drops a UTF-8 BOM.
+func decode(b []byte) string {
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(b, []byte{0xef, 0xbb, 0xbf}):
+		return string(b[3:])
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe}):
+		order, b = binary.LittleEndian, b[2:]
+	case bytes.HasPrefix(b, []byte{0xfe, 0xff}):
+		order, b = binary.BigEndian, b[2:]
+	case len(b) >= 2 && len(b)%2 == 0 && bytes.Count(b, []byte{0}) >= len(b)/4:
+		order = binary.BigEndian
+		if b[1] == 0 {
+			order = binary.LittleEndian
+		}
+	default:
+		return string(b)
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = order.Uint16(b[2*i:])
+	}
+	return string(utf16.Decode(u))
+}
+
+// normal folds a line to what the rules match: Unicode compatibility
+// forms (Python reads identifiers so: ｓkip is skip), every space a plain
+// one, invisible format characters out, \u and \x escapes read, and
+// adjacent or added string literals joined ("sk" + "ip").
+func normal(l string) string {
+	l = norm.NFKC.String(l)
+	l = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Cf, r):
+			return -1
+		case r != '\t' && unicode.IsSpace(r):
+			return ' '
+		}
+		return r
+	}, l)
+	l = escape.ReplaceAllStringFunc(l, func(e string) string {
+		m := escape.FindStringSubmatch(e)
+		n, err := strconv.ParseUint(m[1]+m[2]+m[3], 16, 32)
+		if err != nil || n > unicode.MaxRune {
+			return e
+		}
+		return string(rune(n))
+	})
+	return concat.ReplaceAllString(l, "")
+}
+
+// entropy is the Shannon entropy of s, in bits a character.
+func entropy(s string) float64 {
+	counts := map[rune]float64{}
+	for _, r := range s {
+		counts[r]++
+	}
+	n, h := float64(len([]rune(s))), 0.0
+	for _, c := range counts {
+		h -= c / n * math.Log2(c/n)
+	}
+	return h
+}
