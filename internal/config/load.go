@@ -164,7 +164,8 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	*s = Settings{
 		PromptsDir: raw.PromptsDir, StateDir: raw.StateDir, MaxBlocks: raw.MaxBlocks,
 		OutputLines: raw.OutputLines, Announce: raw.Announce, OnFailure: raw.OnFailure, Mode: raw.Mode,
-		Reuse: reuseSetting(raw.Reuse), OutputBytes: raw.OutputBytes, Output: raw.Output,
+		OutputBytes: raw.OutputBytes, Output: raw.Output,
+		Confine: onOff(raw.Confine, ConfineOn, ConfineOff), Reuse: onOff(raw.Reuse, ReuseOn, ReuseOff),
 	}
 	if raw.PromptsDir == "" {
 		p.add("settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
@@ -183,9 +184,6 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	}
 	p.oneOf("settings.on_failure", raw.OnFailure, "a policy", `use "block" (send the agent back, halt after max_blocks) or "halt"`, OnFailureBlock, OnFailureHalt)
 	p.oneOf("settings.mode", raw.Mode, "a mode", `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`, ModeEnforce, ModeObserve)
-	if v := raw.Confine; v != nil {
-		s.Confine = onOff(*v, ConfineOn, ConfineOff)
-	}
 	p.output(raw)
 	if v := raw.Protect; v != nil {
 		s.Protect = append([]string{}, *v...)
@@ -363,16 +361,13 @@ const (
 	ReuseOff  = "off" // reuse = false: run every validator at every stop
 )
 
-func reuseSetting(v *bool) string {
-	if v == nil {
-		return ReuseAuto
-	}
-	return onOff(*v, ReuseOn, ReuseOff)
-}
-
-// onOff is the setting a TOML boolean spells.
-func onOff(v bool, on, off string) string {
-	if v {
+// onOff is the setting a TOML boolean spells: "" (ConfineAuto, ReuseAuto)
+// when it is absent.
+func onOff(v *bool, on, off string) string {
+	switch {
+	case v == nil:
+		return ""
+	case *v:
 		return on
 	}
 	return off
