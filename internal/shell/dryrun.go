@@ -132,74 +132,58 @@ type reader struct{ io.Reader }
 func (reader) Write(p []byte) (int, error) { return len(p), nil }
 func (reader) Close() error                { return nil }
 
-// Doubt records why part of the command could not be followed.
-func (d *Run) Doubt(why string) {
+// locked is f's answer under d's lock: the passes, nested shells and a run
+// left behind at its deadline share d.
+func locked[T any](d *Run, f func() T) T {
 	d.mu.Lock()
-	d.doubts = append(d.doubts, why)
-	d.mu.Unlock()
+	defer d.mu.Unlock()
+	return f()
 }
 
-func (d *Run) text(s string) {
-	d.mu.Lock()
-	d.texts = append(d.texts, s)
-	d.mu.Unlock()
+// with runs f under d's lock.
+func (d *Run) with(f func()) { locked(d, func() any { f(); return nil }) }
+
+// Doubt records why part of the command could not be followed.
+func (d *Run) Doubt(why string) {
+	d.with(func() { d.doubts = append(d.doubts, why) })
 }
+
+func (d *Run) text(s string) { d.with(func() { d.texts = append(d.texts, s) }) }
 
 // Doubts and Texts are the doubts recorded and every script seen, the
 // command first.
-func (d *Run) Doubts() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Clone(d.doubts)
-}
-
-func (d *Run) Texts() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Clone(d.texts)
-}
+func (d *Run) Doubts() []string { return locked(d, func() []string { return slices.Clone(d.doubts) }) }
+func (d *Run) Texts() []string  { return locked(d, func() []string { return slices.Clone(d.texts) }) }
 
 // UnknownVars reports whether the command read a variable it does not set.
 func (d *Run) UnknownVars() bool { return d.unknownVars.Load() }
 
 // Ran reports whether the simple command of the top script at pos ran.
-func (d *Run) Ran(pos syntax.Pos) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.ran[pos]
-}
+func (d *Run) Ran(pos syntax.Pos) bool { return locked(d, func() bool { return d.ran[pos] }) }
 
 // File is what the run wrote to p, or nil.
-func (d *Run) File(p string) *Capture {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.files[p]
-}
+func (d *Run) File(p string) *Capture { return locked(d, func() *Capture { return d.files[p] }) }
 
 // ForgetFiles starts a pass with nothing written.
 func (d *Run) ForgetFiles() {
-	d.mu.Lock()
-	d.files = map[string]*Capture{}
-	d.mu.Unlock()
+	d.with(func() { d.files = map[string]*Capture{} })
 }
 
 // Wrote records that p was written with content it does not know (a
 // program's output file), unless it has a capture already.
 func (d *Run) Wrote(p string, dir bool) {
-	d.mu.Lock()
-	if d.files[p] == nil {
-		d.files[p] = &Capture{Dir: dir}
-	}
-	d.mu.Unlock()
+	d.with(func() {
+		if d.files[p] == nil {
+			d.files[p] = &Capture{Dir: dir}
+		}
+	})
 }
 
 // Captured records that p was written with text.
 func (d *Run) Captured(p string, text []byte) {
 	c := &Capture{known: true}
 	c.buf.Write(text)
-	d.mu.Lock()
-	d.files[p] = c
-	d.mu.Unlock()
+	d.with(func() { d.files[p] = c })
 }
 
 // Past reports whether the run is past its deadline.
@@ -375,13 +359,9 @@ type Environ struct {
 }
 
 // shellVars are managed by the shell, never taken as unknown.
-var shellVars = map[string]bool{
-	"IFS": true, "PWD": true, "OLDPWD": true, "PATH": true, "OPTIND": true, "OPTARG": true, "PS1": true,
-	"PS2": true, "PS3": true, "PS4": true, "SHELLOPTS": true, "BASHOPTS": true, "RANDOM": true, "SECONDS": true,
-	"LINENO": true, "UID": true, "EUID": true, "GID": true, "PPID": true, "TMPDIR": true, "GLOBIGNORE": true,
-	"REPLY": true, "BASH_REMATCH": true, "DIRSTACK": true, "FUNCNAME": true, "PIPESTATUS": true, "HISTFILE": true,
-	"BASH_VERSION": true, "BASH_VERSINFO": true, "HOSTNAME": true, "COLUMNS": true, "LINES": true,
-}
+var shellVars = strings.Fields(`IFS PWD OLDPWD PATH OPTIND OPTARG PS1 PS2 PS3 PS4 SHELLOPTS BASHOPTS RANDOM SECONDS
+	LINENO UID EUID GID PPID TMPDIR GLOBIGNORE REPLY BASH_REMATCH DIRSTACK FUNCNAME PIPESTATUS HISTFILE
+	BASH_VERSION BASH_VERSINFO HOSTNAME COLUMNS LINES`)
 
 func str(v string) expand.Variable {
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
@@ -415,7 +395,7 @@ func (e Environ) Get(name string) expand.Variable {
 		// paths there itself, past the open handler, so none may exist.
 		return str("/" + Unknown)
 	}
-	if shellVars[name] || strings.HasPrefix(name, "HOME ") || !IsName(name) {
+	if slices.Contains(shellVars, name) || strings.HasPrefix(name, "HOME ") || !IsName(name) {
 		return expand.Variable{}
 	}
 	if e.run != nil {

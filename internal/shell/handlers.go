@@ -31,9 +31,7 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 		return args, err
 	}
 	if s.Top {
-		s.Run.mu.Lock()
-		s.Run.ran[hc.Pos] = true
-		s.Run.mu.Unlock()
+		s.Run.with(func() { s.Run.ran[hc.Pos] = true })
 	}
 	if (args[0] == "builtin" || args[0] == "command") && len(args) > 1 && reparsed[args[1]] {
 		args = args[1:]
@@ -194,16 +192,14 @@ func (s *Shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 		if !known || strings.HasPrefix(name, "/dev/") {
 			return &Capture{}, nil
 		}
-		c := &Capture{known: true}
 		p := Abs(target, hc.Dir)
-		s.Run.mu.Lock()
-		if old := s.Run.files[p]; old != nil && flag&os.O_APPEND != 0 {
-			c = old
-		} else {
-			s.Run.files[p] = c
-		}
-		s.Run.mu.Unlock()
-		return c, nil
+		return locked(s.Run, func() *Capture {
+			if old := s.Run.files[p]; old != nil && flag&os.O_APPEND != 0 {
+				return old
+			}
+			s.Run.files[p] = &Capture{known: true}
+			return s.Run.files[p]
+		}), nil
 	}
 	if strings.Contains(name, Unknown) {
 		return reader{strings.NewReader(Unknown + "\n")}, nil
