@@ -90,6 +90,7 @@ func TestScripts(t *testing.T) {
 			"blackhole":  cmdBlackhole,
 			"registered": cmdRegistered,
 			"record":     cmdRecord,
+			"fakejudge":  cmdFakeJudge,
 		},
 	})
 }

@@ -119,7 +119,8 @@ type Validator struct {
 	Timeout     time.Duration
 	Fix         string
 	Line        int
-	Diff        // changed, added_lacks, added_matches, in: diff.go
+	Diff               // changed, added_lacks, added_matches, in: diff.go
+	Judge       *Judge // judge and its keys (judge.go); nil: not a judge
 	// Inputs are the gitignore-style patterns of the files its verdict
 	// depends on (reuse.go); nil: the whole working tree.
 	Inputs []string
@@ -139,6 +140,8 @@ func (v *Validator) Expects() string {
 	switch {
 	case v.IsDiff():
 		return v.Diff.wants()
+	case v.Judge != nil:
+		return fmt.Sprintf("%s judges: %s", v.Judge.Model, v.Judge.Rubric)
 	case v.File == "":
 		return ""
 	}

@@ -144,6 +144,11 @@ func scalar(v any, t reflect.Type) string {
 		want = "a string"
 	case reflect.Bool:
 		want = "a boolean"
+	case reflect.Float64:
+		if _, isInt := v.(int64); isInt {
+			return "" // TOML takes an integer where a float goes
+		}
+		want = "a float"
 	}
 	if TOMLType(v) == want {
 		return ""

@@ -76,6 +76,16 @@ type rawValidator struct {
 	AddedMatches string   `toml:"added_matches"`
 	In           []string `toml:"in"`
 	Cheats       *bool    `toml:"cheats"`
+	// The judge's keys (judge.go).
+	Judge         *string    `toml:"judge"`
+	Evidence      []string   `toml:"evidence"`
+	API           string     `toml:"api"`
+	Endpoint      string     `toml:"endpoint"`
+	Model         string     `toml:"model"`
+	KeyEnv        *string    `toml:"key_env"`
+	OnUnavailable string     `toml:"on_unavailable"`
+	EvidenceBytes *int       `toml:"evidence_bytes"`
+	Price         *[]float64 `toml:"price_per_mtok"`
 }
 
 // BlockCap is the number of consecutive blocked stops after which Claude
@@ -234,9 +244,12 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 			Timeout: cfg.Settings.Timeout, Fix: rv.Fix,
 		}
 		diff := p.diff(key, &v.Diff, rv)
+		v.Judge = p.judge(key, rv, raw)
 		switch {
-		case v.File == "" && v.Run == "" && !diff:
-			p.add(key, "needs file, run or a diff check", `file = "path" checks a file; run = "command" runs a program; changed, added_lacks, added_matches check what changed since the prompt was armed; cheats = true refuses the usual cheats`)
+		case v.File == "" && v.Run == "" && !diff && v.Judge == nil:
+			p.add(key, "needs file, run or a diff check", `file = "path" checks a file; run = "command" runs a program; changed, added_lacks, added_matches check what changed since the prompt was armed; cheats = true refuses the usual cheats; judge = "rubric" asks a model`)
+		case v.Judge != nil && (diff || v.File != "" || v.Run != ""):
+			p.add(key, "has judge and file, run or a diff check", "a validator is one kind: split it into two validators")
 		case v.File != "" && v.Run != "":
 			p.add(key, "has both file and run", "a validator is one or the other: split it into two validators")
 		case diff && (v.File != "" || v.Run != ""):

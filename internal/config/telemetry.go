@@ -54,11 +54,17 @@ var defaultTelemetry = rawTelemetry{Protocol: TelemetryHTTP, Timeout: DefaultTel
 
 var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
+// httpURL reports whether s is an http or https URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
 func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 	*t = Telemetry{Enabled: raw.Enabled, Protocol: raw.Protocol, Repository: raw.Repository, Resource: raw.Resource}
 	if v := raw.Endpoint; v != nil {
 		t.Endpoint = *v
-		if u, err := url.Parse(*v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !httpURL(*v) {
 			p.add("telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", *v), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
 		}
 	}

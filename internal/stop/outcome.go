@@ -80,6 +80,8 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 			oc.Kind, oc.ExitCode = "run", &code
 		case c.Validator.IsDiff():
 			oc.Kind, oc.Expect = "diff", c.Validator.Expects()
+		case c.Validator.Judge != nil:
+			oc.Kind, oc.Expect = "judge", c.Validator.Expects()
 		default:
 			oc.Expect = c.Validator.Expects()
 		}

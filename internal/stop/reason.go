@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-multierror"
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
@@ -35,7 +36,9 @@ func blockReason(cfg *config.Config, v *Verdict) string {
 // haltReason is what the user sees when the gate gives up on the agent.
 func haltReason(cfg *config.Config, v *Verdict, prior int) string {
 	head := fmt.Sprintf("stopgate halted the session: %s after %d blocked stops.\n", failedCount(v), prior)
-	if cfg.Settings.OnFailure == config.OnFailureHalt {
+	if v.Cause == CauseNoJudge {
+		head = fmt.Sprintf("stopgate halted the session: a judge is unavailable, so the work could not be judged (on_unavailable = \"halt\"): %s.\n", failedCount(v))
+	} else if cfg.Settings.OnFailure == config.OnFailureHalt {
 		head = fmt.Sprintf("stopgate halted the session: %s (on_failure = \"halt\").\n", failedCount(v))
 	}
 	return checksReason(cfg, v, head, "", "\nThe pending entries are kept: inspect them in "+cfg.Settings.StateDir+", fix the work, and stop again.")
@@ -49,12 +52,39 @@ func observeReason(cfg *config.Config, v *Verdict) string {
 		"\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce.")
 }
 
+// failedCount counts the failed checks, and apart from them the judges
+// that gave no verdict: those are not failures of the work.
 func failedCount(v *Verdict) string {
-	n := len(v.Failed())
-	if n == 1 {
-		return "1 check failed"
+	n, none := 0, 0
+	for _, c := range v.Failed() {
+		if c.Result.Unavailable {
+			none++
+		} else {
+			n++
+		}
 	}
-	return fmt.Sprintf("%d checks failed", n)
+	var parts []string
+	switch {
+	case n == 1:
+		parts = append(parts, "1 check failed")
+	case n > 1 || none == 0:
+		parts = append(parts, fmt.Sprintf("%d checks failed", n))
+	}
+	if none > 0 {
+		parts = append(parts, cli.Plural(none, "judge", "judges")+" unavailable (no verdict: not a failure of the work)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// noJudgeHalts reports whether a judge whose on_unavailable is "halt"
+// gave no verdict.
+func noJudgeHalts(v *Verdict) bool {
+	for _, c := range v.Failed() {
+		if c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt {
+			return true
+		}
+	}
+	return false
 }
 
 // checksReason is the reason of a stop whose checks failed: head; for each
@@ -115,10 +145,13 @@ func (f failure) Error() string {
 		fmt.Fprintf(&b, ": %s", r.Summary())
 	}
 	b.WriteString("\n")
+	if r.Unavailable {
+		b.WriteString("  The judge gave no verdict it could verify: the work was neither passed nor failed by it. Stopping again asks again.\n")
+	}
 	for _, line := range r.Shown(f.cfg.Settings.OutputLines, f.cfg.Settings.Output) {
 		b.WriteString("  | " + line + "\n")
 	}
-	if f.c.Validator.Fix != "" {
+	if f.c.Validator.Fix != "" && !r.Unavailable {
 		b.WriteString("  Fix: " + f.c.Validator.Fix + "\n")
 	}
 	return b.String()

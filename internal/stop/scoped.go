@@ -21,7 +21,7 @@ import (
 // paths changed since its prompts were armed, NUL-separated; empty when
 // that is unknown (no record of the tree at arming: armed by an older
 // stopgate, rebuilt from the transcript, gate run).
-const ChangedFilesVar = "STOPGATE_CHANGED_FILES"
+const ChangedFilesVar = validator.ChangedFilesVar
 
 // scope tells each check the files changed since its prompts were armed
 // (ChangedFilesVar in specs[i].Env) and marks Skipped the checks that

@@ -2,6 +2,7 @@ package stop
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -32,6 +33,7 @@ const (
 	CauseOnFailure  = "on_failure_halt"   // a halt: on_failure = "halt"
 	CauseUnconfined = "unconfined"        // a halt: a validator could not be confined
 	CauseVanished   = "mapping_vanished"  // a halt: an armed prompt lost its mapping
+	CauseNoJudge    = "judge_unavailable" // a halt: a judge gave no verdict (on_unavailable = "halt")
 )
 
 // Verdict is the gate's decision on one stop.
@@ -225,11 +227,14 @@ func (f *facts) fail(v *Verdict) {
 	}
 	halts := cfg.Settings.OnFailure == config.OnFailureHalt
 	switch {
+	case !v.Observing && noJudgeHalts(v):
+		v.Kind, v.Cause = Halt, CauseNoJudge
+		v.Reason = haltReason(cfg, v, prior)
 	case v.Observing:
 		// Roll-out: judged and recorded, shown to the user, never blocked;
 		// the stop passes and each stop judges what was armed since.
 		v.Observed, v.Done = Block, f.entries
-		if halts {
+		if halts || noJudgeHalts(v) {
 			v.Observed = Halt
 		}
 		v.Reason = observeReason(cfg, v)
@@ -364,6 +369,10 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 		promptPath = cfg.PromptPath(e.Prompt)
 	}
 	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + promptPath}
+	if j := v.Judge; j != nil {
+		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv,
+			Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
+	}
 	if v.IsDiff() {
 		q := queue.Open(cfg.StateDir())
 		s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}

@@ -56,10 +56,16 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	defer dog.stop()
 	each(len(specs), func(i int) {
 		switch {
+		case specs[i].Judge != nil: // below: it may read the others' output
 		case len(boxed) == 0 || specs[i].Run == "":
 			results[i] = runOne(ctx, env, specs[i], dog)
 		case i == boxed[0]: // the sandbox, for every boxed spec
 			runConfined(ctx, env, specs, boxed, results, dog)
+		}
+	})
+	each(len(specs), func(i int) {
+		if specs[i].Judge != nil {
+			results[i] = runJudge(ctx, env, specs[i], specs, results)
 		}
 	})
 	return results

@@ -23,6 +23,9 @@ type Spec struct {
 	Diff      *baseline.Check
 	Baselines []string
 	Skip      []string // dirs a diff check does not look in: the state dir
+	// Judge, when set, is a check a model decides (judge.go): it runs
+	// after the other specs, whose output it may read.
+	Judge *Judge
 }
 
 // timeout is the spec's timeout, DefaultTimeout when it sets none.
@@ -70,6 +73,11 @@ type Result struct {
 	Confined bool
 	TimedOut bool
 	Duration time.Duration
+	// Unavailable is a judge that gave no verdict it could verify: no
+	// pass, and no failure of the work either; Problem says why. Usage is
+	// a judge's tokens (judge.go).
+	Unavailable bool
+	Usage       *Usage
 }
 
 // Summary is the result in one line, for logs and status.
