@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -215,7 +216,11 @@ const (
 
 // codexReadOnly returns the workspace-relative paths the profile keeps
 // read-only: Codex's own folder, which holds the hooks and this file, and
-// the protected set inside the project (outside it, all is read-only).
+// the protected set inside the project (outside it, all is read-only), as
+// far as Codex takes them (codexFault): a glob (the npm packages' programs,
+// as a launcher finds them) stands for the folder above its first pattern,
+// and a path that is not there is left out, but a folder (the state dir),
+// which Up makes.
 //
 // Codex refuses every command when a read-only path is a symlink ("crosses
 // writable symlink"): a symlink's target stands in for it.
@@ -223,7 +228,7 @@ func codexReadOnly(root string, paths []Path) []string {
 	out := []string{".codex"}
 	realRoot, _ := filepath.EvalSymlinks(root)
 	for _, p := range paths {
-		show := p.Show
+		show := codexUnglob(p.Show)
 		if st, err := os.Lstat(filepath.FromSlash(p.Path)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 			real, err := filepath.EvalSymlinks(filepath.FromSlash(p.Path))
 			r, inside := project.Rel(realRoot, real)
@@ -232,12 +237,108 @@ func codexReadOnly(root string, paths []Path) []string {
 			}
 			show = r
 		}
-		if filepath.IsAbs(filepath.FromSlash(show)) || slices.Contains(out, show) || strings.HasPrefix(show, ".codex/") {
-			continue // outside, listed, or inside .codex, which is read-only whole
+		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || codexCovered(out, show) {
+			continue // outside, the workspace itself, or inside a listed path
+		}
+		if f, missing := codexFault(root, show, "read"); f != "" && !(p.Dir && missing != "") {
+			continue // a folder not there yet is made first (codexMakeDirs)
 		}
 		out = append(out, show)
 	}
-	return out
+	var kept []string // but those inside a folder listed after them
+	for _, p := range out {
+		if !slices.ContainsFunc(out, func(q string) bool { return strings.HasPrefix(p, q+"/") }) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// codexUnglob returns the folders of path above its first glob pattern,
+// path itself when it has none.
+func codexUnglob(path string) string {
+	i := strings.IndexAny(path, "*?[]")
+	if i < 0 {
+		return path
+	}
+	return strings.TrimSuffix(filepath.ToSlash(filepath.Dir(path[:i]+"x")), "/")
+}
+
+// codexCovered reports whether path is one of listed or inside one.
+func codexCovered(listed []string, path string) bool {
+	return slices.ContainsFunc(listed, func(l string) bool { return path == l || strings.HasPrefix(path, l+"/") })
+}
+
+// codexFault says what Codex (0.171.0, codex-rs/core/src/config/permissions.rs
+// and its bubblewrap sandbox) does with the filesystem entry key = access
+// of a permission profile, key relative to the project root at root (or
+// absolute, or a :special): "" when it takes it as it is. A read or write
+// entry whose key holds * ? [ or ] (but a trailing "/**") makes Codex
+// refuse to start ("filesystem glob path … only supports deny access"). A
+// path that is not there is bound as an empty file at its first missing
+// folder, missing: that folder cannot be made in the sandbox, and two
+// entries under one missing folder make bubblewrap refuse every command
+// ("Can't bind mount").
+func codexFault(root, key, access string) (fault, missing string) {
+	if access == "deny" || strings.HasPrefix(key, ":") || key == "." {
+		return "", ""
+	}
+	if strings.ContainsAny(strings.TrimSuffix(key, "/**"), "*?[]") {
+		return "filesystem glob path `" + key + "` only supports `deny` access: Codex refuses to start", ""
+	}
+	path := filepath.FromSlash(strings.TrimSuffix(key, "/**"))
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return "", ""
+	}
+	for dir := filepath.Dir(path); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(dir); err == nil {
+			break
+		}
+		path = dir
+	}
+	missing = path
+	if r, ok := project.Rel(root, path); ok {
+		missing = r
+	}
+	return key + " is not there: Codex's sandbox binds an empty file at " + missing, missing
+}
+
+// codexMakeDirs makes the protected folders that are not there yet (the
+// state dir, which the gate would make at the first stop), so that the
+// profile can hold them: Codex binds only what is there (codexFault).
+func codexMakeDirs(root string, paths []Path) {
+	for _, p := range paths {
+		if _, inside := project.Rel(root, p.Path); inside && p.Dir && !strings.ContainsAny(p.Path, "*?[]") {
+			os.MkdirAll(filepath.FromSlash(p.Path), 0o755) // one that cannot be made is left out of the profile
+		}
+	}
+}
+
+// dropCodexFaults takes out of a profile gate init wrote (its header and
+// read-only entries alone) the entries Codex does not take (codexFault),
+// as an older gate init wrote them; it says which.
+func dropCodexFaults(data []byte, root string) ([]byte, []string) {
+	i := bytes.LastIndex(data, []byte(codexWallHead))
+	if i < 0 || !codexReads(data[i+len(codexWallHead):]) {
+		return data, nil
+	}
+	out := bytes.Clone(data[:i+len(codexWallHead)])
+	var dropped []string
+	for _, l := range strings.SplitAfter(string(data[i+len(codexWallHead):]), "\n") {
+		key, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimSuffix(l, "\n"), ` = "read"`))
+		if f, _ := codexFault(root, key, "read"); f != "" {
+			dropped = append(dropped, f)
+			continue
+		}
+		out = append(out, l...)
+	}
+	if dropped == nil {
+		return data, nil
+	}
+	return out, dropped
 }
 
 // codexState is what a Codex config says about the wall.
@@ -245,6 +346,7 @@ type codexState struct {
 	sandboxMode string            // set: Codex uses the older settings
 	profile     string            // default_permissions
 	fs          map[string]any    // permissions.stopgate.filesystem
+	active      map[string]any    // the filesystem of the profile default_permissions selects
 	roots       map[string]string // its ":project_roots"
 }
 
@@ -261,6 +363,7 @@ func inspectCodex(data []byte) (codexState, error) {
 	}
 	st := codexState{sandboxMode: doc.SandboxMode, profile: doc.DefaultPermissions, roots: map[string]string{}}
 	st.fs = doc.Permissions[codexProfile].Filesystem
+	st.active = doc.Permissions[doc.DefaultPermissions].Filesystem
 	if r, ok := st.fs[":project_roots"].(map[string]any); ok {
 		for k, v := range r {
 			s, _ := v.(string)
@@ -375,7 +478,9 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 	if err != nil {
 		return err
 	}
+	codexMakeDirs(root, paths)
 	want := codexReadOnly(root, paths)
+	data, dropped := dropCodexFaults(data, root)
 	out, added, note, err := mergeCodexWall(data, want)
 	if err != nil {
 		return fmt.Errorf("%s: %w", codexConfig, err)
@@ -383,15 +488,22 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 	switch {
 	case note != "":
 		fmt.Fprintf(w, "note: %s: %s; left as it is: the guard alone stands\n", codexConfig, note)
-	case len(added) == 0:
+	case len(added) == 0 && len(dropped) == 0:
 		fmt.Fprintf(w, "%s: Codex's sandbox wall is already there (%s)\n", codexConfig, cli.Plural(len(want), "read-only path", "read-only paths"))
 	default:
 		if err := settings.WriteFile(path, out); err != nil {
 			return fmt.Errorf("writing %s: %w", codexConfig, err)
 		}
-		fmt.Fprintf(w, "%s: Codex's sandbox wall: added\n", codexConfig)
+		did := "added"
+		if len(added) == 0 {
+			did = "entries Codex does not take removed"
+		}
+		fmt.Fprintf(w, "%s: Codex's sandbox wall: %s\n", codexConfig, did)
 		for _, a := range added {
 			fmt.Fprintf(w, "  + %s\n", a)
+		}
+		for _, d := range dropped {
+			fmt.Fprintf(w, "  - %s\n", d)
 		}
 	}
 	return nil
@@ -437,6 +549,56 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	if h := st.holes(want); len(h) > 0 {
 		out = append(out, down("the permission profile "+codexProfile+" makes "+strings.Join(h, ", ")+" writable inside a protected path"))
 	}
+	if st.sandboxMode == "" {
+		out = append(out, codexFaults(root, st.active)...)
+	}
+	return out
+}
+
+// codexFaults are the entries of the filesystem table fs (a profile's) that
+// Codex does not take as they are (codexFault): an error where Codex
+// refuses to start or bubblewrap refuses every command (two entries bound
+// at one missing folder), a warning where a missing folder cannot be made.
+func codexFaults(root string, fs map[string]any) []Finding {
+	var faults []string
+	at := map[string][]string{} // missing folder → its entries' faults
+	add := func(key string, access any) {
+		a, _ := access.(string)
+		fault, missing := codexFault(root, key, a)
+		switch {
+		case missing != "":
+			at[missing] = append(at[missing], fault)
+		case fault != "":
+			faults = append(faults, fault)
+		}
+	}
+	for k, v := range fs {
+		if scoped, ok := v.(map[string]any); ok {
+			for sub, a := range scoped {
+				switch {
+				case k == ":project_roots" || k == ":workspace_roots":
+					add(sub, a) // from the project root
+				case !strings.HasPrefix(k, ":"):
+					add(path.Join(k, sub), a)
+				}
+			}
+			continue
+		}
+		add(k, v)
+	}
+	hint := `run "gate init --client codex" again, which writes only entries Codex takes, or fix the entry by hand`
+	var out []Finding
+	for _, f := range faults {
+		out = append(out, Finding{Loc: codexConfig, Msg: f, Hint: hint})
+	}
+	for missing, fs := range at {
+		f := Finding{Loc: codexConfig, Warning: len(fs) == 1, Msg: strings.Join(fs, "; "), Hint: hint}
+		if !f.Warning {
+			f.Msg += ": bubblewrap refuses every sandboxed command (Can't bind mount " + missing + ")"
+		}
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b Finding) int { return strings.Compare(a.Msg, b.Msg) })
 	return out
 }
 

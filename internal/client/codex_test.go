@@ -1,6 +1,8 @@
 package client
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -100,5 +102,40 @@ func TestRemoveCodexWall(t *testing.T) {
 	}
 	if _, _, _, err := removeCodexWall([]byte("[a\n")); err == nil {
 		t.Error("a file that is not TOML was not refused")
+	}
+}
+
+// codexFault is Codex's own rule (codex-rs/core/src/config/permissions.rs,
+// compile_read_write_glob_path; the cases of its permissions tests): a read
+// or write entry may not hold * ? [ ] but a trailing "/**"; a deny entry
+// may; and a path that is not there is bound at its first missing folder.
+func TestCodexFault(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
+	for _, tc := range []struct {
+		key, access   string
+		glob          bool
+		missingFolder string
+	}{
+		{"docs", "read", false, ""},
+		{"docs/**", "read", false, ""},
+		{"docs/**", "write", false, ""},
+		{"src/**/*.rs", "read", true, ""},
+		{"*", "write", true, ""},
+		{"**", "write", true, ""},
+		{"node_modules/@stopgate/*/bin/gate", "read", true, ""},
+		{"a?c", "read", true, ""},
+		{"[ab]", "read", true, ""},
+		{"**/*.env", "deny", false, ""},
+		{":root", "read", false, ""},
+		{".", "write", false, ""},
+		{"docs/x", "read", false, "docs/x"},
+		{"bin/gate", "read", false, "bin"},
+		{"bin/a/b", "read", false, "bin"},
+	} {
+		fault, missing := codexFault(root, tc.key, tc.access)
+		if glob := strings.Contains(fault, "only supports `deny` access"); glob != tc.glob || missing != tc.missingFolder {
+			t.Errorf("codexFault(%q, %q) = %q, %q; want glob %v, missing %q", tc.key, tc.access, fault, missing, tc.glob, tc.missingFolder)
+		}
 	}
 }

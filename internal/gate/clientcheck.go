@@ -33,7 +33,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 	if err != nil {
 		return append(out, finding{loc: c.HookFile, msg: err.Error()})
 	}
-	found, err := c.Lookup(data, clientWanted(c, ws.root, "bin", true))
+	found, err := c.Lookup(data, clientWanted(c, ws.root, binInstall(ws.root, "bin"), true))
 	if err != nil {
 		return append(out, fileError(c.HookFile, c.Title, err))
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
@@ -49,18 +48,18 @@ func ownFile(c *client.Client) error {
 	return fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
 }
 
-// wanted returns the hooks to register, each a launcher (launch) of its
-// program under bin, timeouts in the file's unit; without testhook, its
-// hooks are left out.
-func clientWanted(c *client.Client, root, bin string, testhook bool) []settings.Hook {
-	prefix, dir := varBin(c.ProjectVar, root, bin)
-	in := binInstall(root, bin)
+// clientWanted returns the hooks to register, each a launcher (launch)
+// of its program where in installed it, as c's hook commands name that
+// folder (install.prefix), timeouts in the file's unit; without testhook,
+// its hooks are left out.
+func clientWanted(c *client.Client, root string, in install, testhook bool) []settings.Hook {
+	prefix := in.prefix(c.ProjectVar, root)
 	var out []settings.Hook
 	for _, h := range c.Hooks {
 		if h.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(c, h.Event, prefix+"/"+h.Program, clientArgs(c, h), in, root, project.Display(root, filepath.Join(dir, h.Program)))
+		cmd := launch(c, h.Event, prefix+"/"+h.Program, clientArgs(c, h), in, root, in.shown(root, h.Program))
 		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.Unit})
 	}
 	return out
@@ -75,11 +74,11 @@ func clientArgs(c *client.Client, h client.Hook) string {
 	return args
 }
 
-// owned returns every hook entry gate init writes or wrote for bin: the
-// launchers, and the plain paths older gate inits wrote.
-func owned(c *client.Client, root, bin string) []settings.Hook {
-	prefix, _ := varBin(c.ProjectVar, root, bin)
-	out := clientWanted(c, root, bin, true)
+// owned returns every hook entry gate init writes or wrote for the
+// install in: the launchers, and the plain paths older gate inits wrote.
+func owned(c *client.Client, root string, in install) []settings.Hook {
+	prefix := in.prefix(c.ProjectVar, root)
+	out := clientWanted(c, root, in, true)
 	for i, h := range c.Hooks {
 		old := out[i]
 		old.Command = prefix + "/" + h.Program + " " + clientArgs(c, h)
@@ -93,20 +92,22 @@ func owned(c *client.Client, root, bin string) []settings.Hook {
 // bytes kept, a second run changes nothing, a broken file refused with its
 // line and column), the starter mappings.toml, the state dir's .gitignore
 // line, and what the user must do about the client's trust gate.
-func initClient(env *cli.Env, c *client.Client, bin string, testhook bool) error {
-	root := project.Root(env.Getenv, "", env.Dir)
+func initClient(env *cli.Env, c *client.Client, root, bin string, in install, testhook bool) error {
 	var want []settings.Hook // the plugin registers no hook entries
+	if c.IsPlugin() {
+		in = binInstall(root, bin) // the plugin runs bin's programs
+	}
 	if c.Wall != nil {
 		if err := c.Wall.Ready(root); err != nil {
 			return err // before anything is written
 		}
 	}
 	if c.IsPlugin() {
-		if err := writePlugin(env, c, root, bin, binInstall(root, bin)); err != nil {
+		if err := writePlugin(env, c, root, bin, in); err != nil {
 			return err
 		}
 	} else {
-		want = clientWanted(c, root, bin, testhook)
+		want = clientWanted(c, root, in, testhook)
 		unit := map[int]string{1: "s", 1000: "ms"}[c.Unit]
 		if err := register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), c.Merge, unit, nil); err != nil {
 			return err
@@ -118,7 +119,7 @@ func initClient(env *cli.Env, c *client.Client, bin string, testhook bool) error
 	if err := writeIgnore(env, root); err != nil {
 		return err
 	}
-	noteMissing(env, absFrom(root, bin), want, root, binInstall(root, bin))
+	noteMissing(env, in.path, want, root, in)
 	if err := initClientWall(env, c, root); err != nil { // wall.go
 		return err
 	}

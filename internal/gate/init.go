@@ -48,10 +48,7 @@ func runInit(env *cli.Env, args []string) error {
 	if err != nil {
 		return usageError("init", err)
 	}
-	if c != nil {
-		return initClient(env, c, *bin, !*noTesthook) // clients.go
-	}
-	if *plugin != "" {
+	if *plugin != "" && c == nil {
 		return initPlugin(env, absFrom(env.Dir, *plugin))
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
@@ -60,6 +57,9 @@ func runInit(env *cli.Env, args []string) error {
 	fl.Visit(func(f *flag.Flag) { given = given || f.Name == "bin" })
 	if !given {
 		in = installOf(root, *bin, self()) // install.go
+	}
+	if c != nil {
+		return initClient(env, c, root, *bin, in, !*noTesthook) // clients.go
 	}
 	want := wanted(in.dir, in, root, !*noTesthook)
 	if err := initSettings(env, root, want, in.path, *noWall); err != nil {

@@ -87,6 +87,23 @@ func (in install) shown(root, prog string) string {
 	return project.Display(root, filepath.Join(in.path, prog))
 }
 
+// prefix is in's programs folder as the hook commands of a client name
+// it, v being the client's project variable (none: written absolute): the
+// project's npm packages by the glob, a folder of the project through v,
+// any other by its path.
+func (in install) prefix(v, root string) string {
+	if in.dir == npmProject("").dir {
+		p, _ := varBin(v, root, ".")
+		return p + "/" + npmBin
+	}
+	if rel, ok := project.Rel(root, in.path); ok {
+		p, _ := varBin(v, root, rel)
+		return p
+	}
+	p, _ := varBin(v, root, in.path)
+	return p
+}
+
 const goModule = "github.com/stopgate/stopgate"
 
 // goPinned is shell text for the version go.mod pins stopgate at. go

@@ -158,7 +158,11 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error
 	if c.IsPlugin() {
 		u, err = undoSame(root, c.HookFile, []byte(pluginText(c, bin, binInstall(root, bin))), "the stopgate plugin", "the plugin")
 	} else {
-		u, err = undoHooks(c, root, c.HookFile, owned(c, root, bin), nil)
+		var want []settings.Hook
+		for _, in := range routes(root, bin) {
+			want = append(want, owned(c, root, in)...)
+		}
+		u, err = undoHooks(c, root, c.HookFile, want, nil)
 	}
 	if err != nil || c.Wall == nil {
 		return []undo{u}, err

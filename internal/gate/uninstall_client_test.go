@@ -10,7 +10,7 @@ func TestUninstallOldPlainForm(t *testing.T) {
 		if c.IsPlugin() {
 			continue
 		}
-		owned := owned(c, "/p", "bin")
+		owned := owned(c, "/p", binInstall("/p", "bin"))
 		old := owned[len(c.Hooks):]
 		data, added, err := c.Merge([]byte(`{"version": 1}`), old)
 		if err != nil || len(added) != len(old) {
