@@ -118,6 +118,11 @@ func decodeVSCode(data []byte, _ string) (*hook.Input, error) {
 	return in, nil
 }
 
+// vscodeTools maps VS Code's tools (toolNames.ts) that take one file,
+// filePath, or a command, to the Claude Code tool stopgate judges.
+var vscodeTools = map[string]string{"read_file": "Read", "create_file": "Write", "replace_string_in_file": "Edit",
+	"insert_edit_into_file": "Edit", "edit_notebook_file": "Edit", "run_in_terminal": "Bash"}
+
 // vscodeTool rewrites VS Code's tool as the Claude Code tool stopgate
 // judges, its filePath as file_path; a tool that writes several files
 // returns a guard call per file.
@@ -127,19 +132,7 @@ func vscodeTool(m map[string]any) []hook.Call {
 		args["file_path"] = p
 	}
 	var files []string
-	switch str(m, "tool_name") {
-	case "read_file":
-		m["tool_name"] = "Read"
-		return nil
-	case "create_file":
-		m["tool_name"] = "Write"
-		return nil
-	case "replace_string_in_file", "insert_edit_into_file", "edit_notebook_file":
-		m["tool_name"] = "Edit"
-		return nil
-	case "run_in_terminal":
-		m["tool_name"] = "Bash"
-		return nil
+	switch name := str(m, "tool_name"); name {
 	case "apply_patch":
 		patch, _ := args["input"].(string)
 		files = PatchFiles(patch)
@@ -156,6 +149,9 @@ func vscodeTool(m map[string]any) []hook.Call {
 			files = append(files, f)
 		}
 	default:
+		if t, ok := vscodeTools[name]; ok {
+			m["tool_name"] = t
+		}
 		return nil
 	}
 	m["tool_input"] = map[string]any{}
