@@ -36,30 +36,30 @@ func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 		return nil, nil, err
 	}
 	cfg, p := parse(data, file, root)
-	ps := p.problems
 	if cfg != nil {
-		c := checker{cfg: cfg, file: p.file, pos: p.pos}
+		c := checker{p, cfg}
 		c.unused()
 		if depth >= Project {
 			c.programs()
 			c.promptFiles()
 		}
-		ps = append(ps, c.problems...)
 		p.locate(cfg)
 	}
+	ps := p.problems
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
 	return cfg, ps, nil
 }
 
+// checker adds the problems of a parsed config beyond its text to the
+// parser's, located by the parser's scan: the text is scanned once.
 type checker struct {
-	cfg      *Config
-	file     string
-	pos      *positions // the parser's: the text is scanned once
-	problems Problems
+	*parser
+	cfg *Config
 }
 
 func (c *checker) add(warning bool, key, msg, hint string) {
-	c.problems = append(c.problems, &Problem{File: c.file, Line: c.pos.line(key), Key: key, Msg: msg, Hint: hint, Warning: warning})
+	c.parser.add(key, msg, hint)
+	c.problems[len(c.problems)-1].Warning = warning
 }
 
 // unused warns of validators no mapping names, and of a config that maps
