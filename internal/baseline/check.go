@@ -198,6 +198,12 @@ func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 			continue
 		case existed && was.Sum == cur.Sum:
 			continue
+		}
+		// A link to nothing is no file: deleted, or added when it was one.
+		exists, existed = exists && cur.Exists, existed && was.Exists
+		switch {
+		case !exists && !existed:
+			continue
 		case existed && !was.Kept:
 			problems = append(problems, fmt.Sprintf("%s changed and was too large to record when the prompt was armed (over %d MiB, or past the record's %d MiB)", p, maxText>>20, maxTotal>>20))
 			continue

@@ -3,6 +3,7 @@ package baseline
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -98,5 +99,44 @@ func TestJudgeUncompiledIn(t *testing.T) {
 	c := &Check{In: []string{"*_test.go"}, Lacks: regexp.MustCompile(`t\.Skip`)}
 	if v := c.Judge(t.TempDir(), []string{"{}"}, nil); !strings.Contains(v.Problem, "could not judge") {
 		t.Errorf("verdict %+v, want could not judge", v)
+	}
+}
+
+// Scan is handed every file of in that changed, with its text then and
+// now: edited, added, deleted (not taken back by a "!"), and a file
+// swapped for a link to nothing reads as deleted.
+func TestJudgeScan(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a_test.go", "a\n")
+	write(t, root, "b_test.go", "b\n")
+	write(t, root, "c_test.go", "c\n")
+	write(t, root, "d_test.go", "d\n")
+	write(t, root, "same_test.go", "s\n")
+	write(t, root, "gone_test.go", "g\n")
+	var got []Change
+	c := compiled(&Check{In: []string{"*_test.go", "!gone_test.go"}, Scan: func(cs []Change) []string {
+		got = cs
+		return []string{"finding"}
+	}})
+	rec := filepath.Join(t.TempDir(), "rec")
+	Take(root, Want{In: c.In}, nil).Write(rec, writeFile)
+	write(t, root, "a_test.go", "a2\n")
+	write(t, root, "new_test.go", "n\n")
+	os.Remove(filepath.Join(root, "b_test.go"))
+	os.Remove(filepath.Join(root, "c_test.go"))
+	os.Symlink("nowhere", filepath.Join(root, "c_test.go"))
+	os.Remove(filepath.Join(root, "gone_test.go"))
+	v := c.Judge(root, []string{rec}, nil)
+	if v.Problem != "" || len(v.Fails) != 1 || v.Fails[0] != "finding" {
+		t.Fatalf("%+v", v)
+	}
+	want := []Change{
+		{Path: "a_test.go", Was: []byte("a\n"), Now: []byte("a2\n"), Existed: true, Exists: true},
+		{Path: "b_test.go", Was: []byte("b\n"), Existed: true},
+		{Path: "c_test.go", Was: []byte("c\n"), Existed: true},
+		{Path: "new_test.go", Now: []byte("n\n"), Exists: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Scan got\n%+v\nwant\n%+v", got, want)
 	}
 }

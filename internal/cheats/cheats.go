@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -64,7 +65,9 @@ func Scan(changes []baseline.Change) []string {
 		}
 	}
 	f.compare(was, now)
-	slices.SortFunc(f, func(a, b finding) int { return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line) })
+	slices.SortFunc(f, func(a, b finding) int {
+		return cmp.Or(strings.Compare(a.path, b.path), max(a.line, -a.line)-max(b.line, -b.line), a.line-b.line)
+	})
 	out := make([]string, len(f))
 	for i, x := range f {
 		out[i] = x.String()
@@ -92,14 +95,14 @@ func match(k kind, line string, skip bool) (rule, bool) {
 
 type finding struct {
 	path       string
-	line       int // 0: the file as a whole
+	line       int // 0: the file as a whole; below 0: -line as armed
 	what, text string
 }
 
 func (x finding) String() string {
 	at := x.path
-	if x.line > 0 {
-		at += ":" + strconv.Itoa(x.line)
+	if x.line != 0 {
+		at += ":" + strconv.Itoa(max(x.line, -x.line))
 	}
 	if x.text == "" {
 		return at + ": " + x.what
@@ -109,7 +112,7 @@ func (x finding) String() string {
 
 type findings []finding
 
-// add records a finding, the first one only on a line.
+// add records a finding, the first one only on a line (as armed, or now).
 func (f *findings) add(path string, line int, what, text string) {
 	if line == 0 || !slices.ContainsFunc(*f, func(x finding) bool { return x.path == path && x.line == line }) {
 		*f = append(*f, finding{path, line, what, text})
@@ -131,43 +134,61 @@ type unit struct {
 // assertions was weakened, and a Python test defined again in the same
 // scope hides the one before it.
 func (f *findings) compare(was, now []unit) {
-	sum := func(us []unit, name string) (n, skipped, asserts int, first, skip *unit) {
-		for i := range us {
-			if u := &us[i]; u.name == name {
-				n, asserts = n+1, asserts+u.asserts
-				first = cmpPtr(first, u)
-				if u.skip > 0 {
-					skipped, skip = skipped+1, cmpPtr(skip, u)
-				}
-			}
-		}
-		return
-	}
-	seen := map[string]bool{}
-	for _, u := range append(slices.Clone(was), now...) {
-		if seen[u.name] {
-			continue
-		}
-		seen[u.name] = true
-		wn, wskip, wasserts, wfirst, _ := sum(was, u.name)
-		nn, nskip, nasserts, nfirst, skip := sum(now, u.name)
+	w, n := tallies(was), tallies(now)
+	for _, name := range slices.Sorted(maps.Keys(w)) {
+		wt, nt := w[name], cmp.Or(n[name], &tally{})
 		switch {
-		case nn < wn:
-			f.add(wfirst.path, wfirst.line, "test removed", fmt.Sprintf("%s (the line as armed: no test of that name is left)", u.name))
-		case nskip > wskip:
-			f.add(skip.path, skip.skip, "test skipped", fmt.Sprintf("%s is skipped now, and was not when the prompt was armed", u.name))
-		case nasserts < wasserts:
-			f.add(nfirst.path, nfirst.line, "assertions removed", fmt.Sprintf("%s has %d, and had %d when the prompt was armed", u.name, nasserts, wasserts))
+		case nt.n < wt.n:
+			f.add(wt.first.path, -wt.first.line, "test removed", name+" (the line as armed: no test of that name is left)")
+		case nt.skipped > wt.skipped:
+			f.add(nt.skip.path, nt.skip.skip, "test skipped", name+" is skipped now, and was not when the prompt was armed")
+		case nt.asserts < wt.asserts:
+			f.add(nt.first.path, nt.first.line, "assertions removed", fmt.Sprintf("%s has %d, and had %d when the prompt was armed", name, nt.asserts, wt.asserts))
 		}
 	}
-	for i, u := range now {
-		in := func(us []unit) int {
-			return len(slices.DeleteFunc(slices.Clone(us), func(x unit) bool { return x.path != u.path || x.name != u.name }))
-		}
-		if later := slices.ContainsFunc(now[i+1:], func(x unit) bool { return x.path == u.path && x.name == u.name }); u.py && later && in(now) > in(was) {
-			f.add(u.path, u.line, "test redefined", u.name+" is defined again in its scope, and only the last one runs")
+	for _, name := range slices.Sorted(maps.Keys(n)) {
+		if nt := n[name]; w[name] == nil && nt.skip != nil {
+			f.add(nt.skip.path, nt.skip.skip, "test skipped", name+" is skipped")
 		}
 	}
+	count := func(us []unit) map[[2]string]int {
+		m := map[[2]string]int{}
+		for _, u := range us {
+			m[[2]string{u.path, u.name}]++
+		}
+		return m
+	}
+	wc, nc, seen := count(was), count(now), map[[2]string]bool{}
+	for _, u := range now {
+		k := [2]string{u.path, u.name}
+		if u.py && seen[k] && nc[k] > wc[k] {
+			f.add(u.path, u.line, "test redefined", u.name+" is defined again in its scope, and hides the one before it")
+		}
+		seen[k] = true
+	}
+}
+
+// tally is the tests of one name.
+type tally struct {
+	n, skipped, asserts int
+	first, skip         *unit
+}
+
+func tallies(us []unit) map[string]*tally {
+	m := map[string]*tally{}
+	for i := range us {
+		u := &us[i]
+		t := m[u.name]
+		if t == nil {
+			t = &tally{first: u}
+			m[u.name] = t
+		}
+		t.n, t.asserts = t.n+1, t.asserts+u.asserts
+		if u.skip > 0 {
+			t.skipped, t.skip = t.skipped+1, cmp.Or(t.skip, u)
+		}
+	}
+	return m
 }
 
 // moved reports whether the tests a deleted file held are all defined
@@ -185,14 +206,6 @@ func moved(path string, was, now []unit) bool {
 	return n > 0
 }
 
-// cmpPtr keeps the first unit found.
-func cmpPtr(a, b *unit) *unit {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
 // testsOf returns the tests a file of kind k defines in ls: each one's
 // span runs from its decorators to the end of its block or the next test,
 // and it is skipped when a skip rule matches there or on a line that
@@ -204,11 +217,12 @@ func testsOf(path string, k kind, ls []string) []unit {
 			continue
 		}
 		var starts []int
-		heads := slices.Clone(ls)
+		heads, joined := make([]string, len(ls)), map[int]bool{}
 		for i := range ls {
+			heads[i] = blockComment.ReplaceAllString(ls[i], "")
 			// it, then .skip('name' on the next line: one call.
-			if i+1 < len(ls) && !u.test.MatchString(ls[i]) && !u.test.MatchString(ls[i+1]) {
-				heads[i] = ls[i] + strings.TrimSpace(ls[i+1])
+			if i+1 < len(ls) && !u.test.MatchString(heads[i]) && !u.test.MatchString(ls[i+1]) {
+				heads[i], joined[i] = heads[i]+strings.TrimSpace(ls[i+1]), true
 			}
 			if u.test.MatchString(heads[i]) {
 				starts = append(starts, i)
@@ -218,11 +232,7 @@ func testsOf(path string, k kind, ls []string) []unit {
 		for n, i := range starts {
 			m := u.test.FindStringSubmatch(heads[i])
 			t := unit{path: path, name: m[slices.IndexFunc(m[1:], func(s string) bool { return s != "" })+1], line: i + 1, py: u.in == pyTest}
-			at := i
-			if heads[i] != ls[i] {
-				at++ // a head joined: the call's block is its second line's
-			}
-			end := blockEnd(ls, ind, at, t.py)
+			end := blockEnd(ls, ind, i+b2i(joined[i]), t.py) // a head joined: its block is its second line's
 			if n+1 < len(starts) {
 				end = min(end, starts[n+1]-1)
 			}
@@ -253,6 +263,13 @@ var (
 	escape       = re(`\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\}|\\x([0-9a-fA-F]{2})`)
 	concat       = re(`(['"` + "`" + `])\s*\+?\s*(['"` + "`" + `])`)
 )
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // indents is the indentation of each line, a tab to the next multiple of
 // 8 as Python reads it; a blank line's is -1.

@@ -197,7 +197,7 @@ func TestScan(t *testing.T) {
 		{"py coding latin-1", []baseline.Change{add("src/m.py", "# coding=latin-1\nx = 1\n")}, []string{"src/m.py:1: source encoding other than UTF-8"}},
 		{"py kept skip, function below renamed", []baseline.Change{edit("test_a.py", pyTwo, pyKeptSkip)}, []string{"test_a.py:4: test skipped: test_important is skipped now", "test_a.py:5: test removed: test_flaky"}},
 		{"py renamed out of collection", []baseline.Change{edit("test_a.py", pyWas, pyWith("def test_important", "def _test_important"))}, []string{"test_a.py:4: test removed: test_important"}},
-		{"py redefined", []baseline.Change{edit("test_a.py", pyWas, pyWas+"\n\ndef test_important():\n    pass\n")}, []string{"test_a.py:4: test redefined"}},
+		{"py redefined", []baseline.Change{edit("test_a.py", pyWas, pyWas+"\n\ndef test_important():\n    pass\n")}, []string{"test_a.py:9: test redefined"}},
 		{"py assert True", []baseline.Change{edit("test_a.py", pyWas, pyWith("    assert compute() > 0", "    assert True"))}, []string{"test_a.py:6: assertion that cannot fail"}},
 		{"py assertion removed", []baseline.Change{edit("test_a.py", pyWas, pyWith("    assert compute() > 0\n", ""))}, []string{"test_a.py:4: assertions removed: test_important has 1, and had 2"}},
 		{"py class skipped", []baseline.Change{edit("test_c.py", "import unittest\n\n\nclass TestC(unittest.TestCase):\n    def test_c(self):\n        self.assertEqual(c(), 1)\n", "import unittest\n\n\n@unittest.skip('x')\nclass TestC(unittest.TestCase):\n    def test_c(self):\n        self.assertEqual(c(), 1)\n")}, []string{"test_c.py:4: test skipped"}},

@@ -140,7 +140,7 @@ var units = []struct {
 		re(`\b\w+\s*\.\s*(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(assert|require|is|qt)\s*\.\s*[A-Z]\w*\s*\(|\bExpect\s*\(`)},
 	{pyTest, re(`^\s*(?:async\s+)?def\s+(test\w*)\s*\(`),
 		re(`^\s*assert\b|\bself\s*\.\s*(assert\w*|fail\w*)\s*\(|\bpytest\s*\.\s*(raises|warns|fail)\b|\.assert_\w+\s*\(`)},
-	{jsTest, re(`\b(?:it|test)\s*(?:\.\s*\w+\s*)*\(\s*(?:'([^']*)'|"([^"]*)"|` + "`([^`]*)`" + `)`),
+	{jsTest, re(`\b(?:[xf]?it|x?test)\s*(?:\.\s*\w+\s*|\[\s*['"` + "`" + `]\w+['"` + "`" + `]\s*\]\s*)*\(\s*(?:'([^']*)'|"([^"]*)"|` + "`([^`]*)`" + `)`),
 		re(`\bexpect\s*(\.\s*\w+\s*)?\(|\bassert\b|\.should\b|\bt\s*\.\s*(is|not|deepEqual|true|false|truthy|falsy|throws|assert|equal|ok|match|snapshot)\s*\(`)},
 }
 
