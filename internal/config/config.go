@@ -76,6 +76,10 @@ type Settings struct {
 	OutputLines int
 	Announce    bool
 	OnFailure   string
+	// FailFast is [settings] fail_fast: a stop answers as soon as one
+	// validator fails, stopping the others (file checks run first), instead
+	// of waiting for the slowest.
+	FailFast bool
 	// Mode is ModeEnforce, or ModeObserve for a roll-out: failures are
 	// recorded and shown to the user, and no stop is blocked.
 	Mode string

@@ -39,6 +39,7 @@ type rawSettings struct {
 	OutputLines int       `toml:"output_lines"`
 	Announce    bool      `toml:"announce"`
 	OnFailure   string    `toml:"on_failure"`
+	FailFast    bool      `toml:"fail_fast"`
 	Mode        string    `toml:"mode"`
 	Protect     *[]string `toml:"protect"`
 	Confine     *bool     `toml:"confine"`
@@ -173,7 +174,7 @@ func (p *parser) addAt(key string, line int, msg, hint string) {
 func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	*s = Settings{
 		PromptsDir: raw.PromptsDir, StateDir: raw.StateDir, MaxBlocks: raw.MaxBlocks,
-		OutputLines: raw.OutputLines, Announce: raw.Announce, OnFailure: raw.OnFailure, Mode: raw.Mode,
+		OutputLines: raw.OutputLines, Announce: raw.Announce, OnFailure: raw.OnFailure, FailFast: raw.FailFast, Mode: raw.Mode,
 		OutputBytes: raw.OutputBytes, Output: raw.Output,
 		Confine: onOff(raw.Confine, ConfineOn, ConfineOff), Reuse: onOff(raw.Reuse, ReuseOn, ReuseOff),
 	}

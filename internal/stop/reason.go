@@ -57,9 +57,11 @@ func observeReason(cfg *config.Config, v *Verdict) string {
 func failedCount(v *Verdict) string {
 	n, none := 0, 0
 	for _, c := range v.Failed() {
-		if c.Result.Unavailable {
+		switch {
+		case c.Result.Stopped: // fail_fast's: listed apart (stoppedNote)
+		case c.Result.Unavailable:
 			none++
-		} else {
+		default:
 			n++
 		}
 	}
@@ -108,6 +110,7 @@ func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) stri
 		fmt.Fprintf(&b, "\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, u.Since.Local().Format(time.TimeOnly))
 	}
 	b.WriteString(skippedNote(v))
+	b.WriteString(stoppedNote(v))
 	b.WriteString(tail)
 	return b.String()
 }
@@ -123,9 +126,35 @@ func failures(cfg *config.Config, v *Verdict) error {
 		return b.String()
 	}}
 	for _, c := range v.Failed() {
-		errs = multierror.Append(errs, failure{c, cfg})
+		if !c.Result.Stopped {
+			errs = multierror.Append(errs, failure{c, cfg})
+		}
 	}
 	return errs
+}
+
+// stoppedChecks are the checks fail_fast stopped: not failures, not passes.
+func stoppedChecks(v *Verdict) []Check {
+	var out []Check
+	for _, c := range v.Checks {
+		if c.Result.Stopped {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// stoppedNote lists the checks fail_fast stopped, so the agent knows they
+// still have to pass.
+func stoppedNote(v *Verdict) string {
+	var b strings.Builder
+	for _, c := range stoppedChecks(v) {
+		fmt.Fprintf(&b, "\n– prompt %s, validator %q: not run to its end", quoted(c.Prompts), c.Validator.Name)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n\nNot run (fail_fast = true: stopped at the first failure; they run again at the next stop):" + b.String()
 }
 
 // failure is one failed check as a reason tells it: the prompt, the

@@ -194,7 +194,7 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
 	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
-		Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why()}, run)
+		Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why(), FailFast: cfg.Settings.FailFast}, run)
 	for i := range checks {
 		if checks[i].Skipped == "" {
 			checks[i].Unchanged = unchanged[i]

@@ -23,8 +23,11 @@ import (
 const (
 	defaultOutputLimit = 64 << 10
 	// DefaultTimeout bounds a validator whose Spec sets none; it is also
-	// [settings] timeout's default (package config).
-	DefaultTimeout = 60 * time.Second
+	// [settings] timeout's default (package config). A real test suite
+	// took 57 s to 1 m 48 s under the gate, beside the other validators:
+	// 5 minutes leaves room for one, and a hung validator still fails by
+	// its own name well before the clients' 600 s Stop hook timeout.
+	DefaultTimeout = 5 * time.Minute
 	// drainGrace is how long output is still read after a command exits and
 	// its process group is killed: a child that escaped the group (setsid)
 	// and holds the pipe open cannot delay the gate beyond it.
@@ -41,9 +44,16 @@ const (
 // Run runs every spec at once and returns their results in the order of
 // specs. A spec's timeout kills its whole process group. Run itself never
 // fails: a check that cannot start is a failing Result saying why. With
-// env.Confine, the run specs all go into one sandbox (sandbox.go).
+// env.Confine, the run specs all go into one sandbox (sandbox.go). With
+// env.FailFast the file checks run first, and the first failure stops the
+// rest (Result.Stopped).
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
+	ctx, ff := failFast(ctx, env.FailFast)
+	defer ff.cancel(nil)
+	if env.FailFast && !filesPass(env, specs, results) {
+		return results // a file check failed: no run validator is started
+	}
 	var boxed []int // the run specs that go into the stop's one sandbox
 	if env.Confine != nil {
 		for i, s := range specs {
@@ -57,18 +67,69 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	each(len(specs), func(i int) {
 		switch {
 		case specs[i].Judge != nil: // below: it may read the others' output
+		case env.FailFast && specs[i].Run == "": // a file check, run first (filesPass)
 		case len(boxed) == 0 || specs[i].Run == "":
-			results[i] = runOne(ctx, env, specs[i], dog)
-		case i == boxed[0]: // the sandbox, for every boxed spec
-			runConfined(ctx, env, specs, boxed, results, dog)
+			results[i] = ff.saw(runOne(ctx, env, specs[i], dog))
+		case i == boxed[0]: // the sandbox, for every boxed spec; its runner stops them itself
+			runConfined(ctx, env, specs, boxed, results, dog, ff)
 		}
 	})
 	each(len(specs), func(i int) {
-		if specs[i].Judge != nil {
+		switch {
+		case specs[i].Judge == nil:
+		case errors.Is(context.Cause(ctx), errStopped):
+			results[i] = stopped(specs[i].Name)
+		default:
 			results[i] = runJudge(ctx, env, specs[i], specs, results)
 		}
 	})
 	return results
+}
+
+// errStopped cancels the checks still running when one failed (fail-fast).
+var errStopped = errors.New("stopped: another check failed first (fail_fast)")
+
+// stopping stops the checks of one run once one fails, when on.
+type stopping struct {
+	on     bool
+	cancel context.CancelCauseFunc
+}
+
+func failFast(ctx context.Context, on bool) (context.Context, stopping) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	return ctx, stopping{on: on, cancel: cancel}
+}
+
+// saw passes r on, stopping the other checks first when it failed.
+func (s stopping) saw(r Result) Result {
+	if s.on && !r.Passed {
+		s.cancel(errStopped)
+	}
+	return r
+}
+
+// filesPass runs the file checks of specs first, cheap as they are, and
+// reports whether all passed; where one failed, the run ones are set
+// stopped without being started.
+func filesPass(env Env, specs []Spec, results []Result) bool {
+	pass := true
+	for i, s := range specs {
+		if s.Run == "" && s.Judge == nil {
+			results[i] = runOne(context.Background(), env, s, nil)
+			pass = pass && results[i].Passed
+		}
+	}
+	for i, s := range specs {
+		if !pass && (s.Run != "" || s.Judge != nil) {
+			results[i] = stopped(s.Name)
+		}
+	}
+	return pass
+}
+
+// stopped is the result of a check fail-fast stopped before it started.
+func stopped(name string) Result {
+	return Result{Name: name, Problem: errStopped.Error(), ExitCode: -1, Stopped: true}
 }
 
 // each runs f(0) … f(n-1) at once and returns when all have returned: the
@@ -147,6 +208,9 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	limit := env.outputLimit()
 	if why := Unrunnable(env.Dir, s.Run); why != "" {
 		return Result{Problem: "cannot start: " + why, ExitCode: -1}
+	}
+	if errors.Is(context.Cause(ctx), errStopped) {
+		return stopped(s.Name)
 	}
 	// The timeout counts from the start of the command, not of this
 	// function: a gate slowed down before Start must not fail the check.
@@ -236,6 +300,10 @@ func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration, why string) Result {
 	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: ps.ExitCode()}
 	switch {
+	case errors.Is(ctxErr, errStopped) && waitErr != nil:
+		r.Problem, r.Stopped, r.ExitCode = errStopped.Error(), true, -1
+	case errors.Is(ctxErr, errStopped):
+		r.Passed = true // it passed as the stop came
 	case errors.Is(ctxErr, errTimedOut):
 		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout.Round(time.Millisecond))
 		if why != "" {

@@ -76,7 +76,7 @@ type boxLine struct {
 // sets their results. A sandbox that cannot start because this machine has
 // none runs them as today without one: unconfined, or not at all when
 // confinement is required.
-func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog) {
+func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, ff stopping) {
 	boxed := make([]Spec, len(idx))
 	for j, i := range idx {
 		boxed[j] = specs[i]
@@ -96,7 +96,7 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 			results[i].Name = specs[i].Name
 			return
 		}
-		results[i] = runOne(ctx, env, specs[i], dog)
+		results[i] = ff.saw(runOne(ctx, env, specs[i], dog))
 	})
 }
 

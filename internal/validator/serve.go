@@ -30,9 +30,11 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 	if err := out.send(boxLine{Hello: true}); err != nil {
 		return err
 	}
+	ctx, ff := failFast(context.Background(), req.Env.FailFast)
+	defer ff.cancel(nil)
 	each(len(req.Specs), func(i int) {
 		s := req.Specs[i]
-		r := runOne(context.Background(), req.Env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil)
+		r := ff.saw(runOne(ctx, req.Env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil))
 		line := boxLine{I: i, Output: []byte(r.Output), Result: r}
 		line.Result.Output = ""
 		out.send(line)

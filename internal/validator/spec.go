@@ -52,6 +52,10 @@ type Env struct {
 	// before the client's hook timeout. DeadlineWhy says so in the result.
 	Deadline    time.Time
 	DeadlineWhy string
+	// FailFast stops the checks still running once one fails: the run
+	// ones only after every file check passed, and each stopped one
+	// reports Stopped ([settings] fail_fast).
+	FailFast bool
 }
 
 // outputLimit is OutputLimit, its default when unset.
@@ -72,6 +76,9 @@ type Result struct {
 	// at its timeout. For the outcome log and telemetry.
 	Confined bool
 	TimedOut bool
+	// Stopped is a check not run to its end, or not at all: another
+	// failed first and Env.FailFast stopped it. It did not pass.
+	Stopped  bool
 	Duration time.Duration
 	// Unavailable is a judge that gave no verdict it could verify: no
 	// pass, and no failure of the work either; Problem says why. Usage is
