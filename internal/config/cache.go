@@ -416,12 +416,6 @@ func (c *Config) Full() (*Config, error) {
 		if _, err := r.f.ReadAt(data, r.lo); err != nil {
 			return err
 		}
-		var vs []*Validator
-		defer func() {
-			for _, v := range vs {
-				full.Validators[v.Name] = v
-			}
-		}()
 		for line := range bytes.Lines(data) {
 			val, err := value(bytes.TrimSuffix(line, []byte("\n")))
 			if err != nil {
@@ -433,8 +427,7 @@ func (c *Config) Full() (*Config, error) {
 				full.Mappings = append(full.Mappings, Mapping{})
 				dst = &full.Mappings[len(full.Mappings)-1]
 			case 'v':
-				vs = append(vs, new(Validator))
-				dst = vs[len(vs)-1]
+				dst = new(Validator)
 			case 'o':
 				dst = &full.Order
 			case 't':
@@ -444,6 +437,9 @@ func (c *Config) Full() (*Config, error) {
 			}
 			if json.Unmarshal(val, dst) != nil {
 				return errCache
+			}
+			if v, ok := dst.(*Validator); ok {
+				full.Validators[v.Name] = v
 			}
 		}
 		return nil
