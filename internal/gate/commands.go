@@ -1,7 +1,7 @@
 // Package gate is the gate command: with a subcommand it is a tool a person
 // runs (init, check, status, run, explain, log, stats; the table below);
 // with none it is the Stop / SubagentStop hook, whose decision is package
-// stop, and Claude Code's ConfigChange hook (configchange.go).
+// stop, and Claude Code's ConfigChange hook (claude.go).
 package gate
 
 import (
@@ -257,7 +257,7 @@ func Run(env *cli.Env) error {
 		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
 	}
 	if opt.Client == "" || opt.Client == client.Claude.Name {
-		// Claude Code's ConfigChange goes to the gate too (configchange.go).
+		// Claude Code's ConfigChange goes to the gate too (claude.go).
 		// The input is read once, so that a ConfigChange can be told from
 		// a stop, and handed back as the stop hook's stdin.
 		data, err := client.Read(env.Stdin)
