@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -572,9 +573,13 @@ func codexFaults(root string, fs map[string]any) []Finding {
 			faults = append(faults, fault)
 		}
 	}
-	for k, v := range fs {
+	// In key order: the findings, and the faults joined at one folder,
+	// read the same at every run.
+	for _, k := range slices.Sorted(maps.Keys(fs)) {
+		v := fs[k]
 		if scoped, ok := v.(map[string]any); ok {
-			for sub, a := range scoped {
+			for _, sub := range slices.Sorted(maps.Keys(scoped)) {
+				a := scoped[sub]
 				switch {
 				case k == ":project_roots" || k == ":workspace_roots":
 					add(sub, a) // from the project root
@@ -591,7 +596,8 @@ func codexFaults(root string, fs map[string]any) []Finding {
 	for _, f := range faults {
 		out = append(out, Finding{Loc: codexConfig, Msg: f, Hint: hint})
 	}
-	for missing, fs := range at {
+	for _, missing := range slices.Sorted(maps.Keys(at)) {
+		fs := at[missing]
 		f := Finding{Loc: codexConfig, Warning: len(fs) == 1, Msg: strings.Join(fs, "; "), Hint: hint}
 		if !f.Warning {
 			f.Msg += ": bubblewrap refuses every sandboxed command (Can't bind mount " + missing + ")"
