@@ -65,9 +65,11 @@ func Scan(changes []baseline.Change) []string {
 		}
 	}
 	f.compare(was, now)
-	slices.SortFunc(f, func(a, b finding) int {
+	slices.SortStableFunc(f, func(a, b finding) int {
 		return cmp.Or(strings.Compare(a.path, b.path), max(a.line, -a.line)-max(b.line, -b.line), a.line-b.line)
 	})
+	// One finding a line (as armed, or now): the first found.
+	f = slices.CompactFunc(f, func(a, b finding) bool { return a.path == b.path && a.line == b.line && a.line != 0 })
 	out := make([]string, len(f))
 	for i, x := range f {
 		out[i] = x.String()
@@ -112,11 +114,8 @@ func (x finding) String() string {
 
 type findings []finding
 
-// add records a finding, the first one only on a line (as armed, or now).
 func (f *findings) add(path string, line int, what, text string) {
-	if line == 0 || !slices.ContainsFunc(*f, func(x finding) bool { return x.path == path && x.line == line }) {
-		*f = append(*f, finding{path, line, what, text})
-	}
+	*f = append(*f, finding{path, line, what, text})
 }
 
 // unit is one test as a file defines it.
@@ -217,12 +216,12 @@ func testsOf(path string, k kind, ls []string) []unit {
 			continue
 		}
 		var starts []int
-		heads, joined := make([]string, len(ls)), map[int]bool{}
+		heads, joined := make([]string, len(ls)), make([]int, len(ls))
 		for i := range ls {
 			heads[i] = blockComment.ReplaceAllString(ls[i], "")
 			// it, then .skip('name' on the next line: one call.
 			if i+1 < len(ls) && !u.test.MatchString(heads[i]) && !u.test.MatchString(ls[i+1]) {
-				heads[i], joined[i] = heads[i]+strings.TrimSpace(ls[i+1]), true
+				heads[i], joined[i] = heads[i]+strings.TrimSpace(ls[i+1]), 1
 			}
 			if u.test.MatchString(heads[i]) {
 				starts = append(starts, i)
@@ -232,7 +231,7 @@ func testsOf(path string, k kind, ls []string) []unit {
 		for n, i := range starts {
 			m := u.test.FindStringSubmatch(heads[i])
 			t := unit{path: path, name: m[slices.IndexFunc(m[1:], func(s string) bool { return s != "" })+1], line: i + 1, py: u.in == pyTest}
-			end := blockEnd(ls, ind, i+b2i(joined[i]), t.py) // a head joined: its block is its second line's
+			end := blockEnd(ls, ind, i+joined[i], t.py) // a head joined: its block is its second line's
 			if n+1 < len(starts) {
 				end = min(end, starts[n+1]-1)
 			}
@@ -263,13 +262,6 @@ var (
 	escape       = re(`\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\}|\\x([0-9a-fA-F]{2})`)
 	concat       = re(`(['"` + "`" + `])\s*\+?\s*(['"` + "`" + `])`)
 )
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 // indents is the indentation of each line, a tab to the next multiple of
 // 8 as Python reads it; a blank line's is -1.
