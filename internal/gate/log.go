@@ -159,7 +159,31 @@ func runStats(env *cli.Env, args []string) error {
 		}
 		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", duration(st.Saved), cli.Plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
 	}
+	judgeStats(w, st)
 	return nil
+}
+
+// judgeStats is gate stats' line on what the judges cost: requests, the
+// answers the cache gave instead, tokens and, where priced, dollars.
+func judgeStats(w io.Writer, st outcome.Stats) {
+	spent := func(s outcome.Spend) string {
+		out := fmt.Sprintf("%s (%d answered from the cache), %d input + %d output tokens",
+			cli.Plural(s.Asked, "request", "requests"), s.Cached, s.InputTokens, s.OutputTokens)
+		if s.CostUSD > 0 {
+			out += fmt.Sprintf(", $%.4f", s.CostUSD)
+		}
+		return out
+	}
+	if st.Asked+st.Cached == 0 {
+		return
+	}
+	var by []string
+	for _, v := range st.Validators {
+		if v.Asked+v.Cached > 0 {
+			by = append(by, v.Name+": "+spent(v.Spend))
+		}
+	}
+	fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
 }
 
 // decisions is what gate log, stats and report read: the outcome log's
@@ -318,15 +342,16 @@ func statsJSON(st outcome.Stats) any {
 		WouldBlock  int     `json:"would_block"`
 	}
 	type validator struct {
-		Name     string  `json:"name"`
-		Runs     int     `json:"runs"`
-		Passed   int     `json:"passed"`
-		MedianMS float64 `json:"median_ms"`
-		MaxMS    float64 `json:"max_ms"`
-		Observed int     `json:"observed"`
-		Would    int     `json:"would_block"`
-		Reused   int     `json:"reused"`
-		SavedMS  float64 `json:"saved_ms"`
+		Name     string         `json:"name"`
+		Runs     int            `json:"runs"`
+		Passed   int            `json:"passed"`
+		MedianMS float64        `json:"median_ms"`
+		MaxMS    float64        `json:"max_ms"`
+		Observed int            `json:"observed"`
+		Would    int            `json:"would_block"`
+		Reused   int            `json:"reused"`
+		SavedMS  float64        `json:"saved_ms"`
+		Judge    *outcome.Spend `json:"judge,omitempty"`
 	}
 	out := struct {
 		Decisions  int                    `json:"decisions"`
@@ -342,7 +367,8 @@ func statsJSON(st outcome.Stats) any {
 		Sessions   []outcome.SessionStats `json:"sessions"`
 		Reused     int                    `json:"reused"`
 		SavedMS    float64                `json:"saved_ms"`
-	}{Reused: st.Reused, SavedMS: outcome.Millis(st.Saved), Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, WouldBlock: st.WouldBlock, WouldHalt: st.WouldHalt, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
+		Judges     outcome.Spend          `json:"judges"`
+	}{Judges: st.Spend, Reused: st.Reused, SavedMS: outcome.Millis(st.Saved), Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, WouldBlock: st.WouldBlock, WouldHalt: st.WouldHalt, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
 	if st.Decisions > 0 {
 		out.From, out.To = &st.From, &st.To
 	}
@@ -350,7 +376,11 @@ func statsJSON(st outcome.Stats) any {
 		out.Prompts = append(out.Prompts, prompt{p.Prompt, p.Checked, p.Passed, p.Resolved, p.Unresolved, p.AttemptsAvg(), p.AttemptsMax, p.Observed, p.WouldBlock})
 	}
 	for _, v := range st.Slowest() {
-		out.Validators = append(out.Validators, validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max()), v.Observed, v.WouldBlock, v.Reused, outcome.Millis(v.Saved)})
+		vj := validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max()), v.Observed, v.WouldBlock, v.Reused, outcome.Millis(v.Saved), nil}
+		if v.Asked+v.Cached > 0 {
+			vj.Judge = &v.Spend
+		}
+		out.Validators = append(out.Validators, vj)
 	}
 	if out.Sessions == nil {
 		out.Sessions = []outcome.SessionStats{}

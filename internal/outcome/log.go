@@ -112,6 +112,15 @@ type Check struct {
 	// when_changed selects none of the files changed since its prompts
 	// were armed. Passed is false, Result says why.
 	Skipped bool `json:"skipped,omitempty"`
+	// A judge's (kind "judge"): its model; the tokens its request counted
+	// and their cost by price_per_mtok (0 without one); Cached, an answer
+	// from the cache, no request; Unavailable, no verdict it could verify.
+	Model        string  `json:"model,omitempty"`
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+	CostUSD      float64 `json:"cost_usd,omitempty"`
+	Cached       bool    `json:"cached,omitempty"`
+	Unavailable  bool    `json:"unavailable,omitempty"`
 }
 
 // Duration returns the check's run time.

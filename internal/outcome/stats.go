@@ -26,6 +26,29 @@ type Stats struct {
 	// and Saved adds up the runs they did not repeat.
 	Reused int
 	Saved  time.Duration
+	Spend  // the judges'
+}
+
+// Spend is what judges cost: the requests made, the answers taken from
+// the cache instead, the tokens counted and their cost in dollars.
+type Spend struct {
+	Asked        int     `json:"requests"`
+	Cached       int     `json:"cached"`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// add counts a judge's check.
+func (s *Spend) add(c Check) {
+	if c.Cached {
+		s.Cached++
+	} else {
+		s.Asked++
+	}
+	s.InputTokens += c.InputTokens
+	s.OutputTokens += c.OutputTokens
+	s.CostUSD += c.CostUSD
 }
 
 // PromptStats is one prompt's record. A prompt passes a decision when every
@@ -63,6 +86,7 @@ type ValidatorStats struct {
 	// adds up the durations of the runs they did not repeat.
 	Reused int
 	Saved  time.Duration
+	Spend  // a judge's
 }
 
 // Median returns the validator's median run time.
@@ -158,6 +182,10 @@ func (t *tally) checks(r Record) {
 			t.st.Reused++
 			t.st.Saved += saved
 			continue // not a run: no duration, no pass counted twice
+		}
+		if c.Kind == "judge" {
+			v.Spend.add(c)
+			t.st.Spend.add(c)
 		}
 		v.Runs++
 		if c.Passed {

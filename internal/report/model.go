@@ -43,6 +43,12 @@ type model struct {
 	Slowest    []timing // most total time first
 	Halts      []halt   // newest first, at most maxHalts
 	Clients    []client
+	Judges     []judge // what each judge cost, by name
+}
+
+type judge struct {
+	Name string
+	outcome.Spend
 }
 
 type bucket struct {
@@ -94,6 +100,9 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 			total += d
 		}
 		all = append(all, timing{Name: v.Name, Runs: v.Runs, Fails: v.Runs - v.Passed, Total: total, Median: v.Median(), Max: v.Max()})
+		if v.Asked+v.Cached > 0 {
+			m.Judges = append(m.Judges, judge{v.Name, v.Spend})
+		}
 	}
 	m.Validators = mostFailed(all)
 	m.Slowest = slices.Clone(all)

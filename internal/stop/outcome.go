@@ -81,7 +81,12 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		case c.Validator.IsDiff():
 			oc.Kind, oc.Expect = "diff", c.Validator.Expects()
 		case c.Validator.Judge != nil:
-			oc.Kind, oc.Expect = "judge", c.Validator.Expects()
+			oc.Kind, oc.Expect, oc.Model, oc.Unavailable = "judge", c.Validator.Expects(), c.Validator.Judge.Model, c.Result.Unavailable
+			if u := c.Result.Usage; u != nil {
+				price := c.Validator.Judge.Price
+				oc.InputTokens, oc.OutputTokens, oc.Cached = u.In, u.Out, u.Cached
+				oc.CostUSD = (float64(u.In)*price[0] + float64(u.Out)*price[1]) / 1e6
+			}
 		default:
 			oc.Expect = c.Validator.Expects()
 		}

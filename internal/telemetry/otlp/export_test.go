@@ -232,3 +232,52 @@ func TestExportObserve(t *testing.T) {
 		t.Errorf("stopgate.observe.would_blocks = %d, want 2 (-1: not sent)", got)
 	}
 }
+
+// A judge's span carries its model, the tokens its request counted, their
+// cost, whether the cache answered and whether it gave no verdict (an
+// error, never a failure of the work).
+func TestExportJudge(t *testing.T) {
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	records := []outcome.Record{{Time: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Event: "Stop", Session: "s1", Prompts: []string{"release"}, Decision: outcome.Halt,
+		Checks: []outcome.Check{
+			{Name: "changelog", Prompts: []string{"release"}, Result: "failed", Kind: "judge", Model: "m1", InputTokens: 1000, OutputTokens: 50, CostUSD: 0.00375},
+			{Name: "docs", Prompts: []string{"release"}, Result: "judge unavailable: no answer within 1s", Kind: "judge", Model: "m1", Unavailable: true},
+		}}}
+	req := telemetry.Request{Root: t.TempDir(), Deadline: 10 * time.Second, Records: records,
+		Config: config.Telemetry{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP, Timeout: time.Second}}
+	if err := Export(req, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	got := map[string]map[string]string{}
+	for _, tr := range rc.traces {
+		for _, rs := range tr.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					a := attrs(sp.Attributes)
+					for _, kv := range sp.Attributes {
+						if kv.Key == "stopgate.judge.cost_usd" {
+							a[kv.Key] = fmt.Sprint(kv.Value.GetDoubleValue())
+						}
+					}
+					got[a["stopgate.validator.name"]] = a
+				}
+			}
+		}
+	}
+	want := map[string]map[string]string{
+		"changelog": {"gen_ai.request.model": "m1", "gen_ai.usage.input_tokens": "false 1000", "gen_ai.usage.output_tokens": "false 50",
+			"stopgate.judge.cost_usd": "0.00375", "stopgate.judge.cached": "false 0", "stopgate.validator.result": "failed"},
+		"docs": {"stopgate.judge.unavailable": "true 0", "stopgate.validator.result": "error"},
+	}
+	for name, kvs := range want {
+		for k, v := range kvs {
+			if got[name][k] != v {
+				t.Errorf("%s: %s = %q, want %q", name, k, got[name][k], v)
+			}
+		}
+	}
+}

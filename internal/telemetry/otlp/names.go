@@ -34,6 +34,13 @@ const (
 	attrTimedOut  = "stopgate.validator.timed_out"
 	attrConfined  = "stopgate.validator.confined"
 	attrReused    = "stopgate.validator.reused" // taken as passed, not run: nothing it depends on changed
+	// A judge's, the model and tokens in the GenAI conventions' names.
+	attrModel       = "gen_ai.request.model"
+	attrInTokens    = "gen_ai.usage.input_tokens"
+	attrOutTokens   = "gen_ai.usage.output_tokens"
+	attrCost        = "stopgate.judge.cost_usd" // by price_per_mtok; 0 without one
+	attrCached      = "stopgate.judge.cached"   // the answer came from the cache: no request
+	attrUnavailable = "stopgate.judge.unavailable"
 
 	spanStop      = "stopgate.stop"
 	spanValidator = "stopgate.validator"

@@ -68,6 +68,10 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 		if c.Expect != "" {
 			ca = append(ca, attribute.String(attrExpect, c.Expect))
 		}
+		if c.Kind == "judge" {
+			ca = append(ca, attribute.String(attrModel, c.Model), attribute.Int(attrInTokens, c.InputTokens), attribute.Int(attrOutTokens, c.OutputTokens),
+				attribute.Float64(attrCost, c.CostUSD), attribute.Bool(attrCached, c.Cached), attribute.Bool(attrUnavailable, c.Unavailable))
+		}
 		_, cs := tr.Start(ctx, spanValidator, trace.WithTimestamp(start), trace.WithAttributes(ca...))
 		if !c.Passed && !c.Skipped {
 			cs.SetStatus(codes.Error, c.Result)
@@ -88,7 +92,7 @@ func result(c outcome.Check) string {
 		return "skipped"
 	case c.TimedOut:
 		return "timed_out"
-	case c.ExitCode != nil && *c.ExitCode < 0:
+	case c.ExitCode != nil && *c.ExitCode < 0, c.Unavailable:
 		return "error"
 	}
 	return "failed"
