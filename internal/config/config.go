@@ -59,8 +59,8 @@ type Config struct {
 	Order      []string
 	Telemetry  Telemetry // [telemetry]: telemetry.go
 
-	key   [sha256.Size]byte // SHA-256 of the text
-	index *index
+	key   [sha256.Size]byte         // SHA-256 of the text
+	index map[byte]map[string][]int // match's, by record kind
 	// cached, for a config from the cache, holds the records of Mappings,
 	// Validators, Order and Telemetry, each decoded when a question needs
 	// it (see Full): most events need only the settings.

@@ -28,39 +28,31 @@ func (c *Config) names(key string, part func(Name) string) []string {
 	return out
 }
 
-// lookup returns the config's index, built on first use: the mappings a
-// read path or a slash command arms, found in constant time per event
-// however many mappings there are.
-func (c *Config) lookup() *index {
-	if c.index == nil {
-		c.index = new(index)
-		c.index.byPath, c.index.byCommand = c.tables()
-	}
-	return c.index
-}
-
-type index struct{ byPath, byCommand map[string][]int }
-
 // MatchPath returns the mappings armed by a read of rel, a slash path
 // relative to the project root, in file order.
 func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
 	if !mayName(c.Settings.PromptsDir, rel) {
 		return nil, nil // most reads: the mappings need not be read
 	}
-	var maps []*Mapping
-	if ok, err := c.fromCache(func(r *records) (err error) { maps, err = r.match('p', rel); return err }); ok || err != nil {
-		return maps, err
-	}
-	return c.pick(c.lookup().byPath[rel]), nil
+	return c.match('p', rel)
 }
 
 // MatchCommand returns the mappings armed by the slash command /name.
-func (c *Config) MatchCommand(name string) ([]*Mapping, error) {
+func (c *Config) MatchCommand(name string) ([]*Mapping, error) { return c.match('c', name) }
+
+// match returns the mappings a path ('p') or command ('c') key arms: from
+// the cache's records, or from the index, built on first use, which finds
+// them in constant time per event however many mappings there are.
+func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
 	var maps []*Mapping
-	if ok, err := c.fromCache(func(r *records) (err error) { maps, err = r.match('c', name); return err }); ok || err != nil {
+	if ok, err := c.fromCache(func(r *records) (err error) { maps, err = r.match(kind, key); return err }); ok || err != nil {
 		return maps, err
 	}
-	return c.pick(c.lookup().byCommand[name]), nil
+	if c.index == nil {
+		byPath, byCommand := c.tables()
+		c.index = map[byte]map[string][]int{'p': byPath, 'c': byCommand}
+	}
+	return c.pick(c.index[kind][key]), nil
 }
 
 // Mapping returns the mapping of prompt key, or nil.
