@@ -232,6 +232,13 @@ func TestScan(t *testing.T) {
 			edit("src/m.py", "def parse(t):\n    pass\n", "# coding: utf-8\ndef parse(t, skip_header=True):\n    return [int(x) for x in t.split()[1:]]\n"),
 			edit("src/cfg.py", "", "api_key = os.environ['API_KEY']\npassword = settings.database.password_v2\nKEY = 'AKIAIOSFODNN7EXAMPLE'\n"),
 		}, nil},
+		{"configs and scripts edited", []baseline.Change{
+			edit("package.json", "{\n  \"scripts\": {}\n}\n", "{\n  \"scripts\": {\"lint\": \"eslint . --ignore-pattern dist\", \"test\": \"vitest run\"},\n  \"devDependencies\": {\"vitest\": \"^1.0.0\"}\n}\n"),
+			edit("tsconfig.json", "{}\n", "{\n  \"include\": [\"src\"]\n}\n"),
+			edit("release.sh", "", "git commit -m release && grep -n version go.mod\n"),
+			edit(".github/workflows/ci.yml", "", "env:\n  token: ${{ secrets.GITHUB_TOKEN }}\n"),
+		}, nil},
+		{"git commit -n", []baseline.Change{edit("release.sh", "", "git commit -n -m release\n")}, []string{"release.sh:1: git hooks bypassed"}},
 		{"docs mention no-verify", []baseline.Change{edit("README.md", "", "Never commit with --no-verify.\n")}, nil},
 	}
 	for _, tt := range tests {

@@ -65,11 +65,11 @@ var rules = []rule{
 		ok: func(s []string) bool {
 			return slices.Contains([]string{"utf-8", "utf8", "utf_8", "utf-8-sig", "ascii", "us-ascii"}, strings.ToLower(s[1]))
 		}},
-	{in: testConf, what: "tests excluded by config", re: re(`\b(testPathIgnorePatterns|modulePathIgnorePatterns|testIgnore|exclude|passWithNoTests|testNamePattern|testMatch|testRegex|grep|ignore|include)\b`)},
-	{in: testConf | pyTest, what: "tests excluded by config", re: re(`--ignore|--deselect|(^|[\s"'\[,=])-k\b|-m\s*["']?not\b|\bnorecursedirs\b|\bcollect_ignore|\btestpaths\b|\bpython_(files|functions|classes)\b|\bpytest_(collection_modifyitems|ignore_collect)\b`)},
+	{in: testConf, what: "tests excluded by config", re: re(`\b(testPathIgnorePatterns|modulePathIgnorePatterns|testIgnore|exclude|passWithNoTests|testNamePattern|testMatch|testRegex|grep|ignore|include)["']?\s*[:=]`)},
+	{in: testConf | pyTest, what: "tests excluded by config", re: re(`--ignore(-glob)?[=\s]|--deselect|(^|[\s"'\[,=])-k\b|-m\s*["']?not\b|\bnorecursedirs\b|\bcollect_ignore|\btestpaths\b|\bpython_(files|functions|classes)\b|\bpytest_(collection_modifyitems|ignore_collect)\b`)},
 	{in: lintConf, what: "lint or type check loosened by config", re: re(`(?i)["']off["']|\b(disable|ignore|exclude|extend-ignore|per-file-ignores|ignore_errors|skip-dirs|skip-files|skipLibCheck)\b|"(strict\w*|noImplicit\w*|checkJs)"\s*:\s*false`)},
 	{in: script, what: "tests narrowed in a script", re: re(`\bgo\s+test\b.*\s-(tags|run|skip|short)\b|\bGOFLAGS\b.*-tags|\b(py\.test|pytest)\b.*\s(--ignore|--deselect|-k\b|-m\s*["']?not\b)|\b(jest|vitest|mocha)\b.*\s(--testPathIgnorePatterns|--exclude|--testNamePattern|-t\b|--grep|--passWithNoTests|--ignore)`)},
-	{in: code, what: "git hooks bypassed", re: re(`--no-verify\b|\bHUSKY\s*=\s*0\b|\bgit\b.*\bcommit\b.*\s-n\b|\bcore\.hooksPath\b`)},
+	{in: code, what: "git hooks bypassed", re: re(`--no-verify\b|\bHUSKY\s*=\s*0\b|\bgit\s+commit\b[^;&|]*\s-n\b|\bcore\.hooksPath\b`)},
 	{in: anyFile, what: "secret added (private key)", re: re(`-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----`)},
 	{in: anyFile, what: "secret added (AWS access key)", re: re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`), ok: func(s []string) bool { return strings.HasSuffix(s[0], "EXAMPLE") }},
 	{in: anyFile, what: "secret added (token)", re: re(`\b(gh[pousr]_[A-Za-z0-9]{36}|github_pat_\w{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk_live_[0-9A-Za-z]{20,}|sk-(proj-|ant-)?[A-Za-z0-9_-]{32,}|AIza[0-9A-Za-z_-]{35})`)},
@@ -83,7 +83,7 @@ func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
 var (
 	jsTestName = re(`(^|[._-])(test|spec)\.[cm]?[jt]sx?$|^test([-_.].*)?\.[cm]?js$`)
-	testConfs  = re(`^(jest|vitest|vite|playwright|karma)\.(config|workspace|conf)\.[cm]?[jt]s$|^\.mocharc|^package\.json$|^tsconfig.*\.json$|^(pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|conftest\.py)$`)
+	testConfs  = re(`^(jest|vitest|vite|playwright|karma)\.(config|workspace|conf)\.[cm]?[jt]s$|^\.mocharc|^package\.json$|^(pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|conftest\.py)$`)
 	lintConfs  = re(`^\.eslintrc|^eslint\.config\.|^\.golangci\.|^tsconfig.*\.json$|^(pyproject\.toml|setup\.cfg|tox\.ini|\.flake8|mypy\.ini|ruff\.toml|\.ruff\.toml|\.pylintrc|pylintrc)$`)
 	scripts    = re(`^(Makefile|GNUmakefile|justfile|Justfile|Jenkinsfile|package\.json|tox\.ini|noxfile\.py|\.gitlab-ci\.ya?ml|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|Taskfile\.ya?ml)$|\.(sh|bash|mk)$|(^|/)(\.github/workflows|\.circleci|\.husky|\.githooks)/`)
 	dotted     = re(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$`) // a lookup, not a value
