@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/bench"
 	"github.com/stopgate/stopgate/internal/cli"
@@ -46,6 +47,9 @@ func (o *options) registrationCases(n int) ([]bench.Case, error) {
 			return nil, err
 		}
 		cmd, err := form.cmd(p.Dir)
+		if err == nil {
+			err = reachesDetect(cmd)
+		}
 		if err != nil {
 			cmd = missing(err.Error()) // the row says why
 		}
@@ -54,6 +58,19 @@ func (o *options) registrationCases(n int) ([]bench.Case, error) {
 		cases = append(cases, bench.Case{Name: name, Cmd: cmd})
 	}
 	return cases, nil
+}
+
+// reachesDetect runs cmd once on an input without an event, which detect
+// refuses on stderr: an unmatched Read prints nothing, so a route that
+// ran no detect at all would be timed as a fast one.
+func reachesDetect(cmd *bench.Cmd) error {
+	c := exec.Command(cmd.Path, cmd.Args...)
+	c.Dir, c.Env, c.Stdin = cmd.Dir, cmd.Env, strings.NewReader("{}")
+	out, _ := c.CombinedOutput()
+	if !strings.Contains(string(out), "detect: hook input has no hook_event_name") {
+		return fmt.Errorf("the route did not reach detect: %q", strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // npmShim lays out an npm install holding the built programs and returns
