@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // These tests run detect and gate as real processes (this test binary,
@@ -41,9 +40,9 @@ func procStart(t *testing.T, root, name string, input []byte) *procHook {
 	p.cmd.Dir = root
 	// These tests claim that nothing is lost however many writers meet, not
 	// how long one waits: 200 processes on 2 busy cores can queue for the
-	// lock longer than the hooks' own deadline (statedir.DefaultWait),
+	// lock longer than the hooks' own deadline (queue.DefaultWait),
 	// which gate_fault_lock_held proves on its own.
-	p.cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+root, statedir.WaitEnv+"=2m")
+	p.cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+root, queue.WaitEnv+"=2m")
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	return p
 }
@@ -151,9 +150,9 @@ func procEntries(t *testing.T, root string) map[string]queue.Entry {
 		}
 		scope := "main"
 		if e.AgentID != "" {
-			scope = "agent-" + statedir.Segment(e.AgentID)
+			scope = "agent-" + queue.Segment(e.AgentID)
 		}
-		if parts[0] != statedir.Segment(e.Session) || parts[1] != scope || parts[2] != statedir.Segment(e.Prompt)+".json" {
+		if parts[0] != queue.Segment(e.Session) || parts[1] != scope || parts[2] != queue.Segment(e.Prompt)+".json" {
 			return fmt.Errorf("entry %+v in the wrong place: %s", e, rel)
 		}
 		got[e.Session+" "+e.AgentID+" "+e.Prompt] = e

@@ -21,7 +21,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
 	"github.com/stopgate/stopgate/internal/buildinfo"
-	"github.com/stopgate/stopgate/internal/statedir"
+	"github.com/stopgate/stopgate/internal/queue"
 )
 
 // CacheDir is where, under the state dir, Load keeps parsed configs.
@@ -489,8 +489,8 @@ func writeCache(path string, data []byte) {
 	if data == nil || os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	statedir.Sweep(dir, statedir.Leftover{Prefix: statedir.TempPrefix, Age: staleTemp})
-	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: statedir.TempPrefix, NoSync: true})
+	queue.Sweep(dir, queue.Leftover{Prefix: queue.TempPrefix, Age: staleTemp})
+	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: queue.TempPrefix, NoSync: true})
 }
 
 // staleTemp is the age after which a cache temp file is taken for one left

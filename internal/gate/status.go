@@ -14,7 +14,6 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // statusJSON is `gate status --json`.
@@ -71,7 +70,7 @@ func runStatus(env *cli.Env, args []string) error {
 	if _, err := os.Stat(dir); err == nil {
 		q := queue.Open(dir)
 		scopes, bad, err := q.List()
-		var held *statedir.HeldError
+		var held *queue.HeldError
 		if errors.As(err, &held) {
 			return cli.WithHint(err,
 				"every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",

@@ -2,7 +2,7 @@
 // <state_dir>/outcomes.jsonl, read back by `gate log` and `gate stats`.
 //
 // Appends are serialised with the lock outcomes.jsonl.lock (taken with a
-// deadline, see statedir) and each record is one write, so concurrent
+// deadline, see queue.Lock) and each record is one write, so concurrent
 // gates (subagents stopping together) never interleave lines. A line torn by a killed writer is skipped by
 // Read and fenced off by the next Append, which starts a fresh line. Past
 // MaxSize the log is rotated to outcomes.jsonl.1, so it stays bounded.
@@ -17,7 +17,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stopgate/stopgate/internal/statedir"
+	"github.com/stopgate/stopgate/internal/queue"
 	"time"
 )
 
@@ -142,7 +142,7 @@ func Append(dir string, r Record) error {
 	// A lock file of its own, beside the log: the log itself is renamed
 	// away on rotation, and a lock on it would not exclude a writer that
 	// opened the new one.
-	err = statedir.NewLock(path + ".lock").Do(func() error {
+	err = queue.NewLock(path + ".lock").Do(func() error {
 		// Read-write, so that the last byte can be checked on the same file.
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {

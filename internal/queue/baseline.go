@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // BaselinePath is where the record of e's diff checks lies: beside its
@@ -17,7 +15,7 @@ func (q *Queue) BaselinePath(e Entry) string {
 }
 
 // takenPrefix begins the name of a baseline taken before the lock, until
-// it is renamed into place. Not statedir.TempPrefix: a lock holder sweeps
+// it is renamed into place. Not TempPrefix: a lock holder sweeps
 // those as a killed writer's, and this one's writer is alive, waiting for
 // the lock.
 const takenPrefix = ".baseline-"
@@ -70,6 +68,6 @@ func (q *Queue) place(e Entry, taken string, record func(string) error) {
 // staleTaken are the baselines taken before the lock that a killed detect
 // left: those older than a live one can be, which is renamed or removed
 // within the lock's wait of being written.
-func staleTaken() statedir.Leftover {
-	return statedir.Leftover{Prefix: takenPrefix, Age: statedir.Wait() + time.Minute}
+func staleTaken() Leftover {
+	return Leftover{Prefix: takenPrefix, Age: Wait() + time.Minute}
 }

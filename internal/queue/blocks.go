@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // ErrForgedCount is a block count no gate wrote: below zero.
@@ -27,7 +25,7 @@ func (q *Queue) blocksPath(s Scope) string { return filepath.Join(q.scopeDir(s),
 // cannot bound a loop of blocks, and halts).
 func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 	var b blockCount
-	err = statedir.ReadJSON(q.blocksPath(s), &b)
+	err = ReadJSON(q.blocksPath(s), &b)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, "", nil
 	}
@@ -57,6 +55,6 @@ func (q *Queue) SetBlocks(s Scope, n int, stop string) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		return statedir.WriteJSON(path, &blockCount{Count: n, Updated: time.Now().UTC(), Stop: stop})
+		return WriteJSON(path, &blockCount{Count: n, Updated: time.Now().UTC(), Stop: stop})
 	})
 }

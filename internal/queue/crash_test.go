@@ -12,8 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // writerEnv, when set to a state dir, makes this test binary a writer that
@@ -131,14 +129,14 @@ func checkAfterKill(dir string) (temps int, err error) {
 			return err
 		}
 		switch name := d.Name(); {
-		case strings.HasPrefix(name, statedir.TempPrefix):
+		case strings.HasPrefix(name, TempPrefix):
 			left = append(left, path)
 		case strings.HasSuffix(name, ".json"):
 			var e Entry
-			if err := statedir.ReadJSON(path, &e); err != nil {
+			if err := ReadJSON(path, &e); err != nil {
 				return fmt.Errorf("torn entry %s: %w", path, err)
 			}
-			if e.ID == "" || e.Arms < 1 || e.Prompt != statedir.Unsegment(strings.TrimSuffix(name, ".json")) {
+			if e.ID == "" || e.Arms < 1 || e.Prompt != Unsegment(strings.TrimSuffix(name, ".json")) {
 				return fmt.Errorf("entry %s is not whole: %+v", path, e)
 			}
 		case name == "blocks":
@@ -193,9 +191,9 @@ func scopeOfTemp(dir, path string) (Scope, error) {
 	if len(parts) != 3 {
 		return Scope{}, fmt.Errorf("unexpected path %s", path)
 	}
-	s := Scope{Session: statedir.Unsegment(parts[0])}
+	s := Scope{Session: Unsegment(parts[0])}
 	if a, ok := strings.CutPrefix(parts[1], "agent-"); ok {
-		s.Agent = statedir.Unsegment(a)
+		s.Agent = Unsegment(a)
 	}
 	return s, nil
 }

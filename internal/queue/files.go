@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // readScope reads every entry in dir, quarantining the unreadable. The
@@ -24,7 +22,7 @@ func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 	}
 	for _, de := range des {
 		name := de.Name()
-		if strings.HasPrefix(name, statedir.TempPrefix) {
+		if strings.HasPrefix(name, TempPrefix) {
 			os.Remove(filepath.Join(dir, name))
 			continue
 		}
@@ -33,8 +31,8 @@ func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 		}
 		path := filepath.Join(dir, name)
 		var e Entry
-		err := statedir.ReadJSON(path, &e)
-		if err == nil && (e.Prompt == "" || e.Session == "" || e.Prompt != statedir.Unsegment(strings.TrimSuffix(name, ".json"))) {
+		err := ReadJSON(path, &e)
+		if err == nil && (e.Prompt == "" || e.Session == "" || e.Prompt != Unsegment(strings.TrimSuffix(name, ".json"))) {
 			err = errors.New("entry does not match its file name or lacks prompt or session")
 		}
 		if err != nil {

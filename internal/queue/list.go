@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // Pending is one scope's state: what is pending and how many of its stops
@@ -50,7 +48,7 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 				}
 				bad = append(bad, b...)
 				var bc blockCount
-				statedir.ReadJSON(filepath.Join(dir, "blocks"), &bc)
+				ReadJSON(filepath.Join(dir, "blocks"), &bc)
 				if len(entries) == 0 && bc.Count == 0 {
 					continue
 				}
@@ -71,12 +69,12 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 
 // scopeOf reverses scopeName.
 func scopeOf(session, scope string) (Scope, bool) {
-	s := Scope{Session: statedir.Unsegment(session)}
+	s := Scope{Session: Unsegment(session)}
 	switch {
 	case scope == "main":
 		return s, true
 	case strings.HasPrefix(scope, "agent-"):
-		s.Agent = statedir.Unsegment(strings.TrimPrefix(scope, "agent-"))
+		s.Agent = Unsegment(strings.TrimPrefix(scope, "agent-"))
 		return s, true
 	}
 	return s, false

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // Mark is how far the gate has reconciled a scope's transcript with the
@@ -49,14 +47,14 @@ func (m Mark) Reach() int64 {
 }
 
 func (q *Queue) markPath(s Scope) string {
-	return filepath.Join(q.dir, "reconciled", statedir.Segment(s.Session), scopeName(s)+".json")
+	return filepath.Join(q.dir, "reconciled", Segment(s.Session), scopeName(s)+".json")
 }
 
 // Mark returns the mark of s; the zero Mark when there is none or it
 // cannot be read, which only costs a longer reconciliation.
 func (q *Queue) Mark(s Scope) Mark {
 	var m Mark
-	if statedir.ReadJSON(q.markPath(s), &m) != nil {
+	if ReadJSON(q.markPath(s), &m) != nil {
 		return Mark{}
 	}
 	return m
@@ -78,8 +76,8 @@ func (q *Queue) SetMark(s Scope, m Mark) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		statedir.Sweep(dir, statedir.Temps)
+		Sweep(dir, Temps)
 		m.Updated = time.Now().UTC()
-		return statedir.WriteJSON(path, &m)
+		return WriteJSON(path, &m)
 	})
 }

@@ -16,6 +16,13 @@
 // killed writer are swept by the next writer of the same scope, and by
 // Snapshot. The lock is held only for file operations, never while
 // validators run.
+//
+// The state dir's lock and file helpers (lock.go, statefiles.go) serve
+// every writer there: the test runner's runs and the outcome log too.
+// Every lock acquisition has a deadline (Wait): a hook must never run into
+// the client's timeout because another process, an agent's `flock … sleep`
+// among them, holds the lock. Past the deadline the caller gets a
+// *HeldError naming the lock and, where the system tells, who holds it.
 package queue
 
 import (
@@ -27,8 +34,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // Scope identifies whose stop an entry gates: a session's main thread
@@ -86,14 +91,14 @@ func (e *Entry) Scope() Scope { return Scope{Session: e.Session, Agent: e.AgentI
 // processes.
 type Queue struct {
 	dir  string
-	lock *statedir.Lock // held for every change; Do waits at most statedir.Wait()
+	lock *Lock // held for every change; Do waits at most Wait()
 }
 
 // Open returns the queue in dir. Nothing is created until something is
 // written: reading a state dir that does not exist finds nothing pending,
 // and a hook in a project that arms nothing leaves no trace there.
 func Open(dir string) *Queue {
-	return &Queue{dir: dir, lock: statedir.NewLock(filepath.Join(dir, statedir.LockName))}
+	return &Queue{dir: dir, lock: NewLock(filepath.Join(dir, LockName))}
 }
 
 // Dir returns the state dir.
@@ -105,11 +110,11 @@ func (q *Queue) EntryPath(e Entry) string { return entryFile(q.scopeDir(e.Scope(
 
 // entryFile names prompt's entry in a scope's folder dir.
 func entryFile(dir, prompt string) string {
-	return filepath.Join(dir, statedir.Segment(prompt)+".json")
+	return filepath.Join(dir, Segment(prompt)+".json")
 }
 
 func (q *Queue) scopeDir(s Scope) string {
-	return filepath.Join(q.dir, "sessions", statedir.Segment(s.Session), scopeName(s))
+	return filepath.Join(q.dir, "sessions", Segment(s.Session), scopeName(s))
 }
 
 // scopeName names s within its session's folder (scopeOf reverses it).
@@ -117,7 +122,7 @@ func scopeName(s Scope) string {
 	if s.Agent == "" {
 		return "main"
 	}
-	return "agent-" + statedir.Segment(s.Agent)
+	return "agent-" + Segment(s.Agent)
 }
 
 func newID() string {
@@ -145,9 +150,9 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		statedir.Sweep(dir, statedir.Temps, staleTaken())
+		Sweep(dir, Temps, staleTaken())
 		var old Entry
-		switch err := statedir.ReadJSON(path, &old); {
+		switch err := ReadJSON(path, &old); {
 		case err == nil:
 			e.Created, e.Arms = old.Created, old.Arms
 			if old.Inputs != nil {
@@ -167,7 +172,7 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 		}
 		e.ID, e.Updated = newID(), now
 		e.Arms++
-		return statedir.WriteJSON(path, &e)
+		return WriteJSON(path, &e)
 	})
 	if err != nil {
 		return false, fmt.Errorf("enqueueing %q for %s: %w", e.Prompt, e.Scope(), err)
@@ -204,7 +209,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 		for _, e := range done {
 			path := entryFile(dir, e.Prompt)
 			var cur Entry
-			if statedir.ReadJSON(path, &cur) != nil || cur.ID != e.ID {
+			if ReadJSON(path, &cur) != nil || cur.ID != e.ID {
 				continue
 			}
 			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -212,7 +217,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 			}
 			os.Remove(q.BaselinePath(e)) // a leftover is replaced at the next arming
 		}
-		statedir.Sweep(dir, staleTaken())
+		Sweep(dir, staleTaken())
 		return q.prune(dir)
 	})
 }
@@ -234,7 +239,7 @@ func (q *Queue) Keep(s Scope, entries []Entry) error {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			if err := statedir.WriteJSON(path, &e); err != nil {
+			if err := WriteJSON(path, &e); err != nil {
 				return err
 			}
 		}

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 func TestEnqueueSnapshotRemove(t *testing.T) {
@@ -83,12 +81,12 @@ func TestBlocks(t *testing.T) {
 
 func TestSegmentIsOnePathElement(t *testing.T) {
 	for _, s := range []string{"..", ".", "a/b", "../../etc", ".tmp-x", "a b", "ü", "%2F"} {
-		seg := statedir.Segment(s)
+		seg := Segment(s)
 		if seg == "." || seg == ".." || filepath.Base(seg) != seg || seg[0] == '.' && seg != "" {
-			t.Errorf("statedir.Segment(%q) = %q", s, seg)
+			t.Errorf("Segment(%q) = %q", s, seg)
 		}
-		if statedir.Unsegment(seg) != s {
-			t.Errorf("statedir.Unsegment(statedir.Segment(%q)) = %q", s, statedir.Unsegment(seg))
+		if Unsegment(seg) != s {
+			t.Errorf("Unsegment(Segment(%q)) = %q", s, Unsegment(seg))
 		}
 	}
 }
@@ -97,7 +95,7 @@ func TestStrayTempSwept(t *testing.T) {
 	q := Open(t.TempDir())
 	s := Scope{Session: "s"}
 	q.Enqueue(Entry{Prompt: "p", Session: "s"}, nil)
-	stray := filepath.Join(q.scopeDir(s), statedir.TempPrefix+"123")
+	stray := filepath.Join(q.scopeDir(s), TempPrefix+"123")
 	os.WriteFile(stray, []byte(`{"id":`), 0o644)
 	q.Enqueue(Entry{Prompt: "p", Session: "s"}, nil)
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {

@@ -3,8 +3,6 @@ package queue
 import (
 	"os"
 	"strings"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // HasPending reports whether s has any pending entry, readable or not,
@@ -18,7 +16,7 @@ func (q *Queue) HasPending(s Scope) bool {
 	}
 	for _, de := range des {
 		name := de.Name()
-		if !de.IsDir() && strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, statedir.TempPrefix) {
+		if !de.IsDir() && strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, TempPrefix) {
 			return true
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 func TestHasPendingLooksWithoutMoving(t *testing.T) {
@@ -19,7 +17,7 @@ func TestHasPendingLooksWithoutMoving(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A temp file of a killed writer is not an entry.
-	os.WriteFile(filepath.Join(dir, statedir.TempPrefix+"123"), []byte("{"), 0o644)
+	os.WriteFile(filepath.Join(dir, TempPrefix+"123"), []byte("{"), 0o644)
 	if q.HasPending(s) {
 		t.Error("a temp file counts as pending")
 	}

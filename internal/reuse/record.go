@@ -14,7 +14,6 @@ import (
 
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/statedir"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -141,7 +140,7 @@ func (r *Stop) Finish(results []validator.Result, by time.Time) {
 		}
 	}
 	next.MAC = next.seal(r.seal)
-	if err := statedir.WriteJSON(path, next); err != nil {
+	if err := queue.WriteJSON(path, next); err != nil {
 		os.Remove(path) // a record half right is no record
 	}
 }

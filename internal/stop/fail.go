@@ -11,7 +11,6 @@ import (
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/statedir"
 )
 
 // The errors a stop can end in when something is armed, each answered by
@@ -97,7 +96,7 @@ func failReason(err error, armed []queue.Entry) string {
 
 // advice is what the human should do about err.
 func advice(err error) string {
-	var held *statedir.HeldError
+	var held *queue.HeldError
 	var intr *interruptedError
 	var bug *panicError
 	switch {
@@ -111,7 +110,7 @@ func advice(err error) string {
 		return "Free space on the disk that holds the state dir, then continue the session."
 	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
 		return "Make the state dir (settings.state_dir, tmp/validation by default) writable by the user that runs the agent, then continue the session."
-	case errors.Is(err, statedir.ErrNotRegular):
+	case errors.Is(err, queue.ErrNotRegular):
 		return "Remove the state dir's lock (stopgate creates it again as a plain file), then continue the session."
 	}
 	return "Fix the cause above (`gate status` shows what is armed), then continue the session."

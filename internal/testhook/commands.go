@@ -12,7 +12,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/project"
-	"github.com/stopgate/stopgate/internal/statedir"
+	"github.com/stopgate/stopgate/internal/queue"
 )
 
 // start loads the tests file, applies the filters and queues the plan as
@@ -274,7 +274,7 @@ func writeOut(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return statedir.WriteFile(path, data)
+	return queue.WriteFile(path, data)
 }
 
 // update changes the session's run, which must exist.

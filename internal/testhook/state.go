@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
-	"github.com/stopgate/stopgate/internal/statedir"
+	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
@@ -369,7 +369,7 @@ const clipped = "\n… (clipped)"
 
 // runFile returns where session's run is kept, without touching the disk.
 func runFile(stateDir, session string) string {
-	return filepath.Join(stateDir, "runs", statedir.Segment(session), "run.json")
+	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
 }
 
 // Store is the runs of one state dir; the first write creates it.
@@ -379,7 +379,7 @@ type Store struct{ dir string }
 // lock: the file is replaced whole.
 func loadRun(path string) (*State, error) {
 	var st State
-	if err := statedir.ReadJSON(path, &st); err != nil {
+	if err := queue.ReadJSON(path, &st); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -415,7 +415,7 @@ func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, 
 			out = old
 			return nil
 		}
-		return statedir.WriteJSON(path, st)
+		return queue.WriteJSON(path, st)
 	})
 	return out, err
 }
@@ -425,19 +425,19 @@ func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, 
 func (s *Store) Replace(session string, st *State) (old *State, err error) {
 	err = s.locked(session, func(path string) error {
 		old, _ = loadRun(path)
-		return statedir.WriteJSON(path, st)
+		return queue.WriteJSON(path, st)
 	})
 	return old, err
 }
 
 func (s *Store) locked(session string, f func(path string) error) error {
 	path := runFile(s.dir, session)
-	return statedir.NewLock(filepath.Join(s.dir, statedir.LockName)).Do(func() error {
+	return queue.NewLock(filepath.Join(s.dir, queue.LockName)).Do(func() error {
 		dir := filepath.Dir(path)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		statedir.Sweep(dir, statedir.Temps)
+		queue.Sweep(dir, queue.Temps)
 		return f(path)
 	})
 }
@@ -454,7 +454,7 @@ func sessions(stateDir string) ([]string, error) {
 	var out []string
 	for _, de := range des {
 		if _, err := os.Stat(filepath.Join(stateDir, "runs", de.Name(), "run.json")); err == nil {
-			out = append(out, statedir.Unsegment(de.Name()))
+			out = append(out, queue.Unsegment(de.Name()))
 		}
 	}
 	sort.Strings(out)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package statedir
+package queue
 
 // Holders returns nil: only Linux says who holds a lock.
 func Holders(path string) []Holder { return nil }

@@ -1,4 +1,4 @@
-package statedir
+package queue
 
 import (
 	"errors"

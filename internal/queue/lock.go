@@ -1,14 +1,4 @@
-// Package statedir holds what every writer of stopgate's state dir shares:
-// its lock and how long anyone waits for it (lock.go), and how files are
-// named, written crash-safe and read there (files.go). The queue, the
-// marks, the block counts, the test runner's runs and the outcome log are
-// built on it.
-//
-// Every lock acquisition has a deadline (Wait): a hook must never run into
-// the client's timeout because another process, an agent's `flock … sleep`
-// among them, holds the lock. Past the deadline the caller gets a
-// *HeldError naming the lock and, where the system tells, who holds it.
-package statedir
+package queue
 
 import (
 	"errors"
