@@ -104,6 +104,9 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	} else {
 		regs = guard.Registrations(ws.root, home, nil)
 	}
+	if plugin == "" && (clientName == "" || clientName == "claude") && !claudeRegistered(regs) {
+		plugin = installedPlugin(home, claude.paths()) // the marketplace's plugin registers them
+	}
 	// With no --client, Claude Code is checked when the project registers
 	// it, or when it registers no other client (to say nothing is).
 	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks

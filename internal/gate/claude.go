@@ -195,6 +195,15 @@ func (f claudeFiles) others() []guard.SettingsFile {
 // keys win over theirs: the local ones.
 func (f claudeFiles) over() []guard.SettingsFile { return f.read[f.at+1:] }
 
+// paths are the files' paths, in the order the client reads them.
+func (f claudeFiles) paths() []string {
+	out := make([]string, len(f.read))
+	for i, s := range f.read {
+		out[i] = s.Path
+	}
+	return out
+}
+
 // all are every settings file, the shared ones first.
 func (f claudeFiles) all() []guard.SettingsFile {
 	return append([]guard.SettingsFile{f.shared}, f.others()...)

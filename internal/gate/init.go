@@ -38,12 +38,16 @@ func runInit(env *cli.Env, args []string) error {
 	clientName := clientFlag(fl, "register with the agent `CLIENT`, in its own file")
 	noWall := fl.Bool("no-wall", false, "leave out the OS wall (Claude Code's sandbox settings and deny rules)")
 	noTesthook := fl.Bool("no-testhook", false, "leave out the test runner's hooks (testhook)")
+	wallOnly := fl.Bool("wall-only", false, "write the OS wall and the starter, no hooks: stopgate's Claude Code plugin registers them")
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}
 	c, err := clientNamed(*clientName)
 	if err == nil {
 		err = ownFile(c)
+	}
+	if err == nil && *wallOnly && (*noWall || *plugin != "" || c != nil) {
+		err = errors.New("--wall-only goes with none of --no-wall, --plugin, --client")
 	}
 	if err != nil {
 		return usageError("init", err)
@@ -52,6 +56,11 @@ func runInit(env *cli.Env, args []string) error {
 		return initPlugin(env, absFrom(env.Dir, *plugin))
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
+	if c == nil && !*noWall {
+		if dir := pluginRegisters(env, root); *wallOnly || dir != "" {
+			return initWallOnly(env, root, dir)
+		}
+	}
 	in := binInstall(root, *bin)
 	given := false
 	fl.Visit(func(f *flag.Flag) { given = given || f.Name == "bin" })
