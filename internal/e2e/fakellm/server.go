@@ -57,6 +57,9 @@ type Server struct {
 	script   Script
 	http     *httptest.Server
 	log      bool
+	// Sides: the script answers side requests too, e.g. a stopgate
+	// judge's, which offers no tools. Set it before the first request.
+	Sides bool
 
 	mu       sync.Mutex
 	requests []*Request
@@ -162,7 +165,7 @@ func (s *Server) other(w http.ResponseWriter, req *http.Request) {
 // neutral object, and any other request fails the test.
 func (s *Server) answer(r *Request, id string) []Part {
 	reply := []Part{Text("ok")}
-	if !r.Side {
+	if !r.Side || s.Sides {
 		reply = s.script.answer(r)
 	}
 	if reply == nil && r.JSON {
