@@ -204,6 +204,16 @@ type showsHalt struct{}
 
 func (showsHalt) Halt(reason string, _ bool) (hook.Output, bool) { return hook.Halt(reason), false }
 
+// relaysHalt is a client with no halt that shows the user why: a halt is
+// a block relaying its reason through the model (hook.HaltRelay), and as
+// the gate halts again at every stop, each is blocked until the user acts
+// or the client's own cap ends it.
+type relaysHalt struct{}
+
+func (relaysHalt) Halt(reason string, _ bool) (hook.Output, bool) {
+	return hook.Block(hook.HaltRelay(reason)), false
+}
+
 // claudeAnswers is a client that reads Claude Code's answers as they are.
 type claudeAnswers struct{}
 

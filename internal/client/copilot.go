@@ -60,8 +60,13 @@ var Copilot = &Client{
 }
 
 // copilotAnswers writes Copilot's answers: native, or in the Claude-shaped
-// file's shape.
-type copilotAnswers struct{ native bool }
+// file's shape. Copilot CLI drops continue:false and stopReason, so a halt
+// would pass the stop unseen: it is relayed, until Copilot's own cap (8
+// blocks).
+type copilotAnswers struct {
+	native bool
+	relaysHalt
+}
 
 func (copilotAnswers) Name() string { return "copilot" }
 
@@ -205,15 +210,6 @@ func copilotTool(m map[string]any) []hook.Call {
 		return writes(PatchFiles(patch))
 	}
 	return nil
-}
-
-// Halt: Copilot CLI drops continue:false and stopReason, so a halt would
-// pass the stop unseen. A block with the halt's reason sends the session
-// back instead, telling the model to stop and tell the user; the gate
-// halts again at every stop, so each is blocked until the user acts or
-// Copilot's own cap (8 blocks) ends it.
-func (copilotAnswers) Halt(reason string, _ bool) (hook.Output, bool) {
-	return hook.Block(hook.HaltRelay(reason)), false
 }
 
 // Copilot CLI records a session in events.jsonl

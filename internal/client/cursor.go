@@ -98,7 +98,12 @@ var cursorEvent = map[string]string{
 var cursorTool = map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit",
 	"MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}
 
-type cursorAnswers struct{}
+// cursorAnswers writes Cursor's answers. Its stop has no answer that ends
+// the session and shows the user why, and passing the stop would end it
+// unseen: a halt is relayed as a followup_message, until loop_limit; on a
+// permission event the same block is a deny whose user_message the user
+// sees.
+type cursorAnswers struct{ relaysHalt }
 
 func (cursorAnswers) Name() string { return "cursor" }
 
@@ -134,17 +139,6 @@ func (cursorAnswers) Encode(event string, o hook.Output) any {
 		return cursorOutput{Permission: "deny", UserMessage: reason, AgentMessage: reason}
 	}
 	return nil
-}
-
-// Halt: Cursor's stop has no answer that ends the session and shows the
-// user why; passing the stop would end it unseen. The most visible answer
-// that fails closed is a followup_message telling the agent to stop and
-// tell the user, word for word: the gate halts again at every stop, so the
-// agent is sent back until the user acts or loop_limit ends it. On a
-// permission event the same block is a deny whose user_message the user
-// sees.
-func (cursorAnswers) Halt(reason string, _ bool) (hook.Output, bool) {
-	return hook.Block(hook.HaltRelay(reason)), false
 }
 
 func decodeCursor(data []byte, _ string) (*hook.Input, error) {

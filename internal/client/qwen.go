@@ -41,18 +41,16 @@ var Qwen = &Client{
 	lines:   lines[qwenLine](nil, `"functionCall"`, `"type":"user"`),
 }
 
-type qwenAnswers struct{ claudeAnswers }
+// qwenAnswers writes Qwen Code's answers, Claude Code's. Qwen continues
+// the agent on a Stop's continue:false with its stopReason as the next
+// prompt, the same as a block, and never shows the user why: a halt is
+// relayed, until Qwen's cap.
+type qwenAnswers struct {
+	claudeAnswers
+	relaysHalt
+}
 
 func (qwenAnswers) Name() string { return "qwen" }
-
-// Halt: Qwen Code continues the agent on a Stop's continue:false with its
-// stopReason as the next prompt, the same as a block, and never shows the
-// user why. The halt is a block relaying its reason through the model;
-// the gate halts again at every stop, until the user acts or Qwen's cap
-// ends it.
-func (qwenAnswers) Halt(reason string, _ bool) (hook.Output, bool) {
-	return hook.Block(hook.HaltRelay(reason)), false
-}
 
 // qwenTool maps Qwen Code's file tools to the Claude Code tool stopgate
 // judges; each takes file_path like it.
