@@ -29,6 +29,7 @@ func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 		return nil
 	}
 	c.ReadOnly, c.Writable = base.ReadOnly(), base.Writable()
+	c.Env = base.ValidatorEnv()
 	return c
 }
 

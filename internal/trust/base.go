@@ -12,6 +12,7 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
@@ -53,9 +54,16 @@ type Base struct {
 	// do.
 	Local []guard.Protected
 	// Caches are the folders of HOME a confined validator may write: what
-	// a test run needs (Go's build and module caches, npm's, the XDG cache
-	// and TMPDIR).
+	// a test run needs (npm's, the XDG cache and TMPDIR).
 	Caches []string
+	// GoCaches are Go's build and module caches, which the go.mod route
+	// (go tool gate) builds the hooks from and Go never checks again: a
+	// validator that wrote them would choose the next hook's code. A
+	// confined one gets them read-only and builds in GOCACHE (ValidatorEnv).
+	GoCaches []string
+	// GoBuild is the confined validators' own Go build cache, in the XDG
+	// cache; "" with no HOME.
+	GoBuild string
 }
 
 // For returns the trusted base of p. An error means the run validators
@@ -94,7 +102,7 @@ func For(p Project) (*Base, error) {
 	b := &Base{Root: p.Root, Home: p.Home, Shared: guard.Entries(src)}
 	if len(b.Shared) > 0 { // protect = [] turns every wall off
 		b.Local = local(p, telemetry)
-		b.Caches = caches(p.Home, os.Getenv)
+		b.Caches, b.GoCaches, b.GoBuild = caches(p.Home, os.Getenv)
 	}
 	return b, err
 }
@@ -168,8 +176,9 @@ func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
 func (b *Base) Empty() bool { return len(b.Shared) == 0 }
 
 // ReadOnly are the paths a confined validator gets read-only: the whole
-// base, the npm packages included, and HOME, where the user's settings,
-// the plugin and a PATH's gate live (Writable reopens the caches).
+// base, the npm packages included, Go's caches, and HOME, where the
+// user's settings, the plugin and a PATH's gate live (Writable reopens the
+// other caches).
 func (b *Base) ReadOnly() []string {
 	var out []string
 	for _, ps := range [][]guard.Protected{b.Shared, b.Local} {
@@ -178,7 +187,7 @@ func (b *Base) ReadOnly() []string {
 		}
 	}
 	if h := b.home(); h != "" {
-		out = append(out, h)
+		out = append(append(out, b.GoCaches...), h)
 	}
 	return out
 }
@@ -206,26 +215,44 @@ func (b *Base) home() string {
 	return h
 }
 
-// caches returns the folders a test run writes in home: Go's build and
-// module caches, npm's, the XDG cache, TMPDIR; each as the environment
-// sets it, else where the tool puts it.
-func caches(home string, getenv func(string) string) []string {
-	if home == "" {
+// ValidatorEnv is what a confined validator's environment sets over the
+// gate's, as KEY=VALUE: its own Go build cache, where Go's are read-only.
+// It makes those folders, so that a missing one is mounted read-only, not
+// left for a validator to create under a writable cache.
+func (b *Base) ValidatorEnv() []string {
+	if b.home() == "" || b.GoBuild == "" {
 		return nil
+	}
+	for _, d := range append(slices.Clone(b.GoCaches), b.GoBuild) {
+		os.MkdirAll(d, 0o755)
+	}
+	return []string{"GOCACHE=" + b.GoBuild}
+}
+
+// caches returns the folders a test run writes in home (the XDG cache,
+// npm's, TMPDIR), Go's build and module caches, and the validators' own
+// Go build cache; each as the environment sets it, else where the tool
+// puts it.
+func caches(home string, getenv func(string) string) (writable, goCaches []string, goBuild string) {
+	if home == "" {
+		return nil, nil, ""
 	}
 	gopath, _, _ := strings.Cut(getenv("GOPATH"), string(os.PathListSeparator))
 	xdg := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
-	var out []string
-	for _, c := range []string{
-		xdg,
-		cmp.Or(getenv("GOCACHE"), filepath.Join(xdg, "go-build")),
-		cmp.Or(getenv("GOMODCACHE"), filepath.Join(cmp.Or(gopath, filepath.Join(home, "go")), "pkg", "mod")),
-		cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
-		os.TempDir(),
-	} {
-		if filepath.IsAbs(c) {
-			out = append(out, filepath.Clean(c))
+	abs := func(ps ...string) []string {
+		var out []string
+		for _, p := range ps {
+			if filepath.IsAbs(p) {
+				out = append(out, filepath.Clean(p))
+			}
 		}
+		return out
 	}
-	return out
+	writable = abs(xdg, cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")), os.TempDir())
+	goCaches = abs(cmp.Or(getenv("GOCACHE"), filepath.Join(xdg, "go-build")),
+		cmp.Or(getenv("GOMODCACHE"), filepath.Join(cmp.Or(gopath, filepath.Join(home, "go")), "pkg", "mod")))
+	if filepath.IsAbs(xdg) {
+		goBuild = filepath.Join(xdg, "stopgate", "go-build")
+	}
+	return writable, goCaches, goBuild
 }

@@ -112,3 +112,22 @@ func TestNothingProtected(t *testing.T) {
 		t.Errorf("protect = []: %+v", b)
 	}
 }
+
+// TestGoCachesReadOnly: Go's build and module caches, which the go.mod
+// route builds the hooks from, are read-only in the confinement and never
+// writable; a confined validator's Go builds get a cache of their own.
+func TestGoCachesReadOnly(t *testing.T) {
+	b, _, home := project(t, withRun)
+	ro, w := b.ReadOnly(), b.Writable()
+	for _, c := range []string{filepath.Join(home, ".cache/go-build"), filepath.Join(home, "go/pkg/mod")} {
+		if os.Getenv("GOCACHE") != "" || os.Getenv("GOMODCACHE") != "" {
+			t.Skip("GOCACHE or GOMODCACHE set: the caches are not in this HOME")
+		}
+		if !slices.Contains(ro, c) || slices.Contains(w, c) {
+			t.Errorf("%s: read-only %t, writable %t; want read-only only", c, slices.Contains(ro, c), slices.Contains(w, c))
+		}
+	}
+	if env := b.ValidatorEnv(); !slices.Equal(env, []string{"GOCACHE=" + filepath.Join(home, ".cache/stopgate/go-build")}) {
+		t.Errorf("validator env %q", env)
+	}
+}

@@ -58,6 +58,8 @@ type Confinement struct {
 	// above them (HOME's caches, the project in HOME); a read-only path
 	// inside one stays read-only.
 	Writable []string
+	// Env are KEY=VALUE set over the gate's environment inside.
+	Env []string
 }
 
 // bwrapBase are the arguments of every confined command, before the
@@ -134,6 +136,10 @@ func (c *Confinement) args(dir string, argv ...string) []string {
 	args := slices.Clone(bwrapBase)
 	for _, m := range c.mounts() {
 		args = append(args, m.op, m.path, m.path)
+	}
+	for _, kv := range c.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		args = append(args, "--setenv", k, v)
 	}
 	return append(append(args, "--chdir", dir, "--"), argv...)
 }
