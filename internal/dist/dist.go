@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,13 +184,8 @@ func build(o Options, src, dir string, p platform) ([]file, buildinfo.Info, erro
 // sums is SHA256SUMS of out: "HASH  NAME" lines sorted by name, as
 // sha256sum -c reads them.
 func sums(out map[string][]byte) []byte {
-	var names []string
-	for name := range out {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	var b strings.Builder
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(out)) {
 		h := sha256.Sum256(out[name])
 		b.WriteString(hex.EncodeToString(h[:]) + "  " + name + "\n")
 	}
@@ -201,12 +197,7 @@ func write(dir string, out map[string][]byte, log io.Writer) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	var names []string
-	for name := range out {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(out)) {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err

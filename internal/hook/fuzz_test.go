@@ -2,6 +2,7 @@ package hook
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -29,7 +30,7 @@ func FuzzParseInput(f *testing.F) {
 			if in.HookEventName == "" || in.SessionID == "" {
 				t.Fatalf("accepted without event or session: %+v", in)
 			}
-			if len(events) > 0 && !contains(events, in.HookEventName) {
+			if len(events) > 0 && !slices.Contains(events, in.HookEventName) {
 				t.Fatalf("accepted event %q outside %v", in.HookEventName, events)
 			}
 			if !utf8.Valid(data) {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -134,23 +135,29 @@ func Parse(data []byte, events ...string) (*Input, error) {
 // stopgate reads, without judging its event.
 func Unmarshal(trimmed []byte) (*Input, error) {
 	var in Input
-	if err := json.Unmarshal(trimmed, &in); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, typeError("", te)
-		}
-		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
+	if err := decode(trimmed, &in, "", "hook input is not valid JSON"); err != nil {
+		return nil, err
 	}
 	if readsTool[in.ToolName] && len(in.ToolInput) > 0 && string(in.ToolInput) != "null" {
-		if err := json.Unmarshal(in.ToolInput, &in.Tool); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return nil, typeError("tool_input", te)
-			}
-			return nil, fmt.Errorf("hook input field \"tool_input\" is not a JSON object: %w", err)
+		if err := decode(in.ToolInput, &in.Tool, "tool_input", `hook input field "tool_input" is not a JSON object`); err != nil {
+			return nil, err
 		}
 	}
 	return &in, nil
+}
+
+// decode unmarshals data into v, a field of the wrong type named under
+// parent in JSON's words (typeError), any other error after bad.
+func decode(data []byte, v any, parent, bad string) error {
+	err := json.Unmarshal(data, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return typeError(parent, te)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", bad, err)
+	}
+	return nil
 }
 
 // Check says whether in names an event from events (any event if events
@@ -159,7 +166,7 @@ func (in *Input) Check(events ...string) error {
 	if in.HookEventName == "" {
 		return errors.New("hook input has no hook_event_name")
 	}
-	if len(events) > 0 && !contains(events, in.HookEventName) {
+	if len(events) > 0 && !slices.Contains(events, in.HookEventName) {
 		if in.Client != nil {
 			return fmt.Errorf("unsupported %s hook event %q: this hook handles %s (check how it is registered: gate check)", in.Client.Name(), in.ClientEvent, strings.Join(events, ", "))
 		}
@@ -209,15 +216,6 @@ var readsTool = map[string]bool{"Read": true, "Write": true, "Edit": true, "Mult
 
 // FilePath returns tool_input.file_path, or "" when the tool input has none.
 func (in *Input) FilePath() string { return in.Tool.FilePath }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
 
 // describe says what kind of JSON value, or non-JSON text, b starts with.
 func describe(b []byte) string {

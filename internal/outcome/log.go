@@ -3,9 +3,10 @@
 //
 // Appends are serialised with the lock outcomes.jsonl.lock (taken with a
 // deadline, see queue.Lock) and each record is one write, so concurrent
-// gates (subagents stopping together) never interleave lines. A line torn by a killed writer is skipped by
-// Read and fenced off by the next Append, which starts a fresh line. Past
-// MaxSize the log is rotated to outcomes.jsonl.1, so it stays bounded.
+// gates (subagents stopping together) never interleave lines. A line torn
+// by a killed writer is skipped by Read and fenced off by the next Append,
+// which starts a fresh line. Past MaxSize the log is rotated to
+// outcomes.jsonl.1, so it stays bounded.
 package outcome
 
 import (
@@ -16,9 +17,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/queue"
-	"time"
 )
 
 // FileName is the log's name in the state dir; the rotated log adds ".1".

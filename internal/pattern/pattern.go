@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -124,12 +125,7 @@ func (s *Set) MayEnter(dir string) bool {
 		return true
 	}
 	segs := strings.Split(dir, "/")
-	for _, p := range s.list {
-		if !p.negate && enter(p.segs, segs) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.list, func(p pat) bool { return !p.negate && enter(p.segs, segs) })
 }
 
 // enter reports whether pat matches dir or one of its parents, or could

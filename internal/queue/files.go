@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,4 +61,18 @@ func (q *Queue) quarantine(path string, cause error) Bad {
 		dest = path + " (removed)"
 	}
 	return Bad{Path: dest, Error: fmt.Errorf("unreadable entry %s: %w", rel, cause)}
+}
+
+// HasPending reports whether s has any pending entry, readable or not,
+// without taking the lock or moving anything: a cheap look for another
+// hook that must let the gate's verdict on s come first. Unlike Snapshot it
+// never quarantines, so the gate still sees and reports a bad entry.
+func (q *Queue) HasPending(s Scope) bool {
+	des, err := os.ReadDir(q.scopeDir(s))
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(des, func(de os.DirEntry) bool {
+		return !de.IsDir() && strings.HasSuffix(de.Name(), ".json") && !strings.HasPrefix(de.Name(), TempPrefix)
+	})
 }

@@ -164,14 +164,6 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 // EmptyConfig reports whether the config file holds nothing but blanks:
 // the same as missing, for the rule.
 func EmptyConfig(file string) bool {
-	f, fi, err := regular.Open(file)
-	if err != nil {
-		return false // a named pipe is not empty: reading it would hold the stop
-	}
-	defer f.Close()
-	if fi.Size() > 4<<10 {
-		return false
-	}
-	data, err := io.ReadAll(f)
+	data, err := regular.ReadFile(file, 4<<10) // a named pipe is not empty: reading it would hold the stop
 	return err == nil && len(bytes.TrimSpace(data)) == 0
 }

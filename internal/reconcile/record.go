@@ -83,12 +83,7 @@ func stopAfter(stops []transcript.Stop, off int64, event string) (passed bool, b
 
 // ranGate reports whether the gate was among the hooks the client ran.
 func ranGate(commands []string) bool {
-	for _, c := range commands {
-		if settings.Program(c) == hook.Gate {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(commands, func(c string) bool { return settings.Program(c) == hook.Gate })
 }
 
 // passedAt reports whether a block reason of the gate shows prompt p

@@ -24,17 +24,10 @@ func newResource(ctx context.Context, t target, client string) (*resource.Resour
 	if t.req.Config.Repository != "" {
 		name = t.req.Config.Repository
 	}
-	if name != "" {
-		attrs = append(attrs, attribute.String(attrRepoName, name))
-	}
-	if remote != "" {
-		attrs = append(attrs, attribute.String(attrRepoURL, remote))
-	}
-	if client != "" {
-		attrs = append(attrs, attribute.String(attrClient, client))
-	}
-	if t.clientVersion != "" {
-		attrs = append(attrs, attribute.String(attrClientVersion, t.clientVersion))
+	for _, kv := range [][2]string{{attrRepoName, name}, {attrRepoURL, remote}, {attrClient, client}, {attrClientVersion, t.clientVersion}} {
+		if kv[1] != "" {
+			attrs = append(attrs, attribute.String(kv[0], kv[1]))
+		}
 	}
 	for k, v := range t.req.Config.Resource {
 		attrs = append(attrs, attribute.String(k, v))
