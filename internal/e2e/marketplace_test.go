@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,5 +133,42 @@ func TestMarketplacePluginGoToolReplaced(t *testing.T) {
 	r := goToolSession(t, "package main\n\nfunc main() {}\n")
 	if halted := r.Halt(); !strings.Contains(halted, "go tool gate is not stopgate as published") {
 		r.Errorf("the stop was not halted with why: %q", halted)
+	}
+}
+
+// TestMarketplacePluginInitWalls: with the plugin installed by the real
+// client (claude plugin install), gate init in the project writes the OS
+// wall and no hooks (the plugin's would run a second time), gate check
+// finds the plugin's hooks and is clean, and a session is still gated:
+// blocked, then passed.
+func TestMarketplacePluginInitWalls(t *testing.T) {
+	p := NewStopgateProject(t)
+	addMarketplace(t, p)
+	gate := func(args ...string) string {
+		cmd := exec.Command(filepath.Join(Stopgate(t), "gate"), args...)
+		cmd.Dir = p.Dir
+		cmd.Env = p.env("http://127.0.0.1:9")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("gate %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := gate("init"); !strings.Contains(out, ".claude/settings.json: no hooks: stopgate's plugin registers them") || !strings.Contains(out, "+ sandbox.enabled") {
+		t.Fatalf("gate init did not write the wall alone:\n%s", out)
+	}
+	if settings := p.ReadFile(".claude/settings.json"); strings.Contains(settings, `"hooks"`) {
+		t.Errorf("gate init registered hooks beside the plugin's:\n%s", settings)
+	}
+	if out := gate("check"); strings.Contains(out, "warning") || !strings.Contains(out, "every stopgate hook registered; the OS wall is up") {
+		t.Errorf("gate check after gate init is not clean:\n%s", out)
+	}
+	api := Start(t, Anthropic, jokeScript(p))
+	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	if !r.Told(blocked + ": 2 checks failed.") {
+		r.Errorf("the model was not blocked: the plugin's hooks did not judge the stop")
+	}
+	if r.Final.TerminalReason != "completed" {
+		r.Errorf("terminal_reason %q, want completed", r.Final.TerminalReason)
 	}
 }
