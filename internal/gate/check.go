@@ -409,8 +409,8 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 	budget := told - stop.Margin(told)
 	var longest *config.Validator
 	for _, name := range cfg.Order {
-		// File checks take no time; only programs can run into the limit.
-		if v := cfg.Validators[name]; v.Run != "" && (longest == nil || v.Timeout > longest.Timeout) {
+		// File checks take no time; only programs and judges can run into the limit.
+		if v := cfg.Validators[name]; (v.Run != "" || v.Judge != nil) && (longest == nil || v.Timeout > longest.Timeout) {
 			longest = v
 		}
 	}

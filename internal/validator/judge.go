@@ -59,15 +59,9 @@ func unavailable(why string) Result {
 // verbatim; an answer that cannot be reached, parsed or verified is
 // unavailable, never a pass. Verified answers are cached by the hash of
 // what was asked, so an unchanged stop asks nothing.
-func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result) Result {
-	start := time.Now()
-	r := judge(ctx, env, s, specs, results)
-	r.Name, r.Duration = s.Name, time.Since(start)
-	return r
-}
-
-func judge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result) Result {
-	j := s.Judge
+func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result) (r Result) {
+	start, j := time.Now(), s.Judge
+	defer func() { r.Name, r.Duration = s.Name, time.Since(start) }()
 	bodies, user, err := evidence(env, s, specs, results)
 	if err != nil {
 		return unavailable(err.Error())
@@ -79,7 +73,7 @@ func judge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result)
 		cache = filepath.Join(j.CacheDir, hex.EncodeToString(sum[:])+".json")
 	}
 	if a, ok := cached(cache); ok {
-		r := a.result(j.Model)
+		r = a.result(j.Model)
 		r.Usage = &Usage{Cached: true}
 		return r
 	}
@@ -95,7 +89,7 @@ func judge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result)
 	defer cancel()
 	text, usage, err := ask(ctx, j, key, system, user)
 	if err != nil {
-		r := unavailable(strings.ReplaceAll(err.Error(), key, "[key]"))
+		r = unavailable(strings.ReplaceAll(err.Error(), key, "[key]"))
 		r.Usage, r.TimedOut = usage, errors.Is(err, context.DeadlineExceeded)
 		if r.TimedOut {
 			r.Problem = fmt.Sprintf("judge unavailable: no answer within %s", timeout)
@@ -104,7 +98,7 @@ func judge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result)
 	}
 	a, why := parseAnswer(text, bodies)
 	if why != "" {
-		r := unavailable("the judge's answer could not be verified: " + why)
+		r = unavailable("the judge's answer could not be verified: " + why)
 		r.Output, r.Usage = cli.Clip(text, 2000, "…"), usage
 		return r
 	}
@@ -113,7 +107,7 @@ func judge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result)
 		os.MkdirAll(j.CacheDir, 0o755)
 		atomicfile.Write(cache, data, atomicfile.Options{TempPrefix: ".judge-tmp-", NoSync: true})
 	}
-	r := a.result(j.Model)
+	r = a.result(j.Model)
 	r.Usage = usage
 	return r
 }
