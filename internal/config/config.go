@@ -93,11 +93,11 @@ type Settings struct {
 	Confine string
 	// Reuse is [settings] reuse: whether a validator that passed earlier
 	// in the session is taken as passed while nothing it depends on
-	// changed (reuse.go).
+	// changed (load.go).
 	Reuse string
 	// OutputBytes and Output are [settings] output_bytes and output: the
 	// bytes of a validator's output kept, and what is kept and shown
-	// first past them and past OutputLines (output.go).
+	// first past them and past OutputLines (load.go).
 	OutputBytes int
 	Output      string
 }
@@ -108,7 +108,7 @@ type Mapping struct {
 	Validators []string
 	Line       int
 	// WhenChanged: its validators run only when a file it selects
-	// changed since the prompt was armed (whenchanged.go).
+	// changed since the prompt was armed (load.go).
 	WhenChanged []string
 }
 
@@ -126,10 +126,10 @@ type Validator struct {
 	Diff               // changed, added_lacks, added_matches, in: diff.go
 	Judge       *Judge // judge and its keys (judge.go); nil: not a judge
 	// Inputs are the gitignore-style patterns of the files its verdict
-	// depends on (reuse.go); nil: the whole working tree.
+	// depends on (load.go); nil: the whole working tree.
 	Inputs []string
 	// WhenChanged: it runs only when a file it selects changed since its
-	// prompt was armed (whenchanged.go).
+	// prompt was armed (load.go).
 	WhenChanged []string
 
 	patterns *pattern.Set // Inputs compiled, by the first Patterns

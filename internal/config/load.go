@@ -44,7 +44,7 @@ type rawSettings struct {
 	Protect     *[]string `toml:"protect"`
 	Confine     *bool     `toml:"confine"`
 	Reuse       *bool     `toml:"reuse"`
-	// What of a validator's output the agent reads (output.go).
+	// What of a validator's output the agent reads (output).
 	OutputBytes int    `toml:"output_bytes"`
 	Output      string `toml:"output"`
 }
@@ -58,7 +58,7 @@ var defaultSettings = rawSettings{
 type rawMapping struct {
 	Prompt      string    `toml:"prompt"`
 	Validators  []string  `toml:"validators"`
-	WhenChanged *[]string `toml:"when_changed"` // whenchanged.go
+	WhenChanged *[]string `toml:"when_changed"` // whenChanged
 }
 
 type rawValidator struct {
@@ -69,8 +69,8 @@ type rawValidator struct {
 	Regex       string    `toml:"regex"`
 	Timeout     string    `toml:"timeout"`
 	Fix         string    `toml:"fix"`
-	Inputs      *[]string `toml:"inputs"`       // reuse.go
-	WhenChanged *[]string `toml:"when_changed"` // whenchanged.go
+	Inputs      *[]string `toml:"inputs"`       // inputs
+	WhenChanged *[]string `toml:"when_changed"` // whenChanged
 	// The diff checks (diff.go).
 	Changed      []string `toml:"changed"`
 	AddedLacks   string   `toml:"added_lacks"`
