@@ -74,6 +74,7 @@ func TestPluginLauncher(t *testing.T) {
 		"garbage": "\x7fELF\x02\x01\x01\x00garbage", // an ELF of no machine: exit 126
 		"killed":  "#!/bin/sh\nkill -9 $$\n",
 		"exit2":   "#!/bin/sh\necho block\nexit 2\n",
+		"path":    "#!/bin/sh\necho \"PATH=$PATH\"\n",
 		// A project that pins stopgate with go.mod's tool directive, here a
 		// local copy whose gate prints where it runs and exits 2, or one
 		// that does not compile.
@@ -97,6 +98,9 @@ func TestPluginLauncher(t *testing.T) {
 	}{
 		{"npm", "gate", `{}`, []string{"node_modules/@stopgate/linux-x64/bin/gate", "bin/gate"}, "/node_modules/@stopgate/linux-x64/bin/gate --client x\n"},
 		{"project bin", "detect", `{}`, []string{"bin/detect"}, "/bin/detect --client x\n"},
+		// Found before the search makes PATH safe, it still runs with PATH
+		// as the client gave it.
+		{"project bin, PATH as given", "detect", `{}`, []string{"bin/detect=path"}, "PATH=/usr/bin:/bin:"},
 		{"none at Stop", "gate", `{"hook_event_name":"Stop"}`, nil, `{"continue":false,"stopReason":"stopgate is not installed in this project, so this stop cannot be checked: run npm install -D stopgate`},
 		{"none at SubagentStop", "gate", `{"hook_event_name":"SubagentStop"}`, nil, ""},
 		{"none for detect", "detect", `{"hook_event_name":"Stop"}`, nil, ""},
