@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,44 +11,44 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/bench"
-	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/dist"
-	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // registrationCases time one hook call, detect on an unmatched Read of a
-// project of n mappings, as each form gate init could register runs it, beside the
-// native program's own row: through the launcher gate init writes, run by
-// sh -c as the clients run it (settings.Launcher), through npm's node shim
-// (what npx gate runs) and through go tool (the go.mod tool directive;
-// that detect is HEAD's, served by a local module proxy). A form that
-// cannot be set up here is a row that says why. Each form has a project
-// of n mappings of its own: the npm and go tool builds are other builds,
-// with config caches of their own, and one sharing a project with another
-// would rewrite the cache at every run.
+// project of n mappings, on each install route, as the route registers
+// it: the PostToolUse Read command that gate init (run from that route's
+// install) wrote into the project's .claude/settings.json, or the one the
+// marketplace plugin's hooks.json holds, run by sh -c with the project's
+// variables, as the client runs it. The routes: bin/ (make install
+// PREFIX=.), npm (the platform package in node_modules), the go.mod tool
+// directive (go tool gate init registers bin/, which go install fills,
+// from a local module proxy of HEAD), and the plugin with the programs in
+// bin/. A route that cannot be set up here is a row that says why. Each
+// has a project of its own: each install has its own config cache.
 func (o *options) registrationCases(n int) ([]bench.Case, error) {
 	var cases []bench.Case
-	for _, form := range []struct {
+	for _, route := range []struct {
 		dir, how string
-		cmd      func(root string) (*bench.Cmd, error)
+		setup    func(root string) (command string, err error)
 	}{
-		{"launcher", "gate init's launcher (sh -c)", func(root string) (*bench.Cmd, error) {
-			return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", settings.Launcher([]string{cli.ShellQuote(o.detect)}, "", "", "")}, Dir: root, Env: o.env(root)}, nil
-		}},
-		{"npm", "npm's node shim", o.npmShim},
-		{"plugin", "the marketplace plugin's hook, bin/ installed (sh -c)", o.pluginHook},
-		{"gotool", "go tool", o.goTool},
+		{"bin", "the bin/ route", o.binRoute},
+		{"npm", "the npm route", o.npmRoute},
+		{"gotool", "the go.mod tool route (bin/ by go install)", o.goToolRoute},
+		{"plugin", "the marketplace plugin, bin/ installed", o.pluginRoute},
 	} {
-		name := fmt.Sprintf("registered as detect, unmatched Read, %s mappings, through %s", count(n), form.how)
+		name := fmt.Sprintf("registered as detect, unmatched Read, %s mappings, on %s", count(n), route.how)
 		if !o.wants(name) {
 			continue
 		}
-		p, err := bench.WriteProject(filepath.Join(o.tmp, "registered-"+form.dir), n)
+		p, err := bench.WriteProject(filepath.Join(o.tmp, "registered-"+route.dir), n)
 		if err != nil {
 			return nil, err
 		}
-		cmd, err := form.cmd(p.Dir)
+		var cmd *bench.Cmd
+		command, err := route.setup(p.Dir)
 		if err == nil {
+			env := append(o.env(p.Dir), "CLAUDE_PLUGIN_ROOT="+o.plugin())
+			cmd = &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", command}, Dir: p.Dir, Env: env}
 			err = reachesDetect(cmd)
 		}
 		if err != nil {
@@ -73,45 +74,48 @@ func reachesDetect(cmd *bench.Cmd) error {
 	return nil
 }
 
-// npmShim lays out an npm install holding the built programs and returns
-// node running the shim npm links as node_modules/.bin/detect, in the
-// project at root.
-func (o *options) npmShim(root string) (*bench.Cmd, error) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, err
+// binRoute copies the built programs into the project's bin/, as make
+// install PREFIX=. puts them, and runs that gate init.
+func (o *options) binRoute(root string) (string, error) {
+	bin := filepath.Join(root, "bin")
+	for _, prog := range []string{o.detect, o.gate, o.th} {
+		if prog == "" {
+			continue // testhook not built
+		}
+		if err := copyFile(prog, filepath.Join(bin, filepath.Base(prog))); err != nil {
+			return "", err
+		}
 	}
-	dir := filepath.Join(o.tmp, "npm")
-	if err := dist.WriteNpmInstall(dir, filepath.Dir(o.detect), runtime.GOOS, runtime.GOARCH); err != nil {
-		return nil, err
-	}
-	return &bench.Cmd{Path: node, Args: []string{filepath.Join(dir, "node_modules", "stopgate", "bin", "detect.js")}, Dir: root, Env: o.env(root)}, nil
+	return o.initRegisters(root, nil, filepath.Join(bin, "gate"), "init", "--no-wall")
 }
 
-// goTool makes a Go module whose go.mod has stopgate's tool directives,
-// from a local module proxy of the repository's HEAD, and returns go tool
-// run in it, for the project at root.
-func (o *options) goTool(root string) (*bench.Cmd, error) {
-	o.logf("serving HEAD from a local module proxy for go tool")
+// npmRoute lays out npm's install of the built programs in the project
+// and runs the gate of its platform package.
+func (o *options) npmRoute(root string) (string, error) {
+	if err := dist.WriteNpmInstall(root, filepath.Dir(o.detect), runtime.GOOS, runtime.GOARCH); err != nil {
+		return "", err
+	}
+	gate, err := filepath.Glob(filepath.Join(root, "node_modules", "@stopgate", "*", "bin", "gate"))
+	if err != nil || len(gate) != 1 {
+		return "", fmt.Errorf("npm's platform package: %v gates (%v)", len(gate), err)
+	}
+	return o.initRegisters(root, nil, gate[0], "init", "--no-wall")
+}
+
+// goToolRoute makes the project a Go module whose go.mod has stopgate's
+// tool directives, from a local module proxy of HEAD, runs go tool gate
+// init, and installs the programs into bin/ as gate init says to: go
+// install at the version go.mod pins.
+func (o *options) goToolRoute(root string) (string, error) {
+	o.logf("serving HEAD from a local module proxy for the go.mod tool route")
 	const version = "v0.99.0"
 	dir := filepath.Join(o.tmp, "gotool")
 	if err := dist.ModuleProxy(o.repo, "HEAD", version, filepath.Join(dir, "proxy")); err != nil {
-		return nil, err
+		return "", err
 	}
 	env, err := dist.ProxyEnv(o.gocmd, filepath.Join(dir, "proxy"), filepath.Join(dir, "modcache"))
 	if err != nil {
-		return nil, err
-	}
-	mod := filepath.Join(dir, "mod")
-	if err := os.MkdirAll(mod, 0o755); err != nil {
-		return nil, err
-	}
-	for _, args := range [][]string{{"mod", "init", "example.com/bench"}, {"get", "-tool", dist.Module + "/cmd/...@" + version}, {"tool", "-n", "detect"}} {
-		cmd := exec.Command(o.gocmd, args...)
-		cmd.Dir, cmd.Env = mod, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go %v: %v: %s", args, err, out)
-		}
+		return "", err
 	}
 	// The module cache is read-only: make it removable with the rest.
 	o.cleanups = append(o.cleanups, func() {
@@ -119,37 +123,99 @@ func (o *options) goTool(root string) (*bench.Cmd, error) {
 		c.Env = env
 		c.Run()
 	})
-	// go needs its whole environment; the project is named by the variable.
-	return &bench.Cmd{Path: o.gocmd, Args: []string{"tool", "detect"}, Dir: mod, Env: append(env, "CLAUDE_PROJECT_DIR="+root)}, nil
+	for _, args := range [][]string{{"mod", "init", "example.com/bench"}, {"get", "-tool", dist.Module + "/cmd/...@" + version}} {
+		if err := runIn(root, env, o.gocmd, args...); err != nil {
+			return "", err
+		}
+	}
+	command, err := o.initRegisters(root, env, o.gocmd, "tool", "gate", "init", "--no-wall")
+	if err != nil {
+		return "", err
+	}
+	return command, runIn(root, append(env, "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", dist.Module+"/cmd/...@"+version)
 }
 
-// pluginHook is the marketplace plugin's registered PostToolUse command
-// (plugins/stopgate/hooks/hooks.json), run by sh -c as the client runs it,
-// in the project at root with the programs installed in its bin/: the
-// plugin's script searches for them on every event.
-func (o *options) pluginHook(root string) (*bench.Cmd, error) {
-	plugin, err := filepath.Abs(filepath.Join(o.repo, "plugins", "stopgate"))
-	if err != nil {
-		return nil, err
+// pluginRoute installs the built detect in the project's bin/ and returns
+// the marketplace plugin's registered PostToolUse Read command.
+func (o *options) pluginRoute(root string) (string, error) {
+	if err := copyFile(o.detect, filepath.Join(root, "bin", "detect")); err != nil {
+		return "", err
 	}
-	data, err := os.ReadFile(filepath.Join(plugin, "hooks", "hooks.json"))
+	return readCommand(filepath.Join(o.plugin(), "hooks", "hooks.json"))
+}
+
+// plugin is the marketplace plugin's folder in the repository.
+func (o *options) plugin() string {
+	dir, _ := filepath.Abs(filepath.Join(o.repo, "plugins", "stopgate"))
+	return dir
+}
+
+// initRegisters runs gate init (the program and arguments given) in the
+// project at root, with a home of its own (no plugin of the user's), and
+// returns the PostToolUse Read command it registered.
+func (o *options) initRegisters(root string, env []string, prog string, args ...string) (string, error) {
+	if env == nil {
+		env = o.env("")
+	}
+	env = append(env, "HOME="+filepath.Join(root, ".home"), "CLAUDE_PROJECT_DIR=")
+	if err := runIn(root, env, prog, args...); err != nil {
+		return "", err
+	}
+	return readCommand(filepath.Join(root, ".claude", "settings.json"))
+}
+
+// readCommand returns the command of the PostToolUse hook whose matcher
+// names Read, in a settings file or a plugin's hooks.json.
+func readCommand(path string) (string, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	var doc struct {
 		Hooks map[string][]struct {
-			Hooks []struct{ Command string }
+			Matcher string
+			Hooks   []struct{ Command string }
 		}
 	}
-	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Hooks["PostToolUse"]) == 0 || len(doc.Hooks["PostToolUse"][0].Hooks) == 0 {
-		return nil, fmt.Errorf("no PostToolUse hook in the plugin's hooks.json (%v)", err)
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
-		return nil, err
+	for _, m := range doc.Hooks["PostToolUse"] {
+		if strings.Contains(m.Matcher, "Read") && len(m.Hooks) > 0 {
+			return m.Hooks[0].Command, nil
+		}
 	}
-	if err := os.Symlink(o.detect, filepath.Join(root, "bin", "detect")); err != nil {
-		return nil, err
+	return "", fmt.Errorf("%s registers no PostToolUse Read hook", path)
+}
+
+// runIn runs prog with args in dir, its output shown only when it fails.
+func runIn(dir string, env []string, prog string, args ...string) error {
+	cmd := exec.Command(prog, args...)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %v: %w: %s", filepath.Base(prog), args, err, out)
 	}
-	env := append(o.env(root), "CLAUDE_PLUGIN_ROOT="+plugin)
-	return &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", doc.Hooks["PostToolUse"][0].Hooks[0].Command}, Dir: root, Env: env}, nil
+	return nil
+}
+
+// copyFile copies the program at src to dst, executable: a symlink would
+// make gate init see the program where it was built, not the route.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
