@@ -17,7 +17,6 @@ import (
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
-	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // Events are the hook events the gate program handles: the stops (package
@@ -162,10 +161,7 @@ func switchFindings(claude *claudeTexts) []finding {
 		if src.doc.DisablesHooks() {
 			out = append(out, finding{loc: src.Name, msg: "disableAllHooks is true", hint: "no hook runs, stopgate's included: remove it"})
 		}
-		if env := trust.HookEnv(src.doc.Env()); len(env) > 0 {
-			out = append(out, finding{loc: src.Name, msg: "env sets " + strings.Join(env, ", ") + ", which every hook and validator runs with: it chooses the programs they run",
-				hint: "remove it from env, and set it in the shell that starts the client"})
-		}
+		out = append(out, envFindings(src.Name, src.doc.Env())...)
 	}
 	return out
 }

@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/settings"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // clientFindings checks one client's registration: its file, each hook
@@ -54,8 +57,51 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 		fd.Timeout /= c.Unit // in seconds
 		out = append(out, timeoutFinding(cfg, fd, c.HookFile, c.Name)...)
 	}
+	out = append(out, clientEnvFindings(ws, env.Getenv("HOME"), c)...)
 	out = append(out, clientWallFindings(env, ws, c)...) // wall.go
 	return dedupe(out)
+}
+
+// hooksEnv are the clients whose settings hand the hooks an env, and
+// whether the file's top-level env counts beside each hook's own: Gemini
+// CLI and Qwen Code set a hook's env over their own for it, and Qwen Code
+// sets its settings' env where the process has none (read from their
+// hook runners and loadEnvironment).
+var hooksEnv = map[string]bool{client.Gemini.Name: false, client.Qwen.Name: true}
+
+// clientEnvFindings judges the env c's hook file, and the user's file of
+// the same name, hand the hooks as Claude Code's is (switchFindings).
+func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
+	top, ok := hooksEnv[c.Name]
+	if !ok {
+		return nil
+	}
+	var out []finding
+	for loc, path := range map[string]string{c.HookFile: filepath.Join(ws.root, c.HookFile), "~/" + c.HookFile: filepath.Join(home, c.HookFile)} {
+		data, err := os.ReadFile(path)
+		if err != nil || home == "" && loc[0] == '~' {
+			continue
+		}
+		d := settings.Parse(data)
+		names := d.HookEnv()
+		if top {
+			names = append(names, d.Env()...)
+		}
+		out = append(out, envFindings(loc, names)...)
+	}
+	slices.SortFunc(out, func(a, b finding) int { return strings.Compare(a.loc, b.loc) })
+	return out
+}
+
+// envFindings are the variables of the trusted base's environment
+// (trust.HookEnv) among names, an env file loc sets for the hooks.
+func envFindings(loc string, names []string) []finding {
+	env := trust.HookEnv(names)
+	if len(env) == 0 {
+		return nil
+	}
+	return []finding{{loc: loc, msg: "env sets " + strings.Join(env, ", ") + ", which every hook and validator runs with: it chooses the programs they run",
+		hint: "remove it from env, and set it in the shell that starts the client"}}
 }
 
 // capFinding warns when max_blocks would not end a failing loop before the

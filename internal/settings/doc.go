@@ -45,13 +45,36 @@ func (d *Doc) DisablesHooks() bool {
 // Env returns the names the file's env object sets, in text order: the
 // client hands each to every hook it runs. A file that is not a JSON
 // object sets none.
-func (d *Doc) Env() []string {
-	v := d.root.get("env")
-	if v == nil {
+func (d *Doc) Env() []string { return keys(d.root.get("env")) }
+
+// HookEnv returns the names each hook command's own env sets
+// (hooks.EVENT[].hooks[].env, Gemini CLI's and Qwen Code's shape), in text
+// order: the client sets them over its own for that hook.
+func (d *Doc) HookEnv() []string {
+	var names []string
+	events := d.root.get("hooks")
+	if events == nil {
 		return nil
 	}
-	names := make([]string, len(v.members))
-	for i, m := range v.members {
+	for _, ev := range events.members {
+		for _, group := range ev.val.elems {
+			if hooks := group.get("hooks"); hooks != nil {
+				for _, h := range hooks.elems {
+					names = append(names, keys(h.get("env"))...)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// keys returns the keys of object n, none when n is nil or not one.
+func keys(n *node) []string {
+	if n == nil {
+		return nil
+	}
+	names := make([]string, len(n.members))
+	for i, m := range n.members {
 		names[i] = m.key
 	}
 	return names
