@@ -125,23 +125,25 @@ func hbars(id string, rows []barRow, values []float64, class string) bars {
 
 // failBars draws a row of failures for each of ts, prompts or validators.
 func failBars(id string, ts []timing) bars {
-	var rows []barRow
-	var vals []float64
-	for _, t := range ts {
-		rows = append(rows, barRow{Label: t.Name, Value: fmt.Sprintf("%d of %d failed", t.Fails, t.Runs)})
-		vals = append(vals, float64(t.Fails))
-	}
-	return hbars(id, rows, vals, "block")
+	return barsOf(id, ts, "block", func(t timing) (string, float64) {
+		return fmt.Sprintf("%d of %d failed", t.Fails, t.Runs), float64(t.Fails)
+	})
 }
 
 func timeChart(id string, m *model) bars {
-	var rows []barRow
-	var vals []float64
-	for _, v := range m.Slowest {
-		rows = append(rows, barRow{Label: v.Name, Value: fmt.Sprintf("%s total, %d runs", round(v.Total), v.Runs)})
-		vals = append(vals, v.Total.Seconds())
+	return barsOf(id, m.Slowest, "time", func(t timing) (string, float64) {
+		return fmt.Sprintf("%s total, %d runs", round(t.Total), t.Runs), t.Total.Seconds()
+	})
+}
+
+// barsOf draws a row for each of ts, value saying its words and length.
+func barsOf(id string, ts []timing, class string, value func(timing) (string, float64)) bars {
+	rows, vals := make([]barRow, len(ts)), make([]float64, len(ts))
+	for i, t := range ts {
+		rows[i].Label = t.Name
+		rows[i].Value, vals[i] = value(t)
 	}
-	return hbars(id, rows, vals, "time")
+	return hbars(id, rows, vals, class)
 }
 
 // clientChart stacks each client's verdicts in one bar, as shares.
