@@ -12,7 +12,6 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
@@ -217,15 +216,17 @@ func (b *Base) home() string {
 
 // ValidatorEnv is what a confined validator's environment sets over the
 // gate's, as KEY=VALUE: its own Go build cache, where Go's are read-only.
-// It makes those folders, so that a missing one is mounted read-only, not
-// left for a validator to create under a writable cache.
+// It makes its own, and Go's where their folder is there (~/.cache), so
+// that one is mounted read-only, not left for a validator to create under
+// a writable cache; under HOME, read-only, none can be created.
 func (b *Base) ValidatorEnv() []string {
 	if b.home() == "" || b.GoBuild == "" {
 		return nil
 	}
-	for _, d := range append(slices.Clone(b.GoCaches), b.GoBuild) {
-		os.MkdirAll(d, 0o755)
+	for _, d := range b.GoCaches {
+		os.Mkdir(d, 0o755)
 	}
+	os.MkdirAll(b.GoBuild, 0o755)
 	return []string{"GOCACHE=" + b.GoBuild}
 }
 
