@@ -20,6 +20,7 @@
 package detect
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -228,12 +229,9 @@ func readPaths(in *hook.Input, root, home string) []string {
 	if in.ToolName != "Bash" || in.Tool.Command == "" {
 		return in.ReadPaths()
 	}
-	cwd := in.Cwd
+	cwd := cmp.Or(in.Cwd, root)
 	if cs := in.GuardCalls(); len(cs) == 1 && cs[0].Cwd != "" {
 		cwd = cs[0].Cwd // Gemini's dir_path
-	}
-	if cwd == "" {
-		cwd = root
 	}
 	// Claude Code's PostToolUse names the directory a command ended in:
 	// ShellReads also reads one that may have changed directory from root.

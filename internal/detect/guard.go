@@ -1,10 +1,12 @@
 package detect
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"runtime/debug"
+	"slices"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -54,16 +56,8 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 	if loadErr == nil {
 		loadErr = err
 	}
-	cwd := in.Cwd
-	if cwd == "" {
-		cwd = root
-	}
 	for _, c := range calls {
-		dir := cwd
-		if c.Cwd != "" {
-			dir = c.Cwd
-		}
-		if h := set.Check(c.Tool, c.Input, dir); h != nil {
+		if h := set.Check(c.Tool, c.Input, cmp.Or(c.Cwd, in.Cwd, root)); h != nil {
 			return ans.Write(hook.Deny(in.HookEventName, h.Reason()))
 		}
 	}
@@ -73,11 +67,5 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 // guardedCalls returns the input's tool calls the guard judges: the call
 // itself, or the writes a client's tool makes (package client).
 func guardedCalls(in *hook.Input) []hook.Call {
-	var out []hook.Call
-	for _, c := range in.GuardCalls() {
-		if guard.Guards(c.Tool) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(in.GuardCalls()), func(c hook.Call) bool { return !guard.Guards(c.Tool) })
 }

@@ -9,6 +9,7 @@
 package dist
 
 import (
+	"cmp"
 	"crypto/sha256"
 	gobuildinfo "debug/buildinfo"
 	"encoding/hex"
@@ -115,11 +116,7 @@ func Build(o Options) error {
 
 // clone checks out o.Rev (or HEAD) of o.Src in dir and returns its commit.
 func clone(o Options, dir string) (string, error) {
-	rev := o.Rev
-	if rev == "" {
-		rev = "HEAD"
-	}
-	full, err := git(o.Src, "rev-parse", "--verify", rev+"^{commit}")
+	full, err := git(o.Src, "rev-parse", "--verify", cmp.Or(o.Rev, "HEAD")+"^{commit}")
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/regular"
@@ -163,8 +164,8 @@ func walk(ctx context.Context, root string, skip []string) ([]string, error) {
 // not taken from the cache.
 func hashAll(ctx context.Context, root string, paths []string, c *cache) ([]File, int, error) {
 	out := make([]File, len(paths))
-	hits := make([]bool, len(paths))
 	errs := make([]error, len(paths))
+	var misses atomic.Int64
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, rel := range paths {
@@ -174,7 +175,10 @@ func hashAll(ctx context.Context, root string, paths []string, c *cache) ([]File
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			out[i], hits[i], errs[i] = hashFile(ctx, root, rel, c)
+			f, hit, err := hashFile(ctx, root, rel, c)
+			if out[i], errs[i] = f, err; !hit {
+				misses.Add(1)
+			}
 			if errors.Is(errs[i], fs.ErrNotExist) {
 				out[i], errs[i] = File{}, nil // deleted since the walk: gone from the tree
 			}
@@ -184,13 +188,7 @@ func hashAll(ctx context.Context, root string, paths []string, c *cache) ([]File
 	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
 		return nil, 0, fmt.Errorf("fingerprint: %w", err)
 	}
-	misses := 0
-	for _, hit := range hits {
-		if !hit {
-			misses++
-		}
-	}
-	return out, misses, nil
+	return out, int(misses.Load()), nil
 }
 
 // hashFile hashes one file, from the cache when its stat is as recorded.
