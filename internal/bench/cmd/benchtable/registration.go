@@ -23,18 +23,19 @@ import (
 // PREFIX=.), npm (the platform package in node_modules), the go.mod tool
 // directive (go tool gate init registers bin/, which go install fills,
 // from a local module proxy of HEAD), and the plugin with the programs in
-// bin/. A route that cannot be set up here is a row that says why. Each
+// bin/ or with go.mod's tool directive alone. A route that cannot be set up here is a row that says why. Each
 // has a project of its own: each install has its own config cache.
 func (o *options) registrationCases(n int) ([]bench.Case, error) {
 	var cases []bench.Case
 	for _, route := range []struct {
 		dir, how string
-		setup    func(root string) (command string, err error)
+		setup    func(root string) (command string, env []string, err error)
 	}{
 		{"bin", "the bin/ route", o.binRoute},
 		{"npm", "the npm route", o.npmRoute},
 		{"gotool", "the go.mod tool route (bin/ by go install)", o.goToolRoute},
 		{"plugin", "the marketplace plugin, bin/ installed", o.pluginRoute},
+		{"plugin-gomod", "the marketplace plugin, go.mod's tool only", o.pluginGoModRoute},
 	} {
 		name := fmt.Sprintf("registered as detect, unmatched Read, %s mappings, on %s", count(n), route.how)
 		if !o.wants(name) {
@@ -45,9 +46,14 @@ func (o *options) registrationCases(n int) ([]bench.Case, error) {
 			return nil, err
 		}
 		var cmd *bench.Cmd
-		command, err := route.setup(p.Dir)
+		command, env, err := route.setup(p.Dir)
 		if err == nil {
-			env := append(o.env(p.Dir), "CLAUDE_PLUGIN_ROOT="+o.plugin())
+			// A route's own environment (go's, for the go.mod tool) or the
+			// floors'; the client's variables either way.
+			if env == nil {
+				env = o.env("")
+			}
+			env = append(env, "CLAUDE_PROJECT_DIR="+p.Dir, "CLAUDE_PLUGIN_ROOT="+o.plugin())
 			cmd = &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", command}, Dir: p.Dir, Env: env}
 			err = reachesDetect(cmd)
 		}
@@ -76,14 +82,14 @@ func reachesDetect(cmd *bench.Cmd) error {
 
 // binRoute copies the built programs into the project's bin/, as make
 // install PREFIX=. puts them, and runs that gate init.
-func (o *options) binRoute(root string) (string, error) {
+func (o *options) binRoute(root string) (string, []string, error) {
 	bin := filepath.Join(root, "bin")
 	for _, prog := range []string{o.detect, o.gate, o.th} {
 		if prog == "" {
 			continue // testhook not built
 		}
 		if err := copyFile(prog, filepath.Join(bin, filepath.Base(prog))); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	return o.initRegisters(root, nil, filepath.Join(bin, "gate"), "init", "--no-wall")
@@ -91,57 +97,85 @@ func (o *options) binRoute(root string) (string, error) {
 
 // npmRoute lays out npm's install of the built programs in the project
 // and runs the gate of its platform package.
-func (o *options) npmRoute(root string) (string, error) {
+func (o *options) npmRoute(root string) (string, []string, error) {
 	if err := dist.WriteNpmInstall(root, filepath.Dir(o.detect), runtime.GOOS, runtime.GOARCH); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	gate, err := filepath.Glob(filepath.Join(root, "node_modules", "@stopgate", "*", "bin", "gate"))
 	if err != nil || len(gate) != 1 {
-		return "", fmt.Errorf("npm's platform package: %v gates (%v)", len(gate), err)
+		return "", nil, fmt.Errorf("npm's platform package: %v gates (%v)", len(gate), err)
 	}
 	return o.initRegisters(root, nil, gate[0], "init", "--no-wall")
 }
 
-// goToolRoute makes the project a Go module whose go.mod has stopgate's
-// tool directives, from a local module proxy of HEAD, runs go tool gate
-// init, and installs the programs into bin/ as gate init says to: go
-// install at the version go.mod pins.
-func (o *options) goToolRoute(root string) (string, error) {
-	o.logf("serving HEAD from a local module proxy for the go.mod tool route")
-	const version = "v0.99.0"
-	dir := filepath.Join(o.tmp, "gotool")
-	if err := dist.ModuleProxy(o.repo, "HEAD", version, filepath.Join(dir, "proxy")); err != nil {
-		return "", err
-	}
-	env, err := dist.ProxyEnv(o.gocmd, filepath.Join(dir, "proxy"), filepath.Join(dir, "modcache"))
+// goToolRoute makes the project a Go module that pins stopgate with
+// go.mod's tool directives (goModule), runs go tool gate init, and
+// installs the programs into bin/ as gate init says to: go install at the
+// version go.mod pins.
+func (o *options) goToolRoute(root string) (string, []string, error) {
+	env, version, err := o.goModule(root)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	// The module cache is read-only: make it removable with the rest.
-	o.cleanups = append(o.cleanups, func() {
-		c := exec.Command(o.gocmd, "clean", "-modcache")
-		c.Env = env
-		c.Run()
-	})
+	command, _, err := o.initRegisters(root, env, o.gocmd, "tool", "gate", "init", "--no-wall")
+	if err != nil {
+		return "", nil, err
+	}
+	return command, nil, runIn(root, append(env, "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", dist.Module+"/cmd/...@"+version)
+}
+
+// pluginGoModRoute is the marketplace plugin's hook in a Go module that
+// pins stopgate with go.mod's tool directives and installed nothing else:
+// the plugin's search builds (or finds built) and vets go tool's detect
+// on every event.
+func (o *options) pluginGoModRoute(root string) (string, []string, error) {
+	env, _, err := o.goModule(root)
+	if err != nil {
+		return "", nil, err
+	}
+	command, err := readCommand(filepath.Join(o.plugin(), "hooks", "hooks.json"))
+	return command, env, err
+}
+
+// goModule makes the project at root a Go module whose go.mod has
+// stopgate's tool directives, from a local module proxy of HEAD (served
+// once), and returns go's environment for it and stopgate's version.
+func (o *options) goModule(root string) (env []string, version string, err error) {
+	version = "v0.99.0"
+	dir := filepath.Join(o.tmp, "gotool")
+	if env, err = dist.ProxyEnv(o.gocmd, filepath.Join(dir, "proxy"), filepath.Join(dir, "modcache")); err != nil {
+		return nil, "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "proxy")); err != nil {
+		o.logf("serving HEAD from a local module proxy for the go.mod tool routes")
+		if err := dist.ModuleProxy(o.repo, "HEAD", version, filepath.Join(dir, "proxy")); err != nil {
+			return nil, "", err
+		}
+		// The module cache is read-only: make it removable with the rest
+		// (its own: the closure keeps this env, never a nil one).
+		modenv := env
+		o.cleanups = append(o.cleanups, func() {
+			c := exec.Command(o.gocmd, "clean", "-modcache")
+			c.Env = modenv
+			c.Run()
+		})
+	}
 	for _, args := range [][]string{{"mod", "init", "example.com/bench"}, {"get", "-tool", dist.Module + "/cmd/...@" + version}} {
 		if err := runIn(root, env, o.gocmd, args...); err != nil {
-			return "", err
+			return nil, "", err
 		}
 	}
-	command, err := o.initRegisters(root, env, o.gocmd, "tool", "gate", "init", "--no-wall")
-	if err != nil {
-		return "", err
-	}
-	return command, runIn(root, append(env, "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", dist.Module+"/cmd/...@"+version)
+	return env, version, nil
 }
 
 // pluginRoute installs the built detect in the project's bin/ and returns
 // the marketplace plugin's registered PostToolUse Read command.
-func (o *options) pluginRoute(root string) (string, error) {
+func (o *options) pluginRoute(root string) (string, []string, error) {
 	if err := copyFile(o.detect, filepath.Join(root, "bin", "detect")); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return readCommand(filepath.Join(o.plugin(), "hooks", "hooks.json"))
+	command, err := readCommand(filepath.Join(o.plugin(), "hooks", "hooks.json"))
+	return command, nil, err
 }
 
 // plugin is the marketplace plugin's folder in the repository.
@@ -153,15 +187,16 @@ func (o *options) plugin() string {
 // initRegisters runs gate init (the program and arguments given) in the
 // project at root, with a home of its own (no plugin of the user's), and
 // returns the PostToolUse Read command it registered.
-func (o *options) initRegisters(root string, env []string, prog string, args ...string) (string, error) {
+func (o *options) initRegisters(root string, env []string, prog string, args ...string) (string, []string, error) {
 	if env == nil {
 		env = o.env("")
 	}
 	env = append(env, "HOME="+filepath.Join(root, ".home"), "CLAUDE_PROJECT_DIR=")
 	if err := runIn(root, env, prog, args...); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return readCommand(filepath.Join(root, ".claude", "settings.json"))
+	command, err := readCommand(filepath.Join(root, ".claude", "settings.json"))
+	return command, nil, err
 }
 
 // readCommand returns the command of the PostToolUse hook whose matcher
