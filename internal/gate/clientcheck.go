@@ -70,7 +70,8 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 var hooksEnv = map[string]bool{client.Gemini.Name: false, client.Qwen.Name: true}
 
 // clientEnvFindings judges the env c's hook file, and the user's file of
-// the same name, hand the hooks as Claude Code's is (switchFindings).
+// the same name, hand the hooks as Claude Code's is (switchFindings), and
+// the .env files c loads (trust.DotEnv).
 func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 	top, ok := hooksEnv[c.Name]
 	if !ok {
@@ -90,6 +91,11 @@ func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 		out = append(out, envFindings(loc, names)...)
 	}
 	slices.SortFunc(out, func(a, b finding) int { return strings.Compare(a.loc, b.loc) })
+	for _, f := range trust.DotEnvHookEnv(c.Name, ws.root, home) {
+		out = append(out, finding{loc: f.Show, msg: "sets " + strings.Join(f.Env, ", ") + ", which " + c.Title +
+			" loads into its environment and hands every hook and validator: it chooses the programs they run",
+			hint: "remove it from the file, and set it in the shell that starts the client"})
+	}
 	return out
 }
 

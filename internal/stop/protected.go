@@ -88,3 +88,24 @@ func appearedReason(cfg *config.Config, paths []string) string {
 		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again. "+
 		"The pending entries are kept in %s.", strings.Join(names, ", "), cfg.Settings.StateDir)
 }
+
+// dotEnvReason is the halt of a Gemini CLI or Qwen Code stop while a .env
+// file the client loads sets a variable of the trusted base's environment
+// (trust.DotEnvHookEnv): the client hands it to the next session's hooks,
+// so an LD_PRELOAD or PATH the agent wrote there would choose what the
+// gate and its validators run. "" when there is none, or another client.
+func dotEnvReason(cfg *config.Config, in *hook.Input) string {
+	if in.Client == nil {
+		return ""
+	}
+	var found []string
+	for _, f := range trust.DotEnvHookEnv(in.Client.Name(), cfg.Root, os.Getenv("HOME")) {
+		found = append(found, f.Show+" sets "+strings.Join(f.Env, ", "))
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("stopgate halted the session: %s, which the client loads into its environment and hands every hook and validator: "+
+		"it would choose the programs they run. The agent must not set them. Remove them from the file (or ask the user to set them in the shell "+
+		"that starts the client), then stop again. The pending entries are kept in %s.", strings.Join(found, "; "), cfg.Settings.StateDir)
+}

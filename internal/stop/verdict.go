@@ -131,7 +131,8 @@ func decide(ctx context.Context, f *facts) *Verdict {
 }
 
 // judge is the verdict of the checks of the entries. A prompt that lost
-// its mapping, or a protected file with another name, halts before
+// its mapping, a protected file with another name, or a .env the client
+// loads that sets the hooks' environment (dotEnvReason), halts before
 // anything runs; a validator that created a protected path halts after.
 func (f *facts) judge(ctx context.Context) *Verdict {
 	cfg := f.cfg
@@ -140,6 +141,9 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 	}
 	base := trustedBase(cfg, f.in)
 	if why := linkedReason(cfg, base.Wall()); why != "" { // the project's part: programs beside the gate may be one file's names
+		return halt(why)
+	}
+	if why := dotEnvReason(cfg, f.in); why != "" {
 		return halt(why)
 	}
 	v := &Verdict{Observing: cfg.Settings.Mode == config.ModeObserve}

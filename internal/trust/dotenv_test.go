@@ -1,0 +1,59 @@
+package trust
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestDotEnvNames(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"DATABASE_URL=postgres://x\n", []string{"DATABASE_URL"}},
+		{"# LD_PRELOAD=x\n\n  export LD_PRELOAD = /e.so\n", []string{"LD_PRELOAD"}},
+		{"PATH: /p/evil\nnot a line\n", []string{"PATH"}},
+		{"A=\"b=c\"\n", []string{"A"}},
+	} {
+		if got := DotEnvNames([]byte(tc.text)); !slices.Equal(got, tc.want) {
+			t.Errorf("DotEnvNames(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestDotEnv lists the files the client loads, from the root up to HOME,
+// then the user's, and none for a client that loads none.
+func TestDotEnv(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, "src", "app")
+	for _, f := range []string{"src/app/.env", "src/app/.gemini/.env", "src/.qwen/.env", ".env", ".gemini/.env", "src/app/.claude/.env"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("LD_PRELOAD=x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := func(fs ...string) []string {
+		for i, f := range fs {
+			fs[i] = filepath.Join(home, f)
+		}
+		return fs
+	}
+	for name, want := range map[string][]string{
+		"gemini": j("src/app/.gemini/.env", "src/app/.env", ".gemini/.env", ".env"),
+		"qwen":   j("src/app/.env", "src/.qwen/.env", ".env"),
+		"claude": nil,
+	} {
+		if got := DotEnv(name, root, home); !slices.Equal(got, want) {
+			t.Errorf("DotEnv(%s) = %q, want %q", name, got, want)
+		}
+	}
+	got := DotEnvHookEnv("qwen", root, home)
+	if len(got) != 3 || got[0].Show != ".env" || got[1].Show != "~/src/.qwen/.env" || !slices.Equal(got[2].Env, []string{"LD_PRELOAD"}) {
+		t.Errorf("DotEnvHookEnv = %+v", got)
+	}
+}
