@@ -200,13 +200,17 @@ func (in *Input) GuardCalls() []Call {
 }
 
 // ToolInput holds the tool_input fields stopgate reads: the path of Read,
-// Write, Edit and MultiEdit, NotebookEdit's path, Bash's command, and the
-// command the Skill tool runs.
+// Write, Edit and MultiEdit, NotebookEdit's path, Bash's command, the
+// command the Skill tool runs, and what Write and Edit put in the file
+// (the guard reads it for a client's .env: trust.DotEnvWrite).
 type ToolInput struct {
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
 	Command      string `json:"command"`
 	Skill        string `json:"skill"` // the Skill tool: a command the model runs itself
+	Content      string `json:"content"`
+	OldString    string `json:"old_string"`
+	NewString    string `json:"new_string"`
 }
 
 // readsTool lists the tools whose input stopgate reads; other tools' inputs

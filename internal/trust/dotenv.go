@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/client"
@@ -18,34 +19,55 @@ var dotEnvDirs = map[string]string{
 }
 
 // DotEnv are the .env files the client named loads into its own
-// environment, and so hands to every hook, that exist: from the project
-// root up to HOME (or /), the client's folder's .env then the folder's
-// own, then ~/.<client>/.env and ~/.env (findEnvFile in Gemini CLI's
-// bundle, findEnvFiles in Qwen Code's). Gemini CLI loads the first found
-// and Qwen Code the first beside the user's; every one is listed, since
-// which comes first is the agent's to change. nil for other clients.
+// environment, and so hands to every hook, that exist (dotEnvPaths).
 func DotEnv(name, root, home string) []string {
-	dir, ok := dotEnvDirs[name]
-	if !ok {
-		return nil
-	}
-	var cands []string
-	for d := filepath.Clean(root); d != home; d = filepath.Dir(d) {
-		cands = append(cands, filepath.Join(d, dir, ".env"), filepath.Join(d, ".env"))
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	if home != "" {
-		cands = append(cands, filepath.Join(home, dir, ".env"), filepath.Join(home, ".env"))
-	}
 	var out []string
-	for _, c := range cands {
+	for _, c := range dotEnvPaths(name, root, home) {
 		if st, err := os.Stat(c); err == nil && !st.IsDir() {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// dotEnvPaths are where the client named looks for a .env, existing or
+// not: from the project root up to HOME (or /), the client's folder's
+// .env then the folder's own, then ~/.<client>/.env and ~/.env
+// (findEnvFile in Gemini CLI's bundle, findEnvFiles in Qwen Code's).
+// Gemini CLI loads the first found and Qwen Code the first beside the
+// user's; every one is listed, since which comes first is the agent's to
+// change. nil for other clients.
+func dotEnvPaths(name, root, home string) []string {
+	dir, ok := dotEnvDirs[name]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for d := filepath.Clean(root); d != home; d = filepath.Dir(d) {
+		out = append(out, filepath.Join(d, dir, ".env"), filepath.Join(d, ".env"))
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, dir, ".env"), filepath.Join(home, ".env"))
+	}
+	return out
+}
+
+// DotEnvWrite judges a write that leaves text in the file p (absolute)
+// for the client named: the variables of the trusted base's environment
+// text sets when p is a .env the client loads (dotEnvPaths), so the guard
+// refuses an LD_PRELOAD and lets DATABASE_URL by. nil otherwise.
+func DotEnvWrite(name, root, home, p, text string) *DotEnvSetting {
+	p = filepath.Clean(p)
+	if !slices.Contains(dotEnvPaths(name, root, home), p) {
+		return nil
+	}
+	if env := HookEnv(DotEnvNames([]byte(text))); len(env) > 0 {
+		return &DotEnvSetting{Path: p, Show: showPath(root, home, p), Env: env}
+	}
+	return nil
 }
 
 // DotEnvNames returns the variables a .env file's text sets, as dotenv

@@ -57,3 +57,27 @@ func TestDotEnv(t *testing.T) {
 		t.Errorf("DotEnvHookEnv = %+v", got)
 	}
 }
+
+// TestDotEnvWrite refuses what sets the hooks' environment in a file the
+// client loads, and nothing else.
+func TestDotEnvWrite(t *testing.T) {
+	home := "/h"
+	root := "/h/p"
+	for _, tc := range []struct {
+		name, p, text string
+		want          []string
+	}{
+		{"gemini", "/h/p/.env", "LD_PRELOAD=/e.so\nDATABASE_URL=x\n", []string{"LD_PRELOAD"}},
+		{"gemini", "/h/p/.env", "DATABASE_URL=x\n", nil},
+		{"gemini", "/h/p/.gemini/.env", "export PATH=/e\n", []string{"PATH"}},
+		{"gemini", "/h/p/.qwen/.env", "PATH=/e\n", nil},
+		{"qwen", "/h/.env", "BASH_ENV=/e\n", []string{"BASH_ENV"}},
+		{"gemini", "/h/p/src/.env", "LD_PRELOAD=/e.so\n", nil}, // below the root: not loaded
+		{"claude", "/h/p/.env", "LD_PRELOAD=/e.so\n", nil},
+	} {
+		got := DotEnvWrite(tc.name, root, home, tc.p, tc.text)
+		if (got == nil) != (tc.want == nil) || got != nil && !slices.Equal(got.Env, tc.want) {
+			t.Errorf("DotEnvWrite(%s, %s) = %+v, want %q", tc.name, tc.p, got, tc.want)
+		}
+	}
+}
