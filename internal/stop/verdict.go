@@ -8,6 +8,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/modelapi"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/reconcile"
@@ -198,7 +199,8 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
 	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
-		Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why(), FailFast: cfg.Settings.FailFast}, run)
+		Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why(), FailFast: cfg.Settings.FailFast,
+		Ask: modelapi.Ask}, run)
 	for i := range checks {
 		if checks[i].Skipped == "" {
 			checks[i].Unchanged = unchanged[i]

@@ -1,7 +1,6 @@
 package validator
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +85,11 @@ func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Resu
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	text, usage, err := ask(ctx, j, key, system, user)
+	if env.Ask == nil { // a program that runs no judge (detect, testhook) links no HTTP
+		return unavailable("this program has no model client")
+	}
+	text, in, out, err := env.Ask(ctx, j.API, j.Endpoint, j.Model, key, system, user)
+	usage := &Usage{In: in, Out: out}
 	if err != nil {
 		r = unavailable(strings.ReplaceAll(err.Error(), key, "[key]"))
 		r.Usage, r.TimedOut = usage, errors.Is(err, context.DeadlineExceeded)
@@ -273,63 +275,4 @@ func outputOf(name string, specs []Spec, results []Result) string {
 		}
 	}
 	return "(not run at this stop)"
-}
-
-// ask posts the question in the API's dialect and returns the model's
-// text and the tokens it counted. The key goes in a header alone.
-func ask(ctx context.Context, j *Judge, key, system, user string) (string, *Usage, error) {
-	var body any = map[string]any{"model": j.Model, "max_tokens": 1024, "system": system,
-		"messages": []map[string]string{{"role": "user", "content": user}}}
-	if j.API == "openai" {
-		body = map[string]any{"model": j.Model, "messages": []map[string]string{
-			{"role": "system", "content": system}, {"role": "user", "content": user}}}
-	}
-	data, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.Endpoint, bytes.NewReader(data))
-	if err != nil {
-		return "", nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if j.API == "openai" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	} else {
-		req.Header.Set("x-api-key", key)
-		req.Header.Set("anthropic-version", "2023-06-01")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", nil, fmt.Errorf("cannot reach %s: %w", j.Endpoint, errors.Unwrap(err))
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return "", nil, fmt.Errorf("reading the answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return "", nil, fmt.Errorf("%s answered %s: %s", j.Endpoint, resp.Status, cli.Clip(cli.OneLine(string(raw)), 300, "…"))
-	}
-	var r struct {
-		Content []struct{ Type, Text string }
-		Choices []struct{ Message struct{ Content string } }
-		Usage   struct {
-			InputTokens      int `json:"input_tokens"`
-			OutputTokens     int `json:"output_tokens"`
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-		}
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return "", nil, fmt.Errorf("%s answered something other than the %s API's JSON", j.Endpoint, j.API)
-	}
-	u := &Usage{In: r.Usage.InputTokens + r.Usage.PromptTokens, Out: r.Usage.OutputTokens + r.Usage.CompletionTokens}
-	var text strings.Builder
-	for _, c := range r.Content {
-		if c.Type == "text" {
-			text.WriteString(c.Text)
-		}
-	}
-	for _, c := range r.Choices[:min(len(r.Choices), 1)] {
-		text.WriteString(c.Message.Content)
-	}
-	return text.String(), u, nil
 }

@@ -2,6 +2,7 @@ package validator
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -56,6 +57,10 @@ type Env struct {
 	// ones only after every file check passed, and each stopped one
 	// reports Stopped ([settings] fail_fast).
 	FailFast bool
+	// Ask puts a judge's question to its model (modelapi.Ask); nil makes
+	// every judge unavailable, never a pass. Judges run in the gate, never
+	// in the sandbox's runner, so it is not sent there.
+	Ask func(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) `json:"-"`
 }
 
 // outputLimit is OutputLimit, its default when unset.

@@ -1,0 +1,77 @@
+// Package modelapi asks a model one question over HTTP, in the Anthropic
+// Messages or the OpenAI-compatible chat dialect: the judge validator's
+// client. It is its own package so that only the gate links net/http;
+// detect, on every tool call of the agent, does not.
+package modelapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/stopgate/stopgate/internal/cli"
+)
+
+// Ask posts the question in the API's dialect and returns the model's
+// text and the tokens it counted. The key goes in a header alone.
+func Ask(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) {
+	var body any = map[string]any{"model": model, "max_tokens": 1024, "system": system,
+		"messages": []map[string]string{{"role": "user", "content": user}}}
+	if api == "openai" {
+		body = map[string]any{"model": model, "messages": []map[string]string{
+			{"role": "system", "content": system}, {"role": "user", "content": user}}}
+	}
+	data, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
+	if err != nil {
+		return "", 0, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if api == "openai" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	} else {
+		req.Header.Set("x-api-key", key)
+		req.Header.Set("anthropic-version", "2023-06-01")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("cannot reach %s: %w", endpoint, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("reading the answer: %w", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return "", 0, 0, fmt.Errorf("%s answered %s: %s", endpoint, resp.Status, cli.Clip(cli.OneLine(string(raw)), 300, "…"))
+	}
+	var r struct {
+		Content []struct{ Type, Text string }
+		Choices []struct{ Message struct{ Content string } }
+		Usage   struct {
+			InputTokens      int `json:"input_tokens"`
+			OutputTokens     int `json:"output_tokens"`
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		}
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return "", 0, 0, fmt.Errorf("%s answered something other than the %s API's JSON", endpoint, api)
+	}
+	in, out = r.Usage.InputTokens+r.Usage.PromptTokens, r.Usage.OutputTokens+r.Usage.CompletionTokens
+	var b strings.Builder
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	for _, c := range r.Choices[:min(len(r.Choices), 1)] {
+		b.WriteString(c.Message.Content)
+	}
+	return b.String(), in, out, nil
+}
