@@ -41,7 +41,7 @@ func installOf(root, bin, exe string) install {
 		return install{method: "npm", dir: cli.ShellQuote(dir), path: dir, command: "npm install -g stopgate"}
 	}
 	if goTool(root) {
-		// go tool costs hundreds of milliseconds a call (docs/benchmarks.md):
+		// go tool costs hundreds of milliseconds a call (docs/architecture.md, "What a registered hook costs"):
 		// the hooks run the programs go install puts in bin, at the
 		// version go.mod pins.
 		inst := binInstall(root, bin)
