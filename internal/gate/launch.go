@@ -88,10 +88,12 @@ func missing(c *client.Client, event string, in install, root, text string) stri
 
 // promptInPlay is sh that succeeds when the session shows a prompt of the
 // mappings file config (shell text) in play, or cannot tell: see missing.
-// It reads the hook input on stdin.
+// It reads the hook input on stdin. Claude Code lists every skill by
+// name ("joke") in each session's record (a skill_listing attachment),
+// which no prompt's use is: those lines are left out.
 func promptInPlay(config string) string {
 	const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
-	return `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + config + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -qF "$k" "$t"; }`
+	return `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + config + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`
 }
 
 // printAnswer is sh that prints answer, the platform put in.
