@@ -197,8 +197,9 @@ func checkTrace(t *testing.T, what, file string, b *trust.Base, reuse bool) (exe
 	parent := map[int]int{} // a clone's child may run before its parent's clone returns
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
+	pending := map[string]string{}
 	for sc.Scan() {
-		if m := traceLine.FindStringSubmatch(sc.Text()); m != nil {
+		if m := traceLine.FindStringSubmatch(joinResumed(sc.Text(), pending)); m != nil {
 			lines = append(lines, m)
 			if c := cloned.FindStringSubmatch(m[3]); c != nil && (strings.HasPrefix(m[2], "clone") || strings.HasSuffix(m[2], "fork")) {
 				child, _ := strconv.Atoi(c[1])
@@ -242,6 +243,26 @@ func checkTrace(t *testing.T, what, file string, b *trust.Base, reuse bool) (exe
 	return execs
 }
 
+// joinResumed returns line whole: strace -f splits a call that another
+// thread interrupts into "<unfinished ...>" and "<... call resumed>" lines,
+// the path on one and the result on the other, and a failed lookup must
+// be known as failed. An unfinished line is kept in pending by its pid
+// and answers "".
+func joinResumed(line string, pending map[string]string) string {
+	pid, rest, _ := strings.Cut(strings.TrimLeft(line, " "), " ")
+	rest = strings.TrimLeft(rest, " ")
+	if call, ok := strings.CutSuffix(rest, " <unfinished ...>"); ok {
+		pending[pid] = call
+		return ""
+	}
+	if _, result, ok := strings.Cut(rest, " resumed>"); ok && strings.HasPrefix(rest, "<... ") && pending[pid] != "" {
+		call := pending[pid]
+		delete(pending, pid)
+		return pid + " " + call + result
+	}
+	return line
+}
+
 // undeclared says why path, which a hook opened (or executed, call
 // execve), is not in b nor a system entry nor the work judged; "" when it
 // is. The work judged is read as bytes, never run nor taken as a setting:
@@ -264,4 +285,30 @@ func undeclared(call, path string, b *trust.Base, reuse bool) string {
 		return ""
 	}
 	return "not in the trusted base (trust.For) nor a system path"
+}
+
+// TestJoinResumed: a lookup that strace -f splits around another thread's
+// calls is judged with its result, so a failed open is never taken for a
+// read (the flake this fixed: ConfigChange's ENOENT on .codex/hooks.json).
+func TestJoinResumed(t *testing.T) {
+	lines := []string{
+		`4711  openat(AT_FDCWD</r>, "/r/.codex/hooks.json", O_RDONLY|O_CLOEXEC <unfinished ...>`,
+		`4712  futex(0xc000100148, FUTEX_WAKE_PRIVATE, 1) = 1`,
+		`4711  <... openat resumed>) = -1 ENOENT (No such file or directory)`,
+		`4711  openat(AT_FDCWD</r>, "/r/mappings.toml", O_RDONLY|O_CLOEXEC) = 3</r/mappings.toml>`,
+		`4713  <... clone resumed>) = 4714`,
+	}
+	want := []string{
+		"",
+		lines[1],
+		`4711 openat(AT_FDCWD</r>, "/r/.codex/hooks.json", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)`,
+		lines[3],
+		lines[4], // nothing pending: kept as it is
+	}
+	pending := map[string]string{}
+	for i, line := range lines {
+		if got := joinResumed(line, pending); got != want[i] {
+			t.Errorf("line %d: got %q, want %q", i, got, want[i])
+		}
+	}
 }
