@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -178,4 +179,46 @@ func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x
 		}
 	}
 	return 0, 0, 0, 0, false
+}
+
+// LineDiff is the change from old to new as lines: each line of old that
+// new lacks as "-N: text", then each line new added as "+N: text" (N from
+// 1 in its own file), for a reader such as a judge's model.
+func LineDiff(old, new []byte) (string, error) {
+	a, b := splitLines(old), splitLines(new)
+	removed, err := AddedLines(b, a)
+	if err != nil {
+		return "", err
+	}
+	added, err := AddedLines(a, b)
+	if err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	for _, i := range removed {
+		fmt.Fprintf(&out, "-%d: %s\n", i+1, a[i])
+	}
+	for _, i := range added {
+		fmt.Fprintf(&out, "+%d: %s\n", i+1, b[i])
+	}
+	return out.String(), nil
+}
+
+// Armed returns the state of the file rel (slash-separated) in recs, the
+// records taken at arming (Load), the first that holds it: how it was when
+// the prompt was armed; a file the record's tree did not hold is State{} (not
+// Exists).
+func Armed(recs []*Snapshot, rel string) (State, bool) {
+	for _, s := range recs {
+		if st, ok := s.Files[rel]; ok {
+			return st, true
+		}
+		if st, ok := s.Changed[rel]; ok {
+			return st, true
+		}
+		if _, had := s.Tree[rel]; s.Tree != nil && !had {
+			return State{}, true // the whole tree was listed, and it was not there
+		}
+	}
+	return State{}, false
 }

@@ -131,6 +131,9 @@ func WantOf(m *Mapping, validator func(string) (*Validator, error)) (baseline.Wa
 			continue
 		}
 		vw := v.Diff.Want()
+		if v.Judge != nil && slices.Contains(v.Judge.Evidence, EvidenceChanged) {
+			vw.In = union(vw.In, JudgeIn) // its diff since arming needs the text as it was
+		}
 		w.Changed = union(w.Changed, vw.Changed)
 		w.In = union(w.In, vw.In)
 	}

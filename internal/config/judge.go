@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
+
+	"github.com/stopgate/stopgate/internal/cheats"
 )
 
 // Judge is a validator a model decides (judge = "RUBRIC"): it reads the
@@ -27,7 +29,7 @@ type Judge struct {
 const (
 	APIAnthropic        = "anthropic"
 	APIOpenAI           = "openai"
-	EvidenceChanged     = "changed" // the files changed since the prompt was armed, as they are now
+	EvidenceChanged     = "changed" // the files changed since the prompt was armed: each one's diff, or a new one's text
 	DefaultEvidenceByte = 64 << 10
 )
 
@@ -111,3 +113,9 @@ func (p *parser) evidence(key string, ev []string, names map[string]rawValidator
 		}
 	}
 }
+
+// JudgeIn is what detect records the text of when it arms a judge with
+// "changed" evidence, so the judge is sent each file's diff since then:
+// the anti-cheat checks' files, and the prose a rubric is usually about.
+var JudgeIn = append([]string{"*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "*.html", "*.css",
+	"*.sql", "*.java", "*.kt", "*.rb", "*.rs", "*.c", "*.h", "*.cc", "*.cpp", "*.cs", "*.swift", "*.php"}, cheats.In...)

@@ -379,9 +379,11 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv,
 			Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
 	}
-	if v.IsDiff() {
+	if v.IsDiff() || v.Judge != nil { // a judge reads the records for its diffs
 		q := queue.Open(cfg.StateDir())
-		s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
+		if v.IsDiff() {
+			s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
+		}
 		for _, p := range c.Prompts {
 			s.Baselines = append(s.Baselines, q.BaselinePath(entryOf[p]))
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
+	"github.com/stopgate/stopgate/internal/baseline"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/regular"
 )
@@ -215,8 +216,14 @@ func evidence(env Env, s Spec, specs []Spec, results []Result) (bodies []string,
 				return nil, "", err
 			}
 			add("changed", "the files changed since the prompt was armed: "+strings.Join(files, ", "))
+			var recs []*baseline.Snapshot
+			for _, p := range s.Baselines {
+				if r, err := baseline.Load(p); err == nil {
+					recs = append(recs, r)
+				}
+			}
 			for _, f := range files {
-				add("file:"+f, readEvidence(env.Dir, f, left))
+				add("file:"+f, changedEvidence(env.Dir, f, recs, left))
 			}
 		case "file":
 			add(e, readEvidence(env.Dir, arg, left))
@@ -250,6 +257,28 @@ func changedFiles(env []string) ([]string, error) {
 
 // readEvidence is the first most+1 bytes of a file, for the judge, or
 // what stops it: through regular.Open, as the agent may plant a pipe.
+// changedEvidence is what a judge is sent of rel, changed since arming:
+// its diff against the text the record at arming kept, or its text when
+// it is new or the record kept none.
+func changedEvidence(dir, rel string, recs []*baseline.Snapshot, most int) string {
+	was, ok := baseline.Armed(recs, filepath.ToSlash(rel))
+	now := readEvidence(dir, rel, max(most, 1<<20))
+	_, gone := os.Lstat(filepath.Join(dir, rel))
+	switch {
+	case ok && !was.Exists:
+		return "(new since the prompt was armed)\n" + now
+	case ok && was.Kept && errors.Is(gone, os.ErrNotExist):
+		return "(deleted since the prompt was armed; it held:)\n" + string(was.Text)
+	case !ok || !was.Kept:
+		return now
+	}
+	d, err := baseline.LineDiff(was.Text, []byte(now))
+	if err != nil {
+		return now
+	}
+	return "(changed since the prompt was armed: lines removed as -N, added as +N)\n" + d
+}
+
 func readEvidence(dir, rel string, most int) string {
 	f, _, err := regular.Open(filepath.Join(dir, rel))
 	switch {
