@@ -85,15 +85,17 @@ func dotEnvDenial(in *hook.Input, c hook.Call, cwd, root, home string) string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cwd, p)
 	}
-	text := c.Input.Content
-	if c.Tool == "Edit" {
-		old, _ := os.ReadFile(p) // absent: the edit creates it from new_string
-		text = strings.ReplaceAll(string(old), c.Input.OldString, c.Input.NewString)
-		if c.Input.OldString == "" {
-			text = c.Input.NewString
+	after := func() string { // read only for a loaded .env, not on every Edit
+		if c.Tool != "Edit" {
+			return c.Input.Content
 		}
+		if c.Input.OldString == "" {
+			return c.Input.NewString
+		}
+		old, _ := os.ReadFile(p) // absent: the edit creates it from new_string
+		return strings.ReplaceAll(string(old), c.Input.OldString, c.Input.NewString)
 	}
-	f := trust.DotEnvWrite(in.Client.Name(), root, home, p, text)
+	f := trust.DotEnvWrite(in.Client.Name(), root, home, p, after)
 	if f == nil {
 		return ""
 	}

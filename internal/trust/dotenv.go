@@ -58,13 +58,14 @@ func dotEnvPaths(name, root, home string) []string {
 // DotEnvWrite judges a write that leaves text in the file p (absolute)
 // for the client named: the variables of the trusted base's environment
 // text sets when p is a .env the client loads (dotEnvPaths), so the guard
-// refuses an LD_PRELOAD and lets DATABASE_URL by. nil otherwise.
-func DotEnvWrite(name, root, home, p, text string) *DotEnvSetting {
+// refuses an LD_PRELOAD and lets DATABASE_URL by. nil otherwise. text is
+// asked only for such a file: the guard runs on every Edit.
+func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting {
 	p = filepath.Clean(p)
 	if !slices.Contains(dotEnvPaths(name, root, home), p) {
 		return nil
 	}
-	if env := HookEnv(DotEnvNames([]byte(text))); len(env) > 0 {
+	if env := HookEnv(DotEnvNames([]byte(text()))); len(env) > 0 {
 		return &DotEnvSetting{Path: p, Show: showPath(root, home, p), Env: env}
 	}
 	return nil

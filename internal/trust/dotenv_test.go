@@ -75,7 +75,7 @@ func TestDotEnvWrite(t *testing.T) {
 		{"gemini", "/h/p/src/.env", "LD_PRELOAD=/e.so\n", nil}, // below the root: not loaded
 		{"claude", "/h/p/.env", "LD_PRELOAD=/e.so\n", nil},
 	} {
-		got := DotEnvWrite(tc.name, root, home, tc.p, tc.text)
+		got := DotEnvWrite(tc.name, root, home, tc.p, func() string { return tc.text })
 		if (got == nil) != (tc.want == nil) || got != nil && !slices.Equal(got.Env, tc.want) {
 			t.Errorf("DotEnvWrite(%s, %s) = %+v, want %q", tc.name, tc.p, got, tc.want)
 		}
