@@ -81,13 +81,13 @@ func Scan(changes []baseline.Change) []string {
 // the skip rules only when skip. The line is tried as written and with
 // its inline /* */ comments taken out (it/**/.skip).
 func match(k kind, line string, skip bool) (rule, bool) {
-	bare := blockComment.ReplaceAllString(line, "")
+	bare := blockComment().ReplaceAllString(line, "")
 	for _, r := range rules {
 		if r.in&k == 0 || skip && !r.skip {
 			continue
 		}
 		for _, l := range []string{line, bare} {
-			if m := r.re.FindStringSubmatch(l); m != nil && (r.ok == nil || !r.ok(m)) {
+			if m := r.re().FindStringSubmatch(l); m != nil && (r.ok == nil || !r.ok(m)) {
 				return r, true
 			}
 		}
@@ -218,18 +218,18 @@ func testsOf(path string, k kind, ls []string) []unit {
 		var starts []int
 		heads, joined := make([]string, len(ls)), make([]int, len(ls))
 		for i := range ls {
-			heads[i] = blockComment.ReplaceAllString(ls[i], "")
+			heads[i] = blockComment().ReplaceAllString(ls[i], "")
 			// it, then .skip('name' on the next line: one call.
-			if i+1 < len(ls) && !u.test.MatchString(heads[i]) && !u.test.MatchString(ls[i+1]) {
+			if i+1 < len(ls) && !u.test().MatchString(heads[i]) && !u.test().MatchString(ls[i+1]) {
 				heads[i], joined[i] = heads[i]+strings.TrimSpace(ls[i+1]), 1
 			}
-			if u.test.MatchString(heads[i]) {
+			if u.test().MatchString(heads[i]) {
 				starts = append(starts, i)
 			}
 		}
 		ind := indents(ls)
 		for n, i := range starts {
-			m := u.test.FindStringSubmatch(heads[i])
+			m := u.test().FindStringSubmatch(heads[i])
 			t := unit{path: path, name: m[slices.IndexFunc(m[1:], func(s string) bool { return s != "" })+1], line: i + 1, py: u.in == pyTest}
 			end := blockEnd(ls, ind, i+joined[i], t.py) // a head joined: its block is its second line's
 			if n+1 < len(starts) {
@@ -238,7 +238,7 @@ func testsOf(path string, k kind, ls []string) []unit {
 			scope := ancestors(ls, ind, i)
 			for j := decorated(ls, ind, i); j <= end; j++ {
 				scope = append(scope, j)
-				if u.assert.MatchString(ls[j]) && j >= i {
+				if u.assert().MatchString(ls[j]) && j >= i {
 					t.asserts++
 				}
 			}
@@ -246,7 +246,7 @@ func testsOf(path string, k kind, ls []string) []unit {
 				if _, ok := match(k, ls[j], true); ok && t.skip == 0 {
 					t.skip = j + 1
 				}
-				if c := pyClass.FindStringSubmatch(ls[j]); t.py && c != nil && j < i {
+				if c := pyClass().FindStringSubmatch(ls[j]); t.py && c != nil && j < i {
 					t.name = c[1] + "." + t.name
 				}
 			}
@@ -388,15 +388,15 @@ func normal(l string) string {
 		}
 		return r
 	}, l)
-	l = escape.ReplaceAllStringFunc(l, func(e string) string {
-		m := escape.FindStringSubmatch(e)
+	l = escape().ReplaceAllStringFunc(l, func(e string) string {
+		m := escape().FindStringSubmatch(e)
 		n, err := strconv.ParseUint(m[1]+m[2]+m[3], 16, 32)
 		if err != nil || n > unicode.MaxRune {
 			return e
 		}
 		return string(rune(n))
 	})
-	return concat.ReplaceAllString(l, "")
+	return concat().ReplaceAllString(l, "")
 }
 
 // entropy is the Shannon entropy of s, in bits a character.

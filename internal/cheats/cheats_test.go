@@ -1,6 +1,7 @@
 package cheats
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -252,5 +253,20 @@ func TestScan(t *testing.T) {
 				t.Errorf("Scan found\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
 			}
 		})
+	}
+}
+
+// TestPatternsCompile compiles every pattern, since they compile on first
+// use and a bad one would otherwise panic only in the scan that needs it.
+func TestPatternsCompile(t *testing.T) {
+	for _, r := range rules {
+		r.re()
+	}
+	for _, u := range units {
+		u.test()
+		u.assert()
+	}
+	for _, p := range []func() *regexp.Regexp{jsTestName, testConfs, lintConfs, scripts, dotted, prose, pyClass, blockComment, escape, concat} {
+		p()
 	}
 }

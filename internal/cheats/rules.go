@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // In is the files a cheats check looks at when it names none: the sources
@@ -42,7 +43,7 @@ const tests = goTest | jsTest | pyTest
 type rule struct {
 	in   kind
 	what string
-	re   *regexp.Regexp
+	re   func() *regexp.Regexp
 	skip bool                    // marks the test it is in, or opens, skipped
 	ok   func(sub []string) bool // a match that is benign after all
 }
@@ -75,11 +76,15 @@ var rules = []rule{
 	{in: anyFile, what: "secret added (token)", re: re(`\b(gh[pousr]_[A-Za-z0-9]{36}|github_pat_\w{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk_live_[0-9A-Za-z]{20,}|sk-(proj-|ant-)?[A-Za-z0-9_-]{32,}|AIza[0-9A-Za-z_-]{35})`)},
 	{in: anyFile, what: "secret added", re: re(`(?i)(api[_-]?key|secret|token|passw(or)?d|passwd|access[_-]?key|credential)\w*["']?\s*[:=]\s*(["']([^"'\s]{16,})["']|([^"'\s]{16,})\s*$)`),
 		ok: func(s []string) bool {
-			return !secretLike(s[4]) && (s[5] == "" || dotted.MatchString(s[5]) || !secretLike(s[5]))
+			return !secretLike(s[4]) && (s[5] == "" || dotted().MatchString(s[5]) || !secretLike(s[5]))
 		}},
 }
 
-func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+// re compiles s on first use: detect links this package (through config)
+// and compiling every rule at start-up cost each hook call about 1 ms.
+func re(s string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(s) })
+}
 
 var (
 	jsTestName = re(`(^|[._-])(test|spec)\.[cm]?[jt]sx?$|^test([-_.].*)?\.[cm]?js$`)
@@ -96,7 +101,7 @@ var (
 func kindOf(p string) kind {
 	base, k := path.Base(p), anyFile
 	segs := strings.Split(p, "/")
-	if !prose.MatchString(base) {
+	if !prose().MatchString(base) {
 		k |= code
 	}
 	switch path.Ext(base) {
@@ -114,17 +119,17 @@ func kindOf(p string) kind {
 	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
 		k |= jsSrc
 		dir := slices.ContainsFunc(segs[:len(segs)-1], func(s string) bool { return s == "__tests__" || s == "test" || s == "tests" })
-		if dir || jsTestName.MatchString(base) {
+		if dir || jsTestName().MatchString(base) {
 			k |= jsTest
 		}
 	}
-	if testConfs.MatchString(base) {
+	if testConfs().MatchString(base) {
 		k |= testConf
 	}
-	if lintConfs.MatchString(base) {
+	if lintConfs().MatchString(base) {
 		k |= lintConf
 	}
-	if scripts.MatchString(base) || scripts.MatchString(p) {
+	if scripts().MatchString(base) || scripts().MatchString(p) {
 		k |= script
 	}
 	return k
@@ -134,7 +139,7 @@ func kindOf(p string) kind {
 // group, and of an assertion, per kind of test file.
 var units = []struct {
 	in           kind
-	test, assert *regexp.Regexp
+	test, assert func() *regexp.Regexp
 }{
 	{goTest, re(`^func\s+((?:Test|Fuzz)\w*)\s*\(`),
 		re(`\b\w+\s*\.\s*(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(assert|require|is|qt)\s*\.\s*[A-Z]\w*\s*\(|\bExpect\s*\(`)},
