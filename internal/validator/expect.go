@@ -1,8 +1,6 @@
 // Package validator is the one engine that runs stopgate's checks, for the
-// gate's validators and the test runner's expectations alike.
-//
-// A check's failure is a result value, never an error: Run returns one Result
-// per Spec, in the order given, whatever order they finished in.
+// gate's validators and the test runner's expectations alike. A check's
+// failure is a Result, never an error, one per Spec in the order given.
 package validator
 
 import (
@@ -11,10 +9,9 @@ import (
 	"strings"
 )
 
-// Kind is an expectation kind.
+// Kind is an expectation kind, as written in mappings.toml and tests files.
 type Kind string
 
-// The expectation kinds, as written in mappings.toml and in tests files.
 const (
 	Contains    Kind = "contains"
 	NotContains Kind = "not_contains"
@@ -55,29 +52,23 @@ func MustExpectation(kind Kind, pattern string) Expectation {
 }
 
 // Check reports whether text meets x, and if not, why, in one line.
-//
-// Trailing line breaks are trimmed first, so that ^…$ spans a file written
-// with a final newline (Go's $ does not match before one).
+// Trailing line breaks are trimmed first: Go's $ does not match before one.
 func (x Expectation) Check(text string) (ok bool, why string) {
 	text = strings.TrimRight(text, "\r\n")
 	switch x.Kind {
 	case Contains:
-		if strings.Contains(text, x.Pattern) {
-			return true, ""
-		}
-		return false, fmt.Sprintf("does not contain %q", x.Pattern)
+		ok, why = strings.Contains(text, x.Pattern), fmt.Sprintf("does not contain %q", x.Pattern)
 	case NotContains:
-		if !strings.Contains(text, x.Pattern) {
-			return true, ""
-		}
-		return false, fmt.Sprintf("contains %q, which it must not", x.Pattern)
-	case Regex:
-		if x.re.MatchString(text) { // compiled by NewExpectation, the only maker of a Regex
-			return true, ""
-		}
-		return false, fmt.Sprintf("does not match regex %s", x.Pattern)
+		ok, why = !strings.Contains(text, x.Pattern), fmt.Sprintf("contains %q, which it must not", x.Pattern)
+	case Regex: // compiled by NewExpectation, the only maker of a Regex
+		ok, why = x.re.MatchString(text), "does not match regex "+x.Pattern
+	default:
+		return false, fmt.Sprintf("unknown expectation kind %q", x.Kind)
 	}
-	return false, fmt.Sprintf("unknown expectation kind %q", x.Kind)
+	if ok {
+		return true, ""
+	}
+	return false, why
 }
 
 // CheckAll returns why text fails each expectation it does not meet.

@@ -5,25 +5,21 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// Output policies ([settings] output): what is kept of a check's output
-// past its byte limit, and what a reader is shown of output too long to
-// show whole.
+// Output policies ([settings] output, docs/validator-output.md): what is
+// kept past the byte limit, and shown of output too long to show whole.
 const (
 	OutputFailures = "failures" // the tail and failing lines; failing tests first
 	OutputHead     = "head"     // the first bytes; the first lines
 )
 
-// Shown is what a reader (the agent in a block, a person under `gate run`)
-// is shown of the output: at most n lines and a note of what was left out.
-// Output that fits is shown whole, as written. With OutputFailures, output
-// that does not fit shows the failing tests of a format failureBlocks
-// recognises, each cut to its share of n, then the output's last lines,
-// where runners put their summary; output in which no failure is found is
-// shown from its start, as Lines shows it, as is all output with another
-// policy.
+// Shown is what a reader is shown of the output: at most n lines and a
+// note of what was left out. Output that does not fit shows, with
+// OutputFailures, the failing tests found, each cut to its share, then
+// the last lines; otherwise (or with no failure found) it is cut as Lines.
 func (r Result) Shown(n int, policy string) []string {
 	lines := r.lines()
 	if policy != OutputFailures || len(lines) <= n && r.Dropped == 0 {
@@ -34,7 +30,7 @@ func (r Result) Shown(n int, policy string) []string {
 		return r.Lines(n)
 	}
 	var shown []string
-	// The blocks share three quarters of the room; the tail has the rest.
+	// The blocks share three quarters of the room, the tail the rest.
 	from, share := len(lines), max(n*3/4/len(blocks), 3)
 	for _, b := range blocks {
 		if len(shown) >= n {
@@ -46,24 +42,22 @@ func (r Result) Shown(n int, policy string) []string {
 	if !tail {
 		from = len(lines)
 	}
-	// The tail never repeats a block's lines; more counts the lines of
-	// the output not shown.
+	// The tail never repeats a block's lines.
 	from = max(from, len(lines)-(n-len(shown)))
 	more := max(from-len(shown), 0)
 	return append(append(shown, lines[from:]...), note(more, r.Dropped)...)
 }
 
-// block is one failing test's lines; end is the index in the output after
-// its last line, 0 for a block made from structured output.
+// block is one failing test's lines; end is the index after its last
+// line, 0 for structured output.
 type block struct {
 	lines []string
 	end   int
 }
 
-// failureBlocks finds the failing tests in output lines: go test -json's
-// events, JUnit XML's test cases, or the blocks of the first text format
-// in formats that has any. tail says whether the output's last lines are
-// worth showing after them (a summary, not JSON or XML).
+// failureBlocks finds the failing tests in output lines: go test -json,
+// JUnit XML, go test, or the first of formats with any. tail says whether
+// the last lines are worth showing after them (not for JSON or XML).
 func failureBlocks(lines []string) (blocks []block, tail bool) {
 	plain := make([]string, len(lines))
 	for i, l := range lines {
@@ -86,20 +80,17 @@ func failureBlocks(lines []string) (blocks []block, tail bool) {
 	return nil, false
 }
 
-// sgr matches the colour codes runners write when they think they are on
-// a terminal.
+// sgr matches colour codes.
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-// format is a runner's text output: a failing test's block is a line
-// start accepts and those after it up to one ends takes as the next
-// section's; keep, when set, picks the block's lines worth showing.
+// format is a runner's text output: a failing block is a line start
+// accepts and those after it up to one ends takes; keep picks its lines.
 type format struct {
 	start func(trim string) bool
 	ends  func(line string) bool
 	keep  func(line string) bool
 }
 
-// formats are tried in order; the first with a failing block wins.
 var formats = []format{
 	{start: func(t string) bool { // TAP: a failed test and its YAML block
 		u := strings.ToUpper(t)
@@ -118,17 +109,11 @@ var pytestHeader = regexp.MustCompile(`^_{3,} .+ _{3,}$`)
 
 func prefixed(prefixes ...string) func(string) bool {
 	return func(t string) bool {
-		for _, p := range prefixes {
-			if strings.HasPrefix(t, p) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(t, p) })
 	}
 }
 
-// blocks are f's failing blocks in lines, each once: jest repeats them in
-// its summary of a run of several files.
+// blocks are f's failing blocks in lines, each once (jest repeats them).
 func (f format) blocks(lines []string) []block {
 	var out []block
 	seen := map[string]bool{}
@@ -153,7 +138,7 @@ func (f format) blocks(lines []string) []block {
 }
 
 // ended says whether line ends a block begun at indentation ind: by f's
-// rule, else at the first line not blank and indented no deeper.
+// rule, else a line not blank and indented no deeper.
 func (f format) ended(line string, ind int) bool {
 	if f.ends != nil {
 		return f.ends(line)
@@ -161,13 +146,12 @@ func (f format) ended(line string, ind int) bool {
 	return strings.TrimSpace(line) != "" && indent(line) <= ind
 }
 
-// noise is a line of a block not worth its room: blank, or TAP's YAML
-// markers and node's timing and classes of failure.
+// noise is a block's line not worth its room: blank, TAP's YAML markers,
+// node's timing and failure classes.
 func noise(trim string) bool {
 	return trim == "" || trim == "---" || trim == "..." || prefixed("duration_ms:", "failureType:", "code: 'ERR_")(trim)
 }
 
-// indent is the width of a line's leading blanks.
 func indent[T string | []byte](line T) int {
 	i := 0
 	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -176,39 +160,25 @@ func indent[T string | []byte](line T) int {
 	return i
 }
 
-// failingLine is whether a line of unknown output reads as a failure, in
-// the spellings of the usual runners, compilers and shells. capped asks
-// it of every line a huge output lets go: lines without a colon are
-// passed over after the prefixes.
+// failingLine is whether a line of unknown output reads as a failure.
+// capped asks it of every line let go: infixes only on lines with a colon.
 func failingLine(line []byte) bool {
 	t := line[indent(line):]
-	for _, p := range failPrefixes {
-		if bytes.HasPrefix(t, []byte(p)) {
-			return true
-		}
+	if slices.ContainsFunc(failPrefixes, func(p string) bool { return bytes.HasPrefix(t, []byte(p)) }) {
+		return true
 	}
-	if bytes.IndexByte(line, ':') < 0 {
-		return false
-	}
-	for _, s := range failInfixes {
-		if bytes.Contains(line, []byte(s)) {
-			return true
-		}
-	}
-	return false
+	return bytes.IndexByte(line, ':') >= 0 && slices.ContainsFunc(failInfixes, func(s string) bool { return bytes.Contains(line, []byte(s)) })
 }
 
 var (
 	failPrefixes = []string{"not ok", "--- FAIL", "FAIL", "●", "✕", "✗", "✘", "×", "E ", "panic:", "Error", "error", "ERROR", "Traceback", "AssertionError", "<failure", "<error", "npm ERR!"}
-	// The infixes, each with a colon, find go test -json's failing
-	// events and the test output they follow (its messages are
-	// indented), and compilers' errors.
+	// go test -json's failing events and indented messages, compilers' errors.
 	failInfixes = []string{`"Action":"fail"`, `"Action":"build-`, `"Output":"--- FAIL`, `"Output":"    `, `"Output":"panic:`, ": error", "Error:"}
 )
 
 // goFailures are go test's failing tests, each its "--- FAIL" line then
-// its messages: with -v, those between its "=== RUN" and it; without,
-// those after it indented deeper. A panic is a block of its own.
+// its messages (with -v those since its "=== RUN", else those indented
+// deeper after it); a panic is a block of its own.
 func goFailures(lines []string) []block {
 	var out []block
 	said := map[string][]string{}
@@ -235,13 +205,12 @@ func goFailures(lines []string) []block {
 	return out
 }
 
-// testEvent is a line of go test -json (cmd/test2json).
 type testEvent struct {
 	Action, Package, Test, ImportPath, Output string
 }
 
-// goJSONFailures are the failing tests and builds of go test -json output,
-// each its "--- FAIL" line then the test's output.
+// goJSONFailures are go test -json's failing tests and builds, each its
+// "--- FAIL" line then its output.
 func goJSONFailures(lines []string) []block {
 	var out []block
 	said := map[string][]string{}
@@ -268,7 +237,6 @@ func goJSONFailures(lines []string) []block {
 	return out
 }
 
-// junitCase is a JUnit XML <testcase>.
 type junitCase struct {
 	Name      string      `xml:"name,attr"`
 	Classname string      `xml:"classname,attr"`
@@ -281,8 +249,8 @@ type junitFail struct {
 	Text    string `xml:",chardata"`
 }
 
-// junitFailures are the failed and erroring test cases of JUnit XML, each
-// its class and name then its message or text.
+// junitFailures are JUnit XML's failed and erroring test cases, each its
+// class and name then its text or message.
 func junitFailures(out string) []block {
 	if !strings.Contains(out, "<testsuite") && !strings.Contains(out, "<testcase") {
 		return nil

@@ -22,31 +22,23 @@ import (
 
 const (
 	defaultOutputLimit = 64 << 10
-	// DefaultTimeout bounds a validator whose Spec sets none; it is also
-	// [settings] timeout's default (package config). A real test suite
-	// took 57 s to 1 m 48 s under the gate, beside the other validators:
-	// 5 minutes leaves room for one, and a hung validator still fails by
-	// its own name well before the clients' 600 s Stop hook timeout.
+	// DefaultTimeout bounds a validator whose Spec sets none ([settings]
+	// timeout's default): room for a real test suite, well within the
+	// clients' 600 s Stop hook timeout.
 	DefaultTimeout = 5 * time.Minute
-	// drainGrace is how long output is still read after a command exits and
-	// its process group is killed: a child that escaped the group (setsid)
-	// and holds the pipe open cannot delay the gate beyond it.
+	// drainGrace bounds reading output after a command's group is killed:
+	// a child that escaped the group (setsid) cannot hold the gate.
 	drainGrace = 250 * time.Millisecond
-	// reapGrace bounds the wait for the killed members of a group to be
-	// reaped. SIGKILLed processes die at once; only one stuck in the
-	// kernel (a hung NFS read) takes longer, and the gate must not wait
-	// for it.
-	reapGrace = 2 * time.Second
-	// maxFileBytes bounds how much of a File is read for its expectations.
-	maxFileBytes = 16 << 20
+	// reapGrace bounds the wait for killed members of a group to be
+	// reaped: one stuck in the kernel (a hung NFS read) must not hold the gate.
+	reapGrace    = 2 * time.Second
+	maxFileBytes = 16 << 20 // of a File read for its expectations
 )
 
 // Run runs every spec at once and returns their results in the order of
-// specs. A spec's timeout kills its whole process group. Run itself never
-// fails: a check that cannot start is a failing Result saying why. With
-// env.Confine, the run specs all go into one sandbox (sandbox.go). With
-// env.FailFast the file checks run first, and the first failure stops the
-// rest (Result.Stopped).
+// specs; it never fails: a check that cannot start is a failing Result
+// saying why. With env.Confine the run specs share one sandbox; with
+// env.FailFast the file checks run first and the first failure stops the rest.
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
 	ctx, ff := failFast(ctx, env.FailFast)
@@ -54,7 +46,7 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	if env.FailFast && !filesPass(env, specs, results) {
 		return results // a file check failed: no run validator is started
 	}
-	var boxed []int // the run specs that go into the stop's one sandbox
+	var boxed []int // the run specs that share the sandbox
 	if env.Confine != nil {
 		for i, s := range specs {
 			if s.Run != "" {
@@ -89,7 +81,6 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 // errStopped cancels the checks still running when one failed (fail-fast).
 var errStopped = errors.New("stopped: another check failed first (fail_fast)")
 
-// stopping stops the checks of one run once one fails, when on.
 type stopping struct {
 	on     bool
 	cancel context.CancelCauseFunc
@@ -108,9 +99,8 @@ func (s stopping) saw(r Result) Result {
 	return r
 }
 
-// filesPass runs the file checks of specs first, cheap as they are, and
-// reports whether all passed; where one failed, the run ones are set
-// stopped without being started.
+// filesPass runs the file checks first and reports whether all passed;
+// if not, the others are set stopped, never started.
 func filesPass(env Env, specs []Spec, results []Result) bool {
 	pass := true
 	for i, s := range specs {
@@ -127,13 +117,11 @@ func filesPass(env Env, specs []Spec, results []Result) bool {
 	return pass
 }
 
-// stopped is the result of a check fail-fast stopped before it started.
 func stopped(name string) Result {
 	return Result{Name: name, Problem: errStopped.Error(), ExitCode: -1, Stopped: true}
 }
 
-// each runs f(0) … f(n-1) at once and returns when all have returned: the
-// one fan-out of validators, in the gate and in the sandbox's runner.
+// each runs f(0) … f(n-1) at once and returns when all have returned.
 func each(n int, f func(i int)) {
 	var wg sync.WaitGroup
 	for i := range n {
@@ -142,15 +130,19 @@ func each(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// runOne runs one spec unconfined, named and timed: the one code path of a
-// command, in the gate and in the sandbox's runner alike. dog is nil in the
-// sandbox, whose pid namespace ends what a validator leaves.
+// runOne runs one spec unconfined, named and timed, in the gate and in the
+// sandbox's runner alike; dog is nil in the sandbox, whose pid namespace
+// ends what a validator leaves.
 func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	start := time.Now()
 	var r Result
-	if s.Run != "" {
+	switch {
+	case s.Run != "":
 		r = runCommand(ctx, env, s, dog)
-	} else {
+	case s.Diff != nil: // a record it cannot use is a Problem, never a pass
+		v := s.Diff.Judge(env.Dir, s.Baselines, s.Skip)
+		r = Result{Output: strings.Join(v.Fails, "\n"), Problem: v.Problem, Passed: len(v.Fails) == 0 && v.Problem == ""}
+	default:
 		r = checkFile(env, s)
 	}
 	r.Name = s.Name
@@ -159,17 +151,11 @@ func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 }
 
 func checkFile(env Env, s Spec) Result {
-	if s.Diff != nil {
-		return checkDiff(env, s)
-	}
 	path := s.File
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Dir, path)
 	}
-	// Through regular.Open: a named pipe with no writer would hold the
-	// gate until the client kills it at its hook timeout, letting the stop
-	// through.
-	f, st, err := regular.Open(path)
+	data, st, err := readRegular(path, maxFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return Result{Output: s.File + ": no such file"}
@@ -178,11 +164,6 @@ func checkFile(env Env, s Spec) Result {
 	case errors.Is(err, regular.ErrNotRegular):
 		return Result{Output: fmt.Sprintf("%s: is not a regular file (%s)", s.File, st.Mode().Type())}
 	case err != nil:
-		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes))
-	if err != nil {
 		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
 	}
 	whys := CheckAll(string(data), s.Expect)
@@ -195,11 +176,23 @@ func checkFile(env Env, s Spec) Result {
 	return Result{Output: strings.Join(whys, "\n")}
 }
 
-// errTimedOut cancels a command that ran past its timeout.
-var errTimedOut = errors.New("timed out")
+// readRegular reads up to most bytes of the file at path through
+// regular.Open: a named pipe with no writer the agent planted would hold
+// the gate until the client's hook timeout let the stop through.
+func readRegular(path string, most int64) ([]byte, os.FileInfo, error) {
+	f, st, err := regular.Open(path)
+	if err != nil {
+		return nil, st, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, most))
+	return data, st, err
+}
 
-// adopt makes the process a subreaper once, before its first command.
-var adopt sync.Once
+var (
+	errTimedOut = errors.New("timed out") // cancels a command past its timeout
+	adopt       sync.Once                 // makes the process a subreaper before its first command
+)
 
 // runCommand runs a run validator with sh -c in its own process group,
 // bounded by its timeout, its output captured up to the limit.
@@ -212,14 +205,11 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	if errors.Is(context.Cause(ctx), errStopped) {
 		return stopped(s.Name)
 	}
-	// The timeout counts from the start of the command, not of this
-	// function: a gate slowed down before Start must not fail the check.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	// Output goes through a pipe of our own rather than exec's copying
-	// goroutine, so that Wait returns when the command exits even if a
-	// background child still holds the pipe open.
+	// A pipe of our own, not exec's copying goroutine: Wait returns when
+	// the command exits even if a background child holds the pipe open.
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
@@ -244,9 +234,8 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	if dog != nil {
 		dog.ready()
 	}
-	// The parent-death signal fires when the thread that started the
-	// command ends, not the process: hold this goroutine on its thread
-	// until the command is waited for, so that Go cannot retire it first.
+	// The parent-death signal fires when the starting thread ends: hold it
+	// until the command is waited for.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	err = cmd.Start()
@@ -256,6 +245,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 			timeout, why = max(left, time.Millisecond), env.DeadlineWhy
 		}
 	}
+	// From the command's start: a gate slowed before it must not fail it.
 	timer := time.AfterFunc(timeout, func() { cancel(errTimedOut) })
 	defer timer.Stop()
 	pw.Close()
@@ -267,18 +257,15 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 		dog.watch(cmd.Process.Pid)
 	}
 	waitErr := cmd.Wait()
-	// Judged now: the deadline passing while leftovers are cleaned up
-	// below does not make a finished check a timeout.
+	// Judged now: a deadline passing during the cleanup is no timeout.
 	ctxErr := context.Cause(ctx)
 	endGroup(cmd, pr, drained)
 	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
 }
 
-// endGroup ends what is left of a finished command: leftover children of
-// its group would hold the pipe and keep running after the gate returns,
-// and a validator's work ends with it. The leader's pid, which names the
-// group, is not handed out again before pid_max wraps, so the kill cannot
-// reach a stranger. Output still in the pipe is read for drainGrace.
+// endGroup kills what is left of a finished command's group (its
+// leader's pid, not reused before pid_max wraps, names it) and reads the
+// output still in the pipe for drainGrace.
 func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	killGroup(cmd)
 	reaped := make(chan struct{})
@@ -295,8 +282,8 @@ func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	}
 }
 
-// resultOf judges how a command ended: a deadline or a cancellation seen
-// when it exited outweighs its exit status.
+// resultOf judges how a command ended: a deadline or a cancellation
+// outweighs its exit status.
 func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration, why string) Result {
 	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: ps.ExitCode()}
 	switch {
@@ -322,9 +309,8 @@ func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout t
 	return r
 }
 
-// exitProblem explains an exit that is not a verdict of the check itself:
-// death by a signal, or the codes the shell uses for a command it could
-// not run or that a signal killed. Ordinary failures give "".
+// exitProblem explains an exit that is no verdict of the check (a signal,
+// the shell's 126, 127 and 128+N); "" for an ordinary failure.
 func exitProblem(ps *os.ProcessState) string {
 	ws, ok := ps.Sys().(syscall.WaitStatus)
 	code := ps.ExitCode()
@@ -342,12 +328,9 @@ func exitProblem(ps *os.ProcessState) string {
 	return ""
 }
 
-// Unrunnable reports why the program a run line starts with cannot run from
-// dir, when the line names it by path: missing, a directory, or not
-// executable (the shell's own messages for this are terse). It returns ""
-// when the program looks runnable, and for programs found on $PATH or shell
-// syntax, which only running can judge. `gate check` reports with it what
-// the gate would find at stop time.
+// Unrunnable says why the program a run line names by path cannot run
+// from dir (missing, a directory, not executable), or "": for a program
+// on $PATH or shell syntax only running can tell. `gate check` uses it.
 func Unrunnable(dir, run string) string {
 	fields := strings.Fields(run)
 	if len(fields) == 0 {
@@ -398,11 +381,10 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// capped keeps what a command printed within limit bytes, and counts the
-// rest: all of it while it fits; past that, the first bytes, or with tail
-// (Env.Output "failures") the first lines, the failing lines let go in
-// between (failingLine) and the last bytes, where runners put failures
-// and their summary. Its memory is bounded by the limit either way.
+// capped keeps what a command printed within limit bytes and counts the
+// rest: past the limit, the first bytes, or with tail (OutputFailures) the
+// first lines, the failing lines between and the last bytes
+// (docs/validator-output.md). Its memory is bounded by the limit.
 type capped struct {
 	mu      sync.Mutex
 	buf     []byte
@@ -419,7 +401,7 @@ func (c *capped) Write(p []byte) (int, error) {
 	if c.tail != nil {
 		c.buf = append(c.buf, p...)
 		c.dropped = max(c.total-int64(c.limit), 0)
-		if len(c.buf) > 2*c.limit { // let go in batches: each byte is moved once or twice
+		if len(c.buf) > 2*c.limit { // in batches: each byte is moved once or twice
 			c.tail.letGo(c)
 		}
 		return len(p), nil
@@ -461,8 +443,8 @@ const maxFailLine = 1 << 10
 
 func newTailKeep(limit int) *tailKeep { return &tailKeep{head: limit / 8, block: -1} }
 
-// letGo lets go of buf's oldest bytes after the head, keeping their
-// failing lines, until what is kept fits the limit.
+// letGo drops buf's oldest bytes after the head, keeping their failing
+// lines, until what is kept fits the limit.
 func (t *tailKeep) letGo(c *capped) {
 	for len(c.buf)+len(t.fails) > c.limit {
 		n := min(len(c.buf)+len(t.fails)-c.limit, len(c.buf)-t.head)
@@ -471,10 +453,9 @@ func (t *tailKeep) letGo(c *capped) {
 	}
 }
 
-// scan keeps, of bytes let go, the lines of failing blocks while the
-// budget lasts: a line that reads as failing and the lines indented
-// deeper (or blank) that follow it, as TAP's YAML and go test's messages
-// follow their test.
+// scan keeps, of bytes let go and while the budget lasts, each failing
+// line and the lines indented deeper (or blank) after it: TAP's YAML, go
+// test's messages.
 func (t *tailKeep) scan(p []byte, budget int) {
 	for len(p) > 0 {
 		end := bytes.IndexByte(p, '\n')

@@ -13,41 +13,27 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// One sandbox per stop: bwrap starts once, and inside it the gate's own
-// binary, started with SandboxArg, is the runner (Serve): it reads the run
-// specs on stdin, runs them at once with the gate's own code (runOne),
-// each with its timeout, process group and captured output, and writes
-// each Result as a JSON line on stdout. A validator's output never touches
-// that stream: it goes to a pipe the runner reads, and travels inside a
-// line as a JSON string. The runner makes itself non-dumpable before any
-// validator starts, so a validator (same user, same pid namespace) cannot
-// open its stdout through /proc or trace it; and every line carries a
-// nonce that only the gate and the runner know, with lines parsed
-// strictly. The verdicts count only when the runner said hello, reported
-// each spec once and said it is done: a runner that dies, is killed, hangs
-// past the bound or writes anything else fails every confined validator of
-// the stop (fail closed).
+// One sandbox per stop: inside, the running binary started with
+// SandboxArg is the runner (Serve), which runs the specs it reads on stdin
+// with runOne and reports each Result as a JSON line carrying a nonce; the
+// report counts only whole (docs/security.md#confined-validators).
 
-// SandboxArg is the argument that makes the gate the runner inside a
-// stop's sandbox (Serve). The sandbox starts the running program again
-// with it, so every binary that runs confined validators answers it: the
-// gate, and the test binaries of the packages that run them (TestMain).
+// SandboxArg makes a binary that runs confined validators (the gate, the
+// test binaries of their packages) the runner inside the sandbox.
 const SandboxArg = "__confined"
 
 // boxGrace is how long past the last timeout (or the deadline) the gate
-// waits for the runner's report before it kills the sandbox: the runner's
-// own cleanup of a killed validator (drainGrace, reapGrace) and a slow
-// start of bwrap on a loaded machine.
+// waits for the report: the runner's cleanup and a slow bwrap start.
 const boxGrace = drainGrace + reapGrace + 2*time.Second
 
-// boxRequest is what the gate sends the runner: Env without its
-// Confinement, the runner being inside it.
+// boxRequest is what the gate sends the runner: Env without Confine.
 type boxRequest struct {
 	Nonce string
 	Env   Env
@@ -60,9 +46,8 @@ type boxSpec struct {
 	Timeout time.Duration
 }
 
-// boxLine is one line of the runner's report: Hello first, then one Result
-// per spec (I, its index; Output as bytes, kept exactly as captured), then
-// End.
+// boxLine is one line of the report: Hello, one Result per spec (I its
+// index; Output as bytes, exactly as captured), then End.
 type boxLine struct {
 	Nonce  string
 	Hello  bool `json:",omitempty"`
@@ -72,10 +57,9 @@ type boxLine struct {
 	Result Result
 }
 
-// runConfined runs the specs at idx, all run specs, in one sandbox and
-// sets their results. A sandbox that cannot start because this machine has
-// none runs them as today without one: unconfined, or not at all when
-// confinement is required.
+// runConfined runs the specs at idx in one sandbox and sets their
+// results. Where this machine has no sandbox they run unconfined, or not
+// at all when confinement is required.
 func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, ff stopping) {
 	boxed := make([]Spec, len(idx))
 	for j, i := range idx {
@@ -100,9 +84,8 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 	})
 }
 
-// confined runs specs in one sandbox. Its error says that this machine
-// cannot make one (bwrap missing or unable to sandbox anything); a sandbox
-// that did not start where bwrap works fails every spec instead.
+// confined runs specs in one sandbox. Its error says this machine has
+// none; a sandbox that did not start where bwrap works fails every spec.
 func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 	bwrap, err := lookBwrap()
 	if err != nil || probe.made.Load() {
@@ -118,7 +101,8 @@ func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 	if _, perr := Bwrap(); perr != nil {
 		return nil, perr
 	}
-	// bwrap works here, this sandbox did not: its mounts, or the runner.
+	// bwrap works here, this sandbox did not (its mounts, the runner): no
+	// unconfined run for an agent that broke a mount.
 	return slices.Repeat([]Result{{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}}, len(specs)), nil
 }
 
@@ -145,7 +129,6 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	cmd.Stdout, cmd.Stderr = pw, stderr
 	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = time.Second
-	// The parent-death signal is the starting thread's (runCommand).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	err = cmd.Start()
@@ -160,8 +143,7 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	rep := readReport(pr, nonce, len(specs), lineLimit(env))
 	timer.Stop()
 	stop()
-	// The runner is done or broken: end the sandbox and all in it, before
-	// bwrap is reaped and its pid, the group's, can be another's.
+	// End the sandbox before bwrap is reaped and its pid can be another's.
 	killGroup(cmd)
 	waitErr := cmd.Wait()
 	if !rep.hello {
@@ -190,7 +172,6 @@ func orEOF(err error) error {
 	return err
 }
 
-// request is the runner's input, with a fresh nonce.
 func request(env Env, specs []Spec) (string, []byte, error) {
 	env.Confine = nil
 	req := boxRequest{Nonce: rand.Text(), Env: env}
@@ -201,8 +182,8 @@ func request(env Env, specs []Spec) (string, []byte, error) {
 	return req.Nonce, data, err
 }
 
-// boxBound is how long the gate waits for the runner: the longest timeout
-// of specs, or less up to the deadline, and boxGrace.
+// boxBound is how long the gate waits for the runner: the longest
+// timeout, or less up to the deadline, and boxGrace.
 func boxBound(env Env, specs []Spec) time.Duration {
 	var longest time.Duration
 	for _, s := range specs {
@@ -219,7 +200,6 @@ func lineLimit(env Env) int {
 	return env.outputLimit()/3*4 + 64<<10
 }
 
-// report is what the gate read from the runner.
 type report struct {
 	hello   bool
 	results []Result
@@ -227,7 +207,7 @@ type report struct {
 }
 
 // readReport reads the runner's lines until End, EOF or the first line
-// that is not what the runner writes.
+// that is not its report.
 func readReport(r io.Reader, nonce string, n, limit int) report {
 	var rep report
 	sc := bufio.NewScanner(r)
@@ -267,4 +247,52 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 		rep.err = fmt.Errorf("it ended with %d of %d reported: %w", n-left, n, io.ErrUnexpectedEOF)
 	}
 	return rep
+}
+
+// maxRequest bounds the runner's input: specs, not data.
+const maxRequest = 64 << 20
+
+// Serve is the runner inside a stop's sandbox: it reads the request on
+// stdin, runs its specs at once and reports each on stdout as it ends.
+// Started by anything else, it runs what the caller could run itself.
+func Serve(stdin io.Reader, stdout io.Writer) error {
+	hideSelf() // before any validator starts: none may open our stdout or trace us
+	var req boxRequest
+	if err := json.NewDecoder(io.LimitReader(stdin, maxRequest)).Decode(&req); err != nil {
+		return fmt.Errorf("reading the sandbox's request: %w", err)
+	}
+	// Drain it: bwrap holds the pipe too, and validators must find it empty.
+	io.Copy(io.Discard, stdin)
+	out := &reporter{enc: json.NewEncoder(stdout), nonce: req.Nonce}
+	if err := out.send(boxLine{Hello: true}); err != nil {
+		return err
+	}
+	ctx, ff := failFast(context.Background(), req.Env.FailFast)
+	defer ff.cancel(nil)
+	each(len(req.Specs), func(i int) {
+		s := req.Specs[i]
+		r := ff.saw(runOne(ctx, req.Env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil))
+		line := boxLine{I: i, Output: []byte(r.Output), Result: r}
+		line.Result.Output = ""
+		out.send(line)
+	})
+	return out.send(boxLine{End: true})
+}
+
+// reporter writes the runner's lines, one whole line at a time.
+type reporter struct {
+	mu    sync.Mutex
+	enc   *json.Encoder
+	nonce string
+	err   error
+}
+
+func (r *reporter) send(l boxLine) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		l.Nonce = r.nonce
+		r.err = r.enc.Encode(l)
+	}
+	return r.err
 }

@@ -10,17 +10,11 @@ import (
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// watchdog kills the process groups of the unconfined validators of one
-// Run when the gate dies.
-//
-// An unconfined validator's shell dies with the gate (its parent-death
-// signal), but what that shell forked (the test binaries of go test, a
-// server a test started) does not: the signal is not inherited. The
-// watchdog, one shell in a group of its own per Run, reads the groups
-// from a pipe only the gate holds; at EOF, when the gate is gone however
-// it died (SIGKILL included), it kills them all. A confined validator
-// needs none: bwrap dies with the gate and its pid namespace with it.
-// Without a watchdog (it could not start) the validators run as before.
+// watchdog kills the process groups of one Run's unconfined validators
+// when the gate dies, however (SIGKILL included): the parent-death signal
+// reaches their shells, not what those forked. It is a shell in a group of
+// its own that reads the groups from a pipe only the gate holds and kills
+// them at EOF. Without one (it could not start) validators run as before.
 type watchdog struct {
 	once sync.Once
 	mu   sync.Mutex
@@ -28,9 +22,8 @@ type watchdog struct {
 	pw   *os.File
 }
 
-// ready starts the watchdog, once, before a command starts: between the
-// command's start and watch, a gate killed leaves that group unwatched,
-// and that window must not hold the watchdog's own start.
+// ready starts the watchdog, once, before a command starts, so that its
+// start is not inside the window between a command's start and watch.
 func (d *watchdog) ready() { d.once.Do(d.start) }
 
 // watch hands the group pgid to the watchdog.
@@ -61,8 +54,8 @@ func (d *watchdog) start() {
 	d.cmd, d.pw = cmd, pw
 }
 
-// stop ends the watchdog once every validator of the Run is done: killed
-// before the pipe closes, it kills nothing.
+// stop ends the watchdog once the Run is done: killed before the pipe
+// closes, it kills nothing.
 func (d *watchdog) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
