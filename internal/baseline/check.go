@@ -20,23 +20,19 @@ type Check struct {
 	Set     *pattern.Set // In, compiled
 	Lacks   *regexp.Regexp
 	Matches *regexp.Regexp
-	// Scan, when set, judges the changed files of In in place of Lacks
-	// and Matches, a line a finding: the cheats check.
-	Scan func([]Change) []string
-	// Err is why the check could not be compiled; it judges nothing then.
-	Err error
+	Scan    func([]Change) []string // judges In's changes in place of Lacks and Matches (cheats)
+	Err     error                   // why it could not be compiled; it judges nothing then
 }
 
 // Verdict is a judged check: Fails are what the agent must fix, one line
-// each; Problem, when set, says why the check could not judge.
+// each; Problem says why the check could not judge.
 type Verdict struct {
 	Fails   []string
 	Problem string
 }
 
 // Judge compares the files under root now with each record (one per
-// armed prompt that uses the check): the check passes only if it passes
-// against every one.
+// armed prompt): the check passes only if it passes against every one.
 func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 	var v Verdict
 	if c.Err != nil {
@@ -46,25 +42,14 @@ func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 		return Verdict{Problem: "could not judge: its in patterns were not compiled"}
 	}
 	var problems []string
-	seen := map[string]bool{}
 	set := c.Set
 	if len(c.In) == 0 {
 		set = nil // no files to list
 	}
-	now := read(root, c.Changed, set, skip, 1<<62) // as the files are at the stop
+	now := read(root, c.Changed, set, skip, 1<<62)
 	for _, rec := range records {
 		fails, probs := c.against(rec, now)
-		for _, f := range fails {
-			if !seen[f] {
-				seen[f] = true
-				v.Fails = append(v.Fails, f)
-			}
-		}
-		for _, p := range probs {
-			if !slices.Contains(problems, p) {
-				problems = append(problems, p)
-			}
-		}
+		v.Fails, problems = appendNew(v.Fails, fails), appendNew(problems, probs)
 	}
 	if len(records) == 0 {
 		problems = append(problems, noRecord)
@@ -73,6 +58,16 @@ func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 		v.Problem = "could not judge: " + strings.Join(problems, "; ")
 	}
 	return v
+}
+
+// appendNew appends to the strings of add it lacks.
+func appendNew(to, add []string) []string {
+	for _, s := range add {
+		if !slices.Contains(to, s) {
+			to = append(to, s)
+		}
+	}
+	return to
 }
 
 const noRecord = "nothing was recorded when the prompt was armed (armed by an older stopgate, rebuilt from the transcript, run by gate run, or the record is gone)"
@@ -101,9 +96,7 @@ func (c *Check) against(record string, n *Snapshot) (fails, problems []string) {
 	return fails, problems
 }
 
-// changed judges one changed path. A file deleted since the record fails:
-// changed asks for an edit (an entry added to a changelog), and removing
-// the file is not one.
+// changed judges one changed path; deleting the file is no edit.
 func changed(p string, s *Snapshot, now State) (fail, problem string) {
 	was, ok := s.Changed[p]
 	switch {
@@ -123,8 +116,8 @@ func changed(p string, s *Snapshot, now State) (fail, problem string) {
 	return "", ""
 }
 
-// Change is a file of In that differs from the record: its text then
-// (Existed) and now (Exists), each whole.
+// Change is a file of In that differs from the record: its whole text
+// then (Existed) and now (Exists).
 type Change struct {
 	Path            string
 	Was, Now        []byte
@@ -176,8 +169,8 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 }
 
 // changes are the files of n that differ from the record s, sorted, and
-// for a Scan the files of s deleted since; a file that cannot be judged
-// (unreadable, too large to have been recorded) is a problem.
+// for a Scan those of s deleted since; a file that cannot be judged
+// (unreadable, too large to record) is a problem.
 func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 	paths := slices.Collect(maps.Keys(n.Files))
 	for p := range s.Files {

@@ -7,14 +7,14 @@ import (
 	"strings"
 )
 
-// maxDiffCost bounds the work of one file's diff, in steps of the search:
-// a pathological pair of files is "could not judge", never a hung gate.
+// maxDiffCost bounds one file's diff, in steps of the search: a
+// pathological pair is "could not judge", never a hung gate.
 const maxDiffCost = 50_000_000
 
 var errDiffCost = errors.New("the files differ too much to diff")
 
-// splitLines splits text into lines without their line breaks; a final
-// line break ends the last line rather than starting an empty one.
+// splitLines splits text into lines without their breaks; a final break
+// ends the last line.
 func splitLines(text []byte) []string {
 	s := strings.TrimSuffix(string(text), "\n")
 	if s == "" && len(text) <= 1 {
@@ -31,10 +31,8 @@ func splitLines(text []byte) []string {
 }
 
 // AddedLines returns the indexes of the lines of b that a shortest edit
-// script from a to b inserts, in order: Myers' O((N+M)D) diff in linear
-// space. Lines found on one side only can be in no common subsequence, so
-// they are set aside first, exactly; what is left is small for the usual
-// edit, even of a file largely rewritten.
+// script from a to b inserts, in order: Myers' diff in linear space, the
+// lines found on one side only set aside first (in no common subsequence).
 func AddedLines(a, b []string) ([]int, error) {
 	inA := make(map[string]bool, len(a))
 	for _, l := range a {
@@ -121,12 +119,9 @@ func (d *differ) compare(aLo, aHi, bLo, bHi int) {
 	d.compare(u, aHi, v, bHi)
 }
 
-// middle finds the middle snake of a[aLo:aHi] against b[bLo:bHi]: the
-// diagonal run, from (x, y) to (u, v), where a shortest forward path and a
-// shortest reverse path meet (Myers 1986, section 4b). Both ends are
-// differing lines (compare trimmed the common ones), so the edit distance
-// is at least 2 and each half is a strictly smaller problem. The reverse
-// search is the forward one on the lines read backwards.
+// middle finds the middle snake of a[aLo:aHi] against b[bLo:bHi], from
+// (x, y) to (u, v) (Myers 1986, 4b); the ends differ (compare trimmed
+// them), so each half is smaller. The reverse search runs on ra and rb.
 func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 	n, m := aHi-aLo, bHi-bLo
 	delta := n - m
@@ -156,10 +151,9 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 	return
 }
 
-// snakes is step D of one direction's search of a against b: v holds the
-// furthest x reached on each diagonal k. When meet, it reports the first
-// snake, from (x0, y0) to (x, y), that reaches the other direction's path
-// on its diagonal delta-k, searched up to step done.
+// snakes is step D of one direction's search: v holds the furthest x on
+// each diagonal k. When meet, it reports the first snake, (x0, y0) to
+// (x, y), reaching the other direction's path (searched up to step done).
 func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x, y int, met bool) {
 	n, m := len(a), len(b)
 	for k := -D; k <= D; k += 2 {
@@ -181,9 +175,8 @@ func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x
 	return 0, 0, 0, 0, false
 }
 
-// LineDiff is the change from old to new as lines: each line of old that
-// new lacks as "-N: text", then each line new added as "+N: text" (N from
-// 1 in its own file), for a reader such as a judge's model.
+// LineDiff is the change from old to new for a reader (a judge's model):
+// each line removed as "-N: text", then each added as "+N: text".
 func LineDiff(old, new []byte) (string, error) {
 	a, b := splitLines(old), splitLines(new)
 	removed, err := AddedLines(b, a)
@@ -204,10 +197,8 @@ func LineDiff(old, new []byte) (string, error) {
 	return out.String(), nil
 }
 
-// Armed returns the state of the file rel (slash-separated) in recs, the
-// records taken at arming (Load), the first that holds it: how it was when
-// the prompt was armed; a file the record's tree did not hold is State{} (not
-// Exists).
+// Armed returns how the file rel was when the prompt was armed, from the
+// first of recs that knows: State{} when a recorded tree lacked it.
 func Armed(recs []*Snapshot, rel string) (State, bool) {
 	for _, s := range recs {
 		if st, ok := s.Files[rel]; ok {

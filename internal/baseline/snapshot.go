@@ -1,13 +1,8 @@
-// Package baseline records, when a prompt is armed, the state of the files
-// its diff checks name, and judges at the stop what changed since: a file
-// that must have changed (changed), lines that must not or must have been
-// added (added_lacks, added_matches).
-//
-// The record lies in the protected state dir beside the queue entry, and
-// is written once, when the entry is created: re-arming the prompt must
-// not move the baseline past the agent's own edits. Anything the record
-// cannot say (taken before this feature, gone, corrupt, a file over the
-// caps that changed) is "could not judge", never a pass.
+// Package baseline records, when a prompt is armed, the files its diff
+// checks name, and judges at the stop what changed since (changed,
+// added_lacks, added_matches). The record is written once, beside the
+// queue entry, so re-arming cannot move it past the agent's edits; what it
+// cannot say (gone, corrupt, over the caps) is "could not judge", never a pass.
 package baseline
 
 import (
@@ -28,15 +23,13 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// Version is the record's format. 2: the files of `in` are chosen with
-// git's pattern rules (internal/pattern); a record of format 1 chose them
-// otherwise, and judging it by the new rules could pass an added file it
-// never held, so it cannot judge (the check fails, the stop is blocked).
+// Version is the record's format: 2 chooses the files of in by git's
+// rules (package pattern); judging a record of 1 by them could pass an
+// added file it never held, so it cannot judge.
 const Version = 2
 
-// The caps of a record. A file is hashed whole up to maxHash and kept
-// whole up to maxText, while the record holds at most maxTotal of text;
-// past them, a file that changed cannot be judged.
+// A file is hashed up to maxHash and kept up to maxText, maxTotal of text
+// a record; past them a file that changed cannot be judged.
 const (
 	maxHash  = 64 << 20
 	maxText  = 1 << 20
@@ -47,10 +40,9 @@ const (
 type Want struct {
 	Changed []string // paths relative to the root
 	In      []string // gitignore-style patterns (package pattern)
-	Tree    bool     // every file's hash, for the files changed since (tree.go)
+	Tree    bool     // every file's stamp, for the files changed since (tree.go)
 }
 
-// Empty reports whether there is nothing to record.
 func (w Want) Empty() bool { return len(w.Changed) == 0 && len(w.In) == 0 && !w.Tree }
 
 // Snapshot is the record taken at arming.
@@ -60,8 +52,7 @@ type Snapshot struct {
 	In      []string         `json:"in,omitempty"`    // the patterns whose files Files holds
 	Files   map[string]State `json:"files,omitempty"` // every file they matched
 	WalkErr string           `json:"walk_error,omitempty"`
-	// Tree is every file's state, hashes only (tree.go); nil: not taken.
-	Tree map[string]State `json:"tree"`
+	Tree    map[string]State `json:"tree"` // every file's stamp (tree.go); nil: not taken
 }
 
 // State is one file's state.
@@ -73,9 +64,9 @@ type State struct {
 	Err    string `json:"error,omitempty"`
 }
 
-// Take records the state of what w names under root, skipping the dirs
-// in skip (the state dir). Errors are recorded, not returned: a check
-// that needs what could not be read cannot judge.
+// Take records what w names under root, skipping the dirs in skip (the
+// state dir). Errors are recorded: a check that needs what could not be
+// read cannot judge.
 func Take(root string, w Want, skip []string) *Snapshot {
 	in := positive(w.In)
 	set, err := pattern.Compile(in)
@@ -94,8 +85,7 @@ func Take(root string, w Want, skip []string) *Snapshot {
 }
 
 // read is the state under root of the changed paths and of the files set
-// selects (none when nil), keeping their text while budget allows: what
-// Take records, and what a check compares it with at the stop.
+// selects (none when nil), keeping their text while budget allows.
 func read(root string, changed []string, set *pattern.Set, skip []string, budget int64) *Snapshot {
 	s := &Snapshot{Version: Version, Changed: map[string]State{}}
 	for _, p := range changed {
@@ -118,13 +108,12 @@ func read(root string, changed []string, set *pattern.Set, skip []string, budget
 	return s
 }
 
-// linkedDir is the state of a symbolic link to a folder whose files the
-// patterns could select: a finding, never a folder with no files (tests/
-// swapped for a link to a copy with a skip added read as deleted, and
-// added_lacks passed).
+// linkedDir is the state of a link to a folder the patterns could enter:
+// a finding, not an empty folder (tests/ swapped for a link to a copy
+// with a skip added read as deleted, and added_lacks passed).
 const linkedDir = "a symbolic link to a folder, which diff checks do not follow (put the folder itself there, or leave the link out of in with a ! pattern)"
 
-// Write stores s at path, atomically.
+// Write stores s at path through write.
 func (s *Snapshot) Write(path string, write func(string, []byte) error) error {
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -135,12 +124,7 @@ func (s *Snapshot) Write(path string, write func(string, []byte) error) error {
 
 // Load reads the record at path.
 func Load(path string) (*Snapshot, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 3*maxTotal))
+	data, err := regular.ReadFile(path, 3*maxTotal)
 	if err != nil {
 		return nil, err
 	}
@@ -154,12 +138,10 @@ func Load(path string) (*Snapshot, error) {
 	return &s, nil
 }
 
-// stateOf reads the state of the file at path, keeping its text while
-// budget (nil: keep none) allows. A symbolic link is followed: what a
-// tool reads through it is the file.
+// stateOf reads the state of the file at path, links followed, keeping
+// its text while budget (nil: none) allows; a planted named pipe is
+// refused (regular.Open).
 func stateOf(path string, budget *int64) State {
-	// A named pipe the agent left under a test's name is refused
-	// (regular.Open), its error "not a regular file".
 	f, info, err := regular.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -192,9 +174,8 @@ func stateOf(path string, budget *int64) State {
 	return st
 }
 
-// positive returns the patterns of pats that select, leaving out the "!"
-// ones. Their files are a superset of what any list of them selects: the
-// record holds every file that each check of a mapping looks at.
+// positive returns pats without the "!" ones: their files are a superset
+// of what any check of a mapping looks at.
 func positive(pats []string) []string {
 	var out []string
 	for _, p := range pats {
@@ -205,10 +186,9 @@ func positive(pats []string) []string {
 	return out
 }
 
-// walk returns the slash paths, relative to root and sorted, of the files
-// set selects, skipping .git and the dirs in skip, and of the symbolic
-// links to folders set may enter. A directory it cannot read is an error:
-// what lies there is unknown.
+// walk returns the sorted slash paths under root of the files set
+// selects, skipping .git and skip, and of the links to folders set may
+// enter. An unreadable directory is an error: what lies there is unknown.
 func walk(root string, set *pattern.Set, skip []string) (out, links []string, _ error) {
 	var walkErr error
 	err := filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
@@ -228,7 +208,7 @@ func walk(root string, set *pattern.Set, skip []string) (out, links []string, _ 
 		}
 		if de.Type()&fs.ModeSymlink != 0 {
 			if info, err := os.Stat(path); err == nil && info.IsDir() {
-				if set.MayEnter(rel) { // never followed into (a loop, or outside the root): a finding
+				if set.MayEnter(rel) { // not followed (a loop, outside the root): a finding
 					links = append(links, rel)
 				}
 				return nil
@@ -246,7 +226,7 @@ func walk(root string, set *pattern.Set, skip []string) (out, links []string, _ 
 	return out, links, err
 }
 
-// unwrap drops the path from an error: the messages name the file already.
+// unwrap drops the path from an error: the messages name the file.
 func unwrap(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -15,21 +15,16 @@ import (
 // everything selects every file, for the record of the whole tree.
 var everything, _ = pattern.Compile([]string{"*"})
 
-// maxTree is the most files the record of the whole tree holds: past it
-// the record is not taken, and the files changed since are unknown (every
-// validator runs). A matched Read arms through this walk, on the hook path.
+// maxTree bounds the record of the whole tree (taken on the hook path):
+// past it none is taken, and every validator runs.
 const maxTree = 200_000
 
-// errTreeSize is a tree over maxTree files.
 var errTreeSize = fmt.Errorf("more than %d files", maxTree)
 
-// tree is the state of every file under root but .git and the dirs in
-// skip: each file's stamp (regular.Stamp), not its content, so arming
-// costs a stat a file, not a read of the project (node_modules and
-// all). The stamp's change time is the kernel's: an edit with its
-// modification time put back still shows. A file touched but unchanged
-// counts as changed: a validator runs that could have been skipped,
-// never the reverse. nil when the tree could not be listed.
+// tree is the stamp (regular.Stamp, whose ctime shows an edit with its
+// mtime put back) of every file under root but .git and skip: a stat a
+// file, no read. A file touched but unchanged counts as changed: a
+// validator runs that could have been skipped, never the reverse.
 func tree(root string, skip []string) (map[string]State, error) {
 	paths, links, err := walk(root, everything, skip)
 	if err != nil {
@@ -48,12 +43,10 @@ func tree(root string, skip []string) (map[string]State, error) {
 	return t, nil
 }
 
-// ChangedSince returns, for each record, the files under root changed
-// since it was taken: added, deleted or edited, sorted; a file that
-// could not be read then or now counts as changed. An element is nil
-// ("unknown", never "nothing changed") when its record holds no tree (no
-// record, one taken by an older stopgate, unreadable) or the tree cannot
-// be listed now.
+// ChangedSince returns, for each record, the files under root added,
+// deleted, edited or unreadable since it was taken, sorted; nil
+// ("unknown", never "nothing changed") when the record holds no tree or
+// the tree cannot be listed now.
 func ChangedSince(root string, records []string, skip []string) [][]string {
 	out := make([][]string, len(records))
 	var now map[string]State
@@ -90,8 +83,7 @@ func diffTree(was, now map[string]State) []string {
 	return out
 }
 
-// stampState is a file's state in the record of the whole tree: its
-// stamp as Sum, links followed.
+// stampState is a file's state in the tree: its stamp as Sum, links followed.
 func stampState(path string) State {
 	fi, err := os.Stat(path)
 	switch {

@@ -1,14 +1,7 @@
 // Package cheats finds, in what the agent changed since a prompt was
-// armed, the usual ways to make a check pass without doing the work:
-// tests deleted, renamed away or skipped, assertions removed or made
-// trivial, tests excluded by config or build tags, lint and type
-// suppressions, git hooks bypassed, secrets added (rules.go).
-//
-// Text is judged as the language reads it: decoded from UTF-16 or with a
-// BOM, every line break a language knows, Unicode compatibility forms and
-// escapes folded, spaces made plain. A test's state (skipped, how many
-// assertions) is compared by its name, as it was and as it is, so that a
-// skip line kept while the test above it is renamed is still found.
+// armed, the usual ways to make a check pass without the work (rules.go,
+// docs/cheats.md). Text is judged as the language reads it (lines), and a
+// test's state is compared by its name, as it was and as it is.
 package cheats
 
 import (
@@ -77,9 +70,9 @@ func Scan(changes []baseline.Change) []string {
 	return out
 }
 
-// match returns the first rule for files of kind k that line breaks, of
-// the skip rules only when skip. The line is tried as written and with
-// its inline /* */ comments taken out (it/**/.skip).
+// match returns the first rule for files of kind k that line breaks (of
+// the skip rules only when skip), as written and without its inline
+// /* */ comments (it/**/.skip).
 func match(k kind, line string, skip bool) (rule, bool) {
 	bare := blockComment().ReplaceAllString(line, "")
 	for _, r := range rules {
@@ -127,11 +120,9 @@ type unit struct {
 	py         bool
 }
 
-// compare judges the tests by name across the changed files, as they
-// were at arming and as they are: a name with fewer tests now was removed
-// or renamed away, one skipped more often now was skipped, one with fewer
-// assertions was weakened, and a Python test defined again in the same
-// scope hides the one before it.
+// compare judges the tests by name, as armed and now: fewer of a name is
+// removed, skipped more often is skipped, fewer assertions is weakened,
+// and a Python test defined again in its scope hides the one before.
 func (f *findings) compare(was, now []unit) {
 	w, n := tallies(was), tallies(now)
 	for _, name := range slices.Sorted(maps.Keys(w)) {
@@ -167,7 +158,6 @@ func (f *findings) compare(was, now []unit) {
 	}
 }
 
-// tally is the tests of one name.
 type tally struct {
 	n, skipped, asserts int
 	first, skip         *unit
@@ -190,8 +180,8 @@ func tallies(us []unit) map[string]*tally {
 	return m
 }
 
-// moved reports whether the tests a deleted file held are all defined
-// elsewhere now; a file that held none was not moved.
+// moved reports whether the tests a deleted file held (at least one)
+// are all defined elsewhere now.
 func moved(path string, was, now []unit) bool {
 	n := 0
 	for _, u := range was {
@@ -205,10 +195,9 @@ func moved(path string, was, now []unit) bool {
 	return n > 0
 }
 
-// testsOf returns the tests a file of kind k defines in ls: each one's
-// span runs from its decorators to the end of its block or the next test,
-// and it is skipped when a skip rule matches there or on a line that
-// opens a block around it (describe.skip, a skipped class).
+// testsOf returns the tests a file of kind k defines in ls, each from its
+// decorators to the end of its block or the next test, skipped when a
+// skip rule matches there or on a line opening a block around it.
 func testsOf(path string, k kind, ls []string) []unit {
 	var out []unit
 	for _, u := range units {
@@ -263,8 +252,7 @@ var (
 	concat       = re(`(['"` + "`" + `])\s*\+?\s*(['"` + "`" + `])`)
 )
 
-// indents is the indentation of each line, a tab to the next multiple of
-// 8 as Python reads it; a blank line's is -1.
+// indents is each line's indentation as Python reads tabs; -1 when blank.
 func indents(ls []string) []int {
 	ind := make([]int, len(ls))
 	for i, l := range ls {
@@ -286,9 +274,8 @@ func indents(ls []string) []int {
 	return ind
 }
 
-// blockEnd is the last line of the block line i opens: the lines indented
-// deeper, and a closing bracket at its own depth (not in Python). A line
-// of decorators opens the block of what it decorates.
+// blockEnd is the last line of the block line i (or what it decorates)
+// opens: lines indented deeper, and a closing bracket at its depth (not Python).
 func blockEnd(ls []string, ind []int, i int, py bool) int {
 	for i+1 < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i]), "@") {
 		i++
@@ -316,8 +303,7 @@ func decorated(ls []string, ind []int, i int) int {
 	return i
 }
 
-// ancestors are the lines that open the blocks around line i, with their
-// decorators.
+// ancestors are the lines opening the blocks around line i, decorators too.
 func ancestors(ls []string, ind []int, i int) []int {
 	var out []int
 	cur := ind[i]
@@ -347,8 +333,7 @@ func lines(b []byte) []string {
 	return ls
 }
 
-// decode reads UTF-16 (by its BOM, or by the NULs of ASCII text in it)
-// and drops a UTF-8 BOM.
+// decode reads UTF-16 (by its BOM or its NULs) and drops a UTF-8 BOM.
 func decode(b []byte) string {
 	var order binary.ByteOrder
 	switch {
@@ -373,10 +358,8 @@ func decode(b []byte) string {
 	return string(utf16.Decode(u))
 }
 
-// normal folds a line to what the rules match: Unicode compatibility
-// forms (Python reads identifiers so: ｓkip is skip), every space a plain
-// one, invisible format characters out, \u and \x escapes read, and
-// adjacent or added string literals joined ("sk" + "ip").
+// normal folds a line to what the rules match: NFKC (ｓkip is skip), plain
+// spaces, no format characters, escapes read, literals joined ("sk" + "ip").
 func normal(l string) string {
 	l = norm.NFKC.String(l)
 	l = strings.Map(func(r rune) rune {

@@ -8,9 +8,8 @@ import (
 	"sync"
 )
 
-// In is the files a cheats check looks at when it names none: the sources
-// of the languages it knows, their test and lint configs, scripts, hooks,
-// CI and files that hold secrets, outside dependencies and build output.
+// In is the files a cheats check looks at when it names none: sources,
+// configs, scripts, hooks, CI and secrets, not dependencies or build output.
 var In = []string{
 	"*.go", "*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts", "*.cts",
 	"*.json", "*.toml", "*.ini", "*.cfg", "*.yml", "*.yaml", "*.sh", "*.bash", "*.env", ".env*",
@@ -48,8 +47,8 @@ type rule struct {
 	ok   func(sub []string) bool // a match that is benign after all
 }
 
-// rules are matched against the lines added since arming, and the skip
-// rules against each test as it was and is (cheats.go).
+// rules are matched against the lines added since arming, the skip rules
+// against each test as it was and is.
 var rules = []rule{
 	{in: goSrc, what: "test skipped", skip: true, re: re(`\.\s*Skip(Now|f)?\b|^\s*Skip(Now|f)?\s*\(|["` + "`" + `]Skip(Now|f)?["` + "`" + `]`)},
 	{in: goSrc, what: "test skipped unless run in full (testing.Short)", skip: true, re: re(`\btesting\s*\.\s*Short\b`)},
@@ -80,8 +79,8 @@ var rules = []rule{
 		}},
 }
 
-// re compiles s on first use: detect links this package (through config)
-// and compiling every rule at start-up cost each hook call about 1 ms.
+// re compiles s on first use: detect links this package, and compiling
+// every rule at start-up cost each hook call about 1 ms.
 func re(s string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(s) })
 }
@@ -95,9 +94,8 @@ var (
 	prose      = re(`\.(md|markdown|txt|rst|adoc)$`)
 )
 
-// kindOf is what the file at the slash path p is to the rules. A test
-// file is one its runner collects: a Go test under testdata or a folder
-// or name starting with "_" or "." is none.
+// kindOf is what the file at the slash path p is to the rules; a test
+// file is one its runner collects (not under testdata, _x or .x for Go).
 func kindOf(p string) kind {
 	base, k := path.Base(p), anyFile
 	segs := strings.Split(p, "/")
@@ -135,8 +133,8 @@ func kindOf(p string) kind {
 	return k
 }
 
-// units are the patterns of a test's start, its name the first non-empty
-// group, and of an assertion, per kind of test file.
+// units are, per kind of test file, the patterns of a test's start (its
+// name the first non-empty group) and of an assertion.
 var units = []struct {
 	in           kind
 	test, assert func() *regexp.Regexp
@@ -149,8 +147,8 @@ var units = []struct {
 		re(`\bexpect\s*(\.\s*\w+\s*)?\(|\bassert\b|\.should\b|\bt\s*\.\s*(is|not|deepEqual|true|false|truthy|falsy|throws|assert|equal|ok|match|snapshot)\s*\(`)},
 }
 
-// secretLike reports whether v looks like a real secret rather than a
-// name, a placeholder or a lookup: letters and digits, and dense.
+// secretLike reports whether v looks like a real secret, not a name, a
+// placeholder or a lookup: letters and digits, and dense.
 func secretLike(v string) bool {
 	lower := strings.ToLower(v)
 	if strings.ContainsAny(v, "()${}<>") || strings.Contains(lower, "example") || strings.Contains(lower, "xxxx") ||

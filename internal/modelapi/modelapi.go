@@ -1,7 +1,6 @@
-// Package modelapi asks a model one question over HTTP, in the Anthropic
-// Messages or the OpenAI-compatible chat dialect: the judge validator's
-// client. It is its own package so that only the gate links net/http;
-// detect, on every tool call of the agent, does not.
+// Package modelapi asks a model one question over HTTP (Anthropic Messages
+// or OpenAI chat), for the judge: its own package, so that detect, run on
+// every tool call, does not link net/http.
 package modelapi
 
 import (
@@ -20,11 +19,13 @@ import (
 // Ask posts the question in the API's dialect and returns the model's
 // text and the tokens it counted. The key goes in a header alone.
 func Ask(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) {
-	var body any = map[string]any{"model": model, "max_tokens": 1024, "system": system,
+	body := map[string]any{"model": model, "max_tokens": 1024, "system": system,
 		"messages": []map[string]string{{"role": "user", "content": user}}}
+	headers := map[string]string{"x-api-key": key, "anthropic-version": "2023-06-01"}
 	if api == "openai" {
 		body = map[string]any{"model": model, "messages": []map[string]string{
 			{"role": "system", "content": system}, {"role": "user", "content": user}}}
+		headers = map[string]string{"Authorization": "Bearer " + key}
 	}
 	data, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
@@ -32,11 +33,8 @@ func Ask(ctx context.Context, api, endpoint, model, key, system, user string) (t
 		return "", 0, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if api == "openai" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	} else {
-		req.Header.Set("x-api-key", key)
-		req.Header.Set("anthropic-version", "2023-06-01")
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

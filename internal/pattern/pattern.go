@@ -1,6 +1,5 @@
 // Package pattern selects files by gitignore-style patterns, with git's
-// semantics (gitignore(5)) as the reference: the diff checks' in and the
-// validators' inputs both go through it.
+// semantics (gitignore(5)): the diff checks' in and the validators' inputs.
 package pattern
 
 import (
@@ -11,13 +10,10 @@ import (
 	"strings"
 )
 
-// Set is a list of patterns read as the lines of a .gitignore: a pattern
-// with a slash at its start or in its middle is anchored at the root, one
-// without matches at any depth; a trailing "/" matches directories only;
-// "*", "?" and "[...]" match within a segment, "**" any number of them; a
-// pattern that matches a directory selects every file under it; "!" takes
-// back what an earlier pattern selected, the last match deciding. As in
-// git, nothing under a selected directory can be taken back.
+// Set is a list of patterns read as the lines of a .gitignore: anchored
+// when a slash starts or splits one, "/" at the end for directories, "**"
+// any number of segments, a directory selecting all under it (for good),
+// "!" taking back an earlier match, the last match deciding.
 type Set struct{ list []pat }
 
 type pat struct {
@@ -39,7 +35,7 @@ func Compile(pats []string) (*Set, error) {
 	return s, nil
 }
 
-// Check says why p is not a valid pattern, or nil.
+// Check says why p is not a valid pattern.
 func Check(p string) error {
 	_, err := compile(p)
 	return err
@@ -96,8 +92,7 @@ func bang(seg string) string {
 	return string(b)
 }
 
-// Match reports whether the file at rel, a slash path relative to the
-// root, is selected.
+// Match reports whether the file at the slash path rel is selected.
 func (s *Set) Match(rel string) bool {
 	segs := strings.Split(rel, "/")
 	for n := 1; n < len(segs); n++ {
@@ -118,8 +113,7 @@ func (s *Set) last(segs []string, dir bool) bool {
 	return false
 }
 
-// MayEnter reports whether a file under the directory dir could be
-// selected: a walk skips the directories none could.
+// MayEnter reports whether a file under the directory dir could be selected.
 func (s *Set) MayEnter(dir string) bool {
 	if dir == "." || dir == "" {
 		return true
@@ -128,8 +122,7 @@ func (s *Set) MayEnter(dir string) bool {
 	return slices.ContainsFunc(s.list, func(p pat) bool { return !p.negate && enter(p.segs, segs) })
 }
 
-// enter reports whether pat matches dir or one of its parents, or could
-// match below it.
+// enter reports whether pat matches dir, a parent, or could match below it.
 func enter(pat, dir []string) bool {
 	for len(pat) > 0 && len(dir) > 0 && pat[0] != "**" {
 		if ok, _ := path.Match(pat[0], dir[0]); !ok {
