@@ -7,9 +7,8 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 )
 
-// Announcement tells the agent, when it picks up a mapped prompt, what will
-// be checked before it may stop: acceptance criteria up front cost fewer
-// blocked stops than criteria discovered at the end.
+// Announcement tells the agent what will be checked before it may stop:
+// criteria up front cost fewer blocked stops than criteria found at the end.
 func Announcement(validator func(string) (*config.Validator, error), maps []*config.Mapping) (string, error) {
 	var b strings.Builder
 	for _, m := range maps {

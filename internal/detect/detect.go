@@ -1,22 +1,10 @@
-// Package detect is the detect hook: it arms a prompt's validators when
-// the agent reads a mapped prompt file or invokes a mapped slash command.
-//
-// Contract (stdin: one hook input object):
-//
-//	PostToolUse of Read or Skill, UserPromptExpansion, UserPromptSubmit
-//	  matched:   one pending entry per (session, scope, prompt key); with
-//	             announce, additionalContext naming the acceptance criteria
-//	             the first time the entry is armed; exit 0
-//	  unmatched: nothing enqueued, nothing printed, exit 0
-//	PreToolUse of Write, Edit, MultiEdit, NotebookEdit, Bash: the tamper
-//	  guard (guard.go): permissionDecision "deny" for a write to a protected
-//	  path, else no output, exit 0
-//	PreSkillShellCommand (a skill's inline shell command): the guard's
-//	  answer as for Bash, under this event's name; a mapped skill or
-//	  command it names is armed, without the announcement
-//	bad input or config: one line on stderr, exit 1 (the client's
-//	  non-blocking error), nothing enqueued. Never exit 2: detect must not
-//	  block a tool call or a prompt.
+// Package detect is the detect hook (docs/architecture.md): it arms a
+// prompt's validators when the agent reads a mapped prompt file or invokes
+// a mapped command (one pending entry per session, scope and prompt; with
+// announce, the criteria as additionalContext when first armed), and is
+// the tamper guard at PreToolUse and PreSkillShellCommand (guard.go). Bad
+// input or config: one line on stderr, exit 1, nothing enqueued; never
+// exit 2, which would block a tool call or a prompt.
 package detect
 
 import (
@@ -71,9 +59,8 @@ func Run(env *cli.Env) error {
 	case hook.PreToolUse:
 		return guardTool(env, in, ans, root, *configFile)
 	case hook.PreSkillShellCommand:
-		// The guard judges the inline command as it would a Bash call;
-		// the skill it runs in, when mapped, is armed as well (silently:
-		// this event's answer has no context to add).
+		// The guard judges the inline command as a Bash call; the skill it
+		// runs in, when mapped, is armed too, without the announcement.
 		if err := guardTool(env, in, ans, root, *configFile); err != nil {
 			return err
 		}
@@ -84,15 +71,12 @@ func Run(env *cli.Env) error {
 // armFrom arms the mappings the input triggers: a prompt read, a slash
 // command or skill run; nothing for any other input.
 func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) error {
-	// Read: what did the agent touch? Cheap tests first, so that the common
-	// case, an unrelated tool call or prompt, never parses the config.
+	// Cheap tests first: an unrelated tool call or prompt never loads the config.
 	ts := triggersOf(in, root, env.Getenv("HOME"))
 	if len(ts) == 0 {
 		return nil
 	}
-	// The config, from the cache when it is current: this
-	// runs on every read of a .md file, and parsing thousands of mappings
-	// would cost more than the whole hook may.
+	// From the cache when it is current: this runs on every read of a .md file.
 	cfg, err := config.Load(config.Path(root, configFile, env.Dir), root)
 	if err != nil {
 		if configFile == "" && errors.Is(err, fs.ErrNotExist) {
@@ -100,13 +84,10 @@ func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile str
 		}
 		return err
 	}
-
-	// Decide: which mappings does it arm?
 	maps, paths, err := matches(cfg, ts)
 	if err != nil || len(maps) == 0 {
 		return err
 	}
-	// Write: the entries, then the announcement.
 	return arm(env, in, ans, root, cfg, maps, paths, ts[0].kind) // one input is one kind of trigger
 }
 
@@ -131,9 +112,8 @@ func matches(cfg *config.Config, ts []trigger) (maps []*config.Mapping, paths []
 	return maps, paths, nil
 }
 
-// arm queues an entry per mapping and announces the new ones. One entry
-// that cannot be written does not stop the others from being armed; every
-// failure is reported, on the one line the client shows.
+// arm queues an entry per mapping and announces the new ones. An entry that
+// cannot be written does not stop the others; every failure is reported.
 func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
 	errs := &multierror.Error{ErrorFormat: oneLine}
@@ -187,8 +167,7 @@ func triggersOf(in *hook.Input, root, home string) []trigger {
 	switch in.HookEventName {
 	case hook.PostToolUse:
 		if in.ToolName == "Skill" {
-			// The model ran a slash command itself: no Read and no
-			// UserPromptExpansion happen for it.
+			// The model ran a slash command itself: no Read or expansion follows.
 			if name := strings.TrimPrefix(in.Tool.Skill, "/"); name != "" {
 				return []trigger{{kind: queue.TriggerSkill, command: name}}
 			}
@@ -222,9 +201,8 @@ func triggersOf(in *hook.Input, root, home string) []trigger {
 	return nil
 }
 
-// readPaths returns the files a tool call read: the read tool's, or for
-// a shell command (every client's, as its dialect names it Bash) what the
-// guard's dry run of it reads, in the directory it ran in.
+// readPaths returns the files a tool call read: the read tool's, or what
+// the guard's dry run of a shell command reads, in the directory it ran in.
 func readPaths(in *hook.Input, root, home string) []string {
 	if in.ToolName != "Bash" || in.Tool.Command == "" {
 		return in.ReadPaths()
@@ -233,8 +211,7 @@ func readPaths(in *hook.Input, root, home string) []string {
 	if cs := in.GuardCalls(); len(cs) == 1 && cs[0].Cwd != "" {
 		cwd = cs[0].Cwd // Gemini's dir_path
 	}
-	// Claude Code's PostToolUse names the directory a command ended in:
-	// ShellReads also reads one that may have changed directory from root.
+	// PostToolUse names the directory a command ended in: ShellReads tries root too.
 	return guard.ShellReads(in.Tool.Command, cwd, root, home)
 }
 

@@ -19,21 +19,12 @@ import (
 	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// guardTool is detect's PreToolUse answer, the tamper guard (package
-// guard): a Write, Edit, MultiEdit, NotebookEdit or Bash call that would
-// change the state dir, the config or a validator is denied with a reason;
-// any other call gets no output at all. Never "allow": that would skip the
-// user's own permission prompts for the call.
-//
-//	other tools                     exit 0, no output, nothing loaded
-//	a protected path                {"hookSpecificOutput":{"hookEventName":"PreToolUse",
-//	                                 "permissionDecision":"deny","permissionDecisionReason":…}}
-//	anything else                   exit 0, no output
-//	no mappings.toml                exit 0, no output: not a stopgate project
-//	mappings.toml with mistakes     the state dir and the config file are still
-//	                                protected; otherwise one line on stderr, exit 1
-//	a bug in the guard (a panic)    "deny", naming it, with the stack on stderr: a
-//	                                guard that cannot judge a call does not let it by
+// guardTool is the tamper guard's answer (docs/guard.md): a call that would
+// change the trusted base is denied with a reason; any other gets no output,
+// never "allow", which would skip the user's permission prompts. Without
+// mappings.toml nothing is protected; with mistakes in it the state dir and
+// the config are, and the error follows. A panic denies: a guard that cannot
+// judge a call does not let it by.
 func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {

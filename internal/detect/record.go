@@ -8,11 +8,9 @@ import (
 	"github.com/stopgate/stopgate/internal/config"
 )
 
-// recorder returns what takes the baseline of m's diff checks, and of
-// the whole tree (the files changed since, for every validator), when its
-// entry is created. A record that cannot be written leaves none, and the
-// gate then says it could not judge, and takes the changed files as
-// unknown: the entry is armed all the same.
+// recorder returns what takes the baseline of m's diff checks and of the
+// whole tree when its entry is created. Without a record the gate says it
+// cannot judge the diff: the entry is armed all the same.
 func recorder(root string, cfg *config.Config, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string) error, error) {
 	want, err := config.WantOf(m, validator)
 	if err != nil {
@@ -25,10 +23,8 @@ func recorder(root string, cfg *config.Config, m *config.Mapping, validator func
 	}, nil
 }
 
-// writeRecord writes a record to the new file the queue renames into
-// place, without fsync: a crash can leave it absent or cut short, which
-// the gate reads as no record and cannot judge, never as a pass; the
-// fsync would cost detect more than the record itself.
+// writeRecord writes a record without fsync, which would cost detect more
+// than the record: one a crash cuts short is no record to the gate, never a pass.
 func writeRecord(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -38,8 +34,7 @@ func writeRecord(path string, data []byte) error {
 	return errors.Join(err, f.Close())
 }
 
-// memo remembers the validators looked up: the inputs and the baseline of
-// one arming read the same records.
+// memo remembers the validators looked up by one arming.
 func memo(lookup func(string) (*config.Validator, error)) func(string) (*config.Validator, error) {
 	seen := map[string]*config.Validator{}
 	return func(name string) (*config.Validator, error) {

@@ -1,12 +1,9 @@
 // Package outcome is the gate's outcome log: one JSON line per decision in
-// <state_dir>/outcomes.jsonl, read back by `gate log` and `gate stats`.
-//
-// Appends are serialised with the lock outcomes.jsonl.lock (taken with a
-// deadline, see queue.Lock) and each record is one write, so concurrent
-// gates (subagents stopping together) never interleave lines. A line torn
-// by a killed writer is skipped by Read and fenced off by the next Append,
-// which starts a fresh line. Past MaxSize the log is rotated to
-// outcomes.jsonl.1, so it stays bounded.
+// <state_dir>/outcomes.jsonl, read back by `gate log`, `gate stats` and
+// `gate report`. Each append is one write under outcomes.jsonl.lock, so
+// concurrent gates never interleave lines; a line torn by a killed writer is
+// skipped by Read and fenced off by the next Append. Past MaxSize the log
+// rotates to outcomes.jsonl.1.
 package outcome
 
 import (
@@ -25,8 +22,7 @@ import (
 // FileName is the log's name in the state dir; the rotated log adds ".1".
 const FileName = "outcomes.jsonl"
 
-// MaxSize is the size past which the log is rotated. At a few hundred
-// bytes a decision it holds tens of thousands of decisions.
+// MaxSize is the size past which the log rotates: tens of thousands of decisions.
 var MaxSize int64 = 8 << 20
 
 // Decisions, as logged.
@@ -34,12 +30,10 @@ const (
 	Pass  = "pass"
 	Block = "block"
 	Halt  = "halt"
-	// Cleared is a person's decision (gate clear): the session's armed
-	// prompts were dropped unjudged.
+	// Cleared is gate clear's: the session's armed prompts dropped unjudged.
 	Cleared = "cleared"
-	// WouldBlock and WouldHalt are observe mode's (settings.mode): the
-	// stop passed, and outside observe mode would have been blocked or
-	// halted.
+	// WouldBlock and WouldHalt are observe mode's (settings.mode): a stop
+	// that passed and would otherwise have been blocked or halted.
 	WouldBlock = "would-block"
 	WouldHalt  = "would-halt"
 )
@@ -50,20 +44,16 @@ type Record struct {
 	Event    string    `json:"event"` // Stop or SubagentStop
 	Session  string    `json:"session_id"`
 	Agent    string    `json:"agent_id,omitempty"`
-	Prompts  []string  `json:"prompts"`    // the pending prompts judged
-	Checks   []Check   `json:"validators"` // in mappings.toml order
-	Decision string    `json:"decision"`   // pass, block or halt
-	Blocks   int       `json:"blocks"`     // consecutive blocked stops after this one
-	// Observe: judged in observe mode (settings.mode), so a pass is one
-	// observe mode would have let through too.
-	Observe bool `json:"observe,omitempty"`
+	Prompts  []string  `json:"prompts"`           // the pending prompts judged
+	Checks   []Check   `json:"validators"`        // in mappings.toml order
+	Decision string    `json:"decision"`          // pass, block or halt
+	Blocks   int       `json:"blocks"`            // consecutive blocked stops after this one
+	Observe  bool      `json:"observe,omitempty"` // judged in observe mode
 	// Reconciled are the prompts judged although their queue entry was
-	// missing: the transcript shows them read or invoked since they last
-	// passed (an entry deleted, or never written).
+	// missing: the transcript shows them armed since they last passed.
 	Reconciled []Discrepancy `json:"reconciled,omitempty"`
-	// Client is the client that sent the stop (gate init --client's
-	// name); Reason a halt's reason, for gate report. Telemetry notes an
-	// export that failed (internal/telemetry): the verdict stood.
+	// Client sent the stop (gate init --client's name); Reason is a halt's;
+	// Telemetry notes an export that failed (the verdict stood).
 	Client    string `json:"client,omitempty"`
 	Cause     string `json:"cause,omitempty"` // the kind of a block's or halt's reason
 	Reason    string `json:"reason,omitempty"`
@@ -95,27 +85,23 @@ type Check struct {
 	Passed     bool     `json:"passed"`
 	Result     string   `json:"result"` // "passed", "exit status 1", "timed out after 10s", …
 	DurationMS float64  `json:"duration_ms"`
-	// Kind is "run", "file" or "diff"; ExitCode a run's (-1 when killed
-	// or not started), Expect what a file or diff check asks, in one line;
-	// TimedOut and Confined as the validator ran.
+	// Kind is "run", "file", "diff" or "judge"; ExitCode a run's (-1 when
+	// killed or not started), Expect what a file or diff check asks.
 	Kind     string `json:"kind,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Expect   string `json:"expect,omitempty"`
 	TimedOut bool   `json:"timed_out,omitempty"`
 	Confined bool   `json:"confined,omitempty"`
-	// Reused is a check taken as passed without running: it passed at
-	// Since and nothing it depends on changed; SavedMS is the duration of
-	// that run, the time this stop did not spend. DurationMS is 0.
+	// Reused is a check taken as passed without running: it passed at Since
+	// and nothing it depends on changed; SavedMS is that run's duration.
 	Reused  bool       `json:"reused,omitempty"`
 	Since   *time.Time `json:"unchanged_since,omitempty"`
 	SavedMS float64    `json:"saved_ms,omitempty"`
 	// Skipped is a check not run, neither passed nor failed: its
-	// when_changed selects none of the files changed since its prompts
-	// were armed. Passed is false, Result says why.
+	// when_changed selects no changed file. Result says why.
 	Skipped bool `json:"skipped,omitempty"`
-	// A judge's (kind "judge"): its model; the tokens its request counted
-	// and their cost by price_per_mtok (0 without one); Cached, an answer
-	// from the cache, no request; Unavailable, no verdict it could verify.
+	// A judge's: its model, tokens and their cost by price_per_mtok;
+	// Cached, no request made; Unavailable, no verdict it could verify.
 	Model        string  `json:"model,omitempty"`
 	InputTokens  int     `json:"input_tokens,omitempty"`
 	OutputTokens int     `json:"output_tokens,omitempty"`
@@ -140,11 +126,9 @@ func Append(dir string, r Record) error {
 	}
 	line = append(line, '\n')
 	path := filepath.Join(dir, FileName)
-	// A lock file of its own, beside the log: the log itself is renamed
-	// away on rotation, and a lock on it would not exclude a writer that
-	// opened the new one.
+	// A lock file of its own: the log is renamed away on rotation.
 	err = queue.NewLock(path + ".lock").Do(func() error {
-		// Read-write, so that the last byte can be checked on the same file.
+		// Read-write: the last byte is checked on the same file.
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return err
@@ -165,8 +149,7 @@ func appendLine(f *os.File, path string, line []byte) error {
 	}
 	size := st.Size()
 	if size >= MaxSize {
-		// Rotate under the lock: writers waiting on this file see that it
-		// moved and reopen.
+		// Under the lock: writers waiting on it see that it moved and reopen.
 		if err := os.Rename(path, path+".1"); err != nil {
 			return err
 		}
@@ -192,10 +175,8 @@ func endsInNewline(f *os.File, size int64) bool {
 	return b[0] == '\n'
 }
 
-// Read returns the records logged at or after since (all for the zero
-// time), oldest first, from the rotated log and the current one, and how
-// many lines it skipped because they do not parse. A log that does not
-// exist yet has no records.
+// Read returns the records logged at or after since, oldest first, from the
+// rotated log and the current one, and how many lines did not parse.
 func Read(dir string, since time.Time) (records []Record, skipped int, err error) {
 	path := filepath.Join(dir, FileName)
 	for _, p := range []string{path + ".1", path} {

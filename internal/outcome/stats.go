@@ -3,7 +3,6 @@ package outcome
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -12,25 +11,21 @@ import (
 // pass, and which validators are slow.
 type Stats struct {
 	Decisions, Passes, Blocks, Halts int
-	// WouldBlock and WouldHalt count observe mode's stops (settings.mode)
-	// that would have been blocked or halted.
-	WouldBlock, WouldHalt int
-	// Cleared counts gate clear's records: a person's decision to drop a
-	// session's armed prompts, no stop judged.
-	Cleared    int
-	From, To   time.Time
-	Prompts    []PromptStats    // by prompt key
-	Validators []ValidatorStats // by name
-	Sessions   []SessionStats   // most blocks first
-	// Reused counts the checks taken as passed without running (reuse),
-	// and Saved adds up the runs they did not repeat.
+	WouldBlock, WouldHalt            int // observe mode's stops
+	Cleared                          int // gate clear's records: no stop judged
+	From, To                         time.Time
+	Prompts                          []PromptStats    // by prompt key
+	Validators                       []ValidatorStats // by name
+	Sessions                         []SessionStats   // most blocks first
+	// Reused counts the checks taken as passed without running; Saved adds
+	// up the runs they did not repeat.
 	Reused int
 	Saved  time.Duration
 	Spend  // the judges'
 }
 
-// Spend is what judges cost: the requests made, the answers taken from
-// the cache instead, the tokens counted and their cost in dollars.
+// Spend is what judges cost: requests made, answers from the cache, tokens
+// and dollars.
 type Spend struct {
 	Asked        int     `json:"requests"`
 	Cached       int     `json:"cached"`
@@ -57,11 +52,10 @@ type PromptStats struct {
 	Prompt          string
 	Checked, Passed int
 	// Observed counts the observe-mode stops that checked the prompt, and
-	// WouldBlock those where it failed: the stop would have been blocked.
+	// WouldBlock those where it failed.
 	Observed, WouldBlock int
-	// Attempts: in each session scope, the decisions that checked the
-	// prompt up to and including the one where it passed. Unresolved counts
-	// scopes whose last check of it failed.
+	// Attempts: per session scope, the checks of the prompt up to and
+	// including its pass. Unresolved counts scopes whose last check failed.
 	Resolved, Unresolved int
 	AttemptsTotal        int
 	AttemptsMax          int
@@ -77,16 +71,13 @@ func (p PromptStats) AttemptsAvg() float64 {
 
 // ValidatorStats is one validator's record.
 type ValidatorStats struct {
-	Name         string
-	Runs, Passed int
-	// Observed and WouldBlock are as PromptStats', for the validator's runs.
-	Observed, WouldBlock int
+	Name                 string
+	Runs, Passed         int
+	Observed, WouldBlock int             // as PromptStats', of its runs
 	Durations            []time.Duration // sorted, of the runs
-	// Reused counts its checks taken as passed without running; Saved
-	// adds up the durations of the runs they did not repeat.
-	Reused int
-	Saved  time.Duration
-	Spend  // a judge's
+	Reused               int             // as Stats', for the validator
+	Saved                time.Duration
+	Spend                // a judge's
 }
 
 // Median returns the validator's median run time.
@@ -150,21 +141,9 @@ func (t *tally) decision(r Record) {
 	}
 	s := entry(t.sessions, r.Session, func() *SessionStats { return &SessionStats{Session: r.Session} })
 	s.Decisions++
-	switch r.Decision {
-	case Pass:
-		st.Passes++
-	case Block:
-		st.Blocks++
-		s.Blocks++
-	case Halt:
-		st.Halts++
-		s.Halts++
-	case WouldBlock:
-		st.WouldBlock++
-	case WouldHalt:
-		st.WouldHalt++
-	case Cleared:
-		st.Cleared++
+	for _, n := range map[string][]*int{Pass: {&st.Passes}, Block: {&st.Blocks, &s.Blocks}, Halt: {&st.Halts, &s.Halts},
+		WouldBlock: {&st.WouldBlock}, WouldHalt: {&st.WouldHalt}, Cleared: {&st.Cleared}}[r.Decision] {
+		*n++
 	}
 }
 
@@ -251,29 +230,32 @@ func (t *tally) stats() Stats {
 	for key := range t.attempts {
 		t.prompts[key[2]].Unresolved++
 	}
-	for _, p := range t.prompts {
-		st.Prompts = append(st.Prompts, *p)
-	}
-	sort.Slice(st.Prompts, func(i, j int) bool { return st.Prompts[i].Prompt < st.Prompts[j].Prompt })
 	for _, v := range t.validators {
 		slices.Sort(v.Durations)
-		st.Validators = append(st.Validators, *v)
 	}
-	sort.Slice(st.Validators, func(i, j int) bool { return st.Validators[i].Name < st.Validators[j].Name })
-	for _, s := range t.sessions {
-		st.Sessions = append(st.Sessions, *s)
-	}
-	slices.SortFunc(st.Sessions, func(a, b SessionStats) int {
+	st.Prompts = values(t.prompts, func(a, b PromptStats) int { return cmp.Compare(a.Prompt, b.Prompt) })
+	st.Validators = values(t.validators, func(a, b ValidatorStats) int { return cmp.Compare(a.Name, b.Name) })
+	st.Sessions = values(t.sessions, func(a, b SessionStats) int {
 		return cmp.Or(cmp.Compare(b.Blocks+b.Halts, a.Blocks+a.Halts), cmp.Compare(a.Session, b.Session))
 	})
 	return st
+}
+
+// values returns m's values in order.
+func values[V any](m map[string]*V, order func(a, b V) int) []V {
+	var out []V
+	for _, v := range m {
+		out = append(out, *v)
+	}
+	slices.SortFunc(out, order)
+	return out
 }
 
 // Slowest returns the validators ordered by their longest run, slowest
 // first.
 func (st Stats) Slowest() []ValidatorStats {
 	out := slices.Clone(st.Validators)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Max() > out[j].Max() })
+	slices.SortStableFunc(out, func(a, b ValidatorStats) int { return cmp.Compare(b.Max(), a.Max()) })
 	return out
 }
 

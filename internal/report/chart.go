@@ -5,9 +5,8 @@ import (
 	"time"
 )
 
-// The charts' geometry, computed here so that the template only places it.
-
-// columns is a stacked column chart: verdicts per time bucket.
+// columns is a stacked column chart, verdicts per time bucket; the charts'
+// geometry is computed here so that the template only places it.
 type columns struct {
 	ID            string
 	Width, Height int
@@ -104,25 +103,6 @@ func label(t time.Time, size string) string {
 	return t.Format("2006-01-02")
 }
 
-// hbars draws one bar per row, its length value/peak.
-func hbars(id string, rows []barRow, values []float64, class string) bars {
-	b := bars{ID: id, Width: chartWidth, LabelWidth: labelWidth, Height: max(len(rows), 1)*rowHeight + 4}
-	peak := 0.0
-	for _, v := range values {
-		peak = max(peak, v)
-	}
-	for i := range rows {
-		rows[i].Y = float64(i * rowHeight)
-		w := 0.0
-		if peak > 0 {
-			w = barWidth * values[i] / peak
-		}
-		rows[i].Segs = []seg{{X: labelWidth, Y: rows[i].Y + 3, W: max(w, 1), H: rowHeight - 6, Class: class, Title: rows[i].Label + ": " + rows[i].Value}}
-	}
-	b.Rows = rows
-	return b
-}
-
 // failBars draws a row of failures for each of ts, prompts or validators.
 func failBars(id string, ts []timing) bars {
 	return barsOf(id, ts, "block", func(t timing) (string, float64) {
@@ -136,19 +116,33 @@ func timeChart(id string, m *model) bars {
 	})
 }
 
-// barsOf draws a row for each of ts, value saying its words and length.
+// barsOf draws a row for each of ts: value gives its words and its length.
 func barsOf(id string, ts []timing, class string, value func(timing) (string, float64)) bars {
-	rows, vals := make([]barRow, len(ts)), make([]float64, len(ts))
+	b := newBars(id, len(ts))
+	vals := make([]float64, len(ts))
+	peak := 0.0
 	for i, t := range ts {
-		rows[i].Label = t.Name
-		rows[i].Value, vals[i] = value(t)
+		r := barRow{Y: float64(i * rowHeight), Label: t.Name}
+		r.Value, vals[i] = value(t)
+		b.Rows, peak = append(b.Rows, r), max(peak, vals[i])
 	}
-	return hbars(id, rows, vals, class)
+	for i := range b.Rows {
+		r, w := &b.Rows[i], 0.0
+		if peak > 0 {
+			w = barWidth * vals[i] / peak
+		}
+		r.Segs = []seg{{X: labelWidth, Y: r.Y + 3, W: max(w, 1), H: rowHeight - 6, Class: class, Title: r.Label + ": " + r.Value}}
+	}
+	return b
+}
+
+func newBars(id string, rows int) bars {
+	return bars{ID: id, Width: chartWidth, LabelWidth: labelWidth, Height: max(rows, 1)*rowHeight + 4}
 }
 
 // clientChart stacks each client's verdicts in one bar, as shares.
 func clientChart(m *model) bars {
-	b := bars{ID: "clients", Width: chartWidth, LabelWidth: labelWidth, Height: max(len(m.Clients), 1)*rowHeight + 4}
+	b := newBars("clients", len(m.Clients))
 	for i, c := range m.Clients {
 		r := barRow{Y: float64(i * rowHeight), Label: c.Name, Value: fmt.Sprintf("%d stops, %s blocked", c.Total, pct(c.Counts["block"], c.Total))}
 		x := float64(labelWidth)

@@ -1,9 +1,8 @@
 // Package report renders the outcome log as one self-contained HTML page
 // (`gate report`): verdicts over time, the prompts and validators that fail
-// most, validator time, halts with their reasons, and the same per client.
-// The charts are inline SVG computed here and written with html/template:
-// the page loads nothing (its Content-Security-Policy forbids it) and opens
-// from a file, without a server.
+// most, validator time, halts, and the same per client. The charts are
+// inline SVG placed by html/template: the page loads nothing (its CSP
+// forbids it) and opens from a file.
 package report
 
 import (
@@ -15,12 +14,11 @@ import (
 	"github.com/stopgate/stopgate/internal/outcome"
 )
 
-// Verdicts as charted, in stacking order. "observe" is a would-be block of
-// a gate in observe mode: charted when the log has it.
+// Verdicts as charted, in stacking order; "observe" (a stop observe mode
+// let through) only when the log has it.
 var verdicts = []string{outcome.Pass, outcome.Block, outcome.Halt, "observe"}
 
-// verdict is the charted verdict of a stop: observe mode's would-block
-// and would-halt are both "observe".
+// verdict is the charted verdict of a stop.
 func verdict(r outcome.Record) string {
 	if r.WouldStop() {
 		return "observe"
@@ -148,8 +146,7 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	return m
 }
 
-// mostFailed returns those of ts that failed, most failures first, at most
-// maxBars of them.
+// mostFailed returns the maxBars of ts that failed most, most first.
 func mostFailed(ts []timing) []timing {
 	var out []timing
 	for _, t := range ts {
@@ -161,8 +158,7 @@ func mostFailed(ts []timing) []timing {
 	return out[:min(len(out), maxBars)]
 }
 
-// clientOf names the client of r as the page does: "unknown" for a record
-// that has none (the log of an older gate).
+// clientOf names r's client, "unknown" in an older gate's log.
 func clientOf(r outcome.Record) string { return cmp.Or(r.Client, "unknown") }
 
 // span is the width of a column of the time chart.
@@ -171,8 +167,7 @@ type span struct {
 	d    time.Duration // 0: a calendar week
 }
 
-// bucketSize picks the smallest span that draws from..to in at most
-// maxBucket columns.
+// bucketSize picks the smallest span that draws from..to in maxBucket columns.
 func bucketSize(from, to time.Time) span {
 	for _, s := range []span{{"hour", time.Hour}, {"6 hours", 6 * time.Hour}, {"day", 24 * time.Hour}, {"week", 7 * 24 * time.Hour}, {"30 days", 30 * 24 * time.Hour}} {
 		if to.Sub(from)/s.d < maxBucket {

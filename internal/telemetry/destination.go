@@ -10,16 +10,15 @@ import (
 )
 
 // Destination is where an export goes: [telemetry] with the standard
-// OTEL_EXPORTER_OTLP_* variables over it. The SDK reads the variables
-// itself; a table value is passed as an option only where no variable is
-// set, since an option would override the variable.
+// OTEL_EXPORTER_OTLP_* variables over it. The SDK reads the variables; a
+// table value is an option only where no variable is set, as an option
+// would override it.
 type Destination struct {
-	Protocol string
-	Endpoint *url.URL // from the table; nil: the variable's, or the SDK's default
-	envURL   string   // the variable's, for Describe
-	Headers  map[string]string
-	// headersFrom names where the headers come from, for Describe.
-	headersFrom string
+	Protocol    string
+	Endpoint    *url.URL // from the table; nil: the variable's, or the SDK's default
+	envURL      string   // the variable's, for Describe
+	Headers     map[string]string
+	headersFrom string // for Describe
 }
 
 var protocolVars = []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"}
@@ -67,10 +66,8 @@ func firstSet(getenv func(string) string, names []string) (string, string) {
 }
 
 // Pairs reads "k=v,k2=v2", values percent-encoded, as the OTEL_* list
-// variables (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES) are
-// written; blank entries are skipped. An entry that is not key=value, or
-// whose value does not decode, is left out, and err says why the first
-// was: headers are refused, resource attributes taken without it.
+// variables are written. An entry that is not key=value or does not decode
+// is left out, and err says why the first was.
 func Pairs(s string) (pairs map[string]string, err error) {
 	pairs = map[string]string{}
 	for kv := range strings.SplitSeq(s, ",") {
@@ -90,8 +87,7 @@ func Pairs(s string) (pairs map[string]string, err error) {
 	return pairs, err
 }
 
-// Describe says where telemetry goes, for gate check: off, or the
-// protocol, the endpoint and where its headers come from.
+// Describe says where telemetry goes, for gate check.
 func Describe(t config.Telemetry, getenv func(string) string) string {
 	if !t.Enabled {
 		return "off ([telemetry] enabled = true turns it on)"

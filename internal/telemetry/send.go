@@ -1,13 +1,7 @@
 // Package telemetry is the gate's side of exporting verdicts over OTLP:
-// whether telemetry is on and where it goes ([telemetry] with the
-// standard OTEL_EXPORTER_OTLP_* variables over it), and Send, which hands
-// the records to the exporter, the gate-otel command, within a deadline.
-//
-// The OpenTelemetry SDK lives in package otlp, linked by gate-otel alone:
-// the gate and detect start on every stop and tool call, and the SDK's
-// package initialisation (gRPC, protobuf) would cost each start even with
-// telemetry off (docs/telemetry.md has the numbers). This package is
-// stdlib only.
+// whether it is on, where it goes, and Send, which hands the records to the
+// exporter (gate-otel) within a deadline. It is stdlib only: the SDK, in
+// package otlp, would cost every start of the gate (docs/telemetry.md).
 package telemetry
 
 import (
@@ -44,8 +38,7 @@ func Enabled(t config.Telemetry, getenv func(string) string) bool {
 	return t.Enabled && getenv("OTEL_SDK_DISABLED") != "true"
 }
 
-// Send runs the exporter on req and waits for it until req.Deadline at
-// the latest: then it is killed, and the error says so. Its error is the
+// Send runs the exporter on req, killed at req.Deadline; its error is the
 // exporter's last line on stderr.
 func Send(req Request) error {
 	bin, err := ExporterPath()
@@ -75,9 +68,8 @@ func Send(req Request) error {
 	return nil
 }
 
-// ExporterPath finds gate-otel beside the running gate, where make build
-// and make install put it (program.Stopgate): never on PATH, which a settings
-// file's env or a folder of the project can make the agent's.
+// ExporterPath finds gate-otel beside the running gate (program.Stopgate),
+// never on PATH, which the agent can choose.
 func ExporterPath() (string, error) {
 	p, err := program.Stopgate(Exporter)
 	if err != nil {

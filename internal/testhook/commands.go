@@ -67,10 +67,8 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 			cats = append(cats, t.Category)
 			tags = append(tags, t.Tags...)
 		}
-		slices.Sort(cats)
-		slices.Sort(tags)
 		return nil, cli.WithHint(fmt.Errorf("no test of %s matches the filters (%s)", s.File, f),
-			"categories: "+orNone(slices.Compact(cats)), "tags: "+orNone(slices.Compact(tags)))
+			"categories: "+orNone(cats), "tags: "+orNone(tags))
 	}
 	var ps config.Problems
 	unsaved(tests, func(i int, n string) {
@@ -87,16 +85,18 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 	return tests, nil
 }
 
+// orNone lists s, sorted and without repeats, or says "none".
 func orNone(s []string) string {
 	if len(s) == 0 {
 		return "none"
 	}
-	return strings.Join(s, ", ")
+	slices.Sort(s)
+	return strings.Join(slices.Compact(s), ", ")
 }
 
-// next hands out the current test. Asking again hands out the same test.
+// next hands out the current test; asking again hands out the same test,
+// read without the lock.
 func (r *runner) next() (reply, error) {
-	// Asking again changes nothing: answer from the file, without the lock.
 	st, err := r.load()
 	if err != nil {
 		return reply{}, err
@@ -125,15 +125,13 @@ func (r *runner) handOut(st *State) (*State, error) {
 	if !st.Issued {
 		st.Since = r.now()
 	}
-	// The person asked: a new turn, so the count of blocked stops starts
-	// again.
+	// The person asked: a new turn, whose blocked stops count from 0.
 	st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
 	return st, nil
 }
 
-// record records the current test's result as req says, and what comes
-// next: skip, or validate req's text (without text, the agent's last
-// answer, kept at Stop).
+// record records the current test's result: skip, or validate req's text
+// (without text, the agent's last answer, kept at Stop).
 func (r *runner) record(req request) (reply, error) {
 	now := r.now()
 	var judged int
@@ -189,8 +187,7 @@ func (r *runner) retry(args []string) (reply, error) {
 	if len(skipped) == 0 {
 		return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
 	}
-	// The test still lacks a variable its saver never saved: it is
-	// skipped again, saying why, and the run goes on or is complete.
+	// It still lacks a variable: skipped again, saying why.
 	var b strings.Builder
 	for _, j := range skipped {
 		b.WriteString(resultLine(st, j) + "\n")
@@ -257,8 +254,7 @@ func (r *runner) report(req request) (reply, error) {
 	return reply{text: reportText(st, written), failed: c.Failed, total: c.Total()}, nil
 }
 
-// finish writes the report of a run that just completed, and says where,
-// or why not.
+// finish writes the report of a run that just completed, and says where.
 func (r *runner) finish(st *State) string {
 	if st.Mode != Completed {
 		return ""
@@ -287,9 +283,8 @@ func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
 	})
 }
 
-// load reads the session's run, which must exist, without the lock. A
-// hook that has just read it to decide whether a word is the runner's
-// hands it over in r.seen rather than read it twice.
+// load reads the session's run, which must exist, without the lock; a hook
+// that has read it already hands it over in r.seen.
 func (r *runner) load() (*State, error) {
 	if st := r.seen; st != nil {
 		r.seen = nil
@@ -316,11 +311,8 @@ func (r *runner) startWord() string {
 	return "testhook init"
 }
 
-// What the runner says, to the person and to the agent. Plain text: a hook
-// reason is shown as it is, and a terminal shows it as it is.
-
-// brief is the current test as the agent gets it: the handout, and what to
-// do with it. lead, if any, comes first (the previous test's outcome).
+// brief is the current test as the agent gets it, after lead (the previous
+// test's outcome), if any.
 func (r *runner) brief(st *State, lead string) string {
 	if lead != "" {
 		lead += "\n\n"
@@ -360,10 +352,8 @@ func (r *runner) startText(st *State, old *State) string {
 	return b.String()
 }
 
-// capText says how many tests fit in one turn of an auto run. Claude Code
-// allows blockCap consecutive blocked stops; the run blocks at most
-// blockCap-1 times in a row (see stopAnswer), so a turn holds the test it
-// starts with and blockCap-1 more.
+// capText says how many tests fit in one turn of an auto run: the test it
+// starts with and blockCap-1 more (see stopAnswer).
 func (r *runner) capText(n int) string {
 	per := r.perTurn()
 	capNote := fmt.Sprintf("Claude Code allows %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) and the run keeps one in reserve", r.blockCap)

@@ -39,16 +39,24 @@ func runHook(env *cli.Env, configFile string, opt client.Options) error {
 	return nil
 }
 
-// promptID returns the input's prompt_id: the client gives a prompt's
-// UserPromptSubmit and every Stop of the turn it starts the same one. It
-// is read here rather than in hook.Input, which only the runner needs it in.
+// promptID returns the input's prompt_id (Codex: turn_id), the same for a
+// prompt's UserPromptSubmit and every Stop of the turn it starts.
 func promptID(data []byte) string {
 	var v struct {
 		PromptID string `json:"prompt_id"`
-		TurnID   string `json:"turn_id"` // Codex's name for it
+		TurnID   string `json:"turn_id"`
 	}
 	json.Unmarshal(data, &v)
 	return cmp.Or(v.PromptID, v.TurnID)
+}
+
+// hookRunner is newRunner for a hook input.
+func hookRunner(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, turn string) (*runner, error) {
+	r, err := newRunner(env, configFile, in.Cwd)
+	if err == nil {
+		r.session, r.hook, r.turn, r.answer = in.SessionID, true, turn, ans
+	}
+	return r, err
 }
 
 // promptHook answers a prompt. Anything that is not a runner command is
@@ -58,15 +66,13 @@ func promptHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input
 	if !ok {
 		return nil
 	}
-	r, err := newRunner(env, configFile, in.Cwd)
-	if err != nil {
-		if req.slash {
-			return ans.Write(hook.Block("testhook: " + err.Error()))
-		}
+	r, err := hookRunner(env, ans, configFile, in, turn)
+	switch {
+	case err != nil && req.slash:
+		return ans.Write(hook.Block("testhook: " + err.Error()))
+	case err != nil:
 		return err
-	}
-	r.session, r.hook, r.turn, r.answer = in.SessionID, true, turn, ans
-	if perr != nil {
+	case perr != nil:
 		return ans.Write(hook.Block("testhook: " + perr.Error() + "\nusage: " + SlashCommand + " [--category C] [--tag T] [--file F] [--auto]"))
 	}
 	lead := "cannot start the run"
@@ -113,55 +119,38 @@ func applies(st *State, req request) bool {
 	return looks
 }
 
-// stopHook handles a main-thread Stop (see takeStop). Once the session
-// has a run, every error halts it rather than let the stop through.
+// stopHook takes a main-thread Stop. Once the session has a run, every
+// error halts it rather than let the stop through (fail closed).
 func stopHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, turn string) (err error) {
-	r, err := newRunner(env, configFile, in.Cwd)
+	r, err := hookRunner(env, ans, configFile, in, turn)
 	if err != nil {
 		return err
 	}
-	r.session, r.hook, r.turn, r.answer = in.SessionID, true, turn, ans
 	// Without the lock: no run is the common case.
 	st, err := loadRun(runFile(r.store.dir, r.session))
-	if err != nil {
+	if err != nil || st == nil {
 		return haltRun(env, ans, err)
 	}
-	if st == nil {
-		return nil
-	}
-	// A run is under way: from here on no error lets the stop through
-	// unanswered (the gate's fail-closed rule, for the test run).
 	defer func() {
 		if p := recover(); p != nil {
 			err = haltRun(env, ans, fmt.Errorf("internal error (a bug in stopgate): %v", p))
 		}
 	}()
-	if err := r.takeStop(st, in); err != nil {
-		return haltRun(env, ans, err)
-	}
-	return nil
-}
-
-// takeStop takes a stop for the run st, as read: the gate's pending
-// validations first; then in an auto run the final message is the current
-// test's answer, and in a manual run it is kept for "validate".
-func (r *runner) takeStop(st *State, in *hook.Input) error {
-	if !r.answers(st) {
+	// The gate judges a stop while it has entries pending: its block, or its
+	// pass, must not be mixed with a test's answer (docs/testhook.md).
+	if !r.answers(st) || queue.Open(r.store.dir).HasPending(queue.Scope{Session: r.session}) {
 		return nil
 	}
-	if queue.Open(r.store.dir).HasPending(queue.Scope{Session: r.session}) {
-		// The gate judges this stop: its block, or its pass, must not be
-		// mixed with a test's answer. Nothing is recorded; see
-		// docs/testhook.md for how the run goes on.
-		return nil
-	}
-	return r.stopAnswer(in, st.Auto)
+	return haltRun(env, ans, r.stopAnswer(in, st.Auto))
 }
 
-// haltRun answers a stop that a run under way could not judge: the
-// session halts, and the user sees what failed, rather than the stop
+// haltRun answers a stop that a run under way could not judge, when err is
+// not nil: the session halts and the user sees why, rather than the stop
 // passing with the run's answer lost.
 func haltRun(env *cli.Env, ans hook.Answer, err error) error {
+	if err == nil {
+		return nil
+	}
 	fmt.Fprintf(env.Stderr, "testhook: %v\n", err)
 	return ans.Write(hook.Halt(errText("the test run under way could not record this stop", err) +
 		"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
@@ -170,57 +159,36 @@ func haltRun(env *cli.Env, ans hook.Answer, err error) error {
 // answers reports whether this stop's final message answers st's current
 // test: one was handed out, in this turn when the turn is known.
 func (r *runner) answers(st *State) bool {
-	if st.current() == nil || !st.Issued {
-		return false
-	}
-	return st.Turn == "" || r.turn == "" || st.Turn == r.turn
+	return st.current() != nil && st.Issued && (st.Turn == "" || r.turn == "" || st.Turn == r.turn)
 }
 
 // errText is an error as the person reads it in Claude Code: the message,
 // then its hint lines.
 func errText(lead string, err error) string {
-	msg := "testhook: " + err.Error()
 	if lead != "" {
-		msg = "testhook: " + lead + ": " + err.Error()
+		lead += ": "
 	}
+	lines := []string{"testhook: " + lead + err.Error()}
 	var h *cli.Hinted
 	if errors.As(err, &h) {
-		return strings.Join(append([]string{msg}, h.Hints...), "\n")
+		lines = append(lines, h.Hints...)
 	}
-	return msg
+	return strings.Join(lines, "\n")
 }
-
-// The self-driving run. Each Stop of the session's main thread carries the
-// agent's final message: it is the current test's answer. The runner
-// records it and, while tests remain, blocks the stop with the next test's
-// action, so the agent goes straight on.
-//
-// Claude Code allows CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (9) consecutive
-// blocked stops and overrides the hook at the next one, ending the turn
-// with a test handed out but never done. The run never lets that happen: it
-// blocks at most cap-1 times in a row (one in reserve, for a block of the
-// gate's it cannot see), then records the answer, lets the stop through and
-// says so (a pause); "next" starts the next turn. stop_hook_active false
-// means the stop does not follow a block, so the count starts again.
 
 // maxKept bounds the agent's answer kept at Stop for a later validate.
 const maxKept = 1 << 20
 
-type autoOutcome int
-
-const (
-	autoNone autoOutcome = iota // nothing to do: the run changed under us
-	autoBlock
-	autoPause
-	autoDone
-)
-
 // stopAnswer takes the final message of a stop that answers the current
 // test, in a run that is auto or not as the caller saw it: a manual run
-// keeps it for "validate"; an auto run records it and goes on (above).
+// keeps it for "validate"; an auto run records it and, while tests remain,
+// blocks the stop with the next one. Claude Code overrides a hook after
+// CLAUDE_CODE_STOP_HOOK_BLOCK_CAP consecutive blocks, so the run blocks at
+// most cap-1 times in a row, then pauses: it lets the stop through and
+// says so (docs/testhook.md). stop_hook_active false restarts the count.
 func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	now := r.now()
-	var outcome autoOutcome
+	took := false
 	var judged int
 	var skipped []int
 	st, err := r.store.Update(r.session, func(st *State) (*State, error) {
@@ -235,38 +203,35 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		if in.StopHookActive {
 			prior = st.Streak
 		}
+		took = true
 		judged, skipped = st.validate(in.LastAssistantMessage, now)
 		switch {
 		case st.Mode == Completed:
-			st.Streak, outcome = 0, autoDone
+			st.Streak = 0
 		case prior+1 >= r.perTurn():
-			st.Streak, st.Paused, outcome = 0, true, autoPause
-			st.Pauses = append(st.Pauses, judged)
+			st.Streak, st.Paused, st.Pauses = 0, true, append(st.Pauses, judged)
 		default:
-			st.Streak, st.Issued, st.Turn, st.Since, outcome = prior+1, true, r.turn, now, autoBlock
+			st.Streak, st.Issued, st.Turn, st.Since = prior+1, true, r.turn, now
 		}
 		return st, nil
 	})
-	if err != nil {
+	switch {
+	case err != nil || !took:
 		return err
-	}
-	switch outcome {
-	case autoBlock:
-		lead := resultLine(st, judged) + "."
-		for _, i := range skipped {
-			lead += "\n" + resultLine(st, i) + "."
-		}
-		return r.answer.Write(hook.Block(r.brief(st, lead)))
-	case autoPause:
-		return r.answer.Write(hook.Output{SystemMessage: fmt.Sprintf(
-			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
-			resultLine(st, judged), cli.Plural(r.perTurn(), "test", "tests"), r.blockCap, st.counts(), st.testLine(st.Current))})
-	case autoDone:
+	case st.Mode == Completed:
 		msg := fmt.Sprintf("stopgate testhook: %s. %s", resultLine(st, judged), r.endText(st))
 		if note := r.finish(st); note != "" {
 			msg += " " + note
 		}
 		return r.answer.Write(hook.Output{SystemMessage: msg})
+	case st.Paused:
+		return r.answer.Write(hook.Output{SystemMessage: fmt.Sprintf(
+			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
+			resultLine(st, judged), cli.Plural(r.perTurn(), "test", "tests"), r.blockCap, st.counts(), st.testLine(st.Current))})
 	}
-	return nil
+	lead := resultLine(st, judged) + "."
+	for _, i := range skipped {
+		lead += "\n" + resultLine(st, i) + "."
+	}
+	return r.answer.Write(hook.Block(r.brief(st, lead)))
 }

@@ -19,15 +19,14 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// The default tests files, relative to the project root: the TOML form
-// first, then the JSON form that existing suites are written in.
+// The default tests files, relative to the project root, in the order tried.
 const (
 	DefaultFile     = "tests/functional/tests.toml"
 	DefaultJSONFile = "tests/functional/tests.json"
 )
 
 // testsFile returns the tests file to load: name when given (see path),
-// else DefaultFile, else DefaultJSONFile.
+// else the first default file that exists.
 func (r *runner) testsFile(name string) (string, error) {
 	if name != "" {
 		return r.path(name), nil
@@ -40,9 +39,8 @@ func (r *runner) testsFile(name string) (string, error) {
 	return "", fmt.Errorf("no tests file: neither %s nor %s exists", DefaultFile, DefaultJSONFile)
 }
 
-// Load reads and checks the tests file at path, shown to a person relative
-// to root. Every mistake found is a Problem naming the file, the line when
-// known and the test's id; Load returns them all at once as config.Problems.
+// Load reads and checks the tests file at path, shown relative to root.
+// Every mistake is a config.Problem (file, line, test); all come at once.
 func Load(path, root string) (*Suite, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -51,18 +49,15 @@ func Load(path, root string) (*Suite, error) {
 	return Parse(data, path, root)
 }
 
-// Parse is Load on the file's contents. A file ending in .json, or whose
-// text starts with "{", is JSON; anything else is TOML.
+// Parse is Load on the file's contents: JSON when the name ends in .json or,
+// with no .toml either, the text starts with "{"; TOML otherwise.
 func Parse(data []byte, path, root string) (*Suite, error) {
-	l := &loader{file: project.Display(root, path)}
-	var top map[string]any
+	l := &loader{file: project.Display(root, path), testsKey: "test", kind: "table"}
+	decode := l.decodeTOML
 	if isJSON(path, data) {
-		l.testsKey, l.kind = "tests", "object"
-		top = l.decodeJSON(data)
-	} else {
-		l.testsKey, l.kind = "test", "table"
-		top = l.decodeTOML(data)
+		l.testsKey, l.kind, decode = "tests", "object", l.decodeJSON
 	}
+	top := decode(data)
 	if top == nil {
 		return nil, l.problems
 	}
@@ -85,6 +80,8 @@ func isJSON(path string, data []byte) bool {
 	return bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
 }
 
+// loader walks the decoded tree: decoding into structs would stop at the
+// first mistake, and a person is shown every one, in the file's words.
 type loader struct {
 	file     string
 	testsKey string // "tests" in JSON, "test" ([[test]] tables) in TOML
@@ -93,10 +90,14 @@ type loader struct {
 	problems config.Problems
 }
 
-// add records a problem in the test key names ("test #2", testKey(id)), or
-// in the file itself when key is "".
+// add records a problem in the test key names, or in the file when key is "".
 func (l *loader) add(line int, key, msg, hint string) {
 	l.problems = append(l.problems, &config.Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
+}
+
+// mustBe records that key's value v is not what, in the file's words.
+func (l *loader) mustBe(line int, name, key, what string, v any) {
+	l.add(line, name, fmt.Sprintf("%s must be %s, not %s", key, what, l.typeName(v)), "")
 }
 
 func (l *loader) decodeJSON(data []byte) map[string]any {
@@ -118,7 +119,7 @@ func (l *loader) decodeJSON(data []byte) map[string]any {
 	}
 	top, ok := v.(map[string]any)
 	if !ok {
-		l.add(1, "", fmt.Sprintf("must be a JSON object, not %s", l.typeName(v)), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
+		l.add(1, "", "must be a JSON object, not "+l.typeName(v), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
 		return nil
 	}
 	l.lines = jsonTestLines(data)
@@ -143,26 +144,21 @@ func (l *loader) decodeTOML(data []byte) map[string]any {
 func (l *loader) suite(top map[string]any) *Suite {
 	s := &Suite{File: l.file}
 	for _, k := range slices.Sorted(maps.Keys(top)) {
-		v := top[k]
-		switch k {
+		switch v := top[k]; k {
 		case "version":
-			switch v := v.(type) {
-			case string:
-				s.Version = v
-			case json.Number, int64, float64:
+			switch v.(type) {
+			case string, json.Number, int64, float64:
 				s.Version = fmt.Sprint(v)
 			default:
-				l.add(0, "", fmt.Sprintf("version must be a string or a number, not %s", l.typeName(v)), "")
+				l.add(0, "", "version must be a string or a number, not "+l.typeName(v), "")
 			}
 		case "description":
 			s.Description = l.str(0, "", top, "description", false)
 		case l.testsKey:
+		case "tests", "test":
+			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.format(), l.testsExample()))
 		default:
-			hint := "known keys: version, description, " + l.testsKey
-			if k == "tests" || k == "test" {
-				hint = fmt.Sprintf("in a %s file the tests are %s", map[bool]string{true: "JSON", false: "TOML"}[l.testsKey == "tests"], l.testsExample())
-			}
-			l.add(0, "", fmt.Sprintf("unknown key %q", k), hint)
+			l.add(0, "", fmt.Sprintf("unknown key %q", k), "known keys: version, description, "+l.testsKey)
 		}
 	}
 	raw, present := top[l.testsKey]
@@ -194,6 +190,13 @@ func (l *loader) suite(top map[string]any) *Suite {
 	return s
 }
 
+func (l *loader) format() string {
+	if l.testsKey == "tests" {
+		return "JSON"
+	}
+	return "TOML"
+}
+
 func (l *loader) testsExample() string {
 	if l.testsKey == "tests" {
 		return `"tests": [{"id": …, "action": …}, …]`
@@ -220,7 +223,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	case !present:
 		l.add(t.Line, name, "missing id", "every test needs a unique id")
 	case !isStr:
-		l.add(t.Line, name, fmt.Sprintf("id must be a string, not %s", l.typeName(idv)), "")
+		l.mustBe(t.Line, name, "id", "a string", idv)
 	case strings.TrimSpace(id) == "":
 		l.add(t.Line, name, "id is empty", "every test needs a unique id")
 	case strings.ContainsAny(id, "\r\n"):
@@ -243,7 +246,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 }
 
 // str returns m[key], which must be a string and, when required, present
-// and not blank; a problem is placed at line, in key name.
+// and not blank.
 func (l *loader) str(line int, name string, m map[string]any, key string, required bool) string {
 	v, present := m[key]
 	s, isStr := v.(string)
@@ -251,7 +254,7 @@ func (l *loader) str(line int, name string, m map[string]any, key string, requir
 	case !present && required:
 		l.add(line, name, "missing "+key, "")
 	case present && !isStr:
-		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, l.typeName(v)), "")
+		l.mustBe(line, name, key, "a string", v)
 	case required && strings.TrimSpace(s) == "":
 		l.add(line, name, key+" is empty", "")
 	}
@@ -259,13 +262,9 @@ func (l *loader) str(line int, name string, m map[string]any, key string, requir
 }
 
 func (l *loader) expects(line int, name string, raw any) []Expect {
-	if raw == nil {
-		return nil
-	}
 	list, ok := config.Array(raw)
-	if !ok {
-		l.add(line, name, fmt.Sprintf("expect must be a list, not %s", l.typeName(raw)), `expect: [{"contains": "…"}, {"regex": "…"}]`)
-		return nil
+	if raw != nil && !ok {
+		l.add(line, name, "expect must be a list, not "+l.typeName(raw), `expect: [{"contains": "…"}, {"regex": "…"}]`)
 	}
 	var out []Expect
 	for j, v := range list {
@@ -277,35 +276,29 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 		}
 		for k, pv := range m {
 			kind := validator.Kind(k)
-			if kind != validator.Contains && kind != validator.NotContains && kind != validator.Regex {
-				l.add(line, name, fmt.Sprintf("%s: unknown expectation %q", where, k), "use contains, not_contains or regex")
-				continue
-			}
 			p, isStr := pv.(string)
-			if !isStr {
-				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, l.typeName(pv)), "")
-				continue
+			switch {
+			case kind != validator.Contains && kind != validator.NotContains && kind != validator.Regex:
+				l.add(line, name, fmt.Sprintf("%s: unknown expectation %q", where, k), "use contains, not_contains or regex")
+			case !isStr:
+				l.mustBe(line, name, where+": "+k, "a string", pv)
+			default:
+				// A regex is checked with each ${var} as a literal, as at run time.
+				if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
+					l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
+				} else {
+					out = append(out, Expect{Kind: kind, Pattern: p})
+				}
 			}
-			// A regex's syntax is checked with each ${var} as a literal, as
-			// it is at run time.
-			if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
-				l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
-				continue
-			}
-			out = append(out, Expect{Kind: kind, Pattern: p})
 		}
 	}
 	return out
 }
 
 func (l *loader) saves(line int, name string, raw any) []Save {
-	if raw == nil {
-		return nil
-	}
 	m, ok := raw.(map[string]any)
-	if !ok {
-		l.add(line, name, fmt.Sprintf("save must be a map of variable to regex, not %s", l.typeName(raw)), `save: {"token": "token: (\\w+)"}`)
-		return nil
+	if raw != nil && !ok {
+		l.add(line, name, "save must be a map of variable to regex, not "+l.typeName(raw), `save: {"token": "token: (\\w+)"}`)
 	}
 	var out []Save
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -314,7 +307,7 @@ func (l *loader) saves(line int, name string, raw any) []Save {
 		case !validName(k):
 			l.add(line, name, fmt.Sprintf("save: %q is not a variable name", k), "letters, digits and _, not starting with a digit")
 		case !isStr:
-			l.add(line, name, fmt.Sprintf("save.%s must be a regex string, not %s", k, l.typeName(m[k])), "")
+			l.mustBe(line, name, "save."+k, "a regex string", m[k])
 		default:
 			re, err := regexp.Compile(blankRefs(p))
 			if err != nil {
@@ -330,21 +323,15 @@ func (l *loader) saves(line int, name string, raw any) []Save {
 }
 
 func (l *loader) tags(line int, name string, raw any) []string {
-	if raw == nil {
-		return nil
-	}
 	list, ok := config.Array(raw)
 	var out []string
 	for _, v := range list {
 		s, isStr := v.(string)
-		if !isStr {
-			ok = false
-			break
-		}
+		ok = ok && isStr
 		out = append(out, s)
 	}
-	if !ok {
-		l.add(line, name, fmt.Sprintf("tags must be a list of strings, not %s", l.typeName(raw)), "")
+	if raw != nil && !ok {
+		l.mustBe(line, name, "tags", "a list of strings", raw)
 		return nil
 	}
 	return out
@@ -369,40 +356,25 @@ func (l *loader) checkRefs(tests []Test) {
 func blankRefs(s string) string { return refRE().ReplaceAllString(s, "x") }
 
 func reErr(err error) string {
-	var inner error = err
 	if u := errors.Unwrap(err); u != nil {
-		inner = u
+		err = u
 	}
-	return strings.TrimPrefix(inner.Error(), "error parsing regexp: ")
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 }
 
-// typeName names the type of a decoded value in its file's words: a TOML
-// file's as mappings.toml's are named (config.TOMLType), a JSON file's as
-// JSON's.
+// jsonTypes names the types of decoded JSON values in JSON's words.
+var jsonTypes = map[string]string{
+	"<nil>": "null", "string": "a string", "bool": "a boolean", "json.Number": "a number",
+	"map[string]interface {}": "an object", "[]interface {}": "a list",
+}
+
+// typeName names the type of a decoded value in its file's words.
 func (l *loader) typeName(v any) string {
 	if l.kind == "table" {
 		return config.TOMLType(v)
 	}
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	}
-	return fmt.Sprintf("a %T", v) // none other: the decoder's types are these
+	return jsonTypes[fmt.Sprintf("%T", v)] // the decoder makes no other type
 }
-
-// Neither decoder reports where a value sits, so problems are located with
-// a light second look at the text: the line each test starts on (a TOML
-// file's by config.TableLines, the scan that locates mappings.toml's keys).
 
 // lineAt returns the 1-based line of byte offset off in data.
 func lineAt(data []byte, off int) int {
@@ -410,20 +382,17 @@ func lineAt(data []byte, off int) int {
 }
 
 // jsonTestLines returns the line of each element of the top-level "tests"
-// array, walking the tokens; nil when the text is not as expected.
+// array, walking the tokens (the decoder keeps no positions); nil when the
+// text is not as expected.
 func jsonTestLines(data []byte) []int {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
+	var skip json.RawMessage
 	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var skip json.RawMessage
-		if t != "tests" {
-			if dec.Decode(&skip) != nil {
+		if t, err := dec.Token(); err != nil || t != "tests" {
+			if err != nil || dec.Decode(&skip) != nil {
 				return nil
 			}
 			continue
@@ -447,88 +416,3 @@ func jsonTestLines(data []byte) []int {
 	}
 	return nil
 }
-
-// Suite is a loaded tests file.
-type Suite struct {
-	File        string // as shown to a person: relative to the project root when inside it
-	Version     string
-	Description string
-	Tests       []Test
-}
-
-// Test is one test: an action handed to the agent, and what its answer
-// must meet. It is also the plan's entry in a run's state, so it has JSON
-// tags of its own.
-type Test struct {
-	ID          string   `json:"id"`
-	Description string   `json:"description,omitempty"`
-	Category    string   `json:"category"`
-	Action      string   `json:"action"`
-	Expect      []Expect `json:"expect,omitempty"`
-	Save        []Save   `json:"save,omitempty"` // sorted by Var
-	Tags        []string `json:"tags,omitempty"`
-	Line        int      `json:"line,omitempty"` // in the tests file; 0 when unknown
-}
-
-// Expect is one expectation on the answer, before ${var} substitution.
-type Expect struct {
-	Kind    validator.Kind `json:"kind"`
-	Pattern string         `json:"pattern"`
-}
-
-// Save captures group 1 of Regex in the answer as ${Var}.
-type Save struct {
-	Var   string `json:"var"`
-	Regex string `json:"regex"`
-}
-
-// DefaultCategory is the category of a test that names none.
-const DefaultCategory = "general"
-
-// refs returns the ${var} names t uses, in order of first use.
-func (t *Test) refs() []string {
-	var names []string
-	add := func(s string) {
-		for _, n := range refs(s) {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	add(t.Action)
-	for _, x := range t.Expect {
-		add(x.Pattern)
-	}
-	for _, s := range t.Save {
-		add(s.Regex)
-	}
-	return names
-}
-
-// saverOf returns the index of the first of tests that saves name, or -1.
-func saverOf(tests []Test, name string) int {
-	return slices.IndexFunc(tests, func(t Test) bool {
-		return slices.ContainsFunc(t.Save, func(s Save) bool { return s.Var == name })
-	})
-}
-
-// unsaved calls f with each ${name} that tests[i] uses and no test before
-// it saves: tests run in order, so the value could not be there.
-func unsaved(tests []Test, f func(i int, name string)) {
-	saved := map[string]bool{}
-	for i := range tests {
-		for _, n := range tests[i].refs() {
-			if !saved[n] {
-				f(i, n)
-			}
-		}
-		for _, s := range tests[i].Save {
-			saved[s.Var] = true
-		}
-	}
-}
-
-// testKey is the Key of a problem in test id: test "id". A mistake in a
-// tests file is a config.Problem with the test named in Key ("test login",
-// "test #2"), so that both files' mistakes read, wrap and print alike.
-func testKey(id string) string { return fmt.Sprintf("test %q", id) }

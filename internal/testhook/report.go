@@ -25,15 +25,6 @@ func (st *State) categories() (names []string, tests map[string][]int) {
 	return names, tests
 }
 
-// countsOf counts the results of the plan's tests idx.
-func (st *State) countsOf(idx []int) Counts {
-	var c Counts
-	for _, i := range idx {
-		c.add(st.Results[i])
-	}
-	return c
-}
-
 // markdown is the run's report: totals, a table per category, each failure
 // with its reasons and the answer, and the durations.
 func markdown(st *State) string {
@@ -71,7 +62,7 @@ func writeTotals(b *strings.Builder, st *State, names []string, byCat map[string
 	b.WriteString("| Category | Tests | Passed | Failed | Skipped | Not run | Duration |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, cat := range names {
-		c := st.countsOf(byCat[cat])
+		c := st.counts(byCat[cat]...)
 		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d | %s |\n", cell(cat), c.Total(), c.Passed, c.Failed, c.Skipped, c.NotRun, dur(c.Time))
 	}
 	fmt.Fprintf(b, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.Total(), total.Passed, total.Failed, total.Skipped, total.NotRun, dur(total.Time))
@@ -93,17 +84,6 @@ func writeCategory(b *strings.Builder, st *State, cat string, idx []int) {
 		}
 		fmt.Fprintf(b, "| %d | `%s` | %s | %s | %s |\n", i+1, cell(t.ID), result, d, cell(t.Description))
 	}
-}
-
-// withStatus returns the plan indexes of the tests whose result is s.
-func (st *State) withStatus(s Status) []int {
-	var out []int
-	for i, r := range st.Results {
-		if r != nil && r.Status == s {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // writeFailures writes each failed test with its reasons and the answer.
@@ -188,10 +168,8 @@ func fenced(s string) string {
 	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
-// JUnit XML, in the shape CI systems read (Jenkins, GitLab, GitHub
-// actions): one testsuite per category, one testcase per test. A test that
-// has not run is a skipped testcase saying so.
-
+// JUnit XML as CI systems read it: a testsuite per category, a testcase
+// per test; a test that has not run is a skipped testcase saying so.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
@@ -238,7 +216,7 @@ func junit(st *State) ([]byte, error) {
 	total := st.counts()
 	out := junitSuites{Name: st.File, Tests: total.Total(), Failures: total.Failed, Skipped: total.Skipped + total.NotRun}
 	for _, cat := range names {
-		c := st.countsOf(byCat[cat])
+		c := st.counts(byCat[cat]...)
 		s := junitSuite{Name: cat, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(c.Time)}
 		for _, i := range byCat[cat] {
 			t, r := &st.Tests[i], st.Results[i]

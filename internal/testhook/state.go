@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,46 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/validator"
 )
+
+// Suite is a loaded tests file.
+type Suite struct {
+	File        string // as shown to a person: relative to the project root when inside it
+	Version     string
+	Description string
+	Tests       []Test
+}
+
+// Test is one test: an action handed to the agent, and what its answer
+// must meet. It is also the plan's entry in a run's state.
+type Test struct {
+	ID          string   `json:"id"`
+	Description string   `json:"description,omitempty"`
+	Category    string   `json:"category"`
+	Action      string   `json:"action"`
+	Expect      []Expect `json:"expect,omitempty"`
+	Save        []Save   `json:"save,omitempty"` // sorted by Var
+	Tags        []string `json:"tags,omitempty"`
+	Line        int      `json:"line,omitempty"` // in the tests file; 0 when unknown
+}
+
+// Expect is one expectation on the answer, before ${var} substitution.
+type Expect struct {
+	Kind    validator.Kind `json:"kind"`
+	Pattern string         `json:"pattern"`
+}
+
+// Save captures group 1 of Regex in the answer as ${Var}.
+type Save struct {
+	Var   string `json:"var"`
+	Regex string `json:"regex"`
+}
+
+// DefaultCategory is the category of a test that names none.
+const DefaultCategory = "general"
+
+// testKey is a problem's Key for test id, so that a tests file's mistakes
+// read like mappings.toml's.
+func testKey(id string) string { return fmt.Sprintf("test %q", id) }
 
 // Mode is where a run is in its life.
 type Mode string
@@ -53,13 +92,8 @@ type Filters struct {
 }
 
 func (f Filters) match(t *Test) bool {
-	if len(f.Categories) > 0 && !slices.Contains(f.Categories, t.Category) {
-		return false
-	}
-	if len(f.Tags) == 0 {
-		return true
-	}
-	return slices.ContainsFunc(t.Tags, func(tag string) bool { return slices.Contains(f.Tags, tag) })
+	return (len(f.Categories) == 0 || slices.Contains(f.Categories, t.Category)) &&
+		(len(f.Tags) == 0 || slices.ContainsFunc(t.Tags, func(tag string) bool { return slices.Contains(f.Tags, tag) }))
 }
 
 func (f Filters) String() string {
@@ -89,13 +123,10 @@ func (r *Result) Duration() time.Duration {
 	return max(r.Finished.Sub(r.Started), 0)
 }
 
-// StateVersion is the format of the run file; a run written by another
-// format is refused rather than misread.
+// StateVersion is the format of the run file; another is refused, not misread.
 const StateVersion = 1
 
-// State is one session's run: the queued plan, the results appended to it,
-// and where it stands. It is stored as one file, rewritten crash-safe under
-// the state dir's lock.
+// State is one session's run: the plan, the results, where it stands.
 type State struct {
 	Version     int       `json:"version"`
 	Session     string    `json:"session"`
@@ -109,20 +140,19 @@ type State struct {
 	Results     []*Result `json:"results"` // by plan index; null until recorded
 	Tries       []int     `json:"tries"`   // results recorded per test, retries included
 	Current     int       `json:"current"` // plan index; len(Tests) when none is left
-	// Issued says the current test was handed to the agent, Since when it
-	// was handed out or became current: its result's start.
+	// Issued: the current test was handed to the agent; Since: when it was
+	// handed out or became current, its result's start.
 	Issued bool      `json:"issued"`
 	Since  time.Time `json:"since"`
-	// Turn is the prompt_id of the turn the current test was handed out
-	// in, when a hook handed it out: a stop of another turn (the person
-	// asked the agent something else) is not the test's answer.
+	// Turn is the prompt_id of the turn a hook handed the current test out
+	// in: a stop of another turn is not the test's answer.
 	Turn string `json:"turn,omitempty"`
-	// Answer is the agent's last message after the current test was handed
-	// out, kept at Stop in a manual run for "validate" without text.
+	// Answer is the agent's last message since the handout, kept at Stop in
+	// a manual run for "validate" without text.
 	Answer string         `json:"answer,omitempty"`
 	Vars   map[string]Var `json:"vars"`
-	// Streak counts the consecutive stops this run blocked in the current
-	// turn; Paused says the run stopped blocking before the client's cap.
+	// Streak counts the consecutive stops blocked in this turn; Paused: the
+	// run stopped blocking before the client's cap.
 	Streak    int       `json:"streak"`
 	Paused    bool      `json:"paused,omitempty"`
 	Pauses    []int     `json:"pauses,omitempty"` // plan indexes after which an auto run paused
@@ -181,7 +211,7 @@ type Counts struct {
 	Time                            time.Duration // the results' durations, summed
 }
 
-// Total is every test in the plan.
+// Total is every test counted.
 func (c Counts) Total() int { return c.Passed + c.Failed + c.Skipped + c.NotRun }
 
 func (c Counts) String() string {
@@ -192,35 +222,32 @@ func (c Counts) String() string {
 	return s
 }
 
-func (st *State) counts() Counts {
+// counts counts the results of the plan's tests idx; all of them when nil.
+func (st *State) counts(idx ...int) Counts {
 	var c Counts
-	for _, r := range st.Results {
-		c.add(r)
+	for i, r := range st.Results {
+		if idx != nil && !slices.Contains(idx, i) {
+			continue
+		}
+		switch {
+		case r == nil:
+			c.NotRun++
+			continue
+		case r.Status == Passed:
+			c.Passed++
+		case r.Status == Failed:
+			c.Failed++
+		default:
+			c.Skipped++
+		}
+		c.Time += r.Duration()
 	}
 	return c
 }
 
-// add counts one test's result; nil is a test not run yet.
-func (c *Counts) add(r *Result) {
-	if r == nil {
-		c.NotRun++
-		return
-	}
-	c.Time += r.Duration()
-	switch r.Status {
-	case Passed:
-		c.Passed++
-	case Failed:
-		c.Failed++
-	default:
-		c.Skipped++
-	}
-}
-
 // advance makes the first test without a result current. A test whose
-// variables were never saved (the saving test failed or was skipped) cannot
-// run: it is recorded as skipped, saying why, and the run goes on. When no
-// test is left the run is completed. It returns the tests it skipped.
+// variables were never saved cannot run: it is recorded as skipped, saying
+// why. With no test left the run is completed. It returns the tests skipped.
 func (st *State) advance(now time.Time) (skipped []int) {
 	st.Issued, st.Turn, st.Answer, st.Since = false, "", "", now
 	for i := range st.Tests {
@@ -239,8 +266,7 @@ func (st *State) advance(now time.Time) (skipped []int) {
 	return skipped
 }
 
-// whyMissing says which variables t uses are not saved, and why; "" when
-// none is missing.
+// whyMissing says which variables t uses are not saved, and why.
 func (st *State) whyMissing(t *Test) string {
 	var parts []string
 	for _, n := range t.refs() {
@@ -264,11 +290,9 @@ func (st *State) record(i int, r *Result) {
 	st.Tries[i]++
 }
 
-// handout is the current test as handed to the agent: its line and its
-// action with the variables substituted.
+// handout is the current test's line and its action with the variables in.
 func (st *State) handout() string {
-	t := st.current()
-	action, _ := substitute(t.Action, st.Vars, false)
+	action, _ := substitute(st.current().Action, st.Vars, false)
 	return st.testLine(st.Current) + "\n\n" + strings.TrimSpace(action)
 }
 
@@ -282,7 +306,7 @@ func (st *State) testLine(i int) string {
 	return s
 }
 
-// judge checks answer against the current test with the shared validator
+// judge checks answer against the current test with the gate's validator
 // engine, and captures its saves.
 func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
 	t := st.current()
@@ -302,10 +326,9 @@ func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
 }
 
 // validate records answer as the current test's result, saving its
-// variables when it passes, and moves on. It returns the index of the test
-// judged and the tests skipped on the way.
+// variables when it passes, and moves on. It returns the test judged and
+// the tests skipped on the way.
 func (st *State) validate(answer string, now time.Time) (int, []int) {
-	i := st.Current
 	whys, saved := st.judge(answer)
 	r := &Result{Status: Passed, Failures: whys, Answer: cli.Clip(answer, maxAnswer, clipped), Started: st.Since, Finished: now}
 	if len(whys) > 0 {
@@ -313,19 +336,22 @@ func (st *State) validate(answer string, now time.Time) (int, []int) {
 	} else {
 		maps.Copy(st.Vars, saved)
 	}
-	st.record(i, r)
-	return i, st.advance(now)
+	return st.finishCurrent(r, now)
 }
 
 // skip records the current test as skipped by the user.
 func (st *State) skip(now time.Time) (int, []int) {
+	return st.finishCurrent(&Result{Status: Skipped, Reason: "skipped by the user", Started: st.Since, Finished: now}, now)
+}
+
+func (st *State) finishCurrent(r *Result, now time.Time) (int, []int) {
 	i := st.Current
-	st.record(i, &Result{Status: Skipped, Reason: "skipped by the user", Started: st.Since, Finished: now})
+	st.record(i, r)
 	return i, st.advance(now)
 }
 
-// retry clears test i's result, and the variables it saved, so that it is
-// run again; a completed run is running again.
+// retry clears test i's result, and the variables it saved, so that it
+// runs again; a completed run is running again.
 func (st *State) retry(i int, now time.Time) (skipped []int) {
 	st.Results[i] = nil
 	maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
@@ -334,12 +360,12 @@ func (st *State) retry(i int, now time.Time) (skipped []int) {
 }
 
 // lastRetryable returns the most recently finished failed test, else the
-// most recently skipped one, or -1: a failure is what one retries.
+// most recently skipped one, or -1.
 func (st *State) lastRetryable() int {
 	for _, want := range []Status{Failed, Skipped} {
 		best := -1
-		for i, r := range st.Results {
-			if r != nil && r.Status == want && (best < 0 || !r.Finished.Before(st.Results[best].Finished)) {
+		for _, i := range st.withStatus(want) {
+			if best < 0 || !st.Results[i].Finished.Before(st.Results[best].Finished) {
 				best = i
 			}
 		}
@@ -348,6 +374,17 @@ func (st *State) lastRetryable() int {
 		}
 	}
 	return -1
+}
+
+// withStatus returns the plan indexes of the tests whose result is s.
+func (st *State) withStatus(s Status) []int {
+	var out []int
+	for i, r := range st.Results {
+		if r != nil && r.Status == s {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func (st *State) index(id string) int {
@@ -360,40 +397,31 @@ const maxAnswer = 4000
 // clipped marks an answer cut to maxAnswer or maxKept.
 const clipped = "\n… (clipped)"
 
-// Runs live beside the gate's queue, under the same lock and written the
-// same crash-safe way:
-//
-//	<state dir>/runs/<session>/run.json   one session's run: plan, results, vars
-//
-// A session has at most one run; starting another replaces it.
-
-// runFile returns where session's run is kept, without touching the disk.
+// runFile is where session's run is kept: <state dir>/runs/<session>/run.json,
+// beside the gate's queue, under its lock, written the same crash-safe way.
 func runFile(stateDir, session string) string {
 	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
 }
 
-// Store is the runs of one state dir; the first write creates it.
+// Store is the runs of one state dir, one per session; the first write
+// creates it.
 type Store struct{ dir string }
 
 // loadRun returns the run in path, or nil when there is none. It needs no
 // lock: the file is replaced whole.
 func loadRun(path string) (*State, error) {
 	var st State
-	if err := queue.ReadJSON(path, &st); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, unreadable(path, err)
+	err := queue.ReadJSON(path, &st)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	if err := st.check(); err != nil {
-		return nil, unreadable(path, err)
+	if err == nil {
+		err = st.check()
+	}
+	if err != nil {
+		return nil, cli.WithHint(fmt.Errorf("run %s is unreadable: %w", path, err), "start a new run with testhook init, or /run-tests in Claude Code")
 	}
 	return &st, nil
-}
-
-// unreadable is a run file that cannot be used: a new run replaces it.
-func unreadable(path string, err error) error {
-	return cli.WithHint(fmt.Errorf("run %s is unreadable: %w", path, err), "start a new run with testhook init, or /run-tests in Claude Code")
 }
 
 // Update changes session's run under the lock: f gets the run (nil when
@@ -408,13 +436,11 @@ func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, 
 			return err
 		}
 		st, err := f(old)
-		if err != nil {
+		if err != nil || st == nil {
+			out = old
 			return err
 		}
-		if out = st; st == nil {
-			out = old
-			return nil
-		}
+		out = st
 		return queue.WriteJSON(path, st)
 	})
 	return out, err
@@ -445,11 +471,8 @@ func (s *Store) locked(session string, f func(path string) error) error {
 // sessions returns the sessions that have a run in stateDir, sorted.
 func sessions(stateDir string) ([]string, error) {
 	des, err := os.ReadDir(filepath.Join(stateDir, "runs"))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
 	var out []string
 	for _, de := range des {
@@ -457,18 +480,15 @@ func sessions(stateDir string) ([]string, error) {
 			out = append(out, queue.Unsegment(de.Name()))
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	slices.Sort(out)
+	return out, err
 }
 
 // Variables: a test's save captures group 1 of a regex in its answer, and
-// later tests use it as ${name} in their action and expectations. In a
-// regex expectation the value is quoted, so it matches literally whatever
-// characters it holds. Text that is not ${name} with a valid name, such as
-// "$x" or "${1}", is left as written.
+// later tests use it as ${name}; in a regex expectation the value is quoted.
+// Text that is not ${name} with a valid name ("$x", "${1}") stays as written.
 
-// namePattern is a variable's name: a letter or _, then letters, digits
-// and _.
+// namePattern is a variable's name: a letter or _, then letters, digits and _.
 const namePattern = `[A-Za-z_][A-Za-z0-9_]*`
 
 // Compiled on first use: testhook starts at every prompt and stop.
@@ -487,6 +507,49 @@ func refs(s string) []string {
 		names = append(names, m[1])
 	}
 	return names
+}
+
+// refs returns the ${var} names t uses, in order of first use.
+func (t *Test) refs() []string {
+	var names []string
+	add := func(s string) {
+		for _, n := range refs(s) {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	add(t.Action)
+	for _, x := range t.Expect {
+		add(x.Pattern)
+	}
+	for _, s := range t.Save {
+		add(s.Regex)
+	}
+	return names
+}
+
+// saverOf returns the index of the first of tests that saves name, or -1.
+func saverOf(tests []Test, name string) int {
+	return slices.IndexFunc(tests, func(t Test) bool {
+		return slices.ContainsFunc(t.Save, func(s Save) bool { return s.Var == name })
+	})
+}
+
+// unsaved calls f with each ${name} that tests[i] uses and no test before
+// it saves: tests run in order, so the value could not be there.
+func unsaved(tests []Test, f func(i int, name string)) {
+	saved := map[string]bool{}
+	for i := range tests {
+		for _, n := range tests[i].refs() {
+			if !saved[n] {
+				f(i, n)
+			}
+		}
+		for _, s := range tests[i].Save {
+			saved[s.Var] = true
+		}
+	}
 }
 
 // substitute replaces each ${name} in s with its value, quoted for a regex
@@ -511,9 +574,9 @@ func substitute(s string, vars map[string]Var, quote bool) (string, []string) {
 	return out, missing
 }
 
-// capture applies t's saves to answer. It returns the captured values and,
-// for each save whose regex does not match, why: a later test needs the
-// value, so a missing one fails the test.
+// capture applies saves to answer. It returns the captured values and, for
+// each save whose regex does not match, why: a later test needs the value,
+// so a missing one fails the test.
 func capture(answer string, saves []Save, vars map[string]Var, test string) (map[string]Var, []string) {
 	got := map[string]Var{}
 	var whys []string

@@ -1,48 +1,9 @@
 // Package testhook is the test runner behind cmd/testhook: a tests file's
-// actions are handed to the agent one by one, each answer is checked with
-// the validator engine the gate uses, values captured from one answer feed
-// later tests as ${name}, and a report comes out.
-//
-// Contract, on the command line (plain text for a person on stdout):
-//
-//	testhook [--session ID] [--config FILE] COMMAND
-//	  init [--category C] [--tag T] [--file F] [--auto]   start a run (replaces the session's run)
-//	  next | n                    the current test: "Test i/N: id — description" and its action
-//	  validate | v [TEXT | -]     check TEXT (- reads stdin; none: the agent's last answer) and move on
-//	  skip | s                    record the current test as skipped and move on
-//	  retry [ID]                  run test ID (default: the last failed, else skipped) again
-//	  status                      where the run stands, test by test
-//	  report [--junit F] [--markdown F]   write the report (and JUnit XML); exit 1 if a test failed
-//	  vars                        the saved variables
-//	  abort | a                   end the run
-//	exit 0 done; 1 a one-line error on stderr; 2 a usage error
-//
-// As a hook (no COMMAND; stdin: one hook input object):
-//
-//	UserPromptSubmit
-//	  not a runner command, or no run the
-//	  command applies to           exit 0, no output: the prompt goes on untouched
-//	  /run-tests [--category C] [--tag T] [--file F] [--auto]
-//	                               starts a run; {"decision":"block","reason":…} with the
-//	                               plan, or with --auto the first test as additionalContext
-//	  next | n                     hookSpecificOutput.additionalContext: the test and its action
-//	  validate, skip, retry, status, report, vars, abort
-//	                               {"decision":"block","reason":…}: the user sees the answer
-//	                               and no model request is made
-//	Stop, in a running auto run    the last_assistant_message is the current test's answer:
-//	                               recorded, then {"decision":"block","reason":<next test>};
-//	                               after the last test the stop passes with a systemMessage and
-//	                               the report is written; before the client's cap on
-//	                               consecutive blocks the run pauses (stop passes, systemMessage)
-//	Stop, in a running manual run  the answer is kept for "validate" without TEXT; no output
-//	Stop while the gate has entries
-//	  pending for the session      exit 0, no output, nothing recorded: the gate's verdict first
-//	Stop of another turn (prompt_id) than the test was handed out in,
-//	  Stop otherwise, SubagentStop exit 0, no output
-//	bad hook input                 one line on stderr, exit 1; never exit 2
-//
-// Runs live in the state dir that mappings.toml names (default
-// tmp/validation), one per session, under the queue's lock (see Store).
+// actions are handed to the agent one by one, each answer is checked with the
+// gate's validator engine, values saved from one answer feed later tests as
+// ${name}, and a report comes out. It is a command line and a UserPromptSubmit
+// and Stop hook; docs/testhook.md is its contract, testhook_*.txtar its tests.
+// Runs live in the state dir, one per session, under the queue's lock (Store).
 package testhook
 
 import (
@@ -150,8 +111,7 @@ func usageErr(err error) error {
 	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, usage...)}
 }
 
-// runner is one invocation: where the project and its runs are, whose run
-// it acts on, and whether it answers a hook.
+// runner is one invocation: the project, whose run it acts on, and how.
 type runner struct {
 	env      *cli.Env
 	answer   hook.Answer // to the hook input, when run as a hook
@@ -165,8 +125,7 @@ type runner struct {
 	seen     *State // the run as just read, for the next load only
 }
 
-// newRunner finds the project root and its state dir. cwd is the hook
-// input's, if any.
+// newRunner finds the project root (cwd is the hook input's) and state dir.
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	root := project.Root(env.Getenv, cwd, env.Dir)
 	sd, err := stateDir(root, configFile, env.Dir)
@@ -176,11 +135,9 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	return &runner{env: env, root: root, store: &Store{dir: sd}, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
-// stateDir returns the state dir the project's mappings.toml names, or the
-// default when there is no mappings.toml (config.ReadStateDir). A mistake
-// elsewhere in the file is the gate's to report, at stop time, and does
-// not stop a test run; a config the state dir cannot be read from does:
-// the runs would be stored where the gate does not look.
+// stateDir returns the state dir mappings.toml names, or the default
+// without one. A config whose state dir cannot be read stops a run (it
+// would be stored where the gate does not look); other mistakes are the gate's.
 func stateDir(root, configFile, dir string) (string, error) {
 	sd, err := config.ReadStateDir(config.Path(root, configFile, dir), root)
 	if err != nil && !(configFile == "" && errors.Is(err, fs.ErrNotExist)) {
@@ -189,9 +146,8 @@ func stateDir(root, configFile, dir string) (string, error) {
 	return sd, nil
 }
 
-// pickSession chooses the run a command-line invocation acts on: --session,
-// else $STOPGATE_SESSION_ID, else the only run there is; init starts the
-// terminal's own session.
+// pickSession chooses a command line's run: --session, else
+// $STOPGATE_SESSION_ID, else the only run; init starts the terminal's own.
 func (r *runner) pickSession(flagged string, starting bool) error {
 	r.session = cmp.Or(flagged, r.env.Getenv("STOPGATE_SESSION_ID"))
 	if r.session != "" {
@@ -226,8 +182,8 @@ func (r *runner) word(cmd string) string {
 	return "testhook " + cmd
 }
 
-// path makes a path given by the person absolute: relative to the working
-// directory on the command line, to the project root in a hook.
+// path makes a person's path absolute: relative to the working directory
+// on the command line, to the project root in a hook.
 func (r *runner) path(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -287,13 +243,11 @@ var aliases = map[string]string{
 // request is one command, from the command line or a prompt, with every
 // command's flags; each command accepts only its own.
 type request struct {
-	name  string   // canonical
-	slash bool     // /run-tests, typed in Claude Code
-	args  []string // positional
-	// text is validate's answer; hasText is false when none was given, and
-	// the answer the agent gave last is used.
-	text       string
-	hasText    bool
+	name       string   // canonical
+	slash      bool     // /run-tests, typed in Claude Code
+	args       []string // positional
+	text       string   // validate's answer
+	hasText    bool     // false: use the agent's last answer
 	file       string
 	auto       bool
 	categories list
@@ -315,15 +269,13 @@ func (l *list) Set(v string) error {
 	return nil
 }
 
-// usageError is a mistake in how a command was written: exit 2 on the
-// command line.
+// usageError is a mistake in how a command was written: exit 2.
 type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-// parseRequest parses name's flags and positional arguments. session and
-// config, when not nil, are bound to --session and --config, which every
-// command accepts on the command line.
+// parseRequest parses name's flags and arguments; session and config, when
+// not nil, are bound to --session and --config (the command line's).
 func parseRequest(name string, args []string, session, config *string) (request, error) {
 	req := request{name: name}
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -365,11 +317,9 @@ func parseRequest(name string, args []string, session, config *string) (request,
 // SlashCommand is the slash command that starts a run from Claude Code.
 const SlashCommand = "/run-tests"
 
-// parsePrompt reads a prompt typed in Claude Code as a runner command. ok
-// is false for anything else, which the runner must leave alone: the whole
-// prompt must be the command, so "next, refactor the parser" or "skip the
-// tests" are prompts for the agent. /run-tests is always the runner's, and
-// a mistake in its flags is reported (err).
+// parsePrompt reads a prompt as a runner command; ok is false for anything
+// else, which is the agent's: the whole prompt must be the command ("skip
+// the tests" is not). /run-tests is always the runner's, its mistakes err.
 func parsePrompt(prompt string) (req request, ok bool, err error) {
 	p := strings.TrimSpace(prompt)
 	word, rest := cutWord(p)

@@ -1,11 +1,7 @@
 // Package otlp exports the gate's verdicts over OTLP with the OpenTelemetry
-// Go SDK: a span per stop with a child span per validator, and counters and
-// a histogram of the same (names.go, docs/telemetry.md). The gate-otel
-// command links it, and nothing else: see package telemetry.
-//
-// An export is bounded by its request's deadline: at the deadline it is
-// abandoned, and its failure is the gate's one line and note, never a change
-// of the verdict.
+// SDK: a span per stop with a child per validator, and metrics of the same
+// (docs/telemetry.md). Only gate-otel links it (see package telemetry). An
+// export is abandoned at its deadline; a failure never changes a verdict.
 package otlp
 
 import (
@@ -26,17 +22,15 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
-// target is a request being exported: where, and what it says of its
-// source.
+// target is a request being exported.
 type target struct {
 	req           telemetry.Request
 	getenv        func(key string) string // OTEL_* and the headers variable
 	clientVersion string
 }
 
-// Export sends req's records (oldest first) and returns when the collector
-// has them, or at the request's deadline at the latest, with the first
-// error. Records of several clients go as one resource per client.
+// Export sends req's records, one resource per client, and returns when the
+// collector has them or at the deadline, with the first error.
 func Export(req telemetry.Request, getenv func(string) string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), req.Deadline)
 	defer cancel()
@@ -76,8 +70,8 @@ func export(ctx context.Context, t target) error {
 	return errs.get()
 }
 
-// exportClient sends one client's records through providers of their own:
-// created, used and shut down here, so that shutting down is the flush.
+// exportClient sends one client's records through providers of their own,
+// whose shutdown is the flush.
 func exportClient(ctx context.Context, t target, dest telemetry.Destination, client string, records []outcome.Record) error {
 	deadline := t.req.Deadline
 	res, err := newResource(ctx, t, client)
@@ -104,8 +98,7 @@ func exportClient(ctx context.Context, t target, dest telemetry.Destination, cli
 	return errors.Join(err, tp.Shutdown(ctx), mp.Shutdown(ctx))
 }
 
-// firstError keeps the first error the SDK reports through its global
-// handler (an export that failed inside the batcher).
+// firstError keeps the first error the SDK reports to its global handler.
 type firstError struct {
 	mu  sync.Mutex
 	err error
@@ -131,8 +124,7 @@ func Usage(w io.Writer) {
 	fmt.Fprintln(w, "  --version  the stopgate version and commit it was built from")
 }
 
-// Run is the gate-otel command: one telemetry.Request on stdin, exported;
-// exit 1 with one line on stderr when it fails.
+// Run is the gate-otel command: one telemetry.Request on stdin, exported.
 func Run(env *cli.Env) error {
 	data, err := io.ReadAll(io.LimitReader(env.Stdin, 1<<30))
 	if err != nil {

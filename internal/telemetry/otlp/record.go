@@ -14,8 +14,8 @@ import (
 )
 
 // stopSpans writes r as a span with a child per validator. The validators
-// ran side by side, ending by the time of the record: the stop's span
-// starts with them, the longest's duration before it ends.
+// ran side by side until the record's time: the span starts the longest's
+// duration before it.
 func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 	end := r.Time
 	var longest time.Duration
@@ -25,16 +25,16 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 	start := end.Add(-longest)
 	attrs := []attribute.KeyValue{
 		attribute.String(attrClient, r.Client),
-		attribute.String(attrSession, r.Session),
+		attribute.String("session.id", r.Session),
 		attribute.String(attrEvent, r.Event),
-		attribute.String(attrScope, r.Scope()),
+		attribute.String("stopgate.scope", r.Scope()),
 		attribute.String(attrVerdict, r.Decision),
-		attribute.Int(attrBlocks, r.Blocks),
+		attribute.Int("stopgate.blocks", r.Blocks),
 		attribute.StringSlice(attrPrompts, r.Prompts),
-		attribute.Int(attrFailed, failed(r)),
+		attribute.Int("stopgate.validators.failed", failed(r)),
 	}
 	if r.Agent != "" {
-		attrs = append(attrs, attribute.String(attrAgent, r.Agent))
+		attrs = append(attrs, attribute.String("stopgate.agent.id", r.Agent))
 	}
 	if r.Cause != "" {
 		attrs = append(attrs, attribute.String(attrCause, r.Cause))
@@ -44,12 +44,12 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 		for _, d := range r.Reconciled {
 			ps = append(ps, d.Prompt)
 		}
-		attrs = append(attrs, attribute.StringSlice(attrReconcile, ps))
+		attrs = append(attrs, attribute.StringSlice("stopgate.reconciled.prompts", ps))
 	}
-	ctx, span := tr.Start(ctx, spanStop, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+	ctx, span := tr.Start(ctx, "stopgate.stop", trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 	if r.Decision == outcome.Halt {
 		span.SetStatus(codes.Error, r.Cause)
-		span.SetAttributes(attribute.String(attrErrorType, "stopgate.halt"))
+		span.SetAttributes(attribute.String("error.type", "stopgate.halt"))
 	}
 	for _, c := range r.Checks {
 		ca := []attribute.KeyValue{
@@ -57,22 +57,22 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 			attribute.String(attrKind, c.Kind),
 			attribute.StringSlice(attrPrompts, c.Prompts),
 			attribute.String(attrResult, result(c)),
-			attribute.String(attrOutcome, c.Result),
-			attribute.Bool(attrTimedOut, c.TimedOut),
-			attribute.Bool(attrConfined, c.Confined),
-			attribute.Bool(attrReused, c.Reused),
+			attribute.String("stopgate.validator.outcome", c.Result),
+			attribute.Bool("stopgate.validator.timed_out", c.TimedOut),
+			attribute.Bool("stopgate.validator.confined", c.Confined),
+			attribute.Bool("stopgate.validator.reused", c.Reused),
 		}
 		if c.ExitCode != nil {
-			ca = append(ca, attribute.Int(attrExitCode, *c.ExitCode))
+			ca = append(ca, attribute.Int("process.exit.code", *c.ExitCode))
 		}
 		if c.Expect != "" {
-			ca = append(ca, attribute.String(attrExpect, c.Expect))
+			ca = append(ca, attribute.String("stopgate.validator.expectation", c.Expect))
 		}
 		if c.Kind == "judge" {
-			ca = append(ca, attribute.String(attrModel, c.Model), attribute.Int(attrInTokens, c.InputTokens), attribute.Int(attrOutTokens, c.OutputTokens),
-				attribute.Float64(attrCost, c.CostUSD), attribute.Bool(attrCached, c.Cached), attribute.Bool(attrUnavailable, c.Unavailable))
+			ca = append(ca, attribute.String("gen_ai.request.model", c.Model), attribute.Int("gen_ai.usage.input_tokens", c.InputTokens), attribute.Int("gen_ai.usage.output_tokens", c.OutputTokens),
+				attribute.Float64("stopgate.judge.cost_usd", c.CostUSD), attribute.Bool("stopgate.judge.cached", c.Cached), attribute.Bool("stopgate.judge.unavailable", c.Unavailable))
 		}
-		_, cs := tr.Start(ctx, spanValidator, trace.WithTimestamp(start), trace.WithAttributes(ca...))
+		_, cs := tr.Start(ctx, "stopgate.validator", trace.WithTimestamp(start), trace.WithAttributes(ca...))
 		if !c.Passed && !c.Skipped {
 			cs.SetStatus(codes.Error, c.Result)
 		}
@@ -81,9 +81,7 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 	span.End(trace.WithTimestamp(end))
 }
 
-// result classes a validator's run: passed, failed (it judged the work
-// wanting), timed_out, error (it could not judge: not started, killed),
-// or skipped (when_changed: not run).
+// result classes a validator's run (docs/telemetry.md).
 func result(c outcome.Check) string {
 	switch {
 	case c.Passed:
@@ -118,12 +116,12 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 	m := mp.Meter(scopeName)
 	var ins instruments
 	var errs [6]error
-	ins.stops, errs[0] = m.Int64Counter(metricStops, metric.WithUnit("{stop}"), metric.WithDescription("Stops judged, by verdict."))
-	ins.prompts, errs[1] = m.Int64Counter(metricPrompts, metric.WithUnit("{check}"), metric.WithDescription("Prompts checked at a stop, by whether all their validators passed."))
-	ins.runs, errs[2] = m.Int64Counter(metricRuns, metric.WithUnit("{run}"), metric.WithDescription("Validator runs, by result."))
-	ins.halts, errs[3] = m.Int64Counter(metricHalts, metric.WithUnit("{stop}"), metric.WithDescription("Stops that halted the session, by reason kind."))
-	ins.wouldBlocks, errs[4] = m.Int64Counter(metricWouldBlocks, metric.WithUnit("{stop}"), metric.WithDescription("Stops a gate in observe mode let through that it would have blocked or halted."))
-	ins.duration, errs[5] = m.Float64Histogram(metricDuration, metric.WithUnit("s"), metric.WithDescription("Validator run time."),
+	ins.stops, errs[0] = m.Int64Counter("stopgate.stops", metric.WithUnit("{stop}"), metric.WithDescription("Stops judged, by verdict."))
+	ins.prompts, errs[1] = m.Int64Counter("stopgate.prompt.checks", metric.WithUnit("{check}"), metric.WithDescription("Prompts checked at a stop, by whether all their validators passed."))
+	ins.runs, errs[2] = m.Int64Counter("stopgate.validator.runs", metric.WithUnit("{run}"), metric.WithDescription("Validator runs, by result."))
+	ins.halts, errs[3] = m.Int64Counter("stopgate.halts", metric.WithUnit("{stop}"), metric.WithDescription("Stops that halted the session, by reason kind."))
+	ins.wouldBlocks, errs[4] = m.Int64Counter("stopgate.observe.would_blocks", metric.WithUnit("{stop}"), metric.WithDescription("Stops a gate in observe mode let through that it would have blocked or halted."))
+	ins.duration, errs[5] = m.Float64Histogram("stopgate.validator.duration", metric.WithUnit("s"), metric.WithDescription("Validator run time."),
 		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
@@ -145,7 +143,7 @@ func (ins *instruments) record(ctx context.Context, r outcome.Record) {
 		if checked, passed := r.PromptResult(p); checked && !passed {
 			res = "failed"
 		}
-		ins.prompts.Add(ctx, 1, metric.WithAttributes(attribute.String(attrPrompt, p), attribute.String(attrPromptRes, res), client))
+		ins.prompts.Add(ctx, 1, metric.WithAttributes(attribute.String("stopgate.prompt", p), attribute.String("stopgate.prompt.result", res), client))
 	}
 	for _, c := range r.Checks {
 		attrs := metric.WithAttributes(attribute.String(attrValidator, c.Name), attribute.String(attrResult, result(c)), attribute.String(attrKind, c.Kind))

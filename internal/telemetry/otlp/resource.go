@@ -16,15 +16,15 @@ import (
 )
 
 // newResource describes the source: stopgate, the repository, the client.
-// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the table's
-// resource attributes, which win over the defaults.
+// The OTEL_* variables win over the table's attributes, and those over the
+// defaults (resource.New merges left to right).
 func newResource(ctx context.Context, t target, client string) (*resource.Resource, error) {
 	attrs := []attribute.KeyValue{attribute.String(attrServiceName, "stopgate")}
 	name, remote := repository(t.req.Root)
 	if t.req.Config.Repository != "" {
 		name = t.req.Config.Repository
 	}
-	for _, kv := range [][2]string{{attrRepoName, name}, {attrRepoURL, remote}, {attrClient, client}, {attrClientVersion, t.clientVersion}} {
+	for _, kv := range [][2]string{{"vcs.repository.name", name}, {"vcs.repository.url.full", remote}, {attrClient, client}, {"stopgate.client.version", t.clientVersion}} {
 		if kv[1] != "" {
 			attrs = append(attrs, attribute.String(kv[0], kv[1]))
 		}
@@ -32,10 +32,7 @@ func newResource(ctx context.Context, t target, client string) (*resource.Resour
 	for k, v := range t.req.Config.Resource {
 		attrs = append(attrs, attribute.String(k, v))
 	}
-	// resource.New merges left to right, later values winning; the
-	// variables are read through getenv, as the destination's are.
-	fromEnv := envAttributes(t.getenv)
-	return resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithAttributes(fromEnv...))
+	return resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithAttributes(envAttributes(t.getenv)...))
 }
 
 // envAttributes reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME.
@@ -52,8 +49,7 @@ func envAttributes(getenv func(string) string) []attribute.KeyValue {
 }
 
 // repository names the project: its folder's name, and origin's URL from
-// .git/config (read, not run: no git process per stop), without the
-// credentials a URL may carry.
+// .git/config (no git process per stop), without credentials.
 func repository(root string) (name, remote string) {
 	if root == "" {
 		return "", ""
@@ -88,8 +84,8 @@ func repository(root string) (name, remote string) {
 	return name, ""
 }
 
-// clientVersion is the client's version where the transcript shows it:
-// Claude Code writes it on each line. The transcript's tail is enough.
+// clientVersion is the client's version from the transcript's tail, where
+// Claude Code writes it on each line.
 func clientVersion(transcript string) string {
 	if transcript == "" {
 		return ""
