@@ -21,19 +21,21 @@ import (
 	"github.com/stopgate/stopgate/internal/reuse"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/stop"
+	"github.com/stopgate/stopgate/internal/telemetry"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// finding is one line of `gate check`: where, what, and how to fix it.
+// finding is one line of `gate check`: where ("file[:line[:column]]"),
+// what, and how to fix it.
 type finding struct {
-	loc     string // "file", "file:line" or "file:line:column"
+	loc     string
 	warning bool
 	msg     string
 	hint    string
 }
 
-// String is the finding as check prints it. Its text comes from files the
-// agent can write (a key, a path, a command): control characters are
-// spelled out (cli.Visible), so that none reaches the terminal.
+// String is the finding as check prints it, control characters spelled
+// out (cli.Visible): its text comes from files the agent can write.
 func (f finding) String() string {
 	s := cli.Visible(f.loc, true) + ": "
 	if f.warning {
@@ -46,10 +48,13 @@ func (f finding) String() string {
 	return s
 }
 
-// runCheck is `gate check`: mappings.toml as the gate loads it (config.Inspect,
-// the gate's own entry point), the files it names, and the hook
-// registrations. Every finding is one line and a hint; exit 1 when any is
-// an error, 0 when there are only warnings.
+// warn is a warning finding.
+func warn(loc, msg, hint string) []finding {
+	return []finding{{loc: loc, warning: true, msg: msg, hint: hint}}
+}
+
+// runCheck is `gate check`: mappings.toml as the gate loads it, the files
+// it names, and the hook registrations. Exit 1 when any finding is an error.
 func runCheck(env *cli.Env, args []string) error {
 	fl := flags("check")
 	configFile := configFlag(fl)
@@ -86,17 +91,23 @@ func configFindings(ws workspace) (*config.Config, []finding, error) {
 		return nil, nil, err
 	}
 	for _, p := range problems {
-		fs = append(fs, problemFinding(p))
+		loc, msg := p.File, p.Msg
+		if p.Line > 0 {
+			loc += fmt.Sprintf(":%d", p.Line)
+		}
+		if p.Key != "" {
+			msg = p.Key + ": " + msg
+		}
+		fs = append(fs, finding{loc: loc, warning: p.Warning, msg: msg, hint: p.Hint})
 	}
 	return cfg, fs, nil
 }
 
-// hookCheck returns the findings of the hook registrations of the clients
-// checked, and the summary of Claude Code's OS wall ("": not checked).
+// hookCheck returns the findings of the checked clients' registrations,
+// and the summary of Claude Code's OS wall ("": not checked).
 func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
 	var fs []finding
-	// Each settings file is read once; so are the hook files behind regs.
-	// Claude Code's are read only where it may be checked.
+	// Claude Code's settings are read only where it may be checked.
 	claude, home := settingsFiles(env, ws.root).load(), env.Getenv("HOME")
 	var regs []guard.Registered
 	if clientName == "" || clientName == "claude" || runsClaude(clientName) {
@@ -108,8 +119,8 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 		plugin = installedPlugin(home, claude.paths()) // the marketplace's plugin registers them
 	}
 	// With no --client, Claude Code is checked when the project registers
-	// it, or when it registers no other client (to say nothing is).
-	summary := "" // the OS wall is Claude Code's sandbox: checked with its hooks
+	// it, or registers no other client (to say nothing is).
+	summary := ""
 	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude(clientName) {
 		fs = append(fs, hookFindings(env, ws, cfg, plugin, claude)...)
 		fs = append(fs, switchFindings(claude)...)
@@ -118,14 +129,13 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 		fs = append(fs, wall...)
 	}
 	for _, c := range clients {
-		fs = append(fs, clientFindings(env, ws, cfg, c)...) // clientcheck.go
+		fs = append(fs, clientFindings(env, ws, cfg, c)...)
 	}
 	return append(fs, registeredFindings(env, ws, cfg, regs)...), summary
 }
 
-// runsClaude reports whether the client of name has no hook file of its
-// own and runs Claude Code's registration (VS Code agent mode): checking
-// it checks that registration.
+// runsClaude reports whether the client of name has no hook file and runs
+// Claude Code's registration (VS Code agent mode).
 func runsClaude(name string) bool {
 	c := client.Named(name)
 	return c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude)
@@ -144,7 +154,7 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 		}
 	}
 	for _, c := range clients {
-		for _, l := range c.Limits { // what the client lacks that a stopgate feature needs
+		for _, l := range c.Limits {
 			fmt.Fprintf(env.Stdout, "note: %s: %s\n", c.Name, l)
 		}
 		fmt.Fprintf(env.Stdout, "note: %s: wall: %s\n", c.Name, c.WallLeft)
@@ -177,22 +187,9 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 	return nil
 }
 
-func problemFinding(p *config.Problem) finding {
-	loc := p.File
-	if p.Line > 0 {
-		loc += fmt.Sprintf(":%d", p.Line)
-	}
-	msg := p.Msg
-	if p.Key != "" {
-		msg = p.Key + ": " + msg
-	}
-	return finding{loc: loc, warning: p.Warning, msg: msg, hint: p.Hint}
-}
-
-// hookFindings checks that every stopgate hook is registered, in the
-// project's settings (shared or local) or the user's, or in the plugin;
-// that each registered program exists; and that the gate's hook timeout
-// exceeds every validator's.
+// hookFindings checks that every stopgate hook is registered with Claude
+// Code (project, local or user settings, or the plugin), that each program
+// exists, and that the gate's hook timeout exceeds every validator's.
 func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeTexts) []finding {
 	candidates, initCmd := claude.sharedFirst(), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
@@ -204,7 +201,6 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 	}
 	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
 	want := expected()
-
 	var out []finding
 	registered := make([]bool, len(want))
 	uncovered := make([]string, len(want)) // tools a partial registration lacks
@@ -228,15 +224,13 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 		for i, fd := range found {
 			if !fd.Registered {
 				if fd.Uncovered != "" && fd.Uncovered != fd.Matcher {
-					uncovered[i] = fd.Uncovered // registered for some of its tools
+					uncovered[i] = fd.Uncovered
 				}
 				continue
 			}
 			registered[i] = true
 			loc := fmt.Sprintf("%s:%d", src.Name, fd.Line)
-			out = append(out, programFinding(env, fd.Command, loc, base, vars)...)
-			out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
-			out = append(out, timeoutFinding(cfg, fd, loc, client.Claude.Name)...)
+			out = append(out, registeredHook(env, cfg, fd, loc, base, vars, initCmd, client.Claude.Name)...)
 			out = append(out, onFailureFinding(fd, loc, initCmd)...)
 		}
 	}
@@ -260,9 +254,16 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 	return out
 }
 
-// unregistered is the finding of a hook h not registered in the file at
-// loc: an error, except for the test runner's hooks, which gate init
-// --no-testhook leaves out on purpose: a warning says what is then off.
+// registeredHook are the findings of a registered hook at loc: its
+// program, an earlier launcher, and its timeouts.
+func registeredHook(env *cli.Env, cfg *config.Config, fd settings.Found, loc, base string, vars map[string]string, initCmd, client string) []finding {
+	out := programFinding(env, fd.Command, loc, base, vars)
+	out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
+	return append(out, timeoutFinding(cfg, fd, loc, client)...)
+}
+
+// unregistered is the finding of hook h missing from loc: an error, except
+// for the test runner's, which gate init --no-testhook leaves out.
 func unregistered(loc string, h settings.Hook, msg, initCmd string) finding {
 	f := finding{loc: loc, msg: msg, hint: initCmd + " registers every stopgate hook and keeps the rest of the file"}
 	if settings.Program(h.Command) == hook.Testhook {
@@ -283,9 +284,8 @@ func fileError(name, client string, err error) finding {
 	return f
 }
 
-// sortByLocation orders findings by file, the files in the order they were
-// checked (first seen), then by line: a strict weak ordering, which the
-// sort needs (comparing files as "neither before the other" was not one).
+// sortByLocation orders findings by file, in the order first seen, then
+// by line (a strict weak ordering, as the sort needs).
 func sortByLocation(fs []finding) {
 	rank := map[string]int{}
 	for _, f := range fs {
@@ -310,13 +310,8 @@ func splitLoc(loc string) (file string, line int) {
 }
 
 // programFinding warns when a registered hook's program is not where its
-// command says: the client would fail it on every event. vars are the
-// variables the client sets for a hook; any other is read from the
-// environment. The program is shown relative to base.
-//
-// A launcher (settings.Launcher) runs the first of its candidates that is
-// executable, globs expanded, and halts the stop where none is: the
-// finding then says what the stop will say.
+// command says (vars: what the client sets; shown relative to base). A
+// launcher (settings.Launcher) runs the first executable candidate.
 func programFinding(env *cli.Env, command, loc, base string, vars map[string]string) []finding {
 	var first string
 	for i, p := range settings.Paths(command) {
@@ -338,55 +333,49 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 		}
 	}
 	in := binInstall(base, filepath.Dir(first))
-	if strings.Contains(first, "*") { // npm's platform package, as the shell finds it (install.go)
+	if strings.Contains(first, "*") { // npm's platform package, as the shell finds it
 		in = npmProject("")
 	}
 	msg := fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, first))
 	if _, ok := settings.Candidates(command); ok {
 		msg += ": until it is installed, its launcher answers for it (a stop halts, a guarded tool call is refused)"
 	}
-	return []finding{{loc: loc, warning: true, msg: msg, hint: "install it (" + in.method + "): " + in.command}}
+	return warn(loc, msg, "install it ("+in.method+"): "+in.command)
 }
 
-// earlierLauncher warns of a launcher an earlier gate init registered: it
-// ran the program with exec, so a program there that cannot run (built for
-// another platform, a noexec mount) ended the hook in the shell's 126 or
-// 127, and the stop passed. gate init keeps a registered hook as it is, so
-// the fix is to take it out first.
+// uninstallCmd is the gate uninstall that undoes initCmd.
+func uninstallCmd(initCmd string) string {
+	return strings.Replace(initCmd, "gate init", "gate uninstall", 1)
+}
+
+// earlierLauncher warns of an earlier gate init's launcher, which ran the
+// program with exec: one that could not run (126, 127) let the stop pass.
 func earlierLauncher(command, loc, initCmd string) []finding {
 	if !settings.Earlier(command) {
 		return nil
 	}
-	undo := strings.Replace(initCmd, "gate init", "gate uninstall", 1)
+	undo := uninstallCmd(initCmd)
 	if strings.Contains(initCmd, "--plugin") {
 		undo = "deleting the plugin's hooks/hooks.json"
 	}
-	return []finding{{loc: loc, warning: true,
-		msg:  "registered by an earlier gate init, whose launcher lets a stop pass when the hook program is there but cannot run (built for another platform, a noexec mount)",
-		hint: "re-register: " + undo + ", then " + initCmd + " (with the options it was given)"}}
+	return warn(loc, "registered by an earlier gate init, whose launcher lets a stop pass when the hook program is there but cannot run (built for another platform, a noexec mount)",
+		"re-register: "+undo+", then "+initCmd+" (with the options it was given)")
 }
 
-// onFailureFinding warns of a guard hook registered without onFailure
-// "block" (an earlier gate init's): a guard that cannot start or times out
-// then lets the call it guards through.
+// onFailureFinding warns of a guard hook without onFailure "block": a
+// guard that cannot start or times out lets the call through.
 func onFailureFinding(fd settings.Found, loc, initCmd string) []finding {
 	if settings.Program(fd.Command) != hook.Detect || !guards(fd.Event) || fd.OnFailure == "block" {
 		return nil
 	}
-	undo := strings.Replace(initCmd, "gate init", "gate uninstall", 1)
-	return []finding{{loc: loc, warning: true,
-		msg:  fd.Hook.String() + ` has no "onFailure": "block": if the guard cannot start or times out, the call it guards goes ahead`,
-		hint: `add "onFailure": "block" to it, or re-register: ` + undo + ", then " + initCmd}}
+	return warn(loc, fd.Hook.String()+` has no "onFailure": "block": if the guard cannot start or times out, the call it guards goes ahead`,
+		`add "onFailure": "block" to it, or re-register: `+uninstallCmd(initCmd)+", then "+initCmd)
 }
 
-// timeoutFinding checks the gate hook's timeouts: the gate answers before
-// the timeout it is told (--timeout, else the client's default; package
-// stop, deadline.go), so that must not exceed the one the client enforces
-// (fd.Timeout in seconds, else the same default), and a run validator
-// whose timeout outlasts what is left before the deadline would be killed
-// and fail as timed out at every stop that runs it long enough. Both are
-// errors: the first lets the client kill the gate (the stop passes
-// unanswered), the second fails a check that was never wrong.
+// timeoutFinding checks the gate hook's timeouts (package stop,
+// deadline.go): the one the gate is told must not exceed the one the
+// client enforces (else the stop passes unanswered), and no run validator
+// may outlast the gate's deadline (else it fails as timed out).
 func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) []finding {
 	if settings.Program(fd.Command) != hook.Gate || fd.Event == hook.ConfigChange {
 		return nil // ConfigChange runs no validator
@@ -438,16 +427,217 @@ func flagTimeout(command string) time.Duration {
 	return 0
 }
 
-// dedupe drops repeated findings: one missing program is reported once,
-// not once per event that runs it.
+// dedupe drops repeated findings: a missing program is reported once, not
+// once per event that runs it.
 func dedupe(fs []finding) []finding {
 	seen := map[string]bool{}
-	var out []finding
-	for _, f := range fs {
-		if !seen[f.msg] {
-			seen[f.msg] = true
-			out = append(out, f)
+	return slices.DeleteFunc(fs, func(f finding) bool {
+		dup := seen[f.msg]
+		seen[f.msg] = true
+		return dup
+	})
+}
+
+// clientFindings checks one client's registration: its file, each hook,
+// each program, the timeouts, max_blocks against the client's cap, its env
+// and its wall.
+func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client) []finding {
+	if c.HookFile == "" {
+		return nil // no registration of its own: its notes say which it runs
+	}
+	if c.IsPlugin() {
+		return append(pluginFindings(ws, c), clientWallFindings(env, ws, c)...)
+	}
+	initCmd := `"gate init --client ` + c.Name + `"`
+	out := capFinding(ws, cfg, c)
+	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(c.HookFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return append(out, finding{loc: c.HookFile, msg: "does not exist: no stopgate hook is registered for " + c.Title,
+			hint: initCmd + " registers them"})
+	}
+	if err != nil {
+		return append(out, finding{loc: c.HookFile, msg: err.Error()})
+	}
+	found, err := c.Lookup(data, clientWanted(c, ws.root, binInstall(ws.root, "bin"), true))
+	if err != nil {
+		return append(out, fileError(c.HookFile, c.Title, err))
+	}
+	vars := map[string]string{} // the project variables the clients set
+	for _, c := range client.All {
+		if c.ProjectVar != "" {
+			vars[c.ProjectVar] = ws.root
 		}
 	}
+	for _, fd := range found {
+		if !fd.Registered {
+			out = append(out, unregistered(c.HookFile, fd.Hook, fd.Hook.String()+" is not registered", initCmd))
+			continue
+		}
+		fd.Timeout /= c.Unit // in seconds
+		out = append(out, registeredHook(env, cfg, fd, c.HookFile, ws.root, vars, initCmd, c.Name)...)
+	}
+	out = append(out, clientEnvFindings(ws, env.Getenv("HOME"), c)...)
+	out = append(out, clientWallFindings(env, ws, c)...)
+	return dedupe(out)
+}
+
+// hooksEnv are the clients whose settings hand the hooks an env, and
+// whether the file's top-level env counts beside each hook's own (Qwen
+// Code sets it where the process has none; Gemini CLI does not).
+var hooksEnv = map[string]bool{client.Gemini.Name: false, client.Qwen.Name: true}
+
+// clientEnvFindings judges the env c's hook file (the project's and the
+// user's) hands the hooks, and the .env files c loads (trust.DotEnv).
+func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
+	top, ok := hooksEnv[c.Name]
+	if !ok {
+		return nil
+	}
+	var out []finding
+	for loc, path := range map[string]string{c.HookFile: filepath.Join(ws.root, c.HookFile), "~/" + c.HookFile: filepath.Join(home, c.HookFile)} {
+		data, err := os.ReadFile(path)
+		if err != nil || home == "" && loc[0] == '~' {
+			continue
+		}
+		d := settings.Parse(data)
+		names := d.HookEnv()
+		if top {
+			names = append(names, d.Env()...)
+		}
+		out = append(out, envFindings(loc, names)...)
+	}
+	slices.SortFunc(out, func(a, b finding) int { return strings.Compare(a.loc, b.loc) })
+	for _, f := range trust.DotEnvHookEnv(c.Name, ws.root, home) {
+		out = append(out, finding{loc: f.Show, msg: "sets " + strings.Join(f.Env, ", ") + ", which " + c.Title +
+			" loads into its environment and hands every hook and validator: it chooses the programs they run",
+			hint: "remove it from the file, and set it in the shell that starts the client"})
+	}
 	return out
+}
+
+// envFindings are the variables of the trusted base's environment
+// (trust.HookEnv) among names, which an env at loc sets for the hooks.
+func envFindings(loc string, names []string) []finding {
+	env := trust.HookEnv(names)
+	if len(env) == 0 {
+		return nil
+	}
+	return []finding{{loc: loc, msg: "env sets " + strings.Join(env, ", ") + ", which every hook and validator runs with: it chooses the programs they run",
+		hint: "remove it from env, and set it in the shell that starts the client"}}
+}
+
+// capFinding warns when max_blocks would not end a failing loop before the
+// client's own cap lets the agent stop unchecked.
+func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
+	if cfg == nil || c.BlockCap == 0 || cfg.Settings.MaxBlocks < c.BlockCap {
+		return nil
+	}
+	return warn(ws.rel(ws.file),
+		fmt.Sprintf("settings.max_blocks is %d, but %s lets the agent stop after %d consecutive blocks: the loop would end there, unchecked, instead of halting",
+			cfg.Settings.MaxBlocks, c.Title, c.BlockCap),
+		fmt.Sprintf("set max_blocks below %d", c.BlockCap))
+}
+
+// checkedClients are the clients `gate check` looks at: the one --client
+// names, or every client whose file the project has. A client without a
+// file (VS Code agent mode) goes with the registrations it runs.
+func checkedClients(root, name string) ([]*client.Client, error) {
+	has := func(c *client.Client) bool {
+		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile)))
+		return c.HookFile != "" && err == nil
+	}
+	if name != "" {
+		c, err := clientNamed(name)
+		if err != nil || c == nil {
+			return nil, err
+		}
+		if c.HookFile != "" {
+			return []*client.Client{c}, nil
+		}
+		return append(slices.DeleteFunc(slices.Clone(c.Runs), func(r *client.Client) bool { return r == client.Claude || !has(r) }), c), nil
+	}
+	out := slices.DeleteFunc(slices.Clone(agentClients), func(c *client.Client) bool { return !has(c) })
+	for _, c := range agentClients {
+		if c.HookFile == "" && slices.ContainsFunc(c.Runs, func(r *client.Client) bool { return slices.Contains(out, r) }) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// goToolFindings warns, in a Go module that pins stopgate with the tool
+// directive, of a replace, a go.work or vendor/: what makes go tool build
+// another stopgate than the one published, which the plugin does not run,
+// so with no bin/ every stop halts.
+func goToolFindings(ws workspace) []finding {
+	if !goTool(ws.root) {
+		return nil
+	}
+	var locs []string
+	data, _ := os.ReadFile(filepath.Join(ws.root, "go.mod"))
+	for n, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "replace" {
+			locs = append(locs, "go.mod:"+strconv.Itoa(n+1))
+			break
+		}
+	}
+	for _, name := range []string{"go.work", "vendor/modules.txt"} {
+		if _, err := os.Stat(filepath.Join(ws.root, name)); err == nil {
+			locs = append(locs, name)
+		}
+	}
+	var fs []finding
+	for _, loc := range locs {
+		// GOWORK=off: in a workspace, go list -m names no version.
+		fs = append(fs, warn(loc, "if this replaces, vendors or puts in a workspace stopgate or a module it uses, the stopgate plugin does not run the go tool it builds, so with no bin/ every stop halts",
+			"install stopgate as published in bin/, which the hooks run first: "+goInstall(`"$PWD"/bin`, "@$(GOWORK=off go list -m -f '{{.Version}}' "+goModule+")"))...)
+	}
+	return fs
+}
+
+// registeredFindings fails each registered hook program outside the wall
+// of the trusted base (trust.Base): the agent could replace it with
+// `exit 0` unseen. With protect = [] the wall's finding says so instead.
+func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []guard.Registered) []finding {
+	base, _ := trust.For(trust.Project{Root: ws.root, Home: env.Getenv("HOME"), File: ws.file, Config: cfg, Regs: regs})
+	set := base.Wall()
+	if set.Empty() {
+		return nil
+	}
+	var out []finding
+	for _, r := range regs {
+		if r.Path != "" && set.CheckPath(r.Path, ws.root) != nil {
+			continue
+		}
+		what := "a program the tamper guard cannot locate (a bare name or a variable the client does not set)"
+		if r.Path != "" {
+			what = r.Path + ", outside the protected set"
+		}
+		out = append(out, finding{loc: r.File, msg: fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", cli.Clip(r.Command, 80, "…"), what),
+			hint: "register the hooks by an absolute path or one under the project: gate init --bin DIR"})
+	}
+	return dedupe(out)
+}
+
+// claudeRegistered reports whether regs has a stopgate hook in Claude
+// Code's settings.
+func claudeRegistered(regs []guard.Registered) bool {
+	return slices.ContainsFunc(regs, func(r guard.Registered) bool { return strings.HasPrefix(r.File, ".claude/") })
+}
+
+// telemetryCheck is gate check's line on telemetry, when [telemetry] says
+// anything, and a warning when it is on and its exporter is missing.
+func telemetryCheck(env *cli.Env, ws workspace, cfg *config.Config) (string, []finding) {
+	if cfg == nil || !cfg.Telemetry.Enabled && cfg.Telemetry.Endpoint == "" {
+		return "", nil
+	}
+	line := "telemetry: " + telemetry.Describe(cfg.Telemetry, env.Getenv)
+	if !telemetry.Enabled(cfg.Telemetry, env.Getenv) {
+		return line, nil
+	}
+	if _, err := telemetry.ExporterPath(); err != nil {
+		return line, warn(ws.rel(ws.file), "telemetry is on, but "+err.Error(),
+			"stops are judged and logged as ever; nothing is exported until it is installed")
+	}
+	return line, nil
 }

@@ -19,14 +19,9 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Events are the hook events the gate program handles: the stops (package
-// stop) and Claude Code's ConfigChange.
-var Events = hook.Handles[hook.Gate]
-
-// configChangeInput returns the input when data is a ConfigChange, read
-// from stdin before the stop hook would read it. ok with an error: data
-// names ConfigChange but cannot be read as one; it is refused, never
-// passed on as a stop (which would exit 1, and Claude Code take the change).
+// configChangeInput returns the input when data is a ConfigChange. ok with
+// an error: data names ConfigChange but cannot be read as one; it is
+// refused, never passed on as a stop (Claude Code would take the change).
 func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 	if !bytes.Contains(data, []byte(`"ConfigChange"`)) {
 		return nil, false, nil
@@ -44,9 +39,8 @@ func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 	return nil, true, err
 }
 
-// unreadableChange answers a ConfigChange whose input cannot be read: in a
-// stopgate project, a refusal (what it changes cannot be told); elsewhere
-// the error, one line.
+// unreadableChange answers a ConfigChange whose input cannot be read: a
+// refusal in a stopgate project, else the error.
 func unreadableChange(env *cli.Env, err error) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	if !stopgateProject(env, root, config.Path(root, "", env.Dir), settingsFiles(env, root).load()) {
@@ -56,19 +50,11 @@ func unreadableChange(env *cli.Env, err error) error {
 		err.Error() + "), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
 }
 
-// configChange is the gate's ConfigChange answer: Claude Code asks before a
-// running session takes a changed settings file, and a block keeps the
-// session on the settings it had. A change is refused when, as the files
-// stand after it, stopgate is weaker than gate init left it: a stopgate
-// hook no longer registered, disableAllHooks or an env that chooses what
-// the hooks run (switchFindings), a sandbox key of the wall
-// set against it or unset, a deny rule of the protected set dropped, a
-// command excluded from the sandbox. Skills and managed policy (which no
-// hook can refuse) pass, as does any change in a project that shows no
-// stopgate (stopgateProject). In a project without the wall (gate init
-// --no-wall: no part of it in any file, and the state dir's mark that it
-// was chosen) only the hooks are judged. Each settings file is read and
-// parsed once (settingsText), for every question asked of it.
+// configChange refuses (blocks) a settings change after which stopgate is
+// weaker than gate init left it: a hook unregistered, a switch
+// (switchFindings), or the wall down (wallDown; only the hooks count in a
+// project of gate init --no-wall). Skills, managed policy and projects
+// without stopgate pass. See docs/security.md (ConfigChange).
 func configChange(env *cli.Env, in *hook.Input) error {
 	if in.Source == "skills" || in.Source == "policy_settings" {
 		return nil
@@ -80,27 +66,17 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	if errors.Is(err, fs.ErrNotExist) && !stopgateProject(env, root, ws.file, claude) {
 		return nil
 	}
-	var why []string
-	// A plugin's hooks run with its root in CLAUDE_PLUGIN_ROOT: they are
-	// registered there, not in the settings.
-	for _, f := range hookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT"), claude) {
-		if !f.warning {
-			why = append(why, f.loc+": "+f.msg)
-		}
-	}
-	for _, f := range switchFindings(claude) {
-		why = append(why, f.loc+": "+f.msg)
-	}
+	// A plugin's hooks are registered in CLAUDE_PLUGIN_ROOT, not the settings.
+	why := errorsOf(hookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT"), claude), false)
+	why = append(why, errorsOf(switchFindings(claude), true)...)
 	if rules, nothing := wallRules(root, home, ws.file, cfg, claude.registrations(root, home)); !nothing {
 		w, bad := readWalls(claude.texts())
 		switch {
 		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
-		case !w.Present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken (gate init --no-wall)
+		case !w.Present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken
 		default:
-			for _, f := range wallDown(claude.claudeFiles, w, rules) {
-				why = append(why, f.loc+": "+f.msg)
-			}
+			why = append(why, errorsOf(wallDown(claude.claudeFiles, w, rules), true)...)
 		}
 	}
 	if len(why) == 0 {
@@ -115,10 +91,20 @@ func configChange(env *cli.Env, in *hook.Input) error {
 		strings.Join(why, "; ") + ". If the change is wanted, the user makes it and starts a new session (gate check says what is missing)."))
 }
 
-// stopgateProject reports whether root shows stopgate: its config or its
-// state dir there, the hook run from a plugin, or a settings file that
-// registers a stopgate hook. A file that cannot be read or parsed counts
-// when it names the gate at all: what it registers cannot be told.
+// errorsOf are fs as "loc: msg", the warnings too when warnings.
+func errorsOf(fs []finding, warnings bool) []string {
+	var out []string
+	for _, f := range fs {
+		if warnings || !f.warning {
+			out = append(out, f.loc+": "+f.msg)
+		}
+	}
+	return out
+}
+
+// stopgateProject reports whether root shows stopgate: its config or state
+// dir, the hook run from a plugin, or a settings file that registers a
+// stopgate hook (or cannot be read, or parsed and names the gate).
 func stopgateProject(env *cli.Env, root, file string, claude *claudeTexts) bool {
 	for _, p := range []string{file, filepath.Join(root, config.DefaultStateDir)} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
@@ -136,27 +122,22 @@ func stopgateProject(env *cli.Env, root, file string, claude *claudeTexts) bool 
 			return true
 		}
 		found, lerr := src.doc.Lookup(expected())
-		if lerr != nil && bytes.Contains(src.data, []byte(hook.Gate)) {
-			return true
-		}
-		if slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
+		if lerr != nil && bytes.Contains(src.data, []byte(hook.Gate)) ||
+			slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
 			return true
 		}
 	}
 	return false
 }
 
-// switchFindings are the keys of Claude Code's settings files, the user's
-// included, that switch stopgate's hooks off or choose what they run:
-// disableAllHooks, and an env that sets a variable of the trusted base's
-// environment (trust.HookEnv), which the client hands to every hook and
-// so to every validator. ConfigChange refuses a change that leaves one;
-// gate check reports it. A file that cannot be read, hookFindings reports.
+// switchFindings are the keys of Claude Code's settings that switch
+// stopgate's hooks off or choose what they run: disableAllHooks, and an
+// env that sets a variable of the trusted base (trust.HookEnv).
 func switchFindings(claude *claudeTexts) []finding {
 	var out []finding
 	for _, src := range claude.sharedFirst() {
 		if src.err != nil {
-			continue
+			continue // hookFindings reports it
 		}
 		if src.doc.DisablesHooks() {
 			out = append(out, finding{loc: src.Name, msg: "disableAllHooks is true", hint: "no hook runs, stopgate's included: remove it"})
@@ -166,13 +147,12 @@ func switchFindings(claude *claudeTexts) []finding {
 	return out
 }
 
-// claudeFiles are the settings Claude Code reads hooks from
-// (guard.ClaudeSettings): the project's shared ones, which gate init
-// writes, its local ones, and the user's (none without $HOME).
+// claudeFiles are the settings Claude Code reads hooks from, in its order
+// (guard.ClaudeSettings); shared, which gate init writes, is read[at].
 type claudeFiles struct {
 	shared guard.SettingsFile
-	at     int                  // shared's place in read
-	read   []guard.SettingsFile // every one, in the order the client reads them
+	at     int
+	read   []guard.SettingsFile
 }
 
 // settingsFiles returns the project's and the user's Claude Code settings.
@@ -187,11 +167,9 @@ func (f claudeFiles) others() []guard.SettingsFile {
 	return slices.Delete(slices.Clone(f.read), f.at, f.at+1)
 }
 
-// over are the settings the client reads after the shared ones, whose
-// keys win over theirs: the local ones.
+// over are the settings whose keys win over the shared ones: the local.
 func (f claudeFiles) over() []guard.SettingsFile { return f.read[f.at+1:] }
 
-// paths are the files' paths, in the order the client reads them.
 func (f claudeFiles) paths() []string {
 	out := make([]string, len(f.read))
 	for i, s := range f.read {
@@ -200,28 +178,19 @@ func (f claudeFiles) paths() []string {
 	return out
 }
 
-// all are every settings file, the shared ones first.
-func (f claudeFiles) all() []guard.SettingsFile {
-	return append([]guard.SettingsFile{f.shared}, f.others()...)
-}
-
-// settingsText is a settings file read once and parsed once for an event,
-// whatever the event asks of it.
+// settingsText is a settings file read and parsed once for an event.
 type settingsText struct {
 	guard.SettingsFile
 	data []byte        // nil when it could not be read
 	err  error         // reading it (fs.ErrNotExist: it is not there)
-	doc  *settings.Doc // data parsed; nil when it could not be read
+	doc  *settings.Doc // nil when it could not be read
 }
 
-// maxSettings bounds a settings file's read, far above any real one: a
-// file past it is refused, as one that cannot be read.
+// maxSettings bounds a settings file's read, far above any real one.
 const maxSettings = 16 << 20
 
-// readSettings reads and parses each of files once, through
-// regular.ReadFile: a named pipe or a link to /dev/zero planted under its
-// name cannot hold the hook (the client would take the change at its hook
-// timeout); it is refused, as a file that cannot be read.
+// readSettings reads and parses files through regular.ReadFile: a named
+// pipe or /dev/zero planted under a name cannot hold the hook.
 func readSettings(files []guard.SettingsFile) []settingsText {
 	out := make([]settingsText, len(files))
 	for i, f := range files {
@@ -235,14 +204,12 @@ func readSettings(files []guard.SettingsFile) []settingsText {
 	return out
 }
 
-// claudeTexts are the Claude Code settings, each read and parsed once for
-// an event, on first use (texts): a hook that needs none reads none.
+// claudeTexts are the Claude Code settings, read on first use (texts).
 type claudeTexts struct {
 	claudeFiles
-	list []settingsText // in the order of read; nil until texts
+	list []settingsText
 }
 
-// load returns the settings, to be read when first asked for.
 func (f claudeFiles) load() *claudeTexts { return &claudeTexts{claudeFiles: f} }
 
 // texts are the settings as read, in the order the client reads them.
@@ -253,7 +220,7 @@ func (t *claudeTexts) texts() []settingsText {
 	return t.list
 }
 
-// sharedFirst are the texts, the shared ones first (as all orders them).
+// sharedFirst are the texts, the shared ones first.
 func (t *claudeTexts) sharedFirst() []settingsText {
 	texts := t.texts()
 	return append([]settingsText{texts[t.at]}, slices.Delete(slices.Clone(texts), t.at, t.at+1)...)

@@ -1,7 +1,6 @@
-// Package gate is the gate command: with a subcommand it is a tool a person
-// runs (init, check, status, run, explain, log, stats; the table below);
-// with none it is the Stop / SubagentStop hook, whose decision is package
-// stop, and Claude Code's ConfigChange hook (claude.go).
+// Package gate is the gate command: with a subcommand, the CLI a person
+// runs; with none, the Stop / SubagentStop hook (package stop) and Claude
+// Code's ConfigChange hook (claude.go).
 package gate
 
 import (
@@ -23,12 +22,8 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// command is one of gate's subcommands. With a subcommand name first, gate
-// is a tool a person runs; with none, it is the hook (JSON on stdin).
-//
-// Exit codes of the subcommands: 0 done; 1 findings (check found an
-// error, run saw a validator fail, explain found no mapping) or a failure,
-// with one line on stderr; 2 a usage mistake. The hook never exits 2.
+// command is one of gate's subcommands. Exit codes: 0 done; 1 findings or
+// a failure, one line on stderr; 2 a usage mistake.
 type command struct {
 	name, args, summary string
 	run                 func(env *cli.Env, args []string) error
@@ -52,7 +47,6 @@ func commands() []command {
 	}
 }
 
-// subcommand returns the command named name, or nil.
 func subcommand(name string) *command {
 	for _, c := range commands() {
 		if c.name == name {
@@ -112,8 +106,7 @@ func flags(name string) *flag.FlagSet {
 	return fl
 }
 
-// The flags several commands take, declared once; --client says what the
-// command does with the client.
+// The flags several commands take, declared once.
 func jsonFlag(fl *flag.FlagSet) *bool { return fl.Bool("json", false, "print JSON") }
 func configFlag(fl *flag.FlagSet) *string {
 	return fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
@@ -125,9 +118,8 @@ func clientFlag(fl *flag.FlagSet, does string) *string {
 	return fl.String("client", "", does+" ("+strings.Join(client.Names, ", ")+")")
 }
 
-// parse parses args allowing flags after arguments (cli.Parse), and
-// returns the arguments. -h prints the usage and ends the command with
-// exit 0 (errHelp).
+// parse parses args, flags after arguments too (cli.Parse), and returns
+// the arguments; -h prints the usage and ends with exit 0 (errHelp).
 func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
 	rest, err := cli.Parse(fl, args)
 	switch {
@@ -161,19 +153,15 @@ func printJSON(env *cli.Env, v any) error {
 // errHelp ends a command that printed its usage on request.
 var errHelp = &cli.ExitError{Code: 0}
 
-// workspace is what a subcommand works on.
-type workspace struct {
-	root string
-	file string // mappings.toml
-}
+// workspace is what a subcommand works on: the root and mappings.toml.
+type workspace struct{ root, file string }
 
 func workspaceOf(env *cli.Env, configFile string) workspace {
 	root := project.Find(env.Getenv, env.Dir)
 	return workspace{root: root, file: config.Path(root, configFile, env.Dir)}
 }
 
-// load loads the config for a command that needs it whole: a mistake in it
-// is the command's failure, pointing at gate check.
+// load loads the config whole: a mistake in it fails the command.
 func (w workspace) load() (*config.Config, error) {
 	cfg, ps, err := config.Inspect(w.file, w.root, config.FileOnly)
 	if err != nil {
@@ -192,15 +180,13 @@ func (w workspace) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// stateDir returns the state dir the config names, or the best readable
-// one while it cannot be read (config.ReadStateDir): the log and the queue
-// stay readable while the config has mistakes.
+// stateDir is the state dir the config names, readable while the config
+// has mistakes (config.ReadStateDir).
 func (w workspace) stateDir() string {
 	dir, _ := config.ReadStateDir(w.file, w.root)
 	return dir
 }
 
-// rel shows path relative to the root when it lies inside it.
 func (w workspace) rel(path string) string {
 	return project.Display(w.root, path)
 }
@@ -233,7 +219,6 @@ func (p palette) mark(passed bool) string {
 // Run is the gate command.
 func Run(env *cli.Env) error {
 	if len(env.Args) > 0 && env.Args[0] == validator.SandboxArg {
-		// The runner inside a stop's sandbox (package validator).
 		return validator.Serve(env.Stdin, env.Stdout)
 	}
 	if len(env.Args) > 0 {
@@ -248,8 +233,7 @@ func Run(env *cli.Env) error {
 	if err := fl.Parse(env.Args); err != nil {
 		return err
 	}
-	// Refused as a hook: arguments it does not take, or a terminal, where
-	// it would wait for hook input that never comes.
+	// A terminal would wait for hook input that never comes.
 	if fl.NArg() > 0 {
 		return usageError("", fmt.Errorf("unknown command %q", fl.Arg(0)))
 	}
@@ -257,9 +241,7 @@ func Run(env *cli.Env) error {
 		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
 	}
 	if opt.Client == "" || opt.Client == client.Claude.Name {
-		// Claude Code's ConfigChange goes to the gate too (claude.go).
-		// The input is read once, so that a ConfigChange can be told from
-		// a stop, and handed back as the stop hook's stdin.
+		// Read once to tell a ConfigChange (claude.go) from a stop.
 		data, err := client.Read(env.Stdin)
 		if err != nil {
 			return err

@@ -293,13 +293,12 @@ func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 			relevant = append(relevant, h)
 		}
 	}
-	for _, f := range settingsFiles(env, ws.root).all() {
-		data, err := os.ReadFile(f.Path)
-		if err != nil {
+	for _, f := range settingsFiles(env, ws.root).load().sharedFirst() {
+		if f.doc == nil {
 			continue
 		}
 		for _, h := range relevant { // one at a time: a list of another event that is misshapen does not hide it
-			if found, err := settings.Lookup(data, []settings.Hook{h}); err == nil && found[0].Registered {
+			if found, err := f.doc.Lookup([]settings.Hook{h}); err == nil && found[0].Registered {
 				return
 			}
 		}

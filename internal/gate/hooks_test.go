@@ -13,7 +13,7 @@ import (
 // for an event it handles (a registration it refuses would fail on every
 // event), as the programs decode them.
 func TestRegistrationsHandled(t *testing.T) {
-	handles := map[string][]string{hook.Detect: detect.Events, hook.Gate: Events, hook.Testhook: testhook.Events}
+	handles := map[string][]string{hook.Detect: detect.Events, hook.Gate: hook.Handles[hook.Gate], hook.Testhook: testhook.Events}
 	for _, c := range agentClients {
 		for _, r := range c.Hooks {
 			if e := c.Event(r.Event); !slices.Contains(handles[r.Program], e) {

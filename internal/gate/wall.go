@@ -21,27 +21,19 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// The second wall. The tamper guard judges a tool call by its text, which
-// cannot be complete; the client's own OS sandbox refuses the agent's Bash
-// any write to the protected set whatever the text, and its Edit deny
-// rules refuse the Write and Edit tools. The rules, the guard and the
-// confinement of validators (package stop) all derive from the trusted
-// base (trust.For), so they cannot disagree. The wall is its shared part:
-// the project's settings are the team's.
+// The OS wall: the client's sandbox and Edit deny rules, derived from the
+// trusted base (trust.For) as the guard is (docs/security.md).
 
 // wallRules returns the client's Edit deny rules for the project's trusted
-// base (trust.Base.Wall), and whether it is empty. cfg may be nil, for a
-// project without a readable config; regs are the hook files'
-// registrations as read for this event.
+// base (trust.Base.Wall), and whether it is empty; cfg may be nil.
 func wallRules(root, home, file string, cfg *config.Config, regs []guard.Registered) (rules []string, empty bool) {
 	base, _ := trust.For(trust.Project{Root: root, Home: home, File: file, Config: cfg, Regs: regs})
 	set := base.Wall()
 	return denyRules(set, root, home), set.Empty()
 }
 
-// projectSet returns the wall of the project at root, its config read
-// from file (trust.Base.Wall); bins and registered are hook programs
-// about to be registered, beside those the files register.
+// projectSet returns the wall of the project at root (trust.Base.Wall),
+// with bins and registered, hook programs about to be registered.
 func projectSet(env *cli.Env, root, file string, bins []string, registered ...string) *guard.Set {
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
 	base, _ := trust.For(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg, Bins: bins, Registered: registered})
@@ -49,8 +41,7 @@ func projectSet(env *cli.Env, root, file string, bins []string, registered ...st
 }
 
 // denyRules returns the client's Edit deny rules for set: a folder's rule
-// covers what is in it, and the state dir is a folder even before it
-// exists (guard.Protected.Dir).
+// covers what is in it (the state dir even before it exists).
 func denyRules(set *guard.Set, root, home string) []string {
 	if home != "" {
 		home = filepath.Clean(home) // $HOME as set, maybe with a trailing slash
@@ -66,12 +57,9 @@ func denyRules(set *guard.Set, root, home string) []string {
 	return out
 }
 
-// walled is the paths the wall names for a protected path: a glob (npm's
-// registered node_modules/@stopgate/*/bin/gate) is the paths it matches
-// here, as gate init names them, since Claude Code's sandbox does not
-// apply a glob's deny rule to the agent's Bash (measured on 2.1.332: the
-// write went through; the concrete path was read-only). The guard keeps
-// the glob itself.
+// walled is the paths the wall names for a protected path: a glob is the
+// paths it matches here, since Claude Code's sandbox does not apply a
+// glob's deny rule to Bash (measured on 2.1.332).
 func walled(path string) []string {
 	if !strings.ContainsAny(path, "*?[") {
 		return []string{path}
@@ -83,8 +71,7 @@ func walled(path string) []string {
 	return matches
 }
 
-// writeWall merges the OS wall into the project's settings, alone: a
-// plugin's, whose hooks go elsewhere (initPlugin).
+// writeWall merges the OS wall alone into the project's settings.
 func writeWall(env *cli.Env, root string, bins []string) error {
 	files := settingsFiles(env, root)
 	data, err := os.ReadFile(files.shared.Path)
@@ -106,16 +93,14 @@ func writeWall(env *cli.Env, root string, bins []string) error {
 
 // wallMerge is the OS wall merged into the project's settings.
 type wallMerge struct {
-	off   bool     // [settings] protect = []: nothing to wall in
-	rules []string // the deny rules the wall holds
+	off   bool // [settings] protect = []: nothing to wall in
+	rules []string
 	added []string // the settings it added
 	st    settings.WallStatus
 }
 
 // mergeWall merges the sandbox settings and the deny rules into data, the
-// project's settings as they will be written; registered are the hook
-// programs they will register, protected wherever they are. A file the
-// wall cannot be merged into is refused with its line and column.
+// project's settings; registered are the hook programs they will register.
 func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string) ([]byte, wallMerge, error) {
 	set := projectSet(env, root, filepath.Join(root, project.ConfigName), bins, registered...)
 	if set.Empty() {
@@ -129,8 +114,8 @@ func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string
 	return out, wallMerge{rules: rules, added: added, st: st}, nil
 }
 
-// say tells what the wall added, what the user's settings keep against it,
-// and what the machine lacks for it.
+// say tells what the wall added, what settings keep against it, and what
+// the machine lacks for it.
 func (w wallMerge) say(env *cli.Env, files claudeFiles) {
 	name := files.shared.Name
 	if w.off {
@@ -152,10 +137,8 @@ func (w wallMerge) say(env *cli.Env, files claudeFiles) {
 	}
 }
 
-// noteAgainst tells which sandbox keys the user set against the wall, in
-// the file init wrote (st) or in the settings read after it (the local
-// ones), which init leaves alone and which win over it. The user's
-// settings lose to the project's, where init has set every key.
+// noteAgainst tells which sandbox keys are set against the wall, in the
+// file init wrote (st) or in the local settings, which win over it.
 func noteAgainst(env *cli.Env, files claudeFiles, st settings.WallStatus) {
 	for _, a := range st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.Name, a)
@@ -173,8 +156,8 @@ func noteAgainst(env *cli.Env, files claudeFiles, st settings.WallStatus) {
 	}
 }
 
-// missingTools returns the programs the client's sandbox needs that are not
-// on PATH: bwrap and socat on Linux; macOS's Seatbelt is built in.
+// missingTools returns the programs the client's sandbox needs that are
+// not on PATH: bwrap and socat on Linux (macOS's is built in).
 func missingTools(env *cli.Env) []string {
 	if runtime.GOOS != "linux" {
 		return nil
@@ -191,13 +174,11 @@ func missingTools(env *cli.Env) []string {
 	return out
 }
 
-// executable reports whether path is a file the client can run.
 func executable(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-// packages names the Debian packages of tools.
 func packages(tools []string) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {
@@ -206,14 +187,8 @@ func packages(tools []string) []string {
 	return out
 }
 
-// wallFindings says whether the OS wall is up and why not: the sandbox
-// settings as the client merges the settings files (the local settings
-// over the project's over the user's), the deny rules the protected set
-// needs, the sandbox tools on this machine; and whether run validators
-// will be confined. Settings that are missing or not JSON are
-// hookFindings' to report.
-//
-// summary is the state in a few words, for the line of a clean check.
+// wallFindings says whether the OS wall is up and why not, and whether
+// run validators will be confined; summary says it in a few words.
 func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeTexts, regs []guard.Registered) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
 	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, regs)
@@ -247,10 +222,9 @@ func wallSummary(cfg *config.Config, nothing bool) string {
 	return s
 }
 
-// readWalls reads the wall from the settings files (settings.ReadWalls),
-// in the order the client reads them. A file of valid JSON that is shaped
-// wrong is a finding: nothing else would report it. One that is not JSON
-// is hookFindings' to report, and leaves no wall.
+// readWalls reads the wall from the settings files (settings.ReadWalls).
+// A file of valid JSON shaped wrong is a finding; one that is not JSON is
+// hookFindings' to report.
 func readWalls(files []settingsText) (settings.Walls, *finding) {
 	docs := make([]*settings.Doc, len(files))
 	for i, f := range files {
@@ -266,8 +240,7 @@ func readWalls(files []settingsText) (settings.Walls, *finding) {
 }
 
 // wallDown reports what takes the wall down, as the client merges the
-// settings files: the sandbox keys set against it (where the value that
-// counts is written) or unset, the deny rules of rules no file has, and
+// files: sandbox keys set against it or unset, deny rules missing, and
 // commands excluded from the sandbox.
 func wallDown(files claudeFiles, w settings.Walls, rules []string) []finding {
 	var out []finding
@@ -294,7 +267,6 @@ func wallDown(files claudeFiles, w settings.Walls, rules []string) []finding {
 	return out
 }
 
-// toolFindings reports the sandbox tools this machine lacks.
 func toolFindings(env *cli.Env, loc string) []finding {
 	m := missingTools(env)
 	if len(m) == 0 {
@@ -305,9 +277,8 @@ func toolFindings(env *cli.Env, loc string) []finding {
 		hint: "apt-get install " + strings.Join(packages(m), " ") + " (as root; scripts/install-sandbox-tools does it)"}}
 }
 
-// confineFindings says when run validators will not be confined: an error
-// when confine = true (each stop that runs one would halt), a warning when
-// unset.
+// confineFindings says when run validators will not be confined: an
+// error when confine = true (each such stop halts), else a warning.
 func confineFindings(ws workspace, cfg *config.Config) []finding {
 	if cfg == nil || cfg.Settings.Confine == config.ConfineOff || !hasRun(cfg) {
 		return nil
@@ -325,14 +296,13 @@ func confineFindings(ws workspace, cfg *config.Config) []finding {
 		hint: "install bubblewrap (scripts/install-sandbox-tools), or set confine = false to say they run unconfined"}}
 }
 
-// hasRun says whether cfg has a run validator, as the guard asks (Runs).
+// hasRun says whether cfg has a run validator (unknown counts as yes).
 func hasRun(cfg *config.Config) bool {
 	runs, err := cfg.Runs()
-	return err != nil || len(runs) > 0 // unknown: judged as if it had
+	return err != nil || len(runs) > 0
 }
 
-// initClientWall turns on the client's second wall where it has one
-// (client.Wall).
+// initClientWall puts up the client's own wall (client.Wall), if any.
 func initClientWall(env *cli.Env, c *client.Client, root string) error {
 	if c.Wall == nil {
 		return nil
@@ -345,7 +315,7 @@ func initClientWall(env *cli.Env, c *client.Client, root string) error {
 	return c.Wall.Up(env.Stdout, root, wallPaths(set))
 }
 
-// clientWallFindings says whether the client's second wall is up.
+// clientWallFindings says whether the client's own wall is up.
 func clientWallFindings(env *cli.Env, ws workspace, c *client.Client) []finding {
 	if c.Wall == nil {
 		return nil
@@ -361,8 +331,7 @@ func clientWallFindings(env *cli.Env, ws workspace, c *client.Client) []finding 
 	return out
 }
 
-// undoClientWall plans taking the client's second wall out of its config
-// (gate uninstall --client).
+// undoClientWall plans taking the client's wall out of its config.
 func undoClientWall(env *cli.Env, c *client.Client, root string) (undo, error) {
 	return undoFile(root, c.Wall.File(), func(u *undo, data []byte) (err error) {
 		paths := wallPaths(projectSet(env, root, filepath.Join(root, project.ConfigName), nil))
@@ -371,7 +340,6 @@ func undoClientWall(env *cli.Env, c *client.Client, root string) (undo, error) {
 	})
 }
 
-// wallPaths are the protected paths of set as a client's wall takes them.
 func wallPaths(set *guard.Set) []client.Path {
 	var out []client.Path
 	for _, p := range set.Paths() {
