@@ -17,12 +17,8 @@ import (
 )
 
 // runExplain is `gate explain PATH|/command|KEY`: which mappings a read of
-// PATH, or the slash command, would arm, by which of the client's names
-// for them; or why none would, with the nearest keys in the client's
-// spellings. Given a mapped key, it lists every name that arms it. It
-// decides with detect's own code (config.Config's JudgeRead and
-// MatchCommand over config.Names). Exit 1 when nothing is armed, like
-// grep finding nothing.
+// PATH or the command would arm, by detect's own code, and why; or every
+// name of KEY. Exit 1 when nothing is armed.
 func runExplain(env *cli.Env, args []string) error {
 	fl := flags("explain")
 	configFile := configFlag(fl)
@@ -59,15 +55,13 @@ func runExplain(env *cli.Env, args []string) error {
 	return nil
 }
 
-// isCommand tells "/joke" from "/abs/path/joke.md": a command is one word
-// after the slash.
+// isCommand tells "/joke" from "/abs/path/joke.md".
 func isCommand(arg string) bool {
 	name := hook.SlashCommand(arg)
 	return name != "" && !strings.Contains(name, "/")
 }
 
-// isKey tells a key ("git/commit", "myplugin:review") from a path: a key
-// is mapped, or has no extension and no blanks.
+// isKey tells a key from a path: mapped, or no extension and no blanks.
 func isKey(cfg *config.Config, arg string) bool {
 	return cfg.Mapping(arg) != nil || path.Ext(arg) == "" && !strings.ContainsAny(arg, " \t")
 }
@@ -132,9 +126,7 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bo
 	return true, nil
 }
 
-// readPath is the absolute path a Read of arg names, left as the client
-// would pass it (a trailing "/" kept), so that it is judged as detect
-// judges it.
+// readPath is the path a Read of arg names, as the client would pass it.
 func readPath(dir, arg string) string {
 	if filepath.IsAbs(arg) {
 		return arg
@@ -142,9 +134,8 @@ func readPath(dir, arg string) string {
 	return dir + string(filepath.Separator) + arg
 }
 
-// explainKey lists every name that arms the mapping of key, in the
-// client's spelling, marking the files that exist; or names the nearest
-// keys when none is mapped.
+// explainKey lists every name that arms the mapping of key, marking the
+// files that exist.
 func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool {
 	w := env.Stdout
 	m := cfg.Mapping(key)
@@ -169,7 +160,7 @@ func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool
 	return true
 }
 
-// matchedAs says which of key's names the file or command of name is.
+// matchedAs says which of key's names name is.
 func matchedAs(cfg *config.Config, key string, name config.Name) string {
 	for _, n := range cfg.Names(key) {
 		if n.File == name.File && n.Command == name.Command {
@@ -180,8 +171,7 @@ func matchedAs(cfg *config.Config, key string, name config.Name) string {
 	return "matched"
 }
 
-// describe says, in the client's words, what name n of key is: the file
-// or "/command", and why it names key.
+// describe says, in the client's words, what name n of key is, and why.
 func describe(cfg *config.Config, key string, n config.Name) (name, why string) {
 	plugin, bare, _ := strings.Cut(key, ":")
 	switch {
@@ -209,8 +199,7 @@ func describe(cfg *config.Config, key string, n config.Name) (name, why string) 
 	return n.File + n.Command, n.Layout
 }
 
-// commandName is the client's name of the command file of key: folders
-// become ":" segments.
+// commandName is the client's name of key's command file.
 func commandName(key string) string { return strings.ReplaceAll(key, "/", ":") }
 
 func printMapping(w io.Writer, ws workspace, cfg *config.Config, m *config.Mapping, why string) {
@@ -234,9 +223,8 @@ func whyNot(cfg *config.Config, rel string) string {
 	return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
 }
 
-// suggest names mapped keys close to name in any of the client's
-// spellings ("git:commit", "git-commit", "git/commit"): the same once
-// folded, the same last element, or a few letters apart.
+// suggest names mapped keys close to name in any spelling: equal folded,
+// the same last element, or a few letters apart.
 func suggest(w io.Writer, cfg *config.Config, name string) {
 	want := config.Spelling(name)
 	var near []string
@@ -253,7 +241,6 @@ func suggest(w io.Writer, cfg *config.Config, name string) {
 	}
 }
 
-// slashes writes command names as a person types them.
 func slashes(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
@@ -284,8 +271,7 @@ func distance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// noteUnregistered adds a note when none of the settings files registers
-// detect for events: the mapping would arm, but nothing would tell it.
+// noteUnregistered notes when no settings file registers detect for events.
 func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 	var relevant []settings.Hook
 	for _, h := range expected() {

@@ -1,14 +1,17 @@
 package gate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
@@ -16,21 +19,18 @@ import (
 	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// settingsFile is where a project registers its hooks.
 var settingsFile = client.Claude.HookFile
 
-// runInit is `gate init [--plugin DIR] [--bin DIR]`: it registers every
-// stopgate hook in the project's .claude/settings.json, merging (see
-// package settings: untouched bytes stay, a second run changes nothing, the
-// write is atomic, a file that is not JSON is refused with its line and
-// column), writes a starter mappings.toml if there is none, and merges the
-// OS wall into the same settings (wall.go). With --plugin it writes a
-// Claude Code plugin in DIR instead, and the wall only into a stopgate
-// project's settings: a plugin cannot set the sandbox or permissions.
+// runInit is `gate init`: the hooks and the OS wall merged into
+// .claude/settings.json (package settings keeps every other byte), a starter
+// mappings.toml, the state dir's .gitignore line; or a plugin (--plugin), or
+// another client's file (--client).
 func runInit(env *cli.Env, args []string) error {
 	fl := flags("init")
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
@@ -79,19 +79,14 @@ func runInit(env *cli.Env, args []string) error {
 	}
 	noteMissing(env, in.path, want, root, in)
 	if in.method == "npm" {
-		// A bare npx gate, where the packages are not installed (a CI job
-		// before npm install), fetches and runs the unrelated npm package
-		// named gate.
+		// A bare npx gate without npm install runs the npm package named gate.
 		fmt.Fprintln(env.Stdout, `ci: claude -p exits 0 and says "success" even when the gate halts; after it, run: npx --no-install gate verdict "$session" (session=$(claude -p … --output-format json | jq -r .session_id); never a bare npx gate, which without npm install runs the npm package named gate)`)
 	}
 	return nil
 }
 
-// initSettings merges the hooks and, unless noWall, the OS wall (wall.go)
-// into the project's settings in one pass (register), so a file either
-// would refuse is refused before anything is written. The starter
-// mappings.toml is written between what it says of the hooks and of the
-// wall.
+// initSettings merges the hooks and, unless noWall, the OS wall into the
+// project's settings in one write, so a file either refuses changes nothing.
 func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, noWall bool) error {
 	files := settingsFiles(env, root)
 	var wall wallMerge
@@ -119,15 +114,11 @@ func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, n
 	return nil
 }
 
-// noWallMark is the file in the state dir that says gate init was asked
-// for no wall (--no-wall). A settings change can take every part of the
-// wall out of the files at once, which leaves them looking like a
-// project that never had one: ConfigChange lets a change through without
-// the wall only where this mark is (the guard protects the state dir).
+// noWallMark, in the state dir, says gate init was asked for no wall: only
+// there does ConfigChange let the wall's removal through.
 const noWallMark = "no-wall"
 
-// chooseWall records whether the project at root has the wall: the mark
-// removed, or written.
+// chooseWall records whether the project at root has the wall.
 func chooseWall(root string, wall bool) error {
 	dir := workspace{root: root, file: config.Path(root, "", root)}.stateDir()
 	mark := filepath.Join(dir, noWallMark)
@@ -143,14 +134,11 @@ func chooseWall(root string, wall bool) error {
 	return os.WriteFile(mark, []byte("gate init --no-wall: this project has no OS wall; gate init without it puts the wall up\n"), 0o644)
 }
 
-// noWallChosen reports whether gate init was asked for no wall in the
-// project whose state dir is dir.
 func noWallChosen(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, noWallMark))
 	return err == nil
 }
 
-// programs are the paths of the programs the hooks of want run from bin.
 func programs(want []settings.Hook, bin string) []string {
 	var out []string
 	for _, h := range want {
@@ -162,8 +150,7 @@ func programs(want []settings.Hook, bin string) []string {
 }
 
 // elsewhere leaves out of want the hooks the local or the user's settings
-// already register: the client runs every registration, so registering
-// them again in the shared settings would run them twice. It says which.
+// already register (they would run twice), and says which.
 func elsewhere(env *cli.Env, files claudeFiles, want []settings.Hook) []settings.Hook {
 	keep := slices.Clone(want)
 	for _, src := range files.others() {
@@ -189,11 +176,9 @@ func elsewhere(env *cli.Env, files claudeFiles, want []settings.Hook) []settings
 	return keep
 }
 
-// register merges want into the hook file f, or into initial when there
-// is no file yet, with merge: settings.Merge, or mergeCopilot for Copilot
-// CLI's own file; then with also, unless nil (the OS wall). The file is
-// read once and written once, when either changed it. It says what it
-// added, with timeouts in unit, the file's ("s", "ms").
+// register merges want into the hook file f (initial when there is none)
+// with merge, then also (the OS wall) unless nil, writes it once when
+// either changed it, and says what it added (timeouts in unit).
 func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial []byte,
 	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string,
 	also func([]byte) ([]byte, bool, error)) error {
@@ -231,14 +216,11 @@ func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial 
 	return nil
 }
 
-// settingsError names the file, line and column of a settings file that
-// cannot be merged, and says it was left alone.
 func settingsError(name string, err error) error {
 	return cli.WithHint(settings.Named(name, err), "the file is left as it was: fix it by hand, then run gate init again")
 }
 
-// writeStarter writes the starter mappings.toml unless one exists; it never
-// replaces a file, even one created a moment ago.
+// writeStarter writes the starter mappings.toml unless one exists.
 func writeStarter(env *cli.Env, root string) error {
 	path := filepath.Join(root, project.ConfigName)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -262,8 +244,7 @@ func writeStarter(env *cli.Env, root string) error {
 }
 
 // noteMissing tells which hook programs are not in binDir yet, and how to
-// put them there: a registered hook whose program is missing fails on
-// every event.
+// put them there.
 func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string, in install) {
 	var missing []string
 	for _, h := range want {
@@ -278,11 +259,8 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
 }
 
-// varBin returns the shell text hook commands start with, and the
-// directory it names. A relative directory goes through the client's
-// project variable v, so the settings work wherever the project is checked
-// out; an absolute one, or any when the client sets no v, is written
-// absolute.
+// varBin returns the shell text hook commands start with, and the folder it
+// names: a relative bin goes through the client's project variable v.
 func varBin(v, root, bin string) (prefix, dir string) {
 	if filepath.IsAbs(bin) || v == "" {
 		dir = absFrom(root, bin)
@@ -295,7 +273,6 @@ func varBin(v, root, bin string) (prefix, dir string) {
 	return `"$` + v + `"/` + cli.ShellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
 }
 
-// shown is path relative to the working directory dir when inside it.
 func shown(dir, path string) string {
 	if r, ok := project.Rel(dir, path); ok && r != "." {
 		return r
@@ -310,9 +287,8 @@ func absFrom(dir, path string) string {
 	return filepath.Join(dir, path)
 }
 
-// initPlugin writes a Claude Code plugin in dir that `claude --plugin-dir
-// DIR` loads: the manifest, unless one exists, and hooks/hooks.json merged
-// like settings.json, with commands under ${CLAUDE_PLUGIN_ROOT}/bin.
+// initPlugin writes a Claude Code plugin in dir: the manifest, unless one
+// exists, and hooks/hooks.json, commands under ${CLAUDE_PLUGIN_ROOT}/bin.
 func initPlugin(env *cli.Env, dir string) error {
 	manifest := filepath.Join(dir, pluginManifestFile)
 	if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
@@ -344,7 +320,6 @@ func initPlugin(env *cli.Env, dir string) error {
 	return nil
 }
 
-// The plugin's files, from its folder.
 var (
 	pluginManifestFile = filepath.Join(".claude-plugin", "plugin.json")
 	pluginHooks        = filepath.Join("hooks", "hooks.json")
@@ -353,7 +328,6 @@ var (
 // pluginHooksNew is a new hooks.json: a description the client shows.
 var pluginHooksNew = []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
 
-// pluginManifest is the manifest gate init --plugin writes.
 func pluginManifest() []byte {
 	m := map[string]string{
 		"name":        "stopgate",
@@ -366,7 +340,365 @@ func pluginManifest() []byte {
 	return append(data, '\n')
 }
 
-// pluginWanted is the hooks the plugin in dir registers.
 func pluginWanted(dir string) []settings.Hook {
 	return wanted(pluginBin, binInstall(dir, "bin"), dir, true)
+}
+
+// agentClients are the clients other than Claude Code.
+var agentClients = client.All[1:]
+
+// clientNamed returns the client of `--client name`, nil for Claude Code.
+func clientNamed(name string) (*client.Client, error) {
+	c := client.Named(name)
+	switch {
+	case name == "" || c == client.Claude:
+		return nil, nil
+	case c == nil:
+		return nil, fmt.Errorf("unknown client %q, want one of %v", name, client.Names)
+	}
+	return c, nil
+}
+
+// ownFile refuses a client with no hook file of its own (VS Code agent
+// mode), naming the registrations it runs.
+func ownFile(c *client.Client) error {
+	if c == nil || c.HookFile != "" {
+		return nil
+	}
+	var inits []string
+	for _, r := range c.Runs {
+		if r == client.Claude {
+			inits = append(inits, `"gate init" (`+r.HookFile+`)`)
+		} else {
+			inits = append(inits, `"gate init --client `+r.Name+`" (`+r.HookFile+`)`)
+		}
+	}
+	return fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
+}
+
+// clientWanted returns c's hooks to register, each a launcher of its program
+// where in installed it, timeouts in the file's unit.
+func clientWanted(c *client.Client, root string, in install, testhook bool) []settings.Hook {
+	prefix := in.prefix(c.ProjectVar, root)
+	var out []settings.Hook
+	for _, h := range c.Hooks {
+		if h.Program == hook.Testhook && !testhook {
+			continue
+		}
+		cmd := launch(c, h.Event, prefix+"/"+h.Program, clientArgs(c, h), in, root, in.shown(root, h.Program))
+		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.Unit})
+	}
+	return out
+}
+
+func clientArgs(c *client.Client, h client.Hook) string {
+	args := strings.TrimSpace(timeoutFlag(h) + " --client " + c.Name)
+	if c.EventFlag {
+		args += " --event " + h.Event
+	}
+	return args
+}
+
+// owned returns every hook entry gate init writes or wrote for in: the
+// launchers, and the plain paths older gate inits wrote.
+func owned(c *client.Client, root string, in install) []settings.Hook {
+	prefix := in.prefix(c.ProjectVar, root)
+	out := clientWanted(c, root, in, true)
+	for i, h := range c.Hooks {
+		old := out[i]
+		old.Command = prefix + "/" + h.Program + " " + clientArgs(c, h)
+		out = append(out, old)
+	}
+	return out
+}
+
+// initClient is `gate init --client NAME`: the hooks in the client's own
+// file, the starter, the .gitignore line, and the client's trust step.
+func initClient(env *cli.Env, c *client.Client, root, bin string, in install, testhook bool) error {
+	var want []settings.Hook // the plugin registers no hook entries
+	if c.IsPlugin() {
+		in = binInstall(root, bin) // the plugin runs bin's programs
+	}
+	if c.Wall != nil {
+		if err := c.Wall.Ready(root); err != nil {
+			return err // before anything is written
+		}
+	}
+	if c.IsPlugin() {
+		if err := writePlugin(env, c, root, bin, in); err != nil {
+			return err
+		}
+	} else {
+		want = clientWanted(c, root, in, testhook)
+		unit := map[int]string{1: "s", 1000: "ms"}[c.Unit]
+		if err := register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), c.Merge, unit, nil); err != nil {
+			return err
+		}
+	}
+	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	if err := writeIgnore(env, root); err != nil {
+		return err
+	}
+	noteMissing(env, in.path, want, root, in)
+	if err := initClientWall(env, c, root); err != nil { // wall.go
+		return err
+	}
+	label := "trust"
+	if c.IsPlugin() {
+		label = "note"
+	}
+	fmt.Fprintf(env.Stdout, "%s: %s\n", label, c.Trust)
+	return nil
+}
+
+// registrations is every hook `gate init` registers with Claude Code.
+var registrations = client.Claude.Hooks
+
+// wanted returns the hooks to register with Claude Code, each a launcher of
+// its program under bin (a shell prefix), installed as in says.
+func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
+	var out []settings.Hook
+	for _, r := range registrations {
+		if !slices.Contains(hook.Handles[r.Program], r.Event) || r.Program == hook.Testhook && !testhook {
+			continue
+		}
+		cmd := launch(client.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, root, in.shown(root, r.Program))
+		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r), OnFailure: onFailure(r)})
+	}
+	return out
+}
+
+// status is what Claude Code shows while the gate judges a stop.
+func status(r client.Hook) string {
+	if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
+		return "stopgate: checking the prompt's acceptance criteria…"
+	}
+	return ""
+}
+
+// onFailure is "block" for the guard's hooks: a guard that cannot start or
+// times out then refuses the call.
+func onFailure(r client.Hook) string {
+	if r.Program == hook.Detect && guards(r.Event) {
+		return "block"
+	}
+	return ""
+}
+
+func guards(event string) bool {
+	return event == hook.PreToolUse || event == hook.PreSkillShellCommand
+}
+
+// timeoutFlag tells the gate its hook timeout, so that it answers before
+// the client kills it (package stop, deadline.go).
+func timeoutFlag(r client.Hook) string {
+	if r.Program != hook.Gate {
+		return ""
+	}
+	return " --timeout " + strconv.Itoa(r.Timeout)
+}
+
+// expected is every hook gate init registers, to look up (settings.Lookup).
+func expected() []settings.Hook { return wanted(projectBin, install{}, "", true) }
+
+const (
+	projectBin = `"$CLAUDE_PROJECT_DIR"/bin`
+	pluginBin  = `"${CLAUDE_PLUGIN_ROOT}"/bin`
+)
+
+const gitignoreFile = ".gitignore"
+
+// ignoreLine is the .gitignore line of the project's state dir, "" when it
+// is outside the project.
+func ignoreLine(root string) string {
+	dir, _ := config.ReadStateDir(filepath.Join(root, project.ConfigName), root)
+	rel, ok := project.Rel(root, dir)
+	if !ok || rel == "." {
+		return ""
+	}
+	return "/" + rel + "/"
+}
+
+// ignores reports whether text has line, slashes or not.
+func ignores(text []byte, line string) bool {
+	bare := bytes.Trim([]byte(line), "/")
+	for _, l := range bytes.Split(text, []byte("\n")) {
+		l = bytes.TrimSpace(l)
+		if len(l) > 0 && bytes.Equal(bytes.Trim(l, "/"), bare) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeIgnore appends the state dir's line to .gitignore, once.
+func writeIgnore(env *cli.Env, root string) error {
+	return editIgnore(env, root, func(data []byte, line string) ([]byte, string) {
+		if ignores(data, line) {
+			return nil, "the state dir " + line + " is already ignored"
+		}
+		out := bytes.Clone(data)
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return append(out, line+"\n"...), "added " + line + " (the state dir is this machine's, not the team's)"
+	})
+}
+
+// removeIgnore takes the state dir's line out of .gitignore.
+func removeIgnore(env *cli.Env, root string) error {
+	return editIgnore(env, root, func(data []byte, line string) ([]byte, string) {
+		i := bytes.LastIndex(append([]byte("\n"), data...), []byte("\n"+line+"\n"))
+		if bytes.HasPrefix(data, []byte(line+"\n")) {
+			i = 0
+		}
+		if i < 0 {
+			return nil, ""
+		}
+		return append(data[:i:i], data[i+len(line)+1:]...), "removed " + line
+	})
+}
+
+// editIgnore rewrites .gitignore as edit returns it (nil: unchanged) and
+// says what edit says; a file left blank is removed.
+func editIgnore(env *cli.Env, root string, edit func(data []byte, line string) ([]byte, string)) error {
+	line := ignoreLine(root)
+	if line == "" {
+		return nil
+	}
+	path := filepath.Join(root, gitignoreFile)
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	out, said := edit(data, line)
+	switch {
+	case out == nil:
+	case len(bytes.TrimSpace(out)) == 0:
+		err = os.Remove(path)
+	default:
+		err = settings.WriteFile(path, out)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", gitignoreFile, err)
+	}
+	if said != "" {
+		fmt.Fprintf(env.Stdout, "%s: %s\n", gitignoreFile, said)
+	}
+	return nil
+}
+
+const pluginName = "stopgate"
+
+// installedPlugin returns the folder of stopgate's plugin as Claude Code
+// installed it from a marketplace, when the settings (read in order, a later
+// key wins) enable "stopgate@MARKETPLACE"; "" when none is.
+func installedPlugin(home string, read []string) string {
+	enabled := map[string]bool{}
+	for _, path := range read {
+		var s struct {
+			EnabledPlugins map[string]bool `json:"enabledPlugins"`
+		}
+		if data, err := regular.ReadFile(path, maxSettings); err == nil && json.Unmarshal(data, &s) == nil {
+			for key, on := range s.EnabledPlugins {
+				if name, _, ok := strings.Cut(key, "@"); ok && name == pluginName {
+					enabled[key] = on
+				}
+			}
+		}
+	}
+	if home == "" || len(enabled) == 0 {
+		return ""
+	}
+	var installed struct {
+		Plugins map[string][]struct {
+			InstallPath string `json:"installPath"`
+		} `json:"plugins"`
+	}
+	data, err := regular.ReadFile(filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), maxSettings)
+	if err != nil || json.Unmarshal(data, &installed) != nil {
+		return ""
+	}
+	for _, key := range slices.Sorted(maps.Keys(enabled)) {
+		on := enabled[key]
+		for _, in := range installed.Plugins[key] {
+			if _, err := os.Stat(filepath.Join(in.InstallPath, pluginHooks)); on && err == nil {
+				return in.InstallPath
+			}
+		}
+	}
+	return ""
+}
+
+// pluginRegisters is the installed plugin's folder when it registers the
+// project's hooks: the project's settings register none.
+func pluginRegisters(env *cli.Env, root string) string {
+	home := env.Getenv("HOME")
+	if claudeRegistered(guard.Registrations(root, home, nil)) {
+		return ""
+	}
+	return installedPlugin(home, settingsFiles(env, root).paths())
+}
+
+// initWallOnly is gate init where stopgate's plugin registers the hooks
+// (plugin; "" for --wall-only): the OS wall, the starter, the .gitignore line.
+func initWallOnly(env *cli.Env, root, plugin string) error {
+	if plugin != "" {
+		fmt.Fprintf(env.Stdout, "%s: no hooks: stopgate's plugin registers them (%s)\n", settingsFile, plugin)
+	}
+	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	if err := chooseWall(root, true); err != nil {
+		return err
+	}
+	if err := writeWall(env, root, nil); err != nil {
+		return err
+	}
+	return writeIgnore(env, root)
+}
+
+func pluginText(c *client.Client, bin string, in install) string {
+	text, _ := c.PluginText(filepath.ToSlash(bin), missingText(in, filepath.ToSlash(filepath.Join(bin, "gate"))))
+	return text
+}
+
+// writePlugin writes c's plugin unless the file is there; one that differs
+// is never overwritten.
+func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) error {
+	opencodeFile := c.HookFile
+	path := filepath.Join(root, filepath.FromSlash(opencodeFile))
+	want := pluginText(c, bin, in)
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil && string(data) == want:
+		fmt.Fprintf(env.Stdout, "%s: the stopgate plugin is already there\n", opencodeFile)
+		return nil
+	case err == nil:
+		return cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", opencodeFile),
+			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again")
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := settings.WriteFile(path, []byte(want)); err != nil {
+		return fmt.Errorf("writing %s: %w", opencodeFile, err)
+	}
+	fmt.Fprintf(env.Stdout, "%s: wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)\n", opencodeFile)
+	return nil
+}
+
+func pluginFindings(ws workspace, c *client.Client) []finding {
+	opencodeFile := c.HookFile
+	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(opencodeFile)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return []finding{{loc: opencodeFile, msg: "does not exist: stopgate is not registered for " + c.Title, hint: `"gate init --client ` + c.Name + `" writes the plugin`}}
+	case err != nil:
+		return []finding{{loc: opencodeFile, msg: err.Error()}}
+	case string(data) != pluginText(c, "bin", binInstall(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
+		return []finding{{loc: opencodeFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client " + c.Name}}
+	}
+	return nil
 }

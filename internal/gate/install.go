@@ -1,14 +1,18 @@
 package gate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/settings"
 )
 
 // install is how stopgate is installed for a project: what gate init
@@ -20,17 +24,13 @@ type install struct {
 	command string // the one command that installs it here
 }
 
-// npmBin is where npm puts the platform package's programs in a project:
-// a glob, since npm installs exactly one platform package and the
+// npmBin is where npm puts the platform package's programs: a glob, as the
 // settings are shared by machines of every platform.
 const npmBin = guard.NpmScope + "/*/bin"
 
-// installOf says how the gate at exe (os.Executable, symlinks resolved)
-// is installed for the project at root, when --bin was not given: from
-// npm packages, the project's or global; otherwise bin, the --bin default,
-// as make install PREFIX=. puts it. A gate found on PATH is not
-// registered by its path: that path is one machine's, and the settings are
-// the team's.
+// installOf says how the gate at exe is installed for the project at root
+// when --bin was not given: npm (the project's or global), go tool, or bin.
+// A gate on PATH is not registered by its path, one machine's.
 func installOf(root, bin, exe string) install {
 	dir := filepath.Dir(exe)
 	if pkg, ok := npmPlatformDir(dir); ok {
@@ -41,9 +41,8 @@ func installOf(root, bin, exe string) install {
 		return install{method: "npm", dir: cli.ShellQuote(dir), path: dir, command: "npm install -g stopgate"}
 	}
 	if goTool(root) {
-		// go tool costs hundreds of milliseconds a call (docs/architecture.md, "What a registered hook costs"):
-		// the hooks run the programs go install puts in bin, at the
-		// version go.mod pins.
+		// go tool costs hundreds of milliseconds a call (docs/architecture.md):
+		// the hooks run what go install puts in bin, at the version go.mod pins.
 		inst := binInstall(root, bin)
 		if rel, ok := project.Rel(root, inst.path); ok {
 			inst.method = "go tool"
@@ -54,18 +53,13 @@ func installOf(root, bin, exe string) install {
 	return binInstall(root, bin)
 }
 
-// routes are the installs gate init may have registered for the project
-// at root: bin (the go.mod tool route's folder too), the project's npm
-// packages, and wherever this gate runs from (a global npm package, a
-// folder outside the project). gate uninstall compares the settings with
-// what wanted writes for each, so it knows every launcher init writes.
+// routes are the installs gate init may have registered for the project,
+// which gate uninstall compares the settings with.
 func routes(root, bin string) []install {
 	return []install{binInstall(root, bin), npmProject(""), installOf(root, bin, self())}
 }
 
-// npmDirs are the programs' folders of every released platform package in
-// the project at root: the wall gate init writes names the one of the
-// machine it ran on.
+// npmDirs are the programs' folders of every released platform package.
 func npmDirs(root string) []string {
 	var out []string
 	for _, pkg := range npmPlatforms {
@@ -74,12 +68,10 @@ func npmDirs(root string) []string {
 	return out
 }
 
-// npmPlatforms are the released platform packages (dist.Platforms, which
-// the hook programs do not link: install_test.go keeps the two equal).
+// npmPlatforms are dist.Platforms (install_test.go keeps the two equal).
 var npmPlatforms = []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"}
 
-// shown is the program prog as a missing one is named: on the project's
-// npm route, in the platform package of the machine the launcher runs on.
+// shown is the program prog as a missing one is named.
 func (in install) shown(root, prog string) string {
 	if in.dir == npmProject("").dir {
 		return guard.NpmScope + "/" + platform + "/bin/" + prog
@@ -87,10 +79,8 @@ func (in install) shown(root, prog string) string {
 	return project.Display(root, filepath.Join(in.path, prog))
 }
 
-// prefix is in's programs folder as the hook commands of a client name
-// it, v being the client's project variable (none: written absolute): the
-// project's npm packages by the glob, a folder of the project through v,
-// any other by its path.
+// prefix is in's programs folder as the hook commands of a client with
+// project variable v name it (none: written absolute).
 func (in install) prefix(v, root string) string {
 	if in.dir == npmProject("").dir {
 		p, _ := varBin(v, root, ".")
@@ -106,27 +96,22 @@ func (in install) prefix(v, root string) string {
 
 const goModule = "github.com/stopgate/stopgate"
 
-// goPinned is shell text for the version go.mod pins stopgate at. go
-// install at a version builds the module as published; a bare go install
-// in the module builds what go.mod's replace, vendor/ or a go.work say,
-// and the agent can write those: its own gate would be installed in bin.
+// goPinned is shell text for the version go.mod pins: a bare go install
+// would build what the agent can write (replace, vendor/, go.work).
 const goPinned = "@$(go list -m -f '{{.Version}}' " + goModule + ")"
 
-// goInstall is the command that installs the programs into gobin (shell
-// text), at version (@v1.2.3, @latest, goPinned).
+// goInstall is the command that installs the programs into gobin at version.
 func goInstall(gobin, version string) string {
 	return "GOBIN=" + gobin + " go install " + goModule + "/cmd/..." + version
 }
 
 // npmProject is stopgate from the project's npm packages, the programs in
-// dir (none when only the glob is known). The glob is written unquoted:
-// the shell expands it.
+// dir ("" when only the glob is known); the glob is left to the shell.
 func npmProject(dir string) install {
 	return install{method: "npm", dir: `"$CLAUDE_PROJECT_DIR"/` + npmBin, path: dir, command: "npm install"}
 }
 
-// goTool reports whether the Go module at root has stopgate's gate as a
-// tool (go get -tool).
+// goTool reports whether the Go module at root has stopgate's gate as a tool.
 func goTool(root string) bool {
 	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
@@ -141,10 +126,8 @@ func goTool(root string) bool {
 	return false
 }
 
-// binInstall is stopgate in bin, relative to root or absolute. The
-// launcher's halt is committed with the settings, so a folder of the project
-// is named relative to it (make install PREFIX=…); one outside it is a go
-// install at the version this gate is.
+// binInstall is stopgate in bin, relative to root or absolute: a folder of
+// the project is named relative to it, one outside it by a go install.
 func binInstall(root, bin string) install {
 	prefix, dir := varBin("CLAUDE_PROJECT_DIR", root, bin) // as Claude Code's hook commands start
 	v := "@latest"
@@ -161,8 +144,7 @@ func binInstall(root, bin string) install {
 	return install{method: "path", dir: prefix, path: dir, command: goInstall(cli.ShellQuote(dir), v)}
 }
 
-// npmPlatformDir returns the platform package directory holding the
-// programs' directory dir (…/node_modules/@stopgate/linux-x64/bin).
+// npmPlatformDir returns the platform package holding the programs' dir.
 func npmPlatformDir(dir string) (string, bool) {
 	pkg := filepath.Dir(dir)
 	ok := filepath.Base(dir) == "bin" &&
@@ -171,8 +153,7 @@ func npmPlatformDir(dir string) (string, bool) {
 	return pkg, ok
 }
 
-// self is the running program's path with symlinks resolved, or ""
-// when it cannot be told.
+// self is the running program's path, symlinks resolved ("" if unknown).
 func self() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -182,4 +163,88 @@ func self() string {
 		exe = real
 	}
 	return strings.TrimSuffix(exe, " (deleted)")
+}
+
+// launch returns the command line gate init registers on c's event: the
+// launcher (settings.Launcher) of candidate with args. A program that cannot
+// run halts the stop or is denied by the guard; one not installed at all is
+// answered by missing (docs/install.md).
+func launch(c *client.Client, event, candidate, args string, in install, root, shown string) string {
+	text := missingText(in, shown)
+	return settings.Launcher([]string{candidate}, args, missingAnswer(c, event, text), missing(c, event, in, root, text))
+}
+
+func missingText(in install, shown string) string {
+	return fmt.Sprintf("stopgate is not installed on this machine: %s is missing or cannot run, so nothing this session did was checked. Install it with: %s (then run the session again)",
+		shown, in.command)
+}
+
+// missingAnswer is the launcher's answer for c's event when the program
+// cannot run: a halt at a stop, as the client acts on it; a deny at the guard.
+func missingAnswer(c *client.Client, event, text string) string {
+	switch c.Event(event) {
+	case hook.Stop, hook.SubagentStop:
+		return c.Answer(event, hook.Halt(text))
+	case hook.PreToolUse, hook.PreSkillShellCommand:
+		return c.Answer(event, hook.Deny(c.Event(event), text))
+	}
+	return ""
+}
+
+// platform stands for the machine's npm platform, put in from uname.
+const platform = "@PLATFORM@"
+
+// missing is the sh the launcher runs where the program is not installed:
+// a stop halts only when the transcript mentions a mapped prompt (or cannot
+// be read); the guard refuses a call naming a protected file. Limits in
+// docs/troubleshooting.md.
+func missing(c *client.Client, event string, in install, root, text string) string {
+	switch c.Event(event) {
+	case hook.Stop, hook.SubagentStop:
+		dir, _ := varBin(c.ProjectVar, root, ".")
+		return promptInPlay(dir+"/"+project.ConfigName) + " || exit 0; " + printAnswer(c.Answer(event, hook.Halt(text)))
+	case hook.PreToolUse, hook.PreSkillShellCommand:
+		// One -e a name, not a line each: a newline in a hook's command makes
+		// Claude Code's debug log quote the line whole.
+		var grep strings.Builder
+		grep.WriteString("grep -qF")
+		for _, name := range protectedNames(root, in) {
+			grep.WriteString(" -e " + cli.ShellQuote(name))
+		}
+		return grep.String() + " || exit 0; " + printAnswer(c.Answer(event, hook.Deny(c.Event(event), text)))
+	}
+	return ""
+}
+
+// promptInPlay is sh that succeeds when the transcript the hook input names
+// mentions a prompt of config's mappings, or cannot be read; skill_listing
+// lines (every skill by name in each session) are left out.
+func promptInPlay(config string) string {
+	const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
+	return `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + config + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`
+}
+
+func printAnswer(answer string) string {
+	before, after, found := strings.Cut(answer, platform)
+	if !found {
+		return `printf '%s\n' ` + cli.ShellQuote(answer)
+	}
+	return `printf '%s%s%s\n' ` + cli.ShellQuote(before) + ` "$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')" ` + cli.ShellQuote(after)
+}
+
+// protectedNames are the texts the launcher's guard refuses in a tool call,
+// as paths from the project root.
+func protectedNames(root string, in install) []string {
+	out := []string{project.ConfigName, guard.NpmScope}
+	out = append(out, guard.ClientFiles()...)
+	if line := ignoreLine(root); line != "" {
+		out = append(out, strings.Trim(line, "/"))
+	}
+	if rel, ok := project.Rel(root, in.path); ok && rel != "." && in.path != "" {
+		// Not testhook's: gate init --no-testhook registers nothing of it.
+		for _, p := range []string{hook.Detect, hook.Gate} {
+			out = append(out, filepath.ToSlash(filepath.Join(rel, p)))
+		}
+	}
+	return out
 }

@@ -20,8 +20,7 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
-// runLog is `gate log [--since D]`: the gate's decisions, oldest first, one
-// line each; --json prints the log's own JSON lines.
+// runLog is `gate log`: the gate's decisions, one line each, oldest first.
 func runLog(env *cli.Env, args []string) error {
 	fl := flags("log")
 	asJSON := jsonFlag(fl)
@@ -81,9 +80,8 @@ func runLog(env *cli.Env, args []string) error {
 	return nil
 }
 
-// runStats is `gate stats [--since D]`: pass rates per prompt and
-// validator, attempts until a prompt passes, blocks per session, and the
-// slowest validators.
+// runStats is `gate stats`: pass rates, attempts until pass, blocks per
+// session, the slowest validators, reuse and judges.
 func runStats(env *cli.Env, args []string) error {
 	fl := flags("stats")
 	asJSON := jsonFlag(fl)
@@ -163,8 +161,7 @@ func runStats(env *cli.Env, args []string) error {
 	return nil
 }
 
-// judgeStats is gate stats' line on what the judges cost: requests, the
-// answers the cache gave instead, tokens and, where priced, dollars.
+// judgeStats is gate stats' line on what the judges cost.
 func judgeStats(w io.Writer, st outcome.Stats) {
 	spent := func(s outcome.Spend) string {
 		out := fmt.Sprintf("%s (%d answered from the cache), %d input + %d output tokens",
@@ -186,16 +183,14 @@ func judgeStats(w io.Writer, st outcome.Stats) {
 	fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
 }
 
-// decisions is what gate log, stats and report read: the outcome log's
-// records since --since, and what to say when there are none.
+// decisions are the outcome log's records since --since, and what to say
+// when there are none.
 type decisions struct {
 	records []outcome.Record
 	none    string
 	ws      workspace
 }
 
-// statsHeader is gate stats' first line: the decisions, when, and how
-// each went; gate clear's count as a person's, no stop.
 func statsHeader(st outcome.Stats) string {
 	h := fmt.Sprintf("%s from %s to %s: %d passed, %d blocked, %d halted", cli.Plural(st.Decisions, "decision", "decisions"),
 		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
@@ -205,8 +200,8 @@ func statsHeader(st outcome.Stats) string {
 	return h
 }
 
-// readDecisions parses the flags of gate log, stats or report, fl with
-// their own, and reads the log, saying on stderr how many lines it skipped.
+// readDecisions parses the flags of gate log, stats or report and reads the
+// log, saying on stderr how many lines it skipped.
 func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, error) {
 	configFile := configFlag(fl)
 	sinceFlag := sinceFlag(fl)
@@ -233,8 +228,7 @@ func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, e
 	return &decisions{records: records, none: none + "\n", ws: ws}, nil
 }
 
-// parseSince reads --since: a duration back from now (Go syntax, plus d
-// for days and w for weeks), or a date or time.
+// parseSince reads --since: a duration back from now (also d, w), or a date.
 func parseSince(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -259,15 +253,13 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--since %q is neither a duration (90m, 24h, 7d) nor a date (2006-01-02)", s)
 }
 
-// table writes rows in columns (aligned), two spaces apart.
 func table(w io.Writer, rows [][]string) {
 	for _, r := range aligned(rows) {
 		fmt.Fprintln(w, strings.Join(r, "  "))
 	}
 }
 
-// aligned pads each cell of rows to its column's width: the first column,
-// names, left-aligned, the others, figures, right-aligned.
+// aligned pads rows into columns: the first left-aligned, the rest right.
 func aligned(rows [][]string) [][]string {
 	var widths []int
 	for _, r := range rows {
@@ -292,9 +284,7 @@ func aligned(rows [][]string) [][]string {
 	return out
 }
 
-// observeStats is the observe-mode part of gate stats (settings.mode): how
-// many stops would have been blocked or halted, and each prompt's and
-// validator's would-block rate over the stops observed.
+// observeStats is the observe-mode part of gate stats: the would-block rates.
 func observeStats(w io.Writer, st outcome.Stats) {
 	observed := 0
 	for _, p := range st.Prompts {
@@ -328,7 +318,7 @@ func rate(n, of int) string {
 	return fmt.Sprintf("%d%%", (n*100+of/2)/of)
 }
 
-// statsJSON is `gate stats --json`, with durations in milliseconds.
+// statsJSON is `gate stats --json`, durations in milliseconds.
 func statsJSON(st outcome.Stats) any {
 	type prompt struct {
 		Prompt      string  `json:"prompt"`
@@ -388,12 +378,10 @@ func statsJSON(st outcome.Stats) any {
 	return out
 }
 
-// defaultReport is gate report's file, in the current folder.
 const defaultReport = "stopgate-report.html"
 
-// runReport is `gate report`: the outcome log as one HTML page. The page
-// is rendered whole before anything is written, and replaces the file at
-// once: a bad flag or a failure leaves no page, and no half of one.
+// runReport is `gate report`: the outcome log as one HTML page, rendered
+// whole, then written at once.
 func runReport(env *cli.Env, args []string) error {
 	fl := flags("report")
 	out := fl.String("out", defaultReport, "the HTML `FILE` to write")
@@ -412,8 +400,7 @@ func runReport(env *cli.Env, args []string) error {
 	return nil
 }
 
-// exportLog is `gate log --export`: the decisions read, sent over OTLP
-// as the hook sends each, in one request bounded by timeout.
+// exportLog is `gate log --export`: the decisions sent over OTLP in one request.
 func exportLog(env *cli.Env, d *decisions, timeout time.Duration) error {
 	cfg, err := d.ws.load()
 	if err != nil {

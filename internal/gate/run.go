@@ -17,8 +17,7 @@ import (
 	"github.com/stopgate/stopgate/internal/stop"
 )
 
-// runSession is the session id validators see under `gate run`
-// (STOPGATE_SESSION_ID), so a validator can tell a trial run from a stop.
+// runSession is the session id validators see under `gate run`.
 const runSession = "gate-run"
 
 type runJSON struct {
@@ -39,9 +38,7 @@ type validatorJSON struct {
 }
 
 // runRun is `gate run PROMPT... | --all`: it runs those prompts' validators
-// now, through the gate's own Decide, as if they were pending at a stop,
-// without touching the queue. A PROMPT is a key, a /command or a prompt
-// file's path. Exit 1 when any validator fails.
+// now through the gate's own Decide, leaving the queue alone.
 func runRun(env *cli.Env, args []string) error {
 	fl := flags("run")
 	configFile := configFlag(fl)
@@ -85,8 +82,7 @@ func runRun(env *cli.Env, args []string) error {
 	for i, k := range keys {
 		entries[i] = queue.Entry{Prompt: k, Session: runSession, Trigger: "gate run", Created: now, Updated: now}
 	}
-	// Ctrl-C stops the validators (their process groups are killed) rather
-	// than leaving them behind.
+	// Ctrl-C kills the validators' process groups.
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()
 	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.NoDeadline)
@@ -112,13 +108,11 @@ func runRun(env *cli.Env, args []string) error {
 	return nil
 }
 
-// resolvePrompt turns what a person typed into mappings: a key, a
-// /command (as detect matches it), or the path of a prompt file.
+// resolvePrompt turns a key, a /command or a prompt file into mappings.
 func resolvePrompt(env *cli.Env, cfg *config.Config, arg string) ([]*config.Mapping, error) {
 	if m := cfg.Mapping(arg); m != nil {
 		return []*config.Mapping{m}, nil
 	}
-	// Judged by detect's own code, symlinks and all.
 	var maps []*config.Mapping
 	var err error
 	if isCommand(arg) {
@@ -135,7 +129,6 @@ func resolvePrompt(env *cli.Env, cfg *config.Config, arg string) ([]*config.Mapp
 	return maps, nil
 }
 
-// knownPrompts lists some mapped keys, for a hint.
 func knownPrompts(cfg *config.Config) string {
 	var keys []string
 	for i, m := range cfg.Mappings {
@@ -151,8 +144,7 @@ func knownPrompts(cfg *config.Config) string {
 	return "mapped prompts: " + strings.Join(keys, ", ")
 }
 
-// printRun shows each check and, of a failing one, what the agent would
-// read of its output and its fix.
+// printRun shows each check and, of a failing one, its output and fix.
 func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 	p := paletteFor(env)
 	w := env.Stdout
@@ -190,7 +182,6 @@ func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 	}
 }
 
-// duration writes a run time to two or three significant figures.
 func duration(d time.Duration) string {
 	switch {
 	case d < time.Millisecond:

@@ -16,7 +16,6 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// statusJSON is `gate status --json`.
 type statusJSON struct {
 	StateDir string        `json:"state_dir"`
 	Pending  int           `json:"pending"`
@@ -48,10 +47,8 @@ type setAsideRef struct {
 	Note string `json:"note,omitempty"`
 }
 
-// runStatus is `gate status`: what is pending, per session and scope, how
-// old, how many stops were blocked in a row, and what was set aside as
-// unreadable. It only reads, except that, like the gate, it moves an
-// unreadable entry it meets to the quarantine.
+// runStatus is `gate status`: what is pending, per session and scope, and
+// what was set aside as unreadable (which, like the gate, it moves aside).
 func runStatus(env *cli.Env, args []string) error {
 	fl := flags("status")
 	configFile := configFlag(fl)
@@ -181,14 +178,8 @@ func age(d time.Duration) string {
 }
 
 // runClear is `gate clear SESSION`: a person drops what a session has
-// armed, in every scope of it (the main thread and its subagents), and
-// resets its blocked-stop counts; the outcome log records the decision as
-// the person's. It is for a session that is over: should it stop again,
-// the gate still judges what the client's record shows read since its
-// last passing stop (only a passing stop moves the reconciliation mark,
-// which the gate trusts only as far as the record agrees). The agent
-// cannot run it: the guard refuses it, and the OS wall refuses its Bash
-// any write to the state dir.
+// armed, in every scope, and resets its block counts, recorded in the
+// outcome log. The guard and the OS wall keep the agent from running it.
 func runClear(env *cli.Env, args []string) error {
 	fl := flags("clear")
 	configFile := configFlag(fl)
@@ -218,8 +209,7 @@ func runClear(env *cli.Env, args []string) error {
 		for _, e := range p.Entries {
 			prompts = append(prompts, e.Prompt)
 		}
-		// Recorded first: prompts dropped without a record would read as
-		// never armed to gate verdict.
+		// Recorded first: prompts dropped unrecorded would read as never armed.
 		rec := outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts,
 			Checks: []outcome.Check{}, Decision: outcome.Cleared}
 		if err := outcome.Append(dir, rec); err != nil {
@@ -237,15 +227,9 @@ func runClear(env *cli.Env, args []string) error {
 	return nil
 }
 
-// runVerdict is `gate verdict SESSION`, for a CI job after a headless
-// run (`claude -p … --output-format json`, then gate verdict with its
-// session_id), whose client exits 0 whatever the gate
-// decided: exit 0 only when the session's last stop passed with nothing
-// armed since; else one line saying why not, and exit 1. Without SESSION
-// it refuses: the outcome log's newest session is one the agent can
-// append (on a client without the OS wall an invented passing session
-// turned CI green while the real one halted), so CI passes the session
-// the client reports.
+// runVerdict is `gate verdict SESSION`, for CI after a headless run: exit 0
+// only when the session's last stop passed with nothing armed since. The
+// session must be named: the agent can append a passing one to the log.
 func runVerdict(env *cli.Env, args []string) error {
 	fl := flags("verdict")
 	configFile := configFlag(fl)
@@ -267,8 +251,7 @@ func runVerdict(env *cli.Env, args []string) error {
 		return err
 	}
 	if skipped > 0 {
-		// A torn or damaged line may be the session's last stop: the
-		// verdict of an older one would be a guess.
+		// A torn line may be the session's last stop.
 		fmt.Fprintf(env.Stdout, "unknown: %s of %s/%s did not parse, and the last stop may be among them\n",
 			cli.Plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
 		return cli.Exit(1)
@@ -294,15 +277,13 @@ func runVerdict(env *cli.Env, args []string) error {
 	return nil
 }
 
-// verdictOf judges session from the outcome log's records and the prompts
-// armed for it now: passed when its last stop passed and nothing is
-// armed. line says which, in one line.
+// verdictOf judges session from the log's records and the prompts armed
+// now, in one line.
 func verdictOf(records []outcome.Record, session string, armed []string) (line string, passed bool) {
 	var last *outcome.Record
 	for i := range records {
 		r := &records[i]
-		// The session's end is its main thread's stop; a subagent's counts
-		// only when the main thread has none.
+		// A subagent's stop counts only when the main thread has none.
 		if r.Session == session && (r.Agent == "" || last == nil || last.Agent != "") {
 			last = r
 		}
@@ -324,7 +305,6 @@ func verdictOf(records []outcome.Record, session string, armed []string) (line s
 	return fmt.Sprintf("pass: the last stop of session %s passed (%s), nothing armed", session, strings.Join(last.Prompts, ", ")), true
 }
 
-// failed names the validators that failed in r.
 func failed(r *outcome.Record) string {
 	var out []string
 	for _, c := range r.Checks {

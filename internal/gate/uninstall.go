@@ -15,13 +15,9 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// runUninstall is `gate uninstall [--bin DIR] [--client NAME]`: it takes out of
-// .claude/settings.json what gate init put there (its hooks, the OS wall's
-// sandbox keys and deny rules) and the state dir's line out of
-// .gitignore, each only where it is still exactly as init wrote it, and
-// keeps every other byte. What was changed by hand since is left, and
-// named. A settings file that is not JSON changes nothing. mappings.toml
-// is the project's own and stays.
+// runUninstall is `gate uninstall`: it takes out what gate init added (hooks,
+// the OS wall, the .gitignore line), each only where it is still as init
+// wrote it, keeping every other byte; what was changed since is named.
 func runUninstall(env *cli.Env, args []string) error {
 	fl := flags("uninstall")
 	bin := fl.String("bin", "bin", "the `DIR` given to gate init --bin")
@@ -54,16 +50,14 @@ func runUninstall(env *cli.Env, args []string) error {
 		}
 		plan = append(plan, more...)
 	}
-	// Every file is read and checked before any is written: one that does
-	// not parse changes nothing.
+	// Every file is read and checked before any is written.
 	for _, u := range plan {
 		if err := u.apply(); err != nil {
 			return err
 		}
 		sayRemoval(env, u.name, u.r, u.had)
 	}
-	// The state dir serves every client's set-up: its line goes with the
-	// last of them.
+	// The state dir's line goes with the last client's set-up.
 	if regs := guard.Registrations(root, env.Getenv("HOME"), nil); len(regs) > 0 {
 		if line := ignoreLine(root); line != "" {
 			fmt.Fprintf(env.Stdout, "%s: kept %s: %s still registers stopgate\n", gitignoreFile, line, regs[0].File)
@@ -74,9 +68,7 @@ func runUninstall(env *cli.Env, args []string) error {
 }
 
 // claudeUndo plans taking out of .claude/settings.json the hooks gate init
-// registers on each route (routes), and the bare paths older gate inits
-// wrote, and the OS wall's sandbox keys and deny rules, a plugin's in
-// plugin (its folder, or "") included.
+// registers on each route, the bare paths older inits wrote, and the wall.
 func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
 	var want []settings.Hook
 	bins := npmDirs(root)
@@ -100,9 +92,8 @@ func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
 }
 
 // pluginUndo plans taking out of the plugin in dir what gate init --plugin
-// wrote: its hooks, hooks.json when nothing else is left in it, and the
-// manifest while it is byte for byte init's. The plugin's programs in bin
-// are the user's to remove.
+// wrote: its hooks, hooks.json when nothing else is left, the manifest
+// while it is init's.
 func pluginUndo(dir string) ([]undo, error) {
 	base, name := filepath.Dir(dir), filepath.Base(dir)
 	hooks, err := undoHooks(client.Claude, base, filepath.ToSlash(filepath.Join(name, pluginHooks)), pluginWanted(dir), nil)
@@ -114,15 +105,12 @@ func pluginUndo(dir string) ([]undo, error) {
 	return []undo{hooks, manifest}, err
 }
 
-// uninstallError names the file, line and column of a file gate uninstall
-// cannot read, and says nothing was changed.
 func uninstallError(name string, err error) error {
 	return cli.WithHint(settings.Named(name, err), "nothing was changed: fix the file by hand, then run gate uninstall again")
 }
 
-// sayRemoval tells what was taken out of the file name, and what of
-// stopgate's was left there because it was changed since; had: the file
-// is there.
+// sayRemoval tells what was taken out of name, and what was left as changed
+// since; had: the file is there.
 func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
 	switch {
 	case len(r.Removed) > 0:
@@ -138,7 +126,7 @@ func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
 	}
 }
 
-// undo is what gate uninstall --client does to one of the client's files.
+// undo is what gate uninstall does to one file.
 type undo struct {
 	base string // the folder name is in, above which nothing is removed
 	name string // slash-separated, from base
@@ -148,10 +136,7 @@ type undo struct {
 	r    settings.Removal
 }
 
-// clientUndo plans `gate uninstall --client NAME`: taking out of the
-// client's own files what gate init --client wrote there, each only where
-// it is still exactly as init wrote it (the same contract as for
-// .claude/settings.json).
+// clientUndo plans `gate uninstall --client NAME`.
 func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error) {
 	var u undo
 	var err error
@@ -171,9 +156,8 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error
 	return []undo{u, w}, err
 }
 
-// undoFile plans what to do with the project file name: plan fills u in
-// from the file's text; nothing is planned when the file is not there. An
-// error of plan's is named with the file (uninstallError).
+// undoFile plans what to do with the file name (plan fills u in from its
+// text); nothing when it is not there.
 func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, error) {
 	u := undo{base: root, name: name}
 	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(name)))
@@ -187,8 +171,7 @@ func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, e
 	return u, nil
 }
 
-// undoHooks takes the hook entries of want out of c's hook file name, in
-// c's shape (Claude Code's, with the deny rules of deny).
+// undoHooks takes the hooks of want, and the deny rules, out of c's file.
 func undoHooks(c *client.Client, root, name string, want []settings.Hook, deny []string) (undo, error) {
 	return undoFile(root, name, func(u *undo, data []byte) (err error) {
 		u.out, u.r, u.gone, err = c.Remove(data, want, deny)
@@ -196,8 +179,7 @@ func undoHooks(c *client.Client, root, name string, want []settings.Hook, deny [
 	})
 }
 
-// undoSame removes the file name while it is byte for byte want, what
-// gate init writes there; removed and left name it in the report.
+// undoSame removes the file name while it is byte for byte want.
 func undoSame(root, name string, want []byte, removed, left string) (undo, error) {
 	return undoFile(root, name, func(u *undo, data []byte) error {
 		if bytes.Equal(data, want) {
