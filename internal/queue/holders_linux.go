@@ -23,8 +23,7 @@ func Holders(path string) []Holder {
 		return nil
 	}
 	defer f.Close()
-	// 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF, the device as the
-	// kernel prints it: "%02x:%02x:%lu", major, minor, inode.
+	// "1: FLOCK ADVISORY WRITE 1234 08:01:5678 0 EOF": major:minor:inode.
 	dev := uint64(st.Dev)
 	want := fmt.Sprintf("%02x:%02x:%d", (dev>>8)&0xfff, (dev&0xff)|((dev>>12)&0xfff00), st.Ino)
 	var hs []Holder

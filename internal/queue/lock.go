@@ -1,9 +1,11 @@
 package queue
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/stopgate/stopgate/internal/atomicfile"
 )
 
 // LockName is the state dir's lock file. It is permanent: deleting it
@@ -21,13 +24,11 @@ const LockName = "lock"
 // WaitEnv overrides DefaultWait, as a Go duration ("500ms", "10s").
 const WaitEnv = "STOPGATE_LOCK_WAIT"
 
-// DefaultWait is how long a lock acquisition waits: long enough for any
-// honest writer (they hold it for file operations only, milliseconds),
-// short against the client's hook timeouts (detect's is 10 s).
+// DefaultWait is how long a lock acquisition waits: long for any honest
+// writer (milliseconds), short against the client's hook timeouts.
 const DefaultWait = 5 * time.Second
 
-// Wait returns how long lock acquisitions wait: WaitEnv if it is a
-// positive duration, else DefaultWait.
+// Wait returns WaitEnv if it is a positive duration, else DefaultWait.
 func Wait() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv(WaitEnv)); err == nil && d > 0 {
 		return d
@@ -43,18 +44,17 @@ type Lock struct {
 // NewLock returns the lock on path; nothing is created until it is taken.
 func NewLock(path string) *Lock { return &Lock{path: path} }
 
-// Do runs f while holding the lock exclusively, creating the lock file
-// (and its folder) if needed. It waits at most Wait(); past that it
-// returns a *HeldError and f does not run.
+// Do runs f while holding the lock, creating the lock file (and its
+// folder) if needed. Past Wait() it returns a *HeldError and f does not run.
 func (l *Lock) Do(f func() error) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(l.path), err)
 	}
-	if info, err := os.Lstat(l.path); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("locking %s: %w (%s)", l.path, ErrNotRegular, kind(info.Mode()))
+	if err := notRegular(l.path); err != nil {
+		return err
 	}
-	// O_NONBLOCK: a FIFO planted as the lock after the check above must not
-	// hang the open; O_NOFOLLOW: nor may a symlink lead the lock elsewhere.
+	// O_NONBLOCK: a FIFO planted after the check must not hang the open;
+	// O_NOFOLLOW: nor may a symlink lead the lock elsewhere.
 	fl := flock.New(l.path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW))
 	if err := acquire(fl, Wait()); err != nil {
 		return err
@@ -66,10 +66,9 @@ func (l *Lock) Do(f func() error) error {
 	return f()
 }
 
-// acquire takes fl, waiting at most wait. The wait is the kernel's own
-// (a blocking flock), not a poll: with many writers queued a poller can
-// lose every race for seconds. A wait that times out leaves its flock
-// call behind; should that call still get the lock, it lets go at once.
+// acquire takes fl, waiting at most wait in the kernel's own blocking
+// flock (a poller loses every race to queued writers). Should a flock
+// that timed out still get the lock, it lets go at once.
 func acquire(fl *flock.Flock, wait time.Duration) error {
 	got := make(chan error, 1)
 	var mu sync.Mutex
@@ -103,22 +102,25 @@ func acquire(fl *flock.Flock, wait time.Duration) error {
 }
 
 func lockError(path string, err error) error {
-	if err != nil {
-		return fmt.Errorf("locking %s: %w", path, notRegular(path, err))
+	if err == nil {
+		return nil
 	}
-	return nil
+	if nr := notRegular(path); nr != nil {
+		return nr
+	}
+	return fmt.Errorf("locking %s: %w", path, err)
 }
 
 // ErrNotRegular is a lock path that is not a plain file: a directory, a named
 // pipe or a symlink planted there.
 var ErrNotRegular = errors.New("the lock is not a regular file")
 
-// notRegular says so when err comes from a lock path that is not a file.
-func notRegular(path string, err error) error {
-	if info, lerr := os.Lstat(path); lerr == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", ErrNotRegular, kind(info.Mode()))
+// notRegular is ErrNotRegular naming what lies at path; nil for a file or nothing.
+func notRegular(path string) error {
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return fmt.Errorf("locking %s: %w (%s)", path, ErrNotRegular, kind(info.Mode()))
 	}
-	return err
+	return nil
 }
 
 func kind(m fs.FileMode) string {
@@ -167,4 +169,79 @@ func (h Holder) String() string {
 		return fmt.Sprintf("pid %d", h.PID)
 	}
 	return fmt.Sprintf("pid %d (%s)", h.PID, h.Command)
+}
+
+// TempPrefix starts the name of every file being written in the state
+// dir: one a lock holder finds was left by a killed writer.
+const TempPrefix = ".tmp-"
+
+// WriteJSON writes v to path as indented JSON, crash-safe (atomicfile):
+// a reader sees the old content or the new, never a part. The folder must
+// exist; call it under the lock, so read-modify-writes cannot interleave.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, append(data, '\n'))
+}
+
+// WriteFile is WriteJSON for bytes.
+func WriteFile(path string, data []byte) error {
+	return atomicfile.Write(path, data, atomicfile.Options{TempPrefix: TempPrefix})
+}
+
+// ReadJSON reads a file written by WriteJSON; no lock needed.
+func ReadJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// Leftover names files a killed writer leaves: those whose names begin
+// with Prefix, once older than Age, the longest a live writer keeps one.
+type Leftover struct {
+	Prefix string
+	Age    time.Duration
+}
+
+// Temps are the temp files of WriteFile, which writes only under the
+// lock: any a lock holder sees is an orphan, whatever its age.
+var Temps = Leftover{Prefix: TempPrefix}
+
+// Sweep removes from dir the leftovers of each kind, in one read of it.
+func Sweep(dir string, kinds ...Leftover) {
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		for _, k := range kinds {
+			if !strings.HasPrefix(de.Name(), k.Prefix) {
+				continue
+			}
+			if info, err := de.Info(); k.Age == 0 || err == nil && time.Since(info.ModTime()) > k.Age {
+				os.Remove(filepath.Join(dir, de.Name()))
+			}
+			break
+		}
+	}
+}
+
+// Segment escapes s into one path segment: no "/", and no leading dot, so
+// never "..", a temp file, or hidden.
+func Segment(s string) string {
+	e := url.PathEscape(s)
+	if strings.HasPrefix(e, ".") {
+		e = "%2E" + e[1:]
+	}
+	return e
+}
+
+// Unsegment reverses Segment.
+func Unsegment(s string) string {
+	u, err := url.PathUnescape(s)
+	if err != nil {
+		return s
+	}
+	return u
 }

@@ -1,29 +1,21 @@
 package queue
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
 // Mark is how far the gate has reconciled a scope's transcript with the
-// queue (see package reconcile): every mapped prompt read or invoked
-// before Offset was judged at a passing stop, and prompt P also up to
-// Passed[P], where it passed at a stop that blocked on others. A prompt
-// found later in the transcript whose entry is missing is judged anyway.
-//
-// It lives outside sessions/, in reconciled/<session>/<scope>.json, so the
-// queue's own folders hold pending work only.
-//
-// The agent can write the file, so the gate checks a mark against the
-// transcript before it trusts it: End is how far the transcript had been
-// read when the mark was written, Seal the transcript.Seal of the bytes
-// before End. Offset and every Passed lie at or before End. The seal is no
-// secret, so the gate also checks each offset against the client's record
-// of the stop that wrote it (reconcile/record.go).
+// queue: every prompt armed before Offset passed, and prompt P also up to
+// Passed[P]. The agent can write it, so End and Seal (transcript.Seal of
+// the bytes before End) tie it to the transcript; see docs/reconciliation.md.
 type Mark struct {
 	Transcript string           `json:"transcript"`
 	Offset     int64            `json:"offset"`
@@ -61,25 +53,30 @@ func (q *Queue) Mark(s Scope) Mark {
 	return m
 }
 
-// SetMark records m for s, under the lock and crash-safe; a zero Mark
-// removes it.
+// SetMark records m for s; a zero Mark removes it.
 func (q *Queue) SetMark(s Scope, m Mark) error {
-	path := q.markPath(s)
+	if m.Transcript == "" {
+		return q.store(q.markPath(s), nil)
+	}
+	m.Updated = time.Now().UTC()
+	return q.store(q.markPath(s), &m)
+}
+
+// store writes v to path under the lock, crash-safe; nil removes the file,
+// and its folders once empty.
+func (q *Queue) store(path string, v any) error {
+	dir := filepath.Dir(path)
 	return q.lock.Do(func() error {
-		dir := filepath.Dir(path)
-		if m.Transcript == "" {
-			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-			os.Remove(dir) // the session's last mark
-			return nil
+		if v == nil {
+			err := remove(path)
+			prune(dir)
+			return err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 		Sweep(dir, Temps)
-		m.Updated = time.Now().UTC()
-		return WriteJSON(path, &m)
+		return WriteJSON(path, v)
 	})
 }
 
@@ -95,23 +92,20 @@ type blockCount struct {
 func (q *Queue) blocksPath(s Scope) string { return filepath.Join(q.scopeDir(s), "blocks") }
 
 // Blocks returns how many consecutive stops of s were blocked, and the id
-// of the stop that counted the last ("": none given): 0 when no count is
-// kept, an error when one is kept but cannot be read (the gate then
-// cannot bound a loop of blocks, and halts).
+// of the stop that counted the last: 0 when no count is kept, an error
+// when one cannot be read (the gate cannot bound a loop of blocks then).
 func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 	var b blockCount
 	err = ReadJSON(q.blocksPath(s), &b)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, "", nil
 	}
+	if err == nil && b.Count < 0 {
+		// A loop counted up from below zero would never reach max_blocks.
+		err = ErrForgedCount
+	}
 	if err != nil {
 		return 0, "", fmt.Errorf("reading the block count: %w", err)
-	}
-	if b.Count < 0 {
-		// Only a hand could write it: a loop counted up from below zero
-		// would never reach max_blocks, and the client's own cap would let
-		// the agent stop unchecked.
-		return 0, "", fmt.Errorf("reading the block count: %w", ErrForgedCount)
 	}
 	return b.Count, b.Stop, nil
 }
@@ -119,17 +113,84 @@ func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 // SetBlocks records n consecutive blocked stops for s, the last counted by
 // the stop of id stop; 0 clears the count.
 func (q *Queue) SetBlocks(s Scope, n int, stop string) error {
-	path := q.blocksPath(s)
-	return q.lock.Do(func() error {
-		if n == 0 {
-			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-			return q.prune(filepath.Dir(path))
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if n == 0 {
+		return q.store(q.blocksPath(s), nil)
+	}
+	return q.store(q.blocksPath(s), &blockCount{Count: n, Updated: time.Now().UTC(), Stop: stop})
+}
+
+// Pending is one scope's state: what is pending and how many of its stops
+// were blocked in a row.
+type Pending struct {
+	Scope   Scope
+	Entries []Entry // ordered by prompt key
+	Blocks  int
+}
+
+// List returns every scope that has pending entries or a blocked-stop
+// count, ordered by session, the main thread before its agents. Like
+// Snapshot, it sets unreadable entries aside and reports them.
+func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
+	sessions := filepath.Join(q.dir, "sessions")
+	if _, err := os.Lstat(sessions); os.IsNotExist(err) {
+		return nil, nil, nil // nothing was ever armed: no lock, nothing created
+	}
+	err = q.lock.Do(func() error {
+		sdirs, err := os.ReadDir(sessions)
+		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
-		return WriteJSON(path, &blockCount{Count: n, Updated: time.Now().UTC(), Stop: stop})
+		for _, sd := range sdirs {
+			scopeDirs, _ := os.ReadDir(filepath.Join(sessions, sd.Name())) // nil for a file
+			for _, d := range scopeDirs {
+				s, ok := scopeOf(sd.Name(), d.Name())
+				if !ok || !d.IsDir() {
+					continue
+				}
+				dir := filepath.Join(sessions, sd.Name(), d.Name())
+				entries, b, err := q.readScope(dir)
+				if err != nil {
+					return err
+				}
+				bad = append(bad, b...)
+				var bc blockCount
+				ReadJSON(filepath.Join(dir, "blocks"), &bc)
+				if len(entries) > 0 || bc.Count != 0 {
+					scopes = append(scopes, Pending{Scope: s, Entries: entries, Blocks: bc.Count})
+				}
+			}
+		}
+		return nil
 	})
+	slices.SortFunc(scopes, func(a, b Pending) int {
+		return cmp.Or(strings.Compare(a.Scope.Session, b.Scope.Session), strings.Compare(a.Scope.Agent, b.Scope.Agent))
+	})
+	return scopes, bad, err
+}
+
+// scopeOf reverses scopeName.
+func scopeOf(session, scope string) (Scope, bool) {
+	s := Scope{Session: Unsegment(session)}
+	if agent, ok := strings.CutPrefix(scope, "agent-"); ok {
+		s.Agent = Unsegment(agent)
+		return s, true
+	}
+	return s, scope == "main"
+}
+
+// SetAside returns the paths of the unreadable entries moved to the
+// quarantine folder, oldest first (their names start with the time).
+func (q *Queue) SetAside() ([]string, error) {
+	dir := filepath.Join(q.dir, "quarantine")
+	des, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	var out []string
+	for _, de := range des {
+		if !de.IsDir() {
+			out = append(out, filepath.Join(dir, de.Name()))
+		}
+	}
+	return out, err
 }

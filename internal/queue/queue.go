@@ -1,28 +1,19 @@
-// Package queue is stopgate's crash-safe file queue of pending validations.
+// Package queue is stopgate's crash-safe file queue of pending validations,
+// and the state dir's lock and files, which every writer there shares.
 //
 // Layout under the state dir:
 //
-//	lock                                  permanent flock file, never deleted
-//	sessions/<session>/<scope>/<key>.json one pending entry per prompt key
-//	sessions/<session>/<scope>/blocks     consecutive blocked stops of the scope
-//	quarantine/<time>-<name>              unreadable entries, set aside
+//	lock                                   permanent flock file, never deleted
+//	sessions/<session>/<scope>/<key>.json  one pending entry per prompt key
+//	sessions/<session>/<scope>/<key>.baseline  the entry's diff baseline
+//	sessions/<session>/<scope>/blocks      consecutive blocked stops of the scope
+//	reconciled/<session>/<scope>.json      the scope's reconciliation Mark
+//	quarantine/<time>-<name>               unreadable entries, set aside
 //
-// <scope> is "main" for the main thread and "agent-<id>" for a subagent.
-// Names are escaped so that any session id or key is one path segment.
-//
-// Every change happens under the exclusive lock, and every file is written
-// to a temp file, fsynced and renamed into place, so a reader never sees a
-// partial entry even when a writer is killed mid-write. Temp files left by a
-// killed writer are swept by the next writer of the same scope, and by
-// Snapshot. The lock is held only for file operations, never while
-// validators run.
-//
-// The state dir's lock and file helpers (lock.go, statefiles.go) serve
-// every writer there: the test runner's runs and the outcome log too.
-// Every lock acquisition has a deadline (Wait): a hook must never run into
-// the client's timeout because another process, an agent's `flock … sleep`
-// among them, holds the lock. Past the deadline the caller gets a
-// *HeldError naming the lock and, where the system tells, who holds it.
+// <scope> is "main" or "agent-<id>"; names are escaped (Segment). Every
+// change holds the lock, which waits at most Wait() (a *HeldError past it),
+// and writes a temp file renamed into place; the lock is never held while
+// validators run. See docs/fail-closed.md.
 package queue
 
 import (
@@ -33,6 +24,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -62,8 +56,7 @@ const (
 )
 
 // Entry is one pending validation: the validators of Prompt must pass
-// before Scope may stop. It records what armed it, never what to run: the
-// gate resolves validators from the current mappings.toml.
+// before Scope may stop. It records what armed it, never what to run.
 type Entry struct {
 	ID        string `json:"id"` // changes on every write; Remove checks it
 	Prompt    string `json:"prompt"`
@@ -72,12 +65,9 @@ type Entry struct {
 	AgentType string `json:"agent_type,omitempty"`
 	Path      string `json:"path,omitempty"` // the file whose read armed it
 	Trigger   string `json:"trigger"`
-	// Line is the line of mappings.toml where the prompt's [[mapping]]
-	// stood when it was armed: if the mapping vanishes, the gate names it.
-	Line int `json:"line,omitempty"`
-	// Inputs are mappings.toml and the validator programs the prompt's
-	// checks depend on, with the SHA-256 of each when first armed
-	// (config.Inputs): the gate names those changed since.
+	Line      int    `json:"line,omitempty"` // of the prompt's [[mapping]] when armed
+	// Inputs are the SHA-256 of each file the prompt's checks depend on
+	// when first armed (config.Inputs): the gate names those changed since.
 	Inputs  map[string]string `json:"inputs,omitempty"`
 	Created time.Time         `json:"created"`
 	Updated time.Time         `json:"updated"`
@@ -87,16 +77,14 @@ type Entry struct {
 // Scope returns the entry's scope.
 func (e *Entry) Scope() Scope { return Scope{Session: e.Session, Agent: e.AgentID} }
 
-// Queue is a state dir. Its methods are safe for concurrent use by many
-// processes.
+// Queue is a state dir, safe for concurrent use by many processes.
 type Queue struct {
 	dir  string
-	lock *Lock // held for every change; Do waits at most Wait()
+	lock *Lock
 }
 
 // Open returns the queue in dir. Nothing is created until something is
-// written: reading a state dir that does not exist finds nothing pending,
-// and a hook in a project that arms nothing leaves no trace there.
+// written: a hook in a project that arms nothing leaves no trace.
 func Open(dir string) *Queue {
 	return &Queue{dir: dir, lock: NewLock(filepath.Join(dir, LockName))}
 }
@@ -104,11 +92,9 @@ func Open(dir string) *Queue {
 // Dir returns the state dir.
 func (q *Queue) Dir() string { return q.dir }
 
-// EntryPath is where e's file lies: the one thing to remove to disarm it
-// by hand.
+// EntryPath is where e's file lies: the one thing to remove to disarm it.
 func (q *Queue) EntryPath(e Entry) string { return entryFile(q.scopeDir(e.Scope()), e.Prompt) }
 
-// entryFile names prompt's entry in a scope's folder dir.
 func entryFile(dir, prompt string) string {
 	return filepath.Join(dir, Segment(prompt)+".json")
 }
@@ -131,12 +117,10 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Enqueue arms e.Prompt for e's scope. Arming a prompt that is already
-// pending keeps one entry: it keeps Created and counts the arm. It reports
-// whether the entry is new. When it is, a non-nil record gives it a
-// baseline (baseline.go): record writes one to the new file it is given,
-// once per arming, never again on a re-arm. It is taken before the lock
-// and renamed into place under it.
+// Enqueue arms e.Prompt for e's scope and reports whether the entry is
+// new; a re-arm keeps Created and the first Inputs, and counts the arm. A
+// new entry gets a baseline from a non-nil record, which writes it to the
+// file it is given: taken before the lock, renamed into place under it.
 func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
@@ -162,9 +146,8 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 			e.Created, created = now, true
 			q.place(e, taken, record)
 		default:
-			// A damaged entry is written anew, but the baseline of its
-			// first arming stays: one taken now would forgive every line
-			// added since.
+			// A damaged entry is written anew, but keeps its first
+			// baseline: one taken now would forgive every line since.
 			e.Created, created = now, true
 			if _, err := os.Lstat(q.BaselinePath(e)); err != nil {
 				q.place(e, taken, record)
@@ -180,8 +163,8 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 	return created, nil
 }
 
-// Bad is an entry file that could not be read; Snapshot moves it to the
-// quarantine folder and reports it instead of failing.
+// Bad is an entry file that could not be read, moved to the quarantine
+// folder and reported instead of failing.
 type Bad struct {
 	Path  string // where it now lies
 	Error error
@@ -212,19 +195,20 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 			if ReadJSON(path, &cur) != nil || cur.ID != e.ID {
 				continue
 			}
-			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := remove(path); err != nil {
 				return err
 			}
 			os.Remove(q.BaselinePath(e)) // a leftover is replaced at the next arming
 		}
 		Sweep(dir, staleTaken())
-		return q.prune(dir)
+		prune(dir)
+		return nil
 	})
 }
 
 // Keep writes back any of entries whose file is gone, as it was read: a
-// validator that deleted or moved the state dir must not disarm the checks
-// that failed. An entry still there, or re-armed since, is left as it is.
+// validator that deleted the state dir must not disarm the checks that
+// failed. An entry still there, or re-armed since, is left as it is.
 func (q *Queue) Keep(s Scope, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
@@ -247,10 +231,137 @@ func (q *Queue) Keep(s Scope, entries []Entry) error {
 	})
 }
 
+// remove removes path; one already gone is no error.
+func remove(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // prune removes a scope dir, and its session dir, once nothing is left.
-func (q *Queue) prune(dir string) error {
+func prune(dir string) {
 	if os.Remove(dir) == nil {
 		os.Remove(filepath.Dir(dir))
 	}
-	return nil
+}
+
+// isEntry reports whether de names an entry file (a temp file does not).
+func isEntry(de os.DirEntry) bool {
+	return !de.IsDir() && strings.HasSuffix(de.Name(), ".json") && !strings.HasPrefix(de.Name(), TempPrefix)
+}
+
+// readScope reads every entry in dir, quarantining the unreadable. The
+// caller holds the lock.
+func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the queue: %w", err)
+	}
+	Sweep(dir, Temps)
+	for _, de := range des {
+		if !isEntry(de) {
+			continue
+		}
+		path := filepath.Join(dir, de.Name())
+		var e Entry
+		err := ReadJSON(path, &e)
+		if err == nil && (e.Prompt == "" || e.Session == "" || e.Prompt != Unsegment(strings.TrimSuffix(de.Name(), ".json"))) {
+			err = errors.New("entry does not match its file name or lacks prompt or session")
+		}
+		if err != nil {
+			bad = append(bad, q.quarantine(path, err))
+			continue
+		}
+		entries = append(entries, e)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Prompt < entries[j].Prompt })
+	return entries, bad, nil
+}
+
+// quarantine moves an unreadable file aside, keeping it for inspection.
+func (q *Queue) quarantine(path string, cause error) Bad {
+	qdir := filepath.Join(q.dir, "quarantine")
+	rel, _ := filepath.Rel(filepath.Join(q.dir, "sessions"), path)
+	dest := filepath.Join(qdir, time.Now().UTC().Format("20060102T150405.000000000")+"-"+strings.ReplaceAll(rel, string(filepath.Separator), "_"))
+	err := os.MkdirAll(qdir, 0o755)
+	if err == nil {
+		err = os.Rename(path, dest)
+	}
+	if err != nil {
+		// Could not move it: remove it rather than fail every stop on it.
+		os.Remove(path)
+		dest = path + " (removed)"
+	}
+	return Bad{Path: dest, Error: fmt.Errorf("unreadable entry %s: %w", rel, cause)}
+}
+
+// HasPending reports whether s has any pending entry, readable or not,
+// without the lock and without quarantining (the gate still reports a bad
+// entry): a cheap look for a hook that must let the gate's verdict come first.
+func (q *Queue) HasPending(s Scope) bool {
+	des, err := os.ReadDir(q.scopeDir(s))
+	return err == nil && slices.ContainsFunc(des, isEntry)
+}
+
+// BaselinePath is where the record of e's diff checks lies: beside its
+// entry, and not a .json file, so that the queue never reads it as one.
+func (q *Queue) BaselinePath(e Entry) string {
+	return strings.TrimSuffix(q.EntryPath(e), ".json") + ".baseline"
+}
+
+// takenPrefix begins the name of a baseline taken before the lock until it
+// is renamed into place. Not TempPrefix: a lock holder sweeps those, and
+// this one's writer is alive, waiting for the lock.
+const takenPrefix = ".baseline-"
+
+// early takes the baseline of an entry that does not exist yet before the
+// lock, so that the lock is held for a rename, not a walk of the tree. It
+// returns its file; "" for no record, an existing entry (a re-arm keeps its
+// baseline), or a failure (the lock holder takes it then).
+func (q *Queue) early(path string, record func(string) error) string {
+	if record == nil {
+		return ""
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return ""
+	}
+	dir := filepath.Dir(path)
+	if os.MkdirAll(dir, 0o755) != nil {
+		return ""
+	}
+	return take(dir, record)
+}
+
+// take has record write a baseline to a new file in dir, which only a
+// rename makes a baseline; "" when record fails.
+func take(dir string, record func(string) error) string {
+	tmp := filepath.Join(dir, takenPrefix+newID())
+	if err := record(tmp); err != nil {
+		os.Remove(tmp)
+		return ""
+	}
+	return tmp
+}
+
+// place puts a new entry's baseline in place, replacing any an interrupted
+// removal left: the one taken before the lock, else one taken now. With
+// none, the gate cannot judge the diff. The caller holds the lock.
+func (q *Queue) place(e Entry, taken string, record func(string) error) {
+	path := q.BaselinePath(e)
+	if taken == "" && record != nil {
+		taken = take(filepath.Dir(path), record)
+	}
+	if taken == "" || os.Rename(taken, path) != nil {
+		os.Remove(path)
+	}
+}
+
+// staleTaken are the early baselines a killed detect left: older than a
+// live one can be, which is placed or removed within the lock's wait.
+func staleTaken() Leftover {
+	return Leftover{Prefix: takenPrefix, Age: Wait() + time.Minute}
 }

@@ -9,13 +9,9 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// changes says which of the gate's own inputs (mappings.toml, the
-// programs its run validators execute) changed since each entry was armed
-// ("": none): the checks ran as they are now, and a check that passes
-// because it was rewritten must not pass in silence (Verdict.Changed).
-// queued entries compare their inputs' hashes; entries reconciled from
-// the transcript were hashed only now, so their files' change times are
-// compared with the time the transcript gives the read (changedInputs).
+// changes says which of the gate's own inputs (mappings.toml, the programs
+// run validators execute) changed since each entry was armed ("": none): a
+// check that passes because it was rewritten must not pass in silence.
 func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	byPath := map[string][]string{} // changed input → prompts armed before the change
 	var paths []string
@@ -40,9 +36,9 @@ func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	return b.String()
 }
 
-// changedInputs returns the inputs of e changed since it was armed: by
-// hash for an entry detect queued, by change time for one reconciled from
-// the transcript (none when the transcript gave the read no time).
+// changedInputs returns the inputs of e changed since it was armed: by hash
+// for a queued entry, by change time for one reconciled from the transcript
+// (hashed only now; none when the transcript gave the read no time).
 func changedInputs(c *config.Config, e queue.Entry, reconciled bool) []string {
 	in := config.Inputs(e.Inputs)
 	switch {

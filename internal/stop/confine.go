@@ -10,16 +10,10 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// confinement is how a stop's run validators execute: inside one bubblewrap
-// with the trusted base read-only (the base the guard and the sandbox's
-// deny rules derive from) and HOME with it but its caches, so that code
-// they run, often the agent's own tests, cannot rewrite mappings.toml, the
-// state dir, the validators, the user's settings or a program the hooks
-// run. The gate itself writes the state dir, outside. nil runs them as the
-// gate runs: confine = false. Unset, they are confined where bwrap works
-// and run as before where it does not (gate check says so); confine =
-// true makes a validator that cannot be confined a halt
-// (unconfinedReason).
+// confinement runs a stop's run validators in one bubblewrap with the
+// trusted base read-only, so the code they run cannot rewrite the gate's
+// inputs. nil (confine = false) runs them unconfined; unset, they are
+// confined where bwrap works; confine = true halts where it cannot.
 func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	if cfg.Settings.Confine == config.ConfineOff {
 		return nil
@@ -33,10 +27,8 @@ func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	return c
 }
 
-// unconfinedReason is the halt of a stop whose validators had to be
-// confined and could not be: judging without them would let the stop
-// through unchecked, and blocking would send the agent after something
-// only the user can install. "" when every validator ran.
+// unconfinedReason is the halt of validators that had to be confined and
+// could not be: not a block, as only the user can install bwrap. "" for none.
 func unconfinedReason(cfg *config.Config, v *Verdict) string {
 	var names []string
 	for _, c := range v.Checks {

@@ -13,14 +13,11 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// The errors a stop can end in when something is armed, each answered by
-// a halt whose reason says what failed and what the human should do
-// (failReason). They are values, not strings, so that the advice is
-// chosen by what happened rather than by how a message reads.
+// The errors of a stop with something armed are values, so that the advice
+// of its halt (failReason) follows what happened, not how a message reads.
 
 // interruptedError is a signal received while validators ran: their
-// process groups were killed (the context's cancel) before the gate
-// answered.
+// process groups were killed before the gate answered.
 type interruptedError struct{ sig os.Signal }
 
 func (e *interruptedError) Error() string {
@@ -50,9 +47,8 @@ func (e *panicError) Error() string {
 }
 
 // interruptible returns a context cancelled by SIGTERM, SIGINT or SIGHUP
-// (the client's timeout, a closed terminal), which kills running
-// validators with their process groups, its cause then the
-// *interruptedError; release stops listening.
+// (the client's timeout, a closed terminal) with an *interruptedError,
+// which kills running validators; release stops listening.
 func interruptible() (ctx context.Context, release func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)

@@ -9,9 +9,8 @@ import (
 )
 
 // links is a file's count of hard links when another name could write it:
-// 1 for a file on a read-only file system, or owned by another user who
-// does not let this one write it (a bin/gate linked into a package store
-// that deduplicates with hard links).
+// 1 on a read-only file system or for another user's file this one cannot
+// write (a package store that deduplicates with hard links).
 func links(path string, fi fs.FileInfo) uint64 {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || st.Nlink <= 1 {

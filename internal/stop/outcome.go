@@ -14,13 +14,12 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
-// record appends the verdict to the outcome log in the state dir, for `gate
-// log` and `gate stats`, and exports it when telemetry is on. A log that cannot
-// be written, or an export that fails, costs the record or the export,
-// never the decision: one line on stderr (and a note in the record).
+// record appends the verdict to the outcome log and exports it when
+// telemetry is on. A failure costs the record or the export, never the
+// decision: one line on stderr (and a note in the record).
 func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *hook.Input, tel telemetry.Request, dl Deadline) {
 	r := v.outcome(scope, time.Now().UTC())
-	r.Client = clientName(in)
+	r.Client = client.Of(in).Name
 	if telemetry.Enabled(tel.Config, env.Getenv) {
 		tel.Records, tel.Deadline = []outcome.Record{r}, exportBudget(tel.Config.Timeout, dl, time.Now())
 		if in.Client == nil {
@@ -105,23 +104,14 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 	return r
 }
 
-// maxLoggedReason bounds a halt's reason in the log: the reason quotes
-// validator output, and the log keeps tens of thousands of decisions.
+// maxLoggedReason bounds a halt's reason, which quotes validator output, in the log.
 const maxLoggedReason = 2000
 
-// clientName names the client that sent in: its dialect, Claude Code's
-// when none.
-func clientName(in *hook.Input) string {
-	return client.Of(in).Name
-}
-
-// errNoTimeLeft is an export skipped: the validators took the time up to
-// the gate's own deadline, and the answer comes first.
+// errNoTimeLeft is an export skipped: the answer comes first.
 var errNoTimeLeft = errors.New("skipped: the validators ran up to the client's hook deadline, and the answer comes first")
 
-// exportBudget is how long an export may take: the [telemetry] timeout,
-// within what is left before the gate's own deadline (deadline.go), so
-// that telemetry never makes the answer late; 0 when nothing is left.
+// exportBudget is the [telemetry] timeout within what is left before the
+// gate's deadline: telemetry never makes the answer late.
 func exportBudget(timeout time.Duration, dl Deadline, now time.Time) time.Duration {
 	if dl.At.IsZero() {
 		return timeout

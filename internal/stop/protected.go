@@ -14,20 +14,18 @@ import (
 	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// trustedBase is the trusted base of the stop's project: what the
-// validators' confinement mounts read-only, and its project's part, which
-// the gate checks for hard links.
+// trustedBase is the stop's project's trusted base: what confinement
+// mounts read-only; its project's part is checked for hard links.
 func trustedBase(cfg *config.Config, in *hook.Input) *trust.Base {
 	b, _ := trust.For(trust.Project{Root: cfg.Root, Home: os.Getenv("HOME"), File: cfg.File, Config: cfg,
 		Transcript: in.TranscriptPath, PluginRoot: os.Getenv("CLAUDE_PLUGIN_ROOT")}) // a parsed config has its runs
 	return b
 }
 
-// creatable are the protected paths whose appearing during the validators'
-// run is theirs: those of the trusted base in the project but the state
-// dir, the npm scope included (a package planted there is the gate npm's
-// launcher glob runs). The state dir is made by detect, which a subagent
-// still running may call meanwhile, and the transcripts by the client.
+// creatable are the protected paths in the project whose appearing during
+// the run is the validators' doing (the npm scope included: a package
+// planted there is what npm's launcher glob runs); not the state dir, which
+// a subagent's detect may make meanwhile, nor the client's transcripts.
 func creatable(cfg *config.Config, ps []guard.Protected) []string {
 	var out []string
 	for _, p := range ps {
@@ -39,14 +37,11 @@ func creatable(cfg *config.Config, ps []guard.Protected) []string {
 	return out
 }
 
-// maxLinkWalk bounds how many entries of a protected folder are looked at
-// for hard links: a state dir or validators folder holds a few dozen.
+// maxLinkWalk bounds the entries of a protected folder looked at for hard links.
 const maxLinkWalk = 10000
 
-// linkedReason is the halt of a stop whose protected set has a file with
-// another name: a hard link made earlier (ln, cp -l, os.link) writes it
-// from anywhere, around the guard and through the validators' read-only
-// mounts. "" when there is none.
+// linkedReason is the halt of a protected file with another name: a hard
+// link writes it around the guard and the read-only mounts. "" for none.
 func linkedReason(cfg *config.Config, set *guard.Set) string {
 	var found []string
 	for _, p := range set.Paths() {
@@ -73,9 +68,9 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 		"The pending entries are kept in %s.", strings.Join(found, ", "), cfg.Settings.StateDir)
 }
 
-// appearedReason is the halt of a stop whose validators created a
-// protected path that did not exist (a .claude/settings.local.json that
-// disables the hooks): it could not be mounted read-only, being absent.
+// appearedReason is the halt of a protected path a validator created (a
+// .claude/settings.local.json that disables the hooks): being absent, it
+// could not be mounted read-only.
 func appearedReason(cfg *config.Config, paths []string) string {
 	if len(paths) == 0 {
 		return ""
@@ -89,11 +84,9 @@ func appearedReason(cfg *config.Config, paths []string) string {
 		"The pending entries are kept in %s.", strings.Join(names, ", "), cfg.Settings.StateDir)
 }
 
-// dotEnvReason is the halt of a Gemini CLI or Qwen Code stop while a .env
-// file the client loads sets a variable of the trusted base's environment
-// (trust.DotEnvHookEnv): the client hands it to the next session's hooks,
-// so an LD_PRELOAD or PATH the agent wrote there would choose what the
-// gate and its validators run. "" when there is none, or another client.
+// dotEnvReason is the halt of a stop while a .env file the client loads
+// (Gemini CLI, Qwen Code) sets the hooks' environment (trust.DotEnvHookEnv):
+// an LD_PRELOAD or PATH there would choose what the gate runs. "" for none.
 func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 	if in.Client == nil {
 		return ""

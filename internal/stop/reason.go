@@ -15,22 +15,11 @@ import (
 	"github.com/stopgate/stopgate/internal/reconcile"
 )
 
-// blockPrefix starts every block reason: the client's record of the
-// blocks it fed back is counted by it (package reconcile).
-const blockPrefix = hook.BlockPrefix
-
-// blockClose follows the last failure of a block reason, and failurePrefix
-// starts the line of each failing check: reconcile.passedAt reads them.
-const (
-	blockClose    = reconcile.BlockClose
-	failurePrefix = reconcile.FailurePrefix
-)
-
-// blockReason is the remediation text the agent receives: the failures,
-// then what to do next.
+// blockReason is what the agent receives: the failures, then what to do.
+// Its prefix and close are what package reconcile reads the record by.
 func blockReason(cfg *config.Config, v *Verdict) string {
-	return checksReason(cfg, v, fmt.Sprintf("%s: %s.\n", blockPrefix, failedCount(v)),
-		fmt.Sprintf(blockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks), "")
+	return checksReason(cfg, v, fmt.Sprintf("%s: %s.\n", hook.BlockPrefix, failedCount(v)),
+		fmt.Sprintf(reconcile.BlockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks), "")
 }
 
 // haltReason is what the user sees when the gate gives up on the agent.
@@ -58,7 +47,7 @@ func failedCount(v *Verdict) string {
 	n, none := 0, 0
 	for _, c := range v.Failed() {
 		switch {
-		case c.Result.Stopped: // fail_fast's: listed apart (stoppedNote)
+		case c.Result.Stopped: // fail_fast's: listed apart
 		case c.Result.Unavailable:
 			none++
 		default:
@@ -89,34 +78,49 @@ func noJudgeHalts(v *Verdict) bool {
 	return false
 }
 
-// checksReason is the reason of a stop whose checks failed: head; for each
-// failing validator the prompt, the validator, its output as
-// validator.Result.Shown shows it, and its fix; close, which follows the
-// last failure; the checks taken as passed without running, and since
-// when (the agent must know they were not run again, and why); tail.
+// checksReason is head, each failure, close, then the checks not run (a
+// check not run must never read as passed, and the agent must know why),
+// then tail.
 func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) string {
-	var b strings.Builder
-	b.WriteString(head + failures(cfg, v).Error() + close)
-	first := true
-	for _, c := range v.Checks {
-		u := c.Unchanged
-		if u == nil {
-			continue
+	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", func(c Check) string {
+		if c.Unchanged == nil {
+			return ""
 		}
-		if first {
-			b.WriteString("\n\nNot run again, nothing they depend on changed since they passed in this session:")
-			first = false
+		return fmt.Sprintf("\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, c.Unchanged.Since.Local().Format(time.TimeOnly))
+	})
+	stopped := listNote(v, "Not run (fail_fast = true: stopped at the first failure; they run again at the next stop):", func(c Check) string {
+		if !c.Result.Stopped {
+			return ""
 		}
-		fmt.Fprintf(&b, "\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, u.Since.Local().Format(time.TimeOnly))
-	}
-	b.WriteString(skippedNote(v))
-	b.WriteString(stoppedNote(v))
-	b.WriteString(tail)
-	return b.String()
+		return fmt.Sprintf("\n– prompt %s, validator %q: not run to its end", quoted(c.Prompts), c.Validator.Name)
+	})
+	return head + failures(cfg, v).Error() + close + unchanged + skippedNote(v) + stopped + tail
 }
 
-// failures gathers the stop's failed checks, in order, each told as
-// failure tells it.
+// skippedNote lists the checks when_changed skipped.
+func skippedNote(v *Verdict) string {
+	return listNote(v, "Not run (when_changed):", func(c Check) string {
+		if c.Skipped == "" {
+			return ""
+		}
+		return fmt.Sprintf("\n– prompt %s, validator %q: skipped, %s", quoted(c.Prompts), c.Validator.Name, c.Skipped)
+	})
+}
+
+// listNote is a paragraph of head and the line of each check that has
+// one; "" when none has.
+func listNote(v *Verdict, head string, line func(Check) string) string {
+	var b strings.Builder
+	for _, c := range v.Checks {
+		b.WriteString(line(c))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n\n" + head + b.String()
+}
+
+// failures gathers the failed checks but those fail_fast stopped, in order.
 func failures(cfg *config.Config, v *Verdict) error {
 	errs := &multierror.Error{ErrorFormat: func(es []error) string {
 		var b strings.Builder
@@ -133,30 +137,6 @@ func failures(cfg *config.Config, v *Verdict) error {
 	return errs
 }
 
-// stoppedChecks are the checks fail_fast stopped: not failures, not passes.
-func stoppedChecks(v *Verdict) []Check {
-	var out []Check
-	for _, c := range v.Checks {
-		if c.Result.Stopped {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// stoppedNote lists the checks fail_fast stopped, so the agent knows they
-// still have to pass.
-func stoppedNote(v *Verdict) string {
-	var b strings.Builder
-	for _, c := range stoppedChecks(v) {
-		fmt.Fprintf(&b, "\n– prompt %s, validator %q: not run to its end", quoted(c.Prompts), c.Validator.Name)
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "\n\nNot run (fail_fast = true: stopped at the first failure; they run again at the next stop):" + b.String()
-}
-
 // failure is one failed check as a reason tells it: the prompt, the
 // validator, its output as validator.Result.Shown shows it, and its fix.
 type failure struct {
@@ -167,11 +147,9 @@ type failure struct {
 func (f failure) Error() string {
 	var b strings.Builder
 	r := f.c.Result
-	fmt.Fprintf(&b, "\n%s%s, validator %q", failurePrefix, quoted(f.c.Prompts), f.c.Validator.Name)
+	fmt.Fprintf(&b, "\n%s%s, validator %q", reconcile.FailurePrefix, quoted(f.c.Prompts), f.c.Validator.Name)
 	if r.Problem != "" || r.ExitCode > 0 {
-		// A run validator's failure says how it ended; a file
-		// validator's output says what is wrong with the file.
-		fmt.Fprintf(&b, ": %s", r.Summary())
+		fmt.Fprintf(&b, ": %s", r.Summary()) // how a run ended; a file's output says what is wrong
 	}
 	b.WriteString("\n")
 	if r.Unavailable {
@@ -194,9 +172,8 @@ func quoted(list []string) string {
 	return strings.Join(q, ", ")
 }
 
-// vanishedReason is what the user sees when armed prompts lost their
-// mapping: which prompts, where their mapping stood, and how to clear an
-// entry whose mapping was removed on purpose.
+// vanishedReason is the halt of armed prompts that lost their mapping:
+// which, where their mapping stood, and how to clear one removed on purpose.
 func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
 	var b strings.Builder
 	file := filepath.Base(cfg.File)
@@ -222,18 +199,4 @@ func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
 	}
 	fmt.Fprintf(&b, "\nRestore the mapping in %s (the agent must not edit its own gate). If it was removed on purpose, remove the armed entry above, then stop again.", file)
 	return b.String()
-}
-
-// pendingReason is the halt of a stop whose mappings.toml is gone while n
-// prompts are still queued.
-func pendingReason(n int) string {
-	return fmt.Sprintf("stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
-		project.ConfigName, n)
-}
-
-// takenUpReason is the halt of a stop whose mappings.toml is gone or
-// empty while the record shows the agent took up what can be a prompt.
-func takenUpReason(taken string) string {
-	return fmt.Sprintf("stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %s (git checkout %s) and continue the session; the agent must not remove its own gate. (To remove stopgate from the project, remove its hooks too.)",
-		project.ConfigName, taken, project.ConfigName, project.ConfigName)
 }

@@ -17,16 +17,10 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// ChangedFilesVar names, in a validator's environment, a file of the
-// paths changed since its prompts were armed, NUL-separated; empty when
-// that is unknown (no record of the tree at arming: armed by an older
-// stopgate, rebuilt from the transcript, gate run).
-const ChangedFilesVar = validator.ChangedFilesVar
-
 // scope tells each check the files changed since its prompts were armed
-// (ChangedFilesVar in specs[i].Env) and marks Skipped the checks that
-// when_changed leaves out. The tree is read now, before any validator
-// runs. done removes the files written.
+// (validator.ChangedFilesVar in specs[i].Env; "" when unknown) and marks
+// Skipped the checks when_changed leaves out, before any validator runs.
+// done removes the files written.
 func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries []queue.Entry) (done func()) {
 	q := queue.Open(cfg.StateDir())
 	records := make([]string, len(entries))
@@ -53,7 +47,7 @@ func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries [
 			path = writeList(cfg, entries[0], c.Validator.Name, slices.Compact(files))
 			written = append(written, path)
 		}
-		specs[i].Env = append(specs[i].Env, ChangedFilesVar+"="+path)
+		specs[i].Env = append(specs[i].Env, validator.ChangedFilesVar+"="+path)
 	}
 	return func() {
 		for _, p := range written {
@@ -62,11 +56,9 @@ func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries [
 	}
 }
 
-// writeList writes files, NUL-separated, to the state dir, where neither
-// the tree of ChangedSince nor reuse's fingerprint looks, and returns its
-// path; "" (unknown) when it cannot. The path is the same at every stop
-// of the scope for the validator: reuse hashes the variables a validator
-// gets.
+// writeList writes files, NUL-separated, to the state dir (outside the
+// trees ChangedSince and reuse read) and returns its path, "" when it
+// cannot; the same path at every stop of the scope, as reuse hashes it.
 func writeList(cfg *config.Config, e queue.Entry, name string, files []string) string {
 	sum := sha256.Sum256([]byte(e.Session + "\x00" + e.AgentID + "\x00" + name))
 	path := filepath.Join(cfg.StateDir(), ".changed-"+hex.EncodeToString(sum[:8]))
@@ -76,9 +68,8 @@ func writeList(cfg *config.Config, e queue.Entry, name string, files []string) s
 	return path
 }
 
-// skipped says why c is not run: for each of its prompts, its mapping's
-// or its own when_changed selects none of the files changed since that
-// prompt was armed. "" runs it.
+// skipped says why c is not run: for each of its prompts, its mapping's or
+// its own when_changed selects none of the files changed. "" runs it.
 func skipped(cfg *config.Config, c *Check, changed map[string][]string) string {
 	var why []string
 	for _, p := range c.Prompts {
@@ -96,27 +87,12 @@ func skipped(cfg *config.Config, c *Check, changed map[string][]string) string {
 	return "nothing matching " + strings.Join(slices.Compact(why), ", ") + " changed since the prompt was armed"
 }
 
-// selects reports whether pats (nil: every file) select one of files. A
-// pattern that does not compile selects: the check runs.
+// selects reports whether pats (nil: every file; bad: the check runs)
+// select one of files.
 func selects(pats, files []string) bool {
 	set, err := pattern.Compile(pats)
 	if pats == nil || err != nil {
 		return true
 	}
 	return slices.ContainsFunc(files, set.Match)
-}
-
-// skippedNote lists the checks when_changed skipped, for the reason the
-// agent and the user read: a check not run must never read as passed.
-func skippedNote(v *Verdict) string {
-	var b strings.Builder
-	for _, c := range v.Checks {
-		if c.Skipped != "" {
-			fmt.Fprintf(&b, "\n– prompt %s, validator %q: skipped, %s", quoted(c.Prompts), c.Validator.Name, c.Skipped)
-		}
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "\n\nNot run (when_changed):" + b.String()
 }

@@ -1,51 +1,9 @@
 // Package stop is the Stop decision: at Stop and SubagentStop it runs the
-// validators of the prompts pending for that scope and decides whether the
-// agent may stop.
-//
-// Contract (stdin: one Stop or SubagentStop hook input object):
-//
-//	nothing pending                exit 0, no output
-//	every validator passes         entries removed, exit 0, no output
-//	a validator fails              {"decision":"block","reason":…}, exit 0: the
-//	                               agent gets the failures and fixes and works on
-//	after max_blocks blocked stops {"continue":false,"stopReason":…}, exit 0: the
-//	  (or on_failure = "halt")     session halts and the user sees the failures
-//	config that cannot be read     {"continue":false,"stopReason":"mappings.toml:LINE: …"}
-//	config missing or empty, with  {"continue":false,"stopReason":…} naming what the record
-//	  an entry pending or a prompt   shows; the rule for "can be a prompt" without a config
-//	  taken up in the transcript     is reconcile.Missing
-//	a reconciliation mark the      ignored: everything the transcript armed is judged, and
-//	  transcript contradicts         a block or halt says why (package reconcile)
-//	an armed prompt lost its       {"continue":false,"stopReason":…} naming the prompt
-//	  mapping                        and the mappings.toml line that is gone
-//	anything else going wrong      {"continue":false,"stopReason":…} naming what failed and
-//	  while something is armed,      what the human should do: an I/O error, a lock held
-//	  or may be                      past its deadline, an unreadable transcript, a signal
-//	                                 (SIGTERM, SIGINT, SIGHUP: the validators' process
-//	                                 groups are killed first), a recovered panic
-//	bad hook input, or an error    one line on stderr, exit 1 (the client's non-blocking
-//	  with nothing armed             error: the stop passes)
-//
-// This is the fail-closed rule: once a prompt is armed, no path of a stop
-// ends without a block or a halt on stdout. Errors answer with a halt, not
-// a block, because a gate that cannot keep its block count could otherwise
-// block forever (the client then overrides it and the stop passes
-// unjudged). The block count is also derived from the transcript, where
-// the client records each block it fed back, so a validator that deletes
-// the state dir cannot reset it.
-//
-// Without a config (mappings.toml missing, or blanks only) the record
-// decides, whether or not the state dir survived: in a project that uses
-// stopgate, a read of any Markdown file of the project, or a run of one of
-// its commands, recorded in the transcript since the last passing stop
-// halts (reconcile.Missing has the rule). The gate answers before the hook
-// timeout the client was registered with (--timeout, else the client's
-// default): validators still running at that deadline less a margin are
-// killed and fail as timed out (deadline.go).
-//
-// Stop takes the session's main-thread entries; SubagentStop takes that
-// agent's. Validators come from the current mappings.toml by prompt key:
-// the gate never runs anything stored in the queue.
+// validators of the prompts pending for that scope (validators come from the
+// current mappings.toml, never from the queue) and answers a pass, a block
+// or a halt. It fails closed: once a prompt is armed, every path ends in a
+// block or a halt on stdout; exit 1 is left for bad input and for errors
+// when nothing is armed. docs/fail-closed.md lists every path and its proof.
 package stop
 
 import (
@@ -73,14 +31,9 @@ import (
 var Events = []string{hook.Stop, hook.SubagentStop}
 
 // Hook judges one Stop or SubagentStop read from env.Stdin, in the dialect
-// opt names, against the config at configFile ("" for the project's
-// mappings.toml), and writes the answer to env.Stdout before the hook
-// timeout the client was registered with (timeout; 0: the client's
-// default; see deadline.go).
-//
-// A panic anywhere in it halts: judge recovers its own, knowing what is
-// armed; one outside it (decoding, answering) cannot know, so it takes
-// something to be armed (fail closed).
+// opt names, against configFile ("": the project's mappings.toml), and
+// answers on env.Stdout before the client's hook timeout (timeout; 0: the
+// client's default). A panic outside judge takes something to be armed.
 func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Duration) (err error) {
 	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
 	ans := client.AnswerTo(env.Stdout, opt.Client) // until the input says whose
@@ -112,8 +65,7 @@ type judging struct {
 	root       string
 	scope      queue.Scope
 	deadline   Deadline
-	// clear is set once the gate knows nothing is armed for the scope:
-	// the queue and the transcript were read and hold nothing to judge.
+	// clear: the queue and the record were read and hold nothing to judge.
 	// Until then an error is taken to hide something armed.
 	clear bool
 	armed []queue.Entry // what was found armed, for the reason of an error
@@ -139,13 +91,10 @@ func (s *judging) answer(v *Verdict, err error) error {
 	return s.writeHalt(failReason(err, s.armed))
 }
 
-// writeHalt writes a halt the stop could not judge as the client acts on
-// it: a client that ends a session on a halt without showing why (Codex)
-// first gets it relayed through the model as a block, unless the client's
-// own record of the session shows the relay fed back this turn. The stop
-// may not have read its block count, which says so (a full disk, a state
-// dir gone, a config gone); a record it cannot read counts as relayed:
-// the halt then ends the session, which at worst says less.
+// writeHalt writes a halt decided without the block count as the client
+// acts on it: a client that ends a session on a halt without showing why
+// (Codex) gets it relayed as a block, unless its record shows the relay fed
+// back this turn (a record it cannot read counts as relayed).
 func (s *judging) writeHalt(reason string) error {
 	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !reconcile.RelayFedBack(s.in, s.scope) {
 		o, _ := s.ans.Halt(reason, false)
@@ -154,22 +103,20 @@ func (s *judging) writeHalt(reason string) error {
 	return s.ans.Write(hook.HaltSaid(reason))
 }
 
-// judge decides the stop: read what the verdict depends on, decide, apply
-// the verdict to the state dir and record it; Hook then answers. A panic
-// comes back as an error, so that answer still applies the rule.
+// judge is the pipeline: read what the verdict depends on, decide, apply
+// the verdict to the state dir and record it. A panic comes back as an
+// error, so that answer still applies the rule.
 func (s *judging) judge() (v *Verdict, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &panicError{value: p, stack: debug.Stack()}
 		}
 	}()
-	// From here a signal (the client's timeout, a closed terminal) is an
-	// answer too: it cancels the validators, if they run, and halts.
-	ctx, release := interruptible()
+	ctx, release := interruptible() // a signal cancels the validators and halts
 	defer release()
 	f, v, err := s.read()
 	if f == nil {
-		return v, err // the config decided: it cannot be read, or the record decides
+		return v, err // the config decided
 	}
 	v = decide(ctx, f)
 	var intr *interruptedError
@@ -185,15 +132,11 @@ func (s *judging) judge() (v *Verdict, err error) {
 	return v, nil
 }
 
-// read reads everything the verdict depends on: the config, the queue,
-// the block count and the client's record. A stop the config decides (it
-// cannot be read; it is missing or empty, and the record decides) gets
-// its verdict and no facts.
+// read reads the config (from its cache when current), the queue, the
+// block count and the client's record. A stop the config decides (it
+// cannot be read, or is missing or empty and the record decides) gets its
+// verdict and no facts.
 func (s *judging) read() (*facts, *Verdict, error) {
-	// The config, from the cache when it is current: most stops have
-	// nothing to judge, and parsing a mappings.toml of thousands of
-	// mappings at every one would cost more than the stop. Its errors are
-	// the loader's, the ones `gate check` calls errors: they halt.
 	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
 		if s.configFile == "" && errors.Is(err, fs.ErrNotExist) {
@@ -210,18 +153,17 @@ func (s *judging) read() (*facts, *Verdict, error) {
 	}
 	if len(f.entries) == 0 {
 		if s.configFile == "" && reconcile.EmptyConfig(loaded.File) {
-			return s.missingConfig() // an empty config maps nothing: the record decides
+			return s.missingConfig()
 		}
 		s.clear = true
 		return f, nil, nil
 	}
-	// Only a stop with something to judge needs the whole config.
-	if f.cfg, err = loaded.Full(); err != nil {
+	if f.cfg, err = loaded.Full(); err != nil { // only a stop with something to judge parses it all
 		return nil, halt(configReason(err)), nil
 	}
 	cfg, home := f.cfg, s.env.Getenv("HOME")
 	f.ru = reuse.Use{Scope: s.scope, Trusted: cfg.Settings.Reuse == config.ReuseAuto, On: func() bool {
-		on, _ := reuse.Policy(cfg, clientName(s.in), home)
+		on, _ := reuse.Policy(cfg, client.Of(s.in).Name, home)
 		return on
 	}}
 	return f, nil, nil
@@ -238,10 +180,8 @@ func (s *judging) readQueue(f *facts) error {
 	for _, b := range bad {
 		fmt.Fprintf(s.env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
 	}
-	// The count is ours, not derived from stop_hook_active: the client has
-	// been seen to send false on repeated stops within one turn
-	// (anthropics/claude-code#54360), which would let a loop run into the
-	// client's own cap. It resets only on a passing stop or a halt.
+	// Our own count, not stop_hook_active, which Claude Code has been seen
+	// to send false within one turn (anthropics/claude-code#54360).
 	var at string
 	if f.prior, at, err = f.q.Blocks(s.scope); err != nil {
 		return err
@@ -258,13 +198,12 @@ func (s *judging) readQueue(f *facts) error {
 	return nil
 }
 
-// errJudged is a stop whose block another run of the gate counted: the
-// client ran several registrations' hooks for it (hook.Input.StopID), and
-// the first judged it. Its block stands; this run answers nothing.
+// errJudged is a stop another registration's gate counted a block for
+// (hook.Input.StopID): its block stands; this run answers nothing.
 var errJudged = errors.New("this stop was judged by another registration")
 
-// missingConfig decides a stop whose project's mappings.toml is gone or
-// empty by the client's record (reconcile.Missing).
+// missingConfig decides a stop whose mappings.toml is gone or empty by the
+// client's record (reconcile.Missing).
 func (s *judging) missingConfig() (*facts, *Verdict, error) {
 	pending, taken, err := reconcile.Missing(s.root, s.in, s.scope, s.deadline.At)
 	switch {
@@ -272,26 +211,26 @@ func (s *judging) missingConfig() (*facts, *Verdict, error) {
 		return nil, nil, err
 	case len(pending) > 0:
 		s.armed = pending
-		return nil, halt(pendingReason(len(pending))), nil
+		return nil, halt(fmt.Sprintf("stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
+			project.ConfigName, len(pending))), nil
 	case taken == "":
 		s.clear = true
 		return nil, &Verdict{}, nil
 	}
-	return nil, halt(takenUpReason(taken)), nil
+	return nil, halt(fmt.Sprintf("stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %[1]s (git checkout %[1]s) and continue the session; the agent must not remove its own gate. (To remove stopgate from the project, remove its hooks too.)",
+		project.ConfigName, taken)), nil
 }
 
 func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
 
-// apply records the verdict in the state dir before the answer: the
-// reconciliation mark (a mark not written costs the next stop a longer
-// scan, never a check), then the queue and the block count, so that a
-// gate killed after deciding errs towards checking again. What the
-// verdict keeps armed is written back if a validator removed it. A stop
-// that changes neither (most stops: nothing pending) writes nothing.
+// apply records the verdict before the answer: the reconciliation mark,
+// then the queue (what a validator removed but the verdict keeps is
+// written back) and the block count, so a gate killed after deciding errs
+// towards checking again. A stop that changes nothing writes nothing.
 func (s *judging) apply(f *facts, v *Verdict) error {
 	if f.rec != nil {
 		if err := f.rec.Settle(f.q, v.Kind == Pass, v.Done); err != nil {
-			fmt.Fprintf(s.env.Stderr, "gate: %v\n", err)
+			fmt.Fprintf(s.env.Stderr, "gate: %v\n", err) // costs the next stop a longer scan, never a check
 		}
 	}
 	var err error
@@ -314,8 +253,7 @@ func (s *judging) apply(f *facts, v *Verdict) error {
 }
 
 // write prints the answer of a verdict: a halt relay decided (else
-// writeHalt) as that halt, not to be relayed again; a pass prints nothing
-// unless it has something to tell the user.
+// writeHalt) as it is; a pass only when it tells the user something.
 func (v *Verdict) write(ans hook.Answer) error {
 	switch {
 	case v.Kind == Halt:
@@ -330,9 +268,7 @@ func (v *Verdict) write(ans hook.Answer) error {
 
 // decodeStop decodes the stop in its client's dialect, with the writer of
 // the answers to it. A stop from another client than the registration
-// names halts: a hook registered wrong must never let a stop through
-// unchecked. A stop the client sends but stopgate does not answer is no
-// input and no error.
+// names halts; one stopgate does not answer is no input and no error.
 func decodeStop(env *cli.Env, opt client.Options) (*hook.Input, hook.Answer, error) {
 	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
 	var mm *client.MismatchError

@@ -27,7 +27,7 @@ const (
 	Halt              // end the session; the user sees the failures
 )
 
-// The kinds of reason of a judged block or halt.
+// The causes of a judged block or halt, for the outcome log and telemetry.
 const (
 	CauseFailed     = "validators_failed" // a block: validators failed
 	CauseMaxBlocks  = "max_blocks"        // a halt: still failing after max_blocks blocks
@@ -40,39 +40,24 @@ const (
 // Verdict is the gate's decision on one stop.
 type Verdict struct {
 	Kind Kind
-	// Reason is all the stop tells: the agent a block's, the user a
-	// halt's; a pass's, the user as a system message ("": nothing).
-	Reason string
-	// Cause is the kind of the reason of a block or halt, for the outcome
-	// log and telemetry: one of the Cause* values.
-	Cause  string
-	Done   []queue.Entry // entries to remove: all their validators passed, or their prompt is unmapped
-	Blocks int           // consecutive blocked stops after this one
-	Checks []Check       // every validator run, in mappings.toml order
-	// Reconciled are prompts judged although their entry was missing:
-	// the client's record armed them (package reconcile).
-	Reconciled []outcome.Discrepancy
-	// Observed is what the stop would have been answered outside observe
-	// mode (settings.mode): Block or Halt where Kind is Pass; Pass else.
-	Observed Kind
-	// Observing: judged in observe mode, pass or not.
-	Observing bool
-	// relayDecided: decide has asked the client how it takes this halt,
-	// from the block count; a halt before that (a config that cannot be
-	// read) is asked from the client's record (judging.writeHalt).
+	// Reason is all the stop tells: the agent a block's, the user a halt's
+	// or a pass's (as a system message; "": nothing).
+	Reason     string
+	Cause      string                // of a block or halt: a Cause* value
+	Done       []queue.Entry         // entries to remove: all their validators passed, or their prompt is unmapped
+	Blocks     int                   // consecutive blocked stops after this one
+	Checks     []Check               // every validator, in mappings.toml order
+	Reconciled []outcome.Discrepancy // prompts judged although their entry was missing
+	Observed   Kind                  // observe mode: what the stop would have been answered
+	Observing  bool                  // judged in observe mode, pass or not
+	// relayDecided: relay asked the client how it takes this halt; a halt
+	// before that is asked from the client's record (writeHalt).
 	relayDecided bool
 }
 
-// Failed returns the checks that failed, in order: the one count of
-// failures for the reason, gate run's summary and its exit code.
+// Failed returns the checks that failed, in order.
 func (v *Verdict) Failed() []Check {
-	var out []Check
-	for _, c := range v.Checks {
-		if !c.Result.Passed {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(v.Checks), func(c Check) bool { return c.Result.Passed })
 }
 
 // Check is one validator's run for the pending prompts that use it.
@@ -80,22 +65,16 @@ type Check struct {
 	Validator *config.Validator
 	Prompts   []string // pending prompts that use it, in mapping order
 	Result    validator.Result
-	// Unchanged is a check not run: it passed earlier in the scope and
-	// nothing it depends on changed since (package reuse). Result says passed.
+	// Unchanged is a check reuse took as passed, not run. Result says passed.
 	Unchanged *reuse.Unchanged
-	// Skipped is why a check was not run: when_changed selects none of
-	// the files changed since its prompts were armed (scoped.go). Result
-	// says passed; it is neither a pass nor a failure in the log.
+	// Skipped is why when_changed left the check out (scoped.go). Result
+	// says passed; the log tells it neither a pass nor a failure.
 	Skipped string
 }
 
-// Decide runs the validators of entries and decides the stop, running
-// every one (`gate run`: nothing is reused, no record reconciled, no
-// client to tell). prior is the count of consecutive blocked stops before
-// this one. An entry whose prompt is no longer mapped halts the stop
-// without running anything: the agent must not disarm a check by editing
-// the config it is checked by. A validator still running at dl is killed
-// and fails (deadline.go).
+// Decide runs the validators of entries and decides the stop (`gate run`:
+// nothing reused, no record, no client). prior is the count of blocked
+// stops before this one. An unmapped prompt halts with nothing run.
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
 	return decide(ctx, &facts{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl})
 }
@@ -116,11 +95,9 @@ type facts struct {
 	client  *hook.Answer // how the client takes a halt (relay); nil: no client
 }
 
-// decide decides the stop and words all it answers: the verdict of the
-// checks, what the human must know beyond them (tell), and a halt as the
-// client takes it (relay). Nothing is added to it after. Validators that
-// passed earlier in the scope are taken as passed while nothing they
-// depend on changed, when f.ru is on.
+// decide decides the stop and words all it answers: the checks' verdict,
+// what the human must know beyond them (tell), a halt as the client takes
+// it (relay). Nothing is added to it after.
 func decide(ctx context.Context, f *facts) *Verdict {
 	if len(f.entries) == 0 {
 		return &Verdict{Blocks: f.prior} // nothing armed: nothing judged, the count stands
@@ -131,17 +108,16 @@ func decide(ctx context.Context, f *facts) *Verdict {
 	return v
 }
 
-// judge is the verdict of the checks of the entries. A prompt that lost
-// its mapping, a protected file with another name, or a .env the client
-// loads that sets the hooks' environment (dotEnvReason), halts before
-// anything runs; a validator that created a protected path halts after.
+// judge is the verdict of the entries' checks. A lost mapping, a protected
+// file with another name, or a .env that sets the hooks' environment halts
+// before anything runs; a validator that created a protected path, after.
 func (f *facts) judge(ctx context.Context) *Verdict {
 	cfg := f.cfg
-	if gone := vanished(cfg, f.entries); len(gone) > 0 {
+	if gone := slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool { return cfg.Mapping(e.Prompt) != nil }); len(gone) > 0 {
 		return &Verdict{Kind: Halt, Reason: vanishedReason(cfg, gone), Cause: CauseVanished}
 	}
 	base := trustedBase(cfg, f.in)
-	if why := linkedReason(cfg, base.Wall()); why != "" { // the project's part: programs beside the gate may be one file's names
+	if why := linkedReason(cfg, base.Wall()); why != "" {
 		return halt(why)
 	}
 	if why := dotEnvReason(cfg, f.in); why != "" {
@@ -172,14 +148,13 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 	return v
 }
 
-// run runs the checks of the entries, but those reuse takes as passed,
+// run runs the entries' checks but those reuse or when_changed leave out,
 // and returns them, the protected paths they created, and finish, which
-// records the passes for reuse (package reuse).
+// records the passes for reuse.
 func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
 	checks, specs := plan(cfg, in, f.entries)
-	done := scope(cfg, checks, specs, f.entries)
-	defer done()
+	defer scope(cfg, checks, specs, f.entries)()
 	vs := make([]*config.Validator, len(checks))
 	for i := range checks {
 		vs[i] = checks[i].Validator
@@ -192,22 +167,22 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 			run = append(run, specs[i])
 		}
 	}
-	confine := confinement(cfg, base)
 	missing := validator.Missing(creatable(cfg, base.Shared))
 	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
 		"CLAUDE_PROJECT_DIR=" + cfg.Root,
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
 	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
-		Confine: confine, Deadline: f.dl.At, DeadlineWhy: f.dl.why(), FailFast: cfg.Settings.FailFast,
+		Confine: confinement(cfg, base), Deadline: f.dl.At, DeadlineWhy: f.dl.why(), FailFast: cfg.Settings.FailFast,
 		Ask: modelapi.Ask}, run)
 	for i := range checks {
-		if checks[i].Skipped == "" {
-			checks[i].Unchanged = unchanged[i]
-		}
-		if unchanged[i] != nil || checks[i].Skipped != "" {
+		switch {
+		case checks[i].Skipped != "":
 			checks[i].Result = validator.Result{Name: checks[i].Validator.Name, Passed: true}
-		} else {
+		case unchanged[i] != nil:
+			checks[i].Unchanged = unchanged[i]
+			checks[i].Result = validator.Result{Name: checks[i].Validator.Name, Passed: true}
+		default:
 			checks[i].Result, results = results[0], results[1:]
 		}
 	}
@@ -221,10 +196,9 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 	}
 }
 
-// fail decides a stop whose checks failed: a halt when validators that
-// had to be confined could not be; in observe mode a pass the user is
-// told of; a halt under on_failure = "halt" or after max_blocks blocked
-// stops; else a block.
+// fail decides a stop whose checks failed: a halt when validators that had
+// to be confined could not be; in observe mode a pass the user is told of;
+// a halt under on_failure = "halt" or after max_blocks blocks; else a block.
 func (f *facts) fail(v *Verdict) {
 	cfg, prior := f.cfg, f.prior
 	if why := unconfinedReason(cfg, v); why != "" {
@@ -236,9 +210,7 @@ func (f *facts) fail(v *Verdict) {
 	case !v.Observing && noJudgeHalts(v):
 		v.Kind, v.Cause = Halt, CauseNoJudge
 		v.Reason = haltReason(cfg, v, prior)
-	case v.Observing:
-		// Roll-out: judged and recorded, shown to the user, never blocked;
-		// the stop passes and each stop judges what was armed since.
+	case v.Observing: // judged and shown to the user, never blocked
 		v.Observed, v.Done = Block, f.entries
 		if halts || noJudgeHalts(v) {
 			v.Observed = Halt
@@ -254,11 +226,9 @@ func (f *facts) fail(v *Verdict) {
 	}
 }
 
-// tell adds what the verdict tells beyond its checks, asked once the
-// validators ran: which of the gate's own inputs changed since the
-// prompts were armed (changed.go), and what reconciliation judged. A
-// block's or halt's reason ends with them; a pass tells the changes to
-// the user, after what observe mode would have answered.
+// tell ends the reason with which of the gate's own inputs changed since
+// the prompts were armed (changed.go) and what reconciliation judged; a
+// pass tells the changes to the user.
 func (f *facts) tell(v *Verdict) {
 	changed := ""
 	if f.loaded != nil {
@@ -281,14 +251,11 @@ func (f *facts) tell(v *Verdict) {
 	}
 }
 
-// relay asks the client how it takes a halt (hook.Answer.Halt): a client
-// that ends a session on a halt without showing why (Codex prints "hook:
-// Stop Stopped" alone) gets, once, a block that hands the reason to the
-// model to tell the user. The count is set past max_blocks, so the next
-// failing stop is the halt itself. A client that has no halt at all
-// (Copilot CLI, Qwen Code, Cursor) gets that block at every halt, and the
-// count stays at max_blocks or above: the next failing stop halts again
-// rather than start a new count of blocks the client's own cap may end.
+// relay asks the client how it takes a halt (hook.Answer.Halt). A client
+// that ends a session on a halt without showing why (Codex) gets, once, a
+// block handing the reason to the model, the count set past max_blocks so
+// the next failing stop halts; one with no halt at all (Copilot CLI, Qwen
+// Code, Cursor) gets it at every halt, the count kept at max_blocks or over.
 func (f *facts) relay(v *Verdict) {
 	if v.Kind != Halt || f.client == nil {
 		return
@@ -304,27 +271,14 @@ func (f *facts) relay(v *Verdict) {
 	}
 }
 
-// vanished returns the entries whose prompt has no mapping any more.
-func vanished(cfg *config.Config, entries []queue.Entry) []queue.Entry {
-	var gone []queue.Entry
-	for _, e := range entries {
-		if cfg.Mapping(e.Prompt) == nil {
-			gone = append(gone, e)
-		}
-	}
-	return gone
-}
-
-// plan resolves the pending prompts' validators from the config: each
-// distinct validator once, in mappings.toml order. Every entry's prompt is
-// mapped (Decide checked).
+// plan resolves the pending prompts' validators: each distinct validator
+// once, in mappings.toml order, its prompts in mapping order.
 func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, []validator.Spec) {
 	byName := map[string]*Check{}
 	entryOf := map[string]queue.Entry{}
 	for _, e := range entries {
 		entryOf[e.Prompt] = e
 	}
-	// Walk mappings in file order so prompts attach in a stable order.
 	for _, m := range cfg.Mappings {
 		if _, ok := entryOf[m.Prompt]; !ok {
 			continue
@@ -343,32 +297,27 @@ func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, [
 	var checks []Check
 	var specs []validator.Spec
 	for _, name := range cfg.Order {
-		c, ok := byName[name]
-		if !ok {
-			continue
+		if c, ok := byName[name]; ok {
+			checks = append(checks, *c)
+			specs = append(specs, spec(cfg, c, entryOf))
 		}
-		checks = append(checks, *c)
-		specs = append(specs, spec(cfg, c, entryOf))
 	}
 	return checks, specs
 }
 
-// spec turns a validator into what the engine runs. A validator shared by
-// several pending prompts runs once, with the first prompt's variables. A
-// diff check is judged against the baseline of every pending prompt that
-// uses it, each recorded when that prompt was first armed since it last
-// passed.
+// spec turns a validator into what the engine runs: once, with the first
+// prompt's variables; a diff check (and a judge, which reads the diffs)
+// against the baseline of every pending prompt that uses it.
 func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validator.Spec {
 	v, e := c.Validator, entryOf[c.Prompts[0]]
 	s := validator.Spec{Name: v.Name, File: v.File, Run: v.Run, Timeout: v.Timeout}
-	if v.Contains != "" {
-		s.Expect = append(s.Expect, validator.MustExpectation(validator.Contains, v.Contains))
-	}
-	if v.NotContains != "" {
-		s.Expect = append(s.Expect, validator.MustExpectation(validator.NotContains, v.NotContains))
-	}
-	if v.Regex != "" {
-		s.Expect = append(s.Expect, validator.MustExpectation(validator.Regex, v.Regex))
+	for _, x := range []struct {
+		kind validator.Kind
+		text string
+	}{{validator.Contains, v.Contains}, {validator.NotContains, v.NotContains}, {validator.Regex, v.Regex}} {
+		if x.text != "" {
+			s.Expect = append(s.Expect, validator.MustExpectation(x.kind, x.text))
+		}
 	}
 	promptPath := e.Path
 	if promptPath == "" {
@@ -379,11 +328,11 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv,
 			Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
 	}
-	if v.IsDiff() || v.Judge != nil { // a judge reads the records for its diffs
+	if v.IsDiff() {
+		s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
+	}
+	if v.IsDiff() || v.Judge != nil {
 		q := queue.Open(cfg.StateDir())
-		if v.IsDiff() {
-			s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
-		}
 		for _, p := range c.Prompts {
 			s.Baselines = append(s.Baselines, q.BaselinePath(entryOf[p]))
 		}
