@@ -20,33 +20,11 @@ import (
 	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// Missing config: the record decides. With mappings.toml gone (or empty)
-// the gate cannot tell which reads are mapped, and the state dir that
-// held the queue and the config cache may be gone with it (`ls | xargs
-// rm -rf` removes both). So, in a project that uses stopgate, the stop
-// halts when the session's record since its last passing stop shows the
-// agent took up anything that can be a prompt:
-//
-//   - a Read of a Markdown file inside the project (any prompts_dir the
-//     lost config may have named, .claude/commands, .claude/skills);
-//   - a slash command or Skill run whose file is in the project's
-//     .claude/commands or .claude/skills, or whose name has a ':' (a
-//     nested or a plugin's command: the client's own commands have none).
-//
-// "Since its last passing stop" is the reconciliation mark of the default
-// state dir when it survived and holds against the transcript, else the
-// whole transcript (bounded by transcript.MaxScan: bytes it cannot read
-// halt too). A project uses stopgate when its state dir exists, one of its
-// hook files names the gate, or the record shows stopgate at work (its
-// announcements and blocks start "stopgate:"): a gate registered for every
-// project (a plugin) passes the stops of a project without stopgate.
-
-// Missing applies the rule to the scope of in, in the project at root,
-// waiting for its record until wait: it returns the entries still queued
-// in the default state dir, else what the record shows taken up that can
-// be a prompt ("": nothing, or a project that does not use stopgate). It
-// creates nothing: a project without stopgate keeps no state dir. An
-// unreadable queue or transcript is an error.
+// Missing applies the missing-config rule (docs/fail-closed.md) to the
+// scope of in in the project at root, waiting for its record until wait:
+// the entries still queued in the default state dir, else what the record
+// shows taken up since the last passing stop that can be a prompt ("":
+// nothing, or a project without stopgate). It creates nothing.
 func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pending []queue.Entry, taken string, err error) {
 	stateDir := filepath.Join(root, config.DefaultStateDir)
 	q := queue.Open(stateDir)
@@ -62,8 +40,7 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
 	res, err := scan()
 	caught := true
-	// A record behind the client is waited for only in a project that
-	// uses stopgate: another project's stops would pay the wait for nothing.
+	// Waited for only in a project that uses stopgate: others would pay for nothing.
 	if err == nil && !current(in, res, false) && (trust.Marked(in.TranscriptPath, root) || usesStopgate(root, stateDir, path, res.From)) {
 		res, caught, err = awaitRecord(scan, in, false, wait)
 	}
@@ -81,9 +58,8 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	return nil, taken, nil
 }
 
-// takenUp names the first thing res shows the agent taking up that can be
-// a prompt: an event, bytes the scan could not read, or a record that did
-// not catch up with the stop; "" for none.
+// takenUp names the first thing res shows taken up that can be a prompt:
+// an event, bytes not read, or a record behind the stop; "" for none.
 func takenUp(root string, res *transcript.Result, scope queue.Scope, caught bool) string {
 	for _, ev := range res.Events {
 		if taken := promptLike(root, ev, scope); taken != "" {
@@ -120,7 +96,7 @@ func promptLike(root string, ev transcript.Event, scope queue.Scope) string {
 }
 
 // commandFile reports whether /name can run a prompt of the project's: a
-// namespaced name, or a file under .claude/commands or .claude/skills.
+// namespaced (plugin's) name, or a file under .claude/commands or skills.
 func commandFile(root, name string) bool {
 	if strings.Contains(name, ":") {
 		return true
@@ -137,16 +113,15 @@ func commandFile(root, name string) bool {
 }
 
 // usesStopgate reports whether the project shows signs of stopgate: its
-// state dir, a hook file naming the gate, or stopgate's words in the
-// transcript read from from.
+// state dir, a hook file naming the gate, or "stopgate:" in the transcript
+// from from: a gate registered for every project passes the others.
 func usesStopgate(root, stateDir, path string, from int64) bool {
 	if _, err := os.Stat(stateDir); err == nil {
 		return true
 	}
 	for _, m := range guard.ClientFiles() { // a mention of the gate in one says the project uses it
-		// Through regular: a named pipe planted at a hook file with the
-		// state dir deleted would hold the stop until the client's timeout,
-		// and a stop that times out passes. Anything but a file is a sign.
+		// Through regular: a named pipe planted there would hold the stop
+		// until the client's timeout passes it. Anything but a file is a sign.
 		data, err := regular.ReadFile(filepath.Join(root, filepath.FromSlash(m)), 16<<20)
 		if errors.Is(err, regular.ErrNotRegular) || err == nil && bytes.Contains(data, []byte("/gate")) {
 			return true

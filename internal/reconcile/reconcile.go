@@ -1,21 +1,9 @@
-// Package reconcile checks the queue against the client's own record of a
-// scope: the queue is files the agent can reach, so the gate does not take
-// it on trust. At each stop it reads the client's record (client.Record:
-// Claude Code's transcript_path or a subagent's agent_transcript_path,
-// Codex's rollout, Gemini CLI's session file, Copilot CLI's events.jsonl)
-// for the mapped prompts read or invoked there, as detect would have armed
-// them, and has the stop judge every one whose entry is missing as if it
-// were queued; the outcome log records each such discrepancy.
-//
-// Only what happened since the prompt last passed counts, so that a prompt
-// whose checks passed and whose entry the gate removed is not armed again
-// forever: a per-scope queue.Mark keeps the transcript offset up to which
-// every prompt passed (advanced at a passing stop) and, for a stop that
-// blocks on some prompts, the offset up to which each other one passed.
-// The scan starts at the mark, so its cost follows what happened since,
-// and is bounded by transcript.MaxScan. The marks' claims are checked
-// against the client's record of its stops (record.go); without a config,
-// the missing-config rule decides (missing.go).
+// Package reconcile checks the queue, files the agent can reach, against
+// the client's own record of a scope (client.Record): every mapped prompt
+// the record shows read or invoked since it last passed, and whose entry is
+// missing, is judged as if queued. A per-scope queue.Mark says where it
+// last passed; its claims are checked against the record (record.go).
+// Without a config, Missing decides. See docs/reconciliation.md.
 package reconcile
 
 import (
@@ -25,7 +13,9 @@ import (
 	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,21 +25,19 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
-// markEvery is how much unreconciled transcript without any mapped prompt
-// a passing stop lets accumulate before it moves the mark: rereading it
-// costs less than writing the mark on every stop.
+// markEvery is how much transcript without a mapped prompt a passing stop
+// lets accumulate before it moves the mark: rereading costs less than writing.
 const markEvery = 1 << 20
 
 // Reconciliation is what one stop's scan of the client's record found.
 type Reconciliation struct {
 	Missing []queue.Entry         // armed in the record, not queued: judged as if they were
 	Found   []outcome.Discrepancy // the prompts of Missing the record shows, for the outcome log
-	// Blocks is how many of this turn's stops the record shows the client
-	// fed back a block of the gate's: a deleted file cannot reset it.
-	Blocks int
+	Blocks  int                   // the gate's blocks the record shows fed back this turn
 
 	scope  queue.Scope
 	queue  string     // the state dir, as configured
@@ -57,24 +45,18 @@ type Reconciliation struct {
 	stored queue.Mark // as read from the state dir
 	end    int64      // where this scan stopped
 	seen   bool       // a mapped prompt was found
-	// Why every mapping was judged, for Notes: distrust, why the stored
-	// mark was ignored; unread, the bytes since the mark the scan could
-	// not read (transcript.MaxScan); unknown, the record is gone or never
-	// appeared; behind, it never showed the reply the stop follows in time.
-	distrust string
-	unread   int64
-	unknown  string
-	behind   bool
-	// absent: the record was not there after the wait; the mark names it
-	// (absentMark), so later stops do not wait again.
-	absent bool
+	// Why every mapping was judged, for Notes.
+	distrust string // why the stored mark was ignored
+	unread   int64  // bytes since the mark not read (transcript.MaxScan)
+	unknown  string // the record is gone or never appeared
+	behind   bool   // it never showed the reply the stop follows in time
+	absent   bool   // not there after the wait: the mark says so (absentMark)
 }
 
-// Run reconciles the queued entries of scope with the client's record,
-// or returns nil when the client names none. A record that exists but
-// cannot be read is an error: the gate cannot tell what is armed. It asks
-// cfg by its methods, so a stop with nothing to judge never parses
-// mappings.toml; a record not caught up is waited for until wait.
+// Run reconciles the queued entries of scope with the client's record (nil
+// when the client names none), waiting until wait for a record behind the
+// stop. An unreadable record is an error. cfg may be the cached config: it
+// is parsed whole only when needed.
 func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*Reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
@@ -116,10 +98,9 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	return r, nil
 }
 
-// scan reads the record from the mark, when the mark holds against it,
-// else from its start; it waits for the record to catch up with the stop.
-// Only Claude Code's record of its stops is read (record.go); another
-// client's mark rests on its seal.
+// scan reads the record from the mark when it holds, else from its start,
+// once the record caught up with the stop. Only Claude Code's record of its
+// stops is read (record.go); another client's mark rests on its seal.
 func (r *Reconciliation) scan(record client.Record, path string, thread transcript.Thread, in *hook.Input, wait time.Time) (*transcript.Result, queue.Mark, error) {
 	from, distrust := trustedMark(r.stored, path)
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
@@ -142,11 +123,9 @@ func (r *Reconciliation) scan(record client.Record, path string, thread transcri
 	return res, from, nil
 }
 
-// gone judges every mapped prompt not queued when what the record shows
-// is unknown: one the gate read at an earlier stop (the mark names it) is
-// gone, deleted by the agent perhaps with the queue; or one the client
-// names never appeared, where a read the queue lost would go unseen. Only
-// a passing stop forgets a gone record.
+// gone judges every mapped prompt not queued when the record is unknown:
+// gone since an earlier stop read it (the mark names it), or never there.
+// Only a passing stop forgets a gone record.
 func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, from queue.Mark, queued map[string]bool) error {
 	r.mark = from
 	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
@@ -157,9 +136,8 @@ func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, f
 	return r.judgeAll(cfg, in, math.MaxInt64, queued, nil)
 }
 
-// armed adds an entry for each prompt the record's events armed since it
-// last passed and the queue lacks, and returns the latest event of each
-// prompt armed.
+// armed adds an entry for each prompt the events armed since it last
+// passed and the queue lacks, and returns each armed prompt's latest event.
 func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []transcript.Event, queued map[string]bool) (map[string]transcript.Event, error) {
 	latest, order, err := armedSince(cfg, events, r.scope, r.mark)
 	if err != nil {
@@ -172,8 +150,7 @@ func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []tran
 			continue
 		}
 		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
-		// Its inputs as detect records them; armed when the transcript
-		// says, so that the stop can tell what changed since.
+		// Its inputs as detect records them, armed when the transcript says.
 		inputs, err := config.InputsOf(cfg.Root, cfg.File, cfg.Key(), m, cfg.Validator)
 		if err != nil {
 			return nil, err
@@ -195,8 +172,7 @@ func eventOf(scope queue.Scope) string {
 }
 
 // RelayFedBack reports whether the client's record of scope shows a halt
-// relayed as a block (hook.HaltRelay) fed back in the current turn, or
-// cannot be read.
+// relayed as a block fed back this turn, or cannot be read.
 func RelayFedBack(in *hook.Input, scope queue.Scope) bool {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
@@ -214,26 +190,21 @@ func RelayFedBack(in *hook.Input, scope queue.Scope) bool {
 	return false
 }
 
-// recordOf returns the client's own record of scope (client.Record), the
-// file it keeps it in and the thread of scope there.
+// recordOf returns the client's record of scope, its file and the thread.
 func recordOf(in *hook.Input, scope queue.Scope) (client.Record, string, transcript.Thread) {
 	record := client.RecordOf(in, shellReads)
 	path, thread := record.Where(in, scope.Agent)
 	return record, path, thread
 }
 
-// shellReads is what a shell command in a record read: the analysis detect
-// asks (guard.ShellReads), from the session's cwd, which is the project's
-// root for every client that records one.
+// shellReads is what a shell command in a record read, as detect judges it.
 func shellReads(cmd, cwd string) []string {
 	return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
 }
 
-// trustedMark returns the mark to reconcile path from: m when it was
-// written against this transcript as it still is (trust, see queue.Mark),
-// else none, which judges everything the transcript armed; why says what
-// did not hold. A mark of another transcript is none without a word: the
-// session moved on to a new file.
+// trustedMark returns m when it was written against path as it still is,
+// else none (judge everything), with why; a mark of another transcript is
+// none without a word: the session moved on to a new file.
 func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 	none := queue.Mark{Transcript: path}
 	if m.Transcript != path || absentMark(m, path) {
@@ -256,17 +227,14 @@ func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 	return none, why
 }
 
-// absentMark reports whether m is the mark a stop leaves for a record path
-// that was not there: it names the record and claims nothing, so a later
-// stop judges everything whether the record has appeared or not, and does
-// not wait for it again.
+// absentMark reports whether m is the mark left for a record that was not
+// there: it claims nothing, and a later stop does not wait for it again.
 func absentMark(m queue.Mark, path string) bool {
 	return m.Transcript == path && m.Offset == 0 && m.End == 0 && m.Seal == "" && len(m.Passed) == 0
 }
 
-// armedSince returns what the transcript's events armed since each prompt
-// last passed: the latest event of each prompt (with the time of the
-// first), and the armed mappings once each, in mappings.toml order.
+// armedSince returns the latest event (with the first's time) of each
+// prompt armed since it last passed, and their mappings in file order.
 func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope, from queue.Mark) (map[string]transcript.Event, []*config.Mapping, error) {
 	latest := map[string]transcript.Event{}
 	var order []*config.Mapping
@@ -280,8 +248,6 @@ func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope
 				continue
 			}
 			if first, ok := latest[m.Prompt]; ok {
-				// Armed since its first event: a validator rewritten
-				// between two reads changed after it was armed.
 				ev.Time = first.Time
 			} else {
 				order = append(order, m)
@@ -293,10 +259,8 @@ func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope
 	return latest, order, nil
 }
 
-// judgeAll adds every mapped prompt not already judged, for a scan that
-// could not read all the transcript since the mark: what the unread part
-// armed is unknown, so everything it could have armed is judged, except
-// prompts that passed after it.
+// judgeAll adds every mapped prompt not already judged, but those that
+// passed after readFrom: what the record did not show is unknown.
 func (r *Reconciliation) judgeAll(cfg *config.Config, in *hook.Input, readFrom int64, queued map[string]bool, latest map[string]transcript.Event) error {
 	full, err := cfg.Full()
 	if err != nil {
@@ -318,9 +282,8 @@ func (r *Reconciliation) add(m *config.Mapping, in *hook.Input, e queue.Entry) {
 	r.Missing = append(r.Missing, e)
 }
 
-// Armed returns the mappings a transcript event arms, by detect's rules: a Read of
-// a mapped .md file inside the project, a slash command, or a typed /name
-// (a prompt only the main thread receives).
+// Armed returns the mappings a transcript event arms, by detect's rules (a
+// typed /name only on the main thread).
 func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
 	switch ev.Kind {
 	case transcript.Read:
@@ -337,9 +300,8 @@ func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*confi
 	return nil, nil
 }
 
-// Notes is what a block or halt tells of the reconciliation: the checks
-// run although their entry was missing, and why prompts that may not have
-// been armed were judged.
+// Notes is what a block or halt tells of the reconciliation: what was
+// judged although missing, and why every prompt was judged.
 func (r *Reconciliation) Notes() string {
 	var b strings.Builder
 	if len(r.Found) > 0 {
@@ -370,11 +332,9 @@ func (r *Reconciliation) Notes() string {
 	return b.String()
 }
 
-// Settle moves the mark once the stop is decided: to the end of the scan
-// when it passed, else past each prompt whose checks all passed (done).
-// The mark is written before the answer, so a gate killed later has only
-// ever moved it past checks that passed. A mark it cannot write costs the
-// next stop a longer scan, never a check: the error is for stderr.
+// Settle moves the mark, before the answer: to the end of the scan when the
+// stop passed, else past each prompt in done. An error costs the next stop
+// a longer scan, never a check.
 func (r *Reconciliation) Settle(q *queue.Queue, passed bool, done []queue.Entry) error {
 	next, ok := r.next(passed, done)
 	if !ok {
@@ -420,8 +380,118 @@ func (r *Reconciliation) next(passed bool, done []queue.Entry) (queue.Mark, bool
 			next.Passed = nil
 		}
 	}
-	// Compared with the stored mark, not where the scan started: the first
-	// stop that does not pass records which record it read, so that a record
-	// deleted later is known to have been there (vanished).
+	// Against the stored mark: a stop that does not pass records which
+	// record it read, so that one deleted later is known to have been there.
 	return next, !next.Equal(r.stored) || r.distrust != ""
+}
+
+// BlockClose follows the last failure of the gate's block reason: a
+// reason that holds it names every prompt that failed (passedAt).
+const BlockClose = "\nFix each failure above, then finish again."
+
+// FailurePrefix starts the line of each failing check in a reason; a
+// validator's output lines are indented, so only the gate writes it.
+const FailurePrefix = "✘ prompt "
+
+// recorded returns why the claims of m do not match the client's record of
+// the stops res found ("" when they all do): the seal is no secret, so the
+// first stop recorded after a claimed offset, the one that claimed it, must
+// be a pass of the gate, or for Passed[p], a block that does not name p.
+// Claims before res.From are not checked: everything is judged then.
+func recorded(m queue.Mark, res *transcript.Result, event string) string {
+	if m.Offset > 0 && m.Offset >= res.From {
+		if passed, _ := stopAfter(res.Stops, m.Offset, event); !passed {
+			return fmt.Sprintf("the client's record shows no stop the gate passed after its offset %d", m.Offset)
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(m.Passed)) {
+		off := m.Passed[p]
+		if off <= m.Offset || off < res.From {
+			continue // claims nothing the Offset does not
+		}
+		if passed, reason := stopAfter(res.Stops, off, event); !passed && !passedAt(reason, p) {
+			return fmt.Sprintf("the client's record shows no stop after offset %d at which prompt %q passed", off, p)
+		}
+	}
+	return ""
+}
+
+// stopAfter reads the record of the first stop at or after off: passed
+// when the gate ran and neither blocked nor halted, else the gate's block
+// reason, if it blocked. No record at all is neither.
+func stopAfter(stops []transcript.Stop, off int64, event string) (passed bool, blocked string) {
+	for _, s := range stops {
+		if s.Offset < off || !s.Summary && s.Event != event {
+			continue
+		}
+		for _, e := range s.Errors {
+			if strings.HasPrefix(e, "stopgate:") {
+				return false, e
+			}
+		}
+		if s.Summary {
+			return !s.Prevented && ranGate(s.Commands), ""
+		}
+		// Another hook's block: the summary after it tells the gate's part.
+	}
+	return false, ""
+}
+
+// ranGate reports whether the gate was among the hooks the client ran.
+func ranGate(commands []string) bool {
+	return slices.ContainsFunc(commands, func(c string) bool { return settings.Program(c) == hook.Gate })
+}
+
+// passedAt reports whether a whole block reason of the gate (it reaches
+// BlockClose) names no failure of prompt p.
+func passedAt(reason, p string) bool {
+	if !strings.HasPrefix(reason, hook.BlockPrefix) || !strings.Contains(reason, BlockClose) {
+		return false
+	}
+	failures, _, _ := strings.Cut(reason, BlockClose)
+	q := strconv.Quote(p)
+	for _, line := range strings.Split(failures, "\n") {
+		if strings.HasPrefix(line, FailurePrefix) && strings.Contains(line, q) {
+			return false
+		}
+	}
+	return true
+}
+
+// recordWait bounds the wait for a record behind the stop: Claude Code
+// writes its transcript every 100 ms and runs the Stop hooks without
+// waiting (docs/fail-closed.md).
+const recordWait = 3 * time.Second
+
+// awaitRecord scans the record every 10 ms until it is there (if missing
+// says to wait for it) and current, or until min(wait, now+recordWait),
+// and reports whether it came to be current.
+func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, bool, error) {
+	until := time.Now().Add(recordWait)
+	if !wait.IsZero() && wait.Before(until) {
+		until = wait
+	}
+	for {
+		res, err := scan()
+		out := time.Now().After(until)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && missing && !out:
+		case err != nil:
+			return res, false, err
+		case current(in, res, out):
+			return res, true, nil
+		case out:
+			return res, false, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// current reports whether res shows the reply the stop follows
+// (last_assistant_message) since its last stop summary; once the wait is
+// out, anywhere (a model that answered a block with nothing made none
+// since). Only Claude Code's record is read so; an empty reply always is.
+func current(in *hook.Input, res *transcript.Result, out bool) bool {
+	want := transcript.TrimReply(in.LastAssistantMessage)
+	return in.Client != nil || want == "" || res.Last == want && (res.Replied || out)
 }

@@ -1,8 +1,10 @@
 package reuse
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -16,20 +18,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/atomicfile"
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// The fingerprint is every file under the project's root, walked with no
-// rule a file in the tree sets (no .gitignore, .git/info/exclude or git
-// configuration: a folder whose own .gitignore is `*` hid a new file from
-// git's list, and the check it broke was reused) and into nested
-// repositories; only .git folders and the state dir are left out. A file
-// counts by its path, its kind and the SHA-256 of its content, not its
-// times. A stat cache in the protected state dir (never git's index, which
-// the agent can rewrite) spares rereading a file whose stat, change time
-// included, is as recorded a second or more after it last changed.
-// Hashing stops at its context's deadline (a sparse 400 GB file reads for
-// minutes): the caller then reuses nothing.
+// The fingerprint is every file under the root by path, kind and content
+// hash, with no ignore rule (a folder's own .gitignore of `*` would hide a
+// new file), but .git folders and the state dir. A stat cache in the state
+// dir, never git's index, spares rehashing. See docs/security.md.
 
 // File is one file of the tree.
 type File struct {
@@ -46,23 +42,17 @@ type Tree struct {
 
 // Options says what Take lists and where its cache is.
 type Options struct {
-	// Skip lists directories (relative, slash-separated) left out: the
-	// state dir, which the gate itself writes at every stop.
-	Skip []string
-	// Want, when set, selects the files hashed; the others are left out
-	// of the tree.
-	Want func(rel string) bool
-	// Cache is the stat cache's path; "" hashes every file.
-	Cache string
+	Skip  []string              // directories left out (relative, slash-separated)
+	Want  func(rel string) bool // nil: every file; else the files hashed
+	Cache string                // the stat cache's path; "": hash every file
 }
 
-// ErrClock is a stat cache written after now: the clock went backwards,
-// so no recorded stat can be trusted and no record of a pass either.
+// ErrClock is a stat cache written after now: no recorded stat or pass
+// can be trusted.
 var ErrClock = errors.New("the clock went backwards")
 
-// Take lists and hashes the working tree at root. Any file it cannot read,
-// and ctx done before it is through, is an error: the caller must then
-// take nothing as unchanged.
+// Take lists and hashes the working tree at root. A file it cannot read,
+// or ctx done first (a sparse 400 GB file), is an error: nothing is reused.
 func Take(ctx context.Context, root string, o Options) (*Tree, error) {
 	now := time.Now()
 	paths, err := walk(ctx, root, o.Skip)
@@ -115,9 +105,9 @@ func (t *Tree) Sum(match func(rel string) bool) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Still tells whether the files match selects (all for nil) are in u as
-// they were in t, stat and all: a file swapped for a clean one and back
-// while a validator ran has the content it had, but not the change time.
+// Still tells whether the files match selects (all for nil) are in u as in
+// t, stat and all: a file swapped out and back keeps its content, not its
+// change time.
 func (t *Tree) Still(u *Tree, match func(rel string) bool) bool {
 	sel := func(fs []File) []File {
 		return slices.DeleteFunc(slices.Clone(fs), func(f File) bool { return match != nil && !match(f.Path) })
@@ -159,9 +149,8 @@ func walk(ctx context.Context, root string, skip []string) ([]string, error) {
 	return paths, nil
 }
 
-// hashAll hashes the files at paths, a few at a time (the stat and read
-// calls wait on the file system, not on the CPU), and counts the files
-// not taken from the cache.
+// hashAll hashes the files at paths, a few at a time (they wait on the file
+// system), and counts those not taken from the cache.
 func hashAll(ctx context.Context, root string, paths []string, c *cache) ([]File, int, error) {
 	out := make([]File, len(paths))
 	errs := make([]error, len(paths))
@@ -214,8 +203,7 @@ func hashFile(ctx context.Context, root, rel string, c *cache) (File, bool, erro
 		f.Sum = sum
 		return f, true, nil
 	}
-	// Opened through regular: a named pipe swapped in since the Lstat
-	// would hold the open for ever.
+	// Through regular: a named pipe swapped in since would hold the open.
 	fh, _, err := regular.Open(p)
 	if errors.Is(err, regular.ErrNotRegular) {
 		return File{}, false, fmt.Errorf("%s: not a regular file", rel)
@@ -243,4 +231,93 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// stat is a file's stat as the cache compares it.
+type stat = regular.Stamp
+
+// racy is how long after a file's change its recorded hash is not trusted:
+// it may have changed again within the clock's granularity.
+const racy = int64(time.Second)
+
+// cacheFormat is the cache's format; a file of another is no cache.
+const cacheFormat = "stopgate-fingerprint-cache 2"
+
+// cache maps a file's path to its stat and hash when it was recorded, at
+// time At (Unix nanoseconds). Its file is the gob encoding of it.
+type cache struct {
+	Format  string
+	At      int64
+	Entries map[string]cached
+}
+
+type cached struct {
+	St  stat
+	Sum [sha256.Size]byte
+}
+
+func newCache(now time.Time) *cache {
+	return &cache{Format: cacheFormat, At: now.UnixNano(), Entries: map[string]cached{}}
+}
+
+// get returns the recorded hash of rel when its stat is as recorded and it
+// had not changed for a while when it was recorded.
+func (c *cache) get(rel string, st stat) ([sha256.Size]byte, bool) {
+	if c == nil {
+		return [sha256.Size]byte{}, false
+	}
+	e, ok := c.Entries[rel]
+	if !ok || e.St != st || st.Changed()+racy > c.At {
+		return [sha256.Size]byte{}, false
+	}
+	return e.Sum, true
+}
+
+// keep carries rel's entry in old over, unchecked: a later get checks it.
+func (c *cache) keep(old *cache, rel string) {
+	if old == nil {
+		return
+	}
+	if e, ok := old.Entries[rel]; ok && e.St.Changed()+racy <= old.At {
+		c.Entries[rel] = e
+	}
+}
+
+func (c *cache) put(f File) {
+	c.Entries[f.Path] = cached{St: f.st, Sum: f.Sum}
+}
+
+// loadCache reads the cache at path: nil when missing or undecodable,
+// ErrClock when written after now.
+func loadCache(path string, now time.Time) (*cache, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	var c cache
+	if gob.NewDecoder(f).Decode(&c) != nil || c.Format != cacheFormat {
+		return nil, nil
+	}
+	if c.Entries == nil {
+		c.Entries = map[string]cached{} // gob leaves an empty map out
+	}
+	if c.At > now.UnixNano() {
+		return nil, ErrClock
+	}
+	return &c, nil
+}
+
+func (c *cache) save(path string) error {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(c); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, b.Bytes(), atomicfile.Options{TempPrefix: ".fingerprint-", NoSync: true})
 }

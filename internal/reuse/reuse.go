@@ -1,51 +1,42 @@
-// Package reuse lets a stop take a run validator that passed earlier in
-// the session, in the same scope, as passed, not run again, while nothing
-// it depends on changed: its spec (what mappings.toml says of it, the
-// variables it gets, the confinement), its program (the files its run
-// line executes, as shell.Files resolves them) and its inputs (the files its
-// inputs patterns select, else the whole working tree: fingerprint.go).
-// Any doubt runs it: reuse off, a file validator (cheap, and its file is
-// its whole input), no record or one that does not parse or verify, a
-// clock that went backwards, a fingerprint that could not be taken or
-// not within half the time left before the gate must answer, a program
-// that could not be read. A failed validator is never recorded, so it
-// always runs again.
-//
-// A pass is recorded against the tree as the validators left it, and
-// only when what the validator depends on did not change while it ran
-// (not a file swapped for a clean one and back, not a program rewritten):
-// else the tree it judged is not the one on record.
-//
-// The record (record.go) is the verdict's bookkeeping, and an agent that
-// could write it could pass a failing check. So it is on by default only
-// where the state dir is walled off from the agent (Policy), and written
-// only when every run validator of the stop ran confined (their code,
-// often the agent's tests, cannot write the state dir then).
+// Package reuse lets a stop take a run validator that passed earlier in the
+// scope as passed while nothing it depends on changed: its spec, its
+// program (config.RunInputs) and its inputs (fingerprint.go). Any doubt runs
+// it; a pass is recorded only when nothing it depends on changed while it
+// ran, in a sealed record (record.go) the Policy trusts. See
+// docs/security.md#reuse-of-passed-checks.
 package reuse
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
+	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/regular"
+	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// Use is whether a stop reuses passes (Policy), for which scope, and
-// whether under the default policy (Trusted: the wall stands for the
-// record, so it is written only after confined runs). On is asked only of
-// a stop that has a run validator to reuse: the policy reads the client's
-// settings files. On nil: off.
+// Use is whether a stop reuses passes (On, asked only when there is a run
+// validator; nil: off), for which scope, and whether under the default
+// policy (Trusted: the record is written only after confined runs).
 type Use struct {
 	On      func() bool
 	Trusted bool
@@ -59,8 +50,8 @@ type Unchanged struct {
 	Duration time.Duration
 }
 
-// Stop is one stop's reuse: the record read at its start, the tree's
-// fingerprint taken before any validator runs, each run validator's key.
+// Stop is one stop's reuse: the record, the tree before any validator
+// runs, each run validator's key.
 type Stop struct {
 	cfg     *config.Config
 	vs      []*config.Validator
@@ -76,12 +67,10 @@ type Stop struct {
 	now     time.Time
 }
 
-// Start reads the scope's record and fingerprints what the run
-// validators vs (specs, what the stop runs of them) depend on, before any
-// of them runs, giving the fingerprint half the time left before by (the
-// gate's answer deadline; zero: no bound). With nothing to reuse (no run
-// validator, or the policy off), or a record or fingerprint it cannot
-// have, every validator runs.
+// Start reads the scope's record and fingerprints what the run validators
+// vs (run as specs) depend on, within half the time left before by (zero:
+// no bound). Without a run validator, the policy, a record or a
+// fingerprint, every validator runs.
 func Start(cfg *config.Config, u Use, vs []*config.Validator, specs []validator.Spec, by time.Time) *Stop {
 	r := &Stop{cfg: cfg, vs: vs, specs: specs, keys: make([]*key, len(vs)), reused: make([]*Unchanged, len(vs)), trusted: u.Trusted, scope: u.Scope, now: time.Now()}
 	want, anyRun := wanted(vs)
@@ -106,8 +95,7 @@ func Start(cfg *config.Config, u Use, vs []*config.Validator, specs []validator.
 	return r
 }
 
-// keyAll takes each run validator's key in the tree before the run (nil
-// when it could not be taken: it runs).
+// keyAll takes each run validator's key before the run (nil: it runs).
 func (r *Stop) keyAll() {
 	for i, v := range r.vs {
 		if v.Run != "" && r.tree != nil {
@@ -163,10 +151,8 @@ func (r *Stop) key(v *config.Validator, s validator.Spec, tree *Tree) (key, erro
 	return key{Spec: specHash(r.cfg, v, s), Program: prog, Inputs: tree.Sum(match)}, nil
 }
 
-// specHash hashes what the stop runs of v: its definition, the variables
-// it gets, and how it is confined. The definition is the whole Validator,
-// so that a field added to it is hashed with no more code, but for what
-// the agent is told (fix) and where the file says it (line).
+// specHash hashes what the stop runs of v: the whole Validator (a new field
+// counts with no more code) but fix and line, its variables, its confinement.
 func specHash(cfg *config.Config, v *config.Validator, s validator.Spec) string {
 	def := *v
 	def.Fix, def.Line = "", 0
@@ -179,8 +165,8 @@ func specHash(cfg *config.Config, v *config.Validator, s validator.Spec) string 
 	return hex.EncodeToString(sum[:])
 }
 
-// programHash hashes the run line's inputs inside the project
-// (config.RunInputs), whole. A program file it cannot read is an error.
+// programHash hashes the run line's inputs in the project (config.RunInputs);
+// a program file it cannot read is an error.
 func programHash(run, root string) (string, error) {
 	in := config.Inputs{}
 	if config.RunInputs(in, run, root, math.MaxInt64) {
@@ -191,9 +177,8 @@ func programHash(run, root string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// wanted is what the fingerprint must hash for the validators vs: the
-// files their inputs select, all files when one has none; any is whether
-// one is a run validator.
+// wanted selects the files the run validators' inputs select (nil: all,
+// when one has none); any is whether there is a run validator.
 func wanted(vs []*config.Validator) (want func(string) bool, any bool) {
 	var sets []*pattern.Set
 	for _, v := range vs {
@@ -210,4 +195,203 @@ func wanted(vs []*config.Validator) (want func(string) bool, any bool) {
 	return func(rel string) bool {
 		return slices.ContainsFunc(sets, func(ps *pattern.Set) bool { return ps.Match(rel) })
 	}, any
+}
+
+// record is a scope's passed run validators, each with what its verdict
+// depended on, in reuse/<hash of the scope>.json, sealed with an HMAC under
+// reuse/key. The wall keeps the agent from writing it (Policy); the seal
+// turns away copies, hand edits and torn writes. A record failing any check
+// is no record.
+type record struct {
+	Session    string          `json:"session_id"`
+	Agent      string          `json:"agent_id,omitempty"`
+	Validators map[string]pass `json:"validators"`
+	MAC        string          `json:"mac"`
+}
+
+// pass is one validator's last pass in the scope.
+type pass struct {
+	key
+	Passed     time.Time `json:"passed"`
+	DurationMS float64   `json:"duration_ms"`
+}
+
+// key is what a verdict depended on: spec, program, inputs.
+type key struct {
+	Spec    string `json:"spec"`
+	Program string `json:"program"`
+	Inputs  string `json:"inputs"`
+}
+
+const recordDir = "reuse"
+
+func recordPath(stateDir string, scope queue.Scope) string {
+	sum := sha256.Sum256([]byte(scope.Session + "\x00" + scope.Agent))
+	return filepath.Join(stateDir, recordDir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// sealKey reads the state dir's key, making it when there is none.
+func sealKey(stateDir string) ([]byte, error) {
+	path := filepath.Join(stateDir, recordDir, "key")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		key := make([]byte, 32)
+		rand.Read(key)
+		_, err = f.Write(key)
+		if cerr := f.Close(); err != nil || cerr != nil {
+			return nil, errors.Join(err, cerr)
+		}
+	}
+	key, err := os.ReadFile(path)
+	if err == nil && len(key) != 32 {
+		err = errors.New("reuse key: malformed")
+	}
+	return key, err
+}
+
+// seal is the record's MAC under key, over its JSON without the MAC.
+func (r record) seal(key []byte) string {
+	r.MAC = ""
+	b, _ := json.Marshal(r)
+	m := hmac.New(sha256.New, key)
+	m.Write(b)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// loadRecord reads the scope's record; nil when there is none or it fails
+// a check.
+func loadRecord(stateDir string, scope queue.Scope, key []byte) *record {
+	data, err := os.ReadFile(recordPath(stateDir, scope))
+	if err != nil {
+		return nil
+	}
+	var r record
+	if json.Unmarshal(data, &r) != nil || r.Session != scope.Session || r.Agent != scope.Agent ||
+		!hmac.Equal([]byte(r.MAC), []byte(r.seal(key))) {
+		return nil
+	}
+	return &r
+}
+
+// Finish records the stop's passes (results in Start's order): each run
+// validator that ran and passed, when nothing it depends on changed while
+// it ran; the others as they were; a failed one is dropped. Under the
+// default policy, one that ran unconfined could have written the state
+// dir: the record is removed instead. Past by, nothing new is recorded.
+func (r *Stop) Finish(results []validator.Result, by time.Time) {
+	if r.seal == nil || r.tree == nil {
+		return
+	}
+	path := recordPath(r.cfg.StateDir(), r.scope)
+	for i := range r.vs {
+		if r.ran(i) && r.trusted && !results[i].Confined {
+			os.Remove(path)
+			return
+		}
+	}
+	after, err := r.take(by)
+	if err != nil {
+		return // the passes on record stand; this stop's are not recorded
+	}
+	next := record{Session: r.scope.Session, Agent: r.scope.Agent, Validators: map[string]pass{}}
+	if r.rec != nil {
+		maps.Copy(next.Validators, r.rec.Validators)
+	}
+	for i, v := range r.vs {
+		if !r.ran(i) {
+			continue
+		}
+		delete(next.Validators, v.Name)
+		if k := r.still(i, after); k != nil && results[i].Passed {
+			next.Validators[v.Name] = pass{key: *k, Passed: r.now.UTC(), DurationMS: outcome.Millis(results[i].Duration)}
+		}
+	}
+	next.MAC = next.seal(r.seal)
+	if err := queue.WriteJSON(path, next); err != nil {
+		os.Remove(path) // a record half right is no record
+	}
+}
+
+// still is validator i's key in after when it and its inputs (stat and
+// all) are as before the run; else nil.
+func (r *Stop) still(i int, after *Tree) *key {
+	v, before := r.vs[i], r.keys[i]
+	k, err := r.key(v, r.specs[i], after)
+	if before == nil || err != nil || k != *before {
+		return nil
+	}
+	var match func(string) bool
+	if ps, _ := v.Patterns(); ps != nil {
+		match = ps.Match
+	}
+	if !r.tree.Still(after, match) {
+		return nil
+	}
+	return &k
+}
+
+// ran is whether validator i is a run validator that ran this stop.
+func (r *Stop) ran(i int) bool { return r.vs[i].Run != "" && r.reused[i] == nil }
+
+// Policy says whether reuse is on for a stop of client (a dialect name) in
+// cfg's project, and why (`gate check` prints it): per [settings] reuse,
+// else only where Claude Code's OS sandbox walls the state dir off and run
+// validators are confined.
+func Policy(cfg *config.Config, client, home string) (on bool, why string) {
+	switch cfg.Settings.Reuse {
+	case config.ReuseOff:
+		return false, "off ([settings] reuse = false)"
+	case config.ReuseOn:
+		return true, "on ([settings] reuse = true: the record is trusted even where the agent could write the state dir)"
+	}
+	if client != "claude" {
+		return false, "off: the state dir is not walled off from " + client + "'s agent (set [settings] reuse = true to reuse anyway)"
+	}
+	if cfg.Settings.Confine == config.ConfineOff {
+		return false, "off: run validators are not confined (confine = false), so the code they run could write the record (set [settings] reuse = true to reuse anyway)"
+	}
+	rule := settings.DenyRule(filepath.ToSlash(cfg.Root), filepath.ToSlash(home), filepath.ToSlash(cfg.StateDir()), true)
+	if walled, missing := settings.Walled(claudeSettings(cfg.Root, home), rule); !walled {
+		return false, "off: the OS wall is not up around the state dir (" + missing + "); set [settings] reuse = true to reuse anyway"
+	}
+	if p := cfg.Settings.Protect; p != nil && len(p) == 0 && cfg.Settings.Confine != config.ConfineOn {
+		return false, "off: protect = [] leaves run validators unconfined, so the code they run could write the record (set [settings] reuse = true to reuse anyway)"
+	}
+	if _, err := validator.Bwrap(); err != nil {
+		return false, "off: run validators cannot be confined here (" + err.Error() + "), so the code they run could write the record (set [settings] reuse = true to reuse anyway)"
+	}
+	return true, "on: the OS wall keeps the agent from writing the state dir, where the record is"
+}
+
+// claudeSettings are Claude Code's settings files' texts in its order;
+// nil for one missing or not a regular file (a named pipe cannot hold the
+// stop; the wall is then taken as down).
+func claudeSettings(root, home string) [][]byte {
+	files := guard.ClaudeSettings(root, home)
+	out := make([][]byte, len(files))
+	for i, f := range files {
+		out[i], _ = regular.ReadFile(f.Path, math.MaxInt64)
+	}
+	return out
+}
+
+// Lines tells w, for each of clients, whether a stop reuses passes and
+// why (Policy); nothing for a config without run validators.
+func Lines(w io.Writer, cfg *config.Config, home string, clients []string) {
+	if cfg == nil {
+		return
+	}
+	if runs, err := cfg.Runs(); err == nil && len(runs) == 0 {
+		return // unknown: told as if it had
+	}
+	for _, n := range clients {
+		_, why := Policy(cfg, n, home)
+		prefix := "reuse of unchanged passes: "
+		if len(clients) > 1 {
+			prefix = "reuse of unchanged passes (" + n + "): "
+		}
+		fmt.Fprintln(w, prefix+why)
+	}
 }

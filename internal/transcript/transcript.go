@@ -1,37 +1,15 @@
-// Package transcript reads Claude Code session transcripts for what armed a
-// prompt: Read tool calls and slash commands; and for the reply a stop
-// follows, which tells whether the file has caught up with the client.
-//
-// A transcript is JSONL, appended to as the session runs. The lines that
-// matter (as the real client, 2.1.x, writes them):
-//
-//	{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/abs/p.md"}}]},"uuid":…}
-//	{"type":"user","message":{"content":"<command-message>joke</command-message>\n<command-name>/joke</command-name>\n<command-args>…</command-args>"},…}
-//	{"type":"user","message":{"content":"/joke extra words"},…}   a typed prompt
-//	{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"joke"}}]},…}
-//
-// After a stop's hooks ran, the client records the stop (Result.Stops):
-//
-//	{"type":"attachment","attachment":{"type":"hook_blocking_error","hookEvent":"Stop","blockingError":{"blockingError":"…"}},…}
-//	{"type":"system","subtype":"stop_hook_summary","hookInfos":[{"command":"…"}],"hookErrors":["…"],"preventedContinuation":false,…}
-//
-// A subagent's lines carry "isSidechain":true and its "agentId"; the
-// client writes them to <session>/subagents/agent-<id>.jsonl, older clients
-// into the session's own transcript.
-//
-// ScanWith reads any client's record kept as lines with the same bounds,
-// each line by that client's format (package client).
-//
-// Scan streams from a byte offset and is bounded: it examines at most
-// MaxScan bytes (the newest, when there are more), skips lines longer than
-// MaxLine, decodes only lines that can hold a trigger, and tolerates lines
-// that are not JSON. A last line without its newline is being written and
-// is left for the next scan.
+// Package transcript reads a client's record of a session as lines, with
+// bounds (MaxScan, MaxLine; a last line without its newline is left for the
+// next scan), and Claude Code's transcript itself: the Reads and commands
+// that arm a prompt, the client's records of its stops, and the reply a stop
+// follows. The lines it reads are in docs/reconciliation.md.
 package transcript
 
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -65,23 +43,16 @@ type Event struct {
 	Offset  int64  // where the line starts
 	End     int64  // just past the line
 	UUID    string
-	// Time is when the client wrote the line (its "timestamp"); zero
-	// when the line has none.
-	Time time.Time
+	Time    time.Time // when the client wrote the line; zero: not said
 }
 
 // Thread picks the lines of one thread of a session.
 type Thread struct {
-	// Agent is the subagent's id; "" is the main thread, whose lines are
-	// neither sidechain nor an agent's.
-	Agent string
-	// Own is set when the file is the agent's own transcript, whose lines
-	// may omit agentId.
-	Own bool
+	Agent string // the subagent's id; "": the main thread
+	Own   bool   // the file is the agent's own, whose lines may omit agentId
 }
 
-// Has says whether a line of the thread of agent ("" none named), on a
-// sidechain or not, belongs to t.
+// Has says whether a line of agent ("" none), on a sidechain or not, is t's.
 func (t Thread) Has(agent string, sidechain bool) bool {
 	switch {
 	case t.Agent == "":
@@ -94,49 +65,30 @@ func (t Thread) Has(agent string, sidechain bool) bool {
 
 // Result is what one Scan saw.
 type Result struct {
-	Events []Event
-	From   int64 // where it started reading
-	End    int64 // just past the last complete line: where the next scan starts
-	// Reset is set when the file was shorter than the offset asked for: it
-	// was replaced, and was read from its start.
-	Reset bool
-	// Skipped counts the bytes after the offset asked for that were not
-	// examined because of MaxScan, and Long the lines skipped for MaxLine.
-	Skipped int64
-	Long    int
-	// Bad counts candidate lines that did not decode.
-	Bad int
-	// Blocks are the stop blocks the client fed back to the thread (its
-	// hook_blocking_error records of Stop and SubagentStop) since the last
-	// prompt a person gave it, oldest first: the blocks of the current
-	// turn, which no deleted file can make the gate forget.
+	Events  []Event
+	From    int64 // where it started reading
+	End     int64 // just past the last complete line: where the next scan starts
+	Reset   bool  // the file was shorter than the offset: replaced, read from its start
+	Skipped int64 // bytes after the offset not examined (MaxScan)
+	Long    int   // lines skipped (MaxLine)
+	Bad     int   // candidate lines that did not decode
+	// Blocks are the stop blocks the client fed back to the thread in the
+	// current turn (since a person last typed), oldest first.
 	Blocks []Block
-	// Stops are the client's records of the thread's stops, oldest first,
-	// all of them: what a reconciliation mark is checked against.
+	// Stops are the client's records of the thread's stops, oldest first.
 	Stops []Stop
-	// Last is the text of the thread's last reply (an assistant line's
-	// text blocks, TrimReply'd), and Replied says it came after the
-	// thread's last stop_hook_summary or typed prompt: a stop follows a
-	// reply, so a record that does not show it has not caught up with the
-	// client yet. A hook_blocking_error is no bound: the client writes one
-	// as soon as a hook blocks, while the stop's other hooks (the gate)
-	// still run. A reply before the bound is the one a stop follows when
-	// the model answered a block with nothing.
+	// Last is the thread's last reply, TrimReply'd; Replied says it came
+	// after the thread's last stop_hook_summary or typed prompt (a
+	// hook_blocking_error is no bound: the gate may still run then).
 	Last    string
 	Replied bool
 }
 
-// Stop is one record the client wrote of a stop, after its hooks ran.
-// Claude Code writes, after the hooks of a stop: for each hook that
-// blocked, a hook_blocking_error attachment; then (2.1.x) one
-// stop_hook_summary system line with every hook it ran, the blocking
-// errors, and preventedContinuation when a hook halted. A passing
-// subagent stop leaves no record in the subagent's transcript.
+// Stop is one record Claude Code wrote of a stop after its hooks ran: a
+// hook's hook_blocking_error, or the stop_hook_summary of them all.
 type Stop struct {
-	Offset int64 // where the line starts
-	// Summary is set for a stop_hook_summary line, else the line is one
-	// hook's hook_blocking_error of Event.
-	Summary   bool
+	Offset    int64    // where the line starts
+	Summary   bool     // a stop_hook_summary, else one hook's hook_blocking_error of Event
 	Event     string   // the blocking error's "Stop" or "SubagentStop"
 	Errors    []string // the blocking reasons, in full
 	Commands  []string // Summary: the hook commands that ran
@@ -156,13 +108,11 @@ func Scan(path string, offset int64, thread Thread) (*Result, error) {
 	})
 }
 
-// A LineFunc adds to res what one complete line of a record, at
-// [start, end) in its file, says: the format of one client's record.
+// A LineFunc adds to res what one complete line of a record, at [start,
+// end) in its file, says.
 type LineFunc func(b []byte, start, end int64, res *Result)
 
-// ScanWith is Scan for any record kept as lines, each read by line: the
-// same bounds (MaxScan, MaxLine) and the same care for a line still being
-// written.
+// ScanWith is Scan for any record kept as lines, each read by line.
 func ScanWith(path string, offset int64, line LineFunc) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -187,23 +137,12 @@ func ScanWith(path string, offset int64, line LineFunc) (*Result, error) {
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	pos := res.From
-	if res.Skipped > 0 {
-		// Started mid-line: resume at the next line.
-		var skip []byte
-		n, _, complete, err := readLine(r, &skip)
-		pos += n
-		if err != nil || !complete {
-			res.End = res.From
-			return res, nil
-		}
-	}
 	res.End = pos
 	var buf []byte
-	for {
+	for first := res.Skipped > 0; ; first = false {
 		buf = buf[:0]
 		n, long, complete, err := readLine(r, &buf)
-		if !complete {
-			// EOF inside a line: it is still being written.
+		if !complete { // EOF inside a line: it is still being written
 			if err != nil && !errors.Is(err, io.EOF) {
 				return nil, err
 			}
@@ -212,11 +151,13 @@ func ScanWith(path string, offset int64, line LineFunc) (*Result, error) {
 		start := pos
 		pos += n
 		res.End = pos
-		if long {
+		switch {
+		case first: // started mid-line: resume at the next
+		case long:
 			res.Long++
-			continue
+		default:
+			line(buf, start, pos, res)
 		}
-		line(buf, start, pos, res)
 	}
 }
 
@@ -291,9 +232,7 @@ var (
 	keySummary    = []byte(`"stop_hook_summary"`)
 )
 
-// scanLine adds the events of one complete line. Only lines that can hold
-// a trigger or a reply are decoded: tool results, which carry whole files,
-// are not.
+// scanLine adds what one complete line shows.
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	if !candidate(b) {
 		return
@@ -316,10 +255,9 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	}
 }
 
-// candidate reports whether a line can hold a trigger, a reply or a stop
-// record, without decoding it. A reply is a line with a text block (the
-// client writes one block a line): the many without one, a Write's whole
-// file among them, are not decoded for it.
+// candidate reports, without decoding it, whether a line can hold a
+// trigger, a reply (a text block) or a stop record: tool results and
+// writes, which carry whole files, are not decoded.
 func candidate(b []byte) bool {
 	assistant := bytes.Contains(b, keyAssistant) && bytes.Contains(b, keyText) || bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
 	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
@@ -371,8 +309,8 @@ func assistantLine(l *line, ev Event, res *Result) {
 	res.Last, res.Replied = TrimReply(strings.Join(texts, "\n")), true
 }
 
-// toolEvent returns the event of a tool_use block that arms, a Read of a
-// file or a Skill the model ran; one without a Kind for any other block.
+// toolEvent returns the event of a Read or Skill tool_use block; one
+// without a Kind for any other block.
 func toolEvent(bl block, ev Event) Event {
 	var in struct {
 		FilePath string `json:"file_path"`
@@ -383,8 +321,6 @@ func toolEvent(bl block, ev Event) Event {
 	case bl.Name == "Read" && in.FilePath != "":
 		ev.Kind, ev.Path = Read, in.FilePath
 	case bl.Name == "Skill" && in.Skill != "":
-		// The model ran a command itself: the client expands it
-		// with no UserPromptExpansion and no Read.
 		ev.Kind, ev.Command = Command, strings.TrimPrefix(in.Skill, "/")
 	}
 	return ev
@@ -414,9 +350,8 @@ func userLine(l *line, ev Event, res *Result) {
 	}
 }
 
-// TrimReply trims a reply as Claude Code does (JavaScript's trim): white
-// space and U+FEFF, which Go's strings.TrimSpace keeps, but not U+0085,
-// which it trims.
+// TrimReply trims a reply as Claude Code does (JavaScript's trim): unlike
+// strings.TrimSpace, U+FEFF too and U+0085 not.
 func TrimReply(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != '\u0085' || r == '\uFEFF' })
 }
@@ -444,10 +379,8 @@ func userText(content json.RawMessage) (string, bool) {
 	return strings.Join(texts, "\n"), len(texts) > 0
 }
 
-// commandName reads a slash command the client expanded, recorded as
-// <command-message>…</command-message><command-name>/name</command-name>….
-// Only text that starts so counts: a prompt that merely quotes the tags
-// is not a command.
+// commandName reads a slash command the client expanded, from text that
+// starts with its tags: a prompt that merely quotes them is none.
 func commandName(text string) (string, bool) {
 	t := strings.TrimLeft(text, " \t\r\n")
 	if !strings.HasPrefix(t, "<command-message>") && !strings.HasPrefix(t, "<command-name>") {
@@ -465,6 +398,35 @@ func commandName(text string) (string, bool) {
 	return name, true
 }
 
-// MaxReason is how much of a block reason Result.Blocks keeps: enough to
-// tell whose block it was.
+// MaxReason is how much of a block reason Result.Blocks keeps.
 const MaxReason = 200
+
+// sealWindow is how many bytes before an offset Seal hashes.
+const sealWindow = 4 << 10
+
+// ErrPastEnd is a Seal asked for an offset past the end of the file.
+var ErrPastEnd = errors.New("offset past the end of the transcript")
+
+// Seal returns the SHA-256 of the sealWindow bytes of path before end,
+// which a reconciliation mark keeps: appends do not change it, rewriting
+// what comes before end does.
+func Seal(path string, end int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if end < 0 || end > fi.Size() {
+		return "", ErrPastEnd
+	}
+	from := max(0, end-sealWindow)
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, from, end-from)); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
