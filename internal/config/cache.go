@@ -27,38 +27,33 @@ import (
 // CacheDir is where, under the state dir, Load keeps parsed configs.
 const CacheDir = "cache"
 
-// Load is Parse of the config file for a hook that answers one event.
-// When the cache under the state dir holds a parse of the config's exact
-// text, it reads that instead of parsing: parsing a mappings.toml of
-// thousands of mappings takes far longer than a hook may.
-//
-// A cache file holds the text it was parsed from, and is used only when
-// that equals the config file byte for byte, as read at this load: a
-// file's stat (size, times, inode) can be made to match another text, and
-// a cache trusted on it could disarm every prompt while git shows nothing
-// changed. It holds what else decides a parse too (stopgate's version, the
-// block cap), and must match that as well; it is written atomically. A
-// cache that is missing, stale, corrupt or cannot be written costs a full
-// parse, never a wrong answer. Errors are the file's and Parse's: a config
-// with mistakes is never cached.
+// Load is Parse of the config file for a hook, from the cache under the
+// state dir when it holds a parse of the config's exact text (never
+// trusted on a stat, which can be forged; docs/config.md#the-cache). A
+// cache missing, stale, corrupt or unwritable costs a parse, never a wrong
+// answer; a config with mistakes is never cached.
 func Load(file, root string) (*Config, error) {
 	f, err := openText(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	cfg, err := load(f, file, root)
+	if err == nil {
+		cfg.File, cfg.Root = file, root
+	}
+	return cfg, err
+}
+
+func load(f *os.File, file, root string) (*Config, error) {
 	ctx := contextKey()
-	// Most projects keep the default state dir: its cache is tried first,
-	// against the file as it is read, so that a hit holds no copy of a
-	// text that may be megabytes long. It counts only for a text that
-	// cannot name another state dir: the guard protects the state dir the
-	// config names, and a cache planted where it does not look would
-	// answer for the config.
+	// The default state dir's cache first, compared as the file streams
+	// by; its hit counts only for a text that cannot name another state
+	// dir, where the guard would not protect a cache planted here.
 	home := cachePath(stateDir(root, ""), file)
 	m := &mentions{r: f}
 	hit := readCache(home, m, ctx)
 	if hit != nil && !m.seen {
-		hit.File, hit.Root = file, root
 		return hit, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -68,30 +63,23 @@ func Load(file, root string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Elsewhere, only where the text keeps its state dir: as the plain scan
-	// reads it when it is sure, else as the decoder reads [settings] alone.
-	dir, known := textStateDir(text, root)
-	if known && hit != nil && cachePath(dir, file) == home { // gate init's starter names the default
-		hit.File, hit.Root = file, root
-		return hit, nil
-	}
-	if known {
+	if dir, known := textStateDir(text, root); known {
+		if hit != nil && cachePath(dir, file) == home { // gate init's starter names the default
+			return hit, nil
+		}
 		if c := readCache(cachePath(dir, file), bytes.NewReader(text), ctx); c != nil {
-			c.File, c.Root = file, root
 			return c, nil
 		}
 	}
 	cfg, err := Parse(text, file, root)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
 	}
-	writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
-	return cfg, nil
+	return cfg, err
 }
 
-// mentions reads through r and notes whether the text mentions state_dir,
-// or an escape that could spell it (\u, \U): a text that does neither
-// keeps the default state dir (plainStateDir).
+// mentions reads through r, noting whether the text could spell state_dir
+// (mentionsStateDir).
 type mentions struct {
 	r    io.Reader
 	tail []byte // the last bytes read, for a needle across two reads
@@ -109,9 +97,8 @@ func (m *mentions) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// mentionsStateDir reports whether b holds "state_dir", \u or \U. It
-// looks for the rare bytes (_ and \) with IndexByte: a hook pays this on
-// every byte of the config.
+// mentionsStateDir reports whether b holds "state_dir", \u or \U, found
+// by their rare bytes: a hook pays this on every byte of the config.
 func mentionsStateDir(b []byte) bool {
 	for i := 0; ; i++ {
 		j := bytes.IndexByte(b[i:], '_')
@@ -133,24 +120,14 @@ func mentionsStateDir(b []byte) bool {
 	}
 }
 
-// A cache file is the checksum of its head line (four bytes, little-endian),
-// the head line, the config text, then one line per record, sorted: each a
-// kind letter, its key as a JSON string, a tab, its value as JSON, a tab
-// and the checksum of what precedes it on the line, in hex. The records are
-// the mappings ("m", by index), the validators ("v", by name), the
-// mappings each path and command arms ("p", "c"), the run validators ("r":
-// the guard asks for them at every write it judges), the validators' order
-// ("o") and [telemetry] ("t"). A lookup finds its record by binary search
-// in the file and decodes it alone, so that an event reads a few lines
-// however large the config. The checksums catch a torn or damaged file,
-// the text a stale one.
-//
-// Records, not one encoding of the whole Config after the text: a matched
-// Read would then decode every mapping and validator to use one. Measured
-// in-process on the bench's projects (1,000 / 10,000 mappings), decoding
-// the encoding/gob of a Config took 16 / 150 ms and its JSON 52 / 648 ms,
-// where a load and lookup of its records took 0.14 / 5.9 ms. In make bench,
-// a matched Read at 10,000 mappings went from 2.6x the floor to 30x.
+// A cache file is a checksum (4 bytes LE) of its head line, the head line,
+// the config text, then sorted record lines: kind letter, JSON key, tab,
+// JSON value, tab, hex checksum of the line so far. Records: mappings
+// ("m", by index), validators ("v"), what each path and command arms ("p",
+// "c"), run validators ("r"), the order ("o"), [telemetry] ("t"). A lookup
+// binary-searches the file and decodes one line: records, not one encoding
+// of Config, because decoding a gob or JSON Config cost 100-370x a lookup
+// at 1,000 mappings (docs/config.md#the-cache).
 type cacheHead struct {
 	Context  string // see contextKey
 	Key      [sha256.Size]byte
@@ -160,9 +137,7 @@ type cacheHead struct {
 }
 
 // cached is where a config from the cache finds its records: the file at
-// path, as long as its head is the one read at the load. The head holds
-// the text's SHA-256: a file rewritten since for the same text holds the
-// same records.
+// path, while its head is the one read at the load.
 type cached struct {
 	path string
 	head []byte // the checksum and the head line
@@ -214,13 +189,11 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	return append(append(out, text...), recs...)
 }
 
-// mappingKey is the key of the i-th mapping's record, fixed-width so that
-// records sort in file order.
+// mappingKey is the i-th mapping's record key, fixed-width to sort in order.
 func mappingKey(i int) string { return fmt.Sprintf("%010d", i) }
 
 // readCache returns the config cached at path if it was parsed from the
-// text that config reads to its end under ctx, or nil. Only its head is
-// decoded; the records wait for a question.
+// text config reads under ctx, else nil; only its head is decoded.
 func readCache(path string, config io.Reader, ctx string) *Config {
 	f, err := os.Open(path)
 	if err != nil {
@@ -246,13 +219,11 @@ func readCache(path string, config io.Reader, ctx string) *Config {
 	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: head, at: at + h.Text, end: at + h.Text + h.Records}}
 }
 
-// textChunk is how much of each text sameText reads at a time: the texts
-// are compared as they stream by, never held whole.
+// textChunk is how much of each text sameText reads at a time.
 const textChunk = 32 << 10
 
-// sameText reports whether a and b read the same bytes to their ends; b
-// is size bytes long, if it is what it claims. A read error is a
-// difference.
+// sameText reports whether a and b, said to be size bytes long, read the
+// same bytes to their ends; a read error is a difference.
 func sameText(a, b io.Reader, size int64) bool {
 	chunk := int(min(size+1, textChunk)) // a short text in one read; a longer a fails at once
 	buf := make([]byte, 2*chunk)
@@ -269,19 +240,16 @@ func sameText(a, b io.Reader, size int64) bool {
 	}
 }
 
-// errCache is a cache file that is not what its head said: damaged, or
-// rewritten for another text since the load.
+// errCache is a cache file damaged or rewritten since the load.
 var errCache = errors.New("config cache changed or damaged")
 
-// fromCache asks the cache's records, for a config from the cache, and
-// reports whether they answered. When they cannot (see errCache), the
-// file is parsed into c, and the caller answers from that.
+// fromCache asks a cached config's records and reports whether they
+// answered; when they cannot, the file is parsed into c for the caller.
 func (c *Config) fromCache(ask func(*records) error) (bool, error) {
 	if c.cached == nil {
 		return false, nil
 	}
-	err := c.cached.ask(ask)
-	if err == nil {
+	if c.cached.ask(ask) == nil {
 		return true, nil
 	}
 	text, err := readText(c.File)
@@ -296,7 +264,6 @@ func (c *Config) fromCache(ask func(*records) error) (bool, error) {
 	return false, nil
 }
 
-// ask opens the cache file for ask, if it has the head read at the load.
 func (cc *cached) ask(ask func(*records) error) error {
 	f, err := os.Open(cc.path)
 	if err != nil {
@@ -347,8 +314,7 @@ func value(line []byte) ([]byte, error) {
 	return line[j+1 : i], nil
 }
 
-// get decodes into v the value of the record of kind and key, and reports
-// whether there is one.
+// get decodes into v the record of kind and key, reporting whether it exists.
 func (r *records) get(kind byte, key string, v any) (bool, error) {
 	k, err := json.Marshal(key)
 	if err != nil {
@@ -407,8 +373,7 @@ func (r *records) match(kind byte, key string) ([]*Mapping, error) {
 	return maps, nil
 }
 
-// Full returns the config with every mapping and validator read: a config
-// from the cache decodes them all from its records.
+// Full returns the config with every mapping and validator read.
 func (c *Config) Full() (*Config, error) {
 	full := &Config{File: c.File, Root: c.Root, Settings: c.Settings, key: c.key, Validators: map[string]*Validator{}}
 	ok, err := c.fromCache(func(r *records) error {
@@ -450,26 +415,21 @@ func (c *Config) Full() (*Config, error) {
 	return c, err
 }
 
-// checksum is the FNV-1a hash the cache's lines and head carry: it finds
-// a torn or damaged file (never an attacker's: the guard keeps the agent
-// out of the state dir, and a hit needs the config's exact text), and
-// costs no tables at start-up, as hash/crc32's do.
+// checksum finds a torn or damaged cache (not a forged one: the guard and
+// the exact text see to that); FNV-1a builds no tables at start-up.
 func checksum(b []byte) uint32 {
 	h := fnv.New32a()
 	h.Write(b)
 	return h.Sum32()
 }
 
-// contextKey says what besides the text decides a parse, so that a cache
-// is never read by a stopgate with other rules.
+// contextKey is what besides the text decides a parse.
 func contextKey() string {
 	return "stopgate " + buildinfo.Read().String() + ", block cap " + strconv.Itoa(BlockCap(os.Getenv))
 }
 
-// cachePath names the cache of config file under stateDir: one per config
-// file, so that a project with several configs keeps each warm. Two files
-// whose names collide only share, and rewrite, one cache: its text still
-// tells them apart.
+// cachePath names the cache of config file under stateDir, one per file
+// (a collision shares one, which its text still tells apart).
 func cachePath(stateDir, file string) string {
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -480,10 +440,8 @@ func cachePath(stateDir, file string) string {
 	return filepath.Join(stateDir, CacheDir, "mappings-"+hex.EncodeToString(h.Sum(nil))+".idx")
 }
 
-// writeCache writes data to path atomically, on a best-effort basis: a
-// hook never fails because its cache could not be written. There is no
-// fsync: a cache lost or torn by a power cut fails its checks and costs
-// one parse.
+// writeCache writes data to path atomically, best effort and unsynced: a
+// lost or torn cache fails its checks and costs one parse.
 func writeCache(path string, data []byte) {
 	dir := filepath.Dir(path)
 	if data == nil || os.MkdirAll(dir, 0o755) != nil {
@@ -493,6 +451,5 @@ func writeCache(path string, data []byte) {
 	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: queue.TempPrefix, NoSync: true})
 }
 
-// staleTemp is the age after which a cache temp file is taken for one left
-// by a killed writer: a live writer renames its own within milliseconds.
+// staleTemp is the age of a cache temp file left by a killed writer.
 const staleTemp = time.Minute

@@ -13,23 +13,15 @@ import (
 type Depth int
 
 const (
-	// FileOnly checks the file alone. The gate hook inspects at this depth
-	// at every stop: it costs no more than loading. What the project's
-	// files are like (a run script missing) is then judged when the
-	// validator runs, and reported to the agent with the other failures.
-	FileOnly Depth = iota
-	// Project also checks the files the config names, for `gate check`:
-	// run programs and prompt files.
-	Project
+	FileOnly Depth = iota // the file alone: the gate at every stop
+	Project               // and the run programs and prompt files it names: gate check
 )
 
-// Inspect loads the config at file and checks it, the one entry point of
-// `gate check` and of the gate hook, so that the two never disagree on what
-// is a mistake. It returns the config as far as it could be read (nil when
-// the TOML does not parse), every problem sorted by line, errors and
-// warnings alike, and an error only when the file cannot be read (wrapping
-// fs.ErrNotExist when it does not exist). A config with Problems.Errors()
-// must not be used to judge a stop.
+// Inspect loads and checks the config at file, for both `gate check` and
+// the gate hook, so they agree on what is a mistake. It returns the config
+// as far as it could be read (nil when the TOML does not parse), every
+// problem sorted by line, and an error only when the file cannot be read.
+// A config with Problems.Errors() must not judge a stop.
 func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	data, err := readText(file)
 	if err != nil {
@@ -50,8 +42,7 @@ func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	return cfg, ps, nil
 }
 
-// checker adds the problems of a parsed config beyond its text to the
-// parser's, located by the parser's scan: the text is scanned once.
+// checker adds the problems of a parsed config beyond its text.
 type checker struct {
 	*parser
 	cfg *Config
@@ -63,7 +54,7 @@ func (c *checker) add(warning bool, key, msg, hint string) {
 }
 
 // unused warns of validators no mapping names, and of a config that maps
-// nothing: both are usually a rule someone meant to write.
+// nothing.
 func (c *checker) unused() {
 	if len(c.cfg.Mappings) == 0 {
 		c.add(true, "", "no [[mapping]]: nothing will be checked",
@@ -83,8 +74,7 @@ func (c *checker) unused() {
 	}
 }
 
-// programs finds run validators whose program cannot start: at stop time
-// each would fail with "cannot start" whatever the agent does.
+// programs finds run validators whose program cannot start.
 func (c *checker) programs() {
 	for _, name := range c.cfg.Order {
 		v := c.cfg.Validators[name]
@@ -101,13 +91,9 @@ func (c *checker) programs() {
 	}
 }
 
-// promptFiles warns of mappings whose prompt no file of the project
-// names (see Names): no read can arm them, only a slash command. A
-// misspelt key or prompts_dir looks exactly like this, and so does a key
-// in another spelling of the client's names ("git-commit" or "git:commit"
-// for .claude/commands/git/commit.md), which the hint then names. A
-// plugin's command ("plugin:name") has no file in the project: it is
-// warned of only when it looks like such a misspelling.
+// promptFiles warns of mappings none of whose files exists (a misspelt
+// key or prompts_dir), naming a respelling whose file does; a plugin's
+// command only when it looks like such a misspelling.
 func (c *checker) promptFiles() {
 	for i, m := range c.cfg.Mappings {
 		if msg, _ := badPromptKey(m.Prompt); msg != "" {
@@ -134,8 +120,8 @@ func (c *checker) promptFiles() {
 	}
 }
 
-// respelt returns key in another of the client's spellings ("/", "-" or
-// ":" between segments) whose file exists, and that file; or "", "".
+// respelt returns key in another spelling ("/", "-" or ":") whose file
+// exists, and that file; or "", "".
 func (c *checker) respelt(key string) (alt, file string) {
 	for _, k := range []string{Spelling(key), strings.ReplaceAll(key, ":", "/"), Command(key)} {
 		if k == key || c.cfg.Mapping(k) != nil {
@@ -171,22 +157,17 @@ type Problem struct {
 }
 
 func (p *Problem) Error() string {
-	var b strings.Builder
-	b.WriteString(p.File)
+	s := p.File
 	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d", p.Line)
+		s += fmt.Sprintf(":%d", p.Line)
 	}
-	b.WriteString(": ")
 	if p.Key != "" {
-		b.WriteString(cli.Visible(p.Key, true))
-		b.WriteString(": ")
+		s += ": " + cli.Visible(p.Key, true)
 	}
-	b.WriteString(cli.Visible(p.Msg, true))
-	return b.String()
+	return s + ": " + cli.Visible(p.Msg, true)
 }
 
-// Problems is every mistake found in one load, in file order. As an error
-// it unwraps to each *Problem.
+// Problems is every mistake found in one load, in file order.
 type Problems []*Problem
 
 func (ps Problems) Error() string {
@@ -197,7 +178,6 @@ func (ps Problems) Error() string {
 	return strings.Join(msgs, "; ")
 }
 
-// Unwrap gives each problem to errors.Is and errors.As.
 func (ps Problems) Unwrap() []error {
 	errs := make([]error, len(ps))
 	for i, p := range ps {

@@ -1,9 +1,6 @@
 // Package config loads mappings.toml: which prompt files arm which
-// validators, and the settings of the gate.
-//
-// Decoding is strict: an unknown key, a wrong type, a validator that names
-// both file and run, a regex that does not compile or a mapping that names an
-// undefined validator is a Problem that names the file, the line and the key.
+// validators, and the settings of the gate. Decoding is strict: every
+// mistake is a Problem naming the file, the line and the key.
 package config
 
 import (
@@ -46,28 +43,25 @@ const (
 )
 
 // Config is a loaded mappings.toml, parsed (Parse, Inspect) or read from
-// the cache (Load). Detect and the gate ask it through its methods, whose
-// errors are those of a cache that turns out unreadable after all.
+// the cache (Load); its methods' errors are those of a cache that turns
+// out unreadable after all.
 type Config struct {
 	File     string // path of the file it was loaded from
 	Root     string // project root that relative paths resolve against
 	Settings Settings
 	Mappings []Mapping
-	// Validators by name, and their names in file order: output follows the
-	// order of mappings.toml, never completion order.
+	// Validators by name, and their names in file order: output follows
+	// the file, never completion order.
 	Validators map[string]*Validator
 	Order      []string
-	Telemetry  Telemetry // [telemetry]: telemetry.go
+	Telemetry  Telemetry
 
-	key   [sha256.Size]byte         // SHA-256 of the text
-	index map[byte]map[string][]int // match's, by record kind
-	// cached, for a config from the cache, holds the records of Mappings,
-	// Validators, Order and Telemetry, each decoded when a question needs
-	// it (see Full): most events need only the settings.
-	cached *cached
+	key    [sha256.Size]byte         // SHA-256 of the text
+	index  map[byte]map[string][]int // match's, by record kind
+	cached *cached                   // from the cache: the records, decoded as asked (most events need only Settings)
 }
 
-// Settings is the [settings] table with defaults applied.
+// Settings is the [settings] table with defaults applied (docs/config.md).
 type Settings struct {
 	PromptsDir  string
 	StateDir    string
@@ -76,40 +70,21 @@ type Settings struct {
 	OutputLines int
 	Announce    bool
 	OnFailure   string
-	// FailFast is [settings] fail_fast: a stop answers as soon as one
-	// validator fails, stopping the others (file checks run first), instead
-	// of waiting for the slowest.
-	FailFast bool
-	// Mode is ModeEnforce, or ModeObserve for a roll-out: failures are
-	// recorded and shown to the user, and no stop is blocked.
-	Mode string
-	// Protect lists paths the PreToolUse guard keeps the agent from writing,
-	// beyond the state dir, mappings.toml and run validators' paths. Nil
-	// means the default protection; an empty list turns the guard off.
-	Protect []string
-	// Confine is [settings] confine: whether run validators execute with
-	// the protected set mounted read-only (bubblewrap). ConfineAuto, the
-	// default, confines them where bubblewrap works.
-	Confine string
-	// Reuse is [settings] reuse: whether a validator that passed earlier
-	// in the session is taken as passed while nothing it depends on
-	// changed (load.go).
-	Reuse string
-	// OutputBytes and Output are [settings] output_bytes and output: the
-	// bytes of a validator's output kept, and what is kept and shown
-	// first past them and past OutputLines (load.go).
+	FailFast    bool
+	Mode        string   // ModeEnforce or ModeObserve
+	Protect     []string // nil: the default protection; empty: the guard off
+	Confine     string   // ConfineAuto, ConfineOn or ConfineOff
+	Reuse       string   // ReuseAuto, ReuseOn or ReuseOff
 	OutputBytes int
 	Output      string
 }
 
 // Mapping arms Validators when the prompt Prompt is read or invoked.
 type Mapping struct {
-	Prompt     string // key: a path without ".md" (see Names), or "plugin:name"
-	Validators []string
-	Line       int
-	// WhenChanged: its validators run only when a file it selects
-	// changed since the prompt was armed (load.go).
-	WhenChanged []string
+	Prompt      string // key: a path without ".md" (see Names), or "plugin:name"
+	Validators  []string
+	Line        int
+	WhenChanged []string // its validators run only when a file these select changed since arming
 }
 
 // Validator is one named check: a built-in file check or a command.
@@ -123,23 +98,17 @@ type Validator struct {
 	Timeout     time.Duration
 	Fix         string
 	Line        int
-	Diff               // changed, added_lacks, added_matches, in: diff.go
-	Judge       *Judge // judge and its keys (judge.go); nil: not a judge
-	// Inputs are the gitignore-style patterns of the files its verdict
-	// depends on (load.go); nil: the whole working tree.
-	Inputs []string
-	// WhenChanged: it runs only when a file it selects changed since its
-	// prompt was armed (load.go).
-	WhenChanged []string
+	Diff
+	Judge       *Judge   // nil: not a judge
+	Inputs      []string // patterns of the files its verdict depends on; nil: the whole tree
+	WhenChanged []string // it runs only when a file these select changed since arming
 
 	patterns *pattern.Set // Inputs compiled, by the first Patterns
 }
 
-// Expects says in one line what a file or diff check asks of the work,
-// as the announcement says it (when the validator has no fix) and the
-// outcome log and telemetry record it: `output/joke.txt must exist,
-// contain "x"`, `CHANGELOG.md must change (since this prompt was read)`.
-// "" for a run validator.
+// Expects says in one line what a file, diff or judge check asks of the
+// work, as the announcement, the outcome log and telemetry say it; "" for
+// a run validator.
 func (v *Validator) Expects() string {
 	switch {
 	case v.IsDiff():
@@ -162,13 +131,11 @@ func (v *Validator) Expects() string {
 	return strings.Join(parts, ", ")
 }
 
-// Command reports the dashed form of a prompt key, "/" replaced by "-": the
-// flat command's name and its file name under .claude/commands (see Names).
+// Command reports the dashed form of a prompt key, "/" replaced by "-".
 func Command(key string) string { return strings.ReplaceAll(key, "/", "-") }
 
 // Starter is the mappings.toml `gate init` writes into a project that has
-// none: every setting at its default, explained, and a commented example
-// of a mapping and of both kinds of validator to copy from.
+// none.
 //
 //go:embed starter.toml
 var Starter string

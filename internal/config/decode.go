@@ -14,13 +14,10 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// The library decodes the text into the raw shapes (load.go). When a value
-// has the wrong type, it says so in a sentence, with no position of its own
-// and, in an array of tables, at the key's last occurrence; the text is then
-// decoded into the library's tree, and typeCheck walks it beside the
-// shapes to find the first wrong value in the file, located at its own,
-// indexed key, and said in TOML's words. A field added to a shape is read
-// and checked with no more code.
+// The library's type errors have no position of their own (and, in an
+// array of tables, the key's last one), so typeCheck walks the decoded
+// tree beside the raw shapes to find the first wrong value in file order.
+// A field added to a shape is checked with no more code.
 
 // node is a table of the tree and its key, named two ways.
 type node struct {
@@ -37,9 +34,8 @@ func (n node) child(name string) node {
 	return node{key: append(slices.Clip(n.key), name), path: path}
 }
 
-// typeCheck returns the first value of the tree, in file order, whose
-// TOML type is not the one its shape's field takes, as a Problem; nil if
-// there is none.
+// typeCheck returns, as a Problem, the first value in file order whose
+// TOML type is not its shape's; nil if there is none.
 func (p *parser) typeCheck(text string) *Problem {
 	var tree map[string]any
 	if _, err := toml.Decode(text, &tree); err != nil {
@@ -107,7 +103,7 @@ func (c *typeChecker) check(n node, v any, t reflect.Type) {
 }
 
 // mapKeys are the keys whose shape is a map, which the library leaves
-// empty, and says nothing, when the value is not a table.
+// empty, silently, when the value is not a table.
 var mapKeys = sync.OnceValue(func() []toml.Key { return shapeMaps(reflect.TypeOf(rawFile{}), nil) })
 
 func shapeMaps(t reflect.Type, key toml.Key) []toml.Key {
@@ -124,8 +120,7 @@ func shapeMaps(t reflect.Type, key toml.Key) []toml.Key {
 	return out
 }
 
-// notATable returns the first key of mapKeys the text defines as
-// something other than a table, or nil.
+// notATable returns the first of mapKeys defined as a non-table, or nil.
 func notATable(md toml.MetaData) toml.Key {
 	for _, k := range mapKeys() {
 		if t := md.Type(k...); t != "" && t != "Hash" {
@@ -135,8 +130,7 @@ func notATable(md toml.MetaData) toml.Key {
 	return nil
 }
 
-// scalar returns the TOML type a field of Go type t wants when v is not
-// of it, else "".
+// scalar returns the TOML type Go type t wants when v is not of it, else "".
 func scalar(v any, t reflect.Type) string {
 	want := "an integer" // the shapes' other scalars are ints
 	switch t.Kind() {
@@ -156,11 +150,9 @@ func scalar(v any, t reflect.Type) string {
 	return want
 }
 
-// field returns the key of table t that the field name reads and its
-// value, if there is one. Like the library, it reads a key spelt in other
-// letter case when none is spelt right (unknownKeys reports it): the least
-// of them when there are several, so that the choice does not depend on the
-// order of a map.
+// field returns the key of t the field name reads, and its value: like the
+// library, one in other letter case when none is spelt right (the least,
+// for an answer independent of map order).
 func field(t node, name string) (string, any, bool) {
 	if v, ok := t.m[name]; ok {
 		return name, v, true
@@ -174,9 +166,8 @@ func field(t node, name string) (string, any, bool) {
 	return found, t.m[found], found != ""
 }
 
-// Array returns the elements of a TOML array in a tree the library
-// decoded into maps: an array of values ([]any) or of tables
-// ([]map[string]any). The tests file of testhook is read the same way.
+// Array returns the elements of a TOML array ([]any or []map[string]any)
+// of a decoded tree; testhook reads its tests file with it.
 func Array(v any) ([]any, bool) {
 	switch a := v.(type) {
 	case []any:
@@ -191,9 +182,8 @@ func Array(v any) ([]any, bool) {
 	return nil, false
 }
 
-// mismatch records that key n holds v where it wants a value of another
-// type, if no mismatch was found earlier in the file. Located only now:
-// a config without one is never scanned for keys.
+// mismatch records that n holds v where it wants another type, unless a
+// mismatch earlier in the file was found.
 func (c *typeChecker) mismatch(n node, v any, want string) {
 	line := c.p.pos.line(n.path)
 	if c.bad != nil && c.bad.Line <= line {
@@ -204,8 +194,7 @@ func (c *typeChecker) mismatch(n node, v any, want string) {
 		Msg: fmt.Sprintf("is %s, want %s", TOMLType(v), want), Hint: typeHint(path)}
 }
 
-// TOMLType names, in TOML's words, the type of a value the library
-// decoded into a tree (testhook's TOML test files are named with it too).
+// TOMLType names in TOML's words the type of a decoded value.
 func TOMLType(v any) string {
 	switch v.(type) {
 	case string:
@@ -223,20 +212,18 @@ func TOMLType(v any) string {
 	case []any, []map[string]any:
 		return "an array"
 	}
-	return fmt.Sprintf("a %T", v) // none other: the library's types are these
+	return fmt.Sprintf("a %T", v)
 }
 
 // mappingPath is the path of the i-th [[mapping]].
 func mappingPath(i int) string { return "mapping[" + strconv.Itoa(i) + "]" }
 
-// syntaxError turns the decoder's error into a Problem, for TOML that does
-// not parse (a value of the wrong type is typeCheck's), at SyntaxLine.
+// syntaxError turns the decoder's error into a Problem, at SyntaxLine.
 func (p *parser) syntaxError(err error) *Problem {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
-		// A mismatch the library found decoding into the shapes, where
-		// typeCheck, reading keys as written, found none (validators and
-		// valIdators both): its text alone says the line.
+		// A mismatch typeCheck missed (validators and valIdators both):
+		// the text alone says the line.
 		msg := strings.TrimPrefix(err.Error(), "toml: ")
 		var n int
 		if _, err := fmt.Sscanf(msg, "line %d", &n); err != nil {
@@ -252,11 +239,8 @@ func (p *parser) syntaxError(err error) *Problem {
 	return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
 }
 
-// SyntaxLine returns the line of the mistake a ParseError of text is
-// about. The library's Position.Line is that of the character after it,
-// which for a header left open ("[[test]" then a newline) is the next
-// line: the line is taken from the offending character's offset. A TOML
-// tests file of testhook is located by it too.
+// SyntaxLine returns the line of a ParseError's mistake, from its offset:
+// Position.Line is the next character's, the next line for "[[test]\n".
 func SyntaxLine(text string, pe toml.ParseError) int {
 	if s := pe.Position.Start; s > 0 && s <= len(text) {
 		return 1 + strings.Count(text[:s], "\n")
@@ -264,8 +248,7 @@ func SyntaxLine(text string, pe toml.ParseError) int {
 	return pe.Position.Line
 }
 
-// typeHint shows how to write the keys most often written with the wrong
-// type.
+// typeHint shows how to write the keys most often of the wrong type.
 func typeHint(path string) string {
 	switch {
 	case strings.EqualFold(path, "mapping"):
@@ -280,12 +263,9 @@ func typeHint(path string) string {
 	return ""
 }
 
-// unknownKeys reports each key the decoder did not read, at its own line:
-// keys of array tables come unindexed, so the i-th report of a key is its
-// i-th definition. Keys under an unknown table are not reported again. A key
-// spelt with other letter case (Prompt, [[Mapping]]) is unknown too: TOML
-// keys are case-sensitive, but the decoder reads one regardless of case
-// when no key is spelt right.
+// unknownKeys reports each key the decoder did not read, the i-th report
+// of an (unindexed) key at its i-th definition, none under a reported
+// table; a miscased key too, which the decoder reads regardless of case.
 func (p *parser) unknownKeys(md toml.MetaData) {
 	undecoded := map[string]bool{}
 	for _, k := range md.Undecoded() {
@@ -301,7 +281,6 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 			}
 		}
 		reported = append(reported, path)
-		// Located by the unquoted parts, shown as TOML writes the key.
 		p.addAt(k.String(), p.pos.all().nth(path, seen[path]), "unknown key", hint)
 		seen[path]++
 	}
@@ -319,30 +298,22 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 }
 
 // fields are the keys each table takes, from the raw shapes' tags.
-// Built at the first parse: a hook that reads the cache never needs them.
 var fields = sync.OnceValue(func() map[string][]string {
-	return map[string][]string{
-		"":           tags(reflect.TypeOf(rawFile{})),
-		"settings":   tags(reflect.TypeOf(rawSettings{})),
-		"mapping":    tags(reflect.TypeOf(rawMapping{})),
-		"validators": tags(reflect.TypeOf(rawValidator{})),
-		"telemetry":  tags(reflect.TypeOf(rawTelemetry{})),
+	out := map[string][]string{}
+	for table, v := range map[string]any{"": rawFile{}, "settings": rawSettings{}, "mapping": rawMapping{},
+		"validators": rawValidator{}, "telemetry": rawTelemetry{}} {
+		for f := range reflect.TypeOf(v).Fields() {
+			out[table] = append(out[table], tagName(f))
+		}
 	}
+	return out
 })
-
-func tags(t reflect.Type) []string {
-	var names []string
-	for i := range t.NumField() {
-		names = append(names, tagName(t.Field(i)))
-	}
-	return names
-}
 
 // tagName is the TOML key a field of a shape decodes.
 func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("toml"), ",")[0] }
 
 // miscased returns the index of the first part of k that matches a known
-// key only when letter case is ignored, and that key; -1 if none does.
+// key only ignoring case, and that key; -1 if none does.
 func miscased(k toml.Key) (int, string) {
 	check := func(i int, table string) (int, string) {
 		if i >= len(k) {

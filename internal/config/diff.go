@@ -13,16 +13,14 @@ import (
 )
 
 // Diff is a validator's checks on what the agent changed since the prompt
-// was armed (package baseline): detect records the files they name when
-// it arms the prompt, and the gate compares.
+// was armed (package baseline).
 type Diff struct {
 	Changed      []string // files whose content must differ
 	AddedLacks   string   // no line added in the files of In may match
 	AddedMatches string   // some line added in the files of In must match
 	In           []string // gitignore-style patterns (package pattern)
-	// Cheats: no cheat added in the files of In, cheats.In when it names
-	// none (package cheats).
-	Cheats bool
+	Cheats       bool     // no cheat added in the files of In, else of cheats.In
+
 }
 
 // IsDiff reports whether the validator is a diff check.
@@ -69,9 +67,7 @@ func (d Diff) Want() baseline.Want {
 }
 
 // diff reads and checks a validator's diff keys into out, and reports
-// whether it has any. Each mistake would otherwise wave a stop through or
-// fail it for ever: a regex that does not compile, a glob that matches
-// nothing the user meant, a path outside the project.
+// whether it has any.
 func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 	*out = Diff{Changed: rd.Changed, AddedLacks: rd.AddedLacks, AddedMatches: rd.AddedMatches, In: rd.In, Cheats: rd.Cheats != nil && *rd.Cheats}
 	for _, c := range rd.Changed {
@@ -102,8 +98,7 @@ func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 	return out.IsDiff() || rd.In != nil || rd.Cheats != nil
 }
 
-// outsidePath says why a changed path is not a clean path inside the
-// project, or "" when it is.
+// outsidePath says why c is not a clean path inside the project, or "".
 func outsidePath(c string) string {
 	switch {
 	case strings.TrimSpace(c) == "":
@@ -118,8 +113,8 @@ func outsidePath(c string) string {
 	return ""
 }
 
-// WantOf is what detect records when it arms m: the union of what its
-// validators' diff checks name, empty for most mappings.
+// WantOf is what detect records when it arms m: the union of its
+// validators' diff checks' wants.
 func WantOf(m *Mapping, validator func(string) (*Validator, error)) (baseline.Want, error) {
 	var w baseline.Want
 	for _, name := range m.Validators {
@@ -149,8 +144,7 @@ func union(a, b []string) []string {
 	return a
 }
 
-// Check compiles the diff checks for the gate. A config that loaded has
-// none that fail to compile; one that does judges nothing.
+// Check compiles the diff checks for the gate; one that fails judges nothing.
 func (d Diff) Check() *baseline.Check {
 	set, err := pattern.Compile(d.in())
 	c := &baseline.Check{Changed: d.Changed, In: d.in(), Set: set}

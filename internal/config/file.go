@@ -12,10 +12,8 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// openText opens the config file for reading through regular.Open, so
-// that a named pipe (or a device) planted under its name cannot hold the
-// hook. A refusal is an error, which the gate answers with a halt like any
-// config it cannot read.
+// openText opens the config file through regular.Open: a named pipe
+// planted under its name cannot hold the hook.
 func openText(file string) (*os.File, error) {
 	f, _, err := regular.Open(file)
 	if errors.Is(err, regular.ErrNotRegular) {
@@ -24,7 +22,7 @@ func openText(file string) (*os.File, error) {
 	return f, err
 }
 
-// readText is os.ReadFile of the config file, through openText.
+// readText is os.ReadFile through openText.
 func readText(file string) ([]byte, error) {
 	f, err := openText(file)
 	if err != nil {
@@ -49,9 +47,8 @@ func Path(root, override, dir string) string {
 // StateDir returns the absolute state dir.
 func (c *Config) StateDir() string { return stateDir(c.Root, c.Settings.StateDir) }
 
-// PromptPath returns the absolute path of prompt key's file: the first of
-// its Names' files that exists, else its place under prompts_dir; "" for
-// a plugin's command, whose file is the plugin's.
+// PromptPath returns the absolute path of key's file: the first of its
+// Names' files that exists, else under prompts_dir; "" for a plugin's.
 func (c *Config) PromptPath(key string) string {
 	fs := c.Files(key)
 	if len(fs) == 0 {

@@ -4,7 +4,7 @@ import (
 	"cmp"
 )
 
-// Names returns every name of the prompt key: see the function Names.
+// Names returns every name of the prompt key.
 func (c *Config) Names(key string) []Name { return Names(c.Settings.PromptsDir, key) }
 
 // Files returns the root-relative paths whose read arms the prompt key.
@@ -17,7 +17,6 @@ func (c *Config) Commands(key string) []string {
 	return c.names(key, func(n Name) string { return n.Command })
 }
 
-// names returns the part of each of key's Names that has it.
 func (c *Config) names(key string, part func(Name) string) []string {
 	var out []string
 	for _, n := range c.Names(key) {
@@ -40,9 +39,8 @@ func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
 // MatchCommand returns the mappings armed by the slash command /name.
 func (c *Config) MatchCommand(name string) ([]*Mapping, error) { return c.match('c', name) }
 
-// match returns the mappings a path ('p') or command ('c') key arms: from
-// the cache's records, or from the index, built on first use, which finds
-// them in constant time per event however many mappings there are.
+// match returns the mappings a path ('p') or command ('c') key arms, from
+// the cache's records or from the index, built on first use.
 func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
 	var maps []*Mapping
 	if ok, err := c.fromCache(func(r *records) (err error) { maps, err = r.match(kind, key); return err }); ok || err != nil {
@@ -76,7 +74,7 @@ func (c *Config) pick(idx []int) []*Mapping {
 	return out
 }
 
-// tables maps each file and each command of every mapping's Names to the
+// tables maps each file and command of every mapping's Names to the
 // mappings they arm, in file order.
 func (c *Config) tables() (byPath, byCommand map[string][]int) {
 	byPath = make(map[string][]int, 4*len(c.Mappings))
@@ -118,9 +116,8 @@ func trimSlashes(s string) string {
 	return s
 }
 
-// Runs returns the validators that run a program, in file order, with
-// their Name and Run: what the PreToolUse guard protects, which it asks on
-// every Write, Edit and Bash call it judges.
+// Runs returns the run validators, in file order, with their Name and Run
+// (the guard asks at every write it judges).
 func (c *Config) Runs() ([]*Validator, error) {
 	var out []*Validator
 	if ok, err := c.fromCache(func(r *records) error {

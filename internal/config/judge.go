@@ -8,9 +8,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cheats"
 )
 
-// Judge is a validator a model decides (judge = "RUBRIC"): it reads the
-// evidence and answers pass or fail, quoting the evidence for a fail
-// (package validator, judge.go).
+// Judge is a validator a model decides (judge = "RUBRIC") from evidence.
 type Judge struct {
 	Rubric   string
 	Evidence []string // EvidenceChanged, "file:PATH" or "output:VALIDATOR"
@@ -18,8 +16,7 @@ type Judge struct {
 	Endpoint string   // the URL requests are posted to
 	Model    string
 	KeyEnv   string // the NAME of the variable holding the key, never the key
-	// OnUnavailable is OnFailureHalt (the default) or OnFailureBlock: what
-	// a stop does when the judge gives no verdict it can verify.
+	// OnFailureHalt or OnFailureBlock, when no verdict can be verified
 	OnUnavailable string
 	MaxBytes      int        // evidence_bytes: the evidence sent is cut to it
 	Price         [2]float64 // price_per_mtok: USD per million tokens in, out
@@ -29,7 +26,7 @@ type Judge struct {
 const (
 	APIAnthropic        = "anthropic"
 	APIOpenAI           = "openai"
-	EvidenceChanged     = "changed" // the files changed since the prompt was armed: each one's diff, or a new one's text
+	EvidenceChanged     = "changed" // the files changed since arming: diffs, or a new one's text
 	DefaultEvidenceByte = 64 << 10
 )
 
@@ -38,9 +35,9 @@ var (
 	defaultKeyEnv   = map[string]string{APIAnthropic: "ANTHROPIC_API_KEY", APIOpenAI: "OPENAI_API_KEY"}
 )
 
-// judge reads and checks a validator's judge keys into out, and reports
-// whether it has any. A judge asked about nothing, of an unknown API, or
-// with its key in the config is a mistake that would pass or leak.
+// judge reads and checks a validator's judge keys; nil if it has none. A
+// judge asked about nothing, of an unknown API, or with its key in the
+// config would pass or leak.
 func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidator) *Judge {
 	if rv.Judge == nil && rv.Evidence == nil && rv.API == "" && rv.Model == "" && rv.KeyEnv == nil && rv.Endpoint == "" {
 		return nil
@@ -90,8 +87,7 @@ func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidato
 	return j
 }
 
-// evidence checks what a judge may see: the files changed since arming,
-// named files in the project, other validators' output.
+// evidence checks what a judge may see.
 func (p *parser) evidence(key string, ev []string, names map[string]rawValidator) {
 	const hint = `evidence = ["changed", "file:CHANGELOG.md", "output:tests"]: the files changed since the prompt was armed, a file, a validator's output`
 	if len(ev) == 0 {
@@ -114,8 +110,7 @@ func (p *parser) evidence(key string, ev []string, names map[string]rawValidator
 	}
 }
 
-// JudgeIn is what detect records the text of when it arms a judge with
-// "changed" evidence, so the judge is sent each file's diff since then:
-// the anti-cheat checks' files, and the prose a rubric is usually about.
+// JudgeIn is whose text detect records when it arms a judge of "changed"
+// evidence: the cheat checks' files and the prose rubrics are about.
 var JudgeIn = append([]string{"*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "*.html", "*.css",
 	"*.sql", "*.java", "*.kt", "*.rb", "*.rs", "*.c", "*.h", "*.cc", "*.cpp", "*.cs", "*.swift", "*.php"}, cheats.In...)

@@ -17,9 +17,7 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// The raw shapes decoded from TOML. Pointers tell "absent" from "zero", so
-// defaults apply only to keys the user did not write; [settings] is decoded
-// over its defaults instead.
+// The raw shapes decoded from TOML: a pointer tells "absent" from "zero".
 type rawFile struct {
 	Settings   rawSettings             `toml:"settings"`
 	Mapping    []rawMapping            `toml:"mapping"`
@@ -27,10 +25,7 @@ type rawFile struct {
 	Telemetry  rawTelemetry            `toml:"telemetry"`
 }
 
-// rawSettings is [settings] as written, decoded over defaultSettings: a
-// key the user did not write keeps its default. Pointers remain where
-// absent differs from every value: protect (absent: the default
-// protection; [] turns the guard off), confine and reuse.
+// rawSettings is [settings], decoded over defaultSettings.
 type rawSettings struct {
 	PromptsDir  string    `toml:"prompts_dir"`
 	StateDir    string    `toml:"state_dir"`
@@ -44,9 +39,8 @@ type rawSettings struct {
 	Protect     *[]string `toml:"protect"`
 	Confine     *bool     `toml:"confine"`
 	Reuse       *bool     `toml:"reuse"`
-	// What of a validator's output the agent reads (output).
-	OutputBytes int    `toml:"output_bytes"`
-	Output      string `toml:"output"`
+	OutputBytes int       `toml:"output_bytes"`
+	Output      string    `toml:"output"`
 }
 
 var defaultSettings = rawSettings{
@@ -58,7 +52,7 @@ var defaultSettings = rawSettings{
 type rawMapping struct {
 	Prompt      string    `toml:"prompt"`
 	Validators  []string  `toml:"validators"`
-	WhenChanged *[]string `toml:"when_changed"` // whenChanged
+	WhenChanged *[]string `toml:"when_changed"`
 }
 
 type rawValidator struct {
@@ -69,15 +63,14 @@ type rawValidator struct {
 	Regex       string    `toml:"regex"`
 	Timeout     string    `toml:"timeout"`
 	Fix         string    `toml:"fix"`
-	Inputs      *[]string `toml:"inputs"`       // inputs
-	WhenChanged *[]string `toml:"when_changed"` // whenChanged
-	// The diff checks (diff.go).
-	Changed      []string `toml:"changed"`
-	AddedLacks   string   `toml:"added_lacks"`
-	AddedMatches string   `toml:"added_matches"`
-	In           []string `toml:"in"`
-	Cheats       *bool    `toml:"cheats"`
-	// The judge's keys (judge.go).
+	Inputs      *[]string `toml:"inputs"`
+	WhenChanged *[]string `toml:"when_changed"`
+	// The diff checks (diff.go), then the judge's (judge.go).
+	Changed       []string   `toml:"changed"`
+	AddedLacks    string     `toml:"added_lacks"`
+	AddedMatches  string     `toml:"added_matches"`
+	In            []string   `toml:"in"`
+	Cheats        *bool      `toml:"cheats"`
 	Judge         *string    `toml:"judge"`
 	Evidence      []string   `toml:"evidence"`
 	API           string     `toml:"api"`
@@ -89,10 +82,9 @@ type rawValidator struct {
 	Price         *[]float64 `toml:"price_per_mtok"`
 }
 
-// BlockCap is the number of consecutive blocked stops after which Claude
-// Code overrides a Stop hook: 9 unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP says
-// otherwise. max_blocks must stay below it so that stopgate's own halt, with
-// its explanation, comes first.
+// BlockCap is how many blocked stops in a row Claude Code allows a Stop
+// hook (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, else 9): max_blocks stays below,
+// so that stopgate's own halt comes first.
 func BlockCap(getenv func(string) string) int {
 	if n, err := strconv.Atoi(getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")); err == nil && n > 0 {
 		return n
@@ -100,10 +92,8 @@ func BlockCap(getenv func(string) string) int {
 	return 9
 }
 
-// Parse reads and checks config text read from file, resolving relative
-// paths against root. Any mistake gives Problems. The checks of the
-// project around the file (scripts, prompt files, hooks) are Inspect's;
-// hooks load a config with Load.
+// Parse reads and checks config text read from file, relative paths
+// against root; any mistake gives Problems.
 func Parse(data []byte, file, root string) (*Config, error) {
 	cfg, p := parse(data, file, root)
 	if len(p.problems.Errors()) > 0 {
@@ -113,10 +103,9 @@ func Parse(data []byte, file, root string) (*Config, error) {
 	return cfg, nil
 }
 
-// parse reads as much of the config as it can: the config is nil only when
-// the TOML itself does not parse or has a value of the wrong type, so that
-// `gate check` can go on to check the rest of a config with mistakes. Its
-// mappings and validators are not located yet: see locate.
+// parse reads as much of the config as it can, for `gate check`: nil only
+// when the TOML does not parse or has a value of the wrong type. It is not
+// located yet (locate).
 func parse(data []byte, file, root string) (*Config, *parser) {
 	text := string(data)
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
@@ -124,15 +113,13 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 	md, err := toml.Decode(text, &raw)
 	notTable := notATable(md)
 	if err != nil || notTable != nil {
-		// The text does not parse, or a value has the wrong type.
 		switch bad := p.typeCheck(text); {
 		case bad != nil:
 			p.problems = Problems{bad}
 		case err != nil:
 			p.problems = Problems{p.syntaxError(err)}
 		default:
-			// A table's key given a value too (v.x = {} then v = ""):
-			// the library keeps the table in the tree and says nothing.
+			// v.x = {} then v = "": the library keeps the table, silently.
 			p.problems = Problems{{File: p.file, Line: p.pos.line(notTable.String()), Key: notTable.String(),
 				Msg: "is defined both as a table and as a value", Hint: typeHint(notTable.String())}}
 		}
@@ -153,9 +140,8 @@ type parser struct {
 	problems Problems
 }
 
-// locate sets the line of each mapping and validator. It comes after every
-// Problem is found: a config with none is then located by the scan of its
-// tables alone, and one with some by the scan its Problems made.
+// locate sets the line of each mapping and validator, last: a config
+// without Problems needs only the scan of its tables.
 func (p *parser) locate(cfg *Config) {
 	for i := range cfg.Mappings {
 		cfg.Mappings[i].Line = p.pos.table(mappingPath(i))
@@ -223,9 +209,8 @@ func (p *parser) duration(key, s string) time.Duration {
 }
 
 func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawValidator) {
-	// Validator names in file order, from the decoder's key list: a
-	// validator written with dotted keys (validators.v.file = …) has no
-	// key of its own there, only its fields'.
+	// Names in file order from the decoder's keys: dotted ones
+	// (validators.v.file = …) give only their fields'.
 	for _, k := range md.Keys() {
 		if len(k) < 2 || k[0] != "validators" {
 			continue
@@ -269,9 +254,7 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 	}
 }
 
-// regex adds a problem at key when re does not compile. Parsed, not
-// compiled: regexp.Compile fails only where its parse does, and only the
-// validator that runs needs it compiled.
+// regex adds a problem at key when re does not parse (and so compile).
 func (p *parser) regex(key, re, hint string) {
 	if _, err := syntax.Parse(re, syntax.Perl); err != nil {
 		p.add(key, "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), hint)
@@ -301,8 +284,7 @@ func (p *parser) mappings(cfg *Config, raw []rawMapping) {
 	}
 }
 
-// badPromptKey says what is wrong with a prompt key, if anything: keys are
-// clean relative paths so that they map to one file.
+// badPromptKey says what is wrong with a prompt key, if anything.
 func badPromptKey(k string) (msg, hint string) {
 	switch {
 	case k == "":
@@ -327,17 +309,14 @@ func hintFor(k toml.Key) string {
 	return "top-level tables are [settings], [[mapping]], [validators.NAME] and [telemetry]"
 }
 
-// [settings] output_bytes bounds the bytes of a validator's output the
-// gate keeps: enough for a test run's failures, bounded because the gate
-// holds every validator's in memory at once.
+// [settings] output_bytes: the gate holds every validator's output at once.
 const (
 	DefaultOutputBytes = 64 << 10
 	minOutputBytes     = 1 << 10
 	maxOutputBytes     = 16 << 20
 )
 
-// output checks [settings] output_bytes and output, what of a validator's
-// output the agent reads (docs/validator-output.md).
+// output checks [settings] output_bytes and output.
 func (p *parser) output(raw rawSettings) {
 	if v := raw.OutputBytes; v < minOutputBytes || v > maxOutputBytes {
 		p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
@@ -346,9 +325,8 @@ func (p *parser) output(raw rawSettings) {
 		`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`, validator.OutputFailures, validator.OutputHead)
 }
 
-// whenChanged checks the when_changed key of a mapping or validator at
-// key: gitignore-style patterns, as in. A list that selects nothing would
-// skip the check at every stop, so it is refused.
+// whenChanged checks key's when_changed: one that selects nothing would
+// skip the check at every stop.
 func (p *parser) whenChanged(key string, raw *[]string) []string {
 	if raw == nil {
 		return nil
@@ -366,17 +344,14 @@ func (p *parser) whenChanged(key string, raw *[]string) []string {
 	return *raw
 }
 
-// Policies for [settings] reuse: whether a validator that passed earlier
-// in the session is taken as passed while nothing it depends on changed
-// (package stop, reuse.go).
+// Policies for [settings] reuse (docs/config.md).
 const (
 	ReuseAuto = ""    // no reuse key: reuse where the state dir is walled off from the agent
 	ReuseOn   = "on"  // reuse = true: reuse wherever, the user knowing the record could be forged
 	ReuseOff  = "off" // reuse = false: run every validator at every stop
 )
 
-// onOff is the setting a TOML boolean spells: "" (ConfineAuto, ReuseAuto)
-// when it is absent.
+// onOff is the setting a TOML boolean spells; "" when absent.
 func onOff(v *bool, on, off string) string {
 	switch {
 	case v == nil:
@@ -387,8 +362,8 @@ func onOff(v *bool, on, off string) string {
 	return off
 }
 
-// inputs checks a validator's inputs key: each pattern a valid glob, and
-// at least one. A file validator's file is its input; it takes none.
+// inputs checks a validator's inputs: at least one valid pattern, for a
+// run validator only.
 func (p *parser) inputs(key string, rv rawValidator) []string {
 	if rv.Inputs == nil {
 		return nil
@@ -407,10 +382,7 @@ func (p *parser) inputs(key string, rv rawValidator) []string {
 	return in
 }
 
-// Patterns returns the compiled patterns of v's inputs; nil for none
-// (the whole working tree). A config that loaded has valid patterns. They
-// are compiled once: a stop asks for them what to fingerprint, then for
-// each validator's key.
+// Patterns returns v's inputs compiled, once; nil for the whole tree.
 func (v *Validator) Patterns() (*pattern.Set, error) {
 	if v.Inputs == nil || v.patterns != nil {
 		return v.patterns, nil

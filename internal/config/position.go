@@ -7,12 +7,9 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// positions locates the keys of a config's text. BurntSushi/toml records
-// each key's position as it parses, but exports one only inside a
-// ParseError, so the keys of a config that parses are located by scanning
-// its text. The scan is lazy, and done once: the first Problem scans every
-// key; a config without Problems needs only the lines of its mappings and
-// validators (the index cache keeps them), and table scans for those alone.
+// positions locates the keys of a config's text, which the library
+// locates only in a ParseError (and not inside [[mapping]]). Lazy: the
+// first Problem scans every key; a config without any, its tables only.
 type positions struct {
 	text   string
 	keys   *lines // every definition, once a Problem needs one
@@ -26,13 +23,10 @@ func (ps *positions) all() *lines {
 	return ps.keys
 }
 
-// line returns the line of path; see lines.line.
 func (ps *positions) line(path string) int { return ps.all().line(path) }
 
-// table returns the line of a mapping ("mapping[2]") or a validator
-// ("validators.v"): from the scan of every key when a Problem made one,
-// else from a scan of the table headers and of the only keys that can
-// define these tables, those at the top level and under [validators].
+// table returns the line of a mapping ("mapping[2]") or validator
+// ("validators.v"), scanning only the keys that can define them.
 func (ps *positions) table(path string) int {
 	if ps.keys != nil {
 		return ps.keys.line(path)
@@ -44,30 +38,24 @@ func (ps *positions) table(path string) int {
 }
 
 // TableLines returns the line of each [[name]] header of a TOML text, in
-// order: testhook locates the tests of its file by them. Tables written
-// inline have no header, and no line.
+// order (testhook locates its tests by them).
 func TableLines(text, name string) []int {
 	return scanLines(text, func(string) bool { return false }).every[name]
 }
 
-// lines maps TOML key paths to the lines that define them.
-//
-// Paths are dotted with array tables indexed: "mapping[2].validators"; the
-// unindexed "mapping.validators" names the first occurrence, and nth finds
-// the others (the decoder's keys of array tables are unindexed).
+// lines maps TOML key paths ("mapping[2].validators") to the lines that
+// define them; the unindexed path names the first.
 type lines struct {
-	at    map[string]int   // path → first line that defines it
-	every map[string][]int // unindexed path → every line that defines it, in order
-	// folded is at with paths in lower case, for a key the decoder
-	// accepted in other letter case ([[Mapping]]), already reported.
-	folded map[string]int
+	at     map[string]int   // path → first line that defines it
+	every  map[string][]int // unindexed path → every line that defines it, in order
+	folded map[string]int   // at in lower case, for a miscased key
 }
 
-// scanLines scans text for the lines of its table headers, and of the keys
-// of the tables keysIn accepts.
+// scanLines scans text for its table headers, and the keys of the tables
+// keysIn accepts.
 func scanLines(text string, keysIn func(table string) bool) *lines {
 	ls := &lines{at: map[string]int{}, every: map[string][]int{}, folded: map[string]int{}}
-	// Byte-order marks, skipped as the decoder skips them (UTF-16's too).
+	// Byte-order marks, skipped as the decoder does.
 	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
 		text = strings.TrimPrefix(text, bom)
 	}
@@ -118,10 +106,8 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 	return ls
 }
 
-// define records that line n defines path: as the first definition of
-// path and of the tables a dotted path implies (validators.v.file = …
-// defines validators.v), where none came before; as a definition of its
-// unindexed path.
+// define records that line n defines path and, where none came before,
+// the tables a dotted path implies.
 func (ls *lines) define(path string, n int) {
 	for i := 0; i < len(path); i++ {
 		if path[i] == '.' {
@@ -147,10 +133,7 @@ func (ls *lines) set(path string, n int) string {
 	return u
 }
 
-// line returns the line of path, or of its nearest located parent. An
-// indexed path never falls back to the first occurrence of its unindexed
-// form: "mapping[1].prompt", when absent, is located at its table
-// "mapping[1]", not at mapping[0]'s prompt.
+// line returns the line of path, or of its nearest located parent.
 func (ls *lines) line(path string) int {
 	tries := []struct {
 		at   map[string]int
@@ -175,8 +158,7 @@ func (ls *lines) line(path string) int {
 	return 0
 }
 
-// nth returns the line of the i-th (0-based) definition of the unindexed
-// path, or line(path) when there are not that many.
+// nth returns the line of the i-th definition of the unindexed path.
 func (ls *lines) nth(path string, i int) int {
 	if all := ls.every[path]; i < len(all) {
 		return all[i]
@@ -184,8 +166,7 @@ func (ls *lines) nth(path string, i int) int {
 	return ls.line(path)
 }
 
-// assignment splits `key = value` into the key as written and the value
-// text.
+// assignment splits `key = value` into the key as written and the value.
 func assignment(line string) (key, rest string, ok bool) {
 	c := line[0]
 	if c != '"' && c != '\'' && !isBare(rune(c)) {
@@ -197,8 +178,7 @@ func assignment(line string) (key, rest string, ok bool) {
 	return "", "", false
 }
 
-// unquoted returns the index of the first c in line outside TOML's quoted
-// strings, or -1.
+// unquoted returns the index of the first c in line outside quotes, or -1.
 func unquoted(line string, c byte) int {
 	inQuote := byte(0)
 	for i := 0; i < len(line); i++ {
@@ -218,10 +198,8 @@ func unquoted(line string, c byte) int {
 	return -1
 }
 
-// normKey writes a dotted TOML key as a path: its unquoted parts joined by
-// dots. Most keys are bare and already are one; the decoder reads the
-// others, quoted parts, spaces and escapes as it reads them in the file. A
-// key it cannot read is kept as written: its line falls back to its table's.
+// normKey writes a dotted TOML key as a path of its unquoted parts, as the
+// decoder reads them; a key it cannot read is kept as written.
 func normKey(key string) string {
 	key = strings.TrimSpace(key)
 	if !strings.ContainsAny(key, "\"' \t") {
@@ -265,9 +243,8 @@ func isBare(r rune) bool {
 	return r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
 
-// opensMulti returns the delimiter of a multi-line string that value text
-// opens and leaves open on its line, or "". Quotes inside one-line strings
-// and comments do not count.
+// opensMulti returns the delimiter of a multi-line string value text
+// leaves open on its line, or "".
 func opensMulti(v string) string {
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; c {
@@ -283,7 +260,6 @@ func opensMulti(v string) string {
 				i += 3 + end + 2
 				continue
 			}
-			// A one-line string: skip to its closing quote.
 			for i++; i < len(v) && v[i] != c; i++ {
 				if c == '"' && v[i] == '\\' {
 					i++

@@ -17,9 +17,8 @@ type Read struct {
 	Outside bool // a mapped name, but a symlink leading out of the project
 }
 
-// ReadOf returns the Read of path (absolute, as the client gives it),
-// not judged yet, if it is one that may arm a mapping: a .md file inside
-// root. Most reads are not, and detect asks this before it loads a config.
+// ReadOf returns the unjudged Read of absolute path if it may arm a
+// mapping (a .md file inside root): detect asks before loading a config.
 func ReadOf(root, path string) (Read, bool) {
 	if !strings.HasSuffix(path, ".md") {
 		return Read{}, false
@@ -28,15 +27,13 @@ func ReadOf(root, path string) (Read, bool) {
 	return Read{Path: path, Rel: rel, Target: rel}, ok
 }
 
-// MatchRead returns the mappings a Read of path (absolute, as the client
-// gives it) arms; see JudgeRead.
+// MatchRead returns the mappings a Read of absolute path arms.
 func (c *Config) MatchRead(path string) ([]*Mapping, error) {
 	r, err := c.JudgeRead(path)
 	return r.Maps, err
 }
 
-// JudgeRead judges a Read of path (absolute, as the client gives it); see
-// Judge.
+// JudgeRead judges a Read of absolute path.
 func (c *Config) JudgeRead(path string) (Read, error) {
 	r, ok := ReadOf(c.Root, path)
 	if !ok {
@@ -45,13 +42,9 @@ func (c *Config) JudgeRead(path string) (Read, error) {
 	return r, c.Judge(&r)
 }
 
-// Judge judges r, a Read from ReadOf: it arms the mappings that have
-// among their Names the file's own path inside the project, or the path a
-// symlink inside the project leads to (docs/joke.md → src/prompts/joke.md:
-// the agent read the prompt all the same). A mapped name that is itself a
-// symlink leading out of the project is not the project's prompt. Detect,
-// the gate's transcript reconciliation, gate explain and gate run all
-// judge reads with it, so they cannot disagree.
+// Judge judges r, from ReadOf: it arms the mappings one of whose Names is
+// the file's path, or where a symlink inside the project leads; a mapped
+// name that is a symlink out of the project is not the project's prompt.
 func (c *Config) Judge(r *Read) error {
 	maps, err := c.MatchPath(r.Rel)
 	if err != nil {
@@ -65,8 +58,7 @@ func (c *Config) Judge(r *Read) error {
 		r.Maps = maps
 		return nil
 	}
-	// Not a prompt by name; perhaps by where it leads. Only symlinks cost
-	// more than this one resolve.
+	// Not a prompt by name; perhaps by where it leads.
 	real, err := filepath.EvalSymlinks(r.Path)
 	if err != nil || real == filepath.Clean(r.Path) {
 		return nil

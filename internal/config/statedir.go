@@ -8,8 +8,7 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// stateDir is the absolute state dir of the setting state_dir: relative
-// to root unless absolute, the default when empty.
+// stateDir is the absolute state dir of the setting state_dir.
 func stateDir(root, setting string) string {
 	switch {
 	case setting == "":
@@ -20,16 +19,9 @@ func stateDir(root, setting string) string {
 	return filepath.Join(root, setting)
 }
 
-// ReadStateDir returns the absolute state dir that the config file names,
-// for the commands that need only that (gate status and log, testhook),
-// as the decoder reads it: a mistake elsewhere in the config (an unknown
-// key, a bad mapping) changes nothing.
-//
-// With a file that cannot be read, or a text that does not decode as TOML,
-// it returns the error and, beside it, the best readable state dir
-// (plainStateDir's). Gate status and log use it, so that the queue and the
-// log stay readable while the config has mistakes; testhook reports the
-// error instead.
+// ReadStateDir returns the absolute state dir the config file names,
+// whatever its other mistakes. With a file that cannot be read or decoded
+// it returns the error and the best readable guess beside it.
 func ReadStateDir(file, root string) (string, error) {
 	text, err := readText(file)
 	if err != nil {
@@ -43,10 +35,9 @@ func ReadStateDir(file, root string) (string, error) {
 	return stateDir(root, setting), fmt.Errorf("%w (the state dir cannot be read)", p.problems[0])
 }
 
-// textStateDir returns the state dir config text keeps, without parsing
-// it: plainStateDir's when it is sure, else the decoder's reading of
-// [settings] alone (which decodes the whole text, but types nothing and
-// checks nothing else); known is false for a text that does not decode.
+// textStateDir returns the state dir config text keeps without parsing
+// it: plainStateDir's when sure, else the decoder's; known is false for a
+// text that does not decode.
 func textStateDir(text []byte, root string) (dir string, known bool) {
 	if setting, sure := plainStateDir(text); sure {
 		return stateDir(root, setting), true
@@ -62,16 +53,10 @@ func textStateDir(text []byte, root string) (dir string, known bool) {
 	return stateDir(root, raw.Settings.StateDir), true
 }
 
-// plainStateDir reads state_dir from config text without decoding it, and
-// reports whether the answer is sure: the decoder's for every text that
-// loads without mistakes. When no key can spell state_dir (no "state_dir"
-// in the text and no \u or \U escape), the setting is absent. When a line
-// `state_dir = "dir"` (or 'dir', with no escape, a comment allowed) stands
-// under a [settings] header and no multi-line string opens before it, that
-// line is the setting: any other definition would be a duplicate key, and
-// a multi-line array or inline table around it a mistake of type or key.
-// Otherwise it is not sure, and only a decode can tell; setting is then
-// such a line's, if there is one, for the best readable guess.
+// plainStateDir reads state_dir from config text without decoding it,
+// sure (as the decoder reads every text that loads) when nothing can spell
+// the key, or when a plain `state_dir = "dir"` line stands under
+// [settings] with no multi-line string before it; else setting is a guess.
 func plainStateDir(data []byte) (setting string, sure bool) {
 	if !mentionsStateDir(data) {
 		return "", true // Load's test as the text streams by (cache.go)
@@ -97,8 +82,7 @@ func plainStateDir(data []byte) (setting string, sure bool) {
 	}
 }
 
-// plainString reads the value text ` "value"  # comment` (or 'value')
-// with no escape.
+// plainString reads the value text ` "value"  # comment` with no escape.
 func plainString(v string) (string, bool) {
 	v = cutComment(strings.TrimSpace(v))
 	if len(v) < 2 || v[0] != '"' && v[0] != '\'' || v[len(v)-1] != v[0] {

@@ -11,9 +11,7 @@ import (
 )
 
 // Telemetry is the [telemetry] table: whether and where the gate exports
-// each stop's verdict over OTLP (internal/telemetry). Off unless enabled
-// = true; the standard OTEL_EXPORTER_OTLP_* variables, when set, win over
-// endpoint, protocol and headers_env.
+// each stop's verdict over OTLP (internal/telemetry).
 type Telemetry struct {
 	Enabled    bool
 	Endpoint   string // a URL; "" is the SDK's default for the protocol
@@ -30,16 +28,13 @@ const (
 	TelemetryGRPC = "grpc"
 )
 
-// DefaultTelemetryTimeout bounds an export per stop: what telemetry may
-// add to a stop when the collector is down or slow.
+// DefaultTelemetryTimeout bounds an export per stop.
 const (
 	DefaultTelemetryTimeout = 2 * time.Second
 	maxTelemetryTimeout     = 10 * time.Second
 )
 
-// rawTelemetry is [telemetry] as written, decoded over defaultTelemetry
-// as [settings] is; endpoint and headers_env stay pointers, an empty one
-// written being a mistake.
+// rawTelemetry is [telemetry], decoded over defaultTelemetry.
 type rawTelemetry struct {
 	Enabled    bool              `toml:"enabled"`
 	Endpoint   *string           `toml:"endpoint"`
