@@ -1,13 +1,14 @@
 package config
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/regular"
 )
@@ -47,22 +48,98 @@ func Path(root, override, dir string) string {
 // StateDir returns the absolute state dir.
 func (c *Config) StateDir() string { return stateDir(c.Root, c.Settings.StateDir) }
 
-// PromptPath returns the absolute path of key's file: the first of its
-// Names' files that exists, else under prompts_dir; "" for a plugin's.
-func (c *Config) PromptPath(key string) string {
-	fs := c.Files(key)
-	if len(fs) == 0 {
-		return ""
+// stateDir is the absolute state dir of the setting state_dir.
+func stateDir(root, setting string) string {
+	switch {
+	case setting == "":
+		setting = DefaultStateDir
+	case filepath.IsAbs(setting):
+		return filepath.Clean(setting)
 	}
-	return filepath.Join(c.Root, filepath.FromSlash(cmp.Or(c.existing(key), fs[0])))
+	return filepath.Join(root, setting)
 }
 
-// existing returns the first file among key's Names that exists, or "".
-func (c *Config) existing(key string) string {
-	for _, f := range c.Files(key) {
-		if st, err := os.Stat(filepath.Join(c.Root, filepath.FromSlash(f))); err == nil && !st.IsDir() {
-			return f
+// ReadStateDir returns the absolute state dir the config file names,
+// whatever its other mistakes. With a file that cannot be read or decoded
+// it returns the error and the best readable guess beside it.
+func ReadStateDir(file, root string) (string, error) {
+	text, err := readText(file)
+	if err != nil {
+		return stateDir(root, ""), err
+	}
+	cfg, p := parse(text, file, root)
+	if cfg != nil {
+		return cfg.StateDir(), nil // its mistakes are not in the TOML
+	}
+	setting, _ := plainStateDir(text)
+	return stateDir(root, setting), fmt.Errorf("%w (the state dir cannot be read)", p.problems[0])
+}
+
+// textStateDir returns the state dir config text keeps without parsing
+// it: plainStateDir's when sure, else the decoder's; known is false for a
+// text that does not decode.
+func textStateDir(text []byte, root string) (dir string, known bool) {
+	if setting, sure := plainStateDir(text); sure {
+		return stateDir(root, setting), true
+	}
+	var raw struct {
+		Settings struct {
+			StateDir string `toml:"state_dir"`
+		} `toml:"settings"`
+	}
+	if _, err := toml.Decode(string(text), &raw); err != nil {
+		return "", false
+	}
+	return stateDir(root, raw.Settings.StateDir), true
+}
+
+// plainStateDir reads state_dir from config text without decoding it,
+// sure (as the decoder reads every text that loads) when nothing can spell
+// the key, or when a plain `state_dir = "dir"` line stands under
+// [settings] with no multi-line string before it; else setting is a guess.
+func plainStateDir(data []byte) (setting string, sure bool) {
+	if !mentionsStateDir(data) {
+		return "", true // Load's test as the text streams by (cache.go)
+	}
+	const name = "state_dir"
+	text := string(data)
+	for off := 0; ; {
+		j := strings.Index(text[off:], name)
+		if j < 0 {
+			return "", false
 		}
+		start := strings.LastIndexByte(text[:off+j], '\n') + 1
+		line, _, _ := strings.Cut(text[start:], "\n")
+		off += j + len(name)
+		key, rest, ok := assignment(strings.TrimSpace(line))
+		if !ok || strings.TrimSpace(key) != name || tableAt(text, start) != "[settings]" {
+			continue // not the key at the start of a line, or not in [settings]
+		}
+		if v, ok := plainString(rest); ok {
+			before := text[:start]
+			return v, !strings.Contains(before, `"""`) && !strings.Contains(before, `'''`)
+		}
+	}
+}
+
+// plainString reads the value text ` "value"  # comment` with no escape.
+func plainString(v string) (string, bool) {
+	v = cutComment(strings.TrimSpace(v))
+	if len(v) < 2 || v[0] != '"' && v[0] != '\'' || v[len(v)-1] != v[0] {
+		return "", false
+	}
+	q, v := v[0], v[1:len(v)-1]
+	return v, strings.IndexByte(v, q) < 0 && !strings.Contains(v, `\`)
+}
+
+// tableAt returns the table header line in force at offset at, or "".
+func tableAt(text string, at int) string {
+	for at > 0 {
+		start := strings.LastIndexByte(text[:at-1], '\n') + 1
+		if line := strings.TrimSpace(text[start : at-1]); strings.HasPrefix(line, "[") {
+			return cutComment(line)
+		}
+		at = start
 	}
 	return ""
 }
