@@ -155,12 +155,11 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 			lines = append(lines, fmt.Sprintf("%s\t%08x\n", line, checksum([]byte(line))))
 		}
 	}
-	byPath, byCommand := cfg.tables()
-	for k, ms := range byPath {
-		add('p', k, ms)
-	}
-	for k, ms := range byCommand {
-		add('c', k, ms)
+	tables := cfg.tables()
+	for kind, keys := range tables {
+		for k, ms := range keys {
+			add(kind, k, ms)
+		}
 	}
 	for i, m := range cfg.Mappings {
 		add('m', mappingKey(i), m)
@@ -181,7 +180,7 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	recs := strings.Join(lines, "")
 	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings}
 	head, err := json.Marshal(h)
-	if err != nil || len(lines) != len(byPath)+len(byCommand)+len(cfg.Mappings)+len(cfg.Order)+3 {
+	if err != nil || len(lines) != len(tables['p'])+len(tables['c'])+len(cfg.Mappings)+len(cfg.Order)+3 {
 		return nil
 	}
 	out := binary.LittleEndian.AppendUint32(nil, checksum(head))

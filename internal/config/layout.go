@@ -169,8 +169,7 @@ func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
 		return maps, err
 	}
 	if c.index == nil {
-		byPath, byCommand := c.tables()
-		c.index = map[byte]map[string][]int{'p': byPath, 'c': byCommand}
+		c.index = c.tables()
 	}
 	return c.pick(c.index[kind][key]), nil
 }
@@ -196,28 +195,22 @@ func (c *Config) pick(idx []int) []*Mapping {
 	return out
 }
 
-// tables maps each file and command of every mapping's Names to the
-// mappings they arm, in file order.
-func (c *Config) tables() (byPath, byCommand map[string][]int) {
-	byPath = make(map[string][]int, 4*len(c.Mappings))
-	byCommand = make(map[string][]int, 2*len(c.Mappings))
+// tables maps each file ('p') and command ('c') of every mapping's Names
+// to the mappings they arm, in file order.
+func (c *Config) tables() map[byte]map[string][]int {
+	t := map[byte]map[string][]int{'p': make(map[string][]int, 4*len(c.Mappings)), 'c': make(map[string][]int, 2*len(c.Mappings))}
 	for i, m := range c.Mappings {
 		for _, n := range c.Names(m.Prompt) {
-			if n.File != "" {
-				byPath[n.File] = appendOnce(byPath[n.File], i)
-			} else {
-				byCommand[n.Command] = appendOnce(byCommand[n.Command], i)
+			kind, key := byte('p'), n.File
+			if key == "" {
+				kind, key = 'c', n.Command
+			}
+			if s := t[kind][key]; len(s) == 0 || s[len(s)-1] != i {
+				t[kind][key] = append(s, i)
 			}
 		}
 	}
-	return byPath, byCommand
-}
-
-func appendOnce(s []int, v int) []int {
-	if len(s) > 0 && s[len(s)-1] == v {
-		return s
-	}
-	return append(s, v)
+	return t
 }
 
 func cleanJoin(dir, name string) string {
@@ -229,10 +222,8 @@ func cleanJoin(dir, name string) string {
 }
 
 func trimSlashes(s string) string {
-	for len(s) > 0 && s[len(s)-1] == '/' {
-		s = s[:len(s)-1]
-	}
-	for len(s) > 1 && s[:2] == "./" {
+	s = strings.TrimRight(s, "/")
+	for strings.HasPrefix(s, "./") {
 		s = s[2:]
 	}
 	return s

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
 	"path"
@@ -187,7 +186,11 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	}
 	p.oneOf("settings.on_failure", raw.OnFailure, "a policy", `use "block" (send the agent back, halt after max_blocks) or "halt"`, OnFailureBlock, OnFailureHalt)
 	p.oneOf("settings.mode", raw.Mode, "a mode", `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`, ModeEnforce, ModeObserve)
-	p.output(raw)
+	if v := raw.OutputBytes; v < minOutputBytes || v > maxOutputBytes {
+		p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
+	}
+	p.oneOf("settings.output", raw.Output, "an output policy",
+		`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`, validator.OutputFailures, validator.OutputHead)
 	if v := raw.Protect; v != nil {
 		s.Protect = append([]string{}, *v...)
 		for i, path := range *v {
@@ -322,14 +325,6 @@ const (
 	maxOutputBytes     = 16 << 20
 )
 
-// output checks [settings] output_bytes and output.
-func (p *parser) output(raw rawSettings) {
-	if v := raw.OutputBytes; v < minOutputBytes || v > maxOutputBytes {
-		p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
-	}
-	p.oneOf("settings.output", raw.Output, "an output policy",
-		`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`, validator.OutputFailures, validator.OutputHead)
-}
 
 // whenChanged checks key's when_changed: one that selects nothing would
 // skip the check at every stop.
@@ -464,10 +459,8 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 	if t.Timeout = p.duration("telemetry.timeout", raw.Timeout); t.Timeout > maxTelemetryTimeout {
 		p.add("telemetry.timeout", fmt.Sprintf("%q is longer than %s", raw.Timeout, maxTelemetryTimeout), "it is added to a stop whenever the collector is down or slow; the default is 2s")
 	}
-	for _, k := range slices.Sorted(maps.Keys(raw.Resource)) {
-		if k == "" {
-			p.add("telemetry.resource", "an attribute has an empty name", "")
-		}
+	if _, ok := raw.Resource[""]; ok {
+		p.add("telemetry.resource", "an attribute has an empty name", "")
 	}
 }
 
@@ -505,8 +498,7 @@ func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidato
 	if rv.Judge == nil && rv.Evidence == nil && rv.API == "" && rv.Model == "" && rv.KeyEnv == nil && rv.Endpoint == "" {
 		return nil
 	}
-	j := &Judge{Evidence: rv.Evidence, API: rv.API, Model: rv.Model, Endpoint: rv.Endpoint,
-		OnUnavailable: OnFailureHalt, MaxBytes: DefaultEvidenceByte}
+	j := &Judge{Evidence: rv.Evidence, API: rv.API, Model: rv.Model, Endpoint: rv.Endpoint, MaxBytes: DefaultEvidenceByte}
 	if rv.Judge == nil || strings.TrimSpace(*rv.Judge) == "" {
 		p.add(key+".judge", "needs the rubric", `judge = "The CHANGELOG entry describes the change." says what the model must check`)
 	} else {
@@ -520,18 +512,13 @@ func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidato
 	if j.Endpoint != "" && !httpURL(j.Endpoint) {
 		p.add(key+".endpoint", fmt.Sprintf("%q is not an http(s) URL", j.Endpoint), `the full URL posted to, like "https://api.anthropic.com/v1/messages"`)
 	}
-	j.KeyEnv = defaultKeyEnv[j.API]
-	if rv.KeyEnv != nil {
-		j.KeyEnv = *rv.KeyEnv
-	}
+	j.KeyEnv = *cmp.Or(rv.KeyEnv, new(defaultKeyEnv[j.API]))
 	// A variable's name in capitals, which no API key is.
 	if !envName().MatchString(j.KeyEnv) || strings.ToUpper(j.KeyEnv) != j.KeyEnv {
 		p.add(key+".key_env", "must name the environment variable that holds the key, never the key itself",
 			`key_env = "ANTHROPIC_API_KEY": the hooks' environment holds the key; mappings.toml is committed`)
 	}
-	if rv.OnUnavailable != "" {
-		j.OnUnavailable = rv.OnUnavailable
-	}
+	j.OnUnavailable = cmp.Or(rv.OnUnavailable, OnFailureHalt)
 	p.oneOf(key+".on_unavailable", j.OnUnavailable, "a policy", `use "halt" (the default) or "block"`, OnFailureHalt, OnFailureBlock)
 	if rv.EvidenceBytes != nil {
 		j.MaxBytes = *rv.EvidenceBytes
