@@ -325,7 +325,6 @@ const (
 	maxOutputBytes     = 16 << 20
 )
 
-
 // whenChanged checks key's when_changed: one that selects nothing would
 // skip the check at every stop.
 func (p *parser) whenChanged(key string, raw *[]string) []string {
