@@ -98,9 +98,9 @@ func firstLine(s string) string {
 
 // args returns bwrap's arguments that run argv in dir confined.
 func (c *Confinement) args(dir string, argv ...string) []string {
-	args := slices.Clone(bwrapBase)
-	for _, m := range c.mounts() {
-		args = append(args, m.op, m.path, m.path)
+	args, m := slices.Clone(bwrapBase), c.mounts()
+	for _, p := range slices.Sorted(maps.Keys(m)) { // a folder before what is in it
+		args = append(args, m[p], p, p)
 	}
 	for _, kv := range c.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -109,15 +109,11 @@ func (c *Confinement) args(dir string, argv ...string) []string {
 	return append(append(args, "--chdir", dir, "--"), argv...)
 }
 
-// mount is one bind of a path onto itself: "--ro-bind" for a protected
-// path, "--bind" for a directory above one (pinned: not renamable).
-type mount struct{ op, path string }
-
-// mounts are the binds of the existing ReadOnly and Writable paths,
-// symlinks resolved, and of every directory above them (or above the
-// nearest existing parent of a missing one) not already inside a read-only
-// one, each once, a folder before what is in it.
-func (c *Confinement) mounts() []mount {
+// mounts maps each path bound onto itself to its bwrap option: the
+// existing ReadOnly ("--ro-bind") and Writable paths, symlinks resolved,
+// and every directory above them (or above the nearest existing parent of
+// a missing one) not inside a read-only one, pinned ("--bind").
+func (c *Confinement) mounts() map[string]string {
 	m := map[string]string{} // path: its op
 	for _, p := range c.Writable {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
@@ -147,12 +143,7 @@ func (c *Confinement) mounts() []mount {
 			}
 		}
 	}
-	out := make([]mount, 0, len(m))
-	for p, op := range m {
-		out = append(out, mount{op, p})
-	}
-	slices.SortFunc(out, func(a, b mount) int { return strings.Compare(a.path, b.path) })
-	return out
+	return m
 }
 
 // readOnlyIn reports whether dir lies in a read-only mount of m, with no

@@ -45,8 +45,8 @@ type answer struct {
 }
 
 // unavailable is a judge that gave no verdict: no pass, no failure of the work.
-func unavailable(why string) Result {
-	return Result{Problem: "judge unavailable: " + why, Unavailable: true, ExitCode: -1}
+func unavailable(why string, usage *Usage) Result {
+	return Result{Problem: "judge unavailable: " + why, Unavailable: true, ExitCode: -1, Usage: usage}
 }
 
 // runJudge asks the model of s.Judge about its evidence, after the other
@@ -57,22 +57,24 @@ func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Resu
 	defer func() { r.Name, r.Duration = s.Name, time.Since(start) }()
 	bodies, user, err := evidence(env, s, specs, results)
 	if err != nil {
-		return unavailable(err.Error())
+		return unavailable(err.Error(), nil)
 	}
 	system := judgeSystem + j.Rubric
 	sum := sha256.Sum256([]byte(strings.Join([]string{j.API, j.Endpoint, j.Model, system, user}, "\x00")))
-	cache := ""
+	cache := "" // none kept: ReadFile("") finds nothing
 	if j.CacheDir != "" {
 		cache = filepath.Join(j.CacheDir, hex.EncodeToString(sum[:])+".json")
 	}
-	if a, ok := cached(cache); ok {
-		r = a.result(j.Model)
-		r.Usage = &Usage{Cached: true}
-		return r
+	var a answer
+	if data, err := regular.ReadFile(cache, 1<<20); err == nil && json.Unmarshal(data, &a) == nil && (a.Verdict == "pass" || a.Verdict == "fail") {
+		return a.result(j.Model, &Usage{Cached: true})
 	}
 	key := os.Getenv(j.KeyEnv)
-	if key == "" {
-		return unavailable(fmt.Sprintf("%s, which key_env names, is not set in the hooks' environment", j.KeyEnv))
+	switch {
+	case key == "":
+		return unavailable(j.KeyEnv+", which key_env names, is not set in the hooks' environment", nil)
+	case env.Ask == nil: // detect and testhook link no HTTP
+		return unavailable("this program has no model client", nil)
 	}
 	timeout := s.timeout()
 	if !env.Deadline.IsZero() {
@@ -80,23 +82,19 @@ func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Resu
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if env.Ask == nil { // detect and testhook link no HTTP
-		return unavailable("this program has no model client")
-	}
 	text, in, out, err := env.Ask(ctx, j.API, j.Endpoint, j.Model, key, system, user)
 	usage := &Usage{In: in, Out: out}
-	if err != nil {
-		r = unavailable(strings.ReplaceAll(err.Error(), key, "[key]"))
-		r.Usage, r.TimedOut = usage, errors.Is(err, context.DeadlineExceeded)
-		if r.TimedOut {
-			r.Problem = fmt.Sprintf("judge unavailable: no answer within %s", timeout)
-		}
+	if errors.Is(err, context.DeadlineExceeded) {
+		r = unavailable(fmt.Sprintf("no answer within %s", timeout), usage)
+		r.TimedOut = true
 		return r
+	} else if err != nil {
+		return unavailable(strings.ReplaceAll(err.Error(), key, "[key]"), usage)
 	}
 	a, why := parseAnswer(text, bodies)
 	if why != "" {
-		r = unavailable("the judge's answer could not be verified: " + why)
-		r.Output, r.Usage = cli.Clip(text, 2000, "…"), usage
+		r = unavailable("the judge's answer could not be verified: "+why, usage)
+		r.Output = cli.Clip(text, 2000, "…")
 		return r
 	}
 	if cache != "" {
@@ -104,9 +102,7 @@ func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Resu
 		os.MkdirAll(j.CacheDir, 0o755)
 		atomicfile.Write(cache, data, atomicfile.Options{TempPrefix: ".judge-tmp-", NoSync: true})
 	}
-	r = a.result(j.Model)
-	r.Usage = usage
-	return r
+	return a.result(j.Model, usage)
 }
 
 const judgeSystem = `You judge whether a coding agent's work meets a rubric, from the evidence the user message holds. ` +
@@ -118,16 +114,7 @@ const judgeSystem = `You judge whether a coding agent's work meets a rubric, fro
 The rubric:
 `
 
-func cached(path string) (answer, bool) {
-	var a answer
-	if path == "" {
-		return a, false
-	}
-	data, err := regular.ReadFile(path, 1<<20)
-	return a, err == nil && json.Unmarshal(data, &a) == nil && (a.Verdict == "pass" || a.Verdict == "fail")
-}
-
-func (a answer) result(model string) Result {
+func (a answer) result(model string, usage *Usage) Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "judge (%s): %s\n", model, a.Verdict)
 	for _, r := range a.Reasons {
@@ -139,10 +126,7 @@ func (a answer) result(model string) Result {
 	for _, q := range a.Quotes {
 		b.WriteString("  > " + cli.OneLine(q) + "\n")
 	}
-	if a.Verdict == "pass" {
-		return Result{Passed: true, Output: b.String()}
-	}
-	return Result{Output: b.String()}
+	return Result{Passed: a.Verdict == "pass", Output: b.String(), Usage: usage}
 }
 
 // parseAnswer decodes and verifies the model's answer: a verdict, a

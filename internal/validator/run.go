@@ -41,8 +41,8 @@ const (
 // env.FailFast the file checks run first and the first failure stops the rest.
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
-	ctx, ff := failFast(ctx, env.FailFast)
-	defer ff.cancel(nil)
+	ctx, cancel, saw := failFast(ctx, env.FailFast)
+	defer cancel(nil)
 	if env.FailFast && !filesPass(env, specs, results) {
 		return results // a file check failed: no run validator is started
 	}
@@ -61,9 +61,9 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 		case specs[i].Judge != nil: // below: it may read the others' output
 		case env.FailFast && specs[i].Run == "": // a file check, run first (filesPass)
 		case len(boxed) == 0 || specs[i].Run == "":
-			results[i] = ff.saw(runOne(ctx, env, specs[i], dog))
+			results[i] = saw(runOne(ctx, env, specs[i], dog))
 		case i == boxed[0]: // the sandbox, for every boxed spec; its runner stops them itself
-			runConfined(ctx, env, specs, boxed, results, dog, ff)
+			runConfined(ctx, env, specs, boxed, results, dog, saw)
 		}
 	})
 	each(len(specs), func(i int) {
@@ -81,22 +81,16 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 // errStopped cancels the checks still running when one failed (fail-fast).
 var errStopped = errors.New("stopped: another check failed first (fail_fast)")
 
-type stopping struct {
-	on     bool
-	cancel context.CancelCauseFunc
-}
-
-func failFast(ctx context.Context, on bool) (context.Context, stopping) {
+// failFast returns ctx's child and its cancel, and saw, which passes a
+// Result on, first stopping the other checks when on and it failed.
+func failFast(ctx context.Context, on bool) (context.Context, context.CancelCauseFunc, func(Result) Result) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	return ctx, stopping{on: on, cancel: cancel}
-}
-
-// saw passes r on, stopping the other checks first when it failed.
-func (s stopping) saw(r Result) Result {
-	if s.on && !r.Passed {
-		s.cancel(errStopped)
+	return ctx, cancel, func(r Result) Result {
+		if on && !r.Passed {
+			cancel(errStopped)
+		}
+		return r
 	}
-	return r
 }
 
 // filesPass runs the file checks first and reports whether all passed;
@@ -199,20 +193,20 @@ var (
 func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	timeout := s.timeout()
 	limit := env.outputLimit()
+	notStarted := func(why string) Result { return Result{Problem: "cannot start: " + why, ExitCode: -1} }
 	if why := Unrunnable(env.Dir, s.Run); why != "" {
-		return Result{Problem: "cannot start: " + why, ExitCode: -1}
+		return notStarted(why)
 	}
 	if errors.Is(context.Cause(ctx), errStopped) {
 		return stopped(s.Name)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-
 	// A pipe of our own, not exec's copying goroutine: Wait returns when
 	// the command exits even if a background child holds the pipe open.
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
+		return notStarted(err.Error())
 	}
 	out := &capped{limit: limit}
 	if env.Output == OutputFailures {
@@ -220,12 +214,10 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	}
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
-
 	cmd := exec.CommandContext(ctx, program.Shell(), "-c", s.Run)
 	cmd.Args[0] = "sh" // its messages say "sh: 1: ...", as sh on PATH did
 	cmd.Dir = env.Dir
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
-	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return killGroup(cmd) }
@@ -251,7 +243,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	pw.Close()
 	if err != nil {
 		pr.Close()
-		return Result{Problem: "cannot start: " + err.Error(), ExitCode: -1}
+		return notStarted(err.Error())
 	}
 	if dog != nil {
 		dog.watch(cmd.Process.Pid)
@@ -296,11 +288,9 @@ func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout t
 		if why != "" {
 			r.Problem += ": " + why
 		}
-		r.TimedOut = true
-		r.ExitCode = -1
+		r.TimedOut, r.ExitCode = true, -1
 	case ctxErr != nil:
-		r.Problem = "canceled"
-		r.ExitCode = -1
+		r.Problem, r.ExitCode = "canceled", -1
 	case waitErr == nil:
 		r.Passed = true
 	default:

@@ -3,6 +3,7 @@ package validator
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -33,17 +34,12 @@ const SandboxArg = "__confined"
 // waits for the report: the runner's cleanup and a slow bwrap start.
 const boxGrace = drainGrace + reapGrace + 2*time.Second
 
-// boxRequest is what the gate sends the runner: Env without Confine.
+// boxRequest is what the gate sends the runner: Env without Confine, and
+// of each Spec its command.
 type boxRequest struct {
 	Nonce string
 	Env   Env
-	Specs []boxSpec
-}
-
-type boxSpec struct {
-	Run     string
-	Env     []string
-	Timeout time.Duration
+	Specs []Spec
 }
 
 // boxLine is one line of the report: Hello, one Result per spec (I its
@@ -60,7 +56,7 @@ type boxLine struct {
 // runConfined runs the specs at idx in one sandbox and sets their
 // results. Where this machine has no sandbox they run unconfined, or not
 // at all when confinement is required.
-func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, ff stopping) {
+func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, saw func(Result) Result) {
 	boxed := make([]Spec, len(idx))
 	for j, i := range idx {
 		boxed[j] = specs[i]
@@ -80,7 +76,7 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 			results[i].Name = specs[i].Name
 			return
 		}
-		results[i] = ff.saw(runOne(ctx, env, specs[i], dog))
+		results[i] = saw(runOne(ctx, env, specs[i], dog))
 	})
 }
 
@@ -109,11 +105,17 @@ func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 // sandbox starts bwrap with the runner in it and returns the specs'
 // results, or an error when the runner never said hello: nothing ran.
 func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result, error) {
+	confine := env.Confine
 	self, err := program.Self()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the program to run in it: %w", err)
 	}
-	nonce, req, err := request(env, specs)
+	env.Confine = nil // sent to the runner, which is inside it
+	req := boxRequest{Nonce: rand.Text(), Env: env}
+	for _, s := range specs {
+		req.Specs = append(req.Specs, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout})
+	}
+	data, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
@@ -123,9 +125,9 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	}
 	defer pr.Close()
 	stderr := &capped{limit: 4 << 10}
-	cmd := exec.Command(bwrap, env.Confine.args(env.Dir, self, SandboxArg)...)
+	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
 	cmd.Dir = env.Dir
-	cmd.Stdin = bytes.NewReader(req)
+	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout, cmd.Stderr = pw, stderr
 	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = time.Second
@@ -140,14 +142,15 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	var overdue atomic.Bool
 	timer := time.AfterFunc(bound, func() { overdue.Store(true); killGroup(cmd) })
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
-	rep := readReport(pr, nonce, len(specs), lineLimit(env))
+	// A line is a Result with its output in base64.
+	rep := readReport(pr, req.Nonce, len(specs), env.outputLimit()/3*4+64<<10)
 	timer.Stop()
 	stop()
 	// End the sandbox before bwrap is reaped and its pid can be another's.
 	killGroup(cmd)
 	waitErr := cmd.Wait()
 	if !rep.hello {
-		return nil, cannotSandbox(bwrap, stderr.String(), orEOF(waitErr))
+		return nil, cannotSandbox(bwrap, stderr.String(), cmp.Or(waitErr, io.ErrUnexpectedEOF))
 	}
 	if rep.err == nil {
 		return rep.results, nil
@@ -165,23 +168,6 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	return slices.Repeat([]Result{failed}, len(specs)), nil
 }
 
-func orEOF(err error) error {
-	if err == nil {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
-func request(env Env, specs []Spec) (string, []byte, error) {
-	env.Confine = nil
-	req := boxRequest{Nonce: rand.Text(), Env: env}
-	for _, s := range specs {
-		req.Specs = append(req.Specs, boxSpec{Run: s.Run, Env: s.Env, Timeout: s.Timeout})
-	}
-	data, err := json.Marshal(req)
-	return req.Nonce, data, err
-}
-
 // boxBound is how long the gate waits for the runner: the longest
 // timeout, or less up to the deadline, and boxGrace.
 func boxBound(env Env, specs []Spec) time.Duration {
@@ -193,11 +179,6 @@ func boxBound(env Env, specs []Spec) time.Duration {
 		longest = min(longest, max(time.Until(env.Deadline), 0))
 	}
 	return longest + boxGrace
-}
-
-// lineLimit bounds a report line: a Result with its output, base64.
-func lineLimit(env Env) int {
-	return env.outputLimit()/3*4 + 64<<10
 }
 
 type report struct {
@@ -212,8 +193,7 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 	var rep report
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(64<<10, limit)), limit)
-	seen := make([]bool, n)
-	left := n
+	seen, left := make([]bool, n), n
 	rep.results = make([]Result, n)
 	for sc.Scan() {
 		var l boxLine
@@ -232,10 +212,8 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 		case l.Hello || l.End || l.I < 0 || l.I >= n || seen[l.I]:
 			rep.err = errors.New("a line out of order")
 		default:
-			seen[l.I] = true
-			left--
-			l.Result.Output = string(l.Output)
-			l.Result.Confined = true
+			seen[l.I], left = true, left-1
+			l.Result.Output, l.Result.Confined = string(l.Output), true
 			rep.results[l.I] = l.Result
 			continue
 		}
@@ -267,11 +245,10 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 	if err := out.send(boxLine{Hello: true}); err != nil {
 		return err
 	}
-	ctx, ff := failFast(context.Background(), req.Env.FailFast)
-	defer ff.cancel(nil)
+	ctx, cancel, saw := failFast(context.Background(), req.Env.FailFast)
+	defer cancel(nil)
 	each(len(req.Specs), func(i int) {
-		s := req.Specs[i]
-		r := ff.saw(runOne(ctx, req.Env, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout}, nil))
+		r := saw(runOne(ctx, req.Env, req.Specs[i], nil))
 		line := boxLine{I: i, Output: []byte(r.Output), Result: r}
 		line.Result.Output = ""
 		out.send(line)
