@@ -16,14 +16,10 @@ var errDiffCost = errors.New("the files differ too much to diff")
 // splitLines splits text into lines without their breaks; a final break
 // ends the last line.
 func splitLines(text []byte) []string {
-	s := strings.TrimSuffix(string(text), "\n")
-	if s == "" && len(text) <= 1 {
-		if len(text) == 0 {
-			return nil
-		}
-		return []string{""}
+	if len(text) == 0 {
+		return nil
 	}
-	lines := strings.Split(s, "\n")
+	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
@@ -34,35 +30,25 @@ func splitLines(text []byte) []string {
 // script from a to b inserts, in order: Myers' diff in linear space, the
 // lines found on one side only set aside first (in no common subsequence).
 func AddedLines(a, b []string) ([]int, error) {
-	inA := make(map[string]bool, len(a))
+	ids := map[string]int{} // the lines of a, numbered
 	for _, l := range a {
-		inA[l] = true
+		if _, ok := ids[l]; !ok {
+			ids[l] = len(ids)
+		}
 	}
 	inB := make(map[string]bool, len(b))
 	for _, l := range b {
 		inB[l] = true
 	}
-	ids := map[string]int{}
-	id := func(l string) int {
-		n, ok := ids[l]
-		if !ok {
-			n = len(ids)
-			ids[l] = n
-		}
-		return n
-	}
-	var fa, fb []int // the lines common to both, as ids
-	var bAt []int    // where each line of fb stands in b
-	var added []int
+	var fa, fb, bAt []int // the lines common to both, as ids; where each of fb stands in b
 	for _, l := range a {
 		if inB[l] {
-			fa = append(fa, id(l))
+			fa = append(fa, ids[l])
 		}
 	}
 	for i, l := range b {
-		if inA[l] {
-			fb = append(fb, id(l))
-			bAt = append(bAt, i)
+		if n, ok := ids[l]; ok {
+			fb, bAt = append(fb, n), append(bAt, i)
 		}
 	}
 	d := differ{a: fa, b: fb, ra: slices.Clone(fa), rb: slices.Clone(fb)}
@@ -76,8 +62,9 @@ func AddedLines(a, b []string) ([]int, error) {
 	for _, j := range d.inserted {
 		ins[bAt[j]] = true
 	}
+	var added []int
 	for i, l := range b {
-		if !inA[l] || ins[i] {
+		if _, inA := ids[l]; !inA || ins[i] {
 			added = append(added, i)
 		}
 	}

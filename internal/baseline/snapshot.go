@@ -13,10 +13,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/pattern"
@@ -94,16 +94,10 @@ func read(root string, changed []string, set *pattern.Set, skip []string, budget
 	if set == nil {
 		return s
 	}
-	paths, links, err := walk(root, set, skip)
+	var err error
+	s.Files, err = walk(root, set, skip, math.MaxInt, func(path string) State { return stateOf(path, &budget) })
 	if err != nil {
 		s.WalkErr = err.Error()
-	}
-	s.Files = make(map[string]State, len(paths)+len(links))
-	for _, p := range paths {
-		s.Files[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), &budget)
-	}
-	for _, p := range links {
-		s.Files[p] = State{Err: linkedDir}
 	}
 	return s
 }
@@ -186,12 +180,14 @@ func positive(pats []string) []string {
 	return out
 }
 
-// walk returns the sorted slash paths under root of the files set
-// selects, skipping .git and skip, and of the links to folders set may
-// enter. An unreadable directory is an error: what lies there is unknown.
-func walk(root string, set *pattern.Set, skip []string) (out, links []string, _ error) {
+// walk states, by their sorted slash paths under root, the files set
+// selects, skipping .git and skip, and the links to folders set may enter
+// (linkedDir); past most files, none. An unreadable directory is an
+// error: what lies there is unknown.
+func walk(root string, set *pattern.Set, skip []string, most int, state func(path string) State) (map[string]State, error) {
+	var paths, links []string
 	var walkErr error
-	err := filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
+	filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error { // fn's errors only
 		if err != nil {
 			if walkErr == nil {
 				walkErr = err
@@ -215,15 +211,22 @@ func walk(root string, set *pattern.Set, skip []string) (out, links []string, _ 
 			}
 		}
 		if set.Match(rel) {
-			out = append(out, rel)
+			paths = append(paths, rel)
 		}
 		return nil
 	})
-	if err == nil {
-		err = walkErr
+	if len(paths) > most {
+		return nil, errTreeSize
 	}
-	sort.Strings(out)
-	return out, links, err
+	slices.Sort(paths)
+	m := make(map[string]State, len(paths)+len(links))
+	for _, p := range paths {
+		m[p] = state(filepath.Join(root, filepath.FromSlash(p)))
+	}
+	for _, p := range links {
+		m[p] = State{Err: linkedDir}
+	}
+	return m, walkErr
 }
 
 // unwrap drops the path from an error: the messages name the file.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/stopgate/stopgate/internal/pattern"
@@ -26,19 +25,9 @@ var errTreeSize = fmt.Errorf("more than %d files", maxTree)
 // file, no read. A file touched but unchanged counts as changed: a
 // validator runs that could have been skipped, never the reverse.
 func tree(root string, skip []string) (map[string]State, error) {
-	paths, links, err := walk(root, everything, skip)
+	t, err := walk(root, everything, skip, maxTree, stampState)
 	if err != nil {
 		return nil, err
-	}
-	if len(paths) > maxTree {
-		return nil, errTreeSize
-	}
-	t := make(map[string]State, len(paths)+len(links))
-	for _, p := range paths {
-		t[p] = stampState(filepath.Join(root, filepath.FromSlash(p)))
-	}
-	for _, p := range links {
-		t[p] = State{Err: linkedDir}
 	}
 	return t, nil
 }
