@@ -2,6 +2,7 @@ package validator
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"regexp"
@@ -63,14 +64,10 @@ func failureBlocks(lines []string) (blocks []block, tail bool) {
 	for i, l := range lines {
 		plain[i] = sgr.ReplaceAllString(l, "")
 	}
-	if b := goJSONFailures(plain); len(b) > 0 {
-		return b, false
-	}
-	if b := junitFailures(strings.Join(plain, "\n")); len(b) > 0 {
-		return b, false
-	}
-	if b := goFailures(plain); len(b) > 0 {
-		return b, true
+	for i, find := range []func([]string) []block{goJSONFailures, junitFailures, goFailures} {
+		if b := find(plain); len(b) > 0 {
+			return b, i == 2
+		}
 	}
 	for _, f := range formats {
 		if b := f.blocks(plain); len(b) > 0 {
@@ -251,7 +248,8 @@ type junitFail struct {
 
 // junitFailures are JUnit XML's failed and erroring test cases, each its
 // class and name then its text or message.
-func junitFailures(out string) []block {
+func junitFailures(lines []string) []block {
+	out := strings.Join(lines, "\n")
 	if !strings.Contains(out, "<testsuite") && !strings.Contains(out, "<testcase") {
 		return nil
 	}
@@ -269,11 +267,7 @@ func junitFailures(out string) []block {
 		}
 		for _, f := range append(c.Failures, c.Errors...) {
 			b := block{lines: []string{"FAIL " + strings.TrimPrefix(c.Classname+" > "+c.Name, " > ")}}
-			text := strings.TrimSpace(f.Text)
-			if text == "" {
-				text = f.Message
-			}
-			for l := range strings.Lines(text) {
+			for l := range strings.Lines(cmp.Or(strings.TrimSpace(f.Text), f.Message)) {
 				if t := strings.TrimSpace(l); !noise(t) {
 					b.lines = append(b.lines, "  "+t)
 				}

@@ -54,7 +54,7 @@ func unavailable(why string, usage *Usage) Result {
 // never a pass; verified ones are cached by the hash of what was asked.
 func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result) (r Result) {
 	start, j := time.Now(), s.Judge
-	defer func() { r.Name, r.Duration = s.Name, time.Since(start) }()
+	defer func() { r.Duration = time.Since(start) }()
 	bodies, user, err := evidence(env, s, specs, results)
 	if err != nil {
 		return unavailable(err.Error(), nil)

@@ -43,6 +43,11 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
 	ctx, cancel, saw := failFast(ctx, env.FailFast)
 	defer cancel(nil)
+	defer func() {
+		for i := range results {
+			results[i].Name = specs[i].Name
+		}
+	}()
 	if env.FailFast && !filesPass(env, specs, results) {
 		return results // a file check failed: no run validator is started
 	}
@@ -70,7 +75,7 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 		switch {
 		case specs[i].Judge == nil:
 		case errors.Is(context.Cause(ctx), errStopped):
-			results[i] = stopped(specs[i].Name)
+			results[i] = stopped()
 		default:
 			results[i] = runJudge(ctx, env, specs[i], specs, results)
 		}
@@ -105,15 +110,13 @@ func filesPass(env Env, specs []Spec, results []Result) bool {
 	}
 	for i, s := range specs {
 		if !pass && (s.Run != "" || s.Judge != nil) {
-			results[i] = stopped(s.Name)
+			results[i] = stopped()
 		}
 	}
 	return pass
 }
 
-func stopped(name string) Result {
-	return Result{Name: name, Problem: errStopped.Error(), ExitCode: -1, Stopped: true}
-}
+func stopped() Result { return Result{Problem: errStopped.Error(), ExitCode: -1, Stopped: true} }
 
 // each runs f(0) … f(n-1) at once and returns when all have returned.
 func each(n int, f func(i int)) {
@@ -139,7 +142,6 @@ func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	default:
 		r = checkFile(env, s)
 	}
-	r.Name = s.Name
 	r.Duration = time.Since(start)
 	return r
 }
@@ -198,7 +200,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 		return notStarted(why)
 	}
 	if errors.Is(context.Cause(ctx), errStopped) {
-		return stopped(s.Name)
+		return stopped()
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -208,10 +210,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	if err != nil {
 		return notStarted(err.Error())
 	}
-	out := &capped{limit: limit}
-	if env.Output == OutputFailures {
-		out.tail = newTailKeep(limit)
-	}
+	out := newCapped(limit, env.Output == OutputFailures)
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
 	cmd := exec.CommandContext(ctx, program.Shell(), "-c", s.Run)
@@ -376,23 +375,32 @@ func unwrapPath(err error) error {
 // first lines, the failing lines between and the last bytes
 // (docs/validator-output.md). Its memory is bounded by the limit.
 type capped struct {
-	mu      sync.Mutex
-	buf     []byte
-	limit   int
-	dropped int64
-	total   int64
-	tail    *tailKeep
+	mu             sync.Mutex
+	buf            []byte
+	limit          int
+	dropped, total int64
+	tail           bool
+	head           int    // with tail: bytes at the start of buf never let go
+	fails          []byte // the failing lines let go, whole, up to half the limit
+	line           []byte // the start of the line being let go, up to maxFailLine
+	block          int    // the indentation of the failing block let go, -1 if none
+}
+
+const maxFailLine = 1 << 10
+
+func newCapped(limit int, tail bool) *capped {
+	return &capped{limit: limit, tail: tail, head: limit / 8, block: -1}
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total += int64(len(p))
-	if c.tail != nil {
+	if c.tail {
 		c.buf = append(c.buf, p...)
 		c.dropped = max(c.total-int64(c.limit), 0)
 		if len(c.buf) > 2*c.limit { // in batches: each byte is moved once or twice
-			c.tail.letGo(c)
+			c.letGo()
 		}
 		return len(p), nil
 	}
@@ -405,70 +413,57 @@ func (c *capped) Write(p []byte) (int, error) {
 func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.tail == nil {
+	if !c.tail {
 		return string(c.buf)
 	}
-	t := c.tail
-	t.letGo(c)
+	c.letGo()
 	if c.total <= int64(c.limit) {
 		return string(c.buf)
 	}
-	head := c.buf[:t.head]
+	head := c.buf[:c.head]
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 		head = head[:i+1] // its last line goes on in what was let go
 	}
-	// t.line starts the tail's first line, its start let go.
-	return string(head) + string(t.fails) + string(t.line) + string(c.buf[t.head:])
+	// c.line starts the tail's first line, its start let go.
+	return string(head) + string(c.fails) + string(c.line) + string(c.buf[c.head:])
 }
-
-// tailKeep is what capped keeps, with tail, of the output it lets go.
-type tailKeep struct {
-	head  int    // bytes at the start of buf never let go
-	fails []byte // the failing lines let go, whole, up to half the limit
-	line  []byte // the start of the line being let go, up to maxFailLine
-	block int    // the indentation of the failing block let go, -1 if none
-}
-
-const maxFailLine = 1 << 10
-
-func newTailKeep(limit int) *tailKeep { return &tailKeep{head: limit / 8, block: -1} }
 
 // letGo drops buf's oldest bytes after the head, keeping their failing
 // lines, until what is kept fits the limit.
-func (t *tailKeep) letGo(c *capped) {
-	for len(c.buf)+len(t.fails) > c.limit {
-		n := min(len(c.buf)+len(t.fails)-c.limit, len(c.buf)-t.head)
-		t.scan(c.buf[t.head:t.head+n], c.limit/2)
-		c.buf = append(c.buf[:t.head], c.buf[t.head+n:]...)
+func (c *capped) letGo() {
+	for len(c.buf)+len(c.fails) > c.limit {
+		n := min(len(c.buf)+len(c.fails)-c.limit, len(c.buf)-c.head)
+		c.scan(c.buf[c.head:c.head+n], c.limit/2)
+		c.buf = append(c.buf[:c.head], c.buf[c.head+n:]...)
 	}
 }
 
 // scan keeps, of bytes let go and while the budget lasts, each failing
 // line and the lines indented deeper (or blank) after it: TAP's YAML, go
 // test's messages.
-func (t *tailKeep) scan(p []byte, budget int) {
+func (c *capped) scan(p []byte, budget int) {
 	for len(p) > 0 {
 		end := bytes.IndexByte(p, '\n')
 		chunk := p
 		if end >= 0 {
 			chunk = p[:end]
 		}
-		t.line = append(t.line, chunk[:min(len(chunk), maxFailLine-len(t.line))]...)
+		c.line = append(c.line, chunk[:min(len(chunk), maxFailLine-len(c.line))]...)
 		if end < 0 {
 			return
 		}
 		p = p[end+1:]
-		ind := indent(t.line)
-		inBlock := t.block >= 0 && (ind > t.block || ind == len(t.line))
+		ind := indent(c.line)
+		inBlock := c.block >= 0 && (ind > c.block || ind == len(c.line))
 		if !inBlock {
-			t.block = -1
-			if failingLine(t.line) {
-				t.block, inBlock = ind, true
+			c.block = -1
+			if failingLine(c.line) {
+				c.block, inBlock = ind, true
 			}
 		}
-		if inBlock && len(t.fails)+len(t.line) < budget {
-			t.fails = append(append(t.fails, t.line...), '\n')
+		if inBlock && len(c.fails)+len(c.line) < budget {
+			c.fails = append(append(c.fails, c.line...), '\n')
 		}
-		t.line = t.line[:0]
+		c.line = c.line[:0]
 	}
 }

@@ -65,7 +65,6 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 	if err == nil {
 		for j, i := range idx {
 			results[i] = got[j]
-			results[i].Name = specs[i].Name
 		}
 		return
 	}
@@ -73,10 +72,9 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 		i := idx[j]
 		if env.Confine.Required {
 			results[i] = unconfined(err)
-			results[i].Name = specs[i].Name
-			return
+		} else {
+			results[i] = saw(runOne(ctx, env, specs[i], dog))
 		}
-		results[i] = saw(runOne(ctx, env, specs[i], dog))
 	})
 }
 
@@ -124,7 +122,7 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 		return nil, err
 	}
 	defer pr.Close()
-	stderr := &capped{limit: 4 << 10}
+	stderr := newCapped(4<<10, false)
 	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
 	cmd.Dir = env.Dir
 	cmd.Stdin = bytes.NewReader(data)
