@@ -20,7 +20,7 @@ type Spec struct {
 	Env     []string // extra KEY=value for Run, after Env.Vars
 	Timeout time.Duration
 	// Diff checks what changed since arming against the records Baselines.
-	Diff      *baseline.Check
+	Diff      *baseline.Check `json:"-"` // never sent to the sandbox's runner
 	Baselines []string
 	Skip      []string // dirs a diff check does not look in: the state dir
 	Judge     *Judge   // a model decides; runs after the others, may read their output
