@@ -25,8 +25,7 @@ import (
 	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// finding is one line of `gate check`: where ("file[:line[:column]]"),
-// what, and how to fix it.
+// finding is one line of `gate check`: where (file[:line[:column]]), what, how to fix it.
 type finding struct {
 	loc     string
 	warning bool
@@ -34,8 +33,7 @@ type finding struct {
 	hint    string
 }
 
-// String is the finding as check prints it, control characters spelled
-// out (cli.Visible): its text comes from files the agent can write.
+// String spells out control characters (cli.Visible): the text comes from files the agent writes.
 func (f finding) String() string {
 	s := cli.Visible(f.loc, true) + ": "
 	if f.warning {
@@ -53,8 +51,8 @@ func warn(loc, msg, hint string) []finding {
 	return []finding{{loc: loc, warning: true, msg: msg, hint: hint}}
 }
 
-// runCheck is `gate check`: mappings.toml as the gate loads it, the files
-// it names, and the hook registrations. Exit 1 when any finding is an error.
+// runCheck is `gate check`: the config, the files it names, the hook
+// registrations; exit 1 on any error.
 func runCheck(env *cli.Env, args []string) error {
 	fl := flags("check")
 	configFile := configFlag(fl)
@@ -80,7 +78,6 @@ func runCheck(env *cli.Env, args []string) error {
 	return checkReport(env, cfg, fs, clients, tel, summary)
 }
 
-// configFindings are mappings.toml's findings, as config.Inspect loads it.
 func configFindings(ws workspace) (*config.Config, []finding, error) {
 	var fs []finding
 	cfg, problems, err := config.Inspect(ws.file, ws.root, config.Project)
@@ -103,12 +100,11 @@ func configFindings(ws workspace) (*config.Config, []finding, error) {
 	return cfg, fs, nil
 }
 
-// hookCheck returns the findings of the checked clients' registrations,
-// and the summary of Claude Code's OS wall ("": not checked).
+// hookCheck returns the registrations' findings and the summary of Claude
+// Code's OS wall ("": not checked).
 func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
 	var fs []finding
-	// Claude Code's settings are read only where it may be checked.
-	claude, home := settingsFiles(env, ws.root).load(), env.Getenv("HOME")
+	claude, home := settingsFiles(env, ws.root), env.Getenv("HOME")
 	var regs []guard.Registered
 	if clientName == "" || clientName == "claude" || runsClaude(clientName) {
 		regs = claude.registrations(ws.root, home)
@@ -118,8 +114,7 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	if plugin == "" && (clientName == "" || clientName == "claude") && !claudeRegistered(regs) {
 		plugin = installedPlugin(home, claude.paths()) // the marketplace's plugin registers them
 	}
-	// With no --client, Claude Code is checked when the project registers
-	// it, or registers no other client (to say nothing is).
+	// With no --client, Claude Code is checked when registered, or when no client is.
 	summary := ""
 	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude(clientName) {
 		fs = append(fs, hookFindings(env, ws, cfg, plugin, claude)...)
@@ -134,15 +129,12 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	return append(fs, registeredFindings(env, ws, cfg, regs)...), summary
 }
 
-// runsClaude reports whether the client of name has no hook file and runs
-// Claude Code's registration (VS Code agent mode).
+// runsClaude reports whether the client of name runs Claude Code's hooks (VS Code).
 func runsClaude(name string) bool {
 	c := client.Named(name)
 	return c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude)
 }
 
-// checkReport prints the findings, the clients' notes and the summary
-// line; exit 1 when a finding is an error.
 func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*client.Client, tel, summary string) error {
 	errs, warns := 0, 0
 	for _, f := range fs {
@@ -187,10 +179,9 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 	return nil
 }
 
-// hookFindings checks that every stopgate hook is registered with Claude
-// Code (project, local or user settings, or the plugin), that each program
-// exists, and that the gate's hook timeout exceeds every validator's.
-func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeTexts) []finding {
+// hookFindings checks Claude Code's registration (settings or plugin): every
+// hook, each program, the timeouts.
+func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeSettings) []finding {
 	candidates, initCmd := claude.sharedFirst(), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
 	if plugin != "" {
@@ -254,16 +245,13 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 	return out
 }
 
-// registeredHook are the findings of a registered hook at loc: its
-// program, an earlier launcher, and its timeouts.
 func registeredHook(env *cli.Env, cfg *config.Config, fd settings.Found, loc, base string, vars map[string]string, initCmd, client string) []finding {
 	out := programFinding(env, fd.Command, loc, base, vars)
 	out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
 	return append(out, timeoutFinding(cfg, fd, loc, client)...)
 }
 
-// unregistered is the finding of hook h missing from loc: an error, except
-// for the test runner's, which gate init --no-testhook leaves out.
+// unregistered is hook h missing from loc: a warning for testhook's (--no-testhook).
 func unregistered(loc string, h settings.Hook, msg, initCmd string) finding {
 	f := finding{loc: loc, msg: msg, hint: initCmd + " registers every stopgate hook and keeps the rest of the file"}
 	if settings.Program(h.Command) == hook.Testhook {
@@ -273,8 +261,7 @@ func unregistered(loc string, h settings.Hook, msg, initCmd string) finding {
 	return f
 }
 
-// fileError is the finding of a hook file that does not parse, or is not
-// shaped as the client expects, at the line and column it names.
+// fileError is the finding of a hook file that does not parse, at its line and column.
 func fileError(name, client string, err error) finding {
 	f := finding{loc: name, msg: err.Error(), hint: client + " cannot read this file either: fix it by hand"}
 	var se *settings.Error
@@ -284,8 +271,7 @@ func fileError(name, client string, err error) finding {
 	return f
 }
 
-// sortByLocation orders findings by file, in the order first seen, then
-// by line (a strict weak ordering, as the sort needs).
+// sortByLocation orders findings by file (first seen), then by line.
 func sortByLocation(fs []finding) {
 	rank := map[string]int{}
 	for _, f := range fs {
@@ -310,8 +296,7 @@ func splitLoc(loc string) (file string, line int) {
 }
 
 // programFinding warns when a registered hook's program is not where its
-// command says (vars: what the client sets; shown relative to base). A
-// launcher (settings.Launcher) runs the first executable candidate.
+// command says (vars: what the client sets).
 func programFinding(env *cli.Env, command, loc, base string, vars map[string]string) []finding {
 	var first string
 	for i, p := range settings.Paths(command) {
@@ -343,13 +328,12 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 	return warn(loc, msg, "install it ("+in.method+"): "+in.command)
 }
 
-// uninstallCmd is the gate uninstall that undoes initCmd.
 func uninstallCmd(initCmd string) string {
 	return strings.Replace(initCmd, "gate init", "gate uninstall", 1)
 }
 
-// earlierLauncher warns of an earlier gate init's launcher, which ran the
-// program with exec: one that could not run (126, 127) let the stop pass.
+// earlierLauncher warns of an earlier gate init's launcher, which let a stop
+// pass when the program could not run.
 func earlierLauncher(command, loc, initCmd string) []finding {
 	if !settings.Earlier(command) {
 		return nil
@@ -362,8 +346,7 @@ func earlierLauncher(command, loc, initCmd string) []finding {
 		"re-register: "+undo+", then "+initCmd+" (with the options it was given)")
 }
 
-// onFailureFinding warns of a guard hook without onFailure "block": a
-// guard that cannot start or times out lets the call through.
+// onFailureFinding warns of a guard hook without onFailure "block".
 func onFailureFinding(fd settings.Found, loc, initCmd string) []finding {
 	if settings.Program(fd.Command) != hook.Detect || !guards(fd.Event) || fd.OnFailure == "block" {
 		return nil
@@ -372,10 +355,8 @@ func onFailureFinding(fd settings.Found, loc, initCmd string) []finding {
 		`add "onFailure": "block" to it, or re-register: `+uninstallCmd(initCmd)+", then "+initCmd)
 }
 
-// timeoutFinding checks the gate hook's timeouts (package stop,
-// deadline.go): the one the gate is told must not exceed the one the
-// client enforces (else the stop passes unanswered), and no run validator
-// may outlast the gate's deadline (else it fails as timed out).
+// timeoutFinding fails a gate hook told a longer timeout than the client
+// enforces, or with a validator that outlasts its deadline (stop/deadline.go).
 func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) []finding {
 	if settings.Program(fd.Command) != hook.Gate || fd.Event == hook.ConfigChange {
 		return nil // ConfigChange runs no validator
@@ -398,7 +379,6 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 	budget := told - stop.Margin(told)
 	var longest *config.Validator
 	for _, name := range cfg.Order {
-		// File checks take no time; only programs and judges can run into the limit.
 		if v := cfg.Validators[name]; (v.Run != "" || v.Judge != nil) && (longest == nil || v.Timeout > longest.Timeout) {
 			longest = v
 		}
@@ -412,7 +392,6 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 		hint: fmt.Sprintf("raise the hook's timeout and --timeout above %s, or lower the validator's timeout", longest.Timeout+stop.Margin(told))}}
 }
 
-// flagTimeout is the --timeout a hook command gives the gate, 0 for none.
 func flagTimeout(command string) time.Duration {
 	words := strings.Fields(settings.Args(command))
 	for i, w := range words {
@@ -427,8 +406,7 @@ func flagTimeout(command string) time.Duration {
 	return 0
 }
 
-// dedupe drops repeated findings: a missing program is reported once, not
-// once per event that runs it.
+// dedupe drops repeated findings: a missing program is reported once.
 func dedupe(fs []finding) []finding {
 	seen := map[string]bool{}
 	return slices.DeleteFunc(fs, func(f finding) bool {
@@ -438,9 +416,7 @@ func dedupe(fs []finding) []finding {
 	})
 }
 
-// clientFindings checks one client's registration: its file, each hook,
-// each program, the timeouts, max_blocks against the client's cap, its env
-// and its wall.
+// clientFindings checks another client's registration, env and wall.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client) []finding {
 	if c.HookFile == "" {
 		return nil // no registration of its own: its notes say which it runs
@@ -481,13 +457,10 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 	return dedupe(out)
 }
 
-// hooksEnv are the clients whose settings hand the hooks an env, and
-// whether the file's top-level env counts beside each hook's own (Qwen
-// Code sets it where the process has none; Gemini CLI does not).
+// hooksEnv are the clients that hand the hooks an env, and whether the top-level env counts too.
 var hooksEnv = map[string]bool{client.Gemini.Name: false, client.Qwen.Name: true}
 
-// clientEnvFindings judges the env c's hook file (the project's and the
-// user's) hands the hooks, and the .env files c loads (trust.DotEnv).
+// clientEnvFindings judges the env c's hook files and .env files hand the hooks.
 func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 	top, ok := hooksEnv[c.Name]
 	if !ok {
@@ -515,8 +488,7 @@ func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 	return out
 }
 
-// envFindings are the variables of the trusted base's environment
-// (trust.HookEnv) among names, which an env at loc sets for the hooks.
+// envFindings are the trusted base's variables (trust.HookEnv) an env at loc sets.
 func envFindings(loc string, names []string) []finding {
 	env := trust.HookEnv(names)
 	if len(env) == 0 {
@@ -526,8 +498,7 @@ func envFindings(loc string, names []string) []finding {
 		hint: "remove it from env, and set it in the shell that starts the client"}}
 }
 
-// capFinding warns when max_blocks would not end a failing loop before the
-// client's own cap lets the agent stop unchecked.
+// capFinding warns when the client's own block cap ends the loop before max_blocks.
 func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
 	if cfg == nil || c.BlockCap == 0 || cfg.Settings.MaxBlocks < c.BlockCap {
 		return nil
@@ -538,9 +509,8 @@ func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
 		fmt.Sprintf("set max_blocks below %d", c.BlockCap))
 }
 
-// checkedClients are the clients `gate check` looks at: the one --client
-// names, or every client whose file the project has. A client without a
-// file (VS Code agent mode) goes with the registrations it runs.
+// checkedClients are the one --client names, or every client whose file the
+// project has (VS Code's with the registrations it runs).
 func checkedClients(root, name string) ([]*client.Client, error) {
 	has := func(c *client.Client) bool {
 		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile)))
@@ -565,10 +535,8 @@ func checkedClients(root, name string) ([]*client.Client, error) {
 	return out, nil
 }
 
-// goToolFindings warns, in a Go module that pins stopgate with the tool
-// directive, of a replace, a go.work or vendor/: what makes go tool build
-// another stopgate than the one published, which the plugin does not run,
-// so with no bin/ every stop halts.
+// goToolFindings warns, where go.mod pins stopgate as a tool, of a replace,
+// go.work or vendor/: go tool would build another stopgate.
 func goToolFindings(ws workspace) []finding {
 	if !goTool(ws.root) {
 		return nil
@@ -595,9 +563,8 @@ func goToolFindings(ws workspace) []finding {
 	return fs
 }
 
-// registeredFindings fails each registered hook program outside the wall
-// of the trusted base (trust.Base): the agent could replace it with
-// `exit 0` unseen. With protect = [] the wall's finding says so instead.
+// registeredFindings fails each registered hook program outside the wall:
+// the agent could replace it unseen.
 func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []guard.Registered) []finding {
 	base, _ := trust.For(trust.Project{Root: ws.root, Home: env.Getenv("HOME"), File: ws.file, Config: cfg, Regs: regs})
 	set := base.Wall()
@@ -619,14 +586,11 @@ func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []g
 	return dedupe(out)
 }
 
-// claudeRegistered reports whether regs has a stopgate hook in Claude
-// Code's settings.
 func claudeRegistered(regs []guard.Registered) bool {
 	return slices.ContainsFunc(regs, func(r guard.Registered) bool { return strings.HasPrefix(r.File, ".claude/") })
 }
 
-// telemetryCheck is gate check's line on telemetry, when [telemetry] says
-// anything, and a warning when it is on and its exporter is missing.
+// telemetryCheck is check's line on telemetry, and a warning when its exporter is missing.
 func telemetryCheck(env *cli.Env, ws workspace, cfg *config.Config) (string, []finding) {
 	if cfg == nil || !cfg.Telemetry.Enabled && cfg.Telemetry.Endpoint == "" {
 		return "", nil

@@ -43,7 +43,7 @@ func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 // refusal in a stopgate project, else the error.
 func unreadableChange(env *cli.Env, err error) error {
 	root := project.Root(env.Getenv, "", env.Dir)
-	if !stopgateProject(env, root, config.Path(root, "", env.Dir), settingsFiles(env, root).load()) {
+	if !stopgateProject(env, root, config.Path(root, "", env.Dir), settingsFiles(env, root)) {
 		return err
 	}
 	return hook.AnswerTo(env.Stdout, nil).Write(hook.Block("stopgate refused this settings change: its ConfigChange input could not be read (" +
@@ -61,7 +61,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	}
 	root, home := project.Root(env.Getenv, in.Cwd, env.Dir), env.Getenv("HOME")
 	ws := workspace{root: root, file: config.Path(root, "", env.Dir)}
-	claude := settingsFiles(env, root).load()
+	claude := settingsFiles(env, root)
 	cfg, _, err := config.Inspect(ws.file, ws.root, config.FileOnly)
 	if errors.Is(err, fs.ErrNotExist) && !stopgateProject(env, root, ws.file, claude) {
 		return nil
@@ -76,7 +76,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 			why = append(why, bad.loc+": "+bad.msg)
 		case !w.Present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken
 		default:
-			why = append(why, errorsOf(wallDown(claude.claudeFiles, w, rules), true)...)
+			why = append(why, errorsOf(wallDown(claude, w, rules), true)...)
 		}
 	}
 	if len(why) == 0 {
@@ -105,7 +105,7 @@ func errorsOf(fs []finding, warnings bool) []string {
 // stopgateProject reports whether root shows stopgate: its config or state
 // dir, the hook run from a plugin, or a settings file that registers a
 // stopgate hook (or cannot be read, or parsed and names the gate).
-func stopgateProject(env *cli.Env, root, file string, claude *claudeTexts) bool {
+func stopgateProject(env *cli.Env, root, file string, claude *claudeSettings) bool {
 	for _, p := range []string{file, filepath.Join(root, config.DefaultStateDir)} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			return true
@@ -133,7 +133,7 @@ func stopgateProject(env *cli.Env, root, file string, claude *claudeTexts) bool 
 // switchFindings are the keys of Claude Code's settings that switch
 // stopgate's hooks off or choose what they run: disableAllHooks, and an
 // env that sets a variable of the trusted base (trust.HookEnv).
-func switchFindings(claude *claudeTexts) []finding {
+func switchFindings(claude *claudeSettings) []finding {
 	var out []finding
 	for _, src := range claude.sharedFirst() {
 		if src.err != nil {
@@ -147,30 +147,32 @@ func switchFindings(claude *claudeTexts) []finding {
 	return out
 }
 
-// claudeFiles are the settings Claude Code reads hooks from, in its order
-// (guard.ClaudeSettings); shared, which gate init writes, is read[at].
-type claudeFiles struct {
+// claudeSettings are the settings Claude Code reads hooks from, in its
+// order (guard.ClaudeSettings), read on first use (texts); shared, which
+// gate init writes, is read[at].
+type claudeSettings struct {
 	shared guard.SettingsFile
 	at     int
 	read   []guard.SettingsFile
+	list   []settingsText // nil until texts
 }
 
 // settingsFiles returns the project's and the user's Claude Code settings.
-func settingsFiles(env *cli.Env, root string) claudeFiles {
+func settingsFiles(env *cli.Env, root string) *claudeSettings {
 	read := guard.ClaudeSettings(root, env.Getenv("HOME"))
 	at := slices.IndexFunc(read, func(s guard.SettingsFile) bool { return s.Name == settingsFile })
-	return claudeFiles{shared: read[at], at: at, read: read}
+	return &claudeSettings{shared: read[at], at: at, read: read}
 }
 
 // others are the settings beside the shared ones: the user's, the local.
-func (f claudeFiles) others() []guard.SettingsFile {
+func (f *claudeSettings) others() []guard.SettingsFile {
 	return slices.Delete(slices.Clone(f.read), f.at, f.at+1)
 }
 
 // over are the settings whose keys win over the shared ones: the local.
-func (f claudeFiles) over() []guard.SettingsFile { return f.read[f.at+1:] }
+func (f *claudeSettings) over() []guard.SettingsFile { return f.read[f.at+1:] }
 
-func (f claudeFiles) paths() []string {
+func (f *claudeSettings) paths() []string {
 	out := make([]string, len(f.read))
 	for i, s := range f.read {
 		out[i] = s.Path
@@ -204,16 +206,8 @@ func readSettings(files []guard.SettingsFile) []settingsText {
 	return out
 }
 
-// claudeTexts are the Claude Code settings, read on first use (texts).
-type claudeTexts struct {
-	claudeFiles
-	list []settingsText
-}
-
-func (f claudeFiles) load() *claudeTexts { return &claudeTexts{claudeFiles: f} }
-
 // texts are the settings as read, in the order the client reads them.
-func (t *claudeTexts) texts() []settingsText {
+func (t *claudeSettings) texts() []settingsText {
 	if t.list == nil {
 		t.list = readSettings(t.read)
 	}
@@ -221,14 +215,14 @@ func (t *claudeTexts) texts() []settingsText {
 }
 
 // sharedFirst are the texts, the shared ones first.
-func (t *claudeTexts) sharedFirst() []settingsText {
+func (t *claudeSettings) sharedFirst() []settingsText {
 	texts := t.texts()
 	return append([]settingsText{texts[t.at]}, slices.Delete(slices.Clone(texts), t.at, t.at+1)...)
 }
 
 // registrations are the stopgate programs the project's hook files
 // register (guard.Registrations), these settings as read here.
-func (t *claudeTexts) registrations(root, home string) []guard.Registered {
+func (t *claudeSettings) registrations(root, home string) []guard.Registered {
 	read := map[string][]byte{}
 	for _, s := range t.texts() {
 		read[s.Path] = s.data // nil for one that could not be read: it registers none

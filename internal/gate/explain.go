@@ -279,7 +279,7 @@ func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
 			relevant = append(relevant, h)
 		}
 	}
-	for _, f := range settingsFiles(env, ws.root).load().sharedFirst() {
+	for _, f := range settingsFiles(env, ws.root).sharedFirst() {
 		if f.doc == nil {
 			continue
 		}

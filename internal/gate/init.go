@@ -151,7 +151,7 @@ func programs(want []settings.Hook, bin string) []string {
 
 // elsewhere leaves out of want the hooks the local or the user's settings
 // already register (they would run twice), and says which.
-func elsewhere(env *cli.Env, files claudeFiles, want []settings.Hook) []settings.Hook {
+func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []settings.Hook {
 	keep := slices.Clone(want)
 	for _, src := range files.others() {
 		data, err := os.ReadFile(src.Path)

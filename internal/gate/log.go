@@ -50,16 +50,7 @@ func runLog(env *cli.Env, args []string) error {
 	for _, r := range d.records {
 		var checks []string
 		for _, c := range r.Checks {
-			s := p.mark(c.Passed) + " " + c.Name + " " + duration(c.Duration())
-			if c.Reused && c.Since != nil {
-				s = p.mark(c.Passed) + " " + c.Name + " unchanged since " + c.Since.Local().Format(time.TimeOnly)
-			}
-			if c.Skipped {
-				s = "– " + c.Name + " skipped"
-			} else if !c.Passed && c.Result != "failed" {
-				s += " (" + c.Result + ")"
-			}
-			checks = append(checks, s)
+			checks = append(checks, checkText(p, c))
 		}
 		decision := r.Decision
 		if decision != outcome.Pass {
@@ -80,6 +71,21 @@ func runLog(env *cli.Env, args []string) error {
 	return nil
 }
 
+// checkText is a check as gate log shows it.
+func checkText(p palette, c outcome.Check) string {
+	s := p.mark(c.Passed) + " " + c.Name + " " + duration(c.Duration())
+	if c.Reused && c.Since != nil {
+		s = p.mark(c.Passed) + " " + c.Name + " unchanged since " + c.Since.Local().Format(time.TimeOnly)
+	}
+	if c.Skipped {
+		return "– " + c.Name + " skipped"
+	}
+	if !c.Passed && c.Result != "failed" {
+		s += " (" + c.Result + ")"
+	}
+	return s
+}
+
 // runStats is `gate stats`: pass rates, attempts until pass, blocks per
 // session, the slowest validators, reuse and judges.
 func runStats(env *cli.Env, args []string) error {
@@ -98,31 +104,38 @@ func runStats(env *cli.Env, args []string) error {
 		fmt.Fprint(w, d.none)
 		return nil
 	}
-	fmt.Fprintln(w, statsHeader(st))
-
-	if len(st.Prompts) > 0 {
-		fmt.Fprintln(w)
-		rows := [][]string{{"prompt", "checked", "passed", "pass rate", "attempts to pass (avg / max)", "still failing"}}
-		for _, p := range st.Prompts {
-			attempts := "-"
-			if p.Resolved > 0 {
-				attempts = fmt.Sprintf("%.1f / %d", p.AttemptsAvg(), p.AttemptsMax)
-			}
-			rows = append(rows, []string{p.Prompt, strconv.Itoa(p.Checked), strconv.Itoa(p.Passed), rate(p.Passed, p.Checked), attempts, strconv.Itoa(p.Unresolved)})
-		}
-		table(w, rows)
+	fmt.Fprintf(w, "%s from %s to %s: %d passed, %d blocked, %d halted", cli.Plural(st.Decisions, "decision", "decisions"),
+		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
+	if st.Cleared > 0 {
+		fmt.Fprintf(w, ", %d cleared by a person", st.Cleared)
 	}
-	if len(st.Validators) > 0 {
-		fmt.Fprintln(w)
-		rows := [][]string{{"validator", "runs", "passed", "pass rate", "median", "max"}}
-		for _, v := range st.Validators {
-			rows = append(rows, []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), duration(v.Median()), duration(v.Max())})
+	fmt.Fprintln(w)
+	prompts := [][]string{{"prompt", "checked", "passed", "pass rate", "attempts to pass (avg / max)", "still failing"}}
+	for _, p := range st.Prompts {
+		attempts := "-"
+		if p.Resolved > 0 {
+			attempts = fmt.Sprintf("%.1f / %d", p.AttemptsAvg(), p.AttemptsMax)
 		}
-		table(w, rows)
+		prompts = append(prompts, []string{p.Prompt, strconv.Itoa(p.Checked), strconv.Itoa(p.Passed), rate(p.Passed, p.Checked), attempts, strconv.Itoa(p.Unresolved)})
 	}
-
+	validators := [][]string{{"validator", "runs", "passed", "pass rate", "median", "max"}}
+	for _, v := range st.Validators {
+		validators = append(validators, []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), duration(v.Median()), duration(v.Max())})
+	}
+	for _, rows := range [][][]string{prompts, validators} {
+		if len(rows) > 1 {
+			fmt.Fprintln(w)
+			table(w, rows)
+		}
+	}
 	observeStats(w, st)
+	sessionStats(w, st)
+	judgeStats(w, st)
+	return nil
+}
 
+// sessionStats are gate stats' lines on sessions, slow validators and reuse.
+func sessionStats(w io.Writer, st outcome.Stats) {
 	blocked := 0
 	var worst []string
 	for _, s := range st.Sessions {
@@ -139,7 +152,6 @@ func runStats(env *cli.Env, args []string) error {
 		fmt.Fprintf(w, "; most blocked: %s", strings.Join(worst, ", "))
 	}
 	fmt.Fprintln(w)
-
 	var slow []string
 	slowest := st.Slowest()
 	for _, v := range slowest[:min(5, len(slowest))] {
@@ -157,8 +169,6 @@ func runStats(env *cli.Env, args []string) error {
 		}
 		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", duration(st.Saved), cli.Plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
 	}
-	judgeStats(w, st)
-	return nil
 }
 
 // judgeStats is gate stats' line on what the judges cost.
@@ -189,15 +199,6 @@ type decisions struct {
 	records []outcome.Record
 	none    string
 	ws      workspace
-}
-
-func statsHeader(st outcome.Stats) string {
-	h := fmt.Sprintf("%s from %s to %s: %d passed, %d blocked, %d halted", cli.Plural(st.Decisions, "decision", "decisions"),
-		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
-	if st.Cleared > 0 {
-		h += fmt.Sprintf(", %d cleared by a person", st.Cleared)
-	}
-	return h
 }
 
 // readDecisions parses the flags of gate log, stats or report and reads the

@@ -116,7 +116,7 @@ func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string
 
 // say tells what the wall added, what settings keep against it, and what
 // the machine lacks for it.
-func (w wallMerge) say(env *cli.Env, files claudeFiles) {
+func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 	name := files.shared.Name
 	if w.off {
 		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
@@ -139,7 +139,7 @@ func (w wallMerge) say(env *cli.Env, files claudeFiles) {
 
 // noteAgainst tells which sandbox keys are set against the wall, in the
 // file init wrote (st) or in the local settings, which win over it.
-func noteAgainst(env *cli.Env, files claudeFiles, st settings.WallStatus) {
+func noteAgainst(env *cli.Env, files *claudeSettings, st settings.WallStatus) {
 	for _, a := range st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.Name, a)
 	}
@@ -189,7 +189,7 @@ func packages(tools []string) []string {
 
 // wallFindings says whether the OS wall is up and why not, and whether
 // run validators will be confined; summary says it in a few words.
-func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeTexts, regs []guard.Registered) (out []finding, summary string) {
+func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeSettings, regs []guard.Registered) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
 	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, regs)
 	summary = wallSummary(cfg, nothing)
@@ -200,7 +200,7 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claude
 	if w.Read == 0 || nothing {
 		return out, summary // no settings: hookFindings says so; protect = []: nothing to wall in
 	}
-	out = append(out, wallDown(claude.claudeFiles, w, rules)...)
+	out = append(out, wallDown(claude, w, rules)...)
 	if w.Value["enabled"] {
 		out = append(out, toolFindings(env, claude.shared.Name)...)
 	}
@@ -242,7 +242,7 @@ func readWalls(files []settingsText) (settings.Walls, *finding) {
 // wallDown reports what takes the wall down, as the client merges the
 // files: sandbox keys set against it or unset, deny rules missing, and
 // commands excluded from the sandbox.
-func wallDown(files claudeFiles, w settings.Walls, rules []string) []finding {
+func wallDown(files *claudeSettings, w settings.Walls, rules []string) []finding {
 	var out []finding
 	for _, a := range w.Against() {
 		out = append(out, finding{loc: fmt.Sprintf("%s:%d", files.read[a.File].Name, a.Line), warning: true,
