@@ -51,8 +51,7 @@ func warn(loc, msg, hint string) []finding {
 	return []finding{{loc: loc, warning: true, msg: msg, hint: hint}}
 }
 
-// runCheck is `gate check`: the config, the files it names, the hook
-// registrations; exit 1 on any error.
+// runCheck is `gate check`: the config, its files, the hook registrations; exit 1 on an error.
 func runCheck(env *cli.Env, args []string) error {
 	fl := flags("check")
 	configFile := configFlag(fl)
@@ -100,8 +99,7 @@ func configFindings(ws workspace) (*config.Config, []finding, error) {
 	return cfg, fs, nil
 }
 
-// hookCheck returns the registrations' findings and the summary of Claude
-// Code's OS wall ("": not checked).
+// hookCheck returns the registrations' findings and Claude Code's wall summary ("": unchecked).
 func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
 	var fs []finding
 	claude, home := settingsFiles(env, ws.root), env.Getenv("HOME")
@@ -179,8 +177,7 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 	return nil
 }
 
-// hookFindings checks Claude Code's registration (settings or plugin): every
-// hook, each program, the timeouts.
+// hookFindings checks Claude Code's registration: every hook, each program, the timeouts.
 func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeSettings) []finding {
 	candidates, initCmd := claude.sharedFirst(), `"gate init"`
 	base := ws.root // where programs are shown from, and the plugin's root
@@ -295,8 +292,7 @@ func splitLoc(loc string) (file string, line int) {
 	return parts[0], line
 }
 
-// programFinding warns when a registered hook's program is not where its
-// command says (vars: what the client sets).
+// programFinding warns when a hook's program is not where its command says (vars: the client's).
 func programFinding(env *cli.Env, command, loc, base string, vars map[string]string) []finding {
 	var first string
 	for i, p := range settings.Paths(command) {
@@ -332,8 +328,7 @@ func uninstallCmd(initCmd string) string {
 	return strings.Replace(initCmd, "gate init", "gate uninstall", 1)
 }
 
-// earlierLauncher warns of an earlier gate init's launcher, which let a stop
-// pass when the program could not run.
+// earlierLauncher warns of an older launcher, which let a stop pass when the program could not run.
 func earlierLauncher(command, loc, initCmd string) []finding {
 	if !settings.Earlier(command) {
 		return nil
@@ -509,8 +504,7 @@ func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
 		fmt.Sprintf("set max_blocks below %d", c.BlockCap))
 }
 
-// checkedClients are the one --client names, or every client whose file the
-// project has (VS Code's with the registrations it runs).
+// checkedClients are the one --client names, or every client whose file the project has.
 func checkedClients(root, name string) ([]*client.Client, error) {
 	has := func(c *client.Client) bool {
 		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile)))
@@ -535,8 +529,7 @@ func checkedClients(root, name string) ([]*client.Client, error) {
 	return out, nil
 }
 
-// goToolFindings warns, where go.mod pins stopgate as a tool, of a replace,
-// go.work or vendor/: go tool would build another stopgate.
+// goToolFindings warns, where go.mod pins stopgate as a tool, of what makes go tool build another.
 func goToolFindings(ws workspace) []finding {
 	if !goTool(ws.root) {
 		return nil
@@ -563,8 +556,7 @@ func goToolFindings(ws workspace) []finding {
 	return fs
 }
 
-// registeredFindings fails each registered hook program outside the wall:
-// the agent could replace it unseen.
+// registeredFindings fails each hook program outside the wall: the agent could replace it unseen.
 func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []guard.Registered) []finding {
 	base, _ := trust.For(trust.Project{Root: ws.root, Home: env.Getenv("HOME"), File: ws.file, Config: cfg, Regs: regs})
 	set := base.Wall()

@@ -39,8 +39,7 @@ func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 	return nil, true, err
 }
 
-// unreadableChange answers a ConfigChange whose input cannot be read: a
-// refusal in a stopgate project, else the error.
+// unreadableChange refuses an unreadable ConfigChange in a stopgate project, else returns err.
 func unreadableChange(env *cli.Env, err error) error {
 	root := project.Root(env.Getenv, "", env.Dir)
 	if !stopgateProject(env, root, config.Path(root, "", env.Dir), settingsFiles(env, root)) {
@@ -102,9 +101,7 @@ func errorsOf(fs []finding, warnings bool) []string {
 	return out
 }
 
-// stopgateProject reports whether root shows stopgate: its config or state
-// dir, the hook run from a plugin, or a settings file that registers a
-// stopgate hook (or cannot be read, or parsed and names the gate).
+// stopgateProject reports whether root shows stopgate: config, state dir, plugin or a registration.
 func stopgateProject(env *cli.Env, root, file string, claude *claudeSettings) bool {
 	for _, p := range []string{file, filepath.Join(root, config.DefaultStateDir)} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
@@ -130,9 +127,7 @@ func stopgateProject(env *cli.Env, root, file string, claude *claudeSettings) bo
 	return false
 }
 
-// switchFindings are the keys of Claude Code's settings that switch
-// stopgate's hooks off or choose what they run: disableAllHooks, and an
-// env that sets a variable of the trusted base (trust.HookEnv).
+// switchFindings are settings keys that switch the hooks off or choose what they run (trust.HookEnv).
 func switchFindings(claude *claudeSettings) []finding {
 	var out []finding
 	for _, src := range claude.sharedFirst() {
@@ -191,8 +186,7 @@ type settingsText struct {
 // maxSettings bounds a settings file's read, far above any real one.
 const maxSettings = 16 << 20
 
-// readSettings reads and parses files through regular.ReadFile: a named
-// pipe or /dev/zero planted under a name cannot hold the hook.
+// readSettings reads through regular.ReadFile: a planted named pipe cannot hold the hook.
 func readSettings(files []guard.SettingsFile) []settingsText {
 	out := make([]settingsText, len(files))
 	for i, f := range files {
@@ -220,8 +214,7 @@ func (t *claudeSettings) sharedFirst() []settingsText {
 	return append([]settingsText{texts[t.at]}, slices.Delete(slices.Clone(texts), t.at, t.at+1)...)
 }
 
-// registrations are the stopgate programs the project's hook files
-// register (guard.Registrations), these settings as read here.
+// registrations are the stopgate programs the hook files register, these settings as read here.
 func (t *claudeSettings) registrations(root, home string) []guard.Registered {
 	read := map[string][]byte{}
 	for _, s := range t.texts() {

@@ -180,8 +180,7 @@ func (w workspace) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// stateDir is the state dir the config names, readable while the config
-// has mistakes (config.ReadStateDir).
+// stateDir is the state dir the config names, readable while the config has mistakes.
 func (w workspace) stateDir() string {
 	dir, _ := config.ReadStateDir(w.file, w.root)
 	return dir

@@ -134,8 +134,7 @@ func readPath(dir, arg string) string {
 	return dir + string(filepath.Separator) + arg
 }
 
-// explainKey lists every name that arms the mapping of key, marking the
-// files that exist.
+// explainKey lists every name that arms key's mapping, marking the files that exist.
 func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool {
 	w := env.Stdout
 	m := cfg.Mapping(key)
@@ -223,8 +222,7 @@ func whyNot(cfg *config.Config, rel string) string {
 	return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
 }
 
-// suggest names mapped keys close to name in any spelling: equal folded,
-// the same last element, or a few letters apart.
+// suggest names mapped keys close to name: equal folded, the same last element, or a typo apart.
 func suggest(w io.Writer, cfg *config.Config, name string) {
 	want := config.Spelling(name)
 	var near []string

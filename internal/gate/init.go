@@ -114,8 +114,7 @@ func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, n
 	return nil
 }
 
-// noWallMark, in the state dir, says gate init was asked for no wall: only
-// there does ConfigChange let the wall's removal through.
+// noWallMark says gate init --no-wall was chosen: only then may ConfigChange let the wall go.
 const noWallMark = "no-wall"
 
 // chooseWall records whether the project at root has the wall.
@@ -149,8 +148,7 @@ func programs(want []settings.Hook, bin string) []string {
 	return out
 }
 
-// elsewhere leaves out of want the hooks the local or the user's settings
-// already register (they would run twice), and says which.
+// elsewhere leaves out the hooks other settings already register (they would run twice).
 func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []settings.Hook {
 	keep := slices.Clone(want)
 	for _, src := range files.others() {
@@ -243,8 +241,7 @@ func writeStarter(env *cli.Env, root string) error {
 	return nil
 }
 
-// noteMissing tells which hook programs are not in binDir yet, and how to
-// put them there.
+// noteMissing tells which hook programs are not in binDir yet, and how to put them there.
 func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string, in install) {
 	var missing []string
 	for _, h := range want {
@@ -259,8 +256,7 @@ func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot s
 		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
 }
 
-// varBin returns the shell text hook commands start with, and the folder it
-// names: a relative bin goes through the client's project variable v.
+// varBin returns the shell prefix of hook commands and its folder; relative bin goes through v.
 func varBin(v, root, bin string) (prefix, dir string) {
 	if filepath.IsAbs(bin) || v == "" {
 		dir = absFrom(root, bin)
@@ -287,8 +283,7 @@ func absFrom(dir, path string) string {
 	return filepath.Join(dir, path)
 }
 
-// initPlugin writes a Claude Code plugin in dir: the manifest, unless one
-// exists, and hooks/hooks.json, commands under ${CLAUDE_PLUGIN_ROOT}/bin.
+// initPlugin writes a Claude Code plugin in dir: its manifest (once) and hooks/hooks.json.
 func initPlugin(env *cli.Env, dir string) error {
 	manifest := filepath.Join(dir, pluginManifestFile)
 	if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
@@ -359,8 +354,7 @@ func clientNamed(name string) (*client.Client, error) {
 	return c, nil
 }
 
-// ownFile refuses a client with no hook file of its own (VS Code agent
-// mode), naming the registrations it runs.
+// ownFile refuses a client without a hook file of its own (VS Code), naming what it runs.
 func ownFile(c *client.Client) error {
 	if c == nil || c.HookFile != "" {
 		return nil
@@ -376,8 +370,7 @@ func ownFile(c *client.Client) error {
 	return fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
 }
 
-// clientWanted returns c's hooks to register, each a launcher of its program
-// where in installed it, timeouts in the file's unit.
+// clientWanted returns c's hooks to register, launchers of the programs where in put them.
 func clientWanted(c *client.Client, root string, in install, testhook bool) []settings.Hook {
 	prefix := in.prefix(c.ProjectVar, root)
 	var out []settings.Hook
@@ -399,8 +392,7 @@ func clientArgs(c *client.Client, h client.Hook) string {
 	return args
 }
 
-// owned returns every hook entry gate init writes or wrote for in: the
-// launchers, and the plain paths older gate inits wrote.
+// owned returns every hook entry gate init writes or wrote (older plain paths) for in.
 func owned(c *client.Client, root string, in install) []settings.Hook {
 	prefix := in.prefix(c.ProjectVar, root)
 	out := clientWanted(c, root, in, true)
@@ -412,8 +404,7 @@ func owned(c *client.Client, root string, in install) []settings.Hook {
 	return out
 }
 
-// initClient is `gate init --client NAME`: the hooks in the client's own
-// file, the starter, the .gitignore line, and the client's trust step.
+// initClient is `gate init --client NAME`.
 func initClient(env *cli.Env, c *client.Client, root, bin string, in install, testhook bool) error {
 	var want []settings.Hook // the plugin registers no hook entries
 	if c.IsPlugin() {
@@ -456,8 +447,7 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 // registrations is every hook `gate init` registers with Claude Code.
 var registrations = client.Claude.Hooks
 
-// wanted returns the hooks to register with Claude Code, each a launcher of
-// its program under bin (a shell prefix), installed as in says.
+// wanted returns Claude Code's hooks to register, launchers of the programs under bin.
 func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
 	var out []settings.Hook
 	for _, r := range registrations {
@@ -465,34 +455,23 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 			continue
 		}
 		cmd := launch(client.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, root, in.shown(root, r.Program))
-		out = append(out, settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout, StatusMessage: status(r), OnFailure: onFailure(r)})
+		h := settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout}
+		if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
+			h.StatusMessage = "stopgate: checking the prompt's acceptance criteria…"
+		}
+		if r.Program == hook.Detect && guards(r.Event) {
+			h.OnFailure = "block" // a guard that cannot start or times out refuses the call
+		}
+		out = append(out, h)
 	}
 	return out
-}
-
-// status is what Claude Code shows while the gate judges a stop.
-func status(r client.Hook) string {
-	if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
-		return "stopgate: checking the prompt's acceptance criteria…"
-	}
-	return ""
-}
-
-// onFailure is "block" for the guard's hooks: a guard that cannot start or
-// times out then refuses the call.
-func onFailure(r client.Hook) string {
-	if r.Program == hook.Detect && guards(r.Event) {
-		return "block"
-	}
-	return ""
 }
 
 func guards(event string) bool {
 	return event == hook.PreToolUse || event == hook.PreSkillShellCommand
 }
 
-// timeoutFlag tells the gate its hook timeout, so that it answers before
-// the client kills it (package stop, deadline.go).
+// timeoutFlag tells the gate its hook timeout, to answer before the client kills it.
 func timeoutFlag(r client.Hook) string {
 	if r.Program != hook.Gate {
 		return ""
@@ -510,8 +489,7 @@ const (
 
 const gitignoreFile = ".gitignore"
 
-// ignoreLine is the .gitignore line of the project's state dir, "" when it
-// is outside the project.
+// ignoreLine is the state dir's .gitignore line, "" when it is outside the project.
 func ignoreLine(root string) string {
 	dir, _ := config.ReadStateDir(filepath.Join(root, project.ConfigName), root)
 	rel, ok := project.Rel(root, dir)
@@ -561,8 +539,7 @@ func removeIgnore(env *cli.Env, root string) error {
 	})
 }
 
-// editIgnore rewrites .gitignore as edit returns it (nil: unchanged) and
-// says what edit says; a file left blank is removed.
+// editIgnore rewrites .gitignore as edit says (nil: unchanged); a blank file is removed.
 func editIgnore(env *cli.Env, root string, edit func(data []byte, line string) ([]byte, string)) error {
 	line := ignoreLine(root)
 	if line == "" {
@@ -632,8 +609,7 @@ func installedPlugin(home string, read []string) string {
 	return ""
 }
 
-// pluginRegisters is the installed plugin's folder when it registers the
-// project's hooks: the project's settings register none.
+// pluginRegisters is the installed plugin's folder when the project's settings register no hook.
 func pluginRegisters(env *cli.Env, root string) string {
 	home := env.Getenv("HOME")
 	if claudeRegistered(guard.Registrations(root, home, nil)) {
@@ -642,8 +618,7 @@ func pluginRegisters(env *cli.Env, root string) string {
 	return installedPlugin(home, settingsFiles(env, root).paths())
 }
 
-// initWallOnly is gate init where stopgate's plugin registers the hooks
-// (plugin; "" for --wall-only): the OS wall, the starter, the .gitignore line.
+// initWallOnly is gate init where the plugin registers the hooks: the wall, starter, .gitignore.
 func initWallOnly(env *cli.Env, root, plugin string) error {
 	if plugin != "" {
 		fmt.Fprintf(env.Stdout, "%s: no hooks: stopgate's plugin registers them (%s)\n", settingsFile, plugin)
@@ -665,8 +640,7 @@ func pluginText(c *client.Client, bin string, in install) string {
 	return text
 }
 
-// writePlugin writes c's plugin unless the file is there; one that differs
-// is never overwritten.
+// writePlugin writes c's plugin unless the file is there; one that differs is never overwritten.
 func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) error {
 	opencodeFile := c.HookFile
 	path := filepath.Join(root, filepath.FromSlash(opencodeFile))

@@ -15,8 +15,7 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// install is how stopgate is installed for a project: what gate init
-// registers, and what a machine without it must run.
+// install is how stopgate is installed for a project, and how a machine without it gets it.
 type install struct {
 	method  string // "npm", "go tool", "bin" (a folder of the project), "path" (one outside it)
 	dir     string // the bin dir as a shell prefix, e.g. "$CLAUDE_PROJECT_DIR"/bin
@@ -24,8 +23,7 @@ type install struct {
 	command string // the one command that installs it here
 }
 
-// npmBin is where npm puts the platform package's programs: a glob, as the
-// settings are shared by machines of every platform.
+// npmBin is a glob: the settings are shared by machines of every platform.
 const npmBin = guard.NpmScope + "/*/bin"
 
 // installOf says how the gate at exe is installed for the project at root
@@ -53,8 +51,7 @@ func installOf(root, bin, exe string) install {
 	return binInstall(root, bin)
 }
 
-// routes are the installs gate init may have registered for the project,
-// which gate uninstall compares the settings with.
+// routes are the installs gate init may have registered, for gate uninstall.
 func routes(root, bin string) []install {
 	return []install{binInstall(root, bin), npmProject(""), installOf(root, bin, self())}
 }
@@ -79,8 +76,7 @@ func (in install) shown(root, prog string) string {
 	return project.Display(root, filepath.Join(in.path, prog))
 }
 
-// prefix is in's programs folder as the hook commands of a client with
-// project variable v name it (none: written absolute).
+// prefix is in's folder as the hooks of a client with project variable v name it.
 func (in install) prefix(v, root string) string {
 	if in.dir == npmProject("").dir {
 		p, _ := varBin(v, root, ".")
@@ -105,8 +101,7 @@ func goInstall(gobin, version string) string {
 	return "GOBIN=" + gobin + " go install " + goModule + "/cmd/..." + version
 }
 
-// npmProject is stopgate from the project's npm packages, the programs in
-// dir ("" when only the glob is known); the glob is left to the shell.
+// npmProject is the project's npm packages, programs in dir ("": only the glob is known).
 func npmProject(dir string) install {
 	return install{method: "npm", dir: `"$CLAUDE_PROJECT_DIR"/` + npmBin, path: dir, command: "npm install"}
 }
@@ -126,8 +121,7 @@ func goTool(root string) bool {
 	return false
 }
 
-// binInstall is stopgate in bin, relative to root or absolute: a folder of
-// the project is named relative to it, one outside it by a go install.
+// binInstall is stopgate in bin, relative to root or absolute.
 func binInstall(root, bin string) install {
 	prefix, dir := varBin("CLAUDE_PROJECT_DIR", root, bin) // as Claude Code's hook commands start
 	v := "@latest"
@@ -179,8 +173,7 @@ func missingText(in install, shown string) string {
 		shown, in.command)
 }
 
-// missingAnswer is the launcher's answer for c's event when the program
-// cannot run: a halt at a stop, as the client acts on it; a deny at the guard.
+// missingAnswer is the launcher's halt at a stop, or deny at the guard, when the program cannot run.
 func missingAnswer(c *client.Client, event, text string) string {
 	switch c.Event(event) {
 	case hook.Stop, hook.SubagentStop:
@@ -232,8 +225,7 @@ func printAnswer(answer string) string {
 	return `printf '%s%s%s\n' ` + cli.ShellQuote(before) + ` "$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')" ` + cli.ShellQuote(after)
 }
 
-// protectedNames are the texts the launcher's guard refuses in a tool call,
-// as paths from the project root.
+// protectedNames are what the launcher's guard refuses in a tool call, from the project root.
 func protectedNames(root string, in install) []string {
 	out := []string{project.ConfigName, guard.NpmScope}
 	out = append(out, guard.ClientFiles()...)

@@ -86,8 +86,7 @@ func checkText(p palette, c outcome.Check) string {
 	return s
 }
 
-// runStats is `gate stats`: pass rates, attempts until pass, blocks per
-// session, the slowest validators, reuse and judges.
+// runStats is `gate stats`: rates, attempts, sessions, slow validators, reuse and judges.
 func runStats(env *cli.Env, args []string) error {
 	fl := flags("stats")
 	asJSON := jsonFlag(fl)
@@ -193,16 +192,14 @@ func judgeStats(w io.Writer, st outcome.Stats) {
 	fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
 }
 
-// decisions are the outcome log's records since --since, and what to say
-// when there are none.
+// decisions are the log's records since --since, and what to say when there are none.
 type decisions struct {
 	records []outcome.Record
 	none    string
 	ws      workspace
 }
 
-// readDecisions parses the flags of gate log, stats or report and reads the
-// log, saying on stderr how many lines it skipped.
+// readDecisions parses the flags of log, stats or report and reads the outcome log.
 func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, error) {
 	configFile := configFlag(fl)
 	sinceFlag := sinceFlag(fl)
@@ -381,8 +378,7 @@ func statsJSON(st outcome.Stats) any {
 
 const defaultReport = "stopgate-report.html"
 
-// runReport is `gate report`: the outcome log as one HTML page, rendered
-// whole, then written at once.
+// runReport is `gate report`: the outcome log as one HTML page, rendered, then written at once.
 func runReport(env *cli.Env, args []string) error {
 	fl := flags("report")
 	out := fl.String("out", defaultReport, "the HTML `FILE` to write")

@@ -37,8 +37,7 @@ type validatorJSON struct {
 	Fix        string   `json:"fix,omitempty"`
 }
 
-// runRun is `gate run PROMPT... | --all`: it runs those prompts' validators
-// now through the gate's own Decide, leaving the queue alone.
+// runRun is `gate run PROMPT... | --all`: the validators now, by the gate's Decide, queue untouched.
 func runRun(env *cli.Env, args []string) error {
 	fl := flags("run")
 	configFile := configFlag(fl)
@@ -76,7 +75,6 @@ func runRun(env *cli.Env, args []string) error {
 			}
 		}
 	}
-
 	entries := make([]queue.Entry, len(keys))
 	now := time.Now().UTC()
 	for i, k := range keys {
@@ -86,26 +84,23 @@ func runRun(env *cli.Env, args []string) error {
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()
 	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.NoDeadline)
-
-	out := runJSON{Passed: len(v.Failed()) == 0, Validators: []validatorJSON{}}
-	for _, c := range v.Checks {
-		r := c.Result
-		out.Validators = append(out.Validators, validatorJSON{
-			Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
-			ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix,
-		})
-	}
 	if *asJSON {
-		if err := printJSON(env, out); err != nil {
-			return err
+		out := runJSON{Passed: len(v.Failed()) == 0, Validators: []validatorJSON{}}
+		for _, c := range v.Checks {
+			r := c.Result
+			out.Validators = append(out.Validators, validatorJSON{
+				Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
+				ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix,
+			})
 		}
+		err = printJSON(env, out)
 	} else {
 		printRun(env, cfg, v)
 	}
-	if !out.Passed {
-		return cli.Exit(1)
+	if err == nil && len(v.Failed()) > 0 {
+		err = cli.Exit(1)
 	}
-	return nil
+	return err
 }
 
 // resolvePrompt turns a key, a /command or a prompt file into mappings.

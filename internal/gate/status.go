@@ -47,8 +47,7 @@ type setAsideRef struct {
 	Note string `json:"note,omitempty"`
 }
 
-// runStatus is `gate status`: what is pending, per session and scope, and
-// what was set aside as unreadable (which, like the gate, it moves aside).
+// runStatus is `gate status`: what is pending, per scope, and what was set aside as unreadable.
 func runStatus(env *cli.Env, args []string) error {
 	fl := flags("status")
 	configFile := configFlag(fl)
@@ -277,8 +276,7 @@ func runVerdict(env *cli.Env, args []string) error {
 	return nil
 }
 
-// verdictOf judges session from the log's records and the prompts armed
-// now, in one line.
+// verdictOf judges session from the log's records and the prompts armed now, in one line.
 func verdictOf(records []outcome.Record, session string, armed []string) (line string, passed bool) {
 	var last *outcome.Record
 	for i := range records {

@@ -67,8 +67,7 @@ func runUninstall(env *cli.Env, args []string) error {
 	return removeIgnore(env, root)
 }
 
-// claudeUndo plans taking out of .claude/settings.json the hooks gate init
-// registers on each route, the bare paths older inits wrote, and the wall.
+// claudeUndo plans taking init's hooks, older plain paths and the wall out of Claude's settings.
 func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
 	var want []settings.Hook
 	bins := npmDirs(root)
@@ -109,8 +108,7 @@ func uninstallError(name string, err error) error {
 	return cli.WithHint(settings.Named(name, err), "nothing was changed: fix the file by hand, then run gate uninstall again")
 }
 
-// sayRemoval tells what was taken out of name, and what was left as changed
-// since; had: the file is there.
+// sayRemoval tells what was taken out of name and what was left, changed since.
 func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
 	switch {
 	case len(r.Removed) > 0:
@@ -156,8 +154,7 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error
 	return []undo{u, w}, err
 }
 
-// undoFile plans what to do with the file name (plan fills u in from its
-// text); nothing when it is not there.
+// undoFile plans what to do with the file name (plan fills u in); nothing when it is absent.
 func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, error) {
 	u := undo{base: root, name: name}
 	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(name)))
@@ -191,8 +188,7 @@ func undoSame(root, name string, want []byte, removed, left string) (undo, error
 	})
 }
 
-// apply writes the new text, or removes the file and the folders that
-// removal leaves empty.
+// apply writes the new text, or removes the file and the folders left empty.
 func (u undo) apply() error {
 	if len(u.r.Removed) == 0 {
 		return nil

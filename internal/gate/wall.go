@@ -24,24 +24,21 @@ import (
 // The OS wall: the client's sandbox and Edit deny rules, derived from the
 // trusted base (trust.For) as the guard is (docs/security.md).
 
-// wallRules returns the client's Edit deny rules for the project's trusted
-// base (trust.Base.Wall), and whether it is empty; cfg may be nil.
+// wallRules returns the Edit deny rules of the trusted base's wall, and whether it is empty.
 func wallRules(root, home, file string, cfg *config.Config, regs []guard.Registered) (rules []string, empty bool) {
 	base, _ := trust.For(trust.Project{Root: root, Home: home, File: file, Config: cfg, Regs: regs})
 	set := base.Wall()
 	return denyRules(set, root, home), set.Empty()
 }
 
-// projectSet returns the wall of the project at root (trust.Base.Wall),
-// with bins and registered, hook programs about to be registered.
+// projectSet returns the wall of the project at root, with hook programs about to be registered.
 func projectSet(env *cli.Env, root, file string, bins []string, registered ...string) *guard.Set {
 	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
 	base, _ := trust.For(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg, Bins: bins, Registered: registered})
 	return base.Wall()
 }
 
-// denyRules returns the client's Edit deny rules for set: a folder's rule
-// covers what is in it (the state dir even before it exists).
+// denyRules returns the Edit deny rules for set (a folder's covers its contents).
 func denyRules(set *guard.Set, root, home string) []string {
 	if home != "" {
 		home = filepath.Clean(home) // $HOME as set, maybe with a trailing slash
@@ -99,8 +96,7 @@ type wallMerge struct {
 	st    settings.WallStatus
 }
 
-// mergeWall merges the sandbox settings and the deny rules into data, the
-// project's settings; registered are the hook programs they will register.
+// mergeWall merges the sandbox settings and the deny rules into data, the project's settings.
 func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string) ([]byte, wallMerge, error) {
 	set := projectSet(env, root, filepath.Join(root, project.ConfigName), bins, registered...)
 	if set.Empty() {
@@ -114,8 +110,7 @@ func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string
 	return out, wallMerge{rules: rules, added: added, st: st}, nil
 }
 
-// say tells what the wall added, what settings keep against it, and what
-// the machine lacks for it.
+// say tells what the wall added, what settings keep against it, and what the machine lacks.
 func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 	name := files.shared.Name
 	if w.off {
@@ -137,8 +132,7 @@ func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 	}
 }
 
-// noteAgainst tells which sandbox keys are set against the wall, in the
-// file init wrote (st) or in the local settings, which win over it.
+// noteAgainst tells which sandbox keys are set against the wall, here or in local settings.
 func noteAgainst(env *cli.Env, files *claudeSettings, st settings.WallStatus) {
 	for _, a := range st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.Name, a)
@@ -156,8 +150,7 @@ func noteAgainst(env *cli.Env, files *claudeSettings, st settings.WallStatus) {
 	}
 }
 
-// missingTools returns the programs the client's sandbox needs that are
-// not on PATH: bwrap and socat on Linux (macOS's is built in).
+// missingTools returns what the client's sandbox needs and PATH lacks (Linux: bwrap, socat).
 func missingTools(env *cli.Env) []string {
 	if runtime.GOOS != "linux" {
 		return nil
@@ -187,8 +180,7 @@ func packages(tools []string) []string {
 	return out
 }
 
-// wallFindings says whether the OS wall is up and why not, and whether
-// run validators will be confined; summary says it in a few words.
+// wallFindings says whether the OS wall is up and why not; summary says it in a few words.
 func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeSettings, regs []guard.Registered) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
 	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, regs)
@@ -239,9 +231,7 @@ func readWalls(files []settingsText) (settings.Walls, *finding) {
 	return w, nil
 }
 
-// wallDown reports what takes the wall down, as the client merges the
-// files: sandbox keys set against it or unset, deny rules missing, and
-// commands excluded from the sandbox.
+// wallDown reports what takes the wall down: keys against it or unset, rules missing, exclusions.
 func wallDown(files *claudeSettings, w settings.Walls, rules []string) []finding {
 	var out []finding
 	for _, a := range w.Against() {
@@ -277,8 +267,7 @@ func toolFindings(env *cli.Env, loc string) []finding {
 		hint: "apt-get install " + strings.Join(packages(m), " ") + " (as root; scripts/install-sandbox-tools does it)"}}
 }
 
-// confineFindings says when run validators will not be confined: an
-// error when confine = true (each such stop halts), else a warning.
+// confineFindings says when run validators will not be confined: with confine = true, an error.
 func confineFindings(ws workspace, cfg *config.Config) []finding {
 	if cfg == nil || cfg.Settings.Confine == config.ConfineOff || !hasRun(cfg) {
 		return nil
