@@ -1,39 +1,14 @@
 // Package client holds every agent client stopgate gates, one file each
-// (claude.go, codex.go, gemini.go, copilot.go, opencode.go, qwen.go, cursor.go,
-// vscode.go), behind one
-// type: a Client value says all stopgate knows of its client. All is the
-// only list of them; detect, gate, testhook, the guard and gate init read
-// a client's part through its value and never ask which client it is.
+// (claude.go, codex.go, gemini.go, copilot.go, opencode.go, qwen.go,
+// cursor.go, vscode.go), each one Client value: how its hook input decodes
+// into stopgate's event and its answers encode back (a halt as the client
+// acts on it), its record of a session, its hook registration and files,
+// and its second wall. All is the only list; callers never ask which
+// client it is. Claude Code is the reference: hook.Parse decodes its
+// inputs, and its answers are written as they are.
 //
-// A Client holds:
-//
-//   - its hook input, decoded into stopgate's own event (a hook.Input in
-//     Claude Code's terms: Decode, Parse), and its answers encoded back as
-//     the client reads them (the hook.Dialect set on the input), a halt as
-//     the client acts on it;
-//   - its own record of a session (Record), which the gate reads at every
-//     stop to reconcile the queue;
-//   - its registration: the hook file, each hook's event (in the client's
-//     own names), matcher, program and timeout, the flags its commands
-//     pass, its block cap, what the user must do about its trust gate, and
-//     what it lacks that a feature needs (Limits);
-//   - its files the guard protects (HookFile, Settings), and its second
-//     wall (Wall), the client's own sandbox or permission rules where it
-//     offers one a project can turn on.
-//
-// Claude Code is the reference: its inputs are decoded by hook.Parse as
-// they are, and its answers written unchanged (its dialect is nil).
-//
-// To add a client, write NAME.go with its Client value and add it to All:
-// a decode function (the shared helpers object, rename and claudeShaped
-// rewrite a JSON payload into Claude Code's shape), a hook.Dialect for its
-// answers (Encode, Halt), its record (where, and a lines decoder for a
-// record kept as JSON lines), its hooks and files; then its tests beside
-// the others' (captured inputs in dialect_test.go, a captured record in
-// testdata/records, its schemas in testdata/schema). A key only its
-// inputs carry (marks, owns) makes Recognise tell them from another
-// client's; a client that also runs other clients' registrations names
-// them (Runs).
+// To add a client, write NAME.go with its Client value, add it to All, and
+// add its tests beside the others' (docs/clients.md, "Adding a client").
 package client
 
 import (
@@ -43,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -55,73 +31,48 @@ type Client struct {
 	Title string // as a person names it
 
 	// HookFile is the project file the hooks are registered in
-	// (slash-separated from the root); Settings are the client's other
-	// project files that can switch them off. The guard protects them.
+	// (slash-separated); Settings are its other project files that can
+	// switch them off. The guard protects both.
 	HookFile string
 	Settings []string
 
-	// Hooks are the hooks gate init registers and gate check expects,
-	// events in the client's own names.
-	//
-	// Timeouts are backstops for a wedged process, not budgets: detect
-	// answers in milliseconds; the gate enforces each validator's own
-	// timeout and runs them in parallel, so its hook timeout only needs to
-	// exceed the longest (`gate check` says when it does not); the gate is
-	// told it (--timeout).
-	Hooks []Hook
-	// Timeout is the client's own timeout of a hook registered without one.
-	Timeout time.Duration
-	// ProjectVar is the variable the client sets to the project root, which
-	// hook commands start from; "": none, they name the bin dir absolute.
-	ProjectVar string
-	// Unit multiplies a timeout in seconds into the hook file's unit.
-	Unit int
-	// EventFlag: each hook command names its event (--event), which the
-	// client's input does not.
-	EventFlag bool
-	// BlockCap is the consecutive blocks after which the client lets the
-	// agent stop anyway; 0: no cap, max_blocks alone ends a loop.
-	BlockCap int
-	Trust    string   // what the user must do about the client's trust gate
-	Limits   []string // what the client lacks that a stopgate feature needs
-	// Wall is the client's second wall, which gate init puts up (nil: the
-	// client offers none a project can turn on); WallLeft is what the guard
-	// alone stands against, wall up or not.
-	Wall     Wall
-	WallLeft string
+	// Hooks are what gate init registers and gate check expects, events in
+	// the client's own names. Their timeouts are backstops for a wedged
+	// process, not budgets.
+	Hooks      []Hook
+	Timeout    time.Duration // the client's timeout of a hook registered without one
+	ProjectVar string        // the variable set to the project root; "": commands name the bin dir absolute
+	Unit       int           // multiplies a timeout in seconds into the hook file's unit
+	EventFlag  bool          // each command names its event (--event): the input does not
+	BlockCap   int           // consecutive blocks after which the client lets the agent stop; 0: none
+	Trust      string        // what the user must do about the client's trust gate
+	Limits     []string      // what the client lacks that a stopgate feature needs
+	Wall       Wall          // the client's second wall gate init puts up; nil: none
+	WallLeft   string        // what the guard alone stands against, wall up or not
 
-	// events maps the client's own event names that are not stopgate's to
-	// stopgate's.
-	events map[string]string
-	// answers writes the answers to an input not decoded yet (a panic while
-	// it is read, the launcher's fallback); nil: Claude Code's shape.
-	answers hook.Dialect
+	events map[string]string // the client's event names that are not stopgate's, to stopgate's
 	// decode turns a JSON object the client sent into stopgate's event;
-	// event is the registration's --event.
+	// event is the registration's --event. nil: Claude Code's shape.
 	decode func(data []byte, event string) (*hook.Input, error)
-	// where is Record.Where; lines decodes a line of a record kept as JSON
-	// lines (nil: Claude Code's transcript, read by package transcript).
-	where func(in *hook.Input, agent string) (string, transcript.Thread)
-	lines func([]byte) line
-
-	// format reads and edits the hook file: Claude Code's shape (package
-	// settings) when nil.
+	// encode turns an answer into what the client reads; nil: as it is.
+	encode func(event string, o hook.Output) any
+	// halt is a halt as the client acts on it; nil: hook.Halt, shown to the user.
+	halt  func(reason string, relayed bool) (hook.Output, bool)
+	where func(in *hook.Input, agent string) (string, transcript.Thread) // Record.Where
+	lines func(b []byte, cwd string, sh Shell) *entry                    // a record line; nil: package transcript's
+	// format reads and edits the hook file; nil: Claude Code's shape (package settings).
 	format hookFormat
-	// marks are top-level input keys only this client sends, one of which
-	// recognises its input from any registration (none: never recognised);
-	// owns, when set, decides from the input's top-level fields once a
-	// mark is there.
+	// marks are top-level input keys only this client sends; owns, when
+	// set, decides from the input's top-level fields once one is there.
 	marks []string
 	owns  func(top map[string]json.RawMessage) bool
 	// Runs are the clients whose registrations this client also runs with
-	// its own inputs, which are then decoded and answered as its own.
-	// aside, when set, returns an error wrapping ErrIgnored when such a
-	// registration must step aside for the input.
+	// its own inputs, decoded and answered as its own; aside returns an
+	// error wrapping ErrIgnored when such a registration must step aside.
 	Runs  []*Client
 	aside func(in *hook.Input) error
-
 	// plugin is the plugin file that registers the hooks, for a client
-	// without command hooks (OpenCode); "" for the others.
+	// without command hooks (OpenCode).
 	plugin string
 }
 
@@ -154,17 +105,15 @@ func Of(in *hook.Input) *Client {
 	return Named(in.Client.Name())
 }
 
-// Hook is one hook gate init registers in a client's file: a program for
-// an event.
+// Hook is one hook gate init registers in a client's file.
 type Hook struct {
 	Event   string // as the client names it
-	Matcher string // tool-name pattern for tool events, "" for the others
+	Matcher string // tool-name pattern for tool events
 	Program string // one of hook.Programs
 	Timeout int    // seconds
 }
 
-// Event returns stopgate's name (Claude Code's) for the client's own
-// event: Gemini's "AfterAgent" and Copilot's "agentStop" are both "Stop".
+// Event returns stopgate's name (Claude Code's) for the client's own event.
 func (c *Client) Event(event string) string {
 	if e, ok := c.events[event]; ok {
 		return e
@@ -172,11 +121,40 @@ func (c *Client) Event(event string) string {
 	return event
 }
 
-// Answer returns o as the client reads it on stdout for its event (the
-// client's own name), one line of JSON without the newline; "" when the
-// client has no way to take it. It serves answers written before any
-// input is read: the fallback of gate init's launcher, printed when the
-// program is not installed.
+// dialect is a client as the writer of the answers to its inputs
+// (hook.Dialect).
+type dialect struct{ c *Client }
+
+func (d dialect) Name() string { return d.c.Name }
+
+func (d dialect) Encode(event string, o hook.Output) any {
+	if d.c.encode == nil {
+		return o
+	}
+	return d.c.encode(event, o)
+}
+
+func (d dialect) Halt(reason string, relayed bool) (hook.Output, bool) {
+	if d.c.halt == nil {
+		return hook.Halt(reason), false
+	}
+	return d.c.halt(reason, relayed)
+}
+
+// relayHalt is the halt of a client that cannot show the user why: a
+// block relaying the reason through the model, at every stop until the
+// user acts or the client's cap ends it.
+func relayHalt(reason string, _ bool) (hook.Output, bool) {
+	return hook.Block(hook.HaltRelay(reason)), false
+}
+
+// claudeNamed reports whether event is named as Claude Code names its
+// events (capitalised), as a client's Claude-shaped registration sends it.
+func claudeNamed(event string) bool { return event != "" && unicode.IsUpper(rune(event[0])) }
+
+// Answer returns o as the client reads it for its event, one line of JSON
+// without the newline; "" when the client cannot take it. It serves
+// answers written before any input is read (the launcher's fallback).
 func (c *Client) Answer(event string, o hook.Output) string {
 	var b bytes.Buffer
 	if err := c.answerTo(&b, event).Write(o); err != nil {
@@ -186,12 +164,14 @@ func (c *Client) Answer(event string, o hook.Output) string {
 }
 
 func (c *Client) answerTo(w io.Writer, event string) hook.Answer {
-	return hook.AnswerTo(w, &hook.Input{ClientEvent: event, Client: c.answers})
+	if c == Claude {
+		return hook.AnswerTo(w, nil)
+	}
+	return hook.AnswerTo(w, &hook.Input{ClientEvent: event, Client: dialect{c}})
 }
 
 // AnswerTo returns the writer of answers on w in the registered client's
-// shape, for an answer before the input says whose it is (a panic while
-// it is read): a Copilot stop is answered as Copilot acts on it.
+// shape, for an answer before the input says whose it is.
 func AnswerTo(w io.Writer, name string) hook.Answer {
 	if c := Named(name); c != nil {
 		return c.answerTo(w, "")
@@ -199,37 +179,17 @@ func AnswerTo(w io.Writer, name string) hook.Answer {
 	return Claude.answerTo(w, "")
 }
 
-// showsHalt is a client that shows the user a halt's reason itself.
-type showsHalt struct{}
-
-func (showsHalt) Halt(reason string, _ bool) (hook.Output, bool) { return hook.Halt(reason), false }
-
-// relaysHalt is a client with no halt that shows the user why: a halt is
-// a block relaying its reason through the model (hook.HaltRelay), and as
-// the gate halts again at every stop, each is blocked until the user acts
-// or the client's own cap ends it.
-type relaysHalt struct{}
-
-func (relaysHalt) Halt(reason string, _ bool) (hook.Output, bool) {
-	return hook.Block(hook.HaltRelay(reason)), false
-}
-
-// claudeAnswers is a client that reads Claude Code's answers as they are.
-type claudeAnswers struct{}
-
-func (claudeAnswers) Encode(_ string, o hook.Output) any { return o }
-
 // hookFormat reads and edits a hook file in a client's own shape, as
 // package settings does Claude Code's.
 type hookFormat interface {
-	empty() []byte // a new file's text
+	empty() []byte
 	merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error)
 	lookup(data []byte, want []settings.Hook) ([]settings.Found, error)
 	remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error)
 }
 
 // NewFile is the text of the client's hook file before gate init merges
-// hooks into it; nil: nothing (Claude Code's shape, an empty object).
+// hooks into it; nil: nothing (an empty object).
 func (c *Client) NewFile() []byte {
 	if c.format == nil {
 		return nil
@@ -238,7 +198,7 @@ func (c *Client) NewFile() []byte {
 }
 
 // Merge adds the wanted hooks data does not register yet, keeping every
-// other byte (settings.Merge); it returns those it added.
+// other byte; it returns those it added.
 func (c *Client) Merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
 	if c.format == nil {
 		return settings.Merge(data, want)
@@ -255,10 +215,9 @@ func (c *Client) Lookup(data []byte, want []settings.Hook) ([]settings.Found, er
 	return c.format.lookup(data, want)
 }
 
-// Remove is Merge's inverse: it takes out each hook of want still exactly
-// as gate init wrote it (and, in Claude Code's shape, the deny rules of
-// deny), and names in r.Left a command that runs a stopgate program but
-// was changed since. empty says the file holds nothing else.
+// Remove is Merge's inverse: it takes out each hook of want still as gate
+// init wrote it (in Claude Code's shape, the rules of deny too), and names
+// in r.Left a stopgate command changed since. empty: nothing else is left.
 func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out []byte, r settings.Removal, empty bool, err error) {
 	if c.format == nil {
 		out, r, err = settings.Remove(data, want, hook.Programs, deny)
@@ -267,14 +226,11 @@ func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out [
 	return c.format.remove(data, want, hook.Programs)
 }
 
-// IsPlugin reports whether a plugin file registers the client's hooks
-// (PluginText), not hook entries.
+// IsPlugin reports whether a plugin file registers the client's hooks.
 func (c *Client) IsPlugin() bool { return c.plugin != "" }
 
-// PluginText is the client's plugin for the commands in bin, and false for
-// a client whose hooks are entries in its hook file: missing is what a
-// machine without the commands is told. Both go in as JSON strings, which
-// JavaScript reads as the same.
+// PluginText is the client's plugin for the commands in bin, missing what a
+// machine without them is told; false for a client with hook entries.
 func (c *Client) PluginText(bin, missing string) (string, bool) {
 	if c.plugin == "" {
 		return "", false
@@ -282,9 +238,8 @@ func (c *Client) PluginText(bin, missing string) (string, bool) {
 	return strings.NewReplacer(`"__BIN__"`, settings.Quote(bin), `"__MISSING__"`, settings.Quote(missing)).Replace(c.plugin), true
 }
 
-// Commands returns the hook commands in file, one of the client's files
-// (HookFile, Settings), as data holds them: its plugin's programs, or the
-// commands of a JSON hook file; none for a file it cannot read (nil data).
+// Commands returns the hook commands in file, one of the client's files,
+// as data holds them; none for a file it cannot read.
 func (c *Client) Commands(file string, data []byte) []string {
 	if c.IsPlugin() && file == c.HookFile {
 		return pluginCommands(data)
@@ -296,9 +251,8 @@ func (c *Client) Commands(file string, data []byte) []string {
 	return commandsIn(v)
 }
 
-// commandsIn returns the hook commands in a decoded hook file: every string
-// under a "command" key (Claude Code's shape, Codex's, Gemini's) or "bash"
-// (Copilot CLI's).
+// commandsIn returns every string under a "command" key (Claude Code's
+// shape, Codex's, Gemini's) or "bash" (Copilot CLI's) in a hook file.
 func commandsIn(v any) []string {
 	var out []string
 	switch v := v.(type) {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,17 +26,14 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Codex is OpenAI Codex: its events and fields are Claude Code's, with
-// turn_id and model added. It has no read tool: a PostToolUse of Bash
-// reads what the guard's dry run of its command reads (detect asks
-// guard.ShellReads, as for every client's shell tool); apply_patch writes the
-// files its patch names, each judged by the guard as a Write. It honours
-// Claude Code's answers as they are (decision block with a reason,
-// continue:false, permissionDecision deny), so they are written unchanged.
+// Codex is OpenAI Codex: Claude Code's events, fields and answers, with
+// turn_id and model added. It has no read tool: a Bash command reads what
+// the guard's dry run of it reads; apply_patch writes the files its patch
+// names, each judged as a Write.
 var Codex = &Client{
-	Name: codexAnswers{}.Name(), Title: "Codex",
+	Name: "codex", Title: "Codex",
 	HookFile: ".codex/hooks.json",
-	Settings: []string{".codex/config.toml"}, // [hooks], [features], hook trust
+	Settings: []string{codexConfig}, // [hooks], [features], hook trust
 	Hooks: []Hook{
 		{hook.PostToolUse, "Bash", hook.Detect, 10}, // reads are shell commands
 		{hook.UserPromptSubmit, "", hook.Detect, 10},
@@ -53,22 +51,16 @@ var Codex = &Client{
 		"Codex has no read tool: detect arms the files a Bash command reads, as the guard's dry run resolves it (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection; through cd, globs, variables, env, timeout, xargs, find -exec); a file read any other way (a script, python -c) does not arm",
 		"Codex has no slash-command expansion event: a prompt armed by a slash command arms only when the prompt starts with it",
 	},
-	answers: codexAnswers{},
-	decode:  decodeCodex,
-	where:   ownFiles,
-	lines:   lines(func(l *codexLine) bool { return l.Type == "response_item" }, `"function_call"`, `"local_shell_call"`, `"role":"user"`),
-	Wall:    codexWall{},
+	halt:   codexHalt,
+	decode: decodeCodex,
+	where:  ownFiles,
+	lines:  lineOf(codexShow, `"function_call"`, `"local_shell_call"`, `"role":"user"`),
+	Wall:   codexWall{},
 }
 
-type codexAnswers struct{ claudeAnswers }
-
-func (codexAnswers) Name() string { return "codex" }
-
-// Halt: Codex ends the session on a halt but shows only "hook: Stop
-// Stopped" (neither stopReason nor systemMessage reaches the user), so a
-// stop's halt is first a block that relays its reason through the model,
-// once; the next failing stop is the halt itself.
-func (codexAnswers) Halt(reason string, relayed bool) (hook.Output, bool) {
+// codexHalt: Codex ends the session on a halt but shows only "hook: Stop
+// Stopped", so a stop's halt is first a block relaying its reason, once.
+func codexHalt(reason string, relayed bool) (hook.Output, bool) {
 	if relayed {
 		return hook.Halt(reason), false
 	}
@@ -80,39 +72,23 @@ func decodeCodex(data []byte, _ string) (*hook.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.Client, in.ClientEvent = codexAnswers{}, in.HookEventName
-	if in.ToolName == "apply_patch" {
-		// Codex's own tool, whose input hook.Unmarshal leaves alone: only
-		// the files its patch writes matter, as guard calls.
+	if in.ToolName == "apply_patch" { // its own tool: only the files its patch writes matter
 		var ti struct {
 			Command string `json:"command"`
 		}
 		json.Unmarshal(in.ToolInput, &ti)
-		in.Calls = writes(PatchFiles(ti.Command))
+		in.Calls = writes(patchFiles(ti.Command))
 	}
 	return in, nil
 }
 
-// writes returns a guard call of Write for each file.
-func writes(files []string) []hook.Call {
-	calls := []hook.Call{}
-	for _, f := range files {
-		calls = append(calls, hook.Call{Tool: "Write", Input: hook.ToolInput{FilePath: f}})
-	}
-	return calls
-}
-
-// patchHeaders are the lines of an apply_patch envelope that name a file
-// it adds, changes, deletes or moves to.
-var patchHeaders = []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "}
-
-// PatchFiles returns the files an apply_patch envelope (Codex's and
-// Copilot's edit tool) writes, as the patch names them.
-func PatchFiles(patch string) []string {
+// patchFiles returns the files an apply_patch envelope (Codex's, Copilot's
+// and VS Code's edit tool) adds, changes, deletes or moves to.
+func patchFiles(patch string) []string {
 	var out []string
 	for _, line := range strings.Split(patch, "\n") {
 		line = strings.TrimRight(line, "\r")
-		for _, h := range patchHeaders {
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
 			if f, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(f) != "" {
 				out = append(out, strings.TrimSpace(f))
 			}
@@ -121,20 +97,14 @@ func PatchFiles(patch string) []string {
 	return out
 }
 
-// Codex records a session in a rollout JSONL ($CODEX_HOME/sessions/…), a
-// subagent in its own (agent_transcript_path). What the gate reads there:
-//
-//	{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat p.md\",\"workdir\":…}"}}
-//	{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt hook_run_id=\"stop:…\">REASON</hook_prompt>"}]}}
-//	{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"what a person typed"}]}}
-//
-// A read is a shell command, judged by the analysis detect uses (Shell).
+// codexLine is a line of Codex's rollout ($CODEX_HOME/sessions/…; a
+// subagent's is its own, agent_transcript_path): a function call (a shell
+// command), or a user message, a hook's block tagged <hook_prompt …>.
 type codexLine struct {
 	stamp
 	Type    string `json:"type"`
 	Payload struct {
 		Type      string          `json:"type"`
-		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Action    json.RawMessage `json:"action"` // local_shell_call
 		Role      string          `json:"role"`
@@ -145,18 +115,33 @@ type codexLine struct {
 	} `json:"payload"`
 }
 
-func (*codexLine) agent() string { return "" } // a rollout is one thread's
-
-func (l *codexLine) reads(cwd string, sh Shell) []string {
-	var a map[string]any
-	switch l.Payload.Type {
-	case "function_call":
-		a = args(l.Payload.Arguments)
-	case "local_shell_call":
-		a = args(l.Payload.Action)
-	default:
-		return nil
+func codexShow(l *codexLine, e *entry, cwd string, sh Shell) {
+	p := l.Payload
+	switch {
+	case l.Type != "response_item":
+	case p.Type == "function_call":
+		e.reads = codexShell(args(p.Arguments), cwd, sh)
+	case p.Type == "local_shell_call":
+		e.reads = codexShell(args(p.Action), cwd, sh)
+	case p.Type == "message" && p.Role == "user":
+		var texts []string
+		for _, c := range p.Content {
+			if c.Type == "input_text" {
+				texts = append(texts, c.Text)
+			}
+		}
+		t := strings.Join(texts, "\n")
+		if rest, ok := strings.CutPrefix(t, "<hook_prompt "); ok && texts != nil {
+			_, reason, _ := strings.Cut(rest, ">")
+			e.block = &reason
+		} else if texts != nil && !strings.HasPrefix(t, "<") { // Codex's own insertions are tagged
+			e.typed = &t
+		}
 	}
+}
+
+// codexShell are the files a shell call reads (a skill is read so too).
+func codexShell(a map[string]any, cwd string, sh Shell) []string {
 	cmd := shellText(a["cmd"])
 	if cmd == "" {
 		cmd = shellText(a["command"])
@@ -170,45 +155,35 @@ func (l *codexLine) reads(cwd string, sh Shell) []string {
 	return sh(cmd, cwd)
 }
 
-func (*codexLine) command() string { return "" } // a skill is read with a shell command: a read
-
-func (l *codexLine) text() (string, bool) {
-	if l.Payload.Type != "message" || l.Payload.Role != "user" {
-		return "", false
-	}
-	var texts []string
-	for _, c := range l.Payload.Content {
-		if c.Type == "input_text" {
-			texts = append(texts, c.Text)
+// shellText returns a shell tool's command: a string, or an argv whose last
+// word is the script of `bash -lc SCRIPT`.
+func shellText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		if len(v) >= 3 {
+			if s, ok := v[len(v)-1].(string); ok {
+				if flag, _ := v[len(v)-2].(string); strings.HasPrefix(flag, "-") && strings.Contains(flag, "c") {
+					return s
+				}
+			}
 		}
+		var words []string
+		for _, w := range v {
+			s, _ := w.(string)
+			words = append(words, cli.ShellQuote(s))
+		}
+		return strings.Join(words, " ")
 	}
-	return strings.Join(texts, "\n"), len(texts) > 0
+	return ""
 }
 
-func (l *codexLine) typed() (string, bool) {
-	t, ok := l.text()
-	// Codex's own insertions (environment, instructions, hook prompts) are
-	// tagged; what a person typed is not.
-	return t, ok && !strings.HasPrefix(t, "<")
-}
-
-func (l *codexLine) block() (string, string, bool) {
-	t, ok := l.text()
-	if !ok || !strings.HasPrefix(t, "<hook_prompt ") {
-		return "", "", false
-	}
-	_, reason, _ := strings.Cut(t, ">")
-	return reason, "", true
-}
-
-// Codex's wall is a permission profile in the project's .codex/config.toml
-// (read in a trusted project): every command Codex runs is in bubblewrap
-// with the whole disk read-only but the workspace, the temp dir and the
-// workspace's protected paths read-only again, so neither a write nor a
-// rename nor the creation of a missing protected path goes through
-// (observed on codex-cli 0.169.0: "Read-only file system", "Device or
-// resource busy"). A sandbox_mode in any loaded config, or --sandbox,
-// makes Codex use its older settings instead: then the wall is down.
+// Codex's wall is a permission profile in the project's .codex/config.toml:
+// every command Codex runs is in bubblewrap, the disk read-only but the
+// workspace and the temp dir, and the workspace's protected paths read-only
+// again (docs/clients.md, "The second wall per client"). A sandbox_mode in
+// any loaded config, or --sandbox, takes Codex back to its older settings.
 const (
 	codexConfig  = ".codex/config.toml"
 	codexProfile = "stopgate"
@@ -216,15 +191,11 @@ const (
 )
 
 // codexReadOnly returns the workspace-relative paths the profile keeps
-// read-only: Codex's own folder, which holds the hooks and this file, and
-// the protected set inside the project (outside it, all is read-only), as
-// far as Codex takes them (codexFault): a glob (the npm packages' programs,
-// as a launcher finds them) stands for the folder above its first pattern,
-// and a path that is not there is left out, but a folder (the state dir),
-// which Up makes.
-//
-// Codex refuses every command when a read-only path is a symlink ("crosses
-// writable symlink"): a symlink's target stands in for it.
+// read-only: .codex and the protected set inside the project, as far as
+// Codex takes them (codexFault): a glob stands for the folder above its
+// first pattern, a symlink for its target (Codex refuses every command
+// when a read-only path is a symlink), and a path not there is left out,
+// but a folder, which Up makes.
 func codexReadOnly(root string, paths []Path) []string {
 	out := []string{".codex"}
 	realRoot, _ := filepath.EvalSymlinks(root)
@@ -239,24 +210,20 @@ func codexReadOnly(root string, paths []Path) []string {
 			show = r
 		}
 		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || codexCovered(out, show) {
-			continue // outside, the workspace itself, or inside a listed path
+			continue
 		}
 		if f, missing := codexFault(root, show, "read"); f != "" && !(p.Dir && missing != "") {
-			continue // a folder not there yet is made first (codexMakeDirs)
+			continue
 		}
 		out = append(out, show)
 	}
-	var kept []string // but those inside a folder listed after them
-	for _, p := range out {
-		if !slices.ContainsFunc(out, func(q string) bool { return strings.HasPrefix(p, q+"/") }) {
-			kept = append(kept, p)
-		}
-	}
-	return kept
+	all := slices.Clone(out)
+	return slices.DeleteFunc(out, func(p string) bool { // but those inside a folder listed after them
+		return slices.ContainsFunc(all, func(q string) bool { return strings.HasPrefix(p, q+"/") })
+	})
 }
 
-// codexUnglob returns the folders of path above its first glob pattern,
-// path itself when it has none.
+// codexUnglob returns the folders of path above its first glob pattern.
 func codexUnglob(path string) string {
 	i := strings.IndexAny(path, "*?[]")
 	if i < 0 {
@@ -270,16 +237,12 @@ func codexCovered(listed []string, path string) bool {
 	return slices.ContainsFunc(listed, func(l string) bool { return path == l || strings.HasPrefix(path, l+"/") })
 }
 
-// codexFault says what Codex (0.171.0, codex-rs/core/src/config/permissions.rs
-// and its bubblewrap sandbox) does with the filesystem entry key = access
-// of a permission profile, key relative to the project root at root (or
-// absolute, or a :special): "" when it takes it as it is. A read or write
-// entry whose key holds * ? [ or ] (but a trailing "/**") makes Codex
-// refuse to start ("filesystem glob path … only supports deny access"). A
-// path that is not there is bound as an empty file at its first missing
-// folder, missing: that folder cannot be made in the sandbox, and two
-// entries under one missing folder make bubblewrap refuse every command
-// ("Can't bind mount").
+// codexFault says what Codex (0.171.0) does with the filesystem entry key =
+// access of a profile, key relative to root: "" when it takes it as it is.
+// A read or write key with a glob (but a trailing "/**") makes Codex refuse
+// to start; a path not there is bound as an empty file at its first missing
+// folder, missing, which then cannot be made in the sandbox, and two
+// entries under one missing folder make bubblewrap refuse every command.
 func codexFault(root, key, access string) (fault, missing string) {
 	if access == "deny" || strings.HasPrefix(key, ":") || key == "." {
 		return "", ""
@@ -307,9 +270,8 @@ func codexFault(root, key, access string) (fault, missing string) {
 	return key + " is not there: Codex's sandbox binds an empty file at " + missing, missing
 }
 
-// codexMakeDirs makes the protected folders that are not there yet (the
-// state dir, which the gate would make at the first stop), so that the
-// profile can hold them: Codex binds only what is there (codexFault).
+// codexMakeDirs makes the protected folders not there yet (the state dir),
+// so that the profile can hold them.
 func codexMakeDirs(root string, paths []Path) {
 	for _, p := range paths {
 		if _, inside := project.Rel(root, p.Path); inside && p.Dir && !strings.ContainsAny(p.Path, "*?[]") {
@@ -318,9 +280,8 @@ func codexMakeDirs(root string, paths []Path) {
 	}
 }
 
-// dropCodexFaults takes out of a profile gate init wrote (its header and
-// read-only entries alone) the entries Codex does not take (codexFault),
-// as an older gate init wrote them; it says which.
+// dropCodexFaults takes out of a profile gate init wrote the entries Codex
+// does not take, as an older gate init wrote them; it says which.
 func dropCodexFaults(data []byte, root string) ([]byte, []string) {
 	i := bytes.LastIndex(data, []byte(codexWallHead))
 	if i < 0 || !codexReads(data[i+len(codexWallHead):]) {
@@ -365,24 +326,16 @@ func inspectCodex(data []byte) (codexState, error) {
 	st := codexState{sandboxMode: doc.SandboxMode, profile: doc.DefaultPermissions, roots: map[string]string{}}
 	st.fs = doc.Permissions[codexProfile].Filesystem
 	st.active = doc.Permissions[doc.DefaultPermissions].Filesystem
-	if r, ok := st.fs[":project_roots"].(map[string]any); ok {
-		for k, v := range r {
-			s, _ := v.(string)
-			st.roots[k] = s
-		}
+	r, _ := st.fs[":project_roots"].(map[string]any)
+	for k, v := range r {
+		st.roots[k], _ = v.(string)
 	}
 	return st, nil
 }
 
 // lacking returns the paths of want the profile does not keep read-only.
 func (st codexState) lacking(want []string) []string {
-	var out []string
-	for _, p := range want {
-		if st.roots[p] != "read" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return st.roots[p] == "read" })
 }
 
 // holes returns the writable entries inside a read-only path: a deeper
@@ -390,10 +343,8 @@ func (st codexState) lacking(want []string) []string {
 func (st codexState) holes(want []string) []string {
 	var out []string
 	for k, v := range st.roots {
-		for _, p := range want {
-			if v != "read" && strings.HasPrefix(k, p+"/") {
-				out = append(out, k)
-			}
+		if v != "read" && slices.ContainsFunc(want, func(p string) bool { return strings.HasPrefix(k, p+"/") }) {
+			out = append(out, k)
 		}
 	}
 	slices.Sort(out)
@@ -410,9 +361,8 @@ func codexEntries(paths []string) string {
 }
 
 // mergeCodexWall returns data with the wall added, keeping every byte of
-// it: default_permissions goes before the first table, the profile after
-// the last; a profile init wrote earlier gets the entries it lacks. note
-// is why it was left alone, when it was.
+// it: default_permissions goes first, the profile last; a profile init
+// wrote earlier gets the entries it lacks. note says why it was left alone.
 func mergeCodexWall(data []byte, want []string) (out []byte, added []string, note string, err error) {
 	st, err := inspectCodex(data)
 	if err != nil {
@@ -428,8 +378,7 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 	if st.profile == codexProfile && len(lack) == 0 {
 		return data, nil, "", nil
 	}
-	// Appending is safe only where init left its table last.
-	if st.fs != nil && lastTable(data) != codexRoots {
+	if st.fs != nil && lastTable(data) != codexRoots { // appending is safe only where init's table is last
 		return data, nil, "its permission profile " + codexProfile + " lacks " + strings.Join(lack, ", ") + ": add them as \"read\" under " + codexRoots, nil
 	}
 	out = bytes.Clone(data)
@@ -440,13 +389,12 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 		out = append(out, codexEntries(lack)...)
 		added = append(added, lack...)
 	} else {
-		out = append(out, codexWallHead...)
-		out = append(out, codexEntries(want)...)
+		out = append(out, codexWallHead+codexEntries(want)...)
 		added = append(added, "permissions."+codexProfile+" with "+cli.Plural(len(want), "read-only path", "read-only paths")+": "+strings.Join(want, ", "))
 	}
 	if st.profile == "" {
-		out = append([]byte("default_permissions = \""+codexProfile+"\"\n"), out...)
-		added = append([]string{"default_permissions = \"" + codexProfile + "\""}, added...)
+		out = append([]byte(codexDefault), out...)
+		added = append([]string{strings.TrimSpace(codexDefault)}, added...)
 	}
 	if back, err := inspectCodex(out); err != nil || len(back.lacking(want)) > 0 || back.profile != codexProfile {
 		return nil, nil, "", fmt.Errorf("the merged file does not keep the paths read-only (%v): add the profile by hand", err)
@@ -472,7 +420,6 @@ func (codexWall) File() string { return codexConfig }
 
 func (codexWall) Ready(string) error { return nil }
 
-// Up merges the wall into .codex/config.toml.
 func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 	path := filepath.Join(root, filepath.FromSlash(codexConfig))
 	data, err := settings.ReadIfThere(path)
@@ -483,29 +430,29 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 	want := codexReadOnly(root, paths)
 	data, dropped := dropCodexFaults(data, root)
 	out, added, note, err := mergeCodexWall(data, want)
-	if err != nil {
-		return fmt.Errorf("%s: %w", codexConfig, err)
-	}
 	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %w", codexConfig, err)
 	case note != "":
 		fmt.Fprintf(w, "note: %s: %s; left as it is: the guard alone stands\n", codexConfig, note)
+		return nil
 	case len(added) == 0 && len(dropped) == 0:
 		fmt.Fprintf(w, "%s: Codex's sandbox wall is already there (%s)\n", codexConfig, cli.Plural(len(want), "read-only path", "read-only paths"))
-	default:
-		if err := settings.WriteFile(path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", codexConfig, err)
-		}
-		did := "added"
-		if len(added) == 0 {
-			did = "entries Codex does not take removed"
-		}
-		fmt.Fprintf(w, "%s: Codex's sandbox wall: %s\n", codexConfig, did)
-		for _, a := range added {
-			fmt.Fprintf(w, "  + %s\n", a)
-		}
-		for _, d := range dropped {
-			fmt.Fprintf(w, "  - %s\n", d)
-		}
+		return nil
+	}
+	if err := settings.WriteFile(path, out); err != nil {
+		return fmt.Errorf("writing %s: %w", codexConfig, err)
+	}
+	did := "added"
+	if len(added) == 0 {
+		did = "entries Codex does not take removed"
+	}
+	fmt.Fprintf(w, "%s: Codex's sandbox wall: %s\n", codexConfig, did)
+	for _, a := range added {
+		fmt.Fprintf(w, "  + %s\n", a)
+	}
+	for _, d := range dropped {
+		fmt.Fprintf(w, "  - %s\n", d)
 	}
 	return nil
 }
@@ -513,15 +460,11 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 // Check says whether the profile is up in the project's config, and
 // whether the user's config switches Codex to its older settings.
 func (codexWall) Check(getenv func(string) string, root string, paths []Path) []Finding {
-	hint := `"gate init --client codex" adds the permission profile and keeps the rest of the file`
 	var out []Finding
-	home := getenv("CODEX_HOME")
-	if home == "" {
-		home = filepath.Join(getenv("HOME"), ".codex")
-	}
-	if data, err := settings.ReadIfThere(filepath.Join(home, "config.toml")); err == nil && data != nil {
+	user := filepath.Join(cmp.Or(getenv("CODEX_HOME"), filepath.Join(getenv("HOME"), ".codex")), "config.toml")
+	if data, err := settings.ReadIfThere(user); err == nil && data != nil {
 		if st, err := inspectCodex(data); err == nil && st.sandboxMode != "" {
-			out = append(out, Finding{Loc: filepath.Join(home, "config.toml"), Warning: true,
+			out = append(out, Finding{Loc: user, Warning: true,
 				Msg:  "sandbox_mode = " + strconv.Quote(st.sandboxMode) + ": Codex uses its older sandbox settings instead of the permission profile: Codex's wall is down",
 				Hint: "remove sandbox_mode, or keep it knowing the guard alone stands"})
 		}
@@ -535,20 +478,22 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 		return append(out, Finding{Loc: codexConfig, Msg: "not TOML: " + err.Error(), Hint: "fix it by hand, then run gate init --client codex again"})
 	}
 	want := codexReadOnly(root, paths)
-	down := func(msg string) Finding {
-		return Finding{Loc: codexConfig, Warning: true, Msg: msg + ": Codex's wall is down, so the agent's shell can write the protected set in ways the guard cannot see", Hint: hint}
-	}
+	var down []string
 	switch {
 	case st.sandboxMode != "":
-		out = append(out, down("sandbox_mode = "+strconv.Quote(st.sandboxMode)+" makes Codex use its older sandbox settings"))
+		down = append(down, "sandbox_mode = "+strconv.Quote(st.sandboxMode)+" makes Codex use its older sandbox settings")
 	case st.profile != codexProfile:
-		out = append(out, down("default_permissions is not "+strconv.Quote(codexProfile)))
+		down = append(down, "default_permissions is not "+strconv.Quote(codexProfile))
 	}
 	if lack := st.lacking(want); len(lack) > 0 {
-		out = append(out, down("the permission profile "+codexProfile+" does not keep "+strings.Join(lack, ", ")+" read-only"))
+		down = append(down, "the permission profile "+codexProfile+" does not keep "+strings.Join(lack, ", ")+" read-only")
 	}
 	if h := st.holes(want); len(h) > 0 {
-		out = append(out, down("the permission profile "+codexProfile+" makes "+strings.Join(h, ", ")+" writable inside a protected path"))
+		down = append(down, "the permission profile "+codexProfile+" makes "+strings.Join(h, ", ")+" writable inside a protected path")
+	}
+	for _, msg := range down {
+		out = append(out, Finding{Loc: codexConfig, Warning: true, Msg: msg + ": Codex's wall is down, so the agent's shell can write the protected set in ways the guard cannot see",
+			Hint: `"gate init --client codex" adds the permission profile and keeps the rest of the file`})
 	}
 	if st.sandboxMode == "" {
 		out = append(out, codexFaults(root, st.active)...)
@@ -556,10 +501,11 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	return out
 }
 
-// codexFaults are the entries of the filesystem table fs (a profile's) that
-// Codex does not take as they are (codexFault): an error where Codex
-// refuses to start or bubblewrap refuses every command (two entries bound
-// at one missing folder), a warning where a missing folder cannot be made.
+// codexFaults are the entries of a profile's filesystem table that Codex
+// does not take as they are: an error where Codex refuses to start or
+// bubblewrap every command (two entries bound at one missing folder), a
+// warning where a missing folder cannot be made. In key order, so they
+// read the same at every run.
 func codexFaults(root string, fs map[string]any) []Finding {
 	var faults []string
 	at := map[string][]string{} // missing folder → its entries' faults
@@ -573,23 +519,20 @@ func codexFaults(root string, fs map[string]any) []Finding {
 			faults = append(faults, fault)
 		}
 	}
-	// In key order: the findings, and the faults joined at one folder,
-	// read the same at every run.
 	for _, k := range slices.Sorted(maps.Keys(fs)) {
-		v := fs[k]
-		if scoped, ok := v.(map[string]any); ok {
-			for _, sub := range slices.Sorted(maps.Keys(scoped)) {
-				a := scoped[sub]
-				switch {
-				case k == ":project_roots" || k == ":workspace_roots":
-					add(sub, a) // from the project root
-				case !strings.HasPrefix(k, ":"):
-					add(path.Join(k, sub), a)
-				}
-			}
+		scoped, ok := fs[k].(map[string]any)
+		if !ok {
+			add(k, fs[k])
 			continue
 		}
-		add(k, v)
+		for _, sub := range slices.Sorted(maps.Keys(scoped)) {
+			switch {
+			case k == ":project_roots" || k == ":workspace_roots":
+				add(sub, scoped[sub]) // from the project root
+			case !strings.HasPrefix(k, ":"):
+				add(path.Join(k, sub), scoped[sub])
+			}
+		}
 	}
 	hint := `run "gate init --client codex" again, which writes only entries Codex takes, or fix the entry by hand`
 	var out []Finding
@@ -608,12 +551,18 @@ func codexFaults(root string, fs map[string]any) []Finding {
 	return out
 }
 
-// codexWallHead is the start of the profile mergeCodexWall appends.
-const codexWallHead = "\n# stopgate's wall (gate init --client codex): every command Codex runs may write\n# the workspace and the temp dir, but not what checks the agent.\n[permissions." + codexProfile + ".filesystem]\n\":root\" = \"read\"\n\":slash_tmp\" = \"write\"\n\n" + codexRoots + "\n\".\" = \"write\"\n"
+// codexWallHead starts the profile mergeCodexWall appends; codexDefault is
+// the line it puts first.
+const (
+	codexWallHead = "\n# stopgate's wall (gate init --client codex): every command Codex runs may write\n# the workspace and the temp dir, but not what checks the agent.\n[permissions." + codexProfile + ".filesystem]\n\":root\" = \"read\"\n\":slash_tmp\" = \"write\"\n\n" + codexRoots + "\n\".\" = \"write\"\n"
+	codexDefault  = "default_permissions = \"" + codexProfile + "\"\n"
+)
 
 var codexReadLine = regexp.MustCompile(`^"(?:[^"\\]|\\.)*" = "read"$`)
 
-// Remove takes the wall out of the config (removeCodexWall).
+// Remove is mergeCodexWall's inverse: it takes out the default_permissions
+// line it put first and the profile it appended last, while that is still
+// its header and read-only entries alone; r.Left names what changed since.
 func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings.Removal, gone bool, err error) {
 	out, r.Removed, r.Left, err = removeCodexWall(data)
 	var pe toml.ParseError
@@ -623,10 +572,6 @@ func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings
 	return out, r, len(bytes.TrimSpace(out)) == 0, err
 }
 
-// removeCodexWall is mergeCodexWall's inverse: it takes out the
-// default_permissions line it put first and the profile it appended last,
-// while that is still its header and read-only entries alone; left names
-// what was changed since. A file that is not TOML is refused.
 func removeCodexWall(data []byte) (out []byte, removed, left []string, err error) {
 	st, err := inspectCodex(data)
 	if err != nil {
@@ -639,9 +584,9 @@ func removeCodexWall(data []byte) (out []byte, removed, left []string, err error
 	} else if st.fs != nil {
 		left = append(left, "permissions."+codexProfile+": it is not as gate init wrote it")
 	}
-	if line := "default_permissions = \"" + codexProfile + "\"\n"; bytes.HasPrefix(out, []byte(line)) {
-		out = out[len(line):]
-		removed = append([]string{strings.TrimSpace(line)}, removed...)
+	if rest, ok := bytes.CutPrefix(out, []byte(codexDefault)); ok {
+		out = rest
+		removed = append([]string{strings.TrimSpace(codexDefault)}, removed...)
 	}
 	return out, removed, left, nil
 }

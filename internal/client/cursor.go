@@ -14,22 +14,15 @@ import (
 )
 
 // Cursor is Cursor's agent (the IDE and cursor-agent), from its
-// documentation (cursor.com/docs/agent/hooks): no binary this machine can
-// drive, so it is tested by contract on the documented shapes.
-//
-// Its hook file is .cursor/hooks.json, {"version": 1, "hooks": {event:
-// [{"command": …}]}}. Every input names its event (camelCase) and carries
-// conversation_id, generation_id, cursor_version and workspace_roots; a
-// stop continues the agent only through {"followup_message": …}, at most
-// loop_limit times; a permission event refuses with {"permission":
-// "deny", "user_message": …, "agent_message": …}.
-//
-// Cursor also runs Claude Code's registration (.claude/settings*.json,
-// "third-party hooks") with its own inputs: those are recognised by
-// cursor_version and answered in Cursor's words, unless .cursor/hooks.json
-// runs stopgate too, whose hooks then judge alone (aside).
+// documentation (cursor.com/docs/agent/hooks), tested by contract on the
+// documented shapes. Its inputs name their event in camelCase and carry
+// conversation_id and workspace_roots; a stop continues the agent only
+// through followup_message, at most loop_limit times. It also runs Claude
+// Code's registration with its own inputs (Runs), recognised by
+// cursor_version and answered in its words, unless .cursor/hooks.json runs
+// stopgate too, whose hooks then judge alone (aside).
 var Cursor = &Client{
-	Name: cursorAnswers{}.Name(), Title: "Cursor",
+	Name: "cursor", Title: "Cursor",
 	HookFile: cursorHookFile,
 	Hooks: []Hook{
 		{"beforeReadFile", "", hook.Detect, 10},       // a prompt read
@@ -52,14 +45,15 @@ var Cursor = &Client{
 		"Cursor also runs Claude Code's registration (third-party hooks): those hooks answer Cursor's inputs in its words, and step aside when .cursor/hooks.json runs stopgate, so one stop is judged once",
 		"tested by contract on Cursor's documented shapes, not on the real binary",
 	},
-	events:  cursorEvent,
-	answers: cursorAnswers{},
-	decode:  decodeCursor,
-	where:   mainThread,
-	format:  cursorFormat,
-	marks:   []string{"cursor_version"},
-	Runs:    []*Client{Claude},
-	aside:   cursorOwnHooks,
+	events: cursorEvent,
+	encode: cursorEncode,
+	halt:   relayHalt, // a followup_message, until loop_limit; a deny's user_message the user sees
+	decode: decodeCursor,
+	where:  mainThread,
+	format: versionedFormat{title: "Cursor", events: cursorEvents, entry: cursorEntry},
+	marks:  []string{"cursor_version"},
+	Runs:   []*Client{Claude},
+	aside:  cursorOwnHooks,
 }
 
 const cursorHookFile = ".cursor/hooks.json"
@@ -68,20 +62,18 @@ const cursorHookFile = ".cursor/hooks.json"
 // any max_blocks gate check accepts, so stopgate ends a loop, not Cursor.
 const cursorLoopLimit = 10
 
-// cursorFormat is .cursor/hooks.json: Copilot's layout with Cursor's keys.
-var cursorFormat = versionedFormat{title: "Cursor", events: cursorEvents, entry: func(h settings.Hook) copilotCommand {
-	c := copilotCommand{Type: "command", Command: h.Command, Timeout: h.Timeout}
+func cursorEntry(h settings.Hook) hookEntry {
+	c := hookEntry{Type: "command", Command: h.Command, Timeout: h.Timeout}
 	if cursorEvent[h.Event] == hook.Stop || cursorEvent[h.Event] == hook.SubagentStop {
 		c.LoopLimit = cursorLoopLimit
 	}
 	return c
-}}
+}
 
 // cursorEvents are the agent events in the order Cursor documents them.
 var cursorEvents = []string{"beforeSubmitPrompt", "preToolUse", "postToolUse", "beforeShellExecution", "afterShellExecution",
 	"beforeMCPExecution", "beforeReadFile", "afterFileEdit", "stop", "subagentStop"}
 
-// cursorEvent maps Cursor's events to stopgate's.
 var cursorEvent = map[string]string{
 	"beforeReadFile":       hook.PostToolUse, // a read, armed before the model sees it
 	"afterShellExecution":  hook.PostToolUse,
@@ -93,23 +85,9 @@ var cursorEvent = map[string]string{
 	"subagentStop":         hook.SubagentStop,
 }
 
-// cursorTool maps Cursor's agent tools to the Claude Code tool stopgate
-// judges.
-var cursorTool = map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit",
-	"MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}
-
-// cursorAnswers writes Cursor's answers. Its stop has no answer that ends
-// the session and shows the user why, and passing the stop would end it
-// unseen: a halt is relayed as a followup_message, until loop_limit; on a
-// permission event the same block is a deny whose user_message the user
-// sees.
-type cursorAnswers struct{ relaysHalt }
-
-func (cursorAnswers) Name() string { return "cursor" }
-
 // cursorOutput is what Cursor reads: followup_message on stop and
-// subagentStop; permission with its messages on the permission events;
-// continue with user_message on beforeSubmitPrompt.
+// subagentStop; permission and its messages on the permission events;
+// continue and user_message on beforeSubmitPrompt.
 type cursorOutput struct {
 	Followup     string `json:"followup_message,omitempty"`
 	Permission   string `json:"permission,omitempty"`
@@ -118,9 +96,9 @@ type cursorOutput struct {
 	AgentMessage string `json:"agent_message,omitempty"`
 }
 
-// Encode answers only a refusal: an "allow" would also skip Cursor's own
-// approval of the call, and after-events take no answer.
-func (cursorAnswers) Encode(event string, o hook.Output) any {
+// cursorEncode answers only a refusal: an "allow" would also skip Cursor's
+// own approval of the call, and after-events take no answer.
+func cursorEncode(event string, o hook.Output) any {
 	reason := o.Reason
 	deny := o.Decision == "block"
 	if s := o.HookSpecificOutput; s != nil && s.PermissionDecision == "deny" {
@@ -146,56 +124,41 @@ func decodeCursor(data []byte, _ string) (*hook.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	event := str(m, "hook_event_name")
-	m["hook_event_name"] = cmp.Or(cursorEvent[event], event)
-	rename(m, "conversation_id", "session_id")
-	dir := cursorRoot(m)
-	m["cwd"], dir = dir, cmp.Or(str(m, "cwd"), dir) // the project; where a command runs
-	if str(m, "subagent_id") != "" {
-		rename(m, "subagent_id", "agent_id")
+	m.rename("conversation_id", "session_id")
+	root := m.str("cwd")
+	if roots, _ := m["workspace_roots"].([]any); len(roots) > 0 {
+		if r, ok := roots[0].(string); ok {
+			root = r
+		}
+	}
+	dir := cmp.Or(m.str("cwd"), root) // where a command runs
+	m["cwd"] = root                   // the project
+	if m.str("subagent_id") != "" {
+		m.rename("subagent_id", "agent_id")
 	}
 	m["stop_hook_active"] = m["loop_count"] != nil && fmt.Sprint(m["loop_count"]) != "0"
-	switch event {
+	switch m.str("hook_event_name") {
 	case "beforeReadFile":
-		m["tool_name"], m["tool_input"] = "Read", map[string]any{"file_path": str(m, "file_path")}
+		m["tool_name"], m["tool_input"] = "Read", map[string]any{"file_path": m.str("file_path")}
 	case "beforeShellExecution", "afterShellExecution":
-		m["tool_name"], m["tool_input"] = "Bash", map[string]any{"command": str(m, "command")}
+		m["tool_name"], m["tool_input"] = "Bash", map[string]any{"command": m.str("command")}
 	default:
-		args, _ := m["tool_input"].(map[string]any)
-		if p, ok := args["path"]; ok && args["file_path"] == nil {
-			args["file_path"] = p
-		}
-		if t, ok := cursorTool[str(m, "tool_name")]; ok {
-			m["tool_name"] = t
-		}
+		m.tool(map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}, "path")
 	}
 	delete(m, "file_path") // Claude Code's file_path is ConfigChange's
-	in, err := claudeShaped(m)
+	in, err := m.input()
 	if err != nil {
 		return nil, err
 	}
-	in.Client, in.ClientEvent = cursorAnswers{}, event
 	if in.ToolName == "Bash" && dir != in.Cwd {
 		in.Calls = []hook.Call{{Tool: in.ToolName, Input: in.Tool, Cwd: dir}} // the command runs there
 	}
 	return in, nil
 }
 
-// cursorRoot is the project Cursor runs in: its first workspace root.
-func cursorRoot(m map[string]any) string {
-	roots, _ := m["workspace_roots"].([]any)
-	if len(roots) > 0 {
-		if r, ok := roots[0].(string); ok {
-			return r
-		}
-	}
-	return str(m, "cwd")
-}
-
-// cursorOwnHooks steps the Claude Code registration aside when Cursor runs
-// it and the project's .cursor/hooks.json runs stopgate too: Cursor runs
-// every matching hook, and one stop must be judged once. Its own file
-// answers in Cursor's words and has loop_limit, so it is the one that judges.
+// cursorOwnHooks steps the Claude Code registration aside when the
+// project's .cursor/hooks.json runs stopgate too: Cursor runs every
+// matching hook, and one stop must be judged once, by its own file.
 func cursorOwnHooks(in *hook.Input) error {
 	data, err := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile)))
 	var v any

@@ -21,9 +21,8 @@ type Options struct {
 	Getenv func(string) string // the hook's environment, a safety net for recognition
 }
 
-// Flags adds to fl the flags every hook registration may pass, as gate
-// init writes them (--client, --event), and returns the Options they
-// fill, reading the hook's environment through getenv.
+// Flags adds to fl the flags gate init writes on every hook (--client,
+// --event) and returns the Options they fill.
 func Flags(fl *flag.FlagSet, getenv func(string) string) *Options {
 	opt := &Options{Getenv: getenv}
 	fl.StringVar(&opt.Client, "client", "", "the agent client the hook is registered for (gate init --client)")
@@ -31,14 +30,14 @@ func Flags(fl *flag.FlagSet, getenv func(string) string) *Options {
 	return opt
 }
 
-// ErrIgnored is returned for an input the client sends but stopgate must
-// not answer: Copilot's agentStop of a subagent, whose block the client
-// ignores and whose stop its own subagentStop gates. Exit 0, no output.
+// ErrIgnored is an input the client sends but stopgate must not answer
+// (exit 0, no output): Copilot's agentStop of a subagent, whose
+// subagentStop is gated instead.
 var ErrIgnored = errors.New("hook input is a subagent's agentStop; its subagentStop is gated instead")
 
 // MismatchError is an input recognisably from another client than the
-// registration names. Input is it decoded in the dialect it came in, so an
-// answer can still reach that client.
+// registration names; Input is it decoded as it came, so an answer can
+// still reach that client.
 type MismatchError struct {
 	Registered, Detected string
 	Input                *hook.Input
@@ -49,9 +48,9 @@ func (e *MismatchError) Error() string {
 		e.Detected, e.Registered, e.Detected)
 }
 
-// Decode reads one hook input from r and decodes it in its dialect: the
-// registered one, checked against what the input looks like. It returns
-// the input and the writer of the answers to it on w, in its client's shape.
+// Decode reads one hook input from r and decodes it in its client's
+// dialect, checked against the registration; the answers to it go on w in
+// that client's shape.
 func Decode(r io.Reader, w io.Writer, opt Options, events ...string) (*hook.Input, hook.Answer, error) {
 	data, err := Read(r)
 	if err != nil {
@@ -79,66 +78,42 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 		return nil, fmt.Errorf("unknown --client %q, want one of %s", opt.Client, strings.Join(Names, ", "))
 	}
 	detected, sure := Recognise(data, opt.Getenv)
-	client := opt.Client
-	if client == "" {
-		client = detected
-	}
-	// Claude Code's registration passes no --client (or --client claude).
-	registered := Named(cmp.Or(opt.Client, Claude.Name))
+	client := cmp.Or(opt.Client, detected)
+	registered := Named(cmp.Or(opt.Client, Claude.Name)) // Claude Code's passes no --client
 	if c := Named(detected); sure && c != registered && slices.Contains(c.Runs, registered) {
-		return runsToo(c, data, events)
+		in, err := decode(c, data, "", events)
+		if err == nil && c.aside != nil {
+			err = c.aside(in)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return in, nil
 	}
 	if sure && detected != client {
 		mm := &MismatchError{Registered: client, Detected: detected}
-		if in, err := decode(detected, data, Options{}); err == nil && in.Check(events...) == nil {
-			mm.Input = in
-		}
+		mm.Input, _ = decode(Named(detected), data, "", events)
 		return nil, mm
 	}
-	if client == Claude.Name {
-		return hook.Parse(data, events...) // the reference, exactly as before
-	}
-	in, err := decode(client, data, opt)
-	if err != nil {
-		return nil, err
-	}
-	if err := in.Check(events...); err != nil {
-		return nil, err
-	}
-	return in, nil
+	return decode(Named(client), data, opt.Event, events)
 }
 
-// runsToo decodes an input of c that came through another client's
-// registration c runs (Runs), answered in c's words, unless c says to
-// step aside.
-func runsToo(c *Client, data []byte, events []string) (*hook.Input, error) {
-	in, err := decode(c.Name, data, Options{})
-	if err != nil {
-		return nil, err
-	}
-	if err := in.Check(events...); err != nil {
-		return nil, err
-	}
-	if c.aside == nil {
-		return in, nil
-	}
-	if err := c.aside(in); err != nil {
-		return nil, err
-	}
-	return in, nil
-}
-
-func decode(client string, data []byte, opt Options) (*hook.Input, error) {
-	c := Named(client)
-	if c == Claude {
-		return hook.Parse(data)
-	}
+// decode decodes data as c's, an input for one of events.
+func decode(c *Client, data []byte, event string, events []string) (*hook.Input, error) {
 	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-		_, err := hook.Parse(data) // its message says what is wrong
+	if c.decode == nil || len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		return hook.Parse(data, events...) // the reference, and what is wrong with the rest
+	}
+	in, err := c.decode(trimmed, event)
+	if err != nil {
 		return nil, err
 	}
-	return c.decode(trimmed, opt.Event)
+	// The client's own event name stays for messages; stopgate's is judged.
+	in.Client, in.ClientEvent, in.HookEventName = dialect{c}, in.HookEventName, c.Event(in.HookEventName)
+	if err := in.Check(events...); err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 // probe is what recognition looks at.
@@ -192,8 +167,7 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 		return getenv(k)
 	}
 	var p probe
-	// Most inputs are Claude Code's: unless a marker is somewhere in the text,
-	// skip decoding it all a second time (a PostToolUse carries a whole file).
+	// Most inputs are Claude Code's: skip decoding a whole file a second time.
 	if marked(data) && json.Unmarshal(data, &p) != nil {
 		return Claude.Name, false
 	}
@@ -216,12 +190,11 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 }
 
 // markedBy returns the client one of whose marks is a top-level key of
-// data, and whose owns, if any, takes the input; nil when none does.
+// data, and whose owns, if any, takes the input.
 func markedBy(data []byte) *Client {
 	var top map[string]json.RawMessage
 	for _, c := range All {
-		i := slices.IndexFunc(c.marks, func(m string) bool { return bytes.Contains(data, []byte(`"`+m+`"`)) })
-		if i < 0 {
+		if !slices.ContainsFunc(c.marks, func(m string) bool { return bytes.Contains(data, []byte(`"`+m+`"`)) }) {
 			continue
 		}
 		if top == nil && json.Unmarshal(data, &top) != nil {
@@ -234,20 +207,14 @@ func markedBy(data []byte) *Client {
 	return nil
 }
 
-// claudeShaped re-decodes a client payload rewritten into Claude Code's
-// shape, so that fields are type-checked and named like Claude Code's.
-func claudeShaped(m map[string]any) (*hook.Input, error) {
-	data, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	return hook.Unmarshal(data)
-}
+// payload is a client's input as its top-level fields, rewritten into
+// Claude Code's shape before hook.Unmarshal type-checks it.
+type payload map[string]any
 
-// object decodes a payload into its top-level fields, dropping the tool
-// results: stopgate never reads them, and they may be the largest part.
-func object(data []byte, drop ...string) (map[string]any, error) {
-	var m map[string]any
+// object decodes a payload, dropping the tool results: stopgate never
+// reads them, and they may be the largest part.
+func object(data []byte, drop ...string) (payload, error) {
+	var m payload
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&m); err != nil {
@@ -259,16 +226,53 @@ func object(data []byte, drop ...string) (map[string]any, error) {
 	return m, nil
 }
 
+// input is the payload decoded as Claude Code's, type-checked by
+// hook.Unmarshal (its event still the client's name).
+func (m payload) input() (*hook.Input, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return hook.Unmarshal(data)
+}
+
 // str returns m[k] when it is a string.
-func str(m map[string]any, k string) string {
+func (m payload) str(k string) string {
 	s, _ := m[k].(string)
 	return s
 }
 
+// args returns the tool's arguments, nil when they are not an object.
+func (m payload) args() map[string]any {
+	a, _ := m["tool_input"].(map[string]any)
+	return a
+}
+
 // rename moves m[from] to m[to] when present.
-func rename(m map[string]any, from, to string) {
+func (m payload) rename(from, to string) {
 	if v, ok := m[from]; ok {
 		delete(m, from)
 		m[to] = v
 	}
+}
+
+// tool names the tool as the Claude Code tool stopgate judges (names), its
+// file argument key as file_path: the client's own key wins, as it is the
+// one its tool writes.
+func (m payload) tool(names map[string]string, key string) {
+	if v, ok := m.args()[key]; ok {
+		m.args()["file_path"] = v
+	}
+	if t, ok := names[m.str("tool_name")]; ok {
+		m["tool_name"] = t
+	}
+}
+
+// writes returns a guard call of Write for each file.
+func writes(files []string) []hook.Call {
+	calls := []hook.Call{}
+	for _, f := range files {
+		calls = append(calls, hook.Call{Tool: "Write", Input: hook.ToolInput{FilePath: f}})
+	}
+	return calls
 }

@@ -9,11 +9,10 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-// Gemini is Gemini CLI. Its events have their own names, its tools their
-// own names and fields; its answers are Claude Code's, except that a tool
-// call is refused with decision "deny" and a reason.
+// Gemini is Gemini CLI: events and tools of its own names and fields;
+// Claude Code's answers, but a tool call is refused with decision "deny".
 var Gemini = &Client{
-	Name: geminiAnswers{}.Name(), Title: "Gemini CLI",
+	Name: "gemini", Title: "Gemini CLI",
 	HookFile: ".gemini/settings.json", // hooks and hooksConfig in the one file
 	Hooks: []Hook{
 		{"AfterTool", "read_file|read_many_files|run_shell_command", hook.Detect, 10},
@@ -34,38 +33,21 @@ var Gemini = &Client{
 		"read_many_files arms the files it names and simple globs; a directory or a ** glob is not expanded",
 		"Gemini CLI expands a custom command (.gemini/commands) before BeforeAgent: the hook sees its text, not its name, so a custom command does not arm a mapping; a read of the prompt file does",
 	},
-	events:  geminiEvent,
-	answers: geminiAnswers{},
-	decode:  decodeGemini,
-	where:   mainThread,
-	lines:   lines[geminiLine](nil, `"toolCalls"`, `"type":"user"`),
-}
-
-// geminiEvent maps Gemini CLI's events to stopgate's.
-var geminiEvent = map[string]string{
-	"AfterTool":   hook.PostToolUse,
-	"BeforeTool":  hook.PreToolUse,
-	"AfterAgent":  hook.Stop,
-	"BeforeAgent": hook.UserPromptSubmit,
+	events: map[string]string{"AfterTool": hook.PostToolUse, "BeforeTool": hook.PreToolUse, "AfterAgent": hook.Stop, "BeforeAgent": hook.UserPromptSubmit},
+	encode: geminiEncode,
+	decode: decodeGemini,
+	where:  mainThread,
+	lines:  lineOf(geminiShow, `"toolCalls"`, `"type":"user"`),
 }
 
 // geminiEvents are the hook events only Gemini CLI sends.
 var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
 
-type geminiAnswers struct{ showsHalt }
-
-func (geminiAnswers) Name() string { return "gemini" }
-
-// geminiTool maps Gemini CLI's file tools to the Claude Code tool stopgate
-// judges; each takes file_path like it. read_many_files and
-// run_shell_command are translated on their own.
-var geminiTool = map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit"}
-
 // geminiOutput is what Gemini CLI reads: Claude Code's fields, and a
-// hookSpecificOutput that carries additionalContext.
+// hookSpecificOutput of additionalContext alone.
 type geminiOutput struct {
-	hook.Output                        // its own hookSpecificOutput is shadowed
-	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
+	hook.Output                 // its own hookSpecificOutput is shadowed
+	Specific    *geminiSpecific `json:"hookSpecificOutput,omitempty"`
 }
 
 type geminiSpecific struct {
@@ -73,14 +55,14 @@ type geminiSpecific struct {
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
-func (geminiAnswers) Encode(event string, o hook.Output) any {
+func geminiEncode(event string, o hook.Output) any {
 	out := geminiOutput{Output: o}
 	if s := o.HookSpecificOutput; s != nil {
 		if s.PermissionDecision == "deny" {
 			out.Decision, out.Reason = "deny", s.PermissionDecisionReason
 		}
 		if s.AdditionalContext != "" {
-			out.HookSpecificOutput = &geminiSpecific{HookEventName: event, AdditionalContext: s.AdditionalContext}
+			out.Specific = &geminiSpecific{event, s.AdditionalContext}
 		}
 	}
 	return out
@@ -91,32 +73,18 @@ func decodeGemini(data []byte, _ string) (*hook.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	event := str(m, "hook_event_name")
-	if e, ok := geminiEvent[event]; ok {
-		m["hook_event_name"] = e
+	m.rename("prompt_response", "last_assistant_message")
+	a := m.args()
+	reads, cwd := readMany(m), ""
+	if m.str("tool_name") == "run_shell_command" {
+		cwd, _ = a["dir_path"].(string) // the command runs there, not in the session's cwd
 	}
-	rename(m, "prompt_response", "last_assistant_message")
-	tool := str(m, "tool_name")
-	args, _ := m["tool_input"].(map[string]any)
-	var reads []string
-	var cwd string
-	switch {
-	case geminiTool[tool] != "":
-		m["tool_name"] = geminiTool[tool]
-	case tool == "read_many_files":
-		m["tool_name"], m["tool_input"] = "Read", map[string]any{}
-		reads = manyFiles(args, str(m, "cwd"))
-	case tool == "run_shell_command":
-		m["tool_name"] = "Bash"
-		if d, _ := args["dir_path"].(string); d != "" {
-			cwd = d // the command runs there, not in the session's cwd
-		}
-	}
-	in, err := claudeShaped(m)
+	m.tool(map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit", "run_shell_command": "Bash"}, "file_path")
+	in, err := m.input()
 	if err != nil {
 		return nil, err
 	}
-	in.Client, in.ClientEvent, in.Reads = geminiAnswers{}, event, reads
+	in.Reads = reads
 	if cwd != "" {
 		if !filepath.IsAbs(cwd) {
 			cwd = filepath.Join(in.Cwd, cwd)
@@ -126,9 +94,19 @@ func decodeGemini(data []byte, _ string) (*hook.Input, error) {
 	return in, nil
 }
 
+// readMany is a read_many_files call (Gemini CLI's and Qwen Code's) as a
+// Read of no file, and the files it reads; nil for another tool.
+func readMany(m payload) []string {
+	if m.str("tool_name") != "read_many_files" {
+		return nil
+	}
+	reads := manyFiles(m.args(), m.str("cwd"))
+	m["tool_name"], m["tool_input"] = "Read", map[string]any{}
+	return reads
+}
+
 // manyFiles returns the files read_many_files reads: its include operands,
-// literal paths and globs without "**", from the working directory. A
-// directory or a recursive glob is not expanded (a documented limit).
+// literal paths and globs without "**" (a documented limit), from cwd.
 func manyFiles(args map[string]any, cwd string) []string {
 	out := []string{}
 	list, _ := args["include"].([]any)
@@ -150,15 +128,10 @@ func manyFiles(args map[string]any, cwd string) []string {
 	return out
 }
 
-// Gemini CLI records a session in a JSONL session file
-// (~/.gemini/tmp/<project>/chats/session-….jsonl); a message is written
-// again when its tool calls complete, and "$set" lines update metadata:
-//
-//	{"type":"gemini","toolCalls":[{"name":"read_file","args":{"file_path":…}}],…}
-//	{"type":"user","content":[{"text":"what a person typed, or a fed-back block reason"}]}
-//
-// A fed-back block is a user message like a typed one: it is told by the
-// gate's own prefix. Subagents fire no hooks: the file is the main thread's.
+// geminiLine is a line of Gemini CLI's session file (~/.gemini/tmp/<project>/
+// chats/session-….jsonl): a model message with its tool calls, or a user
+// message, a fed-back block told by the gate's prefix. Subagents fire no
+// hooks: the file is the main thread's.
 type geminiLine struct {
 	stamp
 	Type      string          `json:"type"`
@@ -169,37 +142,40 @@ type geminiLine struct {
 	} `json:"toolCalls"`
 }
 
-func (*geminiLine) agent() string { return "" }
-
-func (l *geminiLine) reads(cwd string, sh Shell) []string {
-	var out []string
+func geminiShow(l *geminiLine, e *entry, cwd string, sh Shell) {
 	for _, c := range l.ToolCalls {
-		out = append(out, toolReads(c.Name, args(c.Args), cwd, sh)...)
+		e.reads = append(e.reads, toolReads(c.Name, args(c.Args), cwd, sh)...)
+		if c.Name == "activate_skill" && e.command == "" {
+			e.command, _ = args(c.Args)["name"].(string)
+		}
 	}
-	return out
+	if l.Type != "user" {
+		return
+	}
+	var s string
+	var parts []part
+	if json.Unmarshal(l.Content, &s) == nil {
+		e.user(s)
+	} else if json.Unmarshal(l.Content, &parts) == nil {
+		if t, ok := userText(parts); ok {
+			e.user(t)
+		}
+	}
 }
 
 // toolReads are the files one call of Gemini CLI's file tools reads, as
-// its record (or a fork's, Qwen Code's) names the call and its arguments.
+// its record (or Qwen Code's) names the call and its arguments.
 func toolReads(name string, a map[string]any, cwd string, sh Shell) []string {
 	switch name {
 	case "read_file":
-		p, _ := a["file_path"].(string)
-		if p == "" {
-			p, _ = a["absolute_path"].(string)
-		}
-		if p = abs(p, cwd); p != "" {
-			return []string{p}
-		}
+		return file(a, cwd, "file_path", "absolute_path")
 	case "read_many_files":
 		return manyFiles(a, cwd)
 	case "run_shell_command":
 		dir := cwd
-		d, _ := a["dir_path"].(string)
-		if d == "" {
-			d, _ = a["directory"].(string) // Qwen Code's name for it
-		}
-		if d != "" {
+		if d, _ := a["dir_path"].(string); d != "" {
+			dir = abs(d, cwd)
+		} else if d, _ := a["directory"].(string); d != "" { // Qwen Code's name for it
 			dir = abs(d, cwd)
 		}
 		cmd, _ := a["command"].(string)
@@ -207,43 +183,3 @@ func toolReads(name string, a map[string]any, cwd string, sh Shell) []string {
 	}
 	return nil
 }
-
-func (l *geminiLine) command() string {
-	for _, c := range l.ToolCalls {
-		if c.Name == "activate_skill" {
-			name, _ := args(c.Args)["name"].(string)
-			return name
-		}
-	}
-	return ""
-}
-
-func (l *geminiLine) text() (string, bool) {
-	if l.Type != "user" {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(l.Content, &s) == nil {
-		return s, true
-	}
-	var parts []struct {
-		Text     *string         `json:"text"`
-		Response json.RawMessage `json:"functionResponse"`
-	}
-	if json.Unmarshal(l.Content, &parts) != nil {
-		return "", false
-	}
-	var texts []string
-	for _, p := range parts {
-		if p.Response != nil {
-			return "", false // a tool's result
-		}
-		if p.Text != nil {
-			texts = append(texts, *p.Text)
-		}
-	}
-	return strings.Join(texts, "\n"), len(texts) > 0
-}
-
-func (l *geminiLine) typed() (string, bool)         { return typedText(l.text()) }
-func (l *geminiLine) block() (string, string, bool) { return fedBackBlock(l.text()) }

@@ -21,13 +21,12 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// OpenCode is reached through the plugin `gate init --client opencode`
-// writes: OpenCode has no command hooks, so the plugin sends the commands
-// Claude-shaped events (hook_event_name, session_id, cwd, tool_name,
-// tool_input; stop_hook_active from its own count of continuations) with
-// OpenCode's tool names and arguments, and reads Claude Code's answers.
+// OpenCode has no command hooks: the plugin gate init writes sends the
+// commands Claude-shaped events (stop_hook_active from its own count of
+// continuations) with OpenCode's tool names and arguments, and reads
+// Claude Code's answers.
 var OpenCode = &Client{
-	Name: opencodeAnswers{}.Name(), Title: "OpenCode",
+	Name: "opencode", Title: "OpenCode",
 	HookFile: ".opencode/plugin/stopgate.js",
 	Settings: []string{"opencode.json", "opencode.jsonc"}, // permission rules, the wall
 	Timeout:  600 * time.Second,                           // the plugin sets none: as gate init registers the others
@@ -39,62 +38,29 @@ var OpenCode = &Client{
 		"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
 		"opencode run exits when the session goes idle: use opencode serve or the TUI",
 	},
-	answers: opencodeAnswers{},
-	decode:  decodeOpenCode,
-	where:   mainThread,
-	lines:   lines[opencodeLine](nil),
-	plugin:  opencodePlugin,
-	Wall:    opencodeWall{},
+	decode: decodeOpenCode,
+	where:  mainThread,
+	lines:  lineOf(opencodeShow),
+	plugin: opencodePlugin,
+	Wall:   opencodeWall{},
 }
 
-// opencodePlugin is the plugin `gate init --client opencode` writes
-// (PluginText).
-//
 //go:embed opencode_plugin.js
 var opencodePlugin string
-
-type opencodeAnswers struct {
-	showsHalt
-	claudeAnswers
-}
-
-func (opencodeAnswers) Name() string { return "opencode" }
-
-// opencodeTool maps OpenCode's tools to the Claude Code tools stopgate
-// judges; their file argument is filePath.
-var opencodeTool = map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "patch": "Edit", "bash": "Bash"}
 
 func decodeOpenCode(data []byte, _ string) (*hook.Input, error) {
 	m, err := object(data, "tool_response")
 	if err != nil {
 		return nil, err
 	}
-	event := str(m, "hook_event_name")
-	if t, ok := opencodeTool[str(m, "tool_name")]; ok {
-		m["tool_name"] = t
-		if args, ok := m["tool_input"].(map[string]any); ok {
-			if p, ok := args["filePath"]; ok {
-				args["file_path"] = p
-			}
-		}
-	}
-	in, err := claudeShaped(m)
-	if err != nil {
-		return nil, err
-	}
-	in.Client, in.ClientEvent = opencodeAnswers{}, event
-	return in, nil
+	m.tool(map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "patch": "Edit", "bash": "Bash"}, "filePath")
+	return m.input()
 }
 
-// OpenCode keeps its record of a session in its own store, given only
-// through its SDK: at each stop the plugin writes the session's messages, a
-// message a line, to a file of its own and passes it as transcript_path:
-//
-//	{"role":"assistant","parts":[{"type":"tool","tool":"read","input":{"filePath":…}}]}
-//	{"role":"user","parts":[{"type":"text","text":"what a person typed, or a block the plugin sent back"}]}
-//
-// A block the plugin sends back is the session's next user message: it is
-// told by the gate's own prefix. A subagent is a session of its own.
+// opencodeLine is a message of the session, which the plugin writes a line
+// each to a file of its own at each stop (transcript_path): OpenCode keeps
+// its record in its own store. A block the plugin sent back is a user
+// message, told by the gate's prefix; a subagent is a session of its own.
 type opencodeLine struct {
 	Role  string `json:"role"`
 	Parts []struct {
@@ -105,68 +71,40 @@ type opencodeLine struct {
 	} `json:"parts"`
 }
 
-func (*opencodeLine) agent() string { return "" }
-
-func (*opencodeLine) when() time.Time { return time.Time{} } // the plugin keeps no time
-
-func (l *opencodeLine) reads(cwd string, sh Shell) []string {
-	var out []string
+func opencodeShow(l *opencodeLine, e *entry, cwd string, sh Shell) {
+	var texts []string
 	for _, p := range l.Parts {
 		switch {
+		case p.Type == "text":
+			texts = append(texts, p.Text)
 		case p.Type != "tool":
 		case p.Tool == "read":
-			fp, _ := p.Input["filePath"].(string)
-			if fp = abs(fp, cwd); fp != "" {
-				out = append(out, fp)
-			}
+			e.reads = append(e.reads, file(p.Input, cwd, "filePath")...)
 		case p.Tool == "bash":
 			cmd, _ := p.Input["command"].(string)
 			dir := cwd
 			if d, _ := p.Input["workdir"].(string); d != "" {
 				dir = abs(d, cwd)
 			}
-			out = append(out, sh(cmd, dir)...)
+			e.reads = append(e.reads, sh(cmd, dir)...)
+		case p.Tool == "skill" && e.command == "":
+			e.command, _ = p.Input["name"].(string)
 		}
 	}
-	return out
-}
-
-func (l *opencodeLine) command() string {
-	for _, p := range l.Parts {
-		if p.Type == "tool" && p.Tool == "skill" {
-			name, _ := p.Input["name"].(string)
-			return name
-		}
+	if l.Role == "user" && texts != nil {
+		e.user(strings.Join(texts, "\n"))
 	}
-	return ""
 }
-
-func (l *opencodeLine) text() (string, bool) {
-	if l.Role != "user" {
-		return "", false
-	}
-	var texts []string
-	for _, p := range l.Parts {
-		if p.Type == "text" {
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n"), len(texts) > 0
-}
-
-func (l *opencodeLine) typed() (string, bool)         { return typedText(l.text()) }
-func (l *opencodeLine) block() (string, string, bool) { return fedBackBlock(l.text()) }
 
 // OpenCode's wall is its permission rules in the project's opencode.json:
-// an edit rule set to "deny" refuses the write, edit and patch tools
-// before the plugin sees the call. OpenCode matches an edit rule against
-// the file's path relative to the worktree: the git repository's top, or
-// "/" outside git (observed on 1.18.33: "mappings.toml" did not match
-// outside git, the path from "/" did). Each protected path gets both
-// spellings, literal, so a file of the same name elsewhere is not denied.
+// an edit rule "deny" refuses the write, edit and patch tools before the
+// plugin sees the call (docs/clients.md, "The second wall per client").
 const opencodeConfig = "opencode.json"
 
-// opencodePatterns returns the edit patterns for the protected set.
+// opencodePatterns returns the edit patterns for the protected set: each
+// path relative to the worktree as OpenCode matches it, the git top and
+// "/" outside git, literal, so a file of the same name elsewhere is not
+// denied.
 func opencodePatterns(root string, paths []Path) []string {
 	tops := []string{"/"}
 	if top := gitTop(root); top != "" {
@@ -211,7 +149,6 @@ type opencodeWall struct{}
 
 func (opencodeWall) File() string { return opencodeConfig }
 
-// Up merges the deny rules into opencode.json.
 func (opencodeWall) Up(w io.Writer, root string, paths []Path) error {
 	path := filepath.Join(root, opencodeConfig)
 	data, err := settings.ReadIfThere(path)
@@ -242,8 +179,6 @@ func (opencodeWall) Up(w io.Writer, root string, paths []Path) error {
 	return nil
 }
 
-// Remove takes out of opencode.json the deny rules init added there
-// (settings.RemoveEditDeny), and the file when nothing else is left.
 func (opencodeWall) Remove(data []byte, root string, paths []Path) (out []byte, r settings.Removal, gone bool, err error) {
 	out, removed, err := settings.RemoveEditDeny(data, opencodePatterns(root, paths))
 	if err != nil {
@@ -255,8 +190,6 @@ func (opencodeWall) Remove(data []byte, root string, paths []Path) (out []byte, 
 	return out, r, len(removed) > 0 && strings.Join(strings.Fields(string(out)), "") == "{}", nil // an empty object is no config
 }
 
-// Ready refuses an opencode.json the rules could not be merged into, as
-// Up would.
 func (opencodeWall) Ready(root string) error {
 	data, err := settings.ReadIfThere(filepath.Join(root, opencodeConfig))
 	if err != nil {
@@ -268,8 +201,6 @@ func (opencodeWall) Ready(root string) error {
 	return nil
 }
 
-// Check says whether opencode.json denies every protected path to
-// OpenCode's edit tools.
 func (opencodeWall) Check(_ func(string) string, root string, paths []Path) []Finding {
 	data, err := settings.ReadIfThere(filepath.Join(root, opencodeConfig))
 	if err != nil {
@@ -287,7 +218,7 @@ func (opencodeWall) Check(_ func(string) string, root string, paths []Path) []Fi
 		Hint: `"gate init --client opencode" adds the deny rules and keeps the rest of the file`}}
 }
 
-// pluginBin is the folder the OpenCode plugin runs detect and gate from.
+// pluginBin finds the folder the plugin runs detect and gate from.
 var pluginBin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const BIN = ("(?:[^"\\]|\\.)*");`) })
 
 // pluginCommands returns the plugin's programs as commands.

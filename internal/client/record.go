@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -12,25 +13,20 @@ import (
 )
 
 // Record is a client's own record of a session, which the gate reads at
-// each stop to reconcile the queue (files the agent can reach): where the
-// client keeps it, and what it shows since an offset. Every client has
-// one; the gate never asks which client it is.
+// each stop to reconcile the queue (docs/reconciliation.md).
 type Record struct {
 	c  *Client
 	sh Shell
 }
 
-// Shell returns the files a shell command run in cwd reads: the analysis
-// detect asks (guard.ShellReads), which the caller hands the record, as
-// the guard's package depends on this one.
+// Shell returns the files a shell command run in cwd reads (guard.ShellReads,
+// handed in as the guard's package depends on this one).
 type Shell func(cmd, cwd string) []string
 
-// RecordOf returns the record of the client that sent in, reading the
-// shell commands in it with sh.
+// RecordOf returns the record of the client that sent in.
 func RecordOf(in *hook.Input, sh Shell) Record { return Of(in).Record(sh) }
 
-// Record returns the client's record, reading the shell commands in it
-// with sh.
+// Record returns the client's record, reading its shell commands with sh.
 func (c *Client) Record(sh Shell) Record { return Record{c, sh} }
 
 // Where returns the file in which the client records the thread of the
@@ -41,14 +37,45 @@ func (r Record) Where(in *hook.Input, agent string) (path string, thread transcr
 }
 
 // Scan returns what the record shows from offset on: the files read,
-// commands or skills run and prompts typed (Result.Events), and the stop
-// blocks fed back in the current turn (Result.Blocks). cwd is where a
-// relative path in it is taken from.
+// commands run and prompts typed, and the stop blocks fed back in the
+// current turn. cwd is where a relative path in it is taken from.
 func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
 	if r.c.lines == nil {
 		return transcript.Scan(path, offset, thread)
 	}
-	return scanLines(r.c.lines, r.sh, path, offset, thread, cwd)
+	own := hook.Stop
+	if thread.Agent != "" {
+		own = hook.SubagentStop
+	}
+	return transcript.ScanWith(path, offset, func(b []byte, start, end int64, res *transcript.Result) {
+		e := r.c.lines(b, cwd, r.sh)
+		if e == nil || !thread.Has(e.agent, false) {
+			return
+		}
+		ev := transcript.Event{Offset: start, End: end, Time: e.when}
+		for _, p := range e.reads {
+			e := ev
+			e.Kind, e.Path = transcript.Read, p
+			res.Events = append(res.Events, e)
+		}
+		if c := strings.TrimPrefix(e.command, "/"); c != "" {
+			e := ev
+			e.Kind, e.Command = transcript.Command, c
+			res.Events = append(res.Events, e)
+		}
+		if e.typed != nil {
+			res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
+			first, _, _ := strings.Cut(strings.TrimLeft(*e.typed, " \t\r\n"), "\n")
+			if strings.HasPrefix(first, "/") {
+				e := ev
+				e.Kind, e.Text = transcript.Prompt, first
+				res.Events = append(res.Events, e)
+			}
+		}
+		if e.block != nil {
+			res.Blocks = append(res.Blocks, transcript.Block{Event: cmp.Or(e.blockEvent, own), Reason: cli.Clip(*e.block, transcript.MaxReason, "")})
+		}
+	})
 }
 
 // ownFiles is Where for a client that records a subagent in a file of its
@@ -60,95 +87,74 @@ func ownFiles(in *hook.Input, agent string) (string, transcript.Thread) {
 	return in.TranscriptPath, transcript.Thread{Agent: agent}
 }
 
-// lines decodes one line of a client's record kept as JSON lines: a value
-// of L, nil when a look at its bytes shows it holds none of keys (tool
-// results carry whole files, and most lines are not read; no keys: every
-// line is read), or keep says the decoded line is none of the record's.
-func lines[L any, P interface {
-	*L
-	line
-}](keep func(P) bool, keys ...string) func([]byte) line {
-	return func(b []byte) line {
-		if len(keys) > 0 && !containsAny(b, keys...) {
-			return nil
-		}
-		l := P(new(L))
-		if json.Unmarshal(b, l) != nil || keep != nil && !keep(l) {
-			return nil
-		}
-		return l
+// mainThread is Where for a client whose record holds its main thread alone.
+func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
+	if agent != "" {
+		return "", transcript.Thread{}
+	}
+	return in.TranscriptPath, transcript.Thread{}
+}
+
+// entry is what one line of a client's record shows.
+type entry struct {
+	agent      string    // its thread: "" the main one
+	when       time.Time // zero when the line does not say
+	reads      []string  // files read, absolute
+	command    string    // the slash command or skill run
+	typed      *string   // what a person typed: a turn starts there
+	block      *string   // the reason of a stop block the client fed back
+	blockEvent string    // its event; "": the thread's own stop
+}
+
+// user is a user message that is either what a person typed or a stop
+// block the client fed back, told apart only by the gate's own prefix.
+func (e *entry) user(text string) {
+	if strings.HasPrefix(text, hook.BlockPrefix) {
+		e.block = &text
+	} else {
+		e.typed = &text
 	}
 }
 
-// line is one decoded line of a client's record: a method per question
-// the gate asks of it.
-type line interface {
-	// agent is the thread the line belongs to: "" the main thread.
-	agent() string
-	// when is when the client wrote the line; zero when it does not say.
-	when() time.Time
-	// reads returns the files the line shows read, relative ones from cwd,
-	// those of a shell command as sh says.
-	reads(cwd string, sh Shell) []string
-	// command returns the slash command or skill the line shows run.
-	command() string
-	// typed returns what a person typed, when the line is that: a turn
-	// starts there.
-	typed() (string, bool)
-	// block returns the reason of a stop block the client fed back, and
-	// its event ("" the thread's own stop).
-	block() (reason, event string, ok bool)
-}
-
-// scanLines is Record.Scan for a record of JSON lines, decoded by decode.
-func scanLines(decode func([]byte) line, sh Shell, path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
-	own := hook.Stop
-	if thread.Agent != "" {
-		own = hook.SubagentStop
+// lineOf reads a record of JSON lines: each line that holds one of keys
+// (no keys: every line; tool results carry whole files, and most lines
+// are not read) decoded into an L, which show reads into an entry.
+func lineOf[L any](show func(l *L, e *entry, cwd string, sh Shell), keys ...string) func([]byte, string, Shell) *entry {
+	return func(b []byte, cwd string, sh Shell) *entry {
+		if len(keys) > 0 && !containsAny(string(b), keys) {
+			return nil
+		}
+		var l L
+		if json.Unmarshal(b, &l) != nil {
+			return nil
+		}
+		e := &entry{}
+		if s, ok := any(&l).(interface{ stamped() time.Time }); ok {
+			e.when = s.stamped()
+		}
+		show(&l, e, cwd, sh)
+		return e
 	}
-	return transcript.ScanWith(path, offset, func(b []byte, start, end int64, res *transcript.Result) {
-		l := decode(b)
-		if l == nil || !thread.Has(l.agent(), false) {
-			return
-		}
-		ev := transcript.Event{Offset: start, End: end, Time: l.when()}
-		for _, p := range l.reads(cwd, sh) {
-			e := ev
-			e.Kind, e.Path = transcript.Read, p
-			res.Events = append(res.Events, e)
-		}
-		if c := strings.TrimPrefix(l.command(), "/"); c != "" {
-			e := ev
-			e.Kind, e.Command = transcript.Command, c
-			res.Events = append(res.Events, e)
-		}
-		if text, ok := l.typed(); ok {
-			res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
-			first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
-			if strings.HasPrefix(first, "/") {
-				e := ev
-				e.Kind, e.Text = transcript.Prompt, first
-				res.Events = append(res.Events, e)
-			}
-		}
-		if reason, event, ok := l.block(); ok {
-			if event == "" {
-				event = own
-			}
-			res.Blocks = append(res.Blocks, transcript.Block{Event: event, Reason: cli.Clip(reason, transcript.MaxReason, "")})
-		}
-	})
 }
 
-// containsAny reports whether b holds one of keys.
-func containsAny(b []byte, keys ...string) bool {
-	s := string(b) // no copy: the compiler sees it only compared
+// containsAny reports whether s holds one of keys.
+func containsAny(s string, keys []string) bool {
 	for _, k := range keys {
 		if strings.Contains(s, k) {
 			return true
 		}
 	}
 	return false
+}
+
+// stamp is a line's RFC 3339 "timestamp".
+type stamp struct {
+	Timestamp string `json:"timestamp"`
+}
+
+func (s *stamp) stamped() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s.Timestamp)
+	return t
 }
 
 // abs returns p from cwd, cleaned; "" stays "".
@@ -160,6 +166,17 @@ func abs(p, cwd string) string {
 		p = filepath.Join(cwd, p)
 	}
 	return filepath.Clean(p)
+}
+
+// file returns the file a tool call's arguments name under the first of
+// keys set, from cwd; none when they name none.
+func file(a map[string]any, cwd string, keys ...string) []string {
+	for _, k := range keys {
+		if p, _ := a[k].(string); p != "" {
+			return []string{abs(p, cwd)}
+		}
+	}
+	return nil
 }
 
 // args decodes a tool call's arguments: an object, or JSON text of one.
@@ -175,54 +192,28 @@ func args(raw json.RawMessage) map[string]any {
 	return m
 }
 
-// shellText returns a shell tool's command: a string, or an argv whose last
-// word is the script of `bash -lc SCRIPT`.
-func shellText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []any:
-		if len(v) >= 3 {
-			if s, ok := v[len(v)-1].(string); ok {
-				if flag, _ := v[len(v)-2].(string); strings.HasPrefix(flag, "-") && strings.Contains(flag, "c") {
-					return s
-				}
-			}
+// part is one part of a Gemini-style message: text, a tool's call, or a
+// tool's result.
+type part struct {
+	Text     *string         `json:"text"`
+	Response json.RawMessage `json:"functionResponse"`
+	Call     *struct {
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	} `json:"functionCall"`
+}
+
+// userText is the text of a user message's parts; false for none, or for
+// a tool's result.
+func userText(parts []part) (string, bool) {
+	var texts []string
+	for _, p := range parts {
+		if p.Response != nil {
+			return "", false
 		}
-		var words []string
-		for _, w := range v {
-			s, _ := w.(string)
-			words = append(words, cli.ShellQuote(s))
+		if p.Text != nil {
+			texts = append(texts, *p.Text)
 		}
-		return strings.Join(words, " ")
 	}
-	return ""
+	return strings.Join(texts, "\n"), len(texts) > 0
 }
-
-// stamp is a line's RFC 3339 "timestamp", zero when it has none or a bad one.
-type stamp struct {
-	Timestamp string `json:"timestamp"`
-}
-
-func (s stamp) when() time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s.Timestamp)
-	return t
-}
-
-// mainThread is Where for a client whose record holds its main thread alone.
-func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
-	if agent != "" {
-		return "", transcript.Thread{}
-	}
-	return in.TranscriptPath, transcript.Thread{}
-}
-
-// fedBack says whether a user message is a stop block the client fed back
-// rather than what a person typed: the record tells them apart only by the
-// gate's own prefix.
-func fedBack(text string) bool { return strings.HasPrefix(text, hook.BlockPrefix) }
-
-// typedText and fedBackBlock are typed and block for a record whose user
-// messages are either, told apart by fedBack.
-func typedText(t string, ok bool) (string, bool)            { return t, ok && !fedBack(t) }
-func fedBackBlock(t string, ok bool) (string, string, bool) { return t, "", ok && fedBack(t) }

@@ -10,23 +10,15 @@ import (
 )
 
 // VSCode is VS Code's agent mode (GitHub Copilot Chat), from its
-// documentation (code.visualstudio.com/docs/copilot/customization/hooks,
-// code.visualstudio.com/docs/agents/reference/hooks-reference) and the
-// extension's source (microsoft/vscode-copilot-chat): no binary this
-// machine can drive, so it is tested by contract on the documented shapes.
-//
-// It has no hook file of its own: it runs the hooks of .github/hooks/*.json
-// (Copilot CLI's file, its camelCase events mapped to VS Code's: agentStop
-// is Stop) and of .claude/settings.json, .claude/settings.local.json and
-// ~/.claude/settings.json (Runs), every file's hooks for one event in
-// turn, each given the same input: Claude Code's snake_case fields, its
-// event names, a timestamp, and VS Code's own tool names (read_file,
-// create_file, replace_string_in_file, run_in_terminal, …). Its input is
-// recognised from either registration (owns) and answered in its words;
-// the stop is judged once (hook.Input.StopID), the other registrations
-// step aside.
+// documentation and the extension's source (microsoft/vscode-copilot-chat),
+// tested by contract on the documented shapes. It has no hook file of its
+// own: it runs the hooks of .github/hooks/*.json and of Claude Code's
+// settings files (Runs), every file's hooks for one event, each given the
+// same input: Claude Code's fields and events, a timestamp, and VS Code's
+// own tool names. Its input is recognised from either registration (owns)
+// and answered in its words; the stop is judged once (hook.Input.StopID).
 var VSCode = &Client{
-	Name: vscodeAnswers{}.Name(), Title: "VS Code agent mode",
+	Name: "vscode", Title: "VS Code agent mode",
 	Runs:     []*Client{Claude, Copilot},
 	Timeout:  30 * time.Second,
 	Unit:     1,
@@ -39,22 +31,17 @@ var VSCode = &Client{
 		"VS Code's record of a session is not read: a prompt read detect did not see is not found at the stop",
 		"tested by contract on VS Code's documented shapes, not on the real binary",
 	},
-	answers: vscodeAnswers{},
-	decode:  decodeVSCode,
-	where:   func(*hook.Input, string) (string, transcript.Thread) { return "", transcript.Thread{} },
-	marks:   []string{"hookEventName", "timestamp"},
-	owns:    vscodeOwns,
+	encode: vscodeEncode,
+	decode: decodeVSCode,
+	where:  func(*hook.Input, string) (string, transcript.Thread) { return "", transcript.Thread{} },
+	marks:  []string{"hookEventName", "timestamp"},
+	owns:   vscodeOwns,
 }
 
-// vscodeEvents are the events VS Code sends that stopgate registers, each
-// named as Claude Code names it.
-var vscodeEvents = []string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}
-
-// vscodeOwns recognises VS Code's input: the documented common fields
-// (hookEventName), or what the extension sends (chatHookService.ts): a
-// timestamp as text beside Claude Code's snake_case fields, and no
-// permission_mode, which Claude Code and Qwen Code send; Gemini CLI's
-// timestamped inputs name events of its own.
+// vscodeOwns recognises VS Code's input: the documented hookEventName, or
+// what the extension sends (chatHookService.ts): a timestamp as text beside
+// Claude Code's fields and no permission_mode, which Claude Code and Qwen
+// Code send, for an event of Claude Code's (Gemini CLI's have their own).
 func vscodeOwns(top map[string]json.RawMessage) bool {
 	if _, ok := top["hookEventName"]; ok {
 		return true
@@ -62,16 +49,12 @@ func vscodeOwns(top map[string]json.RawMessage) bool {
 	var stamp, event string
 	_, mode := top["permission_mode"]
 	return !mode && json.Unmarshal(top["timestamp"], &stamp) == nil && stamp != "" &&
-		json.Unmarshal(top["hook_event_name"], &event) == nil && slices.Contains(vscodeEvents, event)
+		json.Unmarshal(top["hook_event_name"], &event) == nil &&
+		slices.Contains([]string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}, event)
 }
 
-type vscodeAnswers struct{ showsHalt }
-
-func (vscodeAnswers) Name() string { return "vscode" }
-
-// vscodeStop is a stop's block as VS Code reads it: the reference puts
-// decision and reason in hookSpecificOutput, the extension reads them at
-// the top (toolCallingLoop.ts); both are written.
+// vscodeStop is a stop's block as VS Code reads it: the reference puts it
+// in hookSpecificOutput, the extension reads it at the top; both are written.
 type vscodeStop struct {
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
@@ -82,10 +65,7 @@ type vscodeStop struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// Encode: VS Code reads Claude Code's answers (continue and stopReason, a
-// PreToolUse's permissionDecision), but for a stop's block, written in
-// both places VS Code is documented and built to read it.
-func (vscodeAnswers) Encode(event string, o hook.Output) any {
+func vscodeEncode(event string, o hook.Output) any {
 	if o.Decision != "block" || event != hook.Stop && event != hook.SubagentStop {
 		return o
 	}
@@ -101,57 +81,46 @@ func decodeVSCode(data []byte, _ string) (*hook.Input, error) {
 	}
 	for camel, snake := range map[string]string{"hookEventName": "hook_event_name", "sessionId": "session_id"} {
 		if _, ok := m[snake]; !ok {
-			rename(m, camel, snake)
+			m.rename(camel, snake)
 		}
 	}
 	calls := vscodeTool(m)
-	in, err := claudeShaped(m)
+	in, err := m.input()
 	if err != nil {
 		return nil, err
 	}
-	in.Client, in.ClientEvent, in.Calls = vscodeAnswers{}, in.HookEventName, calls
+	in.Calls = calls
 	if in.HookEventName == hook.Stop || in.HookEventName == hook.SubagentStop {
-		// One timestamp per event, whichever file's hook it runs
-		// (chatHookService.ts builds the input once): it names the stop.
-		in.StopID = str(m, "timestamp")
+		in.StopID = m.str("timestamp") // one per event, whichever file's hook runs it: it names the stop
 	}
 	return in, nil
 }
 
-// vscodeTools maps VS Code's tools (toolNames.ts) that take one file,
-// filePath, or a command, to the Claude Code tool stopgate judges.
-var vscodeTools = map[string]string{"read_file": "Read", "create_file": "Write", "replace_string_in_file": "Edit",
-	"insert_edit_into_file": "Edit", "edit_notebook_file": "Edit", "run_in_terminal": "Bash"}
-
-// vscodeTool rewrites VS Code's tool as the Claude Code tool stopgate
-// judges, its filePath as file_path; a tool that writes several files
-// returns a guard call per file.
-func vscodeTool(m map[string]any) []hook.Call {
-	args, _ := m["tool_input"].(map[string]any)
-	if p, ok := args["filePath"]; ok && args["file_path"] == nil {
-		args["file_path"] = p
-	}
+// vscodeTool rewrites VS Code's tool (toolNames.ts) as the Claude Code tool
+// stopgate judges; a tool that writes several files is a guard call each.
+func vscodeTool(m payload) []hook.Call {
+	a := m.args()
 	var files []string
-	switch name := str(m, "tool_name"); name {
+	switch m.str("tool_name") {
 	case "apply_patch":
-		patch, _ := args["input"].(string)
-		files = PatchFiles(patch)
+		patch, _ := a["input"].(string)
+		files = patchFiles(patch)
 	case "multi_replace_string_in_file":
-		list, _ := args["replacements"].([]any)
+		list, _ := a["replacements"].([]any)
 		for _, r := range list {
 			r, _ := r.(map[string]any)
-			files = append(files, str(r, "filePath"))
+			f, _ := r["filePath"].(string)
+			files = append(files, f)
 		}
 	case "editFiles": // the reference's example: {"files": [...]}
-		list, _ := args["files"].([]any)
+		list, _ := a["files"].([]any)
 		for _, f := range list {
 			f, _ := f.(string)
 			files = append(files, f)
 		}
 	default:
-		if t, ok := vscodeTools[name]; ok {
-			m["tool_name"] = t
-		}
+		m.tool(map[string]string{"read_file": "Read", "create_file": "Write", "replace_string_in_file": "Edit",
+			"insert_edit_into_file": "Edit", "edit_notebook_file": "Edit", "run_in_terminal": "Bash"}, "filePath")
 		return nil
 	}
 	m["tool_input"] = map[string]any{}
