@@ -14,10 +14,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
 
+	"github.com/stopgate/stopgate/internal/baseline"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
@@ -222,4 +224,77 @@ func oneLine(errs []error) string {
 		msgs[i] = err.Error()
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// Announcement tells the agent what will be checked before it may stop:
+// criteria up front cost fewer blocked stops than criteria found at the end.
+func Announcement(validator func(string) (*config.Validator, error), maps []*config.Mapping) (string, error) {
+	var b strings.Builder
+	for _, m := range maps {
+		fmt.Fprintf(&b, "stopgate: before you stop, the prompt %q will be checked:\n", m.Prompt)
+		for _, name := range m.Validators {
+			v, err := validator(name)
+			if err != nil {
+				return "", err
+			}
+			if v == nil {
+				continue // cannot happen in a config that loaded
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", name, Criterion(v))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// Criterion describes a validator in one line: its fix when it has one,
+// else what it checks.
+func Criterion(v *config.Validator) string {
+	if v.Fix != "" {
+		return v.Fix
+	}
+	if v.Run != "" {
+		return fmt.Sprintf("the check `%s` must pass", v.Run)
+	}
+	return v.Expects()
+}
+
+// recorder returns what takes the baseline of m's diff checks and of the
+// whole tree when its entry is created. Without a record the gate says it
+// cannot judge the diff: the entry is armed all the same.
+func recorder(root string, cfg *config.Config, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string) error, error) {
+	want, err := config.WantOf(m, validator)
+	if err != nil {
+		return nil, err
+	}
+	want.Tree = true
+	skip := []string{cfg.StateDir()}
+	return func(path string) error {
+		return baseline.Take(root, want, skip).Write(path, writeRecord)
+	}, nil
+}
+
+// writeRecord writes a record without fsync, which would cost detect more
+// than the record: one a crash cuts short is no record to the gate, never a pass.
+func writeRecord(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
+}
+
+// memo remembers the validators looked up by one arming.
+func memo(lookup func(string) (*config.Validator, error)) func(string) (*config.Validator, error) {
+	seen := map[string]*config.Validator{}
+	return func(name string) (*config.Validator, error) {
+		if v, ok := seen[name]; ok {
+			return v, nil
+		}
+		v, err := lookup(name)
+		if err == nil {
+			seen[name] = v
+		}
+		return v, err
+	}
 }

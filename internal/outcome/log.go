@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -160,19 +159,15 @@ func appendLine(f *os.File, path string, line []byte) error {
 		defer nf.Close()
 		f, size = nf, 0
 	}
-	if size > 0 && !endsInNewline(f, size) {
+	last := []byte{'\n'}
+	if size > 0 {
+		f.ReadAt(last, size-1) // unread: taken as a whole line
+	}
+	if last[0] != '\n' {
 		line = append([]byte{'\n'}, line...) // fence off a line torn by a killed writer
 	}
 	_, err = f.Write(line)
 	return err
-}
-
-func endsInNewline(f *os.File, size int64) bool {
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, size-1); err != nil {
-		return true
-	}
-	return b[0] == '\n'
 }
 
 // Read returns the records logged at or after since, oldest first, from the
@@ -181,40 +176,27 @@ func Read(dir string, since time.Time) (records []Record, skipped int, err error
 	path := filepath.Join(dir, FileName)
 	for _, p := range []string{path + ".1", path} {
 		f, err := os.Open(p)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
+		if os.IsNotExist(err) {
+			continue
+		} else if err != nil {
 			return nil, 0, err
 		}
-		rs, n, err := readFrom(f, since)
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			var rec Record
+			if line := bytes.TrimSpace(sc.Bytes()); len(line) == 0 {
+				continue
+			} else if err := json.Unmarshal(line, &rec); err != nil || rec.Time.IsZero() {
+				skipped++
+			} else if !rec.Time.Before(since) {
+				records = append(records, rec)
+			}
+		}
 		f.Close()
-		if err != nil {
+		if err := sc.Err(); err != nil {
 			return nil, 0, fmt.Errorf("reading %s: %w", p, err)
 		}
-		records, skipped = append(records, rs...), skipped+n
 	}
 	return records, skipped, nil
-}
-
-func readFrom(r io.Reader, since time.Time) ([]Record, int, error) {
-	var out []Record
-	skipped := 0
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var rec Record
-		if err := json.Unmarshal(line, &rec); err != nil || rec.Time.IsZero() {
-			skipped++
-			continue
-		}
-		if !rec.Time.Before(since) {
-			out = append(out, rec)
-		}
-	}
-	return out, skipped, sc.Err()
 }

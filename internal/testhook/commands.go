@@ -188,16 +188,11 @@ func (r *runner) retry(args []string) (reply, error) {
 		return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
 	}
 	// It still lacks a variable: skipped again, saying why.
-	var b strings.Builder
+	var lines []string
 	for _, j := range skipped {
-		b.WriteString(resultLine(st, j) + "\n")
+		lines = append(lines, resultLine(st, j))
 	}
-	if st.Mode == Completed {
-		b.WriteString(r.endText(st))
-	} else {
-		b.WriteString(r.nextHint(st))
-	}
-	return reply{text: b.String()}, nil
+	return reply{text: strings.Join(append(lines, r.upNext(st)), "\n")}, nil
 }
 
 // abort ends the run where it stands.
@@ -235,17 +230,13 @@ func (r *runner) report(req request) (reply, error) {
 	if req.markdown != "" {
 		md = r.path(req.markdown)
 	}
-	if err := writeOut(md, []byte(markdown(st))); err != nil {
+	if err := writeOut(md, st, markdown); err != nil {
 		return reply{}, fmt.Errorf("writing the report: %w", err)
 	}
 	written := []string{project.Display(r.root, md)}
 	if req.junit != "" {
 		path := r.path(req.junit)
-		data, err := junit(st)
-		if err == nil {
-			err = writeOut(path, data)
-		}
-		if err != nil {
+		if err := writeOut(path, st, junit); err != nil {
 			return reply{}, fmt.Errorf("writing the JUnit report: %w", err)
 		}
 		written = append(written, project.Display(r.root, path))
@@ -259,18 +250,23 @@ func (r *runner) finish(st *State) string {
 	if st.Mode != Completed {
 		return ""
 	}
-	if err := writeOut(r.rootPath(st.Report), []byte(markdown(st))); err != nil {
+	if err := writeOut(r.rootPath(st.Report), st, markdown); err != nil {
 		return "The report could not be written: " + err.Error()
 	}
 	return "Report: " + st.Report
 }
 
-// writeOut writes a report file crash-safe, creating its folder.
-func writeOut(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// writeOut writes st's report as render makes it, crash-safe, creating
+// its folder.
+func writeOut(path string, st *State, render func(*State) ([]byte, error)) error {
+	data, err := render(st)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o755)
 	}
-	return queue.WriteFile(path, data)
+	if err == nil {
+		err = queue.WriteFile(path, data)
+	}
+	return err
 }
 
 // update changes the session's run, which must exist.
@@ -408,6 +404,14 @@ func resultWhys(st *State, i int) string {
 	return strings.Join(append([]string{resultLine(st, i)}, st.Results[i].Failures...), "\n  - ")
 }
 
+// upNext says what comes next: the next test, or the run's end.
+func (r *runner) upNext(st *State) string {
+	if st.current() == nil {
+		return r.endText(st)
+	}
+	return r.nextHint(st)
+}
+
 func (r *runner) nextHint(st *State) string {
 	return fmt.Sprintf("Next is %s.\nType %s for it.", st.testLine(st.Current), r.word("next"))
 }
@@ -450,15 +454,10 @@ func (r *runner) statusText(st *State) string {
 		}
 		fmt.Fprintf(&b, "%s %s%s\n", mark, st.Tests[i].ID, note)
 	}
-	switch {
-	case st.Mode != Running:
-		b.WriteString(r.endText(st))
-	case st.Paused:
-		fmt.Fprintf(&b, "Paused before the client's cap on blocked stops: type %s to go on.", r.word("next"))
-	default:
-		b.WriteString(r.nextHint(st))
+	if st.Paused && st.Mode == Running {
+		return b.String() + fmt.Sprintf("Paused before the client's cap on blocked stops: type %s to go on.", r.word("next"))
 	}
-	return b.String()
+	return b.String() + r.upNext(st)
 }
 
 func varsText(st *State) string {
@@ -473,18 +472,10 @@ func varsText(st *State) string {
 }
 
 func reportText(st *State, written []string) string {
-	var b strings.Builder
 	c := st.counts()
-	fmt.Fprintf(&b, "%s: %d tests, %s", st.File, c.Total(), c)
-	if st.Mode == Running {
-		b.WriteString(" (still running)")
-	} else if st.Mode == Aborted {
-		b.WriteString(" (aborted)")
-	}
-	b.WriteString(".")
+	s := fmt.Sprintf("%s: %d tests, %s%s.", st.File, c.Total(), c, map[Mode]string{Running: " (still running)", Aborted: " (aborted)"}[st.Mode])
 	for _, i := range st.withStatus(Failed) {
-		b.WriteString("\n" + resultWhys(st, i))
+		s += "\n" + resultWhys(st, i)
 	}
-	b.WriteString("\nWrote " + strings.Join(written, " and ") + ".")
-	return b.String()
+	return s + "\nWrote " + strings.Join(written, " and ") + "."
 }

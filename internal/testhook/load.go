@@ -52,10 +52,10 @@ func Load(path, root string) (*Suite, error) {
 // Parse is Load on the file's contents: JSON when the name ends in .json or,
 // with no .toml either, the text starts with "{"; TOML otherwise.
 func Parse(data []byte, path, root string) (*Suite, error) {
-	l := &loader{file: project.Display(root, path), testsKey: "test", kind: "table"}
+	l := &loader{file: project.Display(root, path), testsKey: "test", kind: "table", format: "TOML", example: "[[test]] tables with id = …, action = …"}
 	decode := l.decodeTOML
 	if isJSON(path, data) {
-		l.testsKey, l.kind, decode = "tests", "object", l.decodeJSON
+		l.testsKey, l.kind, l.format, l.example, decode = "tests", "object", "JSON", `"tests": [{"id": …, "action": …}, …]`, l.decodeJSON
 	}
 	top := decode(data)
 	if top == nil {
@@ -86,6 +86,8 @@ type loader struct {
 	file     string
 	testsKey string // "tests" in JSON, "test" ([[test]] tables) in TOML
 	kind     string // what a test is called in messages: "object" or "table"
+	format   string // "JSON" or "TOML"
+	example  string // how the tests are written
 	lines    []int  // line of each test, by index; shorter when unknown
 	problems config.Problems
 }
@@ -156,7 +158,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 			s.Description = l.str(0, "", top, "description", false)
 		case l.testsKey:
 		case "tests", "test":
-			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.format(), l.testsExample()))
+			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.format, l.example))
 		default:
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), "known keys: version, description, "+l.testsKey)
 		}
@@ -164,11 +166,11 @@ func (l *loader) suite(top map[string]any) *Suite {
 	raw, present := top[l.testsKey]
 	list, ok := config.Array(raw)
 	if present && !ok {
-		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, l.typeName(raw)), "write them as "+l.testsExample())
+		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, l.typeName(raw)), "write them as "+l.example)
 		return s
 	}
 	if len(list) == 0 {
-		l.add(0, "", "has no tests", "write them as "+l.testsExample())
+		l.add(0, "", "has no tests", "write them as "+l.example)
 	}
 	first := map[string]string{} // where each id is first used
 	for i, v := range list {
@@ -188,20 +190,6 @@ func (l *loader) suite(top map[string]any) *Suite {
 	}
 	l.checkRefs(s.Tests)
 	return s
-}
-
-func (l *loader) format() string {
-	if l.testsKey == "tests" {
-		return "JSON"
-	}
-	return "TOML"
-}
-
-func (l *loader) testsExample() string {
-	if l.testsKey == "tests" {
-		return `"tests": [{"id": …, "action": …}, …]`
-	}
-	return "[[test]] tables with id = …, action = …"
 }
 
 // Known test keys, in the order they are checked and listed in hints.

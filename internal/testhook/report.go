@@ -1,12 +1,14 @@
 package testhook
 
 import (
-	"cmp"
+	"bytes"
+	_ "embed"
 	"encoding/xml"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -25,122 +27,65 @@ func (st *State) categories() (names []string, tests map[string][]int) {
 	return names, tests
 }
 
+//go:embed report.md.tmpl
+var reportTemplate string
+
 // markdown is the run's report: totals, a table per category, each failure
-// with its reasons and the answer, and the durations.
-func markdown(st *State) string {
-	var b strings.Builder
-	writeHeader(&b, st)
+// with its reasons and the answer, skips, variables and pauses.
+func markdown(st *State) ([]byte, error) {
 	names, byCat := st.categories()
-	writeTotals(&b, st, names, byCat)
-	for _, cat := range names {
-		writeCategory(&b, st, cat, byCat[cat])
-	}
-	writeFailures(&b, st)
-	writeSkipped(&b, st)
-	writeVars(&b, st)
-	writePauses(&b, st)
-	return b.String()
-}
-
-// writeHeader writes the title and the run's facts.
-func writeHeader(b *strings.Builder, st *State) {
-	fmt.Fprintf(b, "# Test report: %s\n\n", cmp.Or(st.Description, st.File))
-	fmt.Fprintf(b, "- Suite: `%s`\n", st.File)
-	fmt.Fprintf(b, "- Session: `%s` (%s)\n", st.Session, st.driving())
-	fmt.Fprintf(b, "- Filters: %s\n", st.Filters)
-	fmt.Fprintf(b, "- Status: %s\n", st.Mode)
-	fmt.Fprintf(b, "- Started: %s\n", st.Started.Format(time.RFC3339))
-	if !st.Completed.IsZero() {
-		fmt.Fprintf(b, "- Finished: %s (%s)\n", st.Completed.Format(time.RFC3339), dur(st.Completed.Sub(st.Started)))
-	}
-}
-
-// writeTotals writes the counts, overall and per category.
-func writeTotals(b *strings.Builder, st *State, names []string, byCat map[string][]int) {
-	total := st.counts()
-	fmt.Fprintf(b, "\n**%d tests: %s.**\n\n", total.Total(), total)
-	b.WriteString("| Category | Tests | Passed | Failed | Skipped | Not run | Duration |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
-	for _, cat := range names {
-		c := st.counts(byCat[cat]...)
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d | %s |\n", cell(cat), c.Total(), c.Passed, c.Failed, c.Skipped, c.NotRun, dur(c.Time))
-	}
-	fmt.Fprintf(b, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.Total(), total.Passed, total.Failed, total.Skipped, total.NotRun, dur(total.Time))
-}
-
-// writeCategory writes the table of one category's tests.
-func writeCategory(b *strings.Builder, st *State, cat string, idx []int) {
-	fmt.Fprintf(b, "\n## %s\n\n", cat)
-	b.WriteString("| # | Test | Result | Duration | Description |\n")
-	b.WriteString("|--:|---|---|--:|---|\n")
-	for _, i := range idx {
-		t, r := &st.Tests[i], st.Results[i]
-		result, d := "not run", ""
-		if r != nil {
-			result, d = statusWord[r.Status], dur(r.Duration())
-			if st.Tries[i] > 1 {
-				result += fmt.Sprintf(" (%d tries)", st.Tries[i])
+	funcs := template.FuncMap{
+		"driving":    st.driving,
+		"categories": func() []string { return names },
+		"tests":      func(cat string) []int { return byCat[cat] },
+		"test":       func(i int) Test { return st.Tests[i] },
+		"res":        func(i int) *Result { return st.Results[i] },
+		"failed":     func() []int { return st.withStatus(Failed) },
+		"skipped":    func() []int { return st.withStatus(Skipped) },
+		"vars":       func() []string { return slices.Sorted(maps.Keys(st.Vars)) },
+		"var":        func(n string) Var { return st.Vars[n] },
+		"inc":        func(i int) int { return i + 1 },
+		"time":       func(t time.Time) string { return t.Format(time.RFC3339) },
+		"cell":       cell,
+		"dur":        dur,
+		"fenced":     fenced,
+		"counts": func(cat ...string) namedCounts { // a category's, or the total's
+			if len(cat) == 0 {
+				return namedCounts{"**total**", st.counts()}
 			}
-		}
-		fmt.Fprintf(b, "| %d | `%s` | %s | %s | %s |\n", i+1, cell(t.ID), result, d, cell(t.Description))
+			return namedCounts{cell(cat[0]), st.counts(byCat[cat[0]]...)}
+		},
+		"result": func(i int) string {
+			if st.Results[i] == nil {
+				return "not run"
+			} else if st.Tries[i] > 1 {
+				return fmt.Sprintf("%s (%d tries)", statusWord[st.Results[i].Status], st.Tries[i])
+			}
+			return statusWord[st.Results[i].Status]
+		},
+		"took": func(i int) string {
+			if st.Results[i] == nil {
+				return ""
+			}
+			return dur(st.Results[i].Duration())
+		},
+		"pauses": func() string {
+			var at []string
+			for _, i := range st.Pauses {
+				at = append(at, fmt.Sprintf("%d (`%s`)", i+1, st.Tests[i].ID))
+			}
+			return cli.Plural(len(st.Pauses), "time", "times") + ", after test " + strings.Join(at, ", ")
+		},
 	}
+	var b bytes.Buffer
+	err := template.Must(template.New("report").Funcs(funcs).Parse(reportTemplate)).Execute(&b, st)
+	return b.Bytes(), err
 }
 
-// writeFailures writes each failed test with its reasons and the answer.
-func writeFailures(b *strings.Builder, st *State) {
-	failed := st.withStatus(Failed)
-	if len(failed) == 0 {
-		return
-	}
-	b.WriteString("\n## Failures\n")
-	for _, i := range failed {
-		t, r := &st.Tests[i], st.Results[i]
-		fmt.Fprintf(b, "\n### `%s` (%s)\n\n", t.ID, t.Category)
-		if t.Description != "" {
-			b.WriteString(t.Description + "\n\n")
-		}
-		for _, w := range r.Failures {
-			b.WriteString("- " + w + "\n")
-		}
-		b.WriteString("\nAnswer:\n\n" + fenced(r.Answer))
-	}
-}
-
-// writeSkipped writes each skipped test with its reason.
-func writeSkipped(b *strings.Builder, st *State) {
-	skipped := st.withStatus(Skipped)
-	if len(skipped) == 0 {
-		return
-	}
-	b.WriteString("\n## Skipped\n\n")
-	for _, i := range skipped {
-		fmt.Fprintf(b, "- `%s`: %s\n", st.Tests[i].ID, st.Results[i].Reason)
-	}
-}
-
-// writeVars writes the variables the run saved, by name.
-func writeVars(b *strings.Builder, st *State) {
-	if len(st.Vars) == 0 {
-		return
-	}
-	b.WriteString("\n## Variables\n\n")
-	for _, n := range slices.Sorted(maps.Keys(st.Vars)) {
-		fmt.Fprintf(b, "- `%s` = `%s` (saved by `%s`)\n", n, st.Vars[n].Value, st.Vars[n].Test)
-	}
-}
-
-// writePauses explains where an auto run let a stop through.
-func writePauses(b *strings.Builder, st *State) {
-	if len(st.Pauses) == 0 {
-		return
-	}
-	b.WriteString("\n## Pauses\n\n")
-	var at []string
-	for _, i := range st.Pauses {
-		at = append(at, fmt.Sprintf("%d (`%s`)", i+1, st.Tests[i].ID))
-	}
-	fmt.Fprintf(b, "The auto run paused %s, after test %s: Claude Code allows a fixed number of consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 9 by default) and then ends the turn, so the run let the stop through itself rather than be cut off with a test handed out, and went on when `next` was typed.\n",
-		cli.Plural(len(st.Pauses), "time", "times"), strings.Join(at, ", "))
+// namedCounts is a row of the report's totals.
+type namedCounts struct {
+	Name string
+	Counts
 }
 
 // dur shows a duration to the millisecond.

@@ -292,7 +292,7 @@ func (st *State) record(i int, r *Result) {
 
 // handout is the current test's line and its action with the variables in.
 func (st *State) handout() string {
-	action, _ := substitute(st.current().Action, st.Vars, false)
+	action := substitute(st.current().Action, st.Vars, false)
 	return st.testLine(st.Current) + "\n\n" + strings.TrimSpace(action)
 }
 
@@ -312,7 +312,7 @@ func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
 	t := st.current()
 	var xs []validator.Expectation
 	for _, e := range t.Expect {
-		pattern, _ := substitute(e.Pattern, st.Vars, e.Kind == validator.Regex)
+		pattern := substitute(e.Pattern, st.Vars, e.Kind == validator.Regex)
 		x, err := validator.NewExpectation(e.Kind, pattern)
 		if err != nil {
 			whys = append(whys, err.Error())
@@ -552,26 +552,19 @@ func unsaved(tests []Test, f func(i int, name string)) {
 	}
 }
 
-// substitute replaces each ${name} in s with its value, quoted for a regex
-// when quote is set. It returns the names it has no value for, left as
-// written.
-func substitute(s string, vars map[string]Var, quote bool) (string, []string) {
-	var missing []string
-	out := refRE().ReplaceAllStringFunc(s, func(ref string) string {
-		name := ref[2 : len(ref)-1]
-		v, ok := vars[name]
+// substitute replaces each ${name} in s that has a value with it, quoted
+// for a regex when quote is set.
+func substitute(s string, vars map[string]Var, quote bool) string {
+	return refRE().ReplaceAllStringFunc(s, func(ref string) string {
+		v, ok := vars[ref[2:len(ref)-1]]
 		switch {
 		case !ok:
-			if !slices.Contains(missing, name) {
-				missing = append(missing, name)
-			}
 			return ref
 		case quote:
 			return regexp.QuoteMeta(v.Value)
 		}
 		return v.Value
 	})
-	return out, missing
 }
 
 // capture applies saves to answer. It returns the captured values and, for
@@ -581,7 +574,7 @@ func capture(answer string, saves []Save, vars map[string]Var, test string) (map
 	got := map[string]Var{}
 	var whys []string
 	for _, s := range saves {
-		pattern, _ := substitute(s.Regex, vars, true)
+		pattern := substitute(s.Regex, vars, true)
 		re, err := regexp.Compile(pattern)
 		if err != nil {
 			whys = append(whys, fmt.Sprintf("cannot save ${%s}: regex %s does not compile: %v", s.Var, pattern, err))

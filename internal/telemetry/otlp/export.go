@@ -5,19 +5,34 @@
 package otlp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/stopgate/stopgate/internal/cli"
+	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
@@ -139,3 +154,146 @@ func Run(env *cli.Env) error {
 	}
 	return Export(req, env.Getenv)
 }
+
+// exporters makes the span and metric exporters, without retries (a
+// retry would outlive the deadline) and bounded by it.
+func exporters(ctx context.Context, d telemetry.Destination, deadline time.Duration) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
+	delta := func(sdkmetric.InstrumentKind) metricdata.Temporality { return metricdata.DeltaTemporality }
+	if d.Protocol == config.TelemetryGRPC {
+		topts := []otlptracegrpc.Option{otlptracegrpc.WithTimeout(deadline), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false})}
+		mopts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithTimeout(deadline), otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false}), otlpmetricgrpc.WithTemporalitySelector(delta)}
+		if u := d.Endpoint; u != nil {
+			topts = append(topts, otlptracegrpc.WithEndpoint(u.Host))
+			mopts = append(mopts, otlpmetricgrpc.WithEndpoint(u.Host))
+			if u.Scheme == "http" {
+				topts, mopts = append(topts, otlptracegrpc.WithInsecure()), append(mopts, otlpmetricgrpc.WithInsecure())
+			}
+		}
+		if d.Headers != nil {
+			topts, mopts = append(topts, otlptracegrpc.WithHeaders(d.Headers)), append(mopts, otlpmetricgrpc.WithHeaders(d.Headers))
+		}
+		se, err := otlptracegrpc.New(ctx, topts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		me, err := otlpmetricgrpc.New(ctx, mopts...)
+		return se, me, err
+	}
+	topts := []otlptracehttp.Option{otlptracehttp.WithTimeout(deadline), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
+	mopts := []otlpmetrichttp.Option{otlpmetrichttp.WithTimeout(deadline), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}), otlpmetrichttp.WithTemporalitySelector(delta)}
+	if u := d.Endpoint; u != nil {
+		// Like OTEL_EXPORTER_OTLP_ENDPOINT: a base URL, the signal's path after it.
+		topts = append(topts, otlptracehttp.WithEndpoint(u.Host), otlptracehttp.WithURLPath(path.Join("/", u.Path, "v1/traces")))
+		mopts = append(mopts, otlpmetrichttp.WithEndpoint(u.Host), otlpmetrichttp.WithURLPath(path.Join("/", u.Path, "v1/metrics")))
+		if u.Scheme == "http" {
+			topts, mopts = append(topts, otlptracehttp.WithInsecure()), append(mopts, otlpmetrichttp.WithInsecure())
+		}
+	}
+	if d.Headers != nil {
+		topts, mopts = append(topts, otlptracehttp.WithHeaders(d.Headers)), append(mopts, otlpmetrichttp.WithHeaders(d.Headers))
+	}
+	se, err := otlptracehttp.New(ctx, topts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	me, err := otlpmetrichttp.New(ctx, mopts...)
+	return se, me, err
+}
+
+// newResource describes the source: stopgate, the repository, the client.
+// The OTEL_* variables win over the table's attributes, and those over the
+// defaults (resource.New merges left to right).
+func newResource(ctx context.Context, t target, client string) (*resource.Resource, error) {
+	attrs := []attribute.KeyValue{attribute.String(attrServiceName, "stopgate")}
+	name, remote := repository(t.req.Root)
+	if t.req.Config.Repository != "" {
+		name = t.req.Config.Repository
+	}
+	for _, kv := range [][2]string{{"vcs.repository.name", name}, {"vcs.repository.url.full", remote}, {attrClient, client}, {"stopgate.client.version", t.clientVersion}} {
+		if kv[1] != "" {
+			attrs = append(attrs, attribute.String(kv[0], kv[1]))
+		}
+	}
+	for k, v := range t.req.Config.Resource {
+		attrs = append(attrs, attribute.String(k, v))
+	}
+	return resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithAttributes(envAttributes(t.getenv)...))
+}
+
+// envAttributes reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME.
+func envAttributes(getenv func(string) string) []attribute.KeyValue {
+	var out []attribute.KeyValue
+	pairs, _ := telemetry.Pairs(getenv("OTEL_RESOURCE_ATTRIBUTES"))
+	for k, v := range pairs {
+		out = append(out, attribute.String(k, v))
+	}
+	if s := getenv("OTEL_SERVICE_NAME"); s != "" {
+		out = append(out, attribute.String(attrServiceName, s))
+	}
+	return out
+}
+
+// repository names the project: its folder's name, and origin's URL from
+// .git/config (no git process per stop), without credentials.
+func repository(root string) (name, remote string) {
+	if root == "" {
+		return "", ""
+	}
+	name = filepath.Base(root)
+	f, err := os.Open(filepath.Join(root, ".git", "config"))
+	if err != nil {
+		return name, ""
+	}
+	defer f.Close()
+	inOrigin := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			inOrigin = line == `[remote "origin"]`
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); inOrigin && ok && strings.TrimSpace(k) == "url" {
+			remote = strings.TrimSpace(v)
+			if u, err := url.Parse(remote); err == nil && u.User != nil {
+				u.User = nil
+				remote = u.String()
+			}
+			base := strings.TrimSuffix(filepath.Base(strings.TrimSuffix(remote, "/")), ".git")
+			if base != "" && base != "." {
+				name = base
+			}
+			return name, remote
+		}
+	}
+	return name, ""
+}
+
+// clientVersion is the client's version from the transcript's tail, where
+// Claude Code writes it on each line.
+func clientVersion(transcript string) string {
+	if transcript == "" {
+		return ""
+	}
+	f, err := os.Open(transcript)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	const tail = 64 << 10
+	buf := make([]byte, min(st.Size(), tail))
+	if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err != nil {
+		return ""
+	}
+	m := transcriptVersion.FindAllSubmatch(buf, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return string(m[len(m)-1][1])
+}
+
+var transcriptVersion = regexp.MustCompile(`"version":"([0-9][0-9A-Za-z.+-]{0,40})"`)

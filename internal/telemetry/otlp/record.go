@@ -151,3 +151,18 @@ func (ins *instruments) record(ctx context.Context, r outcome.Record) {
 		ins.duration.Record(ctx, c.Duration().Seconds(), attrs)
 	}
 }
+
+// The names used more than once; docs/telemetry.md lists them all, following
+// OpenTelemetry's semantic conventions where one applies, stopgate.* otherwise.
+const (
+	attrServiceName = "service.name"
+	attrClient      = "stopgate.client.name"
+	attrEvent       = "stopgate.event"
+	attrVerdict     = "stopgate.verdict"
+	attrCause       = "stopgate.reason.kind"
+	attrPrompts     = "stopgate.prompts"
+	attrValidator   = "stopgate.validator.name"
+	attrKind        = "stopgate.validator.kind"
+	attrResult      = "stopgate.validator.result"
+	scopeName       = "github.com/stopgate/stopgate/internal/telemetry"
+)

@@ -22,7 +22,7 @@ var execSites = map[string]string{
 	"internal/validator/watch.go:start":       "the watchdog that kills validators' groups, by the system's sh (Shell)",
 	"internal/validator/confine.go:findBwrap": "bwrap's probe (System)",
 	"internal/validator/sandbox.go:sandbox":   "bwrap (System) with the running gate (Self) as the confined runner",
-	"internal/telemetry/send.go:Send":         "gate-otel beside the gate (Stopgate)",
+	"internal/telemetry/telemetry.go:Send":    "gate-otel beside the gate (Stopgate)",
 }
 
 // TestExecsDeclared walks the source of every package the four commands
