@@ -14,16 +14,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// CheckBash judges a Bash command run in cwd. The command is parsed by
-// mvdan.cc/sh and dry-run (package shell) twice: once with the variables it
-// does not set unset and every program succeeding, once with them unknown
-// and every program failing, so both sides of `cmd || …` and
-// `${X:-default}` are seen. The simple commands neither run reached
-// (a branch not taken, a function never called) are then judged on their
-// words as written, with the variables the first run ended with. When a
-// part cannot be followed (a pipe of unknown text into a shell, a loop
-// that does not end, nesting too deep, text that does not parse) the
-// command is denied if any text it holds names a protected path.
+// CheckBash judges a Bash command run in cwd: dry-run in the passes
+// (shell.Passes), then the simple commands no pass reached judged on their
+// words; a part it cannot follow denies the command when any text it holds
+// names a protected path (docs/guard.md).
 func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	if s.Empty() || strings.TrimSpace(cmd) == "" {
 		return nil
@@ -37,10 +31,8 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 }
 
 // plain judges the usual Bash call, one program and plain words (go test
-// ./..., git status, ls -la src), which the shell passes as written, and
-// reports whether cmd is one: the dry run would judge the same words, only
-// slower. It is not for anything the shell would expand, quote, redirect,
-// chain or assign, nor for source, which runs a file.
+// ./...), without the dry run, which would judge the same words slower;
+// false when cmd is not one.
 func (d *dryRun) plain(cmd, cwd string) bool {
 	words, ok := shell.PlainWords(cmd)
 	if !ok || len(words) == 0 || words[0] == "source" || words[0] == "." {
@@ -53,8 +45,7 @@ func (d *dryRun) plain(cmd, cwd string) bool {
 	return true
 }
 
-// full dry-runs cmd (package shell): the passes, then the commands none of
-// them reached.
+// full dry-runs cmd: the passes, then the commands none of them reached.
 func (d *dryRun) full(cmd, cwd string) *Hit {
 	f := d.Load(cmd)
 	if f == nil {
@@ -83,10 +74,9 @@ func (d *dryRun) full(cmd, cwd string) *Hit {
 	return d.verdict()
 }
 
-// steered reports whether a program's exit status could steer the shell
-// state f builds: a branch (if, while, case, &&, ||, !) in a script that
-// changes state (assignments, functions, cd, read, set, …). Without one,
-// a second pass with failing programs would see nothing new.
+// steered reports whether a program's status could steer the state f
+// builds (a branch in a script that changes state); without one, a second
+// pass would see nothing new.
 func steered(f *syntax.File) bool {
 	branch, state := false, false
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -116,8 +106,8 @@ var stateBuiltins = map[string]bool{
 	"getopts": true, "export": true, "alias": true, "trap": true, "shopt": true,
 }
 
-// verdict is the judgement once nothing hit: a command with a part the
-// guard could not follow is denied when its text names a protected path.
+// verdict is the judgement once nothing hit: a command with a doubt is
+// denied when its text names a protected path.
 func (d *dryRun) verdict() *Hit {
 	if h := d.hitNow(); h != nil {
 		return h
@@ -228,8 +218,7 @@ func (e finalEnv) Each(f func(string, expand.Variable) bool) {
 	}
 }
 
-// analyzer judges one program call of a dry run, or one command of the
-// static pass, in the shell state the handler context gives.
+// analyzer judges one program call in the shell state hc gives.
 type analyzer struct {
 	sh  *shell.Shell
 	d   *dryRun
@@ -257,8 +246,8 @@ func (d *dryRun) analyzer(s *shell.Shell, hc interp.HandlerContext) *analyzer {
 }
 
 // word makes an argument a word: ~+ and ~- (which expand leaves alone)
-// are the cwd and $OLDPWD; glob characters that survived expansion
-// matched nothing, and are kept as a pattern.
+// are the cwd and $OLDPWD; glob characters left matched nothing, and stay
+// a pattern.
 func (a *analyzer) word(t string) word {
 	if rest, ok := strings.CutPrefix(t, "~+"); ok && (rest == "" || rest[0] == '/') {
 		t = a.hc.Dir + rest
@@ -292,14 +281,12 @@ func (a *analyzer) stdin() io.Reader {
 	return bytes.NewReader(a.in)
 }
 
-// read opens a file for the dry run to read: what this call wrote to it,
-// else the real file, bounded; a folder, a device or a FIFO reads as empty
-// (never blocking).
+// read opens a file for the dry run to read (shell.Run.Open).
 func (a *analyzer) read(name string) (io.Reader, error) { return a.d.Open(name, a.hc.Dir) }
 
 // target judges an operation in mode m on the path w names. In the
 // lenient pass an unset variable may have emptied a path ("$BUILD"/*):
-// there only a path in the project or under a protected one counts.
+// only a path in the project or under a protected one counts there.
 func (a *analyzer) target(w word, m mode) *Hit {
 	if w.unknown || w.text == "" {
 		return nil
@@ -337,8 +324,7 @@ func (a *analyzer) mention(code string) *Hit {
 	return nil
 }
 
-// script dry-runs src as a nested shell, with $0 (zero), the positional
-// params and stdin.
+// script dry-runs src as a nested shell.
 func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
 	dir := a.hc.Dir
 	if a.cwd == "" || dir == "" {
@@ -399,8 +385,8 @@ func (a *analyzer) run(ws []word) *Hit {
 	return nil
 }
 
-// written judges running a script this call wrote: its text when known;
-// denied when not, since it could do anything.
+// written judges running a script this call wrote: its text when known,
+// denied when not.
 func (a *analyzer) written(prog word, args []word) *Hit {
 	p := unescape(shell.Abs(prog.pats[0], escape(a.hc.Dir)))
 	c := a.d.File(p)
@@ -422,8 +408,8 @@ func texts(ws []word) []string {
 	return out
 }
 
-// each judges every word in mode m. A path written and not denied is
-// remembered as written with content the guard does not know.
+// each judges every word in mode m; a path written is remembered, with
+// content unknown.
 func (a *analyzer) each(ws []word, m mode) *Hit {
 	for _, w := range ws {
 		if h := a.target(w, m); h != nil {
@@ -436,35 +422,24 @@ func (a *analyzer) each(ws []word, m mode) *Hit {
 	return nil
 }
 
-// The guard judges a Bash command by dry-running it in internal/shell's
-// interpreter: dryRun is the shell.Judge every program, redirection and
-// source of the run is put to, by the policy table (rules.go).
-
-// unknownMark stands for a value the dry run cannot know: a variable the
-// command does not set (in the marking pass), the output of a program it
-// does not run. A word that holds it is not judged.
 const unknownMark = shell.Unknown
 
 const maxItems = 64 // xargs items judged
 
-// dryRun is the state one CheckBash call shares across its passes and its
-// nested shells: the shell's, and what the guard found.
+// dryRun is the shell.Judge of one CheckBash call, across its passes and
+// nested shells.
 type dryRun struct {
 	*shell.Run
 	set *Set
 
-	mu  sync.Mutex
-	hit *Hit
-	// recording: the run records what it reads (ShellReads), in order.
-	recording bool
+	mu        sync.Mutex
+	hit       *Hit
+	recording bool // the run records what it reads (ShellReads), in order
 	reads     []string
 	readSeen  map[string]bool
-	// lockable is set when a redirection opened a protected file for
-	// reading: flock on a descriptor then holds the gate's lock.
-	lockable *Hit
+	lockable  *Hit // a protected file a redirection opened, which flock FD would lock
 }
 
-// newDryRun is the state of one analysis of cmd.
 func (s *Set) newDryRun(cmd string) *dryRun {
 	d := &dryRun{set: s}
 	d.Run = shell.NewRun(cmd, s.root, s.home, d)
@@ -521,9 +496,8 @@ func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) e
 	return nil
 }
 
-// output writes what the stub of a program prints: cat and tee their
-// input, ls and find their operands, anything else a value the guard
-// cannot know.
+// output writes what a stub prints: cat and tee their input, ls and find
+// their operands, anything else Unknown.
 func (a *analyzer) output(ws []word) {
 	out := a.sh.Stdout(a.hc)
 	name := ""
@@ -582,8 +556,8 @@ func (d *dryRun) Write(s *shell.Shell, hc interp.HandlerContext, name string) (s
 	return w.text, !w.unknown, nil
 }
 
-// Read records a redirection that reads name, and a descriptor it opens
-// on a protected file, which flock could hold.
+// Read records a redirection that reads name, and one of a protected
+// file, which flock FD could lock.
 func (d *dryRun) Read(s *shell.Shell, hc interp.HandlerContext, name string) {
 	a := d.analyzer(s, hc)
 	d.read(a, name)
@@ -594,8 +568,8 @@ func (d *dryRun) Read(s *shell.Shell, hc interp.HandlerContext, name string) {
 	}
 }
 
-// redirectBy is the statement of the top script whose redirection
-// names name, for the reason; def when none does (a nested script).
+// redirectBy is the statement of the top script whose redirection names
+// name; def when none does.
 func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string {
 	if d.Top == nil {
 		return def
@@ -618,10 +592,8 @@ func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string 
 	return by
 }
 
-// env judges what env runs: the program after its options, in the
-// environment they give it (env f=mappings.toml sh -c 'rm "$f"'); with -S
-// (--split-string), the command its text splits into, before the rest,
-// dry-run as the shell would read that text.
+// env judges what env runs in the environment it gives; with -S, its text
+// is dry-run as a script before the rest.
 func (a *analyzer) env(opts, rest []word) *Hit {
 	a.hc.Env = shell.EnvOf(a.hc.Env, texts(opts))
 	parsed, _ := shell.EnvOptions(texts(opts))

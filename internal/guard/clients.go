@@ -17,11 +17,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// clientFiles are a client's files in the project: the hook file `gate
-// init --client` writes, and the settings that can switch its hooks off.
-// Claude Code's are always protected; another client's once its hook file
-// is there (the project is registered for it). A client without a hook
-// file of its own (VS Code agent mode) has none: it runs the others'.
+// clientFiles are a client's hook file and the settings that can switch
+// its hooks off; none without a hook file of its own (VS Code).
 func clientFiles(c *client.Client) []string {
 	if c.HookFile == "" {
 		return nil
@@ -29,9 +26,8 @@ func clientFiles(c *client.Client) []string {
 	return append([]string{c.HookFile}, c.Settings...)
 }
 
-// ClientFiles returns every client's files in a project, slash-separated
-// from the root: its hook file and the settings that can switch its hooks
-// off, Claude Code's first (its shared settings, then its local ones).
+// ClientFiles returns every client's files, slash-separated from the
+// root, Claude Code's first.
 func ClientFiles() []string {
 	var out []string
 	for _, c := range client.All {
@@ -43,15 +39,13 @@ func ClientFiles() []string {
 // claudeFiles are Claude Code's files, protected in every project.
 var claudeFiles = clientFiles(client.Claude)
 
-// SettingsFile is one of a client's settings files: its path, and its
-// name as a person finds it (slash-separated from the root, "~/" for the
-// user's).
+// SettingsFile is a settings file's path, and its name as a person finds
+// it (from the root, "~/" for the user's).
 type SettingsFile struct{ Path, Name string }
 
-// ClaudeSettings returns Claude Code's settings files of the project at
-// root and the user at home, in the order it reads them, a later file's
-// keys winning: the user's (none without home), the project's shared
-// ones, then its local ones.
+// ClaudeSettings returns Claude Code's settings files in the order it
+// reads them, a later one winning: the user's (none without home), the
+// project's shared, then local ones.
 func ClaudeSettings(root, home string) []SettingsFile {
 	var out []SettingsFile
 	if home != "" {
@@ -63,8 +57,8 @@ func ClaudeSettings(root, home string) []SettingsFile {
 	return out
 }
 
-// OtherClients returns the files of the other clients the project at
-// root is registered for (Claude Code's are Entries' own).
+// OtherClients returns the files of the other clients the project is
+// registered for.
 func OtherClients(root string) []Protected {
 	var out []Protected
 	for _, c := range client.All {
@@ -86,18 +80,13 @@ func OtherClients(root string) []Protected {
 type Registered struct {
 	File    string // the hook file, slash-separated from the root
 	Command string // the command as registered
-	Path    string // the program, absolute and clean; "" when it cannot be known (a bare name, an unknown variable)
+	Path    string // the program, absolute and clean; "" when it cannot be known
 }
 
-// Registrations returns the stopgate programs the project's hook files
-// register: each command that runs detect, gate or testhook (directly or
-// through a launcher), read from every client's hook file that exists,
-// with the project variables the clients set resolved. A program is known
-// only as an absolute path, or one relative to the root.
-//
-// read are files the caller has read for this event, by path (nil for
-// one it could not read), so that each is read once; the others are read
-// here.
+// Registrations returns the stopgate programs (detect, gate, testhook)
+// the project's hook files register, with the clients' project variables
+// resolved. read are files the caller has read already, by path (nil for
+// one it could not read).
 func Registrations(root, home string, read map[string][]byte) []Registered {
 	root = path.Clean(slash(root))
 	var out []Registered
@@ -107,8 +96,7 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 			data, ok := read[p]
 			var err error
 			if !ok {
-				// Through regular: a named pipe planted here holds no hook.
-				// No bound: a regular file ends, and the client reads it all.
+				// A FIFO planted here holds no hook; a regular file ends.
 				data, err = regular.ReadFile(p, math.MaxInt64)
 			}
 			if err != nil {
@@ -124,11 +112,10 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 	return out
 }
 
-// commandPrograms returns the programs a hook command runs, when it runs a
-// stopgate program: each candidate of gate init's launcher (settings.Launcher),
-// or the command's first word (the program, or a wrapper)
-// and each later word that names a hook program, absolute; "" for one
-// that cannot be known. nil when the command runs none of stopgate's.
+// commandPrograms returns the programs a hook command runs when it runs
+// one of stopgate's (nil otherwise): each candidate of gate init's
+// launcher, or the first word and each word naming a hook program; "" for
+// one that cannot be known.
 func commandPrograms(cmd, root, home string) []string {
 	if words, ok := settings.Candidates(cmd); ok { // gate init's launcher
 		var progs []string
@@ -173,9 +160,8 @@ func commandPrograms(cmd, root, home string) []string {
 	return progs
 }
 
-// knownPath is t absolute, when t names a file where the guard can find
-// it: an absolute path or one relative to the root; "" for a bare name,
-// which the client finds on its PATH, wherever that is.
+// knownPath is t absolute, or relative to the root; "" for a bare name,
+// found on a PATH the guard cannot know.
 func knownPath(t, root string) string {
 	switch {
 	case strings.HasPrefix(t, "/"):
@@ -188,65 +174,30 @@ func knownPath(t, root string) string {
 
 // Source is what the guard needs of a project and its config.
 type Source struct {
-	Root     string
-	Home     string // $HOME, for ~ in commands
-	File     string // the config file in use
-	StateDir string // absolute
-	// Protect is [settings] protect: nil protects the defaults only, an
-	// empty list turns the guard off, paths (relative to Root unless
-	// absolute; a folder covers what is in it) are protected as well.
-	Protect []string
-	Runs    []Run
-	// Commands are stopgate's own hook programs (bin/detect, bin/gate):
-	// replacing one with `exit 0` would switch the gate off. Only those
-	// inside Root are protected.
-	Commands []string
-	// Registered are the hook programs the clients' hook files register
-	// (Registrations), absolute: protected wherever they are, since
-	// replacing one switches the gate off as surely.
-	Registered []string
-	// Clients are the other clients' hook files and settings (trust.For
-	// finds them).
-	Clients []Protected
-	// Transcript is the session's transcript (transcript_path), which the
-	// gate checks the queue against: it and the session's folder of
-	// subagent transcripts beside it are protected.
-	Transcript string
+	Root       string
+	Home       string      // $HOME, for ~ in commands
+	File       string      // the config file in use
+	StateDir   string      // absolute
+	Protect    []string    // [settings] protect: nil the defaults only, empty the guard off
+	Runs       []Run       // the run validators
+	Commands   []string    // stopgate's hook programs, protected inside Root
+	Registered []string    // the hook programs the hook files register, anywhere
+	Clients    []Protected // the other clients' hook files and settings
+	Transcript string      // the session's transcript, and its subagents' beside it
 }
 
 // Run is a validator that runs a program.
 type Run struct{ Name, Command string }
 
-// ValidatorsDir is the folder name stopgate's convention gives to
-// validator programs (the example project's, and gate init's): a folder
-// of that name that holds a run validator is protected whole.
+// ValidatorsDir is the conventional folder of validator programs: one
+// that holds a run validator is protected whole.
 const ValidatorsDir = "validators"
 
 // NpmScope is where npm puts stopgate's packages in a project.
 const NpmScope = "node_modules/@stopgate"
 
-// Entries returns the protected paths of a project, in order (none with
-// protect = []; New makes them the guard's set):
-//
-//   - the state dir, which holds the pending checks;
-//   - the config file in use;
-//   - the files each run validator executes inside the project, as
-//     shell.Files resolves its run line (the program, the script a shell
-//     or an interpreter runs, and the files a shell script sources), or
-//     the whole folder of one when that folder is named "validators";
-//   - .claude/settings.json and .claude/settings.local.json, which
-//     register the hooks, the other clients' hook files and settings
-//     (Clients), stopgate's own hook programs when they live in the
-//     project, and the programs the hook files register wherever they are;
-//   - the project's npm packages of stopgate (NpmScope), found by a glob;
-//   - the session's transcript and its subagents' transcripts;
-//   - the paths in Protect.
-//
-// A validator's folder is protected whole only under the conventional
-// name: validator scripts often source helpers beside them, which the
-// script path alone leaves open, but a program that sits in scripts/,
-// test/ or the root shares its folder with files the agent must be free to
-// edit. Helpers elsewhere are added with protect.
+// Entries returns the protected paths of a project, in order: the table
+// in docs/guard.md (none with protect = []).
 func Entries(src Source) []Protected {
 	if src.Protect != nil && len(src.Protect) == 0 {
 		return nil
@@ -256,9 +207,7 @@ func Entries(src Source) []Protected {
 		{Path: src.StateDir, Why: "it is stopgate's state dir, which holds the checks pending before you may stop", Dir: true},
 		{Path: src.File, Why: "it is stopgate's config, which says what is checked before you may stop"},
 	}
-	// Thousands of validators usually share a few run lines: resolve each
-	// once, and protect each file once (New would drop the repeats anyway,
-	// after building them).
+	// Thousands of validators share a few run lines: resolve each once.
 	files := map[string][]shell.File{}
 	protected := map[string]bool{}
 	for _, r := range src.Runs {
@@ -288,9 +237,7 @@ func Entries(src Source) []Protected {
 		ps = append(ps, Protected{Path: root + "/" + f, Why: "it registers stopgate's hooks with Claude Code"})
 	}
 	ps = append(ps, src.Clients...)
-	// npm's platform package is found by a glob (gate init's launcher, the
-	// marketplace plugin's search): a package planted beside it, whose
-	// name sorts first, would be the gate that runs.
+	// The hooks find npm's package by a glob: one planted beside it would run.
 	ps = append(ps, Protected{Path: root + "/" + NpmScope, Why: "it holds stopgate's npm packages, whose programs the hooks run", Dir: true, Planted: true})
 	for _, c := range src.Commands {
 		if c = shell.Abs(c, root); c != root && shell.Within(c, root) {

@@ -1,19 +1,10 @@
 // Package guard keeps the agent that stopgate checks from changing its own
-// checks: it decides whether a tool call would write to a protected path
-// (the state dir, the config, the validators) before the tool runs.
-//
-// Write, Edit, MultiEdit and NotebookEdit name their file, which is judged
-// with relative parts, ".." and symlinks resolved. A Bash command is parsed
-// by mvdan.cc/sh and dry-run in its interpreter (package shell): programs are
-// stubs judged by the one hand-written part, the policy table of which
-// programs write which operands (rules.go), and redirections are judged as
-// they open; what the run cannot follow is judged conservatively (bash.go).
-// The limits of that are documented in docs/guard.md; reading is never
-// denied.
-//
-// The package decides only; the detect hook turns a Hit into the client's
-// permissionDecision "deny" and says nothing otherwise, so the user's own
-// permission prompts still apply to every call the guard lets through.
+// checks: it decides whether a tool call would write a protected path (the
+// state dir, the config, the validators) before the tool runs. A file
+// tool's path is judged resolved; a Bash command is dry-run in package
+// shell, its programs judged by the policy table (rules.go). See
+// docs/guard.md. The detect hook turns a Hit into the client's "deny" and
+// says nothing otherwise, so the user's own permission prompts still apply.
 package guard
 
 import (
@@ -31,8 +22,7 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// Tools are the tools whose calls the guard judges; any other tool call is
-// let through without loading anything.
+// Tools are the tools whose calls the guard judges.
 var Tools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"}
 
 // Guards reports whether tool is one of Tools.
@@ -43,14 +33,11 @@ type Protected struct {
 	Path string // absolute and clean
 	Show string // as shown to the agent: relative to the root when inside it
 	Why  string // what it is to stopgate, for the reason
-	Dir  bool   // a folder even before it exists (the state dir), for rules that cover what is in it
-	// Planted marks a path guarded against being created (a program the
-	// hooks would find there): while it does not exist, removing a folder
-	// above it takes nothing of stopgate's, and is no hit. It is the
-	// guard's alone (not in Paths): Claude Code's sandbox makes the
-	// nearest absent folder above a denied path read-only (seen: with no
-	// node_modules, mkdir node_modules/left-pad failed), which would stop
-	// npm install in a fresh clone.
+	Dir  bool   // a folder even before it exists (the state dir)
+	// Planted marks a path guarded against being created: while it does
+	// not exist, removing a folder above it is no hit. It is the guard's
+	// alone (not in Paths): Claude Code's sandbox would make the nearest
+	// absent folder above it read-only, stopping npm install.
 	Planted bool
 }
 
@@ -59,12 +46,12 @@ type Set struct {
 	root    string
 	home    string
 	targets []target
-	cwds    []string // where a relative path may start when the cwd is unknown
+	cwds    []string // where a relative path may start from an unknown cwd
 }
 
 type target struct {
 	Protected
-	rel  string // root-relative, for mentions in interpreter code; "" outside the root
+	rel  string // root-relative, for mentions in code; "" outside the root
 	real string // Path with symlinks resolved, when that differs
 }
 
@@ -107,8 +94,7 @@ func New(root, home string, ps []Protected) *Set {
 // Empty reports whether nothing is protected.
 func (s *Set) Empty() bool { return s == nil || len(s.targets) == 0 }
 
-// Paths returns the protected paths, in the order given, but those the
-// guard alone keeps (Planted).
+// Paths returns the protected paths, in order, but the Planted ones.
 func (s *Set) Paths() []Protected {
 	var out []Protected
 	for _, t := range s.targets {
@@ -125,11 +111,9 @@ type Hit struct {
 	Tool      string // Write, Edit, …, Bash
 	Target    string // the path as the call named it
 	By        string // for Bash, the command that would write it
-	// Why says how the guard judged a command it could not follow to the
-	// end, or a hit that is not a write (a held lock); "" for a write.
-	Why   string
-	doubt bool // judged conservatively: no write was seen
-	proc  bool // it acts on a process (process.go), not on a path
+	Why       string // a doubt's reason, or a hit that is not a write; "" for a write
+	doubt     bool   // judged conservatively: no write was seen
+	proc      bool   // it acts on a process (process.go), not on a path
 }
 
 // Reason is the permissionDecisionReason: what is protected, why, and what
@@ -169,10 +153,8 @@ func (h *Hit) Reason() string {
 	return b.String()
 }
 
-// Check judges one PreToolUse call of tool with its tool_input, as
-// hook.Unmarshal decoded it. cwd is the session's working directory,
-// against which relative paths resolve (the root when empty). It returns
-// nil for a call to let through.
+// Check judges one PreToolUse call of tool with its tool_input; relative
+// paths resolve against cwd (the root when empty). nil lets it through.
 func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s.Empty() || !Guards(tool) {
 		return nil
@@ -210,8 +192,8 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 	return nil
 }
 
-// hit returns the target that an operation in mode m on p (a pattern when
-// glob) reaches, judging p both as written and with symlinks resolved.
+// hit returns the target an operation in mode m on p (a pattern when glob)
+// reaches, as written or with symlinks resolved.
 func (s *Set) hit(p string, glob bool, m mode) *target {
 	forms := []string{p}
 	if glob {
@@ -240,8 +222,7 @@ func (s *Set) hit(p string, glob bool, m mode) *target {
 	return nil
 }
 
-// mentions returns the target whose path text appears in code, for
-// interpreter programs the guard cannot follow.
+// mentions returns the target whose path text appears in code.
 func (s *Set) mentions(code string) *target {
 	for i := range s.targets {
 		t := &s.targets[i]
@@ -268,28 +249,22 @@ func absent(p string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// Paths are compared as clean absolute slash paths. A protected path P is
-// hit by a write to P or anything under it; a destructive operation (rm,
-// mv away, chmod) also hits when its operand is an ancestor of P, since
-// removing tmp removes tmp/validation.
-
+// mode is how an operation reaches a protected path P: a write hits P and
+// what lies under it; a removal (rm, mv away, chmod) P's ancestors too.
 type mode uint8
 
 const (
-	under   mode = iota // writes the operand: hits P and what lies under P
-	destroy             // removes or replaces the operand: also hits P's ancestors
+	under mode = iota
+	destroy
 )
 
-// pathHit reports whether an operation in mode m on the literal path p
-// reaches the protected path prot.
+// pathHit reports whether an operation in mode m on p reaches prot.
 func pathHit(p, prot string, m mode) bool {
 	return shell.Within(p, prot) || m == destroy && shell.Within(prot, p)
 }
 
-// globHit is pathHit for a glob pattern: it hits when it can match prot,
-// a path under prot or, in destroy mode, an ancestor of prot. The shell
-// matches each path component separately, and * does not match a leading
-// dot, so neither does this.
+// globHit is pathHit for a glob pattern, matched component by component
+// as the shell does (* does not match a leading dot).
 func globHit(pat, prot string, m mode) bool {
 	pc, tc := components(pat), components(prot)
 	if len(pc) < len(tc) && m != destroy {
@@ -322,9 +297,8 @@ func matchComponent(pat, name string) bool {
 	return ok
 }
 
-// resolve returns p with symlinks resolved, as far as p exists: the
-// longest existing prefix is resolved and the rest appended, so a path a
-// write would create through a symlinked folder is judged where it lands.
+// resolve returns p with symlinks resolved as far as p exists, so a path
+// created through a symlinked folder is judged where it lands.
 func resolve(p string) string {
 	rest := ""
 	for cur := p; ; {
@@ -340,8 +314,7 @@ func resolve(p string) string {
 	}
 }
 
-// resolvePattern resolves the symlinks of a pattern's literal leading
-// folders.
+// resolvePattern resolves the symlinks of a pattern's literal folders.
 func resolvePattern(pat string) string {
 	cs := components(pat)
 	i := 0
@@ -369,9 +342,7 @@ func ancestors(dir string) []string {
 	}
 }
 
-// Pattern escaping: a literal character special to path.Match or to brace
-// expansion is preceded by a backslash.
-
+// special are the characters escaped in a pattern's literal text.
 const special = `\*?[]{},`
 
 func escape(s string) string {

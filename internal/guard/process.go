@@ -12,47 +12,31 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// Process attacks: a hook that is stopped, killed, traced or starved of
-// resources never answers, and the client treats a hook that dies as a
-// non-blocking error, so the agent could switch the gate off without
-// writing a file. The guard denies signalling, stopping, tracing or
-// limiting the client and its hooks. What the dry run knows of pids:
-// $PPID is the guard's parent, which is the client (or the shell it runs
-// hooks with), the same process the agent's shell has as $PPID; $$ is the
-// guard itself, which stands for the agent's own shell; $! of a job the
-// command started is empty (jobs run in turn), and %N names a job. A
-// literal pid is judged against the live process table: one of the
-// guard's ancestors (the client and whatever started it) or a process
-// named like the client or a hook is denied, pid 0, 1 and negative pids
-// (groups, every process) are denied, any other pid is allowed: it is
-// neither, and hooks started later get pids of their own. A pid the dry
-// run cannot know (the output of a program) is denied for the tools that
-// exist only to attach to or limit a process, and for kill when the
-// command's text mentions how to find the client (a name below, ppid,
-// /proc, pgrep, pidof, ps).
+// Process attacks (docs/guard.md): a hook that is stopped, killed, traced
+// or starved never answers, and the client takes a dead hook as a
+// non-blocking error. A pid is judged against the guard's ancestors and
+// the names of the client and hooks; pid 0, 1 and below are denied.
 
 // processNames are the programs a pattern must not reach: stopgate's
 // hooks and the clients that run them.
 var processNames = []string{"gate", "detect", "testhook", "claude", "node", "codex", "gemini", "copilot", "opencode"}
 
-// processCmdlines are command lines of those programs as a full-line
-// pattern (pkill -f) sees them.
+// processCmdlines are their command lines, for pkill -f.
 var processCmdlines = []string{
 	"node /usr/local/lib/node_modules/@anthropic-ai/claude-code/cli.js", "/usr/bin/claude --resume",
 	"/project/bin/gate stop", "/project/bin/detect", "/project/bin/testhook stop", "sh -c bin/gate",
 	"codex exec", "gemini -p", "copilot -p", "opencode run",
 }
 
-// findsClient is text that looks the client or a hook up, in a command
-// whose pid operand the dry run cannot know.
+// findsClient is text that looks the client or a hook up.
 var findsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
 })
 
-// processRules judge the commands that act on other processes. They are
-// asked before the wrappers: ionice, taskset, chrt and prlimit wrap a
-// command unless given a pid.
-var processRules func() map[string]rule // built once asked, as rules
+// processRules judge the commands that act on other processes, before
+// the wrappers: ionice, taskset, chrt and prlimit wrap a command unless
+// given a pid.
+var processRules func() map[string]rule
 
 func init() { processRules = sync.OnceValue(processRuleSet) }
 
@@ -86,7 +70,6 @@ func alwaysProcess(a *analyzer, _ []word) *Hit {
 	return procHit(a, "it signals processes by user or by name, which can reach stopgate's client and hooks")
 }
 
-// pids judges pid operands: the first hit.
 func (a *analyzer) pids(ws []word, verb string, strict bool) *Hit {
 	for _, w := range ws {
 		if h := a.pid(w, verb, strict); h != nil {
@@ -156,8 +139,7 @@ func namedLikeClient(name string) bool {
 	return false
 }
 
-// guardAncestors are the guard's parent, its parent and so on, by pid, with
-// their names; read once per process (a hook judges one call).
+// guardAncestors are the guard's ancestors' names by pid, read once.
 var guardAncestors = sync.OnceValue(func() map[int]string {
 	out := map[int]string{}
 	for pid := os.Getppid(); pid > 1 && len(out) < 64; {
@@ -202,8 +184,8 @@ func processName(pid int) string {
 	return name
 }
 
-// noSignal drops the -SIGNAL options (-9, -STOP, -SIGKILL) that kill,
-// pkill and killall take, which getopt would read as letters.
+// noSignal drops the -SIGNAL options (-9, -STOP), which getopt would read
+// as letters.
 func noSignal(args []word) []word {
 	var out []word
 	for _, w := range args {
@@ -236,10 +218,9 @@ func killRule(a *analyzer, args []word) *Hit {
 	return a.pids(o.ops, "signal", false)
 }
 
-// pkillRule: a pattern is denied when it can match the name (or, with
-// -f, the command line) of a hook or a client, or of one of the guard's
-// ancestors; selection by user, group, session or terminal alone, an
-// inverted match and a pid file are denied outright.
+// pkillRule: a pattern is denied when it can match a hook, a client or an
+// ancestor; selection by user, group, session or terminal alone, -v and a
+// pid file outright.
 func pkillRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(noSignal(args), "gGPstuUFe", "signal", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "env")
 	if o.has("v", "inverse", "F", "pidfile") {
@@ -274,8 +255,7 @@ func killallRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// pattern judges a process pattern (an extended regular expression, or an
-// exact name) against the names it must not reach.
+// pattern judges a process pattern against the names it must not reach.
 func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 	why := "its pattern " + strconv.Quote(w.text) + " can match the name of stopgate's client or hooks"
 	if w.unknown {
@@ -307,8 +287,7 @@ func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 	return nil
 }
 
-// prlimitRule: with a pid, the limits apply to that process; without,
-// prlimit runs the command that follows its options.
+// prlimitRule limits a pid, or runs the command after its options.
 func prlimitRule(a *analyzer, args []word) *Hit {
 	i := 0
 	for ; i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown; i++ {
@@ -347,8 +326,8 @@ func reniceRule(a *analyzer, args []word) *Hit {
 	return a.pids(ops, "change the priority of", true)
 }
 
-// pidOptOrWrap is ionice: the pid option's values are judged, group and
-// user options denied; without them it runs the command after its options.
+// pidOptOrWrap is ionice: the pid option's values are judged, the deny
+// options denied; without them it runs the command after its options.
 func pidOptOrWrap(short, pidOpt, deny string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short)
@@ -367,9 +346,8 @@ func pidOptOrWrap(short, pidOpt, deny string) rule {
 	}
 }
 
-// pidLastOrWrap is taskset and chrt: -p (alone or in -cp, -ap) takes a
-// pid as the last operand; otherwise the first operand is the mask (the
-// priority) and the rest a command.
+// pidLastOrWrap is taskset and chrt: -p takes a pid as the last operand;
+// otherwise the first operand is the mask and the rest a command.
 func pidLastOrWrap(short, verb string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
@@ -386,8 +364,7 @@ func pidLastOrWrap(short, verb string, long ...string) rule {
 	}
 }
 
-// gdbRule: -p/--pid, a numeric second operand (gdb PROG PID) and an
-// attach command in -ex all attach to a process.
+// gdbRule: -p, gdb PROG PID and an -ex attach all attach to a process.
 func gdbRule(a *analyzer, args []word) *Hit {
 	args = slices.Clone(args)
 	for i, w := range args {
@@ -443,10 +420,8 @@ func fuserRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// procPath judges a write to a process's files or to the cgroup
-// filesystem: /proc/PID/ of the client (its stdin, oom_score_adj, mem)
-// and cgroup.freeze or cgroup.procs can freeze or starve it without a
-// signal.
+// procPath judges a write to /proc/PID/ or the cgroup filesystem, which
+// can freeze or starve the client without a signal.
 func (a *analyzer) procPath(w word) *Hit {
 	if w.unknown || w.text == "" {
 		return nil
@@ -470,37 +445,27 @@ func (a *analyzer) procPath(w word) *Hit {
 	return nil
 }
 
-// cgclassify moves its pid operands into a cgroup, which can freeze or
-// starve them.
 func cgclassifyRule(a *analyzer, args []word) *Hit {
 	return a.pids(parseOpts(args, "g").ops, "move into another cgroup", true)
 }
 
-// signalsClient matches interpreter code that signals, limits or traces a
-// process; with a way to find the client (findsClient) in the same code
-// it is denied: os.kill(os.getppid(), signal.SIGSTOP).
+// signalsClient matches code that signals, limits or traces a process;
+// with findsClient in the same code it is denied.
 var signalsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
 })
 
-// launchers run a program they name among their arguments: npm's and its
-// kin's (npx gate, npm exec -- gate, yarn gate, bunx gate), node on the
-// npm shim (node_modules/stopgate/bin/gate.js), and go's (go tool gate,
-// go run github.com/stopgate/stopgate/cmd/gate@latest).
+// launchers run a program they name among their arguments (npx gate, node
+// …/bin/gate.js, go run …/cmd/gate@latest).
 var launchers = map[string]bool{
 	"npx": true, "npm": true, "pnpx": true, "pnpm": true, "yarn": true, "bunx": true, "bun": true,
 	"node": true, "nodejs": true, "go": true,
 }
 
-// gateCall returns the arguments stopgate's own gate gets from the program
-// call ws, and whether ws runs it: gate under any folder (bin/, npm's
-// node_modules/.bin and platform package, go install's, the plugin's
-// launcher, a folder the dry run cannot know), or the first word named gate
-// after a launcher, whatever the launcher's options. The program is known
-// by its name, not its folder: every route installs it as gate. Reading a
-// launcher's options would miss a spelling (npm's unknown options take the
-// next word as their value); a word named gate among them, followed by one
-// of the verbs refused, is a call of gate wherever it stands.
+// gateCall returns the arguments gate gets from the call ws, and whether
+// ws runs it: gate in any folder, or the first word named gate after a
+// launcher, whatever the launcher's options (every route installs it as
+// gate; reading a launcher's options would miss a spelling).
 func gateCall(ws []word) ([]word, bool) {
 	if len(ws) == 0 {
 		return nil, false
@@ -519,15 +484,13 @@ func gateCall(ws []word) ([]word, bool) {
 	return nil, false
 }
 
-// isGate says whether the program text names gate: its last path element,
-// less a go version (@latest) and the npm shim's .js.
+// isGate says whether the program text names gate (less @version, .js).
 func isGate(text string) bool {
 	name, _, _ := strings.Cut(path.Base(text), "@")
 	return strings.TrimSuffix(name, ".js") == "gate"
 }
 
-// launchedCode is the shell text npm's launchers run with -c or --call
-// (npx -c 'gate clear s1', npm exec --call …), which is judged as a script.
+// launchedCode is the shell text npm's launchers run with -c or --call.
 func launchedCode(ws []word) (string, bool) {
 	if len(ws) == 0 || !strings.Contains(" npx npm pnpx pnpm ", " "+path.Base(ws[0].text)+" ") {
 		return "", false

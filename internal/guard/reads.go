@@ -11,10 +11,8 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// A readRule says which operands a program prints: the files an agent
-// reads with it. It stands beside rules (which programs write which
-// operands): the same dry run resolves cd, globs, braces, variables and
-// wrappers for both.
+// A readRule says which operands a program reads, beside rules (which it
+// writes): the same dry run resolves both.
 type readRule struct {
 	short    string   // option letters that take a value (-n 5, -n5)
 	long     []string // long options that take a value
@@ -23,8 +21,7 @@ type readRule struct {
 	edits    []string // options that make it an edit in place: nothing is read, the write rules judge it
 }
 
-// readRules are the programs whose file operands a shell command reads.
-// A program not here reads only its redirections (as far as arming goes).
+// readRules are the programs whose file operands a command reads.
 var readRules = sync.OnceValue(func() map[string]readRule {
 	readRules := map[string]readRule{}
 	for _, p := range []string{"cat", "tac", "less", "more", "most", "bat", "batcat", "view", "strings", "rev"} {
@@ -70,9 +67,8 @@ func (r readRule) operands(args []word) []word {
 	return ops
 }
 
-// readsOf records what the program call ws reads, its wrappers resolved
-// by run: the operands its read rule names, and for find the files an
-// -exec of a reading program is given.
+// readsOf records what a program call reads: its read rule's operands, or
+// for find the files it hands an -exec of a reading program.
 func (a *analyzer) readsOf(name string, args []word) {
 	if name == "find" {
 		a.findReads(args)
@@ -80,8 +76,7 @@ func (a *analyzer) readsOf(name string, args []word) {
 	}
 	if r, ok := readRules()[name]; ok {
 		for _, w := range r.operands(args) {
-			// find -exec's and xargs -I's placeholder: the files it stands
-			// for are recorded as they are known (findReads, xargs's items).
+			// {} is recorded as its files are known (findReads, xargs).
 			if !w.unknown && !strings.Contains(w.text, "{}") {
 				a.d.read(a, w.text)
 			}
@@ -106,10 +101,9 @@ func (d *dryRun) read(a *analyzer, t string) {
 // maxFound bounds the files one find of a read walks.
 const maxFound = 2000
 
-// findReads records the files find hands an -exec (or -execdir, -ok) of a
-// reading program: the regular files under its start paths that its -name,
-// -iname, -path and -ipath tests pass. An expression with -o or a negation
-// is not evaluated: every file is taken as given.
+// findReads records the files find hands an -exec of a reading program:
+// the regular files under its start paths its -name and -path tests pass
+// (all of them with -o or a negation).
 func (a *analyzer) findReads(args []word) {
 	starts, expr := findArgs(args)
 	reads, tests, all := false, []func(p string) bool{}, false
@@ -179,25 +173,11 @@ func (a *analyzer) findReads(args []word) {
 }
 
 // ShellReads returns the files a shell command run in cwd reads, absolute
-// and in the order read: the file operands of the reading programs
-// (readRules) and every input redirection, found by the dry run that
-// judges writes, so cd, globs, braces, variables, functions, nested
-// shells and wrappers (env, timeout, nice, command, xargs, find -exec) are
-// resolved as the shell resolves them. root and home are
-// $CLAUDE_PROJECT_DIR and $HOME. Only the run where every program
-// succeeds is followed; a value the run cannot know (a variable the
-// command does not set, a program's output) names nothing.
-//
-// cwd may be where the command ended: Claude Code's PostToolUse names the
-// directory its Bash is in after the command (it keeps a cd). So a
-// command reported away from the root is also read as run from the root,
-// where such a command usually starts: whether it changed directory is
-// not always in its text (a function of the user's shell snapshot, such
-// as zoxide's z, does), and a read armed twice costs a check, one missed
-// the promise.
-//
-// A panic in the dry run (a bug) ends the analysis with what it found: a
-// read hook must not crash the client's tool call.
+// and in order: the operands of readRules and every input redirection,
+// found by the first pass of the guard's dry run. cwd may be where the
+// command ended (PostToolUse keeps a cd), so a command away from the root
+// is also read as run from it: a read armed twice costs a check, one
+// missed the promise. A panic ends the analysis with what it found.
 func ShellReads(cmd, cwd, root, home string) []string {
 	if strings.TrimSpace(cmd) == "" {
 		return []string{}
@@ -227,7 +207,7 @@ func (s *Set) shellReads(cmd, cwd string) (reads []string) {
 			d.mu.Unlock()
 		}
 	}()
-	if !d.plain(cmd, cwd) { // one program, which cannot change the shell's directory
+	if !d.plain(cmd, cwd) {
 		if f := d.Load(cmd); f != nil {
 			d.Top = f
 			(&shell.Shell{Run: d.Run, Pass: shell.Passes[0], Top: true}).RunFile(f, cwd, nil, nil)

@@ -14,13 +14,9 @@ import (
 // A rule judges one command's arguments.
 type rule func(a *analyzer, args []word) *Hit
 
-// rules hold the commands known to write, by name. A command not here (and
-// not an interpreter or a wrapper) is taken to write nothing but its
-// redirections: cat, grep, ls, diff, gate status, …
-// Built at the first judgement, not at start-up: most events detect
-// answers judge no command, and a hook's start is paid at every tool call.
-// Assigned in init because the rules themselves ask rules (a cycle for a
-// package variable's initializer).
+// rules hold the commands known to write, by name; any other command
+// (not an interpreter or a wrapper) writes only its redirections. Built on
+// first use, not at a hook's start; assigned in init, as rules ask rules.
 var rules func() map[string]rule
 
 func init() { rules = sync.OnceValue(writeRules) }
@@ -76,8 +72,7 @@ func writes(short string, long ...string) rule {
 	}
 }
 
-// mkdirRule writes its operands, which later commands of the call (cd,
-// test -d) see as folders.
+// mkdirRule writes its operands, which later commands see as folders.
 func mkdirRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "m", "mode")
 	for _, w := range o.ops {
@@ -103,9 +98,7 @@ func copies(short string, sources mode) rule {
 				return h
 			}
 		}
-		// cp -l makes hard links: another name that writes the source, and
-		// of every file in a folder copied whole (cp -al . ../mirror): a
-		// source that holds a protected path hits it too.
+		// cp -l makes hard links: another name that writes the source.
 		if o.has("l", "link") {
 			if h := a.each(srcs, destroy); h != nil {
 				h.Why = "it would give " + h.Protected.Show + " another name (a hard link), which writes it from anywhere"
@@ -270,8 +263,8 @@ func awkRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// findRule: find destroys what lies under its start paths with -delete,
-// or with -exec of a command that writes; -fprint writes its file.
+// findRule: -delete, or -exec of a writing command, destroys the start
+// paths; -fprint writes its file.
 func findRule(a *analyzer, args []word) *Hit {
 	starts, expr := findArgs(args)
 	removes := false
@@ -309,8 +302,8 @@ func findRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// findArgs splits find's arguments into its start paths (. when none)
-// and its expression.
+// findArgs splits find's arguments into start paths (. when none) and
+// expression.
 func findArgs(args []word) (starts, expr []word) {
 	i := 0
 	for i < len(args) {
@@ -336,8 +329,7 @@ func findArgs(args []word) (starts, expr []word) {
 	return starts, args[min(i, len(args)):]
 }
 
-// findExec is the command of the -exec (-execdir, -ok, -okdir) at expr[j],
-// and the index of its end (; or +).
+// findExec is the command of the -exec at expr[j], and its end's index.
 func findExec(expr []word, j int) ([]word, int) {
 	k := j + 1
 	for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
@@ -346,8 +338,8 @@ func findExec(expr []word, j int) ([]word, int) {
 	return expr[j+1 : k], k
 }
 
-// writer reports whether a command writes the paths it is given: for
-// find -exec, whose paths come from elsewhere.
+// writer reports whether a command writes the paths it is given (find
+// -exec).
 func writer(ws []word) bool {
 	n, ok := shell.Unwrap(texts(ws))
 	if !ok || n >= len(ws) || ws[n].unknown {
@@ -369,8 +361,7 @@ func writer(ws []word) bool {
 }
 
 // xargsRule judges the command xargs runs, alone and with each item it
-// reads: from the dry run's pipe (ls tmp/validation | xargs rm), or from
-// the file -a names (xargs -a list.txt cat).
+// reads from the pipe or -a's file.
 func xargsRule(a *analyzer, args []word) *Hit {
 	i, repl, from := 0, "", ""
 	for i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown {
@@ -532,18 +523,14 @@ func evalRule(a *analyzer, args []word) *Hit {
 	return a.script(strings.Join(texts(args), " "), "", nil, nil)
 }
 
-// shellRule: sh -c 'script' is dry-run as a script; sh reading its
-// script from stdin (a here-document, a pipe) is dry-run on that text,
-// and when part of it is unknown (… | base64 -d | sh) the command is
-// judged by the text it holds; sh FILE runs a file the guard cannot see,
-// unless this call wrote it.
+// shellRule dry-runs sh -c's script, or the script on stdin (with a doubt
+// for unknown parts: … | base64 -d | sh), or a FILE this call wrote.
 func shellRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "oO")
 	if o.has("c") {
 		if len(o.ops) == 0 || o.ops[0].unknown {
 			return nil
 		}
-		// The word after the script is $0, the next ones $1 on.
 		zero, params := "", []string(nil)
 		if len(o.ops) > 1 {
 			zero, params = o.ops[1].text, texts(o.ops[2:])
@@ -563,9 +550,8 @@ func shellRule(a *analyzer, args []word) *Hit {
 	return a.written(o.ops[0], o.ops[1:])
 }
 
-// flockRule: flock FILE takes a lock, which on the state dir stalls the
-// gate (it waits for that lock); flock FD does so on a descriptor a
-// redirection opened, and the command it runs is judged as well.
+// flockRule: a lock held on the state dir stalls the gate; flock FD locks
+// a descriptor a redirection opened. The command it runs is judged too.
 func flockRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "wEc", "timeout", "conflict-exit-code", "command")
 	if len(o.ops) == 0 {
@@ -599,8 +585,8 @@ func allDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// otherInterpreters run code the policy table has no options for: any
-// argument that names a protected path gets the call denied.
+// otherInterpreters run code the table has no options for: any argument
+// naming a protected path denies the call.
 var otherInterpreters = map[string]bool{
 	"deno": true, "pwsh": true, "powershell": true, "guile": true, "racket": true, "groovy": true,
 	"scala": true, "elixir": true, "escript": true, "swift": true, "jshell": true, "wish": true,
@@ -617,10 +603,9 @@ func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 	return nil
 }
 
-// interpreter judges a program the guard cannot follow: it is denied when
-// its inline code signals, limits or traces a process it finds as the
-// client (process.go), when its code names a protected path, or when a
-// protected path is among its arguments (the script might write it).
+// interpreter judges a program the guard cannot follow: denied when its
+// code acts on the client (process.go) or names a protected path, or when
+// a protected path is among its arguments.
 func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec := shell.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
@@ -649,11 +634,8 @@ func (a *analyzer) interpreter(name string, args []word) *Hit {
 	return a.each(ops, under)
 }
 
-// gateRule: gate clear, init and uninstall are a person's decisions, never
-// the agent's: clear drops a session's armed prompts, init and uninstall
-// rewrite the hook registration. Each is refused as a write of what it
-// changes (the state dir, the settings), which the program's own file
-// writes are, out of the guard's sight.
+// gateRule: gate clear, init and uninstall are a person's decisions, not
+// the agent's; each is refused as a write of what it changes.
 func gateRule(a *analyzer, args []word) *Hit {
 	if len(args) == 0 {
 		return nil
@@ -696,8 +678,8 @@ func (o opts) val(names ...string) []word {
 
 func lit(t string) word { return word{pats: []string{escape(t)}, text: t} }
 
-// parseOpts splits args into options and operands. short lists the letters
-// that take a value, long the long options that do (without "--").
+// parseOpts splits args into options and operands; short and long name
+// the options that take a value.
 func parseOpts(args []word, short string, long ...string) opts {
 	o := opts{vals: map[string][]word{}, flags: map[string]bool{}}
 	for i := 0; i < len(args); i++ {

@@ -12,33 +12,27 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run in mvdan.cc/sh's interpreter (the guard's, and the analysis
-// of run lines) is bounded in memory as in steps and time. The interpreter
-// has no hook on assignments, so AddMemChecks puts a call of MemCheck
-// before every statement: there the call handler (CheckMemory) measures
-// the shell's variables and positional parameters, and stops the run past
-// MaxVars bytes. One statement between two checks grows them at most by
-// its expansions, which Weight bounds: a string doubled in a loop stops
-// near MaxVars instead of exhausting the hook's memory (Go's out-of-memory
-// is fatal, past any recover).
+// A dry run is bounded in memory as in steps and time (docs/guard.md):
+// Go's out-of-memory is fatal, past any recover. The interpreter has no
+// hook on assignments, so a memCheck call goes before every statement,
+// where the call handler measures the variables; one statement grows them
+// at most by its expansions, which weight bounds.
 const (
-	MemCheck  = "__stopgate_mem_check" // the command AddMemChecks inserts
-	MaxVars   = 256 << 10              // bytes of variables and parameters one shell holds
-	MaxWeight = 256                    // expansions in one script, weighted by what each can copy
-	MaxRead   = 1 << 20                // bytes a command substitution yields, and ReadFile reads of a file, in a dry run
+	memCheck   = "__stopgate_mem_check"
+	maxVars    = 256 << 10 // bytes of variables and parameters one shell holds
+	maxWeight  = 256       // expansions in one script, weighted by what each can copy
+	MaxRead    = 1 << 20   // bytes a dry run reads of a file or a command substitution
+	maxPrinted = 16 << 20  // bytes builtins and stubs print: $(loop) keeps it in memory
+	maxNesting = 400       // depth of a syntax tree
+	maxCmds    = 500       // simple commands and pipes in a script
+	maxBraces  = 1024      // words one brace expansion makes
 )
 
-// MaxPrinted bounds what the builtins and stubs of one dry run print: a
-// loop inside $(…) keeps its output in memory, which no variable holds yet.
-const MaxPrinted = 16 << 20
-
-// ErrMemory stops a run past MaxVars or MaxPrinted.
+// ErrMemory stops a run past maxVars or maxPrinted.
 var ErrMemory = errors.New("dry run over its memory bound")
 
-// guarded returns list with a MemCheck before each statement, once.
-// A statement that reads PIPESTATUS keeps the statement before it
-// adjacent (the check passes $? on, not PIPESTATUS); pipestatus says
-// whether any statement may.
+// guarded returns list with a memCheck before each statement, once; a
+// statement reading PIPESTATUS keeps the one before it adjacent.
 func guarded(list []*syntax.Stmt, pipestatus bool) []*syntax.Stmt {
 	out := make([]*syntax.Stmt, 0, 2*len(list))
 	for i, st := range list {
@@ -62,27 +56,27 @@ func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 	return &syntax.Stmt{Position: st.Position, Cmd: &syntax.Block{Lbrace: st.Position, Rbrace: st.End(), Stmts: []*syntax.Stmt{memCheckStmt(), st}}}
 }
 
-// AddMemChecks puts the checks into every statement list of f.
-func AddMemChecks(f syntax.Node) {
-	pipestatus := readsPipestatus(f) // the per-statement search below is only needed then
+// addMemChecks puts the checks into every statement list of f.
+func addMemChecks(f syntax.Node) {
+	ps := readsPipestatus(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.File:
-			n.Stmts = guarded(n.Stmts, pipestatus)
+			n.Stmts = guarded(n.Stmts, ps)
 		case *syntax.Block:
-			n.Stmts = guarded(n.Stmts, pipestatus)
+			n.Stmts = guarded(n.Stmts, ps)
 		case *syntax.Subshell:
-			n.Stmts = guarded(n.Stmts, pipestatus)
+			n.Stmts = guarded(n.Stmts, ps)
 		case *syntax.IfClause:
-			n.Cond, n.Then = guarded(n.Cond, pipestatus), guarded(n.Then, pipestatus)
+			n.Cond, n.Then = guarded(n.Cond, ps), guarded(n.Then, ps)
 		case *syntax.WhileClause:
-			n.Cond, n.Do = guarded(n.Cond, pipestatus), guarded(n.Do, pipestatus)
+			n.Cond, n.Do = guarded(n.Cond, ps), guarded(n.Do, ps)
 		case *syntax.ForClause:
-			n.Do = guarded(n.Do, pipestatus)
+			n.Do = guarded(n.Do, ps)
 		case *syntax.CaseItem:
-			n.Stmts = guarded(n.Stmts, pipestatus)
+			n.Stmts = guarded(n.Stmts, ps)
 		case *syntax.CmdSubst:
-			n.Stmts = guarded(n.Stmts, pipestatus)
+			n.Stmts = guarded(n.Stmts, ps)
 		case *syntax.BinaryCmd:
 			n.Y = guardedStmt(n.Y)
 		}
@@ -90,13 +84,8 @@ func AddMemChecks(f syntax.Node) {
 	})
 }
 
-// MaxNesting bounds how deep a script's syntax tree goes: every pass over
-// it (the checks above, a dry run's recursion) costs more with depth, and
-// no hand-written command comes near.
-const MaxNesting = 400
-
-// TooDeep reports whether f's syntax tree is deeper than MaxNesting.
-func TooDeep(f syntax.Node) bool {
+// tooDeep reports whether f's syntax tree is deeper than maxNesting.
+func tooDeep(f syntax.Node) bool {
 	depth, deepest := 0, 0
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if n == nil {
@@ -105,39 +94,37 @@ func TooDeep(f syntax.Node) bool {
 		}
 		depth++
 		deepest = max(deepest, depth)
-		return deepest <= MaxNesting
+		return deepest <= maxNesting
 	})
-	return deepest > MaxNesting
+	return deepest > maxNesting
 }
 
-func memCheckStmt() *syntax.Stmt {
-	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: MemCheck}}}}}}
+func call(name string) *syntax.Stmt {
+	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: name}}}}}}
 }
+
+func memCheckStmt() *syntax.Stmt { return call(memCheck) }
 
 func isMemCheck(st *syntax.Stmt) bool {
 	c, ok := st.Cmd.(*syntax.CallExpr)
-	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == MemCheck
+	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == memCheck
 }
 
-func readsPipestatus(n syntax.Node) bool {
+// has reports whether some node of n passes match.
+func has(n syntax.Node, match func(syntax.Node) bool) bool {
 	found := false
 	syntax.Walk(n, func(n syntax.Node) bool {
-		if p, ok := n.(*syntax.ParamExp); ok && p.Param != nil && p.Param.Value == "PIPESTATUS" {
-			found = true
-		}
+		found = found || match(n)
 		return !found
 	})
 	return found
 }
 
-// CheckMemory is the call handler's answer to a MemCheck: the command to
-// run instead (which passes $? on: the exec handler answers it with
-// Status), or ErrMemory past MaxVars.
-func CheckMemory(hc interp.HandlerContext) ([]string, error) {
-	if held(hc.Env) > MaxVars {
-		return nil, ErrMemory
-	}
-	return []string{MemCheck, strconv.Itoa(hc.LastExitStatus)}, nil
+func readsPipestatus(n syntax.Node) bool {
+	return has(n, func(n syntax.Node) bool {
+		p, ok := n.(*syntax.ParamExp)
+		return ok && p.Param != nil && p.Param.Value == "PIPESTATUS"
+	})
 }
 
 // held is the bytes of env's variables and positional parameters, each
@@ -153,7 +140,7 @@ func held(env expand.Environ) int {
 		for k, s := range v.Map {
 			n += 2*header + len(k) + len(s)
 		}
-		return n <= MaxVars
+		return n <= maxVars
 	})
 	for _, s := range env.Get("@").List {
 		n += header + len(s)
@@ -161,29 +148,30 @@ func held(env expand.Environ) int {
 	return n
 }
 
-// memory answers a MemCheck, and stops a call whose arguments, or what
-// the run printed with them, are over the bounds; done is false for any
-// other call.
+// memory answers a memCheck with the command that passes $? on (status
+// answers it), and stops a call whose arguments, or what the run printed
+// with them, are over the bounds; done is false for any other call.
 func memory(hc interp.HandlerContext, args []string, printed *atomic.Int64) (_ []string, _ error, done bool) {
-	if args[0] == MemCheck {
-		args, err := CheckMemory(hc)
-		return args, err, true
+	if args[0] == memCheck {
+		if held(hc.Env) > maxVars {
+			return nil, ErrMemory, true
+		}
+		return []string{memCheck, strconv.Itoa(hc.LastExitStatus)}, nil, true
 	}
-	if ArgsTooBig(args) || printed.Add(int64(Printed(args, hc.Env))) > MaxPrinted {
+	if argsTooBig(args) || printed.Add(int64(printedBy(args, hc.Env))) > maxPrinted {
 		return nil, ErrMemory, true
 	}
 	return nil, nil, false
 }
 
-// ArgsTooBig reports whether a call's arguments, or the text a printf
-// would make of them, exceed MaxVars: `f "$@" "$@"` doubles parameters
-// without any assignment, `printf '%*s' 999999999` builds one string.
-func ArgsTooBig(args []string) bool {
+// argsTooBig reports whether a call's arguments, or the text a printf
+// makes of them, exceed maxVars: `f "$@" "$@"`, `printf '%*s' 999999999`.
+func argsTooBig(args []string) bool {
 	n := 0
 	for _, a := range args {
 		n += 16 + len(a)
 	}
-	if n > MaxVars {
+	if n > maxVars {
 		return true
 	}
 	if args[0] != "printf" {
@@ -201,7 +189,7 @@ func ArgsTooBig(args []string) bool {
 }
 
 // formatTooBig reports whether a printf format asks for a width or
-// precision past MaxVars, literally or through * from its arguments.
+// precision past maxVars, literally or through * from its arguments.
 func formatTooBig(format string, rest []string) bool {
 	star := false
 	for i := 0; i < len(format); i++ {
@@ -210,23 +198,19 @@ func formatTooBig(format string, rest []string) bool {
 		}
 		j := i + 1
 		for j < len(format) && strings.IndexByte("-+ #0.123456789*", format[j]) >= 0 {
-			if format[j] == '*' {
-				star = true
-			}
+			star = star || format[j] == '*'
 			j++
 		}
 		for _, f := range strings.FieldsFunc(format[i+1:j], func(r rune) bool { return r < '0' || r > '9' }) {
-			if len(f) > 7 || atoi(f) > MaxVars {
+			if len(f) > 7 || atoi(f) > maxVars {
 				return true
 			}
 		}
 		i = j - 1
 	}
-	if star {
-		for _, a := range rest {
-			if n, err := strconv.Atoi(strings.TrimSpace(a)); err == nil && (n > MaxVars || n < -MaxVars) {
-				return true
-			}
+	for _, a := range rest {
+		if n, err := strconv.Atoi(strings.TrimSpace(a)); star && err == nil && (n > maxVars || n < -maxVars) {
+			return true
 		}
 	}
 	return false
@@ -237,12 +221,10 @@ func atoi(s string) int {
 	return n
 }
 
-// Weight is what expansions in f can copy between two checks, in units
-// of MaxVars: a parameter or a command's output once; a pattern
-// substitution copies its replacement for every match, so its weight is
-// the replacement's length, and a replacement that expands anything
-// (${x//?/$x} squares x) is past the bound.
-func Weight(f syntax.Node) int {
+// weight is what expansions in f can copy between two checks, in units of
+// maxVars: a pattern substitution copies its replacement for every match,
+// and one that expands anything (${x//?/$x} squares x) is past the bound.
+func weight(f syntax.Node) int {
 	w := 0
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -252,24 +234,23 @@ func Weight(f syntax.Node) int {
 				for _, p := range n.Repl.With.Parts {
 					size, ok := literalSize(p)
 					if !ok {
-						w += MaxWeight + 1
+						w += maxWeight + 1
 					}
 					w += size
 				}
 			}
 		case *syntax.CmdSubst:
-			w += MaxRead / MaxVars
+			w += MaxRead / maxVars
 		}
-		return w <= MaxWeight
+		return w <= maxWeight
 	})
 	return w
 }
 
-// Status is the exec handler's answer to the command CheckMemory returned:
-// whether args is that command, and the status it passes on as the
-// handler's error.
-func Status(args []string) (bool, error) {
-	if len(args) != 2 || args[0] != MemCheck {
+// status answers the command memory returned: whether args is it, and the
+// status it passes on as the exec handler's error.
+func status(args []string) (bool, error) {
+	if len(args) != 2 || args[0] != memCheck {
 		return false, nil
 	}
 	if n := uint8(atoi(args[1])); n != 0 {
@@ -278,10 +259,8 @@ func Status(args []string) (bool, error) {
 	return true, nil
 }
 
-// Printed is how much the call args prints at most, for the builtins that
-// print (echo, printf with its format repeated over its arguments, the
-// listings of set and declare); 0 for anything else.
-func Printed(args []string, env expand.Environ) int {
+// printedBy is how much the builtin call args prints at most.
+func printedBy(args []string, env expand.Environ) int {
 	n := 0
 	for _, a := range args[1:] {
 		n += len(a) + 1
@@ -300,9 +279,8 @@ func Printed(args []string, env expand.Environ) int {
 	return 0
 }
 
-// literalSize is the length of a word part that expands nothing (text,
-// quoted or not: the escapes Prepare quotes among them), and whether it
-// is one.
+// literalSize is the length of a word part that expands nothing, and
+// whether it is one.
 func literalSize(p syntax.WordPart) (int, bool) {
 	switch p := p.(type) {
 	case *syntax.Lit:
@@ -323,20 +301,13 @@ func literalSize(p syntax.WordPart) (int, bool) {
 	return 0, false
 }
 
-// Bounds on a script's size, checked before a dry run: its cost grows
-// with them, and no hand-written command comes near.
-const (
-	maxCommands = 500  // simple commands and pipes in the text
-	maxBraces   = 1024 // words one brace expansion makes
-)
-
-// TooBig says why f is too large to dry-run, or "".
-func TooBig(f *syntax.File) string {
+// tooBig says why f is too large to dry-run, or "".
+func tooBig(f *syntax.File) string {
 	n, braces := 0, 0
 	syntax.Walk(f, func(node syntax.Node) bool {
 		switch node := node.(type) {
 		case *syntax.CallExpr:
-			if len(node.Args) == 0 || node.Args[0].Lit() != MemCheck {
+			if len(node.Args) == 0 || node.Args[0].Lit() != memCheck {
 				n++
 			}
 		case *syntax.BinaryCmd:
@@ -344,21 +315,20 @@ func TooBig(f *syntax.File) string {
 		case *syntax.Word:
 			braces = max(braces, braceCount(node))
 		}
-		return n <= maxCommands && braces <= maxBraces
+		return n <= maxCmds && braces <= maxBraces
 	})
 	switch {
-	case n > maxCommands:
+	case n > maxCmds:
 		return "it has more commands than the guard's dry run follows"
 	case braces > maxBraces:
 		return "its brace expansions make more words than the guard's dry run follows"
-	case Weight(f) > MaxWeight:
+	case weight(f) > maxWeight:
 		return "it expands more text than the guard's dry run holds in memory"
 	}
 	return ""
 }
 
-// braceCount is how many words w's brace expansion makes, capped above
-// maxBraces.
+// braceCount is how many words w's brace expansion makes, capped.
 func braceCount(w *syntax.Word) int {
 	if !strings.Contains(w.Lit(), "{") && w.Lit() != "" {
 		return 1
@@ -410,26 +380,18 @@ func seqLen(b *syntax.BraceExp) int {
 	return min(max(a-c, c-a)+1, maxBraces+1)
 }
 
-// Prepare readies a parsed script for a dry run in mvdan.cc/sh's
-// interpreter: the escapes the interpreter would read otherwise than the
-// shell are written as quotes (quoteWordEscapes), and the memory checks go in
-// (AddMemChecks). Every script the guard or this package dry-runs is
-// prepared with it.
+// Prepare readies a parsed script for any dry run: escapes the
+// interpreter would misread become quotes, and the memory checks go in.
 func Prepare(f syntax.Node) {
 	quoteWordEscapes(f)
-	AddMemChecks(f)
+	addMemChecks(f)
 }
 
-// quoteWordEscapes rewrites the backslash escapes of the unquoted words
-// the interpreter (v3.14.1) reads without removing them, as quotes: the
-// value of an assignment (f=mapping\s.toml; export f=…; local f=…) or of
-// an array element, a redirection's target (> mapping\s.toml, < …), and
-// the words of a parameter expansion
-// (${x:-mapping\s.toml}, ${f/x/y\z}; see also Anchored). The shell reads each of these as
-// mappings.toml, the interpreter as mapping\s.toml, so a dry run would
-// judge another file than the one the command goes on to write: a way
-// around the tamper guard. A command's arguments it reads right, and a
-// word inside double quotes keeps its backslashes in the shell too.
+// quoteWordEscapes rewrites as quotes the backslash escapes of unquoted
+// words the interpreter (v3.14.1) keeps and bash removes: an assignment's
+// or array element's value, a redirection's target, a parameter
+// expansion's words (f=mapping\s.toml). Left as they are, the dry run
+// would judge another file than the one the shell writes.
 func quoteWordEscapes(f syntax.Node) {
 	quoted := map[*syntax.Lit]bool{} // text inside double quotes
 	var mark func(n syntax.Node, inQuotes bool)
@@ -438,9 +400,7 @@ func quoteWordEscapes(f syntax.Node) {
 			var stmts []*syntax.Stmt
 			switch m := m.(type) {
 			case *syntax.Lit:
-				if inQuotes {
-					quoted[m] = true
-				}
+				quoted[m] = quoted[m] || inQuotes
 			case *syntax.DblQuoted:
 				if !inQuotes {
 					for _, p := range m.Parts {
@@ -463,19 +423,21 @@ func quoteWordEscapes(f syntax.Node) {
 		})
 	}
 	mark(f, false)
-	rewrite := func(w *syntax.Word) {
-		if w == nil {
-			return
-		}
-		var parts []syntax.WordPart
-		for _, p := range w.Parts {
-			if lit, ok := p.(*syntax.Lit); ok && !quoted[lit] && strings.Contains(lit.Value, `\`) {
-				parts = append(parts, quoteEscapes(lit.Value)...)
-			} else {
-				parts = append(parts, p)
+	rewrite := func(ws ...*syntax.Word) {
+		for _, w := range ws {
+			if w == nil {
+				continue
 			}
+			var parts []syntax.WordPart
+			for _, p := range w.Parts {
+				if lit, ok := p.(*syntax.Lit); ok && !quoted[lit] && strings.Contains(lit.Value, `\`) {
+					parts = append(parts, quoteEscapes(lit.Value)...)
+				} else {
+					parts = append(parts, p)
+				}
+			}
+			w.Parts = parts
 		}
-		w.Parts = parts
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -484,16 +446,15 @@ func quoteWordEscapes(f syntax.Node) {
 		case *syntax.ArrayElem:
 			rewrite(n.Value)
 		case *syntax.Redirect:
-			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc {
-				rewrite(n.Word) // > mapping\s.toml; a here-document's delimiter is left as written
+			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc { // a delimiter stays as written
+				rewrite(n.Word)
 			}
 		case *syntax.ParamExp:
 			if n.Exp != nil {
 				rewrite(n.Exp.Word)
 			}
 			if n.Repl != nil {
-				rewrite(n.Repl.Orig)
-				rewrite(n.Repl.With)
+				rewrite(n.Repl.Orig, n.Repl.With)
 			}
 		}
 		return true
@@ -501,9 +462,7 @@ func quoteWordEscapes(f syntax.Node) {
 }
 
 // quoteEscapes writes the escapes of an unquoted literal (\c) as quoted
-// characters ('c', or "'" for a quote), which the interpreter and its
-// printer read as the shell reads the escape; an escaped newline, a line
-// continuation, is dropped, as the shell drops it.
+// characters ('c', or "'"); an escaped newline is dropped, as bash does.
 func quoteEscapes(s string) []syntax.WordPart {
 	var parts []syntax.WordPart
 	var run strings.Builder
@@ -536,20 +495,15 @@ func quoteEscapes(s string) []syntax.WordPart {
 	return parts
 }
 
-// Anchored reports whether f holds an anchored replacement (${f/#x/y},
-// ${f/%x/y}). The interpreter has none, and leaves the value as it was
-// where the shell may replace; no rewrite in words it reads gives the
-// shell's answer, so the guard takes such a script for one it cannot
-// follow to the end.
-func Anchored(f syntax.Node) bool {
-	found := false
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if p, ok := n.(*syntax.ParamExp); ok && p.Repl != nil && p.Repl.Orig != nil && len(p.Repl.Orig.Parts) > 0 {
-			if lit, ok := p.Repl.Orig.Parts[0].(*syntax.Lit); ok && lit.Value != "" && (lit.Value[0] == '#' || lit.Value[0] == '%') {
-				found = true
-			}
+// anchored reports an anchored replacement (${f/#x/y}, ${f/%x/y}), which
+// the interpreter does not apply: such a script cannot be followed.
+func anchored(f syntax.Node) bool {
+	return has(f, func(n syntax.Node) bool {
+		p, ok := n.(*syntax.ParamExp)
+		if !ok || p.Repl == nil || p.Repl.Orig == nil || len(p.Repl.Orig.Parts) == 0 {
+			return false
 		}
-		return !found
+		lit, ok := p.Repl.Orig.Parts[0].(*syntax.Lit)
+		return ok && lit.Value != "" && (lit.Value[0] == '#' || lit.Value[0] == '%')
 	})
-	return found
 }

@@ -21,36 +21,29 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run executes a Bash command in mvdan.cc/sh's interpreter with
-// nothing real behind it: every program is a stub that a Judge (the
-// guard's policy table) judges with its expanded arguments, every open for
-// writing is judged and captured in memory, and reads see the real files
-// (reading is never denied). Builtins, functions, variables, arrays, cd,
-// read, printf -v, eval, trap and the rest run as in bash, so what the
-// shell resolves without running anything is resolved here too.
+// A dry run executes a Bash command in the interpreter with nothing real
+// behind it (docs/guard.md): every program is a stub a Judge judges, every
+// open for writing is judged and captured in memory, reads see the real
+// files.
 
-// Bounds of one dry run: a command that needs more is judged
-// conservatively (the Judge reads the doubts).
 const (
 	maxSteps    = 4000        // simple commands run, over all passes of one call
-	maxDepth    = 8           // shells nested in shells (sh -c, sh FILE, a pipe into sh)
-	dryDeadline = time.Second // wall time of all passes of one call, never reached by sane input
+	maxDepth    = 8           // shells nested in shells
+	dryDeadline = time.Second // of all passes of one call
 )
 
 // ErrLimit stops a dry run past its bounds.
 var ErrLimit = errors.New("guard: dry run over its bounds")
 
 // Judge is the policy a dry run asks at every step that could touch a
-// protected path; it records what it finds, and an error it returns stops
-// the run.
+// protected path; an error it returns stops the run.
 type Judge interface {
-	// Exec judges a program with its expanded arguments and prints its
-	// stub's output to s.Stdout(hc).
+	// Exec judges a program and prints its stub's output to s.Stdout(hc).
 	Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	// Kill judges kill, a builtin the interpreter does not run.
 	Kill(s *Shell, hc interp.HandlerContext, args []string) error
-	// Write judges a redirection that writes name, and returns the path
-	// it names and whether that is known.
+	// Write judges a redirection that writes name: the path it names, and
+	// whether that is known.
 	Write(s *Shell, hc interp.HandlerContext, name string) (target string, known bool, err error)
 	// Read is told of a redirection that reads name.
 	Read(s *Shell, hc interp.HandlerContext, name string)
@@ -74,18 +67,15 @@ var Passes = []Pass{{Lenient: true, Status: 0}, {Lenient: false, Status: 1}}
 // Run is the state one judged command shares across its passes and its
 // nested shells.
 type Run struct {
-	Judge    Judge
-	Root     string       // $CLAUDE_PROJECT_DIR
-	Home     string       // $HOME, or ""
-	Src      string       // the command
-	Top      *syntax.File // the command parsed, once Load has
-	steps    atomic.Int64
-	printed  atomic.Int64 // bytes builtins and stubs printed (MaxPrinted)
-	deadline time.Time    // of all passes
-	// unknownVars is set once the command reads a variable it does not
-	// set: only then, or when a program's status steers it, does the
-	// second pass see anything the first did not.
-	unknownVars atomic.Bool
+	Judge       Judge
+	Root        string       // $CLAUDE_PROJECT_DIR
+	Home        string       // $HOME, or ""
+	Src         string       // the command
+	Top         *syntax.File // the command parsed, once Load has
+	steps       atomic.Int64
+	printed     atomic.Int64
+	deadline    time.Time
+	unknownVars atomic.Bool // the command read a variable it does not set
 
 	mu     sync.Mutex
 	doubts []string // why part of the command could not be followed
@@ -133,7 +123,7 @@ type reader struct{ io.Reader }
 func (reader) Write(p []byte) (int, error) { return len(p), nil }
 func (reader) Close() error                { return nil }
 
-// locked is f's answer under d's lock: the passes, nested shells and a run
+// locked is f's answer under d's lock: passes, nested shells and a run
 // left behind at its deadline share d.
 func locked[T any](d *Run, f func() T) T {
 	d.mu.Lock()
@@ -151,8 +141,7 @@ func (d *Run) Doubt(why string) {
 
 func (d *Run) text(s string) { d.with(func() { d.texts = append(d.texts, s) }) }
 
-// Doubts and Texts are the doubts recorded and every script seen, the
-// command first.
+// Doubts and Texts are the doubts recorded and every script seen.
 func (d *Run) Doubts() []string { return locked(d, func() []string { return slices.Clone(d.doubts) }) }
 func (d *Run) Texts() []string  { return locked(d, func() []string { return slices.Clone(d.texts) }) }
 
@@ -170,8 +159,8 @@ func (d *Run) ForgetFiles() {
 	d.with(func() { d.files = map[string]*Capture{} })
 }
 
-// Wrote records that p was written with content it does not know (a
-// program's output file), unless it has a capture already.
+// Wrote records that p was written with content it does not know, unless
+// it has a capture already.
 func (d *Run) Wrote(p string, dir bool) {
 	d.with(func() {
 		if d.files[p] == nil {
@@ -191,8 +180,7 @@ func (d *Run) Captured(p string, text []byte) {
 func (d *Run) Past() bool { return time.Now().After(d.deadline) }
 
 // Open opens a file for the dry run to read: what this call wrote to it,
-// else the real file, bounded; a folder, a device or a FIFO reads as empty
-// (never blocking).
+// else the real file, bounded; anything not regular reads as empty.
 func (d *Run) Open(name, dir string) (io.Reader, error) {
 	p := Abs(name, dir)
 	if c := d.File(p); c != nil {
@@ -221,15 +209,14 @@ type Shell struct {
 	Env   expand.Environ // what a nested shell inherits: its caller's exported variables
 }
 
-// Script parses and dry-runs src in dir with positional params and
-// stdin, as a shell nested in s with $0 zero and s's environment env.
+// Script dry-runs src in dir as a shell nested in s, with $0 zero, the
+// environment env, positional params and stdin.
 func (s *Shell) Script(src, dir, zero string, env expand.Environ, params []string, stdin io.Reader) {
 	n := &Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}
 	n.run(src, dir, params, stdin)
 }
 
-// run parses and dry-runs src in dir with positional params and stdin,
-// recording doubts in s.Run.
+// run dry-runs src in dir with positional params and stdin.
 func (s *Shell) run(src, dir string, params []string, stdin io.Reader) {
 	s.Run.text(src)
 	if s.Depth > maxDepth {
@@ -252,25 +239,22 @@ func (d *Run) Load(src string) *syntax.File {
 		return nil
 	}
 	prepare(f)
-	if why := TooBig(f); why != "" {
+	if why := tooBig(f); why != "" {
 		d.Doubt(why)
 		return nil
 	}
-	if Anchored(f) {
+	if anchored(f) {
 		d.Doubt("it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply")
 	}
 	return f
 }
 
-// prepare makes the script safe and complete to dry-run: background jobs
-// run in turn (so their calls are judged before the run ends), and process
-// substitutions become command substitutions (the interpreter would make
-// real FIFOs for them, which a stub never opens). A script nested deeper
-// than MaxNesting becomes one call of tooDeep, which stops the run with
-// that doubt: every pass over it would cost more with its depth.
+// prepare makes a script safe to dry-run: background jobs run in turn,
+// process substitutions become command substitutions (no real FIFOs), and
+// a script nested too deep becomes one call of deepCall.
 func prepare(f *syntax.File) {
-	if TooDeep(f) {
-		f.Stmts = []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: tooDeep}}}}}}}
+	if tooDeep(f) {
+		f.Stmts = []*syntax.Stmt{call(deepCall)}
 		return
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -289,8 +273,8 @@ func prepare(f *syntax.File) {
 	Prepare(f)
 }
 
-// RunFile dry-runs f in dir with positional params and stdin; it returns the
-// runner, for the variables it ended with, unless the run was left behind.
+// RunFile dry-runs f in dir with positional params and stdin; it returns
+// the runner, for its variables, unless the run was left behind.
 func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
 	opts := []interp.RunnerOption{
 		interp.Env(Environ{Root: s.Run.Root, Home: s.Run.Home, Lenient: s.Pass.Lenient, run: s.Run, Inherit: s.Env}),
@@ -328,13 +312,11 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 	return r
 }
 
-// tooDeep is the command prepare leaves of a script nested too deep.
-const tooDeep = "__stopgate_too_deep"
-
-// tooMuch is the doubt of a run stopped at MaxVars.
-const tooMuch = "the guard stopped its dry run: it builds more text than the guard's dry run holds in memory"
-
-const stopped = "the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)"
+const (
+	deepCall = "__stopgate_too_deep" // what prepare leaves of a script nested too deep
+	tooMuch  = "the guard stopped its dry run: it builds more text than the guard's dry run holds in memory"
+	stopped  = "the guard stopped its dry run: it does not finish within the guard's bounds (a loop, or too much work)"
+)
 
 func existingAncestor(dir string) string {
 	for d := dir; ; d = path.Dir(d) {
@@ -347,11 +329,9 @@ func existingAncestor(dir string) string {
 	}
 }
 
-// Environ is the environment a dry run starts from: what the guard knows
-// ($CLAUDE_PROJECT_DIR, $HOME), for a nested shell (sh -c, bash script)
-// the variables its caller exported (export f=…, f=… sh -c), and, for any
-// other variable the command reads without setting, nothing (Lenient) or
-// Unknown.
+// Environ is the environment a dry run starts from: $CLAUDE_PROJECT_DIR,
+// $HOME, a nested shell's caller's exported variables, and for any other
+// variable nothing (Lenient) or Unknown.
 type Environ struct {
 	Root, Home string // $CLAUDE_PROJECT_DIR and $HOME ("": unset)
 	Lenient    bool
@@ -429,10 +409,7 @@ func (e Environ) Each(f func(name string, vr expand.Variable) bool) {
 	}
 }
 
-// EnvOf returns the environment env's args give the program it runs: the
-// caller's exported variables (none after -i or -), less those -u unsets,
-// with its NAME=value words over them; Skip has found where the program
-// starts.
+// EnvOf returns the environment env's options args give its program.
 func EnvOf(caller expand.Environ, args []string) expand.Environ {
 	vars := map[string]string{}
 	if caller != nil {
@@ -465,9 +442,9 @@ func EnvOf(caller expand.Environ, args []string) expand.Environ {
 // ErrHit stops a dry run that found what its Judge refuses.
 var ErrHit = errors.New("guard: protected path hit")
 
-// call runs before every simple command, builtins and functions included:
-// it bounds the run, records which commands of the top script ran, and
-// gives the builtins the interpreter lacks or reads otherwise.
+// call runs before every simple command: it bounds the run, records which
+// commands of the top script ran, and gives the builtins the interpreter
+// lacks or reads otherwise.
 func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
 	if args, err, done := s.bound(hc, args); done {
@@ -486,7 +463,7 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		// Then a stub, with the pass's status (the interpreter's kill
 		// would fail as unsupported).
-		return []string{MemCheck, strconv.Itoa(int(s.Pass.Status))}, nil
+		return []string{memCheck, strconv.Itoa(int(s.Pass.Status))}, nil
 	}
 	switch args[0] {
 	case "eval":
@@ -515,11 +492,10 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	return args, nil
 }
 
-// bound answers a call the run's bounds decide: the command prepare left
-// of a script too deep, a memory check, arguments too big, a step past
-// maxSteps. done is false for any other call.
+// bound answers a call the run's bounds decide; done is false for any
+// other call.
 func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ error, done bool) {
-	if args[0] == tooDeep {
+	if args[0] == deepCall {
 		s.Run.Doubt("it nests deeper than the guard's dry run follows")
 		return nil, ErrLimit, true
 	}
@@ -535,8 +511,8 @@ func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ er
 	return nil, nil, false
 }
 
-// source runs the file's text as eval would, prepared like any script;
-// a file whose text the run cannot know in full is refused.
+// source runs the file's text as eval, prepared; a file whose text the
+// run cannot know in full is refused.
 func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error) {
 	p := Abs(args[1], hc.Dir)
 	if c := s.Run.File(p); c != nil && c.Unknown() {
@@ -556,14 +532,12 @@ func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error
 	return args, nil
 }
 
-// reparsed are the builtins that parse text of their own (eval's words,
-// a trap's action, a sourced file): the call handler hands them the text
-// prepared, so their process substitutions and background jobs are as safe
-// as the script's.
+// reparsed are the builtins that parse text of their own: they get it
+// prepared.
 var reparsed = map[string]bool{"eval": true, "trap": true, "source": true, ".": true}
 
-// prepared is src parsed, prepared and printed back; src itself when it
-// does not parse (the interpreter reports that).
+// prepared is src parsed, prepared and printed back; src when it does not
+// parse.
 func prepared(src string) string {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
@@ -577,8 +551,7 @@ func prepared(src string) string {
 	return b.String()
 }
 
-// printfV gives printf -v VAR, which the interpreter lacks, as the
-// assignment it makes.
+// printfV gives printf -v VAR, which the interpreter lacks, as eval.
 func printfV(hc interp.HandlerContext, args []string) []string {
 	if len(args) < 4 || args[1] != "-v" {
 		return args
@@ -608,10 +581,9 @@ func printfV(hc interp.HandlerContext, args []string) []string {
 	return []string{"eval", args[2] + "=" + q}
 }
 
-// exec is every program: judged by the Judge, which prints its stub's
-// output, then it exits with the pass's status.
+// exec is every program: judged, then it exits with the pass's status.
 func (s *Shell) exec(ctx context.Context, args []string) error {
-	if ok, err := Status(args); ok {
+	if ok, err := status(args); ok {
 		return err
 	}
 	if err := s.Run.Judge.Exec(s, interp.HandlerCtx(ctx), args); err != nil {
@@ -655,8 +627,8 @@ func (s *Shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 	return reader{r}, nil
 }
 
-// stat answers the shell's tests and cd: the real file system, with what
-// the dry run wrote, and any unknown path taken to be a folder.
+// stat answers tests and cd: the real files, with what the dry run wrote,
+// and any unknown path taken to be a folder.
 func (s *Shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
 	if strings.Contains(name, Unknown) {
 		return fakeInfo{name: path.Base(name), dir: true}, nil
@@ -702,8 +674,8 @@ func (f fakeInfo) ModTime() time.Time { return time.Time{} }
 func (f fakeInfo) IsDir() bool        { return f.dir }
 func (f fakeInfo) Sys() any           { return nil }
 
-// Stdout is a stub's stdout, counted against MaxPrinted: past it the stub
-// prints nothing more, and the next call stops the run.
+// Stdout is a stub's stdout, counted against maxPrinted: past it the stub
+// prints nothing, and the next call stops the run.
 func (s *Shell) Stdout(hc interp.HandlerContext) io.Writer { return counted{hc.Stdout, &s.Run.printed} }
 
 type counted struct {
@@ -712,7 +684,7 @@ type counted struct {
 }
 
 func (c counted) Write(p []byte) (int, error) {
-	if c.n.Add(int64(len(p))) > MaxPrinted {
+	if c.n.Add(int64(len(p))) > maxPrinted {
 		return len(p), nil
 	}
 	return c.w.Write(p)

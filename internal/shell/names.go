@@ -2,36 +2,37 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
-// Unknown stands for a value a dry run cannot know (a variable the
-// command does not set, the output of a program it does not run): a word
-// that holds it is not judged.
+// Unknown stands for a value a dry run cannot know: a word holding it is
+// not judged.
 const Unknown = "\x01?\x01"
 
-// wrappers run the command that follows their own options; the function
-// returns how many arguments to skip to reach it, or -1 when none runs.
+// wrappers run the command after their own options; each returns how many
+// arguments to skip to reach it, or -1 when none runs.
 var wrappers = map[string]func([]string) int{
 	"sudo": SkipOpts("ugpCDrtUT", 0), "doas": SkipOpts("uC", 0), "nice": SkipOpts("n", 0),
 	"nohup": SkipOpts("", 0), "builtin": SkipOpts("", 0), "chronic": SkipOpts("", 0),
 	"unbuffer": SkipOpts("", 0), "setsid": SkipOpts("", 0), "exec": SkipOpts("a", 0),
 	"time": SkipOpts("fo", 0), "timeout": SkipOpts("sk", 1), "stdbuf": SkipOpts("ioe", 0),
 	"ionice": SkipOpts("cnpP", 0), "busybox": SkipOpts("", 0),
-	"env": envSkip,
+	"env": func(args []string) int {
+		_, program := EnvOptions(args)
+		return program
+	},
 	"command": func(args []string) int {
-		for _, a := range args {
-			if a == "-v" || a == "-V" {
-				return -1 // a lookup, nothing runs
-			}
+		if slices.Contains(args, "-v") || slices.Contains(args, "-V") {
+			return -1 // a lookup, nothing runs
 		}
 		return SkipOpts("", 0)(args)
 	},
 }
 
-// Skip says whether the program name wraps the command in its arguments
-// args (sudo, env, timeout, …), and how many of them to skip to reach it;
-// skip is out of range when none runs.
+// Skip says whether the program name wraps the command in args (sudo,
+// env, timeout, …), and how many arguments to skip to reach it; skip is
+// out of range when none runs.
 func Skip(name string, args []string) (skip int, wraps bool) {
 	w, ok := wrappers[name]
 	if !ok {
@@ -40,9 +41,8 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 	return w(args), true
 }
 
-// Unwrap is the index in args of the command that args's wrappers (env,
-// timeout, nice, …) run, the first word when none wraps; false when a
-// wrapper runs nothing.
+// Unwrap is the index in args of the command its wrappers run; false when
+// a wrapper runs nothing.
 func Unwrap(args []string) (int, bool) {
 	i := 0
 	for i < len(args) {
@@ -58,9 +58,9 @@ func Unwrap(args []string) (int, bool) {
 	return i, true
 }
 
-// SkipOpts returns a Skip function for a command whose options with a
-// value are the letters of short, followed by positional operands before
-// the command it runs.
+// SkipOpts returns a Skip function for a command whose options taking a
+// value are the letters of short, with positional operands before the
+// command it runs.
 func SkipOpts(short string, positional int) func([]string) int {
 	return func(args []string) int {
 		i := 0
@@ -78,23 +78,14 @@ func SkipOpts(short string, positional int) func([]string) int {
 	}
 }
 
-func envSkip(args []string) int {
-	_, program := EnvOptions(args)
-	return program
-}
-
 // EnvOpt is one of env's arguments before its program, as GNU env reads
-// it: Name is "i" (-i, -, --ignore-environment), "u" (-u, --unset), "C"
-// (-C, --chdir), "S" (-S, --split-string: Value is the text split into
-// the command's first words), "=" (a NAME=value word, whole in Value), or
-// "" for an option that changes nothing the guard follows.
+// it: Name "i" (-i, -), "u" (unset), "C" (chdir), "S" (split-string: Value
+// is the text), "=" (a NAME=value word in Value), or "" for anything else.
 type EnvOpt struct{ Name, Value string }
 
-// EnvOptions reads env's arguments: the options and assignments, and the
-// index of the program they run (len(args) when none). Long options take
-// their value attached (--unset=X) or as the next word; short ones may be
-// grouped (-iu NAME, -uNAME). The guard and the run line both read env
-// here, so that no spelling of an option is taken for the program.
+// EnvOptions reads env's options and assignments, and the index of the
+// program they run (len(args) when none): the guard and the run line both
+// read env here, so no spelling of an option is taken for the program.
 func EnvOptions(args []string) (opts []EnvOpt, program int) {
 	long := map[string]string{"--ignore-environment": "i", "--unset": "u", "--chdir": "C", "--split-string": "S"}
 	i := 0
@@ -141,42 +132,33 @@ func unknown(t string) bool { return strings.Contains(t, Unknown) }
 
 // IsName reports whether s is a shell variable name.
 func IsName(s string) bool {
-	if s == "" || !(s[0] == '_' || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
+	const letters = "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	return s != "" && strings.IndexByte(letters, s[0]) >= 0 && strings.Trim(s, letters+"0123456789") == ""
 }
 
-// IsShell reports whether name is a shell, whose first operand is a script.
-func IsShell(name string) bool {
-	switch name {
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish":
-		return true
-	}
-	return false
-}
+// Shells are the shells, whose first operand is a script.
+var Shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}
 
-// Interp is an interpreter's options: those that take a value, those
-// whose value is program text, and its long options that take a value.
+// IsShell reports whether name is one of Shells.
+func IsShell(name string) bool { return slices.Contains(Shells, name) }
+
+// Interp is an interpreter's options: the letters taking a value, those
+// whose value is program text, and its long options taking a value.
 type Interp struct {
 	Values string
 	Code   []string
 	Long   []string
 }
 
+var nodeLike = Interp{Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print", "require"}}
+
 // Interps are the interpreters whose first operand is a script.
 var Interps = map[string]Interp{
 	"python":    {Values: "cmWXQ", Code: []string{"c"}},
 	"perl":      {Values: "eEI", Code: []string{"e", "E"}},
 	"ruby":      {Values: "eIrCE", Code: []string{"e"}},
-	"node":      {Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print", "require"}},
-	"nodejs":    {Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print", "require"}},
+	"node":      nodeLike,
+	"nodejs":    nodeLike,
 	"bun":       {Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print"}},
 	"php":       {Values: "rdcfB", Code: []string{"r", "B"}},
 	"lua":       {Values: "el", Code: []string{"e"}},
@@ -187,25 +169,21 @@ var Interps = map[string]Interp{
 	"tclsh":     {},
 }
 
-// Interpreter returns the name under which Interps knows the program
-// name (python3.12 is python, php8.2 php), and whether it does.
+// Interpreter returns the name Interps knows the program name by
+// (python3.12 is python, php8.2 php), and whether it does.
 func Interpreter(name string) (string, bool) {
-	if _, ok := Interps[name]; ok {
-		return name, true
-	}
 	if strings.HasPrefix(name, "python") {
 		return "python", true
 	}
-	if base := Unversioned(name); base != name {
-		if _, ok := Interps[base]; ok {
-			return base, true
+	for _, n := range []string{name, Unversioned(name)} {
+		if _, ok := Interps[n]; ok {
+			return n, true
 		}
 	}
 	return "", false
 }
 
-// Unversioned is an interpreter's name without a version suffix: php8.2
-// is php, lua5.4 lua, node20 node.
+// Unversioned is name without a version suffix: php8.2 is php, node20 node.
 func Unversioned(name string) string {
 	return strings.TrimRight(name, "0123456789.-")
 }

@@ -1,21 +1,8 @@
 // Package shell is stopgate's one bounded dry-run interpreter over
 // mvdan.cc/sh: the guard judges a Bash command by running it here with a
-// Judge (dryrun.go), and Files says which files of a project a
-// validator's run line executes.
-//
-// Files is the one answer behind the guard's protected set and the inputs
-// detect records when it arms a prompt, so that the program protected is
-// the program recorded, and both are the one that will run. A run line is
-// shell text (mappings.toml's run = "…"), run by the gate with sh -c in
-// the project root. It is dry-run in the interpreter with the same
-// bounds, names and rewrites as the guard's dry run: quotes, variables
-// ($CLAUDE_PROJECT_DIR is the root), cd, && and wrappers (env, timeout, …)
-// resolve as in the shell, and every program is a stub. A program named by
-// a path, or the script an interpreter or a shell runs, is recorded when it
-// lies inside the project; a shell script it runs is dry-run in turn, and
-// the files it sources (. ./lib.sh, source "$(dirname "$0")/lib.sh") are
-// recorded with it. A program looked up in PATH (go test, make) names no
-// file of the project.
+// Judge (dryrun.go), and Files says which files of a project a validator's
+// run line executes (docs/guard.md), the one answer behind the guard's
+// protected set and the inputs detect records.
 package shell
 
 import (
@@ -40,14 +27,11 @@ import (
 
 // File is one file a run line executes.
 type File struct {
-	Path string // absolute and clean, inside the root
-	// SourcedBy is the program that sources it; "" for a program the run
-	// line runs.
-	SourcedBy string
+	Path      string // absolute and clean, inside the root
+	SourcedBy string // the program that sources it; "" for one the run line runs
 }
 
-// Bounds of one analysis: run lines and validator scripts are short, and
-// past these the analysis stops with what it found so far.
+// Bounds of one analysis: past them it stops with what it found.
 const (
 	lineSteps    = 2000
 	lineDepth    = 4 // scripts run by scripts, sh -c in sh -c
@@ -69,10 +53,8 @@ func Files(run, root string) []File {
 	return r.files()
 }
 
-// Key is what Files of run depends on besides the files themselves: two
-// run lines with the same key execute the same files. A plain run line's
-// arguments do not count (validators/check.sh 42 and 43), so a config of
-// thousands of them is resolved once.
+// Key is what Files of run depends on besides the files: a plain run
+// line's arguments do not count, so thousands of them resolve once.
 func Key(run string) string {
 	if first, ok := plainLine(run); ok {
 		return first
@@ -109,8 +91,7 @@ func (r *resolver) files() []File {
 }
 
 // program records p, run in dir with args, and follows a shell script's
-// sources; shell says a shell runs it (sh x.sh), which makes it a script
-// whatever its first line.
+// sources; shell says a shell runs it (sh x.sh).
 func (r *resolver) program(p, dir string, args []string, shell bool, depth int) {
 	if !r.add(File{Path: p}) || depth >= lineDepth {
 		return
@@ -122,8 +103,8 @@ func (r *resolver) program(p, dir string, args []string, shell bool, depth int) 
 	r.script(text, p, dir, args, depth+1)
 }
 
-// sources matches a script that may source a file: only such a script
-// is dry-run, which keeps the guard's protected set cheap to build.
+// sources matches a script that may source a file: only such a script is
+// dry-run, which keeps the protected set cheap.
 var sources = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s;&|({])(source|\.)\s`) })
 
 // shellScript reports whether a program is a shell script: its #! line
@@ -143,9 +124,8 @@ func shellScript(p, text string) bool {
 // ErrNotRegular is ReadFile's answer for a folder, a device or a FIFO.
 var ErrNotRegular = regular.ErrNotRegular
 
-// ReadFile is the text of the regular file p, bounded, for a dry run to
-// read; anything else is refused unread (regular.Open: a FIFO's open
-// would block).
+// ReadFile is the text of the regular file p, bounded; anything else is
+// refused unread (a FIFO's open would block).
 func ReadFile(p string) (string, error) {
 	f, _, err := regular.Open(p)
 	if err != nil {
@@ -163,8 +143,7 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 	if f == nil {
 		return
 	}
-	// What a run line sees: $CLAUDE_PROJECT_DIR, as the gate sets it, and
-	// $0 and $BASH_SOURCE of the script; any other variable is unset.
+	// As the gate runs it: any other variable is unset.
 	env := []string{"CLAUDE_PROJECT_DIR=" + r.root, "PATH=/usr/local/bin:/usr/bin:/bin"}
 	if zero != "" {
 		env = append(env, "BASH_SOURCE="+zero)
@@ -183,9 +162,7 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 	}
 	flags := []string{}
 	if zero == "" {
-		// The run line's globs are not expanded: a program it names is a
-		// validator's, what a glob finds (for t in tests/*.sh) is the
-		// agent's own code, which the guard must not protect.
+		// No globs: what one finds (tests/*.sh) is the agent's own code.
 		flags = append(flags, "-f")
 	}
 	opts = append(opts, interp.Params(append(append(flags, "--"), params...)...))
@@ -198,10 +175,9 @@ func (r *resolver) script(src, zero, dir string, params []string, depth int) {
 // ended by an interpreter panic.
 var ErrStopped = errors.New("dry run stopped before its end")
 
-// RunUntil dry-runs f in r until end, the guard's runs and the run line's: an
-// interpreter panic ends the run, not the hook. A run still going a
-// second past end (a read the context cannot stop) is left behind, left
-// set: its runner, still running, must not be used.
+// RunUntil dry-runs f in r until end: an interpreter panic ends the run,
+// not the hook. A run still going a second past end (a read the context
+// cannot stop) is left behind (left): its runner must not be used.
 func RunUntil(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
 	ctx, cancel := context.WithDeadline(context.Background(), end)
 	defer cancel()
@@ -252,11 +228,10 @@ func (r *resolver) call(ctx context.Context, args []string, zero string, depth i
 }
 
 // exec is every program: a stub that records a project program the run
-// line runs, follows sh -c, and answers the path helpers scripts find
-// their folder with. What a validator script itself runs (zero is the
-// script) is the agent's project, not the validator: not recorded.
+// line runs (not one a validator script runs: the agent's project),
+// follows sh -c, and answers the path helpers.
 func (r *resolver) exec(ctx context.Context, args []string, zero string, depth int) error {
-	if ok, err := Status(args); ok {
+	if ok, err := status(args); ok {
 		return err
 	}
 	hc := interp.HandlerCtx(ctx)
@@ -304,7 +279,7 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 }
 
 // shellOperand is sh's inline code (-c) or script operand, and the index
-// of the first argument after the script.
+// of the argument after the script.
 func shellOperand(args []string) (code, script string, next int) {
 	for i := 0; i < len(args); i++ {
 		t := args[i]
@@ -352,7 +327,7 @@ func interpreterOperand(spec Interp, args []string) (string, int) {
 }
 
 // pathHelper prints what dirname, basename, realpath and readlink -f
-// print, so that DIR=$(cd "$(dirname "$0")" && pwd) resolves.
+// print: DIR=$(cd "$(dirname "$0")" && pwd) resolves.
 func pathHelper(hc interp.HandlerContext, args []string) {
 	var ops []string
 	for _, a := range args[1:] {
@@ -376,8 +351,7 @@ func pathHelper(hc interp.HandlerContext, args []string) {
 	io.WriteString(hc.Stdout, out+"\n")
 }
 
-// open lets the dry run read the real files (a sourced file, $(< f)),
-// bounded, and writes nothing.
+// open reads the real files, bounded, and writes nothing.
 func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
 	text := "" // a write, or a file it cannot read: nothing
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) == 0 {
@@ -388,11 +362,10 @@ func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWri
 	return reader{strings.NewReader(text)}, nil
 }
 
-// parsed is src, the script at name, parsed and prepared; nil when it
-// does not parse or is past the bounds.
+// parsed is src, the script at name, prepared; nil past the bounds.
 func parsed(src, name string) *syntax.File {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
-	if err != nil || TooDeep(f) || Weight(f) > MaxWeight {
+	if err != nil || tooDeep(f) || weight(f) > maxWeight {
 		return nil
 	}
 	Prepare(f)
@@ -412,11 +385,9 @@ func preparedLine(src string) string {
 	return b.String()
 }
 
-// plainProgram answers the usual run line, a path and plain arguments
-// ("validators/check.sh 42"), without a dry run of the line: the guard
-// asks for every run validator on every call it judges. ok is false for
-// anything the shell must see: quotes, expansions, assignments, wrappers,
-// shells and interpreters; p is "" for a program outside the project.
+// plainProgram answers the usual run line, a path and plain arguments,
+// without a dry run; ok is false for anything the shell must see, p is ""
+// outside the project.
 func plainProgram(run, root string) (p string, ok bool) {
 	first, ok := plainLine(run)
 	if !ok {
@@ -429,8 +400,7 @@ func plainProgram(run, root string) (p string, ok bool) {
 	return p, true
 }
 
-// plainLine is the program word of a plain run line, and whether the line
-// is one.
+// plainLine is the program word of a plain run line, if it is one.
 func plainLine(run string) (string, bool) {
 	words, ok := PlainWords(run)
 	if !ok || len(words) == 0 || !strings.Contains(words[0], "/") {
@@ -447,9 +417,8 @@ func plainLine(run string) (string, bool) {
 	return first, true
 }
 
-// PlainWords splits text the shell passes as written, letters, digits and
-// /._-+,@:% between blanks, into its words; false for anything the shell
-// would expand, quote, chain or redirect.
+// PlainWords splits text the shell passes as written (letters, digits,
+// /._-+,@:% and blanks) into words; false for anything else.
 func PlainWords(text string) ([]string, bool) {
 	for i := 0; i < len(text); i++ {
 		c := text[i]
