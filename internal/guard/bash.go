@@ -470,6 +470,9 @@ func (d *dryRun) Refuse(target, by, why string) error {
 	return shell.ErrHit
 }
 
+// Source follows every file a command sources.
+func (d *dryRun) Source(*shell.Shell, string) bool { return true }
+
 // Kill judges the builtin kill.
 func (d *dryRun) Kill(s *shell.Shell, hc interp.HandlerContext, args []string) error {
 	a := d.analyzer(s, hc)

@@ -301,8 +301,9 @@ func literalSize(p syntax.WordPart) (int, bool) {
 	return 0, false
 }
 
-// tooBig says why f is too large to dry-run, or "".
-func tooBig(f *syntax.File) string {
+// tooBig says why f is too large to dry-run, or "": cmds counts its
+// commands too.
+func tooBig(f *syntax.File, cmds bool) string {
 	n, braces := 0, 0
 	syntax.Walk(f, func(node syntax.Node) bool {
 		switch node := node.(type) {
@@ -315,10 +316,10 @@ func tooBig(f *syntax.File) string {
 		case *syntax.Word:
 			braces = max(braces, braceCount(node))
 		}
-		return n <= maxCmds && braces <= maxBraces
+		return (!cmds || n <= maxCmds) && braces <= maxBraces
 	})
 	switch {
-	case n > maxCmds:
+	case cmds && n > maxCmds:
 		return "it has more commands than the guard's dry run follows"
 	case braces > maxBraces:
 		return "its brace expansions make more words than the guard's dry run follows"

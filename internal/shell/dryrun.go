@@ -47,6 +47,8 @@ type Judge interface {
 	Write(s *Shell, hc interp.HandlerContext, name string) (target string, known bool, err error)
 	// Read is told of a redirection that reads name.
 	Read(s *Shell, hc interp.HandlerContext, name string)
+	// Source says whether to follow the file p that s sources.
+	Source(s *Shell, p string) bool
 	// Refuse stops the run on a doubt about target, found in the command by.
 	Refuse(target, by, why string) error
 	// Hit reports whether the run has found what stops it.
@@ -201,12 +203,13 @@ func (d *Run) Open(name, dir string) (io.Reader, error) {
 
 // Shell is one interpreter in a dry run: the top script or a nested shell.
 type Shell struct {
-	Run   *Run
-	Pass  Pass
-	Depth int
-	Top   bool
-	Zero  string         // $0 of a nested shell
-	Env   expand.Environ // what a nested shell inherits: its caller's exported variables
+	Run    *Run
+	Pass   Pass
+	Depth  int
+	Top    bool
+	NoGlob bool           // set -f
+	Zero   string         // $0 of a nested shell
+	Env    expand.Environ // what a nested shell inherits: its caller's exported variables
 }
 
 // Script dry-runs src in dir as a shell nested in s, with $0 zero, the
@@ -239,7 +242,9 @@ func (d *Run) Load(src string) *syntax.File {
 		return nil
 	}
 	prepare(f)
-	if why := tooBig(f); why != "" {
+	// A run line's scripts are the user's: bounded by steps, not length.
+	_, line := d.Judge.(*resolver)
+	if why := tooBig(f, !line); why != "" {
 		d.Doubt(why)
 		return nil
 	}
@@ -287,9 +292,11 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 		interp.AccessHandler(s.access),
 		interp.ReadDirHandler2(func(_ context.Context, p string) ([]fs.DirEntry, error) { return os.ReadDir(p) }),
 	}
-	if len(params) > 0 {
-		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	params = append([]string{"--"}, params...)
+	if s.NoGlob {
+		params = append([]string{"-f"}, params...)
 	}
+	opts = append(opts, interp.Params(params...))
 	r, err := interp.New(opts...)
 	if err != nil && dir != existingAncestor(dir) {
 		opts[1] = interp.Dir(existingAncestor(dir))
@@ -514,22 +521,23 @@ func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ er
 // source runs the file's text as eval, prepared; a file whose text the
 // run cannot know in full is refused.
 func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error) {
-	p := Abs(args[1], hc.Dir)
+	p, by := Abs(args[1], hc.Dir), strings.Join(args, " ")
+	if !s.Run.Judge.Source(s, p) {
+		return []string{":"}, nil
+	}
 	if c := s.Run.File(p); c != nil && c.Unknown() {
-		return nil, s.Run.Judge.Refuse(args[1], strings.Join(args, " "),
-			"it sources a file written in the same call, whose content the guard cannot know")
+		return nil, s.Run.Judge.Refuse(args[1], by, "it sources a file written in the same call, whose content the guard cannot know")
 	}
-	if r, err := s.Run.Open(args[1], hc.Dir); err == nil {
-		if b, err := io.ReadAll(r); err == nil {
-			if bytes.Contains(b, []byte(Unknown)) {
-				return nil, s.Run.Judge.Refuse(args[1], strings.Join(args, " "),
-					"it sources a file the guard cannot read in full (larger than it reads)")
-			}
-			s.Run.text(string(b))
-			return []string{"eval", prepared(string(b))}, nil
-		}
+	r, err := s.Run.Open(args[1], hc.Dir)
+	if err != nil {
+		return args, nil
 	}
-	return args, nil
+	b, _ := io.ReadAll(r)
+	if bytes.Contains(b, []byte(Unknown)) {
+		return nil, s.Run.Judge.Refuse(args[1], by, "it sources a file the guard cannot read in full (larger than it reads)")
+	}
+	s.Run.text(string(b))
+	return []string{"eval", prepared(string(b))}, nil
 }
 
 // reparsed are the builtins that parse text of their own: they get it

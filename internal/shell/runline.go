@@ -9,14 +9,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/regular"
@@ -31,25 +29,20 @@ type File struct {
 	SourcedBy string // the program that sources it; "" for one the run line runs
 }
 
-// Bounds of one analysis: past them it stops with what it found.
-const (
-	lineSteps    = 2000
-	lineDepth    = 4 // scripts run by scripts, sh -c in sh -c
-	lineDeadline = 500 * time.Millisecond
-)
+// lineDeadline bounds one analysis: past it, it stops with what it found.
+const lineDeadline = 500 * time.Millisecond
 
 // Files returns the files inside root that the run line run executes, in
 // the order it runs them, each once.
 func Files(run, root string) []File {
-	root = path.Clean(filepath.ToSlash(root))
-	r := &resolver{root: root, seen: map[string]bool{}, end: time.Now().Add(lineDeadline)}
-	if p, ok := plainProgram(run, root); ok {
+	r := newResolver(run, root)
+	if p, ok := plainProgram(run, r.Root); ok {
 		if p != "" {
-			r.program(p, root, nil, false, 0)
+			r.program(r.top, p, r.Root, nil, false)
 		}
 		return r.files()
 	}
-	r.script(run, "", root, nil, 0)
+	r.top.run(run, r.Root, nil, nil)
 	return r.files()
 }
 
@@ -62,45 +55,46 @@ func Key(run string) string {
 	return run
 }
 
+// resolver is the Judge of a run line's dry run: it records the files.
 type resolver struct {
-	root    string
-	steps   atomic.Int64
-	printed atomic.Int64
-	end     time.Time
-
-	mu   sync.Mutex // a dry run left behind at its deadline may still add
+	*Run
+	top  *Shell
 	seen map[string]bool
 	out  []File
 }
 
-func (r *resolver) add(f File) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen[f.Path] {
-		return false
-	}
-	r.seen[f.Path] = true
-	r.out = append(r.out, f)
-	return true
+func newResolver(run, root string) *resolver {
+	r := &resolver{seen: map[string]bool{}}
+	r.Run = NewRun(run, path.Clean(filepath.ToSlash(root)), "", r)
+	r.deadline = time.Now().Add(lineDeadline)
+	r.top = &Shell{Run: r.Run, Pass: Passes[0], NoGlob: true}
+	return r
 }
 
-func (r *resolver) files() []File {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]File(nil), r.out...)
+func (r *resolver) add(f File) bool {
+	return locked(r.Run, func() bool {
+		if r.seen[f.Path] {
+			return false
+		}
+		r.seen[f.Path] = true
+		r.out = append(r.out, f)
+		return true
+	})
 }
+
+func (r *resolver) files() []File { return locked(r.Run, func() []File { return slices.Clone(r.out) }) }
 
 // program records p, run in dir with args, and follows a shell script's
 // sources; shell says a shell runs it (sh x.sh).
-func (r *resolver) program(p, dir string, args []string, shell bool, depth int) {
-	if !r.add(File{Path: p}) || depth >= lineDepth {
+func (r *resolver) program(s *Shell, p, dir string, args []string, shell bool) {
+	if !r.add(File{Path: p}) {
 		return
 	}
 	text, err := ReadFile(p)
 	if err != nil || !shell && !shellScript(p, text) || !sources().MatchString(text) {
 		return
 	}
-	r.script(text, p, dir, args, depth+1)
+	s.Script(text, dir, p, expand.ListEnviron("BASH_SOURCE="+p), args, nil)
 }
 
 // sources matches a script that may source a file: only such a script is
@@ -136,41 +130,6 @@ func ReadFile(p string) (string, error) {
 	return string(b), err
 }
 
-// script dry-runs src: the run line (zero "") or the script at zero, in
-// dir with positional params.
-func (r *resolver) script(src, zero, dir string, params []string, depth int) {
-	f := parsed(src, zero)
-	if f == nil {
-		return
-	}
-	// As the gate runs it: any other variable is unset.
-	env := []string{"CLAUDE_PROJECT_DIR=" + r.root, "PATH=/usr/local/bin:/usr/bin:/bin"}
-	if zero != "" {
-		env = append(env, "BASH_SOURCE="+zero)
-	}
-	opts := []interp.RunnerOption{
-		interp.Env(expand.ListEnviron(env...)),
-		interp.Dir(dir),
-		interp.StdIO(strings.NewReader(""), io.Discard, io.Discard),
-		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
-			return r.call(ctx, args, zero, depth)
-		}),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-			return func(ctx context.Context, args []string) error { return r.exec(ctx, args, zero, depth) }
-		}),
-		interp.OpenHandler(open),
-	}
-	flags := []string{}
-	if zero == "" {
-		// No globs: what one finds (tests/*.sh) is the agent's own code.
-		flags = append(flags, "-f")
-	}
-	opts = append(opts, interp.Params(append(append(flags, "--"), params...)...))
-	if runner, err := interp.New(opts...); err == nil {
-		RunUntil(runner, f, r.end) // what it found is recorded, however it ended
-	}
-}
-
 // ErrStopped is a dry run that did not finish: past its deadline, or
 // ended by an interpreter panic.
 var ErrStopped = errors.New("dry run stopped before its end")
@@ -203,52 +162,34 @@ func RunUntil(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err e
 	return false, err
 }
 
-// call sees every simple command: it bounds the run and follows source.
-func (r *resolver) call(ctx context.Context, args []string, zero string, depth int) ([]string, error) {
-	hc := interp.HandlerCtx(ctx)
-	if r.steps.Add(1) > lineSteps {
-		return nil, context.Canceled // statements too: for ((;;)); do x=1; done
+// Source follows a file the run line or its scripts source inside the
+// project, and records it.
+func (r *resolver) Source(s *Shell, p string) bool {
+	if !Within(p, r.Root) || p == r.Root {
+		return false
 	}
-	if args, err, done := memory(hc, args, &r.printed); done {
-		return args, err
+	if _, err := ReadFile(p); err != nil {
+		return false
 	}
-	if (args[0] == "source" || args[0] == ".") && len(args) > 1 {
-		p := Abs(args[1], hc.Dir)
-		if !Within(p, r.root) || p == r.root {
-			return []string{":"}, nil // outside the project: not followed
-		}
-		text, err := ReadFile(p)
-		if err != nil {
-			return []string{":"}, nil
-		}
-		r.add(File{Path: p, SourcedBy: zero})
-		return []string{"eval", preparedLine(text)}, nil
-	}
-	return args, nil
+	r.add(File{Path: p, SourcedBy: s.Zero})
+	return true
 }
 
-// exec is every program: a stub that records a project program the run
-// line runs (not one a validator script runs: the agent's project),
-// follows sh -c, and answers the path helpers.
-func (r *resolver) exec(ctx context.Context, args []string, zero string, depth int) error {
-	if ok, err := status(args); ok {
-		return err
-	}
-	hc := interp.HandlerCtx(ctx)
+// Exec records a project program the run line runs (not one a validator
+// script runs: the agent's project), follows sh -c, and answers the path
+// helpers.
+func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error {
 	i, ok := Unwrap(args)
-	if !ok {
+	if !ok || i >= len(args) || unknown(args[i]) {
 		return nil
 	}
 	args = args[i:]
-	if len(args) == 0 || unknown(args[0]) {
-		return nil
-	}
 	name := path.Base(args[0])
 	switch {
 	case name == "dirname" || name == "basename" || name == "realpath" || name == "readlink":
-		pathHelper(hc, args)
+		pathHelper(s.Stdout(hc), hc.Dir, args)
 		return nil
-	case zero != "":
+	case s.Zero != "":
 		return nil
 	}
 	prog, rest, shell := args[0], args[1:], false
@@ -256,9 +197,7 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 		shell = true
 		code, script, i := shellOperand(args[1:])
 		if code != "" {
-			if depth < lineDepth {
-				r.script(code, "", hc.Dir, nil, depth+1)
-			}
+			s.Script(code, hc.Dir, "", nil, nil, nil)
 			return nil
 		}
 		prog, rest = script, args[1+i:]
@@ -268,15 +207,24 @@ func (r *resolver) exec(ctx context.Context, args []string, zero string, depth i
 	} else if !strings.Contains(prog, "/") {
 		return nil // looked up in PATH, not in the project
 	}
-	if prog == "" || unknown(prog) || zero == "" && strings.ContainsAny(prog, "*?[") {
+	if prog == "" || unknown(prog) || strings.ContainsAny(prog, "*?[") {
 		return nil // a glob of the run line: the agent's files
 	}
-	p := Abs(prog, hc.Dir)
-	if Within(p, r.root) && p != r.root {
-		r.program(p, hc.Dir, rest, shell, depth)
+	if p := Abs(prog, hc.Dir); Within(p, r.Root) && p != r.Root {
+		r.program(s, p, hc.Dir, rest, shell)
 	}
 	return nil
 }
+
+// The resolver judges nothing else: writes go nowhere, nothing is refused
+// but a sourced file it cannot read in full.
+func (r *resolver) Kill(*Shell, interp.HandlerContext, []string) error { return nil }
+func (r *resolver) Write(*Shell, interp.HandlerContext, string) (string, bool, error) {
+	return "", false, nil
+}
+func (r *resolver) Read(*Shell, interp.HandlerContext, string) {}
+func (r *resolver) Refuse(_, _, _ string) error                { return ErrHit }
+func (r *resolver) Hit() bool                                  { return false }
 
 // shellOperand is sh's inline code (-c) or script operand, and the index
 // of the argument after the script.
@@ -328,7 +276,7 @@ func interpreterOperand(spec Interp, args []string) (string, int) {
 
 // pathHelper prints what dirname, basename, realpath and readlink -f
 // print: DIR=$(cd "$(dirname "$0")" && pwd) resolves.
-func pathHelper(hc interp.HandlerContext, args []string) {
+func pathHelper(out io.Writer, dir string, args []string) {
 	var ops []string
 	for _, a := range args[1:] {
 		if !strings.HasPrefix(a, "-") || a == "-" {
@@ -339,50 +287,15 @@ func pathHelper(hc interp.HandlerContext, args []string) {
 		return
 	}
 	p := ops[0]
-	var out string
 	switch path.Base(args[0]) {
 	case "dirname":
-		out = path.Dir(p)
+		p = path.Dir(p)
 	case "basename":
-		out = path.Base(p)
+		p = path.Base(p)
 	default:
-		out = Abs(p, hc.Dir)
+		p = Abs(p, dir)
 	}
-	io.WriteString(hc.Stdout, out+"\n")
-}
-
-// open reads the real files, bounded, and writes nothing.
-func open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	text := "" // a write, or a file it cannot read: nothing
-	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) == 0 {
-		if t, err := ReadFile(Abs(name, interp.HandlerCtx(ctx).Dir)); err == nil {
-			text = t
-		}
-	}
-	return reader{strings.NewReader(text)}, nil
-}
-
-// parsed is src, the script at name, prepared; nil past the bounds.
-func parsed(src, name string) *syntax.File {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
-	if err != nil || tooDeep(f) || weight(f) > maxWeight {
-		return nil
-	}
-	Prepare(f)
-	return f
-}
-
-// preparedLine is src parsed, with the memory checks, and printed back.
-func preparedLine(src string) string {
-	f := parsed(src, "")
-	if f == nil {
-		return ":"
-	}
-	var b strings.Builder
-	if syntax.NewPrinter().Print(&b, f) != nil {
-		return ":"
-	}
-	return b.String()
+	io.WriteString(out, p+"\n")
 }
 
 // plainProgram answers the usual run line, a path and plain arguments,

@@ -145,8 +145,8 @@ func TestPlainProgramAgrees(t *testing.T) {
 			continue
 		}
 		answered++
-		r := &resolver{root: root, seen: map[string]bool{}, end: timeNow()}
-		r.script(run, "", root, nil, 0)
+		r := newResolver(run, root)
+		r.top.run(run, r.Root, nil, nil)
 		want := ""
 		if fs := r.files(); len(fs) > 0 {
 			want = fs[0].Path
@@ -171,8 +171,6 @@ func projectDir(t *testing.T) string {
 	}
 	return root
 }
-
-func timeNow() time.Time { return time.Now().Add(lineDeadline) }
 
 // TestKey: run lines with one key resolve to the same files.
 func TestKey(t *testing.T) {
