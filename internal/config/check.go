@@ -96,10 +96,7 @@ func (c *checker) programs() {
 // command only when it looks like such a misspelling.
 func (c *checker) promptFiles() {
 	for i, m := range c.cfg.Mappings {
-		if msg, _ := badPromptKey(m.Prompt); msg != "" {
-			continue
-		}
-		if c.cfg.existing(m.Prompt) != "" {
+		if msg, _ := badPromptKey(m.Prompt); msg != "" || c.cfg.existing(m.Prompt) != "" {
 			continue
 		}
 		key := fmt.Sprintf("mapping[%d].prompt", i)
@@ -112,7 +109,7 @@ func (c *checker) promptFiles() {
 			continue
 		}
 		msg := fmt.Sprintf("prompt %q has no file: none of %s exists", m.Prompt, strings.Join(c.cfg.Files(m.Prompt), ", "))
-		hint := fmt.Sprintf("it fires only on %s; check the key's spelling and prompts_dir", slashes(c.cfg.Commands(m.Prompt)))
+		hint := fmt.Sprintf("it fires only on %s; check the key's spelling and prompts_dir", "/"+strings.Join(c.cfg.Commands(m.Prompt), " or /"))
 		if alt != "" {
 			hint = fmt.Sprintf("did you mean prompt = %q? %s exists", alt, file)
 		}
@@ -124,10 +121,7 @@ func (c *checker) promptFiles() {
 // exists, and that file; or "", "".
 func (c *checker) respelt(key string) (alt, file string) {
 	for _, k := range []string{Spelling(key), strings.ReplaceAll(key, ":", "/"), Command(key)} {
-		if k == key || c.cfg.Mapping(k) != nil {
-			continue
-		}
-		if msg, _ := badPromptKey(k); msg != "" {
+		if msg, _ := badPromptKey(k); msg != "" || k == key || c.cfg.Mapping(k) != nil {
 			continue
 		}
 		if f := c.cfg.existing(k); f != "" {
@@ -135,15 +129,6 @@ func (c *checker) respelt(key string) (alt, file string) {
 		}
 	}
 	return "", ""
-}
-
-// slashes writes command names as the user types them: "/a:b or /a-b".
-func slashes(names []string) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = "/" + n
-	}
-	return strings.Join(out, " or ")
 }
 
 // Problem is one mistake in a config file, located by line and key.

@@ -117,24 +117,16 @@ func notATable(md toml.MetaData) toml.Key {
 	return nil
 }
 
+// wants is the TOML type of each kind of scalar in the shapes.
+var wants = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "a boolean", reflect.Float64: "a float", reflect.Int: "an integer"}
+
 // scalar returns the TOML type Go type t wants when v is not of it, else "".
 func scalar(v any, t reflect.Type) string {
-	want := "an integer" // the shapes' other scalars are ints
-	switch t.Kind() {
-	case reflect.String:
-		want = "a string"
-	case reflect.Bool:
-		want = "a boolean"
-	case reflect.Float64:
-		if _, isInt := v.(int64); isInt {
-			return "" // TOML takes an integer where a float goes
-		}
-		want = "a float"
-	}
-	if TOMLType(v) == want {
+	// TOML takes an integer where a float goes.
+	if got := TOMLType(v); got == wants[t.Kind()] || got == "an integer" && t.Kind() == reflect.Float64 {
 		return ""
 	}
-	return want
+	return wants[t.Kind()]
 }
 
 // field returns the key of t the field name reads, and its value: like the

@@ -20,7 +20,6 @@ type Diff struct {
 	AddedMatches string   // some line added in the files of In must match
 	In           []string // gitignore-style patterns (package pattern)
 	Cheats       bool     // no cheat added in the files of In, else of cheats.In
-
 }
 
 // IsDiff reports whether the validator is a diff check.

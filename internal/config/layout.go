@@ -48,30 +48,18 @@ func Names(promptsDir, key string) []Name {
 		return names
 	}
 	d := Command(key)
-	nested := d != key
-	names := make([]Name, 0, 6)
-	add := func(n Name) {
-		for _, o := range names {
-			if o.File == n.File && o.Command == n.Command {
-				return
-			}
+	rest := []Name{{File: commandsDir + key + ".md", Layout: LayoutCommand}, {File: mirrorDir + d + ".md", Layout: LayoutMirror},
+		{File: skillsDir + key + "/" + skillFile, Layout: LayoutSkill}, {Command: key, Layout: LayoutCommand}}
+	if d != key { // nested: the client's a:b:c, and the older flat a-b-c
+		rest = []Name{rest[0], {File: commandsDir + d + ".md", Layout: LayoutDashed}, rest[1],
+			{Command: strings.ReplaceAll(key, "/", ":"), Layout: LayoutCommand}, {Command: d, Layout: LayoutDashed}}
+	}
+	// Only the prompts_dir file can be another's (prompts_dir = ".claude/commands").
+	names := []Name{{File: cleanJoin(promptsDir, key+".md"), Layout: LayoutPromptsDir}}
+	for _, n := range rest {
+		if n.File == "" || n.File != names[0].File {
+			names = append(names, n)
 		}
-		names = append(names, n)
-	}
-	add(Name{File: cleanJoin(promptsDir, key+".md"), Layout: LayoutPromptsDir})
-	add(Name{File: commandsDir + key + ".md", Layout: LayoutCommand})
-	if nested {
-		add(Name{File: commandsDir + d + ".md", Layout: LayoutDashed})
-	}
-	add(Name{File: mirrorDir + d + ".md", Layout: LayoutMirror})
-	if !nested {
-		add(Name{File: skillsDir + key + "/" + skillFile, Layout: LayoutSkill})
-	}
-	if nested {
-		add(Name{Command: strings.ReplaceAll(key, "/", ":"), Layout: LayoutCommand})
-		add(Name{Command: d, Layout: LayoutDashed})
-	} else {
-		add(Name{Command: key, Layout: LayoutCommand})
 	}
 	return names
 }
