@@ -288,19 +288,11 @@ type records struct {
 
 // line returns the line at off, without its newline.
 func (r *records) line(off int64) ([]byte, error) {
-	var line []byte
-	buf := make([]byte, 512)
-	for off < r.hi {
-		n, err := r.f.ReadAt(buf[:min(int64(len(buf)), r.hi-off)], off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return append(line, buf[:i]...), nil
-		}
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		line, off = append(line, buf[:n]...), off+int64(n)
+	line, err := bufio.NewReaderSize(io.NewSectionReader(r.f, off, r.hi-off), 512).ReadBytes('\n')
+	if err != nil {
+		return nil, errCache // unreadable, or no newline: torn
 	}
-	return nil, errCache // no newline: torn
+	return line[:len(line)-1], nil
 }
 
 // value returns the value of a line whose checksum holds.
