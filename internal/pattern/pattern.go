@@ -43,13 +43,9 @@ func Check(p string) error {
 
 func compile(raw string) (pat, error) {
 	var p pat
-	s := raw
-	if strings.HasPrefix(s, "!") {
-		p.negate, s = true, s[1:]
-	}
-	if strings.HasSuffix(s, "/") {
-		p.dirOnly, s = true, s[:len(s)-1]
-	}
+	s, neg := strings.CutPrefix(raw, "!")
+	s, dir := strings.CutSuffix(s, "/")
+	p.negate, p.dirOnly = neg, dir
 	anchored := strings.Contains(s, "/")
 	s = strings.TrimPrefix(s, "/")
 	if strings.TrimSpace(s) == "" {

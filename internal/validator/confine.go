@@ -2,6 +2,7 @@ package validator
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,30 +19,18 @@ import (
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// Confinement runs the Run commands of a stop inside one bubblewrap
-// sandbox (sandbox.go) with ReadOnly mounted read-only, every directory
-// above them pinned, and no capabilities: see docs/security.md
-// (#confined-validators) for what it stops and what it costs.
+// Confinement runs a stop's Run commands in one bubblewrap sandbox with
+// ReadOnly read-only (docs/security.md#confined-validators).
 type Confinement struct {
-	// Required makes a command that cannot be confined a failing Result
-	// with Unconfined set, never run; otherwise it runs unconfined.
-	Required bool
-	// ReadOnly are absolute paths; those missing are skipped (the caller
-	// checks with Missing and Appeared), symlinks mounted as their target.
-	ReadOnly []string
+	Required bool     // a command that cannot be confined is not run (Result.Unconfined)
+	ReadOnly []string // absolute; the missing skipped (see Missing), symlinks followed
 	// Writable are folders bound writable over a read-only one above them.
 	Writable []string
 	Env      []string // KEY=VALUE set over the gate's environment inside
 }
 
 // bwrapBase are the arguments of every confined command, before the mounts.
-var bwrapBase = []string{
-	"--dev-bind", "/", "/",
-	"--dev", "/dev",
-	"--unshare-pid", "--proc", "/proc",
-	"--cap-drop", "ALL",
-	"--die-with-parent",
-}
+var bwrapBase = []string{"--dev-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc", "--cap-drop", "ALL", "--die-with-parent"}
 
 var probe struct {
 	once sync.Once
@@ -51,8 +40,7 @@ var probe struct {
 }
 
 // Bwrap returns the path of a bwrap that can confine a command here, or
-// why there is none (not installed, no user namespaces, macOS). It probes
-// once per process; a stop's sandbox start is otherwise the probe.
+// why there is none; it probes once per process.
 func Bwrap() (string, error) {
 	probe.once.Do(func() { probe.path, probe.err = findBwrap(); probe.made.Store(true) })
 	return probe.path, probe.err
@@ -84,10 +72,7 @@ func lookBwrap() (string, error) {
 
 // cannotSandbox is why bwrap failed: the first line it printed, or how it ended.
 func cannotSandbox(path, stderr string, err error) error {
-	why := strings.TrimSuffix(strings.TrimSpace(firstLine(stderr)), ".")
-	if why == "" {
-		why = err.Error()
-	}
+	why := cmp.Or(strings.TrimSuffix(strings.TrimSpace(firstLine(stderr)), "."), err.Error())
 	return fmt.Errorf("%s cannot create a sandbox here: %s", path, why)
 }
 
@@ -147,7 +132,7 @@ func (c *Confinement) mounts() map[string]string {
 }
 
 // readOnlyIn reports whether dir lies in a read-only mount of m, with no
-// writable one between: nothing can rename it already.
+// writable one between: nothing can rename it.
 func readOnlyIn(m map[string]string, dir string) bool {
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
 		switch m[d] {
@@ -162,8 +147,6 @@ func readOnlyIn(m map[string]string, dir string) bool {
 	}
 }
 
-// existingParent is the nearest directory above p that exists, symlinks
-// resolved, or "".
 func existingParent(p string) string {
 	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
@@ -197,8 +180,6 @@ func statted(paths []string, keep func(error) bool) []string {
 	return out
 }
 
-// unconfined is the Result of a command that had to be confined and
-// could not be: it is not run.
 func unconfined(err error) Result {
 	return Result{Problem: "not run: it must be confined ([settings] confine = true), but " + err.Error(), ExitCode: -1, Unconfined: true}
 }

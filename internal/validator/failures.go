@@ -18,9 +18,7 @@ const (
 )
 
 // Shown is what a reader is shown of the output: at most n lines and a
-// note of what was left out. Output that does not fit shows, with
-// OutputFailures, the failing tests found, each cut to its share, then
-// the last lines; otherwise (or with no failure found) it is cut as Lines.
+// note of what was left out (docs/validator-output.md).
 func (r Result) Shown(n int, policy string) []string {
 	lines := r.lines()
 	if policy != OutputFailures || len(lines) <= n && r.Dropped == 0 {
@@ -49,8 +47,7 @@ func (r Result) Shown(n int, policy string) []string {
 	return append(append(shown, lines[from:]...), note(more, r.Dropped)...)
 }
 
-// block is one failing test's lines; end is the index after its last
-// line, 0 for structured output.
+// block is one failing test's lines; end is the index after its last (0: structured).
 type block struct {
 	lines []string
 	end   int
@@ -81,7 +78,7 @@ func failureBlocks(lines []string) (blocks []block, tail bool) {
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // format is a runner's text output: a failing block is a line start
-// accepts and those after it up to one ends takes; keep picks its lines.
+// accepts up to one ends takes; keep picks its lines.
 type format struct {
 	start func(trim string) bool
 	ends  func(line string) bool
@@ -206,8 +203,7 @@ type testEvent struct {
 	Action, Package, Test, ImportPath, Output string
 }
 
-// goJSONFailures are go test -json's failing tests and builds, each its
-// "--- FAIL" line then its output.
+// goJSONFailures are go test -json's failing tests and builds, "--- FAIL" first.
 func goJSONFailures(lines []string) []block {
 	var out []block
 	said := map[string][]string{}
@@ -246,8 +242,7 @@ type junitFail struct {
 	Text    string `xml:",chardata"`
 }
 
-// junitFailures are JUnit XML's failed and erroring test cases, each its
-// class and name then its text or message.
+// junitFailures are JUnit XML's failed and erroring test cases.
 func junitFailures(lines []string) []block {
 	out := strings.Join(lines, "\n")
 	if !strings.Contains(out, "<testsuite") && !strings.Contains(out, "<testcase") {

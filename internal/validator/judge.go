@@ -129,9 +129,8 @@ func (a answer) result(model string, usage *Usage) Result {
 	return Result{Passed: a.Verdict == "pass", Output: b.String(), Usage: usage}
 }
 
-// parseAnswer decodes and verifies the model's answer: a verdict, a
-// reason, a quote for a fail, every quote verbatim in one of bodies. why
-// says what is wrong, "" for an answer that stands.
+// parseAnswer decodes and verifies the model's answer (a fail quotes,
+// every quote verbatim in bodies); why says what is wrong, "" if none.
 func parseAnswer(text string, bodies []string) (answer, string) {
 	var a answer
 	t := strings.TrimSpace(text)
@@ -160,8 +159,7 @@ func parseAnswer(text string, bodies []string) (answer, string) {
 }
 
 // evidence reads what the judge may see into bodies, cut to MaxBytes in
-// all, and the user message framing them. An unreadable file is said in
-// its body; unknown changed files are an error.
+// all, and the user message framing them; unknown changed files are an error.
 func evidence(env Env, s Spec, specs []Spec, results []Result) (bodies []string, user string, err error) {
 	left := max(s.Judge.MaxBytes, 1)
 	var b strings.Builder
@@ -220,9 +218,7 @@ func changedFiles(env []string) ([]string, error) {
 	return strings.Split(string(data), "\x00"), nil
 }
 
-// changedEvidence is what a judge is sent of rel, changed since arming:
-// its diff against the text recorded then, or its text when it is new or
-// none was kept.
+// changedEvidence is rel's diff since arming, or its text when new or not recorded.
 func changedEvidence(dir, rel string, recs []*baseline.Snapshot, most int) string {
 	was, ok := baseline.Armed(recs, filepath.ToSlash(rel))
 	now := readEvidence(dir, rel, max(most, 1<<20))

@@ -22,9 +22,8 @@ import (
 
 const (
 	defaultOutputLimit = 64 << 10
-	// DefaultTimeout bounds a validator whose Spec sets none ([settings]
-	// timeout's default): room for a real test suite, well within the
-	// clients' 600 s Stop hook timeout.
+	// DefaultTimeout bounds a validator whose Spec sets none: room for a
+	// real test suite, within the clients' 600 s Stop hook timeout.
 	DefaultTimeout = 5 * time.Minute
 	// drainGrace bounds reading output after a command's group is killed:
 	// a child that escaped the group (setsid) cannot hold the gate.
@@ -86,8 +85,8 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 // errStopped cancels the checks still running when one failed (fail-fast).
 var errStopped = errors.New("stopped: another check failed first (fail_fast)")
 
-// failFast returns ctx's child and its cancel, and saw, which passes a
-// Result on, first stopping the other checks when on and it failed.
+// failFast returns ctx's child, its cancel, and saw, which passes a Result
+// on, first stopping the other checks when on and it failed.
 func failFast(ctx context.Context, on bool) (context.Context, context.CancelCauseFunc, func(Result) Result) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	return ctx, cancel, func(r Result) Result {
@@ -127,9 +126,8 @@ func each(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// runOne runs one spec unconfined, named and timed, in the gate and in the
-// sandbox's runner alike; dog is nil in the sandbox, whose pid namespace
-// ends what a validator leaves.
+// runOne runs one spec unconfined and timed, in the gate and in the
+// runner alike; dog is nil in the sandbox, whose pid namespace ends all.
 func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	start := time.Now()
 	var r Result
@@ -172,9 +170,8 @@ func checkFile(env Env, s Spec) Result {
 	return Result{Output: strings.Join(whys, "\n")}
 }
 
-// readRegular reads up to most bytes of the file at path through
-// regular.Open: a named pipe with no writer the agent planted would hold
-// the gate until the client's hook timeout let the stop through.
+// readRegular reads up to most bytes of path through regular.Open: a
+// planted named pipe would hold the gate past the client's hook timeout.
 func readRegular(path string, most int64) ([]byte, os.FileInfo, error) {
 	f, st, err := regular.Open(path)
 	if err != nil {
@@ -190,8 +187,7 @@ var (
 	adopt       sync.Once                 // makes the process a subreaper before its first command
 )
 
-// runCommand runs a run validator with sh -c in its own process group,
-// bounded by its timeout, its output captured up to the limit.
+// runCommand runs s.Run with sh -c in its own process group, bounded.
 func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	timeout := s.timeout()
 	limit := env.outputLimit()
@@ -254,9 +250,8 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
 }
 
-// endGroup kills what is left of a finished command's group (its
-// leader's pid, not reused before pid_max wraps, names it) and reads the
-// output still in the pipe for drainGrace.
+// endGroup kills what is left of a finished command's group (named by its
+// leader's pid, not reused before pid_max wraps) and drains the pipe.
 func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	killGroup(cmd)
 	reaped := make(chan struct{})
@@ -318,8 +313,7 @@ func exitProblem(ps *os.ProcessState) string {
 }
 
 // Unrunnable says why the program a run line names by path cannot run
-// from dir (missing, a directory, not executable), or "": for a program
-// on $PATH or shell syntax only running can tell. `gate check` uses it.
+// from dir, or "" (a program on $PATH or shell syntax: only running tells).
 func Unrunnable(dir, run string) string {
 	fields := strings.Fields(run)
 	if len(fields) == 0 {
@@ -371,9 +365,8 @@ func unwrapPath(err error) error {
 }
 
 // capped keeps what a command printed within limit bytes and counts the
-// rest: past the limit, the first bytes, or with tail (OutputFailures) the
-// first lines, the failing lines between and the last bytes
-// (docs/validator-output.md). Its memory is bounded by the limit.
+// rest: the first bytes, or with tail the first lines, failing lines and
+// last bytes (docs/validator-output.md).
 type capped struct {
 	mu             sync.Mutex
 	buf            []byte
@@ -438,9 +431,8 @@ func (c *capped) letGo() {
 	}
 }
 
-// scan keeps, of bytes let go and while the budget lasts, each failing
-// line and the lines indented deeper (or blank) after it: TAP's YAML, go
-// test's messages.
+// scan keeps, of bytes let go and within budget, each failing line and
+// those indented deeper (or blank) after it.
 func (c *capped) scan(p []byte, budget int) {
 	for len(p) > 0 {
 		end := bytes.IndexByte(p, '\n')

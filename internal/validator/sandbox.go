@@ -21,13 +21,8 @@ import (
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// One sandbox per stop: inside, the running binary started with
-// SandboxArg is the runner (Serve), which runs the specs it reads on stdin
-// with runOne and reports each Result as a JSON line carrying a nonce; the
-// report counts only whole (docs/security.md#confined-validators).
-
-// SandboxArg makes a binary that runs confined validators (the gate, the
-// test binaries of their packages) the runner inside the sandbox.
+// SandboxArg makes a binary that runs confined validators the runner
+// inside the sandbox (Serve; docs/security.md#confined-validators).
 const SandboxArg = "__confined"
 
 // boxGrace is how long past the last timeout (or the deadline) the gate
@@ -53,9 +48,8 @@ type boxLine struct {
 	Result Result
 }
 
-// runConfined runs the specs at idx in one sandbox and sets their
-// results. Where this machine has no sandbox they run unconfined, or not
-// at all when confinement is required.
+// runConfined runs the specs at idx in one sandbox; where this machine
+// has none, unconfined, or not at all when Required.
 func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, saw func(Result) Result) {
 	boxed := make([]Spec, len(idx))
 	for j, i := range idx {
@@ -228,9 +222,8 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 // maxRequest bounds the runner's input: specs, not data.
 const maxRequest = 64 << 20
 
-// Serve is the runner inside a stop's sandbox: it reads the request on
-// stdin, runs its specs at once and reports each on stdout as it ends.
-// Started by anything else, it runs what the caller could run itself.
+// Serve is the runner inside a stop's sandbox: it runs the specs of the
+// request on stdin at once and reports each on stdout as it ends.
 func Serve(stdin io.Reader, stdout io.Writer) error {
 	hideSelf() // before any validator starts: none may open our stdout or trace us
 	var req boxRequest

@@ -30,13 +30,10 @@ func (s Spec) timeout() time.Duration { return cmp.Or(max(s.Timeout, 0), Default
 
 // Env is where specs run.
 type Env struct {
-	Dir  string   // project root: the working directory and base of File paths
-	Vars []string // added to the environment of every Run
-	// OutputLimit bounds the bytes kept per check (default 64 KiB), so a
-	// runaway validator cannot take the gate's memory; Output says which
-	// (OutputFailures or OutputHead, docs/validator-output.md).
-	OutputLimit int
-	Output      string
+	Dir         string       // project root: the working directory and base of File paths
+	Vars        []string     // added to the environment of every Run
+	OutputLimit int          // bytes kept per check (default 64 KiB): a runaway cannot take memory
+	Output      string       // which: OutputFailures or OutputHead
 	Confine     *Confinement // runs every Run in bubblewrap, the protected set read-only
 	// Deadline kills every Run still running, whatever its timeout: the
 	// gate must answer before the client's hook timeout. DeadlineWhy says so.
@@ -52,22 +49,18 @@ func (e Env) outputLimit() int { return cmp.Or(max(e.OutputLimit, 0), defaultOut
 
 // Result is the outcome of one Spec.
 type Result struct {
-	Name     string
-	Passed   bool
-	Output   string // what the check said: the command's output, or the file's failures
-	Dropped  int64  // bytes of output beyond the limit
-	Problem  string // why it could not judge, e.g. "timed out after 10s"; "" otherwise
-	ExitCode int    // for Run: the exit code, -1 when killed or not started
-	// Unconfined: had to be confined and could not be, so not run; the
-	// gate halts on it rather than judge without it.
-	Unconfined bool
-	Confined   bool // ran inside bubblewrap
-	TimedOut   bool
-	Stopped    bool // FailFast stopped it before its end: it did not pass
-	Duration   time.Duration
-	// Unavailable is a judge with no verdict it could verify: no pass, no
-	// failure of the work; Problem says why.
-	Unavailable bool
+	Name        string
+	Passed      bool
+	Output      string // what the check said: the command's output, or the file's failures
+	Dropped     int64  // bytes of output beyond the limit
+	Problem     string // why it could not judge, e.g. "timed out after 10s"; "" otherwise
+	ExitCode    int    // for Run: the exit code, -1 when killed or not started
+	Unconfined  bool   // had to be confined and could not be: not run, the gate halts
+	Confined    bool   // ran inside bubblewrap
+	TimedOut    bool
+	Stopped     bool // FailFast stopped it before its end: it did not pass
+	Duration    time.Duration
+	Unavailable bool // a judge with no verdict: no pass, no failure of the work
 	Usage       *Usage
 }
 
@@ -100,8 +93,7 @@ func (r Result) lines() []string {
 	return strings.Split(out, "\n")
 }
 
-// note says how many lines were not shown and how many bytes were past
-// the limit; none when nothing was left out.
+// note says how many lines were not shown and bytes were past the limit.
 func note(lines int, dropped int64) []string {
 	var more []string
 	if lines > 0 {

@@ -10,11 +10,10 @@ import (
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// watchdog kills the process groups of one Run's unconfined validators
-// when the gate dies, however (SIGKILL included): the parent-death signal
-// reaches their shells, not what those forked. It is a shell in a group of
-// its own that reads the groups from a pipe only the gate holds and kills
-// them at EOF. Without one (it could not start) validators run as before.
+// watchdog, a shell in a group of its own, kills the process groups of
+// one Run's unconfined validators when the pipe only the gate holds closes
+// (the gate died, even by SIGKILL): the parent-death signal reaches their
+// shells, not what those forked.
 type watchdog struct {
 	once sync.Once
 	mu   sync.Mutex
@@ -22,8 +21,8 @@ type watchdog struct {
 	pw   *os.File
 }
 
-// ready starts the watchdog, once, before a command starts, so that its
-// start is not inside the window between a command's start and watch.
+// ready starts the watchdog, once, before a command starts (not between
+// its start and watch).
 func (d *watchdog) ready() { d.once.Do(d.start) }
 
 // watch hands the group pgid to the watchdog.
