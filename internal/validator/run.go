@@ -190,7 +190,6 @@ var (
 // runCommand runs s.Run with sh -c in its own process group, bounded.
 func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	timeout := s.timeout()
-	limit := env.outputLimit()
 	notStarted := func(why string) Result { return Result{Problem: "cannot start: " + why, ExitCode: -1} }
 	if why := Unrunnable(env.Dir, s.Run); why != "" {
 		return notStarted(why)
@@ -200,32 +199,24 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	// A pipe of our own, not exec's copying goroutine: Wait returns when
-	// the command exits even if a background child holds the pipe open.
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return notStarted(err.Error())
-	}
-	out := newCapped(limit, env.Output == OutputFailures)
-	drained := make(chan struct{})
-	go func() { io.Copy(out, pr); close(drained) }()
 	cmd := exec.CommandContext(ctx, program.Shell(), "-c", s.Run)
 	cmd.Args[0] = "sh" // its messages say "sh: 1: ...", as sh on PATH did
 	cmd.Dir = env.Dir
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
-	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = time.Second
 	adopt.Do(adoptOrphans)
 	if dog != nil {
 		dog.ready()
 	}
-	// The parent-death signal fires when the starting thread ends: hold it
-	// until the command is waited for.
-	runtime.LockOSThread()
+	runtime.LockOSThread() // until Wait: see start
 	defer runtime.UnlockOSThread()
-	err = cmd.Start()
+	pr, err := start(cmd)
+	if err != nil {
+		return notStarted(err.Error())
+	}
+	out := newCapped(env.outputLimit(), env.Output == OutputFailures)
+	drained := make(chan struct{})
+	go func() { io.Copy(out, pr); close(drained) }()
 	why := ""
 	if !env.Deadline.IsZero() {
 		if left := time.Until(env.Deadline); left < timeout {
@@ -235,11 +226,6 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	// From the command's start: a gate slowed before it must not fail it.
 	timer := time.AfterFunc(timeout, func() { cancel(errTimedOut) })
 	defer timer.Stop()
-	pw.Close()
-	if err != nil {
-		pr.Close()
-		return notStarted(err.Error())
-	}
 	if dog != nil {
 		dog.watch(cmd.Process.Pid)
 	}
@@ -248,6 +234,30 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	ctxErr := context.Cause(ctx)
 	endGroup(cmd, pr, drained)
 	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
+}
+
+// start starts cmd in a process group of its own that dies with the gate
+// (its caller holds the thread until Wait: the parent-death signal is the
+// starting thread's), its output, and its errors unless set, into a pipe
+// of our own: Wait returns when it exits even if a child holds the pipe.
+// It returns the pipe's read end.
+func start(cmd *exec.Cmd) (*os.File, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = pw
+	if cmd.Stderr == nil {
+		cmd.Stderr = pw
+	}
+	cmd.SysProcAttr, cmd.WaitDelay = procAttr(), time.Second
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return nil, err
+	}
+	return pr, nil
 }
 
 // endGroup kills what is left of a finished command's group (named by its

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -111,25 +110,16 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	if err != nil {
 		return nil, err
 	}
-	pr, pw, err := os.Pipe()
+	stderr := newCapped(4<<10, false)
+	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
+	cmd.Dir, cmd.Stdin, cmd.Stderr = env.Dir, bytes.NewReader(data), stderr
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pr, err := start(cmd)
 	if err != nil {
 		return nil, err
 	}
 	defer pr.Close()
-	stderr := newCapped(4<<10, false)
-	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
-	cmd.Dir = env.Dir
-	cmd.Stdin = bytes.NewReader(data)
-	cmd.Stdout, cmd.Stderr = pw, stderr
-	cmd.SysProcAttr = procAttr()
-	cmd.WaitDelay = time.Second
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	err = cmd.Start()
-	pw.Close()
-	if err != nil {
-		return nil, err
-	}
 	bound := boxBound(env, specs)
 	var overdue atomic.Bool
 	timer := time.AfterFunc(bound, func() { overdue.Store(true); killGroup(cmd) })
