@@ -17,15 +17,14 @@ import (
 	"github.com/stopgate/stopgate/internal/atomicfile"
 )
 
-// LockName is the state dir's lock file. It is permanent: deleting it
-// while held would let a second writer in.
+// LockName is the state dir's lock file, never deleted: that would let a second writer in.
 const LockName = "lock"
 
 // WaitEnv overrides DefaultWait, as a Go duration ("500ms", "10s").
 const WaitEnv = "STOPGATE_LOCK_WAIT"
 
 // DefaultWait is how long a lock acquisition waits: long for any honest
-// writer (milliseconds), short against the client's hook timeouts.
+// writer, short against the client's hook timeouts.
 const DefaultWait = 5 * time.Second
 
 // Wait returns WaitEnv if it is a positive duration, else DefaultWait.
@@ -111,8 +110,7 @@ func lockError(path string, err error) error {
 	return fmt.Errorf("locking %s: %w", path, err)
 }
 
-// ErrNotRegular is a lock path that is not a plain file: a directory, a named
-// pipe or a symlink planted there.
+// ErrNotRegular is a lock path that is not a plain file (a planted FIFO, symlink...).
 var ErrNotRegular = errors.New("the lock is not a regular file")
 
 // notRegular is ErrNotRegular naming what lies at path; nil for a file or nothing.
@@ -123,18 +121,11 @@ func notRegular(path string) error {
 	return nil
 }
 
+var kinds = map[fs.FileMode]string{fs.ModeDir: "a directory", fs.ModeSymlink: "a symlink", fs.ModeNamedPipe: "a named pipe", fs.ModeSocket: "a socket", fs.ModeDevice: "a device"}
+
 func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
+	if k, ok := kinds[m.Type()&^fs.ModeCharDevice]; ok {
+		return k
 	}
 	return m.String()
 }
@@ -171,8 +162,7 @@ func (h Holder) String() string {
 	return fmt.Sprintf("pid %d (%s)", h.PID, h.Command)
 }
 
-// TempPrefix starts the name of every file being written in the state
-// dir: one a lock holder finds was left by a killed writer.
+// TempPrefix starts the name of every file being written in the state dir.
 const TempPrefix = ".tmp-"
 
 // WriteJSON writes v to path as indented JSON, crash-safe (atomicfile):
@@ -200,15 +190,15 @@ func ReadJSON(path string, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// Leftover names files a killed writer leaves: those whose names begin
-// with Prefix, once older than Age, the longest a live writer keeps one.
+// Leftover names files a killed writer leaves: named Prefix…, older than
+// Age, the longest a live writer keeps one.
 type Leftover struct {
 	Prefix string
 	Age    time.Duration
 }
 
-// Temps are the temp files of WriteFile, which writes only under the
-// lock: any a lock holder sees is an orphan, whatever its age.
+// Temps are WriteFile's temp files: written under the lock, any a lock
+// holder sees is an orphan.
 var Temps = Leftover{Prefix: TempPrefix}
 
 // Sweep removes from dir the leftovers of each kind, in one read of it.

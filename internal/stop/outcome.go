@@ -46,17 +46,11 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 	if scope.Agent != "" {
 		r.Event = hook.SubagentStop
 	}
-	switch {
-	case v.Observed == Block:
-		r.Decision = outcome.WouldBlock
-	case v.Observed == Halt:
-		r.Decision = outcome.WouldHalt
-	case v.Kind == Pass:
-		r.Decision = outcome.Pass
-	case v.Kind == Block:
-		r.Decision = outcome.Block
-	case v.Kind == Halt:
-		r.Decision = outcome.Halt
+	r.Decision = map[Kind]string{Pass: outcome.Pass, Block: outcome.Block, Halt: outcome.Halt}[v.Kind]
+	if v.Observed != Pass { // observe mode: the stop passed
+		r.Decision = map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
+	}
+	if v.Kind == Halt {
 		r.Reason = cli.Clip(v.Reason, maxLoggedReason, "…")
 	}
 	addPrompt := func(p string) {
@@ -68,26 +62,20 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		for _, p := range c.Prompts {
 			addPrompt(p)
 		}
-		oc := outcome.Check{
-			Name: c.Validator.Name, Prompts: c.Prompts, Passed: c.Result.Passed,
-			Result: c.Result.Summary(), DurationMS: outcome.Millis(c.Result.Duration),
-			Kind: "file", TimedOut: c.Result.TimedOut, Confined: c.Result.Confined,
-		}
-		switch {
+		oc := outcome.Check{Name: c.Validator.Name, Prompts: c.Prompts, Passed: c.Result.Passed, Result: c.Result.Summary(),
+			DurationMS: outcome.Millis(c.Result.Duration), Kind: "file", Expect: c.Validator.Expects(), TimedOut: c.Result.TimedOut, Confined: c.Result.Confined}
+		switch j := c.Validator.Judge; {
 		case c.Validator.Run != "":
 			code := c.Result.ExitCode
-			oc.Kind, oc.ExitCode = "run", &code
+			oc.Kind, oc.ExitCode, oc.Expect = "run", &code, ""
 		case c.Validator.IsDiff():
-			oc.Kind, oc.Expect = "diff", c.Validator.Expects()
-		case c.Validator.Judge != nil:
-			oc.Kind, oc.Expect, oc.Model, oc.Unavailable = "judge", c.Validator.Expects(), c.Validator.Judge.Model, c.Result.Unavailable
+			oc.Kind = "diff"
+		case j != nil:
+			oc.Kind, oc.Model, oc.Unavailable = "judge", j.Model, c.Result.Unavailable
 			if u := c.Result.Usage; u != nil {
-				price := c.Validator.Judge.Price
 				oc.InputTokens, oc.OutputTokens, oc.Cached = u.In, u.Out, u.Cached
-				oc.CostUSD = (float64(u.In)*price[0] + float64(u.Out)*price[1]) / 1e6
+				oc.CostUSD = (float64(u.In)*j.Price[0] + float64(u.Out)*j.Price[1]) / 1e6
 			}
-		default:
-			oc.Expect = c.Validator.Expects()
 		}
 		if u := c.Unchanged; u != nil {
 			since := u.Since.UTC()

@@ -219,19 +219,6 @@ type block struct {
 	Input json.RawMessage `json:"input"`
 }
 
-var (
-	keyAssistant  = []byte(`"assistant"`)
-	keyText       = []byte(`"text"`)
-	keyToolUse    = []byte(`"tool_use"`)
-	keyRead       = []byte(`"Read"`)
-	keySkill      = []byte(`"Skill"`)
-	keyCommand    = []byte(`<command-name>`)
-	keyUser       = []byte(`"user"`)
-	keyToolResult = []byte(`"tool_result"`)
-	keyBlocking   = []byte(`"hook_blocking_error"`)
-	keySummary    = []byte(`"stop_hook_summary"`)
-)
-
 // scanLine adds what one complete line shows.
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	if !candidate(b) {
@@ -259,9 +246,9 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 // trigger, a reply (a text block) or a stop record: tool results and
 // writes, which carry whole files, are not decoded.
 func candidate(b []byte) bool {
-	assistant := bytes.Contains(b, keyAssistant) && bytes.Contains(b, keyText) || bytes.Contains(b, keyToolUse) && (bytes.Contains(b, keyRead) || bytes.Contains(b, keySkill))
-	user := bytes.Contains(b, keyCommand) || bytes.Contains(b, keyUser) && !bytes.Contains(b, keyToolResult)
-	return assistant || user || bytes.Contains(b, keyBlocking) || bytes.Contains(b, keySummary)
+	has := func(key string) bool { return bytes.Contains(b, []byte(key)) }
+	return has(`"assistant"`) && has(`"text"`) || has(`"tool_use"`) && (has(`"Read"`) || has(`"Skill"`)) ||
+		has(`<command-name>`) || has(`"user"`) && !has(`"tool_result"`) || has(`"hook_blocking_error"`) || has(`"stop_hook_summary"`)
 }
 
 // stopLine adds the client's record of a stop, a stop block's attachment
@@ -386,16 +373,10 @@ func commandName(text string) (string, bool) {
 	if !strings.HasPrefix(t, "<command-message>") && !strings.HasPrefix(t, "<command-name>") {
 		return "", false
 	}
-	_, rest, ok := strings.Cut(t, "<command-name>")
-	if !ok {
-		return "", false
-	}
+	_, rest, _ := strings.Cut(t, "<command-name>")
 	name, _, ok := strings.Cut(rest, "</command-name>")
 	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
-	if !ok || name == "" {
-		return "", false
-	}
-	return name, true
+	return name, ok && name != ""
 }
 
 // MaxReason is how much of a block reason Result.Blocks keeps.
