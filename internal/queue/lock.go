@@ -65,9 +65,8 @@ func (l *Lock) Do(f func() error) error {
 	return f()
 }
 
-// acquire takes fl, waiting at most wait in the kernel's own blocking
-// flock (a poller loses every race to queued writers). Should a flock
-// that timed out still get the lock, it lets go at once.
+// acquire takes fl within wait in the kernel's blocking flock (a poller
+// loses races); a flock that got it too late lets go at once.
 func acquire(fl *flock.Flock, wait time.Duration) error {
 	got := make(chan error, 1)
 	var mu sync.Mutex
@@ -165,9 +164,8 @@ func (h Holder) String() string {
 // TempPrefix starts the name of every file being written in the state dir.
 const TempPrefix = ".tmp-"
 
-// WriteJSON writes v to path as indented JSON, crash-safe (atomicfile):
-// a reader sees the old content or the new, never a part. The folder must
-// exist; call it under the lock, so read-modify-writes cannot interleave.
+// WriteJSON writes v to path crash-safe (atomicfile), under the lock; the
+// folder must exist.
 func WriteJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

@@ -91,9 +91,8 @@ type blockCount struct {
 
 func (q *Queue) blocksPath(s Scope) string { return filepath.Join(q.scopeDir(s), "blocks") }
 
-// Blocks returns how many consecutive stops of s were blocked, and the id
-// of the stop that counted the last: 0 when no count is kept, an error
-// when one cannot be read (the gate cannot bound a loop of blocks then).
+// Blocks returns how many consecutive stops of s were blocked and the id of
+// the stop that counted the last; an unreadable count is an error.
 func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 	var b blockCount
 	err = ReadJSON(q.blocksPath(s), &b)
@@ -127,9 +126,8 @@ type Pending struct {
 	Blocks  int
 }
 
-// List returns every scope that has pending entries or a blocked-stop
-// count, ordered by session, the main thread before its agents. Like
-// Snapshot, it sets unreadable entries aside and reports them.
+// List returns every scope with pending entries or a block count, by
+// session, main first, setting unreadable entries aside.
 func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 	sessions := filepath.Join(q.dir, "sessions")
 	if _, err := os.Lstat(sessions); os.IsNotExist(err) {

@@ -117,10 +117,9 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Enqueue arms e.Prompt for e's scope and reports whether the entry is
-// new; a re-arm keeps Created and the first Inputs, and counts the arm. A
-// new entry gets a baseline from a non-nil record, which writes it to the
-// file it is given: taken before the lock, renamed into place under it.
+// Enqueue arms e.Prompt for e's scope and reports whether the entry is new
+// (a re-arm keeps Created and Inputs); record, if any, writes a new entry's
+// baseline to the file it is given, before the lock.
 func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
@@ -206,9 +205,8 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 	})
 }
 
-// Keep writes back any of entries whose file is gone, as it was read: a
-// validator that deleted the state dir must not disarm the checks that
-// failed. An entry still there, or re-armed since, is left as it is.
+// Keep writes back those entries whose file is gone: a validator that
+// deleted the state dir must not disarm the checks that failed.
 func (q *Queue) Keep(s Scope, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
@@ -299,9 +297,8 @@ func (q *Queue) quarantine(path string, cause error) Bad {
 	return Bad{Path: dest, Error: fmt.Errorf("unreadable entry %s: %w", rel, cause)}
 }
 
-// HasPending reports whether s has any pending entry, readable or not,
-// without the lock and without quarantining (the gate still reports a bad
-// entry): a cheap look for a hook that must let the gate's verdict come first.
+// HasPending reports whether s has a pending entry, readable or not,
+// without the lock or quarantining.
 func (q *Queue) HasPending(s Scope) bool {
 	des, err := os.ReadDir(q.scopeDir(s))
 	return err == nil && slices.ContainsFunc(des, isEntry)
@@ -313,15 +310,12 @@ func (q *Queue) BaselinePath(e Entry) string {
 	return strings.TrimSuffix(q.EntryPath(e), ".json") + ".baseline"
 }
 
-// takenPrefix begins the name of a baseline taken before the lock until it
-// is renamed into place. Not TempPrefix: a lock holder sweeps those, and
-// this one's writer is alive, waiting for the lock.
+// takenPrefix names a baseline taken before the lock; not TempPrefix, which
+// a lock holder sweeps: its writer is alive, waiting for the lock.
 const takenPrefix = ".baseline-"
 
-// early takes the baseline of an entry that does not exist yet before the
-// lock, so that the lock is held for a rename, not a walk of the tree. It
-// returns its file; "" for no record, an existing entry (a re-arm keeps its
-// baseline), or a failure (the lock holder takes it then).
+// early takes a new entry's baseline before the lock, so the lock is held
+// for a rename, not a walk of the tree; "" for none or a failure.
 func (q *Queue) early(path string, record func(string) error) string {
 	if record == nil {
 		return ""
@@ -347,9 +341,8 @@ func take(dir string, record func(string) error) string {
 	return tmp
 }
 
-// place puts a new entry's baseline in place, replacing any an interrupted
-// removal left: the one taken before the lock, else one taken now. With
-// none, the gate cannot judge the diff. The caller holds the lock.
+// place renames the baseline taken (else takes one now) into place, under
+// the lock; with none, the gate cannot judge the diff.
 func (q *Queue) place(e Entry, taken string, record func(string) error) {
 	path := q.BaselinePath(e)
 	if taken == "" && record != nil {

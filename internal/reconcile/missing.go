@@ -20,11 +20,9 @@ import (
 	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// Missing applies the missing-config rule (docs/fail-closed.md) to the
-// scope of in in the project at root, waiting for its record until wait:
-// the entries still queued in the default state dir, else what the record
-// shows taken up since the last passing stop that can be a prompt ("":
-// nothing, or a project without stopgate). It creates nothing.
+// Missing applies the missing-config rule (docs/fail-closed.md): the
+// entries still queued in the default state dir, else what the record
+// shows taken up that can be a prompt ("": nothing, or no stopgate here).
 func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pending []queue.Entry, taken string, err error) {
 	stateDir := filepath.Join(root, config.DefaultStateDir)
 	q := queue.Open(stateDir)
@@ -112,9 +110,8 @@ func commandFile(root, name string) bool {
 	return false
 }
 
-// usesStopgate reports whether the project shows signs of stopgate: its
-// state dir, a hook file naming the gate, or "stopgate:" in the transcript
-// from from: a gate registered for every project passes the others.
+// usesStopgate reports signs of stopgate: its state dir, a hook file naming
+// the gate, or "stopgate:" in the transcript from from.
 func usesStopgate(root, stateDir, path string, from int64) bool {
 	if _, err := os.Stat(stateDir); err == nil {
 		return true

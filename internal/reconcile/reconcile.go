@@ -54,9 +54,7 @@ type Reconciliation struct {
 }
 
 // Run reconciles the queued entries of scope with the client's record (nil
-// when the client names none), waiting until wait for a record behind the
-// stop. An unreadable record is an error. cfg may be the cached config: it
-// is parsed whole only when needed.
+// when it names none), waiting until wait for a record behind the stop.
 func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*Reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
@@ -98,9 +96,8 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	return r, nil
 }
 
-// scan reads the record from the mark when it holds, else from its start,
-// once the record caught up with the stop. Only Claude Code's record of its
-// stops is read (record.go); another client's mark rests on its seal.
+// scan reads the record, once caught up, from the mark when it holds
+// (another client's mark rests on its seal alone), else from its start.
 func (r *Reconciliation) scan(record client.Record, path string, thread transcript.Thread, in *hook.Input, wait time.Time) (*transcript.Result, queue.Mark, error) {
 	from, distrust := trustedMark(r.stored, path)
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
@@ -123,9 +120,8 @@ func (r *Reconciliation) scan(record client.Record, path string, thread transcri
 	return res, from, nil
 }
 
-// gone judges every mapped prompt not queued when the record is unknown:
-// gone since an earlier stop read it (the mark names it), or never there.
-// Only a passing stop forgets a gone record.
+// gone judges every mapped prompt not queued when the record is gone or
+// never was; only a passing stop forgets it.
 func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, from queue.Mark, queued map[string]bool) error {
 	r.mark = from
 	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
@@ -202,9 +198,8 @@ func shellReads(cmd, cwd string) []string {
 	return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
 }
 
-// trustedMark returns m when it was written against path as it still is,
-// else none (judge everything), with why; a mark of another transcript is
-// none without a word: the session moved on to a new file.
+// trustedMark returns m when written against path as it still is, else
+// none and why (a mark of another file: none, without a word).
 func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 	none := queue.Mark{Transcript: path}
 	if m.Transcript != path || absentMark(m, path) {
@@ -332,9 +327,8 @@ func (r *Reconciliation) Notes() string {
 	return b.String()
 }
 
-// Settle moves the mark, before the answer: to the end of the scan when the
-// stop passed, else past each prompt in done. An error costs the next stop
-// a longer scan, never a check.
+// Settle moves the mark before the answer: to the scan's end when the stop
+// passed, else past each prompt in done. An error costs only a longer scan.
 func (r *Reconciliation) Settle(q *queue.Queue, passed bool, done []queue.Entry) error {
 	next, ok := r.next(passed, done)
 	if !ok {
@@ -394,10 +388,7 @@ const BlockClose = "\nFix each failure above, then finish again."
 const FailurePrefix = "✘ prompt "
 
 // recorded returns why the claims of m do not match the client's record of
-// the stops res found ("" when they all do): the seal is no secret, so the
-// first stop recorded after a claimed offset, the one that claimed it, must
-// be a pass of the gate, or for Passed[p], a block that does not name p.
-// Claims before res.From are not checked: everything is judged then.
+// the stops that made them ("" when they do; docs/reconciliation.md).
 func recorded(m queue.Mark, res *transcript.Result, event string) string {
 	if m.Offset > 0 && m.Offset >= res.From {
 		if passed, _ := stopAfter(res.Stops, m.Offset, event); !passed {
@@ -416,9 +407,8 @@ func recorded(m queue.Mark, res *transcript.Result, event string) string {
 	return ""
 }
 
-// stopAfter reads the record of the first stop at or after off: passed
-// when the gate ran and neither blocked nor halted, else the gate's block
-// reason, if it blocked. No record at all is neither.
+// stopAfter reads the record of the first stop at or after off: passed, or
+// the gate's block reason; no record at all is neither.
 func stopAfter(stops []transcript.Stop, off int64, event string) (passed bool, blocked string) {
 	for _, s := range stops {
 		if s.Offset < off || !s.Summary && s.Event != event {
@@ -458,14 +448,11 @@ func passedAt(reason, p string) bool {
 	return true
 }
 
-// recordWait bounds the wait for a record behind the stop: Claude Code
-// writes its transcript every 100 ms and runs the Stop hooks without
-// waiting (docs/fail-closed.md).
+// recordWait bounds the wait for a record behind the stop (docs/fail-closed.md).
 const recordWait = 3 * time.Second
 
-// awaitRecord scans the record every 10 ms until it is there (if missing
-// says to wait for it) and current, or until min(wait, now+recordWait),
-// and reports whether it came to be current.
+// awaitRecord scans every 10 ms until the record is there (if missing) and
+// current, or until min(wait, now+recordWait); it reports whether it was.
 func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, bool, error) {
 	until := time.Now().Add(recordWait)
 	if !wait.IsZero() && wait.Before(until) {
@@ -487,10 +474,8 @@ func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missin
 	}
 }
 
-// current reports whether res shows the reply the stop follows
-// (last_assistant_message) since its last stop summary; once the wait is
-// out, anywhere (a model that answered a block with nothing made none
-// since). Only Claude Code's record is read so; an empty reply always is.
+// current reports whether res shows the reply the stop follows since the
+// last stop summary, or anywhere once out (Claude Code's record only).
 func current(in *hook.Input, res *transcript.Result, out bool) bool {
 	want := transcript.TrimReply(in.LastAssistantMessage)
 	return in.Client != nil || want == "" || res.Last == want && (res.Replied || out)

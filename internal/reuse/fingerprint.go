@@ -105,9 +105,8 @@ func (t *Tree) Sum(match func(rel string) bool) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Still tells whether the files match selects (all for nil) are in u as in
-// t, stat and all: a file swapped out and back keeps its content, not its
-// change time.
+// Still tells whether the files match selects (nil: all) are in u as in t,
+// stat and all: a file swapped out and back keeps its content, not its ctime.
 func (t *Tree) Still(u *Tree, match func(rel string) bool) bool {
 	sel := func(fs []File) []File {
 		return slices.DeleteFunc(slices.Clone(fs), func(f File) bool { return match != nil && !match(f.Path) })

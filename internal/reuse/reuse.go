@@ -34,9 +34,8 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// Use is whether a stop reuses passes (On, asked only when there is a run
-// validator; nil: off), for which scope, and whether under the default
-// policy (Trusted: the record is written only after confined runs).
+// Use is whether a stop reuses passes (On, asked only with a run validator
+// to reuse; nil: off), for which scope, under the default policy or not.
 type Use struct {
 	On      func() bool
 	Trusted bool
@@ -68,9 +67,7 @@ type Stop struct {
 }
 
 // Start reads the scope's record and fingerprints what the run validators
-// vs (run as specs) depend on, within half the time left before by (zero:
-// no bound). Without a run validator, the policy, a record or a
-// fingerprint, every validator runs.
+// vs depend on, within half the time left before by (zero: no bound).
 func Start(cfg *config.Config, u Use, vs []*config.Validator, specs []validator.Spec, by time.Time) *Stop {
 	r := &Stop{cfg: cfg, vs: vs, specs: specs, keys: make([]*key, len(vs)), reused: make([]*Unchanged, len(vs)), trusted: u.Trusted, scope: u.Scope, now: time.Now()}
 	want, anyRun := wanted(vs)
@@ -197,11 +194,8 @@ func wanted(vs []*config.Validator) (want func(string) bool, any bool) {
 	}, any
 }
 
-// record is a scope's passed run validators, each with what its verdict
-// depended on, in reuse/<hash of the scope>.json, sealed with an HMAC under
-// reuse/key. The wall keeps the agent from writing it (Policy); the seal
-// turns away copies, hand edits and torn writes. A record failing any check
-// is no record.
+// record is a scope's passed run validators with what each verdict depended
+// on, sealed with an HMAC under reuse/key against copies, edits and tears.
 type record struct {
 	Session    string          `json:"session_id"`
 	Agent      string          `json:"agent_id,omitempty"`
@@ -275,11 +269,9 @@ func loadRecord(stateDir string, scope queue.Scope, key []byte) *record {
 	return &r
 }
 
-// Finish records the stop's passes (results in Start's order): each run
-// validator that ran and passed, when nothing it depends on changed while
-// it ran; the others as they were; a failed one is dropped. Under the
-// default policy, one that ran unconfined could have written the state
-// dir: the record is removed instead. Past by, nothing new is recorded.
+// Finish records the passes (results in Start's order) of validators whose
+// inputs stayed still while they ran, dropping failures; under the default
+// policy an unconfined run removes the record. Past by, nothing is recorded.
 func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	if r.seal == nil || r.tree == nil {
 		return
@@ -335,10 +327,9 @@ func (r *Stop) still(i int, after *Tree) *key {
 // ran is whether validator i is a run validator that ran this stop.
 func (r *Stop) ran(i int) bool { return r.vs[i].Run != "" && r.reused[i] == nil }
 
-// Policy says whether reuse is on for a stop of client (a dialect name) in
-// cfg's project, and why (`gate check` prints it): per [settings] reuse,
-// else only where Claude Code's OS sandbox walls the state dir off and run
-// validators are confined.
+// Policy says whether reuse is on for a stop of client in cfg's project,
+// and why: per [settings] reuse, else only behind Claude Code's OS wall
+// with run validators confined.
 func Policy(cfg *config.Config, client, home string) (on bool, why string) {
 	switch cfg.Settings.Reuse {
 	case config.ReuseOff:
@@ -365,9 +356,8 @@ func Policy(cfg *config.Config, client, home string) (on bool, why string) {
 	return true, "on: the OS wall keeps the agent from writing the state dir, where the record is"
 }
 
-// claudeSettings are Claude Code's settings files' texts in its order;
-// nil for one missing or not a regular file (a named pipe cannot hold the
-// stop; the wall is then taken as down).
+// claudeSettings are Claude Code's settings files' texts in its order; nil
+// for one missing or not a regular file (the wall then counts as down).
 func claudeSettings(root, home string) [][]byte {
 	files := guard.ClaudeSettings(root, home)
 	out := make([][]byte, len(files))

@@ -8,9 +8,8 @@ import (
 	"syscall"
 )
 
-// links is a file's count of hard links when another name could write it:
-// 1 on a read-only file system or for another user's file this one cannot
-// write (a package store that deduplicates with hard links).
+// links is a file's count of hard links, 1 when no other name could write
+// it (a read-only file system, another user's file).
 func links(path string, fi fs.FileInfo) uint64 {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || st.Nlink <= 1 {

@@ -14,9 +14,8 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
-// record appends the verdict to the outcome log and exports it when
-// telemetry is on. A failure costs the record or the export, never the
-// decision: one line on stderr (and a note in the record).
+// record logs the verdict and exports it; a failure costs the record or
+// export, never the decision.
 func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *hook.Input, tel telemetry.Request, dl Deadline) {
 	r := v.outcome(scope, time.Now().UTC())
 	r.Client = client.Of(in).Name

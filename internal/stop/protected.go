@@ -23,10 +23,8 @@ func trustedBase(cfg *config.Config, in *hook.Input) *trust.Base {
 	return b
 }
 
-// creatable are the protected paths in the project whose appearing during
-// the run is the validators' doing (the npm scope included: a package
-// planted there is what npm's launcher glob runs); not the state dir, which
-// a subagent's detect may make meanwhile, nor the client's transcripts.
+// creatable are the protected paths in the project a validator must not
+// create (the npm scope too); not the state dir, which detect may make.
 func creatable(cfg *config.Config, ps []guard.Protected) []string {
 	var out []string
 	for _, p := range ps {
@@ -69,9 +67,8 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 		"The pending entries are kept in %s.", strings.Join(found, ", "), cfg.Settings.StateDir)
 }
 
-// appearedReason is the halt of a protected path a validator created (a
-// .claude/settings.local.json that disables the hooks): being absent, it
-// could not be mounted read-only.
+// appearedReason is the halt of a protected path a validator created
+// (absent, it could not be mounted read-only).
 func appearedReason(cfg *config.Config, paths []string) string {
 	if len(paths) == 0 {
 		return ""
@@ -85,9 +82,8 @@ func appearedReason(cfg *config.Config, paths []string) string {
 		"The pending entries are kept in %s.", strings.Join(names, ", "), cfg.Settings.StateDir)
 }
 
-// dotEnvReason is the halt of a stop while a .env file the client loads
-// (Gemini CLI, Qwen Code) sets the hooks' environment (trust.DotEnvHookEnv):
-// an LD_PRELOAD or PATH there would choose what the gate runs. "" for none.
+// dotEnvReason is the halt of a .env the client loads setting the hooks'
+// environment (trust.DotEnvHookEnv), which would choose what the gate runs.
 func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 	if in.Client == nil {
 		return ""
@@ -104,10 +100,8 @@ func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 		"that starts the client), then stop again. The pending entries are kept in %s.", strings.Join(found, "; "), cfg.Settings.StateDir)
 }
 
-// confinement runs a stop's run validators in one bubblewrap with the
-// trusted base read-only, so the code they run cannot rewrite the gate's
-// inputs. nil (confine = false) runs them unconfined; unset, they are
-// confined where bwrap works; confine = true halts where it cannot.
+// confinement is the bubblewrap with the trusted base read-only that run
+// validators run in; nil under confine = false, or when bwrap is not required and the base is empty.
 func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	if cfg.Settings.Confine == config.ConfineOff {
 		return nil

@@ -78,9 +78,8 @@ func noJudgeHalts(v *Verdict) bool {
 	return false
 }
 
-// checksReason is head, each failure, close, then the checks not run (a
-// check not run must never read as passed, and the agent must know why),
-// then tail.
+// checksReason is head, the failures, close, the checks not run (never to
+// read as passed), then tail.
 func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) string {
 	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", func(c Check) string {
 		if c.Unchanged == nil {

@@ -33,10 +33,9 @@ import (
 // Events are the hook events the gate handles.
 var Events = []string{hook.Stop, hook.SubagentStop}
 
-// Hook judges one Stop or SubagentStop read from env.Stdin, in the dialect
-// opt names, against configFile ("": the project's mappings.toml), and
-// answers on env.Stdout before the client's hook timeout (timeout; 0: the
-// client's default). A panic outside judge takes something to be armed.
+// Hook judges one Stop or SubagentStop from env.Stdin against configFile
+// ("": the project's) and answers before the client's hook timeout (0: its
+// default). A panic outside judge takes something to be armed.
 func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Duration) (err error) {
 	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
 	ans := client.AnswerTo(env.Stdout, opt.Client) // until the input says whose
@@ -94,10 +93,9 @@ func (s *judging) answer(v *Verdict, err error) error {
 	return s.writeHalt(failReason(err, s.armed))
 }
 
-// writeHalt writes a halt decided without the block count as the client
-// acts on it: a client that ends a session on a halt without showing why
-// (Codex) gets it relayed as a block, unless its record shows the relay fed
-// back this turn (a record it cannot read counts as relayed).
+// writeHalt writes a halt decided without the block count: relayed as a
+// block to a client that hides a halt's reason, unless its record shows the
+// relay fed back this turn (or cannot be read).
 func (s *judging) writeHalt(reason string) error {
 	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !reconcile.RelayFedBack(s.in, s.scope) {
 		o, _ := s.ans.Halt(reason, false)
@@ -106,9 +104,7 @@ func (s *judging) writeHalt(reason string) error {
 	return s.ans.Write(hook.HaltSaid(reason))
 }
 
-// judge is the pipeline: read what the verdict depends on, decide, apply
-// the verdict to the state dir and record it. A panic comes back as an
-// error, so that answer still applies the rule.
+// judge reads, decides, applies and records; a panic comes back as an error.
 func (s *judging) judge() (v *Verdict, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -135,10 +131,8 @@ func (s *judging) judge() (v *Verdict, err error) {
 	return v, nil
 }
 
-// read reads the config (from its cache when current), the queue, the
-// block count and the client's record. A stop the config decides (it
-// cannot be read, or is missing or empty and the record decides) gets its
-// verdict and no facts.
+// read reads the config, the queue, the block count and the record; a stop
+// the config decides gets its verdict and no facts.
 func (s *judging) read() (*facts, *Verdict, error) {
 	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
@@ -226,10 +220,8 @@ func (s *judging) missingConfig() (*facts, *Verdict, error) {
 
 func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
 
-// apply records the verdict before the answer: the reconciliation mark,
-// then the queue (what a validator removed but the verdict keeps is
-// written back) and the block count, so a gate killed after deciding errs
-// towards checking again. A stop that changes nothing writes nothing.
+// apply records the verdict before the answer (mark, queue, count), so a
+// gate killed after deciding errs towards checking again.
 func (s *judging) apply(f *facts, v *Verdict) error {
 	if f.rec != nil {
 		if err := f.rec.Settle(f.q, v.Kind == Pass, v.Done); err != nil {
@@ -269,9 +261,8 @@ func (v *Verdict) write(ans hook.Answer) error {
 	return nil
 }
 
-// decodeStop decodes the stop in its client's dialect, with the writer of
-// the answers to it. A stop from another client than the registration
-// names halts; one stopgate does not answer is no input and no error.
+// decodeStop decodes the stop and its answer writer. A stop from another
+// client than registered halts; one stopgate does not answer is nil.
 func decodeStop(env *cli.Env, opt client.Options) (*hook.Input, hook.Answer, error) {
 	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
 	var mm *client.MismatchError
@@ -328,9 +319,8 @@ func (e *panicError) Error() string {
 	return fmt.Sprintf("internal error (a bug in stopgate): %v", e.value)
 }
 
-// interruptible returns a context cancelled by SIGTERM, SIGINT or SIGHUP
-// (the client's timeout, a closed terminal) with an *interruptedError,
-// which kills running validators; release stops listening.
+// interruptible returns a context that SIGTERM, SIGINT or SIGHUP cancels
+// with an *interruptedError, killing the validators.
 func interruptible() (ctx context.Context, release func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
@@ -394,9 +384,8 @@ func advice(err error) string {
 	return "Fix the cause above (`gate status` shows what is armed), then continue the session."
 }
 
-// Deadline is when the gate must have answered a stop: a client that kills
-// a hook past its timeout lets the stop pass, so validators still running
-// at the deadline are killed and fail as timed out.
+// Deadline is when the gate must have answered: validators still running
+// then are killed, as a client that kills the hook lets the stop pass.
 type Deadline struct {
 	At   time.Time     // when running validators are killed
 	Hook time.Duration // the client's hook timeout it derives from

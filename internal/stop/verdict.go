@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,9 +80,8 @@ type Check struct {
 	Skipped string
 }
 
-// Decide runs the validators of entries and decides the stop (`gate run`:
-// nothing reused, no record, no client). prior is the count of blocked
-// stops before this one. An unmapped prompt halts with nothing run.
+// Decide runs the validators of entries and decides the stop for `gate run`
+// (nothing reused, no record, no client); prior is the count of blocked stops.
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
 	return decide(ctx, &facts{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl})
 }
@@ -102,9 +102,7 @@ type facts struct {
 	client  *hook.Answer // how the client takes a halt (relay); nil: no client
 }
 
-// decide decides the stop and words all it answers: the checks' verdict,
-// what the human must know beyond them (tell), a halt as the client takes
-// it (relay). Nothing is added to it after.
+// decide decides the stop and words all it answers; nothing is added after.
 func decide(ctx context.Context, f *facts) *Verdict {
 	if len(f.entries) == 0 {
 		return &Verdict{Blocks: f.prior} // nothing armed: nothing judged, the count stands
@@ -115,9 +113,8 @@ func decide(ctx context.Context, f *facts) *Verdict {
 	return v
 }
 
-// judge is the verdict of the entries' checks. A lost mapping, a protected
-// file with another name, or a .env that sets the hooks' environment halts
-// before anything runs; a validator that created a protected path, after.
+// judge is the verdict of the entries' checks. A lost mapping, a linked
+// protected file or a hooks' .env halts before anything runs.
 func (f *facts) judge(ctx context.Context) *Verdict {
 	cfg := f.cfg
 	if gone := slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool { return cfg.Mapping(e.Prompt) != nil }); len(gone) > 0 {
@@ -155,9 +152,8 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 	return v
 }
 
-// run runs the entries' checks but those reuse or when_changed leave out,
-// and returns them, the protected paths they created, and finish, which
-// records the passes for reuse.
+// run runs the checks reuse and when_changed leave in, and returns them,
+// the protected paths they created, and finish, which records passes for reuse.
 func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
 	checks, specs := plan(cfg, in, f.entries)
@@ -203,9 +199,7 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 	}
 }
 
-// fail decides a stop whose checks failed: a halt when validators that had
-// to be confined could not be; in observe mode a pass the user is told of;
-// a halt under on_failure = "halt" or after max_blocks blocks; else a block.
+// fail decides a stop whose checks failed.
 func (f *facts) fail(v *Verdict) {
 	cfg, prior := f.cfg, f.prior
 	if why := unconfinedReason(cfg, v); why != "" {
@@ -233,9 +227,8 @@ func (f *facts) fail(v *Verdict) {
 	}
 }
 
-// tell ends the reason with which of the gate's own inputs changed since
-// the prompts were armed (changed.go) and what reconciliation judged; a
-// pass tells the changes to the user.
+// tell ends the reason with the gate's inputs changed since arming and
+// what reconciliation judged; a pass tells the changes to the user.
 func (f *facts) tell(v *Verdict) {
 	changed := ""
 	if f.loaded != nil {
@@ -258,11 +251,9 @@ func (f *facts) tell(v *Verdict) {
 	}
 }
 
-// relay asks the client how it takes a halt (hook.Answer.Halt). A client
-// that ends a session on a halt without showing why (Codex) gets, once, a
-// block handing the reason to the model, the count set past max_blocks so
-// the next failing stop halts; one with no halt at all (Copilot CLI, Qwen
-// Code, Cursor) gets it at every halt, the count kept at max_blocks or over.
+// relay asks the client how it takes a halt: one that hides a halt's
+// reason (Codex) gets, once, a block for the model to relay, the count past
+// max_blocks; one with no halt (Copilot CLI, Qwen Code, Cursor), every time.
 func (f *facts) relay(v *Verdict) {
 	if v.Kind != Halt || f.client == nil {
 		return
@@ -312,9 +303,8 @@ func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, [
 	return checks, specs
 }
 
-// spec turns a validator into what the engine runs: once, with the first
-// prompt's variables; a diff check (and a judge, which reads the diffs)
-// against the baseline of every pending prompt that uses it.
+// spec turns a validator into what the engine runs, with the first
+// prompt's variables and every prompt's baseline (diffs and judges).
 func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validator.Spec {
 	v, e := c.Validator, entryOf[c.Prompts[0]]
 	s := validator.Spec{Name: v.Name, File: v.File, Run: v.Run, Timeout: v.Timeout}
@@ -347,10 +337,9 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 	return s
 }
 
-// scope tells each check the files changed since its prompts were armed
-// (validator.ChangedFilesVar in specs[i].Env; "" when unknown) and marks
-// Skipped the checks when_changed leaves out, before any validator runs.
-// done removes the files written.
+// scope gives each check the file of the files changed since its prompts
+// were armed (validator.ChangedFilesVar) and marks those when_changed
+// skips; done removes the files.
 func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries []queue.Entry) (done func()) {
 	q := queue.Open(cfg.StateDir())
 	records := make([]string, len(entries))
@@ -386,9 +375,8 @@ func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries [
 	}
 }
 
-// writeList writes files, NUL-separated, to the state dir (outside the
-// trees ChangedSince and reuse read) and returns its path, "" when it
-// cannot; the same path at every stop of the scope, as reuse hashes it.
+// writeList writes files to the state dir, NUL-separated, at the same path
+// at every stop of the scope (reuse hashes it); "" when it cannot.
 func writeList(cfg *config.Config, e queue.Entry, name string, files []string) string {
 	sum := sha256.Sum256([]byte(e.Session + "\x00" + e.AgentID + "\x00" + name))
 	path := filepath.Join(cfg.StateDir(), ".changed-"+hex.EncodeToString(sum[:8]))
@@ -427,45 +415,36 @@ func selects(pats, files []string) bool {
 	return slices.ContainsFunc(files, set.Match)
 }
 
-// changes says which of the gate's own inputs (mappings.toml, the programs
-// run validators execute) changed since each entry was armed ("": none): a
-// check that passes because it was rewritten must not pass in silence.
+// changes names the gate's own inputs changed since each entry was armed
+// ("": none): a check that passes because it was rewritten must say so.
 func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	byPath := map[string][]string{} // changed input → prompts armed before the change
-	var paths []string
 	for i, e := range slices.Concat(queued, reconciled) {
 		for _, path := range changedInputs(c, e, i >= len(queued)) {
-			if _, ok := byPath[path]; !ok {
-				paths = append(paths, path)
-			}
 			byPath[path] = append(byPath[path], fmt.Sprintf("%q", e.Prompt))
 		}
 	}
-	if len(paths) == 0 {
+	if len(byPath) == 0 {
 		return ""
 	}
-	slices.Sort(paths)
 	var b strings.Builder
 	b.WriteString("stopgate: the checks' own inputs changed since their prompts were armed in this session:")
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(byPath)) {
 		fmt.Fprintf(&b, "\n- %s (prompt %s)", p, strings.Join(byPath[p], ", "))
 	}
 	b.WriteString("\nThe checks ran as the files are now. If the agent changed them, review the change (git diff) before trusting this stop.")
 	return b.String()
 }
 
-// changedInputs returns the inputs of e changed since it was armed: by hash
-// for a queued entry, by change time for one reconciled from the transcript
-// (hashed only now; none when the transcript gave the read no time).
+// changedInputs compares a queued entry's hashes, a reconciled one's
+// change times with the transcript's time of the read.
 func changedInputs(c *config.Config, e queue.Entry, reconciled bool) []string {
-	in := config.Inputs(e.Inputs)
-	switch {
-	case in == nil:
-		return nil
-	case reconciled && e.Created.IsZero():
+	switch in := config.Inputs(e.Inputs); {
+	case in == nil || reconciled && e.Created.IsZero():
 		return nil
 	case reconciled:
 		return in.ChangedSince(c.Root, e.Created)
+	default:
+		return in.Changed(c.Root, c.Key(), c.File)
 	}
-	return in.Changed(c.Root, c.Key(), c.File)
 }

@@ -242,9 +242,8 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	}
 }
 
-// candidate reports, without decoding it, whether a line can hold a
-// trigger, a reply (a text block) or a stop record: tool results and
-// writes, which carry whole files, are not decoded.
+// candidate reports, without decoding, whether a line can hold a trigger,
+// a reply or a stop record (not tool results, which carry whole files).
 func candidate(b []byte) bool {
 	has := func(key string) bool { return bytes.Contains(b, []byte(key)) }
 	return has(`"assistant"`) && has(`"text"`) || has(`"tool_use"`) && (has(`"Read"`) || has(`"Skill"`)) ||
@@ -388,9 +387,8 @@ const sealWindow = 4 << 10
 // ErrPastEnd is a Seal asked for an offset past the end of the file.
 var ErrPastEnd = errors.New("offset past the end of the transcript")
 
-// Seal returns the SHA-256 of the sealWindow bytes of path before end,
-// which a reconciliation mark keeps: appends do not change it, rewriting
-// what comes before end does.
+// Seal returns the SHA-256 of the sealWindow bytes of path before end:
+// appends do not change it, rewriting what comes before end does.
 func Seal(path string, end int64) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
