@@ -37,9 +37,10 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	from, _ := trustedMark(q.Mark(scope), path)
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
 	res, err := scan()
+	uses := func() bool { return trust.Marked(in.TranscriptPath, root) || usesStopgate(root, stateDir, path, res.From) }
 	caught := true
 	// Waited for only in a project that uses stopgate: others would pay for nothing.
-	if err == nil && !current(in, res, false) && (trust.Marked(in.TranscriptPath, root) || usesStopgate(root, stateDir, path, res.From)) {
+	if err == nil && !current(in, res, false) && uses() {
 		res, caught, err = awaitRecord(scan, in, false, wait)
 	}
 	if os.IsNotExist(err) {
@@ -48,9 +49,7 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the transcript: %w", err)
 	}
-	taken = takenUp(root, res, scope, caught)
-	// Asked last: the transcript's words cost a second read.
-	if taken == "" || !trust.Marked(in.TranscriptPath, root) && !usesStopgate(root, stateDir, path, res.From) {
+	if taken = takenUp(root, res, scope, caught); taken == "" || !uses() { // asked last: a second read
 		return nil, "", nil
 	}
 	return nil, taken, nil

@@ -259,25 +259,24 @@ func newCache(now time.Time) *cache {
 	return &cache{Format: cacheFormat, At: now.UnixNano(), Entries: map[string]cached{}}
 }
 
-// get returns the recorded hash of rel when its stat is as recorded and it
-// had not changed for a while when it was recorded.
-func (c *cache) get(rel string, st stat) ([sha256.Size]byte, bool) {
+// settled returns rel's entry when it had not changed for a while when recorded.
+func (c *cache) settled(rel string) (cached, bool) {
 	if c == nil {
-		return [sha256.Size]byte{}, false
+		return cached{}, false
 	}
 	e, ok := c.Entries[rel]
-	if !ok || e.St != st || st.Changed()+racy > c.At {
-		return [sha256.Size]byte{}, false
-	}
-	return e.Sum, true
+	return e, ok && e.St.Changed()+racy <= c.At
+}
+
+// get returns the recorded hash of rel when its stat is as recorded.
+func (c *cache) get(rel string, st stat) ([sha256.Size]byte, bool) {
+	e, ok := c.settled(rel)
+	return e.Sum, ok && e.St == st
 }
 
 // keep carries rel's entry in old over, unchecked: a later get checks it.
 func (c *cache) keep(old *cache, rel string) {
-	if old == nil {
-		return
-	}
-	if e, ok := old.Entries[rel]; ok && e.St.Changed()+racy <= old.At {
+	if e, ok := old.settled(rel); ok {
 		c.Entries[rel] = e
 	}
 }
@@ -300,9 +299,6 @@ func loadCache(path string, now time.Time) (*cache, error) {
 	var c cache
 	if gob.NewDecoder(f).Decode(&c) != nil || c.Format != cacheFormat {
 		return nil, nil
-	}
-	if c.Entries == nil {
-		c.Entries = map[string]cached{} // gob leaves an empty map out
 	}
 	if c.At > now.UnixNano() {
 		return nil, ErrClock

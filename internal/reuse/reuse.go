@@ -133,7 +133,7 @@ func (r *Stop) ToRun() []*Unchanged {
 
 // key is what the validator's verdict depends on in tree.
 func (r *Stop) key(v *config.Validator, s validator.Spec, tree *Tree) (key, error) {
-	ps, err := v.Patterns()
+	match, err := inputs(v)
 	if err != nil {
 		return key{}, err
 	}
@@ -141,11 +141,23 @@ func (r *Stop) key(v *config.Validator, s validator.Spec, tree *Tree) (key, erro
 	if err != nil {
 		return key{}, err
 	}
-	var match func(string) bool
-	if ps != nil {
-		match = ps.Match
-	}
 	return key{Spec: specHash(r.cfg, v, s), Program: prog, Inputs: tree.Sum(match)}, nil
+}
+
+// inputs matches the files v's inputs patterns select (nil: every file).
+func inputs(v *config.Validator) (func(string) bool, error) {
+	ps, err := v.Patterns()
+	if ps == nil || err != nil {
+		return nil, err
+	}
+	return ps.Match, nil
+}
+
+// hashJSON is the SHA-256 of v's JSON (maps by sorted keys).
+func hashJSON(v any) string {
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // specHash hashes what the stop runs of v: the whole Validator (a new field
@@ -153,13 +165,11 @@ func (r *Stop) key(v *config.Validator, s validator.Spec, tree *Tree) (key, erro
 func specHash(cfg *config.Config, v *config.Validator, s validator.Spec) string {
 	def := *v
 	def.Fix, def.Line = "", 0
-	b, _ := json.Marshal(struct {
+	return hashJSON(struct {
 		Validator     config.Validator
 		Confine, Root string
 		Env           []string
 	}{def, cfg.Settings.Confine, cfg.Root, s.Env})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 // programHash hashes the run line's inputs in the project (config.RunInputs);
@@ -169,9 +179,7 @@ func programHash(run, root string) (string, error) {
 	if config.RunInputs(in, run, root, math.MaxInt64) {
 		return "", fmt.Errorf("a program of %q cannot be read", run)
 	}
-	b, _ := json.Marshal(in) // keys sorted
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hashJSON(in), nil
 }
 
 // wanted selects the files the run validators' inputs select (nil: all,
@@ -314,11 +322,7 @@ func (r *Stop) still(i int, after *Tree) *key {
 	if before == nil || err != nil || k != *before {
 		return nil
 	}
-	var match func(string) bool
-	if ps, _ := v.Patterns(); ps != nil {
-		match = ps.Match
-	}
-	if !r.tree.Still(after, match) {
+	if match, _ := inputs(v); !r.tree.Still(after, match) {
 		return nil
 	}
 	return &k

@@ -55,11 +55,8 @@ func failedCount(v *Verdict) string {
 		}
 	}
 	var parts []string
-	switch {
-	case n == 1:
-		parts = append(parts, "1 check failed")
-	case n > 1 || none == 0:
-		parts = append(parts, fmt.Sprintf("%d checks failed", n))
+	if n > 0 || none == 0 {
+		parts = append(parts, cli.Plural(n, "check", "checks")+" failed")
 	}
 	if none > 0 {
 		parts = append(parts, cli.Plural(none, "judge", "judges")+" unavailable (no verdict: not a failure of the work)")

@@ -347,11 +347,11 @@ func failReason(err error, armed []queue.Entry) string {
 	fmt.Fprintf(&b, "stopgate halted the session: it could not judge this stop: %s.\n", err)
 	b.WriteString(advice(err))
 	if len(armed) > 0 {
-		var names []string
-		for _, e := range armed {
-			names = append(names, fmt.Sprintf("%q", e.Prompt))
+		names := make([]string, len(armed))
+		for i, e := range armed {
+			names[i] = e.Prompt
 		}
-		fmt.Fprintf(&b, "\nArmed for this session: prompt %s. They stay armed and are judged at the next stop.", strings.Join(names, ", "))
+		fmt.Fprintf(&b, "\nArmed for this session: prompt %s. They stay armed and are judged at the next stop.", quoted(names))
 	} else {
 		b.WriteString("\nWhat is armed for this session could not be read; a stop is judged once it can be.")
 	}
