@@ -292,10 +292,11 @@ func splitLoc(loc string) (file string, line int) {
 	return parts[0], line
 }
 
-// programFinding warns when a hook's program is not where its command says (vars: the client's).
+// programFinding warns when a hook's program is not where its command says
+// (vars: the client's); it names the last candidate (the plugin's own).
 func programFinding(env *cli.Env, command, loc, base string, vars map[string]string) []finding {
-	var first string
-	for i, p := range settings.Paths(command) {
+	var last string
+	for _, p := range settings.Paths(command) {
 		path := os.Expand(p, func(v string) string {
 			if s, ok := vars[v]; ok {
 				return s
@@ -305,19 +306,17 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 		if !filepath.IsAbs(path) {
 			return nil // on $PATH, or relative to where the client runs: not ours to judge
 		}
-		if i == 0 {
-			first = path
-		}
+		last = path
 		matches, _ := filepath.Glob(path)
 		if slices.ContainsFunc(matches, executable) {
 			return nil
 		}
 	}
-	in := binInstall(base, filepath.Dir(first))
-	if strings.Contains(first, "*") { // npm's platform package, as the shell finds it
+	in := binInstall(base, filepath.Dir(last))
+	if strings.Contains(last, "*") { // npm's platform package, as the shell finds it
 		in = npmProject("")
 	}
-	msg := fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, first))
+	msg := fmt.Sprintf("hook program %s is missing or not executable", project.Display(base, last))
 	if _, ok := settings.Candidates(command); ok {
 		msg += ": until it is installed, its launcher answers for it (a stop halts, a guarded tool call is refused)"
 	}

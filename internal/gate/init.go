@@ -378,7 +378,7 @@ func clientWanted(c *client.Client, root string, in install, testhook bool) []se
 		if h.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(c, h.Event, prefix+"/"+h.Program, clientArgs(c, h), in, root, in.shown(root, h.Program))
+		cmd := launch(c, h.Event, []string{prefix + "/" + h.Program}, clientArgs(c, h), in, root, in.shown(root, h.Program))
 		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.Unit})
 	}
 	return out
@@ -454,7 +454,7 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 		if !slices.Contains(hook.Handles[r.Program], r.Event) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(client.Claude, r.Event, bin+"/"+r.Program, strings.TrimSpace(timeoutFlag(r)), in, root, in.shown(root, r.Program))
+		cmd := launch(client.Claude, r.Event, candidates(bin, r.Program), strings.TrimSpace(timeoutFlag(r)), in, root, in.shown(root, r.Program))
 		h := settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout}
 		if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
 			h.StatusMessage = "stopgate: checking the prompt's acceptance criteria…"
@@ -486,6 +486,16 @@ const (
 	projectBin = `"$CLAUDE_PROJECT_DIR"/bin`
 	pluginBin  = `"${CLAUDE_PLUGIN_ROOT}"/bin`
 )
+
+// candidates are the paths the launcher of prog under bin tries, in order.
+// The plugin's hooks try the project's own programs, npm's and bin/'s,
+// before its script, which costs a shell more an event (docs/architecture.md).
+func candidates(bin, prog string) []string {
+	if bin == pluginBin {
+		return []string{`"$CLAUDE_PROJECT_DIR"/` + npmBin + "/" + prog, projectBin + "/" + prog, bin + "/" + prog}
+	}
+	return []string{bin + "/" + prog}
+}
 
 const gitignoreFile = ".gitignore"
 

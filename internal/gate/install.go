@@ -96,9 +96,11 @@ const goModule = "github.com/stopgate/stopgate"
 // would build what the agent can write (replace, vendor/, go.work).
 const goPinned = "@$(go list -m -f '{{.Version}}' " + goModule + ")"
 
-// goInstall is the command that installs the programs into gobin at version.
+// goInstall is the command that installs the programs into gobin at
+// version. CGO_ENABLED=0 links them statically, as make build's tags do:
+// with cgo, os/user (which mvdan.cc/sh imports) links libc, +1 ms a call.
 func goInstall(gobin, version string) string {
-	return "GOBIN=" + gobin + " go install " + goModule + "/cmd/..." + version
+	return "CGO_ENABLED=0 GOBIN=" + gobin + " go install " + goModule + "/cmd/..." + version
 }
 
 // npmProject is the project's npm packages, programs in dir ("": only the glob is known).
@@ -160,12 +162,12 @@ func self() string {
 }
 
 // launch returns the command line gate init registers on c's event: the
-// launcher (settings.Launcher) of candidate with args. A program that cannot
-// run halts the stop or is denied by the guard; one not installed at all is
-// answered by missing (docs/install.md).
-func launch(c *client.Client, event, candidate, args string, in install, root, shown string) string {
+// launcher (settings.Launcher) of candidates with args. A program that
+// cannot run halts the stop or is denied by the guard; one not installed at
+// all is answered by missing (docs/install.md).
+func launch(c *client.Client, event string, candidates []string, args string, in install, root, shown string) string {
 	text := missingText(in, shown)
-	return settings.Launcher([]string{candidate}, args, missingAnswer(c, event, text), missing(c, event, in, root, text))
+	return settings.Launcher(candidates, args, missingAnswer(c, event, text), missing(c, event, in, root, text))
 }
 
 func missingText(in install, shown string) string {

@@ -16,7 +16,7 @@ import (
 func TestInstallOf(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n\ntool (\n\tgithub.com/stopgate/stopgate/cmd/detect\n\tgithub.com/stopgate/stopgate/cmd/gate\n)\n"), 0o644)
-	want := install{"go tool", `"$CLAUDE_PROJECT_DIR"/bin`, filepath.Join(root, "bin"), `GOBIN="$PWD"/bin go install github.com/stopgate/stopgate/cmd/...@$(go list -m -f '{{.Version}}' github.com/stopgate/stopgate)`}
+	want := install{"go tool", `"$CLAUDE_PROJECT_DIR"/bin`, filepath.Join(root, "bin"), `CGO_ENABLED=0 GOBIN="$PWD"/bin go install github.com/stopgate/stopgate/cmd/...@$(go list -m -f '{{.Version}}' github.com/stopgate/stopgate)`}
 	if got := installOf(root, "bin", "/home/a/.cache/go-build/ab/gate"); got != want {
 		t.Errorf("in a Go module with the tool: %+v; want %+v", got, want)
 	}
@@ -30,7 +30,7 @@ func TestInstallOf(t *testing.T) {
 		{"/usr/lib/node_modules/stopgate/node_modules/@stopgate/darwin-arm64/bin/gate", "bin",
 			install{"npm", "'/usr/lib/node_modules/stopgate/node_modules/@stopgate/darwin-arm64/bin'", "/usr/lib/node_modules/stopgate/node_modules/@stopgate/darwin-arm64/bin", "npm install -g stopgate"}},
 		{"/p/bin/gate", "bin", install{"bin", `"$CLAUDE_PROJECT_DIR"/bin`, "/p/bin", "make install PREFIX=."}},
-		{"/home/a/go/bin/gate", "tools", install{"bin", `"$CLAUDE_PROJECT_DIR"/tools`, "/p/tools", `GOBIN="$PWD"/tools go install github.com/stopgate/stopgate/cmd/...@latest`}},
+		{"/home/a/go/bin/gate", "tools", install{"bin", `"$CLAUDE_PROJECT_DIR"/tools`, "/p/tools", `CGO_ENABLED=0 GOBIN="$PWD"/tools go install github.com/stopgate/stopgate/cmd/...@latest`}},
 		// Not a platform package: a bin dir under some other node_modules.
 		{"/p/node_modules/other/bin/gate", "bin", install{"bin", `"$CLAUDE_PROJECT_DIR"/bin`, "/p/bin", "make install PREFIX=."}},
 	} {

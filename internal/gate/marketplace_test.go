@@ -332,7 +332,7 @@ func TestPluginGoToolNotPublished(t *testing.T) {
 			}
 			// The halt quotes why and gives the remedy that works; detect,
 			// whose exit 126 the fallback answers, says the same on stderr.
-			remedy := `GOBIN=\"$PWD\"/bin go install github.com/stopgate/stopgate/cmd/...@` + tc.at
+			remedy := `CGO_ENABLED=0 GOBIN=\"$PWD\"/bin go install github.com/stopgate/stopgate/cmd/...@` + tc.at
 			why := "its build says: " + tc.says + "; install it as published into bin/, which is run first: " + remedy + `"}`
 			if !strings.HasSuffix(strings.TrimSpace(string(out)), why) {
 				t.Errorf("the halt %q does not end %q", out, why)

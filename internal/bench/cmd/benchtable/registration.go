@@ -111,7 +111,7 @@ func (o *options) npmRoute(root string) (string, []string, error) {
 // goToolRoute makes the project a Go module that pins stopgate with
 // go.mod's tool directives (goModule), runs go tool gate init, and
 // installs the programs into bin/ as gate init says to: go install at the
-// version go.mod pins.
+// version go.mod pins, with cgo off.
 func (o *options) goToolRoute(root string) (string, []string, error) {
 	env, version, err := o.goModule(root)
 	if err != nil {
@@ -121,7 +121,7 @@ func (o *options) goToolRoute(root string) (string, []string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return command, nil, runIn(root, append(env, "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", dist.Module+"/cmd/...@"+version)
+	return command, nil, runIn(root, append(env, "CGO_ENABLED=0", "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", dist.Module+"/cmd/...@"+version)
 }
 
 // pluginGoModRoute is the marketplace plugin's hook in a Go module that
