@@ -1,6 +1,5 @@
-// Command detect is stopgate's PostToolUse / UserPromptExpansion /
-// UserPromptSubmit hook: it arms a prompt's validators when the agent reads a
-// mapped prompt file or invokes a mapped slash command.
+// Command detect arms a prompt's validators when the agent reads a mapped
+// prompt, and is the tamper guard.
 package main
 
 import (

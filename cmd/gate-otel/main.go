@@ -1,7 +1,5 @@
-// Command gate-otel exports the gate's verdicts over OTLP: the gate runs
-// it, with the records on stdin, when [telemetry] is on. It is a command of
-// its own so that the OpenTelemetry SDK is linked here and not in the
-// hooks, whose start-up it would slow even with telemetry off.
+// Command gate-otel exports the gate's verdicts over OTLP, apart so that
+// the hooks do not link the OpenTelemetry SDK.
 package main
 
 import (

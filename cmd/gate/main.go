@@ -1,5 +1,4 @@
-// Command gate is stopgate's Stop / SubagentStop hook: it runs the pending
-// validators and blocks the stop, with remediation text, until they pass.
+// Command gate runs the armed validators at a stop, and is the CLI.
 package main
 
 import (

@@ -1,7 +1,4 @@
-// Command testhook is stopgate's test runner: a tests file's actions are
-// handed to the agent, its answers checked with the gate's validator engine,
-// and a report written. It is a command-line tool and a UserPromptSubmit and
-// Stop hook; see docs/testhook.md.
+// Command testhook is stopgate's hook-driven test runner (docs/testhook.md).
 package main
 
 import (

@@ -1,5 +1,5 @@
 // Package atomicfile replaces files so that a reader sees the old content or
-// the new, never part of either, even when the writer is killed mid-write.
+// the new, even when the writer is killed mid-write.
 package atomicfile
 
 import (
@@ -10,21 +10,13 @@ import (
 
 // Options says how Write writes.
 type Options struct {
-	// TempPrefix begins the temp file's name in path's folder; a sweeper
-	// of writers killed mid-write recognises their leftovers by it.
-	TempPrefix string
-	// Perm, when not zero, is the file's permissions; else the temp
-	// file's 0600 stays.
-	Perm fs.FileMode
-	// NoSync skips the fsyncs: for a cache whose loss costs a recompute,
-	// never a wrong answer.
-	NoSync bool
+	TempPrefix string      // the temp file's, by which a sweeper knows leftovers
+	Perm       fs.FileMode // 0: the temp file's 0600
+	NoSync     bool        // no fsync: a cache whose loss costs a recompute
 }
 
-// Write replaces path with data: a temp file in the same folder, written,
-// fsynced, renamed over path, and the folder fsynced so that the rename
-// itself survives a crash. On error the temp file is removed and path is
-// as it was.
+// Write replaces path with data by a temp file renamed over it, file and
+// folder fsynced. On error path is as it was.
 func Write(path string, data []byte, o Options) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, o.TempPrefix+"*")

@@ -1,7 +1,5 @@
 // Package buildinfo is the one reader of the build information Go records
-// in every binary: the module version and the commit it was built from.
-// --version prints it, the plugin manifest carries it, and the config cache
-// keys on it so that an upgrade never reads an older compilation.
+// in a binary (--version, the plugin manifest, the config cache's key).
 package buildinfo
 
 import (
@@ -29,10 +27,8 @@ func Read() Info {
 	return From(bi)
 }
 
-// From is the Info of a binary's build information, as runtime/debug
-// reads it for the running binary or debug/buildinfo for a file: make dist
-// reads its files with the latter, which the hooks do not link (its ELF,
-// DWARF and compression readers cost every hook's start).
+// From is the Info of build information from runtime/debug or, in make
+// dist, debug/buildinfo (which the hooks do not link: it slows their start).
 func From(bi *debug.BuildInfo) Info {
 	info := Info{Version: bi.Main.Version, Go: bi.GoVersion}
 	for _, s := range bi.Settings {
@@ -56,8 +52,7 @@ func (i Info) Release() string {
 	return strings.TrimPrefix(i.Version, "v")
 }
 
-// String is the one line --version prints after the program's name:
-// "v1.2.3 (commit 0123…, go1.26.8 linux/amd64)".
+// String is "v1.2.3 (commit 0123…, go1.26.8 linux/amd64)".
 func (i Info) String() string {
 	v := i.Version
 	if v == "" {

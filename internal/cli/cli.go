@@ -1,12 +1,7 @@
-// Package cli runs a stopgate command and maps its outcome to an exit code,
-// in one place, with the meaning each code has to Claude Code:
-//
-//	0  success; stdout, if any, is the hook's JSON answer
-//	1  a non-blocking error: the client logs stderr and carries on
-//	2  a blocking error; never used by the hooks, only by CLI usage errors
-//
-// Errors are printed as one line "name: error" on stderr, followed by any
-// hint lines, so a misconfigured hook never wedges the agent.
+// Package cli runs a stopgate command and maps its outcome to an exit code:
+// 0 success (stdout is the hook's answer), 1 a non-blocking error the
+// client logs, 2 a blocking one (CLI usage errors only). An error prints as
+// "name: error" on stderr, then its hints.
 package cli
 
 import (
@@ -20,8 +15,7 @@ import (
 	"github.com/stopgate/stopgate/internal/buildinfo"
 )
 
-// Env is what a command sees of its process, so tests and in-process callers
-// can supply their own.
+// Env is what a command sees of its process.
 type Env struct {
 	Args   []string // arguments after the program name
 	Stdin  io.Reader
@@ -37,8 +31,7 @@ func OS() *Env {
 	return &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}
 }
 
-// ExitError asks for a specific exit code. Its message, if any, is printed
-// like any other error.
+// ExitError asks for a specific exit code; its message, if any, is printed.
 type ExitError struct {
 	Code int
 	Err  error
@@ -55,8 +48,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Exit returns an error that exits with code after printing nothing more.
 func Exit(code int) error { return &ExitError{Code: code} }
 
-// Hinted attaches hint lines to an error; they are printed on their own lines
-// under it.
+// Hinted attaches hint lines, printed under the error.
 type Hinted struct {
 	Err   error
 	Hints []string
@@ -68,14 +60,9 @@ func (h *Hinted) Unwrap() error { return h.Err }
 // WithHint wraps err with hint lines.
 func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints: hints} }
 
-// Main runs run with the process's Env and returns the exit code. Every
-// command answers --version with Version, and -h or --help (first, or
-// wherever its flags meet them) with usage on stdout and exit 0.
-//
-// Go's own fatal errors (a stack overflow, out of memory) end the process
-// by SIGABRT, not Go's exit 2: exit 2 is a block to Claude Code and is
-// ignored by Copilot, and gate init's launcher passes it through, while a
-// status over 127 makes it print its fallback, the stop's halt.
+// Main runs run with the process's Env and returns the exit code; --version
+// and -h answer first. A Go fatal error ends by SIGABRT, not exit 2 (which
+// the launcher passes through): a signal makes it answer its halt.
 func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	debug.SetTraceback("crash")
 	return Run(name, OS(), run, usage)
@@ -119,12 +106,10 @@ func Run(name string, env *Env, run func(*Env) error, usage func(io.Writer)) int
 	return code
 }
 
-// Version is the line --version prints: the program, its module version
-// and the commit it was built from.
+// Version is the line --version prints.
 func Version(name string) string { return name + " " + buildinfo.Read().String() }
 
-// IsTerminal reports whether f, a command's stdin or stdout, is a
-// terminal: a person, not a client piping a hook input or reading JSON.
+// IsTerminal reports whether f, stdin or stdout, is a terminal (a person).
 func IsTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
@@ -134,10 +119,8 @@ func IsTerminal(f any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// safely runs run, turning a panic into an error with its stack on
-// stderr. Go exits 2 on a panic, which a client reads as a blocking error:
-// it would refuse the tool call or erase the user's prompt. A hook that
-// must answer even then (the gate's stop) recovers first, on its own.
+// safely runs run, turning a panic into an error with its stack on stderr:
+// Go's exit 2 would be a blocking error (a refused call, an erased prompt).
 func safely(env *Env, run func(*Env) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -148,9 +131,8 @@ func safely(env *Env, run func(*Env) error) (err error) {
 	return run(env)
 }
 
-// Parse parses args with fl allowing flags after arguments ("gate run joke
-// --json"), and returns the arguments in order; after "--" everything is
-// an argument. Errors are fl.Parse's, flag.ErrHelp included.
+// Parse parses args with fl, flags allowed after arguments, and returns the
+// arguments in order ("--" ends the flags).
 func Parse(fl *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
 	for {

@@ -10,18 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// The one implementation of each text job stopgate does in several places:
-// clipping, keeping text on one line, spelling control characters out,
-// shell quoting and naming signals.
-
-// OneLine is s with every run of white space, newlines included, made one
-// space and the ends trimmed: a log line, a table cell or a reason read as
-// several when it breaks.
+// OneLine is s with each run of white space made one space, ends trimmed.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// Clip returns s when it is at most n bytes long; else its first n bytes or
-// fewer, cut at a rune boundary so it stays UTF-8, followed by more (an
-// ellipsis, a note, or nothing).
+// Clip returns s cut to at most n bytes at a rune boundary, followed by
+// more when cut.
 func Clip(s string, n int, more string) string {
 	if len(s) <= n {
 		return s
@@ -33,15 +26,9 @@ func Clip(s string, n int, more string) string {
 	return s[:cut] + more
 }
 
-// Visible returns s with every control character and every byte that is
-// not UTF-8 spelled out: text the agent or a validator wrote reaches a
-// terminal and the model, and an escape sequence there could rewrite what
-// the user sees. Text without such characters is returned as it is.
-//
-// With oneLine, newline and tab are spelled out too, and every control
-// character the way Go quotes it ("\n", "\a", "\x00"), so a message quoting
-// the text it complains about stays one line. Without it, newline and tab
-// stay, and the others are spelled \x1b, \u009b.
+// Visible returns s with control characters and bytes not UTF-8 spelled
+// out (\x1b, \u009b): an escape sequence could rewrite what the user sees.
+// With oneLine, newline and tab too, as Go quotes them ("\n").
 func Visible(s string, oneLine bool) string {
 	if !needsEscape(s, oneLine) {
 		return s
@@ -67,8 +54,7 @@ func Visible(s string, oneLine bool) string {
 	return b.String()
 }
 
-// isControl is a C0 or C1 control character or DEL; newline and tab count
-// only when text must stay on one line.
+// isControl is a C0 or C1 control or DEL; newline and tab only if oneLine.
 func isControl(r rune, oneLine bool) bool {
 	if r == '\n' || r == '\t' {
 		return oneLine
@@ -85,10 +71,8 @@ func needsEscape(s string, oneLine bool) bool {
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
 
-// ShellQuote is s as one POSIX shell word: bare when nothing in it needs
-// quoting, else single-quoted, which a shell and settings.FirstWord both
-// read back as s. The guard's printf -v uses syntax.Quote instead:
-// mvdan's interpreter keeps the backslash of \' in an assignment.
+// ShellQuote is s as one POSIX shell word: bare when safe, else
+// single-quoted.
 func ShellQuote(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
@@ -104,8 +88,7 @@ var signalNames = map[syscall.Signal]string{
 	syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ",
 }
 
-// SignalName is a signal's short name, "SIGTERM", when it is one a
-// process plausibly dies of; else its description.
+// SignalName is a signal's short name (SIGTERM), else its description.
 func SignalName(sig os.Signal) string {
 	if s, ok := sig.(syscall.Signal); ok && signalNames[s] != "" {
 		return signalNames[s]
@@ -113,7 +96,7 @@ func SignalName(sig os.Signal) string {
 	return sig.String()
 }
 
-// Plural is n with one or many, as its count takes it: "1 hook", "2 hooks".
+// Plural is "1 hook" or "2 hooks".
 func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

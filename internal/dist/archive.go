@@ -16,10 +16,8 @@ type file struct {
 	data []byte
 }
 
-// tarGz is a gzipped tar of files whose bytes depend on nothing but the
-// files and mtime: members sorted by name, owner root (0:0, no names),
-// directories implied, one fixed mtime, no gzip name or time. Two builds
-// of one commit give the same archive.
+// tarGz is a gzipped tar whose bytes depend on files and mtime alone
+// (members sorted, owner 0:0, one mtime, no gzip name or time).
 func tarGz(files []file, mtime time.Time) ([]byte, error) {
 	files = slices.Clone(files)
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
@@ -30,14 +28,7 @@ func tarGz(files []file, mtime time.Time) ([]byte, error) {
 	}
 	tw := tar.NewWriter(zw)
 	for _, f := range files {
-		h := &tar.Header{
-			Typeflag: tar.TypeReg,
-			Name:     f.name,
-			Mode:     f.mode,
-			Size:     int64(len(f.data)),
-			ModTime:  mtime,
-			Format:   tar.FormatUSTAR,
-		}
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: mtime, Format: tar.FormatUSTAR}
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, err
 		}

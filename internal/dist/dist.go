@@ -1,11 +1,7 @@
-// Package dist makes stopgate's release: for each platform, the three
-// programs built reproducibly from one commit, an archive of them, the npm
-// packages that carry them, and a SHA256SUMS of it all. `make dist` runs
-// it (cmd/dist).
-//
-// It is a short program, not GoReleaser: GoReleaser v2 needs a newer Go
-// than this module's, pulls hundreds of modules, and its archives still
-// need settings to be byte-identical; this needs the standard library.
+// Package dist makes stopgate's release (make dist): for each platform the
+// programs built reproducibly from one commit, their archive, the npm
+// packages carrying them, and SHA256SUMS. Standard library only, unlike
+// GoReleaser (a newer Go, hundreds of modules).
 package dist
 
 import (
@@ -32,14 +28,12 @@ type platform struct{ os, arch string }
 
 func (p platform) String() string { return p.os + "/" + p.arch }
 
-// Platforms are the released ones. Not windows: the hooks are command
-// lines the clients run through a POSIX shell ("$CLAUDE_PROJECT_DIR"/…),
-// and the validators' process groups and resource limits are Unix calls.
+// Platforms are the released ones; not windows: the hooks are POSIX shell
+// command lines, and the validators' process groups and limits Unix calls.
 var Platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
 
-// programs are the commands under cmd/, each in every archive and platform
-// package; commands are those a person runs, in the npm package's bin
-// (gate-otel is the gate's, run by it).
+// programs are the commands under cmd/, in every archive and platform
+// package; commands, those a person runs, in the npm package's bin.
 var (
 	programs = []string{"detect", "gate", "gate-otel", "testhook"}
 	commands = []string{"detect", "gate", "testhook"}
@@ -55,10 +49,9 @@ type Options struct {
 	Log       io.Writer
 }
 
-// Build makes the release of one commit in o.Out. It builds from a fresh
-// clone of the commit, never the work tree: the build is of that commit
-// alone, and Go records its version and revision (it cannot in a git
-// worktree, whose .git is a file).
+// Build makes the release of one commit in o.Out, from a fresh clone of
+// it: the build is of that commit alone, and Go records its version and
+// revision (it cannot in a git worktree).
 func Build(o Options) error {
 	var ps []platform
 	for _, s := range o.Platforms {
@@ -146,10 +139,8 @@ func git(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// build builds the programs for p from src into dir, the release way:
-// static (no cgo; the os/user and net code in Go), no file paths, no build
-// id, no symbol table, the commit recorded. It returns them, with the build
-// information Go recorded.
+// build builds the programs for p from src into dir, static, without
+// paths, build id or symbols, and returns them and their build info.
 func build(o Options, src, dir string, p platform) ([]file, buildinfo.Info, error) {
 	fmt.Fprintf(o.Log, "dist: building %s\n", p)
 	cmd := exec.Command(o.Go, "build", "-trimpath", "-buildvcs=true", "-tags", "osusergo,netgo",
@@ -178,8 +169,7 @@ func build(o Options, src, dir string, p platform) ([]file, buildinfo.Info, erro
 	return files, info, nil
 }
 
-// sums is SHA256SUMS of out: "HASH  NAME" lines sorted by name, as
-// sha256sum -c reads them.
+// sums is SHA256SUMS of out, as sha256sum -c reads it.
 func sums(out map[string][]byte) []byte {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(out)) {

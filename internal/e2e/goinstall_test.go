@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/internal/dist"
+	"github.com/stopgate/stopgate/internal/bench"
 )
 
 // TestGoInstallAndTool: from a module proxy serving this repository's HEAD
@@ -19,10 +19,10 @@ func TestGoInstallAndTool(t *testing.T) {
 	gocmd := "go" // the one on PATH, as make runs it
 	tmp := t.TempDir()
 	proxy := filepath.Join(tmp, "proxy")
-	if err := dist.ModuleProxy(src, "HEAD", version, proxy); err != nil {
+	if err := bench.ModuleProxy(src, "HEAD", version, proxy); err != nil {
 		t.Fatal(err)
 	}
-	env, err := dist.ProxyEnv(gocmd, proxy, filepath.Join(tmp, "modcache"))
+	env, err := bench.ProxyEnv(gocmd, proxy, filepath.Join(tmp, "modcache"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestGoInstallAndTool(t *testing.T) {
 	}
 	defer run(tmp, nil, gocmd, "clean", "-modcache") // its files are read-only
 
-	run(tmp, []string{"GOBIN=" + gobin}, gocmd, "install", dist.Module+"/cmd/...@"+version)
+	run(tmp, []string{"GOBIN=" + gobin}, gocmd, "install", bench.Module+"/cmd/...@"+version)
 	for _, prog := range []string{"detect", "gate", "gate-otel", "testhook"} {
 		if out := run(tmp, nil, filepath.Join(gobin, prog), "--version"); !strings.HasPrefix(out, prog+" "+version+" ") {
 			t.Errorf("go install: %s --version: %q", prog, out)
@@ -50,12 +50,12 @@ func TestGoInstallAndTool(t *testing.T) {
 	}
 
 	run(scratch, nil, gocmd, "mod", "init", "example.com/scratch")
-	run(scratch, nil, gocmd, "get", "-tool", dist.Module+"/cmd/...@"+version)
+	run(scratch, nil, gocmd, "get", "-tool", bench.Module+"/cmd/...@"+version)
 	if out := run(scratch, nil, gocmd, "tool", "gate", "--version"); !strings.HasPrefix(out, "gate "+version+" ") {
 		t.Errorf("go tool gate --version: %q", out)
 	}
-	if mod, _ := os.ReadFile(filepath.Join(scratch, "go.mod")); !strings.Contains(string(mod), "tool "+dist.Module+"/cmd/gate") &&
-		!strings.Contains(string(mod), "\t"+dist.Module+"/cmd/gate") {
+	if mod, _ := os.ReadFile(filepath.Join(scratch, "go.mod")); !strings.Contains(string(mod), "tool "+bench.Module+"/cmd/gate") &&
+		!strings.Contains(string(mod), "\t"+bench.Module+"/cmd/gate") {
 		t.Errorf("go.mod has no tool directive for gate:\n%s", mod)
 	}
 }

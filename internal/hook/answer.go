@@ -7,33 +7,26 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 )
 
-// Dialect is a client other than Claude Code, as the writer of the answers
-// to its inputs sees it (package client).
+// Dialect is a client other than Claude Code, as its answers' writer sees
+// it (package client).
 type Dialect interface {
-	// Name is the client's name as `gate init --client` takes it.
-	Name() string
-	// Encode turns an answer to the client's event into the value the
-	// client reads on stdout; nil prints nothing (it has no way to take it).
+	Name() string // as gate init --client takes it
+	// Encode is the value the client reads on stdout; nil prints nothing.
 	Encode(event string, o Output) any
-	// Halt is a halt with reason as the client acts on it: Halt(reason)
-	// where the client shows the user its reason, else a block that hands
-	// the reason to the model to tell the user (HaltRelay). once reports a
-	// relay the client needs a single time, for a stop whose halt was not
-	// relayed yet (relayed false): the stop then counts it as a block.
+	// Halt is a halt as the client acts on it: shown to the user, or a
+	// block the model relays (HaltRelay). once: the relay is needed a
+	// single time (relayed false), and the stop counts it as a block.
 	Halt(reason string, relayed bool) (o Output, once bool)
 }
 
-// Answer writes the answers to one hook input, in the shape its client
-// reads. Decoding an input (client.Decode) gives it beside the input;
-// every answer to the input goes through it.
+// Answer writes the answers to one hook input, in its client's shape.
 type Answer struct {
 	w      io.Writer
 	client Dialect // nil: Claude Code, the reference
 	event  string  // the event as the client names it
 }
 
-// AnswerTo returns the writer of the answers to in on w, in its client's
-// shape (in.Client; Claude Code's when nil, or when in is).
+// AnswerTo returns the writer of the answers to in (nil: Claude Code's) on w.
 func AnswerTo(w io.Writer, in *Input) Answer {
 	if in == nil {
 		return Answer{w: w}
@@ -41,10 +34,8 @@ func AnswerTo(w io.Writer, in *Input) Answer {
 	return Answer{w: w, client: in.Client, event: in.ClientEvent}
 }
 
-// Write prints o as one line of JSON, as the client reads it; a halt is
-// first what the client acts on (Halt). Its texts are made Visible first.
-// It is the one writer of hook output, so no answer can leave in the wrong
-// shape or carry raw escape sequences.
+// Write prints o as one line of JSON in the client's shape, a halt as it
+// acts on it, its texts made Visible: the one writer of hook output.
 func (a Answer) Write(o Output) error {
 	if o.Continue != nil && !*o.Continue {
 		said := o.SystemMessage
@@ -73,8 +64,7 @@ func (a Answer) Write(o Output) error {
 	return err
 }
 
-// Halt is a halt with reason as the client acts on it (Dialect.Halt):
-// Claude Code shows its reason.
+// Halt is a halt with reason as the client acts on it (Dialect.Halt).
 func (a Answer) Halt(reason string, relayed bool) (o Output, once bool) {
 	if a.client == nil {
 		return Halt(reason), false
@@ -83,12 +73,10 @@ func (a Answer) Halt(reason string, relayed bool) (o Output, once bool) {
 }
 
 // HaltRelay is a halt's reason as a block hands it to the model, for a
-// client that cannot show a halt to the user itself (Copilot CLI, Codex).
-// It starts with RelayPrefix.
+// client that cannot show it to the user (Copilot CLI, Codex).
 func HaltRelay(reason string) string {
 	return RelayPrefix + ": stop working now, and tell the user, word for word: " + reason
 }
 
-// RelayPrefix starts every relayed halt (HaltRelay): a client's record of
-// the session shows one was fed back by it.
+// RelayPrefix starts every relayed halt, as the session's record shows it.
 const RelayPrefix = "stopgate halted this session, and this client does not show the user why"

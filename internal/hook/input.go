@@ -1,9 +1,7 @@
-// Package hook reads Claude Code hook input and writes hook output.
-//
-// The shapes follow what the real client sends and accepts (see the project's
-// notes on the client): unknown input fields are ignored because the client
-// adds fields over time, but a field stopgate reads must have the right JSON
-// type, and the event must be one stopgate handles.
+// Package hook reads Claude Code hook input and writes hook output, in the
+// shapes the real client uses: unknown input fields are ignored (the
+// client adds some over time), but a field stopgate reads must have the
+// right JSON type, and the event must be one stopgate handles.
 package hook
 
 import (
@@ -20,9 +18,8 @@ import (
 // Hook event names, exactly as the client spells them.
 const (
 	PreToolUse = "PreToolUse"
-	// PreSkillShellCommand comes before a skill's or command's inline
-	// shell command runs (Claude Code 2.1.332): PreToolUse's tool_name
-	// and tool_input.command, with command_name naming the skill.
+	// PreSkillShellCommand: before a skill's inline shell command runs;
+	// PreToolUse's fields, with command_name naming the skill.
 	PreSkillShellCommand = "PreSkillShellCommand"
 	PostToolUse          = "PostToolUse"
 	UserPromptSubmit     = "UserPromptSubmit"
@@ -32,12 +29,11 @@ const (
 	ConfigChange         = "ConfigChange"
 )
 
-// MaxInput bounds what Decode reads. The largest real inputs are PostToolUse
-// events carrying a whole file in tool_response; 64 MiB is far above them.
+// MaxInput bounds what Decode reads: far above a PostToolUse carrying a
+// whole file.
 const MaxInput = 64 << 20
 
-// Input is the JSON object a hook receives on stdin. Fields of other events
-// are left empty.
+// Input is the JSON object a hook receives on stdin.
 type Input struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
@@ -54,8 +50,7 @@ type Input struct {
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
 	ToolUseID string          `json:"tool_use_id"`
-	// Tool is the part of ToolInput stopgate reads, type-checked by Parse.
-	Tool ToolInput `json:"-"`
+	Tool      ToolInput       `json:"-"` // the part of ToolInput stopgate reads
 
 	// UserPromptSubmit and UserPromptExpansion.
 	Prompt        string `json:"prompt"`
@@ -63,12 +58,9 @@ type Input struct {
 	CommandName   string `json:"command_name"`
 	CommandArgs   string `json:"command_args"`
 	CommandSource string `json:"command_source"`
-	// InvokedBy is PreSkillShellCommand's: "claude" (the model ran the
-	// skill), "user" or "other".
-	InvokedBy string `json:"invoked_by"`
+	InvokedBy     string `json:"invoked_by"` // PreSkillShellCommand's: claude, user, other
 
-	// ConfigChange: which settings changed (user_settings,
-	// project_settings, local_settings, policy_settings, skills), and the file.
+	// ConfigChange: which settings changed, and the file.
 	Source      string `json:"source"`
 	ChangedFile string `json:"file_path"`
 
@@ -76,27 +68,20 @@ type Input struct {
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
 
-	// Client is the dialect that decoded the input and encodes the answers
-	// to it (AnswerTo); nil is Claude Code, the reference dialect.
-	Client Dialect `json:"-"`
-	// ClientEvent is the event as the client named it, for messages.
-	ClientEvent string `json:"-"`
+	// Client decoded the input and encodes its answers; nil: Claude Code.
+	Client      Dialect `json:"-"`
+	ClientEvent string  `json:"-"` // the event as the client named it
 	// StopID names one stop across the registrations that run for it (VS
-	// Code runs the hooks of every file it reads for one stop, each with
-	// the same input): the gate judges a stop of one id once. "": each run
-	// is a stop of its own.
+	// Code runs every file's hooks with the same input): judged once. "":
+	// each run is a stop of its own.
 	StopID string `json:"-"`
-	// Reads are the files a tool call read, absolute, when the client's
-	// tool is not Read: a read of several files. A shell command's are
-	// the guard's to find (guard.ShellReads).
+	// Reads (files read, absolute) and Calls (writes, as Claude Code tool
+	// calls) are set when the client's tool is none of Claude Code's.
 	Reads []string `json:"-"`
-	// Calls are the writes a tool call makes, as Claude Code tool calls the
-	// guard judges, when the client's tool is not one of them.
-	Calls []Call `json:"-"`
+	Calls []Call   `json:"-"`
 }
 
-// Call is one tool call in Claude Code's shape: a tool name and the part
-// of its input stopgate reads, decoded once (Unmarshal).
+// Call is one tool call in Claude Code's shape.
 type Call struct {
 	Tool  string
 	Input ToolInput
@@ -113,8 +98,7 @@ func Parse(data []byte, events ...string) (*Input, error) {
 	if len(trimmed) == 0 {
 		return nil, ErrNoInput
 	}
-	// The client writes JSON with JSON.stringify, always UTF-8: anything
-	// else is not from it, and decoding would silently replace bytes.
+	// The client writes UTF-8; decoding would silently replace bad bytes.
 	if !utf8.Valid(trimmed) {
 		return nil, fmt.Errorf("hook input is not valid UTF-8 (bad byte at offset %d), want one JSON object in UTF-8", badUTF8(data))
 	}
@@ -131,7 +115,7 @@ func Parse(data []byte, events ...string) (*Input, error) {
 	return in, nil
 }
 
-// Unmarshal decodes a Claude-shaped input object (trimmed JSON), type-checking the fields
+// Unmarshal decodes a Claude-shaped input object, type-checking the fields
 // stopgate reads, without judging its event.
 func Unmarshal(trimmed []byte) (*Input, error) {
 	var in Input
@@ -146,8 +130,7 @@ func Unmarshal(trimmed []byte) (*Input, error) {
 	return &in, nil
 }
 
-// decode unmarshals data into v, a field of the wrong type named under
-// parent in JSON's words (typeError), any other error after bad.
+// decode unmarshals data into v; a wrong type is named under parent.
 func decode(data []byte, v any, parent, bad string) error {
 	err := json.Unmarshal(data, v)
 	var te *json.UnmarshalTypeError
@@ -178,8 +161,7 @@ func (in *Input) Check(events ...string) error {
 	return nil
 }
 
-// ReadPaths returns the files the tool call read: Read's file_path, or
-// what the client's dialect found.
+// ReadPaths returns the files the tool call read.
 func (in *Input) ReadPaths() []string {
 	if in.Reads != nil {
 		return in.Reads
@@ -190,8 +172,7 @@ func (in *Input) ReadPaths() []string {
 	return nil
 }
 
-// GuardCalls returns the tool calls the guard judges for this input: the
-// call itself, or the writes the client's dialect found in it.
+// GuardCalls returns the tool calls the guard judges for this input.
 func (in *Input) GuardCalls() []Call {
 	if in.Calls != nil {
 		return in.Calls
@@ -199,10 +180,8 @@ func (in *Input) GuardCalls() []Call {
 	return []Call{{Tool: in.ToolName, Input: in.Tool}}
 }
 
-// ToolInput holds the tool_input fields stopgate reads: the path of Read,
-// Write, Edit and MultiEdit, NotebookEdit's path, Bash's command, the
-// command the Skill tool runs, and what Write and Edit put in the file
-// (the guard reads it for a client's .env: trust.DotEnvWrite).
+// ToolInput holds the tool_input fields stopgate reads (the text Write
+// and Edit write, for a client's .env: trust.DotEnvWrite).
 type ToolInput struct {
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
@@ -213,9 +192,8 @@ type ToolInput struct {
 	NewString    string `json:"new_string"`
 }
 
-// readsTool lists the tools whose input stopgate reads; other tools' inputs
-// (MCP tools included) are never type-checked, so they can never make a
-// hook fail.
+// readsTool lists the tools whose input stopgate type-checks; no other
+// tool's (an MCP tool's) can make a hook fail.
 var readsTool = map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true, "Skill": true}
 
 // FilePath returns tool_input.file_path, or "" when the tool input has none.
@@ -278,9 +256,7 @@ func badUTF8(b []byte) int {
 	return -1
 }
 
-// SlashCommand returns the command name of a prompt whose first word is
-// /name, or "": what UserPromptSubmit carries when the user types a slash
-// command.
+// SlashCommand returns the name of a prompt's first word /name, or "".
 func SlashCommand(prompt string) string {
 	prompt = strings.TrimLeft(prompt, " \t\r\n")
 	if !strings.HasPrefix(prompt, "/") {

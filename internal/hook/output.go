@@ -1,17 +1,14 @@
 package hook
 
-// Output is the JSON object a hook may print on stdout with exit code 0.
-// Only fields the client documents are here: the client silently ignores
-// anything else (such as the legacy "replace"), so an unknown key would be a
-// bug that no error ever reports.
+// Output is the JSON object a hook prints on stdout with exit 0: only
+// documented fields, since the client silently ignores any other.
 type Output struct {
 	Continue       *bool  `json:"continue,omitempty"`
 	StopReason     string `json:"stopReason,omitempty"`
 	SuppressOutput bool   `json:"suppressOutput,omitempty"`
 	SystemMessage  string `json:"systemMessage,omitempty"`
-	// Decision "block" on Stop/SubagentStop keeps the agent working and
-	// hands it Reason; on UserPromptSubmit it drops the prompt and shows
-	// Reason to the user.
+	// Decision "block": a stop goes on with Reason to the model; a prompt
+	// is dropped, Reason shown to the user.
 	Decision           string    `json:"decision,omitempty"`
 	Reason             string    `json:"reason,omitempty"`
 	HookSpecificOutput *Specific `json:"hookSpecificOutput,omitempty"`
@@ -25,8 +22,8 @@ type Specific struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 }
 
-// BlockPrefix starts the reason of every stop the gate blocks: a client's
-// record of the session is searched for it to count the blocks it fed back.
+// BlockPrefix starts every blocked stop's reason, which the session's
+// record is searched for.
 const BlockPrefix = "stopgate: you may not stop yet"
 
 // Block refuses a stop (Stop, SubagentStop) or a prompt (UserPromptSubmit):
@@ -39,12 +36,9 @@ func Halt(reason string) Output {
 	return Output{Continue: &f, StopReason: reason}
 }
 
-// HaltSaid is Halt with reason also as the systemMessage, for a halt the
-// gate decides at a stop: Claude Code's print mode (claude -p) drops
-// stopReason from its output, but stream-json prints a systemMessage
-// ({"type":"system","subtype":"informational","content":"Stop says: …"}),
-// so a headless run's log shows why the session ended. Clients other than
-// Claude Code get Halt.
+// HaltSaid is Halt with reason as the systemMessage too: claude -p drops
+// stopReason but stream-json prints a systemMessage, so a headless log
+// shows why the session ended. Other clients get Halt.
 func HaltSaid(reason string) Output {
 	o := Halt(reason)
 	o.SystemMessage = reason
@@ -59,9 +53,5 @@ func Context(event, text string) Output {
 // Deny refuses the call of a permission event (PreToolUse, PreSkillShellCommand),
 // answered under that event's name, and tells the model why.
 func Deny(event, reason string) Output {
-	return Output{HookSpecificOutput: &Specific{
-		HookEventName:            event,
-		PermissionDecision:       "deny",
-		PermissionDecisionReason: reason,
-	}}
+	return Output{HookSpecificOutput: &Specific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: reason}}
 }

@@ -25,9 +25,8 @@ func Root(getenv func(string) string, cwd, wd string) string {
 	return "/"
 }
 
-// Rel returns path relative to root with forward slashes, and false when
-// path lies outside root. It is lexical: callers that act on a match also
-// check symlinks with Inside.
+// Rel returns path relative to root with forward slashes; false outside
+// root. Lexical: Inside follows links.
 func Rel(root, path string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
@@ -39,9 +38,8 @@ func Rel(root, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// Display shows path as a person reads it in a message: relative to root,
-// with forward slashes, when it lies inside root; else as it is. Both are
-// taken as given (absolute, or relative to the same folder).
+// Display is path relative to root, with forward slashes, when inside
+// root; else path.
 func Display(root, path string) string {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -50,8 +48,8 @@ func Display(root, path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// Inside reports whether path, with symlinks resolved, lies inside root
-// (also resolved). A path that does not exist is judged lexically.
+// Inside reports whether path lies inside root, links resolved (lexically
+// when it does not exist).
 func Inside(root, path string) bool {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -69,10 +67,9 @@ func Inside(root, path string) bool {
 	return ok
 }
 
-// Find returns the project root for a command a person runs: the
-// $CLAUDE_PROJECT_DIR of a hook's environment, else the nearest directory
-// from wd upwards that holds mappings.toml, so that `gate status` works
-// from any subdirectory, else wd itself.
+// Find returns the project root for a command a person runs:
+// $CLAUDE_PROJECT_DIR, else the nearest folder up from wd with
+// mappings.toml, else wd.
 func Find(getenv func(string) string, wd string) string {
 	if dir := getenv("CLAUDE_PROJECT_DIR"); dir != "" {
 		return Root(getenv, "", wd)

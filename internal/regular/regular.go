@@ -11,18 +11,13 @@ import (
 	"syscall"
 )
 
-// ErrNotRegular is Open's answer for a folder, a named pipe, a device or
-// a socket.
+// ErrNotRegular is Open's answer for a folder, pipe, device or socket.
 var ErrNotRegular = errors.New("not a regular file")
 
-// Open opens path for reading and refuses anything but a regular file
-// (links followed). The open is non-blocking: opening a named pipe with no
-// writer would wait for one for ever, and a stat before the open leaves
-// the agent time to swap one in; a hook the client kills at its timeout
-// lets the agent through. Reading a regular file ignores the flag.
-//
-// A file that is not regular gives its info and an *fs.PathError wrapping
-// ErrNotRegular; callers word that, and bound what they read, themselves.
+// Open opens path for reading, refusing anything but a regular file (an
+// *fs.PathError of ErrNotRegular, with its info). Non-blocking: a named
+// pipe would hang the hook till its timeout, a pass, and a stat first
+// leaves time to swap one in.
 func Open(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -39,9 +34,8 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	return f, info, nil
 }
 
-// ReadFile is os.ReadFile through Open, of a file of at most max bytes: a
-// larger one is refused, and the read stops at max (a file that grows).
-// A folder is refused in os.ReadFile's words, "is a directory".
+// ReadFile is os.ReadFile through Open of at most max bytes (a larger file
+// is refused); a folder in os.ReadFile's words.
 func ReadFile(path string, max int64) ([]byte, error) {
 	f, info, err := Open(path)
 	switch {
@@ -57,18 +51,15 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, max))
 }
 
-// Stamp is what tells that a file changed without reading it: its size,
-// mode, inode, and modification and change times. The change time is the
-// kernel's: the file's owner cannot set it back, so an edit whose
-// modification time was restored (touch -r) still shows.
+// Stamp tells that a file changed without reading it. The change time is
+// the kernel's: an edit whose mtime was restored (touch -r) still shows.
 type Stamp struct {
 	Size, Mtime, Ctime int64
 	Mode               uint32
 	Ino                uint64
 }
 
-// Changed is the later of the modification and change times, in
-// nanoseconds.
+// Changed is the later of the modification and change times.
 func (s Stamp) Changed() int64 { return max(s.Mtime, s.Ctime) }
 
 // String is the stamp as one word, for records that compare text.
@@ -76,5 +67,5 @@ func (s Stamp) String() string {
 	return fmt.Sprintf("%d.%o.%d.%d.%d", s.Size, s.Mode, s.Ino, s.Mtime, s.Ctime)
 }
 
-// StampOf is fi's stamp (stamp_linux.go, stamp_other.go).
+// StampOf is fi's stamp.
 func StampOf(fi fs.FileInfo) Stamp { return stampOf(fi) }

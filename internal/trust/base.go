@@ -1,11 +1,8 @@
 // Package trust declares the gate's trusted base: every program a hook or
-// the gate executes, every file read to reach a verdict, and where the
-// programs the gate runs come from. It is one value per project (Base),
-// and every wall derives from it: the tamper guard's protected set
-// (Guard), the client's OS wall in the project's settings (Wall), the
-// confinement of run validators (ReadOnly, Writable), gate check's and
-// ConfigChange's account of them. A feature that runs or reads something
-// new names it here, or no wall covers it.
+// the gate executes and every file read to reach a verdict, one value per
+// project (Base). Every wall derives from it: the guard's set (Guard), the
+// client's OS wall (Wall), the validators' confinement (ReadOnly,
+// Writable). What runs or is read anew is named here, or no wall covers it.
 package trust
 
 import (
@@ -26,48 +23,37 @@ type Project struct {
 	File       string         // the config file in use
 	Config     *config.Config // nil when it cannot be loaded
 	Transcript string         // the session's; "" outside a hook
-	// Bins are further folders that may hold the hook programs (gate init
-	// --bin); Registered, programs about to be registered (gate init).
+	// Bins: more folders of the hook programs (gate init --bin);
+	// Registered: programs about to be registered (gate init).
 	Bins, Registered []string
-	// Regs are the hook files' registrations as the caller read them for
-	// this event (guard.Registrations); nil: read here.
-	Regs []guard.Registered
-	// PluginRoot is the plugin's folder when the hooks run from Claude
-	// Code's plugin (CLAUDE_PLUGIN_ROOT).
-	PluginRoot string
+	Regs             []guard.Registered // the hook files' (guard.Registrations); nil: read here
+	PluginRoot       string             // CLAUDE_PLUGIN_ROOT, when the hooks run from the plugin
 }
 
 // Base is the trusted base of a project.
 type Base struct {
 	Root, Home string
-	// Shared are the project's: its config, state dir, validators and what
+	// Shared are the project's: config, state dir, validators and what
 	// they source, the clients' hook files and settings, stopgate's
-	// programs in it and those the hook files register wherever they are,
-	// the npm packages, the transcript, [settings] protect.
+	// programs and those registered wherever they are, the npm packages,
+	// the transcript, [settings] protect.
 	Shared []guard.Protected
-	// Local are this machine's, outside the project: the user's Claude Code
-	// settings (hooks and env every session runs with), the programs
-	// beside the running one, the plugin's folder. The team's wall, kept in
-	// the project's settings, does not name them (the client's sandbox
-	// writes nothing outside the project); the guard and the confinement
-	// do.
+	// Local are this machine's, outside the project (the user's Claude
+	// Code settings, the programs beside the running one, the plugin):
+	// the guard and the confinement name them, the team's wall does not.
 	Local []guard.Protected
-	// Caches are the folders of HOME a confined validator may write: what
-	// a test run needs (npm's, the XDG cache and TMPDIR).
+	// Caches are the folders of HOME a confined validator may write (npm's,
+	// the XDG cache, TMPDIR).
 	Caches []string
 	// GoCaches are Go's build and module caches, which the go.mod route
-	// (go tool gate) builds the hooks from and Go never checks again: a
-	// validator that wrote them would choose the next hook's code. A
-	// confined one gets them read-only and builds in GOCACHE (ValidatorEnv).
+	// builds the hooks from: read-only to a confined validator, which
+	// builds in GoBuild, its own ("" with no HOME).
 	GoCaches []string
-	// GoBuild is the confined validators' own Go build cache, in the XDG
-	// cache; "" with no HOME.
-	GoBuild string
+	GoBuild  string
 }
 
-// For returns the trusted base of p. An error means the run validators
-// could not be read from p.Config; the base returned beside it holds
-// everything else.
+// For returns the trusted base of p. An error means p.Config's run
+// validators could not be read; the base beside it holds the rest.
 func For(p Project) (*Base, error) {
 	if p.Regs == nil {
 		p.Regs = guard.Registrations(p.Root, p.Home, nil)
@@ -119,9 +105,9 @@ func runsOf(cfg *config.Config) ([]guard.Run, error) {
 	return runs, nil
 }
 
-// programsIn returns the paths stopgate's programs may have in dirs: the
-// hook programs, and gate-otel where it is there or telemetry is on (the
-// gate beside it runs it then, the agent's if it planted one).
+// programsIn returns the paths of stopgate's programs in dirs: the hook
+// programs, and gate-otel where it is there or telemetry is on (the gate
+// runs it then, the agent's if it planted one).
 func programsIn(dirs []string, telemetry bool) []string {
 	var out []string
 	for _, d := range dirs {
@@ -174,10 +160,8 @@ func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
 // Empty reports whether nothing is protected ([settings] protect = []).
 func (b *Base) Empty() bool { return len(b.Shared) == 0 }
 
-// ReadOnly are the paths a confined validator gets read-only: the whole
-// base, the npm packages included, Go's caches, and HOME, where the
-// user's settings, the plugin and a PATH's gate live (Writable reopens the
-// other caches).
+// ReadOnly are the paths a confined validator gets read-only: the base,
+// Go's caches, and HOME (Writable reopens the other caches).
 func (b *Base) ReadOnly() []string {
 	var out []string
 	for _, ps := range [][]guard.Protected{b.Shared, b.Local} {
@@ -191,8 +175,7 @@ func (b *Base) ReadOnly() []string {
 	return out
 }
 
-// Writable are the paths a confined validator writes inside ReadOnly
-// ones: the project and the declared caches.
+// Writable are the paths a confined validator writes inside ReadOnly ones.
 func (b *Base) Writable() []string {
 	if b.home() == "" {
 		return nil
@@ -201,8 +184,7 @@ func (b *Base) Writable() []string {
 }
 
 // home is HOME when a confined validator gets it read-only: an absolute
-// folder that is not the root of the file system nor the project's, and
-// something is protected at all.
+// folder, not / nor the project, and something is protected.
 func (b *Base) home() string {
 	h := filepath.Clean(b.Home)
 	if b.Empty() || b.Home == "" || !filepath.IsAbs(h) || h == "/" || h == filepath.Clean(b.Root) {
@@ -215,10 +197,8 @@ func (b *Base) home() string {
 }
 
 // ValidatorEnv is what a confined validator's environment sets over the
-// gate's, as KEY=VALUE: its own Go build cache, where Go's are read-only.
-// It makes its own, and Go's where their folder is there (~/.cache), so
-// that one is mounted read-only, not left for a validator to create under
-// a writable cache; under HOME, read-only, none can be created.
+// gate's: its own GOCACHE. It creates Go's caches first, so that they are
+// mounted read-only rather than left for a validator to create.
 func (b *Base) ValidatorEnv() []string {
 	if b.home() == "" || b.GoBuild == "" {
 		return nil
@@ -230,10 +210,9 @@ func (b *Base) ValidatorEnv() []string {
 	return []string{"GOCACHE=" + b.GoBuild}
 }
 
-// caches returns the folders a test run writes in home (the XDG cache,
-// npm's, TMPDIR), Go's build and module caches, and the validators' own
-// Go build cache; each as the environment sets it, else where the tool
-// puts it.
+// caches returns the folders a test run writes in home, Go's build and
+// module caches, and the validators' own Go build cache, each as the
+// environment sets it, else where the tool puts it.
 func caches(home string, getenv func(string) string) (writable, goCaches []string, goBuild string) {
 	if home == "" {
 		return nil, nil, ""

@@ -18,8 +18,8 @@ var dotEnvDirs = map[string]string{
 	client.Gemini.Name: path.Dir(client.Gemini.HookFile), client.Qwen.Name: path.Dir(client.Qwen.HookFile),
 }
 
-// DotEnv are the .env files the client named loads into its own
-// environment, and so hands to every hook, that exist (dotEnvPaths).
+// DotEnv are the existing .env files the client named loads, and so hands
+// to every hook (dotEnvPaths).
 func DotEnv(name, root, home string) []string {
 	var out []string
 	for _, c := range dotEnvPaths(name, root, home) {
@@ -30,12 +30,9 @@ func DotEnv(name, root, home string) []string {
 	return out
 }
 
-// dotEnvPaths are where the client named looks for a .env, existing or
-// not: from the project root up to HOME (or /), the client's folder's
-// .env then the folder's own, then ~/.<client>/.env and ~/.env
-// (findEnvFile in Gemini CLI's bundle, findEnvFiles in Qwen Code's).
-// Gemini CLI loads the first found and Qwen Code the first beside the
-// user's; every one is listed, since which comes first is the agent's to
+// dotEnvPaths are where the client named looks for a .env, from the root
+// up to HOME (or /), then HOME's (Gemini CLI's findEnvFile, Qwen Code's
+// findEnvFiles): every one, since which comes first is the agent's to
 // change. nil for other clients.
 func dotEnvPaths(name, root, home string) []string {
 	dir, ok := dotEnvDirs[name]
@@ -55,11 +52,9 @@ func dotEnvPaths(name, root, home string) []string {
 	return out
 }
 
-// DotEnvWrite judges a write that leaves text in the file p (absolute)
-// for the client named: the variables of the trusted base's environment
-// text sets when p is a .env the client loads (dotEnvPaths), so the guard
-// refuses an LD_PRELOAD and lets DATABASE_URL by. nil otherwise. text is
-// asked only for such a file: the guard runs on every Edit.
+// DotEnvWrite judges a write that leaves text in p, absolute: the
+// variables of HookEnv text sets when p is a .env the client named loads
+// (an LD_PRELOAD, not a DATABASE_URL); else nil. text is read only then.
 func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting {
 	p = filepath.Clean(p)
 	if !slices.Contains(dotEnvPaths(name, root, home), p) {
@@ -71,8 +66,7 @@ func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting 
 	return nil
 }
 
-// DotEnvNames returns the variables a .env file's text sets, as dotenv
-// parses it: KEY=VALUE lines, "export " allowed, # comments skipped.
+// DotEnvNames returns the variables a .env text sets, as dotenv parses it.
 func DotEnvNames(data []byte) []string {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -90,17 +84,15 @@ func DotEnvNames(data []byte) []string {
 	return out
 }
 
-// DotEnvSetting is a loaded .env file that sets variables of the trusted
-// base's environment.
+// DotEnvSetting is a loaded .env file that sets variables of HookEnv.
 type DotEnvSetting struct {
 	Path, Show string   // Show: relative to the root, or ~/…, else Path
 	Env        []string // the variables (HookEnv)
 }
 
-// DotEnvHookEnv returns the .env files name's client loads (DotEnv) that
-// set a variable of the trusted base's environment (HookEnv): the client
-// hands them to every hook, as a settings file's env. An unreadable file
-// is left out: the client cannot read it either.
+// DotEnvHookEnv returns the .env files the client named loads that set a
+// variable of HookEnv. One unreadable is left out: the client cannot read
+// it either.
 func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
 	var out []DotEnvSetting
 	for _, f := range DotEnv(name, root, home) {

@@ -5,17 +5,13 @@ import (
 	"slices"
 )
 
-// hookEnv are the variables, as path.Match patterns, that choose what the
-// hooks and their validators run: the programs found (PATH), the code a
-// shell, the loader or a language runtime loads first (BASH_ENV,
-// LD_PRELOAD, NODE_OPTIONS, GOFLAGS), where stopgate looks (HOME,
-// CLAUDE_PROJECT_DIR, STOPGATE_*), what git lists, and whom a judge's
-// request reaches and believes (the proxies, the trusted certificates: a
-// proxy the agent names would answer for the model). They are part of the
-// trusted base: a settings file's env that sets one (the client hands it
-// to every hook; a confined validator once wrote env.PATH into
-// ~/.claude/settings.json and the gate ran the agent's sh) is judged as
-// disableAllHooks is, by ConfigChange and gate check.
+// hookEnv are the variables (path.Match patterns) that choose what the
+// hooks and validators run: the programs found, the code a shell, loader
+// or runtime loads first, where stopgate looks, what git lists, and whom a
+// judge's request reaches and believes (a proxy the agent names would
+// answer for the model). A settings file's env that sets one is judged as
+// disableAllHooks is (a validator once wrote env.PATH into the user's
+// settings, and the gate ran the agent's sh).
 var hookEnv = []string{
 	"PATH", "HOME", "SHELL", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH",
 	"LD_*", "DYLD_*", "GO*", "CGO_*", "NODE_OPTIONS", "NODE_PATH", "npm_config_*", "NPM_CONFIG_*",
@@ -24,8 +20,7 @@ var hookEnv = []string{
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR",
 }
 
-// HookEnv returns those of names, a settings file's env keys, that choose
-// what the hooks and validators run (hookEnv), each once.
+// HookEnv returns those of names (env keys) in hookEnv, each once.
 func HookEnv(names []string) []string {
 	var out []string
 	for _, n := range names {

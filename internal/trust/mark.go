@@ -8,14 +8,11 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// markName is the file detect leaves in the folder the client keeps beside
-// a session's transcript (its subagents' transcripts) once it arms a
-// prompt there: a sign that the project uses stopgate which `ls | xargs
-// rm -rf` in the project cannot take, as it takes the config and the
-// state dir. The guard protects that folder with the transcript, a
-// confined validator cannot write HOME, and the client's own sandbox
-// writes nothing outside the project. With the hooks registered at user
-// level and announce = false, it is the only sign left.
+// markName is the file detect leaves beside a session's transcript (in
+// the folder of its subagents') once it arms a prompt: a sign that the
+// project uses stopgate which `rm -rf` in the project cannot take. The
+// guard protects it with the transcript; with user-level hooks and
+// announce = false it is the only sign left.
 const markName = "stopgate-armed"
 
 // markFile returns the session's mark, "" when the transcript is not a
@@ -32,8 +29,7 @@ func markFile(transcript, root string) string {
 }
 
 // Mark records that the session of transcript armed a prompt of the
-// project at root. Best effort: a mark that cannot be written leaves the
-// other signs (package reconcile).
+// project at root. Best effort: the other signs remain (package reconcile).
 func Mark(transcript, root string) {
 	f := markFile(transcript, root)
 	if f == "" || Marked(transcript, root) {

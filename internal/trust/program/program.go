@@ -1,9 +1,7 @@
 // Package program finds the programs the hooks and the gate run: the
-// system's from folders only root writes (System, Shell), stopgate's own
-// beside the running one (Stopgate). Never from the hooks' PATH, which the
-// client takes from a settings file's env and which may name a folder of
-// the project. It is the part of the trusted base (package trust) that
-// the validators' runner needs, below the config.
+// system's from folders only root writes, stopgate's beside the running
+// one; never from the hooks' PATH, which a settings file's env sets and
+// may point into the project. The part of package trust below the config.
 package program
 
 import (
@@ -16,11 +14,8 @@ import (
 	"strings"
 )
 
-// SystemPath is where the gate finds the system's programs it runs itself
-// (sh, git, bwrap): folders only root writes. Never the hooks' PATH,
-// which the client takes from a settings file's env (env.PATH) and which
-// may name a folder of the project: the agent's own sh there would run
-// every run validator and answer for it.
+// SystemPath is where the gate finds sh, git, bwrap: folders only root
+// writes (the agent's own sh would run every validator).
 var SystemPath = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"}
 
 // System returns the absolute path of the system program name, the first
@@ -35,8 +30,8 @@ func System(name string) (string, error) {
 	return "", fmt.Errorf("%s is not installed (looked in %s): %w", name, strings.Join(SystemPath, ":"), fs.ErrNotExist)
 }
 
-// Shell is the system's sh, which runs run lines: /bin/sh when System
-// cannot find one (then starting it reports the error).
+// Shell is the system's sh: /bin/sh when System finds none (its start
+// then reports the error).
 func Shell() string {
 	if p, err := System("sh"); err == nil {
 		return p
@@ -44,10 +39,8 @@ func Shell() string {
 	return "/bin/sh"
 }
 
-// Self returns the running program as it was started: os.Executable, or,
-// when that has another name than the one it was started by (a test
-// binary run through a link named gate, as testscript makes them), that
-// link. Only that case reads PATH: a released program's name is its own.
+// Self returns the running program: os.Executable, or, when that has
+// another name (a test binary run through a link named gate), the link.
 func Self() (string, error) {
 	exe, err := os.Executable()
 	arg0 := os.Args[0]
@@ -60,10 +53,8 @@ func Self() (string, error) {
 	return exec.LookPath(arg0)
 }
 
-// Stopgate returns the absolute path of stopgate's program name (gate-otel,
-// detect, gate, testhook) beside the running one, where make build, make
-// install, npm and go install all put them: never from PATH or a folder
-// the agent chose.
+// Stopgate returns stopgate's program name beside the running one, where
+// every install puts them: never from PATH.
 func Stopgate(name string) (string, error) {
 	self, err := Self()
 	if err != nil {

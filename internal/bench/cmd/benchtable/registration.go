@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/bench"
-	"github.com/stopgate/stopgate/internal/dist"
 )
 
 // registrationCases time one hook call, detect on an unmatched Read of a
@@ -83,7 +82,22 @@ func reachesDetect(cmd *bench.Cmd) error {
 // binRoute copies the built programs into the project's bin/, as make
 // install PREFIX=. puts them, and runs that gate init.
 func (o *options) binRoute(root string) (string, []string, error) {
-	bin := filepath.Join(root, "bin")
+	return o.installedRoute(root, filepath.Join(root, "bin"))
+}
+
+// npmRoute copies the built programs where npm's platform package puts
+// them in the project, and runs that gate init.
+func (o *options) npmRoute(root string) (string, []string, error) {
+	cpu := runtime.GOARCH
+	if cpu == "amd64" {
+		cpu = "x64"
+	}
+	return o.installedRoute(root, filepath.Join(root, "node_modules", "@stopgate", runtime.GOOS+"-"+cpu, "bin"))
+}
+
+// installedRoute copies the built programs into bin, a folder of the
+// project at root, and runs bin's gate init.
+func (o *options) installedRoute(root, bin string) (string, []string, error) {
 	for _, prog := range []string{o.detect, o.gate, o.th} {
 		if prog == "" {
 			continue // testhook not built
@@ -93,19 +107,6 @@ func (o *options) binRoute(root string) (string, []string, error) {
 		}
 	}
 	return o.initRegisters(root, nil, filepath.Join(bin, "gate"), "init", "--no-wall")
-}
-
-// npmRoute lays out npm's install of the built programs in the project
-// and runs the gate of its platform package.
-func (o *options) npmRoute(root string) (string, []string, error) {
-	if err := dist.WriteNpmInstall(root, filepath.Dir(o.detect), runtime.GOOS, runtime.GOARCH); err != nil {
-		return "", nil, err
-	}
-	gate, err := filepath.Glob(filepath.Join(root, "node_modules", "@stopgate", "*", "bin", "gate"))
-	if err != nil || len(gate) != 1 {
-		return "", nil, fmt.Errorf("npm's platform package: %v gates (%v)", len(gate), err)
-	}
-	return o.initRegisters(root, nil, gate[0], "init", "--no-wall")
 }
 
 // goToolRoute makes the project a Go module that pins stopgate with
@@ -121,7 +122,7 @@ func (o *options) goToolRoute(root string) (string, []string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return command, nil, runIn(root, append(env, "CGO_ENABLED=0", "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", dist.Module+"/cmd/...@"+version)
+	return command, nil, runIn(root, append(env, "CGO_ENABLED=0", "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", bench.Module+"/cmd/...@"+version)
 }
 
 // pluginGoModRoute is the marketplace plugin's hook in a Go module that
@@ -143,12 +144,12 @@ func (o *options) pluginGoModRoute(root string) (string, []string, error) {
 func (o *options) goModule(root string) (env []string, version string, err error) {
 	version = "v0.99.0"
 	dir := filepath.Join(o.tmp, "gotool")
-	if env, err = dist.ProxyEnv(o.gocmd, filepath.Join(dir, "proxy"), filepath.Join(dir, "modcache")); err != nil {
+	if env, err = bench.ProxyEnv(o.gocmd, filepath.Join(dir, "proxy"), filepath.Join(dir, "modcache")); err != nil {
 		return nil, "", err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "proxy")); err != nil {
 		o.logf("serving HEAD from a local module proxy for the go.mod tool routes")
-		if err := dist.ModuleProxy(o.repo, "HEAD", version, filepath.Join(dir, "proxy")); err != nil {
+		if err := bench.ModuleProxy(o.repo, "HEAD", version, filepath.Join(dir, "proxy")); err != nil {
 			return nil, "", err
 		}
 		// The module cache is read-only: make it removable with the rest
@@ -160,7 +161,7 @@ func (o *options) goModule(root string) (env []string, version string, err error
 			c.Run()
 		})
 	}
-	for _, args := range [][]string{{"mod", "init", "example.com/bench"}, {"get", "-tool", dist.Module + "/cmd/...@" + version}} {
+	for _, args := range [][]string{{"mod", "init", "example.com/bench"}, {"get", "-tool", bench.Module + "/cmd/...@" + version}} {
 		if err := runIn(root, env, o.gocmd, args...); err != nil {
 			return nil, "", err
 		}

@@ -1,8 +1,4 @@
-// Command dist makes stopgate's release in dist/ (make dist): for linux and
-// darwin on amd64 and arm64, an archive of the programs, the npm packages
-// carrying them, and SHA256SUMS. Two runs on one commit give the same bytes.
-//
-// Usage: go run ./internal/dist/cmd/dist [-out dist] [-rev HEAD] [-platforms linux/amd64,…]
+// Command dist makes stopgate's release in dist/ (make dist; package dist).
 package main
 
 import (

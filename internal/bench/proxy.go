@@ -1,4 +1,4 @@
-package dist
+package bench
 
 import (
 	"archive/tar"
@@ -12,7 +12,8 @@ import (
 	"strings"
 )
 
-// Module is stopgate's module path.
+// Module is stopgate's module path. ModuleProxy and ProxyEnv serve it to
+// the go.mod tool routes of make bench and of the end-to-end tests.
 const Module = "github.com/stopgate/stopgate"
 
 // ModuleProxy writes in dir a Go module proxy (GOPROXY=file://dir) that
