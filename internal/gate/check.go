@@ -54,13 +54,12 @@ func warn(loc, msg, hint string) []finding {
 // runCheck is `gate check`: the config, its files, the hook registrations; exit 1 on an error.
 func runCheck(env *cli.Env, args []string) error {
 	fl := flags("check")
-	configFile := configFlag(fl)
 	plugin := fl.String("plugin", "", "check the hooks of the plugin in `DIR` instead of .claude/settings.json")
 	clientName := clientFlag(fl, "check the hooks of the agent `CLIENT` only")
-	if err := parseFlags(env, fl, args); err != nil {
+	ws, _, err := parseVerb(env, fl, args, 0)
+	if err != nil {
 		return err
 	}
-	ws := workspaceOf(env, *configFile)
 	cfg, fs, err := configFindings(ws)
 	if err != nil {
 		return err

@@ -136,11 +136,25 @@ func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
 
 // parseFlags parses args for a command that takes flags only.
 func parseFlags(env *cli.Env, fl *flag.FlagSet, args []string) error {
-	rest, err := parse(env, fl, args)
-	if err == nil && len(rest) > 0 {
-		err = usageError(fl.Name(), fmt.Errorf("unexpected argument %q", rest[0]))
-	}
+	_, err := parseAtMost(env, fl, args, 0)
 	return err
+}
+
+// parseAtMost parses args, refusing more than most arguments (-1: any).
+func parseAtMost(env *cli.Env, fl *flag.FlagSet, args []string, most int) ([]string, error) {
+	rest, err := parse(env, fl, args)
+	if err == nil && most >= 0 && len(rest) > most {
+		err = usageError(fl.Name(), fmt.Errorf("unexpected argument %q", rest[most]))
+	}
+	return rest, err
+}
+
+// parseVerb parses args with --config (parseAtMost), and returns the
+// workspace it names and the arguments.
+func parseVerb(env *cli.Env, fl *flag.FlagSet, args []string, most int) (workspace, []string, error) {
+	configFile := configFlag(fl)
+	rest, err := parseAtMost(env, fl, args, most)
+	return workspaceOf(env, *configFile), rest, err
 }
 
 // printJSON prints v as indented JSON, for a command's --json.

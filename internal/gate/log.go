@@ -207,16 +207,15 @@ type decisions struct {
 
 // readDecisions parses the flags of log, stats or report and reads the outcome log.
 func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, error) {
-	configFile := configFlag(fl)
 	sinceFlag := sinceFlag(fl)
-	if err := parseFlags(env, fl, args); err != nil {
+	ws, _, err := parseVerb(env, fl, args, 0)
+	if err != nil {
 		return nil, err
 	}
 	since, err := parseSince(*sinceFlag, time.Now())
 	if err != nil {
 		return nil, usageError(fl.Name(), err)
 	}
-	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
 	records, skipped, err := outcome.Read(dir, since)
 	if err != nil {
@@ -458,12 +457,11 @@ type setAsideRef struct {
 // runStatus is `gate status`: what is pending, per scope, and what was set aside as unreadable.
 func runStatus(env *cli.Env, args []string) error {
 	fl := flags("status")
-	configFile := configFlag(fl)
 	asJSON := jsonFlag(fl)
-	if err := parseFlags(env, fl, args); err != nil {
+	ws, _, err := parseVerb(env, fl, args, 0)
+	if err != nil {
 		return err
 	}
-	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
 	maxBlocks := config.DefaultMaxBlocks
 	if cfg, _, _ := config.Inspect(ws.file, ws.root, config.FileOnly); cfg != nil {
@@ -589,8 +587,7 @@ func age(d time.Duration) string {
 // outcome log. The guard and the OS wall keep the agent from running it.
 func runClear(env *cli.Env, args []string) error {
 	fl := flags("clear")
-	configFile := configFlag(fl)
-	rest, err := parse(env, fl, args)
+	ws, rest, err := parseVerb(env, fl, args, -1)
 	if err != nil {
 		return err
 	}
@@ -598,7 +595,6 @@ func runClear(env *cli.Env, args []string) error {
 		return usageError("clear", errors.New("name one session (gate status lists those with prompts armed)"))
 	}
 	session := rest[0]
-	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
 	q := queue.Open(dir)
 	all, _, err := q.List()
@@ -639,19 +635,14 @@ func runClear(env *cli.Env, args []string) error {
 // session must be named: the agent can append a passing one to the log.
 func runVerdict(env *cli.Env, args []string) error {
 	fl := flags("verdict")
-	configFile := configFlag(fl)
-	rest, err := parse(env, fl, args)
+	ws, rest, err := parseVerb(env, fl, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(rest) > 1 {
-		return usageError("verdict", fmt.Errorf("unexpected argument %q", rest[1]))
 	}
 	if len(rest) == 0 {
 		fmt.Fprintln(env.Stdout, "refused: name the session to judge, as the client reports it (claude -p --output-format json gives session_id): the outcome log's newest session is not taken, as the agent can append to the log")
 		return cli.Exit(1)
 	}
-	ws := workspaceOf(env, *configFile)
 	dir := ws.stateDir()
 	records, skipped, err := outcome.Read(dir, time.Time{})
 	if err != nil {

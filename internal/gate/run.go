@@ -46,17 +46,15 @@ type validatorJSON struct {
 // runRun is `gate run PROMPT... | --all`: the validators now, by the gate's Decide, queue untouched.
 func runRun(env *cli.Env, args []string) error {
 	fl := flags("run")
-	configFile := configFlag(fl)
 	asJSON := jsonFlag(fl)
 	all := fl.Bool("all", false, "run every mapped prompt's validators")
-	prompts, err := parse(env, fl, args)
+	ws, prompts, err := parseVerb(env, fl, args, -1)
 	if err != nil {
 		return err
 	}
 	if *all == (len(prompts) > 0) {
 		return usageError("run", fmt.Errorf("name the prompts to run, or --all"))
 	}
-	ws := workspaceOf(env, *configFile)
 	cfg, err := ws.load()
 	if err != nil {
 		return err
@@ -200,15 +198,13 @@ func duration(d time.Duration) string {
 // name of KEY. Exit 1 when nothing is armed.
 func runExplain(env *cli.Env, args []string) error {
 	fl := flags("explain")
-	configFile := configFlag(fl)
-	rest, err := parse(env, fl, args)
+	ws, rest, err := parseVerb(env, fl, args, -1)
 	if err != nil {
 		return err
 	}
 	if len(rest) == 0 {
 		return usageError("explain", fmt.Errorf("name a prompt file or a /command"))
 	}
-	ws := workspaceOf(env, *configFile)
 	cfg, err := ws.load()
 	if err != nil {
 		return err
