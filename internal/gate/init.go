@@ -42,10 +42,7 @@ func runInit(env *cli.Env, args []string) error {
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}
-	c, err := clientNamed(*clientName)
-	if err == nil {
-		err = ownFile(c)
-	}
+	c, err := ownFile(*clientName)
 	if err == nil && *wallOnly && (*noWall || *plugin != "" || c != nil) {
 		err = errors.New("--wall-only goes with none of --no-wall, --plugin, --client")
 	}
@@ -354,10 +351,12 @@ func clientNamed(name string) (*client.Client, error) {
 	return c, nil
 }
 
-// ownFile refuses a client without a hook file of its own (VS Code), naming what it runs.
-func ownFile(c *client.Client) error {
-	if c == nil || c.HookFile != "" {
-		return nil
+// ownFile is clientNamed, refusing a client without a hook file of its own
+// (VS Code) and naming what it runs.
+func ownFile(name string) (*client.Client, error) {
+	c, err := clientNamed(name)
+	if err != nil || c == nil || c.HookFile != "" {
+		return c, err
 	}
 	var inits []string
 	for _, r := range c.Runs {
@@ -367,7 +366,7 @@ func ownFile(c *client.Client) error {
 			inits = append(inits, `"gate init --client `+r.Name+`" (`+r.HookFile+`)`)
 		}
 	}
-	return fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
+	return nil, fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
 }
 
 // clientWanted returns c's hooks to register, launchers of the programs where in put them.
@@ -698,10 +697,7 @@ func runUninstall(env *cli.Env, args []string) error {
 	if err := parseFlags(env, fl, args); err != nil {
 		return err
 	}
-	c, err := clientNamed(*clientName)
-	if err == nil {
-		err = ownFile(c)
-	}
+	c, err := ownFile(*clientName)
 	if err != nil {
 		return usageError("uninstall", err)
 	}
@@ -776,10 +772,6 @@ func pluginUndo(dir string) ([]undo, error) {
 	return []undo{hooks, manifest}, err
 }
 
-func uninstallError(name string, err error) error {
-	return cli.WithHint(settings.Named(name, err), "nothing was changed: fix the file by hand, then run gate uninstall again")
-}
-
 // sayRemoval tells what was taken out of name and what was left, changed since.
 func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
 	switch {
@@ -835,7 +827,7 @@ func undoFile(root, name string, plan func(u *undo, data []byte) error) (undo, e
 	}
 	u.had = true
 	if err := plan(&u, data); err != nil {
-		return u, uninstallError(name, err)
+		return u, cli.WithHint(settings.Named(name, err), "nothing was changed: fix the file by hand, then run gate uninstall again")
 	}
 	return u, nil
 }
