@@ -240,22 +240,14 @@ func Announcement(validator func(string) (*config.Validator, error), maps []*con
 			if v == nil {
 				continue // cannot happen in a config that loaded
 			}
-			fmt.Fprintf(&b, "- %s: %s\n", name, Criterion(v))
+			what := cmp.Or(v.Fix, v.Expects()) // its fix, else what it checks
+			if v.Fix == "" && v.Run != "" {
+				what = fmt.Sprintf("the check `%s` must pass", v.Run)
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", name, what)
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
-}
-
-// Criterion describes a validator in one line: its fix when it has one,
-// else what it checks.
-func Criterion(v *config.Validator) string {
-	if v.Fix != "" {
-		return v.Fix
-	}
-	if v.Run != "" {
-		return fmt.Sprintf("the check `%s` must pass", v.Run)
-	}
-	return v.Expects()
 }
 
 // recorder returns what takes the baseline of m's diff checks and of the

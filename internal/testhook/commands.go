@@ -15,8 +15,7 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// start loads the tests file, applies the filters and queues the plan as
-// the session's run.
+// start queues the tests file's tests that the filters choose as the session's run.
 func (r *runner) start(req request) (reply, error) {
 	path, err := r.testsFile(req.file)
 	if err != nil {
@@ -52,8 +51,8 @@ func (r *runner) start(req request) (reply, error) {
 	return reply{text: r.startText(st, old), context: ctx}, nil
 }
 
-// selectTests keeps the tests the filters match, and refuses a selection
-// in which a test needs a variable that only a left-out test saves.
+// selectTests keeps the tests the filters match, unless one needs a
+// variable only a left-out test saves.
 func selectTests(s *Suite, f Filters) ([]Test, error) {
 	var tests []Test
 	for _, t := range s.Tests {
@@ -94,9 +93,8 @@ func orNone(s []string) string {
 	return strings.Join(slices.Compact(s), ", ")
 }
 
-// next hands out the current test; asking again hands out the same test,
-// read without the lock.
-func (r *runner) next() (reply, error) {
+// next hands out the current test; asking again changes nothing.
+func (r *runner) next(request) (reply, error) {
 	st, err := r.load()
 	if err != nil {
 		return reply{}, err
@@ -130,8 +128,7 @@ func (r *runner) handOut(st *State) (*State, error) {
 	return st, nil
 }
 
-// record records the current test's result: skip, or validate req's text
-// (without text, the agent's last answer, kept at Stop).
+// record skips the current test or validates req's text (else the agent's last answer).
 func (r *runner) record(req request) (reply, error) {
 	now := r.now()
 	var judged int
@@ -158,10 +155,9 @@ func (r *runner) record(req request) (reply, error) {
 	return reply{text: r.afterResult(st, judged, skipped, r.finish(st))}, nil
 }
 
-// retry runs a recorded test again: the one named, else the last failed,
-// else the last skipped.
-func (r *runner) retry(args []string) (reply, error) {
-	now := r.now()
+// retry runs the test named, else the last failed, else the last skipped, again.
+func (r *runner) retry(req request) (reply, error) {
+	now, args := r.now(), req.args
 	var skipped []int
 	st, err := r.update(func(st *State) (*State, error) {
 		if st.Mode == Aborted {
@@ -196,7 +192,7 @@ func (r *runner) retry(args []string) (reply, error) {
 }
 
 // abort ends the run where it stands.
-func (r *runner) abort() (reply, error) {
+func (r *runner) abort(request) (reply, error) {
 	now := r.now()
 	st, err := r.update(func(st *State) (*State, error) {
 		if st.Mode != Running {
@@ -212,12 +208,14 @@ func (r *runner) abort() (reply, error) {
 }
 
 // show answers status or vars: text of the run as it stands.
-func (r *runner) show(text func(*State) string) (reply, error) {
-	st, err := r.load()
-	if err != nil {
-		return reply{}, err
+func show(text func(*runner, *State) string) func(*runner, request) (reply, error) {
+	return func(r *runner, _ request) (reply, error) {
+		st, err := r.load()
+		if err != nil {
+			return reply{}, err
+		}
+		return reply{text: text(r, st)}, nil
 	}
-	return reply{text: text(st)}, nil
 }
 
 // report writes the Markdown report, and JUnit XML when asked.
@@ -256,8 +254,7 @@ func (r *runner) finish(st *State) string {
 	return "Report: " + st.Report
 }
 
-// writeOut writes st's report as render makes it, crash-safe, creating
-// its folder.
+// writeOut writes st as render makes it, crash-safe, creating its folder.
 func writeOut(path string, st *State, render func(*State) ([]byte, error)) error {
 	data, err := render(st)
 	if err == nil {
@@ -279,8 +276,7 @@ func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
 	})
 }
 
-// load reads the session's run, which must exist, without the lock; a hook
-// that has read it already hands it over in r.seen.
+// load reads the session's run, which must exist, without the lock (or takes r.seen).
 func (r *runner) load() (*State, error) {
 	if st := r.seen; st != nil {
 		r.seen = nil
@@ -307,8 +303,7 @@ func (r *runner) startWord() string {
 	return "testhook init"
 }
 
-// brief is the current test as the agent gets it, after lead (the previous
-// test's outcome), if any.
+// brief is the current test as the agent gets it, after lead, if any.
 func (r *runner) brief(st *State, lead string) string {
 	if lead != "" {
 		lead += "\n\n"
@@ -348,8 +343,7 @@ func (r *runner) startText(st *State, old *State) string {
 	return b.String()
 }
 
-// capText says how many tests fit in one turn of an auto run: the test it
-// starts with and blockCap-1 more (see stopAnswer).
+// capText says how many tests fit in one turn of an auto run (see stopAnswer).
 func (r *runner) capText(n int) string {
 	per := r.perTurn()
 	capNote := fmt.Sprintf("Claude Code allows %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) and the run keeps one in reserve", r.blockCap)
@@ -460,7 +454,7 @@ func (r *runner) statusText(st *State) string {
 	return b.String() + r.upNext(st)
 }
 
-func varsText(st *State) string {
+func varsText(_ *runner, st *State) string {
 	if len(st.Vars) == 0 {
 		return "No variables saved yet."
 	}

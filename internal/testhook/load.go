@@ -25,8 +25,7 @@ const (
 	DefaultJSONFile = "tests/functional/tests.json"
 )
 
-// testsFile returns the tests file to load: name when given (see path),
-// else the first default file that exists.
+// testsFile returns the tests file named (see path), else the first default that exists.
 func (r *runner) testsFile(name string) (string, error) {
 	if name != "" {
 		return r.path(name), nil
@@ -233,8 +232,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	return t, t.ID != ""
 }
 
-// str returns m[key], which must be a string and, when required, present
-// and not blank.
+// str returns m[key], a string; when required, present and not blank.
 func (l *loader) str(line int, name string, m map[string]any, key string, required bool) string {
 	v, present := m[key]
 	s, isStr := v.(string)
@@ -339,8 +337,7 @@ func (l *loader) checkRefs(tests []Test) {
 	})
 }
 
-// blankRefs replaces each ${var} with a literal, to check a pattern's
-// syntax before the values are known.
+// blankRefs makes each ${var} a literal, to check a pattern before the values are known.
 func blankRefs(s string) string { return refRE().ReplaceAllString(s, "x") }
 
 func reErr(err error) string {
@@ -370,8 +367,7 @@ func lineAt(data []byte, off int) int {
 }
 
 // jsonTestLines returns the line of each element of the top-level "tests"
-// array, walking the tokens (the decoder keeps no positions); nil when the
-// text is not as expected.
+// array (the decoder keeps no positions); nil when the text is not as expected.
 func jsonTestLines(data []byte) []int {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {

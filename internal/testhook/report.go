@@ -14,8 +14,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 )
 
-// categories returns the plan's categories in order of first appearance,
-// with the plan indexes of each.
+// categories returns the plan's categories in order, with each one's tests.
 func (st *State) categories() (names []string, tests map[string][]int) {
 	tests = map[string][]int{}
 	for i, t := range st.Tests {

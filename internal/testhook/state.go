@@ -54,14 +54,12 @@ type Save struct {
 // DefaultCategory is the category of a test that names none.
 const DefaultCategory = "general"
 
-// testKey is a problem's Key for test id, so that a tests file's mistakes
-// read like mappings.toml's.
+// testKey is a problem's Key for test id, as mappings.toml's read.
 func testKey(id string) string { return fmt.Sprintf("test %q", id) }
 
 // Mode is where a run is in its life.
 type Mode string
 
-// The modes of a run.
 const (
 	Running   Mode = "running"
 	Completed Mode = "completed"
@@ -71,7 +69,6 @@ const (
 // Status is a test's outcome.
 type Status string
 
-// The outcomes of a test.
 const (
 	Passed  Status = "passed"
 	Failed  Status = "failed"
@@ -117,8 +114,7 @@ type Result struct {
 	Finished time.Time `json:"finished"`
 }
 
-// Duration is how long the test took: from when it was handed out (or
-// became current) to its result.
+// Duration is the time from the test's handout (or becoming current) to its result.
 func (r *Result) Duration() time.Duration {
 	return max(r.Finished.Sub(r.Started), 0)
 }
@@ -172,8 +168,7 @@ func newState(session string, s *Suite, tests []Test, f Filters, report string, 
 	return st
 }
 
-// check reports whether the state is whole: a file from another format or
-// a hand edit must not index out of range.
+// check refuses a state that would index out of range (a hand edit).
 func (st *State) check() error {
 	switch {
 	case st.Version != StateVersion:
@@ -245,9 +240,8 @@ func (st *State) counts(idx ...int) Counts {
 	return c
 }
 
-// advance makes the first test without a result current. A test whose
-// variables were never saved cannot run: it is recorded as skipped, saying
-// why. With no test left the run is completed. It returns the tests skipped.
+// advance makes the first test without a result current, skipping (saying
+// why) those whose variables were never saved, or completes the run.
 func (st *State) advance(now time.Time) (skipped []int) {
 	st.Issued, st.Turn, st.Answer, st.Since = false, "", "", now
 	for i := range st.Tests {
@@ -306,8 +300,8 @@ func (st *State) testLine(i int) string {
 	return s
 }
 
-// judge checks answer against the current test with the gate's validator
-// engine, and captures its saves.
+// judge checks answer against the current test, as the gate's validators
+// check, and captures its saves.
 func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
 	t := st.current()
 	var xs []validator.Expectation
@@ -326,8 +320,7 @@ func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
 }
 
 // validate records answer as the current test's result, saving its
-// variables when it passes, and moves on. It returns the test judged and
-// the tests skipped on the way.
+// variables when it passes, and returns the test judged and those skipped.
 func (st *State) validate(answer string, now time.Time) (int, []int) {
 	whys, saved := st.judge(answer)
 	r := &Result{Status: Passed, Failures: whys, Answer: cli.Clip(answer, maxAnswer, clipped), Started: st.Since, Finished: now}
@@ -350,8 +343,7 @@ func (st *State) finishCurrent(r *Result, now time.Time) (int, []int) {
 	return i, st.advance(now)
 }
 
-// retry clears test i's result, and the variables it saved, so that it
-// runs again; a completed run is running again.
+// retry clears test i's result and the variables it saved; the run runs.
 func (st *State) retry(i int, now time.Time) (skipped []int) {
 	st.Results[i] = nil
 	maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
@@ -391,11 +383,11 @@ func (st *State) index(id string) int {
 	return slices.IndexFunc(st.Tests, func(t Test) bool { return t.ID == id })
 }
 
-// maxAnswer bounds the answer kept with a result, for the report.
-const maxAnswer = 4000
-
-// clipped marks an answer cut to maxAnswer or maxKept.
-const clipped = "\n… (clipped)"
+const (
+	maxAnswer = 4000            // the answer kept with a result, for the report
+	maxKept   = 1 << 20         // the answer kept at Stop for a later validate
+	clipped   = "\n… (clipped)" // marks an answer cut to either
+)
 
 // runFile is where session's run is kept: <state dir>/runs/<session>/run.json,
 // beside the gate's queue, under its lock, written the same crash-safe way.
@@ -403,12 +395,10 @@ func runFile(stateDir, session string) string {
 	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
 }
 
-// Store is the runs of one state dir, one per session; the first write
-// creates it.
+// Store is the runs of one state dir, one per session.
 type Store struct{ dir string }
 
-// loadRun returns the run in path, or nil when there is none. It needs no
-// lock: the file is replaced whole.
+// loadRun returns the run in path, or nil; no lock: the file is replaced whole.
 func loadRun(path string) (*State, error) {
 	var st State
 	err := queue.ReadJSON(path, &st)
@@ -424,10 +414,9 @@ func loadRun(path string) (*State, error) {
 	return &st, nil
 }
 
-// Update changes session's run under the lock: f gets the run (nil when
-// there is none) and returns the run to write, or nil to write nothing.
-// It returns the run as it now is. An unreadable run is an error: only
-// Replace overwrites it.
+// Update changes session's run under the lock: f gets the run (or nil) and
+// returns the run to write, or nil. It returns the run as it now is. An
+// unreadable run is an error: only Replace overwrites it.
 func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, error) {
 	var out *State
 	err := s.locked(session, func(path string) error {
@@ -446,8 +435,7 @@ func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, 
 	return out, err
 }
 
-// Replace makes st session's run, and returns the run it replaced, if that
-// was readable.
+// Replace makes st session's run, and returns the readable run it replaced.
 func (s *Store) Replace(session string, st *State) (old *State, err error) {
 	err = s.locked(session, func(path string) error {
 		old, _ = loadRun(path)
@@ -536,8 +524,7 @@ func saverOf(tests []Test, name string) int {
 	})
 }
 
-// unsaved calls f with each ${name} that tests[i] uses and no test before
-// it saves: tests run in order, so the value could not be there.
+// unsaved calls f with each ${name} that tests[i] uses and no earlier test saves.
 func unsaved(tests []Test, f func(i int, name string)) {
 	saved := map[string]bool{}
 	for i := range tests {
@@ -567,9 +554,8 @@ func substitute(s string, vars map[string]Var, quote bool) string {
 	})
 }
 
-// capture applies saves to answer. It returns the captured values and, for
-// each save whose regex does not match, why: a later test needs the value,
-// so a missing one fails the test.
+// capture applies saves to answer: the values, and why each save that does
+// not match fails the test (a later test needs its value).
 func capture(answer string, saves []Save, vars map[string]Var, test string) (map[string]Var, []string) {
 	got := map[string]Var{}
 	var whys []string
