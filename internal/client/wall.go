@@ -8,25 +8,19 @@ import (
 )
 
 // Wall is a client's second wall: its own sandbox or permission rules in a
-// project config, which gate init turns on over the protected set, found
-// on the real binaries (docs/security.md, "The second wall per client").
-// Codex offers a permission profile whose project paths are read-only
-// inside a writable workspace; OpenCode, deny rules for its edit tools.
+// project config, which gate init turns on over the protected set
+// (docs/clients.md, "The second wall per client").
 type Wall interface {
-	// File is the project config the wall is in, slash-separated.
-	File() string
-	// Ready refuses a config the wall could not be merged into, before
-	// gate init writes anything.
-	Ready(root string) error
-	// Up merges the wall over paths into the config of the project at
-	// root, keeping every other byte, and says what it did on w.
+	File() string            // the project config the wall is in, slash-separated
+	Ready(root string) error // refuses a config the wall cannot be merged into, before init writes
+	// Up merges the wall over paths into the project's config, keeping
+	// every other byte, and says what it did on w.
 	Up(w io.Writer, root string, paths []Path) error
 	// Check says what keeps the wall down; getenv reads the user's
-	// environment, where a client's own config may switch it off.
+	// environment, where the client's own config may switch it off.
 	Check(getenv func(string) string, root string, paths []Path) []Finding
-	// Remove is Up's inverse on the config's text data: what gate init
-	// added, taken out while it is still as init wrote it. gone: nothing
-	// else is left, and the file goes.
+	// Remove is Up's inverse on the config's text, while it is still as
+	// init wrote it; gone: nothing else is left, and the file goes.
 	Remove(data []byte, root string, paths []Path) (out []byte, r settings.Removal, gone bool, err error)
 }
 
@@ -45,8 +39,7 @@ type Finding struct {
 	Hint    string
 }
 
-// mergeError names the file, line and column of a config a wall cannot be
-// merged into, and says it was left alone.
+// mergeError names where a config a wall cannot be merged into is broken.
 func mergeError(name string, err error) error {
 	return cli.WithHint(settings.Named(name, err), "the file is left as it was: fix it by hand, then run gate init again")
 }

@@ -9,9 +9,8 @@ import (
 )
 
 // add inserts v as the last item of the container at path below root: the
-// member key: v of an object, or with key "", an element of an array. The
-// containers of path that are missing are inserted around it. The caller
-// has checked the shapes.
+// member key: v, or with key "" an element; missing containers of path are
+// inserted around it. The caller has checked the shapes.
 func add(text []byte, root *node, path []string, key string, v any) []byte {
 	c, multi := root, true // a new top-level member gets a line of its own
 	spaced := spacedColons(text, root)
@@ -27,7 +26,7 @@ func add(text []byte, root *node, path []string, key string, v any) []byte {
 }
 
 // nest is v inside new containers named by path, the innermost an object
-// with the member key: v, or with key "", an array of v.
+// of key: v, or with key "" an array of v.
 func nest(path []string, key string, v any) any {
 	var inner any = array{v}
 	if key != "" {
@@ -39,8 +38,7 @@ func nest(path []string, key string, v any) any {
 	return inner
 }
 
-// groupOf renders h as the client's matcher group, in the key order the
-// client's own /hooks editor writes.
+// groupOf is h as a matcher group, keys in the order Claude Code's /hooks writes.
 func groupOf(h Hook) object {
 	cmd := object{{"type", "command"}, {"command", h.Command}}
 	if h.Timeout > 0 {
@@ -59,8 +57,8 @@ func groupOf(h Hook) object {
 }
 
 // layoutOf reads how a container is written, from its first item: one
-// item per line (multi), and with what indentation, or all on one line. An
-// empty one is multi when its brackets are on lines of their own.
+// item per line (multi) and how indented, or all on one line; an empty one
+// is multi when its brackets are on lines of their own.
 func layoutOf(text []byte, c *node) (multi bool, indent string) {
 	if c.items() == 0 {
 		return bytes.ContainsRune(text[c.start:c.end], '\n'), ""
@@ -72,9 +70,8 @@ func layoutOf(text []byte, c *node) (multi bool, indent string) {
 	return true, lineIndent(text, first)
 }
 
-// appendItem inserts a member key: v (or, with key "", the element v) as the
-// last item of container c. An empty container takes the layout its parent
-// has (parentMulti); spaced is spacedColons'.
+// appendItem inserts key: v (or, with key "", the element v) as the last
+// item of c; an empty c takes its parent's layout (parentMulti).
 func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v any) []byte {
 	unit := indentUnit(text)
 	item := func(indent string, multi bool) string {
@@ -89,7 +86,6 @@ func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v an
 
 	multi, indent := layoutOf(text, c)
 	if c.items() == 0 {
-		// Replace the blank inside the brackets.
 		multi = multi || parentMulti
 		base := lineIndent(text, c.start)
 		inner := item(base+unit, multi)
@@ -110,8 +106,7 @@ func lineIndent(text []byte, off int) string {
 	return blanks(text[bytes.LastIndexByte(text[:off], '\n')+1:])
 }
 
-// indentUnit guesses one level of the file's indentation from its first
-// indented line; two spaces when nothing is indented.
+// indentUnit is the file's first indented line's indent; two spaces when none is.
 func indentUnit(text []byte) string {
 	for _, line := range bytes.Split(text, []byte("\n")) {
 		if b := blanks(line); b != "" && len(b) < len(line) {
@@ -126,8 +121,7 @@ func blanks(b []byte) string {
 	return string(b[:len(b)-len(bytes.TrimLeft(b, " \t"))])
 }
 
-// spacedColons reports whether the file writes "key": value rather than
-// "key":value, judged by its first member.
+// spacedColons reports whether the file's first member writes "key": value.
 func spacedColons(text []byte, root *node) bool {
 	if len(root.members) == 0 {
 		return true
@@ -136,8 +130,7 @@ func spacedColons(text []byte, root *node) bool {
 	return strings.IndexByte(" \t\n", text[colon+1]) >= 0
 }
 
-// object and array are the values insert writes: an object keeps its key
-// order.
+// object and array are the values add writes, in order.
 type (
 	object []field
 	array  []any
@@ -174,8 +167,8 @@ func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced b
 	}
 }
 
-// sep writes what comes before item i of a container: the comma after an
-// earlier item, then a new line and the indent, or a space when spaced.
+// sep writes what comes before item i: a comma after an earlier one, then
+// a new line and the indent, or a space when spaced.
 func sep(b *strings.Builder, i int, multi bool, indent string, spaced bool) {
 	if i > 0 {
 		b.WriteByte(',')
@@ -201,8 +194,8 @@ func colon(spaced bool) string {
 	return ":"
 }
 
-// Quote writes s as a JSON string without encoding/json's HTML escaping, so
-// a command reads the same in the file as in a terminal.
+// Quote writes s as a JSON string without HTML escaping, so a command
+// reads the same in the file as in a terminal.
 func Quote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

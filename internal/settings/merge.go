@@ -1,17 +1,9 @@
-// Package settings registers hook commands in a Claude Code settings file,
-// a project's .claude/settings.json or a plugin's hooks/hooks.json, the way
-// a careful person edits it by hand.
-//
-// Contract:
-//
-//   - Merge only inserts: every byte outside the inserted text is kept, so
-//     other settings, other hooks, key order and formatting stay as they
-//     were. Inserted text follows the file's own indentation.
-//   - A hook counts as registered when a command running the same program
-//     is registered for its event under a matcher covering its tools; it is
-//     then left alone, timeout included, so a second Merge changes nothing.
-//   - Text that is not valid JSON, or whose "hooks" is not shaped as the
-//     client expects, is refused with an *Error naming line and column.
+// Package settings edits a Claude Code settings file the way a careful
+// person does by hand: an edit only inserts or cuts, keeping every other
+// byte, and follows the file's own layout. A hook counts as registered
+// when a command running its program is registered for its event under a
+// matcher covering its tools. Text that is not JSON, or not shaped as the
+// client expects, is refused with an *Error naming line and column.
 package settings
 
 import (
@@ -29,12 +21,10 @@ type Hook struct {
 	Matcher string // tool-name pattern for tool events ("Read", "Edit|Write"); "" for the others
 	Command string // a shell command line
 	Timeout int    // seconds; 0 leaves the client's default
-	// StatusMessage is what the client shows while the hook runs, where
-	// its hook entries have the field (Claude Code's statusMessage).
+	// StatusMessage is what Claude Code shows while the hook runs.
 	StatusMessage string
 	// OnFailure "block" makes a hook that cannot start, times out or
-	// answers wrongly refuse the call it guards (Claude Code's onFailure,
-	// since 2.1.295); "" writes no such field.
+	// answers wrongly refuse the call it guards (Claude Code's onFailure).
 	OnFailure string
 }
 
@@ -59,10 +49,9 @@ type Found struct {
 // Lookup reports, for each wanted hook, whether data registers it.
 func Lookup(data []byte, want []Hook) ([]Found, error) { return Parse(data).Lookup(want) }
 
-// Merge returns data with every wanted hook that is not registered added,
-// each as a new matcher group at the end of its event's list, narrowed to
-// the tools no registered group covers. It returns the hooks it added; none
-// means data is returned unchanged.
+// Merge returns data with every wanted hook not registered added, each a
+// new matcher group at the end of its event's list narrowed to the tools
+// no group covers, and the hooks it added (none: data unchanged).
 func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 	text := normalize(data)
 	var added []Hook
@@ -78,8 +67,6 @@ func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 		if f.Registered {
 			continue
 		}
-		// A new matcher group at the end of its event's list, or a new
-		// event, or a new "hooks" object, whichever is missing.
 		h.Matcher = f.Uncovered
 		text = add(text, root, []string{"hooks", h.Event}, "", groupOf(h))
 		added = append(added, h)
@@ -90,7 +77,7 @@ func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 	return text, added, nil
 }
 
-// normalize gives empty input the shape of an empty settings object.
+// normalize makes empty input an empty object.
 func normalize(data []byte) []byte {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return []byte("{\n}\n")
@@ -143,8 +130,7 @@ func lookup(text []byte, root *node, h Hook) (Found, error) {
 	return f, nil
 }
 
-// commandRunning returns the first hook of group g whose command runs
-// prog; a group or hook of another shape than the client's runs nothing.
+// commandRunning returns the first hook of group g whose command runs prog.
 func commandRunning(g *node, prog string) *node {
 	hs := g.get("hooks")
 	if hs == nil || hs.kind != '[' {
@@ -158,8 +144,7 @@ func commandRunning(g *node, prog string) *node {
 	return nil
 }
 
-// tools splits a matcher of alternatives into its tool names; a matcher of
-// an event without tools is one empty name.
+// tools splits a matcher into its tool names; "" is one empty name.
 func tools(matcher string) []string {
 	if matcher == "" {
 		return []string{""}
@@ -167,8 +152,8 @@ func tools(matcher string) []string {
 	return strings.Split(matcher, "|")
 }
 
-// covers reports whether a registered group's matcher applies to tool. The
-// client treats matchers as anchored patterns; "" and "*" match every tool.
+// covers reports whether a group's matcher, an anchored pattern ("" and
+// "*" match every tool), applies to tool.
 func covers(matcher, tool string) bool {
 	if tool == "" || matcher == "" || matcher == "*" {
 		return true
@@ -182,19 +167,17 @@ func covers(matcher, tool string) bool {
 
 // Program returns the name of the program a command line runs: the base
 // name of its first word, unquoted, or of a launcher's first candidate.
-// "\"$CLAUDE_PROJECT_DIR\"/bin/gate", "/usr/local/bin/gate --config x.toml"
-// and a launcher of bin/gate all run "gate".
 func Program(cmd string) string { return path.Base(Paths(cmd)[0]) }
 
-// FirstWord returns the first word of a command line with shell quoting
-// removed and variables left as they are: "$CLAUDE_PROJECT_DIR/bin/gate".
+// FirstWord returns the first word of a command line, unquoted, its
+// variables left as they are.
 func FirstWord(cmd string) string {
 	_, w := word(strings.TrimLeft(cmd, " \t"))
 	return w
 }
 
-// word reads the first word of s: as written, quotes included, and with
-// its quoting removed. It ends at a blank or at ; & | outside quotes.
+// word reads the first word of s, as written and unquoted, up to a blank
+// or ; & | outside quotes.
 func word(s string) (raw, unquoted string) {
 	var b strings.Builder
 	quote := byte(0)

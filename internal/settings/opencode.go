@@ -7,14 +7,10 @@ import (
 	"strings"
 )
 
-// OpenCode's permission rules in opencode.json: permission.edit maps a
-// pattern to "allow", "ask" or "deny", and the last pattern that matches
-// the file (as a path relative to the worktree, "/" outside git) decides
-// for the write, edit and patch tools (observed on OpenCode 1.18.33).
-
 // EditAction returns what opencode.json's permission.edit decides for
-// path: the action of the last matching rule, or "" when none matches. A
-// permission or edit that is a string is that action for every path.
+// path (relative to the worktree): the action of the last matching rule,
+// "" when none matches; a permission or edit that is a string is that
+// action for every path (observed on OpenCode 1.18.33).
 func EditAction(data []byte, path string) (string, error) {
 	_, root, err := parseObject(data, "opencode.json")
 	if err != nil {
@@ -31,8 +27,7 @@ func EditAction(data []byte, path string) (string, error) {
 	if edit.kind == '"' {
 		return edit.str, nil
 	}
-	// A key written twice keeps its first place, as JavaScript holds the
-	// parsed object, and takes its last value (get).
+	// A key written twice keeps its first place, as in JavaScript, and its last value.
 	action := ""
 	for i, m := range edit.members {
 		first := !slices.ContainsFunc(edit.members[:i], func(o member) bool { return o.key == m.key })
@@ -43,19 +38,16 @@ func EditAction(data []byte, path string) (string, error) {
 	return action, nil
 }
 
-// wildcard matches as OpenCode's Wildcard.match: * is any run of
-// characters, ? any one, the rest literal, the whole path.
+// wildcard matches as OpenCode's Wildcard.match: * any run, ? any one character.
 func wildcard(pattern, path string) bool {
 	re := strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(pattern))
 	ok, _ := regexp.MatchString("(?s)^"+re+"$", path)
 	return ok
 }
 
-// MergeEditDeny returns data with a "deny" rule in permission.edit for each
-// pattern that does not already end up denied, inserted the way Merge adds
-// hooks (last, so it wins over the rules before it). A permission or edit
-// that is a string cannot take rules: note says so and data is returned
-// unchanged.
+// MergeEditDeny returns data with a "deny" rule last in permission.edit
+// (so it wins) for each pattern not denied yet; note says why a pattern or
+// the whole file (a permission or edit that is a string) was left alone.
 func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, note string, err error) {
 	text, root, err := parseObject(data, "opencode.json")
 	if err != nil {
@@ -80,7 +72,6 @@ func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, 
 		}
 		root, _ := parse(text)
 		if root.get("permission").get("edit").get(p) != nil {
-			// Written again, the key would keep its place, under the rule that wins.
 			overridden = append(overridden, p)
 			continue
 		}
@@ -110,8 +101,7 @@ func EditDenied(data []byte, patterns []string) (open []string, err error) {
 	return open, nil
 }
 
-// probe is a path a pattern stands for: a folder's "dir/*" stands for a
-// file in it.
+// probe is a path a pattern stands for: "dir/*" a file in dir.
 func probe(pattern string) string {
 	if d, ok := strings.CutSuffix(pattern, "/*"); ok {
 		return d + "/x"
@@ -120,11 +110,9 @@ func probe(pattern string) string {
 }
 
 // RemoveEditDeny returns data without the "deny" rules MergeEditDeny added
-// for patterns: the longest run of rules at the end of permission.edit,
-// in the order of patterns, that MergeEditDeny would write back byte for
-// byte once taken out (with a permission or edit left empty). Every other
-// rule stays, a user's own rule for the same path included, unless it
-// reads exactly as init writes it where init would have put it.
+// for patterns: the longest run of rules last in permission.edit, in the
+// order of patterns, that MergeEditDeny would write back byte for byte
+// once taken out. Every other rule stays.
 func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []string, err error) {
 	if _, _, _, err := MergeEditDeny(data, nil); err != nil {
 		return nil, nil, err

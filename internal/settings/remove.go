@@ -11,15 +11,11 @@ type Removal struct {
 	Left    []string // each entry of stopgate's that was changed by hand since
 }
 
-// Remove returns data with stopgate's entries taken out, each only where
-// it is still exactly what gate init writes: a matcher group holding one
-// command of want (same event, command and timeout; a matcher within
-// want's), the wall's sandbox keys with the values gate init writes, and
-// the rules of deny in permissions.deny. An event list, "hooks",
-// "sandbox", "permissions" or "permissions.deny" that this leaves empty
-// goes too. Every other byte is kept. A group that runs one of programs
-// but differs from every want is left, and named in Left. Text that is
-// not a settings file is refused with an *Error, as Merge refuses it.
+// Remove returns data with stopgate's entries taken out where they are
+// still exactly what gate init writes: a group of one command of want, the
+// wall's sandbox keys at its values, the rules of deny; a container this
+// leaves empty goes too, every other byte stays. A group that runs one of
+// programs but differs from every want is left, and named in Left.
 func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte, Removal, error) {
 	var r Removal
 	if _, err := InspectWall(data); err != nil {
@@ -41,8 +37,7 @@ func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte,
 			}
 		}
 	}
-	// One removal at a time, each on a fresh parse, as Merge inserts.
-groups:
+groups: // one removal at a time, each on a fresh parse
 	for {
 		root, _ := parse(text)
 		hooks := root.get("hooks")
@@ -87,9 +82,8 @@ groups:
 }
 
 // ownGroup reports whether g is a group gate init wrote for event: a
-// matcher within the hook's and one command of want, its type, command
-// and timeout, a status message (whichever text: another version's), and
-// nothing else.
+// matcher within the hook's, one command of want with its type, command
+// and timeout, a status message or onFailure of any text, nothing else.
 func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 	if g.kind != '{' {
 		return Hook{}, false
@@ -136,9 +130,8 @@ func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
 }
 
 // SameRun reports whether commands a and b are the same: equal, or
-// launchers of the same candidates and arguments, whose fallback text may
-// come from another stopgate version, and their form too (an earlier
-// version's launcher ran the program with exec).
+// launchers of the same candidates and arguments, whatever their fallback
+// and form (another stopgate version's).
 func SameRun(a, b string) bool {
 	if a == b {
 		return true
@@ -148,8 +141,7 @@ func SameRun(a, b string) bool {
 	return aok && bok && slices.Equal(wa, wb) && Args(a) == Args(b)
 }
 
-// narrower reports whether every tool of matcher is one of outer's: Merge
-// narrows a group to the tools no other group covers.
+// narrower reports whether every tool of matcher is one of outer's.
 func narrower(matcher, outer string) bool {
 	if matcher == "" || outer == "" {
 		return matcher == outer
@@ -169,8 +161,7 @@ func memberIndex(n *node, key string) int {
 	return slices.IndexFunc(n.members, func(m member) bool { return m.key == key })
 }
 
-// cut removes items i to j-1 of container c (an array's elements, an
-// object's members) with their separators, keeping the layout of the rest.
+// cut removes items i to j-1 of container c with their separators.
 func cut(text []byte, c *node, i, j int) []byte {
 	var from, to int
 	switch {
@@ -186,8 +177,7 @@ func cut(text []byte, c *node, i, j int) []byte {
 	return append(text[:from:from], text[to:]...)
 }
 
-// prune removes the value at path, and then each parent up the path, while
-// it is an empty array or object.
+// prune removes the value at path, then each parent, while it is empty.
 func prune(text []byte, path []string) []byte {
 	for len(path) > 0 {
 		root, _ := parse(text)

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// node is one JSON value and where it lies in the text, so that a change
-// can be an insertion at a byte offset that leaves every other byte alone.
+// node is one JSON value and where it lies in the text, so that an edit
+// can insert or cut at a byte offset and leave every other byte alone.
 type node struct {
 	kind       byte     // '{', '[', '"', or 'v' for any other scalar
 	start, end int      // the value's bytes: text[start:end]
@@ -24,9 +24,8 @@ type member struct {
 	val      *node
 }
 
-// get returns the value of key, nil when n is missing (nil), not an
-// object, or without key; with duplicate keys the last wins, as it does
-// for the client's JSON parser.
+// get returns the value of key, nil when n is nil, not an object, or
+// without key; of duplicate keys the last wins, as for the client's parser.
 func (n *node) get(key string) *node {
 	if n == nil {
 		return nil
@@ -42,6 +41,22 @@ func (n *node) get(key string) *node {
 
 // items is how many elements or members container n holds.
 func (n *node) items() int { return len(n.elems) + len(n.members) }
+
+// list returns the members of object n; none when n is nil.
+func (n *node) list() []member {
+	if n == nil {
+		return nil
+	}
+	return n.members
+}
+
+// elements returns the elements of array n; none when n is nil.
+func (n *node) elements() []*node {
+	if n == nil {
+		return nil
+	}
+	return n.elems
+}
 
 // span returns where item i of container n lies: an element, or a member
 // from its key to the end of its value.
@@ -71,8 +86,7 @@ func (n *node) kindName() string {
 }
 
 // Error is a settings file that cannot be read or is not shaped as the
-// client expects, located by line and column (1-based; the column counts
-// characters).
+// client expects, at a 1-based line and column (in characters).
 type Error struct {
 	Line, Column int
 	Msg          string
@@ -80,8 +94,7 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg) }
 
-// expect refuses n, when it is there, unless it is of kind: the *Error
-// says "NAME is KIND, want WHAT".
+// expect refuses n, when there, unless it is of kind: "NAME is KIND, want WHAT".
 func expect(text []byte, n *node, kind byte, name, what string) error {
 	if n == nil || n.kind == kind {
 		return nil
@@ -113,13 +126,12 @@ func parseObject(data []byte, name string) ([]byte, *node, error) {
 	return text, root, err
 }
 
-// parse checks text with encoding/json, for its exact error messages, and
-// then builds the tree of byte spans from its tokens.
+// parse checks text with encoding/json, for its error messages, then
+// builds the tree of byte spans from its tokens.
 func parse(text []byte) (*node, error) {
 	if err := json.Unmarshal(text, new(json.RawMessage)); err != nil { // checked, not built
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			// The offset is just past the byte that broke the parse.
 			return nil, ErrorAt(text, max(int(se.Offset)-1, 0), "%s", se.Error())
 		}
 		return nil, err
@@ -127,8 +139,7 @@ func parse(text []byte) (*node, error) {
 	return build(json.NewDecoder(bytes.NewReader(text)), text), nil
 }
 
-// build reads the next value of dec, which reads text, already accepted:
-// there are no error paths, only spans.
+// build reads the next value of dec over text, already accepted.
 func build(dec *json.Decoder, text []byte) *node {
 	n := &node{start: next(dec, text)}
 	tok, _ := dec.Token()
@@ -154,15 +165,13 @@ func build(dec *json.Decoder, text []byte) *node {
 	return n
 }
 
-// next returns the offset of the next token of dec: past the blanks, and
-// the comma or colon, that follow the last one.
+// next returns the offset of dec's next token, past blanks, commas and colons.
 func next(dec *json.Decoder, text []byte) int {
 	off := int(dec.InputOffset())
 	return off + len(text[off:]) - len(bytes.TrimLeft(text[off:], " \t\n\r,:"))
 }
 
-// Named prefixes err with the file name, and with its line and column
-// where it is an *Error.
+// Named prefixes err with the file name, and an *Error's line and column.
 func Named(name string, err error) error {
 	var se *Error
 	if errors.As(err, &se) {

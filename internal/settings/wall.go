@@ -6,10 +6,8 @@ import (
 	"strings"
 )
 
-// The client's OS sandbox settings that make it a wall: Bash runs inside
-// bubblewrap (Linux) or Seatbelt (macOS); a missing sandbox tool refuses
-// the command instead of running it unsandboxed; the Bash tool's
-// dangerouslyDisableSandbox parameter is ignored.
+// wallKey is one of Claude Code's sandbox settings that make its OS
+// sandbox a wall (docs/security.md).
 type wallKey struct {
 	key  string
 	want bool
@@ -24,20 +22,13 @@ var wallKeys = []wallKey{
 
 // WallStatus is what one settings file says about the wall.
 type WallStatus struct {
-	// Set holds the wall's keys the file sets, by name ("enabled"), with
-	// their values; a key set to a non-boolean counts as against the wall.
-	Set map[string]bool
-	// Line holds where each key of Set is written.
-	Line map[string]int
-	// Deny is the file's permissions.deny rules.
-	Deny []string
-	// Excluded is sandbox.excludedCommands: commands that run outside the
-	// sandbox whatever else is set.
-	Excluded []string
+	Set      map[string]bool // the wall's keys the file sets ("enabled"); a non-boolean is false
+	Line     map[string]int  // where each key of Set is written
+	Deny     []string        // permissions.deny
+	Excluded []string        // sandbox.excludedCommands, which run outside the sandbox
 }
 
-// Against returns, for the keys s sets against the wall, "sandbox.KEY is
-// VALUE: WHY".
+// Against returns "sandbox.KEY is VALUE: WHY" for each key s sets against the wall.
 func (s WallStatus) Against() []string {
 	var out []string
 	for _, k := range wallKeys {
@@ -48,7 +39,6 @@ func (s WallStatus) Against() []string {
 	return out
 }
 
-// against says what the key set to v does against the wall.
 func (k wallKey) against(v bool) string {
 	return fmt.Sprintf("sandbox.%s is %t: %s", k.key, v, k.why)
 }
@@ -83,33 +73,26 @@ func (d *Doc) Wall() (WallStatus, error) {
 			st.Line[k.key], _ = position(text, v.start)
 		}
 	}
-	if ex := sb.get("excludedCommands"); ex != nil && ex.kind == '[' {
-		for _, e := range ex.elems {
-			st.Excluded = append(st.Excluded, e.str)
-		}
+	for _, e := range sb.get("excludedCommands").elements() {
+		st.Excluded = append(st.Excluded, e.str)
 	}
-	if deny != nil {
-		for _, e := range deny.elems {
-			if e.kind == '"' {
-				st.Deny = append(st.Deny, e.str)
-			}
+	for _, e := range deny.elements() {
+		if e.kind == '"' {
+			st.Deny = append(st.Deny, e.str)
 		}
 	}
 	return st, nil
 }
 
-// MergeWall returns data with the wall added the way Merge adds hooks,
-// only inserting: each of the sandbox keys that is absent, and each rule
-// of deny that permissions.deny lacks. A key the file already sets is left
-// as it is, even against the wall: that is the user's decision, which the
-// returned status reports. added names what was inserted ("sandbox.enabled",
-// "Edit(/mappings.toml)"); none means data is returned unchanged.
+// MergeWall returns data with the wall inserted as Merge inserts hooks:
+// each sandbox key absent, each rule of deny permissions.deny lacks. A key
+// set against the wall is the user's decision, left as it is and reported
+// in st. added names what was inserted (none: data unchanged).
 func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
 	if st, err = InspectWall(data); err != nil {
 		return nil, nil, st, err
 	}
 	text := normalize(data)
-	// One insertion at a time, each on a fresh parse, as Merge does.
 	for _, k := range wallKeys {
 		if _, ok := st.Set[k.key]; ok {
 			continue
@@ -133,10 +116,9 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallS
 	return text, added, st, nil
 }
 
-// DenyRule is the client's permission rule denying Edit of path, which
-// also feeds the sandbox's write policy: "/x" is relative to the project
-// root, "//x" absolute, "~/x" under home. A folder's rule covers what is in
-// it.
+// DenyRule is Claude Code's rule denying Edit of path, which also feeds
+// the sandbox's write policy: "/x" from the project root, "//x" absolute,
+// "~/x" under home; a folder's covers what is in it.
 func DenyRule(root, home, path string, dir bool) string {
 	spelled := "/" + path
 	switch {

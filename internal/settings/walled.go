@@ -5,7 +5,7 @@ import "slices"
 // Walls is the wall as the client merges its settings files: a later
 // file's key wins, the deny rules and the excluded commands add up.
 type Walls struct {
-	Files    []WallStatus    // each file's own, in the order read; empty for one not there
+	Files    []WallStatus    // each file's own, in order; empty for one not there
 	Read     int             // how many files were there
 	Value    map[string]bool // each sandbox key's value that counts
 	From     map[string]int  // the index in Files of the file it counts from
@@ -13,10 +13,9 @@ type Walls struct {
 	Excluded []string
 }
 
-// ReadWalls reads the wall from files, the client's settings files in
-// the order it reads them (the user's, the project's, then the local
-// ones), nil for a file that is not there. A file that does not parse is
-// an error, and bad its index.
+// ReadWalls reads the wall from the client's settings files in the order
+// it reads them, nil for one not there; bad is the index of one that does
+// not parse.
 func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 	w = Walls{Files: make([]WallStatus, len(files)), Value: map[string]bool{}, From: map[string]int{}}
 	for i, d := range files {
@@ -38,11 +37,9 @@ func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 	return w, -1, nil
 }
 
-// Walled reports whether the client's OS sandbox walls off what the deny
-// rule rule names from the agent's writes, as the settings files say
-// (ReadWalls). The wall's keys must count as the wall wants them, no
-// command may run outside the sandbox, and some file must hold rule. why
-// says what is missing when it is not.
+// Walled reports whether the settings files (as ReadWalls) wall off what
+// rule denies from the agent's writes: every key as the wall wants it, no
+// command excluded, and rule denied; why says what is missing.
 func Walled(files [][]byte, rule string) (walled bool, why string) {
 	docs := make([]*Doc, len(files))
 	for i, data := range files {
@@ -72,8 +69,7 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 }
 
 // Present reports whether any part of the wall is there: a sandbox key set
-// as gate init writes it, or a deny rule of rules. A project gate init
-// left without a wall (--no-wall) has none, and no wall to weaken.
+// as gate init writes it, or a rule of rules (--no-wall leaves none).
 func (w Walls) Present(rules []string) bool {
 	for _, st := range w.Files {
 		for _, k := range wallKeys {
@@ -91,8 +87,7 @@ type Against struct {
 	Text       string // "sandbox.KEY is VALUE: WHY"
 }
 
-// Against returns the sandbox keys set against the wall where the value
-// that counts is written.
+// Against returns the keys set against the wall where the value that counts is.
 func (w Walls) Against() []Against {
 	var out []Against
 	for i, st := range w.Files {
@@ -105,8 +100,7 @@ func (w Walls) Against() []Against {
 	return out
 }
 
-// Unset returns the sandbox keys of the wall no file sets, as
-// "sandbox.KEY".
+// Unset returns the wall's keys no file sets, as "sandbox.KEY".
 func (w Walls) Unset() []string {
 	var out []string
 	for _, k := range wallKeys {

@@ -9,11 +9,8 @@ import (
 	"github.com/stopgate/stopgate/internal/atomicfile"
 )
 
-// WriteFile replaces the file at path with data atomically: a temp file in
-// the same directory, fsynced and renamed over it, so an interrupted write
-// leaves the old settings, never half of the new. A symlinked settings file
-// keeps its link: the file it points to is replaced. The file keeps its
-// permissions; a new one gets 0644.
+// WriteFile replaces the file at path with data atomically, keeping its
+// permissions (a new one 0644) and, for a symlink, its link.
 func WriteFile(path string, data []byte) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
