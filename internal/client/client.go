@@ -1,14 +1,8 @@
-// Package client holds every agent client stopgate gates, one file each
-// (claude.go, codex.go, gemini.go, copilot.go, opencode.go, qwen.go,
-// cursor.go, vscode.go), each one Client value: how its hook input decodes
-// into stopgate's event and its answers encode back (a halt as the client
-// acts on it), its record of a session, its hook registration and files,
-// and its second wall. All is the only list; callers never ask which
-// client it is. Claude Code is the reference: hook.Parse decodes its
-// inputs, and its answers are written as they are.
-//
-// To add a client, write NAME.go with its Client value, add it to All, and
-// add its tests beside the others' (docs/clients.md, "Adding a client").
+// Package client holds every agent client stopgate gates, one file and one
+// Client value each, listed in All: its hook input and answers, its record
+// of a session, its hook registration and files, and its second wall.
+// Claude Code is the reference. Adding a client is one file and its tests
+// (docs/clients.md, "Adding a client").
 package client
 
 import (
@@ -30,16 +24,10 @@ type Client struct {
 	Name  string // as --client takes it
 	Title string // as a person names it
 
-	// HookFile is the project file the hooks are registered in
-	// (slash-separated); Settings are its other project files that can
-	// switch them off. The guard protects both.
-	HookFile string
-	Settings []string
+	HookFile string   // the project file the hooks are registered in, slash-separated
+	Settings []string // its other project files that can switch them off
 
-	// Hooks are what gate init registers and gate check expects, events in
-	// the client's own names. Their timeouts are backstops for a wedged
-	// process, not budgets.
-	Hooks      []Hook
+	Hooks      []Hook        // what gate init registers, events in the client's names
 	Timeout    time.Duration // the client's timeout of a hook registered without one
 	ProjectVar string        // the variable set to the project root; "": commands name the bin dir absolute
 	Unit       int           // multiplies a timeout in seconds into the hook file's unit
@@ -51,29 +39,22 @@ type Client struct {
 	WallLeft   string        // what the guard alone stands against, wall up or not
 
 	events map[string]string // the client's event names that are not stopgate's, to stopgate's
-	// decode turns a JSON object the client sent into stopgate's event;
-	// event is the registration's --event. nil: Claude Code's shape.
+	// decode rewrites the client's JSON object into Claude Code's shape,
+	// event the registration's --event; nil: it is Claude Code's.
 	decode func(data []byte, event string) (*hook.Input, error)
-	// encode turns an answer into what the client reads; nil: as it is.
-	encode func(event string, o hook.Output) any
-	// halt is a halt as the client acts on it; nil: hook.Halt, shown to the user.
-	halt  func(reason string, relayed bool) (hook.Output, bool)
-	where func(in *hook.Input, agent string) (string, transcript.Thread) // Record.Where
-	lines func(b []byte, cwd string, sh Shell) *entry                    // a record line; nil: package transcript's
-	// format reads and edits the hook file; nil: Claude Code's shape (package settings).
-	format hookFormat
-	// marks are top-level input keys only this client sends; owns, when
-	// set, decides from the input's top-level fields once one is there.
-	marks []string
-	owns  func(top map[string]json.RawMessage) bool
+	encode func(event string, o hook.Output) any                          // an answer as the client reads it; nil: as it is
+	halt   func(reason string, relayed bool) (hook.Output, bool)          // nil: hook.Halt, which the client shows
+	where  func(in *hook.Input, agent string) (string, transcript.Thread) // Record.Where
+	lines  func(b []byte, cwd string, sh Shell) *entry                    // a record line; nil: package transcript's
+	format hookFormat                                                     // the hook file's; nil: Claude Code's (package settings)
+	marks  []string                                                       // top-level input keys only this client sends
+	owns   func(top map[string]json.RawMessage) bool                      // decides once a mark is there
 	// Runs are the clients whose registrations this client also runs with
 	// its own inputs, decoded and answered as its own; aside returns an
 	// error wrapping ErrIgnored when such a registration must step aside.
-	Runs  []*Client
-	aside func(in *hook.Input) error
-	// plugin is the plugin file that registers the hooks, for a client
-	// without command hooks (OpenCode).
-	plugin string
+	Runs   []*Client
+	aside  func(in *hook.Input) error
+	plugin string // the plugin that registers the hooks, for a client without command hooks
 }
 
 // All is every client, the reference first.
@@ -121,8 +102,7 @@ func (c *Client) Event(event string) string {
 	return event
 }
 
-// dialect is a client as the writer of the answers to its inputs
-// (hook.Dialect).
+// dialect is a client as the writer of its answers (hook.Dialect).
 type dialect struct{ c *Client }
 
 func (d dialect) Name() string { return d.c.Name }
@@ -142,19 +122,16 @@ func (d dialect) Halt(reason string, relayed bool) (hook.Output, bool) {
 }
 
 // relayHalt is the halt of a client that cannot show the user why: a
-// block relaying the reason through the model, at every stop until the
-// user acts or the client's cap ends it.
+// block relaying the reason through the model, until the client's cap.
 func relayHalt(reason string, _ bool) (hook.Output, bool) {
 	return hook.Block(hook.HaltRelay(reason)), false
 }
 
-// claudeNamed reports whether event is named as Claude Code names its
-// events (capitalised), as a client's Claude-shaped registration sends it.
+// claudeNamed reports whether event is capitalised, as Claude Code's are.
 func claudeNamed(event string) bool { return event != "" && unicode.IsUpper(rune(event[0])) }
 
 // Answer returns o as the client reads it for its event, one line of JSON
-// without the newline; "" when the client cannot take it. It serves
-// answers written before any input is read (the launcher's fallback).
+// without the newline ("" when it cannot take it), for the launcher.
 func (c *Client) Answer(event string, o hook.Output) string {
 	var b bytes.Buffer
 	if err := c.answerTo(&b, event).Write(o); err != nil {
@@ -170,8 +147,7 @@ func (c *Client) answerTo(w io.Writer, event string) hook.Answer {
 	return hook.AnswerTo(w, &hook.Input{ClientEvent: event, Client: dialect{c}})
 }
 
-// AnswerTo returns the writer of answers on w in the registered client's
-// shape, for an answer before the input says whose it is.
+// AnswerTo returns the writer of answers on w in the registered client's shape.
 func AnswerTo(w io.Writer, name string) hook.Answer {
 	if c := Named(name); c != nil {
 		return c.answerTo(w, "")
@@ -179,8 +155,7 @@ func AnswerTo(w io.Writer, name string) hook.Answer {
 	return Claude.answerTo(w, "")
 }
 
-// hookFormat reads and edits a hook file in a client's own shape, as
-// package settings does Claude Code's.
+// hookFormat reads and edits a hook file in a client's own shape.
 type hookFormat interface {
 	empty() []byte
 	merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error)
@@ -188,8 +163,7 @@ type hookFormat interface {
 	remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error)
 }
 
-// NewFile is the text of the client's hook file before gate init merges
-// hooks into it; nil: nothing (an empty object).
+// NewFile is the hook file's text before gate init merges hooks into it.
 func (c *Client) NewFile() []byte {
 	if c.format == nil {
 		return nil
@@ -197,8 +171,7 @@ func (c *Client) NewFile() []byte {
 	return c.format.empty()
 }
 
-// Merge adds the wanted hooks data does not register yet, keeping every
-// other byte; it returns those it added.
+// Merge adds the wanted hooks data does not register yet; it returns those.
 func (c *Client) Merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
 	if c.format == nil {
 		return settings.Merge(data, want)
@@ -206,8 +179,7 @@ func (c *Client) Merge(data []byte, want []settings.Hook) ([]byte, []settings.Ho
 	return c.format.merge(data, want)
 }
 
-// Lookup reports, for each wanted hook, whether data runs its program for
-// its event.
+// Lookup reports, for each wanted hook, whether data registers it.
 func (c *Client) Lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
 	if c.format == nil {
 		return settings.Lookup(data, want)
@@ -215,9 +187,8 @@ func (c *Client) Lookup(data []byte, want []settings.Hook) ([]settings.Found, er
 	return c.format.lookup(data, want)
 }
 
-// Remove is Merge's inverse: it takes out each hook of want still as gate
-// init wrote it (in Claude Code's shape, the rules of deny too), and names
-// in r.Left a stopgate command changed since. empty: nothing else is left.
+// Remove is Merge's inverse (in Claude Code's shape, deny's rules too);
+// r.Left names a stopgate command changed since. empty: nothing is left.
 func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out []byte, r settings.Removal, empty bool, err error) {
 	if c.format == nil {
 		out, r, err = settings.Remove(data, want, hook.Programs, deny)
@@ -229,8 +200,8 @@ func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out [
 // IsPlugin reports whether a plugin file registers the client's hooks.
 func (c *Client) IsPlugin() bool { return c.plugin != "" }
 
-// PluginText is the client's plugin for the commands in bin, missing what a
-// machine without them is told; false for a client with hook entries.
+// PluginText is the client's plugin for the commands in bin, missing what
+// a machine without them is told.
 func (c *Client) PluginText(bin, missing string) (string, bool) {
 	if c.plugin == "" {
 		return "", false
@@ -238,8 +209,7 @@ func (c *Client) PluginText(bin, missing string) (string, bool) {
 	return strings.NewReplacer(`"__BIN__"`, settings.Quote(bin), `"__MISSING__"`, settings.Quote(missing)).Replace(c.plugin), true
 }
 
-// Commands returns the hook commands in file, one of the client's files,
-// as data holds them; none for a file it cannot read.
+// Commands returns the hook commands data, the client's file, holds.
 func (c *Client) Commands(file string, data []byte) []string {
 	if c.IsPlugin() && file == c.HookFile {
 		return pluginCommands(data)
@@ -251,8 +221,7 @@ func (c *Client) Commands(file string, data []byte) []string {
 	return commandsIn(v)
 }
 
-// commandsIn returns every string under a "command" key (Claude Code's
-// shape, Codex's, Gemini's) or "bash" (Copilot CLI's) in a hook file.
+// commandsIn returns every string under a "command" or "bash" key.
 func commandsIn(v any) []string {
 	var out []string
 	switch v := v.(type) {

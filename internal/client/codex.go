@@ -58,8 +58,8 @@ var Codex = &Client{
 	Wall:   codexWall{},
 }
 
-// codexHalt: Codex ends the session on a halt but shows only "hook: Stop
-// Stopped", so a stop's halt is first a block relaying its reason, once.
+// codexHalt: Codex shows a halt only as "hook: Stop Stopped", so it is
+// first a block relaying its reason, once.
 func codexHalt(reason string, relayed bool) (hook.Output, bool) {
 	if relayed {
 		return hook.Halt(reason), false
@@ -97,9 +97,8 @@ func patchFiles(patch string) []string {
 	return out
 }
 
-// codexLine is a line of Codex's rollout ($CODEX_HOME/sessions/…; a
-// subagent's is its own, agent_transcript_path): a function call (a shell
-// command), or a user message, a hook's block tagged <hook_prompt …>.
+// codexLine is a line of Codex's rollout: a shell call, or a user message
+// (a hook's block tagged <hook_prompt …>).
 type codexLine struct {
 	stamp
 	Type    string `json:"type"`
@@ -191,11 +190,10 @@ const (
 )
 
 // codexReadOnly returns the workspace-relative paths the profile keeps
-// read-only: .codex and the protected set inside the project, as far as
-// Codex takes them (codexFault): a glob stands for the folder above its
-// first pattern, a symlink for its target (Codex refuses every command
-// when a read-only path is a symlink), and a path not there is left out,
-// but a folder, which Up makes.
+// read-only: .codex and the protected set in the project as Codex takes
+// them (codexFault): a glob as the folder above it, a symlink as its
+// target (Codex refuses a symlink), a path not there left out but a
+// folder, which Up makes.
 func codexReadOnly(root string, paths []Path) []string {
 	out := []string{".codex"}
 	realRoot, _ := filepath.EvalSymlinks(root)
@@ -237,12 +235,10 @@ func codexCovered(listed []string, path string) bool {
 	return slices.ContainsFunc(listed, func(l string) bool { return path == l || strings.HasPrefix(path, l+"/") })
 }
 
-// codexFault says what Codex (0.171.0) does with the filesystem entry key =
-// access of a profile, key relative to root: "" when it takes it as it is.
-// A read or write key with a glob (but a trailing "/**") makes Codex refuse
-// to start; a path not there is bound as an empty file at its first missing
-// folder, missing, which then cannot be made in the sandbox, and two
-// entries under one missing folder make bubblewrap refuse every command.
+// codexFault says what Codex (0.171.0) does with the profile entry key =
+// access, "" when it takes it as it is: a glob but "/**" stops Codex; a
+// path not there is bound as an empty file at its first missing folder,
+// missing (docs/clients.md, "The second wall per client").
 func codexFault(root, key, access string) (fault, missing string) {
 	if access == "deny" || strings.HasPrefix(key, ":") || key == "." {
 		return "", ""
@@ -270,8 +266,7 @@ func codexFault(root, key, access string) (fault, missing string) {
 	return key + " is not there: Codex's sandbox binds an empty file at " + missing, missing
 }
 
-// codexMakeDirs makes the protected folders not there yet (the state dir),
-// so that the profile can hold them.
+// codexMakeDirs makes the protected folders not there yet, for the profile.
 func codexMakeDirs(root string, paths []Path) {
 	for _, p := range paths {
 		if _, inside := project.Rel(root, p.Path); inside && p.Dir && !strings.ContainsAny(p.Path, "*?[]") {
@@ -280,8 +275,8 @@ func codexMakeDirs(root string, paths []Path) {
 	}
 }
 
-// dropCodexFaults takes out of a profile gate init wrote the entries Codex
-// does not take, as an older gate init wrote them; it says which.
+// dropCodexFaults drops the entries Codex does not take from a profile an
+// older gate init wrote; it says which.
 func dropCodexFaults(data []byte, root string) ([]byte, []string) {
 	i := bytes.LastIndex(data, []byte(codexWallHead))
 	if i < 0 || !codexReads(data[i+len(codexWallHead):]) {
@@ -360,9 +355,9 @@ func codexEntries(paths []string) string {
 	return b.String()
 }
 
-// mergeCodexWall returns data with the wall added, keeping every byte of
-// it: default_permissions goes first, the profile last; a profile init
-// wrote earlier gets the entries it lacks. note says why it was left alone.
+// mergeCodexWall returns data with the wall added, every byte kept:
+// default_permissions first, the profile (or the entries it lacks) last;
+// note says why it was left alone.
 func mergeCodexWall(data []byte, want []string) (out []byte, added []string, note string, err error) {
 	st, err := inspectCodex(data)
 	if err != nil {
@@ -457,8 +452,6 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 	return nil
 }
 
-// Check says whether the profile is up in the project's config, and
-// whether the user's config switches Codex to its older settings.
 func (codexWall) Check(getenv func(string) string, root string, paths []Path) []Finding {
 	var out []Finding
 	user := filepath.Join(cmp.Or(getenv("CODEX_HOME"), filepath.Join(getenv("HOME"), ".codex")), "config.toml")
@@ -501,11 +494,9 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	return out
 }
 
-// codexFaults are the entries of a profile's filesystem table that Codex
-// does not take as they are: an error where Codex refuses to start or
-// bubblewrap every command (two entries bound at one missing folder), a
-// warning where a missing folder cannot be made. In key order, so they
-// read the same at every run.
+// codexFaults are the entries of a profile Codex does not take as they
+// are, in key order: an error where Codex or bubblewrap refuses (two
+// entries at one missing folder), a warning where a folder cannot be made.
 func codexFaults(root string, fs map[string]any) []Finding {
 	var faults []string
 	at := map[string][]string{} // missing folder → its entries' faults
@@ -551,8 +542,7 @@ func codexFaults(root string, fs map[string]any) []Finding {
 	return out
 }
 
-// codexWallHead starts the profile mergeCodexWall appends; codexDefault is
-// the line it puts first.
+// codexWallHead starts the profile mergeCodexWall appends, codexDefault first.
 const (
 	codexWallHead = "\n# stopgate's wall (gate init --client codex): every command Codex runs may write\n# the workspace and the temp dir, but not what checks the agent.\n[permissions." + codexProfile + ".filesystem]\n\":root\" = \"read\"\n\":slash_tmp\" = \"write\"\n\n" + codexRoots + "\n\".\" = \"write\"\n"
 	codexDefault  = "default_permissions = \"" + codexProfile + "\"\n"
@@ -560,9 +550,8 @@ const (
 
 var codexReadLine = regexp.MustCompile(`^"(?:[^"\\]|\\.)*" = "read"$`)
 
-// Remove is mergeCodexWall's inverse: it takes out the default_permissions
-// line it put first and the profile it appended last, while that is still
-// its header and read-only entries alone; r.Left names what changed since.
+// Remove is mergeCodexWall's inverse while the profile is still its header
+// and read-only entries alone; r.Left names what changed since.
 func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings.Removal, gone bool, err error) {
 	out, r.Removed, r.Left, err = removeCodexWall(data)
 	var pe toml.ParseError

@@ -66,10 +66,7 @@ var copilotEvent = map[string]string{
 	"userPromptSubmitted": hook.UserPromptSubmit,
 }
 
-// copilotOutput is the native answer: decision for agentStop, subagentStop
-// and userPromptSubmitted, permissionDecision for preToolUse,
-// additionalContext for postToolUse and userPromptSubmitted. It has no
-// halt (Copilot records one as {}).
+// copilotOutput is the native answer; it has no halt (Copilot records one as {}).
 type copilotOutput struct {
 	Decision                 string `json:"decision,omitempty"`
 	Reason                   string `json:"reason,omitempty"`
@@ -132,8 +129,7 @@ func decodeCopilot(data []byte, event string) (*hook.Input, error) {
 	return in, nil
 }
 
-// copilotInfer names the native event of a payload registered without
-// --event, from the fields only that event has.
+// copilotInfer names the native event of a payload without --event.
 func copilotInfer(m payload) string {
 	_, tool := m["toolName"]
 	_, result := m["toolResult"]
@@ -152,8 +148,8 @@ func copilotInfer(m payload) string {
 	return "agentStop"
 }
 
-// copilotTool rewrites Copilot's tool as the Claude Code tool stopgate
-// judges; apply_patch is a guard call per file its patch writes.
+// copilotTool rewrites Copilot's tool as Claude Code's; apply_patch is a
+// guard call per file.
 func copilotTool(m payload) []hook.Call {
 	a := m.args()
 	switch m.str("tool_name") {
@@ -176,9 +172,7 @@ func copilotTool(m payload) []hook.Call {
 	return nil
 }
 
-// copilotLine is a line of Copilot CLI's events.jsonl
-// (~/.copilot/session-state/<id>/), a subagent's with its agentId: a tool
-// call, a hook's output, or a user message.
+// copilotLine is a line of Copilot CLI's events.jsonl, a subagent's with its agentId.
 type copilotLine struct {
 	stamp
 	Type    string `json:"type"`
@@ -228,9 +222,7 @@ func copilotShow(l *copilotLine, e *entry, cwd string, sh Shell) {
 }
 
 // versionedFormat is a {"version": 1, "hooks": {event: [entry, …]}} hook
-// file (hookFormat): Copilot CLI's native one, with no matchers, and
-// Cursor's. gate init writes stopgate's own file and keeps entries a
-// person adds to it.
+// file: Copilot CLI's native one and Cursor's. Entries a person adds stay.
 type versionedFormat struct {
 	title  string                        // the client, as errors name it
 	events []string                      // in the client's documented order
@@ -247,8 +239,7 @@ type versionedFile struct {
 	Hooks   map[string][]json.RawMessage `json:"hooks"`
 }
 
-// hookEntry is one command entry: Copilot's (bash, timeoutSec) or
-// Cursor's (command, timeout, loop_limit).
+// hookEntry is Copilot's command entry (bash, timeoutSec) or Cursor's.
 type hookEntry struct {
 	Type       string `json:"type"`
 	Bash       string `json:"bash,omitempty"`
@@ -278,8 +269,7 @@ func (v versionedFormat) parse(data []byte) (*versionedFile, error) {
 	return &f, nil
 }
 
-// registered reports, for each wanted hook, whether the file runs its
-// program for its event.
+// registered reports, for each wanted hook, whether the file runs its program.
 func (f *versionedFile) registered(want []settings.Hook) []settings.Found {
 	out := make([]settings.Found, len(want))
 	for i, h := range want {
@@ -305,8 +295,7 @@ func (v versionedFormat) lookup(data []byte, want []settings.Hook) ([]settings.F
 	return f.registered(want), nil
 }
 
-// merge adds the wanted hooks that data does not register yet; none added
-// returns data unchanged.
+// merge adds the wanted hooks that data does not register yet.
 func (v versionedFormat) merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error) {
 	f, err := v.parse(data)
 	if err != nil {
@@ -334,8 +323,7 @@ func (v versionedFormat) merge(data []byte, want []settings.Hook) ([]byte, []set
 	return v.render(f), added, nil
 }
 
-// render writes the file with one command per line, events in the
-// client's documented order, then any others by name.
+// render writes one command a line, events in the documented order.
 func (v versionedFormat) render(f *versionedFile) []byte {
 	rank := func(e string) int {
 		if i := slices.Index(v.events, e); i >= 0 {
@@ -360,9 +348,8 @@ func (v versionedFormat) render(f *versionedFile) []byte {
 	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"hooks\": {%s\n  }\n}\n", f.Version, strings.Join(lists, ","))
 }
 
-// remove is merge's inverse: it takes out each command still exactly one
-// of want, drops an event it leaves empty, and names in Left a command
-// that runs one of programs but was changed since. empty: no hook is left.
+// remove is merge's inverse for the commands still exactly as want's;
+// Left names one of programs changed since. empty: no hook is left.
 func (v versionedFormat) remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error) {
 	f, err := v.parse(data)
 	if err != nil {
@@ -394,8 +381,7 @@ func (v versionedFormat) remove(data []byte, want []settings.Hook, programs []st
 	return v.render(f), r, len(f.Hooks) == 0, nil
 }
 
-// own reports whether raw is a command gate init wrote for event: its
-// type, command and timeout, and nothing else.
+// own reports whether raw is exactly a command gate init wrote for event.
 func (v versionedFormat) own(raw json.RawMessage, event string, want []settings.Hook) (settings.Hook, bool) {
 	var c hookEntry
 	dec := json.NewDecoder(bytes.NewReader(raw))

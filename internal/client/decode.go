@@ -30,14 +30,11 @@ func Flags(fl *flag.FlagSet, getenv func(string) string) *Options {
 	return opt
 }
 
-// ErrIgnored is an input the client sends but stopgate must not answer
-// (exit 0, no output): Copilot's agentStop of a subagent, whose
-// subagentStop is gated instead.
+// ErrIgnored is an input stopgate must not answer (exit 0, no output).
 var ErrIgnored = errors.New("hook input is a subagent's agentStop; its subagentStop is gated instead")
 
 // MismatchError is an input recognisably from another client than the
-// registration names; Input is it decoded as it came, so an answer can
-// still reach that client.
+// registration names; Input is it decoded as it came, for the answer.
 type MismatchError struct {
 	Registered, Detected string
 	Input                *hook.Input
@@ -48,9 +45,8 @@ func (e *MismatchError) Error() string {
 		e.Detected, e.Registered, e.Detected)
 }
 
-// Decode reads one hook input from r and decodes it in its client's
-// dialect, checked against the registration; the answers to it go on w in
-// that client's shape.
+// Decode reads one hook input from r in its client's dialect, checked
+// against the registration, and returns the writer of its answers on w.
 func Decode(r io.Reader, w io.Writer, opt Options, events ...string) (*hook.Input, hook.Answer, error) {
 	data, err := Read(r)
 	if err != nil {
@@ -138,8 +134,7 @@ var markers = func() [][]byte {
 	return out
 }()
 
-// marked reports whether data may be another client's than Claude Code's:
-// one pass over its quotes, each checked against the markers.
+// marked reports whether a marker starts at one of data's quotes, in one pass.
 func marked(data []byte) bool {
 	for i := bytes.IndexByte(data, '"'); i >= 0; {
 		for _, m := range markers {
@@ -157,8 +152,7 @@ func marked(data []byte) bool {
 }
 
 // Recognise says which client an input is from, and whether it is sure:
-// only Claude Code is ever the guess, when nothing marks the input as
-// another client's.
+// Claude Code is the guess when nothing marks another client's.
 func Recognise(data []byte, getenv func(string) string) (client string, sure bool) {
 	env := func(k string) string {
 		if getenv == nil {
@@ -189,8 +183,8 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 	return Claude.Name, false
 }
 
-// markedBy returns the client one of whose marks is a top-level key of
-// data, and whose owns, if any, takes the input.
+// markedBy returns the client a mark of which is a top-level key of data
+// and whose owns, if any, takes it.
 func markedBy(data []byte) *Client {
 	var top map[string]json.RawMessage
 	for _, c := range All {
@@ -207,12 +201,10 @@ func markedBy(data []byte) *Client {
 	return nil
 }
 
-// payload is a client's input as its top-level fields, rewritten into
-// Claude Code's shape before hook.Unmarshal type-checks it.
+// payload is a client's input, rewritten into Claude Code's shape.
 type payload map[string]any
 
-// object decodes a payload, dropping the tool results: stopgate never
-// reads them, and they may be the largest part.
+// object decodes a payload without drop, the tool results stopgate never reads.
 func object(data []byte, drop ...string) (payload, error) {
 	var m payload
 	d := json.NewDecoder(bytes.NewReader(data))
@@ -226,8 +218,7 @@ func object(data []byte, drop ...string) (payload, error) {
 	return m, nil
 }
 
-// input is the payload decoded as Claude Code's, type-checked by
-// hook.Unmarshal (its event still the client's name).
+// input is the payload type-checked by hook.Unmarshal.
 func (m payload) input() (*hook.Input, error) {
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -256,9 +247,9 @@ func (m payload) rename(from, to string) {
 	}
 }
 
-// tool names the tool as the Claude Code tool stopgate judges (names), its
-// file argument key as file_path: the client's own key wins, as it is the
-// one its tool writes.
+// tool names the tool as the Claude Code tool stopgate judges, and its
+// file argument key as file_path: the client's key wins, as its tool
+// writes that one.
 func (m payload) tool(names map[string]string, key string) {
 	if v, ok := m.args()[key]; ok {
 		m.args()["file_path"] = v

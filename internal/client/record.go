@@ -19,26 +19,24 @@ type Record struct {
 	sh Shell
 }
 
-// Shell returns the files a shell command run in cwd reads (guard.ShellReads,
-// handed in as the guard's package depends on this one).
+// Shell returns the files a shell command run in cwd reads (guard.ShellReads).
 type Shell func(cmd, cwd string) []string
 
 // RecordOf returns the record of the client that sent in.
 func RecordOf(in *hook.Input, sh Shell) Record { return Of(in).Record(sh) }
 
-// Record returns the client's record, reading its shell commands with sh.
+// Record returns the client's record, its shell commands read with sh.
 func (c *Client) Record(sh Shell) Record { return Record{c, sh} }
 
-// Where returns the file in which the client records the thread of the
-// stop being judged (agent "" is the main thread), and how to pick that
-// thread's lines; "" when the client hands the hook none.
+// Where returns the file recording the thread of the stop (agent "": the
+// main one) and how to pick its lines; "" when the hook is handed none.
 func (r Record) Where(in *hook.Input, agent string) (path string, thread transcript.Thread) {
 	return r.c.where(in, agent)
 }
 
-// Scan returns what the record shows from offset on: the files read,
-// commands run and prompts typed, and the stop blocks fed back in the
-// current turn. cwd is where a relative path in it is taken from.
+// Scan returns what the record shows from offset on: files read, commands
+// run, prompts typed, and the blocks fed back in the turn; relative paths
+// are from cwd.
 func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
 	if r.c.lines == nil {
 		return transcript.Scan(path, offset, thread)
@@ -52,24 +50,20 @@ func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd st
 		if e == nil || !thread.Has(e.agent, false) {
 			return
 		}
-		ev := transcript.Event{Offset: start, End: end, Time: e.when}
+		add := func(ev transcript.Event) {
+			ev.Offset, ev.End, ev.Time = start, end, e.when
+			res.Events = append(res.Events, ev)
+		}
 		for _, p := range e.reads {
-			e := ev
-			e.Kind, e.Path = transcript.Read, p
-			res.Events = append(res.Events, e)
+			add(transcript.Event{Kind: transcript.Read, Path: p})
 		}
 		if c := strings.TrimPrefix(e.command, "/"); c != "" {
-			e := ev
-			e.Kind, e.Command = transcript.Command, c
-			res.Events = append(res.Events, e)
+			add(transcript.Event{Kind: transcript.Command, Command: c})
 		}
 		if e.typed != nil {
 			res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
-			first, _, _ := strings.Cut(strings.TrimLeft(*e.typed, " \t\r\n"), "\n")
-			if strings.HasPrefix(first, "/") {
-				e := ev
-				e.Kind, e.Text = transcript.Prompt, first
-				res.Events = append(res.Events, e)
+			if first, _, _ := strings.Cut(strings.TrimLeft(*e.typed, " \t\r\n"), "\n"); strings.HasPrefix(first, "/") {
+				add(transcript.Event{Kind: transcript.Prompt, Text: first})
 			}
 		}
 		if e.block != nil {
@@ -78,8 +72,7 @@ func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd st
 	})
 }
 
-// ownFiles is Where for a client that records a subagent in a file of its
-// own (agent_transcript_path), when the input names it.
+// ownFiles is Where for a client that records a subagent in its own file.
 func ownFiles(in *hook.Input, agent string) (string, transcript.Thread) {
 	if agent != "" && in.AgentTranscriptPath != "" {
 		return in.AgentTranscriptPath, transcript.Thread{Agent: agent, Own: true}
@@ -106,8 +99,7 @@ type entry struct {
 	blockEvent string    // its event; "": the thread's own stop
 }
 
-// user is a user message that is either what a person typed or a stop
-// block the client fed back, told apart only by the gate's own prefix.
+// user is a user message: typed, or a block fed back, told by the gate's prefix.
 func (e *entry) user(text string) {
 	if strings.HasPrefix(text, hook.BlockPrefix) {
 		e.block = &text
@@ -116,9 +108,9 @@ func (e *entry) user(text string) {
 	}
 }
 
-// lineOf reads a record of JSON lines: each line that holds one of keys
-// (no keys: every line; tool results carry whole files, and most lines
-// are not read) decoded into an L, which show reads into an entry.
+// lineOf reads a record of JSON lines into entries: a line holding one of
+// keys (none: every line; most lines are not read, and some carry whole
+// files) is decoded into an L, which show reads.
 func lineOf[L any](show func(l *L, e *entry, cwd string, sh Shell), keys ...string) func([]byte, string, Shell) *entry {
 	return func(b []byte, cwd string, sh Shell) *entry {
 		if len(keys) > 0 && !containsAny(string(b), keys) {
@@ -168,8 +160,7 @@ func abs(p, cwd string) string {
 	return filepath.Clean(p)
 }
 
-// file returns the file a tool call's arguments name under the first of
-// keys set, from cwd; none when they name none.
+// file returns the file a tool call's arguments name under the first of keys set.
 func file(a map[string]any, cwd string, keys ...string) []string {
 	for _, k := range keys {
 		if p, _ := a[k].(string); p != "" {
@@ -192,8 +183,7 @@ func args(raw json.RawMessage) map[string]any {
 	return m
 }
 
-// part is one part of a Gemini-style message: text, a tool's call, or a
-// tool's result.
+// part is one part of a Gemini-style message: text, a call, or a result.
 type part struct {
 	Text     *string         `json:"text"`
 	Response json.RawMessage `json:"functionResponse"`
@@ -203,8 +193,7 @@ type part struct {
 	} `json:"functionCall"`
 }
 
-// userText is the text of a user message's parts; false for none, or for
-// a tool's result.
+// userText is a user message's text; false for none, or a tool's result.
 func userText(parts []part) (string, bool) {
 	var texts []string
 	for _, p := range parts {

@@ -17,19 +17,15 @@ func EditAction(data []byte, path string) (string, error) {
 		return "", err
 	}
 	perm := root.get("permission")
-	if perm != nil && perm.kind == '"' {
-		return perm.str, nil
-	}
 	edit := perm.get("edit")
-	if edit == nil {
-		return "", nil
-	}
-	if edit.kind == '"' {
-		return edit.str, nil
+	for _, n := range []*node{perm, edit} {
+		if n != nil && n.kind == '"' {
+			return n.str, nil
+		}
 	}
 	// A key written twice keeps its first place, as in JavaScript, and its last value.
 	action := ""
-	for i, m := range edit.members {
+	for i, m := range edit.list() {
 		first := !slices.ContainsFunc(edit.members[:i], func(o member) bool { return o.key == m.key })
 		if v := edit.get(m.key); first && v.kind == '"' && wildcard(m.key, path) {
 			action = v.str

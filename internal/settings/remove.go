@@ -18,33 +18,27 @@ type Removal struct {
 // programs but differs from every want is left, and named in Left.
 func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte, Removal, error) {
 	var r Removal
-	if _, err := InspectWall(data); err != nil {
+	d := Parse(data)
+	if _, err := d.Wall(); err != nil {
 		return nil, r, err
 	}
-	if _, err := Lookup(data, want); err != nil {
+	if _, err := d.Lookup(want); err != nil {
 		return nil, r, err
 	}
-	text := normalize(data)
-	root, _ := parse(text)
-	if hooks := root.get("hooks"); hooks != nil {
-		for _, m := range hooks.members {
-			for _, g := range m.val.elems {
-				runs := slices.IndexFunc(programs, func(p string) bool { return commandRunning(g, p) != nil })
-				if _, own := ownGroup(g, m.key, want); !own && runs >= 0 {
-					line, _ := position(text, g.start)
-					r.Left = append(r.Left, fmt.Sprintf("hooks.%s, line %d: runs %s, but is not as gate init wrote it", m.key, line, programs[runs]))
-				}
+	text := d.text
+	for _, m := range d.root.get("hooks").list() {
+		for _, g := range m.val.elems {
+			runs := slices.IndexFunc(programs, func(p string) bool { return commandRunning(g, p) != nil })
+			if _, own := ownGroup(g, m.key, want); !own && runs >= 0 {
+				line, _ := position(text, g.start)
+				r.Left = append(r.Left, fmt.Sprintf("hooks.%s, line %d: runs %s, but is not as gate init wrote it", m.key, line, programs[runs]))
 			}
 		}
 	}
 groups: // one removal at a time, each on a fresh parse
 	for {
 		root, _ := parse(text)
-		hooks := root.get("hooks")
-		if hooks == nil {
-			break
-		}
-		for _, m := range hooks.members {
+		for _, m := range root.get("hooks").list() {
 			for i, g := range m.val.elems {
 				if h, ok := ownGroup(g, m.key, want); ok {
 					text = prune(cut(text, m.val, i, i+1), []string{"hooks", m.key})
@@ -66,11 +60,7 @@ groups: // one removal at a time, each on a fresh parse
 	for _, rule := range deny {
 		root, _ := parse(text)
 		list := root.get("permissions").get("deny")
-		if list == nil {
-			break
-		}
-		i := slices.IndexFunc(list.elems, func(e *node) bool { return e.kind == '"' && e.str == rule })
-		if i >= 0 {
+		if i := slices.IndexFunc(list.elements(), func(e *node) bool { return e.kind == '"' && e.str == rule }); i >= 0 {
 			text = prune(cut(text, list, i, i+1), []string{"permissions", "deny"})
 			r.Removed = append(r.Removed, rule)
 		}

@@ -52,21 +52,15 @@ func (d *Doc) Wall() (WallStatus, error) {
 		return WallStatus{}, d.err
 	}
 	text, root := d.text, d.root
-	if err := expect(text, root, '{', "settings", "an object"); err != nil {
-		return WallStatus{}, err
+	sb, perms := root.get("sandbox"), root.get("permissions")
+	deny := perms.get("deny")
+	for _, e := range []error{expect(text, root, '{', "settings", "an object"), expect(text, sb, '{', `"sandbox"`, "an object"),
+		expect(text, perms, '{', `"permissions"`, "an object"), expect(text, deny, '[', `"permissions.deny"`, "an array of rules")} {
+		if e != nil {
+			return WallStatus{}, e
+		}
 	}
 	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
-	sb, perms := root.get("sandbox"), root.get("permissions")
-	if err := expect(text, sb, '{', `"sandbox"`, "an object"); err != nil {
-		return st, err
-	}
-	if err := expect(text, perms, '{', `"permissions"`, "an object"); err != nil {
-		return st, err
-	}
-	deny := perms.get("deny")
-	if err := expect(text, deny, '[', `"permissions.deny"`, "an array of rules"); err != nil {
-		return st, err
-	}
 	for _, k := range wallKeys {
 		if v := sb.get(k.key); v != nil {
 			st.Set[k.key] = v.kind == 'v' && v.str == "true"
