@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
@@ -48,6 +45,15 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 	base, err := trust.For(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg,
 		Transcript: in.TranscriptPath, PluginRoot: env.Getenv("CLAUDE_PLUGIN_ROOT")})
 	set := base.Guard()
+	if in.Client != nil {
+		name, home := in.Client.Name(), env.Getenv("HOME")
+		set.LoadsEnv(client.Of(in).Title, func(p string, text func() string) (string, []string) {
+			if f := trust.DotEnvWrite(name, root, home, p, text); f != nil {
+				return f.Show, f.Env
+			}
+			return "", nil
+		})
+	}
 	if loadErr == nil {
 		loadErr = err
 	}
@@ -56,44 +62,8 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 		if h := set.Check(c.Tool, c.Input, cwd); h != nil {
 			return ans.Write(hook.Deny(in.HookEventName, h.Reason()))
 		}
-		if why := dotEnvDenial(in, c, cwd, root, env.Getenv("HOME")); why != "" {
-			return ans.Write(hook.Deny(in.HookEventName, why))
-		}
 	}
 	return loadErr
-}
-
-// dotEnvDenial is the reason to refuse a Write or Edit call c that would
-// make a .env the client loads set a variable of the hooks' environment
-// (trust.DotEnvWrite): the text after the call is judged, an Edit's as
-// the file with every old_string replaced. "" lets it by: another
-// client, tool or file, or only the app's variables.
-func dotEnvDenial(in *hook.Input, c hook.Call, cwd, root, home string) string {
-	if in.Client == nil || c.Tool != "Write" && c.Tool != "Edit" || c.Input.FilePath == "" {
-		return ""
-	}
-	p := c.Input.FilePath
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	after := func() string { // read only for a loaded .env, not on every Edit
-		if c.Tool != "Edit" {
-			return c.Input.Content
-		}
-		if c.Input.OldString == "" {
-			return c.Input.NewString
-		}
-		old, _ := os.ReadFile(p) // absent: the edit creates it from new_string
-		return strings.ReplaceAll(string(old), c.Input.OldString, c.Input.NewString)
-	}
-	f := trust.DotEnvWrite(in.Client.Name(), root, home, p, after)
-	if f == nil {
-		return ""
-	}
-	env := strings.Join(f.Env, ", ")
-	return fmt.Sprintf("stopgate denied this %s call: it would make %s set %s, which %s loads into its environment and hands every hook "+
-		"and validator: it would choose the programs they run. Keep the app's own variables there; if %s is really needed, ask the user "+
-		"to set it in the shell that starts the client.", c.Tool, f.Show, env, client.Of(in).Title, env)
 }
 
 // guardedCalls returns the input's tool calls the guard judges: the call

@@ -47,7 +47,19 @@ type Set struct {
 	home    string
 	targets []target
 	cwds    []string // where a relative path may start from an unknown cwd
+
+	envTitle string
+	envFile  EnvFile
 }
+
+// EnvFile is how the client loads .env files into every hook's environment
+// (trust.DotEnvWrite): for a file p and the text a write leaves there, the
+// file as shown and the hooks' variables it would set; none lets it by.
+type EnvFile func(p string, text func() string) (show string, env []string)
+
+// LoadsEnv makes s deny a Write or Edit that makes a .env the client
+// (title) loads set a variable of the hooks' environment.
+func (s *Set) LoadsEnv(title string, f EnvFile) { s.envTitle, s.envFile = title, f }
 
 type target struct {
 	Protected
@@ -114,6 +126,7 @@ type Hit struct {
 	Why       string // a doubt's reason, or a hit that is not a write; "" for a write
 	doubt     bool   // judged conservatively: no write was seen
 	proc      bool   // it acts on a process (process.go), not on a path
+	advice    string // what to do instead, when not the default
 }
 
 // Reason is the permissionDecisionReason: what is protected, why, and what
@@ -136,9 +149,8 @@ func (h *Hit) Reason() string {
 		fmt.Fprintf(&b, " with `%s`", cli.Clip(cli.OneLine(h.By), 120, "…"))
 	}
 	b.WriteString(". ")
-	if h.proc {
-		b.WriteString("stopgate's hooks must be able to run: the agent being checked must not signal, stop, trace or limit the client or its hooks, since a hook that cannot run cannot check. Do not try another way; if a process really needs it, ask the user.")
-		return b.String()
+	if h.advice != "" {
+		return b.String() + h.advice
 	}
 	if h.doubt {
 		b.WriteString("The guard judges what it cannot follow to the end conservatively. ")
@@ -156,7 +168,7 @@ func (h *Hit) Reason() string {
 // Check judges one PreToolUse call of tool with its tool_input; relative
 // paths resolve against cwd (the root when empty). nil lets it through.
 func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
-	if s.Empty() || !Guards(tool) {
+	if s == nil || !Guards(tool) {
 		return nil
 	}
 	if cwd == "" {
@@ -164,6 +176,10 @@ func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	}
 	var h *Hit
 	switch tool {
+	case "Write", "Edit":
+		if h = s.CheckPath(in.FilePath, cwd); h == nil {
+			h = s.envWrite(tool, in, cwd)
+		}
 	case "Bash":
 		h = s.CheckBash(in.Command, cwd)
 	case "NotebookEdit":
@@ -177,9 +193,38 @@ func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	return h
 }
 
+// envWrite judges a Write or Edit by the text it leaves in a loaded .env:
+// an Edit's is the file with every old_string replaced.
+func (s *Set) envWrite(tool string, in hook.ToolInput, cwd string) *Hit {
+	if s.envFile == nil || in.FilePath == "" {
+		return nil
+	}
+	p := filepath.Join(cwd, in.FilePath)
+	if filepath.IsAbs(in.FilePath) {
+		p = in.FilePath
+	}
+	show, env := s.envFile(p, func() string { // read only for a loaded .env
+		if tool == "Write" {
+			return in.Content
+		}
+		if in.OldString == "" {
+			return in.NewString
+		}
+		old, _ := os.ReadFile(p) // absent: the edit creates it from new_string
+		return strings.ReplaceAll(string(old), in.OldString, in.NewString)
+	})
+	if len(env) == 0 {
+		return nil
+	}
+	vars := strings.Join(env, ", ")
+	return &Hit{Target: in.FilePath, Why: "it would make " + show + " set " + vars + ", which " + s.envTitle +
+		" loads into its environment and hands every hook and validator: it would choose the programs they run",
+		advice: "Keep the app's own variables there; if " + vars + " is really needed, ask the user to set it in the shell that starts the client."}
+}
+
 // CheckPath judges a write to the file p, relative to cwd unless absolute.
 func (s *Set) CheckPath(p, cwd string) *Hit {
-	if p == "" {
+	if s.Empty() || p == "" {
 		return nil
 	}
 	abs := path.Clean(slash(p))

@@ -63,8 +63,10 @@ func processRuleSet() map[string]rule {
 
 // procHit is a denial of an act on a process.
 func procHit(a *analyzer, why string) *Hit {
-	return &Hit{By: a.by, Why: why, proc: true}
+	return &Hit{By: a.by, Why: why, proc: true, advice: procAdvice}
 }
+
+const procAdvice = "stopgate's hooks must be able to run: the agent being checked must not signal, stop, trace or limit the client or its hooks, since a hook that cannot run cannot check. Do not try another way; if a process really needs it, ask the user."
 
 func alwaysProcess(a *analyzer, _ []word) *Hit {
 	return procHit(a, "it signals processes by user or by name, which can reach stopgate's client and hooks")
