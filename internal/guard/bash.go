@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -90,9 +91,7 @@ func steered(f *syntax.File) bool {
 		case *syntax.Assign, *syntax.DeclClause, *syntax.FuncDecl, *syntax.ArithmCmd, *syntax.ForClause:
 			state = true
 		case *syntax.CallExpr:
-			if len(n.Args) > 0 && stateBuiltins[n.Args[0].Lit()] {
-				state = true
-			}
+			state = state || len(n.Args) > 0 && slices.Contains(stateBuiltins, n.Args[0].Lit())
 		}
 		return !(branch && state)
 	})
@@ -100,11 +99,7 @@ func steered(f *syntax.File) bool {
 }
 
 // stateBuiltins change the shell's variables, parameters or directory.
-var stateBuiltins = map[string]bool{
-	"cd": true, "pushd": true, "popd": true, "read": true, "mapfile": true, "readarray": true, "set": true,
-	"shift": true, "source": true, ".": true, "eval": true, "printf": true, "unset": true, "let": true,
-	"getopts": true, "export": true, "alias": true, "trap": true, "shopt": true,
-}
+var stateBuiltins = strings.Fields("cd pushd popd read mapfile readarray set shift source . eval printf unset let getopts export alias trap shopt")
 
 // verdict is the judgement once nothing hit: a command with a doubt is
 // denied when its text names a protected path.
@@ -232,7 +227,7 @@ type analyzer struct {
 
 // word is one expanded argument.
 type word struct {
-	pats    []string // one clean glob pattern, literal characters escaped
+	pat     string // a clean glob pattern, literal characters escaped
 	text    string
 	unknown bool // it holds a value the dry run cannot know
 }
@@ -257,9 +252,9 @@ func (a *analyzer) word(t string) word {
 		}
 	}
 	if hasMeta(t) {
-		return word{pats: []string{t}, text: t, unknown: strings.Contains(t, unknownMark)}
+		return word{pat: t, text: t, unknown: strings.Contains(t, unknownMark)}
 	}
-	return word{pats: []string{escape(t)}, text: t, unknown: strings.Contains(t, unknownMark)}
+	return word{pat: escape(t), text: t, unknown: strings.Contains(t, unknownMark)}
 }
 
 func (a *analyzer) words(args []string) []word {
@@ -294,27 +289,28 @@ func (a *analyzer) target(w word, m mode) *Hit {
 	if h := a.procPath(w); h != nil {
 		return h
 	}
-	for _, p := range w.pats {
-		bases := []string{a.cwd}
-		if strings.HasPrefix(p, "/") {
-			bases = []string{"/"}
-		} else if a.cwd == "" {
-			bases = a.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
+	bases := []string{a.cwd}
+	if strings.HasPrefix(w.pat, "/") {
+		bases = []string{"/"}
+	} else if a.cwd == "" {
+		bases = a.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
+	}
+	for _, b := range bases {
+		abs := shell.Abs(w.pat, escape(b))
+		t := a.set.hit(abs, hasMeta(abs), m)
+		if t == nil {
+			continue
 		}
-		for _, b := range bases {
-			abs := shell.Abs(p, escape(b))
-			t := a.set.hit(abs, hasMeta(abs), m)
-			if t == nil {
-				continue
-			}
-			if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
-				continue
-			}
-			return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
+		if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
+			continue
 		}
+		return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
 	}
 	return nil
 }
+
+// abs is the path w names from the cwd, which must be known.
+func (a *analyzer) abs(w word) string { return unescape(shell.Abs(w.pat, escape(a.cwd))) }
 
 // mention judges program text an interpreter runs.
 func (a *analyzer) mention(code string) *Hit {
@@ -376,7 +372,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	if base, ok := shell.Interpreter(name); ok {
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
 	}
-	if otherInterpreters[shell.Unversioned(name)] {
+	if slices.Contains(otherInterpreters, shell.Unversioned(name)) {
 		return a.unknownInterpreter(name, args)
 	}
 	if strings.Contains(ws[0].text, "/") {
@@ -388,7 +384,7 @@ func (a *analyzer) run(ws []word) *Hit {
 // written judges running a script this call wrote: its text when known,
 // denied when not.
 func (a *analyzer) written(prog word, args []word) *Hit {
-	p := unescape(shell.Abs(prog.pats[0], escape(a.hc.Dir)))
+	p := unescape(shell.Abs(prog.pat, escape(a.hc.Dir)))
 	c := a.d.File(p)
 	if c == nil || c.Dir {
 		return nil
@@ -416,7 +412,7 @@ func (a *analyzer) each(ws []word, m mode) *Hit {
 			return h
 		}
 		if m == under && !w.unknown && a.cwd != "" && w.text != "" {
-			a.d.Wrote(unescape(shell.Abs(w.pats[0], escape(a.cwd))), false)
+			a.d.Wrote(a.abs(w), false)
 		}
 	}
 	return nil
@@ -475,27 +471,28 @@ func (d *dryRun) Source(*shell.Shell, string) bool { return true }
 
 // Kill judges the builtin kill.
 func (d *dryRun) Kill(s *shell.Shell, hc interp.HandlerContext, args []string) error {
-	a := d.analyzer(s, hc)
-	if h := a.run(a.words(args)); h != nil {
-		d.found(h)
-		return shell.ErrHit
-	}
-	return nil
+	return d.judge(s, hc, args, false)
 }
 
-// Exec judges a program by the policy table, then prints its stub's
-// output.
+// Exec judges a program, then prints its stub's output.
 func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) error {
+	return d.judge(s, hc, args, true)
+}
+
+// judge judges a program call by the policy table (a nested shell of it
+// may hit too), and prints its stub's output when print.
+func (d *dryRun) judge(s *shell.Shell, hc interp.HandlerContext, args []string, print bool) error {
 	a := d.analyzer(s, hc)
 	ws := a.words(args)
 	if h := a.run(ws); h != nil {
 		d.found(h)
+	}
+	if d.Hit() {
 		return shell.ErrHit
 	}
-	if d.hitNow() != nil {
-		return shell.ErrHit // found by a nested shell of this program
+	if print {
+		a.output(ws)
 	}
-	a.output(ws)
 	return nil
 }
 

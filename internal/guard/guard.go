@@ -387,22 +387,10 @@ func ancestors(dir string) []string {
 	}
 }
 
-// special are the characters escaped in a pattern's literal text.
-const special = `\*?[]{},`
+// escaper escapes the characters special to path.Match and to braces.
+var escaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`, `,`, `\,`)
 
-func escape(s string) string {
-	if !strings.ContainsAny(s, special) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(special, s[i]) >= 0 {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func escape(s string) string { return escaper.Replace(s) }
 
 func unescape(s string) string {
 	if !strings.Contains(s, `\`) {

@@ -459,10 +459,7 @@ var signalsClient = sync.OnceValue(func() *regexp.Regexp {
 
 // launchers run a program they name among their arguments (npx gate, node
 // …/bin/gate.js, go run …/cmd/gate@latest).
-var launchers = map[string]bool{
-	"npx": true, "npm": true, "pnpx": true, "pnpm": true, "yarn": true, "bunx": true, "bun": true,
-	"node": true, "nodejs": true, "go": true,
-}
+var launchers = strings.Fields("npx npm pnpx pnpm yarn bunx bun node nodejs go")
 
 // gateCall returns the arguments gate gets from the call ws, and whether
 // ws runs it: gate in any folder, or the first word named gate after a
@@ -475,7 +472,7 @@ func gateCall(ws []word) ([]word, bool) {
 	if isGate(ws[0].text) {
 		return ws[1:], true
 	}
-	if !launchers[path.Base(ws[0].text)] {
+	if !slices.Contains(launchers, path.Base(ws[0].text)) {
 		return nil, false
 	}
 	for i, w := range ws[1:] {

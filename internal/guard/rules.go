@@ -77,7 +77,7 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "m", "mode")
 	for _, w := range o.ops {
 		if !w.unknown && a.cwd != "" && w.text != "" {
-			a.d.Wrote(unescape(shell.Abs(w.pats[0], escape(a.cwd))), true)
+			a.d.Wrote(a.abs(w), true)
 		}
 	}
 	return a.each(o.ops, under)
@@ -115,15 +115,15 @@ func (a *analyzer) into(dests, srcs []word) *Hit {
 		if h := a.each([]word{d}, under); h != nil {
 			return h
 		}
-		if d.unknown || a.cwd == "" || !isDir(unescape(shell.Abs(d.pats[0], escape(a.cwd)))) {
+		if d.unknown || a.cwd == "" || !isDir(a.abs(d)) {
 			continue
 		}
 		for _, s := range srcs {
 			if s.unknown {
 				continue
 			}
-			in := word{pats: []string{strings.TrimSuffix(d.pats[0], "/") + "/" + path.Base(s.pats[0])}}
-			in.text = unescape(in.pats[0])
+			in := word{pat: strings.TrimSuffix(d.pat, "/") + "/" + path.Base(s.pat)}
+			in.text = unescape(in.pat)
 			if h := a.target(in, under); h != nil {
 				return h
 			}
@@ -221,10 +221,7 @@ func ddRule(a *analyzer, args []word) *Hit {
 		if !strings.HasPrefix(w.text, "of=") {
 			continue
 		}
-		out := word{text: w.text[3:], unknown: w.unknown}
-		for _, p := range w.pats {
-			out.pats = append(out.pats, strings.TrimPrefix(p, "of="))
-		}
+		out := word{pat: strings.TrimPrefix(w.pat, "of="), text: w.text[3:], unknown: w.unknown}
 		if h := a.target(out, under); h != nil {
 			return h
 		}
@@ -433,7 +430,7 @@ func gitRule(a *analyzer, args []word) *Hit {
 			if d := args[i+1]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
 				b.cwd = ""
 			} else {
-				b.cwd = unescape(shell.Abs(d.pats[0], escape(b.cwd)))
+				b.cwd = unescape(shell.Abs(d.pat, escape(b.cwd)))
 			}
 			i += 2
 		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
@@ -466,7 +463,7 @@ sub:
 			if !o.has("x", "X") {
 				return nil // keeps ignored files, such as the state dir
 			}
-			ops = []word{{pats: []string{"."}, text: "."}}
+			ops = []word{{pat: ".", text: "."}}
 		}
 		return b.each(ops, destroy)
 	}
@@ -475,7 +472,7 @@ sub:
 
 func tarRule(a *analyzer, args []word) *Hit {
 	if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && !args[0].unknown {
-		args = append([]word{{pats: []string{"-" + args[0].pats[0]}, text: "-" + args[0].text}}, args[1:]...)
+		args = append([]word{{pat: "-" + args[0].pat, text: "-" + args[0].text}}, args[1:]...)
 	}
 	o := parseOpts(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
 	if o.has("c", "create", "r", "append", "u", "update") {
@@ -511,7 +508,7 @@ func dashO(a *analyzer, args []word) *Hit {
 			}
 		case strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0].text) != "go":
 			v := strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "=")
-			if h := a.target(word{pats: []string{escape(v)}, text: v}, under); h != nil {
+			if h := a.target(word{pat: escape(v), text: v}, under); h != nil {
 				return h
 			}
 		}
@@ -587,11 +584,7 @@ func allDigits(s string) bool {
 
 // otherInterpreters run code the table has no options for: any argument
 // naming a protected path denies the call.
-var otherInterpreters = map[string]bool{
-	"deno": true, "pwsh": true, "powershell": true, "guile": true, "racket": true, "groovy": true,
-	"scala": true, "elixir": true, "escript": true, "swift": true, "jshell": true, "wish": true,
-	"R": true, "gst": true, "sbcl": true, "clisp": true, "ocaml": true, "runghc": true, "kotlin": true,
-}
+var otherInterpreters = strings.Fields("deno pwsh powershell guile racket groovy scala elixir escript swift jshell wish R gst sbcl clisp ocaml runghc kotlin")
 
 func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 	for _, w := range args {
@@ -676,7 +669,7 @@ func (o opts) val(names ...string) []word {
 	return out
 }
 
-func lit(t string) word { return word{pats: []string{escape(t)}, text: t} }
+func lit(t string) word { return word{pat: escape(t), text: t} }
 
 // parseOpts splits args into options and operands; short and long name
 // the options that take a value.
