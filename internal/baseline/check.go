@@ -182,29 +182,21 @@ func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 	for _, p := range paths {
 		cur, exists := n.Files[p]
 		was, existed := s.Files[p]
+		// A link to nothing is no file: deleted, or added when it was one.
+		isFile, wasFile := exists && cur.Exists, existed && was.Exists
 		switch {
 		case cur.Err != "":
 			problems = append(problems, fmt.Sprintf("%s: %s", p, cur.Err))
-			continue
 		case existed && was.Err != "":
 			problems = append(problems, fmt.Sprintf("%s: %s when the prompt was armed", p, was.Err))
-			continue
-		case existed && was.Sum == cur.Sum:
-			continue
-		}
-		// A link to nothing is no file: deleted, or added when it was one.
-		exists, existed = exists && cur.Exists, existed && was.Exists
-		switch {
-		case !exists && !existed:
-			continue
-		case existed && !was.Kept:
+		case existed && was.Sum == cur.Sum, !isFile && !wasFile:
+		case wasFile && !was.Kept:
 			problems = append(problems, fmt.Sprintf("%s changed and was too large to record when the prompt was armed (over %d MiB, or past the record's %d MiB)", p, maxText>>20, maxTotal>>20))
-			continue
-		case exists && !cur.Kept:
+		case isFile && !cur.Kept:
 			problems = append(problems, fmt.Sprintf("%s is over %d MiB", p, maxText>>20))
-			continue
+		default:
+			out = append(out, Change{Path: p, Was: was.Text, Now: cur.Text, Existed: wasFile, Exists: isFile})
 		}
-		out = append(out, Change{Path: p, Was: was.Text, Now: cur.Text, Existed: existed, Exists: exists})
 	}
 	return out, problems
 }

@@ -6,6 +6,7 @@
 package baseline
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -147,24 +148,20 @@ func stateOf(path string, budget *int64) State {
 	if info.Size() > maxHash {
 		return State{Err: fmt.Sprintf("over %d MiB", maxHash>>20)}
 	}
-	st := State{Exists: true}
 	keep := budget != nil && info.Size() <= maxText && info.Size() <= *budget
-	h := sha256.New()
-	var r io.Reader = io.LimitReader(f, maxHash+1)
+	h, text := sha256.New(), &bytes.Buffer{}
+	w := io.Writer(h)
 	if keep {
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return State{Err: unwrap(err)}
-		}
-		if len(data) <= maxText && int64(len(data)) <= *budget {
-			st.Text, st.Kept = data, true
-			*budget -= int64(len(data))
-		}
-		h.Write(data)
-	} else if _, err := io.Copy(h, r); err != nil {
+		w = io.MultiWriter(h, text)
+	}
+	if _, err := io.Copy(w, io.LimitReader(f, maxHash+1)); err != nil {
 		return State{Err: unwrap(err)}
 	}
-	st.Sum = hex.EncodeToString(h.Sum(nil))
+	st := State{Exists: true, Sum: hex.EncodeToString(h.Sum(nil))}
+	if n := int64(text.Len()); keep && n <= maxText && n <= *budget {
+		st.Text, st.Kept = text.Bytes(), true
+		*budget -= n
+	}
 	return st
 }
 

@@ -145,11 +145,7 @@ func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 }
 
 func checkFile(env Env, s Spec) Result {
-	path := s.File
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(env.Dir, path)
-	}
-	data, st, err := readRegular(path, maxFileBytes)
+	data, st, err := readRegular(inDir(env.Dir, s.File), maxFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return Result{Output: s.File + ": no such file"}
@@ -333,11 +329,7 @@ func Unrunnable(dir, run string) string {
 	if !strings.Contains(prog, "/") || strings.ContainsAny(prog, `"'$`+"`") {
 		return ""
 	}
-	path := prog
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	st, err := os.Stat(path)
+	st, err := os.Stat(inDir(dir, prog))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return prog + ": no such file"
@@ -349,6 +341,14 @@ func Unrunnable(dir, run string) string {
 		return prog + ": not executable (chmod +x " + prog + ")"
 	}
 	return ""
+}
+
+// inDir is path, relative to dir unless absolute.
+func inDir(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }
 
 func killGroup(cmd *exec.Cmd) error {
