@@ -116,16 +116,14 @@ func changed(p string, s *Snapshot, now State) (fail, problem string) {
 	return "", ""
 }
 
-// Change is a file of In that differs from the record: its whole text
-// then (Existed) and now (Exists).
+// Change is a file of In that differs from the record, its text then and now.
 type Change struct {
 	Path            string
 	Was, Now        []byte
 	Existed, Exists bool
 }
 
-// added judges the lines added since the record in the files of c.In, or
-// hands the changed files to c.Scan.
+// added judges the lines added since s in the files of c.In, or hands them to c.Scan.
 func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 	for _, p := range positive(c.In) {
 		if !slices.Contains(s.In, p) {
@@ -168,9 +166,8 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 	return fails, problems
 }
 
-// changes are the files of n that differ from the record s, sorted, and
-// for a Scan those of s deleted since; a file that cannot be judged
-// (unreadable, too large to record) is a problem.
+// changes are the files of n that differ from s, sorted, and for a Scan
+// those deleted since; one that cannot be judged is a problem.
 func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 	paths := slices.Collect(maps.Keys(n.Files))
 	for p := range s.Files {

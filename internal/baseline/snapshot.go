@@ -65,9 +65,8 @@ type State struct {
 	Err    string `json:"error,omitempty"`
 }
 
-// Take records what w names under root, skipping the dirs in skip (the
-// state dir). Errors are recorded: a check that needs what could not be
-// read cannot judge.
+// Take records what w names under root but skip (the state dir); errors
+// are recorded, and a check that needs what was unreadable cannot judge.
 func Take(root string, w Want, skip []string) *Snapshot {
 	in := positive(w.In)
 	set, err := pattern.Compile(in)
@@ -133,9 +132,8 @@ func Load(path string) (*Snapshot, error) {
 	return &s, nil
 }
 
-// stateOf reads the state of the file at path, links followed, keeping
-// its text while budget (nil: none) allows; a planted named pipe is
-// refused (regular.Open).
+// stateOf reads the file at path (links followed, a named pipe refused),
+// keeping its text while budget (nil: none) allows.
 func stateOf(path string, budget *int64) State {
 	f, info, err := regular.Open(path)
 	switch {
@@ -177,10 +175,9 @@ func positive(pats []string) []string {
 	return out
 }
 
-// walk states, by their sorted slash paths under root, the files set
-// selects, skipping .git and skip, and the links to folders set may enter
-// (linkedDir); past most files, none. An unreadable directory is an
-// error: what lies there is unknown.
+// walk states, by sorted slash path, the files under root but .git and
+// skip that set selects, and the links to folders it may enter; past most
+// files, none. An unreadable directory is an error.
 func walk(root string, set *pattern.Set, skip []string, most int, state func(path string) State) (map[string]State, error) {
 	var paths, links []string
 	var walkErr error

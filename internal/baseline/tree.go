@@ -20,10 +20,8 @@ const maxTree = 200_000
 
 var errTreeSize = fmt.Errorf("more than %d files", maxTree)
 
-// tree is the stamp (regular.Stamp, whose ctime shows an edit with its
-// mtime put back) of every file under root but .git and skip: a stat a
-// file, no read. A file touched but unchanged counts as changed: a
-// validator runs that could have been skipped, never the reverse.
+// tree is the stamp (regular.Stamp: its ctime shows an edit with its mtime
+// put back) of every file under root but .git and skip: a stat, no read.
 func tree(root string, skip []string) (map[string]State, error) {
 	t, err := walk(root, everything, skip, maxTree, stampState)
 	if err != nil {
@@ -33,9 +31,8 @@ func tree(root string, skip []string) (map[string]State, error) {
 }
 
 // ChangedSince returns, for each record, the files under root added,
-// deleted, edited or unreadable since it was taken, sorted; nil
-// ("unknown", never "nothing changed") when the record holds no tree or
-// the tree cannot be listed now.
+// deleted, edited, touched or unreadable since, sorted; nil ("unknown",
+// never "nothing changed") when it holds no tree or none can be listed now.
 func ChangedSince(root string, records []string, skip []string) [][]string {
 	out := make([][]string, len(records))
 	var now map[string]State
@@ -54,8 +51,7 @@ func ChangedSince(root string, records []string, skip []string) [][]string {
 	return out
 }
 
-// diffTree is the sorted paths whose state differs between was and now,
-// or that either could not read; never nil.
+// diffTree is the sorted paths that differ or are unreadable; never nil.
 func diffTree(was, now map[string]State) []string {
 	out := []string{}
 	for p, w := range was {

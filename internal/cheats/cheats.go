@@ -70,9 +70,8 @@ func Scan(changes []baseline.Change) []string {
 	return out
 }
 
-// match returns the first rule for files of kind k that line breaks (of
-// the skip rules only when skip), as written and without its inline
-// /* */ comments (it/**/.skip).
+// match returns the first rule for files of kind k (the skip rules only
+// when skip) that line breaks, as written or without /* */ (it/**/.skip).
 func match(k kind, line string, skip bool) (rule, bool) {
 	bare := blockComment().ReplaceAllString(line, "")
 	for _, r := range rules {
@@ -180,8 +179,7 @@ func tallies(us []unit) map[string]*tally {
 	return m
 }
 
-// moved reports whether the tests a deleted file held (at least one)
-// are all defined elsewhere now.
+// moved reports whether a deleted file held tests, all defined elsewhere now.
 func moved(path string, was, now []unit) bool {
 	n := 0
 	for _, u := range was {

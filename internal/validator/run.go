@@ -233,10 +233,9 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 }
 
 // start starts cmd in a process group of its own that dies with the gate
-// (its caller holds the thread until Wait: the parent-death signal is the
-// starting thread's), its output, and its errors unless set, into a pipe
-// of our own: Wait returns when it exits even if a child holds the pipe.
-// It returns the pipe's read end.
+// (the caller holds the starting thread until Wait), its output (and
+// errors unless set) into a pipe of our own whose read end it returns:
+// Wait returns when cmd exits even if a child holds the pipe.
 func start(cmd *exec.Cmd) (*os.File, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
