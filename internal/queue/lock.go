@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -68,33 +67,20 @@ func (l *Lock) Do(f func() error) error {
 // acquire takes fl within wait in the kernel's blocking flock (a poller
 // loses races); a flock that got it too late lets go at once.
 func acquire(fl *flock.Flock, wait time.Duration) error {
-	got := make(chan error, 1)
-	var mu sync.Mutex
-	gaveUp := false
+	got, gaveUp := make(chan error), make(chan struct{})
 	go func() {
 		err := fl.Lock()
-		mu.Lock()
-		defer mu.Unlock()
-		if gaveUp {
+		select {
+		case got <- err:
+		case <-gaveUp:
 			fl.Close()
-			return
 		}
-		got <- err
 	}()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
 	select {
 	case err := <-got:
 		return lockError(fl.Path(), err)
-	case <-timer.C:
-	}
-	mu.Lock()
-	gaveUp = true
-	mu.Unlock()
-	select {
-	case err := <-got: // it came in just as the wait ended
-		return lockError(fl.Path(), err)
-	default:
+	case <-time.After(wait):
+		close(gaveUp)
 		return &HeldError{Path: fl.Path(), Waited: wait, Holders: Holders(fl.Path())}
 	}
 }

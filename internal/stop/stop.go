@@ -325,17 +325,15 @@ func interruptible() (ctx context.Context, release func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	done := make(chan struct{})
 	go func() {
 		select {
 		case sig := <-ch:
 			cancel(&interruptedError{sig: sig})
-		case <-done:
+		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() {
 		signal.Stop(ch)
-		close(done)
 		cancel(nil)
 	}
 }
