@@ -124,7 +124,7 @@ func mentionsStateDir(b []byte) bool {
 // the config text, then sorted record lines: kind letter, JSON key, tab,
 // JSON value, tab, hex checksum of the line so far. Records: mappings
 // ("m", by index), validators ("v"), what each path and command arms ("p",
-// "c"), run validators ("r"), the order ("o"), [telemetry] ("t"). A lookup
+// "c"), run validators ("r"). A lookup
 // binary-searches the file and decodes one line: records, not one encoding
 // of Config, because decoding a gob or JSON Config cost 100-370x a lookup
 // at 1,000 mappings (docs/config.md#the-cache).
@@ -173,14 +173,12 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 		}
 	}
 	add('r', "", runs)
-	add('o', "", cfg.Order)
-	add('t', "", cfg.Telemetry)
 	sort.Strings(lines)
 
 	recs := strings.Join(lines, "")
 	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings}
 	head, err := json.Marshal(h)
-	if err != nil || len(lines) != len(tables['p'])+len(tables['c'])+len(cfg.Mappings)+len(cfg.Order)+3 {
+	if err != nil || len(lines) != len(tables['p'])+len(tables['c'])+len(cfg.Mappings)+len(cfg.Order)+1 {
 		return nil
 	}
 	out := binary.LittleEndian.AppendUint32(nil, checksum(head))
@@ -364,46 +362,27 @@ func (r *records) match(kind byte, key string) ([]*Mapping, error) {
 	return maps, nil
 }
 
-// Full returns the config with every mapping and validator read.
+// Full returns the config with every mapping and validator: one from the
+// cache parses the text its cache holds, which the load compared.
 func (c *Config) Full() (*Config, error) {
-	full := &Config{File: c.File, Root: c.Root, Settings: c.Settings, key: c.key, Validators: map[string]*Validator{}}
+	var text []byte
 	ok, err := c.fromCache(func(r *records) error {
-		data := make([]byte, r.hi-r.lo)
-		if _, err := r.f.ReadAt(data, r.lo); err != nil {
-			return err
-		}
-		for line := range bytes.Lines(data) {
-			val, err := value(bytes.TrimSuffix(line, []byte("\n")))
-			if err != nil {
-				return err
-			}
-			var dst any
-			switch line[0] {
-			case 'm':
-				full.Mappings = append(full.Mappings, Mapping{})
-				dst = &full.Mappings[len(full.Mappings)-1]
-			case 'v':
-				dst = new(Validator)
-			case 'o':
-				dst = &full.Order
-			case 't':
-				dst = &full.Telemetry
-			default:
-				continue
-			}
-			if json.Unmarshal(val, dst) != nil {
-				return errCache
-			}
-			if v, ok := dst.(*Validator); ok {
-				full.Validators[v.Name] = v
-			}
+		start := int64(len(c.cached.head))
+		text = make([]byte, r.lo-start)
+		if _, err := r.f.ReadAt(text, start); err != nil || sha256.Sum256(text) != c.key {
+			return errCache
 		}
 		return nil
 	})
-	if ok {
-		*c = *full
+	if !ok {
+		return c, err
 	}
-	return c, err
+	parsed, err := Parse(text, c.File, c.Root)
+	if err != nil {
+		return c, err
+	}
+	*c = *parsed
+	return c, nil
 }
 
 // checksum finds a torn or damaged cache (not a forged one: the guard and

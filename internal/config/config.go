@@ -119,14 +119,10 @@ func (v *Validator) Expects() string {
 		return ""
 	}
 	parts := []string{v.File + " must exist"}
-	if v.Contains != "" {
-		parts = append(parts, fmt.Sprintf("contain %q", v.Contains))
-	}
-	if v.NotContains != "" {
-		parts = append(parts, fmt.Sprintf("not contain %q", v.NotContains))
-	}
-	if v.Regex != "" {
-		parts = append(parts, "match "+v.Regex)
+	for _, want := range [][2]string{{"contain %q", v.Contains}, {"not contain %q", v.NotContains}, {"match %s", v.Regex}} {
+		if want[1] != "" {
+			parts = append(parts, fmt.Sprintf(want[0], want[1]))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -289,28 +289,21 @@ var fields = sync.OnceValue(func() map[string][]string {
 // tagName is the TOML key a field of a shape decodes.
 func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("toml"), ",")[0] }
 
+// fieldPart is which part of a key names a field of its table: k[1] of
+// validators.NAME.KEY is a validator's name.
+var fieldPart = map[string]int{"": 0, "settings": 1, "mapping": 1, "telemetry": 1, "validators": 2}
+
 // miscased returns the index of the first part of k that matches a known
 // key only ignoring case, and that key; -1 if none does.
 func miscased(k toml.Key) (int, string) {
-	check := func(i int, table string) (int, string) {
-		if i >= len(k) {
-			return -1, ""
-		}
-		for _, f := range fields()[table] {
-			if k[i] != f && strings.EqualFold(k[i], f) {
-				return i, f
+	for _, table := range []string{"", k[0]} {
+		if i, ok := fieldPart[table]; ok && i < len(k) {
+			for _, f := range fields()[table] {
+				if k[i] != f && strings.EqualFold(k[i], f) {
+					return i, f
+				}
 			}
 		}
-		return -1, ""
-	}
-	if i, f := check(0, ""); i >= 0 {
-		return i, f
-	}
-	switch k[0] {
-	case "settings", "mapping", "telemetry":
-		return check(1, k[0])
-	case "validators":
-		return check(2, "validators") // k[1] is the validator's name
 	}
 	return -1, ""
 }

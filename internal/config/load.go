@@ -158,6 +158,13 @@ func (p *parser) locate(cfg *Config) {
 
 func (p *parser) add(key, msg, hint string) { p.addAt(key, p.pos.line(key), msg, hint) }
 
+// addIf adds a problem at key when bad.
+func (p *parser) addIf(bad bool, key, msg, hint string) {
+	if bad {
+		p.add(key, msg, hint)
+	}
+}
+
 func (p *parser) addAt(key string, line int, msg, hint string) {
 	p.problems = append(p.problems, &Problem{File: p.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
@@ -169,43 +176,31 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 		OutputBytes: raw.OutputBytes, Output: raw.Output,
 		Confine: onOff(raw.Confine, ConfineOn, ConfineOff), Reuse: onOff(raw.Reuse, ReuseOn, ReuseOff),
 	}
-	if raw.PromptsDir == "" {
-		p.add("settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
-	}
-	if raw.StateDir == "" {
-		p.add("settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
-	}
+	p.addIf(raw.PromptsDir == "", "settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
+	p.addIf(raw.StateDir == "", "settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
 	s.Timeout = p.duration("settings.timeout", raw.Timeout)
 	// Checked only when written: the default stays whatever the cap.
-	if v, cap := raw.MaxBlocks, BlockCap(os.Getenv); md.IsDefined("settings", "max_blocks") && (v < 1 || v >= cap) {
-		p.add("settings.max_blocks", fmt.Sprintf("%d is out of range 1..%d", v, cap-1),
-			fmt.Sprintf("Claude Code overrides a Stop hook after %d consecutive blocks; stay below (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP raises that cap)", cap))
-	}
-	if raw.OutputLines < 1 {
-		p.add("settings.output_lines", fmt.Sprintf("%d must be at least 1", raw.OutputLines), "")
-	}
+	v, cap := raw.MaxBlocks, BlockCap(os.Getenv)
+	p.addIf(md.IsDefined("settings", "max_blocks") && (v < 1 || v >= cap), "settings.max_blocks", fmt.Sprintf("%d is out of range 1..%d", v, cap-1),
+		fmt.Sprintf("Claude Code overrides a Stop hook after %d consecutive blocks; stay below (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP raises that cap)", cap))
+	p.addIf(raw.OutputLines < 1, "settings.output_lines", fmt.Sprintf("%d must be at least 1", raw.OutputLines), "")
 	p.oneOf("settings.on_failure", raw.OnFailure, "a policy", `use "block" (send the agent back, halt after max_blocks) or "halt"`, OnFailureBlock, OnFailureHalt)
 	p.oneOf("settings.mode", raw.Mode, "a mode", `use "enforce" (the default: block and halt) or "observe" (record and show what would be blocked; block nothing)`, ModeEnforce, ModeObserve)
-	if v := raw.OutputBytes; v < minOutputBytes || v > maxOutputBytes {
-		p.add("settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
-	}
+	v = raw.OutputBytes
+	p.addIf(v < minOutputBytes || v > maxOutputBytes, "settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
 	p.oneOf("settings.output", raw.Output, "an output policy",
 		`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`, validator.OutputFailures, validator.OutputHead)
-	if v := raw.Protect; v != nil {
-		s.Protect = append([]string{}, *v...)
-		for i, path := range *v {
-			if strings.TrimSpace(path) == "" {
-				p.add("settings.protect", fmt.Sprintf("entry %d is empty", i+1), "list paths relative to the project root; protect = [] turns the guard off")
-			}
-		}
+	if raw.Protect != nil {
+		s.Protect = append([]string{}, *raw.Protect...)
+	}
+	for i, path := range s.Protect {
+		p.addIf(strings.TrimSpace(path) == "", "settings.protect", fmt.Sprintf("entry %d is empty", i+1), "list paths relative to the project root; protect = [] turns the guard off")
 	}
 }
 
 // oneOf adds a problem at key unless v is one of allowed: "V" is not WHAT.
 func (p *parser) oneOf(key, v, what, hint string, allowed ...string) {
-	if !slices.Contains(allowed, v) {
-		p.add(key, fmt.Sprintf("%q is not %s", v, what), hint)
-	}
+	p.addIf(!slices.Contains(allowed, v), key, fmt.Sprintf("%q is not %s", v, what), hint)
 }
 
 func (p *parser) duration(key, s string) time.Duration {
@@ -281,13 +276,10 @@ func (p *parser) mappings(cfg *Config, raw []rawMapping) {
 		} else {
 			first[rm.Prompt] = i
 		}
-		if len(rm.Validators) == 0 {
-			p.add(key+".validators", "no validators", `validators = ["name", …] naming [validators.name] tables`)
-		}
+		p.addIf(len(rm.Validators) == 0, key+".validators", "no validators", `validators = ["name", …] naming [validators.name] tables`)
 		for _, name := range rm.Validators {
-			if _, ok := cfg.Validators[name]; !ok {
-				p.add(key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
-			}
+			_, ok := cfg.Validators[name]
+			p.addIf(!ok, key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
 		}
 		cfg.Mappings = append(cfg.Mappings, Mapping{Prompt: rm.Prompt, Validators: rm.Validators, WhenChanged: p.whenChanged(key, rm.WhenChanged)})
 	}
@@ -333,9 +325,7 @@ func (p *parser) whenChanged(key string, raw *[]string) []string {
 	}
 	key += ".when_changed"
 	const hint = `gitignore-style patterns of the files whose change runs the check: "*.go", "/go.mod", "src/**"`
-	if !slices.ContainsFunc(*raw, func(g string) bool { return !strings.HasPrefix(g, "!") }) {
-		p.add(key, "selects nothing", hint)
-	}
+	p.addIf(!slices.ContainsFunc(*raw, func(g string) bool { return !strings.HasPrefix(g, "!") }), key, "selects nothing", hint)
 	for _, g := range *raw {
 		if err := pattern.Check(g); err != nil {
 			p.add(key, fmt.Sprintf("%q %v", g, err), hint)
@@ -444,23 +434,17 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 	*t = Telemetry{Enabled: raw.Enabled, Protocol: raw.Protocol, Repository: raw.Repository, Resource: raw.Resource}
 	if v := raw.Endpoint; v != nil {
 		t.Endpoint = *v
-		if !httpURL(*v) {
-			p.add("telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", *v), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
-		}
+		p.addIf(!httpURL(*v), "telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", *v), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
 	}
 	p.oneOf("telemetry.protocol", raw.Protocol, "a protocol", `use "http/protobuf" (the default) or "grpc"`, TelemetryHTTP, TelemetryGRPC)
 	if v := raw.HeadersEnv; v != nil {
 		t.HeadersEnv = *v
-		if !envName().MatchString(*v) {
-			p.add("telemetry.headers_env", fmt.Sprintf("%q is not an environment variable's name", *v), `name the variable that holds the headers, e.g. "STOPGATE_OTLP_HEADERS"; never the headers themselves`)
-		}
+		p.addIf(!envName().MatchString(*v), "telemetry.headers_env", fmt.Sprintf("%q is not an environment variable's name", *v), `name the variable that holds the headers, e.g. "STOPGATE_OTLP_HEADERS"; never the headers themselves`)
 	}
-	if t.Timeout = p.duration("telemetry.timeout", raw.Timeout); t.Timeout > maxTelemetryTimeout {
-		p.add("telemetry.timeout", fmt.Sprintf("%q is longer than %s", raw.Timeout, maxTelemetryTimeout), "it is added to a stop whenever the collector is down or slow; the default is 2s")
-	}
-	if _, ok := raw.Resource[""]; ok {
-		p.add("telemetry.resource", "an attribute has an empty name", "")
-	}
+	t.Timeout = p.duration("telemetry.timeout", raw.Timeout)
+	p.addIf(t.Timeout > maxTelemetryTimeout, "telemetry.timeout", fmt.Sprintf("%q is longer than %s", raw.Timeout, maxTelemetryTimeout), "it is added to a stop whenever the collector is down or slow; the default is 2s")
+	_, empty := raw.Resource[""]
+	p.addIf(empty, "telemetry.resource", "an attribute has an empty name", "")
 }
 
 // Judge is a validator a model decides (judge = "RUBRIC") from evidence.
@@ -497,39 +481,29 @@ func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidato
 	if rv.Judge == nil && rv.Evidence == nil && rv.API == "" && rv.Model == "" && rv.KeyEnv == nil && rv.Endpoint == "" {
 		return nil
 	}
-	j := &Judge{Evidence: rv.Evidence, API: rv.API, Model: rv.Model, Endpoint: rv.Endpoint, MaxBytes: DefaultEvidenceByte}
+	j := &Judge{Evidence: rv.Evidence, API: rv.API, Model: rv.Model, Endpoint: rv.Endpoint}
 	if rv.Judge == nil || strings.TrimSpace(*rv.Judge) == "" {
 		p.add(key+".judge", "needs the rubric", `judge = "The CHANGELOG entry describes the change." says what the model must check`)
 	} else {
 		j.Rubric = *rv.Judge
 	}
 	p.oneOf(key+".api", j.API, "an API", `use "anthropic" (the Messages API) or "openai" (chat completions, and servers compatible with it)`, APIAnthropic, APIOpenAI)
-	if j.Model == "" {
-		p.add(key+".model", "is missing", `model = "claude-sonnet-4-5" names the model the endpoint serves`)
-	}
+	p.addIf(j.Model == "", key+".model", "is missing", `model = "claude-sonnet-4-5" names the model the endpoint serves`)
 	j.Endpoint = cmp.Or(j.Endpoint, defaultEndpoint[j.API])
-	if j.Endpoint != "" && !httpURL(j.Endpoint) {
-		p.add(key+".endpoint", fmt.Sprintf("%q is not an http(s) URL", j.Endpoint), `the full URL posted to, like "https://api.anthropic.com/v1/messages"`)
-	}
+	p.addIf(j.Endpoint != "" && !httpURL(j.Endpoint), key+".endpoint", fmt.Sprintf("%q is not an http(s) URL", j.Endpoint), `the full URL posted to, like "https://api.anthropic.com/v1/messages"`)
 	j.KeyEnv = *cmp.Or(rv.KeyEnv, new(defaultKeyEnv[j.API]))
 	// A variable's name in capitals, which no API key is.
-	if !envName().MatchString(j.KeyEnv) || strings.ToUpper(j.KeyEnv) != j.KeyEnv {
-		p.add(key+".key_env", "must name the environment variable that holds the key, never the key itself",
-			`key_env = "ANTHROPIC_API_KEY": the hooks' environment holds the key; mappings.toml is committed`)
-	}
+	p.addIf(!envName().MatchString(j.KeyEnv) || strings.ToUpper(j.KeyEnv) != j.KeyEnv, key+".key_env", "must name the environment variable that holds the key, never the key itself",
+		`key_env = "ANTHROPIC_API_KEY": the hooks' environment holds the key; mappings.toml is committed`)
 	j.OnUnavailable = cmp.Or(rv.OnUnavailable, OnFailureHalt)
 	p.oneOf(key+".on_unavailable", j.OnUnavailable, "a policy", `use "halt" (the default) or "block"`, OnFailureHalt, OnFailureBlock)
-	if rv.EvidenceBytes != nil {
-		j.MaxBytes = *rv.EvidenceBytes
-		if j.MaxBytes < 1 {
-			p.add(key+".evidence_bytes", fmt.Sprintf("%d must be at least 1", j.MaxBytes), "the most bytes of evidence sent to the model")
-		}
-	}
-	if rv.Price != nil {
-		if len(*rv.Price) != 2 || (*rv.Price)[0] < 0 || (*rv.Price)[1] < 0 {
+	j.MaxBytes = *cmp.Or(rv.EvidenceBytes, new(DefaultEvidenceByte))
+	p.addIf(j.MaxBytes < 1, key+".evidence_bytes", fmt.Sprintf("%d must be at least 1", j.MaxBytes), "the most bytes of evidence sent to the model")
+	if price := rv.Price; price != nil {
+		if len(*price) != 2 || (*price)[0] < 0 || (*price)[1] < 0 {
 			p.add(key+".price_per_mtok", "must be [input, output], in dollars per million tokens", "price_per_mtok = [3.0, 15.0]")
 		} else {
-			j.Price = [2]float64{(*rv.Price)[0], (*rv.Price)[1]}
+			j.Price = [2]float64(*price)
 		}
 	}
 	p.evidence(key+".evidence", j.Evidence, names)
@@ -539,9 +513,7 @@ func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidato
 // evidence checks what a judge may see.
 func (p *parser) evidence(key string, ev []string, names map[string]rawValidator) {
 	const hint = `evidence = ["changed", "file:CHANGELOG.md", "output:tests"]: the files changed since the prompt was armed, a file, a validator's output`
-	if len(ev) == 0 {
-		p.add(key, "is empty: the judge would see nothing", hint)
-	}
+	p.addIf(len(ev) == 0, key, "is empty: the judge would see nothing", hint)
 	for _, e := range ev {
 		kind, arg, _ := strings.Cut(e, ":")
 		switch {
@@ -550,9 +522,8 @@ func (p *parser) evidence(key string, ev []string, names map[string]rawValidator
 		case kind == "file":
 			p.add(key, fmt.Sprintf("%q %s", e, outsidePath(arg)), hint)
 		case kind == "output":
-			if rv, ok := names[arg]; !ok || rv.Judge != nil {
-				p.add(key, fmt.Sprintf("%q names no validator that is not a judge", e), "a judge may read the output of a file, run or diff validator, which runs first")
-			}
+			rv, ok := names[arg]
+			p.addIf(!ok || rv.Judge != nil, key, fmt.Sprintf("%q names no validator that is not a judge", e), "a judge may read the output of a file, run or diff validator, which runs first")
 		default:
 			p.add(key, fmt.Sprintf("%q is not evidence a judge may see", e), hint)
 		}

@@ -135,24 +135,21 @@ func (ls *lines) set(path string, n int) string {
 
 // line returns the line of path, or of its nearest located parent.
 func (ls *lines) line(path string) int {
-	tries := []struct {
-		at   map[string]int
-		path string
-	}{
-		{ls.at, path}, {ls.at, unindex(path)},
-		{ls.folded, strings.ToLower(path)}, {ls.folded, strings.ToLower(unindex(path))},
-	}
-	for _, try := range tries {
-		at, p := try.at, try.path
+	u := unindex(path)
+	for i, p := range []string{path, u, strings.ToLower(path), strings.ToLower(u)} {
+		at := ls.at
+		if i > 1 {
+			at = ls.folded
+		}
 		for p != "" {
 			if n, ok := at[p]; ok {
 				return n
 			}
-			i := strings.LastIndexAny(p, ".[")
-			if i < 0 {
+			cut := strings.LastIndexAny(p, ".[")
+			if cut < 0 {
 				break
 			}
-			p = p[:i]
+			p = p[:cut]
 		}
 	}
 	return 0
@@ -212,23 +209,15 @@ func normKey(key string) string {
 	return key
 }
 
+// unindex drops a path's indexes: "mapping[2].prompt" is "mapping.prompt".
 func unindex(path string) string {
-	if !strings.ContainsAny(path, "[]") {
-		return path
+	before, after, found := strings.Cut(path, "[")
+	before = strings.ReplaceAll(before, "]", "")
+	if !found {
+		return before
 	}
-	var b strings.Builder
-	skip := false
-	for _, r := range path {
-		switch {
-		case r == '[':
-			skip = true
-		case r == ']':
-			skip = false
-		case !skip:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	_, after, _ = strings.Cut(after, "]")
+	return before + unindex(after)
 }
 
 // cutComment removes a comment from a line, minding quoted "#".
