@@ -1,23 +1,34 @@
 // Package gate is the gate command: with a subcommand, the CLI a person
 // runs; with none, the Stop / SubagentStop hook (package stop) and Claude
-// Code's ConfigChange hook (claude.go).
+// Code's ConfigChange hook (check.go).
 package gate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/stop"
 	"github.com/stopgate/stopgate/internal/validator"
 )
@@ -254,7 +265,7 @@ func Run(env *cli.Env) error {
 		return usageError("", errors.New("the gate hook reads a hook input object on stdin; from a terminal, use a command"))
 	}
 	if opt.Client == "" || opt.Client == client.Claude.Name {
-		// Read once to tell a ConfigChange (claude.go) from a stop.
+		// Read once to tell a ConfigChange from a stop.
 		data, err := client.Read(env.Stdin)
 		if err != nil {
 			return err
@@ -268,4 +279,448 @@ func Run(env *cli.Env) error {
 		}
 	}
 	return stop.Hook(env, *configFile, *opt, time.Duration(*timeout)*time.Second)
+}
+
+// runSession is the session id validators see under `gate run`.
+const runSession = "gate-run"
+
+type runJSON struct {
+	Passed     bool            `json:"passed"`
+	Validators []validatorJSON `json:"validators"`
+}
+
+type validatorJSON struct {
+	Name       string   `json:"name"`
+	Prompts    []string `json:"prompts"`
+	Passed     bool     `json:"passed"`
+	Result     string   `json:"result"`
+	Problem    string   `json:"problem,omitempty"`
+	ExitCode   int      `json:"exit_code"`
+	DurationMS float64  `json:"duration_ms"`
+	Output     string   `json:"output"`
+	Fix        string   `json:"fix,omitempty"`
+}
+
+// runRun is `gate run PROMPT... | --all`: the validators now, by the gate's Decide, queue untouched.
+func runRun(env *cli.Env, args []string) error {
+	fl := flags("run")
+	asJSON := jsonFlag(fl)
+	all := fl.Bool("all", false, "run every mapped prompt's validators")
+	ws, prompts, err := parseVerb(env, fl, args, -1)
+	if err != nil {
+		return err
+	}
+	if *all == (len(prompts) > 0) {
+		return usageError("run", fmt.Errorf("name the prompts to run, or --all"))
+	}
+	cfg, err := ws.load()
+	if err != nil {
+		return err
+	}
+	var keys []string
+	if *all {
+		for _, m := range cfg.Mappings {
+			keys = append(keys, m.Prompt)
+		}
+		if len(keys) == 0 {
+			return fmt.Errorf("%s maps no prompts", ws.rel(cfg.File))
+		}
+	}
+	for _, p := range prompts {
+		found, err := resolvePrompt(env, cfg, p)
+		if err != nil {
+			return err
+		}
+		for _, m := range found {
+			if !slices.Contains(keys, m.Prompt) {
+				keys = append(keys, m.Prompt)
+			}
+		}
+	}
+	entries := make([]queue.Entry, len(keys))
+	now := time.Now().UTC()
+	for i, k := range keys {
+		entries[i] = queue.Entry{Prompt: k, Session: runSession, Trigger: "gate run", Created: now, Updated: now}
+	}
+	// Ctrl-C kills the validators' process groups.
+	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer release()
+	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.NoDeadline)
+	if *asJSON {
+		out := runJSON{Passed: len(v.Failed()) == 0, Validators: []validatorJSON{}}
+		for _, c := range v.Checks {
+			r := c.Result
+			out.Validators = append(out.Validators, validatorJSON{
+				Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
+				ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix,
+			})
+		}
+		err = printJSON(env, out)
+	} else {
+		printRun(env, cfg, v)
+	}
+	if err == nil && len(v.Failed()) > 0 {
+		err = cli.Exit(1)
+	}
+	return err
+}
+
+// resolvePrompt turns a key, a /command or a prompt file into mappings.
+func resolvePrompt(env *cli.Env, cfg *config.Config, arg string) ([]*config.Mapping, error) {
+	if m := cfg.Mapping(arg); m != nil {
+		return []*config.Mapping{m}, nil
+	}
+	var maps []*config.Mapping
+	var err error
+	if isCommand(arg) {
+		maps, err = cfg.MatchCommand(hook.SlashCommand(arg))
+	} else {
+		maps, err = cfg.MatchRead(readPath(env.Dir, arg))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(maps) == 0 {
+		return nil, usageError("run", cli.WithHint(fmt.Errorf("%q is not a mapped prompt, /command or prompt file", arg), knownPrompts(cfg)))
+	}
+	return maps, nil
+}
+
+func knownPrompts(cfg *config.Config) string {
+	var keys []string
+	for i, m := range cfg.Mappings {
+		if i == 8 {
+			keys = append(keys, fmt.Sprintf("… %d more", len(cfg.Mappings)-i))
+			break
+		}
+		keys = append(keys, m.Prompt)
+	}
+	if len(keys) == 0 {
+		return "mappings.toml maps no prompts yet"
+	}
+	return "mapped prompts: " + strings.Join(keys, ", ")
+}
+
+// printRun shows each check and, of a failing one, its output and fix.
+func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
+	p := paletteFor(env)
+	w := env.Stdout
+	var rows [][]string
+	for _, c := range v.Checks {
+		rows = append(rows, []string{c.Validator.Name, duration(c.Result.Duration)})
+	}
+	// Padded before colouring: escape codes have no width on screen.
+	rows = aligned(rows)
+	for i, c := range v.Checks {
+		r := c.Result
+		what := strings.Join(c.Prompts, ", ")
+		if !r.Passed && (r.Problem != "" || r.ExitCode > 0) {
+			what += ": " + r.Summary() // a file check's output says it all
+		}
+		fmt.Fprintf(w, "%s %s  %s  %s\n", p.mark(r.Passed), rows[i][0], p.dim(rows[i][1]), what)
+		if r.Passed {
+			continue
+		}
+		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
+			fmt.Fprintf(w, "    | %s\n", line)
+		}
+		if c.Validator.Fix != "" {
+			fmt.Fprintf(w, "    fix: %s\n", c.Validator.Fix)
+		}
+	}
+	n, failed := len(v.Checks), len(v.Failed())
+	switch {
+	case n == 0:
+		fmt.Fprintln(w, "no validators to run")
+	case failed == 0:
+		fmt.Fprintf(w, "%s passed\n", cli.Plural(n, "validator", "validators"))
+	default:
+		fmt.Fprintf(w, "%s: %d passed, %d failed\n", cli.Plural(n, "validator", "validators"), n-failed, failed)
+	}
+}
+
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// runExplain is `gate explain PATH|/command|KEY`: which mappings a read of
+// PATH or the command would arm, by detect's own code, and why; or every
+// name of KEY. Exit 1 when nothing is armed.
+func runExplain(env *cli.Env, args []string) error {
+	fl := flags("explain")
+	ws, rest, err := parseVerb(env, fl, args, -1)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return usageError("explain", fmt.Errorf("name a prompt file or a /command"))
+	}
+	cfg, err := ws.load()
+	if err != nil {
+		return err
+	}
+	arg := strings.Join(rest, " ")
+	_, statErr := os.Stat(absFrom(env.Dir, arg))
+	file := statErr == nil // a file that exists is read, whatever it looks like
+	var armed bool
+	switch {
+	case !file && isCommand(arg):
+		armed, err = explainCommand(env, ws, cfg, hook.SlashCommand(arg))
+	case !file && isKey(cfg, arg):
+		armed = explainKey(env, ws, cfg, arg)
+	default:
+		armed, err = explainPath(env, ws, cfg, arg)
+	}
+	if err != nil {
+		return err
+	}
+	if !armed {
+		return cli.Exit(1)
+	}
+	return nil
+}
+
+// isCommand tells "/joke" from "/abs/path/joke.md".
+func isCommand(arg string) bool {
+	name := hook.SlashCommand(arg)
+	return name != "" && !strings.Contains(name, "/")
+}
+
+// isKey tells a key from a path: mapped, or no extension and no blanks.
+func isKey(cfg *config.Config, arg string) bool {
+	return cfg.Mapping(arg) != nil || path.Ext(arg) == "" && !strings.ContainsAny(arg, " \t")
+}
+
+func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) (bool, error) {
+	w := env.Stdout
+	maps, err := cfg.MatchCommand(name)
+	if err != nil {
+		return false, err
+	}
+	if len(maps) == 0 {
+		fmt.Fprintf(w, "/%s arms nothing: no mapping is run as /%s\n", name, name)
+		suggest(w, cfg, name)
+		return false, nil
+	}
+	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, cli.Plural(len(maps), "mapping", "mappings"), name)
+	for _, m := range maps {
+		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{Command: name}))
+	}
+	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
+	return true, nil
+}
+
+func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bool, error) {
+	w := env.Stdout
+	abs := readPath(env.Dir, arg)
+	rel, inside := project.Rel(ws.root, abs)
+	switch {
+	case !inside:
+		fmt.Fprintf(w, "a read of %s arms nothing: it is outside the project root %s\n", arg, ws.root)
+		return false, nil
+	case !strings.HasSuffix(abs, ".md"):
+		fmt.Fprintf(w, "a read of %s arms nothing: detect only looks at reads of .md files\n", rel)
+		return false, nil
+	}
+	r, err := cfg.JudgeRead(abs)
+	switch {
+	case err != nil:
+		return false, err
+	case r.Outside:
+		fmt.Fprintf(w, "a read of %s arms nothing: it is a symlink leading out of the project, which detect never follows\n", rel)
+		return false, nil
+	case len(r.Maps) == 0:
+		fmt.Fprintf(w, "a read of %s arms nothing: %s\n", rel, whyNot(cfg, rel))
+		if key, _ := config.KeyOf(cfg.Settings.PromptsDir, rel); key != "" {
+			suggest(w, cfg, key)
+		}
+		return false, nil
+	}
+	via := ""
+	if r.Target != r.Rel {
+		via = ", a symlink to " + r.Target
+	}
+	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read%s):\n", rel, cli.Plural(len(r.Maps), "mapping", "mappings"), via)
+	for _, m := range r.Maps {
+		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{File: r.Target}))
+	}
+	if _, err := os.Stat(abs); err != nil {
+		fmt.Fprintf(w, "note: %s does not exist, so the agent cannot read it yet\n", rel)
+	}
+	noteUnregistered(env, ws, hook.PostToolUse)
+	return true, nil
+}
+
+// readPath is the path a Read of arg names, as the client would pass it.
+func readPath(dir, arg string) string {
+	if filepath.IsAbs(arg) {
+		return arg
+	}
+	return dir + string(filepath.Separator) + arg
+}
+
+// explainKey lists every name that arms key's mapping, marking the files that exist.
+func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool {
+	w := env.Stdout
+	m := cfg.Mapping(key)
+	if m == nil {
+		fmt.Fprintf(w, "no mapping has prompt = %q\n", key)
+		suggest(w, cfg, key)
+		return false
+	}
+	fmt.Fprintf(w, "prompt %q (%s:%d) is armed by:\n", m.Prompt, ws.rel(cfg.File), m.Line)
+	for _, n := range cfg.Names(m.Prompt) {
+		name, why := describe(cfg, m.Prompt, n)
+		line := fmt.Sprintf("  %s (%s)", name, why)
+		if n.File != "" {
+			line = "  a read of " + line[2:]
+			if st, err := os.Stat(filepath.Join(ws.root, filepath.FromSlash(n.File))); err == nil && !st.IsDir() {
+				line += " (exists)"
+			}
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "  validators: %s\n", strings.Join(m.Validators, ", "))
+	return true
+}
+
+// matchedAs says which of key's names name is.
+func matchedAs(cfg *config.Config, key string, name config.Name) string {
+	for _, n := range cfg.Names(key) {
+		if n.File == name.File && n.Command == name.Command {
+			_, why := describe(cfg, key, n)
+			return "matched as " + why
+		}
+	}
+	return "matched"
+}
+
+// describe says, in the client's words, what name n of key is, and why.
+func describe(cfg *config.Config, key string, n config.Name) (name, why string) {
+	plugin, bare, _ := strings.Cut(key, ":")
+	switch {
+	case n.File != "" && n.Layout == config.LayoutPromptsDir:
+		return n.File, fmt.Sprintf("<prompts_dir>/<key>.md, prompts_dir = %q", cfg.Settings.PromptsDir)
+	case n.File != "" && n.Layout == config.LayoutCommand:
+		return n.File, "the command file of /" + commandName(key)
+	case n.File != "" && n.Layout == config.LayoutDashed:
+		return n.File, "the flat command file of /" + config.Command(key)
+	case n.File != "" && n.Layout == config.LayoutMirror:
+		return n.File, `-/<key with "/" as "-">.md`
+	case n.File != "" && n.Layout == config.LayoutSkill:
+		return n.File, "the skill /" + key
+	case n.Layout == config.LayoutCommand && n.Command != key:
+		return "/" + n.Command, fmt.Sprintf("the client's name of .claude/commands/%s.md", key)
+	case n.Layout == config.LayoutCommand:
+		return "/" + n.Command, fmt.Sprintf("the command .claude/commands/%s.md or the skill .claude/skills/%s/SKILL.md", key, key)
+	case n.Layout == config.LayoutDashed:
+		return "/" + n.Command, fmt.Sprintf("the flat command .claude/commands/%s.md", n.Command)
+	case n.Layout == config.LayoutPlugin:
+		return "/" + n.Command, fmt.Sprintf("the command or skill %q of the plugin %q", bare, plugin)
+	case n.Layout == config.LayoutPluginBare:
+		return "/" + n.Command, "the plugin's skill by its bare name"
+	}
+	return n.File + n.Command, n.Layout
+}
+
+// commandName is the client's name of key's command file.
+func commandName(key string) string { return strings.ReplaceAll(key, "/", ":") }
+
+func printMapping(w io.Writer, ws workspace, cfg *config.Config, m *config.Mapping, why string) {
+	fmt.Fprintf(w, "  prompt %q (%s:%d): %s\n", m.Prompt, ws.rel(cfg.File), m.Line, why)
+	fmt.Fprintf(w, "    validators: %s\n", strings.Join(m.Validators, ", "))
+}
+
+// whyNot explains a .md path inside the root that matches no mapping.
+func whyNot(cfg *config.Config, rel string) string {
+	key, layout := config.KeyOf(cfg.Settings.PromptsDir, rel)
+	switch {
+	case key == "":
+		return fmt.Sprintf("it is not under prompts_dir (%q), .claude/commands, .claude/skills or -/, where prompt files are matched", cfg.Settings.PromptsDir)
+	case layout == config.LayoutSkill:
+		return fmt.Sprintf("no mapping has prompt = %q, the skill's name", key)
+	case layout == config.LayoutPromptsDir:
+		return fmt.Sprintf("no mapping has prompt = %q", key)
+	case strings.Contains(key, "/"):
+		return fmt.Sprintf("no mapping has prompt = %q, the command /%s", key, commandName(key))
+	}
+	return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
+}
+
+// suggest names mapped keys close to name: equal folded, the same last element, or a typo apart.
+func suggest(w io.Writer, cfg *config.Config, name string) {
+	want := config.Spelling(name)
+	var near []string
+	for _, m := range cfg.Mappings {
+		k := config.Spelling(m.Prompt)
+		if k == want || path.Base(k) == path.Base(want) || distance(k, want) <= 2 {
+			near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, slashes(cfg.Commands(m.Prompt))))
+		}
+	}
+	if len(near) > 0 {
+		fmt.Fprintf(w, "  did you mean %s?\n", strings.Join(near, " or "))
+	} else {
+		fmt.Fprintf(w, "  %s\n", knownPrompts(cfg))
+	}
+}
+
+func slashes(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "/" + n
+	}
+	return strings.Join(out, ", ")
+}
+
+// distance is the Levenshtein distance of a and b.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}
+
+// noteUnregistered notes when no settings file registers detect for events.
+func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
+	var relevant []settings.Hook
+	for _, h := range expected() {
+		if settings.Program(h.Command) == hook.Detect && slices.Contains(events, h.Event) {
+			relevant = append(relevant, h)
+		}
+	}
+	for _, f := range settingsFiles(env, ws.root).sharedFirst() {
+		if f.doc == nil {
+			continue
+		}
+		for _, h := range relevant { // one at a time: a list of another event that is misshapen does not hide it
+			if found, err := f.doc.Lookup([]settings.Hook{h}); err == nil && found[0].Registered {
+				return
+			}
+		}
+	}
+	if len(relevant) > 0 {
+		fmt.Fprintf(env.Stdout, "note: %s is not registered in %s, so nothing sees this yet (gate init)\n", relevant[0], settingsFile)
+	}
 }
