@@ -601,9 +601,8 @@ func telemetryCheck(env *cli.Env, ws workspace, cfg *config.Config) (string, []f
 	return line, nil
 }
 
-// configChangeInput returns the input when data is a ConfigChange. ok with
-// an error: data names ConfigChange but cannot be read as one; it is
-// refused, never passed on as a stop (Claude Code would take the change).
+// configChangeInput returns the input when data is a ConfigChange; ok with an error
+// (it names one but cannot be read as one) is refused, never passed on as a stop.
 func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 	if !bytes.Contains(data, []byte(`"ConfigChange"`)) {
 		return nil, false, nil
@@ -631,11 +630,8 @@ func unreadableChange(env *cli.Env, err error) error {
 		err.Error() + "), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
 }
 
-// configChange refuses (blocks) a settings change after which stopgate is
-// weaker than gate init left it: a hook unregistered, a switch
-// (switchFindings), or the wall down (wallDown; only the hooks count in a
-// project of gate init --no-wall). Skills, managed policy and projects
-// without stopgate pass. See docs/security.md (ConfigChange).
+// configChange blocks a settings change that leaves stopgate weaker than gate init did:
+// a hook, a switch or the wall (docs/security.md, ConfigChange).
 func configChange(env *cli.Env, in *hook.Input) error {
 	if in.Source == "skills" || in.Source == "policy_settings" {
 		return nil
@@ -724,9 +720,8 @@ func switchFindings(claude *claudeSettings) []finding {
 	return out
 }
 
-// claudeSettings are the settings Claude Code reads hooks from, in its
-// order (guard.ClaudeSettings), read on first use (texts); shared, which
-// gate init writes, is read[at].
+// claudeSettings are the settings Claude Code reads hooks from, in its order, read
+// on first use (texts); shared, which gate init writes, is read[at].
 type claudeSettings struct {
 	shared guard.SettingsFile
 	at     int
@@ -838,8 +833,7 @@ func denyRules(set *guard.Set, root, home string) []string {
 	return out
 }
 
-// walled is the paths the wall names for a protected path: a glob is the
-// paths it matches here, since Claude Code's sandbox does not apply a
+// walled is a protected glob's matches here: Claude Code's sandbox does not apply a
 // glob's deny rule to Bash (measured on 2.1.332).
 func walled(path string) []string {
 	if !strings.ContainsAny(path, "*?[") {
@@ -999,9 +993,7 @@ func wallSummary(cfg *config.Config, nothing bool) string {
 	return s
 }
 
-// readWalls reads the wall from the settings files (settings.ReadWalls).
-// A file of valid JSON shaped wrong is a finding; one that is not JSON is
-// hookFindings' to report.
+// readWalls reads the wall from the files; one of valid JSON shaped wrong is a finding.
 func readWalls(files []settingsText) (settings.Walls, *finding) {
 	docs := make([]*settings.Doc, len(files))
 	for i, f := range files {

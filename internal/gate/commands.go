@@ -451,9 +451,8 @@ func duration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// runExplain is `gate explain PATH|/command|KEY`: which mappings a read of
-// PATH or the command would arm, by detect's own code, and why; or every
-// name of KEY. Exit 1 when nothing is armed.
+// runExplain is `gate explain PATH|/command|KEY`: which mappings a read or a command
+// arms and why, by detect's code, or every name of KEY; exit 1 when nothing is armed.
 func runExplain(env *cli.Env, args []string) error {
 	fl := flags("explain")
 	ws, rest, err := parseVerb(env, fl, args, -1)

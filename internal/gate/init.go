@@ -27,10 +27,8 @@ import (
 
 var settingsFile = client.Claude.HookFile
 
-// runInit is `gate init`: the hooks and the OS wall merged into
-// .claude/settings.json (package settings keeps every other byte), a starter
-// mappings.toml, the state dir's .gitignore line; or a plugin (--plugin), or
-// another client's file (--client).
+// runInit is `gate init`: the hooks and the OS wall in .claude/settings.json, the starter
+// mappings.toml and the .gitignore line; or a plugin, or another client's file.
 func runInit(env *cli.Env, args []string) error {
 	fl := flags("init")
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
@@ -171,9 +169,8 @@ func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []sett
 	return keep
 }
 
-// register merges want into the hook file f (initial when there is none)
-// with merge, then also (the OS wall) unless nil, writes it once when
-// either changed it, and says what it added (timeouts in unit).
+// register merges want into the hook file f (initial if absent), then also unless nil,
+// writes it once if changed, and says what it added (timeouts in unit).
 func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial []byte,
 	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string,
 	also func([]byte) ([]byte, bool, error)) error {
@@ -578,9 +575,8 @@ func editIgnore(env *cli.Env, root string, edit func(data []byte, line string) (
 
 const pluginName = "stopgate"
 
-// installedPlugin returns the folder of stopgate's plugin as Claude Code
-// installed it from a marketplace, when the settings (read in order, a later
-// key wins) enable "stopgate@MARKETPLACE"; "" when none is.
+// installedPlugin is the folder of the marketplace plugin the settings enable
+// ("stopgate@MARKETPLACE", a later file winning); "" when none is.
 func installedPlugin(home string, read []string) string {
 	enabled := map[string]bool{}
 	for _, path := range read {
@@ -686,9 +682,8 @@ func pluginFindings(ws workspace, c *client.Client) []finding {
 	return nil
 }
 
-// runUninstall is `gate uninstall`: it takes out what gate init added (hooks,
-// the OS wall, the .gitignore line), each only where it is still as init
-// wrote it, keeping every other byte; what was changed since is named.
+// runUninstall is `gate uninstall`: what gate init added, each part only where it is
+// still as init wrote it, keeping every other byte.
 func runUninstall(env *cli.Env, args []string) error {
 	fl := flags("uninstall")
 	bin := fl.String("bin", "bin", "the `DIR` given to gate init --bin")
@@ -758,9 +753,8 @@ func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
 	return []undo{u}, err
 }
 
-// pluginUndo plans taking out of the plugin in dir what gate init --plugin
-// wrote: its hooks, hooks.json when nothing else is left, the manifest
-// while it is init's.
+// pluginUndo plans taking out of the plugin in dir its hooks, hooks.json when left
+// empty, and the manifest while it is init's.
 func pluginUndo(dir string) ([]undo, error) {
 	base, name := filepath.Dir(dir), filepath.Base(dir)
 	hooks, err := undoHooks(client.Claude, base, filepath.ToSlash(filepath.Join(name, pluginHooks)), pluginWanted(dir), nil)
@@ -887,9 +881,8 @@ type install struct {
 // npmBin is a glob: the settings are shared by machines of every platform.
 const npmBin = guard.NpmScope + "/*/bin"
 
-// installOf says how the gate at exe is installed for the project at root
-// when --bin was not given: npm (the project's or global), go tool, or bin.
-// A gate on PATH is not registered by its path, one machine's.
+// installOf says how the gate at exe is installed for the project when --bin was not
+// given: npm, go tool or bin (never a PATH, one machine's).
 func installOf(root, bin, exe string) install {
 	dir := filepath.Dir(exe)
 	if pkg, ok := npmPlatformDir(dir); ok {
@@ -1022,10 +1015,8 @@ func self() string {
 	return strings.TrimSuffix(exe, " (deleted)")
 }
 
-// launch returns the command line gate init registers on c's event: the
-// launcher (settings.Launcher) of candidates with args. A program that
-// cannot run halts the stop or is denied by the guard; one not installed at
-// all is answered by missing (docs/install.md).
+// launch is the command line gate init registers: the launcher of candidates, answering
+// for a program that cannot run, or is missing (docs/install.md).
 func launch(c *client.Client, event string, candidates []string, args string, in install, root, shown string) string {
 	text := missingText(in, shown)
 	return settings.Launcher(candidates, args, missingAnswer(c, event, text), missing(c, event, in, root, text))
@@ -1050,10 +1041,8 @@ func missingAnswer(c *client.Client, event, text string) string {
 // platform stands for the machine's npm platform, put in from uname.
 const platform = "@PLATFORM@"
 
-// missing is the sh the launcher runs where the program is not installed:
-// a stop halts only when the transcript mentions a mapped prompt (or cannot
-// be read); the guard refuses a call naming a protected file. Limits in
-// docs/troubleshooting.md.
+// missing is the launcher's sh where the program is not installed: a stop halts if a
+// mapped prompt is in play; the guard refuses protected names (docs/troubleshooting.md).
 func missing(c *client.Client, event string, in install, root, text string) string {
 	switch c.Event(event) {
 	case hook.Stop, hook.SubagentStop:
@@ -1072,9 +1061,8 @@ func missing(c *client.Client, event string, in install, root, text string) stri
 	return ""
 }
 
-// promptInPlay is sh that succeeds when the transcript the hook input names
-// mentions a prompt of config's mappings, or cannot be read; skill_listing
-// lines (every skill by name in each session) are left out.
+// promptInPlay is sh that succeeds when the transcript mentions a mapped prompt, or
+// cannot be read (skill_listing lines, every skill's name, left out).
 func promptInPlay(config string) string {
 	const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
 	return `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + config + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`

@@ -582,9 +582,8 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// runClear is `gate clear SESSION`: a person drops what a session has
-// armed, in every scope, and resets its block counts, recorded in the
-// outcome log. The guard and the OS wall keep the agent from running it.
+// runClear is `gate clear SESSION`: a person drops a session's armed prompts and block
+// counts, recorded in the log (the guard and the wall keep the agent from it).
 func runClear(env *cli.Env, args []string) error {
 	fl := flags("clear")
 	ws, rest, err := parseVerb(env, fl, args, -1)
@@ -630,9 +629,8 @@ func runClear(env *cli.Env, args []string) error {
 	return nil
 }
 
-// runVerdict is `gate verdict SESSION`, for CI after a headless run: exit 0
-// only when the session's last stop passed with nothing armed since. The
-// session must be named: the agent can append a passing one to the log.
+// runVerdict is `gate verdict SESSION`, for CI: exit 0 only when the session's last stop
+// passed, nothing armed since; the session is named, as the agent can append to the log.
 func runVerdict(env *cli.Env, args []string) error {
 	fl := flags("verdict")
 	ws, rest, err := parseVerb(env, fl, args, 1)
