@@ -63,7 +63,7 @@ func runInit(env *cli.Env, args []string) error {
 		in = installOf(root, *bin, self())
 	}
 	if c != nil {
-		return initClient(env, c, root, *bin, in, !*noTesthook) // clients.go
+		return initClient(env, c, root, *bin, in, !*noTesthook)
 	}
 	want := wanted(in.dir, in, root, !*noTesthook)
 	if err := initSettings(env, root, want, in.path, *noWall); err != nil {
