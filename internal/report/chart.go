@@ -8,14 +8,11 @@ import (
 // columns is a stacked column chart, verdicts per time bucket; the charts'
 // geometry is computed here so that the template only places it.
 type columns struct {
-	ID            string
-	Width, Height int
-	Cols          []column
-	Ticks         []tick // y axis
-	Labels        []tick // x axis
-	PlotTop       int
-	PlotBottom    int
-	PlotLeft      int
+	ID                            string
+	Width, Height                 int
+	Cols                          []column
+	Ticks, Labels                 []tick // y axis, x axis
+	PlotTop, PlotBottom, PlotLeft int
 }
 
 type column struct {
@@ -25,9 +22,8 @@ type column struct {
 }
 
 type seg struct {
-	X, Y, W, H float64
-	Class      string
-	Title      string
+	X, Y, W, H   float64
+	Class, Title string
 }
 
 type tick struct {
@@ -44,10 +40,9 @@ type bars struct {
 }
 
 type barRow struct {
-	Y     float64
-	Label string
-	Value string
-	Segs  []seg
+	Y            float64
+	Label, Value string
+	Segs         []seg
 }
 
 const (

@@ -66,9 +66,8 @@ type timing struct {
 }
 
 type halt struct {
-	Time                     time.Time
-	Client, Session, Prompts string
-	Reason                   string
+	Time                             time.Time
+	Client, Session, Prompts, Reason string
 }
 
 type client struct {

@@ -22,9 +22,6 @@ import (
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// Exporter is the command that exports, beside the gate's executable.
-const Exporter = hook.Exporter
-
 // Request is what the gate sends the exporter on its stdin.
 type Request struct {
 	Config     config.Telemetry
@@ -66,7 +63,7 @@ func Send(req Request) error {
 		if line := strings.TrimSpace(out[strings.LastIndex(out, "\n")+1:]); line != "" {
 			return errors.New(line)
 		}
-		return fmt.Errorf("%s: %w", Exporter, err)
+		return fmt.Errorf("%s: %w", hook.Exporter, err)
 	}
 	return nil
 }
@@ -74,7 +71,7 @@ func Send(req Request) error {
 // ExporterPath finds gate-otel beside the running gate (program.Stopgate),
 // never on PATH, which the agent can choose.
 func ExporterPath() (string, error) {
-	p, err := program.Stopgate(Exporter)
+	p, err := program.Stopgate(hook.Exporter)
 	if err != nil {
 		return "", fmt.Errorf("%w (make build builds it)", err)
 	}
@@ -93,19 +90,16 @@ type Destination struct {
 	headersFrom string // for Describe
 }
 
-var protocolVars = []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"}
-var endpointVars = []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"}
-
 // Resolve reads the destination of t under the variables getenv reads.
 func Resolve(t config.Telemetry, getenv func(string) string) (Destination, error) {
 	d := Destination{Protocol: t.Protocol}
-	if v, name := firstSet(getenv, protocolVars); v != "" {
+	if v, name := firstSet(getenv, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"); v != "" {
 		if v != config.TelemetryHTTP && v != config.TelemetryGRPC {
 			return d, fmt.Errorf("%s=%q: the gate exports over grpc or http/protobuf", name, v)
 		}
 		d.Protocol = v
 	}
-	if v, _ := firstSet(getenv, endpointVars); v != "" {
+	if v, _ := firstSet(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"); v != "" {
 		d.envURL = v
 	} else if t.Endpoint != "" {
 		u, err := url.Parse(t.Endpoint)
@@ -128,7 +122,7 @@ func Resolve(t config.Telemetry, getenv func(string) string) (Destination, error
 	return d, nil
 }
 
-func firstSet(getenv func(string) string, names []string) (string, string) {
+func firstSet(getenv func(string) string, names ...string) (string, string) {
 	for _, n := range names {
 		if v := getenv(n); v != "" {
 			return v, n
