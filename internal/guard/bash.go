@@ -309,6 +309,21 @@ func (a *analyzer) target(w word, m mode) *Hit {
 	return nil
 }
 
+// first is the first hit f finds among ws.
+func first(ws []word, f func(word) *Hit) *Hit {
+	for _, w := range ws {
+		if h := f(w); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// mentionAny judges the text of ws as code an interpreter runs.
+func (a *analyzer) mentionAny(ws []word) *Hit {
+	return first(ws, func(w word) *Hit { return a.mention(w.text) })
+}
+
 // abs is the path w names from the cwd, which must be known.
 func (a *analyzer) abs(w word) string { return unescape(shell.Abs(w.pat, escape(a.cwd))) }
 

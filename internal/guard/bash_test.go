@@ -244,7 +244,7 @@ func existingCases(root string) []bashCase {
 		{`perl -e 'unlink "mappings.toml"'`, "mappings.toml"},
 		{"echo \"import os; os.remove('mappings.toml')\" | python3", "mappings.toml"},
 		// Escapes in assignments, which the shell removes and the
-		// interpreter kept (shell.Prepare).
+		// interpreter kept (shell.quoteWordEscapes).
 		{`f=mapping\s.toml; rm "$f"`, "mappings.toml"},
 		{`f=mappings\.toml; rm "$f"`, "mappings.toml"},
 		{`export f=tmp/valid\ation; rm -rf "$f"`, "tmp/validation"},

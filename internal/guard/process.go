@@ -73,12 +73,7 @@ func alwaysProcess(a *analyzer, _ []word) *Hit {
 }
 
 func (a *analyzer) pids(ws []word, verb string, strict bool) *Hit {
-	for _, w := range ws {
-		if h := a.pid(w, verb, strict); h != nil {
-			return h
-		}
-	}
-	return nil
+	return first(ws, func(w word) *Hit { return a.pid(w, verb, strict) })
 }
 
 // pid judges one pid operand; strict denies a pid the dry run cannot know.
@@ -123,22 +118,12 @@ func (a *analyzer) pidNumber(n int, verb string) *Hit {
 
 // mentionsClient reports whether the command's text looks the client up.
 func (a *analyzer) mentionsClient() bool {
-	for _, t := range a.d.Texts() {
-		if findsClient().MatchString(t) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.d.Texts(), findsClient().MatchString)
 }
 
 func namedLikeClient(name string) bool {
 	name = strings.ToLower(name)
-	for _, p := range processNames {
-		if strings.Contains(name, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(processNames, func(p string) bool { return strings.Contains(name, p) })
 }
 
 // guardAncestors are the guard's ancestors' names by pid, read once.
@@ -249,12 +234,7 @@ func killallRule(a *analyzer, args []word) *Hit {
 		}
 		return nil
 	}
-	for _, w := range o.ops {
-		if h := a.pattern(w, false, !o.has("r", "regexp"), o.has("I", "ignore-case")); h != nil {
-			return h
-		}
-	}
-	return nil
+	return first(o.ops, func(w word) *Hit { return a.pattern(w, false, !o.has("r", "regexp"), o.has("I", "ignore-case")) })
 }
 
 // pattern judges a process pattern against the names it must not reach.
@@ -281,10 +261,8 @@ func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 	if full {
 		cands = append(cands, processCmdlines...)
 	}
-	for _, c := range cands {
-		if re.MatchString(c) {
-			return procHit(a, why)
-		}
+	if slices.ContainsFunc(cands, re.MatchString) {
+		return procHit(a, why)
 	}
 	return nil
 }
@@ -402,12 +380,7 @@ func cpulimitRule(a *analyzer, args []word) *Hit {
 	if h := a.pids(o.val("p", "pid"), "limit", true); h != nil {
 		return h
 	}
-	for _, w := range o.val("e", "exe", "path") {
-		if h := a.pattern(w, false, true, false); h != nil {
-			return h
-		}
-	}
-	return nil
+	return first(o.val("e", "exe", "path"), func(w word) *Hit { return a.pattern(w, false, true, false) })
 }
 
 func allPids(a *analyzer, args []word) *Hit {

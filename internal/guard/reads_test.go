@@ -39,7 +39,7 @@ func TestShellReads(t *testing.T) {
 		{"cat src/prompts/{joke,x}.md", r(joke, x)},
 		{"env cat src/prompts/joke.md", r(joke)},
 		{"env LC_ALL=C cat src/prompts/joke.md", r(joke)},
-		// Escapes the interpreter kept (shell.Prepare).
+		// Escapes the interpreter kept (shell.quoteWordEscapes).
 		{`cat < src/prompts/jok\e.md`, r(joke)},
 		{`f=src/prompts/jok\e.md; cat "$f"`, r(joke)},
 		{"timeout 5 cat src/prompts/joke.md", r(joke)},

@@ -241,10 +241,8 @@ func sedRule(a *analyzer, args []word) *Hit {
 func awkRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "fvFiEl", "file", "assign", "field-separator", "include", "exec", "load", "source")
 	ops := o.ops
-	for _, w := range o.val("source") {
-		if h := a.mention(w.text); h != nil {
-			return h
-		}
+	if h := a.mentionAny(o.val("source")); h != nil {
+		return h
 	}
 	if len(o.val("f", "file", "E", "exec")) == 0 && len(ops) > 0 {
 		if h := a.mention(ops[0].text); h != nil {
@@ -348,11 +346,9 @@ func writer(ws []word) bool {
 		"cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
 		return true
 	case "sed", "perl", "ruby":
-		for _, w := range ws[1:] {
-			if strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "i") || strings.HasPrefix(w.text, "--in-place") {
-				return true
-			}
-		}
+		return slices.ContainsFunc(texts(ws[1:]), func(t string) bool {
+			return strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "i") || strings.HasPrefix(t, "--in-place")
+		})
 	}
 	return false
 }
@@ -567,10 +563,8 @@ func flockRule(a *analyzer, args []word) *Hit {
 		t.Why = "it would hold a lock on " + t.Protected.Show + ", which stalls stopgate's gate"
 		return t
 	}
-	for _, c := range o.val("c", "command") {
-		if h := a.script(c.text, "", nil, nil); h != nil {
-			return h
-		}
+	if h := first(o.val("c", "command"), func(c word) *Hit { return a.script(c.text, "", nil, nil) }); h != nil {
+		return h
 	}
 	if len(o.ops) > 1 {
 		return a.run(o.ops[1:])
@@ -587,13 +581,11 @@ func allDigits(s string) bool {
 var otherInterpreters = strings.Fields("deno pwsh powershell guile racket groovy scala elixir escript swift jshell wish R gst sbcl clisp ocaml runghc kotlin")
 
 func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
-	for _, w := range args {
-		if h := a.mention(w.text); h != nil {
-			h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
-			return h
-		}
+	h := a.mentionAny(args)
+	if h != nil {
+		h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
 	}
-	return nil
+	return h
 }
 
 // interpreter judges a program the guard cannot follow: denied when its
@@ -608,10 +600,8 @@ func (a *analyzer) interpreter(name string, args []word) *Hit {
 			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
 		}
 	}
-	for _, w := range code {
-		if h := a.mention(w.text); h != nil {
-			return h
-		}
+	if h := a.mentionAny(code); h != nil {
+		return h
 	}
 	ops := o.ops
 	if len(code) == 0 && len(o.val("m")) == 0 {
@@ -653,12 +643,7 @@ type opts struct {
 }
 
 func (o opts) has(names ...string) bool {
-	for _, n := range names {
-		if o.flags[n] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(names, func(n string) bool { return o.flags[n] })
 }
 
 func (o opts) val(names ...string) []word {

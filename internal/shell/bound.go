@@ -381,13 +381,6 @@ func seqLen(b *syntax.BraceExp) int {
 	return min(max(a-c, c-a)+1, maxBraces+1)
 }
 
-// Prepare readies a parsed script for any dry run: escapes the
-// interpreter would misread become quotes, and the memory checks go in.
-func Prepare(f syntax.Node) {
-	quoteWordEscapes(f)
-	addMemChecks(f)
-}
-
 // quoteWordEscapes rewrites as quotes the backslash escapes of unquoted
 // words the interpreter (v3.14.1) keeps and bash removes: an assignment's
 // or array element's value, a redirection's target, a parameter

@@ -255,8 +255,9 @@ func (d *Run) Load(src string) *syntax.File {
 }
 
 // prepare makes a script safe to dry-run: background jobs run in turn,
-// process substitutions become command substitutions (no real FIFOs), and
-// a script nested too deep becomes one call of deepCall.
+// process substitutions become command substitutions (no real FIFOs),
+// escapes the interpreter misreads become quotes, memory checks go in; a
+// script nested too deep becomes one call of deepCall.
 func prepare(f *syntax.File) {
 	if tooDeep(f) {
 		f.Stmts = []*syntax.Stmt{call(deepCall)}
@@ -275,7 +276,8 @@ func prepare(f *syntax.File) {
 		}
 		return true
 	})
-	Prepare(f)
+	quoteWordEscapes(f)
+	addMemChecks(f)
 }
 
 // RunFile dry-runs f in dir with positional params and stdin; it returns
