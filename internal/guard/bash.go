@@ -309,10 +309,10 @@ func (a *analyzer) target(w word, m mode) *Hit {
 	return nil
 }
 
-// first is the first hit f finds among ws.
-func first(ws []word, f func(word) *Hit) *Hit {
-	for _, w := range ws {
-		if h := f(w); h != nil {
+// first is the first hit f finds among xs.
+func first[T any](xs []T, f func(T) *Hit) *Hit {
+	for _, x := range xs {
+		if h := f(x); h != nil {
 			return h
 		}
 	}

@@ -240,27 +240,25 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 // hit returns the target an operation in mode m on p (a pattern when glob)
 // reaches, as written or with symlinks resolved.
 func (s *Set) hit(p string, glob bool, m mode) *target {
-	forms := []string{p}
+	reaches, resolved := pathHit, resolve
 	if glob {
-		if r := resolvePattern(p); r != p {
-			forms = append(forms, r)
-		}
-	} else if r := resolve(p); r != p {
+		reaches, resolved = globHit, resolvePattern
+	}
+	forms := []string{p}
+	if r := resolved(p); r != p {
 		forms = append(forms, r)
 	}
 	for i := range s.targets {
 		t := &s.targets[i]
 		for _, f := range forms {
 			for _, prot := range []string{t.Path, t.real} {
-				if prot == "" {
+				if prot == "" || !reaches(f, prot, m) {
 					continue
 				}
-				if glob && globHit(f, prot, m) || !glob && pathHit(f, prot, m) {
-					if m == destroy && t.Planted && !(glob && globHit(f, prot, under) || !glob && pathHit(f, prot, under)) && absent(prot) {
-						continue
-					}
-					return t
+				if m == destroy && t.Planted && !reaches(f, prot, under) && absent(prot) {
+					continue // removing a folder above a Planted path that is not there
 				}
+				return t
 			}
 		}
 	}

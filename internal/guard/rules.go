@@ -395,23 +395,16 @@ func xargsRule(a *analyzer, args []word) *Hit {
 		in, _ = a.read(from) // a file it cannot read gives no items
 	}
 	items := strings.Fields(string(must(io.ReadAll(in))))
-	for n, item := range items {
-		if n == maxItems {
-			break
+	return first(items[:min(len(items), maxItems)], func(item string) *Hit {
+		if repl == "" {
+			return a.run(append(slices.Clone(sub), a.word(item)))
 		}
-		var cmd []word
-		if repl != "" {
-			for _, w := range sub {
-				cmd = append(cmd, a.word(strings.ReplaceAll(w.text, repl, item)))
-			}
-		} else {
-			cmd = append(append(cmd, sub...), a.word(item))
+		cmd := make([]word, len(sub))
+		for j, w := range sub {
+			cmd[j] = a.word(strings.ReplaceAll(w.text, repl, item))
 		}
-		if h := a.run(cmd); h != nil {
-			return h
-		}
-	}
-	return nil
+		return a.run(cmd)
+	})
 }
 
 func must(b []byte, _ error) []byte { return b }
