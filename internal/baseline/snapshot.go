@@ -166,13 +166,7 @@ func stateOf(path string, budget *int64) State {
 // positive returns pats without the "!" ones: their files are a superset
 // of what any check of a mapping looks at.
 func positive(pats []string) []string {
-	var out []string
-	for _, p := range pats {
-		if !strings.HasPrefix(p, "!") {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(pats), func(p string) bool { return strings.HasPrefix(p, "!") })
 }
 
 // walk states, by sorted slash path, the files under root but .git and
