@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,12 +68,14 @@ func needsEscape(s string, oneLine bool) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return isControl(r, oneLine) })
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
+// shellSafe are the bytes a shell word needs no quotes for (a cutset, not
+// a regexp: no compile at every hook's start).
+const shellSafe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-"
 
 // ShellQuote is s as one POSIX shell word: bare when safe, else
 // single-quoted.
 func ShellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if s != "" && strings.Trim(s, shellSafe) == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

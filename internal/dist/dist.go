@@ -93,13 +93,13 @@ func Build(o Options) error {
 		if out[base+".tar.gz"], err = tarGz(files, mtime); err != nil {
 			return err
 		}
-		name := npmPlatformName(p)
+		name, _, _ := p.npm()
 		if out["npm/"+npmTarball(name, version)], err = tarGz(platformPackage(p, version, bins), mtime); err != nil {
 			return err
 		}
 	}
 	if len(ps) > 0 {
-		if out["npm/"+npmTarball("stopgate", version)], err = tarGz(mainPackage(ps, version, commands), mtime); err != nil {
+		if out["npm/"+npmTarball("stopgate", version)], err = tarGz(mainPackage(ps, version), mtime); err != nil {
 			return err
 		}
 	}

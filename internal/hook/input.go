@@ -6,6 +6,7 @@ package hook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,7 +40,6 @@ type Input struct {
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
 	HookEventName  string `json:"hook_event_name"`
-	PermissionMode string `json:"permission_mode"`
 
 	// AgentID is set only inside a subagent; empty means the main thread.
 	AgentID             string `json:"agent_id"`
@@ -56,8 +56,6 @@ type Input struct {
 	Prompt        string `json:"prompt"`
 	ExpansionType string `json:"expansion_type"`
 	CommandName   string `json:"command_name"`
-	CommandArgs   string `json:"command_args"`
-	CommandSource string `json:"command_source"`
 	InvokedBy     string `json:"invoked_by"` // PreSkillShellCommand's: claude, user, other
 
 	// ConfigChange: which settings changed, and the file.
@@ -227,22 +225,12 @@ func typeError(parent string, te *json.UnmarshalTypeError) error {
 	if got == "bool" {
 		got = "boolean"
 	}
-	return fmt.Errorf("hook input field %q is a JSON %s, want %s", field, got, jsonKind(te.Type))
+	return fmt.Errorf("hook input field %q is a JSON %s, want %s", field, got, cmp.Or(jsonKinds[te.Type.Kind()], "a number"))
 }
 
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean (true or false)"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "a number"
-}
+// jsonKinds name Go kinds in JSON's words; any other is a number.
+var jsonKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "a boolean (true or false)",
+	reflect.Slice: "an array", reflect.Array: "an array", reflect.Struct: "an object", reflect.Map: "an object"}
 
 // badUTF8 returns the offset of the first byte of b that is not UTF-8.
 func badUTF8(b []byte) int {

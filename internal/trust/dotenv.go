@@ -1,8 +1,6 @@
 package trust
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path"
 	"path/filepath"
@@ -66,13 +64,25 @@ func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting 
 	return nil
 }
 
+// DotEnvHookEnv returns the .env files the client named loads that set a
+// variable of HookEnv. One unreadable is left out: the client cannot read
+// it either.
+func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
+	var out []DotEnvSetting
+	for _, f := range DotEnv(name, root, home) {
+		data, err := os.ReadFile(f)
+		if env := HookEnv(DotEnvNames(data)); err == nil && len(env) > 0 {
+			out = append(out, DotEnvSetting{Path: f, Show: showPath(root, home, f), Env: env})
+		}
+	}
+	return out
+}
+
 // DotEnvNames returns the variables a .env text sets, as dotenv parses it.
 func DotEnvNames(data []byte) []string {
 	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		line = strings.TrimSpace(strings.TrimPrefix(line, "export "))
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "export "))
 		k, _, ok := strings.Cut(line, "=")
 		if !ok {
 			k, _, ok = strings.Cut(line, ":") // dotenv takes KEY: VALUE too
@@ -88,23 +98,6 @@ func DotEnvNames(data []byte) []string {
 type DotEnvSetting struct {
 	Path, Show string   // Show: relative to the root, or ~/…, else Path
 	Env        []string // the variables (HookEnv)
-}
-
-// DotEnvHookEnv returns the .env files the client named loads that set a
-// variable of HookEnv. One unreadable is left out: the client cannot read
-// it either.
-func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
-	var out []DotEnvSetting
-	for _, f := range DotEnv(name, root, home) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if env := HookEnv(DotEnvNames(data)); len(env) > 0 {
-			out = append(out, DotEnvSetting{Path: f, Show: showPath(root, home, f), Env: env})
-		}
-	}
-	return out
 }
 
 // showPath is f relative to the nearer of root and home (~/…), else f.
