@@ -66,6 +66,3 @@ func (s Stamp) Changed() int64 { return max(s.Mtime, s.Ctime) }
 func (s Stamp) String() string {
 	return fmt.Sprintf("%d.%o.%d.%d.%d", s.Size, s.Mode, s.Ino, s.Mtime, s.Ctime)
 }
-
-// StampOf is fi's stamp.
-func StampOf(fi fs.FileInfo) Stamp { return stampOf(fi) }

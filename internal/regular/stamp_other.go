@@ -4,8 +4,8 @@ package regular
 
 import "io/fs"
 
-// stampOf: the mtime stands for the change time.
-func stampOf(fi fs.FileInfo) Stamp {
+// StampOf is fi's stamp; the mtime stands for the change time.
+func StampOf(fi fs.FileInfo) Stamp {
 	m := fi.ModTime().UnixNano()
 	return Stamp{Size: fi.Size(), Mtime: m, Ctime: m, Mode: uint32(fi.Mode())}
 }

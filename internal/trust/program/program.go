@@ -60,12 +60,7 @@ func Stopgate(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot find the running program: %w", err)
 	}
-	return besides(filepath.Dir(self), name)
-}
-
-// besides returns name in dir when it is a regular file there.
-func besides(dir, name string) (string, error) {
-	p := filepath.Join(dir, name)
+	p := filepath.Join(filepath.Dir(self), name)
 	st, err := os.Stat(p)
 	switch {
 	case err == nil && st.Mode().IsRegular():
