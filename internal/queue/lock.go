@@ -42,8 +42,7 @@ type Lock struct {
 // NewLock returns the lock on path; nothing is created until it is taken.
 func NewLock(path string) *Lock { return &Lock{path: path} }
 
-// Do runs f while holding the lock, creating the lock file (and its
-// folder) if needed. Past Wait() it returns a *HeldError and f does not run.
+// Do runs f holding the lock, creating its file if needed; past Wait() it returns a *HeldError.
 func (l *Lock) Do(f func() error) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(l.path), err)
@@ -150,8 +149,7 @@ func (h Holder) String() string {
 // TempPrefix starts the name of every file being written in the state dir.
 const TempPrefix = ".tmp-"
 
-// WriteJSON writes v to path crash-safe (atomicfile), under the lock; the
-// folder must exist.
+// WriteJSON writes v to path crash-safe (atomicfile), under the lock; the folder must exist.
 func WriteJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

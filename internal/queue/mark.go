@@ -43,8 +43,7 @@ func (q *Queue) markPath(s Scope) string {
 	return filepath.Join(q.dir, "reconciled", Segment(s.Session), scopeName(s)+".json")
 }
 
-// Mark returns the mark of s; the zero Mark when there is none or it
-// cannot be read, which only costs a longer reconciliation.
+// Mark returns the mark of s; the zero Mark when there is none or it cannot be read.
 func (q *Queue) Mark(s Scope) Mark {
 	var m Mark
 	if ReadJSON(q.markPath(s), &m) != nil {
@@ -62,8 +61,7 @@ func (q *Queue) SetMark(s Scope, m Mark) error {
 	return q.store(q.markPath(s), &m)
 }
 
-// store writes v to path under the lock, crash-safe; nil removes the file,
-// and its folders once empty.
+// store writes v to path under the lock, crash-safe; nil removes it, and its folders once empty.
 func (q *Queue) store(path string, v any) error {
 	dir := filepath.Dir(path)
 	return q.lock.Do(func() error {
@@ -109,8 +107,7 @@ func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 	return b.Count, b.Stop, nil
 }
 
-// SetBlocks records n consecutive blocked stops for s, the last counted by
-// the stop of id stop; 0 clears the count.
+// SetBlocks records n consecutive blocked stops for s, the last counted by stop; 0 clears it.
 func (q *Queue) SetBlocks(s Scope, n int, stop string) error {
 	if n == 0 {
 		return q.store(q.blocksPath(s), nil)
@@ -176,8 +173,7 @@ func scopeOf(session, scope string) (Scope, bool) {
 	return s, scope == "main"
 }
 
-// SetAside returns the paths of the unreadable entries moved to the
-// quarantine folder, oldest first (their names start with the time).
+// SetAside returns the paths of the entries set aside in the quarantine folder, oldest first.
 func (q *Queue) SetAside() ([]string, error) {
 	dir := filepath.Join(q.dir, "quarantine")
 	des, err := os.ReadDir(dir)

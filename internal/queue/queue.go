@@ -169,8 +169,7 @@ type Bad struct {
 	Error error
 }
 
-// Snapshot returns the pending entries of s, ordered by prompt key, and any
-// unreadable entries it set aside.
+// Snapshot returns s's pending entries by prompt key, and the unreadable ones it set aside.
 func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
 	dir := q.scopeDir(s)
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
@@ -183,8 +182,7 @@ func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
 	return entries, bad, err
 }
 
-// Remove deletes entries that are still as they were when read: an entry
-// re-armed since (its ID changed) stays pending.
+// Remove deletes entries still as read: one re-armed since (a new ID) stays pending.
 func (q *Queue) Remove(s Scope, done []Entry) error {
 	dir := q.scopeDir(s)
 	return q.lock.Do(func() error {
@@ -249,8 +247,7 @@ func isEntry(de os.DirEntry) bool {
 	return !de.IsDir() && strings.HasSuffix(de.Name(), ".json") && !strings.HasPrefix(de.Name(), TempPrefix)
 }
 
-// readScope reads every entry in dir, quarantining the unreadable. The
-// caller holds the lock.
+// readScope reads every entry in dir, quarantining the unreadable, under the lock.
 func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 	des, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -297,15 +294,13 @@ func (q *Queue) quarantine(path string, cause error) Bad {
 	return Bad{Path: dest, Error: fmt.Errorf("unreadable entry %s: %w", rel, cause)}
 }
 
-// HasPending reports whether s has a pending entry, readable or not,
-// without the lock or quarantining.
+// HasPending reports whether s has a pending entry, readable or not, without the lock.
 func (q *Queue) HasPending(s Scope) bool {
 	des, err := os.ReadDir(q.scopeDir(s))
 	return err == nil && slices.ContainsFunc(des, isEntry)
 }
 
-// BaselinePath is where the record of e's diff checks lies: beside its
-// entry, and not a .json file, so that the queue never reads it as one.
+// BaselinePath is where e's diff baseline lies: beside its entry, not a .json file.
 func (q *Queue) BaselinePath(e Entry) string {
 	return strings.TrimSuffix(q.EntryPath(e), ".json") + ".baseline"
 }
@@ -330,8 +325,7 @@ func (q *Queue) early(path string, record func(string) error) string {
 	return take(dir, record)
 }
 
-// take has record write a baseline to a new file in dir, which only a
-// rename makes a baseline; "" when record fails.
+// take has record write a baseline to a new file in dir; "" when record fails.
 func take(dir string, record func(string) error) string {
 	tmp := filepath.Join(dir, takenPrefix+newID())
 	if err := record(tmp); err != nil {
@@ -353,8 +347,7 @@ func (q *Queue) place(e Entry, taken string, record func(string) error) {
 	}
 }
 
-// staleTaken are the early baselines a killed detect left: older than a
-// live one can be, which is placed or removed within the lock's wait.
+// staleTaken are early baselines a killed detect left: older than a live one can be.
 func staleTaken() Leftover {
 	return Leftover{Prefix: takenPrefix, Age: Wait() + time.Minute}
 }

@@ -37,7 +37,9 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	from, _ := trustedMark(q.Mark(scope), path)
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
 	res, err := scan()
-	uses := func() bool { return trust.Marked(in.TranscriptPath, root) || usesStopgate(root, stateDir, path, res.From) }
+	uses := func() bool {
+		return trust.Marked(in.TranscriptPath, root) || usesStopgate(root, stateDir, path, res.From)
+	}
 	caught := true
 	// Waited for only in a project that uses stopgate: others would pay for nothing.
 	if err == nil && !current(in, res, false) && uses() {
@@ -109,8 +111,7 @@ func commandFile(root, name string) bool {
 	return false
 }
 
-// usesStopgate reports signs of stopgate: its state dir, a hook file naming
-// the gate, or "stopgate:" in the transcript from from.
+// usesStopgate reports signs of stopgate: its state dir, a hook naming the gate, "stopgate:" in the transcript.
 func usesStopgate(root, stateDir, path string, from int64) bool {
 	if _, err := os.Stat(stateDir); err == nil {
 		return true

@@ -29,8 +29,7 @@ import (
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
-// markEvery is how much transcript without a mapped prompt a passing stop
-// lets accumulate before it moves the mark: rereading costs less than writing.
+// markEvery is how much transcript without a mapped prompt a passing stop rereads rather than mark.
 const markEvery = 1 << 20
 
 // Reconciliation is what one stop's scan of the client's record found.
@@ -120,8 +119,7 @@ func (r *Reconciliation) scan(record client.Record, path string, thread transcri
 	return res, from, nil
 }
 
-// gone judges every mapped prompt not queued when the record is gone or
-// never was; only a passing stop forgets it.
+// gone judges every mapped prompt not queued when the record is gone or never was.
 func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, from queue.Mark, queued map[string]bool) error {
 	r.mark = from
 	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
@@ -222,8 +220,7 @@ func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 	return none, why
 }
 
-// absentMark reports whether m is the mark left for a record that was not
-// there: it claims nothing, and a later stop does not wait for it again.
+// absentMark reports whether m is the claimless mark left for a record that was not there.
 func absentMark(m queue.Mark, path string) bool {
 	return m.Transcript == path && m.Offset == 0 && m.End == 0 && m.Seal == "" && len(m.Passed) == 0
 }
@@ -254,8 +251,7 @@ func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope
 	return latest, order, nil
 }
 
-// judgeAll adds every mapped prompt not already judged, but those that
-// passed after readFrom: what the record did not show is unknown.
+// judgeAll adds every mapped prompt not judged yet, but those that passed after readFrom.
 func (r *Reconciliation) judgeAll(cfg *config.Config, in *hook.Input, readFrom int64, queued map[string]bool, latest map[string]transcript.Event) error {
 	full, err := cfg.Full()
 	if err != nil {
@@ -295,8 +291,7 @@ func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*confi
 	return nil, nil
 }
 
-// Notes is what a block or halt tells of the reconciliation: what was
-// judged although missing, and why every prompt was judged.
+// Notes is what a block or halt tells of what reconciliation judged, and why.
 func (r *Reconciliation) Notes() string {
 	var b strings.Builder
 	if len(r.Found) > 0 {
@@ -432,8 +427,7 @@ func ranGate(commands []string) bool {
 	return slices.ContainsFunc(commands, func(c string) bool { return settings.Program(c) == hook.Gate })
 }
 
-// passedAt reports whether a whole block reason of the gate (it reaches
-// BlockClose) names no failure of prompt p.
+// passedAt reports whether a whole block reason of the gate names no failure of prompt p.
 func passedAt(reason, p string) bool {
 	if !strings.HasPrefix(reason, hook.BlockPrefix) || !strings.Contains(reason, BlockClose) {
 		return false

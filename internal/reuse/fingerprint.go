@@ -47,8 +47,7 @@ type Options struct {
 	Cache string                // the stat cache's path; "": hash every file
 }
 
-// ErrClock is a stat cache written after now: no recorded stat or pass
-// can be trusted.
+// ErrClock is a stat cache written after now: no recorded stat or pass can be trusted.
 var ErrClock = errors.New("the clock went backwards")
 
 // Take lists and hashes the working tree at root. A file it cannot read,
@@ -91,8 +90,7 @@ func Take(ctx context.Context, root string, o Options) (*Tree, error) {
 	return t, nil
 }
 
-// Sum is the fingerprint of the files match selects (all for nil): their
-// paths, kinds and content hashes.
+// Sum is the fingerprint (paths, kinds, content hashes) of the files match selects (nil: all).
 func (t *Tree) Sum(match func(rel string) bool) string {
 	h := sha256.New()
 	for _, f := range t.Files {
@@ -118,8 +116,7 @@ func skipped(rel string, skip []string) bool {
 	return slices.ContainsFunc(skip, func(s string) bool { return s != "" && (rel == s || strings.HasPrefix(rel, s+"/")) })
 }
 
-// walk lists every file under root but those in .git folders and the
-// skipped directories.
+// walk lists every file under root but those in .git folders and the skipped directories.
 func walk(ctx context.Context, root string, skip []string) ([]string, error) {
 	var paths []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -148,8 +145,7 @@ func walk(ctx context.Context, root string, skip []string) ([]string, error) {
 	return paths, nil
 }
 
-// hashAll hashes the files at paths, a few at a time (they wait on the file
-// system), and counts those not taken from the cache.
+// hashAll hashes the files a few at a time and counts those not taken from the cache.
 func hashAll(ctx context.Context, root string, paths []string, c *cache) ([]File, int, error) {
 	out := make([]File, len(paths))
 	errs := make([]error, len(paths))
@@ -235,15 +231,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // stat is a file's stat as the cache compares it.
 type stat = regular.Stamp
 
-// racy is how long after a file's change its recorded hash is not trusted:
-// it may have changed again within the clock's granularity.
+// racy is how long after a file's change its recorded hash is not trusted (clock granularity).
 const racy = int64(time.Second)
 
 // cacheFormat is the cache's format; a file of another is no cache.
 const cacheFormat = "stopgate-fingerprint-cache 2"
 
-// cache maps a file's path to its stat and hash when it was recorded, at
-// time At (Unix nanoseconds). Its file is the gob encoding of it.
+// cache maps a file's path to its stat and hash as recorded at At (Unix ns); its file is gob.
 type cache struct {
 	Format  string
 	At      int64
@@ -285,8 +279,7 @@ func (c *cache) put(f File) {
 	c.Entries[f.Path] = cached{St: f.st, Sum: f.Sum}
 }
 
-// loadCache reads the cache at path: nil when missing or undecodable,
-// ErrClock when written after now.
+// loadCache reads the cache at path: nil when missing or undecodable, ErrClock when from the future.
 func loadCache(path string, now time.Time) (*cache, error) {
 	if path == "" {
 		return nil, nil

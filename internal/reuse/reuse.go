@@ -42,15 +42,13 @@ type Use struct {
 	Scope   queue.Scope
 }
 
-// Unchanged is a check taken as passed without running: nothing it
-// depends on changed since it passed at Since, in a run of Duration.
+// Unchanged is a check taken as passed, not run: it passed at Since, in a run of Duration.
 type Unchanged struct {
 	Since    time.Time
 	Duration time.Duration
 }
 
-// Stop is one stop's reuse: the record, the tree before any validator
-// runs, each run validator's key.
+// Stop is one stop's reuse: the record, the tree before any validator runs, the run validators' keys.
 type Stop struct {
 	cfg     *config.Config
 	vs      []*config.Validator
@@ -113,8 +111,7 @@ func (r *Stop) take(by time.Time) (*Tree, error) {
 	return Take(ctx, r.cfg.Root, r.opts)
 }
 
-// ToRun says, for each validator, nil when it must run, else since when
-// it is unchanged.
+// ToRun says, for each validator, nil when it must run, else since when it is unchanged.
 func (r *Stop) ToRun() []*Unchanged {
 	out := make([]*Unchanged, len(r.vs))
 	r.reused = out
@@ -172,8 +169,7 @@ func specHash(cfg *config.Config, v *config.Validator, s validator.Spec) string 
 	}{def, cfg.Settings.Confine, cfg.Root, s.Env})
 }
 
-// programHash hashes the run line's inputs in the project (config.RunInputs);
-// a program file it cannot read is an error.
+// programHash hashes the run line's inputs (config.RunInputs); an unreadable program is an error.
 func programHash(run, root string) (string, error) {
 	in := config.Inputs{}
 	if config.RunInputs(in, run, root, math.MaxInt64) {
@@ -262,8 +258,7 @@ func (r record) seal(key []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// loadRecord reads the scope's record; nil when there is none or it fails
-// a check.
+// loadRecord reads the scope's record; nil when there is none or it fails a check.
 func loadRecord(stateDir string, scope queue.Scope, key []byte) *record {
 	data, err := os.ReadFile(recordPath(stateDir, scope))
 	if err != nil {
@@ -314,8 +309,7 @@ func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	}
 }
 
-// still is validator i's key in after when it and its inputs (stat and
-// all) are as before the run; else nil.
+// still is validator i's key in after when it and its inputs are as before the run; else nil.
 func (r *Stop) still(i int, after *Tree) *key {
 	v, before := r.vs[i], r.keys[i]
 	k, err := r.key(v, r.specs[i], after)
@@ -371,8 +365,7 @@ func claudeSettings(root, home string) [][]byte {
 	return out
 }
 
-// Lines tells w, for each of clients, whether a stop reuses passes and
-// why (Policy); nothing for a config without run validators.
+// Lines tells w, per client, whether a stop reuses passes and why; nothing without run validators.
 func Lines(w io.Writer, cfg *config.Config, home string, clients []string) {
 	if cfg == nil {
 		return

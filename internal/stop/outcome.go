@@ -14,8 +14,7 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
-// record logs the verdict and exports it; a failure costs the record or
-// export, never the decision.
+// record logs and exports the verdict; a failure costs the record or export, never the decision.
 func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *hook.Input, tel telemetry.Request, dl Deadline) {
 	r := v.outcome(scope, time.Now().UTC())
 	r.Client = client.Of(in).Name
@@ -97,8 +96,7 @@ const maxLoggedReason = 2000
 // errNoTimeLeft is an export skipped: the answer comes first.
 var errNoTimeLeft = errors.New("skipped: the validators ran up to the client's hook deadline, and the answer comes first")
 
-// exportBudget is the [telemetry] timeout within what is left before the
-// gate's deadline: telemetry never makes the answer late.
+// exportBudget is the [telemetry] timeout within what is left before the gate's deadline.
 func exportBudget(timeout time.Duration, dl Deadline, now time.Time) time.Duration {
 	if dl.At.IsZero() {
 		return timeout

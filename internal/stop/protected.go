@@ -67,8 +67,7 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 		"The pending entries are kept in %s.", strings.Join(found, ", "), cfg.Settings.StateDir)
 }
 
-// appearedReason is the halt of a protected path a validator created
-// (absent, it could not be mounted read-only).
+// appearedReason is the halt of a protected path a validator created (absent, it was not mounted).
 func appearedReason(cfg *config.Config, paths []string) string {
 	if len(paths) == 0 {
 		return ""
@@ -100,8 +99,8 @@ func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 		"that starts the client), then stop again. The pending entries are kept in %s.", strings.Join(found, "; "), cfg.Settings.StateDir)
 }
 
-// confinement is the bubblewrap with the trusted base read-only that run
-// validators run in; nil under confine = false, or when bwrap is not required and the base is empty.
+// confinement is the bubblewrap with the trusted base read-only that run validators run in;
+// nil under confine = false, or when bwrap is not required and the base is empty.
 func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	if cfg.Settings.Confine == config.ConfineOff {
 		return nil

@@ -33,8 +33,7 @@ func haltReason(cfg *config.Config, v *Verdict, prior int) string {
 	return checksReason(cfg, v, head, "", "\nThe pending entries are kept: inspect them in "+cfg.Settings.StateDir+", fix the work, and stop again.")
 }
 
-// observeReason is what the user sees, in observe mode, of a stop that
-// would have been blocked or halted; the agent is not told.
+// observeReason is what the user sees of a stop observe mode would have blocked or halted.
 func observeReason(cfg *config.Config, v *Verdict) string {
 	what := map[Kind]string{Block: "blocked", Halt: "halted"}[v.Observed]
 	return checksReason(cfg, v, fmt.Sprintf("stopgate (observe mode) would have %s this stop: %s.\n", what, failedCount(v)), "",
@@ -64,8 +63,7 @@ func failedCount(v *Verdict) string {
 	return strings.Join(parts, ", ")
 }
 
-// noJudgeHalts reports whether a judge whose on_unavailable is "halt"
-// gave no verdict.
+// noJudgeHalts reports whether a judge whose on_unavailable is "halt" gave no verdict.
 func noJudgeHalts(v *Verdict) bool {
 	for _, c := range v.Failed() {
 		if c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt {
@@ -75,8 +73,7 @@ func noJudgeHalts(v *Verdict) bool {
 	return false
 }
 
-// checksReason is head, the failures, close, the checks not run (never to
-// read as passed), then tail.
+// checksReason is head, the failures, close, the checks not run (never to read as passed), tail.
 func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) string {
 	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", func(c Check) string {
 		if c.Unchanged == nil {
@@ -103,8 +100,7 @@ func skippedNote(v *Verdict) string {
 	})
 }
 
-// listNote is a paragraph of head and the line of each check that has
-// one; "" when none has.
+// listNote is a paragraph of head and each check's line; "" when no check has one.
 func listNote(v *Verdict, head string, line func(Check) string) string {
 	var b strings.Builder
 	for _, c := range v.Checks {
@@ -133,8 +129,7 @@ func failures(cfg *config.Config, v *Verdict) error {
 	return errs
 }
 
-// failure is one failed check as a reason tells it: the prompt, the
-// validator, its output as validator.Result.Shown shows it, and its fix.
+// failure is one failed check as a reason tells it: prompt, validator, output (Result.Shown), fix.
 type failure struct {
 	c   Check
 	cfg *config.Config

@@ -199,8 +199,7 @@ func (s *judging) readQueue(f *facts) error {
 // (hook.Input.StopID): its block stands; this run answers nothing.
 var errJudged = errors.New("this stop was judged by another registration")
 
-// missingConfig decides a stop whose mappings.toml is gone or empty by the
-// client's record (reconcile.Missing).
+// missingConfig decides a stop without mappings.toml by the client's record (reconcile.Missing).
 func (s *judging) missingConfig() (*facts, *Verdict, error) {
 	pending, taken, err := reconcile.Missing(s.root, s.in, s.scope, s.deadline.At)
 	switch {
@@ -289,8 +288,7 @@ func configReason(err error) string {
 // The errors of a stop with something armed are values, so that the advice
 // of its halt (failReason) follows what happened, not how a message reads.
 
-// interruptedError is a signal received while validators ran: their
-// process groups were killed before the gate answered.
+// interruptedError is a signal received while validators ran; they were killed first.
 type interruptedError struct{ sig os.Signal }
 
 func (e *interruptedError) Error() string {
@@ -319,8 +317,7 @@ func (e *panicError) Error() string {
 	return fmt.Sprintf("internal error (a bug in stopgate): %v", e.value)
 }
 
-// interruptible returns a context that SIGTERM, SIGINT or SIGHUP cancels
-// with an *interruptedError, killing the validators.
+// interruptible returns a context SIGTERM, SIGINT or SIGHUP cancels with an *interruptedError.
 func interruptible() (ctx context.Context, release func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
@@ -338,8 +335,7 @@ func interruptible() (ctx context.Context, release func()) {
 	}
 }
 
-// failReason is the halt's reason for a stop the gate could not judge:
-// what failed, what the human should do, and what is armed.
+// failReason is the halt's reason for a stop the gate could not judge: what failed, what to do, what is armed.
 func failReason(err error, armed []queue.Entry) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "stopgate halted the session: it could not judge this stop: %s.\n", err)
@@ -404,8 +400,7 @@ func HookTimeout(name string, registered time.Duration) time.Duration {
 	return client.Claude.Timeout
 }
 
-// Margin is how long before the hook timeout validators are killed: time
-// to kill them and answer, 5 s, or half of a short timeout.
+// Margin is how long before the hook timeout validators are killed: 5 s, or half a short timeout.
 func Margin(hook time.Duration) time.Duration { return min(5*time.Second, hook/2) }
 
 // DeadlineFrom returns the deadline of a stop whose hook started at start.

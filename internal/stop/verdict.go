@@ -269,8 +269,7 @@ func (f *facts) relay(v *Verdict) {
 	}
 }
 
-// plan resolves the pending prompts' validators: each distinct validator
-// once, in mappings.toml order, its prompts in mapping order.
+// plan resolves each distinct validator of the pending prompts once, in mappings.toml order.
 func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, []validator.Spec) {
 	byName := map[string]*Check{}
 	entryOf := map[string]queue.Entry{}
@@ -405,8 +404,7 @@ func skipped(cfg *config.Config, c *Check, changed map[string][]string) string {
 	return "nothing matching " + strings.Join(slices.Compact(why), ", ") + " changed since the prompt was armed"
 }
 
-// selects reports whether pats (nil: every file; bad: the check runs)
-// select one of files.
+// selects reports whether pats (nil: every file; bad: the check runs) select one of files.
 func selects(pats, files []string) bool {
 	set, err := pattern.Compile(pats)
 	if pats == nil || err != nil {
@@ -436,8 +434,7 @@ func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	return b.String()
 }
 
-// changedInputs compares a queued entry's hashes, a reconciled one's
-// change times with the transcript's time of the read.
+// changedInputs compares a queued entry's hashes, a reconciled one's ctimes with the read's time.
 func changedInputs(c *config.Config, e queue.Entry, reconciled bool) []string {
 	switch in := config.Inputs(e.Inputs); {
 	case in == nil || reconciled && e.Created.IsZero():

@@ -108,8 +108,7 @@ func Scan(path string, offset int64, thread Thread) (*Result, error) {
 	})
 }
 
-// A LineFunc adds to res what one complete line of a record, at [start,
-// end) in its file, says.
+// A LineFunc adds to res what one complete line of a record, at [start, end) in its file, says.
 type LineFunc func(b []byte, start, end int64, res *Result)
 
 // ScanWith is Scan for any record kept as lines, each read by line.
@@ -250,8 +249,7 @@ func candidate(b []byte) bool {
 		has(`<command-name>`) || has(`"user"`) && !has(`"tool_result"`) || has(`"hook_blocking_error"`) || has(`"stop_hook_summary"`)
 }
 
-// stopLine adds the client's record of a stop, a stop block's attachment
-// or a stop_hook_summary, and reports whether l was one.
+// stopLine adds a stop's record (a block's attachment, a summary) and reports whether l was one.
 func stopLine(l *line, start int64, res *Result) bool {
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
@@ -271,8 +269,7 @@ func stopLine(l *line, start int64, res *Result) bool {
 	return false
 }
 
-// assistantLine adds an assistant line's Read and Skill calls, and its
-// text as the thread's last reply.
+// assistantLine adds an assistant line's Read and Skill calls, and its text as the last reply.
 func assistantLine(l *line, ev Event, res *Result) {
 	var blocks []json.RawMessage
 	if json.Unmarshal(l.Message.Content, &blocks) != nil {
@@ -295,8 +292,7 @@ func assistantLine(l *line, ev Event, res *Result) {
 	res.Last, res.Replied = TrimReply(strings.Join(texts, "\n")), true
 }
 
-// toolEvent returns the event of a Read or Skill tool_use block; one
-// without a Kind for any other block.
+// toolEvent returns the event of a Read or Skill tool_use block; no Kind for any other block.
 func toolEvent(bl block, ev Event) Event {
 	var in struct {
 		FilePath string `json:"file_path"`
@@ -336,14 +332,12 @@ func userLine(l *line, ev Event, res *Result) {
 	}
 }
 
-// TrimReply trims a reply as Claude Code does (JavaScript's trim): unlike
-// strings.TrimSpace, U+FEFF too and U+0085 not.
+// TrimReply trims as Claude Code does (JavaScript's trim: U+FEFF too, U+0085 not).
 func TrimReply(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != '\u0085' || r == '\uFEFF' })
 }
 
-// userText returns what a person typed: the content string, or its text
-// blocks; false for tool results.
+// userText returns what a person typed: the content string, or its text blocks; not tool results.
 func userText(content json.RawMessage) (string, bool) {
 	var s string
 	if json.Unmarshal(content, &s) == nil {
