@@ -121,11 +121,10 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 		return &Verdict{Kind: Halt, Reason: vanishedReason(cfg, gone), Cause: CauseVanished}
 	}
 	base := trustedBase(cfg, f.in)
-	if why := linkedReason(cfg, base.Wall()); why != "" {
-		return halt(why)
-	}
-	if why := dotEnvReason(cfg, f.in); why != "" {
-		return halt(why)
+	for _, why := range []string{linkedReason(cfg, base.Wall()), dotEnvReason(cfg, f.in)} {
+		if why != "" {
+			return halt(why)
+		}
 	}
 	v := &Verdict{Observing: cfg.Settings.Mode == config.ModeObserve}
 	checks, appeared, finish := f.run(ctx, base)
@@ -141,11 +140,7 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 			failed[p] = true
 		}
 	}
-	for _, e := range f.entries {
-		if !failed[e.Prompt] {
-			v.Done = append(v.Done, e)
-		}
-	}
+	v.Done = slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool { return failed[e.Prompt] })
 	if len(failed) > 0 {
 		f.fail(v)
 	}
