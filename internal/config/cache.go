@@ -24,8 +24,11 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// CacheDir is where, under the state dir, Load keeps parsed configs.
-const CacheDir = "cache"
+const (
+	CacheDir  = "cache"     // where, under the state dir, Load keeps parsed configs
+	textChunk = 32 << 10    // how much of each text sameText reads at a time
+	staleTemp = time.Minute // the age of a cache temp file left by a killed writer
+)
 
 // Load is Parse of the config file for a hook, from the cache under the
 // state dir when it holds a parse of the config's exact text (never
@@ -122,12 +125,7 @@ func mentionsStateDir(b []byte) bool {
 
 // A cache file is a checksum (4 bytes LE) of its head line, the head line,
 // the config text, then sorted record lines: kind letter, JSON key, tab,
-// JSON value, tab, hex checksum of the line so far. Records: mappings
-// ("m", by index), validators ("v"), what each path and command arms ("p",
-// "c"), run validators ("r"). A lookup
-// binary-searches the file and decodes one line: records, not one encoding
-// of Config, because decoding a gob or JSON Config cost 100-370x a lookup
-// at 1,000 mappings (docs/config.md#the-cache).
+// JSON value, tab, hex checksum of the line so far (docs/config.md#the-cache).
 type cacheHead struct {
 	Context  string // see contextKey
 	Key      [sha256.Size]byte
@@ -215,9 +213,6 @@ func readCache(path string, config io.Reader, ctx string) *Config {
 	head := append(sum[:], line...)
 	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: head, at: at + h.Text, end: at + h.Text + h.Records}}
 }
-
-// textChunk is how much of each text sameText reads at a time.
-const textChunk = 32 << 10
 
 // sameText reports whether a and b, said to be size bytes long, read the
 // same bytes to their ends; a read error is a difference.
@@ -354,12 +349,19 @@ func (r *records) match(kind byte, key string) ([]*Mapping, error) {
 	}
 	maps := make([]*Mapping, len(idx))
 	for j, i := range idx {
-		maps[j] = new(Mapping)
-		if ok, err := r.get('m', mappingKey(i), maps[j]); !ok {
-			return nil, cmp.Or(err, errCache)
+		if err := r.must('m', mappingKey(i), &maps[j]); err != nil {
+			return nil, err
 		}
 	}
 	return maps, nil
+}
+
+// must is get of a record that must exist.
+func (r *records) must(kind byte, key string, v any) error {
+	if ok, err := r.get(kind, key, v); !ok {
+		return cmp.Or(err, errCache)
+	}
+	return nil
 }
 
 // Full returns the config with every mapping and validator: one from the
@@ -420,6 +422,3 @@ func writeCache(path string, data []byte) {
 	queue.Sweep(dir, queue.Leftover{Prefix: queue.TempPrefix, Age: staleTemp})
 	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: queue.TempPrefix, NoSync: true})
 }
-
-// staleTemp is the age of a cache temp file left by a killed writer.
-const staleTemp = time.Minute

@@ -14,32 +14,38 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// Defaults for every [settings] key.
+// The defaults and values of the [settings] keys, of [telemetry] and of a
+// judge (docs/config.md).
 const (
 	DefaultPromptsDir  = "src/prompts"
 	DefaultStateDir    = "tmp/validation"
 	DefaultTimeout     = validator.DefaultTimeout
 	DefaultMaxBlocks   = 3
 	DefaultOutputLines = 40
-)
+	DefaultOutputBytes = 64 << 10 // the gate holds every validator's output at once
+	minOutputBytes     = 1 << 10
+	maxOutputBytes     = 16 << 20
 
-// Failure policies for [settings] on_failure.
-const (
-	OnFailureBlock = "block" // hand the failures to the agent, halt after max_blocks
-	OnFailureHalt  = "halt"  // halt the session at the first failing stop
-)
+	OnFailureBlock = "block"   // on_failure: hand the failures to the agent, halt after max_blocks
+	OnFailureHalt  = "halt"    // on_failure: halt the session at the first failing stop
+	ModeEnforce    = "enforce" // mode: block and halt as the checks say
+	ModeObserve    = "observe" // mode: judge every stop, record and tell what would be blocked, block nothing
+	ConfineAuto    = ""        // no confine key: confine where bubblewrap works
+	ConfineOn      = "on"      // confine = true: a stop that cannot confine them halts
+	ConfineOff     = "off"     // confine = false: run validators as the gate runs
+	ReuseAuto      = ""        // no reuse key: reuse where the state dir is walled off from the agent
+	ReuseOn        = "on"      // reuse = true: reuse wherever, the user knowing the record could be forged
+	ReuseOff       = "off"     // reuse = false: run every validator at every stop
 
-// Modes for [settings] mode.
-const (
-	ModeEnforce = "enforce" // block and halt as the checks say
-	ModeObserve = "observe" // judge every stop, record and tell what would be blocked, block nothing
-)
+	TelemetryHTTP           = "http/protobuf" // protocols, as OTEL_EXPORTER_OTLP_PROTOCOL names them
+	TelemetryGRPC           = "grpc"
+	DefaultTelemetryTimeout = 2 * time.Second // bounds an export per stop
+	maxTelemetryTimeout     = 10 * time.Second
 
-// Confinement policies for [settings] confine.
-const (
-	ConfineAuto = ""    // no confine key: confine where bubblewrap works
-	ConfineOn   = "on"  // confine = true: a stop that cannot confine them halts
-	ConfineOff  = "off" // confine = false: run validators as the gate runs
+	APIAnthropic        = "anthropic" // a judge's API dialects
+	APIOpenAI           = "openai"
+	EvidenceChanged     = "changed" // the files changed since arming: diffs, or a new one's text
+	DefaultEvidenceByte = 64 << 10
 )
 
 // Config is a loaded mappings.toml, parsed (Parse, Inspect) or read from

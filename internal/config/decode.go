@@ -14,11 +14,6 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// The library's type errors have no position of their own (and, in an
-// array of tables, the key's last one), so typeCheck walks the decoded
-// tree beside the raw shapes to find the first wrong value in file order.
-// A field added to a shape is checked with no more code.
-
 // node is a table of the tree and its key, named two ways.
 type node struct {
 	key  toml.Key // as MetaData names it: array tables unindexed
@@ -27,15 +22,12 @@ type node struct {
 }
 
 func (n node) child(name string) node {
-	path := name
-	if n.path != "" {
-		path = n.path + "." + name
-	}
-	return node{key: append(slices.Clip(n.key), name), path: path}
+	return node{key: append(slices.Clip(n.key), name), path: strings.TrimPrefix(n.path+"."+name, ".")}
 }
 
 // typeCheck returns, as a Problem, the first value in file order whose
-// TOML type is not its shape's; nil if there is none.
+// TOML type is not its shape's; nil if there is none. The library's type
+// errors have no position (in an array of tables, the key's last one).
 func (p *parser) typeCheck(text string) *Problem {
 	var tree map[string]any
 	if _, err := toml.Decode(text, &tree); err != nil {

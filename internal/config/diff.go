@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -43,16 +44,13 @@ func (d Diff) wants() string {
 	}
 	in := strings.Join(d.In, ", ")
 	if d.Cheats {
-		if in == "" {
-			in = "the sources, test configs, scripts and CI"
-		}
+		in = cmp.Or(in, "the sources, test configs, scripts and CI")
 		parts = append(parts, "no cheat added in "+in+": tests deleted or skipped, assertions removed, tests excluded, suppressions, --no-verify, secrets")
 	}
-	if d.AddedLacks != "" {
-		parts = append(parts, fmt.Sprintf("no line added in %s may match %s", in, d.AddedLacks))
-	}
-	if d.AddedMatches != "" {
-		parts = append(parts, fmt.Sprintf("a line added in %s must match %s", in, d.AddedMatches))
+	for _, added := range [][2]string{{"no line added in %s may match %s", d.AddedLacks}, {"a line added in %s must match %s", d.AddedMatches}} {
+		if added[1] != "" {
+			parts = append(parts, fmt.Sprintf(added[0], in, added[1]))
+		}
 	}
 	return strings.Join(parts, "; ") + " (since this prompt was read)"
 }

@@ -18,10 +18,8 @@ const (
 	LayoutSkill      = "skill"          // .claude/skills/K/SKILL.md, run as /K or by the Skill tool
 	LayoutPlugin     = "plugin"         // a plugin's command or skill, run as /plugin:name
 	LayoutPluginBare = "plugin, bare"   // the same by its bare name: /name, or the Skill tool's "name"
-)
 
-// Folders, besides prompts_dir, under which Names puts prompt files.
-const (
+	// Folders, besides prompts_dir, under which Names puts prompt files.
 	commandsDir = ".claude/commands/"
 	skillsDir   = ".claude/skills/"
 	mirrorDir   = "-/"
@@ -76,8 +74,7 @@ func mayName(promptsDir, rel string) bool {
 	if strings.HasPrefix(rel, commandsDir) || strings.HasPrefix(rel, skillsDir) || strings.HasPrefix(rel, mirrorDir) {
 		return true
 	}
-	prompts := strings.TrimSuffix(cleanJoin(promptsDir, "x"), "x")
-	return strings.HasPrefix(rel, prompts)
+	return strings.HasPrefix(rel, cleanJoin(promptsDir, ""))
 }
 
 // KeyOf returns the key, and layout, whose Names would include rel, for a
@@ -99,11 +96,7 @@ func KeyOf(promptsDir, rel string) (key, layout string) {
 	if k, ok := strings.CutPrefix(name, mirrorDir); ok && !strings.Contains(k, "/") {
 		return k, LayoutMirror
 	}
-	dir := trimSlashes(promptsDir)
-	if dir == "" || dir == "." {
-		return name, LayoutPromptsDir
-	}
-	if k, ok := strings.CutPrefix(name, dir+"/"); ok {
+	if k, ok := strings.CutPrefix(name, cleanJoin(promptsDir, "")); ok {
 		return k, LayoutPromptsDir
 	}
 	return "", ""
@@ -220,37 +213,31 @@ func trimSlashes(s string) string {
 // Runs returns the run validators, in file order, with their Name and Run
 // (the guard asks at every write it judges).
 func (c *Config) Runs() ([]*Validator, error) {
-	var out []*Validator
+	var cached, runs []*Validator
 	if ok, err := c.fromCache(func(r *records) error {
-		var runs [][2]string
-		if ok, err := r.get('r', "", &runs); !ok {
-			return cmp.Or(err, errCache)
+		var pairs [][2]string // name, run: the guard's lookup decodes no more
+		err := r.must('r', "", &pairs)
+		for _, run := range pairs {
+			cached = append(cached, &Validator{Name: run[0], Run: run[1]})
 		}
-		for _, run := range runs {
-			out = append(out, &Validator{Name: run[0], Run: run[1]})
-		}
-		return nil
+		return err
 	}); ok || err != nil {
-		return out, err
+		return cached, err
 	}
 	for _, name := range c.Order {
 		if v := c.Validators[name]; v.Run != "" {
-			out = append(out, v)
+			runs = append(runs, v)
 		}
 	}
-	return out, nil
+	return runs, nil
 }
 
 // Validator returns the validator called name, or nil when there is none.
 func (c *Config) Validator(name string) (*Validator, error) {
 	var v *Validator
 	if ok, err := c.fromCache(func(r *records) error {
-		v = new(Validator)
-		if ok, err := r.get('v', name, v); !ok {
-			v = nil
-			return err
-		}
-		return nil
+		_, err := r.get('v', name, &v)
+		return err
 	}); ok || err != nil {
 		return v, err
 	}

@@ -170,12 +170,9 @@ func (p *parser) addAt(key string, line int, msg, hint string) {
 }
 
 func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
-	*s = Settings{
-		PromptsDir: raw.PromptsDir, StateDir: raw.StateDir, MaxBlocks: raw.MaxBlocks,
-		OutputLines: raw.OutputLines, Announce: raw.Announce, OnFailure: raw.OnFailure, FailFast: raw.FailFast, Mode: raw.Mode,
-		OutputBytes: raw.OutputBytes, Output: raw.Output,
-		Confine: onOff(raw.Confine, ConfineOn, ConfineOff), Reuse: onOff(raw.Reuse, ReuseOn, ReuseOff),
-	}
+	*s = Settings{PromptsDir: raw.PromptsDir, StateDir: raw.StateDir, MaxBlocks: raw.MaxBlocks, OutputLines: raw.OutputLines,
+		Announce: raw.Announce, OnFailure: raw.OnFailure, FailFast: raw.FailFast, Mode: raw.Mode, OutputBytes: raw.OutputBytes,
+		Output: raw.Output, Confine: onOff(raw.Confine, ConfineOn, ConfineOff), Reuse: onOff(raw.Reuse, ReuseOn, ReuseOff)}
 	p.addIf(raw.PromptsDir == "", "settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
 	p.addIf(raw.StateDir == "", "settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
 	s.Timeout = p.duration("settings.timeout", raw.Timeout)
@@ -205,8 +202,8 @@ func (p *parser) oneOf(key, v, what, hint string, allowed ...string) {
 
 func (p *parser) duration(key, s string) time.Duration {
 	d, err := time.ParseDuration(s)
+	p.addIf(err != nil || d <= 0, key, fmt.Sprintf("%q is not a positive duration", s), `write it like "60s", "1m30s" or "500ms"`)
 	if err != nil || d <= 0 {
-		p.add(key, fmt.Sprintf("%q is not a positive duration", s), `write it like "60s", "1m30s" or "500ms"`)
 		return DefaultTimeout
 	}
 	return d
@@ -220,19 +217,13 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 			continue
 		}
 		name := k[1]
-		if _, seen := cfg.Validators[name]; seen {
-			continue
-		}
 		rv, ok := raw[name]
-		if !ok {
+		if _, seen := cfg.Validators[name]; seen || !ok {
 			continue
 		}
 		key := "validators." + name
-		v := &Validator{
-			Name: name, File: rv.File, Run: rv.Run,
-			Contains: rv.Contains, NotContains: rv.NotContains, Regex: rv.Regex,
-			Timeout: cfg.Settings.Timeout, Fix: rv.Fix,
-		}
+		v := &Validator{Name: name, File: rv.File, Run: rv.Run, Contains: rv.Contains, NotContains: rv.NotContains, Regex: rv.Regex,
+			Timeout: cfg.Settings.Timeout, Fix: rv.Fix}
 		diff := p.diff(key, &v.Diff, rv)
 		v.Judge = p.judge(key, rv, raw)
 		switch {
@@ -278,8 +269,9 @@ func (p *parser) mappings(cfg *Config, raw []rawMapping) {
 		}
 		p.addIf(len(rm.Validators) == 0, key+".validators", "no validators", `validators = ["name", …] naming [validators.name] tables`)
 		for _, name := range rm.Validators {
-			_, ok := cfg.Validators[name]
-			p.addIf(!ok, key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
+			if _, ok := cfg.Validators[name]; !ok {
+				p.add(key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
+			}
 		}
 		cfg.Mappings = append(cfg.Mappings, Mapping{Prompt: rm.Prompt, Validators: rm.Validators, WhenChanged: p.whenChanged(key, rm.WhenChanged)})
 	}
@@ -310,13 +302,6 @@ func hintFor(k toml.Key) string {
 	return "top-level tables are [settings], [[mapping]], [validators.NAME] and [telemetry]"
 }
 
-// [settings] output_bytes: the gate holds every validator's output at once.
-const (
-	DefaultOutputBytes = 64 << 10
-	minOutputBytes     = 1 << 10
-	maxOutputBytes     = 16 << 20
-)
-
 // whenChanged checks key's when_changed: one that selects nothing would
 // skip the check at every stop.
 func (p *parser) whenChanged(key string, raw *[]string) []string {
@@ -333,13 +318,6 @@ func (p *parser) whenChanged(key string, raw *[]string) []string {
 	}
 	return *raw
 }
-
-// Policies for [settings] reuse (docs/config.md).
-const (
-	ReuseAuto = ""    // no reuse key: reuse where the state dir is walled off from the agent
-	ReuseOn   = "on"  // reuse = true: reuse wherever, the user knowing the record could be forged
-	ReuseOff  = "off" // reuse = false: run every validator at every stop
-)
 
 // onOff is the setting a TOML boolean spells; "" when absent.
 func onOff(v *bool, on, off string) string {
@@ -397,18 +375,6 @@ type Telemetry struct {
 	Resource   map[string]string // more resource attributes
 }
 
-// The [telemetry] protocols, as OTEL_EXPORTER_OTLP_PROTOCOL names them.
-const (
-	TelemetryHTTP = "http/protobuf"
-	TelemetryGRPC = "grpc"
-)
-
-// DefaultTelemetryTimeout bounds an export per stop.
-const (
-	DefaultTelemetryTimeout = 2 * time.Second
-	maxTelemetryTimeout     = 10 * time.Second
-)
-
 // rawTelemetry is [telemetry], decoded over defaultTelemetry.
 type rawTelemetry struct {
 	Enabled    bool              `toml:"enabled"`
@@ -460,14 +426,6 @@ type Judge struct {
 	MaxBytes      int        // evidence_bytes: the evidence sent is cut to it
 	Price         [2]float64 // price_per_mtok: USD per million tokens in, out
 }
-
-// The judge's API dialects, evidence kinds and defaults.
-const (
-	APIAnthropic        = "anthropic"
-	APIOpenAI           = "openai"
-	EvidenceChanged     = "changed" // the files changed since arming: diffs, or a new one's text
-	DefaultEvidenceByte = 64 << 10
-)
 
 var (
 	defaultEndpoint = map[string]string{APIAnthropic: "https://api.anthropic.com/v1/messages", APIOpenAI: "https://api.openai.com/v1/chat/completions"}

@@ -95,11 +95,7 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 			continue
 		}
 		if keys {
-			full := normKey(key)
-			if table != "" {
-				full = table + "." + full
-			}
-			ls.define(full, n)
+			ls.define(strings.TrimPrefix(table+"."+normKey(key), "."), n)
 		}
 		inMulti = opensMulti(rest)
 	}
