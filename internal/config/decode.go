@@ -109,16 +109,21 @@ func notATable(md toml.MetaData) toml.Key {
 	return nil
 }
 
-// wants is the TOML type of each kind of scalar in the shapes.
-var wants = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "a boolean", reflect.Float64: "a float", reflect.Int: "an integer"}
+// tomlTypes names in TOML's words the types of a decoded tree's values,
+// and those of the shapes' scalars.
+var tomlTypes = map[reflect.Type]string{
+	reflect.TypeFor[string](): "a string", reflect.TypeFor[bool](): "a boolean", reflect.TypeFor[float64](): "a float",
+	reflect.TypeFor[int64](): "an integer", reflect.TypeFor[int](): "an integer", reflect.TypeFor[time.Time](): "a date-time",
+	reflect.TypeFor[map[string]any](): "a table", reflect.TypeFor[[]any](): "an array", reflect.TypeFor[[]map[string]any](): "an array",
+}
 
 // scalar returns the TOML type Go type t wants when v is not of it, else "".
 func scalar(v any, t reflect.Type) string {
 	// TOML takes an integer where a float goes.
-	if got := TOMLType(v); got == wants[t.Kind()] || got == "an integer" && t.Kind() == reflect.Float64 {
+	if got := TOMLType(v); got == tomlTypes[t] || got == "an integer" && t.Kind() == reflect.Float64 {
 		return ""
 	}
-	return wants[t.Kind()]
+	return tomlTypes[t]
 }
 
 // field returns the key of t the field name reads, and its value: like the
@@ -167,21 +172,8 @@ func (c *typeChecker) mismatch(n node, v any, want string) {
 
 // TOMLType names in TOML's words the type of a decoded value.
 func TOMLType(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case bool:
-		return "a boolean"
-	case time.Time:
-		return "a date-time"
-	case map[string]any:
-		return "a table"
-	case []any, []map[string]any:
-		return "an array"
+	if name, ok := tomlTypes[reflect.TypeOf(v)]; ok {
+		return name
 	}
 	return fmt.Sprintf("a %T", v)
 }
@@ -244,10 +236,8 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 	var reported []string
 	report := func(k toml.Key, hint string) {
 		path := strings.Join(k, ".")
-		for _, r := range reported {
-			if strings.HasPrefix(path, r+".") {
-				return // under a table already reported
-			}
+		if slices.ContainsFunc(reported, func(r string) bool { return strings.HasPrefix(path, r+".") }) {
+			return // under a table already reported
 		}
 		reported = append(reported, path)
 		p.addAt(k.String(), p.pos.all().nth(path, seen[path]), "unknown key", hint)

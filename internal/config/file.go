@@ -82,11 +82,7 @@ func textStateDir(text []byte, root string) (dir string, known bool) {
 	if setting, sure := plainStateDir(text); sure {
 		return stateDir(root, setting), true
 	}
-	var raw struct {
-		Settings struct {
-			StateDir string `toml:"state_dir"`
-		} `toml:"settings"`
-	}
+	var raw rawFile // a text that does not decode into it does not parse either
 	if _, err := toml.Decode(string(text), &raw); err != nil {
 		return "", false
 	}

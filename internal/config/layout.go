@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/project"
@@ -145,35 +146,28 @@ func (c *Config) MatchCommand(name string) ([]*Mapping, error) { return c.match(
 // match returns the mappings a path ('p') or command ('c') key arms, from
 // the cache's records or from the index, built on first use.
 func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
-	var maps []*Mapping
-	if ok, err := c.fromCache(func(r *records) (err error) { maps, err = r.match(kind, key); return err }); ok || err != nil {
-		return maps, err
+	var cached, maps []*Mapping
+	if ok, err := c.fromCache(func(r *records) (err error) {
+		cached, err = r.match(kind, key)
+		return err
+	}); ok || err != nil {
+		return cached, err
 	}
 	if c.index == nil {
 		c.index = c.tables()
 	}
-	return c.pick(c.index[kind][key]), nil
+	for _, i := range c.index[kind][key] {
+		maps = append(maps, &c.Mappings[i])
+	}
+	return maps, nil
 }
 
 // Mapping returns the mapping of prompt key, or nil.
 func (c *Config) Mapping(key string) *Mapping {
-	for i := range c.Mappings {
-		if c.Mappings[i].Prompt == key {
-			return &c.Mappings[i]
-		}
+	if i := slices.IndexFunc(c.Mappings, func(m Mapping) bool { return m.Prompt == key }); i >= 0 {
+		return &c.Mappings[i]
 	}
 	return nil
-}
-
-func (c *Config) pick(idx []int) []*Mapping {
-	if len(idx) == 0 {
-		return nil
-	}
-	out := make([]*Mapping, len(idx))
-	for i, j := range idx {
-		out[i] = &c.Mappings[j]
-	}
-	return out
 }
 
 // tables maps each file ('p') and command ('c') of every mapping's Names
@@ -308,11 +302,9 @@ func (c *Config) Judge(r *Read) error {
 		return err
 	}
 	if len(maps) > 0 {
-		if !project.Inside(c.Root, r.Path) {
-			r.Outside = true
-			return nil
+		if r.Outside = !project.Inside(c.Root, r.Path); !r.Outside {
+			r.Maps = maps
 		}
-		r.Maps = maps
 		return nil
 	}
 	// Not a prompt by name; perhaps by where it leads.
