@@ -292,7 +292,6 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 		interp.OpenHandler(s.open),
 		interp.StatHandler(s.stat),
 		interp.AccessHandler(s.access),
-		interp.ReadDirHandler2(func(_ context.Context, p string) ([]fs.DirEntry, error) { return os.ReadDir(p) }),
 	}
 	params = append([]string{"--"}, params...)
 	if s.NoGlob {
@@ -643,13 +642,7 @@ func (s *Shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo
 	if strings.Contains(name, Unknown) {
 		return fakeInfo{name: path.Base(name), dir: true}, nil
 	}
-	var fi fs.FileInfo
-	var err error
-	if follow {
-		fi, err = os.Stat(name)
-	} else {
-		fi, err = os.Lstat(name)
-	}
+	fi, err := interp.DefaultStatHandler()(ctx, name, follow)
 	if err == nil {
 		return fi, nil
 	}
