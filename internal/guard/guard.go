@@ -8,6 +8,7 @@
 package guard
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -80,20 +81,13 @@ func New(root, home string, ps []Protected) *Set {
 		}
 		seen[p.Path] = true
 		t := target{Protected: p}
-		if r, ok := rel(s.root, p.Path); ok {
-			t.rel = r
-		}
-		if p.Show == "" {
-			t.Show = p.Path
-			if t.rel != "" {
-				t.Show = t.rel
-			}
-		}
+		t.rel, _ = rel(s.root, p.Path)
+		t.Show = cmp.Or(p.Show, t.rel, p.Path)
 		if real := resolve(p.Path); real != p.Path {
 			t.real = real
 		}
 		s.targets = append(s.targets, t)
-		for _, d := range ancestors(path.Dir(p.Path)) {
+		for d, prev := path.Dir(p.Path), ""; d != prev; d, prev = path.Dir(d), d { // its folders
 			if !cwds[d] {
 				cwds[d] = true
 				s.cwds = append(s.cwds, d)
@@ -370,19 +364,6 @@ func resolvePattern(pat string) string {
 		return pat
 	}
 	return path.Join(append([]string{escape(real)}, cs[i:]...)...)
-}
-
-// ancestors returns dir and every folder above it.
-func ancestors(dir string) []string {
-	var out []string
-	for {
-		out = append(out, dir)
-		parent := path.Dir(dir)
-		if parent == dir {
-			return out
-		}
-		dir = parent
-	}
 }
 
 // escaper escapes the characters special to path.Match and to braces.
