@@ -174,14 +174,10 @@ func processName(pid int) string {
 // noSignal drops the -SIGNAL options (-9, -STOP), which getopt would read
 // as letters.
 func noSignal(args []word) []word {
-	var out []word
-	for _, w := range args {
-		if t, ok := strings.CutPrefix(w.text, "-"); ok && !w.unknown && isSignal(t) {
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(args), func(w word) bool {
+		t, ok := strings.CutPrefix(w.text, "-")
+		return ok && !w.unknown && isSignal(t)
+	})
 }
 
 func isSignal(t string) bool {

@@ -257,10 +257,9 @@ func shellOperand(args []string) (code, script string, next int) {
 func interpreterOperand(spec Interp, args []string) (string, int) {
 	for i := 0; i < len(args); i++ {
 		t := args[i]
-		if t == "-" || !strings.HasPrefix(t, "-") {
-			if t == "-" {
-				return "", i + 1
-			}
+		if t == "-" {
+			return "", i + 1
+		} else if !strings.HasPrefix(t, "-") {
 			return t, i + 1
 		}
 		name := strings.TrimLeft(t, "-")
