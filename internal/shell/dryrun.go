@@ -419,11 +419,11 @@ func (e Environ) Each(f func(name string, vr expand.Variable) bool) {
 
 // EnvOf returns the environment env's options args give its program.
 func EnvOf(caller expand.Environ, args []string) expand.Environ {
-	vars := map[string]string{}
+	var pairs []string // ListEnviron keeps the last of a name
 	if caller != nil {
 		caller.Each(func(name string, vr expand.Variable) bool {
 			if vr.Exported && vr.IsSet() {
-				vars[name] = vr.String()
+				pairs = append(pairs, name+"="+vr.String())
 			}
 			return true
 		})
@@ -432,17 +432,12 @@ func EnvOf(caller expand.Environ, args []string) expand.Environ {
 	for _, o := range opts {
 		switch o.Name {
 		case "i":
-			clear(vars)
+			pairs = nil
 		case "u":
-			delete(vars, o.Value)
+			pairs = slices.DeleteFunc(pairs, func(p string) bool { return strings.HasPrefix(p, o.Value+"=") })
 		case "=":
-			name, v, _ := strings.Cut(o.Value, "=")
-			vars[name] = v
+			pairs = append(pairs, o.Value)
 		}
-	}
-	pairs := make([]string, 0, len(vars))
-	for name, v := range vars {
-		pairs = append(pairs, name+"="+v)
 	}
 	return expand.ListEnviron(pairs...)
 }
