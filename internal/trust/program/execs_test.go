@@ -19,8 +19,8 @@ import (
 // table cannot outlive the code it describes.
 var execSites = map[string]string{
 	"internal/validator/run.go:runCommand":    "the validator's run line, by the system's sh (Shell)",
-	"internal/validator/watch.go:start":       "the watchdog that kills validators' groups, by the system's sh (Shell)",
-	"internal/validator/confine.go:findBwrap": "bwrap's probe (System)",
+	"internal/validator/run.go:start":         "the watchdog that kills validators' groups, by the system's sh (Shell)",
+	"internal/validator/sandbox.go:findBwrap": "bwrap's probe (System)",
 	"internal/validator/sandbox.go:sandbox":   "bwrap (System) with the running gate (Self) as the confined runner",
 	"internal/telemetry/telemetry.go:Send":    "gate-otel beside the gate (Stopgate)",
 }
