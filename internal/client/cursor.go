@@ -13,14 +13,9 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Cursor is Cursor's agent (the IDE and cursor-agent), from its
-// documentation (cursor.com/docs/agent/hooks), tested by contract on the
-// documented shapes. Its inputs name their event in camelCase and carry
-// conversation_id and workspace_roots; a stop continues the agent only
-// through followup_message, at most loop_limit times. It also runs Claude
-// Code's registration with its own inputs (Runs), recognised by
-// cursor_version and answered in its words, unless .cursor/hooks.json runs
-// stopgate too, whose hooks then judge alone (aside).
+// Cursor is Cursor's agent, tested by contract on its documented shapes
+// (cursor.com/docs/agent/hooks). It also runs Claude Code's registration
+// with its own inputs (Runs), unless .cursor/hooks.json runs stopgate too.
 var Cursor = &Client{
 	Name: "cursor", Title: "Cursor",
 	HookFile: cursorHookFile,
@@ -59,7 +54,7 @@ var Cursor = &Client{
 const cursorHookFile = ".cursor/hooks.json"
 
 // cursorLoopLimit is the loop_limit gate init writes on stop hooks: above
-// any max_blocks gate check accepts, so stopgate ends a loop, not Cursor.
+// any max_blocks gate check accepts.
 const cursorLoopLimit = 10
 
 func cursorEntry(h settings.Hook) hookEntry {
@@ -85,9 +80,7 @@ var cursorEvent = map[string]string{
 	"subagentStop":         hook.SubagentStop,
 }
 
-// cursorOutput is what Cursor reads: followup_message on stop and
-// subagentStop; permission and its messages on the permission events;
-// continue and user_message on beforeSubmitPrompt.
+// cursorOutput is what Cursor reads on a stop, a permission event, a prompt.
 type cursorOutput struct {
 	Followup     string `json:"followup_message,omitempty"`
 	Permission   string `json:"permission,omitempty"`
@@ -156,9 +149,8 @@ func decodeCursor(data []byte, _ string) (*hook.Input, error) {
 	return in, nil
 }
 
-// cursorOwnHooks steps the Claude Code registration aside when the
-// project's .cursor/hooks.json runs stopgate too: Cursor runs every
-// matching hook, and one stop must be judged once, by its own file.
+// cursorOwnHooks steps Claude Code's registration aside when
+// .cursor/hooks.json runs stopgate too: one stop is judged once.
 func cursorOwnHooks(in *hook.Input) error {
 	data, err := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile)))
 	var v any

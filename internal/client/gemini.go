@@ -43,8 +43,7 @@ var Gemini = &Client{
 // geminiEvents are the hook events only Gemini CLI sends.
 var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
 
-// geminiOutput is what Gemini CLI reads: Claude Code's fields, and a
-// hookSpecificOutput of additionalContext alone.
+// geminiOutput is Claude Code's answer with additionalContext alone specific.
 type geminiOutput struct {
 	hook.Output                 // its own hookSpecificOutput is shadowed
 	Specific    *geminiSpecific `json:"hookSpecificOutput,omitempty"`
@@ -94,8 +93,7 @@ func decodeGemini(data []byte, _ string) (*hook.Input, error) {
 	return in, nil
 }
 
-// readMany is a read_many_files call (Gemini CLI's and Qwen Code's) as a
-// Read of no file, and the files it reads; nil for another tool.
+// readMany rewrites read_many_files as a Read of no file, and returns the files it reads.
 func readMany(m payload) []string {
 	if m.str("tool_name") != "read_many_files" {
 		return nil
@@ -128,10 +126,7 @@ func manyFiles(args map[string]any, cwd string) []string {
 	return out
 }
 
-// geminiLine is a line of Gemini CLI's session file (~/.gemini/tmp/<project>/
-// chats/session-….jsonl): a model message with its tool calls, or a user
-// message, a fed-back block told by the gate's prefix. Subagents fire no
-// hooks: the file is the main thread's.
+// geminiLine is a line of Gemini CLI's session file, the main thread's.
 type geminiLine struct {
 	stamp
 	Type      string          `json:"type"`
@@ -163,8 +158,7 @@ func geminiShow(l *geminiLine, e *entry, cwd string, sh Shell) {
 	}
 }
 
-// toolReads are the files one call of Gemini CLI's file tools reads, as
-// its record (or Qwen Code's) names the call and its arguments.
+// toolReads are the files a call of Gemini CLI's (or Qwen Code's) tools reads.
 func toolReads(name string, a map[string]any, cwd string, sh Shell) []string {
 	switch name {
 	case "read_file":

@@ -21,10 +21,8 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// OpenCode has no command hooks: the plugin gate init writes sends the
-// commands Claude-shaped events (stop_hook_active from its own count of
-// continuations) with OpenCode's tool names and arguments, and reads
-// Claude Code's answers.
+// OpenCode has no command hooks: gate init's plugin sends the commands
+// Claude-shaped events with OpenCode's tools, and reads Claude Code's answers.
 var OpenCode = &Client{
 	Name: "opencode", Title: "OpenCode",
 	HookFile: ".opencode/plugin/stopgate.js",
@@ -58,9 +56,7 @@ func decodeOpenCode(data []byte, _ string) (*hook.Input, error) {
 }
 
 // opencodeLine is a message of the session, which the plugin writes a line
-// each to a file of its own at each stop (transcript_path): OpenCode keeps
-// its record in its own store. A block the plugin sent back is a user
-// message, told by the gate's prefix; a subagent is a session of its own.
+// each to transcript_path at each stop; a subagent is a session of its own.
 type opencodeLine struct {
 	Role  string `json:"role"`
 	Parts []struct {
@@ -102,9 +98,7 @@ func opencodeShow(l *opencodeLine, e *entry, cwd string, sh Shell) {
 const opencodeConfig = "opencode.json"
 
 // opencodePatterns returns the edit patterns for the protected set: each
-// path relative to the worktree as OpenCode matches it, the git top and
-// "/" outside git, literal, so a file of the same name elsewhere is not
-// denied.
+// path from the git top and from "/", as OpenCode matches it, literal.
 func opencodePatterns(root string, paths []Path) []string {
 	tops := []string{"/"}
 	if top := gitTop(root); top != "" {
@@ -131,8 +125,7 @@ func opencodePatterns(root string, paths []Path) []string {
 	return out
 }
 
-// gitTop returns the folder at or above dir holding .git, as OpenCode
-// takes for the worktree; "" outside git.
+// gitTop returns the folder at or above dir holding .git; "" outside git.
 func gitTop(dir string) string {
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {

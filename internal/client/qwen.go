@@ -54,10 +54,7 @@ func decodeQwen(data []byte, _ string) (*hook.Input, error) {
 	return in, nil
 }
 
-// qwenLine is a line of Qwen Code's chat file (~/.qwen/projects/<project>/
-// chats/<session>.jsonl, the hooks' transcript_path): a model message with
-// its function calls, or a user message, a fed-back block told by the
-// gate's prefix.
+// qwenLine is a line of Qwen Code's chat file (transcript_path).
 type qwenLine struct {
 	stamp
 	Type    string `json:"type"`

@@ -9,14 +9,10 @@ import (
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
-// VSCode is VS Code's agent mode (GitHub Copilot Chat), from its
-// documentation and the extension's source (microsoft/vscode-copilot-chat),
-// tested by contract on the documented shapes. It has no hook file of its
-// own: it runs the hooks of .github/hooks/*.json and of Claude Code's
-// settings files (Runs), every file's hooks for one event, each given the
-// same input: Claude Code's fields and events, a timestamp, and VS Code's
-// own tool names. Its input is recognised from either registration (owns)
-// and answered in its words; the stop is judged once (hook.Input.StopID).
+// VSCode is VS Code's agent mode, tested by contract on its documented
+// shapes and the extension's source (microsoft/vscode-copilot-chat). It
+// runs Copilot CLI's and Claude Code's registrations (Runs) with one input
+// per event; the stop is judged once (hook.Input.StopID).
 var VSCode = &Client{
 	Name: "vscode", Title: "VS Code agent mode",
 	Runs:     []*Client{Claude, Copilot},
@@ -38,10 +34,9 @@ var VSCode = &Client{
 	owns:   vscodeOwns,
 }
 
-// vscodeOwns recognises VS Code's input: the documented hookEventName, or
-// what the extension sends (chatHookService.ts): a timestamp as text beside
-// Claude Code's fields and no permission_mode, which Claude Code and Qwen
-// Code send, for an event of Claude Code's (Gemini CLI's have their own).
+// vscodeOwns recognises VS Code's input: hookEventName, or a text timestamp
+// and no permission_mode (Claude Code's and Qwen Code's) for one of Claude
+// Code's events (chatHookService.ts).
 func vscodeOwns(top map[string]json.RawMessage) bool {
 	if _, ok := top["hookEventName"]; ok {
 		return true
@@ -53,8 +48,7 @@ func vscodeOwns(top map[string]json.RawMessage) bool {
 		slices.Contains([]string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}, event)
 }
 
-// vscodeStop is a stop's block as VS Code reads it: the reference puts it
-// in hookSpecificOutput, the extension reads it at the top; both are written.
+// vscodeStop is a stop's block both where VS Code is documented and built to read it.
 type vscodeStop struct {
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
@@ -96,8 +90,8 @@ func decodeVSCode(data []byte, _ string) (*hook.Input, error) {
 	return in, nil
 }
 
-// vscodeTool rewrites VS Code's tool (toolNames.ts) as the Claude Code tool
-// stopgate judges; a tool that writes several files is a guard call each.
+// vscodeTool rewrites VS Code's tool (toolNames.ts) as Claude Code's; a
+// tool that writes several files is a guard call each.
 func vscodeTool(m payload) []hook.Call {
 	a := m.args()
 	var files []string

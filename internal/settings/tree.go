@@ -42,6 +42,14 @@ func (n *node) get(key string) *node {
 // items is how many elements or members container n holds.
 func (n *node) items() int { return len(n.elems) + len(n.members) }
 
+// text returns string n's value; "" when n is nil or no string.
+func (n *node) text() string {
+	if n == nil || n.kind != '"' {
+		return ""
+	}
+	return n.str
+}
+
 // list returns the members of object n; none when n is nil.
 func (n *node) list() []member {
 	if n == nil {
