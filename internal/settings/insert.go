@@ -141,30 +141,34 @@ type (
 )
 
 func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced bool) {
+	items, open, end := []field(nil), "{", "}"
 	switch v := v.(type) {
 	case object:
-		b.WriteByte('{')
-		for i, f := range v {
-			sep(b, i, multi, indent+unit, spaced)
-			b.WriteString(Quote(f.key))
-			b.WriteString(colon(spaced))
-			render(b, f.val, multi, indent+unit, unit, spaced)
-		}
-		closer(b, len(v), multi, indent)
-		b.WriteByte('}')
+		items = v
 	case array:
-		b.WriteByte('[')
-		for i, e := range v {
-			sep(b, i, multi, indent+unit, spaced)
-			render(b, e, multi, indent+unit, unit, spaced)
+		open, end = "[", "]"
+		for _, e := range v {
+			items = append(items, field{val: e})
 		}
-		closer(b, len(v), multi, indent)
-		b.WriteByte(']')
 	case string:
 		b.WriteString(Quote(v))
+		return
 	default: // int, bool
 		fmt.Fprint(b, v)
+		return
 	}
+	b.WriteString(open)
+	for i, f := range items {
+		sep(b, i, multi, indent+unit, spaced)
+		if open == "{" {
+			b.WriteString(Quote(f.key) + colon(spaced))
+		}
+		render(b, f.val, multi, indent+unit, unit, spaced)
+	}
+	if multi && len(items) > 0 {
+		b.WriteString("\n" + indent)
+	}
+	b.WriteString(end)
 }
 
 // sep writes what comes before item i: a comma after an earlier one, then
@@ -177,12 +181,6 @@ func sep(b *strings.Builder, i int, multi bool, indent string, spaced bool) {
 		}
 	}
 	if multi {
-		b.WriteString("\n" + indent)
-	}
-}
-
-func closer(b *strings.Builder, n int, multi bool, indent string) {
-	if multi && n > 0 {
 		b.WriteString("\n" + indent)
 	}
 }
