@@ -29,7 +29,7 @@ func Clip(s string, n int, more string) string {
 // out (\x1b, \u009b): an escape sequence could rewrite what the user sees.
 // With oneLine, newline and tab too, as Go quotes them ("\n").
 func Visible(s string, oneLine bool) string {
-	if !needsEscape(s, oneLine) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return isControl(r, oneLine) }) {
 		return s
 	}
 	var b strings.Builder
@@ -59,13 +59,6 @@ func isControl(r rune, oneLine bool) bool {
 		return oneLine
 	}
 	return r < 0x20 || r >= 0x7f && r < 0xa0
-}
-
-func needsEscape(s string, oneLine bool) bool {
-	if !utf8.ValidString(s) {
-		return true
-	}
-	return strings.ContainsFunc(s, func(r rune) bool { return isControl(r, oneLine) })
 }
 
 // shellSafe are the bytes a shell word needs no quotes for (a cutset, not

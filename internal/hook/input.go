@@ -41,8 +41,7 @@ type Input struct {
 	Cwd            string `json:"cwd"`
 	HookEventName  string `json:"hook_event_name"`
 
-	// AgentID is set only inside a subagent; empty means the main thread.
-	AgentID             string `json:"agent_id"`
+	AgentID             string `json:"agent_id"` // "": the main thread
 	AgentType           string `json:"agent_type"`
 	AgentTranscriptPath string `json:"agent_transcript_path"`
 

@@ -10,15 +10,11 @@ import (
 //
 //	for p in CANDIDATES; do [ -x "$p" ] && [ -s "$p" ] || continue; "$p" ARGS; s=$?; [ $s -lt 126 ] && exit $s; [ $s -gt 127 ] && break; done; printf '%s\n' 'FALLBACK'
 //
-// The program runs as the shell's child, not by exec, so that one that
-// cannot start (126, 127: nothing read the input) tries the next candidate
-// and then answers the fallback, the client's halt or deny, instead of
-// exit 126 or 127, which every client takes as a pass. A signal (above
-// 127) answers the fallback at once: the program may have read the input.
-// Any other status, and the output, pass through. -s skips an empty file,
-// which sh runs as an empty script. A glob candidate that matches nothing
-// stays the pattern, which is not executable. Launchers of earlier forms
-// (exec) still parse. See docs/fail-closed.md.
+// The program runs as the shell's child, not by exec: one that cannot
+// start (126, 127, a pass to every client) tries the next candidate, then
+// the fallback (the client's halt or deny) answers; a signal (above 127)
+// answers the fallback at once. -s skips an empty file. See
+// docs/fail-closed.md.
 
 const (
 	launchHead   = "for p in "

@@ -17,7 +17,7 @@ import (
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// Project is what the trusted base of a project is computed from.
+// Project is what a project's trusted base is computed from.
 type Project struct {
 	Root, Home string
 	File       string         // the config file in use
@@ -33,10 +33,7 @@ type Project struct {
 // Base is the trusted base of a project.
 type Base struct {
 	Root, Home string
-	// Shared are the project's: config, state dir, validators and what
-	// they source, the clients' hook files and settings, stopgate's
-	// programs and those registered wherever they are, the npm packages,
-	// the transcript, [settings] protect.
+	// Shared are the project's (guard.Entries), the wall's too.
 	Shared []guard.Protected
 	// Local are this machine's, outside the project (the user's Claude
 	// Code settings, the programs beside the running one, the plugin):
