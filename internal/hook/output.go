@@ -1,5 +1,12 @@
 package hook
 
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/stopgate/stopgate/internal/cli"
+)
+
 // Output is the JSON object a hook prints on stdout with exit 0: only
 // documented fields, since the client silently ignores any other.
 type Output struct {
@@ -55,3 +62,77 @@ func Context(event, text string) Output {
 func Deny(event, reason string) Output {
 	return Output{HookSpecificOutput: &Specific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: reason}}
 }
+
+// Dialect is a client other than Claude Code, as its answers' writer sees
+// it (package client).
+type Dialect interface {
+	Name() string // as gate init --client takes it
+	// Encode is the value the client reads on stdout; nil prints nothing.
+	Encode(event string, o Output) any
+	// Halt is a halt as the client acts on it: shown to the user, or a
+	// block the model relays (HaltRelay). once: the relay is needed a
+	// single time (relayed false), and the stop counts it as a block.
+	Halt(reason string, relayed bool) (o Output, once bool)
+}
+
+// Answer writes the answers to one hook input, in its client's shape.
+type Answer struct {
+	w      io.Writer
+	client Dialect // nil: Claude Code, the reference
+	event  string  // the event as the client names it
+}
+
+// AnswerTo returns the writer of the answers to in (nil: Claude Code's) on w.
+func AnswerTo(w io.Writer, in *Input) Answer {
+	if in == nil {
+		return Answer{w: w}
+	}
+	return Answer{w: w, client: in.Client, event: in.ClientEvent}
+}
+
+// Write prints o as one line of JSON in the client's shape, a halt as it
+// acts on it, its texts made Visible: the one writer of hook output.
+func (a Answer) Write(o Output) error {
+	if o.Continue != nil && !*o.Continue {
+		said := o.SystemMessage
+		if o, _ = a.Halt(o.StopReason, true); a.client == nil {
+			o.SystemMessage = said // HaltSaid: Claude Code prints it in print mode
+		}
+	}
+	o.StopReason, o.SystemMessage, o.Reason = cli.Visible(o.StopReason, false), cli.Visible(o.SystemMessage, false), cli.Visible(o.Reason, false)
+	if o.HookSpecificOutput != nil {
+		spec := *o.HookSpecificOutput
+		spec.AdditionalContext = cli.Visible(spec.AdditionalContext, false)
+		spec.PermissionDecisionReason = cli.Visible(spec.PermissionDecisionReason, false)
+		o.HookSpecificOutput = &spec
+	}
+	var v any = o
+	if a.client != nil {
+		if v = a.client.Encode(a.event, o); v == nil {
+			return nil
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = a.w.Write(append(data, '\n'))
+	return err
+}
+
+// Halt is a halt with reason as the client acts on it (Dialect.Halt).
+func (a Answer) Halt(reason string, relayed bool) (o Output, once bool) {
+	if a.client == nil {
+		return Halt(reason), false
+	}
+	return a.client.Halt(reason, relayed)
+}
+
+// HaltRelay is a halt's reason as a block hands it to the model, for a
+// client that cannot show it to the user (Copilot CLI, Codex).
+func HaltRelay(reason string) string {
+	return RelayPrefix + ": stop working now, and tell the user, word for word: " + reason
+}
+
+// RelayPrefix starts every relayed halt, as the session's record shows it.
+const RelayPrefix = "stopgate halted this session, and this client does not show the user why"
