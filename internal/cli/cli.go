@@ -131,8 +131,7 @@ func safely(env *Env, run func(*Env) error) (err error) {
 	return run(env)
 }
 
-// Parse parses args with fl, flags allowed after arguments, and returns the
-// arguments in order ("--" ends the flags).
+// Parse parses args with fl, flags allowed after arguments ("--" ends them).
 func Parse(fl *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
 	for {

@@ -12,8 +12,7 @@ import (
 // OneLine is s with each run of white space made one space, ends trimmed.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// Clip returns s cut to at most n bytes at a rune boundary, followed by
-// more when cut.
+// Clip cuts s to at most n bytes at a rune boundary, and then adds more.
 func Clip(s string, n int, more string) string {
 	if len(s) <= n {
 		return s
@@ -65,8 +64,7 @@ func isControl(r rune, oneLine bool) bool {
 // a regexp: no compile at every hook's start).
 const shellSafe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-"
 
-// ShellQuote is s as one POSIX shell word: bare when safe, else
-// single-quoted.
+// ShellQuote is s as one POSIX shell word: bare when safe, else quoted.
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, shellSafe) == "" {
 		return s

@@ -35,8 +35,7 @@ func (p platform) String() string { return p.os + "/" + p.arch }
 // command lines, and the validators' process groups and limits Unix calls.
 var Platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
 
-// programs are the commands under cmd/, in every archive and platform
-// package; commands, those a person runs, in the npm package's bin.
+// programs are in every archive; commands, in the npm package's bin.
 var (
 	programs = []string{"detect", "gate", "gate-otel", "testhook"}
 	commands = []string{"detect", "gate", "testhook"}
@@ -89,20 +88,16 @@ func Build(o Options) error {
 		}
 		version, mtime = info.Release(), info.Time
 		base := fmt.Sprintf("stopgate_%s_%s_%s", version, p.os, p.arch)
-		var files []file
-		for _, b := range bins {
-			files = append(files, file{name: base + "/" + b.name, mode: b.mode, data: b.data})
-		}
-		if out[base+".tar.gz"], err = tarGz(files, mtime); err != nil {
+		if out[base+".tar.gz"], err = tarGz(base, bins, mtime); err != nil {
 			return err
 		}
 		name, _, _ := p.npm()
-		if out["npm/"+npmTarball(name, version)], err = tarGz(platformPackage(p, version, bins), mtime); err != nil {
+		if out["npm/"+npmTarball(name, version)], err = tarGz("package", platformPackage(p, version, bins), mtime); err != nil {
 			return err
 		}
 	}
 	if len(ps) > 0 {
-		if out["npm/"+npmTarball("stopgate", version)], err = tarGz(mainPackage(ps, version), mtime); err != nil {
+		if out["npm/"+npmTarball("stopgate", version)], err = tarGz("package", mainPackage(ps, version), mtime); err != nil {
 			return err
 		}
 	}
@@ -207,9 +202,9 @@ type file struct {
 	data []byte
 }
 
-// tarGz is a gzipped tar whose bytes depend on files and mtime alone
+// tarGz is a gzipped tar of files in dir whose bytes depend on its arguments
 // (members sorted, owner 0:0, one mtime, no gzip name or time).
-func tarGz(files []file, mtime time.Time) ([]byte, error) {
+func tarGz(dir string, files []file, mtime time.Time) ([]byte, error) {
 	files = slices.Clone(files)
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
 	var buf bytes.Buffer
@@ -219,7 +214,7 @@ func tarGz(files []file, mtime time.Time) ([]byte, error) {
 	}
 	tw := tar.NewWriter(zw)
 	for _, f := range files {
-		h := &tar.Header{Typeflag: tar.TypeReg, Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: mtime, Format: tar.FormatUSTAR}
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: dir + "/" + f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: mtime, Format: tar.FormatUSTAR}
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, err
 		}

@@ -7,8 +7,7 @@ import (
 	"strings"
 )
 
-// npm is p's platform package, @stopgate/linux-x64, and p as npm's "os"
-// and "cpu" name it.
+// npm is p's platform package (@stopgate/linux-x64) and npm's os and cpu.
 func (p platform) npm() (name, os, cpu string) {
 	cpu = p.arch
 	if cpu == "amd64" {
@@ -30,7 +29,7 @@ func platformPackage(p platform, version string, programs []file) []file {
 		"description": fmt.Sprintf("stopgate's native programs for %s %s; installed by the stopgate package", os, cpu),
 		"os":          []string{os}, "cpu": []string{cpu}})}
 	for _, f := range programs {
-		files = append(files, file{name: "package/bin/" + f.name, mode: 0o755, data: f.data})
+		files = append(files, file{name: "bin/" + f.name, mode: 0o755, data: f.data})
 	}
 	return files
 }
@@ -41,10 +40,10 @@ func platformPackage(p platform, version string, programs []file) []file {
 func mainPackage(platforms []platform, version string) []file {
 	bin := map[string]string{}
 	optional := map[string]string{}
-	files := []file{{name: "package/bin/run.js", mode: 0o644, data: []byte(shim)}}
+	files := []file{{name: "bin/run.js", mode: 0o644, data: []byte(shim)}}
 	for _, name := range commands {
 		bin[name] = "bin/" + name + ".js"
-		files = append(files, file{name: "package/bin/" + name + ".js", mode: 0o755,
+		files = append(files, file{name: "bin/" + name + ".js", mode: 0o755,
 			data: []byte("#!/usr/bin/env node\nrequire(\"./run.js\")(\"" + name + "\");\n")})
 	}
 	for _, p := range platforms {
@@ -60,7 +59,7 @@ const repository = "github:stopgate/stopgate"
 
 func packageJSON(manifest map[string]any) file {
 	data, _ := json.MarshalIndent(manifest, "", "  ") // maps marshal sorted
-	return file{name: "package/package.json", mode: 0o644, data: append(data, '\n')}
+	return file{name: "package.json", mode: 0o644, data: append(data, '\n')}
 }
 
 // shim runs the platform package's program with the call's arguments,

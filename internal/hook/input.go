@@ -30,8 +30,7 @@ const (
 	ConfigChange         = "ConfigChange"
 )
 
-// MaxInput bounds what Decode reads: far above a PostToolUse carrying a
-// whole file.
+// MaxInput bounds what Decode reads: far above any real input.
 const MaxInput = 64 << 20
 
 // Input is the JSON object a hook receives on stdin.
@@ -88,8 +87,7 @@ type Call struct {
 // ErrNoInput is returned by Parse for empty or all-blank stdin.
 var ErrNoInput = errors.New("no hook input on stdin (expected one JSON object)")
 
-// Parse checks one hook input object, already read, and that it names an
-// event from events (any event if events is empty) and a session.
+// Parse decodes one hook input object and checks it (Check).
 func Parse(data []byte, events ...string) (*Input, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -140,8 +138,7 @@ func decode(data []byte, v any, parent, bad string) error {
 	return nil
 }
 
-// Check says whether in names an event from events (any event if events
-// is empty) and a session.
+// Check says whether in names a session and an event of events (any if none).
 func (in *Input) Check(events ...string) error {
 	if in.HookEventName == "" {
 		return errors.New("hook input has no hook_event_name")

@@ -29,8 +29,7 @@ type Specific struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 }
 
-// BlockPrefix starts every blocked stop's reason, which the session's
-// record is searched for.
+// BlockPrefix starts every blocked stop's reason (the record is searched for it).
 const BlockPrefix = "stopgate: you may not stop yet"
 
 // Block refuses a stop (Stop, SubagentStop) or a prompt (UserPromptSubmit):
@@ -57,14 +56,12 @@ func Context(event, text string) Output {
 	return Output{HookSpecificOutput: &Specific{HookEventName: event, AdditionalContext: text}}
 }
 
-// Deny refuses the call of a permission event (PreToolUse, PreSkillShellCommand),
-// answered under that event's name, and tells the model why.
+// Deny refuses the call of a permission event and tells the model why.
 func Deny(event, reason string) Output {
 	return Output{HookSpecificOutput: &Specific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: reason}}
 }
 
-// Dialect is a client other than Claude Code, as its answers' writer sees
-// it (package client).
+// Dialect is a client other than Claude Code (package client).
 type Dialect interface {
 	Name() string // as gate init --client takes it
 	// Encode is the value the client reads on stdout; nil prints nothing.

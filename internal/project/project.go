@@ -38,8 +38,7 @@ func Rel(root, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// Display is path relative to root, with forward slashes, when inside
-// root; else path.
+// Display is path relative to root (forward slashes) when inside it, else path.
 func Display(root, path string) string {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

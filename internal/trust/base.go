@@ -150,8 +150,7 @@ func (b *Base) Guard() *guard.Set {
 	return guard.New(b.Root, b.Home, append(append([]guard.Protected(nil), b.Shared...), b.Local...))
 }
 
-// Wall is the set the client's OS wall denies, written into the project's
-// settings: the shared part.
+// Wall is the set the client's OS wall denies: the shared part.
 func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
 
 // Empty reports whether nothing is protected ([settings] protect = []).

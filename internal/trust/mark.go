@@ -40,8 +40,7 @@ func Mark(transcript, root string) {
 	}
 }
 
-// Marked reports whether the session of transcript armed a prompt of the
-// project at root (Mark).
+// Marked reports whether Mark recorded the session for the project at root.
 func Marked(transcript, root string) bool {
 	f := markFile(transcript, root)
 	if f == "" {
