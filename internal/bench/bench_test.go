@@ -82,7 +82,7 @@ func TestGeneratedProject(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rel, _ := filepath.Rel(dir, in.FilePath())
+			rel, _ := filepath.Rel(dir, in.Tool.FilePath)
 			if maps, _ := cfg.MatchPath(filepath.ToSlash(rel)); len(maps) != tc.arms {
 				got := len(maps)
 				t.Errorf("%d mappings: a read of %s arms %d, want %d", n, rel, got, tc.arms)

@@ -3,6 +3,7 @@
 package buildinfo
 
 import (
+	"cmp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -54,18 +55,11 @@ func (i Info) Release() string {
 
 // String is "v1.2.3 (commit 0123…, go1.26.8 linux/amd64)".
 func (i Info) String() string {
-	v := i.Version
-	if v == "" {
-		v = "(devel)"
+	built := i.Go + " " + runtime.GOOS + "/" + runtime.GOARCH
+	if i.Revision != "" && i.Modified {
+		built = "commit " + i.Revision + " modified, " + built
+	} else if i.Revision != "" {
+		built = "commit " + i.Revision + ", " + built
 	}
-	var parts []string
-	if i.Revision != "" {
-		c := "commit " + i.Revision
-		if i.Modified {
-			c += " modified"
-		}
-		parts = append(parts, c)
-	}
-	parts = append(parts, i.Go+" "+runtime.GOOS+"/"+runtime.GOARCH)
-	return v + " (" + strings.Join(parts, ", ") + ")"
+	return cmp.Or(i.Version, "(devel)") + " (" + built + ")"
 }

@@ -45,7 +45,7 @@ func FuzzParseInput(f *testing.F) {
 				t.Fatalf("re-encoded input %s does not parse: %v", again, err)
 			}
 			if in2.SessionID != in.SessionID || in2.HookEventName != in.HookEventName || in2.Prompt != in.Prompt ||
-				in2.AgentID != in.AgentID || in2.FilePath() != in.FilePath() || in2.CommandName != in.CommandName {
+				in2.AgentID != in.AgentID || in2.Tool.FilePath != in.Tool.FilePath || in2.CommandName != in.CommandName {
 				t.Fatalf("round trip changed the input:\n%+v\n%+v", in, in2)
 			}
 		}

@@ -190,9 +190,6 @@ type ToolInput struct {
 // tool's (an MCP tool's) can make a hook fail.
 var readsTool = map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true, "Skill": true}
 
-// FilePath returns tool_input.file_path, or "" when the tool input has none.
-func (in *Input) FilePath() string { return in.Tool.FilePath }
-
 // describe says what kind of JSON value, or non-JSON text, b starts with.
 func describe(b []byte) string {
 	switch c := b[0]; {
