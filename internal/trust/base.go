@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stopgate/stopgate/internal/config"
@@ -147,7 +148,7 @@ func isFile(p string) bool {
 
 // Guard is the tamper guard's protected set: the whole base.
 func (b *Base) Guard() *guard.Set {
-	return guard.New(b.Root, b.Home, append(append([]guard.Protected(nil), b.Shared...), b.Local...))
+	return guard.New(b.Root, b.Home, slices.Concat(b.Shared, b.Local))
 }
 
 // Wall is the set the client's OS wall denies: the shared part.
@@ -160,10 +161,8 @@ func (b *Base) Empty() bool { return len(b.Shared) == 0 }
 // Go's caches, and HOME (Writable reopens the other caches).
 func (b *Base) ReadOnly() []string {
 	var out []string
-	for _, ps := range [][]guard.Protected{b.Shared, b.Local} {
-		for _, p := range ps {
-			out = append(out, filepath.FromSlash(p.Path))
-		}
+	for _, p := range slices.Concat(b.Shared, b.Local) {
+		out = append(out, filepath.FromSlash(p.Path))
 	}
 	if h := b.home(); h != "" {
 		out = append(append(out, b.GoCaches...), h)
