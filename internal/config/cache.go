@@ -154,10 +154,8 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 		}
 	}
 	tables := cfg.tables()
-	for kind, keys := range tables {
-		for k, ms := range keys {
-			add(kind, k, ms)
-		}
+	for k, ms := range tables {
+		add(k[0], k[1:], ms)
 	}
 	for i, m := range cfg.Mappings {
 		add('m', mappingKey(i), m)
@@ -176,7 +174,7 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	recs := strings.Join(lines, "")
 	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings}
 	head, err := json.Marshal(h)
-	if err != nil || len(lines) != len(tables['p'])+len(tables['c'])+len(cfg.Mappings)+len(cfg.Order)+1 {
+	if err != nil || len(lines) != len(tables)+len(cfg.Mappings)+len(cfg.Order)+1 {
 		return nil
 	}
 	out := binary.LittleEndian.AppendUint32(nil, checksum(head))

@@ -62,9 +62,9 @@ type Config struct {
 	Order      []string
 	Telemetry  Telemetry
 
-	key    [sha256.Size]byte         // SHA-256 of the text
-	index  map[byte]map[string][]int // match's, by record kind
-	cached *cached                   // from the cache: the records, decoded as asked (most events need only Settings)
+	key    [sha256.Size]byte // SHA-256 of the text
+	index  map[string][]int  // match's, by record kind and key
+	cached *cached           // from the cache: the records, decoded as asked (most events need only Settings)
 }
 
 // Settings is the [settings] table with defaults applied (docs/config.md).

@@ -156,7 +156,7 @@ func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
 	if c.index == nil {
 		c.index = c.tables()
 	}
-	for _, i := range c.index[kind][key] {
+	for _, i := range c.index[string(kind)+key] {
 		maps = append(maps, &c.Mappings[i])
 	}
 	return maps, nil
@@ -170,18 +170,18 @@ func (c *Config) Mapping(key string) *Mapping {
 	return nil
 }
 
-// tables maps each file ('p') and command ('c') of every mapping's Names
-// to the mappings they arm, in file order.
-func (c *Config) tables() map[byte]map[string][]int {
-	t := map[byte]map[string][]int{'p': make(map[string][]int, 4*len(c.Mappings)), 'c': make(map[string][]int, 2*len(c.Mappings))}
+// tables maps each file ("p" and the path) and command ("c" and the name)
+// of every mapping's Names to the mappings they arm, in file order.
+func (c *Config) tables() map[string][]int {
+	t := make(map[string][]int, 6*len(c.Mappings))
 	for i, m := range c.Mappings {
 		for _, n := range c.Names(m.Prompt) {
-			kind, key := byte('p'), n.File
-			if key == "" {
-				kind, key = 'c', n.Command
+			key := "p" + n.File
+			if n.File == "" {
+				key = "c" + n.Command
 			}
-			if s := t[kind][key]; len(s) == 0 || s[len(s)-1] != i {
-				t[kind][key] = append(s, i)
+			if s := t[key]; len(s) == 0 || s[len(s)-1] != i {
+				t[key] = append(s, i)
 			}
 		}
 	}
