@@ -31,10 +31,8 @@ const (
 )
 
 // Load is Parse of the config file for a hook, from the cache under the
-// state dir when it holds a parse of the config's exact text (never
-// trusted on a stat, which can be forged; docs/config.md#the-cache). A
-// cache missing, stale, corrupt or unwritable costs a parse, never a wrong
-// answer; a config with mistakes is never cached.
+// state dir when it holds a parse of the config's exact text, never
+// trusted on a stat (docs/config.md#the-cache).
 func Load(file, root string) (*Config, error) {
 	f, err := openText(file)
 	if err != nil {
@@ -103,21 +101,18 @@ func (m *mentions) Read(p []byte) (int, error) {
 // mentionsStateDir reports whether b holds "state_dir", \u or \U, found
 // by their rare bytes: a hook pays this on every byte of the config.
 func mentionsStateDir(b []byte) bool {
+	return anyAt(b, '_', func(i int) bool { return i >= 5 && i+4 <= len(b) && string(b[i-5:i+4]) == "state_dir" }) ||
+		anyAt(b, '\\', func(i int) bool { return i+1 < len(b) && (b[i+1] == 'u' || b[i+1] == 'U') })
+}
+
+// anyAt reports whether at holds at some index of c in b.
+func anyAt(b []byte, c byte, at func(int) bool) bool {
 	for i := 0; ; i++ {
-		j := bytes.IndexByte(b[i:], '_')
-		if j < 0 {
-			break
-		}
-		if i += j; i >= 5 && i+4 <= len(b) && string(b[i-5:i+4]) == "state_dir" {
-			return true
-		}
-	}
-	for i := 0; ; i++ {
-		j := bytes.IndexByte(b[i:], '\\')
+		j := bytes.IndexByte(b[i:], c)
 		if j < 0 {
 			return false
 		}
-		if i += j; i+1 < len(b) && (b[i+1] == 'u' || b[i+1] == 'U') {
+		if i += j; at(i) {
 			return true
 		}
 	}

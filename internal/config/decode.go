@@ -95,8 +95,7 @@ func (c *typeChecker) check(n node, v any, t reflect.Type) {
 }
 
 // mapKeys are the keys whose shape is a map, which the library leaves
-// empty, silently, when the value is not a table (TestDecoderReadsEveryField
-// finds one missing).
+// empty, silently, when the value is not a table.
 var mapKeys = []toml.Key{{"validators"}, {"telemetry", "resource"}}
 
 // notATable returns the first of mapKeys defined as a non-table, or nil.

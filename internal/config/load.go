@@ -108,9 +108,8 @@ func Parse(data []byte, file, root string) (*Config, error) {
 	return cfg, nil
 }
 
-// parse reads as much of the config as it can, for `gate check`: nil only
-// when the TOML does not parse or has a value of the wrong type. It is not
-// located yet (locate).
+// parse reads as much of the config as it can, for `gate check`, unlocated:
+// nil only when the TOML does not parse or has a value of the wrong type.
 func parse(data []byte, file, root string) (*Config, *parser) {
 	text := string(data)
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
