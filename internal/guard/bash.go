@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stopgate/stopgate/internal/shell"
 	"mvdan.cc/sh/v3/expand"
@@ -61,7 +62,7 @@ func (d *dryRun) full(cmd, cwd string) *Hit {
 		}
 		d.ForgetFiles()
 		r := (&shell.Shell{Run: d.Run, Pass: p, Top: true}).RunFile(f, cwd, nil, nil)
-		if h := d.hitNow(); h != nil {
+		if h := d.hit.Load(); h != nil {
 			return h
 		}
 		if i == 0 {
@@ -104,7 +105,7 @@ var stateBuiltins = strings.Fields("cd pushd popd read mapfile readarray set shi
 // verdict is the judgement once nothing hit: a command with a doubt is
 // denied when its text names a protected path.
 func (d *dryRun) verdict() *Hit {
-	if h := d.hitNow(); h != nil {
+	if h := d.hit.Load(); h != nil {
 		return h
 	}
 	doubts, texts := d.Doubts(), d.Texts()
@@ -172,7 +173,7 @@ func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 			if hit = a.run(a.words(args)); hit != nil {
 				return false
 			}
-			if hit = d.hitNow(); hit != nil {
+			if hit = d.hit.Load(); hit != nil {
 				return false
 			}
 		}
@@ -276,9 +277,6 @@ func (a *analyzer) stdin() io.Reader {
 	return bytes.NewReader(a.in)
 }
 
-// read opens a file for the dry run to read (shell.Run.Open).
-func (a *analyzer) read(name string) (io.Reader, error) { return a.d.Open(name, a.hc.Dir) }
-
 // target judges an operation in mode m on the path w names. In the
 // lenient pass an unset variable may have emptied a path ("$BUILD"/*):
 // only a path in the project or under a protected one counts there.
@@ -342,7 +340,7 @@ func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *H
 		dir = a.set.root
 	}
 	a.sh.Script(src, dir, zero, a.hc.Env, params, stdin)
-	return a.d.hitNow()
+	return a.d.hit.Load()
 }
 
 // run judges one program call, its expanded words ws, by its name.
@@ -444,7 +442,7 @@ type dryRun struct {
 	set *Set
 
 	mu        sync.Mutex
-	hit       *Hit
+	hit       atomic.Pointer[Hit]
 	recording bool // the run records what it reads (ShellReads), in order
 	reads     []string
 	readSeen  map[string]bool
@@ -457,23 +455,11 @@ func (s *Set) newDryRun(cmd string) *dryRun {
 	return d
 }
 
-func (d *dryRun) found(h *Hit) {
-	d.mu.Lock()
-	if d.hit == nil {
-		d.hit = h
-	}
-	d.mu.Unlock()
-}
-
-// hitNow is the hit found so far, if any.
-func (d *dryRun) hitNow() *Hit {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.hit
-}
+// found keeps the first hit.
+func (d *dryRun) found(h *Hit) { d.hit.CompareAndSwap(nil, h) }
 
 // Hit reports whether the run found a hit.
-func (d *dryRun) Hit() bool { return d.hitNow() != nil }
+func (d *dryRun) Hit() bool { return d.hit.Load() != nil }
 
 // Refuse records a hit of doubt: the run cannot know what target holds.
 func (d *dryRun) Refuse(target, by, why string) error {
@@ -531,7 +517,7 @@ func (a *analyzer) output(ws []word) {
 				io.Copy(out, a.stdin())
 			} else if w.unknown {
 				io.WriteString(out, unknownMark+"\n")
-			} else if r, err := a.read(w.text); err == nil {
+			} else if r, err := a.d.Open(w.text, a.hc.Dir); err == nil {
 				io.Copy(out, r)
 			}
 		}

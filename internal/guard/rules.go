@@ -392,7 +392,7 @@ func xargsRule(a *analyzer, args []word) *Hit {
 	}
 	in := a.stdin()
 	if from != "" {
-		in, _ = a.read(from) // a file it cannot read gives no items
+		in, _ = a.d.Open(from, a.hc.Dir) // a file it cannot read gives no items
 	}
 	items := strings.Fields(string(must(io.ReadAll(in))))
 	return first(items[:min(len(items), maxItems)], func(item string) *Hit {
