@@ -307,19 +307,23 @@ func reniceRule(a *analyzer, args []word) *Hit {
 func pidOptOrWrap(short, pidOpt, deny string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short)
-		for _, f := range strings.Split(deny, "") {
-			if o.has(f) {
-				return alwaysProcess(a, nil)
-			}
+		if o.has(strings.Split(deny, "")...) {
+			return alwaysProcess(a, nil)
 		}
 		if o.has(pidOpt) {
 			return a.pids(append(o.val(pidOpt), o.ops...), "change the scheduling of", true)
 		}
-		if skip := shell.SkipOpts(short, 0)(texts(args)); skip < len(args) {
-			return a.run(args[skip:])
-		}
-		return nil
+		return a.wrapped(short, 0, args)
 	}
+}
+
+// wrapped judges the command a wrapper runs after its options (short take
+// a value) and positional operands.
+func (a *analyzer) wrapped(short string, positional int, args []word) *Hit {
+	if skip := shell.SkipOpts(short, positional)(texts(args)); skip < len(args) {
+		return a.run(args[skip:])
+	}
+	return nil
 }
 
 // pidLastOrWrap is taskset and chrt: -p takes a pid as the last operand;
@@ -333,10 +337,7 @@ func pidLastOrWrap(short, verb string, long ...string) rule {
 			}
 			return a.pid(o.ops[len(o.ops)-1], verb, true)
 		}
-		if skip := shell.SkipOpts(short, 1)(texts(args)); skip < len(args) {
-			return a.run(args[skip:])
-		}
-		return nil
+		return a.wrapped(short, 1, args)
 	}
 }
 
