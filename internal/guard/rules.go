@@ -172,9 +172,7 @@ func chmodRule(a *analyzer, args []word) *Hit {
 		t := w.text
 		switch {
 		case strings.HasPrefix(t, "--"):
-			if strings.HasPrefix(t, "--reference") {
-				mode = false
-			}
+			mode = mode && !strings.HasPrefix(t, "--reference")
 		case mode && !w.unknown && isMode(t):
 			mode = false
 		case strings.HasPrefix(t, "-") && strings.Trim(t[1:], "cfvR") == "":
@@ -186,10 +184,7 @@ func chmodRule(a *analyzer, args []word) *Hit {
 }
 
 func isMode(t string) bool {
-	if t == "" {
-		return false
-	}
-	return strings.Trim(t, "01234567") == "" || strings.Trim(t, "ugoa+-=rwxXst,") == ""
+	return t != "" && (strings.Trim(t, "01234567") == "" || strings.Trim(t, "ugoa+-=rwxXst,") == "")
 }
 
 func ownerRule(a *analyzer, args []word) *Hit {
