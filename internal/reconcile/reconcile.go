@@ -2,7 +2,7 @@
 // the client's own record of a scope (client.Record): every mapped prompt
 // the record shows read or invoked since it last passed, and whose entry is
 // missing, is judged as if queued. A per-scope queue.Mark says where it
-// last passed; its claims are checked against the record (record.go).
+// last passed; its claims are checked against the record (recorded).
 // Without a config, Missing decides. See docs/reconciliation.md.
 package reconcile
 

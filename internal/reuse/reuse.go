@@ -2,7 +2,7 @@
 // scope as passed while nothing it depends on changed: its spec, its
 // program (config.RunInputs) and its inputs (fingerprint.go). Any doubt runs
 // it; a pass is recorded only when nothing it depends on changed while it
-// ran, in a sealed record (record.go) the Policy trusts. See
+// ran, in a sealed record (loadRecord) the Policy trusts. See
 // docs/security.md#reuse-of-passed-checks.
 package reuse
 
