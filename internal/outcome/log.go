@@ -178,18 +178,23 @@ func Read(dir string, since time.Time) (records []Record, skipped int, err error
 		f, err := os.Open(p)
 		if os.IsNotExist(err) {
 			continue
-		} else if err != nil {
+		}
+		if err != nil {
 			return nil, 0, err
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		for sc.Scan() {
-			var rec Record
-			if line := bytes.TrimSpace(sc.Bytes()); len(line) == 0 {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
 				continue
-			} else if err := json.Unmarshal(line, &rec); err != nil || rec.Time.IsZero() {
+			}
+			var rec Record
+			if err := json.Unmarshal(line, &rec); err != nil || rec.Time.IsZero() {
 				skipped++
-			} else if !rec.Time.Before(since) {
+				continue
+			}
+			if !rec.Time.Before(since) {
 				records = append(records, rec)
 			}
 		}

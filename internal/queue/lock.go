@@ -105,11 +105,19 @@ func notRegular(path string) error {
 	return nil
 }
 
-var kinds = map[fs.FileMode]string{fs.ModeDir: "a directory", fs.ModeSymlink: "a symlink", fs.ModeNamedPipe: "a named pipe", fs.ModeSocket: "a socket", fs.ModeDevice: "a device"}
-
+// kind names the file type m, for the error.
 func kind(m fs.FileMode) string {
-	if k, ok := kinds[m.Type()&^fs.ModeCharDevice]; ok {
-		return k
+	switch m.Type() {
+	case fs.ModeDir:
+		return "a directory"
+	case fs.ModeSymlink:
+		return "a symlink"
+	case fs.ModeNamedPipe:
+		return "a named pipe"
+	case fs.ModeSocket:
+		return "a socket"
+	case fs.ModeDevice, fs.ModeDevice | fs.ModeCharDevice: // block, character
+		return "a device"
 	}
 	return m.String()
 }

@@ -75,7 +75,7 @@ type Check struct {
 	Result    validator.Result
 	// Unchanged is a check reuse took as passed, not run. Result says passed.
 	Unchanged *reuse.Unchanged
-	// Skipped is why when_changed left the check out (scoped.go). Result
+	// Skipped is why when_changed left the check out (skipped). Result
 	// says passed; the log tells it neither a pass nor a failure.
 	Skipped string
 }
@@ -152,7 +152,8 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
 	checks, specs := plan(cfg, in, f.entries)
-	defer scope(cfg, checks, specs, f.entries)()
+	removeChanged := scope(cfg, checks, specs, f.entries)
+	defer removeChanged()
 	vs := make([]*config.Validator, len(checks))
 	for i := range checks {
 		vs[i] = checks[i].Validator

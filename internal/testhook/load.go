@@ -54,7 +54,11 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	l := &loader{file: project.Display(root, path), testsKey: "test", kind: "table", format: "TOML", example: "[[test]] tables with id = …, action = …"}
 	decode := l.decodeTOML
 	if isJSON(path, data) {
-		l.testsKey, l.kind, l.format, l.example, decode = "tests", "object", "JSON", `"tests": [{"id": …, "action": …}, …]`, l.decodeJSON
+		l.testsKey = "tests"
+		l.kind = "object"
+		l.format = "JSON"
+		l.example = `"tests": [{"id": …, "action": …}, …]`
+		decode = l.decodeJSON
 	}
 	top := decode(data)
 	if top == nil {
@@ -347,18 +351,26 @@ func reErr(err error) string {
 	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 }
 
-// jsonTypes names the types of decoded JSON values in JSON's words.
-var jsonTypes = map[string]string{
-	"<nil>": "null", "string": "a string", "bool": "a boolean", "json.Number": "a number",
-	"map[string]interface {}": "an object", "[]interface {}": "a list",
-}
-
 // typeName names the type of a decoded value in its file's words.
 func (l *loader) typeName(v any) string {
 	if l.kind == "table" {
 		return config.TOMLType(v)
 	}
-	return jsonTypes[fmt.Sprintf("%T", v)] // the decoder makes no other type
+	switch v.(type) { // the JSON decoder makes no other type
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	}
+	return ""
 }
 
 // lineAt returns the 1-based line of byte offset off in data.

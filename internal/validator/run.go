@@ -350,8 +350,13 @@ func inDir(dir, path string) string {
 	return filepath.Join(dir, path)
 }
 
-// killGroup kills the group of a started command.
-func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+// killGroup kills the group of a started command; one not started has none.
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
 
 // signalName names a signal for a person: "SIGSEGV (segmentation fault)".
 func signalName(s syscall.Signal) string {

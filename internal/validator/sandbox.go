@@ -281,7 +281,9 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	}
 	stderr := newCapped(4<<10, false)
 	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
-	cmd.Dir, cmd.Stdin, cmd.Stderr = env.Dir, bytes.NewReader(data), stderr
+	cmd.Dir = env.Dir
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stderr = stderr
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	pr, err := launch(cmd)
@@ -291,7 +293,10 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	defer pr.Close()
 	bound := boxBound(env, specs)
 	var overdue atomic.Bool
-	timer := time.AfterFunc(bound, func() { overdue.Store(true); killGroup(cmd) })
+	timer := time.AfterFunc(bound, func() {
+		overdue.Store(true)
+		killGroup(cmd)
+	})
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
 	// A line is a Result with its output in base64.
 	rep := readReport(pr, req.Nonce, len(specs), env.outputLimit()/3*4+64<<10)
@@ -363,8 +368,10 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 		case l.Hello || l.End || l.I < 0 || l.I >= n || seen[l.I]:
 			rep.err = errors.New("a line out of order")
 		default:
-			seen[l.I], left = true, left-1
-			l.Result.Output, l.Result.Confined = string(l.Output), true
+			seen[l.I] = true
+			left--
+			l.Result.Output = string(l.Output)
+			l.Result.Confined = true
 			rep.results[l.I] = l.Result
 			continue
 		}
