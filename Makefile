@@ -31,17 +31,21 @@ test: e2e-install sandbox-tools chromium otelcol lint
 	$(GO) test -p 1 -count=1 -timeout 45m ./internal/e2e/...
 	@$(MAKE) --no-print-directory fuzz
 
-# lint runs go vet, staticcheck and deadcode, pinned here (the go command
-# fetches them through the module proxy: with -test, and without it so that
-# code only tests reach is found too), and refuses any committed file
-# over 1 MiB (a built binary, an archive); any finding fails it.
+# lint runs gofmt -l over the tracked Go files, go vet, staticcheck and
+# deadcode, pinned here (the go command fetches them through the module
+# proxy: with -test, and without it so that code only tests reach is found
+# too), and refuses any committed file over 1 MiB (a built binary, an
+# archive); any finding fails it.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE    ?= golang.org/x/tools/cmd/deadcode@v0.52.0
 # TESTONLY are the packages that exist for the tests (the end-to-end harness,
 # the schemas the scripts validate against, the sandbox runner of test
 # binaries): deadcode without -test skips them.
 TESTONLY    := e2e|schema|validator/sandboxtest
+GOFMT       ?= gofmt
 lint:
+	@out=$$(git ls-files -z '*.go' | xargs -0 -r $(GOFMT) -l); \
+	if [ -n "$$out" ]; then echo "$$out"; echo "gofmt: files above are not gofmt'd (gofmt -w them)"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	@out=$$($(GO) run $(DEADCODE) -test ./...); \
