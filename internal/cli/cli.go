@@ -25,12 +25,6 @@ type Env struct {
 	Dir    string // working directory
 }
 
-// OS returns the Env of the running process.
-func OS() *Env {
-	wd, _ := os.Getwd()
-	return &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}
-}
-
 // ExitError asks for a specific exit code; its message, if any, is printed.
 type ExitError struct {
 	Code int
@@ -65,7 +59,8 @@ func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints
 // the launcher passes through): a signal makes it answer its halt.
 func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	debug.SetTraceback("crash")
-	return Run(name, OS(), run, usage)
+	wd, _ := os.Getwd()
+	return Run(name, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}, run, usage)
 }
 
 // Run is Main with a given Env.
