@@ -459,15 +459,14 @@ func tarRule(a *analyzer, args []word) *Hit {
 		args = append([]word{{pat: "-" + args[0].pat, text: "-" + args[0].text}}, args[1:]...)
 	}
 	o := parseOpts(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
+	var out []word
 	if o.has("c", "create", "r", "append", "u", "update") {
-		if h := a.each(o.val("f", "file"), under); h != nil {
-			return h
-		}
+		out = o.val("f", "file")
 	}
 	if o.has("x", "extract", "get") {
-		return a.each(o.val("C", "directory"), under)
+		out = append(out, o.val("C", "directory")...)
 	}
-	return nil
+	return a.each(out, under)
 }
 
 // valueRule writes the values of the options named in out.
