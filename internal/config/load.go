@@ -70,7 +70,7 @@ type rawValidator struct {
 	Fix         string    `toml:"fix"`
 	Inputs      *[]string `toml:"inputs"`
 	WhenChanged *[]string `toml:"when_changed"`
-	// The diff checks (diff.go), then the judge's (judge.go).
+	// The diff checks (diff.go), then the judge's (parser.judge).
 	Changed       []string   `toml:"changed"`
 	AddedLacks    string     `toml:"added_lacks"`
 	AddedMatches  string     `toml:"added_matches"`
@@ -448,13 +448,19 @@ func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidato
 	p.addIf(j.Model == "", key+".model", "is missing", `model = "claude-sonnet-4-5" names the model the endpoint serves`)
 	j.Endpoint = cmp.Or(j.Endpoint, defaultEndpoint[j.API])
 	p.addIf(j.Endpoint != "" && !httpURL(j.Endpoint), key+".endpoint", fmt.Sprintf("%q is not an http(s) URL", j.Endpoint), `the full URL posted to, like "https://api.anthropic.com/v1/messages"`)
-	j.KeyEnv = *cmp.Or(rv.KeyEnv, new(defaultKeyEnv[j.API]))
+	j.KeyEnv = defaultKeyEnv[j.API]
+	if rv.KeyEnv != nil {
+		j.KeyEnv = *rv.KeyEnv
+	}
 	// A variable's name in capitals, which no API key is.
 	p.addIf(!envName().MatchString(j.KeyEnv) || strings.ToUpper(j.KeyEnv) != j.KeyEnv, key+".key_env", "must name the environment variable that holds the key, never the key itself",
 		`key_env = "ANTHROPIC_API_KEY": the hooks' environment holds the key; mappings.toml is committed`)
 	j.OnUnavailable = cmp.Or(rv.OnUnavailable, OnFailureHalt)
 	p.oneOf(key+".on_unavailable", j.OnUnavailable, "a policy", `use "halt" (the default) or "block"`, OnFailureHalt, OnFailureBlock)
-	j.MaxBytes = *cmp.Or(rv.EvidenceBytes, new(DefaultEvidenceByte))
+	j.MaxBytes = DefaultEvidenceByte
+	if rv.EvidenceBytes != nil {
+		j.MaxBytes = *rv.EvidenceBytes
+	}
 	p.addIf(j.MaxBytes < 1, key+".evidence_bytes", fmt.Sprintf("%d must be at least 1", j.MaxBytes), "the most bytes of evidence sent to the model")
 	if price := rv.Price; price != nil {
 		if len(*price) != 2 || (*price)[0] < 0 || (*price)[1] < 0 {

@@ -354,7 +354,7 @@ func onFailureFinding(fd settings.Found, loc, initCmd string) []finding {
 }
 
 // timeoutFinding fails a gate hook told a longer timeout than the client
-// enforces, or with a validator that outlasts its deadline (stop/deadline.go).
+// enforces, or with a validator that outlasts its deadline (stop.DeadlineFrom).
 func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) []finding {
 	if settings.Program(fd.Command) != hook.Gate || fd.Event == hook.ConfigChange {
 		return nil // ConfigChange runs no validator
