@@ -119,7 +119,7 @@ func runStats(env *cli.Env, args []string) error {
 	for _, p := range st.Prompts {
 		attempts := "-"
 		if p.Resolved > 0 {
-			attempts = fmt.Sprintf("%.1f / %d", p.AttemptsAvg(), p.AttemptsMax)
+			attempts = fmt.Sprintf("%.1f / %d", p.AttemptsAvg, p.AttemptsMax)
 		}
 		prompts = append(prompts, []string{p.Prompt, strconv.Itoa(p.Checked), strconv.Itoa(p.Passed), rate(p.Passed, p.Checked), attempts, strconv.Itoa(p.Unresolved)})
 	}
@@ -321,64 +321,25 @@ func rate(n, of int) string {
 	return fmt.Sprintf("%d%%", (n*100+of/2)/of)
 }
 
-// statsJSON is `gate stats --json`, durations in milliseconds.
+// statsJSON is `gate stats --json`: validators slowest first, durations in milliseconds.
 func statsJSON(st outcome.Stats) any {
-	type prompt struct {
-		Prompt      string  `json:"prompt"`
-		Checked     int     `json:"checked"`
-		Passed      int     `json:"passed"`
-		Resolved    int     `json:"resolved"`
-		Unresolved  int     `json:"still_failing"`
-		AttemptsAvg float64 `json:"attempts_avg"`
-		AttemptsMax int     `json:"attempts_max"`
-		Observed    int     `json:"observed"`
-		WouldBlock  int     `json:"would_block"`
-	}
-	type validator struct {
-		Name     string         `json:"name"`
-		Runs     int            `json:"runs"`
-		Passed   int            `json:"passed"`
-		MedianMS float64        `json:"median_ms"`
-		MaxMS    float64        `json:"max_ms"`
-		Observed int            `json:"observed"`
-		Would    int            `json:"would_block"`
-		Reused   int            `json:"reused"`
-		SavedMS  float64        `json:"saved_ms"`
-		Judge    *outcome.Spend `json:"judge,omitempty"`
-	}
-	out := struct {
-		Decisions  int                    `json:"decisions"`
-		Passes     int                    `json:"passes"`
-		Blocks     int                    `json:"blocks"`
-		Halts      int                    `json:"halts"`
-		WouldBlock int                    `json:"would_block"`
-		WouldHalt  int                    `json:"would_halt"`
-		From       *time.Time             `json:"from,omitempty"`
-		To         *time.Time             `json:"to,omitempty"`
-		Prompts    []prompt               `json:"prompts"`
-		Validators []validator            `json:"validators"`
-		Sessions   []outcome.SessionStats `json:"sessions"`
-		Reused     int                    `json:"reused"`
-		SavedMS    float64                `json:"saved_ms"`
-		Judges     outcome.Spend          `json:"judges"`
-	}{Judges: st.Spend, Reused: st.Reused, SavedMS: outcome.Millis(st.Saved), Decisions: st.Decisions, Passes: st.Passes, Blocks: st.Blocks, Halts: st.Halts, WouldBlock: st.WouldBlock, WouldHalt: st.WouldHalt, Prompts: []prompt{}, Validators: []validator{}, Sessions: st.Sessions}
-	if st.Decisions > 0 {
-		out.From, out.To = &st.From, &st.To
-	}
-	for _, p := range st.Prompts {
-		out.Prompts = append(out.Prompts, prompt{p.Prompt, p.Checked, p.Passed, p.Resolved, p.Unresolved, p.AttemptsAvg(), p.AttemptsMax, p.Observed, p.WouldBlock})
-	}
-	for _, v := range st.Slowest() {
-		vj := validator{v.Name, v.Runs, v.Passed, outcome.Millis(v.Median()), outcome.Millis(v.Max()), v.Observed, v.WouldBlock, v.Reused, outcome.Millis(v.Saved), nil}
-		if v.Asked+v.Cached > 0 {
-			vj.Judge = &v.Spend
-		}
-		out.Validators = append(out.Validators, vj)
-	}
-	if out.Sessions == nil {
-		out.Sessions = []outcome.SessionStats{}
-	}
-	return out
+	return struct {
+		Decisions  int                      `json:"decisions"`
+		Passes     int                      `json:"passes"`
+		Blocks     int                      `json:"blocks"`
+		Halts      int                      `json:"halts"`
+		WouldBlock int                      `json:"would_block"`
+		WouldHalt  int                      `json:"would_halt"`
+		From       time.Time                `json:"from,omitzero"`
+		To         time.Time                `json:"to,omitzero"`
+		Prompts    []outcome.PromptStats    `json:"prompts"`
+		Validators []outcome.ValidatorStats `json:"validators"`
+		Sessions   []outcome.SessionStats   `json:"sessions"`
+		Reused     int                      `json:"reused"`
+		SavedMS    float64                  `json:"saved_ms"`
+		Judges     outcome.Spend            `json:"judges"`
+	}{st.Decisions, st.Passes, st.Blocks, st.Halts, st.WouldBlock, st.WouldHalt, st.From, st.To,
+		st.Prompts, st.Slowest(), st.Sessions, st.Reused, outcome.Millis(st.Saved), st.Spend}
 }
 
 const defaultReport = "stopgate-report.html"

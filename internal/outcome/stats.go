@@ -47,37 +47,37 @@ func (s *Spend) add(c Check) {
 }
 
 // PromptStats is one prompt's record. A prompt passes a decision when every
-// validator it uses passed in it.
+// validator it uses passed in it. Attempts: per session scope, the checks of
+// the prompt up to and including its pass; Unresolved counts scopes whose last
+// check failed. Observed counts the observe-mode stops that checked the prompt,
+// and WouldBlock those where it failed.
 type PromptStats struct {
-	Prompt          string
-	Checked, Passed int
-	// Observed counts the observe-mode stops that checked the prompt, and
-	// WouldBlock those where it failed.
-	Observed, WouldBlock int
-	// Attempts: per session scope, the checks of the prompt up to and
-	// including its pass. Unresolved counts scopes whose last check failed.
-	Resolved, Unresolved int
-	AttemptsTotal        int
-	AttemptsMax          int
+	Prompt        string  `json:"prompt"`
+	Checked       int     `json:"checked"`
+	Passed        int     `json:"passed"`
+	Resolved      int     `json:"resolved"`
+	Unresolved    int     `json:"still_failing"`
+	AttemptsAvg   float64 `json:"attempts_avg"` // the mean number of checks until it passed
+	AttemptsMax   int     `json:"attempts_max"`
+	Observed      int     `json:"observed"`
+	WouldBlock    int     `json:"would_block"`
+	AttemptsTotal int     `json:"-"`
 }
 
-// AttemptsAvg is the mean number of checks until the prompt passed.
-func (p PromptStats) AttemptsAvg() float64 {
-	if p.Resolved == 0 {
-		return 0
-	}
-	return float64(p.AttemptsTotal) / float64(p.Resolved)
-}
-
-// ValidatorStats is one validator's record.
+// ValidatorStats is one validator's record; the _ms fields are for JSON.
 type ValidatorStats struct {
-	Name                 string
-	Runs, Passed         int
-	Observed, WouldBlock int             // as PromptStats', of its runs
-	Durations            []time.Duration // sorted, of the runs
-	Reused               int             // as Stats', for the validator
-	Saved                time.Duration
-	Spend                // a judge's
+	Name       string                  `json:"name"`
+	Runs       int                     `json:"runs"`
+	Passed     int                     `json:"passed"`
+	MedianMS   float64                 `json:"median_ms"`
+	MaxMS      float64                 `json:"max_ms"`
+	Observed   int                     `json:"observed"`    // as PromptStats', of its runs
+	WouldBlock int                     `json:"would_block"` // as PromptStats', of its runs
+	Reused     int                     `json:"reused"`      // as Stats', for the validator
+	SavedMS    float64                 `json:"saved_ms"`
+	Spend      `json:"judge,omitzero"` // a judge's
+	Durations  []time.Duration         `json:"-"` // sorted, of the runs
+	Saved      time.Duration           `json:"-"`
 }
 
 // Median returns the validator's median run time.
@@ -232,6 +232,12 @@ func (t *tally) stats() Stats {
 	}
 	for _, v := range t.validators {
 		slices.Sort(v.Durations)
+		v.MedianMS, v.MaxMS, v.SavedMS = Millis(v.Median()), Millis(v.Max()), Millis(v.Saved)
+	}
+	for _, p := range t.prompts {
+		if p.Resolved > 0 {
+			p.AttemptsAvg = float64(p.AttemptsTotal) / float64(p.Resolved)
+		}
 	}
 	st.Prompts = values(t.prompts, func(a, b PromptStats) int { return cmp.Compare(a.Prompt, b.Prompt) })
 	st.Validators = values(t.validators, func(a, b ValidatorStats) int { return cmp.Compare(a.Name, b.Name) })
@@ -241,9 +247,9 @@ func (t *tally) stats() Stats {
 	return st
 }
 
-// values returns m's values in order.
+// values returns m's values in order, never nil (JSON's []).
 func values[V any](m map[string]*V, order func(a, b V) int) []V {
-	var out []V
+	out := []V{}
 	for _, v := range m {
 		out = append(out, *v)
 	}

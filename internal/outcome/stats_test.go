@@ -27,8 +27,8 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("totals: %+v", st)
 	}
 	wantPrompts := []PromptStats{
-		{Prompt: "joke", Checked: 3, Passed: 1, Resolved: 1, AttemptsTotal: 3, AttemptsMax: 3},
-		{Prompt: "wt", Checked: 3, Passed: 1, Resolved: 1, Unresolved: 2, AttemptsTotal: 1, AttemptsMax: 1},
+		{Prompt: "joke", Checked: 3, Passed: 1, Resolved: 1, AttemptsTotal: 3, AttemptsAvg: 3, AttemptsMax: 3},
+		{Prompt: "wt", Checked: 3, Passed: 1, Resolved: 1, Unresolved: 2, AttemptsTotal: 1, AttemptsAvg: 1, AttemptsMax: 1},
 	}
 	if len(st.Prompts) != len(wantPrompts) {
 		t.Fatalf("prompts: %+v", st.Prompts)
@@ -38,7 +38,7 @@ func TestSummarize(t *testing.T) {
 			t.Errorf("prompt %d: %+v\nwant      %+v", i, st.Prompts[i], w)
 		}
 	}
-	if got := st.Prompts[0].AttemptsAvg(); got != 3 {
+	if got := st.Prompts[0].AttemptsAvg; got != 3 {
 		t.Errorf("joke attempts avg %v, want 3", got)
 	}
 
