@@ -265,8 +265,7 @@ func unregistered(loc string, h settings.Hook, msg, initCmd string) finding {
 // fileError is the finding of a hook file that does not parse, at its line and column.
 func fileError(name, client string, err error) finding {
 	f := finding{loc: name, msg: err.Error(), hint: client + " cannot read this file either: fix it by hand"}
-	var se *settings.Error
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*settings.Error](err); ok {
 		f.loc, f.msg = fmt.Sprintf("%s:%d:%d", name, se.Line, se.Column), se.Msg
 	}
 	return f
@@ -1000,8 +999,7 @@ func readWalls(files []settingsText) (settings.Walls, *finding) {
 		docs[i] = f.doc
 	}
 	w, bad, err := settings.ReadWalls(docs)
-	var se *settings.Error
-	if errors.As(err, &se) && docs[bad].JSON() {
+	if se, ok := errors.AsType[*settings.Error](err); ok && docs[bad].JSON() {
 		return w, &finding{loc: fmt.Sprintf("%s:%d:%d", files[bad].Name, se.Line, se.Column), warning: true,
 			msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}
 	}

@@ -96,8 +96,7 @@ func Usage(w io.Writer) {
 // usageError exits 2 with err, its own hints, and the usage.
 func usageError(name string, err error) error {
 	hints := []string{usageLine(name)}
-	var h *cli.Hinted
-	if errors.As(err, &h) {
+	if h, ok := errors.AsType[*cli.Hinted](err); ok {
 		err, hints = h.Err, append(h.Hints, hints...)
 	}
 	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, hints...)}
@@ -129,9 +128,15 @@ func clientFlag(fl *flag.FlagSet, does string) *string {
 	return fl.String("client", "", does+" ("+strings.Join(client.Names, ", ")+")")
 }
 
-// parse parses args, flags after arguments too (cli.Parse), and returns
-// the arguments; -h prints the usage and ends with exit 0 (errHelp).
-func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
+// parseFlags parses args for a command that takes flags only.
+func parseFlags(env *cli.Env, fl *flag.FlagSet, args []string) error {
+	_, err := parseAtMost(env, fl, args, 0)
+	return err
+}
+
+// parseAtMost parses args, flags after arguments too (cli.Parse), refusing more than
+// most arguments (-1: any); -h prints the usage and ends with exit 0 (errHelp).
+func parseAtMost(env *cli.Env, fl *flag.FlagSet, args []string, most int) ([]string, error) {
 	rest, err := cli.Parse(fl, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -141,23 +146,10 @@ func parse(env *cli.Env, fl *flag.FlagSet, args []string) ([]string, error) {
 		return nil, errHelp
 	case err != nil:
 		return nil, usageError(fl.Name(), err)
+	case most >= 0 && len(rest) > most:
+		return rest, usageError(fl.Name(), fmt.Errorf("unexpected argument %q", rest[most]))
 	}
 	return rest, nil
-}
-
-// parseFlags parses args for a command that takes flags only.
-func parseFlags(env *cli.Env, fl *flag.FlagSet, args []string) error {
-	_, err := parseAtMost(env, fl, args, 0)
-	return err
-}
-
-// parseAtMost parses args, refusing more than most arguments (-1: any).
-func parseAtMost(env *cli.Env, fl *flag.FlagSet, args []string, most int) ([]string, error) {
-	rest, err := parse(env, fl, args)
-	if err == nil && most >= 0 && len(rest) > most {
-		err = usageError(fl.Name(), fmt.Errorf("unexpected argument %q", rest[most]))
-	}
-	return rest, err
 }
 
 // parseVerb parses args with --config (parseAtMost), and returns the

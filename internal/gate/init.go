@@ -402,25 +402,23 @@ func owned(c *client.Client, root string, in install) []settings.Hook {
 
 // initClient is `gate init --client NAME`.
 func initClient(env *cli.Env, c *client.Client, root, bin string, in install, testhook bool) error {
-	var want []settings.Hook // the plugin registers no hook entries
-	if c.IsPlugin() {
-		in = binInstall(root, bin) // the plugin runs bin's programs
-	}
 	if c.Wall != nil {
 		if err := c.Wall.Ready(root); err != nil {
 			return err // before anything is written
 		}
 	}
+	var want []settings.Hook // the plugin registers no hook entries
+	var err error
 	if c.IsPlugin() {
-		if err := writePlugin(env, c, root, bin, in); err != nil {
-			return err
-		}
+		in = binInstall(root, bin) // the plugin runs bin's programs
+		err = writePlugin(env, c, root, bin, in)
 	} else {
 		want = clientWanted(c, root, in, testhook)
 		unit := map[int]string{1: "s", 1000: "ms"}[c.Unit]
-		if err := register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), c.Merge, unit, nil); err != nil {
-			return err
-		}
+		err = register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), c.Merge, unit, nil)
+	}
+	if err != nil {
+		return err
 	}
 	if err := writeStarter(env, root); err != nil {
 		return err
@@ -432,15 +430,11 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 	if err := initClientWall(env, c, root); err != nil {
 		return err
 	}
-	label := "trust"
-	if c.IsPlugin() {
-		label = "note"
-	}
-	fmt.Fprintf(env.Stdout, "%s: %s\n", label, c.Trust)
+	fmt.Fprintf(env.Stdout, "%s: %s\n", map[bool]string{false: "trust", true: "note"}[c.IsPlugin()], c.Trust)
 	return nil
 }
 
-// registrations is every hook `gate init` registers with Claude Code.
+// registrations is every hook `gate init` registers with Claude Code (a test adds some).
 var registrations = client.Claude.Hooks
 
 // wanted returns Claude Code's hooks to register, launchers of the programs under bin.
@@ -647,37 +641,35 @@ func pluginText(c *client.Client, bin string, in install) string {
 
 // writePlugin writes c's plugin unless the file is there; one that differs is never overwritten.
 func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) error {
-	opencodeFile := c.HookFile
-	path := filepath.Join(root, filepath.FromSlash(opencodeFile))
+	path := filepath.Join(root, filepath.FromSlash(c.HookFile))
 	want := pluginText(c, bin, in)
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil && string(data) == want:
-		fmt.Fprintf(env.Stdout, "%s: the stopgate plugin is already there\n", opencodeFile)
+		fmt.Fprintf(env.Stdout, "%s: the stopgate plugin is already there\n", c.HookFile)
 		return nil
 	case err == nil:
-		return cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", opencodeFile),
+		return cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", c.HookFile),
 			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again")
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
 	if err := settings.WriteFile(path, []byte(want)); err != nil {
-		return fmt.Errorf("writing %s: %w", opencodeFile, err)
+		return fmt.Errorf("writing %s: %w", c.HookFile, err)
 	}
-	fmt.Fprintf(env.Stdout, "%s: wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)\n", opencodeFile)
+	fmt.Fprintf(env.Stdout, "%s: wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)\n", c.HookFile)
 	return nil
 }
 
 func pluginFindings(ws workspace, c *client.Client) []finding {
-	opencodeFile := c.HookFile
-	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(opencodeFile)))
+	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(c.HookFile)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return []finding{{loc: opencodeFile, msg: "does not exist: stopgate is not registered for " + c.Title, hint: `"gate init --client ` + c.Name + `" writes the plugin`}}
+		return []finding{{loc: c.HookFile, msg: "does not exist: stopgate is not registered for " + c.Title, hint: `"gate init --client ` + c.Name + `" writes the plugin`}}
 	case err != nil:
-		return []finding{{loc: opencodeFile, msg: err.Error()}}
+		return []finding{{loc: c.HookFile, msg: err.Error()}}
 	case string(data) != pluginText(c, "bin", binInstall(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
-		return []finding{{loc: opencodeFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client " + c.Name}}
+		return []finding{{loc: c.HookFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client " + c.Name}}
 	}
 	return nil
 }

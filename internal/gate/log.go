@@ -2,13 +2,12 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -429,49 +428,38 @@ func runStatus(env *cli.Env, args []string) error {
 		maxBlocks = cfg.Settings.MaxBlocks
 	}
 	st := statusJSON{StateDir: ws.rel(dir), Scopes: []scopeJSON{}, SetAside: []setAsideRef{}}
-
-	if _, err := os.Stat(dir); err == nil {
-		q := queue.Open(dir)
-		scopes, bad, err := q.List()
-		var held *queue.HeldError
-		if errors.As(err, &held) {
-			return cli.WithHint(err,
-				"every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
-				"end the process holding it; stopgate's own hooks hold it for milliseconds only")
-		}
-		if err != nil {
-			return err
-		}
-		now := time.Now()
-		for _, p := range scopes {
-			s := scopeJSON{Session: p.Scope.Session, Agent: p.Scope.Agent, Blocks: p.Blocks, MaxBlocks: maxBlocks, Entries: []entryJSON{}}
-			for _, e := range p.Entries {
-				if e.AgentType != "" {
-					s.AgentType = e.AgentType
-				}
-				s.Entries = append(s.Entries, entryJSON{
-					Prompt: e.Prompt, Trigger: e.Trigger, Path: e.Path, Arms: e.Arms,
-					Created: e.Created, Updated: e.Updated, AgeSeconds: int64(now.Sub(e.Created).Seconds()),
-				})
-			}
-			st.Pending += len(p.Entries)
-			st.Scopes = append(st.Scopes, s)
-		}
-		aside, err := q.SetAside()
-		if err != nil {
-			return err
-		}
-		notes := map[string]string{}
-		for _, b := range bad {
-			notes[b.Path] = b.Error.Error()
-		}
-		for _, a := range aside {
-			st.SetAside = append(st.SetAside, setAsideRef{Path: ws.rel(a), Note: notes[a]})
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	q := queue.Open(dir)
+	scopes, bad, err := q.List()
+	if _, held := errors.AsType[*queue.HeldError](err); held {
+		return cli.WithHint(err,
+			"every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
+			"end the process holding it; stopgate's own hooks hold it for milliseconds only")
+	}
+	if err != nil {
 		return err
 	}
-
+	now := time.Now()
+	for _, p := range scopes {
+		s := scopeJSON{Session: p.Scope.Session, Agent: p.Scope.Agent, Blocks: p.Blocks, MaxBlocks: maxBlocks, Entries: []entryJSON{}}
+		for _, e := range p.Entries {
+			s.AgentType = cmp.Or(e.AgentType, s.AgentType)
+			s.Entries = append(s.Entries, entryJSON{Prompt: e.Prompt, Trigger: e.Trigger, Path: e.Path, Arms: e.Arms,
+				Created: e.Created, Updated: e.Updated, AgeSeconds: int64(now.Sub(e.Created).Seconds())})
+		}
+		st.Pending += len(p.Entries)
+		st.Scopes = append(st.Scopes, s)
+	}
+	aside, err := q.SetAside()
+	if err != nil {
+		return err
+	}
+	notes := map[string]string{}
+	for _, b := range bad {
+		notes[b.Path] = b.Error.Error()
+	}
+	for _, a := range aside {
+		st.SetAside = append(st.SetAside, setAsideRef{Path: ws.rel(a), Note: notes[a]})
+	}
 	if *asJSON {
 		return printJSON(env, st)
 	}
