@@ -49,7 +49,8 @@ type Judge interface {
 	Read(s *Shell, hc interp.HandlerContext, name string)
 	// Source says whether to follow the file p that s sources.
 	Source(s *Shell, p string) bool
-	// Refuse stops the run on a doubt about target, found in the command by.
+	// Refuse stops the run on a doubt about target, found in the command
+	// by; a Judge that returns nil carries on with what could be read.
 	Refuse(target, by, why string) error
 	// Hit reports whether the run has found what stops it.
 	Hit() bool
@@ -530,7 +531,9 @@ func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error
 	}
 	b, _ := io.ReadAll(r)
 	if bytes.Contains(b, []byte(Unknown)) {
-		return nil, s.Run.Judge.Refuse(args[1], by, "it sources a file the guard cannot read in full (larger than it reads)")
+		if err := s.Run.Judge.Refuse(args[1], by, "it sources a file the guard cannot read in full (larger than it reads)"); err != nil {
+			return nil, err
+		}
 	}
 	s.Run.text(string(b))
 	return []string{"eval", prepared(string(b))}, nil

@@ -216,14 +216,15 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	return nil
 }
 
-// The resolver judges nothing else: writes go nowhere, nothing is refused
-// but a sourced file it cannot read in full.
+// The resolver judges nothing else: writes go nowhere, and a sourced file
+// it cannot read in full is read as far as it can be, so the programs run
+// after it are still found (and so protected).
 func (r *resolver) Kill(*Shell, interp.HandlerContext, []string) error { return nil }
 func (r *resolver) Write(*Shell, interp.HandlerContext, string) (string, bool, error) {
 	return "", false, nil
 }
 func (r *resolver) Read(*Shell, interp.HandlerContext, string) {}
-func (r *resolver) Refuse(_, _, _ string) error                { return ErrHit }
+func (r *resolver) Refuse(_, _, _ string) error                { return nil }
 func (r *resolver) Hit() bool                                  { return false }
 
 // shellOperand is sh's inline code (-c) or script operand, and the index

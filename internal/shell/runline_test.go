@@ -107,6 +107,24 @@ func TestSourced(t *testing.T) {
 	}
 }
 
+// TestSourcedTooBig: a sourced file larger than the guard reads does not
+// end the analysis: the programs run after it are still found, so padding
+// a sourced file cannot free the validator's program from the guard.
+func TestSourcedTooBig(t *testing.T) {
+	root := projectDir(t)
+	big := "#!/bin/sh\n" + strings.Repeat("# padding\n", MaxRead/10+1000) + "true\n"
+	if err := os.WriteFile(filepath.Join(root, "validators/big.sh"), []byte(big), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range Files(". validators/big.sh; validators/x.sh", root) {
+		got = append(got, strings.TrimPrefix(f.Path, root+"/"))
+	}
+	if want := "validators/big.sh validators/x.sh"; strings.Join(got, " ") != want {
+		t.Errorf("Files = %v, want %s", got, want)
+	}
+}
+
 // TestBounded: a validator script that loops or builds text without end
 // is analysed within the bounds, never a hang or a crash.
 func TestBounded(t *testing.T) {
