@@ -380,8 +380,10 @@ func (c *Config) Full() (*Config, error) {
 	return c, nil
 }
 
-// checksum finds a torn or damaged cache (not a forged one: the guard and
-// the exact text see to that); FNV-1a builds no tables at start-up.
+// checksum finds a torn or damaged cache, not a forged one: the exact-text
+// check finds a cache of another text, but records forged beside the right
+// text only the guard keeps out, by keeping the agent out of the state
+// dir. FNV-1a builds no tables at start-up.
 func checksum(b []byte) uint32 {
 	h := fnv.New32a()
 	h.Write(b)

@@ -478,7 +478,7 @@ func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 	}
 	slices.SortFunc(out, func(a, b finding) int { return strings.Compare(a.loc, b.loc) })
 	for _, f := range trust.DotEnvHookEnv(c.Name, ws.root, home) {
-		out = append(out, finding{loc: f.Show, msg: "sets " + strings.Join(f.Env, ", ") + ", which " + c.Title +
+		out = append(out, finding{loc: f.Show, msg: f.What() + ", which " + c.Title +
 			" loads into its environment and hands every hook and validator: it chooses the programs they run",
 			hint: "remove it from the file, and set it in the shell that starts the client"})
 	}

@@ -89,7 +89,7 @@ func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 	}
 	var found []string
 	for _, f := range trust.DotEnvHookEnv(in.Client.Name(), cfg.Root, os.Getenv("HOME")) {
-		found = append(found, f.Show+" sets "+strings.Join(f.Env, ", "))
+		found = append(found, f.Show+" "+f.What())
 	}
 	if len(found) == 0 {
 		return ""

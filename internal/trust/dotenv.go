@@ -1,6 +1,8 @@
 package trust
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/stopgate/stopgate/internal/client"
 	paths "github.com/stopgate/stopgate/internal/project"
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 // dotEnvDirs are the clients that load .env files, and their folder.
@@ -65,14 +68,25 @@ func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting 
 }
 
 // DotEnvHookEnv returns the .env files the client named loads that set a
-// variable of HookEnv. One unreadable is left out: the client cannot read
-// it either.
+// variable of HookEnv, or that cannot be judged: a named pipe (which would
+// hold the gate without a deadline, and feed the client what it likes) or
+// a file over 1 MiB. One the gate may not open is left out: the client,
+// run by the same user, cannot read it either.
 func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
 	var out []DotEnvSetting
 	for _, f := range DotEnv(name, root, home) {
-		data, err := os.ReadFile(f)
-		if env := HookEnv(DotEnvNames(data)); err == nil && len(env) > 0 {
-			out = append(out, DotEnvSetting{Path: f, Show: showPath(root, home, f), Env: env})
+		s := DotEnvSetting{Path: f, Show: showPath(root, home, f)}
+		data, err := regular.ReadFile(f, 1<<20)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
+			continue
+		case err != nil:
+			s.Unjudged = err
+		default:
+			s.Env = HookEnv(DotEnvNames(data))
+		}
+		if s.Unjudged != nil || len(s.Env) > 0 {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -94,10 +108,24 @@ func DotEnvNames(data []byte) []string {
 	return out
 }
 
-// DotEnvSetting is a loaded .env file that sets variables of HookEnv.
+// DotEnvSetting is a loaded .env file that sets variables of HookEnv, or
+// that the gate could not read to judge (Unjudged).
 type DotEnvSetting struct {
 	Path, Show string   // Show: relative to the root, or ~/…, else Path
 	Env        []string // the variables (HookEnv)
+	Unjudged   error
+}
+
+// What says what is wrong with the file, after its name.
+func (s DotEnvSetting) What() string {
+	if s.Unjudged != nil {
+		why := s.Unjudged
+		if pe, ok := errors.AsType[*fs.PathError](why); ok {
+			why = pe.Err // the path is said already
+		}
+		return "cannot be judged (" + why.Error() + ")"
+	}
+	return "sets " + strings.Join(s.Env, ", ")
 }
 
 // showPath is f relative to the nearer of root and home (~/…), else f.

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestDotEnvNames(t *testing.T) {
@@ -79,5 +81,30 @@ func TestDotEnvWrite(t *testing.T) {
 		if (got == nil) != (tc.want == nil) || got != nil && !slices.Equal(got.Env, tc.want) {
 			t.Errorf("DotEnvWrite(%s, %s) = %+v, want %q", tc.name, tc.p, got, tc.want)
 		}
+	}
+}
+
+// TestDotEnvFIFOUnjudged: a named pipe planted as .env (mkfifo sets no
+// variable the guard could see) is reported as a file that cannot be
+// judged, at once: read as a file, it held the gate at every armed stop
+// with no deadline. The 10 s bound only keeps a regression from hanging.
+func TestDotEnvFIFOUnjudged(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	fifo := filepath.Join(root, ".env")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan []DotEnvSetting, 1)
+	go func() { done <- DotEnvHookEnv("gemini", root, home) }()
+	select {
+	case got := <-done:
+		if len(got) != 1 || got[0].Unjudged == nil || got[0].What() != "cannot be judged (not a regular file)" {
+			t.Errorf("DotEnvHookEnv = %+v, want .env unjudged: not a regular file", got)
+		}
+	case <-time.After(10 * time.Second):
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close() // lets the reader end
+		}
+		t.Fatal("DotEnvHookEnv still reads a named pipe .env after 10 s")
 	}
 }
