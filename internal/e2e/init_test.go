@@ -17,13 +17,7 @@ import (
 func TestInitRegistersWorkingHooks(t *testing.T) {
 	p := initFresh(t)
 
-	api := Start(t, Anthropic, Script{
-		When(LastHas(blocked), writeJoke(p)),
-		When(ResultOf("Write"), Text("Wrote the joke.")),
-		When(ResultOf("Read"), Text("Done.")),
-		When(AtTurn(0), read(p, "src/prompts/joke.md")),
-	})
-	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	r := playJoke(t, p)
 	for _, want := range []string{`the prompt "joke" will be checked`, blocked + ": 2 checks failed."} {
 		if !r.Told(want) {
 			r.Errorf("the model was not told %q", want)

@@ -23,6 +23,19 @@ func writeJoke(p *Project) Part {
 	return Tool("Write", map[string]any{"file_path": p.Path("output/joke.txt"), "content": joke + "\n"})
 }
 
+// playJoke runs the joke scenario on the real client: the model reads the
+// mapped prompt, stops without the work, is blocked, writes the joke and
+// stops again.
+func playJoke(t *testing.T, p *Project) *Result {
+	api := Start(t, Anthropic, Script{
+		When(LastHas(blocked), writeJoke(p)),
+		When(ResultOf("Write"), Text("Wrote the joke.")),
+		When(ResultOf("Read"), Text("Done.")),
+		When(AtTurn(0), read(p, "src/prompts/joke.md")),
+	})
+	return p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+}
+
 // gateRuns counts the runs of the gate for event.
 func gateRuns(r *Result, event string) int {
 	n := 0
@@ -51,13 +64,7 @@ func finish(t *testing.T, p *Project, r *Result) {
 // validators' output and fixes; after the fix the next stop passes.
 func TestJoke(t *testing.T) {
 	p := NewStopgateProject(t)
-	api := Start(t, Anthropic, Script{
-		When(LastHas(blocked), writeJoke(p)),
-		When(ResultOf("Write"), Text("Wrote the joke.")),
-		When(ResultOf("Read"), Text("Done.")),
-		When(AtTurn(0), read(p, "src/prompts/joke.md")),
-	})
-	r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+	r := playJoke(t, p)
 
 	for _, want := range []string{
 		`the prompt "joke" will be checked`, // detect's announcement

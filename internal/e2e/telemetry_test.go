@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	. "github.com/stopgate/stopgate/internal/e2e/fakellm"
 )
 
 func enableTelemetry(p *Project, endpoint, protocol, timeout string) {
@@ -33,13 +31,7 @@ func TestTelemetryToCollector(t *testing.T) {
 				endpoint = col.GRPC
 			}
 			enableTelemetry(p, endpoint, protocol, "10s")
-			api := Start(t, Anthropic, Script{
-				When(LastHas(blocked), writeJoke(p)),
-				When(ResultOf("Write"), Text("Wrote the joke.")),
-				When(ResultOf("Read"), Text("Done.")),
-				When(AtTurn(0), read(p, "src/prompts/joke.md")),
-			})
-			r := p.Run(api, "Tell a joke as src/prompts/joke.md says.")
+			r := playJoke(t, p)
 			if n := gateRuns(r, "Stop"); n != 2 {
 				r.Errorf("gate ran %d times at Stop, want 2 (blocked, passed)", n)
 			}
