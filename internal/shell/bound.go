@@ -4,11 +4,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -28,8 +26,8 @@ const (
 	maxBraces  = 1024      // words one brace expansion makes
 )
 
-// ErrMemory stops a run past maxVars or maxPrinted.
-var ErrMemory = errors.New("dry run over its memory bound")
+// errMemory stops a run past maxVars or maxPrinted.
+var errMemory = errors.New("dry run over its memory bound")
 
 // guarded returns list with a memCheck before each statement, once; a
 // statement reading PIPESTATUS keeps the one before it adjacent.
@@ -37,7 +35,7 @@ func guarded(list []*syntax.Stmt, pipestatus bool) []*syntax.Stmt {
 	out := make([]*syntax.Stmt, 0, 2*len(list))
 	for i, st := range list {
 		if !isMemCheck(st) && (i == 0 || !isMemCheck(list[i-1])) && !(pipestatus && readsPipestatus(st)) {
-			out = append(out, memCheckStmt())
+			out = append(out, call(memCheck))
 		}
 		out = append(out, st)
 	}
@@ -53,7 +51,7 @@ func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 	if b, ok := st.Cmd.(*syntax.Block); ok && len(b.Stmts) > 0 && isMemCheck(b.Stmts[0]) {
 		return st
 	}
-	return &syntax.Stmt{Position: st.Position, Cmd: &syntax.Block{Lbrace: st.Position, Rbrace: st.End(), Stmts: []*syntax.Stmt{memCheckStmt(), st}}}
+	return &syntax.Stmt{Position: st.Position, Cmd: &syntax.Block{Lbrace: st.Position, Rbrace: st.End(), Stmts: []*syntax.Stmt{call(memCheck), st}}}
 }
 
 // addMemChecks puts the checks into every statement list of f.
@@ -103,8 +101,6 @@ func call(name string) *syntax.Stmt {
 	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: name}}}}}}
 }
 
-func memCheckStmt() *syntax.Stmt { return call(memCheck) }
-
 func isMemCheck(st *syntax.Stmt) bool {
 	c, ok := st.Cmd.(*syntax.CallExpr)
 	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == memCheck
@@ -146,22 +142,6 @@ func held(env expand.Environ) int {
 		n += header + len(s)
 	}
 	return n
-}
-
-// memory answers a memCheck with the command that passes $? on (status
-// answers it), and stops a call whose arguments, or what the run printed
-// with them, are over the bounds; done is false for any other call.
-func memory(hc interp.HandlerContext, args []string, printed *atomic.Int64) (_ []string, _ error, done bool) {
-	if args[0] == memCheck {
-		if held(hc.Env) > maxVars {
-			return nil, ErrMemory, true
-		}
-		return []string{memCheck, strconv.Itoa(hc.LastExitStatus)}, nil, true
-	}
-	if argsTooBig(args) || printed.Add(int64(printedBy(args, hc.Env))) > maxPrinted {
-		return nil, ErrMemory, true
-	}
-	return nil, nil, false
 }
 
 // argsTooBig reports whether a call's arguments, or the text a printf
@@ -245,18 +225,6 @@ func weight(f syntax.Node) int {
 		return w <= maxWeight
 	})
 	return w
-}
-
-// status answers the command memory returned: whether args is it, and the
-// status it passes on as the exec handler's error.
-func status(args []string) (bool, error) {
-	if len(args) != 2 || args[0] != memCheck {
-		return false, nil
-	}
-	if n := uint8(atoi(args[1])); n != 0 {
-		return true, interp.ExitStatus(n)
-	}
-	return true, nil
 }
 
 // printedBy is how much the builtin call args prints at most.
@@ -386,45 +354,19 @@ func seqLen(b *syntax.BraceExp) int {
 // or array element's value, a redirection's target, a parameter
 // expansion's words (f=mapping\s.toml). Left as they are, the dry run
 // would judge another file than the one the shell writes.
-func quoteWordEscapes(f syntax.Node) {
-	quoted := map[*syntax.Lit]bool{} // text inside double quotes
-	var mark func(n syntax.Node, inQuotes bool)
-	mark = func(n syntax.Node, inQuotes bool) {
-		syntax.Walk(n, func(m syntax.Node) bool {
-			var stmts []*syntax.Stmt
-			switch m := m.(type) {
-			case *syntax.Lit:
-				quoted[m] = quoted[m] || inQuotes
-			case *syntax.DblQuoted:
-				if !inQuotes {
-					for _, p := range m.Parts {
-						mark(p, true)
-					}
-					return false
-				}
-			case *syntax.CmdSubst:
-				stmts = m.Stmts
-			case *syntax.ProcSubst:
-				stmts = m.Stmts
-			}
-			if !inQuotes || stmts == nil {
-				return true
-			}
-			for _, st := range stmts { // quoting starts afresh inside "$(…)"
-				mark(st, false)
-			}
-			return false
-		})
-	}
-	mark(f, false)
+func quoteWordEscapes(n syntax.Node) { quoteEscapesIn(n, false) }
+
+// quoteEscapesIn is quoteWordEscapes of n inside double quotes or not;
+// quoting starts afresh inside "$(…)".
+func quoteEscapesIn(n syntax.Node, inQuotes bool) {
 	rewrite := func(ws ...*syntax.Word) {
 		for _, w := range ws {
-			if w == nil {
+			if w == nil || inQuotes {
 				continue
 			}
 			var parts []syntax.WordPart
 			for _, p := range w.Parts {
-				if lit, ok := p.(*syntax.Lit); ok && !quoted[lit] && strings.Contains(lit.Value, `\`) {
+				if lit, ok := p.(*syntax.Lit); ok && strings.Contains(lit.Value, `\`) {
 					parts = append(parts, quoteEscapes(lit.Value)...)
 				} else {
 					parts = append(parts, p)
@@ -433,25 +375,38 @@ func quoteWordEscapes(f syntax.Node) {
 			w.Parts = parts
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
+	syntax.Walk(n, func(m syntax.Node) bool {
+		var stmts []*syntax.Stmt
+		switch m := m.(type) {
+		case *syntax.DblQuoted:
+			for _, p := range m.Parts {
+				quoteEscapesIn(p, true)
+			}
+			return false
+		case *syntax.CmdSubst:
+			stmts = m.Stmts
+		case *syntax.ProcSubst:
+			stmts = m.Stmts
 		case *syntax.Assign:
-			rewrite(n.Value)
+			rewrite(m.Value)
 		case *syntax.ArrayElem:
-			rewrite(n.Value)
+			rewrite(m.Value)
 		case *syntax.Redirect:
-			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc { // a delimiter stays as written
-				rewrite(n.Word)
+			if m.Op != syntax.Hdoc && m.Op != syntax.DashHdoc { // a delimiter stays as written
+				rewrite(m.Word)
 			}
 		case *syntax.ParamExp:
-			if n.Exp != nil {
-				rewrite(n.Exp.Word)
+			if m.Exp != nil {
+				rewrite(m.Exp.Word)
 			}
-			if n.Repl != nil {
-				rewrite(n.Repl.Orig, n.Repl.With)
+			if m.Repl != nil {
+				rewrite(m.Repl.Orig, m.Repl.With)
 			}
 		}
-		return true
+		for _, st := range stmts {
+			quoteEscapesIn(st, false)
+		}
+		return stmts == nil
 	})
 }
 

@@ -16,24 +16,26 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/regular"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run executes a Bash command in the interpreter with nothing real
-// behind it (docs/guard.md): every program is a stub a Judge judges, every
-// open for writing is judged and captured in memory, reads see the real
-// files.
-
+// A dry run (docs/guard.md): every program is a stub a Judge judges, every
+// write is judged and captured in memory, reads see the real files.
 const (
 	maxSteps    = 4000        // simple commands run, over all passes of one call
 	maxDepth    = 8           // shells nested in shells
 	dryDeadline = time.Second // of all passes of one call
 )
 
-// ErrLimit stops a dry run past its bounds.
-var ErrLimit = errors.New("guard: dry run over its bounds")
+var (
+	errLimit   = errors.New("guard: dry run over its bounds")
+	errStopped = errors.New("dry run stopped before its end") // past its deadline, or an interpreter panic
+	// ErrHit stops a dry run that found what its Judge refuses.
+	ErrHit = errors.New("guard: protected path hit")
+)
 
 // Judge is the policy a dry run asks at every step that could touch a
 // protected path; an error it returns stops the run.
@@ -42,15 +44,14 @@ type Judge interface {
 	Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	// Kill judges kill, a builtin the interpreter does not run.
 	Kill(s *Shell, hc interp.HandlerContext, args []string) error
-	// Write judges a redirection that writes name: the path it names, and
-	// whether that is known.
+	// Write judges a redirection that writes name: its path, if known.
 	Write(s *Shell, hc interp.HandlerContext, name string) (target string, known bool, err error)
 	// Read is told of a redirection that reads name.
 	Read(s *Shell, hc interp.HandlerContext, name string)
 	// Source says whether to follow the file p that s sources.
 	Source(s *Shell, p string) bool
-	// Refuse stops the run on a doubt about target, found in the command
-	// by; a Judge that returns nil carries on with what could be read.
+	// Refuse stops the run on a doubt about target, found in by; nil
+	// carries on with what could be read.
 	Refuse(target, by, why string) error
 	// Hit reports whether the run has found what stops it.
 	Hit() bool
@@ -63,8 +64,7 @@ type Pass struct {
 	Status  uint8
 }
 
-// Passes are the runs of a command: variables unset and programs
-// succeeding, then variables unknown and programs failing.
+// Passes: variables unset and programs succeeding, then unknown and failing.
 var Passes = []Pass{{Lenient: true, Status: 0}, {Lenient: false, Status: 1}}
 
 // Run is the state one judged command shares across its passes and its
@@ -126,8 +126,8 @@ type reader struct{ io.Reader }
 func (reader) Write(p []byte) (int, error) { return len(p), nil }
 func (reader) Close() error                { return nil }
 
-// locked is f's answer under d's lock: passes, nested shells and a run
-// left behind at its deadline share d.
+// locked is f's answer under d's lock, which passes, nested shells and a
+// run left behind at its deadline share.
 func locked[T any](d *Run, f func() T) T {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -138,9 +138,7 @@ func locked[T any](d *Run, f func() T) T {
 func (d *Run) with(f func()) { locked(d, func() any { f(); return nil }) }
 
 // Doubt records why part of the command could not be followed.
-func (d *Run) Doubt(why string) {
-	d.with(func() { d.doubts = append(d.doubts, why) })
-}
+func (d *Run) Doubt(why string) { d.with(func() { d.doubts = append(d.doubts, why) }) }
 
 func (d *Run) text(s string) { d.with(func() { d.texts = append(d.texts, s) }) }
 
@@ -158,9 +156,7 @@ func (d *Run) Ran(pos syntax.Pos) bool { return locked(d, func() bool { return d
 func (d *Run) File(p string) *Capture { return locked(d, func() *Capture { return d.files[p] }) }
 
 // ForgetFiles starts a pass with nothing written.
-func (d *Run) ForgetFiles() {
-	d.with(func() { d.files = map[string]*Capture{} })
-}
+func (d *Run) ForgetFiles() { d.with(func() { d.files = map[string]*Capture{} }) }
 
 // Wrote records that p was written with content it does not know, unless
 // it has a capture already.
@@ -193,7 +189,7 @@ func (d *Run) Open(name, dir string) (io.Reader, error) {
 		return bytes.NewReader(c.buf.Bytes()), nil
 	}
 	text, err := ReadFile(p)
-	if errors.Is(err, ErrNotRegular) {
+	if errors.Is(err, regular.ErrNotRegular) {
 		return strings.NewReader(""), nil
 	}
 	if len(text) >= MaxRead { // ReadFile cut it at its bound: what follows is not known
@@ -216,8 +212,7 @@ type Shell struct {
 // Script dry-runs src in dir as a shell nested in s, with $0 zero, the
 // environment env, positional params and stdin.
 func (s *Shell) Script(src, dir, zero string, env expand.Environ, params []string, stdin io.Reader) {
-	n := &Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}
-	n.run(src, dir, params, stdin)
+	(&Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}).run(src, dir, params, stdin)
 }
 
 // run dry-runs src in dir with positional params and stdin.
@@ -243,8 +238,7 @@ func (d *Run) Load(src string) *syntax.File {
 		return nil
 	}
 	prepare(f)
-	// A run line's scripts are the user's: bounded by steps, not length.
-	_, line := d.Judge.(*resolver)
+	_, line := d.Judge.(*resolver) // a run line's scripts are the user's: bounded by steps, not length
 	if why := tooBig(f, !line); why != "" {
 		d.Doubt(why)
 		return nil
@@ -255,10 +249,9 @@ func (d *Run) Load(src string) *syntax.File {
 	return f
 }
 
-// prepare makes a script safe to dry-run: background jobs run in turn,
-// process substitutions become command substitutions (no real FIFOs),
-// escapes the interpreter misreads become quotes, memory checks go in; a
-// script nested too deep becomes one call of deepCall.
+// prepare makes a script safe to dry-run: jobs run in turn, process
+// substitutions become command substitutions (no real FIFOs), misread
+// escapes quotes, memory checks go in; one nested too deep is deepCall.
 func prepare(f *syntax.File) {
 	if tooDeep(f) {
 		f.Stmts = []*syntax.Stmt{call(deepCall)}
@@ -308,17 +301,45 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 		s.Run.Doubt("the guard could not start its dry run (" + err.Error() + ")")
 		return nil
 	}
-	left, err := RunUntil(r, f, s.Run.deadline)
+	left, err := runUntil(r, f, s.Run.deadline)
 	switch {
-	case errors.Is(err, ErrMemory):
+	case errors.Is(err, errMemory):
 		s.Run.Doubt(tooMuch)
-	case errors.Is(err, ErrLimit) || errors.Is(err, ErrStopped):
+	case errors.Is(err, errLimit) || errors.Is(err, errStopped):
 		s.Run.Doubt(stopped) // an interpreter panic too: judged as a run it could not finish
 	}
 	if left {
 		return nil // still running: not handed out
 	}
 	return r
+}
+
+// runUntil dry-runs f in r until end: an interpreter panic ends the run,
+// not the hook. A run still going a second past end (a read the context
+// cannot stop) is left behind (left): its runner must not be used.
+func runUntil(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
+	ctx, cancel := context.WithDeadline(context.Background(), end)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if recover() != nil {
+				done <- errStopped
+			}
+		}()
+		done <- r.Run(ctx, f)
+	}()
+	timer := time.NewTimer(time.Until(end) + time.Second)
+	defer timer.Stop()
+	select {
+	case err = <-done:
+	case <-timer.C:
+		return true, errStopped
+	}
+	if ctx.Err() != nil && !errors.Is(err, errMemory) {
+		return false, errStopped
+	}
+	return false, err
 }
 
 const (
@@ -353,6 +374,14 @@ var shellVars = strings.Fields(`IFS PWD OLDPWD PATH OPTIND OPTARG PS1 PS2 PS3 PS
 	LINENO UID EUID GID PPID TMPDIR GLOBIGNORE REPLY BASH_REMATCH DIRSTACK FUNCNAME PIPESTATUS HISTFILE
 	BASH_VERSION BASH_VERSINFO HOSTNAME COLUMNS LINES`)
 
+// fixedVars have a dry run's own value. TMPDIR is Unknown, and where the
+// interpreter would put its FIFOs: it opens paths there past the open
+// handler, so none may exist. PPID is the client's, for the static pass.
+var fixedVars = map[string]string{
+	"HOME +": "~+", "HOME -": "~-", // kept as written: the judge resolves them against the cwd
+	"PATH": "/usr/local/bin:/usr/bin:/bin", "TMPDIR": "/" + Unknown, "PPID": strconv.Itoa(os.Getppid()),
+}
+
 func str(v string) expand.Variable {
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
 }
@@ -363,29 +392,15 @@ func (e Environ) Get(name string) expand.Variable {
 			return vr // as the caller exported it
 		}
 	}
-	switch name {
-	case "CLAUDE_PROJECT_DIR":
-		return str(e.Root)
-	case "HOME":
-		if e.Home != "" {
-			return str(e.Home)
-		}
-	case "HOME +":
-		return str("~+") // kept as written: the judge resolves it against the cwd
-	case "HOME -":
-		return str("~-")
-	case "PATH":
-		return str("/usr/local/bin:/usr/bin:/bin")
-	case "PPID":
-		// As the interpreter has it, for the static pass: the client
-		// (process.go).
-		return str(strconv.Itoa(os.Getppid()))
-	case "TMPDIR":
-		// Unknown, and where the interpreter would put its FIFOs: it opens
-		// paths there itself, past the open handler, so none may exist.
-		return str("/" + Unknown)
+	if v, ok := fixedVars[name]; ok {
+		return str(v)
 	}
-	if slices.Contains(shellVars, name) || strings.HasPrefix(name, "HOME ") || !IsName(name) {
+	switch {
+	case name == "CLAUDE_PROJECT_DIR":
+		return str(e.Root)
+	case name == "HOME" && e.Home != "":
+		return str(e.Home)
+	case slices.Contains(shellVars, name) || strings.HasPrefix(name, "HOME ") || !IsName(name):
 		return expand.Variable{}
 	}
 	if e.run != nil {
@@ -398,22 +413,14 @@ func (e Environ) Get(name string) expand.Variable {
 }
 
 func (e Environ) Each(f func(name string, vr expand.Variable) bool) {
+	stop := false
 	if e.Inherit != nil {
-		stop := false
 		e.Inherit.Each(func(name string, vr expand.Variable) bool {
-			if vr.Exported && vr.IsSet() {
-				stop = !f(name, vr)
-			}
+			stop = vr.Exported && vr.IsSet() && !f(name, vr)
 			return !stop
 		})
-		if stop {
-			return
-		}
 	}
-	if !f("CLAUDE_PROJECT_DIR", str(e.Root)) {
-		return
-	}
-	if e.Home != "" {
+	if !stop && f("CLAUDE_PROJECT_DIR", str(e.Root)) && e.Home != "" {
 		f("HOME", str(e.Home))
 	}
 }
@@ -443,9 +450,6 @@ func EnvOf(caller expand.Environ, args []string) expand.Environ {
 	return expand.ListEnviron(pairs...)
 }
 
-// ErrHit stops a dry run that found what its Judge refuses.
-var ErrHit = errors.New("guard: protected path hit")
-
 // call runs before every simple command: it bounds the run, records which
 // commands of the top script ran, and gives the builtins the interpreter
 // lacks or reads otherwise.
@@ -465,8 +469,7 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 		if err := s.Run.Judge.Kill(s, hc, args); err != nil {
 			return nil, err
 		}
-		// Then a stub, with the pass's status (the interpreter's kill
-		// would fail as unsupported).
+		// a stub with the pass's status: the interpreter's kill fails as unsupported
 		return []string{memCheck, strconv.Itoa(int(s.Pass.Status))}, nil
 	}
 	switch args[0] {
@@ -483,10 +486,10 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 			return s.source(hc, args)
 		}
 	case "trap":
-		// The interpreter runs only EXIT and ERR traps: judge the action
-		// of any other signal as a script of its own.
+		// The interpreter runs only EXIT and ERR traps: any other's action
+		// is judged as a script of its own.
 		if len(args) > 2 {
-			(&Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1}).run(args[1], hc.Dir, nil, nil)
+			s.Script(args[1], hc.Dir, "", nil, nil, nil)
 			if s.Run.Judge.Hit() {
 				return nil, ErrHit
 			}
@@ -496,21 +499,21 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	return args, nil
 }
 
-// bound answers a call the run's bounds decide; done is false for any
-// other call.
+// bound answers a call the run's bounds decide: a memCheck with the
+// command that passes $? on (exec answers it), a call past a bound with
+// its error; done is false for any other call.
 func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ error, done bool) {
-	if args[0] == deepCall {
+	switch {
+	case args[0] == deepCall:
 		s.Run.Doubt("it nests deeper than the guard's dry run follows")
-		return nil, ErrLimit, true
-	}
-	if args, err, done := memory(hc, args, &s.Run.printed); done {
-		if err != nil {
-			s.Run.Doubt(tooMuch) // here too: a command substitution swallows the error
-		}
-		return args, err, true
-	}
-	if s.Run.steps.Add(1) > maxSteps {
-		return nil, ErrLimit, true
+		return nil, errLimit, true
+	case args[0] == memCheck && held(hc.Env) <= maxVars:
+		return []string{memCheck, strconv.Itoa(hc.LastExitStatus)}, nil, true
+	case args[0] == memCheck || argsTooBig(args) || s.Run.printed.Add(int64(printedBy(args, hc.Env))) > maxPrinted:
+		s.Run.Doubt(tooMuch) // here too: a command substitution swallows the error
+		return nil, errMemory, true
+	case s.Run.steps.Add(1) > maxSteps:
+		return nil, errLimit, true
 	}
 	return nil, nil, false
 }
@@ -588,16 +591,17 @@ func printfV(hc interp.HandlerContext, args []string) []string {
 	return []string{"eval", args[2] + "=" + q}
 }
 
-// exec is every program: judged, then it exits with the pass's status.
+// exec is every program: judged, then it exits with the pass's status;
+// bound's answer to a memCheck exits with the status it passes on.
 func (s *Shell) exec(ctx context.Context, args []string) error {
-	if ok, err := status(args); ok {
+	status := s.Pass.Status
+	if len(args) == 2 && args[0] == memCheck {
+		status = uint8(atoi(args[1]))
+	} else if err := s.Run.Judge.Exec(s, interp.HandlerCtx(ctx), args); err != nil {
 		return err
 	}
-	if err := s.Run.Judge.Exec(s, interp.HandlerCtx(ctx), args); err != nil {
-		return err
-	}
-	if s.Pass.Status != 0 {
-		return interp.ExitStatus(s.Pass.Status)
+	if status != 0 {
+		return interp.ExitStatus(status)
 	}
 	return nil
 }

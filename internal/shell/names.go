@@ -130,9 +130,10 @@ func EnvOptions(args []string) (opts []EnvOpt, program int) {
 
 func unknown(t string) bool { return strings.Contains(t, Unknown) }
 
+const letters = "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
 // IsName reports whether s is a shell variable name.
 func IsName(s string) bool {
-	const letters = "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	return s != "" && strings.IndexByte(letters, s[0]) >= 0 && strings.Trim(s, letters+"0123456789") == ""
 }
 

@@ -6,8 +6,6 @@
 package shell
 
 import (
-	"context"
-	"errors"
 	"io"
 	"path"
 	"path/filepath"
@@ -20,7 +18,6 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // File is one file a run line executes.
@@ -97,7 +94,7 @@ func (r *resolver) program(s *Shell, p, dir string, args []string, shell bool) {
 	s.Script(text, dir, p, expand.ListEnviron("BASH_SOURCE="+p), args, nil)
 }
 
-// sources matches a script that may source a file: only such a script is
+// sources matches a script that may source a file: only such a one is
 // dry-run, which keeps the protected set cheap.
 var sources = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s;&|({])(source|\.)\s`) })
 
@@ -115,9 +112,6 @@ func shellScript(p, text string) bool {
 	return strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".bash")
 }
 
-// ErrNotRegular is ReadFile's answer for a folder, a device or a FIFO.
-var ErrNotRegular = regular.ErrNotRegular
-
 // ReadFile is the text of the regular file p, bounded; anything else is
 // refused unread (a FIFO's open would block).
 func ReadFile(p string) (string, error) {
@@ -128,38 +122,6 @@ func ReadFile(p string) (string, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxRead))
 	return string(b), err
-}
-
-// ErrStopped is a dry run that did not finish: past its deadline, or
-// ended by an interpreter panic.
-var ErrStopped = errors.New("dry run stopped before its end")
-
-// RunUntil dry-runs f in r until end: an interpreter panic ends the run,
-// not the hook. A run still going a second past end (a read the context
-// cannot stop) is left behind (left): its runner must not be used.
-func RunUntil(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
-	ctx, cancel := context.WithDeadline(context.Background(), end)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if recover() != nil {
-				done <- ErrStopped
-			}
-		}()
-		done <- r.Run(ctx, f)
-	}()
-	timer := time.NewTimer(time.Until(end) + time.Second)
-	defer timer.Stop()
-	select {
-	case err = <-done:
-	case <-timer.C:
-		return true, ErrStopped
-	}
-	if ctx.Err() != nil && !errors.Is(err, ErrMemory) {
-		return false, ErrStopped
-	}
-	return false, err
 }
 
 // Source follows a file the run line or its scripts source inside the
@@ -217,8 +179,7 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 }
 
 // The resolver judges nothing else: writes go nowhere, and a sourced file
-// it cannot read in full is read as far as it can be, so the programs run
-// after it are still found (and so protected).
+// is read as far as it can be, so the programs after it are still found.
 func (r *resolver) Kill(*Shell, interp.HandlerContext, []string) error { return nil }
 func (r *resolver) Write(*Shell, interp.HandlerContext, string) (string, bool, error) {
 	return "", false, nil
@@ -321,10 +282,8 @@ func plainLine(run string) (string, bool) {
 	}
 	first := words[0]
 	name := path.Base(first)
-	if _, wrapper := wrappers[name]; wrapper || IsShell(name) {
-		return "", false
-	}
-	if _, interp := Interpreter(name); interp {
+	_, wrapper := wrappers[name]
+	if _, interp := Interpreter(name); wrapper || interp || IsShell(name) {
 		return "", false
 	}
 	return first, true
@@ -333,11 +292,8 @@ func plainLine(run string) (string, bool) {
 // PlainWords splits text the shell passes as written (letters, digits,
 // /._-+,@:% and blanks) into words; false for anything else.
 func PlainWords(text string) ([]string, bool) {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t/._-+,@:%", c) >= 0) {
-			return nil, false
-		}
+	if strings.Trim(text, letters+"0123456789 \t/.-+,@:%") != "" {
+		return nil, false
 	}
 	return strings.Fields(text), true
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 // first is the program a run line runs first: what the guard protects as
@@ -221,7 +223,7 @@ func TestReadFileRefusesPipe(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrNotRegular) {
+		if !errors.Is(err, regular.ErrNotRegular) {
 			t.Errorf("ReadFile(pipe) = %v, want ErrNotRegular", err)
 		}
 	case <-time.After(10 * time.Second):
