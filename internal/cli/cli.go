@@ -65,35 +65,35 @@ func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 
 // Run is Main with a given Env.
 func Run(name string, env *Env, run func(*Env) error, usage func(io.Writer)) int {
+	first := ""
 	if len(env.Args) > 0 {
-		switch env.Args[0] {
-		case "--version", "-version":
-			fmt.Fprintln(env.Stdout, Version(name))
-			return 0
-		case "-h", "-help", "--help":
-			usage(env.Stdout)
-			return 0
-		}
+		first = env.Args[0]
 	}
-	err := safely(env, run)
-	if err == nil {
+	err := flag.ErrHelp // -h and --help
+	switch first {
+	case "--version", "-version":
+		fmt.Fprintln(env.Stdout, Version(name))
 		return 0
+	case "-h", "-help", "--help":
+	default:
+		err = safely(env, run)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		usage(env.Stdout)
 		return 0
 	}
+	if err == nil {
+		return 0
+	}
 	code := 1
-	var ee *ExitError
-	if errors.As(err, &ee) {
+	if ee, ok := errors.AsType[*ExitError](err); ok {
 		code = ee.Code
 		if ee.Err == nil {
 			return code
 		}
 	}
 	fmt.Fprintf(env.Stderr, "%s: %s\n", name, OneLine(err.Error()))
-	var h *Hinted
-	if errors.As(err, &h) {
+	if h, ok := errors.AsType[*Hinted](err); ok {
 		for _, hint := range h.Hints {
 			fmt.Fprintf(env.Stderr, "\t%s\n", hint)
 		}

@@ -1,8 +1,6 @@
 // Package detect is the detect hook (docs/architecture.md): it arms a
-// prompt's validators when the agent reads a mapped prompt file or invokes
-// a mapped command (one pending entry per session, scope and prompt; with
-// announce, the criteria as additionalContext when first armed), and is
-// the tamper guard at PreToolUse and PreSkillShellCommand (guard.go). Bad
+// prompt's validators when the agent reads a mapped prompt or invokes a
+// mapped command, and is the tamper guard at PreToolUse (guard.go). Bad
 // input or config: one line on stderr, exit 1, nothing enqueued; never
 // exit 2, which would block a tool call or a prompt.
 package detect
@@ -86,16 +84,8 @@ func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile str
 		}
 		return err
 	}
-	maps, paths, err := matches(cfg, ts)
-	if err != nil || len(maps) == 0 {
-		return err
-	}
-	return arm(env, in, ans, root, cfg, maps, paths, ts[0].kind) // one input is one kind of trigger
-}
-
-// matches returns the mappings the triggers arm, with the file read that
-// armed each ("" for a command).
-func matches(cfg *config.Config, ts []trigger) (maps []*config.Mapping, paths []string, err error) {
+	var maps []*config.Mapping
+	var paths []string // the file read that armed each mapping ("" for a command)
 	for _, t := range ts {
 		var ms []*config.Mapping
 		if t.kind == queue.TriggerRead {
@@ -105,17 +95,22 @@ func matches(cfg *config.Config, ts []trigger) (maps []*config.Mapping, paths []
 			ms, err = cfg.MatchCommand(t.command)
 		}
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		for _, m := range ms {
 			maps, paths = append(maps, m), append(paths, t.read.Path)
 		}
 	}
-	return maps, paths, nil
+	if len(maps) == 0 {
+		return nil
+	}
+	return arm(env, in, ans, root, cfg, maps, paths, ts[0].kind) // one input is one kind of trigger
 }
 
-// arm queues an entry per mapping and announces the new ones. An entry that
-// cannot be written does not stop the others; every failure is reported.
+// arm queues an entry per mapping, each with what takes its baseline (of
+// its diff checks and the whole tree: without one the gate says it cannot
+// judge the diff), and announces the new ones. An entry that cannot be
+// written does not stop the others; every failure is reported.
 func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
 	errs := &multierror.Error{ErrorFormat: oneLine}
@@ -126,9 +121,13 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 		if err != nil {
 			return err
 		}
-		record, err := recorder(root, cfg, m, validator)
+		want, err := config.WantOf(m, validator)
 		if err != nil {
 			return err
+		}
+		want.Tree = true
+		record := func(path string) error {
+			return baseline.Take(root, want, []string{cfg.StateDir()}).Write(path, writeRecord)
 		}
 		created, err := q.Enqueue(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
@@ -248,21 +247,6 @@ func Announcement(validator func(string) (*config.Validator, error), maps []*con
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
-}
-
-// recorder returns what takes the baseline of m's diff checks and of the
-// whole tree when its entry is created. Without a record the gate says it
-// cannot judge the diff: the entry is armed all the same.
-func recorder(root string, cfg *config.Config, m *config.Mapping, validator func(string) (*config.Validator, error)) (func(string) error, error) {
-	want, err := config.WantOf(m, validator)
-	if err != nil {
-		return nil, err
-	}
-	want.Tree = true
-	skip := []string{cfg.StateDir()}
-	return func(path string) error {
-		return baseline.Take(root, want, skip).Write(path, writeRecord)
-	}, nil
 }
 
 // writeRecord writes a record without fsync, which would cost detect more

@@ -1,8 +1,7 @@
-// Package trust declares the gate's trusted base: every program a hook or
-// the gate executes and every file read to reach a verdict, one value per
-// project (Base). Every wall derives from it: the guard's set (Guard), the
-// client's OS wall (Wall), the validators' confinement (ReadOnly,
-// Writable). What runs or is read anew is named here, or no wall covers it.
+// Package trust declares the gate's trusted base (Base): every program a
+// hook or the gate executes and every file read to reach a verdict. Every
+// wall derives from it: the guard's set, the client's OS wall, the
+// validators' confinement. What runs or is read anew is named here.
 package trust
 
 import (
@@ -24,8 +23,8 @@ type Project struct {
 	File       string         // the config file in use
 	Config     *config.Config // nil when it cannot be loaded
 	Transcript string         // the session's; "" outside a hook
-	// Bins: more folders of the hook programs (gate init --bin);
-	// Registered: programs about to be registered (gate init).
+	// more folders of the hook programs (gate init --bin), and programs
+	// about to be registered (gate init)
 	Bins, Registered []string
 	Regs             []guard.Registered // the hook files' (guard.Registrations); nil: read here
 	PluginRoot       string             // CLAUDE_PLUGIN_ROOT, when the hooks run from the plugin
@@ -34,24 +33,15 @@ type Project struct {
 // Base is the trusted base of a project.
 type Base struct {
 	Root, Home string
-	// Shared are the project's (guard.Entries), the wall's too.
-	Shared []guard.Protected
+	Shared     []guard.Protected // the project's (guard.Entries), the wall's too
 	// Local are this machine's, outside the project (the user's Claude
 	// Code settings, the programs beside the running one, the plugin):
 	// the guard and the confinement name them, the team's wall does not.
 	Local []guard.Protected
-	// Caches are the folders of HOME a confined validator may write (npm's,
-	// the XDG cache, TMPDIR).
-	Caches []string
-	// GoCaches are Go's build and module caches, which the go.mod route
-	// builds the hooks from: read-only to a confined validator, which
-	// builds in GoBuild, its own ("" with no HOME).
-	GoCaches []string
-	GoBuild  string
 }
 
-// For returns the trusted base of p. An error means p.Config's run
-// validators could not be read; the base beside it holds the rest.
+// For returns the trusted base of p; an error means p.Config's run
+// validators could not be read, and the base holds the rest.
 func For(p Project) (*Base, error) {
 	if p.Regs == nil {
 		p.Regs = guard.Registrations(p.Root, p.Home, nil)
@@ -78,34 +68,23 @@ func For(p Project) (*Base, error) {
 		src.StateDir, _ = config.ReadStateDir(p.File, p.Root)
 	} else {
 		src.StateDir, src.Protect = p.Config.StateDir(), p.Config.Settings.Protect
-		if src.Protect == nil || len(src.Protect) > 0 {
-			src.Runs, err = runsOf(p.Config)
+	}
+	if p.Config != nil && (src.Protect == nil || len(src.Protect) > 0) {
+		var vs []*config.Validator
+		vs, err = p.Config.Runs()
+		for _, v := range vs {
+			src.Runs = append(src.Runs, guard.Run{Name: v.Name, Command: v.Run})
 		}
 	}
 	b := &Base{Root: p.Root, Home: p.Home, Shared: guard.Entries(src)}
 	if len(b.Shared) > 0 { // protect = [] turns every wall off
 		b.Local = local(p, telemetry)
-		b.Caches, b.GoCaches, b.GoBuild = caches(p.Home, os.Getenv)
 	}
 	return b, err
 }
 
-// runsOf returns cfg's run validators.
-func runsOf(cfg *config.Config) ([]guard.Run, error) {
-	vs, err := cfg.Runs()
-	if err != nil {
-		return nil, err
-	}
-	runs := make([]guard.Run, len(vs))
-	for i, v := range vs {
-		runs[i] = guard.Run{Name: v.Name, Command: v.Run}
-	}
-	return runs, nil
-}
-
-// programsIn returns the paths of stopgate's programs in dirs: the hook
-// programs, and gate-otel where it is there or telemetry is on (the gate
-// runs it then, the agent's if it planted one).
+// programsIn returns stopgate's programs in dirs: the hooks, and gate-otel
+// where it is or telemetry is on (the gate runs it then, even a planted one).
 func programsIn(dirs []string, telemetry bool) []string {
 	var out []string
 	for _, d := range dirs {
@@ -165,7 +144,8 @@ func (b *Base) ReadOnly() []string {
 		out = append(out, filepath.FromSlash(p.Path))
 	}
 	if h := b.home(); h != "" {
-		out = append(append(out, b.GoCaches...), h)
+		_, goCaches, _ := caches(b.Home, os.Getenv)
+		out = append(append(out, goCaches...), h)
 	}
 	return out
 }
@@ -175,7 +155,8 @@ func (b *Base) Writable() []string {
 	if b.home() == "" {
 		return nil
 	}
-	return append([]string{b.Root}, b.Caches...)
+	writable, _, _ := caches(b.Home, os.Getenv)
+	return append([]string{b.Root}, writable...)
 }
 
 // home is HOME when a confined validator gets it read-only: an absolute
@@ -192,22 +173,24 @@ func (b *Base) home() string {
 }
 
 // ValidatorEnv is what a confined validator's environment sets over the
-// gate's: its own GOCACHE. It creates Go's caches first, so that they are
-// mounted read-only rather than left for a validator to create.
+// gate's: its own GOCACHE. Go's caches are created first, to be mounted
+// read-only rather than left for a validator to create.
 func (b *Base) ValidatorEnv() []string {
-	if b.home() == "" || b.GoBuild == "" {
+	_, goCaches, goBuild := caches(b.Home, os.Getenv)
+	if b.home() == "" || goBuild == "" {
 		return nil
 	}
-	for _, d := range b.GoCaches {
+	for _, d := range goCaches {
 		os.Mkdir(d, 0o755)
 	}
-	os.MkdirAll(b.GoBuild, 0o755)
-	return []string{"GOCACHE=" + b.GoBuild}
+	os.MkdirAll(goBuild, 0o755)
+	return []string{"GOCACHE=" + goBuild}
 }
 
-// caches returns the folders a test run writes in home, Go's build and
-// module caches, and the validators' own Go build cache, each as the
-// environment sets it, else where the tool puts it.
+// caches returns the folders of home a confined validator may write (npm's,
+// the XDG cache, TMPDIR), Go's build and module caches (the go.mod route
+// builds the hooks from them: read-only), and the validators' own Go build
+// cache, each as the environment sets it, else where the tool puts it.
 func caches(home string, getenv func(string) string) (writable, goCaches []string, goBuild string) {
 	if home == "" {
 		return nil, nil, ""

@@ -20,7 +20,7 @@ var dotEnvDirs = map[string]string{
 }
 
 // DotEnv are the existing .env files the client named loads, and so hands
-// to every hook (dotEnvPaths).
+// to every hook.
 func DotEnv(name, root, home string) []string {
 	var out []string
 	for _, c := range dotEnvPaths(name, root, home) {
@@ -33,8 +33,7 @@ func DotEnv(name, root, home string) []string {
 
 // dotEnvPaths are where the client named looks for a .env, from the root
 // up to HOME (or /), then HOME's (Gemini CLI's findEnvFile, Qwen Code's
-// findEnvFiles): every one, since which comes first is the agent's to
-// change. nil for other clients.
+// findEnvFiles): every one, since which comes first is the agent's to change.
 func dotEnvPaths(name, root, home string) []string {
 	dir, ok := dotEnvDirs[name]
 	if !ok {
@@ -68,10 +67,9 @@ func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting 
 }
 
 // DotEnvHookEnv returns the .env files the client named loads that set a
-// variable of HookEnv, or that cannot be judged: a named pipe (which would
-// hold the gate without a deadline, and feed the client what it likes) or
-// a file over 1 MiB. One the gate may not open is left out: the client,
-// run by the same user, cannot read it either.
+// variable of HookEnv, or that cannot be judged: a named pipe (it would
+// hold the gate, and feed the client what it likes) or a file over 1 MiB.
+// One the gate may not open is left out: the client cannot read it either.
 func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
 	var out []DotEnvSetting
 	for _, f := range DotEnv(name, root, home) {
@@ -138,12 +136,9 @@ func showPath(root, home, f string) string {
 }
 
 // hookEnv are the variables (path.Match patterns) that choose what the
-// hooks and validators run: the programs found, the code a shell, loader
-// or runtime loads first, where stopgate looks, what git lists, and whom a
-// judge's request reaches and believes (a proxy the agent names would
-// answer for the model). A settings file's env that sets one is judged as
-// disableAllHooks is (a validator once wrote env.PATH into the user's
-// settings, and the gate ran the agent's sh).
+// hooks and validators run, load, look at, and whom a judge's request
+// reaches (a proxy the agent names would answer for the model). A settings
+// file's env that sets one is judged as disableAllHooks is.
 var hookEnv = []string{
 	"PATH", "HOME", "SHELL", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH",
 	"LD_*", "DYLD_*", "GO*", "CGO_*", "NODE_OPTIONS", "NODE_PATH", "npm_config_*", "NPM_CONFIG_*",

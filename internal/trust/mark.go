@@ -8,11 +8,9 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// markName is the file detect leaves beside a session's transcript (in
-// the folder of its subagents') once it arms a prompt: a sign that the
-// project uses stopgate which `rm -rf` in the project cannot take. The
-// guard protects it with the transcript; with user-level hooks and
-// announce = false it is the only sign left.
+// markName is the file detect leaves in the folder of a session's
+// subagents once it arms a prompt: a sign of stopgate that `rm -rf` in the
+// project cannot take (the guard protects it with the transcript).
 const markName = "stopgate-armed"
 
 // markFile returns the session's mark, "" when the transcript is not a

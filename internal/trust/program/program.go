@@ -1,7 +1,6 @@
 // Package program finds the programs the hooks and the gate run: the
 // system's from folders only root writes, stopgate's beside the running
-// one; never from the hooks' PATH, which a settings file's env sets and
-// may point into the project. The part of package trust below the config.
+// one; never from the hooks' PATH, which a settings file's env may set.
 package program
 
 import (
@@ -30,8 +29,7 @@ func System(name string) (string, error) {
 	return "", fmt.Errorf("%s is not installed (looked in %s): %w", name, strings.Join(SystemPath, ":"), fs.ErrNotExist)
 }
 
-// Shell is the system's sh: /bin/sh when System finds none (its start
-// then reports the error).
+// Shell is the system's sh, else /bin/sh (whose start reports the error).
 func Shell() string {
 	if p, err := System("sh"); err == nil {
 		return p
@@ -54,7 +52,7 @@ func Self() (string, error) {
 }
 
 // Stopgate returns stopgate's program name beside the running one, where
-// every install puts them: never from PATH.
+// every install puts them.
 func Stopgate(name string) (string, error) {
 	self, err := Self()
 	if err != nil {
