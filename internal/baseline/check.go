@@ -24,15 +24,14 @@ type Check struct {
 	Err     error                   // why it could not be compiled; it judges nothing then
 }
 
-// Verdict is a judged check: Fails are what the agent must fix, one line
-// each; Problem says why the check could not judge.
+// Verdict is a judged check: what the agent must fix, one line each, or why it could not judge.
 type Verdict struct {
 	Fails   []string
 	Problem string
 }
 
-// Judge compares the files under root now with each record (one per
-// armed prompt): the check passes only if it passes against every one.
+// Judge compares the files under root with each record (one per armed
+// prompt): the check passes only if it passes against every one.
 func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 	var v Verdict
 	if c.Err != nil {
@@ -166,8 +165,8 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 	return fails, problems
 }
 
-// changes are the files of n that differ from s, sorted, and for a Scan
-// those deleted since; one that cannot be judged is a problem.
+// changes are the files of n that differ from s (for a Scan, the deleted
+// too), sorted; one that cannot be judged is a problem.
 func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 	paths := slices.Collect(maps.Keys(n.Files))
 	for p := range s.Files {
@@ -198,14 +197,12 @@ func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 	return out, problems
 }
 
-// maxDiffCost bounds one file's diff, in steps of the search: a
-// pathological pair is "could not judge", never a hung gate.
+// maxDiffCost bounds one file's diff, in search steps: never a hung gate.
 const maxDiffCost = 50_000_000
 
 var errDiffCost = errors.New("the files differ too much to diff")
 
-// splitLines splits text into lines without their breaks; a final break
-// ends the last line.
+// splitLines splits text into lines without their breaks.
 func splitLines(text []byte) []string {
 	if len(text) == 0 {
 		return nil
@@ -217,9 +214,8 @@ func splitLines(text []byte) []string {
 	return lines
 }
 
-// AddedLines returns the indexes of the lines of b that a shortest edit
-// script from a to b inserts, in order: Myers' diff in linear space, the
-// lines found on one side only set aside first (in no common subsequence).
+// AddedLines returns the indexes of b's lines a shortest edit script from a
+// inserts: Myers' diff in linear space, one-sided lines set aside first.
 func AddedLines(a, b []string) ([]int, error) {
 	ids := map[string]int{} // the lines of a, numbered
 	for _, l := range a {
@@ -297,9 +293,8 @@ func (d *differ) compare(aLo, aHi, bLo, bHi int) {
 	d.compare(u, aHi, v, bHi)
 }
 
-// middle finds the middle snake of a[aLo:aHi] against b[bLo:bHi], from
-// (x, y) to (u, v) (Myers 1986, 4b); the ends differ (compare trimmed
-// them), so each half is smaller. The reverse search runs on ra and rb.
+// middle finds the middle snake (x, y)-(u, v) of a[aLo:aHi] against
+// b[bLo:bHi] (Myers 1986, 4b), searching in reverse on ra and rb.
 func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 	n, m := aHi-aLo, bHi-bLo
 	delta := n - m
@@ -329,9 +324,8 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 	return
 }
 
-// snakes is step D of one direction's search: v holds the furthest x on
-// each diagonal k. When meet, it reports the first snake, (x0, y0) to
-// (x, y), reaching the other direction's path (searched up to step done).
+// snakes is step D of one direction's search, v the furthest x on each
+// diagonal; when meet, the first snake reaching the other's path (up to done).
 func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x, y int, met bool) {
 	n, m := len(a), len(b)
 	for k := -D; k <= D; k += 2 {
@@ -353,8 +347,7 @@ func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x
 	return 0, 0, 0, 0, false
 }
 
-// LineDiff is the change from old to new for a reader (a judge's model):
-// each line removed as "-N: text", then each added as "+N: text".
+// LineDiff is the change from old to new for a judge: "-N: text" removed, then "+N: text" added.
 func LineDiff(old, new []byte) (string, error) {
 	a, b := splitLines(old), splitLines(new)
 	removed, err := AddedLines(b, a)
@@ -375,8 +368,8 @@ func LineDiff(old, new []byte) (string, error) {
 	return out.String(), nil
 }
 
-// Armed returns how the file rel was when the prompt was armed, from the
-// first of recs that knows: State{} when a recorded tree lacked it.
+// Armed returns how rel was at arming, from the first of recs that knows:
+// State{} when a recorded tree lacked it.
 func Armed(recs []*Snapshot, rel string) (State, bool) {
 	for _, s := range recs {
 		if st, ok := s.Files[rel]; ok {

@@ -1,8 +1,6 @@
-// Package baseline records, when a prompt is armed, the files its diff
-// checks name, and judges at the stop what changed since (changed,
-// added_lacks, added_matches). The record is written once, beside the
-// queue entry, so re-arming cannot move it past the agent's edits; what it
-// cannot say (gone, corrupt, over the caps) is "could not judge", never a pass.
+// Package baseline records, at arming, the files a prompt's diff checks
+// name, and judges at the stop what changed since (docs/config.md);
+// what a record cannot say is "could not judge", never a pass.
 package baseline
 
 import (
@@ -24,13 +22,11 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// Version is the record's format: 2 chooses the files of in by git's
-// rules (package pattern); judging a record of 1 by them could pass an
-// added file it never held, so it cannot judge.
+// Version is the record's format: 2 chooses in's files by git's rules; a
+// record of 1, judged by them, could pass an added file it never held.
 const Version = 2
 
-// A file is hashed up to maxHash and kept up to maxText, maxTotal of text
-// a record; past them a file that changed cannot be judged.
+// A file is hashed up to maxHash, its text kept up to maxText (maxTotal a record).
 const (
 	maxHash  = 64 << 20
 	maxText  = 1 << 20
@@ -65,8 +61,7 @@ type State struct {
 	Err    string `json:"error,omitempty"`
 }
 
-// Take records what w names under root but skip (the state dir); errors
-// are recorded, and a check that needs what was unreadable cannot judge.
+// Take records what w names under root but skip (the state dir), errors too.
 func Take(root string, w Want, skip []string) *Snapshot {
 	in := positive(w.In)
 	set, err := pattern.Compile(in)
@@ -84,8 +79,8 @@ func Take(root string, w Want, skip []string) *Snapshot {
 	return s
 }
 
-// read is the state under root of the changed paths and of the files set
-// selects (none when nil), keeping their text while budget allows.
+// read states the changed paths under root and the files set selects
+// (none when nil), keeping their text while budget allows.
 func read(root string, changed []string, set *pattern.Set, skip []string, budget int64) *Snapshot {
 	s := &Snapshot{Version: Version, Changed: map[string]State{}}
 	for _, p := range changed {
@@ -102,9 +97,8 @@ func read(root string, changed []string, set *pattern.Set, skip []string, budget
 	return s
 }
 
-// linkedDir is the state of a link to a folder the patterns could enter:
-// a finding, not an empty folder (tests/ swapped for a link to a copy
-// with a skip added read as deleted, and added_lacks passed).
+// linkedDir is a link to a folder in may enter: a finding, not an empty
+// folder (tests/ swapped for a link to a skipping copy read as deleted).
 const linkedDir = "a symbolic link to a folder, which diff checks do not follow (put the folder itself there, or leave the link out of in with a ! pattern)"
 
 // Write stores s at path through write.
@@ -163,15 +157,13 @@ func stateOf(path string, budget *int64) State {
 	return st
 }
 
-// positive returns pats without the "!" ones: their files are a superset
-// of what any check of a mapping looks at.
+// positive is pats without the "!" ones: a superset of any check's files.
 func positive(pats []string) []string {
 	return slices.DeleteFunc(slices.Clone(pats), func(p string) bool { return strings.HasPrefix(p, "!") })
 }
 
-// walk states, by sorted slash path, the files under root but .git and
-// skip that set selects, and the links to folders it may enter; past most
-// files, none. An unreadable directory is an error.
+// walk states, by slash path, the files under root but .git and skip that
+// set selects, and links to folders it may enter; past most files, none.
 func walk(root string, set *pattern.Set, skip []string, most int, state func(path string) State) (map[string]State, error) {
 	var paths, links []string
 	var walkErr error
@@ -229,8 +221,7 @@ func unwrap(err error) string {
 // everything selects every file, for the record of the whole tree.
 var everything, _ = pattern.Compile([]string{"*"})
 
-// maxTree bounds the record of the whole tree (taken on the hook path):
-// past it none is taken, and every validator runs.
+// maxTree bounds the record of the whole tree: past it none is taken.
 const maxTree = 200_000
 
 var errTreeSize = fmt.Errorf("more than %d files", maxTree)
@@ -245,9 +236,9 @@ func tree(root string, skip []string) (map[string]State, error) {
 	return t, nil
 }
 
-// ChangedSince returns, for each record, the files under root added,
-// deleted, edited, touched or unreadable since, sorted; nil ("unknown",
-// never "nothing changed") when it holds no tree or none can be listed now.
+// ChangedSince returns, for each record, the files under root changed or
+// unreadable since, sorted; nil ("unknown") when it holds no tree or none
+// can be listed now.
 func ChangedSince(root string, records []string, skip []string) [][]string {
 	out := make([][]string, len(records))
 	var now map[string]State

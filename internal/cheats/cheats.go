@@ -1,13 +1,10 @@
-// Package cheats finds, in what the agent changed since a prompt was
-// armed, the usual ways to make a check pass without the work (rules.go,
-// docs/cheats.md). Text is judged as the language reads it (lines), and a
-// test's state is compared by its name, as it was and as it is.
+// Package cheats finds, in what changed since arming, the usual ways to make
+// a check pass without the work (rules.go, docs/cheats.md).
 package cheats
 
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -15,16 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf16"
 
+	"golang.org/x/text/encoding"
+	xunicode "golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/stopgate/stopgate/internal/baseline"
 	"github.com/stopgate/stopgate/internal/cli"
 )
 
-// Scan judges the files changed since arming: each finding is one line,
-// "path:line: what: text", sorted by path and line.
+// Scan judges the files changed since arming: one "path:line: what: text" a finding, sorted.
 func Scan(changes []baseline.Change) []string {
 	var f findings
 	var was, now []unit
@@ -70,8 +68,8 @@ func Scan(changes []baseline.Change) []string {
 	return out
 }
 
-// match returns the first rule for files of kind k (the skip rules only
-// when skip) that line breaks, as written or without /* */ (it/**/.skip).
+// match returns the first rule for kind k (only skip rules when skip) that
+// line breaks, as written or without /* */ (it/**/.skip).
 func match(k kind, line string, skip bool) (rule, bool) {
 	bare := blockComment().ReplaceAllString(line, "")
 	for _, r := range rules {
@@ -119,9 +117,8 @@ type unit struct {
 	py         bool
 }
 
-// compare judges the tests by name, as armed and now: fewer of a name is
-// removed, skipped more often is skipped, fewer assertions is weakened,
-// and a Python test defined again in its scope hides the one before.
+// compare judges the tests by name, as armed and now: removed, skipped,
+// weakened, or (Python) redefined in its scope, hiding the one before.
 func (f *findings) compare(was, now []unit) {
 	w, n := tallies(was), tallies(now)
 	for _, name := range slices.Sorted(maps.Keys(w)) {
@@ -193,9 +190,8 @@ func moved(path string, was, now []unit) bool {
 	return n > 0
 }
 
-// testsOf returns the tests a file of kind k defines in ls, each from its
-// decorators to the end of its block or the next test, skipped when a
-// skip rule matches there or on a line opening a block around it.
+// testsOf returns the tests a file of kind k defines, each from its
+// decorators to its block's end, skipped by a skip rule there or around it.
 func testsOf(path string, k kind, ls []string) []unit {
 	var out []unit
 	for _, u := range units {
@@ -272,8 +268,7 @@ func indents(ls []string) []int {
 	return ind
 }
 
-// blockEnd is the last line of the block line i (or what it decorates)
-// opens: lines indented deeper, and a closing bracket at its depth (not Python).
+// blockEnd is the last line of the block line i (or what it decorates) opens.
 func blockEnd(ls []string, ind []int, i int, py bool) int {
 	for i+1 < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i]), "@") {
 		i++
@@ -333,31 +328,20 @@ func lines(b []byte) []string {
 
 // decode reads UTF-16 (by its BOM or its NULs) and drops a UTF-8 BOM.
 func decode(b []byte) string {
-	var order binary.ByteOrder
-	switch {
-	case bytes.HasPrefix(b, []byte{0xef, 0xbb, 0xbf}):
-		return string(b[3:])
-	case bytes.HasPrefix(b, []byte{0xff, 0xfe}):
-		order, b = binary.LittleEndian, b[2:]
-	case bytes.HasPrefix(b, []byte{0xfe, 0xff}):
-		order, b = binary.BigEndian, b[2:]
-	case len(b) >= 2 && len(b)%2 == 0 && bytes.Count(b, []byte{0}) >= len(b)/4:
-		order = binary.BigEndian
+	fallback := encoding.Nop.NewDecoder()
+	if len(b) >= 2 && len(b)%2 == 0 && bytes.Count(b, []byte{0}) >= len(b)/4 {
+		order := xunicode.BigEndian
 		if b[1] == 0 {
-			order = binary.LittleEndian
+			order = xunicode.LittleEndian
 		}
-	default:
-		return string(b)
+		fallback = xunicode.UTF16(order, xunicode.IgnoreBOM).NewDecoder()
 	}
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		u[i] = order.Uint16(b[2*i:])
-	}
-	return string(utf16.Decode(u))
+	s, _, _ := transform.Bytes(xunicode.BOMOverride(fallback), b)
+	return string(s)
 }
 
-// normal folds a line to what the rules match: NFKC (ｓkip is skip), plain
-// spaces, no format characters, escapes read, literals joined ("sk" + "ip").
+// normal folds a line for the rules: NFKC, plain spaces, no format
+// characters, escapes read, literals joined ("sk" + "ip").
 func normal(l string) string {
 	l = norm.NFKC.String(l)
 	l = strings.Map(func(r rune) rune {

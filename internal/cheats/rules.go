@@ -8,8 +8,7 @@ import (
 	"sync"
 )
 
-// In is the files a cheats check looks at when it names none: sources,
-// configs, scripts, hooks, CI and secrets, not dependencies or build output.
+// In is the files a cheats check looks at when it names none: not dependencies or build output.
 var In = []string{
 	"*.go", "*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts", "*.cts",
 	"*.json", "*.toml", "*.ini", "*.cfg", "*.yml", "*.yaml", "*.sh", "*.bash", "*.env", ".env*",
@@ -47,8 +46,7 @@ type rule struct {
 	ok   func(sub []string) bool // a match that is benign after all
 }
 
-// rules are matched against the lines added since arming, the skip rules
-// against each test as it was and is.
+// rules are matched against added lines, the skip rules against each test as it was and is.
 var rules = []rule{
 	{in: goSrc, what: "test skipped", skip: true, re: re(`\.\s*Skip(Now|f)?\b|^\s*Skip(Now|f)?\s*\(|["` + "`" + `]Skip(Now|f)?["` + "`" + `]`)},
 	{in: goSrc, what: "test skipped unless run in full (testing.Short)", skip: true, re: re(`\btesting\s*\.\s*Short\b`)},
@@ -79,8 +77,7 @@ var rules = []rule{
 		}},
 }
 
-// re compiles s on first use: detect links this package, and compiling
-// every rule at start-up cost each hook call about 1 ms.
+// re compiles s on first use: compiling every rule at start-up cost each detect call 1 ms.
 func re(s string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(s) })
 }
@@ -133,8 +130,7 @@ func kindOf(p string) kind {
 	return k
 }
 
-// units are, per kind of test file, the patterns of a test's start (its
-// name the first non-empty group) and of an assertion.
+// units are, per test file kind, a test's start (its name the first non-empty group) and an assertion.
 var units = []struct {
 	in           kind
 	test, assert func() *regexp.Regexp
@@ -147,8 +143,7 @@ var units = []struct {
 		re(`\bexpect\s*(\.\s*\w+\s*)?\(|\bassert\b|\.should\b|\bt\s*\.\s*(is|not|deepEqual|true|false|truthy|falsy|throws|assert|equal|ok|match|snapshot)\s*\(`)},
 }
 
-// secretLike reports whether v looks like a real secret, not a name, a
-// placeholder or a lookup: letters and digits, and dense.
+// secretLike reports whether v looks like a real secret: letters and digits, dense.
 func secretLike(v string) bool {
 	lower := strings.ToLower(v)
 	if strings.ContainsAny(v, "()${}<>") || strings.Contains(lower, "example") || strings.Contains(lower, "xxxx") ||

@@ -1,19 +1,17 @@
-// Package pattern selects files by gitignore-style patterns, with git's
-// semantics (gitignore(5)): the diff checks' in and the validators' inputs.
+// Package pattern selects files by gitignore(5) patterns, with git's semantics.
 package pattern
 
 import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
 
-// Set is a list of patterns read as the lines of a .gitignore: anchored
-// when a slash starts or splits one, "/" at the end for directories, "**"
-// any number of segments, a directory selecting all under it (for good),
-// "!" taking back an earlier match, the last match deciding.
+// Set is a list of patterns read as the lines of a .gitignore: a selected
+// folder selects all under it for good; the last match decides.
 type Set struct{ list []pat }
 
 type pat struct {
@@ -70,22 +68,17 @@ func compile(raw string) (pat, error) {
 	return p, nil
 }
 
+// escapeOrClass is an escaped character, or a class up to its "]".
+var escapeOrClass = regexp.MustCompile(`(?s)\\.|\[[^\]]*`)
+
 // bang spells git's class negation [!a] as path.Match's [^a].
 func bang(seg string) string {
-	b := []byte(seg)
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '[':
-			if i+1 < len(b) && b[i+1] == '!' {
-				b[i+1] = '^'
-			}
-			for i++; i < len(b) && b[i] != ']'; i++ {
-			}
+	return escapeOrClass.ReplaceAllStringFunc(seg, func(m string) string {
+		if rest, ok := strings.CutPrefix(m, "[!"); ok {
+			return "[^" + rest
 		}
-	}
-	return string(b)
+		return m
+	})
 }
 
 // Match reports whether the file at the slash path rel is selected.

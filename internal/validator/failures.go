@@ -10,15 +10,13 @@ import (
 	"strings"
 )
 
-// Output policies ([settings] output, docs/validator-output.md): what is
-// kept past the byte limit, and shown of output too long to show whole.
+// Output policies ([settings] output, docs/validator-output.md).
 const (
 	OutputFailures = "failures" // the tail and failing lines; failing tests first
 	OutputHead     = "head"     // the first bytes; the first lines
 )
 
-// Shown is what a reader is shown of the output: at most n lines and a
-// note of what was left out (docs/validator-output.md).
+// Shown is at most n lines of the output under policy, and a note of what was left out.
 func (r Result) Shown(n int, policy string) []string {
 	lines := r.lines()
 	if policy != OutputFailures || len(lines) <= n && r.Dropped == 0 {
@@ -53,9 +51,8 @@ type block struct {
 	end   int
 }
 
-// failureBlocks finds the failing tests in output lines: go test -json,
-// JUnit XML, go test, or the first of formats with any. tail says whether
-// the last lines are worth showing after them (not for JSON or XML).
+// failureBlocks finds the failing tests in lines (go test -json, JUnit XML,
+// go test, or the first of formats with any); tail: the last lines are worth showing.
 func failureBlocks(lines []string) (blocks []block, tail bool) {
 	plain := make([]string, len(lines))
 	for i, l := range lines {
@@ -77,8 +74,8 @@ func failureBlocks(lines []string) (blocks []block, tail bool) {
 // sgr matches colour codes.
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-// format is a runner's text output: a failing block is a line start
-// accepts up to one ends takes; keep picks its lines.
+// format is a runner's output: a block runs from a line start accepts to
+// one ends takes; keep picks its lines.
 type format struct {
 	start func(trim string) bool
 	ends  func(line string) bool
@@ -131,8 +128,7 @@ func (f format) blocks(lines []string) []block {
 	return out
 }
 
-// ended says whether line ends a block begun at indentation ind: by f's
-// rule, else a line not blank and indented no deeper.
+// ended says whether line ends a block at indentation ind: by f.ends, else not deeper.
 func (f format) ended(line string, ind int) bool {
 	if f.ends != nil {
 		return f.ends(line)
@@ -140,8 +136,7 @@ func (f format) ended(line string, ind int) bool {
 	return strings.TrimSpace(line) != "" && indent(line) <= ind
 }
 
-// noise is a block's line not worth its room: blank, TAP's YAML markers,
-// node's timing and failure classes.
+// noise is a block's line not worth its room: blank, TAP's YAML markers, node's timing.
 func noise(trim string) bool {
 	return trim == "" || trim == "---" || trim == "..." || prefixed("duration_ms:", "failureType:", "code: 'ERR_")(trim)
 }
@@ -154,8 +149,7 @@ func indent[T string | []byte](line T) int {
 	return i
 }
 
-// failingLine is whether a line of unknown output reads as a failure.
-// capped asks it of every line let go: infixes only on lines with a colon.
+// failingLine is whether a line of unknown output reads as a failure (infixes need a colon).
 func failingLine(line []byte) bool {
 	t := line[indent(line):]
 	if slices.ContainsFunc(failPrefixes, func(p string) bool { return bytes.HasPrefix(t, []byte(p)) }) {
@@ -170,9 +164,8 @@ var (
 	failInfixes = []string{`"Action":"fail"`, `"Action":"build-`, `"Output":"--- FAIL`, `"Output":"    `, `"Output":"panic:`, ": error", "Error:"}
 )
 
-// goFailures are go test's failing tests, each its "--- FAIL" line then
-// its messages (with -v those since its "=== RUN", else those indented
-// deeper after it); a panic is a block of its own.
+// goFailures are go test's failing tests, each its "--- FAIL" line then its
+// messages (-v: since "=== RUN", else indented deeper after); a panic alone.
 func goFailures(lines []string) []block {
 	var out []block
 	said := map[string][]string{}

@@ -19,12 +19,11 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// ChangedFilesVar names, in a validator's environment, a file of the
-// paths changed since its prompts were armed, NUL-separated; "" when unknown.
+// ChangedFilesVar names, in a validator's environment, a file of the paths
+// changed since arming, NUL-separated; "" when unknown.
 const ChangedFilesVar = "STOPGATE_CHANGED_FILES"
 
-// Judge is a check a model decides (docs/judge.md). The key is read from
-// the environment variable KeyEnv when it runs, never kept in a spec.
+// Judge is a check a model decides (docs/judge.md); the key is read from KeyEnv when it runs.
 type Judge struct {
 	Rubric, API, Endpoint, Model, KeyEnv string
 	Evidence                             []string // "changed", "file:PATH", "output:VALIDATOR"
@@ -49,9 +48,8 @@ func unavailable(why string, usage *Usage) Result {
 	return Result{Problem: "judge unavailable: " + why, Unavailable: true, ExitCode: -1, Usage: usage}
 }
 
-// runJudge asks the model of s.Judge about its evidence, after the other
-// specs ran. An answer not reached, parsed or verified is unavailable,
-// never a pass; verified ones are cached by the hash of what was asked.
+// runJudge asks s.Judge's model about its evidence: an answer not reached,
+// parsed or verified is unavailable, never a pass; verified ones are cached.
 func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result) (r Result) {
 	start, j := time.Now(), s.Judge
 	defer func() { r.Duration = time.Since(start) }()
@@ -76,10 +74,7 @@ func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Resu
 	case env.Ask == nil: // detect and testhook link no HTTP
 		return unavailable("this program has no model client", nil)
 	}
-	timeout := s.timeout()
-	if !env.Deadline.IsZero() {
-		timeout = min(timeout, max(time.Until(env.Deadline), time.Millisecond))
-	}
+	timeout, _ := env.within(s.timeout())
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	text, in, out, err := env.Ask(ctx, j.API, j.Endpoint, j.Model, key, system, user)
@@ -129,8 +124,8 @@ func (a answer) result(model string, usage *Usage) Result {
 	return Result{Passed: a.Verdict == "pass", Output: b.String(), Usage: usage}
 }
 
-// parseAnswer decodes and verifies the model's answer (a fail quotes,
-// every quote verbatim in bodies); why says what is wrong, "" if none.
+// parseAnswer decodes and verifies the answer (a fail quotes, each quote
+// verbatim in bodies); why says what is wrong.
 func parseAnswer(text string, bodies []string) (answer, string) {
 	var a answer
 	t := strings.TrimSpace(text)
@@ -158,8 +153,8 @@ func parseAnswer(text string, bodies []string) (answer, string) {
 	return a, ""
 }
 
-// evidence reads what the judge may see into bodies, cut to MaxBytes in
-// all, and the user message framing them; unknown changed files are an error.
+// evidence reads what the judge may see, cut to MaxBytes in all, and the
+// user message framing it; unknown changed files are an error.
 func evidence(env Env, s Spec, specs []Spec, results []Result) (bodies []string, user string, err error) {
 	left := max(s.Judge.MaxBytes, 1)
 	var b strings.Builder

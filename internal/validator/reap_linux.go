@@ -8,13 +8,10 @@ const (
 	prSetDumpable       = 4
 )
 
-// adoptOrphans makes this process the reaper of its orphaned descendants:
-// pid 1 in a container may reap a killed validator's children late or
-// never. An error leaves them to pid 1.
+// adoptOrphans makes this process its orphans' reaper: pid 1 in a container may never reap them.
 func adoptOrphans() { syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0) }
 
-// reapGroup waits for the children of this process in group pgid (the
-// killed, orphaned members of a validator's group), never another's.
+// reapGroup waits for this process's children in group pgid, never another's.
 func reapGroup(pgid int) {
 	for {
 		_, err := syscall.Wait4(-pgid, nil, 0, nil)
@@ -24,12 +21,10 @@ func reapGroup(pgid int) {
 	}
 }
 
-// procAttr starts a validator in a group of its own, SIGKILLed when the
-// gate dies: a killed gate must not leave it running past its timeout.
+// procAttr starts a validator in its own group, SIGKILLed when the gate dies.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// hideSelf makes the runner non-dumpable: a validator of the same user can
-// neither open its files through /proc/PID/fd nor trace it.
+// hideSelf makes the runner non-dumpable: no validator can open its /proc/PID/fd or trace it.
 func hideSelf() { syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0) }

@@ -22,22 +22,18 @@ import (
 
 const (
 	defaultOutputLimit = 64 << 10
-	// DefaultTimeout bounds a validator whose Spec sets none: room for a
-	// real test suite, within the clients' 600 s Stop hook timeout.
+	// DefaultTimeout bounds a validator whose Spec sets none, within the
+	// clients' 600 s Stop hook timeout.
 	DefaultTimeout = 5 * time.Minute
-	// drainGrace bounds reading output after a command's group is killed:
-	// a child that escaped the group (setsid) cannot hold the gate.
-	drainGrace = 250 * time.Millisecond
-	// reapGrace bounds the wait for killed members of a group to be
-	// reaped: one stuck in the kernel (a hung NFS read) must not hold the gate.
+	// drainGrace and reapGrace bound the wait for output and the reaping of
+	// a killed group: an escaped (setsid) or stuck child cannot hold the gate.
+	drainGrace   = 250 * time.Millisecond
 	reapGrace    = 2 * time.Second
 	maxFileBytes = 16 << 20 // of a File read for its expectations
 )
 
-// Run runs every spec at once and returns their results in the order of
-// specs; it never fails: a check that cannot start is a failing Result
-// saying why. With env.Confine the run specs share one sandbox; with
-// env.FailFast the file checks run first and the first failure stops the rest.
+// Run runs every spec at once and returns their results in specs' order;
+// a check that cannot start is a failing Result saying why (docs/config.md).
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
 	ctx, cancel, saw := failFast(ctx, env.FailFast)
@@ -82,11 +78,10 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	return results
 }
 
-// errStopped cancels the checks still running when one failed (fail-fast).
 var errStopped = errors.New("stopped: another check failed first (fail_fast)")
 
 // failFast returns ctx's child, its cancel, and saw, which passes a Result
-// on, first stopping the other checks when on and it failed.
+// on, stopping the other checks first when on and it failed.
 func failFast(ctx context.Context, on bool) (context.Context, context.CancelCauseFunc, func(Result) Result) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	return ctx, cancel, func(r Result) Result {
@@ -97,8 +92,8 @@ func failFast(ctx context.Context, on bool) (context.Context, context.CancelCaus
 	}
 }
 
-// filesPass runs the file checks first and reports whether all passed;
-// if not, the others are set stopped, never started.
+// filesPass runs the file checks and reports whether all passed; if not,
+// the others are stopped, never started.
 func filesPass(env Env, specs []Spec, results []Result) bool {
 	pass := true
 	for i, s := range specs {
@@ -126,8 +121,8 @@ func each(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// runOne runs one spec unconfined and timed, in the gate and in the
-// runner alike; dog is nil in the sandbox, whose pid namespace ends all.
+// runOne runs one spec unconfined and timed; dog is nil in the sandbox,
+// whose pid namespace ends all.
 func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	start := time.Now()
 	var r Result
@@ -213,11 +208,10 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	out := newCapped(env.outputLimit(), env.Output == OutputFailures)
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
+	timeout, cut := env.within(timeout)
 	why := ""
-	if !env.Deadline.IsZero() {
-		if left := time.Until(env.Deadline); left < timeout {
-			timeout, why = max(left, time.Millisecond), env.DeadlineWhy
-		}
+	if cut {
+		why = env.DeadlineWhy
 	}
 	// From the command's start: a gate slowed before it must not fail it.
 	timer := time.AfterFunc(timeout, func() { cancel(errTimedOut) })
@@ -232,10 +226,9 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
 }
 
-// launch starts cmd in a process group of its own that dies with the gate
-// (the caller holds the starting thread until Wait), its output (and
-// errors unless set) into a pipe of our own whose read end it returns:
-// Wait returns when cmd exits even if a child holds the pipe.
+// launch starts cmd in a group of its own that dies with the gate (the
+// caller holds the thread until Wait), its output and errors unless set into
+// a pipe whose read end it returns: Wait returns even if a child holds it.
 func launch(cmd *exec.Cmd) (*os.File, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -255,8 +248,8 @@ func launch(cmd *exec.Cmd) (*os.File, error) {
 	return pr, nil
 }
 
-// endGroup kills what is left of a finished command's group (named by its
-// leader's pid, not reused before pid_max wraps) and drains the pipe.
+// endGroup kills what is left of a finished command's group (its leader's
+// pid, not reused before pid_max wraps) and drains the pipe.
 func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	killGroup(cmd)
 	reaped := make(chan struct{})
@@ -273,8 +266,7 @@ func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	}
 }
 
-// resultOf judges how a command ended: a deadline or a cancellation
-// outweighs its exit status.
+// resultOf judges how a command ended: a deadline or cancellation outweighs its status.
 func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration, why string) Result {
 	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: ps.ExitCode()}
 	switch {
@@ -298,27 +290,33 @@ func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout t
 	return r
 }
 
-// exitProblem explains an exit that is no verdict of the check (a signal,
-// the shell's 126, 127 and 128+N); "" for an ordinary failure.
+// exitProblem explains an exit that is no verdict (a signal, the shell's
+// 126, 127 and 128+N); "" for an ordinary failure.
 func exitProblem(ps *os.ProcessState) string {
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	code := ps.ExitCode()
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	code, sig := ps.ExitCode(), syscall.Signal(ps.ExitCode()-128)
+	if ws.Signaled() {
+		sig = ws.Signal()
+	}
+	name := cli.SignalName(sig) // "SIGSEGV (segmentation fault)" for a person
+	if name != sig.String() {
+		name += " (" + sig.String() + ")"
+	}
 	switch {
-	case ok && ws.Signaled():
-		return "killed by signal " + signalName(ws.Signal())
+	case ws.Signaled():
+		return "killed by signal " + name
 	case code == 126:
 		return "exit status 126: the shell found the command but could not execute it"
 	case code == 127:
 		return "exit status 127: the shell could not find the command"
-	}
-	if sig := syscall.Signal(code - 128); code > 128 && code <= 128+64 && cli.SignalName(sig) != sig.String() {
-		return fmt.Sprintf("exit status %d: the shell's code for a command killed by %s", code, signalName(sig))
+	case code > 128 && code <= 128+64 && name != sig.String():
+		return fmt.Sprintf("exit status %d: the shell's code for a command killed by %s", code, name)
 	}
 	return ""
 }
 
-// Unrunnable says why the program a run line names by path cannot run
-// from dir, or "" (a program on $PATH or shell syntax: only running tells).
+// Unrunnable says why the program a run line names by path cannot run from
+// dir, or "" (on $PATH or shell syntax: only running tells).
 func Unrunnable(dir, run string) string {
 	fields := strings.Fields(run)
 	if len(fields) == 0 {
@@ -358,14 +356,6 @@ func killGroup(cmd *exec.Cmd) error {
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
-// signalName names a signal for a person: "SIGSEGV (segmentation fault)".
-func signalName(s syscall.Signal) string {
-	if name := cli.SignalName(s); name != s.String() {
-		return name + " (" + s.String() + ")"
-	}
-	return s.String()
-}
-
 func unwrapPath(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
@@ -375,8 +365,8 @@ func unwrapPath(err error) error {
 }
 
 // capped keeps what a command printed within limit bytes and counts the
-// rest: the first bytes, or with tail the first lines, failing lines and
-// last bytes (docs/validator-output.md).
+// rest: the first bytes, or with tail (docs/validator-output.md) the first
+// lines, failing lines and last bytes.
 type capped struct {
 	mu             sync.Mutex
 	buf            []byte
@@ -431,8 +421,8 @@ func (c *capped) String() string {
 	return string(head) + string(c.fails) + string(c.line) + string(c.buf[c.head:])
 }
 
-// letGo drops buf's oldest bytes after the head, keeping their failing
-// lines, until what is kept fits the limit.
+// letGo drops buf's oldest bytes after the head, but their failing lines,
+// until what is kept fits the limit.
 func (c *capped) letGo() {
 	for len(c.buf)+len(c.fails) > c.limit {
 		n := min(len(c.buf)+len(c.fails)-c.limit, len(c.buf)-c.head)
@@ -470,10 +460,9 @@ func (c *capped) scan(p []byte, budget int) {
 	}
 }
 
-// watchdog, a shell in a group of its own, kills the process groups of
-// one Run's unconfined validators when the pipe only the gate holds closes
-// (the gate died, even by SIGKILL): the parent-death signal reaches their
-// shells, not what those forked.
+// watchdog, a shell in a group of its own, kills one Run's unconfined
+// validators' groups when the pipe only the gate holds closes (the gate
+// died, even by SIGKILL): Pdeathsig reaches their shells, not their children.
 type watchdog struct {
 	once sync.Once
 	mu   sync.Mutex
@@ -481,8 +470,7 @@ type watchdog struct {
 	pw   *os.File
 }
 
-// ready starts the watchdog, once, before a command starts (not between
-// its start and watch).
+// ready starts the watchdog, once, before a command starts.
 func (d *watchdog) ready() { d.once.Do(d.start) }
 
 // watch hands the group pgid to the watchdog.
@@ -513,8 +501,7 @@ func (d *watchdog) start() {
 	d.cmd, d.pw = cmd, pw
 }
 
-// stop ends the watchdog once the Run is done: killed before the pipe
-// closes, it kills nothing.
+// stop ends the watchdog, before the pipe closes: it kills nothing.
 func (d *watchdog) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -29,8 +29,7 @@ import (
 type Confinement struct {
 	Required bool     // a command that cannot be confined is not run (Result.Unconfined)
 	ReadOnly []string // absolute; the missing skipped (see Missing), symlinks followed
-	// Writable are folders bound writable over a read-only one above them.
-	Writable []string
+	Writable []string // folders bound writable over a read-only one above them
 	Env      []string // KEY=VALUE set over the gate's environment inside
 }
 
@@ -58,11 +57,9 @@ func findBwrap() (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, append(slices.Clone(bwrapBase), "--", "true")...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return "", cannotSandbox(path, stderr.String(), err)
+	out, err := exec.CommandContext(ctx, path, append(slices.Clone(bwrapBase), "--", "true")...).CombinedOutput()
+	if err != nil {
+		return "", cannotSandbox(path, string(out), err)
 	}
 	return path, nil
 }
@@ -99,10 +96,10 @@ func (c *Confinement) args(dir string, argv ...string) []string {
 	return append(append(args, "--chdir", dir, "--"), argv...)
 }
 
-// mounts maps each path bound onto itself to its bwrap option: the
-// existing ReadOnly ("--ro-bind") and Writable paths, symlinks resolved,
-// and every directory above them (or above the nearest existing parent of
-// a missing one) not inside a read-only one, pinned ("--bind").
+// mounts maps each path bound onto itself to its bwrap option: the existing
+// ReadOnly ("--ro-bind") and Writable paths, symlinks resolved, and each
+// folder above them (or a missing one's nearest parent) not inside a
+// read-only one, pinned ("--bind").
 func (c *Confinement) mounts() map[string]string {
 	m := map[string]string{} // path: its op
 	for _, p := range c.Writable {
@@ -136,7 +133,7 @@ func (c *Confinement) mounts() map[string]string {
 	return m
 }
 
-// readOnlyIn reports whether dir lies in a read-only mount of m, with no
+// readOnlyIn reports whether dir lies in a read-only mount of m, no
 // writable one between: nothing can rename it.
 func readOnlyIn(m map[string]string, dir string) bool {
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
@@ -193,12 +190,11 @@ func unconfined(err error) Result {
 // inside the sandbox (Serve; docs/security.md#confined-validators).
 const SandboxArg = "__confined"
 
-// boxGrace is how long past the last timeout (or the deadline) the gate
-// waits for the report: the runner's cleanup and a slow bwrap start.
+// boxGrace is how long past the last timeout the gate waits for the
+// report: the runner's cleanup and a slow bwrap start.
 const boxGrace = drainGrace + reapGrace + 2*time.Second
 
-// boxRequest is what the gate sends the runner: Env without Confine, and
-// of each Spec its command.
+// boxRequest is what the gate sends the runner: Env without Confine, each Spec's command.
 type boxRequest struct {
 	Nonce string
 	Env   Env
@@ -206,7 +202,7 @@ type boxRequest struct {
 }
 
 // boxLine is one line of the report: Hello, one Result per spec (I its
-// index; Output as bytes, exactly as captured), then End.
+// index; Output as bytes, as captured), then End.
 type boxLine struct {
 	Nonce  string
 	Hello  bool `json:",omitempty"`
@@ -240,8 +236,7 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 	})
 }
 
-// confined runs specs in one sandbox. Its error says this machine has
-// none; a sandbox that did not start where bwrap works fails every spec.
+// confined runs specs in one sandbox; its error says this machine has none.
 func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 	bwrap, err := lookBwrap()
 	if err != nil || probe.made.Load() {
@@ -257,13 +252,12 @@ func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 	if _, perr := Bwrap(); perr != nil {
 		return nil, perr
 	}
-	// bwrap works here, this sandbox did not (its mounts, the runner): no
-	// unconfined run for an agent that broke a mount.
+	// bwrap works, this sandbox did not: no unconfined run for an agent that broke a mount.
 	return slices.Repeat([]Result{{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}}, len(specs)), nil
 }
 
-// sandbox starts bwrap with the runner in it and returns the specs'
-// results, or an error when the runner never said hello: nothing ran.
+// sandbox runs the runner in bwrap and returns the specs' results, or an
+// error when the runner never said hello: nothing ran.
 func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result, error) {
 	confine := env.Confine
 	self, err := program.Self()
@@ -275,15 +269,10 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	for _, s := range specs {
 		req.Specs = append(req.Specs, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout})
 	}
-	data, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
+	data, _ := json.Marshal(req) // of strings and numbers only
 	stderr := newCapped(4<<10, false)
 	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
-	cmd.Dir = env.Dir
-	cmd.Stdin = bytes.NewReader(data)
-	cmd.Stderr = stderr
+	cmd.Dir, cmd.Stdin, cmd.Stderr = env.Dir, bytes.NewReader(data), stderr
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	pr, err := launch(cmd)
@@ -324,16 +313,14 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	return slices.Repeat([]Result{failed}, len(specs)), nil
 }
 
-// boxBound is how long the gate waits for the runner: the longest
-// timeout, or less up to the deadline, and boxGrace.
+// boxBound is how long the gate waits for the runner: the longest timeout
+// (cut at the deadline) and boxGrace.
 func boxBound(env Env, specs []Spec) time.Duration {
 	var longest time.Duration
 	for _, s := range specs {
 		longest = max(longest, s.timeout())
 	}
-	if !env.Deadline.IsZero() {
-		longest = min(longest, max(time.Until(env.Deadline), 0))
-	}
+	longest, _ = env.within(longest)
 	return longest + boxGrace
 }
 
@@ -343,8 +330,7 @@ type report struct {
 	err     error // why the results do not count; nil when they all came
 }
 
-// readReport reads the runner's lines until End, EOF or the first line
-// that is not its report.
+// readReport reads the runner's lines until End, EOF or one not its report.
 func readReport(r io.Reader, nonce string, n, limit int) report {
 	var rep report
 	sc := bufio.NewScanner(r)
@@ -388,8 +374,8 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 // maxRequest bounds the runner's input: specs, not data.
 const maxRequest = 64 << 20
 
-// Serve is the runner inside a stop's sandbox: it runs the specs of the
-// request on stdin at once and reports each on stdout as it ends.
+// Serve is the runner inside a stop's sandbox: it runs the request's specs
+// at once and reports each on stdout as it ends.
 func Serve(stdin io.Reader, stdout io.Writer) error {
 	hideSelf() // before any validator starts: none may open our stdout or trace us
 	var req boxRequest
@@ -398,8 +384,17 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 	}
 	// Drain it: bwrap holds the pipe too, and validators must find it empty.
 	io.Copy(io.Discard, stdin)
-	out := &reporter{enc: json.NewEncoder(stdout), nonce: req.Nonce}
-	if err := out.send(boxLine{Hello: true}); err != nil {
+	var mu sync.Mutex
+	enc, sendErr := json.NewEncoder(stdout), error(nil)
+	send := func(l boxLine) error { // one whole line at a time
+		mu.Lock()
+		defer mu.Unlock()
+		if l.Nonce = req.Nonce; sendErr == nil {
+			sendErr = enc.Encode(l)
+		}
+		return sendErr
+	}
+	if err := send(boxLine{Hello: true}); err != nil {
 		return err
 	}
 	ctx, cancel, saw := failFast(context.Background(), req.Env.FailFast)
@@ -408,25 +403,7 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 		r := saw(runOne(ctx, req.Env, req.Specs[i], nil))
 		line := boxLine{I: i, Output: []byte(r.Output), Result: r}
 		line.Result.Output = ""
-		out.send(line)
+		send(line)
 	})
-	return out.send(boxLine{End: true})
-}
-
-// reporter writes the runner's lines, one whole line at a time.
-type reporter struct {
-	mu    sync.Mutex
-	enc   *json.Encoder
-	nonce string
-	err   error
-}
-
-func (r *reporter) send(l boxLine) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err == nil {
-		l.Nonce = r.nonce
-		r.err = r.enc.Encode(l)
-	}
-	return r.err
+	return send(boxLine{End: true})
 }

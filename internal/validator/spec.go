@@ -1,6 +1,5 @@
-// Package validator is the one engine that runs stopgate's checks, for the
-// gate's validators and the test runner's expectations alike. A check's
-// failure is a Result, never an error, one per Spec in the order given.
+// Package validator is the engine that runs stopgate's checks, for the gate
+// and the test runner alike: a failure is a Result, never an error.
 package validator
 
 import (
@@ -14,8 +13,7 @@ import (
 	"github.com/stopgate/stopgate/internal/baseline"
 )
 
-// Spec is one check to run: a File that must exist and meet Expect, or a
-// command Run with sh -c.
+// Spec is one check: a File that must meet Expect, a Run command, a Diff or a Judge.
 type Spec struct {
 	Name    string
 	File    string // relative to Env.Dir unless absolute
@@ -51,6 +49,14 @@ type Env struct {
 
 func (e Env) outputLimit() int { return cmp.Or(max(e.OutputLimit, 0), defaultOutputLimit) }
 
+// within is timeout cut to the time left to e.Deadline (1 ms at least), and whether it was.
+func (e Env) within(timeout time.Duration) (time.Duration, bool) {
+	if left := time.Until(e.Deadline); !e.Deadline.IsZero() && left < timeout {
+		return max(left, time.Millisecond), true
+	}
+	return timeout, false
+}
+
 // Result is the outcome of one Spec.
 type Result struct {
 	Name        string
@@ -81,8 +87,7 @@ func (r Result) Summary() string {
 	return "failed"
 }
 
-// Lines returns at most n lines of the output, from its start, and a note
-// of how much more there was.
+// Lines returns the output's first n lines and a note of how much more there was.
 func (r Result) Lines(n int) []string {
 	lines := r.lines()
 	n = min(n, len(lines))
@@ -154,8 +159,8 @@ func MustExpectation(kind Kind, pattern string) Expectation {
 	return x
 }
 
-// Check reports whether text meets x, and if not, why, in one line.
-// Trailing line breaks are trimmed first: Go's $ does not match before one.
+// Check reports whether text meets x, or why not; trailing line breaks are
+// trimmed first: Go's $ does not match before one.
 func (x Expectation) Check(text string) (ok bool, why string) {
 	text = strings.TrimRight(text, "\r\n")
 	switch x.Kind {
