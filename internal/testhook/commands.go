@@ -34,7 +34,7 @@ func (r *runner) start(req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	now := r.now()
+	now := utcNow()
 	report := project.Display(r.root, filepath.Join(filepath.Dir(path), "report.md"))
 	st := newState(r.session, suite, tests, f, report, req.auto, now)
 	ctx := ""
@@ -121,7 +121,7 @@ func (r *runner) handOut(st *State) (*State, error) {
 		return nil, nil // handed out since we looked
 	}
 	if !st.Issued {
-		st.Since = r.now()
+		st.Since = utcNow()
 	}
 	// The person asked: a new turn, whose blocked stops count from 0.
 	st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
@@ -130,7 +130,7 @@ func (r *runner) handOut(st *State) (*State, error) {
 
 // record skips the current test or validates req's text (else the agent's last answer).
 func (r *runner) record(req request) (reply, error) {
-	now := r.now()
+	now := utcNow()
 	var judged int
 	var skipped []int
 	st, err := r.update(func(st *State) (*State, error) {
@@ -157,7 +157,7 @@ func (r *runner) record(req request) (reply, error) {
 
 // retry runs the test named, else the last failed, else the last skipped, again.
 func (r *runner) retry(req request) (reply, error) {
-	now, args := r.now(), req.args
+	now, args := utcNow(), req.args
 	var skipped []int
 	st, err := r.update(func(st *State) (*State, error) {
 		if st.Mode == Aborted {
@@ -193,7 +193,7 @@ func (r *runner) retry(req request) (reply, error) {
 
 // abort ends the run where it stands.
 func (r *runner) abort(request) (reply, error) {
-	now := r.now()
+	now := utcNow()
 	st, err := r.update(func(st *State) (*State, error) {
 		if st.Mode != Running {
 			return nil, fmt.Errorf("the run is already %s", st.Mode)

@@ -47,54 +47,43 @@ func Run(env *cli.Env) error {
 	fl.StringVar(&session, "session", "", "")
 	fl.StringVar(&configFile, "config", "", "")
 	opt := client.Flags(fl, env.Getenv)
-	if err := fl.Parse(env.Args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err // cli prints Usage
-		}
-		return usageErr(err)
-	}
+	err := fl.Parse(env.Args)
 	args := fl.Args()
-	if len(args) == 0 {
-		if cli.IsTerminal(env.Stdin) {
-			return usageErr(errors.New("no command, and stdin is a terminal, not hook input"))
-		}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return err // cli prints Usage
+	case err != nil:
+		return usageErr(err)
+	case len(args) == 0 && cli.IsTerminal(env.Stdin):
+		return usageErr(errors.New("no command, and stdin is a terminal, not hook input"))
+	case len(args) == 0:
 		return runHook(env, configFile, *opt)
-	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		Usage(env.Stdout)
 		return nil
 	}
-	name, ok := aliases[args[0]]
-	if !ok {
-		return usageErr(fmt.Errorf("unknown command %q", args[0]))
-	}
-	req, err := parseRequest(name, args[1:], &session, &configFile)
+	req, err := parseRequest(args[0], args[1:], &session, &configFile)
 	if err != nil {
 		return usageErr(err)
 	}
-	if name == "validate" {
-		req.text, req.hasText = strings.Join(req.args, " "), len(req.args) > 0
-		if req.text == "-" {
-			data, err := io.ReadAll(env.Stdin)
-			if err != nil {
-				return fmt.Errorf("reading the answer from stdin: %w", err)
-			}
-			req.text = string(data)
+	if req.name == "validate" && req.text == "-" {
+		data, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return fmt.Errorf("reading the answer from stdin: %w", err)
 		}
+		req.text = string(data)
 	}
-
 	r, err := newRunner(env, configFile, "")
+	if err == nil {
+		err = r.pickSession(session, req.name == "init")
+	}
 	if err != nil {
 		return err
 	}
-	if err := r.pickSession(session, name == "init"); err != nil {
-		return err
-	}
-	rep, err := r.do(req)
-	if err != nil {
-		if errors.As(err, new(usageError)) {
-			return usageErr(err)
-		}
+	rep, err := commands[req.name](r, req)
+	if errors.As(err, new(usageError)) {
+		return usageErr(err)
+	} else if err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, rep.text)
@@ -123,9 +112,10 @@ type runner struct {
 	hook     bool   // answering a hook: the user types "next", not "testhook next"
 	turn     string // the hook input's prompt_id, if any
 	blockCap int
-	now      func() time.Time
 	seen     *State // the run as just read, for the next load only
 }
+
+func utcNow() time.Time { return time.Now().UTC() }
 
 // newRunner finds the project root (cwd is the hook input's) and state dir.
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
@@ -134,7 +124,7 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner{env: env, root: root, store: &Store{dir: sd}, blockCap: config.BlockCap(env.Getenv), now: func() time.Time { return time.Now().UTC() }}, nil
+	return &runner{env: env, root: root, store: &Store{dir: sd}, blockCap: config.BlockCap(env.Getenv)}, nil
 }
 
 // stateDir returns the state dir mappings.toml names, or the default
@@ -204,17 +194,15 @@ func (r *runner) rootPath(p string) string {
 	return filepath.Join(r.root, filepath.FromSlash(p))
 }
 
-// do runs one command.
-func (r *runner) do(req request) (reply, error) {
-	return commands[req.name](r, req)
-}
-
 // commands are the runner's commands, by canonical name.
 var commands = map[string]func(*runner, request) (reply, error){
 	"init": (*runner).start, "next": (*runner).next, "validate": (*runner).record, "skip": (*runner).record,
 	"retry": (*runner).retry, "status": show((*runner).statusText), "report": (*runner).report,
 	"vars": show(varsText), "abort": (*runner).abort,
 }
+
+// shortForms are the short forms of commands.
+var shortForms = map[string]string{"n": "next", "v": "validate", "s": "skip", "a": "abort"}
 
 // reply is a command's answer.
 type reply struct {
@@ -224,20 +212,13 @@ type reply struct {
 	total   int
 }
 
-// The commands, by canonical name, and the short forms that stand for them.
-var aliases = map[string]string{
-	"init": "init", "next": "next", "n": "next", "validate": "validate", "v": "validate",
-	"skip": "skip", "s": "skip", "retry": "retry", "status": "status", "report": "report",
-	"vars": "vars", "abort": "abort", "a": "abort",
-}
-
 // request is one command, from the command line or a prompt, with every
 // command's flags; each command accepts only its own.
 type request struct {
 	name       string   // canonical
 	slash      bool     // /run-tests, typed in Claude Code
 	args       []string // positional
-	text       string   // validate's answer
+	text       string   // validate's answer: the arguments joined
 	hasText    bool     // false: use the agent's last answer
 	file       string
 	auto       bool
@@ -265,10 +246,14 @@ type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-// parseRequest parses name's flags and arguments; session and config, when
-// not nil, are bound to --session and --config (the command line's).
-func parseRequest(name string, args []string, session, config *string) (request, error) {
+// parseRequest parses command word's flags and arguments; session and
+// config, when not nil, are bound to --session and --config (the command line's).
+func parseRequest(word string, args []string, session, config *string) (request, error) {
+	name := cmp.Or(shortForms[word], word)
 	req := request{name: name}
+	if commands[name] == nil {
+		return req, usageError(fmt.Sprintf("unknown command %q", word))
+	}
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	if session != nil {
@@ -292,16 +277,15 @@ func parseRequest(name string, args []string, session, config *string) (request,
 	}
 	// Flags may follow positional arguments too: "retry login --session s".
 	pos, err := cli.Parse(fl, args)
-	if err != nil {
+	switch {
+	case err != nil:
 		return req, usageError(name + ": " + err.Error())
-	}
-	if maxArgs >= 0 && len(pos) > maxArgs {
-		if maxArgs == 0 {
-			return req, usageError(name + " takes no arguments, got " + strings.Join(pos, " "))
-		}
+	case maxArgs == 0 && len(pos) > 0:
+		return req, usageError(name + " takes no arguments, got " + strings.Join(pos, " "))
+	case maxArgs == 1 && len(pos) > 1:
 		return req, usageError(name + " takes at most one test id, got " + strings.Join(pos, " "))
 	}
-	req.args = pos
+	req.args, req.text, req.hasText = pos, strings.Join(pos, " "), len(pos) > 0
 	return req, nil
 }
 
@@ -313,12 +297,12 @@ const SlashCommand = "/run-tests"
 // the tests" is not). /run-tests is always the runner's, its mistakes err.
 func parsePrompt(prompt string) (req request, ok bool, err error) {
 	p := strings.TrimSpace(prompt)
-	word := p
-	if i := strings.IndexFunc(p, unicode.IsSpace); i >= 0 {
-		word = p[:i]
+	i := strings.IndexFunc(p, unicode.IsSpace)
+	if i < 0 {
+		i = len(p)
 	}
-	rest := strings.TrimSpace(p[len(word):])
-	if word == SlashCommand {
+	word, rest := strings.ToLower(p[:i]), strings.TrimSpace(p[i:])
+	if p[:i] == SlashCommand {
 		req, err := parseRequest("init", strings.Fields(rest), nil, nil)
 		if err != nil {
 			return request{}, true, usageError(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
@@ -326,24 +310,21 @@ func parsePrompt(prompt string) (req request, ok bool, err error) {
 		req.slash = true
 		return req, true, nil
 	}
-	name, known := aliases[strings.ToLower(word)]
-	if !known || name == "init" {
+	switch cmp.Or(shortForms[word], word) {
+	case "init":
 		return request{}, false, nil
+	case "validate":
+		return request{name: "validate", text: rest, hasText: rest != ""}, true, nil
 	}
-	if name == "validate" {
-		text := strings.TrimSpace(rest)
-		return request{name: name, text: text, hasText: text != ""}, true, nil
-	}
-	req, err = parseRequest(name, strings.Fields(rest), nil, nil)
-	if err != nil {
-		return request{}, false, nil // "report the bug": not ours
-	}
-	return req, true, nil
+	req, err = parseRequest(word, strings.Fields(rest), nil, nil)
+	return req, err == nil, nil // a mistake ("report the bug") is not ours
 }
 
 // Events are the hook events testhook handles (hook.Handles).
 var Events = hook.Handles[hook.Testhook]
 
+// runHook answers a hook input; it leaves any prompt not the runner's
+// alone before touching the disk.
 func runHook(env *cli.Env, configFile string, opt client.Options) error {
 	// Read here, not by client.Decode: promptID needs the bytes too.
 	data, err := client.Read(env.Stdin)
@@ -353,18 +334,30 @@ func runHook(env *cli.Env, configFile string, opt client.Options) error {
 	in, err := client.Parse(data, opt, Events...)
 	if errors.Is(err, client.ErrIgnored) {
 		return nil
-	}
-	if err != nil {
+	} else if err != nil {
 		return err
 	}
 	ans := hook.AnswerTo(env.Stdout, in)
-	switch in.HookEventName {
-	case hook.UserPromptSubmit:
-		return promptHook(env, ans, configFile, in, promptID(data))
-	case hook.Stop:
-		return stopHook(env, ans, configFile, in, promptID(data))
+	var req request
+	var perr error
+	ok := in.HookEventName == hook.Stop
+	if in.HookEventName == hook.UserPromptSubmit {
+		req, ok, perr = parsePrompt(in.Prompt)
 	}
-	return nil
+	if !ok {
+		return nil // a subagent's stop, or a prompt for the agent
+	}
+	r, err := newRunner(env, configFile, in.Cwd)
+	if err != nil && req.slash {
+		return ans.Write(hook.Block("testhook: " + err.Error()))
+	} else if err != nil {
+		return err
+	}
+	r.session, r.hook, r.turn, r.answer = in.SessionID, true, promptID(data), ans
+	if in.HookEventName == hook.Stop {
+		return r.stopHook(in)
+	}
+	return r.promptHook(req, perr)
 }
 
 // promptID returns the input's prompt_id (Codex: turn_id), the same for a
@@ -378,29 +371,10 @@ func promptID(data []byte) string {
 	return cmp.Or(v.PromptID, v.TurnID)
 }
 
-// hookRunner is newRunner for a hook input.
-func hookRunner(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, turn string) (*runner, error) {
-	r, err := newRunner(env, configFile, in.Cwd)
-	if err == nil {
-		r.session, r.hook, r.turn, r.answer = in.SessionID, true, turn, ans
-	}
-	return r, err
-}
-
-// promptHook answers a prompt; it leaves any other prompt alone before touching the disk.
-func promptHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, turn string) error {
-	req, ok, perr := parsePrompt(in.Prompt)
-	if !ok {
-		return nil
-	}
-	r, err := hookRunner(env, ans, configFile, in, turn)
-	switch {
-	case err != nil && req.slash:
-		return ans.Write(hook.Block("testhook: " + err.Error()))
-	case err != nil:
-		return err
-	case perr != nil:
-		return ans.Write(hook.Block("testhook: " + perr.Error() + "\nusage: " + SlashCommand + " [--category C] [--tag T] [--file F] [--auto]"))
+// promptHook answers a prompt that is the runner's command req.
+func (r *runner) promptHook(req request, perr error) error {
+	if perr != nil {
+		return r.answer.Write(hook.Block("testhook: " + perr.Error() + "\nusage: " + SlashCommand + " [--category C] [--tag T] [--file F] [--auto]"))
 	}
 	lead := "cannot start the run"
 	if !req.slash {
@@ -413,19 +387,19 @@ func promptHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input
 		}
 		r.seen, lead = st, ""
 	}
-	rep, err := r.do(req)
+	rep, err := commands[req.name](r, req)
 	if err != nil {
-		return ans.Write(hook.Block(errText(lead, err)))
+		return r.answer.Write(hook.Block(errText(lead, err)))
 	}
 	if rep.context == "" {
-		return ans.Write(hook.Block(rep.text))
+		return r.answer.Write(hook.Block(rep.text))
 	}
 	// The agent gets the test; /run-tests --auto also tells the person.
 	out := hook.Context(hook.UserPromptSubmit, rep.context)
 	if req.slash {
 		out.SystemMessage = rep.text
 	}
-	return ans.Write(out)
+	return r.answer.Write(out)
 }
 
 // applies says whether a typed word is the runner's: every word while the
@@ -447,19 +421,15 @@ func applies(st *State, req request) bool {
 
 // stopHook takes a main-thread Stop. Once the session has a run, every
 // error halts it rather than let the stop through (fail closed).
-func stopHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, turn string) (err error) {
-	r, err := hookRunner(env, ans, configFile, in, turn)
-	if err != nil {
-		return err
-	}
+func (r *runner) stopHook(in *hook.Input) (err error) {
 	// Without the lock: no run is the common case.
 	st, err := loadRun(runFile(r.store.dir, r.session))
 	if err != nil || st == nil {
-		return haltRun(env, ans, err)
+		return r.halt(err)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = haltRun(env, ans, fmt.Errorf("internal error (a bug in stopgate): %v", p))
+			err = r.halt(fmt.Errorf("internal error (a bug in stopgate): %v", p))
 		}
 	}()
 	// The gate judges a stop while it has entries pending: its block, or its
@@ -467,17 +437,17 @@ func stopHook(env *cli.Env, ans hook.Answer, configFile string, in *hook.Input, 
 	if !r.answers(st) || queue.Open(r.store.dir).HasPending(queue.Scope{Session: r.session}) {
 		return nil
 	}
-	return haltRun(env, ans, r.stopAnswer(in, st.Auto))
+	return r.halt(r.stopAnswer(in, st.Auto))
 }
 
-// haltRun halts a stop that a run under way could not take (err not nil),
+// halt halts a stop that a run under way could not take (err not nil),
 // rather than let it pass with the run's answer lost.
-func haltRun(env *cli.Env, ans hook.Answer, err error) error {
+func (r *runner) halt(err error) error {
 	if err == nil {
 		return nil
 	}
-	fmt.Fprintf(env.Stderr, "testhook: %v\n", err)
-	return ans.Write(hook.Halt(errText("the test run under way could not record this stop", err) +
+	fmt.Fprintf(r.env.Stderr, "testhook: %v\n", err)
+	return r.answer.Write(hook.Halt(errText("the test run under way could not record this stop", err) +
 		"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
 }
 
@@ -508,7 +478,7 @@ func errText(lead string, err error) string {
 // most cap-1 times in a row, then pauses: it lets the stop through and
 // says so (docs/testhook.md). stop_hook_active false restarts the count.
 func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
-	now := r.now()
+	now := utcNow()
 	took := false
 	var judged int
 	var skipped []int
