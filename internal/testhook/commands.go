@@ -1,6 +1,7 @@
 package testhook
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -44,11 +45,12 @@ func (r *runner) start(req request) (reply, error) {
 		st.Issued, st.Turn = true, r.turn
 		ctx = r.brief(st, "")
 	}
-	old, err := r.store.Replace(r.session, st)
-	if err != nil {
-		return reply{}, err
-	}
-	return reply{text: r.startText(st, old), context: ctx}, nil
+	var old *State
+	err = locked(r.dir, r.session, func(path string) error {
+		old, _ = loadRun(path) // replaced, readable or not
+		return queue.WriteJSON(path, st)
+	})
+	return reply{text: r.startText(st, old), context: ctx}, err
 }
 
 // selectTests keeps the tests the filters match, unless one needs a
@@ -139,7 +141,7 @@ func (r *runner) record(req request) (reply, error) {
 		case t == nil:
 			return nil, r.noCurrent(st)
 		case req.name == "skip":
-			judged, skipped = st.skip(now)
+			judged, skipped = st.finish(&Result{Status: Skipped, Reason: "skipped by the user"}, now)
 		case req.hasText:
 			judged, skipped = st.validate(req.text, now)
 		case st.Answer != "":
@@ -152,7 +154,7 @@ func (r *runner) record(req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{text: r.afterResult(st, judged, skipped, r.finish(st))}, nil
+	return reply{text: r.afterResult(st, judged, skipped)}, nil
 }
 
 // retry runs the test named, else the last failed, else the last skipped, again.
@@ -184,11 +186,7 @@ func (r *runner) retry(req request) (reply, error) {
 		return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
 	}
 	// It still lacks a variable: skipped again, saying why.
-	var lines []string
-	for _, j := range skipped {
-		lines = append(lines, resultLine(st, j))
-	}
-	return reply{text: strings.Join(append(lines, r.upNext(st)), "\n")}, nil
+	return reply{text: resultLines(st, skipped, "")[1:] + "\n" + r.upNext(st)}, nil
 }
 
 // abort ends the run where it stands.
@@ -268,7 +266,7 @@ func writeOut(path string, st *State, render func(*State) ([]byte, error)) error
 
 // update changes the session's run, which must exist.
 func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
-	return r.store.Update(r.session, func(st *State) (*State, error) {
+	return update(r.dir, r.session, func(st *State) (*State, error) {
 		if st == nil {
 			return nil, errNoRun
 		}
@@ -282,7 +280,7 @@ func (r *runner) load() (*State, error) {
 		r.seen = nil
 		return st, nil
 	}
-	st, err := loadRun(runFile(r.store.dir, r.session))
+	st, err := loadRun(runFile(r.dir, r.session))
 	if err == nil && st == nil {
 		err = errNoRun
 	}
@@ -362,22 +360,24 @@ func (r *runner) capText(n int) string {
 func (r *runner) perTurn() int { return max(r.blockCap, 1) }
 
 // afterResult reports a recorded result and what comes next.
-func (r *runner) afterResult(st *State, judged int, skipped []int, finish string) string {
-	var b strings.Builder
-	b.WriteString(resultWhys(st, judged))
-	for _, i := range skipped {
-		b.WriteString("\n" + resultLine(st, i))
+func (r *runner) afterResult(st *State, judged int, skipped []int) string {
+	s := resultWhys(st, judged) + resultLines(st, skipped, "") + "\n"
+	if st.Mode != Completed {
+		return s + fmt.Sprintf("Progress: %s.\n%s", st.counts(), r.nextHint(st))
 	}
-	b.WriteString("\n")
-	if st.Mode == Completed {
-		b.WriteString(r.endText(st))
-		if finish != "" {
-			b.WriteString("\n" + finish)
-		}
-		return b.String()
+	if finish := r.finish(st); finish != "" {
+		return s + r.endText(st) + "\n" + finish
 	}
-	fmt.Fprintf(&b, "Progress: %s.\n%s", st.counts(), r.nextHint(st))
-	return b.String()
+	return s + r.endText(st)
+}
+
+// resultLines is a resultLine and end for each of idx, each after a line break.
+func resultLines(st *State, idx []int, end string) string {
+	s := ""
+	for _, i := range idx {
+		s += "\n" + resultLine(st, i) + end
+	}
+	return s
 }
 
 // statusWord is how a result is shown in text and in the report.
@@ -421,32 +421,24 @@ func (r *runner) endText(st *State) string {
 
 func (r *runner) statusText(st *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s", st.File, st.Session, st.driving(), st.Mode)
+	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s", st.File, st.Session, map[bool]string{true: "auto", false: "manual"}[st.Auto], st.Mode)
 	if st.Paused {
 		b.WriteString(", paused")
 	}
 	fmt.Fprintf(&b, ".\nFilters: %s.\nProgress: %s.\n", st.Filters, st.counts())
-	for i := range st.Tests {
-		res := st.Results[i]
-		mark, note := "  ·", ""
+	for i, res := range st.Results {
+		mark, note := "·", ""
 		switch {
-		case res != nil && res.Status == Passed:
-			mark = "  ✔"
-		case res != nil && res.Status == Failed:
-			mark = "  ✘"
-			note = ": " + strings.Join(res.Failures, "; ")
 		case res != nil:
-			mark = "  -"
-			note = ": " + res.Reason
+			mark = map[Status]string{Passed: "✔", Failed: "✘", Skipped: "-"}[res.Status]
+			note = cmp.Or(strings.Join(res.Failures, "; "), res.Reason)
 		case st.Mode == Running && i == st.Current:
-			mark = "  →"
-			if st.Issued {
-				note = " (handed to the agent)"
-			} else {
-				note = " (current)"
-			}
+			mark, note = "→", map[bool]string{true: " (handed to the agent)", false: " (current)"}[st.Issued]
 		}
-		fmt.Fprintf(&b, "%s %s%s\n", mark, st.Tests[i].ID, note)
+		if res != nil && res.Status != Passed {
+			note = ": " + note
+		}
+		fmt.Fprintf(&b, "  %s %s%s\n", mark, st.Tests[i].ID, note)
 	}
 	if st.Paused && st.Mode == Running {
 		return b.String() + fmt.Sprintf("Paused before the client's cap on blocked stops: type %s to go on.", r.word("next"))

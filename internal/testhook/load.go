@@ -51,14 +51,10 @@ func Load(path, root string) (*Suite, error) {
 // Parse is Load on the file's contents: JSON when the name ends in .json or,
 // with no .toml either, the text starts with "{"; TOML otherwise.
 func Parse(data []byte, path, root string) (*Suite, error) {
-	l := &loader{file: project.Display(root, path), testsKey: "test", kind: "table", format: "TOML", example: "[[test]] tables with id = …, action = …"}
+	l := &loader{file: project.Display(root, path), format: tomlFormat}
 	decode := l.decodeTOML
 	if isJSON(path, data) {
-		l.testsKey = "tests"
-		l.kind = "object"
-		l.format = "JSON"
-		l.example = `"tests": [{"id": …, "action": …}, …]`
-		decode = l.decodeJSON
+		l.format, decode = jsonFormat, l.decodeJSON
 	}
 	top := decode(data)
 	if top == nil {
@@ -86,14 +82,25 @@ func isJSON(path string, data []byte) bool {
 // loader walks the decoded tree: decoding into structs would stop at the
 // first mistake, and a person is shown every one, in the file's words.
 type loader struct {
+	format
 	file     string
-	testsKey string // "tests" in JSON, "test" ([[test]] tables) in TOML
-	kind     string // what a test is called in messages: "object" or "table"
-	format   string // "JSON" or "TOML"
-	example  string // how the tests are written
-	lines    []int  // line of each test, by index; shorter when unknown
+	lines    []int // line of each test, by index; shorter when unknown
 	problems config.Problems
 }
+
+// format is how a tests file's form is spoken of in its problems.
+type format struct {
+	name     string // "JSON" or "TOML"
+	testsKey string // "tests" in JSON, "test" ([[test]] tables) in TOML
+	kind     string // what a test is: "object" or "table"
+	aKind    string // with its article
+	example  string // how the tests are written
+}
+
+var (
+	tomlFormat = format{"TOML", "test", "table", "a table", "[[test]] tables with id = …, action = …"}
+	jsonFormat = format{"JSON", "tests", "object", "an object", `"tests": [{"id": …, "action": …}, …]`}
+)
 
 // add records a problem in the test key names, or in the file when key is "".
 func (l *loader) add(line int, key, msg, hint string) {
@@ -161,7 +168,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 			s.Description = l.str(0, "", top, "description", false)
 		case l.testsKey:
 		case "tests", "test":
-			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.format, l.example))
+			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.name, l.example))
 		default:
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), "known keys: version, description, "+l.testsKey)
 		}
@@ -206,7 +213,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	name := fmt.Sprintf("test #%d", i+1)
 	m, isMap := v.(map[string]any)
 	if !isMap {
-		l.add(t.Line, name, fmt.Sprintf("must be %s %s, not %s", map[bool]string{true: "an", false: "a"}[l.kind == "object"], l.kind, l.typeName(v)), "")
+		l.add(t.Line, name, fmt.Sprintf("must be %s, not %s", l.aKind, l.typeName(v)), "")
 		return t, false
 	}
 	idv, present := m["id"]
@@ -351,26 +358,16 @@ func reErr(err error) string {
 	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 }
 
+// jsonTypes name, by %T, the types the JSON decoder makes.
+var jsonTypes = map[string]string{"<nil>": "null", "string": "a string", "bool": "a boolean",
+	"json.Number": "a number", "map[string]interface {}": "an object", "[]interface {}": "a list"}
+
 // typeName names the type of a decoded value in its file's words.
 func (l *loader) typeName(v any) string {
-	if l.kind == "table" {
+	if l.name == "TOML" {
 		return config.TOMLType(v)
 	}
-	switch v.(type) { // the JSON decoder makes no other type
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	}
-	return ""
+	return jsonTypes[fmt.Sprintf("%T", v)]
 }
 
 // lineAt returns the 1-based line of byte offset off in data.
@@ -379,36 +376,19 @@ func lineAt(data []byte, off int) int {
 }
 
 // jsonTestLines returns the line of each element of the top-level "tests"
-// array (the decoder keeps no positions); nil when the text is not as expected.
-func jsonTestLines(data []byte) []int {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+// array, found by its text (the decoder keeps no positions); nil when the
+// text is not as expected.
+func jsonTestLines(data []byte) (lines []int) {
+	var top map[string]json.RawMessage
+	var tests []json.RawMessage
+	if json.Unmarshal(data, &top) != nil || json.Unmarshal(top["tests"], &tests) != nil {
 		return nil
 	}
-	var skip json.RawMessage
-	for dec.More() {
-		if t, err := dec.Token(); err != nil || t != "tests" {
-			if err != nil || dec.Decode(&skip) != nil {
-				return nil
-			}
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return nil
-		}
-		var lines []int
-		for dec.More() {
-			off := int(dec.InputOffset())
-			if dec.Decode(&skip) != nil {
-				return lines
-			}
-			// The offset lies before the separator and blanks.
-			for off < len(data) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
-				off++
-			}
-			lines = append(lines, lineAt(data, off))
-		}
-		return lines
+	off := bytes.Index(data, top["tests"])
+	for _, t := range tests {
+		off += bytes.Index(data[off:], t)
+		lines = append(lines, lineAt(data, off))
+		off += len(t)
 	}
-	return nil
+	return lines
 }

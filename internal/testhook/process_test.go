@@ -89,9 +89,9 @@ func TestConcurrentProcessesLoseNoResult(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	store := &Store{dir: filepath.Join(dir, "tmp/validation")}
+	stateDir := filepath.Join(dir, "tmp/validation")
 	for _, s := range []string{"s1", "s2"} {
-		st, err := loadRun(runFile(store.dir, s))
+		st, err := loadRun(runFile(stateDir, s))
 		if err != nil || st == nil {
 			t.Fatalf("load %s: %v %v", s, st, err)
 		}

@@ -34,7 +34,6 @@ var reportTemplate string
 func markdown(st *State) ([]byte, error) {
 	names, byCat := st.categories()
 	funcs := template.FuncMap{
-		"driving":    st.driving,
 		"categories": func() []string { return names },
 		"tests":      func(cat string) []int { return byCat[cat] },
 		"test":       func(i int) Test { return st.Tests[i] },

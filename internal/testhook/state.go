@@ -136,24 +136,17 @@ type State struct {
 	Results     []*Result `json:"results"` // by plan index; null until recorded
 	Tries       []int     `json:"tries"`   // results recorded per test, retries included
 	Current     int       `json:"current"` // plan index; len(Tests) when none is left
-	// Issued: the current test was handed to the agent; Since: when it was
-	// handed out or became current, its result's start.
-	Issued bool      `json:"issued"`
-	Since  time.Time `json:"since"`
-	// Turn is the prompt_id of the turn a hook handed the current test out
-	// in: a stop of another turn is not the test's answer.
-	Turn string `json:"turn,omitempty"`
-	// Answer is the agent's last message since the handout, kept at Stop in
-	// a manual run for "validate" without text.
-	Answer string         `json:"answer,omitempty"`
-	Vars   map[string]Var `json:"vars"`
-	// Streak counts the consecutive stops blocked in this turn; Paused: the
-	// run stopped blocking before the client's cap.
-	Streak    int       `json:"streak"`
-	Paused    bool      `json:"paused,omitempty"`
-	Pauses    []int     `json:"pauses,omitempty"` // plan indexes after which an auto run paused
-	Started   time.Time `json:"started"`
-	Completed time.Time `json:"completed,omitzero"`
+	Issued      bool      `json:"issued"`  // the current test was handed to the agent
+	Since       time.Time `json:"since"`   // when it was handed out or became current
+	// Turn is the prompt_id of the handout's turn: a stop of another is not the answer.
+	Turn      string         `json:"turn,omitempty"`
+	Answer    string         `json:"answer,omitempty"` // the agent's last, kept for a manual validate
+	Vars      map[string]Var `json:"vars"`
+	Streak    int            `json:"streak"`           // consecutive stops blocked in this turn
+	Paused    bool           `json:"paused,omitempty"` // stopped blocking before the client's cap
+	Pauses    []int          `json:"pauses,omitempty"` // plan indexes after which an auto run paused
+	Started   time.Time      `json:"started"`
+	Completed time.Time      `json:"completed,omitzero"`
 }
 
 // newState queues the plan of tests and makes the first test current.
@@ -182,14 +175,6 @@ func (st *State) check() error {
 		st.Vars = map[string]Var{}
 	}
 	return nil
-}
-
-// driving is how the run goes on from test to test: "auto" or "manual".
-func (st *State) driving() string {
-	if st.Auto {
-		return "auto"
-	}
-	return "manual"
 }
 
 // current returns the current test, or nil when none is left.
@@ -249,7 +234,8 @@ func (st *State) advance(now time.Time) (skipped []int) {
 			continue
 		}
 		if why := st.whyMissing(&st.Tests[i]); why != "" {
-			st.record(i, &Result{Status: Skipped, Reason: why, Started: now, Finished: now})
+			st.Results[i] = &Result{Status: Skipped, Reason: why, Started: now, Finished: now}
+			st.Tries[i]++
 			skipped = append(skipped, i)
 			continue
 		}
@@ -279,11 +265,6 @@ func (st *State) whyMissing(t *Test) string {
 	return strings.Join(parts, "; ")
 }
 
-func (st *State) record(i int, r *Result) {
-	st.Results[i] = r
-	st.Tries[i]++
-}
-
 // handout is the current test's line and its action with the variables in.
 func (st *State) handout() string {
 	action := substitute(st.current().Action, st.Vars, false)
@@ -300,46 +281,37 @@ func (st *State) testLine(i int) string {
 	return s
 }
 
-// judge checks answer against the current test, as the gate's validators
-// check, and captures its saves.
-func (st *State) judge(answer string) (whys []string, saved map[string]Var) {
+// validate checks answer against the current test as the gate's
+// validators check and records the result, saving its captures when it
+// passes; it returns the test judged and those skipped.
+func (st *State) validate(answer string, now time.Time) (int, []int) {
 	t := st.current()
+	var whys []string
 	var xs []validator.Expectation
 	for _, e := range t.Expect {
-		pattern := substitute(e.Pattern, st.Vars, e.Kind == validator.Regex)
-		x, err := validator.NewExpectation(e.Kind, pattern)
+		x, err := validator.NewExpectation(e.Kind, substitute(e.Pattern, st.Vars, e.Kind == validator.Regex))
 		if err != nil {
 			whys = append(whys, err.Error())
 			continue
 		}
 		xs = append(xs, x)
 	}
-	whys = append(whys, validator.CheckAll(answer, xs)...)
 	saved, sw := capture(answer, t.Save, st.Vars, t.ID)
-	return append(whys, sw...), saved
-}
-
-// validate records answer as the current test's result, saving its
-// variables when it passes, and returns the test judged and those skipped.
-func (st *State) validate(answer string, now time.Time) (int, []int) {
-	whys, saved := st.judge(answer)
-	r := &Result{Status: Passed, Failures: whys, Answer: cli.Clip(answer, maxAnswer, clipped), Started: st.Since, Finished: now}
+	whys = append(append(whys, validator.CheckAll(answer, xs)...), sw...)
+	r := &Result{Status: Passed, Failures: whys, Answer: cli.Clip(answer, maxAnswer, clipped)}
 	if len(whys) > 0 {
 		r.Status = Failed
 	} else {
 		maps.Copy(st.Vars, saved)
 	}
-	return st.finishCurrent(r, now)
+	return st.finish(r, now)
 }
 
-// skip records the current test as skipped by the user.
-func (st *State) skip(now time.Time) (int, []int) {
-	return st.finishCurrent(&Result{Status: Skipped, Reason: "skipped by the user", Started: st.Since, Finished: now}, now)
-}
-
-func (st *State) finishCurrent(r *Result, now time.Time) (int, []int) {
+// finish records r as the current test's result and moves on.
+func (st *State) finish(r *Result, now time.Time) (int, []int) {
 	i := st.Current
-	st.record(i, r)
+	st.Results[i], r.Started, r.Finished = r, st.Since, now
+	st.Tries[i]++
 	return i, st.advance(now)
 }
 
@@ -395,9 +367,6 @@ func runFile(stateDir, session string) string {
 	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
 }
 
-// Store is the runs of one state dir, one per session.
-type Store struct{ dir string }
-
 // loadRun returns the run in path, or nil; no lock: the file is replaced whole.
 func loadRun(path string) (*State, error) {
 	var st State
@@ -414,12 +383,12 @@ func loadRun(path string) (*State, error) {
 	return &st, nil
 }
 
-// Update changes session's run under the lock: f gets the run (or nil) and
+// update changes session's run under the lock: f gets the run (or nil) and
 // returns the run to write, or nil. It returns the run as it now is. An
-// unreadable run is an error: only Replace overwrites it.
-func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, error) {
+// unreadable run is an error: only init overwrites it.
+func update(stateDir, session string, f func(*State) (*State, error)) (*State, error) {
 	var out *State
-	err := s.locked(session, func(path string) error {
+	err := locked(stateDir, session, func(path string) error {
 		old, err := loadRun(path)
 		if err != nil {
 			return err
@@ -435,18 +404,10 @@ func (s *Store) Update(session string, f func(*State) (*State, error)) (*State, 
 	return out, err
 }
 
-// Replace makes st session's run, and returns the readable run it replaced.
-func (s *Store) Replace(session string, st *State) (old *State, err error) {
-	err = s.locked(session, func(path string) error {
-		old, _ = loadRun(path)
-		return queue.WriteJSON(path, st)
-	})
-	return old, err
-}
-
-func (s *Store) locked(session string, f func(path string) error) error {
-	path := runFile(s.dir, session)
-	return queue.NewLock(filepath.Join(s.dir, queue.LockName)).Do(func() error {
+// locked runs f on the path of session's run, holding the state dir's lock.
+func locked(stateDir, session string, f func(path string) error) error {
+	path := runFile(stateDir, session)
+	return queue.NewLock(filepath.Join(stateDir, queue.LockName)).Do(func() error {
 		dir := filepath.Dir(path)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err

@@ -3,7 +3,7 @@
 // gate's validator engine, values saved from one answer feed later tests as
 // ${name}, and a report comes out. It is a command line and a UserPromptSubmit
 // and Stop hook; docs/testhook.md is its contract, testhook_*.txtar its tests.
-// Runs live in the state dir, one per session, under the queue's lock (Store).
+// Runs live in the state dir, one per session, under the queue's lock.
 package testhook
 
 import (
@@ -107,7 +107,7 @@ type runner struct {
 	env      *cli.Env
 	answer   hook.Answer // to the hook input, when run as a hook
 	root     string
-	store    *Store // the runs of the project's state dir
+	dir      string // the state dir, where the runs are
 	session  string
 	hook     bool   // answering a hook: the user types "next", not "testhook next"
 	turn     string // the hook input's prompt_id, if any
@@ -124,7 +124,7 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner{env: env, root: root, store: &Store{dir: sd}, blockCap: config.BlockCap(env.Getenv)}, nil
+	return &runner{env: env, root: root, dir: sd, blockCap: config.BlockCap(env.Getenv)}, nil
 }
 
 // stateDir returns the state dir mappings.toml names, or the default
@@ -149,7 +149,7 @@ func (r *runner) pickSession(flagged string, starting bool) error {
 		r.session = TerminalSession
 		return nil
 	}
-	ss, err := sessions(r.store.dir)
+	ss, err := sessions(r.dir)
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func (r *runner) promptHook(req request, perr error) error {
 	}
 	lead := "cannot start the run"
 	if !req.slash {
-		st, err := loadRun(runFile(r.store.dir, r.session))
+		st, err := loadRun(runFile(r.dir, r.session))
 		if err != nil {
 			return err
 		}
@@ -423,7 +423,7 @@ func applies(st *State, req request) bool {
 // error halts it rather than let the stop through (fail closed).
 func (r *runner) stopHook(in *hook.Input) (err error) {
 	// Without the lock: no run is the common case.
-	st, err := loadRun(runFile(r.store.dir, r.session))
+	st, err := loadRun(runFile(r.dir, r.session))
 	if err != nil || st == nil {
 		return r.halt(err)
 	}
@@ -434,7 +434,7 @@ func (r *runner) stopHook(in *hook.Input) (err error) {
 	}()
 	// The gate judges a stop while it has entries pending: its block, or its
 	// pass, must not be mixed with a test's answer (docs/testhook.md).
-	if !r.answers(st) || queue.Open(r.store.dir).HasPending(queue.Scope{Session: r.session}) {
+	if !r.answers(st) || queue.Open(r.dir).HasPending(queue.Scope{Session: r.session}) {
 		return nil
 	}
 	return r.halt(r.stopAnswer(in, st.Auto))
@@ -482,7 +482,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	took := false
 	var judged int
 	var skipped []int
-	st, err := r.store.Update(r.session, func(st *State) (*State, error) {
+	st, err := update(r.dir, r.session, func(st *State) (*State, error) {
 		if st == nil || !r.answers(st) || st.Auto != auto {
 			return nil, nil
 		}
@@ -520,9 +520,5 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
 			resultLine(st, judged), cli.Plural(r.perTurn(), "test", "tests"), r.blockCap, st.counts(), st.testLine(st.Current))})
 	}
-	lead := resultLine(st, judged) + "."
-	for _, i := range skipped {
-		lead += "\n" + resultLine(st, i) + "."
-	}
-	return r.answer.Write(hook.Block(r.brief(st, lead)))
+	return r.answer.Write(hook.Block(r.brief(st, resultLine(st, judged)+"."+resultLines(st, skipped, "."))))
 }
