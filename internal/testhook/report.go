@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/xml"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"text/template"
@@ -14,16 +13,23 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 )
 
-// categories returns the plan's categories in order, with each one's tests.
-func (st *State) categories() (names []string, tests map[string][]int) {
-	tests = map[string][]int{}
+// category is one of the plan's categories and its tests' indexes.
+type category struct {
+	Name  string
+	Tests []int
+}
+
+// categories returns the plan's categories in order of first use.
+func (st *State) categories() []*category {
+	var cats []*category
 	for i, t := range st.Tests {
-		if _, ok := tests[t.Category]; !ok {
-			names = append(names, t.Category)
+		j := slices.IndexFunc(cats, func(c *category) bool { return c.Name == t.Category })
+		if j < 0 {
+			j, cats = len(cats), append(cats, &category{Name: t.Category})
 		}
-		tests[t.Category] = append(tests[t.Category], i)
+		cats[j].Tests = append(cats[j].Tests, i)
 	}
-	return names, tests
+	return cats
 }
 
 //go:embed report.md.tmpl
@@ -32,26 +38,20 @@ var reportTemplate string
 // markdown is the run's report: totals, a table per category, each failure
 // with its reasons and the answer, skips, variables and pauses.
 func markdown(st *State) ([]byte, error) {
-	names, byCat := st.categories()
+	cats := st.categories()
 	funcs := template.FuncMap{
-		"categories": func() []string { return names },
-		"tests":      func(cat string) []int { return byCat[cat] },
-		"test":       func(i int) Test { return st.Tests[i] },
-		"res":        func(i int) *Result { return st.Results[i] },
+		"categories": func() []*category { return cats },
 		"failed":     func() []int { return st.withStatus(Failed) },
 		"skipped":    func() []int { return st.withStatus(Skipped) },
-		"vars":       func() []string { return slices.Sorted(maps.Keys(st.Vars)) },
-		"var":        func(n string) Var { return st.Vars[n] },
 		"inc":        func(i int) int { return i + 1 },
-		"time":       func(t time.Time) string { return t.Format(time.RFC3339) },
 		"cell":       cell,
 		"dur":        dur,
 		"fenced":     fenced,
-		"counts": func(cat ...string) namedCounts { // a category's, or the total's
+		"counts": func(cat ...*category) namedCounts { // a category's, or the total's
 			if len(cat) == 0 {
 				return namedCounts{"**total**", st.counts()}
 			}
-			return namedCounts{cell(cat[0]), st.counts(byCat[cat[0]]...)}
+			return namedCounts{cell(cat[0].Name), st.counts(cat[0].Tests...)}
 		},
 		"result": func(i int) string {
 			if st.Results[i] == nil {
@@ -135,35 +135,30 @@ type junitSuite struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	Name      string     `xml:"name,attr"`
+	Classname string     `xml:"classname,attr"`
+	Time      string     `xml:"time,attr"`
+	Failure   *junitNote `xml:"failure,omitempty"`
+	Skipped   *junitNote `xml:"skipped,omitempty"`
 }
 
-type junitFailure struct {
+// junitNote is a case's failure, or why it was skipped.
+type junitNote struct {
 	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
+	Type    string `xml:"type,attr,omitempty"`
 	Text    string `xml:",cdata"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
 }
 
 // junit renders the run as JUnit XML.
 func junit(st *State) ([]byte, error) {
-	names, byCat := st.categories()
 	total := st.counts()
 	out := junitSuites{Name: st.File, Tests: total.Total(), Failures: total.Failed, Skipped: total.Skipped + total.NotRun}
-	for _, cat := range names {
-		c := st.counts(byCat[cat]...)
-		s := junitSuite{Name: cat, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(c.Time)}
-		for _, i := range byCat[cat] {
+	for _, cat := range st.categories() {
+		c := st.counts(cat.Tests...)
+		s := junitSuite{Name: cat.Name, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(c.Time)}
+		for _, i := range cat.Tests {
 			t, r := &st.Tests[i], st.Results[i]
-			tc := junitCase{Name: t.ID, Classname: cat, Time: "0.000"}
+			tc := junitCase{Name: t.ID, Classname: cat.Name, Time: "0.000"}
 			if r != nil {
 				tc.Time = seconds(r.Duration())
 				if s.Timestamp == "" {
@@ -172,15 +167,15 @@ func junit(st *State) ([]byte, error) {
 			}
 			switch {
 			case r == nil:
-				tc.Skipped = &junitSkipped{Message: "not run"}
+				tc.Skipped = &junitNote{Message: "not run"}
 			case r.Status == Failed:
 				text := strings.Join(r.Failures, "\n")
 				if r.Answer != "" {
 					text += "\n\nanswer:\n" + r.Answer
 				}
-				tc.Failure = &junitFailure{Message: strings.Join(r.Failures, "; "), Type: "expectation", Text: text}
+				tc.Failure = &junitNote{Message: strings.Join(r.Failures, "; "), Type: "expectation", Text: text}
 			case r.Status == Skipped:
-				tc.Skipped = &junitSkipped{Message: r.Reason}
+				tc.Skipped = &junitNote{Message: r.Reason}
 			}
 			s.Cases = append(s.Cases, tc)
 		}
