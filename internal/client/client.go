@@ -38,10 +38,8 @@ type Client struct {
 	Wall       Wall          // the client's second wall gate init puts up; nil: none
 	WallLeft   string        // what the guard alone stands against, wall up or not
 
-	events map[string]string // the client's event names that are not stopgate's, to stopgate's
-	// decode rewrites the client's JSON object into Claude Code's shape,
-	// event the registration's --event; nil: it is Claude Code's.
-	decode func(data []byte, event string) (*hook.Input, error)
+	events map[string]string                                              // the client's event names that are not stopgate's, to stopgate's
+	input  *shape                                                         // its input as Claude Code's; nil: it is Claude Code's
 	encode func(event string, o hook.Output) any                          // an answer as the client reads it; nil: as it is
 	halt   func(reason string, relayed bool) (hook.Output, bool)          // nil: hook.Halt, which the client shows
 	where  func(in *hook.Input, agent string) (string, transcript.Thread) // Record.Where

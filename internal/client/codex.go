@@ -51,11 +51,11 @@ var Codex = &Client{
 		"Codex has no read tool: detect arms the files a Bash command reads, as the guard's dry run resolves it (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection; through cd, globs, variables, env, timeout, xargs, find -exec); a file read any other way (a script, python -c) does not arm",
 		"Codex has no slash-command expansion event: a prompt armed by a slash command arms only when the prompt starts with it",
 	},
-	halt:   codexHalt,
-	decode: decodeCodex,
-	where:  ownFiles,
-	lines:  lineOf(codexShow, `"function_call"`, `"local_shell_call"`, `"role":"user"`),
-	Wall:   codexWall{},
+	halt:  codexHalt,
+	input: &shape{drop: []string{"tool_response"}, fix: codexFix},
+	where: ownFiles,
+	lines: lineOf(codexShow, `"function_call"`, `"local_shell_call"`, `"role":"user"`),
+	Wall:  codexWall{},
 }
 
 // codexHalt: Codex shows a halt only as "hook: Stop Stopped", so it is
@@ -67,19 +67,13 @@ func codexHalt(reason string, relayed bool) (hook.Output, bool) {
 	return hook.Block(hook.HaltRelay(reason)), true
 }
 
-func decodeCodex(data []byte, _ string) (*hook.Input, error) {
-	in, err := hook.Unmarshal(data)
-	if err != nil {
-		return nil, err
+// codexFix: apply_patch, Codex's own tool, writes the files its patch names.
+func codexFix(m payload, _ string) (more, error) {
+	if m.str("tool_name") != "apply_patch" {
+		return more{}, nil
 	}
-	if in.ToolName == "apply_patch" { // its own tool: only the files its patch writes matter
-		var ti struct {
-			Command string `json:"command"`
-		}
-		json.Unmarshal(in.ToolInput, &ti)
-		in.Calls = writes(patchFiles(ti.Command))
-	}
-	return in, nil
+	patch, _ := m.args()["command"].(string)
+	return more{calls: writes(patchFiles(patch))}, nil
 }
 
 // patchFiles returns the files an apply_patch envelope (Codex's, Copilot's

@@ -50,7 +50,8 @@ var Copilot = &Client{
 	events: copilotEvent,
 	encode: copilotEncode,
 	halt:   relayHalt, // Copilot CLI drops continue:false and stopReason
-	decode: decodeCopilot,
+	input: &shape{drop: []string{"toolResult", "tool_result", "tool_response"}, file: "path", fix: copilotFix,
+		tools: map[string]string{"view": "Read", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "bash": "Bash"}},
 	where: func(in *hook.Input, agent string) (string, transcript.Thread) {
 		return in.TranscriptPath, transcript.Thread{Agent: agent}
 	},
@@ -90,67 +91,14 @@ func copilotEncode(event string, o hook.Output) any {
 	return out
 }
 
-func decodeCopilot(data []byte, event string) (*hook.Input, error) {
-	m, err := object(data, "toolResult", "tool_result", "tool_response")
-	if err != nil {
-		return nil, err
-	}
-	if m.str("hook_event_name") == "" { // native
-		event = cmp.Or(event, copilotInfer(m))
-		if m.str("parentAgentId") != "" && event == "agentStop" {
-			return nil, ErrIgnored
-		}
-		m["hook_event_name"] = event
-		for from, to := range map[string]string{
-			"sessionId": "session_id", "transcriptPath": "transcript_path", "toolName": "tool_name",
-			"toolArgs": "tool_input", "agentId": "agent_id", "agentType": "agent_type",
-			"response": "last_assistant_message", "workingDirectory": "cwd",
-		} {
-			m.rename(from, to)
-		}
-		// A subagent's own hooks carry its session, whose id is its agentId;
-		// its subagentStop, the parent's: scope the child's hooks like that.
-		if child := m.str("agent_id"); child != "" && m.str("session_id") == child && m.str("parentAgentId") != "" {
-			m["session_id"] = m.str("parentAgentId")
-		}
-		if s, ok := m["tool_input"].(string); ok {
-			var v any // toolArgs may come as JSON text
-			if json.Unmarshal([]byte(s), &v) == nil {
-				m["tool_input"] = v
-			}
-		}
-	}
-	calls := copilotTool(m)
-	in, err := m.input()
-	if err != nil {
-		return nil, err
-	}
-	in.Calls = calls
-	return in, nil
-}
-
-// copilotInfer names the native event of a payload without --event.
-func copilotInfer(m payload) string {
-	_, tool := m["toolName"]
-	_, result := m["toolResult"]
-	_, prompt := m["prompt"]
-	_, response := m["response"]
-	switch {
-	case tool && result:
-		return "postToolUse"
-	case tool:
-		return "preToolUse"
-	case prompt:
-		return "userPromptSubmitted"
-	case response:
-		return "subagentStop"
-	}
-	return "agentStop"
-}
-
-// copilotTool rewrites Copilot's tool as Claude Code's; apply_patch is a
+// copilotFix takes the native payload's camelCase fields; apply_patch is a
 // guard call per file.
-func copilotTool(m payload) []hook.Call {
+func copilotFix(m payload, event string) (more, error) {
+	if m.str("hook_event_name") == "" {
+		if err := copilotNative(m, event); err != nil {
+			return more{}, err
+		}
+	}
 	a := m.args()
 	switch m.str("tool_name") {
 	case "edit", "str_replace_editor":
@@ -166,10 +114,49 @@ func copilotTool(m payload) []hook.Call {
 			}
 		}
 		m["tool_input"] = map[string]any{}
-		return writes(patchFiles(patch))
+		return more{calls: writes(patchFiles(patch))}, nil
 	}
-	m.tool(map[string]string{"view": "Read", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "bash": "Bash"}, "path")
+	return more{}, nil
+}
+
+// copilotNative renames the native payload's fields, its event the
+// registration's (or inferred); a subagent's agentStop is ErrIgnored.
+func copilotNative(m payload, event string) error {
+	event = cmp.Or(event, copilotInfer(m))
+	if m.str("parentAgentId") != "" && event == "agentStop" {
+		return ErrIgnored
+	}
+	m["hook_event_name"] = event
+	for from, to := range map[string]string{
+		"sessionId": "session_id", "transcriptPath": "transcript_path", "toolName": "tool_name",
+		"toolArgs": "tool_input", "agentId": "agent_id", "agentType": "agent_type",
+		"response": "last_assistant_message", "workingDirectory": "cwd",
+	} {
+		m.rename(from, to)
+	}
+	// A subagent's own hooks carry its session, whose id is its agentId;
+	// its subagentStop, the parent's: scope the child's hooks like that.
+	if child := m.str("agent_id"); child != "" && m.str("session_id") == child && m.str("parentAgentId") != "" {
+		m["session_id"] = m.str("parentAgentId")
+	}
+	if s, ok := m["tool_input"].(string); ok {
+		var v any // toolArgs may come as JSON text
+		if json.Unmarshal([]byte(s), &v) == nil {
+			m["tool_input"] = v
+		}
+	}
 	return nil
+}
+
+// copilotInfer names the native event of a payload without --event by the
+// first of its keys it has (the tool's result is dropped by then).
+func copilotInfer(m payload) string {
+	for _, k := range [][2]string{{"toolName", "preToolUse"}, {"prompt", "userPromptSubmitted"}, {"response", "subagentStop"}} {
+		if _, ok := m[k[0]]; ok {
+			return k[1]
+		}
+	}
+	return "agentStop"
 }
 
 // copilotLine is a line of Copilot CLI's events.jsonl, a subagent's with its agentId.

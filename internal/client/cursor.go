@@ -43,7 +43,9 @@ var Cursor = &Client{
 	events: cursorEvent,
 	encode: cursorEncode,
 	halt:   relayHalt, // a followup_message, until loop_limit; a deny's user_message the user sees
-	decode: decodeCursor,
+	input: &shape{drop: []string{"content", "output", "tool_output", "attachments"}, file: "path", fix: cursorFix,
+		rename: map[string]string{"conversation_id": "session_id"},
+		tools:  map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}},
 	where:  mainThread,
 	format: versionedFormat{title: "Cursor", events: cursorEvents, entry: cursorEntry},
 	marks:  []string{"cursor_version"},
@@ -112,20 +114,17 @@ func cursorEncode(event string, o hook.Output) any {
 	return nil
 }
 
-func decodeCursor(data []byte, _ string) (*hook.Input, error) {
-	m, err := object(data, "content", "output", "tool_output", "attachments")
-	if err != nil {
-		return nil, err
-	}
-	m.rename("conversation_id", "session_id")
+// cursorFix takes the first workspace root as the project, where a command
+// runs in cwd, and the read and shell events as Claude Code's tool calls.
+func cursorFix(m payload, _ string) (more, error) {
 	root := m.str("cwd")
 	if roots, _ := m["workspace_roots"].([]any); len(roots) > 0 {
 		if r, ok := roots[0].(string); ok {
 			root = r
 		}
 	}
-	dir := cmp.Or(m.str("cwd"), root) // where a command runs
-	m["cwd"] = root                   // the project
+	x := more{cwd: cmp.Or(m.str("cwd"), root)}
+	m["cwd"] = root
 	if m.str("subagent_id") != "" {
 		m.rename("subagent_id", "agent_id")
 	}
@@ -135,18 +134,9 @@ func decodeCursor(data []byte, _ string) (*hook.Input, error) {
 		m["tool_name"], m["tool_input"] = "Read", map[string]any{"file_path": m.str("file_path")}
 	case "beforeShellExecution", "afterShellExecution":
 		m["tool_name"], m["tool_input"] = "Bash", map[string]any{"command": m.str("command")}
-	default:
-		m.tool(map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}, "path")
 	}
 	delete(m, "file_path") // Claude Code's file_path is ConfigChange's
-	in, err := m.input()
-	if err != nil {
-		return nil, err
-	}
-	if in.ToolName == "Bash" && dir != in.Cwd {
-		in.Calls = []hook.Call{{Tool: in.ToolName, Input: in.Tool, Cwd: dir}} // the command runs there
-	}
-	return in, nil
+	return x, nil
 }
 
 // cursorOwnHooks steps Claude Code's registration aside when

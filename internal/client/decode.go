@@ -97,10 +97,10 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 // decode decodes data as c's, an input for one of events.
 func decode(c *Client, data []byte, event string, events []string) (*hook.Input, error) {
 	trimmed := bytes.TrimSpace(data)
-	if c.decode == nil || len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+	if c.input == nil || len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
 		return hook.Parse(data, events...) // the reference, and what is wrong with the rest
 	}
-	in, err := c.decode(trimmed, event)
+	in, err := c.input.decode(trimmed, event)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +108,51 @@ func decode(c *Client, data []byte, event string, events []string) (*hook.Input,
 	in.Client, in.ClientEvent, in.HookEventName = dialect{c}, in.HookEventName, c.Event(in.HookEventName)
 	if err := in.Check(events...); err != nil {
 		return nil, err
+	}
+	return in, nil
+}
+
+// shape is how a client's input object becomes Claude Code's.
+type shape struct {
+	drop   []string          // keys never read: tool results, which carry whole files
+	rename map[string]string // its keys to Claude Code's
+	tools  map[string]string // its tools to the Claude Code tools stopgate judges
+	file   string            // its tools' file argument, taken as file_path
+	// fix rewrites what the table cannot, before the tools are named
+	// (event: the registration's --event), and says what more the input does.
+	fix func(m payload, event string) (more, error)
+}
+
+// more is what an input does beyond its one Claude Code tool call.
+type more struct {
+	reads  []string    // hook.Input.Reads
+	calls  []hook.Call // hook.Input.Calls
+	cwd    string      // where its shell command runs, when not in the project
+	stopID string      // hook.Input.StopID
+}
+
+func (s *shape) decode(data []byte, event string) (*hook.Input, error) {
+	m, err := object(data, s.drop...)
+	if err != nil {
+		return nil, err
+	}
+	for from, to := range s.rename {
+		m.rename(from, to)
+	}
+	var x more
+	if s.fix != nil {
+		if x, err = s.fix(m, event); err != nil {
+			return nil, err
+		}
+	}
+	m.tool(s.tools, s.file)
+	in, err := m.input()
+	if err != nil {
+		return nil, err
+	}
+	in.Reads, in.Calls, in.StopID = x.reads, x.calls, x.stopID
+	if cwd := abs(x.cwd, in.Cwd); cwd != "" && cwd != in.Cwd && in.ToolName == "Bash" {
+		in.Calls = []hook.Call{{Tool: in.ToolName, Input: in.Tool, Cwd: cwd}}
 	}
 	return in, nil
 }
@@ -154,11 +199,8 @@ func marked(data []byte) bool {
 // Recognise says which client an input is from, and whether it is sure:
 // Claude Code is the guess when nothing marks another client's.
 func Recognise(data []byte, getenv func(string) string) (client string, sure bool) {
-	env := func(k string) string {
-		if getenv == nil {
-			return ""
-		}
-		return getenv(k)
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
 	var p probe
 	// Most inputs are Claude Code's: skip decoding a whole file a second time.
@@ -175,9 +217,9 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 		return Gemini.Name, true
 	case p.TurnID != nil:
 		return Codex.Name, true
-	case p.ToolResult != nil || env("COPILOT_HOOK_DIR") != "":
+	case p.ToolResult != nil || getenv("COPILOT_HOOK_DIR") != "":
 		return Copilot.Name, true // the Claude-shaped file
-	case env("GEMINI_SESSION_ID") != "":
+	case getenv("GEMINI_SESSION_ID") != "":
 		return Gemini.Name, true
 	}
 	return Claude.Name, false

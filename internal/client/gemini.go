@@ -35,9 +35,11 @@ var Gemini = &Client{
 	},
 	events: map[string]string{"AfterTool": hook.PostToolUse, "BeforeTool": hook.PreToolUse, "AfterAgent": hook.Stop, "BeforeAgent": hook.UserPromptSubmit},
 	encode: geminiEncode,
-	decode: decodeGemini,
-	where:  mainThread,
-	lines:  lineOf(geminiShow, `"toolCalls"`, `"type":"user"`),
+	input: &shape{drop: []string{"tool_response", "llm_request", "llm_response"}, file: "file_path", fix: geminiFix,
+		rename: map[string]string{"prompt_response": "last_assistant_message"},
+		tools:  map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit", "run_shell_command": "Bash"}},
+	where: mainThread,
+	lines: lineOf(geminiShow, `"toolCalls"`, `"type":"user"`),
 }
 
 // geminiEvents are the hook events only Gemini CLI sends.
@@ -67,30 +69,13 @@ func geminiEncode(event string, o hook.Output) any {
 	return out
 }
 
-func decodeGemini(data []byte, _ string) (*hook.Input, error) {
-	m, err := object(data, "tool_response", "llm_request", "llm_response")
-	if err != nil {
-		return nil, err
-	}
-	m.rename("prompt_response", "last_assistant_message")
-	a := m.args()
-	reads, cwd := readMany(m), ""
+// geminiFix: read_many_files reads several files; a shell command runs in its dir_path.
+func geminiFix(m payload, _ string) (more, error) {
+	x := more{reads: readMany(m)}
 	if m.str("tool_name") == "run_shell_command" {
-		cwd, _ = a["dir_path"].(string) // the command runs there, not in the session's cwd
+		x.cwd, _ = m.args()["dir_path"].(string)
 	}
-	m.tool(map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit", "run_shell_command": "Bash"}, "file_path")
-	in, err := m.input()
-	if err != nil {
-		return nil, err
-	}
-	in.Reads = reads
-	if cwd != "" {
-		if !filepath.IsAbs(cwd) {
-			cwd = filepath.Join(in.Cwd, cwd)
-		}
-		in.Calls = []hook.Call{{Tool: in.ToolName, Input: in.Tool, Cwd: cwd}}
-	}
-	return in, nil
+	return x, nil
 }
 
 // readMany rewrites read_many_files as a Read of no file, and returns the files it reads.

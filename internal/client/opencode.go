@@ -36,7 +36,8 @@ var OpenCode = &Client{
 		"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
 		"opencode run exits when the session goes idle: use opencode serve or the TUI",
 	},
-	decode: decodeOpenCode,
+	input: &shape{drop: []string{"tool_response"}, file: "filePath",
+		tools: map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "patch": "Edit", "bash": "Bash"}},
 	where:  mainThread,
 	lines:  lineOf(opencodeShow),
 	plugin: opencodePlugin,
@@ -45,15 +46,6 @@ var OpenCode = &Client{
 
 //go:embed opencode_plugin.js
 var opencodePlugin string
-
-func decodeOpenCode(data []byte, _ string) (*hook.Input, error) {
-	m, err := object(data, "tool_response")
-	if err != nil {
-		return nil, err
-	}
-	m.tool(map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "patch": "Edit", "bash": "Bash"}, "filePath")
-	return m.input()
-}
 
 // opencodeLine is a message of the session, which the plugin writes a line
 // each to transcript_path at each stop; a subagent is a session of its own.

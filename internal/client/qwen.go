@@ -33,25 +33,12 @@ var Qwen = &Client{
 		"Qwen Code takes a halt (continue:false) at Stop as a block: stopgate relays the halt's reason through the model",
 		"read_many_files arms the files it names and simple globs; a directory or a ** glob is not expanded",
 	},
-	halt:   relayHalt,
-	decode: decodeQwen,
-	where:  mainThread,
-	lines:  lineOf(qwenShow, `"functionCall"`, `"type":"user"`),
-}
-
-func decodeQwen(data []byte, _ string) (*hook.Input, error) {
-	m, err := object(data, "tool_response")
-	if err != nil {
-		return nil, err
-	}
-	reads := readMany(m)
-	m.tool(map[string]string{"read_file": "Read", "write_file": "Write", "edit": "Edit", "run_shell_command": "Bash"}, "file_path")
-	in, err := m.input()
-	if err != nil {
-		return nil, err
-	}
-	in.Reads = reads
-	return in, nil
+	halt: relayHalt,
+	input: &shape{drop: []string{"tool_response"}, file: "file_path",
+		tools: map[string]string{"read_file": "Read", "write_file": "Write", "edit": "Edit", "run_shell_command": "Bash"},
+		fix:   func(m payload, _ string) (more, error) { return more{reads: readMany(m)}, nil }},
+	where: mainThread,
+	lines: lineOf(qwenShow, `"functionCall"`, `"type":"user"`),
 }
 
 // qwenLine is a line of Qwen Code's chat file (transcript_path).

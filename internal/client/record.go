@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/transcript"
 )
@@ -50,24 +49,22 @@ func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd st
 		if e == nil || !thread.Has(e.agent, false) {
 			return
 		}
-		add := func(ev transcript.Event) {
-			ev.Offset, ev.End, ev.Time = start, end, e.when
-			res.Events = append(res.Events, ev)
-		}
+		at := transcript.Event{Offset: start, End: end, Time: e.when}
 		for _, p := range e.reads {
-			add(transcript.Event{Kind: transcript.Read, Path: p})
+			read := at
+			read.Kind, read.Path = transcript.Read, p
+			res.Events = append(res.Events, read)
 		}
 		if c := strings.TrimPrefix(e.command, "/"); c != "" {
-			add(transcript.Event{Kind: transcript.Command, Command: c})
+			cmd := at
+			cmd.Kind, cmd.Command = transcript.Command, c
+			res.Events = append(res.Events, cmd)
 		}
 		if e.typed != nil {
-			res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
-			if first, _, _ := strings.Cut(strings.TrimLeft(*e.typed, " \t\r\n"), "\n"); strings.HasPrefix(first, "/") {
-				add(transcript.Event{Kind: transcript.Prompt, Text: first})
-			}
+			res.Typed(at, *e.typed)
 		}
 		if e.block != nil {
-			res.Blocks = append(res.Blocks, transcript.Block{Event: cmp.Or(e.blockEvent, own), Reason: cli.Clip(*e.block, transcript.MaxReason, "")})
+			res.Blocked(cmp.Or(e.blockEvent, own), *e.block)
 		}
 	})
 }

@@ -28,10 +28,12 @@ var VSCode = &Client{
 		"tested by contract on VS Code's documented shapes, not on the real binary",
 	},
 	encode: vscodeEncode,
-	decode: decodeVSCode,
-	where:  func(*hook.Input, string) (string, transcript.Thread) { return "", transcript.Thread{} },
-	marks:  []string{"hookEventName", "timestamp"},
-	owns:   vscodeOwns,
+	input: &shape{drop: []string{"tool_response"}, file: "filePath", fix: vscodeFix,
+		tools: map[string]string{"read_file": "Read", "create_file": "Write", "replace_string_in_file": "Edit",
+			"insert_edit_into_file": "Edit", "edit_notebook_file": "Edit", "run_in_terminal": "Bash"}},
+	where: func(*hook.Input, string) (string, transcript.Thread) { return "", transcript.Thread{} },
+	marks: []string{"hookEventName", "timestamp"},
+	owns:  vscodeOwns,
 }
 
 // vscodeOwns recognises VS Code's input: hookEventName, or a text timestamp
@@ -68,26 +70,19 @@ func vscodeEncode(event string, o hook.Output) any {
 	return out
 }
 
-func decodeVSCode(data []byte, _ string) (*hook.Input, error) {
-	m, err := object(data, "tool_response")
-	if err != nil {
-		return nil, err
-	}
+// vscodeFix takes the documented camelCase common fields, and names a stop
+// by its timestamp: one per event, whichever file's hook runs it.
+func vscodeFix(m payload, _ string) (more, error) {
 	for camel, snake := range map[string]string{"hookEventName": "hook_event_name", "sessionId": "session_id"} {
 		if _, ok := m[snake]; !ok {
 			m.rename(camel, snake)
 		}
 	}
-	calls := vscodeTool(m)
-	in, err := m.input()
-	if err != nil {
-		return nil, err
+	x := more{calls: vscodeTool(m)}
+	if e := m.str("hook_event_name"); e == hook.Stop || e == hook.SubagentStop {
+		x.stopID = m.str("timestamp")
 	}
-	in.Calls = calls
-	if in.HookEventName == hook.Stop || in.HookEventName == hook.SubagentStop {
-		in.StopID = m.str("timestamp") // one per event, whichever file's hook runs it: it names the stop
-	}
-	return in, nil
+	return x, nil
 }
 
 // vscodeTool rewrites VS Code's tool (toolNames.ts) as Claude Code's; a
@@ -113,8 +108,6 @@ func vscodeTool(m payload) []hook.Call {
 			files = append(files, f)
 		}
 	default:
-		m.tool(map[string]string{"read_file": "Read", "create_file": "Write", "replace_string_in_file": "Edit",
-			"insert_edit_into_file": "Edit", "edit_notebook_file": "Edit", "run_in_terminal": "Bash"}, "filePath")
 		return nil
 	}
 	m["tool_input"] = map[string]any{}

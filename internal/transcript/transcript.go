@@ -253,7 +253,7 @@ func candidate(b []byte) bool {
 func stopLine(l *line, start int64, res *Result) bool {
 	if l.Type == "attachment" && l.Attachment.Type == "hook_blocking_error" &&
 		(l.Attachment.HookEvent == "Stop" || l.Attachment.HookEvent == "SubagentStop") {
-		res.Blocks = append(res.Blocks, Block{Event: l.Attachment.HookEvent, Reason: cli.Clip(l.Attachment.BlockingError.Reason, MaxReason, "")})
+		res.Blocked(l.Attachment.HookEvent, l.Attachment.BlockingError.Reason)
 		res.Stops = append(res.Stops, Stop{Offset: start, Event: l.Attachment.HookEvent, Errors: []string{l.Attachment.BlockingError.Reason}})
 		return true
 	}
@@ -309,27 +309,35 @@ func toolEvent(bl block, ev Event) Event {
 }
 
 // userLine adds what a person typed: a slash command the client expanded,
-// or a typed prompt starting with "/". Either starts a new turn.
+// or a typed prompt (Typed). Either starts a new turn.
 func userLine(l *line, ev Event, res *Result) {
-	if l.IsMeta {
+	text, ok := userText(l.Message.Content)
+	if l.IsMeta || !ok {
 		return // the expansion of a command, or a hook's feedback: not what was typed
 	}
-	text, ok := userText(l.Message.Content)
+	name, ok := commandName(text)
 	if !ok {
+		res.Typed(ev, text)
 		return
 	}
-	res.Blocks = nil // a new turn: the blocks before it were not in a row with the next
-	res.Replied = false
-	if name, ok := commandName(text); ok {
-		ev.Kind, ev.Command = Command, name
-		res.Events = append(res.Events, ev)
-		return
-	}
-	first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
-	if strings.HasPrefix(first, "/") {
+	res.Typed(ev, "")
+	ev.Kind, ev.Command = Command, name
+	res.Events = append(res.Events, ev)
+}
+
+// Typed adds a prompt a person typed at ev: a new turn (the blocks before
+// it were not in a row with the next), and a Prompt when it starts with "/".
+func (res *Result) Typed(ev Event, text string) {
+	res.Blocks, res.Replied = nil, false
+	if first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n"); strings.HasPrefix(first, "/") {
 		ev.Kind, ev.Text = Prompt, first
 		res.Events = append(res.Events, ev)
 	}
+}
+
+// Blocked adds a stop block of event the client fed back, its reason clipped.
+func (res *Result) Blocked(event, reason string) {
+	res.Blocks = append(res.Blocks, Block{Event: event, Reason: cli.Clip(reason, MaxReason, "")})
 }
 
 // TrimReply trims as Claude Code does (JavaScript's trim: U+FEFF too, U+0085 not).
