@@ -172,27 +172,30 @@ func shellText(v any) string {
 	return ""
 }
 
-// Codex's wall is a permission profile in the project's .codex/config.toml:
-// every command Codex runs is in bubblewrap, the disk read-only but the
-// workspace and the temp dir, and the workspace's protected paths read-only
-// again (docs/clients.md, "The second wall per client"). A sandbox_mode in
-// any loaded config, or --sandbox, takes Codex back to its older settings.
+// Codex's wall is a permission profile in the project's .codex/config.toml
+// (docs/clients.md, "The second wall per client"). A sandbox_mode in any
+// loaded config, or --sandbox, takes Codex back to its older settings.
 const (
 	codexConfig  = ".codex/config.toml"
 	codexProfile = "stopgate"
 	codexRoots   = `[permissions.` + codexProfile + `.filesystem.":project_roots"]`
+	// codexWallHead starts the profile mergeCodexWall appends, codexDefault first.
+	codexWallHead = "\n# stopgate's wall (gate init --client codex): every command Codex runs may write\n# the workspace and the temp dir, but not what checks the agent.\n[permissions." + codexProfile + ".filesystem]\n\":root\" = \"read\"\n\":slash_tmp\" = \"write\"\n\n" + codexRoots + "\n\".\" = \"write\"\n"
+	codexDefault  = "default_permissions = \"" + codexProfile + "\"\n"
 )
 
 // codexReadOnly returns the workspace-relative paths the profile keeps
-// read-only: .codex and the protected set in the project as Codex takes
-// them (codexFault): a glob as the folder above it, a symlink as its
-// target (Codex refuses a symlink), a path not there left out but a
-// folder, which Up makes.
+// read-only: .codex and the protected set as Codex takes them (codexFault):
+// a glob as the folder above it, a symlink as its target, a path not there
+// left out but a folder, which Up makes.
 func codexReadOnly(root string, paths []Path) []string {
 	out := []string{".codex"}
 	realRoot, _ := filepath.EvalSymlinks(root)
 	for _, p := range paths {
-		show := codexUnglob(p.Show)
+		show := p.Show
+		if i := strings.IndexAny(show, "*?[]"); i >= 0 {
+			show = strings.TrimSuffix(filepath.ToSlash(filepath.Dir(show[:i]+"x")), "/")
+		}
 		if st, err := os.Lstat(filepath.FromSlash(p.Path)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 			real, err := filepath.EvalSymlinks(filepath.FromSlash(p.Path))
 			r, inside := project.Rel(realRoot, real)
@@ -201,7 +204,7 @@ func codexReadOnly(root string, paths []Path) []string {
 			}
 			show = r
 		}
-		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || codexCovered(out, show) {
+		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || inCodexPaths(out, show) {
 			continue
 		}
 		if f, missing := codexFault(root, show, "read"); f != "" && !(p.Dir && missing != "") {
@@ -215,24 +218,14 @@ func codexReadOnly(root string, paths []Path) []string {
 	})
 }
 
-// codexUnglob returns the folders of path above its first glob pattern.
-func codexUnglob(path string) string {
-	i := strings.IndexAny(path, "*?[]")
-	if i < 0 {
-		return path
-	}
-	return strings.TrimSuffix(filepath.ToSlash(filepath.Dir(path[:i]+"x")), "/")
-}
-
-// codexCovered reports whether path is one of listed or inside one.
-func codexCovered(listed []string, path string) bool {
+// inCodexPaths reports whether path is one of listed or inside one.
+func inCodexPaths(listed []string, path string) bool {
 	return slices.ContainsFunc(listed, func(l string) bool { return path == l || strings.HasPrefix(path, l+"/") })
 }
 
 // codexFault says what Codex (0.171.0) does with the profile entry key =
-// access, "" when it takes it as it is: a glob but "/**" stops Codex; a
-// path not there is bound as an empty file at its first missing folder,
-// missing (docs/clients.md, "The second wall per client").
+// access, "" when it takes it: a glob but "/**" stops Codex; a path not
+// there is bound as an empty file at its first missing folder, missing.
 func codexFault(root, key, access string) (fault, missing string) {
 	if access == "deny" || strings.HasPrefix(key, ":") || key == "." {
 		return "", ""
@@ -260,36 +253,42 @@ func codexFault(root, key, access string) (fault, missing string) {
 	return key + " is not there: Codex's sandbox binds an empty file at " + missing, missing
 }
 
-// codexMakeDirs makes the protected folders not there yet, for the profile.
-func codexMakeDirs(root string, paths []Path) {
-	for _, p := range paths {
-		if _, inside := project.Rel(root, p.Path); inside && p.Dir && !strings.ContainsAny(p.Path, "*?[]") {
-			os.MkdirAll(filepath.FromSlash(p.Path), 0o755) // one that cannot be made is left out of the profile
-		}
+var codexReadLine = regexp.MustCompile(`^("(?:[^"\\]|\\.)*") = "read"\n$`)
+
+// codexOwn finds the profile gate init wrote, still its header and
+// "path" = "read" lines alone: where it starts, and its paths.
+func codexOwn(data []byte) (start int, keys []string, ok bool) {
+	start = bytes.LastIndex(data, []byte(codexWallHead))
+	if start < 0 {
+		return 0, nil, false
 	}
+	for l := range strings.Lines(string(data[start+len(codexWallHead):])) {
+		m := codexReadLine.FindStringSubmatch(l)
+		if m == nil {
+			return 0, nil, false
+		}
+		key, _ := strconv.Unquote(m[1])
+		keys = append(keys, key)
+	}
+	return start, keys, true
 }
 
 // dropCodexFaults drops the entries Codex does not take from a profile an
 // older gate init wrote; it says which.
 func dropCodexFaults(data []byte, root string) ([]byte, []string) {
-	i := bytes.LastIndex(data, []byte(codexWallHead))
-	if i < 0 || !codexReads(data[i+len(codexWallHead):]) {
-		return data, nil
-	}
-	out := bytes.Clone(data[:i+len(codexWallHead)])
-	var dropped []string
-	for _, l := range strings.SplitAfter(string(data[i+len(codexWallHead):]), "\n") {
-		key, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimSuffix(l, "\n"), ` = "read"`))
-		if f, _ := codexFault(root, key, "read"); f != "" {
+	start, keys, ok := codexOwn(data)
+	var kept, dropped []string
+	for _, k := range keys {
+		if f, _ := codexFault(root, k, "read"); f != "" {
 			dropped = append(dropped, f)
-			continue
+		} else {
+			kept = append(kept, k)
 		}
-		out = append(out, l...)
 	}
-	if dropped == nil {
+	if !ok || dropped == nil {
 		return data, nil
 	}
-	return out, dropped
+	return append(bytes.Clone(data[:start]), codexWallHead+codexEntries(kept)...), dropped
 }
 
 // codexState is what a Codex config says about the wall.
@@ -327,8 +326,7 @@ func (st codexState) lacking(want []string) []string {
 	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return st.roots[p] == "read" })
 }
 
-// holes returns the writable entries inside a read-only path: a deeper
-// rule wins in Codex.
+// holes returns the writable entries inside a read-only path: a deeper rule wins in Codex.
 func (st codexState) holes(want []string) []string {
 	var out []string
 	for k, v := range st.roots {
@@ -376,10 +374,10 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 	}
 	if st.fs != nil {
 		out = append(out, codexEntries(lack)...)
-		added = append(added, lack...)
+		added = lack
 	} else {
 		out = append(out, codexWallHead+codexEntries(want)...)
-		added = append(added, "permissions."+codexProfile+" with "+cli.Plural(len(want), "read-only path", "read-only paths")+": "+strings.Join(want, ", "))
+		added = []string{"permissions." + codexProfile + " with " + cli.Plural(len(want), "read-only path", "read-only paths") + ": " + strings.Join(want, ", ")}
 	}
 	if st.profile == "" {
 		out = append([]byte(codexDefault), out...)
@@ -394,7 +392,7 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 // lastTable returns the last table header in data, trimmed.
 func lastTable(data []byte) string {
 	last := ""
-	for _, l := range strings.Split(string(data), "\n") {
+	for l := range strings.Lines(string(data)) {
 		if t := strings.TrimSpace(l); strings.HasPrefix(t, "[") {
 			last = t
 		}
@@ -415,7 +413,11 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 	if err != nil {
 		return err
 	}
-	codexMakeDirs(root, paths)
+	for _, p := range paths { // make the protected folders not there yet; one that cannot be made stays out
+		if _, inside := project.Rel(root, p.Path); inside && p.Dir && !strings.ContainsAny(p.Path, "*?[]") {
+			os.MkdirAll(filepath.FromSlash(p.Path), 0o755)
+		}
+	}
 	want := codexReadOnly(root, paths)
 	data, dropped := dropCodexFaults(data, root)
 	out, added, note, err := mergeCodexWall(data, want)
@@ -489,8 +491,8 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 }
 
 // codexFaults are the entries of a profile Codex does not take as they
-// are, in key order: an error where Codex or bubblewrap refuses (two
-// entries at one missing folder), a warning where a folder cannot be made.
+// are, by message: an error where Codex or bubblewrap refuses (two entries
+// at one missing folder), a warning where a folder cannot be made.
 func codexFaults(root string, fs map[string]any) []Finding {
 	var faults []string
 	at := map[string][]string{} // missing folder → its entries' faults
@@ -524,8 +526,7 @@ func codexFaults(root string, fs map[string]any) []Finding {
 	for _, f := range faults {
 		out = append(out, Finding{Loc: codexConfig, Msg: f, Hint: hint})
 	}
-	for _, missing := range slices.Sorted(maps.Keys(at)) {
-		fs := at[missing]
+	for missing, fs := range at {
 		f := Finding{Loc: codexConfig, Warning: len(fs) == 1, Msg: strings.Join(fs, "; "), Hint: hint}
 		if !f.Warning {
 			f.Msg += ": bubblewrap refuses every sandboxed command (Can't bind mount " + missing + ")"
@@ -535,14 +536,6 @@ func codexFaults(root string, fs map[string]any) []Finding {
 	slices.SortFunc(out, func(a, b Finding) int { return strings.Compare(a.Msg, b.Msg) })
 	return out
 }
-
-// codexWallHead starts the profile mergeCodexWall appends, codexDefault first.
-const (
-	codexWallHead = "\n# stopgate's wall (gate init --client codex): every command Codex runs may write\n# the workspace and the temp dir, but not what checks the agent.\n[permissions." + codexProfile + ".filesystem]\n\":root\" = \"read\"\n\":slash_tmp\" = \"write\"\n\n" + codexRoots + "\n\".\" = \"write\"\n"
-	codexDefault  = "default_permissions = \"" + codexProfile + "\"\n"
-)
-
-var codexReadLine = regexp.MustCompile(`^"(?:[^"\\]|\\.)*" = "read"$`)
 
 // Remove is mergeCodexWall's inverse while the profile is still its header
 // and read-only entries alone; r.Left names what changed since.
@@ -561,7 +554,7 @@ func removeCodexWall(data []byte) (out []byte, removed, left []string, err error
 		return nil, nil, nil, err
 	}
 	out = data
-	if i := bytes.LastIndex(out, []byte(codexWallHead)); i >= 0 && codexReads(out[i+len(codexWallHead):]) {
+	if i, _, ok := codexOwn(out); ok {
 		out = out[:i:i]
 		removed = append(removed, "permissions."+codexProfile)
 	} else if st.fs != nil {
@@ -572,14 +565,4 @@ func removeCodexWall(data []byte) (out []byte, removed, left []string, err error
 		removed = append([]string{strings.TrimSpace(codexDefault)}, removed...)
 	}
 	return out, removed, left, nil
-}
-
-// codexReads reports whether tail is only "path" = "read" lines.
-func codexReads(tail []byte) bool {
-	for _, l := range strings.SplitAfter(string(tail), "\n") {
-		if l != "" && (!strings.HasSuffix(l, "\n") || !codexReadLine.MatchString(strings.TrimSuffix(l, "\n"))) {
-			return false
-		}
-	}
-	return true
 }
