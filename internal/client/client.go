@@ -1,7 +1,5 @@
 // Package client holds every agent client stopgate gates, one file and one
-// Client value each, listed in All: its hook input and answers, its record
-// of a session, its hook registration and files, and its second wall.
-// Claude Code is the reference. Adding a client is one file and its tests
+// Client value each, listed in All; Claude Code is the reference
 // (docs/clients.md, "Adding a client").
 package client
 
@@ -9,7 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -47,12 +44,9 @@ type Client struct {
 	format hookFormat                                                     // the hook file's; nil: Claude Code's (package settings)
 	marks  []string                                                       // top-level input keys only this client sends
 	owns   func(top map[string]json.RawMessage) bool                      // decides once a mark is there
-	// Runs are the clients whose registrations this client also runs with
-	// its own inputs, decoded and answered as its own; aside returns an
-	// error wrapping ErrIgnored when such a registration must step aside.
-	Runs   []*Client
-	aside  func(in *hook.Input) error
-	plugin string // the plugin that registers the hooks, for a client without command hooks
+	Runs   []*Client                                                      // the clients whose registrations it runs too, as its own
+	aside  func(in *hook.Input) error                                     // wraps ErrIgnored when such a registration steps aside
+	plugin string                                                         // the plugin registering the hooks, for a client without command hooks
 }
 
 // All is every client, the reference first.
@@ -69,11 +63,12 @@ var Names = func() []string {
 
 // Named returns the client of name; nil when there is none.
 func Named(name string) *Client {
-	i := slices.IndexFunc(All, func(c *Client) bool { return c.Name == name })
-	if i < 0 {
-		return nil
+	for _, c := range All {
+		if c.Name == name {
+			return c
+		}
 	}
-	return All[i]
+	return nil
 }
 
 // Of returns the client that sent in: Claude Code when no dialect decoded it.
@@ -119,8 +114,7 @@ func (d dialect) Halt(reason string, relayed bool) (hook.Output, bool) {
 	return d.c.halt(reason, relayed)
 }
 
-// relayHalt is the halt of a client that cannot show the user why: a
-// block relaying the reason through the model, until the client's cap.
+// relayHalt is the halt of a client that cannot show the user why: a block relaying it, until the cap.
 func relayHalt(reason string, _ bool) (hook.Output, bool) {
 	return hook.Block(hook.HaltRelay(reason)), false
 }
@@ -128,8 +122,7 @@ func relayHalt(reason string, _ bool) (hook.Output, bool) {
 // claudeNamed reports whether event is capitalised, as Claude Code's are.
 func claudeNamed(event string) bool { return event != "" && unicode.IsUpper(rune(event[0])) }
 
-// Answer returns o as the client reads it for its event, one line of JSON
-// without the newline ("" when it cannot take it), for the launcher.
+// Answer returns o as the client reads it for event, one line of JSON ("" for none), for the launcher.
 func (c *Client) Answer(event string, o hook.Output) string {
 	var b bytes.Buffer
 	if err := c.answerTo(&b, event).Write(o); err != nil {
@@ -198,8 +191,7 @@ func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out [
 // IsPlugin reports whether a plugin file registers the client's hooks.
 func (c *Client) IsPlugin() bool { return c.plugin != "" }
 
-// PluginText is the client's plugin for the commands in bin, missing what
-// a machine without them is told.
+// PluginText is the client's plugin for the commands in bin, missing what a machine without them is told.
 func (c *Client) PluginText(bin, missing string) (string, bool) {
 	if c.plugin == "" {
 		return "", false

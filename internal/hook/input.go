@@ -1,7 +1,6 @@
-// Package hook reads Claude Code hook input and writes hook output, in the
-// shapes the real client uses: unknown input fields are ignored (the
-// client adds some over time), but a field stopgate reads must have the
-// right JSON type, and the event must be one stopgate handles.
+// Package hook reads Claude Code hook input and writes hook output: unknown
+// input fields are ignored, but a field stopgate reads must have the right
+// JSON type, and the event must be one stopgate handles.
 package hook
 
 import (
@@ -18,10 +17,8 @@ import (
 
 // Hook event names, exactly as the client spells them.
 const (
-	PreToolUse = "PreToolUse"
-	// PreSkillShellCommand: before a skill's inline shell command runs;
-	// PreToolUse's fields, with command_name naming the skill.
-	PreSkillShellCommand = "PreSkillShellCommand"
+	PreToolUse           = "PreToolUse"
+	PreSkillShellCommand = "PreSkillShellCommand" // a skill's inline shell command: PreToolUse's fields, command_name the skill
 	PostToolUse          = "PostToolUse"
 	UserPromptSubmit     = "UserPromptSubmit"
 	UserPromptExpansion  = "UserPromptExpansion"
@@ -64,17 +61,11 @@ type Input struct {
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
 
-	// Client decoded the input and encodes its answers; nil: Claude Code.
-	Client      Dialect `json:"-"`
-	ClientEvent string  `json:"-"` // the event as the client named it
-	// StopID names one stop across the registrations that run for it (VS
-	// Code runs every file's hooks with the same input): judged once. "":
-	// each run is a stop of its own.
-	StopID string `json:"-"`
-	// Reads (files read, absolute) and Calls (writes, as Claude Code tool
-	// calls) are set when the client's tool is none of Claude Code's.
-	Reads []string `json:"-"`
-	Calls []Call   `json:"-"`
+	Client      Dialect  `json:"-"` // decoded the input and encodes its answers; nil: Claude Code
+	ClientEvent string   `json:"-"` // the event as the client named it
+	StopID      string   `json:"-"` // names one stop every registration runs for (VS Code): judged once; "": none
+	Reads       []string `json:"-"` // files read, absolute, when the client's tool is none of Claude Code's
+	Calls       []Call   `json:"-"` // its writes as Claude Code tool calls, likewise
 }
 
 // Call is one tool call in Claude Code's shape.
@@ -174,8 +165,7 @@ func (in *Input) GuardCalls() []Call {
 	return []Call{{Tool: in.ToolName, Input: in.Tool}}
 }
 
-// ToolInput holds the tool_input fields stopgate reads (the text Write
-// and Edit write, for a client's .env: trust.DotEnvWrite).
+// ToolInput holds the tool_input fields stopgate reads (the text written, for a client's .env: trust.DotEnvWrite).
 type ToolInput struct {
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
@@ -186,23 +176,18 @@ type ToolInput struct {
 	NewString    string `json:"new_string"`
 }
 
-// readsTool lists the tools whose input stopgate type-checks; no other
-// tool's (an MCP tool's) can make a hook fail.
+// readsTool lists the tools whose input stopgate type-checks: no other tool's (an MCP tool's) can fail a hook.
 var readsTool = map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true, "Skill": true}
 
 // describe says what kind of JSON value, or non-JSON text, b starts with.
 func describe(b []byte) string {
-	switch c := b[0]; {
-	case c == '[':
-		return "a JSON array"
-	case c == '"':
-		return "a JSON string"
-	case c == '-' || c >= '0' && c <= '9':
+	if b[0] == '-' || b[0] >= '0' && b[0] <= '9' {
 		return "a JSON number"
-	case bytes.HasPrefix(b, []byte("true")) || bytes.HasPrefix(b, []byte("false")):
-		return "a JSON boolean"
-	case bytes.HasPrefix(b, []byte("null")):
-		return "JSON null"
+	}
+	for _, k := range [][2]string{{"[", "a JSON array"}, {`"`, "a JSON string"}, {"true", "a JSON boolean"}, {"false", "a JSON boolean"}, {"null", "JSON null"}} {
+		if bytes.HasPrefix(b, []byte(k[0])) {
+			return k[1]
+		}
 	}
 	r, _ := utf8.DecodeRune(b)
 	return fmt.Sprintf("not JSON (it starts with %q)", string(r))
@@ -227,23 +212,20 @@ var jsonKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool
 
 // badUTF8 returns the offset of the first byte of b that is not UTF-8.
 func badUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
+	for i, r := range string(b) {
+		if r == utf8.RuneError && !bytes.HasPrefix(b[i:], []byte("\uFFFD")) {
 			return i
 		}
-		i += n
 	}
 	return -1
 }
 
 // SlashCommand returns the name of a prompt's first word /name, or "".
 func SlashCommand(prompt string) string {
-	prompt = strings.TrimLeft(prompt, " \t\r\n")
-	if !strings.HasPrefix(prompt, "/") {
+	word, ok := strings.CutPrefix(strings.TrimLeft(prompt, " \t\r\n"), "/")
+	if !ok {
 		return ""
 	}
-	word := prompt[1:]
 	if i := strings.IndexAny(word, " \t\r\n"); i >= 0 {
 		word = word[:i]
 	}
@@ -255,15 +237,13 @@ const (
 	Detect   = "detect"
 	Gate     = "gate"
 	Testhook = "testhook"
-	// Exporter is no hook's, but the gate runs it: protected as they are.
-	Exporter = "gate-otel"
+	Exporter = "gate-otel" // no hook's, but the gate runs it: protected as they are
 )
 
 // Programs are the hook programs.
 var Programs = []string{Detect, Gate, Testhook}
 
-// Handles are the events each program handles and is registered for
-// (testhook ignores SubagentStop: never a test run's answer).
+// Handles are the events each program handles (testhook ignores SubagentStop: never a test run's answer).
 var Handles = map[string][]string{
 	Detect:   {PostToolUse, UserPromptExpansion, UserPromptSubmit, PreToolUse, PreSkillShellCommand},
 	Gate:     {Stop, SubagentStop, ConfigChange},

@@ -7,16 +7,13 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 )
 
-// Output is the JSON object a hook prints on stdout with exit 0: only
-// documented fields, since the client silently ignores any other.
+// Output is the JSON object a hook prints on stdout with exit 0: documented fields only.
 type Output struct {
-	Continue       *bool  `json:"continue,omitempty"`
-	StopReason     string `json:"stopReason,omitempty"`
-	SuppressOutput bool   `json:"suppressOutput,omitempty"`
-	SystemMessage  string `json:"systemMessage,omitempty"`
-	// Decision "block": a stop goes on with Reason to the model; a prompt
-	// is dropped, Reason shown to the user.
-	Decision           string    `json:"decision,omitempty"`
+	Continue           *bool     `json:"continue,omitempty"`
+	StopReason         string    `json:"stopReason,omitempty"`
+	SuppressOutput     bool      `json:"suppressOutput,omitempty"`
+	SystemMessage      string    `json:"systemMessage,omitempty"`
+	Decision           string    `json:"decision,omitempty"` // "block": a stop goes on with Reason to the model; a prompt is dropped
 	Reason             string    `json:"reason,omitempty"`
 	HookSpecificOutput *Specific `json:"hookSpecificOutput,omitempty"`
 }
@@ -32,8 +29,7 @@ type Specific struct {
 // BlockPrefix starts every blocked stop's reason (the record is searched for it).
 const BlockPrefix = "stopgate: you may not stop yet"
 
-// Block refuses a stop (Stop, SubagentStop) or a prompt (UserPromptSubmit):
-// the reason goes to the model, or for a prompt to the user.
+// Block refuses a stop (the reason goes to the model) or a prompt (to the user).
 func Block(reason string) Output { return Output{Decision: "block", Reason: reason} }
 
 // Halt ends the whole session: the user sees reason, the model does not.
@@ -42,9 +38,8 @@ func Halt(reason string) Output {
 	return Output{Continue: &f, StopReason: reason}
 }
 
-// HaltSaid is Halt with reason as the systemMessage too: claude -p drops
-// stopReason but stream-json prints a systemMessage, so a headless log
-// shows why the session ended. Other clients get Halt.
+// HaltSaid is Halt with reason as the systemMessage too, which a headless
+// claude -p log shows (it drops stopReason). Other clients get Halt.
 func HaltSaid(reason string) Output {
 	o := Halt(reason)
 	o.SystemMessage = reason
@@ -63,12 +58,10 @@ func Deny(event, reason string) Output {
 
 // Dialect is a client other than Claude Code (package client).
 type Dialect interface {
-	Name() string // as gate init --client takes it
-	// Encode is the value the client reads on stdout; nil prints nothing.
-	Encode(event string, o Output) any
-	// Halt is a halt as the client acts on it: shown to the user, or a
-	// block the model relays (HaltRelay). once: the relay is needed a
-	// single time (relayed false), and the stop counts it as a block.
+	Name() string                      // as gate init --client takes it
+	Encode(event string, o Output) any // the value the client reads on stdout; nil prints nothing
+	// Halt is a halt as the client acts on it: shown, or a block the model
+	// relays (HaltRelay); once: relayed a single time, counted as a block.
 	Halt(reason string, relayed bool) (o Output, once bool)
 }
 
@@ -87,8 +80,7 @@ func AnswerTo(w io.Writer, in *Input) Answer {
 	return Answer{w: w, client: in.Client, event: in.ClientEvent}
 }
 
-// Write prints o as one line of JSON in the client's shape, a halt as it
-// acts on it, its texts made Visible: the one writer of hook output.
+// Write prints o as one line of JSON in the client's shape, a halt as it acts on it, its texts Visible.
 func (a Answer) Write(o Output) error {
 	if o.Continue != nil && !*o.Continue {
 		said := o.SystemMessage
@@ -97,11 +89,8 @@ func (a Answer) Write(o Output) error {
 		}
 	}
 	o.StopReason, o.SystemMessage, o.Reason = cli.Visible(o.StopReason, false), cli.Visible(o.SystemMessage, false), cli.Visible(o.Reason, false)
-	if o.HookSpecificOutput != nil {
-		spec := *o.HookSpecificOutput
-		spec.AdditionalContext = cli.Visible(spec.AdditionalContext, false)
-		spec.PermissionDecisionReason = cli.Visible(spec.PermissionDecisionReason, false)
-		o.HookSpecificOutput = &spec
+	if s := o.HookSpecificOutput; s != nil {
+		o.HookSpecificOutput = &Specific{s.HookEventName, cli.Visible(s.AdditionalContext, false), s.PermissionDecision, cli.Visible(s.PermissionDecisionReason, false)}
 	}
 	var v any = o
 	if a.client != nil {
@@ -125,8 +114,7 @@ func (a Answer) Halt(reason string, relayed bool) (o Output, once bool) {
 	return a.client.Halt(reason, relayed)
 }
 
-// HaltRelay is a halt's reason as a block hands it to the model, for a
-// client that cannot show it to the user (Copilot CLI, Codex).
+// HaltRelay is a halt's reason as a block hands it to the model, for a client that cannot show it.
 func HaltRelay(reason string) string {
 	return RelayPrefix + ": stop working now, and tell the user, word for word: " + reason
 }

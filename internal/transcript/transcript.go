@@ -1,8 +1,6 @@
-// Package transcript reads a client's record of a session as lines, with
-// bounds (MaxScan, MaxLine; a last line without its newline is left for the
-// next scan), and Claude Code's transcript itself: the Reads and commands
-// that arm a prompt, the client's records of its stops, and the reply a stop
-// follows. The lines it reads are in docs/reconciliation.md.
+// Package transcript reads a client's record of a session as bounded lines
+// (MaxScan, MaxLine; a last line without its newline waits for the next
+// scan), and Claude Code's transcript itself (docs/reconciliation.md).
 package transcript
 
 import (
@@ -66,26 +64,19 @@ func (t Thread) Has(agent string, sidechain bool) bool {
 // Result is what one Scan saw.
 type Result struct {
 	Events  []Event
-	From    int64 // where it started reading
-	End     int64 // just past the last complete line: where the next scan starts
-	Reset   bool  // the file was shorter than the offset: replaced, read from its start
-	Skipped int64 // bytes after the offset not examined (MaxScan)
-	Long    int   // lines skipped (MaxLine)
-	Bad     int   // candidate lines that did not decode
-	// Blocks are the stop blocks the client fed back to the thread in the
-	// current turn (since a person last typed), oldest first.
-	Blocks []Block
-	// Stops are the client's records of the thread's stops, oldest first.
-	Stops []Stop
-	// Last is the thread's last reply, TrimReply'd; Replied says it came
-	// after the thread's last stop_hook_summary or typed prompt (a
-	// hook_blocking_error is no bound: the gate may still run then).
-	Last    string
-	Replied bool
+	From    int64   // where it started reading
+	End     int64   // just past the last complete line: where the next scan starts
+	Reset   bool    // the file was shorter than the offset: replaced, read from its start
+	Skipped int64   // bytes after the offset not examined (MaxScan)
+	Long    int     // lines skipped (MaxLine)
+	Bad     int     // candidate lines that did not decode
+	Blocks  []Block // the stop blocks fed back to the thread since a person last typed, oldest first
+	Stops   []Stop  // the client's records of the thread's stops, oldest first
+	Last    string  // the thread's last reply, TrimReply'd
+	Replied bool    // Last came after the last stop_hook_summary or typed prompt (not a hook_blocking_error: the gate may still run then)
 }
 
-// Stop is one record Claude Code wrote of a stop after its hooks ran: a
-// hook's hook_blocking_error, or the stop_hook_summary of them all.
+// Stop is Claude Code's record of a stop: a hook's hook_blocking_error, or the stop_hook_summary of them all.
 type Stop struct {
 	Offset    int64    // where the line starts
 	Summary   bool     // a stop_hook_summary, else one hook's hook_blocking_error of Event
@@ -108,11 +99,8 @@ func Scan(path string, offset int64, thread Thread) (*Result, error) {
 	})
 }
 
-// A LineFunc adds to res what one complete line of a record, at [start, end) in its file, says.
-type LineFunc func(b []byte, start, end int64, res *Result)
-
-// ScanWith is Scan for any record kept as lines, each read by line.
-func ScanWith(path string, offset int64, line LineFunc) (*Result, error) {
+// ScanWith is Scan for any record kept as lines: line adds what the one at [start, end) says.
+func ScanWith(path string, offset int64, line func(b []byte, start, end int64, res *Result)) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -135,53 +123,29 @@ func ScanWith(path string, offset int64, line LineFunc) (*Result, error) {
 		return nil, err
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
-	pos := res.From
-	res.End = pos
+	res.End = res.From
 	var buf []byte
-	for first := res.Skipped > 0; ; first = false {
-		buf = buf[:0]
-		n, long, complete, err := readLine(r, &buf)
-		if !complete { // EOF inside a line: it is still being written
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return res, nil
+	long, first := false, res.Skipped > 0 // first: started mid-line, resume at the next
+	for pos := res.From; ; {
+		chunk, err := r.ReadSlice('\n')
+		pos += int64(len(chunk))
+		if long = long || len(buf)+len(chunk) > MaxLine; !long { // a longer line is read through, skipped
+			buf = append(buf, chunk...)
 		}
-		start := pos
-		pos += n
-		res.End = pos
 		switch {
-		case first: // started mid-line: resume at the next
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return nil, err
+		case err != nil:
+			return res, nil // EOF inside a line: it is still being written
+		case first:
 		case long:
 			res.Long++
 		default:
-			line(buf, start, pos, res)
+			line(buf, res.End, pos, res)
 		}
-	}
-}
-
-// readLine reads one line into buf, up to MaxLine bytes; longer lines are
-// read through and reported long. complete is false at EOF without "\n".
-func readLine(r *bufio.Reader, buf *[]byte) (n int64, long, complete bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		n += int64(len(chunk))
-		if !long {
-			if len(*buf)+len(chunk) > MaxLine {
-				long = true
-				*buf = (*buf)[:0]
-			} else {
-				*buf = append(*buf, chunk...)
-			}
-		}
-		switch {
-		case err == nil:
-			return n, long, true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			return n, long, false, err
-		}
+		res.End, buf, long, first = pos, buf[:0], false, false
 	}
 }
 
@@ -241,8 +205,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	}
 }
 
-// candidate reports, without decoding, whether a line can hold a trigger,
-// a reply or a stop record (not tool results, which carry whole files).
+// candidate reports, undecoded, whether a line can hold a trigger, a reply or a stop (not tool results: whole files).
 func candidate(b []byte) bool {
 	has := func(key string) bool { return bytes.Contains(b, []byte(key)) }
 	return has(`"assistant"`) && has(`"text"`) || has(`"tool_use"`) && (has(`"Read"`) || has(`"Skill"`)) ||
@@ -308,8 +271,7 @@ func toolEvent(bl block, ev Event) Event {
 	return ev
 }
 
-// userLine adds what a person typed: a slash command the client expanded,
-// or a typed prompt (Typed). Either starts a new turn.
+// userLine adds what a person typed: a slash command the client expanded, or a typed prompt.
 func userLine(l *line, ev Event, res *Result) {
 	text, ok := userText(l.Message.Content)
 	if l.IsMeta || !ok {
@@ -325,8 +287,7 @@ func userLine(l *line, ev Event, res *Result) {
 	res.Events = append(res.Events, ev)
 }
 
-// Typed adds a prompt a person typed at ev: a new turn (the blocks before
-// it were not in a row with the next), and a Prompt when it starts with "/".
+// Typed adds what a person typed at ev: a new turn, and a Prompt when it starts with "/".
 func (res *Result) Typed(ev Event, text string) {
 	res.Blocks, res.Replied = nil, false
 	if first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n"); strings.HasPrefix(first, "/") {
@@ -367,8 +328,7 @@ func userText(content json.RawMessage) (string, bool) {
 	return strings.Join(texts, "\n"), len(texts) > 0
 }
 
-// commandName reads a slash command the client expanded, from text that
-// starts with its tags: a prompt that merely quotes them is none.
+// commandName reads the slash command the client expanded from text starting with its tags (not quoting them).
 func commandName(text string) (string, bool) {
 	t := strings.TrimLeft(text, " \t\r\n")
 	if !strings.HasPrefix(t, "<command-message>") && !strings.HasPrefix(t, "<command-name>") {
@@ -380,28 +340,24 @@ func commandName(text string) (string, bool) {
 	return name, ok && name != ""
 }
 
-// MaxReason is how much of a block reason Result.Blocks keeps.
-const MaxReason = 200
-
-// sealWindow is how many bytes before an offset Seal hashes.
-const sealWindow = 4 << 10
+const (
+	MaxReason  = 200     // how much of a block reason Result.Blocks keeps
+	sealWindow = 4 << 10 // how many bytes before an offset Seal hashes
+)
 
 // ErrPastEnd is a Seal asked for an offset past the end of the file.
 var ErrPastEnd = errors.New("offset past the end of the transcript")
 
-// Seal returns the SHA-256 of the sealWindow bytes of path before end:
-// appends do not change it, rewriting what comes before end does.
+// Seal returns the SHA-256 of the sealWindow bytes of path before end: appends keep it, rewrites change it.
 func Seal(path string, end int64) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err := f.Stat(); err != nil {
 		return "", err
-	}
-	if end < 0 || end > fi.Size() {
+	} else if end < 0 || end > fi.Size() {
 		return "", ErrPastEnd
 	}
 	from := max(0, end-sealWindow)
