@@ -13,7 +13,6 @@ import (
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
-	"github.com/stopgate/stopgate/internal/transcript"
 )
 
 // Client is one agent client: everything stopgate knows of it.
@@ -35,18 +34,18 @@ type Client struct {
 	Wall       Wall          // the client's second wall gate init puts up; nil: none
 	WallLeft   string        // what the guard alone stands against, wall up or not
 
-	events map[string]string                                              // the client's event names that are not stopgate's, to stopgate's
-	input  *shape                                                         // its input as Claude Code's; nil: it is Claude Code's
-	encode func(event string, o hook.Output) any                          // an answer as the client reads it; nil: as it is
-	halt   func(reason string, relayed bool) (hook.Output, bool)          // nil: hook.Halt, which the client shows
-	where  func(in *hook.Input, agent string) (string, transcript.Thread) // Record.Where
-	lines  func(b []byte, cwd string, sh Shell) *entry                    // a record line; nil: package transcript's
-	format hookFormat                                                     // the hook file's; nil: Claude Code's (package settings)
-	marks  []string                                                       // top-level input keys only this client sends
-	owns   func(top map[string]json.RawMessage) bool                      // decides once a mark is there
-	Runs   []*Client                                                      // the clients whose registrations it runs too, as its own
-	aside  func(in *hook.Input) error                                     // wraps ErrIgnored when such a registration steps aside
-	plugin string                                                         // the plugin registering the hooks, for a client without command hooks
+	events  map[string]string                                     // the client's event names that are not stopgate's, to stopgate's
+	input   *shape                                                // its input as Claude Code's; nil: it is Claude Code's
+	encode  func(event string, o hook.Output) any                 // an answer as the client reads it; nil: as it is
+	halt    func(reason string, relayed bool) (hook.Output, bool) // nil: hook.Halt, which the client shows
+	threads threads                                               // where its record keeps a subagent's thread (Record.Where)
+	lines   func(b []byte, cwd string, sh Shell) *entry           // a record line; nil: package transcript's
+	format  hookFormat                                            // the hook file's; nil: Claude Code's (package settings)
+	marks   []string                                              // top-level input keys only this client sends
+	owns    func(top map[string]json.RawMessage) bool             // decides once a mark is there
+	Runs    []*Client                                             // the clients whose registrations it runs too, as its own
+	aside   func(in *hook.Input) error                            // wraps ErrIgnored when such a registration steps aside
+	plugin  string                                                // the plugin registering the hooks, for a client without command hooks
 }
 
 // All is every client, the reference first.

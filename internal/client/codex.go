@@ -53,7 +53,6 @@ var Codex = &Client{
 	},
 	halt:  codexHalt,
 	input: &shape{drop: []string{"tool_response"}, fix: codexFix},
-	where: ownFiles,
 	lines: lineOf(codexShow, `"function_call"`, `"local_shell_call"`, `"role":"user"`),
 	Wall:  codexWall{},
 }

@@ -13,15 +13,11 @@ import (
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
-	"github.com/stopgate/stopgate/internal/transcript"
 )
 
-// Copilot is GitHub Copilot CLI, in either of its hook file formats: the
-// native one (.github/hooks/*.json, "version":1) sends camelCase payloads
-// that do not name their event (the registration passes --event); the
-// Claude-shaped one sends Claude Code's fields and events, with its own
-// tool names and "path" for a file. Copilot ignores exit code 2: only the
-// JSON answer blocks.
+// Copilot is GitHub Copilot CLI: its native hook file sends camelCase
+// payloads that do not name their event (init passes --event); the
+// Claude-shaped one, Claude Code's fields with its own tools. Only JSON blocks.
 var Copilot = &Client{
 	Name: "copilot", Title: "Copilot CLI",
 	HookFile: ".github/hooks/stopgate.json",
@@ -52,11 +48,9 @@ var Copilot = &Client{
 	halt:   relayHalt, // Copilot CLI drops continue:false and stopReason
 	input: &shape{drop: []string{"toolResult", "tool_result", "tool_response"}, file: "path", fix: copilotFix,
 		tools: map[string]string{"view": "Read", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "bash": "Bash"}},
-	where: func(in *hook.Input, agent string) (string, transcript.Thread) {
-		return in.TranscriptPath, transcript.Thread{Agent: agent}
-	},
-	lines:  lineOf(copilotShow, `"tool.execution_start"`, `"hook.end"`, `"user.message"`),
-	format: copilotFormat,
+	threads: oneFile,
+	lines:   lineOf(copilotShow, `"tool.execution_start"`, `"hook.end"`, `"user.message"`),
+	format:  copilotFormat,
 }
 
 var copilotEvent = map[string]string{
@@ -82,8 +76,7 @@ func copilotEncode(event string, o hook.Output) any {
 	}
 	out := copilotOutput{Decision: o.Decision, Reason: o.Reason}
 	if s := o.HookSpecificOutput; s != nil {
-		out.PermissionDecision, out.PermissionDecisionReason = s.PermissionDecision, s.PermissionDecisionReason
-		out.AdditionalContext = s.AdditionalContext
+		out = copilotOutput{o.Decision, o.Reason, s.PermissionDecision, s.PermissionDecisionReason, s.AdditionalContext}
 	}
 	if out == (copilotOutput{}) {
 		return nil // a systemMessage alone: the native format has no field for it
@@ -91,8 +84,7 @@ func copilotEncode(event string, o hook.Output) any {
 	return out
 }
 
-// copilotFix takes the native payload's camelCase fields; apply_patch is a
-// guard call per file.
+// copilotFix takes the native payload's fields; apply_patch is a guard call per file.
 func copilotFix(m payload, event string) (more, error) {
 	if m.str("hook_event_name") == "" {
 		if err := copilotNative(m, event); err != nil {
@@ -119,8 +111,7 @@ func copilotFix(m payload, event string) (more, error) {
 	return more{}, nil
 }
 
-// copilotNative renames the native payload's fields, its event the
-// registration's (or inferred); a subagent's agentStop is ErrIgnored.
+// copilotNative renames the native payload's fields; a subagent's agentStop is ErrIgnored.
 func copilotNative(m payload, event string) error {
 	event = cmp.Or(event, copilotInfer(m))
 	if m.str("parentAgentId") != "" && event == "agentStop" {
@@ -134,8 +125,7 @@ func copilotNative(m payload, event string) error {
 	} {
 		m.rename(from, to)
 	}
-	// A subagent's own hooks carry its session, whose id is its agentId;
-	// its subagentStop, the parent's: scope the child's hooks like that.
+	// A subagent's own hooks carry its session (its agentId), its subagentStop the parent's: scope them so.
 	if child := m.str("agent_id"); child != "" && m.str("session_id") == child && m.str("parentAgentId") != "" {
 		m["session_id"] = m.str("parentAgentId")
 	}
@@ -148,8 +138,7 @@ func copilotNative(m payload, event string) error {
 	return nil
 }
 
-// copilotInfer names the native event of a payload without --event by the
-// first of its keys it has (the tool's result is dropped by then).
+// copilotInfer names the native event of a payload without --event by the first of its keys it has.
 func copilotInfer(m payload) string {
 	for _, k := range [][2]string{{"toolName", "preToolUse"}, {"prompt", "userPromptSubmitted"}, {"response", "subagentStop"}} {
 		if _, ok := m[k[0]]; ok {
@@ -182,17 +171,13 @@ func copilotShow(l *copilotLine, e *entry, cwd string, sh Shell) {
 	switch l.Type {
 	case "tool.execution_start":
 		a := args(d.Arguments)
-		switch d.ToolName {
-		case "view":
+		switch {
+		case d.ToolName == "view" || (d.ToolName == "str_replace_editor" || d.ToolName == "edit") && a["command"] == "view":
 			e.reads = file(a, cwd, "path")
-		case "str_replace_editor", "edit":
-			if a["command"] == "view" {
-				e.reads = file(a, cwd, "path")
-			}
-		case "bash":
+		case d.ToolName == "bash":
 			cmd, _ := a["command"].(string)
 			e.reads = sh(cmd, cwd)
-		case "skill":
+		case d.ToolName == "skill":
 			e.command, _ = a["skill"].(string)
 		}
 	case "user.message": // a fed-back block is one too: its hook.end counts it
@@ -208,8 +193,7 @@ func copilotShow(l *copilotLine, e *entry, cwd string, sh Shell) {
 	}
 }
 
-// versionedFormat is a {"version": 1, "hooks": {event: [entry, …]}} hook
-// file: Copilot CLI's native one and Cursor's. Entries a person adds stay.
+// versionedFormat is a {"version": 1, "hooks": {event: [entry, …]}} hook file: Copilot CLI's and Cursor's.
 type versionedFormat struct {
 	title  string                        // the client, as errors name it
 	events []string                      // in the client's documented order
@@ -335,8 +319,7 @@ func (v versionedFormat) render(f *versionedFile) []byte {
 	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"hooks\": {%s\n  }\n}\n", f.Version, strings.Join(lists, ","))
 }
 
-// remove is merge's inverse for the commands still exactly as want's;
-// Left names one of programs changed since. empty: no hook is left.
+// remove is merge's inverse for the commands still as want's; Left names one of programs changed since.
 func (v versionedFormat) remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error) {
 	f, err := v.parse(data)
 	if err != nil {

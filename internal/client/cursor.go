@@ -46,11 +46,11 @@ var Cursor = &Client{
 	input: &shape{drop: []string{"content", "output", "tool_output", "attachments"}, file: "path", fix: cursorFix,
 		rename: map[string]string{"conversation_id": "session_id"},
 		tools:  map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}},
-	where:  mainThread,
-	format: versionedFormat{title: "Cursor", events: cursorEvents, entry: cursorEntry},
-	marks:  []string{"cursor_version"},
-	Runs:   []*Client{Claude},
-	aside:  cursorOwnHooks,
+	threads: mainOnly,
+	format:  versionedFormat{title: "Cursor", events: cursorEvents, entry: cursorEntry},
+	marks:   []string{"cursor_version"},
+	Runs:    []*Client{Claude},
+	aside:   cursorOwnHooks,
 }
 
 const cursorHookFile = ".cursor/hooks.json"

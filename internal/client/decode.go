@@ -21,8 +21,7 @@ type Options struct {
 	Getenv func(string) string // the hook's environment, a safety net for recognition
 }
 
-// Flags adds to fl the flags gate init writes on every hook (--client,
-// --event) and returns the Options they fill.
+// Flags adds to fl the flags gate init writes on every hook and returns the Options they fill.
 func Flags(fl *flag.FlagSet, getenv func(string) string) *Options {
 	opt := &Options{Getenv: getenv}
 	fl.StringVar(&opt.Client, "client", "", "the agent client the hook is registered for (gate init --client)")
@@ -33,8 +32,7 @@ func Flags(fl *flag.FlagSet, getenv func(string) string) *Options {
 // ErrIgnored is an input stopgate must not answer (exit 0, no output).
 var ErrIgnored = errors.New("hook input is a subagent's agentStop; its subagentStop is gated instead")
 
-// MismatchError is an input recognisably from another client than the
-// registration names; Input is it decoded as it came, for the answer.
+// MismatchError is an input from another client than the registration's; Input is it decoded, for the answer.
 type MismatchError struct {
 	Registered, Detected string
 	Input                *hook.Input
@@ -45,8 +43,7 @@ func (e *MismatchError) Error() string {
 		e.Detected, e.Registered, e.Detected)
 }
 
-// Decode reads one hook input from r in its client's dialect, checked
-// against the registration, and returns the writer of its answers on w.
+// Decode reads one hook input from r, checked against the registration, and the writer of its answers on w.
 func Decode(r io.Reader, w io.Writer, opt Options, events ...string) (*hook.Input, hook.Answer, error) {
 	data, err := Read(r)
 	if err != nil {
@@ -132,21 +129,36 @@ type more struct {
 }
 
 func (s *shape) decode(data []byte, event string) (*hook.Input, error) {
-	m, err := object(data, s.drop...)
-	if err != nil {
-		return nil, err
+	var m payload
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
+	}
+	for _, k := range s.drop {
+		delete(m, k)
 	}
 	for from, to := range s.rename {
 		m.rename(from, to)
 	}
 	var x more
+	var err error
 	if s.fix != nil {
 		if x, err = s.fix(m, event); err != nil {
 			return nil, err
 		}
 	}
-	m.tool(s.tools, s.file)
-	in, err := m.input()
+	if v, ok := m.args()[s.file]; ok {
+		m.args()["file_path"] = v // the client's key wins: its tool writes that one
+	}
+	if t, ok := s.tools[m.str("tool_name")]; ok {
+		m["tool_name"] = t
+	}
+	data, err = json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	in, err := hook.Unmarshal(data) // type-checked as Claude Code's
 	if err != nil {
 		return nil, err
 	}
@@ -179,25 +191,12 @@ var markers = func() [][]byte {
 	return out
 }()
 
-// marked reports whether a marker starts at one of data's quotes, in one pass.
+// marked reports whether data holds a marker.
 func marked(data []byte) bool {
-	for i := bytes.IndexByte(data, '"'); i >= 0; {
-		for _, m := range markers {
-			if bytes.HasPrefix(data[i:], m) {
-				return true
-			}
-		}
-		j := bytes.IndexByte(data[i+1:], '"')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return false
+	return slices.ContainsFunc(markers, func(m []byte) bool { return bytes.Contains(data, m) })
 }
 
-// Recognise says which client an input is from, and whether it is sure:
-// Claude Code is the guess when nothing marks another client's.
+// Recognise says which client an input is from, and whether it is sure (Claude Code is the guess).
 func Recognise(data []byte, getenv func(string) string) (client string, sure bool) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -225,8 +224,7 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 	return Claude.Name, false
 }
 
-// markedBy returns the client a mark of which is a top-level key of data
-// and whose owns, if any, takes it.
+// markedBy returns the client one of whose marks is a top-level key of data, and whose owns takes it.
 func markedBy(data []byte) *Client {
 	var top map[string]json.RawMessage
 	for _, c := range All {
@@ -246,29 +244,6 @@ func markedBy(data []byte) *Client {
 // payload is a client's input, rewritten into Claude Code's shape.
 type payload map[string]any
 
-// object decodes a payload without drop, the tool results stopgate never reads.
-func object(data []byte, drop ...string) (payload, error) {
-	var m payload
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&m); err != nil {
-		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
-	}
-	for _, k := range drop {
-		delete(m, k)
-	}
-	return m, nil
-}
-
-// input is the payload type-checked by hook.Unmarshal.
-func (m payload) input() (*hook.Input, error) {
-	data, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	return hook.Unmarshal(data)
-}
-
 // str returns m[k] when it is a string.
 func (m payload) str(k string) string {
 	s, _ := m[k].(string)
@@ -286,18 +261,6 @@ func (m payload) rename(from, to string) {
 	if v, ok := m[from]; ok {
 		delete(m, from)
 		m[to] = v
-	}
-}
-
-// tool names the tool as the Claude Code tool stopgate judges, and its
-// file argument key as file_path: the client's key wins, as its tool
-// writes that one.
-func (m payload) tool(names map[string]string, key string) {
-	if v, ok := m.args()[key]; ok {
-		m.args()["file_path"] = v
-	}
-	if t, ok := names[m.str("tool_name")]; ok {
-		m["tool_name"] = t
 	}
 }
 

@@ -38,8 +38,8 @@ var Gemini = &Client{
 	input: &shape{drop: []string{"tool_response", "llm_request", "llm_response"}, file: "file_path", fix: geminiFix,
 		rename: map[string]string{"prompt_response": "last_assistant_message"},
 		tools:  map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit", "run_shell_command": "Bash"}},
-	where: mainThread,
-	lines: lineOf(geminiShow, `"toolCalls"`, `"type":"user"`),
+	threads: mainOnly,
+	lines:   lineOf(geminiShow, `"toolCalls"`, `"type":"user"`),
 }
 
 // geminiEvents are the hook events only Gemini CLI sends.

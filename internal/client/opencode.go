@@ -38,10 +38,10 @@ var OpenCode = &Client{
 	},
 	input: &shape{drop: []string{"tool_response"}, file: "filePath",
 		tools: map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "patch": "Edit", "bash": "Bash"}},
-	where:  mainThread,
-	lines:  lineOf(opencodeShow),
-	plugin: opencodePlugin,
-	Wall:   opencodeWall{},
+	threads: mainOnly,
+	lines:   lineOf(opencodeShow),
+	plugin:  opencodePlugin,
+	Wall:    opencodeWall{},
 }
 
 //go:embed opencode_plugin.js

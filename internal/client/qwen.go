@@ -37,8 +37,8 @@ var Qwen = &Client{
 	input: &shape{drop: []string{"tool_response"}, file: "file_path",
 		tools: map[string]string{"read_file": "Read", "write_file": "Write", "edit": "Edit", "run_shell_command": "Bash"},
 		fix:   func(m payload, _ string) (more, error) { return more{reads: readMany(m)}, nil }},
-	where: mainThread,
-	lines: lineOf(qwenShow, `"functionCall"`, `"type":"user"`),
+	threads: mainOnly,
+	lines:   lineOf(qwenShow, `"functionCall"`, `"type":"user"`),
 }
 
 // qwenLine is a line of Qwen Code's chat file (transcript_path).

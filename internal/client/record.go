@@ -1,9 +1,11 @@
 package client
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,8 +13,7 @@ import (
 	"github.com/stopgate/stopgate/internal/transcript"
 )
 
-// Record is a client's own record of a session, which the gate reads at
-// each stop to reconcile the queue (docs/reconciliation.md).
+// Record is a client's own record of a session, read at each stop (docs/reconciliation.md).
 type Record struct {
 	c  *Client
 	sh Shell
@@ -27,15 +28,28 @@ func RecordOf(in *hook.Input, sh Shell) Record { return Of(in).Record(sh) }
 // Record returns the client's record, its shell commands read with sh.
 func (c *Client) Record(sh Shell) Record { return Record{c, sh} }
 
-// Where returns the file recording the thread of the stop (agent "": the
-// main one) and how to pick its lines; "" when the hook is handed none.
+// Where returns the file recording the stop's thread (agent "": the main one) and how to pick its lines; "": none.
 func (r Record) Where(in *hook.Input, agent string) (path string, thread transcript.Thread) {
-	return r.c.where(in, agent)
+	switch {
+	case r.c.threads == noRecord || agent != "" && r.c.threads == mainOnly:
+		return "", transcript.Thread{}
+	case agent != "" && r.c.threads == ownFile && in.AgentTranscriptPath != "":
+		return in.AgentTranscriptPath, transcript.Thread{Agent: agent, Own: true}
+	}
+	return in.TranscriptPath, transcript.Thread{Agent: agent}
 }
 
-// Scan returns what the record shows from offset on: files read, commands
-// run, prompts typed, and the blocks fed back in the turn; relative paths
-// are from cwd.
+// threads is where a client's record keeps a subagent's thread.
+type threads int
+
+const (
+	ownFile  threads = iota // in a file of its own, agent_transcript_path
+	mainOnly                // nowhere: the record is the main thread's alone
+	oneFile                 // in the main thread's file, its lines marked
+	noRecord                // no record is read
+)
+
+// Scan returns what the record shows from offset on; relative paths are from cwd.
 func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd string) (*transcript.Result, error) {
 	if r.c.lines == nil {
 		return transcript.Scan(path, offset, thread)
@@ -69,22 +83,6 @@ func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd st
 	})
 }
 
-// ownFiles is Where for a client that records a subagent in its own file.
-func ownFiles(in *hook.Input, agent string) (string, transcript.Thread) {
-	if agent != "" && in.AgentTranscriptPath != "" {
-		return in.AgentTranscriptPath, transcript.Thread{Agent: agent, Own: true}
-	}
-	return in.TranscriptPath, transcript.Thread{Agent: agent}
-}
-
-// mainThread is Where for a client whose record holds its main thread alone.
-func mainThread(in *hook.Input, agent string) (string, transcript.Thread) {
-	if agent != "" {
-		return "", transcript.Thread{}
-	}
-	return in.TranscriptPath, transcript.Thread{}
-}
-
 // entry is what one line of a client's record shows.
 type entry struct {
 	agent      string    // its thread: "" the main one
@@ -105,12 +103,11 @@ func (e *entry) user(text string) {
 	}
 }
 
-// lineOf reads a record of JSON lines into entries: a line holding one of
-// keys (none: every line; most lines are not read, and some carry whole
-// files) is decoded into an L, which show reads.
+// lineOf reads a record's JSON line holding one of keys (none: any; some
+// carry whole files) into an L, which show reads into an entry.
 func lineOf[L any](show func(l *L, e *entry, cwd string, sh Shell), keys ...string) func([]byte, string, Shell) *entry {
 	return func(b []byte, cwd string, sh Shell) *entry {
-		if len(keys) > 0 && !containsAny(string(b), keys) {
+		if len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { return bytes.Contains(b, []byte(k)) }) {
 			return nil
 		}
 		var l L
@@ -124,16 +121,6 @@ func lineOf[L any](show func(l *L, e *entry, cwd string, sh Shell), keys ...stri
 		show(&l, e, cwd, sh)
 		return e
 	}
-}
-
-// containsAny reports whether s holds one of keys.
-func containsAny(s string, keys []string) bool {
-	for _, k := range keys {
-		if strings.Contains(s, k) {
-			return true
-		}
-	}
-	return false
 }
 
 // stamp is a line's RFC 3339 "timestamp".

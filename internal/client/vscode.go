@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/hook"
-	"github.com/stopgate/stopgate/internal/transcript"
 )
 
 // VSCode is VS Code's agent mode, tested by contract on its documented
@@ -31,9 +30,9 @@ var VSCode = &Client{
 	input: &shape{drop: []string{"tool_response"}, file: "filePath", fix: vscodeFix,
 		tools: map[string]string{"read_file": "Read", "create_file": "Write", "replace_string_in_file": "Edit",
 			"insert_edit_into_file": "Edit", "edit_notebook_file": "Edit", "run_in_terminal": "Bash"}},
-	where: func(*hook.Input, string) (string, transcript.Thread) { return "", transcript.Thread{} },
-	marks: []string{"hookEventName", "timestamp"},
-	owns:  vscodeOwns,
+	threads: noRecord,
+	marks:   []string{"hookEventName", "timestamp"},
+	owns:    vscodeOwns,
 }
 
 // vscodeOwns recognises VS Code's input: hookEventName, or a text timestamp
