@@ -265,29 +265,11 @@ func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 
 // prlimitRule limits a pid, or runs the command after its options.
 func prlimitRule(a *analyzer, args []word) *Hit {
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown; i++ {
-		t := args[i].text
-		if t == "--" {
-			i++
-			break
-		}
-		var pids []word
-		if t == "-p" || t == "--pid" {
-			pids = args[i+1 : min(i+2, len(args))]
-		} else if v, ok := strings.CutPrefix(t, "--pid="); ok {
-			pids = []word{lit(v)}
-		} else if v, ok := strings.CutPrefix(t, "-p"); ok && allDigits(v) {
-			pids = []word{lit(v)}
-		}
-		if pids != nil {
-			return a.pids(pids, "limit the resources of", true)
-		}
+	o := parseOpts(args, "+p", "pid")
+	if o.has("p", "pid") {
+		return a.pids(o.val("p", "pid"), "limit the resources of", true)
 	}
-	if i < len(args) {
-		return a.run(args[i:])
-	}
-	return nil
+	return a.run(o.ops)
 }
 
 func reniceRule(a *analyzer, args []word) *Hit {

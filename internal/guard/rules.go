@@ -3,7 +3,9 @@ package guard
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,23 +18,23 @@ type rule func(a *analyzer, args []word) *Hit
 
 // rules hold the commands known to write, by name; any other command
 // (not an interpreter or a wrapper) writes only its redirections. Built on
-// first use, not at a hook's start; assigned in init, as rules ask rules.
+// first use; assigned in init, as rules ask rules.
 var rules func() map[string]rule
 
 func init() { rules = sync.OnceValue(writeRules) }
 
 func writeRules() map[string]rule {
 	rules := map[string]rule{
-		"rm": removes(""), "rmdir": removes(""), "unlink": removes(""), "srm": removes(""), "wipe": removes(""),
-		"shred": removes("nsu"),
-		"mv":    copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
+		"rm": operands(destroy, ""), "rmdir": operands(destroy, ""), "unlink": operands(destroy, ""),
+		"srm": operands(destroy, ""), "wipe": operands(destroy, ""), "shred": operands(destroy, "nsu"),
+		"mv": copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
 		"rsync": lastOperand, "scp": lastOperand,
-		"ln": writes("tS"), "link": writes(""), "tee": writes(""), "touch": writes("dtr", "date", "reference"),
-		"truncate": writes("sr", "size", "reference"), "mkdir": mkdirRule,
-		"mkfifo": writes("m", "mode"), "mknod": writes("m", "mode"), "fallocate": writes("lon", "length", "offset"),
-		"sponge": writes(""), "patch": patchRule,
+		"ln": operands(under, "tS"), "link": operands(under, ""), "tee": operands(under, ""),
+		"touch": operands(under, "dtr", "date", "reference"), "truncate": operands(under, "sr", "size", "reference"),
+		"mkdir": mkdirRule, "mkfifo": operands(under, "m", "mode"), "mknod": operands(under, "m", "mode"),
+		"fallocate": operands(under, "lon", "length", "offset"), "sponge": operands(under, ""), "patch": patchRule,
 		"chmod": chmodRule, "chown": ownerRule, "chgrp": ownerRule, "chattr": chattrRule,
-		"setfacl": removes("mMxX", "modify", "modify-file", "remove", "remove-file", "set", "set-file"),
+		"setfacl": operands(destroy, "mMxX", "modify", "modify-file", "remove", "remove-file", "set", "set-file"),
 		"dd":      ddRule,
 		"sed":     sedRule, "awk": awkRule, "gawk": awkRule, "mawk": awkRule, "nawk": awkRule,
 		"find": findRule, "xargs": xargsRule, "git": gitRule,
@@ -45,30 +47,28 @@ func writeRules() map[string]rule {
 		"go":   dashO, "gcc": dashO, "cc": dashO, "clang": dashO, "g++": dashO, "c++": dashO, "ld": dashO, "rustc": dashO,
 		"eval": evalRule, "flock": flockRule,
 	}
-	for _, sh := range []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"} {
+	for _, sh := range shell.Shells {
 		rules[sh] = shellRule
 	}
-	for _, ed := range []string{"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe", "kak", "hx"} {
-		rules[ed] = writes("c")
+	for _, ed := range strings.Fields("ed ex vi vim nvim nano emacs pico micro joe kak hx") {
+		rules[ed] = operands(under, "c")
 	}
 	return rules
 }
 
-// removes is rm and the like: every operand is destroyed.
-func removes(short string, long ...string) rule {
+// operands is rm, touch, tee and the like: every operand, and -t's
+// folder, is judged in mode m.
+func operands(m mode, short string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
-		return a.each(parseOpts(args, short, long...).ops, destroy)
+		o := parseOpts(args, short, long...)
+		return a.each(append(o.val("t", "target-directory"), o.ops...), m)
 	}
 }
 
-// writes is touch, tee and the like: every operand is written.
-func writes(short string, long ...string) rule {
+// valueRule writes the values of the options named in out.
+func valueRule(short string, out []string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
-		o := parseOpts(args, short, long...)
-		if h := a.each(o.val("t", "target-directory"), under); h != nil {
-			return h
-		}
-		return a.each(o.ops, under)
+		return a.each(parseOpts(args, short, long...).val(out...), under)
 	}
 }
 
@@ -212,29 +212,24 @@ func chattrRule(a *analyzer, args []word) *Hit {
 }
 
 func ddRule(a *analyzer, args []word) *Hit {
-	for _, w := range args {
+	return first(args, func(w word) *Hit {
 		if !strings.HasPrefix(w.text, "of=") {
-			continue
+			return nil
 		}
-		out := word{pat: strings.TrimPrefix(w.pat, "of="), text: w.text[3:], unknown: w.unknown}
-		if h := a.target(out, under); h != nil {
-			return h
-		}
-	}
-	return nil
+		return a.target(word{pat: strings.TrimPrefix(w.pat, "of="), text: w.text[3:], unknown: w.unknown}, under)
+	})
 }
 
 // sedRule: sed writes only in place (-i, -i.bak, -Ei, --in-place).
 func sedRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "efl", "expression", "file", "line-length")
-	if !o.has("i", "in-place") {
-		return nil
+	if o := readRules()["sed"].parse(args); o.has("i", "in-place") {
+		return a.each(o.ops, under)
 	}
-	return a.each(o.ops, under)
+	return nil
 }
 
 func awkRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "fvFiEl", "file", "assign", "field-separator", "include", "exec", "load", "source")
+	o := readRules()["awk"].parse(args)
 	ops := o.ops
 	if h := a.mentionAny(o.val("source")); h != nil {
 		return h
@@ -253,48 +248,18 @@ func awkRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// findRule: -delete, or -exec of a writing command, destroys the start
-// paths; -fprint writes its file.
-func findRule(a *analyzer, args []word) *Hit {
-	starts, expr := findArgs(args)
-	removes := false
-	for j := 0; j < len(expr); j++ {
-		switch expr[j].text {
-		case "-delete":
-			removes = true
-		case "-exec", "-execdir", "-ok", "-okdir":
-			cmd, k := findExec(expr, j)
-			sub := make([]word, 0, len(cmd))
-			for _, w := range cmd {
-				if strings.Contains(w.text, "{}") {
-					w.unknown = true // each file found: judged through the start paths
-				}
-				sub = append(sub, w)
-			}
-			if writer(sub) {
-				removes = true
-			}
-			if h := a.run(sub); h != nil {
-				return h
-			}
-			j = k
-		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			if j+1 < len(expr) {
-				if h := a.target(expr[j+1], under); h != nil {
-					return h
-				}
-			}
-		}
-	}
-	if removes {
-		return a.each(starts, destroy)
-	}
-	return nil
+// findExpr is what find's expression does.
+type findExpr struct {
+	starts  []word   // the start paths, . when none
+	execs   [][]word // the commands of -exec and the like
+	deletes bool
+	prints  []word              // the files -fprint and the like write
+	tests   []func(string) bool // -name and -path tests
+	all     bool                // -o or a negation: any file may pass
 }
 
-// findArgs splits find's arguments into start paths (. when none) and
-// expression.
-func findArgs(args []word) (starts, expr []word) {
+// parseFind reads find's arguments.
+func parseFind(args []word) findExpr {
 	i := 0
 	for i < len(args) {
 		t := args[i].text
@@ -306,26 +271,77 @@ func findArgs(args []word) (starts, expr []word) {
 			break
 		}
 	}
+	var f findExpr
 	for ; i < len(args); i++ {
 		t := args[i].text
 		if !args[i].unknown && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
 			break
 		}
-		starts = append(starts, args[i])
+		f.starts = append(f.starts, args[i])
 	}
-	if len(starts) == 0 {
-		starts = []word{lit(".")}
+	if len(f.starts) == 0 {
+		f.starts = []word{lit(".")}
 	}
-	return starts, args[min(i, len(args)):]
+	for j := i; j < len(args); j++ {
+		switch t := args[j].text; t {
+		case "-delete":
+			f.deletes = true
+		case "-exec", "-execdir", "-ok", "-okdir":
+			k := j + 1
+			for k < len(args) && args[k].text != ";" && args[k].text != "+" {
+				k++
+			}
+			f.execs, j = append(f.execs, args[j+1:k]), k
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			f.prints = append(f.prints, args[j+1:min(j+2, len(args))]...)
+		case "-o", "-or", "!", "-not":
+			f.all = true
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
+			if j+1 < len(args) { // its pattern is read as a primary too: -name -delete denies
+				f.tests = append(f.tests, nameTest(args[j+1].text, t[1] == 'i', t == "-name" || t == "-iname"))
+			}
+		}
+	}
+	return f
 }
 
-// findExec is the command of the -exec at expr[j], and its end's index.
-func findExec(expr []word, j int) ([]word, int) {
-	k := j + 1
-	for k < len(expr) && expr[k].text != ";" && expr[k].text != "+" {
-		k++
+// nameTest is a -name (base) or -path test of pat, case-folded when fold.
+func nameTest(pat string, fold, base bool) func(string) bool {
+	if fold {
+		pat = strings.ToLower(pat)
 	}
-	return expr[j+1 : k], k
+	return func(p string) bool {
+		if base {
+			p = path.Base(p)
+		}
+		if fold {
+			p = strings.ToLower(p)
+		}
+		ok, _ := path.Match(pat, p)
+		return ok
+	}
+}
+
+// findRule: -delete, or -exec of a writing command, destroys the start
+// paths; -fprint writes its file.
+func findRule(a *analyzer, args []word) *Hit {
+	f := parseFind(args)
+	removes := f.deletes
+	for _, cmd := range f.execs {
+		sub := slices.Clone(cmd)
+		for i := range sub {
+			// each file found: judged through the start paths
+			sub[i].unknown = sub[i].unknown || strings.Contains(sub[i].text, "{}")
+		}
+		removes = removes || writer(sub)
+		if h := a.run(sub); h != nil {
+			return h
+		}
+	}
+	if h := first(f.prints, func(w word) *Hit { return a.target(w, under) }); h != nil || !removes {
+		return h
+	}
+	return a.each(f.starts, destroy)
 }
 
 // writer reports whether a command writes the paths it is given (find
@@ -351,34 +367,17 @@ func writer(ws []word) bool {
 // xargsRule judges the command xargs runs, alone and with each item it
 // reads from the pipe or -a's file.
 func xargsRule(a *analyzer, args []word) *Hit {
-	i, repl, from := 0, "", ""
-	for i < len(args) && strings.HasPrefix(args[i].text, "-") && !args[i].unknown {
-		t := args[i].text
-		i++
-		switch {
-		case t == "-I" && i < len(args):
-			repl = args[i].text
-		case strings.HasPrefix(t, "-I"):
-			repl = t[2:]
-		case t == "-a" && i < len(args):
-			from = args[i].text
-		case strings.HasPrefix(t, "-a"):
-			from = t[2:]
-		case strings.HasPrefix(t, "--arg-file"):
-			_, from, _ = strings.Cut(t, "=")
-		case strings.HasPrefix(t, "--replace"):
-			repl = "{}"
-			if _, v, ok := strings.Cut(t, "="); ok {
-				repl = v
-			}
-		case t == "-i":
-			repl = "{}"
-		}
-		if len(t) == 2 && strings.Contains("IdEeLlnPsa", t[1:]) {
-			i++
-		}
+	o := parseOpts(args, "+IdEeLlnPsa", "arg-file")
+	repl, from := "", ""
+	if r := o.val("I", "replace"); len(r) > 0 {
+		repl = r[len(r)-1].text
+	} else if o.has("replace") || slices.ContainsFunc(args[:len(args)-len(o.ops)], func(w word) bool { return w.text == "-i" }) {
+		repl = "{}"
 	}
-	sub := args[min(i, len(args)):]
+	if f := o.val("a", "arg-file"); len(f) > 0 {
+		from = f[len(f)-1].text
+	}
+	sub := o.ops
 	if len(sub) == 0 {
 		return nil // xargs alone runs echo
 	}
@@ -467,13 +466,6 @@ func tarRule(a *analyzer, args []word) *Hit {
 		out = append(out, o.val("C", "directory")...)
 	}
 	return a.each(out, under)
-}
-
-// valueRule writes the values of the options named in out.
-func valueRule(short string, out []string, long ...string) rule {
-	return func(a *analyzer, args []word) *Hit {
-		return a.each(parseOpts(args, short, long...).val(out...), under)
-	}
 }
 
 // dashO writes the value of -o (go build, cc).
@@ -644,14 +636,20 @@ func (o opts) val(names ...string) []word {
 func lit(t string) word { return word{pat: escape(t), text: t} }
 
 // parseOpts splits args into options and operands; short and long name
-// the options that take a value.
+// the options that take a value. A short starting "+" ends the options at
+// the first operand, as GNU getopt does, for a program that runs a command.
 func parseOpts(args []word, short string, long ...string) opts {
 	o := opts{vals: map[string][]word{}, flags: map[string]bool{}}
+	short, lead := strings.CutPrefix(short, "+")
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		t := w.text
+		operand := w.unknown || !strings.HasPrefix(t, "-") || t == "-" && !lead
 		switch {
-		case w.unknown || t == "-" || !strings.HasPrefix(t, "-"):
+		case operand && lead:
+			o.ops = append(o.ops, args[i:]...)
+			return o
+		case operand:
 			o.ops = append(o.ops, w)
 		case t == "--":
 			o.ops = append(o.ops, args[i+1:]...)
@@ -682,4 +680,179 @@ func parseOpts(args []word, short string, long ...string) opts {
 		}
 	}
 	return o
+}
+
+// A readRule says which operands a program reads, beside rules (which it
+// writes): the same dry run resolves both.
+type readRule struct {
+	short    string   // option letters that take a value (-n 5, -n5)
+	long     []string // long options that take a value
+	script   bool     // the first operand is a script or a pattern, not a file
+	scriptBy []string // options that supply the script instead (letters and long names)
+	edits    []string // options that make it an edit in place: nothing is read, the write rules judge it
+}
+
+// readRules are the programs whose file operands a command reads.
+var readRules = sync.OnceValue(func() map[string]readRule {
+	readRules := map[string]readRule{
+		"head": {short: "nc", long: []string{"lines", "bytes"}}, "tail": {short: "nc", long: []string{"lines", "bytes"}},
+		"nl": {short: "bdfhilnsvw"}, "pr": {short: "hlNow"}, "fold": {short: "w"}, "od": {short: "AjNtw"},
+		"xxd": {short: "cglos"}, "hexdump": {short: "enfs"},
+		"sed": {short: "efl", long: []string{"expression", "file", "line-length"}, script: true,
+			scriptBy: []string{"e", "f", "expression", "file"}, edits: []string{"i", "in-place"}},
+	}
+	for _, p := range strings.Fields("cat tac less more most bat batcat view strings rev") {
+		readRules[p] = readRule{}
+	}
+	for _, p := range strings.Fields("awk gawk mawk nawk") {
+		readRules[p] = readRule{short: "fvFiEl", long: []string{"file", "assign", "field-separator", "include", "exec", "load", "source"},
+			script: true, scriptBy: []string{"f", "file", "E", "exec", "source"}}
+	}
+	grep := readRule{short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context"},
+		script: true, scriptBy: []string{"e", "f", "regexp", "file"}}
+	for _, p := range strings.Fields("grep egrep fgrep") {
+		readRules[p] = grep
+	}
+	rg := grep
+	rg.short += "gtTM"
+	rg.long = append([]string{"glob", "type", "type-not", "max-columns"}, grep.long...)
+	readRules["rg"] = rg
+	return readRules
+})
+
+func (r readRule) parse(args []word) opts { return parseOpts(args, r.short, r.long...) }
+
+// operands returns the files a call of a program with rule r reads.
+func (r readRule) operands(args []word) []word {
+	o := r.parse(args)
+	if o.has(r.edits...) {
+		return nil
+	}
+	ops := o.ops
+	if r.script && !o.has(r.scriptBy...) && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	return ops
+}
+
+// readsOf records what a program call reads: its read rule's operands, or
+// for find the files it hands an -exec of a reading program.
+func (a *analyzer) readsOf(name string, args []word) {
+	if name == "find" {
+		a.findReads(parseFind(args))
+		return
+	}
+	r, ok := readRules()[name]
+	if !ok {
+		return
+	}
+	for _, w := range r.operands(args) {
+		// {} is recorded as its files are known (findReads, xargs).
+		if !w.unknown && !strings.Contains(w.text, "{}") {
+			a.d.read(a, w.text)
+		}
+	}
+}
+
+// read records that the file named t was read, from the analyzer's cwd.
+func (d *dryRun) read(a *analyzer, t string) {
+	if !d.recording || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
+		return
+	}
+	p := shell.Abs(t, a.cwd)
+	d.mu.Lock()
+	if !d.readSeen[p] {
+		d.readSeen[p] = true
+		d.reads = append(d.reads, p)
+	}
+	d.mu.Unlock()
+}
+
+// maxFound bounds the files one find of a read walks.
+const maxFound = 2000
+
+// findReads records the files find hands an -exec of a reading program:
+// the regular files under its start paths its -name and -path tests pass
+// (all of them with -o or a negation).
+func (a *analyzer) findReads(f findExpr) {
+	reads := slices.ContainsFunc(f.execs, func(sub []word) bool {
+		n, ok := shell.Unwrap(texts(sub))
+		if !ok || n >= len(sub) || sub[n].unknown {
+			return false
+		}
+		_, reads := readRules()[path.Base(sub[n].text)]
+		return reads
+	})
+	if !reads || a.cwd == "" {
+		return
+	}
+	n := 0
+	for _, start := range f.starts {
+		s := start.text
+		if start.unknown {
+			s = "." // a start the dry run cannot know: the cwd, as when none is given
+		}
+		root := shell.Abs(s, a.cwd)
+		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || n >= maxFound || a.d.Past() {
+				return filepath.SkipAll
+			}
+			n++
+			shown := s // as find prints it: the start as given ("./x" under "."), then the path under it
+			if rel := strings.TrimPrefix(slash(p), slash(root)); rel != "" {
+				shown = strings.TrimSuffix(s, "/") + rel
+			}
+			if e.Type().IsRegular() && (f.all || !slices.ContainsFunc(f.tests, func(t func(string) bool) bool { return !t(shown) })) {
+				a.d.read(a, slash(p))
+			}
+			return nil
+		})
+	}
+}
+
+// ShellReads returns the files a shell command run in cwd reads, absolute
+// and in order: the operands of readRules and every input redirection,
+// found by the first pass of the guard's dry run. cwd may be where the
+// command ended (PostToolUse keeps a cd), so a command away from the root
+// is also read as run from it: a read armed twice costs a check, one
+// missed the promise. A panic ends the analysis with what it found.
+func ShellReads(cmd, cwd, root, home string) []string {
+	if strings.TrimSpace(cmd) == "" {
+		return []string{}
+	}
+	s := New(root, home, nil)
+	cwd, root = path.Clean(slash(cwd)), path.Clean(slash(root))
+	reads := s.shellReads(cmd, cwd)
+	if cwd != root {
+		more := s.shellReads(cmd, root)
+		for _, p := range more {
+			if !slices.Contains(reads, p) {
+				reads = append(reads, p)
+			}
+		}
+	}
+	return reads
+}
+
+// shellReads is ShellReads from the one directory cwd.
+func (s *Set) shellReads(cmd, cwd string) (reads []string) {
+	d := s.newDryRun(cmd)
+	d.recording, d.readSeen = true, map[string]bool{}
+	defer func() {
+		if recover() != nil {
+			d.mu.Lock()
+			reads = append([]string{}, d.reads...)
+			d.mu.Unlock()
+		}
+	}()
+	if !d.plain(cmd, cwd) {
+		if f := d.Load(cmd); f != nil {
+			d.Top = f
+			(&shell.Shell{Run: d.Run, Pass: shell.Passes[0], Top: true}).RunFile(f, cwd, nil, nil)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	// A copy: a runner left behind past its deadline may still append.
+	return append([]string{}, d.reads...)
 }
