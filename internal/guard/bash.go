@@ -364,7 +364,10 @@ func (a *analyzer) run(ws []word) *Hit {
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
-	if r, ok := processRules()[name]; ok {
+	if a.d.recording {
+		a.readsOf(name, args)
+	}
+	if r, ok := rules()[name]; ok {
 		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid
 	}
 	if skip, ok := shell.Skip(name, texts(args)); ok {
@@ -375,12 +378,6 @@ func (a *analyzer) run(ws []word) *Hit {
 			return nil
 		}
 		return a.run(args[skip:])
-	}
-	if a.d.recording {
-		a.readsOf(name, args)
-	}
-	if r, ok := rules()[name]; ok {
-		return r(a, args)
 	}
 	if base, ok := shell.Interpreter(name); ok {
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"os"
 	"path"
 	"regexp"
@@ -32,34 +33,6 @@ var processCmdlines = []string{
 var findsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
 })
-
-// processRules judge the commands that act on other processes, before
-// the wrappers: ionice, taskset, chrt and prlimit wrap a command unless
-// given a pid.
-var processRules func() map[string]rule
-
-func init() { processRules = sync.OnceValue(processRuleSet) }
-
-func processRuleSet() map[string]rule {
-	return map[string]rule{
-		"kill": killRule, "pkill": pkillRule, "killall": killallRule,
-		"killall5": alwaysProcess, "skill": alwaysProcess, "snice": alwaysProcess,
-		"prlimit":  prlimitRule,
-		"renice":   reniceRule,
-		"ionice":   pidOptOrWrap("cnpPu", "p", "Pu"),
-		"taskset":  pidLastOrWrap("", "change the processor affinity of"),
-		"chrt":     pidLastOrWrap("TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
-		"gdb":      gdbRule,
-		"strace":   pidOpt("p", "attach"),
-		"ltrace":   pidOpt("p"),
-		"perf":     pidOpt("p", "pid"),
-		"cpulimit": cpulimitRule,
-		"gcore":    allPids, "pstack": allPids, "reptyr": allPids, "gstack": allPids,
-		"fuser":      fuserRule,
-		"cgclassify": cgclassifyRule,
-		"criu":       pidOpt("t", "tree"),
-	}
-}
 
 // procHit is a denial of an act on a process.
 func procHit(a *analyzer, why string) *Hit {
@@ -110,7 +83,7 @@ func (a *analyzer) pidNumber(n int, verb string) *Hit {
 	if name, ok := guardAncestors()[n]; ok {
 		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), which runs stopgate's hooks (the client, or a process above it),")
 	}
-	if name := processName(n); name != "" && namedLikeClient(name) {
+	if name, _ := process(n); name != "" && namedLikeClient(name) {
 		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), named like stopgate's client or hooks,")
 	}
 	return nil
@@ -129,37 +102,27 @@ func namedLikeClient(name string) bool {
 // guardAncestors are the guard's ancestors' names by pid, read once.
 var guardAncestors = sync.OnceValue(func() map[int]string {
 	out := map[int]string{}
-	for pid := os.Getppid(); pid > 1 && len(out) < 64; {
-		if _, seen := out[pid]; seen {
-			break
-		}
-		out[pid] = processName(pid)
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			break
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
-		f := strings.Fields(rest)
-		if len(f) < 2 {
-			break
-		}
-		pid, _ = strconv.Atoi(f[1])
-	}
-	if pid := os.Getppid(); len(out) == 0 && pid > 1 {
-		out[pid] = "the guard's parent" // no /proc: the parent at least
+	for pid := os.Getppid(); pid > 1 && len(out) < 64 && out[pid] == ""; {
+		name, ppid := process(pid)
+		out[pid], pid = name, ppid
 	}
 	return out
 })
 
-// processName is a process's name and the program it runs, "" when gone.
-func processName(pid int) string {
+// process is a process's name and the program it runs ("" when gone),
+// and its parent's pid.
+func process(pid int) (name string, ppid int) {
 	dir := "/proc/" + strconv.Itoa(pid)
-	comm, err := os.ReadFile(dir + "/comm")
-	if err != nil {
-		return ""
+	stat, err := os.ReadFile(dir + "/stat")
+	open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+	if err != nil || open < 0 || end < open {
+		return "", 0
 	}
-	name := strings.TrimSpace(string(comm))
+	// pid (comm) state ppid …: comm may hold spaces and parentheses.
+	name = string(stat[open+1 : end])
+	if f := strings.Fields(string(stat[end+1:])); len(f) > 1 {
+		ppid, _ = strconv.Atoi(f[1])
+	}
 	if cmd, err := os.ReadFile(dir + "/cmdline"); err == nil {
 		args := strings.Split(string(cmd), "\x00")
 		for _, arg := range args[:min(2, len(args))] {
@@ -168,7 +131,7 @@ func processName(pid int) string {
 			}
 		}
 	}
-	return name
+	return name, ppid
 }
 
 // noSignal drops the -SIGNAL options (-9, -STOP), which getopt would read

@@ -46,6 +46,15 @@ func writeRules() map[string]rule {
 		"sort": valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
 		"go":   dashO, "gcc": dashO, "cc": dashO, "clang": dashO, "g++": dashO, "c++": dashO, "ld": dashO, "rustc": dashO,
 		"eval": evalRule, "flock": flockRule,
+		// Before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
+		"kill": killRule, "pkill": pkillRule, "killall": killallRule,
+		"killall5": alwaysProcess, "skill": alwaysProcess, "snice": alwaysProcess,
+		"prlimit": prlimitRule, "renice": reniceRule, "ionice": pidOptOrWrap("cnpPu", "p", "Pu"),
+		"taskset": pidLastOrWrap("", "change the processor affinity of"),
+		"chrt":    pidLastOrWrap("TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
+		"gdb":     gdbRule, "strace": pidOpt("p", "attach"), "ltrace": pidOpt("p"), "perf": pidOpt("p", "pid"),
+		"cpulimit": cpulimitRule, "gcore": allPids, "pstack": allPids, "reptyr": allPids, "gstack": allPids,
+		"fuser": fuserRule, "cgclassify": cgclassifyRule, "criu": pidOpt("t", "tree"),
 	}
 	for _, sh := range shell.Shells {
 		rules[sh] = shellRule
@@ -403,54 +412,46 @@ func xargsRule(a *analyzer, args []word) *Hit {
 
 func must(b []byte, _ error) []byte { return b }
 
+// gitRule: checkout, restore, rm, mv and clean destroy their paths,
+// from -C's folder.
 func gitRule(a *analyzer, args []word) *Hit {
 	b := *a
 	i := 0
-	for i < len(args) {
-		t := args[i].text
-		switch {
+	for ; i < len(args) && strings.HasPrefix(args[i].text, "-"); i++ {
+		switch t := args[i].text; {
 		case t == "-C" && i+1 < len(args):
-			if d := args[i+1]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
+			i++
+			if d := args[i]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
 				b.cwd = ""
 			} else {
 				b.cwd = unescape(shell.Abs(d.pat, escape(b.cwd)))
 			}
-			i += 2
 		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
-			i += 2
-		case strings.HasPrefix(t, "-"):
 			i++
-		default:
-			goto sub
 		}
 	}
-	return nil
-sub:
-	rest := args[i+1:]
-	switch args[i].text {
+	if i >= len(args) {
+		return nil
+	}
+	var o opts
+	switch sub, rest := args[i].text, args[i+1:]; sub {
 	case "checkout", "restore":
-		o := parseOpts(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
-		if args[i].text == "restore" && o.has("S", "staged") && !o.has("W", "worktree") {
+		o = parseOpts(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
+		if sub == "restore" && o.has("S", "staged") && !o.has("W", "worktree") {
 			return nil // the index only
 		}
-		return b.each(o.ops, destroy)
 	case "rm", "mv":
-		return b.each(parseOpts(rest, "").ops, destroy)
+		o = parseOpts(rest, "")
 	case "clean":
-		o := parseOpts(rest, "e", "exclude")
-		if o.has("n", "dry-run") {
-			return nil
+		o = parseOpts(rest, "e", "exclude")
+		if o.has("n", "dry-run") || len(o.ops) == 0 && !o.has("x", "X") {
+			return nil // without -x it keeps ignored files, such as the state dir
 		}
-		ops := o.ops
-		if len(ops) == 0 {
-			if !o.has("x", "X") {
-				return nil // keeps ignored files, such as the state dir
-			}
-			ops = []word{{pat: ".", text: "."}}
+		if len(o.ops) == 0 {
+			o.ops = []word{lit(".")}
 		}
-		return b.each(ops, destroy)
 	}
-	return nil
+	return b.each(o.ops, destroy)
 }
 
 func tarRule(a *analyzer, args []word) *Hit {
