@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -32,10 +33,9 @@ import (
 
 // finding is one line of `gate check`: where (file[:line[:column]]), what, how to fix it.
 type finding struct {
-	loc     string
-	warning bool
-	msg     string
-	hint    string
+	loc       string
+	warning   bool
+	msg, hint string
 }
 
 // String spells out control characters (cli.Visible): the text comes from files the agent writes.
@@ -51,10 +51,9 @@ func (f finding) String() string {
 	return s
 }
 
-// warn is a warning finding.
-func warn(loc, msg, hint string) []finding {
-	return []finding{{loc: loc, warning: true, msg: msg, hint: hint}}
-}
+// warn and fail are a finding: a warning, or an error gate check exits 1 on.
+func warn(loc, msg, hint string) []finding { return []finding{{loc, true, msg, hint}} }
+func fail(loc, msg, hint string) []finding { return []finding{{loc, false, msg, hint}} }
 
 // runCheck is `gate check`: the config, its files, the hook registrations; exit 1 on an error.
 func runCheck(env *cli.Env, args []string) error {
@@ -65,50 +64,41 @@ func runCheck(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, fs, err := configFindings(ws)
-	if err != nil {
+	cfg, problems, err := config.Inspect(ws.file, ws.root, config.Project)
+	var fs []finding
+	if errors.Is(err, os.ErrNotExist) {
+		fs = fail(ws.rel(ws.file), "does not exist", `"gate init" writes a starter`)
+	} else if err != nil {
 		return err
+	}
+	for _, p := range problems {
+		if p.Line > 0 {
+			p.File += fmt.Sprintf(":%d", p.Line)
+		}
+		if p.Key != "" {
+			p.Msg = p.Key + ": " + p.Msg
+		}
+		fs = append(fs, finding{p.File, p.Warning, p.Msg, p.Hint})
 	}
 	clients, err := checkedClients(ws.root, *clientName)
 	if err != nil {
 		return usageError("check", err)
 	}
 	hooks, summary := hookCheck(env, ws, cfg, *plugin, *clientName, clients)
-	fs = append(fs, hooks...)
-	fs = append(fs, goToolFindings(ws)...)
 	tel, telFindings := telemetryCheck(env, ws, cfg)
-	fs = append(fs, telFindings...)
+	fs = slices.Concat(fs, hooks, goToolFindings(ws), telFindings)
 	return checkReport(env, cfg, fs, clients, tel, summary)
-}
-
-func configFindings(ws workspace) (*config.Config, []finding, error) {
-	var fs []finding
-	cfg, problems, err := config.Inspect(ws.file, ws.root, config.Project)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		fs = append(fs, finding{loc: ws.rel(ws.file), msg: "does not exist", hint: `"gate init" writes a starter`})
-	case err != nil:
-		return nil, nil, err
-	}
-	for _, p := range problems {
-		loc, msg := p.File, p.Msg
-		if p.Line > 0 {
-			loc += fmt.Sprintf(":%d", p.Line)
-		}
-		if p.Key != "" {
-			msg = p.Key + ": " + msg
-		}
-		fs = append(fs, finding{loc: loc, warning: p.Warning, msg: msg, hint: p.Hint})
-	}
-	return cfg, fs, nil
 }
 
 // hookCheck returns the registrations' findings and Claude Code's wall summary ("": unchecked).
 func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
 	var fs []finding
 	claude, home := settingsFiles(env, ws.root), env.Getenv("HOME")
+	// VS Code runs Claude Code's hooks.
+	c := client.Named(clientName)
+	runsClaude := c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude)
 	var regs []guard.Registered
-	if clientName == "" || clientName == "claude" || runsClaude(clientName) {
+	if clientName == "" || clientName == "claude" || runsClaude {
 		regs = claude.registrations(ws.root, home)
 	} else {
 		regs = guard.Registrations(ws.root, home, nil)
@@ -118,12 +108,10 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	}
 	// With no --client, Claude Code is checked when registered, or when no client is.
 	summary := ""
-	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude(clientName) {
-		fs = append(fs, hookFindings(env, ws, cfg, plugin, claude)...)
-		fs = append(fs, switchFindings(claude)...)
+	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude {
 		var wall []finding
 		wall, summary = wallFindings(env, ws, cfg, claude, regs)
-		fs = append(fs, wall...)
+		fs = slices.Concat(hookFindings(env, ws, cfg, plugin, claude), switchFindings(claude), wall)
 	}
 	for _, c := range clients {
 		fs = append(fs, clientFindings(env, ws, cfg, c)...)
@@ -131,19 +119,11 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	return append(fs, registeredFindings(env, ws, cfg, regs)...), summary
 }
 
-// runsClaude reports whether the client of name runs Claude Code's hooks (VS Code).
-func runsClaude(name string) bool {
-	c := client.Named(name)
-	return c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude)
-}
-
 func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*client.Client, tel, summary string) error {
-	errs, warns := 0, 0
+	errs := 0
 	for _, f := range fs {
 		fmt.Fprintln(env.Stdout, f)
-		if f.warning {
-			warns++
-		} else {
+		if !f.warning {
 			errs++
 		}
 	}
@@ -161,12 +141,10 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 		if summary != "" {
 			names = append(names, client.Claude.Name)
 		}
-		for _, c := range clients {
-			names = append(names, c.Name)
-		}
+		names = append(names, each(clients, func(c *client.Client) string { return c.Name })...)
 		reuse.Lines(env.Stdout, cfg, env.Getenv("HOME"), names)
 	}
-	if errs+warns == 0 {
+	if len(fs) == 0 {
 		if summary != "" {
 			summary = "; " + summary
 		}
@@ -174,7 +152,7 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 			cli.Plural(len(cfg.Mappings), "mapping", "mappings"), cli.Plural(len(cfg.Validators), "validator", "validators"), summary)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%s, %s\n", cli.Plural(errs, "error", "errors"), cli.Plural(warns, "warning", "warnings"))
+	fmt.Fprintf(env.Stdout, "%s, %s\n", cli.Plural(errs, "error", "errors"), cli.Plural(len(fs)-errs, "warning", "warnings"))
 	if errs > 0 {
 		return cli.Exit(1)
 	}
@@ -228,8 +206,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 	}
 	primary := candidates[0].Name
 	if !there {
-		return append(out, finding{loc: primary, msg: "does not exist: no stopgate hook is registered",
-			hint: initCmd + " registers them"})
+		return append(out, fail(primary, "does not exist: no stopgate hook is registered", initCmd+" registers them")...)
 	}
 	for i, h := range want {
 		// Behind a file that cannot be read, "not registered" would be a guess.
@@ -241,9 +218,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 			out = append(out, unregistered(primary, h, msg, initCmd))
 		}
 	}
-	out = dedupe(out)
-	sortByLocation(out)
-	return out
+	return sortByLocation(dedupe(out))
 }
 
 func registeredHook(env *cli.Env, cfg *config.Config, fd settings.Found, loc, base string, vars map[string]string, initCmd, client string) []finding {
@@ -272,7 +247,7 @@ func fileError(name, client string, err error) finding {
 }
 
 // sortByLocation orders findings by file (first seen), then by line.
-func sortByLocation(fs []finding) {
+func sortByLocation(fs []finding) []finding {
 	rank := map[string]int{}
 	for _, f := range fs {
 		file, _ := splitLoc(f.loc)
@@ -285,14 +260,13 @@ func sortByLocation(fs []finding) {
 		fb, lb := splitLoc(b.loc)
 		return cmp.Or(cmp.Compare(rank[fa], rank[fb]), cmp.Compare(la, lb))
 	})
+	return fs
 }
 
 func splitLoc(loc string) (file string, line int) {
-	parts := strings.SplitN(loc, ":", 3)
-	if len(parts) > 1 {
-		line, _ = strconv.Atoi(parts[1])
-	}
-	return parts[0], line
+	file, rest, _ := strings.Cut(loc, ":")
+	line, _ = strconv.Atoi(strings.SplitN(rest, ":", 2)[0])
+	return file, line
 }
 
 // programFinding warns when a hook's program is not where its command says
@@ -326,16 +300,12 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 	return warn(loc, msg, "install it ("+in.method+"): "+in.command)
 }
 
-func uninstallCmd(initCmd string) string {
-	return strings.Replace(initCmd, "gate init", "gate uninstall", 1)
-}
-
 // earlierLauncher warns of an older launcher, which let a stop pass when the program could not run.
 func earlierLauncher(command, loc, initCmd string) []finding {
 	if !settings.Earlier(command) {
 		return nil
 	}
-	undo := uninstallCmd(initCmd)
+	undo := strings.Replace(initCmd, "gate init", "gate uninstall", 1)
 	if strings.Contains(initCmd, "--plugin") {
 		undo = "deleting the plugin's hooks/hooks.json"
 	}
@@ -349,7 +319,7 @@ func onFailureFinding(fd settings.Found, loc, initCmd string) []finding {
 		return nil
 	}
 	return warn(loc, fd.Hook.String()+` has no "onFailure": "block": if the guard cannot start or times out, the call it guards goes ahead`,
-		`add "onFailure": "block" to it, or re-register: `+uninstallCmd(initCmd)+", then "+initCmd)
+		`add "onFailure": "block" to it, or re-register: `+strings.Replace(initCmd, "gate init", "gate uninstall", 1)+", then "+initCmd)
 }
 
 // timeoutFinding fails a gate hook told a longer timeout than the client
@@ -366,9 +336,8 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 		if flag == 0 {
 			how = fmt.Sprintf("gives the gate no --timeout, so it takes the client's default of %s", told)
 		}
-		return []finding{{loc: loc,
-			msg:  fmt.Sprintf("%s %s, but the client kills it at %s: a stop still being judged then passes unanswered", fd.Hook.String(), how, enforced),
-			hint: "give the hook's command --timeout with the hook's timeout in seconds (gate init writes 600 for both)"}}
+		return fail(loc, fmt.Sprintf("%s %s, but the client kills it at %s: a stop still being judged then passes unanswered", fd.Hook.String(), how, enforced),
+			"give the hook's command --timeout with the hook's timeout in seconds (gate init writes 600 for both)")
 	}
 	if cfg == nil {
 		return nil
@@ -383,10 +352,9 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 	if longest == nil || longest.Timeout <= budget {
 		return nil
 	}
-	return []finding{{loc: loc,
-		msg: fmt.Sprintf("%s has a timeout of %s, but validator %q may run for %s: the gate answers %s before the hook's timeout, and kills it then (it fails as timed out)",
-			fd.Hook.String(), told, longest.Name, longest.Timeout, stop.Margin(told)),
-		hint: fmt.Sprintf("raise the hook's timeout and --timeout above %s, or lower the validator's timeout", longest.Timeout+stop.Margin(told))}}
+	return fail(loc, fmt.Sprintf("%s has a timeout of %s, but validator %q may run for %s: the gate answers %s before the hook's timeout, and kills it then (it fails as timed out)",
+		fd.Hook.String(), told, longest.Name, longest.Timeout, stop.Margin(told)),
+		fmt.Sprintf("raise the hook's timeout and --timeout above %s, or lower the validator's timeout", longest.Timeout+stop.Margin(told)))
 }
 
 func flagTimeout(command string) time.Duration {
@@ -414,6 +382,7 @@ func dedupe(fs []finding) []finding {
 }
 
 // clientFindings checks another client's registration, env and wall.
+// clientFindings checks another client's registration, env and wall.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client) []finding {
 	if c.HookFile == "" {
 		return nil // no registration of its own: its notes say which it runs
@@ -425,11 +394,10 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 	out := capFinding(ws, cfg, c)
 	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(c.HookFile)))
 	if errors.Is(err, fs.ErrNotExist) {
-		return append(out, finding{loc: c.HookFile, msg: "does not exist: no stopgate hook is registered for " + c.Title,
-			hint: initCmd + " registers them"})
+		return append(out, fail(c.HookFile, "does not exist: no stopgate hook is registered for "+c.Title, initCmd+" registers them")...)
 	}
 	if err != nil {
-		return append(out, finding{loc: c.HookFile, msg: err.Error()})
+		return append(out, fail(c.HookFile, err.Error(), "")...)
 	}
 	found, err := c.Lookup(data, clientWanted(c, ws.root, binInstall(ws.root, "bin"), true))
 	if err != nil {
@@ -478,9 +446,8 @@ func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 	}
 	slices.SortFunc(out, func(a, b finding) int { return strings.Compare(a.loc, b.loc) })
 	for _, f := range trust.DotEnvHookEnv(c.Name, ws.root, home) {
-		out = append(out, finding{loc: f.Show, msg: f.What() + ", which " + c.Title +
-			" loads into its environment and hands every hook and validator: it chooses the programs they run",
-			hint: "remove it from the file, and set it in the shell that starts the client"})
+		out = append(out, fail(f.Show, f.What()+", which "+c.Title+" loads into its environment and hands every hook and validator: it chooses the programs they run",
+			"remove it from the file, and set it in the shell that starts the client")...)
 	}
 	return out
 }
@@ -491,8 +458,8 @@ func envFindings(loc string, names []string) []finding {
 	if len(env) == 0 {
 		return nil
 	}
-	return []finding{{loc: loc, msg: "env sets " + strings.Join(env, ", ") + ", which every hook and validator runs with: it chooses the programs they run",
-		hint: "remove it from env, and set it in the shell that starts the client"}}
+	return fail(loc, "env sets "+strings.Join(env, ", ")+", which every hook and validator runs with: it chooses the programs they run",
+		"remove it from env, and set it in the shell that starts the client")
 }
 
 // capFinding warns when the client's own block cap ends the loop before max_blocks.
@@ -531,6 +498,9 @@ func checkedClients(root, name string) ([]*client.Client, error) {
 	return out, nil
 }
 
+// replaceLine is go.mod's first replace directive.
+var replaceLine = regexp.MustCompile(`(?m)^[ \t]*replace(\s|$)`)
+
 // goToolFindings warns, where go.mod pins stopgate as a tool, of what makes go tool build another.
 func goToolFindings(ws workspace) []finding {
 	if !goTool(ws.root) {
@@ -538,11 +508,8 @@ func goToolFindings(ws workspace) []finding {
 	}
 	var locs []string
 	data, _ := os.ReadFile(filepath.Join(ws.root, "go.mod"))
-	for n, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == "replace" {
-			locs = append(locs, "go.mod:"+strconv.Itoa(n+1))
-			break
-		}
+	if at := replaceLine.FindIndex(data); at != nil {
+		locs = append(locs, "go.mod:"+strconv.Itoa(bytes.Count(data[:at[0]], []byte("\n"))+1))
 	}
 	for _, name := range []string{"go.work", "vendor/modules.txt"} {
 		if _, err := os.Stat(filepath.Join(ws.root, name)); err == nil {
@@ -574,8 +541,8 @@ func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []g
 		if r.Path != "" {
 			what = r.Path + ", outside the protected set"
 		}
-		out = append(out, finding{loc: r.File, msg: fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", cli.Clip(r.Command, 80, "…"), what),
-			hint: "register the hooks by an absolute path or one under the project: gate init --bin DIR"})
+		out = append(out, fail(r.File, fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", cli.Clip(r.Command, 80, "…"), what),
+			"register the hooks by an absolute path or one under the project: gate init --bin DIR")...)
 	}
 	return dedupe(out)
 }
@@ -658,24 +625,19 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	if len(why) == 0 {
 		return nil
 	}
-	changed := in.ChangedFile
-	if changed == "" {
-		changed = in.Source
-	}
-	return hook.AnswerTo(env.Stdout, in).Write(hook.Block("stopgate refused this change to " + changed +
+	return hook.AnswerTo(env.Stdout, in).Write(hook.Block("stopgate refused this change to " + cmp.Or(in.ChangedFile, in.Source) +
 		": it removes or weakens stopgate's hooks or its wall, so this session keeps the settings it had. " +
 		strings.Join(why, "; ") + ". If the change is wanted, the user makes it and starts a new session (gate check says what is missing)."))
 }
 
 // errorsOf are fs as "loc: msg", the warnings too when warnings.
 func errorsOf(fs []finding, warnings bool) []string {
-	var out []string
-	for _, f := range fs {
-		if warnings || !f.warning {
-			out = append(out, f.loc+": "+f.msg)
+	return each(fs, func(f finding) string {
+		if f.warning && !warnings {
+			return ""
 		}
-	}
-	return out
+		return f.loc + ": " + f.msg
+	})
 }
 
 // stopgateProject reports whether root shows stopgate: config, state dir, plugin or a registration.
@@ -712,7 +674,7 @@ func switchFindings(claude *claudeSettings) []finding {
 			continue // hookFindings reports it
 		}
 		if src.doc.DisablesHooks() {
-			out = append(out, finding{loc: src.Name, msg: "disableAllHooks is true", hint: "no hook runs, stopgate's included: remove it"})
+			out = append(out, fail(src.Name, "disableAllHooks is true", "no hook runs, stopgate's included: remove it")...)
 		}
 		out = append(out, envFindings(src.Name, src.doc.Env())...)
 	}
@@ -744,11 +706,7 @@ func (f *claudeSettings) others() []guard.SettingsFile {
 func (f *claudeSettings) over() []guard.SettingsFile { return f.read[f.at+1:] }
 
 func (f *claudeSettings) paths() []string {
-	out := make([]string, len(f.read))
-	for i, s := range f.read {
-		out[i] = s.Path
-	}
-	return out
+	return each(f.read, func(s guard.SettingsFile) string { return s.Path })
 }
 
 // settingsText is a settings file read and parsed once for an event.
@@ -902,16 +860,8 @@ func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}
 	}
-	noteAgainst(env, files, w.st)
-	if missing := missingTools(env); len(missing) > 0 {
-		fmt.Fprintf(env.Stdout, "note: the OS sandbox needs %s, not installed here: until it is, the client refuses every Bash command (apt-get install %s)\n",
-			strings.Join(missing, " and "), strings.Join(packages(missing), " "))
-	}
-}
-
-// noteAgainst tells which sandbox keys are set against the wall, here or in local settings.
-func noteAgainst(env *cli.Env, files *claudeSettings, st settings.WallStatus) {
-	for _, a := range st.Against() {
+	// Sandbox keys set against the wall, here or in local settings.
+	for _, a := range w.st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.Name, a)
 	}
 	for _, f := range files.over() {
@@ -924,6 +874,10 @@ func noteAgainst(env *cli.Env, files *claudeSettings, st settings.WallStatus) {
 				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a, files.shared.Name)
 			}
 		}
+	}
+	if missing := missingTools(env); len(missing) > 0 {
+		fmt.Fprintf(env.Stdout, "note: the OS sandbox needs %s, not installed here: until it is, the client refuses every Bash command (apt-get install %s)\n",
+			strings.Join(missing, " and "), strings.Join(packages(missing), " "))
 	}
 }
 
@@ -1040,8 +994,8 @@ func confineFindings(ws workspace, cfg *config.Config) []finding {
 	}
 	loc := ws.rel(ws.file)
 	if cfg.Settings.Confine == config.ConfineOn {
-		return []finding{{loc: loc, msg: "settings.confine: run validators cannot be confined: " + err.Error() + "; every stop that runs one halts",
-			hint: "install bubblewrap (scripts/install-sandbox-tools), or set confine = false"}}
+		return fail(loc, "settings.confine: run validators cannot be confined: "+err.Error()+"; every stop that runs one halts",
+			"install bubblewrap (scripts/install-sandbox-tools), or set confine = false")
 	}
 	return warn(loc, "run validators are not confined: "+err.Error()+"; code they run (the agent's tests) can rewrite the protected set",
 		"install bubblewrap (scripts/install-sandbox-tools), or set confine = false to say they run unconfined")
@@ -1077,7 +1031,7 @@ func clientWallFindings(env *cli.Env, ws workspace, c *client.Client) []finding 
 	}
 	var out []finding
 	for _, f := range c.Wall.Check(env.Getenv, ws.root, wallPaths(set)) {
-		out = append(out, finding{loc: f.Loc, warning: f.Warning, msg: f.Msg, hint: f.Hint})
+		out = append(out, finding{f.Loc, f.Warning, f.Msg, f.Hint})
 	}
 	return out
 }

@@ -59,10 +59,9 @@ func commands() []command {
 }
 
 func subcommand(name string) *command {
-	for _, c := range commands() {
-		if c.name == name {
-			return &c
-		}
+	cs := commands()
+	if i := slices.IndexFunc(cs, func(c command) bool { return c.name == name }); i >= 0 {
+		return &cs[i]
 	}
 	return nil
 }
@@ -121,9 +120,6 @@ func jsonFlag(fl *flag.FlagSet) *bool { return fl.Bool("json", false, "print JSO
 func configFlag(fl *flag.FlagSet) *string {
 	return fl.String("config", "", "the mappings `FILE` (default <root>/mappings.toml)")
 }
-func sinceFlag(fl *flag.FlagSet) *string {
-	return fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
-}
 func clientFlag(fl *flag.FlagSet, does string) *string {
 	return fl.String("client", "", does+" ("+strings.Join(client.Names, ", ")+")")
 }
@@ -157,7 +153,8 @@ func parseAtMost(env *cli.Env, fl *flag.FlagSet, args []string, most int) ([]str
 func parseVerb(env *cli.Env, fl *flag.FlagSet, args []string, most int) (workspace, []string, error) {
 	configFile := configFlag(fl)
 	rest, err := parseAtMost(env, fl, args, most)
-	return workspaceOf(env, *configFile), rest, err
+	root := project.Find(env.Getenv, env.Dir)
+	return workspace{root: root, file: config.Path(root, *configFile, env.Dir)}, rest, err
 }
 
 // printJSON prints v as indented JSON, for a command's --json.
@@ -172,11 +169,6 @@ var errHelp = &cli.ExitError{Code: 0}
 
 // workspace is what a subcommand works on: the root and mappings.toml.
 type workspace struct{ root, file string }
-
-func workspaceOf(env *cli.Env, configFile string) workspace {
-	root := project.Find(env.Getenv, env.Dir)
-	return workspace{root: root, file: config.Path(root, configFile, env.Dir)}
-}
 
 // load loads the config whole: a mistake in it fails the command.
 func (w workspace) load() (*config.Config, error) {
@@ -222,7 +214,6 @@ func (p palette) paint(code, s string) string {
 }
 
 func (p palette) red(s string) string { return p.paint("31", s) }
-func (p palette) dim(s string) string { return p.paint("2", s) }
 
 // mark is a check's mark: a green tick, or a red cross when it failed.
 func (p palette) mark(passed bool) string {
@@ -309,15 +300,13 @@ func runRun(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var keys []string
 	if *all {
-		for _, m := range cfg.Mappings {
-			keys = append(keys, m.Prompt)
-		}
-		if len(keys) == 0 {
+		prompts = each(cfg.Mappings, func(m config.Mapping) string { return m.Prompt })
+		if len(prompts) == 0 {
 			return fmt.Errorf("%s maps no prompts", ws.rel(cfg.File))
 		}
 	}
+	var keys []string
 	for _, p := range prompts {
 		found, err := resolvePrompt(env, cfg, p)
 		if err != nil {
@@ -379,13 +368,9 @@ func resolvePrompt(env *cli.Env, cfg *config.Config, arg string) ([]*config.Mapp
 }
 
 func knownPrompts(cfg *config.Config) string {
-	var keys []string
-	for i, m := range cfg.Mappings {
-		if i == 8 {
-			keys = append(keys, fmt.Sprintf("… %d more", len(cfg.Mappings)-i))
-			break
-		}
-		keys = append(keys, m.Prompt)
+	keys := each(cfg.Mappings[:min(8, len(cfg.Mappings))], func(m config.Mapping) string { return m.Prompt })
+	if len(cfg.Mappings) > 8 {
+		keys = append(keys, fmt.Sprintf("… %d more", len(cfg.Mappings)-8))
 	}
 	if len(keys) == 0 {
 		return "mappings.toml maps no prompts yet"
@@ -409,7 +394,7 @@ func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 		if !r.Passed && (r.Problem != "" || r.ExitCode > 0) {
 			what += ": " + r.Summary() // a file check's output says it all
 		}
-		fmt.Fprintf(w, "%s %s  %s  %s\n", p.mark(r.Passed), rows[i][0], p.dim(rows[i][1]), what)
+		fmt.Fprintf(w, "%s %s  %s  %s\n", p.mark(r.Passed), rows[i][0], p.paint("2", rows[i][1]), what)
 		if r.Passed {
 			continue
 		}
@@ -653,7 +638,8 @@ func suggest(w io.Writer, cfg *config.Config, name string) {
 	for _, m := range cfg.Mappings {
 		k := config.Spelling(m.Prompt)
 		if k == want || path.Base(k) == path.Base(want) || distance(k, want) <= 2 {
-			near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, slashes(cfg.Commands(m.Prompt))))
+			commands := each(cfg.Commands(m.Prompt), func(c string) string { return "/" + c })
+			near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, strings.Join(commands, ", ")))
 		}
 	}
 	if len(near) > 0 {
@@ -661,14 +647,6 @@ func suggest(w io.Writer, cfg *config.Config, name string) {
 	} else {
 		fmt.Fprintf(w, "  %s\n", knownPrompts(cfg))
 	}
-}
-
-func slashes(names []string) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = "/" + n
-	}
-	return strings.Join(out, ", ")
 }
 
 // distance is the Levenshtein distance of a and b.

@@ -32,13 +32,12 @@ func runLog(env *cli.Env, args []string) error {
 	export := fl.Bool("export", false, "send the decisions over OTLP, as [telemetry] says, instead of printing them (a backfill)")
 	timeout := fl.Duration("timeout", time.Minute, "with --export: give up after `D`")
 	d, err := readDecisions(env, fl, args)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if *export {
+	case *export:
 		return exportLog(env, d, *timeout)
-	}
-	if *asJSON {
+	case *asJSON:
 		enc := json.NewEncoder(env.Stdout)
 		for _, r := range d.records {
 			if err := enc.Encode(r); err != nil {
@@ -46,29 +45,20 @@ func runLog(env *cli.Env, args []string) error {
 			}
 		}
 		return nil
-	}
-	if len(d.records) == 0 {
+	case len(d.records) == 0:
 		fmt.Fprint(env.Stdout, d.none)
-		return nil
 	}
 	p := paletteFor(env)
 	for _, r := range d.records {
-		var checks []string
-		for _, c := range r.Checks {
-			checks = append(checks, checkText(p, c))
-		}
 		decision := r.Decision
 		if decision != outcome.Pass {
 			decision = p.red(decision)
 		}
-		line := fmt.Sprintf("%s  %s %s  %s  %s: %s", r.Time.Local().Format("2006-01-02 15:04:05"),
-			r.Session, r.Scope(), decision, strings.Join(r.Prompts, ", "), strings.Join(checks, ", "))
+		line := fmt.Sprintf("%s  %s %s  %s  %s: %s", r.Time.Local().Format("2006-01-02 15:04:05"), r.Session, r.Scope(), decision,
+			strings.Join(r.Prompts, ", "), strings.Join(each(r.Checks, func(c outcome.Check) string { return checkText(p, c) }), ", "))
 		if len(r.Reconciled) > 0 {
-			var missing []string
-			for _, d := range r.Reconciled {
-				missing = append(missing, d.Prompt)
-			}
 			// The transcript armed them, the queue had no entry: worth a look.
+			missing := each(r.Reconciled, func(d outcome.Discrepancy) string { return d.Prompt })
 			line += p.red(" [not in the queue, found in the transcript: " + strings.Join(missing, ", ") + "]")
 		}
 		fmt.Fprintln(env.Stdout, line)
@@ -76,19 +66,35 @@ func runLog(env *cli.Env, args []string) error {
 	return nil
 }
 
+// each is f of every x, leaving out the empty ones.
+func each[T any](xs []T, f func(T) string) []string {
+	var out []string
+	for _, x := range xs {
+		if s := f(x); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // checkText is a check as gate log shows it.
 func checkText(p palette, c outcome.Check) string {
-	s := p.mark(c.Passed) + " " + c.Name + " " + duration(c.Duration())
-	if c.Reused && c.Since != nil {
-		s = p.mark(c.Passed) + " " + c.Name + " unchanged since " + c.Since.Local().Format(time.TimeOnly)
-	}
 	if c.Skipped {
 		return "– " + c.Name + " skipped"
 	}
-	if !c.Passed && c.Result != "failed" {
-		s += " (" + c.Result + ")"
+	how := duration(c.Duration())
+	if c.Reused && c.Since != nil {
+		how = "unchanged since " + c.Since.Local().Format(time.TimeOnly)
 	}
-	return s
+	return p.mark(c.Passed) + " " + c.Name + " " + how + resultOf(c)
+}
+
+// resultOf is a failed check's result when it is more than "failed".
+func resultOf(c outcome.Check) string {
+	if c.Passed || c.Result == "failed" {
+		return ""
+	}
+	return " (" + c.Result + ")"
 }
 
 // runStats is `gate stats`: rates, attempts, sessions, slow validators, reuse and judges.
@@ -100,11 +106,11 @@ func runStats(env *cli.Env, args []string) error {
 		return err
 	}
 	st := outcome.Summarize(d.records)
-	if *asJSON {
-		return printJSON(env, statsJSON(st))
-	}
 	w := env.Stdout
-	if st.Decisions == 0 {
+	switch {
+	case *asJSON:
+		return printJSON(env, statsJSON(st))
+	case st.Decisions == 0:
 		fmt.Fprint(w, d.none)
 		return nil
 	}
@@ -140,37 +146,31 @@ func runStats(env *cli.Env, args []string) error {
 
 // sessionStats are gate stats' lines on sessions, slow validators and reuse.
 func sessionStats(w io.Writer, st outcome.Stats) {
-	blocked := 0
-	var worst []string
-	for _, s := range st.Sessions {
-		if s.Blocks+s.Halts == 0 {
-			continue
-		}
-		blocked++
-		if len(worst) < 5 {
-			worst = append(worst, fmt.Sprintf("%s (%s%s)", s.Session, cli.Plural(s.Blocks, "block", "blocks"), map[bool]string{true: ", " + cli.Plural(s.Halts, "halt", "halts"), false: ""}[s.Halts > 0]))
-		}
-	}
-	fmt.Fprintf(w, "\nsessions: %d, %d with blocked stops", len(st.Sessions), blocked)
-	if len(worst) > 0 {
-		fmt.Fprintf(w, "; most blocked: %s", strings.Join(worst, ", "))
+	blocked := slices.DeleteFunc(slices.Clone(st.Sessions), func(s outcome.SessionStats) bool { return s.Blocks+s.Halts == 0 })
+	fmt.Fprintf(w, "\nsessions: %d, %d with blocked stops", len(st.Sessions), len(blocked))
+	if len(blocked) > 0 {
+		fmt.Fprintf(w, "; most blocked: %s", strings.Join(each(blocked[:min(5, len(blocked))], func(s outcome.SessionStats) string {
+			halts := ""
+			if s.Halts > 0 {
+				halts = ", " + cli.Plural(s.Halts, "halt", "halts")
+			}
+			return fmt.Sprintf("%s (%s%s)", s.Session, cli.Plural(s.Blocks, "block", "blocks"), halts)
+		}), ", "))
 	}
 	fmt.Fprintln(w)
-	var slow []string
 	slowest := st.Slowest()
-	for _, v := range slowest[:min(5, len(slowest))] {
-		slow = append(slow, fmt.Sprintf("%s %s", v.Name, duration(v.Max())))
-	}
-	if len(slow) > 0 {
-		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(slow, ", "))
+	if len(slowest) > 0 {
+		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(each(slowest[:min(5, len(slowest))], func(v outcome.ValidatorStats) string {
+			return v.Name + " " + duration(v.Max())
+		}), ", "))
 	}
 	if st.Reused > 0 {
-		var by []string
-		for _, v := range st.Validators {
-			if v.Reused > 0 {
-				by = append(by, fmt.Sprintf("%s %d× (%s)", v.Name, v.Reused, duration(v.Saved)))
+		by := each(st.Validators, func(v outcome.ValidatorStats) string {
+			if v.Reused == 0 {
+				return ""
 			}
-		}
+			return fmt.Sprintf("%s %d× (%s)", v.Name, v.Reused, duration(v.Saved))
+		})
 		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", duration(st.Saved), cli.Plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
 	}
 }
@@ -188,13 +188,95 @@ func judgeStats(w io.Writer, st outcome.Stats) {
 	if st.Asked+st.Cached == 0 {
 		return
 	}
-	var by []string
+	by := each(st.Validators, func(v outcome.ValidatorStats) string {
+		if v.Asked+v.Cached == 0 {
+			return ""
+		}
+		return v.Name + ": " + spent(v.Spend)
+	})
+	fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
+}
+
+// observeStats is the observe-mode part of gate stats: the would-block rates.
+func observeStats(w io.Writer, st outcome.Stats) {
+	prompts := [][]string{{"prompt", "observed", "would block", "would-block rate"}}
+	for _, p := range st.Prompts {
+		prompts = appendObserved(prompts, p.Prompt, p.Observed, p.WouldBlock)
+	}
+	if len(prompts) == 1 {
+		return
+	}
+	fmt.Fprintf(w, "\nobserve mode: %s would have been blocked and %d halted; observe mode let every one through\n", cli.Plural(st.WouldBlock, "stop", "stops"), st.WouldHalt)
+	table(w, prompts)
+	fmt.Fprintln(w)
+	validators := [][]string{{"validator", "observed", "would block", "would-block rate"}}
 	for _, v := range st.Validators {
-		if v.Asked+v.Cached > 0 {
-			by = append(by, v.Name+": "+spent(v.Spend))
+		validators = appendObserved(validators, v.Name, v.Observed, v.WouldBlock)
+	}
+	table(w, validators)
+}
+
+// appendObserved adds a row of observe mode's counts, for a name observed at all.
+func appendObserved(rows [][]string, name string, observed, wouldBlock int) [][]string {
+	if observed == 0 {
+		return rows
+	}
+	return append(rows, []string{name, strconv.Itoa(observed), strconv.Itoa(wouldBlock), rate(wouldBlock, observed)})
+}
+
+func rate(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d%%", (n*100+of/2)/of)
+}
+
+func table(w io.Writer, rows [][]string) {
+	for _, r := range aligned(rows) {
+		fmt.Fprintln(w, strings.Join(r, "  "))
+	}
+}
+
+// aligned pads rows into columns: the first left-aligned, the rest right.
+func aligned(rows [][]string) [][]string {
+	widths := map[int]int{}
+	for _, r := range rows {
+		for i, cell := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
+	out := make([][]string, len(rows))
+	for j, r := range rows {
+		for i, cell := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			out[j] = append(out[j], pad+cell)
+			if i == 0 {
+				out[j][0] = cell + pad
+			}
+		}
+	}
+	return out
+}
+
+// statsJSON is `gate stats --json`: validators slowest first, durations in milliseconds.
+func statsJSON(st outcome.Stats) any {
+	return struct {
+		Decisions  int                      `json:"decisions"`
+		Passes     int                      `json:"passes"`
+		Blocks     int                      `json:"blocks"`
+		Halts      int                      `json:"halts"`
+		WouldBlock int                      `json:"would_block"`
+		WouldHalt  int                      `json:"would_halt"`
+		From       time.Time                `json:"from,omitzero"`
+		To         time.Time                `json:"to,omitzero"`
+		Prompts    []outcome.PromptStats    `json:"prompts"`
+		Validators []outcome.ValidatorStats `json:"validators"`
+		Sessions   []outcome.SessionStats   `json:"sessions"`
+		Reused     int                      `json:"reused"`
+		SavedMS    float64                  `json:"saved_ms"`
+		Judges     outcome.Spend            `json:"judges"`
+	}{st.Decisions, st.Passes, st.Blocks, st.Halts, st.WouldBlock, st.WouldHalt, st.From, st.To,
+		st.Prompts, st.Slowest(), st.Sessions, st.Reused, outcome.Millis(st.Saved), st.Spend}
 }
 
 // decisions are the log's records since --since, and what to say when there are none.
@@ -206,7 +288,7 @@ type decisions struct {
 
 // readDecisions parses the flags of log, stats or report and reads the outcome log.
 func readDecisions(env *cli.Env, fl *flag.FlagSet, args []string) (*decisions, error) {
-	sinceFlag := sinceFlag(fl)
+	sinceFlag := fl.String("since", "", "only decisions since `D`: a duration (90m, 24h, 7d) or a date (2006-01-02, RFC 3339)")
 	ws, _, err := parseVerb(env, fl, args, 0)
 	if err != nil {
 		return nil, err
@@ -238,13 +320,9 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
-		if k, err := strconv.Atoi(s[:n-1]); err == nil && k >= 0 {
-			days := k
-			if s[n-1] == 'w' {
-				days *= 7
-			}
-			return now.AddDate(0, 0, -days), nil
+	for unit, days := range map[string]int{"d": 1, "w": 7} {
+		if n, err := strconv.Atoi(strings.TrimSuffix(s, unit)); err == nil && n >= 0 && strings.HasSuffix(s, unit) {
+			return now.AddDate(0, 0, -n*days), nil
 		}
 	}
 	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
@@ -255,98 +333,10 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--since %q is neither a duration (90m, 24h, 7d) nor a date (2006-01-02)", s)
 }
 
-func table(w io.Writer, rows [][]string) {
-	for _, r := range aligned(rows) {
-		fmt.Fprintln(w, strings.Join(r, "  "))
-	}
-}
-
-// aligned pads rows into columns: the first left-aligned, the rest right.
-func aligned(rows [][]string) [][]string {
-	var widths []int
-	for _, r := range rows {
-		for i, cell := range r {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	out := make([][]string, len(rows))
-	for j, r := range rows {
-		for i, cell := range r {
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			if i == 0 {
-				out[j] = append(out[j], cell+pad)
-			} else {
-				out[j] = append(out[j], pad+cell)
-			}
-		}
-	}
-	return out
-}
-
-// observeStats is the observe-mode part of gate stats: the would-block rates.
-func observeStats(w io.Writer, st outcome.Stats) {
-	observed := 0
-	for _, p := range st.Prompts {
-		observed += p.Observed
-	}
-	if observed == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nobserve mode: %s would have been blocked and %d halted; observe mode let every one through\n", cli.Plural(st.WouldBlock, "stop", "stops"), st.WouldHalt)
-	rows := [][]string{{"prompt", "observed", "would block", "would-block rate"}}
-	for _, p := range st.Prompts {
-		if p.Observed > 0 {
-			rows = append(rows, []string{p.Prompt, strconv.Itoa(p.Observed), strconv.Itoa(p.WouldBlock), rate(p.WouldBlock, p.Observed)})
-		}
-	}
-	table(w, rows)
-	fmt.Fprintln(w)
-	rows = [][]string{{"validator", "observed", "would block", "would-block rate"}}
-	for _, v := range st.Validators {
-		if v.Observed > 0 {
-			rows = append(rows, []string{v.Name, strconv.Itoa(v.Observed), strconv.Itoa(v.WouldBlock), rate(v.WouldBlock, v.Observed)})
-		}
-	}
-	table(w, rows)
-}
-
-func rate(n, of int) string {
-	if of == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%d%%", (n*100+of/2)/of)
-}
-
-// statsJSON is `gate stats --json`: validators slowest first, durations in milliseconds.
-func statsJSON(st outcome.Stats) any {
-	return struct {
-		Decisions  int                      `json:"decisions"`
-		Passes     int                      `json:"passes"`
-		Blocks     int                      `json:"blocks"`
-		Halts      int                      `json:"halts"`
-		WouldBlock int                      `json:"would_block"`
-		WouldHalt  int                      `json:"would_halt"`
-		From       time.Time                `json:"from,omitzero"`
-		To         time.Time                `json:"to,omitzero"`
-		Prompts    []outcome.PromptStats    `json:"prompts"`
-		Validators []outcome.ValidatorStats `json:"validators"`
-		Sessions   []outcome.SessionStats   `json:"sessions"`
-		Reused     int                      `json:"reused"`
-		SavedMS    float64                  `json:"saved_ms"`
-		Judges     outcome.Spend            `json:"judges"`
-	}{st.Decisions, st.Passes, st.Blocks, st.Halts, st.WouldBlock, st.WouldHalt, st.From, st.To,
-		st.Prompts, st.Slowest(), st.Sessions, st.Reused, outcome.Millis(st.Saved), st.Spend}
-}
-
-const defaultReport = "stopgate-report.html"
-
 // runReport is `gate report`: the outcome log as one HTML page, rendered, then written at once.
 func runReport(env *cli.Env, args []string) error {
 	fl := flags("report")
-	out := fl.String("out", defaultReport, "the HTML `FILE` to write")
+	out := fl.String("out", "stopgate-report.html", "the HTML `FILE` to write")
 	d, err := readDecisions(env, fl, args)
 	if err != nil {
 		return err
@@ -422,6 +412,19 @@ func runStatus(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	st, err := readStatus(ws)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env, st)
+	}
+	printStatus(env, ws, st)
+	return nil
+}
+
+// readStatus reads the queue: each scope's entries, and the files set aside.
+func readStatus(ws workspace) (statusJSON, error) {
 	dir := ws.stateDir()
 	maxBlocks := config.DefaultMaxBlocks
 	if cfg, _, _ := config.Inspect(ws.file, ws.root, config.FileOnly); cfg != nil {
@@ -431,12 +434,12 @@ func runStatus(env *cli.Env, args []string) error {
 	q := queue.Open(dir)
 	scopes, bad, err := q.List()
 	if _, held := errors.AsType[*queue.HeldError](err); held {
-		return cli.WithHint(err,
+		return st, cli.WithHint(err,
 			"every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
 			"end the process holding it; stopgate's own hooks hold it for milliseconds only")
 	}
 	if err != nil {
-		return err
+		return st, err
 	}
 	now := time.Now()
 	for _, p := range scopes {
@@ -450,9 +453,6 @@ func runStatus(env *cli.Env, args []string) error {
 		st.Scopes = append(st.Scopes, s)
 	}
 	aside, err := q.SetAside()
-	if err != nil {
-		return err
-	}
 	notes := map[string]string{}
 	for _, b := range bad {
 		notes[b.Path] = b.Error.Error()
@@ -460,11 +460,7 @@ func runStatus(env *cli.Env, args []string) error {
 	for _, a := range aside {
 		st.SetAside = append(st.SetAside, setAsideRef{Path: ws.rel(a), Note: notes[a]})
 	}
-	if *asJSON {
-		return printJSON(env, st)
-	}
-	printStatus(env, ws, st)
-	return nil
+	return st, err
 }
 
 func printStatus(env *cli.Env, ws workspace, st statusJSON) {
@@ -476,17 +472,16 @@ func printStatus(env *cli.Env, ws workspace, st statusJSON) {
 	}
 	for _, s := range st.Scopes {
 		who := "main thread"
-		if s.Agent != "" {
+		if s.Agent != "" && s.AgentType != "" {
+			who = "agent " + s.Agent + " (" + s.AgentType + ")"
+		} else if s.Agent != "" {
 			who = "agent " + s.Agent
-			if s.AgentType != "" {
-				who += " (" + s.AgentType + ")"
-			}
 		}
-		line := fmt.Sprintf("\nsession %s, %s: %d pending", s.Session, who, len(s.Entries))
+		fmt.Fprintf(w, "\nsession %s, %s: %d pending", s.Session, who, len(s.Entries))
 		if s.Blocks > 0 {
-			line += fmt.Sprintf("; %s in a row (the session halts after %d)", cli.Plural(s.Blocks, "blocked stop", "blocked stops"), s.MaxBlocks)
+			fmt.Fprintf(w, "; %s in a row (the session halts after %d)", cli.Plural(s.Blocks, "blocked stop", "blocked stops"), s.MaxBlocks)
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, e := range s.Entries {
 			arms := ""
@@ -542,8 +537,7 @@ func runClear(env *cli.Env, args []string) error {
 	if len(rest) != 1 || rest[0] == "" {
 		return usageError("clear", errors.New("name one session (gate status lists those with prompts armed)"))
 	}
-	session := rest[0]
-	dir := ws.stateDir()
+	session, dir := rest[0], ws.stateDir()
 	q := queue.Open(dir)
 	all, _, err := q.List()
 	if err != nil {
@@ -556,10 +550,7 @@ func runClear(env *cli.Env, args []string) error {
 	}
 	now := time.Now().UTC()
 	for _, p := range mine {
-		var prompts []string
-		for _, e := range p.Entries {
-			prompts = append(prompts, e.Prompt)
-		}
+		prompts := each(p.Entries, func(e queue.Entry) string { return e.Prompt })
 		// Recorded first: prompts dropped unrecorded would read as never armed.
 		rec := outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts,
 			Checks: []outcome.Check{}, Decision: outcome.Cleared}
@@ -601,7 +592,6 @@ func runVerdict(env *cli.Env, args []string) error {
 			cli.Plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
 		return cli.Exit(1)
 	}
-	session := rest[0]
 	scopes, _, err := queue.Open(dir).List()
 	if err != nil {
 		return fmt.Errorf("reading what is armed: %w", err)
@@ -609,12 +599,12 @@ func runVerdict(env *cli.Env, args []string) error {
 	var armed []string
 	for _, p := range scopes {
 		for _, e := range p.Entries {
-			if p.Scope.Session == session && !slices.Contains(armed, e.Prompt) {
+			if p.Scope.Session == rest[0] && !slices.Contains(armed, e.Prompt) {
 				armed = append(armed, e.Prompt)
 			}
 		}
 	}
-	line, passed := verdictOf(records, session, armed)
+	line, passed := verdictOf(records, rest[0], armed)
 	fmt.Fprintln(env.Stdout, line)
 	if !passed {
 		return cli.Exit(1)
@@ -640,28 +630,18 @@ func verdictOf(records []outcome.Record, session string, armed []string) (line s
 	case last.Decision == outcome.Cleared:
 		return fmt.Sprintf("cleared: a person dropped the armed prompts of session %s (%s) unjudged", session, strings.Join(last.Prompts, ", ")), false
 	case last.Decision != outcome.Pass:
+		failed := each(last.Checks, func(c outcome.Check) string {
+			if c.Passed {
+				return ""
+			}
+			return c.Name + resultOf(c)
+		})
 		return fmt.Sprintf("%s: the last stop of session %s (%s) was %s: failed %s", last.Decision, session,
 			last.Time.Local().Format("2006-01-02 15:04:05"), map[string]string{outcome.Block: "blocked", outcome.Halt: "halted",
-				outcome.WouldBlock: "let through by observe mode, but would have been blocked", outcome.WouldHalt: "let through by observe mode, but would have been halted"}[last.Decision], failed(last)), false
+				outcome.WouldBlock: "let through by observe mode, but would have been blocked", outcome.WouldHalt: "let through by observe mode, but would have been halted"}[last.Decision],
+			cmp.Or(strings.Join(failed, ", "), "no validator (it could not judge)")), false
 	case len(armed) > 0:
 		return fmt.Sprintf("still armed: session %s has %s armed since its last stop passed", session, strings.Join(armed, ", ")), false
 	}
 	return fmt.Sprintf("pass: the last stop of session %s passed (%s), nothing armed", session, strings.Join(last.Prompts, ", ")), true
-}
-
-func failed(r *outcome.Record) string {
-	var out []string
-	for _, c := range r.Checks {
-		switch {
-		case c.Passed:
-		case c.Result == "failed":
-			out = append(out, c.Name)
-		default:
-			out = append(out, c.Name+" ("+c.Result+")")
-		}
-	}
-	if len(out) == 0 {
-		return "no validator (it could not judge)"
-	}
-	return strings.Join(out, ", ")
 }
