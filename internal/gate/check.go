@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -200,8 +201,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 			}
 			registered[i] = true
 			loc := fmt.Sprintf("%s:%d", src.Name, fd.Line)
-			out = append(out, registeredHook(env, cfg, fd, loc, base, vars, initCmd, client.Claude.Name)...)
-			out = append(out, onFailureFinding(fd, loc, initCmd)...)
+			out = slices.Concat(out, registeredHook(env, cfg, fd, loc, base, vars, initCmd, client.Claude.Name), onFailureFinding(fd, loc, initCmd))
 		}
 	}
 	primary := candidates[0].Name
@@ -222,9 +222,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string,
 }
 
 func registeredHook(env *cli.Env, cfg *config.Config, fd settings.Found, loc, base string, vars map[string]string, initCmd, client string) []finding {
-	out := programFinding(env, fd.Command, loc, base, vars)
-	out = append(out, earlierLauncher(fd.Command, loc, initCmd)...)
-	return append(out, timeoutFinding(cfg, fd, loc, client)...)
+	return slices.Concat(programFinding(env, fd.Command, loc, base, vars), earlierLauncher(fd.Command, loc, initCmd), timeoutFinding(cfg, fd, loc, client))
 }
 
 // unregistered is hook h missing from loc: a warning for testhook's (--no-testhook).
@@ -382,7 +380,6 @@ func dedupe(fs []finding) []finding {
 }
 
 // clientFindings checks another client's registration, env and wall.
-// clientFindings checks another client's registration, env and wall.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client) []finding {
 	if c.HookFile == "" {
 		return nil // no registration of its own: its notes say which it runs
@@ -417,9 +414,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 		fd.Timeout /= c.Unit // in seconds
 		out = append(out, registeredHook(env, cfg, fd, c.HookFile, ws.root, vars, initCmd, c.Name)...)
 	}
-	out = append(out, clientEnvFindings(ws, env.Getenv("HOME"), c)...)
-	out = append(out, clientWallFindings(env, ws, c)...)
-	return dedupe(out)
+	return dedupe(slices.Concat(out, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c)))
 }
 
 // hooksEnv are the clients that hand the hooks an env, and whether the top-level env counts too.
@@ -561,8 +556,7 @@ func telemetryCheck(env *cli.Env, ws workspace, cfg *config.Config) (string, []f
 		return line, nil
 	}
 	if _, err := telemetry.ExporterPath(); err != nil {
-		return line, warn(ws.rel(ws.file), "telemetry is on, but "+err.Error(),
-			"stops are judged and logged as ever; nothing is exported until it is installed")
+		return line, warn(ws.rel(ws.file), "telemetry is on, but "+err.Error(), "stops are judged and logged as ever; nothing is exported until it is installed")
 	}
 	return line, nil
 }
@@ -658,8 +652,7 @@ func stopgateProject(env *cli.Env, root, file string, claude *claudeSettings) bo
 			return true
 		}
 		found, lerr := src.doc.Lookup(expected())
-		if lerr != nil && bytes.Contains(src.data, []byte(hook.Gate)) ||
-			slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
+		if lerr != nil && bytes.Contains(src.data, []byte(hook.Gate)) || slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
 			return true
 		}
 	}
@@ -687,23 +680,20 @@ type claudeSettings struct {
 	shared guard.SettingsFile
 	at     int
 	read   []guard.SettingsFile
-	list   []settingsText // nil until texts
+	texts  func() []settingsText
 }
 
 // settingsFiles returns the project's and the user's Claude Code settings.
 func settingsFiles(env *cli.Env, root string) *claudeSettings {
 	read := guard.ClaudeSettings(root, env.Getenv("HOME"))
 	at := slices.IndexFunc(read, func(s guard.SettingsFile) bool { return s.Name == settingsFile })
-	return &claudeSettings{shared: read[at], at: at, read: read}
+	return &claudeSettings{shared: read[at], at: at, read: read, texts: sync.OnceValue(func() []settingsText { return readSettings(read) })}
 }
 
 // others are the settings beside the shared ones: the user's, the local.
 func (f *claudeSettings) others() []guard.SettingsFile {
 	return slices.Delete(slices.Clone(f.read), f.at, f.at+1)
 }
-
-// over are the settings whose keys win over the shared ones: the local.
-func (f *claudeSettings) over() []guard.SettingsFile { return f.read[f.at+1:] }
 
 func (f *claudeSettings) paths() []string {
 	return each(f.read, func(s guard.SettingsFile) string { return s.Path })
@@ -732,14 +722,6 @@ func readSettings(files []guard.SettingsFile) []settingsText {
 		}
 	}
 	return out
-}
-
-// texts are the settings as read, in the order the client reads them.
-func (t *claudeSettings) texts() []settingsText {
-	if t.list == nil {
-		t.list = readSettings(t.read)
-	}
-	return t.list
 }
 
 // sharedFirst are the texts, the shared ones first.
@@ -864,7 +846,7 @@ func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 	for _, a := range w.st.Against() {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.Name, a)
 	}
-	for _, f := range files.over() {
+	for _, f := range files.read[files.at+1:] { // the local ones, whose keys win
 		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			continue

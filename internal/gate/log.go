@@ -178,8 +178,7 @@ func sessionStats(w io.Writer, st outcome.Stats) {
 // judgeStats is gate stats' line on what the judges cost.
 func judgeStats(w io.Writer, st outcome.Stats) {
 	spent := func(s outcome.Spend) string {
-		out := fmt.Sprintf("%s (%d answered from the cache), %d input + %d output tokens",
-			cli.Plural(s.Asked, "request", "requests"), s.Cached, s.InputTokens, s.OutputTokens)
+		out := fmt.Sprintf("%s (%d answered from the cache), %d input + %d output tokens", cli.Plural(s.Asked, "request", "requests"), s.Cached, s.InputTokens, s.OutputTokens)
 		if s.CostUSD > 0 {
 			out += fmt.Sprintf(", $%.4f", s.CostUSD)
 		}
@@ -275,8 +274,7 @@ func statsJSON(st outcome.Stats) any {
 		Reused     int                      `json:"reused"`
 		SavedMS    float64                  `json:"saved_ms"`
 		Judges     outcome.Spend            `json:"judges"`
-	}{st.Decisions, st.Passes, st.Blocks, st.Halts, st.WouldBlock, st.WouldHalt, st.From, st.To,
-		st.Prompts, st.Slowest(), st.Sessions, st.Reused, outcome.Millis(st.Saved), st.Spend}
+	}{st.Decisions, st.Passes, st.Blocks, st.Halts, st.WouldBlock, st.WouldHalt, st.From, st.To, st.Prompts, st.Slowest(), st.Sessions, st.Reused, outcome.Millis(st.Saved), st.Spend}
 }
 
 // decisions are the log's records since --since, and what to say when there are none.
@@ -434,8 +432,7 @@ func readStatus(ws workspace) (statusJSON, error) {
 	q := queue.Open(dir)
 	scopes, bad, err := q.List()
 	if _, held := errors.AsType[*queue.HeldError](err); held {
-		return st, cli.WithHint(err,
-			"every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
+		return st, cli.WithHint(err, "every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
 			"end the process holding it; stopgate's own hooks hold it for milliseconds only")
 	}
 	if err != nil {
@@ -545,15 +542,13 @@ func runClear(env *cli.Env, args []string) error {
 	}
 	mine := slices.DeleteFunc(all, func(p queue.Pending) bool { return p.Scope.Session != session })
 	if len(mine) == 0 {
-		return cli.WithHint(fmt.Errorf("session %q has nothing armed in %s; nothing changed", session, ws.rel(dir)),
-			"gate status lists the sessions that do")
+		return cli.WithHint(fmt.Errorf("session %q has nothing armed in %s; nothing changed", session, ws.rel(dir)), "gate status lists the sessions that do")
 	}
 	now := time.Now().UTC()
 	for _, p := range mine {
 		prompts := each(p.Entries, func(e queue.Entry) string { return e.Prompt })
 		// Recorded first: prompts dropped unrecorded would read as never armed.
-		rec := outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts,
-			Checks: []outcome.Check{}, Decision: outcome.Cleared}
+		rec := outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts, Checks: []outcome.Check{}, Decision: outcome.Cleared}
 		if err := outcome.Append(dir, rec); err != nil {
 			return err
 		}
@@ -588,8 +583,7 @@ func runVerdict(env *cli.Env, args []string) error {
 	}
 	if skipped > 0 {
 		// A torn line may be the session's last stop.
-		fmt.Fprintf(env.Stdout, "unknown: %s of %s/%s did not parse, and the last stop may be among them\n",
-			cli.Plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
+		fmt.Fprintf(env.Stdout, "unknown: %s of %s/%s did not parse, and the last stop may be among them\n", cli.Plural(skipped, "line", "lines"), ws.rel(dir), outcome.FileName)
 		return cli.Exit(1)
 	}
 	scopes, _, err := queue.Open(dir).List()
