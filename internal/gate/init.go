@@ -92,7 +92,7 @@ func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, n
 	if noWall {
 		withWall = nil
 	}
-	if err := register(env, files.shared, elsewhere(env, files, want), nil, settings.Merge, "s", withWall); err != nil {
+	if err := register(env, client.Claude, files.shared, elsewhere(env, files, want), nil, withWall); err != nil {
 		return err
 	}
 	if err := writeStarter(env, root); err != nil {
@@ -169,10 +169,9 @@ func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []sett
 	return keep
 }
 
-// register merges want into the hook file f (initial if absent), then also unless nil,
-// writes it once if changed, and says what it added (timeouts in unit).
-func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial []byte,
-	merge func([]byte, []settings.Hook) ([]byte, []settings.Hook, error), unit string,
+// register merges want into c's hook file f (initial if absent), then also unless nil,
+// writes it once if changed, and says what it added.
+func register(env *cli.Env, c *client.Client, f guard.SettingsFile, want []settings.Hook, initial []byte,
 	also func([]byte) ([]byte, bool, error)) error {
 	data, err := os.ReadFile(f.Path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -180,7 +179,7 @@ func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial 
 	} else if err != nil {
 		return err
 	}
-	out, added, err := merge(data, want)
+	out, added, err := c.Merge(data, want)
 	if err != nil {
 		return settingsError(f.Name, err)
 	}
@@ -203,7 +202,7 @@ func register(env *cli.Env, f guard.SettingsFile, want []settings.Hook, initial 
 	}
 	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.Name, cli.Plural(len(added), "hook", "hooks"))
 	for _, h := range added {
-		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, unit)
+		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, map[int]string{1: "s", 1000: "ms"}[c.Unit])
 	}
 	return nil
 }
@@ -214,24 +213,22 @@ func settingsError(name string, err error) error {
 
 // writeStarter writes the starter mappings.toml unless one exists.
 func writeStarter(env *cli.Env, root string) error {
-	path := filepath.Join(root, project.ConfigName)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		fmt.Fprintf(env.Stdout, "%s: exists, left as it is\n", project.ConfigName)
-		return nil
-	}
-	if err != nil {
+	return writeOnce(env, filepath.Join(root, project.ConfigName), project.ConfigName, []byte(config.Starter),
+		"wrote a starter; add a [[mapping]] for each prompt to check", "exists, left as it is")
+}
+
+// writeOnce writes data to path, named name, unless something is there, and says which.
+func writeOnce(env *cli.Env, path, name string, data []byte, wrote, kept string) error {
+	said := kept
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := settings.WriteFile(path, data); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		said = wrote
+	} else if err != nil {
 		return err
 	}
-	_, err = f.WriteString(config.Starter)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("writing %s: %w", project.ConfigName, err)
-	}
-	fmt.Fprintf(env.Stdout, "%s: wrote a starter; add a [[mapping]] for each prompt to check\n", project.ConfigName)
+	fmt.Fprintf(env.Stdout, "%s: %s\n", name, said)
 	return nil
 }
 
@@ -280,20 +277,12 @@ func absFrom(dir, path string) string {
 // initPlugin writes a Claude Code plugin in dir: its manifest (once) and hooks/hooks.json.
 func initPlugin(env *cli.Env, dir string) error {
 	manifest := filepath.Join(dir, pluginManifestFile)
-	if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
-		if err := settings.WriteFile(manifest, pluginManifest()); err != nil {
-			return fmt.Errorf("writing the plugin manifest: %w", err)
-		}
-		fmt.Fprintf(env.Stdout, "%s: wrote the plugin manifest\n", shown(env.Dir, manifest))
-	} else if err != nil {
+	if err := writeOnce(env, manifest, shown(env.Dir, manifest), pluginManifest(), "wrote the plugin manifest", "exists, left as it is"); err != nil {
 		return err
-	} else {
-		fmt.Fprintf(env.Stdout, "%s: exists, left as it is\n", shown(env.Dir, manifest))
 	}
-
 	hooksFile := filepath.Join(dir, pluginHooks)
 	want := pluginWanted(dir)
-	if err := register(env, guard.SettingsFile{Path: hooksFile, Name: shown(env.Dir, hooksFile)}, want, pluginHooksNew, settings.Merge, "s", nil); err != nil {
+	if err := register(env, client.Claude, guard.SettingsFile{Path: hooksFile, Name: shown(env.Dir, hooksFile)}, want, pluginHooksNew, nil); err != nil {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
@@ -368,36 +357,41 @@ func ownFile(name string) (*client.Client, error) {
 
 // clientWanted returns c's hooks to register, launchers of the programs where in put them.
 func clientWanted(c *client.Client, root string, in install, testhook bool) []settings.Hook {
-	prefix := in.prefix(c.ProjectVar, root)
-	var out []settings.Hook
-	for _, h := range c.Hooks {
-		if h.Program == hook.Testhook && !testhook {
-			continue
-		}
-		cmd := launch(c, h.Event, []string{prefix + "/" + h.Program}, clientArgs(c, h), in, root, in.shown(root, h.Program))
-		out = append(out, settings.Hook{Event: h.Event, Matcher: h.Matcher, Command: cmd, Timeout: h.Timeout * c.Unit})
-	}
-	return out
+	return hooksOf(c, c.Hooks, in.prefix(c.ProjectVar, root), in, root, testhook)
 }
 
+// clientArgs are the arguments c's hook h gives its program.
 func clientArgs(c *client.Client, h client.Hook) string {
-	args := strings.TrimSpace(timeoutFlag(h) + " --client " + c.Name)
+	args := ""
+	if h.Program == hook.Gate {
+		args = " --timeout " + strconv.Itoa(h.Timeout) // to answer before the client kills it
+	}
+	if c != client.Claude {
+		args += " --client " + c.Name
+	}
 	if c.EventFlag {
 		args += " --event " + h.Event
 	}
-	return args
+	return strings.TrimSpace(args)
 }
 
 // owned returns every hook entry gate init writes or wrote (older plain paths) for in.
 func owned(c *client.Client, root string, in install) []settings.Hook {
-	prefix := in.prefix(c.ProjectVar, root)
-	out := clientWanted(c, root, in, true)
-	for i, h := range c.Hooks {
-		old := out[i]
-		old.Command = prefix + "/" + h.Program + " " + clientArgs(c, h)
-		out = append(out, old)
+	return withPlain(clientWanted(c, root, in, true), in.prefix(c.ProjectVar, root), true)
+}
+
+// withPlain adds to hooks the plain commands older gate inits wrote: bin/PROGRAM, and its
+// arguments when args.
+func withPlain(hooks []settings.Hook, bin string, args bool) []settings.Hook {
+	for _, h := range hooks[:len(hooks):len(hooks)] {
+		plain := bin + "/" + settings.Program(h.Command)
+		if args {
+			plain += " " + settings.Args(h.Command)
+		}
+		h.Command = plain
+		hooks = append(hooks, h)
 	}
-	return out
+	return hooks
 }
 
 // initClient is `gate init --client NAME`.
@@ -414,8 +408,7 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 		err = writePlugin(env, c, root, bin, in)
 	} else {
 		want = clientWanted(c, root, in, testhook)
-		unit := map[int]string{1: "s", 1000: "ms"}[c.Unit]
-		err = register(env, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), c.Merge, unit, nil)
+		err = register(env, c, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), nil)
 	}
 	if err != nil {
 		return err
@@ -439,17 +432,22 @@ var registrations = client.Claude.Hooks
 
 // wanted returns Claude Code's hooks to register, launchers of the programs under bin.
 func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
+	return hooksOf(client.Claude, registrations, bin, in, root, testhook)
+}
+
+// hooksOf returns c's hooks of regs to register, launchers of the programs under bin.
+func hooksOf(c *client.Client, regs []client.Hook, bin string, in install, root string, testhook bool) []settings.Hook {
 	var out []settings.Hook
-	for _, r := range registrations {
-		if !slices.Contains(hook.Handles[r.Program], r.Event) || r.Program == hook.Testhook && !testhook {
+	for _, r := range regs {
+		if !slices.Contains(hook.Handles[r.Program], c.Event(r.Event)) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(client.Claude, r.Event, candidates(bin, r.Program), strings.TrimSpace(timeoutFlag(r)), in, root, in.shown(root, r.Program))
-		h := settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout}
-		if r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
+		cmd := launch(c, r.Event, candidates(bin, r.Program), clientArgs(c, r), in, root, in.shown(root, r.Program))
+		h := settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout * c.Unit}
+		if c == client.Claude && r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
 			h.StatusMessage = "stopgate: checking the prompt's acceptance criteria…"
 		}
-		if r.Program == hook.Detect && guards(r.Event) {
+		if c == client.Claude && r.Program == hook.Detect && guards(r.Event) {
 			h.OnFailure = "block" // a guard that cannot start or times out refuses the call
 		}
 		out = append(out, h)
@@ -459,14 +457,6 @@ func wanted(bin string, in install, root string, testhook bool) []settings.Hook 
 
 func guards(event string) bool {
 	return event == hook.PreToolUse || event == hook.PreSkillShellCommand
-}
-
-// timeoutFlag tells the gate its hook timeout, to answer before the client kills it.
-func timeoutFlag(r client.Hook) string {
-	if r.Program != hook.Gate {
-		return ""
-	}
-	return " --timeout " + strconv.Itoa(r.Timeout)
 }
 
 // expected is every hook gate init registers, to look up (settings.Lookup).
@@ -644,21 +634,14 @@ func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) e
 	path := filepath.Join(root, filepath.FromSlash(c.HookFile))
 	want := pluginText(c, bin, in)
 	data, err := os.ReadFile(path)
-	switch {
-	case err == nil && string(data) == want:
-		fmt.Fprintf(env.Stdout, "%s: the stopgate plugin is already there\n", c.HookFile)
-		return nil
-	case err == nil:
+	if err == nil && string(data) != want {
 		return cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", c.HookFile),
 			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again")
-	case !errors.Is(err, fs.ErrNotExist):
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := settings.WriteFile(path, []byte(want)); err != nil {
-		return fmt.Errorf("writing %s: %w", c.HookFile, err)
-	}
-	fmt.Fprintf(env.Stdout, "%s: wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)\n", c.HookFile)
-	return nil
+	return writeOnce(env, path, c.HookFile, []byte(want),
+		"wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)", "the stopgate plugin is already there")
 }
 
 func pluginFindings(ws workspace, c *client.Client) []finding {
@@ -730,12 +713,7 @@ func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
 		bins = append(bins, filepath.Join(absFrom(env.Dir, plugin), "bin"))
 	}
 	for _, in := range routes(root, bin) {
-		hooks := wanted(in.dir, in, root, true)
-		for _, h := range hooks[:len(hooks):len(hooks)] {
-			h.Command = in.dir + "/" + settings.Program(h.Command)
-			hooks = append(hooks, h)
-		}
-		want = append(want, hooks...)
+		want = append(want, withPlain(wanted(in.dir, in, root, true), in.dir, false)...)
 		if in.path != "" {
 			bins = append(bins, in.path)
 		}
@@ -1008,10 +986,23 @@ func self() string {
 }
 
 // launch is the command line gate init registers: the launcher of candidates, answering
-// for a program that cannot run, or is missing (docs/install.md).
+// for a program that cannot run, or is missing (docs/install.md, docs/troubleshooting.md).
 func launch(c *client.Client, event string, candidates []string, args string, in install, root, shown string) string {
 	text := missingText(in, shown)
-	return settings.Launcher(candidates, args, missingAnswer(c, event, text), missing(c, event, in, root, text))
+	var answer, missing string
+	switch c.Event(event) {
+	case hook.Stop, hook.SubagentStop: // a stop halts if a mapped prompt is in play
+		answer = c.Answer(event, hook.Halt(text))
+		dir, _ := varBin(c.ProjectVar, root, ".")
+		missing = promptInPlay(dir + "/" + project.ConfigName)
+	case hook.PreToolUse, hook.PreSkillShellCommand: // the guard refuses protected names
+		answer = c.Answer(event, hook.Deny(c.Event(event), text))
+		missing = protectedGrep(root, in)
+	}
+	if missing != "" {
+		missing += " || exit 0; " + printAnswer(answer)
+	}
+	return settings.Launcher(candidates, args, answer, missing)
 }
 
 func missingText(in install, shown string) string {
@@ -1019,39 +1010,8 @@ func missingText(in install, shown string) string {
 		shown, in.command)
 }
 
-// missingAnswer is the launcher's halt at a stop, or deny at the guard, when the program cannot run.
-func missingAnswer(c *client.Client, event, text string) string {
-	switch c.Event(event) {
-	case hook.Stop, hook.SubagentStop:
-		return c.Answer(event, hook.Halt(text))
-	case hook.PreToolUse, hook.PreSkillShellCommand:
-		return c.Answer(event, hook.Deny(c.Event(event), text))
-	}
-	return ""
-}
-
 // platform stands for the machine's npm platform, put in from uname.
 const platform = "@PLATFORM@"
-
-// missing is the launcher's sh where the program is not installed: a stop halts if a
-// mapped prompt is in play; the guard refuses protected names (docs/troubleshooting.md).
-func missing(c *client.Client, event string, in install, root, text string) string {
-	switch c.Event(event) {
-	case hook.Stop, hook.SubagentStop:
-		dir, _ := varBin(c.ProjectVar, root, ".")
-		return promptInPlay(dir+"/"+project.ConfigName) + " || exit 0; " + printAnswer(c.Answer(event, hook.Halt(text)))
-	case hook.PreToolUse, hook.PreSkillShellCommand:
-		// One -e a name, not a line each: a newline in a hook's command makes
-		// Claude Code's debug log quote the line whole.
-		var grep strings.Builder
-		grep.WriteString("grep -qF")
-		for _, name := range protectedNames(root, in) {
-			grep.WriteString(" -e " + cli.ShellQuote(name))
-		}
-		return grep.String() + " || exit 0; " + printAnswer(c.Answer(event, hook.Deny(c.Event(event), text)))
-	}
-	return ""
-}
 
 // promptInPlay is sh that succeeds when the transcript mentions a mapped prompt, or
 // cannot be read (skill_listing lines, every skill's name, left out).
@@ -1068,18 +1028,23 @@ func printAnswer(answer string) string {
 	return `printf '%s%s%s\n' ` + cli.ShellQuote(before) + ` "$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')" ` + cli.ShellQuote(after)
 }
 
-// protectedNames are what the launcher's guard refuses in a tool call, from the project root.
-func protectedNames(root string, in install) []string {
-	out := []string{project.ConfigName, guard.NpmScope}
-	out = append(out, guard.ClientFiles()...)
+// protectedGrep is sh that succeeds when the hook input names what the launcher's guard
+// refuses, from the project root.
+func protectedGrep(root string, in install) string {
+	names := []string{project.ConfigName, guard.NpmScope}
+	names = append(names, guard.ClientFiles()...)
 	if line := ignoreLine(root); line != "" {
-		out = append(out, strings.Trim(line, "/"))
+		names = append(names, strings.Trim(line, "/"))
 	}
 	if rel, ok := project.Rel(root, in.path); ok && rel != "." && in.path != "" {
 		// Not testhook's: gate init --no-testhook registers nothing of it.
-		for _, p := range []string{hook.Detect, hook.Gate} {
-			out = append(out, filepath.ToSlash(filepath.Join(rel, p)))
-		}
+		names = append(names, filepath.ToSlash(filepath.Join(rel, hook.Detect)), filepath.ToSlash(filepath.Join(rel, hook.Gate)))
 	}
-	return out
+	// One -e a name, not a line each: a newline in a hook's command makes
+	// Claude Code's debug log quote the line whole.
+	grep := "grep -qF"
+	for _, name := range names {
+		grep += " -e " + cli.ShellQuote(name)
+	}
+	return grep
 }
