@@ -11,7 +11,9 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	gobuildinfo "debug/buildinfo"
+	_ "embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,14 +57,6 @@ type Options struct {
 // it: the build is of that commit alone, and Go records its version and
 // revision (it cannot in a git worktree).
 func Build(o Options) error {
-	var ps []platform
-	for _, s := range o.Platforms {
-		goos, arch, ok := strings.Cut(s, "/")
-		if !ok {
-			return fmt.Errorf("platform %q is not GOOS/GOARCH", s)
-		}
-		ps = append(ps, platform{goos, arch})
-	}
 	tmp, err := os.MkdirTemp("", "stopgate-dist-")
 	if err != nil {
 		return err
@@ -74,32 +68,30 @@ func Build(o Options) error {
 		return err
 	}
 	fmt.Fprintf(o.Log, "dist: commit %s\n", rev)
-
 	out := map[string][]byte{} // file name in o.Out: bytes
 	var version string
 	var mtime time.Time
-	for _, p := range ps {
-		bins, info, err := build(o, src, filepath.Join(tmp, "bin", p.os+"_"+p.arch), p)
+	var ps []platform
+	for _, s := range o.Platforms {
+		goos, arch, ok := strings.Cut(s, "/")
+		if !ok {
+			return fmt.Errorf("platform %q is not GOOS/GOARCH", s)
+		}
+		p := platform{goos, arch}
+		bins, info, err := build(o, src, filepath.Join(tmp, "bin", goos+"_"+arch), p)
 		if err != nil {
 			return err
 		}
 		if info.Revision != rev || info.Modified || info.Release() == "" {
 			return fmt.Errorf("the %s build does not record commit %s and its version (recorded: %q, %q)", p, rev, info.Version, info.Revision)
 		}
-		version, mtime = info.Release(), info.Time
-		base := fmt.Sprintf("stopgate_%s_%s_%s", version, p.os, p.arch)
-		if out[base+".tar.gz"], err = tarGz(base, bins, mtime); err != nil {
-			return err
-		}
+		version, mtime, ps = info.Release(), info.Time, append(ps, p)
+		out[fmt.Sprintf("stopgate_%s_%s_%s.tar.gz", version, goos, arch)] = tarGz(fmt.Sprintf("stopgate_%s_%s_%s", version, goos, arch), bins, mtime)
 		name, _, _ := p.npm()
-		if out["npm/"+npmTarball(name, version)], err = tarGz("package", platformPackage(p, version, bins), mtime); err != nil {
-			return err
-		}
+		out["npm/"+npmTarball(name, version)] = tarGz("package", platformPackage(p, version, bins), mtime)
 	}
 	if len(ps) > 0 {
-		if out["npm/"+npmTarball("stopgate", version)], err = tarGz("package", mainPackage(ps, version), mtime); err != nil {
-			return err
-		}
+		out["npm/"+npmTarball("stopgate", version)] = tarGz("package", mainPackage(ps, version), mtime)
 	}
 	out["SHA256SUMS"] = sums(out)
 	return write(o.Out, out, o.Log)
@@ -204,29 +196,79 @@ type file struct {
 
 // tarGz is a gzipped tar of files in dir whose bytes depend on its arguments
 // (members sorted, owner 0:0, one mtime, no gzip name or time).
-func tarGz(dir string, files []file, mtime time.Time) ([]byte, error) {
+func tarGz(dir string, files []file, mtime time.Time) []byte {
 	files = slices.Clone(files)
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level
 	tw := tar.NewWriter(zw)
 	for _, f := range files {
-		h := &tar.Header{Typeflag: tar.TypeReg, Name: dir + "/" + f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: mtime, Format: tar.FormatUSTAR}
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(f.data); err != nil {
-			return nil, err
-		}
+		// Writes to a bytes.Buffer cannot fail, nor a header of these fields.
+		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: dir + "/" + f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: mtime, Format: tar.FormatUSTAR})
+		tw.Write(f.data)
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
 }
+
+// npm is p's platform package (@stopgate/linux-x64) and npm's os and cpu.
+func (p platform) npm() (name, os, cpu string) {
+	cpu = p.arch
+	if cpu == "amd64" {
+		cpu = "x64"
+	}
+	return "@stopgate/" + p.os + "-" + cpu, p.os, cpu
+}
+
+// npmTarball is the file name npm pack gives a package.
+func npmTarball(name, version string) string {
+	return strings.NewReplacer("@", "", "/", "-").Replace(name) + "-" + version + ".tgz"
+}
+
+// platformPackage holds one platform's programs under bin/; npm installs
+// the one whose os and cpu match, with no script and no download.
+func platformPackage(p platform, version string, programs []file) []file {
+	name, os, cpu := p.npm()
+	files := []file{packageJSON(map[string]any{"name": name, "version": version, "repository": repository, "files": []string{"bin"},
+		"description": fmt.Sprintf("stopgate's native programs for %s %s; installed by the stopgate package", os, cpu),
+		"os":          []string{os}, "cpu": []string{cpu}})}
+	for _, f := range programs {
+		files = append(files, file{name: "bin/" + f.name, mode: 0o755, data: f.data})
+	}
+	return files
+}
+
+// mainPackage is the stopgate package: a node shim per program (npx gate;
+// hooks run the native programs) and the platform packages as optional
+// dependencies.
+func mainPackage(platforms []platform, version string) []file {
+	bin := map[string]string{}
+	optional := map[string]string{}
+	files := []file{{name: "bin/run.js", mode: 0o644, data: []byte(shim)}}
+	for _, name := range commands {
+		bin[name] = "bin/" + name + ".js"
+		files = append(files, file{name: "bin/" + name + ".js", mode: 0o755,
+			data: []byte("#!/usr/bin/env node\nrequire(\"./run.js\")(\"" + name + "\");\n")})
+	}
+	for _, p := range platforms {
+		name, _, _ := p.npm()
+		optional[name] = version
+	}
+	return append(files, packageJSON(map[string]any{"name": "stopgate", "version": version, "repository": repository, "files": []string{"bin"},
+		"description": "Makes an AI coding agent prove it followed a prompt before it may stop",
+		"bin":         bin, "optionalDependencies": optional}))
+}
+
+const repository = "github:stopgate/stopgate"
+
+func packageJSON(manifest map[string]any) file {
+	data, _ := json.MarshalIndent(manifest, "", "  ") // maps marshal sorted
+	return file{name: "package.json", mode: 0o644, data: append(data, '\n')}
+}
+
+// shim runs the platform package's program with the call's arguments,
+// stdio and exit status.
+//
+//go:embed shim.js
+var shim string

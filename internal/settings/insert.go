@@ -3,7 +3,6 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -25,35 +24,35 @@ func add(text []byte, root *node, path []string, key string, v any) []byte {
 	return appendItem(text, c, multi, spaced, key, v)
 }
 
-// nest is v inside new containers named by path, the innermost an object
-// of key: v, or with key "" an array of v.
+// nest is v inside new objects named by path, the innermost an object of
+// key: v, or with key "" an array of v.
 func nest(path []string, key string, v any) any {
-	var inner any = array{v}
+	var inner any = []any{v}
 	if key != "" {
-		inner = object{{key, v}}
+		inner = map[string]any{key: v}
 	}
 	for i := len(path) - 1; i >= 0; i-- {
-		inner = object{{path[i], inner}}
+		inner = map[string]any{path[i]: inner}
 	}
 	return inner
 }
 
-// groupOf is h as a matcher group, keys in the order Claude Code's /hooks writes.
-func groupOf(h Hook) object {
-	cmd := object{{"type", "command"}, {"command", h.Command}}
-	if h.Timeout > 0 {
-		cmd = append(cmd, field{"timeout", h.Timeout})
-	}
-	if h.StatusMessage != "" {
-		cmd = append(cmd, field{"statusMessage", h.StatusMessage})
-	}
-	if h.OnFailure != "" {
-		cmd = append(cmd, field{"onFailure", h.OnFailure})
-	}
-	if h.Matcher == "" {
-		return object{{"hooks", array{cmd}}}
-	}
-	return object{{"matcher", h.Matcher}, {"hooks", array{cmd}}}
+// group is a matcher group, keys in the order Claude Code's /hooks writes.
+type group struct {
+	Matcher string    `json:"matcher,omitempty"`
+	Hooks   []command `json:"hooks"`
+}
+
+type command struct {
+	Type          string `json:"type"`
+	Command       string `json:"command"`
+	Timeout       int    `json:"timeout,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	OnFailure     string `json:"onFailure,omitempty"`
+}
+
+func groupOf(h Hook) group {
+	return group{h.Matcher, []command{{"command", h.Command, h.Timeout, h.StatusMessage, h.OnFailure}}}
 }
 
 // layoutOf reads how a container is written, from its first item: one
@@ -74,31 +73,24 @@ func layoutOf(text []byte, c *node) (multi bool, indent string) {
 // item of c; an empty c takes its parent's layout (parentMulti).
 func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v any) []byte {
 	unit := indentUnit(text)
-	item := func(indent string, multi bool) string {
-		var b strings.Builder
-		if key != "" {
-			b.WriteString(Quote(key))
-			b.WriteString(colon(spaced || multi))
-		}
-		render(&b, v, multi, indent, unit, spaced || multi)
-		return b.String()
-	}
-
 	multi, indent := layoutOf(text, c)
 	if c.items() == 0 {
 		multi = multi || parentMulti
 		base := lineIndent(text, c.start)
-		inner := item(base+unit, multi)
+		inner := render(key, v, multi, spaced, base+unit, unit)
 		if multi {
 			inner = "\n" + base + unit + inner + "\n" + base
 		}
 		return slices.Concat(text[:c.start+1], []byte(inner), text[c.end-1:])
 	}
 	_, at := c.span(c.items() - 1) // the end of the last item
-	var ins strings.Builder
-	sep(&ins, 1, multi, indent, spaced) // as after any item but the first
-	ins.WriteString(item(indent, multi))
-	return slices.Concat(text[:at], []byte(ins.String()), text[at:])
+	ins := ","
+	if multi {
+		ins += "\n" + indent
+	} else if spaced {
+		ins += " "
+	}
+	return slices.Concat(text[:at], []byte(ins+render(key, v, multi, spaced, indent, unit)), text[at:])
 }
 
 // lineIndent returns the blanks that start the line holding offset off.
@@ -130,74 +122,48 @@ func spacedColons(text []byte, root *node) bool {
 	return strings.IndexByte(" \t\n", text[colon+1]) >= 0
 }
 
-// object and array are the values add writes, in order.
-type (
-	object []field
-	array  []any
-	field  struct {
-		key string
-		val any
+// render is key: v (or, with key "", v) in JSON: one item a line below
+// indent (multi), or on one line, spaced or not.
+func render(key string, v any, multi, spaced bool, indent, unit string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a command reads the same in the file as in a terminal
+	if multi {
+		enc.SetIndent(indent, unit)
 	}
-)
-
-func render(b *strings.Builder, v any, multi bool, indent, unit string, spaced bool) {
-	items, open, end := []field(nil), "{", "}"
-	switch v := v.(type) {
-	case object:
-		items = v
-	case array:
-		open, end = "[", "]"
-		for _, e := range v {
-			items = append(items, field{val: e})
-		}
-	case string:
-		b.WriteString(Quote(v))
-		return
-	default: // int, bool
-		fmt.Fprint(b, v)
-		return
+	enc.Encode(v)
+	out := strings.TrimSuffix(b.String(), "\n")
+	if !multi && spaced {
+		out = spaceOut(out)
 	}
-	b.WriteString(open)
-	for i, f := range items {
-		sep(b, i, multi, indent+unit, spaced)
-		if open == "{" {
-			b.WriteString(Quote(f.key) + colon(spaced))
-		}
-		render(b, f.val, multi, indent+unit, unit, spaced)
+	if key == "" {
+		return out
 	}
-	if multi && len(items) > 0 {
-		b.WriteString("\n" + indent)
+	if multi || spaced {
+		return Quote(key) + ": " + out
 	}
-	b.WriteString(end)
+	return Quote(key) + ":" + out
 }
 
-// sep writes what comes before item i: a comma after an earlier one, then
-// a new line and the indent, or a space when spaced.
-func sep(b *strings.Builder, i int, multi bool, indent string, spaced bool) {
-	if i > 0 {
-		b.WriteByte(',')
-		if !multi && spaced {
+// spaceOut puts a space after each comma and colon of compact JSON outside strings.
+func spaceOut(compact string) string {
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		b.WriteByte(c)
+		switch {
+		case in && c == '\\':
+			i++
+			b.WriteByte(compact[i])
+		case c == '"':
+			in = !in
+		case !in && (c == ',' || c == ':'):
 			b.WriteByte(' ')
 		}
 	}
-	if multi {
-		b.WriteString("\n" + indent)
-	}
+	return b.String()
 }
 
-func colon(spaced bool) string {
-	if spaced {
-		return ": "
-	}
-	return ":"
-}
-
-// Quote writes s as a JSON string without HTML escaping, so a command
-// reads the same in the file as in a terminal.
-func Quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// Quote writes s as a JSON string without HTML escaping.
+func Quote(s string) string { return render("", s, false, false, "", "") }

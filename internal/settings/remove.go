@@ -1,6 +1,8 @@
 package settings
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -29,7 +31,7 @@ func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte,
 	for _, m := range d.root.get("hooks").list() {
 		for _, g := range m.val.elems {
 			runs := slices.IndexFunc(programs, func(p string) bool { return commandRunning(g, p) != nil })
-			if _, own := ownGroup(g, m.key, want); !own && runs >= 0 {
+			if _, own := ownGroup(text, g, m.key, want); !own && runs >= 0 {
 				line, _ := position(text, g.start)
 				r.Left = append(r.Left, fmt.Sprintf("hooks.%s, line %d: runs %s, but is not as gate init wrote it", m.key, line, programs[runs]))
 			}
@@ -40,7 +42,7 @@ groups: // one removal at a time, each on a fresh parse
 		root, _ := parse(text)
 		for _, m := range root.get("hooks").list() {
 			for i, g := range m.val.elems {
-				if h, ok := ownGroup(g, m.key, want); ok {
+				if h, ok := ownGroup(text, g, m.key, want); ok {
 					text = prune(cut(text, m.val, i, i+1), []string{"hooks", m.key})
 					r.Removed = append(r.Removed, h.String())
 					continue groups
@@ -74,45 +76,16 @@ groups: // one removal at a time, each on a fresh parse
 // ownGroup reports whether g is a group gate init wrote for event: a
 // matcher within the hook's, one command of want with its type, command
 // and timeout, a status message or onFailure of any text, nothing else.
-func ownGroup(g *node, event string, want []Hook) (Hook, bool) {
-	if g.kind != '{' {
-		return Hook{}, false
-	}
-	matcher := ""
-	for _, m := range g.members {
-		switch {
-		case m.key == "matcher" && m.val.kind == '"':
-			matcher = m.val.str
-		case m.key == "hooks" && m.val.kind == '[':
-		default:
-			return Hook{}, false
-		}
-	}
-	hs := g.get("hooks")
-	if hs == nil || len(hs.elems) != 1 || hs.elems[0].kind != '{' {
-		return Hook{}, false
-	}
-	c := hs.elems[0]
-	typ, cmd, timeout := c.get("type"), c.get("command"), c.get("timeout")
-	if typ == nil || typ.str != "command" || cmd == nil || cmd.kind != '"' || timeout != nil && timeout.kind != 'v' {
-		return Hook{}, false
-	}
-	keys := 2
-	t := "0" // Merge writes no timeout for 0
-	if timeout != nil {
-		keys, t = 3, timeout.str
-	}
-	for _, k := range []string{"statusMessage", "onFailure"} {
-		if m := c.get(k); m != nil && m.kind == '"' {
-			keys++
-		}
-	}
-	if len(c.members) != keys {
+func ownGroup(text []byte, g *node, event string, want []Hook) (Hook, bool) {
+	var own group
+	dec := json.NewDecoder(bytes.NewReader(text[g.start:g.end]))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&own) != nil || len(own.Hooks) != 1 || own.Hooks[0].Type != "command" {
 		return Hook{}, false
 	}
 	for _, h := range want {
-		if h.Event == event && SameRun(h.Command, cmd.str) && t == fmt.Sprint(h.Timeout) && narrower(matcher, h.Matcher) {
-			h.Matcher = matcher
+		if c := own.Hooks[0]; h.Event == event && SameRun(h.Command, c.Command) && c.Timeout == h.Timeout && narrower(own.Matcher, h.Matcher) {
+			h.Matcher = own.Matcher
 			return h, true
 		}
 	}
