@@ -217,41 +217,36 @@ func splitLines(text []byte) []string {
 // AddedLines returns the indexes of b's lines a shortest edit script from a
 // inserts: Myers' diff in linear space, one-sided lines set aside first.
 func AddedLines(a, b []string) ([]int, error) {
-	ids := map[string]int{} // the lines of a, numbered
-	for _, l := range a {
-		if _, ok := ids[l]; !ok {
-			ids[l] = len(ids)
-		}
-	}
-	inB := make(map[string]bool, len(b))
+	ids, inB := map[string]int{}, make(map[string]bool, len(b)) // a's lines numbered
 	for _, l := range b {
 		inB[l] = true
 	}
 	var fa, fb, bAt []int // the lines common to both, as ids; where each of fb stands in b
 	for _, l := range a {
+		if _, ok := ids[l]; !ok {
+			ids[l] = len(ids)
+		}
 		if inB[l] {
 			fa = append(fa, ids[l])
 		}
 	}
+	d := differ{a: fa, added: make([]bool, len(b))}
 	for i, l := range b {
-		if n, ok := ids[l]; ok {
+		n, inA := ids[l]
+		if inA {
 			fb, bAt = append(fb, n), append(bAt, i)
 		}
+		d.added[i] = !inA
 	}
-	d := differ{a: fa, b: fb, ra: slices.Clone(fa), rb: slices.Clone(fb)}
+	d.b, d.bAt, d.ra, d.rb = fb, bAt, slices.Clone(fa), slices.Clone(fb)
 	slices.Reverse(d.ra)
 	slices.Reverse(d.rb)
-	d.compare(0, len(fa), 0, len(fb))
-	if d.err != nil {
+	if d.compare(0, len(fa), 0, len(fb)); d.err != nil {
 		return nil, d.err
 	}
-	ins := map[int]bool{}
-	for _, j := range d.inserted {
-		ins[bAt[j]] = true
-	}
 	var added []int
-	for i, l := range b {
-		if _, inA := ids[l]; !inA || ins[i] {
+	for i, yes := range d.added {
+		if yes {
 			added = append(added, i)
 		}
 	}
@@ -259,12 +254,12 @@ func AddedLines(a, b []string) ([]int, error) {
 }
 
 type differ struct {
-	a, b     []int
-	ra, rb   []int // a and b reversed
-	inserted []int // indexes of b
-	vf, vb   []int
-	cost     int
-	err      error
+	a, b, bAt []int  // bAt: where each of b stands in the caller's b
+	ra, rb    []int  // a and b reversed
+	added     []bool // of the caller's b
+	vf, vb    []int
+	cost      int
+	err       error
 }
 
 func (d *differ) compare(aLo, aHi, bLo, bHi int) {
@@ -279,7 +274,7 @@ func (d *differ) compare(aLo, aHi, bLo, bHi int) {
 		return
 	case aLo == aHi:
 		for j := bLo; j < bHi; j++ {
-			d.inserted = append(d.inserted, j)
+			d.added[d.bAt[j]] = true
 		}
 		return
 	case bLo == bHi:

@@ -27,7 +27,6 @@ func (r Result) Shown(n int, policy string) []string {
 		return r.Lines(n)
 	}
 	var shown []string
-	// The blocks share three quarters of the room, the tail the rest.
 	from, share := len(lines), max(n*3/4/len(blocks), 3)
 	for _, b := range blocks {
 		if len(shown) >= n {
@@ -39,7 +38,6 @@ func (r Result) Shown(n int, policy string) []string {
 	if !tail {
 		from = len(lines)
 	}
-	// The tail never repeats a block's lines.
 	from = max(from, len(lines)-(n-len(shown)))
 	more := max(from-len(shown), 0)
 	return append(append(shown, lines[from:]...), note(more, r.Dropped)...)
@@ -54,18 +52,14 @@ type block struct {
 // failureBlocks finds the failing tests in lines (go test -json, JUnit XML,
 // go test, or the first of formats with any); tail: the last lines are worth showing.
 func failureBlocks(lines []string) (blocks []block, tail bool) {
-	plain := make([]string, len(lines))
-	for i, l := range lines {
-		plain[i] = sgr.ReplaceAllString(l, "")
-	}
-	for i, find := range []func([]string) []block{goJSONFailures, junitFailures, goFailures} {
-		if b := find(plain); len(b) > 0 {
-			return b, i == 2
-		}
-	}
+	plain := strings.Split(sgr.ReplaceAllString(strings.Join(lines, "\n"), ""), "\n")
+	finders := []func([]string) []block{goJSONFailures, junitFailures, goFailures}
 	for _, f := range formats {
-		if b := f.blocks(plain); len(b) > 0 {
-			return b, true
+		finders = append(finders, f.blocks)
+	}
+	for i, find := range finders {
+		if b := find(plain); len(b) > 0 {
+			return b, i >= 2
 		}
 	}
 	return nil, false
@@ -160,8 +154,7 @@ func failingLine(line []byte) bool {
 
 var (
 	failPrefixes = []string{"not ok", "--- FAIL", "FAIL", "●", "✕", "✗", "✘", "×", "E ", "panic:", "Error", "error", "ERROR", "Traceback", "AssertionError", "<failure", "<error", "npm ERR!"}
-	// go test -json's failing events and indented messages, compilers' errors.
-	failInfixes = []string{`"Action":"fail"`, `"Action":"build-`, `"Output":"--- FAIL`, `"Output":"    `, `"Output":"panic:`, ": error", "Error:"}
+	failInfixes  = []string{`"Action":"fail"`, `"Action":"build-`, `"Output":"--- FAIL`, `"Output":"    `, `"Output":"panic:`, ": error", "Error:"}
 )
 
 // goFailures are go test's failing tests, each its "--- FAIL" line then its

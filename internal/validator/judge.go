@@ -207,10 +207,7 @@ func changedFiles(env []string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the list of files changed since the prompt was armed: %w", err)
 	}
-	if len(data) == 0 {
-		return []string{}, nil
-	}
-	return strings.Split(string(data), "\x00"), nil
+	return strings.FieldsFunc(string(data), func(r rune) bool { return r == 0 }), nil
 }
 
 // changedEvidence is rel's diff since arming, or its text when new or not recorded.

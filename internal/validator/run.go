@@ -464,8 +464,7 @@ func (c *capped) scan(p []byte, budget int) {
 // validators' groups when the pipe only the gate holds closes (the gate
 // died, even by SIGKILL): Pdeathsig reaches their shells, not their children.
 type watchdog struct {
-	once sync.Once
-	mu   sync.Mutex
+	once sync.Once // ready before each watch; stop after every command ended
 	cmd  *exec.Cmd
 	pw   *os.File
 }
@@ -475,8 +474,6 @@ func (d *watchdog) ready() { d.once.Do(d.start) }
 
 // watch hands the group pgid to the watchdog.
 func (d *watchdog) watch(pgid int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.pw != nil {
 		fmt.Fprintf(d.pw, "%d\n", pgid)
 	}
@@ -487,24 +484,18 @@ func (d *watchdog) start() {
 	if err != nil {
 		return
 	}
+	defer pr.Close()
 	cmd := exec.Command(program.Shell(), "-c", `while read p; do g="$g -$p"; done; kill -9 $g`)
-	cmd.Stdin = pr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
-	pr.Close()
-	if err != nil {
+	cmd.Stdin, cmd.SysProcAttr = pr, &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.cmd, d.pw = cmd, pw
 }
 
 // stop ends the watchdog, before the pipe closes: it kills nothing.
 func (d *watchdog) stop() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.cmd != nil {
 		d.cmd.Process.Kill()
 		d.cmd.Wait()

@@ -182,10 +182,6 @@ func statted(paths []string, keep func(error) bool) []string {
 	return out
 }
 
-func unconfined(err error) Result {
-	return Result{Problem: "not run: it must be confined ([settings] confine = true), but " + err.Error(), ExitCode: -1, Unconfined: true}
-}
-
 // SandboxArg makes a binary that runs confined validators the runner
 // inside the sandbox (Serve; docs/security.md#confined-validators).
 const SandboxArg = "__confined"
@@ -220,17 +216,13 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 		boxed[j] = specs[i]
 	}
 	got, err := confined(ctx, env, boxed)
-	if err == nil {
-		for j, i := range idx {
-			results[i] = got[j]
-		}
-		return
-	}
 	each(len(idx), func(j int) {
-		i := idx[j]
-		if env.Confine.Required {
-			results[i] = unconfined(err)
-		} else {
+		switch i := idx[j]; {
+		case err == nil:
+			results[i] = got[j]
+		case env.Confine.Required:
+			results[i] = Result{Problem: "not run: it must be confined ([settings] confine = true), but " + err.Error(), ExitCode: -1, Unconfined: true}
+		default:
 			results[i] = saw(runOne(ctx, env, specs[i], dog))
 		}
 	})
@@ -287,7 +279,6 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 		killGroup(cmd)
 	})
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
-	// A line is a Result with its output in base64.
 	rep := readReport(pr, req.Nonce, len(specs), env.outputLimit()/3*4+64<<10)
 	timer.Stop()
 	stop()

@@ -15,17 +15,16 @@ import (
 
 // Spec is one check: a File that must meet Expect, a Run command, a Diff or a Judge.
 type Spec struct {
-	Name    string
-	File    string // relative to Env.Dir unless absolute
-	Expect  []Expectation
-	Run     string
-	Env     []string // extra KEY=value for Run, after Env.Vars
-	Timeout time.Duration
-	// Diff checks what changed since arming against the records Baselines.
-	Diff      *baseline.Check `json:"-"` // never sent to the sandbox's runner
-	Baselines []string
-	Skip      []string // dirs a diff check does not look in: the state dir
-	Judge     *Judge   // a model decides; runs after the others, may read their output
+	Name      string
+	File      string // relative to Env.Dir unless absolute
+	Expect    []Expectation
+	Run       string
+	Env       []string // extra KEY=value for Run, after Env.Vars
+	Timeout   time.Duration
+	Diff      *baseline.Check `json:"-"` // what changed since arming; never sent to the sandbox
+	Baselines []string        // the records Diff compares with
+	Skip      []string        // dirs a diff check does not look in: the state dir
+	Judge     *Judge          // a model decides; runs after the others, may read their output
 }
 
 func (s Spec) timeout() time.Duration { return cmp.Or(max(s.Timeout, 0), DefaultTimeout) }
@@ -37,13 +36,10 @@ type Env struct {
 	OutputLimit int          // bytes kept per check (default 64 KiB): a runaway cannot take memory
 	Output      string       // which: OutputFailures or OutputHead
 	Confine     *Confinement // runs every Run in bubblewrap, the protected set read-only
-	// Deadline kills every Run still running, whatever its timeout: the
-	// gate must answer before the client's hook timeout. DeadlineWhy says so.
-	Deadline    time.Time
-	DeadlineWhy string
-	FailFast    bool // [settings] fail_fast: the first failure stops the rest (Result.Stopped)
-	// Ask puts a judge's question to its model (modelapi.Ask); nil makes
-	// every judge unavailable. Never sent to the sandbox's runner.
+	Deadline    time.Time    // kills every Run still running: the gate answers before the hook timeout
+	DeadlineWhy string       // says so
+	FailFast    bool         // [settings] fail_fast: the first failure stops the rest (Result.Stopped)
+	// Ask puts a judge's question to its model (modelapi.Ask); nil: every judge unavailable.
 	Ask func(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) `json:"-"`
 }
 
