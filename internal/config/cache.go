@@ -3,7 +3,6 @@ package config
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -26,7 +25,6 @@ import (
 
 const (
 	CacheDir  = "cache"     // where, under the state dir, Load keeps parsed configs
-	textChunk = 32 << 10    // how much of each text sameText reads at a time
 	staleTemp = time.Minute // the age of a cache temp file left by a killed writer
 )
 
@@ -39,83 +37,39 @@ func Load(file, root string) (*Config, error) {
 		return nil, err
 	}
 	defer f.Close()
-	cfg, err := load(f, file, root)
-	if err == nil {
-		cfg.File, cfg.Root = file, root
+	// Only the cache in the state dir the text names counts: the guard
+	// protects that one. The default's is compared as the file streams by,
+	// and counts for a text that cannot name another.
+	ctx := contextKey()
+	home := cachePath(stateDir(root, ""), file)
+	hit, mentions := readCache(home, f, ctx)
+	if hit == nil || mentions {
+		hit = nil
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		text, err := io.ReadAll(f)
+		if err != nil {
+			return nil, err
+		}
+		dir, known := textStateDir(text, root)
+		if known {
+			hit, _ = readCache(cachePath(dir, file), bytes.NewReader(text), ctx)
+		}
+		if hit == nil {
+			return parseAndCache(text, file, root, ctx)
+		}
 	}
-	return cfg, err
+	hit.File, hit.Root = file, root
+	return hit, nil
 }
 
-func load(f *os.File, file, root string) (*Config, error) {
-	ctx := contextKey()
-	// The default state dir's cache first, compared as the file streams
-	// by; its hit counts only for a text that cannot name another state
-	// dir, where the guard would not protect a cache planted here.
-	home := cachePath(stateDir(root, ""), file)
-	m := &mentions{r: f}
-	hit := readCache(home, m, ctx)
-	if hit != nil && !m.seen {
-		return hit, nil
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	text, err := io.ReadAll(f)
-	if err != nil {
-		return nil, err
-	}
-	if dir, known := textStateDir(text, root); known {
-		if hit != nil && cachePath(dir, file) == home { // gate init's starter names the default
-			return hit, nil
-		}
-		if c := readCache(cachePath(dir, file), bytes.NewReader(text), ctx); c != nil {
-			return c, nil
-		}
-	}
+func parseAndCache(text []byte, file, root, ctx string) (*Config, error) {
 	cfg, err := Parse(text, file, root)
 	if err == nil {
 		writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
 	}
 	return cfg, err
-}
-
-// mentions reads through r, noting whether the text could spell state_dir
-// (mentionsStateDir).
-type mentions struct {
-	r    io.Reader
-	tail []byte // the last bytes read, for a needle across two reads
-	seen bool
-}
-
-func (m *mentions) Read(p []byte) (int, error) {
-	n, err := m.r.Read(p)
-	if !m.seen && n > 0 {
-		edge := append(m.tail, p[:min(n, 8)]...) // a needle across two reads
-		m.seen = mentionsStateDir(edge) || mentionsStateDir(p[:n])
-		last := append(m.tail, p[max(0, n-8):n]...) // the stream's last 8 bytes
-		m.tail = append(m.tail[:0], last[max(0, len(last)-8):]...)
-	}
-	return n, err
-}
-
-// mentionsStateDir reports whether b holds "state_dir", \u or \U, found
-// by their rare bytes: a hook pays this on every byte of the config.
-func mentionsStateDir(b []byte) bool {
-	return anyAt(b, '_', func(i int) bool { return i >= 5 && i+4 <= len(b) && string(b[i-5:i+4]) == "state_dir" }) ||
-		anyAt(b, '\\', func(i int) bool { return i+1 < len(b) && (b[i+1] == 'u' || b[i+1] == 'U') })
-}
-
-// anyAt reports whether at holds at some index of c in b.
-func anyAt(b []byte, c byte, at func(int) bool) bool {
-	for i := 0; ; i++ {
-		j := bytes.IndexByte(b[i:], c)
-		if j < 0 {
-			return false
-		}
-		if i += j; at(i) {
-			return true
-		}
-	}
 }
 
 // A cache file is a checksum (4 bytes LE) of its head line, the head line,
@@ -132,12 +86,15 @@ type cacheHead struct {
 // cached is where a config from the cache finds its records: the file at
 // path, while its head is the one read at the load.
 type cached struct {
-	path string
-	head []byte // the checksum and the head line
-	at   int64  // where the records start
-	end  int64  // where they end: the file's size
+	path    string
+	head    []byte // the checksum and the head line
+	text    int64  // where the text starts
+	at, end int64  // where the records start and end (the file's size)
 }
 
+// encodeCache is the cache of cfg: each path and command record holds the
+// mappings it arms, each validator record the validator, and the 'r'
+// record the run validators' names and commands (all the guard reads).
 func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	var lines []string
 	add := func(kind byte, key string, v any) {
@@ -149,11 +106,12 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 		}
 	}
 	tables := cfg.tables()
-	for k, ms := range tables {
-		add(k[0], k[1:], ms)
-	}
-	for i, m := range cfg.Mappings {
-		add('m', mappingKey(i), m)
+	for k, idx := range tables {
+		maps := make([]Mapping, len(idx))
+		for j, i := range idx {
+			maps[j] = cfg.Mappings[i]
+		}
+		add(k[0], k[1:], maps)
 	}
 	var runs [][2]string
 	for _, name := range cfg.Order {
@@ -165,11 +123,10 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	}
 	add('r', "", runs)
 	sort.Strings(lines)
-
 	recs := strings.Join(lines, "")
 	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings}
 	head, err := json.Marshal(h)
-	if err != nil || len(lines) != len(tables)+len(cfg.Mappings)+len(cfg.Order)+1 {
+	if err != nil || len(lines) != len(tables)+len(cfg.Order)+1 {
 		return nil
 	}
 	out := binary.LittleEndian.AppendUint32(nil, checksum(head))
@@ -177,50 +134,52 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	return append(append(out, text...), recs...)
 }
 
-// mappingKey is the i-th mapping's record key, fixed-width to sort in order.
-func mappingKey(i int) string { return fmt.Sprintf("%010d", i) }
-
 // readCache returns the config cached at path if it was parsed from the
-// text config reads under ctx, else nil; only its head is decoded.
-func readCache(path string, config io.Reader, ctx string) *Config {
+// text config reads under ctx, else nil; only its head is decoded. It
+// reports whether the text could name a state dir (mentionsStateDir).
+func readCache(path string, config io.Reader, ctx string) (*Config, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
 	var sum [4]byte
 	var h cacheHead
 	if _, err := io.ReadFull(r, sum[:]); err != nil {
-		return nil
+		return nil, false
 	}
 	line, err := r.ReadBytes('\n')
 	if err != nil || binary.LittleEndian.Uint32(sum[:]) != checksum(line[:len(line)-1]) ||
 		json.Unmarshal(line, &h) != nil || h.Context != ctx {
-		return nil
+		return nil, false
 	}
 	at := int64(len(sum) + len(line))
-	if !sameText(config, io.NewSectionReader(f, at, h.Text), h.Text) {
-		return nil
+	same, mentions := sameText(config, io.NewSectionReader(f, at, h.Text), h.Text)
+	if !same {
+		return nil, false
 	}
-	head := append(sum[:], line...)
-	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: head, at: at + h.Text, end: at + h.Text + h.Records}}
+	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: append(sum[:], line...),
+		text: at, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
 }
 
 // sameText reports whether a and b, said to be size bytes long, read the
-// same bytes to their ends; a read error is a difference.
-func sameText(a, b io.Reader, size int64) bool {
-	chunk := int(min(size+1, textChunk)) // a short text in one read; a longer a fails at once
-	buf := make([]byte, 2*chunk)
-	x, y := buf[:chunk], buf[chunk:]
+// same bytes to their ends (a read error is a difference), and whether
+// they mention a state dir, looking across reads through the last 8 bytes.
+func sameText(a, b io.Reader, size int64) (same, mentions bool) {
+	chunk := int(min(size+1, 32<<10)) // a short text in one read; a longer a fails at once
+	buf := make([]byte, 8+2*chunk)
+	x, y := buf[8:8+chunk], buf[8+chunk:]
 	for {
 		n, errA := io.ReadFull(a, x)
 		m, errB := io.ReadFull(b, y)
 		if n != m || errA != errB || !bytes.Equal(x[:n], y[:m]) {
-			return false
+			return false, false
 		}
+		mentions = mentions || mentionsStateDir(buf[:8+n])
+		copy(buf[:8], buf[n:8+n])
 		if errA != nil {
-			return errA == io.EOF || errA == io.ErrUnexpectedEOF
+			return errA == io.EOF || errA == io.ErrUnexpectedEOF, mentions
 		}
 	}
 }
@@ -228,13 +187,15 @@ func sameText(a, b io.Reader, size int64) bool {
 // errCache is a cache file damaged or rewritten since the load.
 var errCache = errors.New("config cache changed or damaged")
 
-// fromCache asks a cached config's records and reports whether they
-// answered; when they cannot, the file is parsed into c for the caller.
-func (c *Config) fromCache(ask func(*records) error) (bool, error) {
+// fromCache decodes into v the record of kind and key, reporting whether
+// the cache answered; when it cannot, the file is parsed into c for the
+// caller. A missing record is a zero v, unless it must exist.
+func (c *Config) fromCache(kind byte, key string, must bool, v any) (bool, error) {
 	if c.cached == nil {
 		return false, nil
 	}
-	if c.cached.ask(ask) == nil {
+	found, err := c.cached.get(kind, key, v)
+	if err == nil && (found || !must) {
 		return true, nil
 	}
 	text, err := readText(c.File)
@@ -249,60 +210,31 @@ func (c *Config) fromCache(ask func(*records) error) (bool, error) {
 	return false, nil
 }
 
-func (cc *cached) ask(ask func(*records) error) error {
+// get finds the record of kind and key by binary search in the file, while
+// its head is the one read at the load, and decodes it into v.
+func (cc *cached) get(kind byte, key string, v any) (bool, error) {
 	f, err := os.Open(cc.path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
 	head := make([]byte, len(cc.head))
-	if err != nil || st.Size() != cc.end {
-		return errCache
+	if st, err := f.Stat(); err != nil || st.Size() != cc.end {
+		return false, errCache
 	}
 	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, cc.head) {
-		return errCache
+		return false, errCache
 	}
-	return ask(&records{f: f, lo: cc.at, hi: cc.end})
-}
-
-// records are the sorted lines of a cache file between lo and hi.
-type records struct {
-	f      io.ReaderAt
-	lo, hi int64
-}
-
-// line returns the line at off, without its newline.
-func (r *records) line(off int64) ([]byte, error) {
-	line, err := bufio.NewReaderSize(io.NewSectionReader(r.f, off, r.hi-off), 512).ReadBytes('\n')
-	if err != nil {
-		return nil, errCache // unreadable, or no newline: torn
-	}
-	return line[:len(line)-1], nil
-}
-
-// value returns the value of a line whose checksum holds.
-func value(line []byte) ([]byte, error) {
-	i := bytes.LastIndexByte(line, '\t')
-	j := bytes.IndexByte(line, '\t')
-	if i <= j || fmt.Sprintf("%08x", checksum(line[:i])) != string(line[i+1:]) {
-		return nil, errCache
-	}
-	return line[j+1 : i], nil
-}
-
-// get decodes into v the record of kind and key, reporting whether it exists.
-func (r *records) get(kind byte, key string, v any) (bool, error) {
 	k, err := json.Marshal(key)
 	if err != nil {
 		return false, err
 	}
 	prefix := append(append([]byte{kind}, k...), '\t')
-	lo, hi := r.lo, r.hi // lo is always at the start of a line
+	lo, hi := cc.at, cc.end // lo is always at the start of a line
 	for lo < hi {
 		s := lo + (hi-lo)/2 // the first line that starts at or after the middle
 		if s > lo {
-			before, err := r.line(s - 1)
+			before, err := lineAt(f, s-1, hi)
 			if err != nil {
 				return false, err
 			}
@@ -311,7 +243,7 @@ func (r *records) get(kind byte, key string, v any) (bool, error) {
 		if s >= hi {
 			s = lo
 		}
-		line, err := r.line(s)
+		line, err := lineAt(f, s, hi)
 		if err != nil {
 			return false, err
 		}
@@ -334,43 +266,41 @@ func (r *records) get(kind byte, key string, v any) (bool, error) {
 	return false, nil
 }
 
-// match returns the mappings the record of kind and key arms.
-func (r *records) match(kind byte, key string) ([]*Mapping, error) {
-	var idx []int
-	if ok, err := r.get(kind, key, &idx); !ok {
-		return nil, err // no record: nothing mapped
+// lineAt returns the line at off, before hi, without its newline.
+func lineAt(f io.ReaderAt, off, hi int64) ([]byte, error) {
+	line, err := bufio.NewReaderSize(io.NewSectionReader(f, off, hi-off), 512).ReadBytes('\n')
+	if err != nil {
+		return nil, errCache // unreadable, or no newline: torn
 	}
-	maps := make([]*Mapping, len(idx))
-	for j, i := range idx {
-		if err := r.must('m', mappingKey(i), &maps[j]); err != nil {
-			return nil, err
-		}
-	}
-	return maps, nil
+	return line[:len(line)-1], nil
 }
 
-// must is get of a record that must exist.
-func (r *records) must(kind byte, key string, v any) error {
-	if ok, err := r.get(kind, key, v); !ok {
-		return cmp.Or(err, errCache)
+// value returns the value of a line whose checksum holds.
+func value(line []byte) ([]byte, error) {
+	i := bytes.LastIndexByte(line, '\t')
+	j := bytes.IndexByte(line, '\t')
+	if i <= j || fmt.Sprintf("%08x", checksum(line[:i])) != string(line[i+1:]) {
+		return nil, errCache
 	}
-	return nil
+	return line[j+1 : i], nil
 }
 
 // Full returns the config with every mapping and validator: one from the
 // cache parses the text its cache holds, which the load compared.
 func (c *Config) Full() (*Config, error) {
-	var text []byte
-	ok, err := c.fromCache(func(r *records) error {
-		start := int64(len(c.cached.head))
-		text = make([]byte, r.lo-start)
-		if _, err := r.f.ReadAt(text, start); err != nil || sha256.Sum256(text) != c.key {
-			return errCache
+	if c.cached == nil {
+		return c, nil
+	}
+	text := make([]byte, c.cached.at-c.cached.text)
+	f, err := os.Open(c.cached.path)
+	if err == nil {
+		defer f.Close()
+		_, err = f.ReadAt(text, c.cached.text)
+	}
+	if err != nil || sha256.Sum256(text) != c.key {
+		if text, err = readText(c.File); err != nil { // the cache is gone: the file as it is now
+			return c, err
 		}
-		return nil
-	})
-	if !ok {
-		return c, err
 	}
 	parsed, err := Parse(text, c.File, c.Root)
 	if err != nil {

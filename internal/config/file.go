@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -95,7 +96,7 @@ func textStateDir(text []byte, root string) (dir string, known bool) {
 // [settings] with no multi-line string before it; else setting is a guess.
 func plainStateDir(data []byte) (setting string, sure bool) {
 	if !mentionsStateDir(data) {
-		return "", true // Load's test as the text streams by (cache.go)
+		return "", true
 	}
 	const name = "state_dir"
 	text := string(data)
@@ -115,6 +116,21 @@ func plainStateDir(data []byte) (setting string, sure bool) {
 			before := text[:start]
 			return v, !strings.Contains(before, `"""`) && !strings.Contains(before, `'''`)
 		}
+	}
+}
+
+// mentionsStateDir reports whether text could spell state_dir: by name,
+// or escaped (\u, \U).
+func mentionsStateDir(text []byte) bool {
+	for rest := text; ; {
+		i := bytes.Index(rest, []byte("_dir")) // '_' is rare, 's' is not
+		if i < 0 {
+			return bytes.Contains(text, []byte(`\u`)) || bytes.Contains(text, []byte(`\U`))
+		}
+		if bytes.HasSuffix(rest[:i], []byte("state")) {
+			return true
+		}
+		rest = rest[i+4:]
 	}
 }
 

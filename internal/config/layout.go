@@ -146,20 +146,26 @@ func (c *Config) MatchCommand(name string) ([]*Mapping, error) { return c.match(
 // match returns the mappings a path ('p') or command ('c') key arms, from
 // the cache's records or from the index, built on first use.
 func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
-	var cached, maps []*Mapping
-	if ok, err := c.fromCache(func(r *records) (err error) {
-		cached, err = r.match(kind, key)
-		return err
-	}); ok || err != nil {
-		return cached, err
+	var cached []Mapping
+	if ok, err := c.fromCache(kind, key, false, &cached); ok || err != nil {
+		return pointers(cached), err
 	}
 	if c.index == nil {
 		c.index = c.tables()
 	}
+	var maps []*Mapping
 	for _, i := range c.index[string(kind)+key] {
 		maps = append(maps, &c.Mappings[i])
 	}
 	return maps, nil
+}
+
+func pointers[T any](s []T) []*T {
+	var out []*T
+	for i := range s {
+		out = append(out, &s[i])
+	}
+	return out
 }
 
 // Mapping returns the mapping of prompt key, or nil.
@@ -207,16 +213,13 @@ func trimSlashes(s string) string {
 // Runs returns the run validators, in file order, with their Name and Run
 // (the guard asks at every write it judges).
 func (c *Config) Runs() ([]*Validator, error) {
-	var cached, runs []*Validator
-	if ok, err := c.fromCache(func(r *records) error {
-		var pairs [][2]string // name, run: the guard's lookup decodes no more
-		err := r.must('r', "", &pairs)
+	var pairs [][2]string // name, run: the guard's lookup decodes no more
+	var runs []*Validator
+	if ok, err := c.fromCache('r', "", true, &pairs); ok || err != nil {
 		for _, run := range pairs {
-			cached = append(cached, &Validator{Name: run[0], Run: run[1]})
+			runs = append(runs, &Validator{Name: run[0], Run: run[1]})
 		}
-		return err
-	}); ok || err != nil {
-		return cached, err
+		return runs, err
 	}
 	for _, name := range c.Order {
 		if v := c.Validators[name]; v.Run != "" {
@@ -229,10 +232,7 @@ func (c *Config) Runs() ([]*Validator, error) {
 // Validator returns the validator called name, or nil when there is none.
 func (c *Config) Validator(name string) (*Validator, error) {
 	var v *Validator
-	if ok, err := c.fromCache(func(r *records) error {
-		_, err := r.get('v', name, &v)
-		return err
-	}); ok || err != nil {
+	if ok, err := c.fromCache('v', name, false, &v); ok || err != nil {
 		return v, err
 	}
 	return c.Validators[name], nil
