@@ -30,22 +30,21 @@ type rawFile struct {
 	Telemetry  rawTelemetry            `toml:"telemetry"`
 }
 
-// rawSettings is [settings], decoded over defaultSettings.
 type rawSettings struct {
-	PromptsDir  string    `toml:"prompts_dir"`
-	StateDir    string    `toml:"state_dir"`
-	Timeout     string    `toml:"timeout"`
-	MaxBlocks   int       `toml:"max_blocks"`
-	OutputLines int       `toml:"output_lines"`
-	Announce    bool      `toml:"announce"`
-	OnFailure   string    `toml:"on_failure"`
-	FailFast    bool      `toml:"fail_fast"`
-	Mode        string    `toml:"mode"`
-	Protect     *[]string `toml:"protect"`
-	Confine     *bool     `toml:"confine"`
-	Reuse       *bool     `toml:"reuse"`
-	OutputBytes int       `toml:"output_bytes"`
-	Output      string    `toml:"output"`
+	PromptsDir  string   `toml:"prompts_dir"`
+	StateDir    string   `toml:"state_dir"`
+	Timeout     string   `toml:"timeout"`
+	MaxBlocks   int      `toml:"max_blocks"`
+	OutputLines int      `toml:"output_lines"`
+	Announce    bool     `toml:"announce"`
+	OnFailure   string   `toml:"on_failure"`
+	FailFast    bool     `toml:"fail_fast"`
+	Mode        string   `toml:"mode"`
+	Protect     []string `toml:"protect"`
+	Confine     *bool    `toml:"confine"`
+	Reuse       *bool    `toml:"reuse"`
+	OutputBytes int      `toml:"output_bytes"`
+	Output      string   `toml:"output"`
 }
 
 var defaultSettings = rawSettings{
@@ -55,22 +54,21 @@ var defaultSettings = rawSettings{
 }
 
 type rawMapping struct {
-	Prompt      string    `toml:"prompt"`
-	Validators  []string  `toml:"validators"`
-	WhenChanged *[]string `toml:"when_changed"`
+	Prompt      string   `toml:"prompt"`
+	Validators  []string `toml:"validators"`
+	WhenChanged []string `toml:"when_changed"`
 }
 
 type rawValidator struct {
-	File        string    `toml:"file"`
-	Run         string    `toml:"run"`
-	Contains    string    `toml:"contains"`
-	NotContains string    `toml:"not_contains"`
-	Regex       string    `toml:"regex"`
-	Timeout     string    `toml:"timeout"`
-	Fix         string    `toml:"fix"`
-	Inputs      *[]string `toml:"inputs"`
-	WhenChanged *[]string `toml:"when_changed"`
-	// The diff checks (diff.go), then the judge's (parser.judge).
+	File          string     `toml:"file"`
+	Run           string     `toml:"run"`
+	Contains      string     `toml:"contains"`
+	NotContains   string     `toml:"not_contains"`
+	Regex         string     `toml:"regex"`
+	Timeout       string     `toml:"timeout"`
+	Fix           string     `toml:"fix"`
+	Inputs        []string   `toml:"inputs"`
+	WhenChanged   []string   `toml:"when_changed"`
 	Changed       []string   `toml:"changed"`
 	AddedLacks    string     `toml:"added_lacks"`
 	AddedMatches  string     `toml:"added_matches"`
@@ -88,8 +86,7 @@ type rawValidator struct {
 }
 
 // BlockCap is how many blocked stops in a row Claude Code allows a Stop
-// hook (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, else 9): max_blocks stays below,
-// so that stopgate's own halt comes first.
+// hook (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, else 9): max_blocks stays below.
 func BlockCap(getenv func(string) string) int {
 	if n, err := strconv.Atoi(getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")); err == nil && n > 0 {
 		return n
@@ -108,8 +105,8 @@ func Parse(data []byte, file, root string) (*Config, error) {
 	return cfg, nil
 }
 
-// parse reads as much of the config as it can, for `gate check`, unlocated:
-// nil only when the TOML does not parse or has a value of the wrong type.
+// parse reads as much of the config as it can, unlocated: nil only when
+// the TOML does not parse or has a value of the wrong type.
 func parse(data []byte, file, root string) (*Config, *parser) {
 	text := string(data)
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
@@ -144,8 +141,7 @@ type parser struct {
 	problems Problems
 }
 
-// locate sets the line of each mapping and validator, last: a config
-// without Problems needs only the scan of its tables.
+// locate sets the line of each mapping and validator.
 func (p *parser) locate(cfg *Config) {
 	for i := range cfg.Mappings {
 		cfg.Mappings[i].Line = p.pos.table(mappingPath(i))
@@ -157,7 +153,6 @@ func (p *parser) locate(cfg *Config) {
 
 func (p *parser) add(key, msg, hint string) { p.addAt(key, p.pos.line(key), msg, hint) }
 
-// addIf adds a problem at key when bad.
 func (p *parser) addIf(bad bool, key, msg, hint string) {
 	if bad {
 		p.add(key, msg, hint)
@@ -175,7 +170,6 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	p.addIf(raw.PromptsDir == "", "settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
 	p.addIf(raw.StateDir == "", "settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
 	s.Timeout = p.duration("settings.timeout", raw.Timeout)
-	// Checked only when written: the default stays whatever the cap.
 	v, cap := raw.MaxBlocks, BlockCap(os.Getenv)
 	p.addIf(md.IsDefined("settings", "max_blocks") && (v < 1 || v >= cap), "settings.max_blocks", fmt.Sprintf("%d is out of range 1..%d", v, cap-1),
 		fmt.Sprintf("Claude Code overrides a Stop hook after %d consecutive blocks; stay below (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP raises that cap)", cap))
@@ -186,15 +180,13 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	p.addIf(v < minOutputBytes || v > maxOutputBytes, "settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
 	p.oneOf("settings.output", raw.Output, "an output policy",
 		`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`, validator.OutputFailures, validator.OutputHead)
-	if raw.Protect != nil {
-		s.Protect = append([]string{}, *raw.Protect...)
-	}
+	s.Protect = raw.Protect
 	for i, path := range s.Protect {
 		p.addIf(strings.TrimSpace(path) == "", "settings.protect", fmt.Sprintf("entry %d is empty", i+1), "list paths relative to the project root; protect = [] turns the guard off")
 	}
 }
 
-// oneOf adds a problem at key unless v is one of allowed: "V" is not WHAT.
+// oneOf adds a problem at key unless v is one of allowed.
 func (p *parser) oneOf(key, v, what, hint string, allowed ...string) {
 	p.addIf(!slices.Contains(allowed, v), key, fmt.Sprintf("%q is not %s", v, what), hint)
 }
@@ -209,8 +201,6 @@ func (p *parser) duration(key, s string) time.Duration {
 }
 
 func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawValidator) {
-	// Names in file order from the decoder's keys: dotted ones
-	// (validators.v.file = …) give only their fields'.
 	for _, k := range md.Keys() {
 		if len(k) < 2 || k[0] != "validators" {
 			continue
@@ -248,7 +238,6 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 	}
 }
 
-// regex adds a problem at key when re does not parse (and so compile).
 func (p *parser) regex(key, re, hint string) {
 	if _, err := syntax.Parse(re, syntax.Perl); err != nil {
 		p.add(key, "does not compile: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "), hint)
@@ -276,7 +265,6 @@ func (p *parser) mappings(cfg *Config, raw []rawMapping) {
 	}
 }
 
-// badPromptKey says what is wrong with a prompt key, if anything.
 func badPromptKey(k string) (msg, hint string) {
 	switch {
 	case k == "":
@@ -303,22 +291,21 @@ func hintFor(k toml.Key) string {
 
 // whenChanged checks key's when_changed: one that selects nothing would
 // skip the check at every stop.
-func (p *parser) whenChanged(key string, raw *[]string) []string {
-	if raw == nil {
+func (p *parser) whenChanged(key string, globs []string) []string {
+	if globs == nil {
 		return nil
 	}
 	key += ".when_changed"
 	const hint = `gitignore-style patterns of the files whose change runs the check: "*.go", "/go.mod", "src/**"`
-	p.addIf(!slices.ContainsFunc(*raw, func(g string) bool { return !strings.HasPrefix(g, "!") }), key, "selects nothing", hint)
-	for _, g := range *raw {
+	p.addIf(!slices.ContainsFunc(globs, func(g string) bool { return !strings.HasPrefix(g, "!") }), key, "selects nothing", hint)
+	for _, g := range globs {
 		if err := pattern.Check(g); err != nil {
 			p.add(key, fmt.Sprintf("%q %v", g, err), hint)
 		}
 	}
-	return *raw
+	return globs
 }
 
-// onOff is the setting a TOML boolean spells; "" when absent.
 func onOff(v *bool, on, off string) string {
 	switch {
 	case v == nil:
@@ -329,14 +316,10 @@ func onOff(v *bool, on, off string) string {
 	return off
 }
 
-// inputs checks a validator's inputs: at least one valid pattern, for a
-// run validator only.
 func (p *parser) inputs(key string, rv rawValidator) []string {
-	if rv.Inputs == nil {
-		return nil
-	}
-	in := *rv.Inputs
+	in := rv.Inputs
 	switch {
+	case in == nil:
 	case rv.File != "":
 		p.add(key+".inputs", "applies to run validators only", "a file validator is always checked: it only reads its file")
 	case len(in) == 0:
@@ -374,7 +357,6 @@ type Telemetry struct {
 	Resource   map[string]string // more resource attributes
 }
 
-// rawTelemetry is [telemetry], decoded over defaultTelemetry.
 type rawTelemetry struct {
 	Enabled    bool              `toml:"enabled"`
 	Endpoint   *string           `toml:"endpoint"`
@@ -389,7 +371,6 @@ var defaultTelemetry = rawTelemetry{Protocol: TelemetryHTTP, Timeout: DefaultTel
 
 var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
-// httpURL reports whether s is an http or https URL with a host.
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
@@ -473,7 +454,6 @@ func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidato
 	return j
 }
 
-// evidence checks what a judge may see.
 func (p *parser) evidence(key string, ev []string, names map[string]rawValidator) {
 	const hint = `evidence = ["changed", "file:CHANGELOG.md", "output:tests"]: the files changed since the prompt was armed, a file, a validator's output`
 	p.addIf(len(ev) == 0, key, "is empty: the judge would see nothing", hint)

@@ -7,9 +7,8 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// positions locates the keys of a config's text, which the library
-// locates only in a ParseError (and not inside [[mapping]]). Lazy: the
-// first Problem scans every key; a config without any, its tables only.
+// positions locates the keys of a config's text, which the library does
+// only in a ParseError. Lazy: a config without Problems scans its tables.
 type positions struct {
 	text   string
 	keys   *lines // every definition, once a Problem needs one
@@ -26,7 +25,7 @@ func (ps *positions) all() *lines {
 func (ps *positions) line(path string) int { return ps.all().line(path) }
 
 // table returns the line of a mapping ("mapping[2]") or validator
-// ("validators.v"), scanning only the keys that can define them.
+// ("validators.v").
 func (ps *positions) table(path string) int {
 	if ps.keys != nil {
 		return ps.keys.line(path)
@@ -37,14 +36,13 @@ func (ps *positions) table(path string) int {
 	return ps.tables.line(path)
 }
 
-// TableLines returns the line of each [[name]] header of a TOML text, in
-// order (testhook locates its tests by them).
+// TableLines returns the line of each [[name]] header of a TOML text.
 func TableLines(text, name string) []int {
 	return scanLines(text, func(string) bool { return false }).every[name]
 }
 
-// lines maps TOML key paths ("mapping[2].validators") to the lines that
-// define them; the unindexed path names the first.
+// lines maps key paths ("mapping[2].validators") to the lines that
+// define them.
 type lines struct {
 	at     map[string]int   // path → first line that defines it
 	every  map[string][]int // unindexed path → every line that defines it, in order
@@ -55,7 +53,6 @@ type lines struct {
 // keysIn accepts.
 func scanLines(text string, keysIn func(table string) bool) *lines {
 	ls := &lines{at: map[string]int{}, every: map[string][]int{}, folded: map[string]int{}}
-	// Byte-order marks, skipped as the decoder does.
 	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
 		text = strings.TrimPrefix(text, bom)
 	}
@@ -76,8 +73,7 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 			continue
 		}
 		if line[0] == '[' {
-			// [table], or [[table]] whose i-th is table[i].
-			end := "]"
+			end := "]" // [table], or [[table]] whose i-th is table[i]
 			if strings.HasPrefix(line, "[[") {
 				end = "]]"
 			}
@@ -102,8 +98,7 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 	return ls
 }
 
-// define records that line n defines path and, where none came before,
-// the tables a dotted path implies.
+// define records that line n defines path and the tables it implies.
 func (ls *lines) define(path string, n int) {
 	for i := 0; i < len(path); i++ {
 		if path[i] == '.' {
@@ -191,8 +186,8 @@ func unquoted(line string, c byte) int {
 	return -1
 }
 
-// normKey writes a dotted TOML key as a path of its unquoted parts, as the
-// decoder reads them; a key it cannot read is kept as written.
+// normKey writes a dotted TOML key as the decoder reads it; a key it
+// cannot read is kept as written.
 func normKey(key string) string {
 	key = strings.TrimSpace(key)
 	if !strings.ContainsAny(key, "\"' \t") {
@@ -228,8 +223,7 @@ func isBare(r rune) bool {
 	return r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
 
-// opensMulti returns the delimiter of a multi-line string value text
-// leaves open on its line, or "".
+// opensMulti returns the delimiter of a multi-line string v leaves open.
 func opensMulti(v string) string {
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; c {
