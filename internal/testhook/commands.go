@@ -23,14 +23,12 @@ func (r *runner) start(req request) (reply, error) {
 		return reply{}, cli.WithHint(err, "write one (see docs/testhook.md), or name it with --file")
 	}
 	suite, err := Load(path, r.root)
-	if err != nil {
-		var ps config.Problems
-		if errors.As(err, &ps) {
-			return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), cli.Plural(len(ps), "mistake", "mistakes")), ps.Lines()...)
-		}
+	if ps, ok := errors.AsType[config.Problems](err); ok {
+		return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), cli.Plural(len(ps), "mistake", "mistakes")), ps.Lines()...)
+	} else if err != nil {
 		return reply{}, err
 	}
-	f := Filters{Categories: req.categories, Tags: req.tags}
+	f := req.filters
 	tests, err := selectTests(suite, f)
 	if err != nil {
 		return reply{}, err
@@ -303,41 +301,37 @@ func (r *runner) startWord() string {
 
 // brief is the current test as the agent gets it, after lead, if any.
 func (r *runner) brief(st *State, lead string) string {
-	if lead != "" {
-		lead += "\n\n"
-	}
 	what := "Carry out this action and answer; the answer is checked against the test's expectations."
 	if st.Auto {
 		what = "Carry out this action now. When you finish, your final message is the answer that is checked; the next test follows."
 	}
-	return lead + "stopgate test run, " + st.handout() + "\n\n" + what
+	return joinSome("\n\n", lead, "stopgate test run, "+st.handout(), what)
+}
+
+// joinSome joins the parts that are not empty.
+func joinSome(sep string, parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
 }
 
 func (r *runner) startText(st *State, old *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Started a run of %s from %s (session %s)", cli.Plural(len(st.Tests), "test", "tests"), st.File, st.Session)
-	if st.Description != "" {
-		b.WriteString(": " + st.Description)
-	}
-	b.WriteString(".\n")
+	started := fmt.Sprintf("Started a run of %s from %s (session %s)", cli.Plural(len(st.Tests), "test", "tests"), st.File, st.Session)
+	b.WriteString(joinSome(": ", started, st.Description) + ".\n")
 	if len(st.Filters.Categories)+len(st.Filters.Tags) > 0 {
 		fmt.Fprintf(&b, "Filters: %s.\n", st.Filters)
 	}
 	if old != nil && old.Mode == Running {
 		fmt.Fprintf(&b, "It replaces this session's unfinished run (%s).\n", old.counts())
 	}
-	if st.Auto {
-		b.WriteString("Auto mode: the agent runs the tests by itself; each time it stops, its answer is checked and the next test is handed to it.\n")
-		b.WriteString(r.capText(len(st.Tests)) + "\n")
-		if !st.Issued {
-			fmt.Fprintf(&b, "Type next in Claude Code (session %s) to hand the agent test 1/%d.", st.Session, len(st.Tests))
-		} else {
-			fmt.Fprintf(&b, "Test 1/%d is handed to the agent now.", len(st.Tests))
-		}
-		return b.String()
+	n, auto := len(st.Tests), "Auto mode: the agent runs the tests by itself; each time it stops, its answer is checked and the next test is handed to it.\n"
+	switch {
+	case !st.Auto:
+		fmt.Fprintf(&b, "%s hands out test 1/%d; %s TEXT checks an answer; %s, %s.", r.word("next"), n, r.word("validate"), r.word("skip"), r.word("status"))
+	case st.Issued:
+		fmt.Fprintf(&b, "%s%s\nTest 1/%d is handed to the agent now.", auto, r.capText(n), n)
+	default:
+		fmt.Fprintf(&b, "%s%s\nType next in Claude Code (session %s) to hand the agent test 1/%d.", auto, r.capText(n), st.Session, n)
 	}
-	fmt.Fprintf(&b, "%s hands out test 1/%d; %s TEXT checks an answer; %s, %s.",
-		r.word("next"), len(st.Tests), r.word("validate"), r.word("skip"), r.word("status"))
 	return b.String()
 }
 
@@ -365,10 +359,7 @@ func (r *runner) afterResult(st *State, judged int, skipped []int) string {
 	if st.Mode != Completed {
 		return s + fmt.Sprintf("Progress: %s.\n%s", st.counts(), r.nextHint(st))
 	}
-	if finish := r.finish(st); finish != "" {
-		return s + r.endText(st) + "\n" + finish
-	}
-	return s + r.endText(st)
+	return joinSome("\n", s+r.endText(st), r.finish(st))
 }
 
 // resultLines is a resultLine and end for each of idx, each after a line break.
@@ -386,11 +377,8 @@ var statusWord = map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKI
 // resultLine is "PASS id (i/N)", FAIL or SKIP.
 func resultLine(st *State, i int) string {
 	res := st.Results[i]
-	s := fmt.Sprintf("%s %s (%d/%d)", statusWord[res.Status], st.Tests[i].ID, i+1, len(st.Tests))
-	if res.Status == Skipped && res.Reason != "" {
-		s += ": " + res.Reason
-	}
-	return s
+	// Only a skipped test has a Reason.
+	return joinSome(": ", fmt.Sprintf("%s %s (%d/%d)", statusWord[res.Status], st.Tests[i].ID, i+1, len(st.Tests)), res.Reason)
 }
 
 // resultWhys is resultLine and a failed test's reasons, one a line.

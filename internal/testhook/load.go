@@ -116,37 +116,32 @@ func (l *loader) decodeJSON(data []byte) map[string]any {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		var se *json.SyntaxError
-		line := 0
-		if errors.As(err, &se) {
-			line = lineAt(data, int(se.Offset))
-		}
-		l.add(line, "", "not valid JSON: "+err.Error(), "")
-		return nil
-	}
-	if dec.More() {
+	err := dec.Decode(&v)
+	top, isMap := v.(map[string]any)
+	switch se, isSyntax := errors.AsType[*json.SyntaxError](err); {
+	case isSyntax:
+		l.add(lineAt(data, int(se.Offset)), "", "not valid JSON: "+err.Error(), "")
+	case err != nil:
+		l.add(0, "", "not valid JSON: "+err.Error(), "")
+	case dec.More():
 		l.add(lineAt(data, int(dec.InputOffset())), "", "not valid JSON: more than one value", "")
-		return nil
-	}
-	top, ok := v.(map[string]any)
-	if !ok {
+	case !isMap:
 		l.add(1, "", "must be a JSON object, not "+l.typeName(v), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
-		return nil
+	default:
+		l.lines = jsonTestLines(data)
+		return top
 	}
-	l.lines = jsonTestLines(data)
-	return top
+	return nil
 }
 
 func (l *loader) decodeTOML(data []byte) map[string]any {
 	var top map[string]any
-	if _, err := toml.Decode(string(data), &top); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			l.add(config.SyntaxLine(string(data), pe), "", pe.Message, "")
-		} else {
-			l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
-		}
+	_, err := toml.Decode(string(data), &top)
+	if pe, ok := errors.AsType[toml.ParseError](err); ok {
+		l.add(config.SyntaxLine(string(data), pe), "", pe.Message, "")
+		return nil
+	} else if err != nil {
+		l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
 		return nil
 	}
 	l.lines = config.TableLines(string(data), "test")
@@ -376,8 +371,7 @@ func lineAt(data []byte, off int) int {
 }
 
 // jsonTestLines returns the line of each element of the top-level "tests"
-// array, found by its text (the decoder keeps no positions); nil when the
-// text is not as expected.
+// array, found by its text (the decoder keeps no positions).
 func jsonTestLines(data []byte) (lines []int) {
 	var top map[string]json.RawMessage
 	var tests []json.RawMessage

@@ -1,6 +1,7 @@
 package testhook
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,8 +27,7 @@ type Suite struct {
 	Tests       []Test
 }
 
-// Test is one test: an action handed to the agent, and what its answer
-// must meet. It is also the plan's entry in a run's state.
+// Test is one test: an action for the agent, and what its answer must meet.
 type Test struct {
 	ID          string   `json:"id"`
 	Description string   `json:"description,omitempty"`
@@ -273,12 +273,7 @@ func (st *State) handout() string {
 
 // testLine is "Test i/N: id — description".
 func (st *State) testLine(i int) string {
-	t := &st.Tests[i]
-	s := fmt.Sprintf("Test %d/%d: %s", i+1, len(st.Tests), t.ID)
-	if t.Description != "" {
-		s += " — " + t.Description
-	}
-	return s
+	return joinSome(" — ", fmt.Sprintf("Test %d/%d: %s", i+1, len(st.Tests), st.Tests[i].ID), st.Tests[i].Description)
 }
 
 // validate checks answer against the current test as the gate's
@@ -327,14 +322,10 @@ func (st *State) retry(i int, now time.Time) (skipped []int) {
 // most recently skipped one, or -1.
 func (st *State) lastRetryable() int {
 	for _, want := range []Status{Failed, Skipped} {
-		best := -1
-		for _, i := range st.withStatus(want) {
-			if best < 0 || !st.Results[i].Finished.Before(st.Results[best].Finished) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			return best
+		if idx := st.withStatus(want); len(idx) > 0 {
+			return slices.MaxFunc(idx, func(a, b int) int { // the later test on a tie
+				return cmp.Or(st.Results[a].Finished.Compare(st.Results[b].Finished), cmp.Compare(a, b))
+			})
 		}
 	}
 	return -1
@@ -361,8 +352,7 @@ const (
 	clipped   = "\n… (clipped)" // marks an answer cut to either
 )
 
-// runFile is where session's run is kept: <state dir>/runs/<session>/run.json,
-// beside the gate's queue, under its lock, written the same crash-safe way.
+// runFile is where session's run is kept, beside the gate's queue, under its lock.
 func runFile(stateDir, session string) string {
 	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
 }
@@ -432,10 +422,6 @@ func sessions(stateDir string) ([]string, error) {
 	slices.Sort(out)
 	return out, err
 }
-
-// Variables: a test's save captures group 1 of a regex in its answer, and
-// later tests use it as ${name}; in a regex expectation the value is quoted.
-// Text that is not ${name} with a valid name ("$x", "${1}") stays as written.
 
 // namePattern is a variable's name: a letter or _, then letters, digits and _.
 const namePattern = `[A-Za-z_][A-Za-z0-9_]*`

@@ -1,9 +1,6 @@
-// Package testhook is the test runner behind cmd/testhook: a tests file's
-// actions are handed to the agent one by one, each answer is checked with the
-// gate's validator engine, values saved from one answer feed later tests as
-// ${name}, and a report comes out. It is a command line and a UserPromptSubmit
-// and Stop hook; docs/testhook.md is its contract, testhook_*.txtar its tests.
-// Runs live in the state dir, one per session, under the queue's lock.
+// Package testhook is the test runner behind cmd/testhook, a command line and
+// a UserPromptSubmit and Stop hook that hands a tests file's actions to the
+// agent and checks each answer; docs/testhook.md is its contract.
 package testhook
 
 import (
@@ -127,9 +124,8 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	return &runner{env: env, root: root, dir: sd, blockCap: config.BlockCap(env.Getenv)}, nil
 }
 
-// stateDir returns the state dir mappings.toml names, or the default
-// without one. A config whose state dir cannot be read stops a run (it
-// would be stored where the gate does not look); other mistakes are the gate's.
+// stateDir returns the state dir mappings.toml names, or the default without
+// one; an unreadable one stops a run (the gate would not look where it is kept).
 func stateDir(root, configFile, dir string) (string, error) {
 	sd, err := config.ReadStateDir(config.Path(root, configFile, dir), root)
 	if err != nil && !(configFile == "" && errors.Is(err, fs.ErrNotExist)) {
@@ -212,33 +208,30 @@ type reply struct {
 	total   int
 }
 
-// request is one command, from the command line or a prompt, with every
-// command's flags; each command accepts only its own.
+// request is one command, from the command line or a prompt.
 type request struct {
-	name       string   // canonical
-	slash      bool     // /run-tests, typed in Claude Code
-	args       []string // positional
-	text       string   // validate's answer: the arguments joined
-	hasText    bool     // false: use the agent's last answer
-	file       string
-	auto       bool
-	categories list
-	tags       list
-	junit      string
-	markdown   string
+	name     string   // canonical
+	slash    bool     // /run-tests, typed in Claude Code
+	args     []string // positional
+	text     string   // validate's answer: the arguments joined
+	hasText  bool     // false: use the agent's last answer
+	file     string
+	auto     bool
+	filters  Filters
+	junit    string
+	markdown string
 }
 
-// list is a repeatable flag; each value may also be comma-separated.
-type list []string
-
-func (l *list) String() string { return strings.Join(*l, ",") }
-func (l *list) Set(v string) error {
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" && !slices.Contains(*l, p) {
-			*l = append(*l, p)
+// appendTo is a repeatable flag's setter: each value, comma-separated, once.
+func appendTo(l *[]string) func(string) error {
+	return func(v string) error {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" && !slices.Contains(*l, p) {
+				*l = append(*l, p)
+			}
 		}
+		return nil
 	}
-	return nil
 }
 
 // usageError is a mistake in how a command was written: exit 2.
@@ -265,8 +258,8 @@ func parseRequest(word string, args []string, session, config *string) (request,
 	case "init":
 		fl.StringVar(&req.file, "file", "", "")
 		fl.BoolVar(&req.auto, "auto", false, "")
-		fl.Var(&req.categories, "category", "")
-		fl.Var(&req.tags, "tag", "")
+		fl.Func("category", "", appendTo(&req.filters.Categories))
+		fl.Func("tag", "", appendTo(&req.filters.Tags))
 	case "report":
 		fl.StringVar(&req.junit, "junit", "", "")
 		fl.StringVar(&req.markdown, "markdown", "", "")
@@ -292,9 +285,8 @@ func parseRequest(word string, args []string, session, config *string) (request,
 // SlashCommand is the slash command that starts a run from Claude Code.
 const SlashCommand = "/run-tests"
 
-// parsePrompt reads a prompt as a runner command; ok is false for anything
-// else, which is the agent's: the whole prompt must be the command ("skip
-// the tests" is not). /run-tests is always the runner's, its mistakes err.
+// parsePrompt reads a whole prompt as a runner command ("skip the tests" is
+// the agent's: ok false); /run-tests is always the runner's, its mistakes err.
 func parsePrompt(prompt string) (req request, ok bool, err error) {
 	p := strings.TrimSpace(prompt)
 	i := strings.IndexFunc(p, unicode.IsSpace)
@@ -402,9 +394,8 @@ func (r *runner) promptHook(req request, perr error) error {
 	return r.answer.Write(out)
 }
 
-// applies says whether a typed word is the runner's: every word while the
-// run runs; once over, only those that look at it, and retry on a completed
-// run. Otherwise "next" or "skip" is the person talking to the agent.
+// applies says whether a typed word is the runner's: any while the run runs;
+// after, those that look at it, and retry on a completed run.
 func applies(st *State, req request) bool {
 	if req.name == "retry" && len(req.args) == 1 && st.index(req.args[0]) < 0 {
 		return false // "retry parsing": not a test of this run
@@ -459,24 +450,16 @@ func (r *runner) answers(st *State) bool {
 
 // errText is an error, then its hints, as the person reads it in the client.
 func errText(lead string, err error) string {
-	if lead != "" {
-		lead += ": "
-	}
-	lines := []string{"testhook: " + lead + err.Error()}
-	var h *cli.Hinted
-	if errors.As(err, &h) {
+	lines := []string{joinSome(": ", "testhook", lead, err.Error())}
+	if h, ok := errors.AsType[*cli.Hinted](err); ok {
 		lines = append(lines, h.Hints...)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// stopAnswer takes the final message of a stop that answers the current
-// test, in a run that is auto or not as the caller saw it: a manual run
-// keeps it for "validate"; an auto run records it and, while tests remain,
-// blocks the stop with the next one. Claude Code overrides a hook after
-// CLAUDE_CODE_STOP_HOOK_BLOCK_CAP consecutive blocks, so the run blocks at
-// most cap-1 times in a row, then pauses: it lets the stop through and
-// says so (docs/testhook.md). stop_hook_active false restarts the count.
+// stopAnswer takes a stop's answer to the current test: a manual run keeps it
+// for "validate"; an auto run records it and blocks with the next test, at most
+// cap-1 times in a row, then pauses (docs/testhook.md, "The cap on blocked stops").
 func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	now := utcNow()
 	took := false
@@ -511,10 +494,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		return err
 	case st.Mode == Completed:
 		msg := fmt.Sprintf("stopgate testhook: %s. %s", resultLine(st, judged), r.endText(st))
-		if note := r.finish(st); note != "" {
-			msg += " " + note
-		}
-		return r.answer.Write(hook.Output{SystemMessage: msg})
+		return r.answer.Write(hook.Output{SystemMessage: joinSome(" ", msg, r.finish(st))})
 	case st.Paused:
 		return r.answer.Write(hook.Output{SystemMessage: fmt.Sprintf(
 			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
