@@ -269,18 +269,16 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 		for k, pv := range m {
 			kind := validator.Kind(k)
 			p, isStr := pv.(string)
+			_, err := validator.NewExpectation(kind, blankRefs(p)) // each ${var} a literal, as at run time
 			switch {
 			case kind != validator.Contains && kind != validator.NotContains && kind != validator.Regex:
 				l.add(line, name, fmt.Sprintf("%s: unknown expectation %q", where, k), "use contains, not_contains or regex")
 			case !isStr:
 				l.mustBe(line, name, where+": "+k, "a string", pv)
+			case err != nil:
+				l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
 			default:
-				// A regex is checked with each ${var} as a literal, as at run time.
-				if _, err := validator.NewExpectation(kind, blankRefs(p)); err != nil {
-					l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
-				} else {
-					out = append(out, Expect{Kind: kind, Pattern: p})
-				}
+				out = append(out, Expect{Kind: kind, Pattern: p})
 			}
 		}
 	}
@@ -295,20 +293,18 @@ func (l *loader) saves(line int, name string, raw any) []Save {
 	var out []Save
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		p, isStr := m[k].(string)
+		re, err := regexp.Compile(blankRefs(p))
 		switch {
 		case !validName(k):
 			l.add(line, name, fmt.Sprintf("save: %q is not a variable name", k), "letters, digits and _, not starting with a digit")
 		case !isStr:
 			l.mustBe(line, name, "save."+k, "a regex string", m[k])
+		case err != nil:
+			l.add(line, name, fmt.Sprintf("save.%s: regex %q does not compile: %s", k, p, reErr(err)), "the syntax is Go's RE2")
+		case re.NumSubexp() < 1:
+			l.add(line, name, fmt.Sprintf("save.%s: regex %q has no group", k, p), "the value saved is group 1: wrap it in (…)")
 		default:
-			re, err := regexp.Compile(blankRefs(p))
-			if err != nil {
-				l.add(line, name, fmt.Sprintf("save.%s: regex %q does not compile: %s", k, p, reErr(err)), "the syntax is Go's RE2")
-			} else if re.NumSubexp() < 1 {
-				l.add(line, name, fmt.Sprintf("save.%s: regex %q has no group", k, p), "the value saved is group 1: wrap it in (…)")
-			} else {
-				out = append(out, Save{Var: k, Regex: p})
-			}
+			out = append(out, Save{Var: k, Regex: p})
 		}
 	}
 	return out

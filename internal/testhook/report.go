@@ -2,6 +2,7 @@ package testhook
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/xml"
 	"fmt"
@@ -111,27 +112,19 @@ func fenced(s string) string {
 	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
-// JUnit XML as CI systems read it: a testsuite per category, a testcase
-// per test; a test that has not run is a skipped testcase saying so.
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
+// junitSuite is, in JUnit XML as CI systems read it, a category's testsuite
+// or, with XMLName set, the testsuites of the whole run.
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Time      string      `xml:"time,attr"`
-	Timestamp string      `xml:"timestamp,attr,omitempty"`
-	Cases     []junitCase `xml:"testcase"`
+	XMLName   xml.Name
+	Name      string       `xml:"name,attr"`
+	Tests     int          `xml:"tests,attr"`
+	Failures  int          `xml:"failures,attr"`
+	Errors    int          `xml:"errors,attr"`
+	Skipped   int          `xml:"skipped,attr"`
+	Time      string       `xml:"time,attr"`
+	Timestamp string       `xml:"timestamp,attr,omitempty"`
+	Suites    []junitSuite `xml:"testsuite"`
+	Cases     []junitCase  `xml:"testcase"`
 }
 
 type junitCase struct {
@@ -149,30 +142,29 @@ type junitNote struct {
 	Text    string `xml:",cdata"`
 }
 
+// newSuite is the testsuite of tests counted c; a test not run is skipped.
+func newSuite(name string, c Counts) junitSuite {
+	return junitSuite{Name: name, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(c.Time)}
+}
+
 // junit renders the run as JUnit XML.
 func junit(st *State) ([]byte, error) {
-	total := st.counts()
-	out := junitSuites{Name: st.File, Tests: total.Total(), Failures: total.Failed, Skipped: total.Skipped + total.NotRun}
+	out := newSuite(st.File, st.counts())
+	out.XMLName.Local = "testsuites"
 	for _, cat := range st.categories() {
-		c := st.counts(cat.Tests...)
-		s := junitSuite{Name: cat.Name, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(c.Time)}
+		s := newSuite(cat.Name, st.counts(cat.Tests...))
 		for _, i := range cat.Tests {
-			t, r := &st.Tests[i], st.Results[i]
-			tc := junitCase{Name: t.ID, Classname: cat.Name, Time: "0.000"}
+			r := st.Results[i]
+			tc := junitCase{Name: st.Tests[i].ID, Classname: cat.Name, Time: "0.000"}
 			if r != nil {
 				tc.Time = seconds(r.Duration())
-				if s.Timestamp == "" {
-					s.Timestamp = r.Started.UTC().Format("2006-01-02T15:04:05")
-				}
+				s.Timestamp = cmp.Or(s.Timestamp, r.Started.UTC().Format("2006-01-02T15:04:05"))
 			}
 			switch {
 			case r == nil:
 				tc.Skipped = &junitNote{Message: "not run"}
 			case r.Status == Failed:
-				text := strings.Join(r.Failures, "\n")
-				if r.Answer != "" {
-					text += "\n\nanswer:\n" + r.Answer
-				}
+				text := joinSome("\n\nanswer:\n", strings.Join(r.Failures, "\n"), r.Answer)
 				tc.Failure = &junitNote{Message: strings.Join(r.Failures, "; "), Type: "expectation", Text: text}
 			case r.Status == Skipped:
 				tc.Skipped = &junitNote{Message: r.Reason}
@@ -181,12 +173,8 @@ func junit(st *State) ([]byte, error) {
 		}
 		out.Suites = append(out.Suites, s)
 	}
-	out.Time = seconds(total.Time)
 	data, err := xml.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(data, '\n')...), nil
+	return append([]byte(xml.Header), append(data, '\n')...), err
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }

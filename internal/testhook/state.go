@@ -407,22 +407,6 @@ func locked(stateDir, session string, f func(path string) error) error {
 	})
 }
 
-// sessions returns the sessions that have a run in stateDir, sorted.
-func sessions(stateDir string) ([]string, error) {
-	des, err := os.ReadDir(filepath.Join(stateDir, "runs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	var out []string
-	for _, de := range des {
-		if _, err := os.Stat(filepath.Join(stateDir, "runs", de.Name(), "run.json")); err == nil {
-			out = append(out, queue.Unsegment(de.Name()))
-		}
-	}
-	slices.Sort(out)
-	return out, err
-}
-
 // namePattern is a variable's name: a letter or _, then letters, digits and _.
 const namePattern = `[A-Za-z_][A-Za-z0-9_]*`
 

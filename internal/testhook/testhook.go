@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,8 +57,7 @@ func Run(env *cli.Env) error {
 	case len(args) == 0:
 		return runHook(env, configFile, *opt)
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
-		Usage(env.Stdout)
-		return nil
+		return flag.ErrHelp
 	}
 	req, err := parseRequest(args[0], args[1:], &session, &configFile)
 	if err != nil {
@@ -145,10 +145,17 @@ func (r *runner) pickSession(flagged string, starting bool) error {
 		r.session = TerminalSession
 		return nil
 	}
-	ss, err := sessions(r.dir)
-	if err != nil {
+	des, err := os.ReadDir(filepath.Join(r.dir, "runs"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	var ss []string // the sessions with a run
+	for _, de := range des {
+		if _, err := os.Stat(filepath.Join(r.dir, "runs", de.Name(), "run.json")); err == nil {
+			ss = append(ss, queue.Unsegment(de.Name()))
+		}
+	}
+	slices.Sort(ss)
 	switch len(ss) {
 	case 0:
 		return errNoRun
