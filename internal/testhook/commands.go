@@ -54,12 +54,7 @@ func (r *runner) start(req request) (reply, error) {
 // selectTests keeps the tests the filters match, unless one needs a
 // variable only a left-out test saves.
 func selectTests(s *Suite, f Filters) ([]Test, error) {
-	var tests []Test
-	for _, t := range s.Tests {
-		if f.match(&t) {
-			tests = append(tests, t)
-		}
-	}
+	tests := slices.DeleteFunc(slices.Clone(s.Tests), func(t Test) bool { return !f.match(&t) })
 	if len(tests) == 0 {
 		var cats, tags []string
 		for _, t := range s.Tests {
@@ -272,12 +267,8 @@ func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
 	})
 }
 
-// load reads the session's run, which must exist, without the lock (or takes r.seen).
+// load reads the session's run, which must exist, without the lock.
 func (r *runner) load() (*State, error) {
-	if st := r.seen; st != nil {
-		r.seen = nil
-		return st, nil
-	}
 	st, err := loadRun(runFile(r.dir, r.session))
 	if err == nil && st == nil {
 		err = errNoRun

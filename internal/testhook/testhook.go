@@ -109,7 +109,6 @@ type runner struct {
 	hook     bool   // answering a hook: the user types "next", not "testhook next"
 	turn     string // the hook input's prompt_id, if any
 	blockCap int
-	seen     *State // the run as just read, for the next load only
 }
 
 func utcNow() time.Time { return time.Now().UTC() }
@@ -378,13 +377,10 @@ func (r *runner) promptHook(req request, perr error) error {
 	lead := "cannot start the run"
 	if !req.slash {
 		st, err := loadRun(runFile(r.dir, r.session))
-		if err != nil {
+		if err != nil || st == nil || !applies(st, req) {
 			return err
 		}
-		if st == nil || !applies(st, req) {
-			return nil
-		}
-		r.seen, lead = st, ""
+		lead = ""
 	}
 	rep, err := commands[req.name](r, req)
 	if err != nil {
@@ -468,9 +464,7 @@ func errText(lead string, err error) string {
 // for "validate"; an auto run records it and blocks with the next test, at most
 // cap-1 times in a row, then pauses (docs/testhook.md, "The cap on blocked stops").
 func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
-	now := utcNow()
-	took := false
-	var judged int
+	now, judged := utcNow(), -1 // -1: no result recorded
 	var skipped []int
 	st, err := update(r.dir, r.session, func(st *State) (*State, error) {
 		if st == nil || !r.answers(st) || st.Auto != auto {
@@ -484,7 +478,6 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		if in.StopHookActive {
 			prior = st.Streak
 		}
-		took = true
 		judged, skipped = st.validate(in.LastAssistantMessage, now)
 		switch {
 		case st.Mode == Completed:
@@ -497,7 +490,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		return st, nil
 	})
 	switch {
-	case err != nil || !took:
+	case err != nil || judged < 0:
 		return err
 	case st.Mode == Completed:
 		msg := fmt.Sprintf("stopgate testhook: %s. %s", resultLine(st, judged), r.endText(st))
