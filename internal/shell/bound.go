@@ -10,11 +10,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run is bounded in memory as in steps and time (docs/guard.md):
-// Go's out-of-memory is fatal, past any recover. The interpreter has no
-// hook on assignments, so a memCheck call goes before every statement,
-// where the call handler measures the variables; one statement grows them
-// at most by its expansions, which weight bounds.
+// A dry run is bounded in memory (Go's out-of-memory is fatal, past any
+// recover): a memCheck call before every statement measures the variables,
+// which one statement grows at most by its expansions (tooBig weighs them).
 const (
 	memCheck   = "__stopgate_mem_check"
 	maxVars    = 256 << 10 // bytes of variables and parameters one shell holds
@@ -26,7 +24,6 @@ const (
 	maxBraces  = 1024      // words one brace expansion makes
 )
 
-// errMemory stops a run past maxVars or maxPrinted.
 var errMemory = errors.New("dry run over its memory bound")
 
 // guarded returns list with a memCheck before each statement, once; a
@@ -42,8 +39,7 @@ func guarded(list []*syntax.Stmt, pipestatus bool) []*syntax.Stmt {
 	return out
 }
 
-// guardedStmt wraps st (the right side of && || |) in a block that checks
-// first.
+// guardedStmt wraps st (the right side of && || |) in a block that checks first.
 func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 	if st == nil || isMemCheck(st) {
 		return st
@@ -82,21 +78,6 @@ func addMemChecks(f syntax.Node) {
 	})
 }
 
-// tooDeep reports whether f's syntax tree is deeper than maxNesting.
-func tooDeep(f syntax.Node) bool {
-	depth, deepest := 0, 0
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if n == nil {
-			depth--
-			return true
-		}
-		depth++
-		deepest = max(deepest, depth)
-		return deepest <= maxNesting
-	})
-	return deepest > maxNesting
-}
-
 func call(name string) *syntax.Stmt {
 	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: name}}}}}}
 }
@@ -123,8 +104,7 @@ func readsPipestatus(n syntax.Node) bool {
 	})
 }
 
-// held is the bytes of env's variables and positional parameters, each
-// element of a list counted with its string header.
+// held is the bytes of env's variables and positional parameters.
 func held(env expand.Environ) int {
 	const header = 16
 	n := 0
@@ -169,7 +149,7 @@ func argsTooBig(args []string) bool {
 }
 
 // formatTooBig reports whether a printf format asks for a width or
-// precision past maxVars, literally or through * from its arguments.
+// precision past maxVars, literally or by * from its arguments.
 func formatTooBig(format string, rest []string) bool {
 	star := false
 	for i := 0; i < len(format); i++ {
@@ -201,32 +181,6 @@ func atoi(s string) int {
 	return n
 }
 
-// weight is what expansions in f can copy between two checks, in units of
-// maxVars: a pattern substitution copies its replacement for every match,
-// and one that expands anything (${x//?/$x} squares x) is past the bound.
-func weight(f syntax.Node) int {
-	w := 0
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.ParamExp:
-			w++
-			if n.Repl != nil && n.Repl.With != nil {
-				for _, p := range n.Repl.With.Parts {
-					size, ok := literalSize(p)
-					if !ok {
-						w += maxWeight + 1
-					}
-					w += size
-				}
-			}
-		case *syntax.CmdSubst:
-			w += MaxRead / maxVars
-		}
-		return w <= maxWeight
-	})
-	return w
-}
-
 // printedBy is how much the builtin call args prints at most.
 func printedBy(args []string, env expand.Environ) int {
 	n := 0
@@ -247,32 +201,31 @@ func printedBy(args []string, env expand.Environ) int {
 	return 0
 }
 
-// literalSize is the length of a word part that expands nothing, and
-// whether it is one.
-func literalSize(p syntax.WordPart) (int, bool) {
+// literalSize is the length of a word part that expands nothing, else past maxWeight.
+func literalSize(p syntax.WordPart) int {
 	switch p := p.(type) {
 	case *syntax.Lit:
-		return len(p.Value), true
+		return len(p.Value)
 	case *syntax.SglQuoted:
-		return len(p.Value), !p.Dollar
+		if !p.Dollar {
+			return len(p.Value)
+		}
 	case *syntax.DblQuoted:
 		n := 0
 		for _, q := range p.Parts {
-			size, ok := literalSize(q)
-			if !ok {
-				return 0, false
-			}
-			n += size
+			n += literalSize(q)
 		}
-		return n, true
+		return n
 	}
-	return 0, false
+	return maxWeight + 1
 }
 
-// tooBig says why f is too large to dry-run, or "": cmds counts its
-// commands too.
+// tooBig says why f is too large to dry-run, or "" (cmds: count commands).
+// Expansions weigh what they can copy between two checks: a substitution
+// copies its replacement per match, so one expanding anything (${x//?/$x}
+// squares x) is past the bound.
 func tooBig(f *syntax.File, cmds bool) string {
-	n, braces := 0, 0
+	n, braces, weight := 0, 0, 0
 	syntax.Walk(f, func(node syntax.Node) bool {
 		switch node := node.(type) {
 		case *syntax.CallExpr:
@@ -283,15 +236,24 @@ func tooBig(f *syntax.File, cmds bool) string {
 			n++
 		case *syntax.Word:
 			braces = max(braces, braceCount(node))
+		case *syntax.ParamExp:
+			weight++
+			if node.Repl != nil && node.Repl.With != nil {
+				for _, p := range node.Repl.With.Parts {
+					weight += literalSize(p)
+				}
+			}
+		case *syntax.CmdSubst:
+			weight += MaxRead / maxVars
 		}
-		return (!cmds || n <= maxCmds) && braces <= maxBraces
+		return (!cmds || n <= maxCmds) && braces <= maxBraces && weight <= maxWeight
 	})
 	switch {
 	case cmds && n > maxCmds:
 		return "it has more commands than the guard's dry run follows"
 	case braces > maxBraces:
 		return "its brace expansions make more words than the guard's dry run follows"
-	case weight(f) > maxWeight:
+	case weight > maxWeight:
 		return "it expands more text than the guard's dry run holds in memory"
 	}
 	return ""
@@ -349,15 +311,13 @@ func seqLen(b *syntax.BraceExp) int {
 	return min(max(a-c, c-a)+1, maxBraces+1)
 }
 
-// quoteWordEscapes rewrites as quotes the backslash escapes of unquoted
-// words the interpreter (v3.14.1) keeps and bash removes: an assignment's
-// or array element's value, a redirection's target, a parameter
-// expansion's words (f=mapping\s.toml). Left as they are, the dry run
-// would judge another file than the one the shell writes.
+// quoteWordEscapes quotes the backslash escapes the interpreter (v3.14.1)
+// keeps and bash removes, in unquoted assignments, array elements,
+// redirections and expansions (f=mapping\s.toml): else the dry run would
+// judge another file than the one the shell writes.
 func quoteWordEscapes(n syntax.Node) { quoteEscapesIn(n, false) }
 
-// quoteEscapesIn is quoteWordEscapes of n inside double quotes or not;
-// quoting starts afresh inside "$(…)".
+// quoteEscapesIn is quoteWordEscapes inside double quotes or not, afresh in "$(…)".
 func quoteEscapesIn(n syntax.Node, inQuotes bool) {
 	rewrite := func(ws ...*syntax.Word) {
 		for _, w := range ws {
@@ -444,8 +404,8 @@ func quoteEscapes(s string) []syntax.WordPart {
 	return parts
 }
 
-// anchored reports an anchored replacement (${f/#x/y}, ${f/%x/y}), which
-// the interpreter does not apply: such a script cannot be followed.
+// anchored reports a replacement ${f/#x/y} or ${f/%x/y}, which the
+// interpreter does not apply: such a script cannot be followed.
 func anchored(f syntax.Node) bool {
 	return has(f, func(n syntax.Node) bool {
 		p, ok := n.(*syntax.ParamExp)

@@ -40,21 +40,16 @@ var (
 // Judge is the policy a dry run asks at every step that could touch a
 // protected path; an error it returns stops the run.
 type Judge interface {
-	// Exec judges a program and prints its stub's output to s.Stdout(hc).
-	Exec(s *Shell, hc interp.HandlerContext, args []string) error
-	// Kill judges kill, a builtin the interpreter does not run.
-	Kill(s *Shell, hc interp.HandlerContext, args []string) error
+	Exec(s *Shell, hc interp.HandlerContext, args []string) error // and prints the stub's output to s.Stdout(hc)
+	Kill(s *Shell, hc interp.HandlerContext, args []string) error // a builtin the interpreter does not run
 	// Write judges a redirection that writes name: its path, if known.
 	Write(s *Shell, hc interp.HandlerContext, name string) (target string, known bool, err error)
-	// Read is told of a redirection that reads name.
-	Read(s *Shell, hc interp.HandlerContext, name string)
-	// Source says whether to follow the file p that s sources.
-	Source(s *Shell, p string) bool
+	Read(s *Shell, hc interp.HandlerContext, name string) // is told of a redirection that reads name
+	Source(s *Shell, p string) bool                       // whether to follow the file p that s sources
 	// Refuse stops the run on a doubt about target, found in by; nil
 	// carries on with what could be read.
 	Refuse(target, by, why string) error
-	// Hit reports whether the run has found what stops it.
-	Hit() bool
+	Hit() bool // whether the run has found what stops it
 }
 
 // Pass is one dry run of a command: unknown variables are unset (Lenient)
@@ -67,8 +62,7 @@ type Pass struct {
 // Passes: variables unset and programs succeeding, then unknown and failing.
 var Passes = []Pass{{Lenient: true, Status: 0}, {Lenient: false, Status: 1}}
 
-// Run is the state one judged command shares across its passes and its
-// nested shells.
+// Run is the state one judged command shares across passes and shells.
 type Run struct {
 	Judge       Judge
 	Root        string       // $CLAUDE_PROJECT_DIR
@@ -109,13 +103,10 @@ func (c *Capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Unknown reports whether part of the content is not known.
-func (c *Capture) Unknown() bool {
-	return !c.known || bytes.Contains(c.buf.Bytes(), []byte(Unknown))
-}
-
-// Text is the content written, as far as it is known.
-func (c *Capture) Text() string { return c.buf.String() }
+// Unknown reports whether part of the content is not known; Text is the
+// content as far as it is.
+func (c *Capture) Unknown() bool { return !c.known || bytes.Contains(c.buf.Bytes(), []byte(Unknown)) }
+func (c *Capture) Text() string  { return c.buf.String() }
 
 func (c *Capture) Read([]byte) (int, error) { return 0, io.EOF }
 func (c *Capture) Close() error             { return nil }
@@ -134,7 +125,6 @@ func locked[T any](d *Run, f func() T) T {
 	return f()
 }
 
-// with runs f under d's lock.
 func (d *Run) with(f func()) { locked(d, func() any { f(); return nil }) }
 
 // Doubt records why part of the command could not be followed.
@@ -146,17 +136,13 @@ func (d *Run) text(s string) { d.with(func() { d.texts = append(d.texts, s) }) }
 func (d *Run) Doubts() []string { return locked(d, func() []string { return slices.Clone(d.doubts) }) }
 func (d *Run) Texts() []string  { return locked(d, func() []string { return slices.Clone(d.texts) }) }
 
-// UnknownVars reports whether the command read a variable it does not set.
-func (d *Run) UnknownVars() bool { return d.unknownVars.Load() }
-
-// Ran reports whether the simple command of the top script at pos ran.
+// UnknownVars reports whether the command read a variable it does not set;
+// Ran whether the simple command of the top script at pos ran; File is
+// what the run wrote to p, or nil; ForgetFiles starts a pass anew.
+func (d *Run) UnknownVars() bool       { return d.unknownVars.Load() }
 func (d *Run) Ran(pos syntax.Pos) bool { return locked(d, func() bool { return d.ran[pos] }) }
-
-// File is what the run wrote to p, or nil.
-func (d *Run) File(p string) *Capture { return locked(d, func() *Capture { return d.files[p] }) }
-
-// ForgetFiles starts a pass with nothing written.
-func (d *Run) ForgetFiles() { d.with(func() { d.files = map[string]*Capture{} }) }
+func (d *Run) File(p string) *Capture  { return locked(d, func() *Capture { return d.files[p] }) }
+func (d *Run) ForgetFiles()            { d.with(func() { d.files = map[string]*Capture{} }) }
 
 // Wrote records that p was written with content it does not know, unless
 // it has a capture already.
@@ -215,7 +201,6 @@ func (s *Shell) Script(src, dir, zero string, env expand.Environ, params []strin
 	(&Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}).run(src, dir, params, stdin)
 }
 
-// run dry-runs src in dir with positional params and stdin.
 func (s *Shell) run(src, dir string, params []string, stdin io.Reader) {
 	s.Run.text(src)
 	if s.Depth > maxDepth {
@@ -253,11 +238,14 @@ func (d *Run) Load(src string) *syntax.File {
 // substitutions become command substitutions (no real FIFOs), misread
 // escapes quotes, memory checks go in; one nested too deep is deepCall.
 func prepare(f *syntax.File) {
-	if tooDeep(f) {
-		f.Stmts = []*syntax.Stmt{call(deepCall)}
-		return
-	}
+	depth, deepest := 0, 0
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			depth--
+			return true
+		}
+		depth++
+		deepest = max(deepest, depth)
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			n.Background, n.Disown, n.Coprocess = false, false, false
@@ -268,8 +256,12 @@ func prepare(f *syntax.File) {
 				}
 			}
 		}
-		return true
+		return deepest <= maxNesting
 	})
+	if deepest > maxNesting {
+		f.Stmts = []*syntax.Stmt{call(deepCall)}
+		return
+	}
 	quoteWordEscapes(f)
 	addMemChecks(f)
 }
@@ -287,11 +279,11 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 		interp.StatHandler(s.stat),
 		interp.AccessHandler(s.access),
 	}
-	params = append([]string{"--"}, params...)
+	flags := []string{"--"}
 	if s.NoGlob {
-		params = append([]string{"-f"}, params...)
+		flags = []string{"-f", "--"}
 	}
-	opts = append(opts, interp.Params(params...))
+	opts = append(opts, interp.Params(append(flags, params...)...))
 	r, err := interp.New(opts...)
 	if err != nil && dir != existingAncestor(dir) {
 		opts[1] = interp.Dir(existingAncestor(dir))
@@ -359,9 +351,8 @@ func existingAncestor(dir string) string {
 	}
 }
 
-// Environ is the environment a dry run starts from: $CLAUDE_PROJECT_DIR,
-// $HOME, a nested shell's caller's exported variables, and for any other
-// variable nothing (Lenient) or Unknown.
+// Environ is a dry run's first environment: $CLAUDE_PROJECT_DIR, $HOME, a
+// nested shell's caller's exports, any other variable unset (Lenient) or Unknown.
 type Environ struct {
 	Root, Home string // $CLAUDE_PROJECT_DIR and $HOME ("": unset)
 	Lenient    bool
@@ -450,9 +441,8 @@ func EnvOf(caller expand.Environ, args []string) expand.Environ {
 	return expand.ListEnviron(pairs...)
 }
 
-// call runs before every simple command: it bounds the run, records which
-// commands of the top script ran, and gives the builtins the interpreter
-// lacks or reads otherwise.
+// call runs before every simple command: it bounds the run, records what
+// ran of the top script, and gives the builtins the interpreter lacks.
 func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
 	if args, err, done := s.bound(hc, args); done {
@@ -542,12 +532,10 @@ func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error
 	return []string{"eval", prepared(string(b))}, nil
 }
 
-// reparsed are the builtins that parse text of their own: they get it
-// prepared.
+// reparsed are the builtins that parse text of their own, prepared.
 var reparsed = map[string]bool{"eval": true, "trap": true, "source": true, ".": true}
 
-// prepared is src parsed, prepared and printed back; src when it does not
-// parse.
+// prepared is src parsed, prepared and printed back; src if it does not parse.
 func prepared(src string) string {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {

@@ -6,8 +6,7 @@ import (
 	"strings"
 )
 
-// Unknown stands for a value a dry run cannot know: a word holding it is
-// not judged.
+// Unknown stands for a value a dry run cannot know: no word holding it is judged.
 const Unknown = "\x01?\x01"
 
 // wrappers run the command after their own options; each returns how many
@@ -31,14 +30,12 @@ var wrappers = map[string]func([]string) int{
 }
 
 // Skip says whether the program name wraps the command in args (sudo,
-// env, timeout, …), and how many arguments to skip to reach it; skip is
-// out of range when none runs.
+// env, …), and how many arguments to skip to reach it (out of range: none).
 func Skip(name string, args []string) (skip int, wraps bool) {
-	w, ok := wrappers[name]
-	if !ok {
-		return 0, false
+	if w, ok := wrappers[name]; ok {
+		return w(args), true
 	}
-	return w(args), true
+	return 0, false
 }
 
 // Unwrap is the index in args of the command its wrappers run; false when
@@ -59,8 +56,7 @@ func Unwrap(args []string) (int, bool) {
 }
 
 // SkipOpts returns a Skip function for a command whose options taking a
-// value are the letters of short, with positional operands before the
-// command it runs.
+// value are the letters of short, with positional operands before its command.
 func SkipOpts(short string, positional int) func([]string) int {
 	return func(args []string) int {
 		i := 0
@@ -84,8 +80,8 @@ func SkipOpts(short string, positional int) func([]string) int {
 type EnvOpt struct{ Name, Value string }
 
 // EnvOptions reads env's options and assignments, and the index of the
-// program they run (len(args) when none): the guard and the run line both
-// read env here, so no spelling of an option is taken for the program.
+// program they run (len(args) when none): the one reading of env, so no
+// spelling of an option is taken for the program.
 func EnvOptions(args []string) (opts []EnvOpt, program int) {
 	long := map[string]string{"--ignore-environment": "i", "--unset": "u", "--chdir": "C", "--split-string": "S"}
 	i := 0
@@ -137,11 +133,10 @@ func IsName(s string) bool {
 	return s != "" && strings.IndexByte(letters, s[0]) >= 0 && strings.Trim(s, letters+"0123456789") == ""
 }
 
-// Shells are the shells, whose first operand is a script.
-var Shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}
-
-// IsShell reports whether name is one of Shells.
-func IsShell(name string) bool { return slices.Contains(Shells, name) }
+// IsShell reports whether name is a shell, whose first operand is a script.
+func IsShell(name string) bool {
+	return slices.Contains([]string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}, name)
+}
 
 // Interp is an interpreter's options: the letters taking a value, those
 // whose value is program text, and its long options taking a value.

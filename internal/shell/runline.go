@@ -1,8 +1,6 @@
 // Package shell is stopgate's one bounded dry-run interpreter over
-// mvdan.cc/sh: the guard judges a Bash command by running it here with a
-// Judge (dryrun.go), and Files says which files of a project a validator's
-// run line executes (docs/guard.md), the one answer behind the guard's
-// protected set and the inputs detect records.
+// mvdan.cc/sh (docs/guard.md): the guard judges a Bash command by running
+// it with a Judge, and Files says which project files a run line executes.
 package shell
 
 import (
@@ -26,11 +24,7 @@ type File struct {
 	SourcedBy string // the program that sources it; "" for one the run line runs
 }
 
-// lineDeadline bounds one analysis: past it, it stops with what it found.
-const lineDeadline = 500 * time.Millisecond
-
-// Files returns the files inside root that the run line run executes, in
-// the order it runs them, each once.
+// Files returns the files inside root that run executes, in order, each once.
 func Files(run, root string) []File {
 	r := newResolver(run, root)
 	if p, ok := plainProgram(run, r.Root); ok {
@@ -63,7 +57,7 @@ type resolver struct {
 func newResolver(run, root string) *resolver {
 	r := &resolver{seen: map[string]bool{}}
 	r.Run = NewRun(run, path.Clean(filepath.ToSlash(root)), "", r)
-	r.deadline = time.Now().Add(lineDeadline)
+	r.deadline = time.Now().Add(500 * time.Millisecond) // past it, the analysis stops with what it found
 	r.top = &Shell{Run: r.Run, Pass: Passes[0], NoGlob: true}
 	return r
 }
@@ -82,7 +76,7 @@ func (r *resolver) add(f File) bool {
 func (r *resolver) files() []File { return locked(r.Run, func() []File { return slices.Clone(r.out) }) }
 
 // program records p, run in dir with args, and follows a shell script's
-// sources; shell says a shell runs it (sh x.sh).
+// sources; shell: a shell runs it (sh x.sh).
 func (r *resolver) program(s *Shell, p, dir string, args []string, shell bool) {
 	if !r.add(File{Path: p}) {
 		return
@@ -124,8 +118,7 @@ func ReadFile(p string) (string, error) {
 	return string(b), err
 }
 
-// Source follows a file the run line or its scripts source inside the
-// project, and records it.
+// Source follows and records a file sourced inside the project.
 func (r *resolver) Source(s *Shell, p string) bool {
 	if !Within(p, r.Root) || p == r.Root {
 		return false
@@ -137,9 +130,8 @@ func (r *resolver) Source(s *Shell, p string) bool {
 	return true
 }
 
-// Exec records a project program the run line runs (not one a validator
-// script runs: the agent's project), follows sh -c, and answers the path
-// helpers.
+// Exec records a project program the run line runs (not one a script it
+// runs does: the agent's), follows sh -c, and answers the path helpers.
 func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error {
 	i, ok := Unwrap(args)
 	if !ok || i >= len(args) || unknown(args[i]) {
@@ -188,30 +180,31 @@ func (r *resolver) Read(*Shell, interp.HandlerContext, string) {}
 func (r *resolver) Refuse(_, _, _ string) error                { return nil }
 func (r *resolver) Hit() bool                                  { return false }
 
-// shellOperand is sh's inline code (-c) or script operand, and the index
-// of the argument after the script.
+// shellOperand is sh's inline code (-c) or script, and the index after it.
 func shellOperand(args []string) (code, script string, next int) {
 	for i := 0; i < len(args); i++ {
 		t := args[i]
 		switch {
 		case t == "-c" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t[1:], "c"):
-			if i+1 < len(args) {
-				return args[i+1], "", len(args)
-			}
-			return "", "", len(args)
+			return arg(args, i+1), "", len(args)
 		case t == "-o" || t == "-O" || t == "+o" || t == "+O":
 			i++
 		case t == "--":
-			if i+1 < len(args) {
-				return "", args[i+1], i + 2
-			}
-			return "", "", len(args)
+			return "", arg(args, i+1), min(i+2, len(args))
 		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
 		default:
 			return "", t, i + 1
 		}
 	}
 	return "", "", len(args)
+}
+
+// arg is args[i], or "" past its end.
+func arg(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
 }
 
 // interpreterOperand is an interpreter's script operand ("" for inline
@@ -238,16 +231,11 @@ func interpreterOperand(spec Interp, args []string) (string, int) {
 // pathHelper prints what dirname, basename, realpath and readlink -f
 // print: DIR=$(cd "$(dirname "$0")" && pwd) resolves.
 func pathHelper(out io.Writer, dir string, args []string) {
-	var ops []string
-	for _, a := range args[1:] {
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			ops = append(ops, a)
-		}
-	}
-	if len(ops) == 0 {
+	i := slices.IndexFunc(args[1:], func(a string) bool { return !strings.HasPrefix(a, "-") || a == "-" })
+	if i < 0 {
 		return
 	}
-	p := ops[0]
+	p := args[1+i]
 	switch path.Base(args[0]) {
 	case "dirname":
 		p = path.Dir(p)
@@ -259,17 +247,12 @@ func pathHelper(out io.Writer, dir string, args []string) {
 	io.WriteString(out, p+"\n")
 }
 
-// plainProgram answers the usual run line, a path and plain arguments,
-// without a dry run; ok is false for anything the shell must see, p is ""
-// outside the project.
+// plainProgram answers a run line of a path and plain arguments without a
+// dry run (p "" outside the project); false for one the shell must see.
 func plainProgram(run, root string) (p string, ok bool) {
 	first, ok := plainLine(run)
-	if !ok {
-		return "", false
-	}
-	p = Abs(first, root)
-	if !Within(p, root) || p == root {
-		return "", true
+	if p = Abs(first, root); !ok || !Within(p, root) || p == root {
+		return "", ok
 	}
 	return p, true
 }
