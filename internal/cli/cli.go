@@ -17,12 +17,11 @@ import (
 
 // Env is what a command sees of its process.
 type Env struct {
-	Args   []string // arguments after the program name
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	Dir    string // working directory
+	Args           []string // arguments after the program name
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Dir            string // working directory
 }
 
 // ExitError asks for a specific exit code; its message, if any, is printed.
@@ -37,6 +36,7 @@ func (e *ExitError) Error() string {
 	}
 	return e.Err.Error()
 }
+
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Exit returns an error that exits with code after printing nothing more.
@@ -54,9 +54,9 @@ func (h *Hinted) Unwrap() error { return h.Err }
 // WithHint wraps err with hint lines.
 func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints: hints} }
 
-// Main runs run with the process's Env and returns the exit code; --version
-// and -h answer first. A Go fatal error ends by SIGABRT, not exit 2 (which
-// the launcher passes through): a signal makes it answer its halt.
+// Main runs run with the process's Env and returns the exit code. A Go
+// fatal error ends by SIGABRT, not exit 2 (which the launcher passes
+// through): a signal makes it answer its halt.
 func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	debug.SetTraceback("crash")
 	wd, _ := os.Getwd()
@@ -114,8 +114,8 @@ func IsTerminal(f any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// safely runs run, turning a panic into an error with its stack on stderr:
-// Go's exit 2 would be a blocking error (a refused call, an erased prompt).
+// safely runs run, a panic an error with its stack on stderr: Go's exit 2
+// would be a blocking error (a refused call, an erased prompt).
 func safely(env *Env, run func(*Env) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -25,8 +25,8 @@ func Clip(s string, n int, more string) string {
 }
 
 // Visible returns s with control characters and bytes not UTF-8 spelled
-// out (\x1b, \u009b): an escape sequence could rewrite what the user sees.
-// With oneLine, newline and tab too, as Go quotes them ("\n").
+// out (\x1b, \u009b), which could rewrite what the user sees; with
+// oneLine, newline and tab too ("\n").
 func Visible(s string, oneLine bool) string {
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return isControl(r, oneLine) }) {
 		return s
@@ -60,8 +60,7 @@ func isControl(r rune, oneLine bool) bool {
 	return r < 0x20 || r >= 0x7f && r < 0xa0
 }
 
-// shellSafe are the bytes a shell word needs no quotes for (a cutset, not
-// a regexp: no compile at every hook's start).
+// shellSafe are the bytes a shell word needs no quotes for.
 const shellSafe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-"
 
 // ShellQuote is s as one POSIX shell word: bare when safe, else quoted.

@@ -58,9 +58,7 @@ func Run(env *cli.Env) error {
 	switch in.HookEventName {
 	case hook.PreToolUse:
 		return guardTool(env, in, ans, root, *configFile)
-	case hook.PreSkillShellCommand:
-		// The guard judges the inline command as a Bash call; the skill it
-		// runs in, when mapped, is armed too, without the announcement.
+	case hook.PreSkillShellCommand: // guarded as a Bash call; its skill is armed too, unannounced
 		if err := guardTool(env, in, ans, root, *configFile); err != nil {
 			return err
 		}
@@ -69,11 +67,11 @@ func Run(env *cli.Env) error {
 }
 
 // armFrom arms the mappings the input triggers: a prompt read, a slash
-// command or skill run; nothing for any other input.
+// command or skill run.
 func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) error {
 	// Cheap tests first: an unrelated tool call or prompt never loads the config.
-	ts := triggersOf(in, root, env.Getenv("HOME"))
-	if len(ts) == 0 {
+	kind, command, reads := triggersOf(in, root, env.Getenv("HOME"))
+	if kind == "" || kind == queue.TriggerRead && len(reads) == 0 {
 		return nil
 	}
 	// From the cache when it is current: this runs on every read of a .md file.
@@ -86,31 +84,27 @@ func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile str
 	}
 	var maps []*config.Mapping
 	var paths []string // the file read that armed each mapping ("" for a command)
-	for _, t := range ts {
-		var ms []*config.Mapping
-		if t.kind == queue.TriggerRead {
-			err = cfg.Judge(&t.read)
-			ms = t.read.Maps
-		} else {
-			ms, err = cfg.MatchCommand(t.command)
+	if kind != queue.TriggerRead {
+		maps, err = cfg.MatchCommand(command)
+		paths = make([]string, len(maps))
+	}
+	for _, r := range reads {
+		if err = cfg.Judge(&r); err != nil {
+			break
 		}
-		if err != nil {
-			return err
-		}
-		for _, m := range ms {
-			maps, paths = append(maps, m), append(paths, t.read.Path)
+		for _, m := range r.Maps {
+			maps, paths = append(maps, m), append(paths, r.Path)
 		}
 	}
-	if len(maps) == 0 {
-		return nil
+	if err != nil || len(maps) == 0 {
+		return err
 	}
-	return arm(env, in, ans, root, cfg, maps, paths, ts[0].kind) // one input is one kind of trigger
+	return arm(env, in, ans, root, cfg, maps, paths, kind)
 }
 
-// arm queues an entry per mapping, each with what takes its baseline (of
-// its diff checks and the whole tree: without one the gate says it cannot
-// judge the diff), and announces the new ones. An entry that cannot be
-// written does not stop the others; every failure is reported.
+// arm queues an entry per mapping, with what takes its baseline, and
+// announces the new ones. An entry that cannot be written does not stop
+// the others; every failure is reported.
 func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
 	errs := &multierror.Error{ErrorFormat: oneLine}
@@ -156,54 +150,46 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 	return ans.Write(hook.Context(in.HookEventName, text))
 }
 
-type trigger struct {
-	kind    string      // a queue.Trigger*, or "" for nothing to match
-	read    config.Read // the file read, judged once the config is loaded
-	command string      // the slash command, without "/"
-}
-
-// triggersOf returns what the input arms: the mapped-looking files a tool
-// call read (several for a shell command), or a slash command.
-func triggersOf(in *hook.Input, root, home string) []trigger {
+// triggersOf returns what the input arms, and its kind (a queue.Trigger*,
+// "" for nothing): the mapped-looking files a tool call read (several for
+// a shell command), or a slash command.
+func triggersOf(in *hook.Input, root, home string) (kind, command string, reads []config.Read) {
+	named := func(kind, name string) (string, string, []config.Read) {
+		if name = strings.TrimPrefix(name, "/"); name == "" {
+			return "", "", nil
+		}
+		return kind, name, nil
+	}
 	switch in.HookEventName {
 	case hook.PostToolUse:
-		if in.ToolName == "Skill" {
-			// The model ran a slash command itself: no Read or expansion follows.
-			if name := strings.TrimPrefix(in.Tool.Skill, "/"); name != "" {
-				return []trigger{{kind: queue.TriggerSkill, command: name}}
-			}
-			return nil
+		if in.ToolName == "Skill" { // the model ran a slash command itself: no Read or expansion follows
+			return named(queue.TriggerSkill, in.Tool.Skill)
 		}
-		var ts []trigger
 		for _, path := range readPaths(in, root, home) {
 			if r, ok := config.ReadOf(root, path); ok {
-				ts = append(ts, trigger{kind: queue.TriggerRead, read: r})
+				reads = append(reads, r)
 			}
 		}
-		return ts
+		return queue.TriggerRead, "", reads
 	case hook.UserPromptExpansion:
-		if in.ExpansionType != "" && in.ExpansionType != "slash_command" || in.CommandName == "" {
-			return nil
+		if (in.ExpansionType == "" || in.ExpansionType == "slash_command") && in.CommandName != "" {
+			return queue.TriggerCommand, strings.TrimPrefix(in.CommandName, "/"), nil
 		}
-		return []trigger{{kind: queue.TriggerCommand, command: strings.TrimPrefix(in.CommandName, "/")}}
 	case hook.PreSkillShellCommand:
-		kind := queue.TriggerCommand
 		if in.InvokedBy == "claude" {
-			kind = queue.TriggerSkill // the model ran it, as through the Skill tool
+			return named(queue.TriggerSkill, in.CommandName) // the model ran it, as through the Skill tool
 		}
-		if name := strings.TrimPrefix(in.CommandName, "/"); name != "" {
-			return []trigger{{kind: kind, command: name}}
-		}
+		return named(queue.TriggerCommand, in.CommandName)
 	case hook.UserPromptSubmit:
 		if name := hook.SlashCommand(in.Prompt); name != "" {
-			return []trigger{{kind: queue.TriggerPrompt, command: name}}
+			return queue.TriggerPrompt, name, nil
 		}
 	}
-	return nil
+	return "", "", nil
 }
 
 // readPaths returns the files a tool call read: the read tool's, or what
-// the guard's dry run of a shell command reads, in the directory it ran in.
+// the guard's dry run of a shell command reads.
 func readPaths(in *hook.Input, root, home string) []string {
 	if in.ToolName != "Bash" || in.Tool.Command == "" {
 		return in.ReadPaths()
@@ -249,8 +235,8 @@ func Announcement(validator func(string) (*config.Validator, error), maps []*con
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// writeRecord writes a record without fsync, which would cost detect more
-// than the record: one a crash cuts short is no record to the gate, never a pass.
+// writeRecord writes a record without fsync: one a crash cuts short is no
+// record to the gate, never a pass.
 func writeRecord(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

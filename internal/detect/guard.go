@@ -17,11 +17,8 @@ import (
 )
 
 // guardTool is the tamper guard's answer (docs/guard.md): a call that would
-// change the trusted base is denied with a reason; any other gets no output,
-// never "allow", which would skip the user's permission prompts. Without
-// mappings.toml nothing is protected; with mistakes in it the state dir and
-// the config are, and the error follows. A panic denies: a guard that cannot
-// judge a call does not let it by.
+// change the trusted base is denied; any other gets no output, never
+// "allow", which would skip the user's permission prompts. A panic denies.
 func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -40,8 +37,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 	if configFile == "" && errors.Is(loadErr, fs.ErrNotExist) {
 		return nil // not a stopgate project: nothing to protect
 	}
-	// With mistakes in the config, the state dir and the config file are
-	// still protected; the error is reported after the judgement.
+	// With mistakes in the config, the state dir and config are still protected; the error follows.
 	base, err := trust.For(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg,
 		Transcript: in.TranscriptPath, PluginRoot: env.Getenv("CLAUDE_PLUGIN_ROOT")})
 	set := base.Guard()
@@ -66,8 +62,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 	return loadErr
 }
 
-// guardedCalls returns the input's tool calls the guard judges: the call
-// itself, or the writes a client's tool makes (package client).
+// guardedCalls returns the input's tool calls the guard judges.
 func guardedCalls(in *hook.Input) []hook.Call {
 	return slices.DeleteFunc(slices.Clone(in.GuardCalls()), func(c hook.Call) bool { return !guard.Guards(c.Tool) })
 }

@@ -51,30 +51,25 @@ func For(p Project) (*Base, error) {
 	if self, err := program.Self(); err == nil {
 		dirs = append(dirs, filepath.Dir(self)) // in the project: protected as bin/ is
 	}
-	src := guard.Source{
-		Root: p.Root, Home: p.Home, File: p.File,
-		Commands:   programsIn(dirs, telemetry),
-		Clients:    guard.OtherClients(p.Root),
-		Transcript: p.Transcript,
-		Registered: p.Registered,
-	}
+	src := guard.Source{Root: p.Root, Home: p.Home, File: p.File, Commands: programsIn(dirs, telemetry),
+		Clients: guard.OtherClients(p.Root), Transcript: p.Transcript, Registered: p.Registered}
 	for _, r := range p.Regs {
 		if r.Path != "" {
 			src.Registered = append(src.Registered, r.Path)
 		}
 	}
 	var err error
+	var vs []*config.Validator
 	if p.Config == nil {
 		src.StateDir, _ = config.ReadStateDir(p.File, p.Root)
 	} else {
 		src.StateDir, src.Protect = p.Config.StateDir(), p.Config.Settings.Protect
-	}
-	if p.Config != nil && (src.Protect == nil || len(src.Protect) > 0) {
-		var vs []*config.Validator
-		vs, err = p.Config.Runs()
-		for _, v := range vs {
-			src.Runs = append(src.Runs, guard.Run{Name: v.Name, Command: v.Run})
+		if src.Protect == nil || len(src.Protect) > 0 {
+			vs, err = p.Config.Runs()
 		}
+	}
+	for _, v := range vs {
+		src.Runs = append(src.Runs, guard.Run{Name: v.Name, Command: v.Run})
 	}
 	b := &Base{Root: p.Root, Home: p.Home, Shared: guard.Entries(src)}
 	if len(b.Shared) > 0 { // protect = [] turns every wall off
