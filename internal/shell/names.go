@@ -133,10 +133,11 @@ func IsName(s string) bool {
 	return s != "" && strings.IndexByte(letters, s[0]) >= 0 && strings.Trim(s, letters+"0123456789") == ""
 }
 
-// IsShell reports whether name is a shell, whose first operand is a script.
-func IsShell(name string) bool {
-	return slices.Contains([]string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}, name)
-}
+// Shells are the shells, whose first operand is a script.
+var Shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}
+
+// IsShell reports whether name is one of Shells.
+func IsShell(name string) bool { return slices.Contains(Shells, name) }
 
 // Interp is an interpreter's options: the letters taking a value, those
 // whose value is program text, and its long options taking a value.
