@@ -5,6 +5,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"strings"
@@ -139,10 +140,7 @@ func (c *Client) answerTo(w io.Writer, event string) hook.Answer {
 
 // AnswerTo returns the writer of answers on w in the registered client's shape.
 func AnswerTo(w io.Writer, name string) hook.Answer {
-	if c := Named(name); c != nil {
-		return c.answerTo(w, "")
-	}
-	return Claude.answerTo(w, "")
+	return cmp.Or(Named(name), Claude).answerTo(w, "")
 }
 
 // hookFormat reads and edits a hook file in a client's own shape.
@@ -177,8 +175,7 @@ func (c *Client) Lookup(data []byte, want []settings.Hook) ([]settings.Found, er
 	return c.format.lookup(data, want)
 }
 
-// Remove is Merge's inverse (in Claude Code's shape, deny's rules too);
-// r.Left names a stopgate command changed since. empty: nothing is left.
+// Remove is Merge's inverse (deny's rules too); r.Left names a command changed since; empty: none is left.
 func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out []byte, r settings.Removal, empty bool, err error) {
 	if c.format == nil {
 		out, r, err = settings.Remove(data, want, hook.Programs, deny)

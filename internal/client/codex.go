@@ -26,10 +26,8 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Codex is OpenAI Codex: Claude Code's events, fields and answers, with
-// turn_id and model added. It has no read tool: a Bash command reads what
-// the guard's dry run of it reads; apply_patch writes the files its patch
-// names, each judged as a Write.
+// Codex is OpenAI Codex: Claude Code's events, fields and answers; no read tool (a Bash command reads
+// what the guard's dry run of it reads).
 var Codex = &Client{
 	Name: "codex", Title: "Codex",
 	HookFile: ".codex/hooks.json",
@@ -57,8 +55,7 @@ var Codex = &Client{
 	Wall:  codexWall{},
 }
 
-// codexHalt: Codex shows a halt only as "hook: Stop Stopped", so it is
-// first a block relaying its reason, once.
+// codexHalt: Codex shows a halt only as "hook: Stop Stopped": it is first a block relaying it, once.
 func codexHalt(reason string, relayed bool) (hook.Output, bool) {
 	if relayed {
 		return hook.Halt(reason), false
@@ -75,12 +72,10 @@ func codexFix(m payload, _ string) (more, error) {
 	return more{calls: writes(patchFiles(patch))}, nil
 }
 
-// patchFiles returns the files an apply_patch envelope (Codex's, Copilot's
-// and VS Code's edit tool) adds, changes, deletes or moves to.
+// patchFiles returns the files an apply_patch envelope adds, changes, deletes or moves to.
 func patchFiles(patch string) []string {
 	var out []string
-	for _, line := range strings.Split(patch, "\n") {
-		line = strings.TrimRight(line, "\r")
+	for line := range strings.Lines(patch) {
 		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
 			if f, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(f) != "" {
 				out = append(out, strings.TrimSpace(f))
@@ -90,8 +85,7 @@ func patchFiles(patch string) []string {
 	return out
 }
 
-// codexLine is a line of Codex's rollout: a shell call, or a user message
-// (a hook's block tagged <hook_prompt …>).
+// codexLine is a line of Codex's rollout: a shell call, or a user message (a block: <hook_prompt …>).
 type codexLine struct {
 	stamp
 	Type    string `json:"type"`
@@ -134,21 +128,14 @@ func codexShow(l *codexLine, e *entry, cwd string, sh Shell) {
 
 // codexShell are the files a shell call reads (a skill is read so too).
 func codexShell(a map[string]any, cwd string, sh Shell) []string {
-	cmd := shellText(a["cmd"])
-	if cmd == "" {
-		cmd = shellText(a["command"])
-	}
+	cmd := cmp.Or(shellText(a["cmd"]), shellText(a["command"]))
 	if cmd == "" {
 		return nil
 	}
-	if d, _ := a["workdir"].(string); d != "" {
-		cwd = abs(d, cwd)
-	}
-	return sh(cmd, cwd)
+	return shellIn(sh, cmd, a, cwd, "workdir")
 }
 
-// shellText returns a shell tool's command: a string, or an argv whose last
-// word is the script of `bash -lc SCRIPT`.
+// shellText returns a shell tool's command: a string, or an argv (`bash -lc SCRIPT`: SCRIPT).
 func shellText(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -171,9 +158,7 @@ func shellText(v any) string {
 	return ""
 }
 
-// Codex's wall is a permission profile in the project's .codex/config.toml
-// (docs/clients.md, "The second wall per client"). A sandbox_mode in any
-// loaded config, or --sandbox, takes Codex back to its older settings.
+// Codex's wall is a permission profile in .codex/config.toml (docs/clients.md): a sandbox_mode takes it down.
 const (
 	codexConfig  = ".codex/config.toml"
 	codexProfile = "stopgate"
@@ -183,10 +168,8 @@ const (
 	codexDefault  = "default_permissions = \"" + codexProfile + "\"\n"
 )
 
-// codexReadOnly returns the workspace-relative paths the profile keeps
-// read-only: .codex and the protected set as Codex takes them (codexFault):
-// a glob as the folder above it, a symlink as its target, a path not there
-// left out but a folder, which Up makes.
+// codexReadOnly returns the paths the profile keeps read-only, as Codex takes them (codexFault): a glob
+// as its folder, a symlink as its target, a path not there left out but a folder, which Up makes.
 func codexReadOnly(root string, paths []Path) []string {
 	out := []string{".codex"}
 	realRoot, _ := filepath.EvalSymlinks(root)
@@ -222,9 +205,8 @@ func inCodexPaths(listed []string, path string) bool {
 	return slices.ContainsFunc(listed, func(l string) bool { return path == l || strings.HasPrefix(path, l+"/") })
 }
 
-// codexFault says what Codex (0.171.0) does with the profile entry key =
-// access, "" when it takes it: a glob but "/**" stops Codex; a path not
-// there is bound as an empty file at its first missing folder, missing.
+// codexFault says what Codex (0.171.0) does with the entry key = access ("" takes it): a glob but "/**"
+// stops Codex; a path not there is bound as an empty file at its first missing folder, missing.
 func codexFault(root, key, access string) (fault, missing string) {
 	if access == "deny" || strings.HasPrefix(key, ":") || key == "." {
 		return "", ""
@@ -254,8 +236,7 @@ func codexFault(root, key, access string) (fault, missing string) {
 
 var codexReadLine = regexp.MustCompile(`^("(?:[^"\\]|\\.)*") = "read"\n$`)
 
-// codexOwn finds the profile gate init wrote, still its header and
-// "path" = "read" lines alone: where it starts, and its paths.
+// codexOwn finds the profile init wrote, still its header and "path" = "read" lines: its start and paths.
 func codexOwn(data []byte) (start int, keys []string, ok bool) {
 	start = bytes.LastIndex(data, []byte(codexWallHead))
 	if start < 0 {
@@ -272,8 +253,7 @@ func codexOwn(data []byte) (start int, keys []string, ok bool) {
 	return start, keys, true
 }
 
-// dropCodexFaults drops the entries Codex does not take from a profile an
-// older gate init wrote; it says which.
+// dropCodexFaults drops the entries Codex does not take from a profile an older init wrote; it says which.
 func dropCodexFaults(data []byte, root string) ([]byte, []string) {
 	start, keys, ok := codexOwn(data)
 	var kept, dropped []string
@@ -346,9 +326,7 @@ func codexEntries(paths []string) string {
 	return b.String()
 }
 
-// mergeCodexWall returns data with the wall added, every byte kept:
-// default_permissions first, the profile (or the entries it lacks) last;
-// note says why it was left alone.
+// mergeCodexWall returns data with the wall added, every byte kept; note says why it was left alone.
 func mergeCodexWall(data []byte, want []string) (out []byte, added []string, note string, err error) {
 	st, err := inspectCodex(data)
 	if err != nil {
@@ -489,9 +467,8 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	return out
 }
 
-// codexFaults are the entries of a profile Codex does not take as they
-// are, by message: an error where Codex or bubblewrap refuses (two entries
-// at one missing folder), a warning where a folder cannot be made.
+// codexFaults are the entries Codex does not take: an error where Codex or bubblewrap refuses (two
+// entries at one missing folder), a warning where a folder cannot be made.
 func codexFaults(root string, fs map[string]any) []Finding {
 	var faults []string
 	at := map[string][]string{} // missing folder → its entries' faults
@@ -536,8 +513,7 @@ func codexFaults(root string, fs map[string]any) []Finding {
 	return out
 }
 
-// Remove is mergeCodexWall's inverse while the profile is still its header
-// and read-only entries alone; r.Left names what changed since.
+// Remove is mergeCodexWall's inverse while the profile is as init wrote it; r.Left names what changed.
 func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings.Removal, gone bool, err error) {
 	out, r.Removed, r.Left, err = removeCodexWall(data)
 	var pe toml.ParseError

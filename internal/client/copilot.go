@@ -15,9 +15,8 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Copilot is GitHub Copilot CLI: its native hook file sends camelCase
-// payloads that do not name their event (init passes --event); the
-// Claude-shaped one, Claude Code's fields with its own tools. Only JSON blocks.
+// Copilot is GitHub Copilot CLI: its native file's camelCase payloads do not name their event (init
+// passes --event); the Claude-shaped one's have Copilot's tools. Only JSON blocks.
 var Copilot = &Client{
 	Name: "copilot", Title: "Copilot CLI",
 	HookFile: ".github/hooks/stopgate.json",

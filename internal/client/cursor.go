@@ -13,9 +13,7 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Cursor is Cursor's agent, tested by contract on its documented shapes
-// (cursor.com/docs/agent/hooks). It also runs Claude Code's registration
-// with its own inputs (Runs), unless .cursor/hooks.json runs stopgate too.
+// Cursor is Cursor's agent, tested on its documented shapes; it runs Claude Code's registration too (Runs).
 var Cursor = &Client{
 	Name: "cursor", Title: "Cursor",
 	HookFile: cursorHookFile,
@@ -55,8 +53,7 @@ var Cursor = &Client{
 
 const cursorHookFile = ".cursor/hooks.json"
 
-// cursorLoopLimit is the loop_limit gate init writes on stop hooks: above
-// any max_blocks gate check accepts.
+// cursorLoopLimit is the loop_limit init writes on stop hooks: above any max_blocks gate check accepts.
 const cursorLoopLimit = 10
 
 func cursorEntry(h settings.Hook) hookEntry {
@@ -91,8 +88,7 @@ type cursorOutput struct {
 	AgentMessage string `json:"agent_message,omitempty"`
 }
 
-// cursorEncode answers only a refusal: an "allow" would also skip Cursor's
-// own approval of the call, and after-events take no answer.
+// cursorEncode answers only a refusal: an "allow" would skip Cursor's own approval.
 func cursorEncode(event string, o hook.Output) any {
 	reason := o.Reason
 	deny := o.Decision == "block"
@@ -114,8 +110,7 @@ func cursorEncode(event string, o hook.Output) any {
 	return nil
 }
 
-// cursorFix takes the first workspace root as the project, where a command
-// runs in cwd, and the read and shell events as Claude Code's tool calls.
+// cursorFix takes the first workspace root as the project (a command runs in cwd), its events as tool calls.
 func cursorFix(m payload, _ string) (more, error) {
 	root := m.str("cwd")
 	if roots, _ := m["workspace_roots"].([]any); len(roots) > 0 {
@@ -139,8 +134,7 @@ func cursorFix(m payload, _ string) (more, error) {
 	return x, nil
 }
 
-// cursorOwnHooks steps Claude Code's registration aside when
-// .cursor/hooks.json runs stopgate too: one stop is judged once.
+// cursorOwnHooks steps Claude Code's registration aside when .cursor/hooks.json runs stopgate too.
 func cursorOwnHooks(in *hook.Input) error {
 	data, err := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile)))
 	var v any

@@ -9,8 +9,7 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-// Gemini is Gemini CLI: events and tools of its own names and fields;
-// Claude Code's answers, but a tool call is refused with decision "deny".
+// Gemini is Gemini CLI: its own events and tools; Claude Code's answers, but a tool call is refused with "deny".
 var Gemini = &Client{
 	Name: "gemini", Title: "Gemini CLI",
 	HookFile: ".gemini/settings.json", // hooks and hooksConfig in the one file
@@ -88,8 +87,7 @@ func readMany(m payload) []string {
 	return reads
 }
 
-// manyFiles returns the files read_many_files reads: its include operands,
-// literal paths and globs without "**" (a documented limit), from cwd.
+// manyFiles returns the files read_many_files reads: its paths and globs without "**" (a documented limit).
 func manyFiles(args map[string]any, cwd string) []string {
 	out := []string{}
 	list, _ := args["include"].([]any)
@@ -151,14 +149,8 @@ func toolReads(name string, a map[string]any, cwd string, sh Shell) []string {
 	case "read_many_files":
 		return manyFiles(a, cwd)
 	case "run_shell_command":
-		dir := cwd
-		if d, _ := a["dir_path"].(string); d != "" {
-			dir = abs(d, cwd)
-		} else if d, _ := a["directory"].(string); d != "" { // Qwen Code's name for it
-			dir = abs(d, cwd)
-		}
 		cmd, _ := a["command"].(string)
-		return sh(cmd, dir)
+		return shellIn(sh, cmd, a, cwd, "dir_path", "directory") // directory: Qwen Code's
 	}
 	return nil
 }

@@ -21,8 +21,7 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// OpenCode has no command hooks: gate init's plugin sends the commands
-// Claude-shaped events with OpenCode's tools, and reads Claude Code's answers.
+// OpenCode has no command hooks: init's plugin sends Claude-shaped events with OpenCode's tools.
 var OpenCode = &Client{
 	Name: "opencode", Title: "OpenCode",
 	HookFile: ".opencode/plugin/stopgate.js",
@@ -47,8 +46,7 @@ var OpenCode = &Client{
 //go:embed opencode_plugin.js
 var opencodePlugin string
 
-// opencodeLine is a message of the session, which the plugin writes a line
-// each to transcript_path at each stop; a subagent is a session of its own.
+// opencodeLine is a message of the session the plugin writes to transcript_path at each stop.
 type opencodeLine struct {
 	Role  string `json:"role"`
 	Parts []struct {
@@ -70,11 +68,7 @@ func opencodeShow(l *opencodeLine, e *entry, cwd string, sh Shell) {
 			e.reads = append(e.reads, file(p.Input, cwd, "filePath")...)
 		case p.Tool == "bash":
 			cmd, _ := p.Input["command"].(string)
-			dir := cwd
-			if d, _ := p.Input["workdir"].(string); d != "" {
-				dir = abs(d, cwd)
-			}
-			e.reads = append(e.reads, sh(cmd, dir)...)
+			e.reads = append(e.reads, shellIn(sh, cmd, p.Input, cwd, "workdir")...)
 		case p.Tool == "skill" && e.command == "":
 			e.command, _ = p.Input["name"].(string)
 		}
@@ -84,13 +78,10 @@ func opencodeShow(l *opencodeLine, e *entry, cwd string, sh Shell) {
 	}
 }
 
-// OpenCode's wall is its permission rules in the project's opencode.json:
-// an edit rule "deny" refuses the write, edit and patch tools before the
-// plugin sees the call (docs/clients.md, "The second wall per client").
+// OpenCode's wall is its edit rules "deny" in opencode.json (docs/clients.md).
 const opencodeConfig = "opencode.json"
 
-// opencodePatterns returns the edit patterns for the protected set: each
-// path from the git top and from "/", as OpenCode matches it, literal.
+// opencodePatterns returns the edit patterns of the protected set, from the git top and from "/".
 func opencodePatterns(root string, paths []Path) []string {
 	tops := []string{"/"}
 	if top := gitTop(root); top != "" {
@@ -149,10 +140,9 @@ func (opencodeWall) Up(w io.Writer, root string, paths []Path) error {
 		fmt.Fprintf(w, "note: %s: %s; left as it is: the guard alone stands there\n", opencodeConfig, note)
 	}
 	switch {
-	case note != "" && len(added) == 0:
-	case len(added) == 0:
+	case len(added) == 0 && note == "":
 		fmt.Fprintf(w, "%s: OpenCode's permission wall is already there (%s)\n", opencodeConfig, cli.Plural(len(want), "edit deny rule", "edit deny rules"))
-	default:
+	case len(added) > 0:
 		if err := settings.WriteFile(path, out); err != nil {
 			return fmt.Errorf("writing %s: %w", opencodeConfig, err)
 		}
@@ -192,10 +182,10 @@ func (opencodeWall) Check(_ func(string) string, root string, paths []Path) []Fi
 		return []Finding{{Loc: opencodeConfig, Msg: err.Error()}}
 	}
 	open, err := settings.EditDenied(data, opencodePatterns(root, paths))
-	if err != nil {
+	switch {
+	case err != nil:
 		return []Finding{{Loc: opencodeConfig, Msg: "not JSON: " + err.Error(), Hint: "fix it by hand, then run gate init --client opencode again"}}
-	}
-	if len(open) == 0 {
+	case len(open) == 0:
 		return nil
 	}
 	return []Finding{{Loc: opencodeConfig, Warning: true,
@@ -208,12 +198,8 @@ var pluginBin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 // pluginCommands returns the plugin's programs as commands.
 func pluginCommands(data []byte) []string {
-	m := pluginBin().FindSubmatch(data)
-	if m == nil {
-		return nil
-	}
 	var bin string
-	if json.Unmarshal(m[1], &bin) != nil {
+	if m := pluginBin().FindSubmatch(data); m == nil || json.Unmarshal(m[1], &bin) != nil {
 		return nil
 	}
 	var out []string

@@ -6,10 +6,7 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-// Qwen is Qwen Code, a Gemini CLI fork with Claude Code's hook events and
-// answers and Gemini CLI's tool names. It takes a Stop's continue:false as
-// a block, with the stopReason as the next prompt the user never sees: a
-// halt is relayed, until Qwen's cap.
+// Qwen is Qwen Code: Claude Code's events and answers, Gemini CLI's tools; a halt is relayed (a block to it).
 var Qwen = &Client{
 	Name: "qwen", Title: "Qwen Code",
 	HookFile: ".qwen/settings.json", // hooks beside the other settings, as Gemini CLI's

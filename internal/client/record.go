@@ -103,8 +103,7 @@ func (e *entry) user(text string) {
 	}
 }
 
-// lineOf reads a record's JSON line holding one of keys (none: any; some
-// carry whole files) into an L, which show reads into an entry.
+// lineOf decodes a line holding one of keys (none: any) into an L, which show reads into an entry.
 func lineOf[L any](show func(l *L, e *entry, cwd string, sh Shell), keys ...string) func([]byte, string, Shell) *entry {
 	return func(b []byte, cwd string, sh Shell) *entry {
 		if len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { return bytes.Contains(b, []byte(k)) }) {
@@ -152,6 +151,14 @@ func file(a map[string]any, cwd string, keys ...string) []string {
 		}
 	}
 	return nil
+}
+
+// shellIn returns the files cmd reads, run in the first folder of dirs a names, or else in cwd.
+func shellIn(sh Shell, cmd string, a map[string]any, cwd string, dirs ...string) []string {
+	if d := file(a, cwd, dirs...); d != nil {
+		cwd = d[0]
+	}
+	return sh(cmd, cwd)
 }
 
 // args decodes a tool call's arguments: an object, or JSON text of one.

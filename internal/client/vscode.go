@@ -8,10 +8,8 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-// VSCode is VS Code's agent mode, tested by contract on its documented
-// shapes and the extension's source (microsoft/vscode-copilot-chat). It
-// runs Copilot CLI's and Claude Code's registrations (Runs) with one input
-// per event; the stop is judged once (hook.Input.StopID).
+// VSCode is VS Code's agent mode, tested on its documented shapes and source; it runs Copilot CLI's and
+// Claude Code's registrations (Runs) with one input per event, judged once (hook.Input.StopID).
 var VSCode = &Client{
 	Name: "vscode", Title: "VS Code agent mode",
 	Runs:     []*Client{Claude, Copilot},
@@ -35,9 +33,7 @@ var VSCode = &Client{
 	owns:    vscodeOwns,
 }
 
-// vscodeOwns recognises VS Code's input: hookEventName, or a text timestamp
-// and no permission_mode (Claude Code's and Qwen Code's) for one of Claude
-// Code's events (chatHookService.ts).
+// vscodeOwns recognises VS Code's input: hookEventName, or a text timestamp and no permission_mode.
 func vscodeOwns(top map[string]json.RawMessage) bool {
 	if _, ok := top["hookEventName"]; ok {
 		return true
@@ -69,8 +65,7 @@ func vscodeEncode(event string, o hook.Output) any {
 	return out
 }
 
-// vscodeFix takes the documented camelCase common fields, and names a stop
-// by its timestamp: one per event, whichever file's hook runs it.
+// vscodeFix takes the documented camelCase fields, and names a stop by its timestamp.
 func vscodeFix(m payload, _ string) (more, error) {
 	for camel, snake := range map[string]string{"hookEventName": "hook_event_name", "sessionId": "session_id"} {
 		if _, ok := m[snake]; !ok {
@@ -84,8 +79,7 @@ func vscodeFix(m payload, _ string) (more, error) {
 	return x, nil
 }
 
-// vscodeTool rewrites VS Code's tool (toolNames.ts) as Claude Code's; a
-// tool that writes several files is a guard call each.
+// vscodeTool takes a tool that writes several files as a guard call each.
 func vscodeTool(m payload) []hook.Call {
 	a := m.args()
 	var files []string

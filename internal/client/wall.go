@@ -7,9 +7,7 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Wall is a client's second wall: its own sandbox or permission rules in a
-// project config, which gate init turns on over the protected set
-// (docs/clients.md, "The second wall per client").
+// Wall is a client's second wall, which gate init turns on (docs/clients.md, "The second wall per client").
 type Wall interface {
 	File() string            // the project config the wall is in, slash-separated
 	Ready(root string) error // refuses a config the wall cannot be merged into, before init writes
