@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
@@ -59,8 +60,33 @@ func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints
 // through): a signal makes it answer its halt.
 func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	debug.SetTraceback("crash")
+	if outdated(os.Args[0], os.Getenv) {
+		return 126 // input unread: the plugin's launcher runs its script next
+	}
 	wd, _ := os.Getwd()
 	return Run(name, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}, run, usage)
+}
+
+// outdated reports whether self is the copy the marketplace plugin kept
+// of go.mod's tool (CLAUDE_PLUGIN_ROOT/cache/CLAUDE_PROJECT_DIR/) and
+// go.mod has changed or gone since, or go.sum changed: another version
+// may be pinned now.
+func outdated(self string, getenv func(string) string) bool {
+	root, dir := getenv("CLAUDE_PLUGIN_ROOT"), getenv("CLAUDE_PROJECT_DIR")
+	if root == "" || dir == "" || filepath.Dir(self) != filepath.Join(root, "cache", dir) {
+		return false
+	}
+	kept, err := os.Stat(self)
+	if err != nil {
+		return false
+	}
+	for _, name := range []string{"go.mod", "go.sum"} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if name == "go.mod" && err != nil || err == nil && st.ModTime().After(kept.ModTime()) {
+			return true
+		}
+	}
+	return false
 }
 
 // Run is Main with a given Env.

@@ -469,10 +469,12 @@ const (
 
 // candidates are the paths the launcher of prog under bin tries, in order.
 // The plugin's hooks try the project's own programs, npm's and bin/'s,
-// before its script, which costs a shell more an event (docs/architecture.md).
+// then the go.mod tool its script kept, before the script, which costs a
+// shell more an event (docs/architecture.md).
 func candidates(bin, prog string) []string {
 	if bin == pluginBin {
-		return []string{`"$CLAUDE_PROJECT_DIR"/` + npmBin + "/" + prog, projectBin + "/" + prog, bin + "/" + prog}
+		return []string{`"$CLAUDE_PROJECT_DIR"/` + npmBin + "/" + prog, projectBin + "/" + prog,
+			`"${CLAUDE_PLUGIN_ROOT}"/cache"$CLAUDE_PROJECT_DIR"/` + prog, bin + "/" + prog}
 	}
 	return []string{bin + "/" + prog}
 }

@@ -60,10 +60,7 @@ func TestMarketplacePlugin(t *testing.T) {
 // runs the program the project installed, and with none it halts the
 // Stop with the install command, never exit 127.
 func TestPluginLauncher(t *testing.T) {
-	launcher, err := filepath.Abs(filepath.Join("..", "..", "plugins", "stopgate", "bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	launcher := pluginCopy(t)
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal(err)

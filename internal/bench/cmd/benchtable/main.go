@@ -110,6 +110,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			return fmt.Errorf("%w (run make build first)", err)
 		}
+		if err := settle(p); err != nil {
+			return err
+		}
 		*b.path = p
 	}
 
@@ -201,7 +204,24 @@ func buildFloor(gocmd, dir, name, source string) (string, error) {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building %s: %w: %s", name, err, msg)
 	}
-	return out, nil
+	return out, settle(out)
+}
+
+// settle rewrites each program by a plain copy, so that every program
+// timed starts from the same page cache: one the linker just wrote
+// starts slower until its pages are evicted (docs/benchmarks.md, "What a
+// hook costs by how it is registered"), and the routes that copy their
+// programs would be timed against a floor left as the linker wrote it.
+func settle(paths ...string) error {
+	for _, p := range paths {
+		if err := copyFile(p, p+".settle"); err != nil {
+			return err
+		}
+		if err := os.Rename(p+".settle", p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shFloorName is the row of sh -c running the hello world, the floor of

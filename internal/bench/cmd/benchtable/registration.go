@@ -122,7 +122,11 @@ func (o *options) goToolRoute(root string) (string, []string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return command, nil, runIn(root, append(env, "CGO_ENABLED=0", "GOBIN="+filepath.Join(root, "bin")), o.gocmd, "install", bench.Module+"/cmd/...@"+version)
+	bin := filepath.Join(root, "bin")
+	if err := runIn(root, append(env, "CGO_ENABLED=0", "GOBIN="+bin), o.gocmd, "install", bench.Module+"/cmd/...@"+version); err != nil {
+		return "", nil, err
+	}
+	return command, nil, settle(filepath.Join(bin, "detect"))
 }
 
 // pluginGoModRoute is the marketplace plugin's hook in a Go module that
@@ -179,9 +183,18 @@ func (o *options) pluginRoute(root string) (string, []string, error) {
 	return command, nil, err
 }
 
-// plugin is the marketplace plugin's folder in the repository.
+// plugin is a copy of the marketplace plugin's folder in the repository,
+// as the client installs it: its launcher keeps go.mod's tool there.
 func (o *options) plugin() string {
-	dir, _ := filepath.Abs(filepath.Join(o.repo, "plugins", "stopgate"))
+	dir := filepath.Join(o.tmp, "plugin")
+	if _, err := os.Stat(dir); err == nil {
+		return dir
+	}
+	for _, rel := range []string{"bin/detect", "bin/gate", "bin/testhook", "hooks/hooks.json"} {
+		if err := copyFile(filepath.Join(o.repo, "plugins", "stopgate", rel), filepath.Join(dir, rel)); err != nil {
+			o.logf("copying the plugin: %v", err)
+		}
+	}
 	return dir
 }
 
