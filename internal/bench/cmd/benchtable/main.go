@@ -209,9 +209,9 @@ func buildFloor(gocmd, dir, name, source string) (string, error) {
 
 // settle rewrites each program by a plain copy, so that every program
 // timed starts from the same page cache: one the linker just wrote
-// starts slower until its pages are evicted (docs/benchmarks.md, "What a
-// hook costs by how it is registered"), and the routes that copy their
-// programs would be timed against a floor left as the linker wrote it.
+// starts slower until its pages are evicted (docs/architecture.md), and
+// the routes that copy their programs would be timed against a floor left
+// as the linker wrote it.
 func settle(paths ...string) error {
 	for _, p := range paths {
 		if err := copyFile(p, p+".settle"); err != nil {
