@@ -69,7 +69,7 @@ func runInit(env *cli.Env, args []string) error {
 	if err := initSettings(env, root, want, in.path, *noWall); err != nil {
 		return err
 	}
-	if err := writeIgnore(env, root); err != nil {
+	if err := editIgnore(env, root, true); err != nil {
 		return err
 	}
 	noteMissing(env, in.path, want, root, in)
@@ -416,7 +416,7 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 	if err := writeStarter(env, root); err != nil {
 		return err
 	}
-	if err := writeIgnore(env, root); err != nil {
+	if err := editIgnore(env, root, true); err != nil {
 		return err
 	}
 	noteMissing(env, in.path, want, root, in)
@@ -491,48 +491,9 @@ func ignoreLine(root string) string {
 	return "/" + rel + "/"
 }
 
-// ignores reports whether text has line, slashes or not.
-func ignores(text []byte, line string) bool {
-	bare := bytes.Trim([]byte(line), "/")
-	for _, l := range bytes.Split(text, []byte("\n")) {
-		l = bytes.TrimSpace(l)
-		if len(l) > 0 && bytes.Equal(bytes.Trim(l, "/"), bare) {
-			return true
-		}
-	}
-	return false
-}
-
-// writeIgnore appends the state dir's line to .gitignore, once.
-func writeIgnore(env *cli.Env, root string) error {
-	return editIgnore(env, root, func(data []byte, line string) ([]byte, string) {
-		if ignores(data, line) {
-			return nil, "the state dir " + line + " is already ignored"
-		}
-		out := bytes.Clone(data)
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
-		return append(out, line+"\n"...), "added " + line + " (the state dir is this machine's, not the team's)"
-	})
-}
-
-// removeIgnore takes the state dir's line out of .gitignore.
-func removeIgnore(env *cli.Env, root string) error {
-	return editIgnore(env, root, func(data []byte, line string) ([]byte, string) {
-		i := bytes.LastIndex(append([]byte("\n"), data...), []byte("\n"+line+"\n"))
-		if bytes.HasPrefix(data, []byte(line+"\n")) {
-			i = 0
-		}
-		if i < 0 {
-			return nil, ""
-		}
-		return append(data[:i:i], data[i+len(line)+1:]...), "removed " + line
-	})
-}
-
-// editIgnore rewrites .gitignore as edit says (nil: unchanged); a blank file is removed.
-func editIgnore(env *cli.Env, root string, edit func(data []byte, line string) ([]byte, string)) error {
+// editIgnore adds the state dir's line to .gitignore, once, or takes it out (add false);
+// a file left blank goes.
+func editIgnore(env *cli.Env, root string, add bool) error {
 	line := ignoreLine(root)
 	if line == "" {
 		return nil
@@ -542,7 +503,27 @@ func editIgnore(env *cli.Env, root string, edit func(data []byte, line string) (
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	out, said := edit(data, line)
+	var out []byte
+	said := ""
+	lines := strings.SplitAfter(string(data), "\n")
+	at := -1 // the line to take out: the first line, else the last
+	for i, l := range lines {
+		if l == line+"\n" && at != 0 {
+			at = i
+		}
+	}
+	switch {
+	case add && slices.ContainsFunc(lines, func(l string) bool { return strings.Trim(strings.TrimSpace(l), "/") == strings.Trim(line, "/") }):
+		said = "the state dir " + line + " is already ignored"
+	case add:
+		out = bytes.Clone(data)
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out, said = append(out, line+"\n"...), "added "+line+" (the state dir is this machine's, not the team's)"
+	case at >= 0:
+		out, said = []byte(strings.Join(slices.Delete(lines, at, at+1), "")), "removed "+line
+	}
 	switch {
 	case out == nil:
 	case len(bytes.TrimSpace(out)) == 0:
@@ -570,15 +551,8 @@ func installedPlugin(home string, read []string) string {
 			EnabledPlugins map[string]bool `json:"enabledPlugins"`
 		}
 		if data, err := regular.ReadFile(path, maxSettings); err == nil && json.Unmarshal(data, &s) == nil {
-			for key, on := range s.EnabledPlugins {
-				if name, _, ok := strings.Cut(key, "@"); ok && name == pluginName {
-					enabled[key] = on
-				}
-			}
+			maps.Copy(enabled, s.EnabledPlugins)
 		}
-	}
-	if home == "" || len(enabled) == 0 {
-		return ""
 	}
 	var installed struct {
 		Plugins map[string][]struct {
@@ -586,13 +560,12 @@ func installedPlugin(home string, read []string) string {
 		} `json:"plugins"`
 	}
 	data, err := regular.ReadFile(filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), maxSettings)
-	if err != nil || json.Unmarshal(data, &installed) != nil {
+	if home == "" || err != nil || json.Unmarshal(data, &installed) != nil {
 		return ""
 	}
 	for _, key := range slices.Sorted(maps.Keys(enabled)) {
-		on := enabled[key]
 		for _, in := range installed.Plugins[key] {
-			if _, err := os.Stat(filepath.Join(in.InstallPath, pluginHooks)); on && err == nil {
+			if _, err := os.Stat(filepath.Join(in.InstallPath, pluginHooks)); enabled[key] && strings.HasPrefix(key, pluginName+"@") && err == nil {
 				return in.InstallPath
 			}
 		}
@@ -623,7 +596,7 @@ func initWallOnly(env *cli.Env, root, plugin string) error {
 	if err := writeWall(env, root, nil); err != nil {
 		return err
 	}
-	return writeIgnore(env, root)
+	return editIgnore(env, root, true)
 }
 
 func pluginText(c *client.Client, bin string, in install) string {
@@ -704,13 +677,16 @@ func runUninstall(env *cli.Env, args []string) error {
 		}
 		return nil
 	}
-	return removeIgnore(env, root)
+	return editIgnore(env, root, false)
 }
 
 // claudeUndo plans taking init's hooks, older plain paths and the wall out of Claude's settings.
 func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
 	var want []settings.Hook
-	bins := npmDirs(root)
+	var bins []string // the programs' folders of every released platform package, and init's
+	for _, pkg := range npmPlatforms {
+		bins = append(bins, filepath.Join(root, filepath.FromSlash(guard.NpmScope), pkg, "bin"))
+	}
 	if plugin != "" {
 		bins = append(bins, filepath.Join(absFrom(env.Dir, plugin), "bin"))
 	}
@@ -856,10 +832,10 @@ const npmBin = guard.NpmScope + "/*/bin"
 // installOf says how the gate at exe is installed for the project when --bin was not
 // given: npm, go tool or bin (never a PATH, one machine's).
 func installOf(root, bin, exe string) install {
-	dir := filepath.Dir(exe)
-	if pkg, ok := npmPlatformDir(dir); ok {
-		nodeModules := filepath.Dir(filepath.Dir(pkg))
-		if filepath.Dir(nodeModules) == root {
+	dir := filepath.Dir(exe) // node_modules/@stopgate/PLATFORM/bin, when npm installed it
+	scope := filepath.Dir(filepath.Dir(dir))
+	if filepath.Base(dir) == "bin" && filepath.Base(scope) == "@stopgate" && filepath.Base(filepath.Dir(scope)) == "node_modules" {
+		if filepath.Dir(filepath.Dir(scope)) == root {
 			return npmProject(dir)
 		}
 		return install{method: "npm", dir: cli.ShellQuote(dir), path: dir, command: "npm install -g stopgate"}
@@ -882,15 +858,6 @@ func routes(root, bin string) []install {
 	return []install{binInstall(root, bin), npmProject(""), installOf(root, bin, self())}
 }
 
-// npmDirs are the programs' folders of every released platform package.
-func npmDirs(root string) []string {
-	var out []string
-	for _, pkg := range npmPlatforms {
-		out = append(out, filepath.Join(root, filepath.FromSlash(guard.NpmScope), pkg, "bin"))
-	}
-	return out
-}
-
 // npmPlatforms are dist.Platforms (install_test.go keeps the two equal).
 var npmPlatforms = []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"}
 
@@ -904,15 +871,15 @@ func (in install) shown(root, prog string) string {
 
 // prefix is in's folder as the hooks of a client with project variable v name it.
 func (in install) prefix(v, root string) string {
+	bin := in.path
+	if rel, ok := project.Rel(root, in.path); ok {
+		bin = rel
+	}
 	if in.dir == npmProject("").dir {
 		p, _ := varBin(v, root, ".")
 		return p + "/" + npmBin
 	}
-	if rel, ok := project.Rel(root, in.path); ok {
-		p, _ := varBin(v, root, rel)
-		return p
-	}
-	p, _ := varBin(v, root, in.path)
+	p, _ := varBin(v, root, bin)
 	return p
 }
 
@@ -964,15 +931,6 @@ func binInstall(root, bin string) install {
 		return install{method: "bin", dir: prefix, path: dir, command: goInstall(`"$PWD"/`+cli.ShellQuote(filepath.ToSlash(rel)), v)}
 	}
 	return install{method: "path", dir: prefix, path: dir, command: goInstall(cli.ShellQuote(dir), v)}
-}
-
-// npmPlatformDir returns the platform package holding the programs' dir.
-func npmPlatformDir(dir string) (string, bool) {
-	pkg := filepath.Dir(dir)
-	ok := filepath.Base(dir) == "bin" &&
-		filepath.Base(filepath.Dir(pkg)) == "@stopgate" &&
-		filepath.Base(filepath.Dir(filepath.Dir(pkg))) == "node_modules"
-	return pkg, ok
 }
 
 // self is the running program's path, symlinks resolved ("" if unknown).

@@ -1,13 +1,12 @@
-// Package settings edits a Claude Code settings file the way a careful
-// person does by hand: an edit only inserts or cuts, keeping every other
-// byte, and follows the file's own layout. A hook counts as registered
-// when a command running its program is registered for its event under a
-// matcher covering its tools. Text that is not JSON, or not shaped as the
+// Package settings edits a Claude Code settings file as a careful person
+// does by hand: an edit only inserts or cuts, keeping every other byte, in
+// the file's own layout. Text that is not JSON, or not shaped as the
 // client expects, is refused with an *Error naming line and column.
 package settings
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -23,8 +22,7 @@ type Hook struct {
 	Timeout int    // seconds; 0 leaves the client's default
 	// StatusMessage is what Claude Code shows while the hook runs.
 	StatusMessage string
-	// OnFailure "block" makes a hook that cannot start, times out or
-	// answers wrongly refuse the call it guards (Claude Code's onFailure).
+	// OnFailure "block": a hook that cannot start, times out or answers wrongly refuses its call.
 	OnFailure string
 }
 
@@ -35,7 +33,8 @@ func (h Hook) String() string {
 	return h.Event + " (" + h.Matcher + ") → " + Program(h.Command)
 }
 
-// Found says whether, and where, a wanted hook is registered.
+// Found says whether, and where, a wanted hook is registered: a command
+// running its program, for its event, under matchers covering its tools.
 type Found struct {
 	Hook
 	Registered bool   // every tool of the matcher is covered
@@ -49,9 +48,8 @@ type Found struct {
 // Lookup reports, for each wanted hook, whether data registers it.
 func Lookup(data []byte, want []Hook) ([]Found, error) { return Parse(data).Lookup(want) }
 
-// Merge returns data with every wanted hook not registered added, each a
-// new matcher group at the end of its event's list narrowed to the tools
-// no group covers, and the hooks it added (none: data unchanged).
+// Merge returns data with each wanted hook not registered added as a new
+// matcher group, last, of the tools no group covers; and those hooks.
 func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 	text := normalize(data)
 	var added []Hook
@@ -87,15 +85,10 @@ func normalize(data []byte) []byte {
 
 func lookup(text []byte, root *node, h Hook) (Found, error) {
 	f := Found{Hook: h}
-	if err := expect(text, root, '{', "settings", "an object"); err != nil {
-		return f, err
-	}
 	hooks := root.get("hooks")
-	if err := expect(text, hooks, '{', `"hooks"`, "an object of event names"); err != nil {
-		return f, err
-	}
 	list := hooks.get(h.Event)
-	if err := expect(text, list, '[', "hooks."+h.Event, "an array of matcher groups"); err != nil {
+	if err := cmp.Or(expect(text, root, '{', "settings", "an object"), expect(text, hooks, '{', `"hooks"`, "an object of event names"),
+		expect(text, list, '[', "hooks."+h.Event, "an array of matcher groups")); err != nil {
 		return f, err
 	}
 	prog := Program(h.Command)
@@ -140,8 +133,7 @@ func tools(matcher string) []string {
 	return strings.Split(matcher, "|")
 }
 
-// covers reports whether a group's matcher, an anchored pattern ("" and
-// "*" match every tool), applies to tool.
+// covers reports whether a group's matcher, an anchored pattern ("" and "*": all), applies to tool.
 func covers(matcher, tool string) bool {
 	if tool == "" || matcher == "" || matcher == "*" {
 		return true
@@ -153,19 +145,16 @@ func covers(matcher, tool string) bool {
 	return re.MatchString(tool)
 }
 
-// Program returns the name of the program a command line runs: the base
-// name of its first word, unquoted, or of a launcher's first candidate.
+// Program is the base name of the program a command line (or launcher's first candidate) runs.
 func Program(cmd string) string { return path.Base(Paths(cmd)[0]) }
 
-// FirstWord returns the first word of a command line, unquoted, its
-// variables left as they are.
+// FirstWord returns the first word of a command line, unquoted, its variables left.
 func FirstWord(cmd string) string {
 	_, w := word(strings.TrimLeft(cmd, " \t"))
 	return w
 }
 
-// word reads the first word of s, as written and unquoted, up to a blank
-// or ; & | outside quotes.
+// word reads the first word of s, as written and unquoted, up to a blank or ; & | outside quotes.
 func word(s string) (raw, unquoted string) {
 	var b strings.Builder
 	quote := byte(0)
@@ -224,19 +213,16 @@ func (d *Doc) Lookup(want []Hook) ([]Found, error) {
 	return out, nil
 }
 
-// DisablesHooks reports whether the file sets disableAllHooks to anything
-// but false, which the client may read otherwise.
+// DisablesHooks reports whether the file sets disableAllHooks to anything but false.
 func (d *Doc) DisablesHooks() bool {
 	v := d.root.get("disableAllHooks")
 	return v != nil && (v.kind != 'v' || v.str != "false")
 }
 
-// Env returns the names the file's env object sets (for every hook), in
-// text order.
+// Env returns the names the file's env object sets (for every hook), in text order.
 func (d *Doc) Env() []string { return keys(d.root.get("env")) }
 
-// HookEnv returns the names each hook command's own env sets
-// (hooks.EVENT[].hooks[].env, Gemini CLI's and Qwen Code's), in text order.
+// HookEnv returns the names hooks.EVENT[].hooks[].env sets (Gemini CLI's, Qwen Code's).
 func (d *Doc) HookEnv() []string {
 	var names []string
 	for _, ev := range d.root.get("hooks").list() {
@@ -249,7 +235,6 @@ func (d *Doc) HookEnv() []string {
 	return names
 }
 
-// keys returns the keys of object n, none when n is nil or not one.
 func keys(n *node) []string {
 	var names []string
 	for _, m := range n.list() {

@@ -7,10 +7,9 @@ import (
 	"strings"
 )
 
-// EditAction returns what opencode.json's permission.edit decides for
-// path (relative to the worktree): the action of the last matching rule,
-// "" when none matches; a permission or edit that is a string is that
-// action for every path (observed on OpenCode 1.18.33).
+// EditAction returns what opencode.json's permission.edit decides for path (from the
+// worktree): the last matching rule's action, "" if none; a string permission or edit is
+// the action for every path (OpenCode 1.18.33).
 func EditAction(data []byte, path string) (string, error) {
 	_, root, err := parseObject(data, "opencode.json")
 	if err != nil {
@@ -41,9 +40,8 @@ func wildcard(pattern, path string) bool {
 	return ok
 }
 
-// MergeEditDeny returns data with a "deny" rule last in permission.edit
-// (so it wins) for each pattern not denied yet; note says why a pattern or
-// the whole file (a permission or edit that is a string) was left alone.
+// MergeEditDeny returns data with a "deny" rule last in permission.edit (so it wins) for
+// each pattern not denied yet; note says why a pattern or the whole file was left alone.
 func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, note string, err error) {
 	text, root, err := parseObject(data, "opencode.json")
 	if err != nil {
@@ -86,11 +84,9 @@ func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, 
 // EditDenied returns the patterns whose files opencode.json does not deny.
 func EditDenied(data []byte, patterns []string) (open []string, err error) {
 	for _, p := range patterns {
-		a, err := EditAction(data, probe(p))
-		if err != nil {
+		if a, err := EditAction(data, probe(p)); err != nil {
 			return nil, err
-		}
-		if a != "deny" {
+		} else if a != "deny" {
 			open = append(open, p)
 		}
 	}
@@ -105,10 +101,9 @@ func probe(pattern string) string {
 	return pattern
 }
 
-// RemoveEditDeny returns data without the "deny" rules MergeEditDeny added
-// for patterns: the longest run of rules last in permission.edit, in the
-// order of patterns, that MergeEditDeny would write back byte for byte
-// once taken out. Every other rule stays.
+// RemoveEditDeny returns data without the "deny" rules MergeEditDeny added for patterns:
+// the longest run last in permission.edit, in patterns' order, that MergeEditDeny would
+// write back byte for byte once taken out.
 func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []string, err error) {
 	if _, _, _, err := MergeEditDeny(data, nil); err != nil {
 		return nil, nil, err
@@ -116,29 +111,15 @@ func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []strin
 	text := normalize(data)
 	root, _ := parse(text)
 	edit := root.get("permission").get("edit")
-	if edit == nil || edit.kind != '{' {
-		return data, nil, nil
-	}
-	start := len(edit.members)
-	for start > 0 {
-		m := edit.members[start-1]
-		if m.val.kind != '"' || m.val.str != "deny" || !slices.Contains(patterns, m.key) {
-			break
-		}
-		start--
-	}
-	for i := start; i < len(edit.members); i++ {
-		var keys []string
-		for _, m := range edit.members[i:] {
-			keys = append(keys, m.key)
-		}
-		if !inOrder(keys, patterns) {
+	for i := range edit.list() {
+		run := keys(edit)[i:]
+		if !inOrder(run, patterns) || slices.ContainsFunc(edit.members[i:], func(m member) bool { return m.val.text() != "deny" }) {
 			continue
 		}
 		stripped := cut(text, edit, i, len(edit.members))
 		for _, cand := range [][]byte{prune(stripped, []string{"permission", "edit"}), stripped} {
-			if back, added, _, err := MergeEditDeny(cand, keys); err == nil && len(added) == len(keys) && bytes.Equal(back, text) {
-				return cand, keys, nil
+			if back, added, _, err := MergeEditDeny(cand, run); err == nil && len(added) == len(run) && bytes.Equal(back, text) {
+				return cand, run, nil
 			}
 		}
 	}

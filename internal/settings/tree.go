@@ -24,22 +24,16 @@ type member struct {
 	val      *node
 }
 
-// get returns the value of key, nil when n is nil, not an object, or
-// without key; of duplicate keys the last wins, as for the client's parser.
+// get returns the value of key (nil if none); of duplicate keys the last wins, as for the client.
 func (n *node) get(key string) *node {
-	if n == nil {
-		return nil
-	}
-	var v *node
-	for _, m := range n.members {
-		if m.key == key {
-			v = m.val
+	for i := len(n.list()) - 1; i >= 0; i-- {
+		if n.members[i].key == key {
+			return n.members[i].val
 		}
 	}
-	return v
+	return nil
 }
 
-// items is how many elements or members container n holds.
 func (n *node) items() int { return len(n.elems) + len(n.members) }
 
 // text returns string n's value; "" when n is nil or no string.
@@ -50,7 +44,7 @@ func (n *node) text() string {
 	return n.str
 }
 
-// list returns the members of object n; none when n is nil.
+// list and elements return the members or elements of n; none when n is nil.
 func (n *node) list() []member {
 	if n == nil {
 		return nil
@@ -58,7 +52,6 @@ func (n *node) list() []member {
 	return n.members
 }
 
-// elements returns the elements of array n; none when n is nil.
 func (n *node) elements() []*node {
 	if n == nil {
 		return nil
@@ -66,8 +59,7 @@ func (n *node) elements() []*node {
 	return n.elems
 }
 
-// span returns where item i of container n lies: an element, or a member
-// from its key to the end of its value.
+// span returns where item i of container n lies, a member from its key.
 func (n *node) span(i int) (start, end int) {
 	if n.kind == '[' {
 		return n.elems[i].start, n.elems[i].end
@@ -76,25 +68,18 @@ func (n *node) span(i int) (start, end int) {
 }
 
 func (n *node) kindName() string {
-	switch n.kind {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
+	key := string(n.kind)
+	if n.kind == 'v' {
+		key = n.str
 	}
-	switch n.str {
-	case "true", "false":
-		return "a boolean"
-	case "null":
-		return "null"
+	if name, ok := map[string]string{"{": "an object", "[": "an array", `"`: "a string", "true": "a boolean", "false": "a boolean", "null": "null"}[key]; ok {
+		return name
 	}
 	return "a number"
 }
 
-// Error is a settings file that cannot be read or is not shaped as the
-// client expects, at a 1-based line and column (in characters).
+// Error is a settings file that is not JSON or not shaped as the client
+// expects, at a 1-based line and column (in characters).
 type Error struct {
 	Line, Column int
 	Msg          string
@@ -123,8 +108,7 @@ func position(text []byte, off int) (line, col int) {
 	return line, utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
 }
 
-// parseObject parses data, empty as {}, and refuses anything but an
-// object, called name in the error.
+// parseObject parses data, empty as {}, and refuses anything but an object, named name.
 func parseObject(data []byte, name string) ([]byte, *node, error) {
 	text := normalize(data)
 	root, err := parse(text)
@@ -138,8 +122,7 @@ func parseObject(data []byte, name string) ([]byte, *node, error) {
 // builds the tree of byte spans from its tokens.
 func parse(text []byte) (*node, error) {
 	if err := json.Unmarshal(text, new(json.RawMessage)); err != nil { // checked, not built
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 			return nil, ErrorAt(text, max(int(se.Offset)-1, 0), "%s", se.Error())
 		}
 		return nil, err
@@ -181,8 +164,7 @@ func next(dec *json.Decoder, text []byte) int {
 
 // Named prefixes err with the file name, and an *Error's line and column.
 func Named(name string, err error) error {
-	var se *Error
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*Error](err); ok {
 		return fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg)
 	}
 	return fmt.Errorf("%s: %w", name, err)

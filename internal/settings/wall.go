@@ -1,13 +1,13 @@
 package settings
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 )
 
-// wallKey is one of Claude Code's sandbox settings that make its OS
-// sandbox a wall (docs/security.md).
+// wallKey is one of Claude Code's sandbox settings that make its OS sandbox a wall (docs/security.md).
 type wallKey struct {
 	key  string
 	want bool
@@ -54,11 +54,9 @@ func (d *Doc) Wall() (WallStatus, error) {
 	text, root := d.text, d.root
 	sb, perms := root.get("sandbox"), root.get("permissions")
 	deny := perms.get("deny")
-	for _, e := range []error{expect(text, root, '{', "settings", "an object"), expect(text, sb, '{', `"sandbox"`, "an object"),
-		expect(text, perms, '{', `"permissions"`, "an object"), expect(text, deny, '[', `"permissions.deny"`, "an array of rules")} {
-		if e != nil {
-			return WallStatus{}, e
-		}
+	if err := cmp.Or(expect(text, root, '{', "settings", "an object"), expect(text, sb, '{', `"sandbox"`, "an object"),
+		expect(text, perms, '{', `"permissions"`, "an object"), expect(text, deny, '[', `"permissions.deny"`, "an array of rules")); err != nil {
+		return WallStatus{}, err
 	}
 	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
 	for _, k := range wallKeys {
@@ -78,10 +76,9 @@ func (d *Doc) Wall() (WallStatus, error) {
 	return st, nil
 }
 
-// MergeWall returns data with the wall inserted as Merge inserts hooks:
-// each sandbox key absent, each rule of deny permissions.deny lacks. A key
-// set against the wall is the user's decision, left as it is and reported
-// in st. added names what was inserted (none: data unchanged).
+// MergeWall returns data with each sandbox key absent and each rule of deny
+// permissions.deny lacks inserted, and those; a key set against the wall is
+// the user's decision, left as it is and reported in st.
 func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
 	if st, err = InspectWall(data); err != nil {
 		return nil, nil, st, err
@@ -110,9 +107,8 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallS
 	return text, added, st, nil
 }
 
-// DenyRule is Claude Code's rule denying Edit of path, which also feeds
-// the sandbox's write policy: "/x" from the project root, "//x" absolute,
-// "~/x" under home; a folder's covers what is in it.
+// DenyRule is Claude Code's rule denying Edit of path (and the sandbox's writes): "/x" from
+// the project root, "//x" absolute, "~/x" under home; a folder's covers what is in it.
 func DenyRule(root, home, path string, dir bool) string {
 	spelled := "/" + path
 	switch {
@@ -144,9 +140,8 @@ type Walls struct {
 	Excluded []string
 }
 
-// ReadWalls reads the wall from the client's settings files in the order
-// it reads them, nil for one not there; bad is the index of one that does
-// not parse.
+// ReadWalls reads the wall from the client's settings files in its order, nil for one not
+// there; bad is the index of one that does not parse.
 func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 	w = Walls{Files: make([]WallStatus, len(files)), Value: map[string]bool{}, From: map[string]int{}}
 	for i, d := range files {
@@ -168,9 +163,8 @@ func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 	return w, -1, nil
 }
 
-// Walled reports whether the settings files (as ReadWalls) wall off what
-// rule denies from the agent's writes: every key as the wall wants it, no
-// command excluded, and rule denied; why says what is missing.
+// Walled reports whether the settings files (as ReadWalls) wall off what rule denies from the
+// agent's writes: every key as the wall wants it, no command excluded; why says what is missing.
 func Walled(files [][]byte, rule string) (walled bool, why string) {
 	docs := make([]*Doc, len(files))
 	for i, data := range files {
@@ -199,8 +193,7 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 	return true, ""
 }
 
-// Present reports whether any part of the wall is there: a sandbox key set
-// as gate init writes it, or a rule of rules (--no-wall leaves none).
+// Present reports whether a sandbox key as gate init writes it, or a rule of rules, is there.
 func (w Walls) Present(rules []string) bool {
 	for _, st := range w.Files {
 		for _, k := range wallKeys {
