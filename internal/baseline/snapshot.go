@@ -5,6 +5,7 @@ package baseline
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -165,13 +166,12 @@ func positive(pats []string) []string {
 // walk states, by slash path, the files under root but .git and skip that
 // set selects, and links to folders it may enter; past most files, none.
 func walk(root string, set *pattern.Set, skip []string, most int, state func(path string) State) (map[string]State, error) {
-	var paths, links []string
+	var paths []string
 	var walkErr error
+	m := map[string]State{}
 	filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error { // fn's errors only
 		if err != nil {
-			if walkErr == nil {
-				walkErr = err
-			}
+			walkErr = cmp.Or(walkErr, err)
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
@@ -185,7 +185,7 @@ func walk(root string, set *pattern.Set, skip []string, most int, state func(pat
 		if de.Type()&fs.ModeSymlink != 0 {
 			if info, err := os.Stat(path); err == nil && info.IsDir() {
 				if set.MayEnter(rel) { // not followed (a loop, outside the root): a finding
-					links = append(links, rel)
+					m[rel] = State{Err: linkedDir}
 				}
 				return nil
 			}
@@ -199,12 +199,8 @@ func walk(root string, set *pattern.Set, skip []string, most int, state func(pat
 		return nil, errTreeSize
 	}
 	slices.Sort(paths)
-	m := make(map[string]State, len(paths)+len(links))
 	for _, p := range paths {
 		m[p] = state(filepath.Join(root, filepath.FromSlash(p)))
-	}
-	for _, p := range links {
-		m[p] = State{Err: linkedDir}
 	}
 	return m, walkErr
 }

@@ -273,15 +273,12 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	}
 	defer pr.Close()
 	bound := boxBound(env, specs)
-	var overdue atomic.Bool
-	timer := time.AfterFunc(bound, func() {
-		overdue.Store(true)
-		killGroup(cmd)
-	})
+	ctx, cancel := context.WithTimeoutCause(ctx, bound, errTimedOut)
+	defer cancel()
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
 	rep := readReport(pr, req.Nonce, len(specs), env.outputLimit()/3*4+64<<10)
-	timer.Stop()
 	stop()
+	cause := context.Cause(ctx)
 	// End the sandbox before bwrap is reaped and its pid can be another's.
 	killGroup(cmd)
 	waitErr := cmd.Wait()
@@ -291,16 +288,16 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	if rep.err == nil {
 		return rep.results, nil
 	}
-	why := rep.err.Error()
+	why, overdue := rep.err.Error(), errors.Is(cause, errTimedOut)
 	switch {
-	case overdue.Load():
+	case overdue:
 		why = fmt.Sprintf("it did not report within %s and was killed", bound.Round(time.Millisecond))
-	case ctx.Err() != nil:
+	case cause != nil:
 		why = "canceled"
 	case errors.Is(rep.err, io.ErrUnexpectedEOF) && firstLine(stderr.String()) != "":
 		why += ": " + firstLine(stderr.String())
 	}
-	failed := Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue.Load()}
+	failed := Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue}
 	return slices.Repeat([]Result{failed}, len(specs)), nil
 }
 
