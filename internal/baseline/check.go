@@ -30,8 +30,7 @@ type Verdict struct {
 	Problem string
 }
 
-// Judge compares the files under root with each record (one per armed
-// prompt): the check passes only if it passes against every one.
+// Judge compares the files under root with each armed prompt's record: it passes only against every one.
 func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 	var v Verdict
 	if c.Err != nil {
@@ -165,8 +164,7 @@ func (c *Check) added(s *Snapshot, n *Snapshot) (fails, problems []string) {
 	return fails, problems
 }
 
-// changes are the files of n that differ from s (for a Scan, the deleted
-// too), sorted; one that cannot be judged is a problem.
+// changes are the files of n that differ from s (for a Scan, the deleted too), sorted, or problems.
 func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 	paths := slices.Collect(maps.Keys(n.Files))
 	for p := range s.Files {
@@ -363,8 +361,7 @@ func LineDiff(old, new []byte) (string, error) {
 	return out.String(), nil
 }
 
-// Armed returns how rel was at arming, from the first of recs that knows:
-// State{} when a recorded tree lacked it.
+// Armed returns how rel was at arming, from the first of recs that knows (State{}: not there).
 func Armed(recs []*Snapshot, rel string) (State, bool) {
 	for _, s := range recs {
 		if st, ok := s.Files[rel]; ok {

@@ -80,8 +80,7 @@ func Take(root string, w Want, skip []string) *Snapshot {
 	return s
 }
 
-// read states the changed paths under root and the files set selects
-// (none when nil), keeping their text while budget allows.
+// read states the changed paths and the files set selects (none when nil), texts while budget allows.
 func read(root string, changed []string, set *pattern.Set, skip []string, budget int64) *Snapshot {
 	s := &Snapshot{Version: Version, Changed: map[string]State{}}
 	for _, p := range changed {
@@ -127,8 +126,7 @@ func Load(path string) (*Snapshot, error) {
 	return &s, nil
 }
 
-// stateOf reads the file at path (links followed, a named pipe refused),
-// keeping its text while budget (nil: none) allows.
+// stateOf reads the file at path (links followed, a named pipe refused), its text while budget allows.
 func stateOf(path string, budget *int64) State {
 	f, info, err := regular.Open(path)
 	switch {
@@ -163,8 +161,7 @@ func positive(pats []string) []string {
 	return slices.DeleteFunc(slices.Clone(pats), func(p string) bool { return strings.HasPrefix(p, "!") })
 }
 
-// walk states, by slash path, the files under root but .git and skip that
-// set selects, and links to folders it may enter; past most files, none.
+// walk states the files under root but .git and skip that set selects, and links to folders; past most, none.
 func walk(root string, set *pattern.Set, skip []string, most int, state func(path string) State) (map[string]State, error) {
 	var paths []string
 	var walkErr error
@@ -222,8 +219,7 @@ const maxTree = 200_000
 
 var errTreeSize = fmt.Errorf("more than %d files", maxTree)
 
-// tree is the stamp (regular.Stamp: its ctime shows an edit with its mtime
-// put back) of every file under root but .git and skip: a stat, no read.
+// tree is the regular.Stamp (its ctime shows a restored mtime) of every file under root but .git and skip.
 func tree(root string, skip []string) (map[string]State, error) {
 	t, err := walk(root, everything, skip, maxTree, stampState)
 	if err != nil {
@@ -232,9 +228,7 @@ func tree(root string, skip []string) (map[string]State, error) {
 	return t, nil
 }
 
-// ChangedSince returns, for each record, the files under root changed or
-// unreadable since, sorted; nil ("unknown") when it holds no tree or none
-// can be listed now.
+// ChangedSince returns, per record, the files changed or unreadable since, sorted; nil when unknown.
 func ChangedSince(root string, records []string, skip []string) [][]string {
 	out := make([][]string, len(records))
 	var now map[string]State

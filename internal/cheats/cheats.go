@@ -1,5 +1,4 @@
-// Package cheats finds, in what changed since arming, the usual ways to make
-// a check pass without the work (rules.go, docs/cheats.md).
+// Package cheats finds the usual ways to make a check pass without the work (rules.go, docs/cheats.md).
 package cheats
 
 import (
@@ -68,8 +67,7 @@ func Scan(changes []baseline.Change) []string {
 	return out
 }
 
-// match returns the first rule for kind k (only skip rules when skip) that
-// line breaks, as written or without /* */ (it/**/.skip).
+// match returns the first rule for kind k (only skip rules when skip) that line breaks, /* */ removed or not.
 func match(k kind, line string, skip bool) (rule, bool) {
 	bare := blockComment().ReplaceAllString(line, "")
 	for _, r := range rules {
@@ -117,8 +115,7 @@ type unit struct {
 	py         bool
 }
 
-// compare judges the tests by name, as armed and now: removed, skipped,
-// weakened, or (Python) redefined in its scope, hiding the one before.
+// compare judges the tests by name, as armed and now: removed, skipped, weakened, or redefined (Python).
 func (f *findings) compare(was, now []unit) {
 	w, n := tallies(was), tallies(now)
 	for _, name := range slices.Sorted(maps.Keys(w)) {
@@ -190,8 +187,7 @@ func moved(path string, was, now []unit) bool {
 	return n > 0
 }
 
-// testsOf returns the tests a file of kind k defines, each from its
-// decorators to its block's end, skipped by a skip rule there or around it.
+// testsOf returns the tests a file of kind k defines, skipped by a skip rule in or around them.
 func testsOf(path string, k kind, ls []string) []unit {
 	var out []unit
 	for _, u := range units {
@@ -340,8 +336,7 @@ func decode(b []byte) string {
 	return string(s)
 }
 
-// normal folds a line for the rules: NFKC, plain spaces, no format
-// characters, escapes read, literals joined ("sk" + "ip").
+// normal folds a line for the rules: NFKC, plain spaces, no format characters, escapes read, literals joined.
 func normal(l string) string {
 	l = norm.NFKC.String(l)
 	l = strings.Map(func(r rune) rune {

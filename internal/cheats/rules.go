@@ -91,8 +91,7 @@ var (
 	prose      = re(`\.(md|markdown|txt|rst|adoc)$`)
 )
 
-// kindOf is what the file at the slash path p is to the rules; a test
-// file is one its runner collects (not under testdata, _x or .x for Go).
+// kindOf is what the file at p is to the rules; a test file is one its runner collects.
 func kindOf(p string) kind {
 	base, k := path.Base(p), anyFile
 	segs := strings.Split(p, "/")

@@ -1,5 +1,4 @@
-// Package modelapi asks a model one question over HTTP for the judge: its
-// own package, so that detect does not link net/http.
+// Package modelapi asks a model one question over HTTP: its own package, so detect links no net/http.
 package modelapi
 
 import (
@@ -15,8 +14,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 )
 
-// Ask posts the question (Anthropic Messages or OpenAI chat) and returns the
-// model's text and the tokens it counted. The key goes in a header alone.
+// Ask posts the question (Anthropic or OpenAI) and returns the text and tokens; the key goes in a header alone.
 func Ask(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) {
 	body := map[string]any{"model": model, "max_tokens": 1024, "system": system,
 		"messages": []map[string]string{{"role": "user", "content": user}}}

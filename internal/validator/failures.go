@@ -68,8 +68,7 @@ func failureBlocks(lines []string) (blocks []block, tail bool) {
 // sgr matches colour codes.
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-// format is a runner's output: a block runs from a line start accepts to
-// one ends takes; keep picks its lines.
+// format is a runner's output: a block runs from a line start accepts to one ends takes, keeping keep's.
 type format struct {
 	start func(trim string) bool
 	ends  func(line string) bool

@@ -19,8 +19,7 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// ChangedFilesVar names, in a validator's environment, a file of the paths
-// changed since arming, NUL-separated; "" when unknown.
+// ChangedFilesVar names a file of the paths changed since arming, NUL-separated; "" when unknown.
 const ChangedFilesVar = "STOPGATE_CHANGED_FILES"
 
 // Judge is a check a model decides (docs/judge.md); the key is read from KeyEnv when it runs.
@@ -124,8 +123,7 @@ func (a answer) result(model string, usage *Usage) Result {
 	return Result{Passed: a.Verdict == "pass", Output: b.String(), Usage: usage}
 }
 
-// parseAnswer decodes and verifies the answer (a fail quotes, each quote
-// verbatim in bodies); why says what is wrong.
+// parseAnswer verifies the answer (a fail quotes, each quote verbatim in bodies); why says what is wrong.
 func parseAnswer(text string, bodies []string) (answer, string) {
 	var a answer
 	t := strings.TrimSpace(text)
@@ -153,8 +151,7 @@ func parseAnswer(text string, bodies []string) (answer, string) {
 	return a, ""
 }
 
-// evidence reads what the judge may see, cut to MaxBytes in all, and the
-// user message framing it; unknown changed files are an error.
+// evidence reads what the judge may see, cut to MaxBytes, and the user message framing it.
 func evidence(env Env, s Spec, specs []Spec, results []Result) (bodies []string, user string, err error) {
 	left := max(s.Judge.MaxBytes, 1)
 	var b strings.Builder

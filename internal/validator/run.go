@@ -32,8 +32,7 @@ const (
 	maxFileBytes = 16 << 20 // of a File read for its expectations
 )
 
-// Run runs every spec at once and returns their results in specs' order;
-// a check that cannot start is a failing Result saying why (docs/config.md).
+// Run runs every spec at once and returns their results in specs' order; a check that cannot start fails.
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
 	ctx, cancel, saw := failFast(ctx, env.FailFast)
@@ -80,8 +79,7 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 
 var errStopped = errors.New("stopped: another check failed first (fail_fast)")
 
-// failFast returns ctx's child, its cancel, and saw, which passes a Result
-// on, stopping the other checks first when on and it failed.
+// failFast returns ctx's child, its cancel, and saw, which on a failure stops the other checks when on.
 func failFast(ctx context.Context, on bool) (context.Context, context.CancelCauseFunc, func(Result) Result) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	return ctx, cancel, func(r Result) Result {
@@ -92,8 +90,7 @@ func failFast(ctx context.Context, on bool) (context.Context, context.CancelCaus
 	}
 }
 
-// filesPass runs the file checks and reports whether all passed; if not,
-// the others are stopped, never started.
+// filesPass runs the file checks and reports whether all passed; if not, the others are stopped.
 func filesPass(env Env, specs []Spec, results []Result) bool {
 	pass := true
 	for i, s := range specs {
@@ -121,8 +118,7 @@ func each(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// runOne runs one spec unconfined and timed; dog is nil in the sandbox,
-// whose pid namespace ends all.
+// runOne runs one spec unconfined and timed; dog is nil in the sandbox, whose pid namespace ends all.
 func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	start := time.Now()
 	var r Result
@@ -161,8 +157,7 @@ func checkFile(env Env, s Spec) Result {
 	return Result{Output: strings.Join(whys, "\n")}
 }
 
-// readRegular reads up to most bytes of path through regular.Open: a
-// planted named pipe would hold the gate past the client's hook timeout.
+// readRegular reads up to most bytes of path through regular.Open: a planted named pipe would hold the gate.
 func readRegular(path string, most int64) ([]byte, os.FileInfo, error) {
 	f, st, err := regular.Open(path)
 	if err != nil {
@@ -248,8 +243,7 @@ func launch(cmd *exec.Cmd) (*os.File, error) {
 	return pr, nil
 }
 
-// endGroup kills what is left of a finished command's group (its leader's
-// pid, not reused before pid_max wraps) and drains the pipe.
+// endGroup kills what is left of a finished command's group and drains the pipe.
 func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	killGroup(cmd)
 	reaped := make(chan struct{})
@@ -290,8 +284,7 @@ func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout t
 	return r
 }
 
-// exitProblem explains an exit that is no verdict (a signal, the shell's
-// 126, 127 and 128+N); "" for an ordinary failure.
+// exitProblem explains an exit that is no verdict (a signal, the shell's 126, 127 and 128+N), else "".
 func exitProblem(ps *os.ProcessState) string {
 	ws, _ := ps.Sys().(syscall.WaitStatus)
 	code, sig := ps.ExitCode(), syscall.Signal(ps.ExitCode()-128)
@@ -315,8 +308,7 @@ func exitProblem(ps *os.ProcessState) string {
 	return ""
 }
 
-// Unrunnable says why the program a run line names by path cannot run from
-// dir, or "" (on $PATH or shell syntax: only running tells).
+// Unrunnable says why the program a run line names by path cannot run from dir, or "".
 func Unrunnable(dir, run string) string {
 	fields := strings.Fields(run)
 	if len(fields) == 0 {
@@ -421,8 +413,7 @@ func (c *capped) String() string {
 	return string(head) + string(c.fails) + string(c.line) + string(c.buf[c.head:])
 }
 
-// letGo drops buf's oldest bytes after the head, but their failing lines,
-// until what is kept fits the limit.
+// letGo drops buf's oldest bytes after the head, but their failing lines, until it fits the limit.
 func (c *capped) letGo() {
 	for len(c.buf)+len(c.fails) > c.limit {
 		n := min(len(c.buf)+len(c.fails)-c.limit, len(c.buf)-c.head)
@@ -431,8 +422,7 @@ func (c *capped) letGo() {
 	}
 }
 
-// scan keeps, of bytes let go and within budget, each failing line and
-// those indented deeper (or blank) after it.
+// scan keeps, of bytes let go and within budget, each failing line and those indented under it.
 func (c *capped) scan(p []byte, budget int) {
 	for len(p) > 0 {
 		end := bytes.IndexByte(p, '\n')

@@ -24,8 +24,7 @@ import (
 	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
-// Confinement runs a stop's Run commands in one bubblewrap sandbox with
-// ReadOnly read-only (docs/security.md#confined-validators).
+// Confinement runs a stop's Run commands in one bubblewrap sandbox (docs/security.md#confined-validators).
 type Confinement struct {
 	Required bool     // a command that cannot be confined is not run (Result.Unconfined)
 	ReadOnly []string // absolute; the missing skipped (see Missing), symlinks followed
@@ -43,8 +42,7 @@ var probe struct {
 	err  error
 }
 
-// Bwrap returns the path of a bwrap that can confine a command here, or
-// why there is none; it probes once per process.
+// Bwrap returns the path of a bwrap that can confine a command here, or why none; it probes once.
 func Bwrap() (string, error) {
 	probe.once.Do(func() { probe.path, probe.err = findBwrap(); probe.made.Store(true) })
 	return probe.path, probe.err
@@ -133,8 +131,7 @@ func (c *Confinement) mounts() map[string]string {
 	return m
 }
 
-// readOnlyIn reports whether dir lies in a read-only mount of m, no
-// writable one between: nothing can rename it.
+// readOnlyIn reports whether dir lies in a read-only mount of m, no writable one between.
 func readOnlyIn(m map[string]string, dir string) bool {
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
 		switch m[d] {
@@ -160,8 +157,7 @@ func existingParent(p string) string {
 	}
 }
 
-// Missing returns the paths that do not exist (or dangle): bwrap cannot
-// mount them, so the caller checks after the run that none Appeared.
+// Missing returns the paths that do not exist: bwrap cannot mount them, so none may have Appeared after.
 func Missing(paths []string) []string {
 	return statted(paths, func(err error) bool { return errors.Is(err, os.ErrNotExist) })
 }
@@ -182,12 +178,10 @@ func statted(paths []string, keep func(error) bool) []string {
 	return out
 }
 
-// SandboxArg makes a binary that runs confined validators the runner
-// inside the sandbox (Serve; docs/security.md#confined-validators).
+// SandboxArg makes a binary that runs confined validators the runner inside the sandbox (Serve).
 const SandboxArg = "__confined"
 
-// boxGrace is how long past the last timeout the gate waits for the
-// report: the runner's cleanup and a slow bwrap start.
+// boxGrace is how long past the last timeout the gate waits for the report: cleanup and a slow bwrap.
 const boxGrace = drainGrace + reapGrace + 2*time.Second
 
 // boxRequest is what the gate sends the runner: Env without Confine, each Spec's command.
@@ -197,8 +191,7 @@ type boxRequest struct {
 	Specs []Spec
 }
 
-// boxLine is one line of the report: Hello, one Result per spec (I its
-// index; Output as bytes, as captured), then End.
+// boxLine is one line of the report: Hello, one Result per spec (Output as captured), then End.
 type boxLine struct {
 	Nonce  string
 	Hello  bool `json:",omitempty"`
@@ -208,8 +201,7 @@ type boxLine struct {
 	Result Result
 }
 
-// runConfined runs the specs at idx in one sandbox; where this machine
-// has none, unconfined, or not at all when Required.
+// runConfined runs the specs at idx in one sandbox; where there is none, unconfined unless Required.
 func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, saw func(Result) Result) {
 	boxed := make([]Spec, len(idx))
 	for j, i := range idx {
@@ -248,8 +240,7 @@ func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
 	return slices.Repeat([]Result{{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}}, len(specs)), nil
 }
 
-// sandbox runs the runner in bwrap and returns the specs' results, or an
-// error when the runner never said hello: nothing ran.
+// sandbox runs the runner in bwrap and returns the results, or an error when it never said hello.
 func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result, error) {
 	confine := env.Confine
 	self, err := program.Self()
@@ -301,8 +292,7 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	return slices.Repeat([]Result{failed}, len(specs)), nil
 }
 
-// boxBound is how long the gate waits for the runner: the longest timeout
-// (cut at the deadline) and boxGrace.
+// boxBound is how long the gate waits for the runner: the longest timeout (to the deadline) and boxGrace.
 func boxBound(env Env, specs []Spec) time.Duration {
 	var longest time.Duration
 	for _, s := range specs {
@@ -362,8 +352,7 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 // maxRequest bounds the runner's input: specs, not data.
 const maxRequest = 64 << 20
 
-// Serve is the runner inside a stop's sandbox: it runs the request's specs
-// at once and reports each on stdout as it ends.
+// Serve is the runner inside a stop's sandbox: it runs the specs at once and reports each as it ends.
 func Serve(stdin io.Reader, stdout io.Writer) error {
 	hideSelf() // before any validator starts: none may open our stdout or trace us
 	var req boxRequest

@@ -155,8 +155,7 @@ func MustExpectation(kind Kind, pattern string) Expectation {
 	return x
 }
 
-// Check reports whether text meets x, or why not; trailing line breaks are
-// trimmed first: Go's $ does not match before one.
+// Check reports whether text meets x, or why not; trailing line breaks go first: $ does not match before one.
 func (x Expectation) Check(text string) (ok bool, why string) {
 	text = strings.TrimRight(text, "\r\n")
 	switch x.Kind {
