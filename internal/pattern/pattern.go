@@ -40,10 +40,9 @@ func Check(p string) error {
 }
 
 func compile(raw string) (pat, error) {
-	var p pat
 	s, neg := strings.CutPrefix(raw, "!")
 	s, dir := strings.CutSuffix(s, "/")
-	p.negate, p.dirOnly = neg, dir
+	p := pat{negate: neg, dirOnly: dir}
 	anchored := strings.Contains(s, "/")
 	s = strings.TrimPrefix(s, "/")
 	if strings.TrimSpace(s) == "" {

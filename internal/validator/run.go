@@ -365,7 +365,6 @@ type capped struct {
 	limit          int
 	dropped, total int64
 	tail           bool
-	head           int    // with tail: bytes at the start of buf never let go
 	fails          []byte // the failing lines let go, whole, up to half the limit
 	line           []byte // the start of the line being let go, up to maxFailLine
 	block          int    // the indentation of the failing block let go, -1 if none
@@ -374,7 +373,7 @@ type capped struct {
 const maxFailLine = 1 << 10
 
 func newCapped(limit int, tail bool) *capped {
-	return &capped{limit: limit, tail: tail, head: limit / 8, block: -1}
+	return &capped{limit: limit, tail: tail, block: -1}
 }
 
 func (c *capped) Write(p []byte) (int, error) {
@@ -405,36 +404,32 @@ func (c *capped) String() string {
 	if c.total <= int64(c.limit) {
 		return string(c.buf)
 	}
-	head := c.buf[:c.head]
+	head := c.buf[:c.limit/8] // never let go
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 		head = head[:i+1] // its last line goes on in what was let go
 	}
 	// c.line starts the tail's first line, its start let go.
-	return string(head) + string(c.fails) + string(c.line) + string(c.buf[c.head:])
+	return string(head) + string(c.fails) + string(c.line) + string(c.buf[c.limit/8:])
 }
 
 // letGo drops buf's oldest bytes after the head, but their failing lines, until it fits the limit.
 func (c *capped) letGo() {
-	for len(c.buf)+len(c.fails) > c.limit {
-		n := min(len(c.buf)+len(c.fails)-c.limit, len(c.buf)-c.head)
-		c.scan(c.buf[c.head:c.head+n], c.limit/2)
-		c.buf = append(c.buf[:c.head], c.buf[c.head+n:]...)
+	for head := c.limit / 8; len(c.buf)+len(c.fails) > c.limit; {
+		n := min(len(c.buf)+len(c.fails)-c.limit, len(c.buf)-head)
+		c.scan(c.buf[head:head+n], c.limit/2)
+		c.buf = append(c.buf[:head], c.buf[head+n:]...)
 	}
 }
 
 // scan keeps, of bytes let go and within budget, each failing line and those indented under it.
 func (c *capped) scan(p []byte, budget int) {
 	for len(p) > 0 {
-		end := bytes.IndexByte(p, '\n')
-		chunk := p
-		if end >= 0 {
-			chunk = p[:end]
-		}
+		chunk, rest, whole := bytes.Cut(p, []byte{'\n'})
 		c.line = append(c.line, chunk[:min(len(chunk), maxFailLine-len(c.line))]...)
-		if end < 0 {
+		if !whole {
 			return
 		}
-		p = p[end+1:]
+		p = rest
 		ind := indent(c.line)
 		inBlock := c.block >= 0 && (ind > c.block || ind == len(c.line))
 		if !inBlock {

@@ -129,19 +129,22 @@ type Expectation struct {
 	re      *regexp.Regexp
 }
 
+// kinds are whether each kind wants its pattern found, and what a text that fails it says.
+var kinds = map[Kind]struct {
+	found bool
+	why   string
+}{Contains: {true, "does not contain %q"}, NotContains: {false, "contains %q, which it must not"}, Regex: {true, "does not match regex %s"}}
+
 // NewExpectation checks and compiles an expectation.
-func NewExpectation(kind Kind, pattern string) (Expectation, error) {
-	x := Expectation{Kind: kind, Pattern: pattern}
-	switch kind {
-	case Contains, NotContains:
-	case Regex:
-		re, err := regexp.Compile(pattern)
-		if err != nil {
+func NewExpectation(kind Kind, pattern string) (x Expectation, err error) {
+	x = Expectation{Kind: kind, Pattern: pattern}
+	if _, ok := kinds[kind]; !ok {
+		return x, fmt.Errorf("unknown expectation kind %q (want contains, not_contains or regex)", kind)
+	}
+	if kind == Regex {
+		if x.re, err = regexp.Compile(pattern); err != nil {
 			return x, fmt.Errorf("regex %q does not compile: %w", pattern, err)
 		}
-		x.re = re
-	default:
-		return x, fmt.Errorf("unknown expectation kind %q (want contains, not_contains or regex)", kind)
 	}
 	return x, nil
 }
@@ -158,20 +161,18 @@ func MustExpectation(kind Kind, pattern string) Expectation {
 // Check reports whether text meets x, or why not; trailing line breaks go first: $ does not match before one.
 func (x Expectation) Check(text string) (ok bool, why string) {
 	text = strings.TrimRight(text, "\r\n")
-	switch x.Kind {
-	case Contains:
-		ok, why = strings.Contains(text, x.Pattern), fmt.Sprintf("does not contain %q", x.Pattern)
-	case NotContains:
-		ok, why = !strings.Contains(text, x.Pattern), fmt.Sprintf("contains %q, which it must not", x.Pattern)
-	case Regex: // compiled by NewExpectation, the only maker of a Regex
-		ok, why = x.re.MatchString(text), "does not match regex "+x.Pattern
-	default:
+	k, known := kinds[x.Kind]
+	found := strings.Contains(text, x.Pattern)
+	if x.Kind == Regex { // compiled by NewExpectation, the only maker of a Regex
+		found = x.re.MatchString(text)
+	}
+	switch {
+	case !known:
 		return false, fmt.Sprintf("unknown expectation kind %q", x.Kind)
+	case found != k.found:
+		return false, fmt.Sprintf(k.why, x.Pattern)
 	}
-	if ok {
-		return true, ""
-	}
-	return false, why
+	return true, ""
 }
 
 // CheckAll returns why text fails each expectation it does not meet.
