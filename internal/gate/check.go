@@ -886,11 +886,7 @@ func executable(path string) bool {
 }
 
 func packages(tools []string) []string {
-	out := make([]string, len(tools))
-	for i, t := range tools {
-		out[i] = cmp.Or(map[string]string{"bwrap": "bubblewrap"}[t], t) // else the tool's own name
-	}
-	return out
+	return each(tools, func(t string) string { return cmp.Or(map[string]string{"bwrap": "bubblewrap"}[t], t) })
 }
 
 // wallFindings says whether the OS wall is up and why not; summary says it in a few words.
