@@ -73,13 +73,14 @@ func runCheck(env *cli.Env, args []string) error {
 		return err
 	}
 	for _, p := range problems {
+		loc, msg := p.File, p.Msg
 		if p.Line > 0 {
-			p.File += fmt.Sprintf(":%d", p.Line)
+			loc += fmt.Sprintf(":%d", p.Line)
 		}
 		if p.Key != "" {
-			p.Msg = p.Key + ": " + p.Msg
+			msg = p.Key + ": " + msg
 		}
-		fs = append(fs, finding{p.File, p.Warning, p.Msg, p.Hint})
+		fs = append(fs, finding{loc, p.Warning, msg, p.Hint})
 	}
 	clients, err := checkedClients(ws.root, *clientName)
 	if err != nil {
