@@ -512,13 +512,11 @@ func goToolFindings(ws workspace) []finding {
 			locs = append(locs, name)
 		}
 	}
-	var fs []finding
-	for _, loc := range locs {
+	return mapped(locs, func(loc string) finding {
 		// GOWORK=off: in a workspace, go list -m names no version.
-		fs = append(fs, warn(loc, "if this replaces, vendors or puts in a workspace stopgate or a module it uses, the stopgate plugin does not run the go tool it builds, so with no bin/ every stop halts",
-			"install stopgate as published in bin/, which the hooks run first: "+goInstall(`"$PWD"/bin`, "@$(GOWORK=off go list -m -f '{{.Version}}' "+goModule+")"))...)
-	}
-	return fs
+		return finding{loc, true, "if this replaces, vendors or puts in a workspace stopgate or a module it uses, the stopgate plugin does not run the go tool it builds, so with no bin/ every stop halts",
+			"install stopgate as published in bin/, which the hooks run first: " + goInstall(`"$PWD"/bin`, "@$(GOWORK=off go list -m -f '{{.Version}}' "+goModule+")")}
+	})
 }
 
 // registeredFindings fails each hook program outside the wall: the agent could replace it unseen.
@@ -927,10 +925,7 @@ func wallSummary(cfg *config.Config, nothing bool) string {
 
 // readWalls reads the wall from the files; one of valid JSON shaped wrong is a finding.
 func readWalls(files []settingsText) (settings.Walls, *finding) {
-	docs := make([]*settings.Doc, len(files))
-	for i, f := range files {
-		docs[i] = f.doc
-	}
+	docs := mapped(files, func(f settingsText) *settings.Doc { return f.doc })
 	w, bad, err := settings.ReadWalls(docs)
 	if se, ok := errors.AsType[*settings.Error](err); ok && docs[bad].JSON() {
 		return w, &finding{loc: fmt.Sprintf("%s:%d:%d", files[bad].Name, se.Line, se.Column), warning: true,
@@ -1008,11 +1003,7 @@ func clientWallFindings(env *cli.Env, ws workspace, c *client.Client) []finding 
 	if set.Empty() {
 		return nil
 	}
-	var out []finding
-	for _, f := range c.Wall.Check(env.Getenv, ws.root, wallPaths(set)) {
-		out = append(out, finding{f.Loc, f.Warning, f.Msg, f.Hint})
-	}
-	return out
+	return mapped(c.Wall.Check(env.Getenv, ws.root, wallPaths(set)), func(f client.Finding) finding { return finding{f.Loc, f.Warning, f.Msg, f.Hint} })
 }
 
 // undoClientWall plans taking the client's wall out of its config.
@@ -1024,9 +1015,5 @@ func undoClientWall(env *cli.Env, c *client.Client, root string) (undo, error) {
 }
 
 func wallPaths(set *guard.Set) []client.Path {
-	var out []client.Path
-	for _, p := range set.Paths() {
-		out = append(out, client.Path{Path: p.Path, Show: p.Show, Dir: p.Dir})
-	}
-	return out
+	return mapped(set.Paths(), func(p guard.Protected) client.Path { return client.Path{Path: p.Path, Show: p.Show, Dir: p.Dir} })
 }

@@ -318,25 +318,21 @@ func runRun(env *cli.Env, args []string) error {
 			}
 		}
 	}
-	entries := make([]queue.Entry, len(keys))
 	now := time.Now().UTC()
-	for i, k := range keys {
-		entries[i] = queue.Entry{Prompt: k, Session: runSession, Trigger: "gate run", Created: now, Updated: now}
-	}
+	entries := mapped(keys, func(k string) queue.Entry {
+		return queue.Entry{Prompt: k, Session: runSession, Trigger: "gate run", Created: now, Updated: now}
+	})
 	// Ctrl-C kills the validators' process groups.
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()
 	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.NoDeadline)
 	if *asJSON {
-		out := runJSON{Passed: len(v.Failed()) == 0, Validators: []validatorJSON{}}
-		for _, c := range v.Checks {
+		checks := mapped(v.Checks, func(c stop.Check) validatorJSON {
 			r := c.Result
-			out.Validators = append(out.Validators, validatorJSON{
-				Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
-				ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix,
-			})
-		}
-		err = printJSON(env, out)
+			return validatorJSON{Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
+				ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix}
+		})
+		err = printJSON(env, runJSON{Passed: len(v.Failed()) == 0, Validators: checks})
 	} else {
 		printRun(env, cfg, v)
 	}
@@ -382,12 +378,8 @@ func knownPrompts(cfg *config.Config) string {
 func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 	p := paletteFor(env)
 	w := env.Stdout
-	var rows [][]string
-	for _, c := range v.Checks {
-		rows = append(rows, []string{c.Validator.Name, duration(c.Result.Duration)})
-	}
 	// Padded before colouring: escape codes have no width on screen.
-	rows = aligned(rows)
+	rows := aligned(mapped(v.Checks, func(c stop.Check) []string { return []string{c.Validator.Name, duration(c.Result.Duration)} }))
 	for i, c := range v.Checks {
 		r := c.Result
 		what := strings.Join(c.Prompts, ", ")
@@ -673,12 +665,9 @@ func distance(a, b string) int {
 
 // noteUnregistered notes when no settings file registers detect for events.
 func noteUnregistered(env *cli.Env, ws workspace, events ...string) {
-	var relevant []settings.Hook
-	for _, h := range expected() {
-		if settings.Program(h.Command) == hook.Detect && slices.Contains(events, h.Event) {
-			relevant = append(relevant, h)
-		}
-	}
+	relevant := slices.DeleteFunc(expected(), func(h settings.Hook) bool {
+		return settings.Program(h.Command) != hook.Detect || !slices.Contains(events, h.Event)
+	})
 	for _, f := range settingsFiles(env, ws.root).sharedFirst() {
 		if f.doc == nil {
 			continue

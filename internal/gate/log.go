@@ -77,6 +77,15 @@ func each[T any](xs []T, f func(T) string) []string {
 	return out
 }
 
+// mapped is f of every x.
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
 // checkText is a check as gate log shows it.
 func checkText(p palette, c outcome.Check) string {
 	if c.Skipped {
@@ -428,7 +437,7 @@ func readStatus(ws workspace) (statusJSON, error) {
 	if cfg, _, _ := config.Inspect(ws.file, ws.root, config.FileOnly); cfg != nil {
 		maxBlocks = cfg.Settings.MaxBlocks
 	}
-	st := statusJSON{StateDir: ws.rel(dir), Scopes: []scopeJSON{}, SetAside: []setAsideRef{}}
+	st := statusJSON{StateDir: ws.rel(dir), Scopes: []scopeJSON{}}
 	q := queue.Open(dir)
 	scopes, bad, err := q.List()
 	if _, held := errors.AsType[*queue.HeldError](err); held {
@@ -454,9 +463,7 @@ func readStatus(ws workspace) (statusJSON, error) {
 	for _, b := range bad {
 		notes[b.Path] = b.Error.Error()
 	}
-	for _, a := range aside {
-		st.SetAside = append(st.SetAside, setAsideRef{Path: ws.rel(a), Note: notes[a]})
-	}
+	st.SetAside = mapped(aside, func(a string) setAsideRef { return setAsideRef{Path: ws.rel(a), Note: notes[a]} })
 	return st, err
 }
 
