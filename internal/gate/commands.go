@@ -195,9 +195,7 @@ func (w workspace) stateDir() string {
 	return dir
 }
 
-func (w workspace) rel(path string) string {
-	return project.Display(w.root, path)
-}
+func (w workspace) rel(path string) string { return project.Display(w.root, path) }
 
 // palette colours marks on a terminal, unless NO_COLOR is set.
 type palette struct{ on bool }
