@@ -38,8 +38,7 @@ func Load(file, root string) (*Config, error) {
 	}
 	defer f.Close()
 	// Only the cache in the state dir the text names counts: the guard
-	// protects that one. The default's is compared as the file streams by,
-	// and counts for a text that cannot name another.
+	// protects that one. The default's counts for a text that names none.
 	ctx := contextKey()
 	home := cachePath(stateDir(root, ""), file)
 	hit, mentions := readCache(home, f, ctx)
@@ -135,8 +134,8 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 }
 
 // readCache returns the config cached at path if it was parsed from the
-// text config reads under ctx, else nil; only its head is decoded. It
-// reports whether the text could name a state dir (mentionsStateDir).
+// text config reads under ctx, else nil, and whether that text mentions a
+// state dir; only its head is decoded.
 func readCache(path string, config io.Reader, ctx string) (*Config, bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -310,10 +309,8 @@ func (c *Config) Full() (*Config, error) {
 	return c, nil
 }
 
-// checksum finds a torn or damaged cache, not a forged one: the exact-text
-// check finds a cache of another text, but records forged beside the right
-// text only the guard keeps out, by keeping the agent out of the state
-// dir. FNV-1a builds no tables at start-up.
+// checksum finds a torn or damaged cache, not a forged one, which only
+// the guard keeps out. FNV-1a builds no tables at start-up.
 func checksum(b []byte) uint32 {
 	h := fnv.New32a()
 	h.Write(b)
@@ -325,8 +322,7 @@ func contextKey() string {
 	return "stopgate " + buildinfo.Read().String() + ", block cap " + strconv.Itoa(BlockCap(os.Getenv))
 }
 
-// cachePath names the cache of config file under stateDir, one per file
-// (a collision shares one, which its text still tells apart).
+// cachePath names the cache of config file under stateDir, one per file.
 func cachePath(stateDir, file string) string {
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -338,7 +334,7 @@ func cachePath(stateDir, file string) string {
 }
 
 // writeCache writes data to path atomically, best effort and unsynced: a
-// lost or torn cache fails its checks and costs one parse.
+// torn cache fails its checks.
 func writeCache(path string, data []byte) {
 	dir := filepath.Dir(path)
 	if data == nil || os.MkdirAll(dir, 0o755) != nil {

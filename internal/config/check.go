@@ -17,11 +17,9 @@ const (
 	Project               // and the run programs and prompt files it names: gate check
 )
 
-// Inspect loads and checks the config at file, for both `gate check` and
-// the gate hook, so they agree on what is a mistake. It returns the config
-// as far as it could be read (nil when the TOML does not parse), every
-// problem sorted by line, and an error only when the file cannot be read.
-// A config with Problems.Errors() must not judge a stop.
+// Inspect loads and checks the config at file for `gate check` and the
+// gate hook alike: the config as far as it could be read, every problem by
+// line, and an error only when the file cannot be read.
 func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	data, err := readText(file)
 	if err != nil {
@@ -53,8 +51,7 @@ func (c *checker) add(warning bool, key, msg, hint string) {
 	c.problems[len(c.problems)-1].Warning = warning
 }
 
-// unused warns of validators no mapping names, and of a config that maps
-// nothing.
+// unused warns of validators no mapping names, and of no mappings.
 func (c *checker) unused() {
 	if len(c.cfg.Mappings) == 0 {
 		c.add(true, "", "no [[mapping]]: nothing will be checked",
@@ -91,9 +88,8 @@ func (c *checker) programs() {
 	}
 }
 
-// promptFiles warns of mappings none of whose files exists (a misspelt
-// key or prompts_dir), naming a respelling whose file does; a plugin's
-// command only when it looks like such a misspelling.
+// promptFiles warns of mappings none of whose files exists, naming a
+// respelling whose file does; a plugin's only when it looks misspelt.
 func (c *checker) promptFiles() {
 	for i, m := range c.cfg.Mappings {
 		if msg, _ := badPromptKey(m.Prompt); msg != "" || c.cfg.existing(m.Prompt) != "" {
@@ -117,8 +113,7 @@ func (c *checker) promptFiles() {
 	}
 }
 
-// respelt returns key in another spelling ("/", "-" or ":") whose file
-// exists, and that file; or "", "".
+// respelt returns key in another spelling whose file exists, and that file.
 func (c *checker) respelt(key string) (alt, file string) {
 	for _, k := range []string{Spelling(key), strings.ReplaceAll(key, ":", "/"), Command(key)} {
 		if msg, _ := badPromptKey(k); msg != "" || k == key || c.cfg.Mapping(k) != nil {

@@ -48,16 +48,14 @@ const (
 	DefaultEvidenceByte = 64 << 10
 )
 
-// Config is a loaded mappings.toml, parsed (Parse, Inspect) or read from
-// the cache (Load); its methods' errors are those of a cache that turns
-// out unreadable after all.
+// Config is a loaded mappings.toml, parsed or from the cache (Load); its
+// methods' errors are those of a cache unreadable after all.
 type Config struct {
 	File     string // path of the file it was loaded from
 	Root     string // project root that relative paths resolve against
 	Settings Settings
 	Mappings []Mapping
-	// Validators by name, and their names in file order: output follows
-	// the file, never completion order.
+	// Validators by name, and their names in file order.
 	Validators map[string]*Validator
 	Order      []string
 	Telemetry  Telemetry
@@ -113,8 +111,7 @@ type Validator struct {
 }
 
 // Expects says in one line what a file, diff or judge check asks of the
-// work, as the announcement, the outcome log and telemetry say it; "" for
-// a run validator.
+// work; "" for a run validator.
 func (v *Validator) Expects() string {
 	switch {
 	case v.IsDiff():
@@ -136,8 +133,7 @@ func (v *Validator) Expects() string {
 // Command reports the dashed form of a prompt key, "/" replaced by "-".
 func Command(key string) string { return strings.ReplaceAll(key, "/", "-") }
 
-// Starter is the mappings.toml `gate init` writes into a project that has
-// none.
+// Starter is the mappings.toml `gate init` writes.
 //
 //go:embed starter.toml
 var Starter string

@@ -26,8 +26,8 @@ func (n node) child(name string) node {
 }
 
 // typeCheck returns, as a Problem, the first value in file order whose
-// TOML type is not its shape's; nil if there is none. The library's type
-// errors have no position (in an array of tables, the key's last one).
+// TOML type is not its shape's: the library's errors locate the key's
+// last definition, and say its Go type.
 func (p *parser) typeCheck(text string) *Problem {
 	var tree map[string]any
 	if _, err := toml.Decode(text, &tree); err != nil {
@@ -43,7 +43,6 @@ type typeChecker struct {
 	bad *Problem // the first mismatch in the file
 }
 
-// check checks value v at n against the Go type t of its shape.
 func (c *typeChecker) check(n node, v any, t reflect.Type) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -94,13 +93,10 @@ func (c *typeChecker) check(n node, v any, t reflect.Type) {
 	}
 }
 
-// mapKeys are the keys whose shape is a map, which the library leaves
-// empty, silently, when the value is not a table.
-var mapKeys = []toml.Key{{"validators"}, {"telemetry", "resource"}}
-
-// notATable returns the first of mapKeys defined as a non-table, or nil.
+// notATable returns the first key of a map shape defined as a non-table,
+// which the library leaves empty, silently; or nil.
 func notATable(md toml.MetaData) toml.Key {
-	for _, k := range mapKeys {
+	for _, k := range []toml.Key{{"validators"}, {"telemetry", "resource"}} {
 		if t := md.Type(k...); t != "" && t != "Hash" {
 			return k
 		}
@@ -108,8 +104,8 @@ func notATable(md toml.MetaData) toml.Key {
 	return nil
 }
 
-// tomlTypes names in TOML's words the types of a decoded tree's values,
-// and those of the shapes' scalars.
+// tomlTypes names in TOML's words the types of a decoded tree's values
+// and of the shapes' scalars.
 var tomlTypes = map[reflect.Type]string{
 	reflect.TypeFor[string](): "a string", reflect.TypeFor[bool](): "a boolean", reflect.TypeFor[float64](): "a float",
 	reflect.TypeFor[int64](): "an integer", reflect.TypeFor[int](): "an integer", reflect.TypeFor[time.Time](): "a date-time",
@@ -118,7 +114,6 @@ var tomlTypes = map[reflect.Type]string{
 
 // scalar returns the TOML type Go type t wants when v is not of it, else "".
 func scalar(v any, t reflect.Type) string {
-	// TOML takes an integer where a float goes.
 	if got := TOMLType(v); got == tomlTypes[t] || got == "an integer" && t.Kind() == reflect.Float64 {
 		return ""
 	}
@@ -126,8 +121,7 @@ func scalar(v any, t reflect.Type) string {
 }
 
 // field returns the key of t the field name reads, and its value: like the
-// library, one in other letter case when none is spelt right (the least,
-// for an answer independent of map order).
+// library, one in other letter case when none is spelt right (the least).
 func field(t node, name string) (string, any, bool) {
 	if v, ok := t.m[name]; ok {
 		return name, v, true
@@ -157,8 +151,8 @@ func Array(v any) ([]any, bool) {
 	return nil, false
 }
 
-// mismatch records that n holds v where it wants another type, unless a
-// mismatch earlier in the file was found.
+// mismatch records that n holds v where it wants another type, unless
+// one earlier in the file was found.
 func (c *typeChecker) mismatch(n node, v any, want string) {
 	line := c.p.pos.line(n.path)
 	if c.bad != nil && c.bad.Line <= line {
@@ -177,15 +171,13 @@ func TOMLType(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-// mappingPath is the path of the i-th [[mapping]].
 func mappingPath(i int) string { return "mapping[" + strconv.Itoa(i) + "]" }
 
 // syntaxError turns the decoder's error into a Problem, at SyntaxLine.
 func (p *parser) syntaxError(err error) *Problem {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
-		// A mismatch typeCheck missed (validators and valIdators both):
-		// the text alone says the line.
+		// One typeCheck missed (validators and valIdators both).
 		msg := strings.TrimPrefix(err.Error(), "toml: ")
 		var n int
 		_, _ = fmt.Sscanf(msg, "line %d", &n) // 0 when it names no line
@@ -200,7 +192,7 @@ func (p *parser) syntaxError(err error) *Problem {
 }
 
 // SyntaxLine returns the line of a ParseError's mistake, from its offset:
-// Position.Line is the next character's, the next line for "[[test]\n".
+// Position.Line is the next character's.
 func SyntaxLine(text string, pe toml.ParseError) int {
 	if s := pe.Position.Start; s > 0 && s <= len(text) {
 		return 1 + strings.Count(text[:s], "\n")
@@ -223,9 +215,9 @@ func typeHint(path string) string {
 	return ""
 }
 
-// unknownKeys reports each key the decoder did not read, the i-th report
-// of an (unindexed) key at its i-th definition, none under a reported
-// table; a miscased key too, which the decoder reads regardless of case.
+// unknownKeys reports each key the decoder did not read (the i-th of an
+// unindexed key at its i-th definition, none under a reported table), and
+// each miscased key, which the decoder reads regardless of case.
 func (p *parser) unknownKeys(md toml.MetaData) {
 	undecoded := map[string]bool{}
 	for _, k := range md.Undecoded() {
@@ -270,8 +262,7 @@ var fields = sync.OnceValue(func() map[string][]string {
 // tagName is the TOML key a field of a shape decodes.
 func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("toml"), ",")[0] }
 
-// fieldPart is which part of a key names a field of its table: k[1] of
-// validators.NAME.KEY is a validator's name.
+// fieldPart is which part of a key names a field of its table.
 var fieldPart = map[string]int{"": 0, "settings": 1, "mapping": 1, "telemetry": 1, "validators": 2}
 
 // miscased returns the index of the first part of k that matches a known

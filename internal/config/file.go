@@ -61,8 +61,7 @@ func stateDir(root, setting string) string {
 }
 
 // ReadStateDir returns the absolute state dir the config file names,
-// whatever its other mistakes. With a file that cannot be read or decoded
-// it returns the error and the best readable guess beside it.
+// whatever its other mistakes; else an error and the best guess.
 func ReadStateDir(file, root string) (string, error) {
 	text, err := readText(file)
 	if err != nil {
@@ -76,9 +75,8 @@ func ReadStateDir(file, root string) (string, error) {
 	return stateDir(root, setting), fmt.Errorf("%w (the state dir cannot be read)", p.problems[0])
 }
 
-// textStateDir returns the state dir config text keeps without parsing
-// it: plainStateDir's when sure, else the decoder's; known is false for a
-// text that does not decode.
+// textStateDir returns the state dir config text names: plainStateDir's
+// when sure, else the decoder's; known is false when it does not decode.
 func textStateDir(text []byte, root string) (dir string, known bool) {
 	if setting, sure := plainStateDir(text); sure {
 		return stateDir(root, setting), true
@@ -90,10 +88,9 @@ func textStateDir(text []byte, root string) (dir string, known bool) {
 	return stateDir(root, raw.Settings.StateDir), true
 }
 
-// plainStateDir reads state_dir from config text without decoding it,
-// sure (as the decoder reads every text that loads) when nothing can spell
-// the key, or when a plain `state_dir = "dir"` line stands under
-// [settings] with no multi-line string before it; else setting is a guess.
+// plainStateDir reads state_dir without decoding: sure when nothing can
+// spell the key, or a plain `state_dir = "dir"` line stands under
+// [settings] with no multi-line string before it.
 func plainStateDir(data []byte) (setting string, sure bool) {
 	if !mentionsStateDir(data) {
 		return "", true

@@ -34,9 +34,8 @@ type Name struct {
 	Layout        string
 }
 
-// Names returns every name of the prompt key, files first, each once: the
-// one decision detect, reconciliation, explain, run and check all use
-// (the table in docs/config.md#mapping).
+// Names returns every name of the prompt key, files first, each once
+// (docs/config.md#mapping).
 func Names(promptsDir, key string) []Name {
 	if IsPluginKey(key) {
 		names := []Name{{Command: key, Layout: LayoutPlugin}}
@@ -69,13 +68,8 @@ func IsPluginKey(key string) bool { return strings.Contains(key, ":") }
 // mayName reports whether rel could be a file Names returns: detect's
 // cheap test before any table is read.
 func mayName(promptsDir, rel string) bool {
-	if !strings.HasSuffix(rel, ".md") {
-		return false
-	}
-	if strings.HasPrefix(rel, commandsDir) || strings.HasPrefix(rel, skillsDir) || strings.HasPrefix(rel, mirrorDir) {
-		return true
-	}
-	return strings.HasPrefix(rel, cleanJoin(promptsDir, ""))
+	return strings.HasSuffix(rel, ".md") && slices.ContainsFunc([]string{commandsDir, skillsDir, mirrorDir, cleanJoin(promptsDir, "")},
+		func(dir string) bool { return strings.HasPrefix(rel, dir) })
 }
 
 // KeyOf returns the key, and layout, whose Names would include rel, for a
@@ -147,25 +141,20 @@ func (c *Config) MatchCommand(name string) ([]*Mapping, error) { return c.match(
 // the cache's records or from the index, built on first use.
 func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
 	var cached []Mapping
+	var maps []*Mapping
 	if ok, err := c.fromCache(kind, key, false, &cached); ok || err != nil {
-		return pointers(cached), err
+		for i := range cached {
+			maps = append(maps, &cached[i])
+		}
+		return maps, err
 	}
 	if c.index == nil {
 		c.index = c.tables()
 	}
-	var maps []*Mapping
 	for _, i := range c.index[string(kind)+key] {
 		maps = append(maps, &c.Mappings[i])
 	}
 	return maps, nil
-}
-
-func pointers[T any](s []T) []*T {
-	var out []*T
-	for i := range s {
-		out = append(out, &s[i])
-	}
-	return out
 }
 
 // Mapping returns the mapping of prompt key, or nil.
@@ -195,19 +184,14 @@ func (c *Config) tables() map[string][]int {
 }
 
 func cleanJoin(dir, name string) string {
-	dir = trimSlashes(dir)
+	dir = strings.TrimRight(dir, "/")
+	for strings.HasPrefix(dir, "./") {
+		dir = dir[2:]
+	}
 	if dir == "" || dir == "." {
 		return name
 	}
 	return dir + "/" + name
-}
-
-func trimSlashes(s string) string {
-	s = strings.TrimRight(s, "/")
-	for strings.HasPrefix(s, "./") {
-		s = s[2:]
-	}
-	return s
 }
 
 // Runs returns the run validators, in file order, with their Name and Run
@@ -269,7 +253,7 @@ type Read struct {
 }
 
 // ReadOf returns the unjudged Read of absolute path if it may arm a
-// mapping (a .md file inside root): detect asks before loading a config.
+// mapping (a .md file inside root).
 func ReadOf(root, path string) (Read, bool) {
 	if !strings.HasSuffix(path, ".md") {
 		return Read{}, false
@@ -307,7 +291,6 @@ func (c *Config) Judge(r *Read) error {
 		}
 		return nil
 	}
-	// Not a prompt by name; perhaps by where it leads.
 	real, err := filepath.EvalSymlinks(r.Path)
 	if err != nil || real == filepath.Clean(r.Path) {
 		return nil
