@@ -167,16 +167,16 @@ func readCache(path string, config io.Reader, ctx string) (*Config, bool) {
 // they mention a state dir, looking across reads through the last 8 bytes.
 func sameText(a, b io.Reader, size int64) (same, mentions bool) {
 	chunk := int(min(size+1, 32<<10)) // a short text in one read; a longer a fails at once
-	buf := make([]byte, 8+2*chunk)
-	x, y := buf[8:8+chunk], buf[8+chunk:]
+	buf := make([]byte, 64+2*chunk) // x after an 8-byte tail of the last read, aligned
+	x, y := buf[64:64+chunk], buf[64+chunk:]
 	for {
 		n, errA := io.ReadFull(a, x)
 		m, errB := io.ReadFull(b, y)
 		if n != m || errA != errB || !bytes.Equal(x[:n], y[:m]) {
 			return false, false
 		}
-		mentions = mentions || mentionsStateDir(buf[:8+n])
-		copy(buf[:8], buf[n:8+n])
+		mentions = mentions || mentionsStateDir(buf[56:64+n])
+		copy(buf[56:64], buf[56+n:64+n])
 		if errA != nil {
 			return errA == io.EOF || errA == io.ErrUnexpectedEOF, mentions
 		}
