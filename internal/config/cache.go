@@ -167,7 +167,7 @@ func readCache(path string, config io.Reader, ctx string) (*Config, bool) {
 // they mention a state dir, looking across reads through the last 8 bytes.
 func sameText(a, b io.Reader, size int64) (same, mentions bool) {
 	chunk := int(min(size+1, 32<<10)) // a short text in one read; a longer a fails at once
-	buf := make([]byte, 64+2*chunk) // x after an 8-byte tail of the last read, aligned
+	buf := make([]byte, 64+2*chunk)   // x after an 8-byte tail of the last read, aligned
 	x, y := buf[64:64+chunk], buf[64+chunk:]
 	for {
 		n, errA := io.ReadFull(a, x)
