@@ -91,14 +91,11 @@ func orNone(s []string) string {
 // next hands out the current test; asking again changes nothing.
 func (r *runner) next(request) (reply, error) {
 	st, err := r.load()
+	if err == nil && !r.handedOut(st) {
+		st, err = r.update(r.handOut)
+	}
 	if err != nil {
 		return reply{}, err
-	}
-	if !r.handedOut(st) {
-		st, err = r.update(r.handOut)
-		if err != nil {
-			return reply{}, err
-		}
 	}
 	if st.current() == nil {
 		return reply{text: r.endText(st)}, nil
@@ -328,7 +325,7 @@ func (r *runner) startText(st *State, old *State) string {
 
 // capText says how many tests fit in one turn of an auto run (see stopAnswer).
 func (r *runner) capText(n int) string {
-	per := r.perTurn()
+	per := r.blockCap
 	capNote := fmt.Sprintf("Claude Code allows %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) and the run keeps one in reserve", r.blockCap)
 	if n <= per {
 		return fmt.Sprintf("All %d tests fit in one turn: %s, so %d tests run per turn.", n, capNote, per)
@@ -341,16 +338,13 @@ func (r *runner) capText(n int) string {
 		capNote, per, strings.Join(at, ", "))
 }
 
-// perTurn is how many tests one turn of an auto run holds.
-func (r *runner) perTurn() int { return max(r.blockCap, 1) }
-
 // afterResult reports a recorded result and what comes next.
 func (r *runner) afterResult(st *State, judged int, skipped []int) string {
 	s := resultWhys(st, judged) + resultLines(st, skipped, "") + "\n"
 	if st.Mode != Completed {
-		return s + fmt.Sprintf("Progress: %s.\n%s", st.counts(), r.nextHint(st))
+		s += fmt.Sprintf("Progress: %s.\n", st.counts())
 	}
-	return joinSome("\n", s+r.endText(st), r.finish(st))
+	return joinSome("\n", s+r.upNext(st), r.finish(st))
 }
 
 // resultLines is a resultLine and end for each of idx, each after a line break.
@@ -382,10 +376,6 @@ func (r *runner) upNext(st *State) string {
 	if st.current() == nil {
 		return r.endText(st)
 	}
-	return r.nextHint(st)
-}
-
-func (r *runner) nextHint(st *State) string {
 	return fmt.Sprintf("Next is %s.\nType %s for it.", st.testLine(st.Current), r.word("next"))
 }
 

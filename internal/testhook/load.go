@@ -56,11 +56,10 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	if isJSON(path, data) {
 		l.format, decode = jsonFormat, l.decodeJSON
 	}
-	top := decode(data)
-	if top == nil {
-		return nil, l.problems
+	var s *Suite
+	if top := decode(data); top != nil {
+		s = l.suite(top)
 	}
-	s := l.suite(top)
 	if len(l.problems) > 0 {
 		// In file order, as a person fixes them; the file's own first.
 		slices.SortStableFunc(l.problems, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
@@ -160,7 +159,7 @@ func (l *loader) suite(top map[string]any) *Suite {
 				l.add(0, "", "version must be a string or a number, not "+l.typeName(v), "")
 			}
 		case "description":
-			s.Description = l.str(0, "", top, "description", false)
+			s.Description = l.str(0, "", top, "description", false, "")
 		case l.testsKey:
 		case "tests", "test":
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.name, l.example))
@@ -211,14 +210,8 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 		l.add(t.Line, name, fmt.Sprintf("must be %s, not %s", l.aKind, l.typeName(v)), "")
 		return t, false
 	}
-	idv, present := m["id"]
-	switch id, isStr := idv.(string); {
-	case !present:
-		l.add(t.Line, name, "missing id", "every test needs a unique id")
-	case !isStr:
-		l.mustBe(t.Line, name, "id", "a string", idv)
-	case strings.TrimSpace(id) == "":
-		l.add(t.Line, name, "id is empty", "every test needs a unique id")
+	switch id := l.str(t.Line, name, m, "id", true, "every test needs a unique id"); {
+	case strings.TrimSpace(id) == "": // str said why
 	case strings.ContainsAny(id, "\r\n"):
 		l.add(t.Line, name, "id has a line break", "")
 	default:
@@ -229,26 +222,27 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 			l.add(t.Line, name, fmt.Sprintf("unknown key %q", k), "known keys: "+strings.Join(testKeys, ", "))
 		}
 	}
-	t.Description = l.str(t.Line, name, m, "description", false)
-	t.Category = cmp.Or(l.str(t.Line, name, m, "category", false), DefaultCategory)
-	t.Action = l.str(t.Line, name, m, "action", true)
+	t.Description = l.str(t.Line, name, m, "description", false, "")
+	t.Category = cmp.Or(l.str(t.Line, name, m, "category", false, ""), DefaultCategory)
+	t.Action = l.str(t.Line, name, m, "action", true, "")
 	t.Expect = l.expects(t.Line, name, m["expect"])
 	t.Save = l.saves(t.Line, name, m["save"])
 	t.Tags = l.tags(t.Line, name, m["tags"])
 	return t, t.ID != ""
 }
 
-// str returns m[key], a string; when required, present and not blank.
-func (l *loader) str(line int, name string, m map[string]any, key string, required bool) string {
+// str returns m[key], a string; when required, present and not blank, or
+// a problem with hint says so.
+func (l *loader) str(line int, name string, m map[string]any, key string, required bool, hint string) string {
 	v, present := m[key]
 	s, isStr := v.(string)
 	switch {
 	case !present && required:
-		l.add(line, name, "missing "+key, "")
+		l.add(line, name, "missing "+key, hint)
 	case present && !isStr:
 		l.mustBe(line, name, key, "a string", v)
 	case required && strings.TrimSpace(s) == "":
-		l.add(line, name, key+" is empty", "")
+		l.add(line, name, key+" is empty", hint)
 	}
 	return s
 }

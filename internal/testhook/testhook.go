@@ -108,7 +108,7 @@ type runner struct {
 	session  string
 	hook     bool   // answering a hook: the user types "next", not "testhook next"
 	turn     string // the hook input's prompt_id, if any
-	blockCap int
+	blockCap int    // the client's cap on blocked stops in a row: the tests an auto turn holds
 }
 
 func utcNow() time.Time { return time.Now().UTC() }
@@ -482,7 +482,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		switch {
 		case st.Mode == Completed:
 			st.Streak = 0
-		case prior+1 >= r.perTurn():
+		case prior+1 >= r.blockCap:
 			st.Streak, st.Paused, st.Pauses = 0, true, append(st.Pauses, judged)
 		default:
 			st.Streak, st.Issued, st.Turn, st.Since = prior+1, true, r.turn, now
@@ -498,7 +498,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	case st.Paused:
 		return r.answer.Write(hook.Output{SystemMessage: fmt.Sprintf(
 			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
-			resultLine(st, judged), cli.Plural(r.perTurn(), "test", "tests"), r.blockCap, st.counts(), st.testLine(st.Current))})
+			resultLine(st, judged), cli.Plural(r.blockCap, "test", "tests"), r.blockCap, st.counts(), st.testLine(st.Current))})
 	}
 	return r.answer.Write(hook.Block(r.brief(st, resultLine(st, judged)+"."+resultLines(st, skipped, "."))))
 }
