@@ -54,20 +54,7 @@ func markdown(st *State) ([]byte, error) {
 			}
 			return namedCounts{cell(cat[0].Name), st.counts(cat[0].Tests...)}
 		},
-		"result": func(i int) string {
-			if st.Results[i] == nil {
-				return "not run"
-			} else if st.Tries[i] > 1 {
-				return fmt.Sprintf("%s (%d tries)", statusWord[st.Results[i].Status], st.Tries[i])
-			}
-			return statusWord[st.Results[i].Status]
-		},
-		"took": func(i int) string {
-			if st.Results[i] == nil {
-				return ""
-			}
-			return dur(st.Results[i].Duration())
-		},
+		"word": func(s Status) string { return statusWord[s] },
 		"pauses": func() string {
 			var at []string
 			for _, i := range st.Pauses {
