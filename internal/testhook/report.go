@@ -55,13 +55,6 @@ func markdown(st *State) ([]byte, error) {
 			return namedCounts{cell(cat[0].Name), st.counts(cat[0].Tests...)}
 		},
 		"word": func(s Status) string { return statusWord[s] },
-		"pauses": func() string {
-			var at []string
-			for _, i := range st.Pauses {
-				at = append(at, fmt.Sprintf("%d (`%s`)", i+1, st.Tests[i].ID))
-			}
-			return cli.Plural(len(st.Pauses), "time", "times") + ", after test " + strings.Join(at, ", ")
-		},
 	}
 	var b bytes.Buffer
 	err := template.Must(template.New("report").Funcs(funcs).Parse(reportTemplate)).Execute(&b, st)
