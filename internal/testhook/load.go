@@ -94,11 +94,12 @@ type format struct {
 	kind     string // what a test is: "object" or "table"
 	aKind    string // with its article
 	example  string // how the tests are written
+	typeName func(any) string
 }
 
 var (
-	tomlFormat = format{"TOML", "test", "table", "a table", "[[test]] tables with id = …, action = …"}
-	jsonFormat = format{"JSON", "tests", "object", "an object", `"tests": [{"id": …, "action": …}, …]`}
+	tomlFormat = format{"TOML", "test", "table", "a table", "[[test]] tables with id = …, action = …", config.TOMLType}
+	jsonFormat = format{"JSON", "tests", "object", "an object", `"tests": [{"id": …, "action": …}, …]`, jsonType}
 )
 
 // add records a problem in the test key names, or in the file when key is "".
@@ -343,16 +344,10 @@ func reErr(err error) string {
 	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 }
 
-// jsonTypes name, by %T, the types the JSON decoder makes.
-var jsonTypes = map[string]string{"<nil>": "null", "string": "a string", "bool": "a boolean",
-	"json.Number": "a number", "map[string]interface {}": "an object", "[]interface {}": "a list"}
-
-// typeName names the type of a decoded value in its file's words.
-func (l *loader) typeName(v any) string {
-	if l.name == "TOML" {
-		return config.TOMLType(v)
-	}
-	return jsonTypes[fmt.Sprintf("%T", v)]
+// jsonType names, in JSON's words, the type of a value the JSON decoder made.
+func jsonType(v any) string {
+	return map[string]string{"<nil>": "null", "string": "a string", "bool": "a boolean", "json.Number": "a number",
+		"map[string]interface {}": "an object", "[]interface {}": "a list"}[fmt.Sprintf("%T", v)]
 }
 
 // lineAt returns the 1-based line of byte offset off in data.

@@ -233,14 +233,14 @@ func (st *State) advance(now time.Time) (skipped []int) {
 		if st.Results[i] != nil {
 			continue
 		}
-		if why := st.whyMissing(&st.Tests[i]); why != "" {
-			st.Results[i] = &Result{Status: Skipped, Reason: why, Started: now, Finished: now}
-			st.Tries[i]++
-			skipped = append(skipped, i)
-			continue
+		why := st.whyMissing(&st.Tests[i])
+		if why == "" {
+			st.Current = i
+			return skipped
 		}
-		st.Current = i
-		return skipped
+		st.Results[i] = &Result{Status: Skipped, Reason: why, Started: now, Finished: now}
+		st.Tries[i]++
+		skipped = append(skipped, i)
 	}
 	st.Current, st.Mode, st.Completed = len(st.Tests), Completed, now
 	return skipped
