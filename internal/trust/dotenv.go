@@ -22,13 +22,10 @@ var dotEnvDirs = map[string]string{
 // DotEnv are the existing .env files the client named loads, and so hands
 // to every hook.
 func DotEnv(name, root, home string) []string {
-	var out []string
-	for _, c := range dotEnvPaths(name, root, home) {
-		if st, err := os.Stat(c); err == nil && !st.IsDir() {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(dotEnvPaths(name, root, home), func(c string) bool {
+		st, err := os.Stat(c)
+		return err != nil || st.IsDir()
+	})
 }
 
 // dotEnvPaths are where the client named looks for a .env, from the root
@@ -54,7 +51,7 @@ func dotEnvPaths(name, root, home string) []string {
 
 // DotEnvWrite judges a write that leaves text in p, absolute: the
 // variables of HookEnv text sets when p is a .env the client named loads
-// (an LD_PRELOAD, not a DATABASE_URL); else nil. text is read only then.
+// (an LD_PRELOAD, not a DATABASE_URL), text read only then; else nil.
 func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting {
 	p = filepath.Clean(p)
 	if !slices.Contains(dotEnvPaths(name, root, home), p) {
