@@ -140,8 +140,7 @@ func IsTerminal(f any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// safely runs run, a panic an error with its stack on stderr: Go's exit 2
-// would be a blocking error (a refused call, an erased prompt).
+// safely runs run, a panic an error with its stack on stderr: Go's exit 2 would be a blocking error.
 func safely(env *Env, run func(*Env) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -66,8 +66,7 @@ func Run(env *cli.Env) error {
 	return armFrom(env, in, ans, root, *configFile)
 }
 
-// armFrom arms the mappings the input triggers: a prompt read, a slash
-// command or skill run.
+// armFrom arms the mappings the input triggers: a prompt read, a slash command or skill run.
 func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) error {
 	// Cheap tests first: an unrelated tool call or prompt never loads the config.
 	kind, command, reads := triggersOf(in, root, env.Getenv("HOME"))
@@ -188,8 +187,7 @@ func triggersOf(in *hook.Input, root, home string) (kind, command string, reads 
 	return "", "", nil
 }
 
-// readPaths returns the files a tool call read: the read tool's, or what
-// the guard's dry run of a shell command reads.
+// readPaths returns the files a tool call read, a shell command's as the guard's dry run reads.
 func readPaths(in *hook.Input, root, home string) []string {
 	if in.ToolName != "Bash" || in.Tool.Command == "" {
 		return in.ReadPaths()
@@ -235,8 +233,7 @@ func Announcement(validator func(string) (*config.Validator, error), maps []*con
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// writeRecord writes a record without fsync: one a crash cuts short is no
-// record to the gate, never a pass.
+// writeRecord writes without fsync: one a crash cuts short is no record, never a pass.
 func writeRecord(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -26,8 +26,7 @@ const (
 
 var errMemory = errors.New("dry run over its memory bound")
 
-// guarded returns list with a memCheck before each statement, once; a
-// statement reading PIPESTATUS keeps the one before it adjacent.
+// guarded puts a memCheck before each statement of list, once (PIPESTATUS keeps it adjacent).
 func guarded(list []*syntax.Stmt, pipestatus bool) []*syntax.Stmt {
 	out := make([]*syntax.Stmt, 0, 2*len(list))
 	for i, st := range list {
@@ -148,8 +147,7 @@ func argsTooBig(args []string) bool {
 	return false
 }
 
-// formatTooBig reports whether a printf format asks for a width or
-// precision past maxVars, literally or by * from its arguments.
+// formatTooBig reports a printf width or precision past maxVars, literal or by * from rest.
 func formatTooBig(format string, rest []string) bool {
 	star := false
 	for i := 0; i < len(format); i++ {
@@ -404,8 +402,7 @@ func quoteEscapes(s string) []syntax.WordPart {
 	return parts
 }
 
-// anchored reports a replacement ${f/#x/y} or ${f/%x/y}, which the
-// interpreter does not apply: such a script cannot be followed.
+// anchored reports ${f/#x/y} or ${f/%x/y}, which the interpreter does not apply.
 func anchored(f syntax.Node) bool {
 	return has(f, func(n syntax.Node) bool {
 		p, ok := n.(*syntax.ParamExp)

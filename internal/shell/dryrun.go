@@ -22,8 +22,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run (docs/guard.md): every program is a stub a Judge judges, every
-// write is judged and captured in memory, reads see the real files.
+// A dry run: programs are stubs a Judge judges, writes are judged and kept in memory.
 const (
 	maxSteps    = 4000        // simple commands run, over all passes of one call
 	maxDepth    = 8           // shells nested in shells
@@ -37,8 +36,7 @@ var (
 	ErrHit = errors.New("guard: protected path hit")
 )
 
-// Judge is the policy a dry run asks at every step that could touch a
-// protected path; an error it returns stops the run.
+// Judge is the policy a dry run asks at each step; an error it returns stops the run.
 type Judge interface {
 	Exec(s *Shell, hc interp.HandlerContext, args []string) error // and prints the stub's output to s.Stdout(hc)
 	Kill(s *Shell, hc interp.HandlerContext, args []string) error // a builtin the interpreter does not run
@@ -52,8 +50,7 @@ type Judge interface {
 	Hit() bool // whether the run has found what stops it
 }
 
-// Pass is one dry run of a command: unknown variables are unset (Lenient)
-// or Unknown, programs exit with Status.
+// Pass is one dry run: unknown variables unset (Lenient) or Unknown, programs exit with Status.
 type Pass struct {
 	Lenient bool
 	Status  uint8
@@ -117,8 +114,7 @@ type reader struct{ io.Reader }
 func (reader) Write(p []byte) (int, error) { return len(p), nil }
 func (reader) Close() error                { return nil }
 
-// locked is f's answer under d's lock, which passes, nested shells and a
-// run left behind at its deadline share.
+// locked is f's answer under d's lock, shared by passes, shells and a run left behind.
 func locked[T any](d *Run, f func() T) T {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -144,8 +140,7 @@ func (d *Run) Ran(pos syntax.Pos) bool { return locked(d, func() bool { return d
 func (d *Run) File(p string) *Capture  { return locked(d, func() *Capture { return d.files[p] }) }
 func (d *Run) ForgetFiles()            { d.with(func() { d.files = map[string]*Capture{} }) }
 
-// Wrote records that p was written with content it does not know, unless
-// it has a capture already.
+// Wrote records that p was written with content it does not know, unless captured already.
 func (d *Run) Wrote(p string, dir bool) {
 	d.with(func() {
 		if d.files[p] == nil {
@@ -164,8 +159,7 @@ func (d *Run) Captured(p string, text []byte) {
 // Past reports whether the run is past its deadline.
 func (d *Run) Past() bool { return time.Now().After(d.deadline) }
 
-// Open opens a file for the dry run to read: what this call wrote to it,
-// else the real file, bounded; anything not regular reads as empty.
+// Open is a file for the dry run to read: what this call wrote, else the real file, bounded.
 func (d *Run) Open(name, dir string) (io.Reader, error) {
 	p := Abs(name, dir)
 	if c := d.File(p); c != nil {
@@ -195,8 +189,7 @@ type Shell struct {
 	Env    expand.Environ // what a nested shell inherits: its caller's exported variables
 }
 
-// Script dry-runs src in dir as a shell nested in s, with $0 zero, the
-// environment env, positional params and stdin.
+// Script dry-runs src in dir as a shell nested in s, with $0 zero, env, params and stdin.
 func (s *Shell) Script(src, dir, zero string, env expand.Environ, params []string, stdin io.Reader) {
 	(&Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}).run(src, dir, params, stdin)
 }
@@ -213,8 +206,7 @@ func (s *Shell) run(src, dir string, params []string, stdin io.Reader) {
 	}
 }
 
-// Load parses and prepares src for a dry run; nil, with the doubt, when it
-// cannot be run.
+// Load parses and prepares src for a dry run; nil, with the doubt, when it cannot be run.
 func (d *Run) Load(src string) *syntax.File {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
@@ -266,8 +258,7 @@ func prepare(f *syntax.File) {
 	addMemChecks(f)
 }
 
-// RunFile dry-runs f in dir with positional params and stdin; it returns
-// the runner, for its variables, unless the run was left behind.
+// RunFile dry-runs f in dir; it returns the runner (its variables) unless the run was left behind.
 func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
 	opts := []interp.RunnerOption{
 		interp.Env(Environ{Root: s.Run.Root, Home: s.Run.Home, Lenient: s.Pass.Lenient, run: s.Run, Inherit: s.Env}),
@@ -441,8 +432,7 @@ func EnvOf(caller expand.Environ, args []string) expand.Environ {
 	return expand.ListEnviron(pairs...)
 }
 
-// call runs before every simple command: it bounds the run, records what
-// ran of the top script, and gives the builtins the interpreter lacks.
+// call runs before every simple command: bounds, what ran, the builtins the interpreter lacks.
 func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
 	if args, err, done := s.bound(hc, args); done {
@@ -476,8 +466,7 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 			return s.source(hc, args)
 		}
 	case "trap":
-		// The interpreter runs only EXIT and ERR traps: any other's action
-		// is judged as a script of its own.
+		// the interpreter runs only EXIT and ERR traps: judge the action now
 		if len(args) > 2 {
 			s.Script(args[1], hc.Dir, "", nil, nil, nil)
 			if s.Run.Judge.Hit() {
@@ -508,8 +497,7 @@ func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ er
 	return nil, nil, false
 }
 
-// source runs the file's text as eval, prepared; a file whose text the
-// run cannot know in full is refused.
+// source runs the file's text as eval, prepared; one not known in full is refused.
 func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error) {
 	p, by := Abs(args[1], hc.Dir), strings.Join(args, " ")
 	if !s.Run.Judge.Source(s, p) {
@@ -579,8 +567,7 @@ func printfV(hc interp.HandlerContext, args []string) []string {
 	return []string{"eval", args[2] + "=" + q}
 }
 
-// exec is every program: judged, then it exits with the pass's status;
-// bound's answer to a memCheck exits with the status it passes on.
+// exec is every program: judged, then it exits with the pass's status (or a memCheck's).
 func (s *Shell) exec(ctx context.Context, args []string) error {
 	status := s.Pass.Status
 	if len(args) == 2 && args[0] == memCheck {
@@ -594,8 +581,7 @@ func (s *Shell) exec(ctx context.Context, args []string) error {
 	return nil
 }
 
-// open judges a redirection: a write to a protected path is a hit, any
-// other write is captured; a read sees the captured or the real file.
+// open judges a redirection: writes are judged and captured; reads see captures or real files.
 func (s *Shell) open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0 {
@@ -626,8 +612,7 @@ func (s *Shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 	return reader{r}, nil
 }
 
-// stat answers tests and cd: the real files, with what the dry run wrote,
-// and any unknown path taken to be a folder.
+// stat answers tests and cd from the real files and the captures; an unknown path is a folder.
 func (s *Shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
 	if strings.Contains(name, Unknown) {
 		return fakeInfo{name: path.Base(name), dir: true}, nil
@@ -667,8 +652,7 @@ func (f fakeInfo) ModTime() time.Time { return time.Time{} }
 func (f fakeInfo) IsDir() bool        { return f.dir }
 func (f fakeInfo) Sys() any           { return nil }
 
-// Stdout is a stub's stdout, counted against maxPrinted: past it the stub
-// prints nothing, and the next call stops the run.
+// Stdout is a stub's stdout: past maxPrinted it prints nothing, and the next call stops the run.
 func (s *Shell) Stdout(hc interp.HandlerContext) io.Writer { return counted{hc.Stdout, &s.Run.printed} }
 
 type counted struct {

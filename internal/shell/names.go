@@ -9,8 +9,7 @@ import (
 // Unknown stands for a value a dry run cannot know: no word holding it is judged.
 const Unknown = "\x01?\x01"
 
-// wrappers run the command after their own options; each returns how many
-// arguments to skip to reach it, or -1 when none runs.
+// wrappers run a command after their options: each returns the arguments to skip, -1 for none.
 var wrappers = map[string]func([]string) int{
 	"sudo": SkipOpts("ugpCDrtUT", 0), "doas": SkipOpts("uC", 0), "nice": SkipOpts("n", 0),
 	"nohup": SkipOpts("", 0), "builtin": SkipOpts("", 0), "chronic": SkipOpts("", 0),
@@ -38,8 +37,7 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 	return 0, false
 }
 
-// Unwrap is the index in args of the command its wrappers run; false when
-// a wrapper runs nothing.
+// Unwrap is the index of the command args' wrappers run; false when a wrapper runs nothing.
 func Unwrap(args []string) (int, bool) {
 	i := 0
 	for i < len(args) {
@@ -55,8 +53,7 @@ func Unwrap(args []string) (int, bool) {
 	return i, true
 }
 
-// SkipOpts returns a Skip function for a command whose options taking a
-// value are the letters of short, with positional operands before its command.
+// SkipOpts is a Skip for options taking a value in short, and positional operands first.
 func SkipOpts(short string, positional int) func([]string) int {
 	return func(args []string) int {
 		i := 0
@@ -139,8 +136,7 @@ var Shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}
 // IsShell reports whether name is one of Shells.
 func IsShell(name string) bool { return slices.Contains(Shells, name) }
 
-// Interp is an interpreter's options: the letters taking a value, those
-// whose value is program text, and its long options taking a value.
+// Interp is an interpreter's options taking a value: Values short, Long; Code take program text.
 type Interp struct {
 	Values string
 	Code   []string
@@ -166,8 +162,7 @@ var Interps = map[string]Interp{
 	"tclsh":     {},
 }
 
-// Interpreter returns the name Interps knows the program name by
-// (python3.12 is python, php8.2 php), and whether it does.
+// Interpreter is the name Interps knows a program by (python3.12 is python), if it does.
 func Interpreter(name string) (string, bool) {
 	if strings.HasPrefix(name, "python") {
 		return "python", true

@@ -75,8 +75,7 @@ func (r *resolver) add(f File) bool {
 
 func (r *resolver) files() []File { return locked(r.Run, func() []File { return slices.Clone(r.out) }) }
 
-// program records p, run in dir with args, and follows a shell script's
-// sources; shell: a shell runs it (sh x.sh).
+// program records p, run in dir with args, and follows its sources; shell: sh runs it.
 func (r *resolver) program(s *Shell, p, dir string, args []string, shell bool) {
 	if !r.add(File{Path: p}) {
 		return
@@ -88,12 +87,10 @@ func (r *resolver) program(s *Shell, p, dir string, args []string, shell bool) {
 	s.Script(text, dir, p, expand.ListEnviron("BASH_SOURCE="+p), args, nil)
 }
 
-// sources matches a script that may source a file: only such a one is
-// dry-run, which keeps the protected set cheap.
+// sources matches a script that may source a file: only such a one is dry-run (a cheap protected set).
 var sources = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s;&|({])(source|\.)\s`) })
 
-// shellScript reports whether a program is a shell script: its #! line
-// names a shell, or it has none and is named *.sh or *.bash.
+// shellScript reports a #! line naming a shell, or none and a name *.sh or *.bash.
 func shellScript(p, text string) bool {
 	if line, ok := strings.CutPrefix(text, "#!"); ok {
 		line, _, _ = strings.Cut(line, "\n")
@@ -106,8 +103,7 @@ func shellScript(p, text string) bool {
 	return strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".bash")
 }
 
-// ReadFile is the text of the regular file p, bounded; anything else is
-// refused unread (a FIFO's open would block).
+// ReadFile is the text of the regular file p, bounded; anything else is refused unread (a FIFO blocks).
 func ReadFile(p string) (string, error) {
 	f, _, err := regular.Open(p)
 	if err != nil {
@@ -170,8 +166,7 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	return nil
 }
 
-// The resolver judges nothing else: writes go nowhere, and a sourced file
-// is read as far as it can be, so the programs after it are still found.
+// The resolver judges nothing else: a sourced file is read as far as it can be.
 func (r *resolver) Kill(*Shell, interp.HandlerContext, []string) error { return nil }
 func (r *resolver) Write(*Shell, interp.HandlerContext, string) (string, bool, error) {
 	return "", false, nil
@@ -207,8 +202,7 @@ func arg(args []string, i int) string {
 	return ""
 }
 
-// interpreterOperand is an interpreter's script operand ("" for inline
-// code, a module or stdin) and the index of the argument after it.
+// interpreterOperand is the script operand ("" for code, a module, stdin) and the index after.
 func interpreterOperand(spec Interp, args []string) (string, int) {
 	for i := 0; i < len(args); i++ {
 		t := args[i]
@@ -228,8 +222,7 @@ func interpreterOperand(spec Interp, args []string) (string, int) {
 	return "", len(args)
 }
 
-// pathHelper prints what dirname, basename, realpath and readlink -f
-// print: DIR=$(cd "$(dirname "$0")" && pwd) resolves.
+// pathHelper prints what dirname, basename, realpath and readlink -f print.
 func pathHelper(out io.Writer, dir string, args []string) {
 	i := slices.IndexFunc(args[1:], func(a string) bool { return !strings.HasPrefix(a, "-") || a == "-" })
 	if i < 0 {
@@ -272,8 +265,7 @@ func plainLine(run string) (string, bool) {
 	return first, true
 }
 
-// PlainWords splits text the shell passes as written (letters, digits,
-// /._-+,@:% and blanks) into words; false for anything else.
+// PlainWords splits text of letters, digits, /._-+,@:% and blanks into words; false otherwise.
 func PlainWords(text string) ([]string, bool) {
 	if strings.Trim(text, letters+"0123456789 \t/.-+,@:%") != "" {
 		return nil, false

@@ -40,8 +40,7 @@ type Base struct {
 	Local []guard.Protected
 }
 
-// For returns the trusted base of p; an error means p.Config's run
-// validators could not be read, and the base holds the rest.
+// For returns p's trusted base, whole but for the run validators when it errs on reading them.
 func For(p Project) (*Base, error) {
 	if p.Regs == nil {
 		p.Regs = guard.Registrations(p.Root, p.Home, nil)
@@ -131,8 +130,7 @@ func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
 // Empty reports whether nothing is protected ([settings] protect = []).
 func (b *Base) Empty() bool { return len(b.Shared) == 0 }
 
-// ReadOnly are the paths a confined validator gets read-only: the base,
-// Go's caches, and HOME (Writable reopens the other caches).
+// ReadOnly are a confined validator's read-only paths: the base, Go's caches, HOME.
 func (b *Base) ReadOnly() []string {
 	var out []string
 	for _, p := range slices.Concat(b.Shared, b.Local) {
@@ -154,8 +152,7 @@ func (b *Base) Writable() []string {
 	return append([]string{b.Root}, writable...)
 }
 
-// home is HOME when a confined validator gets it read-only: an absolute
-// folder, not / nor the project, and something is protected.
+// home is HOME read-only to a validator: absolute, not / nor the root, and something protected.
 func (b *Base) home() string {
 	h := filepath.Clean(b.Home)
 	if b.Empty() || b.Home == "" || !filepath.IsAbs(h) || h == "/" || h == filepath.Clean(b.Root) {

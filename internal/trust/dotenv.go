@@ -19,8 +19,7 @@ var dotEnvDirs = map[string]string{
 	client.Gemini.Name: path.Dir(client.Gemini.HookFile), client.Qwen.Name: path.Dir(client.Qwen.HookFile),
 }
 
-// DotEnv are the existing .env files the client named loads, and so hands
-// to every hook.
+// DotEnv are the existing .env files the client named loads, and so hands every hook.
 func DotEnv(name, root, home string) []string {
 	return slices.DeleteFunc(dotEnvPaths(name, root, home), func(c string) bool {
 		st, err := os.Stat(c)
@@ -103,8 +102,7 @@ func DotEnvNames(data []byte) []string {
 	return out
 }
 
-// DotEnvSetting is a loaded .env file that sets variables of HookEnv, or
-// that the gate could not read to judge (Unjudged).
+// DotEnvSetting is a loaded .env file that sets HookEnv, or that could not be judged.
 type DotEnvSetting struct {
 	Path, Show string   // Show: relative to the root, or ~/…, else Path
 	Env        []string // the variables (HookEnv)

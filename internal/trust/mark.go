@@ -13,8 +13,7 @@ import (
 // project cannot take (the guard protects it with the transcript).
 const markName = "stopgate-armed"
 
-// markFile returns the session's mark, "" when the transcript is not a
-// .jsonl file outside the project at root.
+// markFile is the session's mark; "" unless the transcript is a .jsonl outside root.
 func markFile(transcript, root string) string {
 	t := filepath.Clean(transcript)
 	if transcript == "" || !filepath.IsAbs(t) || filepath.Ext(t) != ".jsonl" {
@@ -26,8 +25,7 @@ func markFile(transcript, root string) string {
 	return filepath.Join(strings.TrimSuffix(t, ".jsonl"), markName)
 }
 
-// Mark records that the session of transcript armed a prompt of the
-// project at root. Best effort: the other signs remain (package reconcile).
+// Mark records that the session armed a prompt of root; best effort (see reconcile).
 func Mark(transcript, root string) {
 	f := markFile(transcript, root)
 	if f == "" || Marked(transcript, root) {

@@ -13,12 +13,10 @@ import (
 	"strings"
 )
 
-// SystemPath is where the gate finds sh, git, bwrap: folders only root
-// writes (the agent's own sh would run every validator).
+// SystemPath are folders only root writes (the agent's own sh would run every validator).
 var SystemPath = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"}
 
-// System returns the absolute path of the system program name, the first
-// executable of that name in SystemPath.
+// System returns the first executable name in SystemPath.
 func System(name string) (string, error) {
 	for _, dir := range SystemPath {
 		p := filepath.Join(dir, name)
@@ -51,8 +49,7 @@ func Self() (string, error) {
 	return exec.LookPath(arg0)
 }
 
-// Stopgate returns stopgate's program name beside the running one, where
-// every install puts them.
+// Stopgate returns stopgate's program name beside the running one, where installs put it.
 func Stopgate(name string) (string, error) {
 	self, err := Self()
 	if err != nil {
