@@ -164,7 +164,16 @@ func triggersOf(in *hook.Input, root, home string) (kind, command string, reads 
 		if in.ToolName == "Skill" { // the model ran a slash command itself: no Read or expansion follows
 			return named(queue.TriggerSkill, in.Tool.Skill)
 		}
-		for _, path := range readPaths(in, root, home) {
+		paths := in.ReadPaths()
+		if in.ToolName == "Bash" && in.Tool.Command != "" { // what the guard's dry run of it reads
+			cwd := cmp.Or(in.Cwd, root)
+			if cs := in.GuardCalls(); len(cs) == 1 && cs[0].Cwd != "" {
+				cwd = cs[0].Cwd // Gemini's dir_path
+			}
+			// PostToolUse names the directory a command ended in: ShellReads tries root too.
+			paths = guard.ShellReads(in.Tool.Command, cwd, root, home)
+		}
+		for _, path := range paths {
 			if r, ok := config.ReadOf(root, path); ok {
 				reads = append(reads, r)
 			}
@@ -185,19 +194,6 @@ func triggersOf(in *hook.Input, root, home string) (kind, command string, reads 
 		}
 	}
 	return "", "", nil
-}
-
-// readPaths returns the files a tool call read, a shell command's as the guard's dry run reads.
-func readPaths(in *hook.Input, root, home string) []string {
-	if in.ToolName != "Bash" || in.Tool.Command == "" {
-		return in.ReadPaths()
-	}
-	cwd := cmp.Or(in.Cwd, root)
-	if cs := in.GuardCalls(); len(cs) == 1 && cs[0].Cwd != "" {
-		cwd = cs[0].Cwd // Gemini's dir_path
-	}
-	// PostToolUse names the directory a command ended in: ShellReads tries root too.
-	return guard.ShellReads(in.Tool.Command, cwd, root, home)
 }
 
 // oneLine joins the errors of one hook run with "; ".
