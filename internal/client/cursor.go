@@ -90,8 +90,7 @@ type cursorOutput struct {
 
 // cursorEncode answers only a refusal: an "allow" would skip Cursor's own approval.
 func cursorEncode(event string, o hook.Output) any {
-	reason := o.Reason
-	deny := o.Decision == "block"
+	reason, deny := o.Reason, o.Decision == "block"
 	if s := o.HookSpecificOutput; s != nil && s.PermissionDecision == "deny" {
 		reason, deny = s.PermissionDecisionReason, true
 	}
@@ -102,8 +101,7 @@ func cursorEncode(event string, o hook.Output) any {
 	case hook.Stop, hook.SubagentStop:
 		return cursorOutput{Followup: reason}
 	case hook.UserPromptSubmit:
-		f := false
-		return cursorOutput{Continue: &f, UserMessage: reason}
+		return cursorOutput{Continue: new(false), UserMessage: reason}
 	case hook.PreToolUse:
 		return cursorOutput{Permission: "deny", UserMessage: reason, AgentMessage: reason}
 	}
@@ -136,11 +134,9 @@ func cursorFix(m payload, _ string) (more, error) {
 
 // cursorOwnHooks steps Claude Code's registration aside when .cursor/hooks.json runs stopgate too.
 func cursorOwnHooks(in *hook.Input) error {
-	data, err := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile)))
+	data, _ := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile)))
 	var v any
-	if err != nil || json.Unmarshal(data, &v) != nil {
-		return nil // no file of its own Cursor runs: the Claude registration judges
-	}
+	json.Unmarshal(data, &v) // none, or not JSON: the Claude registration judges
 	for _, c := range commandsIn(v) {
 		if slices.Contains(hook.Programs, settings.Program(c)) {
 			return fmt.Errorf("cursor runs stopgate from %s, which judges this %s: %w", cursorHookFile, in.ClientEvent, ErrIgnored)

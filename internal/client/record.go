@@ -63,19 +63,14 @@ func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd st
 		if e == nil || !thread.Has(e.agent, false) {
 			return
 		}
-		at := transcript.Event{Offset: start, End: end, Time: e.when}
 		for _, p := range e.reads {
-			read := at
-			read.Kind, read.Path = transcript.Read, p
-			res.Events = append(res.Events, read)
+			res.Events = append(res.Events, transcript.Event{Kind: transcript.Read, Path: p, Offset: start, End: end, Time: e.when})
 		}
 		if c := strings.TrimPrefix(e.command, "/"); c != "" {
-			cmd := at
-			cmd.Kind, cmd.Command = transcript.Command, c
-			res.Events = append(res.Events, cmd)
+			res.Events = append(res.Events, transcript.Event{Kind: transcript.Command, Command: c, Offset: start, End: end, Time: e.when})
 		}
 		if e.typed != nil {
-			res.Typed(at, *e.typed)
+			res.Typed(transcript.Event{Offset: start, End: end, Time: e.when}, *e.typed)
 		}
 		if e.block != nil {
 			res.Blocked(cmp.Or(e.blockEvent, own), *e.block)

@@ -92,10 +92,10 @@ func Parse(data []byte, events ...string) (*Input, error) {
 		return nil, fmt.Errorf("hook input is %s, want one JSON object", describe(trimmed))
 	}
 	in, err := Unmarshal(trimmed)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = in.Check(events...)
 	}
-	if err := in.Check(events...); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -120,13 +120,17 @@ func Unmarshal(trimmed []byte) (*Input, error) {
 func decode(data []byte, v any, parent, bad string) error {
 	err := json.Unmarshal(data, v)
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return typeError(parent, te)
+	if !errors.As(err, &te) {
+		if err != nil {
+			return fmt.Errorf("%s: %w", bad, err)
+		}
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", bad, err)
+	got := te.Value // in JSON's words, not Go's
+	if got == "bool" {
+		got = "boolean"
 	}
-	return nil
+	return fmt.Errorf("hook input field %q is a JSON %s, want %s", strings.Trim(parent+"."+te.Field, "."), got, cmp.Or(jsonKinds[te.Type.Kind()], "a number"))
 }
 
 // Check says whether in names a session and an event of events (any if none).
@@ -191,19 +195,6 @@ func describe(b []byte) string {
 	}
 	r, _ := utf8.DecodeRune(b)
 	return fmt.Sprintf("not JSON (it starts with %q)", string(r))
-}
-
-// typeError names a field of the wrong JSON type in JSON's words, not Go's.
-func typeError(parent string, te *json.UnmarshalTypeError) error {
-	field := te.Field
-	if parent != "" {
-		field = strings.TrimSuffix(parent+"."+field, ".")
-	}
-	got := te.Value
-	if got == "bool" {
-		got = "boolean"
-	}
-	return fmt.Errorf("hook input field %q is a JSON %s, want %s", field, got, cmp.Or(jsonKinds[te.Type.Kind()], "a number"))
 }
 
 // jsonKinds name Go kinds in JSON's words; any other is a number.

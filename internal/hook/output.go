@@ -34,8 +34,7 @@ func Block(reason string) Output { return Output{Decision: "block", Reason: reas
 
 // Halt ends the whole session: the user sees reason, the model does not.
 func Halt(reason string) Output {
-	f := false
-	return Output{Continue: &f, StopReason: reason}
+	return Output{Continue: new(false), StopReason: reason}
 }
 
 // HaltSaid is Halt with reason as the systemMessage too, which a headless

@@ -52,13 +52,10 @@ type Thread struct {
 
 // Has says whether a line of agent ("" none), on a sidechain or not, is t's.
 func (t Thread) Has(agent string, sidechain bool) bool {
-	switch {
-	case t.Agent == "":
+	if t.Agent == "" {
 		return !sidechain && agent == ""
-	case agent == t.Agent:
-		return true
 	}
-	return t.Own && agent == ""
+	return agent == t.Agent || t.Own && agent == ""
 }
 
 // Result is what one Scan saw.
