@@ -272,11 +272,11 @@ func dropCodexFaults(data []byte, root string) ([]byte, []string) {
 
 // codexState is what a Codex config says about the wall.
 type codexState struct {
-	sandboxMode string            // set: Codex uses the older settings
-	profile     string            // default_permissions
-	fs          map[string]any    // permissions.stopgate.filesystem
-	active      map[string]any    // the filesystem of the profile default_permissions selects
-	roots       map[string]string // its ":project_roots"
+	sandboxMode string         // set: Codex uses the older settings
+	profile     string         // default_permissions
+	fs          map[string]any // permissions.stopgate.filesystem
+	active      map[string]any // the filesystem of the profile default_permissions selects
+	roots       map[string]any // its ":project_roots"
 }
 
 func inspectCodex(data []byte) (codexState, error) {
@@ -290,13 +290,9 @@ func inspectCodex(data []byte) (codexState, error) {
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		return codexState{}, err
 	}
-	st := codexState{sandboxMode: doc.SandboxMode, profile: doc.DefaultPermissions, roots: map[string]string{}}
-	st.fs = doc.Permissions[codexProfile].Filesystem
+	st := codexState{sandboxMode: doc.SandboxMode, profile: doc.DefaultPermissions, fs: doc.Permissions[codexProfile].Filesystem}
 	st.active = doc.Permissions[doc.DefaultPermissions].Filesystem
-	r, _ := st.fs[":project_roots"].(map[string]any)
-	for k, v := range r {
-		st.roots[k], _ = v.(string)
-	}
+	st.roots, _ = st.fs[":project_roots"].(map[string]any)
 	return st, nil
 }
 

@@ -295,12 +295,7 @@ func (v versionedFormat) merge(data []byte, want []settings.Hook) ([]byte, []set
 
 // render writes one command a line, events in the documented order.
 func (v versionedFormat) render(f *versionedFile) []byte {
-	rank := func(e string) int {
-		if i := slices.Index(v.events, e); i >= 0 {
-			return i
-		}
-		return len(v.events)
-	}
+	rank := func(e string) int { return cmp.Or(slices.Index(v.events, e)+1, len(v.events)+1) } // unknown ones last
 	events := slices.SortedFunc(maps.Keys(f.Hooks), func(a, b string) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
 	})
