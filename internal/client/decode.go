@@ -115,8 +115,7 @@ type shape struct {
 	rename map[string]string // its keys to Claude Code's
 	tools  map[string]string // its tools to the Claude Code tools stopgate judges
 	file   string            // its tools' file argument, taken as file_path
-	// fix rewrites what the table cannot, before the tools are named
-	// (event: the registration's --event), and says what more the input does.
+	// fix rewrites what the table cannot (event: --event), and says what more the input does.
 	fix func(m payload, event string) (more, error)
 }
 

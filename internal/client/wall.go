@@ -11,14 +11,11 @@ import (
 type Wall interface {
 	File() string            // the project config the wall is in, slash-separated
 	Ready(root string) error // refuses a config the wall cannot be merged into, before init writes
-	// Up merges the wall over paths into the project's config, keeping
-	// every other byte, and says what it did on w.
+	// Up merges the wall over paths into the project's config, every other byte kept, and says so on w.
 	Up(w io.Writer, root string, paths []Path) error
-	// Check says what keeps the wall down; getenv reads the user's
-	// environment, where the client's own config may switch it off.
+	// Check says what keeps the wall down; getenv is the user's environment (the client's own config).
 	Check(getenv func(string) string, root string, paths []Path) []Finding
-	// Remove is Up's inverse on the config's text, while it is still as
-	// init wrote it; gone: nothing else is left, and the file goes.
+	// Remove is Up's inverse while the config is as init wrote it; gone: nothing is left, the file goes.
 	Remove(data []byte, root string, paths []Path) (out []byte, r settings.Removal, gone bool, err error)
 }
 
