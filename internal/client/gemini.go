@@ -46,13 +46,8 @@ var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgen
 
 // geminiOutput is Claude Code's answer with additionalContext alone specific.
 type geminiOutput struct {
-	hook.Output                 // its own hookSpecificOutput is shadowed
-	Specific    *geminiSpecific `json:"hookSpecificOutput,omitempty"`
-}
-
-type geminiSpecific struct {
-	HookEventName     string `json:"hookEventName"`
-	AdditionalContext string `json:"additionalContext,omitempty"`
+	hook.Output                // its own hookSpecificOutput is shadowed
+	Specific    *hook.Specific `json:"hookSpecificOutput,omitempty"`
 }
 
 func geminiEncode(event string, o hook.Output) any {
@@ -62,7 +57,7 @@ func geminiEncode(event string, o hook.Output) any {
 			out.Decision, out.Reason = "deny", s.PermissionDecisionReason
 		}
 		if s.AdditionalContext != "" {
-			out.Specific = &geminiSpecific{event, s.AdditionalContext}
+			out.Specific = &hook.Specific{HookEventName: event, AdditionalContext: s.AdditionalContext}
 		}
 	}
 	return out
