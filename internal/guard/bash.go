@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"os"
 	"path"
@@ -124,12 +125,8 @@ func (d *dryRun) verdict() *Hit {
 // run reached, on their words expanded with the variables r ended with.
 func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 	env := finalEnv{base: shell.Environ{Root: d.set.root, Home: d.set.home, Lenient: true}}
-	dir := cwd
 	if r != nil {
-		env.vars = r.Vars
-		if r.Dir != "" {
-			dir = r.Dir
-		}
+		env.vars, cwd = r.Vars, cmp.Or(r.Dir, cwd)
 	}
 	cfg := &expand.Config{
 		Env: env,
@@ -140,46 +137,49 @@ func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { return unknownMark, nil },
 		ReadDir2:  os.ReadDir,
 	}
-	a := d.analyzer(&shell.Shell{Run: d.Run, Pass: shell.Passes[0]}, interp.HandlerContext{Env: env, Dir: dir, Stdout: io.Discard, Stderr: io.Discard})
+	a := d.analyzer(&shell.Shell{Run: d.Run, Pass: shell.Passes[0]}, interp.HandlerContext{Env: env, Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
 	var hit *Hit
 	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if hit != nil || !ok {
-			return hit == nil
+		if st, ok := n.(*syntax.Stmt); ok && hit == nil {
+			hit = a.statement(st, cfg)
 		}
-		call, isCall := st.Cmd.(*syntax.CallExpr)
-		if isCall && len(call.Args) > 0 && d.Ran(call.Args[0].Pos()) {
-			return true
-		}
-		for _, rd := range st.Redirs {
-			if !writesFile(rd) {
-				continue
-			}
-			t, err := expand.Literal(cfg, rd.Word)
-			if err != nil {
-				continue
-			}
-			a.by = "> " + t
-			if hit = a.target(a.word(t), under); hit != nil {
-				return false
-			}
-		}
-		if isCall && len(call.Args) > 0 {
-			args, err := expand.Fields(cfg, call.Args...)
-			if err != nil || len(args) == 0 {
-				return true
-			}
-			a.by = strings.Join(args, " ")
-			if hit = a.run(a.words(args)); hit != nil {
-				return false
-			}
-			if hit = d.hit.Load(); hit != nil {
-				return false
-			}
-		}
-		return true
+		return hit == nil
 	})
 	return hit
+}
+
+// statement judges st unless the dry run ran it: the files its
+// redirections write, then its command.
+func (a *analyzer) statement(st *syntax.Stmt, cfg *expand.Config) *Hit {
+	call, _ := st.Cmd.(*syntax.CallExpr)
+	if call != nil && len(call.Args) > 0 && a.d.Ran(call.Args[0].Pos()) {
+		return nil
+	}
+	for _, t := range writes(st, cfg) {
+		a.by = "> " + t
+		if h := a.target(a.word(t), under); h != nil {
+			return h
+		}
+	}
+	if call == nil {
+		return nil
+	}
+	if args, err := expand.Fields(cfg, call.Args...); err == nil && len(args) > 0 {
+		a.by = strings.Join(args, " ")
+		return cmp.Or(a.run(a.words(args)), a.d.hit.Load())
+	}
+	return nil
+}
+
+// writes are the files the redirections of st write, expanded with cfg.
+func writes(st *syntax.Stmt, cfg *expand.Config) []string {
+	var out []string
+	for _, rd := range st.Redirs {
+		if t, err := expand.Literal(cfg, rd.Word); writesFile(rd) && err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func writesFile(rd *syntax.Redirect) bool {
@@ -569,24 +569,15 @@ func (d *dryRun) Read(s *shell.Shell, hc interp.HandlerContext, name string) {
 // redirectBy is the statement of the top script whose redirection names
 // name; def when none does.
 func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string {
-	if d.Top == nil {
-		return def
-	}
-	cfg := &expand.Config{Env: env}
 	by := def
-	syntax.Walk(d.Top, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok || by != def {
-			return by == def
-		}
-		for _, rd := range st.Redirs {
-			if t, err := expand.Literal(cfg, rd.Word); err == nil && writesFile(rd) && t == name {
+	if d.Top != nil {
+		syntax.Walk(d.Top, func(n syntax.Node) bool {
+			if st, ok := n.(*syntax.Stmt); ok && by == def && slices.Contains(writes(st, &expand.Config{Env: env}), name) {
 				by = d.Src[st.Pos().Offset():st.End().Offset()]
-				return false
 			}
-		}
-		return true
-	})
+			return by == def
+		})
+	}
 	return by
 }
 

@@ -1,10 +1,6 @@
 // Package guard keeps the agent that stopgate checks from changing its own
 // checks: it decides whether a tool call would write a protected path (the
-// state dir, the config, the validators) before the tool runs. A file
-// tool's path is judged resolved; a Bash command is dry-run in package
-// shell, its programs judged by the policy table (rules.go). See
-// docs/guard.md. The detect hook turns a Hit into the client's "deny" and
-// says nothing otherwise, so the user's own permission prompts still apply.
+// state dir, the config, the validators) before the tool runs. See docs/guard.md.
 package guard
 
 import (
@@ -43,10 +39,8 @@ type Protected struct {
 	Show string // as shown to the agent: relative to the root when inside it
 	Why  string // what it is to stopgate, for the reason
 	Dir  bool   // a folder even before it exists (the state dir)
-	// Planted marks a path guarded against being created: while it does
-	// not exist, removing a folder above it is no hit. It is the guard's
-	// alone (not in Paths): Claude Code's sandbox would make the nearest
-	// absent folder above it read-only, stopping npm install.
+	// Planted guards a path against being created: while absent, removing a
+	// folder above it is no hit. Not in Paths (a sandbox would block npm install).
 	Planted bool
 }
 
@@ -61,9 +55,9 @@ type Set struct {
 	envFile  EnvFile
 }
 
-// EnvFile is how the client loads .env files into every hook's environment
+// EnvFile is how the client loads .env files into the hooks' environment
 // (trust.DotEnvWrite): for a file p and the text a write leaves there, the
-// file as shown and the hooks' variables it would set; none lets it by.
+// file as shown and the hooks' variables it would set.
 type EnvFile func(p string, text func() string) (show string, env []string)
 
 // LoadsEnv makes s deny a Write or Edit that makes a .env the client
@@ -89,7 +83,9 @@ func New(root, home string, ps []Protected) *Set {
 		}
 		seen[p.Path] = true
 		t := target{Protected: p}
-		t.rel, _ = rel(s.root, p.Path)
+		if r, err := filepath.Rel(s.root, p.Path); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+			t.rel = filepath.ToSlash(r)
+		}
 		t.Show = cmp.Or(p.Show, t.rel, p.Path)
 		if real := resolve(p.Path); real != p.Path {
 			t.real = real
@@ -173,9 +169,7 @@ func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s == nil || !Guards(tool) {
 		return nil
 	}
-	if cwd == "" {
-		cwd = s.root
-	}
+	cwd = cmp.Or(cwd, s.root)
 	var h *Hit
 	switch tool {
 	case "Write", "Edit":
@@ -276,14 +270,6 @@ func (s *Set) mentions(code string) *target {
 		}
 	}
 	return nil
-}
-
-func rel(root, p string) (string, bool) {
-	r, err := filepath.Rel(root, p)
-	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-		return "", false
-	}
-	return filepath.ToSlash(r), true
 }
 
 func slash(p string) string { return filepath.ToSlash(p) }
@@ -400,12 +386,6 @@ func hasMeta(s string) bool {
 		}
 	}
 	return false
-}
-
-// isDir reports whether p names a folder.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 // clientFiles are a client's hook file and the settings that can switch

@@ -13,8 +13,8 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// Process attacks (docs/guard.md): a hook that is stopped, killed, traced
-// or starved never answers, and the client takes a dead hook as a
+// Process attacks (docs/guard.md): a hook stopped, killed, traced or
+// starved never answers, and the client takes a dead hook as a
 // non-blocking error. A pid is judged against the guard's ancestors and
 // the names of the client and hooks; pid 0, 1 and below are denied.
 
@@ -34,7 +34,12 @@ var findsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
 })
 
-// procHit is a denial of an act on a process.
+// signalsClient matches code that signals, limits or traces a process;
+// with findsClient in the same code it is denied.
+var signalsClient = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
+})
+
 func procHit(a *analyzer, why string) *Hit {
 	return &Hit{By: a.by, Why: why, proc: true, advice: procAdvice}
 }
@@ -55,22 +60,17 @@ func (a *analyzer) pid(w word, verb string, strict bool) *Hit {
 	switch {
 	case t == "" || strings.HasPrefix(t, "%"):
 		return nil // nothing, or a job of the agent's own shell
+	case w.unknown && (strict || slices.ContainsFunc(a.d.Texts(), findsClient().MatchString)):
+		return procHit(a, "it would "+verb+" a process whose pid the guard cannot know, and stopgate's client and hooks must be able to run")
 	case w.unknown:
-		if strict || a.mentionsClient() {
-			return procHit(a, "it would "+verb+" a process whose pid the guard cannot know, and stopgate's client and hooks must be able to run")
-		}
 		return nil
 	}
-	for _, f := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			continue // a signal name or a job: not a pid
+	return first(strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' }), func(f string) *Hit {
+		if n, err := strconv.Atoi(f); err == nil { // else a signal name or a job
+			return a.pidNumber(n, verb)
 		}
-		if h := a.pidNumber(n, verb); h != nil {
-			return h
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (a *analyzer) pidNumber(n int, verb string) *Hit {
@@ -83,20 +83,11 @@ func (a *analyzer) pidNumber(n int, verb string) *Hit {
 	if name, ok := guardAncestors()[n]; ok {
 		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), which runs stopgate's hooks (the client, or a process above it),")
 	}
-	if name, _ := process(n); name != "" && namedLikeClient(name) {
+	name, _ := process(n)
+	if lower := strings.ToLower(name); name != "" && slices.ContainsFunc(processNames, func(p string) bool { return strings.Contains(lower, p) }) {
 		return procHit(a, "it would "+verb+" "+name+" (pid "+strconv.Itoa(n)+"), named like stopgate's client or hooks,")
 	}
 	return nil
-}
-
-// mentionsClient reports whether the command's text looks the client up.
-func (a *analyzer) mentionsClient() bool {
-	return slices.ContainsFunc(a.d.Texts(), findsClient().MatchString)
-}
-
-func namedLikeClient(name string) bool {
-	name = strings.ToLower(name)
-	return slices.ContainsFunc(processNames, func(p string) bool { return strings.Contains(name, p) })
 }
 
 // guardAncestors are the guard's ancestors' names by pid, read once.
@@ -139,13 +130,9 @@ func process(pid int) (name string, ppid int) {
 func noSignal(args []word) []word {
 	return slices.DeleteFunc(slices.Clone(args), func(w word) bool {
 		t, ok := strings.CutPrefix(w.text, "-")
-		return ok && !w.unknown && isSignal(t)
+		t = strings.TrimPrefix(strings.ToUpper(t), "SIG")
+		return ok && !w.unknown && (allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" "))
 	})
-}
-
-func isSignal(t string) bool {
-	t = strings.TrimPrefix(strings.ToUpper(t), "SIG")
-	return allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" ")
 }
 
 const signalNames = " HUP INT QUIT ILL TRAP ABRT IOT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO POLL PWR SYS "
@@ -157,11 +144,10 @@ func killRule(a *analyzer, args []word) *Hit {
 		}
 		args = args[:i]
 	}
-	o := parseOpts(noSignal(args), "sn", "signal")
-	if o.has("l", "L", "list", "table") {
-		return nil
+	if o := parseOpts(noSignal(args), "sn", "signal"); !o.has("l", "L", "list", "table") {
+		return a.pids(o.ops, "signal", false)
 	}
-	return a.pids(o.ops, "signal", false)
+	return nil
 }
 
 // pkillRule: a pattern is denied when it can match a hook, a client or an
@@ -175,30 +161,25 @@ func pkillRule(a *analyzer, args []word) *Hit {
 	if h := a.pids(o.val("P", "parent"), "signal the children of", true); h != nil {
 		return h
 	}
-	pattern := o.ops
-	if len(pattern) == 0 {
-		if o.has("u", "U", "g", "G", "s", "t", "euid", "uid", "pgroup", "group", "session", "terminal", "ns") {
-			return alwaysProcess(a, nil)
-		}
-		return nil
+	if len(o.ops) > 0 {
+		return a.pattern(o.ops[0], o.has("f", "full"), o.has("x", "exact"), o.has("i", "ignore-case"))
 	}
-	return a.pattern(pattern[0], o.has("f", "full"), o.has("x", "exact"), o.has("i", "ignore-case"))
+	if o.has("u", "U", "g", "G", "s", "t", "euid", "uid", "pgroup", "group", "session", "terminal", "ns") {
+		return alwaysProcess(a, nil)
+	}
+	return nil
 }
 
 func killallRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(noSignal(args), "snuoy", "signal", "user", "older-than", "younger-than")
-	if len(o.ops) == 0 {
-		if o.has("u", "user") {
-			return alwaysProcess(a, nil)
-		}
-		return nil
+	if len(o.ops) == 0 && o.has("u", "user") {
+		return alwaysProcess(a, nil)
 	}
 	return first(o.ops, func(w word) *Hit { return a.pattern(w, false, !o.has("r", "regexp"), o.has("I", "ignore-case")) })
 }
 
 // pattern judges a process pattern against the names it must not reach.
 func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
-	why := "its pattern " + strconv.Quote(w.text) + " can match the name of stopgate's client or hooks"
 	if w.unknown {
 		return procHit(a, "its process pattern is a value the guard cannot know, and could match stopgate's client or hooks")
 	}
@@ -209,19 +190,16 @@ func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 	if fold {
 		expr = "(?i)" + expr
 	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return procHit(a, why) // a pattern the guard cannot read
-	}
-	cands := append([]string(nil), processNames...)
+	cands := slices.Clone(processNames)
 	for _, name := range guardAncestors() {
 		cands = append(cands, strings.Fields(name)...)
 	}
 	if full {
 		cands = append(cands, processCmdlines...)
 	}
-	if slices.ContainsFunc(cands, re.MatchString) {
-		return procHit(a, why)
+	// A pattern the guard cannot read is denied too.
+	if re, err := regexp.Compile(expr); err != nil || slices.ContainsFunc(cands, re.MatchString) {
+		return procHit(a, "its pattern "+strconv.Quote(w.text)+" can match the name of stopgate's client or hooks")
 	}
 	return nil
 }
@@ -247,19 +225,17 @@ func reniceRule(a *analyzer, args []word) *Hit {
 	return a.pids(ops, "change the priority of", true)
 }
 
-// pidOptOrWrap is ionice: the pid option's values are judged, the deny
-// options denied; without them it runs the command after its options.
-func pidOptOrWrap(short, pidOpt, deny string) rule {
-	return func(a *analyzer, args []word) *Hit {
-		o := parseOpts(args, short)
-		if o.has(strings.Split(deny, "")...) {
-			return alwaysProcess(a, nil)
-		}
-		if o.has(pidOpt) {
-			return a.pids(append(o.val(pidOpt), o.ops...), "change the scheduling of", true)
-		}
-		return a.wrapped(short, 0, args)
+// ioniceRule: -p's pids and the operands after it are judged, -P and -u
+// denied; without them it runs the command after its options.
+func ioniceRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "cnpPu")
+	if o.has("P", "u") {
+		return alwaysProcess(a, nil)
 	}
+	if o.has("p") {
+		return a.pids(append(o.val("p"), o.ops...), "change the scheduling of", true)
+	}
+	return a.wrapped("cnpPu", 0, args)
 }
 
 // wrapped judges the command a wrapper runs after its options (short take
@@ -276,13 +252,13 @@ func (a *analyzer) wrapped(short string, positional int, args []word) *Hit {
 func pidLastOrWrap(short, verb string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
-		if o.has("p", "pid") {
-			if len(o.ops) == 0 {
-				return nil
-			}
+		if !o.has("p", "pid") {
+			return a.wrapped(short, 1, args)
+		}
+		if len(o.ops) > 0 {
 			return a.pid(o.ops[len(o.ops)-1], verb, true)
 		}
-		return a.wrapped(short, 1, args)
+		return nil
 	}
 }
 
@@ -298,10 +274,8 @@ func gdbRule(a *analyzer, args []word) *Hit {
 	if h := a.pids(o.val("p", "pid"), "attach a debugger to", true); h != nil {
 		return h
 	}
-	for _, w := range o.val("ex", "iex", "eval-command", "init-eval-command") {
-		if strings.Contains(w.text, "attach") || w.unknown {
-			return procHit(a, "it attaches a debugger to a process, which can stop stopgate's client or hooks")
-		}
+	if slices.ContainsFunc(o.val("ex", "iex", "eval-command", "init-eval-command"), func(w word) bool { return w.unknown || strings.Contains(w.text, "attach") }) {
+		return procHit(a, "it attaches a debugger to a process, which can stop stopgate's client or hooks")
 	}
 	if len(o.ops) > 1 && (o.ops[1].unknown || allDigits(o.ops[1].text)) {
 		return a.pid(o.ops[1], "attach a debugger to", true)
@@ -309,11 +283,15 @@ func gdbRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// pidOpt is strace and the like: each value of the pid option attaches.
-func pidOpt(short string, long ...string) rule {
+// pidRule is strace and the like: the values of its options that take a
+// value (or, with ops, its operands) are pids.
+func pidRule(verb string, ops bool, short string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
-		return a.pids(o.val(append([]string{short}, long...)...), "attach to", true)
+		if ops {
+			return a.pids(o.ops, verb, true)
+		}
+		return a.pids(o.val(append(strings.Split(short, ""), long...)...), verb, true)
 	}
 }
 
@@ -323,10 +301,6 @@ func cpulimitRule(a *analyzer, args []word) *Hit {
 		return h
 	}
 	return first(o.val("e", "exe", "path"), func(w word) *Hit { return a.pattern(w, false, true, false) })
-}
-
-func allPids(a *analyzer, args []word) *Hit {
-	return a.pids(parseOpts(args, "o").ops, "attach to", true)
 }
 
 // fuserRule: -k kills every process that has the named files open.
@@ -340,9 +314,6 @@ func fuserRule(a *analyzer, args []word) *Hit {
 // procPath judges a write to /proc/PID/ or the cgroup filesystem, which
 // can freeze or starve the client without a signal.
 func (a *analyzer) procPath(w word) *Hit {
-	if w.unknown || w.text == "" {
-		return nil
-	}
 	p := w.text
 	if !strings.HasPrefix(p, "/") {
 		if a.cwd == "" {
@@ -350,7 +321,7 @@ func (a *analyzer) procPath(w word) *Hit {
 		}
 		p = shell.Abs(p, a.cwd)
 	}
-	if p == "/sys/fs/cgroup" || strings.HasPrefix(p, "/sys/fs/cgroup/") {
+	if shell.Within(p, "/sys/fs/cgroup") {
 		return procHit(a, "it would write the cgroup filesystem, which can freeze or limit stopgate's client and hooks")
 	}
 	if rest, ok := strings.CutPrefix(p, "/proc/"); ok {
@@ -362,32 +333,18 @@ func (a *analyzer) procPath(w word) *Hit {
 	return nil
 }
 
-func cgclassifyRule(a *analyzer, args []word) *Hit {
-	return a.pids(parseOpts(args, "g").ops, "move into another cgroup", true)
-}
-
-// signalsClient matches code that signals, limits or traces a process;
-// with findsClient in the same code it is denied.
-var signalsClient = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
-})
-
 // launchers run a program they name among their arguments (npx gate, node
 // …/bin/gate.js, go run …/cmd/gate@latest).
 var launchers = strings.Fields("npx npm pnpx pnpm yarn bunx bun node nodejs go")
 
 // gateCall returns the arguments gate gets from the call ws, and whether
 // ws runs it: gate in any folder, or the first word named gate after a
-// launcher, whatever the launcher's options (every route installs it as
-// gate; reading a launcher's options would miss a spelling).
+// launcher, whatever the launcher's options (reading them would miss a spelling).
 func gateCall(ws []word) ([]word, bool) {
-	if len(ws) == 0 {
-		return nil, false
-	}
-	if isGate(ws[0].text) {
+	if len(ws) > 0 && isGate(ws[0].text) {
 		return ws[1:], true
 	}
-	if !slices.Contains(launchers, path.Base(ws[0].text)) {
+	if len(ws) == 0 || !slices.Contains(launchers, path.Base(ws[0].text)) {
 		return nil, false
 	}
 	for i, w := range ws[1:] {
@@ -406,7 +363,7 @@ func isGate(text string) bool {
 
 // launchedCode is the shell text npm's launchers run with -c or --call.
 func launchedCode(ws []word) (string, bool) {
-	if len(ws) == 0 || !strings.Contains(" npx npm pnpx pnpm ", " "+path.Base(ws[0].text)+" ") {
+	if len(ws) == 0 || !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0].text)) {
 		return "", false
 	}
 	for i, w := range ws[1:] {

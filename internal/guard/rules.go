@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ var rules func() map[string]rule
 func init() { rules = sync.OnceValue(writeRules) }
 
 func writeRules() map[string]rule {
+	attachAll := pidRule("attach to", true, "o")
 	rules := map[string]rule{
 		"rm": operands(destroy, ""), "rmdir": operands(destroy, ""), "unlink": operands(destroy, ""),
 		"srm": operands(destroy, ""), "wipe": operands(destroy, ""), "shred": operands(destroy, "nsu"),
@@ -49,12 +51,12 @@ func writeRules() map[string]rule {
 		// Before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
 		"kill": killRule, "pkill": pkillRule, "killall": killallRule,
 		"killall5": alwaysProcess, "skill": alwaysProcess, "snice": alwaysProcess,
-		"prlimit": prlimitRule, "renice": reniceRule, "ionice": pidOptOrWrap("cnpPu", "p", "Pu"),
+		"prlimit": prlimitRule, "renice": reniceRule, "ionice": ioniceRule,
 		"taskset": pidLastOrWrap("", "change the processor affinity of"),
 		"chrt":    pidLastOrWrap("TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
-		"gdb":     gdbRule, "strace": pidOpt("p", "attach"), "ltrace": pidOpt("p"), "perf": pidOpt("p", "pid"),
-		"cpulimit": cpulimitRule, "gcore": allPids, "pstack": allPids, "reptyr": allPids, "gstack": allPids,
-		"fuser": fuserRule, "cgclassify": cgclassifyRule, "criu": pidOpt("t", "tree"),
+		"gdb":     gdbRule, "strace": pidRule("attach to", false, "p", "attach"), "ltrace": pidRule("attach to", false, "p"), "perf": pidRule("attach to", false, "p", "pid"),
+		"cpulimit": cpulimitRule, "gcore": attachAll, "pstack": attachAll, "reptyr": attachAll, "gstack": attachAll,
+		"fuser": fuserRule, "cgclassify": pidRule("move into another cgroup", true, "g"), "criu": pidRule("attach to", false, "t", "tree"),
 	}
 	for _, sh := range shell.Shells {
 		rules[sh] = shellRule
@@ -124,7 +126,10 @@ func (a *analyzer) into(dests, srcs []word) *Hit {
 		if h := a.each([]word{d}, under); h != nil {
 			return h
 		}
-		if d.unknown || a.cwd == "" || !isDir(a.abs(d)) {
+		if d.unknown || a.cwd == "" {
+			continue
+		}
+		if fi, err := os.Stat(a.abs(d)); err != nil || !fi.IsDir() {
 			continue
 		}
 		for _, s := range srcs {
