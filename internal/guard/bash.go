@@ -17,10 +17,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// CheckBash judges a Bash command run in cwd: dry-run in the passes
-// (shell.Passes), then the simple commands no pass reached judged on their
-// words; a part it cannot follow denies the command when any text it holds
-// names a protected path (docs/guard.md).
+// CheckBash judges a Bash command run in cwd: dry-run in the passes, then
+// the simple commands no pass reached judged on their words; a part it cannot
+// follow denies it when its text names a protected path (docs/guard.md).
 func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	if s.Empty() || strings.TrimSpace(cmd) == "" {
 		return nil
@@ -33,9 +32,8 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	return d.full(cmd, cwd)
 }
 
-// plain judges the usual Bash call, one program and plain words (go test
-// ./...), without the dry run, which would judge the same words slower;
-// false when cmd is not one.
+// plain judges a call of one program on plain words (go test ./...)
+// without the slower dry run; false when cmd is not one.
 func (d *dryRun) plain(cmd, cwd string) bool {
 	words, ok := shell.PlainWords(cmd)
 	if !ok || len(words) == 0 || words[0] == "source" || words[0] == "." {
@@ -78,8 +76,7 @@ func (d *dryRun) full(cmd, cwd string) *Hit {
 }
 
 // steered reports whether a program's status could steer the state f
-// builds (a branch in a script that changes state); without one, a second
-// pass would see nothing new.
+// builds; without it, a second pass would see nothing new.
 func steered(f *syntax.File) bool {
 	branch, state := false, false
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -103,8 +100,8 @@ func steered(f *syntax.File) bool {
 // stateBuiltins change the shell's variables, parameters or directory.
 var stateBuiltins = strings.Fields("cd pushd popd read mapfile readarray set shift source . eval printf unset let getopts export alias trap shopt")
 
-// verdict is the judgement once nothing hit: a command with a doubt is
-// denied when its text names a protected path.
+// verdict is the answer once nothing hit: a doubt denies a command whose
+// text names a protected path.
 func (d *dryRun) verdict() *Hit {
 	if h := d.hit.Load(); h != nil {
 		return h
@@ -121,8 +118,8 @@ func (d *dryRun) verdict() *Hit {
 	return nil
 }
 
-// static judges the simple commands and redirections of f that no dry
-// run reached, on their words expanded with the variables r ended with.
+// static judges the statements of f no dry run reached, expanded with the
+// variables r ended with.
 func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 	env := finalEnv{base: shell.Environ{Root: d.set.root, Home: d.set.home, Lenient: true}}
 	if r != nil {
@@ -148,8 +145,7 @@ func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 	return hit
 }
 
-// statement judges st unless the dry run ran it: the files its
-// redirections write, then its command.
+// statement judges st unless a dry run ran it: its redirections, its command.
 func (a *analyzer) statement(st *syntax.Stmt, cfg *expand.Config) *Hit {
 	call, _ := st.Cmd.(*syntax.CallExpr)
 	if call != nil && len(call.Args) > 0 && a.d.Ran(call.Args[0].Pos()) {
@@ -252,16 +248,21 @@ func (a *analyzer) word(t string) word {
 			t = old.String() + rest
 		}
 	}
-	if hasMeta(t) {
-		return word{pat: t, text: t, unknown: strings.Contains(t, unknownMark)}
+	pat := t
+	if !hasMeta(t) {
+		pat = escape(t)
 	}
-	return word{pat: escape(t), text: t, unknown: strings.Contains(t, unknownMark)}
+	return word{pat: pat, text: t, unknown: strings.Contains(t, unknownMark)}
 }
 
-func (a *analyzer) words(args []string) []word {
-	out := make([]word, len(args))
-	for i, t := range args {
-		out[i] = a.word(t)
+func (a *analyzer) words(args []string) []word { return mapped(args, a.word) }
+
+func texts(ws []word) []string { return mapped(ws, func(w word) string { return w.text }) }
+
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }
@@ -277,9 +278,9 @@ func (a *analyzer) stdin() io.Reader {
 	return bytes.NewReader(a.in)
 }
 
-// target judges an operation in mode m on the path w names. In the
-// lenient pass an unset variable may have emptied a path ("$BUILD"/*):
-// only a path in the project or under a protected one counts there.
+// target judges an operation in mode m on the path w names. In the lenient
+// pass an unset variable may have emptied a path ("$BUILD"/*): only a path in
+// the project or under a protected one counts there.
 func (a *analyzer) target(w word, m mode) *Hit {
 	if w.unknown || w.text == "" {
 		return nil
@@ -391,8 +392,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	return nil
 }
 
-// written judges running a script this call wrote: its text when known,
-// denied when not.
+// written judges running a script this call wrote: its text, or a doubt.
 func (a *analyzer) written(prog word, args []word) *Hit {
 	p := unescape(shell.Abs(prog.pat, escape(a.hc.Dir)))
 	c := a.d.File(p)
@@ -406,16 +406,7 @@ func (a *analyzer) written(prog word, args []word) *Hit {
 	return a.script(c.Text(), "", texts(args), nil)
 }
 
-func texts(ws []word) []string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = w.text
-	}
-	return out
-}
-
-// each judges every word in mode m; a path written is remembered, with
-// content unknown.
+// each judges every word in mode m, remembering a path written.
 func (a *analyzer) each(ws []word, m mode) *Hit {
 	for _, w := range ws {
 		if h := a.target(w, m); h != nil {
@@ -432,8 +423,7 @@ const unknownMark = shell.Unknown
 
 const maxItems = 64 // xargs items judged
 
-// dryRun is the shell.Judge of one CheckBash call, across its passes and
-// nested shells.
+// dryRun is the shell.Judge of one CheckBash call, passes and nested shells.
 type dryRun struct {
 	*shell.Run
 	set *Set
@@ -443,7 +433,7 @@ type dryRun struct {
 	recording bool // the run records what it reads (ShellReads), in order
 	reads     []string
 	readSeen  map[string]bool
-	lockable  *Hit // a protected file a redirection opened, which flock FD would lock
+	lockable  atomic.Pointer[Hit] // a protected file a redirection opened, which flock FD would lock
 }
 
 func (s *Set) newDryRun(cmd string) *dryRun {
@@ -477,8 +467,7 @@ func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) e
 	return d.judge(s, hc, args, true)
 }
 
-// judge judges a program call by the policy table (a nested shell of it
-// may hit too), and prints its stub's output when print.
+// judge judges a program call, and prints its stub's output when print.
 func (d *dryRun) judge(s *shell.Shell, hc interp.HandlerContext, args []string, print bool) error {
 	a := d.analyzer(s, hc)
 	ws := a.words(args)
@@ -504,12 +493,11 @@ func (a *analyzer) output(ws []word) {
 	}
 	switch name {
 	case "cat":
-		files := 0
-		for _, w := range ws[1:] {
-			if strings.HasPrefix(w.text, "-") && w.text != "-" {
-				continue
-			}
-			files++
+		files := slices.DeleteFunc(slices.Clone(ws[1:]), func(w word) bool { return strings.HasPrefix(w.text, "-") && w.text != "-" })
+		if len(files) == 0 {
+			files = []word{lit("-")}
+		}
+		for _, w := range files {
 			if w.text == "-" {
 				io.Copy(out, a.stdin())
 			} else if w.unknown {
@@ -517,9 +505,6 @@ func (a *analyzer) output(ws []word) {
 			} else if r, err := a.d.Open(w.text, a.hc.Dir); err == nil {
 				io.Copy(out, r)
 			}
-		}
-		if files == 0 {
-			io.Copy(out, a.stdin())
 		}
 		return
 	case "tee":
@@ -554,20 +539,17 @@ func (d *dryRun) Write(s *shell.Shell, hc interp.HandlerContext, name string) (s
 	return w.text, !w.unknown, nil
 }
 
-// Read records a redirection that reads name, and one of a protected
-// file, which flock FD could lock.
+// Read records a redirection that reads name, and one of a protected file
+// (which flock FD could lock).
 func (d *dryRun) Read(s *shell.Shell, hc interp.HandlerContext, name string) {
 	a := d.analyzer(s, hc)
 	d.read(a, name)
 	if h := a.target(a.word(name), under); h != nil && !h.proc {
-		d.mu.Lock()
-		d.lockable = h
-		d.mu.Unlock()
+		d.lockable.Store(h)
 	}
 }
 
-// redirectBy is the statement of the top script whose redirection names
-// name; def when none does.
+// redirectBy is the top script's statement whose redirection names name, else def.
 func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string {
 	by := def
 	if d.Top != nil {
@@ -581,8 +563,7 @@ func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string 
 	return by
 }
 
-// env judges what env runs in the environment it gives; with -S, its text
-// is dry-run as a script before the rest.
+// env judges what env runs in the environment it gives, and -S's script.
 func (a *analyzer) env(opts, rest []word) *Hit {
 	a.hc.Env = shell.EnvOf(a.hc.Env, texts(opts))
 	parsed, _ := shell.EnvOptions(texts(opts))

@@ -61,7 +61,7 @@ type Set struct {
 type EnvFile func(p string, text func() string) (show string, env []string)
 
 // LoadsEnv makes s deny a Write or Edit that makes a .env the client
-// (title) loads set a variable of the hooks' environment.
+// (title) loads set a hook's variable.
 func (s *Set) LoadsEnv(title string, f EnvFile) { s.envTitle, s.envFile = title, f }
 
 type target struct {
@@ -70,12 +70,10 @@ type target struct {
 	real string // Path with symlinks resolved, when that differs
 }
 
-// New returns the set protecting ps in the project at root. home expands ~
-// in commands ("" leaves ~ unknown).
+// New returns the set protecting ps in the project at root; home expands ~.
 func New(root, home string, ps []Protected) *Set {
 	s := &Set{root: slash(root), home: slash(home)}
 	seen := map[string]bool{}
-	cwds := map[string]bool{}
 	for _, p := range ps {
 		p.Path = path.Clean(slash(p.Path))
 		if seen[p.Path] {
@@ -92,8 +90,7 @@ func New(root, home string, ps []Protected) *Set {
 		}
 		s.targets = append(s.targets, t)
 		for d, prev := path.Dir(p.Path), ""; d != prev; d, prev = path.Dir(d), d { // its folders
-			if !cwds[d] {
-				cwds[d] = true
+			if !slices.Contains(s.cwds, d) {
 				s.cwds = append(s.cwds, d)
 			}
 		}
@@ -104,7 +101,7 @@ func New(root, home string, ps []Protected) *Set {
 // Empty reports whether nothing is protected.
 func (s *Set) Empty() bool { return s == nil || len(s.targets) == 0 }
 
-// Paths returns the protected paths, in order, but the Planted ones.
+// Paths returns the protected paths but the Planted ones.
 func (s *Set) Paths() []Protected {
 	var out []Protected
 	for _, t := range s.targets {
@@ -127,8 +124,7 @@ type Hit struct {
 	advice    string // what to do instead, when not the default
 }
 
-// Reason is the permissionDecisionReason: what is protected, why, and what
-// to do instead.
+// Reason is the permissionDecisionReason: what is protected, why, what to do.
 func (h *Hit) Reason() string {
 	var b strings.Builder
 	show := h.Protected.Show
@@ -163,8 +159,8 @@ func (h *Hit) Reason() string {
 	return b.String()
 }
 
-// Check judges one PreToolUse call of tool with its tool_input; relative
-// paths resolve against cwd (the root when empty). nil lets it through.
+// Check judges one PreToolUse call; relative paths resolve against cwd
+// (the root when empty). nil lets it through.
 func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s == nil || !Guards(tool) {
 		return nil
@@ -189,8 +185,7 @@ func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	return h
 }
 
-// envWrite judges a Write or Edit by the text it leaves in a loaded .env:
-// an Edit's is the file with every old_string replaced.
+// envWrite judges a Write or Edit by the text it leaves in a loaded .env.
 func (s *Set) envWrite(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s.envFile == nil || in.FilePath == "" {
 		return nil
@@ -294,8 +289,7 @@ func pathHit(p, prot string, m mode) bool {
 	return shell.Within(p, prot) || m == destroy && shell.Within(prot, p)
 }
 
-// globHit is pathHit for a glob pattern, matched component by component
-// as the shell does (* does not match a leading dot).
+// globHit is pathHit for a glob, matched by component (* skips a leading dot).
 func globHit(pat, prot string, m mode) bool {
 	pc, tc := components(pat), components(prot)
 	if len(pc) < len(tc) && m != destroy {
@@ -328,7 +322,7 @@ func matchComponent(pat, name string) bool {
 	return ok
 }
 
-// resolve returns p with symlinks resolved as far as p exists, so a path
+// resolve returns p with symlinks resolved as far as p exists: a path
 // created through a symlinked folder is judged where it lands.
 func resolve(p string) string {
 	rest := ""
@@ -389,7 +383,7 @@ func hasMeta(s string) bool {
 }
 
 // clientFiles are a client's hook file and the settings that can switch
-// its hooks off; none without a hook file of its own (VS Code).
+// its hooks off; none without a hook file (VS Code).
 func clientFiles(c *client.Client) []string {
 	if c.HookFile == "" {
 		return nil
@@ -397,8 +391,7 @@ func clientFiles(c *client.Client) []string {
 	return append([]string{c.HookFile}, c.Settings...)
 }
 
-// ClientFiles returns every client's files, slash-separated from the
-// root, Claude Code's first.
+// ClientFiles returns every client's files from the root, Claude Code's first.
 func ClientFiles() []string {
 	var out []string
 	for _, c := range client.All {
@@ -410,13 +403,11 @@ func ClientFiles() []string {
 // claudeFiles are Claude Code's files, protected in every project.
 var claudeFiles = clientFiles(client.Claude)
 
-// SettingsFile is a settings file's path, and its name as a person finds
-// it (from the root, "~/" for the user's).
+// SettingsFile is a settings file's path, and its name from the root or ~/.
 type SettingsFile struct{ Path, Name string }
 
 // ClaudeSettings returns Claude Code's settings files in the order it
-// reads them, a later one winning: the user's (none without home), the
-// project's shared, then local ones.
+// reads them, a later one winning: the user's, the project's, the local.
 func ClaudeSettings(root, home string) []SettingsFile {
 	var out []SettingsFile
 	if home != "" {
@@ -428,8 +419,7 @@ func ClaudeSettings(root, home string) []SettingsFile {
 	return out
 }
 
-// OtherClients returns the files of the other clients the project is
-// registered for.
+// OtherClients returns the files of the other clients the project uses.
 func OtherClients(root string) []Protected {
 	var out []Protected
 	for _, c := range client.All {
@@ -454,10 +444,8 @@ type Registered struct {
 	Path    string // the program, absolute and clean; "" when it cannot be known
 }
 
-// Registrations returns the stopgate programs (detect, gate, testhook)
-// the project's hook files register, with the clients' project variables
-// resolved. read are files the caller has read already, by path (nil for
-// one it could not read).
+// Registrations returns the stopgate programs the project's hook files
+// register, project variables resolved; read are files already read, by path.
 func Registrations(root, home string, read map[string][]byte) []Registered {
 	root = path.Clean(slash(root))
 	var out []Registered
@@ -485,8 +473,7 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 
 // commandPrograms returns the programs a hook command runs when it runs
 // one of stopgate's (nil otherwise): each candidate of gate init's
-// launcher, or the first word and each word naming a hook program; "" for
-// one that cannot be known.
+// launcher, or the first word and each word naming a hook program ("" unknown).
 func commandPrograms(cmd, root, home string) []string {
 	if words, ok := settings.Candidates(cmd); ok { // gate init's launcher
 		var progs []string
@@ -531,8 +518,7 @@ func commandPrograms(cmd, root, home string) []string {
 	return progs
 }
 
-// knownPath is t absolute, or relative to the root; "" for a bare name,
-// found on a PATH the guard cannot know.
+// knownPath is t absolute, or relative to the root; "" for a bare name.
 func knownPath(t, root string) string {
 	switch {
 	case strings.HasPrefix(t, "/"):
@@ -560,15 +546,13 @@ type Source struct {
 // Run is a validator that runs a program.
 type Run struct{ Name, Command string }
 
-// ValidatorsDir is the conventional folder of validator programs: one
-// that holds a run validator is protected whole.
+// ValidatorsDir is the folder of validator programs, protected whole.
 const ValidatorsDir = "validators"
 
 // NpmScope is where npm puts stopgate's packages in a project.
 const NpmScope = "node_modules/@stopgate"
 
-// Entries returns the protected paths of a project, in order: the table
-// in docs/guard.md (none with protect = []).
+// Entries returns a project's protected paths, as docs/guard.md lists them.
 func Entries(src Source) []Protected {
 	if src.Protect != nil && len(src.Protect) == 0 {
 		return nil
@@ -593,13 +577,14 @@ func Entries(src Source) []Protected {
 				continue
 			}
 			protected[f.Path] = true
+			name := `"` + r.Name + `"`
 			if dir := path.Dir(f.Path); dir != root && path.Base(dir) == ValidatorsDir {
-				ps = append(ps, Protected{Path: dir, Why: "it holds the program of the validator " + quote(r.Name)})
+				ps = append(ps, Protected{Path: dir, Why: "it holds the program of the validator " + name})
 				continue
 			}
-			why := "it is the program of the validator " + quote(r.Name)
+			why := "it is the program of the validator " + name
 			if f.SourcedBy != "" {
-				why = "the program of the validator " + quote(r.Name) + " sources it"
+				why = "the program of the validator " + name + " sources it"
 			}
 			ps = append(ps, Protected{Path: f.Path, Why: why})
 		}
@@ -632,5 +617,3 @@ func Entries(src Source) []Protected {
 	}
 	return ps
 }
-
-func quote(s string) string { return `"` + s + `"` }

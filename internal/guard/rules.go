@@ -17,52 +17,45 @@ import (
 // A rule judges one command's arguments.
 type rule func(a *analyzer, args []word) *Hit
 
-// rules hold the commands known to write, by name; any other command
-// (not an interpreter or a wrapper) writes only its redirections. Built on
-// first use; assigned in init, as rules ask rules.
+// rules judge programs by name; any other (not an interpreter or a wrapper)
+// writes only its redirections. Built on first use; set in init, as rules ask rules.
 var rules func() map[string]rule
 
 func init() { rules = sync.OnceValue(writeRules) }
 
 func writeRules() map[string]rule {
-	attachAll := pidRule("attach to", true, "o")
-	rules := map[string]rule{
-		"rm": operands(destroy, ""), "rmdir": operands(destroy, ""), "unlink": operands(destroy, ""),
-		"srm": operands(destroy, ""), "wipe": operands(destroy, ""), "shred": operands(destroy, "nsu"),
-		"mv": copies("tS", destroy), "cp": copies("tS", under), "install": installRule,
-		"rsync": lastOperand, "scp": lastOperand,
-		"ln": operands(under, "tS"), "link": operands(under, ""), "tee": operands(under, ""),
+	rules := map[string]rule{}
+	for names, r := range map[string]rule{
+		"rm rmdir unlink srm wipe": operands(destroy, ""), "shred": operands(destroy, "nsu"),
+		"mv": copies("tS", destroy), "cp": copies("tS", under), "install": installRule, "rsync scp": lastOperand,
+		"ln": operands(under, "tS"), "link tee sponge": operands(under, ""), "mkdir": mkdirRule,
 		"touch": operands(under, "dtr", "date", "reference"), "truncate": operands(under, "sr", "size", "reference"),
-		"mkdir": mkdirRule, "mkfifo": operands(under, "m", "mode"), "mknod": operands(under, "m", "mode"),
-		"fallocate": operands(under, "lon", "length", "offset"), "sponge": operands(under, ""), "patch": patchRule,
-		"chmod": chmodRule, "chown": ownerRule, "chgrp": ownerRule, "chattr": chattrRule,
+		"mkfifo mknod": operands(under, "m", "mode"), "fallocate": operands(under, "lon", "length", "offset"),
+		"patch": patchRule, "chmod": chmodRule, "chown chgrp": ownerRule, "chattr": chattrRule, "dd": ddRule,
 		"setfacl": operands(destroy, "mMxX", "modify", "modify-file", "remove", "remove-file", "set", "set-file"),
-		"dd":      ddRule,
-		"sed":     sedRule, "awk": awkRule, "gawk": awkRule, "mawk": awkRule, "nawk": awkRule,
-		"find": findRule, "xargs": xargsRule, "git": gitRule,
+		"sed":     sedRule, "awk gawk mawk nawk": awkRule, "find": findRule, "xargs": xargsRule, "git": gitRule,
 		"tar": tarRule, "unzip": valueRule("dxP", []string{"d"}),
 		"curl": valueRule("oDcKeHdXuAFTrwmy", []string{"o", "output", "D", "dump-header", "c", "cookie-jar", "trace", "trace-ascii", "output-dir", "stderr"},
 			"output", "dump-header", "cookie-jar", "trace", "trace-ascii", "output-dir", "stderr", "header", "data", "request", "user"),
 		"wget": valueRule("OoaPeU", []string{"O", "output-document", "o", "output-file", "a", "append-output", "P", "directory-prefix"},
 			"output-document", "output-file", "append-output", "directory-prefix"),
-		"sort": valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
-		"go":   dashO, "gcc": dashO, "cc": dashO, "clang": dashO, "g++": dashO, "c++": dashO, "ld": dashO, "rustc": dashO,
-		"eval": evalRule, "flock": flockRule,
+		"sort":                             valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
+		"go gcc cc clang g++ c++ ld rustc": dashO, "eval": evalRule, "flock": flockRule,
+		strings.Join(shell.Shells, " "):                      shellRule,
+		"ed ex vi vim nvim nano emacs pico micro joe kak hx": operands(under, "c"),
 		// Before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
-		"kill": killRule, "pkill": pkillRule, "killall": killallRule,
-		"killall5": alwaysProcess, "skill": alwaysProcess, "snice": alwaysProcess,
+		"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess,
 		"prlimit": prlimitRule, "renice": reniceRule, "ionice": ioniceRule,
 		"taskset": pidLastOrWrap("", "change the processor affinity of"),
 		"chrt":    pidLastOrWrap("TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
-		"gdb":     gdbRule, "strace": pidRule("attach to", false, "p", "attach"), "ltrace": pidRule("attach to", false, "p"), "perf": pidRule("attach to", false, "p", "pid"),
-		"cpulimit": cpulimitRule, "gcore": attachAll, "pstack": attachAll, "reptyr": attachAll, "gstack": attachAll,
-		"fuser": fuserRule, "cgclassify": pidRule("move into another cgroup", true, "g"), "criu": pidRule("attach to", false, "t", "tree"),
-	}
-	for _, sh := range shell.Shells {
-		rules[sh] = shellRule
-	}
-	for _, ed := range strings.Fields("ed ex vi vim nvim nano emacs pico micro joe kak hx") {
-		rules[ed] = operands(under, "c")
+		"gdb":     gdbRule, "strace": pidRule("attach to", false, "p", "attach"), "ltrace": pidRule("attach to", false, "p"),
+		"perf": pidRule("attach to", false, "p", "pid"), "criu": pidRule("attach to", false, "t", "tree"),
+		"gcore pstack reptyr gstack": pidRule("attach to", true, "o"), "cpulimit": cpulimitRule, "fuser": fuserRule,
+		"cgclassify": pidRule("move into another cgroup", true, "g"),
+	} {
+		for _, n := range strings.Fields(names) {
+			rules[n] = r
+		}
 	}
 	return rules
 }
@@ -120,30 +113,23 @@ func copies(short string, sources mode) rule {
 	}
 }
 
-// into judges writing srcs to each of dests.
+// into judges writing srcs to each of dests, and into DEST/NAME.
 func (a *analyzer) into(dests, srcs []word) *Hit {
-	for _, d := range dests {
-		if h := a.each([]word{d}, under); h != nil {
+	return first(dests, func(d word) *Hit {
+		if h := a.each([]word{d}, under); h != nil || d.unknown || a.cwd == "" {
 			return h
 		}
-		if d.unknown || a.cwd == "" {
-			continue
-		}
 		if fi, err := os.Stat(a.abs(d)); err != nil || !fi.IsDir() {
-			continue
+			return nil
 		}
-		for _, s := range srcs {
+		return first(srcs, func(s word) *Hit {
 			if s.unknown {
-				continue
+				return nil
 			}
-			in := word{pat: strings.TrimSuffix(d.pat, "/") + "/" + path.Base(s.pat)}
-			in.text = unescape(in.pat)
-			if h := a.target(in, under); h != nil {
-				return h
-			}
-		}
-	}
-	return nil
+			in := strings.TrimSuffix(d.pat, "/") + "/" + path.Base(s.pat)
+			return a.target(word{pat: in, text: unescape(in)}, under)
+		})
+	})
 }
 
 func installRule(a *analyzer, args []word) *Hit {
@@ -382,14 +368,9 @@ func writer(ws []word) bool {
 // reads from the pipe or -a's file.
 func xargsRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "+IdEeLlnPsa", "arg-file")
-	repl, from := "", ""
-	if r := o.val("I", "replace"); len(r) > 0 {
-		repl = r[len(r)-1].text
-	} else if o.has("replace") || slices.ContainsFunc(args[:len(args)-len(o.ops)], func(w word) bool { return w.text == "-i" }) {
+	repl, from := last(o.val("I", "replace")), last(o.val("a", "arg-file"))
+	if repl == "" && (o.has("replace") || slices.ContainsFunc(args[:len(args)-len(o.ops)], func(w word) bool { return w.text == "-i" })) {
 		repl = "{}"
-	}
-	if f := o.val("a", "arg-file"); len(f) > 0 {
-		from = f[len(f)-1].text
 	}
 	sub := o.ops
 	if len(sub) == 0 {
@@ -407,12 +388,16 @@ func xargsRule(a *analyzer, args []word) *Hit {
 		if repl == "" {
 			return a.run(append(slices.Clone(sub), a.word(item)))
 		}
-		cmd := make([]word, len(sub))
-		for j, w := range sub {
-			cmd[j] = a.word(strings.ReplaceAll(w.text, repl, item))
-		}
-		return a.run(cmd)
+		return a.run(mapped(sub, func(w word) word { return a.word(strings.ReplaceAll(w.text, repl, item)) }))
 	})
+}
+
+// last is the text of the last of ws, "" when none.
+func last(ws []word) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	return ws[len(ws)-1].text
 }
 
 func must(b []byte, _ error) []byte { return b }
@@ -537,10 +522,7 @@ func flockRule(a *analyzer, args []word) *Hit {
 	}
 	lock := o.ops[0]
 	if allDigits(lock.text) {
-		a.d.mu.Lock()
-		h := a.d.lockable
-		a.d.mu.Unlock()
-		if h != nil {
+		if h := a.d.lockable.Load(); h != nil {
 			return &Hit{Protected: h.Protected, Target: h.Target, By: a.by, Why: "it would hold a lock on " + h.Protected.Show + ", which stalls stopgate's gate"}
 		}
 		a.d.Doubt("it holds a lock on a file descriptor the guard may not see opened")
@@ -693,8 +675,7 @@ func parseOpts(args []word, short string, long ...string) opts {
 type readRule struct {
 	short    string   // option letters that take a value (-n 5, -n5)
 	long     []string // long options that take a value
-	script   bool     // the first operand is a script or a pattern, not a file
-	scriptBy []string // options that supply the script instead (letters and long names)
+	scriptBy []string // with a script or pattern as its first operand: the options that supply it instead
 	edits    []string // options that make it an edit in place: nothing is read, the write rules judge it
 }
 
@@ -704,7 +685,7 @@ var readRules = sync.OnceValue(func() map[string]readRule {
 		"head": {short: "nc", long: []string{"lines", "bytes"}}, "tail": {short: "nc", long: []string{"lines", "bytes"}},
 		"nl": {short: "bdfhilnsvw"}, "pr": {short: "hlNow"}, "fold": {short: "w"}, "od": {short: "AjNtw"},
 		"xxd": {short: "cglos"}, "hexdump": {short: "enfs"},
-		"sed": {short: "efl", long: []string{"expression", "file", "line-length"}, script: true,
+		"sed": {short: "efl", long: []string{"expression", "file", "line-length"},
 			scriptBy: []string{"e", "f", "expression", "file"}, edits: []string{"i", "in-place"}},
 	}
 	for _, p := range strings.Fields("cat tac less more most bat batcat view strings rev") {
@@ -712,10 +693,10 @@ var readRules = sync.OnceValue(func() map[string]readRule {
 	}
 	for _, p := range strings.Fields("awk gawk mawk nawk") {
 		readRules[p] = readRule{short: "fvFiEl", long: []string{"file", "assign", "field-separator", "include", "exec", "load", "source"},
-			script: true, scriptBy: []string{"f", "file", "E", "exec", "source"}}
+			scriptBy: []string{"f", "file", "E", "exec", "source"}}
 	}
 	grep := readRule{short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context"},
-		script: true, scriptBy: []string{"e", "f", "regexp", "file"}}
+		scriptBy: []string{"e", "f", "regexp", "file"}}
 	for _, p := range strings.Fields("grep egrep fgrep") {
 		readRules[p] = grep
 	}
@@ -735,7 +716,7 @@ func (r readRule) operands(args []word) []word {
 		return nil
 	}
 	ops := o.ops
-	if r.script && !o.has(r.scriptBy...) && len(ops) > 0 {
+	if len(r.scriptBy) > 0 && !o.has(r.scriptBy...) && len(ops) > 0 {
 		ops = ops[1:]
 	}
 	return ops
@@ -817,21 +798,17 @@ func (a *analyzer) findReads(f findExpr) {
 }
 
 // ShellReads returns the files a shell command run in cwd reads, absolute
-// and in order: the operands of readRules and every input redirection,
-// found by the first pass of the guard's dry run. cwd may be where the
-// command ended (PostToolUse keeps a cd), so a command away from the root
-// is also read as run from it: a read armed twice costs a check, one
-// missed the promise. A panic ends the analysis with what it found.
+// and in order, by the first pass of the dry run. cwd may be where the
+// command ended (PostToolUse keeps a cd), so a command away from the root is
+// also read from it: a read armed twice costs a check, one missed the promise.
 func ShellReads(cmd, cwd, root, home string) []string {
+	reads := []string{}
 	if strings.TrimSpace(cmd) == "" {
-		return []string{}
+		return reads
 	}
 	s := New(root, home, nil)
-	cwd, root = path.Clean(slash(cwd)), path.Clean(slash(root))
-	reads := s.shellReads(cmd, cwd)
-	if cwd != root {
-		more := s.shellReads(cmd, root)
-		for _, p := range more {
+	for _, dir := range slices.Compact([]string{path.Clean(slash(cwd)), path.Clean(slash(root))}) {
+		for _, p := range s.shellReads(cmd, dir) {
 			if !slices.Contains(reads, p) {
 				reads = append(reads, p)
 			}
@@ -845,11 +822,10 @@ func (s *Set) shellReads(cmd, cwd string) (reads []string) {
 	d := s.newDryRun(cmd)
 	d.recording, d.readSeen = true, map[string]bool{}
 	defer func() {
-		if recover() != nil {
-			d.mu.Lock()
-			reads = append([]string{}, d.reads...)
-			d.mu.Unlock()
-		}
+		recover() // a panic ends the analysis with what it found
+		d.mu.Lock()
+		reads = append([]string{}, d.reads...) // a copy: a runner past its deadline may still append
+		d.mu.Unlock()
 	}()
 	if !d.plain(cmd, cwd) {
 		if f := d.Load(cmd); f != nil {
@@ -857,8 +833,5 @@ func (s *Set) shellReads(cmd, cwd string) (reads []string) {
 			(&shell.Shell{Run: d.Run, Pass: shell.Passes[0], Top: true}).RunFile(f, cwd, nil, nil)
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	// A copy: a runner left behind past its deadline may still append.
-	return append([]string{}, d.reads...)
+	return nil
 }
