@@ -235,9 +235,9 @@ func writeOnce(env *cli.Env, path, name string, data []byte, wrote, kept string)
 // noteMissing tells which hook programs are not in binDir yet, and how to put them there.
 func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string, in install) {
 	var missing []string
-	for _, h := range want {
-		if p := settings.Program(h.Command); !executable(filepath.Join(binDir, p)) && !slices.Contains(missing, p) {
-			missing = append(missing, p)
+	for _, p := range programs(want, binDir) {
+		if !executable(p) {
+			missing = append(missing, filepath.Base(p))
 		}
 	}
 	if len(missing) == 0 {

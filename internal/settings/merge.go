@@ -54,19 +54,16 @@ func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 	text := normalize(data)
 	var added []Hook
 	for _, h := range want {
-		root, err := parse(text)
+		d := Parse(text)
+		f, err := d.Lookup([]Hook{h})
 		if err != nil {
 			return nil, nil, err
 		}
-		f, err := lookup(text, root, h)
-		if err != nil {
-			return nil, nil, err
-		}
-		if f.Registered {
+		if f[0].Registered {
 			continue
 		}
-		h.Matcher = f.Uncovered
-		text = add(text, root, []string{"hooks", h.Event}, "", groupOf(h))
+		h.Matcher = f[0].Uncovered
+		text = add(text, d.root, []string{"hooks", h.Event}, "", groupOf(h))
 		added = append(added, h)
 	}
 	if len(added) == 0 {

@@ -11,23 +11,16 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	o := dist.Options{Log: os.Stderr}
+	flag.StringVar(&o.Go, "go", "go", "the go command")
+	flag.StringVar(&o.Src, "src", ".", "the stopgate repository")
+	flag.StringVar(&o.Rev, "rev", "", "the commit to release (default HEAD)")
+	flag.StringVar(&o.Out, "out", "dist", "the output directory (emptied first)")
+	platforms := flag.String("platforms", strings.Join(dist.Platforms, ","), "GOOS/GOARCH list")
+	flag.Parse()
+	o.Platforms = strings.Split(*platforms, ",")
+	if err := dist.Build(o); err != nil {
 		fmt.Fprintf(os.Stderr, "dist: %v\n", err)
 		os.Exit(1)
 	}
-}
-
-func run(args []string) error {
-	o := dist.Options{Log: os.Stderr}
-	fl := flag.NewFlagSet("dist", flag.ContinueOnError)
-	fl.StringVar(&o.Go, "go", "go", "the go command")
-	fl.StringVar(&o.Src, "src", ".", "the stopgate repository")
-	fl.StringVar(&o.Rev, "rev", "", "the commit to release (default HEAD)")
-	fl.StringVar(&o.Out, "out", "dist", "the output directory (emptied first)")
-	platforms := fl.String("platforms", strings.Join(dist.Platforms, ","), "GOOS/GOARCH list")
-	if err := fl.Parse(args); err != nil {
-		return err
-	}
-	o.Platforms = strings.Split(*platforms, ",")
-	return dist.Build(o)
 }
