@@ -65,9 +65,29 @@ func runInit(env *cli.Env, args []string) error {
 	if c != nil {
 		return initClient(env, c, root, *bin, in, !*noTesthook)
 	}
-	want := wanted(in.dir, in, root, !*noTesthook)
-	if err := initSettings(env, root, want, in.path, *noWall); err != nil {
+	// The hooks and, unless noWall, the OS wall go in one write: a file either refuses changes nothing.
+	want, files := wanted(in.dir, in, root, !*noTesthook), settingsFiles(env, root)
+	var wall wallMerge
+	withWall := func(data []byte) (out []byte, changed bool, err error) {
+		out, wall, err = mergeWall(env, root, data, []string{in.path}, programs(want, in.path))
+		return out, len(wall.added) > 0, err
+	}
+	if *noWall {
+		withWall = nil
+	}
+	if err := register(env, client.Claude, files.shared, elsewhere(env, files, want), nil, withWall); err != nil {
 		return err
+	}
+	if err := writeStarter(env, root); err != nil {
+		return err
+	}
+	if err := chooseWall(root, !*noWall); err != nil {
+		return err
+	}
+	if *noWall {
+		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", files.shared.Name)
+	} else {
+		wall.say(env, files)
 	}
 	if err := editIgnore(env, root, true); err != nil {
 		return err
@@ -77,35 +97,6 @@ func runInit(env *cli.Env, args []string) error {
 		// A bare npx gate without npm install runs the npm package named gate.
 		fmt.Fprintln(env.Stdout, `ci: claude -p exits 0 and says "success" even when the gate halts; after it, run: npx --no-install gate verdict "$session" (session=$(claude -p … --output-format json | jq -r .session_id); never a bare npx gate, which without npm install runs the npm package named gate)`)
 	}
-	return nil
-}
-
-// initSettings merges the hooks and, unless noWall, the OS wall into the
-// project's settings in one write, so a file either refuses changes nothing.
-func initSettings(env *cli.Env, root string, want []settings.Hook, bin string, noWall bool) error {
-	files := settingsFiles(env, root)
-	var wall wallMerge
-	withWall := func(data []byte) (out []byte, changed bool, err error) {
-		out, wall, err = mergeWall(env, root, data, []string{bin}, programs(want, bin))
-		return out, len(wall.added) > 0, err
-	}
-	if noWall {
-		withWall = nil
-	}
-	if err := register(env, client.Claude, files.shared, elsewhere(env, files, want), nil, withWall); err != nil {
-		return err
-	}
-	if err := writeStarter(env, root); err != nil {
-		return err
-	}
-	if err := chooseWall(root, !noWall); err != nil {
-		return err
-	}
-	if noWall {
-		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", files.shared.Name)
-		return nil
-	}
-	wall.say(env, files)
 	return nil
 }
 
