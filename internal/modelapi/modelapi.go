@@ -18,18 +18,17 @@ import (
 func Ask(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) {
 	body := map[string]any{"model": model, "max_tokens": 1024, "system": system,
 		"messages": []map[string]string{{"role": "user", "content": user}}}
-	headers := map[string]string{"x-api-key": key, "anthropic-version": "2023-06-01"}
+	headers := map[string]string{"x-api-key": key, "anthropic-version": "2023-06-01", "Content-Type": "application/json"}
 	if api == "openai" {
 		body = map[string]any{"model": model, "messages": []map[string]string{
 			{"role": "system", "content": system}, {"role": "user", "content": user}}}
-		headers = map[string]string{"Authorization": "Bearer " + key}
+		headers = map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	}
 	data, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
 	if err != nil {
 		return "", 0, 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}

@@ -175,7 +175,6 @@ var (
 
 // runCommand runs s.Run with sh -c in its own process group, bounded.
 func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
-	timeout := s.timeout()
 	notStarted := func(why string) Result { return Result{Problem: "cannot start: " + why, ExitCode: -1} }
 	if why := Unrunnable(env.Dir, s.Run); why != "" {
 		return notStarted(why)
@@ -203,11 +202,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	out := newCapped(env.outputLimit(), env.Output == OutputFailures)
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
-	timeout, cut := env.within(timeout)
-	why := ""
-	if cut {
-		why = env.DeadlineWhy
-	}
+	timeout, why := env.within(s.timeout())
 	// From the command's start: a gate slowed before it must not fail it.
 	timer := time.AfterFunc(timeout, func() { cancel(errTimedOut) })
 	defer timer.Stop()

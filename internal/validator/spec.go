@@ -45,12 +45,12 @@ type Env struct {
 
 func (e Env) outputLimit() int { return cmp.Or(max(e.OutputLimit, 0), defaultOutputLimit) }
 
-// within is timeout cut to the time left to e.Deadline (1 ms at least), and whether it was.
-func (e Env) within(timeout time.Duration) (time.Duration, bool) {
+// within is timeout cut to the time left to e.Deadline (1 ms at least), and DeadlineWhy if it was.
+func (e Env) within(timeout time.Duration) (time.Duration, string) {
 	if left := time.Until(e.Deadline); !e.Deadline.IsZero() && left < timeout {
-		return max(left, time.Millisecond), true
+		return max(left, time.Millisecond), e.DeadlineWhy
 	}
-	return timeout, false
+	return timeout, ""
 }
 
 // Result is the outcome of one Spec.
