@@ -22,8 +22,7 @@ const LockName = "lock"
 // WaitEnv overrides DefaultWait, as a Go duration ("500ms", "10s").
 const WaitEnv = "STOPGATE_LOCK_WAIT"
 
-// DefaultWait is how long a lock acquisition waits: long for any honest
-// writer, short against the client's hook timeouts.
+// DefaultWait is how long a lock acquisition waits: long for any honest writer, short against hook timeouts.
 const DefaultWait = 5 * time.Second
 
 // Wait returns WaitEnv if it is a positive duration, else DefaultWait.
@@ -35,9 +34,7 @@ func Wait() time.Duration {
 }
 
 // Lock is an exclusive lock on one file, shared by processes.
-type Lock struct {
-	path string
-}
+type Lock struct{ path string }
 
 // NewLock returns the lock on path; nothing is created until it is taken.
 func NewLock(path string) *Lock { return &Lock{path: path} }
@@ -77,21 +74,17 @@ func acquire(fl *flock.Flock, wait time.Duration) error {
 	}()
 	select {
 	case err := <-got:
-		return lockError(fl.Path(), err)
+		if err == nil {
+			return nil
+		}
+		if nr := notRegular(fl.Path()); nr != nil {
+			return nr
+		}
+		return fmt.Errorf("locking %s: %w", fl.Path(), err)
 	case <-time.After(wait):
 		close(gaveUp)
 		return &HeldError{Path: fl.Path(), Waited: wait, Holders: Holders(fl.Path())}
 	}
-}
-
-func lockError(path string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if nr := notRegular(path); nr != nil {
-		return nr
-	}
-	return fmt.Errorf("locking %s: %w", path, err)
 }
 
 // ErrNotRegular is a lock path that is not a plain file (a planted FIFO, symlink...).
@@ -100,27 +93,18 @@ var ErrNotRegular = errors.New("the lock is not a regular file")
 // notRegular is ErrNotRegular naming what lies at path; nil for a file or nothing.
 func notRegular(path string) error {
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("locking %s: %w (%s)", path, ErrNotRegular, kind(info.Mode()))
+		kind, ok := kinds[info.Mode().Type()]
+		if !ok {
+			kind = info.Mode().String()
+		}
+		return fmt.Errorf("locking %s: %w (%s)", path, ErrNotRegular, kind)
 	}
 	return nil
 }
 
-// kind names the file type m, for the error.
-func kind(m fs.FileMode) string {
-	switch m.Type() {
-	case fs.ModeDir:
-		return "a directory"
-	case fs.ModeSymlink:
-		return "a symlink"
-	case fs.ModeNamedPipe:
-		return "a named pipe"
-	case fs.ModeSocket:
-		return "a socket"
-	case fs.ModeDevice, fs.ModeDevice | fs.ModeCharDevice: // block, character
-		return "a device"
-	}
-	return m.String()
-}
+// kinds name the file types, for the error.
+var kinds = map[fs.FileMode]string{fs.ModeDir: "a directory", fs.ModeSymlink: "a symlink", fs.ModeNamedPipe: "a named pipe",
+	fs.ModeSocket: "a socket", fs.ModeDevice: "a device", fs.ModeDevice | fs.ModeCharDevice: "a device"}
 
 // HeldError is a lock that stayed held past the deadline.
 type HeldError struct {
@@ -180,15 +164,13 @@ func ReadJSON(path string, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// Leftover names files a killed writer leaves: named Prefix…, older than
-// Age, the longest a live writer keeps one.
+// Leftover names files a killed writer leaves: named Prefix…, older than Age (0: any).
 type Leftover struct {
 	Prefix string
 	Age    time.Duration
 }
 
-// Temps are WriteFile's temp files: written under the lock, any a lock
-// holder sees is an orphan.
+// Temps are WriteFile's temp files: written under the lock, any a lock holder sees is an orphan.
 var Temps = Leftover{Prefix: TempPrefix}
 
 // Sweep removes from dir the leftovers of each kind, in one read of it.
@@ -207,8 +189,7 @@ func Sweep(dir string, kinds ...Leftover) {
 	}
 }
 
-// Segment escapes s into one path segment: no "/", and no leading dot, so
-// never "..", a temp file, or hidden.
+// Segment escapes s into one path segment: no "/", no leading dot (never "..", a temp file, or hidden).
 func Segment(s string) string {
 	e := url.PathEscape(s)
 	if strings.HasPrefix(e, ".") {

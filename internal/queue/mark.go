@@ -12,10 +12,9 @@ import (
 	"time"
 )
 
-// Mark is how far the gate has reconciled a scope's transcript with the
-// queue: every prompt armed before Offset passed, and prompt P also up to
-// Passed[P]. The agent can write it, so End and Seal (transcript.Seal of
-// the bytes before End) tie it to the transcript; see docs/reconciliation.md.
+// Mark is how far the gate reconciled a scope's transcript: every prompt armed
+// before Offset passed, prompt P also up to Passed[P]. End and Seal (of the
+// bytes before End) tie it to the transcript; see docs/reconciliation.md.
 type Mark struct {
 	Transcript string           `json:"transcript"`
 	Offset     int64            `json:"offset"`
@@ -47,7 +46,7 @@ func (q *Queue) markPath(s Scope) string {
 func (q *Queue) Mark(s Scope) Mark {
 	var m Mark
 	if ReadJSON(q.markPath(s), &m) != nil {
-		return Mark{}
+		m = Mark{}
 	}
 	return m
 }
@@ -97,8 +96,7 @@ func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, "", nil
 	}
-	if err == nil && b.Count < 0 {
-		// A loop counted up from below zero would never reach max_blocks.
+	if err == nil && b.Count < 0 { // counted up from below zero, a loop would never reach max_blocks
 		err = ErrForgedCount
 	}
 	if err != nil {
@@ -115,16 +113,14 @@ func (q *Queue) SetBlocks(s Scope, n int, stop string) error {
 	return q.store(q.blocksPath(s), &blockCount{Count: n, Updated: time.Now().UTC(), Stop: stop})
 }
 
-// Pending is one scope's state: what is pending and how many of its stops
-// were blocked in a row.
+// Pending is one scope's state: what is pending and how many of its stops were blocked in a row.
 type Pending struct {
 	Scope   Scope
 	Entries []Entry // ordered by prompt key
 	Blocks  int
 }
 
-// List returns every scope with pending entries or a block count, by
-// session, main first, setting unreadable entries aside.
+// List returns every scope with pending entries or a block count, by session, main first.
 func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 	sessions := filepath.Join(q.dir, "sessions")
 	if _, err := os.Lstat(sessions); os.IsNotExist(err) {

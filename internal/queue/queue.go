@@ -1,19 +1,9 @@
 // Package queue is stopgate's crash-safe file queue of pending validations,
-// and the state dir's lock and files, which every writer there shares.
-//
-// Layout under the state dir:
-//
-//	lock                                   permanent flock file, never deleted
-//	sessions/<session>/<scope>/<key>.json  one pending entry per prompt key
-//	sessions/<session>/<scope>/<key>.baseline  the entry's diff baseline
-//	sessions/<session>/<scope>/blocks      consecutive blocked stops of the scope
-//	reconciled/<session>/<scope>.json      the scope's reconciliation Mark
-//	quarantine/<time>-<name>               unreadable entries, set aside
-//
-// <scope> is "main" or "agent-<id>"; names are escaped (Segment). Every
-// change holds the lock, which waits at most Wait() (a *HeldError past it),
-// and writes a temp file renamed into place; the lock is never held while
-// validators run. See docs/fail-closed.md.
+// and the state dir's lock and files, which every writer there shares. Under
+// the state dir: lock (never deleted), sessions/<session>/<scope>/ (<key>.json
+// entries, their .baseline, blocks), reconciled/<session>/<scope>.json (Mark)
+// and quarantine/. Every change holds the lock (at most Wait(), then a
+// *HeldError) and renames a temp file into place; see docs/fail-closed.md.
 package queue
 
 import (
@@ -30,8 +20,7 @@ import (
 	"time"
 )
 
-// Scope identifies whose stop an entry gates: a session's main thread
-// (Agent == "") or one subagent.
+// Scope is whose stop an entry gates: a session's main thread (Agent == "") or one subagent.
 type Scope struct {
 	Session string
 	Agent   string
@@ -46,32 +35,28 @@ func (s Scope) String() string {
 
 // Triggers: how a prompt came to be armed.
 const (
-	TriggerRead    = "read"          // PostToolUse of Read
-	TriggerCommand = "slash_command" // UserPromptExpansion
-	TriggerPrompt  = "prompt"        // UserPromptSubmit starting with /command
-	TriggerSkill   = "skill"         // PostToolUse of the Skill tool running a command
-	// TriggerUnread is a prompt judged because the gate could not read
-	// all of the transcript since it last passed (never queued).
-	TriggerUnread = "unread transcript"
+	TriggerRead    = "read"              // PostToolUse of Read
+	TriggerCommand = "slash_command"     // UserPromptExpansion
+	TriggerPrompt  = "prompt"            // UserPromptSubmit starting with /command
+	TriggerSkill   = "skill"             // PostToolUse of the Skill tool running a command
+	TriggerUnread  = "unread transcript" // judged as the transcript since the last pass went unread (never queued)
 )
 
-// Entry is one pending validation: the validators of Prompt must pass
-// before Scope may stop. It records what armed it, never what to run.
+// Entry is one pending validation: Prompt's validators must pass before its
+// scope may stop. It records what armed it, never what to run.
 type Entry struct {
-	ID        string `json:"id"` // changes on every write; Remove checks it
-	Prompt    string `json:"prompt"`
-	Session   string `json:"session_id"`
-	AgentID   string `json:"agent_id,omitempty"`
-	AgentType string `json:"agent_type,omitempty"`
-	Path      string `json:"path,omitempty"` // the file whose read armed it
-	Trigger   string `json:"trigger"`
-	Line      int    `json:"line,omitempty"` // of the prompt's [[mapping]] when armed
-	// Inputs are the SHA-256 of each file the prompt's checks depend on
-	// when first armed (config.Inputs): the gate names those changed since.
-	Inputs  map[string]string `json:"inputs,omitempty"`
-	Created time.Time         `json:"created"`
-	Updated time.Time         `json:"updated"`
-	Arms    int               `json:"arms"` // how many times it was armed
+	ID        string            `json:"id"` // changes on every write; Remove checks it
+	Prompt    string            `json:"prompt"`
+	Session   string            `json:"session_id"`
+	AgentID   string            `json:"agent_id,omitempty"`
+	AgentType string            `json:"agent_type,omitempty"`
+	Path      string            `json:"path,omitempty"` // the file whose read armed it
+	Trigger   string            `json:"trigger"`
+	Line      int               `json:"line,omitempty"`   // of the prompt's [[mapping]] when armed
+	Inputs    map[string]string `json:"inputs,omitempty"` // config.Inputs when first armed
+	Created   time.Time         `json:"created"`
+	Updated   time.Time         `json:"updated"`
+	Arms      int               `json:"arms"` // how many times it was armed
 }
 
 // Scope returns the entry's scope.
@@ -83,8 +68,7 @@ type Queue struct {
 	lock *Lock
 }
 
-// Open returns the queue in dir. Nothing is created until something is
-// written: a hook in a project that arms nothing leaves no trace.
+// Open returns the queue in dir; nothing is created until something is written.
 func Open(dir string) *Queue {
 	return &Queue{dir: dir, lock: NewLock(filepath.Join(dir, LockName))}
 }
@@ -95,9 +79,7 @@ func (q *Queue) Dir() string { return q.dir }
 // EntryPath is where e's file lies: the one thing to remove to disarm it.
 func (q *Queue) EntryPath(e Entry) string { return entryFile(q.scopeDir(e.Scope()), e.Prompt) }
 
-func entryFile(dir, prompt string) string {
-	return filepath.Join(dir, Segment(prompt)+".json")
-}
+func entryFile(dir, prompt string) string { return filepath.Join(dir, Segment(prompt)+".json") }
 
 func (q *Queue) scopeDir(s Scope) string {
 	return filepath.Join(q.dir, "sessions", Segment(s.Session), scopeName(s))
@@ -118,16 +100,14 @@ func newID() string {
 }
 
 // Enqueue arms e.Prompt for e's scope and reports whether the entry is new
-// (a re-arm keeps Created and Inputs); record, if any, writes a new entry's
-// baseline to the file it is given, before the lock.
+// (a re-arm keeps Created and Inputs); record, if any, writes its baseline.
 func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
 	}
-	now := time.Now().UTC()
-	path := q.EntryPath(e)
+	now, path := time.Now().UTC(), q.EntryPath(e)
 	dir := filepath.Dir(path)
-	taken := q.early(path, record)
+	taken := early(path, record)
 	defer os.Remove(taken) // unless renamed: the entry existed by the lock
 	err = q.lock.Do(func() error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -144,9 +124,7 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 		case errors.Is(err, fs.ErrNotExist):
 			e.Created, created = now, true
 			q.place(e, taken, record)
-		default:
-			// A damaged entry is written anew, but keeps its first
-			// baseline: one taken now would forgive every line since.
+		default: // a damaged entry keeps its first baseline: one taken now would forgive every line since
 			e.Created, created = now, true
 			if _, err := os.Lstat(q.BaselinePath(e)); err != nil {
 				q.place(e, taken, record)
@@ -162,8 +140,7 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 	return created, nil
 }
 
-// Bad is an entry file that could not be read, moved to the quarantine
-// folder and reported instead of failing.
+// Bad is an unreadable entry file, moved to the quarantine folder and reported instead of failing.
 type Bad struct {
 	Path  string // where it now lies
 	Error error
@@ -203,8 +180,7 @@ func (q *Queue) Remove(s Scope, done []Entry) error {
 	})
 }
 
-// Keep writes back those entries whose file is gone: a validator that
-// deleted the state dir must not disarm the checks that failed.
+// Keep writes back entries whose file is gone: a validator that deleted the state dir must not disarm them.
 func (q *Queue) Keep(s Scope, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
@@ -286,8 +262,7 @@ func (q *Queue) quarantine(path string, cause error) Bad {
 	if err == nil {
 		err = os.Rename(path, dest)
 	}
-	if err != nil {
-		// Could not move it: remove it rather than fail every stop on it.
+	if err != nil { // removed rather than fail every stop on it
 		os.Remove(path)
 		dest = path + " (removed)"
 	}
@@ -305,24 +280,16 @@ func (q *Queue) BaselinePath(e Entry) string {
 	return strings.TrimSuffix(q.EntryPath(e), ".json") + ".baseline"
 }
 
-// takenPrefix names a baseline taken before the lock; not TempPrefix, which
-// a lock holder sweeps: its writer is alive, waiting for the lock.
+// takenPrefix names a baseline taken before the lock (not TempPrefix, which a lock holder sweeps).
 const takenPrefix = ".baseline-"
 
-// early takes a new entry's baseline before the lock, so the lock is held
+// early takes a new entry's baseline before the lock, which is then held
 // for a rename, not a walk of the tree; "" for none or a failure.
-func (q *Queue) early(path string, record func(string) error) string {
-	if record == nil {
+func early(path string, record func(string) error) string {
+	if _, err := os.Lstat(path); record == nil || err == nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
 		return ""
 	}
-	if _, err := os.Lstat(path); err == nil {
-		return ""
-	}
-	dir := filepath.Dir(path)
-	if os.MkdirAll(dir, 0o755) != nil {
-		return ""
-	}
-	return take(dir, record)
+	return take(filepath.Dir(path), record)
 }
 
 // take has record write a baseline to a new file in dir; "" when record fails.
@@ -335,8 +302,7 @@ func take(dir string, record func(string) error) string {
 	return tmp
 }
 
-// place renames the baseline taken (else takes one now) into place, under
-// the lock; with none, the gate cannot judge the diff.
+// place renames the baseline taken (else takes one now) into place, under the lock.
 func (q *Queue) place(e Entry, taken string, record func(string) error) {
 	path := q.BaselinePath(e)
 	if taken == "" && record != nil {

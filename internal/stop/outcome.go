@@ -41,26 +41,19 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 // decision is the verdict's name in the outcome log; in observe mode the
 // stop passed, and the log names what it would have been.
 func (v *Verdict) decision() string {
-	switch {
-	case v.Observed == Block:
-		return outcome.WouldBlock
-	case v.Observed == Halt:
-		return outcome.WouldHalt
-	case v.Kind == Block:
-		return outcome.Block
-	case v.Kind == Halt:
-		return outcome.Halt
+	if v.Observed != Pass {
+		return map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
 	}
-	return outcome.Pass
+	return map[Kind]string{Pass: outcome.Pass, Block: outcome.Block, Halt: outcome.Halt}[v.Kind]
 }
 
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
-	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
+	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{},
+		Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing, Decision: v.decision()}
 	if scope.Agent != "" {
 		r.Event = hook.SubagentStop
 	}
-	r.Decision = v.decision()
 	if v.Kind == Halt {
 		r.Reason = cli.Clip(v.Reason, maxLoggedReason, "…")
 	}

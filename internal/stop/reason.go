@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-multierror"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/hook"
@@ -87,7 +86,7 @@ func checksReason(cfg *config.Config, v *Verdict, head, close, tail string) stri
 		}
 		return fmt.Sprintf("\n– prompt %s, validator %q: not run to its end", quoted(c.Prompts), c.Validator.Name)
 	})
-	return head + failures(cfg, v).Error() + close + unchanged + skippedNote(v) + stopped + tail
+	return head + failures(cfg, v) + close + unchanged + skippedNote(v) + stopped + tail
 }
 
 // skippedNote lists the checks when_changed skipped.
@@ -112,45 +111,29 @@ func listNote(v *Verdict, head string, line func(Check) string) string {
 	return "\n\n" + head + b.String()
 }
 
-// failures gathers the failed checks but those fail_fast stopped, in order.
-func failures(cfg *config.Config, v *Verdict) error {
-	errs := &multierror.Error{ErrorFormat: func(es []error) string {
-		var b strings.Builder
-		for _, e := range es {
-			b.WriteString(e.Error())
-		}
-		return b.String()
-	}}
-	for _, c := range v.Failed() {
-		if !c.Result.Stopped {
-			errs = multierror.Append(errs, failure{c, cfg})
-		}
-	}
-	return errs
-}
-
-// failure is one failed check as a reason tells it: prompt, validator, output (Result.Shown), fix.
-type failure struct {
-	c   Check
-	cfg *config.Config
-}
-
-func (f failure) Error() string {
+// failures tells each failed check but those fail_fast stopped, in order:
+// prompt, validator, output (Result.Shown), fix.
+func failures(cfg *config.Config, v *Verdict) string {
 	var b strings.Builder
-	r := f.c.Result
-	fmt.Fprintf(&b, "\n%s%s, validator %q", reconcile.FailurePrefix, quoted(f.c.Prompts), f.c.Validator.Name)
-	if r.Problem != "" || r.ExitCode > 0 {
-		fmt.Fprintf(&b, ": %s", r.Summary()) // how a run ended; a file's output says what is wrong
-	}
-	b.WriteString("\n")
-	if r.Unavailable {
-		b.WriteString("  The judge gave no verdict it could verify: the work was neither passed nor failed by it. Stopping again asks again.\n")
-	}
-	for _, line := range r.Shown(f.cfg.Settings.OutputLines, f.cfg.Settings.Output) {
-		b.WriteString("  | " + line + "\n")
-	}
-	if f.c.Validator.Fix != "" && !r.Unavailable {
-		b.WriteString("  Fix: " + f.c.Validator.Fix + "\n")
+	for _, c := range v.Failed() {
+		r := c.Result
+		if r.Stopped {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s%s, validator %q", reconcile.FailurePrefix, quoted(c.Prompts), c.Validator.Name)
+		if r.Problem != "" || r.ExitCode > 0 {
+			fmt.Fprintf(&b, ": %s", r.Summary()) // how a run ended; a file's output says what is wrong
+		}
+		b.WriteString("\n")
+		if r.Unavailable {
+			b.WriteString("  The judge gave no verdict it could verify: the work was neither passed nor failed by it. Stopping again asks again.\n")
+		}
+		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
+			b.WriteString("  | " + line + "\n")
+		}
+		if c.Validator.Fix != "" && !r.Unavailable {
+			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
+		}
 	}
 	return b.String()
 }

@@ -1,9 +1,7 @@
-// Package stop is the Stop decision: at Stop and SubagentStop it runs the
-// validators of the prompts pending for that scope (validators come from the
-// current mappings.toml, never from the queue) and answers a pass, a block
-// or a halt. It fails closed: once a prompt is armed, every path ends in a
-// block or a halt on stdout; exit 1 is left for bad input and for errors
-// when nothing is armed. docs/fail-closed.md lists every path and its proof.
+// Package stop runs, at Stop and SubagentStop, the current mappings.toml's
+// validators of the scope's pending prompts and answers a pass, a block or a
+// halt. Once a prompt is armed every path ends in a block or a halt; exit 1
+// is for bad input and nothing armed. See docs/fail-closed.md.
 package stop
 
 import (
@@ -33,9 +31,8 @@ import (
 // Events are the hook events the gate handles.
 var Events = []string{hook.Stop, hook.SubagentStop}
 
-// Hook judges one Stop or SubagentStop from env.Stdin against configFile
-// ("": the project's) and answers before the client's hook timeout (0: its
-// default). A panic outside judge takes something to be armed.
+// Hook judges one stop from env.Stdin against configFile ("": the project's)
+// before the hook timeout (0: the client's); a panic outside judge halts.
 func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Duration) (err error) {
 	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
 	ans := client.AnswerTo(env.Stdout, opt.Client) // until the input says whose
@@ -67,10 +64,8 @@ type judging struct {
 	root       string
 	scope      queue.Scope
 	deadline   Deadline
-	// clear: the queue and the record were read and hold nothing to judge.
-	// Until then an error is taken to hide something armed.
-	clear bool
-	armed []queue.Entry // what was found armed, for the reason of an error
+	clear      bool          // the queue and record hold nothing to judge; until then an error may hide something armed
+	armed      []queue.Entry // what was found armed, for the reason of an error
 }
 
 // answer writes the verdict, or applies the fail-closed rule to err: a
@@ -93,9 +88,8 @@ func (s *judging) answer(v *Verdict, err error) error {
 	return s.writeHalt(failReason(err, s.armed))
 }
 
-// writeHalt writes a halt decided without the block count: relayed as a
-// block to a client that hides a halt's reason, unless its record shows the
-// relay fed back this turn (or cannot be read).
+// writeHalt writes a halt decided without the block count: relayed as a block to a
+// client that hides a halt's reason, unless its record shows one fed back this turn.
 func (s *judging) writeHalt(reason string) error {
 	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !reconcile.RelayFedBack(s.in, s.scope) {
 		o, _ := s.ans.Halt(reason, false)
@@ -131,8 +125,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	return v, nil
 }
 
-// read reads the config, the queue, the block count and the record; a stop
-// the config decides gets its verdict and no facts.
+// read reads the config, queue, block count and record; a stop the config decides gets no facts.
 func (s *judging) read() (*facts, *Verdict, error) {
 	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
@@ -166,8 +159,7 @@ func (s *judging) read() (*facts, *Verdict, error) {
 	return f, nil, nil
 }
 
-// readQueue reads the scope's entries and block count, and adds what the
-// client's record shows armed and the queue lacks (package reconcile).
+// readQueue reads the scope's entries and block count, and what the client's record shows armed.
 func (s *judging) readQueue(f *facts) error {
 	queued, bad, err := f.q.Snapshot(s.scope)
 	if err != nil {
@@ -177,9 +169,7 @@ func (s *judging) readQueue(f *facts) error {
 	for _, b := range bad {
 		fmt.Fprintf(s.env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
 	}
-	// Our own count, not stop_hook_active, which Claude Code has been seen
-	// to send false within one turn (anthropics/claude-code#54360).
-	var at string
+	var at string // our own count: Claude Code's stop_hook_active can be false within a turn (anthropics/claude-code#54360)
 	if f.prior, at, err = f.q.Blocks(s.scope); err != nil {
 		return err
 	}
@@ -195,8 +185,7 @@ func (s *judging) readQueue(f *facts) error {
 	return nil
 }
 
-// errJudged is a stop another registration's gate counted a block for
-// (hook.Input.StopID): its block stands; this run answers nothing.
+// errJudged is a stop another registration's gate counted a block for (hook.Input.StopID).
 var errJudged = errors.New("this stop was judged by another registration")
 
 // missingConfig decides a stop without mappings.toml by the client's record (reconcile.Missing).
@@ -219,8 +208,7 @@ func (s *judging) missingConfig() (*facts, *Verdict, error) {
 
 func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
 
-// apply records the verdict before the answer (mark, queue, count), so a
-// gate killed after deciding errs towards checking again.
+// apply records the verdict before the answer, so a gate killed after deciding checks again.
 func (s *judging) apply(f *facts, v *Verdict) error {
 	if f.rec != nil {
 		if err := f.rec.Settle(f.q, v.Kind == Pass, v.Done); err != nil {
@@ -246,8 +234,7 @@ func (s *judging) apply(f *facts, v *Verdict) error {
 	return nil
 }
 
-// write prints the answer of a verdict: a halt relay decided (else
-// writeHalt) as it is; a pass only when it tells the user something.
+// write prints the answer of a verdict; a pass only when it tells the user something.
 func (v *Verdict) write(ans hook.Answer) error {
 	switch {
 	case v.Kind == Halt:
@@ -260,8 +247,7 @@ func (v *Verdict) write(ans hook.Answer) error {
 	return nil
 }
 
-// decodeStop decodes the stop and its answer writer. A stop from another
-// client than registered halts; one stopgate does not answer is nil.
+// decodeStop decodes the stop and its answer writer; another client's stop halts, one ignored is nil.
 func decodeStop(env *cli.Env, opt client.Options) (*hook.Input, hook.Answer, error) {
 	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
 	var mm *client.MismatchError
@@ -285,9 +271,6 @@ func configReason(err error) string {
 	return "stopgate cannot check this stop: " + err.Error()
 }
 
-// The errors of a stop with something armed are values, so that the advice
-// of its halt (failReason) follows what happened, not how a message reads.
-
 // interruptedError is a signal received while validators ran; they were killed first.
 type interruptedError struct{ sig os.Signal }
 
@@ -295,8 +278,7 @@ func (e *interruptedError) Error() string {
 	return fmt.Sprintf("interrupted by %s while the validators ran; they were killed, with every process they started", cli.SignalName(e.sig))
 }
 
-// unrecordedError is a verdict the gate reached but could not record in
-// the state dir: a block without its count could loop without end.
+// unrecordedError is a verdict the gate could not record: a block without its count could loop.
 type unrecordedError struct {
 	err     error
 	verdict *Verdict
@@ -378,8 +360,7 @@ func advice(err error) string {
 	return "Fix the cause above (`gate status` shows what is armed), then continue the session."
 }
 
-// Deadline is when the gate must have answered: validators still running
-// then are killed, as a client that kills the hook lets the stop pass.
+// Deadline is when the gate must answer: validators still running are killed (a killed hook passes).
 type Deadline struct {
 	At   time.Time     // when running validators are killed
 	Hook time.Duration // the client's hook timeout it derives from
@@ -388,8 +369,7 @@ type Deadline struct {
 // NoDeadline is for a run with no client waiting (gate run).
 var NoDeadline = Deadline{}
 
-// HookTimeout is a registration's hook timeout: registered (--timeout) when
-// set, else the client's default, Claude Code's for a name of none.
+// HookTimeout is the registered (--timeout) hook timeout, else the client's default (Claude Code's).
 func HookTimeout(name string, registered time.Duration) time.Duration {
 	if registered > 0 {
 		return registered

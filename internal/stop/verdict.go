@@ -47,20 +47,16 @@ const (
 
 // Verdict is the gate's decision on one stop.
 type Verdict struct {
-	Kind Kind
-	// Reason is all the stop tells: the agent a block's, the user a halt's
-	// or a pass's (as a system message; "": nothing).
-	Reason     string
-	Cause      string                // of a block or halt: a Cause* value
-	Done       []queue.Entry         // entries to remove: all their validators passed, or their prompt is unmapped
-	Blocks     int                   // consecutive blocked stops after this one
-	Checks     []Check               // every validator, in mappings.toml order
-	Reconciled []outcome.Discrepancy // prompts judged although their entry was missing
-	Observed   Kind                  // observe mode: what the stop would have been answered
-	Observing  bool                  // judged in observe mode, pass or not
-	// relayDecided: relay asked the client how it takes this halt; a halt
-	// before that is asked from the client's record (writeHalt).
-	relayDecided bool
+	Kind         Kind
+	Reason       string                // all the stop tells: the agent a block's, the user a halt's or a pass's ("": nothing)
+	Cause        string                // of a block or halt: a Cause* value
+	Done         []queue.Entry         // entries to remove: all their validators passed, or their prompt is unmapped
+	Blocks       int                   // consecutive blocked stops after this one
+	Checks       []Check               // every validator, in mappings.toml order
+	Reconciled   []outcome.Discrepancy // prompts judged although their entry was missing
+	Observed     Kind                  // observe mode: what the stop would have been answered
+	Observing    bool                  // judged in observe mode, pass or not
+	relayDecided bool                  // relay asked the client how it takes this halt; else writeHalt asks its record
 }
 
 // Failed returns the checks that failed, in order.
@@ -73,11 +69,8 @@ type Check struct {
 	Validator *config.Validator
 	Prompts   []string // pending prompts that use it, in mapping order
 	Result    validator.Result
-	// Unchanged is a check reuse took as passed, not run. Result says passed.
-	Unchanged *reuse.Unchanged
-	// Skipped is why when_changed left the check out (skipped). Result
-	// says passed; the log tells it neither a pass nor a failure.
-	Skipped string
+	Unchanged *reuse.Unchanged // reuse took it as passed, not run (Result says passed)
+	Skipped   string           // why when_changed left it out (Result says passed; the log: neither)
 }
 
 // Decide runs the validators of entries and decides the stop for `gate run`
@@ -86,8 +79,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	return decide(ctx, &facts{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl})
 }
 
-// facts are what a stop is decided from, all read before any validator
-// runs: a validator may delete or move the state dir.
+// facts are what a stop is decided from, all read before any validator runs (one may delete the state dir).
 type facts struct {
 	cfg     *config.Config // the whole config; nil when nothing is armed
 	loaded  *config.Config // as loaded, maybe from the cache; nil: changes are not told
@@ -113,8 +105,7 @@ func decide(ctx context.Context, f *facts) *Verdict {
 	return v
 }
 
-// judge is the verdict of the entries' checks. A lost mapping, a linked
-// protected file or a hooks' .env halts before anything runs.
+// judge is the verdict of the entries' checks; a lost mapping, a linked protected file or a hooks' .env halts first.
 func (f *facts) judge(ctx context.Context) *Verdict {
 	cfg := f.cfg
 	if gone := slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool { return cfg.Mapping(e.Prompt) != nil }); len(gone) > 0 {
@@ -147,8 +138,7 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 	return v
 }
 
-// run runs the checks reuse and when_changed leave in, and returns them,
-// the protected paths they created, and finish, which records passes for reuse.
+// run runs the checks reuse and when_changed leave in; finish records passes for reuse.
 func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
 	checks, specs := plan(cfg, in, f.entries)
@@ -223,8 +213,7 @@ func (f *facts) fail(v *Verdict) {
 	}
 }
 
-// tell ends the reason with the gate's inputs changed since arming and
-// what reconciliation judged; a pass tells the changes to the user.
+// tell ends the reason with the gate's inputs changed since arming and what reconciliation judged.
 func (f *facts) tell(v *Verdict) {
 	changed := ""
 	if f.loaded != nil {
@@ -298,8 +287,7 @@ func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, [
 	return checks, specs
 }
 
-// spec turns a validator into what the engine runs, with the first
-// prompt's variables and every prompt's baseline (diffs and judges).
+// spec is what the engine runs of c: the first prompt's variables, every prompt's baseline.
 func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validator.Spec {
 	v, e := c.Validator, entryOf[c.Prompts[0]]
 	s := validator.Spec{Name: v.Name, File: v.File, Run: v.Run, Timeout: v.Timeout}
@@ -332,9 +320,8 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 	return s
 }
 
-// scope gives each check the file of the files changed since its prompts
-// were armed (validator.ChangedFilesVar) and marks those when_changed
-// skips; done removes the files.
+// scope gives each check the list of files changed since its prompts were
+// armed (validator.ChangedFilesVar) and marks those when_changed skips.
 func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries []queue.Entry) (done func()) {
 	q := queue.Open(cfg.StateDir())
 	records := make([]string, len(entries))
@@ -370,8 +357,7 @@ func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries [
 	}
 }
 
-// writeList writes files to the state dir, NUL-separated, at the same path
-// at every stop of the scope (reuse hashes it); "" when it cannot.
+// writeList writes files, NUL-separated, to the scope's one path (reuse hashes it); "" when it cannot.
 func writeList(cfg *config.Config, e queue.Entry, name string, files []string) string {
 	sum := sha256.Sum256([]byte(e.Session + "\x00" + e.AgentID + "\x00" + name))
 	path := filepath.Join(cfg.StateDir(), ".changed-"+hex.EncodeToString(sum[:8]))
@@ -381,8 +367,7 @@ func writeList(cfg *config.Config, e queue.Entry, name string, files []string) s
 	return path
 }
 
-// skipped says why c is not run: for each of its prompts, its mapping's or
-// its own when_changed selects none of the files changed. "" runs it.
+// skipped says why c is not run: for each prompt, its mapping's or its own when_changed selects none changed.
 func skipped(cfg *config.Config, c *Check, changed map[string][]string) string {
 	var why []string
 	for _, p := range c.Prompts {
@@ -409,8 +394,7 @@ func selects(pats, files []string) bool {
 	return slices.ContainsFunc(files, set.Match)
 }
 
-// changes names the gate's own inputs changed since each entry was armed
-// ("": none): a check that passes because it was rewritten must say so.
+// changes names the gate's inputs changed since each entry was armed: a check rewritten to pass must say so.
 func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	byPath := map[string][]string{} // changed input → prompts armed before the change
 	for i, e := range slices.Concat(queued, reconciled) {
