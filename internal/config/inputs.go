@@ -52,8 +52,7 @@ func RunInputs(in Inputs, run, root string, limit int64) (unread bool) {
 			}
 		}
 	}
-	for _, w := range strings.Fields(run) {
-		path := w
+	for _, path := range strings.Fields(run) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(root, path)
 		}
