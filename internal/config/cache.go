@@ -198,15 +198,19 @@ func (c *Config) fromCache(kind byte, key string, must bool, v any) (bool, error
 		return true, nil
 	}
 	text, err := readText(c.File)
-	if err != nil {
-		return false, err
+	if err == nil {
+		err = c.reparse(text)
 	}
+	return false, err
+}
+
+// reparse makes c the parse of text.
+func (c *Config) reparse(text []byte) error {
 	parsed, err := Parse(text, c.File, c.Root)
-	if err != nil {
-		return false, err
+	if err == nil {
+		*c = *parsed
 	}
-	*c = *parsed
-	return false, nil
+	return err
 }
 
 // get finds the record of kind and key by binary search in the file, while
@@ -301,12 +305,7 @@ func (c *Config) Full() (*Config, error) {
 			return c, err
 		}
 	}
-	parsed, err := Parse(text, c.File, c.Root)
-	if err != nil {
-		return c, err
-	}
-	*c = *parsed
-	return c, nil
+	return c, c.reparse(text)
 }
 
 // checksum finds a torn or damaged cache, not a forged one, which only
