@@ -390,11 +390,8 @@ func (r *runner) endText(st *State) string {
 
 func (r *runner) statusText(st *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s", st.File, st.Session, map[bool]string{true: "auto", false: "manual"}[st.Auto], st.Mode)
-	if st.Paused {
-		b.WriteString(", paused")
-	}
-	fmt.Fprintf(&b, ".\nFilters: %s.\nProgress: %s.\n", st.Filters, st.counts())
+	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s%s.\nFilters: %s.\nProgress: %s.\n", st.File, st.Session,
+		map[bool]string{true: "auto", false: "manual"}[st.Auto], st.Mode, map[bool]string{true: ", paused"}[st.Paused], st.Filters, st.counts())
 	for i, res := range st.Results {
 		mark, note := "·", ""
 		switch {

@@ -137,11 +137,10 @@ func stateDir(root, configFile, dir string) (string, error) {
 // $STOPGATE_SESSION_ID, else the only run; init starts the terminal's own.
 func (r *runner) pickSession(flagged string, starting bool) error {
 	r.session = cmp.Or(flagged, r.env.Getenv("STOPGATE_SESSION_ID"))
-	if r.session != "" {
-		return nil
-	}
 	if starting {
-		r.session = TerminalSession
+		r.session = cmp.Or(r.session, TerminalSession)
+	}
+	if r.session != "" {
 		return nil
 	}
 	des, err := os.ReadDir(filepath.Join(r.dir, "runs"))
