@@ -32,13 +32,12 @@ func Visible(s string, oneLine bool) string {
 		return s
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+	for i, r := range s {
 		switch {
-		case r == utf8.RuneError && size == 1:
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], string(utf8.RuneError)): // a byte not UTF-8
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case !isControl(r, oneLine):
-			b.WriteString(s[i : i+size])
+			b.WriteRune(r)
 		case oneLine:
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
@@ -47,7 +46,6 @@ func Visible(s string, oneLine bool) string {
 		default:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		}
-		i += size
 	}
 	return b.String()
 }
