@@ -10,7 +10,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -118,9 +117,6 @@ func (d dialect) Halt(reason string, relayed bool) (hook.Output, bool) {
 func relayHalt(reason string, _ bool) (hook.Output, bool) {
 	return hook.Block(hook.HaltRelay(reason)), false
 }
-
-// claudeNamed reports whether event is capitalised, as Claude Code's are.
-func claudeNamed(event string) bool { return event != "" && unicode.IsUpper(rune(event[0])) }
 
 // Answer returns o as the client reads it for event, one line of JSON ("" for none), for the launcher.
 func (c *Client) Answer(event string, o hook.Output) string {

@@ -186,7 +186,8 @@ func codexReadOnly(root string, paths []Path) []string {
 			}
 			show = r
 		}
-		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || inCodexPaths(out, show) {
+		covered := slices.ContainsFunc(out, func(l string) bool { return show == l || strings.HasPrefix(show, l+"/") })
+		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || covered {
 			continue
 		}
 		if f, missing := codexFault(root, show, "read"); f != "" && !(p.Dir && missing != "") {
@@ -198,11 +199,6 @@ func codexReadOnly(root string, paths []Path) []string {
 	return slices.DeleteFunc(out, func(p string) bool { // but those inside a folder listed after them
 		return slices.ContainsFunc(all, func(q string) bool { return strings.HasPrefix(p, q+"/") })
 	})
-}
-
-// inCodexPaths reports whether path is one of listed or inside one.
-func inCodexPaths(listed []string, path string) bool {
-	return slices.ContainsFunc(listed, func(l string) bool { return path == l || strings.HasPrefix(path, l+"/") })
 }
 
 // codexFault says what Codex (0.171.0) does with the entry key = access ("" takes it): a glob but "/**"
@@ -338,7 +334,13 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 	if st.profile == codexProfile && len(lack) == 0 {
 		return data, nil, "", nil
 	}
-	if st.fs != nil && lastTable(data) != codexRoots { // appending is safe only where init's table is last
+	last := "" // appending is safe only where init's table is last
+	for l := range strings.Lines(string(data)) {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "[") {
+			last = t
+		}
+	}
+	if st.fs != nil && last != codexRoots {
 		return data, nil, "its permission profile " + codexProfile + " lacks " + strings.Join(lack, ", ") + ": add them as \"read\" under " + codexRoots, nil
 	}
 	out = bytes.Clone(data)
@@ -360,17 +362,6 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 		return nil, nil, "", fmt.Errorf("the merged file does not keep the paths read-only (%v): add the profile by hand", err)
 	}
 	return out, added, "", nil
-}
-
-// lastTable returns the last table header in data, trimmed.
-func lastTable(data []byte) string {
-	last := ""
-	for l := range strings.Lines(string(data)) {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "[") {
-			last = t
-		}
-	}
-	return last
 }
 
 // codexWall is Codex's permission profile (Wall).

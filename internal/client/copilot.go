@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -70,8 +71,8 @@ type copilotOutput struct {
 }
 
 func copilotEncode(event string, o hook.Output) any {
-	if claudeNamed(event) {
-		return o // the Claude-shaped file takes Claude Code's answers
+	if event != "" && unicode.IsUpper(rune(event[0])) {
+		return o // the Claude-shaped file's events are capitalised: it takes Claude Code's answers
 	}
 	out := copilotOutput{Decision: o.Decision, Reason: o.Reason}
 	if s := o.HookSpecificOutput; s != nil {

@@ -41,24 +41,19 @@ type Input struct {
 	AgentType           string `json:"agent_type"`
 	AgentTranscriptPath string `json:"agent_transcript_path"`
 
-	// PreToolUse and PostToolUse.
-	ToolName  string          `json:"tool_name"`
+	ToolName  string          `json:"tool_name"` // PreToolUse and PostToolUse
 	ToolInput json.RawMessage `json:"tool_input"`
 	ToolUseID string          `json:"tool_use_id"`
 	Tool      ToolInput       `json:"-"` // the part of ToolInput stopgate reads
 
-	// UserPromptSubmit and UserPromptExpansion.
-	Prompt        string `json:"prompt"`
+	Prompt        string `json:"prompt"` // UserPromptSubmit and UserPromptExpansion
 	ExpansionType string `json:"expansion_type"`
 	CommandName   string `json:"command_name"`
 	InvokedBy     string `json:"invoked_by"` // PreSkillShellCommand's: claude, user, other
 
-	// ConfigChange: which settings changed, and the file.
-	Source      string `json:"source"`
-	ChangedFile string `json:"file_path"`
-
-	// Stop and SubagentStop.
-	StopHookActive       bool   `json:"stop_hook_active"`
+	Source               string `json:"source"`           // ConfigChange: which settings changed
+	ChangedFile          string `json:"file_path"`        // and the file
+	StopHookActive       bool   `json:"stop_hook_active"` // Stop and SubagentStop
 	LastAssistantMessage string `json:"last_assistant_message"`
 
 	Client      Dialect  `json:"-"` // decoded the input and encodes its answers; nil: Claude Code

@@ -147,10 +147,9 @@ func ScanWith(path string, offset int64, line func(b []byte, start, end int64, r
 }
 
 type line struct {
-	Type    string `json:"type"`
-	Subtype string `json:"subtype"`
-	// A stop_hook_summary's fields.
-	HookInfos []struct {
+	Type      string     `json:"type"`
+	Subtype   string     `json:"subtype"`
+	HookInfos []struct { // a stop_hook_summary's
 		Command string `json:"command"`
 	} `json:"hookInfos"`
 	HookErrors []string `json:"hookErrors"`
