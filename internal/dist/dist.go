@@ -120,8 +120,7 @@ func git(dir string, args ...string) (string, error) {
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 			err = fmt.Errorf("%s", strings.TrimSpace(string(ee.Stderr)))
 		}
 		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
@@ -144,12 +143,11 @@ func build(o Options, src, dir string, p platform) ([]file, buildinfo.Info, erro
 	var files []file
 	var info buildinfo.Info
 	for _, name := range programs {
-		path := filepath.Join(dir, name)
-		data, err := os.ReadFile(path)
+		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return nil, info, err
 		}
-		bi, err := gobuildinfo.ReadFile(path)
+		bi, err := gobuildinfo.Read(bytes.NewReader(data))
 		if err != nil {
 			return nil, info, err
 		}

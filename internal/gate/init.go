@@ -68,9 +68,9 @@ func runInit(env *cli.Env, args []string) error {
 	// The hooks and, unless noWall, the OS wall go in one write: a file either refuses changes nothing.
 	want, files := wanted(in.dir, in, root, !*noTesthook), settingsFiles(env, root)
 	var wall wallMerge
-	withWall := func(data []byte) (out []byte, changed bool, err error) {
+	withWall := func(data []byte) (out []byte, err error) {
 		out, wall, err = mergeWall(env, root, data, []string{in.path}, programs(want, in.path))
-		return out, len(wall.added) > 0, err
+		return out, err
 	}
 	if *noWall {
 		withWall = nil
@@ -163,7 +163,7 @@ func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []sett
 // register merges want into c's hook file f (initial if absent), then also unless nil,
 // writes it once if changed, and says what it added.
 func register(env *cli.Env, c *client.Client, f guard.SettingsFile, want []settings.Hook, initial []byte,
-	also func([]byte) ([]byte, bool, error)) error {
+	also func([]byte) ([]byte, error)) error {
 	data, err := os.ReadFile(f.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = initial
@@ -174,15 +174,12 @@ func register(env *cli.Env, c *client.Client, f guard.SettingsFile, want []setti
 	if err != nil {
 		return settingsError(f.Name, err)
 	}
-	changed := len(added) > 0
 	if also != nil {
-		var more bool
-		if out, more, err = also(out); err != nil {
+		if out, err = also(out); err != nil {
 			return err
 		}
-		changed = changed || more
 	}
-	if changed {
+	if !bytes.Equal(out, data) { // each merge returns its input when it adds nothing
 		if err := settings.WriteFile(f.Path, out); err != nil {
 			return fmt.Errorf("writing %s: %w", f.Name, err)
 		}
@@ -659,7 +656,7 @@ func runUninstall(env *cli.Env, args []string) error {
 		if err := u.apply(); err != nil {
 			return err
 		}
-		sayRemoval(env, u.name, u.r, u.had)
+		u.say(env)
 	}
 	// The state dir's line goes with the last client's set-up.
 	if regs := guard.Registrations(root, env.Getenv("HOME"), nil); len(regs) > 0 {
@@ -705,15 +702,16 @@ func pluginUndo(dir string) ([]undo, error) {
 	return []undo{hooks, manifest}, err
 }
 
-// sayRemoval tells what was taken out of name and what was left, changed since.
-func sayRemoval(env *cli.Env, name string, r settings.Removal, had bool) {
+// say tells what was taken out of the file and what was left, changed since.
+func (u undo) say(env *cli.Env) {
+	name, r := u.name, u.r
 	switch {
 	case len(r.Removed) > 0:
 		fmt.Fprintf(env.Stdout, "%s: removed %s\n", name, cli.Plural(len(r.Removed), "entry of stopgate's", "entries of stopgate's"))
 		for _, s := range r.Removed {
 			fmt.Fprintf(env.Stdout, "  - %s\n", s)
 		}
-	case had:
+	case u.had:
 		fmt.Fprintf(env.Stdout, "%s: nothing of stopgate's as gate init wrote it\n", name)
 	}
 	for _, l := range r.Left {
@@ -790,8 +788,7 @@ func (u undo) apply() error {
 	if len(u.r.Removed) == 0 {
 		return nil
 	}
-	root := u.base
-	path := filepath.Join(root, filepath.FromSlash(u.name))
+	root, path := u.base, filepath.Join(u.base, filepath.FromSlash(u.name))
 	if !u.gone {
 		if err := settings.WriteFile(path, u.out); err != nil {
 			return fmt.Errorf("writing %s: %w", u.name, err)
