@@ -208,7 +208,7 @@ func writeStarter(env *cli.Env, root string) error {
 // writeOnce writes data to path, named name, unless something is there, and says which.
 func writeOnce(env *cli.Env, path, name string, data []byte, wrote, kept string) error {
 	said := kept
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		if err := settings.WriteFile(path, data); err != nil {
 			return fmt.Errorf("writing %s: %w", name, err)
 		}
