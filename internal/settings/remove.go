@@ -109,12 +109,7 @@ func narrower(matcher, outer string) bool {
 	if matcher == "" || outer == "" {
 		return matcher == outer
 	}
-	for _, t := range tools(matcher) {
-		if !slices.Contains(tools(outer), t) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(tools(matcher), func(t string) bool { return !slices.Contains(tools(outer), t) })
 }
 
 func memberIndex(n *node, key string) int {
