@@ -97,7 +97,6 @@ func steered(f *syntax.File) bool {
 	return branch && state
 }
 
-// stateBuiltins change the shell's variables, parameters or directory.
 var stateBuiltins = strings.Fields("cd pushd popd read mapfile readarray set shift source . eval printf unset let getopts export alias trap shopt")
 
 // verdict is the answer once nothing hit: a doubt denies a command whose
@@ -214,7 +213,6 @@ func (e finalEnv) Each(f func(string, expand.Variable) bool) {
 type analyzer struct {
 	sh  *shell.Shell
 	d   *dryRun
-	set *Set
 	hc  interp.HandlerContext
 	cwd string // "" when unknown (cd "$X")
 	by  string // the command, for messages
@@ -230,16 +228,15 @@ type word struct {
 }
 
 func (d *dryRun) analyzer(s *shell.Shell, hc interp.HandlerContext) *analyzer {
-	a := &analyzer{sh: s, d: d, set: d.set, hc: hc, cwd: path.Clean(slash(hc.Dir))}
+	a := &analyzer{sh: s, d: d, hc: hc, cwd: path.Clean(slash(hc.Dir))}
 	if strings.Contains(hc.Dir, unknownMark) {
 		a.cwd = ""
 	}
 	return a
 }
 
-// word makes an argument a word: ~+ and ~- (which expand leaves alone)
-// are the cwd and $OLDPWD; glob characters left matched nothing, and stay
-// a pattern.
+// word makes an argument a word: ~+ and ~- (which expand leaves alone) are
+// the cwd and $OLDPWD; glob characters left matched nothing: a pattern.
 func (a *analyzer) word(t string) word {
 	if rest, ok := strings.CutPrefix(t, "~+"); ok && (rest == "" || rest[0] == '/') {
 		t = a.hc.Dir + rest
@@ -279,8 +276,8 @@ func (a *analyzer) stdin() io.Reader {
 }
 
 // target judges an operation in mode m on the path w names. In the lenient
-// pass an unset variable may have emptied a path ("$BUILD"/*): only a path in
-// the project or under a protected one counts there.
+// pass an unset variable may have emptied a path ("$BUILD"/*): only one in the
+// project or under a protected one counts.
 func (a *analyzer) target(w word, m mode) *Hit {
 	if w.unknown || w.text == "" {
 		return nil
@@ -292,15 +289,15 @@ func (a *analyzer) target(w word, m mode) *Hit {
 	if strings.HasPrefix(w.pat, "/") {
 		bases = []string{"/"}
 	} else if a.cwd == "" {
-		bases = a.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
+		bases = a.d.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
 	}
 	for _, b := range bases {
 		abs := shell.Abs(w.pat, escape(b))
-		t := a.set.hit(abs, hasMeta(abs), m)
+		t := a.d.set.hit(abs, hasMeta(abs), m)
 		if t == nil {
 			continue
 		}
-		if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.set.root) && a.set.hit(abs, hasMeta(abs), under) == nil {
+		if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.d.set.root) && a.d.set.hit(abs, hasMeta(abs), under) == nil {
 			continue
 		}
 		return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
@@ -308,7 +305,6 @@ func (a *analyzer) target(w word, m mode) *Hit {
 	return nil
 }
 
-// first is the first hit f finds among xs.
 func first[T any](xs []T, f func(T) *Hit) *Hit {
 	for _, x := range xs {
 		if h := f(x); h != nil {
@@ -318,7 +314,6 @@ func first[T any](xs []T, f func(T) *Hit) *Hit {
 	return nil
 }
 
-// mentionAny judges the text of ws as code an interpreter runs.
 func (a *analyzer) mentionAny(ws []word) *Hit {
 	return first(ws, func(w word) *Hit { return a.mention(w.text) })
 }
@@ -328,7 +323,7 @@ func (a *analyzer) abs(w word) string { return unescape(shell.Abs(w.pat, escape(
 
 // mention judges program text an interpreter runs.
 func (a *analyzer) mention(code string) *Hit {
-	if t := a.set.mentions(code); t != nil {
+	if t := a.d.set.mentions(code); t != nil {
 		return &Hit{Protected: t.Protected, By: a.by}
 	}
 	return nil
@@ -338,7 +333,7 @@ func (a *analyzer) mention(code string) *Hit {
 func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
 	dir := a.hc.Dir
 	if a.cwd == "" || dir == "" {
-		dir = a.set.root
+		dir = a.d.set.root
 	}
 	a.sh.Script(src, dir, zero, a.hc.Env, params, stdin)
 	return a.d.hit.Load()
@@ -365,7 +360,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
-	if a.d.recording {
+	if a.d.readSeen != nil {
 		a.readsOf(name, args)
 	}
 	if r, ok := rules()[name]; ok {
@@ -428,12 +423,11 @@ type dryRun struct {
 	*shell.Run
 	set *Set
 
-	mu        sync.Mutex
-	hit       atomic.Pointer[Hit]
-	recording bool // the run records what it reads (ShellReads), in order
-	reads     []string
-	readSeen  map[string]bool
-	lockable  atomic.Pointer[Hit] // a protected file a redirection opened, which flock FD would lock
+	mu       sync.Mutex
+	hit      atomic.Pointer[Hit]
+	reads    []string            // what the run reads (ShellReads), in order
+	readSeen map[string]bool     // nil when not recording reads
+	lockable atomic.Pointer[Hit] // a protected file a redirection opened, which flock FD would lock
 }
 
 func (s *Set) newDryRun(cmd string) *dryRun {
@@ -442,10 +436,8 @@ func (s *Set) newDryRun(cmd string) *dryRun {
 	return d
 }
 
-// found keeps the first hit.
 func (d *dryRun) found(h *Hit) { d.hit.CompareAndSwap(nil, h) }
 
-// Hit reports whether the run found a hit.
 func (d *dryRun) Hit() bool { return d.hit.Load() != nil }
 
 // Refuse records a hit of doubt: the run cannot know what target holds.
@@ -454,15 +446,12 @@ func (d *dryRun) Refuse(target, by, why string) error {
 	return shell.ErrHit
 }
 
-// Source follows every file a command sources.
 func (d *dryRun) Source(*shell.Shell, string) bool { return true }
 
-// Kill judges the builtin kill.
 func (d *dryRun) Kill(s *shell.Shell, hc interp.HandlerContext, args []string) error {
 	return d.judge(s, hc, args, false)
 }
 
-// Exec judges a program, then prints its stub's output.
 func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) error {
 	return d.judge(s, hc, args, true)
 }

@@ -6,7 +6,6 @@ package guard
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -126,37 +125,34 @@ type Hit struct {
 
 // Reason is the permissionDecisionReason: what is protected, why, what to do.
 func (h *Hit) Reason() string {
-	var b strings.Builder
 	show := h.Protected.Show
-	switch {
-	case h.doubt && show != "":
-		fmt.Fprintf(&b, "stopgate denied this %s call: %s, and it names %s", h.Tool, h.Why, show)
-	case h.doubt || h.Why != "":
-		fmt.Fprintf(&b, "stopgate denied this %s call: %s", h.Tool, h.Why)
-	default:
-		fmt.Fprintf(&b, "stopgate denied this %s call: it would change %s", h.Tool, show)
-		if h.Target != "" && h.Target != show && h.Target != h.Protected.Path {
-			fmt.Fprintf(&b, " (through %s)", h.Target)
-		}
+	what := "it would change " + show
+	if h.doubt || h.Why != "" {
+		what = h.Why
+	} else if h.Target != "" && h.Target != show && h.Target != h.Protected.Path {
+		what += " (through " + h.Target + ")"
 	}
+	if h.doubt && show != "" {
+		what += ", and it names " + show
+	}
+	b := "stopgate denied this " + h.Tool + " call: " + what
 	if h.By != "" {
-		fmt.Fprintf(&b, " with `%s`", cli.Clip(cli.OneLine(h.By), 120, "…"))
+		b += " with `" + cli.Clip(cli.OneLine(h.By), 120, "…") + "`"
 	}
-	b.WriteString(". ")
+	b += ". "
 	if h.advice != "" {
-		return b.String() + h.advice
+		return b + h.advice
 	}
 	if h.doubt {
-		b.WriteString("The guard judges what it cannot follow to the end conservatively. ")
+		b += "The guard judges what it cannot follow to the end conservatively. "
 	}
 	if show != "" {
-		fmt.Fprintf(&b, "%s is protected: %s, and the agent being checked must not change its own checks. ", show, h.Protected.Why)
+		b += show + " is protected: " + h.Protected.Why + ", and the agent being checked must not change its own checks. "
 	}
 	if h.doubt {
-		b.WriteString("If the command does not change it, run its steps as separate plain commands; ")
+		b += "If the command does not change it, run its steps as separate plain commands; "
 	}
-	b.WriteString("Do not try another way to change it. If it really needs to change, ask the user to change it. Reading it is allowed (Read, cat, grep, gate status).")
-	return b.String()
+	return b + "Do not try another way to change it. If it really needs to change, ask the user to change it. Reading it is allowed (Read, cat, grep, gate status)."
 }
 
 // Check judges one PreToolUse call; relative paths resolve against cwd
@@ -256,7 +252,6 @@ func (s *Set) hit(p string, glob bool, m mode) *target {
 	return nil
 }
 
-// mentions returns the target whose path text appears in code.
 func (s *Set) mentions(code string) *target {
 	for i := range s.targets {
 		t := &s.targets[i]
@@ -284,7 +279,6 @@ const (
 	destroy
 )
 
-// pathHit reports whether an operation in mode m on p reaches prot.
 func pathHit(p, prot string, m mode) bool {
 	return shell.Within(p, prot) || m == destroy && shell.Within(prot, p)
 }
@@ -567,12 +561,10 @@ func Entries(src Source) []Protected {
 	protected := map[string]bool{}
 	for _, r := range src.Runs {
 		key := shell.Key(r.Command)
-		fs, ok := files[key]
-		if !ok {
-			fs = shell.Files(r.Command, root)
-			files[key] = fs
+		if _, ok := files[key]; !ok {
+			files[key] = shell.Files(r.Command, root)
 		}
-		for _, f := range fs {
+		for _, f := range files[key] {
 			if protected[f.Path] {
 				continue
 			}

@@ -60,8 +60,7 @@ func writeRules() map[string]rule {
 	return rules
 }
 
-// operands is rm, touch, tee and the like: every operand, and -t's
-// folder, is judged in mode m.
+// operands is rm, touch, tee and the like: every operand and -t's folder.
 func operands(m mode, short string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
@@ -258,17 +257,11 @@ type findExpr struct {
 	all     bool                // -o or a negation: any file may pass
 }
 
-// parseFind reads find's arguments.
 func parseFind(args []word) findExpr {
 	i := 0
-	for i < len(args) {
-		t := args[i].text
-		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
-			i++
-		} else if t == "-D" {
-			i += 2
-		} else {
-			break
+	for ; i < len(args) && (slices.Contains([]string{"-H", "-L", "-P", "-D"}, args[i].text) || strings.HasPrefix(args[i].text, "-O")); i++ {
+		if args[i].text == "-D" {
+			i++ // its debug options
 		}
 	}
 	var f findExpr
@@ -344,8 +337,7 @@ func findRule(a *analyzer, args []word) *Hit {
 	return a.each(f.starts, destroy)
 }
 
-// writer reports whether a command writes the paths it is given (find
-// -exec).
+// writer reports whether a command writes the paths find -exec gives it.
 func writer(ws []word) bool {
 	n, ok := shell.Unwrap(texts(ws))
 	if !ok || n >= len(ws) || ws[n].unknown {
@@ -364,8 +356,7 @@ func writer(ws []word) bool {
 	return false
 }
 
-// xargsRule judges the command xargs runs, alone and with each item it
-// reads from the pipe or -a's file.
+// xargsRule judges the command xargs runs, alone and with each item read.
 func xargsRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "+IdEeLlnPsa", "arg-file")
 	repl, from := last(o.val("I", "replace")), last(o.val("a", "arg-file"))
@@ -392,7 +383,6 @@ func xargsRule(a *analyzer, args []word) *Hit {
 	})
 }
 
-// last is the text of the last of ws, "" when none.
 func last(ws []word) string {
 	if len(ws) == 0 {
 		return ""
@@ -402,8 +392,7 @@ func last(ws []word) string {
 
 func must(b []byte, _ error) []byte { return b }
 
-// gitRule: checkout, restore, rm, mv and clean destroy their paths,
-// from -C's folder.
+// gitRule: checkout, restore, rm, mv and clean destroy their paths.
 func gitRule(a *analyzer, args []word) *Hit {
 	b := *a
 	i := 0
@@ -543,7 +532,7 @@ func allDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// otherInterpreters run code the table has no options for: any argument
+// otherInterpreters run code the table has no options for: an argument
 // naming a protected path denies the call.
 var otherInterpreters = strings.Fields("deno pwsh powershell guile racket groovy scala elixir escript swift jshell wish R gst sbcl clisp ocaml runghc kotlin")
 
@@ -555,9 +544,8 @@ func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 	return h
 }
 
-// interpreter judges a program the guard cannot follow: denied when its
-// code acts on the client (process.go) or names a protected path, or when
-// a protected path is among its arguments.
+// interpreter judges a program the guard cannot follow: denied when its code
+// acts on the client or names a protected path, or an argument is one.
 func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec := shell.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
@@ -591,7 +579,7 @@ func gateRule(a *analyzer, args []word) *Hit {
 		return nil
 	}
 	sub := args[0].text
-	for _, t := range a.set.targets {
+	for _, t := range a.d.set.targets {
 		stateDir := t.Dir && strings.Contains(t.Why, "state dir")
 		settings := strings.HasSuffix(t.Path, "/.claude/settings.json")
 		if sub == "clear" && stateDir || (sub == "init" || sub == "uninstall") && settings {
@@ -602,7 +590,6 @@ func gateRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// opts is a command's options, parsed getopt-style.
 type opts struct {
 	ops   []word
 	vals  map[string][]word // option → values, short as "t", long as "target-directory"
@@ -670,8 +657,7 @@ func parseOpts(args []word, short string, long ...string) opts {
 	return o
 }
 
-// A readRule says which operands a program reads, beside rules (which it
-// writes): the same dry run resolves both.
+// A readRule says which operands a program reads (rules: which it writes).
 type readRule struct {
 	short    string   // option letters that take a value (-n 5, -n5)
 	long     []string // long options that take a value
@@ -722,8 +708,7 @@ func (r readRule) operands(args []word) []word {
 	return ops
 }
 
-// readsOf records what a program call reads: its read rule's operands, or
-// for find the files it hands an -exec of a reading program.
+// readsOf records what a program call reads.
 func (a *analyzer) readsOf(name string, args []word) {
 	if name == "find" {
 		a.findReads(parseFind(args))
@@ -743,7 +728,7 @@ func (a *analyzer) readsOf(name string, args []word) {
 
 // read records that the file named t was read, from the analyzer's cwd.
 func (d *dryRun) read(a *analyzer, t string) {
-	if !d.recording || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
+	if d.readSeen == nil || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
 		return
 	}
 	p := shell.Abs(t, a.cwd)
@@ -755,12 +740,10 @@ func (d *dryRun) read(a *analyzer, t string) {
 	d.mu.Unlock()
 }
 
-// maxFound bounds the files one find of a read walks.
-const maxFound = 2000
+const maxFound = 2000 // the files one find of a read walks
 
-// findReads records the files find hands an -exec of a reading program:
-// the regular files under its start paths its -name and -path tests pass
-// (all of them with -o or a negation).
+// findReads records the regular files find hands an -exec of a reading
+// program: those its -name and -path tests pass (all with -o or a negation).
 func (a *analyzer) findReads(f findExpr) {
 	reads := slices.ContainsFunc(f.execs, func(sub []word) bool {
 		n, ok := shell.Unwrap(texts(sub))
@@ -817,10 +800,9 @@ func ShellReads(cmd, cwd, root, home string) []string {
 	return reads
 }
 
-// shellReads is ShellReads from the one directory cwd.
 func (s *Set) shellReads(cmd, cwd string) (reads []string) {
 	d := s.newDryRun(cmd)
-	d.recording, d.readSeen = true, map[string]bool{}
+	d.readSeen = map[string]bool{}
 	defer func() {
 		recover() // a panic ends the analysis with what it found
 		d.mu.Lock()
