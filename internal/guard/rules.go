@@ -239,10 +239,8 @@ func awkRule(a *analyzer, args []word) *Hit {
 		}
 		ops = ops[1:]
 	}
-	for _, w := range o.val("i", "include", "l", "load") {
-		if w.text == "inplace" {
-			return a.each(ops, under)
-		}
+	if slices.ContainsFunc(o.val("i", "include", "l", "load"), func(w word) bool { return w.text == "inplace" }) {
+		return a.each(ops, under)
 	}
 	return nil
 }
@@ -452,20 +450,17 @@ func tarRule(a *analyzer, args []word) *Hit {
 func dashO(a *analyzer, args []word) *Hit {
 	for i, w := range args {
 		t := w.text
-		// go's flag parser reads --o and --o= as -o and -o=.
 		if t == "--o" || strings.HasPrefix(t, "--o=") {
-			t = t[1:]
+			t = t[1:] // go's flag parser reads --o and --o= as -o and -o=
 		}
-		switch {
-		case t == "-o" && i+1 < len(args):
-			if h := a.target(args[i+1], under); h != nil {
-				return h
-			}
-		case strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0].text) != "go":
-			v := strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "=")
-			if h := a.target(word{pat: escape(v), text: v}, under); h != nil {
-				return h
-			}
+		var out word
+		if t == "-o" && i+1 < len(args) {
+			out = args[i+1]
+		} else if strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0].text) != "go" {
+			out = lit(strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "="))
+		}
+		if h := a.target(out, under); h != nil {
+			return h
 		}
 	}
 	return nil
@@ -550,10 +545,8 @@ func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec := shell.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
 	code := o.val(spec.Code...)
-	for _, w := range code {
-		if signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) {
-			return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
-		}
+	if slices.ContainsFunc(code, func(w word) bool { return signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) }) {
+		return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
 	}
 	if h := a.mentionAny(code); h != nil {
 		return h
