@@ -297,12 +297,9 @@ func globHit(pat, prot string, m mode) bool {
 	return true
 }
 
+// components splits a clean path at its slashes.
 func components(p string) []string {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return nil
-	}
-	return strings.Split(p, "/")
+	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
 }
 
 func matchComponent(pat, name string) bool {
