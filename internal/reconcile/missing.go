@@ -20,9 +20,8 @@ import (
 	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// Missing applies the missing-config rule (docs/fail-closed.md): the
-// entries still queued in the default state dir, else what the record
-// shows taken up that can be a prompt ("": nothing, or no stopgate here).
+// Missing applies the missing-config rule (docs/fail-closed.md): the entries queued in the default
+// state dir, else what the record shows taken up that can be a prompt ("": nothing, or no stopgate).
 func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pending []queue.Entry, taken string, err error) {
 	stateDir := filepath.Join(root, config.DefaultStateDir)
 	q := queue.Open(stateDir)
@@ -57,8 +56,7 @@ func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pe
 	return nil, taken, nil
 }
 
-// takenUp names the first thing res shows taken up that can be a prompt:
-// an event, bytes not read, or a record behind the stop; "" for none.
+// takenUp names the first thing res shows taken up that can be a prompt: an event, bytes unread, a record behind.
 func takenUp(root string, res *transcript.Result, scope queue.Scope, caught bool) string {
 	for _, ev := range res.Events {
 		if taken := promptLike(root, ev, scope); taken != "" {
@@ -94,8 +92,7 @@ func promptLike(root string, ev transcript.Event, scope queue.Scope) string {
 	return ""
 }
 
-// commandFile reports whether /name can run a prompt of the project's: a
-// namespaced (plugin's) name, or a file under .claude/commands or skills.
+// commandFile reports whether /name can run a project's prompt: a plugin's name, or a file under .claude/commands or skills.
 func commandFile(root, name string) bool {
 	if strings.Contains(name, ":") {
 		return true
@@ -116,9 +113,7 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 	if _, err := os.Stat(stateDir); err == nil {
 		return true
 	}
-	for _, m := range guard.ClientFiles() { // a mention of the gate in one says the project uses it
-		// Through regular: a named pipe planted there would hold the stop
-		// until the client's timeout passes it. Anything but a file is a sign.
+	for _, m := range guard.ClientFiles() { // through regular: a planted named pipe would hold the stop; it is a sign
 		data, err := regular.ReadFile(filepath.Join(root, filepath.FromSlash(m)), 16<<20)
 		if errors.Is(err, regular.ErrNotRegular) || err == nil && bytes.Contains(data, []byte("/gate")) {
 			return true
@@ -133,8 +128,7 @@ func usesStopgate(root, stateDir, path string, from int64) bool {
 	return err != nil || bytes.Contains(data, []byte("stopgate:"))
 }
 
-// EmptyConfig reports whether the config file holds nothing but blanks:
-// the same as missing, for the rule.
+// EmptyConfig reports whether the config file holds nothing but blanks: the same as missing, for the rule.
 func EmptyConfig(file string) bool {
 	data, err := regular.ReadFile(file, 4<<10) // a named pipe is not empty: reading it would hold the stop
 	return err == nil && len(bytes.TrimSpace(data)) == 0

@@ -1,8 +1,6 @@
-// Package reconcile checks the queue, files the agent can reach, against
-// the client's own record of a scope (client.Record): every mapped prompt
-// the record shows read or invoked since it last passed, and whose entry is
-// missing, is judged as if queued. A per-scope queue.Mark says where it
-// last passed; its claims are checked against the record (recorded).
+// Package reconcile checks the queue, which the agent can reach, against the
+// client's own record (client.Record): a mapped prompt the record shows armed
+// since it last passed (queue.Mark) and not queued is judged as if it were.
 // Without a config, Missing decides. See docs/reconciliation.md.
 package reconcile
 
@@ -38,18 +36,17 @@ type Reconciliation struct {
 	Found   []outcome.Discrepancy // the prompts of Missing the record shows, for the outcome log
 	Blocks  int                   // the gate's blocks the record shows fed back this turn
 
-	scope  queue.Scope
-	queue  string     // the state dir, as configured
-	mark   queue.Mark // where this scan started
-	stored queue.Mark // as read from the state dir
-	end    int64      // where this scan stopped
-	seen   bool       // a mapped prompt was found
-	// Why every mapping was judged, for Notes.
-	distrust string // why the stored mark was ignored
-	unread   int64  // bytes since the mark not read (transcript.MaxScan)
-	unknown  string // the record is gone or never appeared
-	behind   bool   // it never showed the reply the stop follows in time
-	absent   bool   // not there after the wait: the mark says so (absentMark)
+	scope    queue.Scope
+	queue    string     // the state dir, as configured
+	mark     queue.Mark // where this scan started
+	stored   queue.Mark // as read from the state dir
+	end      int64      // where this scan stopped
+	seen     bool       // a mapped prompt was found
+	distrust string     // why the stored mark was ignored (this and the rest: for Notes)
+	unread   int64      // bytes since the mark not read (transcript.MaxScan)
+	unknown  string     // the record is gone or never appeared
+	behind   bool       // it never showed the reply the stop follows in time
+	absent   bool       // not there after the wait: the mark says so (absentMark)
 }
 
 // Run reconciles the queued entries of scope with the client's record (nil
@@ -67,8 +64,7 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	res, from, err := r.scan(record, path, thread, in, wait)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		err = r.gone(cfg, in, path, from, queued)
-		if err != nil {
+		if err := r.gone(cfg, in, path, from, queued); err != nil {
 			return nil, err
 		}
 		return r, nil
@@ -95,8 +91,7 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	return r, nil
 }
 
-// scan reads the record, once caught up, from the mark when it holds
-// (another client's mark rests on its seal alone), else from its start.
+// scan reads the record, once caught up, from the mark when it holds (another client's: by its seal alone).
 func (r *Reconciliation) scan(record client.Record, path string, thread transcript.Thread, in *hook.Input, wait time.Time) (*transcript.Result, queue.Mark, error) {
 	from, distrust := trustedMark(r.stored, path)
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
@@ -130,8 +125,7 @@ func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, f
 	return r.judgeAll(cfg, in, math.MaxInt64, queued, nil)
 }
 
-// armed adds an entry for each prompt the events armed since it last
-// passed and the queue lacks, and returns each armed prompt's latest event.
+// armed adds an entry for each prompt armed since it last passed and not queued; it returns each one's latest event.
 func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []transcript.Event, queued map[string]bool) (map[string]transcript.Event, error) {
 	latest, order, err := armedSince(cfg, events, r.scope, r.mark)
 	if err != nil {
@@ -144,8 +138,7 @@ func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []tran
 			continue
 		}
 		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
-		// Its inputs as detect records them, armed when the transcript says.
-		inputs, err := config.InputsOf(cfg.Root, cfg.File, cfg.Key(), m, cfg.Validator)
+		inputs, err := config.InputsOf(cfg.Root, cfg.File, cfg.Key(), m, cfg.Validator) // as detect records them
 		if err != nil {
 			return nil, err
 		}
@@ -165,8 +158,7 @@ func eventOf(scope queue.Scope) string {
 	return hook.Stop
 }
 
-// RelayFedBack reports whether the client's record of scope shows a halt
-// relayed as a block fed back this turn, or cannot be read.
+// RelayFedBack reports whether scope's record shows a relayed halt fed back this turn, or cannot be read.
 func RelayFedBack(in *hook.Input, scope queue.Scope) bool {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
@@ -186,18 +178,14 @@ func RelayFedBack(in *hook.Input, scope queue.Scope) bool {
 
 // recordOf returns the client's record of scope, its file and the thread.
 func recordOf(in *hook.Input, scope queue.Scope) (client.Record, string, transcript.Thread) {
-	record := client.RecordOf(in, shellReads)
+	record := client.RecordOf(in, func(cmd, cwd string) []string { // what a shell command read, as detect judges it
+		return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
+	})
 	path, thread := record.Where(in, scope.Agent)
 	return record, path, thread
 }
 
-// shellReads is what a shell command in a record read, as detect judges it.
-func shellReads(cmd, cwd string) []string {
-	return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
-}
-
-// trustedMark returns m when written against path as it still is, else
-// none and why (a mark of another file: none, without a word).
+// trustedMark returns m when written against path as it still is, else none and why (another file's: no why).
 func trustedMark(m queue.Mark, path string) (from queue.Mark, why string) {
 	none := queue.Mark{Transcript: path}
 	if m.Transcript != path || absentMark(m, path) {
@@ -225,8 +213,7 @@ func absentMark(m queue.Mark, path string) bool {
 	return m.Transcript == path && m.Offset == 0 && m.End == 0 && m.Seal == "" && len(m.Passed) == 0
 }
 
-// armedSince returns the latest event (with the first's time) of each
-// prompt armed since it last passed, and their mappings in file order.
+// armedSince returns the latest event (with the first's time) of each prompt armed since it last passed, in file order.
 func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope, from queue.Mark) (map[string]transcript.Event, []*config.Mapping, error) {
 	latest := map[string]transcript.Event{}
 	var order []*config.Mapping
@@ -273,8 +260,7 @@ func (r *Reconciliation) add(m *config.Mapping, in *hook.Input, e queue.Entry) {
 	r.Missing = append(r.Missing, e)
 }
 
-// Armed returns the mappings a transcript event arms, by detect's rules (a
-// typed /name only on the main thread).
+// Armed returns the mappings a transcript event arms, by detect's rules (a typed /name only on the main thread).
 func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
 	switch ev.Kind {
 	case transcript.Read:
@@ -322,8 +308,8 @@ func (r *Reconciliation) Notes() string {
 	return b.String()
 }
 
-// Settle moves the mark before the answer: to the scan's end when the stop
-// passed, else past each prompt in done. An error costs only a longer scan.
+// Settle moves the mark before the answer: to the scan's end when the stop passed, else past each
+// prompt in done. An error costs only a longer scan.
 func (r *Reconciliation) Settle(q *queue.Queue, passed bool, done []queue.Entry) error {
 	next, ok := r.next(passed, done)
 	if !ok {
@@ -369,21 +355,16 @@ func (r *Reconciliation) next(passed bool, done []queue.Entry) (queue.Mark, bool
 			next.Passed = nil
 		}
 	}
-	// Against the stored mark: a stop that does not pass records which
-	// record it read, so that one deleted later is known to have been there.
-	return next, !next.Equal(r.stored) || r.distrust != ""
+	return next, !next.Equal(r.stored) || r.distrust != "" // a failing stop records which record it read: one deleted later was there
 }
 
-// BlockClose follows the last failure of the gate's block reason: a
-// reason that holds it names every prompt that failed (passedAt).
+// BlockClose follows the last failure of the gate's block reason: one that holds it names every failed prompt.
 const BlockClose = "\nFix each failure above, then finish again."
 
-// FailurePrefix starts the line of each failing check in a reason; a
-// validator's output lines are indented, so only the gate writes it.
+// FailurePrefix starts each failing check's line in a reason (output lines are indented: only the gate writes it).
 const FailurePrefix = "✘ prompt "
 
-// recorded returns why the claims of m do not match the client's record of
-// the stops that made them ("" when they do; docs/reconciliation.md).
+// recorded returns why m's claims do not match the client's record of the stops that made them ("": they do).
 func recorded(m queue.Mark, res *transcript.Result, event string) string {
 	if m.Offset > 0 && m.Offset >= res.From {
 		if passed, _ := stopAfter(res.Stops, m.Offset, event); !passed {
@@ -402,8 +383,7 @@ func recorded(m queue.Mark, res *transcript.Result, event string) string {
 	return ""
 }
 
-// stopAfter reads the record of the first stop at or after off: passed, or
-// the gate's block reason; no record at all is neither.
+// stopAfter reads the first stop at or after off: passed, or the gate's block reason; no record is neither.
 func stopAfter(stops []transcript.Stop, off int64, event string) (passed bool, blocked string) {
 	for _, s := range stops {
 		if s.Offset < off || !s.Summary && s.Event != event {
@@ -445,8 +425,8 @@ func passedAt(reason, p string) bool {
 // recordWait bounds the wait for a record behind the stop (docs/fail-closed.md).
 const recordWait = 3 * time.Second
 
-// awaitRecord scans every 10 ms until the record is there (if missing) and
-// current, or until min(wait, now+recordWait); it reports whether it was.
+// awaitRecord scans every 10 ms until the record is there (if missing) and current, or until
+// min(wait, now+recordWait); it reports whether it was.
 func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, bool, error) {
 	until := time.Now().Add(recordWait)
 	if !wait.IsZero() && wait.Before(until) {
@@ -468,8 +448,7 @@ func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missin
 	}
 }
 
-// current reports whether res shows the reply the stop follows since the
-// last stop summary, or anywhere once out (Claude Code's record only).
+// current reports whether res shows the reply the stop follows since the last summary (anywhere once out).
 func current(in *hook.Input, res *transcript.Result, out bool) bool {
 	want := transcript.TrimReply(in.LastAssistantMessage)
 	return in.Client != nil || want == "" || res.Last == want && (res.Replied || out)

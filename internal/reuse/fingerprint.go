@@ -22,20 +22,16 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// The fingerprint is every file under the root by path, kind and content
-// hash, with no ignore rule (a folder's own .gitignore of `*` would hide a
-// new file), but .git folders and the state dir. A stat cache in the state
-// dir, never git's index, spares rehashing. See docs/security.md.
-
 // File is one file of the tree.
 type File struct {
 	Path string // relative to the root, slash-separated
 	Kind byte   // 'f' a file, 'x' an executable file, 'l' a symbolic link
 	Sum  [sha256.Size]byte
-	st   stat // as it was hashed: a file rewritten or swapped since shows here
+	st   regular.Stamp // as it was hashed: a file rewritten or swapped since shows here
 }
 
-// Tree is the hashed working tree, its files sorted by path.
+// Tree is the hashed working tree, its files sorted by path: every file but
+// .git folders and the skipped, with no ignore rule (a .gitignore of `*` would hide one).
 type Tree struct {
 	Files []File
 }
@@ -44,7 +40,7 @@ type Tree struct {
 type Options struct {
 	Skip  []string              // directories left out (relative, slash-separated)
 	Want  func(rel string) bool // nil: every file; else the files hashed
-	Cache string                // the stat cache's path; "": hash every file
+	Cache string                // the stat cache's path (never git's index); "": hash every file
 }
 
 // ErrClock is a stat cache written after now: no recorded stat or pass can be trusted.
@@ -79,7 +75,7 @@ func Take(ctx context.Context, root string, o Options) (*Tree, error) {
 	for _, f := range hashed {
 		if f.Path != "" { // "": gone since the walk listed it
 			t.Files = append(t.Files, f)
-			next.put(f)
+			next.Entries[f.Path] = cached{St: f.st, Sum: f.Sum}
 		}
 	}
 	slices.SortFunc(t.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
@@ -112,10 +108,6 @@ func (t *Tree) Still(u *Tree, match func(rel string) bool) bool {
 	return slices.Equal(sel(t.Files), sel(u.Files))
 }
 
-func skipped(rel string, skip []string) bool {
-	return slices.ContainsFunc(skip, func(s string) bool { return s != "" && (rel == s || strings.HasPrefix(rel, s+"/")) })
-}
-
 // walk lists every file under root but those in .git folders and the skipped directories.
 func walk(ctx context.Context, root string, skip []string) ([]string, error) {
 	var paths []string
@@ -129,7 +121,7 @@ func walk(ctx context.Context, root string, skip []string) ([]string, error) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (d.Name() == ".git" || skipped(rel, skip)) {
+			if rel != "." && (d.Name() == ".git" || slices.ContainsFunc(skip, func(s string) bool { return s != "" && (rel == s || strings.HasPrefix(rel, s+"/")) })) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -228,9 +220,6 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// stat is a file's stat as the cache compares it.
-type stat = regular.Stamp
-
 // racy is how long after a file's change its recorded hash is not trusted (clock granularity).
 const racy = int64(time.Second)
 
@@ -245,7 +234,7 @@ type cache struct {
 }
 
 type cached struct {
-	St  stat
+	St  regular.Stamp
 	Sum [sha256.Size]byte
 }
 
@@ -263,7 +252,7 @@ func (c *cache) settled(rel string) (cached, bool) {
 }
 
 // get returns the recorded hash of rel when its stat is as recorded.
-func (c *cache) get(rel string, st stat) ([sha256.Size]byte, bool) {
+func (c *cache) get(rel string, st regular.Stamp) ([sha256.Size]byte, bool) {
 	e, ok := c.settled(rel)
 	return e.Sum, ok && e.St == st
 }
@@ -273,10 +262,6 @@ func (c *cache) keep(old *cache, rel string) {
 	if e, ok := old.settled(rel); ok {
 		c.Entries[rel] = e
 	}
-}
-
-func (c *cache) put(f File) {
-	c.Entries[f.Path] = cached{St: f.st, Sum: f.Sum}
 }
 
 // loadCache reads the cache at path: nil when missing or undecodable, ErrClock when from the future.

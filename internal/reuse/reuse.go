@@ -1,9 +1,6 @@
-// Package reuse lets a stop take a run validator that passed earlier in the
-// scope as passed while nothing it depends on changed: its spec, its
-// program (config.RunInputs) and its inputs (fingerprint.go). Any doubt runs
-// it; a pass is recorded only when nothing it depends on changed while it
-// ran, in a sealed record (loadRecord) the Policy trusts. See
-// docs/security.md#reuse-of-passed-checks.
+// Package reuse takes a run validator that passed earlier in the scope as
+// passed while its spec, program and inputs are unchanged, from a sealed
+// record the Policy trusts; any doubt runs it. See docs/security.md.
 package reuse
 
 import (
@@ -57,9 +54,9 @@ type Stop struct {
 	rec     *record
 	tree    *Tree
 	opts    Options
-	keys    []*key
+	keys    []*key       // nil: it runs
 	reused  []*Unchanged // ToRun's answer
-	trusted bool         // the policy is the default one: write only after confined runs
+	trusted bool         // the default policy: write only after confined runs
 	scope   queue.Scope
 	now     time.Time
 }
@@ -157,8 +154,7 @@ func hashJSON(v any) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// specHash hashes what the stop runs of v: the whole Validator (a new field
-// counts with no more code) but fix and line, its variables, its confinement.
+// specHash hashes what the stop runs of v: the whole Validator but fix and line, its variables, its confinement.
 func specHash(cfg *config.Config, v *config.Validator, s validator.Spec) string {
 	def := *v
 	def.Fix, def.Line = "", 0
@@ -178,8 +174,7 @@ func programHash(run, root string) (string, error) {
 	return hashJSON(in), nil
 }
 
-// wanted selects the files the run validators' inputs select (nil: all,
-// when one has none); any is whether there is a run validator.
+// wanted selects the files the run validators' inputs select (nil: all); any: there is a run validator.
 func wanted(vs []*config.Validator) (want func(string) bool, any bool) {
 	var sets []*pattern.Set
 	for _, v := range vs {
@@ -198,8 +193,7 @@ func wanted(vs []*config.Validator) (want func(string) bool, any bool) {
 	}, any
 }
 
-// record is a scope's passed run validators with what each verdict depended
-// on, sealed with an HMAC under reuse/key against copies, edits and tears.
+// record is a scope's passed run validators and what each depended on, sealed (HMAC) against copies, edits and tears.
 type record struct {
 	Session    string          `json:"session_id"`
 	Agent      string          `json:"agent_id,omitempty"`
@@ -272,9 +266,8 @@ func loadRecord(stateDir string, scope queue.Scope, key []byte) *record {
 	return &r
 }
 
-// Finish records the passes (results in Start's order) of validators whose
-// inputs stayed still while they ran, dropping failures; under the default
-// policy an unconfined run removes the record. Past by, nothing is recorded.
+// Finish records the passes (in Start's order) whose inputs stayed still while they ran; under the
+// default policy an unconfined run removes the record. Past by, nothing is recorded.
 func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	if r.seal == nil || r.tree == nil {
 		return
@@ -325,9 +318,8 @@ func (r *Stop) still(i int, after *Tree) *key {
 // ran is whether validator i is a run validator that ran this stop.
 func (r *Stop) ran(i int) bool { return r.vs[i].Run != "" && r.reused[i] == nil }
 
-// Policy says whether reuse is on for a stop of client in cfg's project,
-// and why: per [settings] reuse, else only behind Claude Code's OS wall
-// with run validators confined.
+// Policy says whether reuse is on for client's stops, and why: per [settings]
+// reuse, else only behind Claude Code's OS wall with run validators confined.
 func Policy(cfg *config.Config, client, home string) (on bool, why string) {
 	switch cfg.Settings.Reuse {
 	case config.ReuseOff:
@@ -354,8 +346,7 @@ func Policy(cfg *config.Config, client, home string) (on bool, why string) {
 	return true, "on: the OS wall keeps the agent from writing the state dir, where the record is"
 }
 
-// claudeSettings are Claude Code's settings files' texts in its order; nil
-// for one missing or not a regular file (the wall then counts as down).
+// claudeSettings are Claude Code's settings files' texts; nil for one missing or not regular.
 func claudeSettings(root, home string) [][]byte {
 	files := guard.ClaudeSettings(root, home)
 	out := make([][]byte, len(files))
