@@ -16,6 +16,7 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // File is one file a run line executes.
@@ -34,7 +35,40 @@ func Files(run, root string) []File {
 		return r.files()
 	}
 	r.top.run(run, r.Root, nil, nil)
+	if len(r.Doubts()) > 0 {
+		r.named(run)
+	}
 	return r.files()
+}
+
+// named records the programs the run line's own commands name: its
+// analysis stopped before its end (a bound, or its deadline under load),
+// and a program after a slow source must not be left for the agent.
+func (r *resolver) named(run string) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(run), "")
+	if err != nil {
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		args := make([]string, len(c.Args))
+		for i, w := range c.Args {
+			args[i] = w.Lit()
+		}
+		prog := args[0]
+		if base, ok := Interpreter(path.Base(prog)); ok {
+			prog, _ = interpreterOperand(Interps[base], args[1:])
+		} else if IsShell(path.Base(prog)) || prog == "." || prog == "source" {
+			_, prog, _ = shellOperand(args[1:])
+		}
+		if p := Abs(prog, r.Root); strings.Contains(prog, "/") && !strings.ContainsAny(prog, "*?[") && Within(p, r.Root) && p != r.Root {
+			r.add(File{Path: p})
+		}
+		return true
+	})
 }
 
 // Key is what Files of run depends on besides the files: a plain run

@@ -230,3 +230,19 @@ func TestReadFileRefusesPipe(t *testing.T) {
 		t.Fatal("ReadFile still waiting on the pipe after 10s")
 	}
 }
+
+// TestStoppedLineNamesItsFiles: a run line whose analysis stops before
+// its end (here a sourced loop, past the step bound; under load, the
+// deadline) still has the files its own words name protected: the
+// program after the source must not be left for the agent to rewrite.
+func TestStoppedLineNamesItsFiles(t *testing.T) {
+	root := projectDir(t)
+	os.WriteFile(filepath.Join(root, "validators/lib.sh"), []byte("while :; do :; done\n"), 0o644)
+	var got []string
+	for _, f := range Files(". validators/lib.sh; validators/x.sh --strict", root) {
+		got = append(got, strings.TrimPrefix(f.Path, root+"/"))
+	}
+	if want := "validators/lib.sh validators/x.sh"; strings.Join(got, " ") != want {
+		t.Errorf("Files = %v, want %s", got, want)
+	}
+}
