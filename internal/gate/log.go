@@ -118,7 +118,8 @@ func runStats(env *cli.Env, args []string) error {
 	w := env.Stdout
 	switch {
 	case *asJSON:
-		return printJSON(env, statsJSON(st))
+		st.Validators = st.Slowest() // --json lists them slowest first
+		return printJSON(env, st)
 	case st.Decisions == 0:
 		fmt.Fprint(w, d.none)
 		return nil
@@ -264,26 +265,6 @@ func aligned(rows [][]string) [][]string {
 		}
 	}
 	return out
-}
-
-// statsJSON is `gate stats --json`: validators slowest first, durations in milliseconds.
-func statsJSON(st outcome.Stats) any {
-	return struct {
-		Decisions  int                      `json:"decisions"`
-		Passes     int                      `json:"passes"`
-		Blocks     int                      `json:"blocks"`
-		Halts      int                      `json:"halts"`
-		WouldBlock int                      `json:"would_block"`
-		WouldHalt  int                      `json:"would_halt"`
-		From       time.Time                `json:"from,omitzero"`
-		To         time.Time                `json:"to,omitzero"`
-		Prompts    []outcome.PromptStats    `json:"prompts"`
-		Validators []outcome.ValidatorStats `json:"validators"`
-		Sessions   []outcome.SessionStats   `json:"sessions"`
-		Reused     int                      `json:"reused"`
-		SavedMS    float64                  `json:"saved_ms"`
-		Judges     outcome.Spend            `json:"judges"`
-	}{st.Decisions, st.Passes, st.Blocks, st.Halts, st.WouldBlock, st.WouldHalt, st.From, st.To, st.Prompts, st.Slowest(), st.Sessions, st.Reused, outcome.Millis(st.Saved), st.Spend}
 }
 
 // decisions are the log's records since --since, and what to say when there are none.

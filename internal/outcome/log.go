@@ -24,39 +24,34 @@ const FileName = "outcomes.jsonl"
 // MaxSize is the size past which the log rotates: tens of thousands of decisions.
 var MaxSize int64 = 8 << 20
 
-// Decisions, as logged.
+// Decisions, as logged. Cleared is gate clear's (armed prompts dropped
+// unjudged); the Would ones are observe mode's stops that passed instead.
 const (
-	Pass  = "pass"
-	Block = "block"
-	Halt  = "halt"
-	// Cleared is gate clear's: the session's armed prompts dropped unjudged.
-	Cleared = "cleared"
-	// WouldBlock and WouldHalt are observe mode's (settings.mode): a stop
-	// that passed and would otherwise have been blocked or halted.
+	Pass       = "pass"
+	Block      = "block"
+	Halt       = "halt"
+	Cleared    = "cleared"
 	WouldBlock = "would-block"
 	WouldHalt  = "would-halt"
 )
 
-// Record is one gate decision.
+// Record is one gate decision. Reconciled are the prompts judged although
+// their queue entry was missing (the transcript shows them armed).
 type Record struct {
-	Time     time.Time `json:"time"`
-	Event    string    `json:"event"` // Stop or SubagentStop
-	Session  string    `json:"session_id"`
-	Agent    string    `json:"agent_id,omitempty"`
-	Prompts  []string  `json:"prompts"`           // the pending prompts judged
-	Checks   []Check   `json:"validators"`        // in mappings.toml order
-	Decision string    `json:"decision"`          // pass, block or halt
-	Blocks   int       `json:"blocks"`            // consecutive blocked stops after this one
-	Observe  bool      `json:"observe,omitempty"` // judged in observe mode
-	// Reconciled are the prompts judged although their queue entry was
-	// missing: the transcript shows them armed since they last passed.
+	Time       time.Time     `json:"time"`
+	Event      string        `json:"event"` // Stop or SubagentStop
+	Session    string        `json:"session_id"`
+	Agent      string        `json:"agent_id,omitempty"`
+	Prompts    []string      `json:"prompts"`           // the pending prompts judged
+	Checks     []Check       `json:"validators"`        // in mappings.toml order
+	Decision   string        `json:"decision"`          // pass, block or halt
+	Blocks     int           `json:"blocks"`            // consecutive blocked stops after this one
+	Observe    bool          `json:"observe,omitempty"` // judged in observe mode
 	Reconciled []Discrepancy `json:"reconciled,omitempty"`
-	// Client sent the stop (gate init --client's name); Reason is a halt's;
-	// Telemetry notes an export that failed (the verdict stood).
-	Client    string `json:"client,omitempty"`
-	Cause     string `json:"cause,omitempty"` // the kind of a block's or halt's reason
-	Reason    string `json:"reason,omitempty"`
-	Telemetry string `json:"telemetry,omitempty"`
+	Client     string        `json:"client,omitempty"`    // gate init --client's name
+	Cause      string        `json:"cause,omitempty"`     // the kind of a block's or halt's reason
+	Reason     string        `json:"reason,omitempty"`    // a halt's
+	Telemetry  string        `json:"telemetry,omitempty"` // an export that failed (the verdict stood)
 }
 
 // Discrepancy is one prompt the transcript armed that the queue lacked.
@@ -77,28 +72,24 @@ func (r *Record) Scope() string {
 	return "agent " + r.Agent
 }
 
-// Check is one validator's result within a decision.
+// Check is one validator's result within a decision. Reused: taken as passed
+// without running, as it passed at Since and nothing it reads changed (SavedMS
+// is that run's time). Skipped: not run, as when_changed selects no change.
 type Check struct {
-	Name       string   `json:"name"`
-	Prompts    []string `json:"prompts"`
-	Passed     bool     `json:"passed"`
-	Result     string   `json:"result"` // "passed", "exit status 1", "timed out after 10s", …
-	DurationMS float64  `json:"duration_ms"`
-	// Kind is "run", "file", "diff" or "judge"; ExitCode a run's (-1 when
-	// killed or not started), Expect what a file or diff check asks.
-	Kind     string `json:"kind,omitempty"`
-	ExitCode *int   `json:"exit_code,omitempty"`
-	Expect   string `json:"expect,omitempty"`
-	TimedOut bool   `json:"timed_out,omitempty"`
-	Confined bool   `json:"confined,omitempty"`
-	// Reused is a check taken as passed without running: it passed at Since
-	// and nothing it depends on changed; SavedMS is that run's duration.
-	Reused  bool       `json:"reused,omitempty"`
-	Since   *time.Time `json:"unchanged_since,omitempty"`
-	SavedMS float64    `json:"saved_ms,omitempty"`
-	// Skipped is a check not run, neither passed nor failed: its
-	// when_changed selects no changed file. Result says why.
-	Skipped bool `json:"skipped,omitempty"`
+	Name       string     `json:"name"`
+	Prompts    []string   `json:"prompts"`
+	Passed     bool       `json:"passed"`
+	Result     string     `json:"result"` // "passed", "exit status 1", "timed out after 10s", …
+	DurationMS float64    `json:"duration_ms"`
+	Kind       string     `json:"kind,omitempty"`      // run, file, diff or judge
+	ExitCode   *int       `json:"exit_code,omitempty"` // a run's; -1 when killed or not started
+	Expect     string     `json:"expect,omitempty"`    // what a file or diff check asks
+	TimedOut   bool       `json:"timed_out,omitempty"`
+	Confined   bool       `json:"confined,omitempty"`
+	Reused     bool       `json:"reused,omitempty"`
+	Since      *time.Time `json:"unchanged_since,omitempty"`
+	SavedMS    float64    `json:"saved_ms,omitempty"`
+	Skipped    bool       `json:"skipped,omitempty"`
 	// A judge's: its model, tokens and their cost by price_per_mtok;
 	// Cached, no request made; Unavailable, no verdict it could verify.
 	Model        string  `json:"model,omitempty"`
@@ -141,6 +132,7 @@ func Append(dir string, r Record) error {
 	return nil
 }
 
+// appendLine writes line at the end of f, rotating it past MaxSize.
 func appendLine(f *os.File, path string, line []byte) error {
 	st, err := f.Stat()
 	if err != nil {

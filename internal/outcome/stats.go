@@ -8,24 +8,29 @@ import (
 
 // Stats summarises a log: how often each prompt and validator passes, how
 // many stops each session had blocked, how many attempts a prompt takes to
-// pass, and which validators are slow.
+// pass, and which validators are slow. Its JSON is `gate stats --json`'s.
 type Stats struct {
-	Decisions, Passes, Blocks, Halts int
-	WouldBlock, WouldHalt            int // observe mode's stops
-	Cleared                          int // gate clear's records: no stop judged
-	From, To                         time.Time
-	Prompts                          []PromptStats    // by prompt key
-	Validators                       []ValidatorStats // by name
-	Sessions                         []SessionStats   // most blocks first
+	Decisions  int              `json:"decisions"`
+	Passes     int              `json:"passes"`
+	Blocks     int              `json:"blocks"`
+	Halts      int              `json:"halts"`
+	WouldBlock int              `json:"would_block"` // observe mode's stops
+	WouldHalt  int              `json:"would_halt"`
+	Cleared    int              `json:"-"` // gate clear's records: no stop judged
+	From       time.Time        `json:"from,omitzero"`
+	To         time.Time        `json:"to,omitzero"`
+	Prompts    []PromptStats    `json:"prompts"`    // by prompt key
+	Validators []ValidatorStats `json:"validators"` // by name
+	Sessions   []SessionStats   `json:"sessions"`   // most blocks first
 	// Reused counts the checks taken as passed without running; Saved adds
 	// up the runs they did not repeat.
-	Reused int
-	Saved  time.Duration
-	Spend  // the judges'
+	Reused  int             `json:"reused"`
+	Saved   time.Duration   `json:"-"`
+	SavedMS float64         `json:"saved_ms"`
+	Spend   `json:"judges"` // the judges'
 }
 
-// Spend is what judges cost: requests made, answers from the cache, tokens
-// and dollars.
+// Spend is what judges cost: requests made, answers cached, tokens, dollars.
 type Spend struct {
 	Asked        int     `json:"requests"`
 	Cached       int     `json:"cached"`
@@ -81,19 +86,17 @@ type ValidatorStats struct {
 }
 
 // Median returns the validator's median run time.
-func (v ValidatorStats) Median() time.Duration {
-	if len(v.Durations) == 0 {
-		return 0
-	}
-	return v.Durations[len(v.Durations)/2]
-}
+func (v ValidatorStats) Median() time.Duration { return v.at(len(v.Durations) / 2) }
 
 // Max returns the validator's longest run time.
-func (v ValidatorStats) Max() time.Duration {
+func (v ValidatorStats) Max() time.Duration { return v.at(len(v.Durations) - 1) }
+
+// at is the i-th shortest run time, 0 when there was no run.
+func (v ValidatorStats) at(i int) time.Duration {
 	if len(v.Durations) == 0 {
 		return 0
 	}
-	return v.Durations[len(v.Durations)-1]
+	return v.Durations[i]
 }
 
 // SessionStats is one session's record, its agents included.
@@ -227,6 +230,7 @@ func (t *tally) promptsOf(r Record) {
 // stats returns the tally in Stats' orders.
 func (t *tally) stats() Stats {
 	st := t.st
+	st.SavedMS = Millis(st.Saved)
 	for key := range t.attempts {
 		t.prompts[key[2]].Unresolved++
 	}

@@ -46,12 +46,7 @@ type model struct {
 	Slowest    []timing // most total time first
 	Halts      []halt   // newest first, at most maxHalts
 	Clients    []client
-	Judges     []judge // what each judge cost, by name
-}
-
-type judge struct {
-	Name string
-	outcome.Spend
+	Judges     []outcome.ValidatorStats // what each judge cost, by name
 }
 
 type bucket struct {
@@ -97,13 +92,13 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	m.Prompts = mostFailed(prompts)
 
 	for _, v := range st.Validators {
-		var total time.Duration
+		total := time.Duration(0)
 		for _, d := range v.Durations {
 			total += d
 		}
 		all = append(all, timing{Name: v.Name, Runs: v.Runs, Fails: v.Runs - v.Passed, Total: total, Median: v.Median(), Max: v.Max()})
 		if v.Asked+v.Cached > 0 {
-			m.Judges = append(m.Judges, judge{v.Name, v.Spend})
+			m.Judges = append(m.Judges, v)
 		}
 	}
 	m.Validators = mostFailed(all)

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -67,8 +66,14 @@ func export(ctx context.Context, t target) error {
 	if err != nil {
 		return err
 	}
-	errs := &firstError{}
-	otel.SetErrorHandler(errs) // the SDK's own complaints are this error, not log lines
+	// The SDK's own complaints are this error, not log lines: the first is kept.
+	errs := make(chan error, 1)
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		select {
+		case errs <- err:
+		default:
+		}
+	}))
 	byClient := map[string][]outcome.Record{}
 	var order []string
 	for _, r := range t.req.Records {
@@ -82,7 +87,12 @@ func export(ctx context.Context, t target) error {
 			return err
 		}
 	}
-	return errs.get()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
 }
 
 // exportClient sends one client's records through providers of their own,
@@ -113,26 +123,6 @@ func exportClient(ctx context.Context, t target, dest telemetry.Destination, cli
 	return errors.Join(err, tp.Shutdown(ctx), mp.Shutdown(ctx))
 }
 
-// firstError keeps the first error the SDK reports to its global handler.
-type firstError struct {
-	mu  sync.Mutex
-	err error
-}
-
-func (f *firstError) Handle(err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err == nil {
-		f.err = err
-	}
-}
-
-func (f *firstError) get() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.err
-}
-
 // Usage prints gate-otel's usage, for -h and --help.
 func Usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: gate-otel   (run by the gate when [telemetry] is on: one export request on stdin)")
@@ -160,44 +150,42 @@ func Run(env *cli.Env) error {
 func exporters(ctx context.Context, d telemetry.Destination, deadline time.Duration) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
 	delta := func(sdkmetric.InstrumentKind) metricdata.Temporality { return metricdata.DeltaTemporality }
 	if d.Protocol == config.TelemetryGRPC {
-		topts := []otlptracegrpc.Option{otlptracegrpc.WithTimeout(deadline), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false})}
-		mopts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithTimeout(deadline), otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false}), otlpmetricgrpc.WithTemporalitySelector(delta)}
-		if u := d.Endpoint; u != nil {
-			topts = append(topts, otlptracegrpc.WithEndpoint(u.Host))
-			mopts = append(mopts, otlpmetricgrpc.WithEndpoint(u.Host))
-			if u.Scheme == "http" {
-				topts, mopts = append(topts, otlptracegrpc.WithInsecure()), append(mopts, otlpmetricgrpc.WithInsecure())
-			}
-		}
-		if d.Headers != nil {
-			topts, mopts = append(topts, otlptracegrpc.WithHeaders(d.Headers)), append(mopts, otlpmetricgrpc.WithHeaders(d.Headers))
-		}
-		se, err := otlptracegrpc.New(ctx, topts...)
+		se, err := otlptracegrpc.New(ctx, optionsOf(d, "", otlptracegrpc.WithEndpoint, nil, otlptracegrpc.WithInsecure, otlptracegrpc.WithHeaders,
+			otlptracegrpc.WithTimeout(deadline), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}))...)
 		if err != nil {
 			return nil, nil, err
 		}
-		me, err := otlpmetricgrpc.New(ctx, mopts...)
+		me, err := otlpmetricgrpc.New(ctx, optionsOf(d, "", otlpmetricgrpc.WithEndpoint, nil, otlpmetricgrpc.WithInsecure, otlpmetricgrpc.WithHeaders,
+			otlpmetricgrpc.WithTimeout(deadline), otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false}), otlpmetricgrpc.WithTemporalitySelector(delta))...)
 		return se, me, err
 	}
-	topts := []otlptracehttp.Option{otlptracehttp.WithTimeout(deadline), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
-	mopts := []otlpmetrichttp.Option{otlpmetrichttp.WithTimeout(deadline), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}), otlpmetrichttp.WithTemporalitySelector(delta)}
-	if u := d.Endpoint; u != nil {
-		// Like OTEL_EXPORTER_OTLP_ENDPOINT: a base URL, the signal's path after it.
-		topts = append(topts, otlptracehttp.WithEndpoint(u.Host), otlptracehttp.WithURLPath(path.Join("/", u.Path, "v1/traces")))
-		mopts = append(mopts, otlpmetrichttp.WithEndpoint(u.Host), otlpmetrichttp.WithURLPath(path.Join("/", u.Path, "v1/metrics")))
-		if u.Scheme == "http" {
-			topts, mopts = append(topts, otlptracehttp.WithInsecure()), append(mopts, otlpmetrichttp.WithInsecure())
-		}
-	}
-	if d.Headers != nil {
-		topts, mopts = append(topts, otlptracehttp.WithHeaders(d.Headers)), append(mopts, otlpmetrichttp.WithHeaders(d.Headers))
-	}
-	se, err := otlptracehttp.New(ctx, topts...)
+	se, err := otlptracehttp.New(ctx, optionsOf(d, "v1/traces", otlptracehttp.WithEndpoint, otlptracehttp.WithURLPath, otlptracehttp.WithInsecure, otlptracehttp.WithHeaders,
+		otlptracehttp.WithTimeout(deadline), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))...)
 	if err != nil {
 		return nil, nil, err
 	}
-	me, err := otlpmetrichttp.New(ctx, mopts...)
+	me, err := otlpmetrichttp.New(ctx, optionsOf(d, "v1/metrics", otlpmetrichttp.WithEndpoint, otlpmetrichttp.WithURLPath, otlpmetrichttp.WithInsecure, otlpmetrichttp.WithHeaders,
+		otlpmetrichttp.WithTimeout(deadline), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}), otlpmetrichttp.WithTemporalitySelector(delta))...)
 	return se, me, err
+}
+
+// optionsOf adds d's endpoint and headers to opts, by one exporter's option
+// constructors; urlPath is nil for grpc, which has no path.
+func optionsOf[O any](d telemetry.Destination, signal string, endpoint, urlPath func(string) O, insecure func() O, headers func(map[string]string) O, opts ...O) []O {
+	if u := d.Endpoint; u != nil {
+		opts = append(opts, endpoint(u.Host))
+		if urlPath != nil {
+			// Like OTEL_EXPORTER_OTLP_ENDPOINT: a base URL, the signal's path after it.
+			opts = append(opts, urlPath(path.Join("/", u.Path, signal)))
+		}
+		if u.Scheme == "http" {
+			opts = append(opts, insecure())
+		}
+	}
+	if d.Headers != nil {
+		opts = append(opts, headers(d.Headers))
+	}
+	return opts
 }
 
 // newResource describes the source: stopgate, the repository, the client.
