@@ -73,6 +73,12 @@ groups: // one removal at a time, each on a fresh parse
 	return text, r, nil
 }
 
+// spelled reports whether object n's keys are all of keys, as spelled:
+// encoding/json takes "Command" for command, the client does not.
+func (n *node) spelled(keys ...string) bool {
+	return !slices.ContainsFunc(n.list(), func(m member) bool { return !slices.Contains(keys, m.key) })
+}
+
 // ownGroup reports whether g is a group gate init wrote for event: a
 // matcher within the hook's, one command of want with its type, command
 // and timeout, a status message or onFailure of any text, nothing else.
@@ -80,7 +86,8 @@ func ownGroup(text []byte, g *node, event string, want []Hook) (Hook, bool) {
 	var own group
 	dec := json.NewDecoder(bytes.NewReader(text[g.start:g.end]))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&own) != nil || len(own.Hooks) != 1 || own.Hooks[0].Type != "command" {
+	if dec.Decode(&own) != nil || len(own.Hooks) != 1 || own.Hooks[0].Type != "command" ||
+		!g.spelled("matcher", "hooks") || !g.get("hooks").elements()[0].spelled("type", "command", "timeout", "statusMessage", "onFailure") {
 		return Hook{}, false
 	}
 	for _, h := range want {

@@ -79,3 +79,24 @@ func TestRemoveTakesStatusMessage(t *testing.T) {
 		t.Errorf("removed %q, left %q:\n%s", r.Removed, r.Left, out)
 	}
 }
+
+// A key the client reads only as spelled ("Command" is no command to it)
+// makes a group a person's: encoding/json would take it in any case, and
+// Remove would cut the person's own "command" with stopgate's.
+func TestRemoveKeepsCaseVariantKeys(t *testing.T) {
+	merged, _, _ := Merge(nil, []Hook{gateStop})
+	for _, edit := range [][2]string{
+		{`"command":`, `"command": "say done", "Command":`},
+		{`"type": "command",`, `"type": "command", "Type": "command",`},
+		{`"hooks": [`, `"matcher": "", "Hooks": [{"type": "command", "command": "say done"}], "hooks": [`},
+	} {
+		edited := strings.Replace(string(merged), edit[0], edit[1], 1)
+		out, r, err := Remove([]byte(edited), []Hook{gateStop}, []string{"gate"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Removed) != 0 || string(out) != edited {
+			t.Errorf("%s: removed %q, out:\n%s", edit[1], r.Removed, out)
+		}
+	}
+}
