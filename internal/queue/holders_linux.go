@@ -39,15 +39,8 @@ func Holders(path string) []Holder {
 			continue
 		}
 		seen[pid] = true
-		hs = append(hs, Holder{PID: pid, Command: commandLine(pid)})
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)) // "" when unknown
+		hs = append(hs, Holder{PID: pid, Command: cli.Clip(strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " "), 117, "...")})
 	}
 	return hs
-}
-
-func commandLine(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return ""
-	}
-	return cli.Clip(strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " "), 117, "...")
 }
