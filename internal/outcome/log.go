@@ -1,9 +1,6 @@
-// Package outcome is the gate's outcome log: one JSON line per decision in
-// <state_dir>/outcomes.jsonl, read back by `gate log`, `gate stats` and
-// `gate report`. Each append is one write under outcomes.jsonl.lock, so
-// concurrent gates never interleave lines; a line torn by a killed writer is
-// skipped by Read and fenced off by the next Append. Past MaxSize the log
-// rotates to outcomes.jsonl.1.
+// Package outcome is the gate's log: one JSON line per decision in
+// <state_dir>/outcomes.jsonl, each one write under a lock (no interleaving);
+// a line torn by a killed writer is skipped and fenced off. It rotates to .1.
 package outcome
 
 import (

@@ -51,11 +51,9 @@ func (s *Spend) add(c Check) {
 	s.CostUSD += c.CostUSD
 }
 
-// PromptStats is one prompt's record. A prompt passes a decision when every
-// validator it uses passed in it. Attempts: per session scope, the checks of
-// the prompt up to and including its pass; Unresolved counts scopes whose last
-// check failed. Observed counts the observe-mode stops that checked the prompt,
-// and WouldBlock those where it failed.
+// PromptStats is one prompt's record: it passes a decision when all its validators
+// did. Attempts count, per session scope, its checks up to its pass; Unresolved,
+// scopes whose last check failed; Observed/WouldBlock, observe-mode stops/failures.
 type PromptStats struct {
 	Prompt        string  `json:"prompt"`
 	Checked       int     `json:"checked"`

@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// columns is a stacked column chart, verdicts per time bucket; the charts'
-// geometry is computed here so that the template only places it.
+// columns is a stacked column chart, verdicts per time bucket; the template only places it.
 type columns struct {
 	ID                            string
 	Width, Height                 int

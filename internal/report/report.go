@@ -1,8 +1,5 @@
 // Package report renders the outcome log as one self-contained HTML page
-// (`gate report`): verdicts over time, the prompts and validators that fail
-// most, validator time, halts, and the same per client. The charts are
-// inline SVG placed by html/template: the page loads nothing (its CSP
-// forbids it) and opens from a file.
+// (`gate report`) of inline SVG charts: it loads nothing (its CSP forbids it).
 package report
 
 import (
@@ -219,8 +216,7 @@ func Write(w io.Writer, records []outcome.Record, title string, now time.Time) e
 	}{chartsOf(m, ""), m, shown, clientChart(m), each})
 }
 
-// view is the charts of one model: the whole log's, or one client's, whose
-// chart ids carry prefix.
+// view is the charts of one model: the whole log's, or a client's (ids prefixed).
 type view struct {
 	M                      *model
 	Over                   columns

@@ -1,7 +1,5 @@
-// Package telemetry is the gate's side of exporting verdicts over OTLP:
-// whether it is on, where it goes, and Send, which hands the records to the
-// exporter (gate-otel) within a deadline. It is stdlib only: the SDK, in
-// package otlp, would cost every start of the gate (docs/telemetry.md).
+// Package telemetry is the gate's side of the OTLP export: whether it is on,
+// where it goes, and Send to gate-otel. Stdlib only (docs/telemetry.md).
 package telemetry
 
 import (
@@ -78,10 +76,8 @@ func ExporterPath() (string, error) {
 	return p, nil
 }
 
-// Destination is where an export goes: [telemetry] with the standard
-// OTEL_EXPORTER_OTLP_* variables over it. The SDK reads the variables; a
-// table value is an option only where no variable is set, as an option
-// would override it.
+// Destination is where an export goes: [telemetry] under the OTEL_EXPORTER_OTLP_*
+// variables. The SDK reads those; a table value is an option only where none is set.
 type Destination struct {
 	Protocol    string
 	Endpoint    *url.URL // from the table; nil: the variable's, or the SDK's default
@@ -131,9 +127,8 @@ func firstSet(getenv func(string) string, names ...string) (string, string) {
 	return "", ""
 }
 
-// Pairs reads "k=v,k2=v2", values percent-encoded, as the OTEL_* list
-// variables are written. An entry that is not key=value or does not decode
-// is left out, and err says why the first was.
+// Pairs reads "k=v,k2=v2", values percent-encoded, as OTEL_* lists are written;
+// an entry that is not key=value or does not decode is left out, err says why.
 func Pairs(s string) (pairs map[string]string, err error) {
 	pairs = map[string]string{}
 	for kv := range strings.SplitSeq(s, ",") {

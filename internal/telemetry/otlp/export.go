@@ -1,7 +1,5 @@
-// Package otlp exports the gate's verdicts over OTLP with the OpenTelemetry
-// SDK: a span per stop with a child per validator, and metrics of the same
-// (docs/telemetry.md). Only gate-otel links it (see package telemetry). An
-// export is abandoned at its deadline; a failure never changes a verdict.
+// Package otlp exports verdicts over OTLP with the OpenTelemetry SDK: a span
+// per stop, a child per validator, and metrics (docs/telemetry.md). Only gate-otel links it.
 package otlp
 
 import (
@@ -188,9 +186,8 @@ func optionsOf[O any](d telemetry.Destination, signal string, endpoint, urlPath 
 	return opts
 }
 
-// newResource describes the source: stopgate, the repository, the client.
-// The OTEL_* variables win over the table's attributes, and those over the
-// defaults (resource.New merges left to right).
+// newResource describes the source: stopgate, the repository, the client; the
+// OTEL_* variables win over the table, and it over the defaults (merged left to right).
 func newResource(ctx context.Context, t target, client string) (*resource.Resource, error) {
 	attrs := []attribute.KeyValue{attribute.String(attrServiceName, "stopgate")}
 	name, remote := repository(t.req.Root)
