@@ -435,3 +435,22 @@ func TestReason(t *testing.T) {
 // testSet is the guard's set of src's project, as trust.Base.Guard makes
 // it of the project's part.
 func testSet(src Source) *Set { return New(path.Clean(slash(src.Root)), src.Home, Entries(src)) }
+
+// TestOptionalValues: GNU getopt's optional values (xargs -l[N], -e[EOF];
+// shred's -u takes none) and long options' values (--max-args N) do not
+// swallow the command or the file operand.
+func TestOptionalValues(t *testing.T) {
+	root, set := project(t, nil)
+	for _, cmd := range []string{
+		"shred -u mappings.toml",
+		"echo mappings.toml | xargs -l rm",
+		"echo mappings.toml | xargs -e rm",
+		"echo a | xargs --max-args 1 rm mappings.toml",
+		"echo a | xargs --max-procs 2 rm mappings.toml",
+		"echo a | xargs --delimiter x rm mappings.toml",
+	} {
+		if h := set.CheckBash(cmd, root); h == nil || h.Protected.Show != "mappings.toml" {
+			t.Errorf("%q: hit %v, want mappings.toml", cmd, h)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func init() { rules = sync.OnceValue(writeRules) }
 func writeRules() map[string]rule {
 	rules := map[string]rule{}
 	for names, r := range map[string]rule{
-		"rm rmdir unlink srm wipe": operands(destroy, ""), "shred": operands(destroy, "nsu"),
+		"rm rmdir unlink srm wipe": operands(destroy, ""), "shred": operands(destroy, "ns"),
 		"mv": copies("tS", destroy), "cp": copies("tS", under), "install": installRule, "rsync scp": lastOperand,
 		"ln": operands(under, "tS"), "link tee sponge": operands(under, ""), "mkdir": mkdirRule,
 		"touch": operands(under, "dtr", "date", "reference"), "truncate": operands(under, "sr", "size", "reference"),
@@ -356,7 +356,7 @@ func writer(ws []word) bool {
 
 // xargsRule judges the command xargs runs, alone and with each item read.
 func xargsRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "+IdEeLlnPsa", "arg-file")
+	o := parseOpts(args, "+IdELnPsa", "arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var")
 	repl, from := last(o.val("I", "replace")), last(o.val("a", "arg-file"))
 	if repl == "" && (o.has("replace") || slices.ContainsFunc(args[:len(args)-len(o.ops)], func(w word) bool { return w.text == "-i" })) {
 		repl = "{}"
