@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/regular"
@@ -212,7 +213,10 @@ func unwrap(err error) string {
 }
 
 // everything selects every file, for the record of the whole tree.
-var everything, _ = pattern.Compile([]string{"*"})
+var everything = sync.OnceValue(func() *pattern.Set {
+	s, _ := pattern.Compile([]string{"*"})
+	return s
+})
 
 // maxTree bounds the record of the whole tree: past it none is taken.
 const maxTree = 200_000
@@ -221,7 +225,7 @@ var errTreeSize = fmt.Errorf("more than %d files", maxTree)
 
 // tree is the regular.Stamp (its ctime shows a restored mtime) of every file under root but .git and skip.
 func tree(root string, skip []string) (map[string]State, error) {
-	t, err := walk(root, everything, skip, maxTree, stampState)
+	t, err := walk(root, everything(), skip, maxTree, stampState)
 	if err != nil {
 		return nil, err
 	}

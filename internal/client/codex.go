@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -230,7 +231,7 @@ func codexFault(root, key, access string) (fault, missing string) {
 	return key + " is not there: Codex's sandbox binds an empty file at " + missing, missing
 }
 
-var codexReadLine = regexp.MustCompile(`^("(?:[^"\\]|\\.)*") = "read"\n$`)
+var codexReadLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^("(?:[^"\\]|\\.)*") = "read"\n$`) })
 
 // codexOwn finds the profile init wrote, still its header and "path" = "read" lines: its start and paths.
 func codexOwn(data []byte) (start int, keys []string, ok bool) {
@@ -239,7 +240,7 @@ func codexOwn(data []byte) (start int, keys []string, ok bool) {
 		return 0, nil, false
 	}
 	for l := range strings.Lines(string(data[start+len(codexWallHead):])) {
-		m := codexReadLine.FindStringSubmatch(l)
+		m := codexReadLine().FindStringSubmatch(l)
 		if m == nil {
 			return 0, nil, false
 		}

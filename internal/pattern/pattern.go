@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Set is a list of patterns read as the lines of a .gitignore: a selected
@@ -68,11 +69,11 @@ func compile(raw string) (pat, error) {
 }
 
 // escapeOrClass is an escaped character, or a class up to its "]".
-var escapeOrClass = regexp.MustCompile(`(?s)\\.|\[[^\]]*`)
+var escapeOrClass = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\\.|\[[^\]]*`) })
 
 // bang spells git's class negation [!a] as path.Match's [^a].
 func bang(seg string) string {
-	return escapeOrClass.ReplaceAllStringFunc(seg, func(m string) string {
+	return escapeOrClass().ReplaceAllStringFunc(seg, func(m string) string {
 		if rest, ok := strings.CutPrefix(m, "[!"); ok {
 			return "[^" + rest
 		}

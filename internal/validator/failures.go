@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Output policies ([settings] output, docs/validator-output.md).
@@ -52,7 +53,7 @@ type block struct {
 // failureBlocks finds the failing tests in lines (go test -json, JUnit XML,
 // go test, or the first of formats with any); tail: the last lines are worth showing.
 func failureBlocks(lines []string) (blocks []block, tail bool) {
-	plain := strings.Split(sgr.ReplaceAllString(strings.Join(lines, "\n"), ""), "\n")
+	plain := strings.Split(sgr().ReplaceAllString(strings.Join(lines, "\n"), ""), "\n")
 	finders := []func([]string) []block{goJSONFailures, junitFailures, goFailures}
 	for _, f := range formats {
 		finders = append(finders, f.blocks)
@@ -66,7 +67,7 @@ func failureBlocks(lines []string) (blocks []block, tail bool) {
 }
 
 // sgr matches colour codes.
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var sgr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
 // format is a runner's output: a block runs from a line start accepts to one ends takes, keeping keep's.
 type format struct {
@@ -80,8 +81,8 @@ var formats = []format{
 		u := strings.ToUpper(t)
 		return strings.HasPrefix(t, "not ok") && !strings.Contains(u, "# TODO") && !strings.Contains(u, "# SKIP")
 	}},
-	{start: pytestHeader.MatchString, // pytest's FAILURES and ERRORS: the lines >, E and where, not the code
-		ends: func(l string) bool { return pytestHeader.MatchString(l) || strings.HasPrefix(l, "====") },
+	{start: func(l string) bool { return pytestHeader().MatchString(l) }, // pytest's FAILURES and ERRORS: the lines >, E and where, not the code
+		ends: func(l string) bool { return pytestHeader().MatchString(l) || strings.HasPrefix(l, "====") },
 		keep: func(l string) bool { return indent(l) == 0 }},
 	{start: func(t string) bool { return strings.HasPrefix(t, "FAIL ") && strings.Contains(t, " > ") }, // vitest
 		ends: func(l string) bool { return strings.HasPrefix(l, "⎯") }},
@@ -89,7 +90,7 @@ var formats = []format{
 	{start: func(t string) bool { return failingLine([]byte(t)) }},                                           // any other: lines that read as failing
 }
 
-var pytestHeader = regexp.MustCompile(`^_{3,} .+ _{3,}$`)
+var pytestHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^_{3,} .+ _{3,}$`) })
 
 func prefixed(prefixes ...string) func(string) bool {
 	return func(t string) bool {
