@@ -29,14 +29,12 @@ type Request struct {
 	Records    []outcome.Record
 }
 
-// Enabled reports whether t exports: enabled = true, and not
-// OTEL_SDK_DISABLED=true.
+// Enabled reports whether t exports: enabled = true, not OTEL_SDK_DISABLED=true.
 func Enabled(t config.Telemetry, getenv func(string) string) bool {
 	return t.Enabled && getenv("OTEL_SDK_DISABLED") != "true"
 }
 
-// Send runs the exporter on req, killed at req.Deadline; its error is the
-// exporter's last line on stderr.
+// Send runs the exporter on req, killed at req.Deadline; its error is stderr's last line.
 func Send(req Request) error {
 	bin, err := ExporterPath()
 	if err != nil {
@@ -66,8 +64,7 @@ func Send(req Request) error {
 	return nil
 }
 
-// ExporterPath finds gate-otel beside the running gate (program.Stopgate),
-// never on PATH, which the agent can choose.
+// ExporterPath finds gate-otel beside the gate, never on PATH, which the agent can choose.
 func ExporterPath() (string, error) {
 	p, err := program.Stopgate(hook.Exporter)
 	if err != nil {

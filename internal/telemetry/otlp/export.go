@@ -41,8 +41,8 @@ type target struct {
 	clientVersion string
 }
 
-// Export sends req's records, one resource per client, and returns when the
-// collector has them or at the deadline, with the first error.
+// Export sends req's records, a resource per client, returning the first error
+// once the collector has them or at the deadline.
 func Export(req telemetry.Request, getenv func(string) string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), req.Deadline)
 	defer cancel()
@@ -93,8 +93,7 @@ func export(ctx context.Context, t target) error {
 	}
 }
 
-// exportClient sends one client's records through providers of their own,
-// whose shutdown is the flush.
+// exportClient sends one client's records by providers whose shutdown is the flush.
 func exportClient(ctx context.Context, t target, dest telemetry.Destination, client string, records []outcome.Record) error {
 	deadline := t.req.Deadline
 	res, err := newResource(ctx, t, client)
@@ -254,8 +253,7 @@ func repository(root string) (name, remote string) {
 	return name, ""
 }
 
-// clientVersion is the client's version from the transcript's tail, where
-// Claude Code writes it on each line.
+// clientVersion is the client's version from the transcript's tail (on each line).
 func clientVersion(transcript string) string {
 	if transcript == "" {
 		return ""

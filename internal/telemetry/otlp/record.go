@@ -13,9 +13,8 @@ import (
 	"github.com/stopgate/stopgate/internal/outcome"
 )
 
-// stopSpans writes r as a span with a child per validator. The validators
-// ran side by side until the record's time: the span starts the longest's
-// duration before it.
+// stopSpans writes r as a span with a child per validator; they ran side by
+// side, so the span starts the longest's duration before the record's time.
 func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 	end := r.Time
 	var longest time.Duration
@@ -33,11 +32,10 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 		attribute.StringSlice(attrPrompts, r.Prompts),
 		attribute.Int("stopgate.validators.failed", failed(r)),
 	}
-	if r.Agent != "" {
-		attrs = append(attrs, attribute.String("stopgate.agent.id", r.Agent))
-	}
-	if r.Cause != "" {
-		attrs = append(attrs, attribute.String(attrCause, r.Cause))
+	for _, kv := range [][2]string{{"stopgate.agent.id", r.Agent}, {attrCause, r.Cause}} {
+		if kv[1] != "" {
+			attrs = append(attrs, attribute.String(kv[0], kv[1]))
+		}
 	}
 	if len(r.Reconciled) > 0 {
 		var ps []string
@@ -96,6 +94,7 @@ func result(c outcome.Check) string {
 	return "failed"
 }
 
+// failed counts r's checks that ran and failed.
 func failed(r outcome.Record) int {
 	n := 0
 	for _, c := range r.Checks {
