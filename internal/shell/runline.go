@@ -49,6 +49,8 @@ func (r *resolver) named(run string) {
 	if err != nil {
 		return
 	}
+	// Quotes and $CLAUDE_PROJECT_DIR expanded, the usual spellings of a run line.
+	cfg := &expand.Config{Env: expand.ListEnviron("CLAUDE_PROJECT_DIR=" + r.Root), NoUnset: true}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 {
@@ -56,9 +58,13 @@ func (r *resolver) named(run string) {
 		}
 		args := make([]string, len(c.Args))
 		for i, w := range c.Args {
-			args[i] = w.Lit()
+			args[i], _ = expand.Literal(cfg, w)
 		}
-		prog := args[0]
+		i, ok := Unwrap(args) // timeout 5 x.sh, env A=1 x.sh
+		if !ok || i >= len(args) {
+			return true
+		}
+		prog, args := args[i], args[i:]
 		if base, ok := Interpreter(path.Base(prog)); ok {
 			prog, _ = interpreterOperand(Interps[base], args[1:])
 		} else if IsShell(path.Base(prog)) || prog == "." || prog == "source" {

@@ -246,3 +246,26 @@ func TestStoppedLineNamesItsFiles(t *testing.T) {
 		t.Errorf("Files = %v, want %s", got, want)
 	}
 }
+
+// TestStoppedLineNamesQuoted: the run line's programs are named in their
+// usual spellings, quoted, through $CLAUDE_PROJECT_DIR or after a wrapper,
+// when its analysis stops (here past the step bound in a sourced loop).
+func TestStoppedLineNamesQuoted(t *testing.T) {
+	root := projectDir(t)
+	os.WriteFile(filepath.Join(root, "validators/lib.sh"), []byte("while :; do :; done\n"), 0o644)
+	for _, run := range []string{
+		`. validators/lib.sh; "$CLAUDE_PROJECT_DIR"/scripts/check.sh`,
+		`. validators/lib.sh; "${CLAUDE_PROJECT_DIR}/scripts/check.sh" --strict`,
+		`. validators/lib.sh; 'scripts/check.sh'`,
+		`. validators/lib.sh && timeout 5 scripts/check.sh`,
+		`. validators/lib.sh; env A=1 scripts/check.sh`,
+	} {
+		var got []string
+		for _, f := range Files(run, root) {
+			got = append(got, strings.TrimPrefix(f.Path, root+"/"))
+		}
+		if want := "validators/lib.sh scripts/check.sh"; strings.Join(got, " ") != want {
+			t.Errorf("Files(%q) = %v, want %s", run, got, want)
+		}
+	}
+}
