@@ -51,6 +51,7 @@ func (r *resolver) named(run string) {
 	}
 	// Quotes and $CLAUDE_PROJECT_DIR expanded, the usual spellings of a run line.
 	cfg := &expand.Config{Env: expand.ListEnviron("CLAUDE_PROJECT_DIR=" + r.Root), NoUnset: true}
+	dir := r.Root // after a cd; a program is named from the root too (a subshell's cd ends)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 {
@@ -65,13 +66,22 @@ func (r *resolver) named(run string) {
 			return true
 		}
 		prog, args := args[i], args[i:]
+		if prog == "cd" && len(args) == 2 {
+			dir = Abs(args[1], dir)
+			return true
+		}
 		if base, ok := Interpreter(path.Base(prog)); ok {
 			prog, _ = interpreterOperand(Interps[base], args[1:])
 		} else if IsShell(path.Base(prog)) || prog == "." || prog == "source" {
 			_, prog, _ = shellOperand(args[1:])
 		}
-		if p := Abs(prog, r.Root); strings.Contains(prog, "/") && !strings.ContainsAny(prog, "*?[") && Within(p, r.Root) && p != r.Root {
-			r.add(File{Path: p})
+		if !strings.Contains(prog, "/") || strings.ContainsAny(prog, "*?[") {
+			return true
+		}
+		for _, p := range []string{Abs(prog, dir), Abs(prog, r.Root)} {
+			if Within(p, r.Root) && p != r.Root {
+				r.add(File{Path: p})
+			}
 		}
 		return true
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -267,5 +268,11 @@ func TestStoppedLineNamesQuoted(t *testing.T) {
 		if want := "validators/lib.sh scripts/check.sh"; strings.Join(got, " ") != want {
 			t.Errorf("Files(%q) = %v, want %s", run, got, want)
 		}
+	}
+	// After a cd, a program is named from there, and from the root too
+	// (a subshell's cd ends with it): over-protection only.
+	run := `. validators/lib.sh && cd scripts && ./check.sh`
+	if fs := Files(run, root); !slices.ContainsFunc(fs, func(f File) bool { return f.Path == filepath.Join(root, "scripts/check.sh") }) {
+		t.Errorf("Files(%q) = %v, want scripts/check.sh among them", run, fs)
 	}
 }
