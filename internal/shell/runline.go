@@ -65,17 +65,12 @@ func (r *resolver) named(run string) {
 		if !ok || i >= len(args) {
 			return true
 		}
-		prog, args := args[i], args[i:]
-		if prog == "cd" && len(args) == 2 {
+		if args = args[i:]; args[0] == "cd" && len(args) == 2 {
 			dir = Abs(args[1], dir)
 			return true
 		}
-		if base, ok := Interpreter(path.Base(prog)); ok {
-			prog, _ = interpreterOperand(Interps[base], args[1:])
-		} else if IsShell(path.Base(prog)) || prog == "." || prog == "source" {
-			_, prog, _ = shellOperand(args[1:])
-		}
-		if !strings.Contains(prog, "/") || strings.ContainsAny(prog, "*?[") {
+		prog, _, _, _ := command(args)
+		if prog == "" {
 			return true
 		}
 		for _, p := range []string{Abs(prog, dir), Abs(prog, r.Root)} {
@@ -192,28 +187,41 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	case s.Zero != "":
 		return nil
 	}
-	prog, rest, shell := args[0], args[1:], false
-	if IsShell(name) {
-		shell = true
-		code, script, i := shellOperand(args[1:])
-		if code != "" {
-			s.Script(code, hc.Dir, "", nil, nil, nil)
-			return nil
-		}
-		prog, rest = script, args[1+i:]
-	} else if base, ok := Interpreter(name); ok {
-		script, i := interpreterOperand(Interps[base], args[1:])
-		prog, rest = script, args[1+i:]
-	} else if !strings.Contains(prog, "/") {
-		return nil // looked up in PATH, not in the project
+	prog, rest, shell, code := command(args)
+	if code != "" {
+		s.Script(code, hc.Dir, "", nil, nil, nil)
+		return nil
 	}
-	if prog == "" || unknown(prog) || strings.ContainsAny(prog, "*?[") {
-		return nil // a glob of the run line: the agent's files
-	}
-	if p := Abs(prog, hc.Dir); Within(p, r.Root) && p != r.Root {
+	if p := Abs(prog, hc.Dir); prog != "" && Within(p, r.Root) && p != r.Root {
 		r.program(s, p, hc.Dir, rest, shell)
 	}
 	return nil
+}
+
+// command is the project program args (unwrapped) runs, with its
+// arguments: a shell's or an interpreter's script (code: a shell's -c
+// text), else a path. prog is "" for a program looked up in PATH, and for
+// a glob of the run line (the agent's files).
+func command(args []string) (prog string, rest []string, shell bool, code string) {
+	name := path.Base(args[0])
+	base, interpreted := Interpreter(name)
+	switch {
+	case IsShell(name) || name == "." || name == "source":
+		c, script, i := shellOperand(args[1:])
+		if c != "" {
+			return "", nil, true, c
+		}
+		prog, rest, shell = script, args[1+i:], true
+	case interpreted:
+		script, i := interpreterOperand(Interps[base], args[1:])
+		prog, rest = script, args[1+i:]
+	case strings.Contains(args[0], "/"):
+		prog, rest = args[0], args[1:]
+	}
+	if prog == "" || unknown(prog) || strings.ContainsAny(prog, "*?[") {
+		return "", nil, false, ""
+	}
+	return prog, rest, shell, ""
 }
 
 // The resolver judges nothing else: a sourced file is read as far as it can be.
