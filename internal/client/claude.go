@@ -6,9 +6,8 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-// Claude is Claude Code, the reference: hook.Parse decodes its inputs and
-// its answers are written as they are (its dialect is nil); its record is
-// the JSONL transcript package transcript reads.
+// Claude is Claude Code, the reference: hook.Parse decodes its inputs and its answers are written as they are (its
+// dialect is nil); its record is the JSONL transcript package transcript reads.
 var Claude = &Client{
 	Name: "claude", Title: "Claude Code",
 	HookFile: ".claude/settings.json",

@@ -1,6 +1,5 @@
-// Package client holds every agent client stopgate gates, one file and one
-// Client value each, listed in All; Claude Code is the reference
-// (docs/clients.md, "Adding a client").
+// Package client holds every agent client stopgate gates, one file and one Client value each, listed in All; Claude
+// Code is the reference (docs/clients.md, "Adding a client").
 package client
 
 import (
@@ -8,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,10 +62,8 @@ var Names = func() []string {
 
 // Named returns the client of name; nil when there is none.
 func Named(name string) *Client {
-	for _, c := range All {
-		if c.Name == name {
-			return c
-		}
+	if i := slices.IndexFunc(All, func(c *Client) bool { return c.Name == name }); i >= 0 {
+		return All[i]
 	}
 	return nil
 }
@@ -196,8 +194,13 @@ func (c *Client) Commands(file string, data []byte) []string {
 	if c.IsPlugin() && file == c.HookFile {
 		return pluginCommands(data)
 	}
+	return jsonCommands(data)
+}
+
+// jsonCommands returns every string under a "command" or "bash" key of data; not JSON: none.
+func jsonCommands(data []byte) []string {
 	var v any
-	json.Unmarshal(data, &v) // not JSON: none
+	json.Unmarshal(data, &v)
 	return commandsIn(v)
 }
 

@@ -12,11 +12,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -27,8 +25,8 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Codex is OpenAI Codex: Claude Code's events, fields and answers; no read tool (a Bash command reads
-// what the guard's dry run of it reads).
+// Codex is OpenAI Codex: Claude Code's events, fields and answers; no read tool (a Bash command reads what the
+// guard's dry run of it reads).
 var Codex = &Client{
 	Name: "codex", Title: "Codex",
 	HookFile: ".codex/hooks.json",
@@ -169,8 +167,8 @@ const (
 	codexDefault  = "default_permissions = \"" + codexProfile + "\"\n"
 )
 
-// codexReadOnly returns the paths the profile keeps read-only, as Codex takes them (codexFault): a glob
-// as its folder, a symlink as its target, a path not there left out but a folder, which Up makes.
+// codexReadOnly returns the paths the profile keeps read-only, as Codex takes them (codexFault): a glob as its
+// folder, a symlink as its target, a path not there left out but a folder, which Up makes.
 func codexReadOnly(root string, paths []Path) []string {
 	out := []string{".codex"}
 	realRoot, _ := filepath.EvalSymlinks(root)
@@ -202,8 +200,8 @@ func codexReadOnly(root string, paths []Path) []string {
 	})
 }
 
-// codexFault says what Codex (0.171.0) does with the entry key = access ("" takes it): a glob but "/**"
-// stops Codex; a path not there is bound as an empty file at its first missing folder, missing.
+// codexFault says what Codex (0.171.0) does with the entry key = access ("" takes it): a glob but "/**" stops Codex;
+// a path not there is bound as an empty file at its first missing folder, missing.
 func codexFault(root, key, access string) (fault, missing string) {
 	if access == "deny" || strings.HasPrefix(key, ":") || key == "." {
 		return "", ""
@@ -231,23 +229,18 @@ func codexFault(root, key, access string) (fault, missing string) {
 	return key + " is not there: Codex's sandbox binds an empty file at " + missing, missing
 }
 
-var codexReadLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^("(?:[^"\\]|\\.)*") = "read"\n$`) })
-
 // codexOwn finds the profile init wrote, still its header and "path" = "read" lines: its start and paths.
 func codexOwn(data []byte) (start int, keys []string, ok bool) {
 	start = bytes.LastIndex(data, []byte(codexWallHead))
 	if start < 0 {
 		return 0, nil, false
 	}
-	for l := range strings.Lines(string(data[start+len(codexWallHead):])) {
-		m := codexReadLine().FindStringSubmatch(l)
-		if m == nil {
-			return 0, nil, false
-		}
-		key, _ := strconv.Unquote(m[1])
-		keys = append(keys, key)
+	tail := string(data[start+len(codexWallHead):])
+	md, err := toml.Decode(tail, new(map[string]any))
+	for _, k := range md.Keys() {
+		keys = append(keys, k[0])
 	}
-	return start, keys, true
+	return start, keys, err == nil && codexEntries(keys) == tail
 }
 
 // dropCodexFaults drops the entries Codex does not take from a profile an older init wrote; it says which.
@@ -319,6 +312,14 @@ func codexEntries(paths []string) string {
 	return b.String()
 }
 
+// legacy says what the config's sandbox_mode does; "": it sets none.
+func (st codexState) legacy() string {
+	if st.sandboxMode == "" {
+		return ""
+	}
+	return "sandbox_mode = " + strconv.Quote(st.sandboxMode) + " makes Codex use its older sandbox settings"
+}
+
 // mergeCodexWall returns data with the wall added, every byte kept; note says why it was left alone.
 func mergeCodexWall(data []byte, want []string) (out []byte, added []string, note string, err error) {
 	st, err := inspectCodex(data)
@@ -326,8 +327,8 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 		return nil, nil, "", err
 	}
 	switch {
-	case st.sandboxMode != "":
-		return data, nil, "sandbox_mode = " + strconv.Quote(st.sandboxMode) + " makes Codex use its older sandbox settings instead of the permission profile", nil
+	case st.legacy() != "":
+		return data, nil, st.legacy() + " instead of the permission profile", nil
 	case st.profile != "" && st.profile != codexProfile:
 		return data, nil, "default_permissions = " + strconv.Quote(st.profile) + " selects another permission profile", nil
 	}
@@ -399,11 +400,7 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 	if err := settings.WriteFile(path, out); err != nil {
 		return fmt.Errorf("writing %s: %w", codexConfig, err)
 	}
-	did := "added"
-	if len(added) == 0 {
-		did = "entries Codex does not take removed"
-	}
-	fmt.Fprintf(w, "%s: Codex's sandbox wall: %s\n", codexConfig, did)
+	fmt.Fprintf(w, "%s: Codex's sandbox wall: %s\n", codexConfig, map[bool]string{true: "added", false: "entries Codex does not take removed"}[len(added) > 0])
 	for _, a := range added {
 		fmt.Fprintf(w, "  + %s\n", a)
 	}
@@ -416,12 +413,11 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 func (codexWall) Check(getenv func(string) string, root string, paths []Path) []Finding {
 	var out []Finding
 	user := filepath.Join(cmp.Or(getenv("CODEX_HOME"), filepath.Join(getenv("HOME"), ".codex")), "config.toml")
-	if data, err := settings.ReadIfThere(user); err == nil && data != nil {
-		if st, err := inspectCodex(data); err == nil && st.sandboxMode != "" {
-			out = append(out, Finding{Loc: user, Warning: true,
-				Msg:  "sandbox_mode = " + strconv.Quote(st.sandboxMode) + ": Codex uses its older sandbox settings instead of the permission profile: Codex's wall is down",
-				Hint: "remove sandbox_mode, or keep it knowing the guard alone stands"})
-		}
+	data, _ := os.ReadFile(user) // none, or not TOML: it sets no sandbox_mode
+	if st, _ := inspectCodex(data); st.sandboxMode != "" {
+		out = append(out, Finding{Loc: user, Warning: true,
+			Msg:  "sandbox_mode = " + strconv.Quote(st.sandboxMode) + ": Codex uses its older sandbox settings instead of the permission profile: Codex's wall is down",
+			Hint: "remove sandbox_mode, or keep it knowing the guard alone stands"})
 	}
 	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(codexConfig)))
 	if err != nil {
@@ -432,12 +428,9 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 		return append(out, Finding{Loc: codexConfig, Msg: "not TOML: " + err.Error(), Hint: "fix it by hand, then run gate init --client codex again"})
 	}
 	want := codexReadOnly(root, paths)
-	var down []string
-	switch {
-	case st.sandboxMode != "":
-		down = append(down, "sandbox_mode = "+strconv.Quote(st.sandboxMode)+" makes Codex use its older sandbox settings")
-	case st.profile != codexProfile:
-		down = append(down, "default_permissions is not "+strconv.Quote(codexProfile))
+	down := []string{st.legacy()}
+	if st.legacy() == "" && st.profile != codexProfile {
+		down[0] = "default_permissions is not " + strconv.Quote(codexProfile)
 	}
 	if lack := st.lacking(want); len(lack) > 0 {
 		down = append(down, "the permission profile "+codexProfile+" does not keep "+strings.Join(lack, ", ")+" read-only")
@@ -445,7 +438,7 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	if h := st.holes(want); len(h) > 0 {
 		down = append(down, "the permission profile "+codexProfile+" makes "+strings.Join(h, ", ")+" writable inside a protected path")
 	}
-	for _, msg := range down {
+	for _, msg := range slices.DeleteFunc(down, func(m string) bool { return m == "" }) {
 		out = append(out, Finding{Loc: codexConfig, Warning: true, Msg: msg + ": Codex's wall is down, so the agent's shell can write the protected set in ways the guard cannot see",
 			Hint: `"gate init --client codex" adds the permission profile and keeps the rest of the file`})
 	}
@@ -455,27 +448,22 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	return out
 }
 
-// codexFaults are the entries Codex does not take: an error where Codex or bubblewrap refuses (two
-// entries at one missing folder), a warning where a folder cannot be made.
+// codexFaults are the entries Codex does not take: an error where Codex or bubblewrap refuses (two entries at one
+// missing folder), a warning where a folder cannot be made.
 func codexFaults(root string, fs map[string]any) []Finding {
-	var faults []string
+	hint := `run "gate init --client codex" again, which writes only entries Codex takes, or fix the entry by hand`
+	var out []Finding
 	at := map[string][]string{} // missing folder → its entries' faults
 	add := func(key string, access any) {
 		a, _ := access.(string)
-		fault, missing := codexFault(root, key, a)
-		switch {
-		case missing != "":
+		if fault, missing := codexFault(root, key, a); missing != "" {
 			at[missing] = append(at[missing], fault)
-		case fault != "":
-			faults = append(faults, fault)
+		} else if fault != "" {
+			out = append(out, Finding{Loc: codexConfig, Msg: fault, Hint: hint})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(fs)) {
 		scoped, ok := fs[k].(map[string]any)
-		if !ok {
-			add(k, fs[k])
-			continue
-		}
 		for _, sub := range slices.Sorted(maps.Keys(scoped)) {
 			switch {
 			case k == ":project_roots" || k == ":workspace_roots":
@@ -484,11 +472,9 @@ func codexFaults(root string, fs map[string]any) []Finding {
 				add(path.Join(k, sub), scoped[sub])
 			}
 		}
-	}
-	hint := `run "gate init --client codex" again, which writes only entries Codex takes, or fix the entry by hand`
-	var out []Finding
-	for _, f := range faults {
-		out = append(out, Finding{Loc: codexConfig, Msg: f, Hint: hint})
+		if !ok {
+			add(k, fs[k])
+		}
 	}
 	for missing, fs := range at {
 		f := Finding{Loc: codexConfig, Warning: len(fs) == 1, Msg: strings.Join(fs, "; "), Hint: hint}
@@ -504,8 +490,7 @@ func codexFaults(root string, fs map[string]any) []Finding {
 // Remove is mergeCodexWall's inverse while the profile is as init wrote it; r.Left names what changed.
 func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings.Removal, gone bool, err error) {
 	out, r.Removed, r.Left, err = removeCodexWall(data)
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[toml.ParseError](err); ok {
 		return nil, r, false, settings.ErrorAt(data, pe.Position.Start, "%s", pe.Message)
 	}
 	return out, r, len(bytes.TrimSpace(out)) == 0, err

@@ -16,8 +16,8 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Copilot is GitHub Copilot CLI: its native file's camelCase payloads do not name their event (init
-// passes --event); the Claude-shaped one's have Copilot's tools. Only JSON blocks.
+// Copilot is GitHub Copilot CLI: its native file's camelCase payloads do not name their event (init passes --event);
+// the Claude-shaped one's have Copilot's tools. Only JSON blocks.
 var Copilot = &Client{
 	Name: "copilot", Title: "Copilot CLI",
 	HookFile: ".github/hooks/stopgate.json",
@@ -227,17 +227,12 @@ func (c hookEntry) run() string { return cmp.Or(c.Bash, c.Command) }
 func (v versionedFormat) parse(data []byte) (*versionedFile, error) {
 	var f versionedFile
 	err := json.Unmarshal(data, &f)
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return nil, settings.ErrorAt(data, max(int(se.Offset)-1, 0), "%s", se.Error()) // Offset is past the bad byte
-	case errors.As(err, &te):
+	} else if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		return nil, settings.ErrorAt(data, int(te.Offset), "%s is a JSON %s, not what %s reads", te.Field, te.Value, v.title)
-	case err != nil:
-		return nil, err
 	}
-	return &f, nil
+	return &f, err
 }
 
 // registered reports, for each wanted hook, whether the file runs its program.
@@ -281,11 +276,7 @@ func (v versionedFormat) merge(data []byte, want []settings.Hook) ([]byte, []set
 			continue
 		}
 		h := want[i]
-		var buf bytes.Buffer // not Marshal: it would write the launcher's && as \u0026\u0026
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.Encode(v.entry(h))
-		f.Hooks[h.Event] = append(f.Hooks[h.Event], bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		f.Hooks[h.Event] = append(f.Hooks[h.Event], json.RawMessage(settings.Quote(v.entry(h))))
 		added = append(added, h)
 	}
 	if len(added) == 0 {

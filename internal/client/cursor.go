@@ -2,7 +2,6 @@ package client
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,10 +133,8 @@ func cursorFix(m payload, _ string) (more, error) {
 
 // cursorOwnHooks steps Claude Code's registration aside when .cursor/hooks.json runs stopgate too.
 func cursorOwnHooks(in *hook.Input) error {
-	data, _ := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile)))
-	var v any
-	json.Unmarshal(data, &v) // none, or not JSON: the Claude registration judges
-	for _, c := range commandsIn(v) {
+	data, _ := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile))) // none: the Claude registration judges
+	for _, c := range jsonCommands(data) {
 		if slices.Contains(hook.Programs, settings.Program(c)) {
 			return fmt.Errorf("cursor runs stopgate from %s, which judges this %s: %w", cursorHookFile, in.ClientEvent, ErrIgnored)
 		}

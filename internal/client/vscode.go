@@ -8,8 +8,8 @@ import (
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-// VSCode is VS Code's agent mode, tested on its documented shapes and source; it runs Copilot CLI's and
-// Claude Code's registrations (Runs) with one input per event, judged once (hook.Input.StopID).
+// VSCode is VS Code's agent mode, tested on its documented shapes and source; it runs Copilot CLI's and Claude Code's
+// registrations (Runs) with one input per event, judged once (hook.Input.StopID).
 var VSCode = &Client{
 	Name: "vscode", Title: "VS Code agent mode",
 	Runs:     []*Client{Claude, Copilot},

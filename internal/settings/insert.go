@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// add inserts v as the last item of the container at path below root: the
-// member key: v, or with key "" an element; missing containers of path are
-// inserted around it. The caller has checked the shapes.
+// add inserts v as the last item of the container at path below root: the member key: v, or with key "" an element;
+// missing containers of path are inserted around it. The caller has checked the shapes.
 func add(text []byte, root *node, path []string, key string, v any) []byte {
 	c, multi := root, true // a new top-level member gets a line of its own
 	spaced := spacedColons(text, root)
@@ -24,8 +23,7 @@ func add(text []byte, root *node, path []string, key string, v any) []byte {
 	return appendItem(text, c, multi, spaced, key, v)
 }
 
-// nest is v inside new objects named by path, the innermost an object of
-// key: v, or with key "" an array of v.
+// nest is v inside new objects named by path, the innermost an object of key: v, or with key "" an array of v.
 func nest(path []string, key string, v any) any {
 	var inner any = []any{v}
 	if key != "" {
@@ -55,9 +53,8 @@ func groupOf(h Hook) group {
 	return group{h.Matcher, []command{{"command", h.Command, h.Timeout, h.StatusMessage, h.OnFailure}}}
 }
 
-// layoutOf reads how a container is written, from its first item: one
-// item per line (multi) and how indented, or all on one line; an empty one
-// is multi when its brackets are on lines of their own.
+// layoutOf reads how a container is written, from its first item: one item per line (multi) and how indented, or all
+// on one line; an empty one is multi when its brackets are on lines of their own.
 func layoutOf(text []byte, c *node) (multi bool, indent string) {
 	if c.items() == 0 {
 		return bytes.ContainsRune(text[c.start:c.end], '\n'), ""
@@ -69,8 +66,8 @@ func layoutOf(text []byte, c *node) (multi bool, indent string) {
 	return true, lineIndent(text, first)
 }
 
-// appendItem inserts key: v (or, with key "", the element v) as the last
-// item of c; an empty c takes its parent's layout (parentMulti).
+// appendItem inserts key: v (or, with key "", the element v) as the last item of c; an empty c takes its parent's
+// layout (parentMulti).
 func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v any) []byte {
 	unit := indentUnit(text)
 	multi, indent := layoutOf(text, c)
@@ -122,19 +119,21 @@ func spacedColons(text []byte, root *node) bool {
 	return strings.IndexByte(" \t\n", text[colon+1]) >= 0
 }
 
-// render is key: v (or, with key "", v) in JSON: one item a line below
-// indent (multi), or on one line, spaced or not.
+// render is key: v (or, with key "", v) in JSON: one item a line below indent (multi), or on one line, spaced or not.
 func render(key string, v any, multi, spaced bool, indent, unit string) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a command reads the same in the file as in a terminal
-	if multi {
+	if !multi && spaced {
+		indent, unit = "", "\t" // an indent's line breaks and tabs, which no JSON string holds raw, become spaces
+	}
+	if multi || spaced {
 		enc.SetIndent(indent, unit)
 	}
 	enc.Encode(v)
 	out := strings.TrimSuffix(b.String(), "\n")
 	if !multi && spaced {
-		out = spaceOut(out)
+		out = strings.NewReplacer(",\n", ", ", "\n", "", "\t", "").Replace(out)
 	}
 	if key == "" {
 		return out
@@ -145,25 +144,5 @@ func render(key string, v any, multi, spaced bool, indent, unit string) string {
 	return Quote(key) + ":" + out
 }
 
-// spaceOut puts a space after each comma and colon of compact JSON outside strings.
-func spaceOut(compact string) string {
-	var b strings.Builder
-	in := false
-	for i := 0; i < len(compact); i++ {
-		c := compact[i]
-		b.WriteByte(c)
-		switch {
-		case in && c == '\\':
-			i++
-			b.WriteByte(compact[i])
-		case c == '"':
-			in = !in
-		case !in && (c == ',' || c == ':'):
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
-}
-
-// Quote writes s as a JSON string without HTML escaping.
-func Quote(s string) string { return render("", s, false, false, "", "") }
+// Quote writes v as compact JSON without HTML escaping.
+func Quote(v any) string { return render("", v, false, false, "", "") }

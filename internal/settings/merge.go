@@ -1,7 +1,6 @@
-// Package settings edits a Claude Code settings file as a careful person
-// does by hand: an edit only inserts or cuts, keeping every other byte, in
-// the file's own layout. Text that is not JSON, or not shaped as the
-// client expects, is refused with an *Error naming line and column.
+// Package settings edits a Claude Code settings file as a careful person does by hand: an edit only inserts or cuts,
+// keeping every other byte, in the file's own layout. Text that is not JSON, or not shaped as the client expects, is
+// refused with an *Error naming line and column.
 package settings
 
 import (
@@ -33,8 +32,8 @@ func (h Hook) String() string {
 	return h.Event + " (" + h.Matcher + ") → " + Program(h.Command)
 }
 
-// Found says whether, and where, a wanted hook is registered: a command
-// running its program, for its event, under matchers covering its tools.
+// Found says whether, and where, a wanted hook is registered: a command running its program, for its event, under
+// matchers covering its tools.
 type Found struct {
 	Hook
 	Registered bool   // every tool of the matcher is covered
@@ -48,8 +47,8 @@ type Found struct {
 // Lookup reports, for each wanted hook, whether data registers it.
 func Lookup(data []byte, want []Hook) ([]Found, error) { return Parse(data).Lookup(want) }
 
-// Merge returns data with each wanted hook not registered added as a new
-// matcher group, last, of the tools no group covers; and those hooks.
+// Merge returns data with each wanted hook not registered added as a new matcher group, last, of the tools no group
+// covers; and those hooks.
 func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 	text := normalize(data)
 	var added []Hook

@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// EditAction returns what opencode.json's permission.edit decides for path (from the
-// worktree): the last matching rule's action, "" if none; a string permission or edit is
-// the action for every path (OpenCode 1.18.33).
+// EditAction returns what opencode.json's permission.edit decides for path (from the worktree): the last matching
+// rule's action, "" if none; a string permission or edit is the action for every path (OpenCode 1.18.33).
 func EditAction(data []byte, path string) (string, error) {
 	_, root, err := parseObject(data, "opencode.json")
 	if err != nil {
@@ -40,8 +39,8 @@ func wildcard(pattern, path string) bool {
 	return ok
 }
 
-// MergeEditDeny returns data with a "deny" rule last in permission.edit (so it wins) for
-// each pattern not denied yet; note says why a pattern or the whole file was left alone.
+// MergeEditDeny returns data with a "deny" rule last in permission.edit (so it wins) for each pattern not denied yet;
+// note says why a pattern or the whole file was left alone.
 func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, note string, err error) {
 	text, root, err := parseObject(data, "opencode.json")
 	if err != nil {
@@ -101,9 +100,8 @@ func probe(pattern string) string {
 	return pattern
 }
 
-// RemoveEditDeny returns data without the "deny" rules MergeEditDeny added for patterns:
-// the longest run last in permission.edit, in patterns' order, that MergeEditDeny would
-// write back byte for byte once taken out.
+// RemoveEditDeny returns data without the "deny" rules MergeEditDeny added for patterns: the longest run last in
+// permission.edit, in patterns' order, that MergeEditDeny would write back byte for byte once taken out.
 func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []string, err error) {
 	if _, _, _, err := MergeEditDeny(data, nil); err != nil {
 		return nil, nil, err

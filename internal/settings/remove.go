@@ -13,11 +13,10 @@ type Removal struct {
 	Left    []string // each entry of stopgate's that was changed by hand since
 }
 
-// Remove returns data with stopgate's entries taken out where they are
-// still exactly what gate init writes: a group of one command of want, the
-// wall's sandbox keys at its values, the rules of deny; a container this
-// leaves empty goes too, every other byte stays. A group that runs one of
-// programs but differs from every want is left, and named in Left.
+// Remove returns data with stopgate's entries taken out where they are still exactly what gate init writes: a group
+// of one command of want, the wall's sandbox keys at its values, the rules of deny; a container this leaves empty
+// goes too, every other byte stays. A group that runs one of programs but differs from every want is left, and named
+// in Left.
 func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte, Removal, error) {
 	var r Removal
 	d := Parse(data)
@@ -73,15 +72,14 @@ groups: // one removal at a time, each on a fresh parse
 	return text, r, nil
 }
 
-// spelled reports whether object n's keys are all of keys, as spelled:
-// encoding/json takes "Command" for command, the client does not.
+// spelled reports whether object n's keys are all of keys, as spelled: encoding/json takes "Command" for command, the
+// client does not.
 func (n *node) spelled(keys ...string) bool {
 	return !slices.ContainsFunc(n.list(), func(m member) bool { return !slices.Contains(keys, m.key) })
 }
 
-// ownGroup reports whether g is a group gate init wrote for event: a
-// matcher within the hook's, one command of want with its type, command
-// and timeout, a status message or onFailure of any text, nothing else.
+// ownGroup reports whether g is a group gate init wrote for event: a matcher within the hook's, one command of want
+// with its type, command and timeout, a status message or onFailure of any text, nothing else.
 func ownGroup(text []byte, g *node, event string, want []Hook) (Hook, bool) {
 	var own group
 	dec := json.NewDecoder(bytes.NewReader(text[g.start:g.end]))
@@ -99,9 +97,8 @@ func ownGroup(text []byte, g *node, event string, want []Hook) (Hook, bool) {
 	return Hook{}, false
 }
 
-// SameRun reports whether commands a and b are the same: equal, or
-// launchers of the same candidates and arguments, whatever their fallback
-// and form (another stopgate version's).
+// SameRun reports whether commands a and b are the same: equal, or launchers of the same candidates and arguments,
+// whatever their fallback and form (another stopgate version's).
 func SameRun(a, b string) bool {
 	if a == b {
 		return true

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// node is one JSON value and where it lies in the text, so that an edit
-// can insert or cut at a byte offset and leave every other byte alone.
+// node is one JSON value and where it lies in the text, so that an edit can insert or cut at a byte offset and leave
+// every other byte alone.
 type node struct {
 	kind       byte     // '{', '[', '"', or 'v' for any other scalar
 	start, end int      // the value's bytes: text[start:end]
@@ -78,8 +78,8 @@ func (n *node) kindName() string {
 	return "a number"
 }
 
-// Error is a settings file that is not JSON or not shaped as the client
-// expects, at a 1-based line and column (in characters).
+// Error is a settings file that is not JSON or not shaped as the client expects, at a 1-based line and column (in
+// characters).
 type Error struct {
 	Line, Column int
 	Msg          string
@@ -118,8 +118,7 @@ func parseObject(data []byte, name string) ([]byte, *node, error) {
 	return text, root, err
 }
 
-// parse checks text with encoding/json, for its error messages, then
-// builds the tree of byte spans from its tokens.
+// parse checks text with encoding/json, for its error messages, then builds the tree of byte spans from its tokens.
 func parse(text []byte) (*node, error) {
 	if err := json.Unmarshal(text, new(json.RawMessage)); err != nil { // checked, not built
 		if se, ok := errors.AsType[*json.SyntaxError](err); ok {

@@ -76,9 +76,8 @@ func (d *Doc) Wall() (WallStatus, error) {
 	return st, nil
 }
 
-// MergeWall returns data with each sandbox key absent and each rule of deny
-// permissions.deny lacks inserted, and those; a key set against the wall is
-// the user's decision, left as it is and reported in st.
+// MergeWall returns data with each sandbox key absent and each rule of deny permissions.deny lacks inserted, and
+// those; a key set against the wall is the user's decision, left as it is and reported in st.
 func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
 	if st, err = InspectWall(data); err != nil {
 		return nil, nil, st, err
@@ -107,8 +106,8 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallS
 	return text, added, st, nil
 }
 
-// DenyRule is Claude Code's rule denying Edit of path (and the sandbox's writes): "/x" from
-// the project root, "//x" absolute, "~/x" under home; a folder's covers what is in it.
+// DenyRule is Claude Code's rule denying Edit of path (and the sandbox's writes): "/x" from the project root, "//x"
+// absolute, "~/x" under home; a folder's covers what is in it.
 func DenyRule(root, home, path string, dir bool) string {
 	spelled := "/" + path
 	switch {
@@ -129,8 +128,8 @@ func within(path, dir string) bool {
 	return dir != "" && strings.HasPrefix(path, dir+"/")
 }
 
-// Walls is the wall as the client merges its settings files: a later
-// file's key wins, the deny rules and the excluded commands add up.
+// Walls is the wall as the client merges its settings files: a later file's key wins, the deny rules and the excluded
+// commands add up.
 type Walls struct {
 	Files    []WallStatus    // each file's own, in order; empty for one not there
 	Read     int             // how many files were there
@@ -140,8 +139,8 @@ type Walls struct {
 	Excluded []string
 }
 
-// ReadWalls reads the wall from the client's settings files in its order, nil for one not
-// there; bad is the index of one that does not parse.
+// ReadWalls reads the wall from the client's settings files in its order, nil for one not there; bad is the index of
+// one that does not parse.
 func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 	w = Walls{Files: make([]WallStatus, len(files)), Value: map[string]bool{}, From: map[string]int{}}
 	for i, d := range files {
@@ -163,8 +162,8 @@ func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 	return w, -1, nil
 }
 
-// Walled reports whether the settings files (as ReadWalls) wall off what rule denies from the
-// agent's writes: every key as the wall wants it, no command excluded; why says what is missing.
+// Walled reports whether the settings files (as ReadWalls) wall off what rule denies from the agent's writes: every
+// key as the wall wants it, no command excluded; why says what is missing.
 func Walled(files [][]byte, rule string) (walled bool, why string) {
 	docs := make([]*Doc, len(files))
 	for i, data := range files {

@@ -9,8 +9,8 @@ import (
 	"github.com/stopgate/stopgate/internal/atomicfile"
 )
 
-// WriteFile replaces the file at path with data atomically, keeping its
-// permissions (a new one 0644) and, for a symlink, its link.
+// WriteFile replaces the file at path with data atomically, keeping its permissions (a new one 0644) and, for a
+// symlink, its link.
 func WriteFile(path string, data []byte) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
