@@ -49,10 +49,6 @@ type command struct {
 	OnFailure     string `json:"onFailure,omitempty"`
 }
 
-func groupOf(h Hook) group {
-	return group{h.Matcher, []command{{"command", h.Command, h.Timeout, h.StatusMessage, h.OnFailure}}}
-}
-
 // layoutOf reads how a container is written, from its first item: one item per line (multi) and how indented, or all
 // on one line; an empty one is multi when its brackets are on lines of their own.
 func layoutOf(text []byte, c *node) (multi bool, indent string) {

@@ -15,14 +15,12 @@ import (
 
 // Hook is one command registered for an event.
 type Hook struct {
-	Event   string
-	Matcher string // tool-name pattern for tool events ("Read", "Edit|Write"); "" for the others
-	Command string // a shell command line
-	Timeout int    // seconds; 0 leaves the client's default
-	// StatusMessage is what Claude Code shows while the hook runs.
-	StatusMessage string
-	// OnFailure "block": a hook that cannot start, times out or answers wrongly refuses its call.
-	OnFailure string
+	Event         string
+	Matcher       string // tool-name pattern for tool events ("Read", "Edit|Write"); "" for the others
+	Command       string // a shell command line
+	Timeout       int    // seconds; 0 leaves the client's default
+	StatusMessage string // what Claude Code shows while the hook runs
+	OnFailure     string // "block": a hook that cannot start, times out or answers wrongly refuses its call
 }
 
 func (h Hook) String() string {
@@ -62,7 +60,7 @@ func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 			continue
 		}
 		h.Matcher = f[0].Uncovered
-		text = add(text, d.root, []string{"hooks", h.Event}, "", groupOf(h))
+		text = add(text, d.root, []string{"hooks", h.Event}, "", group{h.Matcher, []command{{"command", h.Command, h.Timeout, h.StatusMessage, h.OnFailure}}})
 		added = append(added, h)
 	}
 	if len(added) == 0 {
