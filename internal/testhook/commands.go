@@ -1,14 +1,14 @@
 package testhook
 
 import (
-	"cmp"
+	_ "embed"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
@@ -44,11 +44,11 @@ func (r *runner) start(req request) (reply, error) {
 		ctx = r.brief(st, "")
 	}
 	var old *State
-	err = locked(r.dir, r.session, func(path string) error {
+	err = r.locked(func(path string) error {
 		old, _ = loadRun(path) // replaced, readable or not
 		return queue.WriteJSON(path, st)
 	})
-	return reply{text: r.startText(st, old), context: ctx}, err
+	return reply{text: r.say("start", textData{State: st, Old: old}), context: ctx}, err
 }
 
 // selectTests keeps the tests the filters match, unless one needs a
@@ -98,7 +98,7 @@ func (r *runner) next(request) (reply, error) {
 		return reply{}, err
 	}
 	if st.current() == nil {
-		return reply{text: r.endText(st)}, nil
+		return reply{text: r.say("end", textData{State: st})}, nil
 	}
 	return reply{text: st.handout(), context: r.brief(st, "")}, nil
 }
@@ -176,7 +176,7 @@ func (r *runner) retry(req request) (reply, error) {
 		return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
 	}
 	// It still lacks a variable: skipped again, saying why.
-	return reply{text: resultLines(st, skipped, "")[1:] + "\n" + r.upNext(st)}, nil
+	return reply{text: resultLines(st, skipped, "")[1:] + "\n" + r.say("upNext", textData{State: st})}, nil
 }
 
 // abort ends the run where it stands.
@@ -195,14 +195,14 @@ func (r *runner) abort(request) (reply, error) {
 	return reply{text: fmt.Sprintf("Aborted the run of %s: %s.\n%s writes the report of what ran.", st.File, st.counts(), r.word("report"))}, nil
 }
 
-// show answers status or vars: text of the run as it stands.
-func show(text func(*runner, *State) string) func(*runner, request) (reply, error) {
+// show answers status or vars: text name of the run as it stands.
+func show(name string) func(*runner, request) (reply, error) {
 	return func(r *runner, _ request) (reply, error) {
 		st, err := r.load()
 		if err != nil {
 			return reply{}, err
 		}
-		return reply{text: text(r, st)}, nil
+		return reply{text: r.say(name, textData{State: st})}, nil
 	}
 }
 
@@ -228,7 +228,7 @@ func (r *runner) report(req request) (reply, error) {
 		written = append(written, project.Display(r.root, path))
 	}
 	c := st.counts()
-	return reply{text: reportText(st, written), failed: c.Failed, total: c.Total()}, nil
+	return reply{text: r.say("report", textData{State: st, Written: written}), failed: c.Failed, total: c.Total()}, nil
 }
 
 // finish writes the report of a run that just completed, and says where.
@@ -252,16 +252,6 @@ func writeOut(path string, st *State, render func(*State) ([]byte, error)) error
 		err = queue.WriteFile(path, data)
 	}
 	return err
-}
-
-// update changes the session's run, which must exist.
-func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
-	return update(r.dir, r.session, func(st *State) (*State, error) {
-		if st == nil {
-			return nil, errNoRun
-		}
-		return f(st)
-	})
 }
 
 // load reads the session's run, which must exist, without the lock.
@@ -301,50 +291,13 @@ func joinSome(sep string, parts ...string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
 }
 
-func (r *runner) startText(st *State, old *State) string {
-	var b strings.Builder
-	started := fmt.Sprintf("Started a run of %s from %s (session %s)", cli.Plural(len(st.Tests), "test", "tests"), st.File, st.Session)
-	b.WriteString(joinSome(": ", started, st.Description) + ".\n")
-	if len(st.Filters.Categories)+len(st.Filters.Tags) > 0 {
-		fmt.Fprintf(&b, "Filters: %s.\n", st.Filters)
-	}
-	if old != nil && old.Mode == Running {
-		fmt.Fprintf(&b, "It replaces this session's unfinished run (%s).\n", old.counts())
-	}
-	n, auto := len(st.Tests), "Auto mode: the agent runs the tests by itself; each time it stops, its answer is checked and the next test is handed to it.\n"
-	switch {
-	case !st.Auto:
-		fmt.Fprintf(&b, "%s hands out test 1/%d; %s TEXT checks an answer; %s, %s.", r.word("next"), n, r.word("validate"), r.word("skip"), r.word("status"))
-	case st.Issued:
-		fmt.Fprintf(&b, "%s%s\nTest 1/%d is handed to the agent now.", auto, r.capText(n), n)
-	default:
-		fmt.Fprintf(&b, "%s%s\nType next in Claude Code (session %s) to hand the agent test 1/%d.", auto, r.capText(n), st.Session, n)
-	}
-	return b.String()
-}
-
-// capText says how many tests fit in one turn of an auto run (see stopAnswer).
-func (r *runner) capText(n int) string {
-	per := r.blockCap
-	capNote := fmt.Sprintf("Claude Code allows %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) and the run keeps one in reserve", r.blockCap)
-	if n <= per {
-		return fmt.Sprintf("All %d tests fit in one turn: %s, so %d tests run per turn.", n, capNote, per)
-	}
-	var at []string
-	for i := per; i < n; i += per {
-		at = append(at, fmt.Sprint(i))
-	}
-	return fmt.Sprintf("%s, so %d tests run per turn: this run pauses after test %s; type next in Claude Code to go on each time. Raise CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to pause less.",
-		capNote, per, strings.Join(at, ", "))
-}
-
 // afterResult reports a recorded result and what comes next.
 func (r *runner) afterResult(st *State, judged int, skipped []int) string {
 	s := resultWhys(st, judged) + resultLines(st, skipped, "") + "\n"
 	if st.Mode != Completed {
 		s += fmt.Sprintf("Progress: %s.\n", st.counts())
 	}
-	return joinSome("\n", s+r.upNext(st), r.finish(st))
+	return joinSome("\n", s+r.say("upNext", textData{State: st}), r.finish(st))
 }
 
 // resultLines is a resultLine and end for each of idx, each after a line break.
@@ -371,63 +324,35 @@ func resultWhys(st *State, i int) string {
 	return strings.Join(append([]string{resultLine(st, i)}, st.Results[i].Failures...), "\n  - ")
 }
 
-// upNext says what comes next: the next test, or the run's end.
-func (r *runner) upNext(st *State) string {
-	if st.current() == nil {
-		return r.endText(st)
-	}
-	return fmt.Sprintf("Next is %s.\nType %s for it.", st.testLine(st.Current), r.word("next"))
+//go:embed texts.tmpl
+var texts string
+
+// textData is what texts.tmpl renders: the run, and what some texts add.
+type textData struct {
+	*State
+	Old     *State   // start: the run it replaces
+	Written []string // report: the files written
 }
 
-// endText sums up a run that has no current test.
-func (r *runner) endText(st *State) string {
-	c := st.counts()
-	if st.Mode == Aborted {
-		return fmt.Sprintf("The run was aborted: %s. %s starts a new one.", c, r.startWord())
+// say renders text name of texts.tmpl, the person's words, without a final line break.
+func (r *runner) say(name string, d textData) string {
+	funcs := template.FuncMap{
+		"word": r.word, "startWord": r.startWord, "blockCap": func() int { return r.blockCap },
+		"plural": cli.Plural, "join": strings.Join, "resultWhys": resultWhys,
+		"counts": func(st *State) Counts { return st.counts() }, "current": (*State).current, "testLine": (*State).testLine,
+		"failed": func(st *State) []int { return st.withStatus(Failed) },
+		"mark":   func(s Status) string { return map[Status]string{Passed: "✔", Failed: "✘", Skipped: "-"}[s] },
+		"pauses": func(n int) string { // the tests after which an auto run of n pauses
+			var at []string
+			for i := r.blockCap; i < n; i += r.blockCap {
+				at = append(at, fmt.Sprint(i))
+			}
+			return strings.Join(at, ", ")
+		},
 	}
-	return fmt.Sprintf("Run complete: %s of %d.", c, c.Total())
-}
-
-func (r *runner) statusText(st *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run of %s (session %s, %s): %s%s.\nFilters: %s.\nProgress: %s.\n", st.File, st.Session,
-		map[bool]string{true: "auto", false: "manual"}[st.Auto], st.Mode, map[bool]string{true: ", paused"}[st.Paused], st.Filters, st.counts())
-	for i, res := range st.Results {
-		mark, note := "·", ""
-		switch {
-		case res != nil:
-			mark = map[Status]string{Passed: "✔", Failed: "✘", Skipped: "-"}[res.Status]
-			note = cmp.Or(strings.Join(res.Failures, "; "), res.Reason)
-		case st.Mode == Running && i == st.Current:
-			mark, note = "→", map[bool]string{true: " (handed to the agent)", false: " (current)"}[st.Issued]
-		}
-		if res != nil && res.Status != Passed {
-			note = ": " + note
-		}
-		fmt.Fprintf(&b, "  %s %s%s\n", mark, st.Tests[i].ID, note)
+	if err := template.Must(template.New("").Funcs(funcs).Parse(texts)).ExecuteTemplate(&b, name, d); err != nil {
+		panic(err) // a bug in texts.tmpl, which the tests render whole
 	}
-	if st.Paused && st.Mode == Running {
-		return b.String() + fmt.Sprintf("Paused before the client's cap on blocked stops: type %s to go on.", r.word("next"))
-	}
-	return b.String() + r.upNext(st)
-}
-
-func varsText(_ *runner, st *State) string {
-	if len(st.Vars) == 0 {
-		return "No variables saved yet."
-	}
-	var lines []string
-	for _, n := range slices.Sorted(maps.Keys(st.Vars)) {
-		lines = append(lines, fmt.Sprintf("%s = %s   (saved by %s)", n, st.Vars[n].Value, st.Vars[n].Test))
-	}
-	return strings.Join(lines, "\n")
-}
-
-func reportText(st *State, written []string) string {
-	c := st.counts()
-	s := fmt.Sprintf("%s: %d tests, %s%s.", st.File, c.Total(), c, map[Mode]string{Running: " (still running)", Aborted: " (aborted)"}[st.Mode])
-	for _, i := range st.withStatus(Failed) {
-		s += "\n" + resultWhys(st, i)
-	}
-	return s + "\nWrote " + strings.Join(written, " and ") + "."
+	return strings.TrimSuffix(b.String(), "\n")
 }

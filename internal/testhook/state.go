@@ -373,36 +373,35 @@ func loadRun(path string) (*State, error) {
 	return &st, nil
 }
 
-// update changes session's run under the lock: f gets the run (or nil) and
-// returns the run to write, or nil. It returns the run as it now is. An
-// unreadable run is an error: only init overwrites it.
-func update(stateDir, session string, f func(*State) (*State, error)) (*State, error) {
-	var out *State
-	err := locked(stateDir, session, func(path string) error {
+// update changes the session's run, which must exist, under the lock: f
+// returns the run to write, or nil; update returns the run as it now is.
+func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
+	var st *State
+	err := r.locked(func(path string) error {
 		old, err := loadRun(path)
+		if err == nil && old == nil {
+			err = errNoRun
+		}
 		if err != nil {
 			return err
 		}
-		st, err := f(old)
-		if err != nil || st == nil {
-			out = old
+		if st, err = f(old); err != nil || st == nil {
+			st = old
 			return err
 		}
-		out = st
 		return queue.WriteJSON(path, st)
 	})
-	return out, err
+	return st, err
 }
 
-// locked runs f on the path of session's run, holding the state dir's lock.
-func locked(stateDir, session string, f func(path string) error) error {
-	path := runFile(stateDir, session)
-	return queue.NewLock(filepath.Join(stateDir, queue.LockName)).Do(func() error {
-		dir := filepath.Dir(path)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+// locked runs f on the path of the session's run, holding the state dir's lock.
+func (r *runner) locked(f func(path string) error) error {
+	path := runFile(r.dir, r.session)
+	return queue.NewLock(filepath.Join(r.dir, queue.LockName)).Do(func() error {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		queue.Sweep(dir, queue.Temps)
+		queue.Sweep(filepath.Dir(path), queue.Temps)
 		return f(path)
 	})
 }

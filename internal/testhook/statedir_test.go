@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/cli"
 )
 
 func TestStateDir(t *testing.T) {
@@ -31,7 +33,11 @@ func TestStateDir(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := stateDir(root, tc.flag, root)
+			var got string
+			r, err := newRunner(&cli.Env{Getenv: func(string) string { return "" }, Dir: root}, tc.flag, root)
+			if err == nil {
+				got = r.dir
+			}
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want it to contain %q", err, tc.err)

@@ -113,24 +113,16 @@ type runner struct {
 
 func utcNow() time.Time { return time.Now().UTC() }
 
-// newRunner finds the project root (cwd is the hook input's) and state dir.
+// newRunner finds the project root (cwd is the hook input's) and the state dir
+// mappings.toml names, or the default without one; an unreadable one stops a
+// run (the gate would not look where it is kept).
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	root := project.Root(env.Getenv, cwd, env.Dir)
-	sd, err := stateDir(root, configFile, env.Dir)
-	if err != nil {
+	sd, err := config.ReadStateDir(config.Path(root, configFile, env.Dir), root)
+	if err != nil && !(configFile == "" && errors.Is(err, fs.ErrNotExist)) {
 		return nil, err
 	}
 	return &runner{env: env, root: root, dir: sd, blockCap: config.BlockCap(env.Getenv)}, nil
-}
-
-// stateDir returns the state dir mappings.toml names, or the default without
-// one; an unreadable one stops a run (the gate would not look where it is kept).
-func stateDir(root, configFile, dir string) (string, error) {
-	sd, err := config.ReadStateDir(config.Path(root, configFile, dir), root)
-	if err != nil && !(configFile == "" && errors.Is(err, fs.ErrNotExist)) {
-		return "", err
-	}
-	return sd, nil
 }
 
 // pickSession chooses a command line's run: --session, else
@@ -198,8 +190,8 @@ func (r *runner) rootPath(p string) string {
 // commands are the runner's commands, by canonical name.
 var commands = map[string]func(*runner, request) (reply, error){
 	"init": (*runner).start, "next": (*runner).next, "validate": (*runner).record, "skip": (*runner).record,
-	"retry": (*runner).retry, "status": show((*runner).statusText), "report": (*runner).report,
-	"vars": show(varsText), "abort": (*runner).abort,
+	"retry": (*runner).retry, "status": show("status"), "report": (*runner).report,
+	"vars": show("vars"), "abort": (*runner).abort,
 }
 
 // shortForms are the short forms of commands.
@@ -465,8 +457,8 @@ func errText(lead string, err error) string {
 func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	now, judged := utcNow(), -1 // -1: no result recorded
 	var skipped []int
-	st, err := update(r.dir, r.session, func(st *State) (*State, error) {
-		if st == nil || !r.answers(st) || st.Auto != auto {
+	st, err := r.update(func(st *State) (*State, error) {
+		if !r.answers(st) || st.Auto != auto {
 			return nil, nil
 		}
 		if !auto {
@@ -489,10 +481,12 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		return st, nil
 	})
 	switch {
+	case errors.Is(err, errNoRun): // gone since stopHook read it
+		return nil
 	case err != nil || judged < 0:
 		return err
 	case st.Mode == Completed:
-		msg := fmt.Sprintf("stopgate testhook: %s. %s", resultLine(st, judged), r.endText(st))
+		msg := fmt.Sprintf("stopgate testhook: %s. %s", resultLine(st, judged), r.say("end", textData{State: st}))
 		return r.answer.Write(hook.Output{SystemMessage: joinSome(" ", msg, r.finish(st))})
 	case st.Paused:
 		return r.answer.Write(hook.Output{SystemMessage: fmt.Sprintf(
