@@ -1,8 +1,6 @@
-// Package detect is the detect hook (docs/architecture.md): it arms a
-// prompt's validators when the agent reads a mapped prompt or invokes a
-// mapped command, and is the tamper guard at PreToolUse (guard.go). Bad
-// input or config: one line on stderr, exit 1, nothing enqueued; never
-// exit 2, which would block a tool call or a prompt.
+// Package detect is the detect hook (docs/architecture.md): it arms a prompt's validators when the agent
+// reads a mapped prompt or invokes a mapped command, and is the tamper guard at PreToolUse (guard.go).
+// Bad input or config: one line on stderr, exit 1, nothing enqueued; never exit 2 (it would block a call).
 package detect
 
 import (
@@ -101,9 +99,8 @@ func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile str
 	return arm(env, in, ans, root, cfg, maps, paths, kind)
 }
 
-// arm queues an entry per mapping, with what takes its baseline, and
-// announces the new ones. An entry that cannot be written does not stop
-// the others; every failure is reported.
+// arm queues an entry per mapping, with what takes its baseline, and announces the new ones; an entry
+// that cannot be written does not stop the others, and every failure is reported.
 func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
 	errs := &multierror.Error{ErrorFormat: oneLine}
@@ -149,9 +146,8 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 	return ans.Write(hook.Context(in.HookEventName, text))
 }
 
-// triggersOf returns what the input arms, and its kind (a queue.Trigger*,
-// "" for nothing): the mapped-looking files a tool call read (several for
-// a shell command), or a slash command.
+// triggersOf returns what the input arms and its kind (a queue.Trigger*; "": nothing): the
+// mapped-looking files a tool call read (several for a shell command), or a slash command.
 func triggersOf(in *hook.Input, root, home string) (kind, command string, reads []config.Read) {
 	named := func(kind, name string) (string, string, []config.Read) {
 		if name = strings.TrimPrefix(name, "/"); name == "" {
@@ -205,8 +201,7 @@ func oneLine(errs []error) string {
 	return strings.Join(msgs, "; ")
 }
 
-// Announcement tells the agent what will be checked before it may stop:
-// criteria up front cost fewer blocked stops than criteria found at the end.
+// Announcement tells the agent what will be checked before it may stop (fewer blocked stops).
 func Announcement(validator func(string) (*config.Validator, error), maps []*config.Mapping) (string, error) {
 	var b strings.Builder
 	for _, m := range maps {

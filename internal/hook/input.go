@@ -96,8 +96,7 @@ func Parse(data []byte, events ...string) (*Input, error) {
 	return in, nil
 }
 
-// Unmarshal decodes a Claude-shaped input object, type-checking the fields
-// stopgate reads, without judging its event.
+// Unmarshal decodes a Claude-shaped input, type-checking the fields stopgate reads, not its event.
 func Unmarshal(trimmed []byte) (*Input, error) {
 	var in Input
 	if err := decode(trimmed, &in, "", "hook input is not valid JSON"); err != nil {

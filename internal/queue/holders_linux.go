@@ -11,8 +11,7 @@ import (
 	"github.com/stopgate/stopgate/internal/cli"
 )
 
-// Holders returns the processes holding a lock on path, read from
-// /proc/locks, or nil when that cannot tell. It is for messages only.
+// Holders returns the processes holding a lock on path, from /proc/locks (nil: unknown); for messages only.
 func Holders(path string) []Holder {
 	var st syscall.Stat_t
 	if syscall.Stat(path, &st) != nil {

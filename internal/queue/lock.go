@@ -60,8 +60,7 @@ func (l *Lock) Do(f func() error) error {
 	return f()
 }
 
-// acquire takes fl within wait in the kernel's blocking flock (a poller
-// loses races); a flock that got it too late lets go at once.
+// acquire takes fl within wait in the kernel's blocking flock (a poller loses races); one got too late lets go.
 func acquire(fl *flock.Flock, wait time.Duration) error {
 	got, gaveUp := make(chan error), make(chan struct{})
 	go func() {

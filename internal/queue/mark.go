@@ -88,8 +88,7 @@ type blockCount struct {
 
 func (q *Queue) blocksPath(s Scope) string { return filepath.Join(q.scopeDir(s), "blocks") }
 
-// Blocks returns how many consecutive stops of s were blocked and the id of
-// the stop that counted the last; an unreadable count is an error.
+// Blocks returns how many stops of s in a row were blocked and the stop that counted the last.
 func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 	var b blockCount
 	err = ReadJSON(q.blocksPath(s), &b)

@@ -42,8 +42,7 @@ const (
 	TriggerUnread  = "unread transcript" // judged as the transcript since the last pass went unread (never queued)
 )
 
-// Entry is one pending validation: Prompt's validators must pass before its
-// scope may stop. It records what armed it, never what to run.
+// Entry is one pending validation: Prompt's validators must pass before its scope may stop.
 type Entry struct {
 	ID        string            `json:"id"` // changes on every write; Remove checks it
 	Prompt    string            `json:"prompt"`
@@ -99,8 +98,7 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Enqueue arms e.Prompt for e's scope and reports whether the entry is new
-// (a re-arm keeps Created and Inputs); record, if any, writes its baseline.
+// Enqueue arms e.Prompt for e's scope, reports whether it is new (a re-arm keeps Created and Inputs); record writes its baseline.
 func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, err error) {
 	if e.Session == "" || e.Prompt == "" {
 		return false, errors.New("queue entry needs a session and a prompt")
@@ -283,8 +281,7 @@ func (q *Queue) BaselinePath(e Entry) string {
 // takenPrefix names a baseline taken before the lock (not TempPrefix, which a lock holder sweeps).
 const takenPrefix = ".baseline-"
 
-// early takes a new entry's baseline before the lock, which is then held
-// for a rename, not a walk of the tree; "" for none or a failure.
+// early takes a new entry's baseline before the lock (held then for a rename, not a walk); "": none.
 func early(path string, record func(string) error) string {
 	if _, err := os.Lstat(path); record == nil || err == nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
 		return ""

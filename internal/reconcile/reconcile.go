@@ -49,8 +49,7 @@ type Reconciliation struct {
 	absent   bool       // not there after the wait: the mark says so (absentMark)
 }
 
-// Run reconciles the queued entries of scope with the client's record (nil
-// when it names none), waiting until wait for a record behind the stop.
+// Run reconciles scope's queued entries with the client's record (nil: none), waiting until wait for it.
 func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*Reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
@@ -308,8 +307,7 @@ func (r *Reconciliation) Notes() string {
 	return b.String()
 }
 
-// Settle moves the mark before the answer: to the scan's end when the stop passed, else past each
-// prompt in done. An error costs only a longer scan.
+// Settle moves the mark: to the scan's end when the stop passed, else past each prompt in done.
 func (r *Reconciliation) Settle(q *queue.Queue, passed bool, done []queue.Entry) error {
 	next, ok := r.next(passed, done)
 	if !ok {
@@ -425,8 +423,7 @@ func passedAt(reason, p string) bool {
 // recordWait bounds the wait for a record behind the stop (docs/fail-closed.md).
 const recordWait = 3 * time.Second
 
-// awaitRecord scans every 10 ms until the record is there (if missing) and current, or until
-// min(wait, now+recordWait); it reports whether it was.
+// awaitRecord scans every 10 ms until the record is there and current, at most until min(wait, recordWait).
 func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missing bool, wait time.Time) (*transcript.Result, bool, error) {
 	until := time.Now().Add(recordWait)
 	if !wait.IsZero() && wait.Before(until) {

@@ -30,8 +30,7 @@ type File struct {
 	st   regular.Stamp // as it was hashed: a file rewritten or swapped since shows here
 }
 
-// Tree is the hashed working tree, its files sorted by path: every file but
-// .git folders and the skipped, with no ignore rule (a .gitignore of `*` would hide one).
+// Tree is the working tree's files sorted by path, hashed: all but .git and the skipped, ignoring no rule.
 type Tree struct {
 	Files []File
 }
@@ -46,8 +45,7 @@ type Options struct {
 // ErrClock is a stat cache written after now: no recorded stat or pass can be trusted.
 var ErrClock = errors.New("the clock went backwards")
 
-// Take lists and hashes the working tree at root. A file it cannot read,
-// or ctx done first (a sparse 400 GB file), is an error: nothing is reused.
+// Take lists and hashes the tree at root; an unreadable file or ctx done first is an error: nothing is reused.
 func Take(ctx context.Context, root string, o Options) (*Tree, error) {
 	now := time.Now()
 	paths, err := walk(ctx, root, o.Skip)
@@ -99,8 +97,7 @@ func (t *Tree) Sum(match func(rel string) bool) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Still tells whether the files match selects (nil: all) are in u as in t,
-// stat and all: a file swapped out and back keeps its content, not its ctime.
+// Still tells whether the files match selects (nil: all) are in u as in t, stat and all (a swap shows in ctime).
 func (t *Tree) Still(u *Tree, match func(rel string) bool) bool {
 	sel := func(fs []File) []File {
 		return slices.DeleteFunc(slices.Clone(fs), func(f File) bool { return match != nil && !match(f.Path) })

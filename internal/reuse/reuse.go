@@ -31,8 +31,7 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// Use is whether a stop reuses passes (On, asked only with a run validator
-// to reuse; nil: off), for which scope, under the default policy or not.
+// Use is whether a stop reuses passes (On, asked only if needed; nil: off), its scope, and whether under the default policy.
 type Use struct {
 	On      func() bool
 	Trusted bool
@@ -55,47 +54,41 @@ type Stop struct {
 	tree    *Tree
 	opts    Options
 	keys    []*key       // nil: it runs
-	reused  []*Unchanged // ToRun's answer
+	reused  []*Unchanged // nil: it runs
 	trusted bool         // the default policy: write only after confined runs
 	scope   queue.Scope
 	now     time.Time
 }
 
-// Start reads the scope's record and fingerprints what the run validators
-// vs depend on, within half the time left before by (zero: no bound).
-func Start(cfg *config.Config, u Use, vs []*config.Validator, specs []validator.Spec, by time.Time) *Stop {
-	r := &Stop{cfg: cfg, vs: vs, specs: specs, keys: make([]*key, len(vs)), reused: make([]*Unchanged, len(vs)), trusted: u.Trusted, scope: u.Scope, now: time.Now()}
+// Start reads the scope's record, fingerprints what the run validators depend on within half the time to by
+// (zero: no bound), and returns per validator nil when it must run, else since when it is unchanged.
+func Start(cfg *config.Config, u Use, vs []*config.Validator, specs []validator.Spec, by time.Time) (*Stop, []*Unchanged) {
+	r := &Stop{cfg: cfg, vs: vs, specs: specs, keys: make([]*key, len(vs)), trusted: u.Trusted, scope: u.Scope, now: time.Now()}
 	want, anyRun := wanted(vs)
 	if !anyRun || u.On == nil || !u.On() {
-		return r
+		return r, r.toRun()
 	}
-	state := cfg.StateDir()
-	seal, err := sealKey(state)
+	seal, err := sealKey(cfg.StateDir())
 	if err != nil {
-		return r
+		return r, r.toRun()
 	}
-	r.seal, r.rec = seal, loadRecord(state, u.Scope, seal)
-	r.opts = Options{Want: want, Cache: filepath.Join(state, recordDir, "stat-cache")}
-	if rel, inside := project.Rel(cfg.Root, state); inside {
+	r.seal, r.rec = seal, loadRecord(cfg.StateDir(), u.Scope, seal)
+	r.opts = Options{Want: want, Cache: filepath.Join(cfg.StateDir(), recordDir, "stat-cache")}
+	if rel, inside := project.Rel(cfg.Root, cfg.StateDir()); inside {
 		r.opts.Skip = []string{rel}
 	}
 	if !by.IsZero() {
 		by = r.now.Add(by.Sub(r.now) / 2) // the validators keep the other half
 	}
 	r.tree, _ = r.take(by)
-	r.keyAll()
-	return r
-}
-
-// keyAll takes each run validator's key before the run (nil: it runs).
-func (r *Stop) keyAll() {
-	for i, v := range r.vs {
+	for i, v := range vs {
 		if v.Run != "" && r.tree != nil {
-			if k, err := r.key(v, r.specs[i], r.tree); err == nil {
+			if k, err := r.key(v, specs[i], r.tree); err == nil {
 				r.keys[i] = &k
 			}
 		}
 	}
+	return r, r.toRun()
 }
 
 // take fingerprints the tree, giving up at by (zero: no bound).
@@ -108,21 +101,19 @@ func (r *Stop) take(by time.Time) (*Tree, error) {
 	return Take(ctx, r.cfg.Root, r.opts)
 }
 
-// ToRun says, for each validator, nil when it must run, else since when it is unchanged.
-func (r *Stop) ToRun() []*Unchanged {
-	out := make([]*Unchanged, len(r.vs))
-	r.reused = out
+// toRun says, for each validator, nil when it must run, else since when it is unchanged.
+func (r *Stop) toRun() []*Unchanged {
+	r.reused = make([]*Unchanged, len(r.vs))
 	if r.rec == nil {
-		return out
+		return r.reused
 	}
 	for i, v := range r.vs {
 		prev, ok := r.rec.Validators[v.Name]
-		if r.keys[i] == nil || !ok || prev.Passed.After(r.now) || prev.key != *r.keys[i] {
-			continue
+		if r.keys[i] != nil && ok && !prev.Passed.After(r.now) && prev.key == *r.keys[i] {
+			r.reused[i] = &Unchanged{Since: prev.Passed, Duration: time.Duration(prev.DurationMS * float64(time.Millisecond))}
 		}
-		out[i] = &Unchanged{Since: prev.Passed, Duration: time.Duration(prev.DurationMS * float64(time.Millisecond))}
 	}
-	return out
+	return r.reused
 }
 
 // key is what the validator's verdict depends on in tree.
@@ -132,10 +123,7 @@ func (r *Stop) key(v *config.Validator, s validator.Spec, tree *Tree) (key, erro
 		return key{}, err
 	}
 	prog, err := programHash(v.Run, r.cfg.Root)
-	if err != nil {
-		return key{}, err
-	}
-	return key{Spec: specHash(r.cfg, v, s), Program: prog, Inputs: tree.Sum(match)}, nil
+	return key{Spec: specHash(r.cfg, v, s), Program: prog, Inputs: tree.Sum(match)}, err
 }
 
 // inputs matches the files v's inputs patterns select (nil: every file).
@@ -266,8 +254,8 @@ func loadRecord(stateDir string, scope queue.Scope, key []byte) *record {
 	return &r
 }
 
-// Finish records the passes (in Start's order) whose inputs stayed still while they ran; under the
-// default policy an unconfined run removes the record. Past by, nothing is recorded.
+// Finish records the passes whose inputs stayed still while they ran; under the default policy an
+// unconfined run removes the record. Past by, nothing is recorded.
 func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	if r.seal == nil || r.tree == nil {
 		return
@@ -302,24 +290,24 @@ func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	}
 }
 
-// still is validator i's key in after when it and its inputs are as before the run; else nil.
+// still is validator i's key when its program and inputs in after are as before the run; else nil.
 func (r *Stop) still(i int, after *Tree) *key {
-	v, before := r.vs[i], r.keys[i]
-	k, err := r.key(v, r.specs[i], after)
-	if before == nil || err != nil || k != *before {
+	k := r.keys[i]
+	if k == nil {
 		return nil
 	}
-	if match, _ := inputs(v); !r.tree.Still(after, match) {
+	match, _ := inputs(r.vs[i])
+	if prog, err := programHash(r.vs[i].Run, r.cfg.Root); err != nil || prog != k.Program || !r.tree.Still(after, match) {
 		return nil
 	}
-	return &k
+	return k
 }
 
 // ran is whether validator i is a run validator that ran this stop.
 func (r *Stop) ran(i int) bool { return r.vs[i].Run != "" && r.reused[i] == nil }
 
-// Policy says whether reuse is on for client's stops, and why: per [settings]
-// reuse, else only behind Claude Code's OS wall with run validators confined.
+// Policy says whether reuse is on for client's stops, and why: per [settings] reuse, else only behind
+// Claude Code's OS wall with run validators confined.
 func Policy(cfg *config.Config, client, home string) (on bool, why string) {
 	switch cfg.Settings.Reuse {
 	case config.ReuseOff:

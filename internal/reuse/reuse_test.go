@@ -31,7 +31,10 @@ func TestToRun(t *testing.T) {
 	now := time.Now()
 	stop := func(rec *record, tree *Tree) *Stop {
 		r := &Stop{cfg: cfg, vs: vs, specs: specs, rec: rec, tree: tree, now: now, keys: make([]*key, 2)}
-		r.keyAll()
+		if tree != nil {
+			k, _ := r.key(unit, specs[0], tree)
+			r.keys[0] = &k
+		}
 		return r
 	}
 	r := stop(nil, tree)
@@ -39,13 +42,14 @@ func TestToRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	off, _ := Start(cfg, Use{}, vs, specs, time.Time{})
 	other := func(f func(k *key)) key { k := base; f(&k); return k }
 	for _, tc := range []struct {
 		name  string
 		r     *Stop
 		reuse bool
 	}{
-		{"reuse off", Start(cfg, Use{}, vs, specs, time.Time{}), false},
+		{"reuse off", off, false},
 		{"no record", stop(nil, tree), false},
 		{"no fingerprint", stop(rec(base, now.Add(-time.Minute)), nil), false},
 		{"unchanged", stop(rec(base, now.Add(-time.Minute)), tree), true},
@@ -54,7 +58,7 @@ func TestToRun(t *testing.T) {
 		{"program changed", stop(rec(other(func(k *key) { k.Program = "x" }), now), tree), false},
 		{"inputs changed", stop(rec(other(func(k *key) { k.Inputs = "x" }), now), tree), false},
 	} {
-		unchanged := tc.r.ToRun()
+		unchanged := tc.r.toRun()
 		if got := unchanged[0] != nil; got != tc.reuse {
 			t.Errorf("%s: reused = %v, want %v", tc.name, got, tc.reuse)
 		}

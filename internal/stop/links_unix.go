@@ -8,8 +8,7 @@ import (
 	"syscall"
 )
 
-// links is a file's count of hard links, 1 when no other name could write
-// it (a read-only file system, another user's file).
+// links is a file's count of hard links; 1 when no other name could write it (read-only, another user's).
 func links(path string, fi fs.FileInfo) uint64 {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || st.Nlink <= 1 {

@@ -38,8 +38,7 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 	}
 }
 
-// decision is the verdict's name in the outcome log; in observe mode the
-// stop passed, and the log names what it would have been.
+// decision is the verdict's name in the outcome log (observe mode: what it would have been).
 func (v *Verdict) decision() string {
 	if v.Observed != Pass {
 		return map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]

@@ -15,16 +15,14 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// trustedBase is the stop's project's trusted base: what confinement
-// mounts read-only; its project's part is checked for hard links.
+// trustedBase is the stop's trusted base: what confinement mounts read-only, checked for hard links.
 func trustedBase(cfg *config.Config, in *hook.Input) *trust.Base {
 	b, _ := trust.For(trust.Project{Root: cfg.Root, Home: os.Getenv("HOME"), File: cfg.File, Config: cfg,
 		Transcript: in.TranscriptPath, PluginRoot: os.Getenv("CLAUDE_PLUGIN_ROOT")}) // a parsed config has its runs
 	return b
 }
 
-// creatable are the protected paths in the project a validator must not
-// create (the npm scope too); not the state dir, which detect may make.
+// creatable are the protected paths in the project a validator must not create (not the state dir).
 func creatable(cfg *config.Config, ps []guard.Protected) []string {
 	var out []string
 	for _, p := range ps {
@@ -39,8 +37,7 @@ func creatable(cfg *config.Config, ps []guard.Protected) []string {
 // maxLinkWalk bounds the entries of a protected folder looked at for hard links.
 const maxLinkWalk = 10000
 
-// linkedReason is the halt of a protected file with another name: a hard
-// link writes it around the guard and the read-only mounts. "" for none.
+// linkedReason halts on a protected file with another name, which writes it around the guard ("": none).
 func linkedReason(cfg *config.Config, set *guard.Set) string {
 	var found []string
 	for _, p := range set.Paths() {
@@ -62,9 +59,13 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 	if len(found) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("stopgate halted the session: a protected file has another name (a hard link), which writes it around the guard and the validators' confinement: %s. "+
-		"The agent must not link its own checks. Find the other names (find / -xdev -samefile FILE), remove them, then stop again. "+
-		"The pending entries are kept in %s.", strings.Join(found, ", "), cfg.Settings.StateDir)
+	return keptHalt(cfg, "a protected file has another name (a hard link), which writes it around the guard and the validators' confinement: %s. "+
+		"The agent must not link its own checks. Find the other names (find / -xdev -samefile FILE), remove them, then stop again.", strings.Join(found, ", "))
+}
+
+// keptHalt is a halt's reason: what happened (format, args), and that the pending entries are kept.
+func keptHalt(cfg *config.Config, format string, args ...any) string {
+	return "stopgate halted the session: " + fmt.Sprintf(format, args...) + " The pending entries are kept in " + cfg.Settings.StateDir + "."
 }
 
 // appearedReason is the halt of a protected path a validator created (absent, it was not mounted).
@@ -76,13 +77,11 @@ func appearedReason(cfg *config.Config, paths []string) string {
 	for _, p := range paths {
 		names = append(names, project.Display(cfg.Root, p))
 	}
-	return fmt.Sprintf("stopgate halted the session: a validator created %s, which is protected and did not exist before it ran: "+
-		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again. "+
-		"The pending entries are kept in %s.", strings.Join(names, ", "), cfg.Settings.StateDir)
+	return keptHalt(cfg, "a validator created %s, which is protected and did not exist before it ran: "+
+		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again.", strings.Join(names, ", "))
 }
 
-// dotEnvReason is the halt of a .env the client loads setting the hooks'
-// environment (trust.DotEnvHookEnv), which would choose what the gate runs.
+// dotEnvReason halts on a client's .env setting the hooks' environment (trust.DotEnvHookEnv).
 func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 	if in.Client == nil {
 		return ""
@@ -94,13 +93,12 @@ func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 	if len(found) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("stopgate halted the session: %s, which the client loads into its environment and hands every hook and validator: "+
+	return keptHalt(cfg, "%s, which the client loads into its environment and hands every hook and validator: "+
 		"it would choose the programs they run. The agent must not set them. Remove them from the file (or ask the user to set them in the shell "+
-		"that starts the client), then stop again. The pending entries are kept in %s.", strings.Join(found, "; "), cfg.Settings.StateDir)
+		"that starts the client), then stop again.", strings.Join(found, "; "))
 }
 
-// confinement is the bubblewrap with the trusted base read-only that run validators run in;
-// nil under confine = false, or when bwrap is not required and the base is empty.
+// confinement is the bwrap run validators run in (nil: confine = false, or not required and nothing to protect).
 func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	if cfg.Settings.Confine == config.ConfineOff {
 		return nil
@@ -114,8 +112,7 @@ func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	return c
 }
 
-// unconfinedReason is the halt of validators that had to be confined and
-// could not be: not a block, as only the user can install bwrap. "" for none.
+// unconfinedReason halts on validators that had to be confined and could not be (only the user can fix it).
 func unconfinedReason(cfg *config.Config, v *Verdict) string {
 	var names []string
 	for _, c := range v.Checks {
@@ -127,9 +124,7 @@ func unconfinedReason(cfg *config.Config, v *Verdict) string {
 		return ""
 	}
 	_, why := validator.Bwrap()
-	return fmt.Sprintf("stopgate halted the session: [settings] confine = true, but the run validators cannot be confined: %v. "+
-		"Not run, so not judged: %s.\n\n"+
-		"Install bubblewrap (apt-get install bubblewrap; scripts/install-sandbox-tools), or set confine = false in %s to run them unconfined, then stop again. "+
-		"The pending entries are kept in %s.",
-		why, strings.Join(names, ", "), filepath.Base(cfg.File), cfg.Settings.StateDir)
+	return keptHalt(cfg, "[settings] confine = true, but the run validators cannot be confined: %v. Not run, so not judged: %s.\n\n"+
+		"Install bubblewrap (apt-get install bubblewrap; scripts/install-sandbox-tools), or set confine = false in %s to run them unconfined, then stop again.",
+		why, strings.Join(names, ", "), filepath.Base(cfg.File))
 }

@@ -14,8 +14,7 @@ import (
 	"github.com/stopgate/stopgate/internal/reconcile"
 )
 
-// blockReason is what the agent receives: the failures, then what to do.
-// Its prefix and close are what package reconcile reads the record by.
+// blockReason is what the agent receives; its prefix and close are what package reconcile reads the record by.
 func blockReason(cfg *config.Config, v *Verdict) string {
 	return checksReason(cfg, v, fmt.Sprintf("%s: %s.\n", hook.BlockPrefix, failedCount(v)),
 		fmt.Sprintf(reconcile.BlockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks), "")
@@ -39,8 +38,7 @@ func observeReason(cfg *config.Config, v *Verdict) string {
 		"\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce.")
 }
 
-// failedCount counts the failed checks, and apart from them the judges
-// that gave no verdict: those are not failures of the work.
+// failedCount counts the failed checks, and apart the judges with no verdict (no failure of the work).
 func failedCount(v *Verdict) string {
 	n, none := 0, 0
 	for _, c := range v.Failed() {
@@ -111,8 +109,7 @@ func listNote(v *Verdict, head string, line func(Check) string) string {
 	return "\n\n" + head + b.String()
 }
 
-// failures tells each failed check but those fail_fast stopped, in order:
-// prompt, validator, output (Result.Shown), fix.
+// failures tells each failed check but those fail_fast stopped: prompt, validator, output, fix.
 func failures(cfg *config.Config, v *Verdict) string {
 	var b strings.Builder
 	for _, c := range v.Failed() {
@@ -146,8 +143,7 @@ func quoted(list []string) string {
 	return strings.Join(q, ", ")
 }
 
-// vanishedReason is the halt of armed prompts that lost their mapping:
-// which, where their mapping stood, and how to clear one removed on purpose.
+// vanishedReason is the halt of armed prompts that lost their mapping: where it stood, how to clear one.
 func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
 	var b strings.Builder
 	file := filepath.Base(cfg.File)

@@ -31,8 +31,7 @@ import (
 // Events are the hook events the gate handles.
 var Events = []string{hook.Stop, hook.SubagentStop}
 
-// Hook judges one stop from env.Stdin against configFile ("": the project's)
-// before the hook timeout (0: the client's); a panic outside judge halts.
+// Hook judges one stop from env.Stdin against configFile ("": the project's) within the hook timeout (0: the client's).
 func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Duration) (err error) {
 	dl := DeadlineFrom(time.Now(), HookTimeout(opt.Client, timeout))
 	ans := client.AnswerTo(env.Stdout, opt.Client) // until the input says whose
@@ -68,16 +67,20 @@ type judging struct {
 	armed      []queue.Entry // what was found armed, for the reason of an error
 }
 
-// answer writes the verdict, or applies the fail-closed rule to err: a
-// halt naming the failure, unless the gate knows nothing is armed.
+// answer writes the verdict, or fails closed on err: a halt, unless nothing is known armed.
 func (s *judging) answer(v *Verdict, err error) error {
-	if err == nil && v.Kind == Halt && !v.relayDecided {
+	switch {
+	case err == nil && v.Kind == Halt && !v.relayDecided:
 		return s.writeHalt(v.Reason)
-	}
-	if err == nil {
-		return v.write(s.ans)
-	}
-	if s.clear {
+	case err == nil && v.Kind == Halt:
+		return s.ans.Write(hook.HaltSaid(v.Reason))
+	case err == nil && v.Kind == Block:
+		return s.ans.Write(hook.Block(v.Reason))
+	case err == nil && v.Reason != "": // a pass only when it tells the user something
+		return s.ans.Write(hook.Output{SystemMessage: v.Reason})
+	case err == nil:
+		return nil
+	case s.clear:
 		return err // exit 1: nothing is armed, the stop may pass
 	}
 	fmt.Fprintf(s.env.Stderr, "gate: %v\n", err)
@@ -88,8 +91,8 @@ func (s *judging) answer(v *Verdict, err error) error {
 	return s.writeHalt(failReason(err, s.armed))
 }
 
-// writeHalt writes a halt decided without the block count: relayed as a block to a
-// client that hides a halt's reason, unless its record shows one fed back this turn.
+// writeHalt writes a halt the verdict did not relay: as a block to a client that hides a halt's reason,
+// unless its record shows one fed back this turn.
 func (s *judging) writeHalt(reason string) error {
 	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !reconcile.RelayFedBack(s.in, s.scope) {
 		o, _ := s.ans.Halt(reason, false)
@@ -234,19 +237,6 @@ func (s *judging) apply(f *facts, v *Verdict) error {
 	return nil
 }
 
-// write prints the answer of a verdict; a pass only when it tells the user something.
-func (v *Verdict) write(ans hook.Answer) error {
-	switch {
-	case v.Kind == Halt:
-		return ans.Write(hook.HaltSaid(v.Reason))
-	case v.Kind == Block:
-		return ans.Write(hook.Block(v.Reason))
-	case v.Reason != "":
-		return ans.Write(hook.Output{SystemMessage: v.Reason})
-	}
-	return nil
-}
-
 // decodeStop decodes the stop and its answer writer; another client's stop halts, one ignored is nil.
 func decodeStop(env *cli.Env, opt client.Options) (*hook.Input, hook.Answer, error) {
 	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
@@ -322,11 +312,11 @@ func failReason(err error, armed []queue.Entry) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "stopgate halted the session: it could not judge this stop: %s.\n", err)
 	b.WriteString(advice(err))
+	var names []string
+	for _, e := range armed {
+		names = append(names, e.Prompt)
+	}
 	if len(armed) > 0 {
-		names := make([]string, len(armed))
-		for i, e := range armed {
-			names[i] = e.Prompt
-		}
 		fmt.Fprintf(&b, "\nArmed for this session: prompt %s. They stay armed and are judged at the next stop.", quoted(names))
 	} else {
 		b.WriteString("\nWhat is armed for this session could not be read; a stop is judged once it can be.")

@@ -73,8 +73,7 @@ type Check struct {
 	Skipped   string           // why when_changed left it out (Result says passed; the log: neither)
 }
 
-// Decide runs the validators of entries and decides the stop for `gate run`
-// (nothing reused, no record, no client); prior is the count of blocked stops.
+// Decide decides the stop for `gate run` (nothing reused, no record, no client).
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
 	return decide(ctx, &facts{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl})
 }
@@ -125,13 +124,10 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 		return v
 	}
 	finish()
-	failed := map[string]bool{} // prompt keys with a failing validator
-	for _, c := range v.Failed() {
-		for _, p := range c.Prompts {
-			failed[p] = true
-		}
-	}
-	v.Done = slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool { return failed[e.Prompt] })
+	failed := v.Failed()
+	v.Done = slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool {
+		return slices.ContainsFunc(failed, func(c Check) bool { return slices.Contains(c.Prompts, e.Prompt) })
+	})
 	if len(failed) > 0 {
 		f.fail(v)
 	}
@@ -141,18 +137,16 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 // run runs the checks reuse and when_changed leave in; finish records passes for reuse.
 func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
 	cfg, in := f.cfg, f.in
-	checks, specs := plan(cfg, in, f.entries)
-	removeChanged := scope(cfg, checks, specs, f.entries)
-	defer removeChanged()
+	checks, specs := plan(cfg, f.entries)
+	defer scope(cfg, checks, specs, f.entries)()
 	vs := make([]*config.Validator, len(checks))
 	for i := range checks {
 		vs[i] = checks[i].Validator
 	}
-	r := reuse.Start(cfg, f.ru, vs, specs, f.dl.At)
-	unchanged := r.ToRun()
+	r, unchanged := reuse.Start(cfg, f.ru, vs, specs, f.dl.At)
 	var run []validator.Spec
 	for i := range specs {
-		if unchanged[i] == nil && checks[i].Skipped == "" {
+		if checks[i].Unchanged = unchanged[i]; unchanged[i] == nil && checks[i].Skipped == "" {
 			run = append(run, specs[i])
 		}
 	}
@@ -164,25 +158,17 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
 		Confine: confinement(cfg, base), Deadline: f.dl.At, DeadlineWhy: f.dl.why(), FailFast: cfg.Settings.FailFast,
 		Ask: modelapi.Ask}, run)
+	all := make([]validator.Result, len(checks)) // for reuse: a skip is no pass
 	for i := range checks {
-		switch {
-		case checks[i].Skipped != "":
-			checks[i].Result = validator.Result{Name: checks[i].Validator.Name, Passed: true}
-		case unchanged[i] != nil:
-			checks[i].Unchanged = unchanged[i]
-			checks[i].Result = validator.Result{Name: checks[i].Validator.Name, Passed: true}
-		default:
-			checks[i].Result, results = results[0], results[1:]
+		if c := &checks[i]; c.Skipped != "" || c.Unchanged != nil {
+			c.Result = validator.Result{Name: c.Validator.Name, Passed: true}
+			all[i] = validator.Result{Name: c.Validator.Name, Passed: c.Skipped == ""}
+		} else {
+			c.Result, results = results[0], results[1:]
+			all[i] = c.Result
 		}
 	}
-	return checks, validator.Appeared(missing), func() {
-		all := make([]validator.Result, len(checks))
-		for i := range checks {
-			all[i] = checks[i].Result
-			all[i].Passed = all[i].Passed && checks[i].Skipped == "" // a skip is no pass to reuse
-		}
-		r.Finish(all, f.dl.At)
-	}
+	return checks, validator.Appeared(missing), func() { r.Finish(all, f.dl.At) }
 }
 
 // fail decides a stop whose checks failed.
@@ -236,9 +222,8 @@ func (f *facts) tell(v *Verdict) {
 	}
 }
 
-// relay asks the client how it takes a halt: one that hides a halt's
-// reason (Codex) gets, once, a block for the model to relay, the count past
-// max_blocks; one with no halt (Copilot CLI, Qwen Code, Cursor), every time.
+// relay asks the client how it takes a halt: one that hides its reason (Codex) gets, once, a block
+// for the model to relay, counted past max_blocks; one with no halt (Copilot CLI, Cursor), every time.
 func (f *facts) relay(v *Verdict) {
 	if v.Kind != Halt || f.client == nil {
 		return
@@ -255,33 +240,22 @@ func (f *facts) relay(v *Verdict) {
 }
 
 // plan resolves each distinct validator of the pending prompts once, in mappings.toml order.
-func plan(cfg *config.Config, in *hook.Input, entries []queue.Entry) ([]Check, []validator.Spec) {
-	byName := map[string]*Check{}
+func plan(cfg *config.Config, entries []queue.Entry) ([]Check, []validator.Spec) {
 	entryOf := map[string]queue.Entry{}
 	for _, e := range entries {
 		entryOf[e.Prompt] = e
 	}
-	for _, m := range cfg.Mappings {
-		if _, ok := entryOf[m.Prompt]; !ok {
-			continue
-		}
-		for _, name := range m.Validators {
-			c, ok := byName[name]
-			if !ok {
-				c = &Check{Validator: cfg.Validators[name]}
-				byName[name] = c
-			}
-			if !slices.Contains(c.Prompts, m.Prompt) {
-				c.Prompts = append(c.Prompts, m.Prompt)
-			}
-		}
-	}
 	var checks []Check
 	var specs []validator.Spec
 	for _, name := range cfg.Order {
-		if c, ok := byName[name]; ok {
-			checks = append(checks, *c)
-			specs = append(specs, spec(cfg, c, entryOf))
+		c := Check{Validator: cfg.Validators[name]}
+		for _, m := range cfg.Mappings {
+			if _, ok := entryOf[m.Prompt]; ok && slices.Contains(m.Validators, name) && !slices.Contains(c.Prompts, m.Prompt) {
+				c.Prompts = append(c.Prompts, m.Prompt)
+			}
+		}
+		if len(c.Prompts) > 0 {
+			checks, specs = append(checks, c), append(specs, spec(cfg, &c, entryOf))
 		}
 	}
 	return checks, specs
@@ -320,8 +294,7 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 	return s
 }
 
-// scope gives each check the list of files changed since its prompts were
-// armed (validator.ChangedFilesVar) and marks those when_changed skips.
+// scope gives each check the files changed since its prompts were armed (validator.ChangedFilesVar) and marks when_changed skips.
 func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries []queue.Entry) (done func()) {
 	q := queue.Open(cfg.StateDir())
 	records := make([]string, len(entries))
