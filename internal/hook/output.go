@@ -97,12 +97,7 @@ func (a Answer) Write(o Output) error {
 			return nil
 		}
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = a.w.Write(append(data, '\n'))
-	return err
+	return json.NewEncoder(a.w).Encode(v) // one line, one write
 }
 
 // Halt is a halt with reason as the client acts on it (Dialect.Halt).

@@ -63,10 +63,7 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	res, from, err := r.scan(record, path, thread, in, wait)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := r.gone(cfg, in, path, from, queued); err != nil {
-			return nil, err
-		}
-		return r, nil
+		return r, r.gone(cfg, in, path, from, queued)
 	case err != nil:
 		return nil, fmt.Errorf("reading the transcript: %w", err)
 	}
@@ -84,10 +81,7 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	case r.unread > 0:
 		err = r.judgeAll(cfg, in, res.From, queued, latest)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
+	return r, err
 }
 
 // scan reads the record, once caught up, from the mark when it holds (another client's: by its seal alone).
@@ -164,15 +158,7 @@ func RelayFedBack(in *hook.Input, scope queue.Scope) bool {
 		return true
 	}
 	res, err := record.Scan(path, 0, thread, in.Cwd)
-	if err != nil {
-		return true
-	}
-	for _, b := range res.Blocks {
-		if strings.HasPrefix(b.Reason, hook.RelayPrefix) {
-			return true
-		}
-	}
-	return false
+	return err != nil || slices.ContainsFunc(res.Blocks, func(b transcript.Block) bool { return strings.HasPrefix(b.Reason, hook.RelayPrefix) })
 }
 
 // recordOf returns the client's record of scope, its file and the thread.
@@ -392,17 +378,12 @@ func stopAfter(stops []transcript.Stop, off int64, event string) (passed bool, b
 				return false, e
 			}
 		}
-		if s.Summary {
-			return !s.Prevented && ranGate(s.Commands), ""
+		if s.Summary { // and the gate among the hooks the client ran
+			return !s.Prevented && slices.ContainsFunc(s.Commands, func(c string) bool { return settings.Program(c) == hook.Gate }), ""
 		}
 		// Another hook's block: the summary after it tells the gate's part.
 	}
 	return false, ""
-}
-
-// ranGate reports whether the gate was among the hooks the client ran.
-func ranGate(commands []string) bool {
-	return slices.ContainsFunc(commands, func(c string) bool { return settings.Program(c) == hook.Gate })
 }
 
 // passedAt reports whether a whole block reason of the gate names no failure of prompt p.
@@ -411,13 +392,9 @@ func passedAt(reason, p string) bool {
 		return false
 	}
 	failures, _, _ := strings.Cut(reason, BlockClose)
-	q := strconv.Quote(p)
-	for _, line := range strings.Split(failures, "\n") {
-		if strings.HasPrefix(line, FailurePrefix) && strings.Contains(line, q) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(strings.Split(failures, "\n"), func(line string) bool {
+		return strings.HasPrefix(line, FailurePrefix) && strings.Contains(line, strconv.Quote(p))
+	})
 }
 
 // recordWait bounds the wait for a record behind the stop (docs/fail-closed.md).
