@@ -32,25 +32,25 @@ type Verdict struct {
 
 // Judge compares the files under root with each armed prompt's record: it passes only against every one.
 func (c *Check) Judge(root string, records []string, skip []string) Verdict {
-	var v Verdict
-	if c.Err != nil {
+	switch {
+	case c.Err != nil:
 		return Verdict{Problem: "could not judge: " + c.Err.Error()}
-	}
-	if len(c.In) > 0 && c.Set == nil { // a bug: listing no files would pass added_lacks
+	case len(c.In) > 0 && c.Set == nil: // a bug: listing no files would pass added_lacks
 		return Verdict{Problem: "could not judge: its in patterns were not compiled"}
 	}
-	var problems []string
 	set := c.Set
 	if len(c.In) == 0 {
 		set = nil // no files to list
 	}
 	now := read(root, c.Changed, set, skip, 1<<62)
+	var v Verdict
+	var problems []string
+	if len(records) == 0 {
+		problems = []string{noRecord}
+	}
 	for _, rec := range records {
 		fails, probs := c.against(rec, now)
 		v.Fails, problems = appendNew(v.Fails, fails), appendNew(problems, probs)
-	}
-	if len(records) == 0 {
-		problems = append(problems, noRecord)
 	}
 	if len(problems) > 0 {
 		v.Problem = "could not judge: " + strings.Join(problems, "; ")
@@ -79,12 +79,10 @@ func (c *Check) against(record string, n *Snapshot) (fails, problems []string) {
 		return nil, []string{"the record taken when the prompt was armed is unreadable (" + err.Error() + ")"}
 	}
 	for _, p := range c.Changed {
-		f, prob := changed(p, s, n.Changed[p])
-		if f != "" {
-			fails = append(fails, f)
-		}
-		if prob != "" {
-			problems = append(problems, prob)
+		if msg, problem := changed(p, s, n.Changed[p]); problem {
+			problems = append(problems, msg)
+		} else if msg != "" {
+			fails = append(fails, msg)
 		}
 	}
 	if len(c.In) > 0 {
@@ -94,24 +92,24 @@ func (c *Check) against(record string, n *Snapshot) (fails, problems []string) {
 	return fails, problems
 }
 
-// changed judges one changed path; deleting the file is no edit.
-func changed(p string, s *Snapshot, now State) (fail, problem string) {
+// changed judges one changed path, a fail or a problem; deleting the file is no edit.
+func changed(p string, s *Snapshot, now State) (msg string, problem bool) {
 	was, ok := s.Changed[p]
 	switch {
 	case !ok:
-		return "", p + " was not recorded when the prompt was armed (mappings.toml changed since)"
+		return p + " was not recorded when the prompt was armed (mappings.toml changed since)", true
 	case was.Err != "":
-		return "", fmt.Sprintf("%s: %s when the prompt was armed", p, was.Err)
+		return fmt.Sprintf("%s: %s when the prompt was armed", p, was.Err), true
 	case now.Err != "":
-		return "", fmt.Sprintf("%s: %s", p, now.Err)
+		return fmt.Sprintf("%s: %s", p, now.Err), true
 	case !was.Exists && !now.Exists:
-		return p + ": no such file (nor was there when the prompt was armed)", ""
+		return p + ": no such file (nor was there when the prompt was armed)", false
 	case !now.Exists:
-		return p + ": deleted since the prompt was armed; changed wants it edited", ""
+		return p + ": deleted since the prompt was armed; changed wants it edited", false
 	case was.Exists && was.Sum == now.Sum:
-		return p + ": unchanged since the prompt was armed", ""
+		return p + ": unchanged since the prompt was armed", false
 	}
-	return "", ""
+	return "", false
 }
 
 // Change is a file of In that differs from the record, its text then and now.
@@ -215,52 +213,47 @@ func splitLines(text []byte) []string {
 // AddedLines returns the indexes of b's lines a shortest edit script from a
 // inserts: Myers' diff in linear space, one-sided lines set aside first.
 func AddedLines(a, b []string) ([]int, error) {
-	ids, inB := map[string]int{}, make(map[string]bool, len(b)) // a's lines numbered
+	inB := make(map[string]bool, len(b))
 	for _, l := range b {
 		inB[l] = true
 	}
-	var fa, fb, bAt []int // the lines common to both, as ids; where each of fb stands in b
+	var d differ
+	ids := map[string]int{} // the lines common to both, numbered
 	for _, l := range a {
-		if _, ok := ids[l]; !ok {
-			ids[l] = len(ids)
+		if !inB[l] {
+			continue
 		}
-		if inB[l] {
-			fa = append(fa, ids[l])
+		id, ok := ids[l]
+		if !ok {
+			id, ids[l] = len(ids), len(ids)
 		}
-	}
-	d := differ{a: fa, added: make([]bool, len(b))}
-	for i, l := range b {
-		n, inA := ids[l]
-		if inA {
-			fb, bAt = append(fb, n), append(bAt, i)
-		}
-		d.added[i] = !inA
-	}
-	d.b, d.bAt, d.ra, d.rb = fb, bAt, slices.Clone(fa), slices.Clone(fb)
-	slices.Reverse(d.ra)
-	slices.Reverse(d.rb)
-	if d.compare(0, len(fa), 0, len(fb)); d.err != nil {
-		return nil, d.err
+		d.a = append(d.a, id)
 	}
 	var added []int
-	for i, yes := range d.added {
-		if yes {
+	for i, l := range b {
+		if id, ok := ids[l]; ok {
+			d.b, d.at = append(d.b, id), append(d.at, i)
+		} else {
 			added = append(added, i)
 		}
 	}
+	if err := d.compare(0, len(d.a), 0, len(d.b)); err != nil {
+		return nil, err
+	}
+	added = append(added, d.added...)
+	slices.Sort(added)
 	return added, nil
 }
 
 type differ struct {
-	a, b, bAt []int  // bAt: where each of b stands in the caller's b
-	ra, rb    []int  // a and b reversed
-	added     []bool // of the caller's b
-	vf, vb    []int
-	cost      int
-	err       error
+	a, b, at []int // the common lines as ids; where each of b stands in the caller's b
+	added    []int // of the caller's b
+	vf, vb   []int
+	cost     int
 }
 
-func (d *differ) compare(aLo, aHi, bLo, bHi int) {
+// compare adds what b[bLo:bHi] inserts against a[aLo:aHi], split at a point of a shortest path.
+func (d *differ) compare(aLo, aHi, bLo, bHi int) error {
 	for aLo < aHi && bLo < bHi && d.a[aLo] == d.b[bLo] {
 		aLo, bLo = aLo+1, bLo+1
 	}
@@ -268,59 +261,50 @@ func (d *differ) compare(aLo, aHi, bLo, bHi int) {
 		aHi, bHi = aHi-1, bHi-1
 	}
 	switch {
-	case d.err != nil:
-		return
 	case aLo == aHi:
-		for j := bLo; j < bHi; j++ {
-			d.added[d.bAt[j]] = true
-		}
-		return
+		d.added = append(d.added, d.at[bLo:bHi]...)
+		return nil
 	case bLo == bHi:
-		return // deletions only
+		return nil // deletions only
 	}
-	x, y, u, v := d.middle(aLo, aHi, bLo, bHi)
-	if d.err != nil {
-		return
+	x, y, err := d.middle(aLo, aHi, bLo, bHi)
+	if err == nil {
+		err = d.compare(aLo, x, bLo, y)
 	}
-	d.compare(aLo, x, bLo, y)
-	d.compare(u, aHi, v, bHi)
+	if err == nil {
+		err = d.compare(x, aHi, y, bHi)
+	}
+	return err
 }
 
-// middle finds the middle snake (x, y)-(u, v) of a[aLo:aHi] against
-// b[bLo:bHi] (Myers 1986, 4b), searching in reverse on ra and rb.
-func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
+// middle is where the forward and the backward searches of a[aLo:aHi]
+// against b[bLo:bHi] meet (Myers 1986, 4b): a point of a shortest path.
+func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, err error) {
 	n, m := aHi-aLo, bHi-bLo
-	delta := n - m
-	odd := delta&1 != 0
-	limit := (n+m+1)/2 + 1
-	if need := 2*limit + 2; len(d.vf) < need {
-		d.vf, d.vb = make([]int, need), make([]int, need)
+	delta, off := n-m, (n+m+1)/2+1
+	if len(d.vf) < 2*off+2 {
+		d.vf, d.vb = make([]int, 2*off+2), make([]int, 2*off+2)
 	}
-	off := limit
-	vf, vb := d.vf, d.vb
-	vf[off+1], vb[off+1] = 0, 0
-	fa, fb := d.a[aLo:aHi], d.b[bLo:bHi]
-	ra, rb := d.ra[len(d.a)-aHi:len(d.a)-aLo], d.rb[len(d.b)-bHi:len(d.b)-bLo]
-	for D := 0; D <= limit; D++ {
-		if x0, y0, x, y, met := snakes(fa, fb, vf, vb, off, D, delta, D-1, odd); met {
-			return aLo + x0, bLo + y0, aLo + x, bLo + y
+	d.vf[off+1], d.vb[off+1] = 0, 0
+	forward := func(x, y int) bool { return d.a[aLo+x] == d.b[bLo+y] }
+	backward := func(x, y int) bool { return d.a[aHi-1-x] == d.b[bHi-1-y] }
+	for D := 0; D < off; D++ {
+		if x, y, met := snakes(forward, n, m, d.vf, d.vb, off, D, delta, D-1, delta&1 != 0); met {
+			return aLo + x, bLo + y, nil
 		}
-		if x0, y0, x, y, met := snakes(ra, rb, vb, vf, off, D, delta, D, !odd); met {
-			return aHi - x, bHi - y, aHi - x0, bHi - y0
+		if x, y, met := snakes(backward, n, m, d.vb, d.vf, off, D, delta, D, delta&1 == 0); met {
+			return aHi - x, bHi - y, nil
 		}
 		if d.cost += 2*D + 2; d.cost > maxDiffCost {
-			d.err = errDiffCost
-			return
+			return 0, 0, errDiffCost
 		}
 	}
-	d.err = errors.New("diff: no middle snake") // unreachable for a correct search
-	return
+	return 0, 0, errors.New("diff: no middle snake") // unreachable for a correct search
 }
 
 // snakes is step D of one direction's search, v the furthest x on each
-// diagonal; when meet, the first snake reaching the other's path (up to done).
-func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x, y int, met bool) {
-	n, m := len(a), len(b)
+// diagonal; when meet, the end of the first snake reaching the other's path (up to done).
+func snakes(eq func(x, y int) bool, n, m int, v, other []int, off, D, delta, done int, meet bool) (x, y int, met bool) {
 	for k := -D; k <= D; k += 2 {
 		if k == -D || k != D && v[off+k-1] < v[off+k+1] {
 			x = v[off+k+1]
@@ -328,16 +312,15 @@ func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x0, y0, x
 			x = v[off+k-1] + 1
 		}
 		y = x - k
-		x0, y0 = x, y
-		for x < n && y < m && a[x] == b[y] {
+		for x < n && y < m && eq(x, y) {
 			x, y = x+1, y+1
 		}
 		v[off+k] = x
 		if c := delta - k; meet && c >= -done && c <= done && x+other[off+c] >= n {
-			return x0, y0, x, y, true
+			return x, y, true
 		}
 	}
-	return 0, 0, 0, 0, false
+	return 0, 0, false
 }
 
 // LineDiff is the change from old to new for a judge: "-N: text" removed, then "+N: text" added.

@@ -107,8 +107,7 @@ func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
 	if base.Empty() && !c.Required {
 		return nil
 	}
-	c.ReadOnly, c.Writable = base.ReadOnly(), base.Writable()
-	c.Env = base.ValidatorEnv()
+	c.ReadOnly, c.Writable, c.Env = base.Confinement()
 	return c
 }
 

@@ -130,79 +130,43 @@ func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
 // Empty reports whether nothing is protected ([settings] protect = []).
 func (b *Base) Empty() bool { return len(b.Shared) == 0 }
 
-// ReadOnly are a confined validator's read-only paths: the base, Go's caches, HOME.
-func (b *Base) ReadOnly() []string {
-	var out []string
+// Confinement is a confined validator's paths and environment: read-only
+// the base, Go's build and module caches (the go.mod route builds the hooks
+// from them) and HOME; writable inside them the project, the XDG and npm
+// caches and TMPDIR; its own GOCACHE over the gate's. HOME's part only when
+// HOME is an absolute folder, not / nor the root, and something is protected.
+func (b *Base) Confinement() (readOnly, writable, env []string) {
 	for _, p := range slices.Concat(b.Shared, b.Local) {
-		out = append(out, filepath.FromSlash(p.Path))
+		readOnly = append(readOnly, filepath.FromSlash(p.Path))
 	}
-	if h := b.home(); h != "" {
-		_, goCaches, _ := caches(b.Home, os.Getenv)
-		out = append(append(out, goCaches...), h)
+	h := filepath.Clean(b.Home)
+	if st, err := os.Stat(h); b.Empty() || b.Home == "" || !filepath.IsAbs(h) || h == "/" || h == filepath.Clean(b.Root) || err != nil || !st.IsDir() {
+		return readOnly, nil, nil
+	}
+	gopath, _, _ := strings.Cut(os.Getenv("GOPATH"), string(os.PathListSeparator))
+	xdg := cmp.Or(os.Getenv("XDG_CACHE_HOME"), filepath.Join(h, ".cache"))
+	goCaches := absolute(cmp.Or(os.Getenv("GOCACHE"), filepath.Join(xdg, "go-build")),
+		cmp.Or(os.Getenv("GOMODCACHE"), filepath.Join(cmp.Or(gopath, filepath.Join(h, "go")), "pkg", "mod")))
+	readOnly = append(append(readOnly, goCaches...), h)
+	writable = append([]string{b.Root}, absolute(xdg, cmp.Or(os.Getenv("npm_config_cache"), filepath.Join(h, ".npm")), os.TempDir())...)
+	if filepath.IsAbs(xdg) {
+		goBuild := filepath.Join(xdg, "stopgate", "go-build")
+		for _, d := range goCaches {
+			os.Mkdir(d, 0o755) // mounted read-only rather than left for a validator to create
+		}
+		os.MkdirAll(goBuild, 0o755)
+		env = []string{"GOCACHE=" + goBuild}
+	}
+	return readOnly, writable, env
+}
+
+// absolute is the absolute ones of ps, cleaned.
+func absolute(ps ...string) []string {
+	var out []string
+	for _, p := range ps {
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
 	}
 	return out
-}
-
-// Writable are the paths a confined validator writes inside ReadOnly ones.
-func (b *Base) Writable() []string {
-	if b.home() == "" {
-		return nil
-	}
-	writable, _, _ := caches(b.Home, os.Getenv)
-	return append([]string{b.Root}, writable...)
-}
-
-// home is HOME read-only to a validator: absolute, not / nor the root, and something protected.
-func (b *Base) home() string {
-	h := filepath.Clean(b.Home)
-	if b.Empty() || b.Home == "" || !filepath.IsAbs(h) || h == "/" || h == filepath.Clean(b.Root) {
-		return ""
-	}
-	if st, err := os.Stat(h); err != nil || !st.IsDir() {
-		return ""
-	}
-	return h
-}
-
-// ValidatorEnv is what a confined validator's environment sets over the
-// gate's: its own GOCACHE. Go's caches are created first, to be mounted
-// read-only rather than left for a validator to create.
-func (b *Base) ValidatorEnv() []string {
-	_, goCaches, goBuild := caches(b.Home, os.Getenv)
-	if b.home() == "" || goBuild == "" {
-		return nil
-	}
-	for _, d := range goCaches {
-		os.Mkdir(d, 0o755)
-	}
-	os.MkdirAll(goBuild, 0o755)
-	return []string{"GOCACHE=" + goBuild}
-}
-
-// caches returns the folders of home a confined validator may write (npm's,
-// the XDG cache, TMPDIR), Go's build and module caches (the go.mod route
-// builds the hooks from them: read-only), and the validators' own Go build
-// cache, each as the environment sets it, else where the tool puts it.
-func caches(home string, getenv func(string) string) (writable, goCaches []string, goBuild string) {
-	if home == "" {
-		return nil, nil, ""
-	}
-	gopath, _, _ := strings.Cut(getenv("GOPATH"), string(os.PathListSeparator))
-	xdg := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
-	abs := func(ps ...string) []string {
-		var out []string
-		for _, p := range ps {
-			if filepath.IsAbs(p) {
-				out = append(out, filepath.Clean(p))
-			}
-		}
-		return out
-	}
-	writable = abs(xdg, cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")), os.TempDir())
-	goCaches = abs(cmp.Or(getenv("GOCACHE"), filepath.Join(xdg, "go-build")),
-		cmp.Or(getenv("GOMODCACHE"), filepath.Join(cmp.Or(gopath, filepath.Join(home, "go")), "pkg", "mod")))
-	if filepath.IsAbs(xdg) {
-		goBuild = filepath.Join(xdg, "stopgate", "go-build")
-	}
-	return writable, goCaches, goBuild
 }
