@@ -38,11 +38,7 @@ func (c *Check) Judge(root string, records []string, skip []string) Verdict {
 	case len(c.In) > 0 && c.Set == nil: // a bug: listing no files would pass added_lacks
 		return Verdict{Problem: "could not judge: its in patterns were not compiled"}
 	}
-	set := c.Set
-	if len(c.In) == 0 {
-		set = nil // no files to list
-	}
-	now := read(root, c.Changed, set, skip, 1<<62)
+	now := read(root, c.Changed, c.In, c.Set, skip, 1<<62)
 	var v Verdict
 	var problems []string
 	if len(records) == 0 {
@@ -237,6 +233,9 @@ func AddedLines(a, b []string) ([]int, error) {
 			added = append(added, i)
 		}
 	}
+	d.ra, d.rb = slices.Clone(d.a), slices.Clone(d.b)
+	slices.Reverse(d.ra)
+	slices.Reverse(d.rb)
 	if err := d.compare(0, len(d.a), 0, len(d.b)); err != nil {
 		return nil, err
 	}
@@ -247,6 +246,7 @@ func AddedLines(a, b []string) ([]int, error) {
 
 type differ struct {
 	a, b, at []int // the common lines as ids; where each of b stands in the caller's b
+	ra, rb   []int // a and b reversed
 	added    []int // of the caller's b
 	vf, vb   []int
 	cost     int
@@ -286,13 +286,12 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, err error) {
 		d.vf, d.vb = make([]int, 2*off+2), make([]int, 2*off+2)
 	}
 	d.vf[off+1], d.vb[off+1] = 0, 0
-	forward := func(x, y int) bool { return d.a[aLo+x] == d.b[bLo+y] }
-	backward := func(x, y int) bool { return d.a[aHi-1-x] == d.b[bHi-1-y] }
+	ra, rb := d.ra[len(d.a)-aHi:len(d.a)-aLo], d.rb[len(d.b)-bHi:len(d.b)-bLo]
 	for D := 0; D < off; D++ {
-		if x, y, met := snakes(forward, n, m, d.vf, d.vb, off, D, delta, D-1, delta&1 != 0); met {
+		if x, y, met := snakes(d.a[aLo:aHi], d.b[bLo:bHi], d.vf, d.vb, off, D, delta, D-1, delta&1 != 0); met {
 			return aLo + x, bLo + y, nil
 		}
-		if x, y, met := snakes(backward, n, m, d.vb, d.vf, off, D, delta, D, delta&1 == 0); met {
+		if x, y, met := snakes(ra, rb, d.vb, d.vf, off, D, delta, D, delta&1 == 0); met {
 			return aHi - x, bHi - y, nil
 		}
 		if d.cost += 2*D + 2; d.cost > maxDiffCost {
@@ -304,7 +303,8 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, err error) {
 
 // snakes is step D of one direction's search, v the furthest x on each
 // diagonal; when meet, the end of the first snake reaching the other's path (up to done).
-func snakes(eq func(x, y int) bool, n, m int, v, other []int, off, D, delta, done int, meet bool) (x, y int, met bool) {
+func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x, y int, met bool) {
+	n, m := len(a), len(b)
 	for k := -D; k <= D; k += 2 {
 		if k == -D || k != D && v[off+k-1] < v[off+k+1] {
 			x = v[off+k+1]
@@ -312,7 +312,7 @@ func snakes(eq func(x, y int) bool, n, m int, v, other []int, off, D, delta, don
 			x = v[off+k-1] + 1
 		}
 		y = x - k
-		for x < n && y < m && eq(x, y) {
+		for x < n && y < m && a[x] == b[y] {
 			x, y = x+1, y+1
 		}
 		v[off+k] = x

@@ -67,28 +67,25 @@ type State struct {
 func Take(root string, w Want, skip []string) *Snapshot {
 	in := positive(w.In)
 	set, err := pattern.Compile(in)
-	if len(w.In) == 0 {
-		set = nil // no files to list
-	}
-	s := read(root, w.Changed, set, skip, maxTotal)
+	s := read(root, w.Changed, in, set, skip, maxTotal)
 	s.In = in
 	if err != nil {
 		s.WalkErr = err.Error()
 	}
 	if w.Tree {
-		s.Tree, _ = tree(root, skip)
+		s.Tree = tree(root, skip)
 	}
 	return s
 }
 
-// read states the changed paths and the files set selects (none when nil), texts while budget allows.
-func read(root string, changed []string, set *pattern.Set, skip []string, budget int64) *Snapshot {
+// read states the changed paths and the files set (compiled from in) selects, texts while budget allows.
+func read(root string, changed, in []string, set *pattern.Set, skip []string, budget int64) *Snapshot {
 	s := &Snapshot{Version: Version, Changed: map[string]State{}}
 	for _, p := range changed {
 		s.Changed[p] = stateOf(filepath.Join(root, filepath.FromSlash(p)), nil)
 	}
-	if set == nil {
-		return s
+	if set == nil || len(in) == 0 {
+		return s // no files to list
 	}
 	var err error
 	s.Files, err = walk(root, set, skip, math.MaxInt, func(path string) State { return stateOf(path, &budget) })
@@ -223,13 +220,12 @@ const maxTree = 200_000
 
 var errTreeSize = fmt.Errorf("more than %d files", maxTree)
 
-// tree is the regular.Stamp (its ctime shows a restored mtime) of every file under root but .git and skip.
-func tree(root string, skip []string) (map[string]State, error) {
-	t, err := walk(root, everything(), skip, maxTree, stampState)
-	if err != nil {
-		return nil, err
+// tree is the regular.Stamp (its ctime shows a restored mtime) of every file under root but .git and skip; nil on error.
+func tree(root string, skip []string) map[string]State {
+	if t, err := walk(root, everything(), skip, maxTree, stampState); err == nil {
+		return t
 	}
-	return t, nil
+	return nil
 }
 
 // ChangedSince returns, per record, the files changed or unreadable since, sorted; nil when unknown.
@@ -242,7 +238,7 @@ func ChangedSince(root string, records []string, skip []string) [][]string {
 			continue
 		}
 		if now == nil {
-			if now, err = tree(root, skip); err != nil {
+			if now = tree(root, skip); now == nil {
 				return make([][]string, len(records))
 			}
 		}

@@ -28,11 +28,6 @@ import (
 	"github.com/stopgate/stopgate/internal/buildinfo"
 )
 
-// platform is a GOOS/GOARCH pair.
-type platform struct{ os, arch string }
-
-func (p platform) String() string { return p.os + "/" + p.arch }
-
 // Platforms are the released ones; not windows: the hooks are POSIX shell
 // command lines, and the validators' process groups and limits Unix calls.
 var Platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
@@ -68,16 +63,15 @@ func Build(o Options) error {
 		return err
 	}
 	fmt.Fprintf(o.Log, "dist: commit %s\n", rev)
-	out := map[string][]byte{} // file name in o.Out: bytes
+	out := map[string][]byte{}      // file name in o.Out: bytes
+	optional := map[string]string{} // the platform packages: version
 	var version string
 	var mtime time.Time
-	var ps []platform
-	for _, s := range o.Platforms {
-		goos, arch, ok := strings.Cut(s, "/")
+	for _, p := range o.Platforms {
+		goos, arch, ok := strings.Cut(p, "/")
 		if !ok {
-			return fmt.Errorf("platform %q is not GOOS/GOARCH", s)
+			return fmt.Errorf("platform %q is not GOOS/GOARCH", p)
 		}
-		p := platform{goos, arch}
 		bins, info, err := build(o, src, filepath.Join(tmp, "bin", goos+"_"+arch), p)
 		if err != nil {
 			return err
@@ -85,13 +79,15 @@ func Build(o Options) error {
 		if info.Revision != rev || info.Modified || info.Release() == "" {
 			return fmt.Errorf("the %s build does not record commit %s and its version (recorded: %q, %q)", p, rev, info.Version, info.Revision)
 		}
-		version, mtime, ps = info.Release(), info.Time, append(ps, p)
-		out[fmt.Sprintf("stopgate_%s_%s_%s.tar.gz", version, goos, arch)] = tarGz(fmt.Sprintf("stopgate_%s_%s_%s", version, goos, arch), bins, mtime)
-		name, _, _ := p.npm()
-		out["npm/"+npmTarball(name, version)] = tarGz("package", platformPackage(p, version, bins), mtime)
+		version, mtime = info.Release(), info.Time
+		archive := fmt.Sprintf("stopgate_%s_%s_%s", version, goos, arch)
+		out[archive+".tar.gz"] = tarGz(archive, bins, mtime)
+		name, pkg := platformPackage(goos, arch, version, bins)
+		out["npm/"+npmTarball(name, version)] = tarGz("package", pkg, mtime)
+		optional[name] = version
 	}
-	if len(ps) > 0 {
-		out["npm/"+npmTarball("stopgate", version)] = tarGz("package", mainPackage(ps, version), mtime)
+	if len(optional) > 0 {
+		out["npm/"+npmTarball("stopgate", version)] = tarGz("package", mainPackage(optional, version), mtime)
 	}
 	out["SHA256SUMS"] = sums(out)
 	return write(o.Out, out, o.Log)
@@ -130,12 +126,13 @@ func git(dir string, args ...string) (string, error) {
 
 // build builds the programs for p from src into dir, static, without
 // paths, build id or symbols, and returns them and their build info.
-func build(o Options, src, dir string, p platform) ([]file, buildinfo.Info, error) {
+func build(o Options, src, dir, p string) ([]file, buildinfo.Info, error) {
 	fmt.Fprintf(o.Log, "dist: building %s\n", p)
 	cmd := exec.Command(o.Go, "build", "-trimpath", "-buildvcs=true", "-tags", "osusergo,netgo",
 		"-ldflags", "-s -w -buildid=", "-o", dir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.os, "GOARCH="+p.arch, "GOFLAGS=", "GOWORK=off")
+	goos, arch, _ := strings.Cut(p, "/")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+arch, "GOFLAGS=", "GOWORK=off")
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	if err := cmd.Run(); err != nil {
 		return nil, buildinfo.Info{}, fmt.Errorf("go build for %s: %w", p, err)
@@ -210,48 +207,34 @@ func tarGz(dir string, files []file, mtime time.Time) []byte {
 	return buf.Bytes()
 }
 
-// npm is p's platform package (@stopgate/linux-x64) and npm's os and cpu.
-func (p platform) npm() (name, os, cpu string) {
-	cpu = p.arch
-	if cpu == "amd64" {
-		cpu = "x64"
-	}
-	return "@stopgate/" + p.os + "-" + cpu, p.os, cpu
-}
-
 // npmTarball is the file name npm pack gives a package.
 func npmTarball(name, version string) string {
 	return strings.NewReplacer("@", "", "/", "-").Replace(name) + "-" + version + ".tgz"
 }
 
-// platformPackage holds one platform's programs under bin/; npm installs
-// the one whose os and cpu match, with no script and no download.
-func platformPackage(p platform, version string, programs []file) []file {
-	name, os, cpu := p.npm()
+// platformPackage is one platform's package (@stopgate/linux-x64), its programs under bin/:
+// npm installs the one whose os and cpu match, with no script and no download.
+func platformPackage(goos, arch, version string, programs []file) (string, []file) {
+	cpu := strings.ReplaceAll(arch, "amd64", "x64")
+	name := "@stopgate/" + goos + "-" + cpu
 	files := []file{packageJSON(map[string]any{"name": name, "version": version, "repository": repository, "files": []string{"bin"},
-		"description": fmt.Sprintf("stopgate's native programs for %s %s; installed by the stopgate package", os, cpu),
-		"os":          []string{os}, "cpu": []string{cpu}})}
+		"description": fmt.Sprintf("stopgate's native programs for %s %s; installed by the stopgate package", goos, cpu),
+		"os":          []string{goos}, "cpu": []string{cpu}})}
 	for _, f := range programs {
 		files = append(files, file{name: "bin/" + f.name, mode: 0o755, data: f.data})
 	}
-	return files
+	return name, files
 }
 
 // mainPackage is the stopgate package: a node shim per program (npx gate;
-// hooks run the native programs) and the platform packages as optional
-// dependencies.
-func mainPackage(platforms []platform, version string) []file {
+// hooks run the native programs), the platform packages optional dependencies.
+func mainPackage(optional map[string]string, version string) []file {
 	bin := map[string]string{}
-	optional := map[string]string{}
 	files := []file{{name: "bin/run.js", mode: 0o644, data: []byte(shim)}}
 	for _, name := range commands {
 		bin[name] = "bin/" + name + ".js"
 		files = append(files, file{name: "bin/" + name + ".js", mode: 0o755,
 			data: []byte("#!/usr/bin/env node\nrequire(\"./run.js\")(\"" + name + "\");\n")})
-	}
-	for _, p := range platforms {
-		name, _, _ := p.npm()
-		optional[name] = version
 	}
 	return append(files, packageJSON(map[string]any{"name": "stopgate", "version": version, "repository": repository, "files": []string{"bin"},
 		"description": "Makes an AI coding agent prove it followed a prompt before it may stop",
