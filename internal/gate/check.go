@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -94,31 +93,26 @@ func runCheck(env *cli.Env, args []string) error {
 
 // hookCheck returns the registrations' findings and Claude Code's wall summary ("": unchecked).
 func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
-	var fs []finding
 	claude, home := settingsFiles(env, ws.root), env.Getenv("HOME")
-	// VS Code runs Claude Code's hooks.
+	regs := claude.registrations(ws.root, home)
+	set := wallOf(trust.Project{Root: ws.root, Home: home, File: ws.file, Config: cfg, Regs: regs})
 	c := client.Named(clientName)
-	runsClaude := c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude)
-	var regs []guard.Registered
-	if clientName == "" || clientName == "claude" || runsClaude {
-		regs = claude.registrations(ws.root, home)
-	} else {
-		regs = guard.Registrations(ws.root, home, nil)
-	}
-	if plugin == "" && (clientName == "" || clientName == "claude") && !claudeRegistered(regs) {
-		plugin = installedPlugin(home, claude.paths()) // the marketplace's plugin registers them
+	runsClaude := c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude) // VS Code
+	if plugin == "" && (clientName == "" || c == client.Claude) && !claudeRegistered(regs) {
+		plugin = installedPlugin(home, claude.texts) // the marketplace's plugin registers them
 	}
 	// With no --client, Claude Code is checked when registered, or when no client is.
+	var fs []finding
 	summary := ""
-	if clientName == "claude" || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude {
+	if c == client.Claude || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude {
 		var wall []finding
-		wall, summary = wallFindings(env, ws, cfg, claude, regs)
-		fs = slices.Concat(hookFindings(env, ws, cfg, plugin, claude), switchFindings(claude), wall)
+		wall, summary = wallFindings(env, ws, cfg, claude, set)
+		fs = slices.Concat(claudeHookFindings(env, ws, cfg, plugin, claude), switchFindings(claude), wall)
 	}
 	for _, c := range clients {
-		fs = append(fs, clientFindings(env, ws, cfg, c)...)
+		fs = append(fs, clientFindings(env, ws, cfg, c, set)...)
 	}
-	return append(fs, registeredFindings(env, ws, cfg, regs)...), summary
+	return append(fs, registeredFindings(ws, set, regs)...), summary
 }
 
 func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*client.Client, tel, summary string) error {
@@ -161,86 +155,108 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 	return nil
 }
 
-// hookFindings checks Claude Code's registration: every hook, each program, the timeouts.
-func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeSettings) []finding {
-	candidates, initCmd := claude.sharedFirst(), `"gate init"`
-	base := ws.root // where programs are shown from, and the plugin's root
+// claudeHookFindings checks Claude Code's registration in its settings, or in the plugin in dir plugin.
+func claudeHookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeSettings) []finding {
+	files, base, initCmd := claude.sharedFirst(), ws.root, `"gate init"` // base: where programs are shown from
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)
-		file := filepath.Join(base, "hooks", "hooks.json")
-		candidates = readSettings([]guard.SettingsFile{{Path: file, Name: shown(env.Dir, file)}})
+		file := filepath.Join(base, pluginHooks)
+		files = readSettings([]guard.SettingsFile{{Path: file, Name: shown(env.Dir, file)}})
 		initCmd = `"gate init --plugin ` + cli.ShellQuote(plugin) + `"`
 	}
-	vars := map[string]string{"CLAUDE_PROJECT_DIR": ws.root, "CLAUDE_PLUGIN_ROOT": base}
-	want := expected()
+	return hookFindings(env, ws, cfg, client.Claude, files, expected(), base, initCmd)
+}
+
+// clientFindings checks another client's registration, env and wall.
+func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client, set *guard.Set) []finding {
+	if c.HookFile == "" {
+		return nil // no registration of its own: its notes say which it runs
+	}
+	if c.IsPlugin() {
+		return append(pluginFindings(ws, c), clientWallFindings(env, ws, c, set)...)
+	}
+	files := readSettings([]guard.SettingsFile{{Path: filepath.Join(ws.root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}})
+	hooks := hookFindings(env, ws, cfg, c, files, clientWanted(c, ws.root, binInstall(ws.root, "bin"), true), ws.root, `"gate init --client `+c.Name+`"`)
+	return dedupe(slices.Concat(capFinding(ws, cfg, c), hooks, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c, set)))
+}
+
+// hookFindings checks c's registration of want in files (the first is the one gate init writes):
+// every hook, each program, the timeouts; programs are shown from base.
+func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client, files []settingsText, want []settings.Hook, base, initCmd string) []finding {
+	vars := map[string]string{"CLAUDE_PLUGIN_ROOT": base} // the variables the clients set
+	for _, c := range client.All {
+		vars[c.ProjectVar] = ws.root
+	}
 	var out []finding
 	registered := make([]bool, len(want))
 	uncovered := make([]string, len(want)) // tools a partial registration lacks
 	unreadable, there := false, false
-	for _, src := range candidates {
+	for _, src := range files {
 		if errors.Is(src.err, fs.ErrNotExist) {
 			continue
 		}
 		there = true // a file that cannot be read is there: what it registers is unknown
-		if src.err != nil {
-			unreadable = true
-			out = append(out, finding{loc: src.Name, msg: src.err.Error()})
-			continue
+		var found []settings.Found
+		err := src.err
+		if err == nil {
+			found, err = c.Lookup(src.data, want)
 		}
-		found, err := src.doc.Lookup(want)
 		if err != nil {
 			unreadable = true
-			out = append(out, fileError(src.Name, "Claude Code", err))
+			out = append(out, fileError(src, c.Title, err))
 			continue
 		}
 		for i, fd := range found {
 			if !fd.Registered {
-				if fd.Uncovered != "" && fd.Uncovered != fd.Matcher {
+				if c == client.Claude && fd.Uncovered != "" && fd.Uncovered != fd.Matcher {
 					uncovered[i] = fd.Uncovered
 				}
 				continue
 			}
 			registered[i] = true
-			loc := fmt.Sprintf("%s:%d", src.Name, fd.Line)
-			out = slices.Concat(out, registeredHook(env, cfg, fd, loc, base, vars, initCmd, client.Claude.Name), onFailureFinding(fd, loc, initCmd))
+			fd.Timeout /= c.Unit // in seconds
+			loc := src.Name
+			if c == client.Claude {
+				loc = fmt.Sprintf("%s:%d", src.Name, fd.Line)
+			}
+			out = slices.Concat(out, programFinding(env, fd.Command, loc, base, vars), earlierLauncher(fd.Command, loc, initCmd),
+				timeoutFinding(cfg, fd, loc, c.Name), onFailureFinding(c, fd, loc, initCmd))
 		}
 	}
-	primary := candidates[0].Name
+	primary := files[0].Name
 	if !there {
-		return append(out, fail(primary, "does not exist: no stopgate hook is registered", initCmd+" registers them")...)
+		msg := "does not exist: no stopgate hook is registered"
+		if c != client.Claude {
+			msg += " for " + c.Title
+		}
+		return append(out, fail(primary, msg, initCmd+" registers them")...)
 	}
 	for i, h := range want {
-		// Behind a file that cannot be read, "not registered" would be a guess.
-		if !registered[i] && !unreadable {
-			msg := h.String() + " is not registered"
-			if uncovered[i] != "" {
-				msg = h.String() + " is registered without " + uncovered[i]
-			}
-			out = append(out, unregistered(primary, h, msg, initCmd))
+		if registered[i] || unreadable { // behind a file that cannot be read, "not registered" would be a guess
+			continue
 		}
+		f := finding{loc: primary, msg: h.String() + " is not registered", hint: initCmd + " registers every stopgate hook and keeps the rest of the file"}
+		if uncovered[i] != "" {
+			f.msg = h.String() + " is registered without " + uncovered[i]
+		}
+		if settings.Program(h.Command) == hook.Testhook { // gate init --no-testhook
+			f.warning = true
+			f.msg += ": the test runner's words and its --auto mode are off (as gate init --no-testhook leaves them)"
+		}
+		out = append(out, f)
 	}
 	return sortByLocation(dedupe(out))
 }
 
-func registeredHook(env *cli.Env, cfg *config.Config, fd settings.Found, loc, base string, vars map[string]string, initCmd, client string) []finding {
-	return slices.Concat(programFinding(env, fd.Command, loc, base, vars), earlierLauncher(fd.Command, loc, initCmd), timeoutFinding(cfg, fd, loc, client))
-}
-
-// unregistered is hook h missing from loc: a warning for testhook's (--no-testhook).
-func unregistered(loc string, h settings.Hook, msg, initCmd string) finding {
-	f := finding{loc: loc, msg: msg, hint: initCmd + " registers every stopgate hook and keeps the rest of the file"}
-	if settings.Program(h.Command) == hook.Testhook {
-		f.warning = true
-		f.msg += ": the test runner's words and its --auto mode are off (as gate init --no-testhook leaves them)"
+// fileError is the finding of a hook file that cannot be read, or does not parse (at its line and column).
+func fileError(src settingsText, client string, err error) finding {
+	f := finding{loc: src.Name, msg: err.Error()}
+	if src.err != nil {
+		return f
 	}
-	return f
-}
-
-// fileError is the finding of a hook file that does not parse, at its line and column.
-func fileError(name, client string, err error) finding {
-	f := finding{loc: name, msg: err.Error(), hint: client + " cannot read this file either: fix it by hand"}
+	f.hint = client + " cannot read this file either: fix it by hand"
 	if se, ok := errors.AsType[*settings.Error](err); ok {
-		f.loc, f.msg = fmt.Sprintf("%s:%d:%d", name, se.Line, se.Column), se.Msg
+		f.loc, f.msg = fmt.Sprintf("%s:%d:%d", src.Name, se.Line, se.Column), se.Msg
 	}
 	return f
 }
@@ -312,9 +328,9 @@ func earlierLauncher(command, loc, initCmd string) []finding {
 		"re-register: "+undo+", then "+initCmd+" (with the options it was given)")
 }
 
-// onFailureFinding warns of a guard hook without onFailure "block".
-func onFailureFinding(fd settings.Found, loc, initCmd string) []finding {
-	if settings.Program(fd.Command) != hook.Detect || !guards(fd.Event) || fd.OnFailure == "block" {
+// onFailureFinding warns of a Claude Code guard hook without onFailure "block".
+func onFailureFinding(c *client.Client, fd settings.Found, loc, initCmd string) []finding {
+	if c != client.Claude || settings.Program(fd.Command) != hook.Detect || !guards(fd.Event) || fd.OnFailure == "block" {
 		return nil
 	}
 	return warn(loc, fd.Hook.String()+` has no "onFailure": "block": if the guard cannot start or times out, the call it guards goes ahead`,
@@ -380,44 +396,6 @@ func dedupe(fs []finding) []finding {
 	})
 }
 
-// clientFindings checks another client's registration, env and wall.
-func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client) []finding {
-	if c.HookFile == "" {
-		return nil // no registration of its own: its notes say which it runs
-	}
-	if c.IsPlugin() {
-		return append(pluginFindings(ws, c), clientWallFindings(env, ws, c)...)
-	}
-	initCmd := `"gate init --client ` + c.Name + `"`
-	out := capFinding(ws, cfg, c)
-	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(c.HookFile)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return append(out, fail(c.HookFile, "does not exist: no stopgate hook is registered for "+c.Title, initCmd+" registers them")...)
-	}
-	if err != nil {
-		return append(out, fail(c.HookFile, err.Error(), "")...)
-	}
-	found, err := c.Lookup(data, clientWanted(c, ws.root, binInstall(ws.root, "bin"), true))
-	if err != nil {
-		return append(out, fileError(c.HookFile, c.Title, err))
-	}
-	vars := map[string]string{} // the project variables the clients set
-	for _, c := range client.All {
-		if c.ProjectVar != "" {
-			vars[c.ProjectVar] = ws.root
-		}
-	}
-	for _, fd := range found {
-		if !fd.Registered {
-			out = append(out, unregistered(c.HookFile, fd.Hook, fd.Hook.String()+" is not registered", initCmd))
-			continue
-		}
-		fd.Timeout /= c.Unit // in seconds
-		out = append(out, registeredHook(env, cfg, fd, c.HookFile, ws.root, vars, initCmd, c.Name)...)
-	}
-	return dedupe(slices.Concat(out, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c)))
-}
-
 // hooksEnv are the clients that hand the hooks an env, and whether the top-level env counts too.
 var hooksEnv = map[string]bool{client.Gemini.Name: false, client.Qwen.Name: true}
 
@@ -477,7 +455,7 @@ func checkedClients(root, name string) ([]*client.Client, error) {
 	}
 	if name != "" {
 		c, err := clientNamed(name)
-		if err != nil || c == nil {
+		if err != nil || c == client.Claude {
 			return nil, err
 		}
 		if c.HookFile != "" {
@@ -520,9 +498,7 @@ func goToolFindings(ws workspace) []finding {
 }
 
 // registeredFindings fails each hook program outside the wall: the agent could replace it unseen.
-func registeredFindings(env *cli.Env, ws workspace, cfg *config.Config, regs []guard.Registered) []finding {
-	base, _ := trust.For(trust.Project{Root: ws.root, Home: env.Getenv("HOME"), File: ws.file, Config: cfg, Regs: regs})
-	set := base.Wall()
+func registeredFindings(ws workspace, set *guard.Set, regs []guard.Registered) []finding {
 	if set.Empty() {
 		return nil
 	}
@@ -603,10 +579,11 @@ func configChange(env *cli.Env, in *hook.Input) error {
 		return nil
 	}
 	// A plugin's hooks are registered in CLAUDE_PLUGIN_ROOT, not the settings.
-	why := errorsOf(hookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT"), claude), false)
+	why := errorsOf(claudeHookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT"), claude), false)
 	why = append(why, errorsOf(switchFindings(claude), true)...)
-	if rules, nothing := wallRules(root, home, ws.file, cfg, claude.registrations(root, home)); !nothing {
-		w, bad := readWalls(claude.texts())
+	if set := wallOf(trust.Project{Root: root, Home: home, File: ws.file, Config: cfg, Regs: claude.registrations(root, home)}); !set.Empty() {
+		rules := denyRules(set, root, home)
+		w, bad := readWalls(claude.texts)
 		switch {
 		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
@@ -643,15 +620,15 @@ func stopgateProject(env *cli.Env, root, file string, claude *claudeSettings) bo
 	if env.Getenv("CLAUDE_PLUGIN_ROOT") != "" {
 		return true
 	}
-	for _, src := range claude.texts() { // read only now: a marker above answers first
+	for _, src := range claude.texts {
 		if errors.Is(src.err, fs.ErrNotExist) {
 			continue
 		}
 		if src.err != nil {
 			return true
 		}
-		found, lerr := src.doc.Lookup(expected())
-		if lerr != nil && bytes.Contains(src.data, []byte(hook.Gate)) || slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
+		found, err := src.doc.Lookup(expected())
+		if err != nil && bytes.Contains(src.data, []byte(hook.Gate)) || slices.ContainsFunc(found, func(f settings.Found) bool { return f.Registered }) {
 			return true
 		}
 	}
@@ -673,32 +650,37 @@ func switchFindings(claude *claudeSettings) []finding {
 	return out
 }
 
-// claudeSettings are the settings Claude Code reads hooks from, in its order, read
-// on first use (texts); shared, which gate init writes, is read[at].
+// claudeSettings are Claude Code's settings files in the order it reads them (guard.ClaudeSettings),
+// each read once; texts[at] is the shared one, which gate init writes.
 type claudeSettings struct {
-	shared guard.SettingsFile
-	at     int
-	read   []guard.SettingsFile
-	texts  func() []settingsText
+	texts []settingsText
+	at    int
 }
 
-// settingsFiles returns the project's and the user's Claude Code settings.
+// settingsFiles reads the user's and the project's Claude Code settings.
 func settingsFiles(env *cli.Env, root string) *claudeSettings {
-	read := guard.ClaudeSettings(root, env.Getenv("HOME"))
-	at := slices.IndexFunc(read, func(s guard.SettingsFile) bool { return s.Name == settingsFile })
-	return &claudeSettings{shared: read[at], at: at, read: read, texts: sync.OnceValue(func() []settingsText { return readSettings(read) })}
+	files := guard.ClaudeSettings(root, env.Getenv("HOME"))
+	at := slices.IndexFunc(files, func(s guard.SettingsFile) bool { return s.Name == settingsFile })
+	return &claudeSettings{readSettings(files), at}
 }
 
-// others are the settings beside the shared ones: the user's, the local.
-func (f *claudeSettings) others() []guard.SettingsFile {
-	return slices.Delete(slices.Clone(f.read), f.at, f.at+1)
+func (c *claudeSettings) shared() guard.SettingsFile { return c.texts[c.at].SettingsFile }
+
+// sharedFirst are the texts, the shared ones first.
+func (c *claudeSettings) sharedFirst() []settingsText {
+	return append([]settingsText{c.texts[c.at]}, slices.Delete(slices.Clone(c.texts), c.at, c.at+1)...)
 }
 
-func (f *claudeSettings) paths() []string {
-	return each(f.read, func(s guard.SettingsFile) string { return s.Path })
+// registrations are the stopgate programs the hook files register, these settings as read here.
+func (c *claudeSettings) registrations(root, home string) []guard.Registered {
+	read := map[string][]byte{}
+	for _, s := range c.texts {
+		read[s.Path] = s.data // nil for one that could not be read: it registers none
+	}
+	return guard.Registrations(root, home, read)
 }
 
-// settingsText is a settings file read and parsed once for an event.
+// settingsText is a settings file read and parsed once.
 type settingsText struct {
 	guard.SettingsFile
 	data []byte        // nil when it could not be read
@@ -711,48 +693,27 @@ const maxSettings = 16 << 20
 
 // readSettings reads through regular.ReadFile: a planted named pipe cannot hold the hook.
 func readSettings(files []guard.SettingsFile) []settingsText {
-	out := make([]settingsText, len(files))
-	for i, f := range files {
-		t := &out[i]
-		t.SettingsFile = f
-		data, err := regular.ReadFile(f.Path, maxSettings)
-		if t.err = err; err == nil {
-			t.data, t.doc = data, settings.Parse(data)
+	return mapped(files, func(f guard.SettingsFile) settingsText {
+		t := settingsText{SettingsFile: f}
+		if t.data, t.err = regular.ReadFile(f.Path, maxSettings); t.err == nil {
+			t.doc = settings.Parse(t.data)
 		}
-	}
-	return out
+		return t
+	})
 }
 
-// sharedFirst are the texts, the shared ones first.
-func (t *claudeSettings) sharedFirst() []settingsText {
-	texts := t.texts()
-	return append([]settingsText{texts[t.at]}, slices.Delete(slices.Clone(texts), t.at, t.at+1)...)
-}
-
-// registrations are the stopgate programs the hook files register, these settings as read here.
-func (t *claudeSettings) registrations(root, home string) []guard.Registered {
-	read := map[string][]byte{}
-	for _, s := range t.texts() {
-		read[s.Path] = s.data // nil for one that could not be read: it registers none
-	}
-	return guard.Registrations(root, home, read)
-}
-
-// The OS wall: the client's sandbox and Edit deny rules, derived from the
-// trusted base (trust.For) as the guard is (docs/security.md).
-
-// wallRules returns the Edit deny rules of the trusted base's wall, and whether it is empty.
-func wallRules(root, home, file string, cfg *config.Config, regs []guard.Registered) (rules []string, empty bool) {
-	base, _ := trust.For(trust.Project{Root: root, Home: home, File: file, Config: cfg, Regs: regs})
-	set := base.Wall()
-	return denyRules(set, root, home), set.Empty()
-}
-
-// projectSet returns the wall of the project at root, with hook programs about to be registered.
-func projectSet(env *cli.Env, root, file string, bins []string, registered ...string) *guard.Set {
-	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
-	base, _ := trust.For(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg, Bins: bins, Registered: registered})
+// wallOf is the wall of the trusted base (trust.For), as the guard keeps it: the OS wall's
+// sandbox and Edit deny rules, and each client's own wall, derive from it (docs/security.md).
+func wallOf(p trust.Project) *guard.Set {
+	base, _ := trust.For(p)
 	return base.Wall()
+}
+
+// projectSet is the wall of the project at root, with hook programs about to be registered.
+func projectSet(env *cli.Env, root string, bins []string, registered ...string) *guard.Set {
+	file := filepath.Join(root, project.ConfigName)
+	cfg, _, _ := config.Inspect(file, root, config.FileOnly)
+	return wallOf(trust.Project{Root: root, Home: env.Getenv("HOME"), File: file, Config: cfg, Bins: bins, Registered: registered})
 }
 
 // denyRules returns the Edit deny rules for set (a folder's covers its contents).
@@ -787,21 +748,15 @@ func walled(path string) []string {
 // writeWall merges the OS wall alone into the project's settings.
 func writeWall(env *cli.Env, root string, bins []string) error {
 	files := settingsFiles(env, root)
-	data, err := os.ReadFile(files.shared.Path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	var wall wallMerge
+	err := edit(files.shared(), nil, func(data []byte) (out []byte, err error) {
+		out, wall, err = mergeWall(env, root, data, bins, nil)
+		return out, err
+	})
+	if err == nil {
+		wall.say(env, files)
 	}
-	out, wall, err := mergeWall(env, root, data, bins, nil)
-	if err != nil {
-		return err
-	}
-	if len(wall.added) > 0 {
-		if err := settings.WriteFile(files.shared.Path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", files.shared.Name, err)
-		}
-	}
-	wall.say(env, files)
-	return nil
+	return err
 }
 
 // wallMerge is the OS wall merged into the project's settings.
@@ -814,7 +769,7 @@ type wallMerge struct {
 
 // mergeWall merges the sandbox settings and the deny rules into data, the project's settings.
 func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string) ([]byte, wallMerge, error) {
-	set := projectSet(env, root, filepath.Join(root, project.ConfigName), bins, registered...)
+	set := projectSet(env, root, bins, registered...)
 	if set.Empty() {
 		return data, wallMerge{off: true}, nil
 	}
@@ -828,7 +783,7 @@ func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string
 
 // say tells what the wall added, what settings keep against it, and what the machine lacks.
 func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
-	name := files.shared.Name
+	name := settingsFile
 	if w.off {
 		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
 		return
@@ -841,18 +796,16 @@ func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}
 	}
-	// Sandbox keys set against the wall, here or in local settings.
-	for _, a := range w.st.Against() {
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", files.shared.Name, a)
+	for _, a := range w.st.Against() { // sandbox keys set against the wall
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
 	}
-	for _, f := range files.read[files.at+1:] { // the local ones, whose keys win
-		data, err := os.ReadFile(f.Path)
-		if err != nil {
+	for _, f := range files.texts[files.at+1:] { // the local ones, whose keys win
+		if f.doc == nil {
 			continue
 		}
-		if other, err := settings.InspectWall(data); err == nil {
+		if other, err := f.doc.Wall(); err == nil {
 			for _, a := range other.Against() {
-				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a, files.shared.Name)
+				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a, name)
 			}
 		}
 	}
@@ -888,21 +841,20 @@ func packages(tools []string) []string {
 	return each(tools, func(t string) string { return cmp.Or(map[string]string{"bwrap": "bubblewrap"}[t], t) })
 }
 
-// wallFindings says whether the OS wall is up and why not; summary says it in a few words.
-func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeSettings, regs []guard.Registered) (out []finding, summary string) {
+// wallFindings says whether the OS wall of set is up and why not; summary says it in a few words.
+func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeSettings, set *guard.Set) (out []finding, summary string) {
 	out = confineFindings(ws, cfg)
-	rules, nothing := wallRules(ws.root, env.Getenv("HOME"), ws.file, cfg, regs)
-	summary = wallSummary(cfg, nothing)
-	w, bad := readWalls(claude.texts())
+	summary = wallSummary(cfg, set.Empty())
+	w, bad := readWalls(claude.texts)
 	if bad != nil {
 		return append(out, *bad), summary
 	}
-	if w.Read == 0 || nothing {
+	if w.Read == 0 || set.Empty() {
 		return out, summary // no settings: hookFindings says so; protect = []: nothing to wall in
 	}
-	out = append(out, wallDown(claude, w, rules)...)
+	out = append(out, wallDown(claude, w, denyRules(set, ws.root, env.Getenv("HOME")))...)
 	if m := missingTools(env); w.Value["enabled"] && len(m) > 0 {
-		out = append(out, warn(claude.shared.Name, "the OS sandbox needs "+strings.Join(m, " and ")+", not installed here: the client refuses every Bash command until it is",
+		out = append(out, warn(settingsFile, "the OS sandbox needs "+strings.Join(m, " and ")+", not installed here: the client refuses every Bash command until it is",
 			"apt-get install "+strings.Join(packages(m), " ")+" (as root; scripts/install-sandbox-tools does it)")...)
 	}
 	return out, summary
@@ -938,20 +890,19 @@ func readWalls(files []settingsText) (settings.Walls, *finding) {
 func wallDown(files *claudeSettings, w settings.Walls, rules []string) []finding {
 	var out []finding
 	for _, a := range w.Against() {
-		out = append(out, warn(fmt.Sprintf("%s:%d", files.read[a.File].Name, a.Line), a.Text+": the OS wall is down",
+		out = append(out, warn(fmt.Sprintf("%s:%d", files.texts[a.File].Name, a.Line), a.Text+": the OS wall is down",
 			"set it as gate init writes it, or keep it knowing the guard alone stands")...)
 	}
-	primary := files.shared.Name
 	if unset := w.Unset(); len(unset) > 0 {
-		out = append(out, warn(primary, "the OS wall is down: "+strings.Join(unset, ", ")+" not set, so the agent's Bash can write the protected set in ways the guard cannot see",
+		out = append(out, warn(settingsFile, "the OS wall is down: "+strings.Join(unset, ", ")+" not set, so the agent's Bash can write the protected set in ways the guard cannot see",
 			`"gate init" writes the sandbox settings and keeps the rest of the file`)...)
 	}
 	if missing := w.Lacking(rules); len(missing) > 0 {
-		out = append(out, warn(primary, "permissions.deny lacks "+strings.Join(missing, ", ")+": the sandbox and the Write/Edit tools let the agent change it",
+		out = append(out, warn(settingsFile, "permissions.deny lacks "+strings.Join(missing, ", ")+": the sandbox and the Write/Edit tools let the agent change it",
 			`"gate init" adds the deny rules of the protected set (run it again after adding a run validator)`)...)
 	}
 	if len(w.Excluded) > 0 {
-		out = append(out, warn(primary, "sandbox.excludedCommands run outside the OS sandbox: "+strings.Join(w.Excluded, ", "),
+		out = append(out, warn(settingsFile, "sandbox.excludedCommands run outside the OS sandbox: "+strings.Join(w.Excluded, ", "),
 			"keep it empty: an excluded command can write the protected set")...)
 	}
 	return out
@@ -986,7 +937,7 @@ func initClientWall(env *cli.Env, c *client.Client, root string) error {
 	if c.Wall == nil {
 		return nil
 	}
-	set := projectSet(env, root, filepath.Join(root, project.ConfigName), nil) // init writes the project's own
+	set := projectSet(env, root, nil)
 	if set.Empty() {
 		fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.Title)
 		return nil
@@ -994,13 +945,9 @@ func initClientWall(env *cli.Env, c *client.Client, root string) error {
 	return c.Wall.Up(env.Stdout, root, wallPaths(set))
 }
 
-// clientWallFindings says whether the client's own wall is up.
-func clientWallFindings(env *cli.Env, ws workspace, c *client.Client) []finding {
-	if c.Wall == nil {
-		return nil
-	}
-	set := projectSet(env, ws.root, ws.file, nil) // gate check --config
-	if set.Empty() {
+// clientWallFindings says whether the client's own wall over set is up.
+func clientWallFindings(env *cli.Env, ws workspace, c *client.Client, set *guard.Set) []finding {
+	if c.Wall == nil || set.Empty() {
 		return nil
 	}
 	return mapped(c.Wall.Check(env.Getenv, ws.root, wallPaths(set)), func(f client.Finding) finding { return finding{f.Loc, f.Warning, f.Msg, f.Hint} })
@@ -1009,7 +956,7 @@ func clientWallFindings(env *cli.Env, ws workspace, c *client.Client) []finding 
 // undoClientWall plans taking the client's wall out of its config.
 func undoClientWall(env *cli.Env, c *client.Client, root string) (undo, error) {
 	return undoFile(root, c.Wall.File(), func(u *undo, data []byte) (err error) {
-		u.out, u.r, u.gone, err = c.Wall.Remove(data, root, wallPaths(projectSet(env, root, filepath.Join(root, project.ConfigName), nil)))
+		u.out, u.r, u.gone, err = c.Wall.Remove(data, root, wallPaths(projectSet(env, root, nil)))
 		return err
 	})
 }

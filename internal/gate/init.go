@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -27,8 +28,8 @@ import (
 
 var settingsFile = client.Claude.HookFile
 
-// runInit is `gate init`: the hooks and the OS wall in .claude/settings.json, the starter
-// mappings.toml and the .gitignore line; or a plugin, or another client's file.
+// runInit is `gate init`: a client's hooks in its file (Claude Code's with the OS wall), the
+// starter mappings.toml and the .gitignore line; or a Claude Code plugin.
 func runInit(env *cli.Env, args []string) error {
 	fl := flags("init")
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
@@ -41,63 +42,28 @@ func runInit(env *cli.Env, args []string) error {
 		return err
 	}
 	c, err := ownFile(*clientName)
-	if err == nil && *wallOnly && (*noWall || *plugin != "" || c != nil) {
+	if err == nil && *wallOnly && (*noWall || *plugin != "" || c != client.Claude) {
 		err = errors.New("--wall-only goes with none of --no-wall, --plugin, --client")
 	}
 	if err != nil {
 		return usageError("init", err)
 	}
-	if *plugin != "" && c == nil {
+	if *plugin != "" && c == client.Claude {
 		return initPlugin(env, absFrom(env.Dir, *plugin))
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
-	if c == nil && !*noWall {
+	if c == client.Claude && !*noWall {
 		if dir := pluginRegisters(env, root); *wallOnly || dir != "" {
 			return initWallOnly(env, root, dir)
 		}
 	}
-	in := binInstall(root, *bin)
+	in := binInstall(root, *bin) // the plugin of a client runs bin's programs
 	given := false
 	fl.Visit(func(f *flag.Flag) { given = given || f.Name == "bin" })
-	if !given {
+	if !given && !c.IsPlugin() {
 		in = installOf(root, *bin, self())
 	}
-	if c != nil {
-		return initClient(env, c, root, *bin, in, !*noTesthook)
-	}
-	// The hooks and, unless noWall, the OS wall go in one write: a file either refuses changes nothing.
-	want, files := wanted(in.dir, in, root, !*noTesthook), settingsFiles(env, root)
-	var wall wallMerge
-	withWall := func(data []byte) (out []byte, err error) {
-		out, wall, err = mergeWall(env, root, data, []string{in.path}, programs(want, in.path))
-		return out, err
-	}
-	if *noWall {
-		withWall = nil
-	}
-	if err := register(env, client.Claude, files.shared, elsewhere(env, files, want), nil, withWall); err != nil {
-		return err
-	}
-	if err := writeStarter(env, root); err != nil {
-		return err
-	}
-	if err := chooseWall(root, !*noWall); err != nil {
-		return err
-	}
-	if *noWall {
-		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", files.shared.Name)
-	} else {
-		wall.say(env, files)
-	}
-	if err := editIgnore(env, root, true); err != nil {
-		return err
-	}
-	noteMissing(env, in.path, want, root, in)
-	if in.method == "npm" {
-		// A bare npx gate without npm install runs the npm package named gate.
-		fmt.Fprintln(env.Stdout, `ci: claude -p exits 0 and says "success" even when the gate halts; after it, run: npx --no-install gate verdict "$session" (session=$(claude -p … --output-format json | jq -r .session_id); never a bare npx gate, which without npm install runs the npm package named gate)`)
-	}
-	return nil
+	return initClient(env, c, root, *bin, in, !*noTesthook, !*noWall)
 }
 
 // noWallMark says gate init --no-wall was chosen: only then may ConfigChange let the wall go.
@@ -137,25 +103,23 @@ func programs(want []settings.Hook, bin string) []string {
 // elsewhere leaves out the hooks other settings already register (they would run twice).
 func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []settings.Hook {
 	keep := slices.Clone(want)
-	for _, src := range files.others() {
-		data, err := os.ReadFile(src.Path)
-		if err != nil {
+	for i, src := range files.texts {
+		if i == files.at || src.doc == nil {
 			continue
 		}
-		found, err := settings.Lookup(data, keep)
+		found, err := src.doc.Lookup(keep)
 		if err != nil {
 			fmt.Fprintf(env.Stdout, "note: %s: %v (its hooks are not counted)\n", src.Name, err)
 			continue
 		}
-		var rest []settings.Hook
+		keep = nil
 		for _, f := range found {
 			if f.Registered {
 				fmt.Fprintf(env.Stdout, "%s: %s is registered here; not adding it to %s\n", src.Name, f.Hook, settingsFile)
 			} else {
-				rest = append(rest, f.Hook)
+				keep = append(keep, f.Hook)
 			}
 		}
-		keep = rest
 	}
 	return keep
 }
@@ -164,25 +128,18 @@ func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []sett
 // writes it once if changed, and says what it added.
 func register(env *cli.Env, c *client.Client, f guard.SettingsFile, want []settings.Hook, initial []byte,
 	also func([]byte) ([]byte, error)) error {
-	data, err := os.ReadFile(f.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		data = initial
-	} else if err != nil {
-		return err
-	}
-	out, added, err := c.Merge(data, want)
+	var added []settings.Hook
+	err := edit(f, initial, func(data []byte) (out []byte, err error) {
+		if out, added, err = c.Merge(data, want); err != nil {
+			return nil, settingsError(f.Name, err)
+		}
+		if also != nil {
+			return also(out)
+		}
+		return out, nil
+	})
 	if err != nil {
-		return settingsError(f.Name, err)
-	}
-	if also != nil {
-		if out, err = also(out); err != nil {
-			return err
-		}
-	}
-	if !bytes.Equal(out, data) { // each merge returns its input when it adds nothing
-		if err := settings.WriteFile(f.Path, out); err != nil {
-			return fmt.Errorf("writing %s: %w", f.Name, err)
-		}
+		return err
 	}
 	if len(added) == 0 {
 		fmt.Fprintf(env.Stdout, "%s: every stopgate hook is already registered\n", f.Name)
@@ -191,6 +148,24 @@ func register(env *cli.Env, c *client.Client, f guard.SettingsFile, want []setti
 	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.Name, cli.Plural(len(added), "hook", "hooks"))
 	for _, h := range added {
 		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, map[int]string{1: "s", 1000: "ms"}[c.Unit])
+	}
+	return nil
+}
+
+// edit rewrites the file f (initial if absent) as change has it, once and only if changed.
+func edit(f guard.SettingsFile, initial []byte, change func([]byte) ([]byte, error)) error {
+	data, err := os.ReadFile(f.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		data = initial
+	} else if err != nil {
+		return err
+	}
+	out, err := change(data)
+	if err != nil || bytes.Equal(out, data) { // each merge returns its input when it adds nothing
+		return err
+	}
+	if err := settings.WriteFile(f.Path, out); err != nil {
+		return fmt.Errorf("writing %s: %w", f.Name, err)
 	}
 	return nil
 }
@@ -313,23 +288,19 @@ func pluginWanted(dir string) []settings.Hook {
 // agentClients are the clients other than Claude Code.
 var agentClients = client.All[1:]
 
-// clientNamed returns the client of `--client name`, nil for Claude Code.
+// clientNamed returns the client of `--client name`, Claude Code for "".
 func clientNamed(name string) (*client.Client, error) {
-	c := client.Named(name)
-	switch {
-	case name == "" || c == client.Claude:
-		return nil, nil
-	case c == nil:
-		return nil, fmt.Errorf("unknown client %q, want one of %v", name, client.Names)
+	if c := client.Named(cmp.Or(name, client.Claude.Name)); c != nil {
+		return c, nil
 	}
-	return c, nil
+	return nil, fmt.Errorf("unknown client %q, want one of %v", name, client.Names)
 }
 
 // ownFile is clientNamed, refusing a client without a hook file of its own
 // (VS Code) and naming what it runs.
 func ownFile(name string) (*client.Client, error) {
 	c, err := clientNamed(name)
-	if err != nil || c == nil || c.HookFile != "" {
+	if err != nil || c.HookFile != "" {
 		return c, err
 	}
 	var inits []string
@@ -345,6 +316,9 @@ func ownFile(name string) (*client.Client, error) {
 
 // clientWanted returns c's hooks to register, launchers of the programs where in put them.
 func clientWanted(c *client.Client, root string, in install, testhook bool) []settings.Hook {
+	if c == client.Claude {
+		return wanted(in.dir, in, root, testhook) // --bin as given: an absolute one stays so
+	}
 	return hooksOf(c, c.Hooks, in.prefix(c.ProjectVar, root), in, root, testhook)
 }
 
@@ -365,7 +339,11 @@ func clientArgs(c *client.Client, h client.Hook) string {
 
 // owned returns every hook entry gate init writes or wrote (older plain paths) for in.
 func owned(c *client.Client, root string, in install) []settings.Hook {
-	return withPlain(clientWanted(c, root, in, true), in.prefix(c.ProjectVar, root), true)
+	bin := in.prefix(c.ProjectVar, root)
+	if c == client.Claude {
+		bin = in.dir
+	}
+	return withPlain(clientWanted(c, root, in, true), bin, c != client.Claude)
 }
 
 // withPlain adds to hooks the plain commands older gate inits wrote: bin/PROGRAM, and its
@@ -382,8 +360,9 @@ func withPlain(hooks []settings.Hook, bin string, args bool) []settings.Hook {
 	return hooks
 }
 
-// initClient is `gate init --client NAME`.
-func initClient(env *cli.Env, c *client.Client, root, bin string, in install, testhook bool) error {
+// initClient registers c's hooks (Claude Code's and the OS wall in one write: a file
+// either refuses changes nothing), then the starter, c's wall and the .gitignore line.
+func initClient(env *cli.Env, c *client.Client, root, bin string, in install, testhook, wall bool) error {
 	if c.Wall != nil {
 		if err := c.Wall.Ready(root); err != nil {
 			return err // before anything is written
@@ -391,27 +370,55 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 	}
 	var want []settings.Hook // the plugin registers no hook entries
 	var err error
-	if c.IsPlugin() {
-		in = binInstall(root, bin) // the plugin runs bin's programs
+	files := settingsFiles(env, root)
+	var merged wallMerge
+	switch {
+	case c.IsPlugin():
 		err = writePlugin(env, c, root, bin, in)
-	} else {
+	case c == client.Claude:
+		want = clientWanted(c, root, in, testhook)
+		withWall := func(data []byte) (out []byte, err error) {
+			out, merged, err = mergeWall(env, root, data, []string{in.path}, programs(want, in.path))
+			return out, err
+		}
+		if !wall {
+			withWall = nil
+		}
+		err = register(env, c, files.shared(), elsewhere(env, files, want), nil, withWall)
+	default:
 		want = clientWanted(c, root, in, testhook)
 		err = register(env, c, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), nil)
+	}
+	if err == nil {
+		err = writeStarter(env, root)
+	}
+	if err == nil && c == client.Claude {
+		err = chooseWall(root, wall)
+	}
+	switch {
+	case err != nil:
+		return err
+	case c != client.Claude:
+		err = initClientWall(env, c, root)
+	case wall:
+		merged.say(env, files)
+	default:
+		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", settingsFile)
+	}
+	if err == nil {
+		err = editIgnore(env, root, true)
 	}
 	if err != nil {
 		return err
 	}
-	if err := writeStarter(env, root); err != nil {
-		return err
-	}
-	if err := editIgnore(env, root, true); err != nil {
-		return err
-	}
 	noteMissing(env, in.path, want, root, in)
-	if err := initClientWall(env, c, root); err != nil {
-		return err
+	if c.Trust != "" {
+		fmt.Fprintf(env.Stdout, "%s: %s\n", map[bool]string{false: "trust", true: "note"}[c.IsPlugin()], c.Trust)
 	}
-	fmt.Fprintf(env.Stdout, "%s: %s\n", map[bool]string{false: "trust", true: "note"}[c.IsPlugin()], c.Trust)
+	if c == client.Claude && in.method == "npm" {
+		// A bare npx gate without npm install runs the npm package named gate.
+		fmt.Fprintln(env.Stdout, `ci: claude -p exits 0 and says "success" even when the gate halts; after it, run: npx --no-install gate verdict "$session" (session=$(claude -p … --output-format json | jq -r .session_id); never a bare npx gate, which without npm install runs the npm package named gate)`)
+	}
 	return nil
 }
 
@@ -532,13 +539,13 @@ const pluginName = "stopgate"
 
 // installedPlugin is the folder of the marketplace plugin the settings enable
 // ("stopgate@MARKETPLACE", a later file winning); "" when none is.
-func installedPlugin(home string, read []string) string {
+func installedPlugin(home string, files []settingsText) string {
 	enabled := map[string]bool{}
-	for _, path := range read {
+	for _, f := range files {
 		var s struct {
 			EnabledPlugins map[string]bool `json:"enabledPlugins"`
 		}
-		if data, err := regular.ReadFile(path, maxSettings); err == nil && json.Unmarshal(data, &s) == nil {
+		if json.Unmarshal(f.data, &s) == nil {
 			maps.Copy(enabled, s.EnabledPlugins)
 		}
 	}
@@ -563,11 +570,11 @@ func installedPlugin(home string, read []string) string {
 
 // pluginRegisters is the installed plugin's folder when the project's settings register no hook.
 func pluginRegisters(env *cli.Env, root string) string {
-	home := env.Getenv("HOME")
-	if claudeRegistered(guard.Registrations(root, home, nil)) {
+	home, files := env.Getenv("HOME"), settingsFiles(env, root)
+	if claudeRegistered(files.registrations(root, home)) {
 		return ""
 	}
-	return installedPlugin(home, settingsFiles(env, root).paths())
+	return installedPlugin(home, files.texts)
 }
 
 // initWallOnly is gate init where the plugin registers the hooks: the wall, starter, .gitignore.
@@ -635,12 +642,7 @@ func runUninstall(env *cli.Env, args []string) error {
 		return usageError("uninstall", err)
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
-	var plan []undo
-	if c != nil {
-		plan, err = clientUndo(env, c, root, *bin)
-	} else {
-		plan, err = claudeUndo(env, root, *bin, *plugin)
-	}
+	plan, err := clientUndo(env, c, root, *bin, *plugin)
 	if err != nil {
 		return err
 	}
@@ -666,27 +668,6 @@ func runUninstall(env *cli.Env, args []string) error {
 		return nil
 	}
 	return editIgnore(env, root, false)
-}
-
-// claudeUndo plans taking init's hooks, older plain paths and the wall out of Claude's settings.
-func claudeUndo(env *cli.Env, root, bin, plugin string) ([]undo, error) {
-	var want []settings.Hook
-	var bins []string // the programs' folders of every released platform package, and init's
-	for _, pkg := range npmPlatforms {
-		bins = append(bins, filepath.Join(root, filepath.FromSlash(guard.NpmScope), pkg, "bin"))
-	}
-	if plugin != "" {
-		bins = append(bins, filepath.Join(absFrom(env.Dir, plugin), "bin"))
-	}
-	for _, in := range routes(root, bin) {
-		want = append(want, withPlain(wanted(in.dir, in, root, true), in.dir, false)...)
-		if in.path != "" {
-			bins = append(bins, in.path)
-		}
-	}
-	set := projectSet(env, root, filepath.Join(root, project.ConfigName), bins)
-	u, err := undoHooks(client.Claude, root, settingsFile, want, denyRules(set, root, env.Getenv("HOME")))
-	return []undo{u}, err
 }
 
 // pluginUndo plans taking out of the plugin in dir its hooks, hooks.json when left
@@ -729,18 +710,29 @@ type undo struct {
 	r    settings.Removal
 }
 
-// clientUndo plans `gate uninstall --client NAME`.
-func clientUndo(env *cli.Env, c *client.Client, root, bin string) ([]undo, error) {
-	var u undo
-	var err error
-	if c.IsPlugin() {
-		u, err = undoSame(root, c.HookFile, []byte(pluginText(c, bin, binInstall(root, bin))), "the stopgate plugin", "the plugin")
-	} else {
-		var want []settings.Hook
-		for _, in := range routes(root, bin) {
-			want = append(want, owned(c, root, in)...)
+// clientUndo plans `gate uninstall --client NAME`: init's hooks, older plain paths and the walls.
+func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]undo, error) {
+	var bins []string // the programs' folders of every released platform package, and init's
+	for _, pkg := range npmPlatforms {
+		bins = append(bins, filepath.Join(root, filepath.FromSlash(guard.NpmScope), pkg, "bin"))
+	}
+	if plugin != "" {
+		bins = append(bins, filepath.Join(absFrom(env.Dir, plugin), "bin"))
+	}
+	var want []settings.Hook
+	for _, in := range routes(root, bin) {
+		want = append(want, owned(c, root, in)...)
+		if in.path != "" {
+			bins = append(bins, in.path)
 		}
-		u, err = undoHooks(c, root, c.HookFile, want, nil)
+	}
+	var deny []string // Claude Code's wall is in its hook file
+	if c == client.Claude {
+		deny = denyRules(projectSet(env, root, bins), root, env.Getenv("HOME"))
+	}
+	u, err := undoSame(root, c.HookFile, []byte(pluginText(c, bin, binInstall(root, bin))), "the stopgate plugin", "the plugin")
+	if !c.IsPlugin() {
+		u, err = undoHooks(c, root, c.HookFile, want, deny)
 	}
 	if err != nil || c.Wall == nil {
 		return []undo{u}, err
