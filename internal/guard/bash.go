@@ -499,7 +499,7 @@ func (a *analyzer) output(ws []word) {
 	case "tee":
 		in, _ := io.ReadAll(a.stdin())
 		out.Write(in)
-		for _, w := range parseOpts(ws[1:], "").ops {
+		for _, w := range parseOpts(ws[1:], "").Ops {
 			if !w.unknown {
 				a.d.Captured(shell.Abs(w.text, a.hc.Dir), in)
 			}

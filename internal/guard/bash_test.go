@@ -454,3 +454,14 @@ func TestOptionalValues(t *testing.T) {
 		}
 	}
 }
+
+// TestShellPlusOptions: a shell reads +o NAME like -o NAME, so -c after it
+// still runs its text (the guard once took +o for the script).
+func TestShellPlusOptions(t *testing.T) {
+	root, set := project(t, nil)
+	for _, cmd := range []string{`sh +o posix -c 'rm mappings.toml'`, `bash +O extglob -ec 'rm mappings.toml'`, `bash -c -e 'rm mappings.toml'`} {
+		if h := set.CheckBash(cmd, root); h == nil || h.Protected.Show != "mappings.toml" {
+			t.Errorf("%q: hit %v, want mappings.toml", cmd, h)
+		}
+	}
+}

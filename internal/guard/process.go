@@ -144,8 +144,8 @@ func killRule(a *analyzer, args []word) *Hit {
 		}
 		args = args[:i]
 	}
-	if o := parseOpts(noSignal(args), "sn", "signal"); !o.has("l", "L", "list", "table") {
-		return a.pids(o.ops, "signal", false)
+	if o := parseOpts(noSignal(args), "sn", "signal"); !o.Has("l", "L", "list", "table") {
+		return a.pids(o.Ops, "signal", false)
 	}
 	return nil
 }
@@ -155,16 +155,16 @@ func killRule(a *analyzer, args []word) *Hit {
 // pid file outright.
 func pkillRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(noSignal(args), "gGPstuUFe", "signal", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "env")
-	if o.has("v", "inverse", "F", "pidfile") {
+	if o.Has("v", "inverse", "F", "pidfile") {
 		return alwaysProcess(a, nil)
 	}
-	if h := a.pids(o.val("P", "parent"), "signal the children of", true); h != nil {
+	if h := a.pids(o.Val("P", "parent"), "signal the children of", true); h != nil {
 		return h
 	}
-	if len(o.ops) > 0 {
-		return a.pattern(o.ops[0], o.has("f", "full"), o.has("x", "exact"), o.has("i", "ignore-case"))
+	if len(o.Ops) > 0 {
+		return a.pattern(o.Ops[0], o.Has("f", "full"), o.Has("x", "exact"), o.Has("i", "ignore-case"))
 	}
-	if o.has("u", "U", "g", "G", "s", "t", "euid", "uid", "pgroup", "group", "session", "terminal", "ns") {
+	if o.Has("u", "U", "g", "G", "s", "t", "euid", "uid", "pgroup", "group", "session", "terminal", "ns") {
 		return alwaysProcess(a, nil)
 	}
 	return nil
@@ -172,10 +172,10 @@ func pkillRule(a *analyzer, args []word) *Hit {
 
 func killallRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(noSignal(args), "snuoy", "signal", "user", "older-than", "younger-than")
-	if len(o.ops) == 0 && o.has("u", "user") {
+	if len(o.Ops) == 0 && o.Has("u", "user") {
 		return alwaysProcess(a, nil)
 	}
-	return first(o.ops, func(w word) *Hit { return a.pattern(w, false, !o.has("r", "regexp"), o.has("I", "ignore-case")) })
+	return first(o.Ops, func(w word) *Hit { return a.pattern(w, false, !o.Has("r", "regexp"), o.Has("I", "ignore-case")) })
 }
 
 // pattern judges a process pattern against the names it must not reach.
@@ -207,19 +207,19 @@ func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 // prlimitRule limits a pid, or runs the command after its options.
 func prlimitRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "+p", "pid")
-	if o.has("p", "pid") {
-		return a.pids(o.val("p", "pid"), "limit the resources of", true)
+	if o.Has("p", "pid") {
+		return a.pids(o.Val("p", "pid"), "limit the resources of", true)
 	}
-	return a.run(o.ops)
+	return a.run(o.Ops)
 }
 
 func reniceRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "n", "priority")
-	if o.has("g", "u", "pgrp", "user") {
+	if o.Has("g", "u", "pgrp", "user") {
 		return alwaysProcess(a, nil)
 	}
-	ops := o.ops
-	if len(o.val("n", "priority")) == 0 && len(ops) > 0 {
+	ops := o.Ops
+	if len(o.Val("n", "priority")) == 0 && len(ops) > 0 {
 		ops = ops[1:] // the priority
 	}
 	return a.pids(ops, "change the priority of", true)
@@ -229,11 +229,11 @@ func reniceRule(a *analyzer, args []word) *Hit {
 // denied; without them it runs the command after its options.
 func ioniceRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "cnpPu")
-	if o.has("P", "u") {
+	if o.Has("P", "u") {
 		return alwaysProcess(a, nil)
 	}
-	if o.has("p") {
-		return a.pids(append(o.val("p"), o.ops...), "change the scheduling of", true)
+	if o.Has("p") {
+		return a.pids(append(o.Val("p"), o.Ops...), "change the scheduling of", true)
 	}
 	return a.wrapped("cnpPu", 0, args)
 }
@@ -252,11 +252,11 @@ func (a *analyzer) wrapped(short string, positional int, args []word) *Hit {
 func pidLastOrWrap(short, verb string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
-		if !o.has("p", "pid") {
+		if !o.Has("p", "pid") {
 			return a.wrapped(short, 1, args)
 		}
-		if len(o.ops) > 0 {
-			return a.pid(o.ops[len(o.ops)-1], verb, true)
+		if len(o.Ops) > 0 {
+			return a.pid(o.Ops[len(o.Ops)-1], verb, true)
 		}
 		return nil
 	}
@@ -271,14 +271,14 @@ func gdbRule(a *analyzer, args []word) *Hit {
 		}
 	}
 	o := parseOpts(args, "pxe", "pid", "ex", "iex", "eval-command", "init-eval-command", "command", "core", "exec", "se", "symbols", "cd", "directory")
-	if h := a.pids(o.val("p", "pid"), "attach a debugger to", true); h != nil {
+	if h := a.pids(o.Val("p", "pid"), "attach a debugger to", true); h != nil {
 		return h
 	}
-	if slices.ContainsFunc(o.val("ex", "iex", "eval-command", "init-eval-command"), func(w word) bool { return w.unknown || strings.Contains(w.text, "attach") }) {
+	if slices.ContainsFunc(o.Val("ex", "iex", "eval-command", "init-eval-command"), func(w word) bool { return w.unknown || strings.Contains(w.text, "attach") }) {
 		return procHit(a, "it attaches a debugger to a process, which can stop stopgate's client or hooks")
 	}
-	if len(o.ops) > 1 && (o.ops[1].unknown || allDigits(o.ops[1].text)) {
-		return a.pid(o.ops[1], "attach a debugger to", true)
+	if len(o.Ops) > 1 && (o.Ops[1].unknown || allDigits(o.Ops[1].text)) {
+		return a.pid(o.Ops[1], "attach a debugger to", true)
 	}
 	return nil
 }
@@ -289,23 +289,23 @@ func pidRule(verb string, ops bool, short string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
 		if ops {
-			return a.pids(o.ops, verb, true)
+			return a.pids(o.Ops, verb, true)
 		}
-		return a.pids(o.val(append(strings.Split(short, ""), long...)...), verb, true)
+		return a.pids(o.Val(append(strings.Split(short, ""), long...)...), verb, true)
 	}
 }
 
 func cpulimitRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "pelc", "pid", "exe", "path", "limit", "cpu")
-	if h := a.pids(o.val("p", "pid"), "limit", true); h != nil {
+	if h := a.pids(o.Val("p", "pid"), "limit", true); h != nil {
 		return h
 	}
-	return first(o.val("e", "exe", "path"), func(w word) *Hit { return a.pattern(w, false, true, false) })
+	return first(o.Val("e", "exe", "path"), func(w word) *Hit { return a.pattern(w, false, true, false) })
 }
 
 // fuserRule: -k kills every process that has the named files open.
 func fuserRule(a *analyzer, args []word) *Hit {
-	if parseOpts(args, "n").has("k", "kill") {
+	if parseOpts(args, "n").Has("k", "kill") {
 		return procHit(a, "fuser -k kills whatever has the file open, which can be stopgate's client or hooks")
 	}
 	return nil

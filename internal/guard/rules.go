@@ -64,26 +64,26 @@ func writeRules() map[string]rule {
 func operands(m mode, short string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
-		return a.each(append(o.val("t", "target-directory"), o.ops...), m)
+		return a.each(append(o.Val("t", "target-directory"), o.Ops...), m)
 	}
 }
 
 // valueRule writes the values of the options named in out.
 func valueRule(short string, out []string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
-		return a.each(parseOpts(args, short, long...).val(out...), under)
+		return a.each(parseOpts(args, short, long...).Val(out...), under)
 	}
 }
 
 // mkdirRule writes its operands, which later commands see as folders.
 func mkdirRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "m", "mode")
-	for _, w := range o.ops {
+	for _, w := range o.Ops {
 		if !w.unknown && a.cwd != "" && w.text != "" {
 			a.d.Wrote(a.abs(w), true)
 		}
 	}
-	return a.each(o.ops, under)
+	return a.each(o.Ops, under)
 }
 
 // copies is cp and mv: the destination (the last operand, or -t) is
@@ -91,8 +91,8 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 func copies(short string, sources mode) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, "target-directory", "suffix")
-		srcs := o.ops
-		dest := o.val("t", "target-directory")
+		srcs := o.Ops
+		dest := o.Val("t", "target-directory")
 		if len(dest) == 0 && len(srcs) > 0 {
 			dest, srcs = srcs[len(srcs)-1:], srcs[:len(srcs)-1]
 		}
@@ -102,7 +102,7 @@ func copies(short string, sources mode) rule {
 			}
 		}
 		// cp -l makes hard links: another name that writes the source.
-		if o.has("l", "link") {
+		if o.Has("l", "link") {
 			if h := a.each(srcs, destroy); h != nil {
 				h.Why = "it would give " + h.Protected.Show + " another name (a hard link), which writes it from anywhere"
 				return h
@@ -133,31 +133,31 @@ func (a *analyzer) into(dests, srcs []word) *Hit {
 
 func installRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
-	if o.has("d", "directory") {
-		return a.each(o.ops, under)
+	if o.Has("d", "directory") {
+		return a.each(o.Ops, under)
 	}
 	return copies("tSmogb", under)(a, args)
 }
 
 func lastOperand(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "e")
-	if len(o.ops) < 2 {
+	if len(o.Ops) < 2 {
 		return nil
 	}
-	dest := o.ops[len(o.ops)-1]
+	dest := o.Ops[len(o.Ops)-1]
 	if strings.Contains(dest.text, ":") {
 		return nil // a remote host
 	}
-	return a.into([]word{dest}, o.ops[:len(o.ops)-1])
+	return a.into([]word{dest}, o.Ops[:len(o.Ops)-1])
 }
 
 func patchRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
-	if h := a.each(o.val("o", "output", "r", "reject-file"), under); h != nil {
+	if h := a.each(o.Val("o", "output", "r", "reject-file"), under); h != nil {
 		return h
 	}
-	if len(o.ops) > 0 {
-		return a.target(o.ops[0], under) // patch FILE [PATCH]
+	if len(o.Ops) > 0 {
+		return a.target(o.Ops[0], under) // patch FILE [PATCH]
 	}
 	return nil
 }
@@ -188,8 +188,8 @@ func isMode(t string) bool {
 
 func ownerRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "", "reference", "from")
-	ops := o.ops
-	if len(o.val("reference")) == 0 && len(ops) > 0 {
+	ops := o.Ops
+	if len(o.Val("reference")) == 0 && len(ops) > 0 {
 		ops = ops[1:]
 	}
 	return a.each(ops, destroy)
@@ -221,25 +221,25 @@ func ddRule(a *analyzer, args []word) *Hit {
 
 // sedRule: sed writes only in place (-i, -i.bak, -Ei, --in-place).
 func sedRule(a *analyzer, args []word) *Hit {
-	if o := readRules()["sed"].parse(args); o.has("i", "in-place") {
-		return a.each(o.ops, under)
+	if o := readRules()["sed"].parse(args); o.Has("i", "in-place") {
+		return a.each(o.Ops, under)
 	}
 	return nil
 }
 
 func awkRule(a *analyzer, args []word) *Hit {
 	o := readRules()["awk"].parse(args)
-	ops := o.ops
-	if h := a.mentionAny(o.val("source")); h != nil {
+	ops := o.Ops
+	if h := a.mentionAny(o.Val("source")); h != nil {
 		return h
 	}
-	if len(o.val("f", "file", "E", "exec")) == 0 && len(ops) > 0 {
+	if len(o.Val("f", "file", "E", "exec")) == 0 && len(ops) > 0 {
 		if h := a.mention(ops[0].text); h != nil {
 			return h
 		}
 		ops = ops[1:]
 	}
-	if slices.ContainsFunc(o.val("i", "include", "l", "load"), func(w word) bool { return w.text == "inplace" }) {
+	if slices.ContainsFunc(o.Val("i", "include", "l", "load"), func(w word) bool { return w.text == "inplace" }) {
 		return a.each(ops, under)
 	}
 	return nil
@@ -357,11 +357,11 @@ func writer(ws []word) bool {
 // xargsRule judges the command xargs runs, alone and with each item read.
 func xargsRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "+IdELnPsa", "arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var")
-	repl, from := last(o.val("I", "replace")), last(o.val("a", "arg-file"))
-	if repl == "" && (o.has("replace") || slices.ContainsFunc(args[:len(args)-len(o.ops)], func(w word) bool { return w.text == "-i" })) {
+	repl, from := last(o.Val("I", "replace")), last(o.Val("a", "arg-file"))
+	if repl == "" && (o.Has("replace") || slices.ContainsFunc(args[:len(args)-len(o.Ops)], func(w word) bool { return w.text == "-i" })) {
 		repl = "{}"
 	}
-	sub := o.ops
+	sub := o.Ops
 	if len(sub) == 0 {
 		return nil // xargs alone runs echo
 	}
@@ -414,21 +414,21 @@ func gitRule(a *analyzer, args []word) *Hit {
 	switch sub, rest := args[i].text, args[i+1:]; sub {
 	case "checkout", "restore":
 		o = parseOpts(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
-		if sub == "restore" && o.has("S", "staged") && !o.has("W", "worktree") {
+		if sub == "restore" && o.Has("S", "staged") && !o.Has("W", "worktree") {
 			return nil // the index only
 		}
 	case "rm", "mv":
 		o = parseOpts(rest, "")
 	case "clean":
 		o = parseOpts(rest, "e", "exclude")
-		if o.has("n", "dry-run") || len(o.ops) == 0 && !o.has("x", "X") {
+		if o.Has("n", "dry-run") || len(o.Ops) == 0 && !o.Has("x", "X") {
 			return nil // without -x it keeps ignored files, such as the state dir
 		}
-		if len(o.ops) == 0 {
-			o.ops = []word{lit(".")}
+		if len(o.Ops) == 0 {
+			o.Ops = []word{lit(".")}
 		}
 	}
-	return b.each(o.ops, destroy)
+	return b.each(o.Ops, destroy)
 }
 
 func tarRule(a *analyzer, args []word) *Hit {
@@ -437,11 +437,11 @@ func tarRule(a *analyzer, args []word) *Hit {
 	}
 	o := parseOpts(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
 	var out []word
-	if o.has("c", "create", "r", "append", "u", "update") {
-		out = o.val("f", "file")
+	if o.Has("c", "create", "r", "append", "u", "update") {
+		out = o.Val("f", "file")
 	}
-	if o.has("x", "extract", "get") {
-		out = append(out, o.val("C", "directory")...)
+	if o.Has("x", "extract", "get") {
+		out = append(out, o.Val("C", "directory")...)
 	}
 	return a.each(out, under)
 }
@@ -473,38 +473,38 @@ func evalRule(a *analyzer, args []word) *Hit {
 // shellRule dry-runs sh -c's script, or the script on stdin (with a doubt
 // for unknown parts: … | base64 -d | sh), or a FILE this call wrote.
 func shellRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "oO")
-	if o.has("c") {
-		if len(o.ops) == 0 || o.ops[0].unknown {
+	o := shell.ShellOpts(args, wordText, lit)
+	if o.Has("c") {
+		if len(o.Ops) == 0 || o.Ops[0].unknown {
 			return nil
 		}
 		zero, params := "", []string(nil)
-		if len(o.ops) > 1 {
-			zero, params = o.ops[1].text, texts(o.ops[2:])
+		if len(o.Ops) > 1 {
+			zero, params = o.Ops[1].text, texts(o.Ops[2:])
 		}
-		return a.script(o.ops[0].text, zero, params, nil)
+		return a.script(o.Ops[0].text, zero, params, nil)
 	}
-	if len(o.ops) == 0 || o.has("s") || o.ops[0].text == "-" {
+	if len(o.Ops) == 0 || o.Has("s") || o.Ops[0].text == "-" {
 		body, _ := io.ReadAll(a.stdin())
 		if bytes.Contains(body, []byte(unknownMark)) {
 			a.d.Doubt("it pipes text into a shell that the guard cannot know")
 		}
 		return a.script(strings.ReplaceAll(string(body), unknownMark, ""), "", nil, nil)
 	}
-	if o.ops[0].unknown {
+	if o.Ops[0].unknown {
 		return nil
 	}
-	return a.written(o.ops[0], o.ops[1:])
+	return a.written(o.Ops[0], o.Ops[1:])
 }
 
 // flockRule: a lock held on the state dir stalls the gate; flock FD locks
 // a descriptor a redirection opened. The command it runs is judged too.
 func flockRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "wEc", "timeout", "conflict-exit-code", "command")
-	if len(o.ops) == 0 {
+	if len(o.Ops) == 0 {
 		return nil
 	}
-	lock := o.ops[0]
+	lock := o.Ops[0]
 	if allDigits(lock.text) {
 		if h := a.d.lockable.Load(); h != nil {
 			return &Hit{Protected: h.Protected, Target: h.Target, By: a.by, Why: "it would hold a lock on " + h.Protected.Show + ", which stalls stopgate's gate"}
@@ -514,11 +514,11 @@ func flockRule(a *analyzer, args []word) *Hit {
 		t.Why = "it would hold a lock on " + t.Protected.Show + ", which stalls stopgate's gate"
 		return t
 	}
-	if h := first(o.val("c", "command"), func(c word) *Hit { return a.script(c.text, "", nil, nil) }); h != nil {
+	if h := first(o.Val("c", "command"), func(c word) *Hit { return a.script(c.text, "", nil, nil) }); h != nil {
 		return h
 	}
-	if len(o.ops) > 1 {
-		return a.run(o.ops[1:])
+	if len(o.Ops) > 1 {
+		return a.run(o.Ops[1:])
 	}
 	return nil
 }
@@ -544,15 +544,15 @@ func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
 func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec := shell.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
-	code := o.val(spec.Code...)
+	code := o.Val(spec.Code...)
 	if slices.ContainsFunc(code, func(w word) bool { return signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) }) {
 		return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
 	}
 	if h := a.mentionAny(code); h != nil {
 		return h
 	}
-	ops := o.ops
-	if len(code) == 0 && len(o.val("m")) == 0 {
+	ops := o.Ops
+	if len(code) == 0 && len(o.Val("m")) == 0 {
 		if len(ops) == 0 || ops[0].text == "-" {
 			if h := a.mention(string(must(io.ReadAll(a.stdin())))); h != nil {
 				return h
@@ -583,71 +583,20 @@ func gateRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-type opts struct {
-	ops   []word
-	vals  map[string][]word // option → values, short as "t", long as "target-directory"
-	flags map[string]bool   // options seen, short letters and long names
-}
-
-func (o opts) has(names ...string) bool {
-	return slices.ContainsFunc(names, func(n string) bool { return o.flags[n] })
-}
-
-func (o opts) val(names ...string) []word {
-	var out []word
-	for _, n := range names {
-		out = append(out, o.vals[n]...)
-	}
-	return out
-}
+type opts = shell.Opts[word]
 
 func lit(t string) word { return word{pat: escape(t), text: t} }
 
-// parseOpts splits args into options and operands; short and long name
-// the options that take a value. A short starting "+" ends the options at
-// the first operand, as GNU getopt does, for a program that runs a command.
+// parseOpts is shell.Parse of words: a word the dry run cannot know is an operand.
 func parseOpts(args []word, short string, long ...string) opts {
-	o := opts{vals: map[string][]word{}, flags: map[string]bool{}}
-	short, lead := strings.CutPrefix(short, "+")
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		t := w.text
-		operand := w.unknown || !strings.HasPrefix(t, "-") || t == "-" && !lead
-		switch {
-		case operand && lead:
-			o.ops = append(o.ops, args[i:]...)
-			return o
-		case operand:
-			o.ops = append(o.ops, w)
-		case t == "--":
-			o.ops = append(o.ops, args[i+1:]...)
-			return o
-		case strings.HasPrefix(t, "--"):
-			name, val, eq := strings.Cut(t[2:], "=")
-			o.flags[name] = true
-			if eq {
-				o.vals[name] = append(o.vals[name], lit(val))
-			} else if slices.Contains(long, name) && i+1 < len(args) {
-				i++
-				o.vals[name] = append(o.vals[name], args[i])
-			}
-		default:
-			for j := 1; j < len(t); j++ {
-				f := t[j : j+1]
-				o.flags[f] = true
-				if strings.Contains(short, f) {
-					if j+1 < len(t) {
-						o.vals[f] = append(o.vals[f], lit(t[j+1:]))
-					} else if i+1 < len(args) {
-						i++
-						o.vals[f] = append(o.vals[f], args[i])
-					}
-					break
-				}
-			}
-		}
+	return shell.Parse(args, wordText, lit, short, long...)
+}
+
+func wordText(w word) string {
+	if w.unknown {
+		return unknownMark
 	}
-	return o
+	return w.text
 }
 
 // A readRule says which operands a program reads (rules: which it writes).
@@ -691,11 +640,11 @@ func (r readRule) parse(args []word) opts { return parseOpts(args, r.short, r.lo
 // operands returns the files a call of a program with rule r reads.
 func (r readRule) operands(args []word) []word {
 	o := r.parse(args)
-	if o.has(r.edits...) {
+	if o.Has(r.edits...) {
 		return nil
 	}
-	ops := o.ops
-	if len(r.scriptBy) > 0 && !o.has(r.scriptBy...) && len(ops) > 0 {
+	ops := o.Ops
+	if len(r.scriptBy) > 0 && !o.Has(r.scriptBy...) && len(ops) > 0 {
 		ops = ops[1:]
 	}
 	return ops

@@ -71,6 +71,93 @@ func SkipOpts(short string, positional int) func([]string) int {
 	}
 }
 
+// Opts is a program's arguments as getopt reads them.
+type Opts[W any] struct {
+	Ops   []W
+	vals  map[string][]W  // option → values, short as "t", long as "target-directory"
+	flags map[string]bool // options seen, short letters and long names
+}
+
+// Has reports whether any of the options names was given.
+func (o Opts[W]) Has(names ...string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return o.flags[n] })
+}
+
+// Val is the values given to the options names.
+func (o Opts[W]) Val(names ...string) []W {
+	var out []W
+	for _, n := range names {
+		out = append(out, o.vals[n]...)
+	}
+	return out
+}
+
+// Parse splits args into options and operands; short and long name the
+// options that take a value; text is a word's text (Unknown: an operand),
+// lit makes a word of a value attached to its option. A short starting
+// "+" ends the options at the first operand, as GNU getopt does, for a
+// program that runs a command.
+func Parse[W any](args []W, text func(W) string, lit func(string) W, short string, long ...string) Opts[W] {
+	o := Opts[W]{vals: map[string][]W{}, flags: map[string]bool{}}
+	short, lead := strings.CutPrefix(short, "+")
+	for i := 0; i < len(args); i++ {
+		t := text(args[i])
+		operand := unknown(t) || !strings.HasPrefix(t, "-") || t == "-" && !lead
+		switch {
+		case operand && lead:
+			o.Ops = append(o.Ops, args[i:]...)
+			return o
+		case operand:
+			o.Ops = append(o.Ops, args[i])
+		case t == "--":
+			o.Ops = append(o.Ops, args[i+1:]...)
+			return o
+		case strings.HasPrefix(t, "--"):
+			name, val, eq := strings.Cut(t[2:], "=")
+			o.flags[name] = true
+			if eq {
+				o.vals[name] = append(o.vals[name], lit(val))
+			} else if slices.Contains(long, name) && i+1 < len(args) {
+				i++
+				o.vals[name] = append(o.vals[name], args[i])
+			}
+		default:
+			for j := 1; j < len(t); j++ {
+				f := t[j : j+1]
+				o.flags[f] = true
+				if strings.Contains(short, f) {
+					if j+1 < len(t) {
+						o.vals[f] = append(o.vals[f], lit(t[j+1:]))
+					} else if i+1 < len(args) {
+						i++
+						o.vals[f] = append(o.vals[f], args[i])
+					}
+					break
+				}
+			}
+		}
+	}
+	return o
+}
+
+// ShellOpts is a shell's arguments as it reads them: options up to its
+// script (or -c's text), and +o as -o.
+func ShellOpts[W any](args []W, text func(W) string, lit func(string) W) Opts[W] {
+	plus := func(w W) string {
+		if t := text(w); len(t) > 1 && t[0] == '+' {
+			return "-" + t[1:]
+		}
+		return text(w)
+	}
+	return Parse(args, plus, lit, "+oO")
+}
+
+// ParseText is Parse of plain strings.
+func ParseText(args []string, short string, long ...string) Opts[string] {
+	same := func(s string) string { return s }
+	return Parse(args, same, same, short, long...)
+}
+
 // EnvOpt is one of env's arguments before its program, as GNU env reads
 // it: Name "i" (-i, -), "u" (unset), "C" (chdir), "S" (split-string: Value
 // is the text), "=" (a NAME=value word in Value), or "" for anything else.

@@ -207,14 +207,19 @@ func command(args []string) (prog string, rest []string, shell bool, code string
 	base, interpreted := Interpreter(name)
 	switch {
 	case IsShell(name) || name == "." || name == "source":
-		c, script, i := shellOperand(args[1:])
-		if c != "" {
-			return "", nil, true, c
+		o := ShellOpts(args[1:], func(t string) string { return t }, func(t string) string { return t })
+		if o.Has("c") && len(o.Ops) > 0 {
+			return "", nil, true, o.Ops[0]
 		}
-		prog, rest, shell = script, args[1+i:], true
+		if len(o.Ops) > 0 {
+			prog, rest, shell = o.Ops[0], o.Ops[1:], true
+		}
 	case interpreted:
-		script, i := interpreterOperand(Interps[base], args[1:])
-		prog, rest = script, args[1+i:]
+		spec := Interps[base]
+		o := ParseText(args[1:], "+"+spec.Values, spec.Long...)
+		if len(o.Ops) > 0 && o.Ops[0] != "-" && !o.Has("m") && !o.Has(spec.Code...) {
+			prog, rest = o.Ops[0], o.Ops[1:]
+		}
 	case strings.Contains(args[0], "/"):
 		prog, rest = args[0], args[1:]
 	}
@@ -232,53 +237,6 @@ func (r *resolver) Write(*Shell, interp.HandlerContext, string) (string, bool, e
 func (r *resolver) Read(*Shell, interp.HandlerContext, string) {}
 func (r *resolver) Refuse(_, _, _ string) error                { return nil }
 func (r *resolver) Hit() bool                                  { return false }
-
-// shellOperand is sh's inline code (-c) or script, and the index after it.
-func shellOperand(args []string) (code, script string, next int) {
-	for i := 0; i < len(args); i++ {
-		t := args[i]
-		switch {
-		case t == "-c" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t[1:], "c"):
-			return arg(args, i+1), "", len(args)
-		case t == "-o" || t == "-O" || t == "+o" || t == "+O":
-			i++
-		case t == "--":
-			return "", arg(args, i+1), min(i+2, len(args))
-		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
-		default:
-			return "", t, i + 1
-		}
-	}
-	return "", "", len(args)
-}
-
-// arg is args[i], or "" past its end.
-func arg(args []string, i int) string {
-	if i < len(args) {
-		return args[i]
-	}
-	return ""
-}
-
-// interpreterOperand is the script operand ("" for code, a module, stdin) and the index after.
-func interpreterOperand(spec Interp, args []string) (string, int) {
-	for i := 0; i < len(args); i++ {
-		t := args[i]
-		if t == "-" {
-			return "", i + 1
-		} else if !strings.HasPrefix(t, "-") {
-			return t, i + 1
-		}
-		name := strings.TrimLeft(t, "-")
-		if name == "m" || slices.Contains(spec.Code, name) {
-			return "", len(args)
-		}
-		if len(t) == 2 && strings.Contains(spec.Values, t[1:]) || strings.HasPrefix(t, "--") && slices.Contains(spec.Long, name) {
-			i++
-		}
-	}
-	return "", len(args)
-}
 
 // pathHelper prints what dirname, basename, realpath and readlink -f print.
 func pathHelper(out io.Writer, dir string, args []string) {
