@@ -57,7 +57,7 @@ func verdictChart(id string, m *model) columns {
 	c := columns{ID: id, Width: chartWidth, Height: 280, PlotTop: 10, PlotBottom: 250, PlotLeft: 50}
 	peak := 1
 	for _, b := range m.Buckets {
-		peak = max(peak, total(b.Counts))
+		peak = max(peak, b.Total)
 	}
 	peak = 4 * niceStep((peak+3)/4)
 	plotW := float64(c.Width - c.PlotLeft - 10)
@@ -70,44 +70,31 @@ func verdictChart(id string, m *model) columns {
 	}
 	every := max(1, n/8)
 	for i, b := range m.Buckets {
-		x := float64(c.PlotLeft) + step*float64(i)
-		col := column{X: x, W: max(step*0.8, 1), Title: fmt.Sprintf("%s: %d stops", b.Start.Format(time.DateTime), total(b.Counts))}
-		y := float64(c.PlotBottom)
-		for _, v := range verdicts {
-			n := b.Counts[v]
-			if n == 0 {
-				continue
-			}
-			h := plotH * float64(n) / float64(peak)
+		x, y, when := float64(c.PlotLeft)+step*float64(i), float64(c.PlotBottom), b.Start.Format(time.DateTime)
+		col := column{X: x, W: max(step*0.8, 1), Title: fmt.Sprintf("%s: %d stops", when, b.Total)}
+		col.Segs = stack(b.Counts, plotH, peak, when, func(h float64) seg {
 			y -= h
-			col.Segs = append(col.Segs, seg{X: x, Y: y, W: col.W, H: h, Class: v, Title: fmt.Sprintf("%s: %d %s", b.Start.Format(time.DateTime), n, v)})
-		}
+			return seg{X: x, Y: y, W: col.W, H: h}
+		})
 		c.Cols = append(c.Cols, col)
 		if i%every == 0 {
-			c.Labels = append(c.Labels, tick{X: x, Y: float64(c.PlotBottom + 18), Text: label(b.Start, m.BucketSize)})
+			c.Labels = append(c.Labels, tick{X: x, Y: float64(c.PlotBottom + 18), Text: b.Start.Format(m.Span.label)})
 		}
 	}
 	return c
 }
 
-func label(t time.Time, size string) string {
-	if size == "hour" || size == "6 hours" {
-		return t.Format("01-02 15h")
+// stack lays out counts in verdict order, n of of taking n/of of full; place makes each seg.
+func stack(counts map[string]int, full float64, of int, who string, place func(length float64) seg) []seg {
+	var segs []seg
+	for _, v := range verdicts {
+		if n := counts[v]; n > 0 {
+			s := place(full * float64(n) / float64(of))
+			s.Class, s.Title = v, fmt.Sprintf("%s: %d %s", who, n, v)
+			segs = append(segs, s)
+		}
 	}
-	return t.Format("2006-01-02")
-}
-
-// failBars draws a row of failures for each of ts, prompts or validators.
-func failBars(id string, ts []timing) bars {
-	return barsOf(id, ts, "block", func(t timing) (string, float64) {
-		return fmt.Sprintf("%d of %d failed", t.Fails, t.Runs), float64(t.Fails)
-	})
-}
-
-func timeChart(id string, m *model) bars {
-	return barsOf(id, m.Slowest, "time", func(t timing) (string, float64) {
-		return fmt.Sprintf("%s total, %d runs", round(t.Total), t.Runs), t.Total.Seconds()
-	})
+	return segs
 }
 
 // barsOf draws a row for each of ts: value gives its words and its length.
@@ -138,28 +125,16 @@ func newBars(id string, rows int) bars {
 func clientChart(m *model) bars {
 	b := newBars("clients", len(m.Clients))
 	for i, c := range m.Clients {
-		r := barRow{Y: float64(i * rowHeight), Label: c.Name, Value: fmt.Sprintf("%d stops, %s blocked", c.Total, pct(c.Counts["block"], c.Total))}
+		r := barRow{Y: float64(i * rowHeight), Label: c.Title, Value: fmt.Sprintf("%d stops, %s blocked", c.Total, pct(c.Counts["block"], c.Total))}
 		x := float64(labelWidth)
-		for _, v := range verdicts {
-			n := c.Counts[v]
-			if n == 0 {
-				continue
-			}
-			w := barWidth * float64(n) / float64(c.Total)
-			r.Segs = append(r.Segs, seg{X: x, Y: r.Y + 3, W: w, H: rowHeight - 6, Class: v, Title: fmt.Sprintf("%s: %d %s", c.Name, n, v)})
+		r.Segs = stack(c.Counts, barWidth, c.Total, c.Title, func(w float64) seg {
+			s := seg{X: x, Y: r.Y + 3, W: w, H: rowHeight - 6}
 			x += w
-		}
+			return s
+		})
 		b.Rows = append(b.Rows, r)
 	}
 	return b
-}
-
-func total(counts map[string]int) int {
-	n := 0
-	for _, v := range counts {
-		n += v
-	}
-	return n
 }
 
 func pct(n, of int) string {

@@ -50,8 +50,8 @@ func TestTotalsAddUp(t *testing.T) {
 	}
 	for _, c := range m.Clients {
 		clientSum += c.Total
-		if c.Name != "claude" {
-			t.Errorf("a client called %q (%d stops)", c.Name, c.Total)
+		if c.Title != "claude" {
+			t.Errorf("a client called %q (%d stops)", c.Title, c.Total)
 		}
 	}
 	if m.Total != 4 || verdictSum != m.Total || clientSum != m.Total || m.Cleared != 2 {

@@ -5,6 +5,7 @@ package report
 import (
 	"cmp"
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
 	"slices"
@@ -20,14 +21,6 @@ import (
 // let through) only when the log has it.
 var verdicts = []string{outcome.Pass, outcome.Block, outcome.Halt, "observe"}
 
-// verdict is the charted verdict of a stop.
-func verdict(r outcome.Record) string {
-	if r.WouldStop() {
-		return "observe"
-	}
-	return r.Decision
-}
-
 // model is what the page shows, computed from the records.
 type model struct {
 	Title      string
@@ -37,18 +30,19 @@ type model struct {
 	Cleared    int            // gate clear's records, a person's decision and no stop
 	Counts     map[string]int // by verdict
 	Buckets    []bucket       // verdicts over time
-	BucketSize string
-	Prompts    []timing // most failed first; Runs are the checks of the prompt
-	Validators []timing // most failed first
-	Slowest    []timing // most total time first
-	Halts      []halt   // newest first, at most maxHalts
-	Clients    []client
+	Span       span
+	Prompts    []timing                 // most failed first; Runs are the checks of the prompt
+	Validators []timing                 // most failed first
+	Slowest    []timing                 // most total time first
+	Halts      []halt                   // newest first, at most maxHalts
+	Clients    []*model                 // each client's stops, most first
 	Judges     []outcome.ValidatorStats // what each judge cost, by name
 }
 
 type bucket struct {
 	Start  time.Time
 	Counts map[string]int
+	Total  int
 }
 
 type timing struct {
@@ -62,20 +56,30 @@ type halt struct {
 	Client, Session, Prompts, Reason string
 }
 
-type client struct {
-	Name   string
-	Counts map[string]int
-	Total  int
-}
-
 const (
 	maxBars   = 15 // rows of a bar chart
 	maxHalts  = 50
 	maxBucket = 60 // columns of the time chart
 )
 
-// build computes the model of records, oldest first.
+// build computes the model of records, oldest first, and of each client's.
 func build(records []outcome.Record, title string, now time.Time) *model {
+	m := summary(records, title, now)
+	byClient := map[string][]outcome.Record{}
+	for _, r := range records {
+		if r.Decision != outcome.Cleared { // no stop, and no client: gate clear is a person's
+			byClient[clientOf(r)] = append(byClient[clientOf(r)], r)
+		}
+	}
+	for name, mine := range byClient {
+		m.Clients = append(m.Clients, summary(mine, name, now))
+	}
+	slices.SortFunc(m.Clients, func(a, b *model) int { return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Title, b.Title)) })
+	return m
+}
+
+// summary computes the model of records, oldest first, but for its clients.
+func summary(records []outcome.Record, title string, now time.Time) *model {
 	m := &model{Title: title, Generated: now, Counts: map[string]int{}}
 	if len(records) > 0 {
 		m.From, m.To = records[0].Time, records[len(records)-1].Time
@@ -86,8 +90,6 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	for _, p := range st.Prompts {
 		prompts = append(prompts, timing{Name: p.Prompt, Runs: p.Checked, Fails: p.Checked - p.Passed})
 	}
-	m.Prompts = mostFailed(prompts)
-
 	for _, v := range st.Validators {
 		total := time.Duration(0)
 		for _, d := range v.Durations {
@@ -98,58 +100,50 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 			m.Judges = append(m.Judges, v)
 		}
 	}
-	m.Validators = mostFailed(all)
+	m.Prompts, m.Validators = mostFailed(prompts), mostFailed(all)
 	m.Slowest = slices.Clone(all)
 	slices.SortStableFunc(m.Slowest, func(a, b timing) int { return cmp.Compare(b.Total, a.Total) })
 	m.Slowest = m.Slowest[:min(len(m.Slowest), maxBars)]
 
-	clients := map[string]*client{}
-	size := bucketSize(m.From, m.To)
-	m.BucketSize = size.name
-	byStart := map[time.Time]map[string]int{} // a bucket's counts, by verdict
+	m.Span = spanOf(m.From, m.To)
+	byStart := map[time.Time]*bucket{}
+	for t := m.Span.floor(m.From); len(records) > 0 && !t.After(m.To); t = t.Add(m.Span.d) {
+		m.Buckets = append(m.Buckets, bucket{Start: t, Counts: map[string]int{}})
+	}
+	for i := range m.Buckets {
+		byStart[m.Buckets[i].Start] = &m.Buckets[i]
+	}
 	for _, r := range records {
 		if r.Decision == outcome.Cleared {
-			continue // no stop, and no client: gate clear is a person's
+			continue
 		}
 		v := verdict(r)
 		m.Counts[v]++
-		name := clientOf(r)
-		if clients[name] == nil {
-			clients[name] = &client{Name: name, Counts: map[string]int{}}
+		if b := byStart[m.Span.floor(r.Time)]; b != nil { // nil: a record out of time order
+			b.Counts[v]++
+			b.Total++
 		}
-		clients[name].Counts[v]++
-		clients[name].Total++
-		start := size.floor(r.Time)
-		if byStart[start] == nil {
-			byStart[start] = map[string]int{}
-		}
-		byStart[start][v]++
-	}
-	for t := size.floor(m.From); len(records) > 0 && !t.After(m.To); t = size.next(t) {
-		m.Buckets = append(m.Buckets, bucket{Start: t, Counts: byStart[t]}) // nil counts: none
 	}
 	for i := len(records) - 1; i >= 0 && len(m.Halts) < maxHalts; i-- {
-		r := records[i]
-		if r.Decision == outcome.Halt {
+		if r := records[i]; r.Decision == outcome.Halt {
 			m.Halts = append(m.Halts, halt{Time: r.Time, Client: clientOf(r), Session: r.Scope() + " of " + r.Session,
 				Prompts: strings.Join(r.Prompts, ", "), Reason: cmp.Or(r.Reason, "(no reason recorded)")})
 		}
 	}
-	for _, c := range clients {
-		m.Clients = append(m.Clients, *c)
-	}
-	slices.SortFunc(m.Clients, func(a, b client) int { return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Name, b.Name)) })
 	return m
+}
+
+// verdict is the charted verdict of a stop.
+func verdict(r outcome.Record) string {
+	if r.WouldStop() {
+		return "observe"
+	}
+	return r.Decision
 }
 
 // mostFailed returns the maxBars of ts that failed most, most first.
 func mostFailed(ts []timing) []timing {
-	var out []timing
-	for _, t := range ts {
-		if t.Fails > 0 {
-			out = append(out, t)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(ts), func(t timing) bool { return t.Fails == 0 })
 	slices.SortStableFunc(out, func(a, b timing) int { return cmp.Compare(b.Fails, a.Fails) })
 	return out[:min(len(out), maxBars)]
 }
@@ -157,24 +151,24 @@ func mostFailed(ts []timing) []timing {
 // clientOf names r's client, "unknown" in an older gate's log.
 func clientOf(r outcome.Record) string { return cmp.Or(r.Client, "unknown") }
 
-// span is the width of a column of the time chart.
+// span is the width of a column of the time chart, and how a column is labelled.
 type span struct {
-	name string
-	d    time.Duration // 0: a calendar week
+	Name, label string
+	d           time.Duration
 }
 
-// bucketSize picks the smallest span that draws from..to in maxBucket columns.
-func bucketSize(from, to time.Time) span {
-	for _, s := range []span{{"hour", time.Hour}, {"6 hours", 6 * time.Hour}, {"day", 24 * time.Hour}, {"week", 7 * 24 * time.Hour}, {"30 days", 30 * 24 * time.Hour}} {
+// spanOf picks the smallest span that draws from..to in maxBucket columns.
+func spanOf(from, to time.Time) span {
+	for _, s := range []span{{"hour", "01-02 15h", time.Hour}, {"6 hours", "01-02 15h", 6 * time.Hour}, {"day", time.DateOnly, 24 * time.Hour},
+		{"week", time.DateOnly, 7 * 24 * time.Hour}, {"30 days", time.DateOnly, 30 * 24 * time.Hour}} {
 		if to.Sub(from)/s.d < maxBucket {
 			return s
 		}
 	}
-	return span{"year", 365 * 24 * time.Hour}
+	return span{"year", time.DateOnly, 365 * 24 * time.Hour}
 }
 
 func (s span) floor(t time.Time) time.Time { return t.UTC().Truncate(s.d) }
-func (s span) next(t time.Time) time.Time  { return t.Add(s.d) }
 
 //go:embed page.html
 var pageText string
@@ -196,15 +190,9 @@ func Write(w io.Writer, records []outcome.Record, title string, now time.Time) e
 	}
 	// A log of more than one client gets each client's own charts too.
 	var each []view
-	if len(m.Clients) > 1 {
-		for _, c := range m.Clients {
-			var mine []outcome.Record
-			for _, r := range records {
-				if clientOf(r) == c.Name && r.Decision != outcome.Cleared {
-					mine = append(mine, r)
-				}
-			}
-			each = append(each, chartsOf(build(mine, c.Name, now.UTC()), "client-"+c.Name+"-"))
+	for _, c := range m.Clients {
+		if len(m.Clients) > 1 {
+			each = append(each, chartsOf(c, "client-"+c.Title+"-"))
 		}
 	}
 	return page().Execute(w, struct {
@@ -224,6 +212,12 @@ type view struct {
 }
 
 func chartsOf(m *model, prefix string) view {
-	return view{M: m, Over: verdictChart(prefix+"verdicts-over-time", m), Prompts: failBars(prefix+"failing-prompts", m.Prompts),
-		Failing: failBars(prefix+"failing-validators", m.Validators), Time: timeChart(prefix+"validator-time", m)}
+	fails := func(t timing) (string, float64) {
+		return fmt.Sprintf("%d of %d failed", t.Fails, t.Runs), float64(t.Fails)
+	}
+	return view{M: m, Over: verdictChart(prefix+"verdicts-over-time", m), Prompts: barsOf(prefix+"failing-prompts", m.Prompts, "block", fails),
+		Failing: barsOf(prefix+"failing-validators", m.Validators, "block", fails),
+		Time: barsOf(prefix+"validator-time", m.Slowest, "time", func(t timing) (string, float64) {
+			return fmt.Sprintf("%s total, %d runs", round(t.Total), t.Runs), t.Total.Seconds()
+		})}
 }
