@@ -130,18 +130,16 @@ func runStats(env *cli.Env, args []string) error {
 		fmt.Fprintf(w, ", %d cleared by a person", st.Cleared)
 	}
 	fmt.Fprintln(w)
-	prompts := [][]string{{"prompt", "checked", "passed", "pass rate", "attempts to pass (avg / max)", "still failing"}}
-	for _, p := range st.Prompts {
+	prompts := tableOf([]string{"prompt", "checked", "passed", "pass rate", "attempts to pass (avg / max)", "still failing"}, st.Prompts, func(p outcome.PromptStats) []string {
 		attempts := "-"
 		if p.Resolved > 0 {
 			attempts = fmt.Sprintf("%.1f / %d", p.AttemptsAvg, p.AttemptsMax)
 		}
-		prompts = append(prompts, []string{p.Prompt, strconv.Itoa(p.Checked), strconv.Itoa(p.Passed), rate(p.Passed, p.Checked), attempts, strconv.Itoa(p.Unresolved)})
-	}
-	validators := [][]string{{"validator", "runs", "passed", "pass rate", "median", "max"}}
-	for _, v := range st.Validators {
-		validators = append(validators, []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), duration(v.Median()), duration(v.Max())})
-	}
+		return []string{p.Prompt, strconv.Itoa(p.Checked), strconv.Itoa(p.Passed), rate(p.Passed, p.Checked), attempts, strconv.Itoa(p.Unresolved)}
+	})
+	validators := tableOf([]string{"validator", "runs", "passed", "pass rate", "median", "max"}, st.Validators, func(v outcome.ValidatorStats) []string {
+		return []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), duration(v.Median()), duration(v.Max())}
+	})
 	for _, rows := range [][][]string{prompts, validators} {
 		if len(rows) > 1 {
 			fmt.Fprintln(w)
@@ -152,6 +150,17 @@ func runStats(env *cli.Env, args []string) error {
 	sessionStats(w, st)
 	judgeStats(w, st)
 	return nil
+}
+
+// tableOf is a table of header and a row of each x that row makes one of (non-nil).
+func tableOf[T any](header []string, xs []T, row func(T) []string) [][]string {
+	rows := [][]string{header}
+	for _, x := range xs {
+		if r := row(x); r != nil {
+			rows = append(rows, r)
+		}
+	}
+	return rows
 }
 
 // sessionStats are gate stats' lines on sessions, slow validators and reuse.
@@ -168,8 +177,7 @@ func sessionStats(w io.Writer, st outcome.Stats) {
 		}), ", "))
 	}
 	fmt.Fprintln(w)
-	slowest := st.Slowest()
-	if len(slowest) > 0 {
+	if slowest := st.Slowest(); len(slowest) > 0 {
 		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(each(slowest[:min(5, len(slowest))], func(v outcome.ValidatorStats) string {
 			return v.Name + " " + duration(v.Max())
 		}), ", "))
@@ -194,43 +202,34 @@ func judgeStats(w io.Writer, st outcome.Stats) {
 		}
 		return out
 	}
-	if st.Asked+st.Cached == 0 {
-		return
-	}
 	by := each(st.Validators, func(v outcome.ValidatorStats) string {
 		if v.Asked+v.Cached == 0 {
 			return ""
 		}
 		return v.Name + ": " + spent(v.Spend)
 	})
-	fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
+	if st.Asked+st.Cached > 0 {
+		fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
+	}
 }
 
 // observeStats is the observe-mode part of gate stats: the would-block rates.
 func observeStats(w io.Writer, st outcome.Stats) {
-	prompts := [][]string{{"prompt", "observed", "would block", "would-block rate"}}
-	for _, p := range st.Prompts {
-		prompts = appendObserved(prompts, p.Prompt, p.Observed, p.WouldBlock)
+	row := func(name string, observed, wouldBlock int) []string {
+		if observed == 0 {
+			return nil
+		}
+		return []string{name, strconv.Itoa(observed), strconv.Itoa(wouldBlock), rate(wouldBlock, observed)}
 	}
+	header := []string{"", "observed", "would block", "would-block rate"}
+	prompts := tableOf(append([]string{"prompt"}, header[1:]...), st.Prompts, func(p outcome.PromptStats) []string { return row(p.Prompt, p.Observed, p.WouldBlock) })
 	if len(prompts) == 1 {
 		return
 	}
 	fmt.Fprintf(w, "\nobserve mode: %s would have been blocked and %d halted; observe mode let every one through\n", cli.Plural(st.WouldBlock, "stop", "stops"), st.WouldHalt)
 	table(w, prompts)
 	fmt.Fprintln(w)
-	validators := [][]string{{"validator", "observed", "would block", "would-block rate"}}
-	for _, v := range st.Validators {
-		validators = appendObserved(validators, v.Name, v.Observed, v.WouldBlock)
-	}
-	table(w, validators)
-}
-
-// appendObserved adds a row of observe mode's counts, for a name observed at all.
-func appendObserved(rows [][]string, name string, observed, wouldBlock int) [][]string {
-	if observed == 0 {
-		return rows
-	}
-	return append(rows, []string{name, strconv.Itoa(observed), strconv.Itoa(wouldBlock), rate(wouldBlock, observed)})
+	table(w, tableOf(append([]string{"validator"}, header[1:]...), st.Validators, func(v outcome.ValidatorStats) []string { return row(v.Name, v.Observed, v.WouldBlock) }))
 }
 
 func rate(n, of int) string {

@@ -3,7 +3,6 @@
 package otlp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,21 +41,15 @@ type target struct {
 }
 
 // Export sends req's records, a resource per client, returning the first error
-// once the collector has them or at the deadline.
+// once the collector has them or at the deadline (the gate kills it there too).
 func Export(req telemetry.Request, getenv func(string) string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), req.Deadline)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- export(ctx, target{req: req, getenv: getenv, clientVersion: clientVersion(req.Transcript)})
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		// The SDK honours the context too; this is the bound if it does not.
+	err := export(ctx, target{req: req, getenv: getenv, clientVersion: clientVersion(req.Transcript)})
+	if ctx.Err() != nil {
 		return fmt.Errorf("no answer from the collector within %s (the export was abandoned)", req.Deadline)
 	}
+	return err
 }
 
 func export(ctx context.Context, t target) error {
@@ -223,41 +216,27 @@ func repository(root string) (name, remote string) {
 	if root == "" {
 		return "", ""
 	}
-	name = filepath.Base(root)
-	f, err := os.Open(filepath.Join(root, ".git", "config"))
-	if err != nil {
-		return name, ""
+	config, _ := os.ReadFile(filepath.Join(root, ".git", "config"))
+	m := originURL.FindSubmatch(config)
+	if m == nil {
+		return filepath.Base(root), ""
 	}
-	defer f.Close()
-	inOrigin := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			inOrigin = line == `[remote "origin"]`
-			continue
-		}
-		if k, v, ok := strings.Cut(line, "="); inOrigin && ok && strings.TrimSpace(k) == "url" {
-			remote = strings.TrimSpace(v)
-			if u, err := url.Parse(remote); err == nil && u.User != nil {
-				u.User = nil
-				remote = u.String()
-			}
-			base := strings.TrimSuffix(filepath.Base(strings.TrimSuffix(remote, "/")), ".git")
-			if base != "" && base != "." {
-				name = base
-			}
-			return name, remote
-		}
+	remote = string(m[1])
+	if u, err := url.Parse(remote); err == nil && u.User != nil {
+		u.User = nil
+		remote = u.String()
 	}
-	return name, ""
+	if base := strings.TrimSuffix(filepath.Base(strings.TrimSuffix(remote, "/")), ".git"); base != "" && base != "." {
+		return base, remote
+	}
+	return filepath.Base(root), remote
 }
+
+// originURL is the url key of the section [remote "origin"] in a git config.
+var originURL = regexp.MustCompile(`(?m)^[ \t]*\[remote "origin"\][ \t]*\n(?:[ \t]*(?:[^\[\s].*)?\n)*?[ \t]*url[ \t]*=[ \t]*(.*?)[ \t]*\r?$`)
 
 // clientVersion is the client's version from the transcript's tail (on each line).
 func clientVersion(transcript string) string {
-	if transcript == "" {
-		return ""
-	}
 	f, err := os.Open(transcript)
 	if err != nil {
 		return ""
