@@ -54,7 +54,10 @@ func commands() []command {
 		{"clear", "[--config FILE] SESSION", "drop a session's armed prompts, a person's decision the outcome log records", runClear},
 		{"verdict", "[--config FILE] SESSION", "exit 0 only when the session (as the client reports it) ended judged and passing; else say why", runVerdict},
 		{"version", "", "the stopgate version and the commit it was built from (also --version)", runVersion},
-		{"help", "", "this list (also -h, --help)", runHelp},
+		{"help", "", "this list (also -h, --help)", func(env *cli.Env, _ []string) error {
+			Usage(env.Stdout)
+			return nil
+		}},
 	}
 }
 
@@ -63,11 +66,6 @@ func subcommand(name string) *command {
 	if i := slices.IndexFunc(cs, func(c command) bool { return c.name == name }); i >= 0 {
 		return &cs[i]
 	}
-	return nil
-}
-
-func runHelp(env *cli.Env, args []string) error {
-	Usage(env.Stdout)
 	return nil
 }
 
@@ -440,7 +438,7 @@ func runExplain(env *cli.Env, args []string) error {
 	switch {
 	case !file && isCommand(arg):
 		armed, err = explainCommand(env, ws, cfg, hook.SlashCommand(arg))
-	case !file && isKey(cfg, arg):
+	case !file && (cfg.Mapping(arg) != nil || path.Ext(arg) == "" && !strings.ContainsAny(arg, " \t")): // a key: mapped, or no extension and no blanks
 		armed = explainKey(env, ws, cfg, arg)
 	default:
 		armed, err = explainPath(env, ws, cfg, arg)
@@ -458,11 +456,6 @@ func runExplain(env *cli.Env, args []string) error {
 func isCommand(arg string) bool {
 	name := hook.SlashCommand(arg)
 	return name != "" && !strings.Contains(name, "/")
-}
-
-// isKey tells a key from a path: mapped, or no extension and no blanks.
-func isKey(cfg *config.Config, arg string) bool {
-	return cfg.Mapping(arg) != nil || path.Ext(arg) == "" && !strings.ContainsAny(arg, " \t")
 }
 
 func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) (bool, error) {

@@ -107,12 +107,7 @@ type SessionStats struct {
 
 // Summarize computes the Stats of records, oldest first.
 func Summarize(records []Record) Stats {
-	t := tally{
-		prompts:    map[string]*PromptStats{},
-		validators: map[string]*ValidatorStats{},
-		sessions:   map[string]*SessionStats{},
-		attempts:   map[[3]string]int{},
-	}
+	t := tally{prompts: map[string]*PromptStats{}, validators: map[string]*ValidatorStats{}, sessions: map[string]*SessionStats{}, attempts: map[[3]string]int{}}
 	for _, r := range records {
 		t.decision(r)
 		t.checks(r)

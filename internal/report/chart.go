@@ -125,7 +125,8 @@ func newBars(id string, rows int) bars {
 func clientChart(m *model) bars {
 	b := newBars("clients", len(m.Clients))
 	for i, c := range m.Clients {
-		r := barRow{Y: float64(i * rowHeight), Label: c.Title, Value: fmt.Sprintf("%d stops, %s blocked", c.Total, pct(c.Counts["block"], c.Total))}
+		// A client is charted for its stops: Total is never 0.
+		r := barRow{Y: float64(i * rowHeight), Label: c.Title, Value: fmt.Sprintf("%d stops, %.0f%% blocked", c.Total, 100*float64(c.Counts["block"])/float64(c.Total))}
 		x := float64(labelWidth)
 		r.Segs = stack(c.Counts, barWidth, c.Total, c.Title, func(w float64) seg {
 			s := seg{X: x, Y: r.Y + 3, W: w, H: rowHeight - 6}
@@ -135,13 +136,6 @@ func clientChart(m *model) bars {
 		b.Rows = append(b.Rows, r)
 	}
 	return b
-}
-
-func pct(n, of int) string {
-	if of == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(of))
 }
 
 // round shows a duration to 3 significant figures or so.

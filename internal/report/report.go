@@ -117,7 +117,10 @@ func summary(records []outcome.Record, title string, now time.Time) *model {
 		if r.Decision == outcome.Cleared {
 			continue
 		}
-		v := verdict(r)
+		v := r.Decision
+		if r.WouldStop() {
+			v = "observe"
+		}
 		m.Counts[v]++
 		if b := byStart[m.Span.floor(r.Time)]; b != nil { // nil: a record out of time order
 			b.Counts[v]++
@@ -131,14 +134,6 @@ func summary(records []outcome.Record, title string, now time.Time) *model {
 		}
 	}
 	return m
-}
-
-// verdict is the charted verdict of a stop.
-func verdict(r outcome.Record) string {
-	if r.WouldStop() {
-		return "observe"
-	}
-	return r.Decision
 }
 
 // mostFailed returns the maxBars of ts that failed most, most first.

@@ -78,8 +78,8 @@ func ExporterPath() (string, error) {
 type Destination struct {
 	Protocol    string
 	Endpoint    *url.URL // from the table; nil: the variable's, or the SDK's default
-	envURL      string   // the variable's, for Describe
 	Headers     map[string]string
+	where       string // for Describe: the endpoint, and whence; "": the default
 	headersFrom string // for Describe
 }
 
@@ -93,13 +93,13 @@ func Resolve(t config.Telemetry, getenv func(string) string) (Destination, error
 		d.Protocol = v
 	}
 	if v, _ := firstSet(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"); v != "" {
-		d.envURL = v
+		d.where = v + " (from OTEL_EXPORTER_OTLP_ENDPOINT)"
 	} else if t.Endpoint != "" {
 		u, err := url.Parse(t.Endpoint)
 		if err != nil {
 			return d, fmt.Errorf("endpoint: %w", err) // config checked it: not reached
 		}
-		d.Endpoint = u
+		d.Endpoint, d.where = u, u.String()
 	}
 	switch {
 	case getenv("OTEL_EXPORTER_OTLP_HEADERS") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS") != "":
@@ -157,16 +157,9 @@ func Describe(t config.Telemetry, getenv func(string) string) string {
 	if err != nil {
 		return "on, but " + err.Error()
 	}
-	where := ""
-	switch {
-	case d.envURL != "":
-		where = d.envURL + " (from OTEL_EXPORTER_OTLP_ENDPOINT)"
-	case d.Endpoint != nil:
-		where = d.Endpoint.String()
-	case d.Protocol == config.TelemetryGRPC:
+	where := cmp.Or(d.where, "http://localhost:4318 (the default)")
+	if d.where == "" && d.Protocol == config.TelemetryGRPC {
 		where = "localhost:4317 (the default)"
-	default:
-		where = "http://localhost:4318 (the default)"
 	}
 	s := fmt.Sprintf("OTLP %s to %s", d.Protocol, where)
 	if d.headersFrom != "" {

@@ -194,20 +194,15 @@ func newResource(ctx context.Context, t target, client string) (*resource.Resour
 	for k, v := range t.req.Config.Resource {
 		attrs = append(attrs, attribute.String(k, v))
 	}
-	return resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithAttributes(envAttributes(t.getenv)...))
-}
-
-// envAttributes reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME.
-func envAttributes(getenv func(string) string) []attribute.KeyValue {
-	var out []attribute.KeyValue
-	pairs, _ := telemetry.Pairs(getenv("OTEL_RESOURCE_ATTRIBUTES"))
+	var env []attribute.KeyValue // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME
+	pairs, _ := telemetry.Pairs(t.getenv("OTEL_RESOURCE_ATTRIBUTES"))
 	for k, v := range pairs {
-		out = append(out, attribute.String(k, v))
+		env = append(env, attribute.String(k, v))
 	}
-	if s := getenv("OTEL_SERVICE_NAME"); s != "" {
-		out = append(out, attribute.String(attrServiceName, s))
+	if s := t.getenv("OTEL_SERVICE_NAME"); s != "" {
+		env = append(env, attribute.String(attrServiceName, s))
 	}
-	return out
+	return resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithAttributes(env...))
 }
 
 // repository names the project: its folder's name, and origin's URL from

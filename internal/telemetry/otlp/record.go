@@ -16,22 +16,18 @@ import (
 // stopSpans writes r as a span with a child per validator; they ran side by
 // side, so the span starts the longest's duration before the record's time.
 func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
-	end := r.Time
 	var longest time.Duration
+	failed := 0
 	for _, c := range r.Checks {
 		longest = max(longest, c.Duration())
+		if !c.Passed && !c.Skipped {
+			failed++
+		}
 	}
-	start := end.Add(-longest)
-	attrs := []attribute.KeyValue{
-		attribute.String(attrClient, r.Client),
-		attribute.String("session.id", r.Session),
-		attribute.String(attrEvent, r.Event),
-		attribute.String("stopgate.scope", r.Scope()),
-		attribute.String(attrVerdict, r.Decision),
-		attribute.Int("stopgate.blocks", r.Blocks),
-		attribute.StringSlice(attrPrompts, r.Prompts),
-		attribute.Int("stopgate.validators.failed", failed(r)),
-	}
+	start := r.Time.Add(-longest)
+	attrs := []attribute.KeyValue{attribute.String(attrClient, r.Client), attribute.String("session.id", r.Session), attribute.String(attrEvent, r.Event),
+		attribute.String("stopgate.scope", r.Scope()), attribute.String(attrVerdict, r.Decision), attribute.Int("stopgate.blocks", r.Blocks),
+		attribute.StringSlice(attrPrompts, r.Prompts), attribute.Int("stopgate.validators.failed", failed)}
 	for _, kv := range [][2]string{{"stopgate.agent.id", r.Agent}, {attrCause, r.Cause}} {
 		if kv[1] != "" {
 			attrs = append(attrs, attribute.String(kv[0], kv[1]))
@@ -50,16 +46,9 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 		span.SetAttributes(attribute.String("error.type", "stopgate.halt"))
 	}
 	for _, c := range r.Checks {
-		ca := []attribute.KeyValue{
-			attribute.String(attrValidator, c.Name),
-			attribute.String(attrKind, c.Kind),
-			attribute.StringSlice(attrPrompts, c.Prompts),
-			attribute.String(attrResult, result(c)),
-			attribute.String("stopgate.validator.outcome", c.Result),
-			attribute.Bool("stopgate.validator.timed_out", c.TimedOut),
-			attribute.Bool("stopgate.validator.confined", c.Confined),
-			attribute.Bool("stopgate.validator.reused", c.Reused),
-		}
+		ca := []attribute.KeyValue{attribute.String(attrValidator, c.Name), attribute.String(attrKind, c.Kind), attribute.StringSlice(attrPrompts, c.Prompts),
+			attribute.String(attrResult, result(c)), attribute.String("stopgate.validator.outcome", c.Result), attribute.Bool("stopgate.validator.timed_out", c.TimedOut),
+			attribute.Bool("stopgate.validator.confined", c.Confined), attribute.Bool("stopgate.validator.reused", c.Reused)}
 		if c.ExitCode != nil {
 			ca = append(ca, attribute.Int("process.exit.code", *c.ExitCode))
 		}
@@ -76,7 +65,7 @@ func stopSpans(ctx context.Context, tr trace.Tracer, r outcome.Record) {
 		}
 		cs.End(trace.WithTimestamp(start.Add(c.Duration())))
 	}
-	span.End(trace.WithTimestamp(end))
+	span.End(trace.WithTimestamp(r.Time))
 }
 
 // result classes a validator's run (docs/telemetry.md).
@@ -92,17 +81,6 @@ func result(c outcome.Check) string {
 		return "error"
 	}
 	return "failed"
-}
-
-// failed counts r's checks that ran and failed.
-func failed(r outcome.Record) int {
-	n := 0
-	for _, c := range r.Checks {
-		if !c.Passed && !c.Skipped {
-			n++
-		}
-	}
-	return n
 }
 
 // instruments are the metrics, counted per record.
