@@ -84,13 +84,15 @@ type Hook struct {
 	Timeout int    // seconds
 }
 
-// Event returns stopgate's name (Claude Code's) for the client's own event.
-func (c *Client) Event(event string) string {
-	if e, ok := c.events[event]; ok {
-		return e
-	}
-	return event
+// claudeHooks are the hooks of a client of Claude Code's events whose tools that read and write match read and write.
+func claudeHooks(read, write string) []Hook {
+	return []Hook{{hook.PostToolUse, read, hook.Detect, 10}, {hook.UserPromptSubmit, "", hook.Detect, 10},
+		{hook.PreToolUse, write, hook.Detect, 10}, {hook.Stop, "", hook.Gate, 600}, {hook.SubagentStop, "", hook.Gate, 600},
+		{hook.UserPromptSubmit, "", hook.Testhook, 10}, {hook.Stop, "", hook.Testhook, 600}}
 }
+
+// Event returns stopgate's name (Claude Code's) for the client's own event.
+func (c *Client) Event(event string) string { return cmp.Or(c.events[event], event) }
 
 // dialect is a client as the writer of its answers (hook.Dialect).
 type dialect struct{ c *Client }
@@ -119,9 +121,7 @@ func relayHalt(reason string, _ bool) (hook.Output, bool) {
 // Answer returns o as the client reads it for event, one line of JSON ("" for none), for the launcher.
 func (c *Client) Answer(event string, o hook.Output) string {
 	var b bytes.Buffer
-	if err := c.answerTo(&b, event).Write(o); err != nil {
-		return "" // an Output always marshals
-	}
+	c.answerTo(&b, event).Write(o) // an Output always marshals
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -194,20 +194,17 @@ func (c *Client) Commands(file string, data []byte) []string {
 	if c.IsPlugin() && file == c.HookFile {
 		return pluginCommands(data)
 	}
-	return jsonCommands(data)
+	return commandsIn(data)
 }
 
-// jsonCommands returns every string under a "command" or "bash" key of data; not JSON: none.
-func jsonCommands(data []byte) []string {
-	var v any
-	json.Unmarshal(data, &v)
-	return commandsIn(v)
-}
-
-// commandsIn returns every string under a "command" or "bash" key.
+// commandsIn returns every string under a "command" or "bash" key of v, or of JSON text (not JSON: none).
 func commandsIn(v any) []string {
 	var out []string
 	switch v := v.(type) {
+	case []byte:
+		var x any
+		json.Unmarshal(v, &x)
+		return commandsIn(x)
 	case map[string]any:
 		for k, x := range v {
 			if s, ok := x.(string); ok && (k == "command" || k == "bash") {

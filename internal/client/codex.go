@@ -30,16 +30,8 @@ import (
 var Codex = &Client{
 	Name: "codex", Title: "Codex",
 	HookFile: ".codex/hooks.json",
-	Settings: []string{codexConfig}, // [hooks], [features], hook trust
-	Hooks: []Hook{
-		{hook.PostToolUse, "Bash", hook.Detect, 10}, // reads are shell commands
-		{hook.UserPromptSubmit, "", hook.Detect, 10},
-		{hook.PreToolUse, "Bash|apply_patch", hook.Detect, 10},
-		{hook.Stop, "", hook.Gate, 600},
-		{hook.SubagentStop, "", hook.Gate, 600},
-		{hook.UserPromptSubmit, "", hook.Testhook, 10},
-		{hook.Stop, "", hook.Testhook, 600},
-	},
+	Settings: []string{codexConfig},                   // [hooks], [features], hook trust
+	Hooks:    claudeHooks("Bash", "Bash|apply_patch"), // reads are shell commands
 	Timeout:  600 * time.Second,
 	Unit:     1,
 	WallLeft: "the wall is Codex's own sandbox for shell commands (bubblewrap): with the permission profile up, the protected set is read-only to every command and to apply_patch; a command or patch the user approves outside the sandbox, and a session started with --sandbox, --dangerously-bypass-approvals-and-sandbox or a sandbox_mode anywhere in Codex's config are the guard's alone",
@@ -489,28 +481,22 @@ func codexFaults(root string, fs map[string]any) []Finding {
 
 // Remove is mergeCodexWall's inverse while the profile is as init wrote it; r.Left names what changed.
 func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings.Removal, gone bool, err error) {
-	out, r.Removed, r.Left, err = removeCodexWall(data)
+	st, err := inspectCodex(data)
 	if pe, ok := errors.AsType[toml.ParseError](err); ok {
 		return nil, r, false, settings.ErrorAt(data, pe.Position.Start, "%s", pe.Message)
-	}
-	return out, r, len(bytes.TrimSpace(out)) == 0, err
-}
-
-func removeCodexWall(data []byte) (out []byte, removed, left []string, err error) {
-	st, err := inspectCodex(data)
-	if err != nil {
-		return nil, nil, nil, err
+	} else if err != nil {
+		return nil, r, false, err
 	}
 	out = data
 	if i, _, ok := codexOwn(out); ok {
 		out = out[:i:i]
-		removed = append(removed, "permissions."+codexProfile)
+		r.Removed = append(r.Removed, "permissions."+codexProfile)
 	} else if st.fs != nil {
-		left = append(left, "permissions."+codexProfile+": it is not as gate init wrote it")
+		r.Left = append(r.Left, "permissions."+codexProfile+": it is not as gate init wrote it")
 	}
 	if rest, ok := bytes.CutPrefix(out, []byte(codexDefault)); ok {
 		out = rest
-		removed = append([]string{strings.TrimSpace(codexDefault)}, removed...)
+		r.Removed = append([]string{strings.TrimSpace(codexDefault)}, r.Removed...)
 	}
-	return out, removed, left, nil
+	return out, r, len(bytes.TrimSpace(out)) == 0, nil
 }

@@ -66,7 +66,7 @@ func TestMergeCodexWall(t *testing.T) {
 	}
 }
 
-// removeCodexWall undoes mergeCodexWall byte for byte, and leaves a
+// codexWall.Remove undoes mergeCodexWall byte for byte, and leaves a
 // profile changed since.
 func TestRemoveCodexWall(t *testing.T) {
 	paths := []string{".codex", "mappings.toml"}
@@ -88,7 +88,8 @@ func TestRemoveCodexWall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, removed, left, err := removeCodexWall(append(merged, tc.extra...))
+			out, r, _, err := codexWall{}.Remove(append(merged, tc.extra...), "", nil)
+			removed, left := r.Removed, r.Left
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +101,7 @@ func TestRemoveCodexWall(t *testing.T) {
 			}
 		})
 	}
-	if _, _, _, err := removeCodexWall([]byte("[a\n")); err == nil {
+	if _, _, _, err := (codexWall{}).Remove([]byte("[a\n"), "", nil); err == nil {
 		t.Error("a file that is not TOML was not refused")
 	}
 }

@@ -299,8 +299,7 @@ func (v versionedFormat) render(f *versionedFile) []byte {
 			json.Compact(&c, raw)
 			cmds[j] = "\n      " + c.String()
 		}
-		key, _ := json.Marshal(e)
-		lists[i] = fmt.Sprintf("\n    %s: [%s\n    ]", key, strings.Join(cmds, ","))
+		lists[i] = fmt.Sprintf("\n    %s: [%s\n    ]", settings.Quote(e), strings.Join(cmds, ","))
 	}
 	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"hooks\": {%s\n  }\n}\n", f.Version, strings.Join(lists, ","))
 }
@@ -312,20 +311,17 @@ func (v versionedFormat) remove(data []byte, want []settings.Hook, programs []st
 		return nil, r, false, err
 	}
 	for e, list := range f.Hooks {
-		var keep []json.RawMessage
-		for _, raw := range list {
-			if h, ok := v.own(raw, e, want); ok {
-				r.Removed = append(r.Removed, h.String())
-				continue
-			}
+		f.Hooks[e] = slices.DeleteFunc(list, func(raw json.RawMessage) bool {
+			h, ok := v.own(raw, e, want)
 			var c hookEntry
-			if json.Unmarshal(raw, &c) == nil && c.run() != "" && slices.Contains(programs, settings.Program(c.run())) {
+			if ok {
+				r.Removed = append(r.Removed, h.String())
+			} else if json.Unmarshal(raw, &c) == nil && c.run() != "" && slices.Contains(programs, settings.Program(c.run())) {
 				r.Left = append(r.Left, fmt.Sprintf("hooks.%s: runs %s, but is not as gate init wrote it", e, settings.Program(c.run())))
 			}
-			keep = append(keep, raw)
-		}
-		f.Hooks[e] = keep
-		if keep == nil {
+			return ok
+		})
+		if len(f.Hooks[e]) == 0 {
 			delete(f.Hooks, e)
 		}
 	}

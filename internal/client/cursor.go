@@ -134,7 +134,7 @@ func cursorFix(m payload, _ string) (more, error) {
 // cursorOwnHooks steps Claude Code's registration aside when .cursor/hooks.json runs stopgate too.
 func cursorOwnHooks(in *hook.Input) error {
 	data, _ := os.ReadFile(filepath.Join(in.Cwd, filepath.FromSlash(cursorHookFile))) // none: the Claude registration judges
-	for _, c := range jsonCommands(data) {
+	for _, c := range commandsIn(data) {
 		if slices.Contains(hook.Programs, settings.Program(c)) {
 			return fmt.Errorf("cursor runs stopgate from %s, which judges this %s: %w", cursorHookFile, in.ClientEvent, ErrIgnored)
 		}

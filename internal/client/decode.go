@@ -190,11 +190,6 @@ var markers = func() [][]byte {
 	return out
 }()
 
-// marked reports whether data holds a marker.
-func marked(data []byte) bool {
-	return slices.ContainsFunc(markers, func(m []byte) bool { return bytes.Contains(data, m) })
-}
-
 // Recognise says which client an input is from, and whether it is sure (Claude Code is the guess).
 func Recognise(data []byte, getenv func(string) string) (client string, sure bool) {
 	if getenv == nil {
@@ -202,7 +197,7 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 	}
 	var p probe
 	// Most inputs are Claude Code's: skip decoding a whole file a second time.
-	if marked(data) && json.Unmarshal(data, &p) != nil {
+	if slices.ContainsFunc(markers, func(m []byte) bool { return bytes.Contains(data, m) }) && json.Unmarshal(data, &p) != nil {
 		return Claude.Name, false
 	}
 	if c := markedBy(data); c != nil {

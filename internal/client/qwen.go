@@ -1,24 +1,12 @@
 package client
 
-import (
-	"time"
-
-	"github.com/stopgate/stopgate/internal/hook"
-)
+import "time"
 
 // Qwen is Qwen Code: Claude Code's events and answers, Gemini CLI's tools; a halt is relayed (a block to it).
 var Qwen = &Client{
 	Name: "qwen", Title: "Qwen Code",
-	HookFile: ".qwen/settings.json", // hooks beside the other settings, as Gemini CLI's
-	Hooks: []Hook{
-		{hook.PostToolUse, "read_file|read_many_files|run_shell_command", hook.Detect, 10},
-		{hook.UserPromptSubmit, "", hook.Detect, 10},
-		{hook.PreToolUse, "write_file|edit|run_shell_command", hook.Detect, 10},
-		{hook.Stop, "", hook.Gate, 600},
-		{hook.SubagentStop, "", hook.Gate, 600},
-		{hook.UserPromptSubmit, "", hook.Testhook, 10},
-		{hook.Stop, "", hook.Testhook, 600},
-	},
+	HookFile:   ".qwen/settings.json", // hooks beside the other settings, as Gemini CLI's
+	Hooks:      claudeHooks("read_file|read_many_files|run_shell_command", "write_file|edit|run_shell_command"),
 	Timeout:    60 * time.Second,
 	ProjectVar: "QWEN_PROJECT_DIR",
 	Unit:       1,

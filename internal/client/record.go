@@ -54,10 +54,7 @@ func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd st
 	if r.c.lines == nil {
 		return transcript.Scan(path, offset, thread)
 	}
-	own := hook.Stop
-	if thread.Agent != "" {
-		own = hook.SubagentStop
-	}
+	own := map[bool]string{false: hook.Stop, true: hook.SubagentStop}[thread.Agent != ""]
 	return transcript.ScanWith(path, offset, func(b []byte, start, end int64, res *transcript.Result) {
 		e := r.c.lines(b, cwd, r.sh)
 		if e == nil || !thread.Has(e.agent, false) {

@@ -46,17 +46,13 @@ func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, 
 	if err != nil {
 		return nil, nil, "", err
 	}
-	perm := root.get("permission")
-	if perm != nil && perm.kind == '"' {
-		return data, nil, `"permission" is ` + Quote(perm.str) + ", one action for every tool", nil
-	}
-	if err := expect(text, perm, '{', `"permission"`, "an object or an action"); err != nil {
-		return nil, nil, "", err
-	}
-	if e := perm.get("edit"); e != nil && e.kind == '"' {
-		return data, nil, `"permission.edit" is ` + Quote(e.str) + ", one action for every file", nil
-	} else if err := expect(text, e, '{', `"permission.edit"`, "an object or an action"); err != nil {
-		return nil, nil, "", err
+	n := root
+	for _, k := range [][3]string{{"permission", "permission", "tool"}, {"edit", "permission.edit", "file"}} {
+		if n = n.get(k[0]); n != nil && n.kind == '"' {
+			return data, nil, Quote(k[1]) + " is " + Quote(n.str) + ", one action for every " + k[2], nil
+		} else if err := expect(text, n, '{', Quote(k[1]), "an object or an action"); err != nil {
+			return nil, nil, "", err
+		}
 	}
 	var overridden []string
 	for _, p := range patterns {
