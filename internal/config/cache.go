@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,14 +12,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/stopgate/stopgate/internal/atomicfile"
 	"github.com/stopgate/stopgate/internal/buildinfo"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/regular"
 )
 
 const (
@@ -29,41 +31,20 @@ const (
 )
 
 // Load is Parse of the config file for a hook, from the cache under the
-// state dir when it holds a parse of the config's exact text, never
-// trusted on a stat (docs/config.md#the-cache).
+// state dir the text names when it holds a parse of the config's exact
+// text, never trusted on a stat (docs/config.md#the-cache).
 func Load(file, root string) (*Config, error) {
-	f, err := openText(file)
+	text, err := readText(file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	// Only the cache in the state dir the text names counts: the guard
-	// protects that one. The default's counts for a text that names none.
 	ctx := contextKey()
-	home := cachePath(stateDir(root, ""), file)
-	hit, mentions := readCache(home, f, ctx)
-	if hit == nil || mentions {
-		hit = nil
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		text, err := io.ReadAll(f)
-		if err != nil {
-			return nil, err
-		}
-		dir, known := textStateDir(text, root)
-		if known {
-			hit, _ = readCache(cachePath(dir, file), bytes.NewReader(text), ctx)
-		}
-		if hit == nil {
-			return parseAndCache(text, file, root, ctx)
+	if dir, known := textStateDir(text, root); known {
+		if hit := readCache(cachePath(dir, file), text, ctx); hit != nil {
+			hit.File, hit.Root = file, root
+			return hit, nil
 		}
 	}
-	hit.File, hit.Root = file, root
-	return hit, nil
-}
-
-func parseAndCache(text []byte, file, root, ctx string) (*Config, error) {
 	cfg, err := Parse(text, file, root)
 	if err == nil {
 		writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
@@ -71,9 +52,9 @@ func parseAndCache(text []byte, file, root, ctx string) (*Config, error) {
 	return cfg, err
 }
 
-// A cache file is a checksum (4 bytes LE) of its head line, the head line,
-// the config text, then sorted record lines: kind letter, JSON key, tab,
-// JSON value, tab, hex checksum of the line so far (docs/config.md#the-cache).
+// A cache file is its sealed head line, the config text, then the sorted
+// sealed record lines: kind letter, JSON key, tab, JSON value. A sealed
+// line ends in a tab and the hex checksum of what precedes it.
 type cacheHead struct {
 	Context  string // see contextKey
 	Key      [sha256.Size]byte
@@ -86,8 +67,7 @@ type cacheHead struct {
 // path, while its head is the one read at the load.
 type cached struct {
 	path    string
-	head    []byte // the checksum and the head line
-	text    int64  // where the text starts
+	head    []byte // the head line
 	at, end int64  // where the records start and end (the file's size)
 }
 
@@ -100,8 +80,7 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 		k, err1 := json.Marshal(key)
 		b, err2 := json.Marshal(v)
 		if err1 == nil && err2 == nil {
-			line := string(kind) + string(k) + "\t" + string(b)
-			lines = append(lines, fmt.Sprintf("%s\t%08x\n", line, checksum([]byte(line))))
+			lines = append(lines, seal(string(kind)+string(k)+"\t"+string(b)))
 		}
 	}
 	tables := cfg.tables()
@@ -121,66 +100,53 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 		}
 	}
 	add('r', "", runs)
-	sort.Strings(lines)
+	slices.Sort(lines)
 	recs := strings.Join(lines, "")
 	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings}
 	head, err := json.Marshal(h)
 	if err != nil || len(lines) != len(tables)+len(cfg.Order)+1 {
 		return nil
 	}
-	out := binary.LittleEndian.AppendUint32(nil, checksum(head))
-	out = append(append(out, head...), '\n')
-	return append(append(out, text...), recs...)
+	return append(append([]byte(seal(string(head))), text...), recs...)
 }
 
-// readCache returns the config cached at path if it was parsed from the
-// text config reads under ctx, else nil, and whether that text mentions a
-// state dir; only its head is decoded.
-func readCache(path string, config io.Reader, ctx string) (*Config, bool) {
+// seal appends to line a tab, the checksum of line, and a newline.
+func seal(line string) string { return fmt.Sprintf("%s\t%08x\n", line, checksum([]byte(line))) }
+
+// unseal returns a sealed line without its checksum, or errCache.
+func unseal(line []byte) ([]byte, error) {
+	i := bytes.LastIndexByte(line, '\t')
+	if i < 0 || fmt.Sprintf("%08x", checksum(line[:i])) != string(line[i+1:]) {
+		return nil, errCache
+	}
+	return line[:i], nil
+}
+
+// readCache returns the config cached at path if it was parsed from text
+// under ctx, else nil; only its head is decoded.
+func readCache(path string, text []byte, ctx string) *Config {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false
+		return nil
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	var sum [4]byte
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil {
+		return nil
+	}
 	var h cacheHead
-	if _, err := io.ReadFull(r, sum[:]); err != nil {
-		return nil, false
+	if head, err := unseal(line[:len(line)-1]); err != nil || json.Unmarshal(head, &h) != nil || h.Context != ctx || h.Text != int64(len(text)) {
+		return nil
 	}
-	line, err := r.ReadBytes('\n')
-	if err != nil || binary.LittleEndian.Uint32(sum[:]) != checksum(line[:len(line)-1]) ||
-		json.Unmarshal(line, &h) != nil || h.Context != ctx {
-		return nil, false
-	}
-	at := int64(len(sum) + len(line))
-	same, mentions := sameText(config, io.NewSectionReader(f, at, h.Text), h.Text)
-	if !same {
-		return nil, false
-	}
-	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: append(sum[:], line...),
-		text: at, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
-}
-
-// sameText reports whether a and b, said to be size bytes long, read the
-// same bytes to their ends (a read error is a difference), and whether
-// they mention a state dir, looking across reads through the last 8 bytes.
-func sameText(a, b io.Reader, size int64) (same, mentions bool) {
-	chunk := int(min(size+1, 32<<10)) // a short text in one read; a longer a fails at once
-	buf := make([]byte, 64+2*chunk)   // x after an 8-byte tail of the last read, aligned
-	x, y := buf[64:64+chunk], buf[64+chunk:]
-	for {
-		n, errA := io.ReadFull(a, x)
-		m, errB := io.ReadFull(b, y)
-		if n != m || errA != errB || !bytes.Equal(x[:n], y[:m]) {
-			return false, false
-		}
-		mentions = mentions || mentionsStateDir(buf[56:64+n])
-		copy(buf[56:64], buf[56+n:64+n])
-		if errA != nil {
-			return errA == io.EOF || errA == io.ErrUnexpectedEOF, mentions
+	at := int64(len(line))
+	buf := make([]byte, min(len(text), 32<<10)) // the cached text, compared a chunk at a time
+	for off := 0; off < len(text); off += len(buf) {
+		chunk := text[off:min(off+len(buf), len(text))]
+		if _, err := f.ReadAt(buf[:len(chunk)], at+int64(off)); err != nil || !bytes.Equal(buf[:len(chunk)], chunk) {
+			return nil
 		}
 	}
+	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: line, at: at + h.Text, end: at + h.Text + h.Records}}
 }
 
 // errCache is a cache file damaged or rewritten since the load.
@@ -213,21 +179,32 @@ func (c *Config) reparse(text []byte) error {
 	return err
 }
 
-// get finds the record of kind and key by binary search in the file, while
-// its head is the one read at the load, and decodes it into v.
-func (cc *cached) get(kind byte, key string, v any) (bool, error) {
+// open opens the cache file while its head is the one read at the load.
+func (cc *cached) open() (*os.File, error) {
 	f, err := os.Open(cc.path)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, len(cc.head))
+	if st, err := f.Stat(); err != nil || st.Size() != cc.end {
+		f.Close()
+		return nil, errCache
+	}
+	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, cc.head) {
+		f.Close()
+		return nil, errCache
+	}
+	return f, nil
+}
+
+// get finds the record of kind and key by binary search in the file and
+// decodes it into v.
+func (cc *cached) get(kind byte, key string, v any) (bool, error) {
+	f, err := cc.open()
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	head := make([]byte, len(cc.head))
-	if st, err := f.Stat(); err != nil || st.Size() != cc.end {
-		return false, errCache
-	}
-	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, cc.head) {
-		return false, errCache
-	}
 	k, err := json.Marshal(key)
 	if err != nil {
 		return false, err
@@ -250,13 +227,13 @@ func (cc *cached) get(kind byte, key string, v any) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		val, err := value(line) // every line it passes: a damaged key would hide a record
+		rec, err := unseal(line) // every line it passes: a damaged key would hide a record
 		if err != nil {
 			return false, err
 		}
-		switch cmp := bytes.Compare(line[:min(len(line), len(prefix))], prefix); {
+		switch cmp := bytes.Compare(rec[:min(len(rec), len(prefix))], prefix); {
 		case cmp == 0:
-			if json.Unmarshal(val, v) != nil {
+			if json.Unmarshal(rec[len(prefix):], v) != nil {
 				return false, errCache
 			}
 			return true, nil
@@ -278,27 +255,17 @@ func lineAt(f io.ReaderAt, off, hi int64) ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-// value returns the value of a line whose checksum holds.
-func value(line []byte) ([]byte, error) {
-	i := bytes.LastIndexByte(line, '\t')
-	j := bytes.IndexByte(line, '\t')
-	if i <= j || fmt.Sprintf("%08x", checksum(line[:i])) != string(line[i+1:]) {
-		return nil, errCache
-	}
-	return line[j+1 : i], nil
-}
-
 // Full returns the config with every mapping and validator: one from the
 // cache parses the text its cache holds, which the load compared.
 func (c *Config) Full() (*Config, error) {
 	if c.cached == nil {
 		return c, nil
 	}
-	text := make([]byte, c.cached.at-c.cached.text)
+	text := make([]byte, c.cached.at-int64(len(c.cached.head)))
 	f, err := os.Open(c.cached.path)
 	if err == nil {
 		defer f.Close()
-		_, err = f.ReadAt(text, c.cached.text)
+		_, err = f.ReadAt(text, int64(len(c.cached.head)))
 	}
 	if err != nil || sha256.Sum256(text) != c.key {
 		if text, err = readText(c.File); err != nil { // the cache is gone: the file as it is now
@@ -341,4 +308,148 @@ func writeCache(path string, data []byte) {
 	}
 	queue.Sweep(dir, queue.Leftover{Prefix: queue.TempPrefix, Age: staleTemp})
 	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: queue.TempPrefix, NoSync: true})
+}
+
+// openText opens the config file through regular.Open: a named pipe
+// planted under its name cannot hold the hook.
+func openText(file string) (*os.File, error) {
+	f, _, err := regular.Open(file)
+	if errors.Is(err, regular.ErrNotRegular) {
+		err = fmt.Errorf("%s is not a regular file", file)
+	}
+	return f, err
+}
+
+// readText is os.ReadFile through openText.
+func readText(file string) ([]byte, error) {
+	f, err := openText(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if st, err := f.Stat(); err == nil {
+		b.Grow(int(st.Size()) + 1) // one read at the hook's every event
+	}
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
+}
+
+// Path returns the config file of root: override when given (relative to
+// dir), else <root>/mappings.toml.
+func Path(root, override, dir string) string {
+	switch {
+	case override == "":
+		return filepath.Join(root, project.ConfigName)
+	case filepath.IsAbs(override):
+		return override
+	}
+	return filepath.Join(dir, override)
+}
+
+// StateDir returns the absolute state dir.
+func (c *Config) StateDir() string { return stateDir(c.Root, c.Settings.StateDir) }
+
+// stateDir is the absolute state dir of the setting state_dir.
+func stateDir(root, setting string) string {
+	switch {
+	case setting == "":
+		setting = DefaultStateDir
+	case filepath.IsAbs(setting):
+		return filepath.Clean(setting)
+	}
+	return filepath.Join(root, setting)
+}
+
+// ReadStateDir returns the absolute state dir the config file names,
+// whatever its other mistakes; else an error and the best guess.
+func ReadStateDir(file, root string) (string, error) {
+	text, err := readText(file)
+	if err != nil {
+		return stateDir(root, ""), err
+	}
+	cfg, p := parse(text, file, root)
+	if cfg != nil {
+		return cfg.StateDir(), nil // its mistakes are not in the TOML
+	}
+	setting, _ := plainStateDir(text)
+	return stateDir(root, setting), fmt.Errorf("%w (the state dir cannot be read)", p.problems[0])
+}
+
+// textStateDir returns the state dir config text names: plainStateDir's
+// when sure, else the decoder's; known is false when it does not decode.
+func textStateDir(text []byte, root string) (dir string, known bool) {
+	if setting, sure := plainStateDir(text); sure {
+		return stateDir(root, setting), true
+	}
+	var raw rawFile // a text that does not decode into it does not parse either
+	if _, err := toml.Decode(string(text), &raw); err != nil {
+		return "", false
+	}
+	return stateDir(root, raw.Settings.StateDir), true
+}
+
+// plainStateDir reads state_dir without decoding: sure when nothing can
+// spell the key, or a plain `state_dir = "dir"` line stands under
+// [settings] with no multi-line string before it.
+func plainStateDir(data []byte) (setting string, sure bool) {
+	if !mentionsStateDir(data) {
+		return "", true
+	}
+	const name = "state_dir"
+	text := string(data)
+	for off := 0; ; {
+		j := strings.Index(text[off:], name)
+		if j < 0 {
+			return "", false
+		}
+		start := strings.LastIndexByte(text[:off+j], '\n') + 1
+		line, _, _ := strings.Cut(text[start:], "\n")
+		off += j + len(name)
+		key, rest, ok := assignment(strings.TrimSpace(line))
+		if !ok || strings.TrimSpace(key) != name || tableAt(text, start) != "[settings]" {
+			continue // not the key at the start of a line, or not in [settings]
+		}
+		if v, ok := plainString(rest); ok {
+			before := text[:start]
+			return v, !strings.Contains(before, `"""`) && !strings.Contains(before, `'''`)
+		}
+	}
+}
+
+// mentionsStateDir reports whether text could spell state_dir: by name,
+// or escaped (\u, \U).
+func mentionsStateDir(text []byte) bool {
+	for rest := text; ; {
+		i := bytes.Index(rest, []byte("_dir")) // '_' is rare, 's' is not
+		if i < 0 {
+			return bytes.Contains(text, []byte(`\u`)) || bytes.Contains(text, []byte(`\U`))
+		}
+		if bytes.HasSuffix(rest[:i], []byte("state")) {
+			return true
+		}
+		rest = rest[i+4:]
+	}
+}
+
+// plainString reads the value text ` "value"  # comment` with no escape.
+func plainString(v string) (string, bool) {
+	v = cutComment(strings.TrimSpace(v))
+	if len(v) < 2 || v[0] != '"' && v[0] != '\'' || v[len(v)-1] != v[0] {
+		return "", false
+	}
+	q, v := v[0], v[1:len(v)-1]
+	return v, strings.IndexByte(v, q) < 0 && !strings.Contains(v, `\`)
+}
+
+// tableAt returns the table header line in force at offset at, or "".
+func tableAt(text string, at int) string {
+	for at > 0 {
+		start := strings.LastIndexByte(text[:at-1], '\n') + 1
+		if line := strings.TrimSpace(text[start : at-1]); strings.HasPrefix(line, "[") {
+			return cutComment(line)
+		}
+		at = start
+	}
+	return ""
 }

@@ -106,19 +106,15 @@ func Spelling(name string) string {
 func (c *Config) Names(key string) []Name { return Names(c.Settings.PromptsDir, key) }
 
 // Files returns the root-relative paths whose read arms the prompt key.
-func (c *Config) Files(key string) []string {
-	return c.names(key, func(n Name) string { return n.File })
-}
+func (c *Config) Files(key string) []string { return c.names(key, true) }
 
 // Commands returns the slash commands, without "/", that arm the prompt key.
-func (c *Config) Commands(key string) []string {
-	return c.names(key, func(n Name) string { return n.Command })
-}
+func (c *Config) Commands(key string) []string { return c.names(key, false) }
 
-func (c *Config) names(key string, part func(Name) string) []string {
+func (c *Config) names(key string, files bool) []string {
 	var out []string
 	for _, n := range c.Names(key) {
-		if s := part(n); s != "" {
+		if s := cmp.Or(n.Command, n.File); s != "" && (n.File != "") == files {
 			out = append(out, s)
 		}
 	}
@@ -269,12 +265,11 @@ func (c *Config) MatchRead(path string) ([]*Mapping, error) {
 }
 
 // JudgeRead judges a Read of absolute path.
-func (c *Config) JudgeRead(path string) (Read, error) {
-	r, ok := ReadOf(c.Root, path)
-	if !ok {
-		return Read{}, nil
+func (c *Config) JudgeRead(path string) (r Read, err error) {
+	if r, ok := ReadOf(c.Root, path); ok {
+		return r, c.Judge(&r)
 	}
-	return r, c.Judge(&r)
+	return r, nil
 }
 
 // Judge judges r, from ReadOf: it arms the mappings one of whose Names is
