@@ -67,6 +67,7 @@ type cacheHead struct {
 // path, while its head is the one read at the load.
 type cached struct {
 	path    string
+	text    []byte // the config's text, as the load read it
 	head    []byte // the head line
 	at, end int64  // where the records start and end (the file's size)
 }
@@ -146,7 +147,7 @@ func readCache(path string, text []byte, ctx string) *Config {
 			return nil
 		}
 	}
-	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: line, at: at + h.Text, end: at + h.Text + h.Records}}
+	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, text: text, head: line, at: at + h.Text, end: at + h.Text + h.Records}}
 }
 
 // errCache is a cache file damaged or rewritten since the load.
@@ -256,23 +257,12 @@ func lineAt(f io.ReaderAt, off, hi int64) ([]byte, error) {
 }
 
 // Full returns the config with every mapping and validator: one from the
-// cache parses the text its cache holds, which the load compared.
+// cache parses the text the load read.
 func (c *Config) Full() (*Config, error) {
 	if c.cached == nil {
 		return c, nil
 	}
-	text := make([]byte, c.cached.at-int64(len(c.cached.head)))
-	f, err := os.Open(c.cached.path)
-	if err == nil {
-		defer f.Close()
-		_, err = f.ReadAt(text, int64(len(c.cached.head)))
-	}
-	if err != nil || sha256.Sum256(text) != c.key {
-		if text, err = readText(c.File); err != nil { // the cache is gone: the file as it is now
-			return c, err
-		}
-	}
-	return c, c.reparse(text)
+	return c, c.reparse(c.cached.text)
 }
 
 // checksum finds a torn or damaged cache, not a forged one, which only

@@ -27,11 +27,10 @@ func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	}
 	cfg, p := parse(data, file, root)
 	if cfg != nil {
-		c := checker{p, cfg}
-		c.unused()
+		p.unused(cfg)
 		if depth >= Project {
-			c.programs()
-			c.promptFiles()
+			p.programs(cfg)
+			p.promptFiles(cfg)
 		}
 		p.locate(cfg)
 	}
@@ -40,86 +39,81 @@ func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	return cfg, ps, nil
 }
 
-// checker adds the problems of a parsed config beyond its text.
-type checker struct {
-	*parser
-	cfg *Config
-}
-
-func (c *checker) add(warning bool, key, msg, hint string) {
-	c.parser.add(key, msg, hint)
-	c.problems[len(c.problems)-1].Warning = warning
+// warn adds a problem that does not stop the config from loading.
+func (p *parser) warn(key, msg, hint string) {
+	p.add(key, msg, hint)
+	p.problems[len(p.problems)-1].Warning = true
 }
 
 // unused warns of validators no mapping names, and of no mappings.
-func (c *checker) unused() {
-	if len(c.cfg.Mappings) == 0 {
-		c.add(true, "", "no [[mapping]]: nothing will be checked",
+func (p *parser) unused(cfg *Config) {
+	if len(cfg.Mappings) == 0 {
+		p.warn("", "no [[mapping]]: nothing will be checked",
 			`add one: [[mapping]] prompt = "key" validators = ["name"]`)
 	}
 	used := map[string]bool{}
-	for _, m := range c.cfg.Mappings {
+	for _, m := range cfg.Mappings {
 		for _, v := range m.Validators {
 			used[v] = true
 		}
 	}
-	for _, name := range c.cfg.Order {
+	for _, name := range cfg.Order {
 		if !used[name] {
-			c.add(true, "validators."+name, fmt.Sprintf("validator %q is not used by any mapping", name),
+			p.warn("validators."+name, fmt.Sprintf("validator %q is not used by any mapping", name),
 				"list it in a [[mapping]]'s validators, or delete it")
 		}
 	}
 }
 
 // programs finds run validators whose program cannot start.
-func (c *checker) programs() {
-	for _, name := range c.cfg.Order {
-		v := c.cfg.Validators[name]
+func (p *parser) programs(cfg *Config) {
+	for _, name := range cfg.Order {
+		v := cfg.Validators[name]
 		if v.Run == "" {
 			continue
 		}
-		if why := validator.Unrunnable(c.cfg.Root, v.Run); why != "" {
+		if why := validator.Unrunnable(cfg.Root, v.Run); why != "" {
 			hint := "the gate runs it with sh -c from the project root; as it is, it fails at every stop"
 			if strings.Contains(why, "not executable") {
 				hint = "make it executable, or run it through its interpreter: run = \"sh " + strings.Fields(v.Run)[0] + "\""
 			}
-			c.add(false, "validators."+name+".run", "cannot start: "+why, hint)
+			p.add("validators."+name+".run", "cannot start: "+why, hint)
 		}
 	}
 }
 
 // promptFiles warns of mappings none of whose files exists, naming a
 // respelling whose file does; a plugin's only when it looks misspelt.
-func (c *checker) promptFiles() {
-	for i, m := range c.cfg.Mappings {
-		if msg, _ := badPromptKey(m.Prompt); msg != "" || c.cfg.existing(m.Prompt) != "" {
+func (p *parser) promptFiles(cfg *Config) {
+	for i, m := range cfg.Mappings {
+		if msg, _ := badPromptKey(m.Prompt); msg != "" || cfg.existing(m.Prompt) != "" {
 			continue
 		}
 		key := fmt.Sprintf("mapping[%d].prompt", i)
-		alt, file := c.respelt(m.Prompt)
+		alt, file := respelt(cfg, m.Prompt)
 		if IsPluginKey(m.Prompt) {
 			if alt != "" {
-				c.add(true, key, fmt.Sprintf("prompt %q names a plugin's command, but %s is the project's /%s", m.Prompt, file, m.Prompt),
+				p.warn(key, fmt.Sprintf("prompt %q names a plugin's command, but %s is the project's /%s", m.Prompt, file, m.Prompt),
 					fmt.Sprintf("did you mean prompt = %q? It is armed by a read of %s as well", alt, file))
 			}
 			continue
 		}
-		msg := fmt.Sprintf("prompt %q has no file: none of %s exists", m.Prompt, strings.Join(c.cfg.Files(m.Prompt), ", "))
-		hint := fmt.Sprintf("it fires only on %s; check the key's spelling and prompts_dir", "/"+strings.Join(c.cfg.Commands(m.Prompt), " or /"))
+		msg := fmt.Sprintf("prompt %q has no file: none of %s exists", m.Prompt, strings.Join(cfg.Files(m.Prompt), ", "))
+		hint := fmt.Sprintf("it fires only on %s; check the key's spelling and prompts_dir", "/"+strings.Join(cfg.Commands(m.Prompt), " or /"))
 		if alt != "" {
 			hint = fmt.Sprintf("did you mean prompt = %q? %s exists", alt, file)
 		}
-		c.add(true, key, msg, hint)
+		p.warn(key, msg, hint)
 	}
 }
 
 // respelt returns key in another spelling whose file exists, and that file.
-func (c *checker) respelt(key string) (alt, file string) {
+func respelt(cfg *Config, key string) (alt, file string) {
 	for _, k := range []string{Spelling(key), strings.ReplaceAll(key, ":", "/"), Command(key)} {
-		if msg, _ := badPromptKey(k); msg != "" || k == key || c.cfg.Mapping(k) != nil {
+		if msg, _ := badPromptKey(k); msg != "" || k == key || cfg.Mapping(k) != nil {
 			continue
 		}
-		if f := c.cfg.existing(k); f != "" {
+		if f := cfg.existing(k); f != "" {
 			return k, f
 		}
 	}
