@@ -53,11 +53,8 @@ func Run(env *cli.Env) error {
 		return err
 	}
 	root := project.Root(env.Getenv, in.Cwd, env.Dir)
-	switch in.HookEventName {
-	case hook.PreToolUse:
-		return guardTool(env, in, ans, root, *configFile)
-	case hook.PreSkillShellCommand: // guarded as a Bash call; its skill is armed too, unannounced
-		if err := guardTool(env, in, ans, root, *configFile); err != nil {
+	if ev := in.HookEventName; ev == hook.PreToolUse || ev == hook.PreSkillShellCommand { // a skill's command: its skill is armed too, unannounced
+		if err := guardTool(env, in, ans, root, *configFile); err != nil || ev == hook.PreToolUse {
 			return err
 		}
 	}

@@ -28,7 +28,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 					"It is denied; ask the user to run it if it is needed.", p)))
 		}
 	}()
-	calls := guardedCalls(in)
+	calls := slices.DeleteFunc(slices.Clone(in.GuardCalls()), func(c hook.Call) bool { return !guard.Guards(c.Tool) })
 	if len(calls) == 0 {
 		return nil
 	}
@@ -60,9 +60,4 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 		}
 	}
 	return loadErr
-}
-
-// guardedCalls returns the input's tool calls the guard judges.
-func guardedCalls(in *hook.Input) []hook.Call {
-	return slices.DeleteFunc(slices.Clone(in.GuardCalls()), func(c hook.Call) bool { return !guard.Guards(c.Tool) })
 }

@@ -104,8 +104,10 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 		return false, errors.New("queue entry needs a session and a prompt")
 	}
 	now, path := time.Now().UTC(), q.EntryPath(e)
-	dir := filepath.Dir(path)
-	taken := early(path, record)
+	dir, taken := filepath.Dir(path), "" // a new entry's baseline, taken before the lock: held then for a rename, not a walk
+	if _, err := os.Lstat(path); record != nil && err != nil && os.MkdirAll(dir, 0o755) == nil {
+		taken = take(dir, record)
+	}
 	defer os.Remove(taken) // unless renamed: the entry existed by the lock
 	err = q.lock.Do(func() error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -280,14 +282,6 @@ func (q *Queue) BaselinePath(e Entry) string {
 
 // takenPrefix names a baseline taken before the lock (not TempPrefix, which a lock holder sweeps).
 const takenPrefix = ".baseline-"
-
-// early takes a new entry's baseline before the lock (held then for a rename, not a walk); "": none.
-func early(path string, record func(string) error) string {
-	if _, err := os.Lstat(path); record == nil || err == nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
-		return ""
-	}
-	return take(filepath.Dir(path), record)
-}
 
 // take has record write a baseline to a new file in dir; "" when record fails.
 func take(dir string, record func(string) error) string {

@@ -94,18 +94,11 @@ func promptLike(root string, ev transcript.Event, scope queue.Scope) string {
 
 // commandFile reports whether /name can run a project's prompt: a plugin's name, or a file under .claude/commands or skills.
 func commandFile(root, name string) bool {
-	if strings.Contains(name, ":") {
-		return true
+	exists := func(p ...string) bool {
+		_, err := os.Stat(filepath.Join(p...))
+		return err == nil
 	}
-	for _, p := range []string{
-		filepath.Join(root, ".claude", "commands", name+".md"),
-		filepath.Join(root, ".claude", "skills", name, "SKILL.md"),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(name, ":") || exists(root, ".claude", "commands", name+".md") || exists(root, ".claude", "skills", name, "SKILL.md")
 }
 
 // usesStopgate reports signs of stopgate: its state dir, a hook naming the gate, "stopgate:" in the transcript.

@@ -23,7 +23,8 @@ func TestPanicHalts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	s := &judging{env: &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: root}, ans: hook.AnswerTo(&stdout, nil), root: root, scope: queue.Scope{Session: "s1"}}
+	ans := hook.AnswerTo(&stdout, nil)
+	s := &judging{env: &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: root}, ans: &ans, root: root, scope: queue.Scope{Session: "s1"}}
 	v, err := s.judge() // s.in is nil: reconciliation dereferences it
 	if err == nil {
 		t.Fatalf("judge = %+v, want the recovered panic", v)
@@ -43,7 +44,8 @@ func TestPanicHalts(t *testing.T) {
 // is armed is the client's non-blocking error, not a halt.
 func TestErrorWithNothingArmedExits1(t *testing.T) {
 	var stdout bytes.Buffer
-	s := &judging{env: &cli.Env{Stdout: &stdout}, ans: hook.AnswerTo(&stdout, nil), clear: true}
+	ans := hook.AnswerTo(&stdout, nil)
+	s := &judging{env: &cli.Env{Stdout: &stdout}, ans: &ans, clear: true}
 	if err := s.answer(nil, os.ErrPermission); err == nil || stdout.Len() > 0 {
 		t.Errorf("answer = %v, stdout %q; want the error and no output", err, stdout.String())
 	}

@@ -3,6 +3,7 @@ package stop
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,12 +63,9 @@ func failedCount(v *Verdict) string {
 
 // noJudgeHalts reports whether a judge whose on_unavailable is "halt" gave no verdict.
 func noJudgeHalts(v *Verdict) bool {
-	for _, c := range v.Failed() {
-		if c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(v.Failed(), func(c Check) bool {
+		return c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt
+	})
 }
 
 // checksReason is head, the failures, close, the checks not run (never to read as passed), tail.

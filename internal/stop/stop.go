@@ -38,14 +38,14 @@ func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Dura
 	defer func() {
 		if p := recover(); p != nil {
 			bug := &panicError{value: p, stack: debug.Stack()}
-			err = (&judging{env: env, ans: ans}).answer(nil, bug)
+			err = (&judging{env: env, ans: &ans}).answer(nil, bug)
 		}
 	}()
 	in, ans, err := decodeStop(env, opt)
 	if in == nil {
 		return err
 	}
-	s := &judging{env: env, in: in, ans: ans, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), deadline: dl}
+	s := &judging{env: env, in: in, ans: &ans, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), dl: dl}
 	s.scope = queue.Scope{Session: in.SessionID, Agent: in.AgentID}
 	if in.HookEventName == hook.Stop {
 		s.scope.Agent = "" // the main thread's stop, whatever else the input says
@@ -54,17 +54,25 @@ func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Dura
 	return s.answer(v, err)
 }
 
-// judging is one Stop or SubagentStop being judged.
+// judging is one Stop or SubagentStop being judged, and what it is decided from, all read before any
+// validator runs (one may delete the state dir).
 type judging struct {
 	env        *cli.Env
 	in         *hook.Input
-	ans        hook.Answer // the answers to in, in its client's shape
+	ans        *hook.Answer // the answers to in, in its client's shape; nil: no client (gate run)
 	configFile string
 	root       string
 	scope      queue.Scope
-	deadline   Deadline
-	clear      bool          // the queue and record hold nothing to judge; until then an error may hide something armed
-	armed      []queue.Entry // what was found armed, for the reason of an error
+	dl         Deadline
+	clear      bool                      // the queue and record hold nothing to judge; until then an error may hide something armed
+	cfg        *config.Config            // the whole config; nil when nothing is armed
+	loaded     *config.Config            // as loaded, maybe from the cache; nil: changes are not told
+	q          *queue.Queue              // the state dir
+	queued     []queue.Entry             // as the queue holds them
+	entries    []queue.Entry             // queued, then those the client's record shows missing: what is armed
+	prior      int                       // consecutive blocked stops before this one
+	rec        *reconcile.Reconciliation // nil: no record reconciled
+	ru         reuse.Use
 }
 
 // answer writes the verdict, or fails closed on err: a halt, unless nothing is known armed.
@@ -88,7 +96,7 @@ func (s *judging) answer(v *Verdict, err error) error {
 	if errors.As(err, &bug) {
 		s.env.Stderr.Write(bug.stack)
 	}
-	return s.writeHalt(failReason(err, s.armed))
+	return s.writeHalt(failReason(err, s.entries))
 }
 
 // writeHalt writes a halt the verdict did not relay: as a block to a client that hides a halt's reason,
@@ -110,81 +118,79 @@ func (s *judging) judge() (v *Verdict, err error) {
 	}()
 	ctx, release := interruptible() // a signal cancels the validators and halts
 	defer release()
-	f, v, err := s.read()
-	if f == nil {
-		return v, err // the config decided
+	if v, err = s.read(); v != nil || err != nil {
+		return v, err // the config decided, or could not be read
 	}
-	v = decide(ctx, f)
+	v = s.decide(ctx)
 	var intr *interruptedError
-	if errors.As(context.Cause(ctx), &intr) && len(f.entries) > 0 {
+	if errors.As(context.Cause(ctx), &intr) && len(s.entries) > 0 {
 		return nil, intr
 	}
-	if err := s.apply(f, v); err != nil {
+	if err := s.apply(v); err != nil {
 		return nil, err
 	}
 	if len(v.Checks) > 0 || len(v.Done) > 0 { // a decision, not a stop with nothing pending
-		v.record(s.env, f.q, s.scope, s.in, telemetry.Request{Config: f.cfg.Telemetry, Root: s.root}, s.deadline)
+		v.record(s.env, s.q, s.scope, s.in, telemetry.Request{Config: s.cfg.Telemetry, Root: s.root}, s.dl)
 	}
 	return v, nil
 }
 
-// read reads the config, queue, block count and record; a stop the config decides gets no facts.
-func (s *judging) read() (*facts, *Verdict, error) {
+// read reads the config, queue, block count and record; a verdict is the config's decision.
+func (s *judging) read() (*Verdict, error) {
 	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
 		if s.configFile == "" && errors.Is(err, fs.ErrNotExist) {
 			return s.missingConfig()
 		}
-		return nil, halt(configReason(err)), nil
+		return halt(configReason(err)), nil
 	}
-	f := &facts{loaded: loaded, in: s.in, q: queue.Open(loaded.StateDir()), dl: s.deadline, client: &s.ans}
-	if err := s.readQueue(f); errors.Is(err, errJudged) {
+	s.loaded, s.q = loaded, queue.Open(loaded.StateDir())
+	if err := s.readQueue(); errors.Is(err, errJudged) {
 		s.clear = true // another registration of the client judged this stop: its answer stands
-		return nil, &Verdict{}, nil
+		return &Verdict{}, nil
 	} else if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if len(f.entries) == 0 {
+	if len(s.entries) == 0 {
 		if s.configFile == "" && reconcile.EmptyConfig(loaded.File) {
 			return s.missingConfig()
 		}
 		s.clear = true
-		return f, nil, nil
+		return nil, nil
 	}
-	if f.cfg, err = loaded.Full(); err != nil { // only a stop with something to judge parses it all
-		return nil, halt(configReason(err)), nil
+	if s.cfg, err = loaded.Full(); err != nil { // only a stop with something to judge parses it all
+		return halt(configReason(err)), nil
 	}
-	cfg, home := f.cfg, s.env.Getenv("HOME")
-	f.ru = reuse.Use{Scope: s.scope, Trusted: cfg.Settings.Reuse == config.ReuseAuto, On: func() bool {
+	cfg, home := s.cfg, s.env.Getenv("HOME")
+	s.ru = reuse.Use{Scope: s.scope, Trusted: cfg.Settings.Reuse == config.ReuseAuto, On: func() bool {
 		on, _ := reuse.Policy(cfg, client.Of(s.in).Name, home)
 		return on
 	}}
-	return f, nil, nil
+	return nil, nil
 }
 
 // readQueue reads the scope's entries and block count, and what the client's record shows armed.
-func (s *judging) readQueue(f *facts) error {
-	queued, bad, err := f.q.Snapshot(s.scope)
+func (s *judging) readQueue() error {
+	queued, bad, err := s.q.Snapshot(s.scope)
 	if err != nil {
 		return err
 	}
-	f.queued, f.entries, s.armed = queued, queued, queued
+	s.queued, s.entries = queued, queued
 	for _, b := range bad {
 		fmt.Fprintf(s.env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
 	}
 	var at string // our own count: Claude Code's stop_hook_active can be false within a turn (anthropics/claude-code#54360)
-	if f.prior, at, err = f.q.Blocks(s.scope); err != nil {
+	if s.prior, at, err = s.q.Blocks(s.scope); err != nil {
 		return err
 	}
 	if s.in.StopID != "" && at == s.in.StopID {
 		return errJudged
 	}
-	if f.rec, err = reconcile.Run(f.loaded, s.in, f.q, s.scope, queued, s.deadline.At); err != nil || f.rec == nil {
+	if s.rec, err = reconcile.Run(s.loaded, s.in, s.q, s.scope, queued, s.dl.At); err != nil || s.rec == nil {
 		return err
 	}
-	f.entries = slices.Concat(queued, f.rec.Missing)
-	s.armed = f.entries
-	f.prior = max(f.prior, f.rec.Blocks) // the record remembers what a deleted file forgets
+	s.entries = slices.Concat(queued, s.rec.Missing)
+	s.prior = max(s.prior, s.rec.Blocks) // the record remembers what a deleted file forgets
 	return nil
 }
 
@@ -192,44 +198,44 @@ func (s *judging) readQueue(f *facts) error {
 var errJudged = errors.New("this stop was judged by another registration")
 
 // missingConfig decides a stop without mappings.toml by the client's record (reconcile.Missing).
-func (s *judging) missingConfig() (*facts, *Verdict, error) {
-	pending, taken, err := reconcile.Missing(s.root, s.in, s.scope, s.deadline.At)
+func (s *judging) missingConfig() (*Verdict, error) {
+	pending, taken, err := reconcile.Missing(s.root, s.in, s.scope, s.dl.At)
 	switch {
 	case err != nil:
-		return nil, nil, err
+		return nil, err
 	case len(pending) > 0:
-		s.armed = pending
-		return nil, halt(fmt.Sprintf("stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
+		s.entries = pending
+		return halt(fmt.Sprintf("stopgate: %s is missing, but %d prompt(s) are pending for this session; restore it (the agent must not remove its own gate)",
 			project.ConfigName, len(pending))), nil
 	case taken == "":
 		s.clear = true
-		return nil, &Verdict{}, nil
+		return &Verdict{}, nil
 	}
-	return nil, halt(fmt.Sprintf("stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %[1]s (git checkout %[1]s) and continue the session; the agent must not remove its own gate. (To remove stopgate from the project, remove its hooks too.)",
+	return halt(fmt.Sprintf("stopgate: %s is missing or empty, and the session's transcript shows %s since its last passing stop: what it arms cannot be told without the config. Restore %[1]s (git checkout %[1]s) and continue the session; the agent must not remove its own gate. (To remove stopgate from the project, remove its hooks too.)",
 		project.ConfigName, taken)), nil
 }
 
 func halt(reason string) *Verdict { return &Verdict{Kind: Halt, Reason: reason} }
 
 // apply records the verdict before the answer, so a gate killed after deciding checks again.
-func (s *judging) apply(f *facts, v *Verdict) error {
-	if f.rec != nil {
-		if err := f.rec.Settle(f.q, v.Kind == Pass, v.Done); err != nil {
+func (s *judging) apply(v *Verdict) error {
+	if s.rec != nil {
+		if err := s.rec.Settle(s.q, v.Kind == Pass, v.Done); err != nil {
 			fmt.Fprintf(s.env.Stderr, "gate: %v\n", err) // costs the next stop a longer scan, never a check
 		}
 	}
 	var err error
 	if len(v.Done) > 0 {
-		err = f.q.Remove(s.scope, v.Done)
+		err = s.q.Remove(s.scope, v.Done)
 	}
 	if err == nil && v.Kind != Pass {
-		kept := slices.DeleteFunc(slices.Clone(f.queued), func(e queue.Entry) bool {
+		kept := slices.DeleteFunc(slices.Clone(s.queued), func(e queue.Entry) bool {
 			return slices.ContainsFunc(v.Done, func(d queue.Entry) bool { return d.Prompt == e.Prompt })
 		})
-		err = f.q.Keep(s.scope, kept)
+		err = s.q.Keep(s.scope, kept)
 	}
-	if err == nil && v.Blocks != f.prior {
-		err = f.q.SetBlocks(s.scope, v.Blocks, s.in.StopID)
+	if err == nil && v.Blocks != s.prior {
+		err = s.q.SetBlocks(s.scope, v.Blocks, s.in.StopID)
 	}
 	if err != nil {
 		return &unrecordedError{err: err, verdict: v}

@@ -19,7 +19,6 @@ import (
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/queue"
-	"github.com/stopgate/stopgate/internal/reconcile"
 	"github.com/stopgate/stopgate/internal/reuse"
 	"github.com/stopgate/stopgate/internal/trust"
 	"github.com/stopgate/stopgate/internal/validator"
@@ -75,49 +74,34 @@ type Check struct {
 
 // Decide decides the stop for `gate run` (nothing reused, no record, no client).
 func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
-	return decide(ctx, &facts{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl})
-}
-
-// facts are what a stop is decided from, all read before any validator runs (one may delete the state dir).
-type facts struct {
-	cfg     *config.Config // the whole config; nil when nothing is armed
-	loaded  *config.Config // as loaded, maybe from the cache; nil: changes are not told
-	in      *hook.Input
-	q       *queue.Queue
-	queued  []queue.Entry             // as the queue holds them
-	entries []queue.Entry             // queued, then those the client's record shows missing
-	prior   int                       // consecutive blocked stops before this one
-	rec     *reconcile.Reconciliation // nil: no record reconciled
-	dl      Deadline
-	ru      reuse.Use
-	client  *hook.Answer // how the client takes a halt (relay); nil: no client
+	return (&judging{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl}).decide(ctx)
 }
 
 // decide decides the stop and words all it answers; nothing is added after.
-func decide(ctx context.Context, f *facts) *Verdict {
-	if len(f.entries) == 0 {
-		return &Verdict{Blocks: f.prior} // nothing armed: nothing judged, the count stands
+func (s *judging) decide(ctx context.Context) *Verdict {
+	if len(s.entries) == 0 {
+		return &Verdict{Blocks: s.prior} // nothing armed: nothing judged, the count stands
 	}
-	v := f.judge(ctx)
-	f.tell(v)
-	f.relay(v)
+	v := s.check(ctx)
+	s.tell(v)
+	s.relay(v)
 	return v
 }
 
-// judge is the verdict of the entries' checks; a lost mapping, a linked protected file or a hooks' .env halts first.
-func (f *facts) judge(ctx context.Context) *Verdict {
-	cfg := f.cfg
-	if gone := slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool { return cfg.Mapping(e.Prompt) != nil }); len(gone) > 0 {
+// check is the verdict of the entries' checks; a lost mapping, a linked protected file or a hooks' .env halts first.
+func (s *judging) check(ctx context.Context) *Verdict {
+	cfg := s.cfg
+	if gone := slices.DeleteFunc(slices.Clone(s.entries), func(e queue.Entry) bool { return cfg.Mapping(e.Prompt) != nil }); len(gone) > 0 {
 		return &Verdict{Kind: Halt, Reason: vanishedReason(cfg, gone), Cause: CauseVanished}
 	}
-	base := trustedBase(cfg, f.in)
-	for _, why := range []string{linkedReason(cfg, base.Wall()), dotEnvReason(cfg, f.in)} {
+	base := trustedBase(cfg, s.in)
+	for _, why := range []string{linkedReason(cfg, base.Wall()), dotEnvReason(cfg, s.in)} {
 		if why != "" {
 			return halt(why)
 		}
 	}
 	v := &Verdict{Observing: cfg.Settings.Mode == config.ModeObserve}
-	checks, appeared, finish := f.run(ctx, base)
+	checks, appeared, finish := s.run(ctx, base)
 	v.Checks = checks
 	if why := appearedReason(cfg, appeared); why != "" {
 		v.Kind, v.Reason = Halt, why
@@ -125,25 +109,25 @@ func (f *facts) judge(ctx context.Context) *Verdict {
 	}
 	finish()
 	failed := v.Failed()
-	v.Done = slices.DeleteFunc(slices.Clone(f.entries), func(e queue.Entry) bool {
+	v.Done = slices.DeleteFunc(slices.Clone(s.entries), func(e queue.Entry) bool {
 		return slices.ContainsFunc(failed, func(c Check) bool { return slices.Contains(c.Prompts, e.Prompt) })
 	})
 	if len(failed) > 0 {
-		f.fail(v)
+		s.fail(v)
 	}
 	return v
 }
 
 // run runs the checks reuse and when_changed leave in; finish records passes for reuse.
-func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
-	cfg, in := f.cfg, f.in
-	checks, specs := plan(cfg, f.entries)
-	defer scope(cfg, checks, specs, f.entries)()
+func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
+	cfg, in := s.cfg, s.in
+	checks, specs := plan(cfg, s.entries)
+	defer scope(cfg, checks, specs, s.entries)()
 	vs := make([]*config.Validator, len(checks))
 	for i := range checks {
 		vs[i] = checks[i].Validator
 	}
-	r, unchanged := reuse.Start(cfg, f.ru, vs, specs, f.dl.At)
+	r, unchanged := reuse.Start(cfg, s.ru, vs, specs, s.dl.At)
 	var run []validator.Spec
 	for i := range specs {
 		if checks[i].Unchanged = unchanged[i]; unchanged[i] == nil && checks[i].Skipped == "" {
@@ -156,7 +140,7 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 		"STOPGATE_SESSION_ID=" + in.SessionID,
 		"STOPGATE_AGENT_ID=" + in.AgentID,
 	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
-		Confine: confinement(cfg, base), Deadline: f.dl.At, DeadlineWhy: f.dl.why(), FailFast: cfg.Settings.FailFast,
+		Confine: confinement(cfg, base), Deadline: s.dl.At, DeadlineWhy: s.dl.why(), FailFast: cfg.Settings.FailFast,
 		Ask: modelapi.Ask}, run)
 	all := make([]validator.Result, len(checks)) // for reuse: a skip is no pass
 	for i := range checks {
@@ -168,12 +152,12 @@ func (f *facts) run(ctx context.Context, base *trust.Base) (checks []Check, appe
 			all[i] = c.Result
 		}
 	}
-	return checks, validator.Appeared(missing), func() { r.Finish(all, f.dl.At) }
+	return checks, validator.Appeared(missing), func() { r.Finish(all, s.dl.At) }
 }
 
 // fail decides a stop whose checks failed.
-func (f *facts) fail(v *Verdict) {
-	cfg, prior := f.cfg, f.prior
+func (s *judging) fail(v *Verdict) {
+	cfg, prior := s.cfg, s.prior
 	if why := unconfinedReason(cfg, v); why != "" {
 		v.Kind, v.Reason, v.Cause = Halt, why, CauseUnconfined
 		return
@@ -184,7 +168,7 @@ func (f *facts) fail(v *Verdict) {
 		v.Kind, v.Cause = Halt, CauseNoJudge
 		v.Reason = haltReason(cfg, v, prior)
 	case v.Observing: // judged and shown to the user, never blocked
-		v.Observed, v.Done = Block, f.entries
+		v.Observed, v.Done = Block, s.entries
 		if halts || noJudgeHalts(v) {
 			v.Observed = Halt
 		}
@@ -200,14 +184,14 @@ func (f *facts) fail(v *Verdict) {
 }
 
 // tell ends the reason with the gate's inputs changed since arming and what reconciliation judged.
-func (f *facts) tell(v *Verdict) {
+func (s *judging) tell(v *Verdict) {
 	changed := ""
-	if f.loaded != nil {
-		changed = changes(f.loaded, f.queued, f.entries[len(f.queued):])
+	if s.loaded != nil {
+		changed = changes(s.loaded, s.queued, s.entries[len(s.queued):])
 	}
 	notes := ""
-	if f.rec != nil {
-		v.Reconciled, notes = f.rec.Found, f.rec.Notes()
+	if s.rec != nil {
+		v.Reconciled, notes = s.rec.Found, s.rec.Notes()
 	}
 	if note := skippedNote(v); v.Kind == Pass && v.Reason == "" && note != "" {
 		v.Reason = "stopgate: the stop passed." + note
@@ -224,18 +208,18 @@ func (f *facts) tell(v *Verdict) {
 
 // relay asks the client how it takes a halt: one that hides its reason (Codex) gets, once, a block
 // for the model to relay, counted past max_blocks; one with no halt (Copilot CLI, Cursor), every time.
-func (f *facts) relay(v *Verdict) {
-	if v.Kind != Halt || f.client == nil {
+func (s *judging) relay(v *Verdict) {
+	if v.Kind != Halt || s.ans == nil {
 		return
 	}
 	v.relayDecided = true
-	maxBlocks := f.cfg.Settings.MaxBlocks
-	o, once := f.client.Halt(v.Reason, f.prior > maxBlocks)
+	maxBlocks := s.cfg.Settings.MaxBlocks
+	o, once := s.ans.Halt(v.Reason, s.prior > maxBlocks)
 	switch {
 	case once:
 		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
 	case o.Continue == nil: // relayed as a block, at every halt
-		v.Blocks = max(f.prior, maxBlocks)
+		v.Blocks = max(s.prior, maxBlocks)
 	}
 }
 
@@ -317,8 +301,12 @@ func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries [
 		path := ""
 		if known {
 			c.Skipped = skipped(cfg, c, changed)
-			slices.Sort(files)
-			path = writeList(cfg, entries[0], c.Validator.Name, slices.Compact(files))
+			slices.Sort(files) // NUL-separated, at the scope's one path for c (reuse hashes it); "" when it cannot
+			sum := sha256.Sum256([]byte(entries[0].Session + "\x00" + entries[0].AgentID + "\x00" + c.Validator.Name))
+			path = filepath.Join(cfg.StateDir(), ".changed-"+hex.EncodeToString(sum[:8]))
+			if atomicfile.Write(path, []byte(strings.Join(slices.Compact(files), "\x00")), atomicfile.Options{TempPrefix: ".changed-tmp-", NoSync: true}) != nil {
+				path = ""
+			}
 			written = append(written, path)
 		}
 		specs[i].Env = append(specs[i].Env, validator.ChangedFilesVar+"="+path)
@@ -328,16 +316,6 @@ func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries [
 			os.Remove(p)
 		}
 	}
-}
-
-// writeList writes files, NUL-separated, to the scope's one path (reuse hashes it); "" when it cannot.
-func writeList(cfg *config.Config, e queue.Entry, name string, files []string) string {
-	sum := sha256.Sum256([]byte(e.Session + "\x00" + e.AgentID + "\x00" + name))
-	path := filepath.Join(cfg.StateDir(), ".changed-"+hex.EncodeToString(sum[:8]))
-	if atomicfile.Write(path, []byte(strings.Join(files, "\x00")), atomicfile.Options{TempPrefix: ".changed-tmp-", NoSync: true}) != nil {
-		return ""
-	}
-	return path
 }
 
 // skipped says why c is not run: for each prompt, its mapping's or its own when_changed selects none changed.

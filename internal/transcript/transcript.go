@@ -6,6 +6,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -103,11 +104,10 @@ func ScanWith(path string, offset int64, line func(b []byte, start, end int64, r
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	size, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return nil, err
 	}
-	size := fi.Size()
 	res := &Result{From: offset}
 	if offset > size || offset < 0 {
 		res.Reset, res.From = true, 0
@@ -351,10 +351,8 @@ func Seal(path string, end int64) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return "", err
-	} else if end < 0 || end > fi.Size() {
-		return "", ErrPastEnd
+	if size, err := f.Seek(0, io.SeekEnd); err != nil || end < 0 || end > size {
+		return "", cmp.Or(err, ErrPastEnd)
 	}
 	from := max(0, end-sealWindow)
 	h := sha256.New()
