@@ -248,12 +248,12 @@ func (l *loader) str(line int, name string, m map[string]any, key string, requir
 	return s
 }
 
-func (l *loader) expects(line int, name string, raw any) []Expect {
+func (l *loader) expects(line int, name string, raw any) []validator.Expectation {
 	list, ok := config.Array(raw)
 	if raw != nil && !ok {
 		l.add(line, name, "expect must be a list, not "+l.typeName(raw), `expect: [{"contains": "…"}, {"regex": "…"}]`)
 	}
-	var out []Expect
+	var out []validator.Expectation
 	for j, v := range list {
 		where := fmt.Sprintf("expect[%d]", j)
 		m, isMap := v.(map[string]any)
@@ -273,7 +273,7 @@ func (l *loader) expects(line int, name string, raw any) []Expect {
 			case err != nil:
 				l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
 			default:
-				out = append(out, Expect{Kind: kind, Pattern: p})
+				out = append(out, validator.Expectation{Kind: kind, Pattern: p})
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 func TestParseValid(t *testing.T) {
@@ -40,9 +41,9 @@ regex = '^user ${token}$'
 `
 	want := []Test{
 		{ID: "login", Description: "log in", Category: "auth", Action: "log in",
-			Expect: []Expect{{"contains", "ok"}, {"not_contains", "error"}, {"regex", `token: \w+`}},
+			Expect: []validator.Expectation{{Kind: "contains", Pattern: "ok"}, {Kind: "not_contains", Pattern: "error"}, {Kind: "regex", Pattern: `token: \w+`}},
 			Save:   []Save{{"at", `at (\d+)`}, {"token", `token: (\w+)`}}, Tags: []string{"smoke", "auth"}},
-		{ID: "me", Category: DefaultCategory, Action: "whoami with ${token}", Expect: []Expect{{"regex", "^user ${token}$"}}},
+		{ID: "me", Category: DefaultCategory, Action: "whoami with ${token}", Expect: []validator.Expectation{{Kind: "regex", Pattern: "^user ${token}$"}}},
 	}
 	for _, tc := range []struct {
 		file, text string

@@ -29,20 +29,14 @@ type Suite struct {
 
 // Test is one test: an action for the agent, and what its answer must meet.
 type Test struct {
-	ID          string   `json:"id"`
-	Description string   `json:"description,omitempty"`
-	Category    string   `json:"category"`
-	Action      string   `json:"action"`
-	Expect      []Expect `json:"expect,omitempty"`
-	Save        []Save   `json:"save,omitempty"` // sorted by Var
-	Tags        []string `json:"tags,omitempty"`
-	Line        int      `json:"line,omitempty"` // in the tests file; 0 when unknown
-}
-
-// Expect is one expectation on the answer, before ${var} substitution.
-type Expect struct {
-	Kind    validator.Kind `json:"kind"`
-	Pattern string         `json:"pattern"`
+	ID          string                  `json:"id"`
+	Description string                  `json:"description,omitempty"`
+	Category    string                  `json:"category"`
+	Action      string                  `json:"action"`
+	Expect      []validator.Expectation `json:"expect,omitempty"`
+	Save        []Save                  `json:"save,omitempty"` // sorted by Var
+	Tags        []string                `json:"tags,omitempty"`
+	Line        int                     `json:"line,omitempty"` // in the tests file; 0 when unknown
 }
 
 // Save captures group 1 of Regex in the answer as ${Var}.

@@ -190,9 +190,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	adopt.Do(adoptOrphans)
-	if dog != nil {
-		dog.ready()
-	}
+	dog.ready()
 	runtime.LockOSThread() // until Wait: see launch
 	defer runtime.UnlockOSThread()
 	pr, err := launch(cmd)
@@ -206,9 +204,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	// From the command's start: a gate slowed before it must not fail it.
 	timer := time.AfterFunc(timeout, func() { cancel(errTimedOut) })
 	defer timer.Stop()
-	if dog != nil {
-		dog.watch(cmd.Process.Pid)
-	}
+	dog.watch(cmd.Process.Pid)
 	waitErr := cmd.Wait()
 	// Judged now: a deadline passing during the cleanup is no timeout.
 	ctxErr := context.Cause(ctx)
@@ -344,8 +340,7 @@ func killGroup(cmd *exec.Cmd) error {
 }
 
 func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
 		return pe.Err
 	}
 	return err
@@ -449,12 +444,16 @@ type watchdog struct {
 	pw   *os.File
 }
 
-// ready starts the watchdog, once, before a command starts.
-func (d *watchdog) ready() { d.once.Do(d.start) }
+// ready starts the watchdog, once, before a command starts; a nil one is the sandbox's.
+func (d *watchdog) ready() {
+	if d != nil {
+		d.once.Do(d.start)
+	}
+}
 
 // watch hands the group pgid to the watchdog.
 func (d *watchdog) watch(pgid int) {
-	if d.pw != nil {
+	if d != nil && d.pw != nil {
 		fmt.Fprintf(d.pw, "%d\n", pgid)
 	}
 }

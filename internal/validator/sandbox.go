@@ -352,7 +352,7 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 // maxRequest bounds the runner's input: specs, not data.
 const maxRequest = 64 << 20
 
-// Serve is the runner inside a stop's sandbox: it runs the specs at once and reports each as it ends.
+// Serve is the runner inside a stop's sandbox: it runs the specs with Run and reports them.
 func Serve(stdin io.Reader, stdout io.Writer) error {
 	hideSelf() // before any validator starts: none may open our stdout or trace us
 	var req boxRequest
@@ -361,26 +361,16 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 	}
 	// Drain it: bwrap holds the pipe too, and validators must find it empty.
 	io.Copy(io.Discard, stdin)
-	var mu sync.Mutex
-	enc, sendErr := json.NewEncoder(stdout), error(nil)
-	send := func(l boxLine) error { // one whole line at a time
-		mu.Lock()
-		defer mu.Unlock()
-		if l.Nonce = req.Nonce; sendErr == nil {
-			sendErr = enc.Encode(l)
-		}
-		return sendErr
-	}
-	if err := send(boxLine{Hello: true}); err != nil {
+	enc := json.NewEncoder(stdout) // one whole line at a time
+	if err := enc.Encode(boxLine{Nonce: req.Nonce, Hello: true}); err != nil {
 		return err
 	}
-	ctx, cancel, saw := failFast(context.Background(), req.Env.FailFast)
-	defer cancel(nil)
-	each(len(req.Specs), func(i int) {
-		r := saw(runOne(ctx, req.Env, req.Specs[i], nil))
-		line := boxLine{I: i, Output: []byte(r.Output), Result: r}
+	for i, r := range Run(context.Background(), req.Env, req.Specs) {
+		line := boxLine{Nonce: req.Nonce, I: i, Output: []byte(r.Output), Result: r}
 		line.Result.Output = ""
-		send(line)
-	})
-	return send(boxLine{End: true})
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return enc.Encode(boxLine{Nonce: req.Nonce, End: true})
 }

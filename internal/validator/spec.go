@@ -122,10 +122,11 @@ const (
 	Regex       Kind = "regex"
 )
 
-// Expectation is one condition on a text, made by NewExpectation.
+// Expectation is one condition on a text, made by NewExpectation; as the
+// test runner keeps it (before ${var} substitution), not compiled.
 type Expectation struct {
-	Kind    Kind
-	Pattern string
+	Kind    Kind   `json:"kind"`
+	Pattern string `json:"pattern"`
 	re      *regexp.Regexp
 }
 
