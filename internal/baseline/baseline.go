@@ -45,8 +45,6 @@ type Want struct {
 	Tree    bool     // every file's stamp, for the files changed since (ChangedSince)
 }
 
-func (w Want) Empty() bool { return len(w.Changed) == 0 && len(w.In) == 0 && !w.Tree }
-
 // Snapshot is the record taken at arming.
 type Snapshot struct {
 	Version int              `json:"version"`
