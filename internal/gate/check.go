@@ -133,11 +133,10 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 		fmt.Fprintln(env.Stdout, tel)
 	}
 	if errs == 0 {
-		names := []string{}
+		names := each(clients, func(c *client.Client) string { return c.Name })
 		if summary != "" {
-			names = append(names, client.Claude.Name)
+			names = append([]string{client.Claude.Name}, names...)
 		}
-		names = append(names, each(clients, func(c *client.Client) string { return c.Name })...)
 		reuse.Lines(env.Stdout, cfg, env.Getenv("HOME"), names)
 	}
 	if len(fs) == 0 {
@@ -406,9 +405,9 @@ func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 		return nil
 	}
 	var out []finding
-	for loc, path := range map[string]string{c.HookFile: filepath.Join(ws.root, c.HookFile), "~/" + c.HookFile: filepath.Join(home, c.HookFile)} {
-		data, err := os.ReadFile(path)
-		if err != nil || home == "" && loc[0] == '~' {
+	for _, at := range [][2]string{{c.HookFile, ws.root}, {"~/" + c.HookFile, home}} { // the project's, the user's
+		data, err := os.ReadFile(filepath.Join(at[1], c.HookFile))
+		if err != nil || at[1] == "" {
 			continue
 		}
 		d := settings.Parse(data)
@@ -416,9 +415,8 @@ func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 		if top {
 			names = append(names, d.Env()...)
 		}
-		out = append(out, envFindings(loc, names)...)
+		out = append(out, envFindings(at[0], names)...)
 	}
-	slices.SortFunc(out, func(a, b finding) int { return strings.Compare(a.loc, b.loc) })
 	for _, f := range trust.DotEnvHookEnv(c.Name, ws.root, home) {
 		out = append(out, fail(f.Show, f.What()+", which "+c.Title+" loads into its environment and hands every hook and validator: it chooses the programs they run",
 			"remove it from the file, and set it in the shell that starts the client")...)
@@ -450,8 +448,7 @@ func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
 // checkedClients are the one --client names, or every client whose file the project has.
 func checkedClients(root, name string) ([]*client.Client, error) {
 	has := func(c *client.Client) bool {
-		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.HookFile)))
-		return c.HookFile != "" && err == nil
+		return c.HookFile != "" && exists(filepath.Join(root, filepath.FromSlash(c.HookFile)))
 	}
 	if name != "" {
 		c, err := clientNamed(name)
@@ -486,7 +483,7 @@ func goToolFindings(ws workspace) []finding {
 		locs = append(locs, "go.mod:"+strconv.Itoa(bytes.Count(data[:at[0]], []byte("\n"))+1))
 	}
 	for _, name := range []string{"go.work", "vendor/modules.txt"} {
-		if _, err := os.Stat(filepath.Join(ws.root, name)); err == nil {
+		if exists(filepath.Join(ws.root, name)) {
 			locs = append(locs, name)
 		}
 	}
@@ -587,7 +584,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 		switch {
 		case bad != nil:
 			why = append(why, bad.loc+": "+bad.msg)
-		case !w.Present(rules) && noWallChosen(ws.stateDir()): // no wall to weaken
+		case !w.Present(rules) && exists(filepath.Join(ws.stateDir(), noWallMark)): // no wall to weaken
 		default:
 			why = append(why, errorsOf(wallDown(claude, w, rules), true)...)
 		}
@@ -832,6 +829,11 @@ func missingTools(env *cli.Env) []string {
 	return out
 }
 
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 func executable(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
@@ -951,14 +953,6 @@ func clientWallFindings(env *cli.Env, ws workspace, c *client.Client, set *guard
 		return nil
 	}
 	return mapped(c.Wall.Check(env.Getenv, ws.root, wallPaths(set)), func(f client.Finding) finding { return finding{f.Loc, f.Warning, f.Msg, f.Hint} })
-}
-
-// undoClientWall plans taking the client's wall out of its config.
-func undoClientWall(env *cli.Env, c *client.Client, root string) (undo, error) {
-	return undoFile(root, c.Wall.File(), func(u *undo, data []byte) (err error) {
-		u.out, u.r, u.gone, err = c.Wall.Remove(data, root, wallPaths(projectSet(env, root, nil)))
-		return err
-	})
 }
 
 func wallPaths(set *guard.Set) []client.Path {

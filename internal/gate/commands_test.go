@@ -87,7 +87,7 @@ func TestWanted(t *testing.T) {
 		client.Hook{Event: "Notification", Program: "detect", Timeout: 10},                 // nor does detect handle Notification
 	)
 	var got []string
-	for _, h := range wanted("B", install{}, "", true) {
+	for _, h := range hooksOf(client.Claude, "B", install{}, "", true) {
 		got = append(got, strings.TrimSpace(h.String()+" "+strings.Join(settings.Paths(h.Command), " ")+" "+settings.Args(h.Command)))
 	}
 	for _, want := range []string{"PostToolUse (Read|Skill|Bash) → detect B/detect", "Stop → gate B/gate --timeout 600", "SubagentStop → gate B/gate --timeout 600"} {

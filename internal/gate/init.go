@@ -74,7 +74,7 @@ func chooseWall(root string, wall bool) error {
 	dir := workspace{root: root, file: config.Path(root, "", root)}.stateDir()
 	mark := filepath.Join(dir, noWallMark)
 	if wall {
-		if err := os.Remove(mark); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(mark); !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		return nil
@@ -83,11 +83,6 @@ func chooseWall(root string, wall bool) error {
 		return err
 	}
 	return os.WriteFile(mark, []byte("gate init --no-wall: this project has no OS wall; gate init without it puts the wall up\n"), 0o644)
-}
-
-func noWallChosen(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, noWallMark))
-	return err == nil
 }
 
 func programs(want []settings.Hook, bin string) []string {
@@ -249,7 +244,7 @@ func initPlugin(env *cli.Env, dir string) error {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
-	if _, err := os.Stat(filepath.Join(root, project.ConfigName)); err == nil {
+	if exists(filepath.Join(root, project.ConfigName)) {
 		if err := writeWall(env, root, []string{filepath.Join(dir, "bin")}); err != nil {
 			return err
 		}
@@ -282,7 +277,7 @@ func pluginManifest() []byte {
 }
 
 func pluginWanted(dir string) []settings.Hook {
-	return wanted(pluginBin, binInstall(dir, "bin"), dir, true)
+	return hooksOf(client.Claude, pluginBin, binInstall(dir, "bin"), dir, true)
 }
 
 // agentClients are the clients other than Claude Code.
@@ -316,10 +311,7 @@ func ownFile(name string) (*client.Client, error) {
 
 // clientWanted returns c's hooks to register, launchers of the programs where in put them.
 func clientWanted(c *client.Client, root string, in install, testhook bool) []settings.Hook {
-	if c == client.Claude {
-		return wanted(in.dir, in, root, testhook) // --bin as given: an absolute one stays so
-	}
-	return hooksOf(c, c.Hooks, in.prefix(c.ProjectVar, root), in, root, testhook)
+	return hooksOf(c, in.prefix(c.ProjectVar, root), in, root, testhook)
 }
 
 // clientArgs are the arguments c's hook h gives its program.
@@ -337,21 +329,14 @@ func clientArgs(c *client.Client, h client.Hook) string {
 	return strings.TrimSpace(args)
 }
 
-// owned returns every hook entry gate init writes or wrote (older plain paths) for in.
+// owned returns every hook entry gate init writes or wrote for in: older ones ran
+// bin/PROGRAM plainly (another client's with its arguments).
 func owned(c *client.Client, root string, in install) []settings.Hook {
 	bin := in.prefix(c.ProjectVar, root)
-	if c == client.Claude {
-		bin = in.dir
-	}
-	return withPlain(clientWanted(c, root, in, true), bin, c != client.Claude)
-}
-
-// withPlain adds to hooks the plain commands older gate inits wrote: bin/PROGRAM, and its
-// arguments when args.
-func withPlain(hooks []settings.Hook, bin string, args bool) []settings.Hook {
-	for _, h := range hooks[:len(hooks):len(hooks)] {
+	hooks := hooksOf(c, bin, in, root, true)
+	for _, h := range slices.Clone(hooks) {
 		plain := bin + "/" + settings.Program(h.Command)
-		if args {
+		if c != client.Claude {
 			plain += " " + settings.Args(h.Command)
 		}
 		h.Command = plain
@@ -425,13 +410,12 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 // registrations is every hook `gate init` registers with Claude Code (a test adds some).
 var registrations = client.Claude.Hooks
 
-// wanted returns Claude Code's hooks to register, launchers of the programs under bin.
-func wanted(bin string, in install, root string, testhook bool) []settings.Hook {
-	return hooksOf(client.Claude, registrations, bin, in, root, testhook)
-}
-
-// hooksOf returns c's hooks of regs to register, launchers of the programs under bin.
-func hooksOf(c *client.Client, regs []client.Hook, bin string, in install, root string, testhook bool) []settings.Hook {
+// hooksOf returns c's hooks to register (Claude Code's: registrations), launchers of the programs under bin.
+func hooksOf(c *client.Client, bin string, in install, root string, testhook bool) []settings.Hook {
+	regs := c.Hooks
+	if c == client.Claude {
+		regs = registrations
+	}
 	var out []settings.Hook
 	for _, r := range regs {
 		if !slices.Contains(hook.Handles[r.Program], c.Event(r.Event)) || r.Program == hook.Testhook && !testhook {
@@ -455,7 +439,7 @@ func guards(event string) bool {
 }
 
 // expected is every hook gate init registers, to look up (settings.Lookup).
-func expected() []settings.Hook { return wanted(projectBin, install{}, "", true) }
+func expected() []settings.Hook { return hooksOf(client.Claude, projectBin, install{}, "", true) }
 
 const (
 	projectBin = `"$CLAUDE_PROJECT_DIR"/bin`
@@ -494,12 +478,10 @@ func editIgnore(env *cli.Env, root string, add bool) error {
 		return nil
 	}
 	path := filepath.Join(root, gitignoreFile)
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	data, err := settings.ReadIfThere(path)
+	if err != nil {
 		return err
 	}
-	var out []byte
-	said := ""
 	lines := strings.SplitAfter(string(data), "\n")
 	at := -1 // the line to take out: the first line, else the last
 	for i, l := range lines {
@@ -507,31 +489,30 @@ func editIgnore(env *cli.Env, root string, add bool) error {
 			at = i
 		}
 	}
+	said := "removed " + line
 	switch {
 	case add && slices.ContainsFunc(lines, func(l string) bool { return strings.Trim(strings.TrimSpace(l), "/") == strings.Trim(line, "/") }):
-		said = "the state dir " + line + " is already ignored"
+		fmt.Fprintf(env.Stdout, "%s: the state dir %s is already ignored\n", gitignoreFile, line)
+		return nil
 	case add:
-		out = bytes.Clone(data)
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			data = append(data, '\n')
 		}
-		out, said = append(out, line+"\n"...), "added "+line+" (the state dir is this machine's, not the team's)"
-	case at >= 0:
-		out, said = []byte(strings.Join(slices.Delete(lines, at, at+1), "")), "removed "+line
-	}
-	switch {
-	case out == nil:
-	case len(bytes.TrimSpace(out)) == 0:
-		err = os.Remove(path)
+		data, said = append(data, line+"\n"...), "added "+line+" (the state dir is this machine's, not the team's)"
+	case at < 0:
+		return nil
 	default:
-		err = settings.WriteFile(path, out)
+		data = []byte(strings.Join(slices.Delete(lines, at, at+1), ""))
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		err = os.Remove(path)
+	} else {
+		err = settings.WriteFile(path, data)
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", gitignoreFile, err)
 	}
-	if said != "" {
-		fmt.Fprintf(env.Stdout, "%s: %s\n", gitignoreFile, said)
-	}
+	fmt.Fprintf(env.Stdout, "%s: %s\n", gitignoreFile, said)
 	return nil
 }
 
@@ -560,7 +541,7 @@ func installedPlugin(home string, files []settingsText) string {
 	}
 	for _, key := range slices.Sorted(maps.Keys(enabled)) {
 		for _, in := range installed.Plugins[key] {
-			if _, err := os.Stat(filepath.Join(in.InstallPath, pluginHooks)); enabled[key] && strings.HasPrefix(key, pluginName+"@") && err == nil {
+			if enabled[key] && strings.HasPrefix(key, pluginName+"@") && exists(filepath.Join(in.InstallPath, pluginHooks)) {
 				return in.InstallPath
 			}
 		}
@@ -601,14 +582,10 @@ func pluginText(c *client.Client, bin string, in install) string {
 
 // writePlugin writes c's plugin unless the file is there; one that differs is never overwritten.
 func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) error {
-	path := filepath.Join(root, filepath.FromSlash(c.HookFile))
-	want := pluginText(c, bin, in)
-	data, err := os.ReadFile(path)
-	if err == nil && string(data) != want {
-		return cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", c.HookFile),
-			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again")
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	path, want := filepath.Join(root, filepath.FromSlash(c.HookFile)), pluginText(c, bin, in)
+	if data, err := settings.ReadIfThere(path); err != nil || data != nil && string(data) != want {
+		return cmp.Or(err, cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", c.HookFile),
+			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again"))
 	}
 	return writeOnce(env, path, c.HookFile, []byte(want),
 		"wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)", "the stopgate plugin is already there")
@@ -720,7 +697,7 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]und
 		bins = append(bins, filepath.Join(absFrom(env.Dir, plugin), "bin"))
 	}
 	var want []settings.Hook
-	for _, in := range routes(root, bin) {
+	for _, in := range []install{binInstall(root, bin), npmProject(""), installOf(root, bin, self())} { // every route init may have taken
 		want = append(want, owned(c, root, in)...)
 		if in.path != "" {
 			bins = append(bins, in.path)
@@ -737,7 +714,10 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]und
 	if err != nil || c.Wall == nil {
 		return []undo{u}, err
 	}
-	w, err := undoClientWall(env, c, root)
+	w, err := undoFile(root, c.Wall.File(), func(u *undo, data []byte) (err error) {
+		u.out, u.r, u.gone, err = c.Wall.Remove(data, root, wallPaths(projectSet(env, root, nil)))
+		return err
+	})
 	return []undo{u, w}, err
 }
 
@@ -833,11 +813,6 @@ func installOf(root, bin, exe string) install {
 	return binInstall(root, bin)
 }
 
-// routes are the installs gate init may have registered, for gate uninstall.
-func routes(root, bin string) []install {
-	return []install{binInstall(root, bin), npmProject(""), installOf(root, bin, self())}
-}
-
 // npmPlatforms are dist.Platforms (install_test.go keeps the two equal).
 var npmPlatforms = []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"}
 
@@ -851,6 +826,9 @@ func (in install) shown(root, prog string) string {
 
 // prefix is in's folder as the hooks of a client with project variable v name it.
 func (in install) prefix(v, root string) string {
+	if v == client.Claude.ProjectVar {
+		return in.dir // as given: an absolute --bin stays absolute
+	}
 	bin := in.path
 	if rel, ok := project.Rel(root, in.path); ok {
 		bin = rel
@@ -939,8 +917,10 @@ func launch(c *client.Client, event string, candidates []string, args string, in
 		answer = c.Answer(event, hook.Deny(c.Event(event), text))
 		missing = protectedGrep(root, in)
 	}
-	if missing != "" {
-		missing += " || exit 0; " + printAnswer(answer)
+	if before, after, found := strings.Cut(answer, platform); found {
+		missing += " || exit 0; printf '%s%s%s\\n' " + cli.ShellQuote(before) + ` "$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')" ` + cli.ShellQuote(after)
+	} else if missing != "" {
+		missing += " || exit 0; printf '%s\\n' " + cli.ShellQuote(answer)
 	}
 	return settings.Launcher(candidates, args, answer, missing)
 }
@@ -958,14 +938,6 @@ const platform = "@PLATFORM@"
 func promptInPlay(config string) string {
 	const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
 	return `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + config + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`
-}
-
-func printAnswer(answer string) string {
-	before, after, found := strings.Cut(answer, platform)
-	if !found {
-		return `printf '%s\n' ` + cli.ShellQuote(answer)
-	}
-	return `printf '%s%s%s\n' ` + cli.ShellQuote(before) + ` "$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')" ` + cli.ShellQuote(after)
 }
 
 // protectedGrep is sh that succeeds when the hook input names what the launcher's guard
