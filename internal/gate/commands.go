@@ -302,22 +302,19 @@ func runRun(env *cli.Env, args []string) error {
 			return fmt.Errorf("%s maps no prompts", ws.rel(cfg.File))
 		}
 	}
-	var keys []string
+	var entries []queue.Entry
+	now := time.Now().UTC()
 	for _, p := range prompts {
 		found, err := resolvePrompt(env, cfg, p)
 		if err != nil {
 			return err
 		}
 		for _, m := range found {
-			if !slices.Contains(keys, m.Prompt) {
-				keys = append(keys, m.Prompt)
+			if !slices.ContainsFunc(entries, func(e queue.Entry) bool { return e.Prompt == m.Prompt }) {
+				entries = append(entries, queue.Entry{Prompt: m.Prompt, Session: runSession, Trigger: "gate run", Created: now, Updated: now})
 			}
 		}
 	}
-	now := time.Now().UTC()
-	entries := mapped(keys, func(k string) queue.Entry {
-		return queue.Entry{Prompt: k, Session: runSession, Trigger: "gate run", Created: now, Updated: now}
-	})
 	// Ctrl-C kills the validators' process groups.
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()

@@ -468,11 +468,13 @@ func printStatus(env *cli.Env, ws workspace, st statusJSON) {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, e := range s.Entries {
-			arms := ""
+			// What armed it, in the words of what the agent did.
+			by := cmp.Or(map[string]string{queue.TriggerRead: "read " + ws.rel(e.Path), queue.TriggerCommand: "ran /" + config.Command(e.Prompt),
+				queue.TriggerPrompt: "prompt /" + config.Command(e.Prompt)}[e.Trigger], e.Trigger)
 			if e.Arms > 1 {
-				arms = fmt.Sprintf(" (armed %d times)", e.Arms)
+				by += fmt.Sprintf(" (armed %d times)", e.Arms)
 			}
-			fmt.Fprintf(tw, "  %s\t%s old\t%s%s\n", e.Prompt, age(time.Duration(e.AgeSeconds)*time.Second), armedBy(ws, e), arms)
+			fmt.Fprintf(tw, "  %s\t%s old\t%s\n", e.Prompt, age(time.Duration(e.AgeSeconds)*time.Second), by)
 		}
 		tw.Flush()
 	}
@@ -482,19 +484,6 @@ func printStatus(env *cli.Env, ws workspace, st statusJSON) {
 			fmt.Fprintf(w, "  %s\n", a.Path)
 		}
 	}
-}
-
-// armedBy says what armed an entry, in the words of what the agent did.
-func armedBy(ws workspace, e entryJSON) string {
-	switch e.Trigger {
-	case queue.TriggerRead:
-		return "read " + ws.rel(e.Path)
-	case queue.TriggerCommand:
-		return "ran /" + config.Command(e.Prompt)
-	case queue.TriggerPrompt:
-		return "prompt /" + config.Command(e.Prompt)
-	}
-	return e.Trigger
 }
 
 // age writes a duration the way a person says it: 42s, 5m, 3h, 2d.

@@ -5,19 +5,21 @@ import (
 	"time"
 )
 
-// columns is a stacked column chart, verdicts per time bucket; the template only places it.
-type columns struct {
-	ID                            string
-	Width, Height                 int
-	Cols                          []column
-	Ticks, Labels                 []tick // y axis, x axis
-	PlotTop, PlotBottom, PlotLeft int
+// chart is a stacked column chart (verdicts per time bucket, with axes) or a
+// horizontal bar chart (a row a bar or a stack); the template only places it.
+type chart struct {
+	ID            string
+	Width, Height int
+	Groups        []group // the columns, or the rows
+	Ticks, Labels []tick  // a column chart's y axis and x axis
+	PlotLeft      int
 }
 
-type column struct {
-	X, W  float64
-	Title string
-	Segs  []seg
+// group is a column or a row of segs; a row has a label and a value.
+type group struct {
+	X, Y, W             float64
+	Title, Label, Value string
+	Segs                []seg
 }
 
 type seg struct {
@@ -30,20 +32,6 @@ type tick struct {
 	Text string
 }
 
-// bars is a horizontal bar chart, each row one bar or a stack.
-type bars struct {
-	ID            string
-	Width, Height int
-	LabelWidth    int
-	Rows          []barRow
-}
-
-type barRow struct {
-	Y            float64
-	Label, Value string
-	Segs         []seg
-}
-
 const (
 	chartWidth = 900
 	rowHeight  = 22
@@ -53,32 +41,33 @@ const (
 	barWidth float64 = chartWidth - labelWidth - valueWidth
 )
 
-func verdictChart(id string, m *model) columns {
-	c := columns{ID: id, Width: chartWidth, Height: 280, PlotTop: 10, PlotBottom: 250, PlotLeft: 50}
+func verdictChart(id string, m *model) chart {
+	const top, bottom = 10, 250 // of the plot
+	c := chart{ID: id, Width: chartWidth, Height: 280, PlotLeft: 50}
 	peak := 1
 	for _, b := range m.Buckets {
 		peak = max(peak, b.Total)
 	}
 	peak = 4 * niceStep((peak+3)/4)
 	plotW := float64(c.Width - c.PlotLeft - 10)
-	plotH := float64(c.PlotBottom - c.PlotTop)
+	plotH := float64(bottom - top)
 	n := max(len(m.Buckets), 1)
 	step := plotW / float64(n)
 	for i := 0; i <= 4; i++ {
 		v := peak * i / 4
-		c.Ticks = append(c.Ticks, tick{X: float64(c.PlotLeft - 6), Y: float64(c.PlotBottom) - plotH*float64(v)/float64(peak), Text: fmt.Sprint(v)})
+		c.Ticks = append(c.Ticks, tick{X: float64(c.PlotLeft - 6), Y: float64(bottom) - plotH*float64(v)/float64(peak), Text: fmt.Sprint(v)})
 	}
 	every := max(1, n/8)
 	for i, b := range m.Buckets {
-		x, y, when := float64(c.PlotLeft)+step*float64(i), float64(c.PlotBottom), b.Start.Format(time.DateTime)
-		col := column{X: x, W: max(step*0.8, 1), Title: fmt.Sprintf("%s: %d stops", when, b.Total)}
+		x, y, when := float64(c.PlotLeft)+step*float64(i), float64(bottom), b.Start.Format(time.DateTime)
+		col := group{X: x, W: max(step*0.8, 1), Title: fmt.Sprintf("%s: %d stops", when, b.Total)}
 		col.Segs = stack(b.Counts, plotH, peak, when, func(h float64) seg {
 			y -= h
 			return seg{X: x, Y: y, W: col.W, H: h}
 		})
-		c.Cols = append(c.Cols, col)
+		c.Groups = append(c.Groups, col)
 		if i%every == 0 {
-			c.Labels = append(c.Labels, tick{X: x, Y: float64(c.PlotBottom + 18), Text: b.Start.Format(m.Span.label)})
+			c.Labels = append(c.Labels, tick{X: x, Y: float64(bottom + 18), Text: b.Start.Format(m.Span.label)})
 		}
 	}
 	return c
@@ -98,17 +87,17 @@ func stack(counts map[string]int, full float64, of int, who string, place func(l
 }
 
 // barsOf draws a row for each of ts: value gives its words and its length.
-func barsOf(id string, ts []timing, class string, value func(timing) (string, float64)) bars {
+func barsOf(id string, ts []timing, class string, value func(timing) (string, float64)) chart {
 	b := newBars(id, len(ts))
 	vals := make([]float64, len(ts))
 	peak := 0.0
 	for i, t := range ts {
-		r := barRow{Y: float64(i * rowHeight), Label: t.Name}
+		r := group{Y: float64(i * rowHeight), Label: t.Name}
 		r.Value, vals[i] = value(t)
-		b.Rows, peak = append(b.Rows, r), max(peak, vals[i])
+		b.Groups, peak = append(b.Groups, r), max(peak, vals[i])
 	}
-	for i := range b.Rows {
-		r, w := &b.Rows[i], 0.0
+	for i := range b.Groups {
+		r, w := &b.Groups[i], 0.0
 		if peak > 0 {
 			w = barWidth * vals[i] / peak
 		}
@@ -117,23 +106,23 @@ func barsOf(id string, ts []timing, class string, value func(timing) (string, fl
 	return b
 }
 
-func newBars(id string, rows int) bars {
-	return bars{ID: id, Width: chartWidth, LabelWidth: labelWidth, Height: max(rows, 1)*rowHeight + 4}
+func newBars(id string, rows int) chart {
+	return chart{ID: id, Width: chartWidth, Height: max(rows, 1)*rowHeight + 4}
 }
 
 // clientChart stacks each client's verdicts in one bar, as shares.
-func clientChart(m *model) bars {
+func clientChart(m *model) chart {
 	b := newBars("clients", len(m.Clients))
 	for i, c := range m.Clients {
 		// A client is charted for its stops: Total is never 0.
-		r := barRow{Y: float64(i * rowHeight), Label: c.Title, Value: fmt.Sprintf("%d stops, %.0f%% blocked", c.Total, 100*float64(c.Counts["block"])/float64(c.Total))}
+		r := group{Y: float64(i * rowHeight), Label: c.Title, Value: fmt.Sprintf("%d stops, %.0f%% blocked", c.Total, 100*float64(c.Counts["block"])/float64(c.Total))}
 		x := float64(labelWidth)
 		r.Segs = stack(c.Counts, barWidth, c.Total, c.Title, func(w float64) seg {
 			s := seg{X: x, Y: r.Y + 3, W: w, H: rowHeight - 6}
 			x += w
 			return s
 		})
-		b.Rows = append(b.Rows, r)
+		b.Groups = append(b.Groups, r)
 	}
 	return b
 }

@@ -194,16 +194,15 @@ func Write(w io.Writer, records []outcome.Record, title string, now time.Time) e
 		All      view
 		M        *model
 		Verdicts []string
-		Clients  bars
+		Clients  chart
 		Each     []view
 	}{chartsOf(m, ""), m, shown, clientChart(m), each})
 }
 
 // view is the charts of one model: the whole log's, or a client's (ids prefixed).
 type view struct {
-	M                      *model
-	Over                   columns
-	Prompts, Failing, Time bars
+	M                            *model
+	Over, Prompts, Failing, Time chart
 }
 
 func chartsOf(m *model, prefix string) view {

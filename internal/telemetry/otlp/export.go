@@ -3,6 +3,7 @@
 package otlp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,27 +34,21 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
-// target is a request being exported.
-type target struct {
-	req           telemetry.Request
-	getenv        func(key string) string // OTEL_* and the headers variable
-	clientVersion string
-}
-
 // Export sends req's records, a resource per client, returning the first error
 // once the collector has them or at the deadline (the gate kills it there too).
 func Export(req telemetry.Request, getenv func(string) string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), req.Deadline)
 	defer cancel()
-	err := export(ctx, target{req: req, getenv: getenv, clientVersion: clientVersion(req.Transcript)})
+	err := export(ctx, req, getenv)
 	if ctx.Err() != nil {
 		return fmt.Errorf("no answer from the collector within %s (the export was abandoned)", req.Deadline)
 	}
 	return err
 }
 
-func export(ctx context.Context, t target) error {
-	dest, err := telemetry.Resolve(t.req.Config, t.getenv)
+// export sends req's records; getenv reads OTEL_* and the headers variable.
+func export(ctx context.Context, req telemetry.Request, getenv func(string) string) error {
+	dest, err := telemetry.Resolve(req.Config, getenv)
 	if err != nil {
 		return err
 	}
@@ -67,14 +62,18 @@ func export(ctx context.Context, t target) error {
 	}))
 	byClient := map[string][]outcome.Record{}
 	var order []string
-	for _, r := range t.req.Records {
+	for _, r := range req.Records {
 		if _, ok := byClient[r.Client]; !ok {
 			order = append(order, r.Client)
 		}
 		byClient[r.Client] = append(byClient[r.Client], r)
 	}
 	for _, client := range order {
-		if err := exportClient(ctx, t, dest, client, byClient[client]); err != nil {
+		res, err := newResource(ctx, req, getenv, client)
+		if err != nil {
+			return err
+		}
+		if err := exportClient(ctx, req.Deadline, dest, res, byClient[client]); err != nil {
 			return err
 		}
 	}
@@ -87,12 +86,7 @@ func export(ctx context.Context, t target) error {
 }
 
 // exportClient sends one client's records by providers whose shutdown is the flush.
-func exportClient(ctx context.Context, t target, dest telemetry.Destination, client string, records []outcome.Record) error {
-	deadline := t.req.Deadline
-	res, err := newResource(ctx, t, client)
-	if err != nil {
-		return err
-	}
+func exportClient(ctx context.Context, deadline time.Duration, dest telemetry.Destination, res *resource.Resource, records []outcome.Record) error {
 	spanExp, metricExp, err := exporters(ctx, dest, deadline)
 	if err != nil {
 		return err
@@ -121,12 +115,8 @@ func Usage(w io.Writer) {
 
 // Run is the gate-otel command: one telemetry.Request on stdin, exported.
 func Run(env *cli.Env) error {
-	data, err := io.ReadAll(io.LimitReader(env.Stdin, 1<<30))
-	if err != nil {
-		return err
-	}
 	var req telemetry.Request
-	if err := json.Unmarshal(data, &req); err != nil {
+	if err := json.NewDecoder(env.Stdin).Decode(&req); err != nil {
 		return fmt.Errorf("the request on stdin: %w", err)
 	}
 	if req.Deadline <= 0 {
@@ -180,26 +170,24 @@ func optionsOf[O any](d telemetry.Destination, signal string, endpoint, urlPath 
 
 // newResource describes the source: stopgate, the repository, the client; the
 // OTEL_* variables win over the table, and it over the defaults (merged left to right).
-func newResource(ctx context.Context, t target, client string) (*resource.Resource, error) {
+func newResource(ctx context.Context, req telemetry.Request, getenv func(string) string, client string) (*resource.Resource, error) {
 	attrs := []attribute.KeyValue{attribute.String(attrServiceName, "stopgate")}
-	name, remote := repository(t.req.Root)
-	if t.req.Config.Repository != "" {
-		name = t.req.Config.Repository
-	}
-	for _, kv := range [][2]string{{"vcs.repository.name", name}, {"vcs.repository.url.full", remote}, {attrClient, client}, {"stopgate.client.version", t.clientVersion}} {
+	name, remote := repository(req.Root)
+	for _, kv := range [][2]string{{"vcs.repository.name", cmp.Or(req.Config.Repository, name)}, {"vcs.repository.url.full", remote}, {attrClient, client},
+		{"stopgate.client.version", clientVersion(req.Transcript)}} {
 		if kv[1] != "" {
 			attrs = append(attrs, attribute.String(kv[0], kv[1]))
 		}
 	}
-	for k, v := range t.req.Config.Resource {
+	for k, v := range req.Config.Resource {
 		attrs = append(attrs, attribute.String(k, v))
 	}
 	var env []attribute.KeyValue // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME
-	pairs, _ := telemetry.Pairs(t.getenv("OTEL_RESOURCE_ATTRIBUTES"))
+	pairs, _ := telemetry.Pairs(getenv("OTEL_RESOURCE_ATTRIBUTES"))
 	for k, v := range pairs {
 		env = append(env, attribute.String(k, v))
 	}
-	if s := t.getenv("OTEL_SERVICE_NAME"); s != "" {
+	if s := getenv("OTEL_SERVICE_NAME"); s != "" {
 		env = append(env, attribute.String(attrServiceName, s))
 	}
 	return resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithAttributes(env...))
@@ -237,15 +225,9 @@ func clientVersion(transcript string) string {
 		return ""
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ""
-	}
 	const tail = 64 << 10
-	buf := make([]byte, min(st.Size(), tail))
-	if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err != nil {
-		return ""
-	}
+	end, _ := f.Seek(0, io.SeekEnd)
+	buf, _ := io.ReadAll(io.NewSectionReader(f, max(0, end-tail), tail))
 	m := transcriptVersion.FindAllSubmatch(buf, -1)
 	if len(m) == 0 {
 		return ""
