@@ -366,14 +366,8 @@ func (a *analyzer) run(ws []word) *Hit {
 	if r, ok := rules()[name]; ok {
 		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid
 	}
-	if skip, ok := shell.Skip(name, texts(args)); ok {
-		if name == "env" {
-			return a.env(args[:skip], args[skip:])
-		}
-		if skip < 0 || skip >= len(args) {
-			return nil
-		}
-		return a.run(args[skip:])
+	if h, ok := a.unwrap(name, args); ok {
+		return h
 	}
 	if base, ok := shell.Interpreter(name); ok {
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
@@ -385,6 +379,20 @@ func (a *analyzer) run(ws []word) *Hit {
 		return a.written(ws[0], args)
 	}
 	return nil
+}
+
+// unwrap judges the command the wrapper name runs; false when name wraps none.
+func (a *analyzer) unwrap(name string, args []word) (*Hit, bool) {
+	skip, ok := shell.Skip(name, texts(args))
+	switch {
+	case !ok:
+		return nil, false
+	case name == "env":
+		return a.env(args[:skip], args[skip:]), true
+	case skip < 0 || skip >= len(args):
+		return nil, true
+	}
+	return a.run(args[skip:]), true
 }
 
 // written judges running a script this call wrote: its text, or a doubt.
@@ -448,16 +456,8 @@ func (d *dryRun) Refuse(target, by, why string) error {
 
 func (d *dryRun) Source(*shell.Shell, string) bool { return true }
 
-func (d *dryRun) Kill(s *shell.Shell, hc interp.HandlerContext, args []string) error {
-	return d.judge(s, hc, args, false)
-}
-
+// Exec judges a program call, and prints its stub's output.
 func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) error {
-	return d.judge(s, hc, args, true)
-}
-
-// judge judges a program call, and prints its stub's output when print.
-func (d *dryRun) judge(s *shell.Shell, hc interp.HandlerContext, args []string, print bool) error {
 	a := d.analyzer(s, hc)
 	ws := a.words(args)
 	if h := a.run(ws); h != nil {
@@ -466,9 +466,7 @@ func (d *dryRun) judge(s *shell.Shell, hc interp.HandlerContext, args []string, 
 	if d.Hit() {
 		return shell.ErrHit
 	}
-	if print {
-		a.output(ws)
-	}
+	a.output(ws)
 	return nil
 }
 

@@ -235,25 +235,18 @@ func ioniceRule(a *analyzer, args []word) *Hit {
 	if o.Has("p") {
 		return a.pids(append(o.Val("p"), o.Ops...), "change the scheduling of", true)
 	}
-	return a.wrapped("cnpPu", 0, args)
-}
-
-// wrapped judges the command a wrapper runs after its options (short take
-// a value) and positional operands.
-func (a *analyzer) wrapped(short string, positional int, args []word) *Hit {
-	if skip := shell.SkipOpts(short, positional)(texts(args)); skip < len(args) {
-		return a.run(args[skip:])
-	}
-	return nil
+	h, _ := a.unwrap("ionice", args)
+	return h
 }
 
 // pidLastOrWrap is taskset and chrt: -p takes a pid as the last operand;
 // otherwise the first operand is the mask and the rest a command.
-func pidLastOrWrap(short, verb string, long ...string) rule {
+func pidLastOrWrap(name, short, verb string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
 		if !o.Has("p", "pid") {
-			return a.wrapped(short, 1, args)
+			h, _ := a.unwrap(name, args)
+			return h
 		}
 		if len(o.Ops) > 0 {
 			return a.pid(o.Ops[len(o.Ops)-1], verb, true)

@@ -46,8 +46,8 @@ func writeRules() map[string]rule {
 		// Before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
 		"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess,
 		"prlimit": prlimitRule, "renice": reniceRule, "ionice": ioniceRule,
-		"taskset": pidLastOrWrap("", "change the processor affinity of"),
-		"chrt":    pidLastOrWrap("TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
+		"taskset": pidLastOrWrap("taskset", "", "change the processor affinity of"),
+		"chrt":    pidLastOrWrap("chrt", "TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
 		"gdb":     gdbRule, "strace": pidRule("attach to", false, "p", "attach"), "ltrace": pidRule("attach to", false, "p"),
 		"perf": pidRule("attach to", false, "p", "pid"), "criu": pidRule("attach to", false, "t", "tree"),
 		"gcore pstack reptyr gstack": pidRule("attach to", true, "o"), "cpulimit": cpulimitRule, "fuser": fuserRule,

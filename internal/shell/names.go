@@ -15,7 +15,7 @@ var wrappers = map[string]func([]string) int{
 	"nohup": SkipOpts("", 0), "builtin": SkipOpts("", 0), "chronic": SkipOpts("", 0),
 	"unbuffer": SkipOpts("", 0), "setsid": SkipOpts("", 0), "exec": SkipOpts("a", 0),
 	"time": SkipOpts("fo", 0), "timeout": SkipOpts("sk", 1), "stdbuf": SkipOpts("ioe", 0),
-	"ionice": SkipOpts("cnpP", 0), "busybox": SkipOpts("", 0),
+	"ionice": SkipOpts("cnpPu", 0), "busybox": SkipOpts("", 0), "taskset": SkipOpts("", 1), "chrt": SkipOpts("TPD", 1),
 	"env": func(args []string) int {
 		_, program := EnvOptions(args)
 		return program

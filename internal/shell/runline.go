@@ -230,7 +230,6 @@ func command(args []string) (prog string, rest []string, shell bool, code string
 }
 
 // The resolver judges nothing else: a sourced file is read as far as it can be.
-func (r *resolver) Kill(*Shell, interp.HandlerContext, []string) error { return nil }
 func (r *resolver) Write(*Shell, interp.HandlerContext, string) (string, bool, error) {
 	return "", false, nil
 }
