@@ -17,9 +17,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// CheckBash judges a Bash command run in cwd: dry-run in the passes, then
-// the simple commands no pass reached judged on their words; a part it cannot
-// follow denies it when its text names a protected path (docs/guard.md).
+// CheckBash judges a Bash command run in cwd by a dry run, then judges the
+// commands no pass reached on their words (docs/guard.md).
 func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	if s.Empty() || strings.TrimSpace(cmd) == "" {
 		return nil
@@ -32,8 +31,7 @@ func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	return d.full(cmd, cwd)
 }
 
-// plain judges a call of one program on plain words (go test ./...)
-// without the slower dry run; false when cmd is not one.
+// plain judges one program on plain words (go test ./...) without a dry run; false for any other cmd.
 func (d *dryRun) plain(cmd, cwd string) bool {
 	words, ok := shell.PlainWords(cmd)
 	if !ok || len(words) == 0 || words[0] == "source" || words[0] == "." {
@@ -75,8 +73,7 @@ func (d *dryRun) full(cmd, cwd string) *Hit {
 	return d.verdict()
 }
 
-// steered reports whether a program's status could steer the state f
-// builds; without it, a second pass would see nothing new.
+// steered reports whether a program's status could steer the state f builds (else one pass sees all).
 func steered(f *syntax.File) bool {
 	branch, state := false, false
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -99,8 +96,7 @@ func steered(f *syntax.File) bool {
 
 var stateBuiltins = strings.Fields("cd pushd popd read mapfile readarray set shift source . eval printf unset let getopts export alias trap shopt")
 
-// verdict is the answer once nothing hit: a doubt denies a command whose
-// text names a protected path.
+// verdict is the answer once nothing hit: a doubt denies text naming a protected path.
 func (d *dryRun) verdict() *Hit {
 	if h := d.hit.Load(); h != nil {
 		return h
@@ -117,8 +113,7 @@ func (d *dryRun) verdict() *Hit {
 	return nil
 }
 
-// static judges the statements of f no dry run reached, expanded with the
-// variables r ended with.
+// static judges the statements of f no dry run reached, with the variables r ended with.
 func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 	env := finalEnv{base: shell.Environ{Root: d.set.root, Home: d.set.home, Lenient: true}}
 	if r != nil {
@@ -470,8 +465,7 @@ func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) e
 	return nil
 }
 
-// output writes what a stub prints: cat and tee their input, ls and find
-// their operands, anything else Unknown.
+// output writes what a stub prints: cat and tee their input, ls and find their operands, else Unknown.
 func (a *analyzer) output(ws []word) {
 	out := a.sh.Stdout(a.hc)
 	name := ""
@@ -526,8 +520,7 @@ func (d *dryRun) Write(s *shell.Shell, hc interp.HandlerContext, name string) (s
 	return w.text, !w.unknown, nil
 }
 
-// Read records a redirection that reads name, and one of a protected file
-// (which flock FD could lock).
+// Read records a redirection that reads name, and one of a protected file (flock FD locks it).
 func (d *dryRun) Read(s *shell.Shell, hc interp.HandlerContext, name string) {
 	a := d.analyzer(s, hc)
 	d.read(a, name)

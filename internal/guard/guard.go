@@ -1,6 +1,5 @@
-// Package guard keeps the agent that stopgate checks from changing its own
-// checks: it decides whether a tool call would write a protected path (the
-// state dir, the config, the validators) before the tool runs. See docs/guard.md.
+// Package guard decides, before a tool runs, whether the call would write a
+// path stopgate's checks rely on (docs/guard.md).
 package guard
 
 import (
@@ -54,13 +53,11 @@ type Set struct {
 	envFile  EnvFile
 }
 
-// EnvFile is how the client loads .env files into the hooks' environment
-// (trust.DotEnvWrite): for a file p and the text a write leaves there, the
-// file as shown and the hooks' variables it would set.
+// EnvFile is, for a file p and the text a write leaves there, the file as
+// shown and the hooks' variables the client would load from it (trust.DotEnvWrite).
 type EnvFile func(p string, text func() string) (show string, env []string)
 
-// LoadsEnv makes s deny a Write or Edit that makes a .env the client
-// (title) loads set a hook's variable.
+// LoadsEnv makes s deny a Write or Edit that makes a loaded .env set a hook's variable.
 func (s *Set) LoadsEnv(title string, f EnvFile) { s.envTitle, s.envFile = title, f }
 
 type target struct {
@@ -155,8 +152,7 @@ func (h *Hit) Reason() string {
 	return b + "Do not try another way to change it. If it really needs to change, ask the user to change it. Reading it is allowed (Read, cat, grep, gate status)."
 }
 
-// Check judges one PreToolUse call; relative paths resolve against cwd
-// (the root when empty). nil lets it through.
+// Check judges one PreToolUse call from cwd (the root when empty); nil lets it through.
 func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s == nil || !Guards(tool) {
 		return nil
@@ -224,8 +220,7 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 	return nil
 }
 
-// hit returns the target an operation in mode m on p (a pattern when glob)
-// reaches, as written or with symlinks resolved.
+// hit is the target an operation in mode m on p (a pattern when glob) reaches, symlinks resolved or not.
 func (s *Set) hit(p string, glob bool, m mode) *target {
 	reaches, resolved := pathHit, resolve
 	if glob {
@@ -313,8 +308,7 @@ func matchComponent(pat, name string) bool {
 	return ok
 }
 
-// resolve returns p with symlinks resolved as far as p exists: a path
-// created through a symlinked folder is judged where it lands.
+// resolve is p with symlinks resolved as far as it exists: a path is judged where it lands.
 func resolve(p string) string {
 	rest := ""
 	for cur := p; ; {
@@ -373,8 +367,7 @@ func hasMeta(s string) bool {
 	return false
 }
 
-// clientFiles are a client's hook file and the settings that can switch
-// its hooks off; none without a hook file (VS Code).
+// clientFiles are a client's hook file and the settings that can switch its hooks off.
 func clientFiles(c *client.Client) []string {
 	if c.HookFile == "" {
 		return nil
@@ -397,8 +390,7 @@ var claudeFiles = clientFiles(client.Claude)
 // SettingsFile is a settings file's path, and its name from the root or ~/.
 type SettingsFile struct{ Path, Name string }
 
-// ClaudeSettings returns Claude Code's settings files in the order it
-// reads them, a later one winning: the user's, the project's, the local.
+// ClaudeSettings returns Claude Code's settings files, the winning one last.
 func ClaudeSettings(root, home string) []SettingsFile {
 	var out []SettingsFile
 	if home != "" {
@@ -435,8 +427,7 @@ type Registered struct {
 	Path    string // the program, absolute and clean; "" when it cannot be known
 }
 
-// Registrations returns the stopgate programs the project's hook files
-// register, project variables resolved; read are files already read, by path.
+// Registrations returns the stopgate programs the hook files register; read are files already read.
 func Registrations(root, home string, read map[string][]byte) []Registered {
 	root = path.Clean(slash(root))
 	var out []Registered
@@ -462,9 +453,8 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 	return out
 }
 
-// commandPrograms returns the programs a hook command runs when it runs
-// one of stopgate's (nil otherwise): each candidate of gate init's
-// launcher, or the first word and each word naming a hook program ("" unknown).
+// commandPrograms returns the programs a hook command runs if one is stopgate's
+// (nil otherwise): gate init's launcher's candidates, or the first word and each hook program.
 func commandPrograms(cmd, root, home string) []string {
 	if words, ok := settings.Candidates(cmd); ok { // gate init's launcher
 		var progs []string

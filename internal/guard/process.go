@@ -18,8 +18,7 @@ import (
 // non-blocking error. A pid is judged against the guard's ancestors and
 // the names of the client and hooks; pid 0, 1 and below are denied.
 
-// processNames are the programs a pattern must not reach: stopgate's
-// hooks and the clients that run them.
+// processNames are the programs a pattern must not reach: stopgate's hooks and their clients.
 var processNames = []string{"gate", "detect", "testhook", "claude", "node", "codex", "gemini", "copilot", "opencode"}
 
 // processCmdlines are their command lines, for pkill -f.
@@ -100,8 +99,7 @@ var guardAncestors = sync.OnceValue(func() map[int]string {
 	return out
 })
 
-// process is a process's name and the program it runs ("" when gone),
-// and its parent's pid.
+// process is a process's name and program ("" when gone), and its parent's pid.
 func process(pid int) (name string, ppid int) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	stat, err := os.ReadFile(dir + "/stat")
@@ -125,8 +123,7 @@ func process(pid int) (name string, ppid int) {
 	return name, ppid
 }
 
-// noSignal drops the -SIGNAL options (-9, -STOP), which getopt would read
-// as letters.
+// noSignal drops the -SIGNAL options (-9, -STOP), which getopt would read as letters.
 func noSignal(args []word) []word {
 	return slices.DeleteFunc(slices.Clone(args), func(w word) bool {
 		t, ok := strings.CutPrefix(w.text, "-")
@@ -276,8 +273,7 @@ func gdbRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// pidRule is strace and the like: the values of its options that take a
-// value (or, with ops, its operands) are pids.
+// pidRule is strace and the like: its options' values (with ops, its operands) are pids.
 func pidRule(verb string, ops bool, short string, long ...string) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, long...)
@@ -326,8 +322,7 @@ func (a *analyzer) procPath(w word) *Hit {
 	return nil
 }
 
-// launchers run a program they name among their arguments (npx gate, node
-// …/bin/gate.js, go run …/cmd/gate@latest).
+// launchers run a program named among their arguments (npx gate, go run …/cmd/gate).
 var launchers = strings.Fields("npx npm pnpx pnpm yarn bunx bun node nodejs go")
 
 // gateCall returns the arguments gate gets from the call ws, and whether

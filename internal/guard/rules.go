@@ -17,8 +17,7 @@ import (
 // A rule judges one command's arguments.
 type rule func(a *analyzer, args []word) *Hit
 
-// rules judge programs by name; any other (not an interpreter or a wrapper)
-// writes only its redirections. Built on first use; set in init, as rules ask rules.
+// rules judge programs by name; any other writes only its redirections (set in init: rules ask rules).
 var rules func() map[string]rule
 
 func init() { rules = sync.OnceValue(writeRules) }
@@ -195,19 +194,10 @@ func ownerRule(a *analyzer, args []word) *Hit {
 	return a.each(ops, destroy)
 }
 
+// chattrRule: its +i, -i and =i are modes, not paths.
 func chattrRule(a *analyzer, args []word) *Hit {
-	var ops []word
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		switch {
-		case t == "-v" || t == "-p":
-			i++
-		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") || strings.HasPrefix(t, "="):
-		default:
-			ops = append(ops, args[i])
-		}
-	}
-	return a.each(ops, destroy)
+	mode := func(w word) bool { return strings.HasPrefix(w.text, "+") || strings.HasPrefix(w.text, "=") }
+	return a.each(slices.DeleteFunc(parseOpts(args, "vp").Ops, mode), destroy)
 }
 
 func ddRule(a *analyzer, args []word) *Hit {
@@ -527,8 +517,7 @@ func allDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// otherInterpreters run code the table has no options for: an argument
-// naming a protected path denies the call.
+// otherInterpreters run code the table has no options for: naming a protected path denies them.
 var otherInterpreters = strings.Fields("deno pwsh powershell guile racket groovy scala elixir escript swift jshell wish R gst sbcl clisp ocaml runghc kotlin")
 
 func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
@@ -565,8 +554,7 @@ func (a *analyzer) interpreter(name string, args []word) *Hit {
 	return a.each(ops, under)
 }
 
-// gateRule: gate clear, init and uninstall are a person's decisions, not
-// the agent's; each is refused as a write of what it changes.
+// gateRule refuses gate clear, init and uninstall, a person's decisions, as writes of what they change.
 func gateRule(a *analyzer, args []word) *Hit {
 	if len(args) == 0 {
 		return nil

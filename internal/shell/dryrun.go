@@ -43,8 +43,7 @@ type Judge interface {
 	Write(s *Shell, hc interp.HandlerContext, name string) (target string, known bool, err error)
 	Read(s *Shell, hc interp.HandlerContext, name string) // is told of a redirection that reads name
 	Source(s *Shell, p string) bool                       // whether to follow the file p that s sources
-	// Refuse stops the run on a doubt about target, found in by; nil
-	// carries on with what could be read.
+	// Refuse stops the run on a doubt about target, found in by; nil carries on.
 	Refuse(target, by, why string) error
 	Hit() bool // whether the run has found what stops it
 }
@@ -99,8 +98,7 @@ func (c *Capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Unknown reports whether part of the content is not known; Text is the
-// content as far as it is.
+// Unknown reports whether part of the content is not known; Text is what is.
 func (c *Capture) Unknown() bool { return !c.known || bytes.Contains(c.buf.Bytes(), []byte(Unknown)) }
 func (c *Capture) Text() string  { return c.buf.String() }
 
@@ -341,8 +339,8 @@ func existingAncestor(dir string) string {
 	}
 }
 
-// Environ is a dry run's first environment: $CLAUDE_PROJECT_DIR, $HOME, a
-// nested shell's caller's exports, any other variable unset (Lenient) or Unknown.
+// Environ is a dry run's first environment: the root, $HOME, a nested
+// shell's caller's exports, any other variable unset (Lenient) or Unknown.
 type Environ struct {
 	Root, Home string // $CLAUDE_PROJECT_DIR and $HOME ("": unset)
 	Lenient    bool

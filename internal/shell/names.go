@@ -28,8 +28,7 @@ var wrappers = map[string]func([]string) int{
 	},
 }
 
-// Skip says whether the program name wraps the command in args (sudo,
-// env, …), and how many arguments to skip to reach it (out of range: none).
+// Skip says whether name wraps the command in args, and how many arguments precede it (out of range: none).
 func Skip(name string, args []string) (skip int, wraps bool) {
 	if w, ok := wrappers[name]; ok {
 		return w(args), true
@@ -140,8 +139,7 @@ func Parse[W any](args []W, text func(W) string, lit func(string) W, short strin
 	return o
 }
 
-// ShellOpts is a shell's arguments as it reads them: options up to its
-// script (or -c's text), and +o as -o.
+// ShellOpts is a shell's arguments as it reads them: options up to its script, +o as -o.
 func ShellOpts[W any](args []W, text func(W) string, lit func(string) W) Opts[W] {
 	plus := func(w W) string {
 		if t := text(w); len(t) > 1 && t[0] == '+' {

@@ -1,6 +1,5 @@
-// Package shell is stopgate's one bounded dry-run interpreter over
-// mvdan.cc/sh (docs/guard.md): the guard judges a Bash command by running
-// it with a Judge, and Files says which project files a run line executes.
+// Package shell is stopgate's one bounded dry-run interpreter over mvdan.cc/sh
+// (docs/guard.md): the guard's Judge and the run lines' Files use it.
 package shell
 
 import (
@@ -82,8 +81,7 @@ func (r *resolver) named(run string) {
 	})
 }
 
-// Key is what Files of run depends on besides the files: a plain run
-// line's arguments do not count, so thousands of them resolve once.
+// Key is what Files of run depends on besides the files (not a plain line's arguments).
 func Key(run string) string {
 	if first, ok := plainLine(run); ok {
 		return first
@@ -255,8 +253,7 @@ func pathHelper(out io.Writer, dir string, args []string) {
 	io.WriteString(out, p+"\n")
 }
 
-// plainProgram answers a run line of a path and plain arguments without a
-// dry run (p "" outside the project); false for one the shell must see.
+// plainProgram is a plain run line's program without a dry run ("" outside the root); false for any other.
 func plainProgram(run, root string) (p string, ok bool) {
 	first, ok := plainLine(run)
 	if p = Abs(first, root); !ok || !Within(p, root) || p == root {
