@@ -487,13 +487,9 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		return nil
 	case err != nil || judged < 0:
 		return err
-	case st.Mode == Completed:
-		msg := fmt.Sprintf("stopgate testhook: %s. %s", resultLine(st, judged), r.say("end", textData{State: st}))
+	case st.Mode == Completed || st.Paused:
+		msg := r.say("stopped", textData{State: st, Judged: judged})
 		return r.answer.Write(hook.Output{SystemMessage: joinSome(" ", msg, r.finish(st))})
-	case st.Paused:
-		return r.answer.Write(hook.Output{SystemMessage: fmt.Sprintf(
-			"stopgate testhook: %s. The run pauses here, after %s in a row, before Claude Code's cap of %d consecutive blocked stops (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) cuts it off. Progress: %s. Type next to go on with %s.",
-			resultLine(st, judged), cli.Plural(r.blockCap, "test", "tests"), r.blockCap, st.counts(), st.testLine(st.Current))})
 	}
 	lead := resultLine(st, judged) + "." + resultLines(st, skipped, ".")
 	return r.answer.Write(hook.Block(r.say("brief", textData{State: st, Lead: lead})))

@@ -35,8 +35,14 @@ const (
 // Run runs every spec at once and returns their results in specs' order; a check that cannot start fails.
 func Run(ctx context.Context, env Env, specs []Spec) []Result {
 	results := make([]Result, len(specs))
-	ctx, cancel, saw := failFast(ctx, env.FailFast)
+	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	saw := func(r Result) Result { // fail_fast: a failure stops the other checks
+		if env.FailFast && !r.Passed {
+			cancel(errStopped)
+		}
+		return r
+	}
 	defer func() {
 		for i := range results {
 			results[i].Name = specs[i].Name
@@ -78,17 +84,6 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 }
 
 var errStopped = errors.New("stopped: another check failed first (fail_fast)")
-
-// failFast returns ctx's child, its cancel, and saw, which on a failure stops the other checks when on.
-func failFast(ctx context.Context, on bool) (context.Context, context.CancelCauseFunc, func(Result) Result) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	return ctx, cancel, func(r Result) Result {
-		if on && !r.Passed {
-			cancel(errStopped)
-		}
-		return r
-	}
-}
 
 // filesPass runs the file checks and reports whether all passed; if not, the others are stopped.
 func filesPass(env Env, specs []Spec, results []Result) bool {
