@@ -30,9 +30,8 @@ const (
 	staleTemp = time.Minute // the age of a cache temp file left by a killed writer
 )
 
-// Load is Parse of the config file for a hook, from the cache under the
-// state dir the text names when it holds a parse of the config's exact
-// text, never trusted on a stat (docs/config.md#the-cache).
+// Load is Parse of the config file from the cache that holds a parse of
+// its exact text, in the state dir it names (docs/config.md#the-cache).
 func Load(file, root string) (*Config, error) {
 	text, err := readText(file)
 	if err != nil {
@@ -63,8 +62,7 @@ type cacheHead struct {
 	Settings Settings
 }
 
-// cached is where a config from the cache finds its records: the file at
-// path, while its head is the one read at the load.
+// cached is where a config from the cache finds its records.
 type cached struct {
 	path    string
 	text    []byte // the config's text, as the load read it
@@ -72,9 +70,8 @@ type cached struct {
 	at, end int64  // where the records start and end (the file's size)
 }
 
-// encodeCache is the cache of cfg: each path and command record holds the
-// mappings it arms, each validator record the validator, and the 'r'
-// record the run validators' names and commands (all the guard reads).
+// encodeCache is the cache of cfg: the mappings each path and command
+// arms, each validator, and ('r') the run validators' names and commands.
 func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	var lines []string
 	add := func(kind byte, key string, v any) {
@@ -123,8 +120,7 @@ func unseal(line []byte) ([]byte, error) {
 	return line[:i], nil
 }
 
-// readCache returns the config cached at path if it was parsed from text
-// under ctx, else nil; only its head is decoded.
+// readCache returns the config cached at path from text under ctx, or nil.
 func readCache(path string, text []byte, ctx string) *Config {
 	f, err := os.Open(path)
 	if err != nil {
@@ -198,8 +194,7 @@ func (cc *cached) open() (*os.File, error) {
 	return f, nil
 }
 
-// get finds the record of kind and key by binary search in the file and
-// decodes it into v.
+// get decodes into v the record of kind and key, found by binary search.
 func (cc *cached) get(kind byte, key string, v any) (bool, error) {
 	f, err := cc.open()
 	if err != nil {
@@ -256,8 +251,7 @@ func lineAt(f io.ReaderAt, off, hi int64) ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-// Full returns the config with every mapping and validator: one from the
-// cache parses the text the load read.
+// Full returns the config with every mapping and validator, parsed.
 func (c *Config) Full() (*Config, error) {
 	if c.cached == nil {
 		return c, nil
@@ -289,8 +283,7 @@ func cachePath(stateDir, file string) string {
 	return filepath.Join(stateDir, CacheDir, "mappings-"+hex.EncodeToString(h.Sum(nil))+".idx")
 }
 
-// writeCache writes data to path atomically, best effort and unsynced: a
-// torn cache fails its checks.
+// writeCache writes data to path atomically, best effort and unsynced.
 func writeCache(path string, data []byte) {
 	dir := filepath.Dir(path)
 	if data == nil || os.MkdirAll(dir, 0o755) != nil {
@@ -325,8 +318,7 @@ func readText(file string) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// Path returns the config file of root: override when given (relative to
-// dir), else <root>/mappings.toml.
+// Path returns the config file: override (relative to dir), else root's.
 func Path(root, override, dir string) string {
 	switch {
 	case override == "":
@@ -407,8 +399,7 @@ func plainStateDir(data []byte) (setting string, sure bool) {
 	}
 }
 
-// mentionsStateDir reports whether text could spell state_dir: by name,
-// or escaped (\u, \U).
+// mentionsStateDir reports whether text could spell state_dir (or \u, \U).
 func mentionsStateDir(text []byte) bool {
 	for rest := text; ; {
 		i := bytes.Index(rest, []byte("_dir")) // '_' is rare, 's' is not

@@ -17,9 +17,8 @@ const (
 	Project               // and the run programs and prompt files it names: gate check
 )
 
-// Inspect loads and checks the config at file for `gate check` and the
-// gate hook alike: the config as far as it could be read, every problem by
-// line, and an error only when the file cannot be read.
+// Inspect loads and checks the config at file: the config as far as it
+// could be read, every problem by line, an error if the file is unreadable.
 func Inspect(file, root string, depth Depth) (*Config, Problems, error) {
 	data, err := readText(file)
 	if err != nil {

@@ -1,6 +1,5 @@
-// Package config loads mappings.toml: which prompt files arm which
-// validators, and the settings of the gate. Decoding is strict: every
-// mistake is a Problem naming the file, the line and the key.
+// Package config loads mappings.toml strictly: every mistake is a Problem
+// naming the file, the line and the key.
 package config
 
 import (
@@ -14,8 +13,7 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// The defaults and values of the [settings] keys, of [telemetry] and of a
-// judge (docs/config.md).
+// The defaults and values of the keys (docs/config.md).
 const (
 	DefaultPromptsDir  = "src/prompts"
 	DefaultStateDir    = "tmp/validation"
@@ -48,8 +46,7 @@ const (
 	DefaultEvidenceByte = 64 << 10
 )
 
-// Config is a loaded mappings.toml, parsed or from the cache (Load); its
-// methods' errors are those of a cache unreadable after all.
+// Config is a loaded mappings.toml; its methods fail only on a bad cache.
 type Config struct {
 	File     string // path of the file it was loaded from
 	Root     string // project root that relative paths resolve against
@@ -85,10 +82,10 @@ type Settings struct {
 
 // Mapping arms Validators when the prompt Prompt is read or invoked.
 type Mapping struct {
-	Prompt      string // key: a path without ".md" (see Names), or "plugin:name"
-	Validators  []string
-	Line        int
-	WhenChanged []string // its validators run only when a file these select changed since arming
+	Prompt      string   `toml:"prompt"` // a path without ".md" (see Names), or "plugin:name"
+	Validators  []string `toml:"validators"`
+	Line        int      `toml:"-"`
+	WhenChanged []string `toml:"when_changed"` // its validators run only when a file these select changed since arming
 }
 
 // Validator is one named check: a built-in file check or a command.
@@ -110,8 +107,7 @@ type Validator struct {
 	patterns *pattern.Set // Inputs compiled, by the first Patterns
 }
 
-// Expects says in one line what a file, diff or judge check asks of the
-// work; "" for a run validator.
+// Expects says what a file, diff or judge check asks; "" for a run one.
 func (v *Validator) Expects() string {
 	switch {
 	case v.IsDiff():

@@ -62,7 +62,7 @@ func (c *typeChecker) check(n node, v any, t reflect.Type) {
 			return
 		}
 		for i := range t.NumField() {
-			if k, fv, ok := field(n, tagName(t.Field(i))); ok {
+			if k, fv, ok := field(n, tagName(t.Field(i))); ok && k != "-" {
 				c.check(n.child(k), fv, t.Field(i).Type)
 			}
 		}
@@ -93,8 +93,7 @@ func (c *typeChecker) check(n node, v any, t reflect.Type) {
 	}
 }
 
-// notATable returns the first key of a map shape defined as a non-table,
-// which the library leaves empty, silently; or nil.
+// notATable returns a map shape's key defined as a non-table, or nil.
 func notATable(md toml.MetaData) toml.Key {
 	for _, k := range []toml.Key{{"validators"}, {"telemetry", "resource"}} {
 		if t := md.Type(k...); t != "" && t != "Hash" {
@@ -104,8 +103,7 @@ func notATable(md toml.MetaData) toml.Key {
 	return nil
 }
 
-// tomlTypes names in TOML's words the types of a decoded tree's values
-// and of the shapes' scalars.
+// tomlTypes names Go types in TOML's words.
 var tomlTypes = map[reflect.Type]string{
 	reflect.TypeFor[string](): "a string", reflect.TypeFor[bool](): "a boolean", reflect.TypeFor[float64](): "a float",
 	reflect.TypeFor[int64](): "an integer", reflect.TypeFor[int](): "an integer", reflect.TypeFor[time.Time](): "a date-time",
@@ -135,8 +133,7 @@ func field(t node, name string) (string, any, bool) {
 	return found, t.m[found], found != ""
 }
 
-// Array returns the elements of a TOML array ([]any or []map[string]any)
-// of a decoded tree; testhook reads its tests file with it.
+// Array returns the elements of a decoded TOML array (testhook's too).
 func Array(v any) ([]any, bool) {
 	switch a := v.(type) {
 	case []any:
@@ -151,8 +148,7 @@ func Array(v any) ([]any, bool) {
 	return nil, false
 }
 
-// mismatch records that n holds v where it wants another type, unless
-// one earlier in the file was found.
+// mismatch records n's type mismatch unless an earlier one was found.
 func (c *typeChecker) mismatch(n node, v any, want string) {
 	line := c.p.pos.line(n.path)
 	if c.bad != nil && c.bad.Line <= line {
@@ -250,10 +246,12 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 // fields are the keys each table takes, from the raw shapes' tags.
 var fields = sync.OnceValue(func() map[string][]string {
 	out := map[string][]string{}
-	for table, v := range map[string]any{"": rawFile{}, "settings": rawSettings{}, "mapping": rawMapping{},
+	for table, v := range map[string]any{"": rawFile{}, "settings": rawSettings{}, "mapping": Mapping{},
 		"validators": rawValidator{}, "telemetry": rawTelemetry{}} {
 		for f := range reflect.TypeOf(v).Fields() {
-			out[table] = append(out[table], tagName(f))
+			if name := tagName(f); name != "-" {
+				out[table] = append(out[table], name)
+			}
 		}
 	}
 	return out
@@ -265,8 +263,7 @@ func tagName(f reflect.StructField) string { return strings.Split(f.Tag.Get("tom
 // fieldPart is which part of a key names a field of its table.
 var fieldPart = map[string]int{"": 0, "settings": 1, "mapping": 1, "telemetry": 1, "validators": 2}
 
-// miscased returns the index of the first part of k that matches a known
-// key only ignoring case, and that key; -1 if none does.
+// miscased returns the first part of k that is a known key miscased, or -1.
 func miscased(k toml.Key) (int, string) {
 	for _, table := range []string{"", k[0]} {
 		if i, ok := fieldPart[table]; ok && i < len(k) {
@@ -297,8 +294,7 @@ func (ps *positions) all() *lines {
 
 func (ps *positions) line(path string) int { return ps.all().line(path) }
 
-// table returns the line of a mapping ("mapping[2]") or validator
-// ("validators.v").
+// table returns the line of "mapping[2]" or "validators.v".
 func (ps *positions) table(path string) int {
 	if ps.keys != nil {
 		return ps.keys.line(path)
@@ -314,18 +310,15 @@ func TableLines(text, name string) []int {
 	return scanLines(text, func(string) bool { return false }).every[name]
 }
 
-// lines maps key paths ("mapping[2].validators") to the lines that
-// define them.
+// lines maps key paths ("mapping[2].validators") to their lines.
 type lines struct {
-	at     map[string]int   // path → first line that defines it
-	every  map[string][]int // unindexed path → every line that defines it, in order
-	folded map[string]int   // at in lower case, for a miscased key
+	at    map[string]int   // path, and "\x00" and it in lower case, → first line that defines it
+	every map[string][]int // unindexed path → every line that defines it, in order
 }
 
-// scanLines scans text for its table headers, and the keys of the tables
-// keysIn accepts.
+// scanLines finds the table headers, and the keys of tables keysIn takes.
 func scanLines(text string, keysIn func(table string) bool) *lines {
-	ls := &lines{at: map[string]int{}, every: map[string][]int{}, folded: map[string]int{}}
+	ls := &lines{at: map[string]int{}, every: map[string][]int{}}
 	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
 		text = strings.TrimPrefix(text, bom)
 	}
@@ -382,31 +375,27 @@ func (ls *lines) define(path string, n int) {
 	ls.every[u] = append(ls.every[u], n)
 }
 
-// set records line n for path and its unindexed form, where not yet
-// defined, and returns the unindexed form.
+// set records line n for path's spellings not yet defined.
 func (ls *lines) set(path string, n int) string {
 	u := unindex(path)
-	for _, p := range []string{path, u} {
+	for _, p := range spellings(path, u) {
 		if _, ok := ls.at[p]; !ok {
 			ls.at[p] = n
-		}
-		if f := strings.ToLower(p); ls.folded[f] == 0 {
-			ls.folded[f] = n
 		}
 	}
 	return u
 }
 
+// spellings are the keys of lines.at for a path: as written, then folded.
+func spellings(path, u string) []string {
+	return []string{path, u, "\x00" + strings.ToLower(path), "\x00" + strings.ToLower(u)}
+}
+
 // line returns the line of path, or of its nearest located parent.
 func (ls *lines) line(path string) int {
-	u := unindex(path)
-	for i, p := range []string{path, u, strings.ToLower(path), strings.ToLower(u)} {
-		at := ls.at
-		if i > 1 {
-			at = ls.folded
-		}
+	for _, p := range spellings(path, unindex(path)) {
 		for p != "" {
-			if n, ok := at[p]; ok {
+			if n, ok := ls.at[p]; ok {
 				return n
 			}
 			cut := strings.LastIndexAny(p, ".[")
@@ -459,8 +448,7 @@ func unquoted(line string, c byte) int {
 	return -1
 }
 
-// normKey writes a dotted TOML key as the decoder reads it; a key it
-// cannot read is kept as written.
+// normKey writes a dotted TOML key as the decoder reads it, if it can.
 func normKey(key string) string {
 	key = strings.TrimSpace(key)
 	if !strings.ContainsAny(key, "\"' \t") {

@@ -22,8 +22,7 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// Diff is a validator's checks on what the agent changed since the prompt
-// was armed (package baseline).
+// Diff is a validator's checks on what changed since arming (baseline).
 type Diff struct {
 	Changed      []string // files whose content must differ
 	AddedLacks   string   // no line added in the files of In may match
@@ -72,8 +71,7 @@ func (d Diff) Want() baseline.Want {
 	return baseline.Want{Changed: d.Changed, In: d.in()}
 }
 
-// diff reads and checks a validator's diff keys into out, and reports
-// whether it has any.
+// diff reads and checks the diff keys into out: false if there are none.
 func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 	*out = Diff{Changed: rd.Changed, AddedLacks: rd.AddedLacks, AddedMatches: rd.AddedMatches, In: rd.In, Cheats: rd.Cheats != nil && *rd.Cheats}
 	for _, c := range rd.Changed {
@@ -119,8 +117,7 @@ func outsidePath(c string) string {
 	return ""
 }
 
-// WantOf is what detect records when it arms m: the union of its
-// validators' diff checks' wants.
+// WantOf is what detect records when it arms m: its validators' wants.
 func WantOf(m *Mapping, validator func(string) (*Validator, error)) (baseline.Want, error) {
 	var w baseline.Want
 	for _, name := range m.Validators {
@@ -173,17 +170,14 @@ func (d Diff) Check() *baseline.Check {
 	return c
 }
 
-// Inputs are what a mapping's verdict depends on beyond the agent's work:
-// mappings.toml and its run validators' files, root-relative path to
-// SHA-256. The gate tells the human which changed since arming: a check
-// that passes because its script was rewritten must not pass in silence.
+// Inputs are what a verdict depends on beyond the agent's work, path to
+// SHA-256: a check passing because its script changed must not be silent.
 type Inputs map[string]string
 
 // maxInputFile bounds how much of a program a hook hashes.
 const maxInputFile = 4 << 20
 
-// InputsOf returns the inputs of m: the config's hash key and the
-// RunInputs of each run validator.
+// InputsOf returns the config's key and each run validator's RunInputs.
 func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator func(string) (*Validator, error)) (Inputs, error) {
 	in := Inputs{project.Display(root, file): hex.EncodeToString(key[:])}
 	for _, name := range m.Validators {
@@ -202,22 +196,17 @@ func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator fu
 // (shell.Files) and that a plain word of it names, each hashed up to limit
 // bytes; unread is an executed file it could not hash.
 func RunInputs(in Inputs, run, root string, limit int64) (unread bool) {
+	var paths []string
 	for _, f := range shell.Files(run, root) {
-		if r, inside := project.Rel(root, f.Path); inside {
-			if sum, ok := digest(f.Path, limit); ok {
-				in[r] = sum
-			} else {
-				unread = true
-			}
-		}
+		paths = append(paths, f.Path)
 	}
-	for _, path := range strings.Fields(run) {
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(root, path)
-		}
+	executed := len(paths)
+	for i, path := range append(paths, strings.Fields(run)...) {
 		if r, inside := project.Rel(root, path); inside {
-			if sum, ok := digest(path, limit); ok {
+			if sum, ok := digest(filepath.Join(root, r), limit); ok {
 				in[r] = sum
+			} else if i < executed {
+				unread = true
 			}
 		}
 	}

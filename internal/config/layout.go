@@ -27,15 +27,13 @@ const (
 	skillFile   = "SKILL.md"
 )
 
-// A Name is one way the client names a prompt: a root-relative file whose
-// Read arms it, or a slash command (without "/").
+// A Name is a root-relative file whose Read arms a prompt, or a command.
 type Name struct {
 	File, Command string
 	Layout        string
 }
 
-// Names returns every name of the prompt key, files first, each once
-// (docs/config.md#mapping).
+// Names returns every name of the prompt key, files first (docs/config.md).
 func Names(promptsDir, key string) []Name {
 	if IsPluginKey(key) {
 		names := []Name{{Command: key, Layout: LayoutPlugin}}
@@ -65,8 +63,7 @@ func Names(promptsDir, key string) []Name {
 // IsPluginKey reports whether key is a plugin's "plugin:name".
 func IsPluginKey(key string) bool { return strings.Contains(key, ":") }
 
-// mayName reports whether rel could be a file Names returns: detect's
-// cheap test before any table is read.
+// mayName reports whether rel could be a file Names returns.
 func mayName(promptsDir, rel string) bool {
 	return strings.HasSuffix(rel, ".md") && slices.ContainsFunc([]string{commandsDir, skillsDir, mirrorDir, cleanJoin(promptsDir, "")},
 		func(dir string) bool { return strings.HasPrefix(rel, dir) })
@@ -121,8 +118,7 @@ func (c *Config) names(key string, files bool) []string {
 	return out
 }
 
-// MatchPath returns the mappings armed by a read of rel, a slash path
-// relative to the project root, in file order.
+// MatchPath returns the mappings a read of the root-relative rel arms.
 func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
 	if !mayName(c.Settings.PromptsDir, rel) {
 		return nil, nil // most reads: the mappings need not be read
@@ -133,8 +129,7 @@ func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
 // MatchCommand returns the mappings armed by the slash command /name.
 func (c *Config) MatchCommand(name string) ([]*Mapping, error) { return c.match('c', name) }
 
-// match returns the mappings a path ('p') or command ('c') key arms, from
-// the cache's records or from the index, built on first use.
+// match returns the mappings a path ('p') or command ('c') key arms.
 func (c *Config) match(kind byte, key string) ([]*Mapping, error) {
 	var cached []Mapping
 	var maps []*Mapping
@@ -161,8 +156,7 @@ func (c *Config) Mapping(key string) *Mapping {
 	return nil
 }
 
-// tables maps each file ("p" and the path) and command ("c" and the name)
-// of every mapping's Names to the mappings they arm, in file order.
+// tables maps each "p"+file and "c"+command to the mappings they arm.
 func (c *Config) tables() map[string][]int {
 	t := make(map[string][]int, 6*len(c.Mappings))
 	for i, m := range c.Mappings {
@@ -190,8 +184,7 @@ func cleanJoin(dir, name string) string {
 	return dir + "/" + name
 }
 
-// Runs returns the run validators, in file order, with their Name and Run
-// (the guard asks at every write it judges).
+// Runs returns the run validators with their Name and Run (for the guard).
 func (c *Config) Runs() ([]*Validator, error) {
 	var pairs [][2]string // name, run: the guard's lookup decodes no more
 	var runs []*Validator
@@ -238,8 +231,7 @@ func (c *Config) existing(key string) string {
 	return ""
 }
 
-// A Read is the judgement of a Read of one file: which mappings it arms,
-// and through which of their Names.
+// A Read is the judgement of a Read of one file: the mappings it arms.
 type Read struct {
 	Path    string // as the client gives it: absolute
 	Rel     string // Path relative to the root
@@ -248,8 +240,7 @@ type Read struct {
 	Outside bool // a mapped name, but a symlink leading out of the project
 }
 
-// ReadOf returns the unjudged Read of absolute path if it may arm a
-// mapping (a .md file inside root).
+// ReadOf returns the unjudged Read of a .md file inside root.
 func ReadOf(root, path string) (Read, bool) {
 	if !strings.HasSuffix(path, ".md") {
 		return Read{}, false

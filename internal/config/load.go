@@ -25,7 +25,7 @@ import (
 // The raw shapes decoded from TOML: a pointer tells "absent" from "zero".
 type rawFile struct {
 	Settings   rawSettings             `toml:"settings"`
-	Mapping    []rawMapping            `toml:"mapping"`
+	Mapping    []Mapping               `toml:"mapping"`
 	Validators map[string]rawValidator `toml:"validators"`
 	Telemetry  rawTelemetry            `toml:"telemetry"`
 }
@@ -51,12 +51,6 @@ var defaultSettings = rawSettings{
 	PromptsDir: DefaultPromptsDir, StateDir: DefaultStateDir, Timeout: DefaultTimeout.String(),
 	MaxBlocks: DefaultMaxBlocks, OutputLines: DefaultOutputLines, Announce: true,
 	OnFailure: OnFailureBlock, Mode: ModeEnforce, OutputBytes: DefaultOutputBytes, Output: validator.OutputFailures,
-}
-
-type rawMapping struct {
-	Prompt      string   `toml:"prompt"`
-	Validators  []string `toml:"validators"`
-	WhenChanged []string `toml:"when_changed"`
 }
 
 type rawValidator struct {
@@ -94,8 +88,7 @@ func BlockCap(getenv func(string) string) int {
 	return 9
 }
 
-// Parse reads and checks config text read from file, relative paths
-// against root; any mistake gives Problems.
+// Parse reads and checks config text read from file; mistakes are Problems.
 func Parse(data []byte, file, root string) (*Config, error) {
 	cfg, p := parse(data, file, root)
 	if len(p.problems.Errors()) > 0 {
@@ -244,7 +237,7 @@ func (p *parser) regex(key, re, hint string) {
 	}
 }
 
-func (p *parser) mappings(cfg *Config, raw []rawMapping) {
+func (p *parser) mappings(cfg *Config, raw []Mapping) {
 	first := map[string]int{} // prompt → the mapping that maps it first
 	for i, rm := range raw {
 		key := mappingPath(i)
@@ -261,8 +254,9 @@ func (p *parser) mappings(cfg *Config, raw []rawMapping) {
 				p.add(key+".validators", fmt.Sprintf("validator %q is not defined", name), fmt.Sprintf("add a [validators.%s] table", name))
 			}
 		}
-		cfg.Mappings = append(cfg.Mappings, Mapping{Prompt: rm.Prompt, Validators: rm.Validators, WhenChanged: p.whenChanged(key, rm.WhenChanged)})
+		p.whenChanged(key, rm.WhenChanged)
 	}
+	cfg.Mappings = raw
 }
 
 func badPromptKey(k string) (msg, hint string) {
@@ -289,8 +283,7 @@ func hintFor(k toml.Key) string {
 	return "top-level tables are [settings], [[mapping]], [validators.NAME] and [telemetry]"
 }
 
-// whenChanged checks key's when_changed: one that selects nothing would
-// skip the check at every stop.
+// whenChanged checks key's when_changed: selecting nothing skips the check.
 func (p *parser) whenChanged(key string, globs []string) []string {
 	if globs == nil {
 		return nil
@@ -345,8 +338,7 @@ func (v *Validator) Patterns() (*pattern.Set, error) {
 	return ps, nil
 }
 
-// Telemetry is the [telemetry] table: whether and where the gate exports
-// each stop's verdict over OTLP (internal/telemetry).
+// Telemetry is the [telemetry] table: OTLP export of verdicts.
 type Telemetry struct {
 	Enabled    bool
 	Endpoint   string // a URL; "" is the SDK's default for the protocol
