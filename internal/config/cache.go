@@ -33,22 +33,34 @@ const (
 // Load is Parse of the config file from the cache that holds a parse of
 // its exact text, in the state dir it names (docs/config.md#the-cache).
 func Load(file, root string) (*Config, error) {
-	text, err := readText(file)
+	f, err := openText(file)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	// The default state dir's cache counts for a text that names none;
+	// streamed, the text is compared without holding it whole.
 	ctx := contextKey()
-	if dir, known := textStateDir(text, root); known {
-		if hit := readCache(cachePath(dir, file), text, ctx); hit != nil {
-			hit.File, hit.Root = file, root
-			return hit, nil
+	hit, mentions := readCache(cachePath(stateDir(root, ""), file), f, ctx)
+	if hit == nil || mentions {
+		text, err := readFrom(f)
+		if err != nil {
+			return nil, err
+		}
+		hit = nil
+		if dir, known := textStateDir(text, root); known {
+			hit, _ = readCache(cachePath(dir, file), bytes.NewReader(text), ctx)
+		}
+		if hit == nil {
+			cfg, err := Parse(text, file, root)
+			if err == nil {
+				writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
+			}
+			return cfg, err
 		}
 	}
-	cfg, err := Parse(text, file, root)
-	if err == nil {
-		writeCache(cachePath(cfg.StateDir(), file), encodeCache(cfg, text, ctx))
-	}
-	return cfg, err
+	hit.File, hit.Root = file, root
+	return hit, nil
 }
 
 // A cache file is its sealed head line, the config text, then the sorted
@@ -65,7 +77,6 @@ type cacheHead struct {
 // cached is where a config from the cache finds its records.
 type cached struct {
 	path    string
-	text    []byte // the config's text, as the load read it
 	head    []byte // the head line
 	at, end int64  // where the records start and end (the file's size)
 }
@@ -120,30 +131,49 @@ func unseal(line []byte) ([]byte, error) {
 	return line[:i], nil
 }
 
-// readCache returns the config cached at path from text under ctx, or nil.
-func readCache(path string, text []byte, ctx string) *Config {
+// readCache returns the config cached at path from the text r reads under
+// ctx, or nil, and whether that text mentions a state dir.
+func readCache(path string, r io.Reader, ctx string) (*Config, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	line, err := bufio.NewReader(f).ReadBytes('\n')
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	var h cacheHead
-	if head, err := unseal(line[:len(line)-1]); err != nil || json.Unmarshal(head, &h) != nil || h.Context != ctx || h.Text != int64(len(text)) {
-		return nil
+	if head, err := unseal(line[:len(line)-1]); err != nil || json.Unmarshal(head, &h) != nil || h.Context != ctx {
+		return nil, false
 	}
 	at := int64(len(line))
-	buf := make([]byte, min(len(text), 32<<10)) // the cached text, compared a chunk at a time
-	for off := 0; off < len(text); off += len(buf) {
-		chunk := text[off:min(off+len(buf), len(text))]
-		if _, err := f.ReadAt(buf[:len(chunk)], at+int64(off)); err != nil || !bytes.Equal(buf[:len(chunk)], chunk) {
-			return nil
+	same, mentions := sameText(r, io.NewSectionReader(f, at, h.Text), h.Text)
+	if !same {
+		return nil, false
+	}
+	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: line, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
+}
+
+// sameText reports whether a and b, said to be size bytes long, read the
+// same bytes to their ends (a read error is a difference), and whether
+// they mention a state dir, looking across reads through the last 8 bytes.
+func sameText(a, b io.Reader, size int64) (same, mentions bool) {
+	chunk := int(min(size+1, 32<<10)) // a short text in one read; a longer a fails at once
+	buf := make([]byte, 64+2*chunk)   // x after an 8-byte tail of the last read, aligned
+	x, y := buf[64:64+chunk], buf[64+chunk:]
+	for {
+		n, errA := io.ReadFull(a, x)
+		m, errB := io.ReadFull(b, y)
+		if n != m || errA != errB || !bytes.Equal(x[:n], y[:m]) {
+			return false, false
+		}
+		mentions = mentions || mentionsStateDir(buf[56:64+n])
+		copy(buf[56:64], buf[56+n:64+n])
+		if errA != nil {
+			return errA == io.EOF || errA == io.ErrUnexpectedEOF, mentions
 		}
 	}
-	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, text: text, head: line, at: at + h.Text, end: at + h.Text + h.Records}}
 }
 
 // errCache is a cache file damaged or rewritten since the load.
@@ -251,12 +281,24 @@ func lineAt(f io.ReaderAt, off, hi int64) ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-// Full returns the config with every mapping and validator, parsed.
+// Full returns the config with every mapping and validator: one from the
+// cache parses the text its cache holds, which the load compared.
 func (c *Config) Full() (*Config, error) {
 	if c.cached == nil {
 		return c, nil
 	}
-	return c, c.reparse(c.cached.text)
+	text := make([]byte, c.cached.at-int64(len(c.cached.head)))
+	f, err := os.Open(c.cached.path)
+	if err == nil {
+		defer f.Close()
+		_, err = f.ReadAt(text, int64(len(c.cached.head)))
+	}
+	if err != nil || sha256.Sum256(text) != c.key {
+		if text, err = readText(c.File); err != nil { // the cache is gone: the file as it is now
+			return c, err
+		}
+	}
+	return c, c.reparse(text)
 }
 
 // checksum finds a torn or damaged cache, not a forged one, which only
@@ -310,12 +352,15 @@ func readText(file string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var b bytes.Buffer
-	if st, err := f.Stat(); err == nil {
-		b.Grow(int(st.Size()) + 1) // one read at the hook's every event
+	return readFrom(f)
+}
+
+// readFrom reads f from its start.
+func readFrom(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
 	}
-	_, err = b.ReadFrom(f)
-	return b.Bytes(), err
+	return io.ReadAll(f)
 }
 
 // Path returns the config file: override (relative to dir), else root's.

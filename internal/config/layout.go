@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,11 +175,7 @@ func (c *Config) tables() map[string][]int {
 }
 
 func cleanJoin(dir, name string) string {
-	dir = strings.TrimRight(dir, "/")
-	for strings.HasPrefix(dir, "./") {
-		dir = dir[2:]
-	}
-	if dir == "" || dir == "." {
+	if dir = path.Clean(dir); dir == "." || dir == "/" {
 		return name
 	}
 	return dir + "/" + name
