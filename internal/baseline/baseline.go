@@ -192,7 +192,7 @@ func walk(root string, set *pattern.Set, skip []string, most int, state func(pat
 		return nil
 	})
 	if len(paths) > most {
-		return nil, errTreeSize
+		return nil, fmt.Errorf("more than %d files", most)
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
@@ -218,8 +218,6 @@ var everything = sync.OnceValue(func() *pattern.Set {
 
 // maxTree bounds the record of the whole tree: past it none is taken.
 const maxTree = 200_000
-
-var errTreeSize = fmt.Errorf("more than %d files", maxTree)
 
 // tree is the regular.Stamp (its ctime shows a restored mtime) of every file under root but .git and skip; nil on error.
 func tree(root string, skip []string) map[string]State {
@@ -456,8 +454,6 @@ func (c *Check) changes(s, n *Snapshot) (out []Change, problems []string) {
 // maxDiffCost bounds one file's diff, in search steps: never a hung gate.
 const maxDiffCost = 50_000_000
 
-var errDiffCost = errors.New("the files differ too much to diff")
-
 // splitLines splits text into lines without their breaks.
 func splitLines(text []byte) []string {
 	if len(text) == 0 {
@@ -559,7 +555,7 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, err error) {
 			return aHi - x, bHi - y, nil
 		}
 		if d.cost += 2*D + 2; d.cost > maxDiffCost {
-			return 0, 0, errDiffCost
+			return 0, 0, errors.New("the files differ too much to diff")
 		}
 	}
 	return 0, 0, errors.New("diff: no middle snake") // unreachable for a correct search

@@ -69,12 +69,12 @@ func Scan(changes []baseline.Change) []string {
 // match returns the first rule for kind k (only skip rules when skip) that line breaks, /* */ removed or not.
 func match(k kind, line string, skip bool) (rule, bool) {
 	bare := blockComment().ReplaceAllString(line, "")
-	for _, r := range rules {
+	for _, r := range rules() {
 		if r.in&k == 0 || skip && !r.skip {
 			continue
 		}
 		for _, l := range []string{line, bare} {
-			if m := r.re().FindStringSubmatch(l); m != nil && (r.ok == nil || !r.ok(m)) {
+			if m := r.re.FindStringSubmatch(l); m != nil && (r.ok == nil || !r.ok(m)) {
 				return r, true
 			}
 		}
@@ -189,7 +189,7 @@ func moved(path string, was, now []unit) bool {
 // testsOf returns the tests a file of kind k defines, skipped by a skip rule in or around them.
 func testsOf(path string, k kind, ls []string) []unit {
 	var out []unit
-	for _, u := range units {
+	for _, u := range units() {
 		if k&u.in == 0 {
 			continue
 		}
@@ -198,16 +198,16 @@ func testsOf(path string, k kind, ls []string) []unit {
 		for i := range ls {
 			heads[i] = blockComment().ReplaceAllString(ls[i], "")
 			// it, then .skip('name' on the next line: one call.
-			if i+1 < len(ls) && !u.test().MatchString(heads[i]) && !u.test().MatchString(ls[i+1]) {
+			if i+1 < len(ls) && !u.test.MatchString(heads[i]) && !u.test.MatchString(ls[i+1]) {
 				heads[i], joined[i] = heads[i]+strings.TrimSpace(ls[i+1]), 1
 			}
-			if u.test().MatchString(heads[i]) {
+			if u.test.MatchString(heads[i]) {
 				starts = append(starts, i)
 			}
 		}
 		ind := indents(ls)
 		for n, i := range starts {
-			m := u.test().FindStringSubmatch(heads[i])
+			m := u.test.FindStringSubmatch(heads[i])
 			t := unit{path: path, name: m[slices.IndexFunc(m[1:], func(s string) bool { return s != "" })+1], line: i + 1, py: u.in == pyTest}
 			end := blockEnd(ls, ind, i+joined[i], t.py) // a head joined: its block is its second line's
 			if n+1 < len(starts) {
@@ -216,7 +216,7 @@ func testsOf(path string, k kind, ls []string) []unit {
 			scope := ancestors(ls, ind, i)
 			for j := decorated(ls, ind, i); j <= end; j++ {
 				scope = append(scope, j)
-				if u.assert().MatchString(ls[j]) && j >= i {
+				if u.assert.MatchString(ls[j]) && j >= i {
 					t.asserts++
 				}
 			}
@@ -404,43 +404,46 @@ const tests = goTest | jsTest | pyTest
 type rule struct {
 	in   kind
 	what string
-	re   func() *regexp.Regexp
+	re   *regexp.Regexp
 	skip bool                    // marks the test it is in, or opens, skipped
 	ok   func(sub []string) bool // a match that is benign after all
 }
 
 // rules are matched against added lines, the skip rules against each test as it was and is.
-var rules = []rule{
-	{in: goSrc, what: "test skipped", skip: true, re: re(`\.\s*Skip(Now|f)?\b|^\s*Skip(Now|f)?\s*\(|["` + "`" + `]Skip(Now|f)?["` + "`" + `]`)},
-	{in: goSrc, what: "test skipped unless run in full (testing.Short)", skip: true, re: re(`\btesting\s*\.\s*Short\b`)},
-	{in: goTest, what: "build constraint on a test file", re: re(`^\s*//\s*(go:build|\+build)\b`)},
-	{in: jsTest, what: "test skipped, focused or left to do", skip: true, re: re(`\b(it|test|describe|suite|context|bench)\s*\.\s*(skip|only|todo|skipIf|runIf|fails)\b|^\s*\.\s*(skip|only|todo)\b|\b(xit|xtest|xdescribe|xcontext|fit|fdescribe)\s*\(|\[\s*['"` + "`" + `](skip|only|todo)['"` + "`" + `]\s*\]`)},
-	{in: pySrc, what: "test skipped", skip: true, re: re(`\bmark\s*\.\s*(skip|skipif|xfail)\b|\bpytest\s*\.\s*(skip|xfail|importorskip)\b|\bunittest\s*\.\s*skip|\bSkipTest\b|\bskipTest\b`)},
-	{in: pyTest, what: "test skipped", skip: true, re: re(`\b(skip|skipif|skipIf|skipUnless|xfail|importorskip)\b|^\s*__test__\s*=\s*False\b`)},
-	{in: tests, what: "test code made dead", skip: true, re: re(`\bif\s*\(?\s*(false|False|0|None)\s*\)?\s*[:{]`)},
-	{in: tests, what: "assertion that cannot fail", re: re(`^\s*assert\s+(True|1|not\s+(False|None|0))\s*(,|#|$)|\bexpect\s*\(\s*(true|1|!0)\s*\)\s*\.\s*(toBe|toEqual|toStrictEqual|toBeTruthy)\b|\bassert(\.ok)?\s*\(\s*true\s*\)|\bassert\w*\s*\.\s*True\s*\(\s*\w+\s*,\s*true\s*\)|\bassertTrue\s*\(\s*True\s*\)`)},
-	{in: goSrc, what: "lint suppressed", re: re(`//\s*nolint\b|//\s*lint:(file-)?ignore\b|#nosec\b`)},
-	{in: jsSrc, what: "lint or type check suppressed", re: re(`eslint-disable|@ts-(ignore|nocheck|expect-error)\b|\b(istanbul|c8|v8)\s+ignore\b|biome-ignore|deno-lint-ignore|oxlint-disable|\$FlowFixMe`)},
-	{in: pySrc, what: "lint or type check suppressed", re: re(`#\s*type\s*:\s*ignore|#\s*noqa\b|#\s*pragma\s*:\s*no\s*(cover|branch)|#\s*(pylint|pyright|mypy|ruff|flake8)\s*:\s*(disable|ignore|noqa|basic)|#\s*nosec\b|#\s*pyre-(ignore|fixme)`)},
-	{in: pySrc, what: "source encoding other than UTF-8 declared", re: re(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`),
-		ok: func(s []string) bool {
-			return slices.Contains([]string{"utf-8", "utf8", "utf_8", "utf-8-sig", "ascii", "us-ascii"}, strings.ToLower(s[1]))
-		}},
-	{in: testConf, what: "tests excluded by config", re: re(`\b(testPathIgnorePatterns|modulePathIgnorePatterns|testIgnore|exclude|passWithNoTests|testNamePattern|testMatch|testRegex|grep|ignore|include)["']?\s*[:=]`)},
-	{in: testConf | pyTest, what: "tests excluded by config", re: re(`--ignore(-glob)?[=\s]|--deselect|(^|[\s"'\[,=])-k\b|-m\s*["']?not\b|\bnorecursedirs\b|\bcollect_ignore|\btestpaths\b|\bpython_(files|functions|classes)\b|\bpytest_(collection_modifyitems|ignore_collect)\b`)},
-	{in: lintConf, what: "lint or type check loosened by config", re: re(`(?i)["']off["']|\b(disable|ignore|exclude|extend-ignore|per-file-ignores|ignore_errors|skip-dirs|skip-files|skipLibCheck)\b|"(strict\w*|noImplicit\w*|checkJs)"\s*:\s*false`)},
-	{in: script, what: "tests narrowed in a script", re: re(`\bgo\s+test\b.*\s-(tags|run|skip|short)\b|\bGOFLAGS\b.*-tags|\b(py\.test|pytest)\b.*\s(--ignore|--deselect|-k\b|-m\s*["']?not\b)|\b(jest|vitest|mocha)\b.*\s(--testPathIgnorePatterns|--exclude|--testNamePattern|-t\b|--grep|--passWithNoTests|--ignore)`)},
-	{in: code, what: "git hooks bypassed", re: re(`--no-verify\b|\bHUSKY\s*=\s*0\b|\bgit\s+commit\b[^;&|]*\s-n\b|\bcore\.hooksPath\b`)},
-	{in: anyFile, what: "secret added (private key)", re: re(`-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----`)},
-	{in: anyFile, what: "secret added (AWS access key)", re: re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`), ok: func(s []string) bool { return strings.HasSuffix(s[0], "EXAMPLE") }},
-	{in: anyFile, what: "secret added (token)", re: re(`\b(gh[pousr]_[A-Za-z0-9]{36}|github_pat_\w{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk_live_[0-9A-Za-z]{20,}|sk-(proj-|ant-)?[A-Za-z0-9_-]{32,}|AIza[0-9A-Za-z_-]{35})`)},
-	{in: anyFile, what: "secret added", re: re(`(?i)(api[_-]?key|secret|token|passw(or)?d|passwd|access[_-]?key|credential)\w*["']?\s*[:=]\s*(["']([^"'\s]{16,})["']|([^"'\s]{16,})\s*$)`),
-		ok: func(s []string) bool {
-			return !secretLike(s[4]) && (s[5] == "" || dotted().MatchString(s[5]) || !secretLike(s[5]))
-		}},
-}
+// Every regular expression here compiles on first use: at start-up they cost each detect call 1 ms.
+var rules = sync.OnceValue(func() []rule {
+	re := regexp.MustCompile
+	return []rule{
+		{in: goSrc, what: "test skipped", skip: true, re: re(`\.\s*Skip(Now|f)?\b|^\s*Skip(Now|f)?\s*\(|["` + "`" + `]Skip(Now|f)?["` + "`" + `]`)},
+		{in: goSrc, what: "test skipped unless run in full (testing.Short)", skip: true, re: re(`\btesting\s*\.\s*Short\b`)},
+		{in: goTest, what: "build constraint on a test file", re: re(`^\s*//\s*(go:build|\+build)\b`)},
+		{in: jsTest, what: "test skipped, focused or left to do", skip: true, re: re(`\b(it|test|describe|suite|context|bench)\s*\.\s*(skip|only|todo|skipIf|runIf|fails)\b|^\s*\.\s*(skip|only|todo)\b|\b(xit|xtest|xdescribe|xcontext|fit|fdescribe)\s*\(|\[\s*['"` + "`" + `](skip|only|todo)['"` + "`" + `]\s*\]`)},
+		{in: pySrc, what: "test skipped", skip: true, re: re(`\bmark\s*\.\s*(skip|skipif|xfail)\b|\bpytest\s*\.\s*(skip|xfail|importorskip)\b|\bunittest\s*\.\s*skip|\bSkipTest\b|\bskipTest\b`)},
+		{in: pyTest, what: "test skipped", skip: true, re: re(`\b(skip|skipif|skipIf|skipUnless|xfail|importorskip)\b|^\s*__test__\s*=\s*False\b`)},
+		{in: tests, what: "test code made dead", skip: true, re: re(`\bif\s*\(?\s*(false|False|0|None)\s*\)?\s*[:{]`)},
+		{in: tests, what: "assertion that cannot fail", re: re(`^\s*assert\s+(True|1|not\s+(False|None|0))\s*(,|#|$)|\bexpect\s*\(\s*(true|1|!0)\s*\)\s*\.\s*(toBe|toEqual|toStrictEqual|toBeTruthy)\b|\bassert(\.ok)?\s*\(\s*true\s*\)|\bassert\w*\s*\.\s*True\s*\(\s*\w+\s*,\s*true\s*\)|\bassertTrue\s*\(\s*True\s*\)`)},
+		{in: goSrc, what: "lint suppressed", re: re(`//\s*nolint\b|//\s*lint:(file-)?ignore\b|#nosec\b`)},
+		{in: jsSrc, what: "lint or type check suppressed", re: re(`eslint-disable|@ts-(ignore|nocheck|expect-error)\b|\b(istanbul|c8|v8)\s+ignore\b|biome-ignore|deno-lint-ignore|oxlint-disable|\$FlowFixMe`)},
+		{in: pySrc, what: "lint or type check suppressed", re: re(`#\s*type\s*:\s*ignore|#\s*noqa\b|#\s*pragma\s*:\s*no\s*(cover|branch)|#\s*(pylint|pyright|mypy|ruff|flake8)\s*:\s*(disable|ignore|noqa|basic)|#\s*nosec\b|#\s*pyre-(ignore|fixme)`)},
+		{in: pySrc, what: "source encoding other than UTF-8 declared", re: re(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`),
+			ok: func(s []string) bool {
+				return slices.Contains([]string{"utf-8", "utf8", "utf_8", "utf-8-sig", "ascii", "us-ascii"}, strings.ToLower(s[1]))
+			}},
+		{in: testConf, what: "tests excluded by config", re: re(`\b(testPathIgnorePatterns|modulePathIgnorePatterns|testIgnore|exclude|passWithNoTests|testNamePattern|testMatch|testRegex|grep|ignore|include)["']?\s*[:=]`)},
+		{in: testConf | pyTest, what: "tests excluded by config", re: re(`--ignore(-glob)?[=\s]|--deselect|(^|[\s"'\[,=])-k\b|-m\s*["']?not\b|\bnorecursedirs\b|\bcollect_ignore|\btestpaths\b|\bpython_(files|functions|classes)\b|\bpytest_(collection_modifyitems|ignore_collect)\b`)},
+		{in: lintConf, what: "lint or type check loosened by config", re: re(`(?i)["']off["']|\b(disable|ignore|exclude|extend-ignore|per-file-ignores|ignore_errors|skip-dirs|skip-files|skipLibCheck)\b|"(strict\w*|noImplicit\w*|checkJs)"\s*:\s*false`)},
+		{in: script, what: "tests narrowed in a script", re: re(`\bgo\s+test\b.*\s-(tags|run|skip|short)\b|\bGOFLAGS\b.*-tags|\b(py\.test|pytest)\b.*\s(--ignore|--deselect|-k\b|-m\s*["']?not\b)|\b(jest|vitest|mocha)\b.*\s(--testPathIgnorePatterns|--exclude|--testNamePattern|-t\b|--grep|--passWithNoTests|--ignore)`)},
+		{in: code, what: "git hooks bypassed", re: re(`--no-verify\b|\bHUSKY\s*=\s*0\b|\bgit\s+commit\b[^;&|]*\s-n\b|\bcore\.hooksPath\b`)},
+		{in: anyFile, what: "secret added (private key)", re: re(`-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----`)},
+		{in: anyFile, what: "secret added (AWS access key)", re: re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`), ok: func(s []string) bool { return strings.HasSuffix(s[0], "EXAMPLE") }},
+		{in: anyFile, what: "secret added (token)", re: re(`\b(gh[pousr]_[A-Za-z0-9]{36}|github_pat_\w{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk_live_[0-9A-Za-z]{20,}|sk-(proj-|ant-)?[A-Za-z0-9_-]{32,}|AIza[0-9A-Za-z_-]{35})`)},
+		{in: anyFile, what: "secret added", re: re(`(?i)(api[_-]?key|secret|token|passw(or)?d|passwd|access[_-]?key|credential)\w*["']?\s*[:=]\s*(["']([^"'\s]{16,})["']|([^"'\s]{16,})\s*$)`),
+			ok: func(s []string) bool {
+				return !secretLike(s[4]) && (s[5] == "" || dotted().MatchString(s[5]) || !secretLike(s[5]))
+			}},
+	}
+})
 
-// re compiles s on first use: compiling every rule at start-up cost each detect call 1 ms.
 func re(s string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(s) })
 }
@@ -493,17 +496,22 @@ func kindOf(p string) kind {
 }
 
 // units are, per test file kind, a test's start (its name the first non-empty group) and an assertion.
-var units = []struct {
+type syntax struct {
 	in           kind
-	test, assert func() *regexp.Regexp
-}{
-	{goTest, re(`^func\s+((?:Test|Fuzz)\w*)\s*\(`),
-		re(`\b\w+\s*\.\s*(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(assert|require|is|qt)\s*\.\s*[A-Z]\w*\s*\(|\bExpect\s*\(`)},
-	{pyTest, re(`^\s*(?:async\s+)?def\s+(test\w*)\s*\(`),
-		re(`^\s*assert\b|\bself\s*\.\s*(assert\w*|fail\w*)\s*\(|\bpytest\s*\.\s*(raises|warns|fail)\b|\.assert_\w+\s*\(`)},
-	{jsTest, re(`\b(?:[xf]?it|x?test)\s*(?:\.\s*\w+\s*|\[\s*['"` + "`" + `]\w+['"` + "`" + `]\s*\]\s*)*\(\s*(?:'([^']*)'|"([^"]*)"|` + "`([^`]*)`" + `)`),
-		re(`\bexpect\s*(\.\s*\w+\s*)?\(|\bassert\b|\.should\b|\bt\s*\.\s*(is|not|deepEqual|true|false|truthy|falsy|throws|assert|equal|ok|match|snapshot)\s*\(`)},
+	test, assert *regexp.Regexp
 }
+
+var units = sync.OnceValue(func() []syntax {
+	re := regexp.MustCompile
+	return []syntax{
+		{goTest, re(`^func\s+((?:Test|Fuzz)\w*)\s*\(`),
+			re(`\b\w+\s*\.\s*(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(assert|require|is|qt)\s*\.\s*[A-Z]\w*\s*\(|\bExpect\s*\(`)},
+		{pyTest, re(`^\s*(?:async\s+)?def\s+(test\w*)\s*\(`),
+			re(`^\s*assert\b|\bself\s*\.\s*(assert\w*|fail\w*)\s*\(|\bpytest\s*\.\s*(raises|warns|fail)\b|\.assert_\w+\s*\(`)},
+		{jsTest, re(`\b(?:[xf]?it|x?test)\s*(?:\.\s*\w+\s*|\[\s*['"` + "`" + `]\w+['"` + "`" + `]\s*\]\s*)*\(\s*(?:'([^']*)'|"([^"]*)"|` + "`([^`]*)`" + `)`),
+			re(`\bexpect\s*(\.\s*\w+\s*)?\(|\bassert\b|\.should\b|\bt\s*\.\s*(is|not|deepEqual|true|false|truthy|falsy|throws|assert|equal|ok|match|snapshot)\s*\(`)},
+	}
+})
 
 // secretLike reports whether v looks like a real secret: letters and digits, dense.
 func secretLike(v string) bool {

@@ -259,13 +259,8 @@ func TestScan(t *testing.T) {
 // TestPatternsCompile compiles every pattern, since they compile on first
 // use and a bad one would otherwise panic only in the scan that needs it.
 func TestPatternsCompile(t *testing.T) {
-	for _, r := range rules {
-		r.re()
-	}
-	for _, u := range units {
-		u.test()
-		u.assert()
-	}
+	rules()
+	units()
 	for _, p := range []func() *regexp.Regexp{jsTestName, testConfs, lintConfs, scripts, dotted, prose, pyClass, blockComment, escape, concat} {
 		p()
 	}
