@@ -102,13 +102,11 @@ func clone(o Options, dir string) (string, error) {
 	if dirty, _ := git(o.Src, "status", "--porcelain", "--untracked-files=no"); dirty != "" && o.Rev == "" {
 		fmt.Fprintf(o.Log, "dist: note: uncommitted changes are not in the release; it builds commit %s\n", full)
 	}
-	if _, err := git("", "clone", "--quiet", "--no-checkout", o.Src, dir); err != nil {
-		return "", err
+	_, err = git("", "clone", "--quiet", "--no-checkout", o.Src, dir)
+	if err == nil {
+		_, err = git(dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", full)
 	}
-	if _, err := git(dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", full); err != nil {
-		return "", err
-	}
-	return full, nil
+	return full, err
 }
 
 func git(dir string, args ...string) (string, error) {
