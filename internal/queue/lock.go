@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,11 +93,7 @@ var ErrNotRegular = errors.New("the lock is not a regular file")
 // notRegular is ErrNotRegular naming what lies at path; nil for a file or nothing.
 func notRegular(path string) error {
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		kind, ok := kinds[info.Mode().Type()]
-		if !ok {
-			kind = info.Mode().String()
-		}
-		return fmt.Errorf("locking %s: %w (%s)", path, ErrNotRegular, kind)
+		return fmt.Errorf("locking %s: %w (%s)", path, ErrNotRegular, cmp.Or(kinds[info.Mode().Type()], info.Mode().String()))
 	}
 	return nil
 }
@@ -113,15 +110,11 @@ type HeldError struct {
 }
 
 func (e *HeldError) Error() string {
-	who := "another process"
-	if len(e.Holders) > 0 {
-		var hs []string
-		for _, h := range e.Holders {
-			hs = append(hs, h.String())
-		}
-		who = strings.Join(hs, ", ")
+	var hs []string
+	for _, h := range e.Holders {
+		hs = append(hs, h.String())
 	}
-	return fmt.Sprintf("the lock %s is held by %s and was not free within %v", e.Path, who, e.Waited)
+	return fmt.Sprintf("the lock %s is held by %s and was not free within %v", e.Path, cmp.Or(strings.Join(hs, ", "), "another process"), e.Waited)
 }
 
 // Holder is a process holding a lock.

@@ -242,12 +242,8 @@ func (r record) seal(key []byte) string {
 
 // loadRecord reads the scope's record; nil when there is none or it fails a check.
 func loadRecord(stateDir string, scope queue.Scope, key []byte) *record {
-	data, err := os.ReadFile(recordPath(stateDir, scope))
-	if err != nil {
-		return nil
-	}
 	var r record
-	if json.Unmarshal(data, &r) != nil || r.Session != scope.Session || r.Agent != scope.Agent ||
+	if queue.ReadJSON(recordPath(stateDir, scope), &r) != nil || r.Session != scope.Session || r.Agent != scope.Agent ||
 		!hmac.Equal([]byte(r.MAC), []byte(r.seal(key))) {
 		return nil
 	}
