@@ -179,8 +179,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 	return dedupe(slices.Concat(capFinding(ws, cfg, c), hooks, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c, set)))
 }
 
-// hookFindings checks c's registration of want in files (the first is the one gate init writes):
-// every hook, each program, the timeouts; programs are shown from base.
+// hookFindings checks c's registration of want in files (init writes the first): hooks, programs (shown from base), timeouts.
 func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client, files []settingsText, want []settings.Hook, base, initCmd string) []finding {
 	vars := map[string]string{"CLAUDE_PLUGIN_ROOT": base} // the variables the clients set
 	for _, c := range client.All {
@@ -202,7 +201,14 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 		}
 		if err != nil {
 			unreadable = true
-			out = append(out, fileError(src, c.Title, err))
+			f := finding{loc: src.Name, msg: err.Error()}
+			if se, ok := errors.AsType[*settings.Error](err); ok {
+				f.loc, f.msg = fmt.Sprintf("%s:%d:%d", src.Name, se.Line, se.Column), se.Msg
+			}
+			if src.err == nil { // not the client's to read either
+				f.hint = c.Title + " cannot read this file either: fix it by hand"
+			}
+			out = append(out, f)
 			continue
 		}
 		for i, fd := range found {
@@ -247,21 +253,13 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 	return sortByLocation(dedupe(out))
 }
 
-// fileError is the finding of a hook file that cannot be read, or does not parse (at its line and column).
-func fileError(src settingsText, client string, err error) finding {
-	f := finding{loc: src.Name, msg: err.Error()}
-	if src.err != nil {
-		return f
-	}
-	f.hint = client + " cannot read this file either: fix it by hand"
-	if se, ok := errors.AsType[*settings.Error](err); ok {
-		f.loc, f.msg = fmt.Sprintf("%s:%d:%d", src.Name, se.Line, se.Column), se.Msg
-	}
-	return f
-}
-
 // sortByLocation orders findings by file (first seen), then by line.
 func sortByLocation(fs []finding) []finding {
+	splitLoc := func(loc string) (file string, line int) {
+		file, rest, _ := strings.Cut(loc, ":")
+		line, _ = strconv.Atoi(strings.SplitN(rest, ":", 2)[0])
+		return file, line
+	}
 	rank := map[string]int{}
 	for _, f := range fs {
 		file, _ := splitLoc(f.loc)
@@ -277,14 +275,7 @@ func sortByLocation(fs []finding) []finding {
 	return fs
 }
 
-func splitLoc(loc string) (file string, line int) {
-	file, rest, _ := strings.Cut(loc, ":")
-	line, _ = strconv.Atoi(strings.SplitN(rest, ":", 2)[0])
-	return file, line
-}
-
-// programFinding warns when a hook's program is not where its command says
-// (vars: the client's); it names the last candidate (the plugin's own).
+// programFinding warns when a hook's program is not where its command says; it names the last candidate (the plugin's own).
 func programFinding(env *cli.Env, command, loc, base string, vars map[string]string) []finding {
 	var last string
 	for _, p := range settings.Paths(command) {
@@ -336,8 +327,7 @@ func onFailureFinding(c *client.Client, fd settings.Found, loc, initCmd string) 
 		`add "onFailure": "block" to it, or re-register: `+strings.Replace(initCmd, "gate init", "gate uninstall", 1)+", then "+initCmd)
 }
 
-// timeoutFinding fails a gate hook told a longer timeout than the client
-// enforces, or with a validator that outlasts its deadline (stop.DeadlineFrom).
+// timeoutFinding fails a gate hook told a longer timeout than the client enforces, or one a validator outlasts (stop.DeadlineFrom).
 func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) []finding {
 	if settings.Program(fd.Command) != hook.Gate || fd.Event == hook.ConfigChange {
 		return nil // ConfigChange runs no validator
@@ -356,14 +346,13 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 	if cfg == nil {
 		return nil
 	}
-	budget := told - stop.Margin(told)
 	var longest *config.Validator
 	for _, name := range cfg.Order {
 		if v := cfg.Validators[name]; (v.Run != "" || v.Judge != nil) && (longest == nil || v.Timeout > longest.Timeout) {
 			longest = v
 		}
 	}
-	if longest == nil || longest.Timeout <= budget {
+	if longest == nil || longest.Timeout <= told-stop.Margin(told) {
 		return nil
 	}
 	return fail(loc, fmt.Sprintf("%s has a timeout of %s, but validator %q may run for %s: the gate answers %s before the hook's timeout, and kills it then (it fails as timed out)",
@@ -533,8 +522,7 @@ func telemetryCheck(env *cli.Env, ws workspace, cfg *config.Config) (string, []f
 	return line, nil
 }
 
-// configChangeInput returns the input when data is a ConfigChange; ok with an error
-// (it names one but cannot be read as one) is refused, never passed on as a stop.
+// configChangeInput returns data's ConfigChange; ok with an error (one that cannot be read) is refused, never judged as a stop.
 func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 	if !bytes.Contains(data, []byte(`"ConfigChange"`)) {
 		return nil, false, nil
@@ -562,8 +550,7 @@ func unreadableChange(env *cli.Env, err error) error {
 		err.Error() + "), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
 }
 
-// configChange blocks a settings change that leaves stopgate weaker than gate init did:
-// a hook, a switch or the wall (docs/security.md, ConfigChange).
+// configChange blocks a settings change that weakens a hook, a switch or the wall (docs/security.md, ConfigChange).
 func configChange(env *cli.Env, in *hook.Input) error {
 	if in.Source == "skills" || in.Source == "policy_settings" {
 		return nil
@@ -647,8 +634,7 @@ func switchFindings(claude *claudeSettings) []finding {
 	return out
 }
 
-// claudeSettings are Claude Code's settings files in the order it reads them (guard.ClaudeSettings),
-// each read once; texts[at] is the shared one, which gate init writes.
+// claudeSettings are Claude Code's settings files in its order (guard.ClaudeSettings), read once; init writes texts[at].
 type claudeSettings struct {
 	texts []settingsText
 	at    int
@@ -699,8 +685,7 @@ func readSettings(files []guard.SettingsFile) []settingsText {
 	})
 }
 
-// wallOf is the wall of the trusted base (trust.For), as the guard keeps it: the OS wall's
-// sandbox and Edit deny rules, and each client's own wall, derive from it (docs/security.md).
+// wallOf is the trusted base's wall (trust.For), whence the OS wall's rules and every client's wall (docs/security.md).
 func wallOf(p trust.Project) *guard.Set {
 	base, _ := trust.For(p)
 	return base.Wall()
@@ -729,8 +714,7 @@ func denyRules(set *guard.Set, root, home string) []string {
 	return out
 }
 
-// walled is a protected glob's matches here: Claude Code's sandbox does not apply a
-// glob's deny rule to Bash (measured on 2.1.332).
+// walled is a protected glob's matches here: Claude Code's sandbox applies no glob's deny rule to Bash (2.1.332).
 func walled(path string) []string {
 	if !strings.ContainsAny(path, "*?[") {
 		return []string{path}
@@ -797,13 +781,9 @@ func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
 	}
 	for _, f := range files.texts[files.at+1:] { // the local ones, whose keys win
-		if f.doc == nil {
-			continue
-		}
-		if other, err := f.doc.Wall(); err == nil {
-			for _, a := range other.Against() {
-				fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a, name)
-			}
+		other, _ := settings.InspectWall(f.data) // one that cannot be read sets nothing
+		for _, a := range other.Against() {
+			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a, name)
 		}
 	}
 	if missing := missingTools(env); len(missing) > 0 {
@@ -845,8 +825,11 @@ func packages(tools []string) []string {
 
 // wallFindings says whether the OS wall of set is up and why not; summary says it in a few words.
 func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claudeSettings, set *guard.Set) (out []finding, summary string) {
-	out = confineFindings(ws, cfg)
-	summary = wallSummary(cfg, set.Empty())
+	confined, out := confineFindings(ws, cfg)
+	summary = "the OS wall is up" + confined
+	if set.Empty() {
+		summary = "nothing protected (protect = [])" + confined
+	}
 	w, bad := readWalls(claude.texts)
 	if bad != nil {
 		return append(out, *bad), summary
@@ -860,21 +843,6 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claude
 			"apt-get install "+strings.Join(packages(m), " ")+" (as root; scripts/install-sandbox-tools does it)")...)
 	}
 	return out, summary
-}
-
-func wallSummary(cfg *config.Config, nothing bool) string {
-	s := "the OS wall is up"
-	if nothing {
-		s = "nothing protected (protect = [])"
-	}
-	switch {
-	case cfg == nil || !hasRun(cfg):
-	case cfg.Settings.Confine == config.ConfineOff:
-		s += "; run validators unconfined (confine = false)"
-	default:
-		s += "; run validators confined"
-	}
-	return s
 }
 
 // readWalls reads the wall from the files; one of valid JSON shaped wrong is a finding.
@@ -910,28 +878,28 @@ func wallDown(files *claudeSettings, w settings.Walls, rules []string) []finding
 	return out
 }
 
-// confineFindings says when run validators will not be confined: with confine = true, an error.
-func confineFindings(ws workspace, cfg *config.Config) []finding {
-	if cfg == nil || cfg.Settings.Confine == config.ConfineOff || !hasRun(cfg) {
-		return nil
+// confineFindings says whether run validators are confined, and when they cannot be (with confine = true, an error).
+func confineFindings(ws workspace, cfg *config.Config) (summary string, out []finding) {
+	if cfg == nil {
+		return "", nil
+	}
+	if runs, err := cfg.Runs(); err == nil && len(runs) == 0 { // an unreadable one may run
+		return "", nil
+	}
+	if cfg.Settings.Confine == config.ConfineOff {
+		return "; run validators unconfined (confine = false)", nil
 	}
 	_, err := validator.Bwrap()
-	if err == nil {
-		return nil
-	}
-	loc := ws.rel(ws.file)
-	if cfg.Settings.Confine == config.ConfineOn {
-		return fail(loc, "settings.confine: run validators cannot be confined: "+err.Error()+"; every stop that runs one halts",
+	switch {
+	case err == nil:
+	case cfg.Settings.Confine == config.ConfineOn:
+		out = fail(ws.rel(ws.file), "settings.confine: run validators cannot be confined: "+err.Error()+"; every stop that runs one halts",
 			"install bubblewrap (scripts/install-sandbox-tools), or set confine = false")
+	default:
+		out = warn(ws.rel(ws.file), "run validators are not confined: "+err.Error()+"; code they run (the agent's tests) can rewrite the protected set",
+			"install bubblewrap (scripts/install-sandbox-tools), or set confine = false to say they run unconfined")
 	}
-	return warn(loc, "run validators are not confined: "+err.Error()+"; code they run (the agent's tests) can rewrite the protected set",
-		"install bubblewrap (scripts/install-sandbox-tools), or set confine = false to say they run unconfined")
-}
-
-// hasRun says whether cfg has a run validator (unknown counts as yes).
-func hasRun(cfg *config.Config) bool {
-	runs, err := cfg.Runs()
-	return err != nil || len(runs) > 0
+	return "; run validators confined", out
 }
 
 // initClientWall puts up the client's own wall (client.Wall), if any.

@@ -28,8 +28,7 @@ import (
 
 var settingsFile = client.Claude.HookFile
 
-// runInit is `gate init`: a client's hooks in its file (Claude Code's with the OS wall), the
-// starter mappings.toml and the .gitignore line; or a Claude Code plugin.
+// runInit is `gate init`: a client's hooks (Claude Code's with the OS wall), the starter and .gitignore; or a plugin.
 func runInit(env *cli.Env, args []string) error {
 	fl := flags("init")
 	plugin := fl.String("plugin", "", "write a Claude Code plugin in `DIR` instead (.claude-plugin/plugin.json, hooks/hooks.json)")
@@ -119,8 +118,7 @@ func elsewhere(env *cli.Env, files *claudeSettings, want []settings.Hook) []sett
 	return keep
 }
 
-// register merges want into c's hook file f (initial if absent), then also unless nil,
-// writes it once if changed, and says what it added.
+// register merges want, then also unless nil, into c's hook file f (initial if absent) and says what it added.
 func register(env *cli.Env, c *client.Client, f guard.SettingsFile, want []settings.Hook, initial []byte,
 	also func([]byte) ([]byte, error)) error {
 	var added []settings.Hook
@@ -291,21 +289,15 @@ func clientNamed(name string) (*client.Client, error) {
 	return nil, fmt.Errorf("unknown client %q, want one of %v", name, client.Names)
 }
 
-// ownFile is clientNamed, refusing a client without a hook file of its own
-// (VS Code) and naming what it runs.
+// ownFile is clientNamed, refusing a client without a hook file of its own (VS Code) and naming what it runs.
 func ownFile(name string) (*client.Client, error) {
 	c, err := clientNamed(name)
 	if err != nil || c.HookFile != "" {
 		return c, err
 	}
-	var inits []string
-	for _, r := range c.Runs {
-		if r == client.Claude {
-			inits = append(inits, `"gate init" (`+r.HookFile+`)`)
-		} else {
-			inits = append(inits, `"gate init --client `+r.Name+`" (`+r.HookFile+`)`)
-		}
-	}
+	inits := each(c.Runs, func(r *client.Client) string {
+		return strings.Replace(`"gate init --client `+r.Name+`" (`+r.HookFile+`)`, " --client claude", "", 1)
+	})
 	return nil, fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
 }
 
@@ -329,8 +321,7 @@ func clientArgs(c *client.Client, h client.Hook) string {
 	return strings.TrimSpace(args)
 }
 
-// owned returns every hook entry gate init writes or wrote for in: older ones ran
-// bin/PROGRAM plainly (another client's with its arguments).
+// owned is every hook entry init writes or wrote for in: older ones ran bin/PROGRAM (a client's with its arguments).
 func owned(c *client.Client, root string, in install) []settings.Hook {
 	bin := in.prefix(c.ProjectVar, root)
 	hooks := hooksOf(c, bin, in, root, true)
@@ -345,8 +336,7 @@ func owned(c *client.Client, root string, in install) []settings.Hook {
 	return hooks
 }
 
-// initClient registers c's hooks (Claude Code's and the OS wall in one write: a file
-// either refuses changes nothing), then the starter, c's wall and the .gitignore line.
+// initClient registers c's hooks (Claude Code's with the OS wall, in one write), the starter, c's wall, .gitignore.
 func initClient(env *cli.Env, c *client.Client, root, bin string, in install, testhook, wall bool) error {
 	if c.Wall != nil {
 		if err := c.Wall.Ready(root); err != nil {
@@ -446,10 +436,8 @@ const (
 	pluginBin  = `"${CLAUDE_PLUGIN_ROOT}"/bin`
 )
 
-// candidates are the paths the launcher of prog under bin tries, in order.
-// The plugin's hooks try the project's own programs, npm's and bin/'s,
-// then the go.mod tool its script kept, before the script, which costs a
-// shell more an event (docs/architecture.md).
+// candidates are the paths the launcher of prog under bin tries, in order: the plugin's try the project's
+// npm and bin/ programs, then the go.mod tool its script kept, before the script (docs/architecture.md).
 func candidates(bin, prog string) []string {
 	if bin == pluginBin {
 		return []string{`"$CLAUDE_PROJECT_DIR"/` + npmBin + "/" + prog, projectBin + "/" + prog,
@@ -470,8 +458,7 @@ func ignoreLine(root string) string {
 	return "/" + rel + "/"
 }
 
-// editIgnore adds the state dir's line to .gitignore, once, or takes it out (add false);
-// a file left blank goes.
+// editIgnore adds the state dir's line to .gitignore once, or takes it out; a file left blank goes.
 func editIgnore(env *cli.Env, root string, add bool) error {
 	line := ignoreLine(root)
 	if line == "" {
@@ -518,22 +505,17 @@ func editIgnore(env *cli.Env, root string, add bool) error {
 
 const pluginName = "stopgate"
 
-// installedPlugin is the folder of the marketplace plugin the settings enable
-// ("stopgate@MARKETPLACE", a later file winning); "" when none is.
+// installedPlugin is the folder of the marketplace plugin stopgate@MARKETPLACE the settings enable, or "".
 func installedPlugin(home string, files []settingsText) string {
 	enabled := map[string]bool{}
 	for _, f := range files {
-		var s struct {
-			EnabledPlugins map[string]bool `json:"enabledPlugins"`
-		}
+		var s struct{ EnabledPlugins map[string]bool }
 		if json.Unmarshal(f.data, &s) == nil {
 			maps.Copy(enabled, s.EnabledPlugins)
 		}
 	}
 	var installed struct {
-		Plugins map[string][]struct {
-			InstallPath string `json:"installPath"`
-		} `json:"plugins"`
+		Plugins map[string][]struct{ InstallPath string }
 	}
 	data, err := regular.ReadFile(filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), maxSettings)
 	if home == "" || err != nil || json.Unmarshal(data, &installed) != nil {
@@ -604,8 +586,7 @@ func pluginFindings(ws workspace, c *client.Client) []finding {
 	return nil
 }
 
-// runUninstall is `gate uninstall`: what gate init added, each part only where it is
-// still as init wrote it, keeping every other byte.
+// runUninstall is `gate uninstall`: what init added, where still as init wrote it, every other byte kept.
 func runUninstall(env *cli.Env, args []string) error {
 	fl := flags("uninstall")
 	bin := fl.String("bin", "bin", "the `DIR` given to gate init --bin")
@@ -622,13 +603,6 @@ func runUninstall(env *cli.Env, args []string) error {
 	plan, err := clientUndo(env, c, root, *bin, *plugin)
 	if err != nil {
 		return err
-	}
-	if *plugin != "" {
-		more, err := pluginUndo(absFrom(env.Dir, *plugin))
-		if err != nil {
-			return err
-		}
-		plan = append(plan, more...)
 	}
 	// Every file is read and checked before any is written.
 	for _, u := range plan {
@@ -647,8 +621,7 @@ func runUninstall(env *cli.Env, args []string) error {
 	return editIgnore(env, root, false)
 }
 
-// pluginUndo plans taking out of the plugin in dir its hooks, hooks.json when left
-// empty, and the manifest while it is init's.
+// pluginUndo plans taking the plugin in dir's hooks out, hooks.json left empty, and the manifest while init's.
 func pluginUndo(dir string) ([]undo, error) {
 	base, name := filepath.Dir(dir), filepath.Base(dir)
 	hooks, err := undoHooks(client.Claude, base, filepath.ToSlash(filepath.Join(name, pluginHooks)), pluginWanted(dir), nil)
@@ -687,7 +660,7 @@ type undo struct {
 	r    settings.Removal
 }
 
-// clientUndo plans `gate uninstall --client NAME`: init's hooks, older plain paths and the walls.
+// clientUndo plans gate uninstall: c's hooks, older plain paths, the walls, and the plugin in dir plugin.
 func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]undo, error) {
 	var bins []string // the programs' folders of every released platform package, and init's
 	for _, pkg := range npmPlatforms {
@@ -711,14 +684,19 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]und
 	if !c.IsPlugin() {
 		u, err = undoHooks(c, root, c.HookFile, want, deny)
 	}
-	if err != nil || c.Wall == nil {
-		return []undo{u}, err
+	plan := []undo{u}
+	if err == nil && c.Wall != nil {
+		u, err = undoFile(root, c.Wall.File(), func(u *undo, data []byte) (err error) {
+			u.out, u.r, u.gone, err = c.Wall.Remove(data, root, wallPaths(projectSet(env, root, nil)))
+			return err
+		})
+		plan = append(plan, u)
 	}
-	w, err := undoFile(root, c.Wall.File(), func(u *undo, data []byte) (err error) {
-		u.out, u.r, u.gone, err = c.Wall.Remove(data, root, wallPaths(projectSet(env, root, nil)))
-		return err
-	})
-	return []undo{u, w}, err
+	if err == nil && plugin != "" {
+		more, perr := pluginUndo(absFrom(env.Dir, plugin))
+		plan, err = append(plan, more...), perr
+	}
+	return plan, err
 }
 
 // undoFile plans what to do with the file name (plan fills u in); nothing when it is absent.
@@ -789,8 +767,7 @@ type install struct {
 // npmBin is a glob: the settings are shared by machines of every platform.
 const npmBin = guard.NpmScope + "/*/bin"
 
-// installOf says how the gate at exe is installed for the project when --bin was not
-// given: npm, go tool or bin (never a PATH, one machine's).
+// installOf says how the gate at exe is installed without --bin: npm, go tool or bin (never a PATH, one machine's).
 func installOf(root, bin, exe string) install {
 	dir := filepath.Dir(exe) // node_modules/@stopgate/PLATFORM/bin, when npm installed it
 	scope := filepath.Dir(filepath.Dir(dir))
@@ -801,8 +778,7 @@ func installOf(root, bin, exe string) install {
 		return install{method: "npm", dir: cli.ShellQuote(dir), path: dir, command: "npm install -g stopgate"}
 	}
 	if goTool(root) {
-		// go tool costs hundreds of milliseconds a call (docs/architecture.md):
-		// the hooks run what go install puts in bin, at the version go.mod pins.
+		// go tool costs 100s of ms a call: the hooks run go install's bin at go.mod's version (docs/architecture.md).
 		inst := binInstall(root, bin)
 		if rel, ok := project.Rel(root, inst.path); ok {
 			inst.method = "go tool"
@@ -843,13 +819,10 @@ func (in install) prefix(v, root string) string {
 
 const goModule = "github.com/stopgate/stopgate"
 
-// goPinned is shell text for the version go.mod pins: a bare go install
-// would build what the agent can write (replace, vendor/, go.work).
+// goPinned is the version go.mod pins: a bare go install builds what the agent can write (replace, vendor/, go.work).
 const goPinned = "@$(go list -m -f '{{.Version}}' " + goModule + ")"
 
-// goInstall is the command that installs the programs into gobin at
-// version. CGO_ENABLED=0 links them statically, as make build's tags do:
-// with cgo, os/user (which mvdan.cc/sh imports) links libc, +1 ms a call.
+// goInstall installs the programs into gobin at version, statically as make build does (libc costs +1 ms a call).
 func goInstall(gobin, version string) string {
 	return "CGO_ENABLED=0 GOBIN=" + gobin + " go install " + goModule + "/cmd/..." + version
 }
@@ -861,10 +834,7 @@ func npmProject(dir string) install {
 
 // goTool reports whether the Go module at root has stopgate's gate as a tool.
 func goTool(root string) bool {
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return false
-	}
+	data, _ := os.ReadFile(filepath.Join(root, "go.mod")) // none: no tool
 	for line := range strings.Lines(string(data)) {
 		f := strings.Fields(line)
 		if len(f) > 0 && f[len(f)-1] == goModule+"/cmd/gate" && (len(f) == 1 || f[0] == "tool") {
@@ -893,18 +863,14 @@ func binInstall(root, bin string) install {
 
 // self is the running program's path, symlinks resolved ("" if unknown).
 func self() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
+	exe, _ := os.Executable()
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
 	return strings.TrimSuffix(exe, " (deleted)")
 }
 
-// launch is the command line gate init registers: the launcher of candidates, answering
-// for a program that cannot run, or is missing (docs/install.md, docs/troubleshooting.md).
+// launch is the launcher of candidates init registers, answering for a program missing or unable to run (docs/install.md).
 func launch(c *client.Client, event string, candidates []string, args string, in install, root, shown string) string {
 	text := missingText(in, shown)
 	var answer, missing string
@@ -933,15 +899,13 @@ func missingText(in install, shown string) string {
 // platform stands for the machine's npm platform, put in from uname.
 const platform = "@PLATFORM@"
 
-// promptInPlay is sh that succeeds when the transcript mentions a mapped prompt, or
-// cannot be read (skill_listing lines, every skill's name, left out).
+// promptInPlay is sh that succeeds when the transcript mentions a mapped prompt (skill_listing left out) or cannot be read.
 func promptInPlay(config string) string {
 	const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
 	return `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + config + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`
 }
 
-// protectedGrep is sh that succeeds when the hook input names what the launcher's guard
-// refuses, from the project root.
+// protectedGrep is sh that succeeds when the hook input names what the launcher's guard refuses.
 func protectedGrep(root string, in install) string {
 	names := []string{project.ConfigName, guard.NpmScope}
 	names = append(names, guard.ClientFiles()...)
@@ -952,8 +916,7 @@ func protectedGrep(root string, in install) string {
 		// Not testhook's: gate init --no-testhook registers nothing of it.
 		names = append(names, filepath.ToSlash(filepath.Join(rel, hook.Detect)), filepath.ToSlash(filepath.Join(rel, hook.Gate)))
 	}
-	// One -e a name, not a line each: a newline in a hook's command makes
-	// Claude Code's debug log quote the line whole.
+	// One -e a name, not a line each: Claude Code's debug log quotes a command with a newline whole.
 	grep := "grep -qF"
 	for _, name := range names {
 		grep += " -e " + cli.ShellQuote(name)
