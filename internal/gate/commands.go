@@ -221,10 +221,10 @@ func (p palette) mark(passed bool) string {
 
 // Run is the gate command.
 func Run(env *cli.Env) error {
-	if len(env.Args) > 0 && env.Args[0] == validator.SandboxArg {
-		return validator.Serve(env.Stdin, env.Stdout)
-	}
 	if len(env.Args) > 0 {
+		if env.Args[0] == validator.SandboxArg {
+			return validator.Serve(env.Stdin, env.Stdout)
+		}
 		if c := subcommand(env.Args[0]); c != nil {
 			return c.run(env, env.Args[1:])
 		}
@@ -431,22 +431,13 @@ func runExplain(env *cli.Env, args []string) error {
 	arg := strings.Join(rest, " ")
 	_, statErr := os.Stat(absFrom(env.Dir, arg))
 	file := statErr == nil // a file that exists is read, whatever it looks like
-	var armed bool
 	switch {
 	case !file && isCommand(arg):
-		armed, err = explainCommand(env, ws, cfg, hook.SlashCommand(arg))
+		return explainCommand(env, ws, cfg, hook.SlashCommand(arg))
 	case !file && (cfg.Mapping(arg) != nil || path.Ext(arg) == "" && !strings.ContainsAny(arg, " \t")): // a key: mapped, or no extension and no blanks
-		armed = explainKey(env, ws, cfg, arg)
-	default:
-		armed, err = explainPath(env, ws, cfg, arg)
+		return explainKey(env, ws, cfg, arg)
 	}
-	if err != nil {
-		return err
-	}
-	if !armed {
-		return cli.Exit(1)
-	}
-	return nil
+	return explainPath(env, ws, cfg, arg)
 }
 
 // isCommand tells "/joke" from "/abs/path/joke.md".
@@ -455,50 +446,50 @@ func isCommand(arg string) bool {
 	return name != "" && !strings.Contains(name, "/")
 }
 
-func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) (bool, error) {
+func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) error {
 	w := env.Stdout
 	maps, err := cfg.MatchCommand(name)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if len(maps) == 0 {
 		fmt.Fprintf(w, "/%s arms nothing: no mapping is run as /%s\n", name, name)
 		suggest(w, cfg, name)
-		return false, nil
+		return cli.Exit(1)
 	}
 	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, cli.Plural(len(maps), "mapping", "mappings"), name)
 	for _, m := range maps {
 		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{Command: name}))
 	}
 	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
-	return true, nil
+	return nil
 }
 
-func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bool, error) {
+func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) error {
 	w := env.Stdout
 	abs := readPath(env.Dir, arg)
 	rel, inside := project.Rel(ws.root, abs)
 	switch {
 	case !inside:
 		fmt.Fprintf(w, "a read of %s arms nothing: it is outside the project root %s\n", arg, ws.root)
-		return false, nil
+		return cli.Exit(1)
 	case !strings.HasSuffix(abs, ".md"):
 		fmt.Fprintf(w, "a read of %s arms nothing: detect only looks at reads of .md files\n", rel)
-		return false, nil
+		return cli.Exit(1)
 	}
 	r, err := cfg.JudgeRead(abs)
 	switch {
 	case err != nil:
-		return false, err
+		return err
 	case r.Outside:
 		fmt.Fprintf(w, "a read of %s arms nothing: it is a symlink leading out of the project, which detect never follows\n", rel)
-		return false, nil
+		return cli.Exit(1)
 	case len(r.Maps) == 0:
 		fmt.Fprintf(w, "a read of %s arms nothing: %s\n", rel, whyNot(cfg, rel))
 		if key, _ := config.KeyOf(cfg.Settings.PromptsDir, rel); key != "" {
 			suggest(w, cfg, key)
 		}
-		return false, nil
+		return cli.Exit(1)
 	}
 	via := ""
 	if r.Target != r.Rel {
@@ -512,7 +503,7 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) (bo
 		fmt.Fprintf(w, "note: %s does not exist, so the agent cannot read it yet\n", rel)
 	}
 	noteUnregistered(env, ws, hook.PostToolUse)
-	return true, nil
+	return nil
 }
 
 // readPath is the path a Read of arg names, as the client would pass it.
@@ -524,13 +515,13 @@ func readPath(dir, arg string) string {
 }
 
 // explainKey lists every name that arms key's mapping, marking the files that exist.
-func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool {
+func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) error {
 	w := env.Stdout
 	m := cfg.Mapping(key)
 	if m == nil {
 		fmt.Fprintf(w, "no mapping has prompt = %q\n", key)
 		suggest(w, cfg, key)
-		return false
+		return cli.Exit(1)
 	}
 	fmt.Fprintf(w, "prompt %q (%s:%d) is armed by:\n", m.Prompt, ws.rel(cfg.File), m.Line)
 	for _, n := range cfg.Names(m.Prompt) {
@@ -545,7 +536,7 @@ func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) bool
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "  validators: %s\n", strings.Join(m.Validators, ", "))
-	return true
+	return nil
 }
 
 // matchedAs says which of key's names name is.

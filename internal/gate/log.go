@@ -54,8 +54,17 @@ func runLog(env *cli.Env, args []string) error {
 		if decision != outcome.Pass {
 			decision = p.red(decision)
 		}
-		line := fmt.Sprintf("%s  %s %s  %s  %s: %s", r.Time.Local().Format("2006-01-02 15:04:05"), r.Session, r.Scope(), decision,
-			strings.Join(r.Prompts, ", "), strings.Join(each(r.Checks, func(c outcome.Check) string { return checkText(p, c) }), ", "))
+		checks := each(r.Checks, func(c outcome.Check) string {
+			how := duration(c.Duration())
+			switch {
+			case c.Skipped:
+				return "– " + c.Name + " skipped"
+			case c.Reused && c.Since != nil:
+				how = "unchanged since " + c.Since.Local().Format(time.TimeOnly)
+			}
+			return p.mark(c.Passed) + " " + c.Name + " " + how + resultOf(c)
+		})
+		line := fmt.Sprintf("%s  %s %s  %s  %s: %s", r.Time.Local().Format("2006-01-02 15:04:05"), r.Session, r.Scope(), decision, strings.Join(r.Prompts, ", "), strings.Join(checks, ", "))
 		if len(r.Reconciled) > 0 {
 			// The transcript armed them, the queue had no entry: worth a look.
 			missing := each(r.Reconciled, func(d outcome.Discrepancy) string { return d.Prompt })
@@ -84,18 +93,6 @@ func mapped[T, U any](xs []T, f func(T) U) []U {
 		out[i] = f(x)
 	}
 	return out
-}
-
-// checkText is a check as gate log shows it.
-func checkText(p palette, c outcome.Check) string {
-	if c.Skipped {
-		return "– " + c.Name + " skipped"
-	}
-	how := duration(c.Duration())
-	if c.Reused && c.Since != nil {
-		how = "unchanged since " + c.Since.Local().Format(time.TimeOnly)
-	}
-	return p.mark(c.Passed) + " " + c.Name + " " + how + resultOf(c)
 }
 
 // resultOf is a failed check's result when it is more than "failed".
@@ -399,19 +396,6 @@ func runStatus(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := readStatus(ws)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(env, st)
-	}
-	printStatus(env, ws, st)
-	return nil
-}
-
-// readStatus reads the queue: each scope's entries, and the files set aside.
-func readStatus(ws workspace) (statusJSON, error) {
 	dir := ws.stateDir()
 	maxBlocks := config.DefaultMaxBlocks
 	if cfg, _, _ := config.Inspect(ws.file, ws.root, config.FileOnly); cfg != nil {
@@ -421,11 +405,11 @@ func readStatus(ws workspace) (statusJSON, error) {
 	q := queue.Open(dir)
 	scopes, bad, err := q.List()
 	if _, held := errors.AsType[*queue.HeldError](err); held {
-		return st, cli.WithHint(err, "every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
+		return cli.WithHint(err, "every stopgate hook waits for this lock: meanwhile a stop with prompts armed halts, and detect cannot arm",
 			"end the process holding it; stopgate's own hooks hold it for milliseconds only")
 	}
 	if err != nil {
-		return st, err
+		return err
 	}
 	now := time.Now()
 	for _, p := range scopes {
@@ -439,12 +423,19 @@ func readStatus(ws workspace) (statusJSON, error) {
 		st.Scopes = append(st.Scopes, s)
 	}
 	aside, err := q.SetAside()
+	if err != nil {
+		return err
+	}
 	notes := map[string]string{}
 	for _, b := range bad {
 		notes[b.Path] = b.Error.Error()
 	}
 	st.SetAside = mapped(aside, func(a string) setAsideRef { return setAsideRef{Path: ws.rel(a), Note: notes[a]} })
-	return st, err
+	if *asJSON {
+		return printJSON(env, st)
+	}
+	printStatus(env, ws, st)
+	return nil
 }
 
 func printStatus(env *cli.Env, ws workspace, st statusJSON) {

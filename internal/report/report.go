@@ -106,12 +106,9 @@ func summary(records []outcome.Record, title string, now time.Time) *model {
 	m.Slowest = m.Slowest[:min(len(m.Slowest), maxBars)]
 
 	m.Span = spanOf(m.From, m.To)
-	byStart := map[time.Time]*bucket{}
-	for t := m.Span.floor(m.From); len(records) > 0 && !t.After(m.To); t = t.Add(m.Span.d) {
+	first := m.Span.floor(m.From)
+	for t := first; len(records) > 0 && !t.After(m.To); t = t.Add(m.Span.d) {
 		m.Buckets = append(m.Buckets, bucket{Start: t, Counts: map[string]int{}})
-	}
-	for i := range m.Buckets {
-		byStart[m.Buckets[i].Start] = &m.Buckets[i]
 	}
 	for _, r := range records {
 		if r.Decision == outcome.Cleared {
@@ -122,9 +119,9 @@ func summary(records []outcome.Record, title string, now time.Time) *model {
 			v = "observe"
 		}
 		m.Counts[v]++
-		if b := byStart[m.Span.floor(r.Time)]; b != nil { // nil: a record out of time order
-			b.Counts[v]++
-			b.Total++
+		if i := int(m.Span.floor(r.Time).Sub(first) / m.Span.d); i >= 0 && i < len(m.Buckets) { // else a record out of time order
+			m.Buckets[i].Counts[v]++
+			m.Buckets[i].Total++
 		}
 	}
 	for i := len(records) - 1; i >= 0 && len(m.Halts) < maxHalts; i-- {

@@ -100,10 +100,7 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 	ins.wouldBlocks, errs[4] = m.Int64Counter("stopgate.observe.would_blocks", metric.WithUnit("{stop}"), metric.WithDescription("Stops a gate in observe mode let through that it would have blocked or halted."))
 	ins.duration, errs[5] = m.Float64Histogram("stopgate.validator.duration", metric.WithUnit("s"), metric.WithDescription("Validator run time."),
 		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
-	if err := errors.Join(errs[:]...); err != nil {
-		return nil, err
-	}
-	return &ins, nil
+	return &ins, errors.Join(errs[:]...)
 }
 
 func (ins *instruments) record(ctx context.Context, r outcome.Record) {
