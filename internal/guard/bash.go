@@ -548,8 +548,8 @@ func (a *analyzer) env(opts, rest []word) *Hit {
 	a.hc.Env = shell.EnvOf(a.hc.Env, texts(opts))
 	parsed, _ := shell.EnvOptions(texts(opts))
 	for _, o := range parsed {
-		if o.Name == "S" {
-			return a.script(o.Value+` "$@"`, "env", texts(rest), nil)
+		if split := o.Val("S", "split-string"); len(split) > 0 {
+			return first(split, func(s string) *Hit { return a.script(s+` "$@"`, "env", texts(rest), nil) })
 		}
 	}
 	return a.run(rest)

@@ -417,13 +417,14 @@ func EnvOf(caller expand.Environ, args []string) expand.Environ {
 	}
 	opts, _ := EnvOptions(args)
 	for _, o := range opts {
-		switch o.Name {
-		case "i":
+		if o.Has("i", "ignore-environment") {
 			pairs = nil
-		case "u":
-			pairs = slices.DeleteFunc(pairs, func(p string) bool { return strings.HasPrefix(p, o.Value+"=") })
-		case "=":
-			pairs = append(pairs, o.Value)
+		}
+		for _, u := range o.Val("u", "unset") {
+			pairs = slices.DeleteFunc(pairs, func(p string) bool { return strings.HasPrefix(p, u+"=") })
+		}
+		if o.Assign != "" {
+			pairs = append(pairs, o.Assign)
 		}
 	}
 	return expand.ListEnviron(pairs...)
@@ -454,7 +455,7 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	case "eval":
 		return []string{"eval", prepared(strings.Join(args[1:], " "))}, nil
 	case "printf":
-		return printfV(hc, args), nil
+		return printfV(args), nil
 	case "command":
 		if len(args) > 1 && args[1] == "-p" {
 			return append(args[:1:1], args[2:]...), nil // the interpreter lacks -p
@@ -535,34 +536,21 @@ func prepared(src string) string {
 	return b.String()
 }
 
-// printfV gives printf -v VAR, which the interpreter lacks, as eval.
-func printfV(hc interp.HandlerContext, args []string) []string {
-	if len(args) < 4 || args[1] != "-v" {
+// printfV gives printf -v VAR, which the interpreter lacks, as
+// VAR=$(printf …): a newline it drops at the end leaves no protected name unseen.
+func printfV(args []string) []string {
+	if len(args) < 4 || args[1] != "-v" || !IsName(strings.SplitN(args[2], "[", 2)[0]) {
 		return args
 	}
-	name, _, _ := strings.Cut(args[2], "[")
-	if !IsName(name) {
-		return args
-	}
-	cfg := &expand.Config{Env: hc.Env}
-	var b strings.Builder
-	format, rest := args[3], args[4:]
-	for {
-		out, n, err := expand.Format(cfg, format, rest)
+	quoted := make([]string, len(args)-3)
+	for i, a := range args[3:] {
+		q, err := syntax.Quote(a, syntax.LangBash)
 		if err != nil {
 			return args
 		}
-		b.WriteString(out)
-		rest = rest[n:]
-		if n == 0 || len(rest) == 0 {
-			break
-		}
+		quoted[i] = q
 	}
-	q, err := syntax.Quote(b.String(), syntax.LangBash)
-	if err != nil {
-		return args
-	}
-	return []string{"eval", args[2] + "=" + q}
+	return []string{"eval", args[2] + "=$(printf " + strings.Join(quoted, " ") + ")"}
 }
 
 // exec is every program: judged, then it exits with the pass's status (or a memCheck's).

@@ -109,6 +109,7 @@ func Parse[W any](args []W, text func(W) string, lit func(string) W, short strin
 		case operand:
 			o.Ops = append(o.Ops, args[i])
 		case t == "--":
+			o.flags[t] = true
 			o.Ops = append(o.Ops, args[i+1:]...)
 			return o
 		case strings.HasPrefix(t, "--"):
@@ -156,54 +157,38 @@ func ParseText(args []string, short string, long ...string) Opts[string] {
 	return Parse(args, same, same, short, long...)
 }
 
-// EnvOpt is one of env's arguments before its program, as GNU env reads
-// it: Name "i" (-i, -), "u" (unset), "C" (chdir), "S" (split-string: Value
-// is the text), "=" (a NAME=value word in Value), or "" for anything else.
-type EnvOpt struct{ Name, Value string }
+// EnvOpt is a run of env's options, or a NAME=value word (Assign).
+type EnvOpt struct {
+	Opts[string]
+	Assign string
+}
 
-// EnvOptions reads env's options and assignments, and the index of the
-// program they run (len(args) when none): the one reading of env, so no
-// spelling of an option is taken for the program.
+// EnvOptions reads env's options and NAME=value words in turn, and the
+// index of the program they run (len(args) when none): the one reading of
+// env, so no spelling of an option is taken for the program.
 func EnvOptions(args []string) (opts []EnvOpt, program int) {
-	long := map[string]string{"--ignore-environment": "i", "--unset": "u", "--chdir": "C", "--split-string": "S"}
-	i := 0
-	for i < len(args) {
-		t := args[i]
-		i++
-		switch {
-		case t == "--":
-			return opts, i
-		case t == "-":
-			opts = append(opts, EnvOpt{Name: "i"})
-		case strings.HasPrefix(t, "--"):
-			name, val, attached := strings.Cut(t, "=")
-			o := EnvOpt{Name: long[name], Value: val}
-			if o.Name != "" && o.Name != "i" && !attached && i < len(args) {
-				o.Value, i = args[i], i+1
-			}
-			opts = append(opts, o)
-		case strings.HasPrefix(t, "-") && !unknown(t):
-			for j := 1; j < len(t); j++ {
-				o := EnvOpt{Name: string(t[j])}
-				if strings.Contains("uCS", o.Name) {
-					if o.Value = t[j+1:]; o.Value == "" && i < len(args) {
-						o.Value, i = args[i], i+1
-					}
-					opts = append(opts, o)
-					break
-				}
-				if o.Name != "i" {
-					o.Name = ""
-				}
-				opts = append(opts, o)
-			}
-		case !unknown(t) && strings.Contains(t, "=") && IsName(t[:strings.IndexByte(t, '=')]):
-			opts = append(opts, EnvOpt{Name: "=", Value: t})
-		default:
-			return opts, i - 1
+	dash := func(t string) string { // a lone - is -i
+		if t == "-" {
+			return "-i"
+		}
+		return t
+	}
+	for program < len(args) {
+		t := args[program]
+		if !unknown(t) && strings.Contains(t, "=") && IsName(t[:strings.IndexByte(t, '=')]) {
+			opts, program = append(opts, EnvOpt{Assign: t}), program+1
+			continue
+		}
+		if unknown(t) || !strings.HasPrefix(t, "-") {
+			break
+		}
+		o := Parse(args[program:], dash, func(t string) string { return t }, "+uCS", "unset", "chdir", "split-string")
+		opts, program = append(opts, EnvOpt{Opts: o}), len(args)-len(o.Ops)
+		if o.Has("--") {
+			break
 		}
 	}
-	return opts, i
+	return opts, program
 }
 
 func unknown(t string) bool { return strings.Contains(t, Unknown) }
