@@ -179,9 +179,8 @@ func sameText(a, b io.Reader, size int64) (same, mentions bool) {
 // errCache is a cache file damaged or rewritten since the load.
 var errCache = errors.New("config cache changed or damaged")
 
-// fromCache decodes into v the record of kind and key, reporting whether
-// the cache answered; when it cannot, the file is parsed into c for the
-// caller. A missing record is a zero v, unless it must exist.
+// fromCache decodes into v the record of kind and key, if the cache can
+// answer, else parses the file into c; a missing record is a zero v.
 func (c *Config) fromCache(kind byte, key string, must bool, v any) (bool, error) {
 	if c.cached == nil {
 		return false, nil
@@ -335,8 +334,7 @@ func writeCache(path string, data []byte) {
 	atomicfile.Write(path, data, atomicfile.Options{TempPrefix: queue.TempPrefix, NoSync: true})
 }
 
-// openText opens the config file through regular.Open: a named pipe
-// planted under its name cannot hold the hook.
+// openText opens the config file: a named pipe planted there cannot hold the hook.
 func openText(file string) (*os.File, error) {
 	f, _, err := regular.Open(file)
 	if errors.Is(err, regular.ErrNotRegular) {
@@ -388,8 +386,7 @@ func stateDir(root, setting string) string {
 	return filepath.Join(root, setting)
 }
 
-// ReadStateDir returns the absolute state dir the config file names,
-// whatever its other mistakes; else an error and the best guess.
+// ReadStateDir returns the state dir the config names, or an error and a guess.
 func ReadStateDir(file, root string) (string, error) {
 	text, err := readText(file)
 	if err != nil {
@@ -403,8 +400,7 @@ func ReadStateDir(file, root string) (string, error) {
 	return stateDir(root, setting), fmt.Errorf("%w (the state dir cannot be read)", p.problems[0])
 }
 
-// textStateDir returns the state dir config text names: plainStateDir's
-// when sure, else the decoder's; known is false when it does not decode.
+// textStateDir returns the state dir config text names; false if undecodable.
 func textStateDir(text []byte, root string) (dir string, known bool) {
 	if setting, sure := plainStateDir(text); sure {
 		return stateDir(root, setting), true

@@ -81,8 +81,7 @@ func (p *parser) programs(cfg *Config) {
 	}
 }
 
-// promptFiles warns of mappings none of whose files exists, naming a
-// respelling whose file does; a plugin's only when it looks misspelt.
+// promptFiles warns of mappings with no file, naming a respelling that has one.
 func (p *parser) promptFiles(cfg *Config) {
 	for i, m := range cfg.Mappings {
 		if msg, _ := badPromptKey(m.Prompt); msg != "" || cfg.existing(m.Prompt) != "" {

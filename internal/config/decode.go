@@ -118,8 +118,8 @@ func scalar(v any, t reflect.Type) string {
 	return tomlTypes[t]
 }
 
-// field returns the key of t the field name reads, and its value: like the
-// library, one in other letter case when none is spelt right (the least).
+// field returns the key of t the field name reads, miscased as the library
+// reads it, and its value.
 func field(t node, name string) (string, any, bool) {
 	if v, ok := t.m[name]; ok {
 		return name, v, true
@@ -187,8 +187,7 @@ func (p *parser) syntaxError(err error) *Problem {
 	return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
 }
 
-// SyntaxLine returns the line of a ParseError's mistake, from its offset:
-// Position.Line is the next character's.
+// SyntaxLine returns the line of a ParseError's mistake, from its offset.
 func SyntaxLine(text string, pe toml.ParseError) int {
 	if s := pe.Position.Start; s > 0 && s <= len(text) {
 		return 1 + strings.Count(text[:s], "\n")

@@ -248,9 +248,8 @@ func digest(path string, limit int64) (string, bool) {
 // Key is the SHA-256 of the config's text.
 func (c *Config) Key() [sha256.Size]byte { return c.key }
 
-// ChangedSince returns the paths of in whose file changed after t by its
-// ctime (which `touch -d` cannot move back), or is gone: the check of an
-// entry rebuilt from the transcript, whose hashes were taken at the stop.
+// ChangedSince returns the paths of in changed after t by ctime (which
+// `touch -d` cannot move back), or gone.
 func (in Inputs) ChangedSince(root string, t time.Time) []string {
 	var changed []string
 	for path := range in {

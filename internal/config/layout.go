@@ -70,8 +70,7 @@ func mayName(promptsDir, rel string) bool {
 		func(dir string) bool { return strings.HasPrefix(rel, dir) })
 }
 
-// KeyOf returns the key, and layout, whose Names would include rel, for a
-// hint when nothing is mapped to it; "" for a path no layout covers.
+// KeyOf returns the key and layout whose Names would include rel, or "".
 func KeyOf(promptsDir, rel string) (key, layout string) {
 	if k, ok := strings.CutPrefix(rel, skillsDir); ok {
 		if k, ok := strings.CutSuffix(k, "/"+skillFile); ok && k != "" && !strings.Contains(k, "/") {
@@ -208,8 +207,8 @@ func (c *Config) Validator(name string) (*Validator, error) {
 	return c.Validators[name], nil
 }
 
-// PromptPath returns the absolute path of key's file: the first of its
-// Names' files that exists, else under prompts_dir; "" for a plugin's.
+// PromptPath returns the absolute path of key's first existing file, else
+// its prompts_dir one; "" for a plugin's.
 func (c *Config) PromptPath(key string) string {
 	fs := c.Files(key)
 	if len(fs) == 0 {

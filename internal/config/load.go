@@ -98,8 +98,7 @@ func Parse(data []byte, file, root string) (*Config, error) {
 	return cfg, nil
 }
 
-// parse reads as much of the config as it can, unlocated: nil only when
-// the TOML does not parse or has a value of the wrong type.
+// parse reads what it can, unlocated: nil when the TOML's syntax or types fail.
 func parse(data []byte, file, root string) (*Config, *parser) {
 	text := string(data)
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
@@ -465,7 +464,6 @@ func (p *parser) evidence(key string, ev []string, names map[string]rawValidator
 	}
 }
 
-// JudgeIn is whose text detect records when it arms a judge of "changed"
-// evidence: the cheat checks' files and the prose rubrics are about.
+// JudgeIn are the files whose text detect records for a "changed" judge.
 var JudgeIn = append([]string{"*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "*.html", "*.css",
 	"*.sql", "*.java", "*.kt", "*.rb", "*.rs", "*.c", "*.h", "*.cc", "*.cpp", "*.cs", "*.swift", "*.php"}, cheats.In...)
