@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,7 +27,6 @@ func Holders(path string) []Holder {
 	dev := uint64(st.Dev)
 	want := fmt.Sprintf("%02x:%02x:%d", (dev>>8)&0xfff, (dev&0xff)|((dev>>12)&0xfff00), st.Ino)
 	var hs []Holder
-	seen := map[int]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
@@ -34,10 +34,9 @@ func Holders(path string) []Holder {
 			continue
 		}
 		pid, err := strconv.Atoi(fs[4])
-		if err != nil || pid <= 0 || seen[pid] {
+		if err != nil || pid <= 0 || slices.ContainsFunc(hs, func(h Holder) bool { return h.PID == pid }) {
 			continue
 		}
-		seen[pid] = true
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)) // "" when unknown
 		hs = append(hs, Holder{PID: pid, Command: cli.Clip(strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " "), 117, "...")})
 	}
