@@ -16,9 +16,8 @@ import (
 	"github.com/stopgate/stopgate/internal/trust"
 )
 
-// guardTool is the tamper guard's answer (docs/guard.md): a call that would
-// change the trusted base is denied; any other gets no output, never
-// "allow", which would skip the user's permission prompts. A panic denies.
+// guardTool is the tamper guard's answer (docs/guard.md): a call that would change the trusted base is
+// denied; any other gets no output, never "allow" (it would skip the user's permission prompts). A panic denies.
 func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {

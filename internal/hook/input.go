@@ -1,6 +1,5 @@
-// Package hook reads Claude Code hook input and writes hook output: unknown
-// input fields are ignored, but a field stopgate reads must have the right
-// JSON type, and the event must be one stopgate handles.
+// Package hook reads Claude Code hook input and writes hook output: unknown input fields are ignored, but
+// a field stopgate reads must have the right JSON type, and the event must be one stopgate handles.
 package hook
 
 import (

@@ -37,8 +37,7 @@ func Halt(reason string) Output {
 	return Output{Continue: new(false), StopReason: reason}
 }
 
-// HaltSaid is Halt with reason as the systemMessage too, which a headless
-// claude -p log shows (it drops stopReason). Other clients get Halt.
+// HaltSaid is Halt with reason as the systemMessage too, which a headless claude -p log shows (it drops stopReason).
 func HaltSaid(reason string) Output {
 	o := Halt(reason)
 	o.SystemMessage = reason

@@ -12,9 +12,8 @@ import (
 	"time"
 )
 
-// Mark is how far the gate reconciled a scope's transcript: every prompt armed
-// before Offset passed, prompt P also up to Passed[P]. End and Seal (of the
-// bytes before End) tie it to the transcript; see docs/reconciliation.md.
+// Mark is how far the gate reconciled a scope's transcript: every prompt armed before Offset passed, prompt P
+// also up to Passed[P]. End and Seal (of the bytes before End) tie it to the transcript (docs/reconciliation.md).
 type Mark struct {
 	Transcript string           `json:"transcript"`
 	Offset     int64            `json:"offset"`

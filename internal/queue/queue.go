@@ -1,9 +1,7 @@
-// Package queue is stopgate's crash-safe file queue of pending validations,
-// and the state dir's lock and files, which every writer there shares. Under
-// the state dir: lock (never deleted), sessions/<session>/<scope>/ (<key>.json
-// entries, their .baseline, blocks), reconciled/<session>/<scope>.json (Mark)
-// and quarantine/. Every change holds the lock (at most Wait(), then a
-// *HeldError) and renames a temp file into place; see docs/fail-closed.md.
+// Package queue is stopgate's crash-safe file queue of pending validations, and the state dir's lock and files,
+// which every writer there shares. Under the state dir: lock (never deleted), sessions/<session>/<scope>/
+// (<key>.json entries, their .baseline, blocks), reconciled/<session>/<scope>.json (Mark) and quarantine/. Every
+// change holds the lock (at most Wait(), then a *HeldError) and renames a temp file into place (docs/fail-closed.md).
 package queue
 
 import (

@@ -1,7 +1,6 @@
-// Package reconcile checks the queue, which the agent can reach, against the
-// client's own record (client.Record): a mapped prompt the record shows armed
-// since it last passed (queue.Mark) and not queued is judged as if it were.
-// Without a config, Missing decides. See docs/reconciliation.md.
+// Package reconcile checks the queue, which the agent can reach, against the client's own record (client.Record):
+// a mapped prompt the record shows armed since it last passed (queue.Mark) and not queued is judged as if it
+// were. Without a config, Missing decides. See docs/reconciliation.md.
 package reconcile
 
 import (

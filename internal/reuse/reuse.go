@@ -1,6 +1,5 @@
-// Package reuse takes a run validator that passed earlier in the scope as
-// passed while its spec, program and inputs are unchanged, from a sealed
-// record the Policy trusts; any doubt runs it. See docs/security.md.
+// Package reuse takes a run validator that passed earlier in the scope as passed while its spec, program and
+// inputs are unchanged, from a sealed record the Policy trusts; any doubt runs it. See docs/security.md.
 package reuse
 
 import (

@@ -1,7 +1,6 @@
-// Package stop runs, at Stop and SubagentStop, the current mappings.toml's
-// validators of the scope's pending prompts and answers a pass, a block or a
-// halt. Once a prompt is armed every path ends in a block or a halt; exit 1
-// is for bad input and nothing armed. See docs/fail-closed.md.
+// Package stop runs, at Stop and SubagentStop, the current mappings.toml's validators of the scope's pending
+// prompts and answers a pass, a block or a halt. Once a prompt is armed every path ends in a block or a halt;
+// exit 1 is for bad input and nothing armed. See docs/fail-closed.md.
 package stop
 
 import (
@@ -336,15 +335,12 @@ func failReason(err error, armed []queue.Entry) string {
 
 // advice is what the human should do about err.
 func advice(err error) string {
-	var held *queue.HeldError
-	var intr *interruptedError
-	var bug *panicError
 	switch {
-	case errors.As(err, &held):
+	case errors.As(err, new(*queue.HeldError)):
 		return "End the process holding the lock (`gate status` names it; stopgate's own hooks hold it for milliseconds), then continue the session."
-	case errors.As(err, &intr):
+	case errors.As(err, new(*interruptedError)):
 		return "If the client's hook timeout stopped the gate, raise the Stop hook's timeout in .claude/settings.json or make the validators faster; then continue the session."
-	case errors.As(err, &bug):
+	case errors.As(err, new(*panicError)):
 		return "Please report this with the stack trace the gate printed on stderr (the client's debug log has it)."
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return "Free space on the disk that holds the state dir, then continue the session."

@@ -1,6 +1,5 @@
-// Package transcript reads a client's record of a session as bounded lines
-// (MaxScan, MaxLine; a last line without its newline waits for the next
-// scan), and Claude Code's transcript itself (docs/reconciliation.md).
+// Package transcript reads a client's record of a session as bounded lines (MaxScan, MaxLine; a last line
+// without its newline waits for the next scan), and Claude Code's transcript itself (docs/reconciliation.md).
 package transcript
 
 import (
