@@ -175,7 +175,7 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 		return append(pluginFindings(ws, c), clientWallFindings(env, ws, c, set)...)
 	}
 	files := readSettings([]guard.SettingsFile{{Path: filepath.Join(ws.root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}})
-	hooks := hookFindings(env, ws, cfg, c, files, clientWanted(c, ws.root, binInstall(ws.root, "bin"), true), ws.root, `"gate init --client `+c.Name+`"`)
+	hooks := hookFindings(env, ws, cfg, c, files, hooksOf(c, binInstall(ws.root, "bin"), ws.root, true), ws.root, `"gate init --client `+c.Name+`"`)
 	return dedupe(slices.Concat(capFinding(ws, cfg, c), hooks, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c, set)))
 }
 

@@ -80,14 +80,14 @@ func TestBinPrefix(t *testing.T) {
 // The registration table registers only programs built with the gate and
 // only for events they handle.
 func TestWanted(t *testing.T) {
-	defer func(r []client.Hook) { registrations = r }(registrations)
-	registrations = append(slices.Clone(registrations),
+	defer func(r []client.Hook) { client.Claude.Hooks = r }(client.Claude.Hooks)
+	client.Claude.Hooks = append(slices.Clone(client.Claude.Hooks),
 		client.Hook{Event: hook.Stop, Program: "not-built", Timeout: 10},                   // no cmd/not-built
 		client.Hook{Event: hook.PreToolUse, Matcher: "Read", Program: "gate", Timeout: 10}, // the gate does not handle PreToolUse
 		client.Hook{Event: "Notification", Program: "detect", Timeout: 10},                 // nor does detect handle Notification
 	)
 	var got []string
-	for _, h := range hooksOf(client.Claude, "B", install{}, "", true) {
+	for _, h := range hooksOf(client.Claude, install{dir: "B"}, "", true) {
 		got = append(got, strings.TrimSpace(h.String()+" "+strings.Join(settings.Paths(h.Command), " ")+" "+settings.Args(h.Command)))
 	}
 	for _, want := range []string{"PostToolUse (Read|Skill|Bash) → detect B/detect", "Stop → gate B/gate --timeout 600", "SubagentStop → gate B/gate --timeout 600"} {

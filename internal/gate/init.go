@@ -275,7 +275,9 @@ func pluginManifest() []byte {
 }
 
 func pluginWanted(dir string) []settings.Hook {
-	return hooksOf(client.Claude, pluginBin, binInstall(dir, "bin"), dir, true)
+	in := binInstall(dir, "bin")
+	in.dir = pluginBin // the plugin's hooks search (candidates)
+	return hooksOf(client.Claude, in, dir, true)
 }
 
 // agentClients are the clients other than Claude Code.
@@ -301,11 +303,6 @@ func ownFile(name string) (*client.Client, error) {
 	return nil, fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
 }
 
-// clientWanted returns c's hooks to register, launchers of the programs where in put them.
-func clientWanted(c *client.Client, root string, in install, testhook bool) []settings.Hook {
-	return hooksOf(c, in.prefix(c.ProjectVar, root), in, root, testhook)
-}
-
 // clientArgs are the arguments c's hook h gives its program.
 func clientArgs(c *client.Client, h client.Hook) string {
 	args := ""
@@ -324,7 +321,7 @@ func clientArgs(c *client.Client, h client.Hook) string {
 // owned is every hook entry init writes or wrote for in: older ones ran bin/PROGRAM (a client's with its arguments).
 func owned(c *client.Client, root string, in install) []settings.Hook {
 	bin := in.prefix(c.ProjectVar, root)
-	hooks := hooksOf(c, bin, in, root, true)
+	hooks := hooksOf(c, in, root, true)
 	for _, h := range slices.Clone(hooks) {
 		plain := bin + "/" + settings.Program(h.Command)
 		if c != client.Claude {
@@ -343,26 +340,22 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 			return err // before anything is written
 		}
 	}
-	var want []settings.Hook // the plugin registers no hook entries
-	var err error
-	files := settingsFiles(env, root)
+	want, files := hooksOf(c, in, root, testhook), settingsFiles(env, root) // a plugin's: none
 	var merged wallMerge
+	withWall := func(data []byte) (out []byte, err error) {
+		out, merged, err = mergeWall(env, root, data, []string{in.path}, programs(want, in.path))
+		return out, err
+	}
+	var err error
 	switch {
 	case c.IsPlugin():
 		err = writePlugin(env, c, root, bin, in)
-	case c == client.Claude:
-		want = clientWanted(c, root, in, testhook)
-		withWall := func(data []byte) (out []byte, err error) {
-			out, merged, err = mergeWall(env, root, data, []string{in.path}, programs(want, in.path))
-			return out, err
-		}
-		if !wall {
-			withWall = nil
-		}
+	case c != client.Claude:
+		err = register(env, c, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), nil)
+	case wall:
 		err = register(env, c, files.shared(), elsewhere(env, files, want), nil, withWall)
 	default:
-		want = clientWanted(c, root, in, testhook)
-		err = register(env, c, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), nil)
+		err = register(env, c, files.shared(), elsewhere(env, files, want), nil, nil)
 	}
 	if err == nil {
 		err = writeStarter(env, root)
@@ -397,17 +390,11 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 	return nil
 }
 
-// registrations is every hook `gate init` registers with Claude Code (a test adds some).
-var registrations = client.Claude.Hooks
-
-// hooksOf returns c's hooks to register (Claude Code's: registrations), launchers of the programs under bin.
-func hooksOf(c *client.Client, bin string, in install, root string, testhook bool) []settings.Hook {
-	regs := c.Hooks
-	if c == client.Claude {
-		regs = registrations
-	}
+// hooksOf returns c's hooks to register, launchers of the programs where in put them.
+func hooksOf(c *client.Client, in install, root string, testhook bool) []settings.Hook {
+	bin := in.prefix(c.ProjectVar, root)
 	var out []settings.Hook
-	for _, r := range regs {
+	for _, r := range c.Hooks {
 		if !slices.Contains(hook.Handles[r.Program], c.Event(r.Event)) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
@@ -429,7 +416,7 @@ func guards(event string) bool {
 }
 
 // expected is every hook gate init registers, to look up (settings.Lookup).
-func expected() []settings.Hook { return hooksOf(client.Claude, projectBin, install{}, "", true) }
+func expected() []settings.Hook { return hooksOf(client.Claude, install{dir: projectBin}, "", true) }
 
 const (
 	projectBin = `"$CLAUDE_PROJECT_DIR"/bin`
