@@ -59,7 +59,10 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 			}
 		}
 	}
-	dog := &watchdog{}
+	var dog *watchdog // nil in the sandbox (Env.boxed)
+	if !env.boxed {
+		dog = &watchdog{}
+	}
 	defer dog.stop()
 	each(len(specs), func(i int) {
 		switch {
@@ -470,7 +473,7 @@ func (d *watchdog) start() {
 
 // stop ends the watchdog, before the pipe closes: it kills nothing.
 func (d *watchdog) stop() {
-	if d.cmd != nil {
+	if d != nil && d.cmd != nil {
 		d.cmd.Process.Kill()
 		d.cmd.Wait()
 		d.pw.Close()

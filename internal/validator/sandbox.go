@@ -365,6 +365,7 @@ func Serve(stdin io.Reader, stdout io.Writer) error {
 	if err := enc.Encode(boxLine{Nonce: req.Nonce, Hello: true}); err != nil {
 		return err
 	}
+	req.Env.boxed = true
 	for i, r := range Run(context.Background(), req.Env, req.Specs) {
 		line := boxLine{Nonce: req.Nonce, I: i, Output: []byte(r.Output), Result: r}
 		line.Result.Output = ""

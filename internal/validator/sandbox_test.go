@@ -1,7 +1,10 @@
 package validator
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,5 +292,28 @@ func TestSandboxDeadline(t *testing.T) {
 	}
 	if left := sleepers(t); left != "" {
 		t.Errorf("processes left: %s", left)
+	}
+}
+
+// TestServeStartsNoWatchdog: the sandbox's runner starts no watchdog shell
+// beside the validators (its pid namespace ends them all): a same-uid
+// process the checked code could see and signal.
+func TestServeStartsNoWatchdog(t *testing.T) {
+	req, err := json.Marshal(boxRequest{Nonce: "n", Env: Env{Dir: t.TempDir()}, Specs: []Spec{{Run: `ps -o args= --ppid $PPID`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Serve(bytes.NewReader(req), &out); err != nil {
+		t.Fatal(err)
+	}
+	for sc := bufio.NewScanner(&out); sc.Scan(); {
+		var l boxLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(l.Output), "while read p") {
+			t.Errorf("a watchdog runs beside the sandbox's validators:\n%s", l.Output)
+		}
 	}
 }

@@ -40,7 +40,8 @@ type Env struct {
 	DeadlineWhy string       // says so
 	FailFast    bool         // [settings] fail_fast: the first failure stops the rest (Result.Stopped)
 	// Ask puts a judge's question to its model (modelapi.Ask); nil: every judge unavailable.
-	Ask func(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) `json:"-"`
+	Ask   func(ctx context.Context, api, endpoint, model, key, system, user string) (text string, in, out int, err error) `json:"-"`
+	boxed bool                                                                                                            // Run is the sandbox's runner: its pid namespace ends every validator, so no watchdog
 }
 
 func (e Env) outputLimit() int { return cmp.Or(max(e.OutputLimit, 0), defaultOutputLimit) }
