@@ -252,41 +252,38 @@ func dropCodexFaults(data []byte, root string) ([]byte, []string) {
 	return append(bytes.Clone(data[:start]), codexWallHead+codexEntries(kept)...), dropped
 }
 
-// codexState is what a Codex config says about the wall.
+// codexState is what a Codex config says about the wall: a sandbox_mode makes Codex use its older settings.
 type codexState struct {
-	sandboxMode string         // set: Codex uses the older settings
-	profile     string         // default_permissions
-	fs          map[string]any // permissions.stopgate.filesystem
-	active      map[string]any // the filesystem of the profile default_permissions selects
-	roots       map[string]any // its ":project_roots"
+	SandboxMode string `toml:"sandbox_mode"`
+	Profile     string `toml:"default_permissions"`
+	Permissions map[string]struct {
+		Filesystem map[string]any `toml:"filesystem"`
+	} `toml:"permissions"`
 }
 
-func inspectCodex(data []byte) (codexState, error) {
-	var doc struct {
-		SandboxMode        string `toml:"sandbox_mode"`
-		DefaultPermissions string `toml:"default_permissions"`
-		Permissions        map[string]struct {
-			Filesystem map[string]any `toml:"filesystem"`
-		} `toml:"permissions"`
-	}
-	if _, err := toml.Decode(string(data), &doc); err != nil {
-		return codexState{}, err
-	}
-	st := codexState{sandboxMode: doc.SandboxMode, profile: doc.DefaultPermissions, fs: doc.Permissions[codexProfile].Filesystem}
-	st.active = doc.Permissions[doc.DefaultPermissions].Filesystem
-	st.roots, _ = st.fs[":project_roots"].(map[string]any)
-	return st, nil
+func inspectCodex(data []byte) (st codexState, err error) {
+	_, err = toml.Decode(string(data), &st)
+	return st, err
+}
+
+// fs is the filesystem of the permission profile name.
+func (st codexState) fs(name string) map[string]any { return st.Permissions[name].Filesystem }
+
+// roots is stopgate's profile's ":project_roots".
+func (st codexState) roots() map[string]any {
+	r, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
+	return r
 }
 
 // lacking returns the paths of want the profile does not keep read-only.
 func (st codexState) lacking(want []string) []string {
-	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return st.roots[p] == "read" })
+	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return st.roots()[p] == "read" })
 }
 
 // holes returns the writable entries inside a read-only path: a deeper rule wins in Codex.
 func (st codexState) holes(want []string) []string {
 	var out []string
-	for k, v := range st.roots {
+	for k, v := range st.roots() {
 		if v != "read" && slices.ContainsFunc(want, func(p string) bool { return strings.HasPrefix(k, p+"/") }) {
 			out = append(out, k)
 		}
@@ -306,10 +303,10 @@ func codexEntries(paths []string) string {
 
 // legacy says what the config's sandbox_mode does; "": it sets none.
 func (st codexState) legacy() string {
-	if st.sandboxMode == "" {
+	if st.SandboxMode == "" {
 		return ""
 	}
-	return "sandbox_mode = " + strconv.Quote(st.sandboxMode) + " makes Codex use its older sandbox settings"
+	return "sandbox_mode = " + strconv.Quote(st.SandboxMode) + " makes Codex use its older sandbox settings"
 }
 
 // mergeCodexWall returns data with the wall added, every byte kept; note says why it was left alone.
@@ -321,11 +318,11 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 	switch {
 	case st.legacy() != "":
 		return data, nil, st.legacy() + " instead of the permission profile", nil
-	case st.profile != "" && st.profile != codexProfile:
-		return data, nil, "default_permissions = " + strconv.Quote(st.profile) + " selects another permission profile", nil
+	case st.Profile != "" && st.Profile != codexProfile:
+		return data, nil, "default_permissions = " + strconv.Quote(st.Profile) + " selects another permission profile", nil
 	}
 	lack := st.lacking(want)
-	if st.profile == codexProfile && len(lack) == 0 {
+	if st.Profile == codexProfile && len(lack) == 0 {
 		return data, nil, "", nil
 	}
 	last := "" // appending is safe only where init's table is last
@@ -334,25 +331,25 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 			last = t
 		}
 	}
-	if st.fs != nil && last != codexRoots {
+	if st.fs(codexProfile) != nil && last != codexRoots {
 		return data, nil, "its permission profile " + codexProfile + " lacks " + strings.Join(lack, ", ") + ": add them as \"read\" under " + codexRoots, nil
 	}
 	out = bytes.Clone(data)
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		out = append(out, '\n')
 	}
-	if st.fs != nil {
+	if st.fs(codexProfile) != nil {
 		out = append(out, codexEntries(lack)...)
 		added = lack
 	} else {
 		out = append(out, codexWallHead+codexEntries(want)...)
 		added = []string{"permissions." + codexProfile + " with " + cli.Plural(len(want), "read-only path", "read-only paths") + ": " + strings.Join(want, ", ")}
 	}
-	if st.profile == "" {
+	if st.Profile == "" {
 		out = append([]byte(codexDefault), out...)
 		added = append([]string{strings.TrimSpace(codexDefault)}, added...)
 	}
-	if back, err := inspectCodex(out); err != nil || len(back.lacking(want)) > 0 || back.profile != codexProfile {
+	if back, err := inspectCodex(out); err != nil || len(back.lacking(want)) > 0 || back.Profile != codexProfile {
 		return nil, nil, "", fmt.Errorf("the merged file does not keep the paths read-only (%v): add the profile by hand", err)
 	}
 	return out, added, "", nil
@@ -406,9 +403,9 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	var out []Finding
 	user := filepath.Join(cmp.Or(getenv("CODEX_HOME"), filepath.Join(getenv("HOME"), ".codex")), "config.toml")
 	data, _ := os.ReadFile(user) // none, or not TOML: it sets no sandbox_mode
-	if st, _ := inspectCodex(data); st.sandboxMode != "" {
+	if st, _ := inspectCodex(data); st.SandboxMode != "" {
 		out = append(out, Finding{Loc: user, Warning: true,
-			Msg:  "sandbox_mode = " + strconv.Quote(st.sandboxMode) + ": Codex uses its older sandbox settings instead of the permission profile: Codex's wall is down",
+			Msg:  "sandbox_mode = " + strconv.Quote(st.SandboxMode) + ": Codex uses its older sandbox settings instead of the permission profile: Codex's wall is down",
 			Hint: "remove sandbox_mode, or keep it knowing the guard alone stands"})
 	}
 	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(codexConfig)))
@@ -421,7 +418,7 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	}
 	want := codexReadOnly(root, paths)
 	down := []string{st.legacy()}
-	if st.legacy() == "" && st.profile != codexProfile {
+	if st.legacy() == "" && st.Profile != codexProfile {
 		down[0] = "default_permissions is not " + strconv.Quote(codexProfile)
 	}
 	if lack := st.lacking(want); len(lack) > 0 {
@@ -434,8 +431,8 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 		out = append(out, Finding{Loc: codexConfig, Warning: true, Msg: msg + ": Codex's wall is down, so the agent's shell can write the protected set in ways the guard cannot see",
 			Hint: `"gate init --client codex" adds the permission profile and keeps the rest of the file`})
 	}
-	if st.sandboxMode == "" {
-		out = append(out, codexFaults(root, st.active)...)
+	if st.SandboxMode == "" {
+		out = append(out, codexFaults(root, st.fs(st.Profile))...)
 	}
 	return out
 }
@@ -491,7 +488,7 @@ func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings
 	if i, _, ok := codexOwn(out); ok {
 		out = out[:i:i]
 		r.Removed = append(r.Removed, "permissions."+codexProfile)
-	} else if st.fs != nil {
+	} else if st.fs(codexProfile) != nil {
 		r.Left = append(r.Left, "permissions."+codexProfile+": it is not as gate init wrote it")
 	}
 	if rest, ok := bytes.CutPrefix(out, []byte(codexDefault)); ok {

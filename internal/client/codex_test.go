@@ -55,7 +55,7 @@ func TestMergeCodexWall(t *testing.T) {
 				t.Fatalf("note %q added %v, want %d additions", note, added, tc.added)
 			}
 			st, err := inspectCodex(out)
-			if err != nil || st.profile != codexProfile || len(st.lacking(w)) > 0 {
+			if err != nil || st.Profile != codexProfile || len(st.lacking(w)) > 0 {
 				t.Fatalf("merged file is no wall (%v):\n%s", err, out)
 			}
 			body := strings.TrimPrefix(string(out), "default_permissions = \"stopgate\"\n")

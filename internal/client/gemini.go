@@ -91,11 +91,8 @@ func manyFiles(args map[string]any, cwd string) []string {
 		if p == "" || strings.Contains(p, "**") {
 			continue
 		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		if !strings.ContainsAny(p, "*?[") {
-			out = append(out, filepath.Clean(p))
+		if p = abs(p, cwd); !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
 			continue
 		}
 		matches, _ := filepath.Glob(p)

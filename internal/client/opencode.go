@@ -92,14 +92,8 @@ func opencodePatterns(root string, paths []Path) []string {
 		st, err := os.Stat(filepath.FromSlash(p.Path))
 		dir := (err == nil && st.IsDir()) || p.Dir
 		for _, top := range tops {
-			r, err := filepath.Rel(top, filepath.FromSlash(p.Path))
-			if err != nil {
-				continue
-			}
-			r = filepath.ToSlash(r)
-			if dir {
-				r += "/*"
-			}
+			r, _ := filepath.Rel(top, filepath.FromSlash(p.Path)) // both absolute: no error
+			r = filepath.ToSlash(r) + map[bool]string{true: "/*"}[dir]
 			if !slices.Contains(out, r) {
 				out = append(out, r)
 			}
@@ -110,14 +104,12 @@ func opencodePatterns(root string, paths []Path) []string {
 
 // gitTop returns the folder at or above dir holding .git; "" outside git.
 func gitTop(dir string) string {
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+	for d := filepath.Clean(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
 	}
+	return ""
 }
 
 // opencodeWall is OpenCode's permission rules (Wall).

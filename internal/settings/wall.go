@@ -31,20 +31,11 @@ type WallStatus struct {
 // Against returns "sandbox.KEY is VALUE: WHY" for each key s sets against the wall.
 func (s WallStatus) Against() []string {
 	var out []string
-	for _, k := range wallKeys {
-		if v, ok := s.Set[k.key]; ok && v != k.want {
-			out = append(out, k.against(v))
-		}
+	for _, a := range (Walls{Files: []WallStatus{s}}).Against() { // the one file's values count
+		out = append(out, a.Text)
 	}
 	return out
 }
-
-func (k wallKey) against(v bool) string {
-	return fmt.Sprintf("sandbox.%s is %t: %s", k.key, v, k.why)
-}
-
-// InspectWall reads the wall's settings from a settings file.
-func InspectWall(data []byte) (WallStatus, error) { return Parse(data).Wall() }
 
 // Wall reads the wall's settings from the file.
 func (d *Doc) Wall() (WallStatus, error) {
@@ -79,7 +70,7 @@ func (d *Doc) Wall() (WallStatus, error) {
 // MergeWall returns data with each sandbox key absent and each rule of deny permissions.deny lacks inserted, and
 // those; a key set against the wall is the user's decision, left as it is and reported in st.
 func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
-	if st, err = InspectWall(data); err != nil {
+	if st, err = Parse(data).Wall(); err != nil {
 		return nil, nil, st, err
 	}
 	text := normalize(data)
@@ -180,7 +171,7 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 	}
 	for _, k := range wallKeys {
 		if v, ok := w.Value[k.key]; !ok || v != k.want {
-			return false, "sandbox." + k.key + " is not " + map[bool]string{true: "true", false: "false"}[k.want]
+			return false, fmt.Sprintf("sandbox.%s is not %t", k.key, k.want)
 		}
 	}
 	if len(w.Excluded) > 0 {
@@ -216,7 +207,7 @@ func (w Walls) Against() []Against {
 	for i, st := range w.Files {
 		for _, k := range wallKeys {
 			if v, ok := st.Set[k.key]; ok && v != k.want && w.From[k.key] == i {
-				out = append(out, Against{File: i, Line: st.Line[k.key], Text: k.against(v)})
+				out = append(out, Against{File: i, Line: st.Line[k.key], Text: fmt.Sprintf("sandbox.%s is %t: %s", k.key, v, k.why)})
 			}
 		}
 	}
