@@ -37,6 +37,9 @@ func (s WallStatus) Against() []string {
 	return out
 }
 
+// InspectWall reads the wall's settings from a settings file.
+func InspectWall(data []byte) (WallStatus, error) { return Parse(data).Wall() }
+
 // Wall reads the wall's settings from the file.
 func (d *Doc) Wall() (WallStatus, error) {
 	if d.err != nil {
@@ -70,7 +73,7 @@ func (d *Doc) Wall() (WallStatus, error) {
 // MergeWall returns data with each sandbox key absent and each rule of deny permissions.deny lacks inserted, and
 // those; a key set against the wall is the user's decision, left as it is and reported in st.
 func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
-	if st, err = Parse(data).Wall(); err != nil {
+	if st, err = InspectWall(data); err != nil {
 		return nil, nil, st, err
 	}
 	text := normalize(data)
