@@ -146,8 +146,7 @@ func parseAtMost(env *cli.Env, fl *flag.FlagSet, args []string, most int) ([]str
 	return rest, nil
 }
 
-// parseVerb parses args with --config (parseAtMost), and returns the
-// workspace it names and the arguments.
+// parseVerb parses args with --config (parseAtMost), returning the workspace it names and the arguments.
 func parseVerb(env *cli.Env, fl *flag.FlagSet, args []string, most int) (workspace, []string, error) {
 	configFile := configFlag(fl)
 	rest, err := parseAtMost(env, fl, args, most)
@@ -458,9 +457,7 @@ func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string)
 		return cli.Exit(1)
 	}
 	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, cli.Plural(len(maps), "mapping", "mappings"), name)
-	for _, m := range maps {
-		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{Command: name}))
-	}
+	printMatches(w, ws, cfg, maps, config.Name{Command: name})
 	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
 	return nil
 }
@@ -496,9 +493,7 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) err
 		via = ", a symlink to " + r.Target
 	}
 	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read%s):\n", rel, cli.Plural(len(r.Maps), "mapping", "mappings"), via)
-	for _, m := range r.Maps {
-		printMapping(w, ws, cfg, m, matchedAs(cfg, m.Prompt, config.Name{File: r.Target}))
-	}
+	printMatches(w, ws, cfg, r.Maps, config.Name{File: r.Target})
 	if _, err := os.Stat(abs); err != nil {
 		fmt.Fprintf(w, "note: %s does not exist, so the agent cannot read it yet\n", rel)
 	}
@@ -539,15 +534,17 @@ func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) erro
 	return nil
 }
 
-// matchedAs says which of key's names name is.
-func matchedAs(cfg *config.Config, key string, name config.Name) string {
-	for _, n := range cfg.Names(key) {
-		if n.File == name.File && n.Command == name.Command {
-			_, why := describe(cfg, key, n)
-			return "matched as " + why
+// printMatches lists maps, each with its validators and which of its names name is.
+func printMatches(w io.Writer, ws workspace, cfg *config.Config, maps []*config.Mapping, name config.Name) {
+	for _, m := range maps {
+		names, why := cfg.Names(m.Prompt), "matched"
+		if i := slices.IndexFunc(names, func(n config.Name) bool { return n.File == name.File && n.Command == name.Command }); i >= 0 {
+			_, as := describe(cfg, m.Prompt, names[i])
+			why = "matched as " + as
 		}
+		fmt.Fprintf(w, "  prompt %q (%s:%d): %s\n", m.Prompt, ws.rel(cfg.File), m.Line, why)
+		fmt.Fprintf(w, "    validators: %s\n", strings.Join(m.Validators, ", "))
 	}
-	return "matched"
 }
 
 // describe says, in the client's words, what name n of key is, and why.
@@ -580,11 +577,6 @@ func describe(cfg *config.Config, key string, n config.Name) (name, why string) 
 
 // commandName is the client's name of key's command file.
 func commandName(key string) string { return strings.ReplaceAll(key, "/", ":") }
-
-func printMapping(w io.Writer, ws workspace, cfg *config.Config, m *config.Mapping, why string) {
-	fmt.Fprintf(w, "  prompt %q (%s:%d): %s\n", m.Prompt, ws.rel(cfg.File), m.Line, why)
-	fmt.Fprintf(w, "    validators: %s\n", strings.Join(m.Validators, ", "))
-}
 
 // whyNot explains a .md path inside the root that matches no mapping.
 func whyNot(cfg *config.Config, rel string) string {

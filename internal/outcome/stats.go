@@ -189,8 +189,7 @@ func entry[V any](m map[string]*V, key string, init func() *V) *V {
 // observed reports whether r is an observe-mode stop (settings.mode).
 func (r Record) observed() bool { return r.WouldStop() || r.Observe }
 
-// WouldStop reports whether r is a stop observe mode let through that it
-// would have blocked or halted.
+// WouldStop reports whether r is a stop observe mode let through, that it would have blocked or halted.
 func (r Record) WouldStop() bool { return r.Decision == WouldBlock || r.Decision == WouldHalt }
 
 // promptsOf counts each prompt r checked, and the attempts it took to pass.
@@ -254,8 +253,7 @@ func values[V any](m map[string]*V, order func(a, b V) int) []V {
 	return out
 }
 
-// Slowest returns the validators ordered by their longest run, slowest
-// first.
+// Slowest returns the validators ordered by their longest run, slowest first.
 func (st Stats) Slowest() []ValidatorStats {
 	out := slices.Clone(st.Validators)
 	slices.SortStableFunc(out, func(a, b ValidatorStats) int { return cmp.Compare(b.Max(), a.Max()) })
