@@ -201,57 +201,6 @@ func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 	return nil
 }
 
-// prlimitRule limits a pid, or runs the command after its options.
-func prlimitRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "+p", "pid")
-	if o.Has("p", "pid") {
-		return a.pids(o.Val("p", "pid"), "limit the resources of", true)
-	}
-	return a.run(o.Ops)
-}
-
-func reniceRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "n", "priority")
-	if o.Has("g", "u", "pgrp", "user") {
-		return alwaysProcess(a, nil)
-	}
-	ops := o.Ops
-	if len(o.Val("n", "priority")) == 0 && len(ops) > 0 {
-		ops = ops[1:] // the priority
-	}
-	return a.pids(ops, "change the priority of", true)
-}
-
-// ioniceRule: -p's pids and the operands after it are judged, -P and -u
-// denied; without them it runs the command after its options.
-func ioniceRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "cnpPu")
-	if o.Has("P", "u") {
-		return alwaysProcess(a, nil)
-	}
-	if o.Has("p") {
-		return a.pids(append(o.Val("p"), o.Ops...), "change the scheduling of", true)
-	}
-	h, _ := a.unwrap("ionice", args)
-	return h
-}
-
-// pidLastOrWrap is taskset and chrt: -p takes a pid as the last operand;
-// otherwise the first operand is the mask and the rest a command.
-func pidLastOrWrap(name, short, verb string, long ...string) rule {
-	return func(a *analyzer, args []word) *Hit {
-		o := parseOpts(args, short, long...)
-		if !o.Has("p", "pid") {
-			h, _ := a.unwrap(name, args)
-			return h
-		}
-		if len(o.Ops) > 0 {
-			return a.pid(o.Ops[len(o.Ops)-1], verb, true)
-		}
-		return nil
-	}
-}
-
 // gdbRule: -p, gdb PROG PID and an -ex attach all attach to a process.
 func gdbRule(a *analyzer, args []word) *Hit {
 	args = slices.Clone(args)
@@ -273,15 +222,60 @@ func gdbRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// pidRule is strace and the like: its options' values (with ops, its operands) are pids.
-func pidRule(verb string, ops bool, short string, long ...string) rule {
-	return func(a *analyzer, args []word) *Hit {
-		o := parseOpts(args, short, long...)
-		if ops {
-			return a.pids(o.Ops, verb, true)
-		}
-		return a.pids(o.Val(append(strings.Split(short, ""), long...)...), verb, true)
+// pidRule is a program that acts on processes by pid: deny options reach
+// them wholesale; the values of pidOpts and the operands ops picks are
+// pids; a wrapper (wraps) given no pid option runs the command after them.
+type pidRule struct {
+	verb, short   string
+	long, pidOpts []string
+	deny          []string
+	ops           func(opts) []word
+	wraps         string
+}
+
+func (p pidRule) judge(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, p.short, p.long...)
+	if o.Has(p.deny...) {
+		return alwaysProcess(a, nil)
 	}
+	if p.wraps != "" && !o.Has(p.pidOpts...) {
+		h, _ := a.unwrap(p.wraps, args)
+		return h
+	}
+	pids := o.Val(p.pidOpts...)
+	if p.ops != nil {
+		pids = append(pids, p.ops(o)...)
+	}
+	return a.pids(pids, p.verb, true)
+}
+
+// pidRules are judged before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
+var pidRules = map[string]pidRule{
+	"prlimit": {verb: "limit the resources of", short: "+p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}, wraps: "prlimit"},
+	"renice": {verb: "change the priority of", short: "n", long: []string{"priority"}, deny: []string{"g", "u", "pgrp", "user"},
+		ops: afterPriority},
+	"ionice":  {verb: "change the scheduling of", short: "cnpPu", pidOpts: []string{"p"}, deny: []string{"P", "u"}, ops: allOps, wraps: "ionice"},
+	"taskset": {verb: "change the processor affinity of", pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "taskset"},
+	"chrt": {verb: "change the scheduling of", short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"},
+		pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "chrt"},
+	"strace":                     {verb: "attach to", short: "p", long: []string{"attach"}, pidOpts: []string{"p", "attach"}},
+	"ltrace":                     {verb: "attach to", short: "p", pidOpts: []string{"p"}},
+	"perf":                       {verb: "attach to", short: "p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}},
+	"criu":                       {verb: "attach to", short: "t", long: []string{"tree"}, pidOpts: []string{"t", "tree"}},
+	"gcore pstack reptyr gstack": {verb: "attach to", short: "o", ops: allOps},
+	"cgclassify":                 {verb: "move into another cgroup", short: "g", ops: allOps},
+}
+
+func allOps(o opts) []word { return o.Ops }
+
+func lastOp(o opts) []word { return o.Ops[max(0, len(o.Ops)-1):] }
+
+// afterPriority is renice's operands but its first, the priority, unless -n gives it.
+func afterPriority(o opts) []word {
+	if len(o.Val("n", "priority")) == 0 && len(o.Ops) > 0 {
+		return o.Ops[1:]
+	}
+	return o.Ops
 }
 
 func cpulimitRule(a *analyzer, args []word) *Hit {

@@ -42,18 +42,16 @@ func writeRules() map[string]rule {
 		"go gcc cc clang g++ c++ ld rustc": dashO, "eval": evalRule, "flock": flockRule,
 		strings.Join(shell.Shells, " "):                      shellRule,
 		"ed ex vi vim nvim nano emacs pico micro joe kak hx": operands(under, "c"),
-		// Before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
 		"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess,
-		"prlimit": prlimitRule, "renice": reniceRule, "ionice": ioniceRule,
-		"taskset": pidLastOrWrap("taskset", "", "change the processor affinity of"),
-		"chrt":    pidLastOrWrap("chrt", "TPD", "change the scheduling of", "sched-runtime", "sched-period", "sched-deadline"),
-		"gdb":     gdbRule, "strace": pidRule("attach to", false, "p", "attach"), "ltrace": pidRule("attach to", false, "p"),
-		"perf": pidRule("attach to", false, "p", "pid"), "criu": pidRule("attach to", false, "t", "tree"),
-		"gcore pstack reptyr gstack": pidRule("attach to", true, "o"), "cpulimit": cpulimitRule, "fuser": fuserRule,
-		"cgclassify": pidRule("move into another cgroup", true, "g"),
+		"gdb": gdbRule, "cpulimit": cpulimitRule, "fuser": fuserRule,
 	} {
 		for _, n := range strings.Fields(names) {
 			rules[n] = r
+		}
+	}
+	for names, p := range pidRules {
+		for _, n := range strings.Fields(names) {
+			rules[n] = p.judge
 		}
 	}
 	return rules

@@ -16,6 +16,7 @@ var wrappers = map[string]func([]string) int{
 	"unbuffer": SkipOpts("", 0), "setsid": SkipOpts("", 0), "exec": SkipOpts("a", 0),
 	"time": SkipOpts("fo", 0), "timeout": SkipOpts("sk", 1), "stdbuf": SkipOpts("ioe", 0),
 	"ionice": SkipOpts("cnpPu", 0), "busybox": SkipOpts("", 0), "taskset": SkipOpts("", 1), "chrt": SkipOpts("TPD", 1),
+	"prlimit": SkipOpts("", 0),
 	"env": func(args []string) int {
 		_, program := EnvOptions(args)
 		return program
