@@ -419,25 +419,19 @@ func plainStateDir(data []byte) (setting string, sure bool) {
 	if !mentionsStateDir(data) {
 		return "", true
 	}
-	const name = "state_dir"
-	text := string(data)
-	for off := 0; ; {
-		j := strings.Index(text[off:], name)
-		if j < 0 {
-			return "", false
+	table, multi := "", false // the header in force; a multi-line string before
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			table = cutComment(line)
+		} else if key, rest, ok := strings.Cut(line, "="); ok && strings.TrimSpace(key) == "state_dir" && table == "[settings]" {
+			if v, ok := plainString(rest); ok {
+				return v, !multi
+			}
 		}
-		start := strings.LastIndexByte(text[:off+j], '\n') + 1
-		line, _, _ := strings.Cut(text[start:], "\n")
-		off += j + len(name)
-		key, rest, ok := assignment(strings.TrimSpace(line))
-		if !ok || strings.TrimSpace(key) != name || tableAt(text, start) != "[settings]" {
-			continue // not the key at the start of a line, or not in [settings]
-		}
-		if v, ok := plainString(rest); ok {
-			before := text[:start]
-			return v, !strings.Contains(before, `"""`) && !strings.Contains(before, `'''`)
-		}
+		multi = multi || strings.Contains(line, `"""`) || strings.Contains(line, `'''`)
 	}
+	return "", false
 }
 
 // mentionsStateDir reports whether text could spell state_dir (or \u, \U).
@@ -462,16 +456,4 @@ func plainString(v string) (string, bool) {
 	}
 	q, v := v[0], v[1:len(v)-1]
 	return v, strings.IndexByte(v, q) < 0 && !strings.Contains(v, `\`)
-}
-
-// tableAt returns the table header line in force at offset at, or "".
-func tableAt(text string, at int) string {
-	for at > 0 {
-		start := strings.LastIndexByte(text[:at-1], '\n') + 1
-		if line := strings.TrimSpace(text[start : at-1]); strings.HasPrefix(line, "[") {
-			return cutComment(line)
-		}
-		at = start
-	}
-	return ""
 }
