@@ -113,17 +113,15 @@ func Unmarshal(trimmed []byte) (*Input, error) {
 func decode(data []byte, v any, parent, bad string) error {
 	err := json.Unmarshal(data, v)
 	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		if err != nil {
-			return fmt.Errorf("%s: %w", bad, err)
-		}
+	switch {
+	case err == nil:
 		return nil
+	case !errors.As(err, &te):
+		return fmt.Errorf("%s: %w", bad, err)
+	case te.Value == "bool": // in JSON's words, not Go's
+		te.Value = "boolean"
 	}
-	got := te.Value // in JSON's words, not Go's
-	if got == "bool" {
-		got = "boolean"
-	}
-	return fmt.Errorf("hook input field %q is a JSON %s, want %s", strings.Trim(parent+"."+te.Field, "."), got, cmp.Or(jsonKinds[te.Type.Kind()], "a number"))
+	return fmt.Errorf("hook input field %q is a JSON %s, want %s", strings.Trim(parent+"."+te.Field, "."), te.Value, cmp.Or(jsonKinds[te.Type.Kind()], "a number"))
 }
 
 // Check says whether in names a session and an event of events (any if none).

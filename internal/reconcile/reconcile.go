@@ -48,7 +48,7 @@ type Reconciliation struct {
 	absent   bool       // not there after the wait: the mark says so (absentMark)
 }
 
-// Run reconciles scope's queued entries with the client's record (nil: none), waiting until wait for it.
+// Run reconciles scope's queued entries with the client's record (nil: none; with an error, only that counts), waiting until wait.
 func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, entries []queue.Entry, wait time.Time) (*Reconciliation, error) {
 	record, path, thread := recordOf(in, scope)
 	if path == "" {
