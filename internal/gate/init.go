@@ -297,7 +297,7 @@ func ownFile(name string) (*client.Client, error) {
 	if err != nil || c.HookFile != "" {
 		return c, err
 	}
-	inits := each(c.Runs, func(r *client.Client) string {
+	inits := each(c.Runs, func(r *client.Client) string { // Claude Code's needs no --client
 		return strings.Replace(`"gate init --client `+r.Name+`" (`+r.HookFile+`)`, " --client claude", "", 1)
 	})
 	return nil, fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
