@@ -181,12 +181,9 @@ func (c *Client) Remove(data []byte, want []settings.Hook, deny []string) (out [
 // IsPlugin reports whether a plugin file registers the client's hooks.
 func (c *Client) IsPlugin() bool { return c.plugin != "" }
 
-// PluginText is the client's plugin for the commands in bin, missing what a machine without them is told.
-func (c *Client) PluginText(bin, missing string) (string, bool) {
-	if c.plugin == "" {
-		return "", false
-	}
-	return strings.NewReplacer(`"__BIN__"`, settings.Quote(bin), `"__MISSING__"`, settings.Quote(missing)).Replace(c.plugin), true
+// PluginText is the client's plugin ("": none) for the commands in bin, missing what a machine without them is told.
+func (c *Client) PluginText(bin, missing string) string {
+	return strings.NewReplacer(`"__BIN__"`, settings.Quote(bin), `"__MISSING__"`, settings.Quote(missing)).Replace(c.plugin)
 }
 
 // Commands returns the hook commands data, the client's file, holds.

@@ -545,7 +545,7 @@ func initWallOnly(env *cli.Env, root, plugin string) error {
 }
 
 func pluginText(c *client.Client, bin string, in install) string {
-	text, _ := c.PluginText(filepath.ToSlash(bin), missingText(in, filepath.ToSlash(filepath.Join(bin, "gate"))))
+	text := c.PluginText(filepath.ToSlash(bin), missingText(in, filepath.ToSlash(filepath.Join(bin, "gate"))))
 	return text
 }
 
