@@ -3,6 +3,7 @@
 package otlp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -200,7 +201,7 @@ func repository(root string) (name, remote string) {
 		return "", ""
 	}
 	config, _ := os.ReadFile(filepath.Join(root, ".git", "config"))
-	m := originURL.FindSubmatch(config)
+	m := originURL.FindSubmatch(bytes.ReplaceAll(config, []byte("\r\n"), []byte("\n"))) // git reads CRLF lines too
 	if m == nil {
 		return filepath.Base(root), ""
 	}
@@ -216,7 +217,7 @@ func repository(root string) (name, remote string) {
 }
 
 // originURL is the url key of the section [remote "origin"] in a git config.
-var originURL = regexp.MustCompile(`(?m)^[ \t]*\[remote "origin"\][ \t]*\n(?:[ \t]*(?:[^\[\s].*)?\n)*?[ \t]*url[ \t]*=[ \t]*(.*?)[ \t]*\r?$`)
+var originURL = regexp.MustCompile(`(?m)^[ \t]*\[remote "origin"\][ \t]*\n(?:[ \t]*(?:[^\[\s].*)?\n)*?[ \t]*url[ \t]*=[ \t]*(.*?)[ \t]*$`)
 
 // clientVersion is the client's version from the transcript's tail (on each line).
 func clientVersion(transcript string) string {

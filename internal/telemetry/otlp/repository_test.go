@@ -14,6 +14,7 @@ func TestRepositoryFromGitConfig(t *testing.T) {
 		"[remote \"origin\"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\n\tpushurl = x\n  url = git@h:a/b.git  \r\n": "b git@h:a/b.git",
 		"[remote \"up\"]\n\turl = x/y\n[remote \"origin\"]\n\tfetch = a\n[branch \"main\"]\n\turl = no\n":                  "R ",
 		"[remote \"origin\"]\n\turl = https://h/a/repo/":                                                                   "repo https://h/a/repo/",
+		"[core]\r\n[remote \"origin\"]\r\n\r\n\turl = https://h/acme/payments.git\r\n":                                     "payments https://h/acme/payments.git",
 		"": "R ",
 	} {
 		root := filepath.Join(t.TempDir(), "R")
