@@ -133,10 +133,9 @@ func shellText(v any) string {
 		return v
 	case []any:
 		if len(v) >= 3 {
-			if s, ok := v[len(v)-1].(string); ok {
-				if flag, _ := v[len(v)-2].(string); strings.HasPrefix(flag, "-") && strings.Contains(flag, "c") {
-					return s
-				}
+			s, ok := v[len(v)-1].(string)
+			if flag, _ := v[len(v)-2].(string); ok && strings.HasPrefix(flag, "-") && strings.Contains(flag, "c") {
+				return s
 			}
 		}
 		var words []string

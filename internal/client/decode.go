@@ -153,10 +153,7 @@ func (s *shape) decode(data []byte, event string) (*hook.Input, error) {
 	if t, ok := s.tools[m.str("tool_name")]; ok {
 		m["tool_name"] = t
 	}
-	data, err = json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
+	data, _ = json.Marshal(m)       // values decoded from JSON, and the fixes' strings and maps, always marshal
 	in, err := hook.Unmarshal(data) // type-checked as Claude Code's
 	if err != nil {
 		return nil, err
