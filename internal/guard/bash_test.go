@@ -455,13 +455,27 @@ func TestOptionalValues(t *testing.T) {
 	}
 }
 
-// TestShellPlusOptions: a shell reads +o NAME like -o NAME, so -c after it
-// still runs its text (the guard once took +o for the script).
+// TestShellPlusOptions: a shell reads +o NAME like -o NAME and skips a lone
+// +, and --rcfile takes a value, so -c after them still runs its text (the
+// guard once took them for the script); GNU time -o writes its file.
 func TestShellPlusOptions(t *testing.T) {
 	root, set := project(t, nil)
-	for _, cmd := range []string{`sh +o posix -c 'rm mappings.toml'`, `bash +O extglob -ec 'rm mappings.toml'`, `bash -c -e 'rm mappings.toml'`} {
+	for _, cmd := range []string{`sh +o posix -c 'rm mappings.toml'`, `bash +O extglob -ec 'rm mappings.toml'`, `bash -c -e 'rm mappings.toml'`,
+		`bash + -c 'rm mappings.toml'`, `dash + -c 'rm mappings.toml'`, `bash --rcfile x -c 'rm mappings.toml'`, `bash --init-file x -c 'rm mappings.toml'`,
+		"/usr/bin/time -o mappings.toml true", "command time -a -o mappings.toml true", "env time --output=mappings.toml true", "time -f %e rm mappings.toml"} {
 		if h := set.CheckBash(cmd, root); h == nil || h.Protected.Show != "mappings.toml" {
 			t.Errorf("%q: hit %v, want mappings.toml", cmd, h)
 		}
+	}
+}
+
+// TestWrapperNamedValidator: a validator's program named like a wrapper
+// (scripts/taskset) is protected like any other.
+func TestWrapperNamedValidator(t *testing.T) {
+	root, _ := project(t, nil)
+	set := testSet(Source{Root: root, Home: "/home/agent", File: filepath.Join(root, "mappings.toml"),
+		StateDir: filepath.Join(root, "tmp/validation"), Runs: []Run{{Name: "tests", Command: "scripts/taskset"}}})
+	if h := set.CheckBash("printf 'exit 0\\n' > scripts/taskset", root); h == nil || h.Protected.Show != "scripts/taskset" {
+		t.Errorf("rewriting the validator's program scripts/taskset: hit %v", h)
 	}
 }

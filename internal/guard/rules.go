@@ -43,7 +43,7 @@ func writeRules() map[string]rule {
 		strings.Join(shell.Shells, " "):                      shellRule,
 		"ed ex vi vim nvim nano emacs pico micro joe kak hx": operands(under, "c"),
 		"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess,
-		"gdb": gdbRule, "cpulimit": cpulimitRule, "fuser": fuserRule,
+		"gdb": gdbRule, "cpulimit": cpulimitRule, "fuser": fuserRule, "time": timeRule,
 	} {
 		for _, n := range strings.Fields(names) {
 			rules[n] = r
@@ -483,6 +483,15 @@ func shellRule(a *analyzer, args []word) *Hit {
 		return nil
 	}
 	return a.written(o.Ops[0], o.Ops[1:])
+}
+
+// timeRule is GNU time: -o FILE writes it (-a appends); the command after its options runs.
+func timeRule(a *analyzer, args []word) *Hit {
+	o := parseOpts(args, "+fo", "format", "output")
+	if h := a.each(o.Val("o", "output"), under); h != nil {
+		return h
+	}
+	return a.run(o.Ops)
 }
 
 // flockRule: a lock held on the state dir stalls the gate; flock FD locks

@@ -102,7 +102,7 @@ func Parse[W any](args []W, text func(W) string, lit func(string) W, short strin
 	short, lead := strings.CutPrefix(short, "+")
 	for i := 0; i < len(args); i++ {
 		t := text(args[i])
-		operand := unknown(t) || !strings.HasPrefix(t, "-") || t == "-" && !lead
+		operand := unknown(t) || !strings.HasPrefix(t, "-") || t == "-" // - is stdin
 		switch {
 		case operand && lead:
 			o.Ops = append(o.Ops, args[i:]...)
@@ -141,15 +141,20 @@ func Parse[W any](args []W, text func(W) string, lit func(string) W, short strin
 	return o
 }
 
-// ShellOpts is a shell's arguments as it reads them: options up to its script, +o as -o.
+// ShellOpts is a shell's arguments as bash and dash read them: options up
+// to its script, +o as -o, a lone + skipped, a lone - as --.
 func ShellOpts[W any](args []W, text func(W) string, lit func(string) W) Opts[W] {
 	plus := func(w W) string {
-		if t := text(w); len(t) > 1 && t[0] == '+' {
+		switch t := text(w); {
+		case t == "-" || t == "+":
+			return "-" + t
+		case strings.HasPrefix(t, "+"):
 			return "-" + t[1:]
+		default:
+			return t
 		}
-		return text(w)
 	}
-	return Parse(args, plus, lit, "+oO")
+	return Parse(args, plus, lit, "+oO", "rcfile", "init-file")
 }
 
 // ParseText is Parse of plain strings.

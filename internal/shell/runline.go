@@ -172,6 +172,9 @@ func (r *resolver) Source(s *Shell, p string) bool {
 // Exec records a project program the run line runs (not one a script it
 // runs does: the agent's), follows sh -c, and answers the path helpers.
 func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error {
+	if s.Zero == "" && strings.Contains(args[0], "/") && runnable(args[0]) {
+		r.project(s, args[0], hc.Dir, args[1:], false) // scripts/taskset, whatever its name
+	}
 	i, ok := Unwrap(args)
 	if !ok || i >= len(args) || unknown(args[i]) {
 		return nil
@@ -190,10 +193,17 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 		s.Script(code, hc.Dir, "", nil, nil, nil)
 		return nil
 	}
-	if p := Abs(prog, hc.Dir); prog != "" && Within(p, r.Root) && p != r.Root {
-		r.program(s, p, hc.Dir, rest, shell)
+	if prog != "" {
+		r.project(s, prog, hc.Dir, rest, shell)
 	}
 	return nil
+}
+
+// project records prog run in dir, when it lies inside the root, and follows its sources.
+func (r *resolver) project(s *Shell, prog, dir string, args []string, shell bool) {
+	if p := Abs(prog, dir); Within(p, r.Root) && p != r.Root {
+		r.program(s, p, dir, args, shell)
+	}
 }
 
 // command is the project program args (unwrapped) runs, with its
@@ -221,10 +231,15 @@ func command(args []string) (prog string, rest []string, shell bool, code string
 	case strings.Contains(args[0], "/"):
 		prog, rest = args[0], args[1:]
 	}
-	if prog == "" || unknown(prog) || strings.ContainsAny(prog, "*?[") {
+	if !runnable(prog) {
 		return "", nil, false, ""
 	}
 	return prog, rest, shell, ""
+}
+
+// runnable is a program word the run line names: not unknown, nor a glob of it (the agent's files).
+func runnable(prog string) bool {
+	return prog != "" && !unknown(prog) && !strings.ContainsAny(prog, "*?[")
 }
 
 // The resolver judges nothing else: a sourced file is read as far as it can be.

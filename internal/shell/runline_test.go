@@ -56,6 +56,11 @@ func TestProgram(t *testing.T) {
 		`for t in tests/*.sh; do sh "$t" || exit 1; done`: "",
 		"sh tests/*.sh":                                   "",
 		"for v in validators/x.sh; do $v; done":           "validators/x.sh",
+		"scripts/taskset":                                 "scripts/taskset", // a project program named like a wrapper
+		"./scripts/chrt -v":                               "scripts/chrt",
+		"validators/timeout 5 x":                          "validators/timeout",
+		"bash - scripts/check.sh":                         "scripts/check.sh", // - ends a shell's options
+		"python3 - data.json < /dev/null":                 "",                 // - is stdin, not data.json
 	}
 	for run, want := range tests {
 		if want != "" {
