@@ -130,7 +130,11 @@ func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, ap
 	r, unchanged := reuse.Start(cfg, s.ru, vs, specs, s.dl.At)
 	var run []validator.Spec
 	for i := range specs {
-		if checks[i].Unchanged = unchanged[i]; unchanged[i] == nil && checks[i].Skipped == "" {
+		switch {
+		case checks[i].Skipped != "": // not run, and not reused either
+		case unchanged[i] != nil:
+			checks[i].Unchanged = unchanged[i]
+		default:
 			run = append(run, specs[i])
 		}
 	}
