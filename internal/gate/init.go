@@ -366,20 +366,21 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 	switch {
 	case err != nil:
 		return err
-	case c != client.Claude:
-		err = initClientWall(env, c, root)
+	case c != client.Claude: // its wall is its own file's, written last
 	case wall:
 		merged.say(env, files)
 	default:
 		fmt.Fprintf(env.Stdout, "%s: no OS wall (--no-wall): the tamper guard alone keeps the agent off the protected set\n", settingsFile)
 	}
-	if err == nil {
-		err = editIgnore(env, root, true)
-	}
-	if err != nil {
+	if err := editIgnore(env, root, true); err != nil {
 		return err
 	}
 	noteMissing(env, in.path, want, root, in)
+	if c != client.Claude {
+		if err := initClientWall(env, c, root); err != nil {
+			return err
+		}
+	}
 	if c.Trust != "" {
 		fmt.Fprintf(env.Stdout, "%s: %s\n", map[bool]string{false: "trust", true: "note"}[c.IsPlugin()], c.Trust)
 	}
