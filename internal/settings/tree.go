@@ -2,6 +2,7 @@ package settings
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,14 +69,8 @@ func (n *node) span(i int) (start, end int) {
 }
 
 func (n *node) kindName() string {
-	key := string(n.kind)
-	if n.kind == 'v' {
-		key = n.str
-	}
-	if name, ok := map[string]string{"{": "an object", "[": "an array", `"`: "a string", "true": "a boolean", "false": "a boolean", "null": "null"}[key]; ok {
-		return name
-	}
-	return "a number"
+	key := map[bool]string{false: string(n.kind), true: n.str}[n.kind == 'v'] // a scalar by its literal
+	return cmp.Or(map[string]string{"{": "an object", "[": "an array", `"`: "a string", "true": "a boolean", "false": "a boolean", "null": "null"}[key], "a number")
 }
 
 // Error is a settings file that is not JSON or not shaped as the client expects, at a 1-based line and column (in
