@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -370,6 +371,11 @@ func Path(root, override, dir string) string {
 		return override
 	}
 	return filepath.Join(dir, override)
+}
+
+// Missing reports whether err is the default config's absence (no override): no project.
+func Missing(override string, err error) bool {
+	return override == "" && errors.Is(err, fs.ErrNotExist)
 }
 
 // StateDir returns the absolute state dir.

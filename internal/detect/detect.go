@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -71,7 +70,7 @@ func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile str
 	// From the cache when it is current: this runs on every read of a .md file.
 	cfg, err := config.Load(config.Path(root, configFile, env.Dir), root)
 	if err != nil {
-		if configFile == "" && errors.Is(err, fs.ErrNotExist) {
+		if config.Missing(configFile, err) {
 			return nil // not a stopgate project: nothing is mapped
 		}
 		return err

@@ -2,9 +2,7 @@ package detect
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io/fs"
 	"runtime/debug"
 	"slices"
 
@@ -33,7 +31,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 	}
 	file := config.Path(root, configFile, env.Dir)
 	cfg, loadErr := config.Load(file, root)
-	if configFile == "" && errors.Is(loadErr, fs.ErrNotExist) {
+	if config.Missing(configFile, loadErr) {
 		return nil // not a stopgate project: nothing to protect
 	}
 	// With mistakes in the config, the state dir and config are still protected; the error follows.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -138,7 +137,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 func (s *judging) read() (*Verdict, error) {
 	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
-		if s.configFile == "" && errors.Is(err, fs.ErrNotExist) {
+		if config.Missing(s.configFile, err) {
 			return s.missingConfig()
 		}
 		return halt(configReason(err)), nil

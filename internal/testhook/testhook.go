@@ -121,7 +121,7 @@ func utcNow() time.Time { return time.Now().UTC() }
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	root := project.Root(env.Getenv, cwd, env.Dir)
 	sd, err := config.ReadStateDir(config.Path(root, configFile, env.Dir), root)
-	if err != nil && !(configFile == "" && errors.Is(err, fs.ErrNotExist)) {
+	if err != nil && !config.Missing(configFile, err) {
 		return nil, err
 	}
 	return &runner{env: env, root: root, dir: sd, blockCap: config.BlockCap(env.Getenv)}, nil
