@@ -60,6 +60,9 @@ func (r *resolver) named(run string) {
 		for i, w := range c.Args {
 			args[i], _ = expand.Literal(cfg, w)
 		}
+		if strings.Contains(args[0], "/") && runnable(args[0]) {
+			r.name(args[0], dir) // scripts/taskset, whatever its name
+		}
 		i, ok := Unwrap(args) // timeout 5 x.sh, env A=1 x.sh
 		if !ok || i >= len(args) {
 			return true
@@ -68,17 +71,20 @@ func (r *resolver) named(run string) {
 			dir = Abs(args[1], dir)
 			return true
 		}
-		prog, _, _, _ := command(args)
-		if prog == "" {
-			return true
-		}
-		for _, p := range []string{Abs(prog, dir), Abs(prog, r.Root)} {
-			if Within(p, r.Root) && p != r.Root {
-				r.add(File{Path: p})
-			}
+		if prog, _, _, _ := command(args); prog != "" {
+			r.name(prog, dir)
 		}
 		return true
 	})
+}
+
+// name records the program prog, named from dir and from the root, when inside the root.
+func (r *resolver) name(prog, dir string) {
+	for _, p := range []string{Abs(prog, dir), Abs(prog, r.Root)} {
+		if Within(p, r.Root) && p != r.Root {
+			r.add(File{Path: p})
+		}
+	}
 }
 
 // Key is what Files of run depends on besides the files (not a plain line's arguments).
