@@ -81,6 +81,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("-before: %w", err)
 		}
+		if err := settle(p, filepath.Join(filepath.Dir(p), "detect")); err != nil { // as its own build's are
+			return fmt.Errorf("-before: %w", err)
+		}
 		o.before = p
 	}
 	if o.runs < 30 {
