@@ -472,10 +472,13 @@ func TestShellPlusOptions(t *testing.T) {
 // TestWrapperNamedValidator: a validator's program named like a wrapper
 // (scripts/taskset) is protected like any other.
 func TestWrapperNamedValidator(t *testing.T) {
-	root, _ := project(t, nil)
-	set := testSet(Source{Root: root, Home: "/home/agent", File: filepath.Join(root, "mappings.toml"),
-		StateDir: filepath.Join(root, "tmp/validation"), Runs: []Run{{Name: "tests", Command: "scripts/taskset"}}})
-	if h := set.CheckBash("printf 'exit 0\\n' > scripts/taskset", root); h == nil || h.Protected.Show != "scripts/taskset" {
-		t.Errorf("rewriting the validator's program scripts/taskset: hit %v", h)
+	for run, prog := range map[string]string{"scripts/taskset": "scripts/taskset", "timeout 60 scripts/prlimit": "scripts/prlimit",
+		"env CI=1 scripts/prlimit": "scripts/prlimit", "nice scripts/chrt --fast": "scripts/chrt"} {
+		root, _ := project(t, nil)
+		set := testSet(Source{Root: root, Home: "/home/agent", File: filepath.Join(root, "mappings.toml"),
+			StateDir: filepath.Join(root, "tmp/validation"), Runs: []Run{{Name: "tests", Command: run}}})
+		if h := set.CheckBash("printf 'exit 0\\n' > "+prog, root); h == nil || h.Protected.Show != prog {
+			t.Errorf("run %q: rewriting the validator's program %s: hit %v", run, prog, h)
+		}
 	}
 }

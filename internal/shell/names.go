@@ -38,13 +38,17 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 }
 
 // Unwrap is the index of the command args' wrappers run; false when a wrapper runs nothing.
-func Unwrap(args []string) (int, bool) {
+func Unwrap(args []string) (int, bool) { return unwrap(args, func(int) {}) }
+
+// unwrap is Unwrap, telling saw the index of each word it takes for a wrapper.
+func unwrap(args []string, saw func(i int)) (int, bool) {
 	i := 0
 	for i < len(args) {
 		skip, wraps := Skip(path.Base(args[i]), args[i+1:])
 		if !wraps {
 			break
 		}
+		saw(i)
 		if skip < 0 || skip >= len(args)-i-1 {
 			return 0, false
 		}

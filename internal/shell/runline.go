@@ -63,7 +63,11 @@ func (r *resolver) named(run string) {
 		if strings.Contains(args[0], "/") && runnable(args[0]) {
 			r.name(args[0], dir) // scripts/taskset, whatever its name
 		}
-		i, ok := Unwrap(args) // timeout 5 x.sh, env A=1 x.sh
+		i, ok := unwrap(args, func(j int) { // timeout 5 x.sh, env A=1 x.sh; timeout 5 scripts/taskset
+			if strings.Contains(args[j], "/") && runnable(args[j]) {
+				r.name(args[j], dir)
+			}
+		})
 		if !ok || i >= len(args) {
 			return true
 		}
@@ -178,10 +182,13 @@ func (r *resolver) Source(s *Shell, p string) bool {
 // Exec records a project program the run line runs (not one a script it
 // runs does: the agent's), follows sh -c, and answers the path helpers.
 func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error {
-	if s.Zero == "" && strings.Contains(args[0], "/") && runnable(args[0]) {
-		r.project(s, args[0], hc.Dir, args[1:], false) // scripts/taskset, whatever its name
+	named := func(j int) { // scripts/taskset, whatever its name, and behind a wrapper
+		if s.Zero == "" && strings.Contains(args[j], "/") && runnable(args[j]) {
+			r.project(s, args[j], hc.Dir, args[j+1:], false)
+		}
 	}
-	i, ok := Unwrap(args)
+	named(0)
+	i, ok := unwrap(args, named)
 	if !ok || i >= len(args) || unknown(args[i]) {
 		return nil
 	}

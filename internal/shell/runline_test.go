@@ -254,6 +254,7 @@ func TestStoppedLineNames(t *testing.T) {
 		{`. validators/lib.sh; env A=1 scripts/check.sh`, check},
 		{`. validators/lib.sh; sh scripts/check.sh`, check},
 		{`. validators/lib.sh; scripts/taskset`, "validators/lib.sh scripts/taskset"},
+		{`. validators/lib.sh; timeout 60 scripts/prlimit`, "validators/lib.sh scripts/prlimit"},
 		// After a cd, a program is named from there, and from the root too
 		// (a subshell's cd ends with it): over-protection only.
 		{`. validators/lib.sh && cd scripts && ./check.sh`, "validators/lib.sh scripts/check.sh check.sh"},
