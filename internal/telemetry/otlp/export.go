@@ -217,7 +217,7 @@ func repository(root string) (name, remote string) {
 }
 
 // originURL is the url key of the section [remote "origin"] in a git config.
-var originURL = regexp.MustCompile(`(?m)^[ \t]*\[remote "origin"\][ \t]*\n(?:[ \t]*(?:[^\[\s].*)?\n)*?[ \t]*url[ \t]*=[ \t]*(.*?)[ \t]*$`)
+var originURL = regexp.MustCompile(`(?m)^[ \t]*\[remote "origin"\][ \t]*\n(?:[ \t]*(?:[^\[\s].*)?\n)*?[ \t]*url[ \t]*=[ \t]*(.*?)[ \t\r]*$`)
 
 // clientVersion is the client's version from the transcript's tail (on each line).
 func clientVersion(transcript string) string {

@@ -15,6 +15,7 @@ func TestRepositoryFromGitConfig(t *testing.T) {
 		"[remote \"up\"]\n\turl = x/y\n[remote \"origin\"]\n\tfetch = a\n[branch \"main\"]\n\turl = no\n":                  "R ",
 		"[remote \"origin\"]\n\turl = https://h/a/repo/":                                                                   "repo https://h/a/repo/",
 		"[core]\r\n[remote \"origin\"]\r\n\r\n\turl = https://h/acme/payments.git\r\n":                                     "payments https://h/acme/payments.git",
+		"[remote \"origin\"]\r\n\turl = https://h/a/last.git\r":                                                            "last https://h/a/last.git",
 		"": "R ",
 	} {
 		root := filepath.Join(t.TempDir(), "R")
