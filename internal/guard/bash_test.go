@@ -482,3 +482,20 @@ func TestWrapperNamedValidator(t *testing.T) {
 		}
 	}
 }
+
+// TestTracers: strace, ltrace and perf run the command after their options
+// and write the file -o names; the guard once judged only their -p.
+func TestTracers(t *testing.T) {
+	root, set := project(t, nil)
+	for cmd, deny := range map[string]bool{
+		`strace rm mappings.toml`: true, `strace -f -e trace=file rm mappings.toml`: true, `ltrace rm mappings.toml`: true,
+		`perf record rm mappings.toml`: true, `perf stat -e cycles -- rm mappings.toml`: true,
+		`strace -o mappings.toml true`: true, `strace -omappings.toml true`: true, `ltrace -o mappings.toml true`: true,
+		`perf record -o mappings.toml true`: true, `perf record --output=mappings.toml true`: true,
+		`strace -f -o out.txt ls`: false, `perf stat -o out.txt ls`: false, `ltrace ls`: false,
+	} {
+		if h := set.CheckBash(cmd, root); (h != nil) != deny {
+			t.Errorf("%q: hit %v, want deny %v", cmd, h, deny)
+		}
+	}
+}

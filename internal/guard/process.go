@@ -231,12 +231,25 @@ type pidRule struct {
 	deny          []string
 	ops           func(opts) []word
 	wraps         string
+	out           []string // options whose values it writes (strace -o)
+	traces        bool     // runs a command after options the guard need not know: each operand is tried as its start
 }
 
 func (p pidRule) judge(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, p.short, p.long...)
 	if o.Has(p.deny...) {
 		return alwaysProcess(a, nil)
+	}
+	if h := a.each(o.Val(p.out...), under); h != nil {
+		return h
+	}
+	for i := 0; p.traces && i < len(args); i++ {
+		if i > 0 && (args[i-1].text == "-o" || args[i-1].text == "--output") {
+			continue // its output file, judged above
+		}
+		if h := a.run(args[i:]); h != nil {
+			return h
+		}
 	}
 	if p.wraps != "" && !o.Has(p.pidOpts...) {
 		h, _ := a.unwrap(p.wraps, args)
@@ -258,9 +271,11 @@ var pidRules = map[string]pidRule{
 	"taskset": {verb: "change the processor affinity of", pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "taskset"},
 	"chrt": {verb: "change the scheduling of", short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"},
 		pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "chrt"},
-	"strace":                     {verb: "attach to", short: "p", long: []string{"attach"}, pidOpts: []string{"p", "attach"}},
-	"ltrace":                     {verb: "attach to", short: "p", pidOpts: []string{"p"}},
-	"perf":                       {verb: "attach to", short: "p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}},
+	"strace": {verb: "attach to", short: "po", long: []string{"attach", "output"}, pidOpts: []string{"p", "attach"},
+		out: []string{"o", "output"}, traces: true},
+	"ltrace": {verb: "attach to", short: "po", long: []string{"output"}, pidOpts: []string{"p"}, out: []string{"o", "output"}, traces: true},
+	"perf": {verb: "attach to", short: "po", long: []string{"pid", "output"}, pidOpts: []string{"p", "pid"},
+		out: []string{"o", "output"}, traces: true},
 	"criu":                       {verb: "attach to", short: "t", long: []string{"tree"}, pidOpts: []string{"t", "tree"}},
 	"gcore pstack reptyr gstack": {verb: "attach to", short: "o", ops: allOps},
 	"cgclassify":                 {verb: "move into another cgroup", short: "g", ops: allOps},
