@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -113,18 +112,15 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 		}
 		Sweep(dir, Temps, staleTaken())
 		var old Entry
-		switch err := ReadJSON(path, &old); {
-		case err == nil:
+		if err := ReadJSON(path, &old); err == nil {
 			e.Created, e.Arms = old.Created, old.Arms
 			if old.Inputs != nil {
 				e.Inputs = old.Inputs // as first armed: a change before a re-arm still shows
 			}
-		case errors.Is(err, fs.ErrNotExist):
+		} else {
 			e.Created, created = now, true
-			q.place(e, taken, record)
-		default: // a damaged entry keeps its first baseline: one taken now would forgive every line since
-			e.Created, created = now, true
-			if _, err := os.Lstat(q.BaselinePath(e)); err != nil {
+			// A damaged entry keeps its first baseline: one taken now would forgive every line since.
+			if _, berr := os.Lstat(q.BaselinePath(e)); berr != nil || errors.Is(err, fs.ErrNotExist) {
 				q.place(e, taken, record)
 			}
 		}
@@ -224,10 +220,7 @@ func isEntry(de os.DirEntry) bool {
 // readScope reads every entry in dir, quarantining the unreadable, under the lock.
 func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 	des, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("reading the queue: %w", err)
 	}
 	Sweep(dir, Temps)
@@ -247,7 +240,7 @@ func (q *Queue) readScope(dir string) (entries []Entry, bad []Bad, err error) {
 		}
 		entries = append(entries, e)
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Prompt < entries[j].Prompt })
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Prompt, b.Prompt) })
 	return entries, bad, nil
 }
 

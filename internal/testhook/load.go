@@ -38,8 +38,7 @@ func (r *runner) testsFile(name string) (string, error) {
 	return "", fmt.Errorf("no tests file: neither %s nor %s exists", DefaultFile, DefaultJSONFile)
 }
 
-// Load reads and checks the tests file at path, shown relative to root.
-// Every mistake is a config.Problem (file, line, test); all come at once.
+// Load reads and checks the tests file at path, shown relative to root; every mistake is a config.Problem.
 func Load(path, root string) (*Suite, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -48,12 +47,11 @@ func Load(path, root string) (*Suite, error) {
 	return Parse(data, path, root)
 }
 
-// Parse is Load on the file's contents: JSON when the name ends in .json or,
-// with no .toml either, the text starts with "{"; TOML otherwise.
+// Parse is Load on the file's contents: JSON if named .json, or not .toml and starting with "{"; else TOML.
 func Parse(data []byte, path, root string) (*Suite, error) {
 	l := &loader{file: project.Display(root, path), format: tomlFormat}
 	decode := l.decodeTOML
-	if isJSON(path, data) {
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".json" || ext != ".toml" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		l.format, decode = jsonFormat, l.decodeJSON
 	}
 	var s *Suite
@@ -68,18 +66,7 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	return s, nil
 }
 
-func isJSON(path string, data []byte) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
-		return true
-	case ".toml":
-		return false
-	}
-	return bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
-}
-
-// loader walks the decoded tree: decoding into structs would stop at the
-// first mistake, and a person is shown every one, in the file's words.
+// loader walks the decoded tree: struct decoding stops at the first mistake; a person sees every one.
 type loader struct {
 	format
 	file     string
@@ -232,8 +219,7 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	return t, t.ID != ""
 }
 
-// str returns m[key], a string; when required, present and not blank, or
-// a problem with hint says so.
+// str returns m[key], a string; if required, present and not blank, or a problem with hint says so.
 func (l *loader) str(line int, name string, m map[string]any, key string, required bool, hint string) string {
 	v, present := m[key]
 	s, isStr := v.(string)
@@ -338,10 +324,7 @@ func (l *loader) checkRefs(tests []Test) {
 func blankRefs(s string) string { return refRE().ReplaceAllString(s, "x") }
 
 func reErr(err error) string {
-	if u := errors.Unwrap(err); u != nil {
-		err = u
-	}
-	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+	return strings.TrimPrefix(cmp.Or(errors.Unwrap(err), err).Error(), "error parsing regexp: ")
 }
 
 // jsonType names, in JSON's words, the type of a value the JSON decoder made.
@@ -355,8 +338,7 @@ func lineAt(data []byte, off int) int {
 	return bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
 }
 
-// jsonTestLines returns the line of each element of the top-level "tests"
-// array, found by its text (the decoder keeps no positions).
+// jsonTestLines returns the line of each of "tests", found by its text (the decoder keeps no positions).
 func jsonTestLines(data []byte) (lines []int) {
 	var top map[string]json.RawMessage
 	var tests []json.RawMessage

@@ -36,8 +36,7 @@ func (st *State) categories() []*category {
 //go:embed report.md.tmpl
 var reportTemplate string
 
-// markdown is the run's report: totals, a table per category, each failure
-// with its reasons and the answer, skips, variables and pauses.
+// markdown is the run's report: totals, a table per category, failures, skips, variables and pauses.
 func markdown(st *State) ([]byte, error) {
 	cats := st.categories()
 	funcs := template.FuncMap{
@@ -92,8 +91,7 @@ func fenced(s string) string {
 	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
-// junitSuite is, in JUnit XML as CI systems read it, a category's testsuite
-// or, with XMLName set, the testsuites of the whole run.
+// junitSuite is a category's JUnit testsuite or, with XMLName set, the run's testsuites.
 type junitSuite struct {
 	XMLName   xml.Name
 	Name      string       `xml:"name,attr"`

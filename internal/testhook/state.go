@@ -75,8 +75,7 @@ type Var struct {
 	Test  string `json:"test"`
 }
 
-// Filters choose the tests of a run: a test is in when its category is one
-// of Categories (if any) and it has one of Tags (if any).
+// Filters choose a run's tests: those of one of Categories (if any) with one of Tags (if any).
 type Filters struct {
 	Categories []string `json:"categories,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
@@ -219,8 +218,7 @@ func (st *State) counts(idx ...int) Counts {
 	return c
 }
 
-// advance makes the first test without a result current, skipping (saying
-// why) those whose variables were never saved, or completes the run.
+// advance makes the first test without a result current, skipping those whose variables were not saved.
 func (st *State) advance(now time.Time) (skipped []int) {
 	st.Issued, st.Turn, st.Answer, st.Since = false, "", "", now
 	for i := range st.Tests {
@@ -270,9 +268,8 @@ func (st *State) testLine(i int) string {
 	return joinSome(" — ", fmt.Sprintf("Test %d/%d: %s", i+1, len(st.Tests), st.Tests[i].ID), st.Tests[i].Description)
 }
 
-// validate checks answer against the current test as the gate's
-// validators check and records the result, saving its captures when it
-// passes; it returns the test judged and those skipped.
+// validate checks answer against the current test as the gate's validators check, records the
+// result and, if it passed, its captures; it returns the test judged and those skipped.
 func (st *State) validate(answer string, now time.Time) (int, []int) {
 	t := st.current()
 	var whys []string
@@ -312,8 +309,7 @@ func (st *State) retry(i int, now time.Time) (skipped []int) {
 	return st.advance(now)
 }
 
-// lastRetryable returns the most recently finished failed test, else the
-// most recently skipped one, or -1.
+// lastRetryable returns the most recently finished failed test, else skipped one, or -1.
 func (st *State) lastRetryable() int {
 	for _, want := range []Status{Failed, Skipped} {
 		if idx := st.withStatus(want); len(idx) > 0 {
@@ -367,8 +363,7 @@ func loadRun(path string) (*State, error) {
 	return &st, nil
 }
 
-// update changes the session's run, which must exist, under the lock: f
-// returns the run to write, or nil; update returns the run as it now is.
+// update changes the session's run, which must exist, under the lock: f returns the run to write, or nil.
 func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
 	var st *State
 	err := r.locked(func(path string) error {
@@ -400,17 +395,12 @@ func (r *runner) locked(f func(path string) error) error {
 	})
 }
 
-// namePattern is a variable's name: a letter or _, then letters, digits and _.
-const namePattern = `[A-Za-z_][A-Za-z0-9_]*`
+// refRE is a ${name} reference, its group 1 a letter or _, then letters, digits and _;
+// compiled on first use: testhook starts at every prompt and stop.
+var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
-// Compiled on first use: testhook starts at every prompt and stop.
-var (
-	nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + namePattern + `$`) })
-	refRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{(` + namePattern + `)\}`) }) // group 1 is the name
-)
-
-// validName reports whether n can be a variable name.
-func validName(n string) bool { return nameRE().MatchString(n) }
+// validName reports whether n can be a variable name: ${n} refers to n alone.
+func validName(n string) bool { return slices.Equal(refs("${"+n+"}"), []string{n}) }
 
 // refs returns the names s refers to, in order, repeats included.
 func refs(s string) []string {
@@ -423,20 +413,18 @@ func refs(s string) []string {
 
 // refs returns the ${var} names t uses, in order of first use.
 func (t *Test) refs() []string {
-	var names []string
-	add := func(s string) {
-		for _, n := range refs(s) {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	add(t.Action)
+	texts := []string{t.Action}
 	for _, x := range t.Expect {
-		add(x.Pattern)
+		texts = append(texts, x.Pattern)
 	}
 	for _, s := range t.Save {
-		add(s.Regex)
+		texts = append(texts, s.Regex)
+	}
+	var names []string
+	for _, n := range refs(strings.Join(texts, "\n")) { // no ${name} spans a line break
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
 	}
 	return names
 }
@@ -463,8 +451,7 @@ func unsaved(tests []Test, f func(i int, name string)) {
 	}
 }
 
-// substitute replaces each ${name} in s that has a value with it, quoted
-// for a regex when quote is set.
+// substitute replaces each ${name} in s that has a value with it, quoted for a regex if quote.
 func substitute(s string, vars map[string]Var, quote bool) string {
 	return refRE().ReplaceAllStringFunc(s, func(ref string) string {
 		v, ok := vars[ref[2:len(ref)-1]]
@@ -478,8 +465,7 @@ func substitute(s string, vars map[string]Var, quote bool) string {
 	})
 }
 
-// capture applies saves to answer: the values, and why each save that does
-// not match fails the test (a later test needs its value).
+// capture applies saves to answer: the values, and why each save that does not match fails the test.
 func capture(answer string, saves []Save, vars map[string]Var, test string) (map[string]Var, []string) {
 	got := map[string]Var{}
 	var whys []string

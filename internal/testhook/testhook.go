@@ -28,8 +28,7 @@ import (
 	"github.com/stopgate/stopgate/internal/queue"
 )
 
-// TerminalSession is the session of a run started on the command line
-// without --session or $STOPGATE_SESSION_ID.
+// TerminalSession is a command-line run's session without --session or $STOPGATE_SESSION_ID.
 const TerminalSession = "terminal"
 
 var usage = []string{
@@ -58,7 +57,7 @@ func Run(env *cli.Env) error {
 		return usageErr(errors.New("no command, and stdin is a terminal, not hook input"))
 	case len(args) == 0:
 		return runHook(env, configFile, *opt)
-	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
+	case slices.Contains([]string{"help", "-h", "--help"}, args[0]):
 		return flag.ErrHelp
 	}
 	req, err := parseRequest(args[0], args[1:], &session, &configFile)
@@ -72,14 +71,14 @@ func Run(env *cli.Env) error {
 		}
 		req.text = string(data)
 	}
+	var rep reply
 	r, err := newRunner(env, configFile, "")
 	if err == nil {
 		err = r.pickSession(session, req.name == "init")
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		rep, err = commands[req.name](r, req)
 	}
-	rep, err := commands[req.name](r, req)
 	if errors.As(err, new(usageError)) {
 		return usageErr(err)
 	} else if err != nil {
@@ -115,9 +114,8 @@ type runner struct {
 
 func utcNow() time.Time { return time.Now().UTC() }
 
-// newRunner finds the project root (cwd is the hook input's) and the state dir
-// mappings.toml names, or the default without one; an unreadable one stops a
-// run (the gate would not look where it is kept).
+// newRunner finds the project root (cwd is the hook input's) and the state dir mappings.toml
+// names; an unreadable one stops a run (the gate would not look where it is kept).
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	root := project.Root(env.Getenv, cwd, env.Dir)
 	sd, err := config.ReadStateDir(config.Path(root, configFile, env.Dir), root)
@@ -127,8 +125,7 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	return &runner{env: env, root: root, dir: sd, blockCap: config.BlockCap(env.Getenv)}, nil
 }
 
-// pickSession chooses a command line's run: --session, else
-// $STOPGATE_SESSION_ID, else the only run; init starts the terminal's own.
+// pickSession chooses --session, else $STOPGATE_SESSION_ID, else the only run; init starts the terminal's.
 func (r *runner) pickSession(flagged string, starting bool) error {
 	r.session = cmp.Or(flagged, r.env.Getenv("STOPGATE_SESSION_ID"))
 	if starting {
@@ -169,8 +166,7 @@ func (r *runner) word(cmd string) string {
 	return "testhook " + cmd
 }
 
-// path makes a person's path absolute: relative to the working directory
-// on the command line, to the project root in a hook.
+// path makes a person's path absolute: relative to the working directory, or to the root in a hook.
 func (r *runner) path(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -192,8 +188,8 @@ func (r *runner) rootPath(p string) string {
 // commands are the runner's commands, by canonical name.
 var commands = map[string]func(*runner, request) (reply, error){
 	"init": (*runner).start, "next": (*runner).next, "validate": (*runner).record, "skip": (*runner).record,
-	"retry": (*runner).retry, "status": show("status"), "report": (*runner).report,
-	"vars": show("vars"), "abort": (*runner).abort,
+	"retry": (*runner).retry, "status": (*runner).show, "report": (*runner).report,
+	"vars": (*runner).show, "abort": (*runner).abort,
 }
 
 // shortForms are the short forms of commands.
@@ -238,8 +234,7 @@ type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-// parseRequest parses command word's flags and arguments; session and
-// config, when not nil, are bound to --session and --config (the command line's).
+// parseRequest parses command word's flags and arguments; session and config, if not nil, bind those flags.
 func parseRequest(word string, args []string, session, config *string) (request, error) {
 	name := cmp.Or(shortForms[word], word)
 	req := request{name: name}
@@ -252,7 +247,6 @@ func parseRequest(word string, args []string, session, config *string) (request,
 		fl.StringVar(session, "session", *session, "")
 		fl.StringVar(config, "config", *config, "")
 	}
-	maxArgs := 0
 	switch name {
 	case "init":
 		fl.StringVar(&req.file, "file", "", "")
@@ -262,11 +256,8 @@ func parseRequest(word string, args []string, session, config *string) (request,
 	case "report":
 		fl.StringVar(&req.junit, "junit", "", "")
 		fl.StringVar(&req.markdown, "markdown", "", "")
-	case "retry":
-		maxArgs = 1
-	case "validate":
-		maxArgs = -1
 	}
+	maxArgs := map[string]int{"retry": 1, "validate": -1}[name]
 	// Flags may follow positional arguments too: "retry login --session s".
 	pos, err := cli.Parse(fl, args)
 	switch {
@@ -314,8 +305,7 @@ func parsePrompt(prompt string) (req request, ok bool, err error) {
 // Events are the hook events testhook handles (hook.Handles).
 var Events = hook.Handles[hook.Testhook]
 
-// runHook answers a hook input; it leaves any prompt not the runner's
-// alone before touching the disk.
+// runHook answers a hook input; it leaves any prompt not the runner's alone before touching the disk.
 func runHook(env *cli.Env, configFile string, opt client.Options) error {
 	// Read here, not by client.Decode: promptID needs the bytes too.
 	data, err := client.Read(env.Stdin)
@@ -351,8 +341,7 @@ func runHook(env *cli.Env, configFile string, opt client.Options) error {
 	return r.promptHook(req, perr)
 }
 
-// promptID returns the input's prompt_id (Codex: turn_id), the same for a
-// prompt's UserPromptSubmit and every Stop of the turn it starts.
+// promptID returns the input's prompt_id (Codex: turn_id), the same for a prompt and its turn's stops.
 func promptID(data []byte) string {
 	var v struct {
 		PromptID string `json:"prompt_id"`
@@ -406,8 +395,7 @@ func applies(st *State, req request) bool {
 	return looks
 }
 
-// stopHook takes a main-thread Stop. Once the session has a run, every
-// error halts it rather than let the stop through (fail closed).
+// stopHook takes a main-thread Stop; once the session has a run, every error halts it (fail closed).
 func (r *runner) stopHook(in *hook.Input) (err error) {
 	// Without the lock: no run is the common case.
 	st, err := loadRun(runFile(r.dir, r.session))
@@ -427,8 +415,7 @@ func (r *runner) stopHook(in *hook.Input) (err error) {
 	return r.halt(r.stopAnswer(in, st.Auto))
 }
 
-// halt halts a stop that a run under way could not take (err not nil),
-// rather than let it pass with the run's answer lost.
+// halt halts a stop a run under way could not take (err not nil), rather than lose the run's answer.
 func (r *runner) halt(err error) error {
 	if err == nil {
 		return nil
@@ -438,8 +425,7 @@ func (r *runner) halt(err error) error {
 		"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
 }
 
-// answers reports whether this stop answers st's current test: handed out,
-// in this turn when the turn is known.
+// answers reports whether this stop answers st's current test: handed out, in this turn if known.
 func (r *runner) answers(st *State) bool {
 	return st.current() != nil && st.Issued && (st.Turn == "" || r.turn == "" || st.Turn == r.turn)
 }
@@ -503,18 +489,17 @@ func (r *runner) start(req request) (reply, error) {
 	}
 	suite, err := Load(path, r.root)
 	if ps, ok := errors.AsType[config.Problems](err); ok {
-		return reply{}, cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), cli.Plural(len(ps), "mistake", "mistakes")), ps.Lines()...)
-	} else if err != nil {
-		return reply{}, err
+		err = cli.WithHint(fmt.Errorf("%s: %s", project.Display(r.root, path), cli.Plural(len(ps), "mistake", "mistakes")), ps.Lines()...)
 	}
-	f := req.filters
-	tests, err := selectTests(suite, f)
+	var tests []Test
+	if err == nil {
+		tests, err = selectTests(suite, req.filters)
+	}
 	if err != nil {
 		return reply{}, err
 	}
-	now := utcNow()
 	report := project.Display(r.root, filepath.Join(filepath.Dir(path), "report.md"))
-	st := newState(r.session, suite, tests, f, report, req.auto, now)
+	st := newState(r.session, suite, tests, req.filters, report, req.auto, utcNow())
 	ctx := ""
 	if req.auto && r.hook {
 		// The slash command's turn carries the first test: the agent
@@ -530,8 +515,7 @@ func (r *runner) start(req request) (reply, error) {
 	return reply{text: r.say("start", textData{State: st, Old: old}), context: ctx}, err
 }
 
-// selectTests keeps the tests the filters match, unless one needs a
-// variable only a left-out test saves.
+// selectTests keeps the tests the filters match, unless one needs a variable only a left-out test saves.
 func selectTests(s *Suite, f Filters) ([]Test, error) {
 	tests := slices.DeleteFunc(slices.Clone(s.Tests), func(t Test) bool { return !f.match(&t) })
 	if len(tests) == 0 {
@@ -571,7 +555,17 @@ func orNone(s []string) string {
 func (r *runner) next(request) (reply, error) {
 	st, err := r.load()
 	if err == nil && !r.handedOut(st) {
-		st, err = r.update(r.handOut)
+		st, err = r.update(func(st *State) (*State, error) {
+			if r.handedOut(st) {
+				return nil, nil // handed out since we looked
+			}
+			if !st.Issued {
+				st.Since = utcNow()
+			}
+			// The person asked: a new turn, whose blocked stops count from 0.
+			st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
+			return st, nil
+		})
 	}
 	if err != nil {
 		return reply{}, err
@@ -585,18 +579,6 @@ func (r *runner) next(request) (reply, error) {
 // handedOut reports whether next would change nothing.
 func (r *runner) handedOut(st *State) bool {
 	return st.current() == nil || st.Issued && !st.Paused && st.Streak == 0 && st.Turn == r.turn
-}
-
-func (r *runner) handOut(st *State) (*State, error) {
-	if r.handedOut(st) {
-		return nil, nil // handed out since we looked
-	}
-	if !st.Issued {
-		st.Since = utcNow()
-	}
-	// The person asked: a new turn, whose blocked stops count from 0.
-	st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
-	return st, nil
 }
 
 // record skips the current test or validates req's text (else the agent's last answer).
@@ -675,15 +657,13 @@ func (r *runner) abort(request) (reply, error) {
 	return reply{text: fmt.Sprintf("Aborted the run of %s: %s.\n%s writes the report of what ran.", st.File, st.counts(), r.word("report"))}, nil
 }
 
-// show answers status or vars: text name of the run as it stands.
-func show(name string) func(*runner, request) (reply, error) {
-	return func(r *runner, _ request) (reply, error) {
-		st, err := r.load()
-		if err != nil {
-			return reply{}, err
-		}
-		return reply{text: r.say(name, textData{State: st})}, nil
+// show answers status or vars: the text of that name on the run as it stands.
+func (r *runner) show(req request) (reply, error) {
+	st, err := r.load()
+	if err != nil {
+		return reply{}, err
 	}
+	return reply{text: r.say(req.name, textData{State: st})}, nil
 }
 
 // report writes the Markdown report, and JUnit XML when asked.
