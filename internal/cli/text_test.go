@@ -3,6 +3,7 @@ package cli
 import (
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestVisible(t *testing.T) {
@@ -67,5 +68,16 @@ func TestSignalName(t *testing.T) {
 	}
 	if got := SignalName(syscall.SIGUSR1); got != syscall.SIGUSR1.String() {
 		t.Errorf("SignalName(SIGUSR1) = %q, want its description", got)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		42 * time.Microsecond: "42µs", 3 * time.Millisecond: "3ms", 999 * time.Millisecond: "999ms",
+		1500 * time.Millisecond: "1.5s", 90 * time.Second: "1m30s",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
+		}
 	}
 }

@@ -371,7 +371,7 @@ func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 	p := paletteFor(env)
 	w := env.Stdout
 	// Padded before colouring: escape codes have no width on screen.
-	rows := aligned(mapped(v.Checks, func(c stop.Check) []string { return []string{c.Validator.Name, duration(c.Result.Duration)} }))
+	rows := aligned(mapped(v.Checks, func(c stop.Check) []string { return []string{c.Validator.Name, cli.Duration(c.Result.Duration)} }))
 	for i, c := range v.Checks {
 		r := c.Result
 		what := strings.Join(c.Prompts, ", ")
@@ -398,18 +398,6 @@ func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
 	default:
 		fmt.Fprintf(w, "%s: %d passed, %d failed\n", cli.Plural(n, "validator", "validators"), n-failed, failed)
 	}
-}
-
-func duration(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return d.Round(time.Second).String()
 }
 
 // runExplain is `gate explain PATH|/command|KEY`: which mappings a read or a command
@@ -446,59 +434,56 @@ func isCommand(arg string) bool {
 }
 
 func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string) error {
-	w := env.Stdout
 	maps, err := cfg.MatchCommand(name)
 	if err != nil {
 		return err
 	}
 	if len(maps) == 0 {
-		fmt.Fprintf(w, "/%s arms nothing: no mapping is run as /%s\n", name, name)
-		suggest(w, cfg, name)
-		return cli.Exit(1)
+		return armsNothing(env.Stdout, cfg, "/"+name, "no mapping is run as /"+name, name)
 	}
-	fmt.Fprintf(w, "/%s arms %s (UserPromptExpansion, the Skill tool, or a prompt starting with /%s):\n", name, cli.Plural(len(maps), "mapping", "mappings"), name)
-	printMatches(w, ws, cfg, maps, config.Name{Command: name})
+	arms(env.Stdout, ws, cfg, "/"+name, "UserPromptExpansion, the Skill tool, or a prompt starting with /"+name, maps, config.Name{Command: name})
 	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
 	return nil
 }
 
 func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) error {
-	w := env.Stdout
 	abs := readPath(env.Dir, arg)
 	rel, inside := project.Rel(ws.root, abs)
 	switch {
 	case !inside:
-		fmt.Fprintf(w, "a read of %s arms nothing: it is outside the project root %s\n", arg, ws.root)
-		return cli.Exit(1)
+		return armsNothing(env.Stdout, cfg, "a read of "+arg, "it is outside the project root "+ws.root, "")
 	case !strings.HasSuffix(abs, ".md"):
-		fmt.Fprintf(w, "a read of %s arms nothing: detect only looks at reads of .md files\n", rel)
-		return cli.Exit(1)
+		return armsNothing(env.Stdout, cfg, "a read of "+rel, "detect only looks at reads of .md files", "")
 	}
 	r, err := cfg.JudgeRead(abs)
 	switch {
 	case err != nil:
 		return err
 	case r.Outside:
-		fmt.Fprintf(w, "a read of %s arms nothing: it is a symlink leading out of the project, which detect never follows\n", rel)
-		return cli.Exit(1)
+		return armsNothing(env.Stdout, cfg, "a read of "+rel, "it is a symlink leading out of the project, which detect never follows", "")
 	case len(r.Maps) == 0:
-		fmt.Fprintf(w, "a read of %s arms nothing: %s\n", rel, whyNot(cfg, rel))
-		if key, _ := config.KeyOf(cfg.Settings.PromptsDir, rel); key != "" {
-			suggest(w, cfg, key)
-		}
-		return cli.Exit(1)
+		key, _ := config.KeyOf(cfg.Settings.PromptsDir, rel)
+		return armsNothing(env.Stdout, cfg, "a read of "+rel, whyNot(cfg, rel), key)
 	}
 	via := ""
 	if r.Target != r.Rel {
 		via = ", a symlink to " + r.Target
 	}
-	fmt.Fprintf(w, "a read of %s arms %s (PostToolUse of Read%s):\n", rel, cli.Plural(len(r.Maps), "mapping", "mappings"), via)
-	printMatches(w, ws, cfg, r.Maps, config.Name{File: r.Target})
+	arms(env.Stdout, ws, cfg, "a read of "+rel, "PostToolUse of Read"+via, r.Maps, config.Name{File: r.Target})
 	if _, err := os.Stat(abs); err != nil {
-		fmt.Fprintf(w, "note: %s does not exist, so the agent cannot read it yet\n", rel)
+		fmt.Fprintf(env.Stdout, "note: %s does not exist, so the agent cannot read it yet\n", rel)
 	}
 	noteUnregistered(env, ws, hook.PostToolUse)
 	return nil
+}
+
+// armsNothing says what subject does not arm and why, names keys near key (if any), and exits 1.
+func armsNothing(w io.Writer, cfg *config.Config, subject, why, key string) error {
+	fmt.Fprintf(w, "%s arms nothing: %s\n", subject, why)
+	if key != "" {
+		suggest(w, cfg, key)
+	}
+	return cli.Exit(1)
 }
 
 // readPath is the path a Read of arg names, as the client would pass it.
@@ -534,8 +519,9 @@ func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) erro
 	return nil
 }
 
-// printMatches lists maps, each with its validators and which of its names name is.
-func printMatches(w io.Writer, ws workspace, cfg *config.Config, maps []*config.Mapping, name config.Name) {
+// arms lists the maps subject arms, by how, each with its validators and which of its names name is.
+func arms(w io.Writer, ws workspace, cfg *config.Config, subject, how string, maps []*config.Mapping, name config.Name) {
+	fmt.Fprintf(w, "%s arms %s (%s):\n", subject, cli.Plural(len(maps), "mapping", "mappings"), how)
 	for _, m := range maps {
 		names, why := cfg.Names(m.Prompt), "matched"
 		if i := slices.IndexFunc(names, func(n config.Name) bool { return n.File == name.File && n.Command == name.Command }); i >= 0 {

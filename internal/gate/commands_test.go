@@ -46,14 +46,6 @@ func TestHumanDurations(t *testing.T) {
 			t.Errorf("age(%v) = %q, want %q", d, got, want)
 		}
 	}
-	for d, want := range map[time.Duration]string{
-		42 * time.Microsecond: "42µs", 3 * time.Millisecond: "3ms", 999 * time.Millisecond: "999ms",
-		1500 * time.Millisecond: "1.5s", 90 * time.Second: "1m30s",
-	} {
-		if got := duration(d); got != want {
-			t.Errorf("duration(%v) = %q, want %q", d, got, want)
-		}
-	}
 }
 
 func TestBinPrefix(t *testing.T) {

@@ -55,7 +55,7 @@ func runLog(env *cli.Env, args []string) error {
 			decision = p.red(decision)
 		}
 		checks := each(r.Checks, func(c outcome.Check) string {
-			how := duration(c.Duration())
+			how := cli.Duration(c.Duration())
 			switch {
 			case c.Skipped:
 				return "– " + c.Name + " skipped"
@@ -135,7 +135,7 @@ func runStats(env *cli.Env, args []string) error {
 		return []string{p.Prompt, strconv.Itoa(p.Checked), strconv.Itoa(p.Passed), rate(p.Passed, p.Checked), attempts, strconv.Itoa(p.Unresolved)}
 	})
 	validators := tableOf([]string{"validator", "runs", "passed", "pass rate", "median", "max"}, st.Validators, func(v outcome.ValidatorStats) []string {
-		return []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), duration(v.Median()), duration(v.Max())}
+		return []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), cli.Duration(v.Median()), cli.Duration(v.Max())}
 	})
 	for _, rows := range [][][]string{prompts, validators} {
 		if len(rows) > 1 {
@@ -176,7 +176,7 @@ func sessionStats(w io.Writer, st outcome.Stats) {
 	fmt.Fprintln(w)
 	if slowest := st.Slowest(); len(slowest) > 0 {
 		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(each(slowest[:min(5, len(slowest))], func(v outcome.ValidatorStats) string {
-			return v.Name + " " + duration(v.Max())
+			return v.Name + " " + cli.Duration(v.Max())
 		}), ", "))
 	}
 	if st.Reused > 0 {
@@ -184,9 +184,9 @@ func sessionStats(w io.Writer, st outcome.Stats) {
 			if v.Reused == 0 {
 				return ""
 			}
-			return fmt.Sprintf("%s %d× (%s)", v.Name, v.Reused, duration(v.Saved))
+			return fmt.Sprintf("%s %d× (%s)", v.Name, v.Reused, cli.Duration(v.Saved))
 		})
-		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", duration(st.Saved), cli.Plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
+		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", cli.Duration(st.Saved), cli.Plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
 	}
 }
 

@@ -6,10 +6,12 @@ package outcome
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/queue"
@@ -193,4 +195,271 @@ func Read(dir string, since time.Time) (records []Record, skipped int, err error
 		}
 	}
 	return records, skipped, nil
+}
+
+// Stats summarises a log: how often each prompt and validator passes, how
+// many stops each session had blocked, how many attempts a prompt takes to
+// pass, and which validators are slow. Its JSON is `gate stats --json`'s.
+type Stats struct {
+	Decisions  int              `json:"decisions"`
+	Passes     int              `json:"passes"`
+	Blocks     int              `json:"blocks"`
+	Halts      int              `json:"halts"`
+	WouldBlock int              `json:"would_block"` // observe mode's stops
+	WouldHalt  int              `json:"would_halt"`
+	Cleared    int              `json:"-"` // gate clear's records: no stop judged
+	From       time.Time        `json:"from,omitzero"`
+	To         time.Time        `json:"to,omitzero"`
+	Prompts    []PromptStats    `json:"prompts"`    // by prompt key
+	Validators []ValidatorStats `json:"validators"` // by name
+	Sessions   []SessionStats   `json:"sessions"`   // most blocks first
+	// Reused counts the checks taken as passed without running; Saved adds
+	// up the runs they did not repeat.
+	Reused  int             `json:"reused"`
+	Saved   time.Duration   `json:"-"`
+	SavedMS float64         `json:"saved_ms"`
+	Spend   `json:"judges"` // the judges'
+}
+
+// Spend is what judges cost: requests made, answers cached, tokens, dollars.
+type Spend struct {
+	Asked        int     `json:"requests"`
+	Cached       int     `json:"cached"`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// add counts a judge's check.
+func (s *Spend) add(c Check) {
+	if c.Cached {
+		s.Cached++
+	} else {
+		s.Asked++
+	}
+	s.InputTokens += c.InputTokens
+	s.OutputTokens += c.OutputTokens
+	s.CostUSD += c.CostUSD
+}
+
+// PromptStats is one prompt's record: it passes a decision when all its validators
+// did. Attempts count, per session scope, its checks up to its pass; Unresolved,
+// scopes whose last check failed; Observed/WouldBlock, observe-mode stops/failures.
+type PromptStats struct {
+	Prompt        string  `json:"prompt"`
+	Checked       int     `json:"checked"`
+	Passed        int     `json:"passed"`
+	Resolved      int     `json:"resolved"`
+	Unresolved    int     `json:"still_failing"`
+	AttemptsAvg   float64 `json:"attempts_avg"` // the mean number of checks until it passed
+	AttemptsMax   int     `json:"attempts_max"`
+	Observed      int     `json:"observed"`
+	WouldBlock    int     `json:"would_block"`
+	AttemptsTotal int     `json:"-"`
+}
+
+// ValidatorStats is one validator's record; the _ms fields are for JSON.
+type ValidatorStats struct {
+	Name       string                  `json:"name"`
+	Runs       int                     `json:"runs"`
+	Passed     int                     `json:"passed"`
+	MedianMS   float64                 `json:"median_ms"`
+	MaxMS      float64                 `json:"max_ms"`
+	Observed   int                     `json:"observed"`    // as PromptStats', of its runs
+	WouldBlock int                     `json:"would_block"` // as PromptStats', of its runs
+	Reused     int                     `json:"reused"`      // as Stats', for the validator
+	SavedMS    float64                 `json:"saved_ms"`
+	Spend      `json:"judge,omitzero"` // a judge's
+	Durations  []time.Duration         `json:"-"` // sorted, of the runs
+	Saved      time.Duration           `json:"-"`
+}
+
+// Median returns the validator's median run time.
+func (v ValidatorStats) Median() time.Duration { return v.at(len(v.Durations) / 2) }
+
+// Max returns the validator's longest run time.
+func (v ValidatorStats) Max() time.Duration { return v.at(len(v.Durations) - 1) }
+
+// at is the i-th shortest run time, 0 when there was no run.
+func (v ValidatorStats) at(i int) time.Duration {
+	if len(v.Durations) == 0 {
+		return 0
+	}
+	return v.Durations[i]
+}
+
+// SessionStats is one session's record, its agents included.
+type SessionStats struct {
+	Session   string `json:"session_id"`
+	Decisions int    `json:"decisions"`
+	Blocks    int    `json:"blocks"`
+	Halts     int    `json:"halts"`
+}
+
+// Summarize computes the Stats of records, oldest first.
+func Summarize(records []Record) Stats {
+	t := tally{prompts: map[string]*PromptStats{}, validators: map[string]*ValidatorStats{}, sessions: map[string]*SessionStats{}, attempts: map[[3]string]int{}}
+	for _, r := range records {
+		t.decision(r)
+		t.checks(r)
+		t.promptsOf(r)
+	}
+	return t.stats()
+}
+
+// tally is Summarize's running count.
+type tally struct {
+	st         Stats
+	prompts    map[string]*PromptStats
+	validators map[string]*ValidatorStats
+	sessions   map[string]*SessionStats
+	attempts   map[[3]string]int // (session, scope, prompt) → checks since the last pass
+}
+
+// decision counts r's decision, overall and for its session.
+func (t *tally) decision(r Record) {
+	st := &t.st
+	st.Decisions++
+	if st.From.IsZero() || r.Time.Before(st.From) {
+		st.From = r.Time
+	}
+	if r.Time.After(st.To) {
+		st.To = r.Time
+	}
+	s := entry(t.sessions, r.Session, func() *SessionStats { return &SessionStats{Session: r.Session} })
+	s.Decisions++
+	for _, n := range map[string][]*int{Pass: {&st.Passes}, Block: {&st.Blocks, &s.Blocks}, Halt: {&st.Halts, &s.Halts},
+		WouldBlock: {&st.WouldBlock}, WouldHalt: {&st.WouldHalt}, Cleared: {&st.Cleared}}[r.Decision] {
+		*n++
+	}
+}
+
+// checks counts each validator run of r.
+func (t *tally) checks(r Record) {
+	for _, c := range r.Checks {
+		if c.Skipped {
+			continue // not a run, nor a pass or a failure
+		}
+		v := entry(t.validators, c.Name, func() *ValidatorStats { return &ValidatorStats{Name: c.Name} })
+		if c.Reused {
+			saved := time.Duration(c.SavedMS * float64(time.Millisecond))
+			v.Reused++
+			v.Saved += saved
+			t.st.Reused++
+			t.st.Saved += saved
+			continue // not a run: no duration, no pass counted twice
+		}
+		if c.Kind == "judge" {
+			v.Spend.add(c)
+			t.st.Spend.add(c)
+		}
+		v.Runs++
+		if c.Passed {
+			v.Passed++
+		}
+		if r.observed() {
+			v.Observed++
+			if !c.Passed {
+				v.WouldBlock++
+			}
+		}
+		v.Durations = append(v.Durations, c.Duration())
+	}
+}
+
+// entry returns m[key], made by init and stored first when missing.
+func entry[V any](m map[string]*V, key string, init func() *V) *V {
+	v, ok := m[key]
+	if !ok {
+		v = init()
+		m[key] = v
+	}
+	return v
+}
+
+// observed reports whether r is an observe-mode stop (settings.mode).
+func (r Record) observed() bool { return r.WouldStop() || r.Observe }
+
+// WouldStop reports whether r is a stop observe mode let through, that it would have blocked or halted.
+func (r Record) WouldStop() bool { return r.Decision == WouldBlock || r.Decision == WouldHalt }
+
+// promptsOf counts each prompt r checked, and the attempts it took to pass.
+func (t *tally) promptsOf(r Record) {
+	for _, p := range r.Prompts {
+		checked, passed := r.PromptResult(p)
+		if !checked {
+			continue
+		}
+		ps := entry(t.prompts, p, func() *PromptStats { return &PromptStats{Prompt: p} })
+		ps.Checked++
+		if r.observed() {
+			ps.Observed++
+			if !passed {
+				ps.WouldBlock++
+			}
+		}
+		key := [3]string{r.Session, r.Agent, p}
+		t.attempts[key]++
+		if passed {
+			ps.Passed++
+			ps.Resolved++
+			ps.AttemptsTotal += t.attempts[key]
+			ps.AttemptsMax = max(ps.AttemptsMax, t.attempts[key])
+			delete(t.attempts, key)
+		}
+	}
+}
+
+// stats returns the tally in Stats' orders.
+func (t *tally) stats() Stats {
+	st := t.st
+	st.SavedMS = Millis(st.Saved)
+	for key := range t.attempts {
+		t.prompts[key[2]].Unresolved++
+	}
+	for _, v := range t.validators {
+		slices.Sort(v.Durations)
+		v.MedianMS, v.MaxMS, v.SavedMS = Millis(v.Median()), Millis(v.Max()), Millis(v.Saved)
+	}
+	for _, p := range t.prompts {
+		if p.Resolved > 0 {
+			p.AttemptsAvg = float64(p.AttemptsTotal) / float64(p.Resolved)
+		}
+	}
+	st.Prompts = values(t.prompts, func(a, b PromptStats) int { return cmp.Compare(a.Prompt, b.Prompt) })
+	st.Validators = values(t.validators, func(a, b ValidatorStats) int { return cmp.Compare(a.Name, b.Name) })
+	st.Sessions = values(t.sessions, func(a, b SessionStats) int {
+		return cmp.Or(cmp.Compare(b.Blocks+b.Halts, a.Blocks+a.Halts), cmp.Compare(a.Session, b.Session))
+	})
+	return st
+}
+
+// values returns m's values in order, never nil (JSON's []).
+func values[V any](m map[string]*V, order func(a, b V) int) []V {
+	out := []V{}
+	for _, v := range m {
+		out = append(out, *v)
+	}
+	slices.SortFunc(out, order)
+	return out
+}
+
+// Slowest returns the validators ordered by their longest run, slowest first.
+func (st Stats) Slowest() []ValidatorStats {
+	out := slices.Clone(st.Validators)
+	slices.SortStableFunc(out, func(a, b ValidatorStats) int { return cmp.Compare(b.Max(), a.Max()) })
+	return out
+}
+
+// PromptResult reports whether any validator of prompt p ran in r, and
+// whether all of those passed: the prompt passed the stop.
+func (r Record) PromptResult(p string) (checked, passed bool) {
+	passed = true
+	for _, c := range r.Checks {
+		if slices.Contains(c.Prompts, p) && !c.Skipped {
+			checked = true
+			passed = passed && c.Passed
+		}
+	}
+	return checked, checked && passed
 }
