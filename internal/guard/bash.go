@@ -367,8 +367,9 @@ func (a *analyzer) run(ws []word) *Hit {
 	if base, ok := shell.Interpreter(name); ok {
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
 	}
-	if slices.Contains(otherInterpreters, shell.Unversioned(name)) {
-		return a.unknownInterpreter(name, args)
+	if h := a.mentionAny(args); h != nil && slices.Contains(otherInterpreters, shell.Unversioned(name)) {
+		h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
+		return h
 	}
 	if strings.Contains(ws[0].text, "/") {
 		return a.written(ws[0], args)

@@ -25,11 +25,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Tools are the tools whose calls the guard judges.
-var Tools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"}
-
-// Guards reports whether tool is one of Tools.
-func Guards(tool string) bool { return slices.Contains(Tools, tool) }
+// Guards reports whether the guard judges calls of tool.
+func Guards(tool string) bool {
+	return slices.Contains([]string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"}, tool)
+}
 
 // Protected is one protected path and why it is protected.
 type Protected struct {
@@ -158,18 +157,16 @@ func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 		return nil
 	}
 	cwd = cmp.Or(cwd, s.root)
-	var h *Hit
+	h := s.CheckPath(in.FilePath, cwd)
 	switch tool {
 	case "Write", "Edit":
-		if h = s.CheckPath(in.FilePath, cwd); h == nil {
+		if h == nil {
 			h = s.envWrite(tool, in, cwd)
 		}
 	case "Bash":
 		h = s.CheckBash(in.Command, cwd)
 	case "NotebookEdit":
 		h = s.CheckPath(in.NotebookPath, cwd)
-	default:
-		h = s.CheckPath(in.FilePath, cwd)
 	}
 	if h != nil {
 		h.Tool = tool
@@ -182,9 +179,9 @@ func (s *Set) envWrite(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s.envFile == nil || in.FilePath == "" {
 		return nil
 	}
-	p := filepath.Join(cwd, in.FilePath)
-	if filepath.IsAbs(in.FilePath) {
-		p = in.FilePath
+	p := in.FilePath
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
 	}
 	show, env := s.envFile(p, func() string { // read only for a loaded .env
 		if tool == "Write" {
@@ -402,24 +399,6 @@ func ClaudeSettings(root, home string) []SettingsFile {
 	return out
 }
 
-// OtherClients returns the files of the other clients the project uses.
-func OtherClients(root string) []Protected {
-	var out []Protected
-	for _, c := range client.All {
-		if c == client.Claude || c.HookFile == "" {
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c.HookFile))); err != nil {
-			continue
-		}
-		out = append(out, Protected{Path: root + "/" + c.HookFile, Why: "it registers stopgate's hooks with " + c.Title})
-		for _, s := range c.Settings {
-			out = append(out, Protected{Path: root + "/" + s, Why: "its settings can switch " + c.Title + "'s hooks off"})
-		}
-	}
-	return out
-}
-
 // Registered is a stopgate hook program as a client's hook file registers it.
 type Registered struct {
 	File    string // the hook file, slash-separated from the root
@@ -435,13 +414,11 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 		for _, f := range clientFiles(c) {
 			p := filepath.Join(root, filepath.FromSlash(f))
 			data, ok := read[p]
-			var err error
-			if !ok {
-				// A FIFO planted here holds no hook; a regular file ends.
-				data, err = regular.ReadFile(p, math.MaxInt64)
-			}
-			if err != nil {
-				continue
+			if !ok { // through regular: a FIFO planted here holds no hook
+				var err error
+				if data, err = regular.ReadFile(p, math.MaxInt64); err != nil {
+					continue
+				}
 			}
 			for _, cmd := range c.Commands(f, data) {
 				for _, p := range commandPrograms(cmd, root, home) {
@@ -513,22 +490,18 @@ func knownPath(t, root string) string {
 // Source is what the guard needs of a project and its config.
 type Source struct {
 	Root       string
-	Home       string      // $HOME, for ~ in commands
-	File       string      // the config file in use
-	StateDir   string      // absolute
-	Protect    []string    // [settings] protect: nil the defaults only, empty the guard off
-	Runs       []Run       // the run validators
-	Commands   []string    // stopgate's hook programs, protected inside Root
-	Registered []string    // the hook programs the hook files register, anywhere
-	Clients    []Protected // the other clients' hook files and settings
-	Transcript string      // the session's transcript, and its subagents' beside it
+	Home       string   // $HOME, for ~ in commands
+	File       string   // the config file in use
+	StateDir   string   // absolute
+	Protect    []string // [settings] protect: nil the defaults only, empty the guard off
+	Runs       []Run    // the run validators
+	Commands   []string // stopgate's hook programs, protected inside Root
+	Registered []string // the hook programs the hook files register, anywhere
+	Transcript string   // the session's transcript, and its subagents' beside it
 }
 
 // Run is a validator that runs a program.
 type Run struct{ Name, Command string }
-
-// ValidatorsDir is the folder of validator programs, protected whole.
-const ValidatorsDir = "validators"
 
 // NpmScope is where npm puts stopgate's packages in a project.
 const NpmScope = "node_modules/@stopgate"
@@ -557,7 +530,7 @@ func Entries(src Source) []Protected {
 			}
 			protected[f.Path] = true
 			name := `"` + r.Name + `"`
-			if dir := path.Dir(f.Path); dir != root && path.Base(dir) == ValidatorsDir {
+			if dir := path.Dir(f.Path); dir != root && path.Base(dir) == "validators" { // protected whole
 				ps = append(ps, Protected{Path: dir, Why: "it holds the program of the validator " + name})
 				continue
 			}
@@ -568,10 +541,15 @@ func Entries(src Source) []Protected {
 			ps = append(ps, Protected{Path: f.Path, Why: why})
 		}
 	}
-	for _, f := range claudeFiles {
-		ps = append(ps, Protected{Path: root + "/" + f, Why: "it registers stopgate's hooks with Claude Code"})
+	for _, c := range client.All { // Claude Code's always, another client's once its hook file is there
+		if c.HookFile == "" || c != client.Claude && absent(root+"/"+c.HookFile) {
+			continue
+		}
+		ps = append(ps, Protected{Path: root + "/" + c.HookFile, Why: "it registers stopgate's hooks with " + c.Title})
+		for _, s := range c.Settings {
+			ps = append(ps, Protected{Path: root + "/" + s, Why: "its settings can switch " + c.Title + "'s hooks off"})
+		}
 	}
-	ps = append(ps, src.Clients...)
 	// The hooks find npm's package by a glob: one planted beside it would run.
 	ps = append(ps, Protected{Path: root + "/" + NpmScope, Why: "it holds stopgate's npm packages, whose programs the hooks run", Dir: true, Planted: true})
 	for _, c := range src.Commands {

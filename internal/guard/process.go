@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"path"
 	"regexp"
@@ -13,10 +14,8 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// Process attacks (docs/guard.md): a hook stopped, killed, traced or
-// starved never answers, and the client takes a dead hook as a
-// non-blocking error. A pid is judged against the guard's ancestors and
-// the names of the client and hooks; pid 0, 1 and below are denied.
+// Process attacks (docs/guard.md#hooks-that-cannot-be-starved): a hook
+// stopped, killed, traced or starved never answers.
 
 // processNames are the programs a pattern must not reach: stopgate's hooks and their clients.
 var processNames = []string{"gate", "detect", "testhook", "claude", "node", "codex", "gemini", "copilot", "opencode"}
@@ -45,9 +44,9 @@ func procHit(a *analyzer, why string) *Hit {
 
 const procAdvice = "stopgate's hooks must be able to run: the agent being checked must not signal, stop, trace or limit the client or its hooks, since a hook that cannot run cannot check. Do not try another way; if a process really needs it, ask the user."
 
-func alwaysProcess(a *analyzer, _ []word) *Hit {
-	return procHit(a, "it signals processes by user or by name, which can reach stopgate's client and hooks")
-}
+const signalsByName = "it signals processes by user or by name, which can reach stopgate's client and hooks"
+
+func alwaysProcess(a *analyzer, _ []word) *Hit { return procHit(a, signalsByName) }
 
 func (a *analyzer) pids(ws []word, verb string, strict bool) *Hit {
 	return first(ws, func(w word) *Hit { return a.pid(w, verb, strict) })
@@ -229,16 +228,18 @@ type pidRule struct {
 	verb, short   string
 	long, pidOpts []string
 	deny          []string
+	why           string // the reason deny gives, when not alwaysProcess's
 	ops           func(opts) []word
 	wraps         string
 	out           []string // options whose values it writes (strace -o)
+	names         []string // options whose values are exact process names (cpulimit -e)
 	traces        bool     // runs a command after options the guard need not know: each operand is tried as its start
 }
 
 func (p pidRule) judge(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, p.short, p.long...)
 	if o.Has(p.deny...) {
-		return alwaysProcess(a, nil)
+		return procHit(a, cmp.Or(p.why, signalsByName))
 	}
 	if h := a.each(o.Val(p.out...), under); h != nil {
 		return h
@@ -259,7 +260,10 @@ func (p pidRule) judge(a *analyzer, args []word) *Hit {
 	if p.ops != nil {
 		pids = append(pids, p.ops(o)...)
 	}
-	return a.pids(pids, p.verb, true)
+	if h := a.pids(pids, p.verb, true); h != nil {
+		return h
+	}
+	return first(o.Val(p.names...), func(w word) *Hit { return a.pattern(w, false, true, false) })
 }
 
 // pidRules are judged before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
@@ -279,6 +283,9 @@ var pidRules = map[string]pidRule{
 	"criu":                       {verb: "attach to", short: "t", long: []string{"tree"}, pidOpts: []string{"t", "tree"}},
 	"gcore pstack reptyr gstack": {verb: "attach to", short: "o", ops: allOps},
 	"cgclassify":                 {verb: "move into another cgroup", short: "g", ops: allOps},
+	"cpulimit": {verb: "limit", short: "pelc", long: []string{"pid", "exe", "path", "limit", "cpu"},
+		pidOpts: []string{"p", "pid"}, names: []string{"e", "exe", "path"}},
+	"fuser": {short: "n", deny: []string{"k", "kill"}, why: "fuser -k kills whatever has the file open, which can be stopgate's client or hooks"},
 }
 
 func allOps(o opts) []word { return o.Ops }
@@ -291,22 +298,6 @@ func afterPriority(o opts) []word {
 		return o.Ops[1:]
 	}
 	return o.Ops
-}
-
-func cpulimitRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "pelc", "pid", "exe", "path", "limit", "cpu")
-	if h := a.pids(o.Val("p", "pid"), "limit", true); h != nil {
-		return h
-	}
-	return first(o.Val("e", "exe", "path"), func(w word) *Hit { return a.pattern(w, false, true, false) })
-}
-
-// fuserRule: -k kills every process that has the named files open.
-func fuserRule(a *analyzer, args []word) *Hit {
-	if parseOpts(args, "n").Has("k", "kill") {
-		return procHit(a, "fuser -k kills whatever has the file open, which can be stopgate's client or hooks")
-	}
-	return nil
 }
 
 // procPath judges a write to /proc/PID/ or the cgroup filesystem, which
@@ -338,15 +329,12 @@ var launchers = strings.Fields("npx npm pnpx pnpm yarn bunx bun node nodejs go")
 // ws runs it: gate in any folder, or the first word named gate after a
 // launcher, whatever the launcher's options (reading them would miss a spelling).
 func gateCall(ws []word) ([]word, bool) {
-	if len(ws) > 0 && isGate(ws[0].text) {
+	if isGate(ws[0].text) {
 		return ws[1:], true
 	}
-	if len(ws) == 0 || !slices.Contains(launchers, path.Base(ws[0].text)) {
-		return nil, false
-	}
-	for i, w := range ws[1:] {
-		if !strings.HasPrefix(w.text, "-") && isGate(w.text) {
-			return ws[i+2:], true
+	for i := 1; i < len(ws) && slices.Contains(launchers, path.Base(ws[0].text)); i++ {
+		if !strings.HasPrefix(ws[i].text, "-") && isGate(ws[i].text) {
+			return ws[i+1:], true
 		}
 	}
 	return nil, false
@@ -360,7 +348,7 @@ func isGate(text string) bool {
 
 // launchedCode is the shell text npm's launchers run with -c or --call.
 func launchedCode(ws []word) (string, bool) {
-	if len(ws) == 0 || !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0].text)) {
+	if !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0].text)) {
 		return "", false
 	}
 	for i, w := range ws[1:] {

@@ -23,8 +23,7 @@ var rules func() map[string]rule
 func init() { rules = sync.OnceValue(writeRules) }
 
 func writeRules() map[string]rule {
-	rules := map[string]rule{}
-	for names, r := range map[string]rule{
+	rules := byName(map[string]rule{
 		"rm rmdir unlink srm wipe": operands(destroy, ""), "shred": operands(destroy, "ns"),
 		"mv": copies("tS", destroy), "cp": copies("tS", under), "install": installRule, "rsync scp": lastOperand,
 		"ln": operands(under, "tS"), "link tee sponge": operands(under, ""), "mkdir": mkdirRule,
@@ -43,18 +42,23 @@ func writeRules() map[string]rule {
 		strings.Join(shell.Shells, " "):                      shellRule,
 		"ed ex vi vim nvim nano emacs pico micro joe kak hx": operands(under, "c"),
 		"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess,
-		"gdb": gdbRule, "cpulimit": cpulimitRule, "fuser": fuserRule, "time": timeRule,
-	} {
-		for _, n := range strings.Fields(names) {
-			rules[n] = r
-		}
-	}
-	for names, p := range pidRules {
-		for _, n := range strings.Fields(names) {
-			rules[n] = p.judge
-		}
+		"gdb": gdbRule, "time": timeRule,
+	})
+	for name, p := range byName(pidRules) {
+		rules[name] = p.judge
 	}
 	return rules
+}
+
+// byName spreads a table keyed by space-separated names to an entry per name.
+func byName[T any](table map[string]T) map[string]T {
+	out := map[string]T{}
+	for names, v := range table {
+		for _, n := range strings.Fields(names) {
+			out[n] = v
+		}
+	}
+	return out
 }
 
 // operands is rm, touch, tee and the like: every operand and -t's folder.
@@ -88,20 +92,15 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 func copies(short string, sources mode) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, "target-directory", "suffix")
-		srcs := o.Ops
-		dest := o.Val("t", "target-directory")
+		srcs, dest := o.Ops, o.Val("t", "target-directory")
 		if len(dest) == 0 && len(srcs) > 0 {
 			dest, srcs = srcs[len(srcs)-1:], srcs[:len(srcs)-1]
 		}
-		if sources == destroy {
+		if link := o.Has("l", "link"); sources == destroy || link {
 			if h := a.each(srcs, destroy); h != nil {
-				return h
-			}
-		}
-		// cp -l makes hard links: another name that writes the source.
-		if o.Has("l", "link") {
-			if h := a.each(srcs, destroy); h != nil {
-				h.Why = "it would give " + h.Protected.Show + " another name (a hard link), which writes it from anywhere"
+				if sources != destroy { // cp -l makes hard links: another name that writes the source
+					h.Why = "it would give " + h.Protected.Show + " another name (a hard link), which writes it from anywhere"
+				}
 				return h
 			}
 		}
@@ -520,20 +519,10 @@ func flockRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-func allDigits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
-}
+func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // otherInterpreters run code the table has no options for: naming a protected path denies them.
 var otherInterpreters = strings.Fields("deno pwsh powershell guile racket groovy scala elixir escript swift jshell wish R gst sbcl clisp ocaml runghc kotlin")
-
-func (a *analyzer) unknownInterpreter(name string, args []word) *Hit {
-	h := a.mentionAny(args)
-	if h != nil {
-		h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
-	}
-	return h
-}
 
 // interpreter judges a program the guard cannot follow: denied when its code
 // acts on the client or names a protected path, or an argument is one.
@@ -604,30 +593,22 @@ type readRule struct {
 
 // readRules are the programs whose file operands a command reads.
 var readRules = sync.OnceValue(func() map[string]readRule {
-	readRules := map[string]readRule{
-		"head": {short: "nc", long: []string{"lines", "bytes"}}, "tail": {short: "nc", long: []string{"lines", "bytes"}},
-		"nl": {short: "bdfhilnsvw"}, "pr": {short: "hlNow"}, "fold": {short: "w"}, "od": {short: "AjNtw"},
-		"xxd": {short: "cglos"}, "hexdump": {short: "enfs"},
-		"sed": {short: "efl", long: []string{"expression", "file", "line-length"},
-			scriptBy: []string{"e", "f", "expression", "file"}, edits: []string{"i", "in-place"}},
-	}
-	for _, p := range strings.Fields("cat tac less more most bat batcat view strings rev") {
-		readRules[p] = readRule{}
-	}
-	for _, p := range strings.Fields("awk gawk mawk nawk") {
-		readRules[p] = readRule{short: "fvFiEl", long: []string{"file", "assign", "field-separator", "include", "exec", "load", "source"},
-			scriptBy: []string{"f", "file", "E", "exec", "source"}}
-	}
 	grep := readRule{short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context"},
 		scriptBy: []string{"e", "f", "regexp", "file"}}
-	for _, p := range strings.Fields("grep egrep fgrep") {
-		readRules[p] = grep
-	}
 	rg := grep
 	rg.short += "gtTM"
 	rg.long = append([]string{"glob", "type", "type-not", "max-columns"}, grep.long...)
-	readRules["rg"] = rg
-	return readRules
+	return byName(map[string]readRule{
+		"head tail": {short: "nc", long: []string{"lines", "bytes"}},
+		"nl":        {short: "bdfhilnsvw"}, "pr": {short: "hlNow"}, "fold": {short: "w"}, "od": {short: "AjNtw"},
+		"xxd": {short: "cglos"}, "hexdump": {short: "enfs"},
+		"sed": {short: "efl", long: []string{"expression", "file", "line-length"},
+			scriptBy: []string{"e", "f", "expression", "file"}, edits: []string{"i", "in-place"}},
+		"cat tac less more most bat batcat view strings rev": {},
+		"awk gawk mawk nawk": {short: "fvFiEl", long: []string{"file", "assign", "field-separator", "include", "exec", "load", "source"},
+			scriptBy: []string{"f", "file", "E", "exec", "source"}},
+		"grep egrep fgrep": grep, "rg": rg,
+	})
 })
 
 func (r readRule) parse(args []word) opts { return parseOpts(args, r.short, r.long...) }

@@ -57,7 +57,7 @@ func For(p Project) (*Base, error) {
 		dirs = append(dirs, filepath.Dir(self)) // in the project: protected as bin/ is
 	}
 	src := guard.Source{Root: p.Root, Home: p.Home, File: p.File, Commands: programsIn(dirs, telemetry),
-		Clients: guard.OtherClients(p.Root), Transcript: p.Transcript, Registered: p.Registered}
+		Transcript: p.Transcript, Registered: p.Registered}
 	for _, r := range p.Regs {
 		if r.Path != "" {
 			src.Registered = append(src.Registered, r.Path)
