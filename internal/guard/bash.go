@@ -288,11 +288,11 @@ func (a *analyzer) target(w word, m mode) *Hit {
 	}
 	for _, b := range bases {
 		abs := shell.Abs(w.pat, escape(b))
-		t := a.d.set.hit(abs, hasMeta(abs), m)
+		t := a.d.set.hit(abs, m)
 		if t == nil {
 			continue
 		}
-		if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.d.set.root) && a.d.set.hit(abs, hasMeta(abs), under) == nil {
+		if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.d.set.root) && a.d.set.hit(abs, under) == nil {
 			continue
 		}
 		return &Hit{Protected: t.Protected, Target: w.text, By: a.by}

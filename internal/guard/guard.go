@@ -22,6 +22,7 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/shell"
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -211,20 +212,16 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 	if !strings.HasPrefix(abs, "/") {
 		abs = shell.Abs(abs, slash(cwd))
 	}
-	if t := s.hit(abs, false, under); t != nil {
+	if t := s.hit(escape(abs), under); t != nil {
 		return &Hit{Protected: t.Protected, Target: p}
 	}
 	return nil
 }
 
-// hit is the target an operation in mode m on p (a pattern when glob) reaches, symlinks resolved or not.
-func (s *Set) hit(p string, glob bool, m mode) *target {
-	reaches, resolved := pathHit, resolve
-	if glob {
-		reaches, resolved = globHit, resolvePattern
-	}
+// hit is the target an operation in mode m on the pattern p reaches, symlinks resolved or not.
+func (s *Set) hit(p string, m mode) *target {
 	forms := []string{p}
-	if r := resolved(p); r != p {
+	if r := resolvePattern(p); r != p {
 		forms = append(forms, r)
 	}
 	for i := range s.targets {
@@ -271,12 +268,9 @@ const (
 	destroy
 )
 
-func pathHit(p, prot string, m mode) bool {
-	return shell.Within(p, prot) || m == destroy && shell.Within(prot, p)
-}
-
-// globHit is pathHit for a glob, matched by component (* skips a leading dot).
-func globHit(pat, prot string, m mode) bool {
+// reaches reports whether an operation in mode m on pat reaches prot, matched by
+// component (* skips a leading dot): pat is prot or under it, or destroys an ancestor.
+func reaches(pat, prot string, m mode) bool {
 	pc, tc := components(pat), components(prot)
 	if len(pc) < len(tc) && m != destroy {
 		return false
@@ -336,10 +330,10 @@ func resolvePattern(pat string) string {
 	return path.Join(append([]string{escape(real)}, cs[i:]...)...)
 }
 
-// escaper escapes the characters special to path.Match and to braces.
-var escaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`, `,`, `\,`)
+// escape makes s a pattern matching itself; hasMeta reports an unescaped *, ? or [ ] class.
+func escape(s string) string { return pattern.QuoteMeta(s, 0) }
 
-func escape(s string) string { return escaper.Replace(s) }
+func hasMeta(s string) bool { return pattern.HasMeta(s, 0) }
 
 // escaped is a backslash and the character it escapes.
 var escaped = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\\(.)`) })
@@ -349,19 +343,6 @@ func unescape(s string) string {
 		return s
 	}
 	return escaped().ReplaceAllString(s, "$1")
-}
-
-// hasMeta reports an unescaped *, ? or [.
-func hasMeta(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '*', '?', '[':
-			return true
-		}
-	}
-	return false
 }
 
 // clientFiles are a client's hook file and the settings that can switch its hooks off.

@@ -48,26 +48,24 @@ const signalsByName = "it signals processes by user or by name, which can reach 
 
 func alwaysProcess(a *analyzer, _ []word) *Hit { return procHit(a, signalsByName) }
 
+// pids judges pid operands; strict denies a pid the dry run cannot know.
 func (a *analyzer) pids(ws []word, verb string, strict bool) *Hit {
-	return first(ws, func(w word) *Hit { return a.pid(w, verb, strict) })
-}
-
-// pid judges one pid operand; strict denies a pid the dry run cannot know.
-func (a *analyzer) pid(w word, verb string, strict bool) *Hit {
-	t := strings.TrimSpace(w.text)
-	switch {
-	case t == "" || strings.HasPrefix(t, "%"):
-		return nil // nothing, or a job of the agent's own shell
-	case w.unknown && (strict || slices.ContainsFunc(a.d.Texts(), findsClient().MatchString)):
-		return procHit(a, "it would "+verb+" a process whose pid the guard cannot know, and stopgate's client and hooks must be able to run")
-	case w.unknown:
-		return nil
-	}
-	return first(strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' }), func(f string) *Hit {
-		if n, err := strconv.Atoi(f); err == nil { // else a signal name or a job
-			return a.pidNumber(n, verb)
+	return first(ws, func(w word) *Hit {
+		t := strings.TrimSpace(w.text)
+		switch {
+		case t == "" || strings.HasPrefix(t, "%"):
+			return nil // nothing, or a job of the agent's own shell
+		case w.unknown && (strict || slices.ContainsFunc(a.d.Texts(), findsClient().MatchString)):
+			return procHit(a, "it would "+verb+" a process whose pid the guard cannot know, and stopgate's client and hooks must be able to run")
+		case w.unknown:
+			return nil
 		}
-		return nil
+		return first(strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' }), func(f string) *Hit {
+			if n, err := strconv.Atoi(f); err == nil { // else a signal name or a job
+				return a.pidNumber(n, verb)
+			}
+			return nil
+		})
 	})
 }
 
@@ -122,24 +120,20 @@ func process(pid int) (name string, ppid int) {
 	return name, ppid
 }
 
-// noSignal drops the -SIGNAL options (-9, -STOP), which getopt would read as letters.
+// noSignal drops the -SIGNAL options (-9, -STOP) before any --, which getopt would read as letters.
 func noSignal(args []word) []word {
+	end := false // kill -- -1: after --, a pid
 	return slices.DeleteFunc(slices.Clone(args), func(w word) bool {
+		end = end || w.text == "--"
 		t, ok := strings.CutPrefix(w.text, "-")
 		t = strings.TrimPrefix(strings.ToUpper(t), "SIG")
-		return ok && !w.unknown && (allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" "))
+		return !end && ok && !w.unknown && (allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" "))
 	})
 }
 
 const signalNames = " HUP INT QUIT ILL TRAP ABRT IOT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO POLL PWR SYS "
 
 func killRule(a *analyzer, args []word) *Hit {
-	if i := slices.IndexFunc(args, func(w word) bool { return w.text == "--" }); i >= 0 {
-		if h := a.pids(args[i+1:], "signal", false); h != nil {
-			return h
-		}
-		args = args[:i]
-	}
 	if o := parseOpts(noSignal(args), "sn", "signal"); !o.Has("l", "L", "list", "table") {
 		return a.pids(o.Ops, "signal", false)
 	}
@@ -216,7 +210,7 @@ func gdbRule(a *analyzer, args []word) *Hit {
 		return procHit(a, "it attaches a debugger to a process, which can stop stopgate's client or hooks")
 	}
 	if len(o.Ops) > 1 && (o.Ops[1].unknown || allDigits(o.Ops[1].text)) {
-		return a.pid(o.Ops[1], "attach a debugger to", true)
+		return a.pids(o.Ops[1:2], "attach a debugger to", true)
 	}
 	return nil
 }

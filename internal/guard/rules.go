@@ -513,10 +513,7 @@ func flockRule(a *analyzer, args []word) *Hit {
 	if h := first(o.Val("c", "command"), func(c word) *Hit { return a.script(c.text, "", nil, nil) }); h != nil {
 		return h
 	}
-	if len(o.Ops) > 1 {
-		return a.run(o.Ops[1:])
-	}
-	return nil
+	return a.run(o.Ops[1:])
 }
 
 func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
