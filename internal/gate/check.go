@@ -201,10 +201,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 		}
 		if err != nil {
 			unreadable = true
-			f := finding{loc: src.Name, msg: err.Error()}
-			if se, ok := errors.AsType[*settings.Error](err); ok {
-				f.loc, f.msg = fmt.Sprintf("%s:%d:%d", src.Name, se.Line, se.Column), se.Msg
-			}
+			f := errorFinding(src.Name, err)
 			if src.err == nil { // not the client's to read either
 				f.hint = c.Title + " cannot read this file either: fix it by hand"
 			}
@@ -728,16 +725,12 @@ func walled(path string) []string {
 
 // writeWall merges the OS wall alone into the project's settings.
 func writeWall(env *cli.Env, root string, bins []string) error {
-	files := settingsFiles(env, root)
-	var wall wallMerge
-	err := edit(files.shared(), nil, func(data []byte) (out []byte, err error) {
-		out, wall, err = mergeWall(env, root, data, bins, nil)
-		return out, err
-	})
-	if err == nil {
-		wall.say(env, files)
+	files, wall := settingsFiles(env, root), wallFor(env, root, bins, nil)
+	if err := edit(files.shared(), nil, wall.merge); err != nil {
+		return err
 	}
-	return err
+	wall.say(env, files)
+	return nil
 }
 
 // wallMerge is the OS wall merged into the project's settings.
@@ -745,21 +738,24 @@ type wallMerge struct {
 	off   bool // [settings] protect = []: nothing to wall in
 	rules []string
 	added []string // the settings it added
-	st    settings.WallStatus
+	st    settings.Walls
 }
 
-// mergeWall merges the sandbox settings and the deny rules into data, the project's settings.
-func mergeWall(env *cli.Env, root string, data []byte, bins, registered []string) ([]byte, wallMerge, error) {
+// wallFor is the OS wall of the project at root, with hook programs about to be registered, to merge.
+func wallFor(env *cli.Env, root string, bins, registered []string) *wallMerge {
 	set := projectSet(env, root, bins, registered...)
-	if set.Empty() {
-		return data, wallMerge{off: true}, nil
+	return &wallMerge{off: set.Empty(), rules: denyRules(set, root, env.Getenv("HOME"))}
+}
+
+// merge merges the sandbox settings and the deny rules into data, the project's settings.
+func (w *wallMerge) merge(data []byte) (out []byte, err error) {
+	if w.off {
+		return data, nil
 	}
-	rules := denyRules(set, root, env.Getenv("HOME"))
-	out, added, st, err := settings.MergeWall(data, rules)
-	if err != nil {
-		return nil, wallMerge{}, settingsError(settingsFile, err)
+	if out, w.added, w.st, err = settings.MergeWall(data, w.rules); err != nil {
+		return nil, settingsError(settingsFile, err)
 	}
-	return out, wallMerge{rules: rules, added: added, st: st}, nil
+	return out, nil
 }
 
 // say tells what the wall added, what settings keep against it, and what the machine lacks.
@@ -778,12 +774,12 @@ func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 		}
 	}
 	for _, a := range w.st.Against() { // sandbox keys set against the wall
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a)
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a.Text)
 	}
 	for _, f := range files.texts[files.at+1:] { // the local ones, whose keys win
-		other, _ := settings.InspectWall(f.data) // one that cannot be read sets nothing
+		other, _ := settings.Parse(f.data).Wall() // one that cannot be read sets nothing
 		for _, a := range other.Against() {
-			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a, name)
+			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a.Text, name)
 		}
 	}
 	if missing := missingTools(env); len(missing) > 0 {
@@ -838,7 +834,7 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claude
 		return out, summary // no settings: hookFindings says so; protect = []: nothing to wall in
 	}
 	out = append(out, wallDown(claude, w, denyRules(set, ws.root, env.Getenv("HOME")))...)
-	if m := missingTools(env); w.Value["enabled"] && len(m) > 0 {
+	if m := missingTools(env); w.Value("enabled") && len(m) > 0 {
 		out = append(out, warn(settingsFile, "the OS sandbox needs "+strings.Join(m, " and ")+", not installed here: the client refuses every Bash command until it is",
 			"apt-get install "+strings.Join(packages(m), " ")+" (as root; scripts/install-sandbox-tools does it)")...)
 	}
@@ -849,11 +845,20 @@ func wallFindings(env *cli.Env, ws workspace, cfg *config.Config, claude *claude
 func readWalls(files []settingsText) (settings.Walls, *finding) {
 	docs := mapped(files, func(f settingsText) *settings.Doc { return f.doc })
 	w, bad, err := settings.ReadWalls(docs)
-	if se, ok := errors.AsType[*settings.Error](err); ok && docs[bad].JSON() {
-		return w, &finding{loc: fmt.Sprintf("%s:%d:%d", files[bad].Name, se.Line, se.Column), warning: true,
-			msg: se.Msg + ": the OS wall is down", hint: "fix it by hand, then run gate init again"}
+	if err == nil || !docs[bad].JSON() {
+		return w, nil
 	}
-	return w, nil
+	f := errorFinding(files[bad].Name, err) // valid JSON: a *settings.Error
+	f.warning, f.msg, f.hint = true, f.msg+": the OS wall is down", "fix it by hand, then run gate init again"
+	return w, &f
+}
+
+// errorFinding is err reading the file name, at its line and column when it has them.
+func errorFinding(name string, err error) finding {
+	if se, ok := errors.AsType[*settings.Error](err); ok {
+		return finding{loc: fmt.Sprintf("%s:%d:%d", name, se.Line, se.Column), msg: se.Msg}
+	}
+	return finding{loc: name, msg: err.Error()}
 }
 
 // wallDown reports what takes the wall down: keys against it or unset, rules missing, exclusions.

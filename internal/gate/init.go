@@ -341,11 +341,7 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 		}
 	}
 	want, files := hooksOf(c, in, root, testhook), settingsFiles(env, root) // a plugin's: none
-	var merged wallMerge
-	withWall := func(data []byte) (out []byte, err error) {
-		out, merged, err = mergeWall(env, root, data, []string{in.path}, programs(want, in.path))
-		return out, err
-	}
+	var merged *wallMerge
 	var err error
 	switch {
 	case c.IsPlugin():
@@ -353,7 +349,8 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 	case c != client.Claude:
 		err = register(env, c, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), nil)
 	case wall:
-		err = register(env, c, files.shared(), elsewhere(env, files, want), nil, withWall)
+		merged = wallFor(env, root, []string{in.path}, programs(want, in.path))
+		err = register(env, c, files.shared(), elsewhere(env, files, want), nil, merged.merge)
 	default:
 		err = register(env, c, files.shared(), elsewhere(env, files, want), nil, nil)
 	}

@@ -42,36 +42,32 @@ func wildcard(pattern, path string) bool {
 // MergeEditDeny returns data with a "deny" rule last in permission.edit (so it wins) for each pattern not denied yet;
 // note says why a pattern or the whole file was left alone.
 func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, note string, err error) {
-	text, root, err := parseObject(data, "opencode.json")
+	norm, n, err := parseObject(data, "opencode.json")
 	if err != nil {
 		return nil, nil, "", err
 	}
-	n := root
 	for _, k := range [][3]string{{"permission", "permission", "tool"}, {"edit", "permission.edit", "file"}} {
 		if n = n.get(k[0]); n != nil && n.kind == '"' {
 			return data, nil, Quote(k[1]) + " is " + Quote(n.str) + ", one action for every " + k[2], nil
-		} else if err := expect(text, n, '{', Quote(k[1]), "an object or an action"); err != nil {
+		} else if err := expect(norm, n, '{', Quote(k[1]), "an object or an action"); err != nil {
 			return nil, nil, "", err
 		}
 	}
 	var overridden []string
+	text := data // add normalizes it: unchanged when nothing is added
 	for _, p := range patterns {
 		if a, _ := EditAction(text, probe(p)); a == "deny" {
 			continue
 		}
-		root, _ := parse(text)
-		if root.get("permission").get("edit").get(p) != nil {
+		if root, _ := parse(text); root.get("permission").get("edit").get(p) != nil {
 			overridden = append(overridden, p)
 			continue
 		}
-		text = add(text, root, []string{"permission", "edit"}, p, "deny")
+		text = add(text, []string{"permission", "edit"}, p, "deny")
 		added = append(added, p)
 	}
 	if len(overridden) > 0 {
 		note = "a later rule overrides the rule for " + strings.Join(overridden, ", ")
-	}
-	if len(added) == 0 {
-		return data, nil, note, nil
 	}
 	return text, added, note, nil
 }

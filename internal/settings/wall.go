@@ -20,84 +20,89 @@ var wallKeys = []wallKey{
 	{"allowUnsandboxedCommands", false, "the agent can ask to run a command outside the sandbox (dangerouslyDisableSandbox)"},
 }
 
-// WallStatus is what one settings file says about the wall.
-type WallStatus struct {
-	Set      map[string]bool // the wall's keys the file sets ("enabled"); a non-boolean is false
-	Line     map[string]int  // where each key of Set is written
-	Deny     []string        // permissions.deny
-	Excluded []string        // sandbox.excludedCommands, which run outside the sandbox
+// Walls is the wall as the client merges its settings files: a later file's key wins, the deny rules and the excluded
+// commands add up.
+type Walls struct {
+	Read     int       // how many files were there
+	set      []wallSet // the wall's keys the files set, in file order
+	Deny     []string  // permissions.deny
+	Excluded []string  // sandbox.excludedCommands, which run outside the sandbox
 }
 
-// Against returns "sandbox.KEY is VALUE: WHY" for each key s sets against the wall.
-func (s WallStatus) Against() []string {
-	var out []string
-	for _, a := range (Walls{Files: []WallStatus{s}}).Against() { // the one file's values count
-		out = append(out, a.Text)
+// wallSet is one of the wall's keys as a file sets it; a non-boolean is false.
+type wallSet struct {
+	file, line int
+	wallKey
+	value bool
+}
+
+// Value returns the value of key that counts; false when unset.
+func (w Walls) Value(key string) bool {
+	i := w.counts(key)
+	return i >= 0 && w.set[i].value
+}
+
+// counts returns the index in w.set of the value of key that counts; -1: unset.
+func (w Walls) counts(key string) int {
+	for i := len(w.set) - 1; i >= 0; i-- {
+		if w.set[i].key == key {
+			return i
+		}
 	}
-	return out
+	return -1
 }
-
-// InspectWall reads the wall's settings from a settings file.
-func InspectWall(data []byte) (WallStatus, error) { return Parse(data).Wall() }
 
 // Wall reads the wall's settings from the file.
-func (d *Doc) Wall() (WallStatus, error) {
+func (d *Doc) Wall() (Walls, error) {
 	if d.err != nil {
-		return WallStatus{}, d.err
+		return Walls{}, d.err
 	}
 	text, root := d.text, d.root
 	sb, perms := root.get("sandbox"), root.get("permissions")
 	deny := perms.get("deny")
 	if err := cmp.Or(expect(text, root, '{', "settings", "an object"), expect(text, sb, '{', `"sandbox"`, "an object"),
 		expect(text, perms, '{', `"permissions"`, "an object"), expect(text, deny, '[', `"permissions.deny"`, "an array of rules")); err != nil {
-		return WallStatus{}, err
+		return Walls{}, err
 	}
-	st := WallStatus{Set: map[string]bool{}, Line: map[string]int{}}
+	w := Walls{Read: 1}
 	for _, k := range wallKeys {
 		if v := sb.get(k.key); v != nil {
-			st.Set[k.key] = v.kind == 'v' && v.str == "true"
-			st.Line[k.key], _ = position(text, v.start)
+			line, _ := position(text, v.start)
+			w.set = append(w.set, wallSet{line: line, wallKey: k, value: v.kind == 'v' && v.str == "true"})
 		}
 	}
 	for _, e := range sb.get("excludedCommands").elements() {
-		st.Excluded = append(st.Excluded, e.str)
+		w.Excluded = append(w.Excluded, e.str)
 	}
 	for _, e := range deny.elements() {
 		if e.kind == '"' {
-			st.Deny = append(st.Deny, e.str)
+			w.Deny = append(w.Deny, e.str)
 		}
 	}
-	return st, nil
+	return w, nil
 }
 
 // MergeWall returns data with each sandbox key absent and each rule of deny permissions.deny lacks inserted, and
-// those; a key set against the wall is the user's decision, left as it is and reported in st.
-func MergeWall(data []byte, deny []string) (out []byte, added []string, st WallStatus, err error) {
-	if st, err = InspectWall(data); err != nil {
-		return nil, nil, st, err
+// those; a key set against the wall is the user's decision, left as it is and reported in w.
+func MergeWall(data []byte, deny []string) (out []byte, added []string, w Walls, err error) {
+	if w, err = Parse(data).Wall(); err != nil {
+		return nil, nil, w, err
 	}
-	text := normalize(data)
+	text := data // add normalizes it: unchanged when nothing is added
 	for _, k := range wallKeys {
-		if _, ok := st.Set[k.key]; ok {
-			continue
+		if w.counts(k.key) < 0 {
+			text = add(text, []string{"sandbox"}, k.key, k.want)
+			added = append(added, "sandbox."+k.key)
 		}
-		root, _ := parse(text)
-		text = add(text, root, []string{"sandbox"}, k.key, k.want)
-		added = append(added, "sandbox."+k.key)
 	}
 	for _, rule := range deny {
-		if slices.Contains(st.Deny, rule) {
-			continue
+		if !slices.Contains(w.Deny, rule) {
+			text = add(text, []string{"permissions", "deny"}, "", rule)
+			w.Deny = append(w.Deny, rule)
+			added = append(added, rule)
 		}
-		root, _ := parse(text)
-		text = add(text, root, []string{"permissions", "deny"}, "", rule)
-		st.Deny = append(st.Deny, rule)
-		added = append(added, rule)
 	}
-	if len(added) == 0 {
-		return data, nil, st, nil
-	}
-	return text, added, st, nil
+	return text, added, w, nil
 }
 
 // DenyRule is Claude Code's rule denying Edit of path (and the sandbox's writes): "/x" from the project root, "//x"
@@ -122,36 +127,24 @@ func within(path, dir string) bool {
 	return dir != "" && strings.HasPrefix(path, dir+"/")
 }
 
-// Walls is the wall as the client merges its settings files: a later file's key wins, the deny rules and the excluded
-// commands add up.
-type Walls struct {
-	Files    []WallStatus    // each file's own, in order; empty for one not there
-	Read     int             // how many files were there
-	Value    map[string]bool // each sandbox key's value that counts
-	From     map[string]int  // the index in Files of the file it counts from
-	Deny     []string
-	Excluded []string
-}
-
 // ReadWalls reads the wall from the client's settings files in its order, nil for one not there; bad is the index of
 // one that does not parse.
 func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
-	w = Walls{Files: make([]WallStatus, len(files)), Value: map[string]bool{}, From: map[string]int{}}
 	for i, d := range files {
 		if d == nil {
 			continue
 		}
-		st, err := d.Wall()
+		one, err := d.Wall()
 		if err != nil {
 			return Walls{}, i, err
 		}
-		w.Files[i] = st
-		w.Read++
-		w.Deny = append(w.Deny, st.Deny...)
-		w.Excluded = append(w.Excluded, st.Excluded...)
-		for k, v := range st.Set {
-			w.Value[k], w.From[k] = v, i
+		for _, s := range one.set {
+			s.file = i
+			w.set = append(w.set, s)
 		}
+		w.Read++
+		w.Deny = append(w.Deny, one.Deny...)
+		w.Excluded = append(w.Excluded, one.Excluded...)
 	}
 	return w, -1, nil
 }
@@ -173,7 +166,7 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 		return false, "no Claude Code settings"
 	}
 	for _, k := range wallKeys {
-		if v, ok := w.Value[k.key]; !ok || v != k.want {
+		if i := w.counts(k.key); i < 0 || w.set[i].value != k.want {
 			return false, fmt.Sprintf("sandbox.%s is not %t", k.key, k.want)
 		}
 	}
@@ -188,30 +181,21 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 
 // Present reports whether a sandbox key as gate init writes it, or a rule of rules, is there.
 func (w Walls) Present(rules []string) bool {
-	for _, st := range w.Files {
-		for _, k := range wallKeys {
-			if v, ok := st.Set[k.key]; ok && v == k.want {
-				return true
-			}
-		}
-	}
-	return len(w.Lacking(rules)) < len(rules)
+	return slices.ContainsFunc(w.set, func(s wallSet) bool { return s.value == s.want }) || len(w.Lacking(rules)) < len(rules)
 }
 
 // Against is a sandbox key set against the wall where its value counts.
 type Against struct {
-	File, Line int    // the index of its file in Walls.Files, and its line there
+	File, Line int    // the index of its file in the files read, and its line there
 	Text       string // "sandbox.KEY is VALUE: WHY"
 }
 
 // Against returns the keys set against the wall where the value that counts is.
 func (w Walls) Against() []Against {
 	var out []Against
-	for i, st := range w.Files {
-		for _, k := range wallKeys {
-			if v, ok := st.Set[k.key]; ok && v != k.want && w.From[k.key] == i {
-				out = append(out, Against{File: i, Line: st.Line[k.key], Text: fmt.Sprintf("sandbox.%s is %t: %s", k.key, v, k.why)})
-			}
+	for i, s := range w.set {
+		if s.value != s.want && w.counts(s.key) == i {
+			out = append(out, Against{File: s.file, Line: s.line, Text: fmt.Sprintf("sandbox.%s is %t: %s", s.key, s.value, s.why)})
 		}
 	}
 	return out
@@ -221,7 +205,7 @@ func (w Walls) Against() []Against {
 func (w Walls) Unset() []string {
 	var out []string
 	for _, k := range wallKeys {
-		if _, ok := w.Value[k.key]; !ok {
+		if w.counts(k.key) < 0 {
 			out = append(out, "sandbox."+k.key)
 		}
 	}

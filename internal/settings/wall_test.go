@@ -96,8 +96,12 @@ func TestMergeWall(t *testing.T) {
 			if !slices.Equal(added, tt.added) {
 				t.Errorf("added %q, want %q", added, tt.added)
 			}
-			if !slices.Equal(st.Against(), tt.against) {
-				t.Errorf("against %q, want %q", st.Against(), tt.against)
+			var against []string
+			for _, a := range st.Against() {
+				against = append(against, a.Text)
+			}
+			if !slices.Equal(against, tt.against) {
+				t.Errorf("against %q, want %q", against, tt.against)
 			}
 			if !json.Valid(out) {
 				t.Errorf("not JSON:\n%s", out)
