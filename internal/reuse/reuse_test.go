@@ -30,7 +30,7 @@ func TestToRun(t *testing.T) {
 	}
 	now := time.Now()
 	stop := func(rec *record, tree *Tree) *Stop {
-		r := &Stop{cfg: cfg, vs: vs, specs: specs, rec: rec, tree: tree, now: now, keys: make([]*key, 2)}
+		r := &Stop{cfg: cfg, vs: vs, rec: rec, tree: tree, now: now, keys: make([]*key, 2)}
 		if tree != nil {
 			k, _ := r.key(unit, specs[0], tree)
 			r.keys[0] = &k
