@@ -4,12 +4,15 @@
 package reconcile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -21,9 +24,12 @@ import (
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
 	"github.com/stopgate/stopgate/internal/transcript"
+	"github.com/stopgate/stopgate/internal/trust"
 )
 
 // markEvery is how much transcript without a mapped prompt a passing stop rereads rather than mark.
@@ -36,16 +42,17 @@ type Reconciliation struct {
 	Blocks  int                   // the gate's blocks the record shows fed back this turn
 
 	scope    queue.Scope
-	queue    string     // the state dir, as configured
-	mark     queue.Mark // where this scan started
-	stored   queue.Mark // as read from the state dir
-	end      int64      // where this scan stopped
-	seen     bool       // a mapped prompt was found
-	distrust string     // why the stored mark was ignored (this and the rest: for Notes)
-	unread   int64      // bytes since the mark not read (transcript.MaxScan)
-	unknown  string     // the record is gone or never appeared
-	behind   bool       // it never showed the reply the stop follows in time
-	absent   bool       // not there after the wait: the mark says so (absentMark)
+	queued   map[string]bool // the prompts queued or in Missing
+	queue    string          // the state dir, as configured
+	mark     queue.Mark      // where this scan started
+	stored   queue.Mark      // as read from the state dir
+	end      int64           // where this scan stopped
+	seen     bool            // a mapped prompt was found
+	distrust string          // why the stored mark was ignored (this and the rest: for Notes)
+	unread   int64           // bytes since the mark not read (transcript.MaxScan)
+	unknown  string          // the record is gone or never appeared
+	behind   bool            // it never showed the reply the stop follows in time
+	absent   bool            // not there after the wait: the mark says so (absentMark)
 }
 
 // Run reconciles scope's queued entries with the client's record (nil: none; with an error, only that counts), waiting until wait.
@@ -54,15 +61,14 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	if path == "" {
 		return nil, nil
 	}
-	r := &Reconciliation{scope: scope, queue: cfg.Settings.StateDir, stored: q.Mark(scope)}
-	queued := map[string]bool{}
+	r := &Reconciliation{scope: scope, queue: cfg.Settings.StateDir, stored: q.Mark(scope), queued: map[string]bool{}}
 	for _, e := range entries {
-		queued[e.Prompt] = true
+		r.queued[e.Prompt] = true
 	}
 	res, from, err := r.scan(record, path, thread, in, wait)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return r, r.gone(cfg, in, path, from, queued)
+		return r, r.gone(cfg, in, path, from)
 	case err != nil:
 		return nil, fmt.Errorf("reading the transcript: %w", err)
 	}
@@ -72,13 +78,13 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 			r.Blocks++
 		}
 	}
-	latest, err := r.armed(cfg, in, res.Events, queued)
+	err = r.armed(cfg, in, res.Events)
 	switch {
 	case err != nil:
 	case r.behind:
-		err = r.judgeAll(cfg, in, math.MaxInt64, queued, latest)
+		err = r.judgeAll(cfg, in, math.MaxInt64)
 	case r.unread > 0:
-		err = r.judgeAll(cfg, in, res.From, queued, latest)
+		err = r.judgeAll(cfg, in, res.From)
 	}
 	return r, err
 }
@@ -107,39 +113,56 @@ func (r *Reconciliation) scan(record client.Record, path string, thread transcri
 }
 
 // gone judges every mapped prompt not queued when the record is gone or never was.
-func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, from queue.Mark, queued map[string]bool) error {
+func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, from queue.Mark) error {
 	r.mark = from
 	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
 	r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, which stopgate read at an earlier stop, is gone; what it showed is unknown, so every mapped prompt was judged.", path)
 	if r.absent = r.stored.Transcript != path || absentMark(r.stored, path); r.absent {
 		r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, does not exist: what the session read is unknown, so every mapped prompt was judged. A client that keeps no record of its sessions (Claude Code's --no-session-persistence) cannot be reconciled.", path)
 	}
-	return r.judgeAll(cfg, in, math.MaxInt64, queued, nil)
+	return r.judgeAll(cfg, in, math.MaxInt64)
 }
 
-// armed adds an entry for each prompt armed since it last passed and not queued; it returns each one's latest event.
-func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []transcript.Event, queued map[string]bool) (map[string]transcript.Event, error) {
-	latest, order, err := armedSince(cfg, events, r.scope, r.mark)
-	if err != nil {
-		return nil, err
+// armed adds, in mapping order, an entry for each prompt the events arm since it last passed and not queued:
+// its latest event, with the first's time.
+func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []transcript.Event) error {
+	latest := map[string]transcript.Event{}
+	var order []*config.Mapping
+	for _, ev := range events {
+		maps, err := Armed(cfg, ev, r.scope)
+		if err != nil {
+			return err
+		}
+		for _, m := range maps {
+			if ev.End <= r.mark.Passed[m.Prompt] {
+				continue
+			}
+			if first, ok := latest[m.Prompt]; ok {
+				ev.Time = first.Time
+			} else {
+				order = append(order, m)
+			}
+			latest[m.Prompt] = ev
+		}
 	}
 	r.seen = len(latest) > 0
+	sort.Slice(order, func(i, j int) bool { return order[i].Line < order[j].Line })
 	for _, m := range order {
 		ev := latest[m.Prompt]
-		if queued[m.Prompt] {
+		if r.queued[m.Prompt] {
 			continue
 		}
 		trigger := map[string]string{transcript.Read: queue.TriggerRead, transcript.Command: queue.TriggerCommand, transcript.Prompt: queue.TriggerPrompt}[ev.Kind]
 		inputs, err := config.InputsOf(cfg.Root, cfg.File, cfg.Key(), m, cfg.Validator) // as detect records them
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.add(m, in, queue.Entry{Path: ev.Path, Trigger: trigger, Inputs: inputs, Created: ev.Time})
 		r.Found = append(r.Found, outcome.Discrepancy{
 			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: r.mark.Transcript, Offset: ev.Offset, UUID: ev.UUID,
 		})
 	}
-	return latest, nil
+	return nil
 }
 
 // eventOf is the hook event of scope's stops.
@@ -197,39 +220,14 @@ func absentMark(m queue.Mark, path string) bool {
 	return m.Transcript == path && m.Offset == 0 && m.End == 0 && m.Seal == "" && len(m.Passed) == 0
 }
 
-// armedSince returns the latest event (with the first's time) of each prompt armed since it last passed, in file order.
-func armedSince(cfg *config.Config, events []transcript.Event, scope queue.Scope, from queue.Mark) (map[string]transcript.Event, []*config.Mapping, error) {
-	latest := map[string]transcript.Event{}
-	var order []*config.Mapping
-	for _, ev := range events {
-		maps, err := Armed(cfg, ev, scope)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, m := range maps {
-			if ev.End <= from.Passed[m.Prompt] {
-				continue
-			}
-			if first, ok := latest[m.Prompt]; ok {
-				ev.Time = first.Time
-			} else {
-				order = append(order, m)
-			}
-			latest[m.Prompt] = ev
-		}
-	}
-	sort.Slice(order, func(i, j int) bool { return order[i].Line < order[j].Line })
-	return latest, order, nil
-}
-
-// judgeAll adds every mapped prompt not judged yet, but those that passed after readFrom.
-func (r *Reconciliation) judgeAll(cfg *config.Config, in *hook.Input, readFrom int64, queued map[string]bool, latest map[string]transcript.Event) error {
+// judgeAll adds every mapped prompt not queued or added yet, but those that passed after readFrom.
+func (r *Reconciliation) judgeAll(cfg *config.Config, in *hook.Input, readFrom int64) error {
 	full, err := cfg.Full()
 	if err != nil {
 		return err
 	}
 	for _, m := range full.Mappings {
-		if queued[m.Prompt] || latest[m.Prompt].End > 0 || r.mark.Passed[m.Prompt] >= readFrom {
+		if r.queued[m.Prompt] || r.mark.Passed[m.Prompt] >= readFrom {
 			continue
 		}
 		r.seen = true
@@ -241,7 +239,7 @@ func (r *Reconciliation) judgeAll(cfg *config.Config, in *hook.Input, readFrom i
 // add adds e, armed by m, to Missing as detect would have queued it.
 func (r *Reconciliation) add(m *config.Mapping, in *hook.Input, e queue.Entry) {
 	e.Prompt, e.Session, e.AgentID, e.AgentType, e.Line = m.Prompt, r.scope.Session, r.scope.Agent, in.AgentType, m.Line
-	r.Missing = append(r.Missing, e)
+	r.Missing, r.queued[m.Prompt] = append(r.Missing, e), true
 }
 
 // Armed returns the mappings a transcript event arms, by detect's rules (a typed /name only on the main thread).
@@ -425,4 +423,111 @@ func awaitRecord(scan func() (*transcript.Result, error), in *hook.Input, missin
 func current(in *hook.Input, res *transcript.Result, out bool) bool {
 	want := transcript.TrimReply(in.LastAssistantMessage)
 	return in.Client != nil || want == "" || res.Last == want && (res.Replied || out)
+}
+
+// Missing applies the missing-config rule (docs/fail-closed.md): the entries queued in the default
+// state dir, else what the record shows taken up that can be a prompt ("": nothing, or no stopgate).
+func Missing(root string, in *hook.Input, scope queue.Scope, wait time.Time) (pending []queue.Entry, taken string, err error) {
+	stateDir := filepath.Join(root, config.DefaultStateDir)
+	q := queue.Open(stateDir)
+	pending, _, err = q.Snapshot(scope)
+	if err != nil || len(pending) > 0 {
+		return pending, "", err
+	}
+	record, path, thread := recordOf(in, scope)
+	if path == "" {
+		return nil, "", nil
+	}
+	from, _ := trustedMark(q.Mark(scope), path)
+	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
+	res, err := scan()
+	uses := func() bool {
+		return trust.Marked(in.TranscriptPath, root) || usesStopgate(root, stateDir, path, res.From)
+	}
+	caught := true
+	// Waited for only in a project that uses stopgate: others would pay for nothing.
+	if err == nil && !current(in, res, false) && uses() {
+		res, caught, err = awaitRecord(scan, in, false, wait)
+	}
+	if os.IsNotExist(err) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the transcript: %w", err)
+	}
+	if taken = takenUp(root, res, scope, caught); taken == "" || !uses() { // asked last: a second read
+		return nil, "", nil
+	}
+	return nil, taken, nil
+}
+
+// takenUp names the first thing res shows taken up that can be a prompt: an event, bytes unread, a record behind.
+func takenUp(root string, res *transcript.Result, scope queue.Scope, caught bool) string {
+	for _, ev := range res.Events {
+		if taken := promptLike(root, ev, scope); taken != "" {
+			return taken
+		}
+	}
+	switch {
+	case res.Skipped > 0:
+		return fmt.Sprintf("%.1f MiB it could not read", float64(res.Skipped)/(1<<20))
+	case !caught:
+		return "less than the client wrote (not the reply this stop follows, in time)"
+	}
+	return ""
+}
+
+// promptLike says what ev took up when it can be a prompt, else "".
+func promptLike(root string, ev transcript.Event, scope queue.Scope) string {
+	switch ev.Kind {
+	case transcript.Read:
+		rel, inside := project.Rel(root, ev.Path)
+		if inside && strings.EqualFold(filepath.Ext(rel), ".md") {
+			return "a read of " + rel
+		}
+	case transcript.Command:
+		if commandFile(root, ev.Command) {
+			return "the command /" + ev.Command
+		}
+	case transcript.Prompt:
+		if name := hook.SlashCommand(ev.Text); scope.Agent == "" && name != "" && commandFile(root, name) {
+			return "the command /" + name
+		}
+	}
+	return ""
+}
+
+// commandFile reports whether /name can run a project's prompt: a plugin's name, or a file under .claude/commands or skills.
+func commandFile(root, name string) bool {
+	exists := func(p ...string) bool {
+		_, err := os.Stat(filepath.Join(p...))
+		return err == nil
+	}
+	return strings.Contains(name, ":") || exists(root, ".claude", "commands", name+".md") || exists(root, ".claude", "skills", name, "SKILL.md")
+}
+
+// usesStopgate reports signs of stopgate: its state dir, a hook naming the gate, "stopgate:" in the transcript.
+func usesStopgate(root, stateDir, path string, from int64) bool {
+	if _, err := os.Stat(stateDir); err == nil {
+		return true
+	}
+	for _, m := range guard.ClientFiles() { // through regular: a planted named pipe would hold the stop; it is a sign
+		data, err := regular.ReadFile(filepath.Join(root, filepath.FromSlash(m)), 16<<20)
+		if errors.Is(err, regular.ErrNotRegular) || err == nil && bytes.Contains(data, []byte("/gate")) {
+			return true
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return true // it was readable a moment ago: err towards judging
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, from, transcript.MaxScan))
+	return err != nil || bytes.Contains(data, []byte("stopgate:"))
+}
+
+// EmptyConfig reports whether the config file holds nothing but blanks: the same as missing, for the rule.
+func EmptyConfig(file string) bool {
+	data, err := regular.ReadFile(file, 4<<10) // a named pipe is not empty: reading it would hold the stop
+	return err == nil && len(bytes.TrimSpace(data)) == 0
 }
