@@ -5,20 +5,26 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
 	"github.com/stopgate/stopgate/internal/baseline"
+	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/modelapi"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/pattern"
+	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
+	"github.com/stopgate/stopgate/internal/reconcile"
 	"github.com/stopgate/stopgate/internal/reuse"
 	"github.com/stopgate/stopgate/internal/trust"
 	"github.com/stopgate/stopgate/internal/validator"
@@ -159,7 +165,7 @@ func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, ap
 	return checks, validator.Appeared(missing), func() { r.Finish(all, s.dl.At) }
 }
 
-// fail decides a stop whose checks failed.
+// fail decides and words a stop whose checks failed.
 func (s *judging) fail(v *Verdict) {
 	cfg, prior := s.cfg, s.prior
 	if why := unconfinedReason(cfg, v); why != "" {
@@ -170,21 +176,19 @@ func (s *judging) fail(v *Verdict) {
 	switch {
 	case !v.Observing && noJudgeHalts(v):
 		v.Kind, v.Cause = Halt, CauseNoJudge
-		v.Reason = haltReason(cfg, v, prior)
 	case v.Observing: // judged and shown to the user, never blocked
 		v.Observed, v.Done = Block, s.entries
 		if halts || noJudgeHalts(v) {
 			v.Observed = Halt
 		}
-		v.Reason = observeReason(cfg, v)
 	case halts:
-		v.Kind, v.Reason, v.Cause = Halt, haltReason(cfg, v, prior), CauseOnFailure
+		v.Kind, v.Cause = Halt, CauseOnFailure
 	case prior >= cfg.Settings.MaxBlocks:
-		v.Kind, v.Reason, v.Cause = Halt, haltReason(cfg, v, prior), CauseMaxBlocks
+		v.Kind, v.Cause = Halt, CauseMaxBlocks
 	default:
 		v.Kind, v.Blocks, v.Cause = Block, prior+1, CauseFailed
-		v.Reason = blockReason(cfg, v)
 	}
+	v.Reason = checksReason(cfg, v, prior)
 }
 
 // tell ends the reason with the gate's inputs changed since arming and what reconciliation judged.
@@ -379,4 +383,259 @@ func changedInputs(c *config.Config, e queue.Entry, reconciled bool) []string {
 	default:
 		return in.Changed(c.Root, c.Key(), c.File)
 	}
+}
+
+// failedCount counts the failed checks, and apart the judges with no verdict (no failure of the work).
+func failedCount(v *Verdict) string {
+	n, none := 0, 0
+	for _, c := range v.Failed() {
+		switch {
+		case c.Result.Stopped: // fail_fast's: listed apart
+		case c.Result.Unavailable:
+			none++
+		default:
+			n++
+		}
+	}
+	var parts []string
+	if n > 0 || none == 0 {
+		parts = append(parts, cli.Plural(n, "check", "checks")+" failed")
+	}
+	if none > 0 {
+		parts = append(parts, cli.Plural(none, "judge", "judges")+" unavailable (no verdict: not a failure of the work)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// noJudgeHalts reports whether a judge whose on_unavailable is "halt" gave no verdict.
+func noJudgeHalts(v *Verdict) bool {
+	return slices.ContainsFunc(v.Failed(), func(c Check) bool {
+		return c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt
+	})
+}
+
+// checksReason words a failed stop: head, the failures, close, the checks not run (never to read as passed), tail.
+// A block's prefix and close are what package reconcile reads the record by.
+func checksReason(cfg *config.Config, v *Verdict, prior int) string {
+	n, close := failedCount(v), ""
+	head := fmt.Sprintf("stopgate halted the session: %s after %d blocked stops.\n", n, prior)
+	tail := "\nThe pending entries are kept: inspect them in " + cfg.Settings.StateDir + ", fix the work, and stop again."
+	switch {
+	case v.Observing:
+		head = fmt.Sprintf("stopgate (observe mode) would have %s this stop: %s.\n", map[Kind]string{Block: "blocked", Halt: "halted"}[v.Observed], n)
+		tail = "\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce."
+	case v.Kind == Block:
+		head, tail = fmt.Sprintf("%s: %s.\n", hook.BlockPrefix, n), ""
+		close = fmt.Sprintf(reconcile.BlockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
+	case v.Cause == CauseNoJudge:
+		head = fmt.Sprintf("stopgate halted the session: a judge is unavailable, so the work could not be judged (on_unavailable = \"halt\"): %s.\n", n)
+	case v.Cause == CauseOnFailure:
+		head = fmt.Sprintf("stopgate halted the session: %s (on_failure = \"halt\").\n", n)
+	}
+	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", func(c Check) string {
+		if c.Unchanged == nil {
+			return ""
+		}
+		return fmt.Sprintf("\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, c.Unchanged.Since.Local().Format(time.TimeOnly))
+	})
+	stopped := listNote(v, "Not run (fail_fast = true: stopped at the first failure; they run again at the next stop):", func(c Check) string {
+		if !c.Result.Stopped {
+			return ""
+		}
+		return fmt.Sprintf("\n– prompt %s, validator %q: not run to its end", quoted(c.Prompts), c.Validator.Name)
+	})
+	return head + failures(cfg, v) + close + unchanged + skippedNote(v) + stopped + tail
+}
+
+// skippedNote lists the checks when_changed skipped.
+func skippedNote(v *Verdict) string {
+	return listNote(v, "Not run (when_changed):", func(c Check) string {
+		if c.Skipped == "" {
+			return ""
+		}
+		return fmt.Sprintf("\n– prompt %s, validator %q: skipped, %s", quoted(c.Prompts), c.Validator.Name, c.Skipped)
+	})
+}
+
+// listNote is a paragraph of head and each check's line; "" when no check has one.
+func listNote(v *Verdict, head string, line func(Check) string) string {
+	var b strings.Builder
+	for _, c := range v.Checks {
+		b.WriteString(line(c))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n\n" + head + b.String()
+}
+
+// failures tells each failed check but those fail_fast stopped: prompt, validator, output, fix.
+func failures(cfg *config.Config, v *Verdict) string {
+	var b strings.Builder
+	for _, c := range v.Failed() {
+		r := c.Result
+		if r.Stopped {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s%s, validator %q", reconcile.FailurePrefix, quoted(c.Prompts), c.Validator.Name)
+		if r.Problem != "" || r.ExitCode > 0 {
+			fmt.Fprintf(&b, ": %s", r.Summary()) // how a run ended; a file's output says what is wrong
+		}
+		b.WriteString("\n")
+		if r.Unavailable {
+			b.WriteString("  The judge gave no verdict it could verify: the work was neither passed nor failed by it. Stopping again asks again.\n")
+		}
+		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
+			b.WriteString("  | " + line + "\n")
+		}
+		if c.Validator.Fix != "" && !r.Unavailable {
+			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
+		}
+	}
+	return b.String()
+}
+
+func quoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// vanishedReason is the halt of armed prompts that lost their mapping: where it stood, how to clear one.
+func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
+	var b strings.Builder
+	file := filepath.Base(cfg.File)
+	b.WriteString("stopgate halted the session: ")
+	if len(gone) == 1 {
+		b.WriteString("a prompt armed in this session has lost its mapping")
+	} else {
+		fmt.Fprintf(&b, "%d prompts armed in this session have lost their mapping", len(gone))
+	}
+	if len(cfg.Mappings) == 0 {
+		fmt.Fprintf(&b, " (%s has no [[mapping]] at all)", file)
+	}
+	b.WriteString(", so their checks cannot run and the stop cannot pass.\n")
+	q := queue.Open(cfg.StateDir())
+	for _, e := range gone {
+		fmt.Fprintf(&b, "\n✘ prompt %q", e.Prompt)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ": its [[mapping]] at %s:%d is gone", file, e.Line)
+		} else {
+			fmt.Fprintf(&b, ": %s has no [[mapping]] for it", file)
+		}
+		fmt.Fprintf(&b, "\n  armed entry: %s\n", project.Display(cfg.Root, q.EntryPath(e)))
+	}
+	fmt.Fprintf(&b, "\nRestore the mapping in %s (the agent must not edit its own gate). If it was removed on purpose, remove the armed entry above, then stop again.", file)
+	return b.String()
+}
+
+// trustedBase is the stop's trusted base: what confinement mounts read-only, checked for hard links.
+func trustedBase(cfg *config.Config, in *hook.Input) *trust.Base {
+	b, _ := trust.For(trust.Project{Root: cfg.Root, Home: os.Getenv("HOME"), File: cfg.File, Config: cfg,
+		Transcript: in.TranscriptPath, PluginRoot: os.Getenv("CLAUDE_PLUGIN_ROOT")}) // a parsed config has its runs
+	return b
+}
+
+// creatable are the protected paths in the project a validator must not create (not the state dir).
+func creatable(cfg *config.Config, ps []guard.Protected) []string {
+	var out []string
+	for _, p := range ps {
+		path := filepath.FromSlash(p.Path)
+		if (!p.Dir || p.Planted) && project.Display(cfg.Root, path) != path {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// maxLinkWalk bounds the entries of a protected folder looked at for hard links.
+const maxLinkWalk = 10000
+
+// linkedReason halts on a protected file with another name, which writes it around the guard ("": none).
+func linkedReason(cfg *config.Config, set *guard.Set) string {
+	var found []string
+	for _, p := range set.Paths() {
+		n := 0
+		filepath.WalkDir(filepath.FromSlash(p.Path), func(path string, d fs.DirEntry, err error) error {
+			if n++; err != nil || n > maxLinkWalk {
+				return filepath.SkipAll
+			}
+			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && path == filepath.FromSlash(p.Path) {
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+					if n := links(path, st); n > 1 {
+						found = append(found, fmt.Sprintf("%s (%d names)", project.Display(cfg.Root, path), n))
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return keptHalt(cfg, found, ", ", "a protected file has another name (a hard link), which writes it around the guard and the validators' confinement: %s. "+
+		"The agent must not link its own checks. Find the other names (find / -xdev -samefile FILE), remove them, then stop again.")
+}
+
+// keptHalt is a halt's reason: what happened (format, found joined by sep, then args), and that the pending
+// entries are kept; "" when nothing is found.
+func keptHalt(cfg *config.Config, found []string, sep, format string, args ...any) string {
+	if len(found) == 0 {
+		return ""
+	}
+	return "stopgate halted the session: " + fmt.Sprintf(format, append([]any{strings.Join(found, sep)}, args...)...) +
+		" The pending entries are kept in " + cfg.Settings.StateDir + "."
+}
+
+// appearedReason is the halt of a protected path a validator created (absent, it was not mounted).
+func appearedReason(cfg *config.Config, paths []string) string {
+	var names []string
+	for _, p := range paths {
+		names = append(names, project.Display(cfg.Root, p))
+	}
+	return keptHalt(cfg, names, ", ", "a validator created %s, which is protected and did not exist before it ran: "+
+		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again.")
+}
+
+// dotEnvReason halts on a client's .env setting the hooks' environment (trust.DotEnvHookEnv).
+func dotEnvReason(cfg *config.Config, in *hook.Input) string {
+	if in.Client == nil {
+		return ""
+	}
+	var found []string
+	for _, f := range trust.DotEnvHookEnv(in.Client.Name(), cfg.Root, os.Getenv("HOME")) {
+		found = append(found, f.Show+" "+f.What())
+	}
+	return keptHalt(cfg, found, "; ", "%s, which the client loads into its environment and hands every hook and validator: "+
+		"it would choose the programs they run. The agent must not set them. Remove them from the file (or ask the user to set them in the shell "+
+		"that starts the client), then stop again.")
+}
+
+// confinement is the bwrap run validators run in (nil: confine = false, or not required and nothing to protect).
+func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
+	if cfg.Settings.Confine == config.ConfineOff {
+		return nil
+	}
+	c := &validator.Confinement{Required: cfg.Settings.Confine == config.ConfineOn}
+	if base.Empty() && !c.Required {
+		return nil
+	}
+	c.ReadOnly, c.Writable, c.Env = base.Confinement()
+	return c
+}
+
+// unconfinedReason halts on validators that had to be confined and could not be (only the user can fix it).
+func unconfinedReason(cfg *config.Config, v *Verdict) string {
+	var names []string
+	for _, c := range v.Checks {
+		if c.Result.Unconfined {
+			names = append(names, fmt.Sprintf("%q", c.Validator.Name))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	_, why := validator.Bwrap()
+	return keptHalt(cfg, names, ", ", "[settings] confine = true, but the run validators cannot be confined: %[2]v. Not run, so not judged: %[1]s.\n\n"+
+		"Install bubblewrap (apt-get install bubblewrap; scripts/install-sandbox-tools), or set confine = false in %[3]s to run them unconfined, then stop again.",
+		why, filepath.Base(cfg.File))
 }
