@@ -272,20 +272,8 @@ type ValidatorStats struct {
 	Spend      `json:"judge,omitzero"` // a judge's
 	Durations  []time.Duration         `json:"-"` // sorted, of the runs
 	Saved      time.Duration           `json:"-"`
-}
-
-// Median returns the validator's median run time.
-func (v ValidatorStats) Median() time.Duration { return v.at(len(v.Durations) / 2) }
-
-// Max returns the validator's longest run time.
-func (v ValidatorStats) Max() time.Duration { return v.at(len(v.Durations) - 1) }
-
-// at is the i-th shortest run time, 0 when there was no run.
-func (v ValidatorStats) at(i int) time.Duration {
-	if len(v.Durations) == 0 {
-		return 0
-	}
-	return v.Durations[i]
+	// Of the runs: the median, the longest, and their sum.
+	Median, Max, Total time.Duration `json:"-"`
 }
 
 // SessionStats is one session's record, its agents included.
@@ -364,6 +352,7 @@ func (t *tally) checks(r Record) {
 			}
 		}
 		v.Durations = append(v.Durations, c.Duration())
+		v.Total += c.Duration()
 	}
 }
 
@@ -419,7 +408,10 @@ func (t *tally) stats() Stats {
 	}
 	for _, v := range t.validators {
 		slices.Sort(v.Durations)
-		v.MedianMS, v.MaxMS, v.SavedMS = Millis(v.Median()), Millis(v.Max()), Millis(v.Saved)
+		if n := len(v.Durations); n > 0 {
+			v.Median, v.Max = v.Durations[n/2], v.Durations[n-1]
+		}
+		v.MedianMS, v.MaxMS, v.SavedMS = Millis(v.Median), Millis(v.Max), Millis(v.Saved)
 	}
 	for _, p := range t.prompts {
 		if p.Resolved > 0 {
@@ -447,7 +439,7 @@ func values[V any](m map[string]*V, order func(a, b V) int) []V {
 // Slowest returns the validators ordered by their longest run, slowest first.
 func (st Stats) Slowest() []ValidatorStats {
 	out := slices.Clone(st.Validators)
-	slices.SortStableFunc(out, func(a, b ValidatorStats) int { return cmp.Compare(b.Max(), a.Max()) })
+	slices.SortStableFunc(out, func(a, b ValidatorStats) int { return cmp.Compare(b.Max, a.Max) })
 	return out
 }
 

@@ -46,10 +46,10 @@ func TestSummarize(t *testing.T) {
 	for _, x := range st.Validators {
 		v[x.Name] = x
 	}
-	if x := v["joke-short"]; x.Runs != 3 || x.Passed != 2 || x.Median() != 3*time.Millisecond || x.Max() != 4*time.Millisecond {
-		t.Errorf("joke-short: %+v median %v max %v", x, x.Median(), x.Max())
+	if x := v["joke-short"]; x.Runs != 3 || x.Passed != 2 || x.Median != 3*time.Millisecond || x.Max != 4*time.Millisecond {
+		t.Errorf("joke-short: %+v median %v max %v", x, x.Median, x.Max)
 	}
-	if slow := st.Slowest(); slow[0].Name != "worktree" || slow[0].Max() != 900*time.Millisecond {
+	if slow := st.Slowest(); slow[0].Name != "worktree" || slow[0].Max != 900*time.Millisecond {
 		t.Errorf("slowest: %+v", slow[0])
 	}
 	if s := st.Sessions; len(s) != 2 || s[0] != (SessionStats{Session: "s1", Decisions: 4, Blocks: 3}) || s[1] != (SessionStats{Session: "s2", Decisions: 1, Halts: 1}) {

@@ -86,11 +86,7 @@ func summary(records []outcome.Record, title string, now time.Time) *model {
 		prompts = append(prompts, timing{Name: p.Prompt, Runs: p.Checked, Fails: p.Checked - p.Passed})
 	}
 	for _, v := range st.Validators {
-		total := time.Duration(0)
-		for _, d := range v.Durations {
-			total += d
-		}
-		all = append(all, timing{Name: v.Name, Runs: v.Runs, Fails: v.Runs - v.Passed, Total: total, Median: v.Median(), Max: v.Max()})
+		all = append(all, timing{Name: v.Name, Runs: v.Runs, Fails: v.Runs - v.Passed, Total: v.Total, Median: v.Median, Max: v.Max})
 		if v.Asked+v.Cached > 0 {
 			m.Judges = append(m.Judges, v)
 		}

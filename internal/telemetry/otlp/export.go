@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,19 +40,16 @@ import (
 )
 
 // Export sends req's records, a resource per client, returning the first error
-// once the collector has them or at the deadline (the gate kills it there too).
-func Export(req telemetry.Request, getenv func(string) string) error {
+// once the collector has them or at the deadline (the gate kills it there too);
+// getenv reads OTEL_* and the headers variable.
+func Export(req telemetry.Request, getenv func(string) string) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), req.Deadline)
 	defer cancel()
-	err := export(ctx, req, getenv)
-	if ctx.Err() != nil {
-		return fmt.Errorf("no answer from the collector within %s (the export was abandoned)", req.Deadline)
-	}
-	return err
-}
-
-// export sends req's records; getenv reads OTEL_* and the headers variable.
-func export(ctx context.Context, req telemetry.Request, getenv func(string) string) error {
+	defer func() {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("no answer from the collector within %s (the export was abandoned)", req.Deadline)
+		}
+	}()
 	dest, err := telemetry.Resolve(req.Config, getenv)
 	if err != nil {
 		return err
@@ -64,20 +62,19 @@ func export(ctx context.Context, req telemetry.Request, getenv func(string) stri
 		default:
 		}
 	}))
-	byClient := map[string][]outcome.Record{}
-	var order []string
+	var clients []string
 	for _, r := range req.Records {
-		if _, ok := byClient[r.Client]; !ok {
-			order = append(order, r.Client)
+		if !slices.Contains(clients, r.Client) {
+			clients = append(clients, r.Client)
 		}
-		byClient[r.Client] = append(byClient[r.Client], r)
 	}
-	for _, client := range order {
+	for _, client := range clients {
 		res, err := newResource(ctx, req, getenv, client)
 		if err != nil {
 			return err
 		}
-		if err := exportClient(ctx, req.Deadline, dest, res, byClient[client]); err != nil {
+		mine := slices.DeleteFunc(slices.Clone(req.Records), func(r outcome.Record) bool { return r.Client != client })
+		if err := exportClient(ctx, req.Deadline, dest, res, mine); err != nil {
 			return err
 		}
 	}
