@@ -14,83 +14,71 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// node is a table of the tree and its key, named two ways.
+// node is a table of the tree and its key, named two ways: as MetaData
+// names it (array tables unindexed), and as positions locates it.
 type node struct {
-	key  toml.Key // as MetaData names it: array tables unindexed
-	path string   // as positions locates it: "mapping[1].prompt"
-	m    map[string]any
+	key  toml.Key
+	path string // "mapping[1].prompt"
 }
 
 func (n node) child(name string) node {
 	return node{key: append(slices.Clip(n.key), name), path: strings.TrimPrefix(n.path+"."+name, ".")}
 }
 
-// typeCheck returns, as a Problem, the first value in file order whose
-// TOML type is not its shape's: the library's errors locate the key's
-// last definition, and say its Go type.
-func (p *parser) typeCheck(text string) *Problem {
+// typeCheck returns the first value in file order whose TOML type is not
+// its shape's: the library's errors name the key's last definition, in Go.
+func (p *parser) typeCheck(text string) (bad *Problem) {
 	var tree map[string]any
 	if _, err := toml.Decode(text, &tree); err != nil {
 		return p.syntaxError(err)
 	}
-	c := typeChecker{p: p}
-	c.check(node{}, tree, reflect.TypeOf(rawFile{}))
-	return c.bad
-}
-
-type typeChecker struct {
-	p   *parser
-	bad *Problem // the first mismatch in the file
-}
-
-func (c *typeChecker) check(n node, v any, t reflect.Type) {
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	mismatch := func(n node, v any, want string) {
+		if line := p.pos.line(n.path); bad == nil || line < bad.Line {
+			bad = &Problem{File: p.file, Line: line, Key: n.key.String(),
+				Msg: fmt.Sprintf("is %s, want %s", TOMLType(v), want), Hint: typeHint(strings.Join(n.key, "."))}
+		}
 	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			c.mismatch(n, v, "a table")
-			return
+	var check func(n node, v any, t reflect.Type)
+	check = func(n node, v any, t reflect.Type) {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
 		}
-		n.m = m
-		if t.Kind() == reflect.Map {
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				c.check(n.child(k), m[k], t.Elem())
-			}
-			return
-		}
-		for i := range t.NumField() {
-			if k, fv, ok := field(n, tagName(t.Field(i))); ok && k != "-" {
-				c.check(n.child(k), fv, t.Field(i).Type)
-			}
-		}
-	case reflect.Slice:
-		elems, ok := Array(v)
-		tables := t.Elem().Kind() == reflect.Struct
+		m, isTable := v.(map[string]any)
+		elems, isArray := Array(v)
+		tables := t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
 		switch {
-		case !ok && tables:
-			c.mismatch(n, v, "an array of tables")
-		case !ok:
-			c.mismatch(n, v, "an array")
-		case tables:
-			for i, e := range elems {
-				c.check(node{key: n.key, path: n.path + "[" + strconv.Itoa(i) + "]"}, e, t.Elem())
+		case (t.Kind() == reflect.Struct || t.Kind() == reflect.Map) && !isTable:
+			mismatch(n, v, "a table")
+		case t.Kind() == reflect.Map:
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				check(n.child(k), m[k], t.Elem())
 			}
-		default:
-			for _, e := range elems {
-				if want := scalar(e, t.Elem()); want != "" {
-					c.mismatch(n, e, want) // at the array's key, as the library names it
-					return
+		case t.Kind() == reflect.Struct:
+			for f := range t.Fields() {
+				if k, fv, ok := field(m, tagName(f)); ok && k != "-" {
+					check(n.child(k), fv, f.Type)
 				}
 			}
-		}
-	default:
-		if want := scalar(v, t); want != "" {
-			c.mismatch(n, v, want)
+		case tables && !isArray:
+			mismatch(n, v, "an array of tables")
+		case t.Kind() == reflect.Slice && !isArray:
+			mismatch(n, v, "an array")
+		case tables:
+			for i, e := range elems {
+				check(node{key: n.key, path: n.path + "[" + strconv.Itoa(i) + "]"}, e, t.Elem())
+			}
+		case t.Kind() == reflect.Slice:
+			if i := slices.IndexFunc(elems, func(e any) bool { return scalar(e, t.Elem()) != "" }); i >= 0 {
+				mismatch(n, elems[i], scalar(elems[i], t.Elem())) // at the array's key, as the library names it
+			}
+		default:
+			if want := scalar(v, t); want != "" {
+				mismatch(n, v, want)
+			}
 		}
 	}
+	check(node{}, tree, reflect.TypeFor[rawFile]())
+	return bad
 }
 
 // notATable returns a map shape's key defined as a non-table, or nil.
@@ -118,19 +106,19 @@ func scalar(v any, t reflect.Type) string {
 	return tomlTypes[t]
 }
 
-// field returns the key of t the field name reads, miscased as the library
-// reads it, and its value.
-func field(t node, name string) (string, any, bool) {
-	if v, ok := t.m[name]; ok {
+// field returns the key of m the field name reads, miscased as the
+// library reads it, and its value.
+func field(m map[string]any, name string) (string, any, bool) {
+	if v, ok := m[name]; ok {
 		return name, v, true
 	}
 	found := ""
-	for k := range t.m {
+	for k := range m {
 		if strings.EqualFold(k, name) && (found == "" || k < found) {
 			found = k
 		}
 	}
-	return found, t.m[found], found != ""
+	return found, m[found], found != ""
 }
 
 // Array returns the elements of a decoded TOML array (testhook's too).
@@ -146,17 +134,6 @@ func Array(v any) ([]any, bool) {
 		return elems, true
 	}
 	return nil, false
-}
-
-// mismatch records n's type mismatch unless an earlier one was found.
-func (c *typeChecker) mismatch(n node, v any, want string) {
-	line := c.p.pos.line(n.path)
-	if c.bad != nil && c.bad.Line <= line {
-		return
-	}
-	path := strings.Join(n.key, ".")
-	c.bad = &Problem{File: c.p.file, Line: line, Key: n.key.String(),
-		Msg: fmt.Sprintf("is %s, want %s", TOMLType(v), want), Hint: typeHint(path)}
 }
 
 // TOMLType names in TOML's words the type of a decoded value.
@@ -181,7 +158,7 @@ func (p *parser) syntaxError(err error) *Problem {
 	}
 	n := SyntaxLine(p.pos.text, pe)
 	key := pe.LastKey
-	if key != "" && !slices.Contains(p.pos.all().every[unindex(normKey(key))], n) {
+	if key != "" && !slices.Contains(p.pos.all()[unindex(normKey(key))], n) {
 		key = "" // the last key parsed, not the one in error
 	}
 	return &Problem{File: p.file, Line: n, Key: key, Msg: pe.Message}
@@ -279,12 +256,11 @@ func miscased(k toml.Key) (int, string) {
 // positions locates the keys of a config's text, which the library does
 // only in a ParseError. Lazy: a config without Problems scans its tables.
 type positions struct {
-	text   string
-	keys   *lines // every definition, once a Problem needs one
-	tables *lines // the tables alone, when no Problem did
+	text         string
+	keys, tables lines // every definition, or the tables alone
 }
 
-func (ps *positions) all() *lines {
+func (ps *positions) all() lines {
 	if ps.keys == nil {
 		ps.keys = scanLines(ps.text, func(string) bool { return true })
 	}
@@ -306,38 +282,33 @@ func (ps *positions) table(path string) int {
 
 // TableLines returns the line of each [[name]] header of a TOML text.
 func TableLines(text, name string) []int {
-	return scanLines(text, func(string) bool { return false }).every[name]
+	return scanLines(text, func(string) bool { return false })[name]
 }
 
-// lines maps key paths ("mapping[2].validators") to their lines.
-type lines struct {
-	at    map[string]int   // path, and "\x00" and it in lower case, → first line that defines it
-	every map[string][]int // unindexed path → every line that defines it, in order
-}
+// lines maps a key path to the lines that define it: as written
+// ("mapping[2].validators"), unindexed, and both folded after "\x00". A
+// table a dotted key implies counts once, at its first line.
+type lines map[string][]int
 
 // scanLines finds the table headers, and the keys of tables keysIn takes.
-func scanLines(text string, keysIn func(table string) bool) *lines {
-	ls := &lines{at: map[string]int{}, every: map[string][]int{}}
+func scanLines(text string, keysIn func(table string) bool) lines {
+	ls := lines{}
 	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
 		text = strings.TrimPrefix(text, bom)
 	}
-	table, keys := "", keysIn("")
+	table, keys, inMulti := "", keysIn(""), ""
 	counts := map[string]int{}
-	inMulti := ""
 	n := 0
 	for raw := range strings.Lines(text) {
 		n++
 		line := strings.TrimSpace(raw)
-		if inMulti != "" {
+		switch {
+		case inMulti != "":
 			if strings.Count(line, inMulti)%2 == 1 {
 				inMulti = ""
 			}
-			continue
-		}
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if line[0] == '[' {
+		case line == "" || line[0] == '#':
+		case line[0] == '[':
 			end := "]" // [table], or [[table]] whose i-th is table[i]
 			if strings.HasPrefix(line, "[[") {
 				end = "]]"
@@ -349,67 +320,52 @@ func scanLines(text string, keysIn func(table string) bool) *lines {
 			}
 			keys = keysIn(table)
 			ls.define(table, n)
-			continue
+		default:
+			if key, rest, ok := assignment(line); ok {
+				if keys {
+					ls.define(strings.TrimPrefix(table+"."+normKey(key), "."), n)
+				}
+				inMulti = opensMulti(rest)
+			}
 		}
-		key, rest, ok := assignment(line)
-		if !ok {
-			continue
-		}
-		if keys {
-			ls.define(strings.TrimPrefix(table+"."+normKey(key), "."), n)
-		}
-		inMulti = opensMulti(rest)
 	}
 	return ls
 }
 
-// define records that line n defines path and the tables it implies.
-func (ls *lines) define(path string, n int) {
-	for i := 0; i < len(path); i++ {
+// define records that line n defines path, and the tables it implies.
+func (ls lines) define(path string, n int) {
+	for i := range len(path) {
 		if path[i] == '.' {
-			ls.set(path[:i], n)
+			ls.add(path[:i], n, false)
 		}
 	}
-	u := ls.set(path, n)
-	ls.every[u] = append(ls.every[u], n)
+	ls.add(path, n, true)
 }
 
-// set records line n for path's spellings not yet defined.
-func (ls *lines) set(path string, n int) string {
+func (ls lines) add(path string, n int, every bool) {
 	u := unindex(path)
-	for _, p := range spellings(path, u) {
-		if _, ok := ls.at[p]; !ok {
-			ls.at[p] = n
+	for _, p := range slices.Compact([]string{path, u, "\x00" + strings.ToLower(path), "\x00" + strings.ToLower(u)}) {
+		if every || len(ls[p]) == 0 {
+			ls[p] = append(ls[p], n)
 		}
 	}
-	return u
 }
 
-// spellings are the keys of lines.at for a path: as written, then folded.
-func spellings(path, u string) []string {
-	return []string{path, u, "\x00" + strings.ToLower(path), "\x00" + strings.ToLower(u)}
-}
-
-// line returns the line of path, or of its nearest located parent.
-func (ls *lines) line(path string) int {
-	for _, p := range spellings(path, unindex(path)) {
-		for p != "" {
-			if n, ok := ls.at[p]; ok {
-				return n
+// line returns the first line of path, or of its nearest located parent.
+func (ls lines) line(path string) int {
+	for _, p := range []string{path, unindex(path), "\x00" + strings.ToLower(path), "\x00" + strings.ToLower(unindex(path))} {
+		for ; p != ""; p = p[:max(0, strings.LastIndexAny(p, ".["))] {
+			if n := ls[p]; len(n) > 0 {
+				return n[0]
 			}
-			cut := strings.LastIndexAny(p, ".[")
-			if cut < 0 {
-				break
-			}
-			p = p[:cut]
 		}
 	}
 	return 0
 }
 
 // nth returns the line of the i-th definition of the unindexed path.
-func (ls *lines) nth(path string, i int) int {
-	if all := ls.every[path]; i < len(all) {
+func (ls lines) nth(path string, i int) int {
+	if all := ls[path]; i < len(all) {
 		return all[i]
 	}
 	return ls.line(path)
