@@ -31,16 +31,15 @@ const (
 	staleTemp = time.Minute // the age of a cache temp file left by a killed writer
 )
 
-// Load is Parse of the config file from the cache that holds a parse of
-// its exact text, in the state dir it names (docs/config.md#the-cache).
+// Load is Parse of the config file, or its cache of the exact text in the
+// state dir the text names (docs/config.md#the-cache).
 func Load(file, root string) (*Config, error) {
 	f, err := openText(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	// The default state dir's cache counts for a text that names none;
-	// streamed, the text is compared without holding it whole.
+	// The default state dir's cache counts for a text that names none.
 	ctx := contextKey()
 	hit, mentions := readCache(cachePath(stateDir(root, ""), file), f, ctx)
 	if hit == nil || mentions {
@@ -64,15 +63,14 @@ func Load(file, root string) (*Config, error) {
 	return hit, nil
 }
 
-// A cache file is its sealed head line, the config text, then the sorted
-// sealed record lines: kind letter, JSON key, tab, JSON value. A sealed
-// line ends in a tab and the hex checksum of what precedes it.
+// A cache file is its head line, the text, then the sorted record lines:
+// kind letter, JSON key, tab, JSON value. Each line is sealed: a tab and
+// the hex checksum of what precedes it end it.
 type cacheHead struct {
-	Context  string // see contextKey
-	Key      [sha256.Size]byte
-	Text     int64 // the text's length
-	Records  int64 // the records' length: a torn file is short
-	Settings Settings
+	Context       string // see contextKey
+	Key           [sha256.Size]byte
+	Text, Records int64 // their lengths: a torn file is short
+	Settings      Settings
 }
 
 // cached is where a config from the cache finds its records.
@@ -120,7 +118,6 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	return append(append([]byte(seal(string(head))), text...), recs...)
 }
 
-// seal appends to line a tab, the checksum of line, and a newline.
 func seal(line string) string { return fmt.Sprintf("%s\t%08x\n", line, checksum([]byte(line))) }
 
 // unseal returns a sealed line without its checksum, or errCache.
@@ -156,9 +153,8 @@ func readCache(path string, r io.Reader, ctx string) (*Config, bool) {
 	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: line, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
 }
 
-// sameText reports whether a and b, said to be size bytes long, read the
-// same bytes to their ends (a read error is a difference), and whether
-// they mention a state dir, looking across reads through the last 8 bytes.
+// sameText reports whether a and b, of size bytes, read the same bytes to
+// their ends, and whether they mention a state dir, across reads too.
 func sameText(a, b io.Reader, size int64) (same, mentions bool) {
 	chunk := int(min(size+1, 32<<10)) // a short text in one read; a longer a fails at once
 	buf := make([]byte, 64+2*chunk)   // x after an 8-byte tail of the last read, aligned
@@ -186,19 +182,19 @@ func (c *Config) fromCache(kind byte, key string, must bool, v any) (bool, error
 	if c.cached == nil {
 		return false, nil
 	}
-	found, err := c.cached.get(kind, key, v)
-	if err == nil && (found || !must) {
+	if found, err := c.cached.get(kind, key, v); err == nil && (found || !must) {
 		return true, nil
 	}
-	text, err := readText(c.File)
-	if err == nil {
-		err = c.reparse(text)
-	}
-	return false, err
+	return false, c.reparse(nil)
 }
 
-// reparse makes c the parse of text.
-func (c *Config) reparse(text []byte) error {
+// reparse makes c the parse of text, or of the file as it is now.
+func (c *Config) reparse(text []byte) (err error) {
+	if text == nil {
+		if text, err = readText(c.File); err != nil {
+			return err
+		}
+	}
 	parsed, err := Parse(text, c.File, c.Root)
 	if err == nil {
 		*c = *parsed
@@ -253,7 +249,7 @@ func (cc *cached) get(kind byte, key string, v any) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		rec, err := unseal(line) // every line it passes: a damaged key would hide a record
+		rec, err := unseal(line) // each line passed: a damaged key would hide a record
 		if err != nil {
 			return false, err
 		}
@@ -294,15 +290,13 @@ func (c *Config) Full() (*Config, error) {
 		_, err = f.ReadAt(text, int64(len(c.cached.head)))
 	}
 	if err != nil || sha256.Sum256(text) != c.key {
-		if text, err = readText(c.File); err != nil { // the cache is gone: the file as it is now
-			return c, err
-		}
+		text = nil // the cache is gone: the file as it is now
 	}
 	return c, c.reparse(text)
 }
 
-// checksum finds a torn or damaged cache, not a forged one, which only
-// the guard keeps out. FNV-1a builds no tables at start-up.
+// checksum finds a torn or damaged cache, not a forged one: the guard
+// keeps that out. FNV-1a builds no tables at start-up.
 func checksum(b []byte) uint32 {
 	h := fnv.New32a()
 	h.Write(b)
@@ -344,7 +338,6 @@ func openText(file string) (*os.File, error) {
 	return f, err
 }
 
-// readText is os.ReadFile through openText.
 func readText(file string) ([]byte, error) {
 	f, err := openText(file)
 	if err != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -143,9 +144,9 @@ func (p *Problem) Error() string {
 type Problems []*Problem
 
 func (ps Problems) Error() string {
-	msgs := make([]string, len(ps))
-	for i, p := range ps {
-		msgs[i] = p.Error()
+	var msgs []string
+	for _, err := range ps.Unwrap() {
+		msgs = append(msgs, err.Error())
 	}
 	return strings.Join(msgs, "; ")
 }
@@ -172,11 +173,5 @@ func (ps Problems) Lines() []string {
 
 // Errors returns the problems that are not warnings.
 func (ps Problems) Errors() Problems {
-	var out Problems
-	for _, p := range ps {
-		if !p.Warning {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(ps), func(p *Problem) bool { return p.Warning })
 }

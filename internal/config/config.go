@@ -50,16 +50,15 @@ const (
 type Config struct {
 	File     string // path of the file it was loaded from
 	Root     string // project root that relative paths resolve against
-	Settings Settings
-	Mappings []Mapping
-	// Validators by name, and their names in file order.
-	Validators map[string]*Validator
-	Order      []string
+	Settings   Settings
+	Mappings   []Mapping
+	Validators map[string]*Validator // by name
+	Order      []string              // the validators' names in file order
 	Telemetry  Telemetry
 
 	key    [sha256.Size]byte // SHA-256 of the text
 	index  map[string][]int  // match's, by record kind and key
-	cached *cached           // from the cache: the records, decoded as asked (most events need only Settings)
+	cached *cached           // from the cache: records decoded as asked
 }
 
 // Settings is the [settings] table with defaults applied (docs/config.md).

@@ -21,8 +21,7 @@ const (
 	LayoutPlugin     = "plugin"         // a plugin's command or skill, run as /plugin:name
 	LayoutPluginBare = "plugin, bare"   // the same by its bare name: /name, or the Skill tool's "name"
 
-	// Folders, besides prompts_dir, under which Names puts prompt files.
-	commandsDir = ".claude/commands/"
+	commandsDir = ".claude/commands/" // the folders, besides prompts_dir, of Names' files
 	skillsDir   = ".claude/skills/"
 	mirrorDir   = "-/"
 	skillFile   = "SKILL.md"
@@ -39,7 +38,6 @@ func Names(promptsDir, key string) []Name {
 	if IsPluginKey(key) {
 		names := []Name{{Command: key, Layout: LayoutPlugin}}
 		if plugin, name, _ := strings.Cut(key, ":"); plugin != "" && name != "" && !strings.Contains(name, ":") {
-			// The Skill tool and a typed /notes run myplugin:notes too.
 			names = append(names, Name{Command: name, Layout: LayoutPluginBare})
 		}
 		return names
@@ -260,8 +258,8 @@ func (c *Config) JudgeRead(path string) (r Read, err error) {
 }
 
 // Judge judges r, from ReadOf: it arms the mappings one of whose Names is
-// the file's path, or where a symlink inside the project leads; a mapped
-// name that is a symlink out of the project is not the project's prompt.
+// the file's path or a symlink's target inside the project; a mapped name
+// that is a symlink out of the project is not the project's prompt.
 func (c *Config) Judge(r *Read) error {
 	maps, err := c.MatchPath(r.Rel)
 	if err != nil {
