@@ -48,8 +48,8 @@ const (
 
 // Config is a loaded mappings.toml; its methods fail only on a bad cache.
 type Config struct {
-	File     string // path of the file it was loaded from
-	Root     string // project root that relative paths resolve against
+	File       string // path of the file it was loaded from
+	Root       string // project root that relative paths resolve against
 	Settings   Settings
 	Mappings   []Mapping
 	Validators map[string]*Validator // by name
