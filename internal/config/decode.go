@@ -14,8 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// node is a table of the tree and its key, named two ways: as MetaData
-// names it (array tables unindexed), and as positions locates it.
+// node is a key as MetaData names it (arrays unindexed) and as positions does.
 type node struct {
 	key  toml.Key
 	path string // "mapping[1].prompt"
@@ -106,8 +105,7 @@ func scalar(v any, t reflect.Type) string {
 	return tomlTypes[t]
 }
 
-// field returns the key of m the field name reads, miscased as the
-// library reads it, and its value.
+// field returns the key of m, miscased as the library reads it, of field name.
 func field(m map[string]any, name string) (string, any, bool) {
 	if v, ok := m[name]; ok {
 		return name, v, true
@@ -187,9 +185,9 @@ func typeHint(path string) string {
 	return ""
 }
 
-// unknownKeys reports each key the decoder did not read (the i-th of an
-// unindexed key at its i-th definition, none under a reported table), and
-// each miscased key, which the decoder reads regardless of case.
+// unknownKeys reports each key the decoder did not read, and each miscased
+// one, which it reads regardless of case: the i-th of an unindexed key at
+// its i-th definition, none under a table already reported.
 func (p *parser) unknownKeys(md toml.MetaData) {
 	undecoded := map[string]bool{}
 	for _, k := range md.Undecoded() {
@@ -197,25 +195,25 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 	}
 	seen := map[string]int{}
 	var reported []string
-	report := func(k toml.Key, hint string) {
+	for _, k := range md.Keys() {
+		hint := ""
+		switch i, want := miscased(k); {
+		case i >= 0 && i < len(k)-1 && seen[strings.Join(k[:i+1], ".")] > 0:
+			continue // under a miscased table already reported
+		case i >= 0:
+			k, hint = k[:i+1], fmt.Sprintf("keys are case-sensitive: write %q", want)
+		case !undecoded[k.String()]:
+			continue
+		default:
+			hint = hintFor(k)
+		}
 		path := strings.Join(k, ".")
 		if slices.ContainsFunc(reported, func(r string) bool { return strings.HasPrefix(path, r+".") }) {
-			return // under a table already reported
+			continue
 		}
 		reported = append(reported, path)
 		p.addAt(k.String(), p.pos.all().nth(path, seen[path]), "unknown key", hint)
 		seen[path]++
-	}
-	for _, k := range md.Keys() {
-		if i, want := miscased(k); i >= 0 {
-			if i == len(k)-1 || seen[strings.Join(k[:i+1], ".")] == 0 {
-				report(k[:i+1], fmt.Sprintf("keys are case-sensitive: write %q", want))
-			}
-			continue // reported, or under a miscased table already reported
-		}
-		if undecoded[k.String()] {
-			report(k, hintFor(k))
-		}
 	}
 }
 
@@ -253,8 +251,8 @@ func miscased(k toml.Key) (int, string) {
 	return -1, ""
 }
 
-// positions locates the keys of a config's text, which the library does
-// only in a ParseError. Lazy: a config without Problems scans its tables.
+// positions locates a text's keys, which the library does only in a
+// ParseError; a config without Problems scans its tables alone.
 type positions struct {
 	text         string
 	keys, tables lines // every definition, or the tables alone
@@ -286,8 +284,7 @@ func TableLines(text, name string) []int {
 }
 
 // lines maps a key path to the lines that define it: as written
-// ("mapping[2].validators"), unindexed, and both folded after "\x00". A
-// table a dotted key implies counts once, at its first line.
+// ("mapping[2].validators"), unindexed, and both folded after "\x00".
 type lines map[string][]int
 
 // scanLines finds the table headers, and the keys of tables keysIn takes.

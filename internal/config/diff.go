@@ -193,8 +193,8 @@ func InputsOf(root, file string, key [sha256.Size]byte, m *Mapping, validator fu
 }
 
 // RunInputs adds to in the files inside root that run executes or sources
-// (shell.Files) and that a plain word of it names, each hashed up to limit
-// bytes; unread is an executed file it could not hash.
+// (shell.Files) or a plain word names, hashed up to limit bytes; unread is
+// an executed file it could not hash.
 func RunInputs(in Inputs, run, root string, limit int64) (unread bool) {
 	var paths []string
 	for _, f := range shell.Files(run, root) {

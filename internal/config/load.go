@@ -386,14 +386,13 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 
 // Judge is a validator a model decides (judge = "RUBRIC") from evidence.
 type Judge struct {
-	Rubric   string
-	Evidence []string // EvidenceChanged, "file:PATH" or "output:VALIDATOR"
-	API      string   // APIAnthropic or APIOpenAI
-	Endpoint string   // the URL requests are posted to
-	Model    string
-	KeyEnv   string // the NAME of the variable holding the key, never the key
-	// OnFailureHalt or OnFailureBlock, when no verdict can be verified
-	OnUnavailable string
+	Rubric        string
+	Evidence      []string // EvidenceChanged, "file:PATH" or "output:VALIDATOR"
+	API           string   // APIAnthropic or APIOpenAI
+	Endpoint      string   // the URL requests are posted to
+	Model         string
+	KeyEnv        string     // the NAME of the variable holding the key, never the key
+	OnUnavailable string     // OnFailureHalt or OnFailureBlock, when no verdict can be verified
 	MaxBytes      int        // evidence_bytes: the evidence sent is cut to it
 	Price         [2]float64 // price_per_mtok: USD per million tokens in, out
 }
@@ -403,9 +402,8 @@ var (
 	defaultKeyEnv   = map[string]string{APIAnthropic: "ANTHROPIC_API_KEY", APIOpenAI: "OPENAI_API_KEY"}
 )
 
-// judge reads and checks a validator's judge keys; nil if it has none. A
-// judge asked about nothing, of an unknown API, or with its key in the
-// config would pass or leak.
+// judge reads and checks a validator's judge keys; nil if it has none. One
+// asked about nothing, of an unknown API, or keyed in the config would pass or leak.
 func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidator) *Judge {
 	if rv.Judge == nil && rv.Evidence == nil && rv.API == "" && rv.Model == "" && rv.KeyEnv == nil && rv.Endpoint == "" {
 		return nil
