@@ -67,10 +67,7 @@ func (d *dryRun) full(cmd, cwd string) *Hit {
 		}
 	}
 	d.ForgetFiles()
-	if h := d.static(f, first, cwd); h != nil {
-		return h
-	}
-	return d.verdict()
+	return cmp.Or(d.static(f, first, cwd), d.verdict())
 }
 
 // steered reports whether a program's status could steer the state f builds (else one pass sees all).
@@ -533,14 +530,12 @@ func (d *dryRun) Read(s *shell.Shell, hc interp.HandlerContext, name string) {
 // redirectBy is the top script's statement whose redirection names name, else def.
 func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string {
 	by := def
-	if d.Top != nil {
-		syntax.Walk(d.Top, func(n syntax.Node) bool {
-			if st, ok := n.(*syntax.Stmt); ok && by == def && slices.Contains(writes(st, &expand.Config{Env: env}), name) {
-				by = d.Src[st.Pos().Offset():st.End().Offset()]
-			}
-			return by == def
-		})
-	}
+	syntax.Walk(d.Top, func(n syntax.Node) bool { // Top is set before any run
+		if st, ok := n.(*syntax.Stmt); ok && by == def && slices.Contains(writes(st, &expand.Config{Env: env}), name) {
+			by = d.Src[st.Pos().Offset():st.End().Offset()]
+		}
+		return by == def
+	})
 	return by
 }
 

@@ -260,26 +260,28 @@ func (p pidRule) judge(a *analyzer, args []word) *Hit {
 	return first(o.Val(p.names...), func(w word) *Hit { return a.pattern(w, false, true, false) })
 }
 
-// pidRules are judged before the wrappers: ionice, taskset, chrt and prlimit wrap a command unless given a pid.
-var pidRules = map[string]pidRule{
-	"prlimit": {verb: "limit the resources of", short: "+p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}, wraps: "prlimit"},
-	"renice": {verb: "change the priority of", short: "n", long: []string{"priority"}, deny: []string{"g", "u", "pgrp", "user"},
-		ops: afterPriority},
-	"ionice":  {verb: "change the scheduling of", short: "cnpPu", pidOpts: []string{"p"}, deny: []string{"P", "u"}, ops: allOps, wraps: "ionice"},
-	"taskset": {verb: "change the processor affinity of", pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "taskset"},
-	"chrt": {verb: "change the scheduling of", short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"},
-		pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "chrt"},
-	"strace": {verb: "attach to", short: "po", long: []string{"attach", "output"}, pidOpts: []string{"p", "attach"},
-		out: []string{"o", "output"}, traces: true},
-	"ltrace": {verb: "attach to", short: "po", long: []string{"output"}, pidOpts: []string{"p"}, out: []string{"o", "output"}, traces: true},
-	"perf": {verb: "attach to", short: "po", long: []string{"pid", "output"}, pidOpts: []string{"p", "pid"},
-		out: []string{"o", "output"}, traces: true},
-	"criu":                       {verb: "attach to", short: "t", long: []string{"tree"}, pidOpts: []string{"t", "tree"}},
-	"gcore pstack reptyr gstack": {verb: "attach to", short: "o", ops: allOps},
-	"cgclassify":                 {verb: "move into another cgroup", short: "g", ops: allOps},
-	"cpulimit": {verb: "limit", short: "pelc", long: []string{"pid", "exe", "path", "limit", "cpu"},
-		pidOpts: []string{"p", "pid"}, names: []string{"e", "exe", "path"}},
-	"fuser": {short: "n", deny: []string{"k", "kill"}, why: "fuser -k kills whatever has the file open, which can be stopgate's client or hooks"},
+// processRules judge the programs that act on processes, before the wrappers:
+// ionice, taskset, chrt and prlimit wrap a command unless given a pid.
+var processRules = map[string]rule{
+	"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess, "gdb": gdbRule,
+	"prlimit": pidRule{verb: "limit the resources of", short: "+p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}, wraps: "prlimit"}.judge,
+	"renice": pidRule{verb: "change the priority of", short: "n", long: []string{"priority"}, deny: []string{"g", "u", "pgrp", "user"},
+		ops: afterPriority}.judge,
+	"ionice":  pidRule{verb: "change the scheduling of", short: "cnpPu", pidOpts: []string{"p"}, deny: []string{"P", "u"}, ops: allOps, wraps: "ionice"}.judge,
+	"taskset": pidRule{verb: "change the processor affinity of", pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "taskset"}.judge,
+	"chrt": pidRule{verb: "change the scheduling of", short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"},
+		pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "chrt"}.judge,
+	"strace": pidRule{verb: "attach to", short: "po", long: []string{"attach", "output"}, pidOpts: []string{"p", "attach"},
+		out: []string{"o", "output"}, traces: true}.judge,
+	"ltrace": pidRule{verb: "attach to", short: "po", long: []string{"output"}, pidOpts: []string{"p"}, out: []string{"o", "output"}, traces: true}.judge,
+	"perf": pidRule{verb: "attach to", short: "po", long: []string{"pid", "output"}, pidOpts: []string{"p", "pid"},
+		out: []string{"o", "output"}, traces: true}.judge,
+	"criu":                       pidRule{verb: "attach to", short: "t", long: []string{"tree"}, pidOpts: []string{"t", "tree"}}.judge,
+	"gcore pstack reptyr gstack": pidRule{verb: "attach to", short: "o", ops: allOps}.judge,
+	"cgclassify":                 pidRule{verb: "move into another cgroup", short: "g", ops: allOps}.judge,
+	"cpulimit": pidRule{verb: "limit", short: "pelc", long: []string{"pid", "exe", "path", "limit", "cpu"},
+		pidOpts: []string{"p", "pid"}, names: []string{"e", "exe", "path"}}.judge,
+	"fuser": pidRule{short: "n", deny: []string{"k", "kill"}, why: "fuser -k kills whatever has the file open, which can be stopgate's client or hooks"}.judge,
 }
 
 func allOps(o opts) []word { return o.Ops }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -41,12 +42,9 @@ func writeRules() map[string]rule {
 		"go gcc cc clang g++ c++ ld rustc": dashO, "eval": evalRule, "flock": flockRule,
 		strings.Join(shell.Shells, " "):                      shellRule,
 		"ed ex vi vim nvim nano emacs pico micro joe kak hx": operands(under, "c"),
-		"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess,
-		"gdb": gdbRule, "time": timeRule,
+		"time": timeRule,
 	})
-	for name, p := range byName(pidRules) {
-		rules[name] = p.judge
-	}
+	maps.Copy(rules, byName(processRules))
 	return rules
 }
 
@@ -306,11 +304,10 @@ func findRule(a *analyzer, args []word) *Hit {
 	f := parseFind(args)
 	removes := f.deletes
 	for _, cmd := range f.execs {
-		sub := slices.Clone(cmd)
-		for i := range sub {
-			// each file found: judged through the start paths
-			sub[i].unknown = sub[i].unknown || strings.Contains(sub[i].text, "{}")
-		}
+		sub := mapped(cmd, func(w word) word { // each file found: judged through the start paths
+			w.unknown = w.unknown || strings.Contains(w.text, "{}")
+			return w
+		})
 		removes = removes || writer(sub)
 		if h := a.run(sub); h != nil {
 			return h
@@ -433,24 +430,14 @@ func tarRule(a *analyzer, args []word) *Hit {
 	return a.each(out, under)
 }
 
-// dashO writes the value of -o (go build, cc).
+// dashO writes the value of -o (go build, cc); go's flag parser reads --o and -o= as -o.
 func dashO(a *analyzer, args []word) *Hit {
-	for i, w := range args {
-		t := w.text
-		if t == "--o" || strings.HasPrefix(t, "--o=") {
-			t = t[1:] // go's flag parser reads --o and --o= as -o and -o=
+	return first(parseOpts(args, "o", "o").Val("o"), func(w word) *Hit {
+		if t, ok := strings.CutPrefix(w.text, "="); ok && !w.unknown {
+			w = lit(t)
 		}
-		var out word
-		if t == "-o" && i+1 < len(args) {
-			out = args[i+1]
-		} else if strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0].text) != "go" {
-			out = lit(strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "="))
-		}
-		if h := a.target(out, under); h != nil {
-			return h
-		}
-	}
-	return nil
+		return a.target(w, under)
+	})
 }
 
 func evalRule(a *analyzer, args []word) *Hit {
