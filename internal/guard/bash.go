@@ -203,13 +203,12 @@ func (e finalEnv) Each(f func(string, expand.Variable) bool) {
 
 // analyzer judges one program call in the shell state hc gives.
 type analyzer struct {
-	sh  *shell.Shell
-	d   *dryRun
-	hc  interp.HandlerContext
-	cwd string // "" when unknown (cd "$X")
-	by  string // the command, for messages
-	in  []byte // stdin, once read
-	got bool
+	sh    *shell.Shell
+	d     *dryRun
+	hc    interp.HandlerContext
+	cwd   string // "" when unknown (cd "$X")
+	by    string // the command, for messages
+	input func() []byte
 }
 
 // word is one expanded argument.
@@ -221,6 +220,13 @@ type word struct {
 
 func (d *dryRun) analyzer(s *shell.Shell, hc interp.HandlerContext) *analyzer {
 	a := &analyzer{sh: s, d: d, hc: hc, cwd: path.Clean(slash(hc.Dir))}
+	a.input = sync.OnceValue(func() []byte { // read once, bounded
+		if hc.Stdin == nil {
+			return nil
+		}
+		in, _ := io.ReadAll(io.LimitReader(hc.Stdin, shell.MaxRead))
+		return in
+	})
 	if strings.Contains(hc.Dir, unknownMark) {
 		a.cwd = ""
 	}
@@ -256,16 +262,8 @@ func mapped[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
-// stdin is what the program reads, bounded; read once.
-func (a *analyzer) stdin() io.Reader {
-	if !a.got {
-		a.got = true
-		if a.hc.Stdin != nil {
-			a.in, _ = io.ReadAll(io.LimitReader(a.hc.Stdin, shell.MaxRead))
-		}
-	}
-	return bytes.NewReader(a.in)
-}
+// stdin is what the program reads.
+func (a *analyzer) stdin() io.Reader { return bytes.NewReader(a.input()) }
 
 // target judges an operation in mode m on the path w names. In the lenient
 // pass an unset variable may have emptied a path ("$BUILD"/*): only one in the

@@ -283,15 +283,12 @@ func parseFind(args []word) findExpr {
 
 // nameTest is a -name (base) or -path test of pat, case-folded when fold.
 func nameTest(pat string, fold, base bool) func(string) bool {
-	if fold {
-		pat = strings.ToLower(pat)
-	}
 	return func(p string) bool {
 		if base {
 			p = path.Base(p)
 		}
 		if fold {
-			p = strings.ToLower(p)
+			pat, p = strings.ToLower(pat), strings.ToLower(p)
 		}
 		ok, _ := path.Match(pat, p)
 		return ok
