@@ -40,9 +40,7 @@ type Client struct {
 	halt    func(reason string, relayed bool) (hook.Output, bool) // nil: hook.Halt, which the client shows
 	threads threads                                               // where its record keeps a subagent's thread (Record.Where)
 	lines   func(b []byte, cwd string, sh Shell) *entry           // a record line; nil: package transcript's
-	format  hookFormat                                            // the hook file's; nil: Claude Code's (package settings)
-	marks   []string                                              // top-level input keys only this client sends
-	owns    func(top map[string]json.RawMessage) bool             // decides once a mark is there
+	format  *versionedFormat                                      // the hook file's; nil: Claude Code's (package settings)
 	Runs    []*Client                                             // the clients whose registrations it runs too, as its own
 	aside   func(in *hook.Input) error                            // wraps ErrIgnored when such a registration steps aside
 	plugin  string                                                // the plugin registering the hooks, for a client without command hooks
@@ -73,7 +71,7 @@ func Of(in *hook.Input) *Client {
 	if in == nil || in.Client == nil {
 		return Claude
 	}
-	return Named(in.Client.Name())
+	return Named(in.Client.Name)
 }
 
 // Hook is one hook gate init registers in a client's file.
@@ -94,23 +92,9 @@ func claudeHooks(read, write string) []Hook {
 // Event returns stopgate's name (Claude Code's) for the client's own event.
 func (c *Client) Event(event string) string { return cmp.Or(c.events[event], event) }
 
-// dialect is a client as the writer of its answers (hook.Dialect).
-type dialect struct{ c *Client }
-
-func (d dialect) Name() string { return d.c.Name }
-
-func (d dialect) Encode(event string, o hook.Output) any {
-	if d.c.encode == nil {
-		return o
-	}
-	return d.c.encode(event, o)
-}
-
-func (d dialect) Halt(reason string, relayed bool) (hook.Output, bool) {
-	if d.c.halt == nil {
-		return hook.Halt(reason), false
-	}
-	return d.c.halt(reason, relayed)
+// dialect is the client as the writer of its answers.
+func (c *Client) dialect() *hook.Dialect {
+	return &hook.Dialect{Name: c.Name, Encode: c.encode, Halt: c.halt}
 }
 
 // relayHalt is the halt of a client that cannot show the user why: a block relaying it, until the cap.
@@ -129,7 +113,7 @@ func (c *Client) answerTo(w io.Writer, event string) hook.Answer {
 	if c == Claude {
 		return hook.AnswerTo(w, nil)
 	}
-	return hook.AnswerTo(w, &hook.Input{ClientEvent: event, Client: dialect{c}})
+	return hook.AnswerTo(w, &hook.Input{ClientEvent: event, Client: c.dialect()})
 }
 
 // AnswerTo returns the writer of answers on w in the registered client's shape.
@@ -137,20 +121,12 @@ func AnswerTo(w io.Writer, name string) hook.Answer {
 	return cmp.Or(Named(name), Claude).answerTo(w, "")
 }
 
-// hookFormat reads and edits a hook file in a client's own shape.
-type hookFormat interface {
-	empty() []byte
-	merge(data []byte, want []settings.Hook) ([]byte, []settings.Hook, error)
-	lookup(data []byte, want []settings.Hook) ([]settings.Found, error)
-	remove(data []byte, want []settings.Hook, programs []string) (out []byte, r settings.Removal, empty bool, err error)
-}
-
 // NewFile is the hook file's text before gate init merges hooks into it.
 func (c *Client) NewFile() []byte {
 	if c.format == nil {
 		return nil
 	}
-	return c.format.empty()
+	return []byte(`{"version": 1}`)
 }
 
 // Merge adds the wanted hooks data does not register yet; it returns those.

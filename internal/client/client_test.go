@@ -131,7 +131,7 @@ func describeInput(in *hook.Input) want {
 		tool: in.ToolName, filePath: in.Tool.FilePath, command: in.Tool.Command, reads: in.ReadPaths(),
 		stopActive: in.StopHookActive, last: in.LastAssistantMessage, prompt: in.Prompt}
 	if in.Client != nil {
-		w.client = in.Client.Name()
+		w.client = in.Client.Name
 	}
 	if in.HookEventName == hook.PreToolUse {
 		for _, c := range in.GuardCalls() {
@@ -183,7 +183,7 @@ func TestDecodeErrors(t *testing.T) {
 func TestMismatchCarriesInput(t *testing.T) {
 	_, err := Parse([]byte(geminiAfterAgent), Options{Client: Codex.Name}, hook.Stop)
 	var mm *MismatchError
-	if !errors.As(err, &mm) || mm.Input == nil || mm.Input.Client == nil || mm.Input.Client.Name() != Gemini.Name {
+	if !errors.As(err, &mm) || mm.Input == nil || mm.Input.Client == nil || mm.Input.Client.Name != Gemini.Name {
 		t.Fatalf("got %#v", err)
 	}
 }

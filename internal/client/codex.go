@@ -96,10 +96,11 @@ func codexShow(l *codexLine, e *entry, cwd string, sh Shell) {
 	p := l.Payload
 	switch {
 	case l.Type != "response_item":
-	case p.Type == "function_call":
-		e.reads = codexShell(args(p.Arguments), cwd, sh)
-	case p.Type == "local_shell_call":
-		e.reads = codexShell(args(p.Action), cwd, sh)
+	case p.Type == "function_call" || p.Type == "local_shell_call": // a skill is read so too
+		a := args(map[bool]json.RawMessage{true: p.Arguments, false: p.Action}[p.Type == "function_call"])
+		if cmd := cmp.Or(shellText(a["cmd"]), shellText(a["command"])); cmd != "" {
+			e.reads = shellIn(sh, cmd, a, cwd, "workdir")
+		}
 	case p.Type == "message" && p.Role == "user":
 		var texts []string
 		for _, c := range p.Content {
@@ -115,15 +116,6 @@ func codexShow(l *codexLine, e *entry, cwd string, sh Shell) {
 			e.typed = &t
 		}
 	}
-}
-
-// codexShell are the files a shell call reads (a skill is read so too).
-func codexShell(a map[string]any, cwd string, sh Shell) []string {
-	cmd := cmp.Or(shellText(a["cmd"]), shellText(a["command"]))
-	if cmd == "" {
-		return nil
-	}
-	return shellIn(sh, cmd, a, cwd, "workdir")
 }
 
 // shellText returns a shell tool's command: a string, or an argv (`bash -lc SCRIPT`: SCRIPT).
@@ -176,8 +168,7 @@ func codexReadOnly(root string, paths []Path) []string {
 			}
 			show = r
 		}
-		covered := slices.ContainsFunc(out, func(l string) bool { return show == l || strings.HasPrefix(show, l+"/") })
-		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || covered {
+		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || slices.ContainsFunc(out, func(l string) bool { return show == l || inside(show, l) }) {
 			continue
 		}
 		if f, missing := codexFault(root, show, "read"); f != "" && !(p.Dir && missing != "") {
@@ -187,9 +178,12 @@ func codexReadOnly(root string, paths []Path) []string {
 	}
 	all := slices.Clone(out)
 	return slices.DeleteFunc(out, func(p string) bool { // but those inside a folder listed after them
-		return slices.ContainsFunc(all, func(q string) bool { return strings.HasPrefix(p, q+"/") })
+		return slices.ContainsFunc(all, func(q string) bool { return inside(p, q) })
 	})
 }
+
+// inside reports whether the slash path p is below the folder dir.
+func inside(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
 
 // codexFault says what Codex (0.171.0) does with the entry key = access ("" takes it): a glob but "/**" stops Codex;
 // a path not there is bound as an empty file at its first missing folder, missing.
@@ -268,27 +262,10 @@ func inspectCodex(data []byte) (st codexState, err error) {
 // fs is the filesystem of the permission profile name.
 func (st codexState) fs(name string) map[string]any { return st.Permissions[name].Filesystem }
 
-// roots is stopgate's profile's ":project_roots".
-func (st codexState) roots() map[string]any {
-	r, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
-	return r
-}
-
-// lacking returns the paths of want the profile does not keep read-only.
+// lacking returns the paths of want stopgate's profile does not keep read-only.
 func (st codexState) lacking(want []string) []string {
-	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return st.roots()[p] == "read" })
-}
-
-// holes returns the writable entries inside a read-only path: a deeper rule wins in Codex.
-func (st codexState) holes(want []string) []string {
-	var out []string
-	for k, v := range st.roots() {
-		if v != "read" && slices.ContainsFunc(want, func(p string) bool { return strings.HasPrefix(k, p+"/") }) {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
+	roots, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
+	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return roots[p] == "read" })
 }
 
 // codexEntries renders the read-only entries of paths.
@@ -311,10 +288,9 @@ func (st codexState) legacy() string {
 // mergeCodexWall returns data with the wall added, every byte kept; note says why it was left alone.
 func mergeCodexWall(data []byte, want []string) (out []byte, added []string, note string, err error) {
 	st, err := inspectCodex(data)
-	if err != nil {
-		return nil, nil, "", err
-	}
 	switch {
+	case err != nil:
+		return nil, nil, "", err
 	case st.legacy() != "":
 		return data, nil, st.legacy() + " instead of the permission profile", nil
 	case st.Profile != "" && st.Profile != codexProfile:
@@ -338,8 +314,7 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 		out = append(out, '\n')
 	}
 	if st.fs(codexProfile) != nil {
-		out = append(out, codexEntries(lack)...)
-		added = lack
+		out, added = append(out, codexEntries(lack)...), lack
 	} else {
 		out = append(out, codexWallHead+codexEntries(want)...)
 		added = []string{"permissions." + codexProfile + " with " + cli.Plural(len(want), "read-only path", "read-only paths") + ": " + strings.Join(want, ", ")}
@@ -423,8 +398,15 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	if lack := st.lacking(want); len(lack) > 0 {
 		down = append(down, "the permission profile "+codexProfile+" does not keep "+strings.Join(lack, ", ")+" read-only")
 	}
-	if h := st.holes(want); len(h) > 0 {
-		down = append(down, "the permission profile "+codexProfile+" makes "+strings.Join(h, ", ")+" writable inside a protected path")
+	var holes []string // a writable entry inside a read-only path: a deeper rule wins in Codex
+	roots, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(roots)) {
+		if roots[k] != "read" && slices.ContainsFunc(want, func(p string) bool { return inside(k, p) }) {
+			holes = append(holes, k)
+		}
+	}
+	if len(holes) > 0 {
+		down = append(down, "the permission profile "+codexProfile+" makes "+strings.Join(holes, ", ")+" writable inside a protected path")
 	}
 	for _, msg := range slices.DeleteFunc(down, func(m string) bool { return m == "" }) {
 		out = append(out, Finding{Loc: codexConfig, Warning: true, Msg: msg + ": Codex's wall is down, so the agent's shell can write the protected set in ways the guard cannot see",

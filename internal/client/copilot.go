@@ -200,7 +200,7 @@ type versionedFormat struct {
 	entry  func(settings.Hook) hookEntry // the entry gate init writes
 }
 
-var copilotFormat = versionedFormat{title: "Copilot CLI", entry: func(h settings.Hook) hookEntry {
+var copilotFormat = &versionedFormat{title: "Copilot CLI", entry: func(h settings.Hook) hookEntry {
 	return hookEntry{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout}
 }, events: []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"}}
 
@@ -250,8 +250,6 @@ func (f *versionedFile) registered(want []settings.Hook) []settings.Found {
 	}
 	return out
 }
-
-func (versionedFormat) empty() []byte { return []byte(`{"version": 1}`) }
 
 func (v versionedFormat) lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
 	f, err := v.parse(data)

@@ -44,8 +44,7 @@ var Cursor = &Client{
 		rename: map[string]string{"conversation_id": "session_id"},
 		tools:  map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}},
 	threads: mainOnly,
-	format:  versionedFormat{title: "Cursor", events: cursorEvents, entry: cursorEntry},
-	marks:   []string{"cursor_version"},
+	format:  &versionedFormat{title: "Cursor", events: cursorEvents, entry: cursorEntry},
 	Runs:    []*Client{Claude},
 	aside:   cursorOwnHooks,
 }

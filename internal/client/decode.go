@@ -102,7 +102,7 @@ func decode(c *Client, data []byte, event string, events []string) (*hook.Input,
 		return nil, err
 	}
 	// The client's own event name stays for messages; stopgate's is judged.
-	in.Client, in.ClientEvent, in.HookEventName = dialect{c}, in.HookEventName, c.Event(in.HookEventName)
+	in.Client, in.ClientEvent, in.HookEventName = c.dialect(), in.HookEventName, c.Event(in.HookEventName)
 	if err := in.Check(events...); err != nil {
 		return nil, err
 	}
@@ -171,65 +171,47 @@ type probe struct {
 	SessionID     string          `json:"sessionId"`
 	TurnID        *string         `json:"turn_id"`
 	ToolResult    json.RawMessage `json:"tool_result"`
+	top           map[string]json.RawMessage
 }
 
-// markers are text every input recognised as another client's contains.
-var markers = func() [][]byte {
-	out := [][]byte{[]byte(`"sessionId"`), []byte(`"turn_id"`), []byte(`"tool_result"`)}
-	for _, e := range geminiEvents {
-		out = append(out, []byte(`"`+e+`"`))
-	}
-	for _, c := range All {
-		for _, m := range c.marks {
-			out = append(out, []byte(`"`+m+`"`))
-		}
-	}
-	return out
-}()
+// recognisers are asked in order: an input is the client's whose marks (text) it holds and whose test takes it.
+var recognisers = []struct {
+	c     *Client
+	marks []string
+	is    func(p *probe) bool
+}{
+	{Cursor, []string{"cursor_version"}, func(p *probe) bool { return p.top["cursor_version"] != nil }},
+	{VSCode, []string{"hookEventName", "timestamp"}, vscodeOwns},
+	{Copilot, []string{"sessionId"}, func(p *probe) bool { return p.HookEventName == "" && p.SessionID != "" }}, // native: camelCase, no event name
+	{Gemini, geminiEvents, func(p *probe) bool { return slices.Contains(geminiEvents, p.HookEventName) }},
+	{Codex, []string{"turn_id"}, func(p *probe) bool { return p.TurnID != nil }},
+	{Copilot, []string{"tool_result"}, func(p *probe) bool { return p.ToolResult != nil }}, // the Claude-shaped file
+}
 
 // Recognise says which client an input is from, and whether it is sure (Claude Code is the guess).
 func Recognise(data []byte, getenv func(string) string) (client string, sure bool) {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
+	var p *probe
+	for _, r := range recognisers {
+		// Most inputs are Claude Code's: a whole file is decoded a second time only when a mark is in it.
+		if !slices.ContainsFunc(r.marks, func(m string) bool { return bytes.Contains(data, []byte(`"`+m+`"`)) }) {
+			continue
+		}
+		if p == nil {
+			if p = new(probe); json.Unmarshal(data, p) != nil || json.Unmarshal(data, &p.top) != nil {
+				return Claude.Name, false
+			}
+		}
+		if r.is(p) {
+			return r.c.Name, true
+		}
 	}
-	var p probe
-	// Most inputs are Claude Code's: skip decoding a whole file a second time.
-	if slices.ContainsFunc(markers, func(m []byte) bool { return bytes.Contains(data, m) }) && json.Unmarshal(data, &p) != nil {
-		return Claude.Name, false
+	if getenv != nil && getenv("COPILOT_HOOK_DIR") != "" {
+		return Copilot.Name, true
 	}
-	if c := markedBy(data); c != nil {
-		return c.Name, true
-	}
-	switch {
-	case p.HookEventName == "" && p.SessionID != "":
-		return Copilot.Name, true // the native payload: camelCase, no event name
-	case slices.Contains(geminiEvents, p.HookEventName):
-		return Gemini.Name, true
-	case p.TurnID != nil:
-		return Codex.Name, true
-	case p.ToolResult != nil || getenv("COPILOT_HOOK_DIR") != "":
-		return Copilot.Name, true // the Claude-shaped file
-	case getenv("GEMINI_SESSION_ID") != "":
+	if getenv != nil && getenv("GEMINI_SESSION_ID") != "" {
 		return Gemini.Name, true
 	}
 	return Claude.Name, false
-}
-
-// markedBy returns the client one of whose marks is a top-level key of data, and whose owns takes it.
-func markedBy(data []byte) *Client {
-	var top map[string]json.RawMessage
-	for _, c := range All {
-		if !slices.ContainsFunc(c.marks, func(m string) bool { return bytes.Contains(data, []byte(`"`+m+`"`)) }) {
-			continue
-		}
-		if top == nil && json.Unmarshal(data, &top) != nil {
-			return nil
-		}
-		if slices.ContainsFunc(c.marks, func(m string) bool { _, ok := top[m]; return ok }) && (c.owns == nil || c.owns(top)) {
-			return c
-		}
-	}
-	return nil
 }
 
 // payload is a client's input, rewritten into Claude Code's shape.

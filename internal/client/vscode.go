@@ -29,12 +29,11 @@ var VSCode = &Client{
 		tools: map[string]string{"read_file": "Read", "create_file": "Write", "replace_string_in_file": "Edit",
 			"insert_edit_into_file": "Edit", "edit_notebook_file": "Edit", "run_in_terminal": "Bash"}},
 	threads: noRecord,
-	marks:   []string{"hookEventName", "timestamp"},
-	owns:    vscodeOwns,
 }
 
 // vscodeOwns recognises VS Code's input: hookEventName, or a text timestamp and no permission_mode.
-func vscodeOwns(top map[string]json.RawMessage) bool {
+func vscodeOwns(p *probe) bool {
+	top := p.top
 	if _, ok := top["hookEventName"]; ok {
 		return true
 	}

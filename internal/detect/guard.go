@@ -39,7 +39,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 		Transcript: in.TranscriptPath, PluginRoot: env.Getenv("CLAUDE_PLUGIN_ROOT")})
 	set := base.Guard()
 	if in.Client != nil {
-		name, home := in.Client.Name(), env.Getenv("HOME")
+		name, home := in.Client.Name, env.Getenv("HOME")
 		set.LoadsEnv(client.Of(in).Title, func(p string, text func() string) (string, []string) {
 			if f := trust.DotEnvWrite(name, root, home, p, text); f != nil {
 				return f.Show, f.Env

@@ -55,7 +55,7 @@ type Input struct {
 	StopHookActive       bool   `json:"stop_hook_active"` // Stop and SubagentStop
 	LastAssistantMessage string `json:"last_assistant_message"`
 
-	Client      Dialect  `json:"-"` // decoded the input and encodes its answers; nil: Claude Code
+	Client      *Dialect `json:"-"` // decoded the input and encodes its answers; nil: Claude Code
 	ClientEvent string   `json:"-"` // the event as the client named it
 	StopID      string   `json:"-"` // names one stop every registration runs for (VS Code): judged once; "": none
 	Reads       []string `json:"-"` // files read, absolute, when the client's tool is none of Claude Code's
@@ -131,7 +131,7 @@ func (in *Input) Check(events ...string) error {
 	}
 	if len(events) > 0 && !slices.Contains(events, in.HookEventName) {
 		if in.Client != nil {
-			return fmt.Errorf("unsupported %s hook event %q: this hook handles %s (check how it is registered: gate check)", in.Client.Name(), in.ClientEvent, strings.Join(events, ", "))
+			return fmt.Errorf("unsupported %s hook event %q: this hook handles %s (check how it is registered: gate check)", in.Client.Name, in.ClientEvent, strings.Join(events, ", "))
 		}
 		return fmt.Errorf("unsupported hook event %q: this hook handles %s (check how it is registered in .claude/settings.json)", in.HookEventName, strings.Join(events, ", "))
 	}

@@ -54,20 +54,20 @@ func Deny(event, reason string) Output {
 	return Output{HookSpecificOutput: &Specific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: reason}}
 }
 
-// Dialect is a client other than Claude Code (package client).
-type Dialect interface {
-	Name() string                      // as gate init --client takes it
-	Encode(event string, o Output) any // the value the client reads on stdout; nil prints nothing
-	// Halt is a halt as the client acts on it: shown, or a block the model
-	// relays (HaltRelay); once: relayed a single time, counted as a block.
-	Halt(reason string, relayed bool) (o Output, once bool)
+// Dialect is a client other than Claude Code (package client): how it reads an answer.
+type Dialect struct {
+	Name   string                           // as gate init --client takes it
+	Encode func(event string, o Output) any // the value the client reads on stdout (nil prints nothing); nil: o as is
+	// Halt is a halt as the client acts on it: shown, or a block the model relays (HaltRelay); once: relayed a
+	// single time, counted as a block. nil: Halt, which the client shows.
+	Halt func(reason string, relayed bool) (o Output, once bool)
 }
 
 // Answer writes the answers to one hook input, in its client's shape.
 type Answer struct {
 	w      io.Writer
-	client Dialect // nil: Claude Code, the reference
-	event  string  // the event as the client names it
+	client *Dialect // nil: Claude Code, the reference
+	event  string   // the event as the client names it
 }
 
 // AnswerTo returns the writer of the answers to in (nil: Claude Code's) on w.
@@ -91,7 +91,7 @@ func (a Answer) Write(o Output) error {
 		o.HookSpecificOutput = &Specific{s.HookEventName, cli.Visible(s.AdditionalContext, false), s.PermissionDecision, cli.Visible(s.PermissionDecisionReason, false)}
 	}
 	var v any = o
-	if a.client != nil {
+	if a.client != nil && a.client.Encode != nil {
 		if v = a.client.Encode(a.event, o); v == nil {
 			return nil
 		}
@@ -101,7 +101,7 @@ func (a Answer) Write(o Output) error {
 
 // Halt is a halt with reason as the client acts on it (Dialect.Halt).
 func (a Answer) Halt(reason string, relayed bool) (o Output, once bool) {
-	if a.client == nil {
+	if a.client == nil || a.client.Halt == nil {
 		return Halt(reason), false
 	}
 	return a.client.Halt(reason, relayed)

@@ -602,7 +602,7 @@ func dotEnvReason(cfg *config.Config, in *hook.Input) string {
 		return ""
 	}
 	var found []string
-	for _, f := range trust.DotEnvHookEnv(in.Client.Name(), cfg.Root, os.Getenv("HOME")) {
+	for _, f := range trust.DotEnvHookEnv(in.Client.Name, cfg.Root, os.Getenv("HOME")) {
 		found = append(found, f.Show+" "+f.What())
 	}
 	return keptHalt(cfg, found, "; ", "%s, which the client loads into its environment and hands every hook and validator: "+

@@ -91,9 +91,7 @@ type Block struct {
 
 // Scan reads the transcript at path from offset for the events of thread.
 func Scan(path string, offset int64, thread Thread) (*Result, error) {
-	return ScanWith(path, offset, func(b []byte, start, end int64, res *Result) {
-		scanLine(b, start, end, thread, res)
-	})
+	return ScanWith(path, offset, func(b []byte, start, end int64, res *Result) { scanLine(b, start, end, thread, res) })
 }
 
 // ScanWith is Scan for any record kept as lines: line adds what the one at [start, end) says.
@@ -192,10 +190,9 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	}
 	ev := Event{Offset: start, End: end, UUID: l.UUID}
 	ev.Time, _ = time.Parse(time.RFC3339Nano, l.Timestamp)
-	switch l.Type {
-	case "assistant":
+	if l.Type == "assistant" {
 		assistantLine(&l, ev, res)
-	case "user":
+	} else if l.Type == "user" {
 		userLine(&l, ev, res)
 	}
 }
