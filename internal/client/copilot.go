@@ -20,17 +20,9 @@ import (
 // the Claude-shaped one's have Copilot's tools. Only JSON blocks.
 var Copilot = &Client{
 	Name: "copilot", Title: "Copilot CLI",
-	HookFile: ".github/hooks/stopgate.json",
-	Settings: []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}, // disableAllHooks, disabledHooks
-	Hooks: []Hook{
-		{"postToolUse", "", hook.Detect, 10},
-		{"userPromptSubmitted", "", hook.Detect, 10},
-		{"preToolUse", "", hook.Detect, 10},
-		{"agentStop", "", hook.Gate, 600},
-		{"subagentStop", "", hook.Gate, 600},
-		{"userPromptSubmitted", "", hook.Testhook, 10},
-		{"agentStop", "", hook.Testhook, 600},
-	},
+	HookFile:   ".github/hooks/stopgate.json",
+	Settings:   []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}, // disableAllHooks, disabledHooks
+	Hooks:      ownHooks(claudeHooks("", ""), copilotEvent),
 	Timeout:    30 * time.Second,
 	ProjectVar: "COPILOT_PROJECT_DIR",
 	Unit:       1,
@@ -74,14 +66,11 @@ func copilotEncode(event string, o hook.Output) any {
 	if event != "" && unicode.IsUpper(rune(event[0])) {
 		return o // the Claude-shaped file's events are capitalised: it takes Claude Code's answers
 	}
-	out := copilotOutput{Decision: o.Decision, Reason: o.Reason}
-	if s := o.HookSpecificOutput; s != nil {
-		out = copilotOutput{o.Decision, o.Reason, s.PermissionDecision, s.PermissionDecisionReason, s.AdditionalContext}
+	s := cmp.Or(o.HookSpecificOutput, &hook.Specific{})
+	if out := (copilotOutput{o.Decision, o.Reason, s.PermissionDecision, s.PermissionDecisionReason, s.AdditionalContext}); out != (copilotOutput{}) {
+		return out
 	}
-	if out == (copilotOutput{}) {
-		return nil // a systemMessage alone: the native format has no field for it
-	}
-	return out
+	return nil // a systemMessage alone: the native format has no field for it
 }
 
 // copilotFix takes the native payload's fields; apply_patch is a guard call per file.
@@ -249,14 +238,6 @@ func (f *versionedFile) registered(want []settings.Hook) []settings.Found {
 		}
 	}
 	return out
-}
-
-func (v versionedFormat) lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
-	f, err := v.parse(data)
-	if err != nil {
-		return nil, err
-	}
-	return f.registered(want), nil
 }
 
 // merge adds the wanted hooks that data does not register yet.

@@ -41,8 +41,7 @@ var Cursor = &Client{
 	encode: cursorEncode,
 	halt:   relayHalt, // a followup_message, until loop_limit; a deny's user_message the user sees
 	input: &shape{drop: []string{"content", "output", "tool_output", "attachments"}, file: "path", fix: cursorFix,
-		rename: map[string]string{"conversation_id": "session_id"},
-		tools:  map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}},
+		tools: map[string]string{"Read": "Read", "Write": "Write", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "Delete": "Write", "Shell": "Bash"}},
 	threads: mainOnly,
 	format:  &versionedFormat{title: "Cursor", events: cursorEvents, entry: cursorEntry},
 	Runs:    []*Client{Claude},
@@ -108,6 +107,7 @@ func cursorEncode(event string, o hook.Output) any {
 
 // cursorFix takes the first workspace root as the project (a command runs in cwd), its events as tool calls.
 func cursorFix(m payload, _ string) (more, error) {
+	m.rename("conversation_id", "session_id")
 	root := m.str("cwd")
 	if roots, _ := m["workspace_roots"].([]any); len(roots) > 0 {
 		if r, ok := roots[0].(string); ok {

@@ -111,10 +111,9 @@ func decode(c *Client, data []byte, event string, events []string) (*hook.Input,
 
 // shape is how a client's input object becomes Claude Code's.
 type shape struct {
-	drop   []string          // keys never read: tool results, which carry whole files
-	rename map[string]string // its keys to Claude Code's
-	tools  map[string]string // its tools to the Claude Code tools stopgate judges
-	file   string            // its tools' file argument, taken as file_path
+	drop  []string          // keys never read: tool results, which carry whole files
+	tools map[string]string // its tools to the Claude Code tools stopgate judges
+	file  string            // its tools' file argument, taken as file_path
 	// fix rewrites what the table cannot (event: --event), and says what more the input does.
 	fix func(m payload, event string) (more, error)
 }
@@ -136,9 +135,6 @@ func (s *shape) decode(data []byte, event string) (*hook.Input, error) {
 	}
 	for _, k := range s.drop {
 		delete(m, k)
-	}
-	for from, to := range s.rename {
-		m.rename(from, to)
 	}
 	var x more
 	var err error

@@ -12,15 +12,8 @@ import (
 // Gemini is Gemini CLI: its own events and tools; Claude Code's answers, but a tool call is refused with "deny".
 var Gemini = &Client{
 	Name: "gemini", Title: "Gemini CLI",
-	HookFile: ".gemini/settings.json", // hooks and hooksConfig in the one file
-	Hooks: []Hook{
-		{"AfterTool", "read_file|read_many_files|run_shell_command", hook.Detect, 10},
-		{"BeforeAgent", "", hook.Detect, 10},
-		{"BeforeTool", "write_file|replace|run_shell_command", hook.Detect, 10},
-		{"AfterAgent", "", hook.Gate, 600},
-		{"BeforeAgent", "", hook.Testhook, 10},
-		{"AfterAgent", "", hook.Testhook, 600},
-	},
+	HookFile:   ".gemini/settings.json", // hooks and hooksConfig in the one file
+	Hooks:      ownHooks(claudeHooks("read_file|read_many_files|run_shell_command", "write_file|replace|run_shell_command"), geminiEvent),
 	Timeout:    60 * time.Second,
 	ProjectVar: "GEMINI_PROJECT_DIR",
 	Unit:       1000,
@@ -32,14 +25,15 @@ var Gemini = &Client{
 		"read_many_files arms the files it names and simple globs; a directory or a ** glob is not expanded",
 		"Gemini CLI expands a custom command (.gemini/commands) before BeforeAgent: the hook sees its text, not its name, so a custom command does not arm a mapping; a read of the prompt file does",
 	},
-	events: map[string]string{"AfterTool": hook.PostToolUse, "BeforeTool": hook.PreToolUse, "AfterAgent": hook.Stop, "BeforeAgent": hook.UserPromptSubmit},
+	events: geminiEvent,
 	encode: geminiEncode,
 	input: &shape{drop: []string{"tool_response", "llm_request", "llm_response"}, file: "file_path", fix: geminiFix,
-		rename: map[string]string{"prompt_response": "last_assistant_message"},
-		tools:  map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit", "run_shell_command": "Bash"}},
+		tools: map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit", "run_shell_command": "Bash"}},
 	threads: mainOnly,
 	lines:   lineOf(geminiShow, `"toolCalls"`, `"type":"user"`),
 }
+
+var geminiEvent = map[string]string{"AfterTool": hook.PostToolUse, "BeforeTool": hook.PreToolUse, "AfterAgent": hook.Stop, "BeforeAgent": hook.UserPromptSubmit}
 
 // geminiEvents are the hook events only Gemini CLI sends.
 var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
@@ -65,6 +59,7 @@ func geminiEncode(event string, o hook.Output) any {
 
 // geminiFix: read_many_files reads several files; a shell command runs in its dir_path.
 func geminiFix(m payload, _ string) (more, error) {
+	m.rename("prompt_response", "last_assistant_message")
 	x := more{reads: readMany(m)}
 	if m.str("tool_name") == "run_shell_command" {
 		x.cwd, _ = m.args()["dir_path"].(string)

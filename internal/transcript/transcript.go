@@ -113,10 +113,7 @@ func ScanWith(path string, offset int64, line func(b []byte, start, end int64, r
 		res.Skipped = size - MaxScan - res.From
 		res.From = size - MaxScan
 	}
-	if _, err := f.Seek(res.From, io.SeekStart); err != nil {
-		return nil, err
-	}
-	r := bufio.NewReaderSize(f, 64<<10)
+	r := bufio.NewReaderSize(io.NewSectionReader(f, res.From, size-res.From), 64<<10)
 	res.End = res.From
 	var buf []byte
 	long, first := false, res.Skipped > 0 // first: started mid-line, resume at the next
@@ -169,10 +166,13 @@ type line struct {
 }
 
 type block struct {
-	Type  string          `json:"type"`
-	Name  string          `json:"name"`
-	Text  string          `json:"text"`
-	Input json.RawMessage `json:"input"`
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Text  string `json:"text"`
+	Input struct {
+		FilePath string `json:"file_path"` // Read's
+		Skill    string `json:"skill"`     // Skill's
+	} `json:"input"`
 }
 
 // scanLine adds what one complete line shows.
@@ -233,34 +233,21 @@ func assistantLine(l *line, ev Event, res *Result) {
 	var texts []string
 	for _, raw := range blocks {
 		var bl block
-		if json.Unmarshal(raw, &bl) != nil {
-			continue
-		}
-		if bl.Type == "text" {
+		e := ev
+		switch {
+		case json.Unmarshal(raw, &bl) != nil:
+		case bl.Type == "text":
 			texts = append(texts, bl.Text)
-		}
-		if e := toolEvent(bl, ev); e.Kind != "" {
+		case bl.Type == "tool_use" && bl.Name == "Read" && bl.Input.FilePath != "":
+			e.Kind, e.Path = Read, bl.Input.FilePath
+			res.Events = append(res.Events, e)
+		case bl.Type == "tool_use" && bl.Name == "Skill" && bl.Input.Skill != "":
+			e.Kind, e.Command = Command, strings.TrimPrefix(bl.Input.Skill, "/")
 			res.Events = append(res.Events, e)
 		}
 	}
 	// As Claude Code gives it to a stop (last_assistant_message).
 	res.Last, res.Replied = TrimReply(strings.Join(texts, "\n")), true
-}
-
-// toolEvent returns the event of a Read or Skill tool_use block; no Kind for any other block.
-func toolEvent(bl block, ev Event) Event {
-	var in struct {
-		FilePath string `json:"file_path"`
-		Skill    string `json:"skill"`
-	}
-	switch {
-	case bl.Type != "tool_use" || json.Unmarshal(bl.Input, &in) != nil:
-	case bl.Name == "Read" && in.FilePath != "":
-		ev.Kind, ev.Path = Read, in.FilePath
-	case bl.Name == "Skill" && in.Skill != "":
-		ev.Kind, ev.Command = Command, strings.TrimPrefix(in.Skill, "/")
-	}
-	return ev
 }
 
 // userLine adds what a person typed: a slash command the client expanded, or a typed prompt.
