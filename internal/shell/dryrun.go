@@ -157,22 +157,20 @@ func (d *Run) Captured(p string, text []byte) {
 func (d *Run) Past() bool { return time.Now().After(d.deadline) }
 
 // Open is a file for the dry run to read: what this call wrote, else the real file, bounded.
-func (d *Run) Open(name, dir string) (io.Reader, error) {
+func (d *Run) Open(name, dir string) (io.ReadWriteCloser, error) {
 	p := Abs(name, dir)
-	if c := d.File(p); c != nil {
-		if !c.known {
-			return strings.NewReader(Unknown + "\n"), nil
-		}
-		return bytes.NewReader(c.buf.Bytes()), nil
+	if c := d.File(p); c != nil && c.known {
+		return reader{bytes.NewReader(c.buf.Bytes())}, nil
+	} else if c != nil {
+		return reader{strings.NewReader(Unknown + "\n")}, nil
 	}
 	text, err := ReadFile(p)
 	if errors.Is(err, regular.ErrNotRegular) {
-		return strings.NewReader(""), nil
-	}
-	if len(text) >= MaxRead { // ReadFile cut it at its bound: what follows is not known
+		err = nil
+	} else if len(text) >= MaxRead { // ReadFile cut it at its bound: what follows is not known
 		text += "\n" + Unknown + "\n"
 	}
-	return strings.NewReader(text), err
+	return reader{strings.NewReader(text)}, err
 }
 
 // Shell is one interpreter in a dry run: the top script or a nested shell.
@@ -439,11 +437,10 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	if s.Top {
 		s.Run.with(func() { s.Run.ran[hc.Pos] = true })
 	}
-	if (args[0] == "builtin" || args[0] == "command") && len(args) > 1 && reparsed[args[1]] {
+	if (args[0] == "builtin" || args[0] == "command") && len(args) > 1 && ownBuiltins[args[1]] {
 		args = args[1:]
 	}
-	if args[0] == "kill" || len(args) > 1 && args[1] == "kill" && (args[0] == "command" || args[0] == "builtin") {
-		// A builtin the interpreter does not run: judged here, not in exec.
+	if args[0] == "kill" { // a builtin the interpreter does not run: judged here, not in exec
 		hc.Stdout = io.Discard
 		if err := s.Run.Judge.Exec(s, hc, args); err != nil {
 			return nil, err
@@ -519,8 +516,8 @@ func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error
 	return []string{"eval", prepared(string(b))}, nil
 }
 
-// reparsed are the builtins that parse text of their own, prepared.
-var reparsed = map[string]bool{"eval": true, "trap": true, "source": true, ".": true}
+// ownBuiltins are the builtins call handles: kill, and those that parse text of their own, prepared.
+var ownBuiltins = map[string]bool{"eval": true, "trap": true, "source": true, ".": true, "kill": true}
 
 // prepared is src parsed, prepared and printed back; src if it does not parse.
 func prepared(src string) string {
@@ -591,26 +588,20 @@ func (s *Shell) open(ctx context.Context, name string, flag int, _ os.FileMode) 
 		return reader{strings.NewReader(Unknown + "\n")}, nil
 	}
 	s.Run.Judge.Read(s, hc, name)
-	r, err := s.Run.Open(name, hc.Dir)
-	if err != nil {
-		return nil, err
-	}
-	return reader{r}, nil
+	return s.Run.Open(name, hc.Dir)
 }
 
 // stat answers tests and cd from the real files and the captures; an unknown path is a folder.
 func (s *Shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
-	if strings.Contains(name, Unknown) {
-		return fakeInfo{name: path.Base(name), dir: true}, nil
-	}
 	fi, err := interp.DefaultStatHandler()(ctx, name, follow)
-	if err == nil {
-		return fi, nil
-	}
-	if c := s.Run.File(path.Clean(filepath.ToSlash(name))); c != nil {
+	c := s.Run.File(path.Clean(filepath.ToSlash(name)))
+	switch {
+	case strings.Contains(name, Unknown):
+		return fakeInfo{name: path.Base(name), dir: true}, nil
+	case err != nil && c != nil:
 		return fakeInfo{name: path.Base(name), dir: c.Dir}, nil
 	}
-	return nil, err
+	return fi, err
 }
 
 // access answers cd's and test's permission checks like stat.

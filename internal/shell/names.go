@@ -59,20 +59,7 @@ func unwrap(args []string, saw func(i int)) (int, bool) {
 
 // SkipOpts is a Skip for options taking a value in short, and positional operands first.
 func SkipOpts(short string, positional int) func([]string) int {
-	return func(args []string) int {
-		i := 0
-		for i < len(args) && !unknown(args[i]) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
-			t := args[i]
-			i++
-			if t == "--" {
-				break
-			}
-			if !strings.HasPrefix(t, "--") && len(t) == 2 && strings.Contains(short, t[1:]) {
-				i++ // its value
-			}
-		}
-		return i + positional
-	}
+	return func(args []string) int { return len(args) - len(ParseText(args, "+"+short).Ops) + positional }
 }
 
 // Opts is a program's arguments as getopt reads them.
@@ -163,9 +150,10 @@ func ShellOpts[W any](args []W, text func(W) string, lit func(string) W) Opts[W]
 
 // ParseText is Parse of plain strings.
 func ParseText(args []string, short string, long ...string) Opts[string] {
-	same := func(s string) string { return s }
 	return Parse(args, same, same, short, long...)
 }
+
+func same(s string) string { return s }
 
 // EnvOpt is a run of env's options, or a NAME=value word (Assign).
 type EnvOpt struct {
@@ -192,7 +180,7 @@ func EnvOptions(args []string) (opts []EnvOpt, program int) {
 		if unknown(t) || !strings.HasPrefix(t, "-") {
 			break
 		}
-		o := Parse(args[program:], dash, func(t string) string { return t }, "+uCS", "unset", "chdir", "split-string")
+		o := Parse(args[program:], dash, same, "+uCS", "unset", "chdir", "split-string")
 		opts, program = append(opts, EnvOpt{Opts: o}), len(args)-len(o.Ops)
 		if o.Has("--") {
 			break

@@ -28,9 +28,7 @@ type File struct {
 func Files(run, root string) []File {
 	r := newResolver(run, root)
 	if p, ok := plainProgram(run, r.Root); ok {
-		if p != "" {
-			r.program(r.top, p, r.Root, nil, false)
-		}
+		r.project(r.top, p, r.Root, nil, false)
 		return r.files()
 	}
 	r.top.run(run, r.Root, nil, nil)
@@ -40,9 +38,10 @@ func Files(run, root string) []File {
 	return r.files()
 }
 
-// named records the programs the run line's own commands name: its
-// analysis stopped before its end (a bound, or its deadline under load),
-// and a program after a slow source must not be left for the agent.
+// named records the programs the run line's own commands name, from where
+// the line cds and from the root (a subshell's cd ends): its analysis
+// stopped before its end, and a program after a slow source must not be
+// left for the agent.
 func (r *resolver) named(run string) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(run), "")
 	if err != nil {
@@ -50,7 +49,7 @@ func (r *resolver) named(run string) {
 	}
 	// Quotes and $CLAUDE_PROJECT_DIR expanded, the usual spellings of a run line.
 	cfg := &expand.Config{Env: expand.ListEnviron("CLAUDE_PROJECT_DIR=" + r.Root), NoUnset: true}
-	dir := r.Root // after a cd; a program is named from the root too (a subshell's cd ends)
+	dir := r.Root
 	syntax.Walk(f, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 {
@@ -60,35 +59,14 @@ func (r *resolver) named(run string) {
 		for i, w := range c.Args {
 			args[i], _ = expand.Literal(cfg, w)
 		}
-		if strings.Contains(args[0], "/") && runnable(args[0]) {
-			r.name(args[0], dir) // scripts/taskset, whatever its name
+		if i, ok := unwrap(args, func(int) {}); ok && i+2 == len(args) && args[i] == "cd" {
+			dir = Abs(args[i+1], dir)
 		}
-		i, ok := unwrap(args, func(j int) { // timeout 5 x.sh, env A=1 x.sh; timeout 5 scripts/taskset
-			if strings.Contains(args[j], "/") && runnable(args[j]) {
-				r.name(args[j], dir)
-			}
-		})
-		if !ok || i >= len(args) {
-			return true
-		}
-		if args = args[i:]; args[0] == "cd" && len(args) == 2 {
-			dir = Abs(args[1], dir)
-			return true
-		}
-		if prog, _, _, _ := command(args); prog != "" {
-			r.name(prog, dir)
+		for _, d := range slices.Compact([]string{dir, r.Root}) {
+			r.Exec(r.top, interp.HandlerContext{Dir: d, Stdout: io.Discard}, args)
 		}
 		return true
 	})
-}
-
-// name records the program prog, named from dir and from the root, when inside the root.
-func (r *resolver) name(prog, dir string) {
-	for _, p := range []string{Abs(prog, dir), Abs(prog, r.Root)} {
-		if Within(p, r.Root) && p != r.Root {
-			r.add(File{Path: p})
-		}
-	}
 }
 
 // Key is what Files of run depends on besides the files (not a plain line's arguments).
@@ -128,9 +106,10 @@ func (r *resolver) add(f File) bool {
 
 func (r *resolver) files() []File { return locked(r.Run, func() []File { return slices.Clone(r.out) }) }
 
-// program records p, run in dir with args, and follows its sources; shell: sh runs it.
-func (r *resolver) program(s *Shell, p, dir string, args []string, shell bool) {
-	if !r.add(File{Path: p}) {
+// project records prog run in dir with args, when inside the root, and follows its sources; shell: sh runs it.
+func (r *resolver) project(s *Shell, prog, dir string, args []string, shell bool) {
+	p := Abs(prog, dir)
+	if !r.inside(p) || !r.add(File{Path: p}) {
 		return
 	}
 	text, err := ReadFile(p)
@@ -169,7 +148,7 @@ func ReadFile(p string) (string, error) {
 
 // Source follows and records a file sourced inside the project.
 func (r *resolver) Source(s *Shell, p string) bool {
-	if !Within(p, r.Root) || p == r.Root {
+	if !r.inside(p) {
 		return false
 	}
 	if _, err := ReadFile(p); err != nil {
@@ -212,12 +191,7 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	return nil
 }
 
-// project records prog run in dir, when it lies inside the root, and follows its sources.
-func (r *resolver) project(s *Shell, prog, dir string, args []string, shell bool) {
-	if p := Abs(prog, dir); Within(p, r.Root) && p != r.Root {
-		r.program(s, p, dir, args, shell)
-	}
-}
+func (r *resolver) inside(p string) bool { return Within(p, r.Root) && p != r.Root }
 
 // command is the project program args (unwrapped) runs, with its
 // arguments: a shell's or an interpreter's script (code: a shell's -c
@@ -228,7 +202,7 @@ func command(args []string) (prog string, rest []string, shell bool, code string
 	base, interpreted := Interpreter(name)
 	switch {
 	case IsShell(name) || name == "." || name == "source":
-		o := ShellOpts(args[1:], func(t string) string { return t }, func(t string) string { return t })
+		o := ShellOpts(args[1:], same, same)
 		if o.Has("c") && len(o.Ops) > 0 {
 			return "", nil, true, o.Ops[0]
 		}

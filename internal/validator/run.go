@@ -22,9 +22,7 @@ import (
 
 const (
 	defaultOutputLimit = 64 << 10
-	// DefaultTimeout bounds a validator whose Spec sets none, within the
-	// clients' 600 s Stop hook timeout.
-	DefaultTimeout = 5 * time.Minute
+	DefaultTimeout     = 5 * time.Minute // of a Spec that sets none, within the clients' 600 s Stop hook timeout
 	// drainGrace and reapGrace bound the wait for output and the reaping of
 	// a killed group: an escaped (setsid) or stuck child cannot hold the gate.
 	drainGrace   = 250 * time.Millisecond
@@ -48,26 +46,23 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 			results[i].Name = specs[i].Name
 		}
 	}()
-	if env.FailFast && !filesPass(env, specs, results) {
-		return results // a file check failed: no run validator is started
-	}
-	var boxed []int // the run specs that share the sandbox
-	if env.Confine != nil {
-		for i, s := range specs {
-			if s.Run != "" {
-				boxed = append(boxed, i)
-			}
+	for i, s := range specs {
+		if env.FailFast && s.Run == "" && s.Judge == nil { // first: one failing starts no run validator
+			results[i] = saw(runOne(ctx, env, s, nil))
 		}
 	}
-	var dog *watchdog // nil in the sandbox (Env.boxed)
-	if !env.boxed {
-		dog = &watchdog{}
+	var boxed []int // the run specs that share the sandbox
+	for i, s := range specs {
+		if env.Confine != nil && s.Run != "" {
+			boxed = append(boxed, i)
+		}
 	}
+	dog := &watchdog{off: env.boxed} // none in the sandbox: its pid namespace ends every validator
 	defer dog.stop()
 	each(len(specs), func(i int) {
 		switch {
 		case specs[i].Judge != nil: // below: it may read the others' output
-		case env.FailFast && specs[i].Run == "": // a file check, run first (filesPass)
+		case env.FailFast && specs[i].Run == "": // a file check, run first
 		case len(boxed) == 0 || specs[i].Run == "":
 			results[i] = saw(runOne(ctx, env, specs[i], dog))
 		case i == boxed[0]: // the sandbox, for every boxed spec; its runner stops them itself
@@ -88,23 +83,6 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 
 var errStopped = errors.New("stopped: another check failed first (fail_fast)")
 
-// filesPass runs the file checks and reports whether all passed; if not, the others are stopped.
-func filesPass(env Env, specs []Spec, results []Result) bool {
-	pass := true
-	for i, s := range specs {
-		if s.Run == "" && s.Judge == nil {
-			results[i] = runOne(context.Background(), env, s, nil)
-			pass = pass && results[i].Passed
-		}
-	}
-	for i, s := range specs {
-		if !pass && (s.Run != "" || s.Judge != nil) {
-			results[i] = stopped()
-		}
-	}
-	return pass
-}
-
 func stopped() Result { return Result{Problem: errStopped.Error(), ExitCode: -1, Stopped: true} }
 
 // each runs f(0) … f(n-1) at once and returns when all have returned.
@@ -116,7 +94,7 @@ func each(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// runOne runs one spec unconfined and timed; dog is nil in the sandbox, whose pid namespace ends all.
+// runOne runs one spec unconfined and timed.
 func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	start := time.Now()
 	var r Result
@@ -174,11 +152,11 @@ var (
 // runCommand runs s.Run with sh -c in its own process group, bounded.
 func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	notStarted := func(why string) Result { return Result{Problem: "cannot start: " + why, ExitCode: -1} }
-	if why := Unrunnable(env.Dir, s.Run); why != "" {
-		return notStarted(why)
-	}
 	if errors.Is(context.Cause(ctx), errStopped) {
 		return stopped()
+	}
+	if why := Unrunnable(env.Dir, s.Run); why != "" {
+		return notStarted(why)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -188,7 +166,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	adopt.Do(adoptOrphans)
-	dog.ready()
+	dog.watch(0)
 	runtime.LockOSThread() // until Wait: see launch
 	defer runtime.UnlockOSThread()
 	pr, err := launch(cmd)
@@ -437,26 +415,23 @@ func (c *capped) scan(p []byte, budget int) {
 // validators' groups when the pipe only the gate holds closes (the gate
 // died, even by SIGKILL): Pdeathsig reaches their shells, not their children.
 type watchdog struct {
-	once sync.Once // ready before each watch; stop after every command ended
+	off  bool      // in the sandbox
+	once sync.Once // started before the first command; stopped after every command ended
 	cmd  *exec.Cmd
 	pw   *os.File
 }
 
-// ready starts the watchdog, once, before a command starts; a nil one is the sandbox's.
-func (d *watchdog) ready() {
-	if d != nil {
-		d.once.Do(d.start)
-	}
-}
-
-// watch hands the group pgid to the watchdog.
+// watch hands the group pgid to the watchdog, started before the command (pgid 0).
 func (d *watchdog) watch(pgid int) {
-	if d != nil && d.pw != nil {
+	if d.once.Do(d.start); d.pw != nil && pgid != 0 {
 		fmt.Fprintf(d.pw, "%d\n", pgid)
 	}
 }
 
 func (d *watchdog) start() {
+	if d.off {
+		return
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return
@@ -464,7 +439,7 @@ func (d *watchdog) start() {
 	defer pr.Close()
 	cmd := exec.Command(program.Shell(), "-c", `while read p; do g="$g -$p"; done; kill -9 $g`)
 	cmd.Stdin, cmd.SysProcAttr = pr, &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if cmd.Start() != nil {
 		pw.Close()
 		return
 	}
@@ -473,7 +448,7 @@ func (d *watchdog) start() {
 
 // stop ends the watchdog, before the pipe closes: it kills nothing.
 func (d *watchdog) stop() {
-	if d != nil && d.cmd != nil {
+	if d.cmd != nil {
 		d.cmd.Process.Kill()
 		d.cmd.Wait()
 		d.pw.Close()

@@ -205,7 +205,10 @@ type boxLine struct {
 func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, saw func(Result) Result) {
 	boxed := make([]Spec, len(idx))
 	for j, i := range idx {
-		boxed[j] = specs[i]
+		boxed[j], results[i] = specs[i], stopped() // by a file check (fail_fast), unless run
+	}
+	if errors.Is(context.Cause(ctx), errStopped) {
+		return
 	}
 	got, err := confined(ctx, env, boxed)
 	each(len(idx), func(j int) {
