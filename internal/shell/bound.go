@@ -26,11 +26,11 @@ const (
 
 var errMemory = errors.New("dry run over its memory bound")
 
-// guarded puts a memCheck before each statement of list, once (PIPESTATUS keeps it adjacent).
-func guarded(list []*syntax.Stmt, pipestatus bool) []*syntax.Stmt {
+// guarded puts a memCheck before each statement of list, once.
+func guarded(list []*syntax.Stmt) []*syntax.Stmt {
 	out := make([]*syntax.Stmt, 0, 2*len(list))
 	for i, st := range list {
-		if !isMemCheck(st) && (i == 0 || !isMemCheck(list[i-1])) && !(pipestatus && readsPipestatus(st)) {
+		if !isMemCheck(st) && (i == 0 || !isMemCheck(list[i-1])) {
 			out = append(out, call(memCheck))
 		}
 		out = append(out, st)
@@ -51,25 +51,24 @@ func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 
 // addMemChecks puts the checks into every statement list of f.
 func addMemChecks(f syntax.Node) {
-	ps := readsPipestatus(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.File:
-			n.Stmts = guarded(n.Stmts, ps)
+			n.Stmts = guarded(n.Stmts)
 		case *syntax.Block:
-			n.Stmts = guarded(n.Stmts, ps)
+			n.Stmts = guarded(n.Stmts)
 		case *syntax.Subshell:
-			n.Stmts = guarded(n.Stmts, ps)
+			n.Stmts = guarded(n.Stmts)
 		case *syntax.IfClause:
-			n.Cond, n.Then = guarded(n.Cond, ps), guarded(n.Then, ps)
+			n.Cond, n.Then = guarded(n.Cond), guarded(n.Then)
 		case *syntax.WhileClause:
-			n.Cond, n.Do = guarded(n.Cond, ps), guarded(n.Do, ps)
+			n.Cond, n.Do = guarded(n.Cond), guarded(n.Do)
 		case *syntax.ForClause:
-			n.Do = guarded(n.Do, ps)
+			n.Do = guarded(n.Do)
 		case *syntax.CaseItem:
-			n.Stmts = guarded(n.Stmts, ps)
+			n.Stmts = guarded(n.Stmts)
 		case *syntax.CmdSubst:
-			n.Stmts = guarded(n.Stmts, ps)
+			n.Stmts = guarded(n.Stmts)
 		case *syntax.BinaryCmd:
 			n.Y = guardedStmt(n.Y)
 		}
@@ -84,23 +83,6 @@ func call(name string) *syntax.Stmt {
 func isMemCheck(st *syntax.Stmt) bool {
 	c, ok := st.Cmd.(*syntax.CallExpr)
 	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == memCheck
-}
-
-// has reports whether some node of n passes match.
-func has(n syntax.Node, match func(syntax.Node) bool) bool {
-	found := false
-	syntax.Walk(n, func(n syntax.Node) bool {
-		found = found || match(n)
-		return !found
-	})
-	return found
-}
-
-func readsPipestatus(n syntax.Node) bool {
-	return has(n, func(n syntax.Node) bool {
-		p, ok := n.(*syntax.ParamExp)
-		return ok && p.Param != nil && p.Param.Value == "PIPESTATUS"
-	})
 }
 
 // held is the bytes of env's variables and positional parameters.
@@ -218,12 +200,12 @@ func literalSize(p syntax.WordPart) int {
 	return maxWeight + 1
 }
 
-// tooBig says why f is too large to dry-run, or "" (cmds: count commands).
-// Expansions weigh what they can copy between two checks: a substitution
-// copies its replacement per match, so one expanding anything (${x//?/$x}
-// squares x) is past the bound.
-func tooBig(f *syntax.File, cmds bool) string {
-	n, braces, weight := 0, 0, 0
+// tooBig says why f is too large to dry-run (stop), or a doubt it can be
+// dry-run with, or "" (cmds: count commands). Expansions weigh what they
+// can copy between two checks: a substitution copies its replacement per
+// match, so one expanding anything (${x//?/$x} squares x) is past the bound.
+func tooBig(f *syntax.File, cmds bool) (why string, stop bool) {
+	n, braces, weight, anchored := 0, 0, 0, false
 	syntax.Walk(f, func(node syntax.Node) bool {
 		switch node := node.(type) {
 		case *syntax.CallExpr:
@@ -236,6 +218,10 @@ func tooBig(f *syntax.File, cmds bool) string {
 			braces = max(braces, braceCount(node))
 		case *syntax.ParamExp:
 			weight++
+			if r := node.Repl; r != nil && r.Orig != nil && len(r.Orig.Parts) > 0 {
+				lit, ok := r.Orig.Parts[0].(*syntax.Lit) // ${f/#x/y}, ${f/%x/y}: the interpreter does not apply them
+				anchored = anchored || ok && strings.IndexAny(lit.Value, "#%") == 0
+			}
 			if node.Repl != nil && node.Repl.With != nil {
 				for _, p := range node.Repl.With.Parts {
 					weight += literalSize(p)
@@ -248,13 +234,15 @@ func tooBig(f *syntax.File, cmds bool) string {
 	})
 	switch {
 	case cmds && n > maxCmds:
-		return "it has more commands than the guard's dry run follows"
+		return "it has more commands than the guard's dry run follows", true
 	case braces > maxBraces:
-		return "its brace expansions make more words than the guard's dry run follows"
+		return "its brace expansions make more words than the guard's dry run follows", true
 	case weight > maxWeight:
-		return "it expands more text than the guard's dry run holds in memory"
+		return "it expands more text than the guard's dry run holds in memory", true
+	case anchored:
+		return "it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply", false
 	}
-	return ""
+	return "", false
 }
 
 // braceCount is how many words w's brace expansion makes, capped.
@@ -313,64 +301,45 @@ func seqLen(b *syntax.BraceExp) int {
 // keeps and bash removes, in unquoted assignments, array elements,
 // redirections and expansions (f=mapping\s.toml): else the dry run would
 // judge another file than the one the shell writes.
-func quoteWordEscapes(n syntax.Node) { quoteEscapesIn(n, false) }
-
-// quoteEscapesIn is quoteWordEscapes inside double quotes or not, afresh in "$(…)".
-func quoteEscapesIn(n syntax.Node, inQuotes bool) {
-	rewrite := func(ws ...*syntax.Word) {
-		for _, w := range ws {
-			if w == nil || inQuotes {
-				continue
-			}
-			var parts []syntax.WordPart
-			for _, p := range w.Parts {
-				if lit, ok := p.(*syntax.Lit); ok && strings.Contains(lit.Value, `\`) {
-					parts = append(parts, quoteEscapes(lit.Value)...)
-				} else {
-					parts = append(parts, p)
-				}
-			}
-			w.Parts = parts
-		}
-	}
+func quoteWordEscapes(n syntax.Node) {
 	syntax.Walk(n, func(m syntax.Node) bool {
-		var stmts []*syntax.Stmt
 		switch m := m.(type) {
-		case *syntax.DblQuoted:
-			for _, p := range m.Parts {
-				quoteEscapesIn(p, true)
-			}
+		case *syntax.DblQuoted: // as written, but for the scripts it substitutes
+			syntax.Walk(m, func(k syntax.Node) bool {
+				if cs, ok := k.(*syntax.CmdSubst); ok {
+					quoteWordEscapes(cs)
+					return false
+				}
+				return true
+			})
 			return false
-		case *syntax.CmdSubst:
-			stmts = m.Stmts
-		case *syntax.ProcSubst:
-			stmts = m.Stmts
 		case *syntax.Assign:
-			rewrite(m.Value)
+			quoteEscapes(m.Value)
 		case *syntax.ArrayElem:
-			rewrite(m.Value)
+			quoteEscapes(m.Value)
 		case *syntax.Redirect:
 			if m.Op != syntax.Hdoc && m.Op != syntax.DashHdoc { // a delimiter stays as written
-				rewrite(m.Word)
+				quoteEscapes(m.Word)
 			}
 		case *syntax.ParamExp:
 			if m.Exp != nil {
-				rewrite(m.Exp.Word)
+				quoteEscapes(m.Exp.Word)
 			}
 			if m.Repl != nil {
-				rewrite(m.Repl.Orig, m.Repl.With)
+				quoteEscapes(m.Repl.Orig)
+				quoteEscapes(m.Repl.With)
 			}
 		}
-		for _, st := range stmts {
-			quoteEscapesIn(st, false)
-		}
-		return stmts == nil
+		return true
 	})
 }
 
-// quoteEscapes writes the escapes of an unquoted literal (\c) as quoted
+// quoteEscapes writes the escapes of w's unquoted literals (\c) as quoted
 // characters ('c', or "'"); an escaped newline is dropped, as bash does.
-func quoteEscapes(s string) []syntax.WordPart {
+func quoteEscapes(w *syntax.Word) {
+	if w == nil {
+		return
+	}
 	var parts []syntax.WordPart
 	var run strings.Builder
 	flush := func() {
@@ -379,37 +348,32 @@ func quoteEscapes(s string) []syntax.WordPart {
 			run.Reset()
 		}
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			run.WriteByte(s[i])
+	for _, p := range w.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if !ok || !strings.Contains(lit.Value, `\`) {
+			flush()
+			parts = append(parts, p)
 			continue
 		}
-		i++
-		if s[i] == '\n' {
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		c := s[i : i+size]
-		i += size - 1
-		flush()
-		if c == "'" {
-			parts = append(parts, &syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.Lit{Value: c}}})
-		} else {
-			parts = append(parts, &syntax.SglQuoted{Value: c})
+		for s, i := lit.Value, 0; i < len(s); i++ {
+			if s[i] != '\\' || i+1 == len(s) {
+				run.WriteByte(s[i])
+				continue
+			}
+			if i++; s[i] == '\n' {
+				continue
+			}
+			_, size := utf8.DecodeRuneInString(s[i:])
+			c := s[i : i+size]
+			i += size - 1
+			flush()
+			if c == "'" {
+				parts = append(parts, &syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.Lit{Value: c}}})
+			} else {
+				parts = append(parts, &syntax.SglQuoted{Value: c})
+			}
 		}
 	}
 	flush()
-	return parts
-}
-
-// anchored reports ${f/#x/y} or ${f/%x/y}, which the interpreter does not apply.
-func anchored(f syntax.Node) bool {
-	return has(f, func(n syntax.Node) bool {
-		p, ok := n.(*syntax.ParamExp)
-		if !ok || p.Repl == nil || p.Repl.Orig == nil || len(p.Repl.Orig.Parts) == 0 {
-			return false
-		}
-		lit, ok := p.Repl.Orig.Parts[0].(*syntax.Lit)
-		return ok && lit.Value != "" && (lit.Value[0] == '#' || lit.Value[0] == '%')
-	})
+	w.Parts = parts
 }

@@ -211,12 +211,11 @@ func (d *Run) Load(src string) *syntax.File {
 	}
 	prepare(f)
 	_, line := d.Judge.(*resolver) // a run line's scripts are the user's: bounded by steps, not length
-	if why := tooBig(f, !line); why != "" {
+	if why, stop := tooBig(f, !line); why != "" {
 		d.Doubt(why)
-		return nil
-	}
-	if anchored(f) {
-		d.Doubt("it uses an anchored replacement (${x/#…/…}, ${x/%…/…}), which the guard's dry run does not apply")
+		if stop {
+			return nil
+		}
 	}
 	return f
 }
@@ -257,7 +256,7 @@ func prepare(f *syntax.File) {
 func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
 	opts := []interp.RunnerOption{
 		interp.Env(Environ{Root: s.Run.Root, Home: s.Run.Home, Lenient: s.Pass.Lenient, run: s.Run, Inherit: s.Env}),
-		interp.Dir(dir),
+		interp.Dir(existingAncestor(dir)), // a missing folder fails the interpreter's start
 		interp.StdIO(stdin, io.Discard, io.Discard),
 		interp.CallHandler(s.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
@@ -271,10 +270,6 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 	}
 	opts = append(opts, interp.Params(append(flags, params...)...))
 	r, err := interp.New(opts...)
-	if err != nil && dir != existingAncestor(dir) {
-		opts[1] = interp.Dir(existingAncestor(dir))
-		r, err = interp.New(opts...)
-	}
 	if err != nil {
 		s.Run.Doubt("the guard could not start its dry run (" + err.Error() + ")")
 		return nil

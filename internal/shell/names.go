@@ -9,32 +9,29 @@ import (
 // Unknown stands for a value a dry run cannot know: no word holding it is judged.
 const Unknown = "\x01?\x01"
 
-// wrappers run a command after their options: each returns the arguments to skip, -1 for none.
-var wrappers = map[string]func([]string) int{
-	"sudo": SkipOpts("ugpCDrtUT", 0), "doas": SkipOpts("uC", 0), "nice": SkipOpts("n", 0),
-	"nohup": SkipOpts("", 0), "builtin": SkipOpts("", 0), "chronic": SkipOpts("", 0),
-	"unbuffer": SkipOpts("", 0), "setsid": SkipOpts("", 0), "exec": SkipOpts("a", 0),
-	"time": SkipOpts("fo", 0), "timeout": SkipOpts("sk", 1), "stdbuf": SkipOpts("ioe", 0),
-	"ionice": SkipOpts("cnpPu", 0), "busybox": SkipOpts("", 0), "taskset": SkipOpts("", 1), "chrt": SkipOpts("TPD", 1),
-	"prlimit": SkipOpts("", 0),
-	"env": func(args []string) int {
-		_, program := EnvOptions(args)
-		return program
-	},
-	"command": func(args []string) int {
-		if slices.Contains(args, "-v") || slices.Contains(args, "-V") {
-			return -1 // a lookup, nothing runs
-		}
-		return SkipOpts("", 0)(args)
-	},
+// wrappers run a command after their options, those in values taking one, and operands.
+var wrappers = map[string]struct {
+	values   string
+	operands int
+}{
+	"sudo": {"ugpCDrtUT", 0}, "doas": {"uC", 0}, "nice": {"n", 0}, "nohup": {}, "builtin": {}, "chronic": {},
+	"unbuffer": {}, "setsid": {}, "exec": {"a", 0}, "time": {"fo", 0}, "timeout": {"sk", 1}, "stdbuf": {"ioe", 0},
+	"ionice": {"cnpPu", 0}, "busybox": {}, "taskset": {"", 1}, "chrt": {"TPD", 1}, "prlimit": {}, "env": {}, "command": {},
 }
 
 // Skip says whether name wraps the command in args, and how many arguments precede it (out of range: none).
 func Skip(name string, args []string) (skip int, wraps bool) {
-	if w, ok := wrappers[name]; ok {
-		return w(args), true
+	w, ok := wrappers[name]
+	switch {
+	case !ok:
+		return 0, false
+	case name == "env":
+		_, program := EnvOptions(args)
+		return program, true
+	case name == "command" && (slices.Contains(args, "-v") || slices.Contains(args, "-V")):
+		return -1, true // a lookup, nothing runs
 	}
-	return 0, false
+	return len(args) - len(ParseText(args, "+"+w.values).Ops) + w.operands, true
 }
 
 // Unwrap is the index of the command args' wrappers run; false when a wrapper runs nothing.
@@ -55,11 +52,6 @@ func unwrap(args []string, saw func(i int)) (int, bool) {
 		i += 1 + skip
 	}
 	return i, true
-}
-
-// SkipOpts is a Skip for options taking a value in short, and positional operands first.
-func SkipOpts(short string, positional int) func([]string) int {
-	return func(args []string) int { return len(args) - len(ParseText(args, "+"+short).Ops) + positional }
 }
 
 // Opts is a program's arguments as getopt reads them.

@@ -1,7 +1,6 @@
-// Package trust declares the gate's trusted base (Base): every program a
-// hook or the gate executes and every file read to reach a verdict. Every
-// wall derives from it: the guard's set, the client's OS wall, the
-// validators' confinement. What runs or is read anew is named here.
+// Package trust declares the gate's trusted base (Base): every program run
+// and file read to reach a verdict; the guard's set, the client's OS wall
+// and the validators' confinement all derive from it.
 package trust
 
 import (
@@ -26,23 +25,20 @@ import (
 // Project is what a project's trusted base is computed from.
 type Project struct {
 	Root, Home string
-	File       string         // the config file in use
-	Config     *config.Config // nil when it cannot be loaded
-	Transcript string         // the session's; "" outside a hook
-	// more folders of the hook programs (gate init --bin), and programs
-	// about to be registered (gate init)
-	Bins, Registered []string
-	Regs             []guard.Registered // the hook files' (guard.Registrations); nil: read here
-	PluginRoot       string             // CLAUDE_PLUGIN_ROOT, when the hooks run from the plugin
+	File       string             // the config file in use
+	Config     *config.Config     // nil when it cannot be loaded
+	Transcript string             // the session's; "" outside a hook
+	Bins       []string           // more folders of the hook programs (gate init --bin)
+	Registered []string           // programs about to be registered (gate init)
+	Regs       []guard.Registered // the hook files' (guard.Registrations); nil: read here
+	PluginRoot string             // CLAUDE_PLUGIN_ROOT, when the hooks run from the plugin
 }
 
 // Base is the trusted base of a project.
 type Base struct {
 	Root, Home string
 	Shared     []guard.Protected // the project's (guard.Entries), the wall's too
-	// Local are this machine's, outside the project (the user's Claude
-	// Code settings, the programs beside the running one, the plugin):
-	// the guard and the confinement name them, the team's wall does not.
+	// Local are this machine's (user settings, the programs beside the running one, the plugin): not the team's wall's.
 	Local []guard.Protected
 }
 
@@ -67,11 +63,8 @@ func For(p Project) (*Base, error) {
 	var vs []*config.Validator
 	if p.Config == nil {
 		src.StateDir, _ = config.ReadStateDir(p.File, p.Root)
-	} else {
-		src.StateDir, src.Protect = p.Config.StateDir(), p.Config.Settings.Protect
-		if src.Protect == nil || len(src.Protect) > 0 {
-			vs, err = p.Config.Runs()
-		}
+	} else if src.StateDir, src.Protect = p.Config.StateDir(), p.Config.Settings.Protect; src.Protect == nil || len(src.Protect) > 0 {
+		vs, err = p.Config.Runs()
 	}
 	for _, v := range vs {
 		src.Runs = append(src.Runs, guard.Run{Name: v.Name, Command: v.Run})
@@ -137,10 +130,10 @@ func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
 func (b *Base) Empty() bool { return len(b.Shared) == 0 }
 
 // Confinement is a confined validator's paths and environment: read-only
-// the base, Go's build and module caches (the go.mod route builds the hooks
-// from them) and HOME; writable inside them the project, the XDG and npm
-// caches and TMPDIR; its own GOCACHE over the gate's. HOME's part only when
-// HOME is an absolute folder, not / nor the root, and something is protected.
+// the base, Go's caches (the go.mod route builds the hooks from them) and
+// HOME; writable inside them the project, the XDG and npm caches and
+// TMPDIR; its own GOCACHE. HOME's part only for an absolute folder HOME,
+// not / nor the root, when something is protected.
 func (b *Base) Confinement() (readOnly, writable, env []string) {
 	for _, p := range slices.Concat(b.Shared, b.Local) {
 		readOnly = append(readOnly, filepath.FromSlash(p.Path))
@@ -177,9 +170,8 @@ func absolute(ps ...string) []string {
 	return out
 }
 
-// markName is the file detect leaves in the folder of a session's
-// subagents once it arms a prompt: a sign of stopgate that `rm -rf` in the
-// project cannot take (the guard protects it with the transcript).
+// markName is the file detect leaves in a session's subagents folder once
+// it arms: a sign of stopgate `rm -rf` in the project cannot take.
 const markName = "stopgate-armed"
 
 // markFile is the session's mark; "" unless the transcript is a .jsonl outside root.
@@ -264,9 +256,8 @@ func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting 
 }
 
 // DotEnvHookEnv returns the .env files the client named loads that set a
-// variable of HookEnv, or that cannot be judged: a named pipe (it would
-// hold the gate, and feed the client what it likes) or a file over 1 MiB.
-// One the gate may not open is left out: the client cannot read it either.
+// variable of HookEnv, or that cannot be judged (a named pipe, over 1 MiB);
+// one the gate may not open is left out: the client cannot read it either.
 func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
 	var out []DotEnvSetting
 	for _, f := range DotEnv(name, root, home) {
@@ -333,8 +324,7 @@ func showPath(root, home, f string) string {
 
 // hookEnv are the variables (path.Match patterns) that choose what the
 // hooks and validators run, load, look at, and whom a judge's request
-// reaches (a proxy the agent names would answer for the model). A settings
-// file's env that sets one is judged as disableAllHooks is.
+// reaches: a settings file's env that sets one is judged as disableAllHooks is.
 var hookEnv = []string{
 	"PATH", "HOME", "SHELL", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH",
 	"LD_*", "DYLD_*", "GO*", "CGO_*", "NODE_OPTIONS", "NODE_PATH", "npm_config_*", "NPM_CONFIG_*",
