@@ -44,22 +44,18 @@ var probe struct {
 
 // Bwrap returns the path of a bwrap that can confine a command here, or why none; it probes once.
 func Bwrap() (string, error) {
-	probe.once.Do(func() { probe.path, probe.err = findBwrap(); probe.made.Store(true) })
+	probe.once.Do(func() {
+		defer probe.made.Store(true)
+		if probe.path, probe.err = lookBwrap(); probe.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if out, err := exec.CommandContext(ctx, probe.path, append(slices.Clone(bwrapBase), "--", "true")...).CombinedOutput(); err != nil {
+			probe.path, probe.err = "", cannotSandbox(probe.path, string(out), err)
+		}
+	})
 	return probe.path, probe.err
-}
-
-func findBwrap() (string, error) {
-	path, err := lookBwrap()
-	if err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, append(slices.Clone(bwrapBase), "--", "true")...).CombinedOutput()
-	if err != nil {
-		return "", cannotSandbox(path, string(out), err)
-	}
-	return path, nil
 }
 
 func lookBwrap() (string, error) {
