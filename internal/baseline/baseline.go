@@ -6,6 +6,7 @@ package baseline
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -162,43 +163,52 @@ func positive(pats []string) []string {
 
 // walk states the files under root but .git and skip that set selects, and links to folders; past most, none.
 func walk(root string, set *pattern.Set, skip []string, most int, state func(path string) State) (map[string]State, error) {
-	var paths []string
-	var walkErr error
+	paths, linked, err := Walk(context.Background(), root, skip, set)
+	if len(paths) > most {
+		return nil, fmt.Errorf("more than %d files", most)
+	}
 	m := map[string]State{}
-	filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error { // fn's errors only
-		if err != nil {
-			walkErr = cmp.Or(walkErr, err)
+	for _, rel := range linked { // not followed (a loop, outside the root): a finding
+		m[rel] = State{Err: linkedDir}
+	}
+	for _, p := range paths {
+		m[p] = state(filepath.Join(root, filepath.FromSlash(p)))
+	}
+	return m, err
+}
+
+// Walk lists, sorted and slash-separated, the files under root that set (nil: every file) selects, but in .git
+// and skip (absolute) folders, and apart the links to folders set may enter. It lists on past an unreadable
+// folder, and returns the first such error; ctx done stops it.
+func Walk(ctx context.Context, root string, skip []string, set *pattern.Set) (files, linkedDirs []string, err error) {
+	set = cmp.Or(set, everything())
+	done := filepath.WalkDir(root, func(path string, de fs.DirEntry, werr error) error {
+		if werr != nil {
+			err = cmp.Or(err, werr)
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
-		if de.IsDir() {
-			if path != root && (de.Name() == ".git" || slices.Contains(skip, path) || !set.MayEnter(rel)) {
-				return filepath.SkipDir
+		switch {
+		case de.IsDir() && path != root && (de.Name() == ".git" || slices.Contains(skip, path) || !set.MayEnter(rel)):
+			return filepath.SkipDir
+		case de.IsDir():
+		case de.Type()&fs.ModeSymlink != 0 && isDir(path):
+			if set.MayEnter(rel) {
+				linkedDirs = append(linkedDirs, rel)
 			}
-			return nil
+		case set.Match(rel):
+			files = append(files, rel)
 		}
-		if de.Type()&fs.ModeSymlink != 0 {
-			if info, err := os.Stat(path); err == nil && info.IsDir() {
-				if set.MayEnter(rel) { // not followed (a loop, outside the root): a finding
-					m[rel] = State{Err: linkedDir}
-				}
-				return nil
-			}
-		}
-		if set.Match(rel) {
-			paths = append(paths, rel)
-		}
-		return nil
+		return ctx.Err()
 	})
-	if len(paths) > most {
-		return nil, fmt.Errorf("more than %d files", most)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		m[p] = state(filepath.Join(root, filepath.FromSlash(p)))
-	}
-	return m, walkErr
+	slices.Sort(files)
+	return files, linkedDirs, cmp.Or(done, err)
+}
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // unwrap drops the path from an error: the messages name the file.

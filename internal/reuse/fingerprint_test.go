@@ -29,7 +29,7 @@ func TestChanges(t *testing.T) {
 				write(t, root, "ignored/y", "y\n")
 				run(t, root, "git", "add", "a.go")
 			}
-			o := Options{Skip: []string{"state"}}
+			o := Options{Skip: []string{filepath.Join(root, "state")}}
 			if cached {
 				o.Cache = filepath.Join(t.TempDir(), "cache")
 			}

@@ -19,6 +19,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,11 +28,11 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/atomicfile"
+	"github.com/stopgate/stopgate/internal/baseline"
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/outcome"
 	"github.com/stopgate/stopgate/internal/pattern"
-	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/regular"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -79,10 +80,7 @@ func Start(cfg *config.Config, u Use, vs []*config.Validator, specs []validator.
 		return r, r.toRun()
 	}
 	r.seal, r.rec = seal, loadRecord(cfg.StateDir(), u.Scope, seal)
-	r.opts = Options{Want: want, Cache: filepath.Join(cfg.StateDir(), recordDir, "stat-cache")}
-	if rel, inside := project.Rel(cfg.Root, cfg.StateDir()); inside {
-		r.opts.Skip = []string{rel}
-	}
+	r.opts = Options{Skip: []string{cfg.StateDir()}, Want: want, Cache: filepath.Join(cfg.StateDir(), recordDir, "stat-cache")}
 	if !by.IsZero() {
 		by = r.now.Add(by.Sub(r.now) / 2) // the validators keep the other half
 	}
@@ -374,7 +372,7 @@ type Tree struct {
 
 // Options says what Take lists and where its cache is.
 type Options struct {
-	Skip  []string              // directories left out (relative, slash-separated)
+	Skip  []string              // directories left out (absolute)
 	Want  func(rel string) bool // nil: every file; else the files hashed
 	Cache string                // the stat cache's path (never git's index); "": hash every file
 }
@@ -385,10 +383,13 @@ var ErrClock = errors.New("the clock went backwards")
 // Take lists and hashes the tree at root; an unreadable file or ctx done first is an error: nothing is reused.
 func Take(ctx context.Context, root string, o Options) (*Tree, error) {
 	now := time.Now()
-	paths, err := walk(ctx, root, o.Skip)
+	files, linkedDirs, err := baseline.Walk(ctx, root, o.Skip, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fingerprint: %w", err)
 	}
+	paths := slices.DeleteFunc(append(files, linkedDirs...), func(rel string) bool {
+		return path.Base(rel) == ".git" // a linked worktree's or a submodule's pointer file
+	})
 	c, err := loadCache(o.Cache, now)
 	if errors.Is(err, ErrClock) {
 		return nil, err
@@ -440,35 +441,6 @@ func (t *Tree) Still(u *Tree, match func(rel string) bool) bool {
 		return slices.DeleteFunc(slices.Clone(fs), func(f File) bool { return match != nil && !match(f.Path) })
 	}
 	return slices.Equal(sel(t.Files), sel(u.Files))
-}
-
-// walk lists every file under root but those in .git folders and the skipped directories.
-func walk(ctx context.Context, root string, skip []string) ([]string, error) {
-	var paths []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (d.Name() == ".git" || slices.ContainsFunc(skip, func(s string) bool { return s != "" && (rel == s || strings.HasPrefix(rel, s+"/")) })) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Name() != ".git" { // a linked worktree's or a submodule's pointer file
-			paths = append(paths, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("fingerprint: %w", err)
-	}
-	return paths, nil
 }
 
 // hashAll hashes the files a few at a time and counts those not taken from the cache.
