@@ -26,7 +26,7 @@ import (
 
 // Scan judges the files changed since arming: one "path:line: what: text" a finding, sorted.
 func Scan(changes []baseline.Change) []string {
-	var f findings
+	var f []finding
 	var was, now []unit
 	for _, c := range changes {
 		k := kindOf(c.Path)
@@ -37,23 +37,23 @@ func Scan(changes []baseline.Change) []string {
 		}
 		added, err := baseline.AddedLines(old, cur)
 		if err != nil {
-			f.add(c.Path, 0, "could not judge", err.Error())
+			f = append(f, finding{c.Path, 0, "could not judge", err.Error()})
 			continue
 		}
 		for _, i := range added {
 			if r, ok := match(k, cur[i], false); ok && strings.HasPrefix(r.what, "secret") {
-				f.add(c.Path, i+1, r.what, "") // not copied into the answer, the log and telemetry
+				f = append(f, finding{c.Path, i + 1, r.what, ""}) // not copied into the answer, the log and telemetry
 			} else if ok {
-				f.add(c.Path, i+1, r.what, cur[i])
+				f = append(f, finding{c.Path, i + 1, r.what, cur[i]})
 			}
 		}
 	}
 	for _, c := range changes {
 		if !c.Exists && kindOf(c.Path)&tests != 0 && !moved(c.Path, was, now) {
-			f.add(c.Path, 0, "test file deleted", "")
+			f = append(f, finding{c.Path, 0, "test file deleted", ""})
 		}
 	}
-	f.compare(was, now)
+	f = append(f, compare(was, now)...)
 	slices.SortStableFunc(f, func(a, b finding) int {
 		return cmp.Or(strings.Compare(a.path, b.path), max(a.line, -a.line)-max(b.line, -b.line), a.line-b.line)
 	})
@@ -99,12 +99,6 @@ func (x finding) String() string {
 	return at + ": " + x.what + ": " + cli.Clip(strings.TrimSpace(x.text), 160, "…")
 }
 
-type findings []finding
-
-func (f *findings) add(path string, line int, what, text string) {
-	*f = append(*f, finding{path, line, what, text})
-}
-
 // unit is one test as a file defines it.
 type unit struct {
 	path, name string
@@ -115,22 +109,22 @@ type unit struct {
 }
 
 // compare judges the tests by name, as armed and now: removed, skipped, weakened, or redefined (Python).
-func (f *findings) compare(was, now []unit) {
+func compare(was, now []unit) (f []finding) {
 	w, n := tallies(was), tallies(now)
 	for _, name := range slices.Sorted(maps.Keys(w)) {
 		wt, nt := w[name], cmp.Or(n[name], &tally{})
 		switch {
 		case nt.n < wt.n:
-			f.add(wt.first.path, -wt.first.line, "test removed", name+" (the line as armed: no test of that name is left)")
+			f = append(f, finding{wt.first.path, -wt.first.line, "test removed", name + " (the line as armed: no test of that name is left)"})
 		case nt.skipped > wt.skipped:
-			f.add(nt.skip.path, nt.skip.skip, "test skipped", name+" is skipped now, and was not when the prompt was armed")
+			f = append(f, finding{nt.skip.path, nt.skip.skip, "test skipped", name + " is skipped now, and was not when the prompt was armed"})
 		case nt.asserts < wt.asserts:
-			f.add(nt.first.path, nt.first.line, "assertions removed", fmt.Sprintf("%s has %d, and had %d when the prompt was armed", name, nt.asserts, wt.asserts))
+			f = append(f, finding{nt.first.path, nt.first.line, "assertions removed", fmt.Sprintf("%s has %d, and had %d when the prompt was armed", name, nt.asserts, wt.asserts)})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(n)) {
 		if nt := n[name]; w[name] == nil && nt.skip != nil {
-			f.add(nt.skip.path, nt.skip.skip, "test skipped", name+" is skipped")
+			f = append(f, finding{nt.skip.path, nt.skip.skip, "test skipped", name + " is skipped"})
 		}
 	}
 	count := func(us []unit) map[[2]string]int {
@@ -144,10 +138,11 @@ func (f *findings) compare(was, now []unit) {
 	for _, u := range now {
 		k := [2]string{u.path, u.name}
 		if u.py && seen[k] && nc[k] > wc[k] {
-			f.add(u.path, u.line, "test redefined", u.name+" is defined again in its scope, and hides the one before it")
+			f = append(f, finding{u.path, u.line, "test redefined", u.name + " is defined again in its scope, and hides the one before it"})
 		}
 		seen[k] = true
 	}
+	return f
 }
 
 type tally struct {
@@ -174,16 +169,10 @@ func tallies(us []unit) map[string]*tally {
 
 // moved reports whether a deleted file held tests, all defined elsewhere now.
 func moved(path string, was, now []unit) bool {
-	n := 0
-	for _, u := range was {
-		if u.path == path {
-			n++
-			if !slices.ContainsFunc(now, func(x unit) bool { return x.name == u.name }) {
-				return false
-			}
-		}
-	}
-	return n > 0
+	held := slices.DeleteFunc(slices.Clone(was), func(u unit) bool { return u.path != path })
+	return len(held) > 0 && !slices.ContainsFunc(held, func(u unit) bool {
+		return !slices.ContainsFunc(now, func(x unit) bool { return x.name == u.name })
+	})
 }
 
 // testsOf returns the tests a file of kind k defines, skipped by a skip rule in or around them.

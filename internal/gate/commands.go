@@ -324,7 +324,7 @@ func runRun(env *cli.Env, args []string) error {
 	// Ctrl-C kills the validators' process groups.
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()
-	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.NoDeadline)
+	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.Deadline{})
 	if *asJSON {
 		checks := mapped(v.Checks, func(c stop.Check) validatorJSON {
 			r := c.Result

@@ -41,7 +41,7 @@ func TestExportBudget(t *testing.T) {
 		dl   Deadline
 		want time.Duration
 	}{
-		{NoDeadline, 2 * time.Second},
+		{Deadline{}, 2 * time.Second},
 		{Deadline{At: now.Add(time.Minute)}, 2 * time.Second},
 		{Deadline{At: now.Add(500 * time.Millisecond)}, 500 * time.Millisecond},
 		{Deadline{At: now.Add(-time.Second)}, 0},

@@ -352,14 +352,12 @@ func advice(err error) string {
 	return "Fix the cause above (`gate status` shows what is armed), then continue the session."
 }
 
-// Deadline is when the gate must answer: validators still running are killed (a killed hook passes).
+// Deadline is when the gate must answer: validators still running are killed (a killed hook passes); zero: no
+// client waits (gate run).
 type Deadline struct {
 	At   time.Time     // when running validators are killed
 	Hook time.Duration // the client's hook timeout it derives from
 }
-
-// NoDeadline is for a run with no client waiting (gate run).
-var NoDeadline = Deadline{}
 
 // HookTimeout is the registered (--timeout) hook timeout, else the client's default (Claude Code's).
 func HookTimeout(name string, registered time.Duration) time.Duration {
