@@ -60,9 +60,8 @@ func (h *Hinted) Unwrap() error { return h.Err }
 // WithHint wraps err with hint lines.
 func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints: hints} }
 
-// Main runs run with the process's Env and returns the exit code. A Go
-// fatal error ends by SIGABRT, not exit 2 (which the launcher passes
-// through): a signal makes it answer its halt.
+// Main runs run with the process's Env and returns the exit code; a Go fatal
+// error ends by SIGABRT, not exit 2 (which the launcher passes through).
 func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	debug.SetTraceback("crash")
 	if outdated(os.Args[0], os.Getenv) {
@@ -72,10 +71,8 @@ func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	return Run(name, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}, run, usage)
 }
 
-// outdated reports whether self is the copy the marketplace plugin kept
-// of go.mod's tool (CLAUDE_PLUGIN_ROOT/cache/CLAUDE_PROJECT_DIR/) and
-// go.mod has changed or gone since, or go.sum changed: another version
-// may be pinned now.
+// outdated reports whether self is the plugin's kept copy of go.mod's tool
+// (CLAUDE_PLUGIN_ROOT/cache/CLAUDE_PROJECT_DIR/) and go.mod or go.sum changed since.
 func outdated(self string, getenv func(string) string) bool {
 	root, dir := getenv("CLAUDE_PLUGIN_ROOT"), getenv("CLAUDE_PROJECT_DIR")
 	if root == "" || dir == "" || filepath.Dir(self) != filepath.Join(root, "cache", dir) {

@@ -197,9 +197,8 @@ func Read(dir string, since time.Time) (records []Record, skipped int, err error
 	return records, skipped, nil
 }
 
-// Stats summarises a log: how often each prompt and validator passes, how
-// many stops each session had blocked, how many attempts a prompt takes to
-// pass, and which validators are slow. Its JSON is `gate stats --json`'s.
+// Stats summarises a log: pass rates, blocks per session, attempts until a
+// prompt passes, slow validators. Its JSON is `gate stats --json`'s.
 type Stats struct {
 	Decisions  int              `json:"decisions"`
 	Passes     int              `json:"passes"`
