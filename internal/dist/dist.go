@@ -1,7 +1,5 @@
-// Package dist makes stopgate's release (make dist): for each platform the
-// programs built reproducibly from one commit, their archive, the npm
-// packages carrying them, and SHA256SUMS. Standard library only, unlike
-// GoReleaser (a newer Go, hundreds of modules).
+// Package dist makes stopgate's release (make dist): for each platform the programs built reproducibly from one commit,
+// their archive, the npm packages carrying them, and SHA256SUMS. Standard library only, unlike GoReleaser.
 package dist
 
 import (
@@ -28,8 +26,7 @@ import (
 	"github.com/stopgate/stopgate/internal/buildinfo"
 )
 
-// Platforms are the released ones; not windows: the hooks are POSIX shell
-// command lines, and the validators' process groups and limits Unix calls.
+// Platforms are the released ones; not windows: the hooks are POSIX shell lines, the validators' limits Unix calls.
 var Platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
 
 // programs are in every archive; commands, in the npm package's bin.
@@ -48,9 +45,8 @@ type Options struct {
 	Log       io.Writer
 }
 
-// Build makes the release of one commit in o.Out, from a fresh clone of
-// it: the build is of that commit alone, and Go records its version and
-// revision (it cannot in a git worktree).
+// Build makes the release of one commit in o.Out, from a fresh clone of it: the build is of that commit alone, and Go
+// records its version and revision (it cannot in a git worktree).
 func Build(o Options) error {
 	tmp, err := os.MkdirTemp("", "stopgate-dist-")
 	if err != nil {
@@ -122,8 +118,8 @@ func git(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// build builds the programs for p from src into dir, static, without
-// paths, build id or symbols, and returns them and their build info.
+// build builds the programs for p from src into dir, static, without paths, build id or symbols; it returns them and
+// their build info.
 func build(o Options, src, dir, p string) ([]file, buildinfo.Info, error) {
 	fmt.Fprintf(o.Log, "dist: building %s\n", p)
 	cmd := exec.Command(o.Go, "build", "-trimpath", "-buildvcs=true", "-tags", "osusergo,netgo",
@@ -187,8 +183,7 @@ type file struct {
 	data []byte
 }
 
-// tarGz is a gzipped tar of files in dir whose bytes depend on its arguments
-// (members sorted, owner 0:0, one mtime, no gzip name or time).
+// tarGz is a gzipped tar of files in dir whose bytes depend on its arguments alone (members sorted, owner 0:0, one mtime).
 func tarGz(dir string, files []file, mtime time.Time) []byte {
 	files = slices.Clone(files)
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
@@ -210,8 +205,8 @@ func npmTarball(name, version string) string {
 	return strings.NewReplacer("@", "", "/", "-").Replace(name) + "-" + version + ".tgz"
 }
 
-// platformPackage is one platform's package (@stopgate/linux-x64), its programs under bin/:
-// npm installs the one whose os and cpu match, with no script and no download.
+// platformPackage is one platform's package (@stopgate/linux-x64), its programs under bin/: npm installs the one whose
+// os and cpu match, with no script and no download.
 func platformPackage(goos, arch, version string, programs []file) (string, []file) {
 	cpu := strings.ReplaceAll(arch, "amd64", "x64")
 	name := "@stopgate/" + goos + "-" + cpu
@@ -224,8 +219,7 @@ func platformPackage(goos, arch, version string, programs []file) (string, []fil
 	return name, files
 }
 
-// mainPackage is the stopgate package: a node shim per program (npx gate;
-// hooks run the native programs), the platform packages optional dependencies.
+// mainPackage is the stopgate package: a node shim per program (npx gate), the platform packages optional dependencies.
 func mainPackage(optional map[string]string, version string) []file {
 	bin := map[string]string{}
 	files := []file{{name: "bin/run.js", mode: 0o644, data: []byte(shim)}}
@@ -246,8 +240,7 @@ func packageJSON(manifest map[string]any) file {
 	return file{name: "package.json", mode: 0o644, data: append(data, '\n')}
 }
 
-// shim runs the platform package's program with the call's arguments,
-// stdio and exit status.
+// shim runs the platform package's program with the call's arguments, stdio and exit status.
 //
 //go:embed shim.js
 var shim string
