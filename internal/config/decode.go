@@ -322,7 +322,7 @@ func scanLines(text string, keysIn func(table string) bool) lines {
 				if keys {
 					ls.define(strings.TrimPrefix(table+"."+normKey(key), "."), n)
 				}
-				inMulti = opensMulti(rest)
+				_, inMulti = scan(rest, 0)
 			}
 		}
 	}
@@ -371,33 +371,40 @@ func (ls lines) nth(path string, i int) int {
 // assignment splits `key = value` into the key as written and the value.
 func assignment(line string) (key, rest string, ok bool) {
 	c := line[0]
-	if c != '"' && c != '\'' && !isBare(rune(c)) {
-		return "", "", false
-	}
-	if i := unquoted(line, '='); i >= 0 {
+	bare := c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	if i, _ := scan(line, '='); i >= 0 && (bare || c == '"' || c == '\'') {
 		return line[:i], line[i+1:], true
 	}
 	return "", "", false
 }
 
-// unquoted returns the index of the first c in line outside quotes, or -1.
-func unquoted(line string, c byte) int {
-	inQuote := byte(0)
+// scan returns the index of the first stop outside quotes and comments, or
+// -1 and the delimiter of the multi-line string line leaves open.
+func scan(line string, stop byte) (int, string) {
 	for i := 0; i < len(line); i++ {
-		switch ch := line[i]; {
-		case inQuote == '"' && ch == '\\':
-			i++ // an escaped character
-		case inQuote != 0:
-			if ch == inQuote {
-				inQuote = 0
+		switch c := line[i]; {
+		case c == stop:
+			return i, ""
+		case c == '#':
+			return -1, ""
+		case c == '"' || c == '\'':
+			q := strings.Repeat(string(c), 3)
+			if strings.HasPrefix(line[i:], q) {
+				end := strings.Index(line[i+3:], q)
+				if end < 0 {
+					return -1, q
+				}
+				i += 3 + end + 2
+				continue
 			}
-		case ch == '"' || ch == '\'':
-			inQuote = ch
-		case ch == c:
-			return i
+			for i++; i < len(line) && line[i] != c; i++ {
+				if c == '"' && line[i] == '\\' {
+					i++ // an escaped character
+				}
+			}
 		}
 	}
-	return -1
+	return -1, ""
 }
 
 // normKey writes a dotted TOML key as the decoder reads it, if it can.
@@ -426,38 +433,8 @@ func unindex(path string) string {
 
 // cutComment removes a comment from a line, minding quoted "#".
 func cutComment(line string) string {
-	if i := unquoted(line, '#'); i >= 0 {
+	if i, _ := scan(line, '#'); i >= 0 {
 		return strings.TrimSpace(line[:i])
 	}
 	return line
-}
-
-func isBare(r rune) bool {
-	return r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
-}
-
-// opensMulti returns the delimiter of a multi-line string v leaves open.
-func opensMulti(v string) string {
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; c {
-		case '#':
-			return ""
-		case '"', '\'':
-			q := string([]byte{c, c, c})
-			if strings.HasPrefix(v[i:], q) {
-				end := strings.Index(v[i+3:], q)
-				if end < 0 {
-					return q
-				}
-				i += 3 + end + 2
-				continue
-			}
-			for i++; i < len(v) && v[i] != c; i++ {
-				if c == '"' && v[i] == '\\' {
-					i++
-				}
-			}
-		}
-	}
-	return ""
 }
