@@ -348,6 +348,9 @@ func (a *analyzer) run(ws []word) *Hit {
 	if ws[0].unknown {
 		return nil
 	}
+	if strings.HasPrefix(ws[0].text, "-") { // time's options: bash's keyword leaves them, dash runs GNU time
+		return timeRule(a, ws)
+	}
 	name := path.Base(ws[0].text)
 	args := ws[1:]
 	if a.d.readSeen != nil {

@@ -499,3 +499,19 @@ func TestTracers(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeKeyword: bash parses time as a keyword, and the dry run leaves its
+// options as the program; sh (dash) runs GNU time, which runs the command after
+// them and writes -o's file. The guard once let these through.
+func TestTimeKeyword(t *testing.T) {
+	root, set := project(t, nil)
+	for _, cmd := range []string{`sh -c 'time -f %e rm mappings.toml'`, `dash -c 'time -o mappings.toml true'`,
+		"true; time -f %e rm mappings.toml", "true; time -o mappings.toml true"} {
+		if h := set.CheckBash(cmd, root); h == nil || h.Protected.Show != "mappings.toml" {
+			t.Errorf("%q: hit %v, want mappings.toml", cmd, h)
+		}
+	}
+	if h := set.CheckBash("true; time -p ls", root); h != nil {
+		t.Errorf("time -p ls: denied: %s", h.Reason())
+	}
+}

@@ -63,7 +63,7 @@ func (s *Set) LoadsEnv(title string, f EnvFile) { s.envTitle, s.envFile = title,
 type target struct {
 	Protected
 	rel  string // root-relative, for mentions in code; "" outside the root
-	real string // Path with symlinks resolved, when that differs
+	real string // Path with symlinks resolved
 }
 
 // New returns the set protecting ps in the project at root; home expands ~.
@@ -76,14 +76,11 @@ func New(root, home string, ps []Protected) *Set {
 			continue
 		}
 		seen[p.Path] = true
-		t := target{Protected: p}
+		t := target{Protected: p, real: resolve(p.Path)}
 		if r, err := filepath.Rel(s.root, p.Path); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
 			t.rel = filepath.ToSlash(r)
 		}
 		t.Show = cmp.Or(p.Show, t.rel, p.Path)
-		if real := resolve(p.Path); real != p.Path {
-			t.real = real
-		}
 		s.targets = append(s.targets, t)
 		for d, prev := path.Dir(p.Path), ""; d != prev; d, prev = path.Dir(d), d { // its folders
 			if !slices.Contains(s.cwds, d) {
@@ -228,7 +225,7 @@ func (s *Set) hit(p string, m mode) *target {
 		t := &s.targets[i]
 		for _, f := range forms {
 			for _, prot := range []string{t.Path, t.real} {
-				if prot == "" || !reaches(f, prot, m) {
+				if !reaches(f, prot, m) {
 					continue
 				}
 				if m == destroy && t.Planted && !reaches(f, prot, under) && absent(prot) {

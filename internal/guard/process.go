@@ -140,9 +140,7 @@ func killRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// pkillRule: a pattern is denied when it can match a hook, a client or an
-// ancestor; selection by user, group, session or terminal alone, -v and a
-// pid file outright.
+// pkillRule denies a pattern that can match a hook, a client or an ancestor, and selection by user or the like alone.
 func pkillRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(noSignal(args), "gGPstuUFe", "signal", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "env")
 	if o.Has("v", "inverse", "F", "pidfile") {
@@ -215,9 +213,8 @@ func gdbRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-// pidRule is a program that acts on processes by pid: deny options reach
-// them wholesale; the values of pidOpts and the operands ops picks are
-// pids; a wrapper (wraps) given no pid option runs the command after them.
+// pidRule is a program that acts on processes by pid (pidOpts' values, the operands ops picks);
+// deny options reach them wholesale; a wrapper (wraps) given no pid option runs the command after them.
 type pidRule struct {
 	verb, short   string
 	long, pidOpts []string
@@ -239,8 +236,8 @@ func (p pidRule) judge(a *analyzer, args []word) *Hit {
 		return h
 	}
 	for i := 0; p.traces && i < len(args); i++ {
-		if i > 0 && (args[i-1].text == "-o" || args[i-1].text == "--output") {
-			continue // its output file, judged above
+		if strings.HasPrefix(args[i].text, "-") || i > 0 && (args[i-1].text == "-o" || args[i-1].text == "--output") {
+			continue // an option, or its output file, judged above
 		}
 		if h := a.run(args[i:]); h != nil {
 			return h
@@ -321,9 +318,8 @@ func (a *analyzer) procPath(w word) *Hit {
 // launchers run a program named among their arguments (npx gate, go run …/cmd/gate).
 var launchers = strings.Fields("npx npm pnpx pnpm yarn bunx bun node nodejs go")
 
-// gateCall returns the arguments gate gets from the call ws, and whether
-// ws runs it: gate in any folder, or the first word named gate after a
-// launcher, whatever the launcher's options (reading them would miss a spelling).
+// gateCall returns gate's arguments if ws runs gate: from any folder, or as the first word named
+// gate after a launcher, whatever the launcher's options (reading them would miss a spelling).
 func gateCall(ws []word) ([]word, bool) {
 	if isGate(ws[0].text) {
 		return ws[1:], true

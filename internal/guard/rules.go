@@ -85,8 +85,7 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 	return a.each(o.Ops, under)
 }
 
-// copies is cp and mv: the destination (the last operand, or -t) is
-// written, also as DEST/NAME when it is a folder; mv destroys its sources.
+// copies is cp and mv: the destination (last operand, -t) is written, and DEST/NAME; mv destroys its sources.
 func copies(short string, sources mode) rule {
 	return func(a *analyzer, args []word) *Hit {
 		o := parseOpts(args, short, "target-directory", "suffix")
@@ -295,8 +294,7 @@ func nameTest(pat string, fold, base bool) func(string) bool {
 	}
 }
 
-// findRule: -delete, or -exec of a writing command, destroys the start
-// paths; -fprint writes its file.
+// findRule: -delete, or -exec of a writing command, destroys the start paths; -fprint writes its file.
 func findRule(a *analyzer, args []word) *Hit {
 	f := parseFind(args)
 	removes := f.deletes
@@ -477,8 +475,7 @@ func timeRule(a *analyzer, args []word) *Hit {
 	return a.run(o.Ops)
 }
 
-// flockRule: a lock held on the state dir stalls the gate; flock FD locks
-// a descriptor a redirection opened. The command it runs is judged too.
+// flockRule: a lock held on the state dir stalls the gate; flock FD locks what a redirection opened.
 func flockRule(a *analyzer, args []word) *Hit {
 	o := parseOpts(args, "wEc", "timeout", "conflict-exit-code", "command")
 	if len(o.Ops) == 0 {
@@ -505,8 +502,7 @@ func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") 
 // otherInterpreters run code the table has no options for: naming a protected path denies them.
 var otherInterpreters = strings.Fields("deno pwsh powershell guile racket groovy scala elixir escript swift jshell wish R gst sbcl clisp ocaml runghc kotlin")
 
-// interpreter judges a program the guard cannot follow: denied when its code
-// acts on the client or names a protected path, or an argument is one.
+// interpreter denies a program whose code acts on the client or names a protected path, or an argument that is one.
 func (a *analyzer) interpreter(name string, args []word) *Hit {
 	spec := shell.Interps[name]
 	o := parseOpts(args, spec.Values, spec.Long...)
