@@ -502,21 +502,18 @@ func Entries(src Source) []Protected {
 		if _, ok := files[key]; !ok {
 			files[key] = shell.Files(r.Command, root)
 		}
+		name := `"` + r.Name + `"`
 		for _, f := range files[key] {
-			if protected[f.Path] {
-				continue
-			}
-			protected[f.Path] = true
-			name := `"` + r.Name + `"`
+			p, why := f.Path, "it is the program of the validator "+name
 			if dir := path.Dir(f.Path); dir != root && path.Base(dir) == "validators" { // protected whole
-				ps = append(ps, Protected{Path: dir, Why: "it holds the program of the validator " + name})
-				continue
-			}
-			why := "it is the program of the validator " + name
-			if f.SourcedBy != "" {
+				p, why = dir, "it holds the program of the validator "+name
+			} else if f.SourcedBy != "" {
 				why = "the program of the validator " + name + " sources it"
 			}
-			ps = append(ps, Protected{Path: f.Path, Why: why})
+			if !protected[p] {
+				protected[p] = true
+				ps = append(ps, Protected{Path: p, Why: why})
+			}
 		}
 	}
 	for _, c := range client.All { // Claude Code's always, another client's once its hook file is there
