@@ -18,11 +18,11 @@ import (
 // trusted base does not name. Each site must also still be there, so the
 // table cannot outlive the code it describes.
 var execSites = map[string]string{
-	"internal/validator/run.go:runCommand":    "the validator's run line, by the system's sh (Shell)",
-	"internal/validator/run.go:start":         "the watchdog that kills validators' groups, by the system's sh (Shell)",
-	"internal/validator/sandbox.go:Bwrap":     "bwrap's probe (System)",
-	"internal/validator/sandbox.go:sandbox":   "bwrap (System) with the running gate (Self) as the confined runner",
-	"internal/telemetry/telemetry.go:Send":    "gate-otel beside the gate (Stopgate)",
+	"internal/validator/run.go:runCommand":  "the validator's run line, by the system's sh (Shell)",
+	"internal/validator/run.go:start":       "the watchdog that kills validators' groups, by the system's sh (Shell)",
+	"internal/validator/sandbox.go:Bwrap":   "bwrap's probe (System)",
+	"internal/validator/sandbox.go:sandbox": "bwrap (System) with the running gate (Self) as the confined runner",
+	"internal/telemetry/telemetry.go:Send":  "gate-otel beside the gate (Stopgate)",
 }
 
 // TestExecsDeclared walks the source of every package the four commands
