@@ -251,12 +251,10 @@ func (v versionedFormat) merge(data []byte, want []settings.Hook) ([]byte, []set
 	}
 	var added []settings.Hook
 	for i, fd := range f.registered(want) {
-		if fd.Registered {
-			continue
+		if h := want[i]; !fd.Registered {
+			f.Hooks[h.Event] = append(f.Hooks[h.Event], json.RawMessage(settings.Quote(v.entry(h))))
+			added = append(added, h)
 		}
-		h := want[i]
-		f.Hooks[h.Event] = append(f.Hooks[h.Event], json.RawMessage(settings.Quote(v.entry(h))))
-		added = append(added, h)
 	}
 	if len(added) == 0 {
 		return data, nil, nil

@@ -65,8 +65,6 @@ type Result struct {
 	End     int64   // just past the last complete line: where the next scan starts
 	Reset   bool    // the file was shorter than the offset: replaced, read from its start
 	Skipped int64   // bytes after the offset not examined (MaxScan)
-	Long    int     // lines skipped (MaxLine)
-	Bad     int     // candidate lines that did not decode
 	Blocks  []Block // the stop blocks fed back to the thread since a person last typed, oldest first
 	Stops   []Stop  // the client's records of the thread's stops, oldest first
 	Last    string  // the thread's last reply, TrimReply'd
@@ -130,9 +128,7 @@ func ScanWith(path string, offset int64, line func(b []byte, start, end int64, r
 			return nil, err
 		case err != nil:
 			return res, nil // EOF inside a line: it is still being written
-		case first:
-		case long:
-			res.Long++
+		case first, long: // a line begun before From, or over MaxLine
 		default:
 			line(buf, res.End, pos, res)
 		}
@@ -181,11 +177,7 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 		return
 	}
 	var l line
-	if err := json.Unmarshal(b, &l); err != nil {
-		res.Bad++
-		return
-	}
-	if !thread.Has(l.AgentID, l.IsSidechain) || stopLine(&l, start, res) || len(l.Message.Content) == 0 {
+	if json.Unmarshal(b, &l) != nil || !thread.Has(l.AgentID, l.IsSidechain) || stopLine(&l, start, res) || len(l.Message.Content) == 0 {
 		return
 	}
 	ev := Event{Offset: start, End: end, UUID: l.UUID}
