@@ -40,8 +40,14 @@ func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Dura
 			err = (&judging{env: env, ans: &ans}).answer(nil, bug)
 		}
 	}()
-	in, ans, err := decodeStop(env, opt)
-	if in == nil {
+	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
+	var mm *client.MismatchError
+	switch {
+	case errors.Is(err, client.ErrIgnored):
+		return nil
+	case errors.As(err, &mm) && mm.Input != nil: // another client's stop halts
+		return hook.AnswerTo(env.Stdout, mm.Input).Write(hook.Halt("stopgate cannot check this stop: " + err.Error()))
+	case err != nil:
 		return err
 	}
 	s := &judging{env: env, in: in, ans: &ans, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), dl: dl}
@@ -134,7 +140,8 @@ func (s *judging) judge() (v *Verdict, err error) {
 	return v, nil
 }
 
-// read reads the config, queue, block count and record; a verdict is the config's decision.
+// read reads the config, queue, block count and what the client's record shows armed; a verdict is the
+// config's decision.
 func (s *judging) read() (*Verdict, error) {
 	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
@@ -144,11 +151,28 @@ func (s *judging) read() (*Verdict, error) {
 		return halt(configReason(err)), nil
 	}
 	s.loaded, s.q = loaded, queue.Open(loaded.StateDir())
-	if err := s.readQueue(); errors.Is(err, errJudged) {
-		s.clear = true // another registration of the client judged this stop: its answer stands
-		return &Verdict{}, nil
-	} else if err != nil {
+	queued, bad, err := s.q.Snapshot(s.scope)
+	if err != nil {
 		return nil, err
+	}
+	s.queued, s.entries = queued, queued
+	for _, b := range bad {
+		fmt.Fprintf(s.env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
+	}
+	var at string // our own count: Claude Code's stop_hook_active can be false within a turn (anthropics/claude-code#54360)
+	if s.prior, at, err = s.q.Blocks(s.scope); err != nil {
+		return nil, err
+	}
+	if s.in.StopID != "" && at == s.in.StopID {
+		s.clear = true // another registration of the client judged this stop (hook.Input.StopID): its answer stands
+		return &Verdict{}, nil
+	}
+	if s.rec, err = reconcile.Run(loaded, s.in, s.q, s.scope, queued, s.dl.At); err != nil {
+		return nil, err
+	}
+	if s.rec != nil {
+		s.entries = slices.Concat(queued, s.rec.Missing)
+		s.prior = max(s.prior, s.rec.Blocks) // the record remembers what a deleted file forgets
 	}
 	if len(s.entries) == 0 {
 		if s.configFile == "" && reconcile.EmptyConfig(loaded.File) {
@@ -167,34 +191,6 @@ func (s *judging) read() (*Verdict, error) {
 	}}
 	return nil, nil
 }
-
-// readQueue reads the scope's entries and block count, and what the client's record shows armed.
-func (s *judging) readQueue() error {
-	queued, bad, err := s.q.Snapshot(s.scope)
-	if err != nil {
-		return err
-	}
-	s.queued, s.entries = queued, queued
-	for _, b := range bad {
-		fmt.Fprintf(s.env.Stderr, "gate: set aside %s: %v\n", b.Path, b.Error)
-	}
-	var at string // our own count: Claude Code's stop_hook_active can be false within a turn (anthropics/claude-code#54360)
-	if s.prior, at, err = s.q.Blocks(s.scope); err != nil {
-		return err
-	}
-	if s.in.StopID != "" && at == s.in.StopID {
-		return errJudged
-	}
-	if s.rec, err = reconcile.Run(s.loaded, s.in, s.q, s.scope, queued, s.dl.At); err != nil || s.rec == nil {
-		return err
-	}
-	s.entries = slices.Concat(queued, s.rec.Missing)
-	s.prior = max(s.prior, s.rec.Blocks) // the record remembers what a deleted file forgets
-	return nil
-}
-
-// errJudged is a stop another registration's gate counted a block for (hook.Input.StopID).
-var errJudged = errors.New("this stop was judged by another registration")
 
 // missingConfig decides a stop without mappings.toml by the client's record (reconcile.Missing).
 func (s *judging) missingConfig() (*Verdict, error) {
@@ -240,21 +236,6 @@ func (s *judging) apply(v *Verdict) error {
 		return &unrecordedError{err: err, verdict: v}
 	}
 	return nil
-}
-
-// decodeStop decodes the stop and its answer writer; another client's stop halts, one ignored is nil.
-func decodeStop(env *cli.Env, opt client.Options) (*hook.Input, hook.Answer, error) {
-	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
-	var mm *client.MismatchError
-	switch {
-	case errors.Is(err, client.ErrIgnored):
-		return nil, ans, nil
-	case errors.As(err, &mm) && mm.Input != nil:
-		return nil, ans, hook.AnswerTo(env.Stdout, mm.Input).Write(hook.Halt("stopgate cannot check this stop: " + err.Error()))
-	case err != nil:
-		return nil, ans, err
-	}
-	return in, ans, nil
 }
 
 func configReason(err error) string {
@@ -411,18 +392,14 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 	}
 }
 
-// decision is the verdict's name in the outcome log (observe mode: what it would have been).
-func (v *Verdict) decision() string {
-	if v.Observed != Pass {
-		return map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
-	}
-	return map[Kind]string{Pass: outcome.Pass, Block: outcome.Block, Halt: outcome.Halt}[v.Kind]
-}
-
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{},
-		Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing, Decision: v.decision()}
+		Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
+	r.Decision = map[Kind]string{Pass: outcome.Pass, Block: outcome.Block, Halt: outcome.Halt}[v.Kind]
+	if v.Observed != Pass { // observe mode: what it would have been
+		r.Decision = map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
+	}
 	if scope.Agent != "" {
 		r.Event = hook.SubagentStop
 	}

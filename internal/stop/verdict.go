@@ -357,7 +357,15 @@ func selects(pats, files []string) bool {
 func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	byPath := map[string][]string{} // changed input → prompts armed before the change
 	for i, e := range slices.Concat(queued, reconciled) {
-		for _, path := range changedInputs(c, e, i >= len(queued)) {
+		var paths []string // a queued entry's hashes compared, a reconciled one's ctimes with the read's time
+		switch in := config.Inputs(e.Inputs); {
+		case in == nil || i >= len(queued) && e.Created.IsZero():
+		case i >= len(queued):
+			paths = in.ChangedSince(c.Root, e.Created)
+		default:
+			paths = in.Changed(c.Root, c.Key(), c.File)
+		}
+		for _, path := range paths {
 			byPath[path] = append(byPath[path], fmt.Sprintf("%q", e.Prompt))
 		}
 	}
@@ -371,18 +379,6 @@ func changes(c *config.Config, queued, reconciled []queue.Entry) string {
 	}
 	b.WriteString("\nThe checks ran as the files are now. If the agent changed them, review the change (git diff) before trusting this stop.")
 	return b.String()
-}
-
-// changedInputs compares a queued entry's hashes, a reconciled one's ctimes with the read's time.
-func changedInputs(c *config.Config, e queue.Entry, reconciled bool) []string {
-	switch in := config.Inputs(e.Inputs); {
-	case in == nil || reconciled && e.Created.IsZero():
-		return nil
-	case reconciled:
-		return in.ChangedSince(c.Root, e.Created)
-	default:
-		return in.Changed(c.Root, c.Key(), c.File)
-	}
 }
 
 // failedCount counts the failed checks, and apart the judges with no verdict (no failure of the work).
