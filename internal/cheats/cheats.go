@@ -235,13 +235,9 @@ func indents(ls []string) []int {
 	ind := make([]int, len(ls))
 	for i, l := range ls {
 		n := 0
-		for _, c := range l {
-			if c == '\t' {
-				n = n/8*8 + 8
-			} else if c == ' ' {
-				n++
-			} else {
-				break
+		for _, c := range l[:len(l)-len(strings.TrimLeft(l, " \t"))] {
+			if n++; c == '\t' {
+				n = (n + 7) / 8 * 8 // the next tab stop
 			}
 		}
 		if strings.TrimSpace(l) == "" {
@@ -448,40 +444,28 @@ var (
 
 // kindOf is what the file at p is to the rules; a test file is one its runner collects.
 func kindOf(p string) kind {
-	base, k := path.Base(p), anyFile
-	segs := strings.Split(p, "/")
-	if !prose().MatchString(base) {
-		k |= code
-	}
+	base, segs := path.Base(p), strings.Split(p, "/")
+	k := anyFile | when(!prose().MatchString(base), code)
 	switch path.Ext(base) {
 	case ".go":
-		k |= goSrc
 		hidden := slices.ContainsFunc(segs, func(s string) bool { return s == "testdata" || s[0] == '_' || s[0] == '.' })
-		if strings.HasSuffix(base, "_test.go") && !hidden {
-			k |= goTest
-		}
+		k |= goSrc | when(strings.HasSuffix(base, "_test.go") && !hidden, goTest)
 	case ".py", ".pyi":
-		k |= pySrc
-		if strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py" {
-			k |= pyTest
-		}
+		k |= pySrc | when(strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py", pyTest)
 	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
-		k |= jsSrc
 		dir := slices.ContainsFunc(segs[:len(segs)-1], func(s string) bool { return s == "__tests__" || s == "test" || s == "tests" })
-		if dir || jsTestName().MatchString(base) {
-			k |= jsTest
-		}
+		k |= jsSrc | when(dir || jsTestName().MatchString(base), jsTest)
 	}
-	if testConfs().MatchString(base) {
-		k |= testConf
+	return k | when(testConfs().MatchString(base), testConf) | when(lintConfs().MatchString(base), lintConf) |
+		when(scripts().MatchString(base) || scripts().MatchString(p), script)
+}
+
+// when is k if on, else no kind.
+func when(on bool, k kind) kind {
+	if on {
+		return k
 	}
-	if lintConfs().MatchString(base) {
-		k |= lintConf
-	}
-	if scripts().MatchString(base) || scripts().MatchString(p) {
-		k |= script
-	}
-	return k
+	return 0
 }
 
 // units are, per test file kind, a test's start (its name the first non-empty group) and an assertion.

@@ -67,8 +67,14 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	}
 	res, from, err := r.scan(record, path, thread, in, wait)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return r, r.gone(cfg, in, path, from)
+	case errors.Is(err, fs.ErrNotExist): // gone, or never was: every mapped prompt not queued is judged
+		r.mark = from
+		r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
+		r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, which stopgate read at an earlier stop, is gone; what it showed is unknown, so every mapped prompt was judged.", path)
+		if r.absent = r.stored.Transcript != path || absentMark(r.stored, path); r.absent {
+			r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, does not exist: what the session read is unknown, so every mapped prompt was judged. A client that keeps no record of its sessions (Claude Code's --no-session-persistence) cannot be reconciled.", path)
+		}
+		return r, r.judgeAll(cfg, in, math.MaxInt64)
 	case err != nil:
 		return nil, fmt.Errorf("reading the transcript: %w", err)
 	}
@@ -110,17 +116,6 @@ func (r *Reconciliation) scan(record client.Record, path string, thread transcri
 	}
 	r.mark, r.end, r.unread = from, res.End, res.Skipped
 	return res, from, nil
-}
-
-// gone judges every mapped prompt not queued when the record is gone or never was.
-func (r *Reconciliation) gone(cfg *config.Config, in *hook.Input, path string, from queue.Mark) error {
-	r.mark = from
-	r.mark.Passed = nil // offsets into a file that is gone: nothing passed since
-	r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, which stopgate read at an earlier stop, is gone; what it showed is unknown, so every mapped prompt was judged.", path)
-	if r.absent = r.stored.Transcript != path || absentMark(r.stored, path); r.absent {
-		r.unknown = fmt.Sprintf("\n\nThe client's record of this session, %s, does not exist: what the session read is unknown, so every mapped prompt was judged. A client that keeps no record of its sessions (Claude Code's --no-session-persistence) cannot be reconciled.", path)
-	}
-	return r.judgeAll(cfg, in, math.MaxInt64)
 }
 
 // armed adds, in mapping order, an entry for each prompt the events arm since it last passed and not queued:

@@ -54,23 +54,22 @@ type Unchanged struct {
 
 // Stop is one stop's reuse: the record, the tree before any validator runs, the run validators' keys.
 type Stop struct {
-	cfg     *config.Config
-	vs      []*config.Validator
-	seal    []byte // the record's key
-	rec     *record
-	tree    *Tree
-	opts    Options
-	keys    []*key       // nil: it runs
-	reused  []*Unchanged // nil: it runs
-	trusted bool         // the default policy: write only after confined runs
-	scope   queue.Scope
-	now     time.Time
+	cfg    *config.Config
+	vs     []*config.Validator
+	seal   []byte // the record's key
+	rec    *record
+	tree   *Tree
+	opts   Options
+	keys   []*key       // nil: it runs
+	reused []*Unchanged // nil: it runs
+	use    Use          // Trusted: the default policy, which writes only after confined runs
+	now    time.Time
 }
 
 // Start reads the scope's record, fingerprints what the run validators depend on within half the time to by
 // (zero: no bound), and returns per validator nil when it must run, else since when it is unchanged.
 func Start(cfg *config.Config, u Use, vs []*config.Validator, specs []validator.Spec, by time.Time) (*Stop, []*Unchanged) {
-	r := &Stop{cfg: cfg, vs: vs, keys: make([]*key, len(vs)), trusted: u.Trusted, scope: u.Scope, now: time.Now()}
+	r := &Stop{cfg: cfg, vs: vs, keys: make([]*key, len(vs)), use: u, now: time.Now()}
 	want, anyRun := wanted(vs)
 	if !anyRun || u.On == nil || !u.On() {
 		return r, r.toRun()
@@ -260,9 +259,9 @@ func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	if r.seal == nil || r.tree == nil {
 		return
 	}
-	path := recordPath(r.cfg.StateDir(), r.scope)
+	path := recordPath(r.cfg.StateDir(), r.use.Scope)
 	for i := range r.vs {
-		if r.ran(i) && r.trusted && !results[i].Confined {
+		if r.ran(i) && r.use.Trusted && !results[i].Confined {
 			os.Remove(path)
 			return
 		}
@@ -271,7 +270,7 @@ func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	if err != nil {
 		return // the passes on record stand; this stop's are not recorded
 	}
-	next := record{Session: r.scope.Session, Agent: r.scope.Agent, Validators: map[string]pass{}}
+	next := record{Session: r.use.Scope.Session, Agent: r.use.Scope.Agent, Validators: map[string]pass{}}
 	if r.rec != nil {
 		maps.Copy(next.Validators, r.rec.Validators)
 	}
