@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -20,8 +21,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
+	"text/template"
 	"time"
 	"unicode/utf8"
 
@@ -61,10 +64,7 @@ func commands() []command {
 		{"clear", "[--config FILE] SESSION", "drop a session's armed prompts, a person's decision the outcome log records", runClear},
 		{"verdict", "[--config FILE] SESSION", "exit 0 only when the session (as the client reports it) ended judged and passing; else say why", runVerdict},
 		{"version", "", "the stopgate version and the commit it was built from (also --version)", runVersion},
-		{"help", "", "this list (also -h, --help)", func(env *cli.Env, _ []string) error {
-			Usage(env.Stdout)
-			return nil
-		}},
+		{"help", "", "this list (also -h, --help)", func(*cli.Env, []string) error { return flag.ErrHelp }}, // cli.Run prints Usage
 	}
 }
 
@@ -729,21 +729,14 @@ func runStats(env *cli.Env, args []string) error {
 		return err
 	}
 	st := outcome.Summarize(d.records)
-	w := env.Stdout
 	switch {
 	case *asJSON:
 		st.Validators = st.Slowest() // --json lists them slowest first
 		return printJSON(env, st)
 	case st.Decisions == 0:
-		fmt.Fprint(w, d.none)
+		fmt.Fprint(env.Stdout, d.none)
 		return nil
 	}
-	fmt.Fprintf(w, "%s from %s to %s: %d passed, %d blocked, %d halted", cli.Plural(st.Decisions, "decision", "decisions"),
-		st.From.Local().Format("2006-01-02 15:04"), st.To.Local().Format("2006-01-02 15:04"), st.Passes, st.Blocks, st.Halts)
-	if st.Cleared > 0 {
-		fmt.Fprintf(w, ", %d cleared by a person", st.Cleared)
-	}
-	fmt.Fprintln(w)
 	prompts := tableOf([]string{"prompt", "checked", "passed", "pass rate", "attempts to pass (avg / max)", "still failing"}, st.Prompts, func(p outcome.PromptStats) []string {
 		attempts := "-"
 		if p.Resolved > 0 {
@@ -754,17 +747,43 @@ func runStats(env *cli.Env, args []string) error {
 	validators := tableOf([]string{"validator", "runs", "passed", "pass rate", "median", "max"}, st.Validators, func(v outcome.ValidatorStats) []string {
 		return []string{v.Name, strconv.Itoa(v.Runs), strconv.Itoa(v.Passed), rate(v.Passed, v.Runs), cli.Duration(v.Median), cli.Duration(v.Max)}
 	})
-	for _, rows := range [][][]string{prompts, validators} {
-		if len(rows) > 1 {
-			fmt.Fprintln(w)
-			table(w, rows)
+	observed := func(name string, observed, wouldBlock int) []string {
+		if observed == 0 {
+			return nil
 		}
+		return []string{name, strconv.Itoa(observed), strconv.Itoa(wouldBlock), rate(wouldBlock, observed)}
 	}
-	observeStats(w, st)
-	sessionStats(w, st)
-	judgeStats(w, st)
-	return nil
+	v := statsView{Stats: st, Tables: slices.DeleteFunc([][][]string{prompts, validators}, func(t [][]string) bool { return len(t) == 1 }),
+		ObservePrompts:    tableOf([]string{"prompt", "observed", "would block", "would-block rate"}, st.Prompts, func(p outcome.PromptStats) []string { return observed(p.Prompt, p.Observed, p.WouldBlock) }),
+		ObserveValidators: tableOf([]string{"validator", "observed", "would block", "would-block rate"}, st.Validators, func(v outcome.ValidatorStats) []string { return observed(v.Name, v.Observed, v.WouldBlock) }),
+		Blocked:           slices.DeleteFunc(slices.Clone(st.Sessions), func(s outcome.SessionStats) bool { return s.Blocks+s.Halts == 0 }), Slow: st.Slowest(),
+		Reusers: slices.DeleteFunc(slices.Clone(st.Validators), func(v outcome.ValidatorStats) bool { return v.Reused == 0 }),
+		Judges:  slices.DeleteFunc(slices.Clone(st.Validators), func(v outcome.ValidatorStats) bool { return v.Asked+v.Cached == 0 })}
+	if len(v.ObservePrompts) == 1 {
+		v.ObservePrompts = nil
+	}
+	v.MostBlocked, v.Slow = v.Blocked[:min(5, len(v.Blocked))], v.Slow[:min(5, len(v.Slow))]
+	return texts().ExecuteTemplate(env.Stdout, "stats", v)
 }
+
+// statsView is what gate stats prints: the Stats, its tables, and the lists of its last lines.
+type statsView struct {
+	outcome.Stats
+	Tables                            [][][]string // of prompts and of validators, those with rows
+	ObservePrompts, ObserveValidators [][]string   // nil without observe-mode stops
+	Blocked, MostBlocked              []outcome.SessionStats
+	Slow, Reusers, Judges             []outcome.ValidatorStats
+}
+
+//go:embed text.tmpl
+var textsText string
+
+// texts are the verbs' human output, parsed at the first use.
+var texts = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("texts").Funcs(template.FuncMap{"plural": cli.Plural, "dur": cli.Duration, "table": table,
+		"age":  func(s int64) string { return age(time.Duration(s) * time.Second) },
+		"when": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }}).Parse(textsText))
+})
 
 // tableOf is a table of header and a row of each x that row makes one of (non-nil).
 func tableOf[T any](header []string, xs []T, row func(T) []string) [][]string {
@@ -777,75 +796,6 @@ func tableOf[T any](header []string, xs []T, row func(T) []string) [][]string {
 	return rows
 }
 
-// sessionStats are gate stats' lines on sessions, slow validators and reuse.
-func sessionStats(w io.Writer, st outcome.Stats) {
-	blocked := slices.DeleteFunc(slices.Clone(st.Sessions), func(s outcome.SessionStats) bool { return s.Blocks+s.Halts == 0 })
-	fmt.Fprintf(w, "\nsessions: %d, %d with blocked stops", len(st.Sessions), len(blocked))
-	if len(blocked) > 0 {
-		fmt.Fprintf(w, "; most blocked: %s", strings.Join(each(blocked[:min(5, len(blocked))], func(s outcome.SessionStats) string {
-			halts := ""
-			if s.Halts > 0 {
-				halts = ", " + cli.Plural(s.Halts, "halt", "halts")
-			}
-			return fmt.Sprintf("%s (%s%s)", s.Session, cli.Plural(s.Blocks, "block", "blocks"), halts)
-		}), ", "))
-	}
-	fmt.Fprintln(w)
-	if slowest := st.Slowest(); len(slowest) > 0 {
-		fmt.Fprintf(w, "slowest validators (longest run): %s\n", strings.Join(each(slowest[:min(5, len(slowest))], func(v outcome.ValidatorStats) string {
-			return v.Name + " " + cli.Duration(v.Max)
-		}), ", "))
-	}
-	if st.Reused > 0 {
-		by := each(st.Validators, func(v outcome.ValidatorStats) string {
-			if v.Reused == 0 {
-				return ""
-			}
-			return fmt.Sprintf("%s %d× (%s)", v.Name, v.Reused, cli.Duration(v.Saved))
-		})
-		fmt.Fprintf(w, "time saved by reuse: %s, %s not run again: %s\n", cli.Duration(st.Saved), cli.Plural(st.Reused, "check", "checks"), strings.Join(by, ", "))
-	}
-}
-
-// judgeStats is gate stats' line on what the judges cost.
-func judgeStats(w io.Writer, st outcome.Stats) {
-	spent := func(s outcome.Spend) string {
-		out := fmt.Sprintf("%s (%d answered from the cache), %d input + %d output tokens", cli.Plural(s.Asked, "request", "requests"), s.Cached, s.InputTokens, s.OutputTokens)
-		if s.CostUSD > 0 {
-			out += fmt.Sprintf(", $%.4f", s.CostUSD)
-		}
-		return out
-	}
-	by := each(st.Validators, func(v outcome.ValidatorStats) string {
-		if v.Asked+v.Cached == 0 {
-			return ""
-		}
-		return v.Name + ": " + spent(v.Spend)
-	})
-	if st.Asked+st.Cached > 0 {
-		fmt.Fprintf(w, "judges: %s; %s\n", spent(st.Spend), strings.Join(by, "; "))
-	}
-}
-
-// observeStats is the observe-mode part of gate stats: the would-block rates.
-func observeStats(w io.Writer, st outcome.Stats) {
-	row := func(name string, observed, wouldBlock int) []string {
-		if observed == 0 {
-			return nil
-		}
-		return []string{name, strconv.Itoa(observed), strconv.Itoa(wouldBlock), rate(wouldBlock, observed)}
-	}
-	header := []string{"", "observed", "would block", "would-block rate"}
-	prompts := tableOf(append([]string{"prompt"}, header[1:]...), st.Prompts, func(p outcome.PromptStats) []string { return row(p.Prompt, p.Observed, p.WouldBlock) })
-	if len(prompts) == 1 {
-		return
-	}
-	fmt.Fprintf(w, "\nobserve mode: %s would have been blocked and %d halted; observe mode let every one through\n", cli.Plural(st.WouldBlock, "stop", "stops"), st.WouldHalt)
-	table(w, prompts)
-	fmt.Fprintln(w)
-	table(w, tableOf(append([]string{"validator"}, header[1:]...), st.Validators, func(v outcome.ValidatorStats) []string { return row(v.Name, v.Observed, v.WouldBlock) }))
-}
-
 func rate(n, of int) string {
 	if of == 0 {
 		return "-"
@@ -853,10 +803,13 @@ func rate(n, of int) string {
 	return fmt.Sprintf("%d%%", (n*100+of/2)/of)
 }
 
-func table(w io.Writer, rows [][]string) {
+// table is rows aligned, a line each.
+func table(rows [][]string) string {
+	var b strings.Builder
 	for _, r := range aligned(rows) {
-		fmt.Fprintln(w, strings.Join(r, "  "))
+		b.WriteString(strings.Join(r, "  ") + "\n")
 	}
+	return b.String()
 }
 
 // aligned pads the cells of rows, in place, into columns: the first left-aligned, the rest right.
@@ -997,6 +950,7 @@ type entryJSON struct {
 	Created    time.Time `json:"created"`
 	Updated    time.Time `json:"updated"`
 	AgeSeconds int64     `json:"age_seconds"`
+	By         string    `json:"-"` // what armed it, for the text
 }
 
 type setAsideRef struct {
@@ -1032,7 +986,10 @@ func runStatus(env *cli.Env, args []string) error {
 		s := scopeJSON{Session: p.Scope.Session, Agent: p.Scope.Agent, Blocks: p.Blocks, MaxBlocks: maxBlocks, Entries: []entryJSON{}}
 		for _, e := range p.Entries {
 			s.AgentType = cmp.Or(e.AgentType, s.AgentType)
-			s.Entries = append(s.Entries, entryJSON{Prompt: e.Prompt, Trigger: e.Trigger, Path: e.Path, Arms: e.Arms,
+			// What armed it, in the words of what the agent did.
+			by := cmp.Or(map[string]string{queue.TriggerRead: "read " + ws.rel(e.Path), queue.TriggerCommand: "ran /" + config.Command(e.Prompt),
+				queue.TriggerPrompt: "prompt /" + config.Command(e.Prompt)}[e.Trigger], e.Trigger)
+			s.Entries = append(s.Entries, entryJSON{Prompt: e.Prompt, Trigger: e.Trigger, Path: e.Path, Arms: e.Arms, By: by,
 				Created: e.Created, Updated: e.Updated, AgeSeconds: int64(now.Sub(e.Created).Seconds())})
 		}
 		st.Pending += len(p.Entries)
@@ -1050,47 +1007,11 @@ func runStatus(env *cli.Env, args []string) error {
 	if *asJSON {
 		return printJSON(env, st)
 	}
-	printStatus(env, ws, st)
-	return nil
-}
-
-func printStatus(env *cli.Env, ws workspace, st statusJSON) {
-	w := env.Stdout
-	if len(st.Scopes) == 0 {
-		fmt.Fprintf(w, "%s: nothing pending\n", st.StateDir)
-	} else {
-		fmt.Fprintf(w, "%s: %s pending in %s\n", st.StateDir, cli.Plural(st.Pending, "prompt", "prompts"), cli.Plural(len(st.Scopes), "scope", "scopes"))
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0) // aligns each scope's entries
+	if err := texts().ExecuteTemplate(tw, "status", st); err != nil {
+		return err
 	}
-	for _, s := range st.Scopes {
-		who := "main thread"
-		if s.Agent != "" && s.AgentType != "" {
-			who = "agent " + s.Agent + " (" + s.AgentType + ")"
-		} else if s.Agent != "" {
-			who = "agent " + s.Agent
-		}
-		fmt.Fprintf(w, "\nsession %s, %s: %d pending", s.Session, who, len(s.Entries))
-		if s.Blocks > 0 {
-			fmt.Fprintf(w, "; %s in a row (the session halts after %d)", cli.Plural(s.Blocks, "blocked stop", "blocked stops"), s.MaxBlocks)
-		}
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, e := range s.Entries {
-			// What armed it, in the words of what the agent did.
-			by := cmp.Or(map[string]string{queue.TriggerRead: "read " + ws.rel(e.Path), queue.TriggerCommand: "ran /" + config.Command(e.Prompt),
-				queue.TriggerPrompt: "prompt /" + config.Command(e.Prompt)}[e.Trigger], e.Trigger)
-			if e.Arms > 1 {
-				by += fmt.Sprintf(" (armed %d times)", e.Arms)
-			}
-			fmt.Fprintf(tw, "  %s\t%s old\t%s\n", e.Prompt, age(time.Duration(e.AgeSeconds)*time.Second), by)
-		}
-		tw.Flush()
-	}
-	if len(st.SetAside) > 0 {
-		fmt.Fprintf(w, "\nset aside as unreadable (kept for inspection): %s\n", cli.Plural(len(st.SetAside), "file", "files"))
-		for _, a := range st.SetAside {
-			fmt.Fprintf(w, "  %s\n", a.Path)
-		}
-	}
+	return tw.Flush()
 }
 
 // age writes a duration the way a person says it: 42s, 5m, 3h, 2d.

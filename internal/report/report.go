@@ -158,9 +158,10 @@ var pageText string
 // page is parsed at the first report, not at every start of the gate.
 var page = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
-		"round": cli.Duration,
-		"join":  strings.Join,
-		"clip":  func(s string) string { return cli.Clip(s, 40, "…") }, // a label fits its column
+		"round":  cli.Duration,
+		"join":   strings.Join,
+		"charts": func(c *model) view { return chartsOf(c, "client-"+c.Title+"-") }, // a client's own
+		"clip":   func(s string) string { return cli.Clip(s, 40, "…") },             // a label fits its column
 	}).Parse(pageText))
 })
 
@@ -171,20 +172,12 @@ func Write(w io.Writer, records []outcome.Record, title string, now time.Time) e
 	if m.Counts["observe"] > 0 {
 		shown = verdicts
 	}
-	// A log of more than one client gets each client's own charts too.
-	var each []view
-	for _, c := range m.Clients {
-		if len(m.Clients) > 1 {
-			each = append(each, chartsOf(c, "client-"+c.Title+"-"))
-		}
-	}
 	return page().Execute(w, struct {
 		All      view
 		M        *model
 		Verdicts []string
 		Clients  chart
-		Each     []view
-	}{chartsOf(m, ""), m, shown, clientChart(m), each})
+	}{chartsOf(m, ""), m, shown, clientChart(m)})
 }
 
 // view is the charts of one model: the whole log's, or a client's (ids prefixed).
