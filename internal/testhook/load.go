@@ -49,28 +49,73 @@ func Load(path, root string) (*Suite, error) {
 
 // Parse is Load on the file's contents: JSON if named .json, or not .toml and starting with "{"; else TOML.
 func Parse(data []byte, path, root string) (*Suite, error) {
-	l := &loader{file: project.Display(root, path), format: tomlFormat}
-	decode := l.decodeTOML
-	if ext := strings.ToLower(filepath.Ext(path)); ext == ".json" || ext != ".toml" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		l.format, decode = jsonFormat, l.decodeJSON
-	}
+	file := project.Display(root, path)
 	var s *Suite
-	if top := decode(data); top != nil {
-		s = l.suite(top)
+	var ps config.Problems
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".json" || ext != ".toml" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		s, ps = parseJSON(data, file)
+	} else {
+		s, ps = parseTOML(string(data), file)
 	}
-	if len(l.problems) > 0 {
+	if len(ps) > 0 {
 		// In file order, as a person fixes them; the file's own first.
-		slices.SortStableFunc(l.problems, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
-		return nil, l.problems
+		slices.SortStableFunc(ps, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
+		return nil, ps
 	}
 	return s, nil
 }
 
-// loader walks the decoded tree: struct decoding stops at the first mistake; a person sees every one.
-type loader struct {
+func parseJSON(data []byte, file string) (*Suite, config.Problems) {
+	l := &loader[json.RawMessage]{format: jsonFormat, file: file, decode: decodeJSON}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var top map[string]json.RawMessage
+	err := dec.Decode(&top)
+	isType := errors.As(err, new(*json.UnmarshalTypeError))
+	switch se, isSyntax := errors.AsType[*json.SyntaxError](err); {
+	case isSyntax:
+		l.add(lineAt(data, int(se.Offset)), "", "not valid JSON: "+err.Error(), "")
+	case err != nil && !isType:
+		l.add(0, "", "not valid JSON: "+err.Error(), "")
+	case dec.More():
+		l.add(lineAt(data, int(dec.InputOffset())), "", "not valid JSON: more than one value", "")
+	case isType || top == nil:
+		l.add(1, "", "must be a JSON object, not "+l.typeOf(bytes.TrimSpace(data)), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
+	default:
+		l.lines = jsonLines(data, top["tests"])
+		return l.suite(top), l.problems
+	}
+	return nil, l.problems
+}
+
+// decodeJSON decodes a JSON value as the libraries do TOML's: numbers as written.
+func decodeJSON(r json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(r))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+func parseTOML(text, file string) (*Suite, config.Problems) {
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(text, &top)
+	l := &loader[toml.Primitive]{format: tomlFormat, file: file, decode: md.PrimitiveDecode}
+	if pe, ok := errors.AsType[toml.ParseError](err); ok {
+		l.add(config.SyntaxLine(text, pe), "", pe.Message, "")
+	} else if err != nil {
+		l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
+	} else {
+		l.lines = config.TableLines(text, "test")
+		return l.suite(top), l.problems
+	}
+	return nil, l.problems
+}
+
+// loader checks a tests file key by key, each value typed by its form's library
+// (R is a value it has not decoded yet): a person sees every mistake at once.
+type loader[R any] struct {
 	format
 	file     string
 	lines    []int // line of each test, by index; shorter when unknown
+	decode   func(R, any) error
 	problems config.Problems
 }
 
@@ -90,83 +135,65 @@ var (
 )
 
 // add records a problem in the test key names, or in the file when key is "".
-func (l *loader) add(line int, key, msg, hint string) {
+func (l *loader[R]) add(line int, key, msg, hint string) {
 	l.problems = append(l.problems, &config.Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
-// mustBe records that key's value v is not what, in the file's words.
-func (l *loader) mustBe(line int, name, key, what string, v any) {
-	l.add(line, name, fmt.Sprintf("%s must be %s, not %s", key, what, l.typeName(v)), "")
-}
-
-func (l *loader) decodeJSON(data []byte) map[string]any {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
+// typeOf names, in the file's words, the type of r.
+func (l *loader[R]) typeOf(r R) string {
 	var v any
-	err := dec.Decode(&v)
-	top, isMap := v.(map[string]any)
-	switch se, isSyntax := errors.AsType[*json.SyntaxError](err); {
-	case isSyntax:
-		l.add(lineAt(data, int(se.Offset)), "", "not valid JSON: "+err.Error(), "")
-	case err != nil:
-		l.add(0, "", "not valid JSON: "+err.Error(), "")
-	case dec.More():
-		l.add(lineAt(data, int(dec.InputOffset())), "", "not valid JSON: more than one value", "")
-	case !isMap:
-		l.add(1, "", "must be a JSON object, not "+l.typeName(v), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
-	default:
-		l.lines = jsonTestLines(data)
-		return top
-	}
-	return nil
+	_ = l.decode(r, &v) // any takes every value
+	return l.typeName(v)
 }
 
-func (l *loader) decodeTOML(data []byte) map[string]any {
-	var top map[string]any
-	_, err := toml.Decode(string(data), &top)
-	if pe, ok := errors.AsType[toml.ParseError](err); ok {
-		l.add(config.SyntaxLine(string(data), pe), "", pe.Message, "")
-		return nil
-	} else if err != nil {
-		l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
-		return nil
+// into decodes m[key], if present, into v; a value v cannot take is a problem (false): key must be want.
+func (l *loader[R]) into(line int, name string, m map[string]R, key, want, hint string, v any) bool {
+	if r, present := m[key]; present && l.decode(r, v) != nil {
+		l.add(line, name, fmt.Sprintf("%s must be %s, not %s", key, want, l.typeOf(r)), hint)
+		return false
 	}
-	l.lines = config.TableLines(string(data), "test")
-	return top
+	return true
 }
 
-func (l *loader) suite(top map[string]any) *Suite {
+// text decodes r, a string (a JSON null is not one).
+func (l *loader[R]) text(r R) (string, bool) {
+	var s *string
+	if l.decode(r, &s) != nil || s == nil {
+		return "", false
+	}
+	return *s, true
+}
+
+func (l *loader[R]) suite(top map[string]R) *Suite {
 	s := &Suite{File: l.file}
+	var list []R
+	typed := true
 	for _, k := range slices.Sorted(maps.Keys(top)) {
-		switch v := top[k]; k {
+		switch k {
 		case "version":
-			switch v.(type) {
+			var v any
+			switch _ = l.decode(top[k], &v); v.(type) {
 			case string, json.Number, int64, float64:
 				s.Version = fmt.Sprint(v)
 			default:
 				l.add(0, "", "version must be a string or a number, not "+l.typeName(v), "")
 			}
 		case "description":
-			s.Description = l.str(0, "", top, "description", false, "")
+			s.Description = l.str(0, "", top, k, false, "")
 		case l.testsKey:
+			typed = l.into(0, "", top, k, fmt.Sprintf("a list of test %ss", l.kind), "write them as "+l.example, &list)
 		case "tests", "test":
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.name, l.example))
 		default:
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), "known keys: version, description, "+l.testsKey)
 		}
 	}
-	raw, present := top[l.testsKey]
-	list, ok := config.Array(raw)
-	if present && !ok {
-		l.add(0, "", fmt.Sprintf("%s must be a list of test %ss, not %s", l.testsKey, l.kind, l.typeName(raw)), "write them as "+l.example)
-		return s
-	}
-	if len(list) == 0 {
+	if typed && len(list) == 0 {
 		l.add(0, "", "has no tests", "write them as "+l.example)
 	}
 	first := map[string]string{} // where each id is first used
-	for i, v := range list {
-		t, ok := l.test(i, v)
+	for i, r := range list {
+		t, ok := l.test(i, r)
 		if !ok {
 			continue
 		}
@@ -188,14 +215,14 @@ func (l *loader) suite(top map[string]any) *Suite {
 var testKeys = []string{"id", "description", "category", "action", "expect", "save", "tags"}
 
 // test checks and converts one test. ok is false when it has no usable id.
-func (l *loader) test(i int, v any) (t Test, ok bool) {
+func (l *loader[R]) test(i int, r R) (t Test, ok bool) {
 	if i < len(l.lines) {
 		t.Line = l.lines[i]
 	}
 	name := fmt.Sprintf("test #%d", i+1)
-	m, isMap := v.(map[string]any)
-	if !isMap {
-		l.add(t.Line, name, fmt.Sprintf("must be %s, not %s", l.aKind, l.typeName(v)), "")
+	var m map[string]R
+	if err := l.decode(r, &m); err != nil || m == nil {
+		l.add(t.Line, name, fmt.Sprintf("must be %s, not %s", l.aKind, l.typeOf(r)), "")
 		return t, false
 	}
 	switch id := l.str(t.Line, name, m, "id", true, "every test needs a unique id"); {
@@ -213,49 +240,51 @@ func (l *loader) test(i int, v any) (t Test, ok bool) {
 	t.Description = l.str(t.Line, name, m, "description", false, "")
 	t.Category = cmp.Or(l.str(t.Line, name, m, "category", false, ""), DefaultCategory)
 	t.Action = l.str(t.Line, name, m, "action", true, "")
-	t.Expect = l.expects(t.Line, name, m["expect"])
-	t.Save = l.saves(t.Line, name, m["save"])
-	t.Tags = l.tags(t.Line, name, m["tags"])
+	var expect []R
+	var save map[string]R
+	l.into(t.Line, name, m, "expect", "a list", `expect: [{"contains": "…"}, {"regex": "…"}]`, &expect)
+	t.Expect = l.expects(t.Line, name, expect)
+	l.into(t.Line, name, m, "save", "a map of variable to regex", `save: {"token": "token: (\\w+)"}`, &save)
+	t.Save = l.saves(t.Line, name, save)
+	if !l.into(t.Line, name, m, "tags", "a list of strings", "", &t.Tags) {
+		t.Tags = nil
+	}
 	return t, t.ID != ""
 }
 
 // str returns m[key], a string; if required, present and not blank, or a problem with hint says so.
-func (l *loader) str(line int, name string, m map[string]any, key string, required bool, hint string) string {
-	v, present := m[key]
-	s, isStr := v.(string)
+func (l *loader[R]) str(line int, name string, m map[string]R, key string, required bool, hint string) string {
+	r, present := m[key]
+	s, isStr := l.text(r)
 	switch {
 	case !present && required:
 		l.add(line, name, "missing "+key, hint)
 	case present && !isStr:
-		l.mustBe(line, name, key, "a string", v)
+		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, l.typeOf(r)), "")
 	case required && strings.TrimSpace(s) == "":
 		l.add(line, name, key+" is empty", hint)
 	}
 	return s
 }
 
-func (l *loader) expects(line int, name string, raw any) []validator.Expectation {
-	list, ok := config.Array(raw)
-	if raw != nil && !ok {
-		l.add(line, name, "expect must be a list, not "+l.typeName(raw), `expect: [{"contains": "…"}, {"regex": "…"}]`)
-	}
+func (l *loader[R]) expects(line int, name string, list []R) []validator.Expectation {
 	var out []validator.Expectation
-	for j, v := range list {
+	for j, r := range list {
 		where := fmt.Sprintf("expect[%d]", j)
-		m, isMap := v.(map[string]any)
-		if !isMap || len(m) != 1 {
+		var m map[string]R
+		if l.decode(r, &m) != nil || len(m) != 1 {
 			l.add(line, name, where+" must have exactly one of contains, not_contains or regex", `e.g. {"contains": "hello"}`)
 			continue
 		}
-		for k, pv := range m {
+		for k, pr := range m {
 			kind := validator.Kind(k)
-			p, isStr := pv.(string)
+			p, isStr := l.text(pr)
 			_, err := validator.NewExpectation(kind, blankRefs(p)) // each ${var} a literal, as at run time
 			switch {
 			case kind != validator.Contains && kind != validator.NotContains && kind != validator.Regex:
 				l.add(line, name, fmt.Sprintf("%s: unknown expectation %q", where, k), "use contains, not_contains or regex")
 			case !isStr:
-				l.mustBe(line, name, where+": "+k, "a string", pv)
+				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, l.typeOf(pr)), "")
 			case err != nil:
 				l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
 			default:
@@ -266,20 +295,16 @@ func (l *loader) expects(line int, name string, raw any) []validator.Expectation
 	return out
 }
 
-func (l *loader) saves(line int, name string, raw any) []Save {
-	m, ok := raw.(map[string]any)
-	if raw != nil && !ok {
-		l.add(line, name, "save must be a map of variable to regex, not "+l.typeName(raw), `save: {"token": "token: (\\w+)"}`)
-	}
+func (l *loader[R]) saves(line int, name string, m map[string]R) []Save {
 	var out []Save
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		p, isStr := m[k].(string)
+		p, isStr := l.text(m[k])
 		re, err := regexp.Compile(blankRefs(p))
 		switch {
 		case !validName(k):
 			l.add(line, name, fmt.Sprintf("save: %q is not a variable name", k), "letters, digits and _, not starting with a digit")
 		case !isStr:
-			l.mustBe(line, name, "save."+k, "a regex string", m[k])
+			l.add(line, name, fmt.Sprintf("save.%s must be a regex string, not %s", k, l.typeOf(m[k])), "")
 		case err != nil:
 			l.add(line, name, fmt.Sprintf("save.%s: regex %q does not compile: %s", k, p, reErr(err)), "the syntax is Go's RE2")
 		case re.NumSubexp() < 1:
@@ -291,23 +316,8 @@ func (l *loader) saves(line int, name string, raw any) []Save {
 	return out
 }
 
-func (l *loader) tags(line int, name string, raw any) []string {
-	list, ok := config.Array(raw)
-	var out []string
-	for _, v := range list {
-		s, isStr := v.(string)
-		ok = ok && isStr
-		out = append(out, s)
-	}
-	if raw != nil && !ok {
-		l.mustBe(line, name, "tags", "a list of strings", raw)
-		return nil
-	}
-	return out
-}
-
 // checkRefs rejects a ${var} that no earlier test saves.
-func (l *loader) checkRefs(tests []Test) {
+func (l *loader[R]) checkRefs(tests []Test) {
 	unsaved(tests, func(i int, n string) {
 		hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
 		switch j := saverOf(tests[i:], n); {
@@ -338,15 +348,12 @@ func lineAt(data []byte, off int) int {
 	return bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
 }
 
-// jsonTestLines returns the line of each of "tests", found by its text (the decoder keeps no positions).
-func jsonTestLines(data []byte) (lines []int) {
-	var top map[string]json.RawMessage
-	var tests []json.RawMessage
-	if json.Unmarshal(data, &top) != nil || json.Unmarshal(top["tests"], &tests) != nil {
-		return nil
-	}
-	off := bytes.Index(data, top["tests"])
-	for _, t := range tests {
+// jsonLines returns the line of each test of tests, a value of data, found by its text (the decoder keeps no positions).
+func jsonLines(data []byte, tests json.RawMessage) (lines []int) {
+	var list []json.RawMessage
+	json.Unmarshal(tests, &list)
+	off := bytes.Index(data, tests)
+	for _, t := range list {
 		off += bytes.Index(data[off:], t)
 		lines = append(lines, lineAt(data, off))
 		off += len(t)
