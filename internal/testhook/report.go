@@ -2,8 +2,7 @@ package testhook
 
 import (
 	"bytes"
-	"cmp"
-	_ "embed"
+	"embed"
 	"encoding/xml"
 	"fmt"
 	"slices"
@@ -33,17 +32,23 @@ func (st *State) categories() []*category {
 	return cats
 }
 
-//go:embed report.md.tmpl
-var reportTemplate string
+//go:embed report.md.tmpl junit.xml.tmpl
+var reportFiles embed.FS
 
 // markdown is the run's report: totals, a table per category, failures, skips, variables and pauses.
-func markdown(st *State) ([]byte, error) {
+func markdown(st *State) ([]byte, error) { return render(st, "report.md.tmpl") }
+
+// junit is the run as JUnit XML: a testsuite per category; a test not run is skipped.
+func junit(st *State) ([]byte, error) { return render(st, "junit.xml.tmpl") }
+
+// render renders the run with the report template name.
+func render(st *State, name string) ([]byte, error) {
 	cats := st.categories()
 	funcs := template.FuncMap{
 		"categories": func() []*category { return cats },
 		"failed":     func() []int { return st.withStatus(Failed) },
 		"skipped":    func() []int { return st.withStatus(Skipped) },
-		"inc":        func(i int) int { return i + 1 },
+		"add":        func(a, b int) int { return a + b },
 		"cell":       cell,
 		"dur":        dur,
 		"fenced":     fenced,
@@ -51,12 +56,26 @@ func markdown(st *State) ([]byte, error) {
 			if len(cat) == 0 {
 				return namedCounts{"**total**", st.counts()}
 			}
-			return namedCounts{cell(cat[0].Name), st.counts(cat[0].Tests...)}
+			return namedCounts{cat[0].Name, st.counts(cat[0].Tests...)}
 		},
-		"word": func(s Status) string { return statusWord[s] },
+		"word":     func(s Status) string { return statusWord[s] },
+		"join":     strings.Join,
+		"joinSome": joinSome,
+		"seconds":  func(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) },
+		"xml": func(s string) string {
+			var b strings.Builder
+			_ = xml.EscapeText(&b, []byte(s)) // a Builder does not fail
+			return b.String()
+		},
+		"cdata": func(s string) string { // a "]]>" inside split across two sections
+			if s == "" {
+				return ""
+			}
+			return "<![CDATA[" + strings.ReplaceAll(s, "]]>", "]]]]><![CDATA[>") + "]]>"
+		},
 	}
 	var b bytes.Buffer
-	err := template.Must(template.New("report").Funcs(funcs).Parse(reportTemplate)).Execute(&b, st)
+	err := template.Must(template.New(name).Funcs(funcs).ParseFS(reportFiles, name)).Execute(&b, st)
 	return b.Bytes(), err
 }
 
@@ -90,69 +109,3 @@ func fenced(s string) string {
 	}
 	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
-
-// junitSuite is a category's JUnit testsuite or, with XMLName set, the run's testsuites.
-type junitSuite struct {
-	XMLName   xml.Name
-	Name      string       `xml:"name,attr"`
-	Tests     int          `xml:"tests,attr"`
-	Failures  int          `xml:"failures,attr"`
-	Errors    int          `xml:"errors,attr"`
-	Skipped   int          `xml:"skipped,attr"`
-	Time      string       `xml:"time,attr"`
-	Timestamp string       `xml:"timestamp,attr,omitempty"`
-	Suites    []junitSuite `xml:"testsuite"`
-	Cases     []junitCase  `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string     `xml:"name,attr"`
-	Classname string     `xml:"classname,attr"`
-	Time      string     `xml:"time,attr"`
-	Failure   *junitNote `xml:"failure,omitempty"`
-	Skipped   *junitNote `xml:"skipped,omitempty"`
-}
-
-// junitNote is a case's failure, or why it was skipped.
-type junitNote struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",cdata"`
-}
-
-// newSuite is the testsuite of tests counted c; a test not run is skipped.
-func newSuite(name string, c Counts) junitSuite {
-	return junitSuite{Name: name, Tests: c.Total(), Failures: c.Failed, Skipped: c.Skipped + c.NotRun, Time: seconds(c.Time)}
-}
-
-// junit renders the run as JUnit XML.
-func junit(st *State) ([]byte, error) {
-	out := newSuite(st.File, st.counts())
-	out.XMLName.Local = "testsuites"
-	for _, cat := range st.categories() {
-		s := newSuite(cat.Name, st.counts(cat.Tests...))
-		for _, i := range cat.Tests {
-			r := st.Results[i]
-			tc := junitCase{Name: st.Tests[i].ID, Classname: cat.Name, Time: "0.000"}
-			if r != nil {
-				tc.Time = seconds(r.Duration())
-				s.Timestamp = cmp.Or(s.Timestamp, r.Started.UTC().Format("2006-01-02T15:04:05"))
-			}
-			switch {
-			case r == nil:
-				tc.Skipped = &junitNote{Message: "not run"}
-			case r.Status == Failed:
-				text := joinSome("\n\nanswer:\n", strings.Join(r.Failures, "\n"), r.Answer)
-				tc.Failure = &junitNote{Message: strings.Join(r.Failures, "; "), Type: "expectation", Text: text}
-			case r.Status == Skipped:
-				tc.Skipped = &junitNote{Message: r.Reason}
-			}
-			s.Cases = append(s.Cases, tc)
-		}
-		out.Suites = append(out.Suites, s)
-	}
-	data, err := xml.MarshalIndent(out, "", "  ")
-	return append([]byte(xml.Header), append(data, '\n')...), err
-}
-
-func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
