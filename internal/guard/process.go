@@ -251,10 +251,7 @@ func (p pidRule) judge(a *analyzer, args []word) *Hit {
 	if p.ops != nil {
 		pids = append(pids, p.ops(o)...)
 	}
-	if h := a.pids(pids, p.verb, true); h != nil {
-		return h
-	}
-	return first(o.Val(p.names...), func(w word) *Hit { return a.pattern(w, false, true, false) })
+	return cmp.Or(a.pids(pids, p.verb, true), first(o.Val(p.names...), func(w word) *Hit { return a.pattern(w, false, true, false) }))
 }
 
 // processRules judge the programs that act on processes, before the wrappers:
