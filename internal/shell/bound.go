@@ -170,11 +170,8 @@ func printedBy(args []string, env expand.Environ) int {
 	switch args[0] {
 	case "echo":
 		return n
-	case "printf":
-		if len(args) > 1 {
-			return n + len(args[1])*len(args)
-		}
-		return n
+	case "printf": // its format once per argument
+		return n + len(strings.Join(args[1:min(2, len(args))], ""))*len(args)
 	case "set", "declare", "typeset", "export", "readonly", "local", "alias":
 		return n + held(env)
 	}

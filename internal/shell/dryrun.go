@@ -268,8 +268,7 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 	if s.NoGlob {
 		flags = []string{"-f", "--"}
 	}
-	opts = append(opts, interp.Params(append(flags, params...)...))
-	r, err := interp.New(opts...)
+	r, err := interp.New(append(opts, interp.Params(append(flags, params...)...))...)
 	if err != nil {
 		s.Run.Doubt("the guard could not start its dry run (" + err.Error() + ")")
 		return nil
@@ -435,15 +434,13 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	if (args[0] == "builtin" || args[0] == "command") && len(args) > 1 && ownBuiltins[args[1]] {
 		args = args[1:]
 	}
-	if args[0] == "kill" { // a builtin the interpreter does not run: judged here, not in exec
+	switch args[0] {
+	case "kill": // the interpreter's fails as unsupported: judged here, a stub with the pass's status
 		hc.Stdout = io.Discard
 		if err := s.Run.Judge.Exec(s, hc, args); err != nil {
 			return nil, err
 		}
-		// a stub with the pass's status: the interpreter's kill fails as unsupported
 		return []string{memCheck, strconv.Itoa(int(s.Pass.Status))}, nil
-	}
-	switch args[0] {
 	case "eval":
 		return []string{"eval", prepared(strings.Join(args[1:], " "))}, nil
 	case "printf":
@@ -456,8 +453,7 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 		if len(args) > 1 {
 			return s.source(hc, args)
 		}
-	case "trap":
-		// the interpreter runs only EXIT and ERR traps: judge the action now
+	case "trap": // the interpreter runs only EXIT and ERR traps: judge the action now
 		if len(args) > 2 {
 			s.Script(args[1], hc.Dir, "", nil, nil, nil)
 			if s.Run.Judge.Hit() {
@@ -494,16 +490,17 @@ func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error
 	if !s.Run.Judge.Source(s, p) {
 		return []string{":"}, nil
 	}
-	if c := s.Run.File(p); c != nil && c.Unknown() {
-		return nil, s.Run.Judge.Refuse(args[1], by, "it sources a file written in the same call, whose content the guard cannot know")
-	}
 	r, err := s.Run.Open(args[1], hc.Dir)
 	if err != nil {
 		return args, nil
 	}
 	b, _ := io.ReadAll(r)
 	if bytes.Contains(b, []byte(Unknown)) {
-		if err := s.Run.Judge.Refuse(args[1], by, "it sources a file the guard cannot read in full (larger than it reads)"); err != nil {
+		why := "it sources a file the guard cannot read in full (larger than it reads)"
+		if s.Run.File(p) != nil {
+			why = "it sources a file written in the same call, whose content the guard cannot know"
+		}
+		if err := s.Run.Judge.Refuse(args[1], by, why); err != nil {
 			return nil, err
 		}
 	}
@@ -599,7 +596,7 @@ func (s *Shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo
 	return fi, err
 }
 
-// access answers cd's and test's permission checks like stat.
+// access answers cd's and test's permission checks as stat does.
 func (s *Shell) access(ctx context.Context, name string, mode interp.AccessMode) error {
 	if strings.Contains(name, Unknown) || s.Run.File(path.Clean(filepath.ToSlash(name))) != nil {
 		return nil

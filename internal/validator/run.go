@@ -124,13 +124,10 @@ func checkFile(env Env, s Spec) Result {
 		return Result{Output: fmt.Sprintf("%s: %v", s.File, unwrapPath(err))}
 	}
 	whys := CheckAll(string(data), s.Expect)
-	if len(whys) == 0 {
-		return Result{Passed: true}
-	}
 	for i, w := range whys {
 		whys[i] = s.File + ": " + w
 	}
-	return Result{Output: strings.Join(whys, "\n")}
+	return Result{Output: strings.Join(whys, "\n"), Passed: len(whys) == 0}
 }
 
 // readRegular reads up to most bytes of path through regular.Open: a planted named pipe would hold the gate.

@@ -199,9 +199,10 @@ type boxLine struct {
 
 // runConfined runs the specs at idx in one sandbox; where there is none, unconfined unless Required.
 func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results []Result, dog *watchdog, saw func(Result) Result) {
-	boxed := make([]Spec, len(idx))
-	for j, i := range idx {
-		boxed[j], results[i] = specs[i], stopped() // by a file check (fail_fast), unless run
+	var boxed []Spec // what the runner needs of each
+	for _, i := range idx {
+		boxed = append(boxed, Spec{Run: specs[i].Run, Env: specs[i].Env, Timeout: specs[i].Timeout})
+		results[i] = stopped() // by a file check (fail_fast), unless run
 	}
 	if errors.Is(context.Cause(ctx), errStopped) {
 		return
@@ -247,10 +248,7 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 		return nil, fmt.Errorf("cannot find the program to run in it: %w", err)
 	}
 	env.Confine = nil // sent to the runner, which is inside it
-	req := boxRequest{Nonce: rand.Text(), Env: env}
-	for _, s := range specs {
-		req.Specs = append(req.Specs, Spec{Run: s.Run, Env: s.Env, Timeout: s.Timeout})
-	}
+	req := boxRequest{Nonce: rand.Text(), Env: env, Specs: specs}
 	data, _ := json.Marshal(req) // of strings and numbers only
 	stderr := newCapped(4<<10, false)
 	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
