@@ -363,10 +363,9 @@ func (e Environ) Get(name string) expand.Variable {
 			return vr // as the caller exported it
 		}
 	}
-	if v, ok := fixedVars[name]; ok {
-		return str(v)
-	}
 	switch {
+	case fixedVars[name] != "":
+		return str(fixedVars[name])
 	case name == "CLAUDE_PROJECT_DIR":
 		return str(e.Root)
 	case name == "HOME" && e.Home != "":

@@ -75,11 +75,9 @@ func (o Opts[W]) Val(names ...string) []W {
 	return out
 }
 
-// Parse splits args into options and operands; short and long name the
-// options that take a value; text is a word's text (Unknown: an operand),
-// lit makes a word of a value attached to its option. A short starting
-// "+" ends the options at the first operand, as GNU getopt does, for a
-// program that runs a command.
+// Parse splits args into options and operands; short and long name the options taking a
+// value; text is a word's text (Unknown: an operand), lit a word of an attached value. A
+// short starting "+" ends the options at the first operand (GNU getopt), for a program that runs one.
 func Parse[W any](args []W, text func(W) string, lit func(string) W, short string, long ...string) Opts[W] {
 	o := Opts[W]{vals: map[string][]W{}, flags: map[string]bool{}}
 	short, lead := strings.CutPrefix(short, "+")

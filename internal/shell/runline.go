@@ -38,10 +38,8 @@ func Files(run, root string) []File {
 	return r.files()
 }
 
-// named records the programs the run line's own commands name, from where
-// the line cds and from the root (a subshell's cd ends): its analysis
-// stopped before its end, and a program after a slow source must not be
-// left for the agent.
+// named records the programs the line's own commands name, from its cd and the root
+// (a subshell's cd ends): the analysis stopped, and what follows a slow source is no agent's.
 func (r *resolver) named(run string) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(run), "")
 	if err != nil {
@@ -193,10 +191,8 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 
 func (r *resolver) inside(p string) bool { return Within(p, r.Root) && p != r.Root }
 
-// command is the project program args (unwrapped) runs, with its
-// arguments: a shell's or an interpreter's script (code: a shell's -c
-// text), else a path. prog is "" for a program looked up in PATH, and for
-// a glob of the run line (the agent's files).
+// command is the program args (unwrapped) runs and its arguments: a shell's or an
+// interpreter's script (code: a shell's -c text), else a path; "" for one PATH finds or a glob.
 func command(args []string) (prog string, rest []string, shell bool, code string) {
 	name := path.Base(args[0])
 	base, interpreted := Interpreter(name)
