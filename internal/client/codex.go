@@ -59,21 +59,7 @@ func codexFix(m payload, _ string) (more, error) {
 	if m.str("tool_name") != "apply_patch" {
 		return more{}, nil
 	}
-	patch, _ := m.args()["command"].(string)
-	return more{calls: writes(patchFiles(patch))}, nil
-}
-
-// patchFiles returns the files an apply_patch envelope adds, changes, deletes or moves to.
-func patchFiles(patch string) []string {
-	var out []string
-	for line := range strings.Lines(patch) {
-		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if f, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(f) != "" {
-				out = append(out, strings.TrimSpace(f))
-			}
-		}
-	}
-	return out
+	return more{calls: patchWrites(m, "command")}, nil
 }
 
 // codexLine is a line of Codex's rollout: a shell call, or a user message (a block: <hook_prompt …>).

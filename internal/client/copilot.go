@@ -88,14 +88,7 @@ func copilotFix(m payload, event string) (more, error) {
 		}
 		delete(a, "command") // str_replace_editor's, not a shell command
 	case "apply_patch":
-		patch, _ := m["tool_input"].(string)
-		for _, k := range []string{"input", "patch", "command"} {
-			if s, ok := a[k].(string); ok && patch == "" {
-				patch = s
-			}
-		}
-		m["tool_input"] = map[string]any{}
-		return more{calls: writes(patchFiles(patch))}, nil
+		return more{calls: patchWrites(m, "input", "patch", "command")}, nil
 	}
 	return more{}, nil
 }

@@ -233,6 +233,27 @@ func (m payload) rename(from, to string) {
 	}
 }
 
+// patchWrites takes an apply_patch call as a Write of each file its envelope (tool_input, or the first string under
+// keys) adds, changes, deletes or moves to.
+func patchWrites(m payload, keys ...string) []hook.Call {
+	patch, _ := m["tool_input"].(string)
+	for _, k := range keys {
+		if s, ok := m.args()[k].(string); ok && patch == "" {
+			patch = s
+		}
+	}
+	var files []string
+	for line := range strings.Lines(patch) {
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if f, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(f) != "" {
+				files = append(files, strings.TrimSpace(f))
+			}
+		}
+	}
+	m["tool_input"] = map[string]any{}
+	return writes(files)
+}
+
 // writes returns a guard call of Write for each file.
 func writes(files []string) []hook.Call {
 	calls := []hook.Call{}

@@ -84,8 +84,7 @@ func vscodeTool(m payload) []hook.Call {
 	var files []string
 	switch m.str("tool_name") {
 	case "apply_patch":
-		patch, _ := a["input"].(string)
-		files = patchFiles(patch)
+		return patchWrites(m, "input")
 	case "multi_replace_string_in_file":
 		list, _ := a["replacements"].([]any)
 		for _, r := range list {
