@@ -5,26 +5,38 @@ package stop
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/stopgate/stopgate/internal/atomicfile"
+	"github.com/stopgate/stopgate/internal/baseline"
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/guard"
 	"github.com/stopgate/stopgate/internal/hook"
+	"github.com/stopgate/stopgate/internal/modelapi"
 	"github.com/stopgate/stopgate/internal/outcome"
+	"github.com/stopgate/stopgate/internal/pattern"
 	"github.com/stopgate/stopgate/internal/project"
 	"github.com/stopgate/stopgate/internal/queue"
 	"github.com/stopgate/stopgate/internal/reconcile"
 	"github.com/stopgate/stopgate/internal/reuse"
 	"github.com/stopgate/stopgate/internal/telemetry"
+	"github.com/stopgate/stopgate/internal/trust"
+	"github.com/stopgate/stopgate/internal/validator"
 )
 
 // Events are the hook events the gate handles.
@@ -457,4 +469,610 @@ func exportBudget(timeout time.Duration, dl Deadline, now time.Time) time.Durati
 		return timeout
 	}
 	return max(0, min(timeout, dl.At.Sub(now)))
+}
+
+// Kind is what the gate answers a stop.
+type Kind int
+
+// The gate's answers.
+const (
+	Pass  Kind = iota // let the stop through
+	Block             // send the agent back with the failures
+	Halt              // end the session; the user sees the failures
+)
+
+// The causes of a judged block or halt, for the outcome log and telemetry.
+const (
+	CauseFailed     = "validators_failed" // a block: validators failed
+	CauseMaxBlocks  = "max_blocks"        // a halt: still failing after max_blocks blocks
+	CauseOnFailure  = "on_failure_halt"   // a halt: on_failure = "halt"
+	CauseUnconfined = "unconfined"        // a halt: a validator could not be confined
+	CauseVanished   = "mapping_vanished"  // a halt: an armed prompt lost its mapping
+	CauseNoJudge    = "judge_unavailable" // a halt: a judge gave no verdict (on_unavailable = "halt")
+)
+
+// Verdict is the gate's decision on one stop.
+type Verdict struct {
+	Kind         Kind
+	Reason       string                // all the stop tells: the agent a block's, the user a halt's or a pass's ("": nothing)
+	Cause        string                // of a block or halt: a Cause* value
+	Done         []queue.Entry         // entries to remove: all their validators passed, or their prompt is unmapped
+	Blocks       int                   // consecutive blocked stops after this one
+	Checks       []Check               // every validator, in mappings.toml order
+	Reconciled   []outcome.Discrepancy // prompts judged although their entry was missing
+	Observed     Kind                  // observe mode: what the stop would have been answered
+	Observing    bool                  // judged in observe mode, pass or not
+	relayDecided bool                  // relay asked the client how it takes this halt; else writeHalt asks its record
+}
+
+// Failed returns the checks that failed, in order.
+func (v *Verdict) Failed() []Check {
+	return slices.DeleteFunc(slices.Clone(v.Checks), func(c Check) bool { return c.Result.Passed })
+}
+
+// Check is one validator's run for the pending prompts that use it.
+type Check struct {
+	Validator *config.Validator
+	Prompts   []string // pending prompts that use it, in mapping order
+	Result    validator.Result
+	Unchanged *reuse.Unchanged // reuse took it as passed, not run (Result says passed)
+	Skipped   string           // why when_changed left it out (Result says passed; the log: neither)
+}
+
+// Decide decides the stop for `gate run` (nothing reused, no record, no client).
+func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
+	return (&judging{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl}).decide(ctx)
+}
+
+// decide decides the stop and words all it answers; nothing is added after.
+func (s *judging) decide(ctx context.Context) *Verdict {
+	if len(s.entries) == 0 {
+		return &Verdict{Blocks: s.prior} // nothing armed: nothing judged, the count stands
+	}
+	v := s.check(ctx)
+	s.tell(v)
+	s.relay(v)
+	return v
+}
+
+// check is the verdict of the entries' checks; a lost mapping, a linked protected file or a hooks' .env halts first.
+func (s *judging) check(ctx context.Context) *Verdict {
+	cfg := s.cfg
+	if gone := slices.DeleteFunc(slices.Clone(s.entries), func(e queue.Entry) bool { return cfg.Mapping(e.Prompt) != nil }); len(gone) > 0 {
+		return &Verdict{Kind: Halt, Reason: vanishedReason(cfg, gone), Cause: CauseVanished}
+	}
+	base := trustedBase(cfg, s.in)
+	for _, why := range []string{linkedReason(cfg, base.Wall()), dotEnvReason(cfg, s.in)} {
+		if why != "" {
+			return halt(why)
+		}
+	}
+	v := &Verdict{Observing: cfg.Settings.Mode == config.ModeObserve}
+	checks, appeared, finish := s.run(ctx, base)
+	v.Checks = checks
+	if why := appearedReason(cfg, appeared); why != "" {
+		v.Kind, v.Reason = Halt, why
+		return v
+	}
+	finish()
+	failed := v.Failed()
+	v.Done = slices.DeleteFunc(slices.Clone(s.entries), func(e queue.Entry) bool {
+		return slices.ContainsFunc(failed, func(c Check) bool { return slices.Contains(c.Prompts, e.Prompt) })
+	})
+	if len(failed) > 0 {
+		s.fail(v)
+	}
+	return v
+}
+
+// run runs the checks reuse and when_changed leave in; finish records passes for reuse.
+func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
+	cfg, in := s.cfg, s.in
+	checks, specs := plan(cfg, s.entries)
+	defer scope(cfg, checks, specs, s.entries)()
+	vs := make([]*config.Validator, len(checks))
+	for i := range checks {
+		vs[i] = checks[i].Validator
+	}
+	r, unchanged := reuse.Start(cfg, s.ru, vs, specs, s.dl.At)
+	var run []validator.Spec
+	for i := range specs {
+		switch {
+		case checks[i].Skipped != "": // not run, and not reused either
+		case unchanged[i] != nil:
+			checks[i].Unchanged = unchanged[i]
+		default:
+			run = append(run, specs[i])
+		}
+	}
+	missing := validator.Missing(creatable(cfg, base.Shared))
+	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
+		"CLAUDE_PROJECT_DIR=" + cfg.Root,
+		"STOPGATE_SESSION_ID=" + in.SessionID,
+		"STOPGATE_AGENT_ID=" + in.AgentID,
+	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
+		Confine: confinement(cfg, base), Deadline: s.dl.At, DeadlineWhy: s.dl.why(), FailFast: cfg.Settings.FailFast,
+		Ask: modelapi.Ask}, run)
+	all := make([]validator.Result, len(checks)) // for reuse: a skip is no pass
+	for i := range checks {
+		if c := &checks[i]; c.Skipped != "" || c.Unchanged != nil {
+			c.Result = validator.Result{Name: c.Validator.Name, Passed: true}
+			all[i] = validator.Result{Name: c.Validator.Name, Passed: c.Skipped == ""}
+		} else {
+			c.Result, results = results[0], results[1:]
+			all[i] = c.Result
+		}
+	}
+	return checks, validator.Appeared(missing), func() { r.Finish(all, s.dl.At) }
+}
+
+// fail decides and words a stop whose checks failed.
+func (s *judging) fail(v *Verdict) {
+	cfg, prior := s.cfg, s.prior
+	if why := unconfinedReason(cfg, v); why != "" {
+		v.Kind, v.Reason, v.Cause = Halt, why, CauseUnconfined
+		return
+	}
+	halts := cfg.Settings.OnFailure == config.OnFailureHalt
+	switch {
+	case !v.Observing && noJudgeHalts(v):
+		v.Kind, v.Cause = Halt, CauseNoJudge
+	case v.Observing: // judged and shown to the user, never blocked
+		v.Observed, v.Done = Block, s.entries
+		if halts || noJudgeHalts(v) {
+			v.Observed = Halt
+		}
+	case halts:
+		v.Kind, v.Cause = Halt, CauseOnFailure
+	case prior >= cfg.Settings.MaxBlocks:
+		v.Kind, v.Cause = Halt, CauseMaxBlocks
+	default:
+		v.Kind, v.Blocks, v.Cause = Block, prior+1, CauseFailed
+	}
+	v.Reason = checksReason(cfg, v, prior)
+}
+
+// tell ends the reason with the gate's inputs changed since arming and what reconciliation judged.
+func (s *judging) tell(v *Verdict) {
+	changed := ""
+	if s.loaded != nil {
+		changed = changes(s.loaded, s.queued, s.entries[len(s.queued):])
+	}
+	notes := ""
+	if s.rec != nil {
+		v.Reconciled, notes = s.rec.Found, s.rec.Notes()
+	}
+	if note := skippedNote(v); v.Kind == Pass && v.Reason == "" && note != "" {
+		v.Reason = "stopgate: the stop passed." + note
+	}
+	switch {
+	case v.Kind == Pass:
+		v.Reason = strings.TrimSpace(v.Reason + "\n\n" + changed)
+	case changed != "":
+		v.Reason += "\n\n" + changed + notes
+	default:
+		v.Reason += notes
+	}
+}
+
+// relay asks the client how it takes a halt: one that hides its reason (Codex) gets, once, a block
+// for the model to relay, counted past max_blocks; one with no halt (Copilot CLI, Cursor), every time.
+func (s *judging) relay(v *Verdict) {
+	if v.Kind != Halt || s.ans == nil {
+		return
+	}
+	v.relayDecided = true
+	maxBlocks := s.cfg.Settings.MaxBlocks
+	o, once := s.ans.Halt(v.Reason, s.prior > maxBlocks)
+	switch {
+	case once:
+		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
+	case o.Continue == nil: // relayed as a block, at every halt
+		v.Blocks = max(s.prior, maxBlocks)
+	}
+}
+
+// plan resolves each distinct validator of the pending prompts once, in mappings.toml order.
+func plan(cfg *config.Config, entries []queue.Entry) ([]Check, []validator.Spec) {
+	entryOf := map[string]queue.Entry{}
+	for _, e := range entries {
+		entryOf[e.Prompt] = e
+	}
+	var checks []Check
+	var specs []validator.Spec
+	for _, name := range cfg.Order {
+		c := Check{Validator: cfg.Validators[name]}
+		for _, m := range cfg.Mappings {
+			if _, ok := entryOf[m.Prompt]; ok && slices.Contains(m.Validators, name) && !slices.Contains(c.Prompts, m.Prompt) {
+				c.Prompts = append(c.Prompts, m.Prompt)
+			}
+		}
+		if len(c.Prompts) > 0 {
+			checks, specs = append(checks, c), append(specs, spec(cfg, &c, entryOf))
+		}
+	}
+	return checks, specs
+}
+
+// spec is what the engine runs of c: the first prompt's variables, every prompt's baseline.
+func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validator.Spec {
+	v, e := c.Validator, entryOf[c.Prompts[0]]
+	s := validator.Spec{Name: v.Name, File: v.File, Run: v.Run, Timeout: v.Timeout}
+	for _, x := range []struct {
+		kind validator.Kind
+		text string
+	}{{validator.Contains, v.Contains}, {validator.NotContains, v.NotContains}, {validator.Regex, v.Regex}} {
+		if x.text != "" {
+			s.Expect = append(s.Expect, validator.MustExpectation(x.kind, x.text))
+		}
+	}
+	promptPath := e.Path
+	if promptPath == "" {
+		promptPath = cfg.PromptPath(e.Prompt)
+	}
+	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + promptPath}
+	if j := v.Judge; j != nil {
+		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv,
+			Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
+	}
+	if v.IsDiff() {
+		s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
+	}
+	if v.IsDiff() || v.Judge != nil {
+		q := queue.Open(cfg.StateDir())
+		for _, p := range c.Prompts {
+			s.Baselines = append(s.Baselines, q.BaselinePath(entryOf[p]))
+		}
+	}
+	return s
+}
+
+// scope gives each check the files changed since its prompts were armed (validator.ChangedFilesVar) and marks when_changed skips.
+func scope(cfg *config.Config, checks []Check, specs []validator.Spec, entries []queue.Entry) (done func()) {
+	q := queue.Open(cfg.StateDir())
+	records := make([]string, len(entries))
+	for i, e := range entries {
+		records[i] = q.BaselinePath(e)
+	}
+	changed := map[string][]string{} // prompt → changed files; nil: unknown
+	for i, files := range baseline.ChangedSince(cfg.Root, records, []string{cfg.StateDir()}) {
+		changed[entries[i].Prompt] = files
+	}
+	var written []string
+	for i := range checks {
+		c := &checks[i]
+		var files []string
+		known := true
+		for _, p := range c.Prompts {
+			known = known && changed[p] != nil
+			files = append(files, changed[p]...)
+		}
+		path := ""
+		if known {
+			c.Skipped = skipped(cfg, c, changed)
+			slices.Sort(files) // NUL-separated, at the scope's one path for c (reuse hashes it); "" when it cannot
+			sum := sha256.Sum256([]byte(entries[0].Session + "\x00" + entries[0].AgentID + "\x00" + c.Validator.Name))
+			path = filepath.Join(cfg.StateDir(), ".changed-"+hex.EncodeToString(sum[:8]))
+			if atomicfile.Write(path, []byte(strings.Join(slices.Compact(files), "\x00")), atomicfile.Options{TempPrefix: ".changed-tmp-", NoSync: true}) != nil {
+				path = ""
+			}
+			written = append(written, path)
+		}
+		specs[i].Env = append(specs[i].Env, validator.ChangedFilesVar+"="+path)
+	}
+	return func() {
+		for _, p := range written {
+			os.Remove(p)
+		}
+	}
+}
+
+// skipped says why c is not run: for each prompt, its mapping's or its own when_changed selects none changed.
+func skipped(cfg *config.Config, c *Check, changed map[string][]string) string {
+	var why []string
+	for _, p := range c.Prompts {
+		m := cfg.Mapping(p)
+		switch {
+		case !selects(m.WhenChanged, changed[p]):
+			why = append(why, fmt.Sprintf("prompt %q's when_changed", p))
+		case !selects(c.Validator.WhenChanged, changed[p]):
+			why = append(why, "its when_changed")
+		default:
+			return ""
+		}
+	}
+	slices.Sort(why)
+	return "nothing matching " + strings.Join(slices.Compact(why), ", ") + " changed since the prompt was armed"
+}
+
+// selects reports whether pats (nil: every file; bad: the check runs) select one of files.
+func selects(pats, files []string) bool {
+	set, err := pattern.Compile(pats)
+	if pats == nil || err != nil {
+		return true
+	}
+	return slices.ContainsFunc(files, set.Match)
+}
+
+// changes names the gate's inputs changed since each entry was armed: a check rewritten to pass must say so.
+func changes(c *config.Config, queued, reconciled []queue.Entry) string {
+	byPath := map[string][]string{} // changed input → prompts armed before the change
+	for i, e := range slices.Concat(queued, reconciled) {
+		var paths []string // a queued entry's hashes compared, a reconciled one's ctimes with the read's time
+		switch in := config.Inputs(e.Inputs); {
+		case in == nil || i >= len(queued) && e.Created.IsZero():
+		case i >= len(queued):
+			paths = in.ChangedSince(c.Root, e.Created)
+		default:
+			paths = in.Changed(c.Root, c.Key(), c.File)
+		}
+		for _, path := range paths {
+			byPath[path] = append(byPath[path], fmt.Sprintf("%q", e.Prompt))
+		}
+	}
+	if len(byPath) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("stopgate: the checks' own inputs changed since their prompts were armed in this session:")
+	for _, p := range slices.Sorted(maps.Keys(byPath)) {
+		fmt.Fprintf(&b, "\n- %s (prompt %s)", p, strings.Join(byPath[p], ", "))
+	}
+	b.WriteString("\nThe checks ran as the files are now. If the agent changed them, review the change (git diff) before trusting this stop.")
+	return b.String()
+}
+
+// failedCount counts the failed checks, and apart the judges with no verdict (no failure of the work).
+func failedCount(v *Verdict) string {
+	n, none := 0, 0
+	for _, c := range v.Failed() {
+		switch {
+		case c.Result.Stopped: // fail_fast's: listed apart
+		case c.Result.Unavailable:
+			none++
+		default:
+			n++
+		}
+	}
+	var parts []string
+	if n > 0 || none == 0 {
+		parts = append(parts, cli.Plural(n, "check", "checks")+" failed")
+	}
+	if none > 0 {
+		parts = append(parts, cli.Plural(none, "judge", "judges")+" unavailable (no verdict: not a failure of the work)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// noJudgeHalts reports whether a judge whose on_unavailable is "halt" gave no verdict.
+func noJudgeHalts(v *Verdict) bool {
+	return slices.ContainsFunc(v.Failed(), func(c Check) bool {
+		return c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt
+	})
+}
+
+// checksReason words a failed stop: head, the failures, close, the checks not run (never to read as passed), tail.
+// A block's prefix and close are what package reconcile reads the record by.
+func checksReason(cfg *config.Config, v *Verdict, prior int) string {
+	n, close := failedCount(v), ""
+	head := fmt.Sprintf("stopgate halted the session: %s after %d blocked stops.\n", n, prior)
+	tail := "\nThe pending entries are kept: inspect them in " + cfg.Settings.StateDir + ", fix the work, and stop again."
+	switch {
+	case v.Observing:
+		head = fmt.Sprintf("stopgate (observe mode) would have %s this stop: %s.\n", map[Kind]string{Block: "blocked", Halt: "halted"}[v.Observed], n)
+		tail = "\nNothing was blocked: [settings] mode = \"observe\" records this in the outcome log (gate stats). Remove the line to enforce."
+	case v.Kind == Block:
+		head, tail = fmt.Sprintf("%s: %s.\n", hook.BlockPrefix, n), ""
+		close = fmt.Sprintf(reconcile.BlockClose+" (Blocked stop %d of %d: after that the session halts and the user is told.)", v.Blocks, cfg.Settings.MaxBlocks)
+	case v.Cause == CauseNoJudge:
+		head = fmt.Sprintf("stopgate halted the session: a judge is unavailable, so the work could not be judged (on_unavailable = \"halt\"): %s.\n", n)
+	case v.Cause == CauseOnFailure:
+		head = fmt.Sprintf("stopgate halted the session: %s (on_failure = \"halt\").\n", n)
+	}
+	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", func(c Check) string {
+		if c.Unchanged == nil {
+			return ""
+		}
+		return fmt.Sprintf("\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, c.Unchanged.Since.Local().Format(time.TimeOnly))
+	})
+	stopped := listNote(v, "Not run (fail_fast = true: stopped at the first failure; they run again at the next stop):", func(c Check) string {
+		if !c.Result.Stopped {
+			return ""
+		}
+		return fmt.Sprintf("\n– prompt %s, validator %q: not run to its end", quoted(c.Prompts), c.Validator.Name)
+	})
+	return head + failures(cfg, v) + close + unchanged + skippedNote(v) + stopped + tail
+}
+
+// skippedNote lists the checks when_changed skipped.
+func skippedNote(v *Verdict) string {
+	return listNote(v, "Not run (when_changed):", func(c Check) string {
+		if c.Skipped == "" {
+			return ""
+		}
+		return fmt.Sprintf("\n– prompt %s, validator %q: skipped, %s", quoted(c.Prompts), c.Validator.Name, c.Skipped)
+	})
+}
+
+// listNote is a paragraph of head and each check's line; "" when no check has one.
+func listNote(v *Verdict, head string, line func(Check) string) string {
+	var b strings.Builder
+	for _, c := range v.Checks {
+		b.WriteString(line(c))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n\n" + head + b.String()
+}
+
+// failures tells each failed check but those fail_fast stopped: prompt, validator, output, fix.
+func failures(cfg *config.Config, v *Verdict) string {
+	var b strings.Builder
+	for _, c := range v.Failed() {
+		r := c.Result
+		if r.Stopped {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s%s, validator %q", reconcile.FailurePrefix, quoted(c.Prompts), c.Validator.Name)
+		if r.Problem != "" || r.ExitCode > 0 {
+			fmt.Fprintf(&b, ": %s", r.Summary()) // how a run ended; a file's output says what is wrong
+		}
+		b.WriteString("\n")
+		if r.Unavailable {
+			b.WriteString("  The judge gave no verdict it could verify: the work was neither passed nor failed by it. Stopping again asks again.\n")
+		}
+		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
+			b.WriteString("  | " + line + "\n")
+		}
+		if c.Validator.Fix != "" && !r.Unavailable {
+			b.WriteString("  Fix: " + c.Validator.Fix + "\n")
+		}
+	}
+	return b.String()
+}
+
+func quoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// vanishedReason is the halt of armed prompts that lost their mapping: where it stood, how to clear one.
+func vanishedReason(cfg *config.Config, gone []queue.Entry) string {
+	var b strings.Builder
+	file := filepath.Base(cfg.File)
+	b.WriteString("stopgate halted the session: ")
+	if len(gone) == 1 {
+		b.WriteString("a prompt armed in this session has lost its mapping")
+	} else {
+		fmt.Fprintf(&b, "%d prompts armed in this session have lost their mapping", len(gone))
+	}
+	if len(cfg.Mappings) == 0 {
+		fmt.Fprintf(&b, " (%s has no [[mapping]] at all)", file)
+	}
+	b.WriteString(", so their checks cannot run and the stop cannot pass.\n")
+	q := queue.Open(cfg.StateDir())
+	for _, e := range gone {
+		fmt.Fprintf(&b, "\n✘ prompt %q", e.Prompt)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ": its [[mapping]] at %s:%d is gone", file, e.Line)
+		} else {
+			fmt.Fprintf(&b, ": %s has no [[mapping]] for it", file)
+		}
+		fmt.Fprintf(&b, "\n  armed entry: %s\n", project.Display(cfg.Root, q.EntryPath(e)))
+	}
+	fmt.Fprintf(&b, "\nRestore the mapping in %s (the agent must not edit its own gate). If it was removed on purpose, remove the armed entry above, then stop again.", file)
+	return b.String()
+}
+
+// trustedBase is the stop's trusted base: what confinement mounts read-only, checked for hard links.
+func trustedBase(cfg *config.Config, in *hook.Input) *trust.Base {
+	b, _ := trust.For(trust.Project{Root: cfg.Root, Home: os.Getenv("HOME"), File: cfg.File, Config: cfg,
+		Transcript: in.TranscriptPath, PluginRoot: os.Getenv("CLAUDE_PLUGIN_ROOT")}) // a parsed config has its runs
+	return b
+}
+
+// creatable are the protected paths in the project a validator must not create (not the state dir).
+func creatable(cfg *config.Config, ps []guard.Protected) []string {
+	var out []string
+	for _, p := range ps {
+		path := filepath.FromSlash(p.Path)
+		if (!p.Dir || p.Planted) && project.Display(cfg.Root, path) != path {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// maxLinkWalk bounds the entries of a protected folder looked at for hard links.
+const maxLinkWalk = 10000
+
+// linkedReason halts on a protected file with another name, which writes it around the guard ("": none).
+func linkedReason(cfg *config.Config, set *guard.Set) string {
+	var found []string
+	for _, p := range set.Paths() {
+		n := 0
+		filepath.WalkDir(filepath.FromSlash(p.Path), func(path string, d fs.DirEntry, err error) error {
+			if n++; err != nil || n > maxLinkWalk {
+				return filepath.SkipAll
+			}
+			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && path == filepath.FromSlash(p.Path) {
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+					if n := links(path, st); n > 1 {
+						found = append(found, fmt.Sprintf("%s (%d names)", project.Display(cfg.Root, path), n))
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return keptHalt(cfg, found, ", ", "a protected file has another name (a hard link), which writes it around the guard and the validators' confinement: %s. "+
+		"The agent must not link its own checks. Find the other names (find / -xdev -samefile FILE), remove them, then stop again.")
+}
+
+// keptHalt is a halt's reason: what happened (format, found joined by sep, then args), and that the pending
+// entries are kept; "" when nothing is found.
+func keptHalt(cfg *config.Config, found []string, sep, format string, args ...any) string {
+	if len(found) == 0 {
+		return ""
+	}
+	return "stopgate halted the session: " + fmt.Sprintf(format, append([]any{strings.Join(found, sep)}, args...)...) +
+		" The pending entries are kept in " + cfg.Settings.StateDir + "."
+}
+
+// appearedReason is the halt of a protected path a validator created (absent, it was not mounted).
+func appearedReason(cfg *config.Config, paths []string) string {
+	var names []string
+	for _, p := range paths {
+		names = append(names, project.Display(cfg.Root, p))
+	}
+	return keptHalt(cfg, names, ", ", "a validator created %s, which is protected and did not exist before it ran: "+
+		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again.")
+}
+
+// dotEnvReason halts on a client's .env setting the hooks' environment (trust.DotEnvHookEnv).
+func dotEnvReason(cfg *config.Config, in *hook.Input) string {
+	if in.Client == nil {
+		return ""
+	}
+	var found []string
+	for _, f := range trust.DotEnvHookEnv(in.Client.Name, cfg.Root, os.Getenv("HOME")) {
+		found = append(found, f.Show+" "+f.What())
+	}
+	return keptHalt(cfg, found, "; ", "%s, which the client loads into its environment and hands every hook and validator: "+
+		"it would choose the programs they run. The agent must not set them. Remove them from the file (or ask the user to set them in the shell "+
+		"that starts the client), then stop again.")
+}
+
+// confinement is the bwrap run validators run in (nil: confine = false, or not required and nothing to protect).
+func confinement(cfg *config.Config, base *trust.Base) *validator.Confinement {
+	if cfg.Settings.Confine == config.ConfineOff {
+		return nil
+	}
+	c := &validator.Confinement{Required: cfg.Settings.Confine == config.ConfineOn}
+	if base.Empty() && !c.Required {
+		return nil
+	}
+	c.ReadOnly, c.Writable, c.Env = base.Confinement()
+	return c
+}
+
+// unconfinedReason halts on validators that had to be confined and could not be (only the user can fix it).
+func unconfinedReason(cfg *config.Config, v *Verdict) string {
+	var names []string
+	for _, c := range v.Checks {
+		if c.Result.Unconfined {
+			names = append(names, fmt.Sprintf("%q", c.Validator.Name))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	_, why := validator.Bwrap()
+	return keptHalt(cfg, names, ", ", "[settings] confine = true, but the run validators cannot be confined: %[2]v. Not run, so not judged: %[1]s.\n\n"+
+		"Install bubblewrap (apt-get install bubblewrap; scripts/install-sandbox-tools), or set confine = false in %[3]s to run them unconfined, then stop again.",
+		why, filepath.Base(cfg.File))
 }
