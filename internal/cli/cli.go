@@ -65,7 +65,10 @@ func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints
 func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	debug.SetTraceback("crash")
 	if outdated(os.Args[0], os.Getenv) {
-		return 126 // input unread: the plugin's launcher runs its script next
+		// Input unread, the plugin's script searches again: run here, since a launcher that execs has no next candidate.
+		script := filepath.Join(os.Getenv("CLAUDE_PLUGIN_ROOT"), "bin", filepath.Base(os.Args[0]))
+		syscall.Exec(script, append([]string{script}, os.Args[1:]...), os.Environ())
+		return 126 // the script did not start: the launcher's next candidate, or its fallback, answers
 	}
 	wd, _ := os.Getwd()
 	return Run(name, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}, run, usage)

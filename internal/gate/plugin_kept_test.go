@@ -48,17 +48,25 @@ func TestPluginGoToolKept(t *testing.T) {
 	var doc struct {
 		Hooks map[string][]struct{ Hooks []struct{ Command string } }
 	}
-	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Hooks["Stop"]) == 0 {
-		t.Fatalf("hooks.json: no Stop command (%v)", err)
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Hooks["Stop"]) == 0 || len(doc.Hooks["PostToolUse"]) == 0 {
+		t.Fatalf("hooks.json: no Stop or PostToolUse command (%v)", err)
 	}
 	stop := doc.Hooks["Stop"][0].Hooks[0].Command // the gate's
+	read := doc.Hooks["PostToolUse"][0].Hooks[0].Command
 	dir := filepath.Join(t.TempDir(), "p")
 	os.Mkdir(dir, 0o755)
 	publishedModule(t, dir, gocmd)
+	goRun(t, dir, gocmd, "get", "-tool", "github.com/stopgate/stopgate/cmd/detect@v0.0.1")
 	withGo := "/usr/bin:/bin:" + filepath.Dir(gocmd)
-	run := func(project, path string) (string, int) {
+	var stderr strings.Builder
+	run := func(project, path string, command ...string) (string, int) {
 		t.Helper()
 		cmd := exec.Command("/bin/sh", "-c", stop)
+		if len(command) > 0 {
+			cmd.Args[2] = command[0]
+		}
+		stderr.Reset()
+		cmd.Stderr = &stderr
 		cmd.Dir = project // the session's folder, where the client runs hooks
 		cmd.Env = append(goEnv(dir), "CLAUDE_PLUGIN_ROOT="+root, "CLAUDE_PROJECT_DIR="+project, "PATH="+path, "GOCACHE="+goCache(t, gocmd))
 		cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop","stop_hook_active":false}`)
@@ -79,16 +87,17 @@ func TestPluginGoToolKept(t *testing.T) {
 		t.Errorf("another project: stdout %q, want %q…", out, notInstalled)
 	}
 	// The kept gate, stopgate's own, runs until go.mod changes; then it
-	// exits 126 unread (cli.Main) and the script searches again.
-	kept := filepath.Join(root, "cache", dir, "gate")
-	build := exec.Command(gocmd, "build", "-o", kept, "github.com/stopgate/stopgate/cmd/gate")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	// runs the script, the input unread (cli.Main), which searches again.
+	for _, prog := range []string{"gate", "detect"} {
+		build := exec.Command(gocmd, "build", "-o", filepath.Join(root, "cache", dir, prog), "github.com/stopgate/stopgate/cmd/"+prog)
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
 	if out, code := run(dir, "/nonexistent"); strings.Contains(out, "go tool") || code == 126 {
 		t.Fatalf("the kept stopgate gate: exit %d, stdout %q", code, out)
 	}
-	evil := map[string]string{"evil/go.mod": "module github.com/stopgate/stopgate\n\ngo 1.24\n", "evil/cmd/gate/main.go": "package main\n\nfunc main() {}\n"}
+	evil := map[string]string{"evil/go.mod": "module github.com/stopgate/stopgate\n\ngo 1.24\n", "evil/cmd/gate/main.go": "package main\n\nfunc main() {}\n", "evil/cmd/detect/main.go": "package main\n\nfunc main() {}\n"}
 	for name, text := range evil {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -102,5 +111,10 @@ func TestPluginGoToolKept(t *testing.T) {
 	want := `{"continue":false,"stopReason":"stopgate cannot run in this project (go.mod's go tool gate is not stopgate as published`
 	if out, _ := run(dir, withGo); !strings.HasPrefix(out, want) {
 		t.Errorf("go.mod changed since: stdout %q, want %q…", out, want)
+	}
+	// The Read hook execs the kept detect (no next candidate to fall to):
+	// it still hands over to the script, which says why it cannot run.
+	if out, code := run(dir, withGo, read); code != 126 || out != "" || !strings.Contains(stderr.String(), "go tool detect is not stopgate as published") {
+		t.Errorf("go.mod changed since, a Read: exit %d, stdout %q, stderr %q; want the script's 126 and why", code, out, stderr.String())
 	}
 }

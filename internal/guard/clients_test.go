@@ -25,6 +25,9 @@ func TestCommandPrograms(t *testing.T) {
 		{`/usr/local/bin/launch "$CLAUDE_PROJECT_DIR"/bin/gate`, []string{"/usr/local/bin/launch", "/p/bin/gate"}},
 		{`for p in "$CLAUDE_PROJECT_DIR"/bin/gate /home/u/go/bin/gate; do [ -x "$p" ] && [ -s "$p" ] || continue; "$p" --timeout 600; s=$?; [ $s -lt 126 ] && exit $s; [ $s -gt 127 ] && break; done; printf '%s\n' '{"continue":false}'`,
 			[]string{"/p/bin/gate", "/home/u/go/bin/gate"}},
+		// The launcher of an event with no fallback: it execs.
+		{`for p in "$CLAUDE_PROJECT_DIR"/bin/detect; do [ -x "$p" ] && [ -s "$p" ] || continue; ${BASH_VERSION+shopt -s execfail}; trap 'exit 0' EXIT; exec "$p" --client codex; done; exit 0`,
+			[]string{"/p/bin/detect"}},
 		// An earlier gate init's launcher, still in users' settings files.
 		{`for p in "$CLAUDE_PROJECT_DIR"/bin/gate /home/u/go/bin/gate; do [ -x "$p" ] && exec "$p" --timeout 600; done; printf '%s\n' '{"continue":false}'`,
 			[]string{"/p/bin/gate", "/home/u/go/bin/gate"}},

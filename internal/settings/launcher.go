@@ -8,17 +8,26 @@ import (
 
 // The launcher is the command line gate init registers: it runs the first runnable candidate as the shell's child;
 // 126, 127 try the next, a signal breaks out, and the fallback (the client's halt) answers (docs/fail-closed.md).
+// With no fallback (an event whose failure the client ignores) it execs the candidate instead, saving the shell's
+// fork on every event: a candidate that cannot start still ends the hook in silence, exit 0, by the EXIT trap in
+// dash and by execfail in bash, which tries the next.
 const (
 	launchHead   = "for p in "
 	launchBody   = `; do [ -x "$p" ] && [ -s "$p" ] || continue; "$p"`
 	launchStatus = "; s=$?; [ $s -lt 126 ] && exit $s; [ $s -gt 127 ] && break"
+	launchExec   = `; do [ -x "$p" ] && [ -s "$p" ] || continue; ${BASH_VERSION+shopt -s execfail}; trap 'exit 0' EXIT; exec "$p"`
 	launchTail   = "; done; "
 )
 
-// forms are the launchers gate init has written, newest first: the text around the arguments.
-var forms = []struct{ body, tail string }{
-	{launchBody, launchStatus + launchTail},
-	{`; do [ -x "$p" ] && exec "$p"`, launchTail}, // exec: a program that cannot run fails open
+// forms are the launchers gate init has written, newest first: the text around the arguments, and whether gate
+// check flags it (exec without the trap: a program that could not run passed the stop).
+var forms = []struct {
+	body, tail string
+	earlier    bool
+}{
+	{launchBody, launchStatus + launchTail, false},
+	{launchExec, launchTail, false},
+	{`; do [ -x "$p" ] && exec "$p"`, launchTail, true},
 }
 
 // Launcher returns the command line running the first executable of candidates (shell words) with args, else printing
@@ -26,6 +35,10 @@ var forms = []struct{ body, tail string }{
 func Launcher(candidates []string, args, fallback, missing string) string {
 	if args != "" {
 		args = " " + args
+	}
+	list := launchHead + strings.Join(candidates, " ")
+	if fallback == "" && missing == "" {
+		return list + launchExec + args + launchTail + "exit 0"
 	}
 	end := "exit 0"
 	if fallback != "" {
@@ -35,7 +48,7 @@ func Launcher(candidates []string, args, fallback, missing string) string {
 		// -e: a candidate there but not runnable is not missing.
 		end = "for p in " + strings.Join(candidates, " ") + `; do [ -e "$p" ] && s=1; done; [ -n "${s-}" ] && { ` + end + "; exit 0; }; " + missing
 	}
-	return launchHead + strings.Join(candidates, " ") + launchBody + args + launchStatus + launchTail + end
+	return list + launchBody + args + launchStatus + launchTail + end
 }
 
 // parseLauncher splits a launcher into its candidate list and arguments and its form; -1: none.
@@ -59,7 +72,7 @@ func parseLauncher(cmd string) (list, args string, form int) {
 // Earlier reports whether cmd is an earlier launcher (exec: a program that cannot run passed the stop).
 func Earlier(cmd string) bool {
 	_, _, form := parseLauncher(cmd)
-	return form > 0
+	return form >= 0 && forms[form].earlier
 }
 
 // Candidates returns a launcher's candidate words, as written; ok is false for any other command.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,23 +25,32 @@ func TestLauncherRoundTrip(t *testing.T) {
 		{[]string{`'/home/o'\''neil/bin/detect'`, `"$CLAUDE_PROJECT_DIR"/node_modules/@stopgate/*/bin/detect`}, "--client codex", "detect",
 			[]string{"/home/o'neil/bin/detect", "$CLAUDE_PROJECT_DIR/node_modules/@stopgate/*/bin/detect"}},
 	} {
-		cmd := Launcher(tt.cands, tt.args, `{"continue":false,"stopReason":"it's missing"}`, "")
-		words, ok := Candidates(cmd)
-		if !ok || !slices.Equal(words, tt.cands) {
-			t.Errorf("Candidates(%q) = %q, %v; want %q", cmd, words, ok, tt.cands)
-		}
-		if got := Program(cmd); got != tt.prog {
-			t.Errorf("Program(%q) = %q, want %q", cmd, got, tt.prog)
-		}
-		if got := Paths(cmd); !slices.Equal(got, tt.paths) {
-			t.Errorf("Paths(%q) = %q, want %q", cmd, got, tt.paths)
-		}
-		if got := Args(cmd); got != tt.args {
-			t.Errorf("Args(%q) = %q, want %q", cmd, got, tt.args)
+		for _, cmd := range []string{Launcher(tt.cands, tt.args, `{"continue":false,"stopReason":"it's missing"}`, ""), Launcher(tt.cands, tt.args, "", "")} {
+			roundTrip(t, cmd, tt.cands, tt.prog, tt.args, tt.paths)
 		}
 	}
 	if _, ok := Candidates(`"$CLAUDE_PROJECT_DIR"/bin/gate`); ok {
 		t.Error("a plain command is no launcher")
+	}
+}
+
+// roundTrip checks that a launcher's text gives back what made it, and that today's forms are not flagged earlier.
+func roundTrip(t *testing.T, cmd string, cands []string, prog, args string, paths []string) {
+	t.Helper()
+	if Earlier(cmd) {
+		t.Errorf("Earlier(%q): today's launcher flagged", cmd)
+	}
+	if words, ok := Candidates(cmd); !ok || !slices.Equal(words, cands) {
+		t.Errorf("Candidates(%q) = %q, %v; want %q", cmd, words, ok, cands)
+	}
+	if got := Program(cmd); got != prog {
+		t.Errorf("Program(%q) = %q, want %q", cmd, got, prog)
+	}
+	if got := Paths(cmd); !slices.Equal(got, paths) {
+		t.Errorf("Paths(%q) = %q, want %q", cmd, got, paths)
+	}
+	if got := Args(cmd); got != args {
+		t.Errorf("Args(%q) = %q, want %q", cmd, got, args)
 	}
 }
 
@@ -67,6 +77,9 @@ func TestLauncherEarlierForm(t *testing.T) {
 	}
 	if SameRun(old, Launcher(cands, "--timeout 60", "", "")) || SameRun(old, Launcher(cands[:1], "--timeout 600", "", "")) {
 		t.Error("launchers of other arguments or candidates are the same run")
+	}
+	if !Earlier(old) {
+		t.Error("the earlier launcher is not flagged")
 	}
 	noArgs := `for p in "$CLAUDE_PROJECT_DIR"/bin/detect; do [ -x "$p" ] && exec "$p"; done; exit 0`
 	if words, ok := Candidates(noArgs); !ok || len(words) != 1 || Args(noArgs) != "" || Program(noArgs) != "detect" {
@@ -227,6 +240,32 @@ func TestLauncherKilledProgram(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("%v, SIG%s: the next candidate ran after a killed one", sh, sig)
 				os.Remove(marker)
+			}
+		}
+	}
+}
+
+// TestLauncherExecs: with no fallback the launcher execs its program (the
+// shell's fork saved on every event): the program's parent is the shell's.
+// A candidate that cannot start ends the hook in silence, exit 0 (dash's
+// EXIT trap), or bash tries the next (execfail); never a status of the
+// shell's own.
+func TestLauncherExecs(t *testing.T) {
+	dir := t.TempDir()
+	parent := writeExec(t, filepath.Join(dir, "parent"), "#!/bin/sh\necho $PPID\n")
+	works := writeExec(t, filepath.Join(dir, "works"), "#!/bin/sh\ncat\n")
+	want := strconv.Itoa(os.Getpid()) + "\n"
+	for _, sh := range shells(t) {
+		if out, _, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(parent)}, "", "", ""), ""); code != 0 || out != want {
+			t.Errorf("%v: the program's parent %q, exit %d; want the test's, %q: no fork", sh, out, code, want)
+		}
+		version, _, _ := runShell(t, sh, "echo ${BASH_VERSION-}", "")
+		bash := version != "\n"
+		for what, path := range unrunnable(t, t.TempDir()) {
+			out, _, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(path), cli.ShellQuote(works)}, "", "", ""), stopInput)
+			next := bash || strings.HasPrefix(what, "empty") // an empty file is passed over unrun
+			if next && (code != 0 || out != stopInput) || !next && (code != 0 || out != "") {
+				t.Errorf("%v, %s, then a program that runs: stdout %q, exit %d", sh, what, out, code)
 			}
 		}
 	}
