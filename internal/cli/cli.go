@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
+	"github.com/stopgate/stopgate/internal/trust/program"
 )
 
 // Env is what a command sees of its process.
@@ -66,7 +67,7 @@ func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
 	debug.SetTraceback("crash")
 	if outdated(os.Args[0], os.Getenv) {
 		// Input unread, the plugin's script searches again: run here, since a launcher that execs has no next candidate.
-		script := filepath.Join(os.Getenv("CLAUDE_PLUGIN_ROOT"), "bin", filepath.Base(os.Args[0]))
+		script := program.PluginScript(os.Getenv("CLAUDE_PLUGIN_ROOT"), filepath.Base(os.Args[0]))
 		syscall.Exec(script, append([]string{script}, os.Args[1:]...), os.Environ())
 		return 126 // the script did not start: the launcher's next candidate, or its fallback, answers
 	}

@@ -23,6 +23,7 @@ var execSites = map[string]string{
 	"internal/validator/sandbox.go:Bwrap":   "bwrap's probe (System)",
 	"internal/validator/sandbox.go:sandbox": "bwrap (System) with the running gate (Self) as the confined runner",
 	"internal/telemetry/telemetry.go:Send":  "gate-otel beside the gate (Stopgate)",
+	"internal/cli/cli.go:Main":              "the plugin's hook script, from the plugin's kept copy of go.mod's tool (PluginScript)",
 }
 
 // TestExecsDeclared walks the source of every package the four commands

@@ -65,3 +65,7 @@ func Stopgate(name string) (string, error) {
 	}
 	return "", fmt.Errorf("%s is not installed beside the gate (%s: %w)", name, p, err)
 }
+
+// PluginScript is the marketplace plugin's hook script for name under root (CLAUDE_PLUGIN_ROOT), which the trusted
+// base protects whole: the plugin's kept copy of go.mod's tool hands over to it once go.mod changes.
+func PluginScript(root, name string) string { return filepath.Join(root, "bin", name) }
