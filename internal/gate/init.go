@@ -60,7 +60,8 @@ func runInit(env *cli.Env, args []string) error {
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
 	if c == client.Claude && !*noWall {
-		if dir := pluginRegisters(env, root); *wallOnly || dir != "" {
+		files, home := settingsFiles(env, root), env.Getenv("HOME")
+		if dir := installedPlugin(home, files.texts, files.registrations(root, home)); *wallOnly || dir != "" {
 			return initWallOnly(env, root, dir)
 		}
 	}
@@ -377,8 +378,12 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 		return err
 	}
 	noteMissing(env, in.path, want, root, in)
-	if err := initClientWall(env, c, root); err != nil { // Claude Code's wall is in its hook file
-		return err
+	if c.Wall != nil { // the client's own (client.Wall); Claude Code's is in its hook file
+		if set := projectSet(env, root, nil); set.Empty() {
+			fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.Title)
+		} else if err := c.Wall.Up(env.Stdout, root, wallPaths(set)); err != nil {
+			return err
+		}
 	}
 	if c.Trust != "" {
 		fmt.Fprintf(env.Stdout, "%s: %s\n", map[bool]string{false: "trust", true: "note"}[c.IsPlugin()], c.Trust)
@@ -490,10 +495,12 @@ func editIgnore(env *cli.Env, root string, add bool) error {
 	return nil
 }
 
-const pluginName = "stopgate"
-
-// installedPlugin is the folder of the marketplace plugin stopgate@MARKETPLACE the settings enable, or "".
-func installedPlugin(home string, files []settingsText) string {
+// installedPlugin is the folder of the marketplace plugin stopgate@MARKETPLACE the settings enable; "" for none, or when
+// regs register Claude Code's hooks.
+func installedPlugin(home string, files []settingsText, regs []guard.Registered) string {
+	if claudeRegistered(regs) {
+		return ""
+	}
 	enabled := map[string]bool{}
 	for _, f := range files {
 		var s struct{ EnabledPlugins map[string]bool }
@@ -510,21 +517,12 @@ func installedPlugin(home string, files []settingsText) string {
 	}
 	for _, key := range slices.Sorted(maps.Keys(enabled)) {
 		for _, in := range installed.Plugins[key] {
-			if enabled[key] && strings.HasPrefix(key, pluginName+"@") && exists(filepath.Join(in.InstallPath, pluginHooks)) {
+			if enabled[key] && strings.HasPrefix(key, "stopgate@") && exists(filepath.Join(in.InstallPath, pluginHooks)) {
 				return in.InstallPath
 			}
 		}
 	}
 	return ""
-}
-
-// pluginRegisters is the installed plugin's folder when the project's settings register no hook.
-func pluginRegisters(env *cli.Env, root string) string {
-	home, files := env.Getenv("HOME"), settingsFiles(env, root)
-	if claudeRegistered(files.registrations(root, home)) {
-		return ""
-	}
-	return installedPlugin(home, files.texts)
 }
 
 // initWallOnly is gate init where the plugin registers the hooks: the wall, starter, .gitignore.
@@ -962,34 +960,6 @@ func runCheck(env *cli.Env, args []string) error {
 	hooks, summary := hookCheck(env, ws, cfg, *plugin, *clientName, clients)
 	tel, telFindings := telemetryCheck(env, ws, cfg)
 	fs = slices.Concat(fs, hooks, goToolFindings(ws), telFindings)
-	return checkReport(env, cfg, fs, clients, tel, summary)
-}
-
-// hookCheck returns the registrations' findings and Claude Code's wall summary ("": unchecked).
-func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
-	claude, home := settingsFiles(env, ws.root), env.Getenv("HOME")
-	regs := claude.registrations(ws.root, home)
-	set := wallOf(trust.Project{Root: ws.root, Home: home, File: ws.file, Config: cfg, Regs: regs})
-	c := client.Named(clientName)
-	runsClaude := c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude) // VS Code
-	if plugin == "" && (clientName == "" || c == client.Claude) && !claudeRegistered(regs) {
-		plugin = installedPlugin(home, claude.texts) // the marketplace's plugin registers them
-	}
-	// With no --client, Claude Code is checked when registered, or when no client is.
-	var fs []finding
-	summary := ""
-	if c == client.Claude || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude {
-		var wall []finding
-		wall, summary = wallFindings(env, ws, cfg, claude, set)
-		fs = slices.Concat(claudeHookFindings(env, ws, cfg, plugin, claude), switchFindings(claude), wall)
-	}
-	for _, c := range clients {
-		fs = append(fs, clientFindings(env, ws, cfg, c, set)...)
-	}
-	return append(fs, registeredFindings(ws, set, regs)...), summary
-}
-
-func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*client.Client, tel, summary string) error {
 	errs := 0
 	for _, f := range fs {
 		fmt.Fprintln(env.Stdout, f)
@@ -1023,6 +993,30 @@ func checkReport(env *cli.Env, cfg *config.Config, fs []finding, clients []*clie
 		return cli.Exit(1)
 	}
 	return nil
+}
+
+// hookCheck returns the registrations' findings and Claude Code's wall summary ("": unchecked).
+func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientName string, clients []*client.Client) ([]finding, string) {
+	claude, home := settingsFiles(env, ws.root), env.Getenv("HOME")
+	regs := claude.registrations(ws.root, home)
+	set := wallOf(trust.Project{Root: ws.root, Home: home, File: ws.file, Config: cfg, Regs: regs})
+	c := client.Named(clientName)
+	runsClaude := c != nil && c.HookFile == "" && slices.Contains(c.Runs, client.Claude) // VS Code
+	if plugin == "" && (clientName == "" || c == client.Claude) {
+		plugin = installedPlugin(home, claude.texts, regs) // the marketplace's plugin registers them
+	}
+	// With no --client, Claude Code is checked when registered, or when no client is.
+	var fs []finding
+	summary := ""
+	if c == client.Claude || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude {
+		var wall []finding
+		wall, summary = wallFindings(env, ws, cfg, claude, set)
+		fs = slices.Concat(claudeHookFindings(env, ws, cfg, plugin, claude), switchFindings(claude), wall)
+	}
+	for _, c := range clients {
+		fs = append(fs, clientFindings(env, ws, cfg, c, set)...)
+	}
+	return append(fs, registeredFindings(ws, set, regs)...), summary
 }
 
 // claudeHookFindings checks Claude Code's registration in its settings, or in the plugin in dir plugin.
@@ -1200,7 +1194,11 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 	if settings.Program(fd.Command) != hook.Gate || fd.Event == hook.ConfigChange {
 		return nil // ConfigChange runs no validator
 	}
-	flag := flagTimeout(fd.Command)
+	var flag time.Duration
+	if m := timeoutFlag.FindStringSubmatch(settings.Args(fd.Command)); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		flag = time.Duration(n) * time.Second
+	}
 	told := stop.HookTimeout(client, flag)
 	enforced := stop.HookTimeout(client, time.Duration(fd.Timeout)*time.Second)
 	if told > enforced {
@@ -1228,19 +1226,8 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 		fmt.Sprintf("raise the hook's timeout and --timeout above %s, or lower the validator's timeout", longest.Timeout+stop.Margin(told)))
 }
 
-func flagTimeout(command string) time.Duration {
-	words := strings.Fields(settings.Args(command))
-	for i, w := range words {
-		v, ok := strings.CutPrefix(strings.TrimLeft(w, "-"), "timeout=")
-		if !ok && (w == "--timeout" || w == "-timeout") && i+1 < len(words) {
-			v, ok = words[i+1], true
-		}
-		if n, err := strconv.Atoi(v); ok && err == nil && strings.HasPrefix(w, "-") {
-			return time.Duration(n) * time.Second
-		}
-	}
-	return 0
-}
+// timeoutFlag is a command's --timeout N (or -timeout=N).
+var timeoutFlag = regexp.MustCompile(`(?:^|\s)(?:-+timeout=|--?timeout\s+)([+-]?\d+)(?:\s|$)`)
 
 // dedupe drops repeated findings: a missing program is reported once.
 func dedupe(fs []finding) []finding {
@@ -1573,25 +1560,17 @@ func denyRules(set *guard.Set, root, home string) []string {
 	}
 	var out []string
 	for _, p := range set.Paths() {
-		for _, path := range walled(p.Path) {
-			st, err := os.Stat(filepath.FromSlash(path))
+		paths := []string{p.Path}
+		if strings.ContainsAny(p.Path, "*?[") { // its matches: Claude Code's sandbox applies no glob's deny rule to Bash (2.1.332)
+			paths, _ = filepath.Glob(filepath.FromSlash(p.Path)) // a bad pattern matches nothing
+		}
+		for _, path := range paths {
+			st, err := os.Stat(path)
 			dir := (err == nil && st.IsDir()) || p.Dir
-			out = append(out, settings.DenyRule(filepath.ToSlash(root), filepath.ToSlash(home), path, dir))
+			out = append(out, settings.DenyRule(filepath.ToSlash(root), filepath.ToSlash(home), filepath.ToSlash(path), dir))
 		}
 	}
 	return out
-}
-
-// walled is a protected glob's matches here: Claude Code's sandbox applies no glob's deny rule to Bash (2.1.332).
-func walled(path string) []string {
-	if !strings.ContainsAny(path, "*?[") {
-		return []string{path}
-	}
-	matches, _ := filepath.Glob(filepath.FromSlash(path)) // a bad pattern matches nothing
-	for i, m := range matches {
-		matches[i] = filepath.ToSlash(m)
-	}
-	return matches
 }
 
 // writeWall merges the OS wall alone into the project's settings.
@@ -1632,13 +1611,13 @@ func (w *wallMerge) merge(data []byte) (out []byte, err error) {
 // say tells what the wall added, what settings keep against it, and what the machine lacks.
 func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
 	name := settingsFile
-	if w.off {
+	switch {
+	case w.off:
 		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
 		return
-	}
-	if len(w.added) == 0 {
+	case len(w.added) == 0:
 		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", name, cli.Plural(len(w.rules), "deny rule", "deny rules"))
-	} else {
+	default:
 		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", name, cli.Plural(len(w.added), "setting", "settings"))
 		for _, a := range w.added {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
@@ -1666,10 +1645,7 @@ func missingTools(env *cli.Env) []string {
 	}
 	var out []string
 	for _, t := range []string{"bwrap", "socat"} {
-		onPath := slices.ContainsFunc(filepath.SplitList(env.Getenv("PATH")), func(dir string) bool {
-			return executable(filepath.Join(dir, t))
-		})
-		if !onPath {
+		if !slices.ContainsFunc(filepath.SplitList(env.Getenv("PATH")), func(dir string) bool { return executable(filepath.Join(dir, t)) }) {
 			out = append(out, t)
 		}
 	}
@@ -1776,19 +1752,6 @@ func confineFindings(ws workspace, cfg *config.Config) (summary string, out []fi
 			"install bubblewrap (scripts/install-sandbox-tools), or set confine = false to say they run unconfined")
 	}
 	return "; run validators confined", out
-}
-
-// initClientWall puts up the client's own wall (client.Wall), if any.
-func initClientWall(env *cli.Env, c *client.Client, root string) error {
-	if c.Wall == nil {
-		return nil
-	}
-	set := projectSet(env, root, nil)
-	if set.Empty() {
-		fmt.Fprintf(env.Stdout, "%s: no wall: [settings] protect = [] protects nothing\n", c.Title)
-		return nil
-	}
-	return c.Wall.Up(env.Stdout, root, wallPaths(set))
 }
 
 // clientWallFindings says whether the client's own wall over set is up.
