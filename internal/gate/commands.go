@@ -208,21 +208,21 @@ func paletteFor(env *cli.Env) palette {
 	return palette{on: cli.IsTerminal(env.Stdout) && env.Getenv("NO_COLOR") == ""}
 }
 
-func (p palette) paint(code, s string) string {
+func (p palette) Paint(code, s string) string {
 	if !p.on {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (p palette) red(s string) string { return p.paint("31", s) }
+func (p palette) Red(s string) string { return p.Paint("31", s) }
 
 // mark is a check's mark: a green tick, or a red cross when it failed.
-func (p palette) mark(passed bool) string {
+func (p palette) Mark(passed bool) string {
 	if passed {
-		return p.paint("32", "✔")
+		return p.Paint("32", "✔")
 	}
-	return p.red("✘")
+	return p.Red("✘")
 }
 
 // Run is the gate command.
@@ -333,7 +333,7 @@ func runRun(env *cli.Env, args []string) error {
 		})
 		err = printJSON(env, runJSON{Passed: len(v.Failed()) == 0, Validators: checks})
 	} else {
-		printRun(env, cfg, v)
+		err = printRun(env, cfg, v)
 	}
 	if err == nil && len(v.Failed()) > 0 {
 		err = cli.Exit(1)
@@ -374,37 +374,15 @@ func knownPrompts(cfg *config.Config) string {
 }
 
 // printRun shows each check and, of a failing one, its output and fix.
-func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) {
-	p := paletteFor(env)
-	w := env.Stdout
-	// Padded before colouring: escape codes have no width on screen.
-	rows := aligned(mapped(v.Checks, func(c stop.Check) []string { return []string{c.Validator.Name, cli.Duration(c.Result.Duration)} }))
-	for i, c := range v.Checks {
-		r := c.Result
-		what := strings.Join(c.Prompts, ", ")
-		if !r.Passed && (r.Problem != "" || r.ExitCode > 0) {
-			what += ": " + r.Summary() // a file check's output says it all
-		}
-		fmt.Fprintf(w, "%s %s  %s  %s\n", p.mark(r.Passed), rows[i][0], p.paint("2", rows[i][1]), what)
-		if r.Passed {
-			continue
-		}
-		for _, line := range r.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) {
-			fmt.Fprintf(w, "    | %s\n", line)
-		}
-		if c.Validator.Fix != "" {
-			fmt.Fprintf(w, "    fix: %s\n", c.Validator.Fix)
-		}
-	}
-	n, failed := len(v.Checks), len(v.Failed())
-	switch {
-	case n == 0:
-		fmt.Fprintln(w, "no validators to run")
-	case failed == 0:
-		fmt.Fprintf(w, "%s passed\n", cli.Plural(n, "validator", "validators"))
-	default:
-		fmt.Fprintf(w, "%s: %d passed, %d failed\n", cli.Plural(n, "validator", "validators"), n-failed, failed)
-	}
+func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) error {
+	failed := len(v.Failed())
+	return texts().ExecuteTemplate(env.Stdout, "run", struct {
+		P              palette
+		Checks         []stop.Check
+		Rows, Shown    [][]string // padded before colouring: escape codes have no width on screen
+		Passed, Failed int
+	}{paletteFor(env), v.Checks, aligned(mapped(v.Checks, func(c stop.Check) []string { return []string{c.Validator.Name, cli.Duration(c.Result.Duration)} })),
+		mapped(v.Checks, func(c stop.Check) []string { return c.Result.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) }), len(v.Checks) - failed, failed})
 }
 
 // runExplain is `gate explain PATH|/command|KEY`: which mappings a read or a command
@@ -665,31 +643,10 @@ func runLog(env *cli.Env, args []string) error {
 	case len(d.records) == 0:
 		fmt.Fprint(env.Stdout, d.none)
 	}
-	p := paletteFor(env)
-	for _, r := range d.records {
-		decision := r.Decision
-		if decision != outcome.Pass {
-			decision = p.red(decision)
-		}
-		checks := each(r.Checks, func(c outcome.Check) string {
-			how := cli.Duration(c.Duration())
-			switch {
-			case c.Skipped:
-				return "– " + c.Name + " skipped"
-			case c.Reused && c.Since != nil:
-				how = "unchanged since " + c.Since.Local().Format(time.TimeOnly)
-			}
-			return p.mark(c.Passed) + " " + c.Name + " " + how + resultOf(c)
-		})
-		line := fmt.Sprintf("%s  %s %s  %s  %s: %s", r.Time.Local().Format("2006-01-02 15:04:05"), r.Session, r.Scope(), decision, strings.Join(r.Prompts, ", "), strings.Join(checks, ", "))
-		if len(r.Reconciled) > 0 {
-			// The transcript armed them, the queue had no entry: worth a look.
-			missing := each(r.Reconciled, func(d outcome.Discrepancy) string { return d.Prompt })
-			line += p.red(" [not in the queue, found in the transcript: " + strings.Join(missing, ", ") + "]")
-		}
-		fmt.Fprintln(env.Stdout, line)
-	}
-	return nil
+	return texts().ExecuteTemplate(env.Stdout, "log", struct {
+		P       palette
+		Records []outcome.Record
+	}{paletteFor(env), d.records})
 }
 
 // each is f of every x, leaving out the empty ones.
@@ -780,7 +737,10 @@ var textsText string
 
 // texts are the verbs' human output, parsed at the first use.
 var texts = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("texts").Funcs(template.FuncMap{"plural": cli.Plural, "dur": cli.Duration, "table": table,
+	return template.Must(template.New("texts").Funcs(template.FuncMap{"plural": cli.Plural, "dur": cli.Duration, "table": table, "join": strings.Join, "result": resultOf,
+		"reconciled": func(ds []outcome.Discrepancy) string {
+			return strings.Join(each(ds, func(d outcome.Discrepancy) string { return d.Prompt }), ", ")
+		},
 		"age":  func(s int64) string { return age(time.Duration(s) * time.Second) },
 		"when": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }}).Parse(textsText))
 })
