@@ -94,9 +94,7 @@ func dur(d time.Duration) string {
 }
 
 // cell keeps text inside one Markdown table cell.
-func cell(s string) string {
-	return cli.OneLine(strings.ReplaceAll(s, "|", `\|`))
-}
+func cell(s string) string { return cli.OneLine(strings.ReplaceAll(s, "|", `\|`)) }
 
 // fenced puts text in a code block whose fence no line of it can close.
 func fenced(s string) string {

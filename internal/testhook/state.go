@@ -108,9 +108,7 @@ type Result struct {
 }
 
 // Duration is the time from the test's handout (or becoming current) to its result.
-func (r *Result) Duration() time.Duration {
-	return max(r.Finished.Sub(r.Started), 0)
-}
+func (r *Result) Duration() time.Duration { return max(r.Finished.Sub(r.Started), 0) }
 
 // StateVersion is the format of the run file; another is refused, not misread.
 const StateVersion = 1
@@ -367,10 +365,7 @@ func loadRun(path string) (*State, error) {
 func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
 	var st *State
 	err := r.locked(func(path string) error {
-		old, err := loadRun(path)
-		if err == nil && old == nil {
-			err = errNoRun
-		}
+		old, err := r.load()
 		if err != nil {
 			return err
 		}

@@ -92,13 +92,9 @@ func Run(env *cli.Env) error {
 }
 
 // Usage prints testhook's usage, for help, -h and --help.
-func Usage(w io.Writer) {
-	fmt.Fprintln(w, strings.Join(usage, "\n"))
-}
+func Usage(w io.Writer) { fmt.Fprintln(w, strings.Join(usage, "\n")) }
 
-func usageErr(err error) error {
-	return &cli.ExitError{Code: 2, Err: cli.WithHint(err, usage...)}
-}
+func usageErr(err error) error { return &cli.ExitError{Code: 2, Err: cli.WithHint(err, usage...)} }
 
 // runner is one invocation: the project, whose run it acts on, and how.
 type runner struct {
