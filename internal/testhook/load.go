@@ -246,9 +246,7 @@ func (l *loader[R]) test(i int, r R) (t Test, ok bool) {
 	t.Expect = l.expects(t.Line, name, expect)
 	l.into(t.Line, name, m, "save", "a map of variable to regex", `save: {"token": "token: (\\w+)"}`, &save)
 	t.Save = l.saves(t.Line, name, save)
-	if !l.into(t.Line, name, m, "tags", "a list of strings", "", &t.Tags) {
-		t.Tags = nil
-	}
+	l.into(t.Line, name, m, "tags", "a list of strings", "", &t.Tags)
 	return t, t.ID != ""
 }
 
