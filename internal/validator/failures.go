@@ -204,11 +204,8 @@ func goJSONFailures(lines []string) []block {
 			said[key] = append(said[key], s)
 		case e.Action == "fail" && e.Test != "", e.Action == "build-fail":
 			b := said[key]
-			for i, s := range b {
-				if strings.HasPrefix(s, "--- FAIL") {
-					b = append(append([]string{s}, b[:i]...), b[i+1:]...)
-					break
-				}
+			if i := slices.IndexFunc(b, prefixed("--- FAIL")); i >= 0 {
+				b = append(append([]string{b[i]}, b[:i]...), b[i+1:]...)
 			}
 			out = append(out, block{lines: b})
 		}

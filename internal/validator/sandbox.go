@@ -310,8 +310,8 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 	var rep report
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(64<<10, limit)), limit)
-	seen, left := make([]bool, n), n
-	rep.results = make([]Result, n)
+	left := n
+	rep.results = make([]Result, n) // Confined once its line came
 	for sc.Scan() {
 		var l boxLine
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
@@ -326,13 +326,11 @@ func readReport(r io.Reader, nonce string, n, limit int) report {
 			rep.hello = l.Hello
 		case l.End && left == 0:
 			return rep
-		case l.Hello || l.End || l.I < 0 || l.I >= n || seen[l.I]:
+		case l.Hello || l.End || l.I < 0 || l.I >= n || rep.results[l.I].Confined:
 			rep.err = errors.New("a line out of order")
 		default:
-			seen[l.I] = true
 			left--
-			l.Result.Output = string(l.Output)
-			l.Result.Confined = true
+			l.Result.Output, l.Result.Confined = string(l.Output), true
 			rep.results[l.I] = l.Result
 			continue
 		}
