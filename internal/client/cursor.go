@@ -105,7 +105,7 @@ func cursorEncode(event string, o hook.Output) any {
 	return nil
 }
 
-// cursorFix takes the first workspace root as the project (a command runs in cwd), its events as tool calls.
+// cursorFix: conversation_id is the session, the first workspace root the project (a command runs in cwd).
 func cursorFix(m payload, _ string) (more, error) {
 	m.rename("conversation_id", "session_id")
 	root := m.str("cwd")

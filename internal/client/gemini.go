@@ -57,7 +57,7 @@ func geminiEncode(event string, o hook.Output) any {
 	return out
 }
 
-// geminiFix: read_many_files reads several files; a shell command runs in its dir_path.
+// geminiFix: prompt_response is the reply; read_many_files reads several files; a shell command runs in dir_path.
 func geminiFix(m payload, _ string) (more, error) {
 	m.rename("prompt_response", "last_assistant_message")
 	x := more{reads: readMany(m)}

@@ -177,11 +177,8 @@ func triggersOf(in *hook.Input, root, home string) (kind, command string, reads 
 		if (in.ExpansionType == "" || in.ExpansionType == "slash_command") && in.CommandName != "" {
 			return queue.TriggerCommand, strings.TrimPrefix(in.CommandName, "/"), nil
 		}
-	case hook.PreSkillShellCommand:
-		if in.InvokedBy == "claude" {
-			return named(queue.TriggerSkill, in.CommandName) // the model ran it, as through the Skill tool
-		}
-		return named(queue.TriggerCommand, in.CommandName)
+	case hook.PreSkillShellCommand: // invoked by claude: the model ran it, as through the Skill tool
+		return named(map[bool]string{true: queue.TriggerSkill, false: queue.TriggerCommand}[in.InvokedBy == "claude"], in.CommandName)
 	case hook.UserPromptSubmit:
 		if name := hook.SlashCommand(in.Prompt); name != "" {
 			return queue.TriggerPrompt, name, nil
