@@ -78,7 +78,7 @@ func Run(cfg *config.Config, in *hook.Input, q *queue.Queue, scope queue.Scope, 
 	case err != nil:
 		return nil, fmt.Errorf("reading the transcript: %w", err)
 	}
-	event := eventOf(scope)
+	event := EventOf(scope)
 	for _, b := range res.Blocks {
 		if b.Event == event && strings.HasPrefix(b.Reason, hook.BlockPrefix) {
 			r.Blocks++
@@ -101,7 +101,7 @@ func (r *Reconciliation) scan(record client.Record, path string, thread transcri
 	scan := func() (*transcript.Result, error) { return record.Scan(path, from.Offset, thread, in.Cwd) }
 	res, caught, err := awaitRecord(scan, in, r.stored.Transcript != path, wait)
 	if err == nil && distrust == "" && in.Client == nil {
-		if distrust = recorded(from, res, eventOf(r.scope)); distrust != "" {
+		if distrust = recorded(from, res, EventOf(r.scope)); distrust != "" {
 			from = queue.Mark{Transcript: path}
 			res, err = scan()
 		}
@@ -160,8 +160,8 @@ func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []tran
 	return nil
 }
 
-// eventOf is the hook event of scope's stops.
-func eventOf(scope queue.Scope) string {
+// EventOf is the hook event of scope's stops.
+func EventOf(scope queue.Scope) string {
 	if scope.Agent != "" {
 		return hook.SubagentStop
 	}

@@ -406,14 +406,11 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
-	r := outcome.Record{Time: now, Event: hook.Stop, Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{},
+	r := outcome.Record{Time: now, Event: reconcile.EventOf(scope), Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{},
 		Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
 	r.Decision = map[Kind]string{Pass: outcome.Pass, Block: outcome.Block, Halt: outcome.Halt}[v.Kind]
 	if v.Observed != Pass { // observe mode: what it would have been
 		r.Decision = map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
-	}
-	if scope.Agent != "" {
-		r.Event = hook.SubagentStop
 	}
 	if v.Kind == Halt {
 		r.Reason = cli.Clip(v.Reason, maxLoggedReason, "…")
