@@ -36,34 +36,83 @@ func (o *options) registrationCases(n int) ([]bench.Case, error) {
 		{"plugin", "the marketplace plugin, bin/ installed", o.pluginRoute},
 		{"plugin-gomod", "the marketplace plugin, go.mod's tool only", o.pluginGoModRoute},
 	} {
-		name := fmt.Sprintf("registered as detect, unmatched Read, %s mappings, on %s", count(n), route.how)
-		if !o.wants(name) {
-			continue
-		}
-		p, err := bench.WriteProject(filepath.Join(o.tmp, "registered-"+route.dir), n)
+		c, err := o.registrationCase(n, route.dir, route.how, route.setup)
 		if err != nil {
 			return nil, err
 		}
-		var cmd *bench.Cmd
-		command, env, err := route.setup(p.Dir)
-		if err == nil {
-			// A route's own environment (go's, for the go.mod tool) or the
-			// floors'; the client's variables either way.
-			if env == nil {
-				env = o.env("")
-			}
-			env = append(env, "CLAUDE_PROJECT_DIR="+p.Dir, "CLAUDE_PLUGIN_ROOT="+o.plugin())
-			cmd = &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", command}, Dir: p.Dir, Env: env}
-			err = reachesDetect(cmd)
-		}
+		cases = append(cases, c...)
+	}
+	if o.before == "" {
+		return cases, nil
+	}
+	// The build before: its gate init registers its own launcher, over its own programs.
+	progs := []string{o.before, filepath.Join(filepath.Dir(o.before), "detect"), filepath.Join(filepath.Dir(o.before), "testhook")}
+	for _, route := range []struct {
+		dir, how string
+		setup    func(root string) (command string, env []string, err error)
+	}{
+		{"bin-before", "the bin/ route, the build before", func(root string) (string, []string, error) {
+			return o.installedRoute(root, filepath.Join(root, "bin"), progs...)
+		}},
+		{"plugin-before", "the marketplace plugin, bin/ installed, the build before", func(root string) (string, []string, error) {
+			return o.pluginBeforeRoute(root, progs)
+		}},
+	} {
+		c, err := o.registrationCase(n, route.dir, route.how, route.setup)
 		if err != nil {
-			cmd = missing(err.Error()) // the row says why
+			return nil, err
 		}
-		cmd.Stdin = func(int) []byte { return p.Unmatched("bench-unmatched") }
-		cmd.Check = silent
-		cases = append(cases, bench.Case{Name: name, Cmd: cmd})
+		cases = append(cases, c...)
 	}
 	return cases, nil
+}
+
+// pluginBeforeRoute installs the build before's detect in the project's
+// bin/ and returns the PostToolUse Read command of the plugin its gate
+// init --plugin writes.
+func (o *options) pluginBeforeRoute(root string, progs []string) (string, []string, error) {
+	if err := copyFile(progs[1], filepath.Join(root, "bin", "detect")); err != nil {
+		return "", nil, err
+	}
+	dir := filepath.Join(o.tmp, "plugin-before")
+	env := append(o.env(""), "HOME="+filepath.Join(root, ".home"), "CLAUDE_PROJECT_DIR=")
+	if err := runIn(root, env, progs[0], "init", "--plugin", dir, "--no-wall"); err != nil {
+		return "", nil, err
+	}
+	command, err := readCommand(filepath.Join(dir, "hooks", "hooks.json"))
+	return command, nil, err
+}
+
+// registrationCase is the row of one route (dir names its project), or
+// none when -only leaves it out; a route that cannot be set up here is a
+// row that says why.
+func (o *options) registrationCase(n int, dir, how string, setup func(root string) (string, []string, error)) ([]bench.Case, error) {
+	name := fmt.Sprintf("registered as detect, unmatched Read, %s mappings, on %s", count(n), how)
+	if !o.wants(name) {
+		return nil, nil
+	}
+	p, err := bench.WriteProject(filepath.Join(o.tmp, "registered-"+dir), n)
+	if err != nil {
+		return nil, err
+	}
+	var cmd *bench.Cmd
+	command, env, err := setup(p.Dir)
+	if err == nil {
+		// A route's own environment (go's, for the go.mod tool) or the
+		// floors'; the client's variables either way.
+		if env == nil {
+			env = o.env("")
+		}
+		env = append(env, "CLAUDE_PROJECT_DIR="+p.Dir, "CLAUDE_PLUGIN_ROOT="+o.plugin())
+		cmd = &bench.Cmd{Path: "/bin/sh", Args: []string{"-c", command}, Dir: p.Dir, Env: env}
+		err = reachesDetect(cmd)
+	}
+	if err != nil {
+		cmd = missing(err.Error()) // the row says why
+	}
+	cmd.Stdin = func(int) []byte { return p.Unmatched("bench-unmatched") }
+	cmd.Check = silent
+	return []bench.Case{{Name: name, Cmd: cmd}}, nil
 }
 
 // reachesDetect runs cmd once on an input without an event, which detect
@@ -95,10 +144,13 @@ func (o *options) npmRoute(root string) (string, []string, error) {
 	return o.installedRoute(root, filepath.Join(root, "node_modules", "@stopgate", runtime.GOOS+"-"+cpu, "bin"))
 }
 
-// installedRoute copies the built programs into bin, a folder of the
-// project at root, and runs bin's gate init.
-func (o *options) installedRoute(root, bin string) (string, []string, error) {
-	for _, prog := range []string{o.detect, o.gate, o.th} {
+// installedRoute copies the built programs (or progs, another build's)
+// into bin, a folder of the project at root, and runs bin's gate init.
+func (o *options) installedRoute(root, bin string, progs ...string) (string, []string, error) {
+	if progs == nil {
+		progs = []string{o.detect, o.gate, o.th}
+	}
+	for _, prog := range progs {
 		if prog == "" {
 			continue // testhook not built
 		}
