@@ -154,7 +154,7 @@ func (c *Client) Merge(data []byte, want []settings.Hook) ([]byte, []settings.Ho
 // Lookup reports, for each wanted hook, whether data registers it.
 func (c *Client) Lookup(data []byte, want []settings.Hook) ([]settings.Found, error) {
 	if c.format == nil {
-		return settings.Lookup(data, want)
+		return settings.Parse(data).Lookup(want)
 	}
 	f, err := c.format.parse(data)
 	if err != nil {

@@ -68,7 +68,7 @@ func Build(o Options) error {
 		if !ok {
 			return fmt.Errorf("platform %q is not GOOS/GOARCH", p)
 		}
-		bins, info, err := build(o, src, filepath.Join(tmp, "bin", goos+"_"+arch), p)
+		bins, info, err := build(o, src, filepath.Join(tmp, "bin", goos+"_"+arch), goos, arch)
 		if err != nil {
 			return err
 		}
@@ -120,16 +120,15 @@ func git(dir string, args ...string) (string, error) {
 
 // build builds the programs for p from src into dir, static, without paths, build id or symbols; it returns them and
 // their build info.
-func build(o Options, src, dir, p string) ([]file, buildinfo.Info, error) {
-	fmt.Fprintf(o.Log, "dist: building %s\n", p)
+func build(o Options, src, dir, goos, arch string) ([]file, buildinfo.Info, error) {
+	fmt.Fprintf(o.Log, "dist: building %s/%s\n", goos, arch)
 	cmd := exec.Command(o.Go, "build", "-trimpath", "-buildvcs=true", "-tags", "osusergo,netgo",
 		"-ldflags", "-s -w -buildid=", "-o", dir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = src
-	goos, arch, _ := strings.Cut(p, "/")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+arch, "GOFLAGS=", "GOWORK=off")
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	if err := cmd.Run(); err != nil {
-		return nil, buildinfo.Info{}, fmt.Errorf("go build for %s: %w", p, err)
+		return nil, buildinfo.Info{}, fmt.Errorf("go build for %s/%s: %w", goos, arch, err)
 	}
 	var files []file
 	var info buildinfo.Info

@@ -420,7 +420,7 @@ func guards(event string) bool {
 	return event == hook.PreToolUse || event == hook.PreSkillShellCommand
 }
 
-// expected is every hook gate init registers, to look up (settings.Lookup).
+// expected is every hook gate init registers, to look up (settings.Doc.Lookup).
 func expected() []settings.Hook { return hooksOf(client.Claude, install{dir: projectBin}, "", true) }
 
 const (

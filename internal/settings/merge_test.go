@@ -149,7 +149,7 @@ func TestMerge(t *testing.T) {
 			if err != nil || len(added) != 0 || string(again) != string(out) {
 				t.Errorf("second Merge changed the file (added %v, err %v):\n%s", added, err, again)
 			}
-			found, err := Lookup(out, tt.want)
+			found, err := Parse(out).Lookup(tt.want)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +200,7 @@ func TestLookup(t *testing.T) {
     ]
   }
 }`
-	found, err := Lookup([]byte(in), []Hook{gateStop, detectRead})
+	found, err := Parse([]byte(in)).Lookup([]Hook{gateStop, detectRead})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,9 +50,6 @@ type Found struct {
 	Line       int    // the line of the registered command, 0 when not registered
 }
 
-// Lookup reports, for each wanted hook, whether data registers it.
-func Lookup(data []byte, want []Hook) ([]Found, error) { return Parse(data).Lookup(want) }
-
 // Merge returns data with each wanted hook not registered added as a new matcher group, last, of the tools no group
 // covers; and those hooks.
 func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
