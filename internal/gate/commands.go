@@ -738,6 +738,14 @@ var textsText string
 // texts are the verbs' human output, parsed at the first use.
 var texts = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("texts").Funcs(template.FuncMap{"plural": cli.Plural, "dur": cli.Duration, "table": table, "join": strings.Join, "result": resultOf,
+		"failed": func(cs []outcome.Check) string { // the checks that failed, with their results
+			return strings.Join(each(cs, func(c outcome.Check) string {
+				if c.Passed {
+					return ""
+				}
+				return c.Name + resultOf(c)
+			}), ", ")
+		},
 		"reconciled": func(ds []outcome.Discrepancy) string {
 			return strings.Join(each(ds, func(d outcome.Discrepancy) string { return d.Prompt }), ", ")
 		},
@@ -1062,44 +1070,23 @@ func runVerdict(env *cli.Env, args []string) error {
 			}
 		}
 	}
-	line, passed := verdictOf(records, rest[0], armed)
-	fmt.Fprintln(env.Stdout, line)
-	if !passed {
-		return cli.Exit(1)
-	}
-	return nil
-}
-
-// verdictOf judges session from the log's records and the prompts armed now, in one line.
-func verdictOf(records []outcome.Record, session string, armed []string) (line string, passed bool) {
 	var last *outcome.Record
 	for i := range records {
 		r := &records[i]
 		// A subagent's stop counts only when the main thread has none.
-		if r.Session == session && (r.Agent == "" || last == nil || last.Agent != "") {
+		if r.Session == rest[0] && (r.Agent == "" || last == nil || last.Agent != "") {
 			last = r
 		}
 	}
-	switch {
-	case last == nil && len(armed) > 0:
-		return fmt.Sprintf("never judged: session %s has %s armed and no stop of it was judged", session, strings.Join(armed, ", ")), false
-	case last == nil:
-		return fmt.Sprintf("never judged: no stop of session %s was judged (nothing was armed, or its stop halted before judging: see the client's output)", session), false
-	case last.Decision == outcome.Cleared:
-		return fmt.Sprintf("cleared: a person dropped the armed prompts of session %s (%s) unjudged", session, strings.Join(last.Prompts, ", ")), false
-	case last.Decision != outcome.Pass:
-		failed := each(last.Checks, func(c outcome.Check) string {
-			if c.Passed {
-				return ""
-			}
-			return c.Name + resultOf(c)
-		})
-		return fmt.Sprintf("%s: the last stop of session %s (%s) was %s: failed %s", last.Decision, session,
-			last.Time.Local().Format("2006-01-02 15:04:05"), map[string]string{outcome.Block: "blocked", outcome.Halt: "halted",
-				outcome.WouldBlock: "let through by observe mode, but would have been blocked", outcome.WouldHalt: "let through by observe mode, but would have been halted"}[last.Decision],
-			cmp.Or(strings.Join(failed, ", "), "no validator (it could not judge)")), false
-	case len(armed) > 0:
-		return fmt.Sprintf("still armed: session %s has %s armed since its last stop passed", session, strings.Join(armed, ", ")), false
+	err = texts().ExecuteTemplate(env.Stdout, "verdict", struct {
+		Session string
+		Armed   []string
+		Last    *outcome.Record
+		Was     map[string]string
+	}{rest[0], armed, last, map[string]string{outcome.Block: "blocked", outcome.Halt: "halted",
+		outcome.WouldBlock: "let through by observe mode, but would have been blocked", outcome.WouldHalt: "let through by observe mode, but would have been halted"}})
+	if err == nil && (last == nil || last.Decision != outcome.Pass || len(armed) > 0) {
+		err = cli.Exit(1)
 	}
-	return fmt.Sprintf("pass: the last stop of session %s passed (%s), nothing armed", session, strings.Join(last.Prompts, ", ")), true
+	return err
 }
