@@ -195,17 +195,16 @@ func writeOnce(env *cli.Env, path, name string, data []byte, wrote, kept string)
 
 // noteMissing tells which hook programs are not in binDir yet, and how to put them there.
 func noteMissing(env *cli.Env, binDir string, want []settings.Hook, prefixRoot string, in install) {
-	var missing []string
-	for _, p := range programs(want, binDir) {
-		if !executable(p) {
-			missing = append(missing, filepath.Base(p))
+	missing := each(programs(want, binDir), func(p string) string {
+		if executable(p) {
+			return "" // there: left out
 		}
+		return filepath.Base(p)
+	})
+	if len(missing) > 0 {
+		fmt.Fprintf(env.Stdout, "note: %s not in %s yet: until they are, a stop halts and says to run: %s\n",
+			strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
 	}
-	if len(missing) == 0 {
-		return
-	}
-	fmt.Fprintf(env.Stdout, "note: %s not in %s yet: until they are, a stop halts and says to run: %s\n",
-		strings.Join(missing, ", "), project.Display(prefixRoot, binDir), in.command)
 }
 
 // varBin returns the shell prefix of hook commands and its folder; relative bin goes through v.
@@ -1610,26 +1609,25 @@ func (w *wallMerge) merge(data []byte) (out []byte, err error) {
 
 // say tells what the wall added, what settings keep against it, and what the machine lacks.
 func (w wallMerge) say(env *cli.Env, files *claudeSettings) {
-	name := settingsFile
 	switch {
 	case w.off:
-		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", name)
+		fmt.Fprintf(env.Stdout, "%s: no OS wall: [settings] protect = [] protects nothing\n", settingsFile)
 		return
 	case len(w.added) == 0:
-		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", name, cli.Plural(len(w.rules), "deny rule", "deny rules"))
+		fmt.Fprintf(env.Stdout, "%s: the OS wall is already there (sandbox, %s)\n", settingsFile, cli.Plural(len(w.rules), "deny rule", "deny rules"))
 	default:
-		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", name, cli.Plural(len(w.added), "setting", "settings"))
+		fmt.Fprintf(env.Stdout, "%s: the OS wall: added %s\n", settingsFile, cli.Plural(len(w.added), "setting", "settings"))
 		for _, a := range w.added {
 			fmt.Fprintf(env.Stdout, "  + %s\n", a)
 		}
 	}
 	for _, a := range w.st.Against() { // sandbox keys set against the wall
-		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", name, a.Text)
+		fmt.Fprintf(env.Stdout, "note: %s: %s; left as it is\n", settingsFile, a.Text)
 	}
 	for _, f := range files.texts[files.at+1:] { // the local ones, whose keys win
 		other, _ := settings.Parse(f.data).Wall() // one that cannot be read sets nothing
 		for _, a := range other.Against() {
-			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a.Text, name)
+			fmt.Fprintf(env.Stdout, "note: %s: %s; it overrides %s\n", f.Name, a.Text, settingsFile)
 		}
 	}
 	if missing := missingTools(env); len(missing) > 0 {
