@@ -473,7 +473,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		msg := r.say("stopped", textData{State: st, Judged: judged})
 		return r.answer.Write(hook.Output{SystemMessage: joinSome(" ", msg, r.finish(st))})
 	}
-	lead := resultLine(st, judged) + "." + resultLines(st, skipped, ".")
+	lead := r.say("lead", textData{State: st, Judged: judged, Skipped: skipped})
 	return r.answer.Write(hook.Block(r.say("brief", textData{State: st, Lead: lead})))
 }
 
@@ -630,11 +630,7 @@ func (r *runner) retry(req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	if len(skipped) == 0 {
-		return reply{text: fmt.Sprintf("%s will run again.\nType %s for it.", st.testLine(st.Current), r.word("next"))}, nil
-	}
-	// It still lacks a variable: skipped again, saying why.
-	return reply{text: resultLines(st, skipped, "")[1:] + "\n" + r.say("upNext", textData{State: st})}, nil
+	return reply{text: r.say("retried", textData{State: st, Skipped: skipped})}, nil
 }
 
 // abort ends the run where it stands.
@@ -736,15 +732,6 @@ func (r *runner) startWord() string {
 // joinSome joins the parts that are not empty.
 func joinSome(sep string, parts ...string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
-}
-
-// resultLines is a resultLine and end for each of idx, each after a line break.
-func resultLines(st *State, idx []int, end string) string {
-	s := ""
-	for _, i := range idx {
-		s += "\n" + resultLine(st, i) + end
-	}
-	return s
 }
 
 // statusWord is how a result is shown in text and in the report.
