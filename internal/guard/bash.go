@@ -348,7 +348,7 @@ func (a *analyzer) run(ws []word) *Hit {
 	if ws[0].unknown {
 		return nil
 	}
-	if strings.HasPrefix(ws[0].text, "-") { // time's options: bash's keyword leaves them, dash runs GNU time
+	if len(ws[0].text) > 1 && ws[0].text[0] == '-' { // time's options: bash's keyword leaves them, dash runs GNU time; "-" is a program
 		return timeRule(a, ws)
 	}
 	name := path.Base(ws[0].text)

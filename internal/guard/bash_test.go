@@ -177,6 +177,10 @@ func existingCases(root string) []bashCase {
 		{"chown nobody mappings.toml", "mappings.toml"},
 		{"dd if=/dev/zero of=mappings.toml", "mappings.toml"},
 		{"sort -o mappings.toml mappings.toml", "mappings.toml"},
+		// -o read word by word: a word ending in o before it is no option cluster taking -o's value.
+		{"gcc -Io -o mappings.toml x.c", "mappings.toml"},
+		{"go build -buildvcs=auto -o mappings.toml ./cmd/detect", "mappings.toml"},
+		{"cc -DNAME=go -o mappings.toml x.c", "mappings.toml"},
 		{"curl -o mappings.toml https://example.com/m.toml", "mappings.toml"},
 		{"wget -O mappings.toml https://example.com/m.toml", "mappings.toml"},
 		{"tar -xf x.tar -C tmp/validation", "tmp/validation"},
@@ -507,6 +511,13 @@ func TestTimeKeyword(t *testing.T) {
 	root, set := project(t, nil)
 	for _, cmd := range []string{`sh -c 'time -f %e rm mappings.toml'`, `dash -c 'time -o mappings.toml true'`,
 		"true; time -f %e rm mappings.toml", "true; time -o mappings.toml true"} {
+		if h := set.CheckBash(cmd, root); h == nil || h.Protected.Show != "mappings.toml" {
+			t.Errorf("%q: hit %v, want mappings.toml", cmd, h)
+		}
+	}
+	// A word of "-" alone is a program, not time's options: it once sent the guard round timeRule until the stack
+	// overflowed, and the hook died instead of denying.
+	for _, cmd := range []string{"- x; rm mappings.toml", "time - x; rm mappings.toml"} {
 		if h := set.CheckBash(cmd, root); h == nil || h.Protected.Show != "mappings.toml" {
 			t.Errorf("%q: hit %v, want mappings.toml", cmd, h)
 		}

@@ -125,19 +125,37 @@ func noSignal(args []word) []word {
 	end := false // kill -- -1: after --, a pid
 	return slices.DeleteFunc(slices.Clone(args), func(w word) bool {
 		end = end || w.text == "--"
-		t, ok := strings.CutPrefix(w.text, "-")
-		t = strings.TrimPrefix(strings.ToUpper(t), "SIG")
-		return !end && ok && !w.unknown && (allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" "))
+		return !end && isSignal(w)
 	})
+}
+
+// isSignal reports whether w is a -SIGNAL option: -9, -KILL, -SIGSTOP, -RTMIN+1.
+func isSignal(w word) bool {
+	t, ok := strings.CutPrefix(w.text, "-")
+	t = strings.TrimPrefix(strings.ToUpper(t), "SIG")
+	return ok && !w.unknown && (allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" "))
 }
 
 const signalNames = " HUP INT QUIT ILL TRAP ABRT IOT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO POLL PWR SYS "
 
+// killRule: kill's -SIGNAL is its first word only; every other word but its options is a pid, -N a process group
+// (-1: every process), which getopt would read as letters.
 func killRule(a *analyzer, args []word) *Hit {
-	if o := parseOpts(noSignal(args), "sn", "signal"); !o.Has("l", "L", "list", "table") {
-		return a.pids(o.Ops, "signal", false)
+	var pids []word
+	for i := 0; i < len(args); i++ {
+		switch t := args[i].text; {
+		case args[i].unknown:
+			pids = append(pids, args[i])
+		case t == "-l" || t == "-L" || t == "--list" || t == "--table":
+			return nil
+		case t == "-s" || t == "-n" || t == "--signal":
+			i++ // its value
+		case i == 0 && isSignal(args[i]), t == "--", strings.HasPrefix(t, "--signal="):
+		default:
+			pids = append(pids, args[i])
+		}
 	}
-	return nil
+	return a.pids(pids, "signal", false)
 }
 
 // pkillRule denies a pattern that can match a hook, a client or an ancestor, and selection by user or the like alone.

@@ -43,6 +43,8 @@ func TestProcessPids(t *testing.T) {
 		{"kill " + strconv.Itoa(mine), false},
 		{"kill -STOP " + strconv.Itoa(mine), false},
 		{"kill -9 " + strconv.Itoa(hook), true},
+		// A -N after the signal is a process group; -1 every process, the client with them.
+		{"kill -9 -1", true}, {"kill -KILL -1", true}, {"kill -s KILL -1", true}, {"kill -1 $$", false},
 		{"kill -STOP " + strconv.Itoa(os.Getppid()), true},
 		{"prlimit --pid " + strconv.Itoa(os.Getppid()) + " --as=1", true},
 		{"prlimit --pid " + strconv.Itoa(mine) + " --as=100000000", false},

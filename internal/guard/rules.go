@@ -425,14 +425,25 @@ func tarRule(a *analyzer, args []word) *Hit {
 	return a.each(out, under)
 }
 
-// dashO writes the value of -o (go build, cc); go's flag parser reads --o and -o= as -o.
+// dashO writes the value of -o (go build, cc), each word read alone: an option cluster parse would let -Io or
+// -buildvcs=auto take the real -o as its value.
 func dashO(a *analyzer, args []word) *Hit {
-	return first(parseOpts(args, "o", "o").Val("o"), func(w word) *Hit {
-		if t, ok := strings.CutPrefix(w.text, "="); ok && !w.unknown {
-			w = lit(t)
+	for i, w := range args {
+		t := w.text
+		if t == "--o" || strings.HasPrefix(t, "--o=") {
+			t = t[1:] // go's flag parser reads --o and --o= as -o and -o=
 		}
-		return a.target(w, under)
-	})
+		var out word
+		if t == "-o" && i+1 < len(args) {
+			out = args[i+1]
+		} else if strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0].text) != "go" {
+			out = lit(strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "="))
+		}
+		if h := a.target(out, under); h != nil {
+			return h
+		}
+	}
+	return nil
 }
 
 func evalRule(a *analyzer, args []word) *Hit {
