@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -148,9 +149,33 @@ func (l *loader[R]) typeOf(r R) string {
 
 // into decodes m[key], if present, into v; a value v cannot take is a problem (false): key must be want.
 func (l *loader[R]) into(line int, name string, m map[string]R, key, want, hint string, v any) bool {
-	if r, present := m[key]; present && l.decode(r, v) != nil {
+	if r, present := m[key]; present && (l.decode(r, v) != nil || !l.fits(r, reflect.TypeOf(v).Elem())) {
 		l.add(line, name, fmt.Sprintf("%s must be %s, not %s", key, want, l.typeOf(r)), hint)
 		return false
+	}
+	return true
+}
+
+// fits reports whether r has t's shape, as the libraries do not check: TOML decodes a string into a map as an empty
+// one, JSON a null in a list of strings as "". A null is as absent.
+func (l *loader[R]) fits(r R, t reflect.Type) bool {
+	var raw any
+	_ = l.decode(r, &raw)
+	v := reflect.ValueOf(raw)
+	switch {
+	case raw == nil:
+		return true
+	case t.Kind() == reflect.Map:
+		return v.Kind() == reflect.Map
+	case t.Kind() != reflect.Slice:
+		return true
+	case v.Kind() != reflect.Slice:
+		return false
+	}
+	for _, e := range v.Seq2() {
+		if _, ok := e.Interface().(string); !ok && t.Elem().Kind() == reflect.String {
+			return false
+		}
 	}
 	return true
 }

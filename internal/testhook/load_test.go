@@ -113,6 +113,12 @@ func TestParseProblems(t *testing.T) {
 			[]string{`t.json:1: test #1: id must be a string, not a number`, `t.json:1: test #1: action must be a string, not a list`,
 				`t.json:1: test #1: expect must be a list, not an object`, `t.json:1: test #1: save must be a map of variable to regex, not a list`,
 				`t.json:1: test #1: tags must be a list of strings, not a string`}},
+		// The libraries take a string for a map (TOML: an empty one) and a null in a list of strings (JSON: ""): both
+		// once let a mistake through; a null for the whole value is as absent.
+		{"save a string in toml", "t.toml", "[[test]]\nid = \"a\"\naction = \"x\"\nsave = \"token: (\\\\w+)\"\n",
+			[]string{`t.toml:1: test "a": save must be a map of variable to regex, not a string`}},
+		{"a null tag", "t.json", `{"tests": [{"id": "a", "action": "x", "tags": ["smoke", null], "save": null}]}`,
+			[]string{`t.json:1: test "a": tags must be a list of strings, not a list`}},
 		{"bad expectations", "t.json", `{"tests": [{"id": "a", "action": "x", "expect": [{"equals": "x"}, {"contains": "x", "regex": "y"}, {"contains": 3}]}]}`,
 			[]string{`t.json:1: test "a": expect[0]: unknown expectation "equals"`,
 				`t.json:1: test "a": expect[1] must have exactly one of contains, not_contains or regex`,
