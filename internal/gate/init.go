@@ -860,6 +860,10 @@ func launch(c *client.Client, event string, candidates []string, args string, in
 	case hook.PreToolUse, hook.PreSkillShellCommand: // the guard refuses protected names
 		answer = c.Answer(event, hook.Deny(c.Event(event), text))
 		missing = protectedGrep(root, in)
+	case hook.PostToolUse, hook.UserPromptSubmit, hook.UserPromptExpansion:
+		// Arming, on every tool call: exec saves the shell's fork. Nothing to answer if the program cannot start, and
+		// what it leaves unarmed the stop reconciles from the client's record (docs/fail-closed.md).
+		return settings.Exec(candidates, args)
 	}
 	if before, after, found := strings.Cut(answer, platform); found {
 		missing += " || exit 0; printf '%s%s%s\\n' " + cli.ShellQuote(before) + ` "$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')" ` + cli.ShellQuote(after)

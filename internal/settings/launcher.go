@@ -8,9 +8,8 @@ import (
 
 // The launcher is the command line gate init registers: it runs the first runnable candidate as the shell's child;
 // 126, 127 try the next, a signal breaks out, and the fallback (the client's halt) answers (docs/fail-closed.md).
-// With no fallback (an event whose failure the client ignores) it execs the candidate instead, saving the shell's
-// fork on every event: a candidate that cannot start still ends the hook in silence, exit 0, by the EXIT trap in
-// dash and by execfail in bash, which tries the next.
+// Exec's form saves the shell's fork: a candidate that cannot start ends the hook in silence, exit 0, by the EXIT
+// trap in dash (no next candidate) and by execfail in bash (the next); a status of the program's is the hook's.
 const (
 	launchHead   = "for p in "
 	launchBody   = `; do [ -x "$p" ] && [ -s "$p" ] || continue; "$p"`
@@ -36,10 +35,6 @@ func Launcher(candidates []string, args, fallback, missing string) string {
 	if args != "" {
 		args = " " + args
 	}
-	list := launchHead + strings.Join(candidates, " ")
-	if fallback == "" && missing == "" {
-		return list + launchExec + args + launchTail + "exit 0"
-	}
 	end := "exit 0"
 	if fallback != "" {
 		end = `printf '%s\n' ` + cli.ShellQuote(fallback)
@@ -48,7 +43,15 @@ func Launcher(candidates []string, args, fallback, missing string) string {
 		// -e: a candidate there but not runnable is not missing.
 		end = "for p in " + strings.Join(candidates, " ") + `; do [ -e "$p" ] && s=1; done; [ -n "${s-}" ] && { ` + end + "; exit 0; }; " + missing
 	}
-	return list + launchBody + args + launchStatus + launchTail + end
+	return launchHead + strings.Join(candidates, " ") + launchBody + args + launchStatus + launchTail + end
+}
+
+// Exec returns the launcher in exec's form: the first executable of candidates runs in the shell's place with args.
+func Exec(candidates []string, args string) string {
+	if args != "" {
+		args = " " + args
+	}
+	return launchHead + strings.Join(candidates, " ") + launchExec + args + launchTail + "exit 0"
 }
 
 // parseLauncher splits a launcher into its candidate list and arguments and its form; -1: none.

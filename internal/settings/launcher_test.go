@@ -25,7 +25,7 @@ func TestLauncherRoundTrip(t *testing.T) {
 		{[]string{`'/home/o'\''neil/bin/detect'`, `"$CLAUDE_PROJECT_DIR"/node_modules/@stopgate/*/bin/detect`}, "--client codex", "detect",
 			[]string{"/home/o'neil/bin/detect", "$CLAUDE_PROJECT_DIR/node_modules/@stopgate/*/bin/detect"}},
 	} {
-		for _, cmd := range []string{Launcher(tt.cands, tt.args, `{"continue":false,"stopReason":"it's missing"}`, ""), Launcher(tt.cands, tt.args, "", "")} {
+		for _, cmd := range []string{Launcher(tt.cands, tt.args, `{"continue":false,"stopReason":"it's missing"}`, ""), Exec(tt.cands, tt.args)} {
 			roundTrip(t, cmd, tt.cands, tt.prog, tt.args, tt.paths)
 		}
 	}
@@ -245,7 +245,7 @@ func TestLauncherKilledProgram(t *testing.T) {
 	}
 }
 
-// TestLauncherExecs: with no fallback the launcher execs its program (the
+// TestLauncherExecs: exec's form runs the program in the shell's place (the
 // shell's fork saved on every event): the program's parent is the shell's.
 // A candidate that cannot start ends the hook in silence, exit 0 (dash's
 // EXIT trap), or bash tries the next (execfail); never a status of the
@@ -256,13 +256,13 @@ func TestLauncherExecs(t *testing.T) {
 	works := writeExec(t, filepath.Join(dir, "works"), "#!/bin/sh\ncat\n")
 	want := strconv.Itoa(os.Getpid()) + "\n"
 	for _, sh := range shells(t) {
-		if out, _, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(parent)}, "", "", ""), ""); code != 0 || out != want {
+		if out, _, code := runShell(t, sh, Exec([]string{cli.ShellQuote(parent)}, ""), ""); code != 0 || out != want {
 			t.Errorf("%v: the program's parent %q, exit %d; want the test's, %q: no fork", sh, out, code, want)
 		}
 		version, _, _ := runShell(t, sh, "echo ${BASH_VERSION-}", "")
 		bash := version != "\n"
 		for what, path := range unrunnable(t, t.TempDir()) {
-			out, _, code := runShell(t, sh, Launcher([]string{cli.ShellQuote(path), cli.ShellQuote(works)}, "", "", ""), stopInput)
+			out, _, code := runShell(t, sh, Exec([]string{cli.ShellQuote(path), cli.ShellQuote(works)}, ""), stopInput)
 			next := bash || strings.HasPrefix(what, "empty") // an empty file is passed over unrun
 			if next && (code != 0 || out != stopInput) || !next && (code != 0 || out != "") {
 				t.Errorf("%v, %s, then a program that runs: stdout %q, exit %d", sh, what, out, code)
