@@ -149,6 +149,10 @@ func existingCases(root string) []bashCase {
 		{"env FOO=1 rm mappings.toml", "mappings.toml"},
 		{"timeout 5 rm mappings.toml", "mappings.toml"},
 		{"nice -n 5 nohup rm mappings.toml", "mappings.toml"},
+		// A wrapper's long option takes its value: the word after it is not the command.
+		{"timeout --kill-after 5 10 rm mappings.toml", "mappings.toml"},
+		{"sudo --user root rm mappings.toml", "mappings.toml"},
+		{"nice --adjustment 5 rm mappings.toml", "mappings.toml"},
 		{"mv mappings.toml mappings.old", "mappings.toml"},
 		{"mv /tmp/m.toml mappings.toml", "mappings.toml"},
 		{"mv /tmp/mappings.toml .", "mappings.toml"},

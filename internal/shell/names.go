@@ -9,14 +9,18 @@ import (
 // Unknown stands for a value a dry run cannot know: no word holding it is judged.
 const Unknown = "\x01?\x01"
 
-// wrappers run a command after their options, those in values taking one, and operands.
+// wrappers run a command after their options, those in values (letters) and long (names) taking one, and operands.
 var wrappers = map[string]struct {
 	values   string
 	operands int
+	long     []string
 }{
-	"sudo": {"ugpCDrtUT", 0}, "doas": {"uC", 0}, "nice": {"n", 0}, "nohup": {}, "builtin": {}, "chronic": {},
-	"unbuffer": {}, "setsid": {}, "exec": {"a", 0}, "time": {"fo", 0}, "timeout": {"sk", 1}, "stdbuf": {"ioe", 0},
-	"ionice": {"cnpPu", 0}, "busybox": {}, "taskset": {"", 1}, "chrt": {"TPD", 1}, "prlimit": {}, "env": {}, "command": {},
+	"sudo": {"ugpCDrtUT", 0, []string{"user", "group", "prompt", "close-from", "chdir", "role", "type", "other-user", "host", "command-timeout"}},
+	"doas": {"uC", 0, nil}, "nice": {"n", 0, []string{"adjustment"}}, "nohup": {}, "builtin": {}, "chronic": {},
+	"unbuffer": {}, "setsid": {}, "exec": {"a", 0, nil}, "time": {"fo", 0, []string{"format", "output"}},
+	"timeout": {"sk", 1, []string{"signal", "kill-after"}}, "stdbuf": {"ioe", 0, []string{"input", "output", "error"}},
+	"ionice": {"cnpPu", 0, []string{"class", "classdata", "pid", "pgid", "uid"}}, "busybox": {}, "taskset": {"", 1, nil},
+	"chrt": {"TPD", 1, []string{"sched-runtime", "sched-period", "sched-deadline"}}, "prlimit": {}, "env": {}, "command": {},
 }
 
 // Skip says whether name wraps the command in args, and how many arguments precede it (out of range: none).
@@ -31,7 +35,7 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 	case name == "command" && (slices.Contains(args, "-v") || slices.Contains(args, "-V")):
 		return -1, true // a lookup, nothing runs
 	}
-	return len(args) - len(ParseText(args, "+"+w.values).Ops) + w.operands, true
+	return len(args) - len(ParseText(args, "+"+w.values, w.long...).Ops) + w.operands, true
 }
 
 // Unwrap is the index of the command args' wrappers run; false when a wrapper runs nothing.
