@@ -32,9 +32,6 @@ var forms = []struct {
 // Launcher returns the command line running the first executable of candidates (shell words) with args, else printing
 // fallback (none: exit 0); with none there at all, it runs missing if set.
 func Launcher(candidates []string, args, fallback, missing string) string {
-	if args != "" {
-		args = " " + args
-	}
 	end := "exit 0"
 	if fallback != "" {
 		end = `printf '%s\n' ` + cli.ShellQuote(fallback)
@@ -43,15 +40,20 @@ func Launcher(candidates []string, args, fallback, missing string) string {
 		// -e: a candidate there but not runnable is not missing.
 		end = "for p in " + strings.Join(candidates, " ") + `; do [ -e "$p" ] && s=1; done; [ -n "${s-}" ] && { ` + end + "; exit 0; }; " + missing
 	}
-	return launchHead + strings.Join(candidates, " ") + launchBody + args + launchStatus + launchTail + end
+	return launcher(candidates, launchBody, args, launchStatus+launchTail+end)
 }
 
 // Exec returns the launcher in exec's form: the first executable of candidates runs in the shell's place with args.
 func Exec(candidates []string, args string) string {
+	return launcher(candidates, launchExec, args, launchTail+"exit 0")
+}
+
+// launcher joins a launcher's parts as forms lists them: the candidates, a form's body, the arguments, and its tail.
+func launcher(candidates []string, body, args, tail string) string {
 	if args != "" {
 		args = " " + args
 	}
-	return launchHead + strings.Join(candidates, " ") + launchExec + args + launchTail + "exit 0"
+	return launchHead + strings.Join(candidates, " ") + body + args + tail
 }
 
 // parseLauncher splits a launcher into its candidate list and arguments and its form; -1: none.

@@ -159,22 +159,22 @@ func (l *loader[R]) into(line int, name string, m map[string]R, key, want, hint 
 // fits reports whether r has t's shape, as the libraries do not check: TOML decodes a string into a map as an empty
 // one, JSON a null in a list of strings as "". A null is as absent.
 func (l *loader[R]) fits(r R, t reflect.Type) bool {
+	if t.Kind() != reflect.Map && t.Kind() != reflect.Slice {
+		return true // the decode's own error said it
+	}
 	var raw any
 	_ = l.decode(r, &raw)
 	v := reflect.ValueOf(raw)
 	switch {
 	case raw == nil:
 		return true
-	case t.Kind() == reflect.Map:
-		return v.Kind() == reflect.Map
-	case t.Kind() != reflect.Slice:
-		return true
-	case v.Kind() != reflect.Slice:
+	case v.Kind() != t.Kind():
 		return false
-	}
-	for _, e := range v.Seq2() {
-		if _, ok := e.Interface().(string); !ok && t.Elem().Kind() == reflect.String {
-			return false
+	case t.Elem().Kind() == reflect.String:
+		for _, e := range v.Seq2() {
+			if _, ok := e.Interface().(string); !ok {
+				return false
+			}
 		}
 	}
 	return true
