@@ -63,7 +63,13 @@ func commands() []command {
 		{"report", "[--config FILE] [--since D] [--out FILE]", "write the outcome log as one self-contained HTML page: verdicts over time, failing prompts and validators, halts, clients", runReport},
 		{"clear", "[--config FILE] SESSION", "drop a session's armed prompts, a person's decision the outcome log records", runClear},
 		{"verdict", "[--config FILE] SESSION", "exit 0 only when the session (as the client reports it) ended judged and passing; else say why", runVerdict},
-		{"version", "", "the stopgate version and the commit it was built from (also --version)", runVersion},
+		{"version", "", "the stopgate version and the commit it was built from (also --version)", func(env *cli.Env, args []string) error {
+			_, err := parseAtMost(env, flags("version"), args, 0)
+			if err == nil {
+				fmt.Fprintln(env.Stdout, cli.Version("gate"))
+			}
+			return err
+		}},
 		{"help", "", "this list (also -h, --help)", func(*cli.Env, []string) error { return flag.ErrHelp }}, // cli.Run prints Usage
 	}
 }
@@ -73,14 +79,6 @@ func subcommand(name string) *command {
 	if i := slices.IndexFunc(cs, func(c command) bool { return c.name == name }); i >= 0 {
 		return &cs[i]
 	}
-	return nil
-}
-
-func runVersion(env *cli.Env, args []string) error {
-	if err := parseFlags(env, flags("version"), args); err != nil {
-		return err
-	}
-	fmt.Fprintln(env.Stdout, cli.Version("gate"))
 	return nil
 }
 
@@ -127,12 +125,6 @@ func configFlag(fl *flag.FlagSet) *string {
 }
 func clientFlag(fl *flag.FlagSet, does string) *string {
 	return fl.String("client", "", does+" ("+strings.Join(client.Names, ", ")+")")
-}
-
-// parseFlags parses args for a command that takes flags only.
-func parseFlags(env *cli.Env, fl *flag.FlagSet, args []string) error {
-	_, err := parseAtMost(env, fl, args, 0)
-	return err
 }
 
 // parseAtMost parses args, flags after arguments too (cli.Parse), refusing more than
@@ -325,17 +317,24 @@ func runRun(env *cli.Env, args []string) error {
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()
 	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.Deadline{})
+	failed := len(v.Failed())
 	if *asJSON {
 		checks := mapped(v.Checks, func(c stop.Check) validatorJSON {
 			r := c.Result
 			return validatorJSON{Name: c.Validator.Name, Prompts: c.Prompts, Passed: r.Passed, Result: r.Summary(), Problem: r.Problem,
 				ExitCode: r.ExitCode, DurationMS: outcome.Millis(r.Duration), Output: r.Output, Fix: c.Validator.Fix}
 		})
-		err = printJSON(env, runJSON{Passed: len(v.Failed()) == 0, Validators: checks})
-	} else {
-		err = printRun(env, cfg, v)
+		err = printJSON(env, runJSON{Passed: failed == 0, Validators: checks})
+	} else { // the names and durations padded before colouring: escape codes have no width on screen
+		err = texts().ExecuteTemplate(env.Stdout, "run", struct {
+			P              palette
+			Checks         []stop.Check
+			Rows, Shown    [][]string
+			Passed, Failed int
+		}{paletteFor(env), v.Checks, aligned(mapped(v.Checks, func(c stop.Check) []string { return []string{c.Validator.Name, cli.Duration(c.Result.Duration)} })),
+			mapped(v.Checks, func(c stop.Check) []string { return c.Result.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) }), len(v.Checks) - failed, failed})
 	}
-	if err == nil && len(v.Failed()) > 0 {
+	if err == nil && failed > 0 {
 		err = cli.Exit(1)
 	}
 	return err
@@ -371,18 +370,6 @@ func knownPrompts(cfg *config.Config) string {
 		return "mappings.toml maps no prompts yet"
 	}
 	return "mapped prompts: " + strings.Join(keys, ", ")
-}
-
-// printRun shows each check and, of a failing one, its output and fix.
-func printRun(env *cli.Env, cfg *config.Config, v *stop.Verdict) error {
-	failed := len(v.Failed())
-	return texts().ExecuteTemplate(env.Stdout, "run", struct {
-		P              palette
-		Checks         []stop.Check
-		Rows, Shown    [][]string // padded before colouring: escape codes have no width on screen
-		Passed, Failed int
-	}{paletteFor(env), v.Checks, aligned(mapped(v.Checks, func(c stop.Check) []string { return []string{c.Validator.Name, cli.Duration(c.Result.Duration)} })),
-		mapped(v.Checks, func(c stop.Check) []string { return c.Result.Shown(cfg.Settings.OutputLines, cfg.Settings.Output) }), len(v.Checks) - failed, failed})
 }
 
 // runExplain is `gate explain PATH|/command|KEY`: which mappings a read or a command
@@ -424,7 +411,7 @@ func explainCommand(env *cli.Env, ws workspace, cfg *config.Config, name string)
 		return err
 	}
 	if len(maps) == 0 {
-		return armsNothing(env.Stdout, cfg, "/"+name, "no mapping is run as /"+name, name)
+		return armsNothing(env.Stdout, cfg, "/"+name+" arms nothing: no mapping is run as /"+name, name)
 	}
 	arms(env.Stdout, ws, cfg, "/"+name, "UserPromptExpansion, the Skill tool, or a prompt starting with /"+name, maps, config.Name{Command: name})
 	noteUnregistered(env, ws, hook.UserPromptExpansion, hook.UserPromptSubmit)
@@ -436,19 +423,19 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) err
 	rel, inside := project.Rel(ws.root, abs)
 	switch {
 	case !inside:
-		return armsNothing(env.Stdout, cfg, "a read of "+arg, "it is outside the project root "+ws.root, "")
+		return armsNothing(env.Stdout, cfg, "a read of "+arg+" arms nothing: it is outside the project root "+ws.root, "")
 	case !strings.HasSuffix(abs, ".md"):
-		return armsNothing(env.Stdout, cfg, "a read of "+rel, "detect only looks at reads of .md files", "")
+		return armsNothing(env.Stdout, cfg, "a read of "+rel+" arms nothing: detect only looks at reads of .md files", "")
 	}
 	r, err := cfg.JudgeRead(abs)
 	switch {
 	case err != nil:
 		return err
 	case r.Outside:
-		return armsNothing(env.Stdout, cfg, "a read of "+rel, "it is a symlink leading out of the project, which detect never follows", "")
+		return armsNothing(env.Stdout, cfg, "a read of "+rel+" arms nothing: it is a symlink leading out of the project, which detect never follows", "")
 	case len(r.Maps) == 0:
 		key, _ := config.KeyOf(cfg.Settings.PromptsDir, rel)
-		return armsNothing(env.Stdout, cfg, "a read of "+rel, whyNot(cfg, rel), key)
+		return armsNothing(env.Stdout, cfg, "a read of "+rel+" arms nothing: "+whyNot(cfg, rel), key)
 	}
 	via := ""
 	if r.Target != r.Rel {
@@ -462,9 +449,9 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) err
 	return nil
 }
 
-// armsNothing says what subject does not arm and why, names keys near key (if any), and exits 1.
-func armsNothing(w io.Writer, cfg *config.Config, subject, why, key string) error {
-	fmt.Fprintf(w, "%s arms nothing: %s\n", subject, why)
+// armsNothing says what arms nothing and why, names keys near key (if any), and exits 1.
+func armsNothing(w io.Writer, cfg *config.Config, said, key string) error {
+	fmt.Fprintln(w, said)
 	if key != "" {
 		suggest(w, cfg, key)
 	}
@@ -484,9 +471,7 @@ func explainKey(env *cli.Env, ws workspace, cfg *config.Config, key string) erro
 	w := env.Stdout
 	m := cfg.Mapping(key)
 	if m == nil {
-		fmt.Fprintf(w, "no mapping has prompt = %q\n", key)
-		suggest(w, cfg, key)
-		return cli.Exit(1)
+		return armsNothing(w, cfg, fmt.Sprintf("no mapping has prompt = %q", key), key)
 	}
 	fmt.Fprintf(w, "prompt %q (%s:%d) is armed by:\n", m.Prompt, ws.rel(cfg.File), m.Line)
 	for _, n := range cfg.Names(m.Prompt) {
@@ -560,13 +545,13 @@ func whyNot(cfg *config.Config, rel string) string {
 	return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
 }
 
-// suggest names mapped keys close to name: equal folded, the same last element, or a typo apart.
+// suggest names mapped keys close to name: equal folded, the same last element, or one a prefix of the other.
 func suggest(w io.Writer, cfg *config.Config, name string) {
 	want := config.Spelling(name)
 	var near []string
 	for _, m := range cfg.Mappings {
 		k := config.Spelling(m.Prompt)
-		if k == want || path.Base(k) == path.Base(want) || distance(k, want) <= 2 {
+		if path.Base(k) == path.Base(want) || strings.HasPrefix(k, want) || strings.HasPrefix(want, k) {
 			commands := each(cfg.Commands(m.Prompt), func(c string) string { return "/" + c })
 			near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, strings.Join(commands, ", ")))
 		}
@@ -576,28 +561,6 @@ func suggest(w io.Writer, cfg *config.Config, name string) {
 	} else {
 		fmt.Fprintf(w, "  %s\n", knownPrompts(cfg))
 	}
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
 
 // noteUnregistered notes when no settings file registers detect for events.
@@ -630,8 +593,23 @@ func runLog(env *cli.Env, args []string) error {
 	switch {
 	case err != nil:
 		return err
-	case *export:
-		return exportLog(env, d, *timeout)
+	case *export: // the decisions sent over OTLP in one request
+		cfg, err := d.ws.load()
+		if err != nil {
+			return err
+		}
+		if !telemetry.Enabled(cfg.Telemetry, env.Getenv) {
+			return cli.WithHint(errors.New("telemetry is off: nothing to export to"), "[telemetry] enabled = true in mappings.toml turns it on; gate check shows where it goes")
+		}
+		if len(d.records) == 0 {
+			fmt.Fprint(env.Stdout, d.none)
+			return nil
+		}
+		if err := telemetry.Send(telemetry.Request{Config: cfg.Telemetry, Root: d.ws.root, Deadline: *timeout, Records: d.records}); err != nil {
+			return fmt.Errorf("telemetry export failed: %w", err)
+		}
+		fmt.Fprintf(env.Stdout, "exported %s: %s\n", cli.Plural(len(d.records), "decision", "decisions"), telemetry.Describe(cfg.Telemetry, env.Getenv))
+		return nil
 	case *asJSON:
 		enc := json.NewEncoder(env.Stdout)
 		for _, r := range d.records {
@@ -870,27 +848,6 @@ func runReport(env *cli.Env, args []string) error {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "wrote %s: %s\n", *out, cli.Plural(len(d.records), "decision", "decisions"))
-	return nil
-}
-
-// exportLog is `gate log --export`: the decisions sent over OTLP in one request.
-func exportLog(env *cli.Env, d *decisions, timeout time.Duration) error {
-	cfg, err := d.ws.load()
-	if err != nil {
-		return err
-	}
-	if !telemetry.Enabled(cfg.Telemetry, env.Getenv) {
-		return cli.WithHint(errors.New("telemetry is off: nothing to export to"), "[telemetry] enabled = true in mappings.toml turns it on; gate check shows where it goes")
-	}
-	if len(d.records) == 0 {
-		fmt.Fprint(env.Stdout, d.none)
-		return nil
-	}
-	req := telemetry.Request{Config: cfg.Telemetry, Root: d.ws.root, Deadline: timeout, Records: d.records}
-	if err := telemetry.Send(req); err != nil {
-		return fmt.Errorf("telemetry export failed: %w", err)
-	}
-	fmt.Fprintf(env.Stdout, "exported %s: %s\n", cli.Plural(len(d.records), "decision", "decisions"), telemetry.Describe(cfg.Telemetry, env.Getenv))
 	return nil
 }
 

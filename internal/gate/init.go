@@ -34,7 +34,32 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-var settingsFile = client.Claude.HookFile
+const (
+	noWallMark    = "no-wall" // gate init --no-wall was chosen: only then may ConfigChange let the wall go
+	gitignoreFile = ".gitignore"
+	projectBin    = `"$CLAUDE_PROJECT_DIR"/bin`
+	pluginBin     = `"${CLAUDE_PLUGIN_ROOT}"/bin`
+	npmBin        = guard.NpmScope + "/*/bin" // a glob: the settings are shared by machines of every platform
+	goModule      = "github.com/stopgate/stopgate"
+	// goPinned is the version go.mod pins: a bare go install builds what the agent can write (replace, vendor/, go.work).
+	goPinned    = "@$(go list -m -f '{{.Version}}' " + goModule + ")"
+	platform    = "@PLATFORM@" // stands for the machine's npm platform, put in from uname
+	maxSettings = 16 << 20     // bounds a settings file's read, far above any real one
+)
+
+var (
+	settingsFile       = client.Claude.HookFile
+	pluginManifestFile = filepath.Join(".claude-plugin", "plugin.json")
+	pluginHooks        = filepath.Join("hooks", "hooks.json")
+	// pluginHooksNew is a new hooks.json: a description the client shows.
+	pluginHooksNew = []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
+	agentClients   = client.All[1:]                                                               // the clients other than Claude Code
+	npmPlatforms   = []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"}           // dist.Platforms (install_test.go keeps the two equal)
+	timeoutFlag    = regexp.MustCompile(`(?:^|\s)(?:-+timeout=|--?timeout\s+)([+-]?\d+)(?:\s|$)`) // a command's --timeout N (or -timeout=N)
+	replaceLine    = regexp.MustCompile(`(?m)^[ \t]*replace(\s|$)`)                               // go.mod's first replace directive
+	// hooksEnv are the clients that hand the hooks an env, and whether the top-level env counts too.
+	hooksEnv = map[string]bool{client.Gemini.Name: false, client.Qwen.Name: true}
+)
 
 // runInit is `gate init`: a client's hooks (Claude Code's with the OS wall), the starter and .gitignore; or a plugin.
 func runInit(env *cli.Env, args []string) error {
@@ -45,7 +70,7 @@ func runInit(env *cli.Env, args []string) error {
 	noWall := fl.Bool("no-wall", false, "leave out the OS wall (Claude Code's sandbox settings and deny rules)")
 	noTesthook := fl.Bool("no-testhook", false, "leave out the test runner's hooks (testhook)")
 	wallOnly := fl.Bool("wall-only", false, "write the OS wall and the starter, no hooks: stopgate's Claude Code plugin registers them")
-	if err := parseFlags(env, fl, args); err != nil {
+	if _, err := parseAtMost(env, fl, args, 0); err != nil {
 		return err
 	}
 	c, err := ownFile(*clientName)
@@ -62,7 +87,19 @@ func runInit(env *cli.Env, args []string) error {
 	if c == client.Claude && !*noWall {
 		files, home := settingsFiles(env, root), env.Getenv("HOME")
 		if dir := installedPlugin(home, files.texts, files.registrations(root, home)); *wallOnly || dir != "" {
-			return initWallOnly(env, root, dir)
+			if dir != "" { // the plugin registers the hooks: here the starter, the wall and .gitignore
+				fmt.Fprintf(env.Stdout, "%s: no hooks: stopgate's plugin registers them (%s)\n", settingsFile, dir)
+			}
+			if err := writeStarter(env, root); err != nil {
+				return err
+			}
+			if err := chooseWall(root, true); err != nil {
+				return err
+			}
+			if err := writeWall(env, root, nil); err != nil {
+				return err
+			}
+			return editIgnore(env, root, true)
 		}
 	}
 	in := binInstall(root, *bin) // the plugin of a client runs bin's programs
@@ -73,9 +110,6 @@ func runInit(env *cli.Env, args []string) error {
 	}
 	return initClient(env, c, root, *bin, in, !*noTesthook, !*noWall)
 }
-
-// noWallMark says gate init --no-wall was chosen: only then may ConfigChange let the wall go.
-const noWallMark = "no-wall"
 
 // chooseWall records whether the project at root has the wall.
 func chooseWall(root string, wall bool) error {
@@ -258,14 +292,6 @@ func initPlugin(env *cli.Env, dir string) error {
 	return nil
 }
 
-var (
-	pluginManifestFile = filepath.Join(".claude-plugin", "plugin.json")
-	pluginHooks        = filepath.Join("hooks", "hooks.json")
-)
-
-// pluginHooksNew is a new hooks.json: a description the client shows.
-var pluginHooksNew = []byte("{\n  \"description\": \"stopgate: detect arms validators when a mapped prompt is read; gate runs them when the agent stops\"\n}\n")
-
 func pluginManifest() []byte {
 	m := map[string]string{
 		"name":        "stopgate",
@@ -283,9 +309,6 @@ func pluginWanted(dir string) []settings.Hook {
 	in.dir = pluginBin // the plugin's hooks search (candidates)
 	return hooksOf(client.Claude, in, dir, true)
 }
-
-// agentClients are the clients other than Claude Code.
-var agentClients = client.All[1:]
 
 // clientNamed returns the client of `--client name`, Claude Code for "".
 func clientNamed(name string) (*client.Client, error) {
@@ -422,11 +445,6 @@ func guards(event string) bool {
 // expected is every hook gate init registers, to look up (settings.Doc.Lookup).
 func expected() []settings.Hook { return hooksOf(client.Claude, install{dir: projectBin}, "", true) }
 
-const (
-	projectBin = `"$CLAUDE_PROJECT_DIR"/bin`
-	pluginBin  = `"${CLAUDE_PLUGIN_ROOT}"/bin`
-)
-
 // candidates are the paths the launcher of prog under bin tries, in order: the plugin's try the project's
 // npm and bin/ programs, then the go.mod tool its script kept, before the script (docs/architecture.md).
 func candidates(bin, prog string) []string {
@@ -436,8 +454,6 @@ func candidates(bin, prog string) []string {
 	}
 	return []string{bin + "/" + prog}
 }
-
-const gitignoreFile = ".gitignore"
 
 // ignoreLine is the state dir's .gitignore line, "" when it is outside the project.
 func ignoreLine(root string) string {
@@ -524,23 +540,6 @@ func installedPlugin(home string, files []settingsText, regs []guard.Registered)
 	return ""
 }
 
-// initWallOnly is gate init where the plugin registers the hooks: the wall, starter, .gitignore.
-func initWallOnly(env *cli.Env, root, plugin string) error {
-	if plugin != "" {
-		fmt.Fprintf(env.Stdout, "%s: no hooks: stopgate's plugin registers them (%s)\n", settingsFile, plugin)
-	}
-	if err := writeStarter(env, root); err != nil {
-		return err
-	}
-	if err := chooseWall(root, true); err != nil {
-		return err
-	}
-	if err := writeWall(env, root, nil); err != nil {
-		return err
-	}
-	return editIgnore(env, root, true)
-}
-
 func pluginText(c *client.Client, bin string, in install) string {
 	return c.PluginText(filepath.ToSlash(bin), missingText(in, filepath.ToSlash(filepath.Join(bin, "gate"))))
 }
@@ -556,26 +555,13 @@ func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) e
 		"wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)", "the stopgate plugin is already there")
 }
 
-func pluginFindings(ws workspace, c *client.Client) []finding {
-	data, err := os.ReadFile(filepath.Join(ws.root, filepath.FromSlash(c.HookFile)))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return []finding{{loc: c.HookFile, msg: "does not exist: stopgate is not registered for " + c.Title, hint: `"gate init --client ` + c.Name + `" writes the plugin`}}
-	case err != nil:
-		return []finding{{loc: c.HookFile, msg: err.Error()}}
-	case string(data) != pluginText(c, "bin", binInstall(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
-		return []finding{{loc: c.HookFile, warning: true, msg: "is not stopgate's plugin", hint: "remove it and run gate init --client " + c.Name}}
-	}
-	return nil
-}
-
 // runUninstall is `gate uninstall`: what init added, where still as init wrote it, every other byte kept.
 func runUninstall(env *cli.Env, args []string) error {
 	fl := flags("uninstall")
 	bin := fl.String("bin", "bin", "the `DIR` given to gate init --bin")
 	clientName := clientFlag(fl, "undo gate init --client `CLIENT`")
 	plugin := fl.String("plugin", "", "undo gate init --plugin `DIR`: its files there, and the OS wall it added here")
-	if err := parseFlags(env, fl, args); err != nil {
+	if _, err := parseAtMost(env, fl, args, 0); err != nil {
 		return err
 	}
 	c, err := ownFile(*clientName)
@@ -589,10 +575,9 @@ func runUninstall(env *cli.Env, args []string) error {
 	}
 	// Every file is read and checked before any is written.
 	for _, u := range plan {
-		if err := u.apply(); err != nil {
+		if err := u.do(env); err != nil {
 			return err
 		}
-		u.say(env)
 	}
 	// The state dir's line goes with the last client's set-up.
 	if regs := guard.Registrations(root, env.Getenv("HOME"), nil); len(regs) > 0 {
@@ -618,21 +603,38 @@ func pluginUndo(dir string) ([]undo, error) {
 	return []undo{hooks, manifest}, err
 }
 
-// say tells what was taken out of the file and what was left, changed since.
-func (u undo) say(env *cli.Env) {
-	name, r := u.name, u.r
+// do writes the new text, or removes the file and the folders left empty; it tells what it took out and what it left.
+func (u undo) do(env *cli.Env) error {
+	path := filepath.Join(u.base, filepath.FromSlash(u.name))
 	switch {
-	case len(r.Removed) > 0:
-		fmt.Fprintf(env.Stdout, "%s: removed %s\n", name, cli.Plural(len(r.Removed), "entry of stopgate's", "entries of stopgate's"))
-		for _, s := range r.Removed {
+	case len(u.r.Removed) == 0:
+	case !u.gone:
+		if err := settings.WriteFile(path, u.out); err != nil {
+			return fmt.Errorf("writing %s: %w", u.name, err)
+		}
+	default:
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", u.name, err)
+		}
+		for dir := filepath.Dir(path); dir != u.base && len(dir) > len(u.base); dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil { // not empty: someone's
+				break
+			}
+		}
+	}
+	switch {
+	case len(u.r.Removed) > 0:
+		fmt.Fprintf(env.Stdout, "%s: removed %s\n", u.name, cli.Plural(len(u.r.Removed), "entry of stopgate's", "entries of stopgate's"))
+		for _, s := range u.r.Removed {
 			fmt.Fprintf(env.Stdout, "  - %s\n", s)
 		}
 	case u.had:
-		fmt.Fprintf(env.Stdout, "%s: nothing of stopgate's as gate init wrote it\n", name)
+		fmt.Fprintf(env.Stdout, "%s: nothing of stopgate's as gate init wrote it\n", u.name)
 	}
-	for _, l := range r.Left {
-		fmt.Fprintf(env.Stdout, "%s: left %s: it was changed since; remove it by hand if it should go\n", name, l)
+	for _, l := range u.r.Left {
+		fmt.Fprintf(env.Stdout, "%s: left %s: it was changed since; remove it by hand if it should go\n", u.name, l)
 	}
+	return nil
 }
 
 // undo is what gate uninstall does to one file.
@@ -684,11 +686,9 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]und
 	return plan, err
 }
 
-// remover is what gate uninstall does to a file's text: the text left, what it took out and left, whether the file goes.
-type remover func(data []byte) (out []byte, r settings.Removal, gone bool, err error)
-
-// undoFile plans what remove does to the file name; nothing when it is absent.
-func undoFile(root, name string, remove remover) (undo, error) {
+// undoFile plans what remove does to the file name (the text left, what it took out and left, whether the file goes);
+// nothing when it is absent.
+func undoFile(root, name string, remove func([]byte) ([]byte, settings.Removal, bool, error)) (undo, error) {
 	u := undo{base: root, name: name}
 	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(name)))
 	if err != nil || data == nil {
@@ -702,36 +702,13 @@ func undoFile(root, name string, remove remover) (undo, error) {
 }
 
 // same removes a file while it is byte for byte want.
-func same(want []byte, removed, left string) remover {
+func same(want []byte, removed, left string) func([]byte) ([]byte, settings.Removal, bool, error) {
 	return func(data []byte) ([]byte, settings.Removal, bool, error) {
 		if bytes.Equal(data, want) {
 			return nil, settings.Removal{Removed: []string{removed}}, true, nil
 		}
 		return nil, settings.Removal{Left: []string{left + ": it differs from the one gate init writes"}}, false, nil
 	}
-}
-
-// apply writes the new text, or removes the file and the folders left empty.
-func (u undo) apply() error {
-	if len(u.r.Removed) == 0 {
-		return nil
-	}
-	root, path := u.base, filepath.Join(u.base, filepath.FromSlash(u.name))
-	if !u.gone {
-		if err := settings.WriteFile(path, u.out); err != nil {
-			return fmt.Errorf("writing %s: %w", u.name, err)
-		}
-		return nil
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("removing %s: %w", u.name, err)
-	}
-	for dir := filepath.Dir(path); dir != root && len(dir) > len(root); dir = filepath.Dir(dir) {
-		if os.Remove(dir) != nil { // not empty: someone's
-			break
-		}
-	}
-	return nil
 }
 
 // install is how stopgate is installed for a project, and how a machine without it gets it.
@@ -741,9 +718,6 @@ type install struct {
 	path    string // the directory dir names here
 	command string // the one command that installs it here
 }
-
-// npmBin is a glob: the settings are shared by machines of every platform.
-const npmBin = guard.NpmScope + "/*/bin"
 
 // installOf says how the gate at exe is installed without --bin: npm, go tool or bin (never a PATH, one machine's).
 func installOf(root, bin, exe string) install {
@@ -766,9 +740,6 @@ func installOf(root, bin, exe string) install {
 	}
 	return binInstall(root, bin)
 }
-
-// npmPlatforms are dist.Platforms (install_test.go keeps the two equal).
-var npmPlatforms = []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"}
 
 // shown is the program prog as a missing one is named.
 func (in install) shown(root, prog string) string {
@@ -794,11 +765,6 @@ func (in install) prefix(v, root string) string {
 	p, _ := varBin(v, root, bin)
 	return p
 }
-
-const goModule = "github.com/stopgate/stopgate"
-
-// goPinned is the version go.mod pins: a bare go install builds what the agent can write (replace, vendor/, go.work).
-const goPinned = "@$(go list -m -f '{{.Version}}' " + goModule + ")"
 
 // goInstall installs the programs into gobin at version, statically as make build does (libc costs +1 ms a call).
 func goInstall(gobin, version string) string {
@@ -878,9 +844,6 @@ func missingText(in install, shown string) string {
 		shown, in.command)
 }
 
-// platform stands for the machine's npm platform, put in from uname.
-const platform = "@PLATFORM@"
-
 // promptInPlay is sh that succeeds when the transcript mentions a mapped prompt (skill_listing left out) or cannot be read.
 func promptInPlay(config string) string {
 	const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
@@ -907,28 +870,26 @@ func protectedGrep(root string, in install) string {
 }
 
 // finding is one line of `gate check`: where (file[:line[:column]]), what, how to fix it.
-type finding struct {
-	loc       string
-	warning   bool
-	msg, hint string
-}
+type finding = client.Finding
 
-// String spells out control characters (cli.Visible): the text comes from files the agent writes.
-func (f finding) String() string {
-	s := cli.Visible(f.loc, true) + ": "
-	if f.warning {
+// shownFinding spells out control characters (cli.Visible): the text comes from files the agent writes.
+func shownFinding(f finding) string {
+	s := cli.Visible(f.Loc, true) + ": "
+	if f.Warning {
 		s += "warning: "
 	}
-	s += cli.Visible(f.msg, true)
-	if f.hint != "" {
-		s += "\n    hint: " + cli.Visible(f.hint, true)
+	s += cli.Visible(f.Msg, true)
+	if f.Hint != "" {
+		s += "\n    hint: " + cli.Visible(f.Hint, true)
 	}
 	return s
 }
 
 // warn and fail are a finding: a warning, or an error gate check exits 1 on.
-func warn(loc, msg, hint string) []finding { return []finding{{loc, true, msg, hint}} }
-func fail(loc, msg, hint string) []finding { return []finding{{loc, false, msg, hint}} }
+func warn(loc, msg, hint string) []finding {
+	return []finding{{Loc: loc, Warning: true, Msg: msg, Hint: hint}}
+}
+func fail(loc, msg, hint string) []finding { return []finding{{Loc: loc, Msg: msg, Hint: hint}} }
 
 // runCheck is `gate check`: the config, its files, the hook registrations; exit 1 on an error.
 func runCheck(env *cli.Env, args []string) error {
@@ -954,7 +915,7 @@ func runCheck(env *cli.Env, args []string) error {
 		if p.Key != "" {
 			msg = p.Key + ": " + msg
 		}
-		fs = append(fs, finding{loc, p.Warning, msg, p.Hint})
+		fs = append(fs, finding{Loc: loc, Warning: p.Warning, Msg: msg, Hint: p.Hint})
 	}
 	clients, err := checkedClients(ws.root, *clientName)
 	if err != nil {
@@ -965,8 +926,8 @@ func runCheck(env *cli.Env, args []string) error {
 	fs = slices.Concat(fs, hooks, goToolFindings(ws), telFindings)
 	errs := 0
 	for _, f := range fs {
-		fmt.Fprintln(env.Stdout, f)
-		if !f.warning {
+		fmt.Fprintln(env.Stdout, shownFinding(f))
+		if !f.Warning {
 			errs++
 		}
 	}
@@ -1034,17 +995,27 @@ func claudeHookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin s
 	return hookFindings(env, ws, cfg, client.Claude, files, expected(), base, initCmd)
 }
 
-// clientFindings checks another client's registration, env and wall.
+// clientFindings checks another client's registration (its hook file or its plugin), env and wall.
 func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Client, set *guard.Set) []finding {
-	if c.HookFile == "" {
+	path := filepath.Join(ws.root, filepath.FromSlash(c.HookFile))
+	switch {
+	case c.HookFile == "":
 		return nil // no registration of its own: its notes say which it runs
+	case !c.IsPlugin():
+		files := readSettings([]guard.SettingsFile{{Path: path, Name: c.HookFile}})
+		hooks := hookFindings(env, ws, cfg, c, files, hooksOf(c, binInstall(ws.root, "bin"), ws.root, true), ws.root, `"gate init --client `+c.Name+`"`)
+		return dedupe(slices.Concat(capFinding(ws, cfg, c), hooks, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c, set)))
 	}
-	if c.IsPlugin() {
-		return append(pluginFindings(ws, c), clientWallFindings(env, ws, c, set)...)
+	var out []finding
+	switch data, err := os.ReadFile(path); {
+	case errors.Is(err, fs.ErrNotExist):
+		out = fail(c.HookFile, "does not exist: stopgate is not registered for "+c.Title, `"gate init --client `+c.Name+`" writes the plugin`)
+	case err != nil:
+		out = fail(c.HookFile, err.Error(), "")
+	case string(data) != pluginText(c, "bin", binInstall(ws.root, "bin")) && !strings.Contains(string(data), "export const Stopgate"):
+		out = warn(c.HookFile, "is not stopgate's plugin", "remove it and run gate init --client "+c.Name)
 	}
-	files := readSettings([]guard.SettingsFile{{Path: filepath.Join(ws.root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}})
-	hooks := hookFindings(env, ws, cfg, c, files, hooksOf(c, binInstall(ws.root, "bin"), ws.root, true), ws.root, `"gate init --client `+c.Name+`"`)
-	return dedupe(slices.Concat(capFinding(ws, cfg, c), hooks, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c, set)))
+	return append(out, clientWallFindings(env, ws, c, set)...)
 }
 
 // hookFindings checks c's registration of want in files (init writes the first): hooks, programs (shown from base), timeouts.
@@ -1071,7 +1042,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 			unreadable = true
 			f := errorFinding(src.Name, err)
 			if src.err == nil { // not the client's to read either
-				f.hint = c.Title + " cannot read this file either: fix it by hand"
+				f.Hint = c.Title + " cannot read this file either: fix it by hand"
 			}
 			out = append(out, f)
 			continue
@@ -1105,13 +1076,13 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 		if registered[i] || unreadable { // behind a file that cannot be read, "not registered" would be a guess
 			continue
 		}
-		f := finding{loc: primary, msg: h.String() + " is not registered", hint: initCmd + " registers every stopgate hook and keeps the rest of the file"}
+		f := finding{Loc: primary, Msg: h.String() + " is not registered", Hint: initCmd + " registers every stopgate hook and keeps the rest of the file"}
 		if uncovered[i] != "" {
-			f.msg = h.String() + " is registered without " + uncovered[i]
+			f.Msg = h.String() + " is registered without " + uncovered[i]
 		}
 		if settings.Program(h.Command) == hook.Testhook { // gate init --no-testhook
-			f.warning = true
-			f.msg += ": the test runner's words and its --auto mode are off (as gate init --no-testhook leaves them)"
+			f.Warning = true
+			f.Msg += ": the test runner's words and its --auto mode are off (as gate init --no-testhook leaves them)"
 		}
 		out = append(out, f)
 	}
@@ -1127,14 +1098,14 @@ func sortByLocation(fs []finding) []finding {
 	}
 	rank := map[string]int{}
 	for _, f := range fs {
-		file, _ := splitLoc(f.loc)
+		file, _ := splitLoc(f.Loc)
 		if _, ok := rank[file]; !ok {
 			rank[file] = len(rank)
 		}
 	}
 	slices.SortStableFunc(fs, func(a, b finding) int {
-		fa, la := splitLoc(a.loc)
-		fb, lb := splitLoc(b.loc)
+		fa, la := splitLoc(a.Loc)
+		fb, lb := splitLoc(b.Loc)
 		return cmp.Or(cmp.Compare(rank[fa], rank[fb]), cmp.Compare(la, lb))
 	})
 	return fs
@@ -1229,21 +1200,15 @@ func timeoutFinding(cfg *config.Config, fd settings.Found, loc, client string) [
 		fmt.Sprintf("raise the hook's timeout and --timeout above %s, or lower the validator's timeout", longest.Timeout+stop.Margin(told)))
 }
 
-// timeoutFlag is a command's --timeout N (or -timeout=N).
-var timeoutFlag = regexp.MustCompile(`(?:^|\s)(?:-+timeout=|--?timeout\s+)([+-]?\d+)(?:\s|$)`)
-
 // dedupe drops repeated findings: a missing program is reported once.
 func dedupe(fs []finding) []finding {
 	seen := map[string]bool{}
 	return slices.DeleteFunc(fs, func(f finding) bool {
-		dup := seen[f.msg]
-		seen[f.msg] = true
+		dup := seen[f.Msg]
+		seen[f.Msg] = true
 		return dup
 	})
 }
-
-// hooksEnv are the clients that hand the hooks an env, and whether the top-level env counts too.
-var hooksEnv = map[string]bool{client.Gemini.Name: false, client.Qwen.Name: true}
 
 // clientEnvFindings judges the env c's hook files and .env files hand the hooks.
 func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
@@ -1316,9 +1281,6 @@ func checkedClients(root, name string) ([]*client.Client, error) {
 	return out, nil
 }
 
-// replaceLine is go.mod's first replace directive.
-var replaceLine = regexp.MustCompile(`(?m)^[ \t]*replace(\s|$)`)
-
 // goToolFindings warns, where go.mod pins stopgate as a tool, of what makes go tool build another.
 func goToolFindings(ws workspace) []finding {
 	if !goTool(ws.root) {
@@ -1336,8 +1298,8 @@ func goToolFindings(ws workspace) []finding {
 	}
 	return mapped(locs, func(loc string) finding {
 		// GOWORK=off: in a workspace, go list -m names no version.
-		return finding{loc, true, "if this replaces, vendors or puts in a workspace stopgate or a module it uses, the stopgate plugin does not run the go tool it builds, so with no bin/ every stop halts",
-			"install stopgate as published in bin/, which the hooks run first: " + goInstall(`"$PWD"/bin`, "@$(GOWORK=off go list -m -f '{{.Version}}' "+goModule+")")}
+		return finding{Loc: loc, Warning: true, Msg: "if this replaces, vendors or puts in a workspace stopgate or a module it uses, the stopgate plugin does not run the go tool it builds, so with no bin/ every stop halts",
+			Hint: "install stopgate as published in bin/, which the hooks run first: " + goInstall(`"$PWD"/bin`, "@$(GOWORK=off go list -m -f '{{.Version}}' "+goModule+")")}
 	})
 }
 
@@ -1382,20 +1344,14 @@ func telemetryCheck(env *cli.Env, ws workspace, cfg *config.Config) (string, []f
 
 // configChangeInput returns data's ConfigChange; ok with an error (one that cannot be read) is refused, never judged as a stop.
 func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
-	if !bytes.Contains(data, []byte(`"ConfigChange"`)) {
-		return nil, false, nil
-	}
-	in, err = hook.Parse(data, hook.ConfigChange)
-	if err == nil {
-		return in, true, nil
-	}
 	var ev struct {
 		Event string `json:"hook_event_name"`
 	}
-	if json.Unmarshal(data, &ev) == nil && ev.Event != hook.ConfigChange {
-		return nil, false, nil // another event that mentions it: the stop reads it
+	if !bytes.Contains(data, []byte(`"ConfigChange"`)) || json.Unmarshal(data, &ev) == nil && ev.Event != hook.ConfigChange {
+		return nil, false, nil // another event, maybe mentioning it: the stop reads it
 	}
-	return nil, true, err
+	in, err = hook.Parse(data, hook.ConfigChange)
+	return in, true, err
 }
 
 // unreadableChange refuses an unreadable ConfigChange in a stopgate project, else returns err.
@@ -1428,7 +1384,7 @@ func configChange(env *cli.Env, in *hook.Input) error {
 		w, bad := readWalls(claude.texts)
 		switch {
 		case bad != nil:
-			why = append(why, bad.loc+": "+bad.msg)
+			why = append(why, bad.Loc+": "+bad.Msg)
 		case !w.Present(rules) && exists(filepath.Join(ws.stateDir(), noWallMark)): // no wall to weaken
 		default:
 			why = append(why, errorsOf(wallDown(claude, w, rules), true)...)
@@ -1445,10 +1401,10 @@ func configChange(env *cli.Env, in *hook.Input) error {
 // errorsOf are fs as "loc: msg", the warnings too when warnings.
 func errorsOf(fs []finding, warnings bool) []string {
 	return each(fs, func(f finding) string {
-		if f.warning && !warnings {
+		if f.Warning && !warnings {
 			return ""
 		}
-		return f.loc + ": " + f.msg
+		return f.Loc + ": " + f.Msg
 	})
 }
 
@@ -1528,9 +1484,6 @@ type settingsText struct {
 	err  error         // reading it (fs.ErrNotExist: it is not there)
 	doc  *settings.Doc // nil when it could not be read
 }
-
-// maxSettings bounds a settings file's read, far above any real one.
-const maxSettings = 16 << 20
 
 // readSettings reads through regular.ReadFile: a planted named pipe cannot hold the hook.
 func readSettings(files []guard.SettingsFile) []settingsText {
@@ -1698,16 +1651,16 @@ func readWalls(files []settingsText) (settings.Walls, *finding) {
 		return w, nil
 	}
 	f := errorFinding(files[bad].Name, err) // valid JSON: a *settings.Error
-	f.warning, f.msg, f.hint = true, f.msg+": the OS wall is down", "fix it by hand, then run gate init again"
+	f.Warning, f.Msg, f.Hint = true, f.Msg+": the OS wall is down", "fix it by hand, then run gate init again"
 	return w, &f
 }
 
 // errorFinding is err reading the file name, at its line and column when it has them.
 func errorFinding(name string, err error) finding {
 	if se, ok := errors.AsType[*settings.Error](err); ok {
-		return finding{loc: fmt.Sprintf("%s:%d:%d", name, se.Line, se.Column), msg: se.Msg}
+		return finding{Loc: fmt.Sprintf("%s:%d:%d", name, se.Line, se.Column), Msg: se.Msg}
 	}
-	return finding{loc: name, msg: err.Error()}
+	return finding{Loc: name, Msg: err.Error()}
 }
 
 // wallDown reports what takes the wall down: keys against it or unset, rules missing, exclusions.
@@ -1732,6 +1685,18 @@ func wallDown(files *claudeSettings, w settings.Walls, rules []string) []finding
 	return out
 }
 
+// clientWallFindings says whether the client's own wall over set is up.
+func clientWallFindings(env *cli.Env, ws workspace, c *client.Client, set *guard.Set) []finding {
+	if c.Wall == nil || set.Empty() {
+		return nil
+	}
+	return c.Wall.Check(env.Getenv, ws.root, wallPaths(set))
+}
+
+func wallPaths(set *guard.Set) []client.Path {
+	return mapped(set.Paths(), func(p guard.Protected) client.Path { return client.Path{Path: p.Path, Show: p.Show, Dir: p.Dir} })
+}
+
 // confineFindings says whether run validators are confined, and when they cannot be (with confine = true, an error).
 func confineFindings(ws workspace, cfg *config.Config) (summary string, out []finding) {
 	if cfg == nil {
@@ -1754,16 +1719,4 @@ func confineFindings(ws workspace, cfg *config.Config) (summary string, out []fi
 			"install bubblewrap (scripts/install-sandbox-tools), or set confine = false to say they run unconfined")
 	}
 	return "; run validators confined", out
-}
-
-// clientWallFindings says whether the client's own wall over set is up.
-func clientWallFindings(env *cli.Env, ws workspace, c *client.Client, set *guard.Set) []finding {
-	if c.Wall == nil || set.Empty() {
-		return nil
-	}
-	return mapped(c.Wall.Check(env.Getenv, ws.root, wallPaths(set)), func(f client.Finding) finding { return finding{f.Loc, f.Warning, f.Msg, f.Hint} })
-}
-
-func wallPaths(set *guard.Set) []client.Path {
-	return mapped(set.Paths(), func(p guard.Protected) client.Path { return client.Path{Path: p.Path, Show: p.Show, Dir: p.Dir} })
 }
