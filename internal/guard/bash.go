@@ -448,8 +448,6 @@ func (d *dryRun) Refuse(target, by, why string) error {
 	return shell.ErrHit
 }
 
-func (d *dryRun) Source(*shell.Shell, string) bool { return true }
-
 // Exec judges a program call, and prints its stub's output.
 func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) error {
 	a := d.analyzer(s, hc)

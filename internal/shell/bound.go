@@ -10,9 +10,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run is bounded in memory (Go's out-of-memory is fatal, past any
-// recover): a memCheck call before every statement measures the variables,
-// which one statement grows at most by its expansions (tooBig weighs them).
+// A dry run is bounded in memory (Go's out-of-memory is fatal): a memCheck call before every
+// statement measures the variables, which one statement grows by its expansions (tooBig weighs them).
 const (
 	memCheck   = "__stopgate_mem_check"
 	maxVars    = 256 << 10 // bytes of variables and parameters one shell holds
@@ -105,8 +104,7 @@ func held(env expand.Environ) int {
 	return n
 }
 
-// argsTooBig reports whether a call's arguments, or the text a printf
-// makes of them, exceed maxVars: `f "$@" "$@"`, `printf '%*s' 999999999`.
+// argsTooBig: a call's arguments, or a printf's text, exceed maxVars (`f "$@" "$@"`, `printf '%*s' 999999999`).
 func argsTooBig(args []string) bool {
 	n := 0
 	for _, a := range args {
@@ -142,7 +140,7 @@ func formatTooBig(format string, rest []string) bool {
 			j++
 		}
 		for _, f := range strings.FieldsFunc(format[i+1:j], func(r rune) bool { return r < '0' || r > '9' }) {
-			if len(f) > 7 || atoi(f) > maxVars {
+			if n, _ := strconv.Atoi(f); len(f) > 7 || n > maxVars {
 				return true
 			}
 		}
@@ -154,11 +152,6 @@ func formatTooBig(format string, rest []string) bool {
 		}
 	}
 	return false
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // printedBy is how much the builtin call args prints at most.
@@ -197,10 +190,9 @@ func literalSize(p syntax.WordPart) int {
 	return maxWeight + 1
 }
 
-// tooBig says why f is too large to dry-run (stop), or a doubt it can be
-// dry-run with, or "" (cmds: count commands). Expansions weigh what they
-// can copy between two checks: a substitution copies its replacement per
-// match, so one expanding anything (${x//?/$x} squares x) is past the bound.
+// tooBig says why f is too large to dry-run (stop), or a doubt it runs with, or "" (cmds:
+// count commands). A substitution copies its replacement per match: one expanding anything
+// (${x//?/$x} squares x) is past the bound.
 func tooBig(f *syntax.File, cmds bool) (why string, stop bool) {
 	n, braces, weight, anchored := 0, 0, 0, false
 	syntax.Walk(f, func(node syntax.Node) bool {
@@ -294,10 +286,8 @@ func seqLen(b *syntax.BraceExp) int {
 	return min(max(a-c, c-a)+1, maxBraces+1)
 }
 
-// quoteWordEscapes quotes the backslash escapes the interpreter (v3.14.1)
-// keeps and bash removes, in unquoted assignments, array elements,
-// redirections and expansions (f=mapping\s.toml): else the dry run would
-// judge another file than the one the shell writes.
+// quoteWordEscapes quotes the backslash escapes the interpreter (v3.14.1) keeps and bash
+// removes in assignments, array elements, redirections and expansions (f=mapping\s.toml).
 func quoteWordEscapes(n syntax.Node) {
 	syntax.Walk(n, func(m syntax.Node) bool {
 		switch m := m.(type) {
@@ -331,8 +321,7 @@ func quoteWordEscapes(n syntax.Node) {
 	})
 }
 
-// quoteEscapes writes the escapes of w's unquoted literals (\c) as quoted
-// characters ('c', or "'"); an escaped newline is dropped, as bash does.
+// quoteEscapes writes w's unquoted escapes (\c) as quoted characters ('c', or "'"); bash drops an escaped newline.
 func quoteEscapes(w *syntax.Word) {
 	if w == nil {
 		return

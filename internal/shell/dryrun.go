@@ -42,7 +42,6 @@ type Judge interface {
 	// Write judges a redirection that writes name: its path, if known.
 	Write(s *Shell, hc interp.HandlerContext, name string) (target string, known bool, err error)
 	Read(s *Shell, hc interp.HandlerContext, name string) // is told of a redirection that reads name
-	Source(s *Shell, p string) bool                       // whether to follow the file p that s sources
 	// Refuse stops the run on a doubt about target, found in by; nil carries on.
 	Refuse(target, by, why string) error
 	Hit() bool // whether the run has found what stops it
@@ -129,9 +128,8 @@ func (d *Run) text(s string) { d.with(func() { d.texts = append(d.texts, s) }) }
 func (d *Run) Doubts() []string { return locked(d, func() []string { return slices.Clone(d.doubts) }) }
 func (d *Run) Texts() []string  { return locked(d, func() []string { return slices.Clone(d.texts) }) }
 
-// UnknownVars reports whether the command read a variable it does not set;
-// Ran whether the simple command of the top script at pos ran; File is
-// what the run wrote to p, or nil; ForgetFiles starts a pass anew.
+// UnknownVars: the command read a variable it does not set; Ran: the top
+// script's simple command at pos ran; File: what the run wrote to p, or nil.
 func (d *Run) UnknownVars() bool       { return d.unknownVars.Load() }
 func (d *Run) Ran(pos syntax.Pos) bool { return locked(d, func() bool { return d.ran[pos] }) }
 func (d *Run) File(p string) *Capture  { return locked(d, func() *Capture { return d.files[p] }) }
@@ -153,7 +151,6 @@ func (d *Run) Captured(p string, text []byte) {
 	d.with(func() { d.files[p] = c })
 }
 
-// Past reports whether the run is past its deadline.
 func (d *Run) Past() bool { return time.Now().After(d.deadline) }
 
 // Open is a file for the dry run to read: what this call wrote, else the real file, bounded.
@@ -220,9 +217,8 @@ func (d *Run) Load(src string) *syntax.File {
 	return f
 }
 
-// prepare makes a script safe to dry-run: jobs run in turn, process
-// substitutions become command substitutions (no real FIFOs), misread
-// escapes quotes, memory checks go in; one nested too deep is deepCall.
+// prepare makes a script safe to dry-run: jobs run in turn, process substitutions become
+// command substitutions (no real FIFOs), escapes quotes, memory checks go in; too deep: deepCall.
 func prepare(f *syntax.File) {
 	depth, deepest := 0, 0
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -286,9 +282,8 @@ func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Re
 	return r
 }
 
-// runUntil dry-runs f in r until end: an interpreter panic ends the run,
-// not the hook. A run still going a second past end (a read the context
-// cannot stop) is left behind (left): its runner must not be used.
+// runUntil dry-runs f in r until end: a panic ends the run, not the hook; one still going a
+// second past end (a read the context cannot stop) is left behind: its runner must not be used.
 func runUntil(r *interp.Runner, f *syntax.File, end time.Time) (left bool, err error) {
 	ctx, cancel := context.WithDeadline(context.Background(), end)
 	defer cancel()
@@ -331,8 +326,8 @@ func existingAncestor(dir string) string {
 	}
 }
 
-// Environ is a dry run's first environment: the root, $HOME, a nested
-// shell's caller's exports, any other variable unset (Lenient) or Unknown.
+// Environ is a dry run's first environment: the root, $HOME, a nested shell's caller's
+// exports, any other variable unset (Lenient) or Unknown.
 type Environ struct {
 	Root, Home string // $CLAUDE_PROJECT_DIR and $HOME ("": unset)
 	Lenient    bool
@@ -345,9 +340,8 @@ var shellVars = strings.Fields(`IFS PWD OLDPWD PATH OPTIND OPTARG PS1 PS2 PS3 PS
 	LINENO UID EUID GID PPID TMPDIR GLOBIGNORE REPLY BASH_REMATCH DIRSTACK FUNCNAME PIPESTATUS HISTFILE
 	BASH_VERSION BASH_VERSINFO HOSTNAME COLUMNS LINES`)
 
-// fixedVars have a dry run's own value. TMPDIR is Unknown, and where the
-// interpreter would put its FIFOs: it opens paths there past the open
-// handler, so none may exist. PPID is the client's, for the static pass.
+// fixedVars have a dry run's own value. TMPDIR, where the interpreter puts FIFOs past the
+// open handler, is Unknown so none exist. PPID is the client's, for the static pass.
 var fixedVars = map[string]string{
 	"HOME +": "~+", "HOME -": "~-", // kept as written: the judge resolves them against the cwd
 	"PATH": "/usr/local/bin:/usr/bin:/bin", "TMPDIR": "/" + Unknown, "PPID": strconv.Itoa(os.Getppid()),
@@ -464,9 +458,8 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 	return args, nil
 }
 
-// bound answers a call the run's bounds decide: a memCheck with the
-// command that passes $? on (exec answers it), a call past a bound with
-// its error; done is false for any other call.
+// bound answers a call the run's bounds decide: a memCheck with the command passing $? on
+// (exec answers it), a call past a bound with its error; done is false for any other.
 func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ error, done bool) {
 	switch {
 	case args[0] == deepCall:
@@ -486,7 +479,7 @@ func (s *Shell) bound(hc interp.HandlerContext, args []string) (_ []string, _ er
 // source runs the file's text as eval, prepared; one not known in full is refused.
 func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error) {
 	p, by := Abs(args[1], hc.Dir), strings.Join(args, " ")
-	if !s.Run.Judge.Source(s, p) {
+	if r, ok := s.Run.Judge.(*resolver); ok && !r.Source(s, p) { // a run line follows only the project's
 		return []string{":"}, nil
 	}
 	r, err := s.Run.Open(args[1], hc.Dir)
@@ -524,8 +517,7 @@ func prepared(src string) string {
 	return b.String()
 }
 
-// printfV gives printf -v VAR, which the interpreter lacks, as
-// VAR=$(printf …): a newline it drops at the end leaves no protected name unseen.
+// printfV gives printf -v VAR (the interpreter lacks it) as VAR=$(printf …): a trailing newline dropped hides no name.
 func printfV(args []string) []string {
 	if len(args) < 4 || args[1] != "-v" || !IsName(strings.SplitN(args[2], "[", 2)[0]) {
 		return args
@@ -543,14 +535,14 @@ func printfV(args []string) []string {
 
 // exec is every program: judged, then it exits with the pass's status (or a memCheck's).
 func (s *Shell) exec(ctx context.Context, args []string) error {
-	status := s.Pass.Status
+	status := int(s.Pass.Status)
 	if len(args) == 2 && args[0] == memCheck {
-		status = uint8(atoi(args[1]))
+		status, _ = strconv.Atoi(args[1])
 	} else if err := s.Run.Judge.Exec(s, interp.HandlerCtx(ctx), args); err != nil {
 		return err
 	}
 	if status != 0 {
-		return interp.ExitStatus(status)
+		return interp.ExitStatus(uint8(status))
 	}
 	return nil
 }
