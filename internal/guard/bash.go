@@ -119,10 +119,10 @@ func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
 	cfg := &expand.Config{
 		Env: env,
 		CmdSubst: func(w io.Writer, _ *syntax.CmdSubst) error {
-			_, err := io.WriteString(w, unknownMark)
+			_, err := io.WriteString(w, shell.Unknown)
 			return err
 		},
-		ProcSubst: func(*syntax.ProcSubst) (string, error) { return unknownMark, nil },
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return shell.Unknown, nil },
 		ReadDir2:  os.ReadDir,
 	}
 	a := d.analyzer(&shell.Shell{Run: d.Run, Pass: shell.Passes[0]}, interp.HandlerContext{Env: env, Dir: cwd, Stdout: io.Discard, Stderr: io.Discard})
@@ -211,13 +211,6 @@ type analyzer struct {
 	input func() []byte
 }
 
-// word is one expanded argument.
-type word struct {
-	pat     string // a clean glob pattern, literal characters escaped
-	text    string
-	unknown bool // it holds a value the dry run cannot know
-}
-
 func (d *dryRun) analyzer(s *shell.Shell, hc interp.HandlerContext) *analyzer {
 	a := &analyzer{sh: s, d: d, hc: hc, cwd: path.Clean(slash(hc.Dir))}
 	a.input = sync.OnceValue(func() []byte { // read once, bounded
@@ -227,15 +220,14 @@ func (d *dryRun) analyzer(s *shell.Shell, hc interp.HandlerContext) *analyzer {
 		in, _ := io.ReadAll(io.LimitReader(hc.Stdin, shell.MaxRead))
 		return in
 	})
-	if strings.Contains(hc.Dir, unknownMark) {
+	if strings.Contains(hc.Dir, shell.Unknown) {
 		a.cwd = ""
 	}
 	return a
 }
 
-// word makes an argument a word: ~+ and ~- (which expand leaves alone) are
-// the cwd and $OLDPWD; glob characters left matched nothing: a pattern.
-func (a *analyzer) word(t string) word {
+// word is an expanded argument as judged: ~+ and ~- (which expand leaves alone) are the cwd and $OLDPWD.
+func (a *analyzer) word(t string) string {
 	if rest, ok := strings.CutPrefix(t, "~+"); ok && (rest == "" || rest[0] == '/') {
 		t = a.hc.Dir + rest
 	} else if rest, ok := strings.CutPrefix(t, "~-"); ok && (rest == "" || rest[0] == '/') && a.hc.Env != nil {
@@ -243,24 +235,27 @@ func (a *analyzer) word(t string) word {
 			t = old.String() + rest
 		}
 	}
-	pat := t
-	if !hasMeta(t) {
-		pat = escape(t)
-	}
-	return word{pat: pat, text: t, unknown: strings.Contains(t, unknownMark)}
+	return t
 }
 
-func (a *analyzer) words(args []string) []word { return mapped(args, a.word) }
-
-func texts(ws []word) []string { return mapped(ws, func(w word) string { return w.text }) }
-
-func mapped[T, U any](xs []T, f func(T) U) []U {
-	out := make([]U, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
+func (a *analyzer) words(args []string) []string {
+	out := make([]string, len(args))
+	for i, t := range args {
+		out[i] = a.word(t)
 	}
 	return out
 }
+
+// glob is w as a clean glob pattern: glob characters left matched nothing, others are literal.
+func glob(w string) string {
+	if hasMeta(w) {
+		return w
+	}
+	return escape(w)
+}
+
+// unknown reports whether w holds a value the dry run cannot know.
+func unknown(w string) bool { return strings.Contains(w, shell.Unknown) }
 
 // stdin is what the program reads.
 func (a *analyzer) stdin() io.Reader { return bytes.NewReader(a.input()) }
@@ -268,21 +263,21 @@ func (a *analyzer) stdin() io.Reader { return bytes.NewReader(a.input()) }
 // target judges an operation in mode m on the path w names. In the lenient
 // pass an unset variable may have emptied a path ("$BUILD"/*): only one in the
 // project or under a protected one counts.
-func (a *analyzer) target(w word, m mode) *Hit {
-	if w.unknown || w.text == "" {
+func (a *analyzer) target(w string, m mode) *Hit {
+	if unknown(w) || w == "" {
 		return nil
 	}
 	if h := a.procPath(w); h != nil {
 		return h
 	}
 	bases := []string{a.cwd}
-	if strings.HasPrefix(w.pat, "/") {
+	if strings.HasPrefix(glob(w), "/") {
 		bases = []string{"/"}
 	} else if a.cwd == "" {
 		bases = a.d.set.cwds // a cd to somewhere unknown: wherever it could reach a protected path from
 	}
 	for _, b := range bases {
-		abs := shell.Abs(w.pat, escape(b))
+		abs := shell.Abs(glob(w), escape(b))
 		t := a.d.set.hit(abs, m)
 		if t == nil {
 			continue
@@ -290,7 +285,7 @@ func (a *analyzer) target(w word, m mode) *Hit {
 		if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.d.set.root) && a.d.set.hit(abs, under) == nil {
 			continue
 		}
-		return &Hit{Protected: t.Protected, Target: w.text, By: a.by}
+		return &Hit{Protected: t.Protected, Target: w, By: a.by}
 	}
 	return nil
 }
@@ -304,12 +299,12 @@ func first[T any](xs []T, f func(T) *Hit) *Hit {
 	return nil
 }
 
-func (a *analyzer) mentionAny(ws []word) *Hit {
-	return first(ws, func(w word) *Hit { return a.mention(w.text) })
+func (a *analyzer) mentionAny(ws []string) *Hit {
+	return first(ws, func(w string) *Hit { return a.mention(w) })
 }
 
 // abs is the path w names from the cwd, which must be known.
-func (a *analyzer) abs(w word) string { return unescape(shell.Abs(w.pat, escape(a.cwd))) }
+func (a *analyzer) abs(w string) string { return unescape(shell.Abs(glob(w), escape(a.cwd))) }
 
 // mention judges program text an interpreter runs.
 func (a *analyzer) mention(code string) *Hit {
@@ -330,12 +325,12 @@ func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *H
 }
 
 // run judges one program call, its expanded words ws, by its name.
-func (a *analyzer) run(ws []word) *Hit {
+func (a *analyzer) run(ws []string) *Hit {
 	if len(ws) == 0 {
 		return nil
 	}
 	if a.by == "" {
-		a.by = strings.Join(texts(ws), " ")
+		a.by = strings.Join(ws, " ")
 	}
 	if args, ok := gateCall(ws); ok { // before the unknown: "$PLUGIN"/bin/gate is gate
 		if h := gateRule(a, args); h != nil {
@@ -345,13 +340,13 @@ func (a *analyzer) run(ws []word) *Hit {
 	if code, ok := launchedCode(ws); ok {
 		return a.script(code, "", nil, nil)
 	}
-	if ws[0].unknown {
+	if unknown(ws[0]) {
 		return nil
 	}
-	if len(ws[0].text) > 1 && ws[0].text[0] == '-' { // time's options: bash's keyword leaves them, dash runs GNU time; "-" is a program
+	if len(ws[0]) > 1 && ws[0][0] == '-' { // time's options: bash's keyword leaves them, dash runs GNU time; "-" is a program
 		return timeRule(a, ws)
 	}
-	name := path.Base(ws[0].text)
+	name := path.Base(ws[0])
 	args := ws[1:]
 	if a.d.readSeen != nil {
 		a.readsOf(name, args)
@@ -369,15 +364,15 @@ func (a *analyzer) run(ws []word) *Hit {
 		h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
 		return h
 	}
-	if strings.Contains(ws[0].text, "/") {
+	if strings.Contains(ws[0], "/") {
 		return a.written(ws[0], args)
 	}
 	return nil
 }
 
 // unwrap judges the command the wrapper name runs; false when name wraps none.
-func (a *analyzer) unwrap(name string, args []word) (*Hit, bool) {
-	skip, ok := shell.Skip(name, texts(args))
+func (a *analyzer) unwrap(name string, args []string) (*Hit, bool) {
+	skip, ok := shell.Skip(name, args)
 	switch {
 	case !ok:
 		return nil, false
@@ -390,33 +385,31 @@ func (a *analyzer) unwrap(name string, args []word) (*Hit, bool) {
 }
 
 // written judges running a script this call wrote: its text, or a doubt.
-func (a *analyzer) written(prog word, args []word) *Hit {
-	p := unescape(shell.Abs(prog.pat, escape(a.hc.Dir)))
+func (a *analyzer) written(prog string, args []string) *Hit {
+	p := unescape(shell.Abs(glob(prog), escape(a.hc.Dir)))
 	c := a.d.File(p)
 	if c == nil || c.Dir {
 		return nil
 	}
 	if c.Unknown() {
-		return &Hit{Target: prog.text, By: a.by, doubt: true,
+		return &Hit{Target: prog, By: a.by, doubt: true,
 			Why: "it runs a script written in the same call, whose content the guard cannot know"}
 	}
-	return a.script(c.Text(), "", texts(args), nil)
+	return a.script(c.Text(), "", args, nil)
 }
 
 // each judges every word in mode m, remembering a path written.
-func (a *analyzer) each(ws []word, m mode) *Hit {
+func (a *analyzer) each(ws []string, m mode) *Hit {
 	for _, w := range ws {
 		if h := a.target(w, m); h != nil {
 			return h
 		}
-		if m == under && !w.unknown && a.cwd != "" && w.text != "" {
+		if m == under && !unknown(w) && a.cwd != "" && w != "" {
 			a.d.Wrote(a.abs(w), false)
 		}
 	}
 	return nil
 }
-
-const unknownMark = shell.Unknown
 
 const maxItems = 64 // xargs items judged
 
@@ -427,7 +420,7 @@ type dryRun struct {
 
 	mu       sync.Mutex
 	hit      atomic.Pointer[Hit]
-	reads    []string            // what the run reads (ShellReads), in order
+	reads    []string            // what the run reads ShellReads, in order
 	readSeen map[string]bool     // nil when not recording reads
 	lockable atomic.Pointer[Hit] // a protected file a redirection opened, which flock FD would lock
 }
@@ -463,24 +456,24 @@ func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) e
 }
 
 // output writes what a stub prints: cat and tee their input, ls and find their operands, else Unknown.
-func (a *analyzer) output(ws []word) {
+func (a *analyzer) output(ws []string) {
 	out := a.sh.Stdout(a.hc)
 	name := ""
-	if !ws[0].unknown {
-		name = path.Base(ws[0].text)
+	if !unknown(ws[0]) {
+		name = path.Base(ws[0])
 	}
 	switch name {
 	case "cat":
-		files := slices.DeleteFunc(slices.Clone(ws[1:]), func(w word) bool { return strings.HasPrefix(w.text, "-") && w.text != "-" })
+		files := slices.DeleteFunc(slices.Clone(ws[1:]), func(w string) bool { return strings.HasPrefix(w, "-") && w != "-" })
 		if len(files) == 0 {
-			files = []word{lit("-")}
+			files = []string{"-"}
 		}
 		for _, w := range files {
-			if w.text == "-" {
+			if w == "-" {
 				io.Copy(out, a.stdin())
-			} else if w.unknown {
-				io.WriteString(out, unknownMark+"\n")
-			} else if r, err := a.d.Open(w.text, a.hc.Dir); err == nil {
+			} else if unknown(w) {
+				io.WriteString(out, shell.Unknown+"\n")
+			} else if r, err := a.d.Open(w, a.hc.Dir); err == nil {
 				io.Copy(out, r)
 			}
 		}
@@ -488,20 +481,20 @@ func (a *analyzer) output(ws []word) {
 	case "tee":
 		in, _ := io.ReadAll(a.stdin())
 		out.Write(in)
-		for _, w := range parseOpts(ws[1:], "").Ops {
-			if !w.unknown {
-				a.d.Captured(shell.Abs(w.text, a.hc.Dir), in)
+		for _, w := range shell.Parse(ws[1:], "").Ops {
+			if !unknown(w) {
+				a.d.Captured(shell.Abs(w, a.hc.Dir), in)
 			}
 		}
 		return
 	case "ls", "find":
 		for _, w := range ws[1:] {
-			if !strings.HasPrefix(w.text, "-") {
-				io.WriteString(out, w.text+"\n")
+			if !strings.HasPrefix(w, "-") {
+				io.WriteString(out, w+"\n")
 			}
 		}
 	}
-	io.WriteString(out, unknownMark+"\n")
+	io.WriteString(out, shell.Unknown+"\n")
 }
 
 // Write judges a redirection that writes name: a protected path is a hit.
@@ -514,7 +507,7 @@ func (d *dryRun) Write(s *shell.Shell, hc interp.HandlerContext, name string) (s
 		d.found(h)
 		return "", false, shell.ErrHit
 	}
-	return w.text, !w.unknown, nil
+	return w, !unknown(w), nil
 }
 
 // Read records a redirection that reads name, and one of a protected file (flock FD locks it).
@@ -539,12 +532,12 @@ func (d *dryRun) redirectBy(name string, env expand.Environ, def string) string 
 }
 
 // env judges what env runs in the environment it gives, and -S's script.
-func (a *analyzer) env(opts, rest []word) *Hit {
-	a.hc.Env = shell.EnvOf(a.hc.Env, texts(opts))
-	parsed, _ := shell.EnvOptions(texts(opts))
+func (a *analyzer) env(opts, rest []string) *Hit {
+	a.hc.Env = shell.EnvOf(a.hc.Env, opts)
+	parsed, _ := shell.EnvOptions(opts)
 	for _, o := range parsed {
 		if split := o.Val("S", "split-string"); len(split) > 0 {
-			return first(split, func(s string) *Hit { return a.script(s+` "$@"`, "env", texts(rest), nil) })
+			return first(split, func(s string) *Hit { return a.script(s+` "$@"`, "env", rest, nil) })
 		}
 	}
 	return a.run(rest)

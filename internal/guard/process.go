@@ -46,18 +46,18 @@ const procAdvice = "stopgate's hooks must be able to run: the agent being checke
 
 const signalsByName = "it signals processes by user or by name, which can reach stopgate's client and hooks"
 
-func alwaysProcess(a *analyzer, _ []word) *Hit { return procHit(a, signalsByName) }
+func alwaysProcess(a *analyzer, _ []string) *Hit { return procHit(a, signalsByName) }
 
 // pids judges pid operands; strict denies a pid the dry run cannot know.
-func (a *analyzer) pids(ws []word, verb string, strict bool) *Hit {
-	return first(ws, func(w word) *Hit {
-		t := strings.TrimSpace(w.text)
+func (a *analyzer) pids(ws []string, verb string, strict bool) *Hit {
+	return first(ws, func(w string) *Hit {
+		t := strings.TrimSpace(w)
 		switch {
 		case t == "" || strings.HasPrefix(t, "%"):
 			return nil // nothing, or a job of the agent's own shell
-		case w.unknown && (strict || slices.ContainsFunc(a.d.Texts(), findsClient().MatchString)):
+		case unknown(w) && (strict || slices.ContainsFunc(a.d.Texts(), findsClient().MatchString)):
 			return procHit(a, "it would "+verb+" a process whose pid the guard cannot know, and stopgate's client and hooks must be able to run")
-		case w.unknown:
+		case unknown(w):
 			return nil
 		}
 		return first(strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' }), func(f string) *Hit {
@@ -121,30 +121,30 @@ func process(pid int) (name string, ppid int) {
 }
 
 // noSignal drops the -SIGNAL options (-9, -STOP) before any --, which getopt would read as letters.
-func noSignal(args []word) []word {
+func noSignal(args []string) []string {
 	end := false // kill -- -1: after --, a pid
-	return slices.DeleteFunc(slices.Clone(args), func(w word) bool {
-		end = end || w.text == "--"
+	return slices.DeleteFunc(slices.Clone(args), func(w string) bool {
+		end = end || w == "--"
 		return !end && isSignal(w)
 	})
 }
 
 // isSignal reports whether w is a -SIGNAL option: -9, -KILL, -SIGSTOP, -RTMIN+1.
-func isSignal(w word) bool {
-	t, ok := strings.CutPrefix(w.text, "-")
+func isSignal(w string) bool {
+	t, ok := strings.CutPrefix(w, "-")
 	t = strings.TrimPrefix(strings.ToUpper(t), "SIG")
-	return ok && !w.unknown && (allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" "))
+	return ok && !unknown(w) && (allDigits(t) || strings.HasPrefix(t, "RTM") || strings.Contains(signalNames, " "+t+" "))
 }
 
 const signalNames = " HUP INT QUIT ILL TRAP ABRT IOT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO POLL PWR SYS "
 
 // killRule: kill's -SIGNAL is its first word only; every other word but its options is a pid, -N a process group
 // (-1: every process), which getopt would read as letters.
-func killRule(a *analyzer, args []word) *Hit {
-	var pids []word
+func killRule(a *analyzer, args []string) *Hit {
+	var pids []string
 	for i := 0; i < len(args); i++ {
-		switch t := args[i].text; {
-		case args[i].unknown:
+		switch t := args[i]; {
+		case unknown(args[i]):
 			pids = append(pids, args[i])
 		case t == "-l" || t == "-L" || t == "--list" || t == "--table":
 			return nil
@@ -159,8 +159,8 @@ func killRule(a *analyzer, args []word) *Hit {
 }
 
 // pkillRule denies a pattern that can match a hook, a client or an ancestor, and selection by user or the like alone.
-func pkillRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(noSignal(args), "gGPstuUFe", "signal", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "env")
+func pkillRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(noSignal(args), "gGPstuUFe", "signal", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "env")
 	if o.Has("v", "inverse", "F", "pidfile") {
 		return alwaysProcess(a, nil)
 	}
@@ -176,20 +176,20 @@ func pkillRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-func killallRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(noSignal(args), "snuoy", "signal", "user", "older-than", "younger-than")
+func killallRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(noSignal(args), "snuoy", "signal", "user", "older-than", "younger-than")
 	if len(o.Ops) == 0 && o.Has("u", "user") {
 		return alwaysProcess(a, nil)
 	}
-	return first(o.Ops, func(w word) *Hit { return a.pattern(w, false, !o.Has("r", "regexp"), o.Has("I", "ignore-case")) })
+	return first(o.Ops, func(w string) *Hit { return a.pattern(w, false, !o.Has("r", "regexp"), o.Has("I", "ignore-case")) })
 }
 
 // pattern judges a process pattern against the names it must not reach.
-func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
-	if w.unknown {
+func (a *analyzer) pattern(w string, full, exact, fold bool) *Hit {
+	if unknown(w) {
 		return procHit(a, "its process pattern is a value the guard cannot know, and could match stopgate's client or hooks")
 	}
-	expr := w.text
+	expr := w
 	if exact && !full {
 		expr = "^(?:" + expr + ")$"
 	}
@@ -205,27 +205,27 @@ func (a *analyzer) pattern(w word, full, exact, fold bool) *Hit {
 	}
 	// A pattern the guard cannot read is denied too.
 	if re, err := regexp.Compile(expr); err != nil || slices.ContainsFunc(cands, re.MatchString) {
-		return procHit(a, "its pattern "+strconv.Quote(w.text)+" can match the name of stopgate's client or hooks")
+		return procHit(a, "its pattern "+strconv.Quote(w)+" can match the name of stopgate's client or hooks")
 	}
 	return nil
 }
 
 // gdbRule: -p, gdb PROG PID and an -ex attach all attach to a process.
-func gdbRule(a *analyzer, args []word) *Hit {
+func gdbRule(a *analyzer, args []string) *Hit {
 	args = slices.Clone(args)
 	for i, w := range args {
-		if long, ok := strings.CutPrefix(w.text, "-"); ok && len(long) > 1 && long[0] != '-' && !w.unknown {
-			args[i].text = "-" + w.text // gdb spells its long options with one dash too
+		if long, ok := strings.CutPrefix(w, "-"); ok && len(long) > 1 && long[0] != '-' && !unknown(w) {
+			args[i] = "-" + w // gdb spells its long options with one dash too
 		}
 	}
-	o := parseOpts(args, "pxe", "pid", "ex", "iex", "eval-command", "init-eval-command", "command", "core", "exec", "se", "symbols", "cd", "directory")
+	o := shell.Parse(args, "pxe", "pid", "ex", "iex", "eval-command", "init-eval-command", "command", "core", "exec", "se", "symbols", "cd", "directory")
 	if h := a.pids(o.Val("p", "pid"), "attach a debugger to", true); h != nil {
 		return h
 	}
-	if slices.ContainsFunc(o.Val("ex", "iex", "eval-command", "init-eval-command"), func(w word) bool { return w.unknown || strings.Contains(w.text, "attach") }) {
+	if slices.ContainsFunc(o.Val("ex", "iex", "eval-command", "init-eval-command"), func(w string) bool { return unknown(w) || strings.Contains(w, "attach") }) {
 		return procHit(a, "it attaches a debugger to a process, which can stop stopgate's client or hooks")
 	}
-	if len(o.Ops) > 1 && (o.Ops[1].unknown || allDigits(o.Ops[1].text)) {
+	if len(o.Ops) > 1 && (unknown(o.Ops[1]) || allDigits(o.Ops[1])) {
 		return a.pids(o.Ops[1:2], "attach a debugger to", true)
 	}
 	return nil
@@ -238,15 +238,15 @@ type pidRule struct {
 	long, pidOpts []string
 	deny          []string
 	why           string // the reason deny gives, when not alwaysProcess's
-	ops           func(opts) []word
+	ops           func(opts) []string
 	wraps         string
 	out           []string // options whose values it writes (strace -o)
 	names         []string // options whose values are exact process names (cpulimit -e)
 	traces        bool     // runs a command after options the guard need not know: each operand is tried as its start
 }
 
-func (p pidRule) judge(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, p.short, p.long...)
+func (p pidRule) judge(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, p.short, p.long...)
 	if o.Has(p.deny...) {
 		return procHit(a, cmp.Or(p.why, signalsByName))
 	}
@@ -254,7 +254,7 @@ func (p pidRule) judge(a *analyzer, args []word) *Hit {
 		return h
 	}
 	for i := 0; p.traces && i < len(args); i++ {
-		if strings.HasPrefix(args[i].text, "-") || i > 0 && (args[i-1].text == "-o" || args[i-1].text == "--output") {
+		if strings.HasPrefix(args[i], "-") || i > 0 && (args[i-1] == "-o" || args[i-1] == "--output") {
 			continue // an option, or its output file, judged above
 		}
 		if h := a.run(args[i:]); h != nil {
@@ -269,7 +269,7 @@ func (p pidRule) judge(a *analyzer, args []word) *Hit {
 	if p.ops != nil {
 		pids = append(pids, p.ops(o)...)
 	}
-	return cmp.Or(a.pids(pids, p.verb, true), first(o.Val(p.names...), func(w word) *Hit { return a.pattern(w, false, true, false) }))
+	return cmp.Or(a.pids(pids, p.verb, true), first(o.Val(p.names...), func(w string) *Hit { return a.pattern(w, false, true, false) }))
 }
 
 // processRules judge the programs that act on processes, before the wrappers:
@@ -296,12 +296,12 @@ var processRules = map[string]rule{
 	"fuser": pidRule{short: "n", deny: []string{"k", "kill"}, why: "fuser -k kills whatever has the file open, which can be stopgate's client or hooks"}.judge,
 }
 
-func allOps(o opts) []word { return o.Ops }
+func allOps(o opts) []string { return o.Ops }
 
-func lastOp(o opts) []word { return o.Ops[max(0, len(o.Ops)-1):] }
+func lastOp(o opts) []string { return o.Ops[max(0, len(o.Ops)-1):] }
 
 // afterPriority is renice's operands but its first, the priority, unless -n gives it.
-func afterPriority(o opts) []word {
+func afterPriority(o opts) []string {
 	if len(o.Val("n", "priority")) == 0 && len(o.Ops) > 0 {
 		return o.Ops[1:]
 	}
@@ -310,8 +310,7 @@ func afterPriority(o opts) []word {
 
 // procPath judges a write to /proc/PID/ or the cgroup filesystem, which
 // can freeze or starve the client without a signal.
-func (a *analyzer) procPath(w word) *Hit {
-	p := w.text
+func (a *analyzer) procPath(p string) *Hit {
 	if !strings.HasPrefix(p, "/") {
 		if a.cwd == "" {
 			return nil
@@ -335,12 +334,12 @@ var launchers = strings.Fields("npx npm pnpx pnpm yarn bunx bun node nodejs go")
 
 // gateCall returns gate's arguments if ws runs gate: from any folder, or as the first word named
 // gate after a launcher, whatever the launcher's options (reading them would miss a spelling).
-func gateCall(ws []word) ([]word, bool) {
-	if isGate(ws[0].text) {
+func gateCall(ws []string) ([]string, bool) {
+	if isGate(ws[0]) {
 		return ws[1:], true
 	}
-	for i := 1; i < len(ws) && slices.Contains(launchers, path.Base(ws[0].text)); i++ {
-		if !strings.HasPrefix(ws[i].text, "-") && isGate(ws[i].text) {
+	for i := 1; i < len(ws) && slices.Contains(launchers, path.Base(ws[0])); i++ {
+		if !strings.HasPrefix(ws[i], "-") && isGate(ws[i]) {
 			return ws[i+1:], true
 		}
 	}
@@ -354,16 +353,16 @@ func isGate(text string) bool {
 }
 
 // launchedCode is the shell text npm's launchers run with -c or --call.
-func launchedCode(ws []word) (string, bool) {
-	if !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0].text)) {
+func launchedCode(ws []string) (string, bool) {
+	if !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0])) {
 		return "", false
 	}
 	for i, w := range ws[1:] {
-		if code, ok := strings.CutPrefix(w.text, "--call="); ok {
+		if code, ok := strings.CutPrefix(w, "--call="); ok {
 			return code, true
 		}
-		if (w.text == "-c" || w.text == "--call") && i+2 < len(ws) {
-			return ws[i+2].text, true
+		if (w == "-c" || w == "--call") && i+2 < len(ws) {
+			return ws[i+2], true
 		}
 	}
 	return "", false

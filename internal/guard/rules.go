@@ -16,7 +16,7 @@ import (
 )
 
 // A rule judges one command's arguments.
-type rule func(a *analyzer, args []word) *Hit
+type rule func(a *analyzer, args []string) *Hit
 
 // rules judge programs by name; any other writes only its redirections (set in init: rules ask rules).
 var rules func() map[string]rule
@@ -61,24 +61,24 @@ func byName[T any](table map[string]T) map[string]T {
 
 // operands is rm, touch, tee and the like: every operand and -t's folder.
 func operands(m mode, short string, long ...string) rule {
-	return func(a *analyzer, args []word) *Hit {
-		o := parseOpts(args, short, long...)
+	return func(a *analyzer, args []string) *Hit {
+		o := shell.Parse(args, short, long...)
 		return a.each(append(o.Val("t", "target-directory"), o.Ops...), m)
 	}
 }
 
 // valueRule writes the values of the options named in out.
 func valueRule(short string, out []string, long ...string) rule {
-	return func(a *analyzer, args []word) *Hit {
-		return a.each(parseOpts(args, short, long...).Val(out...), under)
+	return func(a *analyzer, args []string) *Hit {
+		return a.each(shell.Parse(args, short, long...).Val(out...), under)
 	}
 }
 
 // mkdirRule writes its operands, which later commands see as folders.
-func mkdirRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "m", "mode")
+func mkdirRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "m", "mode")
 	for _, w := range o.Ops {
-		if !w.unknown && a.cwd != "" && w.text != "" {
+		if !unknown(w) && a.cwd != "" && w != "" {
 			a.d.Wrote(a.abs(w), true)
 		}
 	}
@@ -87,8 +87,8 @@ func mkdirRule(a *analyzer, args []word) *Hit {
 
 // copies is cp and mv: the destination (last operand, -t) is written, and DEST/NAME; mv destroys its sources.
 func copies(short string, sources mode) rule {
-	return func(a *analyzer, args []word) *Hit {
-		o := parseOpts(args, short, "target-directory", "suffix")
+	return func(a *analyzer, args []string) *Hit {
+		o := shell.Parse(args, short, "target-directory", "suffix")
 		srcs, dest := o.Ops, o.Val("t", "target-directory")
 		if len(dest) == 0 && len(srcs) > 0 {
 			dest, srcs = srcs[len(srcs)-1:], srcs[:len(srcs)-1]
@@ -106,46 +106,45 @@ func copies(short string, sources mode) rule {
 }
 
 // into judges writing srcs to each of dests, and into DEST/NAME.
-func (a *analyzer) into(dests, srcs []word) *Hit {
-	return first(dests, func(d word) *Hit {
-		if h := a.each([]word{d}, under); h != nil || d.unknown || a.cwd == "" {
+func (a *analyzer) into(dests, srcs []string) *Hit {
+	return first(dests, func(d string) *Hit {
+		if h := a.each([]string{d}, under); h != nil || unknown(d) || a.cwd == "" {
 			return h
 		}
 		if fi, err := os.Stat(a.abs(d)); err != nil || !fi.IsDir() {
 			return nil
 		}
-		return first(srcs, func(s word) *Hit {
-			if s.unknown {
+		return first(srcs, func(s string) *Hit {
+			if unknown(s) {
 				return nil
 			}
-			in := strings.TrimSuffix(d.pat, "/") + "/" + path.Base(s.pat)
-			return a.target(word{pat: in, text: unescape(in)}, under)
+			return a.target(strings.TrimSuffix(d, "/")+"/"+path.Base(s), under)
 		})
 	})
 }
 
-func installRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
+func installRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
 	if o.Has("d", "directory") {
 		return a.each(o.Ops, under)
 	}
 	return copies("tSmogb", under)(a, args)
 }
 
-func lastOperand(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "e")
+func lastOperand(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "e")
 	if len(o.Ops) < 2 {
 		return nil
 	}
 	dest := o.Ops[len(o.Ops)-1]
-	if strings.Contains(dest.text, ":") {
+	if strings.Contains(dest, ":") {
 		return nil // a remote host
 	}
-	return a.into([]word{dest}, o.Ops[:len(o.Ops)-1])
+	return a.into([]string{dest}, o.Ops[:len(o.Ops)-1])
 }
 
-func patchRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
+func patchRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
 	if h := a.each(o.Val("o", "output", "r", "reject-file"), under); h != nil {
 		return h
 	}
@@ -157,19 +156,18 @@ func patchRule(a *analyzer, args []word) *Hit {
 
 // chmodRule: the first operand that is not an option is the mode (-x is a
 // mode, not an option), unless --reference gives it.
-func chmodRule(a *analyzer, args []word) *Hit {
-	var ops []word
+func chmodRule(a *analyzer, args []string) *Hit {
+	var ops []string
 	mode := true
-	for _, w := range args {
-		t := w.text
+	for _, t := range args {
 		switch {
 		case strings.HasPrefix(t, "--"):
 			mode = mode && !strings.HasPrefix(t, "--reference")
-		case mode && !w.unknown && isMode(t):
+		case mode && !unknown(t) && isMode(t):
 			mode = false
 		case strings.HasPrefix(t, "-") && strings.Trim(t[1:], "cfvR") == "":
 		default:
-			ops = append(ops, w)
+			ops = append(ops, t)
 		}
 	}
 	return a.each(ops, destroy)
@@ -179,8 +177,8 @@ func isMode(t string) bool {
 	return t != "" && (strings.Trim(t, "01234567") == "" || strings.Trim(t, "ugoa+-=rwxXst,") == "")
 }
 
-func ownerRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "", "reference", "from")
+func ownerRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "", "reference", "from")
 	ops := o.Ops
 	if len(o.Val("reference")) == 0 && len(ops) > 0 {
 		ops = ops[1:]
@@ -189,41 +187,41 @@ func ownerRule(a *analyzer, args []word) *Hit {
 }
 
 // chattrRule: its +i, -i and =i are modes, not paths.
-func chattrRule(a *analyzer, args []word) *Hit {
-	mode := func(w word) bool { return strings.HasPrefix(w.text, "+") || strings.HasPrefix(w.text, "=") }
-	return a.each(slices.DeleteFunc(parseOpts(args, "vp").Ops, mode), destroy)
+func chattrRule(a *analyzer, args []string) *Hit {
+	mode := func(w string) bool { return strings.HasPrefix(w, "+") || strings.HasPrefix(w, "=") }
+	return a.each(slices.DeleteFunc(shell.Parse(args, "vp").Ops, mode), destroy)
 }
 
-func ddRule(a *analyzer, args []word) *Hit {
-	return first(args, func(w word) *Hit {
-		if !strings.HasPrefix(w.text, "of=") {
+func ddRule(a *analyzer, args []string) *Hit {
+	return first(args, func(w string) *Hit {
+		if !strings.HasPrefix(w, "of=") {
 			return nil
 		}
-		return a.target(word{pat: strings.TrimPrefix(w.pat, "of="), text: w.text[3:], unknown: w.unknown}, under)
+		return a.target(w[3:], under)
 	})
 }
 
 // sedRule: sed writes only in place (-i, -i.bak, -Ei, --in-place).
-func sedRule(a *analyzer, args []word) *Hit {
+func sedRule(a *analyzer, args []string) *Hit {
 	if o := readRules()["sed"].parse(args); o.Has("i", "in-place") {
 		return a.each(o.Ops, under)
 	}
 	return nil
 }
 
-func awkRule(a *analyzer, args []word) *Hit {
+func awkRule(a *analyzer, args []string) *Hit {
 	o := readRules()["awk"].parse(args)
 	ops := o.Ops
 	if h := a.mentionAny(o.Val("source")); h != nil {
 		return h
 	}
 	if len(o.Val("f", "file", "E", "exec")) == 0 && len(ops) > 0 {
-		if h := a.mention(ops[0].text); h != nil {
+		if h := a.mention(ops[0]); h != nil {
 			return h
 		}
 		ops = ops[1:]
 	}
-	if slices.ContainsFunc(o.Val("i", "include", "l", "load"), func(w word) bool { return w.text == "inplace" }) {
+	if slices.ContainsFunc(o.Val("i", "include", "l", "load"), func(w string) bool { return w == "inplace" }) {
 		return a.each(ops, under)
 	}
 	return nil
@@ -231,39 +229,39 @@ func awkRule(a *analyzer, args []word) *Hit {
 
 // findExpr is what find's expression does.
 type findExpr struct {
-	starts  []word   // the start paths, . when none
-	execs   [][]word // the commands of -exec and the like
+	starts  []string   // the start paths, . when none
+	execs   [][]string // the commands of -exec and the like
 	deletes bool
-	prints  []word              // the files -fprint and the like write
+	prints  []string            // the files -fprint and the like write
 	tests   []func(string) bool // -name and -path tests
 	all     bool                // -o or a negation: any file may pass
 }
 
-func parseFind(args []word) findExpr {
+func parseFind(args []string) findExpr {
 	i := 0
-	for ; i < len(args) && (slices.Contains([]string{"-H", "-L", "-P", "-D"}, args[i].text) || strings.HasPrefix(args[i].text, "-O")); i++ {
-		if args[i].text == "-D" {
+	for ; i < len(args) && (slices.Contains([]string{"-H", "-L", "-P", "-D"}, args[i]) || strings.HasPrefix(args[i], "-O")); i++ {
+		if args[i] == "-D" {
 			i++ // its debug options
 		}
 	}
 	var f findExpr
 	for ; i < len(args); i++ {
-		t := args[i].text
-		if !args[i].unknown && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
+		t := args[i]
+		if !unknown(args[i]) && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
 			break
 		}
 		f.starts = append(f.starts, args[i])
 	}
 	if len(f.starts) == 0 {
-		f.starts = []word{lit(".")}
+		f.starts = []string{"."}
 	}
 	for j := i; j < len(args); j++ {
-		switch t := args[j].text; t {
+		switch t := args[j]; t {
 		case "-delete":
 			f.deletes = true
 		case "-exec", "-execdir", "-ok", "-okdir":
 			k := j + 1
-			for k < len(args) && args[k].text != ";" && args[k].text != "+" {
+			for k < len(args) && args[k] != ";" && args[k] != "+" {
 				k++
 			}
 			f.execs, j = append(f.execs, args[j+1:k]), k
@@ -273,7 +271,7 @@ func parseFind(args []word) findExpr {
 			f.all = true
 		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
 			if j+1 < len(args) { // its pattern is read as a primary too: -name -delete denies
-				f.tests = append(f.tests, nameTest(args[j+1].text, t[1] == 'i', t == "-name" || t == "-iname"))
+				f.tests = append(f.tests, nameTest(args[j+1], t[1] == 'i', t == "-name" || t == "-iname"))
 			}
 		}
 	}
@@ -295,38 +293,35 @@ func nameTest(pat string, fold, base bool) func(string) bool {
 }
 
 // findRule: -delete, or -exec of a writing command, destroys the start paths; -fprint writes its file.
-func findRule(a *analyzer, args []word) *Hit {
+func findRule(a *analyzer, args []string) *Hit {
 	f := parseFind(args)
 	removes := f.deletes
 	for _, cmd := range f.execs {
-		sub := mapped(cmd, func(w word) word { // each file found: judged through the start paths
-			w.unknown = w.unknown || strings.Contains(w.text, "{}")
-			return w
-		})
+		sub := replaced(cmd, "{}", shell.Unknown) // each file found: judged through the start paths
 		removes = removes || writer(sub)
 		if h := a.run(sub); h != nil {
 			return h
 		}
 	}
-	if h := first(f.prints, func(w word) *Hit { return a.target(w, under) }); h != nil || !removes {
+	if h := first(f.prints, func(w string) *Hit { return a.target(w, under) }); h != nil || !removes {
 		return h
 	}
 	return a.each(f.starts, destroy)
 }
 
 // writer reports whether a command writes the paths find -exec gives it.
-func writer(ws []word) bool {
-	n, ok := shell.Unwrap(texts(ws))
-	if !ok || n >= len(ws) || ws[n].unknown {
+func writer(ws []string) bool {
+	n, ok := shell.Unwrap(ws)
+	if !ok || n >= len(ws) || unknown(ws[n]) {
 		return false
 	}
 	ws = ws[n:]
-	switch path.Base(ws[0].text) {
+	switch path.Base(ws[0]) {
 	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl",
 		"cp", "ln", "link", "tee", "truncate", "touch", "dd", "install", "sponge", "mkdir", "rsync":
 		return true
 	case "sed", "perl", "ruby":
-		return slices.ContainsFunc(texts(ws[1:]), func(t string) bool {
+		return slices.ContainsFunc(ws[1:], func(t string) bool {
 			return strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "i") || strings.HasPrefix(t, "--in-place")
 		})
 	}
@@ -334,10 +329,10 @@ func writer(ws []word) bool {
 }
 
 // xargsRule judges the command xargs runs, alone and with each item read.
-func xargsRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "+IdELnPsa", "arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var")
+func xargsRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "+IdELnPsa", "arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var")
 	repl, from := last(o.Val("I", "replace")), last(o.Val("a", "arg-file"))
-	if repl == "" && (o.Has("replace") || slices.ContainsFunc(args[:len(args)-len(o.Ops)], func(w word) bool { return w.text == "-i" })) {
+	if repl == "" && (o.Has("replace") || slices.ContainsFunc(args[:len(args)-len(o.Ops)], func(w string) bool { return w == "-i" })) {
 		repl = "{}"
 	}
 	sub := o.Ops
@@ -356,31 +351,31 @@ func xargsRule(a *analyzer, args []word) *Hit {
 		if repl == "" {
 			return a.run(append(slices.Clone(sub), a.word(item)))
 		}
-		return a.run(mapped(sub, func(w word) word { return a.word(strings.ReplaceAll(w.text, repl, item)) }))
+		return a.run(a.words(replaced(sub, repl, item)))
 	})
 }
 
-func last(ws []word) string {
+func last(ws []string) string {
 	if len(ws) == 0 {
 		return ""
 	}
-	return ws[len(ws)-1].text
+	return ws[len(ws)-1]
 }
 
 func must(b []byte, _ error) []byte { return b }
 
 // gitRule: checkout, restore, rm, mv and clean destroy their paths.
-func gitRule(a *analyzer, args []word) *Hit {
+func gitRule(a *analyzer, args []string) *Hit {
 	b := *a
 	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i].text, "-"); i++ {
-		switch t := args[i].text; {
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		switch t := args[i]; {
 		case t == "-C" && i+1 < len(args):
 			i++
-			if d := args[i]; d.unknown || b.cwd == "" && !strings.HasPrefix(d.text, "/") {
+			if d := args[i]; unknown(d) || b.cwd == "" && !strings.HasPrefix(d, "/") {
 				b.cwd = ""
 			} else {
-				b.cwd = unescape(shell.Abs(d.pat, escape(b.cwd)))
+				b.cwd = unescape(shell.Abs(glob(d), escape(b.cwd)))
 			}
 		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
 			i++
@@ -390,32 +385,32 @@ func gitRule(a *analyzer, args []word) *Hit {
 		return nil
 	}
 	var o opts
-	switch sub, rest := args[i].text, args[i+1:]; sub {
+	switch sub, rest := args[i], args[i+1:]; sub {
 	case "checkout", "restore":
-		o = parseOpts(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
+		o = shell.Parse(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
 		if sub == "restore" && o.Has("S", "staged") && !o.Has("W", "worktree") {
 			return nil // the index only
 		}
 	case "rm", "mv":
-		o = parseOpts(rest, "")
+		o = shell.Parse(rest, "")
 	case "clean":
-		o = parseOpts(rest, "e", "exclude")
+		o = shell.Parse(rest, "e", "exclude")
 		if o.Has("n", "dry-run") || len(o.Ops) == 0 && !o.Has("x", "X") {
 			return nil // without -x it keeps ignored files, such as the state dir
 		}
 		if len(o.Ops) == 0 {
-			o.Ops = []word{lit(".")}
+			o.Ops = []string{"."}
 		}
 	}
 	return b.each(o.Ops, destroy)
 }
 
-func tarRule(a *analyzer, args []word) *Hit {
-	if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && !args[0].unknown {
-		args = append([]word{{pat: "-" + args[0].pat, text: "-" + args[0].text}}, args[1:]...)
+func tarRule(a *analyzer, args []string) *Hit {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !unknown(args[0]) {
+		args = append([]string{"-" + args[0]}, args[1:]...)
 	}
-	o := parseOpts(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
-	var out []word
+	o := shell.Parse(args, "fCTXbgHKLNV", "file", "directory", "files-from", "exclude-from")
+	var out []string
 	if o.Has("c", "create", "r", "append", "u", "update") {
 		out = o.Val("f", "file")
 	}
@@ -427,17 +422,16 @@ func tarRule(a *analyzer, args []word) *Hit {
 
 // dashO writes the value of -o (go build, cc), each word read alone: an option cluster parse would let -Io or
 // -buildvcs=auto take the real -o as its value.
-func dashO(a *analyzer, args []word) *Hit {
-	for i, w := range args {
-		t := w.text
+func dashO(a *analyzer, args []string) *Hit {
+	for i, t := range args {
 		if t == "--o" || strings.HasPrefix(t, "--o=") {
 			t = t[1:] // go's flag parser reads --o and --o= as -o and -o=
 		}
-		var out word
+		var out string
 		if t == "-o" && i+1 < len(args) {
 			out = args[i+1]
-		} else if strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0].text) != "go" {
-			out = lit(strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "="))
+		} else if strings.HasPrefix(t, "-o=") || strings.HasPrefix(t, "-o") && len(t) > 2 && path.Base(args[0]) != "go" {
+			out = strings.TrimPrefix(strings.TrimPrefix(t, "-o"), "=")
 		}
 		if h := a.target(out, under); h != nil {
 			return h
@@ -446,40 +440,40 @@ func dashO(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-func evalRule(a *analyzer, args []word) *Hit {
-	return a.script(strings.Join(texts(args), " "), "", nil, nil)
+func evalRule(a *analyzer, args []string) *Hit {
+	return a.script(strings.Join(args, " "), "", nil, nil)
 }
 
 // shellRule dry-runs sh -c's script, or the script on stdin (with a doubt
 // for unknown parts: … | base64 -d | sh), or a FILE this call wrote.
-func shellRule(a *analyzer, args []word) *Hit {
-	o := shell.ShellOpts(args, wordText, lit)
+func shellRule(a *analyzer, args []string) *Hit {
+	o := shell.ShellOpts(args)
 	if o.Has("c") {
-		if len(o.Ops) == 0 || o.Ops[0].unknown {
+		if len(o.Ops) == 0 || unknown(o.Ops[0]) {
 			return nil
 		}
 		zero, params := "", []string(nil)
 		if len(o.Ops) > 1 {
-			zero, params = o.Ops[1].text, texts(o.Ops[2:])
+			zero, params = o.Ops[1], o.Ops[2:]
 		}
-		return a.script(o.Ops[0].text, zero, params, nil)
+		return a.script(o.Ops[0], zero, params, nil)
 	}
-	if len(o.Ops) == 0 || o.Has("s") || o.Ops[0].text == "-" {
+	if len(o.Ops) == 0 || o.Has("s") || o.Ops[0] == "-" {
 		body, _ := io.ReadAll(a.stdin())
-		if bytes.Contains(body, []byte(unknownMark)) {
+		if bytes.Contains(body, []byte(shell.Unknown)) {
 			a.d.Doubt("it pipes text into a shell that the guard cannot know")
 		}
-		return a.script(strings.ReplaceAll(string(body), unknownMark, ""), "", nil, nil)
+		return a.script(strings.ReplaceAll(string(body), shell.Unknown, ""), "", nil, nil)
 	}
-	if o.Ops[0].unknown {
+	if unknown(o.Ops[0]) {
 		return nil
 	}
 	return a.written(o.Ops[0], o.Ops[1:])
 }
 
 // timeRule is GNU time: -o FILE writes it (-a appends); the command after its options runs.
-func timeRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "+fo", "format", "output")
+func timeRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "+fo", "format", "output")
 	if h := a.each(o.Val("o", "output"), under); h != nil {
 		return h
 	}
@@ -487,13 +481,13 @@ func timeRule(a *analyzer, args []word) *Hit {
 }
 
 // flockRule: a lock held on the state dir stalls the gate; flock FD locks what a redirection opened.
-func flockRule(a *analyzer, args []word) *Hit {
-	o := parseOpts(args, "wEc", "timeout", "conflict-exit-code", "command")
+func flockRule(a *analyzer, args []string) *Hit {
+	o := shell.Parse(args, "wEc", "timeout", "conflict-exit-code", "command")
 	if len(o.Ops) == 0 {
 		return nil
 	}
 	lock := o.Ops[0]
-	if allDigits(lock.text) {
+	if allDigits(lock) {
 		if h := a.d.lockable.Load(); h != nil {
 			return &Hit{Protected: h.Protected, Target: h.Target, By: a.by, Why: "it would hold a lock on " + h.Protected.Show + ", which stalls stopgate's gate"}
 		}
@@ -502,7 +496,7 @@ func flockRule(a *analyzer, args []word) *Hit {
 		t.Why = "it would hold a lock on " + t.Protected.Show + ", which stalls stopgate's gate"
 		return t
 	}
-	if h := first(o.Val("c", "command"), func(c word) *Hit { return a.script(c.text, "", nil, nil) }); h != nil {
+	if h := first(o.Val("c", "command"), func(c string) *Hit { return a.script(c, "", nil, nil) }); h != nil {
 		return h
 	}
 	return a.run(o.Ops[1:])
@@ -514,11 +508,11 @@ func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") 
 var otherInterpreters = strings.Fields("deno pwsh powershell guile racket groovy scala elixir escript swift jshell wish R gst sbcl clisp ocaml runghc kotlin")
 
 // interpreter denies a program whose code acts on the client or names a protected path, or an argument that is one.
-func (a *analyzer) interpreter(name string, args []word) *Hit {
+func (a *analyzer) interpreter(name string, args []string) *Hit {
 	spec := shell.Interps[name]
-	o := parseOpts(args, spec.Values, spec.Long...)
+	o := shell.Parse(args, spec.Values, spec.Long...)
 	code := o.Val(spec.Code...)
-	if slices.ContainsFunc(code, func(w word) bool { return signalsClient().MatchString(w.text) && findsClient().MatchString(w.text) }) {
+	if slices.ContainsFunc(code, func(w string) bool { return signalsClient().MatchString(w) && findsClient().MatchString(w) }) {
 		return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
 	}
 	if h := a.mentionAny(code); h != nil {
@@ -526,7 +520,7 @@ func (a *analyzer) interpreter(name string, args []word) *Hit {
 	}
 	ops := o.Ops
 	if len(code) == 0 && len(o.Val("m")) == 0 {
-		if len(ops) == 0 || ops[0].text == "-" {
+		if len(ops) == 0 || ops[0] == "-" {
 			if h := a.mention(string(must(io.ReadAll(a.stdin())))); h != nil {
 				return h
 			}
@@ -539,11 +533,11 @@ func (a *analyzer) interpreter(name string, args []word) *Hit {
 }
 
 // gateRule refuses gate clear, init and uninstall, a person's decisions, as writes of what they change.
-func gateRule(a *analyzer, args []word) *Hit {
+func gateRule(a *analyzer, args []string) *Hit {
 	if len(args) == 0 {
 		return nil
 	}
-	sub := args[0].text
+	sub := args[0]
 	for _, t := range a.d.set.targets {
 		stateDir := t.Dir && strings.Contains(t.Why, "state dir")
 		settings := strings.HasSuffix(t.Path, "/.claude/settings.json")
@@ -555,20 +549,15 @@ func gateRule(a *analyzer, args []word) *Hit {
 	return nil
 }
 
-type opts = shell.Opts[word]
+type opts = shell.Opts
 
-func lit(t string) word { return word{pat: escape(t), text: t} }
-
-// parseOpts is shell.Parse of words: a word the dry run cannot know is an operand.
-func parseOpts(args []word, short string, long ...string) opts {
-	return shell.Parse(args, wordText, lit, short, long...)
-}
-
-func wordText(w word) string {
-	if w.unknown {
-		return unknownMark
+// replaced is ws with old replaced by new in each word.
+func replaced(ws []string, old, new string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strings.ReplaceAll(w, old, new)
 	}
-	return w.text
+	return out
 }
 
 // A readRule says which operands a program reads (rules: which it writes).
@@ -599,10 +588,10 @@ var readRules = sync.OnceValue(func() map[string]readRule {
 	})
 })
 
-func (r readRule) parse(args []word) opts { return parseOpts(args, r.short, r.long...) }
+func (r readRule) parse(args []string) opts { return shell.Parse(args, r.short, r.long...) }
 
 // operands returns the files a call of a program with rule r reads.
-func (r readRule) operands(args []word) []word {
+func (r readRule) operands(args []string) []string {
 	o := r.parse(args)
 	if o.Has(r.edits...) {
 		return nil
@@ -615,7 +604,7 @@ func (r readRule) operands(args []word) []word {
 }
 
 // readsOf records what a program call reads.
-func (a *analyzer) readsOf(name string, args []word) {
+func (a *analyzer) readsOf(name string, args []string) {
 	if name == "find" {
 		a.findReads(parseFind(args))
 		return
@@ -626,15 +615,15 @@ func (a *analyzer) readsOf(name string, args []word) {
 	}
 	for _, w := range r.operands(args) {
 		// {} is recorded as its files are known (findReads, xargs).
-		if !w.unknown && !strings.Contains(w.text, "{}") {
-			a.d.read(a, w.text)
+		if !unknown(w) && !strings.Contains(w, "{}") {
+			a.d.read(a, w)
 		}
 	}
 }
 
 // read records that the file named t was read, from the analyzer's cwd.
 func (d *dryRun) read(a *analyzer, t string) {
-	if d.readSeen == nil || t == "" || t == "-" || strings.Contains(t, unknownMark) || a.cwd == "" && !strings.HasPrefix(t, "/") {
+	if d.readSeen == nil || t == "" || t == "-" || strings.Contains(t, shell.Unknown) || a.cwd == "" && !strings.HasPrefix(t, "/") {
 		return
 	}
 	p := shell.Abs(t, a.cwd)
@@ -651,12 +640,12 @@ const maxFound = 2000 // the files one find of a read walks
 // findReads records the regular files find hands an -exec of a reading
 // program: those its -name and -path tests pass (all with -o or a negation).
 func (a *analyzer) findReads(f findExpr) {
-	reads := slices.ContainsFunc(f.execs, func(sub []word) bool {
-		n, ok := shell.Unwrap(texts(sub))
-		if !ok || n >= len(sub) || sub[n].unknown {
+	reads := slices.ContainsFunc(f.execs, func(sub []string) bool {
+		n, ok := shell.Unwrap(sub)
+		if !ok || n >= len(sub) || unknown(sub[n]) {
 			return false
 		}
-		_, reads := readRules()[path.Base(sub[n].text)]
+		_, reads := readRules()[path.Base(sub[n])]
 		return reads
 	})
 	if !reads || a.cwd == "" {
@@ -664,8 +653,8 @@ func (a *analyzer) findReads(f findExpr) {
 	}
 	n := 0
 	for _, start := range f.starts {
-		s := start.text
-		if start.unknown {
+		s := start
+		if unknown(start) {
 			s = "." // a start the dry run cannot know: the cwd, as when none is given
 		}
 		root := shell.Abs(s, a.cwd)

@@ -35,7 +35,7 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 	case name == "command" && (slices.Contains(args, "-v") || slices.Contains(args, "-V")):
 		return -1, true // a lookup, nothing runs
 	}
-	return len(args) - len(ParseText(args, "+"+w.values, w.long...).Ops) + w.operands, true
+	return len(args) - len(Parse(args, "+"+w.values, w.long...).Ops) + w.operands, true
 }
 
 // Unwrap is the index of the command args' wrappers run; false when a wrapper runs nothing.
@@ -59,31 +59,34 @@ func unwrap(args []string, saw func(i int)) (int, bool) {
 }
 
 // Opts is a program's arguments as getopt reads them.
-type Opts[W any] struct {
-	Ops   []W
-	vals  map[string][]W  // option → values, short as "t", long as "target-directory"
-	flags map[string]bool // options seen, short letters and long names
+type Opts struct {
+	Ops   []string
+	vals  map[string][]string // option → values, short as "t", long as "target-directory"
+	flags map[string]bool     // options seen, short letters and long names
 }
 
 // Has reports whether any of the options names was given.
-func (o Opts[W]) Has(names ...string) bool {
+func (o Opts) Has(names ...string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return o.flags[n] })
 }
 
 // Val is the values given to the options names.
-func (o Opts[W]) Val(names ...string) []W {
-	var out []W
+func (o Opts) Val(names ...string) []string {
+	var out []string
 	for _, n := range names {
 		out = append(out, o.vals[n]...)
 	}
 	return out
 }
 
-// Parse splits args into options and operands; short and long name the options taking a
-// value; text is a word's text (Unknown: an operand), lit a word of an attached value. A
-// short starting "+" ends the options at the first operand (GNU getopt), for a program that runs one.
-func Parse[W any](args []W, text func(W) string, lit func(string) W, short string, long ...string) Opts[W] {
-	o := Opts[W]{vals: map[string][]W{}, flags: map[string]bool{}}
+// Parse splits args into options and operands (a word holding Unknown is one); short and
+// long name the options taking a value. A short starting "+" ends the options at the first
+// operand (GNU getopt), for a program that runs one.
+func Parse(args []string, short string, long ...string) Opts { return parse(args, same, short, long...) }
+
+// parse is Parse reading each word as text spells it.
+func parse(args []string, text func(string) string, short string, long ...string) Opts {
+	o := Opts{vals: map[string][]string{}, flags: map[string]bool{}}
 	short, lead := strings.CutPrefix(short, "+")
 	for i := 0; i < len(args); i++ {
 		t := text(args[i])
@@ -102,7 +105,7 @@ func Parse[W any](args []W, text func(W) string, lit func(string) W, short strin
 			name, val, eq := strings.Cut(t[2:], "=")
 			o.flags[name] = true
 			if eq {
-				o.vals[name] = append(o.vals[name], lit(val))
+				o.vals[name] = append(o.vals[name], val)
 			} else if slices.Contains(long, name) && i+1 < len(args) {
 				i++
 				o.vals[name] = append(o.vals[name], args[i])
@@ -113,7 +116,7 @@ func Parse[W any](args []W, text func(W) string, lit func(string) W, short strin
 				o.flags[f] = true
 				if strings.Contains(short, f) {
 					if j+1 < len(t) {
-						o.vals[f] = append(o.vals[f], lit(t[j+1:]))
+						o.vals[f] = append(o.vals[f], t[j+1:])
 					} else if i+1 < len(args) {
 						i++
 						o.vals[f] = append(o.vals[f], args[i])
@@ -128,9 +131,9 @@ func Parse[W any](args []W, text func(W) string, lit func(string) W, short strin
 
 // ShellOpts is a shell's arguments as bash and dash read them: options up
 // to its script, +o as -o, a lone + skipped, a lone - as --.
-func ShellOpts[W any](args []W, text func(W) string, lit func(string) W) Opts[W] {
-	plus := func(w W) string {
-		switch t := text(w); {
+func ShellOpts(args []string) Opts {
+	plus := func(t string) string {
+		switch {
 		case t == "-" || t == "+":
 			return "-" + t
 		case strings.HasPrefix(t, "+"):
@@ -139,19 +142,14 @@ func ShellOpts[W any](args []W, text func(W) string, lit func(string) W) Opts[W]
 			return t
 		}
 	}
-	return Parse(args, plus, lit, "+oO", "rcfile", "init-file")
-}
-
-// ParseText is Parse of plain strings.
-func ParseText(args []string, short string, long ...string) Opts[string] {
-	return Parse(args, same, same, short, long...)
+	return parse(args, plus, "+oO", "rcfile", "init-file")
 }
 
 func same(s string) string { return s }
 
 // EnvOpt is a run of env's options, or a NAME=value word (Assign).
 type EnvOpt struct {
-	Opts[string]
+	Opts
 	Assign string
 }
 
@@ -174,7 +172,7 @@ func EnvOptions(args []string) (opts []EnvOpt, program int) {
 		if unknown(t) || !strings.HasPrefix(t, "-") {
 			break
 		}
-		o := Parse(args[program:], dash, same, "+uCS", "unset", "chdir", "split-string")
+		o := parse(args[program:], dash, "+uCS", "unset", "chdir", "split-string")
 		opts, program = append(opts, EnvOpt{Opts: o}), len(args)-len(o.Ops)
 		if o.Has("--") {
 			break

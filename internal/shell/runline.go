@@ -198,7 +198,7 @@ func command(args []string) (prog string, rest []string, shell bool, code string
 	base, interpreted := Interpreter(name)
 	switch {
 	case IsShell(name) || name == "." || name == "source":
-		o := ShellOpts(args[1:], same, same)
+		o := ShellOpts(args[1:])
 		if o.Has("c") && len(o.Ops) > 0 {
 			return "", nil, true, o.Ops[0]
 		}
@@ -207,7 +207,7 @@ func command(args []string) (prog string, rest []string, shell bool, code string
 		}
 	case interpreted:
 		spec := Interps[base]
-		o := ParseText(args[1:], "+"+spec.Values, spec.Long...)
+		o := Parse(args[1:], "+"+spec.Values, spec.Long...)
 		if len(o.Ops) > 0 && o.Ops[0] != "-" && !o.Has("m") && !o.Has(spec.Code...) {
 			prog, rest = o.Ops[0], o.Ops[1:]
 		}
