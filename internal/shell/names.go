@@ -82,7 +82,9 @@ func (o Opts) Val(names ...string) []string {
 // Parse splits args into options and operands (a word holding Unknown is one); short and
 // long name the options taking a value. A short starting "+" ends the options at the first
 // operand (GNU getopt), for a program that runs one.
-func Parse(args []string, short string, long ...string) Opts { return parse(args, same, short, long...) }
+func Parse(args []string, short string, long ...string) Opts {
+	return parse(args, same, short, long...)
+}
 
 // parse is Parse reading each word as text spells it.
 func parse(args []string, text func(string) string, short string, long ...string) Opts {
