@@ -106,8 +106,11 @@ func ownHooks(hooks []Hook, events map[string]string) []Hook {
 // Event returns stopgate's name (Claude Code's) for the client's own event.
 func (c *Client) Event(event string) string { return cmp.Or(c.events[event], event) }
 
-// dialect is the client as the writer of its answers.
+// dialect is the client as the writer of its answers; nil: Claude Code, the reference.
 func (c *Client) dialect() *hook.Dialect {
+	if c == Claude {
+		return nil
+	}
 	return &hook.Dialect{Name: c.Name, Encode: c.encode, Halt: c.halt}
 }
 
@@ -119,20 +122,13 @@ func relayHalt(reason string, _ bool) (hook.Output, bool) {
 // Answer returns o as the client reads it for event, one line of JSON ("" for none), for the launcher.
 func (c *Client) Answer(event string, o hook.Output) string {
 	var b bytes.Buffer
-	c.answerTo(&b, event).Write(o) // an Output always marshals
+	hook.AnswerTo(&b, &hook.Input{ClientEvent: event, Client: c.dialect()}).Write(o) // an Output always marshals
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func (c *Client) answerTo(w io.Writer, event string) hook.Answer {
-	if c == Claude {
-		return hook.AnswerTo(w, nil)
-	}
-	return hook.AnswerTo(w, &hook.Input{ClientEvent: event, Client: c.dialect()})
 }
 
 // AnswerTo returns the writer of answers on w in the registered client's shape.
 func AnswerTo(w io.Writer, name string) hook.Answer {
-	return cmp.Or(Named(name), Claude).answerTo(w, "")
+	return hook.AnswerTo(w, &hook.Input{Client: cmp.Or(Named(name), Claude).dialect()})
 }
 
 // NewFile is the hook file's text before gate init merges hooks into it.

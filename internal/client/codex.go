@@ -55,12 +55,7 @@ func codexHalt(reason string, relayed bool) (hook.Output, bool) {
 }
 
 // codexFix: apply_patch, Codex's own tool, writes the files its patch names.
-func codexFix(m payload, _ string) (more, error) {
-	if m.str("tool_name") != "apply_patch" {
-		return more{}, nil
-	}
-	return more{calls: patchWrites(m, "command")}, nil
-}
+func codexFix(m payload, _ string) (more, error) { return more{calls: patchWrites(m, "command")}, nil }
 
 // codexLine is a line of Codex's rollout: a shell call, or a user message (a block: <hook_prompt …>).
 type codexLine struct {
@@ -95,7 +90,7 @@ func codexShow(l *codexLine, e *entry, cwd string, sh Shell) {
 			}
 		}
 		t := strings.Join(texts, "\n")
-		if rest, ok := strings.CutPrefix(t, "<hook_prompt "); ok && texts != nil {
+		if rest, ok := strings.CutPrefix(t, "<hook_prompt "); ok {
 			_, reason, _ := strings.Cut(rest, ">")
 			e.block = &reason
 		} else if texts != nil && !strings.HasPrefix(t, "<") { // Codex's own insertions are tagged
@@ -180,10 +175,7 @@ func codexFault(root, key, access string) (fault, missing string) {
 	if strings.ContainsAny(strings.TrimSuffix(key, "/**"), "*?[]") {
 		return "filesystem glob path `" + key + "` only supports `deny` access: Codex refuses to start", ""
 	}
-	path := filepath.FromSlash(strings.TrimSuffix(key, "/**"))
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(root, path)
-	}
+	path := abs(filepath.FromSlash(strings.TrimSuffix(key, "/**")), root)
 	if _, err := os.Lstat(path); err == nil {
 		return "", ""
 	}
@@ -193,10 +185,7 @@ func codexFault(root, key, access string) (fault, missing string) {
 		}
 		path = dir
 	}
-	missing = path
-	if r, ok := project.Rel(root, path); ok {
-		missing = r
-	}
+	missing = project.Display(root, path)
 	return key + " is not there: Codex's sandbox binds an empty file at " + missing, missing
 }
 
@@ -248,10 +237,15 @@ func inspectCodex(data []byte) (st codexState, err error) {
 // fs is the filesystem of the permission profile name.
 func (st codexState) fs(name string) map[string]any { return st.Permissions[name].Filesystem }
 
+// roots are the entries of stopgate's profile from the project root.
+func (st codexState) roots() map[string]any {
+	roots, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
+	return roots
+}
+
 // lacking returns the paths of want stopgate's profile does not keep read-only.
 func (st codexState) lacking(want []string) []string {
-	roots, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
-	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return roots[p] == "read" })
+	return slices.DeleteFunc(slices.Clone(want), func(p string) bool { return st.roots()[p] == "read" })
 }
 
 // codexEntries renders the read-only entries of paths.
@@ -384,14 +378,10 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	if lack := st.lacking(want); len(lack) > 0 {
 		down = append(down, "the permission profile "+codexProfile+" does not keep "+strings.Join(lack, ", ")+" read-only")
 	}
-	var holes []string // a writable entry inside a read-only path: a deeper rule wins in Codex
-	roots, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
-	for _, k := range slices.Sorted(maps.Keys(roots)) {
-		if roots[k] != "read" && slices.ContainsFunc(want, func(p string) bool { return inside(k, p) }) {
-			holes = append(holes, k)
-		}
-	}
-	if len(holes) > 0 {
+	roots := st.roots() // a writable entry inside a read-only path is a hole: a deeper rule wins in Codex
+	if holes := slices.DeleteFunc(slices.Sorted(maps.Keys(roots)), func(k string) bool {
+		return roots[k] == "read" || !slices.ContainsFunc(want, func(p string) bool { return inside(k, p) })
+	}); len(holes) > 0 {
 		down = append(down, "the permission profile "+codexProfile+" makes "+strings.Join(holes, ", ")+" writable inside a protected path")
 	}
 	for _, msg := range slices.DeleteFunc(down, func(m string) bool { return m == "" }) {

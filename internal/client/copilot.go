@@ -80,17 +80,13 @@ func copilotFix(m payload, event string) (more, error) {
 			return more{}, err
 		}
 	}
-	a := m.args()
-	switch m.str("tool_name") {
-	case "edit", "str_replace_editor":
-		if c, _ := a["command"].(string); c == "view" {
+	if t := m.str("tool_name"); t == "edit" || t == "str_replace_editor" {
+		if m.args()["command"] == "view" {
 			m["tool_name"] = "view"
 		}
-		delete(a, "command") // str_replace_editor's, not a shell command
-	case "apply_patch":
-		return more{calls: patchWrites(m, "input", "patch", "command")}, nil
+		delete(m.args(), "command") // str_replace_editor's, not a shell command
 	}
-	return more{}, nil
+	return more{calls: patchWrites(m, "input", "patch", "command")}, nil
 }
 
 // copilotNative renames the native payload's fields; a subagent's agentStop is ErrIgnored.

@@ -93,46 +93,14 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 
 // decode decodes data as c's, an input for one of events.
 func decode(c *Client, data []byte, event string, events []string) (*hook.Input, error) {
-	trimmed := bytes.TrimSpace(data)
-	if c.input == nil || len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+	trimmed, s := bytes.TrimSpace(data), c.input
+	if s == nil || len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
 		return hook.Parse(data, events...) // the reference, and what is wrong with the rest
 	}
-	in, err := c.input.decode(trimmed, event)
-	if err != nil {
-		return nil, err
-	}
-	// The client's own event name stays for messages; stopgate's is judged.
-	in.Client, in.ClientEvent, in.HookEventName = c.dialect(), in.HookEventName, c.Event(in.HookEventName)
-	if err := in.Check(events...); err != nil {
-		return nil, err
-	}
-	return in, nil
-}
-
-// shape is how a client's input object becomes Claude Code's.
-type shape struct {
-	drop  []string          // keys never read: tool results, which carry whole files
-	tools map[string]string // its tools to the Claude Code tools stopgate judges
-	file  string            // its tools' file argument, taken as file_path
-	// fix rewrites what the table cannot (event: --event), and says what more the input does.
-	fix func(m payload, event string) (more, error)
-}
-
-// more is what an input does beyond its one Claude Code tool call.
-type more struct {
-	reads  []string    // hook.Input.Reads
-	calls  []hook.Call // hook.Input.Calls
-	cwd    string      // where its shell command runs, when not in the project
-	stopID string      // hook.Input.StopID
-}
-
-func (s *shape) decode(data []byte, event string) (*hook.Input, error) {
 	var m payload
-	d := json.NewDecoder(bytes.NewReader(data))
+	d := json.NewDecoder(bytes.NewReader(trimmed))
 	d.UseNumber()
-	if err := d.Decode(&m); err != nil {
-		return nil, fmt.Errorf("hook input is not valid JSON: %w", err)
-	}
+	d.Decode(&m) // one JSON object, as checked
 	for _, k := range s.drop {
 		delete(m, k)
 	}
@@ -158,7 +126,29 @@ func (s *shape) decode(data []byte, event string) (*hook.Input, error) {
 	if cwd := abs(x.cwd, in.Cwd); cwd != "" && cwd != in.Cwd && in.ToolName == "Bash" {
 		in.Calls = []hook.Call{{Tool: in.ToolName, Input: in.Tool, Cwd: cwd}}
 	}
+	// The client's own event name stays for messages; stopgate's is judged.
+	in.Client, in.ClientEvent, in.HookEventName = c.dialect(), in.HookEventName, c.Event(in.HookEventName)
+	if err := in.Check(events...); err != nil {
+		return nil, err
+	}
 	return in, nil
+}
+
+// shape is how a client's input object becomes Claude Code's.
+type shape struct {
+	drop  []string          // keys never read: tool results, which carry whole files
+	tools map[string]string // its tools to the Claude Code tools stopgate judges
+	file  string            // its tools' file argument, taken as file_path
+	// fix rewrites what the table cannot (event: --event), and says what more the input does.
+	fix func(m payload, event string) (more, error)
+}
+
+// more is what an input does beyond its one Claude Code tool call.
+type more struct {
+	reads  []string    // hook.Input.Reads
+	calls  []hook.Call // hook.Input.Calls
+	cwd    string      // where its shell command runs, when not in the project
+	stopID string      // hook.Input.StopID
 }
 
 // probe is what recognition looks at.
@@ -201,11 +191,10 @@ func Recognise(data []byte, getenv func(string) string) (client string, sure boo
 			return r.c.Name, true
 		}
 	}
-	if getenv != nil && getenv("COPILOT_HOOK_DIR") != "" {
-		return Copilot.Name, true
-	}
-	if getenv != nil && getenv("GEMINI_SESSION_ID") != "" {
-		return Gemini.Name, true
+	for _, v := range [][2]string{{"COPILOT_HOOK_DIR", Copilot.Name}, {"GEMINI_SESSION_ID", Gemini.Name}} {
+		if getenv != nil && getenv(v[0]) != "" {
+			return v[1], true
+		}
 	}
 	return Claude.Name, false
 }
@@ -234,8 +223,11 @@ func (m payload) rename(from, to string) {
 }
 
 // patchWrites takes an apply_patch call as a Write of each file its envelope (tool_input, or the first string under
-// keys) adds, changes, deletes or moves to.
+// keys) adds, changes, deletes or moves to; nil for another tool.
 func patchWrites(m payload, keys ...string) []hook.Call {
+	if m.str("tool_name") != "apply_patch" {
+		return nil
+	}
 	patch, _ := m["tool_input"].(string)
 	for _, k := range keys {
 		if s, ok := m.args()[k].(string); ok && patch == "" {
@@ -261,4 +253,20 @@ func writes(files []string) []hook.Call {
 		calls = append(calls, hook.Call{Tool: "Write", Input: hook.ToolInput{FilePath: f}})
 	}
 	return calls
+}
+
+// listed returns the strings of the JSON list v, or with key, each element's key; "" left out.
+func listed(v any, key string) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if key != "" {
+			m, _ := x.(map[string]any)
+			x = m[key]
+		}
+		if s, _ := x.(string); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -80,10 +80,8 @@ func readMany(m payload) []string {
 // manyFiles returns the files read_many_files reads: its paths and globs without "**" (a documented limit).
 func manyFiles(args map[string]any, cwd string) []string {
 	out := []string{}
-	list, _ := args["include"].([]any)
-	for _, v := range list {
-		p, _ := v.(string)
-		if p == "" || strings.Contains(p, "**") {
+	for _, p := range listed(args["include"], "") {
+		if strings.Contains(p, "**") {
 			continue
 		}
 		if p = abs(p, cwd); !strings.ContainsAny(p, "*?[") {

@@ -44,24 +44,20 @@ func vscodeOwns(p *probe) bool {
 		slices.Contains([]string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}, event)
 }
 
-// vscodeStop is a stop's block both where VS Code is documented and built to read it.
-type vscodeStop struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason"`
-	Specific struct {
-		HookEventName string `json:"hookEventName"`
-		Decision      string `json:"decision"`
-		Reason        string `json:"reason"`
-	} `json:"hookSpecificOutput"`
-}
-
+// vscodeEncode writes a stop's block both where VS Code is documented and built to read it.
 func vscodeEncode(event string, o hook.Output) any {
 	if o.Decision != "block" || event != hook.Stop && event != hook.SubagentStop {
 		return o
 	}
-	out := vscodeStop{Decision: o.Decision, Reason: o.Reason}
-	out.Specific.HookEventName, out.Specific.Decision, out.Specific.Reason = event, o.Decision, o.Reason
-	return out
+	type stop struct {
+		HookEventName string `json:"hookEventName"`
+		Decision      string `json:"decision"`
+		Reason        string `json:"reason"`
+	}
+	return struct {
+		hook.Output      // its hookSpecificOutput is shadowed
+		Specific    stop `json:"hookSpecificOutput"`
+	}{o, stop{event, o.Decision, o.Reason}}
 }
 
 // vscodeFix takes the documented camelCase fields, and names a stop by its timestamp.
@@ -80,27 +76,17 @@ func vscodeFix(m payload, _ string) (more, error) {
 
 // vscodeTool takes a tool that writes several files as a guard call each.
 func vscodeTool(m payload) []hook.Call {
-	a := m.args()
 	var files []string
 	switch m.str("tool_name") {
 	case "apply_patch":
 		return patchWrites(m, "input")
 	case "multi_replace_string_in_file":
-		list, _ := a["replacements"].([]any)
-		for _, r := range list {
-			r, _ := r.(map[string]any)
-			f, _ := r["filePath"].(string)
-			files = append(files, f)
-		}
+		files = listed(m.args()["replacements"], "filePath")
 	case "editFiles": // the reference's example: {"files": [...]}
-		list, _ := a["files"].([]any)
-		for _, f := range list {
-			f, _ := f.(string)
-			files = append(files, f)
-		}
+		files = listed(m.args()["files"], "")
 	default:
 		return nil
 	}
 	m["tool_input"] = map[string]any{}
-	return writes(slices.DeleteFunc(files, func(f string) bool { return f == "" }))
+	return writes(files)
 }
