@@ -22,7 +22,7 @@ func TestJUnit(t *testing.T) {
 	st.Results[1] = &Result{Status: Failed, Failures: []string{`does not contain "x"`, "no <match> & more"}, Answer: "got ]]> y", Started: t0, Finished: t0.Add(time.Second)}
 	st.Results[2] = &Result{Status: Skipped, Reason: "skipped by the user", Started: t0, Finished: t0}
 
-	data, err := junit(st)
+	data, err := (&runner{}).render("junit.xml.tmpl", st)
 	if err != nil {
 		t.Fatal(err)
 	}

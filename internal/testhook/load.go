@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -50,73 +49,67 @@ func Load(path, root string) (*Suite, error) {
 
 // Parse is Load on the file's contents: JSON if named .json, or not .toml and starting with "{"; else TOML.
 func Parse(data []byte, path, root string) (*Suite, error) {
-	file := project.Display(root, path)
-	var s *Suite
-	var ps config.Problems
+	l := &loader{format: tomlFormat, file: project.Display(root, path)}
+	var top map[string]any
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".json" || ext != ".toml" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		s, ps = parseJSON(data, file)
+		l.format, top = jsonFormat, l.decodeJSON(data)
 	} else {
-		s, ps = parseTOML(string(data), file)
+		top = l.decodeTOML(string(data))
 	}
-	if len(ps) > 0 {
+	var s *Suite
+	if len(l.problems) == 0 {
+		s = l.suite(top)
+	}
+	if len(l.problems) > 0 {
 		// In file order, as a person fixes them; the file's own first.
-		slices.SortStableFunc(ps, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
-		return nil, ps
+		slices.SortStableFunc(l.problems, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
+		return nil, l.problems
 	}
 	return s, nil
 }
 
-func parseJSON(data []byte, file string) (*Suite, config.Problems) {
-	l := &loader[json.RawMessage]{format: jsonFormat, file: file, decode: decodeJSON}
+// decodeJSON decodes a JSON object, numbers as written (as TOML's library keeps them).
+func (l *loader) decodeJSON(data []byte) map[string]any {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var top map[string]json.RawMessage
-	err := dec.Decode(&top)
-	isType := errors.As(err, new(*json.UnmarshalTypeError))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	top, isObject := v.(map[string]any)
 	switch se, isSyntax := errors.AsType[*json.SyntaxError](err); {
 	case isSyntax:
 		l.add(lineAt(data, int(se.Offset)), "", "not valid JSON: "+err.Error(), "")
-	case err != nil && !isType:
+	case err != nil:
 		l.add(0, "", "not valid JSON: "+err.Error(), "")
 	case dec.More():
 		l.add(lineAt(data, int(dec.InputOffset())), "", "not valid JSON: more than one value", "")
-	case isType || top == nil:
-		l.add(1, "", "must be a JSON object, not "+l.typeOf(bytes.TrimSpace(data)), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
+	case !isObject:
+		l.add(1, "", "must be a JSON object, not "+jsonType(v), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
 	default:
-		l.lines = jsonLines(data, top["tests"])
-		return l.suite(top), l.problems
+		l.lines = jsonLines(data)
 	}
-	return nil, l.problems
+	return top
 }
 
-// decodeJSON decodes a JSON value as the libraries do TOML's: numbers as written.
-func decodeJSON(r json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(r))
-	dec.UseNumber()
-	return dec.Decode(v)
-}
-
-func parseTOML(text, file string) (*Suite, config.Problems) {
-	var top map[string]toml.Primitive
-	md, err := toml.Decode(text, &top)
-	l := &loader[toml.Primitive]{format: tomlFormat, file: file, decode: md.PrimitiveDecode}
-	if pe, ok := errors.AsType[toml.ParseError](err); ok {
+func (l *loader) decodeTOML(text string) map[string]any {
+	var top map[string]any
+	_, err := toml.Decode(text, &top)
+	switch pe, isParse := errors.AsType[toml.ParseError](err); {
+	case isParse:
 		l.add(config.SyntaxLine(text, pe), "", pe.Message, "")
-	} else if err != nil {
+	case err != nil:
 		l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
-	} else {
+	default:
 		l.lines = config.TableLines(text, "test")
-		return l.suite(top), l.problems
 	}
-	return nil, l.problems
+	return top
 }
 
-// loader checks a tests file key by key, each value typed by its form's library
-// (R is a value it has not decoded yet): a person sees every mistake at once.
-type loader[R any] struct {
+// loader checks a tests file, decoded whole by its form's library, key by key:
+// a person sees every mistake at once.
+type loader struct {
 	format
 	file     string
 	lines    []int // line of each test, by index; shorter when unknown
-	decode   func(R, any) error
 	problems config.Problems
 }
 
@@ -136,68 +129,34 @@ var (
 )
 
 // add records a problem in the test key names, or in the file when key is "".
-func (l *loader[R]) add(line int, key, msg, hint string) {
+func (l *loader) add(line int, key, msg, hint string) {
 	l.problems = append(l.problems, &config.Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
-// typeOf names, in the file's words, the type of r.
-func (l *loader[R]) typeOf(r R) string {
-	var v any
-	_ = l.decode(r, &v) // any takes every value
-	return l.typeName(v)
+// list returns m[key], a list of values each ok takes (nil: any); absent or null is none,
+// anything else a problem: key must be want.
+func (l *loader) list(line int, name string, m map[string]any, key, want, hint string, ok func(any) bool) []any {
+	v := m[key]
+	a, isList := config.Array(v)
+	if v != nil && (!isList || ok != nil && slices.ContainsFunc(a, func(e any) bool { return !ok(e) })) {
+		l.add(line, name, fmt.Sprintf("%s must be %s, not %s", key, want, l.typeName(v)), hint)
+		return nil
+	}
+	return a
 }
 
-// into decodes m[key], if present, into v; a value v cannot take is a problem (false): key must be want.
-func (l *loader[R]) into(line int, name string, m map[string]R, key, want, hint string, v any) bool {
-	if r, present := m[key]; present && (l.decode(r, v) != nil || !l.fits(r, reflect.TypeOf(v).Elem())) {
-		l.add(line, name, fmt.Sprintf("%s must be %s, not %s", key, want, l.typeOf(r)), hint)
-		return false
-	}
-	return true
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
 }
 
-// fits reports whether r has t's shape, as the libraries do not check: TOML decodes a string into a map as an empty
-// one, JSON a null in a list of strings as "". A null is as absent.
-func (l *loader[R]) fits(r R, t reflect.Type) bool {
-	if t.Kind() != reflect.Map && t.Kind() != reflect.Slice {
-		return true // the decode's own error said it
-	}
-	var raw any
-	_ = l.decode(r, &raw)
-	v := reflect.ValueOf(raw)
-	switch {
-	case raw == nil:
-		return true
-	case v.Kind() != t.Kind():
-		return false
-	case t.Elem().Kind() == reflect.String:
-		for _, e := range v.Seq2() {
-			if _, ok := e.Interface().(string); !ok {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// text decodes r, a string (a JSON null is not one).
-func (l *loader[R]) text(r R) (string, bool) {
-	var s *string
-	if l.decode(r, &s) != nil || s == nil {
-		return "", false
-	}
-	return *s, true
-}
-
-func (l *loader[R]) suite(top map[string]R) *Suite {
+func (l *loader) suite(top map[string]any) *Suite {
 	s := &Suite{File: l.file}
-	var list []R
-	typed := true
+	var list []any
 	for _, k := range slices.Sorted(maps.Keys(top)) {
-		switch k {
+		switch v := top[k]; k {
 		case "version":
-			var v any
-			switch _ = l.decode(top[k], &v); v.(type) {
+			switch v.(type) {
 			case string, json.Number, int64, float64:
 				s.Version = fmt.Sprint(v)
 			default:
@@ -206,19 +165,19 @@ func (l *loader[R]) suite(top map[string]R) *Suite {
 		case "description":
 			s.Description = l.str(0, "", top, k, false, "")
 		case l.testsKey:
-			typed = l.into(0, "", top, k, fmt.Sprintf("a list of test %ss", l.kind), "write them as "+l.example, &list)
+			list = l.list(0, "", top, k, fmt.Sprintf("a list of test %ss", l.kind), "write them as "+l.example, nil)
 		case "tests", "test":
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), fmt.Sprintf("in a %s file the tests are %s", l.name, l.example))
 		default:
 			l.add(0, "", fmt.Sprintf("unknown key %q", k), "known keys: version, description, "+l.testsKey)
 		}
 	}
-	if typed && len(list) == 0 {
+	if _, isList := config.Array(top[l.testsKey]); len(list) == 0 && (isList || top[l.testsKey] == nil) {
 		l.add(0, "", "has no tests", "write them as "+l.example)
 	}
 	first := map[string]string{} // where each id is first used
-	for i, r := range list {
-		t, ok := l.test(i, r)
+	for i, v := range list {
+		t, ok := l.test(i, v)
 		if !ok {
 			continue
 		}
@@ -240,14 +199,14 @@ func (l *loader[R]) suite(top map[string]R) *Suite {
 var testKeys = []string{"id", "description", "category", "action", "expect", "save", "tags"}
 
 // test checks and converts one test. ok is false when it has no usable id.
-func (l *loader[R]) test(i int, r R) (t Test, ok bool) {
+func (l *loader) test(i int, v any) (t Test, ok bool) {
 	if i < len(l.lines) {
 		t.Line = l.lines[i]
 	}
 	name := fmt.Sprintf("test #%d", i+1)
-	var m map[string]R
-	if err := l.decode(r, &m); err != nil || m == nil {
-		l.add(t.Line, name, fmt.Sprintf("must be %s, not %s", l.aKind, l.typeOf(r)), "")
+	m, isTable := v.(map[string]any)
+	if !isTable {
+		l.add(t.Line, name, fmt.Sprintf("must be %s, not %s", l.aKind, l.typeName(v)), "")
 		return t, false
 	}
 	switch id := l.str(t.Line, name, m, "id", true, "every test needs a unique id"); {
@@ -265,49 +224,51 @@ func (l *loader[R]) test(i int, r R) (t Test, ok bool) {
 	t.Description = l.str(t.Line, name, m, "description", false, "")
 	t.Category = cmp.Or(l.str(t.Line, name, m, "category", false, ""), DefaultCategory)
 	t.Action = l.str(t.Line, name, m, "action", true, "")
-	var expect []R
-	var save map[string]R
-	l.into(t.Line, name, m, "expect", "a list", `expect: [{"contains": "…"}, {"regex": "…"}]`, &expect)
-	t.Expect = l.expects(t.Line, name, expect)
-	l.into(t.Line, name, m, "save", "a map of variable to regex", `save: {"token": "token: (\\w+)"}`, &save)
+	t.Expect = l.expects(t.Line, name, l.list(t.Line, name, m, "expect", "a list", `expect: [{"contains": "…"}, {"regex": "…"}]`, nil))
+	save, isMap := m["save"].(map[string]any)
+	if m["save"] != nil && !isMap {
+		l.add(t.Line, name, "save must be a map of variable to regex, not "+l.typeName(m["save"]), `save: {"token": "token: (\\w+)"}`)
+	}
 	t.Save = l.saves(t.Line, name, save)
-	l.into(t.Line, name, m, "tags", "a list of strings", "", &t.Tags)
+	for _, tag := range l.list(t.Line, name, m, "tags", "a list of strings", "", isString) {
+		t.Tags = append(t.Tags, tag.(string))
+	}
 	return t, t.ID != ""
 }
 
 // str returns m[key], a string; if required, present and not blank, or a problem with hint says so.
-func (l *loader[R]) str(line int, name string, m map[string]R, key string, required bool, hint string) string {
-	r, present := m[key]
-	s, isStr := l.text(r)
+func (l *loader) str(line int, name string, m map[string]any, key string, required bool, hint string) string {
+	v, present := m[key]
+	s, isStr := v.(string)
 	switch {
 	case !present && required:
 		l.add(line, name, "missing "+key, hint)
 	case present && !isStr:
-		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, l.typeOf(r)), "")
+		l.add(line, name, fmt.Sprintf("%s must be a string, not %s", key, l.typeName(v)), "")
 	case required && strings.TrimSpace(s) == "":
 		l.add(line, name, key+" is empty", hint)
 	}
 	return s
 }
 
-func (l *loader[R]) expects(line int, name string, list []R) []validator.Expectation {
+func (l *loader) expects(line int, name string, list []any) []validator.Expectation {
 	var out []validator.Expectation
-	for j, r := range list {
+	for j, v := range list {
 		where := fmt.Sprintf("expect[%d]", j)
-		var m map[string]R
-		if l.decode(r, &m) != nil || len(m) != 1 {
+		m, _ := v.(map[string]any)
+		if len(m) != 1 {
 			l.add(line, name, where+" must have exactly one of contains, not_contains or regex", `e.g. {"contains": "hello"}`)
 			continue
 		}
-		for k, pr := range m {
+		for k, pv := range m {
 			kind := validator.Kind(k)
-			p, isStr := l.text(pr)
+			p, isStr := pv.(string)
 			_, err := validator.NewExpectation(kind, blankRefs(p)) // each ${var} a literal, as at run time
 			switch {
 			case kind != validator.Contains && kind != validator.NotContains && kind != validator.Regex:
 				l.add(line, name, fmt.Sprintf("%s: unknown expectation %q", where, k), "use contains, not_contains or regex")
 			case !isStr:
-				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, l.typeOf(pr)), "")
+				l.add(line, name, fmt.Sprintf("%s: %s must be a string, not %s", where, k, l.typeName(pv)), "")
 			case err != nil:
 				l.add(line, name, fmt.Sprintf("%s: regex %q does not compile: %s", where, p, reErr(err)), "the syntax is Go's RE2")
 			default:
@@ -318,16 +279,16 @@ func (l *loader[R]) expects(line int, name string, list []R) []validator.Expecta
 	return out
 }
 
-func (l *loader[R]) saves(line int, name string, m map[string]R) []Save {
+func (l *loader) saves(line int, name string, m map[string]any) []Save {
 	var out []Save
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		p, isStr := l.text(m[k])
+		p, isStr := m[k].(string)
 		re, err := regexp.Compile(blankRefs(p))
 		switch {
 		case !validName(k):
 			l.add(line, name, fmt.Sprintf("save: %q is not a variable name", k), "letters, digits and _, not starting with a digit")
 		case !isStr:
-			l.add(line, name, fmt.Sprintf("save.%s must be a regex string, not %s", k, l.typeOf(m[k])), "")
+			l.add(line, name, fmt.Sprintf("save.%s must be a regex string, not %s", k, l.typeName(m[k])), "")
 		case err != nil:
 			l.add(line, name, fmt.Sprintf("save.%s: regex %q does not compile: %s", k, p, reErr(err)), "the syntax is Go's RE2")
 		case re.NumSubexp() < 1:
@@ -340,7 +301,7 @@ func (l *loader[R]) saves(line int, name string, m map[string]R) []Save {
 }
 
 // checkRefs rejects a ${var} that no earlier test saves.
-func (l *loader[R]) checkRefs(tests []Test) {
+func (l *loader) checkRefs(tests []Test) {
 	unsaved(tests, func(i int, n string) {
 		hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
 		switch j := saverOf(tests[i:], n); {
@@ -371,11 +332,13 @@ func lineAt(data []byte, off int) int {
 	return bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
 }
 
-// jsonLines returns the line of each test of tests, a value of data, found by its text (the decoder keeps no positions).
-func jsonLines(data []byte, tests json.RawMessage) (lines []int) {
+// jsonLines returns the line of each test of a JSON tests file, found by its text (the decoder keeps no positions).
+func jsonLines(data []byte) (lines []int) {
+	var top map[string]json.RawMessage
 	var list []json.RawMessage
-	json.Unmarshal(tests, &list)
-	off := bytes.Index(data, tests)
+	json.Unmarshal(data, &top)
+	json.Unmarshal(top["tests"], &list)
+	off := bytes.Index(data, top["tests"])
 	for _, t := range list {
 		off += bytes.Index(data[off:], t)
 		lines = append(lines, lineAt(data, off))

@@ -299,14 +299,6 @@ func (st *State) finish(r *Result, now time.Time) (int, []int) {
 	return i, st.advance(now)
 }
 
-// retry clears test i's result and the variables it saved; the run runs.
-func (st *State) retry(i int, now time.Time) (skipped []int) {
-	st.Results[i] = nil
-	maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
-	st.Mode, st.Completed, st.Paused = Running, time.Time{}, false
-	return st.advance(now)
-}
-
 // lastRetryable returns the most recently finished failed test, else skipped one, or -1.
 func (st *State) lastRetryable() int {
 	for _, want := range []Status{Failed, Skipped} {

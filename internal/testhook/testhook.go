@@ -5,18 +5,17 @@ package testhook
 
 import (
 	"cmp"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 	"unicode"
 
@@ -624,7 +623,10 @@ func (r *runner) retry(req request) (reply, error) {
 		} else if i < 0 {
 			return nil, errors.New("nothing to retry: no test failed or was skipped")
 		}
-		skipped = st.retry(i, now)
+		// The run runs again from test i, without the variables it saved.
+		st.Results[i], st.Mode, st.Completed, st.Paused = nil, Running, time.Time{}, false
+		maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
+		skipped = st.advance(now)
 		return st, nil
 	})
 	if err != nil {
@@ -668,13 +670,13 @@ func (r *runner) report(req request) (reply, error) {
 	if req.markdown != "" {
 		md = r.path(req.markdown)
 	}
-	if err := writeOut(md, st, markdown); err != nil {
+	if err := r.writeOut(md, "report.md.tmpl", st); err != nil {
 		return reply{}, fmt.Errorf("writing the report: %w", err)
 	}
 	written := []string{project.Display(r.root, md)}
 	if req.junit != "" {
 		path := r.path(req.junit)
-		if err := writeOut(path, st, junit); err != nil {
+		if err := r.writeOut(path, "junit.xml.tmpl", st); err != nil {
 			return reply{}, fmt.Errorf("writing the JUnit report: %w", err)
 		}
 		written = append(written, project.Display(r.root, path))
@@ -688,15 +690,15 @@ func (r *runner) finish(st *State) string {
 	if st.Mode != Completed {
 		return ""
 	}
-	if err := writeOut(r.rootPath(st.Report), st, markdown); err != nil {
+	if err := r.writeOut(r.rootPath(st.Report), "report.md.tmpl", st); err != nil {
 		return "The report could not be written: " + err.Error()
 	}
 	return "Report: " + st.Report
 }
 
-// writeOut writes st as render makes it, crash-safe, creating its folder.
-func writeOut(path string, st *State, render func(*State) ([]byte, error)) error {
-	data, err := render(st)
+// writeOut writes st as report template name makes it, crash-safe, creating its folder.
+func (r *runner) writeOut(path, name string, st *State) error {
+	data, err := r.render(name, st)
 	if err == nil {
 		err = os.MkdirAll(filepath.Dir(path), 0o755)
 	}
@@ -732,55 +734,4 @@ func (r *runner) startWord() string {
 // joinSome joins the parts that are not empty.
 func joinSome(sep string, parts ...string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
-}
-
-// statusWord is how a result is shown in text and in the report.
-var statusWord = map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}
-
-// resultLine is "PASS id (i/N)", FAIL or SKIP.
-func resultLine(st *State, i int) string {
-	res := st.Results[i]
-	// Only a skipped test has a Reason.
-	return joinSome(": ", fmt.Sprintf("%s %s (%d/%d)", statusWord[res.Status], st.Tests[i].ID, i+1, len(st.Tests)), res.Reason)
-}
-
-// resultWhys is resultLine and a failed test's reasons, one a line.
-func resultWhys(st *State, i int) string {
-	return strings.Join(append([]string{resultLine(st, i)}, st.Results[i].Failures...), "\n  - ")
-}
-
-//go:embed texts.tmpl
-var texts string
-
-// textData is what texts.tmpl renders: the run, and what some texts add.
-type textData struct {
-	*State
-	Old     *State   // start: the run it replaces
-	Written []string // report: the files written
-	Lead    string   // brief: what comes before the test
-	Judged  int      // after: the test judged
-	Skipped []int    // after: the tests skipped since
-}
-
-// say renders text name of texts.tmpl, the person's words, without a final line break.
-func (r *runner) say(name string, d textData) string {
-	funcs := template.FuncMap{
-		"word": r.word, "startWord": r.startWord, "blockCap": func() int { return r.blockCap },
-		"plural": cli.Plural, "join": strings.Join, "resultWhys": resultWhys, "resultLine": resultLine, "handout": (*State).handout,
-		"counts": func(st *State) Counts { return st.counts() }, "current": (*State).current, "testLine": (*State).testLine,
-		"failed": func(st *State) []int { return st.withStatus(Failed) },
-		"mark":   func(s Status) string { return map[Status]string{Passed: "✔", Failed: "✘", Skipped: "-"}[s] },
-		"pauses": func(n int) string { // the tests after which an auto run of n pauses
-			var at []string
-			for i := r.blockCap; i < n; i += r.blockCap {
-				at = append(at, fmt.Sprint(i))
-			}
-			return strings.Join(at, ", ")
-		},
-	}
-	var b strings.Builder
-	if err := template.Must(template.New("").Funcs(funcs).Parse(texts)).ExecuteTemplate(&b, name, d); err != nil {
-		panic(err) // a bug in texts.tmpl, which the tests render whole
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
