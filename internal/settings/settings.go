@@ -56,14 +56,14 @@ func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 	text := data // add normalizes it: unchanged when nothing is added
 	var added []Hook
 	for _, h := range want {
-		f, err := Parse(text).Lookup([]Hook{h})
+		f, err := Parse(text).lookup(h)
 		if err != nil {
 			return nil, nil, err
 		}
-		if f[0].Registered {
+		if f.Registered {
 			continue
 		}
-		h.Matcher = f[0].Uncovered
+		h.Matcher = f.Uncovered
 		text = add(text, []string{"hooks", h.Event}, "", group{h.Matcher, []command{{"command", h.Command, h.Timeout, h.StatusMessage, h.OnFailure}}})
 		added = append(added, h)
 	}
@@ -78,11 +78,10 @@ func normalize(data []byte) []byte {
 	return data
 }
 
-func lookup(text []byte, root *node, h Hook) (Found, error) {
-	f := Found{Hook: h}
-	hooks := root.get("hooks")
+func (d *Doc) lookup(h Hook) (Found, error) {
+	f, text, hooks := Found{Hook: h}, d.text, d.root.get("hooks")
 	list := hooks.get(h.Event)
-	if err := cmp.Or(expect(text, root, '{', "settings", "an object"), expect(text, hooks, '{', `"hooks"`, "an object of event names"),
+	if err := cmp.Or(d.err, expect(text, d.root, '{', "settings", "an object"), expect(text, hooks, '{', `"hooks"`, "an object of event names"),
 		expect(text, list, '[', "hooks."+h.Event, "an array of matcher groups")); err != nil {
 		return f, err
 	}
@@ -125,11 +124,8 @@ func covers(matcher, tool string) bool {
 	if tool == "" || matcher == "" || matcher == "*" {
 		return true
 	}
-	re, err := regexp.Compile("^(?:" + matcher + ")$")
-	if err != nil {
-		return matcher == tool
-	}
-	return re.MatchString(tool)
+	ok, err := regexp.MatchString("^(?:"+matcher+")$", tool)
+	return ok || err != nil && matcher == tool
 }
 
 // Program is the base name of the program a command line (or launcher's first candidate) runs.
@@ -193,7 +189,7 @@ func (d *Doc) Lookup(want []Hook) ([]Found, error) {
 	out := make([]Found, len(want))
 	for i, h := range want {
 		var err error
-		if out[i], err = lookup(d.text, d.root, h); err != nil {
+		if out[i], err = d.lookup(h); err != nil {
 			return nil, err
 		}
 	}
@@ -304,10 +300,8 @@ func (n *node) spelled(keys ...string) bool {
 // ownGroup reports whether g is a group gate init wrote for event: a matcher within the hook's, one command of want
 // with its type, command and timeout, a status message or onFailure of any text, nothing else.
 func ownGroup(text []byte, g *node, event string, want []Hook) (Hook, bool) {
-	var own group
-	dec := json.NewDecoder(bytes.NewReader(text[g.start:g.end]))
-	dec.DisallowUnknownFields()
-	if dec.Decode(&own) != nil || len(own.Hooks) != 1 || own.Hooks[0].Type != "command" ||
+	var own group // spelled is stricter than encoding/json's DisallowUnknownFields
+	if json.Unmarshal(text[g.start:g.end], &own) != nil || len(own.Hooks) != 1 || own.Hooks[0].Type != "command" ||
 		!g.spelled("matcher", "hooks") || !g.get("hooks").elements()[0].spelled("type", "command", "timeout", "statusMessage", "onFailure") {
 		return Hook{}, false
 	}
@@ -751,32 +745,8 @@ func (w Walls) counts(key string) int {
 
 // Wall reads the wall's settings from the file.
 func (d *Doc) Wall() (Walls, error) {
-	if d.err != nil {
-		return Walls{}, d.err
-	}
-	text, root := d.text, d.root
-	sb, perms := root.get("sandbox"), root.get("permissions")
-	deny := perms.get("deny")
-	if err := cmp.Or(expect(text, root, '{', "settings", "an object"), expect(text, sb, '{', `"sandbox"`, "an object"),
-		expect(text, perms, '{', `"permissions"`, "an object"), expect(text, deny, '[', `"permissions.deny"`, "an array of rules")); err != nil {
-		return Walls{}, err
-	}
-	w := Walls{Read: 1}
-	for _, k := range wallKeys {
-		if v := sb.get(k.key); v != nil {
-			line, _ := position(text, v.start)
-			w.set = append(w.set, wallSet{line: line, wallKey: k, value: v.kind == 'v' && v.str == "true"})
-		}
-	}
-	for _, e := range sb.get("excludedCommands").elements() {
-		w.Excluded = append(w.Excluded, e.str)
-	}
-	for _, e := range deny.elements() {
-		if e.kind == '"' {
-			w.Deny = append(w.Deny, e.str)
-		}
-	}
-	return w, nil
+	w, _, err := ReadWalls([]*Doc{d})
+	return w, err
 }
 
 // MergeWall returns data with each sandbox key absent and each rule of deny permissions.deny lacks inserted, and
@@ -806,11 +776,10 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, w Walls,
 // absolute, "~/x" under home; a folder's covers what is in it.
 func DenyRule(root, home, path string, dir bool) string {
 	spelled := "/" + path
-	switch {
-	case within(path, root):
-		spelled = strings.TrimPrefix(path, strings.TrimSuffix(root, "/"))
-	case home != "" && within(path, home):
-		spelled = "~" + strings.TrimPrefix(path, strings.TrimSuffix(home, "/"))
+	if rest, ok := below(path, root); ok {
+		spelled = rest
+	} else if rest, ok := below(path, home); ok {
+		spelled = "~" + rest
 	}
 	if dir {
 		spelled = strings.TrimSuffix(spelled, "/") + "/**"
@@ -818,10 +787,11 @@ func DenyRule(root, home, path string, dir bool) string {
 	return "Edit(" + spelled + ")"
 }
 
-// within reports whether path is below dir (slash-separated, clean).
-func within(path, dir string) bool {
+// below returns path from where dir ends ("/x") when path is below dir (slash-separated, clean).
+func below(path, dir string) (string, bool) {
 	dir = strings.TrimSuffix(dir, "/")
-	return dir != "" && strings.HasPrefix(path, dir+"/")
+	rest, ok := strings.CutPrefix(path, dir)
+	return rest, ok && dir != "" && strings.HasPrefix(rest, "/")
 }
 
 // ReadWalls reads the wall from the client's settings files in its order, nil for one not there; bad is the index of
@@ -831,17 +801,27 @@ func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 		if d == nil {
 			continue
 		}
-		one, err := d.Wall()
-		if err != nil {
+		text, sb, perms := d.text, d.root.get("sandbox"), d.root.get("permissions")
+		deny := perms.get("deny")
+		if err := cmp.Or(d.err, expect(text, d.root, '{', "settings", "an object"), expect(text, sb, '{', `"sandbox"`, "an object"),
+			expect(text, perms, '{', `"permissions"`, "an object"), expect(text, deny, '[', `"permissions.deny"`, "an array of rules")); err != nil {
 			return Walls{}, i, err
 		}
-		for _, s := range one.set {
-			s.file = i
-			w.set = append(w.set, s)
-		}
 		w.Read++
-		w.Deny = append(w.Deny, one.Deny...)
-		w.Excluded = append(w.Excluded, one.Excluded...)
+		for _, k := range wallKeys {
+			if v := sb.get(k.key); v != nil {
+				line, _ := position(text, v.start)
+				w.set = append(w.set, wallSet{file: i, line: line, wallKey: k, value: v.kind == 'v' && v.str == "true"})
+			}
+		}
+		for _, e := range sb.get("excludedCommands").elements() {
+			w.Excluded = append(w.Excluded, e.str)
+		}
+		for _, e := range deny.elements() {
+			if e.kind == '"' {
+				w.Deny = append(w.Deny, e.str)
+			}
+		}
 	}
 	return w, -1, nil
 }
@@ -1009,8 +989,8 @@ func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []strin
 	root, _ := parse(text)
 	edit := root.get("permission").get("edit")
 	for i := range edit.list() {
-		run := keys(edit)[i:]
-		if !inOrder(run, patterns) || slices.ContainsFunc(edit.members[i:], func(m member) bool { return m.val.text() != "deny" }) {
+		run := keys(edit)[i:] // patterns are unique: so must run be, in their order
+		if !slices.Equal(run, slices.DeleteFunc(slices.Clone(patterns), func(p string) bool { return !slices.Contains(run, p) })) {
 			continue
 		}
 		stripped := cut(text, edit, i, len(edit.members))
@@ -1021,15 +1001,4 @@ func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []strin
 		}
 	}
 	return data, nil, nil
-}
-
-// inOrder reports whether keys appear in patterns in the same order.
-func inOrder(keys, patterns []string) bool {
-	j := 0
-	for _, p := range patterns {
-		if j < len(keys) && keys[j] == p {
-			j++
-		}
-	}
-	return j == len(keys)
 }

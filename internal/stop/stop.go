@@ -4,6 +4,7 @@
 package stop
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -48,8 +49,7 @@ func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Dura
 	ans := client.AnswerTo(env.Stdout, opt.Client) // until the input says whose
 	defer func() {
 		if p := recover(); p != nil {
-			bug := &panicError{value: p, stack: debug.Stack()}
-			err = (&judging{env: env, ans: &ans}).answer(nil, bug)
+			err = (&judging{env: env, ans: &ans}).answer(nil, &panicError{value: p, stack: debug.Stack()})
 		}
 	}()
 	in, ans, err := client.Decode(env.Stdin, env.Stdout, opt, Events...)
@@ -354,13 +354,7 @@ type Deadline struct {
 
 // HookTimeout is the registered (--timeout) hook timeout, else the client's default (Claude Code's).
 func HookTimeout(name string, registered time.Duration) time.Duration {
-	if registered > 0 {
-		return registered
-	}
-	if c := client.Named(name); c != nil {
-		return c.Timeout
-	}
-	return client.Claude.Timeout
+	return cmp.Or(registered, cmp.Or(client.Named(name), client.Claude).Timeout)
 }
 
 // Margin is how long before the hook timeout validators are killed: 5 s, or half a short timeout.
@@ -866,36 +860,35 @@ func checksReason(cfg *config.Config, v *Verdict, prior int) string {
 	case v.Cause == CauseOnFailure:
 		head = fmt.Sprintf("stopgate halted the session: %s (on_failure = \"halt\").\n", n)
 	}
-	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", func(c Check) string {
+	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", "✔", func(c Check) string {
 		if c.Unchanged == nil {
 			return ""
 		}
-		return fmt.Sprintf("\n✔ prompt %s, validator %q: unchanged since %s (passed)", quoted(c.Prompts), c.Validator.Name, c.Unchanged.Since.Local().Format(time.TimeOnly))
+		return "unchanged since " + c.Unchanged.Since.Local().Format(time.TimeOnly) + " (passed)"
 	})
-	stopped := listNote(v, "Not run (fail_fast = true: stopped at the first failure; they run again at the next stop):", func(c Check) string {
-		if !c.Result.Stopped {
-			return ""
-		}
-		return fmt.Sprintf("\n– prompt %s, validator %q: not run to its end", quoted(c.Prompts), c.Validator.Name)
+	stopped := listNote(v, "Not run (fail_fast = true: stopped at the first failure; they run again at the next stop):", "–", func(c Check) string {
+		return map[bool]string{true: "not run to its end"}[c.Result.Stopped]
 	})
 	return head + failures(cfg, v) + close + unchanged + skippedNote(v) + stopped + tail
 }
 
 // skippedNote lists the checks when_changed skipped.
 func skippedNote(v *Verdict) string {
-	return listNote(v, "Not run (when_changed):", func(c Check) string {
+	return listNote(v, "Not run (when_changed):", "–", func(c Check) string {
 		if c.Skipped == "" {
 			return ""
 		}
-		return fmt.Sprintf("\n– prompt %s, validator %q: skipped, %s", quoted(c.Prompts), c.Validator.Name, c.Skipped)
+		return "skipped, " + c.Skipped
 	})
 }
 
-// listNote is a paragraph of head and each check's line; "" when no check has one.
-func listNote(v *Verdict, head string, line func(Check) string) string {
+// listNote is a paragraph of head and a line, marked mark, for each check what words ("": not listed).
+func listNote(v *Verdict, head, mark string, what func(Check) string) string {
 	var b strings.Builder
 	for _, c := range v.Checks {
-		b.WriteString(line(c))
+		if w := what(c); w != "" {
+			fmt.Fprintf(&b, "\n%s prompt %s, validator %q: %s", mark, quoted(c.Prompts), c.Validator.Name, w)
+		}
 	}
 	if b.Len() == 0 {
 		return ""
@@ -997,10 +990,8 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 				return filepath.SkipAll
 			}
 			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && path == filepath.FromSlash(p.Path) {
-				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-					if n := links(path, st); n > 1 {
-						found = append(found, fmt.Sprintf("%s (%d names)", project.Display(cfg.Root, path), n))
-					}
+				if n := links(path); n > 1 {
+					found = append(found, fmt.Sprintf("%s (%d names)", project.Display(cfg.Root, path), n))
 				}
 			}
 			return nil
@@ -1072,4 +1063,22 @@ func unconfinedReason(cfg *config.Config, v *Verdict) string {
 	return keptHalt(cfg, names, ", ", "[settings] confine = true, but the run validators cannot be confined: %[2]v. Not run, so not judged: %[1]s.\n\n"+
 		"Install bubblewrap (apt-get install bubblewrap; scripts/install-sandbox-tools), or set confine = false in %[3]s to run them unconfined, then stop again.",
 		why, filepath.Base(cfg.File))
+}
+
+// links is the count of hard links of the regular file at path (a symlink followed); 1 when no other name could
+// write it (read-only, another user's) or it is no regular file.
+func links(path string) uint64 {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 1
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink <= 1 {
+		return 1
+	}
+	const wOK = 2 // W_OK
+	if err := syscall.Access(path, wOK); err == syscall.EROFS || err != nil && int(st.Uid) != os.Geteuid() {
+		return 1
+	}
+	return uint64(st.Nlink)
 }
