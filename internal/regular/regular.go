@@ -34,21 +34,28 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	return f, info, nil
 }
 
+// Read reads up to most bytes of path through Open; info is set even when it refuses a folder.
+func Read(path string, most int64) (data []byte, info fs.FileInfo, err error) {
+	f, info, err := Open(path)
+	if err != nil {
+		return nil, info, err
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, most))
+	return data, info, err
+}
+
 // ReadFile is os.ReadFile through Open of at most max bytes (a larger file
 // is refused); a folder in os.ReadFile's words.
 func ReadFile(path string, max int64) ([]byte, error) {
-	f, info, err := Open(path)
+	data, info, err := Read(path, max+1)
 	switch {
 	case errors.Is(err, ErrNotRegular) && info.IsDir():
 		return nil, &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
-	case err != nil:
-		return nil, err
-	}
-	defer f.Close()
-	if info.Size() > max {
+	case err == nil && int64(len(data)) > max:
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", max>>20)}
 	}
-	return io.ReadAll(io.LimitReader(f, max))
+	return data, err
 }
 
 // Stamp tells that a file changed without reading it. The change time is

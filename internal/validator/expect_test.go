@@ -1,6 +1,9 @@
 package validator
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestExpectation(t *testing.T) {
 	tests := []struct {
@@ -25,7 +28,8 @@ func TestExpectation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ok, why := x.Check(tt.text)
+		whys := CheckAll(tt.text, []Expectation{x})
+		ok, why := len(whys) == 0, strings.Join(whys, "; ")
 		if ok != tt.ok || why != tt.why {
 			t.Errorf("%s %q on %q = %v %q, want %v %q", tt.kind, tt.pattern, tt.text, ok, why, tt.ok, tt.why)
 		}

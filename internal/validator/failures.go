@@ -19,13 +19,19 @@ const (
 
 // Shown is at most n lines of the output under policy, and a note of what was left out.
 func (r Result) Shown(n int, policy string) []string {
-	lines := r.lines()
-	if policy != OutputFailures || len(lines) <= n && r.Dropped == 0 {
-		return r.Lines(n)
+	out := strings.TrimRight(r.Output, "\n")
+	lines := strings.Split(out, "\n")
+	if out == "" {
+		lines = nil
 	}
-	blocks, tail := failureBlocks(lines)
+	var blocks []block
+	tail := false
+	if policy == OutputFailures && (len(lines) > n || r.Dropped > 0) {
+		blocks, tail = failureBlocks(lines)
+	}
 	if len(blocks) == 0 {
-		return r.Lines(n)
+		n = min(n, len(lines))
+		return append(lines[:n:n], note(len(lines)-n, r.Dropped)...)
 	}
 	var shown []string
 	from, share := len(lines), max(n*3/4/len(blocks), 3)

@@ -226,7 +226,7 @@ func changedEvidence(dir, rel string, recs []*baseline.Snapshot, most int) strin
 
 // readEvidence is the first most+1 bytes of a file, or why not.
 func readEvidence(dir, rel string, most int) string {
-	data, _, err := readRegular(filepath.Join(dir, rel), int64(most)+1)
+	data, _, err := regular.Read(filepath.Join(dir, rel), int64(most)+1)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return "(no such file)"

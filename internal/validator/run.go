@@ -46,14 +46,11 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 			results[i].Name = specs[i].Name
 		}
 	}()
+	var boxed []int // the run specs that share the sandbox
 	for i, s := range specs {
 		if env.FailFast && s.Run == "" && s.Judge == nil { // first: one failing starts no run validator
 			results[i] = saw(runOne(ctx, env, s, nil))
-		}
-	}
-	var boxed []int // the run specs that share the sandbox
-	for i, s := range specs {
-		if env.Confine != nil && s.Run != "" {
+		} else if env.Confine != nil && s.Run != "" {
 			boxed = append(boxed, i)
 		}
 	}
@@ -112,7 +109,7 @@ func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 }
 
 func checkFile(env Env, s Spec) Result {
-	data, st, err := readRegular(inDir(env.Dir, s.File), maxFileBytes)
+	data, st, err := regular.Read(inDir(env.Dir, s.File), maxFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return Result{Output: s.File + ": no such file"}
@@ -128,17 +125,6 @@ func checkFile(env Env, s Spec) Result {
 		whys[i] = s.File + ": " + w
 	}
 	return Result{Output: strings.Join(whys, "\n"), Passed: len(whys) == 0}
-}
-
-// readRegular reads up to most bytes of path through regular.Open: a planted named pipe would hold the gate.
-func readRegular(path string, most int64) ([]byte, os.FileInfo, error) {
-	f, st, err := regular.Open(path)
-	if err != nil {
-		return nil, st, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, most))
-	return data, st, err
 }
 
 var (
@@ -161,7 +147,6 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	cmd.Args[0] = "sh" // its messages say "sh: 1: ...", as sh on PATH did
 	cmd.Dir = env.Dir
 	cmd.Env = append(append(os.Environ(), env.Vars...), s.Env...)
-	cmd.Cancel = func() error { return killGroup(cmd) }
 	adopt.Do(adoptOrphans)
 	dog.watch(0)
 	runtime.LockOSThread() // until Wait: see launch
@@ -185,9 +170,10 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
 }
 
-// launch starts cmd in a group of its own that dies with the gate (the
-// caller holds the thread until Wait), its output and errors unless set into
-// a pipe whose read end it returns: Wait returns even if a child holds it.
+// launch starts cmd, made by CommandContext, in a group of its own that its
+// context's end kills and that dies with the gate (the caller holds the
+// thread until Wait), its output and errors unless set into a pipe whose
+// read end it returns: Wait returns even if a child holds it.
 func launch(cmd *exec.Cmd) (*os.File, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -198,6 +184,7 @@ func launch(cmd *exec.Cmd) (*os.File, error) {
 		cmd.Stderr = pw
 	}
 	cmd.SysProcAttr, cmd.WaitDelay = procAttr(), time.Second
+	cmd.Cancel = func() error { return killGroup(cmd) }
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {

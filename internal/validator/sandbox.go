@@ -207,10 +207,24 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 	if errors.Is(context.Cause(ctx), errStopped) {
 		return
 	}
-	got, err := confined(ctx, env, boxed)
+	bwrap, err := lookBwrap()
+	if err != nil || probe.made.Load() {
+		bwrap, err = Bwrap()
+	}
+	var got []Result
+	if err == nil {
+		got, err = sandbox(ctx, env, bwrap, boxed)
+	}
+	if err != nil {
+		if _, perr := Bwrap(); perr != nil {
+			err = perr
+		} else { // bwrap works, this sandbox did not: no unconfined run for an agent that broke a mount
+			got = slices.Repeat([]Result{{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}}, len(idx))
+		}
+	}
 	each(len(idx), func(j int) {
 		switch i := idx[j]; {
-		case err == nil:
+		case got != nil:
 			results[i] = got[j]
 		case env.Confine.Required:
 			results[i] = Result{Problem: "not run: it must be confined ([settings] confine = true), but " + err.Error(), ExitCode: -1, Unconfined: true}
@@ -218,26 +232,6 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 			results[i] = saw(runOne(ctx, env, specs[i], dog))
 		}
 	})
-}
-
-// confined runs specs in one sandbox; its error says this machine has none.
-func confined(ctx context.Context, env Env, specs []Spec) ([]Result, error) {
-	bwrap, err := lookBwrap()
-	if err != nil || probe.made.Load() {
-		bwrap, err = Bwrap()
-	}
-	if err != nil {
-		return nil, err
-	}
-	results, err := sandbox(ctx, env, bwrap, specs)
-	if err == nil {
-		return results, nil
-	}
-	if _, perr := Bwrap(); perr != nil {
-		return nil, perr
-	}
-	// bwrap works, this sandbox did not: no unconfined run for an agent that broke a mount.
-	return slices.Repeat([]Result{{Problem: "not run: its sandbox did not start: " + err.Error(), ExitCode: -1, Confined: true}}, len(specs)), nil
 }
 
 // sandbox runs the runner in bwrap and returns the results, or an error when it never said hello.
@@ -250,8 +244,16 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	env.Confine = nil // sent to the runner, which is inside it
 	req := boxRequest{Nonce: rand.Text(), Env: env, Specs: specs}
 	data, _ := json.Marshal(req) // of strings and numbers only
+	var bound time.Duration      // the longest timeout (to the deadline) and boxGrace
+	for _, s := range specs {
+		bound = max(bound, s.timeout())
+	}
+	bound, _ = env.within(bound)
+	bound += boxGrace
+	ctx, cancel := context.WithTimeoutCause(ctx, bound, errTimedOut)
+	defer cancel()
 	stderr := newCapped(4<<10, false)
-	cmd := exec.Command(bwrap, confine.args(env.Dir, self, SandboxArg)...)
+	cmd := exec.CommandContext(ctx, bwrap, confine.args(env.Dir, self, SandboxArg)...)
 	cmd.Dir, cmd.Stdin, cmd.Stderr = env.Dir, bytes.NewReader(data), stderr
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -260,12 +262,7 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 		return nil, err
 	}
 	defer pr.Close()
-	bound := boxBound(env, specs)
-	ctx, cancel := context.WithTimeoutCause(ctx, bound, errTimedOut)
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
 	rep := readReport(pr, req.Nonce, len(specs), env.outputLimit()/3*4+64<<10)
-	stop()
 	cause := context.Cause(ctx)
 	// End the sandbox before bwrap is reaped and its pid can be another's.
 	killGroup(cmd)
@@ -287,16 +284,6 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	}
 	failed := Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue}
 	return slices.Repeat([]Result{failed}, len(specs)), nil
-}
-
-// boxBound is how long the gate waits for the runner: the longest timeout (to the deadline) and boxGrace.
-func boxBound(env Env, specs []Spec) time.Duration {
-	var longest time.Duration
-	for _, s := range specs {
-		longest = max(longest, s.timeout())
-	}
-	longest, _ = env.within(longest)
-	return longest + boxGrace
 }
 
 type report struct {

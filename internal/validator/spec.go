@@ -84,21 +84,6 @@ func (r Result) Summary() string {
 	return "failed"
 }
 
-// Lines returns the output's first n lines and a note of how much more there was.
-func (r Result) Lines(n int) []string {
-	lines := r.lines()
-	n = min(n, len(lines))
-	return append(lines[:n:n], note(len(lines)-n, r.Dropped)...)
-}
-
-func (r Result) lines() []string {
-	out := strings.TrimRight(r.Output, "\n")
-	if out == "" {
-		return nil
-	}
-	return strings.Split(out, "\n")
-}
-
 // note says how many lines were not shown and bytes were past the limit.
 func note(lines int, dropped int64) []string {
 	var more []string
@@ -160,29 +145,21 @@ func MustExpectation(kind Kind, pattern string) Expectation {
 	return x
 }
 
-// Check reports whether text meets x, or why not; trailing line breaks go first: $ does not match before one.
-func (x Expectation) Check(text string) (ok bool, why string) {
-	text = strings.TrimRight(text, "\r\n")
-	k, known := kinds[x.Kind]
-	found := strings.Contains(text, x.Pattern)
-	if x.Kind == Regex { // compiled by NewExpectation, the only maker of a Regex
-		found = x.re.MatchString(text)
-	}
-	switch {
-	case !known:
-		return false, fmt.Sprintf("unknown expectation kind %q", x.Kind)
-	case found != k.found:
-		return false, fmt.Sprintf(k.why, x.Pattern)
-	}
-	return true, ""
-}
-
-// CheckAll returns why text fails each expectation it does not meet.
+// CheckAll returns why text fails each expectation it does not meet; trailing line breaks go first: $ does not match before one.
 func CheckAll(text string, xs []Expectation) []string {
+	text = strings.TrimRight(text, "\r\n")
 	var whys []string
 	for _, x := range xs {
-		if ok, why := x.Check(text); !ok {
-			whys = append(whys, why)
+		k, known := kinds[x.Kind]
+		found := strings.Contains(text, x.Pattern)
+		if x.Kind == Regex { // compiled by NewExpectation, the only maker of a Regex
+			found = x.re.MatchString(text)
+		}
+		switch {
+		case !known:
+			whys = append(whys, fmt.Sprintf("unknown expectation kind %q", x.Kind))
+		case found != k.found:
+			whys = append(whys, fmt.Sprintf(k.why, x.Pattern))
 		}
 	}
 	return whys
