@@ -48,11 +48,11 @@ func Read(path string, most int64) (data []byte, info fs.FileInfo, err error) {
 // ReadFile is os.ReadFile through Open of at most max bytes (a larger file
 // is refused); a folder in os.ReadFile's words.
 func ReadFile(path string, max int64) ([]byte, error) {
-	data, info, err := Read(path, max+1)
+	data, info, err := Read(path, max)
 	switch {
 	case errors.Is(err, ErrNotRegular) && info.IsDir():
 		return nil, &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
-	case err == nil && int64(len(data)) > max:
+	case err == nil && info.Size() > max:
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", max>>20)}
 	}
 	return data, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -75,6 +76,7 @@ func TestReadFile(t *testing.T) {
 		want string // the text, or the error
 	}{
 		{file, 4, "text"},
+		{file, math.MaxInt64, "text"}, // no limit: no overflow
 		{big, 1 << 20, "read " + big + ": larger than 1 MiB"},
 		{dir, 4, "read " + dir + ": is a directory"}, // os.ReadFile's words
 		{"/dev/zero", 4, "open /dev/zero: not a regular file"},
