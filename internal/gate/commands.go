@@ -194,14 +194,14 @@ func (w workspace) stateDir() string {
 func (w workspace) rel(path string) string { return project.Display(w.root, path) }
 
 // palette colours marks on a terminal, unless NO_COLOR is set.
-type palette struct{ on bool }
+type palette bool
 
 func paletteFor(env *cli.Env) palette {
-	return palette{on: cli.IsTerminal(env.Stdout) && env.Getenv("NO_COLOR") == ""}
+	return palette(cli.IsTerminal(env.Stdout) && env.Getenv("NO_COLOR") == "")
 }
 
 func (p palette) Paint(code, s string) string {
-	if !p.on {
+	if !p {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
@@ -248,11 +248,15 @@ func Run(env *cli.Env) error {
 			return err
 		}
 		env.Stdin = bytes.NewReader(data)
-		if in, ok, err := configChangeInput(data); ok {
-			if err != nil {
-				return unreadableChange(env, err)
-			}
+		if in, ok, err := configChangeInput(data); ok && err == nil {
 			return configChange(env, in)
+		} else if ok { // refused in a stopgate project
+			root := project.Root(env.Getenv, "", env.Dir)
+			if !stopgateProject(env, root, config.Path(root, "", env.Dir), settingsFiles(env, root)) {
+				return err
+			}
+			return hook.AnswerTo(env.Stdout, nil).Write(hook.Block("stopgate refused this settings change: its ConfigChange input could not be read (" +
+				err.Error() + "), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
 		}
 	}
 	return stop.Hook(env, *configFile, *opt, time.Duration(*timeout)*time.Second)

@@ -330,21 +330,6 @@ func ownFile(name string) (*client.Client, error) {
 	return nil, fmt.Errorf("%s has no hook file of its own: it runs the hooks of %s", c.Title, strings.Join(inits, " and "))
 }
 
-// clientArgs are the arguments c's hook h gives its program.
-func clientArgs(c *client.Client, h client.Hook) string {
-	args := ""
-	if h.Program == hook.Gate {
-		args = " --timeout " + strconv.Itoa(h.Timeout) // to answer before the client kills it
-	}
-	if c != client.Claude {
-		args += " --client " + c.Name
-	}
-	if c.EventFlag {
-		args += " --event " + h.Event
-	}
-	return strings.TrimSpace(args)
-}
-
 // owned is every hook entry init writes or wrote for in: older ones ran bin/PROGRAM (a client's with its arguments).
 func owned(c *client.Client, root string, in install) []settings.Hook {
 	bin := in.prefix(c.ProjectVar, root)
@@ -371,8 +356,14 @@ func initClient(env *cli.Env, c *client.Client, root, bin string, in install, te
 	var merged *wallMerge
 	var err error
 	switch {
-	case c.IsPlugin():
-		err = writePlugin(env, c, root, bin, in)
+	case c.IsPlugin(): // written unless the file is there; one that differs is never overwritten
+		path, text := filepath.Join(root, filepath.FromSlash(c.HookFile)), pluginText(c, bin, in)
+		if data, rerr := settings.ReadIfThere(path); rerr != nil || data != nil && string(data) != text {
+			return cmp.Or(rerr, cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", c.HookFile),
+				"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again"))
+		}
+		err = writeOnce(env, path, c.HookFile, []byte(text),
+			"wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)", "the stopgate plugin is already there")
 	case c != client.Claude:
 		err = register(env, c, guard.SettingsFile{Path: filepath.Join(root, filepath.FromSlash(c.HookFile)), Name: c.HookFile}, want, c.NewFile(), nil)
 	case wall:
@@ -425,7 +416,17 @@ func hooksOf(c *client.Client, in install, root string, testhook bool) []setting
 		if !slices.Contains(hook.Handles[r.Program], c.Event(r.Event)) || r.Program == hook.Testhook && !testhook {
 			continue
 		}
-		cmd := launch(c, r.Event, candidates(bin, r.Program), clientArgs(c, r), in, root, in.shown(root, r.Program))
+		args := ""
+		if r.Program == hook.Gate {
+			args = " --timeout " + strconv.Itoa(r.Timeout) // to answer before the client kills it
+		}
+		if c != client.Claude {
+			args += " --client " + c.Name
+		}
+		if c.EventFlag {
+			args += " --event " + r.Event
+		}
+		cmd := launch(c, r.Event, candidates(bin, r.Program), strings.TrimSpace(args), in, root, in.shown(root, r.Program))
 		h := settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout * c.Unit}
 		if c == client.Claude && r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
 			h.StatusMessage = "stopgate: checking the prompt's acceptance criteria…"
@@ -544,17 +545,6 @@ func pluginText(c *client.Client, bin string, in install) string {
 	return c.PluginText(filepath.ToSlash(bin), missingText(in, filepath.ToSlash(filepath.Join(bin, "gate"))))
 }
 
-// writePlugin writes c's plugin unless the file is there; one that differs is never overwritten.
-func writePlugin(env *cli.Env, c *client.Client, root, bin string, in install) error {
-	path, want := filepath.Join(root, filepath.FromSlash(c.HookFile)), pluginText(c, bin, in)
-	if data, err := settings.ReadIfThere(path); err != nil || data != nil && string(data) != want {
-		return cmp.Or(err, cli.WithHint(fmt.Errorf("%s: exists and differs from the plugin this gate writes", c.HookFile),
-			"the file is left as it was: remove it (or compare it with a fresh one) and run gate init --client "+c.Name+" again"))
-	}
-	return writeOnce(env, path, c.HookFile, []byte(want),
-		"wrote the stopgate plugin (detect on tool.execute.before/after, gate on session.idle)", "the stopgate plugin is already there")
-}
-
 // runUninstall is `gate uninstall`: what init added, where still as init wrote it, every other byte kept.
 func runUninstall(env *cli.Env, args []string) error {
 	fl := flags("uninstall")
@@ -573,7 +563,6 @@ func runUninstall(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Every file is read and checked before any is written.
 	for _, u := range plan {
 		if err := u.do(env); err != nil {
 			return err
@@ -587,20 +576,6 @@ func runUninstall(env *cli.Env, args []string) error {
 		return nil
 	}
 	return editIgnore(env, root, false)
-}
-
-// pluginUndo plans taking the plugin in dir's hooks out, hooks.json left empty, and the manifest while init's.
-func pluginUndo(dir string) ([]undo, error) {
-	base, name := filepath.Dir(dir), filepath.Base(dir)
-	hooks, err := undoFile(base, filepath.ToSlash(filepath.Join(name, pluginHooks)), func(data []byte) ([]byte, settings.Removal, bool, error) {
-		return client.Claude.Remove(data, pluginWanted(dir), nil)
-	})
-	if err != nil {
-		return nil, err
-	}
-	hooks.gone = bytes.Equal(hooks.out, pluginHooksNew)
-	manifest, err := undoFile(base, filepath.ToSlash(filepath.Join(name, pluginManifestFile)), same(pluginManifest(), "the plugin manifest", "the plugin manifest"))
-	return []undo{hooks, manifest}, err
 }
 
 // do writes the new text, or removes the file and the folders left empty; it tells what it took out and what it left.
@@ -648,6 +623,7 @@ type undo struct {
 }
 
 // clientUndo plans gate uninstall: c's hooks, older plain paths, the walls, and the plugin in dir plugin.
+// Every file is read and checked before any is written.
 func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]undo, error) {
 	var bins []string // the programs' folders of every released platform package, and init's
 	for _, pkg := range npmPlatforms {
@@ -679,11 +655,21 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]und
 		})
 		plan = append(plan, u)
 	}
-	if err == nil && plugin != "" {
-		more, perr := pluginUndo(absFrom(env.Dir, plugin))
-		plan, err = append(plan, more...), perr
+	if err != nil || plugin == "" {
+		return plan, err
 	}
-	return plan, err
+	// The plugin's hooks, hooks.json left empty, and the manifest while init's.
+	dir := absFrom(env.Dir, plugin)
+	base, name := filepath.Dir(dir), filepath.Base(dir)
+	hooks, err := undoFile(base, filepath.ToSlash(filepath.Join(name, pluginHooks)), func(data []byte) ([]byte, settings.Removal, bool, error) {
+		return client.Claude.Remove(data, pluginWanted(dir), nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	hooks.gone = bytes.Equal(hooks.out, pluginHooksNew)
+	manifest, err := undoFile(base, filepath.ToSlash(filepath.Join(name, pluginManifestFile)), same(pluginManifest(), "the plugin manifest", "the plugin manifest"))
+	return append(plan, hooks, manifest), err
 }
 
 // undoFile plans what remove does to the file name (the text left, what it took out and left, whether the file goes);
@@ -821,8 +807,10 @@ func launch(c *client.Client, event string, candidates []string, args string, in
 	switch c.Event(event) {
 	case hook.Stop, hook.SubagentStop: // a stop halts if a mapped prompt is in play
 		answer = c.Answer(event, hook.Halt(text))
+		// sh that succeeds when the transcript mentions a mapped prompt (skill_listing left out) or cannot be read
+		const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
 		dir, _ := varBin(c.ProjectVar, root, ".")
-		missing = promptInPlay(dir + "/" + project.ConfigName)
+		missing = `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + dir + "/" + project.ConfigName + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`
 	case hook.PreToolUse, hook.PreSkillShellCommand: // the guard refuses protected names
 		answer = c.Answer(event, hook.Deny(c.Event(event), text))
 		missing = protectedGrep(root, in)
@@ -842,12 +830,6 @@ func launch(c *client.Client, event string, candidates []string, args string, in
 func missingText(in install, shown string) string {
 	return fmt.Sprintf("stopgate is not installed on this machine: %s is missing or cannot run, so nothing this session did was checked. Install it with: %s (then run the session again)",
 		shown, in.command)
-}
-
-// promptInPlay is sh that succeeds when the transcript mentions a mapped prompt (skill_listing left out) or cannot be read.
-func promptInPlay(config string) string {
-	const keys = `awk '/^[ \t]*#/ { next } { while (match($0, /prompt[ \t]*=[ \t]*"[^"]*"/)) { k = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH); sub(/^[^"]*"/, "", k); sub(/"$/, "", k); d = k; gsub("/", "-", d); c = k; gsub("/", ":", c); n = k; sub(/.*:/, "", n); print k ".md"; print d ".md"; print k "/SKILL.md"; print "/" c; print "/" d; print "/" n; print "\"" n "\"" } } /prompt[ \t]*=[ \t]*\047/ { print "/" }' `
-	return `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + config + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`
 }
 
 // protectedGrep is sh that succeeds when the hook input names what the launcher's guard refuses.
@@ -980,7 +962,19 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	for _, c := range clients {
 		fs = append(fs, clientFindings(env, ws, cfg, c, set)...)
 	}
-	return append(fs, registeredFindings(ws, set, regs)...), summary
+	var outside []finding // a hook program outside the wall: the agent could replace it unseen
+	for _, r := range regs {
+		if set.Empty() || r.Path != "" && set.CheckPath(r.Path, ws.root) != nil {
+			continue
+		}
+		what := "a program the tamper guard cannot locate (a bare name or a variable the client does not set)"
+		if r.Path != "" {
+			what = r.Path + ", outside the protected set"
+		}
+		outside = append(outside, fail(r.File, fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", cli.Clip(r.Command, 80, "…"), what),
+			"register the hooks by an absolute path or one under the project: gate init --bin DIR")...)
+	}
+	return append(fs, dedupe(outside)...), summary
 }
 
 // claudeHookFindings checks Claude Code's registration in its settings, or in the plugin in dir plugin.
@@ -1004,7 +998,12 @@ func clientFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Cl
 	case !c.IsPlugin():
 		files := readSettings([]guard.SettingsFile{{Path: path, Name: c.HookFile}})
 		hooks := hookFindings(env, ws, cfg, c, files, hooksOf(c, binInstall(ws.root, "bin"), ws.root, true), ws.root, `"gate init --client `+c.Name+`"`)
-		return dedupe(slices.Concat(capFinding(ws, cfg, c), hooks, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c, set)))
+		var capped []finding // the client's own block cap ends the loop before max_blocks
+		if cfg != nil && c.BlockCap > 0 && cfg.Settings.MaxBlocks >= c.BlockCap {
+			capped = warn(ws.rel(ws.file), fmt.Sprintf("settings.max_blocks is %d, but %s lets the agent stop after %d consecutive blocks: the loop would end there, unchecked, instead of halting",
+				cfg.Settings.MaxBlocks, c.Title, c.BlockCap), fmt.Sprintf("set max_blocks below %d", c.BlockCap))
+		}
+		return dedupe(slices.Concat(capped, hooks, clientEnvFindings(ws, env.Getenv("HOME"), c), clientWallFindings(env, ws, c, set)))
 	}
 	var out []finding
 	switch data, err := os.ReadFile(path); {
@@ -1033,14 +1032,10 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 			continue
 		}
 		there = true // a file that cannot be read is there: what it registers is unknown
-		var found []settings.Found
-		err := src.err
-		if err == nil {
-			found, err = c.Lookup(src.data, want)
-		}
-		if err != nil {
+		found, err := c.Lookup(src.data, want)
+		if src.err != nil || err != nil { // not read: the read's error
 			unreadable = true
-			f := errorFinding(src.Name, err)
+			f := errorFinding(src.Name, cmp.Or(src.err, err))
 			if src.err == nil { // not the client's to read either
 				f.Hint = c.Title + " cannot read this file either: fix it by hand"
 			}
@@ -1060,8 +1055,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 			if c == client.Claude {
 				loc = fmt.Sprintf("%s:%d", src.Name, fd.Line)
 			}
-			out = slices.Concat(out, programFinding(env, fd.Command, loc, base, vars), earlierLauncher(fd.Command, loc, initCmd),
-				timeoutFinding(cfg, fd, loc, c.Name), onFailureFinding(c, fd, loc, initCmd))
+			out = slices.Concat(out, programFinding(env, fd.Command, loc, base, vars), launcherFindings(c, fd, loc, initCmd), timeoutFinding(cfg, fd, loc, c.Name))
 		}
 	}
 	primary := files[0].Name
@@ -1141,26 +1135,23 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 	return warn(loc, msg, "install it ("+in.method+"): "+in.command)
 }
 
-// earlierLauncher warns of an older launcher, which let a stop pass when the program could not run.
-func earlierLauncher(command, loc, initCmd string) []finding {
-	if !settings.Earlier(command) {
-		return nil
-	}
+// launcherFindings warn of what gate init now registers safer: an older launcher, which let a stop pass when the
+// program could not run, and a Claude Code guard hook without onFailure "block".
+func launcherFindings(c *client.Client, fd settings.Found, loc, initCmd string) (out []finding) {
 	undo := strings.Replace(initCmd, "gate init", "gate uninstall", 1)
-	if strings.Contains(initCmd, "--plugin") {
-		undo = "deleting the plugin's hooks/hooks.json"
+	if settings.Earlier(fd.Command) {
+		earlier := undo
+		if strings.Contains(initCmd, "--plugin") {
+			earlier = "deleting the plugin's hooks/hooks.json"
+		}
+		out = warn(loc, "registered by an earlier gate init, whose launcher lets a stop pass when the hook program is there but cannot run (built for another platform, a noexec mount)",
+			"re-register: "+earlier+", then "+initCmd+" (with the options it was given)")
 	}
-	return warn(loc, "registered by an earlier gate init, whose launcher lets a stop pass when the hook program is there but cannot run (built for another platform, a noexec mount)",
-		"re-register: "+undo+", then "+initCmd+" (with the options it was given)")
-}
-
-// onFailureFinding warns of a Claude Code guard hook without onFailure "block".
-func onFailureFinding(c *client.Client, fd settings.Found, loc, initCmd string) []finding {
-	if c != client.Claude || settings.Program(fd.Command) != hook.Detect || !guards(fd.Event) || fd.OnFailure == "block" {
-		return nil
+	if c == client.Claude && settings.Program(fd.Command) == hook.Detect && guards(fd.Event) && fd.OnFailure != "block" {
+		out = append(out, warn(loc, fd.Hook.String()+` has no "onFailure": "block": if the guard cannot start or times out, the call it guards goes ahead`,
+			`add "onFailure": "block" to it, or re-register: `+undo+", then "+initCmd)...)
 	}
-	return warn(loc, fd.Hook.String()+` has no "onFailure": "block": if the guard cannot start or times out, the call it guards goes ahead`,
-		`add "onFailure": "block" to it, or re-register: `+strings.Replace(initCmd, "gate init", "gate uninstall", 1)+", then "+initCmd)
+	return out
 }
 
 // timeoutFinding fails a gate hook told a longer timeout than the client enforces, or one a validator outlasts (stop.DeadlineFrom).
@@ -1246,17 +1237,6 @@ func envFindings(loc string, names []string) []finding {
 		"remove it from env, and set it in the shell that starts the client")
 }
 
-// capFinding warns when the client's own block cap ends the loop before max_blocks.
-func capFinding(ws workspace, cfg *config.Config, c *client.Client) []finding {
-	if cfg == nil || c.BlockCap == 0 || cfg.Settings.MaxBlocks < c.BlockCap {
-		return nil
-	}
-	return warn(ws.rel(ws.file),
-		fmt.Sprintf("settings.max_blocks is %d, but %s lets the agent stop after %d consecutive blocks: the loop would end there, unchecked, instead of halting",
-			cfg.Settings.MaxBlocks, c.Title, c.BlockCap),
-		fmt.Sprintf("set max_blocks below %d", c.BlockCap))
-}
-
 // checkedClients are the one --client names, or every client whose file the project has.
 func checkedClients(root, name string) ([]*client.Client, error) {
 	has := func(c *client.Client) bool {
@@ -1303,26 +1283,6 @@ func goToolFindings(ws workspace) []finding {
 	})
 }
 
-// registeredFindings fails each hook program outside the wall: the agent could replace it unseen.
-func registeredFindings(ws workspace, set *guard.Set, regs []guard.Registered) []finding {
-	if set.Empty() {
-		return nil
-	}
-	var out []finding
-	for _, r := range regs {
-		if r.Path != "" && set.CheckPath(r.Path, ws.root) != nil {
-			continue
-		}
-		what := "a program the tamper guard cannot locate (a bare name or a variable the client does not set)"
-		if r.Path != "" {
-			what = r.Path + ", outside the protected set"
-		}
-		out = append(out, fail(r.File, fmt.Sprintf("`%s` runs %s: the agent could replace it unseen", cli.Clip(r.Command, 80, "…"), what),
-			"register the hooks by an absolute path or one under the project: gate init --bin DIR")...)
-	}
-	return dedupe(out)
-}
-
 func claudeRegistered(regs []guard.Registered) bool {
 	return slices.ContainsFunc(regs, func(r guard.Registered) bool { return strings.HasPrefix(r.File, ".claude/") })
 }
@@ -1352,16 +1312,6 @@ func configChangeInput(data []byte) (in *hook.Input, ok bool, err error) {
 	}
 	in, err = hook.Parse(data, hook.ConfigChange)
 	return in, true, err
-}
-
-// unreadableChange refuses an unreadable ConfigChange in a stopgate project, else returns err.
-func unreadableChange(env *cli.Env, err error) error {
-	root := project.Root(env.Getenv, "", env.Dir)
-	if !stopgateProject(env, root, config.Path(root, "", env.Dir), settingsFiles(env, root)) {
-		return err
-	}
-	return hook.AnswerTo(env.Stdout, nil).Write(hook.Block("stopgate refused this settings change: its ConfigChange input could not be read (" +
-		err.Error() + "), so whether it weakens stopgate's hooks or its wall cannot be told; this session keeps the settings it had."))
 }
 
 // configChange blocks a settings change that weakens a hook, a switch or the wall (docs/security.md, ConfigChange).
