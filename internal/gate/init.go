@@ -1293,10 +1293,7 @@ func telemetryCheck(env *cli.Env, ws workspace, cfg *config.Config) (string, []f
 		return "", nil
 	}
 	line := "telemetry: " + telemetry.Describe(cfg.Telemetry, env.Getenv)
-	if !telemetry.Enabled(cfg.Telemetry, env.Getenv) {
-		return line, nil
-	}
-	if _, err := telemetry.ExporterPath(); err != nil {
+	if _, err := telemetry.ExporterPath(); err != nil && telemetry.Enabled(cfg.Telemetry, env.Getenv) {
 		return line, warn(ws.rel(ws.file), "telemetry is on, but "+err.Error(), "stops are judged and logged as ever; nothing is exported until it is installed")
 	}
 	return line, nil
