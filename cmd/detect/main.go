@@ -1,5 +1,4 @@
-// Command detect arms a prompt's validators when the agent reads a mapped
-// prompt, and is the tamper guard.
+// Command detect arms a prompt's validators when the agent reads a mapped prompt, and is the tamper guard.
 package main
 
 import (

@@ -1,5 +1,4 @@
-// Command gate-otel exports the gate's verdicts over OTLP, apart so that
-// the hooks do not link the OpenTelemetry SDK.
+// Command gate-otel exports the gate's verdicts over OTLP, apart so that the hooks do not link the OpenTelemetry SDK.
 package main
 
 import (

@@ -1,5 +1,4 @@
-// Package atomicfile replaces files so that a reader sees the old content or
-// the new, even when the writer is killed mid-write.
+// Package atomicfile replaces files so that a reader sees the old content or the new, even when the writer is killed mid-write.
 package atomicfile
 
 import (
@@ -15,8 +14,7 @@ type Options struct {
 	NoSync     bool        // no fsync: a cache whose loss costs a recompute
 }
 
-// Write replaces path with data by a temp file renamed over it, file and
-// folder fsynced. On error path is as it was.
+// Write replaces path with data by a temp file renamed over it, file and folder fsynced. On error path is as it was.
 func Write(path string, data []byte, o Options) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, o.TempPrefix+"*")

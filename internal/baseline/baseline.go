@@ -1,6 +1,5 @@
-// Package baseline records, at arming, the files a prompt's diff checks
-// name, and judges at the stop what changed since (docs/config.md);
-// what a record cannot say is "could not judge", never a pass.
+// Package baseline records, at arming, the files a prompt's diff checks name, and judges at the stop what changed since
+// (docs/config.md); what a record cannot say is "could not judge", never a pass.
 package baseline
 
 import (
@@ -101,15 +100,6 @@ func read(root string, changed, in []string, set *pattern.Set, skip []string, bu
 // folder (tests/ swapped for a link to a skipping copy read as deleted).
 const linkedDir = "a symbolic link to a folder, which diff checks do not follow (put the folder itself there, or leave the link out of in with a ! pattern)"
 
-// Write stores s at path through write.
-func (s *Snapshot) Write(path string, write func(string, []byte) error) error {
-	data, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	return write(path, data)
-}
-
 // Load reads the record at path.
 func Load(path string) (*Snapshot, error) {
 	data, err := regular.ReadFile(path, 3*maxTotal)
@@ -129,11 +119,8 @@ func Load(path string) (*Snapshot, error) {
 // stateOf reads the file at path (links followed, a named pipe refused), its text while budget allows.
 func stateOf(path string, budget *int64) State {
 	f, info, err := regular.Open(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return State{}
-	case err != nil:
-		return State{Err: unwrap(err)}
+	if err != nil {
+		return failed(err)
 	}
 	defer f.Close()
 	if info.Size() > maxHash {
@@ -146,7 +133,7 @@ func stateOf(path string, budget *int64) State {
 		w = io.MultiWriter(h, text)
 	}
 	if _, err := io.Copy(w, io.LimitReader(f, maxHash+1)); err != nil {
-		return State{Err: unwrap(err)}
+		return failed(err)
 	}
 	st := State{Exists: true, Sum: hex.EncodeToString(h.Sum(nil))}
 	if n := int64(text.Len()); keep && n <= maxText && n <= *budget {
@@ -211,13 +198,16 @@ func isDir(path string) bool {
 	return err == nil && info.IsDir()
 }
 
-// unwrap drops the path from an error: the messages name the file.
-func unwrap(err error) string {
+// failed is the state of a file err kept from being read: none when it does not exist; the path dropped (the messages name it).
+func failed(err error) State {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return State{}
+	case errors.As(err, &pe):
+		err = pe.Err
 	}
-	return err.Error()
+	return State{Err: err.Error()}
 }
 
 // everything selects every file, for the record of the whole tree.
@@ -276,11 +266,8 @@ func diffTree(was, now map[string]State) []string {
 // stampState is a file's state in the tree: its stamp as Sum, links followed.
 func stampState(path string) State {
 	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return State{}
-	case err != nil:
-		return State{Err: unwrap(err)}
+	if err != nil {
+		return failed(err)
 	}
 	return State{Exists: true, Sum: regular.StampOf(fi).String()}
 }

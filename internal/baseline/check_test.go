@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,6 +83,15 @@ func write(t *testing.T, root, name, text string) {
 }
 
 func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
+
+// Write stores s at path through write.
+func (s *Snapshot) Write(path string, write func(string, []byte) error) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return write(path, data)
+}
 
 // compiled sets c.Set from c.In, as config does.
 func compiled(c *Check) *Check {

@@ -1,7 +1,6 @@
 // Package cli runs a stopgate command and maps its outcome to an exit code:
 // 0 success (stdout is the hook's answer), 1 a non-blocking error the
-// client logs, 2 a blocking one (CLI usage errors only). An error prints as
-// "name: error" on stderr, then its hints.
+// client logs, 2 a blocking one (CLI usage errors only). An error prints as "name: error" on stderr, then its hints.
 package cli
 
 import (
@@ -191,8 +190,7 @@ func Clip(s string, n int, more string) string {
 }
 
 // Visible returns s with control characters and bytes not UTF-8 spelled
-// out (\x1b, \u009b), which could rewrite what the user sees; with
-// oneLine, newline and tab too ("\n").
+// out (\x1b, \u009b), which could rewrite what the user sees; with oneLine, newline and tab too ("\n").
 func Visible(s string, oneLine bool) string {
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return isControl(r, oneLine) }) {
 		return s

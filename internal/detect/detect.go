@@ -5,6 +5,7 @@ package detect
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -115,7 +116,7 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 		}
 		want.Tree = true
 		record := func(path string) error {
-			return baseline.Take(root, want, []string{cfg.StateDir()}).Write(path, writeRecord)
+			return writeRecord(path, baseline.Take(root, want, []string{cfg.StateDir()}))
 		}
 		created, err := q.Enqueue(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
@@ -219,8 +220,12 @@ func Announcement(validator func(string) (*config.Validator, error), maps []*con
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// writeRecord writes without fsync: one a crash cuts short is no record, never a pass.
-func writeRecord(path string, data []byte) error {
+// writeRecord writes s without fsync: one a crash cuts short is no record, never a pass.
+func writeRecord(path string, s *baseline.Snapshot) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

@@ -24,16 +24,14 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/internal/buildinfo"
+	"github.com/stopgate/stopgate/internal/hook"
 )
 
 // Platforms are the released ones; not windows: the hooks are POSIX shell lines, the validators' limits Unix calls.
 var Platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
 
-// programs are in every archive; commands, in the npm package's bin.
-var (
-	programs = []string{"detect", "gate", "gate-otel", "testhook"}
-	commands = []string{"detect", "gate", "testhook"}
-)
+// programs are in every archive; hook.Programs, in the npm package's bin.
+var programs = append(slices.Clone(hook.Programs), hook.Exporter)
 
 // Options say what to build.
 type Options struct {
@@ -118,8 +116,7 @@ func git(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// build builds the programs for p from src into dir, static, without paths, build id or symbols; it returns them and
-// their build info.
+// build builds the programs for p from src into dir, static, without paths, build id or symbols; it returns them and their build info.
 func build(o Options, src, dir, goos, arch string) ([]file, buildinfo.Info, error) {
 	fmt.Fprintf(o.Log, "dist: building %s/%s\n", goos, arch)
 	cmd := exec.Command(o.Go, "build", "-trimpath", "-buildvcs=true", "-tags", "osusergo,netgo",
@@ -222,7 +219,7 @@ func platformPackage(goos, arch, version string, programs []file) (string, []fil
 func mainPackage(optional map[string]string, version string) []file {
 	bin := map[string]string{}
 	files := []file{{name: "bin/run.js", mode: 0o644, data: []byte(shim)}}
-	for _, name := range commands {
+	for _, name := range hook.Programs {
 		bin[name] = "bin/" + name + ".js"
 		files = append(files, file{name: "bin/" + name + ".js", mode: 0o755,
 			data: []byte("#!/usr/bin/env node\nrequire(\"./run.js\")(\"" + name + "\");\n")})

@@ -261,9 +261,7 @@ const BlockPrefix = "stopgate: you may not stop yet"
 func Block(reason string) Output { return Output{Decision: "block", Reason: reason} }
 
 // Halt ends the whole session: the user sees reason, the model does not.
-func Halt(reason string) Output {
-	return Output{Continue: new(false), StopReason: reason}
-}
+func Halt(reason string) Output { return Output{Continue: new(false), StopReason: reason} }
 
 // HaltSaid is Halt with reason as the systemMessage too, which a headless claude -p log shows (it drops stopReason).
 func HaltSaid(reason string) Output {

@@ -1,6 +1,5 @@
-// Package outcome is the gate's log: one JSON line per decision in
-// <state_dir>/outcomes.jsonl, each one write under a lock (no interleaving);
-// a line torn by a killed writer is skipped and fenced off. It rotates to .1.
+// Package outcome is the gate's log: one JSON line per decision in <state_dir>/outcomes.jsonl, each one write under
+// a lock (no interleaving); a line torn by a killed writer is skipped and fenced off. It rotates to .1.
 package outcome
 
 import (
@@ -23,8 +22,7 @@ const FileName = "outcomes.jsonl"
 // MaxSize is the size past which the log rotates: tens of thousands of decisions.
 var MaxSize int64 = 8 << 20
 
-// Decisions, as logged. Cleared is gate clear's (armed prompts dropped
-// unjudged); the Would ones are observe mode's stops that passed instead.
+// Decisions, as logged. Cleared is gate clear's (armed prompts dropped unjudged); the Would ones are observe mode's stops that passed instead.
 const (
 	Pass       = "pass"
 	Block      = "block"
@@ -34,8 +32,7 @@ const (
 	WouldHalt  = "would-halt"
 )
 
-// Record is one gate decision. Reconciled are the prompts judged although
-// their queue entry was missing (the transcript shows them armed).
+// Record is one gate decision. Reconciled are the prompts judged although their queue entry was missing (the transcript shows them armed).
 type Record struct {
 	Time       time.Time     `json:"time"`
 	Event      string        `json:"event"` // Stop or SubagentStop
@@ -71,9 +68,8 @@ func (r *Record) Scope() string {
 	return "agent " + r.Agent
 }
 
-// Check is one validator's result within a decision. Reused: taken as passed
-// without running, as it passed at Since and nothing it reads changed (SavedMS
-// is that run's time). Skipped: not run, as when_changed selects no change.
+// Check is one validator's result within a decision. Reused: taken as passed without running, as it passed at Since
+// and nothing it reads changed (SavedMS is that run's time). Skipped: not run, as when_changed selects no change.
 type Check struct {
 	Name       string     `json:"name"`
 	Prompts    []string   `json:"prompts"`
@@ -89,8 +85,7 @@ type Check struct {
 	Since      *time.Time `json:"unchanged_since,omitempty"`
 	SavedMS    float64    `json:"saved_ms,omitempty"`
 	Skipped    bool       `json:"skipped,omitempty"`
-	// A judge's: its model, tokens and their cost by price_per_mtok;
-	// Cached, no request made; Unavailable, no verdict it could verify.
+	// A judge's: its model, tokens and their cost by price_per_mtok; Cached, no request made; Unavailable, no verdict it could verify.
 	Model        string  `json:"model,omitempty"`
 	InputTokens  int     `json:"input_tokens,omitempty"`
 	OutputTokens int     `json:"output_tokens,omitempty"`
@@ -161,8 +156,7 @@ func appendLine(f *os.File, path string, line []byte) error {
 	return err
 }
 
-// Read returns the records logged at or after since, oldest first, from the
-// rotated log and the current one, and how many lines did not parse.
+// Read returns the records logged at or after since, oldest first, from the rotated log and the current one, and how many lines did not parse.
 func Read(dir string, since time.Time) (records []Record, skipped int, err error) {
 	path := filepath.Join(dir, FileName)
 	for _, p := range []string{path + ".1", path} {
@@ -197,8 +191,7 @@ func Read(dir string, since time.Time) (records []Record, skipped int, err error
 	return records, skipped, nil
 }
 
-// Stats summarises a log: pass rates, blocks per session, attempts until a
-// prompt passes, slow validators. Its JSON is `gate stats --json`'s.
+// Stats summarises a log: pass rates, blocks per session, attempts until a prompt passes, slow validators. Its JSON is `gate stats --json`'s.
 type Stats struct {
 	Decisions  int              `json:"decisions"`
 	Passes     int              `json:"passes"`
@@ -212,8 +205,7 @@ type Stats struct {
 	Prompts    []PromptStats    `json:"prompts"`    // by prompt key
 	Validators []ValidatorStats `json:"validators"` // by name
 	Sessions   []SessionStats   `json:"sessions"`   // most blocks first
-	// Reused counts the checks taken as passed without running; Saved adds
-	// up the runs they did not repeat.
+	// Reused counts the checks taken as passed without running; Saved adds up the runs they did not repeat.
 	Reused  int             `json:"reused"`
 	Saved   time.Duration   `json:"-"`
 	SavedMS float64         `json:"saved_ms"`
@@ -241,9 +233,8 @@ func (s *Spend) add(c Check) {
 	s.CostUSD += c.CostUSD
 }
 
-// PromptStats is one prompt's record: it passes a decision when all its validators
-// did. Attempts count, per session scope, its checks up to its pass; Unresolved,
-// scopes whose last check failed; Observed/WouldBlock, observe-mode stops/failures.
+// PromptStats is one prompt's record: it passes a decision when all its validators did. Attempts count, per session
+// scope, its checks up to its pass; Unresolved, scopes whose last check failed; Observed/WouldBlock, observe-mode stops/failures.
 type PromptStats struct {
 	Prompt        string  `json:"prompt"`
 	Checked       int     `json:"checked"`
@@ -442,8 +433,7 @@ func (st Stats) Slowest() []ValidatorStats {
 	return out
 }
 
-// PromptResult reports whether any validator of prompt p ran in r, and
-// whether all of those passed: the prompt passed the stop.
+// PromptResult reports whether any validator of prompt p ran in r, and whether all of those passed: the prompt passed the stop.
 func (r Record) PromptResult(p string) (checked, passed bool) {
 	passed = true
 	for _, c := range r.Checks {

@@ -25,8 +25,7 @@ func Root(getenv func(string) string, cwd, wd string) string {
 	return "/"
 }
 
-// Rel returns path relative to root with forward slashes; false outside
-// root. Lexical: Inside follows links.
+// Rel returns path relative to root with forward slashes; false outside root. Lexical: Inside follows links.
 func Rel(root, path string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
@@ -40,15 +39,13 @@ func Rel(root, path string) (string, bool) {
 
 // Display is path relative to root (forward slashes) when inside it, else path.
 func Display(root, path string) string {
-	rel, err := filepath.Rel(root, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return path
+	if rel, ok := Rel(root, path); ok {
+		return rel
 	}
-	return filepath.ToSlash(rel)
+	return path
 }
 
-// Inside reports whether path lies inside root, links resolved (lexically
-// when it does not exist).
+// Inside reports whether path lies inside root, links resolved (lexically when it does not exist).
 func Inside(root, path string) bool {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -67,8 +64,7 @@ func Inside(root, path string) bool {
 }
 
 // Find returns the project root for a command a person runs:
-// $CLAUDE_PROJECT_DIR, else the nearest folder up from wd with
-// mappings.toml, else wd.
+// $CLAUDE_PROJECT_DIR, else the nearest folder up from wd with mappings.toml, else wd.
 func Find(getenv func(string) string, wd string) string {
 	if dir := getenv("CLAUDE_PROJECT_DIR"); dir != "" {
 		return Root(getenv, "", wd)

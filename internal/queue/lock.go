@@ -48,8 +48,7 @@ func (l *Lock) Do(f func() error) error {
 	if err := notRegular(l.path); err != nil {
 		return err
 	}
-	// O_NONBLOCK: a FIFO planted after the check must not hang the open;
-	// O_NOFOLLOW: nor may a symlink lead the lock elsewhere.
+	// O_NONBLOCK: a FIFO planted after the check must not hang the open; O_NOFOLLOW: nor may a symlink lead the lock elsewhere.
 	fl := flock.New(l.path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW))
 	if err := acquire(fl, Wait()); err != nil {
 		return err

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -141,7 +140,7 @@ func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []tran
 		}
 	}
 	r.seen = len(latest) > 0
-	sort.Slice(order, func(i, j int) bool { return order[i].Line < order[j].Line })
+	slices.SortFunc(order, func(a, b *config.Mapping) int { return a.Line - b.Line })
 	for _, m := range order {
 		ev := latest[m.Prompt]
 		if r.queued[m.Prompt] {
@@ -239,19 +238,24 @@ func (r *Reconciliation) add(m *config.Mapping, in *hook.Input, e queue.Entry) {
 
 // Armed returns the mappings a transcript event arms, by detect's rules (a typed /name only on the main thread).
 func Armed(cfg *config.Config, ev transcript.Event, scope queue.Scope) ([]*config.Mapping, error) {
-	switch ev.Kind {
-	case transcript.Read:
+	if ev.Kind == transcript.Read {
 		return cfg.MatchRead(ev.Path)
-	case transcript.Command:
-		return cfg.MatchCommand(ev.Command)
-	case transcript.Prompt:
-		if scope.Agent == "" {
-			if name := hook.SlashCommand(ev.Text); name != "" {
-				return cfg.MatchCommand(name)
-			}
-		}
+	}
+	if name := commandOf(ev, scope); name != "" {
+		return cfg.MatchCommand(name)
 	}
 	return nil, nil
+}
+
+// commandOf is the command ev runs: a Command's, or a typed /name on the main thread; "" for none.
+func commandOf(ev transcript.Event, scope queue.Scope) string {
+	switch {
+	case ev.Kind == transcript.Command:
+		return ev.Command
+	case ev.Kind == transcript.Prompt && scope.Agent == "":
+		return hook.SlashCommand(ev.Text)
+	}
+	return ""
 }
 
 // Notes is what a block or halt tells of what reconciliation judged, and why.
@@ -474,20 +478,11 @@ func takenUp(root string, res *transcript.Result, scope queue.Scope, caught bool
 
 // promptLike says what ev took up when it can be a prompt, else "".
 func promptLike(root string, ev transcript.Event, scope queue.Scope) string {
-	switch ev.Kind {
-	case transcript.Read:
-		rel, inside := project.Rel(root, ev.Path)
-		if inside && strings.EqualFold(filepath.Ext(rel), ".md") {
-			return "a read of " + rel
-		}
-	case transcript.Command:
-		if commandFile(root, ev.Command) {
-			return "the command /" + ev.Command
-		}
-	case transcript.Prompt:
-		if name := hook.SlashCommand(ev.Text); scope.Agent == "" && name != "" && commandFile(root, name) {
-			return "the command /" + name
-		}
+	if rel, inside := project.Rel(root, ev.Path); ev.Kind == transcript.Read && inside && strings.EqualFold(filepath.Ext(rel), ".md") {
+		return "a read of " + rel
+	}
+	if name := commandOf(ev, scope); name != "" && commandFile(root, name) {
+		return "the command /" + name
 	}
 	return ""
 }

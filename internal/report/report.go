@@ -1,5 +1,4 @@
-// Package report renders the outcome log as one self-contained HTML page
-// (`gate report`) of inline SVG charts: it loads nothing (its CSP forbids it).
+// Package report renders the outcome log as one self-contained HTML page (`gate report`) of inline SVG charts: it loads nothing (its CSP forbids it).
 package report
 
 import (
@@ -17,8 +16,7 @@ import (
 	"github.com/stopgate/stopgate/internal/outcome"
 )
 
-// Verdicts as charted, in stacking order; "observe" (a stop observe mode
-// let through) only when the log has it.
+// Verdicts as charted, in stacking order; "observe" (a stop observe mode let through) only when the log has it.
 var verdicts = []string{outcome.Pass, outcome.Block, outcome.Halt, "observe"}
 
 // model is what the page shows, computed from the records.
@@ -62,8 +60,8 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 	m := summary(records, title, now)
 	byClient := map[string][]outcome.Record{}
 	for _, r := range records {
-		if r.Decision != outcome.Cleared { // no stop, and no client: gate clear is a person's
-			byClient[clientOf(r)] = append(byClient[clientOf(r)], r)
+		if c := cmp.Or(r.Client, "unknown"); r.Decision != outcome.Cleared { // no stop, and no client: gate clear is a person's
+			byClient[c] = append(byClient[c], r) // "unknown": an older gate's log
 		}
 	}
 	for name, mine := range byClient {
@@ -75,11 +73,8 @@ func build(records []outcome.Record, title string, now time.Time) *model {
 
 // summary computes the model of records, oldest first, but for its clients.
 func summary(records []outcome.Record, title string, now time.Time) *model {
-	m := &model{Title: title, Generated: now, Counts: map[string]int{}}
-	if len(records) > 0 {
-		m.From, m.To = records[0].Time, records[len(records)-1].Time
-	}
 	st := outcome.Summarize(records)
+	m := &model{Title: title, Generated: now, Counts: map[string]int{}, From: st.From, To: st.To}
 	m.Cleared, m.Total = st.Cleared, len(records)-st.Cleared
 	var prompts, all []timing
 	for _, p := range st.Prompts {
@@ -129,9 +124,6 @@ func mostFailed(ts []timing) []timing {
 	slices.SortStableFunc(out, func(a, b timing) int { return cmp.Compare(b.Fails, a.Fails) })
 	return out[:min(len(out), maxBars)]
 }
-
-// clientOf names r's client, "unknown" in an older gate's log.
-func clientOf(r outcome.Record) string { return cmp.Or(r.Client, "unknown") }
 
 // span is the width of a column of the time chart, and how a column is labelled.
 type span struct {
@@ -197,8 +189,7 @@ func chartsOf(m *model, prefix string) view {
 		})}
 }
 
-// chart is a stacked column chart (verdicts per time bucket, with axes) or a
-// horizontal bar chart (a row a bar or a stack); the template only places it.
+// chart is a stacked column chart (verdicts per time bucket, with axes) or a horizontal bar chart (a row a bar or a stack).
 type chart struct {
 	ID            string
 	Width, Height int
@@ -225,12 +216,11 @@ type tick struct {
 }
 
 const (
-	chartWidth = 900
-	rowHeight  = 22
-	labelWidth = 280
-	valueWidth = 190
-	// barWidth is a whole bar: a row's width without its label and value.
-	barWidth float64 = chartWidth - labelWidth - valueWidth
+	chartWidth         = 900
+	rowHeight          = 22
+	labelWidth         = 280
+	valueWidth         = 190
+	barWidth   float64 = chartWidth - labelWidth - valueWidth // a whole bar: a row's width without its label and value
 )
 
 func verdictChart(id string, m *model) chart {
@@ -241,10 +231,8 @@ func verdictChart(id string, m *model) chart {
 		peak = max(peak, b.Total)
 	}
 	peak = 4 * niceStep((peak+3)/4)
-	plotW := float64(c.Width - c.PlotLeft - 10)
-	plotH := float64(bottom - top)
-	n := max(len(m.Buckets), 1)
-	step := plotW / float64(n)
+	plotH, n := float64(bottom-top), max(len(m.Buckets), 1)
+	step := float64(c.Width-c.PlotLeft-10) / float64(n)
 	for i := 0; i <= 4; i++ {
 		v := peak * i / 4
 		c.Ticks = append(c.Ticks, tick{X: float64(c.PlotLeft - 6), Y: float64(bottom) - plotH*float64(v)/float64(peak), Text: fmt.Sprint(v)})

@@ -257,3 +257,7 @@ func TestTakeDeadline(t *testing.T) {
 		t.Errorf("err = %v, want the deadline", err)
 	}
 }
+
+func newCache(now time.Time) *cache {
+	return &cache{Format: cacheFormat, At: now.UnixNano(), Entries: map[string]cached{}}
+}

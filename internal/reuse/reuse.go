@@ -394,7 +394,7 @@ func Take(ctx context.Context, root string, o Options) (*Tree, error) {
 		return nil, err
 	}
 	t := &Tree{Files: make([]File, 0, len(paths))}
-	next := newCache(now)
+	next := &cache{Format: cacheFormat, At: now.UnixNano(), Entries: map[string]cached{}}
 	var todo []string
 	for _, rel := range paths {
 		if o.Want == nil || o.Want(rel) {
@@ -536,10 +536,6 @@ type cached struct {
 	Sum [sha256.Size]byte
 }
 
-func newCache(now time.Time) *cache {
-	return &cache{Format: cacheFormat, At: now.UnixNano(), Entries: map[string]cached{}}
-}
-
 // get returns rel's entry when it had not changed for a while when recorded; its stat is the caller's to check.
 func (c *cache) get(rel string) (cached, bool) {
 	if c == nil {
@@ -551,10 +547,7 @@ func (c *cache) get(rel string) (cached, bool) {
 
 // loadCache reads the cache at path: nil when missing or undecodable, ErrClock when from the future.
 func loadCache(path string, now time.Time) (*cache, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.Open(path)
+	f, err := os.Open(path) // "": none
 	if err != nil {
 		return nil, nil
 	}

@@ -1,5 +1,4 @@
-// Package telemetry is the gate's side of the OTLP export: whether it is on,
-// where it goes, and Send to gate-otel. Stdlib only (docs/telemetry.md).
+// Package telemetry is the gate's side of the OTLP export: whether it is on, where it goes, and Send to gate-otel. Stdlib only (docs/telemetry.md).
 package telemetry
 
 import (
@@ -50,15 +49,12 @@ func Send(req Request) error {
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stderr = bytes.NewReader(in), &stderr
 	cmd.WaitDelay = 100 * time.Millisecond // a child holding stderr does not hold the gate
-	err = cmd.Run()
-	switch {
-	case ctx.Err() != nil:
+	if err = cmd.Run(); ctx.Err() != nil {
 		return fmt.Errorf("no answer from the collector within %s (the export was abandoned)", req.Deadline)
-	case err != nil:
-		out := strings.TrimSpace(stderr.String())
-		if line := strings.TrimSpace(out[strings.LastIndex(out, "\n")+1:]); line != "" {
-			return errors.New(line)
-		}
+	}
+	if out := strings.TrimSpace(stderr.String()); err != nil && out != "" {
+		return errors.New(strings.TrimSpace(out[strings.LastIndex(out, "\n")+1:]))
+	} else if err != nil {
 		return fmt.Errorf("%s: %w", hook.Exporter, err)
 	}
 	return nil
@@ -73,8 +69,7 @@ func ExporterPath() (string, error) {
 	return p, nil
 }
 
-// Destination is where an export goes: [telemetry] under the OTEL_EXPORTER_OTLP_*
-// variables. The SDK reads those; a table value is an option only where none is set.
+// Destination is where an export goes: [telemetry] under the OTEL_EXPORTER_OTLP_* variables. The SDK reads those; a table value is an option only where none is set.
 type Destination struct {
 	Protocol    string
 	Endpoint    *url.URL // from the table; nil: the variable's, or the SDK's default
@@ -124,8 +119,7 @@ func firstSet(getenv func(string) string, names ...string) (string, string) {
 	return "", ""
 }
 
-// Pairs reads "k=v,k2=v2", values percent-encoded, as OTEL_* lists are written;
-// an entry that is not key=value or does not decode is left out, err says why.
+// Pairs reads "k=v,k2=v2", values percent-encoded, as OTEL_* lists are written; an entry that is not key=value or does not decode is left out, err says why.
 func Pairs(s string) (pairs map[string]string, err error) {
 	pairs = map[string]string{}
 	for kv := range strings.SplitSeq(s, ",") {

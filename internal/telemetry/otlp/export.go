@@ -1,5 +1,4 @@
-// Package otlp exports verdicts over OTLP with the OpenTelemetry SDK: a span
-// per stop, a child per validator, and metrics (docs/telemetry.md). Only gate-otel links it.
+// Package otlp exports verdicts over OTLP with the OpenTelemetry SDK (docs/telemetry.md). Only gate-otel links it.
 package otlp
 
 import (
@@ -39,9 +38,8 @@ import (
 	"github.com/stopgate/stopgate/internal/telemetry"
 )
 
-// Export sends req's records, a resource per client, returning the first error
-// once the collector has them or at the deadline (the gate kills it there too);
-// getenv reads OTEL_* and the headers variable.
+// Export sends req's records, a resource per client, returning the first error once the collector has them or at the
+// deadline (the gate kills it there too); getenv reads OTEL_* and the headers variable.
 func Export(req telemetry.Request, getenv func(string) string) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), req.Deadline)
 	defer cancel()
@@ -126,8 +124,7 @@ func Run(env *cli.Env) error {
 	return Export(req, env.Getenv)
 }
 
-// exporters makes the span and metric exporters, without retries (a
-// retry would outlive the deadline) and bounded by it.
+// exporters makes the span and metric exporters, without retries (a retry would outlive the deadline) and bounded by it.
 func exporters(ctx context.Context, d telemetry.Destination, deadline time.Duration) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
 	delta := func(sdkmetric.InstrumentKind) metricdata.Temporality { return metricdata.DeltaTemporality }
 	if d.Protocol == config.TelemetryGRPC {
@@ -150,8 +147,7 @@ func exporters(ctx context.Context, d telemetry.Destination, deadline time.Durat
 	return se, me, err
 }
 
-// optionsOf adds d's endpoint and headers to opts, by one exporter's option
-// constructors; urlPath is nil for grpc, which has no path.
+// optionsOf adds d's endpoint and headers to opts, by one exporter's option constructors; urlPath is nil for grpc, which has no path.
 func optionsOf[O any](d telemetry.Destination, signal string, endpoint, urlPath func(string) O, insecure func() O, headers func(map[string]string) O, opts ...O) []O {
 	if u := d.Endpoint; u != nil {
 		opts = append(opts, endpoint(u.Host))
@@ -194,8 +190,7 @@ func newResource(ctx context.Context, req telemetry.Request, getenv func(string)
 	return resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithAttributes(env...))
 }
 
-// repository names the project: its folder's name, and origin's URL from
-// .git/config (no git process per stop), without credentials.
+// repository names the project: its folder's name, and origin's URL from .git/config (no git process per stop), without credentials.
 func repository(root string) (name, remote string) {
 	if root == "" {
 		return "", ""
