@@ -39,10 +39,11 @@ func Rel(root, path string) (string, bool) {
 
 // Display is path relative to root (forward slashes) when inside it, else path.
 func Display(root, path string) string {
-	if rel, ok := Rel(root, path); ok {
-		return rel
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
 	}
-	return path
+	return filepath.ToSlash(rel)
 }
 
 // Inside reports whether path lies inside root, links resolved (lexically when it does not exist).
