@@ -254,10 +254,8 @@ func glob(w string) string {
 	return escape(w)
 }
 
-// unknown reports whether w holds a value the dry run cannot know.
 func unknown(w string) bool { return strings.Contains(w, shell.Unknown) }
 
-// stdin is what the program reads.
 func (a *analyzer) stdin() io.Reader { return bytes.NewReader(a.input()) }
 
 // target judges an operation in mode m on the path w names. In the lenient
@@ -306,7 +304,6 @@ func (a *analyzer) mentionAny(ws []string) *Hit {
 // abs is the path w names from the cwd, which must be known.
 func (a *analyzer) abs(w string) string { return unescape(shell.Abs(glob(w), escape(a.cwd))) }
 
-// mention judges program text an interpreter runs.
 func (a *analyzer) mention(code string) *Hit {
 	if t := a.d.set.mentions(code); t != nil {
 		return &Hit{Protected: t.Protected, By: a.by}
@@ -314,7 +311,6 @@ func (a *analyzer) mention(code string) *Hit {
 	return nil
 }
 
-// script dry-runs src as a nested shell.
 func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
 	dir := a.hc.Dir
 	if a.cwd == "" || dir == "" {

@@ -37,24 +37,20 @@ type Protected struct {
 	Show string // as shown to the agent: relative to the root when inside it
 	Why  string // what it is to stopgate, for the reason
 	Dir  bool   // a folder even before it exists (the state dir)
-	// Planted guards a path against being created: while absent, removing a
-	// folder above it is no hit. Not in Paths (a sandbox would block npm install).
+	// Planted: guarded against creation; while absent, removing a folder above it is no hit. Not in Paths.
 	Planted bool
 }
 
 // Set is the protected paths of one project.
 type Set struct {
-	root    string
-	home    string
-	targets []target
-	cwds    []string // where a relative path may start from an unknown cwd
-
-	envTitle string
-	envFile  EnvFile
+	root, home string
+	targets    []target
+	cwds       []string // where a relative path may start from an unknown cwd
+	envTitle   string
+	envFile    EnvFile
 }
 
-// EnvFile is, for a file p and the text a write leaves there, the file as
-// shown and the hooks' variables the client would load from it (trust.DotEnvWrite).
+// EnvFile is, for a file p and the text a write leaves there, the file as shown and the hooks' variables it sets.
 type EnvFile func(p string, text func() string) (show string, env []string)
 
 // LoadsEnv makes s deny a Write or Edit that makes a loaded .env set a hook's variable.
@@ -205,11 +201,7 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 	if s.Empty() || p == "" {
 		return nil
 	}
-	abs := path.Clean(slash(p))
-	if !strings.HasPrefix(abs, "/") {
-		abs = shell.Abs(abs, slash(cwd))
-	}
-	if t := s.hit(escape(abs), under); t != nil {
+	if t := s.hit(escape(shell.Abs(p, slash(cwd))), under); t != nil {
 		return &Hit{Protected: t.Protected, Target: p}
 	}
 	return nil
@@ -280,7 +272,6 @@ func reaches(pat, prot string, m mode) bool {
 	return true
 }
 
-// components splits a clean path at its slashes.
 func components(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
 }
@@ -332,7 +323,6 @@ func escape(s string) string { return pattern.QuoteMeta(s, 0) }
 
 func hasMeta(s string) bool { return pattern.HasMeta(s, 0) }
 
-// escaped is a backslash and the character it escapes.
 var escaped = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\\(.)`) })
 
 func unescape(s string) string {
@@ -342,7 +332,6 @@ func unescape(s string) string {
 	return escaped().ReplaceAllString(s, "$1")
 }
 
-// clientFiles are a client's hook file and the settings that can switch its hooks off.
 func clientFiles(c *client.Client) []string {
 	if c.HookFile == "" {
 		return nil
@@ -432,8 +421,7 @@ func commandPrograms(cmd, root, home string) []string {
 			vars = append(vars, c.ProjectVar+"="+root)
 		}
 	}
-	env := expand.ListEnviron(vars...)
-	cfg := &expand.Config{Env: env, NoUnset: true}
+	cfg := &expand.Config{Env: expand.ListEnviron(vars...), NoUnset: true}
 	var progs []string
 	runs := false
 	for i, w := range call.Args {
@@ -454,7 +442,6 @@ func commandPrograms(cmd, root, home string) []string {
 	return progs
 }
 
-// knownPath is t absolute, or relative to the root; "" for a bare name.
 func knownPath(t, root string) string {
 	switch {
 	case strings.HasPrefix(t, "/"):

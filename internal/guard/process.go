@@ -27,7 +27,6 @@ var processCmdlines = []string{
 	"codex exec", "gemini -p", "copilot -p", "opencode run",
 }
 
-// findsClient is text that looks the client or a hook up.
 var findsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
 })
@@ -86,7 +85,6 @@ func (a *analyzer) pidNumber(n int, verb string) *Hit {
 	return nil
 }
 
-// guardAncestors are the guard's ancestors' names by pid, read once.
 var guardAncestors = sync.OnceValue(func() map[int]string {
 	out := map[int]string{}
 	for pid := os.Getppid(); pid > 1 && len(out) < 64 && out[pid] == ""; {
@@ -96,7 +94,6 @@ var guardAncestors = sync.OnceValue(func() map[int]string {
 	return out
 })
 
-// process is a process's name and program ("" when gone), and its parent's pid.
 func process(pid int) (name string, ppid int) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	stat, err := os.ReadFile(dir + "/stat")
@@ -184,7 +181,6 @@ func killallRule(a *analyzer, args []string) *Hit {
 	return first(o.Ops, func(w string) *Hit { return a.pattern(w, false, !o.Has("r", "regexp"), o.Has("I", "ignore-case")) })
 }
 
-// pattern judges a process pattern against the names it must not reach.
 func (a *analyzer) pattern(w string, full, exact, fold bool) *Hit {
 	if unknown(w) {
 		return procHit(a, "its process pattern is a value the guard cannot know, and could match stopgate's client or hooks")
@@ -278,7 +274,7 @@ var processRules = map[string]rule{
 	"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess, "gdb": gdbRule,
 	"prlimit": pidRule{verb: "limit the resources of", short: "+p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}, wraps: "prlimit"}.judge,
 	"renice": pidRule{verb: "change the priority of", short: "n", long: []string{"priority"}, deny: []string{"g", "u", "pgrp", "user"},
-		ops: afterPriority}.judge,
+		ops: func(o opts) []string { return afterFirst(o, "n", "priority") }}.judge,
 	"ionice":  pidRule{verb: "change the scheduling of", short: "cnpPu", pidOpts: []string{"p"}, deny: []string{"P", "u"}, ops: allOps, wraps: "ionice"}.judge,
 	"taskset": pidRule{verb: "change the processor affinity of", pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "taskset"}.judge,
 	"chrt": pidRule{verb: "change the scheduling of", short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"},
@@ -299,14 +295,6 @@ var processRules = map[string]rule{
 func allOps(o opts) []string { return o.Ops }
 
 func lastOp(o opts) []string { return o.Ops[max(0, len(o.Ops)-1):] }
-
-// afterPriority is renice's operands but its first, the priority, unless -n gives it.
-func afterPriority(o opts) []string {
-	if len(o.Val("n", "priority")) == 0 && len(o.Ops) > 0 {
-		return o.Ops[1:]
-	}
-	return o.Ops
-}
 
 // procPath judges a write to /proc/PID/ or the cgroup filesystem, which
 // can freeze or starve the client without a signal.
@@ -346,13 +334,11 @@ func gateCall(ws []string) ([]string, bool) {
 	return nil, false
 }
 
-// isGate says whether the program text names gate (less @version, .js).
 func isGate(text string) bool {
 	name, _, _ := strings.Cut(path.Base(text), "@")
 	return strings.TrimSuffix(name, ".js") == "gate"
 }
 
-// launchedCode is the shell text npm's launchers run with -c or --call.
 func launchedCode(ws []string) (string, bool) {
 	if !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0])) {
 		return "", false

@@ -15,7 +15,6 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// A rule judges one command's arguments.
 type rule func(a *analyzer, args []string) *Hit
 
 // rules judge programs by name; any other writes only its redirections (set in init: rules ask rules).
@@ -48,7 +47,6 @@ func writeRules() map[string]rule {
 	return rules
 }
 
-// byName spreads a table keyed by space-separated names to an entry per name.
 func byName[T any](table map[string]T) map[string]T {
 	out := map[string]T{}
 	for names, v := range table {
@@ -67,7 +65,6 @@ func operands(m mode, short string, long ...string) rule {
 	}
 }
 
-// valueRule writes the values of the options named in out.
 func valueRule(short string, out []string, long ...string) rule {
 	return func(a *analyzer, args []string) *Hit {
 		return a.each(shell.Parse(args, short, long...).Val(out...), under)
@@ -133,25 +130,15 @@ func installRule(a *analyzer, args []string) *Hit {
 
 func lastOperand(a *analyzer, args []string) *Hit {
 	o := shell.Parse(args, "e")
-	if len(o.Ops) < 2 {
-		return nil
+	if n := len(o.Ops); n > 1 && !strings.Contains(o.Ops[n-1], ":") { // HOST:PATH is remote
+		return a.into(o.Ops[n-1:], o.Ops[:n-1])
 	}
-	dest := o.Ops[len(o.Ops)-1]
-	if strings.Contains(dest, ":") {
-		return nil // a remote host
-	}
-	return a.into([]string{dest}, o.Ops[:len(o.Ops)-1])
+	return nil
 }
 
 func patchRule(a *analyzer, args []string) *Hit {
 	o := shell.Parse(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
-	if h := a.each(o.Val("o", "output", "r", "reject-file"), under); h != nil {
-		return h
-	}
-	if len(o.Ops) > 0 {
-		return a.target(o.Ops[0], under) // patch FILE [PATCH]
-	}
-	return nil
+	return a.each(append(o.Val("o", "output", "r", "reject-file"), o.Ops[:min(1, len(o.Ops))]...), under) // patch FILE [PATCH]
 }
 
 // chmodRule: the first operand that is not an option is the mode (-x is a
@@ -178,12 +165,15 @@ func isMode(t string) bool {
 }
 
 func ownerRule(a *analyzer, args []string) *Hit {
-	o := shell.Parse(args, "", "reference", "from")
-	ops := o.Ops
-	if len(o.Val("reference")) == 0 && len(ops) > 0 {
-		ops = ops[1:]
+	return a.each(afterFirst(shell.Parse(args, "", "reference", "from"), "reference"), destroy)
+}
+
+// afterFirst is o's operands but the first (a mode, a script), unless one of the options given supplies it.
+func afterFirst(o opts, given ...string) []string {
+	if len(o.Val(given...)) == 0 && len(o.Ops) > 0 {
+		return o.Ops[1:]
 	}
-	return a.each(ops, destroy)
+	return o.Ops
 }
 
 // chattrRule: its +i, -i and =i are modes, not paths.
@@ -211,15 +201,9 @@ func sedRule(a *analyzer, args []string) *Hit {
 
 func awkRule(a *analyzer, args []string) *Hit {
 	o := readRules()["awk"].parse(args)
-	ops := o.Ops
-	if h := a.mentionAny(o.Val("source")); h != nil {
+	ops := afterFirst(o, "f", "file", "E", "exec")
+	if h := a.mentionAny(append(o.Val("source"), o.Ops[:len(o.Ops)-len(ops)]...)); h != nil {
 		return h
-	}
-	if len(o.Val("f", "file", "E", "exec")) == 0 && len(ops) > 0 {
-		if h := a.mention(ops[0]); h != nil {
-			return h
-		}
-		ops = ops[1:]
 	}
 	if slices.ContainsFunc(o.Val("i", "include", "l", "load"), func(w string) bool { return w == "inplace" }) {
 		return a.each(ops, under)
@@ -227,7 +211,6 @@ func awkRule(a *analyzer, args []string) *Hit {
 	return nil
 }
 
-// findExpr is what find's expression does.
 type findExpr struct {
 	starts  []string   // the start paths, . when none
 	execs   [][]string // the commands of -exec and the like
@@ -278,7 +261,6 @@ func parseFind(args []string) findExpr {
 	return f
 }
 
-// nameTest is a -name (base) or -path test of pat, case-folded when fold.
 func nameTest(pat string, fold, base bool) func(string) bool {
 	return func(p string) bool {
 		if base {
@@ -551,7 +533,6 @@ func gateRule(a *analyzer, args []string) *Hit {
 
 type opts = shell.Opts
 
-// replaced is ws with old replaced by new in each word.
 func replaced(ws []string, old, new string) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
@@ -590,7 +571,6 @@ var readRules = sync.OnceValue(func() map[string]readRule {
 
 func (r readRule) parse(args []string) opts { return shell.Parse(args, r.short, r.long...) }
 
-// operands returns the files a call of a program with rule r reads.
 func (r readRule) operands(args []string) []string {
 	o := r.parse(args)
 	if o.Has(r.edits...) {
@@ -603,7 +583,6 @@ func (r readRule) operands(args []string) []string {
 	return ops
 }
 
-// readsOf records what a program call reads.
 func (a *analyzer) readsOf(name string, args []string) {
 	if name == "find" {
 		a.findReads(parseFind(args))
@@ -621,7 +600,6 @@ func (a *analyzer) readsOf(name string, args []string) {
 	}
 }
 
-// read records that the file named t was read, from the analyzer's cwd.
 func (d *dryRun) read(a *analyzer, t string) {
 	if d.readSeen == nil || t == "" || t == "-" || strings.Contains(t, shell.Unknown) || a.cwd == "" && !strings.HasPrefix(t, "/") {
 		return

@@ -25,7 +25,6 @@ const (
 
 var errMemory = errors.New("dry run over its memory bound")
 
-// guarded puts a memCheck before each statement of list, once.
 func guarded(list []*syntax.Stmt) []*syntax.Stmt {
 	out := make([]*syntax.Stmt, 0, 2*len(list))
 	for i, st := range list {
@@ -37,7 +36,6 @@ func guarded(list []*syntax.Stmt) []*syntax.Stmt {
 	return out
 }
 
-// guardedStmt wraps st (the right side of && || |) in a block that checks first.
 func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 	if st == nil || isMemCheck(st) {
 		return st
@@ -48,7 +46,6 @@ func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
 	return &syntax.Stmt{Position: st.Position, Cmd: &syntax.Block{Lbrace: st.Position, Rbrace: st.End(), Stmts: []*syntax.Stmt{call(memCheck), st}}}
 }
 
-// addMemChecks puts the checks into every statement list of f.
 func addMemChecks(f syntax.Node) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -84,7 +81,6 @@ func isMemCheck(st *syntax.Stmt) bool {
 	return ok && len(c.Assigns) == 0 && len(c.Args) > 0 && c.Args[0].Lit() == memCheck
 }
 
-// held is the bytes of env's variables and positional parameters.
 func held(env expand.Environ) int {
 	const header = 16
 	n := 0
@@ -154,7 +150,6 @@ func formatTooBig(format string, rest []string) bool {
 	return false
 }
 
-// printedBy is how much the builtin call args prints at most.
 func printedBy(args []string, env expand.Environ) int {
 	n := 0
 	for _, a := range args[1:] {
@@ -234,7 +229,6 @@ func tooBig(f *syntax.File, cmds bool) (why string, stop bool) {
 	return "", false
 }
 
-// braceCount is how many words w's brace expansion makes, capped.
 func braceCount(w *syntax.Word) int {
 	if !strings.Contains(w.Lit(), "{") && w.Lit() != "" {
 		return 1
@@ -269,7 +263,6 @@ func partsCount(parts []syntax.WordPart) int {
 	return total
 }
 
-// seqLen is the length of {x..y}: letters or numbers, capped.
 func seqLen(b *syntax.BraceExp) int {
 	if len(b.Elems) < 2 {
 		return 1

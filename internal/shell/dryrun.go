@@ -104,7 +104,6 @@ func (c *Capture) Text() string  { return c.buf.String() }
 func (c *Capture) Read([]byte) (int, error) { return 0, io.EOF }
 func (c *Capture) Close() error             { return nil }
 
-// reader is a file the dry run reads: writes go nowhere.
 type reader struct{ io.Reader }
 
 func (reader) Write(p []byte) (int, error) { return len(p), nil }
@@ -503,7 +502,6 @@ func (s *Shell) source(hc interp.HandlerContext, args []string) ([]string, error
 // ownBuiltins are the builtins call handles: kill, and those that parse text of their own, prepared.
 var ownBuiltins = map[string]bool{"eval": true, "trap": true, "source": true, ".": true, "kill": true}
 
-// prepared is src parsed, prepared and printed back; src if it does not parse.
 func prepared(src string) string {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
@@ -587,7 +585,6 @@ func (s *Shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo
 	return fi, err
 }
 
-// access answers cd's and test's permission checks as stat does.
 func (s *Shell) access(ctx context.Context, name string, mode interp.AccessMode) error {
 	if strings.Contains(name, Unknown) || s.Run.File(path.Clean(filepath.ToSlash(name))) != nil {
 		return nil

@@ -41,7 +41,6 @@ func Skip(name string, args []string) (skip int, wraps bool) {
 // Unwrap is the index of the command args' wrappers run; false when a wrapper runs nothing.
 func Unwrap(args []string) (int, bool) { return unwrap(args, func(int) {}) }
 
-// unwrap is Unwrap, telling saw the index of each word it takes for a wrapper.
 func unwrap(args []string, saw func(i int)) (int, bool) {
 	i := 0
 	for i < len(args) {
@@ -86,7 +85,6 @@ func Parse(args []string, short string, long ...string) Opts {
 	return parse(args, same, short, long...)
 }
 
-// parse is Parse reading each word as text spells it.
 func parse(args []string, text func(string) string, short string, long ...string) Opts {
 	o := Opts{vals: map[string][]string{}, flags: map[string]bool{}}
 	short, lead := strings.CutPrefix(short, "+")
@@ -200,28 +198,18 @@ func IsShell(name string) bool { return slices.Contains(Shells, name) }
 
 // Interp is an interpreter's options taking a value: Values short, Long; Code take program text.
 type Interp struct {
-	Values string
-	Code   []string
-	Long   []string
+	Values     string
+	Code, Long []string
 }
 
-var nodeLike = Interp{Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print", "require"}}
+var nodeLike, luaLike = Interp{"epr", []string{"e", "p", "eval", "print"}, []string{"eval", "print", "require"}}, Interp{"el", []string{"e"}, nil}
 
 // Interps are the interpreters whose first operand is a script.
 var Interps = map[string]Interp{
-	"python":    {Values: "cmWXQ", Code: []string{"c"}},
-	"perl":      {Values: "eEI", Code: []string{"e", "E"}},
-	"ruby":      {Values: "eIrCE", Code: []string{"e"}},
-	"node":      nodeLike,
-	"nodejs":    nodeLike,
-	"bun":       {Values: "epr", Code: []string{"e", "p", "eval", "print"}, Long: []string{"eval", "print"}},
-	"php":       {Values: "rdcfB", Code: []string{"r", "B"}},
-	"lua":       {Values: "el", Code: []string{"e"}},
-	"luajit":    {Values: "el", Code: []string{"e"}},
-	"Rscript":   {Values: "e", Code: []string{"e"}},
-	"julia":     {Values: "eE", Code: []string{"e", "E"}},
-	"osascript": {Values: "e", Code: []string{"e"}},
-	"tclsh":     {},
+	"python": {"cmWXQ", []string{"c"}, nil}, "perl": {"eEI", []string{"e", "E"}, nil}, "ruby": {"eIrCE", []string{"e"}, nil},
+	"node": nodeLike, "nodejs": nodeLike, "bun": {"epr", []string{"e", "p", "eval", "print"}, []string{"eval", "print"}},
+	"php": {"rdcfB", []string{"r", "B"}, nil}, "lua": luaLike, "luajit": luaLike, "Rscript": {"e", []string{"e"}, nil},
+	"julia": {"eE", []string{"e", "E"}, nil}, "osascript": {"e", []string{"e"}, nil}, "tclsh": {},
 }
 
 // Interpreter is the name Interps knows a program by (python3.12 is python), if it does.
@@ -238,6 +226,4 @@ func Interpreter(name string) (string, bool) {
 }
 
 // Unversioned is name without a version suffix: php8.2 is php, node20 node.
-func Unversioned(name string) string {
-	return strings.TrimRight(name, "0123456789.-")
-}
+func Unversioned(name string) string { return strings.TrimRight(name, "0123456789.-") }

@@ -75,7 +75,6 @@ func Key(run string) string {
 	return run
 }
 
-// resolver is the Judge of a run line's dry run: it records the files.
 type resolver struct {
 	*Run
 	top  *Shell
@@ -120,7 +119,6 @@ func (r *resolver) project(s *Shell, prog, dir string, args []string, shell bool
 // sources matches a script that may source a file: only such a one is dry-run (a cheap protected set).
 var sources = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s;&|({])(source|\.)\s`) })
 
-// shellScript reports a #! line naming a shell, or none and a name *.sh or *.bash.
 func shellScript(p, text string) bool {
 	if line, ok := strings.CutPrefix(text, "#!"); ok {
 		line, _, _ = strings.Cut(line, "\n")
@@ -233,7 +231,6 @@ func (r *resolver) Read(*Shell, interp.HandlerContext, string) {}
 func (r *resolver) Refuse(_, _, _ string) error                { return nil }
 func (r *resolver) Hit() bool                                  { return false }
 
-// pathHelper prints what dirname, basename, realpath and readlink -f print.
 func pathHelper(out io.Writer, dir string, args []string) {
 	i := slices.IndexFunc(args[1:], func(a string) bool { return !strings.HasPrefix(a, "-") || a == "-" })
 	if i < 0 {
@@ -260,7 +257,6 @@ func plainProgram(run, root string) (p string, ok bool) {
 	return p, true
 }
 
-// plainLine is the program word of a plain run line, if it is one.
 func plainLine(run string) (string, bool) {
 	words, ok := PlainWords(run)
 	if !ok || len(words) == 0 || !strings.Contains(words[0], "/") {

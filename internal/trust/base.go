@@ -1,6 +1,5 @@
-// Package trust declares the gate's trusted base (Base): every program run
-// and file read to reach a verdict; the guard's set, the client's OS wall
-// and the validators' confinement all derive from it.
+// Package trust declares the gate's trusted base: every program run and file read to reach
+// a verdict; the guard's set, the client's OS wall and the validators' confinement derive from it.
 package trust
 
 import (
@@ -76,8 +75,8 @@ func For(p Project) (*Base, error) {
 	return b, err
 }
 
-// programsIn returns stopgate's programs in dirs: the hooks, and gate-otel
-// where it is or telemetry is on (the gate runs it then, even a planted one).
+// programsIn returns stopgate's programs in dirs: the hooks, and gate-otel where it is or
+// telemetry is on (the gate runs it then, even a planted one).
 func programsIn(dirs []string, telemetry bool) []string {
 	var out []string
 	for _, d := range dirs {
@@ -91,7 +90,6 @@ func programsIn(dirs []string, telemetry bool) []string {
 	return out
 }
 
-// local returns the base's entries outside the project.
 func local(p Project, telemetry bool) []guard.Protected {
 	var out []guard.Protected
 	for _, s := range guard.ClaudeSettings(p.Root, p.Home) {
@@ -112,7 +110,6 @@ func local(p Project, telemetry bool) []guard.Protected {
 	return out
 }
 
-// isFile reports whether p is a regular file (through links).
 func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
@@ -129,11 +126,9 @@ func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
 // Empty reports whether nothing is protected ([settings] protect = []).
 func (b *Base) Empty() bool { return len(b.Shared) == 0 }
 
-// Confinement is a confined validator's paths and environment: read-only
-// the base, Go's caches (the go.mod route builds the hooks from them) and
-// HOME; writable inside them the project, the XDG and npm caches and
-// TMPDIR; its own GOCACHE. HOME's part only for an absolute folder HOME,
-// not / nor the root, when something is protected.
+// Confinement is a confined validator's paths and environment: read-only the base, Go's caches
+// (the go.mod route builds the hooks from them) and HOME; writable the project, the XDG and npm
+// caches and TMPDIR; its own GOCACHE. HOME's part only for a folder HOME, not / nor the root.
 func (b *Base) Confinement() (readOnly, writable, env []string) {
 	for _, p := range slices.Concat(b.Shared, b.Local) {
 		readOnly = append(readOnly, filepath.FromSlash(p.Path))
@@ -159,7 +154,6 @@ func (b *Base) Confinement() (readOnly, writable, env []string) {
 	return readOnly, writable, env
 }
 
-// absolute is the absolute ones of ps, cleaned.
 func absolute(ps ...string) []string {
 	var out []string
 	for _, p := range ps {
@@ -170,8 +164,7 @@ func absolute(ps ...string) []string {
 	return out
 }
 
-// markName is the file detect leaves in a session's subagents folder once
-// it arms: a sign of stopgate `rm -rf` in the project cannot take.
+// markName is the file detect leaves in a session's subagents folder once it arms: a sign `rm -rf` in the project cannot take.
 const markName = "stopgate-armed"
 
 // markFile is the session's mark; "" unless the transcript is a .jsonl outside root.
@@ -220,9 +213,8 @@ func DotEnv(name, root, home string) []string {
 	})
 }
 
-// dotEnvPaths are where the client named looks for a .env, from the root
-// up to HOME (or /), then HOME's (Gemini CLI's findEnvFile, Qwen Code's
-// findEnvFiles): every one, since which comes first is the agent's to change.
+// dotEnvPaths are where the client named looks for a .env, from the root up to HOME (or /), then
+// HOME's (Gemini CLI's findEnvFile, Qwen Code's findEnvFiles): every one, the agent may reorder them.
 func dotEnvPaths(name, root, home string) []string {
 	dir, ok := dotEnvDirs[name]
 	if !ok {
@@ -241,9 +233,8 @@ func dotEnvPaths(name, root, home string) []string {
 	return out
 }
 
-// DotEnvWrite judges a write that leaves text in p, absolute: the
-// variables of HookEnv text sets when p is a .env the client named loads
-// (an LD_PRELOAD, not a DATABASE_URL), text read only then; else nil.
+// DotEnvWrite judges a write leaving text in p, absolute: the HookEnv variables text sets when p is
+// a .env the client named loads (an LD_PRELOAD, not a DATABASE_URL), text read only then; else nil.
 func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting {
 	p = filepath.Clean(p)
 	if !slices.Contains(dotEnvPaths(name, root, home), p) {
@@ -255,9 +246,8 @@ func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting 
 	return nil
 }
 
-// DotEnvHookEnv returns the .env files the client named loads that set a
-// variable of HookEnv, or that cannot be judged (a named pipe, over 1 MiB);
-// one the gate may not open is left out: the client cannot read it either.
+// DotEnvHookEnv returns the .env files the client named loads that set a HookEnv variable, or that
+// cannot be judged (a named pipe, over 1 MiB); one the gate may not open the client cannot read either.
 func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
 	var out []DotEnvSetting
 	for _, f := range DotEnv(name, root, home) {
@@ -322,9 +312,8 @@ func showPath(root, home, f string) string {
 	return r
 }
 
-// hookEnv are the variables (path.Match patterns) that choose what the
-// hooks and validators run, load, look at, and whom a judge's request
-// reaches: a settings file's env that sets one is judged as disableAllHooks is.
+// hookEnv are the variables (path.Match patterns) that choose what the hooks and validators run,
+// load, look at, and whom a judge's request reaches: setting one is judged as disableAllHooks is.
 var hookEnv = []string{
 	"PATH", "HOME", "SHELL", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH",
 	"LD_*", "DYLD_*", "GO*", "CGO_*", "NODE_OPTIONS", "NODE_PATH", "npm_config_*", "NPM_CONFIG_*",

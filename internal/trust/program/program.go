@@ -1,6 +1,5 @@
-// Package program finds the programs the hooks and the gate run: the
-// system's from folders only root writes, stopgate's beside the running
-// one; never from the hooks' PATH, which a settings file's env may set.
+// Package program finds the programs the hooks and the gate run: the system's from folders only
+// root writes, stopgate's beside the running one; never from PATH, which a settings env may set.
 package program
 
 import (
@@ -35,8 +34,7 @@ func Shell() string {
 	return "/bin/sh"
 }
 
-// Self returns the running program: os.Executable, or, when that has
-// another name (a test binary run through a link named gate), the link.
+// Self returns the running program: os.Executable, or the link it was run through under another name.
 func Self() (string, error) {
 	exe, err := os.Executable()
 	arg0 := os.Args[0]
@@ -66,6 +64,5 @@ func Stopgate(name string) (string, error) {
 	return "", fmt.Errorf("%s is not installed beside the gate (%s: %w)", name, p, err)
 }
 
-// PluginScript is the marketplace plugin's hook script for name under root (CLAUDE_PLUGIN_ROOT), which the trusted
-// base protects whole: the plugin's kept copy of go.mod's tool hands over to it once go.mod changes.
+// PluginScript is the plugin's hook script for name under root (CLAUDE_PLUGIN_ROOT), protected whole.
 func PluginScript(root, name string) string { return filepath.Join(root, "bin", name) }
