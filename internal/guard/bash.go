@@ -112,9 +112,9 @@ func (d *dryRun) verdict() *Hit {
 
 // static judges the statements of f no dry run reached, with the variables r ended with.
 func (d *dryRun) static(f *syntax.File, r *interp.Runner, cwd string) *Hit {
-	env := finalEnv{base: shell.Environ{Root: d.set.root, Home: d.set.home, Lenient: true}}
+	env := shell.Environ{Root: d.set.root, Home: d.set.home, Lenient: true}
 	if r != nil {
-		env.vars, cwd = r.Vars, cmp.Or(r.Dir, cwd)
+		env.Vars, cwd = r.Vars, cmp.Or(r.Dir, cwd)
 	}
 	cfg := &expand.Config{
 		Env: env,
@@ -178,27 +178,6 @@ func writesFile(rd *syntax.Redirect) bool {
 		return lit != "-" && strings.Trim(lit, "0123456789") != ""
 	}
 	return false
-}
-
-// finalEnv is the variables a dry run ended with, over the start.
-type finalEnv struct {
-	vars map[string]expand.Variable
-	base shell.Environ
-}
-
-func (e finalEnv) Get(name string) expand.Variable {
-	if v, ok := e.vars[name]; ok {
-		return v
-	}
-	return e.base.Get(name)
-}
-
-func (e finalEnv) Each(f func(string, expand.Variable) bool) {
-	for k, v := range e.vars {
-		if !f(k, v) {
-			return
-		}
-	}
 }
 
 // analyzer judges one program call in the shell state hc gives.

@@ -330,8 +330,9 @@ func existingAncestor(dir string) string {
 type Environ struct {
 	Root, Home string // $CLAUDE_PROJECT_DIR and $HOME ("": unset)
 	Lenient    bool
-	run        *Run           // told when an unknown variable is read; nil in the static pass
-	Inherit    expand.Environ // the caller's environment, for a nested shell; nil at the top
+	run        *Run                       // told when an unknown variable is read; nil in the static pass
+	Inherit    expand.Environ             // the caller's environment, for a nested shell; nil at the top
+	Vars       map[string]expand.Variable // a finished run's variables, over all else (the static pass)
 }
 
 // shellVars are managed by the shell, never taken as unknown.
@@ -351,6 +352,9 @@ func str(v string) expand.Variable {
 }
 
 func (e Environ) Get(name string) expand.Variable {
+	if vr, ok := e.Vars[name]; ok {
+		return vr
+	}
 	if e.Inherit != nil && IsName(name) {
 		if vr := e.Inherit.Get(name); vr.Exported && vr.IsSet() {
 			return vr // as the caller exported it
@@ -377,6 +381,11 @@ func (e Environ) Get(name string) expand.Variable {
 
 func (e Environ) Each(f func(name string, vr expand.Variable) bool) {
 	stop := false
+	for name, vr := range e.Vars {
+		if !f(name, vr) {
+			return
+		}
+	}
 	if e.Inherit != nil {
 		e.Inherit.Each(func(name string, vr expand.Variable) bool {
 			stop = vr.Exported && vr.IsSet() && !f(name, vr)

@@ -77,13 +77,12 @@ func Key(run string) string {
 
 type resolver struct {
 	*Run
-	top  *Shell
-	seen map[string]bool
-	out  []File
+	top *Shell
+	out []File
 }
 
 func newResolver(run, root string) *resolver {
-	r := &resolver{seen: map[string]bool{}}
+	r := &resolver{}
 	r.Run = NewRun(run, path.Clean(filepath.ToSlash(root)), "", r)
 	r.deadline = time.Now().Add(500 * time.Millisecond) // past it, the analysis stops with what it found
 	r.top = &Shell{Run: r.Run, Pass: Passes[0], NoGlob: true}
@@ -92,10 +91,9 @@ func newResolver(run, root string) *resolver {
 
 func (r *resolver) add(f File) bool {
 	return locked(r.Run, func() bool {
-		if r.seen[f.Path] {
+		if slices.ContainsFunc(r.out, func(o File) bool { return o.Path == f.Path }) {
 			return false
 		}
-		r.seen[f.Path] = true
 		r.out = append(r.out, f)
 		return true
 	})
