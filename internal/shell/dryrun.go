@@ -586,10 +586,10 @@ func (s *Shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo
 	fi, err := interp.DefaultStatHandler()(ctx, name, follow)
 	c := s.Run.File(path.Clean(filepath.ToSlash(name)))
 	switch {
-	case strings.Contains(name, Unknown):
-		return fakeInfo{name: path.Base(name), dir: true}, nil
+	case strings.Contains(name, Unknown) || err != nil && c != nil && c.Dir:
+		return fakeInfo{path.Base(name), fs.ModeDir | 0o755}, nil
 	case err != nil && c != nil:
-		return fakeInfo{name: path.Base(name), dir: c.Dir}, nil
+		return fakeInfo{path.Base(name), 0o644}, nil
 	}
 	return fi, err
 }
@@ -603,19 +603,14 @@ func (s *Shell) access(ctx context.Context, name string, mode interp.AccessMode)
 
 type fakeInfo struct {
 	name string
-	dir  bool
+	mode fs.FileMode
 }
 
-func (f fakeInfo) Name() string { return f.name }
-func (f fakeInfo) Size() int64  { return 0 }
-func (f fakeInfo) Mode() fs.FileMode {
-	if f.dir {
-		return fs.ModeDir | 0o755
-	}
-	return 0o644
-}
+func (f fakeInfo) Name() string       { return f.name }
+func (f fakeInfo) Size() int64        { return 0 }
+func (f fakeInfo) Mode() fs.FileMode  { return f.mode }
 func (f fakeInfo) ModTime() time.Time { return time.Time{} }
-func (f fakeInfo) IsDir() bool        { return f.dir }
+func (f fakeInfo) IsDir() bool        { return f.mode.IsDir() }
 func (f fakeInfo) Sys() any           { return nil }
 
 // Stdout is a stub's stdout: past maxPrinted it prints nothing, and the next call stops the run.
