@@ -233,8 +233,7 @@ func glob(w string) string {
 	return escape(w)
 }
 
-func unknown(w string) bool { return strings.Contains(w, shell.Unknown) }
-
+func unknown(w string) bool          { return strings.Contains(w, shell.Unknown) }
 func (a *analyzer) stdin() io.Reader { return bytes.NewReader(a.input()) }
 
 // target judges an operation in mode m on the path w names. In the lenient
@@ -407,8 +406,7 @@ func (s *Set) newDryRun(cmd string) *dryRun {
 }
 
 func (d *dryRun) found(h *Hit) { d.hit.CompareAndSwap(nil, h) }
-
-func (d *dryRun) Hit() bool { return d.hit.Load() != nil }
+func (d *dryRun) Hit() bool    { return d.hit.Load() != nil }
 
 // Refuse records a hit of doubt: the run cannot know what target holds.
 func (d *dryRun) Refuse(target, by, why string) error {

@@ -320,8 +320,7 @@ func resolvePattern(pat string) string {
 
 // escape makes s a pattern matching itself; hasMeta reports an unescaped *, ? or [ ] class.
 func escape(s string) string { return pattern.QuoteMeta(s, 0) }
-
-func hasMeta(s string) bool { return pattern.HasMeta(s, 0) }
+func hasMeta(s string) bool  { return pattern.HasMeta(s, 0) }
 
 var escaped = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\\(.)`) })
 

@@ -293,7 +293,6 @@ var processRules = map[string]rule{
 }
 
 func allOps(o opts) []string { return o.Ops }
-
 func lastOp(o opts) []string { return o.Ops[max(0, len(o.Ops)-1):] }
 
 // procPath judges a write to /proc/PID/ or the cgroup filesystem, which

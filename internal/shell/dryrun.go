@@ -98,9 +98,8 @@ func (c *Capture) Write(p []byte) (int, error) {
 }
 
 // Unknown reports whether part of the content is not known; Text is what is.
-func (c *Capture) Unknown() bool { return !c.known || bytes.Contains(c.buf.Bytes(), []byte(Unknown)) }
-func (c *Capture) Text() string  { return c.buf.String() }
-
+func (c *Capture) Unknown() bool            { return !c.known || bytes.Contains(c.buf.Bytes(), []byte(Unknown)) }
+func (c *Capture) Text() string             { return c.buf.String() }
 func (c *Capture) Read([]byte) (int, error) { return 0, io.EOF }
 func (c *Capture) Close() error             { return nil }
 
@@ -120,8 +119,7 @@ func (d *Run) with(f func()) { locked(d, func() any { f(); return nil }) }
 
 // Doubt records why part of the command could not be followed.
 func (d *Run) Doubt(why string) { d.with(func() { d.doubts = append(d.doubts, why) }) }
-
-func (d *Run) text(s string) { d.with(func() { d.texts = append(d.texts, s) }) }
+func (d *Run) text(s string)    { d.with(func() { d.texts = append(d.texts, s) }) }
 
 // Doubts and Texts are the doubts recorded and every script seen.
 func (d *Run) Doubts() []string { return locked(d, func() []string { return slices.Clone(d.doubts) }) }
