@@ -40,7 +40,7 @@ type Client struct {
 	encode  func(event string, o hook.Output) any                 // an answer as the client reads it; nil: as it is
 	halt    func(reason string, relayed bool) (hook.Output, bool) // nil: hook.Halt, which the client shows
 	threads threads                                               // where its record keeps a subagent's thread (Record.Where)
-	lines   func(b []byte, cwd string, sh Shell) *entry           // a record line; nil: package transcript's
+	lines   func(b []byte, r reader) *entry                       // a record line; nil: package transcript's
 	format  *versionedFormat                                      // the hook file's; nil: Claude Code's (package settings)
 	Runs    []*Client                                             // the clients whose registrations it runs too, as its own
 	aside   func(in *hook.Input) error                            // wraps ErrIgnored when such a registration steps aside

@@ -73,14 +73,14 @@ type codexLine struct {
 	} `json:"payload"`
 }
 
-func codexShow(l *codexLine, e *entry, cwd string, sh Shell) {
+func codexShow(l *codexLine, e *entry, r reader) {
 	p := l.Payload
 	switch {
 	case l.Type != "response_item":
 	case p.Type == "function_call" || p.Type == "local_shell_call": // a skill is read so too
 		a := args(map[bool]json.RawMessage{true: p.Arguments, false: p.Action}[p.Type == "function_call"])
 		if cmd := cmp.Or(shellText(a["cmd"]), shellText(a["command"])); cmd != "" {
-			e.reads = shellIn(sh, cmd, a, cwd, "workdir")
+			e.reads = r.shell(cmd, a)
 		}
 	case p.Type == "message" && p.Role == "user":
 		var texts []string

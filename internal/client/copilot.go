@@ -73,11 +73,35 @@ func copilotEncode(event string, o hook.Output) any {
 	return nil // a systemMessage alone: the native format has no field for it
 }
 
-// copilotFix takes the native payload's fields; apply_patch is a guard call per file.
+// copilotFix takes the native payload's fields (a subagent's agentStop is ErrIgnored); apply_patch is a guard call
+// per file.
 func copilotFix(m payload, event string) (more, error) {
 	if m.str("hook_event_name") == "" {
-		if err := copilotNative(m, event); err != nil {
-			return more{}, err
+		for _, k := range [][2]string{{"toolName", "preToolUse"}, {"prompt", "userPromptSubmitted"}, {"response", "subagentStop"}} {
+			if _, ok := m[k[0]]; ok && event == "" {
+				event = k[1] // no --event: the first of its keys it has names it
+			}
+		}
+		if event = cmp.Or(event, "agentStop"); m.str("parentAgentId") != "" && event == "agentStop" {
+			return more{}, ErrIgnored
+		}
+		m["hook_event_name"] = event
+		for from, to := range map[string]string{
+			"sessionId": "session_id", "transcriptPath": "transcript_path", "toolName": "tool_name",
+			"toolArgs": "tool_input", "agentId": "agent_id", "agentType": "agent_type",
+			"response": "last_assistant_message", "workingDirectory": "cwd",
+		} {
+			m.rename(from, to)
+		}
+		// A subagent's own hooks carry its session (its agentId), its subagentStop the parent's: scope them so.
+		if child := m.str("agent_id"); child != "" && m.str("session_id") == child && m.str("parentAgentId") != "" {
+			m["session_id"] = m.str("parentAgentId")
+		}
+		if s, ok := m["tool_input"].(string); ok {
+			var v any // toolArgs may come as JSON text
+			if json.Unmarshal([]byte(s), &v) == nil {
+				m["tool_input"] = v
+			}
 		}
 	}
 	if t := m.str("tool_name"); t == "edit" || t == "str_replace_editor" {
@@ -87,43 +111,6 @@ func copilotFix(m payload, event string) (more, error) {
 		delete(m.args(), "command") // str_replace_editor's, not a shell command
 	}
 	return more{calls: patchWrites(m, "input", "patch", "command")}, nil
-}
-
-// copilotNative renames the native payload's fields; a subagent's agentStop is ErrIgnored.
-func copilotNative(m payload, event string) error {
-	event = cmp.Or(event, copilotInfer(m))
-	if m.str("parentAgentId") != "" && event == "agentStop" {
-		return ErrIgnored
-	}
-	m["hook_event_name"] = event
-	for from, to := range map[string]string{
-		"sessionId": "session_id", "transcriptPath": "transcript_path", "toolName": "tool_name",
-		"toolArgs": "tool_input", "agentId": "agent_id", "agentType": "agent_type",
-		"response": "last_assistant_message", "workingDirectory": "cwd",
-	} {
-		m.rename(from, to)
-	}
-	// A subagent's own hooks carry its session (its agentId), its subagentStop the parent's: scope them so.
-	if child := m.str("agent_id"); child != "" && m.str("session_id") == child && m.str("parentAgentId") != "" {
-		m["session_id"] = m.str("parentAgentId")
-	}
-	if s, ok := m["tool_input"].(string); ok {
-		var v any // toolArgs may come as JSON text
-		if json.Unmarshal([]byte(s), &v) == nil {
-			m["tool_input"] = v
-		}
-	}
-	return nil
-}
-
-// copilotInfer names the native event of a payload without --event by the first of its keys it has.
-func copilotInfer(m payload) string {
-	for _, k := range [][2]string{{"toolName", "preToolUse"}, {"prompt", "userPromptSubmitted"}, {"response", "subagentStop"}} {
-		if _, ok := m[k[0]]; ok {
-			return k[1]
-		}
-	}
-	return "agentStop"
 }
 
 // copilotLine is a line of Copilot CLI's events.jsonl, a subagent's with its agentId.
@@ -143,21 +130,16 @@ type copilotLine struct {
 	} `json:"data"`
 }
 
-func copilotShow(l *copilotLine, e *entry, cwd string, sh Shell) {
+func copilotShow(l *copilotLine, e *entry, r reader) {
 	e.agent = l.AgentID
 	d := l.Data
 	switch l.Type {
 	case "tool.execution_start":
-		a := args(d.Arguments)
-		switch {
-		case d.ToolName == "view" || (d.ToolName == "str_replace_editor" || d.ToolName == "edit") && a["command"] == "view":
-			e.reads = file(a, cwd, "path")
-		case d.ToolName == "bash":
-			cmd, _ := a["command"].(string)
-			e.reads = sh(cmd, cwd)
-		case d.ToolName == "skill":
-			e.command, _ = a["skill"].(string)
+		a, name := args(d.Arguments), d.ToolName
+		if r.in.tools[name] == "Edit" && a["command"] == "view" {
+			name = "view" // str_replace_editor's view
 		}
+		r.call(e, name, a)
 	case "user.message": // a fed-back block is one too: its hook.end counts it
 		var s string
 		json.Unmarshal(d.Content, &s)

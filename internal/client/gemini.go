@@ -38,14 +38,15 @@ var geminiEvent = map[string]string{"AfterTool": hook.PostToolUse, "BeforeTool":
 // geminiEvents are the hook events only Gemini CLI sends.
 var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
 
-// geminiOutput is Claude Code's answer with additionalContext alone specific.
-type geminiOutput struct {
-	hook.Output                // its own hookSpecificOutput is shadowed
-	Specific    *hook.Specific `json:"hookSpecificOutput,omitempty"`
+// reshaped is Claude Code's answer with a hookSpecificOutput of another shape.
+type reshaped struct {
+	hook.Output     // its own hookSpecificOutput is shadowed
+	Specific    any `json:"hookSpecificOutput,omitempty"`
 }
 
+// geminiEncode answers as Claude Code, but with additionalContext alone specific and a tool call denied by decision.
 func geminiEncode(event string, o hook.Output) any {
-	out := geminiOutput{Output: o}
+	out := reshaped{Output: o}
 	if s := o.HookSpecificOutput; s != nil {
 		if s.PermissionDecision == "deny" {
 			out.Decision, out.Reason = "deny", s.PermissionDecisionReason
@@ -105,12 +106,9 @@ type geminiLine struct {
 	} `json:"toolCalls"`
 }
 
-func geminiShow(l *geminiLine, e *entry, cwd string, sh Shell) {
+func geminiShow(l *geminiLine, e *entry, r reader) {
 	for _, c := range l.ToolCalls {
-		e.reads = append(e.reads, toolReads(c.Name, args(c.Args), cwd, sh)...)
-		if c.Name == "activate_skill" && e.command == "" {
-			e.command, _ = args(c.Args)["name"].(string)
-		}
+		r.call(e, c.Name, args(c.Args))
 	}
 	if l.Type != "user" {
 		return
@@ -124,18 +122,4 @@ func geminiShow(l *geminiLine, e *entry, cwd string, sh Shell) {
 			e.user(t)
 		}
 	}
-}
-
-// toolReads are the files a call of Gemini CLI's (or Qwen Code's) tools reads.
-func toolReads(name string, a map[string]any, cwd string, sh Shell) []string {
-	switch name {
-	case "read_file":
-		return file(a, cwd, "file_path", "absolute_path")
-	case "read_many_files":
-		return manyFiles(a, cwd)
-	case "run_shell_command":
-		cmd, _ := a["command"].(string)
-		return shellIn(sh, cmd, a, cwd, "dir_path", "directory") // directory: Qwen Code's
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -8,10 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -57,20 +56,14 @@ type opencodeLine struct {
 	} `json:"parts"`
 }
 
-func opencodeShow(l *opencodeLine, e *entry, cwd string, sh Shell) {
+func opencodeShow(l *opencodeLine, e *entry, r reader) {
 	var texts []string
 	for _, p := range l.Parts {
 		switch {
 		case p.Type == "text":
 			texts = append(texts, p.Text)
-		case p.Type != "tool":
-		case p.Tool == "read":
-			e.reads = append(e.reads, file(p.Input, cwd, "filePath")...)
-		case p.Tool == "bash":
-			cmd, _ := p.Input["command"].(string)
-			e.reads = append(e.reads, shellIn(sh, cmd, p.Input, cwd, "workdir")...)
-		case p.Tool == "skill" && e.command == "":
-			e.command, _ = p.Input["name"].(string)
+		case p.Type == "tool":
+			r.call(e, p.Tool, p.Input)
 		}
 	}
 	if l.Role == "user" && texts != nil {
@@ -84,8 +77,11 @@ const opencodeConfig = "opencode.json"
 // opencodePatterns returns the edit patterns of the protected set, from the git top and from "/".
 func opencodePatterns(root string, paths []Path) []string {
 	tops := []string{"/"}
-	if top := gitTop(root); top != "" {
-		tops = append(tops, top)
+	for d := filepath.Clean(root); d != filepath.Dir(d); d = filepath.Dir(d) { // and the git top, which holds .git
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			tops = append(tops, d)
+			break
+		}
 	}
 	var out []string
 	for _, p := range paths {
@@ -100,16 +96,6 @@ func opencodePatterns(root string, paths []Path) []string {
 		}
 	}
 	return out
-}
-
-// gitTop returns the folder at or above dir holding .git; "" outside git.
-func gitTop(dir string) string {
-	for d := filepath.Clean(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-	}
-	return ""
 }
 
 // opencodeWall is OpenCode's permission rules (Wall).
@@ -185,13 +171,10 @@ func (opencodeWall) Check(_ func(string) string, root string, paths []Path) []Fi
 		Hint: `"gate init --client opencode" adds the deny rules and keeps the rest of the file`}}
 }
 
-// pluginBin finds the folder the plugin runs detect and gate from.
-var pluginBin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const BIN = ("(?:[^"\\]|\\.)*");`) })
-
-// pluginCommands returns the plugin's programs as commands.
+// pluginCommands returns the plugin's programs, in the folder its line const BIN = "…"; names, as commands.
 func pluginCommands(data []byte) []string {
 	var bin string
-	if m := pluginBin().FindSubmatch(data); m == nil || json.Unmarshal(m[1], &bin) != nil {
+	if _, rest, ok := bytes.Cut(data, []byte("\nconst BIN = ")); !ok || json.NewDecoder(bytes.NewReader(rest)).Decode(&bin) != nil {
 		return nil
 	}
 	var out []string

@@ -35,14 +35,10 @@ type qwenLine struct {
 	} `json:"message"`
 }
 
-func qwenShow(l *qwenLine, e *entry, cwd string, sh Shell) {
+func qwenShow(l *qwenLine, e *entry, r reader) {
 	for _, p := range l.Message.Parts {
-		if p.Call == nil {
-			continue
-		}
-		e.reads = append(e.reads, toolReads(p.Call.Name, args(p.Call.Args), cwd, sh)...)
-		if p.Call.Name == "skill" && e.command == "" {
-			e.command, _ = args(p.Call.Args)["skill"].(string)
+		if p.Call != nil {
+			r.call(e, p.Call.Name, args(p.Call.Args))
 		}
 	}
 	if t, ok := userText(l.Message.Parts); ok && l.Type == "user" {

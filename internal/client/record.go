@@ -56,7 +56,7 @@ func (r Record) Scan(path string, offset int64, thread transcript.Thread, cwd st
 	}
 	own := map[bool]string{false: hook.Stop, true: hook.SubagentStop}[thread.Agent != ""]
 	return transcript.ScanWith(path, offset, func(b []byte, start, end int64, res *transcript.Result) {
-		e := r.c.lines(b, cwd, r.sh)
+		e := r.c.lines(b, reader{r.c.input, cwd, r.sh})
 		if e == nil || !thread.Has(e.agent, false) {
 			return
 		}
@@ -96,8 +96,8 @@ func (e *entry) user(text string) {
 }
 
 // lineOf decodes a line holding one of keys (none: any) into an L, which show reads into an entry.
-func lineOf[L any](show func(l *L, e *entry, cwd string, sh Shell), keys ...string) func([]byte, string, Shell) *entry {
-	return func(b []byte, cwd string, sh Shell) *entry {
+func lineOf[L any](show func(l *L, e *entry, r reader), keys ...string) func([]byte, reader) *entry {
+	return func(b []byte, r reader) *entry {
 		if len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { return bytes.Contains(b, []byte(k)) }) {
 			return nil
 		}
@@ -109,7 +109,7 @@ func lineOf[L any](show func(l *L, e *entry, cwd string, sh Shell), keys ...stri
 		if s, ok := any(&l).(interface{ stamped() time.Time }); ok {
 			e.when = s.stamped()
 		}
-		show(&l, e, cwd, sh)
+		show(&l, e, r)
 		return e
 	}
 }
@@ -145,12 +145,35 @@ func file(a map[string]any, cwd string, keys ...string) []string {
 	return nil
 }
 
-// shellIn returns the files cmd reads, run in the first folder of dirs a names, or else in cwd.
-func shellIn(sh Shell, cmd string, a map[string]any, cwd string, dirs ...string) []string {
-	if d := file(a, cwd, dirs...); d != nil {
-		cwd = d[0]
+// reader reads a client's record: its input's shape names its tools; a relative path is from cwd.
+type reader struct {
+	in  *shape
+	cwd string
+	sh  Shell
+}
+
+// shell returns the files cmd reads, run in the first folder of the keys of a the folder is under, or else in cwd.
+func (r reader) shell(cmd string, a map[string]any) []string {
+	if d := file(a, r.cwd, "workdir", "dir_path", "directory"); d != nil {
+		return r.sh(cmd, d[0])
 	}
-	return sh(cmd, cwd)
+	return r.sh(cmd, r.cwd)
+}
+
+// call puts in e what a recorded call of the tool name with arguments a does: a read (its read tools, and
+// read_many_files), a shell command, or a skill run.
+func (r reader) call(e *entry, name string, a map[string]any) {
+	switch {
+	case r.in.tools[name] == "Read":
+		e.reads = append(e.reads, file(a, r.cwd, r.in.file, "absolute_path")...)
+	case r.in.tools[name] == "Bash":
+		cmd, _ := a["command"].(string)
+		e.reads = append(e.reads, r.shell(cmd, a)...)
+	case name == "read_many_files":
+		e.reads = append(e.reads, manyFiles(a, r.cwd)...)
+	case e.command == "" && (name == "skill" || name == "activate_skill"):
+		e.command = cmp.Or(payload(a).str("skill"), payload(a).str("name"))
+	}
 }
 
 // args decodes a tool call's arguments: an object, or JSON text of one.

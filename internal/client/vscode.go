@@ -54,39 +54,31 @@ func vscodeEncode(event string, o hook.Output) any {
 		Decision      string `json:"decision"`
 		Reason        string `json:"reason"`
 	}
-	return struct {
-		hook.Output      // its hookSpecificOutput is shadowed
-		Specific    stop `json:"hookSpecificOutput"`
-	}{o, stop{event, o.Decision, o.Reason}}
+	return reshaped{o, stop{event, o.Decision, o.Reason}}
 }
 
-// vscodeFix takes the documented camelCase fields, and names a stop by its timestamp.
+// vscodeFix takes the documented camelCase fields, names a stop by its timestamp, and takes a tool that writes
+// several files as a guard call each.
 func vscodeFix(m payload, _ string) (more, error) {
 	for camel, snake := range map[string]string{"hookEventName": "hook_event_name", "sessionId": "session_id"} {
 		if _, ok := m[snake]; !ok {
 			m.rename(camel, snake)
 		}
 	}
-	x := more{calls: vscodeTool(m)}
+	var x more
 	if e := m.str("hook_event_name"); e == hook.Stop || e == hook.SubagentStop {
 		x.stopID = m.str("timestamp")
 	}
-	return x, nil
-}
-
-// vscodeTool takes a tool that writes several files as a guard call each.
-func vscodeTool(m payload) []hook.Call {
-	var files []string
-	switch m.str("tool_name") {
+	switch a := m.args(); m.str("tool_name") {
 	case "apply_patch":
-		return patchWrites(m, "input")
+		x.calls = patchWrites(m, "input")
 	case "multi_replace_string_in_file":
-		files = listed(m.args()["replacements"], "filePath")
+		x.calls = writes(listed(a["replacements"], "filePath"))
 	case "editFiles": // the reference's example: {"files": [...]}
-		files = listed(m.args()["files"], "")
-	default:
-		return nil
+		x.calls = writes(listed(a["files"], ""))
 	}
-	m["tool_input"] = map[string]any{}
-	return writes(files)
+	if x.calls != nil {
+		m["tool_input"] = map[string]any{}
+	}
+	return x, nil
 }
