@@ -153,10 +153,7 @@ func (c *Client) Lookup(data []byte, want []settings.Hook) ([]settings.Found, er
 		return settings.Parse(data).Lookup(want)
 	}
 	f, err := c.format.parse(data)
-	if err != nil {
-		return nil, err
-	}
-	return f.registered(want), nil
+	return f.registered(want), err
 }
 
 // Remove is Merge's inverse (deny's rules too); r.Left names a command changed since; empty: none is left.

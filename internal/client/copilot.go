@@ -183,14 +183,14 @@ type hookEntry struct {
 // run is the entry's command line, in either client's key.
 func (c hookEntry) run() string { return cmp.Or(c.Bash, c.Command) }
 
-// parse decodes a hook file, or says where it is broken.
+// parse decodes a hook file, or says where it is broken (and the file is empty).
 func (v versionedFormat) parse(data []byte) (*versionedFile, error) {
 	var f versionedFile
 	err := json.Unmarshal(data, &f)
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return nil, settings.ErrorAt(data, max(int(se.Offset)-1, 0), "%s", se.Error()) // Offset is past the bad byte
+		return &versionedFile{}, settings.ErrorAt(data, max(int(se.Offset)-1, 0), "%s", se.Error()) // Offset is past the bad byte
 	} else if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		return nil, settings.ErrorAt(data, int(te.Offset), "%s is a JSON %s, not what %s reads", te.Field, te.Value, v.title)
+		return &versionedFile{}, settings.ErrorAt(data, int(te.Offset), "%s is a JSON %s, not what %s reads", te.Field, te.Value, v.title)
 	}
 	return &f, err
 }

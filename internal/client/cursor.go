@@ -109,10 +109,8 @@ func cursorEncode(event string, o hook.Output) any {
 func cursorFix(m payload, _ string) (more, error) {
 	m.rename("conversation_id", "session_id")
 	root := m.str("cwd")
-	if roots, _ := m["workspace_roots"].([]any); len(roots) > 0 {
-		if r, ok := roots[0].(string); ok {
-			root = r
-		}
+	if roots := listed(m["workspace_roots"], ""); len(roots) > 0 {
+		root = roots[0]
 	}
 	x := more{cwd: cmp.Or(m.str("cwd"), root)}
 	m["cwd"] = root
