@@ -43,7 +43,7 @@ func Load(file, root string) (*Config, error) {
 	ctx := contextKey()
 	hit, mentions := readCache(cachePath(stateDir(root, ""), file), f, ctx)
 	if hit == nil || mentions {
-		text, err := readFrom(f)
+		text, err := readText(file) // what a miss parses: the file as it is now
 		if err != nil {
 			return nil, err
 		}
@@ -73,11 +73,11 @@ type cacheHead struct {
 	Settings      Settings
 }
 
-// cached is where a config from the cache finds its records.
+// cached is where a config from the cache finds its records: the file
+// opened at the load, which a rewrite of the cache does not change.
 type cached struct {
-	path    string
-	head    []byte // the head line
-	at, end int64  // where the records start and end (the file's size)
+	f             *os.File
+	text, at, end int64 // where the text, and the records, start; the end
 }
 
 // encodeCache is the cache of cfg: the mappings each path and command
@@ -136,21 +136,22 @@ func readCache(path string, r io.Reader, ctx string) (*Config, bool) {
 	if err != nil {
 		return nil, false
 	}
-	defer f.Close()
 	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil {
-		return nil, false
-	}
 	var h cacheHead
-	if head, err := unseal(line[:len(line)-1]); err != nil || json.Unmarshal(head, &h) != nil || h.Context != ctx {
-		return nil, false
+	if err == nil {
+		var head []byte
+		if head, err = unseal(line[:len(line)-1]); err == nil && (json.Unmarshal(head, &h) != nil || h.Context != ctx) {
+			err = errCache
+		}
 	}
 	at := int64(len(line))
-	same, mentions := sameText(r, io.NewSectionReader(f, at, h.Text), h.Text)
-	if !same {
-		return nil, false
+	if err == nil {
+		if same, mentions := sameText(r, io.NewSectionReader(f, at, h.Text), h.Text); same {
+			return &Config{Settings: h.Settings, key: h.Key, cached: &cached{f: f, text: at, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
+		}
 	}
-	return &Config{Settings: h.Settings, key: h.Key, cached: &cached{path: path, head: line, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
+	f.Close()
+	return nil, false
 }
 
 // sameText reports whether a and b, of size bytes, read the same bytes to
@@ -202,31 +203,9 @@ func (c *Config) reparse(text []byte) (err error) {
 	return err
 }
 
-// open opens the cache file while its head is the one read at the load.
-func (cc *cached) open() (*os.File, error) {
-	f, err := os.Open(cc.path)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, len(cc.head))
-	if st, err := f.Stat(); err != nil || st.Size() != cc.end {
-		f.Close()
-		return nil, errCache
-	}
-	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, cc.head) {
-		f.Close()
-		return nil, errCache
-	}
-	return f, nil
-}
-
 // get decodes into v the record of kind and key, found by binary search.
 func (cc *cached) get(kind byte, key string, v any) (bool, error) {
-	f, err := cc.open()
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
+	f := cc.f
 	k, err := json.Marshal(key)
 	if err != nil {
 		return false, err
@@ -283,13 +262,8 @@ func (c *Config) Full() (*Config, error) {
 	if c.cached == nil {
 		return c, nil
 	}
-	text := make([]byte, c.cached.at-int64(len(c.cached.head)))
-	f, err := os.Open(c.cached.path)
-	if err == nil {
-		defer f.Close()
-		_, err = f.ReadAt(text, int64(len(c.cached.head)))
-	}
-	if err != nil || sha256.Sum256(text) != c.key {
+	text := make([]byte, c.cached.at-c.cached.text)
+	if _, err := c.cached.f.ReadAt(text, c.cached.text); err != nil || sha256.Sum256(text) != c.key {
 		text = nil // the cache is gone: the file as it is now
 	}
 	return c, c.reparse(text)
@@ -344,14 +318,6 @@ func readText(file string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readFrom(f)
-}
-
-// readFrom reads f from its start.
-func readFrom(f *os.File) ([]byte, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
 	return io.ReadAll(f)
 }
 

@@ -483,8 +483,8 @@ func loadFile(file, root string) (*Config, error) {
 }
 
 // TestCacheRewrittenAfterLoad is a cache rewritten for another text
-// between a load and its lookups: the lookups parse the file rather than
-// read records that are not the loaded text's.
+// between a load and its lookups: the lookups answer for the loaded text,
+// as a parsed config does, from the file the load opened.
 func TestCacheRewrittenAfterLoad(t *testing.T) {
 	root := t.TempDir()
 	a := "[[mapping]]\nprompt = \"aaaa\"\nvalidators = [\"v\"]\n[validators.v]\nfile = \"x\"\n"
@@ -497,10 +497,13 @@ func TestCacheRewrittenAfterLoad(t *testing.T) {
 	}
 	writeConfig(t, root, b)
 	loadCached(t, file, root) // a miss: the cache now holds b's records
-	if ms, err := hit.MatchCommand("bbbb"); err != nil || len(ms) != 1 || hit.cached != nil {
-		t.Fatalf("MatchCommand(bbbb) = %v, %v, parsed %v: want b's mapping, from a parse of the file", ms, err, hit.cached == nil)
+	if ms, err := hit.MatchCommand("aaaa"); err != nil || len(ms) != 1 || hit.cached == nil {
+		t.Fatalf("MatchCommand(aaaa) = %v, %v, cached %v: want a's mapping, from the cache loaded", ms, err, hit.cached != nil)
 	}
-	if hit.Key() != sha256.Sum256([]byte(b)) {
-		t.Error("the key is not the parsed text's")
+	if ms, _ := hit.MatchCommand("bbbb"); len(ms) != 0 {
+		t.Fatalf("MatchCommand(bbbb) = %v: b's records answered for a's text", ms)
+	}
+	if hit.Key() != sha256.Sum256([]byte(a)) {
+		t.Error("the key is not the loaded text's")
 	}
 }

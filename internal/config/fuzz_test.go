@@ -113,8 +113,8 @@ func checkIndex(t *testing.T, cfg *Config) {
 	for i := range cfg.Mappings {
 		m := &cfg.Mappings[i]
 		for _, p := range cfg.Files(m.Prompt) {
-			if !mayName(cfg.Settings.PromptsDir, p) {
-				t.Fatalf("mayName(%q) is false, but %q names it", p, m.Prompt)
+			if k, _ := KeyOf(cfg.Settings.PromptsDir, p); k == "" {
+				t.Fatalf("KeyOf(%q) is empty, but %q names it", p, m.Prompt)
 			}
 			found, _ := cfg.MatchPath(p)
 			if !slices.Contains(found, m) {
