@@ -43,14 +43,7 @@ func (p *parser) typeCheck(text string) (bad *Problem) {
 			t = t.Elem()
 		}
 		m, isTable := v.(map[string]any)
-		rv := reflect.ValueOf(v)
-		isArray := rv.Kind() == reflect.Slice
-		var elems []any // of []any, or of []map[string]any for tables
-		if isArray {
-			for _, e := range rv.Seq2() {
-				elems = append(elems, e.Interface())
-			}
-		}
+		elems, isArray := Array(v)
 		tables := t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
 		switch {
 		case (t.Kind() == reflect.Struct || t.Kind() == reflect.Map) && !isTable:
@@ -124,6 +117,21 @@ func field(m map[string]any, name string) (string, any, bool) {
 		}
 	}
 	return found, m[found], found != ""
+}
+
+// Array returns the elements of a decoded TOML array (testhook's too).
+func Array(v any) ([]any, bool) {
+	switch a := v.(type) {
+	case []any:
+		return a, true
+	case []map[string]any:
+		elems := make([]any, len(a))
+		for i, t := range a {
+			elems[i] = t
+		}
+		return elems, true
+	}
+	return nil, false
 }
 
 // TOMLType names in TOML's words the type of a decoded value.
