@@ -104,8 +104,7 @@ func (l *loader) decodeTOML(text string) map[string]any {
 	return top
 }
 
-// loader checks a tests file, decoded whole by its form's library, key by key:
-// a person sees every mistake at once.
+// loader checks a tests file, decoded whole by its form's library, key by key: every mistake at once.
 type loader struct {
 	format
 	file     string
@@ -133,8 +132,7 @@ func (l *loader) add(line int, key, msg, hint string) {
 	l.problems = append(l.problems, &config.Problem{File: l.file, Line: line, Key: key, Msg: msg, Hint: hint})
 }
 
-// list returns m[key], a list of values each ok takes (nil: any); absent or null is none,
-// anything else a problem: key must be want.
+// list returns m[key], a list of values ok takes (nil: any), or none (absent, null, a problem: key must be want).
 func (l *loader) list(line int, name string, m map[string]any, key, want, hint string, ok func(any) bool) []any {
 	v := m[key]
 	a, isList := config.Array(v)

@@ -1,7 +1,10 @@
 package testhook
 
 import (
+	"bytes"
 	"cmp"
+	"embed"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	"github.com/stopgate/stopgate/internal/cli"
@@ -51,22 +55,15 @@ const DefaultCategory = "general"
 // testKey is a problem's Key for test id, as mappings.toml's read.
 func testKey(id string) string { return fmt.Sprintf("test %q", id) }
 
-// Mode is where a run is in its life.
-type Mode string
-
-const (
-	Running   Mode = "running"
-	Completed Mode = "completed"
-	Aborted   Mode = "aborted"
+// Mode is where a run is in its life; Status is a test's outcome.
+type (
+	Mode   string
+	Status string
 )
 
-// Status is a test's outcome.
-type Status string
-
 const (
-	Passed  Status = "passed"
-	Failed  Status = "failed"
-	Skipped Status = "skipped"
+	Running, Completed, Aborted Mode   = "running", "completed", "aborted"
+	Passed, Failed, Skipped     Status = "passed", "failed", "skipped"
 )
 
 // Var is a saved variable and the test that saved it.
@@ -115,29 +112,28 @@ const StateVersion = 1
 
 // State is one session's run: the plan, the results, where it stands.
 type State struct {
-	Version     int       `json:"version"`
-	Session     string    `json:"session"`
-	File        string    `json:"file"` // the tests file, relative to the root when inside it
-	Description string    `json:"description,omitempty"`
-	Report      string    `json:"report"` // report.md, relative to the root when inside it
-	Auto        bool      `json:"auto"`
-	Filters     Filters   `json:"filters"`
-	Mode        Mode      `json:"mode"`
-	Tests       []Test    `json:"tests"`   // the plan, in file order
-	Results     []*Result `json:"results"` // by plan index; null until recorded
-	Tries       []int     `json:"tries"`   // results recorded per test, retries included
-	Current     int       `json:"current"` // plan index; len(Tests) when none is left
-	Issued      bool      `json:"issued"`  // the current test was handed to the agent
-	Since       time.Time `json:"since"`   // when it was handed out or became current
-	// Turn is the prompt_id of the handout's turn: a stop of another is not the answer.
-	Turn      string         `json:"turn,omitempty"`
-	Answer    string         `json:"answer,omitempty"` // the agent's last, kept for a manual validate
-	Vars      map[string]Var `json:"vars"`
-	Streak    int            `json:"streak"`           // consecutive stops blocked in this turn
-	Paused    bool           `json:"paused,omitempty"` // stopped blocking before the client's cap
-	Pauses    []int          `json:"pauses,omitempty"` // plan indexes after which an auto run paused
-	Started   time.Time      `json:"started"`
-	Completed time.Time      `json:"completed,omitzero"`
+	Version     int            `json:"version"`
+	Session     string         `json:"session"`
+	File        string         `json:"file"` // the tests file, relative to the root when inside it
+	Description string         `json:"description,omitempty"`
+	Report      string         `json:"report"` // report.md, relative to the root when inside it
+	Auto        bool           `json:"auto"`
+	Filters     Filters        `json:"filters"`
+	Mode        Mode           `json:"mode"`
+	Tests       []Test         `json:"tests"`            // the plan, in file order
+	Results     []*Result      `json:"results"`          // by plan index; null until recorded
+	Tries       []int          `json:"tries"`            // results recorded per test, retries included
+	Current     int            `json:"current"`          // plan index; len(Tests) when none is left
+	Issued      bool           `json:"issued"`           // the current test was handed to the agent
+	Since       time.Time      `json:"since"`            // when it was handed out or became current
+	Turn        string         `json:"turn,omitempty"`   // the handout's prompt_id: a stop of another turn is no answer
+	Answer      string         `json:"answer,omitempty"` // the agent's last, kept for a manual validate
+	Vars        map[string]Var `json:"vars"`
+	Streak      int            `json:"streak"`           // consecutive stops blocked in this turn
+	Paused      bool           `json:"paused,omitempty"` // stopped blocking before the client's cap
+	Pauses      []int          `json:"pauses,omitempty"` // plan indexes after which an auto run paused
+	Started     time.Time      `json:"started"`
+	Completed   time.Time      `json:"completed,omitzero"`
 }
 
 // newState queues the plan of tests and makes the first test current.
@@ -193,11 +189,11 @@ func (c Counts) String() string {
 	return s
 }
 
-// counts counts the results of the plan's tests idx; all of them when nil.
+// counts counts the results of the plan's tests idx; all of them when none.
 func (st *State) counts(idx ...int) Counts {
 	var c Counts
 	for i, r := range st.Results {
-		if idx != nil && !slices.Contains(idx, i) {
+		if len(idx) > 0 && !slices.Contains(idx, i) {
 			continue
 		}
 		switch {
@@ -266,8 +262,8 @@ func (st *State) testLine(i int) string {
 	return joinSome(" — ", fmt.Sprintf("Test %d/%d: %s", i+1, len(st.Tests), st.Tests[i].ID), st.Tests[i].Description)
 }
 
-// validate checks answer against the current test as the gate's validators check, records the
-// result and, if it passed, its captures; it returns the test judged and those skipped.
+// validate checks answer against the current test as the gate's validators do and records the result
+// (its captures if it passed); it returns the test judged and those skipped.
 func (st *State) validate(answer string, now time.Time) (int, []int) {
 	t := st.current()
 	var whys []string
@@ -382,8 +378,7 @@ func (r *runner) locked(f func(path string) error) error {
 	})
 }
 
-// refRE is a ${name} reference, its group 1 a letter or _, then letters, digits and _;
-// compiled on first use: testhook starts at every prompt and stop.
+// refRE is a ${name} reference, name its group 1; compiled on first use: testhook starts at every prompt and stop.
 var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // validName reports whether n can be a variable name: ${n} refers to n alone.
@@ -471,4 +466,128 @@ func capture(answer string, saves []Save, vars map[string]Var, test string) (map
 		got[s.Var] = Var{Value: m[1], Test: test}
 	}
 	return got, whys
+}
+
+// category is one of the plan's categories (or all: the total), its tests' indexes and their counts.
+type category struct {
+	Name  string
+	Tests []int
+	Counts
+}
+
+// categories returns the plan's categories in order of first use.
+func (st *State) categories() []*category {
+	var cats []*category
+	for i, t := range st.Tests {
+		j := slices.IndexFunc(cats, func(c *category) bool { return c.Name == t.Category })
+		if j < 0 {
+			j, cats = len(cats), append(cats, &category{Name: t.Category})
+		}
+		cats[j].Tests = append(cats[j].Tests, i)
+	}
+	for _, c := range cats {
+		c.Counts = st.counts(c.Tests...)
+	}
+	return cats
+}
+
+// statusWord is how a result is shown in text and in the report.
+var statusWord = map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}
+
+// resultLine is "PASS id (i/N)", FAIL or SKIP.
+func resultLine(st *State, i int) string {
+	res := st.Results[i]
+	return joinSome(": ", fmt.Sprintf("%s %s (%d/%d)", statusWord[res.Status], st.Tests[i].ID, i+1, len(st.Tests)), res.Reason)
+}
+
+// resultWhys is resultLine and a failed test's reasons, one a line.
+func resultWhys(st *State, i int) string {
+	return strings.Join(append([]string{resultLine(st, i)}, st.Results[i].Failures...), "\n  - ")
+}
+
+// textData is what texts.tmpl renders: the run, and what some texts add.
+type textData struct {
+	*State
+	Old     *State   // start: the run it replaces
+	Written []string // report: the files written
+	Lead    string   // brief: what comes before the test
+	Judged  int      // after: the test judged
+	Skipped []int    // after: the tests skipped since
+}
+
+// say renders text name of texts.tmpl, the person's words, without a final line break.
+func (r *runner) say(name string, d textData) string {
+	b, err := r.render(name, d)
+	if err != nil {
+		panic(err) // a bug in texts.tmpl, which the tests render whole
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+//go:embed texts.tmpl report.md.tmpl junit.xml.tmpl
+var templates embed.FS
+
+// render renders template name on d: a text of texts.tmpl (textData), or a report file on *State:
+// report.md.tmpl, or junit.xml.tmpl (a testsuite per category; a test not run is skipped).
+func (r *runner) render(name string, d any) ([]byte, error) {
+	funcs := template.FuncMap{
+		"word": r.word, "startWord": r.startWord, "blockCap": func() int { return r.blockCap },
+		"plural": cli.Plural, "join": strings.Join, "joinSome": joinSome, "add": func(a, b int) int { return a + b },
+		"resultWhys": resultWhys, "resultLine": resultLine, "handout": (*State).handout, "current": (*State).current,
+		"testLine": (*State).testLine, "withStatus": (*State).withStatus, "categories": (*State).categories,
+		"counts": (*State).counts, "total": func(st *State) category { return category{Name: "**total**", Counts: st.counts()} },
+		"statusWord": func(s Status) string { return statusWord[s] },
+		"mark":       func(s Status) string { return map[Status]string{Passed: "✔", Failed: "✘", Skipped: "-"}[s] },
+		"pauses":     r.pauses, "cell": cell, "dur": dur, "fenced": fenced, "xml": xmlText, "cdata": cdata,
+		"seconds": func(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) },
+	}
+	var b bytes.Buffer
+	err := template.Must(template.New("").Funcs(funcs).ParseFS(templates, "*.tmpl")).ExecuteTemplate(&b, name, d)
+	return b.Bytes(), err
+}
+
+// pauses lists the tests after which an auto run of n pauses.
+func (r *runner) pauses(n int) string {
+	var at []string
+	for i := r.blockCap; i < n; i += r.blockCap {
+		at = append(at, fmt.Sprint(i))
+	}
+	return strings.Join(at, ", ")
+}
+
+// dur shows a duration to the millisecond.
+func dur(d time.Duration) string {
+	if d < time.Millisecond {
+		return "0s"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// cell keeps text inside one Markdown table cell.
+func cell(s string) string { return cli.OneLine(strings.ReplaceAll(s, "|", `\|`)) }
+
+// fenced puts text in a code block whose fence no line of it can close.
+func fenced(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(empty)\n"
+	}
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+func xmlText(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s)) // a Builder does not fail
+	return b.String()
+}
+
+// cdata is s as CDATA, a "]]>" inside split across two sections.
+func cdata(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "<![CDATA[" + strings.ReplaceAll(s, "]]>", "]]]]><![CDATA[>") + "]]>"
 }

@@ -84,10 +84,7 @@ func Run(env *cli.Env) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, rep.text)
-	if rep.failed > 0 {
-		return fmt.Errorf("%d of %d tests failed", rep.failed, rep.total)
-	}
-	return nil
+	return rep.exit
 }
 
 // Usage prints testhook's usage, for help, -h and --help.
@@ -109,8 +106,8 @@ type runner struct {
 
 func utcNow() time.Time { return time.Now().UTC() }
 
-// newRunner finds the project root (cwd is the hook input's) and the state dir mappings.toml
-// names; an unreadable one stops a run (the gate would not look where it is kept).
+// newRunner finds the project root (cwd is the hook input's) and the state dir; an unreadable
+// mappings.toml stops a run (the gate would not look where it is kept).
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	root := project.Root(env.Getenv, cwd, env.Dir)
 	sd, err := config.ReadStateDir(config.Path(root, configFile, env.Dir), root)
@@ -194,8 +191,7 @@ var shortForms = map[string]string{"n": "next", "v": "validate", "s": "skip", "a
 type reply struct {
 	text    string // for the person: stdout, or the hook's block reason
 	context string // for the agent: additionalContext of next, or of an auto run's first test
-	failed  int    // report: failed tests, for the exit code
-	total   int
+	exit    error  // report: its failed tests, for the command line's exit code
 }
 
 // request is one command, from the command line or a prompt.
@@ -253,7 +249,6 @@ func parseRequest(word string, args []string, session, config *string) (request,
 		fl.StringVar(&req.markdown, "markdown", "", "")
 	}
 	maxArgs := map[string]int{"retry": 1, "validate": -1}[name]
-	// Flags may follow positional arguments too: "retry login --session s".
 	pos, err := cli.Parse(fl, args)
 	switch {
 	case err != nil:
@@ -270,8 +265,7 @@ func parseRequest(word string, args []string, session, config *string) (request,
 // SlashCommand is the slash command that starts a run from Claude Code.
 const SlashCommand = "/run-tests"
 
-// parsePrompt reads a whole prompt as a runner command ("skip the tests" is
-// the agent's: ok false); /run-tests is always the runner's, its mistakes err.
+// parsePrompt reads a whole prompt as a runner command ("skip the tests": ok false); /run-tests is always one.
 func parsePrompt(prompt string) (req request, ok bool, err error) {
 	p := strings.TrimSpace(prompt)
 	i := strings.IndexFunc(p, unicode.IsSpace)
@@ -374,8 +368,7 @@ func (r *runner) promptHook(req request, perr error) error {
 	return r.answer.Write(out)
 }
 
-// applies says whether a typed word is the runner's: any while the run runs;
-// after, those that look at it, and retry on a completed run.
+// applies says whether a typed word is the runner's: any while the run runs; after, those that look, and retry.
 func applies(st *State, req request) bool {
 	if req.name == "retry" && len(req.args) == 1 && st.index(req.args[0]) < 0 {
 		return false // "retry parsing": not a test of this run
@@ -402,8 +395,7 @@ func (r *runner) stopHook(in *hook.Input) (err error) {
 			err = r.halt(fmt.Errorf("internal error (a bug in stopgate): %v", p))
 		}
 	}()
-	// The gate judges a stop while it has entries pending: its block, or its
-	// pass, must not be mixed with a test's answer (docs/testhook.md).
+	// While the gate has entries pending, the stop is the gate's alone (docs/testhook.md).
 	if !r.answers(st) || queue.Open(r.dir).HasPending(queue.Scope{Session: r.session}) {
 		return nil
 	}
@@ -434,9 +426,8 @@ func errText(lead string, err error) string {
 	return strings.Join(lines, "\n")
 }
 
-// stopAnswer takes a stop's answer to the current test: a manual run keeps it
-// for "validate"; an auto run records it and blocks with the next test, at most
-// cap-1 times in a row, then pauses (docs/testhook.md, "The cap on blocked stops").
+// stopAnswer takes a stop's answer: a manual run keeps it for "validate"; an auto run records it and
+// blocks with the next test, at most cap-1 times in a row, then pauses (docs/testhook.md).
 func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	now, judged := utcNow(), -1 // -1: no result recorded
 	var skipped []int
@@ -497,8 +488,7 @@ func (r *runner) start(req request) (reply, error) {
 	st := newState(r.session, suite, tests, req.filters, report, req.auto, utcNow())
 	ctx := ""
 	if req.auto && r.hook {
-		// The slash command's turn carries the first test: the agent
-		// starts at once, and every stop after it is an answer.
+		// The slash command's turn carries the first test: every stop after it is an answer.
 		st.Issued, st.Turn = true, r.turn
 		ctx = r.say("brief", textData{State: st})
 	}
@@ -548,20 +538,17 @@ func orNone(s []string) string {
 
 // next hands out the current test; asking again changes nothing.
 func (r *runner) next(request) (reply, error) {
-	st, err := r.load()
-	if err == nil && !r.handedOut(st) {
-		st, err = r.update(func(st *State) (*State, error) {
-			if r.handedOut(st) {
-				return nil, nil // handed out since we looked
-			}
-			if !st.Issued {
-				st.Since = utcNow()
-			}
-			// The person asked: a new turn, whose blocked stops count from 0.
-			st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
-			return st, nil
-		})
-	}
+	st, err := r.update(func(st *State) (*State, error) {
+		if st.current() == nil || st.Issued && !st.Paused && st.Streak == 0 && st.Turn == r.turn {
+			return nil, nil // handed out already
+		}
+		if !st.Issued {
+			st.Since = utcNow()
+		}
+		// The person asked: a new turn, whose blocked stops count from 0.
+		st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
+		return st, nil
+	})
 	if err != nil {
 		return reply{}, err
 	}
@@ -569,11 +556,6 @@ func (r *runner) next(request) (reply, error) {
 		return reply{text: r.say("end", textData{State: st})}, nil
 	}
 	return reply{text: st.handout(), context: r.say("brief", textData{State: st})}, nil
-}
-
-// handedOut reports whether next would change nothing.
-func (r *runner) handedOut(st *State) bool {
-	return st.current() == nil || st.Issued && !st.Paused && st.Streak == 0 && st.Turn == r.turn
 }
 
 // record skips the current test or validates req's text (else the agent's last answer).
@@ -681,8 +663,11 @@ func (r *runner) report(req request) (reply, error) {
 		}
 		written = append(written, project.Display(r.root, path))
 	}
-	c := st.counts()
-	return reply{text: r.say("report", textData{State: st, Written: written}), failed: c.Failed, total: c.Total()}, nil
+	rep := reply{text: r.say("report", textData{State: st, Written: written})}
+	if c := st.counts(); c.Failed > 0 {
+		rep.exit = fmt.Errorf("%d of %d tests failed", c.Failed, c.Total())
+	}
+	return rep, nil
 }
 
 // finish writes the report of a run that just completed, and says where.
