@@ -81,7 +81,7 @@ func normalize(data []byte) []byte {
 func (d *Doc) lookup(h Hook) (Found, error) {
 	f, text, hooks := Found{Hook: h}, d.text, d.root.get("hooks")
 	list := hooks.get(h.Event)
-	if err := cmp.Or(d.err, expect(text, d.root, '{', "settings", "an object"), expect(text, hooks, '{', `"hooks"`, "an object of event names"),
+	if err := cmp.Or(d.object("settings"), expect(text, hooks, '{', `"hooks"`, "an object of event names"),
 		expect(text, list, '[', "hooks."+h.Event, "an array of matcher groups")); err != nil {
 		return f, err
 	}
@@ -209,7 +209,7 @@ func (d *Doc) Env() []string { return keys(d.root.get("env")) }
 func (d *Doc) HookEnv() []string {
 	var names []string
 	for _, ev := range d.root.get("hooks").list() {
-		for _, group := range ev.val.elems {
+		for _, group := range ev.val.elements() {
 			for _, h := range group.get("hooks").elements() {
 				names = append(names, keys(h.get("env"))...)
 			}
@@ -247,7 +247,7 @@ func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte,
 	}
 	text := d.text
 	for _, m := range d.root.get("hooks").list() {
-		for _, g := range m.val.elems {
+		for _, g := range m.val.elements() {
 			runs := slices.IndexFunc(programs, func(p string) bool { return commandRunning(g, p) != nil })
 			if _, own := ownGroup(text, g, m.key, want); !own && runs >= 0 {
 				line, _ := position(text, g.start)
@@ -259,7 +259,7 @@ groups: // one removal at a time, each on a fresh parse
 	for {
 		root, _ := parse(text)
 		for _, m := range root.get("hooks").list() {
-			for i, g := range m.val.elems {
+			for i, g := range m.val.elements() {
 				if h, ok := ownGroup(text, g, m.key, want); ok {
 					text = prune(cut(text, m.val, i, i+1), []string{"hooks", m.key})
 					r.Removed = append(r.Removed, h.String())
@@ -270,16 +270,14 @@ groups: // one removal at a time, each on a fresh parse
 		break
 	}
 	for _, k := range wallKeys {
-		root, _ := parse(text)
-		sb := root.get("sandbox")
-		if i := memberIndex(sb, k.key); i >= 0 && sb.members[i].val.kind == 'v' && sb.members[i].val.str == fmt.Sprint(k.want) {
+		sb := at(text, "sandbox")
+		if i := memberIndex(sb, k.key); i >= 0 && sb.kids[i].val.kind == 'v' && sb.kids[i].val.str == fmt.Sprint(k.want) {
 			text = prune(cut(text, sb, i, i+1), []string{"sandbox"})
 			r.Removed = append(r.Removed, "sandbox."+k.key)
 		}
 	}
 	for _, rule := range deny {
-		root, _ := parse(text)
-		list := root.get("permissions").get("deny")
+		list := at(text, "permissions", "deny")
 		if i := slices.IndexFunc(list.elements(), func(e *node) bool { return e.kind == '"' && e.str == rule }); i >= 0 {
 			text = prune(cut(text, list, i, i+1), []string{"permissions", "deny"})
 			r.Removed = append(r.Removed, rule)
@@ -334,10 +332,16 @@ func narrower(matcher, outer string) bool {
 }
 
 func memberIndex(n *node, key string) int {
-	if n == nil || n.kind != '{' {
-		return -1
+	return slices.IndexFunc(n.list(), func(m member) bool { return m.key == key })
+}
+
+// at parses text, and returns the value at path (nil: none).
+func at(text []byte, path ...string) *node {
+	n, _ := parse(text)
+	for _, k := range path {
+		n = n.get(k)
 	}
-	return slices.IndexFunc(n.members, func(m member) bool { return m.key == key })
+	return n
 }
 
 // cut removes items i to j-1 of container c with their separators.
@@ -358,22 +362,13 @@ func cut(text []byte, c *node, i, j int) []byte {
 
 // prune removes the value at path, then each parent, while it is empty.
 func prune(text []byte, path []string) []byte {
-	for len(path) > 0 {
-		root, _ := parse(text)
-		parent := root
-		for _, k := range path[:len(path)-1] {
-			parent = parent.get(k)
-		}
+	for ; len(path) > 0; path = path[:len(path)-1] {
+		parent := at(text, path[:len(path)-1]...)
 		i := memberIndex(parent, path[len(path)-1])
-		if i < 0 {
-			return text
-		}
-		v := parent.members[i].val
-		if (v.kind != '[' && v.kind != '{') || v.items() > 0 {
+		if i < 0 || parent.kids[i].val.kind != '[' && parent.kids[i].val.kind != '{' || parent.kids[i].val.items() > 0 {
 			return text
 		}
 		text = cut(text, parent, i, i+1)
-		path = path[:len(path)-1]
 	}
 	return text
 }
@@ -384,27 +379,27 @@ type node struct {
 	kind       byte     // '{', '[', '"', or 'v' for any other scalar
 	start, end int      // the value's bytes: text[start:end]
 	str        string   // a string's value, or a scalar's literal text
-	members    []member // objects, in text order
-	elems      []*node  // arrays
+	kids       []member // an object's members or an array's elements, in text order
 }
 
+// member is an item of a container, from its key (an element: from its value) to its value's end.
 type member struct {
-	key      string
-	keyStart int
-	val      *node
+	key   string
+	start int
+	val   *node
 }
 
 // get returns the value of key (nil if none); of duplicate keys the last wins, as for the client.
 func (n *node) get(key string) *node {
-	for i := len(n.list()) - 1; i >= 0; i-- {
-		if n.members[i].key == key {
-			return n.members[i].val
+	for _, m := range slices.Backward(n.list()) {
+		if m.key == key {
+			return m.val
 		}
 	}
 	return nil
 }
 
-func (n *node) items() int { return len(n.elems) + len(n.members) }
+func (n *node) items() int { return len(n.kids) }
 
 // text returns string n's value; "" when n is nil or no string.
 func (n *node) text() string {
@@ -414,28 +409,25 @@ func (n *node) text() string {
 	return n.str
 }
 
-// list and elements return the members or elements of n; none when n is nil.
-func (n *node) list() []member {
-	if n == nil {
-		return nil
-	}
-	return n.members
-}
+// list returns the members of object n, elements those of array n; none for any other n, or nil.
+func (n *node) list() []member { return n.of('{') }
 
 func (n *node) elements() []*node {
-	if n == nil {
-		return nil
+	var out []*node
+	for _, m := range n.of('[') {
+		out = append(out, m.val)
 	}
-	return n.elems
+	return out
 }
 
-// span returns where item i of container n lies, a member from its key.
-func (n *node) span(i int) (start, end int) {
-	if n.kind == '[' {
-		return n.elems[i].start, n.elems[i].end
+func (n *node) of(kind byte) []member {
+	if n == nil || n.kind != kind {
+		return nil
 	}
-	return n.members[i].keyStart, n.members[i].val.end
+	return n.kids
 }
+
+func (n *node) span(i int) (start, end int) { return n.kids[i].start, n.kids[i].val.end }
 
 func (n *node) kindName() string {
 	key := map[bool]string{false: string(n.kind), true: n.str}[n.kind == 'v'] // a scalar by its literal
@@ -472,14 +464,9 @@ func position(text []byte, off int) (line, col int) {
 	return line, utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
 }
 
-// parseObject parses data, empty as {}, and refuses anything but an object, named name.
-func parseObject(data []byte, name string) ([]byte, *node, error) {
-	text := normalize(data)
-	root, err := parse(text)
-	if err == nil {
-		err = expect(text, root, '{', name, "an object")
-	}
-	return text, root, err
+// object refuses text that is not JSON, or not an object, named name.
+func (d *Doc) object(name string) error {
+	return cmp.Or(d.err, expect(d.text, d.root, '{', name, "an object"))
 }
 
 // parse checks text with encoding/json, for its error messages, then builds the tree of byte spans from its tokens.
@@ -501,13 +488,13 @@ func build(dec *json.Decoder, text []byte) *node {
 	case json.Delim: // '{' or '['
 		n.kind = byte(t)
 		for dec.More() {
-			if n.kind == '[' {
-				n.elems = append(n.elems, build(dec, text))
-				continue
+			m := member{start: next(dec, text)}
+			if n.kind == '{' {
+				key, _ := dec.Token()
+				m.key = key.(string)
 			}
-			keyStart := next(dec, text)
-			key, _ := dec.Token()
-			n.members = append(n.members, member{key: key.(string), keyStart: keyStart, val: build(dec, text)})
+			m.val = build(dec, text)
+			n.kids = append(n.kids, m)
 		}
 		dec.Token() // the closing bracket
 	case string:
@@ -636,10 +623,10 @@ func blanks(b []byte) string {
 
 // spacedColons reports whether the file's first member writes "key": value.
 func spacedColons(text []byte, root *node) bool {
-	if len(root.members) == 0 {
+	if len(root.list()) == 0 {
 		return true
 	}
-	colon := bytes.LastIndexByte(text[:root.members[0].val.start], ':')
+	colon := bytes.LastIndexByte(text[:root.kids[0].val.start], ':')
 	return strings.IndexByte(" \t\n", text[colon+1]) >= 0
 }
 
@@ -803,7 +790,7 @@ func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 		}
 		text, sb, perms := d.text, d.root.get("sandbox"), d.root.get("permissions")
 		deny := perms.get("deny")
-		if err := cmp.Or(d.err, expect(text, d.root, '{', "settings", "an object"), expect(text, sb, '{', `"sandbox"`, "an object"),
+		if err := cmp.Or(d.object("settings"), expect(text, sb, '{', `"sandbox"`, "an object"),
 			expect(text, perms, '{', `"permissions"`, "an object"), expect(text, deny, '[', `"permissions.deny"`, "an array of rules")); err != nil {
 			return Walls{}, i, err
 		}
@@ -897,11 +884,11 @@ func (w Walls) Lacking(rules []string) []string {
 // EditAction returns what opencode.json's permission.edit decides for path (from the worktree): the last matching
 // rule's action, "" if none; a string permission or edit is the action for every path (OpenCode 1.18.33).
 func EditAction(data []byte, path string) (string, error) {
-	_, root, err := parseObject(data, "opencode.json")
-	if err != nil {
+	d := Parse(data)
+	if err := d.object("opencode.json"); err != nil {
 		return "", err
 	}
-	perm := root.get("permission")
+	perm := d.root.get("permission")
 	edit := perm.get("edit")
 	for _, n := range []*node{perm, edit} {
 		if n != nil && n.kind == '"' {
@@ -911,7 +898,7 @@ func EditAction(data []byte, path string) (string, error) {
 	// A key written twice keeps its first place, as in JavaScript, and its last value.
 	action := ""
 	for i, m := range edit.list() {
-		first := !slices.ContainsFunc(edit.members[:i], func(o member) bool { return o.key == m.key })
+		first := !slices.ContainsFunc(edit.kids[:i], func(o member) bool { return o.key == m.key })
 		if v := edit.get(m.key); first && v.kind == '"' && wildcard(m.key, path) {
 			action = v.str
 		}
@@ -929,14 +916,15 @@ func wildcard(pattern, path string) bool {
 // MergeEditDeny returns data with a "deny" rule last in permission.edit (so it wins) for each pattern not denied yet;
 // note says why a pattern or the whole file was left alone.
 func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, note string, err error) {
-	norm, n, err := parseObject(data, "opencode.json")
-	if err != nil {
+	d := Parse(data)
+	if err := d.object("opencode.json"); err != nil {
 		return nil, nil, "", err
 	}
+	n := d.root
 	for _, k := range [][3]string{{"permission", "permission", "tool"}, {"edit", "permission.edit", "file"}} {
 		if n = n.get(k[0]); n != nil && n.kind == '"' {
 			return data, nil, Quote(k[1]) + " is " + Quote(n.str) + ", one action for every " + k[2], nil
-		} else if err := expect(norm, n, '{', Quote(k[1]), "an object or an action"); err != nil {
+		} else if err := expect(d.text, n, '{', Quote(k[1]), "an object or an action"); err != nil {
 			return nil, nil, "", err
 		}
 	}
@@ -946,7 +934,7 @@ func MergeEditDeny(data []byte, patterns []string) (out []byte, added []string, 
 		if a, _ := EditAction(text, probe(p)); a == "deny" {
 			continue
 		}
-		if root, _ := parse(text); root.get("permission").get("edit").get(p) != nil {
+		if at(text, "permission", "edit", p) != nil {
 			overridden = append(overridden, p)
 			continue
 		}
@@ -986,14 +974,13 @@ func RemoveEditDeny(data []byte, patterns []string) (out []byte, removed []strin
 		return nil, nil, err
 	}
 	text := normalize(data)
-	root, _ := parse(text)
-	edit := root.get("permission").get("edit")
+	edit := at(text, "permission", "edit")
 	for i := range edit.list() {
 		run := keys(edit)[i:] // patterns are unique: so must run be, in their order
 		if !slices.Equal(run, slices.DeleteFunc(slices.Clone(patterns), func(p string) bool { return !slices.Contains(run, p) })) {
 			continue
 		}
-		stripped := cut(text, edit, i, len(edit.members))
+		stripped := cut(text, edit, i, edit.items())
 		for _, cand := range [][]byte{prune(stripped, []string{"permission", "edit"}), stripped} {
 			if back, added, _, err := MergeEditDeny(cand, run); err == nil && len(added) == len(run) && bytes.Equal(back, text) {
 				return cand, run, nil

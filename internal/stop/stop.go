@@ -109,8 +109,7 @@ func (s *judging) answer(v *Verdict, err error) error {
 		return err // exit 1: nothing is armed, the stop may pass
 	}
 	fmt.Fprintf(s.env.Stderr, "gate: %v\n", err)
-	var bug *panicError
-	if errors.As(err, &bug) {
+	if bug, ok := errors.AsType[*panicError](err); ok {
 		s.env.Stderr.Write(bug.stack)
 	}
 	return s.writeHalt(failReason(err, s.entries))
@@ -139,8 +138,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 		return v, err // the config decided, or could not be read
 	}
 	v = s.decide(ctx)
-	var intr *interruptedError
-	if errors.As(context.Cause(ctx), &intr) && len(s.entries) > 0 {
+	if intr, ok := errors.AsType[*interruptedError](context.Cause(ctx)); ok && len(s.entries) > 0 {
 		return nil, intr
 	}
 	if err := s.apply(v); err != nil {
@@ -251,8 +249,7 @@ func (s *judging) apply(v *Verdict) error {
 }
 
 func configReason(err error) string {
-	var ps config.Problems
-	if errors.As(err, &ps) {
+	if ps, ok := errors.AsType[config.Problems](err); ok {
 		return "stopgate cannot check this stop: mappings.toml has mistakes; fix them (the agent must not edit its own gate):\n" +
 			strings.Join(ps.Errors().Lines(), "\n")
 	}
@@ -319,8 +316,7 @@ func failReason(err error, armed []queue.Entry) string {
 	} else {
 		b.WriteString("\nWhat is armed for this session could not be read; a stop is judged once it can be.")
 	}
-	var u *unrecordedError
-	if errors.As(err, &u) && u.verdict.Kind != Pass {
+	if u, ok := errors.AsType[*unrecordedError](err); ok && u.verdict.Kind != Pass {
 		b.WriteString("\n\nThe checks' own verdict:\n" + u.verdict.Reason)
 	}
 	return b.String()
@@ -689,12 +685,9 @@ func plan(cfg *config.Config, entries []queue.Entry) ([]Check, []validator.Spec)
 func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validator.Spec {
 	v, e := c.Validator, entryOf[c.Prompts[0]]
 	s := validator.Spec{Name: v.Name, File: v.File, Run: v.Run, Timeout: v.Timeout}
-	for _, x := range []struct {
-		kind validator.Kind
-		text string
-	}{{validator.Contains, v.Contains}, {validator.NotContains, v.NotContains}, {validator.Regex, v.Regex}} {
-		if x.text != "" {
-			s.Expect = append(s.Expect, validator.MustExpectation(x.kind, x.text))
+	for _, x := range [][2]string{{string(validator.Contains), v.Contains}, {string(validator.NotContains), v.NotContains}, {string(validator.Regex), v.Regex}} {
+		if x[1] != "" {
+			s.Expect = append(s.Expect, validator.MustExpectation(validator.Kind(x[0]), x[1]))
 		}
 	}
 	promptPath := e.Path
