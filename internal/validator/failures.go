@@ -25,9 +25,8 @@ func (r Result) Shown(n int, policy string) []string {
 		lines = nil
 	}
 	var blocks []block
-	tail := false
 	if policy == OutputFailures && (len(lines) > n || r.Dropped > 0) {
-		blocks, tail = failureBlocks(lines)
+		blocks = failureBlocks(lines)
 	}
 	if len(blocks) == 0 {
 		n = min(n, len(lines))
@@ -42,40 +41,37 @@ func (r Result) Shown(n int, policy string) []string {
 		shown = append(shown, b.lines[:min(len(b.lines), share, n-len(shown))]...)
 		from = b.end
 	}
-	if !tail {
-		from = len(lines)
-	}
 	from = max(from, len(lines)-(n-len(shown)))
 	more := max(from-len(shown), 0)
 	return append(append(shown, lines[from:]...), note(more, r.Dropped)...)
 }
 
-// block is one failing test's lines; end is the index after its last (0: structured).
+// block is one failing test's lines; end is the index after its last (all: structured, nothing after worth showing).
 type block struct {
 	lines []string
 	end   int
 }
 
-// failureBlocks finds the failing tests in lines (go test -json, JUnit XML,
-// go test, or the first of formats with any); tail: the last lines are worth showing.
-func failureBlocks(lines []string) (blocks []block, tail bool) {
+// failureBlocks finds the failing tests in lines: go test -json, JUnit XML, go test, or the first of formats with any.
+func failureBlocks(lines []string) []block {
 	plain := strings.Split(sgr().ReplaceAllString(strings.Join(lines, "\n"), ""), "\n")
 	finders := []func([]string) []block{goJSONFailures, junitFailures, goFailures}
 	for _, f := range formats {
 		finders = append(finders, f.blocks)
 	}
-	for i, find := range finders {
+	for _, find := range finders {
 		if b := find(plain); len(b) > 0 {
-			return b, i >= 2
+			return b
 		}
 	}
-	return nil, false
+	return nil
 }
 
 // sgr matches colour codes.
 var sgr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
-// format is a runner's output: a block runs from a line start accepts to one ends takes, keeping keep's.
+// format is a runner's output: a block runs from a line start accepts to one ends takes (nil:
+// the next not deeper), keeping keep's.
 type format struct {
 	start func(trim string) bool
 	ends  func(line string) bool
@@ -113,8 +109,12 @@ func (f format) blocks(lines []string) []block {
 			continue
 		}
 		b, ind := block{lines: []string{lines[i]}}, indent(lines[i])
+		ends := f.ends
+		if ends == nil {
+			ends = func(l string) bool { return strings.TrimSpace(l) != "" && indent(l) <= ind }
+		}
 		j := i + 1
-		for ; j < len(lines) && !f.ended(lines[j], ind); j++ {
+		for ; j < len(lines) && !ends(lines[j]); j++ {
 			if !noise(strings.TrimSpace(lines[j])) && (f.keep == nil || f.keep(lines[j])) {
 				b.lines = append(b.lines, lines[j])
 			}
@@ -126,14 +126,6 @@ func (f format) blocks(lines []string) []block {
 		}
 	}
 	return out
-}
-
-// ended says whether line ends a block at indentation ind: by f.ends, else not deeper.
-func (f format) ended(line string, ind int) bool {
-	if f.ends != nil {
-		return f.ends(line)
-	}
-	return strings.TrimSpace(line) != "" && indent(line) <= ind
 }
 
 // noise is a block's line not worth its room: blank, TAP's YAML markers, node's timing.
@@ -213,7 +205,7 @@ func goJSONFailures(lines []string) []block {
 			if i := slices.IndexFunc(b, prefixed("--- FAIL")); i >= 0 {
 				b = append(append([]string{b[i]}, b[:i]...), b[i+1:]...)
 			}
-			out = append(out, block{lines: b})
+			out = append(out, block{lines: b, end: len(lines)})
 		}
 	}
 	return out
@@ -233,12 +225,8 @@ type junitFail struct {
 
 // junitFailures are JUnit XML's failed and erroring test cases.
 func junitFailures(lines []string) []block {
-	out := strings.Join(lines, "\n")
-	if !strings.Contains(out, "<testsuite") && !strings.Contains(out, "<testcase") {
-		return nil
-	}
 	var blocks []block
-	dec := xml.NewDecoder(strings.NewReader(out))
+	dec := xml.NewDecoder(strings.NewReader(strings.Join(lines, "\n")))
 	dec.Strict = false
 	for {
 		tok, err := dec.Token()
@@ -250,7 +238,7 @@ func junitFailures(lines []string) []block {
 			continue
 		}
 		for _, f := range append(c.Failures, c.Errors...) {
-			b := block{lines: []string{"FAIL " + strings.TrimPrefix(c.Classname+" > "+c.Name, " > ")}}
+			b := block{lines: []string{"FAIL " + strings.TrimPrefix(c.Classname+" > "+c.Name, " > ")}, end: len(lines)}
 			for l := range strings.Lines(cmp.Or(strings.TrimSpace(f.Text), f.Message)) {
 				if t := strings.TrimSpace(l); !noise(t) {
 					b.lines = append(b.lines, "  "+t)

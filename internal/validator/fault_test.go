@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -82,6 +83,41 @@ echo checked`
 	}
 	if state := procState(pids[0]); state == "" || state == "Z" {
 		t.Fatalf("escapee %d state %q: the test did not keep the pipe open as intended", pids[0], state)
+	}
+}
+
+// TestWatchdogKillsGroupWhenGateDies: a gate killed by SIGKILL while its
+// validator runs leaves no child of it behind: the parent-death signal ends
+// the validator's shell, and the watchdog its group (a sleeping child here).
+func TestWatchdogKillsGroupWhenGateDies(t *testing.T) {
+	if dir := os.Getenv("VALIDATOR_TEST_GATE_DIR"); dir != "" { // the gate, run below
+		run := `sleep 641 & echo $! > pids.tmp; echo ready >> pids.tmp; mv pids.tmp pids; wait`
+		validator.Run(context.Background(), validator.Env{Dir: dir}, []validator.Spec{{Name: "slow", Run: run}})
+		return
+	}
+	dir := t.TempDir()
+	gate := exec.Command(os.Args[0], "-test.run=^TestWatchdogKillsGroupWhenGateDies$")
+	gate.Env = append(os.Environ(), "VALIDATOR_TEST_GATE_DIR="+dir)
+	if err := gate.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "pids")); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	gate.Process.Kill()
+	gate.Wait()
+	pid := readPids(t, filepath.Join(dir, "pids"), 1)[0]
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if state := procState(pid); state == "" || state == "Z" { // a zombie is dead, waiting for whoever adopted it
+			syscall.Wait4(pid, nil, syscall.WNOHANG, nil)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the validator's child %d outlived the killed gate by a minute", pid)
+		}
 	}
 }
 

@@ -181,7 +181,11 @@ func evidence(env Env, s Spec, specs []Spec, results []Result) (bodies []string,
 		case "file":
 			add(e, readEvidence(env.Dir, arg, left))
 		case "output":
-			add(e, outputOf(arg, specs, results))
+			body := "(not run at this stop)"
+			if i := slices.IndexFunc(specs, func(s Spec) bool { return s.Name == arg && s.Judge == nil }); i >= 0 {
+				body = fmt.Sprintf("(%s)\n%s", results[i].Summary(), results[i].Output)
+			}
+			add(e, body)
 		}
 	}
 	return bodies, b.String(), nil
@@ -234,14 +238,4 @@ func readEvidence(dir, rel string, most int) string {
 		return fmt.Sprintf("(unreadable: %v)", unwrapPath(err))
 	}
 	return string(data)
-}
-
-func outputOf(name string, specs []Spec, results []Result) string {
-	for i, s := range specs {
-		if s.Name == name && s.Judge == nil {
-			r := results[i]
-			return fmt.Sprintf("(%s)\n%s", r.Summary(), r.Output)
-		}
-	}
-	return "(not run at this stop)"
 }

@@ -402,7 +402,7 @@ type watchdog struct {
 	off  bool      // in the sandbox
 	once sync.Once // started before the first command; stopped after every command ended
 	cmd  *exec.Cmd
-	pw   *os.File
+	pw   io.Writer // its stdin, which only the gate holds
 }
 
 // watch hands the group pgid to the watchdog, started before the command (pgid 0).
@@ -416,25 +416,17 @@ func (d *watchdog) start() {
 	if d.off {
 		return
 	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return
-	}
-	defer pr.Close()
 	cmd := exec.Command(program.Shell(), "-c", `while read p; do g="$g -$p"; done; kill -9 $g`)
-	cmd.Stdin, cmd.SysProcAttr = pr, &syscall.SysProcAttr{Setpgid: true}
-	if cmd.Start() != nil {
-		pw.Close()
-		return
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if pw, err := cmd.StdinPipe(); err == nil && cmd.Start() == nil {
+		d.cmd, d.pw = cmd, pw
 	}
-	d.cmd, d.pw = cmd, pw
 }
 
-// stop ends the watchdog, before the pipe closes: it kills nothing.
+// stop ends the watchdog before Wait closes its pipe: it kills nothing.
 func (d *watchdog) stop() {
 	if d.cmd != nil {
 		d.cmd.Process.Kill()
 		d.cmd.Wait()
-		d.pw.Close()
 	}
 }

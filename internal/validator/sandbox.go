@@ -46,7 +46,8 @@ var probe struct {
 func Bwrap() (string, error) {
 	probe.once.Do(func() {
 		defer probe.made.Store(true)
-		if probe.path, probe.err = lookBwrap(); probe.err != nil {
+		if probe.path, probe.err = program.System("bwrap"); probe.err != nil {
+			probe.path, probe.err = "", errors.New("bwrap is not installed (the Debian and Ubuntu package is bubblewrap)")
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -56,14 +57,6 @@ func Bwrap() (string, error) {
 		}
 	})
 	return probe.path, probe.err
-}
-
-func lookBwrap() (string, error) {
-	path, err := program.System("bwrap")
-	if err != nil {
-		return "", errors.New("bwrap is not installed (the Debian and Ubuntu package is bubblewrap)")
-	}
-	return path, nil
 }
 
 // cannotSandbox is why bwrap failed: the first line it printed, or how it ended.
@@ -105,12 +98,15 @@ func (c *Confinement) mounts() map[string]string {
 	for _, p := range c.ReadOnly {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
-			if dir := existingParent(p); dir != "" {
-				above = append(above, dir)
+			for dir := filepath.Dir(p); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+				if real, err := filepath.EvalSymlinks(dir); err == nil { // its nearest existing parent
+					above = append(above, real)
+					break
+				}
 			}
 			continue
 		}
-		if _, err := os.Stat(real); err == nil && m[real] == "" {
+		if m[real] == "" { // resolved, it exists
 			m[real] = "--ro-bind"
 		}
 	}
@@ -138,17 +134,6 @@ func readOnlyIn(m map[string]string, dir string) bool {
 		}
 		if d == "/" || d == "." {
 			return false
-		}
-	}
-}
-
-func existingParent(p string) string {
-	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return real
-		}
-		if dir == filepath.Dir(dir) {
-			return ""
 		}
 	}
 }
@@ -207,7 +192,7 @@ func runConfined(ctx context.Context, env Env, specs []Spec, idx []int, results 
 	if errors.Is(context.Cause(ctx), errStopped) {
 		return
 	}
-	bwrap, err := lookBwrap()
+	bwrap, err := program.System("bwrap") // no probe before the sandbox: its failure probes
 	if err != nil || probe.made.Load() {
 		bwrap, err = Bwrap()
 	}
@@ -262,73 +247,61 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 		return nil, err
 	}
 	defer pr.Close()
-	rep := readReport(pr, req.Nonce, len(specs), env.outputLimit()/3*4+64<<10)
+	results, hello, err := readReport(pr, req.Nonce, len(specs), env.outputLimit()/3*4+64<<10)
 	cause := context.Cause(ctx)
 	// End the sandbox before bwrap is reaped and its pid can be another's.
 	killGroup(cmd)
 	waitErr := cmd.Wait()
-	if !rep.hello {
+	if !hello {
 		return nil, cannotSandbox(bwrap, stderr.String(), cmp.Or(waitErr, io.ErrUnexpectedEOF))
 	}
-	if rep.err == nil {
-		return rep.results, nil
+	if err == nil {
+		return results, nil
 	}
-	why, overdue := rep.err.Error(), errors.Is(cause, errTimedOut)
+	why, overdue := err.Error(), errors.Is(cause, errTimedOut)
 	switch {
 	case overdue:
 		why = fmt.Sprintf("it did not report within %s and was killed", bound.Round(time.Millisecond))
 	case cause != nil:
 		why = "canceled"
-	case errors.Is(rep.err, io.ErrUnexpectedEOF) && firstLine(stderr.String()) != "":
+	case errors.Is(err, io.ErrUnexpectedEOF) && firstLine(stderr.String()) != "":
 		why += ": " + firstLine(stderr.String())
 	}
 	failed := Result{Problem: "not judged: the sandbox's runner failed (" + why + ")", ExitCode: -1, Confined: true, TimedOut: overdue}
 	return slices.Repeat([]Result{failed}, len(specs)), nil
 }
 
-type report struct {
-	hello   bool
-	results []Result
-	err     error // why the results do not count; nil when they all came
-}
-
-// readReport reads the runner's lines until End, EOF or one not its report.
-func readReport(r io.Reader, nonce string, n, limit int) report {
-	var rep report
+// readReport reads the runner's lines until End, EOF or one not its report; err says why the results do not count.
+func readReport(r io.Reader, nonce string, n, limit int) (results []Result, hello bool, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(64<<10, limit)), limit)
 	left := n
-	rep.results = make([]Result, n) // Confined once its line came
+	results = make([]Result, n) // Confined once its line came
 	for sc.Scan() {
 		var l boxLine
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		switch err := dec.Decode(&l); {
 		case err != nil || dec.More() || l.Nonce != nonce:
-			rep.err = errors.New("a line that is not its report")
-		case !rep.hello:
-			if !l.Hello {
-				rep.err = errors.New("no hello")
-			}
-			rep.hello = l.Hello
+			return results, hello, errors.New("a line that is not its report")
+		case !l.Hello && !hello:
+			return results, hello, errors.New("no hello")
+		case !hello:
+			hello = true
 		case l.End && left == 0:
-			return rep
-		case l.Hello || l.End || l.I < 0 || l.I >= n || rep.results[l.I].Confined:
-			rep.err = errors.New("a line out of order")
+			return results, hello, nil
+		case l.Hello || l.End || l.I < 0 || l.I >= n || results[l.I].Confined:
+			return results, hello, errors.New("a line out of order")
 		default:
 			left--
 			l.Result.Output, l.Result.Confined = string(l.Output), true
-			rep.results[l.I] = l.Result
-			continue
-		}
-		if rep.err != nil {
-			return rep
+			results[l.I] = l.Result
 		}
 	}
-	if rep.err = sc.Err(); rep.err == nil {
-		rep.err = fmt.Errorf("it ended with %d of %d reported: %w", n-left, n, io.ErrUnexpectedEOF)
+	if err = sc.Err(); err == nil {
+		err = fmt.Errorf("it ended with %d of %d reported: %w", n-left, n, io.ErrUnexpectedEOF)
 	}
-	return rep
+	return results, hello, err
 }
 
 // maxRequest bounds the runner's input: specs, not data.

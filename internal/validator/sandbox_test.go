@@ -220,12 +220,12 @@ func TestReadReport(t *testing.T) {
 		{"too long", hello + ok(0) + `{"Nonce":"abc","I":1,"Output":"` + strings.Repeat("A", 4000) + `"}` + "\n" + end, true, false},
 		{"torn", hello + ok(0) + ok(1)[:20], true, false},
 	} {
-		rep := readReport(strings.NewReader(tc.in), n, 2, 1000)
-		if rep.hello != tc.hello || (rep.err == nil) != tc.valid {
-			t.Errorf("%s: hello %v, err %v", tc.name, rep.hello, rep.err)
+		results, hello, err := readReport(strings.NewReader(tc.in), n, 2, 1000)
+		if hello != tc.hello || (err == nil) != tc.valid {
+			t.Errorf("%s: hello %v, err %v", tc.name, hello, err)
 		}
-		if tc.valid && (rep.results[0].Output != "hi" || !rep.results[1].Passed || !rep.results[1].Confined) {
-			t.Errorf("%s: %+v", tc.name, rep.results)
+		if tc.valid && (results[0].Output != "hi" || !results[1].Passed || !results[1].Confined) {
+			t.Errorf("%s: %+v", tc.name, results)
 		}
 	}
 }
