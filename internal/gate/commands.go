@@ -755,11 +755,7 @@ func rate(n, of int) string {
 
 // table is rows aligned, a line each.
 func table(rows [][]string) string {
-	var b strings.Builder
-	for _, r := range aligned(rows) {
-		b.WriteString(strings.Join(r, "  ") + "\n")
-	}
-	return b.String()
+	return strings.Join(mapped(aligned(rows), func(r []string) string { return strings.Join(r, "  ") }), "\n") + "\n"
 }
 
 // aligned pads the cells of rows, in place, into columns: the first left-aligned, the rest right.

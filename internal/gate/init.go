@@ -254,13 +254,6 @@ func varBin(v, root, bin string) (prefix, dir string) {
 	return `"$` + v + `"/` + cli.ShellQuote(rel), filepath.Join(root, filepath.FromSlash(rel))
 }
 
-func shown(dir, path string) string {
-	if r, ok := project.Rel(dir, path); ok && r != "." {
-		return r
-	}
-	return path
-}
-
 func absFrom(dir, path string) string {
 	if filepath.IsAbs(path) {
 		return filepath.Clean(path)
@@ -271,12 +264,12 @@ func absFrom(dir, path string) string {
 // initPlugin writes a Claude Code plugin in dir: its manifest (once) and hooks/hooks.json.
 func initPlugin(env *cli.Env, dir string) error {
 	manifest := filepath.Join(dir, pluginManifestFile)
-	if err := writeOnce(env, manifest, shown(env.Dir, manifest), pluginManifest(), "wrote the plugin manifest", "exists, left as it is"); err != nil {
+	if err := writeOnce(env, manifest, project.Display(env.Dir, manifest), pluginManifest(), "wrote the plugin manifest", "exists, left as it is"); err != nil {
 		return err
 	}
 	hooksFile := filepath.Join(dir, pluginHooks)
 	want := pluginWanted(dir)
-	if err := register(env, client.Claude, guard.SettingsFile{Path: hooksFile, Name: shown(env.Dir, hooksFile)}, want, pluginHooksNew, nil); err != nil {
+	if err := register(env, client.Claude, guard.SettingsFile{Path: hooksFile, Name: project.Display(env.Dir, hooksFile)}, want, pluginHooksNew, nil); err != nil {
 		return err
 	}
 	root := project.Root(env.Getenv, "", env.Dir)
@@ -288,7 +281,7 @@ func initPlugin(env *cli.Env, dir string) error {
 		fmt.Fprintf(env.Stdout, "note: no %s here, so no OS wall: a plugin cannot set the client's sandbox or permissions; run gate init --plugin again in the project to add them to its %s\n", project.ConfigName, settingsFile)
 	}
 	noteMissing(env, filepath.Join(dir, "bin"), want, env.Dir, binInstall(dir, "bin"))
-	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", cli.ShellQuote(shown(env.Dir, dir)))
+	fmt.Fprintf(env.Stdout, "load it with: claude --plugin-dir %s\n", cli.ShellQuote(project.Display(env.Dir, dir)))
 	return nil
 }
 
@@ -983,7 +976,7 @@ func claudeHookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin s
 	if plugin != "" {
 		base = absFrom(env.Dir, plugin)
 		file := filepath.Join(base, pluginHooks)
-		files = readSettings([]guard.SettingsFile{{Path: file, Name: shown(env.Dir, file)}})
+		files = readSettings([]guard.SettingsFile{{Path: file, Name: project.Display(env.Dir, file)}})
 		initCmd = `"gate init --plugin ` + cli.ShellQuote(plugin) + `"`
 	}
 	return hookFindings(env, ws, cfg, client.Claude, files, expected(), base, initCmd)
