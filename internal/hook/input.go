@@ -72,14 +72,11 @@ type Call struct {
 	Cwd   string // where the call runs when not the input's cwd
 }
 
-// ErrNoInput is returned by Parse for empty or all-blank stdin.
-var ErrNoInput = errors.New("no hook input on stdin (expected one JSON object)")
-
 // Parse decodes one hook input object and checks it (Check).
 func Parse(data []byte, events ...string) (*Input, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, ErrNoInput
+		return nil, errors.New("no hook input on stdin (expected one JSON object)")
 	}
 	// The client writes UTF-8; decoding would silently replace bad bytes.
 	if !utf8.Valid(trimmed) {

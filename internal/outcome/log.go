@@ -62,10 +62,7 @@ type Discrepancy struct {
 
 // Scope is "main" for the main thread, else "agent ID".
 func (r *Record) Scope() string {
-	if r.Agent == "" {
-		return "main"
-	}
-	return "agent " + r.Agent
+	return map[bool]string{true: "main", false: "agent " + r.Agent}[r.Agent == ""]
 }
 
 // Check is one validator's result within a decision. Reused: taken as passed without running, as it passed at Since
@@ -111,7 +108,7 @@ func Append(dir string, r Record) error {
 	line = append(line, '\n')
 	path := filepath.Join(dir, FileName)
 	// A lock file of its own: the log is renamed away on rotation.
-	err = queue.NewLock(path + ".lock").Do(func() error {
+	err = queue.Locked(path+".lock", func() error {
 		// Read-write: the last byte is checked on the same file.
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {

@@ -34,28 +34,23 @@ func Wait() time.Duration {
 	return DefaultWait
 }
 
-// Lock is an exclusive lock on one file, shared by processes.
-type Lock struct{ path string }
-
-// NewLock returns the lock on path; nothing is created until it is taken.
-func NewLock(path string) *Lock { return &Lock{path: path} }
-
-// Do runs f holding the lock, creating its file if needed; past Wait() it returns a *HeldError.
-func (l *Lock) Do(f func() error) error {
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", filepath.Dir(l.path), err)
+// Locked runs f holding the exclusive lock on the file at path, shared by processes, creating the file if needed;
+// past Wait() it returns a *HeldError.
+func Locked(path string, f func() error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
 	}
-	if err := notRegular(l.path); err != nil {
+	if err := notRegular(path); err != nil {
 		return err
 	}
 	// O_NONBLOCK: a FIFO planted after the check must not hang the open; O_NOFOLLOW: nor may a symlink lead the lock elsewhere.
-	fl := flock.New(l.path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW))
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW))
 	if err := acquire(fl, Wait()); err != nil {
 		return err
 	}
 	defer fl.Close()
 	if info, err := fl.Stat(); err != nil || !info.Mode().IsRegular() {
-		return fmt.Errorf("locking %s: %w", l.path, ErrNotRegular)
+		return fmt.Errorf("locking %s: %w", path, ErrNotRegular)
 	}
 	return f()
 }

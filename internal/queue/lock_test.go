@@ -45,7 +45,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 		holder := holdLock(t, path, shared)
 		ran := false
 		start := time.Now()
-		err := NewLock(path).Do(func() error { ran = true; return nil })
+		err := Locked(path, func() error { ran = true; return nil })
 		var held *HeldError
 		if !errors.As(err, &held) {
 			t.Fatalf("shared=%v: Do = %v, want a HeldError", shared, err)
@@ -68,7 +68,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 func TestLockFreeRunsOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", LockName)
 	n := 0
-	if err := NewLock(path).Do(func() error { n++; return nil }); err != nil || n != 1 {
+	if err := Locked(path, func() error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("Do = %v, ran %d times", err, n)
 	}
 	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
@@ -88,7 +88,7 @@ func TestLockNotARegularFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
-		go func() { done <- NewLock(path).Do(func() error { return nil }) }()
+		go func() { done <- Locked(path, func() error { return nil }) }()
 		select {
 		case err := <-done:
 			if err == nil || !strings.Contains(err.Error(), "not a regular file") && name != "symlink" {

@@ -62,7 +62,7 @@ func (q *Queue) SetMark(s Scope, m Mark) error {
 // store writes v to path under the lock, crash-safe; nil removes it, and its folders once empty.
 func (q *Queue) store(path string, v any) error {
 	dir := filepath.Dir(path)
-	return q.lock.Do(func() error {
+	return Locked(q.lock, func() error {
 		if v == nil {
 			err := remove(path)
 			prune(dir)
@@ -75,9 +75,6 @@ func (q *Queue) store(path string, v any) error {
 		return WriteJSON(path, v)
 	})
 }
-
-// ErrForgedCount is a block count no gate wrote: below zero.
-var ErrForgedCount = errors.New("the count is below zero, which stopgate never writes")
 
 type blockCount struct {
 	Count   int       `json:"count"`
@@ -95,7 +92,7 @@ func (q *Queue) Blocks(s Scope) (n int, stop string, err error) {
 		return 0, "", nil
 	}
 	if err == nil && b.Count < 0 { // counted up from below zero, a loop would never reach max_blocks
-		err = ErrForgedCount
+		err = errors.New("the count is below zero, which stopgate never writes")
 	}
 	if err != nil {
 		return 0, "", fmt.Errorf("reading the block count: %w", err)
@@ -124,7 +121,7 @@ func (q *Queue) List() (scopes []Pending, bad []Bad, err error) {
 	if _, err := os.Lstat(sessions); os.IsNotExist(err) {
 		return nil, nil, nil // nothing was ever armed: no lock, nothing created
 	}
-	err = q.lock.Do(func() error {
+	err = Locked(q.lock, func() error {
 		sdirs, err := os.ReadDir(sessions)
 		if err != nil && !os.IsNotExist(err) {
 			return err

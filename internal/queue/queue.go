@@ -24,10 +24,7 @@ type Scope struct {
 }
 
 func (s Scope) String() string {
-	if s.Agent == "" {
-		return s.Session + "/main"
-	}
-	return s.Session + "/agent " + s.Agent
+	return s.Session + map[bool]string{true: "/main", false: "/agent " + s.Agent}[s.Agent == ""]
 }
 
 // Triggers: how a prompt came to be armed.
@@ -61,13 +58,11 @@ func (e *Entry) Scope() Scope { return Scope{Session: e.Session, Agent: e.AgentI
 // Queue is a state dir, safe for concurrent use by many processes.
 type Queue struct {
 	dir  string
-	lock *Lock
+	lock string // its lock file
 }
 
 // Open returns the queue in dir; nothing is created until something is written.
-func Open(dir string) *Queue {
-	return &Queue{dir: dir, lock: NewLock(filepath.Join(dir, LockName))}
-}
+func Open(dir string) *Queue { return &Queue{dir: dir, lock: filepath.Join(dir, LockName)} }
 
 // Dir returns the state dir.
 func (q *Queue) Dir() string { return q.dir }
@@ -83,10 +78,7 @@ func (q *Queue) scopeDir(s Scope) string {
 
 // scopeName names s within its session's folder (scopeOf reverses it).
 func scopeName(s Scope) string {
-	if s.Agent == "" {
-		return "main"
-	}
-	return "agent-" + Segment(s.Agent)
+	return map[bool]string{true: "main", false: "agent-" + Segment(s.Agent)}[s.Agent == ""]
 }
 
 func newID() string {
@@ -106,7 +98,7 @@ func (q *Queue) Enqueue(e Entry, record func(path string) error) (created bool, 
 		taken = take(dir, record)
 	}
 	defer os.Remove(taken) // unless renamed: the entry existed by the lock
-	err = q.lock.Do(func() error {
+	err = Locked(q.lock, func() error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
@@ -146,7 +138,7 @@ func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil // nothing was ever armed here: no lock needed
 	}
-	err = q.lock.Do(func() error {
+	err = Locked(q.lock, func() error {
 		entries, bad, err = q.readScope(dir)
 		return err
 	})
@@ -156,7 +148,7 @@ func (q *Queue) Snapshot(s Scope) (entries []Entry, bad []Bad, err error) {
 // Remove deletes entries still as read: one re-armed since (a new ID) stays pending.
 func (q *Queue) Remove(s Scope, done []Entry) error {
 	dir := q.scopeDir(s)
-	return q.lock.Do(func() error {
+	return Locked(q.lock, func() error {
 		for _, e := range done {
 			path := entryFile(dir, e.Prompt)
 			var cur Entry
@@ -180,7 +172,7 @@ func (q *Queue) Keep(s Scope, entries []Entry) error {
 		return nil
 	}
 	dir := q.scopeDir(s)
-	return q.lock.Do(func() error {
+	return Locked(q.lock, func() error {
 		for _, e := range entries {
 			path := entryFile(dir, e.Prompt)
 			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
@@ -296,6 +288,4 @@ func (q *Queue) place(e Entry, taken string, record func(string) error) {
 }
 
 // staleTaken are early baselines a killed detect left: older than a live one can be.
-func staleTaken() Leftover {
-	return Leftover{Prefix: takenPrefix, Age: Wait() + time.Minute}
-}
+func staleTaken() Leftover { return Leftover{Prefix: takenPrefix, Age: Wait() + time.Minute} }

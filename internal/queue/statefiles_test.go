@@ -9,7 +9,7 @@ import (
 func TestFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.json")
-	err := NewLock(filepath.Join(dir, LockName)).Do(func() error {
+	err := Locked(filepath.Join(dir, LockName), func() error {
 		os.WriteFile(filepath.Join(dir, TempPrefix+"orphan"), nil, 0o644)
 		Sweep(dir, Temps)
 		return WriteJSON(path, map[string]int{"n": 1})

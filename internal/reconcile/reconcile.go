@@ -161,10 +161,7 @@ func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []tran
 
 // EventOf is the hook event of scope's stops.
 func EventOf(scope queue.Scope) string {
-	if scope.Agent != "" {
-		return hook.SubagentStop
-	}
-	return hook.Stop
+	return map[bool]string{false: hook.Stop, true: hook.SubagentStop}[scope.Agent != ""]
 }
 
 // RelayFedBack reports whether scope's record shows a relayed halt fed back this turn, or cannot be read.
@@ -266,10 +263,7 @@ func (r *Reconciliation) Notes() string {
 		for _, d := range r.Found {
 			names = append(names, fmt.Sprintf("%q", d.Prompt))
 		}
-		how := "invoked"
-		if r.Found[0].Trigger == queue.TriggerRead {
-			how = "read"
-		}
+		how := map[bool]string{true: "read", false: "invoked"}[r.Found[0].Trigger == queue.TriggerRead]
 		fmt.Fprintf(&b, "\n\nChecked although missing from the queue in %s: prompt %s (the transcript shows it %s). The queue is stopgate's, not the agent's: leave it alone.",
 			r.queue, strings.Join(names, ", "), how)
 	}

@@ -369,7 +369,7 @@ func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
 // locked runs f on the path of the session's run, holding the state dir's lock.
 func (r *runner) locked(f func(path string) error) error {
 	path := runFile(r.dir, r.session)
-	return queue.NewLock(filepath.Join(r.dir, queue.LockName)).Do(func() error {
+	return queue.Locked(filepath.Join(r.dir, queue.LockName), func() error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
