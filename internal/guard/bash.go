@@ -17,8 +17,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// CheckBash judges a Bash command run in cwd by a dry run, then judges the
-// commands no pass reached on their words (docs/guard.md).
+// CheckBash judges a Bash command run in cwd by a dry run, then the commands no pass reached on their words (docs/guard.md).
 func (s *Set) CheckBash(cmd, cwd string) *Hit {
 	if s.Empty() || strings.TrimSpace(cmd) == "" {
 		return nil
@@ -236,9 +235,8 @@ func glob(w string) string {
 func unknown(w string) bool          { return strings.Contains(w, shell.Unknown) }
 func (a *analyzer) stdin() io.Reader { return bytes.NewReader(a.input()) }
 
-// target judges an operation in mode m on the path w names. In the lenient
-// pass an unset variable may have emptied a path ("$BUILD"/*): only one in the
-// project or under a protected one counts.
+// target judges an operation in mode m on the path w names. In the lenient pass an unset variable may have
+// emptied a path ("$BUILD"/*): only one in the project or under a protected one counts.
 func (a *analyzer) target(w string, m mode) *Hit {
 	if unknown(w) || w == "" {
 		return nil

@@ -1,5 +1,4 @@
-// Package guard decides, before a tool runs, whether the call would write a
-// path stopgate's checks rely on (docs/guard.md).
+// Package guard decides, before a tool runs, whether it would write a path stopgate's checks rely on (docs/guard.md).
 package guard
 
 import (
@@ -248,8 +247,7 @@ func absent(p string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// mode is how an operation reaches a protected path P: a write hits P and
-// what lies under it; a removal (rm, mv away, chmod) P's ancestors too.
+// mode is how an operation reaches a protected path P: a write P and under it; a removal (rm, mv, chmod) its ancestors too.
 type mode uint8
 
 const (
@@ -257,8 +255,7 @@ const (
 	destroy
 )
 
-// reaches reports whether an operation in mode m on pat reaches prot, matched by
-// component (* skips a leading dot): pat is prot or under it, or destroys an ancestor.
+// reaches reports whether an operation in mode m on pat reaches prot, by component (* skips a leading dot).
 func reaches(pat, prot string, m mode) bool {
 	pc, tc := components(pat), components(prot)
 	if len(pc) < len(tc) && m != destroy {
@@ -396,8 +393,7 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 	return out
 }
 
-// commandPrograms returns the programs a hook command runs if one is stopgate's
-// (nil otherwise): gate init's launcher's candidates, or the first word and each hook program.
+// commandPrograms returns the programs a hook command runs if one is stopgate's: a launcher's candidates, or the first word and each hook program.
 func commandPrograms(cmd, root, home string) []string {
 	if words, ok := settings.Candidates(cmd); ok { // gate init's launcher
 		var progs []string

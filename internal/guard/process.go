@@ -14,8 +14,7 @@ import (
 	"github.com/stopgate/stopgate/internal/shell"
 )
 
-// Process attacks (docs/guard.md#hooks-that-cannot-be-starved): a hook
-// stopped, killed, traced or starved never answers.
+// Process attacks (docs/guard.md#hooks-that-cannot-be-starved): a hook stopped, killed, traced or starved never answers.
 
 // processNames are the programs a pattern must not reach: stopgate's hooks and their clients.
 var processNames = []string{"gate", "detect", "testhook", "claude", "node", "codex", "gemini", "copilot", "opencode"}
@@ -31,8 +30,7 @@ var findsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + strings.Join(processNames, "|") + `|ppid|/proc|pgrep|pidof|\bps\b|\bpstree\b|\$\$`)
 })
 
-// signalsClient matches code that signals, limits or traces a process;
-// with findsClient in the same code it is denied.
+// signalsClient matches code that signals, limits or traces a process; with findsClient in the same code it is denied.
 var signalsClient = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(kill|killpg|setrlimit|prlimit|ptrace|sigstop|sigkill|renice|setpriority|sched_setaffinity)\b`)
 })
@@ -135,8 +133,7 @@ func isSignal(w string) bool {
 
 const signalNames = " HUP INT QUIT ILL TRAP ABRT IOT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO POLL PWR SYS "
 
-// killRule: kill's -SIGNAL is its first word only; every other word but its options is a pid, -N a process group
-// (-1: every process), which getopt would read as letters.
+// killRule: -SIGNAL is only its first word; every other word but its options is a pid, -N a process group (-1: all).
 func killRule(a *analyzer, args []string) *Hit {
 	var pids []string
 	for i := 0; i < len(args); i++ {
@@ -227,8 +224,7 @@ func gdbRule(a *analyzer, args []string) *Hit {
 	return nil
 }
 
-// pidRule is a program that acts on processes by pid (pidOpts' values, the operands ops picks);
-// deny options reach them wholesale; a wrapper (wraps) given no pid option runs the command after them.
+// pidRule is a program acting on pids (pidOpts' values, ops' operands); deny options reach them wholesale; wraps: given no pid, it runs a command.
 type pidRule struct {
 	verb, short   string
 	long, pidOpts []string
@@ -268,8 +264,7 @@ func (p pidRule) judge(a *analyzer, args []string) *Hit {
 	return cmp.Or(a.pids(pids, p.verb, true), first(o.Val(p.names...), func(w string) *Hit { return a.pattern(w, false, true, false) }))
 }
 
-// processRules judge the programs that act on processes, before the wrappers:
-// ionice, taskset, chrt and prlimit wrap a command unless given a pid.
+// processRules judge the programs acting on processes, before the wrappers (ionice and the like wrap a command unless given a pid).
 var processRules = map[string]rule{
 	"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess, "gdb": gdbRule,
 	"prlimit": pidRule{verb: "limit the resources of", short: "+p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}, wraps: "prlimit"}.judge,
@@ -295,8 +290,7 @@ var processRules = map[string]rule{
 func allOps(o opts) []string { return o.Ops }
 func lastOp(o opts) []string { return o.Ops[max(0, len(o.Ops)-1):] }
 
-// procPath judges a write to /proc/PID/ or the cgroup filesystem, which
-// can freeze or starve the client without a signal.
+// procPath judges a write to /proc/PID/ or the cgroup filesystem, which can freeze or starve the client without a signal.
 func (a *analyzer) procPath(p string) *Hit {
 	if !strings.HasPrefix(p, "/") {
 		if a.cwd == "" {
@@ -319,8 +313,7 @@ func (a *analyzer) procPath(p string) *Hit {
 // launchers run a program named among their arguments (npx gate, go run …/cmd/gate).
 var launchers = strings.Fields("npx npm pnpx pnpm yarn bunx bun node nodejs go")
 
-// gateCall returns gate's arguments if ws runs gate: from any folder, or as the first word named
-// gate after a launcher, whatever the launcher's options (reading them would miss a spelling).
+// gateCall returns gate's arguments if ws runs gate, from any folder or as the first word named gate after a launcher.
 func gateCall(ws []string) ([]string, bool) {
 	if isGate(ws[0]) {
 		return ws[1:], true

@@ -141,8 +141,7 @@ func patchRule(a *analyzer, args []string) *Hit {
 	return a.each(append(o.Val("o", "output", "r", "reject-file"), o.Ops[:min(1, len(o.Ops))]...), under) // patch FILE [PATCH]
 }
 
-// chmodRule: the first operand that is not an option is the mode (-x is a
-// mode, not an option), unless --reference gives it.
+// chmodRule: the first operand that is not an option is the mode (-x is a mode), unless --reference gives it.
 func chmodRule(a *analyzer, args []string) *Hit {
 	var ops []string
 	mode := true
@@ -402,8 +401,7 @@ func tarRule(a *analyzer, args []string) *Hit {
 	return a.each(out, under)
 }
 
-// dashO writes the value of -o (go build, cc), each word read alone: an option cluster parse would let -Io or
-// -buildvcs=auto take the real -o as its value.
+// dashO writes the value of -o (go build, cc), each word read alone: a cluster parse would let -Io eat the real -o.
 func dashO(a *analyzer, args []string) *Hit {
 	for i, t := range args {
 		if t == "--o" || strings.HasPrefix(t, "--o=") {
@@ -426,8 +424,7 @@ func evalRule(a *analyzer, args []string) *Hit {
 	return a.script(strings.Join(args, " "), "", nil, nil)
 }
 
-// shellRule dry-runs sh -c's script, or the script on stdin (with a doubt
-// for unknown parts: … | base64 -d | sh), or a FILE this call wrote.
+// shellRule dry-runs sh -c's script, the script on stdin (a doubt for unknown parts: … | base64 -d | sh), or a FILE written.
 func shellRule(a *analyzer, args []string) *Hit {
 	o := shell.ShellOpts(args)
 	if o.Has("c") {
@@ -615,8 +612,7 @@ func (d *dryRun) read(a *analyzer, t string) {
 
 const maxFound = 2000 // the files one find of a read walks
 
-// findReads records the regular files find hands an -exec of a reading
-// program: those its -name and -path tests pass (all with -o or a negation).
+// findReads records the files find hands a reading -exec: those its -name and -path tests pass (all with -o or a negation).
 func (a *analyzer) findReads(f findExpr) {
 	reads := slices.ContainsFunc(f.execs, func(sub []string) bool {
 		n, ok := shell.Unwrap(sub)
@@ -653,10 +649,8 @@ func (a *analyzer) findReads(f findExpr) {
 	}
 }
 
-// ShellReads returns the files a shell command run in cwd reads, absolute
-// and in order, by the first pass of the dry run. cwd may be where the
-// command ended (PostToolUse keeps a cd), so a command away from the root is
-// also read from it: a read armed twice costs a check, one missed the promise.
+// ShellReads returns the files a shell command run in cwd reads, absolute and in order, by the dry run's first pass; from
+// the root too, as cwd may be where it ended (PostToolUse keeps a cd): a read armed twice costs a check, one missed the promise.
 func ShellReads(cmd, cwd, root, home string) []string {
 	reads := []string{}
 	if strings.TrimSpace(cmd) == "" {

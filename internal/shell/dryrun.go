@@ -125,8 +125,7 @@ func (d *Run) text(s string)    { d.with(func() { d.texts = append(d.texts, s) }
 func (d *Run) Doubts() []string { return locked(d, func() []string { return slices.Clone(d.doubts) }) }
 func (d *Run) Texts() []string  { return locked(d, func() []string { return slices.Clone(d.texts) }) }
 
-// UnknownVars: the command read a variable it does not set; Ran: the top
-// script's simple command at pos ran; File: what the run wrote to p, or nil.
+// UnknownVars: a variable read was never set; Ran: the top script's command at pos ran; File: what the run wrote to p.
 func (d *Run) UnknownVars() bool       { return d.unknownVars.Load() }
 func (d *Run) Ran(pos syntax.Pos) bool { return locked(d, func() bool { return d.ran[pos] }) }
 func (d *Run) File(p string) *Capture  { return locked(d, func() *Capture { return d.files[p] }) }
@@ -323,8 +322,7 @@ func existingAncestor(dir string) string {
 	}
 }
 
-// Environ is a dry run's first environment: the root, $HOME, a nested shell's caller's
-// exports, any other variable unset (Lenient) or Unknown.
+// Environ is a dry run's environment: the root, $HOME, a nested shell's caller's exports, others unset (Lenient) or Unknown.
 type Environ struct {
 	Root, Home string // $CLAUDE_PROJECT_DIR and $HOME ("": unset)
 	Lenient    bool

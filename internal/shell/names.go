@@ -78,9 +78,8 @@ func (o Opts) Val(names ...string) []string {
 	return out
 }
 
-// Parse splits args into options and operands (a word holding Unknown is one); short and
-// long name the options taking a value. A short starting "+" ends the options at the first
-// operand (GNU getopt), for a program that runs one.
+// Parse splits args into options and operands (a word holding Unknown is one); short and long name the options
+// taking a value. A short starting "+" ends the options at the first operand (GNU getopt), for a program that runs one.
 func Parse(args []string, short string, long ...string) Opts {
 	return parse(args, same, short, long...)
 }
@@ -129,8 +128,7 @@ func parse(args []string, text func(string) string, short string, long ...string
 	return o
 }
 
-// ShellOpts is a shell's arguments as bash and dash read them: options up
-// to its script, +o as -o, a lone + skipped, a lone - as --.
+// ShellOpts is a shell's arguments as bash and dash read them: options up to its script, +o as -o, a lone - as --.
 func ShellOpts(args []string) Opts {
 	plus := func(t string) string {
 		switch {
@@ -153,9 +151,8 @@ type EnvOpt struct {
 	Assign string
 }
 
-// EnvOptions reads env's options and NAME=value words in turn, and the
-// index of the program they run (len(args) when none): the one reading of
-// env, so no spelling of an option is taken for the program.
+// EnvOptions reads env's options and NAME=value words in turn, and the index of the program they run (len(args) when
+// none): the one reading of env, so no spelling of an option is taken for the program.
 func EnvOptions(args []string) (opts []EnvOpt, program int) {
 	dash := func(t string) string { // a lone - is -i
 		if t == "-" {

@@ -1,5 +1,4 @@
-// Package shell is stopgate's one bounded dry-run interpreter over mvdan.cc/sh
-// (docs/guard.md): the guard's Judge and the run lines' Files use it.
+// Package shell is stopgate's one bounded dry-run interpreter over mvdan.cc/sh, for the guard and run lines (docs/guard.md).
 package shell
 
 import (
@@ -38,8 +37,7 @@ func Files(run, root string) []File {
 	return r.files()
 }
 
-// named records the programs the line's own commands name, from its cd and the root
-// (a subshell's cd ends): the analysis stopped, and what follows a slow source is no agent's.
+// named records the programs the line's own commands name, from its cd and the root, once the analysis stopped.
 func (r *resolver) named(run string) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(run), "")
 	if err != nil {
@@ -152,8 +150,7 @@ func (r *resolver) Source(s *Shell, p string) bool {
 	return true
 }
 
-// Exec records a project program the run line runs (not one a script it
-// runs does: the agent's), follows sh -c, and answers the path helpers.
+// Exec records a project program the run line runs (not its scripts': the agent's), follows sh -c, answers the path helpers.
 func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error {
 	named := func(j int) { // scripts/taskset, whatever its name, and behind a wrapper
 		if s.Zero == "" && strings.Contains(args[j], "/") && runnable(args[j]) {
@@ -187,8 +184,7 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 
 func (r *resolver) inside(p string) bool { return Within(p, r.Root) && p != r.Root }
 
-// command is the program args (unwrapped) runs and its arguments: a shell's or an
-// interpreter's script (code: a shell's -c text), else a path; "" for one PATH finds or a glob.
+// command is the program args runs: a shell's or interpreter's script (code: sh -c's), else a path; "" for a bare name or a glob.
 func command(args []string) (prog string, rest []string, shell bool, code string) {
 	name := path.Base(args[0])
 	base, interpreted := Interpreter(name)

@@ -75,8 +75,7 @@ func For(p Project) (*Base, error) {
 	return b, err
 }
 
-// programsIn returns stopgate's programs in dirs: the hooks, and gate-otel where it is or
-// telemetry is on (the gate runs it then, even a planted one).
+// programsIn returns stopgate's programs in dirs: the hooks, and gate-otel where it is or telemetry runs it.
 func programsIn(dirs []string, telemetry bool) []string {
 	var out []string
 	for _, d := range dirs {
