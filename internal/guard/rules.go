@@ -569,15 +569,14 @@ var readRules = sync.OnceValue(func() map[string]readRule {
 func (r readRule) parse(args []string) opts { return shell.Parse(args, r.short, r.long...) }
 
 func (r readRule) operands(args []string) []string {
-	o := r.parse(args)
-	if o.Has(r.edits...) {
+	switch o := r.parse(args); {
+	case o.Has(r.edits...):
 		return nil
+	case len(r.scriptBy) > 0:
+		return afterFirst(o, r.scriptBy...)
+	default:
+		return o.Ops
 	}
-	ops := o.Ops
-	if len(r.scriptBy) > 0 && !o.Has(r.scriptBy...) && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	return ops
 }
 
 func (a *analyzer) readsOf(name string, args []string) {

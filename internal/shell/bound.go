@@ -2,8 +2,10 @@ package shell
 
 import (
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
@@ -24,6 +26,8 @@ const (
 )
 
 var errMemory = errors.New("dry run over its memory bound")
+
+var printfSpec = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%[-+ #.0-9*]*`) })
 
 func guarded(list []*syntax.Stmt) []*syntax.Stmt {
 	out := make([]*syntax.Stmt, 0, 2*len(list))
@@ -125,25 +129,14 @@ func argsTooBig(args []string) bool {
 
 // formatTooBig reports a printf width or precision past maxVars, literal or by * from rest.
 func formatTooBig(format string, rest []string) bool {
-	star := false
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' {
-			continue
+	specs := strings.Join(printfSpec().FindAllString(format, -1), "") // each starts with %: numbers stay apart
+	for _, f := range strings.FieldsFunc(specs, func(r rune) bool { return r < '0' || r > '9' }) {
+		if n, _ := strconv.Atoi(f); len(f) > 7 || n > maxVars {
+			return true
 		}
-		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0.123456789*", format[j]) >= 0 {
-			star = star || format[j] == '*'
-			j++
-		}
-		for _, f := range strings.FieldsFunc(format[i+1:j], func(r rune) bool { return r < '0' || r > '9' }) {
-			if n, _ := strconv.Atoi(f); len(f) > 7 || n > maxVars {
-				return true
-			}
-		}
-		i = j - 1
 	}
 	for _, a := range rest {
-		if n, err := strconv.Atoi(strings.TrimSpace(a)); star && err == nil && (n > maxVars || n < -maxVars) {
+		if n, err := strconv.Atoi(strings.TrimSpace(a)); strings.Contains(specs, "*") && err == nil && (n > maxVars || n < -maxVars) {
 			return true
 		}
 	}
