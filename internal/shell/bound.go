@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -313,39 +312,31 @@ func quoteEscapes(w *syntax.Word) {
 		return
 	}
 	var parts []syntax.WordPart
-	var run strings.Builder
-	flush := func() {
-		if run.Len() > 0 {
-			parts = append(parts, &syntax.Lit{Value: run.String()})
-			run.Reset()
-		}
-	}
 	for _, p := range w.Parts {
 		lit, ok := p.(*syntax.Lit)
 		if !ok || !strings.Contains(lit.Value, `\`) {
-			flush()
 			parts = append(parts, p)
 			continue
 		}
-		for s, i := lit.Value, 0; i < len(s); i++ {
-			if s[i] != '\\' || i+1 == len(s) {
-				run.WriteByte(s[i])
-				continue
+		at := 0
+		for _, m := range escapedChar().FindAllStringSubmatchIndex(lit.Value, -1) {
+			if m[0] > at {
+				parts = append(parts, &syntax.Lit{Value: lit.Value[at:m[0]]})
 			}
-			if i++; s[i] == '\n' {
-				continue
-			}
-			_, size := utf8.DecodeRuneInString(s[i:])
-			c := s[i : i+size]
-			i += size - 1
-			flush()
-			if c == "'" {
+			switch c := lit.Value[m[2]:m[3]]; c {
+			case "\n": // dropped
+			case "'":
 				parts = append(parts, &syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.Lit{Value: c}}})
-			} else {
+			default:
 				parts = append(parts, &syntax.SglQuoted{Value: c})
 			}
+			at = m[1]
+		}
+		if at < len(lit.Value) {
+			parts = append(parts, &syntax.Lit{Value: lit.Value[at:]})
 		}
 	}
-	flush()
 	w.Parts = parts
 }
+
+var escapedChar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\\(.)`) })
