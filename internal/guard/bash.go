@@ -256,7 +256,7 @@ func (a *analyzer) target(w string, m mode) *Hit {
 		if t == nil {
 			continue
 		}
-		if a.sh.Pass.Lenient && !shell.Within(unescape(abs), a.d.set.root) && a.d.set.hit(abs, under) == nil {
+		if a.sh.Pass.Lenient && !shell.Within(shell.Unescape(abs), a.d.set.root) && a.d.set.hit(abs, under) == nil {
 			continue
 		}
 		return &Hit{Protected: t.Protected, Target: w, By: a.by}
@@ -278,7 +278,7 @@ func (a *analyzer) mentionAny(ws []string) *Hit {
 }
 
 // abs is the path w names from the cwd, which must be known.
-func (a *analyzer) abs(w string) string { return unescape(shell.Abs(glob(w), escape(a.cwd))) }
+func (a *analyzer) abs(w string) string { return shell.Unescape(shell.Abs(glob(w), escape(a.cwd))) }
 
 func (a *analyzer) mention(code string) *Hit {
 	if t := a.d.set.mentions(code); t != nil {
@@ -358,7 +358,7 @@ func (a *analyzer) unwrap(name string, args []string) (*Hit, bool) {
 
 // written judges running a script this call wrote: its text, or a doubt.
 func (a *analyzer) written(prog string, args []string) *Hit {
-	p := unescape(shell.Abs(glob(prog), escape(a.hc.Dir)))
+	p := shell.Unescape(shell.Abs(glob(prog), escape(a.hc.Dir)))
 	c := a.d.File(p)
 	if c == nil || c.Dir {
 		return nil

@@ -9,10 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/client"
@@ -279,7 +277,7 @@ func matchComponent(pat, name string) bool {
 	}
 	ok, err := path.Match(pat, name)
 	if err != nil {
-		return unescape(pat) == name // a malformed pattern is taken literally, as the shell does
+		return shell.Unescape(pat) == name // a malformed pattern is taken literally, as the shell does
 	}
 	return ok
 }
@@ -308,8 +306,8 @@ func resolvePattern(pat string) string {
 		i++
 	}
 	prefix := "/" + strings.Join(cs[:i], "/")
-	real := resolve(unescape(prefix))
-	if real == unescape(prefix) {
+	real := resolve(shell.Unescape(prefix))
+	if real == shell.Unescape(prefix) {
 		return pat
 	}
 	return path.Join(append([]string{escape(real)}, cs[i:]...)...)
@@ -318,15 +316,6 @@ func resolvePattern(pat string) string {
 // escape makes s a pattern matching itself; hasMeta reports an unescaped *, ? or [ ] class.
 func escape(s string) string { return pattern.QuoteMeta(s, 0) }
 func hasMeta(s string) bool  { return pattern.HasMeta(s, 0) }
-
-var escaped = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\\(.)`) })
-
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	return escaped().ReplaceAllString(s, "$1")
-}
 
 func clientFiles(c *client.Client) []string {
 	if c.HookFile == "" {

@@ -356,7 +356,7 @@ func gitRule(a *analyzer, args []string) *Hit {
 			if d := args[i]; unknown(d) || b.cwd == "" && !strings.HasPrefix(d, "/") {
 				b.cwd = ""
 			} else {
-				b.cwd = unescape(shell.Abs(glob(d), escape(b.cwd)))
+				b.cwd = shell.Unescape(shell.Abs(glob(d), escape(b.cwd)))
 			}
 		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
 			i++

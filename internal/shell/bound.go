@@ -339,4 +339,12 @@ func quoteEscapes(w *syntax.Word) {
 	w.Parts = parts
 }
 
+// Unescape is s with its backslash escapes removed (\c is c).
+func Unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	return escapedChar().ReplaceAllString(s, "$1")
+}
+
 var escapedChar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\\(.)`) })
