@@ -161,23 +161,16 @@ func (a *analyzer) statement(st *syntax.Stmt, cfg *expand.Config) *Hit {
 func writes(st *syntax.Stmt, cfg *expand.Config) []string {
 	var out []string
 	for _, rd := range st.Redirs {
-		if t, err := expand.Literal(cfg, rd.Word); writesFile(rd) && err == nil {
+		lit := rd.Word.Lit() // >&FILE writes FILE, >&2 and >&- do not
+		file := slices.Contains(fileWrites, rd.Op) || rd.Op == syntax.DplOut && lit != "-" && strings.Trim(lit, "0123456789") != ""
+		if t, err := expand.Literal(cfg, rd.Word); file && err == nil {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
-func writesFile(rd *syntax.Redirect) bool {
-	switch rd.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
-		return true
-	case syntax.DplOut:
-		lit := rd.Word.Lit()
-		return lit != "-" && strings.Trim(lit, "0123456789") != ""
-	}
-	return false
-}
+var fileWrites = []syntax.RedirOperator{syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut}
 
 // analyzer judges one program call in the shell state hc gives.
 type analyzer struct {

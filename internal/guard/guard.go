@@ -62,13 +62,11 @@ type target struct {
 // New returns the set protecting ps in the project at root; home expands ~.
 func New(root, home string, ps []Protected) *Set {
 	s := &Set{root: slash(root), home: slash(home)}
-	seen := map[string]bool{}
 	for _, p := range ps {
 		p.Path = path.Clean(slash(p.Path))
-		if seen[p.Path] {
+		if slices.ContainsFunc(s.targets, func(t target) bool { return t.Path == p.Path }) {
 			continue
 		}
-		seen[p.Path] = true
 		t := target{Protected: p, real: resolve(p.Path)}
 		if r, err := filepath.Rel(s.root, p.Path); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
 			t.rel = filepath.ToSlash(r)
