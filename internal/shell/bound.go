@@ -198,10 +198,8 @@ func tooBig(f *syntax.File, cmds bool) (why string, stop bool) {
 				lit, ok := r.Orig.Parts[0].(*syntax.Lit) // ${f/#x/y}, ${f/%x/y}: the interpreter does not apply them
 				anchored = anchored || ok && strings.IndexAny(lit.Value, "#%") == 0
 			}
-			if node.Repl != nil && node.Repl.With != nil {
-				for _, p := range node.Repl.With.Parts {
-					weight += literalSize(p)
-				}
+			if r := node.Repl; r != nil && r.With != nil {
+				weight += literalSize(&syntax.DblQuoted{Parts: r.With.Parts})
 			}
 		case *syntax.CmdSubst:
 			weight += MaxRead / maxVars
