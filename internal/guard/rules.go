@@ -227,11 +227,7 @@ func parseFind(args []string) findExpr {
 		}
 	}
 	var f findExpr
-	for ; i < len(args); i++ {
-		t := args[i]
-		if !unknown(args[i]) && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
-			break
-		}
+	for ; i < len(args) && (unknown(args[i]) || !strings.HasPrefix(args[i], "-") && !slices.Contains([]string{"(", "!", ")", ","}, args[i])); i++ {
 		f.starts = append(f.starts, args[i])
 	}
 	if len(f.starts) == 0 {
