@@ -26,5 +26,4 @@ var Claude = &Client{
 	},
 	Timeout:    600 * time.Second,
 	ProjectVar: "CLAUDE_PROJECT_DIR",
-	Unit:       1,
 }

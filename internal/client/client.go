@@ -27,7 +27,7 @@ type Client struct {
 	Hooks      []Hook        // what gate init registers, events in the client's names
 	Timeout    time.Duration // the client's timeout of a hook registered without one
 	ProjectVar string        // the variable set to the project root; "": commands name the bin dir absolute
-	Unit       int           // multiplies a timeout in seconds into the hook file's unit
+	unit       int           // the hook file's timeout units in a second (Unit); 0: 1, seconds
 	EventFlag  bool          // each command names its event (--event): the input does not
 	BlockCap   int           // consecutive blocks after which the client lets the agent stop; 0: none
 	Trust      string        // what the user must do about the client's trust gate
@@ -102,6 +102,9 @@ func ownHooks(hooks []Hook, events map[string]string) []Hook {
 	}
 	return out
 }
+
+// Unit multiplies a timeout in seconds into the hook file's unit.
+func (c *Client) Unit() int { return cmp.Or(c.unit, 1) }
 
 // Event returns stopgate's name (Claude Code's) for the client's own event.
 func (c *Client) Event(event string) string { return cmp.Or(c.events[event], event) }

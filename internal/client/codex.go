@@ -33,15 +33,16 @@ var Codex = &Client{
 	Settings: []string{codexConfig},                   // [hooks], [features], hook trust
 	Hooks:    claudeHooks("Bash", "Bash|apply_patch"), // reads are shell commands
 	Timeout:  600 * time.Second,
-	Unit:     1,
 	WallLeft: "the wall is Codex's own sandbox for shell commands (bubblewrap): with the permission profile up, the protected set is read-only to every command and to apply_patch; a command or patch the user approves outside the sandbox, and a session started with --sandbox, --dangerously-bypass-approvals-and-sandbox or a sandbox_mode anywhere in Codex's config are the guard's alone",
 	Trust:    "Codex runs a project's hooks only once you trust them: review .codex/hooks.json and trust it when Codex asks (codex exec skips untrusted hooks silently; --dangerously-bypass-hook-trust is for throwaway sandboxes only)",
 	Limits: []string{
 		"Codex has no read tool: detect arms the files a Bash command reads, as the guard's dry run resolves it (cat, sed -n, head, tail, nl, less, grep/rg with a file operand, < redirection; through cd, globs, variables, env, timeout, xargs, find -exec); a file read any other way (a script, python -c) does not arm",
 		"Codex has no slash-command expansion event: a prompt armed by a slash command arms only when the prompt starts with it",
 	},
-	halt:  codexHalt,
-	input: &shape{drop: []string{"tool_response"}, fix: codexFix},
+	halt: codexHalt,
+	input: &shape{drop: []string{"tool_response"}, fix: func(m payload, _ string) (more, error) {
+		return more{calls: patchWrites(m, "command")}, nil // apply_patch, Codex's own tool
+	}},
 	lines: lineOf(codexShow, `"function_call"`, `"local_shell_call"`, `"role":"user"`),
 	Wall:  codexWall{},
 }
@@ -53,9 +54,6 @@ func codexHalt(reason string, relayed bool) (hook.Output, bool) {
 	}
 	return hook.Block(hook.HaltRelay(reason)), true
 }
-
-// codexFix: apply_patch, Codex's own tool, writes the files its patch names.
-func codexFix(m payload, _ string) (more, error) { return more{calls: patchWrites(m, "command")}, nil }
 
 // codexLine is a line of Codex's rollout: a shell call, or a user message (a block: <hook_prompt …>).
 type codexLine struct {
@@ -203,23 +201,6 @@ func codexOwn(data []byte) (start int, keys []string, ok bool) {
 	return start, keys, err == nil && codexEntries(keys) == tail
 }
 
-// dropCodexFaults drops the entries Codex does not take from a profile an older init wrote; it says which.
-func dropCodexFaults(data []byte, root string) ([]byte, []string) {
-	start, keys, ok := codexOwn(data)
-	var kept, dropped []string
-	for _, k := range keys {
-		if f, _ := codexFault(root, k, "read"); f != "" {
-			dropped = append(dropped, f)
-		} else {
-			kept = append(kept, k)
-		}
-	}
-	if !ok || dropped == nil {
-		return data, nil
-	}
-	return append(bytes.Clone(data[:start]), codexWallHead+codexEntries(kept)...), dropped
-}
-
 // codexState is what a Codex config says about the wall: a sandbox_mode makes Codex use its older settings.
 type codexState struct {
 	SandboxMode string `toml:"sandbox_mode"`
@@ -327,8 +308,21 @@ func (codexWall) Up(w io.Writer, root string, paths []Path) error {
 			os.MkdirAll(filepath.FromSlash(p.Path), 0o755)
 		}
 	}
+	var dropped []string // the entries Codex does not take, in a profile an older init wrote
+	if start, keys, ok := codexOwn(data); ok {
+		var kept []string
+		for _, k := range keys {
+			if f, _ := codexFault(root, k, "read"); f != "" {
+				dropped = append(dropped, f)
+			} else {
+				kept = append(kept, k)
+			}
+		}
+		if dropped != nil {
+			data = append(bytes.Clone(data[:start]), codexWallHead+codexEntries(kept)...)
+		}
+	}
 	want := codexReadOnly(root, paths)
-	data, dropped := dropCodexFaults(data, root)
 	out, added, note, err := mergeCodexWall(data, want)
 	switch {
 	case err != nil:

@@ -25,7 +25,6 @@ var Copilot = &Client{
 	Hooks:      ownHooks(claudeHooks("", ""), copilotEvent),
 	Timeout:    30 * time.Second,
 	ProjectVar: "COPILOT_PROJECT_DIR",
-	Unit:       1,
 	EventFlag:  true,
 	BlockCap:   8,
 	WallLeft:   "no wall gate init can turn on: Copilot CLI's command sandbox (MXC, bubblewrap plus slirp4netns on Linux) is switched on and given its paths in the user's own settings or with --sandbox, not in the project; the guard alone refuses a write to the protected set",
@@ -42,16 +41,13 @@ var Copilot = &Client{
 		tools: map[string]string{"view": "Read", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "bash": "Bash"}},
 	threads: oneFile,
 	lines:   lineOf(copilotShow, `"tool.execution_start"`, `"hook.end"`, `"user.message"`),
-	format:  copilotFormat,
+	format: &versionedFormat{title: "Copilot CLI", entry: func(h settings.Hook) hookEntry {
+		return hookEntry{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout}
+	}, events: []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"}},
 }
 
-var copilotEvent = map[string]string{
-	"agentStop":           hook.Stop,
-	"subagentStop":        hook.SubagentStop,
-	"postToolUse":         hook.PostToolUse,
-	"preToolUse":          hook.PreToolUse,
-	"userPromptSubmitted": hook.UserPromptSubmit,
-}
+var copilotEvent = map[string]string{"agentStop": hook.Stop, "subagentStop": hook.SubagentStop,
+	"postToolUse": hook.PostToolUse, "preToolUse": hook.PreToolUse, "userPromptSubmitted": hook.UserPromptSubmit}
 
 // copilotOutput is the native answer; it has no halt (Copilot records one as {}).
 type copilotOutput struct {
@@ -159,10 +155,6 @@ type versionedFormat struct {
 	events []string                      // in the client's documented order
 	entry  func(settings.Hook) hookEntry // the entry gate init writes
 }
-
-var copilotFormat = &versionedFormat{title: "Copilot CLI", entry: func(h settings.Hook) hookEntry {
-	return hookEntry{Type: "command", Bash: h.Command, TimeoutSec: h.Timeout}
-}, events: []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "subagentStop", "sessionEnd"}}
 
 // versionedFile is the file's shape, as far as stopgate reads it.
 type versionedFile struct {

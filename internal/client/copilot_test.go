@@ -25,11 +25,11 @@ func TestCopilotRemove(t *testing.T) {
 		{name: "extra key", in: `{"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "bin/gate --client copilot", "timeoutSec": 600, "env": {}}]}}`, removed: 1, left: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			merged, _, err := copilotFormat.merge([]byte(tc.in), want)
+			merged, _, err := Copilot.format.merge([]byte(tc.in), want)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, r, empty, err := copilotFormat.remove(merged, want, programs)
+			out, r, empty, err := Copilot.format.remove(merged, want, programs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,16 +41,16 @@ func TestCopilotRemove(t *testing.T) {
 			}
 		})
 	}
-	if _, _, _, err := copilotFormat.remove([]byte("{,}"), want, programs); err == nil {
+	if _, _, _, err := Copilot.format.remove([]byte("{,}"), want, programs); err == nil {
 		t.Error("a file that is not JSON was not refused")
 	}
 }
 
-// renderOf is data in the layout copilotFormat.render writes.
+// renderOf is data in the layout Copilot.format.render writes.
 func renderOf(t *testing.T, data []byte) []byte {
-	f, err := copilotFormat.parse(data)
+	f, err := Copilot.format.parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return copilotFormat.render(f)
+	return Copilot.format.render(f)
 }

@@ -27,7 +27,6 @@ var Cursor = &Client{
 	},
 	Timeout:    60 * time.Second,
 	ProjectVar: "CURSOR_PROJECT_DIR",
-	Unit:       1,
 	BlockCap:   cursorLoopLimit,
 	WallLeft:   "no wall gate init can turn on: Cursor's sandbox and command allowlist are the user's own settings; the guard alone refuses a write to the protected set",
 	Trust:      "Cursor runs a project's .cursor/hooks.json once the workspace is trusted; Claude Code's registration runs only with \"third-party hooks\" on",
@@ -65,16 +64,10 @@ func cursorEntry(h settings.Hook) hookEntry {
 var cursorEvents = []string{"beforeSubmitPrompt", "preToolUse", "postToolUse", "beforeShellExecution", "afterShellExecution",
 	"beforeMCPExecution", "beforeReadFile", "afterFileEdit", "stop", "subagentStop"}
 
-var cursorEvent = map[string]string{
-	"beforeReadFile":       hook.PostToolUse, // a read, armed before the model sees it
-	"afterShellExecution":  hook.PostToolUse,
-	"postToolUse":          hook.PostToolUse,
-	"beforeSubmitPrompt":   hook.UserPromptSubmit,
-	"beforeShellExecution": hook.PreToolUse,
-	"preToolUse":           hook.PreToolUse,
-	"stop":                 hook.Stop,
-	"subagentStop":         hook.SubagentStop,
-}
+// cursorEvent maps Cursor's events to stopgate's: beforeReadFile is a read, armed before the model sees it.
+var cursorEvent = map[string]string{"beforeReadFile": hook.PostToolUse, "afterShellExecution": hook.PostToolUse,
+	"postToolUse": hook.PostToolUse, "beforeSubmitPrompt": hook.UserPromptSubmit, "beforeShellExecution": hook.PreToolUse,
+	"preToolUse": hook.PreToolUse, "stop": hook.Stop, "subagentStop": hook.SubagentStop}
 
 // cursorOutput is what Cursor reads on a stop, a permission event, a prompt.
 type cursorOutput struct {

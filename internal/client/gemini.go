@@ -16,7 +16,7 @@ var Gemini = &Client{
 	Hooks:      ownHooks(claudeHooks("read_file|read_many_files|run_shell_command", "write_file|replace|run_shell_command"), geminiEvent),
 	Timeout:    60 * time.Second,
 	ProjectVar: "GEMINI_PROJECT_DIR",
-	Unit:       1000,
+	unit:       1000,
 	WallLeft:   "no wall gate init can turn on: Gemini CLI's sandbox runs the whole session in docker or podman (or Seatbelt on macOS) and is chosen by the user (--sandbox, GEMINI_SANDBOX); the guard alone refuses a write to the protected set",
 	Trust:      "Gemini CLI runs project hooks only in a trusted folder: trust it when Gemini asks (headless runs: set GEMINI_CLI_TRUST_WORKSPACE=true; --skip-trust runs the folder untrusted, with project hooks off)",
 	Limits: []string{

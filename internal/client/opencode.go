@@ -26,7 +26,6 @@ var OpenCode = &Client{
 	HookFile: ".opencode/plugin/stopgate.js",
 	Settings: []string{"opencode.json", "opencode.jsonc"}, // permission rules, the wall
 	Timeout:  600 * time.Second,                           // the plugin sets none: as gate init registers the others
-	Unit:     1,
 	WallLeft: "the wall is OpenCode's permission rules in opencode.json: with them up, the write, edit and patch tools are refused the protected set; OpenCode has no sandbox for the shell, so every bash command, and a rule the user answers \"allow\" or edits away, are the guard's alone (the plugin's tool.execute.before)",
 	Trust:    "OpenCode loads a project's plugins without asking: the plugin gates sessions that stay alive (opencode serve, the TUI); opencode run exits at idle, before a block can send the agent back",
 	Limits: []string{

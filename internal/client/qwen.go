@@ -9,7 +9,6 @@ var Qwen = &Client{
 	Hooks:      claudeHooks("read_file|read_many_files|run_shell_command", "write_file|edit|run_shell_command"),
 	Timeout:    60 * time.Second,
 	ProjectVar: "QWEN_PROJECT_DIR",
-	Unit:       1,
 	BlockCap:   8,
 	WallLeft:   "no wall gate init can turn on: Qwen Code's sandbox is chosen by the user (--sandbox, QWEN_SANDBOX); the guard alone refuses a write to the protected set",
 	Trust:      "Qwen Code runs project hooks only in a trusted folder when folder trust is on: trust it when Qwen asks",

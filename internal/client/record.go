@@ -22,9 +22,6 @@ type Record struct {
 // Shell returns the files a shell command run in cwd reads (guard.ShellReads).
 type Shell func(cmd, cwd string) []string
 
-// RecordOf returns the record of the client that sent in.
-func RecordOf(in *hook.Input, sh Shell) Record { return Of(in).Record(sh) }
-
 // Record returns the client's record, its shell commands read with sh.
 func (c *Client) Record(sh Shell) Record { return Record{c, sh} }
 

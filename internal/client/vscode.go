@@ -14,7 +14,6 @@ var VSCode = &Client{
 	Name: "vscode", Title: "VS Code agent mode",
 	Runs:     []*Client{Claude, Copilot},
 	Timeout:  30 * time.Second,
-	Unit:     1,
 	WallLeft: "no wall gate init can turn on: VS Code's terminal sandbox and auto-approval are the user's own settings; the guard alone refuses a write to the protected set",
 	Trust:    "VS Code runs a workspace's hooks once the workspace is trusted, unless chat.hookFilesLocations or the organisation turns them off",
 	Limits: []string{

@@ -179,7 +179,7 @@ func register(env *cli.Env, c *client.Client, f guard.SettingsFile, want []setti
 	}
 	fmt.Fprintf(env.Stdout, "%s: registered %s\n", f.Name, cli.Plural(len(added), "hook", "hooks"))
 	for _, h := range added {
-		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, map[int]string{1: "s", 1000: "ms"}[c.Unit])
+		fmt.Fprintf(env.Stdout, "  + %s  (%s, timeout %d%s)\n", h, settings.Shown(h.Command), h.Timeout, map[int]string{1: "s", 1000: "ms"}[c.Unit()])
 	}
 	return nil
 }
@@ -420,7 +420,7 @@ func hooksOf(c *client.Client, in install, root string, testhook bool) []setting
 			args += " --event " + r.Event
 		}
 		cmd := launch(c, r.Event, candidates(bin, r.Program), strings.TrimSpace(args), in, root, in.shown(root, r.Program))
-		h := settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout * c.Unit}
+		h := settings.Hook{Event: r.Event, Matcher: r.Matcher, Command: cmd, Timeout: r.Timeout * c.Unit()}
 		if c == client.Claude && r.Program == hook.Gate && (r.Event == hook.Stop || r.Event == hook.SubagentStop) {
 			h.StatusMessage = "stopgate: checking the prompt's acceptance criteria…"
 		}
@@ -1043,7 +1043,7 @@ func hookFindings(env *cli.Env, ws workspace, cfg *config.Config, c *client.Clie
 				continue
 			}
 			registered[i] = true
-			fd.Timeout /= c.Unit // in seconds
+			fd.Timeout /= c.Unit() // in seconds
 			loc := src.Name
 			if c == client.Claude {
 				loc = fmt.Sprintf("%s:%d", src.Name, fd.Line)

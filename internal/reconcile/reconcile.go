@@ -176,7 +176,7 @@ func RelayFedBack(in *hook.Input, scope queue.Scope) bool {
 
 // recordOf returns the client's record of scope, its file and the thread.
 func recordOf(in *hook.Input, scope queue.Scope) (client.Record, string, transcript.Thread) {
-	record := client.RecordOf(in, func(cmd, cwd string) []string { // what a shell command read, as detect judges it
+	record := client.Of(in).Record(func(cmd, cwd string) []string { // what a shell command read, as detect judges it
 		return guard.ShellReads(cmd, cwd, cwd, os.Getenv("HOME"))
 	})
 	path, thread := record.Where(in, scope.Agent)
