@@ -25,8 +25,7 @@ import (
 	"github.com/stopgate/stopgate/internal/settings"
 )
 
-// Codex is OpenAI Codex: Claude Code's events, fields and answers; no read tool (a Bash command reads what the
-// guard's dry run of it reads).
+// Codex is OpenAI Codex: Claude Code's events, fields and answers; no read tool (Bash reads as the guard's dry run).
 var Codex = &Client{
 	Name: "codex", Title: "Codex",
 	HookFile: ".codex/hooks.json",

@@ -69,8 +69,7 @@ func copilotEncode(event string, o hook.Output) any {
 	return nil // a systemMessage alone: the native format has no field for it
 }
 
-// copilotFix takes the native payload's fields (a subagent's agentStop is ErrIgnored); apply_patch is a guard call
-// per file.
+// copilotFix takes the native payload's fields (a subagent's agentStop: ErrIgnored); apply_patch: a call per file.
 func copilotFix(m payload, event string) (more, error) {
 	if m.str("hook_event_name") == "" {
 		for _, k := range [][2]string{{"toolName", "preToolUse"}, {"prompt", "userPromptSubmitted"}, {"response", "subagentStop"}} {

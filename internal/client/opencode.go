@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/settings"
@@ -178,8 +176,7 @@ func pluginCommands(data []byte) []string {
 	}
 	var out []string
 	for _, p := range hook.Programs {
-		q, _ := syntax.Quote(path.Join(bin, p), syntax.LangBash)
-		out = append(out, q)
+		out = append(out, cli.ShellQuote(path.Join(bin, p)))
 	}
 	return out
 }

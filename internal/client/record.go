@@ -157,8 +157,7 @@ func (r reader) shell(cmd string, a map[string]any) []string {
 	return r.sh(cmd, r.cwd)
 }
 
-// call puts in e what a recorded call of the tool name with arguments a does: a read (its read tools, and
-// read_many_files), a shell command, or a skill run.
+// call puts in e what a recorded call of tool name with arguments a does: a read, a shell command, a skill run.
 func (r reader) call(e *entry, name string, a map[string]any) {
 	switch {
 	case r.in.tools[name] == "Read":

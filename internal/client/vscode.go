@@ -56,8 +56,7 @@ func vscodeEncode(event string, o hook.Output) any {
 	return reshaped{o, stop{event, o.Decision, o.Reason}}
 }
 
-// vscodeFix takes the documented camelCase fields, names a stop by its timestamp, and takes a tool that writes
-// several files as a guard call each.
+// vscodeFix takes the documented camelCase fields, a stop's timestamp as its ID, a multi-file write as a call each.
 func vscodeFix(m payload, _ string) (more, error) {
 	for camel, snake := range map[string]string{"hookEventName": "hook_event_name", "sessionId": "session_id"} {
 		if _, ok := m[snake]; !ok {
