@@ -31,8 +31,7 @@ const (
 	staleTemp = time.Minute // the age of a cache temp file left by a killed writer
 )
 
-// Load is Parse of the config file, or its cache of the exact text in the
-// state dir the text names (docs/config.md#the-cache).
+// Load is Parse of the config file, or its cache of the exact text (docs/config.md#the-cache).
 func Load(file, root string) (*Config, error) {
 	f, err := openText(file)
 	if err != nil {
@@ -73,8 +72,7 @@ type cacheHead struct {
 	Settings      Settings
 }
 
-// cached is where a config from the cache finds its records: the file
-// opened at the load, which a rewrite of the cache does not change.
+// cached is the cache file the load compared, held open: a rewrite leaves it.
 type cached struct {
 	f             *os.File
 	text, at, end int64 // where the text, and the records, start; the end
@@ -129,8 +127,7 @@ func unseal(line []byte) ([]byte, error) {
 	return line[:i], nil
 }
 
-// readCache returns the config cached at path from the text r reads under
-// ctx, or nil, and whether that text mentions a state dir.
+// readCache returns the config cached at path for r's text and ctx, or nil; and whether r mentions a state dir.
 func readCache(path string, r io.Reader, ctx string) (*Config, bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -177,8 +174,7 @@ func sameText(a, b io.Reader, size int64) (same, mentions bool) {
 // errCache is a cache file damaged or rewritten since the load.
 var errCache = errors.New("config cache changed or damaged")
 
-// fromCache decodes into v the record of kind and key, if the cache can
-// answer, else parses the file into c; a missing record is a zero v.
+// fromCache decodes into v the record of kind and key (none: a zero v), else parses the file into c.
 func (c *Config) fromCache(kind byte, key string, must bool, v any) (bool, error) {
 	if c.cached == nil {
 		return false, nil
@@ -256,8 +252,7 @@ func lineAt(f io.ReaderAt, off, hi int64) ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-// Full returns the config with every mapping and validator: one from the
-// cache parses the text its cache holds, which the load compared.
+// Full returns the config with every mapping and validator, parsing the text the load compared.
 func (c *Config) Full() (*Config, error) {
 	if c.cached == nil {
 		return c, nil
@@ -269,8 +264,7 @@ func (c *Config) Full() (*Config, error) {
 	return c, c.reparse(text)
 }
 
-// checksum finds a torn or damaged cache, not a forged one: the guard
-// keeps that out. FNV-1a builds no tables at start-up.
+// checksum finds a torn or damaged cache; the guard keeps out a forged one.
 func checksum(b []byte) uint32 {
 	h := fnv.New32a()
 	h.Write(b)

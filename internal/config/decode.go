@@ -32,7 +32,7 @@ func (p *parser) typeCheck(text string) (bad *Problem) {
 		return p.syntaxError(err)
 	}
 	mismatch := func(n node, v any, want string) {
-		if line := p.pos.line(n.path); bad == nil || line < bad.Line {
+		if line := p.pos.all().line(n.path); bad == nil || line < bad.Line {
 			bad = &Problem{File: p.file, Line: line, Key: n.key.String(),
 				Msg: fmt.Sprintf("is %s, want %s", TOMLType(v), want), Hint: typeHint(strings.Join(n.key, "."))}
 		}
@@ -185,9 +185,8 @@ func typeHint(path string) string {
 	return ""
 }
 
-// unknownKeys reports each key the decoder did not read, and each miscased
-// one, which it reads regardless of case: the i-th of an unindexed key at
-// its i-th definition, none under a table already reported.
+// unknownKeys reports each key the decoder did not read, and each miscased one (it reads
+// them regardless of case): the i-th of a key at its i-th definition, none under one reported.
 func (p *parser) unknownKeys(md toml.MetaData) {
 	undecoded := map[string]bool{}
 	for _, k := range md.Undecoded() {
@@ -251,8 +250,7 @@ func miscased(k toml.Key) (int, string) {
 	return -1, ""
 }
 
-// positions locates a text's keys, which the library does only in a
-// ParseError; a config without Problems scans its tables alone.
+// positions locates keys (the library does so only in a ParseError); tables alone when no Problem.
 type positions struct {
 	text         string
 	keys, tables lines // every definition, or the tables alone
@@ -264,8 +262,6 @@ func (ps *positions) all() lines {
 	}
 	return ps.keys
 }
-
-func (ps *positions) line(path string) int { return ps.all().line(path) }
 
 // table returns the line of "mapping[2]" or "validators.v".
 func (ps *positions) table(path string) int {
@@ -283,8 +279,7 @@ func TableLines(text, name string) []int {
 	return scanLines(text, func(string) bool { return false })[name]
 }
 
-// lines maps a key path to the lines that define it: as written
-// ("mapping[2].validators"), unindexed, and both folded after "\x00".
+// lines maps a key path to its lines: as written ("mapping[2].x"), unindexed, both folded after "\x00".
 type lines map[string][]int
 
 // scanLines finds the table headers, and the keys of tables keysIn takes.

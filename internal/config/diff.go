@@ -248,8 +248,7 @@ func digest(path string, limit int64) (string, bool) {
 // Key is the SHA-256 of the config's text.
 func (c *Config) Key() [sha256.Size]byte { return c.key }
 
-// ChangedSince returns the paths of in changed after t by ctime (which
-// `touch -d` cannot move back), or gone.
+// ChangedSince returns the paths of in changed after t by ctime (`touch -d` cannot move it), or gone.
 func (in Inputs) ChangedSince(root string, t time.Time) []string {
 	var changed []string
 	for path := range in {

@@ -199,8 +199,7 @@ func (c *Config) Validator(name string) (*Validator, error) {
 	return c.Validators[name], nil
 }
 
-// PromptPath returns the absolute path of key's first existing file, else
-// its prompts_dir one; "" for a plugin's.
+// PromptPath is the absolute path of key's first existing file, else its prompts_dir one; "" for a plugin.
 func (c *Config) PromptPath(key string) string {
 	fs := c.Files(key)
 	if len(fs) == 0 {

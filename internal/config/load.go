@@ -79,8 +79,7 @@ type rawValidator struct {
 	Price         *[]float64 `toml:"price_per_mtok"`
 }
 
-// BlockCap is how many blocked stops in a row Claude Code allows a Stop
-// hook (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, else 9): max_blocks stays below.
+// BlockCap is the blocked stops in a row Claude Code allows (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, else 9).
 func BlockCap(getenv func(string) string) int {
 	if n, err := strconv.Atoi(getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")); err == nil && n > 0 {
 		return n
@@ -113,7 +112,7 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 			p.problems = Problems{p.syntaxError(err)}
 		default:
 			// v.x = {} then v = "": the library keeps the table, silently.
-			p.problems = Problems{{File: p.file, Line: p.pos.line(notTable.String()), Key: notTable.String(),
+			p.problems = Problems{{File: p.file, Line: p.pos.all().line(notTable.String()), Key: notTable.String(),
 				Msg: "is defined both as a table and as a value", Hint: typeHint(notTable.String())}}
 		}
 		return nil, p
@@ -143,7 +142,7 @@ func (p *parser) locate(cfg *Config) {
 	}
 }
 
-func (p *parser) add(key, msg, hint string) { p.addAt(key, p.pos.line(key), msg, hint) }
+func (p *parser) add(key, msg, hint string) { p.addAt(key, p.pos.all().line(key), msg, hint) }
 
 func (p *parser) addIf(bad bool, key, msg, hint string) {
 	if bad {
@@ -243,7 +242,7 @@ func (p *parser) mappings(cfg *Config, raw []Mapping) {
 		if msg, hint := badPromptKey(rm.Prompt); msg != "" {
 			p.add(key+".prompt", msg, hint)
 		} else if j, dup := first[rm.Prompt]; dup {
-			p.add(key+".prompt", fmt.Sprintf("prompt %q is mapped twice (first on line %d)", rm.Prompt, p.pos.line(mappingPath(j))), "list all its validators in one [[mapping]]")
+			p.add(key+".prompt", fmt.Sprintf("prompt %q is mapped twice (first on line %d)", rm.Prompt, p.pos.all().line(mappingPath(j))), "list all its validators in one [[mapping]]")
 		} else {
 			first[rm.Prompt] = i
 		}
