@@ -56,16 +56,14 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	} else {
 		top = l.decodeTOML(string(data))
 	}
-	var s *Suite
 	if len(l.problems) == 0 {
-		s = l.suite(top)
+		if s := l.suite(top); len(l.problems) == 0 {
+			return s, nil
+		}
 	}
-	if len(l.problems) > 0 {
-		// In file order, as a person fixes them; the file's own first.
-		slices.SortStableFunc(l.problems, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
-		return nil, l.problems
-	}
-	return s, nil
+	// In file order, as a person fixes them; the file's own first.
+	slices.SortStableFunc(l.problems, func(a, b *config.Problem) int { return cmp.Compare(a.Line, b.Line) })
+	return nil, l.problems
 }
 
 // decodeJSON decodes a JSON object, numbers as written (as TOML's library keeps them).

@@ -148,22 +148,6 @@ func newState(session string, s *Suite, tests []Test, f Filters, report string, 
 	return st
 }
 
-// check refuses a state that would index out of range (a hand edit).
-func (st *State) check() error {
-	switch {
-	case st.Version != StateVersion:
-		return fmt.Errorf("run format %d, want %d", st.Version, StateVersion)
-	case len(st.Results) != len(st.Tests) || len(st.Tries) != len(st.Tests):
-		return fmt.Errorf("%d results and %d tries for %d tests", len(st.Results), len(st.Tries), len(st.Tests))
-	case st.Current < 0 || st.Current > len(st.Tests):
-		return fmt.Errorf("current test %d of %d", st.Current, len(st.Tests))
-	}
-	if st.Vars == nil {
-		st.Vars = map[string]Var{}
-	}
-	return nil
-}
-
 // current returns the current test, or nil when none is left.
 func (st *State) current() *Test {
 	if st.Mode != Running || st.Current >= len(st.Tests) {
@@ -174,12 +158,9 @@ func (st *State) current() *Test {
 
 // Counts of a run's tests by outcome, and the time they took.
 type Counts struct {
-	Passed, Failed, Skipped, NotRun int
-	Time                            time.Duration // the results' durations, summed
+	Total, Passed, Failed, Skipped, NotRun int
+	Time                                   time.Duration // the results' durations, summed
 }
-
-// Total is every test counted.
-func (c Counts) Total() int { return c.Passed + c.Failed + c.Skipped + c.NotRun }
 
 func (c Counts) String() string {
 	s := fmt.Sprintf("%d passed, %d failed, %d skipped", c.Passed, c.Failed, c.Skipped)
@@ -196,6 +177,7 @@ func (st *State) counts(idx ...int) Counts {
 		if len(idx) > 0 && !slices.Contains(idx, i) {
 			continue
 		}
+		c.Total++
 		switch {
 		case r == nil:
 			c.NotRun++
@@ -236,10 +218,9 @@ func (st *State) advance(now time.Time) (skipped []int) {
 func (st *State) whyMissing(t *Test) string {
 	var parts []string
 	for _, n := range t.refs() {
-		if _, ok := st.Vars[n]; ok {
-			continue
-		}
+		_, saved := st.Vars[n]
 		switch i := saverOf(st.Tests, n); {
+		case saved:
 		case i < 0:
 			parts = append(parts, fmt.Sprintf("${%s} is saved by no test of this run", n))
 		case st.Results[i] == nil:
@@ -333,15 +314,23 @@ func runFile(stateDir, session string) string {
 	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
 }
 
-// loadRun returns the run in path, or nil; no lock: the file is replaced whole.
+// loadRun returns the run in path, or nil; no lock: the file is replaced whole. It refuses
+// a run that would index out of range (a hand edit).
 func loadRun(path string) (*State, error) {
 	var st State
 	err := queue.ReadJSON(path, &st)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err == nil {
-		err = st.check()
+	case err != nil: // said why
+	case st.Version != StateVersion:
+		err = fmt.Errorf("run format %d, want %d", st.Version, StateVersion)
+	case len(st.Results) != len(st.Tests) || len(st.Tries) != len(st.Tests):
+		err = fmt.Errorf("%d results and %d tries for %d tests", len(st.Results), len(st.Tries), len(st.Tests))
+	case st.Current < 0 || st.Current > len(st.Tests):
+		err = fmt.Errorf("current test %d of %d", st.Current, len(st.Tests))
+	case st.Vars == nil:
+		st.Vars = map[string]Var{}
 	}
 	if err != nil {
 		return nil, cli.WithHint(fmt.Errorf("run %s is unreadable: %w", path, err), "start a new run with testhook init, or /run-tests in Claude Code")
@@ -531,7 +520,7 @@ var templates embed.FS
 // report.md.tmpl, or junit.xml.tmpl (a testsuite per category; a test not run is skipped).
 func (r *runner) render(name string, d any) ([]byte, error) {
 	funcs := template.FuncMap{
-		"word": r.word, "startWord": r.startWord, "blockCap": func() int { return r.blockCap },
+		"word": r.word, "blockCap": func() int { return r.blockCap },
 		"plural": cli.Plural, "join": strings.Join, "joinSome": joinSome, "add": func(a, b int) int { return a + b },
 		"resultWhys": resultWhys, "resultLine": resultLine, "handout": (*State).handout, "current": (*State).current,
 		"testLine": (*State).testLine, "withStatus": (*State).withStatus, "categories": (*State).categories,

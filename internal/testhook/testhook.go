@@ -119,11 +119,8 @@ func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 
 // pickSession chooses --session, else $STOPGATE_SESSION_ID, else the only run; init starts the terminal's.
 func (r *runner) pickSession(flagged string, starting bool) error {
-	r.session = cmp.Or(flagged, r.env.Getenv("STOPGATE_SESSION_ID"))
-	if starting {
+	if r.session = cmp.Or(flagged, r.env.Getenv("STOPGATE_SESSION_ID")); r.session != "" || starting {
 		r.session = cmp.Or(r.session, TerminalSession)
-	}
-	if r.session != "" {
 		return nil
 	}
 	des, err := os.ReadDir(filepath.Join(r.dir, "runs"))
@@ -150,9 +147,12 @@ func (r *runner) pickSession(flagged string, starting bool) error {
 
 var errNoRun = cli.WithHint(errors.New("no test run"), "start one with testhook init, or /run-tests in Claude Code")
 
-// word is how the person invokes a command here.
+// word is how the person invokes a command here (init, in a client, is the slash command).
 func (r *runner) word(cmd string) string {
-	if r.hook {
+	switch {
+	case r.hook && cmd == "init":
+		return SlashCommand
+	case r.hook:
 		return cmd
 	}
 	return "testhook " + cmd
@@ -197,7 +197,6 @@ type reply struct {
 // request is one command, from the command line or a prompt.
 type request struct {
 	name     string   // canonical
-	slash    bool     // /run-tests, typed in Claude Code
 	args     []string // positional
 	text     string   // validate's answer: the arguments joined
 	hasText  bool     // false: use the agent's last answer
@@ -278,8 +277,7 @@ func parsePrompt(prompt string) (req request, ok bool, err error) {
 		if err != nil {
 			return request{}, true, usageError(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
 		}
-		req.slash = true
-		return req, true, nil
+		return req, true, nil // name "init" only here: /run-tests, typed in Claude Code
 	}
 	switch cmp.Or(shortForms[word], word) {
 	case "init":
@@ -296,7 +294,7 @@ var Events = hook.Handles[hook.Testhook]
 
 // runHook answers a hook input; it leaves any prompt not the runner's alone before touching the disk.
 func runHook(env *cli.Env, configFile string, opt client.Options) error {
-	// Read here, not by client.Decode: promptID needs the bytes too.
+	// Read here, not by client.Decode: the turn's id is read from the bytes too.
 	data, err := client.Read(env.Stdin)
 	if err != nil {
 		return err
@@ -318,26 +316,21 @@ func runHook(env *cli.Env, configFile string, opt client.Options) error {
 		return nil // a subagent's stop, or a prompt for the agent
 	}
 	r, err := newRunner(env, configFile, in.Cwd)
-	if err != nil && req.slash {
+	if err != nil && req.name == "init" {
 		return ans.Write(hook.Block("testhook: " + err.Error()))
 	} else if err != nil {
 		return err
 	}
-	r.session, r.hook, r.turn, r.answer = in.SessionID, true, promptID(data), ans
+	var turn struct { // prompt_id (Codex: turn_id), the same for a prompt and its turn's stops
+		PromptID string `json:"prompt_id"`
+		TurnID   string `json:"turn_id"`
+	}
+	json.Unmarshal(data, &turn)
+	r.session, r.hook, r.turn, r.answer = in.SessionID, true, cmp.Or(turn.PromptID, turn.TurnID), ans
 	if in.HookEventName == hook.Stop {
 		return r.stopHook(in)
 	}
 	return r.promptHook(req, perr)
-}
-
-// promptID returns the input's prompt_id (Codex: turn_id), the same for a prompt and its turn's stops.
-func promptID(data []byte) string {
-	var v struct {
-		PromptID string `json:"prompt_id"`
-		TurnID   string `json:"turn_id"`
-	}
-	json.Unmarshal(data, &v)
-	return cmp.Or(v.PromptID, v.TurnID)
 }
 
 // promptHook answers a prompt that is the runner's command req.
@@ -346,7 +339,7 @@ func (r *runner) promptHook(req request, perr error) error {
 		return r.answer.Write(hook.Block("testhook: " + perr.Error() + "\nusage: " + SlashCommand + " [--category C] [--tag T] [--file F] [--auto]"))
 	}
 	lead := "cannot start the run"
-	if !req.slash {
+	if req.name != "init" {
 		st, err := loadRun(runFile(r.dir, r.session))
 		if err != nil || st == nil || !applies(st, req) {
 			return err
@@ -362,7 +355,7 @@ func (r *runner) promptHook(req request, perr error) error {
 	}
 	// The agent gets the test; /run-tests --auto also tells the person.
 	out := hook.Context(hook.UserPromptSubmit, rep.context)
-	if req.slash {
+	if req.name == "init" {
 		out.SystemMessage = rep.text
 	}
 	return r.answer.Write(out)
@@ -665,7 +658,7 @@ func (r *runner) report(req request) (reply, error) {
 	}
 	rep := reply{text: r.say("report", textData{State: st, Written: written})}
 	if c := st.counts(); c.Failed > 0 {
-		rep.exit = fmt.Errorf("%d of %d tests failed", c.Failed, c.Total())
+		rep.exit = fmt.Errorf("%d of %d tests failed", c.Failed, c.Total)
 	}
 	return rep, nil
 }
@@ -704,16 +697,9 @@ func (r *runner) load() (*State, error) {
 
 func (r *runner) noCurrent(st *State) error {
 	if st.Mode == Aborted {
-		return cli.WithHint(errors.New("the run was aborted"), "start a new one with "+r.startWord())
+		return cli.WithHint(errors.New("the run was aborted"), "start a new one with "+r.word("init"))
 	}
 	return cli.WithHint(fmt.Errorf("the run is complete: %s", st.counts()), r.word("report")+" writes the report; "+r.word("retry")+" runs a failed test again")
-}
-
-func (r *runner) startWord() string {
-	if r.hook {
-		return SlashCommand
-	}
-	return "testhook init"
 }
 
 // joinSome joins the parts that are not empty.
