@@ -1,6 +1,5 @@
-// Package settings edits a Claude Code settings file as a careful person does by hand: an edit only inserts or cuts,
-// keeping every other byte, in the file's own layout. Text that is not JSON, or not shaped as the client expects, is
-// refused with an *Error naming line and column.
+// Package settings edits clients' settings JSON as a careful person does by hand: an edit inserts or cuts, in the
+// file's layout, every other byte kept; text not JSON, or not shaped as the client expects, is an *Error at line:column.
 package settings
 
 import (
@@ -38,8 +37,7 @@ func (h Hook) String() string {
 	return h.Event + " (" + h.Matcher + ") → " + Program(h.Command)
 }
 
-// Found says whether, and where, a wanted hook is registered: a command running its program, for its event, under
-// matchers covering its tools.
+// Found says whether, and where, a hook is registered: its program for its event, under matchers covering its tools.
 type Found struct {
 	Hook
 	Registered bool   // every tool of the matcher is covered
@@ -50,8 +48,7 @@ type Found struct {
 	Line       int    // the line of the registered command, 0 when not registered
 }
 
-// Merge returns data with each wanted hook not registered added as a new matcher group, last, of the tools no group
-// covers; and those hooks.
+// Merge adds each wanted hook not registered as a new matcher group, last, of the tools no group covers; and those.
 func Merge(data []byte, want []Hook) ([]byte, []Hook, error) {
 	text := data // add normalizes it: unchanged when nothing is added
 	var added []Hook
@@ -144,12 +141,10 @@ func word(s string) (raw, unquoted string) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
+		case quote != 0 && c == quote:
+			quote = 0
 		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				b.WriteByte(c)
-			}
+			b.WriteByte(c)
 		case c == '"' || c == '\'':
 			quote = c
 		case c == '\\' && i+1 < len(s):
@@ -232,10 +227,9 @@ type Removal struct {
 	Left    []string // each entry of stopgate's that was changed by hand since
 }
 
-// Remove returns data with stopgate's entries taken out where they are still exactly what gate init writes: a group
-// of one command of want, the wall's sandbox keys at its values, the rules of deny; a container this leaves empty
-// goes too, every other byte stays. A group that runs one of programs but differs from every want is left, and named
-// in Left.
+// Remove takes out stopgate's entries still exactly as gate init writes them (a group of one command of want, the
+// wall's sandbox keys at its values, the rules of deny) and containers this empties, every other byte kept; a group
+// running one of programs unlike every want stays, named in Left.
 func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte, Removal, error) {
 	var r Removal
 	d := Parse(data)
@@ -289,8 +283,7 @@ groups: // one removal at a time, each on a fresh parse
 	return text, r, nil
 }
 
-// spelled reports whether object n's keys are all of keys, as spelled: encoding/json takes "Command" for command, the
-// client does not.
+// spelled reports whether object n's keys are all of keys, case and all (encoding/json takes "Command" for command).
 func (n *node) spelled(keys ...string) bool {
 	return !slices.ContainsFunc(n.list(), func(m member) bool { return !slices.Contains(keys, m.key) })
 }
@@ -312,8 +305,7 @@ func ownGroup(text []byte, g *node, event string, want []Hook) (Hook, bool) {
 	return Hook{}, false
 }
 
-// SameRun reports whether commands a and b are the same: equal, or launchers of the same candidates and arguments,
-// whatever their fallback and form (another stopgate version's).
+// SameRun reports whether commands a and b are equal, or launchers of the same candidates and arguments, any form.
 func SameRun(a, b string) bool {
 	if a == b {
 		return true
@@ -373,8 +365,7 @@ func prune(text []byte, path []string) []byte {
 	return text
 }
 
-// node is one JSON value and where it lies in the text, so that an edit can insert or cut at a byte offset and leave
-// every other byte alone.
+// node is one JSON value and where its bytes lie, so an edit can insert or cut at an offset, every other byte kept.
 type node struct {
 	kind       byte     // '{', '[', '"', or 'v' for any other scalar
 	start, end int      // the value's bytes: text[start:end]
@@ -434,8 +425,7 @@ func (n *node) kindName() string {
 	return cmp.Or(map[string]string{"{": "an object", "[": "an array", `"`: "a string", "true": "a boolean", "false": "a boolean", "null": "null"}[key], "a number")
 }
 
-// Error is a settings file that is not JSON or not shaped as the client expects, at a 1-based line and column (in
-// characters).
+// Error is a settings file not JSON, or not shaped as the client expects, at a 1-based line and column (characters).
 type Error struct {
 	Line, Column int
 	Msg          string
@@ -658,8 +648,7 @@ func render(key string, v any, multi, spaced bool, indent, unit string) string {
 // Quote writes v as compact JSON without HTML escaping.
 func Quote(v any) string { return render("", v, false, false, "", "") }
 
-// WriteFile replaces the file at path with data atomically, keeping its permissions (a new one 0644) and, for a
-// symlink, its link.
+// WriteFile replaces path's file with data atomically, keeping its permissions (new: 0644) and, for a symlink, the link.
 func WriteFile(path string, data []byte) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
@@ -698,13 +687,13 @@ var wallKeys = []wallKey{
 	{"allowUnsandboxedCommands", false, "the agent can ask to run a command outside the sandbox (dangerouslyDisableSandbox)"},
 }
 
-// Walls is the wall as the client merges its settings files: a later file's key wins, the deny rules and the excluded
-// commands add up.
+// Walls is the wall as the client merges its files: a later file's key wins, deny rules and excluded commands add up.
 type Walls struct {
-	Read     int       // how many files were there
-	set      []wallSet // the wall's keys the files set, in file order
-	Deny     []string  // permissions.deny
-	Excluded []string  // sandbox.excludedCommands, which run outside the sandbox
+	Read     int                // how many files were there
+	set      map[string]wallSet // the wall's keys the files set, each as the file that counts sets it
+	written  bool               // a file sets a key as gate init writes it
+	Deny     []string           // permissions.deny
+	Excluded []string           // sandbox.excludedCommands, which run outside the sandbox
 }
 
 // wallSet is one of the wall's keys as a file sets it; a non-boolean is false.
@@ -715,20 +704,7 @@ type wallSet struct {
 }
 
 // Value returns the value of key that counts; false when unset.
-func (w Walls) Value(key string) bool {
-	i := w.counts(key)
-	return i >= 0 && w.set[i].value
-}
-
-// counts returns the index in w.set of the value of key that counts; -1: unset.
-func (w Walls) counts(key string) int {
-	for i := len(w.set) - 1; i >= 0; i-- {
-		if w.set[i].key == key {
-			return i
-		}
-	}
-	return -1
-}
+func (w Walls) Value(key string) bool { return w.set[key].value }
 
 // Wall reads the wall's settings from the file.
 func (d *Doc) Wall() (Walls, error) {
@@ -744,7 +720,7 @@ func MergeWall(data []byte, deny []string) (out []byte, added []string, w Walls,
 	}
 	text := data // add normalizes it: unchanged when nothing is added
 	for _, k := range wallKeys {
-		if w.counts(k.key) < 0 {
+		if _, set := w.set[k.key]; !set {
 			text = add(text, []string{"sandbox"}, k.key, k.want)
 			added = append(added, "sandbox."+k.key)
 		}
@@ -781,9 +757,9 @@ func below(path, dir string) (string, bool) {
 	return rest, ok && dir != "" && strings.HasPrefix(rest, "/")
 }
 
-// ReadWalls reads the wall from the client's settings files in its order, nil for one not there; bad is the index of
-// one that does not parse.
+// ReadWalls reads the wall from the client's files in its order, nil for one not there; bad: one that does not parse.
 func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
+	w.set = map[string]wallSet{}
 	for i, d := range files {
 		if d == nil {
 			continue
@@ -798,7 +774,8 @@ func ReadWalls(files []*Doc) (w Walls, bad int, err error) {
 		for _, k := range wallKeys {
 			if v := sb.get(k.key); v != nil {
 				line, _ := position(text, v.start)
-				w.set = append(w.set, wallSet{file: i, line: line, wallKey: k, value: v.kind == 'v' && v.str == "true"})
+				w.set[k.key] = wallSet{file: i, line: line, wallKey: k, value: v.kind == 'v' && v.str == "true"}
+				w.written = w.written || w.set[k.key].value == k.want
 			}
 		}
 		for _, e := range sb.get("excludedCommands").elements() {
@@ -830,7 +807,7 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 		return false, "no Claude Code settings"
 	}
 	for _, k := range wallKeys {
-		if i := w.counts(k.key); i < 0 || w.set[i].value != k.want {
+		if s, set := w.set[k.key]; !set || s.value != k.want {
 			return false, fmt.Sprintf("sandbox.%s is not %t", k.key, k.want)
 		}
 	}
@@ -845,7 +822,7 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 
 // Present reports whether a sandbox key as gate init writes it, or a rule of rules, is there.
 func (w Walls) Present(rules []string) bool {
-	return slices.ContainsFunc(w.set, func(s wallSet) bool { return s.value == s.want }) || len(w.Lacking(rules)) < len(rules)
+	return w.written || len(w.Lacking(rules)) < len(rules)
 }
 
 // Against is a sandbox key set against the wall where its value counts.
@@ -857,11 +834,12 @@ type Against struct {
 // Against returns the keys set against the wall where the value that counts is.
 func (w Walls) Against() []Against {
 	var out []Against
-	for i, s := range w.set {
-		if s.value != s.want && w.counts(s.key) == i {
+	for _, k := range wallKeys {
+		if s, set := w.set[k.key]; set && s.value != s.want {
 			out = append(out, Against{File: s.file, Line: s.line, Text: fmt.Sprintf("sandbox.%s is %t: %s", s.key, s.value, s.why)})
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Against) int { return cmp.Compare(a.File, b.File) }) // in file order
 	return out
 }
 
@@ -869,7 +847,7 @@ func (w Walls) Against() []Against {
 func (w Walls) Unset() []string {
 	var out []string
 	for _, k := range wallKeys {
-		if w.counts(k.key) < 0 {
+		if _, set := w.set[k.key]; !set {
 			out = append(out, "sandbox."+k.key)
 		}
 	}

@@ -118,11 +118,11 @@ func (s *judging) answer(v *Verdict, err error) error {
 // writeHalt writes a halt the verdict did not relay: as a block to a client that hides a halt's reason,
 // unless its record shows one fed back this turn.
 func (s *judging) writeHalt(reason string) error {
-	if _, relays := s.ans.Halt("", false); relays && s.in != nil && !reconcile.RelayFedBack(s.in, s.scope) {
-		o, _ := s.ans.Halt(reason, false)
-		return s.ans.Write(o)
+	o, relays := s.ans.Halt(reason, false)
+	if !relays || s.in == nil || reconcile.RelayFedBack(s.in, s.scope) {
+		o = hook.HaltSaid(reason)
 	}
-	return s.ans.Write(hook.HaltSaid(reason))
+	return s.ans.Write(o)
 }
 
 // judge reads, decides, applies and records; a panic comes back as an error.
@@ -379,7 +379,7 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 		if in.Client == nil {
 			tel.Transcript = in.TranscriptPath // Claude Code's carries its version
 		}
-		err := errNoTimeLeft
+		err := errors.New("skipped: the validators ran up to the client's hook deadline, and the answer comes first")
 		if tel.Deadline > 0 {
 			err = telemetry.Send(tel)
 		}
@@ -403,7 +403,7 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		r.Decision = map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
 	}
 	if v.Kind == Halt {
-		r.Reason = cli.Clip(v.Reason, maxLoggedReason, "…")
+		r.Reason = cli.Clip(v.Reason, 2000, "…") // it quotes validator output
 	}
 	addPrompt := func(p string) {
 		if !slices.Contains(r.Prompts, p) {
@@ -443,12 +443,6 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 	}
 	return r
 }
-
-// maxLoggedReason bounds a halt's reason, which quotes validator output, in the log.
-const maxLoggedReason = 2000
-
-// errNoTimeLeft is an export skipped: the answer comes first.
-var errNoTimeLeft = errors.New("skipped: the validators ran up to the client's hook deadline, and the answer comes first")
 
 // exportBudget is the [telemetry] timeout within what is left before the gate's deadline.
 func exportBudget(timeout time.Duration, dl Deadline, now time.Time) time.Duration {
@@ -535,9 +529,9 @@ func (s *judging) check(ctx context.Context) *Verdict {
 		}
 	}
 	v := &Verdict{Observing: cfg.Settings.Mode == config.ModeObserve}
-	checks, appeared, finish := s.run(ctx, base)
+	checks, why, finish := s.run(ctx, base)
 	v.Checks = checks
-	if why := appearedReason(cfg, appeared); why != "" {
+	if why != "" {
 		v.Kind, v.Reason = Halt, why
 		return v
 	}
@@ -552,8 +546,9 @@ func (s *judging) check(ctx context.Context) *Verdict {
 	return v
 }
 
-// run runs the checks reuse and when_changed leave in; finish records passes for reuse.
-func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, appeared []string, finish func()) {
+// run runs the checks reuse and when_changed leave in; finish records passes for reuse; why halts on a protected path
+// a validator created (absent, it was not mounted).
+func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, why string, finish func()) {
 	cfg, in := s.cfg, s.in
 	checks, specs := plan(cfg, s.entries)
 	defer scope(cfg, checks, specs, s.entries)()
@@ -590,7 +585,12 @@ func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, ap
 			all[i] = c.Result
 		}
 	}
-	return checks, validator.Appeared(missing), func() { r.Finish(all, s.dl.At) }
+	var appeared []string
+	for _, p := range validator.Appeared(missing) {
+		appeared = append(appeared, project.Display(cfg.Root, p))
+	}
+	return checks, keptHalt(cfg, appeared, ", ", "a validator created %s, which is protected and did not exist before it ran: "+
+		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again."), func() { r.Finish(all, s.dl.At) }
 }
 
 // fail decides and words a stop whose checks failed.
@@ -690,11 +690,7 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 			s.Expect = append(s.Expect, validator.MustExpectation(validator.Kind(x[0]), x[1]))
 		}
 	}
-	promptPath := e.Path
-	if promptPath == "" {
-		promptPath = cfg.PromptPath(e.Prompt)
-	}
-	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + promptPath}
+	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + cmp.Or(e.Path, cfg.PromptPath(e.Prompt))}
 	if j := v.Judge; j != nil {
 		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv,
 			Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
@@ -970,16 +966,13 @@ func creatable(cfg *config.Config, ps []guard.Protected) []string {
 	return out
 }
 
-// maxLinkWalk bounds the entries of a protected folder looked at for hard links.
-const maxLinkWalk = 10000
-
 // linkedReason halts on a protected file with another name, which writes it around the guard ("": none).
 func linkedReason(cfg *config.Config, set *guard.Set) string {
 	var found []string
 	for _, p := range set.Paths() {
 		n := 0
 		filepath.WalkDir(filepath.FromSlash(p.Path), func(path string, d fs.DirEntry, err error) error {
-			if n++; err != nil || n > maxLinkWalk {
+			if n++; err != nil || n > 10000 { // a folder's entries looked at
 				return filepath.SkipAll
 			}
 			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && path == filepath.FromSlash(p.Path) {
@@ -1002,16 +995,6 @@ func keptHalt(cfg *config.Config, found []string, sep, format string, args ...an
 	}
 	return "stopgate halted the session: " + fmt.Sprintf(format, append([]any{strings.Join(found, sep)}, args...)...) +
 		" The pending entries are kept in " + cfg.Settings.StateDir + "."
-}
-
-// appearedReason is the halt of a protected path a validator created (absent, it was not mounted).
-func appearedReason(cfg *config.Config, paths []string) string {
-	var names []string
-	for _, p := range paths {
-		names = append(names, project.Display(cfg.Root, p))
-	}
-	return keptHalt(cfg, names, ", ", "a validator created %s, which is protected and did not exist before it ran: "+
-		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again.")
 }
 
 // dotEnvReason halts on a client's .env setting the hooks' environment (trust.DotEnvHookEnv).
