@@ -14,10 +14,8 @@ import (
 // ErrNotRegular is Open's answer for a folder, pipe, device or socket.
 var ErrNotRegular = errors.New("not a regular file")
 
-// Open opens path for reading, refusing anything but a regular file (an
-// *fs.PathError of ErrNotRegular, with its info). Non-blocking: a named
-// pipe would hang the hook till its timeout, a pass, and a stat first
-// leaves time to swap one in.
+// Open opens path for reading, refusing anything but a regular file (an *fs.PathError of ErrNotRegular, with its info).
+// Non-blocking: a named pipe would hang the hook till its timeout, a pass; a stat first leaves time to swap one in.
 func Open(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -45,8 +43,7 @@ func Read(path string, most int64) (data []byte, info fs.FileInfo, err error) {
 	return data, info, err
 }
 
-// ReadFile is os.ReadFile through Open of at most max bytes (a larger file
-// is refused); a folder in os.ReadFile's words.
+// ReadFile is os.ReadFile through Open of at most max bytes (a larger file is refused); a folder in os.ReadFile's words.
 func ReadFile(path string, max int64) ([]byte, error) {
 	data, info, err := Read(path, max)
 	switch {
@@ -58,8 +55,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return data, err
 }
 
-// Stamp tells that a file changed without reading it. The change time is
-// the kernel's: an edit whose mtime was restored (touch -r) still shows.
+// Stamp tells that a file changed without reading it; by the kernel's ctime, an mtime restored (touch -r) still shows.
 type Stamp struct {
 	Size, Mtime, Ctime int64
 	Mode               uint32

@@ -144,10 +144,8 @@ func indent[T string | []byte](line T) int {
 // failingLine is whether a line of unknown output reads as a failure (infixes need a colon).
 func failingLine(line []byte) bool {
 	t := line[indent(line):]
-	if slices.ContainsFunc(failPrefixes, func(p string) bool { return bytes.HasPrefix(t, []byte(p)) }) {
-		return true
-	}
-	return bytes.IndexByte(line, ':') >= 0 && slices.ContainsFunc(failInfixes, func(s string) bool { return bytes.Contains(line, []byte(s)) })
+	return slices.ContainsFunc(failPrefixes, func(p string) bool { return bytes.HasPrefix(t, []byte(p)) }) ||
+		bytes.IndexByte(line, ':') >= 0 && slices.ContainsFunc(failInfixes, func(s string) bool { return bytes.Contains(line, []byte(s)) })
 }
 
 var (
@@ -155,8 +153,7 @@ var (
 	failInfixes  = []string{`"Action":"fail"`, `"Action":"build-`, `"Output":"--- FAIL`, `"Output":"    `, `"Output":"panic:`, ": error", "Error:"}
 )
 
-// goFailures are go test's failing tests, each its "--- FAIL" line then its
-// messages (-v: since "=== RUN", else indented deeper after); a panic alone.
+// goFailures are go test's failing tests: "--- FAIL", its messages (-v: since "=== RUN", else deeper after); a panic alone.
 func goFailures(lines []string) []block {
 	var out []block
 	said := map[string][]string{}

@@ -106,7 +106,7 @@ func TestCappedKeepsTailAndFailures(t *testing.T) {
 	b.WriteString("# fail 1\n")
 	out := b.String()
 	for _, chunk := range []int{1, 7, len(out)} {
-		c := newCapped(4<<10, true)
+		c := &capped{limit: 4 << 10, tail: true, block: -1}
 		for s := out; s != ""; s = s[min(chunk, len(s)):] {
 			c.Write([]byte(s[:min(chunk, len(s))]))
 		}

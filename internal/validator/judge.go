@@ -48,8 +48,7 @@ func unavailable(why string, usage *Usage) Result {
 	return Result{Problem: "judge unavailable: " + why, Unavailable: true, ExitCode: -1, Usage: usage}
 }
 
-// runJudge asks s.Judge's model about its evidence: an answer not reached,
-// parsed or verified is unavailable, never a pass; verified ones are cached.
+// runJudge asks s.Judge's model about its evidence: an answer not reached, parsed or verified is unavailable, never a pass.
 func runJudge(ctx context.Context, env Env, s Spec, specs []Spec, results []Result) (r Result) {
 	start, j := time.Now(), s.Judge
 	defer func() { r.Duration = time.Since(start) }()

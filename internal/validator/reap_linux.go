@@ -1,15 +1,13 @@
 package validator
 
-import "syscall"
+import (
+	"syscall"
 
-// PR_SET_CHILD_SUBREAPER and PR_SET_DUMPABLE from <linux/prctl.h>.
-const (
-	prSetChildSubreaper = 36
-	prSetDumpable       = 4
+	"golang.org/x/sys/unix"
 )
 
 // adoptOrphans makes this process its orphans' reaper: pid 1 in a container may never reap them.
-func adoptOrphans() { syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0) }
+func adoptOrphans() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
 
 // reapGroup waits for this process's children in group pgid, never another's.
 func reapGroup(pgid int) {
@@ -27,4 +25,4 @@ func procAttr() *syscall.SysProcAttr {
 }
 
 // hideSelf makes the runner non-dumpable: no validator can open its /proc/PID/fd or trace it.
-func hideSelf() { syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0) }
+func hideSelf() { unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }

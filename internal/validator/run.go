@@ -23,11 +23,9 @@ import (
 const (
 	defaultOutputLimit = 64 << 10
 	DefaultTimeout     = 5 * time.Minute // of a Spec that sets none, within the clients' 600 s Stop hook timeout
-	// drainGrace and reapGrace bound the wait for output and the reaping of
-	// a killed group: an escaped (setsid) or stuck child cannot hold the gate.
-	drainGrace   = 250 * time.Millisecond
-	reapGrace    = 2 * time.Second
-	maxFileBytes = 16 << 20 // of a File read for its expectations
+	// bound the wait for output and reaping: an escaped (setsid) or stuck child cannot hold the gate
+	drainGrace = 250 * time.Millisecond
+	reapGrace  = 2 * time.Second
 )
 
 // Run runs every spec at once and returns their results in specs' order; a check that cannot start fails.
@@ -41,11 +39,6 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 		}
 		return r
 	}
-	defer func() {
-		for i := range results {
-			results[i].Name = specs[i].Name
-		}
-	}()
 	var boxed []int // the run specs that share the sandbox
 	for i, s := range specs {
 		if env.FailFast && s.Run == "" && s.Judge == nil { // first: one failing starts no run validator
@@ -75,6 +68,9 @@ func Run(ctx context.Context, env Env, specs []Spec) []Result {
 			results[i] = runJudge(ctx, env, specs[i], specs, results)
 		}
 	})
+	for i := range results {
+		results[i].Name = specs[i].Name
+	}
 	return results
 }
 
@@ -109,7 +105,7 @@ func runOne(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 }
 
 func checkFile(env Env, s Spec) Result {
-	data, st, err := regular.Read(inDir(env.Dir, s.File), maxFileBytes)
+	data, st, err := regular.Read(inDir(env.Dir, s.File), 16<<20)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return Result{Output: s.File + ": no such file"}
@@ -155,7 +151,7 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	if err != nil {
 		return notStarted(err.Error())
 	}
-	out := newCapped(env.outputLimit(), env.Output == OutputFailures)
+	out := &capped{limit: env.outputLimit(), tail: env.Output == OutputFailures, block: -1}
 	drained := make(chan struct{})
 	go func() { io.Copy(out, pr); close(drained) }()
 	timeout, why := env.within(s.timeout())
@@ -170,10 +166,8 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
 }
 
-// launch starts cmd, made by CommandContext, in a group of its own that its
-// context's end kills and that dies with the gate (the caller holds the
-// thread until Wait), its output and errors unless set into a pipe whose
-// read end it returns: Wait returns even if a child holds it.
+// launch starts cmd (CommandContext's, the caller holding the thread until Wait) in a group its context's end and the
+// gate's death kill, output and errors into a pipe whose read end it returns: Wait returns even if a child holds it.
 func launch(cmd *exec.Cmd) (*os.File, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -306,9 +300,8 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// capped keeps what a command printed within limit bytes and counts the
-// rest: the first bytes, or with tail (docs/validator-output.md) the first
-// lines, failing lines and last bytes.
+// capped keeps what a command printed within limit bytes and counts the rest: the first bytes, or with
+// tail (docs/validator-output.md; block -1) the first lines, failing lines and last bytes.
 type capped struct {
 	mu             sync.Mutex
 	buf            []byte
@@ -321,10 +314,6 @@ type capped struct {
 }
 
 const maxFailLine = 1 << 10
-
-func newCapped(limit int, tail bool) *capped {
-	return &capped{limit: limit, tail: tail, block: -1}
-}
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
@@ -395,9 +384,8 @@ func (c *capped) scan(p []byte, budget int) {
 	}
 }
 
-// watchdog, a shell in a group of its own, kills one Run's unconfined
-// validators' groups when the pipe only the gate holds closes (the gate
-// died, even by SIGKILL): Pdeathsig reaches their shells, not their children.
+// watchdog, a shell in a group of its own, kills one Run's unconfined validators' groups when the gate
+// dies, even by SIGKILL, and its pipe closes: Pdeathsig reaches their shells, not their children.
 type watchdog struct {
 	off  bool      // in the sandbox
 	once sync.Once // started before the first command; stopped after every command ended

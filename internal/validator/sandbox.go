@@ -83,10 +83,8 @@ func (c *Confinement) args(dir string, argv ...string) []string {
 	return append(append(args, "--chdir", dir, "--"), argv...)
 }
 
-// mounts maps each path bound onto itself to its bwrap option: the existing
-// ReadOnly ("--ro-bind") and Writable paths, symlinks resolved, and each
-// folder above them (or a missing one's nearest parent) not inside a
-// read-only one, pinned ("--bind").
+// mounts maps each path bound onto itself to its bwrap option: ReadOnly ("--ro-bind") and Writable paths, resolved,
+// and each folder above them (or a missing one's nearest parent) not inside a read-only one, pinned ("--bind").
 func (c *Confinement) mounts() map[string]string {
 	m := map[string]string{} // path: its op
 	for _, p := range c.Writable {
@@ -125,17 +123,11 @@ func (c *Confinement) mounts() map[string]string {
 
 // readOnlyIn reports whether dir lies in a read-only mount of m, no writable one between.
 func readOnlyIn(m map[string]string, dir string) bool {
-	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		switch m[d] {
-		case "--ro-bind":
-			return true
-		case "--bind":
-			return false
-		}
-		if d == "/" || d == "." {
-			return false
-		}
+	d := filepath.Dir(dir)
+	for m[d] == "" && d != filepath.Dir(d) {
+		d = filepath.Dir(d)
 	}
+	return m[d] == "--ro-bind"
 }
 
 // Missing returns the paths that do not exist: bwrap cannot mount them, so none may have Appeared after.
@@ -161,9 +153,6 @@ func statted(paths []string, keep func(error) bool) []string {
 
 // SandboxArg makes a binary that runs confined validators the runner inside the sandbox (Serve).
 const SandboxArg = "__confined"
-
-// boxGrace is how long past the last timeout the gate waits for the report: cleanup and a slow bwrap.
-const boxGrace = drainGrace + reapGrace + 2*time.Second
 
 // boxRequest is what the gate sends the runner: Env without Confine, each Spec's command.
 type boxRequest struct {
@@ -229,15 +218,15 @@ func sandbox(ctx context.Context, env Env, bwrap string, specs []Spec) ([]Result
 	env.Confine = nil // sent to the runner, which is inside it
 	req := boxRequest{Nonce: rand.Text(), Env: env, Specs: specs}
 	data, _ := json.Marshal(req) // of strings and numbers only
-	var bound time.Duration      // the longest timeout (to the deadline) and boxGrace
+	var bound time.Duration      // the longest timeout (to the deadline), cleanup and a slow bwrap
 	for _, s := range specs {
 		bound = max(bound, s.timeout())
 	}
 	bound, _ = env.within(bound)
-	bound += boxGrace
+	bound += drainGrace + reapGrace + 2*time.Second
 	ctx, cancel := context.WithTimeoutCause(ctx, bound, errTimedOut)
 	defer cancel()
-	stderr := newCapped(4<<10, false)
+	stderr := &capped{limit: 4 << 10}
 	cmd := exec.CommandContext(ctx, bwrap, confine.args(env.Dir, self, SandboxArg)...)
 	cmd.Dir, cmd.Stdin, cmd.Stderr = env.Dir, bytes.NewReader(data), stderr
 	runtime.LockOSThread()
@@ -304,14 +293,11 @@ func readReport(r io.Reader, nonce string, n, limit int) (results []Result, hell
 	return results, hello, err
 }
 
-// maxRequest bounds the runner's input: specs, not data.
-const maxRequest = 64 << 20
-
 // Serve is the runner inside a stop's sandbox: it runs the specs with Run and reports them.
 func Serve(stdin io.Reader, stdout io.Writer) error {
-	hideSelf() // before any validator starts: none may open our stdout or trace us
-	var req boxRequest
-	if err := json.NewDecoder(io.LimitReader(stdin, maxRequest)).Decode(&req); err != nil {
+	hideSelf()         // before any validator starts: none may open our stdout or trace us
+	var req boxRequest // specs, not data: 64 MiB at most
+	if err := json.NewDecoder(io.LimitReader(stdin, 64<<20)).Decode(&req); err != nil {
 		return fmt.Errorf("reading the sandbox's request: %w", err)
 	}
 	// Drain it: bwrap holds the pipe too, and validators must find it empty.

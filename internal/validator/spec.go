@@ -108,8 +108,7 @@ const (
 	Regex       Kind = "regex"
 )
 
-// Expectation is one condition on a text, made by NewExpectation; as the
-// test runner keeps it (before ${var} substitution), not compiled.
+// Expectation is one condition on a text, made by NewExpectation (uncompiled as the test runner keeps it, before ${var}s).
 type Expectation struct {
 	Kind    Kind   `json:"kind"`
 	Pattern string `json:"pattern"`
