@@ -204,10 +204,7 @@ func (s *Set) CheckPath(p, cwd string) *Hit {
 
 // hit is the target an operation in mode m on the pattern p reaches, symlinks resolved or not.
 func (s *Set) hit(p string, m mode) *target {
-	forms := []string{p}
-	if r := resolvePattern(p); r != p {
-		forms = append(forms, r)
-	}
+	forms := slices.Compact([]string{p, resolvePattern(p)})
 	for i := range s.targets {
 		t := &s.targets[i]
 		for _, f := range forms {
@@ -364,11 +361,8 @@ func Registrations(root, home string, read map[string][]byte) []Registered {
 		for _, f := range clientFiles(c) {
 			p := filepath.Join(root, filepath.FromSlash(f))
 			data, ok := read[p]
-			if !ok { // through regular: a FIFO planted here holds no hook
-				var err error
-				if data, err = regular.ReadFile(p, math.MaxInt64); err != nil {
-					continue
-				}
+			if !ok { // through regular: a FIFO planted here holds no hook; one not read holds none
+				data, _ = regular.ReadFile(p, math.MaxInt64)
 			}
 			for _, cmd := range c.Commands(f, data) {
 				for _, p := range commandPrograms(cmd, root, home) {

@@ -204,14 +204,6 @@ var dotEnvDirs = map[string]string{
 	client.Gemini.Name: path.Dir(client.Gemini.HookFile), client.Qwen.Name: path.Dir(client.Qwen.HookFile),
 }
 
-// DotEnv are the existing .env files the client named loads, and so hands every hook.
-func DotEnv(name, root, home string) []string {
-	return slices.DeleteFunc(dotEnvPaths(name, root, home), func(c string) bool {
-		st, err := os.Stat(c)
-		return err != nil || st.IsDir()
-	})
-}
-
 // dotEnvPaths are where the client named looks for a .env, from the root up to HOME (or /), then
 // HOME's (Gemini CLI's findEnvFile, Qwen Code's findEnvFiles): every one, the agent may reorder them.
 func dotEnvPaths(name, root, home string) []string {
@@ -249,7 +241,10 @@ func DotEnvWrite(name, root, home, p string, text func() string) *DotEnvSetting 
 // cannot be judged (a named pipe, over 1 MiB); one the gate may not open the client cannot read either.
 func DotEnvHookEnv(name, root, home string) []DotEnvSetting {
 	var out []DotEnvSetting
-	for _, f := range DotEnv(name, root, home) {
+	for _, f := range dotEnvPaths(name, root, home) {
+		if st, err := os.Stat(f); err != nil || st.IsDir() {
+			continue // none there: nothing loaded
+		}
 		s := DotEnvSetting{Path: f, Show: showPath(root, home, f)}
 		data, err := regular.ReadFile(f, 1<<20)
 		switch {

@@ -108,3 +108,11 @@ func TestDotEnvFIFOUnjudged(t *testing.T) {
 		t.Fatal("DotEnvHookEnv still reads a named pipe .env after 10 s")
 	}
 }
+
+// DotEnv are the existing .env files the client named loads, and so hands every hook.
+func DotEnv(name, root, home string) []string {
+	return slices.DeleteFunc(dotEnvPaths(name, root, home), func(c string) bool {
+		st, err := os.Stat(c)
+		return err != nil || st.IsDir()
+	})
+}
