@@ -422,19 +422,18 @@ func (d *dryRun) Exec(s *shell.Shell, hc interp.HandlerContext, args []string) e
 // output writes what a stub prints: cat and tee their input, ls and find their operands, else Unknown.
 func (a *analyzer) output(ws []string) {
 	out := a.sh.Stdout(a.hc)
-	name := ""
-	if !unknown(ws[0]) {
-		name = path.Base(ws[0])
+	name := path.Base(ws[0])
+	if unknown(ws[0]) {
+		name = ""
 	}
-	switch name {
+	switch files := shell.Parse(ws[1:], "").Ops; name {
 	case "cat":
-		files := slices.DeleteFunc(slices.Clone(ws[1:]), func(w string) bool { return strings.HasPrefix(w, "-") && w != "-" })
 		if len(files) == 0 {
 			files = []string{"-"}
 		}
 		for _, w := range files {
 			if w == "-" {
-				io.Copy(out, a.stdin())
+				out.Write(a.input())
 			} else if unknown(w) {
 				io.WriteString(out, shell.Unknown+"\n")
 			} else if r, err := a.d.Open(w, a.hc.Dir); err == nil {
@@ -443,11 +442,10 @@ func (a *analyzer) output(ws []string) {
 		}
 		return
 	case "tee":
-		in, _ := io.ReadAll(a.stdin())
-		out.Write(in)
-		for _, w := range shell.Parse(ws[1:], "").Ops {
+		out.Write(a.input())
+		for _, w := range files {
 			if !unknown(w) {
-				a.d.Captured(shell.Abs(w, a.hc.Dir), in)
+				a.d.Captured(shell.Abs(w, a.hc.Dir), a.input())
 			}
 		}
 		return

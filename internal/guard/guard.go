@@ -459,7 +459,6 @@ func Entries(src Source) []Protected {
 	}
 	// Thousands of validators share a few run lines: resolve each once.
 	files := map[string][]shell.File{}
-	protected := map[string]bool{}
 	for _, r := range src.Runs {
 		key := shell.Key(r.Command)
 		if _, ok := files[key]; !ok {
@@ -473,8 +472,7 @@ func Entries(src Source) []Protected {
 			} else if f.SourcedBy != "" {
 				why = "the program of the validator " + name + " sources it"
 			}
-			if !protected[p] {
-				protected[p] = true
+			if !slices.ContainsFunc(ps, func(q Protected) bool { return q.Path == p }) {
 				ps = append(ps, Protected{Path: p, Why: why})
 			}
 		}
