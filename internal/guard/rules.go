@@ -434,7 +434,7 @@ func shellRule(a *analyzer, args []string) *Hit {
 		return a.script(o.Ops[0], zero, params, nil)
 	}
 	if len(o.Ops) == 0 || o.Has("s") || o.Ops[0] == "-" {
-		body, _ := io.ReadAll(a.stdin())
+		body := a.input()
 		if bytes.Contains(body, []byte(shell.Unknown)) {
 			a.d.Doubt("it pipes text into a shell that the guard cannot know")
 		}
@@ -496,7 +496,7 @@ func (a *analyzer) interpreter(name string, args []string) *Hit {
 	ops := o.Ops
 	if len(code) == 0 && len(o.Val("m")) == 0 {
 		if len(ops) == 0 || ops[0] == "-" {
-			if h := a.mention(string(must(io.ReadAll(a.stdin())))); h != nil {
+			if h := a.mention(string(a.input())); h != nil {
 				return h
 			}
 		}

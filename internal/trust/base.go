@@ -91,10 +91,8 @@ func programsIn(dirs []string, telemetry bool) []string {
 
 func local(p Project, telemetry bool) []guard.Protected {
 	var out []guard.Protected
-	for _, s := range guard.ClaudeSettings(p.Root, p.Home) {
-		if strings.HasPrefix(s.Name, "~/") {
-			out = append(out, guard.Protected{Path: s.Path, Why: "it is Claude Code's user settings, whose hooks and env every session's hooks run with"})
-		}
+	if p.Home != "" { // the user's settings come first
+		out = append(out, guard.Protected{Path: guard.ClaudeSettings(p.Root, p.Home)[0].Path, Why: "it is Claude Code's user settings, whose hooks and env every session's hooks run with"})
 	}
 	if self, err := program.Self(); err == nil {
 		for _, c := range programsIn([]string{filepath.Dir(self)}, telemetry) {
@@ -115,9 +113,7 @@ func isFile(p string) bool {
 }
 
 // Guard is the tamper guard's protected set: the whole base.
-func (b *Base) Guard() *guard.Set {
-	return guard.New(b.Root, b.Home, slices.Concat(b.Shared, b.Local))
-}
+func (b *Base) Guard() *guard.Set { return guard.New(b.Root, b.Home, slices.Concat(b.Shared, b.Local)) }
 
 // Wall is the set the client's OS wall denies: the shared part.
 func (b *Base) Wall() *guard.Set { return guard.New(b.Root, b.Home, b.Shared) }
