@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"bytes"
 	"cmp"
 	"io"
 	"os"
@@ -225,8 +224,7 @@ func glob(w string) string {
 	return escape(w)
 }
 
-func unknown(w string) bool          { return strings.Contains(w, shell.Unknown) }
-func (a *analyzer) stdin() io.Reader { return bytes.NewReader(a.input()) }
+func unknown(w string) bool { return strings.Contains(w, shell.Unknown) }
 
 // target judges an operation in mode m on the path w names. In the lenient pass an unset variable may have
 // emptied a path ("$BUILD"/*): only one in the project or under a protected one counts.
@@ -266,10 +264,6 @@ func first[T any](xs []T, f func(T) *Hit) *Hit {
 	return nil
 }
 
-func (a *analyzer) mentionAny(ws []string) *Hit {
-	return first(ws, func(w string) *Hit { return a.mention(w) })
-}
-
 // abs is the path w names from the cwd, which must be known.
 func (a *analyzer) abs(w string) string { return shell.Unescape(shell.Abs(glob(w), escape(a.cwd))) }
 
@@ -280,12 +274,12 @@ func (a *analyzer) mention(code string) *Hit {
 	return nil
 }
 
-func (a *analyzer) script(src, zero string, params []string, stdin io.Reader) *Hit {
+func (a *analyzer) script(src, zero string, params []string) *Hit {
 	dir := a.hc.Dir
 	if a.cwd == "" || dir == "" {
 		dir = a.d.set.root
 	}
-	a.sh.Script(src, dir, zero, a.hc.Env, params, stdin)
+	a.sh.Script(src, dir, zero, a.hc.Env, params, nil)
 	return a.d.hit.Load()
 }
 
@@ -303,7 +297,7 @@ func (a *analyzer) run(ws []string) *Hit {
 		}
 	}
 	if code, ok := launchedCode(ws); ok {
-		return a.script(code, "", nil, nil)
+		return a.script(code, "", nil)
 	}
 	if unknown(ws[0]) {
 		return nil
@@ -325,7 +319,7 @@ func (a *analyzer) run(ws []string) *Hit {
 	if base, ok := shell.Interpreter(name); ok {
 		return a.interpreter(base, args) // python3.12 as python, php8.2 as php
 	}
-	if h := a.mentionAny(args); h != nil && slices.Contains(otherInterpreters, shell.Unversioned(name)) {
+	if h := first(args, a.mention); h != nil && slices.Contains(otherInterpreters, shell.Unversioned(name)) {
 		h.Why, h.doubt = "it runs "+name+", an interpreter the guard does not follow", true
 		return h
 	}
@@ -360,7 +354,7 @@ func (a *analyzer) written(prog string, args []string) *Hit {
 		return &Hit{Target: prog, By: a.by, doubt: true,
 			Why: "it runs a script written in the same call, whose content the guard cannot know"}
 	}
-	return a.script(c.Text(), "", args, nil)
+	return a.script(c.Text(), "", args)
 }
 
 // each judges every word in mode m, remembering a path written.
@@ -499,7 +493,7 @@ func (a *analyzer) env(opts, rest []string) *Hit {
 	parsed, _ := shell.EnvOptions(opts)
 	for _, o := range parsed {
 		if split := o.Val("S", "split-string"); len(split) > 0 {
-			return first(split, func(s string) *Hit { return a.script(s+` "$@"`, "env", rest, nil) })
+			return first(split, func(s string) *Hit { return a.script(s+` "$@"`, "env", rest) })
 		}
 	}
 	return a.run(rest)

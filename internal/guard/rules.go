@@ -201,7 +201,7 @@ func sedRule(a *analyzer, args []string) *Hit {
 func awkRule(a *analyzer, args []string) *Hit {
 	o := readRules()["awk"].parse(args)
 	ops := afterFirst(o, "f", "file", "E", "exec")
-	if h := a.mentionAny(append(o.Val("source"), o.Ops[:len(o.Ops)-len(ops)]...)); h != nil {
+	if h := first(append(o.Val("source"), o.Ops[:len(o.Ops)-len(ops)]...), a.mention); h != nil {
 		return h
 	}
 	if slices.ContainsFunc(o.Val("i", "include", "l", "load"), func(w string) bool { return w == "inplace" }) {
@@ -319,11 +319,12 @@ func xargsRule(a *analyzer, args []string) *Hit {
 	if h := a.run(sub); h != nil {
 		return h
 	}
-	in := a.stdin()
+	in := a.input()
 	if from != "" {
-		in, _ = a.d.Open(from, a.hc.Dir) // a file it cannot read gives no items
+		r, _ := a.d.Open(from, a.hc.Dir) // a file it cannot read gives no items
+		in, _ = io.ReadAll(r)
 	}
-	items := strings.Fields(string(must(io.ReadAll(in))))
+	items := strings.Fields(string(in))
 	return first(items[:min(len(items), maxItems)], func(item string) *Hit {
 		if repl == "" {
 			return a.run(append(slices.Clone(sub), a.word(item)))
@@ -338,8 +339,6 @@ func last(ws []string) string {
 	}
 	return ws[len(ws)-1]
 }
-
-func must(b []byte, _ error) []byte { return b }
 
 // gitRule: checkout, restore, rm, mv and clean destroy their paths.
 func gitRule(a *analyzer, args []string) *Hit {
@@ -417,7 +416,7 @@ func dashO(a *analyzer, args []string) *Hit {
 }
 
 func evalRule(a *analyzer, args []string) *Hit {
-	return a.script(strings.Join(args, " "), "", nil, nil)
+	return a.script(strings.Join(args, " "), "", nil)
 }
 
 // shellRule dry-runs sh -c's script, the script on stdin (a doubt for unknown parts: … | base64 -d | sh), or a FILE written.
@@ -431,14 +430,14 @@ func shellRule(a *analyzer, args []string) *Hit {
 		if len(o.Ops) > 1 {
 			zero, params = o.Ops[1], o.Ops[2:]
 		}
-		return a.script(o.Ops[0], zero, params, nil)
+		return a.script(o.Ops[0], zero, params)
 	}
 	if len(o.Ops) == 0 || o.Has("s") || o.Ops[0] == "-" {
 		body := a.input()
 		if bytes.Contains(body, []byte(shell.Unknown)) {
 			a.d.Doubt("it pipes text into a shell that the guard cannot know")
 		}
-		return a.script(strings.ReplaceAll(string(body), shell.Unknown, ""), "", nil, nil)
+		return a.script(strings.ReplaceAll(string(body), shell.Unknown, ""), "", nil)
 	}
 	if unknown(o.Ops[0]) {
 		return nil
@@ -471,7 +470,7 @@ func flockRule(a *analyzer, args []string) *Hit {
 		t.Why = "it would hold a lock on " + t.Protected.Show + ", which stalls stopgate's gate"
 		return t
 	}
-	if h := first(o.Val("c", "command"), func(c string) *Hit { return a.script(c, "", nil, nil) }); h != nil {
+	if h := first(o.Val("c", "command"), func(c string) *Hit { return a.script(c, "", nil) }); h != nil {
 		return h
 	}
 	return a.run(o.Ops[1:])
@@ -490,7 +489,7 @@ func (a *analyzer) interpreter(name string, args []string) *Hit {
 	if slices.ContainsFunc(code, func(w string) bool { return signalsClient().MatchString(w) && findsClient().MatchString(w) }) {
 		return procHit(a, "its "+name+" code signals, limits or traces a process it finds as stopgate's client or hooks")
 	}
-	if h := a.mentionAny(code); h != nil {
+	if h := first(code, a.mention); h != nil {
 		return h
 	}
 	ops := o.Ops
