@@ -56,7 +56,7 @@ func (d *dryRun) full(cmd, cwd string) *Hit {
 			break
 		}
 		d.ForgetFiles()
-		r := (&shell.Shell{Run: d.Run, Pass: p, Top: true}).RunFile(f, cwd, nil, nil)
+		r := (&shell.Shell{Run: d.Run, Pass: p, Top: true}).RunFile(f, cwd, nil)
 		if h := d.hit.Load(); h != nil {
 			return h
 		}
@@ -279,7 +279,7 @@ func (a *analyzer) script(src, zero string, params []string) *Hit {
 	if a.cwd == "" || dir == "" {
 		dir = a.d.set.root
 	}
-	a.sh.Script(src, dir, zero, a.hc.Env, params, nil)
+	a.sh.Script(src, dir, zero, a.hc.Env, params)
 	return a.d.hit.Load()
 }
 

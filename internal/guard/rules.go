@@ -673,7 +673,7 @@ func (s *Set) shellReads(cmd, cwd string) (reads []string) {
 	if !d.plain(cmd, cwd) {
 		if f := d.Load(cmd); f != nil {
 			d.Top = f
-			(&shell.Shell{Run: d.Run, Pass: shell.Passes[0], Top: true}).RunFile(f, cwd, nil, nil)
+			(&shell.Shell{Run: d.Run, Pass: shell.Passes[0], Top: true}).RunFile(f, cwd, nil)
 		}
 	}
 	return nil

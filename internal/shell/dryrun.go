@@ -177,12 +177,12 @@ type Shell struct {
 	Env    expand.Environ // what a nested shell inherits: its caller's exported variables
 }
 
-// Script dry-runs src in dir as a shell nested in s, with $0 zero, env, params and stdin.
-func (s *Shell) Script(src, dir, zero string, env expand.Environ, params []string, stdin io.Reader) {
-	(&Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}).run(src, dir, params, stdin)
+// Script dry-runs src in dir as a shell nested in s, with $0 zero, env and params.
+func (s *Shell) Script(src, dir, zero string, env expand.Environ, params []string) {
+	(&Shell{Run: s.Run, Pass: s.Pass, Depth: s.Depth + 1, Zero: zero, Env: env}).run(src, dir, params)
 }
 
-func (s *Shell) run(src, dir string, params []string, stdin io.Reader) {
+func (s *Shell) run(src, dir string, params []string) {
 	s.Run.text(src)
 	if s.Depth > maxDepth {
 		s.Run.Doubt("it nests shells deeper than the guard follows")
@@ -190,7 +190,7 @@ func (s *Shell) run(src, dir string, params []string, stdin io.Reader) {
 	}
 	if f := s.Run.Load(src); f != nil {
 		f.Name = s.Zero // the interpreter's $0
-		s.RunFile(f, dir, params, stdin)
+		s.RunFile(f, dir, params)
 	}
 }
 
@@ -245,11 +245,11 @@ func prepare(f *syntax.File) {
 }
 
 // RunFile dry-runs f in dir; it returns the runner (its variables) unless the run was left behind.
-func (s *Shell) RunFile(f *syntax.File, dir string, params []string, stdin io.Reader) *interp.Runner {
+func (s *Shell) RunFile(f *syntax.File, dir string, params []string) *interp.Runner {
 	opts := []interp.RunnerOption{
 		interp.Env(Environ{Root: s.Run.Root, Home: s.Run.Home, Lenient: s.Pass.Lenient, run: s.Run, Inherit: s.Env}),
 		interp.Dir(existingAncestor(dir)), // a missing folder fails the interpreter's start
-		interp.StdIO(stdin, io.Discard, io.Discard),
+		interp.StdIO(nil, io.Discard, io.Discard),
 		interp.CallHandler(s.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
 		interp.OpenHandler(s.open),
@@ -452,7 +452,7 @@ func (s *Shell) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	case "trap": // the interpreter runs only EXIT and ERR traps: judge the action now
 		if len(args) > 2 {
-			s.Script(args[1], hc.Dir, "", nil, nil, nil)
+			s.Script(args[1], hc.Dir, "", nil, nil)
 			if s.Run.Judge.Hit() {
 				return nil, ErrHit
 			}

@@ -30,7 +30,7 @@ func Files(run, root string) []File {
 		r.project(r.top, p, r.Root, nil, false)
 		return r.files()
 	}
-	r.top.run(run, r.Root, nil, nil)
+	r.top.run(run, r.Root, nil)
 	if len(r.Doubts()) > 0 {
 		r.named(run)
 	}
@@ -109,7 +109,7 @@ func (r *resolver) project(s *Shell, prog, dir string, args []string, shell bool
 	if err != nil || !shell && !shellScript(p, text) || !sources().MatchString(text) {
 		return
 	}
-	s.Script(text, dir, p, expand.ListEnviron("BASH_SOURCE="+p), args, nil)
+	s.Script(text, dir, p, expand.ListEnviron("BASH_SOURCE="+p), args)
 }
 
 // sources matches a script that may source a file: only such a one is dry-run (a cheap protected set).
@@ -173,7 +173,7 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	}
 	prog, rest, shell, code := command(args)
 	if code != "" {
-		s.Script(code, hc.Dir, "", nil, nil, nil)
+		s.Script(code, hc.Dir, "", nil, nil)
 		return nil
 	}
 	if prog != "" {

@@ -171,7 +171,7 @@ func TestPlainProgramAgrees(t *testing.T) {
 		}
 		answered++
 		r := newResolver(run, root)
-		r.top.run(run, r.Root, nil, nil)
+		r.top.run(run, r.Root, nil)
 		want := ""
 		if fs := r.files(); len(fs) > 0 {
 			want = fs[0].Path
