@@ -149,9 +149,7 @@ func (s *Set) Check(tool string, in hook.ToolInput, cwd string) *Hit {
 	h := s.CheckPath(in.FilePath, cwd)
 	switch tool {
 	case "Write", "Edit":
-		if h == nil {
-			h = s.envWrite(tool, in, cwd)
-		}
+		h = cmp.Or(h, s.envWrite(tool, in, cwd))
 	case "Bash":
 		h = s.CheckBash(in.Command, cwd)
 	case "NotebookEdit":
@@ -168,10 +166,7 @@ func (s *Set) envWrite(tool string, in hook.ToolInput, cwd string) *Hit {
 	if s.envFile == nil || in.FilePath == "" {
 		return nil
 	}
-	p := in.FilePath
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
+	p := shell.Abs(in.FilePath, cwd)
 	show, env := s.envFile(p, func() string { // read only for a loaded .env
 		if tool == "Write" {
 			return in.Content
