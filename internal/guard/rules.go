@@ -149,7 +149,7 @@ func chmodRule(a *analyzer, args []string) *Hit {
 		switch {
 		case strings.HasPrefix(t, "--"):
 			mode = mode && !strings.HasPrefix(t, "--reference")
-		case mode && !unknown(t) && isMode(t):
+		case mode && !unknown(t) && t != "" && (strings.Trim(t, "01234567") == "" || strings.Trim(t, "ugoa+-=rwxXst,") == ""):
 			mode = false
 		case strings.HasPrefix(t, "-") && strings.Trim(t[1:], "cfvR") == "":
 		default:
@@ -157,10 +157,6 @@ func chmodRule(a *analyzer, args []string) *Hit {
 		}
 	}
 	return a.each(ops, destroy)
-}
-
-func isMode(t string) bool {
-	return t != "" && (strings.Trim(t, "01234567") == "" || strings.Trim(t, "ugoa+-=rwxXst,") == "")
 }
 
 func ownerRule(a *analyzer, args []string) *Hit {
