@@ -28,11 +28,11 @@ import (
 // Commands are the stopgate binaries as testscript runs them: in-process,
 // from this test binary, so a script never runs a stale build.
 var Commands = map[string]func(){
-	"detect":   func() { os.Exit(cli.Main("detect", detect.Run, detect.Usage)) },
-	"gate":     func() { stubSystem(); os.Exit(cli.Main("gate", gate.Run, gate.Usage)) },
-	"testhook": func() { os.Exit(cli.Main("testhook", testhook.Run, testhook.Usage)) },
+	"detect":   func() { cli.Main("detect", detect.Run, detect.Usage) },
+	"gate":     func() { stubSystem(); cli.Main("gate", gate.Run, gate.Usage) },
+	"testhook": func() { cli.Main("testhook", testhook.Run, testhook.Usage) },
 	// The gate runs gate-otel, found on PATH here, when telemetry is on.
-	"gate-otel": func() { os.Exit(cli.Main("gate-otel", otlp.Run, otlp.Usage)) },
+	"gate-otel": func() { cli.Main("gate-otel", otlp.Run, otlp.Usage) },
 }
 
 // stubSystem puts the folder $STOPGATE_TEST_SYSTEM before the system's

@@ -2,11 +2,9 @@
 package main
 
 import (
-	"os"
-
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/detect"
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-func main() { os.Exit(cli.Main(hook.Detect, detect.Run, detect.Usage)) }
+func main() { cli.Main(hook.Detect, detect.Run, detect.Usage) }

@@ -2,10 +2,8 @@
 package main
 
 import (
-	"os"
-
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/telemetry/otlp"
 )
 
-func main() { os.Exit(cli.Main("gate-otel", otlp.Run, otlp.Usage)) }
+func main() { cli.Main("gate-otel", otlp.Run, otlp.Usage) }

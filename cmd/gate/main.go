@@ -2,11 +2,9 @@
 package main
 
 import (
-	"os"
-
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/gate"
 	"github.com/stopgate/stopgate/internal/hook"
 )
 
-func main() { os.Exit(cli.Main(hook.Gate, gate.Run, gate.Usage)) }
+func main() { cli.Main(hook.Gate, gate.Run, gate.Usage) }

@@ -2,11 +2,9 @@
 package main
 
 import (
-	"os"
-
 	"github.com/stopgate/stopgate/internal/cli"
 	"github.com/stopgate/stopgate/internal/hook"
 	"github.com/stopgate/stopgate/internal/testhook"
 )
 
-func main() { os.Exit(cli.Main(hook.Testhook, testhook.Run, testhook.Usage)) }
+func main() { cli.Main(hook.Testhook, testhook.Run, testhook.Usage) }

@@ -56,10 +56,8 @@ func (i Info) Release() string {
 // String is "v1.2.3 (commit 0123…, go1.26.8 linux/amd64)".
 func (i Info) String() string {
 	built := i.Go + " " + runtime.GOOS + "/" + runtime.GOARCH
-	if i.Revision != "" && i.Modified {
-		built = "commit " + i.Revision + " modified, " + built
-	} else if i.Revision != "" {
-		built = "commit " + i.Revision + ", " + built
+	if i.Revision != "" {
+		built = "commit " + i.Revision + map[bool]string{true: " modified"}[i.Modified] + ", " + built
 	}
 	return cmp.Or(i.Version, "(devel)") + " (" + built + ")"
 }

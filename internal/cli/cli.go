@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -60,18 +61,18 @@ func (h *Hinted) Unwrap() error { return h.Err }
 // WithHint wraps err with hint lines.
 func WithHint(err error, hints ...string) error { return &Hinted{Err: err, Hints: hints} }
 
-// Main runs run with the process's Env and returns the exit code; a Go fatal
+// Main runs run with the process's Env and exits with its code; a Go fatal
 // error ends by SIGABRT, not exit 2 (which the launcher passes through).
-func Main(name string, run func(*Env) error, usage func(io.Writer)) int {
+func Main(name string, run func(*Env) error, usage func(io.Writer)) {
 	debug.SetTraceback("crash")
 	if outdated(os.Args[0], os.Getenv) {
 		// Input unread, the plugin's script searches again: run here, since a launcher that execs has no next candidate.
 		script := program.PluginScript(os.Getenv("CLAUDE_PLUGIN_ROOT"), filepath.Base(os.Args[0]))
 		syscall.Exec(script, append([]string{script}, os.Args[1:]...), os.Environ())
-		return 126 // the script did not start: the launcher's next candidate, or its fallback, answers
+		os.Exit(126) // the script did not start: the launcher's next candidate, or its fallback, answers
 	}
 	wd, _ := os.Getwd()
-	return Run(name, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}, run, usage)
+	os.Exit(Run(name, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: wd}, run, usage))
 }
 
 // outdated reports whether self is the plugin's kept copy of go.mod's tool
@@ -243,18 +244,13 @@ var signalNames = map[syscall.Signal]string{
 
 // SignalName is a signal's short name (SIGTERM), else its description.
 func SignalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok && signalNames[s] != "" {
-		return signalNames[s]
-	}
-	return sig.String()
+	s, _ := sig.(syscall.Signal) // 0, unnamed, when not one
+	return cmp.Or(signalNames[s], sig.String())
 }
 
 // Plural is "1 hook" or "2 hooks".
 func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return fmt.Sprintf("%d %s", n, map[bool]string{true: one, false: many}[n == 1])
 }
 
 // Duration is d as a person reads a run time: 42µs, 3ms, 1.5s, 1m30s.

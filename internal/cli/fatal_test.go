@@ -19,10 +19,10 @@ func TestFatalHelper(t *testing.T) {
 	if os.Getenv("STOPGATE_FATAL_HELPER") != "1" {
 		t.Skip("run by TestFatalErrorHalts")
 	}
-	os.Exit(cli.Main("gate", func(*cli.Env) error {
+	cli.Main("gate", func(*cli.Env) error {
 		debug.SetMaxStack(1 << 20)
 		return overflow(0)
-	}, func(io.Writer) {}))
+	}, func(io.Writer) {})
 }
 
 func overflow(n int) error {

@@ -102,7 +102,13 @@ func armFrom(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile str
 // that cannot be written does not stop the others, and every failure is reported.
 func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config.Config, maps []*config.Mapping, paths []string, kind string) error {
 	q := queue.Open(cfg.StateDir())
-	errs := &multierror.Error{ErrorFormat: oneLine}
+	errs := &multierror.Error{ErrorFormat: func(es []error) string { // one line, "; " between
+		msgs := make([]string, len(es))
+		for i, err := range es {
+			msgs[i] = err.Error()
+		}
+		return strings.Join(msgs, "; ")
+	}}
 	var armed []*config.Mapping
 	validator := memo(cfg.Validator)
 	for i, m := range maps {
@@ -186,15 +192,6 @@ func triggersOf(in *hook.Input, root, home string) (kind, command string, reads 
 		}
 	}
 	return "", "", nil
-}
-
-// oneLine joins the errors of one hook run with "; ".
-func oneLine(errs []error) string {
-	msgs := make([]string, len(errs))
-	for i, err := range errs {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "; ")
 }
 
 // Announcement tells the agent what will be checked before it may stop (fewer blocked stops).
@@ -282,9 +279,7 @@ func guardTool(env *cli.Env, in *hook.Input, ans hook.Answer, root, configFile s
 			return "", nil
 		})
 	}
-	if loadErr == nil {
-		loadErr = err
-	}
+	loadErr = cmp.Or(loadErr, err)
 	for _, c := range calls {
 		cwd := cmp.Or(c.Cwd, in.Cwd, root)
 		if h := set.Check(c.Tool, c.Input, cwd); h != nil {

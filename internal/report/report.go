@@ -100,10 +100,7 @@ func summary(records []outcome.Record, title string, now time.Time) *model {
 		if r.Decision == outcome.Cleared {
 			continue
 		}
-		v := r.Decision
-		if r.WouldStop() {
-			v = "observe"
-		}
+		v := map[bool]string{true: "observe", false: r.Decision}[r.WouldStop()]
 		m.Counts[v]++
 		if i := int(m.Span.floor(r.Time).Sub(first) / m.Span.d); i >= 0 && i < len(m.Buckets) { // else a record out of time order
 			m.Buckets[i].Counts[v]++

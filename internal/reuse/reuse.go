@@ -348,11 +348,8 @@ func Lines(w io.Writer, cfg *config.Config, home string, clients []string) {
 	}
 	for _, n := range clients {
 		_, why := Policy(cfg, n, home)
-		prefix := "reuse of unchanged passes: "
-		if len(clients) > 1 {
-			prefix = "reuse of unchanged passes (" + n + "): "
-		}
-		fmt.Fprintln(w, prefix+why)
+		which := map[bool]string{true: " (" + n + ")"}[len(clients) > 1]
+		fmt.Fprintln(w, "reuse of unchanged passes"+which+": "+why)
 	}
 }
 

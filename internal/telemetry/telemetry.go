@@ -151,10 +151,7 @@ func Describe(t config.Telemetry, getenv func(string) string) string {
 	if err != nil {
 		return "on, but " + err.Error()
 	}
-	where := cmp.Or(d.where, "http://localhost:4318 (the default)")
-	if d.where == "" && d.Protocol == config.TelemetryGRPC {
-		where = "localhost:4317 (the default)"
-	}
+	where := cmp.Or(d.where, map[bool]string{true: "localhost:4317", false: "http://localhost:4318"}[d.Protocol == config.TelemetryGRPC]+" (the default)")
 	s := fmt.Sprintf("OTLP %s to %s", d.Protocol, where)
 	if d.headersFrom != "" {
 		s += ", headers from " + d.headersFrom

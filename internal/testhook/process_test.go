@@ -18,7 +18,7 @@ import (
 // its own file descriptors and locks.
 func TestMain(m *testing.M) {
 	if os.Getenv("TESTHOOK_CHILD") == "1" {
-		os.Exit(cli.Main("testhook", Run, Usage))
+		cli.Main("testhook", Run, Usage)
 	}
 	os.Exit(m.Run())
 }

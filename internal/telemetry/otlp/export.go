@@ -333,10 +333,8 @@ func (ins *instruments) record(ctx context.Context, r outcome.Record) {
 		ins.wouldBlocks.Add(ctx, 1, metric.WithAttributes(client))
 	}
 	for _, p := range r.Prompts {
-		res := "passed"
-		if checked, passed := r.PromptResult(p); checked && !passed {
-			res = "failed"
-		}
+		checked, passed := r.PromptResult(p)
+		res := map[bool]string{true: "failed", false: "passed"}[checked && !passed]
 		ins.prompts.Add(ctx, 1, metric.WithAttributes(attribute.String("stopgate.prompt", p), attribute.String("stopgate.prompt.result", res), client))
 	}
 	for _, c := range r.Checks {
