@@ -53,8 +53,8 @@ func (p *parser) typeCheck(text string) (bad *Problem) {
 				check(n.child(k), m[k], t.Elem())
 			}
 		case t.Kind() == reflect.Struct:
-			for f := range t.Fields() {
-				if k, fv, ok := field(m, tagName(f)); ok && k != "-" {
+			for _, f := range reflect.VisibleFields(t) {
+				if k, fv, ok := field(m, tagName(f)); ok && k != "-" && !f.Anonymous {
 					check(n.child(k), fv, f.Type)
 				}
 			}
@@ -221,8 +221,8 @@ var fields = sync.OnceValue(func() map[string][]string {
 	out := map[string][]string{}
 	for table, v := range map[string]any{"": rawFile{}, "settings": rawSettings{}, "mapping": Mapping{},
 		"validators": rawValidator{}, "telemetry": rawTelemetry{}} {
-		for f := range reflect.TypeOf(v).Fields() {
-			if name := tagName(f); name != "-" {
+		for _, f := range reflect.VisibleFields(reflect.TypeOf(v)) {
+			if name := tagName(f); name != "-" && !f.Anonymous {
 				out[table] = append(out[table], name)
 			}
 		}

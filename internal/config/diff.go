@@ -24,11 +24,11 @@ import (
 
 // Diff is a validator's checks on what changed since arming (baseline).
 type Diff struct {
-	Changed      []string // files whose content must differ
-	AddedLacks   string   // no line added in the files of In may match
-	AddedMatches string   // some line added in the files of In must match
-	In           []string // gitignore-style patterns (package pattern)
-	Cheats       bool     // no cheat added in the files of In, else of cheats.In
+	Changed      []string `toml:"changed"`       // files whose content must differ
+	AddedLacks   string   `toml:"added_lacks"`   // no line added in the files of In may match
+	AddedMatches string   `toml:"added_matches"` // some line added in the files of In must match
+	In           []string `toml:"in"`            // gitignore-style patterns (package pattern)
+	Cheats       bool     `toml:"cheats"`        // no cheat added in the files of In, else of cheats.In
 }
 
 // IsDiff reports whether the validator is a diff check.
@@ -72,8 +72,9 @@ func (d Diff) Want() baseline.Want {
 }
 
 // diff reads and checks the diff keys into out: false if there are none.
-func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
-	*out = Diff{Changed: rd.Changed, AddedLacks: rd.AddedLacks, AddedMatches: rd.AddedMatches, In: rd.In, Cheats: rd.Cheats != nil && *rd.Cheats}
+func (p *parser) diff(name string, out *Diff, rd rawValidator) bool {
+	key, cheats := "validators."+name, p.has(name, "cheats")
+	*out = rd.Diff
 	for _, c := range rd.Changed {
 		if msg := outsidePath(c); msg != "" {
 			p.add(key+".changed", fmt.Sprintf("%q %s", c, msg), `name files relative to the project root, like "CHANGELOG.md" or "docs/api.md"`)
@@ -84,7 +85,7 @@ func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 	p.regex(key+".added_matches", rd.AddedMatches, hint)
 	added := rd.AddedLacks != "" || rd.AddedMatches != ""
 	switch {
-	case rd.Cheats != nil && !*rd.Cheats:
+	case cheats && !rd.Cheats:
 		p.add(key+".cheats", "false checks nothing", "write cheats = true, or delete the key")
 	case out.Cheats && (added || len(rd.Changed) > 0):
 		p.add(key, "has cheats and another diff check", "a validator is one kind: split it into two validators")
@@ -99,7 +100,7 @@ func (p *parser) diff(key string, out *Diff, rd rawValidator) bool {
 			p.add(key+".in", fmt.Sprintf("%q %v", g, err), `gitignore-style globs: "**/*_test.go", "tests/", "*.py"`)
 		}
 	}
-	return out.IsDiff() || rd.In != nil || rd.Cheats != nil
+	return out.IsDiff() || rd.In != nil || cheats
 }
 
 // outsidePath says why c is not a clean path inside the project, or "".

@@ -54,29 +54,18 @@ var defaultSettings = rawSettings{
 }
 
 type rawValidator struct {
-	File          string     `toml:"file"`
-	Run           string     `toml:"run"`
-	Contains      string     `toml:"contains"`
-	NotContains   string     `toml:"not_contains"`
-	Regex         string     `toml:"regex"`
-	Timeout       string     `toml:"timeout"`
-	Fix           string     `toml:"fix"`
-	Inputs        []string   `toml:"inputs"`
-	WhenChanged   []string   `toml:"when_changed"`
-	Changed       []string   `toml:"changed"`
-	AddedLacks    string     `toml:"added_lacks"`
-	AddedMatches  string     `toml:"added_matches"`
-	In            []string   `toml:"in"`
-	Cheats        *bool      `toml:"cheats"`
-	Judge         *string    `toml:"judge"`
-	Evidence      []string   `toml:"evidence"`
-	API           string     `toml:"api"`
-	Endpoint      string     `toml:"endpoint"`
-	Model         string     `toml:"model"`
-	KeyEnv        *string    `toml:"key_env"`
-	OnUnavailable string     `toml:"on_unavailable"`
-	EvidenceBytes *int       `toml:"evidence_bytes"`
-	Price         *[]float64 `toml:"price_per_mtok"`
+	File        string   `toml:"file"`
+	Run         string   `toml:"run"`
+	Contains    string   `toml:"contains"`
+	NotContains string   `toml:"not_contains"`
+	Regex       string   `toml:"regex"`
+	Timeout     string   `toml:"timeout"`
+	Fix         string   `toml:"fix"`
+	Inputs      []string `toml:"inputs"`
+	WhenChanged []string `toml:"when_changed"`
+	Diff                 // its keys as they decode; "present" is p.has
+	Judge
+	Price *[]float64 `toml:"price_per_mtok"`
 }
 
 // BlockCap is the blocked stops in a row Claude Code allows (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, else 9).
@@ -103,6 +92,7 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 	p := &parser{file: project.Display(root, file), pos: &positions{text: text}}
 	raw := rawFile{Settings: defaultSettings, Telemetry: defaultTelemetry}
 	md, err := toml.Decode(text, &raw)
+	p.md = md
 	notTable := notATable(md)
 	if err != nil || notTable != nil {
 		switch bad := p.typeCheck(text); {
@@ -129,8 +119,12 @@ func parse(data []byte, file, root string) (*Config, *parser) {
 type parser struct {
 	file     string // as shown to a person
 	pos      *positions
+	md       toml.MetaData
 	problems Problems
 }
+
+// has reports whether validator name's table defines key.
+func (p *parser) has(name, key string) bool { return p.md.IsDefined("validators", name, key) }
 
 // locate sets the line of each mapping and validator.
 func (p *parser) locate(cfg *Config) {
@@ -204,8 +198,8 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 		key := "validators." + name
 		v := &Validator{Name: name, File: rv.File, Run: rv.Run, Contains: rv.Contains, NotContains: rv.NotContains, Regex: rv.Regex,
 			Timeout: cfg.Settings.Timeout, Fix: rv.Fix}
-		diff := p.diff(key, &v.Diff, rv)
-		v.Judge = p.judge(key, rv, raw)
+		diff := p.diff(name, &v.Diff, rv)
+		v.Judge = p.judge(name, rv, raw)
 		switch {
 		case v.File == "" && v.Run == "" && !diff && v.Judge == nil:
 			p.add(key, "needs file, run or a diff check", `file = "path" checks a file; run = "command" runs a program; changed, added_lacks, added_matches check what changed since the prompt was armed; cheats = true refuses the usual cheats; judge = "rubric" asks a model`)
@@ -385,15 +379,15 @@ func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
 
 // Judge is a validator a model decides (judge = "RUBRIC") from evidence.
 type Judge struct {
-	Rubric        string
-	Evidence      []string // EvidenceChanged, "file:PATH" or "output:VALIDATOR"
-	API           string   // APIAnthropic or APIOpenAI
-	Endpoint      string   // the URL requests are posted to
-	Model         string
-	KeyEnv        string     // the NAME of the variable holding the key, never the key
-	OnUnavailable string     // OnFailureHalt or OnFailureBlock, when no verdict can be verified
-	MaxBytes      int        // evidence_bytes: the evidence sent is cut to it
-	Price         [2]float64 // price_per_mtok: USD per million tokens in, out
+	Rubric        string     `toml:"judge"`
+	Evidence      []string   `toml:"evidence"` // EvidenceChanged, "file:PATH" or "output:VALIDATOR"
+	API           string     `toml:"api"`      // APIAnthropic or APIOpenAI
+	Endpoint      string     `toml:"endpoint"` // the URL requests are posted to
+	Model         string     `toml:"model"`
+	KeyEnv        string     `toml:"key_env"`        // the NAME of the variable holding the key, never the key
+	OnUnavailable string     `toml:"on_unavailable"` // OnFailureHalt or OnFailureBlock, when no verdict can be verified
+	MaxBytes      int        `toml:"evidence_bytes"` // the evidence sent is cut to it
+	Price         [2]float64 `toml:"-"`              // price_per_mtok: USD per million tokens in, out
 }
 
 var (
@@ -403,32 +397,26 @@ var (
 
 // judge reads and checks a validator's judge keys; nil if it has none. One
 // asked about nothing, of an unknown API, or keyed in the config would pass or leak.
-func (p *parser) judge(key string, rv rawValidator, names map[string]rawValidator) *Judge {
-	if rv.Judge == nil && rv.Evidence == nil && rv.API == "" && rv.Model == "" && rv.KeyEnv == nil && rv.Endpoint == "" {
+func (p *parser) judge(name string, rv rawValidator, names map[string]rawValidator) *Judge {
+	if !slices.ContainsFunc([]string{"judge", "evidence", "api", "model", "key_env", "endpoint"}, func(k string) bool { return p.has(name, k) }) {
 		return nil
 	}
-	j := &Judge{Evidence: rv.Evidence, API: rv.API, Model: rv.Model, Endpoint: rv.Endpoint}
-	if rv.Judge == nil || strings.TrimSpace(*rv.Judge) == "" {
-		p.add(key+".judge", "needs the rubric", `judge = "The CHANGELOG entry describes the change." says what the model must check`)
-	} else {
-		j.Rubric = *rv.Judge
-	}
+	key, j := "validators."+name, &rv.Judge
+	p.addIf(strings.TrimSpace(j.Rubric) == "", key+".judge", "needs the rubric", `judge = "The CHANGELOG entry describes the change." says what the model must check`)
 	p.oneOf(key+".api", j.API, "an API", `use "anthropic" (the Messages API) or "openai" (chat completions, and servers compatible with it)`, APIAnthropic, APIOpenAI)
 	p.addIf(j.Model == "", key+".model", "is missing", `model = "claude-sonnet-4-5" names the model the endpoint serves`)
 	j.Endpoint = cmp.Or(j.Endpoint, defaultEndpoint[j.API])
 	p.addIf(j.Endpoint != "" && !httpURL(j.Endpoint), key+".endpoint", fmt.Sprintf("%q is not an http(s) URL", j.Endpoint), `the full URL posted to, like "https://api.anthropic.com/v1/messages"`)
-	j.KeyEnv = defaultKeyEnv[j.API]
-	if rv.KeyEnv != nil {
-		j.KeyEnv = *rv.KeyEnv
+	if !p.has(name, "key_env") {
+		j.KeyEnv = defaultKeyEnv[j.API]
 	}
 	// A variable's name in capitals, which no API key is.
 	p.addIf(!envName().MatchString(j.KeyEnv) || strings.ToUpper(j.KeyEnv) != j.KeyEnv, key+".key_env", "must name the environment variable that holds the key, never the key itself",
 		`key_env = "ANTHROPIC_API_KEY": the hooks' environment holds the key; mappings.toml is committed`)
-	j.OnUnavailable = cmp.Or(rv.OnUnavailable, OnFailureHalt)
+	j.OnUnavailable = cmp.Or(j.OnUnavailable, OnFailureHalt)
 	p.oneOf(key+".on_unavailable", j.OnUnavailable, "a policy", `use "halt" (the default) or "block"`, OnFailureHalt, OnFailureBlock)
-	j.MaxBytes = DefaultEvidenceByte
-	if rv.EvidenceBytes != nil {
-		j.MaxBytes = *rv.EvidenceBytes
+	if !p.has(name, "evidence_bytes") {
+		j.MaxBytes = DefaultEvidenceByte
 	}
 	p.addIf(j.MaxBytes < 1, key+".evidence_bytes", fmt.Sprintf("%d must be at least 1", j.MaxBytes), "the most bytes of evidence sent to the model")
 	if price := rv.Price; price != nil {
@@ -453,8 +441,8 @@ func (p *parser) evidence(key string, ev []string, names map[string]rawValidator
 		case kind == "file":
 			p.add(key, fmt.Sprintf("%q %s", e, outsidePath(arg)), hint)
 		case kind == "output":
-			rv, ok := names[arg]
-			p.addIf(!ok || rv.Judge != nil, key, fmt.Sprintf("%q names no validator that is not a judge", e), "a judge may read the output of a file, run or diff validator, which runs first")
+			_, ok := names[arg]
+			p.addIf(!ok || p.has(arg, "judge"), key, fmt.Sprintf("%q names no validator that is not a judge", e), "a judge may read the output of a file, run or diff validator, which runs first")
 		default:
 			p.add(key, fmt.Sprintf("%q is not evidence a judge may see", e), hint)
 		}
