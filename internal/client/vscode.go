@@ -32,15 +32,13 @@ var VSCode = &Client{
 
 // vscodeOwns recognises VS Code's input: hookEventName, or a text timestamp and no permission_mode.
 func vscodeOwns(p *probe) bool {
-	top := p.top
-	if _, ok := top["hookEventName"]; ok {
+	if _, ok := p.top["hookEventName"]; ok {
 		return true
 	}
-	var stamp, event string
-	_, mode := top["permission_mode"]
-	return !mode && json.Unmarshal(top["timestamp"], &stamp) == nil && stamp != "" &&
-		json.Unmarshal(top["hook_event_name"], &event) == nil &&
-		slices.Contains([]string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}, event)
+	var stamp string // hook_event_name is a string: the probe decoded
+	_, mode := p.top["permission_mode"]
+	return !mode && json.Unmarshal(p.top["timestamp"], &stamp) == nil && stamp != "" &&
+		slices.Contains([]string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}, p.HookEventName)
 }
 
 // vscodeEncode writes a stop's block both where VS Code is documented and built to read it.
