@@ -62,6 +62,14 @@ func Names(promptsDir, key string) []Name {
 // IsPluginKey reports whether key is a plugin's "plugin:name".
 func IsPluginKey(key string) bool { return strings.Contains(key, ":") }
 
+// mayName reports whether rel could be a file Names returns. Not KeyOf,
+// which names one key a file: a prompts_dir under .claude/skills/ holds
+// files KeyOf gives no key.
+func mayName(promptsDir, rel string) bool {
+	return strings.HasSuffix(rel, ".md") && slices.ContainsFunc([]string{commandsDir, skillsDir, mirrorDir, cleanJoin(promptsDir, "")},
+		func(dir string) bool { return strings.HasPrefix(rel, dir) })
+}
+
 // KeyOf returns the key and layout whose Names would include rel, or "".
 func KeyOf(promptsDir, rel string) (key, layout string) {
 	if k, ok := strings.CutPrefix(rel, skillsDir); ok {
@@ -112,7 +120,7 @@ func (c *Config) names(key string, files bool) []string {
 
 // MatchPath returns the mappings a read of the root-relative rel arms.
 func (c *Config) MatchPath(rel string) ([]*Mapping, error) {
-	if k, _ := KeyOf(c.Settings.PromptsDir, rel); k == "" {
+	if !mayName(c.Settings.PromptsDir, rel) {
 		return nil, nil // most reads: the mappings need not be read
 	}
 	return c.match('p', rel)

@@ -88,3 +88,28 @@ func TestBadPluginKey(t *testing.T) {
 		t.Errorf("Names of a plugin key: %+v", Names("", "p:x"))
 	}
 }
+
+// TestMatchPathPromptsDirOverlaps: a prompts_dir that is, or holds, a
+// folder of another layout still arms its prompts. KeyOf names one key per
+// file and answers "" under .claude/skills/ for anything but SKILL.md, so
+// it cannot be MatchPath's pre-filter: a prompts_dir of .claude/skills/x
+// read that way left every prompt in it unarmed.
+func TestMatchPathPromptsDirOverlaps(t *testing.T) {
+	tests := []struct{ dir, key, rel string }{
+		{".claude/skills/prompts", "deploy", ".claude/skills/prompts/deploy.md"},
+		{".claude/skills", "deploy", ".claude/skills/deploy.md"},
+		{".", ".claude/skills/deploy", ".claude/skills/deploy.md"},
+		{"src/prompts", "deploy", "src/prompts/deploy.md"},
+	}
+	for _, tt := range tests {
+		text := "[settings]\nprompts_dir = \"" + tt.dir + "\"\n\n[[mapping]]\nprompt = \"" + tt.key + "\"\nvalidators = [\"v\"]\n\n[validators.v]\nrun = \"true\"\n"
+		cfg, err := Parse([]byte(text), "mappings.toml", t.TempDir())
+		if err != nil {
+			t.Fatalf("prompts_dir %q: %v", tt.dir, err)
+		}
+		got, err := cfg.MatchPath(tt.rel)
+		if err != nil || len(got) != 1 || got[0].Prompt != tt.key {
+			t.Errorf("prompts_dir %q: MatchPath(%q) = %v, %v; want the mapping %q", tt.dir, tt.rel, got, err, tt.key)
+		}
+	}
+}

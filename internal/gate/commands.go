@@ -549,13 +549,13 @@ func whyNot(cfg *config.Config, rel string) string {
 	return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
 }
 
-// suggest names mapped keys close to name: equal folded, the same last element, or one a prefix of the other.
+// suggest names mapped keys close to name: equal folded, the same last element, or a typo apart.
 func suggest(w io.Writer, cfg *config.Config, name string) {
 	want := config.Spelling(name)
 	var near []string
 	for _, m := range cfg.Mappings {
 		k := config.Spelling(m.Prompt)
-		if path.Base(k) == path.Base(want) || strings.HasPrefix(k, want) || strings.HasPrefix(want, k) {
+		if k == want || path.Base(k) == path.Base(want) || distance(k, want) <= 2 {
 			commands := each(cfg.Commands(m.Prompt), func(c string) string { return "/" + c })
 			near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, strings.Join(commands, ", ")))
 		}
@@ -565,6 +565,28 @@ func suggest(w io.Writer, cfg *config.Config, name string) {
 	} else {
 		fmt.Fprintf(w, "  %s\n", knownPrompts(cfg))
 	}
+}
+
+// distance is the Levenshtein distance of a and b.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }
 
 // noteUnregistered notes when no settings file registers detect for events.

@@ -95,3 +95,14 @@ func TestWanted(t *testing.T) {
 		}
 	}
 }
+
+func TestDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		d    int
+	}{{"joke", "joke", 0}, {"joke", "jokes", 1}, {"jok", "joke", 1}, {"kitten", "sitting", 3}, {"", "abc", 3}} {
+		if got := distance(tt.a, tt.b); got != tt.d {
+			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
+		}
+	}
+}

@@ -23,6 +23,7 @@ func TestHookTimeout(t *testing.T) {
 		{client.Copilot.Name, 120 * time.Second, 120 * time.Second, 115 * time.Second},
 		{client.Claude.Name, 3 * time.Second, 3 * time.Second, 1500 * time.Millisecond},
 		{client.Claude.Name, time.Second, time.Second, 500 * time.Millisecond},
+		{client.Gemini.Name, -5 * time.Second, 60 * time.Second, 55 * time.Second}, // no timeout: the default
 	} {
 		start := time.Unix(0, 0)
 		hook := HookTimeout(c.client, c.registered)

@@ -348,9 +348,9 @@ type Deadline struct {
 	Hook time.Duration // the client's hook timeout it derives from
 }
 
-// HookTimeout is the registered (--timeout) hook timeout, else the client's default (Claude Code's).
+// HookTimeout is the registered (--timeout) hook timeout if positive, else the client's default (Claude Code's).
 func HookTimeout(name string, registered time.Duration) time.Duration {
-	return cmp.Or(registered, cmp.Or(client.Named(name), client.Claude).Timeout)
+	return cmp.Or(max(registered, 0), cmp.Or(client.Named(name), client.Claude).Timeout)
 }
 
 // Margin is how long before the hook timeout validators are killed: 5 s, or half a short timeout.
