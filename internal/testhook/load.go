@@ -54,7 +54,15 @@ func Parse(data []byte, path, root string) (*Suite, error) {
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".json" || ext != ".toml" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		l.format, top = jsonFormat, l.decodeJSON(data)
 	} else {
-		top = l.decodeTOML(string(data))
+		_, err := toml.Decode(string(data), &top)
+		switch pe, isParse := errors.AsType[toml.ParseError](err); {
+		case isParse:
+			l.add(config.SyntaxLine(string(data), pe), "", pe.Message, "")
+		case err != nil:
+			l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
+		default:
+			l.lines = config.TableLines(string(data), "test")
+		}
 	}
 	if len(l.problems) == 0 {
 		if s := l.suite(top); len(l.problems) == 0 {
@@ -82,22 +90,17 @@ func (l *loader) decodeJSON(data []byte) map[string]any {
 		l.add(lineAt(data, int(dec.InputOffset())), "", "not valid JSON: more than one value", "")
 	case !isObject:
 		l.add(1, "", "must be a JSON object, not "+jsonType(v), `{"version": "1", "tests": [{"id": …, "action": …, "expect": […]}]}`)
-	default:
-		l.lines = jsonLines(data)
-	}
-	return top
-}
-
-func (l *loader) decodeTOML(text string) map[string]any {
-	var top map[string]any
-	_, err := toml.Decode(text, &top)
-	switch pe, isParse := errors.AsType[toml.ParseError](err); {
-	case isParse:
-		l.add(config.SyntaxLine(text, pe), "", pe.Message, "")
-	case err != nil:
-		l.add(0, "", strings.TrimPrefix(err.Error(), "toml: "), "")
-	default:
-		l.lines = config.TableLines(text, "test")
+	default: // each test's line, found by its text: the decoder keeps no positions
+		var raw map[string]json.RawMessage
+		var list []json.RawMessage
+		json.Unmarshal(data, &raw)
+		json.Unmarshal(raw["tests"], &list)
+		off := bytes.Index(data, raw["tests"])
+		for _, t := range list {
+			off += bytes.Index(data[off:], t)
+			l.lines = append(l.lines, lineAt(data, off))
+			off += len(t)
+		}
 	}
 	return top
 }
@@ -326,19 +329,4 @@ func jsonType(v any) string {
 // lineAt returns the 1-based line of byte offset off in data.
 func lineAt(data []byte, off int) int {
 	return bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
-}
-
-// jsonLines returns the line of each test of a JSON tests file, found by its text (the decoder keeps no positions).
-func jsonLines(data []byte) (lines []int) {
-	var top map[string]json.RawMessage
-	var list []json.RawMessage
-	json.Unmarshal(data, &top)
-	json.Unmarshal(top["tests"], &list)
-	off := bytes.Index(data, top["tests"])
-	for _, t := range list {
-		off += bytes.Index(data[off:], t)
-		lines = append(lines, lineAt(data, off))
-		off += len(t)
-	}
-	return lines
 }

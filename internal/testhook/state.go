@@ -243,8 +243,7 @@ func (st *State) testLine(i int) string {
 	return joinSome(" — ", fmt.Sprintf("Test %d/%d: %s", i+1, len(st.Tests), st.Tests[i].ID), st.Tests[i].Description)
 }
 
-// validate checks answer against the current test as the gate's validators do and records the result
-// (its captures if it passed); it returns the test judged and those skipped.
+// validate checks answer against the current test, records the result; it returns the test judged and those skipped.
 func (st *State) validate(answer string, now time.Time) (int, []int) {
 	t := st.current()
 	var whys []string
@@ -288,7 +287,6 @@ func (st *State) lastRetryable() int {
 	return -1
 }
 
-// withStatus returns the plan indexes of the tests whose result is s.
 func (st *State) withStatus(s Status) []int {
 	var out []int
 	for i, r := range st.Results {
@@ -314,8 +312,7 @@ func runFile(stateDir, session string) string {
 	return filepath.Join(stateDir, "runs", queue.Segment(session), "run.json")
 }
 
-// loadRun returns the run in path, or nil; no lock: the file is replaced whole. It refuses
-// a run that would index out of range (a hand edit).
+// loadRun returns the run in path, or nil, unless it would index out of range; no lock: the file is replaced whole.
 func loadRun(path string) (*State, error) {
 	var st State
 	err := queue.ReadJSON(path, &st)
@@ -338,16 +335,14 @@ func loadRun(path string) (*State, error) {
 	return &st, nil
 }
 
-// update changes the session's run, which must exist, under the lock: f returns the run to write, or nil.
-func (r *runner) update(f func(*State) (*State, error)) (*State, error) {
+// update changes the session's run, which must exist, under the lock: f reports whether to write it.
+func (r *runner) update(f func(*State) (bool, error)) (*State, error) {
 	var st *State
-	err := r.locked(func(path string) error {
-		old, err := r.load()
-		if err != nil {
+	err := r.locked(func(path string) (err error) {
+		if st, err = r.load(); err != nil {
 			return err
 		}
-		if st, err = f(old); err != nil || st == nil {
-			st = old
+		if write, err := f(st); err != nil || !write {
 			return err
 		}
 		return queue.WriteJSON(path, st)
@@ -480,8 +475,8 @@ func (st *State) categories() []*category {
 	return cats
 }
 
-// statusWord is how a result is shown in text and in the report.
-var statusWord = map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}
+// statusWord and mark show a result in text and in the report.
+var statusWord, mark = map[Status]string{Passed: "PASS", Failed: "FAIL", Skipped: "SKIP"}, map[Status]string{Passed: "✔", Failed: "✘", Skipped: "-"}
 
 // resultLine is "PASS id (i/N)", FAIL or SKIP.
 func resultLine(st *State, i int) string {
@@ -516,8 +511,7 @@ func (r *runner) say(name string, d textData) string {
 //go:embed texts.tmpl report.md.tmpl junit.xml.tmpl
 var templates embed.FS
 
-// render renders template name on d: a text of texts.tmpl (textData), or a report file on *State:
-// report.md.tmpl, or junit.xml.tmpl (a testsuite per category; a test not run is skipped).
+// render renders template name on d: a text of texts.tmpl (textData), or a report (*State).
 func (r *runner) render(name string, d any) ([]byte, error) {
 	funcs := template.FuncMap{
 		"word": r.word, "blockCap": func() int { return r.blockCap },
@@ -525,9 +519,8 @@ func (r *runner) render(name string, d any) ([]byte, error) {
 		"resultWhys": resultWhys, "resultLine": resultLine, "handout": (*State).handout, "current": (*State).current,
 		"testLine": (*State).testLine, "withStatus": (*State).withStatus, "categories": (*State).categories,
 		"counts": (*State).counts, "total": func(st *State) category { return category{Name: "**total**", Counts: st.counts()} },
-		"statusWord": func(s Status) string { return statusWord[s] },
-		"mark":       func(s Status) string { return map[Status]string{Passed: "✔", Failed: "✘", Skipped: "-"}[s] },
-		"pauses":     r.pauses, "cell": cell, "dur": dur, "fenced": fenced, "xml": xmlText, "cdata": cdata,
+		"statusWord": func(s Status) string { return statusWord[s] }, "mark": func(s Status) string { return mark[s] },
+		"pauses": r.pauses, "cell": cell, "dur": dur, "fenced": fenced, "xml": xmlText, "cdata": cdata,
 		"seconds": func(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) },
 	}
 	var b bytes.Buffer

@@ -1,6 +1,5 @@
-// Package testhook is the test runner behind cmd/testhook, a command line and
-// a UserPromptSubmit and Stop hook that hands a tests file's actions to the
-// agent and checks each answer; docs/testhook.md is its contract.
+// Package testhook is the test runner behind cmd/testhook, a command line and a UserPromptSubmit and
+// Stop hook that hands a tests file's actions to the agent and checks each answer (docs/testhook.md).
 package testhook
 
 import (
@@ -106,8 +105,7 @@ type runner struct {
 
 func utcNow() time.Time { return time.Now().UTC() }
 
-// newRunner finds the project root (cwd is the hook input's) and the state dir; an unreadable
-// mappings.toml stops a run (the gate would not look where it is kept).
+// newRunner finds the root (cwd: the hook input's) and state dir; an unreadable mappings.toml stops it.
 func newRunner(env *cli.Env, configFile, cwd string) (*runner, error) {
 	root := project.Root(env.Getenv, cwd, env.Dir)
 	sd, err := config.ReadStateDir(config.Path(root, configFile, env.Dir), root)
@@ -160,31 +158,27 @@ func (r *runner) word(cmd string) string {
 
 // path makes a person's path absolute: relative to the working directory, or to the root in a hook.
 func (r *runner) path(p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	if !filepath.IsAbs(p) && !r.hook && r.env.Dir != "" {
+		return filepath.Join(r.env.Dir, p)
 	}
-	if r.hook || r.env.Dir == "" {
-		return filepath.Join(r.root, p)
-	}
-	return filepath.Join(r.env.Dir, p)
+	return r.rootPath(p)
 }
 
 // rootPath makes a path kept relative to the root absolute.
 func (r *runner) rootPath(p string) string {
 	if filepath.IsAbs(p) {
-		return p
+		return filepath.Clean(p)
 	}
 	return filepath.Join(r.root, filepath.FromSlash(p))
 }
 
-// commands are the runner's commands, by canonical name.
+// commands are the runner's commands, by canonical name; shortForms name some of them.
 var commands = map[string]func(*runner, request) (reply, error){
 	"init": (*runner).start, "next": (*runner).next, "validate": (*runner).record, "skip": (*runner).record,
 	"retry": (*runner).retry, "status": (*runner).show, "report": (*runner).report,
 	"vars": (*runner).show, "abort": (*runner).abort,
 }
 
-// shortForms are the short forms of commands.
 var shortForms = map[string]string{"n": "next", "v": "validate", "s": "skip", "a": "abort"}
 
 // reply is a command's answer.
@@ -220,16 +214,14 @@ func appendTo(l *[]string) func(string) error {
 }
 
 // usageError is a mistake in how a command was written: exit 2.
-type usageError string
-
-func (e usageError) Error() string { return string(e) }
+type usageError struct{ error }
 
 // parseRequest parses command word's flags and arguments; session and config, if not nil, bind those flags.
 func parseRequest(word string, args []string, session, config *string) (request, error) {
 	name := cmp.Or(shortForms[word], word)
 	req := request{name: name}
 	if commands[name] == nil {
-		return req, usageError(fmt.Sprintf("unknown command %q", word))
+		return req, usageError{fmt.Errorf("unknown command %q", word)}
 	}
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
@@ -251,11 +243,11 @@ func parseRequest(word string, args []string, session, config *string) (request,
 	pos, err := cli.Parse(fl, args)
 	switch {
 	case err != nil:
-		return req, usageError(name + ": " + err.Error())
+		return req, usageError{fmt.Errorf("%s: %w", name, err)}
 	case maxArgs == 0 && len(pos) > 0:
-		return req, usageError(name + " takes no arguments, got " + strings.Join(pos, " "))
+		return req, usageError{errors.New(name + " takes no arguments, got " + strings.Join(pos, " "))}
 	case maxArgs == 1 && len(pos) > 1:
-		return req, usageError(name + " takes at most one test id, got " + strings.Join(pos, " "))
+		return req, usageError{errors.New(name + " takes at most one test id, got " + strings.Join(pos, " "))}
 	}
 	req.args, req.text, req.hasText = pos, strings.Join(pos, " "), len(pos) > 0
 	return req, nil
@@ -275,7 +267,7 @@ func parsePrompt(prompt string) (req request, ok bool, err error) {
 	if p[:i] == SlashCommand {
 		req, err := parseRequest("init", strings.Fields(rest), nil, nil)
 		if err != nil {
-			return request{}, true, usageError(SlashCommand + strings.TrimPrefix(err.Error(), "init"))
+			return request{}, true, usageError{errors.New(SlashCommand + strings.TrimPrefix(err.Error(), "init"))}
 		}
 		return req, true, nil // name "init" only here: /run-tests, typed in Claude Code
 	}
@@ -378,21 +370,19 @@ func applies(st *State, req request) bool {
 
 // stopHook takes a main-thread Stop; once the session has a run, every error halts it (fail closed).
 func (r *runner) stopHook(in *hook.Input) (err error) {
-	// Without the lock: no run is the common case.
-	st, err := loadRun(runFile(r.dir, r.session))
-	if err != nil || st == nil {
-		return r.halt(err)
-	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = r.halt(fmt.Errorf("internal error (a bug in stopgate): %v", p))
+			err = fmt.Errorf("internal error (a bug in stopgate): %v", p)
 		}
+		err = r.halt(err)
 	}()
-	// While the gate has entries pending, the stop is the gate's alone (docs/testhook.md).
-	if !r.answers(st) || queue.Open(r.dir).HasPending(queue.Scope{Session: r.session}) {
-		return nil
+	// Without the lock: no run is the common case. While the gate has entries
+	// pending, the stop is the gate's alone (docs/testhook.md).
+	st, err := loadRun(runFile(r.dir, r.session))
+	if err != nil || st == nil || !r.answers(st) || queue.Open(r.dir).HasPending(queue.Scope{Session: r.session}) {
+		return err
 	}
-	return r.halt(r.stopAnswer(in, st.Auto))
+	return r.stopAnswer(in, st.Auto)
 }
 
 // halt halts a stop a run under way could not take (err not nil), rather than lose the run's answer.
@@ -419,18 +409,17 @@ func errText(lead string, err error) string {
 	return strings.Join(lines, "\n")
 }
 
-// stopAnswer takes a stop's answer: a manual run keeps it for "validate"; an auto run records it and
-// blocks with the next test, at most cap-1 times in a row, then pauses (docs/testhook.md).
+// stopAnswer keeps a stop's answer for a manual validate, or records an auto run's and blocks with the next test.
 func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 	now, judged := utcNow(), -1 // -1: no result recorded
 	var skipped []int
-	st, err := r.update(func(st *State) (*State, error) {
+	st, err := r.update(func(st *State) (bool, error) {
 		if !r.answers(st) || st.Auto != auto {
-			return nil, nil
+			return false, nil
 		}
 		if !auto {
 			st.Answer = cli.Clip(in.LastAssistantMessage, maxKept, clipped)
-			return st, nil
+			return true, nil
 		}
 		prior := 0
 		if in.StopHookActive {
@@ -445,7 +434,7 @@ func (r *runner) stopAnswer(in *hook.Input, auto bool) error {
 		default:
 			st.Streak, st.Issued, st.Turn, st.Since = prior+1, true, r.turn, now
 		}
-		return st, nil
+		return true, nil
 	})
 	switch {
 	case errors.Is(err, errNoRun): // gone since stopHook read it
@@ -505,17 +494,16 @@ func selectTests(s *Suite, f Filters) ([]Test, error) {
 		return nil, cli.WithHint(fmt.Errorf("no test of %s matches the filters (%s)", s.File, f),
 			"categories: "+orNone(cats), "tags: "+orNone(tags))
 	}
-	var ps config.Problems
+	l := &loader{file: s.File}
 	unsaved(tests, func(i int, n string) {
 		if j := saverOf(s.Tests, n); j >= 0 {
 			t, u := &tests[i], &s.Tests[j]
-			ps = append(ps, &config.Problem{File: s.File, Line: t.Line, Key: testKey(t.ID),
-				Msg:  fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
-				Hint: fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID)})
+			l.add(t.Line, testKey(t.ID), fmt.Sprintf("uses ${%s}, saved by test %q, which the filters leave out", n, u.ID),
+				fmt.Sprintf("add --category %s, or choose filters that keep %q", u.Category, u.ID))
 		}
 	})
-	if len(ps) > 0 {
-		return nil, cli.WithHint(fmt.Errorf("%s: the filters (%s) break a variable chain", s.File, f), ps.Lines()...)
+	if len(l.problems) > 0 {
+		return nil, cli.WithHint(fmt.Errorf("%s: the filters (%s) break a variable chain", s.File, f), l.problems.Lines()...)
 	}
 	return tests, nil
 }
@@ -531,16 +519,16 @@ func orNone(s []string) string {
 
 // next hands out the current test; asking again changes nothing.
 func (r *runner) next(request) (reply, error) {
-	st, err := r.update(func(st *State) (*State, error) {
+	st, err := r.update(func(st *State) (bool, error) {
 		if st.current() == nil || st.Issued && !st.Paused && st.Streak == 0 && st.Turn == r.turn {
-			return nil, nil // handed out already
+			return false, nil // handed out already
 		}
 		if !st.Issued {
 			st.Since = utcNow()
 		}
 		// The person asked: a new turn, whose blocked stops count from 0.
 		st.Issued, st.Turn, st.Paused, st.Streak = true, r.turn, false, 0
-		return st, nil
+		return true, nil
 	})
 	if err != nil {
 		return reply{}, err
@@ -556,11 +544,11 @@ func (r *runner) record(req request) (reply, error) {
 	now := utcNow()
 	var judged int
 	var skipped []int
-	st, err := r.update(func(st *State) (*State, error) {
+	st, err := r.update(func(st *State) (bool, error) {
 		t := st.current()
 		switch {
 		case t == nil:
-			return nil, r.noCurrent(st)
+			return false, r.noCurrent(st)
 		case req.name == "skip":
 			judged, skipped = st.finish(&Result{Status: Skipped, Reason: "skipped by the user"}, now)
 		case req.hasText:
@@ -568,9 +556,9 @@ func (r *runner) record(req request) (reply, error) {
 		case st.Answer != "":
 			judged, skipped = st.validate(st.Answer, now)
 		default:
-			return nil, usageError(fmt.Sprintf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate")))
+			return false, usageError{fmt.Errorf("validate needs the answer to check: no answer from the agent is kept for test %q; use %s TEXT", t.ID, r.word("validate"))}
 		}
-		return st, nil
+		return true, nil
 	})
 	if err != nil {
 		return reply{}, err
@@ -581,28 +569,27 @@ func (r *runner) record(req request) (reply, error) {
 
 // retry runs the test named, else the last failed, else the last skipped, again.
 func (r *runner) retry(req request) (reply, error) {
-	now, args := utcNow(), req.args
 	var skipped []int
-	st, err := r.update(func(st *State) (*State, error) {
+	st, err := r.update(func(st *State) (bool, error) {
 		if st.Mode == Aborted {
-			return nil, r.noCurrent(st)
+			return false, r.noCurrent(st)
 		}
 		i := st.lastRetryable()
-		if len(args) == 1 {
-			if i = st.index(args[0]); i < 0 {
-				return nil, fmt.Errorf("no test %q in this run", args[0])
+		if len(req.args) == 1 {
+			if i = st.index(req.args[0]); i < 0 {
+				return false, fmt.Errorf("no test %q in this run", req.args[0])
 			}
 			if st.Results[i] == nil {
-				return nil, fmt.Errorf("test %q has not run yet", args[0])
+				return false, fmt.Errorf("test %q has not run yet", req.args[0])
 			}
 		} else if i < 0 {
-			return nil, errors.New("nothing to retry: no test failed or was skipped")
+			return false, errors.New("nothing to retry: no test failed or was skipped")
 		}
 		// The run runs again from test i, without the variables it saved.
 		st.Results[i], st.Mode, st.Completed, st.Paused = nil, Running, time.Time{}, false
 		maps.DeleteFunc(st.Vars, func(_ string, v Var) bool { return v.Test == st.Tests[i].ID })
-		skipped = st.advance(now)
-		return st, nil
+		skipped = st.advance(utcNow())
+		return true, nil
 	})
 	if err != nil {
 		return reply{}, err
@@ -612,13 +599,12 @@ func (r *runner) retry(req request) (reply, error) {
 
 // abort ends the run where it stands.
 func (r *runner) abort(request) (reply, error) {
-	now := utcNow()
-	st, err := r.update(func(st *State) (*State, error) {
+	st, err := r.update(func(st *State) (bool, error) {
 		if st.Mode != Running {
-			return nil, fmt.Errorf("the run is already %s", st.Mode)
+			return false, fmt.Errorf("the run is already %s", st.Mode)
 		}
-		st.Mode, st.Completed, st.Issued, st.Paused = Aborted, now, false, false
-		return st, nil
+		st.Mode, st.Completed, st.Issued, st.Paused = Aborted, utcNow(), false, false
+		return true, nil
 	})
 	if err != nil {
 		return reply{}, err
@@ -702,7 +688,6 @@ func (r *runner) noCurrent(st *State) error {
 	return cli.WithHint(fmt.Errorf("the run is complete: %s", st.counts()), r.word("report")+" writes the report; "+r.word("retry")+" runs a failed test again")
 }
 
-// joinSome joins the parts that are not empty.
 func joinSome(sep string, parts ...string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
 }
