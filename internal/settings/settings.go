@@ -31,10 +31,7 @@ type Hook struct {
 }
 
 func (h Hook) String() string {
-	if h.Matcher == "" {
-		return h.Event + " → " + Program(h.Command)
-	}
-	return h.Event + " (" + h.Matcher + ") → " + Program(h.Command)
+	return h.Event + strings.TrimSuffix(" ("+h.Matcher+")", " ()") + " → " + Program(h.Command)
 }
 
 // Found says whether, and where, a hook is registered: its program for its event, under matchers covering its tools.
@@ -373,8 +370,7 @@ type node struct {
 	kids       []member // an object's members or an array's elements, in text order
 }
 
-// member is an item of a container, from its key (an element: from its value) to its value's end.
-type member struct {
+type member struct { // an item of a container, from its key (an element: its value) to its value's end
 	key   string
 	start int
 	val   *node
@@ -607,9 +603,7 @@ func indentUnit(text []byte) string {
 }
 
 // blanks returns the spaces and tabs that b starts with.
-func blanks(b []byte) string {
-	return string(b[:len(b)-len(bytes.TrimLeft(b, " \t"))])
-}
+func blanks(b []byte) string { return string(b[:len(b)-len(bytes.TrimLeft(b, " \t"))]) }
 
 // spacedColons reports whether the file's first member writes "key": value.
 func spacedColons(text []byte, root *node) bool {
@@ -636,10 +630,10 @@ func render(key string, v any, multi, spaced bool, indent, unit string) string {
 	if !multi && spaced {
 		out = strings.NewReplacer(",\n", ", ", "\n", "", "\t", "").Replace(out)
 	}
-	if key == "" {
+	switch {
+	case key == "":
 		return out
-	}
-	if multi || spaced {
+	case multi || spaced:
 		return Quote(key) + ": " + out
 	}
 	return Quote(key) + ":" + out

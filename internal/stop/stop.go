@@ -1,6 +1,5 @@
-// Package stop runs, at Stop and SubagentStop, the current mappings.toml's validators of the scope's pending
-// prompts and answers a pass, a block or a halt. Once a prompt is armed every path ends in a block or a halt;
-// exit 1 is for bad input and nothing armed. See docs/fail-closed.md.
+// Package stop runs, at Stop and SubagentStop, mappings.toml's validators of the scope's pending prompts and answers a
+// pass, a block or a halt: once one is armed every path ends in a block or a halt (docs/fail-closed.md).
 package stop
 
 import (
@@ -71,8 +70,7 @@ func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Dura
 	return s.answer(v, err)
 }
 
-// judging is one Stop or SubagentStop being judged, and what it is decided from, all read before any
-// validator runs (one may delete the state dir).
+// judging is one stop being judged, and what it is decided from: all read before a validator runs (one may delete it).
 type judging struct {
 	env        *cli.Env
 	in         *hook.Input
@@ -150,8 +148,7 @@ func (s *judging) judge() (v *Verdict, err error) {
 	return v, nil
 }
 
-// read reads the config, queue, block count and what the client's record shows armed; a verdict is the
-// config's decision.
+// read reads the config, queue, block count and what the client's record shows armed; a verdict: the config decided.
 func (s *judging) read() (*Verdict, error) {
 	loaded, err := config.Load(config.Path(s.root, s.configFile, s.env.Dir), s.root)
 	if err != nil {
@@ -341,8 +338,7 @@ func advice(err error) string {
 	return "Fix the cause above (`gate status` shows what is armed), then continue the session."
 }
 
-// Deadline is when the gate must answer: validators still running are killed (a killed hook passes); zero: no
-// client waits (gate run).
+// Deadline is when the gate must answer: running validators are killed (a killed hook passes); zero: none (gate run).
 type Deadline struct {
 	At   time.Time     // when running validators are killed
 	Hook time.Duration // the client's hook timeout it derives from
@@ -405,15 +401,9 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 	if v.Kind == Halt {
 		r.Reason = cli.Clip(v.Reason, 2000, "…") // it quotes validator output
 	}
-	addPrompt := func(p string) {
-		if !slices.Contains(r.Prompts, p) {
-			r.Prompts = append(r.Prompts, p)
-		}
-	}
+	var prompts []string // every check's, then those no longer mapped (no checks), each once
 	for _, c := range v.Checks {
-		for _, p := range c.Prompts {
-			addPrompt(p)
-		}
+		prompts = append(prompts, c.Prompts...)
 		oc := outcome.Check{Name: c.Validator.Name, Prompts: c.Prompts, Passed: c.Result.Passed, Result: c.Result.Summary(),
 			DurationMS: outcome.Millis(c.Result.Duration), Kind: "file", Expect: c.Validator.Expects(), TimedOut: c.Result.TimedOut, Confined: c.Result.Confined}
 		switch j := c.Validator.Judge; {
@@ -439,7 +429,12 @@ func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
 		r.Checks = append(r.Checks, oc)
 	}
 	for _, e := range v.Done {
-		addPrompt(e.Prompt) // prompts no longer mapped have no checks
+		prompts = append(prompts, e.Prompt)
+	}
+	for _, p := range prompts {
+		if !slices.Contains(r.Prompts, p) {
+			r.Prompts = append(r.Prompts, p)
+		}
 	}
 	return r
 }
@@ -483,7 +478,7 @@ type Verdict struct {
 	Reconciled   []outcome.Discrepancy // prompts judged although their entry was missing
 	Observed     Kind                  // observe mode: what the stop would have been answered
 	Observing    bool                  // judged in observe mode, pass or not
-	relayDecided bool                  // relay asked the client how it takes this halt; else writeHalt asks its record
+	relayDecided bool                  // decide asked the client how it takes this halt; else writeHalt asks its record
 }
 
 // Failed returns the checks that failed, in order.
@@ -505,18 +500,45 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	return (&judging{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl}).decide(ctx)
 }
 
-// decide decides the stop and words all it answers; nothing is added after.
+// decide decides the stop and words all it answers, ending with the gate's inputs changed since arming and what
+// reconciliation judged; nothing is added after.
 func (s *judging) decide(ctx context.Context) *Verdict {
 	if len(s.entries) == 0 {
 		return &Verdict{Blocks: s.prior} // nothing armed: nothing judged, the count stands
 	}
-	v := s.check(ctx)
-	s.tell(v)
-	s.relay(v)
+	v, changed, notes := s.check(ctx), "", ""
+	if s.loaded != nil {
+		changed = changes(s.loaded, s.queued, s.entries[len(s.queued):])
+	}
+	if s.rec != nil {
+		v.Reconciled, notes = s.rec.Found, s.rec.Notes()
+	}
+	if _, note, _ := notRun(v); v.Kind == Pass && v.Reason == "" && note != "" {
+		v.Reason = "stopgate: the stop passed." + note
+	}
+	switch {
+	case v.Kind == Pass:
+		v.Reason = strings.TrimSpace(v.Reason + "\n\n" + changed)
+	case changed != "":
+		v.Reason += "\n\n" + changed + notes
+	default:
+		v.Reason += notes
+	}
+	if v.Kind == Halt && s.ans != nil { // relay asks the client how it takes the halt (hook.Dialect.Halt)
+		v.relayDecided = true
+		maxBlocks := s.cfg.Settings.MaxBlocks
+		o, once := s.ans.Halt(v.Reason, s.prior > maxBlocks)
+		switch {
+		case once: // one that hides its reason (Codex): once, a block for the model to relay, past max_blocks
+			v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
+		case o.Continue == nil: // one with no halt (Copilot CLI, Cursor): relayed as a block at every halt
+			v.Blocks = max(s.prior, maxBlocks)
+		}
+	}
 	return v
 }
 
-// check is the verdict of the entries' checks; a lost mapping, a linked protected file or a hooks' .env halts first.
+// check is the verdict of the entries' checks, worded; a lost mapping, a linked protected file or a hooks' .env halts.
 func (s *judging) check(ctx context.Context) *Verdict {
 	cfg := s.cfg
 	if gone := slices.DeleteFunc(slices.Clone(s.entries), func(e queue.Entry) bool { return cfg.Mapping(e.Prompt) != nil }); len(gone) > 0 {
@@ -540,9 +562,33 @@ func (s *judging) check(ctx context.Context) *Verdict {
 	v.Done = slices.DeleteFunc(slices.Clone(s.entries), func(e queue.Entry) bool {
 		return slices.ContainsFunc(failed, func(c Check) bool { return slices.Contains(c.Prompts, e.Prompt) })
 	})
-	if len(failed) > 0 {
-		s.fail(v)
+	if len(failed) == 0 {
+		return v
 	}
+	if why := unconfinedReason(cfg, v); why != "" {
+		v.Kind, v.Reason, v.Cause = Halt, why, CauseUnconfined
+		return v
+	}
+	halts := cfg.Settings.OnFailure == config.OnFailureHalt
+	noJudge := slices.ContainsFunc(failed, func(c Check) bool { // a judge whose on_unavailable is "halt" gave no verdict
+		return c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt
+	})
+	switch {
+	case !v.Observing && noJudge:
+		v.Kind, v.Cause = Halt, CauseNoJudge
+	case v.Observing: // judged and shown to the user, never blocked
+		v.Observed, v.Done = Block, s.entries
+		if halts || noJudge {
+			v.Observed = Halt
+		}
+	case halts:
+		v.Kind, v.Cause = Halt, CauseOnFailure
+	case s.prior >= cfg.Settings.MaxBlocks:
+		v.Kind, v.Cause = Halt, CauseMaxBlocks
+	default:
+		v.Kind, v.Blocks, v.Cause = Block, s.prior+1, CauseFailed
+	}
+	v.Reason = checksReason(cfg, v, s.prior)
 	return v
 }
 
@@ -591,72 +637,6 @@ func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, wh
 	}
 	return checks, keptHalt(cfg, appeared, ", ", "a validator created %s, which is protected and did not exist before it ran: "+
 		"the code a validator runs must not change stopgate's checks or hooks. Look at it, remove it, then stop again."), func() { r.Finish(all, s.dl.At) }
-}
-
-// fail decides and words a stop whose checks failed.
-func (s *judging) fail(v *Verdict) {
-	cfg, prior := s.cfg, s.prior
-	if why := unconfinedReason(cfg, v); why != "" {
-		v.Kind, v.Reason, v.Cause = Halt, why, CauseUnconfined
-		return
-	}
-	halts := cfg.Settings.OnFailure == config.OnFailureHalt
-	switch {
-	case !v.Observing && noJudgeHalts(v):
-		v.Kind, v.Cause = Halt, CauseNoJudge
-	case v.Observing: // judged and shown to the user, never blocked
-		v.Observed, v.Done = Block, s.entries
-		if halts || noJudgeHalts(v) {
-			v.Observed = Halt
-		}
-	case halts:
-		v.Kind, v.Cause = Halt, CauseOnFailure
-	case prior >= cfg.Settings.MaxBlocks:
-		v.Kind, v.Cause = Halt, CauseMaxBlocks
-	default:
-		v.Kind, v.Blocks, v.Cause = Block, prior+1, CauseFailed
-	}
-	v.Reason = checksReason(cfg, v, prior)
-}
-
-// tell ends the reason with the gate's inputs changed since arming and what reconciliation judged.
-func (s *judging) tell(v *Verdict) {
-	changed := ""
-	if s.loaded != nil {
-		changed = changes(s.loaded, s.queued, s.entries[len(s.queued):])
-	}
-	notes := ""
-	if s.rec != nil {
-		v.Reconciled, notes = s.rec.Found, s.rec.Notes()
-	}
-	if note := skippedNote(v); v.Kind == Pass && v.Reason == "" && note != "" {
-		v.Reason = "stopgate: the stop passed." + note
-	}
-	switch {
-	case v.Kind == Pass:
-		v.Reason = strings.TrimSpace(v.Reason + "\n\n" + changed)
-	case changed != "":
-		v.Reason += "\n\n" + changed + notes
-	default:
-		v.Reason += notes
-	}
-}
-
-// relay asks the client how it takes a halt: one that hides its reason (Codex) gets, once, a block
-// for the model to relay, counted past max_blocks; one with no halt (Copilot CLI, Cursor), every time.
-func (s *judging) relay(v *Verdict) {
-	if v.Kind != Halt || s.ans == nil {
-		return
-	}
-	v.relayDecided = true
-	maxBlocks := s.cfg.Settings.MaxBlocks
-	o, once := s.ans.Halt(v.Reason, s.prior > maxBlocks)
-	switch {
-	case once:
-		v.Kind, v.Blocks, v.Reason = Block, maxBlocks+1, o.Reason
-	case o.Continue == nil: // relayed as a block, at every halt
-		v.Blocks = max(s.prior, maxBlocks)
-	}
 }
 
 // plan resolves each distinct validator of the pending prompts once, in mappings.toml order.
@@ -824,13 +804,6 @@ func failedCount(v *Verdict) string {
 	return strings.Join(parts, ", ")
 }
 
-// noJudgeHalts reports whether a judge whose on_unavailable is "halt" gave no verdict.
-func noJudgeHalts(v *Verdict) bool {
-	return slices.ContainsFunc(v.Failed(), func(c Check) bool {
-		return c.Result.Unavailable && c.Validator.Judge.OnUnavailable == config.OnFailureHalt
-	})
-}
-
 // checksReason words a failed stop: head, the failures, close, the checks not run (never to read as passed), tail.
 // A block's prefix and close are what package reconcile reads the record by.
 func checksReason(cfg *config.Config, v *Verdict, prior int) string {
@@ -849,40 +822,34 @@ func checksReason(cfg *config.Config, v *Verdict, prior int) string {
 	case v.Cause == CauseOnFailure:
 		head = fmt.Sprintf("stopgate halted the session: %s (on_failure = \"halt\").\n", n)
 	}
-	unchanged := listNote(v, "Not run again, nothing they depend on changed since they passed in this session:", "✔", func(c Check) string {
-		if c.Unchanged == nil {
-			return ""
-		}
-		return "unchanged since " + c.Unchanged.Since.Local().Format(time.TimeOnly) + " (passed)"
-	})
-	stopped := listNote(v, "Not run (fail_fast = true: stopped at the first failure; they run again at the next stop):", "–", func(c Check) string {
-		return map[bool]string{true: "not run to its end"}[c.Result.Stopped]
-	})
-	return head + failures(cfg, v) + close + unchanged + skippedNote(v) + stopped + tail
+	reused, skipped, stopped := notRun(v)
+	return head + failures(cfg, v) + close + reused + skipped + stopped + tail
 }
 
-// skippedNote lists the checks when_changed skipped.
-func skippedNote(v *Verdict) string {
-	return listNote(v, "Not run (when_changed):", "–", func(c Check) string {
-		if c.Skipped == "" {
-			return ""
-		}
-		return "skipped, " + c.Skipped
-	})
-}
-
-// listNote is a paragraph of head and a line, marked mark, for each check what words ("": not listed).
-func listNote(v *Verdict, head, mark string, what func(Check) string) string {
-	var b strings.Builder
+// notRun words the checks not run (never to read as passed): those reuse took, when_changed skipped, fail_fast stopped.
+func notRun(v *Verdict) (reused, skipped, stopped string) {
 	for _, c := range v.Checks {
-		if w := what(c); w != "" {
-			fmt.Fprintf(&b, "\n%s prompt %s, validator %q: %s", mark, quoted(c.Prompts), c.Validator.Name, w)
+		line := fmt.Sprintf(" prompt %s, validator %q: ", quoted(c.Prompts), c.Validator.Name)
+		switch { // each a check not run, so one at most
+		case c.Unchanged != nil:
+			reused += "\n✔" + line + "unchanged since " + c.Unchanged.Since.Local().Format(time.TimeOnly) + " (passed)"
+		case c.Skipped != "":
+			skipped += "\n–" + line + "skipped, " + c.Skipped
+		case c.Result.Stopped:
+			stopped += "\n–" + line + "not run to its end"
 		}
 	}
-	if b.Len() == 0 {
+	return paragraph("Not run again, nothing they depend on changed since they passed in this session:", reused),
+		paragraph("Not run (when_changed):", skipped),
+		paragraph("Not run (fail_fast = true: stopped at the first failure; they run again at the next stop):", stopped)
+}
+
+// paragraph is head and lines after a blank line; "" without lines.
+func paragraph(head, lines string) string {
+	if lines == "" {
 		return ""
 	}
-	return "\n\n" + head + b.String()
+	return "\n\n" + head + lines
 }
 
 // failures tells each failed check but those fail_fast stopped: prompt, validator, output, fix.
@@ -987,8 +954,7 @@ func linkedReason(cfg *config.Config, set *guard.Set) string {
 		"The agent must not link its own checks. Find the other names (find / -xdev -samefile FILE), remove them, then stop again.")
 }
 
-// keptHalt is a halt's reason: what happened (format, found joined by sep, then args), and that the pending
-// entries are kept; "" when nothing is found.
+// keptHalt is a halt's reason: format of found joined by sep, then args; and that the entries are kept ("": none found).
 func keptHalt(cfg *config.Config, found []string, sep, format string, args ...any) string {
 	if len(found) == 0 {
 		return ""
@@ -1041,8 +1007,7 @@ func unconfinedReason(cfg *config.Config, v *Verdict) string {
 		why, filepath.Base(cfg.File))
 }
 
-// links is the count of hard links of the regular file at path (a symlink followed); 1 when no other name could
-// write it (read-only, another user's) or it is no regular file.
+// links is the count of hard links of the regular file at path; 1 when no other name could write it, or no such file.
 func links(path string) uint64 {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
