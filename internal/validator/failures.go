@@ -180,16 +180,12 @@ func goFailures(lines []string) []block {
 	return out
 }
 
-type testEvent struct {
-	Action, Package, Test, ImportPath, Output string
-}
-
 // goJSONFailures are go test -json's failing tests and builds, "--- FAIL" first.
 func goJSONFailures(lines []string) []block {
 	var out []block
 	said := map[string][]string{}
 	for _, l := range lines {
-		var e testEvent
+		var e struct{ Action, Package, Test, ImportPath, Output string }
 		if !strings.HasPrefix(l, "{") || json.Unmarshal([]byte(l), &e) != nil {
 			continue
 		}
@@ -208,13 +204,6 @@ func goJSONFailures(lines []string) []block {
 	return out
 }
 
-type junitCase struct {
-	Name      string      `xml:"name,attr"`
-	Classname string      `xml:"classname,attr"`
-	Failures  []junitFail `xml:"failure"`
-	Errors    []junitFail `xml:"error"`
-}
-
 type junitFail struct {
 	Message string `xml:"message,attr"`
 	Text    string `xml:",chardata"`
@@ -230,7 +219,12 @@ func junitFailures(lines []string) []block {
 		if err != nil {
 			return blocks
 		}
-		var c junitCase
+		var c struct {
+			Name      string      `xml:"name,attr"`
+			Classname string      `xml:"classname,attr"`
+			Failures  []junitFail `xml:"failure"`
+			Errors    []junitFail `xml:"error"`
+		}
 		if se, ok := tok.(xml.StartElement); !ok || se.Name.Local != "testcase" || dec.DecodeElement(&c, &se) != nil {
 			continue
 		}

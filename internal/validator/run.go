@@ -285,11 +285,8 @@ func inDir(dir, path string) string {
 	return filepath.Join(dir, path)
 }
 
-// killGroup kills the group of a started command; one not started has none.
+// killGroup kills the group of a started command.
 func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
@@ -336,13 +333,10 @@ func (c *capped) Write(p []byte) (int, error) {
 func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.tail {
+	if !c.tail || c.total <= int64(c.limit) { // within the limit, nothing was let go
 		return string(c.buf)
 	}
 	c.letGo()
-	if c.total <= int64(c.limit) {
-		return string(c.buf)
-	}
 	head := c.buf[:c.limit/8] // never let go
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 		head = head[:i+1] // its last line goes on in what was let go

@@ -108,7 +108,7 @@ func (c *Confinement) mounts() map[string]string {
 			m[real] = "--ro-bind"
 		}
 	}
-	for p := range maps.Clone(m) {
+	for p := range m {
 		above = append(above, filepath.Dir(p))
 	}
 	for _, dir := range above {
@@ -131,20 +131,16 @@ func readOnlyIn(m map[string]string, dir string) bool {
 }
 
 // Missing returns the paths that do not exist: bwrap cannot mount them, so none may have Appeared after.
-func Missing(paths []string) []string {
-	return statted(paths, func(err error) bool { return errors.Is(err, os.ErrNotExist) })
-}
+func Missing(paths []string) []string { return statted(paths, false) }
 
 // Appeared returns those of missing that exist now.
-func Appeared(missing []string) []string {
-	return statted(missing, func(err error) bool { return err == nil })
-}
+func Appeared(missing []string) []string { return statted(missing, true) }
 
-// statted returns the paths whose os.Stat error keep accepts, nil for none.
-func statted(paths []string, keep func(error) bool) []string {
+// statted returns the paths that exist, or with !exist do not; nil for none. One os.Stat cannot tell is neither.
+func statted(paths []string, exist bool) []string {
 	var out []string
 	for _, p := range paths {
-		if _, err := os.Stat(p); keep(err) {
+		if _, err := os.Stat(p); exist && err == nil || !exist && errors.Is(err, os.ErrNotExist) {
 			out = append(out, p)
 		}
 	}
