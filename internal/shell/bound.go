@@ -109,11 +109,8 @@ func argsTooBig(args []string) bool {
 	for _, a := range args {
 		n += 16 + len(a)
 	}
-	if n > maxVars {
-		return true
-	}
-	if args[0] != "printf" {
-		return false
+	if n > maxVars || args[0] != "printf" {
+		return n > maxVars
 	}
 	for i, a := range args[1:] {
 		if i > 0 && args[i] == "-v" {

@@ -165,11 +165,9 @@ const markName = "stopgate-armed"
 // markFile is the session's mark; "" unless the transcript is a .jsonl outside root.
 func markFile(transcript, root string) string {
 	t := filepath.Clean(transcript)
-	if transcript == "" || !filepath.IsAbs(t) || filepath.Ext(t) != ".jsonl" {
-		return ""
-	}
-	if rel, err := filepath.Rel(root, t); err == nil && !strings.HasPrefix(rel, "..") {
-		return ""
+	rel, err := filepath.Rel(root, t)
+	if transcript == "" || !filepath.IsAbs(t) || filepath.Ext(t) != ".jsonl" || err == nil && !strings.HasPrefix(rel, "..") {
+		return "" // not a transcript, or one the project holds
 	}
 	return filepath.Join(strings.TrimSuffix(t, ".jsonl"), markName)
 }
@@ -187,11 +185,7 @@ func Mark(transcript, root string) {
 
 // Marked reports whether Mark recorded the session for the project at root.
 func Marked(transcript, root string) bool {
-	f := markFile(transcript, root)
-	if f == "" {
-		return false
-	}
-	data, err := regular.ReadFile(f, 64<<10)
+	data, err := regular.ReadFile(markFile(transcript, root), 64<<10) // "": no file
 	return err == nil && strings.TrimSpace(string(data)) == filepath.Clean(root)
 }
 
@@ -316,10 +310,7 @@ var hookEnv = []string{
 func HookEnv(names []string) []string {
 	var out []string
 	for _, n := range names {
-		if slices.Contains(out, n) {
-			continue
-		}
-		if slices.ContainsFunc(hookEnv, func(p string) bool { ok, _ := path.Match(p, n); return ok }) {
+		if !slices.Contains(out, n) && slices.ContainsFunc(hookEnv, func(p string) bool { ok, _ := path.Match(p, n); return ok }) {
 			out = append(out, n)
 		}
 	}
