@@ -414,13 +414,10 @@ func commandPrograms(cmd, root, home string) []string {
 }
 
 func knownPath(t, root string) string {
-	switch {
-	case strings.HasPrefix(t, "/"):
-		return path.Clean(t)
-	case strings.Contains(t, "/"):
-		return path.Join(root, t)
+	if !strings.Contains(t, "/") {
+		return "" // a bare name: PATH finds it
 	}
-	return ""
+	return shell.Abs(t, root)
 }
 
 // Source is what the guard needs of a project and its config.
