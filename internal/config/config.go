@@ -64,22 +64,13 @@ type Config struct {
 	cached *cached           // from the cache: records decoded as asked
 }
 
-// Settings is the [settings] table with defaults applied (docs/config.md).
+// Settings is the [settings] table with defaults applied (docs/config.md):
+// the keys as decoded, the three below typed over their text.
 type Settings struct {
-	PromptsDir  string
-	StateDir    string
-	Timeout     time.Duration
-	MaxBlocks   int
-	OutputLines int
-	Announce    bool
-	OnFailure   string
-	FailFast    bool
-	Mode        string   // ModeEnforce or ModeObserve
-	Protect     []string // nil: the default protection; empty: the guard off
-	Confine     string   // ConfineAuto, ConfineOn or ConfineOff
-	Reuse       string   // ReuseAuto, ReuseOn or ReuseOff
-	OutputBytes int
-	Output      string
+	rawSettings
+	Timeout time.Duration
+	Confine string // ConfineAuto, ConfineOn or ConfineOff
+	Reuse   string // ReuseAuto, ReuseOn or ReuseOff
 }
 
 // Mapping arms Validators when the prompt Prompt is read or invoked.

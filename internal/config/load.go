@@ -33,16 +33,16 @@ type rawFile struct {
 type rawSettings struct {
 	PromptsDir  string   `toml:"prompts_dir"`
 	StateDir    string   `toml:"state_dir"`
-	Timeout     string   `toml:"timeout"`
+	Timeout     string   `toml:"timeout" json:"timeout_text"` // the typed ones are Settings'
 	MaxBlocks   int      `toml:"max_blocks"`
 	OutputLines int      `toml:"output_lines"`
 	Announce    bool     `toml:"announce"`
 	OnFailure   string   `toml:"on_failure"`
 	FailFast    bool     `toml:"fail_fast"`
-	Mode        string   `toml:"mode"`
-	Protect     []string `toml:"protect"`
-	Confine     *bool    `toml:"confine"`
-	Reuse       *bool    `toml:"reuse"`
+	Mode        string   `toml:"mode"`    // ModeEnforce or ModeObserve
+	Protect     []string `toml:"protect"` // nil: the default protection; empty: the guard off
+	Confine     *bool    `toml:"confine" json:"confine_set"`
+	Reuse       *bool    `toml:"reuse" json:"reuse_set"`
 	OutputBytes int      `toml:"output_bytes"`
 	Output      string   `toml:"output"`
 }
@@ -149,9 +149,7 @@ func (p *parser) addAt(key string, line int, msg, hint string) {
 }
 
 func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
-	*s = Settings{PromptsDir: raw.PromptsDir, StateDir: raw.StateDir, MaxBlocks: raw.MaxBlocks, OutputLines: raw.OutputLines,
-		Announce: raw.Announce, OnFailure: raw.OnFailure, FailFast: raw.FailFast, Mode: raw.Mode, OutputBytes: raw.OutputBytes,
-		Output: raw.Output, Confine: onOff(raw.Confine, ConfineOn, ConfineOff), Reuse: onOff(raw.Reuse, ReuseOn, ReuseOff)}
+	*s = Settings{rawSettings: raw, Confine: onOff(raw.Confine, ConfineOn, ConfineOff), Reuse: onOff(raw.Reuse, ReuseOn, ReuseOff)}
 	p.addIf(raw.PromptsDir == "", "settings.prompts_dir", "must not be empty", `the default is "src/prompts"`)
 	p.addIf(raw.StateDir == "", "settings.state_dir", "must not be empty", `the default is "tmp/validation"`)
 	s.Timeout = p.duration("settings.timeout", raw.Timeout)
@@ -165,8 +163,7 @@ func (p *parser) settings(s *Settings, raw rawSettings, md toml.MetaData) {
 	p.addIf(v < minOutputBytes || v > maxOutputBytes, "settings.output_bytes", fmt.Sprintf("%d is out of range %d..%d", v, minOutputBytes, maxOutputBytes), "")
 	p.oneOf("settings.output", raw.Output, "an output policy",
 		`use "failures" (the failing tests first, then the output's end) or "head" (the output's first lines)`, validator.OutputFailures, validator.OutputHead)
-	s.Protect = raw.Protect
-	for i, path := range s.Protect {
+	for i, path := range raw.Protect {
 		p.addIf(strings.TrimSpace(path) == "", "settings.protect", fmt.Sprintf("entry %d is empty", i+1), "list paths relative to the project root; protect = [] turns the guard off")
 	}
 }
