@@ -815,9 +815,7 @@ func Walled(files [][]byte, rule string) (walled bool, why string) {
 }
 
 // Present reports whether a sandbox key as gate init writes it, or a rule of rules, is there.
-func (w Walls) Present(rules []string) bool {
-	return w.written || len(w.Lacking(rules)) < len(rules)
-}
+func (w Walls) Present(rules []string) bool { return w.written || len(w.Lacking(rules)) < len(rules) }
 
 // Against is a sandbox key set against the wall where its value counts.
 type Against struct {

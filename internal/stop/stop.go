@@ -66,8 +66,7 @@ func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Dura
 	if in.HookEventName == hook.Stop {
 		s.scope.Agent = "" // the main thread's stop, whatever else the input says
 	}
-	v, err := s.judge()
-	return s.answer(v, err)
+	return s.answer(s.judge())
 }
 
 // judging is one stop being judged, and what it is decided from: all read before a validator runs (one may delete it).
