@@ -530,3 +530,34 @@ func TestTimeKeyword(t *testing.T) {
 		t.Errorf("time -p ls: denied: %s", h.Reason())
 	}
 }
+
+// TestBashReassignedHome: a HOME or CLAUDE_PROJECT_DIR the command set
+// itself is the one env passes on, in a statement no dry run reached (the
+// test before && is unknown to the guard) and in a nested shell alike. The
+// static pass once listed the fixed values last, over the agent's, and
+// env sh -c 'rm "$HOME/mappings.toml"' removed the file unseen.
+func TestBashReassignedHome(t *testing.T) {
+	root, set := project(t, nil)
+	unknown := `[ "$(date +%s)" -gt 0 ] && `
+	for _, cmd := range []string{
+		`HOME=$PWD; ` + unknown + `env sh -c 'rm -f "$HOME/mappings.toml"'`,
+		`export HOME=$PWD; ` + unknown + `env -S 'rm -f ~/mappings.toml'`,
+		`HOME=$PWD; ` + unknown + `env -u FOO sh -c 'rm -f "$HOME/mappings.toml"'`,
+		`CLAUDE_PROJECT_DIR=$PWD/validators; ` + unknown + `env X=1 bash -c 'echo x > "$CLAUDE_PROJECT_DIR/x"'`,
+		`CLAUDE_PROJECT_DIR=$PWD/.claude; if ` + unknown + `true; then env sh -c 'cp /etc/hosts "$CLAUDE_PROJECT_DIR/settings.json"'; fi`,
+		`export HOME=$PWD; sh -c 'env sh -c "rm -f ~/mappings.toml"'`,
+		`export HOME=$PWD; env sh -c 'rm -f "$HOME/mappings.toml"'`,
+	} {
+		if h := set.CheckBash(cmd, root); h == nil {
+			t.Errorf("%q: allowed", cmd)
+		}
+	}
+	for _, cmd := range []string{
+		`export CLAUDE_PROJECT_DIR=/tmp; ` + unknown + `env sh -c 'rm -f "$CLAUDE_PROJECT_DIR"/mappings.toml'`,
+		`export HOME=/tmp; env sh -c 'rm -f "$HOME/mappings.toml"'`,
+	} {
+		if h := set.CheckBash(cmd, root); h != nil {
+			t.Errorf("%q: denied: %s", cmd, h.Reason())
+		}
+	}
+}

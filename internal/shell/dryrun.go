@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"maps"
 	"bytes"
 	"context"
 	"errors"
@@ -375,21 +376,30 @@ func (e Environ) Get(name string) expand.Variable {
 	return str(Unknown)
 }
 
+// Each lists each name once, with the value Get gives it: the run's
+// variables over the caller's exports (the last of a name), over the fixed
+// $CLAUDE_PROJECT_DIR and $HOME. A fixed value listed after the agent's own
+// export HOME=$PWD would hide the write env sh -c makes through it.
 func (e Environ) Each(f func(name string, vr expand.Variable) bool) {
-	stop := false
-	for name, vr := range e.Vars {
-		if !f(name, vr) {
-			return
-		}
+	all := map[string]expand.Variable{"CLAUDE_PROJECT_DIR": str(e.Root)}
+	if e.Home != "" {
+		all["HOME"] = str(e.Home)
 	}
 	if e.Inherit != nil {
 		e.Inherit.Each(func(name string, vr expand.Variable) bool {
-			stop = vr.Exported && vr.IsSet() && !f(name, vr)
-			return !stop
+			if vr.Exported && vr.IsSet() {
+				all[name] = vr
+			} else {
+				delete(all, name)
+			}
+			return true
 		})
 	}
-	if !stop && f("CLAUDE_PROJECT_DIR", str(e.Root)) && e.Home != "" {
-		f("HOME", str(e.Home))
+	maps.Copy(all, e.Vars)
+	for name, vr := range all {
+		if !f(name, vr) {
+			return
+		}
 	}
 }
 
