@@ -340,9 +340,9 @@ type Telemetry struct {
 
 type rawTelemetry struct {
 	Enabled    bool              `toml:"enabled"`
-	Endpoint   *string           `toml:"endpoint"`
+	Endpoint   string            `toml:"endpoint"`
 	Protocol   string            `toml:"protocol"`
-	HeadersEnv *string           `toml:"headers_env"`
+	HeadersEnv string            `toml:"headers_env"`
 	Timeout    string            `toml:"timeout"`
 	Repository string            `toml:"repository"`
 	Resource   map[string]string `toml:"resource"`
@@ -358,16 +358,11 @@ func httpURL(s string) bool {
 }
 
 func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
-	*t = Telemetry{Enabled: raw.Enabled, Protocol: raw.Protocol, Repository: raw.Repository, Resource: raw.Resource}
-	if v := raw.Endpoint; v != nil {
-		t.Endpoint = *v
-		p.addIf(!httpURL(*v), "telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", *v), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
-	}
+	*t = Telemetry{Enabled: raw.Enabled, Endpoint: raw.Endpoint, Protocol: raw.Protocol, HeadersEnv: raw.HeadersEnv, Repository: raw.Repository, Resource: raw.Resource}
+	p.addIf(p.md.IsDefined("telemetry", "endpoint") && !httpURL(raw.Endpoint), "telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", raw.Endpoint), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
 	p.oneOf("telemetry.protocol", raw.Protocol, "a protocol", `use "http/protobuf" (the default) or "grpc"`, TelemetryHTTP, TelemetryGRPC)
-	if v := raw.HeadersEnv; v != nil {
-		t.HeadersEnv = *v
-		p.addIf(!envName().MatchString(*v), "telemetry.headers_env", fmt.Sprintf("%q is not an environment variable's name", *v), `name the variable that holds the headers, e.g. "STOPGATE_OTLP_HEADERS"; never the headers themselves`)
-	}
+	p.addIf(p.md.IsDefined("telemetry", "headers_env") && !envName().MatchString(raw.HeadersEnv), "telemetry.headers_env",
+		fmt.Sprintf("%q is not an environment variable's name", raw.HeadersEnv), `name the variable that holds the headers, e.g. "STOPGATE_OTLP_HEADERS"; never the headers themselves`)
 	t.Timeout = p.duration("telemetry.timeout", raw.Timeout)
 	p.addIf(t.Timeout > maxTelemetryTimeout, "telemetry.timeout", fmt.Sprintf("%q is longer than %s", raw.Timeout, maxTelemetryTimeout), "it is added to a stop whenever the collector is down or slow; the default is 2s")
 	_, empty := raw.Resource[""]
