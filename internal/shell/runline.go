@@ -129,12 +129,7 @@ func shellScript(p, text string) bool {
 
 // ReadFile is the text of the regular file p, bounded; anything else is refused unread (a FIFO blocks).
 func ReadFile(p string) (string, error) {
-	f, _, err := regular.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxRead))
+	b, _, err := regular.Read(p, MaxRead)
 	return string(b), err
 }
 
