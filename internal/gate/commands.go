@@ -1,6 +1,6 @@
 // Package gate is the gate command: with a subcommand, the CLI a person
 // runs; with none, the Stop / SubagentStop hook (package stop) and Claude
-// Code's ConfigChange hook (check.go).
+// Code's ConfigChange hook (init.go).
 package gate
 
 import (
