@@ -320,7 +320,7 @@ func runRun(env *cli.Env, args []string) error {
 	// Ctrl-C kills the validators' process groups.
 	ctx, release := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer release()
-	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries, 0, stop.Deadline{})
+	v := stop.Decide(ctx, cfg, &hook.Input{SessionID: runSession, HookEventName: hook.Stop}, entries)
 	failed := len(v.Failed())
 	if *asJSON {
 		checks := mapped(v.Checks, func(c stop.Check) validatorJSON {

@@ -708,7 +708,7 @@ func installOf(root, bin, exe string) install {
 		}
 		return install{method: "npm", dir: cli.ShellQuote(dir), path: dir, command: "npm install -g stopgate"}
 	}
-	if goTool(root) {
+	if goTool(root) != nil {
 		// go tool costs 100s of ms a call: the hooks run go install's bin at go.mod's version (docs/architecture.md).
 		inst := binInstall(root, bin)
 		if rel, ok := project.Rel(root, inst.path); ok {
@@ -755,16 +755,15 @@ func npmProject(dir string) install {
 	return install{method: "npm", dir: `"$CLAUDE_PROJECT_DIR"/` + npmBin, path: dir, command: "npm install"}
 }
 
-// goTool reports whether the Go module at root has stopgate's gate as a tool.
-func goTool(root string) bool {
+// goTool is the go.mod at root when it has stopgate's gate as a tool (nil: none).
+func goTool(root string) []byte {
 	data, _ := os.ReadFile(filepath.Join(root, "go.mod")) // none: no tool
 	for line := range strings.Lines(string(data)) {
-		f := strings.Fields(line)
-		if len(f) > 0 && f[len(f)-1] == goModule+"/cmd/gate" && (len(f) == 1 || f[0] == "tool") {
-			return true
+		if f := strings.Fields(line); len(f) > 0 && f[len(f)-1] == goModule+"/cmd/gate" && (len(f) == 1 || f[0] == "tool") {
+			return data
 		}
 	}
-	return false
+	return nil
 }
 
 // binInstall is stopgate in bin, relative to root or absolute.
@@ -950,7 +949,7 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	if c == client.Claude || clientName == "" && (plugin != "" || len(clients) == 0 || claudeRegistered(regs)) || runsClaude {
 		var wall []finding
 		wall, summary = wallFindings(env, ws, cfg, claude, set)
-		fs = slices.Concat(claudeHookFindings(env, ws, cfg, plugin, claude), switchFindings(claude), wall)
+		fs = append(claudeHookFindings(env, ws, cfg, plugin, claude), wall...)
 	}
 	for _, c := range clients {
 		fs = append(fs, clientFindings(env, ws, cfg, c, set)...)
@@ -970,7 +969,7 @@ func hookCheck(env *cli.Env, ws workspace, cfg *config.Config, plugin, clientNam
 	return append(fs, dedupe(outside)...), summary
 }
 
-// claudeHookFindings checks Claude Code's registration in its settings, or in the plugin in dir plugin.
+// claudeHookFindings checks Claude Code's registration in its settings, or in the plugin in dir plugin, then the switches.
 func claudeHookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin string, claude *claudeSettings) []finding {
 	files, base, initCmd := claude.sharedFirst(), ws.root, `"gate init"` // base: where programs are shown from
 	if plugin != "" {
@@ -979,7 +978,7 @@ func claudeHookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin s
 		files = readSettings([]guard.SettingsFile{{Path: file, Name: project.Display(env.Dir, file)}})
 		initCmd = `"gate init --plugin ` + cli.ShellQuote(plugin) + `"`
 	}
-	return hookFindings(env, ws, cfg, client.Claude, files, expected(), base, initCmd)
+	return append(hookFindings(env, ws, cfg, client.Claude, files, expected(), base, initCmd), switchFindings(claude)...)
 }
 
 // clientFindings checks another client's registration (its hook file or its plugin), env and wall.
@@ -1202,7 +1201,7 @@ func clientEnvFindings(ws workspace, home string, c *client.Client) []finding {
 	}
 	var out []finding
 	for _, at := range [][2]string{{c.HookFile, ws.root}, {"~/" + c.HookFile, home}} { // the project's, the user's
-		data, err := os.ReadFile(filepath.Join(at[1], c.HookFile))
+		data, err := regular.ReadFile(filepath.Join(at[1], c.HookFile), maxSettings) // not a planted pipe's wait
 		if err != nil || at[1] == "" {
 			continue
 		}
@@ -1256,11 +1255,11 @@ func checkedClients(root, name string) ([]*client.Client, error) {
 
 // goToolFindings warns, where go.mod pins stopgate as a tool, of what makes go tool build another.
 func goToolFindings(ws workspace) []finding {
-	if !goTool(ws.root) {
+	data := goTool(ws.root)
+	if data == nil {
 		return nil
 	}
 	var locs []string
-	data, _ := os.ReadFile(filepath.Join(ws.root, "go.mod"))
 	if at := replaceLine.FindIndex(data); at != nil {
 		locs = append(locs, "go.mod:"+strconv.Itoa(bytes.Count(data[:at[0]], []byte("\n"))+1))
 	}
@@ -1318,7 +1317,6 @@ func configChange(env *cli.Env, in *hook.Input) error {
 	}
 	// A plugin's hooks are registered in CLAUDE_PLUGIN_ROOT, not the settings.
 	why := errorsOf(claudeHookFindings(env, ws, cfg, env.Getenv("CLAUDE_PLUGIN_ROOT"), claude), false)
-	why = append(why, errorsOf(switchFindings(claude), true)...)
 	if set := wallOf(trust.Project{Root: root, Home: home, File: ws.file, Config: cfg, Regs: claude.registrations(root, home)}); !set.Empty() {
 		rules := denyRules(set, root, home)
 		w, bad := readWalls(claude.texts)

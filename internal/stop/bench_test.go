@@ -27,7 +27,7 @@ func BenchmarkDecide(b *testing.B) {
 					cfg, entries := decideProject(b, kind, n, outcome == "pass")
 					in := &hook.Input{SessionID: "s", HookEventName: hook.Stop}
 					for b.Loop() {
-						v := Decide(context.Background(), cfg, in, entries, 0, Deadline{})
+						v := Decide(context.Background(), cfg, in, entries)
 						if (v.Kind == Pass) != (outcome == "pass") {
 							b.Fatalf("verdict %v: %s", v.Kind, v.Reason)
 						}

@@ -31,7 +31,7 @@ func BenchmarkDecideConfined(b *testing.B) {
 				os.WriteFile(cfg.File, nil, 0o644)
 				in := &hook.Input{SessionID: "s", HookEventName: hook.Stop}
 				for b.Loop() {
-					if v := Decide(context.Background(), cfg, in, entries, 0, Deadline{}); v.Kind != Pass {
+					if v := Decide(context.Background(), cfg, in, entries); v.Kind != Pass {
 						b.Fatalf("verdict %v: %s", v.Kind, v.Reason)
 					}
 				}

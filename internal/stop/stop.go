@@ -495,8 +495,8 @@ type Check struct {
 }
 
 // Decide decides the stop for `gate run` (nothing reused, no record, no client).
-func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry, prior int, dl Deadline) *Verdict {
-	return (&judging{cfg: cfg, in: in, queued: entries, entries: entries, prior: prior, dl: dl}).decide(ctx)
+func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []queue.Entry) *Verdict {
+	return (&judging{cfg: cfg, in: in, queued: entries, entries: entries}).decide(ctx)
 }
 
 // decide decides the stop and words all it answers, ending with the gate's inputs changed since arming and what
