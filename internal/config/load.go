@@ -390,10 +390,11 @@ var (
 // judge reads and checks a validator's judge keys; nil if it has none. One
 // asked about nothing, of an unknown API, or keyed in the config would pass or leak.
 func (p *parser) judge(name string, rv rawValidator, names map[string]rawValidator) *Judge {
-	if !slices.ContainsFunc([]string{"judge", "evidence", "api", "model", "key_env", "endpoint"}, func(k string) bool { return p.has(name, k) }) {
+	key, j := "validators."+name, &rv.Judge
+	// An empty api, model or endpoint is as good as none: only the others make a judge by being there.
+	if !slices.ContainsFunc([]string{"judge", "evidence", "key_env"}, func(k string) bool { return p.has(name, k) }) && j.API+j.Model+j.Endpoint == "" {
 		return nil
 	}
-	key, j := "validators."+name, &rv.Judge
 	p.addIf(strings.TrimSpace(j.Rubric) == "", key+".judge", "needs the rubric", `judge = "The CHANGELOG entry describes the change." says what the model must check`)
 	p.oneOf(key+".api", j.API, "an API", `use "anthropic" (the Messages API) or "openai" (chat completions, and servers compatible with it)`, APIAnthropic, APIOpenAI)
 	p.addIf(j.Model == "", key+".model", "is missing", `model = "claude-sonnet-4-5" names the model the endpoint serves`)

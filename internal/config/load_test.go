@@ -188,3 +188,24 @@ func compiles(re string) *regexp.Regexp {
 	r, _ := regexp.Compile(re)
 	return r
 }
+
+// TestEmptyJudgeKeyIsNoJudge: an empty api, model or endpoint beside run
+// leaves the validator a command, as a config written so always loaded; a
+// model named makes it a judge, which then needs its rubric.
+func TestEmptyJudgeKeyIsNoJudge(t *testing.T) {
+	for _, extra := range []string{`model = ""`, `api = ""`, `endpoint = ""`} {
+		text := "[[mapping]]\nprompt = \"p\"\nvalidators = [\"ok\"]\n\n[validators.ok]\nrun = \"true\"\n" + extra + "\n"
+		cfg, err := Parse([]byte(text), "mappings.toml", t.TempDir())
+		if err != nil {
+			t.Errorf("%s: %v", extra, err)
+			continue
+		}
+		if v := cfg.Validators["ok"]; v == nil || v.Judge != nil {
+			t.Errorf("%s: validator %+v, want a command", extra, v)
+		}
+	}
+	text := "[[mapping]]\nprompt = \"p\"\nvalidators = [\"ok\"]\n\n[validators.ok]\nrun = \"true\"\nmodel = \"m\"\n"
+	if _, err := Parse([]byte(text), "mappings.toml", t.TempDir()); err == nil || !strings.Contains(err.Error(), "needs the rubric") {
+		t.Errorf("a model named: %v, want a judge without its rubric", err)
+	}
+}
