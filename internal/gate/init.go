@@ -1536,13 +1536,12 @@ func missingTools(env *cli.Env) []string {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
-	var out []string
-	for _, t := range []string{"bwrap", "socat"} {
-		if !slices.ContainsFunc(filepath.SplitList(env.Getenv("PATH")), func(dir string) bool { return executable(filepath.Join(dir, t)) }) {
-			out = append(out, t)
+	return each([]string{"bwrap", "socat"}, func(t string) string {
+		if slices.ContainsFunc(filepath.SplitList(env.Getenv("PATH")), func(dir string) bool { return executable(filepath.Join(dir, t)) }) {
+			return ""
 		}
-	}
-	return out
+		return t
+	})
 }
 
 func exists(path string) bool {
