@@ -404,20 +404,17 @@ func commandPrograms(cmd, root, home string) []string {
 		prog := slices.Contains(hook.Programs, path.Base(raw)) || t != "" && slices.Contains(hook.Programs, path.Base(t))
 		runs = runs || prog
 		if i == 0 || prog {
-			progs = append(progs, knownPath(t, root))
+			known := "" // a bare name: PATH finds it
+			if strings.Contains(t, "/") {
+				known = shell.Abs(t, root)
+			}
+			progs = append(progs, known)
 		}
 	}
 	if !runs {
 		return nil
 	}
 	return progs
-}
-
-func knownPath(t, root string) string {
-	if !strings.Contains(t, "/") {
-		return "" // a bare name: PATH finds it
-	}
-	return shell.Abs(t, root)
 }
 
 // Source is what the guard needs of a project and its config.

@@ -230,7 +230,7 @@ type pidRule struct {
 	long, pidOpts []string
 	deny          []string
 	why           string // the reason deny gives, when not alwaysProcess's
-	ops           func(opts) []string
+	ops           func(shell.Opts) []string
 	wraps         string
 	out           []string // options whose values it writes (strace -o)
 	names         []string // options whose values are exact process names (cpulimit -e)
@@ -269,7 +269,7 @@ var processRules = map[string]rule{
 	"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess, "gdb": gdbRule,
 	"prlimit": pidRule{verb: "limit the resources of", short: "+p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}, wraps: "prlimit"}.judge,
 	"renice": pidRule{verb: "change the priority of", short: "n", long: []string{"priority"}, deny: []string{"g", "u", "pgrp", "user"},
-		ops: func(o opts) []string { return afterFirst(o, "n", "priority") }}.judge,
+		ops: func(o shell.Opts) []string { return afterFirst(o, "n", "priority") }}.judge,
 	"ionice":  pidRule{verb: "change the scheduling of", short: "cnpPu", pidOpts: []string{"p"}, deny: []string{"P", "u"}, ops: allOps, wraps: "ionice"}.judge,
 	"taskset": pidRule{verb: "change the processor affinity of", pidOpts: []string{"p", "pid"}, ops: lastOp, wraps: "taskset"}.judge,
 	"chrt": pidRule{verb: "change the scheduling of", short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"},
@@ -287,8 +287,8 @@ var processRules = map[string]rule{
 	"fuser": pidRule{short: "n", deny: []string{"k", "kill"}, why: "fuser -k kills whatever has the file open, which can be stopgate's client or hooks"}.judge,
 }
 
-func allOps(o opts) []string { return o.Ops }
-func lastOp(o opts) []string { return o.Ops[max(0, len(o.Ops)-1):] }
+func allOps(o shell.Opts) []string { return o.Ops }
+func lastOp(o shell.Opts) []string { return o.Ops[max(0, len(o.Ops)-1):] }
 
 // procPath judges a write to /proc/PID/ or the cgroup filesystem, which can freeze or starve the client without a signal.
 func (a *analyzer) procPath(p string) *Hit {

@@ -29,7 +29,7 @@ func writeRules() map[string]rule {
 		"ln": operands(under, "tS"), "link tee sponge": operands(under, ""), "mkdir": mkdirRule,
 		"touch": operands(under, "dtr", "date", "reference"), "truncate": operands(under, "sr", "size", "reference"),
 		"mkfifo mknod": operands(under, "m", "mode"), "fallocate": operands(under, "lon", "length", "offset"),
-		"patch": patchRule, "chmod": chmodRule, "chown chgrp": ownerRule, "chattr": chattrRule, "dd": ddRule,
+		"patch": patchRule, "chmod": chmodRule, "chattr": chattrRule, "dd": ddRule,
 		"setfacl": operands(destroy, "mMxX", "modify", "modify-file", "remove", "remove-file", "set", "set-file"),
 		"sed":     sedRule, "awk gawk mawk nawk": awkRule, "find": findRule, "xargs": xargsRule, "git": gitRule,
 		"tar": tarRule, "unzip": valueRule("dxP", []string{"d"}),
@@ -38,10 +38,14 @@ func writeRules() map[string]rule {
 		"wget": valueRule("OoaPeU", []string{"O", "output-document", "o", "output-file", "a", "append-output", "P", "directory-prefix"},
 			"output-document", "output-file", "append-output", "directory-prefix"),
 		"sort":                             valueRule("oktST", []string{"o", "output"}, "output", "key", "field-separator", "buffer-size", "temporary-directory"),
-		"go gcc cc clang g++ c++ ld rustc": dashO, "eval": evalRule, "flock": flockRule,
+		"go gcc cc clang g++ c++ ld rustc": dashO, "flock": flockRule,
 		strings.Join(shell.Shells, " "):                      shellRule,
 		"ed ex vi vim nvim nano emacs pico micro joe kak hx": operands(under, "c"),
 		"time": timeRule,
+		"chown chgrp": func(a *analyzer, args []string) *Hit {
+			return a.each(afterFirst(shell.Parse(args, "", "reference", "from"), "reference"), destroy)
+		},
+		"eval": func(a *analyzer, args []string) *Hit { return a.script(strings.Join(args, " "), "", nil) },
 	})
 	maps.Copy(rules, byName(processRules))
 	return rules
@@ -159,12 +163,8 @@ func chmodRule(a *analyzer, args []string) *Hit {
 	return a.each(ops, destroy)
 }
 
-func ownerRule(a *analyzer, args []string) *Hit {
-	return a.each(afterFirst(shell.Parse(args, "", "reference", "from"), "reference"), destroy)
-}
-
 // afterFirst is o's operands but the first (a mode, a script), unless one of the options given supplies it.
-func afterFirst(o opts, given ...string) []string {
+func afterFirst(o shell.Opts, given ...string) []string {
 	if len(o.Val(given...)) == 0 && len(o.Ops) > 0 {
 		return o.Ops[1:]
 	}
@@ -356,7 +356,7 @@ func gitRule(a *analyzer, args []string) *Hit {
 	if i >= len(args) {
 		return nil
 	}
-	var o opts
+	var o shell.Opts
 	switch sub, rest := args[i], args[i+1:]; sub {
 	case "checkout", "restore":
 		o = shell.Parse(rest, "bBsUp", "source", "orphan", "conflict", "pathspec-from-file", "unified")
@@ -409,10 +409,6 @@ func dashO(a *analyzer, args []string) *Hit {
 		}
 	}
 	return nil
-}
-
-func evalRule(a *analyzer, args []string) *Hit {
-	return a.script(strings.Join(args, " "), "", nil)
 }
 
 // shellRule dry-runs sh -c's script, the script on stdin (a doubt for unknown parts: … | base64 -d | sh), or a FILE written.
@@ -519,8 +515,6 @@ func gateRule(a *analyzer, args []string) *Hit {
 	return nil
 }
 
-type opts = shell.Opts
-
 func replaced(ws []string, old, new string) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
@@ -557,7 +551,7 @@ var readRules = sync.OnceValue(func() map[string]readRule {
 	})
 })
 
-func (r readRule) parse(args []string) opts { return shell.Parse(args, r.short, r.long...) }
+func (r readRule) parse(args []string) shell.Opts { return shell.Parse(args, r.short, r.long...) }
 
 func (r readRule) operands(args []string) []string {
 	switch o := r.parse(args); {

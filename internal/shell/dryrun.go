@@ -1,12 +1,12 @@
 package shell
 
 import (
-	"maps"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"

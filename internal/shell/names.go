@@ -81,7 +81,7 @@ func (o Opts) Val(names ...string) []string {
 // Parse splits args into options and operands (a word holding Unknown is one); short and long name the options
 // taking a value. A short starting "+" ends the options at the first operand (GNU getopt), for a program that runs one.
 func Parse(args []string, short string, long ...string) Opts {
-	return parse(args, same, short, long...)
+	return parse(args, func(s string) string { return s }, short, long...)
 }
 
 func parse(args []string, text func(string) string, short string, long ...string) Opts {
@@ -142,8 +142,6 @@ func ShellOpts(args []string) Opts {
 	}
 	return parse(args, plus, "+oO", "rcfile", "init-file")
 }
-
-func same(s string) string { return s }
 
 // EnvOpt is a run of env's options, or a NAME=value word (Assign).
 type EnvOpt struct {

@@ -55,7 +55,7 @@ func (r *resolver) named(run string) {
 		for i, w := range c.Args {
 			args[i], _ = expand.Literal(cfg, w)
 		}
-		if i, ok := unwrap(args, func(int) {}); ok && i+2 == len(args) && args[i] == "cd" {
+		if i, ok := Unwrap(args); ok && i+2 == len(args) && args[i] == "cd" {
 			dir = Abs(args[i+1], dir)
 		}
 		for _, d := range slices.Compact([]string{dir, r.Root}) {
