@@ -83,20 +83,11 @@ type Mapping struct {
 
 // Validator is one named check: a built-in file check or a command.
 type Validator struct {
-	Name        string
-	File        string // built-in: this file must exist and meet the expectations
-	Run         string // command run with sh -c from the project root
-	Contains    string
-	NotContains string
-	Regex       string
-	Timeout     time.Duration
-	Fix         string
-	Line        int
-	Diff
-	Judge       *Judge   // nil: not a judge
-	Inputs      []string // patterns of the files its verdict depends on; nil: the whole tree
-	WhenChanged []string // it runs only when a file these select changed since arming
-
+	ValidatorKeys
+	Name     string
+	Timeout  time.Duration
+	Line     int
+	Judge    *Judge       // nil: not a judge
 	patterns *pattern.Set // Inputs compiled, by the first Patterns
 }
 

@@ -220,7 +220,7 @@ func (p *parser) unknownKeys(md toml.MetaData) {
 var fields = sync.OnceValue(func() map[string][]string {
 	out := map[string][]string{}
 	for table, v := range map[string]any{"": rawFile{}, "settings": rawSettings{}, "mapping": Mapping{},
-		"validators": rawValidator{}, "telemetry": rawTelemetry{}} {
+		"validators": ValidatorKeys{}, "telemetry": TelemetryKeys{}} {
 		for _, f := range reflect.VisibleFields(reflect.TypeOf(v)) {
 			if name := tagName(f); name != "-" && !f.Anonymous {
 				out[table] = append(out[table], name)

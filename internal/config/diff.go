@@ -72,7 +72,7 @@ func (d Diff) Want() baseline.Want {
 }
 
 // diff reads and checks the diff keys into out: false if there are none.
-func (p *parser) diff(name string, out *Diff, rd rawValidator) bool {
+func (p *parser) diff(name string, out *Diff, rd ValidatorKeys) bool {
 	key, cheats := "validators."+name, p.has(name, "cheats")
 	*out = rd.Diff
 	for _, c := range rd.Changed {

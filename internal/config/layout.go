@@ -186,7 +186,7 @@ func (c *Config) Runs() ([]*Validator, error) {
 	var runs []*Validator
 	if ok, err := c.fromCache('r', "", true, &pairs); ok || err != nil {
 		for _, run := range pairs {
-			runs = append(runs, &Validator{Name: run[0], Run: run[1]})
+			runs = append(runs, &Validator{Name: run[0], ValidatorKeys: ValidatorKeys{Run: run[1]}})
 		}
 		return runs, err
 	}

@@ -24,10 +24,10 @@ import (
 
 // The raw shapes decoded from TOML: a pointer tells "absent" from "zero".
 type rawFile struct {
-	Settings   rawSettings             `toml:"settings"`
-	Mapping    []Mapping               `toml:"mapping"`
-	Validators map[string]rawValidator `toml:"validators"`
-	Telemetry  rawTelemetry            `toml:"telemetry"`
+	Settings   rawSettings              `toml:"settings"`
+	Mapping    []Mapping                `toml:"mapping"`
+	Validators map[string]ValidatorKeys `toml:"validators"`
+	Telemetry  TelemetryKeys            `toml:"telemetry"`
 }
 
 type rawSettings struct {
@@ -53,19 +53,20 @@ var defaultSettings = rawSettings{
 	OnFailure: OnFailureBlock, Mode: ModeEnforce, OutputBytes: DefaultOutputBytes, Output: validator.OutputFailures,
 }
 
-type rawValidator struct {
-	File        string   `toml:"file"`
-	Run         string   `toml:"run"`
-	Contains    string   `toml:"contains"`
-	NotContains string   `toml:"not_contains"`
-	Regex       string   `toml:"regex"`
-	Timeout     string   `toml:"timeout"`
-	Fix         string   `toml:"fix"`
-	Inputs      []string `toml:"inputs"`
-	WhenChanged []string `toml:"when_changed"`
-	Diff                 // its keys as they decode; "present" is p.has
-	Judge
-	Price *[]float64 `toml:"price_per_mtok"`
+// ValidatorKeys are a [validators.NAME] table's keys as decoded.
+type ValidatorKeys struct {
+	File        string     `toml:"file"` // built-in: this file must exist and meet the expectations
+	Run         string     `toml:"run"`  // command run with sh -c from the project root
+	Contains    string     `toml:"contains"`
+	NotContains string     `toml:"not_contains"`
+	Regex       string     `toml:"regex"`
+	Timeout     string     `toml:"timeout"`
+	Fix         string     `toml:"fix"`
+	Inputs      []string   `toml:"inputs"`       // patterns of the files its verdict depends on; nil: the whole tree
+	WhenChanged []string   `toml:"when_changed"` // it runs only when a file these select changed since arming
+	Diff                   // its keys as they decode; "present" is p.has
+	Judge       `json:"-"` // Validator.Judge holds it checked
+	Price       *[]float64 `toml:"price_per_mtok" json:"-"`
 }
 
 // BlockCap is the blocked stops in a row Claude Code allows (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, else 9).
@@ -182,7 +183,7 @@ func (p *parser) duration(key, s string) time.Duration {
 	return d
 }
 
-func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawValidator) {
+func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]ValidatorKeys) {
 	for _, k := range md.Keys() {
 		if len(k) < 2 || k[0] != "validators" {
 			continue
@@ -193,8 +194,7 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 			continue
 		}
 		key := "validators." + name
-		v := &Validator{Name: name, File: rv.File, Run: rv.Run, Contains: rv.Contains, NotContains: rv.NotContains, Regex: rv.Regex,
-			Timeout: cfg.Settings.Timeout, Fix: rv.Fix}
+		v := &Validator{Name: name, ValidatorKeys: rv, Timeout: cfg.Settings.Timeout}
 		diff := p.diff(name, &v.Diff, rv)
 		v.Judge = p.judge(name, rv, raw)
 		switch {
@@ -213,8 +213,8 @@ func (p *parser) validators(cfg *Config, md toml.MetaData, raw map[string]rawVal
 		if rv.Timeout != "" {
 			v.Timeout = p.duration(key+".timeout", rv.Timeout)
 		}
-		v.Inputs = p.inputs(key, rv)
-		v.WhenChanged = p.whenChanged(key, rv.WhenChanged)
+		p.inputs(key, rv)
+		p.whenChanged(key, rv.WhenChanged)
 		cfg.Validators[name] = v
 		cfg.Order = append(cfg.Order, name)
 	}
@@ -273,9 +273,9 @@ func hintFor(k toml.Key) string {
 }
 
 // whenChanged checks key's when_changed: selecting nothing skips the check.
-func (p *parser) whenChanged(key string, globs []string) []string {
+func (p *parser) whenChanged(key string, globs []string) {
 	if globs == nil {
-		return nil
+		return
 	}
 	key += ".when_changed"
 	const hint = `gitignore-style patterns of the files whose change runs the check: "*.go", "/go.mod", "src/**"`
@@ -285,7 +285,6 @@ func (p *parser) whenChanged(key string, globs []string) []string {
 			p.add(key, fmt.Sprintf("%q %v", g, err), hint)
 		}
 	}
-	return globs
 }
 
 func onOff(v *bool, on, off string) string {
@@ -298,9 +297,8 @@ func onOff(v *bool, on, off string) string {
 	return off
 }
 
-func (p *parser) inputs(key string, rv rawValidator) []string {
-	in := rv.Inputs
-	switch {
+func (p *parser) inputs(key string, rv ValidatorKeys) {
+	switch in := rv.Inputs; {
 	case in == nil:
 	case rv.File != "":
 		p.add(key+".inputs", "applies to run validators only", "a file validator is always checked: it only reads its file")
@@ -311,7 +309,6 @@ func (p *parser) inputs(key string, rv rawValidator) []string {
 			p.add(key+".inputs", err.Error(), `gitignore-style patterns: "*.go" at any depth, "/go.mod" at the root, "src/**", "!*_test.go" to leave out`)
 		}
 	}
-	return in
 }
 
 // Patterns returns v's inputs compiled, once; nil for the whole tree.
@@ -327,28 +324,24 @@ func (v *Validator) Patterns() (*pattern.Set, error) {
 	return ps, nil
 }
 
-// Telemetry is the [telemetry] table: OTLP export of verdicts.
+// Telemetry is the [telemetry] table (OTLP export of verdicts), its timeout typed.
 type Telemetry struct {
-	Enabled    bool
-	Endpoint   string // a URL; "" is the SDK's default for the protocol
-	Protocol   string // TelemetryHTTP or TelemetryGRPC
-	HeadersEnv string // the name of a variable holding headers, "k=v,k2=v2"
-	Timeout    time.Duration
-	Repository string            // the vcs.repository.name; "" reads it from the project
-	Resource   map[string]string // more resource attributes
+	TelemetryKeys
+	Timeout time.Duration
 }
 
-type rawTelemetry struct {
+// TelemetryKeys are the [telemetry] table's keys as decoded.
+type TelemetryKeys struct {
 	Enabled    bool              `toml:"enabled"`
-	Endpoint   string            `toml:"endpoint"`
-	Protocol   string            `toml:"protocol"`
-	HeadersEnv string            `toml:"headers_env"`
+	Endpoint   string            `toml:"endpoint"`    // a URL; "" is the SDK's default for the protocol
+	Protocol   string            `toml:"protocol"`    // TelemetryHTTP or TelemetryGRPC
+	HeadersEnv string            `toml:"headers_env"` // the name of a variable holding headers, "k=v,k2=v2"
 	Timeout    string            `toml:"timeout"`
-	Repository string            `toml:"repository"`
-	Resource   map[string]string `toml:"resource"`
+	Repository string            `toml:"repository"` // the vcs.repository.name; "" reads it from the project
+	Resource   map[string]string `toml:"resource"`   // more resource attributes
 }
 
-var defaultTelemetry = rawTelemetry{Protocol: TelemetryHTTP, Timeout: DefaultTelemetryTimeout.String()}
+var defaultTelemetry = TelemetryKeys{Protocol: TelemetryHTTP, Timeout: DefaultTelemetryTimeout.String()}
 
 var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
@@ -357,8 +350,8 @@ func httpURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-func (p *parser) telemetry(t *Telemetry, raw rawTelemetry) {
-	*t = Telemetry{Enabled: raw.Enabled, Endpoint: raw.Endpoint, Protocol: raw.Protocol, HeadersEnv: raw.HeadersEnv, Repository: raw.Repository, Resource: raw.Resource}
+func (p *parser) telemetry(t *Telemetry, raw TelemetryKeys) {
+	t.TelemetryKeys = raw
 	p.addIf(p.md.IsDefined("telemetry", "endpoint") && !httpURL(raw.Endpoint), "telemetry.endpoint", fmt.Sprintf("%q is not an http or https URL", raw.Endpoint), `write it like "http://localhost:4318" (http/protobuf) or "http://localhost:4317" (grpc)`)
 	p.oneOf("telemetry.protocol", raw.Protocol, "a protocol", `use "http/protobuf" (the default) or "grpc"`, TelemetryHTTP, TelemetryGRPC)
 	p.addIf(p.md.IsDefined("telemetry", "headers_env") && !envName().MatchString(raw.HeadersEnv), "telemetry.headers_env",
@@ -389,7 +382,7 @@ var (
 
 // judge reads and checks a validator's judge keys; nil if it has none. One
 // asked about nothing, of an unknown API, or keyed in the config would pass or leak.
-func (p *parser) judge(name string, rv rawValidator, names map[string]rawValidator) *Judge {
+func (p *parser) judge(name string, rv ValidatorKeys, names map[string]ValidatorKeys) *Judge {
 	key, j := "validators."+name, &rv.Judge
 	// An empty api, model or endpoint is as good as none: only the others make a judge by being there.
 	if !slices.ContainsFunc([]string{"judge", "evidence", "key_env"}, func(k string) bool { return p.has(name, k) }) && j.API+j.Model+j.Endpoint == "" {
@@ -423,7 +416,7 @@ func (p *parser) judge(name string, rv rawValidator, names map[string]rawValidat
 	return j
 }
 
-func (p *parser) evidence(key string, ev []string, names map[string]rawValidator) {
+func (p *parser) evidence(key string, ev []string, names map[string]ValidatorKeys) {
 	const hint = `evidence = ["changed", "file:CHANGELOG.md", "output:tests"]: the files changed since the prompt was armed, a file, a validator's output`
 	p.addIf(len(ev) == 0, key, "is empty: the judge would see nothing", hint)
 	for _, e := range ev {

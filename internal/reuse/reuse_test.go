@@ -20,8 +20,8 @@ func TestToRun(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "check.sh"), []byte("exit 0\n"), 0o755)
 	cfg := &config.Config{Root: root}
-	unit := &config.Validator{Name: "unit", Run: "sh check.sh", Timeout: time.Minute}
-	file := &config.Validator{Name: "file", File: "a.go"}
+	unit := &config.Validator{Name: "unit", ValidatorKeys: config.ValidatorKeys{Run: "sh check.sh"}, Timeout: time.Minute}
+	file := &config.Validator{Name: "file", ValidatorKeys: config.ValidatorKeys{File: "a.go"}}
 	vs := []*config.Validator{unit, file}
 	specs := []validator.Spec{{Name: "unit", Env: []string{"STOPGATE_PROMPT=p"}}, {Name: "file"}}
 	tree, err := Take(context.Background(), root, Options{})

@@ -34,7 +34,7 @@ func TestSkipped(t *testing.T) {
 		{Prompt: "docs", WhenChanged: []string{"docs/"}},
 		{Prompt: "any"},
 	}}
-	tests := &config.Validator{Name: "tests", WhenChanged: []string{"*.go"}}
+	tests := &config.Validator{Name: "tests", ValidatorKeys: config.ValidatorKeys{WhenChanged: []string{"*.go"}}}
 	lint := &config.Validator{Name: "lint"}
 	for _, tc := range []struct {
 		name    string

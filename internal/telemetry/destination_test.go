@@ -7,7 +7,7 @@ import (
 )
 
 func TestResolve(t *testing.T) {
-	tab := config.Telemetry{Enabled: true, Endpoint: "https://otel.example.com:4318/base", Protocol: config.TelemetryHTTP, HeadersEnv: "TEAM_HEADERS"}
+	tab := config.Telemetry{TelemetryKeys: config.TelemetryKeys{Enabled: true, Endpoint: "https://otel.example.com:4318/base", Protocol: config.TelemetryHTTP, HeadersEnv: "TEAM_HEADERS"}}
 	for _, c := range []struct {
 		name               string
 		env                map[string]string

@@ -115,8 +115,8 @@ func TestExportHTTP(t *testing.T) {
 			Checks: []outcome.Check{{Name: "joke-file", Prompts: []string{"joke"}, Passed: true, Result: "passed", DurationMS: 1, Kind: "file"}}},
 	}
 	req := telemetry.Request{Root: root, Transcript: transcript, Deadline: 10 * time.Second, Records: records,
-		Config: config.Telemetry{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP, Timeout: time.Second,
-			Resource: map[string]string{"team": "payments"}}}
+		Config: config.Telemetry{TelemetryKeys: config.TelemetryKeys{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP,
+			Resource: map[string]string{"team": "payments"}}, Timeout: time.Second}}
 	env := map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment.name=ci"}
 	if err := Export(req, func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
@@ -207,7 +207,7 @@ func TestExportObserve(t *testing.T) {
 		records = append(records, outcome.Record{Time: t0.Add(time.Duration(i) * time.Minute), Event: "Stop", Session: "s1", Decision: d, Client: "claude"})
 	}
 	req := telemetry.Request{Root: root, Deadline: 10 * time.Second, Records: records,
-		Config: config.Telemetry{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP, Timeout: time.Second}}
+		Config: config.Telemetry{TelemetryKeys: config.TelemetryKeys{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP}, Timeout: time.Second}}
 	if err := Export(req, func(string) string { return "" }); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestExportJudge(t *testing.T) {
 			{Name: "docs", Prompts: []string{"release"}, Result: "judge unavailable: no answer within 1s", Kind: "judge", Model: "m1", Unavailable: true},
 		}}}
 	req := telemetry.Request{Root: t.TempDir(), Deadline: 10 * time.Second, Records: records,
-		Config: config.Telemetry{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP, Timeout: time.Second}}
+		Config: config.Telemetry{TelemetryKeys: config.TelemetryKeys{Enabled: true, Endpoint: srv.URL + "/base", Protocol: config.TelemetryHTTP}, Timeout: time.Second}}
 	if err := Export(req, func(string) string { return "" }); err != nil {
 		t.Fatal(err)
 	}
