@@ -757,7 +757,7 @@ func npmProject(dir string) install {
 
 // goTool is the go.mod at root when it has stopgate's gate as a tool (nil: none).
 func goTool(root string) []byte {
-	data, _ := os.ReadFile(filepath.Join(root, "go.mod")) // none: no tool
+	data, _ := regular.ReadFile(filepath.Join(root, "go.mod"), maxSettings) // none, or not a regular file: no tool
 	for line := range strings.Lines(string(data)) {
 		if f := strings.Fields(line); len(f) > 0 && f[len(f)-1] == goModule+"/cmd/gate" && (len(f) == 1 || f[0] == "tool") {
 			return data
