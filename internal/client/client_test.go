@@ -299,6 +299,7 @@ func TestVSCodeRecognised(t *testing.T) {
 		{"gemini: its own events", geminiAfterTool, Gemini.Name, true},
 		{"copilot native: a numeric timestamp", copilotAgentStop, Copilot.Name, true},
 		{"claude: the marks inside a tool's result", claudeRead, Claude.Name, false},
+		{"claude: the event key in another case", `{"session_id":"v","cwd":"/p","HOOK_EVENT_NAME":"Stop","timestamp":"2026-11-28T21:00:10.000Z"}`, Claude.Name, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if c, sure := Recognise([]byte(tt.in), nil); c != tt.client || sure != tt.sure {

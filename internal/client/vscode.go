@@ -35,10 +35,10 @@ func vscodeOwns(p *probe) bool {
 	if _, ok := p.top["hookEventName"]; ok {
 		return true
 	}
-	var stamp string // hook_event_name is a string: the probe decoded
+	var stamp, event string // the exact keys: the probe's tags match any case
 	_, mode := p.top["permission_mode"]
-	return !mode && json.Unmarshal(p.top["timestamp"], &stamp) == nil && stamp != "" &&
-		slices.Contains([]string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}, p.HookEventName)
+	return !mode && json.Unmarshal(p.top["timestamp"], &stamp) == nil && stamp != "" && json.Unmarshal(p.top["hook_event_name"], &event) == nil &&
+		slices.Contains([]string{hook.PreToolUse, hook.PostToolUse, hook.UserPromptSubmit, hook.Stop, hook.SubagentStop}, event)
 }
 
 // vscodeEncode writes a stop's block both where VS Code is documented and built to read it.
