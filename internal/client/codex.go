@@ -146,7 +146,7 @@ func codexReadOnly(root string, paths []Path) []string {
 			}
 			show = r
 		}
-		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || slices.ContainsFunc(out, func(l string) bool { return show == l || inside(show, l) }) {
+		if filepath.IsAbs(filepath.FromSlash(show)) || show == "." || slices.ContainsFunc(out, func(l string) bool { return show == l || strings.HasPrefix(show, l+"/") }) {
 			continue
 		}
 		if f, missing := codexFault(root, show, "read"); f != "" && !(p.Dir && missing != "") {
@@ -156,12 +156,9 @@ func codexReadOnly(root string, paths []Path) []string {
 	}
 	all := slices.Clone(out)
 	return slices.DeleteFunc(out, func(p string) bool { // but those inside a folder listed after them
-		return slices.ContainsFunc(all, func(q string) bool { return inside(p, q) })
+		return slices.ContainsFunc(all, func(q string) bool { return strings.HasPrefix(p, q+"/") })
 	})
 }
-
-// inside reports whether the slash path p is below the folder dir.
-func inside(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
 
 // codexFault says what Codex (0.171.0) does with the entry key = access ("" takes it): a glob but "/**" stops Codex;
 // a path not there is bound as an empty file at its first missing folder, missing.
@@ -214,12 +211,9 @@ func inspectCodex(data []byte) (st codexState, err error) {
 	return st, err
 }
 
-// fs is the filesystem of the permission profile name.
-func (st codexState) fs(name string) map[string]any { return st.Permissions[name].Filesystem }
-
 // roots are the entries of stopgate's profile from the project root.
 func (st codexState) roots() map[string]any {
-	roots, _ := st.fs(codexProfile)[":project_roots"].(map[string]any)
+	roots, _ := st.Permissions[codexProfile].Filesystem[":project_roots"].(map[string]any)
 	return roots
 }
 
@@ -266,14 +260,14 @@ func mergeCodexWall(data []byte, want []string) (out []byte, added []string, not
 			last = t
 		}
 	}
-	if st.fs(codexProfile) != nil && last != codexRoots {
+	if st.Permissions[codexProfile].Filesystem != nil && last != codexRoots {
 		return data, nil, "its permission profile " + codexProfile + " lacks " + strings.Join(lack, ", ") + ": add them as \"read\" under " + codexRoots, nil
 	}
 	out = bytes.Clone(data)
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		out = append(out, '\n')
 	}
-	if st.fs(codexProfile) != nil {
+	if st.Permissions[codexProfile].Filesystem != nil {
 		out, added = append(out, codexEntries(lack)...), lack
 	} else {
 		out = append(out, codexWallHead+codexEntries(want)...)
@@ -373,7 +367,7 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 	}
 	roots := st.roots() // a writable entry inside a read-only path is a hole: a deeper rule wins in Codex
 	if holes := slices.DeleteFunc(slices.Sorted(maps.Keys(roots)), func(k string) bool {
-		return roots[k] == "read" || !slices.ContainsFunc(want, func(p string) bool { return inside(k, p) })
+		return roots[k] == "read" || !slices.ContainsFunc(want, func(p string) bool { return strings.HasPrefix(k, p+"/") })
 	}); len(holes) > 0 {
 		down = append(down, "the permission profile "+codexProfile+" makes "+strings.Join(holes, ", ")+" writable inside a protected path")
 	}
@@ -382,7 +376,7 @@ func (codexWall) Check(getenv func(string) string, root string, paths []Path) []
 			Hint: `"gate init --client codex" adds the permission profile and keeps the rest of the file`})
 	}
 	if st.SandboxMode == "" {
-		out = append(out, codexFaults(root, st.fs(st.Profile))...)
+		out = append(out, codexFaults(root, st.Permissions[st.Profile].Filesystem)...)
 	}
 	return out
 }
@@ -438,7 +432,7 @@ func (codexWall) Remove(data []byte, _ string, _ []Path) (out []byte, r settings
 	if i, _, ok := codexOwn(out); ok {
 		out = out[:i:i]
 		r.Removed = append(r.Removed, "permissions."+codexProfile)
-	} else if st.fs(codexProfile) != nil {
+	} else if st.Permissions[codexProfile].Filesystem != nil {
 		r.Left = append(r.Left, "permissions."+codexProfile+": it is not as gate init wrote it")
 	}
 	if rest, ok := bytes.CutPrefix(out, []byte(codexDefault)); ok {

@@ -76,12 +76,9 @@ func Parse(data []byte, opt Options, events ...string) (*hook.Input, error) {
 	if c := Named(detected); sure && c != registered && slices.Contains(c.Runs, registered) {
 		in, err := decode(c, data, "", events)
 		if err == nil && c.aside != nil {
-			err = c.aside(in)
+			err = c.aside(in) // ErrIgnored: in is not answered
 		}
-		if err != nil {
-			return nil, err
-		}
-		return in, nil
+		return in, err
 	}
 	if sure && detected != client {
 		mm := &MismatchError{Registered: client, Detected: detected}
@@ -104,12 +101,9 @@ func decode(c *Client, data []byte, event string, events []string) (*hook.Input,
 	for _, k := range s.drop {
 		delete(m, k)
 	}
-	var x more
-	var err error
-	if s.fix != nil {
-		if x, err = s.fix(m, event); err != nil {
-			return nil, err
-		}
+	x, err := s.fix(m, event)
+	if err != nil {
+		return nil, err
 	}
 	if v, ok := m.args()[s.file]; ok {
 		m.args()["file_path"] = v // the client's key wins: its tool writes that one
@@ -139,9 +133,11 @@ type shape struct {
 	drop  []string          // keys never read: tool results, which carry whole files
 	tools map[string]string // its tools to the Claude Code tools stopgate judges
 	file  string            // its tools' file argument, taken as file_path
-	// fix rewrites what the table cannot (event: --event), and says what more the input does.
+	// fix rewrites what the table cannot (event: --event), and says what more the input does; noFix: nothing.
 	fix func(m payload, event string) (more, error)
 }
+
+func noFix(payload, string) (more, error) { return more{}, nil }
 
 // more is what an input does beyond its one Claude Code tool call.
 type more struct {

@@ -38,24 +38,18 @@ var geminiEvent = map[string]string{"AfterTool": hook.PostToolUse, "BeforeTool":
 // geminiEvents are the hook events only Gemini CLI sends.
 var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"}
 
-// reshaped is Claude Code's answer with a hookSpecificOutput of another shape.
-type reshaped struct {
-	hook.Output     // its own hookSpecificOutput is shadowed
-	Specific    any `json:"hookSpecificOutput,omitempty"`
-}
-
 // geminiEncode answers as Claude Code, but with additionalContext alone specific and a tool call denied by decision.
 func geminiEncode(event string, o hook.Output) any {
-	out := reshaped{Output: o}
 	if s := o.HookSpecificOutput; s != nil {
+		o.HookSpecificOutput = nil // only additionalContext is specific
 		if s.PermissionDecision == "deny" {
-			out.Decision, out.Reason = "deny", s.PermissionDecisionReason
+			o.Decision, o.Reason = "deny", s.PermissionDecisionReason
 		}
 		if s.AdditionalContext != "" {
-			out.Specific = &hook.Specific{HookEventName: event, AdditionalContext: s.AdditionalContext}
+			o.HookSpecificOutput = &hook.Specific{HookEventName: event, AdditionalContext: s.AdditionalContext}
 		}
 	}
-	return out
+	return o
 }
 
 // geminiFix: prompt_response is the reply; read_many_files reads several files; a shell command runs in dir_path.

@@ -31,7 +31,7 @@ var OpenCode = &Client{
 		"OpenCode has no stop_hook_active: the plugin counts its own continuations; max_blocks ends a failing loop",
 		"opencode run exits when the session goes idle: use opencode serve or the TUI",
 	},
-	input: &shape{drop: []string{"tool_response"}, file: "filePath",
+	input: &shape{drop: []string{"tool_response"}, file: "filePath", fix: noFix,
 		tools: map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "patch": "Edit", "bash": "Bash"}},
 	threads: mainOnly,
 	lines:   lineOf(opencodeShow),

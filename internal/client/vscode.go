@@ -51,7 +51,10 @@ func vscodeEncode(event string, o hook.Output) any {
 		Decision      string `json:"decision"`
 		Reason        string `json:"reason"`
 	}
-	return reshaped{o, stop{event, o.Decision, o.Reason}}
+	return struct {
+		hook.Output      // its own hookSpecificOutput is shadowed
+		Specific    stop `json:"hookSpecificOutput"`
+	}{o, stop{event, o.Decision, o.Reason}}
 }
 
 // vscodeFix takes the documented camelCase fields, a stop's timestamp as its ID, a multi-file write as a call each.
