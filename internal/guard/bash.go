@@ -296,8 +296,16 @@ func (a *analyzer) run(ws []string) *Hit {
 			return h
 		}
 	}
-	if code, ok := launchedCode(ws); ok {
-		return a.script(code, "", nil)
+	for i, w := range ws[1:] { // npx -c CODE and the like run a shell's code
+		if !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0])) {
+			break
+		}
+		if code, ok := strings.CutPrefix(w, "--call="); ok {
+			return a.script(code, "", nil)
+		}
+		if (w == "-c" || w == "--call") && i+2 < len(ws) {
+			return a.script(ws[i+2], "", nil)
+		}
 	}
 	if unknown(ws[0]) {
 		return nil

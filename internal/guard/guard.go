@@ -250,7 +250,15 @@ func reaches(pat, prot string, m mode) bool {
 		return false
 	}
 	for i := 0; i < min(len(pc), len(tc)); i++ {
-		if !matchComponent(pc[i], tc[i]) {
+		pat, name := pc[i], tc[i]
+		if strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") && !strings.HasPrefix(pat, `\.`) {
+			return false
+		}
+		ok, err := path.Match(pat, name)
+		if err != nil {
+			ok = shell.Unescape(pat) == name // a malformed pattern is taken literally, as the shell does
+		}
+		if !ok {
 			return false
 		}
 	}
@@ -259,17 +267,6 @@ func reaches(pat, prot string, m mode) bool {
 
 func components(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
-}
-
-func matchComponent(pat, name string) bool {
-	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") && !strings.HasPrefix(pat, `\.`) {
-		return false
-	}
-	ok, err := path.Match(pat, name)
-	if err != nil {
-		return shell.Unescape(pat) == name // a malformed pattern is taken literally, as the shell does
-	}
-	return ok
 }
 
 // resolve is p with symlinks resolved as far as it exists: a path is judged where it lands.

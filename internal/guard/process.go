@@ -36,10 +36,8 @@ var signalsClient = sync.OnceValue(func() *regexp.Regexp {
 })
 
 func procHit(a *analyzer, why string) *Hit {
-	return &Hit{By: a.by, Why: why, proc: true, advice: procAdvice}
+	return &Hit{By: a.by, Why: why, proc: true, advice: "stopgate's hooks must be able to run: the agent being checked must not signal, stop, trace or limit the client or its hooks, since a hook that cannot run cannot check. Do not try another way; if a process really needs it, ask the user."}
 }
-
-const procAdvice = "stopgate's hooks must be able to run: the agent being checked must not signal, stop, trace or limit the client or its hooks, since a hook that cannot run cannot check. Do not try another way; if a process really needs it, ask the user."
 
 const signalsByName = "it signals processes by user or by name, which can reach stopgate's client and hooks"
 
@@ -329,19 +327,4 @@ func gateCall(ws []string) ([]string, bool) {
 func isGate(text string) bool {
 	name, _, _ := strings.Cut(path.Base(text), "@")
 	return strings.TrimSuffix(name, ".js") == "gate"
-}
-
-func launchedCode(ws []string) (string, bool) {
-	if !slices.Contains(strings.Fields("npx npm pnpx pnpm"), path.Base(ws[0])) {
-		return "", false
-	}
-	for i, w := range ws[1:] {
-		if code, ok := strings.CutPrefix(w, "--call="); ok {
-			return code, true
-		}
-		if (w == "-c" || w == "--call") && i+2 < len(ws) {
-			return ws[i+2], true
-		}
-	}
-	return "", false
 }

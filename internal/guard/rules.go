@@ -245,24 +245,21 @@ func parseFind(args []string) findExpr {
 			f.all = true
 		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
 			if j+1 < len(args) { // its pattern is read as a primary too: -name -delete denies
-				f.tests = append(f.tests, nameTest(args[j+1], t[1] == 'i', t == "-name" || t == "-iname"))
+				pat, fold, base := args[j+1], t[1] == 'i', t == "-name" || t == "-iname"
+				f.tests = append(f.tests, func(p string) bool {
+					if base {
+						p = path.Base(p)
+					}
+					if fold {
+						pat, p = strings.ToLower(pat), strings.ToLower(p)
+					}
+					ok, _ := path.Match(pat, p)
+					return ok
+				})
 			}
 		}
 	}
 	return f
-}
-
-func nameTest(pat string, fold, base bool) func(string) bool {
-	return func(p string) bool {
-		if base {
-			p = path.Base(p)
-		}
-		if fold {
-			pat, p = strings.ToLower(pat), strings.ToLower(p)
-		}
-		ok, _ := path.Match(pat, p)
-		return ok
-	}
 }
 
 // findRule: -delete, or -exec of a writing command, destroys the start paths; -fprint writes its file.

@@ -161,7 +161,20 @@ func (r *resolver) Exec(s *Shell, hc interp.HandlerContext, args []string) error
 	name := path.Base(args[0])
 	switch {
 	case name == "dirname" || name == "basename" || name == "realpath" || name == "readlink":
-		pathHelper(s.Stdout(hc), hc.Dir, args)
+		i := slices.IndexFunc(args[1:], func(a string) bool { return !strings.HasPrefix(a, "-") || a == "-" })
+		if i < 0 {
+			return nil
+		}
+		p := args[1+i]
+		switch name {
+		case "dirname":
+			p = path.Dir(p)
+		case "basename":
+			p = path.Base(p)
+		default:
+			p = Abs(p, hc.Dir)
+		}
+		io.WriteString(s.Stdout(hc), p+"\n")
 		return nil
 	case s.Zero != "":
 		return nil
@@ -219,23 +232,6 @@ func (r *resolver) Write(*Shell, interp.HandlerContext, string) (string, bool, e
 func (r *resolver) Read(*Shell, interp.HandlerContext, string) {}
 func (r *resolver) Refuse(_, _, _ string) error                { return nil }
 func (r *resolver) Hit() bool                                  { return false }
-
-func pathHelper(out io.Writer, dir string, args []string) {
-	i := slices.IndexFunc(args[1:], func(a string) bool { return !strings.HasPrefix(a, "-") || a == "-" })
-	if i < 0 {
-		return
-	}
-	p := args[1+i]
-	switch path.Base(args[0]) {
-	case "dirname":
-		p = path.Dir(p)
-	case "basename":
-		p = path.Base(p)
-	default:
-		p = Abs(p, dir)
-	}
-	io.WriteString(out, p+"\n")
-}
 
 // plainProgram is a plain run line's program without a dry run ("" outside the root); false for any other.
 func plainProgram(run, root string) (p string, ok bool) {
