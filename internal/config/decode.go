@@ -250,45 +250,34 @@ func miscased(k toml.Key) (int, string) {
 	return -1, ""
 }
 
-// positions locates keys (the library does so only in a ParseError); tables alone when no Problem.
+// positions locates keys: the library does so only in a ParseError.
 type positions struct {
-	text         string
-	keys, tables lines // every definition, or the tables alone
+	text string
+	keys lines // every definition, scanned at the first use
 }
 
 func (ps *positions) all() lines {
 	if ps.keys == nil {
-		ps.keys = scanLines(ps.text, func(string) bool { return true })
+		ps.keys = scanLines(ps.text, true)
 	}
 	return ps.keys
 }
 
-// table returns the line of "mapping[2]" or "validators.v".
-func (ps *positions) table(path string) int {
-	if ps.keys != nil {
-		return ps.keys.line(path)
-	}
-	if ps.tables == nil {
-		ps.tables = scanLines(ps.text, func(table string) bool { return table == "" || table == "validators" })
-	}
-	return ps.tables.line(path)
-}
-
 // TableLines returns the line of each [[name]] header of a TOML text.
 func TableLines(text, name string) []int {
-	return scanLines(text, func(string) bool { return false })[name]
+	return scanLines(text, false)[name]
 }
 
 // lines maps a key path to its lines: as written ("mapping[2].x"), unindexed, both folded after "\x00".
 type lines map[string][]int
 
-// scanLines finds the table headers, and the keys of tables keysIn takes.
-func scanLines(text string, keysIn func(table string) bool) lines {
+// scanLines finds the table headers, and with keys every key.
+func scanLines(text string, keys bool) lines {
 	ls := lines{}
 	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
 		text = strings.TrimPrefix(text, bom)
 	}
-	table, keys, inMulti := "", keysIn(""), ""
+	table, inMulti := "", ""
 	counts := map[string]int{}
 	n := 0
 	for raw := range strings.Lines(text) {
@@ -310,7 +299,6 @@ func scanLines(text string, keysIn func(table string) bool) lines {
 				counts[table]++
 				table += "[" + strconv.Itoa(counts[table]-1) + "]"
 			}
-			keys = keysIn(table)
 			ls.define(table, n)
 		default:
 			if key, rest, ok := assignment(line); ok {

@@ -130,10 +130,10 @@ func (p *parser) has(name, key string) bool { return p.md.IsDefined("validators"
 // locate sets the line of each mapping and validator.
 func (p *parser) locate(cfg *Config) {
 	for i := range cfg.Mappings {
-		cfg.Mappings[i].Line = p.pos.table(mappingPath(i))
+		cfg.Mappings[i].Line = p.pos.all().line(mappingPath(i))
 	}
 	for _, v := range cfg.Validators {
-		v.Line = p.pos.table("validators." + v.Name)
+		v.Line = p.pos.all().line("validators." + v.Name)
 	}
 }
 
