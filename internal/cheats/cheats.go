@@ -194,7 +194,19 @@ func testsOf(path string, k kind, ls []string) []unit {
 				starts = append(starts, i)
 			}
 		}
-		ind := indents(ls)
+		ind := make([]int, len(ls)) // each line's indentation as Python reads tabs; -1 when blank
+		for i, l := range ls {
+			n := 0
+			for _, c := range l[:len(l)-len(strings.TrimLeft(l, " \t"))] {
+				if n++; c == '\t' {
+					n = (n + 7) / 8 * 8 // the next tab stop
+				}
+			}
+			if strings.TrimSpace(l) == "" {
+				n = -1
+			}
+			ind[i] = n
+		}
 		for n, i := range starts {
 			m := u.test.FindStringSubmatch(heads[i])
 			t := unit{path: path, name: m[slices.IndexFunc(m[1:], func(s string) bool { return s != "" })+1], line: i + 1, py: u.in == pyTest}
@@ -229,24 +241,6 @@ var (
 	escape       = re(`\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\}|\\x([0-9a-fA-F]{2})`)
 	concat       = re(`(['"` + "`" + `])\s*\+?\s*(['"` + "`" + `])`)
 )
-
-// indents is each line's indentation as Python reads tabs; -1 when blank.
-func indents(ls []string) []int {
-	ind := make([]int, len(ls))
-	for i, l := range ls {
-		n := 0
-		for _, c := range l[:len(l)-len(strings.TrimLeft(l, " \t"))] {
-			if n++; c == '\t' {
-				n = (n + 7) / 8 * 8 // the next tab stop
-			}
-		}
-		if strings.TrimSpace(l) == "" {
-			n = -1
-		}
-		ind[i] = n
-	}
-	return ind
-}
 
 // blockEnd is the last line of the block line i (or what it decorates) opens.
 func blockEnd(ls []string, ind []int, i int, py bool) int {
@@ -341,19 +335,6 @@ func normal(l string) string {
 		return string(rune(n))
 	})
 	return concat().ReplaceAllString(l, "")
-}
-
-// entropy is the Shannon entropy of s, in bits a character.
-func entropy(s string) float64 {
-	counts := map[rune]float64{}
-	for _, r := range s {
-		counts[r]++
-	}
-	n, h := float64(len([]rune(s))), 0.0
-	for _, c := range counts {
-		h -= c / n * math.Log2(c/n)
-	}
-	return h
 }
 
 // In is the files a cheats check looks at when it names none: not dependencies or build output.
@@ -493,5 +474,14 @@ func secretLike(v string) bool {
 		!strings.ContainsAny(v, "0123456789") || !strings.ContainsAny(lower, "abcdefghijklmnopqrstuvwxyz") {
 		return false
 	}
-	return entropy(v) >= 3.5
+	// The Shannon entropy of v, in bits a character.
+	counts := map[rune]float64{}
+	for _, r := range v {
+		counts[r]++
+	}
+	n, h := float64(len([]rune(v))), 0.0
+	for _, c := range counts {
+		h -= c / n * math.Log2(c/n)
+	}
+	return h >= 3.5
 }

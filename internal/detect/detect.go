@@ -121,8 +121,17 @@ func arm(env *cli.Env, in *hook.Input, ans hook.Answer, root string, cfg *config
 			return err
 		}
 		want.Tree = true
-		record := func(path string) error {
-			return writeRecord(path, baseline.Take(root, want, []string{cfg.StateDir()}))
+		record := func(path string) error { // without fsync: one a crash cuts short is no record, never a pass
+			data, err := json.Marshal(baseline.Take(root, want, []string{cfg.StateDir()}))
+			if err != nil {
+				return err
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if err != nil {
+				return err
+			}
+			_, err = f.Write(data)
+			return errors.Join(err, f.Close())
 		}
 		created, err := q.Enqueue(queue.Entry{
 			Prompt: m.Prompt, Session: in.SessionID, AgentID: in.AgentID, AgentType: in.AgentType,
@@ -215,20 +224,6 @@ func Announcement(validator func(string) (*config.Validator, error), maps []*con
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
-}
-
-// writeRecord writes s without fsync: one a crash cuts short is no record, never a pass.
-func writeRecord(path string, s *baseline.Snapshot) error {
-	data, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	return errors.Join(err, f.Close())
 }
 
 // memo remembers the validators looked up by one arming.

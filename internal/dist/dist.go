@@ -83,8 +83,26 @@ func Build(o Options) error {
 	if len(optional) > 0 {
 		out["npm/"+npmTarball("stopgate", version)] = tarGz("package", mainPackage(optional, version), mtime)
 	}
-	out["SHA256SUMS"] = sums(out)
-	return write(o.Out, out, o.Log)
+	var sums strings.Builder // SHA256SUMS, as sha256sum -c reads it
+	for _, name := range slices.Sorted(maps.Keys(out)) {
+		h := sha256.Sum256(out[name])
+		sums.WriteString(hex.EncodeToString(h[:]) + "  " + name + "\n")
+	}
+	out["SHA256SUMS"] = []byte(sums.String())
+	if err := os.RemoveAll(o.Out); err != nil { // emptied, then written
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(out)) {
+		path := filepath.Join(o.Out, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, out[name], 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Log, "dist: wrote %s\n", path)
+	}
+	return nil
 }
 
 // clone checks out o.Rev (or HEAD) of o.Src in dir and returns its commit.
@@ -142,34 +160,6 @@ func build(o Options, src, dir, goos, arch string) ([]file, buildinfo.Info, erro
 		files = append(files, file{name: name, mode: 0o755, data: data})
 	}
 	return files, info, nil
-}
-
-// sums is SHA256SUMS of out, as sha256sum -c reads it.
-func sums(out map[string][]byte) []byte {
-	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(out)) {
-		h := sha256.Sum256(out[name])
-		b.WriteString(hex.EncodeToString(h[:]) + "  " + name + "\n")
-	}
-	return []byte(b.String())
-}
-
-// write empties dir and writes out in it.
-func write(dir string, out map[string][]byte, log io.Writer) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	for _, name := range slices.Sorted(maps.Keys(out)) {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, out[name], 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(log, "dist: wrote %s\n", path)
-	}
-	return nil
 }
 
 // file is one member of an archive.

@@ -173,7 +173,10 @@ type block struct {
 
 // scanLine adds what one complete line shows.
 func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
-	if !candidate(b) {
+	// Undecoded, whether a line can hold a trigger, a reply or a stop (not tool results: whole files).
+	has := func(key string) bool { return bytes.Contains(b, []byte(key)) }
+	if !(has(`"assistant"`) && has(`"text"`) || has(`"tool_use"`) && (has(`"Read"`) || has(`"Skill"`)) ||
+		has(`<command-name>`) || has(`"user"`) && !has(`"tool_result"`) || has(`"hook_blocking_error"`) || has(`"stop_hook_summary"`)) {
 		return
 	}
 	var l line
@@ -187,13 +190,6 @@ func scanLine(b []byte, start, end int64, thread Thread, res *Result) {
 	} else if l.Type == "user" {
 		userLine(&l, ev, res)
 	}
-}
-
-// candidate reports, undecoded, whether a line can hold a trigger, a reply or a stop (not tool results: whole files).
-func candidate(b []byte) bool {
-	has := func(key string) bool { return bytes.Contains(b, []byte(key)) }
-	return has(`"assistant"`) && has(`"text"`) || has(`"tool_use"`) && (has(`"Read"`) || has(`"Skill"`)) ||
-		has(`<command-name>`) || has(`"user"`) && !has(`"tool_result"`) || has(`"hook_blocking_error"`) || has(`"stop_hook_summary"`)
 }
 
 // stopLine adds a stop's record (a block's attachment, a summary) and reports whether l was one.
