@@ -27,8 +27,7 @@ import (
 	"github.com/stopgate/stopgate/internal/regular"
 )
 
-// Version is the record's format: 2 chooses in's files by git's rules; a
-// record of 1, judged by them, could pass an added file it never held.
+// Version is the record's format: 2 chooses in's files by git's rules; a record of 1, judged by them, could pass an added file it never held.
 const Version = 2
 
 // A file is hashed up to maxHash, its text kept up to maxText (maxTotal a record).
@@ -96,8 +95,7 @@ func read(root string, changed, in []string, set *pattern.Set, skip []string, bu
 	return s
 }
 
-// linkedDir is a link to a folder in may enter: a finding, not an empty
-// folder (tests/ swapped for a link to a skipping copy read as deleted).
+// linkedDir is a link to a folder in may enter: a finding, not an empty folder (tests/ swapped for a link to a skipping copy read as deleted).
 const linkedDir = "a symbolic link to a folder, which diff checks do not follow (put the folder itself there, or leave the link out of in with a ! pattern)"
 
 // Load reads the record at path.
@@ -164,9 +162,8 @@ func walk(root string, set *pattern.Set, skip []string, most int, state func(pat
 	return m, err
 }
 
-// Walk lists, sorted and slash-separated, the files under root that set (nil: every file) selects, but in .git
-// and skip (absolute) folders, and apart the links to folders set may enter. It lists on past an unreadable
-// folder, and returns the first such error; ctx done stops it.
+// Walk lists, sorted and slash-separated, the files under root that set (nil: every file) selects, but in .git and skip (absolute) folders, and apart
+// the links to folders set may enter. It lists on past an unreadable folder, and returns the first such error; ctx done stops it.
 func Walk(ctx context.Context, root string, skip []string, set *pattern.Set) (files, linkedDirs []string, err error) {
 	set = cmp.Or(set, everything())
 	done := filepath.WalkDir(root, func(path string, de fs.DirEntry, werr error) error {
@@ -463,8 +460,7 @@ func splitLines(text []byte) []string {
 	return lines
 }
 
-// AddedLines returns the indexes of b's lines a shortest edit script from a
-// inserts: Myers' diff in linear space, one-sided lines set aside first.
+// AddedLines returns the indexes of b's lines a shortest edit script from a inserts: Myers' diff in linear space, one-sided lines set aside first.
 func AddedLines(a, b []string) ([]int, error) {
 	inB := make(map[string]bool, len(b))
 	for _, l := range b {
@@ -534,8 +530,7 @@ func (d *differ) compare(aLo, aHi, bLo, bHi int) error {
 	return err
 }
 
-// middle is where the forward and the backward searches of a[aLo:aHi]
-// against b[bLo:bHi] meet (Myers 1986, 4b): a point of a shortest path.
+// middle is where the forward and the backward searches of a[aLo:aHi] against b[bLo:bHi] meet (Myers 1986, 4b): a point of a shortest path.
 func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, err error) {
 	n, m := aHi-aLo, bHi-bLo
 	delta, off := n-m, (n+m+1)/2+1
@@ -558,8 +553,7 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, err error) {
 	return 0, 0, errors.New("diff: no middle snake") // unreachable for a correct search
 }
 
-// snakes is step D of one direction's search, v the furthest x on each
-// diagonal; when meet, the end of the first snake reaching the other's path (up to done).
+// snakes is step D of one direction's search, v the furthest x on each diagonal; when meet, the end of the first snake reaching the other's path (up to done).
 func snakes(a, b, v, other []int, off, D, delta, done int, meet bool) (x, y int, met bool) {
 	n, m := len(a), len(b)
 	for k := -D; k <= D; k += 2 {

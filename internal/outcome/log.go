@@ -435,8 +435,7 @@ func (r Record) PromptResult(p string) (checked, passed bool) {
 	passed = true
 	for _, c := range r.Checks {
 		if slices.Contains(c.Prompts, p) && !c.Skipped {
-			checked = true
-			passed = passed && c.Passed
+			checked, passed = true, passed && c.Passed
 		}
 	}
 	return checked, checked && passed

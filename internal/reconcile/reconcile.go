@@ -152,9 +152,7 @@ func (r *Reconciliation) armed(cfg *config.Config, in *hook.Input, events []tran
 			return err
 		}
 		r.add(m, in, queue.Entry{Path: ev.Path, Trigger: trigger, Inputs: inputs, Created: ev.Time})
-		r.Found = append(r.Found, outcome.Discrepancy{
-			Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: r.mark.Transcript, Offset: ev.Offset, UUID: ev.UUID,
-		})
+		r.Found = append(r.Found, outcome.Discrepancy{Prompt: m.Prompt, Trigger: trigger, Path: ev.Path, Transcript: r.mark.Transcript, Offset: ev.Offset, UUID: ev.UUID})
 	}
 	return nil
 }

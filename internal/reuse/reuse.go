@@ -253,8 +253,7 @@ func loadRecord(stateDir string, scope queue.Scope, key []byte) *record {
 	return &r
 }
 
-// Finish records the passes whose inputs stayed still while they ran; under the default policy an
-// unconfined run removes the record. Past by, nothing is recorded.
+// Finish records the passes whose inputs stayed still while they ran; under the default policy an unconfined run removes the record. Past by, nothing is recorded.
 func (r *Stop) Finish(results []validator.Result, by time.Time) {
 	if r.seal == nil || r.tree == nil {
 		return
@@ -305,8 +304,7 @@ func (r *Stop) still(i int, after *Tree) *key {
 // ran is whether validator i is a run validator that ran this stop.
 func (r *Stop) ran(i int) bool { return r.vs[i].Run != "" && r.reused[i] == nil }
 
-// Policy says whether reuse is on for client's stops, and why: per [settings] reuse, else only behind
-// Claude Code's OS wall with run validators confined.
+// Policy says whether reuse is on for client's stops, and why: per [settings] reuse, else only behind Claude Code's OS wall with run validators confined.
 func Policy(cfg *config.Config, client, home string) (on bool, why string) {
 	switch cfg.Settings.Reuse {
 	case config.ReuseOff:
@@ -348,8 +346,7 @@ func Lines(w io.Writer, cfg *config.Config, home string, clients []string) {
 	}
 	for _, n := range clients {
 		_, why := Policy(cfg, n, home)
-		which := map[bool]string{true: " (" + n + ")"}[len(clients) > 1]
-		fmt.Fprintln(w, "reuse of unchanged passes"+which+": "+why)
+		fmt.Fprintln(w, "reuse of unchanged passes"+map[bool]string{true: " (" + n + ")"}[len(clients) > 1]+": "+why)
 	}
 }
 
@@ -441,8 +438,7 @@ func (t *Tree) Still(u *Tree, match func(rel string) bool) bool {
 
 // hashAll hashes the files a few at a time and counts those not taken from the cache.
 func hashAll(ctx context.Context, root string, paths []string, c *cache) ([]File, int, error) {
-	out := make([]File, len(paths))
-	errs := make([]error, len(paths))
+	out, errs := make([]File, len(paths)), make([]error, len(paths))
 	var misses atomic.Int64
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)

@@ -98,8 +98,7 @@ func (d *Doc) lookup(h Hook) (Found, error) {
 		}
 		uncovered = rest
 	}
-	f.Registered = len(uncovered) == 0
-	f.Uncovered = strings.Join(uncovered, "|")
+	f.Registered, f.Uncovered = len(uncovered) == 0, strings.Join(uncovered, "|")
 	return f, nil
 }
 
@@ -224,9 +223,8 @@ type Removal struct {
 	Left    []string // each entry of stopgate's that was changed by hand since
 }
 
-// Remove takes out stopgate's entries still exactly as gate init writes them (a group of one command of want, the
-// wall's sandbox keys at its values, the rules of deny) and containers this empties, every other byte kept; a group
-// running one of programs unlike every want stays, named in Left.
+// Remove takes out stopgate's entries still exactly as gate init writes them (a group of one command of want, the wall's sandbox keys at its values,
+// the rules of deny) and containers this empties, every other byte kept; a group running one of programs unlike every want stays, named in Left.
 func Remove(data []byte, want []Hook, programs []string, deny []string) ([]byte, Removal, error) {
 	var r Removal
 	d := Parse(data)
@@ -563,8 +561,7 @@ func layoutOf(text []byte, c *node) (multi bool, indent string) {
 	return true, lineIndent(text, first)
 }
 
-// appendItem inserts key: v (or, with key "", the element v) as the last item of c; an empty c takes its parent's
-// layout (parentMulti).
+// appendItem inserts key: v (or, with key "", the element v) as the last item of c; an empty c takes its parent's layout (parentMulti).
 func appendItem(text []byte, c *node, parentMulti, spaced bool, key string, v any) []byte {
 	unit := indentUnit(text)
 	multi, indent := layoutOf(text, c)

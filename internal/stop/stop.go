@@ -61,8 +61,7 @@ func Hook(env *cli.Env, configFile string, opt client.Options, timeout time.Dura
 	case err != nil:
 		return err
 	}
-	s := &judging{env: env, in: in, ans: &ans, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), dl: dl}
-	s.scope = queue.Scope{Session: in.SessionID, Agent: in.AgentID}
+	s := &judging{env: env, in: in, ans: &ans, configFile: configFile, root: project.Root(env.Getenv, in.Cwd, env.Dir), dl: dl, scope: queue.Scope{Session: in.SessionID, Agent: in.AgentID}}
 	if in.HookEventName == hook.Stop {
 		s.scope.Agent = "" // the main thread's stop, whatever else the input says
 	}
@@ -112,8 +111,7 @@ func (s *judging) answer(v *Verdict, err error) error {
 	return s.writeHalt(failReason(err, s.entries))
 }
 
-// writeHalt writes a halt the verdict did not relay: as a block to a client that hides a halt's reason,
-// unless its record shows one fed back this turn.
+// writeHalt writes a halt the verdict did not relay: as a block to a client that hides a halt's reason, unless its record shows one fed back this turn.
 func (s *judging) writeHalt(reason string) error {
 	o, relays := s.ans.Halt(reason, false)
 	if !relays || s.in == nil || reconcile.RelayFedBack(s.in, s.scope) {
@@ -391,8 +389,7 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
-	r := outcome.Record{Time: now, Event: reconcile.EventOf(scope), Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{},
-		Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
+	r := outcome.Record{Time: now, Event: reconcile.EventOf(scope), Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
 	r.Decision = map[Kind]string{Pass: outcome.Pass, Block: outcome.Block, Halt: outcome.Halt}[v.Kind]
 	if v.Observed != Pass { // observe mode: what it would have been
 		r.Decision = map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
@@ -499,8 +496,7 @@ func Decide(ctx context.Context, cfg *config.Config, in *hook.Input, entries []q
 	return (&judging{cfg: cfg, in: in, queued: entries, entries: entries}).decide(ctx)
 }
 
-// decide decides the stop and words all it answers, ending with the gate's inputs changed since arming and what
-// reconciliation judged; nothing is added after.
+// decide decides the stop and words all it answers, ending with the gate's inputs changed since arming and what reconciliation judged; nothing is added after.
 func (s *judging) decide(ctx context.Context) *Verdict {
 	if len(s.entries) == 0 {
 		return &Verdict{Blocks: s.prior} // nothing armed: nothing judged, the count stands
@@ -613,11 +609,8 @@ func (s *judging) run(ctx context.Context, base *trust.Base) (checks []Check, wh
 		}
 	}
 	missing := validator.Missing(creatable(cfg, base.Shared))
-	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{
-		"CLAUDE_PROJECT_DIR=" + cfg.Root,
-		"STOPGATE_SESSION_ID=" + in.SessionID,
-		"STOPGATE_AGENT_ID=" + in.AgentID,
-	}, OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
+	results := validator.Run(ctx, validator.Env{Dir: cfg.Root, Vars: []string{"CLAUDE_PROJECT_DIR=" + cfg.Root, "STOPGATE_SESSION_ID=" + in.SessionID, "STOPGATE_AGENT_ID=" + in.AgentID},
+		OutputLimit: cfg.Settings.OutputBytes, Output: cfg.Settings.Output,
 		Confine: confinement(cfg, base), Deadline: s.dl.At, DeadlineWhy: s.dl.why(), FailFast: cfg.Settings.FailFast,
 		Ask: modelapi.Ask}, run)
 	all := make([]validator.Result, len(checks)) // for reuse: a skip is no pass
@@ -671,8 +664,7 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 	}
 	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + cmp.Or(e.Path, cfg.PromptPath(e.Prompt))}
 	if j := v.Judge; j != nil {
-		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv,
-			Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
+		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv, Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
 	}
 	if v.IsDiff() {
 		s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
