@@ -1,6 +1,4 @@
-// Package gate is the gate command: with a subcommand, the CLI a person
-// runs; with none, the Stop / SubagentStop hook (package stop) and Claude
-// Code's ConfigChange hook (init.go).
+// Package gate is the gate command: with a subcommand, the CLI a person runs; with none, the Stop / SubagentStop hook (package stop) and Claude Code's ConfigChange hook (init.go).
 package gate
 
 import (
@@ -43,8 +41,7 @@ import (
 	"github.com/stopgate/stopgate/internal/validator"
 )
 
-// command is one of gate's subcommands. Exit codes: 0 done; 1 findings or
-// a failure, one line on stderr; 2 a usage mistake.
+// command is one of gate's subcommands. Exit codes: 0 done; 1 findings or a failure, one line on stderr; 2 a usage mistake.
 type command struct {
 	name, args, summary string
 	run                 func(env *cli.Env, args []string) error
@@ -127,8 +124,7 @@ func clientFlag(fl *flag.FlagSet, does string) *string {
 	return fl.String("client", "", does+" ("+strings.Join(client.Names, ", ")+")")
 }
 
-// parseAtMost parses args, flags after arguments too (cli.Parse), refusing more than
-// most arguments (-1: any); -h prints the usage and ends with exit 0 (errHelp).
+// parseAtMost parses args, flags after arguments too (cli.Parse), refusing more than most arguments (-1: any); -h prints the usage and ends with exit 0 (errHelp).
 func parseAtMost(env *cli.Env, fl *flag.FlagSet, args []string, most int) ([]string, error) {
 	rest, err := cli.Parse(fl, args)
 	switch {
@@ -376,8 +372,7 @@ func knownPrompts(cfg *config.Config) string {
 	return "mapped prompts: " + strings.Join(keys, ", ")
 }
 
-// runExplain is `gate explain PATH|/command|KEY`: which mappings a read or a command
-// arms and why, by detect's code, or every name of KEY; exit 1 when nothing is armed.
+// runExplain is `gate explain PATH|/command|KEY`: which mappings a read or a command arms and why, by detect's code, or every name of KEY; exit 1 when nothing is armed.
 func runExplain(env *cli.Env, args []string) error {
 	fl := flags("explain")
 	ws, rest, err := parseVerb(env, fl, args, -1)
@@ -457,7 +452,20 @@ func explainPath(env *cli.Env, ws workspace, cfg *config.Config, arg string) err
 func armsNothing(w io.Writer, cfg *config.Config, said, key string) error {
 	fmt.Fprintln(w, said)
 	if key != "" {
-		suggest(w, cfg, key)
+		// mapped keys close to key: equal folded, the same last element, or a typo apart
+		want := config.Spelling(key)
+		var near []string
+		for _, m := range cfg.Mappings {
+			k := config.Spelling(m.Prompt)
+			if k == want || path.Base(k) == path.Base(want) || distance(k, want) <= 2 {
+				near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, strings.Join(each(cfg.Commands(m.Prompt), func(c string) string { return "/" + c }), ", ")))
+			}
+		}
+		if len(near) > 0 {
+			fmt.Fprintf(w, "  did you mean %s?\n", strings.Join(near, " or "))
+		} else {
+			fmt.Fprintf(w, "  %s\n", knownPrompts(cfg))
+		}
 	}
 	return cli.Exit(1)
 }
@@ -547,24 +555,6 @@ func whyNot(cfg *config.Config, rel string) string {
 		return fmt.Sprintf("no mapping has prompt = %q, the command /%s", key, commandName(key))
 	}
 	return fmt.Sprintf("no mapping's prompt key, with \"/\" written as \"-\", is %q", key)
-}
-
-// suggest names mapped keys close to name: equal folded, the same last element, or a typo apart.
-func suggest(w io.Writer, cfg *config.Config, name string) {
-	want := config.Spelling(name)
-	var near []string
-	for _, m := range cfg.Mappings {
-		k := config.Spelling(m.Prompt)
-		if k == want || path.Base(k) == path.Base(want) || distance(k, want) <= 2 {
-			commands := each(cfg.Commands(m.Prompt), func(c string) string { return "/" + c })
-			near = append(near, fmt.Sprintf("%q (%s)", m.Prompt, strings.Join(commands, ", ")))
-		}
-	}
-	if len(near) > 0 {
-		fmt.Fprintf(w, "  did you mean %s?\n", strings.Join(near, " or "))
-	} else {
-		fmt.Fprintf(w, "  %s\n", knownPrompts(cfg))
-	}
 }
 
 // distance is the Levenshtein distance of a and b.
@@ -974,8 +964,7 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// runClear is `gate clear SESSION`: a person drops a session's armed prompts and block
-// counts, recorded in the log (the guard and the wall keep the agent from it).
+// runClear is `gate clear SESSION`: a person drops a session's armed prompts and block counts, recorded in the log (the guard and the wall keep the agent from it).
 func runClear(env *cli.Env, args []string) error {
 	fl := flags("clear")
 	ws, rest, err := parseVerb(env, fl, args, -1)
@@ -999,8 +988,7 @@ func runClear(env *cli.Env, args []string) error {
 	for _, p := range mine {
 		prompts := each(p.Entries, func(e queue.Entry) string { return e.Prompt })
 		// Recorded first: prompts dropped unrecorded would read as never armed.
-		rec := outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts, Checks: []outcome.Check{}, Decision: outcome.Cleared}
-		if err := outcome.Append(dir, rec); err != nil {
+		if err := outcome.Append(dir, outcome.Record{Time: now, Event: "clear", Session: session, Agent: p.Scope.Agent, Prompts: prompts, Checks: []outcome.Check{}, Decision: outcome.Cleared}); err != nil {
 			return err
 		}
 		if err := q.Remove(p.Scope, p.Entries); err != nil {
@@ -1015,8 +1003,7 @@ func runClear(env *cli.Env, args []string) error {
 	return nil
 }
 
-// runVerdict is `gate verdict SESSION`, for CI: exit 0 only when the session's last stop
-// passed, nothing armed since; the session is named, as the agent can append to the log.
+// runVerdict is `gate verdict SESSION`, for CI: exit 0 only when the session's last stop passed, nothing armed since; the session is named, as the agent can append to the log.
 func runVerdict(env *cli.Env, args []string) error {
 	fl := flags("verdict")
 	ws, rest, err := parseVerb(env, fl, args, 1)

@@ -432,15 +432,12 @@ func hooksOf(c *client.Client, in install, root string, testhook bool) []setting
 	return out
 }
 
-func guards(event string) bool {
-	return event == hook.PreToolUse || event == hook.PreSkillShellCommand
-}
+func guards(event string) bool { return event == hook.PreToolUse || event == hook.PreSkillShellCommand }
 
 // expected is every hook gate init registers, to look up (settings.Doc.Lookup).
 func expected() []settings.Hook { return hooksOf(client.Claude, install{dir: projectBin}, "", true) }
 
-// candidates are the paths the launcher of prog under bin tries, in order: the plugin's try the project's
-// npm and bin/ programs, then the go.mod tool its script kept, before the script (docs/architecture.md).
+// candidates are the paths the launcher of prog under bin tries, in order: the plugin's try the project's npm and bin/ programs, then the go.mod tool its script kept, before the script (docs/architecture.md).
 func candidates(bin, prog string) []string {
 	if bin == pluginBin {
 		return []string{`"$CLAUDE_PROJECT_DIR"/` + npmBin + "/" + prog, projectBin + "/" + prog,
@@ -504,8 +501,7 @@ func editIgnore(env *cli.Env, root string, add bool) error {
 	return nil
 }
 
-// installedPlugin is the folder of the marketplace plugin stopgate@MARKETPLACE the settings enable; "" for none, or when
-// regs register Claude Code's hooks.
+// installedPlugin is the folder of the marketplace plugin stopgate@MARKETPLACE the settings enable; "" for none, or when regs register Claude Code's hooks.
 func installedPlugin(home string, files []settingsText, regs []guard.Registered) string {
 	if claudeRegistered(regs) {
 		return ""
@@ -615,8 +611,7 @@ type undo struct {
 	r    settings.Removal
 }
 
-// clientUndo plans gate uninstall: c's hooks, older plain paths, the walls, and the plugin in dir plugin.
-// Every file is read and checked before any is written.
+// clientUndo plans gate uninstall: c's hooks, older plain paths, the walls, and the plugin in dir plugin. Every file is read and checked before any is written.
 func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]undo, error) {
 	var bins []string // the programs' folders of every released platform package, and init's
 	for _, pkg := range npmPlatforms {
@@ -665,8 +660,7 @@ func clientUndo(env *cli.Env, c *client.Client, root, bin, plugin string) ([]und
 	return append(plan, hooks, manifest), err
 }
 
-// undoFile plans what remove does to the file name (the text left, what it took out and left, whether the file goes);
-// nothing when it is absent.
+// undoFile plans what remove does to the file name (the text left, what it took out and left, whether the file goes); nothing when it is absent.
 func undoFile(root, name string, remove func([]byte) ([]byte, settings.Removal, bool, error)) (undo, error) {
 	u := undo{base: root, name: name}
 	data, err := settings.ReadIfThere(filepath.Join(root, filepath.FromSlash(name)))
@@ -805,7 +799,21 @@ func launch(c *client.Client, event string, candidates []string, args string, in
 		missing = `t=$(sed -n 's/.*"transcript_\{0,1\}[pP]ath" *: *"\([^"]*\)".*/\1/p' | head -n 1); k=$(` + keys + dir + "/" + project.ConfigName + ` 2>/dev/null); [ -n "$k" ] && { [ ! -r "$t" ] || grep -v '"skill_listing"' "$t" | grep -qF "$k"; }`
 	case hook.PreToolUse, hook.PreSkillShellCommand: // the guard refuses protected names
 		answer = c.Answer(event, hook.Deny(c.Event(event), text))
-		missing = protectedGrep(root, in)
+		// sh that succeeds when the hook input names what the launcher's guard refuses
+		names := []string{project.ConfigName, guard.NpmScope}
+		names = append(names, guard.ClientFiles()...)
+		if line := ignoreLine(root); line != "" {
+			names = append(names, strings.Trim(line, "/"))
+		}
+		if rel, ok := project.Rel(root, in.path); ok && rel != "." && in.path != "" {
+			// Not testhook's: gate init --no-testhook registers nothing of it.
+			names = append(names, filepath.ToSlash(filepath.Join(rel, hook.Detect)), filepath.ToSlash(filepath.Join(rel, hook.Gate)))
+		}
+		// One -e a name, not a line each: Claude Code's debug log quotes a command with a newline whole.
+		missing = "grep -qF"
+		for _, name := range names {
+			missing += " -e " + cli.ShellQuote(name)
+		}
 	case hook.PostToolUse, hook.UserPromptSubmit, hook.UserPromptExpansion:
 		// Arming, on every tool call: exec saves the shell's fork. Nothing to answer if the program cannot start, and
 		// what it leaves unarmed the stop reconciles from the client's record (docs/fail-closed.md).
@@ -822,25 +830,6 @@ func launch(c *client.Client, event string, candidates []string, args string, in
 func missingText(in install, shown string) string {
 	return fmt.Sprintf("stopgate is not installed on this machine: %s is missing or cannot run, so nothing this session did was checked. Install it with: %s (then run the session again)",
 		shown, in.command)
-}
-
-// protectedGrep is sh that succeeds when the hook input names what the launcher's guard refuses.
-func protectedGrep(root string, in install) string {
-	names := []string{project.ConfigName, guard.NpmScope}
-	names = append(names, guard.ClientFiles()...)
-	if line := ignoreLine(root); line != "" {
-		names = append(names, strings.Trim(line, "/"))
-	}
-	if rel, ok := project.Rel(root, in.path); ok && rel != "." && in.path != "" {
-		// Not testhook's: gate init --no-testhook registers nothing of it.
-		names = append(names, filepath.ToSlash(filepath.Join(rel, hook.Detect)), filepath.ToSlash(filepath.Join(rel, hook.Gate)))
-	}
-	// One -e a name, not a line each: Claude Code's debug log quotes a command with a newline whole.
-	grep := "grep -qF"
-	for _, name := range names {
-		grep += " -e " + cli.ShellQuote(name)
-	}
-	return grep
 }
 
 // finding is one line of `gate check`: where (file[:line[:column]]), what, how to fix it.
@@ -978,7 +967,18 @@ func claudeHookFindings(env *cli.Env, ws workspace, cfg *config.Config, plugin s
 		files = readSettings([]guard.SettingsFile{{Path: file, Name: project.Display(env.Dir, file)}})
 		initCmd = `"gate init --plugin ` + cli.ShellQuote(plugin) + `"`
 	}
-	return append(hookFindings(env, ws, cfg, client.Claude, files, expected(), base, initCmd), switchFindings(claude)...)
+	out := hookFindings(env, ws, cfg, client.Claude, files, expected(), base, initCmd)
+	// settings keys that switch the hooks off or choose what they run (trust.HookEnv)
+	for _, src := range claude.sharedFirst() {
+		if src.err != nil {
+			continue // hookFindings reports it
+		}
+		if src.doc.DisablesHooks() {
+			out = append(out, fail(src.Name, "disableAllHooks is true", "no hook runs, stopgate's included: remove it")...)
+		}
+		out = append(out, envFindings(src.Name, src.doc.Env())...)
+	}
+	return out
 }
 
 // clientFindings checks another client's registration (its hook file or its plugin), env and wall.
@@ -1127,8 +1127,7 @@ func programFinding(env *cli.Env, command, loc, base string, vars map[string]str
 	return warn(loc, msg, "install it ("+in.method+"): "+in.command)
 }
 
-// launcherFindings warn of what gate init now registers safer: an older launcher, which let a stop pass when the
-// program could not run, and a Claude Code guard hook without onFailure "block".
+// launcherFindings warn of what gate init now registers safer: an older launcher, which let a stop pass when the program could not run, and a Claude Code guard hook without onFailure "block".
 func launcherFindings(c *client.Client, fd settings.Found, loc, initCmd string) (out []finding) {
 	undo := strings.Replace(initCmd, "gate init", "gate uninstall", 1)
 	if settings.Earlier(fd.Command) {
@@ -1371,21 +1370,6 @@ func stopgateProject(env *cli.Env, root, file string, claude *claudeSettings) bo
 	return false
 }
 
-// switchFindings are settings keys that switch the hooks off or choose what they run (trust.HookEnv).
-func switchFindings(claude *claudeSettings) []finding {
-	var out []finding
-	for _, src := range claude.sharedFirst() {
-		if src.err != nil {
-			continue // hookFindings reports it
-		}
-		if src.doc.DisablesHooks() {
-			out = append(out, fail(src.Name, "disableAllHooks is true", "no hook runs, stopgate's included: remove it")...)
-		}
-		out = append(out, envFindings(src.Name, src.doc.Env())...)
-	}
-	return out
-}
-
 // claudeSettings are Claude Code's settings files in its order (guard.ClaudeSettings), read once; init writes texts[at].
 type claudeSettings struct {
 	texts []settingsText
@@ -1395,8 +1379,7 @@ type claudeSettings struct {
 // settingsFiles reads the user's and the project's Claude Code settings.
 func settingsFiles(env *cli.Env, root string) *claudeSettings {
 	files := guard.ClaudeSettings(root, env.Getenv("HOME"))
-	at := slices.IndexFunc(files, func(s guard.SettingsFile) bool { return s.Name == settingsFile })
-	return &claudeSettings{readSettings(files), at}
+	return &claudeSettings{readSettings(files), slices.IndexFunc(files, func(s guard.SettingsFile) bool { return s.Name == settingsFile })}
 }
 
 func (c *claudeSettings) shared() guard.SettingsFile { return c.texts[c.at].SettingsFile }
