@@ -190,7 +190,16 @@ func (l *loader) suite(top map[string]any) *Suite {
 		}
 		s.Tests = append(s.Tests, t)
 	}
-	l.checkRefs(s.Tests)
+	unsaved(s.Tests, func(i int, n string) { // a ${var} that no earlier test saves
+		hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
+		switch j := saverOf(s.Tests[i:], n); {
+		case j == 0:
+			hint = "a test cannot use what it saves itself; use it in a later test"
+		case j > 0:
+			hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", s.Tests[i+j].ID)
+		}
+		l.add(s.Tests[i].Line, testKey(s.Tests[i].ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
+	})
 	return s
 }
 
@@ -297,20 +306,6 @@ func (l *loader) saves(line int, name string, m map[string]any) []Save {
 		}
 	}
 	return out
-}
-
-// checkRefs rejects a ${var} that no earlier test saves.
-func (l *loader) checkRefs(tests []Test) {
-	unsaved(tests, func(i int, n string) {
-		hint := "a test before this one must save it: save = {" + n + " = \"regex with (group)\"}"
-		switch j := saverOf(tests[i:], n); {
-		case j == 0:
-			hint = "a test cannot use what it saves itself; use it in a later test"
-		case j > 0:
-			hint = fmt.Sprintf("test %q saves it, but runs later: move that test before this one", tests[i+j].ID)
-		}
-		l.add(tests[i].Line, testKey(tests[i].ID), fmt.Sprintf("uses ${%s}, which no earlier test saves", n), hint)
-	})
 }
 
 // blankRefs makes each ${var} a literal, to check a pattern before the values are known.

@@ -201,7 +201,20 @@ func (st *State) advance(now time.Time) (skipped []int) {
 		if st.Results[i] != nil {
 			continue
 		}
-		why := st.whyMissing(&st.Tests[i])
+		var parts []string // the variables the test uses that are not saved, and why
+		for _, n := range st.Tests[i].refs() {
+			_, saved := st.Vars[n]
+			switch i := saverOf(st.Tests, n); {
+			case saved:
+			case i < 0:
+				parts = append(parts, fmt.Sprintf("${%s} is saved by no test of this run", n))
+			case st.Results[i] == nil:
+				parts = append(parts, fmt.Sprintf("${%s} is not saved yet: test %q has not run", n, st.Tests[i].ID))
+			default:
+				parts = append(parts, fmt.Sprintf("${%s} was not saved: test %q %s", n, st.Tests[i].ID, st.Results[i].Status))
+			}
+		}
+		why := strings.Join(parts, "; ")
 		if why == "" {
 			st.Current = i
 			return skipped
@@ -212,24 +225,6 @@ func (st *State) advance(now time.Time) (skipped []int) {
 	}
 	st.Current, st.Mode, st.Completed = len(st.Tests), Completed, now
 	return skipped
-}
-
-// whyMissing says which variables t uses are not saved, and why.
-func (st *State) whyMissing(t *Test) string {
-	var parts []string
-	for _, n := range t.refs() {
-		_, saved := st.Vars[n]
-		switch i := saverOf(st.Tests, n); {
-		case saved:
-		case i < 0:
-			parts = append(parts, fmt.Sprintf("${%s} is saved by no test of this run", n))
-		case st.Results[i] == nil:
-			parts = append(parts, fmt.Sprintf("${%s} is not saved yet: test %q has not run", n, st.Tests[i].ID))
-		default:
-			parts = append(parts, fmt.Sprintf("${%s} was not saved: test %q %s", n, st.Tests[i].ID, st.Results[i].Status))
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 // handout is the current test's line and its action with the variables in.

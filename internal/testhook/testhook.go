@@ -322,11 +322,6 @@ func runHook(env *cli.Env, configFile string, opt client.Options) error {
 	if in.HookEventName == hook.Stop {
 		return r.stopHook(in)
 	}
-	return r.promptHook(req, perr)
-}
-
-// promptHook answers a prompt that is the runner's command req.
-func (r *runner) promptHook(req request, perr error) error {
 	if perr != nil {
 		return r.answer.Write(hook.Block("testhook: " + perr.Error() + "\nusage: " + SlashCommand + " [--category C] [--tag T] [--file F] [--auto]"))
 	}
@@ -374,7 +369,11 @@ func (r *runner) stopHook(in *hook.Input) (err error) {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error (a bug in stopgate): %v", p)
 		}
-		err = r.halt(err)
+		if err != nil { // halt rather than lose the run's answer
+			fmt.Fprintf(r.env.Stderr, "testhook: %v\n", err)
+			err = r.answer.Write(hook.Halt(errText("the test run under way could not record this stop", err) +
+				"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
+		}
 	}()
 	// Without the lock: no run is the common case. While the gate has entries
 	// pending, the stop is the gate's alone (docs/testhook.md).
@@ -383,16 +382,6 @@ func (r *runner) stopHook(in *hook.Input) (err error) {
 		return err
 	}
 	return r.stopAnswer(in, st.Auto)
-}
-
-// halt halts a stop a run under way could not take (err not nil), rather than lose the run's answer.
-func (r *runner) halt(err error) error {
-	if err == nil {
-		return nil
-	}
-	fmt.Fprintf(r.env.Stderr, "testhook: %v\n", err)
-	return r.answer.Write(hook.Halt(errText("the test run under way could not record this stop", err) +
-		"\nFix the cause (the state dir must be readable and writable; its lock free), then continue the session: the run goes on from where it was."))
 }
 
 // answers reports whether this stop answers st's current test: handed out, in this turn if known.

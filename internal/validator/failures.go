@@ -70,8 +70,7 @@ func failureBlocks(lines []string) []block {
 // sgr matches colour codes.
 var sgr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
-// format is a runner's output: a block runs from a line start accepts to one ends takes (nil:
-// the next not deeper), keeping keep's.
+// format is a runner's output: a block runs from a line start accepts to one ends takes (nil: the next not deeper), keeping keep's.
 type format struct {
 	start func(trim string) bool
 	ends  func(line string) bool

@@ -163,7 +163,27 @@ func runCommand(ctx context.Context, env Env, s Spec, dog *watchdog) Result {
 	// Judged now: a deadline passing during the cleanup is no timeout.
 	ctxErr := context.Cause(ctx)
 	endGroup(cmd, pr, drained)
-	return resultOf(cmd.ProcessState, out, waitErr, ctxErr, timeout, why)
+	// How it ended: a deadline or cancellation outweighs its status.
+	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: cmd.ProcessState.ExitCode()}
+	switch {
+	case errors.Is(ctxErr, errStopped) && waitErr != nil:
+		r.Problem, r.Stopped, r.ExitCode = errStopped.Error(), true, -1
+	case errors.Is(ctxErr, errStopped):
+		r.Passed = true // it passed as the stop came
+	case errors.Is(ctxErr, errTimedOut):
+		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout.Round(time.Millisecond))
+		if why != "" {
+			r.Problem += ": " + why
+		}
+		r.TimedOut, r.ExitCode = true, -1
+	case ctxErr != nil:
+		r.Problem, r.ExitCode = "canceled", -1
+	case waitErr == nil:
+		r.Passed = true
+	default:
+		r.Problem = exitProblem(cmd.ProcessState)
+	}
+	return r
 }
 
 // launch starts cmd (CommandContext's, the caller holding the thread until Wait) in a group its context's end and the
@@ -203,30 +223,6 @@ func endGroup(cmd *exec.Cmd, pr *os.File, drained <-chan struct{}) {
 	case <-reaped:
 	case <-time.After(reapGrace):
 	}
-}
-
-// resultOf judges how a command ended: a deadline or cancellation outweighs its status.
-func resultOf(ps *os.ProcessState, out *capped, waitErr, ctxErr error, timeout time.Duration, why string) Result {
-	r := Result{Output: out.String(), Dropped: out.dropped, ExitCode: ps.ExitCode()}
-	switch {
-	case errors.Is(ctxErr, errStopped) && waitErr != nil:
-		r.Problem, r.Stopped, r.ExitCode = errStopped.Error(), true, -1
-	case errors.Is(ctxErr, errStopped):
-		r.Passed = true // it passed as the stop came
-	case errors.Is(ctxErr, errTimedOut):
-		r.Problem = fmt.Sprintf("timed out after %s and was killed, with the processes it started", timeout.Round(time.Millisecond))
-		if why != "" {
-			r.Problem += ": " + why
-		}
-		r.TimedOut, r.ExitCode = true, -1
-	case ctxErr != nil:
-		r.Problem, r.ExitCode = "canceled", -1
-	case waitErr == nil:
-		r.Passed = true
-	default:
-		r.Problem = exitProblem(ps)
-	}
-	return r
 }
 
 // exitProblem explains an exit that is no verdict (a signal, the shell's 126, 127 and 128+N), else "".

@@ -1,5 +1,4 @@
-// Package validator is the engine that runs stopgate's checks, for the gate
-// and the test runner alike: a failure is a Result, never an error.
+// Package validator is the engine that runs stopgate's checks, for the gate and the test runner alike: a failure is a Result, never an error.
 package validator
 
 import (
