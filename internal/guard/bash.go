@@ -316,7 +316,15 @@ func (a *analyzer) run(ws []string) *Hit {
 	name := path.Base(ws[0])
 	args := ws[1:]
 	if a.d.readSeen != nil {
-		a.readsOf(name, args)
+		if name == "find" {
+			a.findReads(parseFind(args))
+		} else if r, ok := readRules()[name]; ok {
+			for _, w := range r.operands(args) {
+				if !unknown(w) && !strings.Contains(w, "{}") { // {} is recorded as its files are known (findReads, xargs)
+					a.d.read(a, w)
+				}
+			}
+		}
 	}
 	if r, ok := rules()[name]; ok {
 		return r(a, args) // before the wrappers: ionice and the like wrap a command unless given a pid

@@ -168,14 +168,6 @@ func pkillRule(a *analyzer, args []string) *Hit {
 	return nil
 }
 
-func killallRule(a *analyzer, args []string) *Hit {
-	o := shell.Parse(noSignal(args), "snuoy", "signal", "user", "older-than", "younger-than")
-	if len(o.Ops) == 0 && o.Has("u", "user") {
-		return alwaysProcess(a, nil)
-	}
-	return first(o.Ops, func(w string) *Hit { return a.pattern(w, false, !o.Has("r", "regexp"), o.Has("I", "ignore-case")) })
-}
-
 func (a *analyzer) pattern(w string, full, exact, fold bool) *Hit {
 	if unknown(w) {
 		return procHit(a, "its process pattern is a value the guard cannot know, and could match stopgate's client or hooks")
@@ -264,7 +256,7 @@ func (p pidRule) judge(a *analyzer, args []string) *Hit {
 
 // processRules judge the programs acting on processes, before the wrappers (ionice and the like wrap a command unless given a pid).
 var processRules = map[string]rule{
-	"kill": killRule, "pkill": pkillRule, "killall": killallRule, "killall5 skill snice": alwaysProcess, "gdb": gdbRule,
+	"kill": killRule, "pkill": pkillRule, "killall5 skill snice": alwaysProcess, "gdb": gdbRule,
 	"prlimit": pidRule{verb: "limit the resources of", short: "+p", long: []string{"pid"}, pidOpts: []string{"p", "pid"}, wraps: "prlimit"}.judge,
 	"renice": pidRule{verb: "change the priority of", short: "n", long: []string{"priority"}, deny: []string{"g", "u", "pgrp", "user"},
 		ops: func(o shell.Opts) []string { return afterFirst(o, "n", "priority") }}.judge,
@@ -283,6 +275,13 @@ var processRules = map[string]rule{
 	"cpulimit": pidRule{verb: "limit", short: "pelc", long: []string{"pid", "exe", "path", "limit", "cpu"},
 		pidOpts: []string{"p", "pid"}, names: []string{"e", "exe", "path"}}.judge,
 	"fuser": pidRule{short: "n", deny: []string{"k", "kill"}, why: "fuser -k kills whatever has the file open, which can be stopgate's client or hooks"}.judge,
+	"killall": func(a *analyzer, args []string) *Hit {
+		o := shell.Parse(noSignal(args), "snuoy", "signal", "user", "older-than", "younger-than")
+		if len(o.Ops) == 0 && o.Has("u", "user") {
+			return alwaysProcess(a, nil)
+		}
+		return first(o.Ops, func(w string) *Hit { return a.pattern(w, false, !o.Has("r", "regexp"), o.Has("I", "ignore-case")) })
+	},
 }
 
 func allOps(o shell.Opts) []string { return o.Ops }

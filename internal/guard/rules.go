@@ -25,11 +25,10 @@ func init() { rules = sync.OnceValue(writeRules) }
 func writeRules() map[string]rule {
 	rules := byName(map[string]rule{
 		"rm rmdir unlink srm wipe": operands(destroy, ""), "shred": operands(destroy, "ns"),
-		"mv": copies("tS", destroy), "cp": copies("tS", under), "install": installRule, "rsync scp": lastOperand,
+		"mv": copies("tS", destroy), "cp": copies("tS", under),
 		"ln": operands(under, "tS"), "link tee sponge": operands(under, ""), "mkdir": mkdirRule,
 		"touch": operands(under, "dtr", "date", "reference"), "truncate": operands(under, "sr", "size", "reference"),
-		"mkfifo mknod": operands(under, "m", "mode"), "fallocate": operands(under, "lon", "length", "offset"),
-		"patch": patchRule, "chmod": chmodRule, "chattr": chattrRule, "dd": ddRule,
+		"mkfifo mknod": operands(under, "m", "mode"), "fallocate": operands(under, "lon", "length", "offset"), "chmod": chmodRule,
 		"setfacl": operands(destroy, "mMxX", "modify", "modify-file", "remove", "remove-file", "set", "set-file"),
 		"sed":     sedRule, "awk gawk mawk nawk": awkRule, "find": findRule, "xargs": xargsRule, "git": gitRule,
 		"tar": tarRule, "unzip": valueRule("dxP", []string{"d"}),
@@ -46,6 +45,37 @@ func writeRules() map[string]rule {
 			return a.each(afterFirst(shell.Parse(args, "", "reference", "from"), "reference"), destroy)
 		},
 		"eval": func(a *analyzer, args []string) *Hit { return a.script(strings.Join(args, " "), "", nil) },
+		"install": func(a *analyzer, args []string) *Hit {
+			o := shell.Parse(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
+			if o.Has("d", "directory") {
+				return a.each(o.Ops, under)
+			}
+			return copies("tSmogb", under)(a, args)
+		},
+		"patch": func(a *analyzer, args []string) *Hit {
+			o := shell.Parse(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
+			return a.each(append(o.Val("o", "output", "r", "reject-file"), o.Ops[:min(1, len(o.Ops))]...), under) // patch FILE [PATCH]
+		},
+		// chattr: its +i, -i and =i are modes, not paths.
+		"chattr": func(a *analyzer, args []string) *Hit {
+			mode := func(w string) bool { return strings.HasPrefix(w, "+") || strings.HasPrefix(w, "=") }
+			return a.each(slices.DeleteFunc(shell.Parse(args, "vp").Ops, mode), destroy)
+		},
+		"rsync scp": func(a *analyzer, args []string) *Hit {
+			o := shell.Parse(args, "e")
+			if n := len(o.Ops); n > 1 && !strings.Contains(o.Ops[n-1], ":") { // HOST:PATH is remote
+				return a.into(o.Ops[n-1:], o.Ops[:n-1])
+			}
+			return nil
+		},
+		"dd": func(a *analyzer, args []string) *Hit {
+			return first(args, func(w string) *Hit {
+				if !strings.HasPrefix(w, "of=") {
+					return nil
+				}
+				return a.target(w[3:], under)
+			})
+		},
 	})
 	maps.Copy(rules, byName(processRules))
 	return rules
@@ -124,27 +154,6 @@ func (a *analyzer) into(dests, srcs []string) *Hit {
 	})
 }
 
-func installRule(a *analyzer, args []string) *Hit {
-	o := shell.Parse(args, "tSmogb", "target-directory", "suffix", "mode", "owner", "group")
-	if o.Has("d", "directory") {
-		return a.each(o.Ops, under)
-	}
-	return copies("tSmogb", under)(a, args)
-}
-
-func lastOperand(a *analyzer, args []string) *Hit {
-	o := shell.Parse(args, "e")
-	if n := len(o.Ops); n > 1 && !strings.Contains(o.Ops[n-1], ":") { // HOST:PATH is remote
-		return a.into(o.Ops[n-1:], o.Ops[:n-1])
-	}
-	return nil
-}
-
-func patchRule(a *analyzer, args []string) *Hit {
-	o := shell.Parse(args, "oipDdBFVYzgr", "output", "input", "strip", "directory", "reject-file")
-	return a.each(append(o.Val("o", "output", "r", "reject-file"), o.Ops[:min(1, len(o.Ops))]...), under) // patch FILE [PATCH]
-}
-
 // chmodRule: the first operand that is not an option is the mode (-x is a mode), unless --reference gives it.
 func chmodRule(a *analyzer, args []string) *Hit {
 	var ops []string
@@ -169,21 +178,6 @@ func afterFirst(o shell.Opts, given ...string) []string {
 		return o.Ops[1:]
 	}
 	return o.Ops
-}
-
-// chattrRule: its +i, -i and =i are modes, not paths.
-func chattrRule(a *analyzer, args []string) *Hit {
-	mode := func(w string) bool { return strings.HasPrefix(w, "+") || strings.HasPrefix(w, "=") }
-	return a.each(slices.DeleteFunc(shell.Parse(args, "vp").Ops, mode), destroy)
-}
-
-func ddRule(a *analyzer, args []string) *Hit {
-	return first(args, func(w string) *Hit {
-		if !strings.HasPrefix(w, "of=") {
-			return nil
-		}
-		return a.target(w[3:], under)
-	})
 }
 
 // sedRule: sed writes only in place (-i, -i.bak, -Ei, --in-place).
@@ -558,23 +552,6 @@ func (r readRule) operands(args []string) []string {
 		return afterFirst(o, r.scriptBy...)
 	default:
 		return o.Ops
-	}
-}
-
-func (a *analyzer) readsOf(name string, args []string) {
-	if name == "find" {
-		a.findReads(parseFind(args))
-		return
-	}
-	r, ok := readRules()[name]
-	if !ok {
-		return
-	}
-	for _, w := range r.operands(args) {
-		// {} is recorded as its files are known (findReads, xargs).
-		if !unknown(w) && !strings.Contains(w, "{}") {
-			a.d.read(a, w)
-		}
 	}
 }
 

@@ -39,16 +39,6 @@ func guarded(list []*syntax.Stmt) []*syntax.Stmt {
 	return out
 }
 
-func guardedStmt(st *syntax.Stmt) *syntax.Stmt {
-	if st == nil || isMemCheck(st) {
-		return st
-	}
-	if b, ok := st.Cmd.(*syntax.Block); ok && len(b.Stmts) > 0 && isMemCheck(b.Stmts[0]) {
-		return st
-	}
-	return &syntax.Stmt{Position: st.Position, Cmd: &syntax.Block{Lbrace: st.Position, Rbrace: st.End(), Stmts: []*syntax.Stmt{call(memCheck), st}}}
-}
-
 func addMemChecks(f syntax.Node) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -69,7 +59,12 @@ func addMemChecks(f syntax.Node) {
 		case *syntax.CmdSubst:
 			n.Stmts = guarded(n.Stmts)
 		case *syntax.BinaryCmd:
-			n.Y = guardedStmt(n.Y)
+			if st := n.Y; st == nil || isMemCheck(st) {
+				break
+			} else if b, ok := st.Cmd.(*syntax.Block); ok && len(b.Stmts) > 0 && isMemCheck(b.Stmts[0]) {
+				break
+			}
+			n.Y = &syntax.Stmt{Position: n.Y.Position, Cmd: &syntax.Block{Lbrace: n.Y.Position, Rbrace: n.Y.End(), Stmts: []*syntax.Stmt{call(memCheck), n.Y}}}
 		}
 		return true
 	})
