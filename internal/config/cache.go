@@ -70,6 +70,7 @@ type cacheHead struct {
 	Key           [sha256.Size]byte
 	Text, Records int64 // their lengths: a torn file is short
 	Settings      Settings
+	Telemetry     Telemetry
 }
 
 // cached is the cache file the load compared, held open: a rewrite leaves it.
@@ -108,7 +109,7 @@ func encodeCache(cfg *Config, text []byte, ctx string) []byte {
 	add('r', "", runs)
 	slices.Sort(lines)
 	recs := strings.Join(lines, "")
-	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings}
+	h := cacheHead{Context: ctx, Key: cfg.key, Text: int64(len(text)), Records: int64(len(recs)), Settings: cfg.Settings, Telemetry: cfg.Telemetry}
 	head, err := json.Marshal(h)
 	if err != nil || len(lines) != len(tables)+len(cfg.Order)+1 {
 		return nil
@@ -144,7 +145,7 @@ func readCache(path string, r io.Reader, ctx string) (*Config, bool) {
 	at := int64(len(line))
 	if err == nil {
 		if same, mentions := sameText(r, io.NewSectionReader(f, at, h.Text), h.Text); same {
-			return &Config{Settings: h.Settings, key: h.Key, cached: &cached{f: f, text: at, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
+			return &Config{Settings: h.Settings, Telemetry: h.Telemetry, key: h.Key, cached: &cached{f: f, text: at, at: at + h.Text, end: at + h.Text + h.Records}}, mentions
 		}
 	}
 	f.Close()

@@ -14,6 +14,21 @@ import (
 // cachedConfigs are configs whose cached answers must equal Parse's:
 // shared command names, prompts_dir spellings, every settings kind.
 var cachedConfigs = map[string]string{
+	"telemetry": `
+[telemetry]
+enabled = true
+endpoint = "http://127.0.0.1:4318"
+headers_env = "OTLP_HEADERS"
+timeout = "3s"
+resource = { "team" = "a" }
+
+[[mapping]]
+prompt = "p"
+validators = ["v"]
+
+[validators.v]
+run = "true"
+`,
 	"example": `
 [settings]
 announce = false
@@ -231,6 +246,9 @@ func TestCacheAnswersAsParse(t *testing.T) {
 			sameAnswers(t, hit, cfg)
 			if hit.cached == nil {
 				t.Fatal("a lookup fell back to parsing a sound cache")
+			}
+			if !reflect.DeepEqual(hit.Telemetry, cfg.Telemetry) { // the stop exports by it
+				t.Errorf("Telemetry = %+v, want %+v", hit.Telemetry, cfg.Telemetry)
 			}
 			if got := hit.StateDir(); got != cfg.StateDir() {
 				t.Errorf("StateDir() = %s, want %s", got, cfg.StateDir())

@@ -333,12 +333,12 @@ type Telemetry struct {
 // TelemetryKeys are the [telemetry] table's keys as decoded.
 type TelemetryKeys struct {
 	Enabled    bool              `toml:"enabled"`
-	Endpoint   string            `toml:"endpoint"`    // a URL; "" is the SDK's default for the protocol
-	Protocol   string            `toml:"protocol"`    // TelemetryHTTP or TelemetryGRPC
-	HeadersEnv string            `toml:"headers_env"` // the name of a variable holding headers, "k=v,k2=v2"
-	Timeout    string            `toml:"timeout"`
-	Repository string            `toml:"repository"` // the vcs.repository.name; "" reads it from the project
-	Resource   map[string]string `toml:"resource"`   // more resource attributes
+	Endpoint   string            `toml:"endpoint"`                    // a URL; "" is the SDK's default for the protocol
+	Protocol   string            `toml:"protocol"`                    // TelemetryHTTP or TelemetryGRPC
+	HeadersEnv string            `toml:"headers_env"`                 // the name of a variable holding headers, "k=v,k2=v2"
+	Timeout    string            `toml:"timeout" json:"timeout_text"` // the typed one is Telemetry's
+	Repository string            `toml:"repository"`                  // the vcs.repository.name; "" reads it from the project
+	Resource   map[string]string `toml:"resource"`                    // more resource attributes
 }
 
 var defaultTelemetry = TelemetryKeys{Protocol: TelemetryHTTP, Timeout: DefaultTelemetryTimeout.String()}
