@@ -179,7 +179,8 @@ func chartsOf(m *model, prefix string) view {
 	fails := func(t timing) (string, float64) {
 		return fmt.Sprintf("%d of %d failed", t.Fails, t.Runs), float64(t.Fails)
 	}
-	return view{M: m, Over: verdictChart(prefix+"verdicts-over-time", m), Prompts: barsOf(prefix+"failing-prompts", m.Prompts, "block", fails), Failing: barsOf(prefix+"failing-validators", m.Validators, "block", fails),
+	return view{M: m, Over: verdictChart(prefix+"verdicts-over-time", m), Prompts: barsOf(prefix+"failing-prompts", m.Prompts, "block", fails),
+		Failing: barsOf(prefix+"failing-validators", m.Validators, "block", fails),
 		Time: barsOf(prefix+"validator-time", m.Slowest, "time", func(t timing) (string, float64) {
 			return fmt.Sprintf("%s total, %d runs", cli.Duration(t.Total), t.Runs), t.Total.Seconds()
 		})}

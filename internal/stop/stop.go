@@ -389,7 +389,8 @@ func (v *Verdict) record(env *cli.Env, q *queue.Queue, scope queue.Scope, in *ho
 
 // outcome is the verdict as a log record.
 func (v *Verdict) outcome(scope queue.Scope, now time.Time) outcome.Record {
-	r := outcome.Record{Time: now, Event: reconcile.EventOf(scope), Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{}, Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
+	r := outcome.Record{Time: now, Event: reconcile.EventOf(scope), Session: scope.Session, Agent: scope.Agent, Blocks: v.Blocks, Prompts: []string{}, Checks: []outcome.Check{},
+		Reconciled: v.Reconciled, Cause: v.Cause, Observe: v.Observing}
 	r.Decision = map[Kind]string{Pass: outcome.Pass, Block: outcome.Block, Halt: outcome.Halt}[v.Kind]
 	if v.Observed != Pass { // observe mode: what it would have been
 		r.Decision = map[Kind]string{Block: outcome.WouldBlock, Halt: outcome.WouldHalt}[v.Observed]
@@ -664,7 +665,8 @@ func spec(cfg *config.Config, c *Check, entryOf map[string]queue.Entry) validato
 	}
 	s.Env = []string{"STOPGATE_PROMPT=" + e.Prompt, "STOPGATE_PROMPT_PATH=" + cmp.Or(e.Path, cfg.PromptPath(e.Prompt))}
 	if j := v.Judge; j != nil {
-		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv, Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
+		s.Judge = &validator.Judge{Rubric: j.Rubric, API: j.API, Endpoint: j.Endpoint, Model: j.Model, KeyEnv: j.KeyEnv,
+			Evidence: j.Evidence, MaxBytes: j.MaxBytes, CacheDir: filepath.Join(cfg.StateDir(), "judge")}
 	}
 	if v.IsDiff() {
 		s.Diff, s.Skip = v.Diff.Check(), []string{cfg.StateDir()}
