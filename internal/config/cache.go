@@ -42,7 +42,13 @@ func Load(file, root string) (*Config, error) {
 	ctx := contextKey()
 	hit, mentions := readCache(cachePath(stateDir(root, ""), file), f, ctx)
 	if hit == nil || mentions {
-		text, err := readText(file) // what a miss parses: the file as it is now
+		if hit != nil {
+			hit.cached.f.Close() // the default dir's cache may not be the text's
+		}
+		var text []byte // what a miss parses: the file opened, from its start
+		if _, err = f.Seek(0, io.SeekStart); err == nil {
+			text, err = io.ReadAll(f)
+		}
 		if err != nil {
 			return nil, err
 		}
